@@ -1,0 +1,1 @@
+"""Side-by-side speed comparisons against baselines (ratios measured in one run)."""

@@ -1,0 +1,193 @@
+"""Input validation shared by every mechanism.
+
+Each ``as_*`` function converts its argument to a contiguous float64 (or bool) array and raises
+:class:`InvalidInputError` naming the argument, the offending index and value when the input is
+malformed.  Nothing is clipped or dropped silently.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "InvalidInputError",
+    "as_demands",
+    "as_capacities",
+    "as_weights",
+    "as_budgets",
+    "as_eligibility",
+    "check_task_bound",
+]
+
+INT64_MAX = np.iinfo(np.int64).max
+
+
+class InvalidInputError(ValueError):
+    """Raised on malformed input; the message names the argument, index and value."""
+
+
+def _fmt_index(idx) -> str:
+    return ", ".join(str(int(i)) for i in np.atleast_1d(idx))
+
+
+def _first(mask: np.ndarray):
+    """Index tuple of the first True entry of ``mask``."""
+    return tuple(int(i) for i in np.argwhere(mask)[0])
+
+
+def _as_float_array(x, name: str, ndim: int) -> np.ndarray:
+    try:
+        arr = np.asarray(x)
+    except Exception as exc:  # ragged lists and similar
+        raise InvalidInputError(f"{name}: cannot be converted to an array ({exc})") from None
+    if arr.dtype == object:
+        raise InvalidInputError(f"{name}: must be a numeric array, got ragged or object data")
+    if arr.dtype.kind == "b":
+        raise InvalidInputError(f"{name}: must be numeric, got a boolean array")
+    if arr.dtype.kind not in "iuf":
+        raise InvalidInputError(f"{name}: must be numeric, got dtype {arr.dtype}")
+    if arr.ndim != ndim:
+        raise InvalidInputError(f"{name}: must be {ndim}-D, got shape {arr.shape}")
+    if arr.size == 0:
+        raise InvalidInputError(f"{name}: must not be empty, got shape {arr.shape}")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        idx = _first(bad)
+        raise InvalidInputError(f"{name}[{_fmt_index(idx)}] = {arr[idx]}: {name} must be finite")
+    return arr
+
+
+def _check_sign(arr: np.ndarray, name: str, *, strict: bool) -> None:
+    bad = arr <= 0 if strict else arr < 0
+    if bad.any():
+        idx = _first(bad)
+        rule = "> 0" if strict else ">= 0"
+        raise InvalidInputError(f"{name}[{_fmt_index(idx)}] = {arr[idx]}: {name} must be {rule}")
+
+
+def _check_length(arr: np.ndarray, name: str, n: int | None, what: str) -> None:
+    if n is not None and arr.shape[0] != n:
+        raise InvalidInputError(f"{name}: expected length {n} ({what}), got shape {arr.shape}")
+
+
+def as_demands(demands, name: str = "demands", *, n_resources: int | None = None,
+               allow_zero_rows: bool = False) -> np.ndarray:
+    """Per-task demand matrix ``demands[user, resource]`` >= 0, finite, no all-zero row.
+
+    >>> as_demands([[1, 4], [3, 1]]).dtype
+    dtype('float64')
+    >>> as_demands([[1, 4], [0, 0]])
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: demands[1] = [0. 0.]: every user must demand some resource
+    """
+    arr = _as_float_array(demands, name, 2)
+    if n_resources is not None and arr.shape[1] != n_resources:
+        raise InvalidInputError(f"{name}: expected {n_resources} resource columns, got shape {arr.shape}")
+    _check_sign(arr, name, strict=False)
+    if not allow_zero_rows:
+        zero = ~(arr > 0).any(axis=1)
+        if zero.any():
+            i = int(np.argmax(zero))
+            raise InvalidInputError(f"{name}[{i}] = {arr[i]}: every user must demand some resource")
+    return arr
+
+
+def as_capacities(capacity, name: str = "capacity", *, ndim: int = 1, n_resources: int | None = None,
+                  allow_zero: bool = False) -> np.ndarray:
+    """Capacity vector ``capacity[resource]`` (``ndim=1``) or matrix ``capacity[server, resource]``.
+
+    Entries must be finite and > 0 (>= 0 with ``allow_zero``; a server may lack a resource).
+
+    >>> as_capacities([9, 18])
+    array([ 9., 18.])
+    >>> as_capacities([9, 0])
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: capacity[1] = 0.0: capacity must be > 0
+    """
+    arr = _as_float_array(capacity, name, ndim)
+    if n_resources is not None and arr.shape[-1] != n_resources:
+        raise InvalidInputError(
+            f"{name}: expected {n_resources} resources (the demand columns), got shape {arr.shape}")
+    _check_sign(arr, name, strict=not allow_zero)
+    if allow_zero and ndim == 2:
+        empty = ~(arr > 0).any(axis=1)
+        if empty.any():
+            i = int(np.argmax(empty))
+            raise InvalidInputError(f"{name}[{i}] = {arr[i]}: a server must have some capacity")
+    return arr
+
+
+def as_weights(weights, n: int, name: str = "weights") -> np.ndarray:
+    """Positive finite weight vector of length ``n``; ``None`` means all ones.
+
+    >>> as_weights(None, 3)
+    array([1., 1., 1.])
+    """
+    if weights is None:
+        return np.ones(n)
+    arr = _as_float_array(weights, name, 1)
+    _check_length(arr, name, n, "one per user")
+    _check_sign(arr, name, strict=True)
+    return arr
+
+
+def as_budgets(budgets, n: int, name: str = "budgets") -> np.ndarray:
+    """Positive finite budget vector of length ``n``; a scalar is broadcast; ``None`` means all ones.
+
+    >>> as_budgets(2.0, 2)
+    array([2., 2.])
+    """
+    if budgets is None:
+        return np.ones(n)
+    if np.ndim(budgets) == 0:
+        budgets = np.full(n, budgets)
+    arr = _as_float_array(budgets, name, 1)
+    _check_length(arr, name, n, "one per user")
+    _check_sign(arr, name, strict=True)
+    return arr
+
+
+def as_eligibility(eligible, n_users: int, n_servers: int, name: str = "eligible") -> np.ndarray:
+    """Boolean placement matrix ``eligible[user, server]``; ``None`` means every pair is allowed.
+
+    Accepts booleans or 0/1 numbers; any other value is an error, as is a user eligible for no server.
+
+    >>> as_eligibility([[1, 0], [1, 1]], 2, 2)
+    array([[ True, False],
+           [ True,  True]])
+    """
+    if eligible is None:
+        return np.ones((n_users, n_servers), dtype=bool)
+    arr = np.asarray(eligible)
+    if arr.shape != (n_users, n_servers):
+        raise InvalidInputError(
+            f"{name}: expected shape ({n_users}, {n_servers}) (users x servers), got {arr.shape}")
+    if arr.dtype.kind != "b":
+        if arr.dtype.kind not in "iuf":
+            raise InvalidInputError(f"{name}: must be boolean or 0/1, got dtype {arr.dtype}")
+        bad = ~np.isin(arr, (0, 1))
+        if bad.any():
+            idx = _first(bad)
+            raise InvalidInputError(f"{name}[{_fmt_index(idx)}] = {arr[idx]}: {name} must be 0/1 or boolean")
+        arr = arr.astype(bool)
+    arr = np.ascontiguousarray(arr, dtype=bool)
+    nowhere = ~arr.any(axis=1)
+    if nowhere.any():
+        i = int(np.argmax(nowhere))
+        raise InvalidInputError(f"{name}[{i}]: user {i} is eligible for no server")
+    return arr
+
+
+def check_task_bound(bound: float, name: str = "task count") -> None:
+    """Raise when a task count could overflow int64 (e.g. capacity / demand of 1e300 / 1e-300).
+
+    >>> check_task_bound(1e30, "capacity / demand")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: capacity / demand = 1e+30: task counts would overflow int64 (max 9223372036854775807)
+    """
+    if not np.isfinite(bound) or bound >= INT64_MAX / 4:
+        raise InvalidInputError(f"{name} = {bound:g}: task counts would overflow int64 (max {INT64_MAX})")

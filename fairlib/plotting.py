@@ -1,0 +1,117 @@
+"""One house style for every notebook, and one fixed colour per mechanism.
+
+>>> color("drf") == color("DRF")
+True
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+__all__ = ["MECHANISM_COLORS", "MECHANISM_LABELS", "color", "label", "use_style", "spread_band",
+           "new_figure", "log_log_slope"]
+
+_PALETTE = sns.color_palette("tab20", 20).as_hex()
+
+#: fixed colour of each mechanism, shared by every notebook (keys are lower case)
+MECHANISM_COLORS: dict[str, str] = {
+    # market game (feldman2005)
+    "best_response": _PALETTE[0],
+    "local_greedy": _PALETTE[2],
+    "social_optimum": "#222222",
+    "weight_proportional": _PALETTE[6],
+    "local_search": _PALETTE[1],
+    # single-pool DRF family (metin2025)
+    "drf": _PALETTE[0],
+    "drf_first_blocked": _PALETTE[1],
+    "pdrf": _PALETTE[4],
+    "pdrf_top_up": _PALETTE[5],
+    "edrf": _PALETTE[2],
+    "heapq_drf": _PALETTE[14],
+    "argmin_drf": _PALETTE[15],
+    "numpy_sum": "#888888",
+    # heterogeneous servers (khamseashari2018)
+    "drfh": _PALETTE[8],
+    "tsf": _PALETTE[10],
+    "psdsf": _PALETTE[4],
+    "pfvds": _PALETTE[6],
+    # dynamic DRF (li2019)
+    "dynamic_drf": _PALETTE[0],
+    "linear": _PALETTE[0],
+    "waterfill": _PALETTE[2],
+    "lp": _PALETTE[14],
+    "cautious_lp": _PALETTE[12],
+    "static_drf": "#222222",
+}
+
+#: readable legend labels
+MECHANISM_LABELS: dict[str, str] = {
+    "best_response": "best response", "local_greedy": "local greedy", "social_optimum": "social optimum",
+    "weight_proportional": "weight-proportional", "local_search": "local search",
+    "drf": "DRF (progressive filling)", "drf_first_blocked": "DRF, literal stop rule", "pdrf": "PDRF",
+    "pdrf_top_up": "PDRF + top-up", "edrf": "EDRF", "heapq_drf": "pure-Python heapq DRF",
+    "argmin_drf": "argmin-loop DRF (as published)", "numpy_sum": "demands.sum(axis=0)",
+    "drfh": "DRFH", "tsf": "TSF", "psdsf": "PS-DSF", "pfvds": "PF-VDS",
+    "dynamic_drf": "dynamic DRF", "linear": "linear-time (Li et al.)", "waterfill": "water-filling",
+    "lp": "LP (HiGHS)", "cautious_lp": "cautious LP [INF]", "static_drf": "static DRF",
+}
+
+
+def color(mechanism: str) -> str:
+    """The fixed colour of ``mechanism`` (case-insensitive); unknown names raise ``KeyError``."""
+    key = mechanism.lower()
+    if key not in MECHANISM_COLORS:
+        raise KeyError(f"mechanism = {mechanism!r}: no house colour; known: {sorted(MECHANISM_COLORS)}")
+    return MECHANISM_COLORS[key]
+
+
+def label(mechanism: str) -> str:
+    """Legend label of ``mechanism`` (falls back to the name itself)."""
+    return MECHANISM_LABELS.get(mechanism.lower(), mechanism)
+
+
+def use_style() -> None:
+    """Apply the house style (seaborn whitegrid, readable font sizes, fixed figure size)."""
+    sns.set_theme(context="notebook", style="whitegrid", font_scale=0.95)
+    plt.rcParams.update({
+        "figure.figsize": (6.4, 4.0),
+        "figure.dpi": 100,
+        "axes.titlesize": 11,
+        "axes.titleweight": "bold",
+        "legend.frameon": False,
+        "savefig.bbox": "tight",
+        "svg.hashsalt": "fairlib",
+        "pdf.fonttype": 42,
+    })
+
+
+def new_figure(title: str, *, ncols: int = 1, nrows: int = 1, width: float | None = None,
+               height: float | None = None, **kw):
+    """A figure in the house style with the paper's figure number in ``title``."""
+    use_style()
+    w = width or 4.2 * ncols + 1.0
+    h = height or 3.4 * nrows + 0.4
+    fig, axes = plt.subplots(nrows, ncols, figsize=(w, h), squeeze=False, **kw)
+    fig.suptitle(title, fontweight="bold")
+    return fig, (axes[0, 0] if axes.size == 1 else axes)
+
+
+def spread_band(ax, data: pd.DataFrame, x: str, y: str, mechanism: str, *, low: float = 0.1,
+                high: float = 0.9, marker: str = "o", label_: str | None = None, **kw):
+    """Plot the median of ``y`` per ``x`` with a shaded ``low``–``high`` quantile band over seeds."""
+    g = data.groupby(x)[y]
+    med = g.median()
+    lo, hi = g.quantile(low), g.quantile(high)
+    c = kw.pop("color", None) or color(mechanism)
+    ax.plot(med.index, med.values, marker=marker, ms=3.5, color=c, label=label_ or label(mechanism), **kw)
+    ax.fill_between(med.index, lo.values, hi.values, color=c, alpha=0.2, lw=0)
+    return ax
+
+
+def log_log_slope(x, y) -> float:
+    """Least-squares slope of log(y) on log(x): the empirical scaling exponent."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    return float(np.polyfit(np.log(x), np.log(y), 1)[0])

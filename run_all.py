@@ -1,0 +1,343 @@
+#!/usr/bin/env python
+"""Execute every paper notebook end to end with papermill and report what reproduced.
+
+    python run_all.py                      # every notebook, full mode (paper parameters)
+    python run_all.py --quick              # every notebook, quick mode (seconds; outputs under build/)
+    python run_all.py --only metin2025     # a subset
+    python run_all.py --jobs 2             # notebooks in parallel (numba threads split between them)
+    python run_all.py --list               # the registry
+
+Each notebook runs into ``build/executed/<mode>/<key>.ipynb`` with ``MODE`` injected.  Full mode
+writes the tracked ``figures/<key>/`` and ``data/results/<key>/``; quick mode writes only under
+``build/``.  At the end: a table (key, mode, status, wall time, claims held/expected, outputs), the
+aggregated claims table (``claims.csv`` and ``CLAIMS.md`` in the mode's results root) and
+``build/run_manifest.json``.  The exit code is non-zero if any notebook (or a claim it expected to
+hold) failed; the failing cell and error are named.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+KERNEL_NAME = "fairlib"
+
+
+@dataclass(frozen=True)
+class Notebook:
+    key: str
+    path: str                 # relative to the repository root (or absolute)
+    title: str
+    cell_timeout_s: int = 1800  # per cell; full-mode sweeps are the long ones
+
+
+#: the explicit registry: every paper notebook that run_all executes, in order
+REGISTRY: dict[str, Notebook] = {nb.key: nb for nb in [
+]}
+
+#: packages whose versions go into the run manifest
+MANIFEST_PACKAGES = ["fairlib", "numpy", "scipy", "numba", "pandas", "matplotlib", "seaborn", "papermill",
+                     "ipykernel", "nbformat", "tqdm"]
+
+
+def load_registry(path: str | None) -> dict[str, Notebook]:
+    """The built-in registry, or one read from a JSON list of {key, path, title, cell_timeout_s}."""
+    if path is None:
+        return REGISTRY
+    entries = json.loads(Path(path).read_text())
+    return {e["key"]: Notebook(**e) for e in entries}
+
+
+def _nb_path(nb: Notebook) -> Path:
+    p = Path(nb.path)
+    return p if p.is_absolute() else ROOT / p
+
+
+@dataclass
+class Outcome:
+    key: str
+    mode: str
+    status: str = "not run"   # ok | FAILED
+    wall_s: float = 0.0
+    claims_held: int = 0
+    claims_total: int = 0
+    claims_failed: int = 0
+    claims_not_reproduced: int = 0
+    outputs: int = 0
+    error: str = ""
+    seed: object = None
+    executed: str = ""
+
+
+def check_kernel() -> None:
+    """Make sure papermill will use this interpreter through the 'fairlib' kernel.
+
+    The venv's own kernel directory is put first on JUPYTER_PATH so a user-wide kernel of the same
+    name cannot shadow it; then the spec's interpreter must be ``sys.executable``.
+    """
+    venv_share = Path(sys.prefix) / "share" / "jupyter"
+    os.environ["JUPYTER_PATH"] = os.pathsep.join(
+        [str(venv_share)] + [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p])
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+    fix = (f"register it with: {sys.executable} -m ipykernel install --sys-prefix --name {KERNEL_NAME}"
+           " (the Makefile does this)")
+    try:
+        spec = KernelSpecManager().get_kernel_spec(KERNEL_NAME)
+    except NoSuchKernel:
+        sys.exit(f"run_all.py: no Jupyter kernel named {KERNEL_NAME!r}; {fix}")
+    kernel_python = spec.argv[0]
+    if Path(kernel_python).absolute() != Path(sys.executable).absolute():
+        sys.exit(f"run_all.py: kernel {KERNEL_NAME!r} runs {kernel_python}, not this interpreter "
+                 f"{sys.executable}; {fix}")
+
+
+def _count_outputs(key: str, mode: str, since: float) -> int:
+    from fairlib import paths
+
+    n = 0
+    for d in (paths.figures_dir(key, mode), paths.results_dir(key, mode)):
+        if d.is_dir():
+            n += sum(1 for p in d.rglob("*") if p.is_file() and p.stat().st_mtime >= since - 1)
+    return n
+
+
+def _describe_error(exc: BaseException, executed: Path) -> str:
+    """Name the failing cell and the error (papermill's PapermillExecutionError carries both).
+
+    The index is given in the source notebook's numbering (0-based): papermill's injected-parameters
+    cell, present only in the executed copy, is discounted.
+    """
+    cell = getattr(exc, "cell_index", None)
+    if cell is not None:
+        try:
+            import nbformat
+
+            cells = nbformat.read(str(executed), as_version=4).cells[:cell]
+            cell -= sum("injected-parameters" in c.metadata.get("tags", []) for c in cells)
+        except Exception:  # the executed copy is unreadable: keep papermill's index
+            pass
+        ename, evalue = getattr(exc, "ename", type(exc).__name__), getattr(exc, "evalue", str(exc))
+        source = (getattr(exc, "source", "") or "").strip().splitlines()
+        first = source[0][:80] if source else ""
+        return (f"cell {cell} (execution count {getattr(exc, 'exec_count', '?')}; starts {first!r}) "
+                f"raised {ename}: {evalue}")
+    return f"{type(exc).__name__}: {exc}".strip()
+
+
+def run_one(nb: Notebook, mode: str, build: Path, show_cells: bool) -> Outcome:
+    import papermill as pm
+
+    from fairlib import paths
+
+    out = Outcome(nb.key, mode)
+    src = _nb_path(nb)
+    dest = build / "executed" / mode / f"{nb.key}.ipynb"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    out.executed = str(dest)
+    try:
+        out.seed = ast.literal_eval(pm.inspect_notebook(str(src))["SEED"]["default"])
+    except Exception:  # a notebook without a literal SEED parameter
+        out.seed = None
+    claims_file = paths.results_dir(nb.key, mode) / "claims.json"
+    start_wall = time.time()
+    t0 = time.perf_counter()
+    try:
+        pm.execute_notebook(str(src), str(dest), parameters={"MODE": mode}, kernel_name=KERNEL_NAME,
+                            progress_bar=show_cells, execution_timeout=nb.cell_timeout_s, cwd=str(ROOT),
+                            log_output=False)
+        out.status = "ok"
+    except BaseException as exc:  # noqa: BLE001 - reported, never swallowed
+        out.status = "FAILED"
+        out.error = _describe_error(exc, dest)
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+    out.wall_s = time.perf_counter() - t0
+    if claims_file.is_file() and claims_file.stat().st_mtime >= start_wall - 1:
+        summary = json.loads(claims_file.read_text())["summary"]
+        out.claims_held = summary["held"]
+        out.claims_total = summary["total"]
+        out.claims_failed = summary["failed"]
+        out.claims_not_reproduced = summary["not_reproduced"]
+    out.outputs = _count_outputs(nb.key, mode, start_wall)
+    return out
+
+
+def aggregate_claims(registry: dict[str, Notebook], mode: str) -> Path | None:
+    """Gather every notebook's claims.json for ``mode`` into claims.csv and CLAIMS.md."""
+    import pandas as pd
+
+    from fairlib import paths
+
+    rows = []
+    for key in registry:
+        f = paths.results_dir(key, mode) / "claims.json"
+        if not f.is_file():
+            continue
+        doc = json.loads(f.read_text())
+        for c in doc["claims"]:
+            rows.append({"paper": key, "claim": c["claim_id"], "source": c["source"],
+                         "paper_value": c["paper"], "our_value": c["ours"], "rule": c["rule"],
+                         "status": c["status"], "note": c["note"]})
+    if not rows:
+        return None
+    root = paths.results_root(mode)
+    root.mkdir(parents=True, exist_ok=True)
+    df = pd.DataFrame(rows)
+    df.to_csv(root / "claims.csv", index=False, lineterminator="\n", float_format="%.10g")
+
+    def cell(v) -> str:
+        if isinstance(v, float) and not v.is_integer():
+            v = f"{v:.4g}"
+        return str(v).replace("|", "\\|").replace("\n", " ")
+
+    lines = ["# Claims ledger", "",
+             f"Every paper claim checked by the notebooks ({mode} mode), generated by `run_all.py`.", "",
+             "| paper | claim | source | paper value | our value | status | note |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append("| " + " | ".join(cell(r[k]) for k in
+                                        ("paper", "claim", "source", "paper_value", "our_value", "status",
+                                         "note")) + " |")
+    (root / "CLAIMS.md").write_text("\n".join(lines) + "\n")
+    return root / "claims.csv"
+
+
+def _git(*args: str) -> str:
+    try:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
+                              timeout=20).stdout.strip()
+    except Exception:
+        return ""
+
+
+def write_manifest(build: Path, mode: str, jobs: int, outcomes: list[Outcome]) -> Path:
+    versions = {}
+    for pkg in MANIFEST_PACKAGES:
+        try:
+            versions[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            versions[pkg] = None
+    manifest = {
+        "git_sha": _git("rev-parse", "HEAD") or None,
+        "git_dirty": bool(_git("status", "--porcelain")),
+        "mode": mode,
+        "jobs": jobs,
+        "python": sys.version,
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "versions": versions,
+        "notebooks": [{"key": o.key, "status": o.status, "wall_s": round(o.wall_s, 2), "seed": o.seed,
+                       "claims_held": o.claims_held, "claims_total": o.claims_total,
+                       "outputs": o.outputs, "executed": o.executed, "error": o.error} for o in outcomes],
+    }
+    path = build / "run_manifest.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(manifest, indent=1, default=str) + "\n")
+    return path
+
+
+def format_table(outcomes: list[Outcome]) -> str:
+    head = ("key", "mode", "status", "wall s", "claims held/total", "outputs")
+    rows = [(o.key, o.mode, o.status, f"{o.wall_s:.1f}",
+             f"{o.claims_held}/{o.claims_total}" + (f" ({o.claims_not_reproduced} not reproduced)"
+                                                     if o.claims_not_reproduced else ""),
+             str(o.outputs)) for o in outcomes]
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    fmt = "  ".join("{:<%d}" % w for w in widths)
+    return "\n".join([fmt.format(*head), fmt.format(*("-" * w for w in widths)),
+                      *(fmt.format(*r) for r in rows)])
+
+
+def parse_args(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="quick mode: small sizes, outputs under build/")
+    ap.add_argument("--only", nargs="+", metavar="KEY", help="run only these notebooks")
+    ap.add_argument("--jobs", type=int, default=1, metavar="N", help="notebooks executed in parallel")
+    ap.add_argument("--keep-going", action="store_true", help="run the remaining notebooks after a failure")
+    ap.add_argument("--list", action="store_true", help="list the registry and exit")
+    ap.add_argument("--registry", metavar="FILE", help=argparse.SUPPRESS)  # tests: JSON registry of fixtures
+    return ap.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    registry = load_registry(args.registry)
+    if args.list:
+        for nb in registry.values():
+            print(f"{nb.key:<20} {nb.path:<48} {nb.title}")
+        return 0
+    keys = args.only or list(registry)
+    unknown = [k for k in keys if k not in registry]
+    if unknown:
+        print(f"run_all.py: unknown notebook key(s): {', '.join(unknown)}; valid keys: {', '.join(registry)}",
+              file=sys.stderr)
+        return 2
+    if args.jobs < 1:
+        print(f"run_all.py: --jobs = {args.jobs}: must be >= 1", file=sys.stderr)
+        return 2
+    mode = "quick" if args.quick else "full"
+    sys.path.insert(0, str(ROOT))
+    check_kernel()
+    from tqdm import tqdm
+
+    from fairlib import paths
+
+    build = paths.build_dir()
+    jobs = min(args.jobs, len(keys)) or 1
+    # split the cores between concurrently running kernels (they inherit this environment)
+    os.environ["NUMBA_NUM_THREADS"] = str(max(1, (os.cpu_count() or 1) // jobs))
+    print(f"run_all.py: {len(keys)} notebook(s), {mode} mode, {jobs} job(s)", flush=True)
+
+    outcomes: dict[str, Outcome] = {}
+    show_cells = jobs == 1 and sys.stderr.isatty()
+    with tqdm(total=len(keys), desc="notebooks", unit="nb", disable=None) as bar:
+        if jobs == 1:
+            for key in keys:
+                bar.set_postfix_str(key)
+                outcomes[key] = o = run_one(registry[key], mode, build, show_cells)
+                bar.update()
+                if o.status != "ok":
+                    tqdm.write(f"FAILED {key}: {o.error}")
+                    if not args.keep_going:
+                        break
+        else:
+            with ThreadPoolExecutor(max_workers=jobs) as pool:
+                futures = {pool.submit(run_one, registry[k], mode, build, False): k for k in keys}
+                for fut in as_completed(futures):
+                    o = fut.result()
+                    outcomes[o.key] = o
+                    bar.update()
+                    if o.status != "ok":
+                        tqdm.write(f"FAILED {o.key}: {o.error}")
+    ordered = [outcomes.get(k, Outcome(k, mode, status="skipped")) for k in keys]
+    claims_csv = aggregate_claims(registry, mode)
+    manifest = write_manifest(build, mode, jobs, ordered)
+    print()
+    print(format_table(ordered))
+    print()
+    if claims_csv:
+        print(f"claims: {claims_csv} and {claims_csv.with_name('CLAIMS.md')}")
+    print(f"manifest: {manifest}")
+    failed = [o for o in ordered if o.status != "ok"]
+    for o in failed:
+        if o.status == "FAILED":
+            print(f"FAILED {o.key} ({registry[o.key].path}): {o.error}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,23 @@
+"""The conda environment mirrors the pip pins, and every direct dependency is pinned exactly."""
+import re
+import tomllib
+
+from fairlib.paths import ROOT
+
+
+def _pyproject_pins():
+    proj = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    deps = proj["dependencies"] + proj["optional-dependencies"]["test"]
+    return deps
+
+
+def test_direct_dependencies_pinned():
+    for dep in _pyproject_pins():
+        assert re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][0-9A-Za-z.]*", dep), dep
+
+
+def test_environment_yml_mirrors_pins():
+    text = (ROOT / "environment.yml").read_text()
+    env_pins = set(re.findall(r"^\s+- ([A-Za-z0-9_.-]+==\S+)\s*$", text, flags=re.M))
+    assert env_pins == set(_pyproject_pins())
+    assert "python=3.11" in text and "- -e ." in text

@@ -1,0 +1,112 @@
+"""run_all.py end to end on tiny fixture notebooks (quick mode, outputs in a temporary build dir)."""
+import json
+import os
+import subprocess
+import sys
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from fairlib.paths import ROOT
+
+pytestmark = pytest.mark.notebook
+
+
+def _notebook(path, cells):
+    nb = new_notebook()
+    nb.metadata["kernelspec"] = {"name": "fairlib", "display_name": "fairlib (.venv)", "language": "python"}
+    params = new_code_cell('MODE = "full"\nSEED = 7')
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [params] + [new_code_cell(c) for c in cells]
+    nbformat.write(nb, path)
+
+
+OK_CELLS = [
+    "from fairlib.report import ClaimLog, save_table\nimport pandas as pd",
+    "log = ClaimLog(KEY, mode=MODE)\nlog.check('mode_is_quick', paper='quick', ours=MODE, source='fixture')\n"
+    "save_table(pd.DataFrame({'seed': [SEED]}), KEY, 'seed', mode=MODE)\nlog.finish()",
+]
+
+
+@pytest.fixture(scope="module")
+def fixtures(tmp_path_factory):
+    d = tmp_path_factory.mktemp("nbs")
+    _notebook(d / "ok_a.ipynb", ["KEY = 'ok_a'"] + OK_CELLS)
+    _notebook(d / "ok_b.ipynb", ["KEY = 'ok_b'"] + OK_CELLS)
+    _notebook(d / "bad.ipynb", ["x = 1", "raise RuntimeError('deliberate failure')", "y = 2"])
+    _notebook(d / "bad_claim.ipynb", [
+        "from fairlib.report import ClaimLog\nlog = ClaimLog('bad_claim', mode=MODE)\n"
+        "log.check('wrong', paper=1, ours=2, source='fixture')\nlog.finish()"])
+    registry = [
+        {"key": "ok_a", "path": str(d / "ok_a.ipynb"), "title": "fixture a"},
+        {"key": "ok_b", "path": str(d / "ok_b.ipynb"), "title": "fixture b"},
+        {"key": "bad", "path": str(d / "bad.ipynb"), "title": "fails in cell 2"},
+        {"key": "bad_claim", "path": str(d / "bad_claim.ipynb"), "title": "a claim fails"},
+        {"key": "template", "path": str(ROOT / "notebooks" / "_template.ipynb"), "title": "the template"},
+    ]
+    reg = d / "registry.json"
+    reg.write_text(json.dumps(registry))
+    return reg
+
+
+def run(args, build):
+    env = dict(os.environ, FAIRLIB_BUILD_DIR=str(build))
+    return subprocess.run([sys.executable, str(ROOT / "run_all.py"), *args], capture_output=True, text=True,
+                          env=env, cwd=ROOT, timeout=600)
+
+
+def test_success_writes_outputs_table_and_manifest(fixtures, tmp_path):
+    p = run(["--quick", "--registry", str(fixtures), "--only", "ok_a", "template"], tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "ok_a" in p.stdout and "1/1" in p.stdout
+    assert (tmp_path / "executed" / "quick" / "ok_a.ipynb").is_file()
+    assert (tmp_path / "quick" / "results" / "ok_a" / "seed.csv").read_text() == "seed\n7\n"
+    assert (tmp_path / "quick" / "figures" / "template" / "fig1_example.png").is_file()
+    manifest = json.loads((tmp_path / "run_manifest.json").read_text())
+    assert manifest["mode"] == "quick" and manifest["versions"]["numpy"]
+    assert [n["seed"] for n in manifest["notebooks"]] == [7, 20250101]
+    claims = (tmp_path / "quick" / "results" / "claims.csv").read_text()
+    assert "ok_a,mode_is_quick" in claims and "template,mean_near_half" in claims
+    assert "| ok_a | mode_is_quick |" in (tmp_path / "quick" / "results" / "CLAIMS.md").read_text()
+
+
+def test_failing_cell_is_named_and_exit_nonzero(fixtures, tmp_path):
+    p = run(["--quick", "--registry", str(fixtures), "--only", "bad", "ok_a"], tmp_path)
+    assert p.returncode == 1
+    assert "FAILED bad" in p.stderr
+    assert "cell 2" in p.stderr and "RuntimeError: deliberate failure" in p.stderr
+    assert "skipped" in p.stdout  # stops at the first failure without --keep-going
+
+
+def test_keep_going_and_failed_claim(fixtures, tmp_path):
+    p = run(["--quick", "--registry", str(fixtures), "--only", "bad_claim", "ok_a", "--keep-going"], tmp_path)
+    assert p.returncode == 1
+    assert "ClaimsFailed" in p.stderr and "wrong (fixture)" in p.stderr
+    assert "ok_a" in p.stdout and "0/1" in p.stdout  # the failed claim is counted in the table
+    assert (tmp_path / "quick" / "results" / "ok_a" / "claims.json").is_file()
+
+
+def test_parallel_jobs(fixtures, tmp_path):
+    p = run(["--quick", "--registry", str(fixtures), "--only", "ok_a", "ok_b", "--jobs", "2"], tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "2 job(s)" in p.stdout
+    for key in ("ok_a", "ok_b"):
+        assert (tmp_path / "quick" / "results" / key / "claims.json").is_file()
+
+
+def test_unknown_key_lists_valid_ones(tmp_path):
+    p = run(["--only", "nope"], tmp_path)
+    assert p.returncode == 2
+    assert "unknown notebook key(s): nope" in p.stderr and "valid keys:" in p.stderr
+
+
+def test_list_shows_registry(tmp_path):
+    p = run(["--list"], tmp_path)
+    assert p.returncode == 0
+    sys.path.insert(0, str(ROOT))
+    import run_all
+
+    for key, nb in run_all.REGISTRY.items():
+        assert key in p.stdout and nb.path in p.stdout
+        assert (ROOT / nb.path).is_file()
