@@ -44,6 +44,7 @@ class Notebook:
 
 #: the explicit registry: every paper notebook that run_all executes, in order
 REGISTRY: dict[str, Notebook] = {nb.key: nb for nb in [
+    Notebook("metin2025", "notebooks/metin2025_pdrf.ipynb", "Metin — Precomputed Dominant Resource Fairness"),
 ]}
 
 #: packages whose versions go into the run manifest

@@ -1,0 +1,290 @@
+"""DRF for divisible tasks (EDRF; Parkes, Procaccia, Shah 2015) and Precomputed DRF (Metin 2025)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from .._validate import InvalidInputError, as_capacities, as_demands, as_weights, check_task_bound
+from .progressive_filling import _progressive_filling
+
+__all__ = ["edrf", "EDRFResult", "pdrf", "PDRFResult", "SATURATION_RTOL"]
+
+#: a resource counts as saturated when its remaining capacity is below this fraction of its capacity
+SATURATION_RTOL = 1e-12
+
+
+def _as_pool(demands, capacity, weights):
+    """Shape/dtype checks only; values are checked inside the streaming kernel (one pass)."""
+    d = np.asarray(demands)
+    if d.ndim != 2 or d.dtype.kind not in "iuf" or d.size == 0:
+        d = as_demands(d)  # raises the precise error
+    d = np.ascontiguousarray(d, dtype=np.float64)
+    cap = as_capacities(capacity, n_resources=d.shape[1])
+    return d, cap, as_weights(weights, d.shape[0])
+
+
+@dataclass(frozen=True)
+class EDRFResult:
+    """Divisible DRF allocation.
+
+    Attributes
+    ----------
+    tasks : (n_users,) float64 — (fractional) tasks per user.
+    dominant_shares : (n_users,) float64 — tasks * max_r demand / capacity.
+    consumed : (n_resources,) float64.
+    levels : (n_users,) float64 — weighted dominant share at which each user was frozen.
+    rounds : int — progressive-filling rounds (1 when every user demands every resource).
+    """
+
+    tasks: np.ndarray
+    dominant_shares: np.ndarray
+    consumed: np.ndarray
+    levels: np.ndarray
+    rounds: int
+
+
+@njit(cache=True)
+def _scan_rows(demands, capacity, weights):
+    """One streaming pass: validate values, per-task dominant share, and the one-round rate.
+
+    Returns (ok, ds, rate, any_zero): ``ok`` is False on a negative/non-finite entry or an all-zero
+    row (the caller then re-validates to raise the precise error); ``rate[r] = sum_i w_i d_ir / ds_i``;
+    ``any_zero`` says some user does not demand some resource (then several rounds may be needed).
+    """
+    n, m = demands.shape
+    ds = np.empty(n)
+    rate = np.zeros(m)
+    any_zero = False
+    for i in range(n):
+        best = 0.0
+        for r in range(m):
+            v = demands[i, r]
+            if not (v >= 0.0 and v < np.inf):
+                return False, ds, rate, any_zero
+            if v == 0.0:
+                any_zero = True
+            q = v / capacity[r]
+            if q > best:
+                best = q
+        if best == 0.0:
+            return False, ds, rate, any_zero
+        ds[i] = best
+        f = weights[i] / best
+        for r in range(m):
+            rate[r] += f * demands[i, r]
+    return True, ds, rate, any_zero
+
+
+@njit(cache=True)
+def _edrf_rounds(demands, capacity, rate_per_level):
+    """Water-fill weighted dominant share; ``rate_per_level[i]`` = tasks of user i per unit level."""
+    n, m = demands.shape
+    active = np.ones(n, dtype=np.bool_)
+    n_active = n
+    level = 0.0
+    levels = np.zeros(n)
+    remaining = capacity.copy()
+    consumed = np.zeros(m)
+    saturated = np.zeros(m, dtype=np.bool_)
+    rate = np.zeros(m)
+    rounds = 0
+    while n_active > 0:
+        rounds += 1
+        rate[:] = 0.0
+        for i in range(n):
+            if active[i]:
+                for r in range(m):
+                    rate[r] += rate_per_level[i] * demands[i, r]
+        dt = np.inf
+        for r in range(m):
+            if rate[r] > 0.0 and not saturated[r]:
+                t = remaining[r] / rate[r]
+                if t < dt:
+                    dt = t
+        level += dt
+        for r in range(m):
+            if rate[r] > 0.0 and not saturated[r]:
+                use = rate[r] * dt
+                remaining[r] -= use
+                consumed[r] += use
+                if remaining[r] <= 1e-12 * capacity[r]:
+                    saturated[r] = True
+                    consumed[r] = capacity[r]  # the argmin resource is exactly full
+                    remaining[r] = 0.0
+        for i in range(n):
+            if active[i]:
+                for r in range(m):
+                    if saturated[r] and demands[i, r] > 0.0:
+                        active[i] = False
+                        levels[i] = level
+                        n_active -= 1
+                        break
+    return levels, consumed, rounds
+
+
+def edrf(demands, capacity, *, weights=None) -> EDRFResult:
+    """Dominant Resource Fairness for divisible tasks (EDRF).
+
+    Raises every unfrozen user's weighted dominant share at the same rate until a resource saturates,
+    freezes the users that demand it, and repeats on what is left (Parkes, Procaccia, Shah 2015;
+    REFERENCE §1.2). With strictly positive demands this is one round: the closed form
+    ``x* = 1 / max_r sum_i d_ir`` on normalised demands, computed in O(nm).
+
+    Parameters
+    ----------
+    demands : (n_users, n_resources) array_like, >= 0, no all-zero row.
+    capacity : (n_resources,) array_like, > 0.
+    weights : (n_users,) array_like, optional
+        Weighted DRF: max-min on dominant share / weight. With one scalar weight per user this equals
+        the ρ-form of REFERENCE §1.2 (tagged [INF] there) with ρ_i = ds_i / w_i; the max-min property
+        is checked against an LP in the tests.
+
+    Returns
+    -------
+    EDRFResult
+
+    Examples
+    --------
+    >>> res = edrf([[1, 4], [3, 1]], [9, 18])
+    >>> res.tasks.round(6).tolist(), res.dominant_shares.round(6).tolist()
+    ([3.0, 2.0], [0.666667, 0.666667])
+    """
+    d, cap, w = _as_pool(demands, capacity, weights)
+    n, m = d.shape
+    ok, per_task, rate, any_zero = _scan_rows(d, cap, w)
+    if not ok:
+        as_demands(d)  # raises the precise error
+    if any_zero:
+        levels, consumed, rounds = _edrf_rounds(d, cap, w / per_task)
+    else:  # every user demands every resource: one round, the closed form
+        level = np.min(cap / rate)
+        levels = np.full(n, level)
+        consumed = np.minimum(rate * level, cap)
+        rounds = 1
+    tasks = levels * w / per_task
+    return EDRFResult(tasks=tasks, dominant_shares=tasks * per_task, consumed=consumed, levels=levels,
+                      rounds=int(rounds))
+
+
+@dataclass(frozen=True)
+class PDRFResult:
+    """Precomputed DRF allocation.
+
+    Attributes
+    ----------
+    tasks : (n_users,) int64.
+    consumed : (n_resources,) float64.
+    cycles : float — k, the (real) number of cycle iterations (k' = k * ds* for ``variant="simplified"``).
+    rates : (n_users,) float64 — tasks per cycle, ds* / ds_i (>= 1).
+    top_up_tasks : (n_users,) int64 — tasks added by the top-up round (zeros without it).
+    stages : int — cycle computations performed (1 unless ``higher_order``).
+    """
+
+    tasks: np.ndarray
+    consumed: np.ndarray
+    cycles: float
+    rates: np.ndarray
+    top_up_tasks: np.ndarray
+    stages: int
+
+
+@njit(cache=True)
+def _pdrf_cycle(demands, capacity, ds, simplified):
+    """One PDRF cycle computation (Metin Alg. 1): returns tasks and k."""
+    n, m = demands.shape
+    ds_max = ds.max()
+    cycle = np.zeros(m)
+    for i in range(n):
+        if simplified:
+            f = 1.0 / ds[i]
+        else:
+            f = ds_max / ds[i]
+        for r in range(m):
+            cycle[r] += f * demands[i, r]
+    k = np.inf
+    for r in range(m):
+        if cycle[r] > 0.0:
+            k = min(k, capacity[r] / cycle[r])
+    tasks = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        if simplified:
+            tasks[i] = np.int64(np.floor(k / ds[i]))
+        else:
+            tasks[i] = np.int64(np.floor(k * (ds_max / ds[i])))
+    return tasks, k
+
+
+def pdrf(demands, capacity, *, variant: str = "ds_max", top_up: bool = False,
+         higher_order: bool = False) -> PDRFResult:
+    """Precomputed Dominant Resource Fairness (Metin 2025, Algorithm 1).
+
+    With ds_i = max_r d_ir / R_r and ds* = max_i ds_i, one *cycle* gives ds*/ds_i tasks to user i;
+    ``k = min_r R_r / sum_i (ds*/ds_i) d_ir`` cycles fit, and user i receives ``floor(k ds*/ds_i)``
+    tasks. This equals the floor of the EDRF task counts (``x*/ds_i``), so PDRF never gives more than
+    EDRF and under-allocates against divisible DRF by less than one task.
+
+    Parameters
+    ----------
+    demands : (n_users, n_resources) array_like of absolute per-task demands (>= 0).
+    capacity : (n_resources,) array_like of absolute reserves (> 0).
+    variant : {"ds_max", "simplified"}
+        ``"ds_max"``: the paper's form (used for its tables). ``"simplified"``: k' = k ds*, tasks
+        ``floor(k'/ds_i)`` — algebraically equal; the paper reports it as less accurate numerically.
+    top_up : bool
+        After the cycles, continue progressive filling (lowest weighted share first, lowest index on
+        ties, blocked users skipped) from the PDRF allocation until no task fits: the final DRF round
+        the paper suggests (§5). The result is Pareto efficient (no further task fits).
+    higher_order : bool
+        Experimental (§6.1, left out of the paper's final algorithm): after the primary cycle, drop
+        the users with the largest ds while the remaining capacity admits less than one cycle, and
+        allocate further cycles to the rest, until no user is left. It can over-allocate.
+
+    Returns
+    -------
+    PDRFResult
+
+    Examples
+    --------
+    >>> pdrf([[1, 4], [3, 1]], [7583, 4649]).tasks.tolist()
+    [752, 1637]
+    """
+    if variant not in ("ds_max", "simplified"):
+        raise InvalidInputError(f"variant = {variant!r}: must be 'ds_max' or 'simplified'")
+    d, cap, _ = _as_pool(demands, capacity, None)
+    n, m = d.shape
+    ok, ds, _, _ = _scan_rows(d, cap, np.ones(n))
+    if not ok:
+        as_demands(d)  # raises the precise error
+    i_min = int(np.argmin(ds))
+    check_task_bound(float(1.0 / ds[i_min]), f"capacity / demands[{i_min}]")
+    simplified = variant == "simplified"
+    tasks, k = _pdrf_cycle(d, cap, ds, simplified)
+    rates = ds.max() / ds
+    stages = 1
+    if higher_order:
+        remaining = cap - tasks @ d
+        active = np.ones(n, dtype=bool)
+        while active.any():
+            sub = np.flatnonzero(active)
+            extra, k_sub = _pdrf_cycle(d[sub], np.maximum(remaining, 0.0), ds[sub], False)
+            if k_sub < 1.0:  # less than one cycle of these users fits: drop the largest-ds ones
+                active[sub[ds[sub] == ds[sub].max()]] = False
+                continue
+            # k >= 1 gives every remaining user at least one task, so this loop terminates
+            tasks[sub] += extra
+            remaining = remaining - extra @ d[sub]
+            stages += 1
+    top = np.zeros(n, dtype=np.int64)
+    if top_up:
+        caps = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+        no_order = np.empty(0, dtype=np.int64)
+        filled, _, _, _ = _progressive_filling(d, cap, ds, np.arange(n, dtype=np.int64), caps, True, False,
+                                               no_order, tasks)
+        top = filled - tasks
+        tasks = filled
+    return PDRFResult(tasks=tasks, consumed=tasks @ d, cycles=float(k), rates=rates, top_up_tasks=top,
+                      stages=stages)
+
