@@ -26,6 +26,14 @@ def _as_pool(demands, capacity, weights):
     return d, cap, as_weights(weights, d.shape[0])
 
 
+def _raise_scan_error(d, cap):
+    as_demands(d)  # raises the precise error for bad values
+    with np.errstate(under="ignore"):
+        tiny = ~((d / cap) > 0).any(axis=1)
+    i = int(np.argmax(tiny))
+    raise InvalidInputError(f"demands[{i}] / capacity underflows to 0: task counts would overflow int64")
+
+
 @dataclass(frozen=True)
 class EDRFResult:
     """Divisible DRF allocation.
@@ -156,7 +164,7 @@ def edrf(demands, capacity, *, weights=None) -> EDRFResult:
     n, m = d.shape
     ok, per_task, rate, any_zero = _scan_rows(d, cap, w)
     if not ok:
-        as_demands(d)  # raises the precise error
+        _raise_scan_error(d, cap)
     if any_zero:
         levels, consumed, rounds = _edrf_rounds(d, cap, w / per_task)
     else:  # every user demands every resource: one round, the closed form
@@ -257,9 +265,10 @@ def pdrf(demands, capacity, *, variant: str = "ds_max", top_up: bool = False,
     n, m = d.shape
     ok, ds, _, _ = _scan_rows(d, cap, np.ones(n))
     if not ok:
-        as_demands(d)  # raises the precise error
+        _raise_scan_error(d, cap)
     i_min = int(np.argmin(ds))
-    check_task_bound(float(1.0 / ds[i_min]), f"capacity / demands[{i_min}]")
+    with np.errstate(divide="ignore", over="ignore"):
+        check_task_bound(float(1.0 / ds[i_min]), f"capacity / demands[{i_min}]")
     simplified = variant == "simplified"
     tasks, k = _pdrf_cycle(d, cap, ds, simplified)
     rates = ds.max() / ds

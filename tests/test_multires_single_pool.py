@@ -1,0 +1,267 @@
+"""Single-pool DRF family: progressive filling, EDRF, PDRF (Metin 2025; REFERENCE §1–2)."""
+import numpy as np
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from fairlib._validate import InvalidInputError
+from fairlib.multires import drf, edrf, pdrf
+from fairlib.multires import pdrf_comparison as cmp
+from tests.reference import drf_argmin_loop, drf_heapq, maxmin_lp
+
+
+@st.composite
+def pools(draw, max_users=8, max_resources=3, positive=False, weighted=False):
+    n = draw(st.integers(1, max_users))
+    m = draw(st.integers(1, max_resources))
+    lo = 1 if positive else 0
+    d = np.array(draw(st.lists(st.lists(st.integers(lo, 6), min_size=m, max_size=m), min_size=n, max_size=n)),
+                 dtype=float)
+    d[d.sum(axis=1) == 0, 0] = 1.0
+    cap = np.array(draw(st.lists(st.integers(1, 60), min_size=m, max_size=m)), dtype=float)
+    w = np.array(draw(st.lists(st.sampled_from([0.5, 1.0, 2.0, 3.0]), min_size=n, max_size=n))) if weighted else None
+    return d, cap, w
+
+
+# --- known answers -------------------------------------------------------------------------------------
+
+def test_worked_example_trace_and_tie_breaks():
+    """Metin §3.1 / DRF paper: 9 CPUs, 18 GB; A=<1,4>, B=<3,1> -> 3 and 2 tasks, shares 2/3."""
+    hi = drf([[1, 4], [3, 1]], [9, 18], tie_break="higher_share", record_order=True)
+    lo = drf([[1, 4], [3, 1]], [9, 18], tie_break="lowest_index", record_order=True)
+    assert hi.order.tolist() == [1, 0, 0, 1, 0]          # B, A, A, B, A (REFERENCE §1.1 table)
+    assert lo.order.tolist() == [0, 1, 0, 1, 0]
+    assert hi.tasks.tolist() == lo.tasks.tolist() == [3, 2]
+    np.testing.assert_allclose(hi.dominant_shares, [2 / 3, 2 / 3])
+    np.testing.assert_allclose(hi.consumed, [9, 14])
+    np.testing.assert_allclose(edrf([[1, 4], [3, 1]], [9, 18]).tasks, [3, 2])
+
+
+def test_pareto_counterexample():
+    """Metin §6.2: capacities <59, 19>: the literal loop stops at A 2, B 8 with <33, 3> unused."""
+    lit = drf([[1, 4], [3, 1]], [59, 19], stop="first_blocked")
+    fix = drf([[1, 4], [3, 1]], [59, 19], stop="skip_blocked")
+    assert lit.tasks.tolist() == [2, 8] and lit.n_allocations == 10 and lit.blocked_user == 0
+    np.testing.assert_allclose([59, 19] - lit.consumed, [33, 3])
+    assert fix.tasks.tolist() == [2, 11] and fix.blocked_user == -1
+
+
+def test_repository_example_pdrf_752_1637():
+    """REFERENCE §2.1: R=<7583, 4649>: PDRF A 752, B 1637 (752 cycles); discrete DRF A 753."""
+    res = pdrf([[1, 4], [3, 1]], [7583, 4649])
+    assert res.tasks.tolist() == [752, 1637] and int(res.cycles) == 752
+    assert drf([[1, 4], [3, 1]], [7583, 4649]).tasks.tolist() == [753, 1637]
+    np.testing.assert_allclose(edrf([[1, 4], [3, 1]], [7583, 4649]).dominant_shares, 0.64779, atol=5e-6)
+
+
+def test_higher_order_example():
+    """Metin §6.1: reserve 35, demands 2, 4, 10: DRF (6, 3, 1); PDRF (5, 2, 1); rates 5, 2.5, 1."""
+    d, c = [[2], [4], [10]], [35]
+    assert drf(d, c).tasks.tolist() == [6, 3, 1]
+    p = pdrf(d, c)
+    assert p.tasks.tolist() == [5, 2, 1] and p.rates.tolist() == [5, 2.5, 1]
+    assert pdrf(d, c, top_up=True).tasks.tolist() == [6, 3, 1]
+    ho = pdrf(d, c, higher_order=True)
+    assert ho.tasks.tolist() == [8, 2, 1] and ho.stages == 2   # over-allocates A (documented)
+    assert ho.consumed[0] <= 35
+
+
+def test_simplified_variant_and_caps():
+    d, c = [[1, 4], [3, 1]], [7583, 4649]
+    assert abs(pdrf(d, c, variant="simplified").tasks - pdrf(d, c).tasks).max() <= 1
+    capped = drf([[1, 1], [1, 1]], [10, 10], max_tasks=np.array([2, 100]))
+    assert capped.tasks.tolist() == [2, 8]
+    assert drf([[1, 1]], [10, 10], max_tasks=np.array([0])).tasks.tolist() == [0]
+
+
+def test_edrf_multi_round_with_zero_demands():
+    # user 0 only needs resource 0 (saturates first with user 1), user 2 only needs resource 1
+    res = edrf([[1, 0], [1, 1], [0, 1]], [2, 10])
+    np.testing.assert_allclose(res.tasks, [1, 1, 9])
+    assert res.rounds == 2
+    np.testing.assert_allclose(res.tasks, maxmin_lp([[1, 0], [1, 1], [0, 1]], [2, 10]), atol=1e-9)
+
+
+# --- differential ------------------------------------------------------------------------------------
+
+@given(pools(max_users=12), st.sampled_from(["first_blocked", "skip_blocked"]))
+def test_drf_matches_heapq_and_argmin_references(pool, stop):
+    d, c, _ = pool
+    fast = drf(d, c, stop=stop).tasks
+    assert fast.tolist() == drf_heapq(d, c, stop=stop).tolist() == drf_argmin_loop(d, c, stop=stop).tolist()
+
+
+@given(pools(weighted=True))
+def test_edrf_matches_lexicographic_lp(pool):
+    d, c, w = pool
+    np.testing.assert_allclose(edrf(d, c, weights=w).tasks, maxmin_lp(d, c, weights=w), rtol=1e-9, atol=1e-9)
+
+
+@given(pools(max_users=10, positive=True))
+def test_pdrf_is_floor_of_edrf(pool):
+    d, c, _ = pool
+    res = cmp.pdrf_edrf_identity(d, c)
+    assert res["other"] == 0
+
+
+@given(pools(max_users=10, positive=True))
+def test_first_blocked_within_derived_bound(pool):
+    """-1 <= edrf - drf(first_blocked) < (D_r + max d_ir) / (C_r ds_j), see first_blocked_deviation_bound."""
+    d, c, _ = pool
+    gap = edrf(d, c).tasks - drf(d, c, stop="first_blocked").tasks
+    lower, upper = cmp.first_blocked_deviation_bound(d, c)
+    assert (gap >= lower - 1e-9).all() and (gap < upper).all()
+
+
+def test_bound_requires_positive_demands():
+    with pytest.raises(InvalidInputError, match="strictly positive"):
+        cmp.first_blocked_deviation_bound([[1, 0], [1, 1]], [5, 5])
+
+
+@given(pools(max_users=12))
+def test_skip_blocked_dominates_first_blocked_and_fills(pool):
+    d, c, _ = pool
+    lit = drf(d, c, stop="first_blocked")
+    fix = drf(d, c, stop="skip_blocked")
+    assert (fix.tasks >= lit.tasks).all()
+    leftover = c - fix.consumed
+    fits_more = (d <= leftover * (1 + 1e-12)).all(axis=1)
+    assert not fits_more.any(), "skip_blocked left room for another task"
+
+
+@given(pools(max_users=10, positive=True))
+def test_pdrf_top_up_equals_corrected_drf_without_over_allocation(pool):
+    d, c, _ = pool
+    assume(not (pdrf(d, c).tasks > drf(d, c, stop="first_blocked").tasks).any())
+    assert pdrf(d, c, top_up=True).tasks.tolist() == drf(d, c, stop="skip_blocked").tasks.tolist()
+
+
+# --- axioms ------------------------------------------------------------------------------------------
+
+@given(pools(weighted=True), st.sampled_from(["first_blocked", "skip_blocked"]))
+def test_feasibility(pool, stop):
+    d, c, w = pool
+    for consumed in (drf(d, c, weights=w, stop=stop).consumed, edrf(d, c, weights=w).consumed,
+                     pdrf(d, c).consumed if (d > 0).any(axis=1).all() else c):
+        assert (consumed <= c * (1 + 1e-9)).all()
+
+
+@given(pools(weighted=True))
+def test_edrf_sharing_incentive_envy_freeness_pareto(pool):
+    d, c, w = pool
+    res = edrf(d, c, weights=w)
+    # SI: weighted dominant share at least the user's weight share
+    assert (res.dominant_shares >= w / w.sum() * (1 - 1e-9)).all() if w is not None else True
+    # EF (Leontief): i cannot run more tasks with j's bundle scaled to i's weight
+    t = res.tasks
+    for i in range(len(d)):
+        need = d[i] > 0
+        for j in range(len(d)):
+            could = np.min(t[j] * d[j, need] / d[i, need]) * (w[i] / w[j])
+            assert could <= t[i] * (1 + 1e-9) + 1e-9
+    # PO: every user demands some saturated resource
+    saturated = res.consumed >= c * (1 - 1e-9)
+    assert ((d > 0) & saturated).any(axis=1).all()
+
+
+@given(pools(max_users=12))
+def test_drf_approximate_sharing_incentive(pool):
+    """Derived for indivisible tasks: n s_i > 1 - ds_i - sum_j ds_j for every user (skip_blocked)."""
+    d, c, _ = pool
+    res = drf(d, c, stop="skip_blocked")
+    ds = (d / c).max(axis=1)
+    assert (len(d) * res.dominant_shares > 1 - ds - ds.sum() - 1e-12).all()
+
+
+@given(pools(max_users=12))
+def test_first_blocked_envy_free_up_to_one_task(pool):
+    d, c, _ = pool
+    t = drf(d, c, stop="first_blocked").tasks
+    for i in range(len(d)):
+        need = d[i] > 0
+        for j in range(len(d)):
+            if t[j] > 0:
+                assert np.min((t[j] - 1) * d[j, need] / d[i, need]) <= t[i] + 1e-9
+
+
+@given(pools(weighted=True), st.sampled_from([2.0, 4.0, 0.5]))
+def test_weight_scaling_invariance(pool, factor):
+    d, c, w = pool
+    w = np.ones(len(d)) if w is None else w
+    assert drf(d, c, weights=w).tasks.tolist() == drf(d, c, weights=w * factor).tasks.tolist()
+    np.testing.assert_allclose(edrf(d, c, weights=w).tasks, edrf(d, c, weights=w * factor * 1.7).tasks, rtol=1e-12)
+
+
+@given(pools(max_users=10, positive=True), st.randoms(use_true_random=False))
+def test_permutation_equivariance(pool, random):
+    d, c, _ = pool
+    perm = np.array(random.sample(range(len(d)), len(d)))
+    np.testing.assert_allclose(edrf(d[perm], c).tasks, edrf(d, c).tasks[perm], rtol=1e-12)
+    assert pdrf(d[perm], c).tasks.tolist() == pdrf(d, c).tasks[perm].tolist()
+    ds = (d / c).max(axis=1)
+    if len(np.unique(ds)) == len(ds):  # higher_share breaks every tie by value, not index
+        assert drf(d[perm], c, tie_break="higher_share").tasks.tolist() == \
+            drf(d, c, tie_break="higher_share").tasks[perm].tolist()
+
+
+# --- comparison counting ----------------------------------------------------------------------------
+
+def test_deviation_counts_and_table_row():
+    drf_t = np.array([5, 5, 5, 5, 5, 5])
+    pdrf_t = np.array([4, 3, 1, 6, 7, 5])      # under 1, 2, 4; over 1, 2; equal
+    c = cmp.deviation_counts(drf_t, pdrf_t, n_resources=3)
+    assert c == {"under_1": 1, "under_2": 1, "under_gt2": 1, "under_max": 4, "under_total": 3,
+                 "over_1": 1, "over_2": 1, "over_gt2": 0, "over_max": 2, "over_total": 2}
+    assert cmp.deviation_counts(drf_t, pdrf_t, n_resources=3, entries_quirk=True)["under_gt2"] == 3
+    import pandas as pd
+    runs = pd.DataFrame([c, {**c, "under_total": 5, "under_max": 1}])
+    row = cmp.table_row(runs)
+    assert row["under_avg"] == 4 and row["under_sd"] == 1.0 and row["under_max"] == 4 and row["runs"] == 2
+
+
+def test_experiment_runs_are_seed_stable():
+    setup = cmp.DeviationExperiment(n_users=50, n_resources=3)
+    a = cmp.run_deviation_experiment(setup, 5, 42)
+    b = cmp.run_deviation_experiment(setup, 8, 42)
+    assert a.equals(b.iloc[:5])
+
+
+# --- validation ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fn", [drf, edrf, pdrf])
+@pytest.mark.parametrize("demands, capacity, message", [
+    ([[1, -1]], [5, 5], r"demands\[0, 1\] = -1\.0: demands must be >= 0"),
+    ([[1, np.nan]], [5, 5], r"demands\[0, 1\] = nan: demands must be finite"),
+    ([[1, 1], [0, 0]], [5, 5], r"demands\[1\] = \[0\. 0\.\]: every user must demand some resource"),
+    ([[1, 1]], [5, 0], r"capacity\[1\] = 0\.0: capacity must be > 0"),
+    ([[1, 1]], [5, -2], r"capacity\[1\] = -2\.0"),
+    ([[1, 1]], [5, np.inf], r"capacity\[1\] = inf: capacity must be finite"),
+    ([[1, 1]], [5, 5, 5], r"capacity: expected 2 resources"),
+    ([1, 1], [5, 5], r"demands: must be 2-D"),
+])
+def test_validation_errors(fn, demands, capacity, message):
+    with pytest.raises(InvalidInputError, match=message):
+        fn(demands, capacity)
+
+
+def test_overflow_and_option_errors():
+    with pytest.raises(InvalidInputError, match="overflow int64"):
+        drf([[1e-300, 1.0]], [1e300, 1e300])
+    with pytest.raises(InvalidInputError, match="overflow int64"):
+        pdrf([[1e-300, 1e-300]], [1e300, 1e300])
+    with pytest.raises(InvalidInputError, match=r"demands\[0\] / capacity underflows"):
+        edrf([[1e-300, 1e-300]], [1e300, 1e300])
+    with pytest.raises(InvalidInputError, match="stop = 'never'"):
+        drf([[1]], [1], stop="never")
+    with pytest.raises(InvalidInputError, match="tie_break = 'random'"):
+        drf([[1]], [1], tie_break="random")
+    with pytest.raises(InvalidInputError, match=r"max_tasks\[1\] = -1"):
+        drf([[1], [1]], [5], max_tasks=np.array([1, -1]))
+    with pytest.raises(InvalidInputError, match="max_tasks: expected 2 integers"):
+        drf([[1], [1]], [5], max_tasks=np.array([1.0, 2.0]))
+    with pytest.raises(InvalidInputError, match="record_order"):
+        drf([[1]], [1e9], record_order=True)
+    with pytest.raises(InvalidInputError, match="variant = 'fast'"):
+        pdrf([[1]], [1], variant="fast")
+    with pytest.raises(InvalidInputError, match=r"weights\[0\] = 0\.0"):
+        edrf([[1]], [1], weights=[0.0])
