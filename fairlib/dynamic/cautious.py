@@ -1,0 +1,84 @@
+"""Cautious LP — a labelled RECONSTRUCTION [INF] of Kash, Procaccia & Shah's second mechanism.
+
+The exact program of KPS's "cautious LP" could not be recovered (REFERENCE §3.4 [NR]). What is known:
+it violates DPO, allocates too much at the last steps, keeps SI and (static) EF among present agents,
+and reaches a near-optimal maxmin value at the last step. This module implements the constraint set
+reconstructed in REFERENCE §3.4 [INF]:
+
+- irrevocability: x_i^k >= x_i^{k-1};
+- envy-freeness among present agents under Leontief preferences: x_i >= x_j min_r (d_jr / d_ir);
+- a reserve for the n - k agents still to come, whose worst case clones the richest present agent:
+  sum_{i<=k} d_ir x_i + (n - k) z <= 1 for every r, with z >= x_i and z >= 1/n;
+
+with the objective (unknown in the original) chosen here as: maximise the minimum share M, then, with
+M fixed, maximise the sum of shares. Nothing here is KPS's LP; every plot that shows it says [INF].
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import linprog
+
+from .._validate import InvalidInputError
+from .drf import normalize_demands
+
+__all__ = ["cautious_lp"]
+
+
+def cautious_lp(demands, n: int | None = None) -> dict:
+    """Run the cautious-LP reconstruction [INF] over all arrivals.
+
+    Returns ``{"levels": (K,) min share per step, "maxsum": (K,) sum per step, "final_shares": (K,),
+    "used_max": (K,) largest resource use per step}``.
+    """
+    d = normalize_demands(demands)
+    K, m = d.shape
+    n = K if n is None else int(n)
+    if n < K:
+        raise InvalidInputError(f"n = {n}: must be >= the number of arriving agents ({K})")
+    prev = np.zeros(0)
+    levels, maxsum, used_max = np.zeros(K), np.zeros(K), np.zeros(K)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(d[None, :, :] > 0, d[:, None, :] / d[None, :, :], np.inf).min(axis=2)
+    for k in range(1, K + 1):
+        # variables: x_1..x_k, z, M
+        nv = k + 2
+        iz, im = k, k + 1
+        rows, rhs = [], []
+        a = np.zeros((m, nv))
+        a[:, :k] = d[:k].T
+        a[:, iz] = n - k
+        rows.append(a), rhs.append(np.ones(m))
+        for i in range(k):
+            e = np.zeros(nv)
+            e[i], e[iz] = 1.0, -1.0               # x_i <= z
+            rows.append(e[None]), rhs.append([0.0])
+            e = np.zeros(nv)
+            e[im], e[i] = 1.0, -1.0               # M <= x_i
+            rows.append(e[None]), rhs.append([0.0])
+        # EF: x_j * min_r d_jr/d_ir - x_i <= 0   (ratio[j, i] = min_r d_jr / d_ir)
+        ef = np.zeros((k * k, nv))
+        jj, ii = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
+        mask = jj.ravel() != ii.ravel()
+        rr = np.arange(k * k)
+        ef[rr, jj.ravel()] += ratio[:k, :k].ravel()
+        ef[rr, ii.ravel()] -= 1.0
+        rows.append(ef[mask]), rhs.append(np.zeros(mask.sum()))
+        A, b = np.vstack(rows), np.concatenate([np.atleast_1d(v) for v in rhs])
+        bounds = [(p, None) for p in prev] + [(0, None), (1.0 / n, None), (0, None)]
+        c = np.zeros(nv)
+        c[im] = -1.0
+        res = linprog(c, A_ub=A, b_ub=b, bounds=bounds, method="highs")
+        if res.status != 0:
+            raise RuntimeError(f"cautious_lp: HiGHS failed at step {k}: {res.message}")
+        level = res.x[im]
+        bounds[im] = (level * (1 - 1e-9), None)
+        c2 = np.zeros(nv)
+        c2[:k] = -1.0
+        res2 = linprog(c2, A_ub=A, b_ub=b, bounds=bounds, method="highs")
+        x = res2.x[:k] if res2.status == 0 else res.x[:k]
+        x = np.maximum(x, np.append(prev, 0.0))
+        prev = x
+        levels[k - 1], maxsum[k - 1] = x.min(), x.sum()
+        used_max[k - 1] = (x @ d[:k]).max()
+    return {"levels": levels, "maxsum": maxsum, "final_shares": prev, "used_max": used_max}

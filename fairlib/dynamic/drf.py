@@ -1,0 +1,401 @@
+"""Dynamic DRF (Kash, Procaccia, Shah 2014; Li, Liu, Zhang, Zhang): agents arrive one per step.
+
+At step k the k present agents share k/n of every (unit) resource. Dynamic DRF raises the lowest
+dominant shares together until some resource reaches k/n, never taking anything back; equivalently
+it solves LP (1) of Li et al. at every step. By Lemma 1, ``x_i^k = max(M^k, x_i^{k-1})``, and the new
+agent sits at the level, so the whole history follows from the levels alone:
+``x_i^k = max(M^i, ..., M^k)``. Results therefore store the levels M^k (O(n) memory) and rebuild any
+step's shares on demand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit
+
+from .._validate import InvalidInputError, as_demands
+
+__all__ = ["dynamic_drf", "dynamic_drf_step", "DynamicDRFResult", "METHODS", "normalize_demands",
+           "static_drf_levels", "suffix_max_shares"]
+
+METHODS = ("linear", "waterfill", "lp")
+_DENSE_LIMIT = 5000
+
+
+def normalize_demands(demands, name: str = "demands") -> np.ndarray:
+    """Validate and scale each row so its largest entry is 1 (Li et al. §2: d_ir = D_ir / max_r D_ir).
+
+    >>> normalize_demands([[2, 1], [1, 4]]).tolist()
+    [[1.0, 0.5], [0.25, 1.0]]
+    """
+    d = as_demands(demands, name)
+    return d / d.max(axis=1, keepdims=True)
+
+
+@njit(cache=True)
+def suffix_max_shares(levels, k):
+    """Shares x_i^k = max(levels[i..k-1]) of the first k agents (0-based agents, step k >= 1)."""
+    out = np.empty(k)
+    run = 0.0
+    for i in range(k - 1, -1, -1):
+        if levels[i] > run:
+            run = levels[i]
+        out[i] = run
+    return out
+
+
+@dataclass(frozen=True)
+class DynamicDRFResult:
+    """Dynamic DRF over all arrival steps.
+
+    Attributes
+    ----------
+    demands : (K, m) normalised demands (row max 1), in arrival order.
+    n : int — the number of agents the mechanism plans for (capacity at step k is k/n).
+    levels : (K,) M^k, the level of step k = 1..K (the newest agent's share, the minimum share).
+    split : (K,) int — τ^k as a 0-based agent index: agents ``i >= split[k-1]`` sit at M^k.
+    maxsum : (K,) — sum of the present agents' dominant shares after each step.
+    final_shares : (K,) — x_i^K.
+    method : str
+    step_shares : list of arrays or None — every step's shares as computed by the method itself
+        (``method="lp"`` only; the others rebuild them from ``levels``).
+    """
+
+    demands: np.ndarray
+    n: int
+    levels: np.ndarray
+    split: np.ndarray
+    maxsum: np.ndarray
+    final_shares: np.ndarray
+    method: str
+    step_shares: list | None = field(default=None, repr=False)
+
+    @property
+    def n_steps(self) -> int:
+        return len(self.levels)
+
+    def _check_step(self, k: int) -> int:
+        if not 1 <= k <= self.n_steps:
+            raise InvalidInputError(f"k = {k}: steps run from 1 to {self.n_steps}")
+        return int(k)
+
+    def shares(self, k: int) -> np.ndarray:
+        """Dominant shares (x_1^k, ..., x_k^k) after step k (1-based)."""
+        k = self._check_step(k)
+        if self.step_shares is not None:
+            return self.step_shares[k - 1].copy()
+        return suffix_max_shares(self.levels, k)
+
+    def allocation(self, k: int) -> np.ndarray:
+        """Allocation A^k[i, r] = x_i^k d_ir of the first k agents."""
+        return self.shares(k)[:, None] * self.demands[:k]
+
+    def used(self, k: int) -> np.ndarray:
+        """Resources in use after step k (each must be <= k/n)."""
+        return self.shares(k) @ self.demands[:k]
+
+    def dense_shares(self) -> np.ndarray:
+        """The lower-triangular matrix X[k-1, i] = x_i^k (small instances only: K^2 memory)."""
+        if self.n_steps > _DENSE_LIMIT:
+            raise InvalidInputError(f"dense_shares: {self.n_steps} steps need {self.n_steps}^2 floats; "
+                                    f"limited to {_DENSE_LIMIT} steps (use shares(k))")
+        out = np.zeros((self.n_steps, self.n_steps))
+        for k in range(1, self.n_steps + 1):
+            out[k - 1, :k] = self.shares(k)
+        return out
+
+
+# --- linear: Li et al., Algorithm 1 --------------------------------------------------------------------
+
+@njit(cache=True)
+def _fits(alpha, beta, x, cap):
+    for r in range(alpha.shape[0]):
+        if alpha[r] + beta[r] * x > cap:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _linear_step(d, x, k, n, corrected_line6, alpha, beta):
+    """One step of Algorithm 1 (0-based: agents 0..k present, x[k] = 0 on entry); updates x in place.
+
+    Returns (level M, split τ as 0-based index, sum of shares).
+    """
+    m = d.shape[1]
+    cap = (k + 1) / n
+    # line 6: can every present agent be raised to the largest previous share x_1^{k-1}?
+    for r in range(m):
+        alpha[r] = 0.0
+        beta[r] = 0.0
+        for i in range(k + 1):
+            beta[r] += d[i, r]
+    if corrected_line6:
+        ok = _fits(alpha, beta, x[0], cap)
+    else:  # as printed: sum_i d_ir x_i^{k-1} <= k/n, always true (x_k^{k-1} = 0)
+        ok = True
+        for r in range(m):
+            s = 0.0
+            for i in range(k + 1):
+                s += d[i, r] * x[i]
+            if s > cap:
+                ok = False
+    tau = 0
+    if not ok:
+        # lines 9-19: binary search on the split, alpha/beta updated incrementally (0-based LB/UB);
+        # invariant: the test fails at lb and holds at ub; tau = ceil((lb + ub) / 2) ends equal to ub
+        lb, ub = 0, k
+        tau = (lb + ub + 1) // 2
+        for r in range(m):
+            alpha[r] = 0.0
+            beta[r] = 0.0
+            for i in range(tau):
+                alpha[r] += d[i, r] * x[i]
+            for i in range(tau, k + 1):
+                beta[r] += d[i, r]
+        while ub - lb > 1:
+            if _fits(alpha, beta, x[tau], cap):
+                ub = tau
+                tau = (lb + ub + 1) // 2
+                for r in range(m):
+                    for i in range(tau, ub):
+                        alpha[r] -= d[i, r] * x[i]
+                        beta[r] += d[i, r]
+            else:
+                lb = tau
+                tau = (lb + ub + 1) // 2
+                for r in range(m):
+                    for i in range(lb, tau):
+                        alpha[r] += d[i, r] * x[i]
+                        beta[r] -= d[i, r]
+    level = np.inf
+    for r in range(m):
+        if beta[r] > 0.0:
+            level = min(level, (cap - alpha[r]) / beta[r])
+    total = 0.0
+    for i in range(k + 1):
+        if level > x[i]:
+            x[i] = level
+        total += x[i]
+    return level, tau, total
+
+
+@njit(cache=True)
+def _linear_kernel(d, n, corrected_line6):
+    """Algorithm 1 over all arrivals; ``corrected_line6=False`` runs the printed test."""
+    K, m = d.shape
+    x = np.zeros(K)
+    levels = np.zeros(K)
+    split = np.zeros(K, dtype=np.int64)
+    maxsum = np.zeros(K)
+    alpha = np.zeros(m)
+    beta = np.zeros(m)
+    x[0] = 1.0 / n
+    levels[0] = x[0]
+    maxsum[0] = x[0]
+    for k in range(1, K):            # step k + 1 in the paper's numbering
+        levels[k], split[k], maxsum[k] = _linear_step(d, x, k, n, corrected_line6, alpha, beta)
+    return x, levels, split, maxsum
+
+
+# --- waterfill: exact, event-driven ------------------------------------------------------------------
+
+@njit(cache=True)
+def _waterfill_kernel(d, n):
+    """Water-filling by events: raise the lowest segment of equal shares to the next share up, merge, ...
+
+    Segments (runs of agents with equal share, shares falling with arrival order by Lemma 2) live on a
+    stack; each is created once and merged once, so a step costs O(m) amortised.
+    """
+    K, m = d.shape
+    seg_start = np.zeros(K, dtype=np.int64)
+    seg_value = np.zeros(K)
+    seg_d = np.zeros((K, m))
+    top = -1
+    used = np.zeros(m)
+    levels = np.zeros(K)
+    split = np.zeros(K, dtype=np.int64)
+    maxsum = np.zeros(K)
+    total = 0.0
+    for k in range(K):
+        cap = (k + 1) / n
+        top += 1
+        seg_start[top] = k
+        seg_value[top] = 0.0
+        for r in range(m):
+            seg_d[top, r] = d[k, r]
+        # event loop: can the lowest segment rise to the segment above it?
+        while top > 0:
+            rise = seg_value[top - 1] - seg_value[top]
+            ok = True
+            for r in range(m):
+                if used[r] + rise * seg_d[top, r] > cap:
+                    ok = False
+                    break
+            if not ok:
+                break
+            count = (k + 1) - seg_start[top]
+            total += rise * count
+            for r in range(m):
+                used[r] += rise * seg_d[top, r]
+                seg_d[top - 1, r] += seg_d[top, r]
+            top -= 1  # merged into the segment above (which keeps its start and value)
+        rise = np.inf
+        for r in range(m):
+            if seg_d[top, r] > 0.0:
+                rise = min(rise, (cap - used[r]) / seg_d[top, r])
+        if rise < 0.0:
+            rise = 0.0
+        count = (k + 1) - seg_start[top]
+        total += rise * count
+        for r in range(m):
+            used[r] += rise * seg_d[top, r]
+        seg_value[top] += rise
+        levels[k] = seg_value[top]
+        split[k] = seg_start[top]
+        maxsum[k] = total
+    x = np.empty(K)
+    for s in range(top + 1):
+        end = seg_start[s + 1] if s < top else K
+        for i in range(seg_start[s], end):
+            x[i] = seg_value[s]
+    return x, levels, split, maxsum
+
+
+# --- lp: HiGHS on eq. (1) ------------------------------------------------------------------------------
+
+def _lp_one_step(d, prev, n):
+    """LP (1) at step k = len(prev) + 1 with HiGHS; returns (shares, level)."""
+    from scipy.optimize import linprog
+
+    k, m = len(prev) + 1, d.shape[1]
+    # variables x_1..x_k, M; maximise M
+    c = np.zeros(k + 1)
+    c[k] = -1.0
+    a_cap = np.hstack([d[:k].T, np.zeros((m, 1))])
+    a_min = np.hstack([-np.eye(k), np.ones((k, 1))])           # M - x_i <= 0
+    bounds = [(p, None) for p in prev] + [(0, None), (0, None)]  # irrevocable: x_i >= x_i^{k-1}
+    res = linprog(c, A_ub=np.vstack([a_cap, a_min]), b_ub=np.concatenate([np.full(m, k / n), np.zeros(k)]),
+                  bounds=bounds, method="highs")
+    if res.status != 0:
+        raise RuntimeError(f"dynamic_drf(method='lp'): HiGHS failed at step {k}: {res.message}")
+    level = res.x[k]
+    # eq. (1) leaves shares above the level free; Lemma 1 pins the DRF solution: max(M, previous)
+    return np.maximum(np.append(prev, 0.0), level), level
+
+
+def _lp_steps(d, n):
+    K = d.shape[0]
+    prev = np.zeros(0)
+    levels, split, maxsum, shares = np.zeros(K), np.zeros(K, dtype=np.int64), np.zeros(K), []
+    for k in range(1, K + 1):
+        x, level = _lp_one_step(d, prev, n)
+        levels[k - 1], maxsum[k - 1] = level, x.sum()
+        split[k - 1] = int(np.argmax(x <= level * (1 + 1e-12) + 1e-15))
+        shares.append(x)
+        prev = x
+    return prev, levels, split, maxsum, shares
+
+
+def dynamic_drf(demands, n: int | None = None, method: str = "linear", *, line6: str = "corrected") -> DynamicDRFResult:
+    """Dynamic DRF allocation of agents arriving in row order.
+
+    Parameters
+    ----------
+    demands : (K, m) array_like
+        Per-task demands, one row per agent in arrival order, >= 0 with no all-zero row. Each row is
+        normalised here so its largest entry is 1 (already-normalised rows are unchanged).
+    n : int, optional
+        Number of agents the mechanism plans for (capacity k/n at step k); default K. Must be >= K.
+    method : {"linear", "waterfill", "lp"}
+        ``"linear"``: Li et al.'s Algorithm 1 (binary search for the split τ, O(k m) per step) with line 6
+        corrected to test ``sum_{i<=k} d_ir x_1^{k-1} <= k/n`` (REFERENCE §3.3 erratum: as printed the
+        test is always true and capacity is violated). ``"waterfill"``: Kash et al.'s water-filling
+        computed exactly by events (segments of equal shares merged bottom-up; O(m) amortised per
+        step). ``"lp"``: HiGHS on LP (1) at every step (slow; keeps every step's shares).
+    line6 : {"corrected", "as_printed"}
+        ``"as_printed"`` (``method="linear"`` only) reproduces the erratum, to show its effect.
+
+    Returns
+    -------
+    DynamicDRFResult
+
+    Examples
+    --------
+    The maxsum counterexample of Li et al. §4 with m = 2 (ε = 1e-9): agents 1-2 end near 2/3, agent 3
+    near 1/3.
+
+    >>> res = dynamic_drf([[1, 1e-9], [1e-9, 1], [1, 1]])
+    >>> res.final_shares.round(6).tolist(), res.levels.round(6).tolist()
+    [[0.666667, 0.666667, 0.333333], [0.333333, 0.666667, 0.333333]]
+    """
+    if method not in METHODS:
+        raise InvalidInputError(f"method = {method!r}: must be one of {METHODS}")
+    if line6 not in ("corrected", "as_printed"):
+        raise InvalidInputError(f"line6 = {line6!r}: must be 'corrected' or 'as_printed'")
+    if line6 == "as_printed" and method != "linear":
+        raise InvalidInputError("line6='as_printed' applies to method='linear' only")
+    d = normalize_demands(demands)
+    K = d.shape[0]
+    if n is None:
+        n = K
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise InvalidInputError(f"n = {n!r}: must be an integer")
+    if n < K:
+        raise InvalidInputError(f"n = {n}: must be >= the number of arriving agents ({K})")
+    n = int(n)
+    step_shares = None
+    if method == "linear":
+        x, levels, split, maxsum = _linear_kernel(d, float(n), line6 == "corrected")
+    elif method == "waterfill":
+        x, levels, split, maxsum = _waterfill_kernel(d, float(n))
+    else:
+        x, levels, split, maxsum, step_shares = _lp_steps(d, n)
+    return DynamicDRFResult(demands=d, n=n, levels=levels, split=split, maxsum=maxsum, final_shares=x,
+                            method=method, step_shares=step_shares)
+
+
+def dynamic_drf_step(demands, previous_shares, n: int, method: str = "linear") -> np.ndarray:
+    """One step alone: the shares after agent k = len(previous_shares) + 1 arrives.
+
+    For timing single steps (Li et al.'s O(k) per-step claim) and for checking a step in isolation.
+    ``demands`` holds the first k rows (normalised here), ``previous_shares`` the k - 1 shares of the
+    previous step. ``method``: ``"linear"`` (Algorithm 1, corrected line 6) or ``"lp"`` (HiGHS, eq. 1).
+    """
+    d = normalize_demands(demands)
+    k = d.shape[0]
+    prev = np.asarray(previous_shares, dtype=np.float64)
+    if prev.shape != (k - 1,):
+        raise InvalidInputError(f"previous_shares: expected {k - 1} shares (one per earlier agent), "
+                                f"got shape {prev.shape}")
+    if n < k:
+        raise InvalidInputError(f"n = {n}: must be >= the number of present agents ({k})")
+    if method == "linear":
+        x = np.append(prev, 0.0)
+        if k == 1:
+            x[0] = 1.0 / n
+            return x
+        m = d.shape[1]
+        _linear_step(d, x, k - 1, float(n), True, np.zeros(m), np.zeros(m))
+        return x
+    if method == "lp":
+        return _lp_one_step(d, prev, n)[0]
+    raise InvalidInputError(f"method = {method!r}: must be 'linear' or 'lp'")
+
+
+def static_drf_levels(demands, n: int | None = None) -> np.ndarray:
+    """Offline benchmark: static DRF of agents 1..k on capacity k/n, ẋ^k = min_r (k/n) / sum_{i<=k} d_ir.
+
+    Returns the (K,) common share of every step (Li et al. §4).
+
+    >>> static_drf_levels([[1, 1e-9], [1e-9, 1], [1, 1]]).round(6).tolist()
+    [0.333333, 0.333333, 0.5]
+    """
+    d = normalize_demands(demands)
+    K = d.shape[0]
+    n = K if n is None else int(n)
+    if n < K:
+        raise InvalidInputError(f"n = {n}: must be >= the number of arriving agents ({K})")
+    k = np.arange(1, K + 1)
+    return (k / n / np.cumsum(d, axis=0).T).T.min(axis=1)

@@ -1,0 +1,11 @@
+"""Trace loaders and synthetic workload generators.
+
+Real trace excerpts are looked up with :func:`fairlib.paths.trace_dir`; they are never copied into
+the repository. Every function returning trace-derived data says whether it is real or synthetic.
+"""
+
+from .google import (TASK_EVENT_COLUMNS, TraceFormatError, google_dir, read_task_events, synthetic_task_requests,
+                     task_request_pool)
+
+__all__ = ["TASK_EVENT_COLUMNS", "TraceFormatError", "google_dir", "read_task_events", "synthetic_task_requests",
+           "task_request_pool"]

@@ -1,0 +1,106 @@
+"""Google clusterdata-2011-2 ``task_events``: headerless gzip CSV, schema from the trace's schema.csv.
+
+CPU and memory requests are normalised by the largest machine capacity of each resource (SCHEMAS.md
+§3.1), so a task's (CPU, memory) request is directly a demand vector.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .. import paths
+from .._validate import InvalidInputError
+
+__all__ = ["TASK_EVENT_COLUMNS", "TraceFormatError", "google_dir", "read_task_events", "task_request_pool",
+           "synthetic_task_requests", "SUBMIT"]
+
+#: task_events fields in file order (schema.csv, fields 1-13)
+TASK_EVENT_COLUMNS = ["time", "missing_info", "job_id", "task_index", "machine_id", "event_type", "user",
+                      "scheduling_class", "priority", "cpu_request", "memory_request", "disk_request",
+                      "different_machines"]
+_DTYPES = {"time": "int64", "missing_info": "Int64", "job_id": "int64", "task_index": "int64",
+           "machine_id": "Int64", "event_type": "int64", "user": "string", "scheduling_class": "int64",
+           "priority": "int64", "cpu_request": "float64", "memory_request": "float64", "disk_request": "float64",
+           "different_machines": "Int64"}
+SUBMIT = 0
+
+
+class TraceFormatError(ValueError):
+    """A trace file does not have the documented format; the message names the file (and line)."""
+
+
+def google_dir(directory=None) -> Path:
+    """The clusterdata-2011-2 folder: ``directory`` or ``trace_dir()/google_clusterdata_2011_2``."""
+    return Path(directory) if directory is not None else paths.trace_dir() / "google_clusterdata_2011_2"
+
+
+def read_task_events(parts=range(5), *, directory=None, columns=None) -> pd.DataFrame:
+    """Read ``task_events/part-NNNNN-of-00500.csv.gz`` for the given part numbers.
+
+    Parameters
+    ----------
+    parts : iterable of int
+        Part numbers (the shared excerpt has 0-4: the first ≈7.1 h).
+    directory : path, optional
+        The clusterdata-2011-2 folder (default :func:`google_dir`).
+    columns : list of str, optional
+        Subset of :data:`TASK_EVENT_COLUMNS` to keep (parsing still checks every field).
+
+    Raises
+    ------
+    FileNotFoundError
+        A part is missing (the message says where it was looked for and how to fetch it).
+    TraceFormatError
+        A row has the wrong number of fields or a non-numeric value where a number belongs.
+    """
+    folder = google_dir(directory) / "task_events"
+    frames = []
+    for part in parts:
+        path = folder / f"part-{int(part):05d}-of-00500.csv.gz"
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: Google task_events part {part} not found (set FAIRLIB_TRACE_DIR "
+                                    "or place the trace under data/traces)")
+        try:
+            df = pd.read_csv(path, header=None, names=TASK_EVENT_COLUMNS, dtype=_DTYPES, on_bad_lines="error")
+        except (ValueError, pd.errors.ParserError) as exc:
+            raise TraceFormatError(f"{path}: {exc}") from None
+        frames.append(df if columns is None else df[list(columns)])
+    if not frames:
+        raise InvalidInputError("parts: no part numbers given")
+    return pd.concat(frames, ignore_index=True)
+
+
+# Quantiles of per-task requests at SUBMIT in parts 0-4 (SCHEMAS.md §3.4): used by the synthetic fallback.
+_CPU_Q = ([0.0, 0.10, 0.25, 0.50, 0.75, 0.90, 0.99, 1.0], [0.001, 0.00625, 0.0125, 0.025, 0.0625, 0.0687, 0.241, 0.5])
+_MEM_Q = ([0.0, 0.10, 0.25, 0.50, 0.75, 0.90, 0.99, 1.0], [0.0005, 0.0039, 0.0119, 0.0207, 0.0334, 0.0714, 0.159, 0.955])
+
+
+def synthetic_task_requests(rng, size: int) -> np.ndarray:
+    """(size, 2) synthetic (CPU, memory) requests with the marginal quantiles of the real SUBMIT rows.
+
+    CPU and memory are drawn independently by inverse-CDF interpolation of the quantiles in SCHEMAS.md
+    §3.4, so the marginals match the excerpt but their dependence does not. Label results SYNTHETIC.
+    """
+    rng = np.random.default_rng(rng)
+    u = rng.random((size, 2))
+    return np.column_stack([np.interp(u[:, 0], *_CPU_Q), np.interp(u[:, 1], *_MEM_Q)])
+
+
+def task_request_pool(*, directory=None, allow_synthetic: bool = True, rng=None,
+                      synthetic_size: int = 200_000) -> tuple[np.ndarray, str]:
+    """(CPU, memory) requests of submitted tasks with both > 0, and their source: "real" or "synthetic".
+
+    Real: every SUBMIT row of task_events parts 0-4 with CPU > 0 and memory > 0. When the excerpt is not
+    found and ``allow_synthetic``, returns :func:`synthetic_task_requests` instead (source "synthetic").
+    """
+    try:
+        ev = read_task_events(directory=directory, columns=["event_type", "cpu_request", "memory_request"])
+    except FileNotFoundError:
+        if not allow_synthetic:
+            raise
+        return synthetic_task_requests(rng, synthetic_size), "synthetic"
+    sub = ev[(ev.event_type == SUBMIT) & (ev.cpu_request > 0) & (ev.memory_request > 0)]
+    return sub[["cpu_request", "memory_request"]].to_numpy(dtype=np.float64), "real"
