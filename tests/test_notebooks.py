@@ -47,7 +47,7 @@ def test_paper_notebooks_quick_mode(tmp_path):
     if not keys:
         pytest.skip("no paper notebook is registered yet")
     env = dict(os.environ, FAIRLIB_BUILD_DIR=str(tmp_path))
-    p = subprocess.run([sys.executable, str(ROOT / "run_all.py"), "--quick", "--keep-going",
-                        "--jobs", "2", "--only", *keys],
+    # one at a time: the notebooks time their kernels (parallel runs are tested in test_run_all.py)
+    p = subprocess.run([sys.executable, str(ROOT / "run_all.py"), "--quick", "--keep-going", "--only", *keys],
                        capture_output=True, text=True, env=env, cwd=ROOT, timeout=1800)
     assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-4000:]

@@ -14,8 +14,10 @@ __all__ = ["waterfill_step_sorted"]
 def waterfill_step_sorted(demands, previous_shares, n: int) -> np.ndarray:
     """Shares after agent k = len(previous_shares) + 1 arrives; ``demands`` rows already normalised.
 
+    The newcomer rises alone to 0.5, then both rise together until resource 0 is full:
+
     >>> waterfill_step_sorted(np.array([[1.0, 0.0], [0.0, 1.0]]), [0.5], 2).tolist()
-    [0.5, 1.0]
+    [1.0, 1.0]
     """
     d = np.asarray(demands, dtype=np.float64)
     x = np.append(np.asarray(previous_shares, dtype=np.float64), 0.0)

@@ -55,7 +55,8 @@ class DynamicDRFResult:
     demands : (K, m) normalised demands (row max 1), in arrival order.
     n : int — the number of agents the mechanism plans for (capacity at step k is k/n).
     levels : (K,) M^k, the level of step k = 1..K (the newest agent's share, the minimum share).
-    split : (K,) int — τ^k as a 0-based agent index: agents ``i >= split[k-1]`` sit at M^k.
+    split : (K,) int — τ^k as a 0-based agent index: agents ``i >= split[k-1]`` sit at M^k (on exact
+        ties, where an earlier agent already held M^k, methods may place τ differently).
     maxsum : (K,) — sum of the present agents' dominant shares after each step.
     final_shares : (K,) — x_i^K.
     method : str
@@ -328,7 +329,7 @@ def dynamic_drf(demands, n: int | None = None, method: str = "linear", *, line6:
 
     >>> res = dynamic_drf([[1, 1e-9], [1e-9, 1], [1, 1]])
     >>> res.final_shares.round(6).tolist(), res.levels.round(6).tolist()
-    [[0.666667, 0.666667, 0.333333], [0.333333, 0.666667, 0.333333]]
+    ([0.666667, 0.666667, 0.333333], [0.333333, 0.666667, 0.333333])
     """
     if method not in METHODS:
         raise InvalidInputError(f"method = {method!r}: must be one of {METHODS}")
@@ -390,7 +391,7 @@ def static_drf_levels(demands, n: int | None = None) -> np.ndarray:
     Returns the (K,) common share of every step (Li et al. §4).
 
     >>> static_drf_levels([[1, 1e-9], [1e-9, 1], [1, 1]]).round(6).tolist()
-    [0.333333, 0.333333, 0.5]
+    [0.333333, 0.666667, 0.5]
     """
     d = normalize_demands(demands)
     K = d.shape[0]
@@ -398,4 +399,5 @@ def static_drf_levels(demands, n: int | None = None) -> np.ndarray:
     if n < K:
         raise InvalidInputError(f"n = {n}: must be >= the number of arriving agents ({K})")
     k = np.arange(1, K + 1)
-    return (k / n / np.cumsum(d, axis=0).T).T.min(axis=1)
+    with np.errstate(divide="ignore"):  # a resource nobody has demanded yet does not bind
+        return (k / n / np.cumsum(d, axis=0).T).T.min(axis=1)

@@ -89,15 +89,15 @@ def synthetic_task_requests(rng, size: int) -> np.ndarray:
     return np.column_stack([np.interp(u[:, 0], *_CPU_Q), np.interp(u[:, 1], *_MEM_Q)])
 
 
-def task_request_pool(*, directory=None, allow_synthetic: bool = True, rng=None,
+def task_request_pool(*, directory=None, parts=range(5), allow_synthetic: bool = True, rng=None,
                       synthetic_size: int = 200_000) -> tuple[np.ndarray, str]:
     """(CPU, memory) requests of submitted tasks with both > 0, and their source: "real" or "synthetic".
 
-    Real: every SUBMIT row of task_events parts 0-4 with CPU > 0 and memory > 0. When the excerpt is not
+    Real: every SUBMIT row of the given task_events parts with CPU > 0 and memory > 0. When the excerpt is not
     found and ``allow_synthetic``, returns :func:`synthetic_task_requests` instead (source "synthetic").
     """
     try:
-        ev = read_task_events(directory=directory, columns=["event_type", "cpu_request", "memory_request"])
+        ev = read_task_events(parts, directory=directory, columns=["event_type", "cpu_request", "memory_request"])
     except FileNotFoundError:
         if not allow_synthetic:
             raise

@@ -1,0 +1,63 @@
+"""Google task_events reader: format errors, fallback, and the real excerpt when present."""
+import gzip
+
+import numpy as np
+import pytest
+
+from fairlib import paths
+from fairlib.traces import TraceFormatError, read_task_events, synthetic_task_requests, task_request_pool
+
+ROW = "600000000,,3418309,0,4155527081,0,user=,3,9,0.125,0.07446,0.0004244,0\n"
+
+
+def _write(tmp_path, text, part=0):
+    folder = tmp_path / "task_events"
+    folder.mkdir(exist_ok=True)
+    with gzip.open(folder / f"part-{part:05d}-of-00500.csv.gz", "wt") as f:
+        f.write(text)
+
+
+def test_reads_fixture(tmp_path):
+    _write(tmp_path, ROW * 3)
+    _write(tmp_path, ROW.replace(",0,user=", ",4,user="), part=1)
+    ev = read_task_events([0, 1], directory=tmp_path)
+    assert len(ev) == 4 and ev.event_type.tolist() == [0, 0, 0, 4]
+    pool, source = task_request_pool(directory=tmp_path, parts=[0, 1], allow_synthetic=False)
+    assert source == "real" and pool.shape == (3, 2)   # SUBMIT rows with CPU and memory > 0
+
+
+def test_non_numeric_field_names_file(tmp_path):
+    _write(tmp_path, ROW + ROW.replace("0.125", "abc"))
+    with pytest.raises(TraceFormatError, match=r"part-00000-of-00500\.csv\.gz"):
+        read_task_events([0], directory=tmp_path)
+
+
+def test_truncated_gzip(tmp_path):
+    _write(tmp_path, ROW * 200)
+    path = tmp_path / "task_events" / "part-00000-of-00500.csv.gz"
+    path.write_bytes(path.read_bytes()[:-30])
+    with pytest.raises((TraceFormatError, EOFError, OSError)):
+        read_task_events([0], directory=tmp_path)
+
+
+def test_missing_part_and_synthetic_fallback(tmp_path):
+    with pytest.raises(FileNotFoundError, match="task_events part 0 not found"):
+        read_task_events([0], directory=tmp_path)
+    pool, source = task_request_pool(directory=tmp_path, rng=1, synthetic_size=5000)
+    assert source == "synthetic" and pool.shape == (5000, 2) and (pool > 0).all()
+    med = np.median(synthetic_task_requests(2, 20000), axis=0)
+    assert med[0] == pytest.approx(0.025, rel=0.1) and med[1] == pytest.approx(0.0207, rel=0.1)
+
+
+real = pytest.mark.skipif(not (paths.SHARED_TRACES / "google_clusterdata_2011_2").is_dir(),
+                          reason="real trace excerpts not present at ../shared/data/traces")
+
+
+@pytest.mark.realdata
+@real
+def test_real_excerpt_row_counts():
+    ev = read_task_events(directory=paths.SHARED_TRACES / "google_clusterdata_2011_2")
+    assert len(ev) == 919_519                              # SCHEMAS.md §2
+    assert int((ev.event_type == 0).sum()) == 359_630      # SCHEMAS.md §3.4
+    pool, source = task_request_pool(directory=paths.SHARED_TRACES / "google_clusterdata_2011_2")
+    assert source == "real" and (pool > 0).all() and len(pool) == 357_872
