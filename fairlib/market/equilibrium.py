@@ -1,0 +1,101 @@
+"""Equilibrium condition (1) of the bidding game and the analytical worst cases (EC'05 §3)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validate import InvalidInputError
+from ..metrics import efficiency, envy_freeness, utilities, utility_uniformity
+from .game import allocation
+
+__all__ = ["marginal_utilities", "equilibrium_violation", "two_player_equilibria", "sqrt_m_construction",
+           "proportional_guarantee_bids"]
+
+
+def marginal_utilities(weights, bids, reserve: float = 0.0) -> np.ndarray:
+    """∂U_i/∂x_ij = w_ij (Y_j - x_ij) / Y_j^2 (with the reserve counted in Y_j)."""
+    w = np.asarray(weights, dtype=np.float64)
+    x = np.asarray(bids, dtype=np.float64)
+    Y = x.sum(axis=0) + reserve
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mu = np.where(Y > 0, w * (Y - x) / np.where(Y > 0, Y, 1.0) ** 2, np.inf)
+    return np.where(w > 0, mu, 0.0)
+
+
+def equilibrium_violation(weights, bids, reserve: float = 0.0, *, tol: float = 1e-12) -> float:
+    """Largest relative violation of condition (1): equal marginal value λ_i on the machines a user bids on,
+    no larger marginal value elsewhere. 0 at a Nash equilibrium.
+
+    Per user: (max_j MU_ij - min_{j: x_ij > 0} MU_ij) / max_j MU_ij.
+    """
+    x = np.asarray(bids, dtype=np.float64)
+    mu = marginal_utilities(weights, x, reserve)
+    worst = 0.0
+    for i in range(x.shape[0]):
+        bid = x[i] > tol
+        if not bid.any():
+            raise InvalidInputError(f"bids[{i}]: user {i} bids nothing (budgets must be spent)")
+        top = mu[i].max()
+        if not np.isfinite(top):
+            return float("inf")
+        worst = max(worst, (top - mu[i, bid].min()) / top)
+    return float(worst)
+
+
+def two_player_equilibria(alpha: float, kind: str = "opposite") -> list[dict]:
+    """All equilibria of the two-user, two-machine games of EC'05 Fig. 1 with budgets 1.
+
+    ``kind="equal"``: both users have weights (α, 1-α): unique equilibrium x = y = α.
+    ``kind="opposite"``: user 1 (α, 1-α), user 2 (1-α, α), α >= 1/2: equilibria are the non-negative roots
+    of f(δ) = δ³ - cδ² + cδ - 1, c = 1/(2α(1-α)) - 1, with δ = (2 - s)/s, s = x + y (REFERENCE §4.3).
+    Each equilibrium: bids on machine 1 (x, y), δ, efficiency, uniformity, envy-freeness, and the
+    condition-(1) residual of the bids (a numerical cross-check).
+    """
+    if kind not in ("equal", "opposite"):
+        raise InvalidInputError(f"kind = {kind!r}: must be 'equal' or 'opposite'")
+    if not 0 < alpha < 1:
+        raise InvalidInputError(f"alpha = {alpha}: must be in (0, 1)")
+    if kind == "equal":
+        w = np.array([[alpha, 1 - alpha], [alpha, 1 - alpha]])
+        sols = [(alpha, alpha, 1.0)]
+    else:
+        if alpha < 0.5:
+            raise InvalidInputError(f"alpha = {alpha}: the opposite-weight game is stated for alpha >= 1/2")
+        w = np.array([[alpha, 1 - alpha], [1 - alpha, alpha]])
+        c = 1.0 / (2 * alpha * (1 - alpha)) - 1.0
+        roots = np.roots([1.0, -c, c, -1.0])
+        deltas = sorted({round(float(r.real), 12) for r in roots if abs(r.imag) < 1e-9 and r.real > 0})
+        sols = []
+        for d in deltas:
+            a = alpha / ((1 - alpha) * d * d)
+            b = (1 - alpha) / (alpha * d * d)
+            sols.append((a / (1 + a), b / (1 + b), d))
+    out = []
+    for x, y, d in sols:
+        bids = np.array([[x, 1 - x], [y, 1 - y]])
+        r = allocation(bids)
+        u = utilities(w, r)
+        out.append({"alpha": alpha, "kind": kind, "delta": d, "x": x, "y": y,
+                    "efficiency": efficiency(u.sum(), w.max(axis=0).sum()),
+                    "uniformity": utility_uniformity(u), "envy_freeness": envy_freeness(w, r),
+                    "residual": equilibrium_violation(w, bids)})
+    return out
+
+
+def sqrt_m_construction(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """EC'05 §3.2: m = n² + n users on n machines. n² users value every machine 1/n and spread their budget
+    evenly; n users each value one distinct machine (weight 1) and bid everything there. Returns
+    (weights, bids); it is an equilibrium with welfare 2n/(n+1) < 2 while U* = n, so π = O(1/√m).
+    """
+    if n < 1:
+        raise InvalidInputError(f"n = {n}: needs at least one machine")
+    spread_w = np.full((n * n, n), 1.0 / n)
+    spec_w = np.eye(n)
+    return np.vstack([spread_w, spec_w]), np.vstack([np.full((n * n, n), 1.0 / n), np.eye(n)])
+
+
+def proportional_guarantee_bids(others_bids, budget: float = 1.0) -> np.ndarray:
+    """x_j = X S_j / sum_k S_k: bidding in proportion to the others' totals S guarantees r_j = X/(X + sum S)
+    on every machine — 1/m of everything with unit budgets (EC'05 §3.2)."""
+    S = np.asarray(others_bids, dtype=np.float64)
+    return budget * S / S.sum()

@@ -1,0 +1,162 @@
+"""The price-anticipating proportional-share game: model, baselines and preference generators.
+
+m users (axis 0) bid on n machines (axis 1). User i's bids x_i sum to its budget X_i; machine j's price
+is Y_j = sum_i x_ij and user i receives r_ij = x_ij / Y_j (Feldman, Lai, Zhang, EC'05 §2). With a
+reserve ε > 0, a dummy bidder places ε on every machine (the existence proof's perturbation,
+REFERENCE §4.1): prices become Y_j + ε and a best response always exists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from .._validate import InvalidInputError, as_budgets
+
+__all__ = ["Game", "allocation", "social_optimum", "weight_proportional_bids", "uniform_preferences",
+           "correlated_preferences", "welfare_optimum"]
+
+
+@dataclass(frozen=True)
+class Game:
+    """A validated game instance.
+
+    Parameters
+    ----------
+    weights : (m_users, n_machines) array_like, >= 0, every user values some machine.
+    budgets : (m_users,) array_like or scalar, > 0 (default 1).
+    parallelism : (m_users,) ints in [1, n] or scalar, optional — finite parallelism bounds k_i
+        (None: infinite parallelism).
+    reserve : float >= 0 — the dummy bid ε on every machine. With ``reserve = 0`` the game must be
+        strongly competitive (every machine valued by at least two users), else no equilibrium exists
+        (Theorem 1) and construction fails naming the machine.
+    """
+
+    weights: np.ndarray
+    budgets: np.ndarray
+    parallelism: np.ndarray | None = None
+    reserve: float = 0.0
+
+    def __init__(self, weights, budgets=None, parallelism=None, reserve: float = 0.0):
+        w = np.asarray(weights)
+        if w.ndim != 2 or w.size == 0 or w.dtype.kind not in "iuf":
+            raise InvalidInputError(f"weights: expected a numeric (users x machines) matrix, got shape {w.shape}")
+        w = np.ascontiguousarray(w, dtype=np.float64)
+        bad = ~np.isfinite(w) | (w < 0)
+        if bad.any():
+            i, j = (int(v) for v in np.argwhere(bad)[0])
+            raise InvalidInputError(f"weights[{i}, {j}] = {w[i, j]}: weights must be finite and >= 0")
+        zero = ~(w > 0).any(axis=1)
+        if zero.any():
+            i = int(np.argmax(zero))
+            raise InvalidInputError(f"weights[{i}]: user {i} values no machine")
+        m, n = w.shape
+        X = as_budgets(budgets, m)
+        k = None
+        if parallelism is not None:
+            k = np.broadcast_to(np.asarray(parallelism), (m,))
+            if k.dtype.kind not in "iu":
+                raise InvalidInputError(f"parallelism: must be integers, got dtype {k.dtype}")
+            out = (k < 1) | (k > n)
+            if out.any():
+                i = int(np.argmax(out))
+                raise InvalidInputError(f"parallelism[{i}] = {k[i]}: must be between 1 and n_machines = {n}")
+            k = np.ascontiguousarray(k, dtype=np.int64)
+        if not (np.isfinite(reserve) and reserve >= 0):
+            raise InvalidInputError(f"reserve = {reserve}: must be finite and >= 0")
+        if reserve == 0:
+            wanted = (w > 0).sum(axis=0)
+            lonely = wanted < 2
+            if lonely.any():
+                j = int(np.argmax(lonely))
+                raise InvalidInputError(
+                    f"machine {j} is valued by {int(wanted[j])} user(s): the game is not strongly competitive and "
+                    "has no equilibrium (EC'05 Thm 1); pass reserve=eps > 0 for the perturbed game")
+        object.__setattr__(self, "weights", w)
+        object.__setattr__(self, "budgets", X)
+        object.__setattr__(self, "parallelism", k)
+        object.__setattr__(self, "reserve", float(reserve))
+
+    @property
+    def n_users(self) -> int:
+        return self.weights.shape[0]
+
+    @property
+    def n_machines(self) -> int:
+        return self.weights.shape[1]
+
+    def optimum(self) -> float:
+        """Social optimum U*: sum_j max_i w_ij (infinite) or the maximum-weight matching (finite)."""
+        return welfare_optimum(self.weights, self.parallelism)
+
+
+def allocation(bids, reserve: float = 0.0) -> np.ndarray:
+    """Shares r_ij = x_ij / (Y_j + reserve); a machine with no bid is allocated to nobody.
+
+    >>> allocation([[1.0, 0.0], [1.0, 2.0]]).tolist()
+    [[0.5, 0.0], [0.5, 1.0]]
+    """
+    x = np.asarray(bids, dtype=np.float64)
+    Y = x.sum(axis=0) + reserve
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(Y > 0, x / np.where(Y > 0, Y, 1.0), 0.0)
+
+
+def welfare_optimum(weights, parallelism=None) -> float:
+    """U*: infinite parallelism — each machine to a user who values it most; finite — Lemma 1's maximum-weight
+    matching of k_i copies of user i to machines (Hungarian algorithm, scipy's linear_sum_assignment)."""
+    w = np.asarray(weights, dtype=np.float64)
+    if parallelism is None:
+        return float(w.max(axis=0).sum())
+    return float(social_optimum(w, parallelism)[1])
+
+
+def social_optimum(weights, parallelism=None) -> tuple[np.ndarray, float]:
+    """The socially optimal allocation r (one machine per user copy) and its welfare U*.
+
+    Infinite parallelism: machine j goes wholly to argmax_i w_ij (lowest index on ties). Finite: the
+    maximum-weight matching of user copies to machines.
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    m, n = w.shape
+    r = np.zeros((m, n))
+    if parallelism is None:
+        r[w.argmax(axis=0), np.arange(n)] = 1.0
+        return r, float(w.max(axis=0).sum())
+    k = np.broadcast_to(np.asarray(parallelism, dtype=np.int64), (m,))
+    owner = np.repeat(np.arange(m), k)
+    rows, cols = linear_sum_assignment(w[owner], maximize=True)
+    keep = w[owner[rows], cols] > 0
+    r[owner[rows[keep]], cols[keep]] = 1.0
+    return r, float(w[owner[rows], cols].sum())
+
+
+def weight_proportional_bids(weights, budgets=None, parallelism=None) -> np.ndarray:
+    """Static baseline: x_ij = X_i w_ij / sum_j w_ij (on the k_i highest-weight machines when finite)."""
+    w = np.asarray(weights, dtype=np.float64).copy()
+    m, n = w.shape
+    X = as_budgets(budgets, m)
+    if parallelism is not None:
+        k = np.broadcast_to(np.asarray(parallelism, dtype=np.int64), (m,))
+        rank = np.argsort(np.argsort(-w, axis=1, kind="stable"), axis=1)
+        w[rank >= k[:, None]] = 0.0
+    return X[:, None] * w / w.sum(axis=1, keepdims=True)
+
+
+def uniform_preferences(rng, n_users: int, n_machines: int) -> np.ndarray:
+    """w_ij ~ U(0, 1) i.i.d., each row normalised to sum 1 (EC §5)."""
+    w = np.random.default_rng(rng).random((n_users, n_machines))
+    return w / w.sum(axis=1, keepdims=True)
+
+
+def correlated_preferences(rng, n_users: int, n_machines: int, dim: int = 3) -> np.ndarray:
+    """w_ij = p_i . q_j with user and machine profiles in U(0, 1)^dim (EC §5, dim = 3), rows normalised to 1.
+
+    The paper does not say whether these weights were normalised; the analysis assumes sum_j w_ij = 1, so we
+    normalise [INF].
+    """
+    g = np.random.default_rng(rng)
+    w = g.random((n_users, dim)) @ g.random((dim, n_machines))
+    return w / w.sum(axis=1, keepdims=True)

@@ -1,0 +1,73 @@
+"""Welfare and fairness metrics of allocations (Feldman, Lai, Zhang EC'05 §2; REFERENCE §4.2).
+
+Allocations are shares ``r[user, machine]``; valuations ``w[user, machine]``. With finite parallelism
+``k[user]``, a user values a bundle by the sum of its k largest w_ij r_ij.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["bundle_values", "utilities", "efficiency", "utility_uniformity", "envy_freeness", "jain_index"]
+
+
+def bundle_values(weights, shares, parallelism=None) -> np.ndarray:
+    """V[i, j] = U_i(r_j): user i's value for user j's bundle.
+
+    >>> bundle_values([[1, 0], [0, 1]], [[1, 0], [0, 1]]).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    r = np.asarray(shares, dtype=np.float64)
+    if parallelism is None:
+        return w @ r.T
+    k = np.broadcast_to(np.asarray(parallelism, dtype=np.int64), (w.shape[0],))
+    v = w[:, None, :] * r[None, :, :]            # (i, j, machine)
+    v = -np.sort(-v, axis=2)
+    csum = np.cumsum(v, axis=2)
+    return np.take_along_axis(csum, (k - 1)[:, None, None].repeat(w.shape[0], axis=1), axis=2)[:, :, 0]
+
+
+def utilities(weights, shares, parallelism=None) -> np.ndarray:
+    """U_i(r_i) for every user."""
+    w = np.asarray(weights, dtype=np.float64)
+    r = np.asarray(shares, dtype=np.float64)
+    if parallelism is None:
+        return np.einsum("ij,ij->i", w, r)
+    return np.diagonal(bundle_values(w, r, parallelism)).copy()
+
+
+def efficiency(welfare: float, optimum: float) -> float:
+    """π = U / U* (price of anarchy of one outcome)."""
+    return float(welfare / optimum)
+
+
+def utility_uniformity(utils) -> float:
+    """τ = min_i U_i / max_i U_i.
+
+    >>> utility_uniformity([0.5, 0.25])
+    0.5
+    """
+    u = np.asarray(utils, dtype=np.float64)
+    return float(u.min() / u.max()) if u.max() > 0 else 0.0
+
+
+def envy_freeness(weights, shares, parallelism=None) -> float:
+    """ρ = min_{i,j} U_i(r_i) / U_i(r_j); >= 1 means envy-free (pairs with U_i(r_j) = 0 are skipped).
+
+    >>> envy_freeness([[0.5, 0.5], [0.5, 0.5]], [[0.5, 0.5], [0.5, 0.5]])
+    1.0
+    """
+    V = bundle_values(weights, shares, parallelism)
+    own = np.diagonal(V)[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(V > 0, own / np.where(V > 0, V, 1.0), np.inf)
+    np.fill_diagonal(ratio, np.inf)
+    out = float(ratio.min())
+    return out if np.isfinite(out) else 1.0
+
+
+def jain_index(values) -> float:
+    """Jain's fairness index (sum x)^2 / (n sum x^2)."""
+    x = np.asarray(values, dtype=np.float64)
+    return float(x.sum() ** 2 / (len(x) * (x ** 2).sum()))
