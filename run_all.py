@@ -44,6 +44,8 @@ class Notebook:
 
 #: the explicit registry: every paper notebook that run_all executes, in order
 REGISTRY: dict[str, Notebook] = {nb.key: nb for nb in [
+    Notebook("feldman2005", "notebooks/feldman2005_price_anticipating.ipynb",
+             "Feldman, Lai, Zhang — price-anticipating proportional-share game"),
     Notebook("li2019", "notebooks/li2019_dynamic_drf.ipynb", "Li, Liu, Zhang, Zhang — dynamic DRF"),
     Notebook("metin2025", "notebooks/metin2025_pdrf.ipynb", "Metin — Precomputed Dominant Resource Fairness"),
 ]}

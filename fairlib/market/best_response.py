@@ -20,10 +20,11 @@ __all__ = ["best_response", "best_response_finite", "utility", "finite_utility"]
 
 
 @njit(cache=True)
-def _br_sorted(w, y, budget, order, count, out):
+def _br_sorted(w, y, sq, budget, order, count, out):
     """Best response over machines ``order[:count]`` (sorted by w/y decreasing); writes bids into ``out``.
 
-    Returns the utility. Machines outside the prefix get 0 (``out`` must be zero there on entry).
+    ``sq[j] = sqrt(w[j] y[j])``, precomputed once per user. Returns the utility. Machines outside the
+    prefix get 0 (``out`` must be zero there on entry).
     """
     sum_y = 0.0
     sum_s = 0.0
@@ -33,7 +34,7 @@ def _br_sorted(w, y, budget, order, count, out):
     for t in range(count):
         j = order[t]
         sum_y += y[j]
-        s = np.sqrt(w[j] * y[j])
+        s = sq[j]
         sum_s += s
         if s * (budget + sum_y) / sum_s - y[j] > 0.0:
             best_k = t + 1
@@ -43,12 +44,33 @@ def _br_sorted(w, y, budget, order, count, out):
     scale = (budget + best_sum_y) / best_sum_s if best_k > 0 else 0.0
     for t in range(best_k):
         j = order[t]
-        x = np.sqrt(w[j] * y[j]) * scale - y[j]
+        x = sq[j] * scale - y[j]
         if x < 0.0:
             x = 0.0
         out[j] = x
         util += w[j] * x / (x + y[j])
     return util
+
+
+@njit(cache=True)
+def _br_value(w, y, sq, budget, order, count):
+    """Utility of the best response over ``order[:count]`` without forming the bids.
+
+    With the optimal prefix k, U = sum_{j<=k} w_j - (sum_{j<=k} sqrt(w_j y_j))^2 / (X + sum_{j<=k} y_j)
+    (substitute the closed-form bids into sum_j w_j x_j / (x_j + y_j)).
+    """
+    sum_y = 0.0
+    sum_s = 0.0
+    sum_w = 0.0
+    best = 0.0
+    for t in range(count):
+        j = order[t]
+        sum_y += y[j]
+        sum_s += sq[j]
+        sum_w += w[j]
+        if sq[j] * (budget + sum_y) > y[j] * sum_s:   # x_j > 0: machine j stays in the prefix
+            best = sum_w - sum_s * sum_s / (budget + sum_y)
+    return best
 
 
 @njit(cache=True)
@@ -75,75 +97,70 @@ def _candidate_order(w, y):
 def _best_response(w, y, budget):
     out = np.zeros(w.shape[0])
     order = _candidate_order(w, y)
-    _br_sorted(w, y, budget, order, order.shape[0], out)
+    _br_sorted(w, y, np.sqrt(w * y), budget, order, order.shape[0], out)
     return out
 
 
 @njit(cache=True)
-def _subset_utility(w, y, budget, subset, k, scratch_order, scratch_out):
-    """Utility of the best response restricted to ``subset[:k]`` (insertion-sorted copy, O(k^2) worst)."""
+def _swap_order(w, y, sorted_sub, k, drop, add, cand):
+    """``cand`` = ``sorted_sub[:k]`` without position ``drop``, with machine ``add`` inserted so the
+    order by w/y (decreasing) is kept. O(k)."""
+    c = 0
+    placed = False
     for t in range(k):
-        j = subset[t]
-        pos = t
-        while pos > 0 and w[scratch_order[pos - 1]] * y[j] < w[j] * y[scratch_order[pos - 1]]:
-            scratch_order[pos] = scratch_order[pos - 1]
-            pos -= 1
-        scratch_order[pos] = j
-    util = _br_sorted(w, y, budget, scratch_order, k, scratch_out)
-    for t in range(k):
-        scratch_out[scratch_order[t]] = 0.0
-    return util
+        if t == drop:
+            continue
+        j = sorted_sub[t]
+        if not placed and w[add] * y[j] > w[j] * y[add]:
+            cand[c] = add
+            c += 1
+            placed = True
+        cand[c] = j
+        c += 1
+    if not placed:
+        cand[c] = add
 
 
 @njit(cache=True)
 def _local_search(w, y, budget, k):
     """Local-search best response under parallelism k (EC §4.2): swap one machine in and out while the
-    restricted best response improves. Returns (bids, swaps)."""
+    restricted best response improves (first improvement). Returns (bids, swaps).
+
+    The chosen set is kept sorted by w/y, so evaluating a swap is O(k).
+    """
     n = w.shape[0]
     order = _candidate_order(w, y)
     kk = min(k, order.shape[0])
     chosen = np.zeros(n, dtype=np.bool_)
-    subset = np.empty(kk, dtype=np.int64)
+    sorted_sub = order[:kk].copy()
     for t in range(kk):
-        subset[t] = order[t]
-        chosen[order[t]] = True
-    scratch_order = np.empty(kk, dtype=np.int64)
-    scratch_out = np.zeros(n)
-    current = _subset_utility(w, y, budget, subset, kk, scratch_order, scratch_out)
+        chosen[sorted_sub[t]] = True
+    cand = np.empty(kk, dtype=np.int64)
+    sq = np.sqrt(w * y)
+    current = _br_value(w, y, sq, budget, sorted_sub, kk)
     swaps = 0
     improved = True
     while improved:
         improved = False
         for a in range(kk):
-            out_j = subset[a]
             for t in range(order.shape[0]):
                 in_j = order[t]
                 if chosen[in_j]:
                     continue
-                subset[a] = in_j
-                u = _subset_utility(w, y, budget, subset, kk, scratch_order, scratch_out)
+                _swap_order(w, y, sorted_sub, kk, a, in_j, cand)
+                u = _br_value(w, y, sq, budget, cand, kk)
                 if u > current * (1.0 + 1e-12) + 1e-15:
-                    chosen[out_j] = False
+                    chosen[sorted_sub[a]] = False
                     chosen[in_j] = True
+                    sorted_sub[:] = cand
                     current = u
                     swaps += 1
                     improved = True
                     break
-                subset[a] = out_j
             if improved:
                 break
     bids = np.zeros(n)
-    for t in range(kk):
-        scratch_order[t] = subset[t]
-    # final bids on the chosen set (sorted by w/y inside _subset-style insertion)
-    for t in range(kk):
-        j = subset[t]
-        pos = t
-        while pos > 0 and w[scratch_order[pos - 1]] * y[j] < w[j] * y[scratch_order[pos - 1]]:
-            scratch_order[pos] = scratch_order[pos - 1]
-            pos -= 1
-        scratch_order[pos] = j
-    _br_sorted(w, y, budget, scratch_order, kk, bids)
+    _br_sorted(w, y, sq, budget, sorted_sub, kk, bids)
     return bids, swaps
 
 

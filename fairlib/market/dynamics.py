@@ -84,6 +84,7 @@ def _run(w, budgets, bids0, reserve, k, finite, method, order_mode, perms, max_i
     if record_bids:
         history[0] = bids
     swaps = np.zeros(T, dtype=np.int64)
+    over_two = np.zeros(T, dtype=np.int64)   # local-search calls needing more than two swaps
     gaps = np.zeros(T)
     converged_at = -1
     last = 0
@@ -98,6 +99,8 @@ def _run(w, budgets, bids0, reserve, k, finite, method, order_mode, perms, max_i
                 if finite:
                     nb, s = _local_search(w[i], y, budgets[i], k[i])
                     swaps[t] += s
+                    if s > 2:
+                        over_two[t] += 1
                 else:
                     nb = _best_response(w[i], y, budgets[i])
             else:  # local greedy: move step * budget from the lowest- to the highest-marginal machine
@@ -154,7 +157,7 @@ def _run(w, budgets, bids0, reserve, k, finite, method, order_mode, perms, max_i
             if stop_at_convergence:
                 break
     return bids, utils[:last + 1], history[:last + 1] if record_bids else history, swaps[:last + 1], \
-        gaps[:last + 1], converged_at
+        over_two[:last + 1], gaps[:last + 1], converged_at
 
 
 @dataclass(frozen=True)
@@ -170,6 +173,7 @@ class DynamicsResult:
         when it never did, the paper's "200 means non-convergence").
     stabilised : int — first iteration after which efficiency never changes by more than ``eps`` again.
     swaps : (T+1,) local-search swaps made per iteration (finite parallelism).
+    swaps_over_two : (T+1,) local-search calls per iteration that needed more than two swaps.
     mu_gap : (T+1,) largest relative marginal-utility gap over users.
     history : (T+1, m, n) bids after every iteration, or None.
     optimum : float — U*.
@@ -183,6 +187,7 @@ class DynamicsResult:
     iterations: int
     stabilised: int
     swaps: np.ndarray
+    swaps_over_two: np.ndarray
     mu_gap: np.ndarray
     history: np.ndarray | None
     optimum: float
@@ -240,7 +245,7 @@ def run_dynamics(game: Game, method: str = "best_response", *, order: str = "seq
     perms = np.array([g.permutation(m) for _ in range(max_iter)], dtype=np.int64) if order == "random" \
         else np.zeros((1, m), dtype=np.int64)
     mode = {"sequential": _SEQ, "simultaneous": _SIM, "random": _RAND}[order]
-    bids, utils, hist, swaps, gaps, conv = _run(
+    bids, utils, hist, swaps, over_two, gaps, conv = _run(
         game.weights, game.budgets, x0, game.reserve, k, game.parallelism is not None,
         0 if method == "best_response" else 1, mode, perms, int(max_iter), float(eps), float(step),
         float(gap_tol), bool(stop_at_convergence), bool(record_bids))
@@ -252,4 +257,4 @@ def run_dynamics(game: Game, method: str = "best_response", *, order: str = "seq
     stabilised = int(big[-1] + 1) if big.size else 0
     return DynamicsResult(bids=bids, utilities=utils, welfare=welfare, efficiency=eff, converged=conv >= 0,
                           iterations=int(conv) if conv >= 0 else int(max_iter), stabilised=stabilised,
-                          swaps=swaps, mu_gap=gaps, history=hist if record_bids else None, optimum=optimum)
+                          swaps=swaps, swaps_over_two=over_two, mu_gap=gaps, history=hist if record_bids else None, optimum=optimum)

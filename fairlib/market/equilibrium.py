@@ -8,7 +8,8 @@ from .._validate import InvalidInputError
 from ..metrics import efficiency, envy_freeness, utilities, utility_uniformity
 from .game import allocation
 
-__all__ = ["marginal_utilities", "equilibrium_violation", "two_player_equilibria", "sqrt_m_construction",
+__all__ = ["marginal_utilities", "equilibrium_violation", "two_player_equilibria", "two_player_equilibria_numeric",
+           "sqrt_m_construction",
            "proportional_guarantee_bids"]
 
 
@@ -80,6 +81,38 @@ def two_player_equilibria(alpha: float, kind: str = "opposite") -> list[dict]:
                     "uniformity": utility_uniformity(u), "envy_freeness": envy_freeness(w, r),
                     "residual": equilibrium_violation(w, bids)})
     return out
+
+
+def two_player_equilibria_numeric(alpha: float, kind: str = "opposite", grid: int = 25) -> np.ndarray:
+    """Equilibria of the two-player games found by solving condition (1) numerically (cross-check).
+
+    Solves, for interior bids (x, y) on machine 1, the two first-order conditions
+    w_11 y / s^2 = w_12 (1 - y) / (2 - s)^2 and w_21 x / s^2 = w_22 (1 - x) / (2 - s)^2 (s = x + y) with
+    ``scipy.optimize.fsolve`` from a grid of starting points, and returns the distinct solutions (rows x, y).
+    """
+    from scipy.optimize import fsolve
+
+    if kind == "equal":
+        w = np.array([[alpha, 1 - alpha], [alpha, 1 - alpha]])
+    elif kind == "opposite":
+        w = np.array([[alpha, 1 - alpha], [1 - alpha, alpha]])
+    else:
+        raise InvalidInputError(f"kind = {kind!r}: must be 'equal' or 'opposite'")
+
+    def foc(v):
+        x, y = v
+        s = x + y
+        return [w[0, 0] * y / s**2 - w[0, 1] * (1 - y) / (2 - s) ** 2,
+                w[1, 0] * x / s**2 - w[1, 1] * (1 - x) / (2 - s) ** 2]
+
+    found = []
+    for x0 in np.linspace(0.02, 0.98, grid):
+        for y0 in np.linspace(0.02, 0.98, grid):
+            sol, info, ier, _ = fsolve(foc, [x0, y0], full_output=True, xtol=1e-13)
+            if ier == 1 and 0 < sol[0] < 1 and 0 < sol[1] < 1 and np.abs(foc(sol)).max() < 1e-10:
+                if not any(np.abs(sol - f).max() < 1e-7 for f in found):
+                    found.append(sol)
+    return np.array(sorted(found, key=lambda v: v[0])).reshape(-1, 2)
 
 
 def sqrt_m_construction(n: int) -> tuple[np.ndarray, np.ndarray]:
