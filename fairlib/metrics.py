@@ -22,10 +22,13 @@ def bundle_values(weights, shares, parallelism=None) -> np.ndarray:
     if parallelism is None:
         return w @ r.T
     k = np.broadcast_to(np.asarray(parallelism, dtype=np.int64), (w.shape[0],))
-    v = w[:, None, :] * r[None, :, :]            # (i, j, machine)
-    v = -np.sort(-v, axis=2)
-    csum = np.cumsum(v, axis=2)
-    return np.take_along_axis(csum, (k - 1)[:, None, None].repeat(w.shape[0], axis=1), axis=2)[:, :, 0]
+    n = w.shape[1]
+    out = np.empty((w.shape[0], r.shape[0]))
+    for kk in np.unique(k):                       # users sharing a bound: top-k by partition, O(n) per pair
+        rows = np.flatnonzero(k == kk)
+        v = w[rows, None, :] * r[None, :, :]      # (i, j, machine)
+        out[rows] = v.sum(axis=2) if kk >= n else np.partition(v, n - kk, axis=2)[:, :, n - kk:].sum(axis=2)
+    return out
 
 
 def utilities(weights, shares, parallelism=None) -> np.ndarray:

@@ -13,7 +13,8 @@ from .game import Game, allocation, correlated_preferences, social_optimum, unif
 
 __all__ = ["outcome_metrics", "infinite_parallelism_sweep", "finite_parallelism_sweep", "PREFERENCES"]
 
-PREFERENCES = {"uniform": uniform_preferences, "correlated": correlated_preferences}
+PREFERENCES = {"uniform": uniform_preferences, "correlated": correlated_preferences,
+               "correlated_unnormalised": lambda rng, m, n: correlated_preferences(rng, m, n, normalize=False)}
 
 
 def outcome_metrics(weights, shares, optimum: float, parallelism=None) -> dict:

@@ -151,12 +151,12 @@ def uniform_preferences(rng, n_users: int, n_machines: int) -> np.ndarray:
     return w / w.sum(axis=1, keepdims=True)
 
 
-def correlated_preferences(rng, n_users: int, n_machines: int, dim: int = 3) -> np.ndarray:
+def correlated_preferences(rng, n_users: int, n_machines: int, dim: int = 3, *, normalize: bool = True) -> np.ndarray:
     """w_ij = p_i . q_j with user and machine profiles in U(0, 1)^dim (EC §5, dim = 3), rows normalised to 1.
 
     The paper does not say whether these weights were normalised; the analysis assumes sum_j w_ij = 1, so we
-    normalise [INF].
+    normalise by default [INF]; ``normalize=False`` keeps the raw products.
     """
     g = np.random.default_rng(rng)
     w = g.random((n_users, dim)) @ g.random((dim, n_machines))
-    return w / w.sum(axis=1, keepdims=True)
+    return w / w.sum(axis=1, keepdims=True) if normalize else w

@@ -1,0 +1,219 @@
+"""The proportional-share bidding game (Feldman, Lai, Zhang EC'05): best responses, equilibria, metrics."""
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fairlib import market, metrics
+from fairlib._validate import InvalidInputError
+from fairlib.market.baselines import best_response_numpy, best_response_slsqp
+from fairlib.market.best_response import _br_value, _candidate_order
+
+
+@st.composite
+def br_inputs(draw, max_n=12):
+    n = draw(st.integers(1, max_n))
+    w = np.array(draw(st.lists(st.floats(0.0, 1.0), min_size=n, max_size=n)))
+    w[0] = max(w[0], 0.05)
+    y = np.array(draw(st.lists(st.floats(0.01, 3.0), min_size=n, max_size=n)))
+    budget = draw(st.floats(0.1, 5.0))
+    return w, y, budget
+
+
+def _kkt_violation(w, x, y):
+    mu = w * y / (x + y) ** 2
+    bid = x > 1e-12
+    lam = mu[bid].max()
+    return max(lam - mu[bid].min(), (mu[~bid] - lam).max(initial=0.0)) / lam
+
+
+@given(br_inputs())
+def test_best_response_properties_and_kkt(case):
+    w, y, budget = case
+    x = market.best_response(w, y, budget)
+    assert (x >= 0).all() and x.sum() == pytest.approx(budget, rel=1e-12)
+    assert (x[w == 0] == 0).all()
+    assert _kkt_violation(w, x, y) < 1e-9
+    np.testing.assert_allclose(best_response_numpy(w, y, budget), x, atol=1e-12)
+    value = _br_value(w, y, np.sqrt(w * y), budget, _candidate_order(w, y), int((w > 0).sum()))
+    assert value == pytest.approx(market.utility(w, x, y), rel=1e-12, abs=1e-15)
+
+
+def test_best_response_at_least_slsqp(rng):
+    for _ in range(20):
+        n = int(rng.integers(2, 30))
+        w, y, budget = rng.random(n), rng.uniform(0.05, 2, n), float(rng.uniform(0.2, 3))
+        ours = market.utility(w, market.best_response(w, y, budget), y)
+        assert ours >= market.utility(w, best_response_slsqp(w, y, budget), y) - 1e-9
+
+
+def test_best_response_ties_and_zero_weights():
+    x = market.best_response([1.0, 1.0, 0.0], [1.0, 1.0, 5.0], 2.0)
+    np.testing.assert_allclose(x, [1.0, 1.0, 0.0])
+
+
+def test_local_search_is_exact_for_small_k_against_brute_force(rng):
+    for _ in range(30):
+        n, k = int(rng.integers(3, 8)), int(rng.integers(1, 4))
+        w, y = rng.random(n), rng.uniform(0.05, 2, n)
+        bids, swaps = market.best_response_finite(w, y, 1.0, k)
+        assert (bids > 0).sum() <= k and bids.sum() == pytest.approx(1.0)
+        best = max(market.utility(w, np.where(np.isin(np.arange(n), s), market.best_response(
+            np.where(np.isin(np.arange(n), s), w, 0.0), y, 1.0), 0.0), y)
+            for s in itertools.combinations(range(n), k) if w[list(s)].max() > 0)
+        # a local optimum: never better than the best subset, usually equal on these sizes
+        assert market.utility(w, bids, y) <= best + 1e-12
+        assert swaps >= 0
+
+
+def test_best_response_errors():
+    with pytest.raises(InvalidInputError, match=r"y\[1\] = 0\.0 with w\[1\] = 0\.5: no best response exists"):
+        market.best_response([0.5, 0.5], [1.0, 0.0], 1.0)
+    with pytest.raises(InvalidInputError, match=r"w\[0\] = -1\.0"):
+        market.best_response([-1.0, 0.5], [1.0, 1.0], 1.0)
+    with pytest.raises(InvalidInputError, match="budget = 0"):
+        market.best_response([0.5, 0.5], [1.0, 1.0], 0)
+    with pytest.raises(InvalidInputError, match="values no machine"):
+        market.best_response([0.0, 0.0], [1.0, 1.0], 1.0)
+    with pytest.raises(InvalidInputError, match="k = 0"):
+        market.best_response_finite([0.5, 0.5], [1.0, 1.0], 1.0, 0)
+
+
+def test_game_validation():
+    with pytest.raises(InvalidInputError, match="machine 1 is valued by 1 user"):
+        market.Game([[1.0, 1.0], [1.0, 0.0]])
+    market.Game([[1.0, 1.0], [1.0, 0.0]], reserve=1e-6)          # perturbed game is fine
+    with pytest.raises(InvalidInputError, match=r"weights\[0, 1\] = nan"):
+        market.Game([[1.0, np.nan], [1.0, 1.0]])
+    with pytest.raises(InvalidInputError, match=r"weights\[1\]: user 1 values no machine"):
+        market.Game([[1.0, 1.0], [0.0, 0.0]], reserve=1e-6)
+    with pytest.raises(InvalidInputError, match=r"parallelism\[0\] = 3: must be between 1 and n_machines = 2"):
+        market.Game([[1.0, 1.0], [1.0, 1.0]], parallelism=3)
+    with pytest.raises(InvalidInputError, match=r"budgets\[1\] = -1\.0"):
+        market.Game([[1.0, 1.0], [1.0, 1.0]], budgets=[1.0, -1.0])
+    with pytest.raises(InvalidInputError, match="reserve > 0"):
+        market.run_dynamics(market.Game([[1.0, 1.0], [1.0, 1.0]]))
+
+
+# --- equilibria and worst cases ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("alpha", [0.55, 1 / np.sqrt(2), 0.85, 0.9, 0.97])
+def test_two_player_closed_forms(alpha):
+    eqs = market.two_player_equilibria(alpha)
+    sym = [e for e in eqs if e["delta"] == pytest.approx(1.0)][0]
+    assert sym["x"] == pytest.approx(alpha) and sym["y"] == pytest.approx(1 - alpha)
+    assert sym["efficiency"] == pytest.approx(2 * alpha + 1 / alpha - 2)
+    assert len(eqs) == (3 if alpha > (2 + np.sqrt(2)) / 4 else 1)
+    for e in eqs:
+        assert e["residual"] < 1e-9 and e["envy_freeness"] >= 1 - 1e-12 and e["efficiency"] >= 0.75
+        # each user's bids are a best response to the other's
+        x, y = e["x"], e["y"]
+        w1 = np.array([alpha, 1 - alpha])
+        np.testing.assert_allclose(market.best_response(w1, [y, 1 - y], 1.0), [x, 1 - x], atol=1e-9)
+    assert len(market.two_player_equilibria_numeric(alpha)) == len(eqs)
+
+
+def test_two_player_reference_values():
+    """REFERENCE §4.3 [DRV]: α = 0.9 roots δ ∈ {0.308, 1, 3.248}, efficiencies {0.833, 0.911, 0.833}."""
+    eqs = market.two_player_equilibria(0.9)
+    np.testing.assert_allclose([e["delta"] for e in eqs], [0.308, 1.0, 3.248], atol=1e-3)
+    np.testing.assert_allclose([e["efficiency"] for e in eqs], [0.833, 0.911, 0.833], atol=1e-3)
+    assert min(e["efficiency"] for e in market.two_player_equilibria(0.99)) == pytest.approx(0.758, abs=1e-3)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8])
+def test_sqrt_m_construction_is_equilibrium(n):
+    w, x = market.sqrt_m_construction(n)
+    assert market.equilibrium_violation(w, x) == pytest.approx(0.0, abs=1e-12)
+    welfare = metrics.utilities(w, market.allocation(x)).sum()
+    assert welfare == pytest.approx(2 * n / (n + 1))
+    assert welfare / market.welfare_optimum(w) == pytest.approx(2 / (n + 1))
+
+
+def test_best_response_is_fixed_point_at_equilibrium():
+    w, x = market.sqrt_m_construction(3)
+    Y = x.sum(axis=0)
+    for i in range(len(w)):
+        np.testing.assert_allclose(market.best_response(w[i], Y - x[i], 1.0), x[i], atol=1e-12)
+
+
+def test_proportional_guarantee(rng):
+    others = rng.uniform(0.1, 2.0, size=7)
+    others *= 4 / others.sum()                     # 4 other users with unit budgets
+    p = market.proportional_guarantee_bids(others)
+    np.testing.assert_allclose(p / (p + others), 1 / 5)
+
+
+# --- optimum, baselines, metrics ---------------------------------------------------------------------
+
+def test_matching_optimum_vs_brute_force(rng):
+    for _ in range(15):
+        m, n = int(rng.integers(1, 4)), int(rng.integers(1, 6))
+        k = rng.integers(1, 3, size=m)
+        w = rng.random((m, n))
+        best = 0.0
+        for assign in itertools.product(range(-1, m), repeat=n):   # machine -> user or nobody
+            counts = np.bincount([a for a in assign if a >= 0], minlength=m)
+            if (counts <= k).all():
+                best = max(best, sum(w[a, j] for j, a in enumerate(assign) if a >= 0))
+        r, opt = market.social_optimum(w, k)
+        assert opt == pytest.approx(best)
+        assert (r.sum(axis=1) <= k).all() and (r.sum(axis=0) <= 1).all()
+
+
+def test_allocation_columns_sum_to_one_where_bid(rng):
+    x = rng.random((4, 6))
+    x[:, 2] = 0
+    r = market.allocation(x)
+    np.testing.assert_allclose(r.sum(axis=0), [1, 1, 0, 1, 1, 1])
+
+
+def test_metrics_hand_computed():
+    w = np.array([[0.5, 0.5], [0.9, 0.1]])
+    r = np.array([[0.0, 1.0], [1.0, 0.0]])
+    np.testing.assert_allclose(metrics.utilities(w, r), [0.5, 0.9])
+    assert metrics.utility_uniformity([0.5, 0.9]) == pytest.approx(5 / 9)
+    assert metrics.envy_freeness(w, r) == pytest.approx(1.0)     # user 0 indifferent, user 1 prefers its own
+    r2 = np.array([[1.0, 0.0], [0.0, 1.0]])
+    assert metrics.envy_freeness(w, r2) == pytest.approx(0.1 / 0.9)
+    np.testing.assert_allclose(metrics.bundle_values(w, r, parallelism=[1, 1]), [[0.5, 0.5], [0.1, 0.9]])
+    assert metrics.jain_index([1, 1, 1]) == pytest.approx(1.0)
+
+
+def test_weight_proportional_and_generators():
+    w = market.uniform_preferences(1, 5, 8)
+    np.testing.assert_allclose(w.sum(axis=1), 1)
+    c = market.correlated_preferences(2, 5, 8)
+    np.testing.assert_allclose(c.sum(axis=1), 1)
+    x = market.weight_proportional_bids(w, budgets=2.0, parallelism=3)
+    assert ((x > 0).sum(axis=1) == 3).all()
+    np.testing.assert_allclose(x.sum(axis=1), 2.0)
+
+
+# --- dynamics ---------------------------------------------------------------------------------------------
+
+def test_best_response_dynamics_reach_an_equilibrium():
+    w = market.uniform_preferences(3, 20, 30)
+    game = market.Game(w, reserve=1e-9)
+    res = market.run_dynamics(game, order="random", rng=1, eps=1e-12, max_iter=2000)
+    assert res.converged
+    assert market.equilibrium_violation(w, res.bids, 1e-9) < 1e-4
+    np.testing.assert_allclose(res.bids.sum(axis=1), 1.0)
+    assert res.efficiency[-1] <= 1 + 1e-12
+
+
+def test_dynamics_are_seed_stable_and_orders_differ():
+    game = market.Game(market.uniform_preferences(4, 8, 20), reserve=1e-6)
+    a = market.run_dynamics(game, order="random", rng=5)
+    b = market.run_dynamics(game, order="random", rng=5)
+    np.testing.assert_array_equal(a.utilities, b.utilities)
+    lg = market.run_dynamics(game, "local_greedy", max_iter=50, stop_at_convergence=False)
+    assert len(lg.efficiency) == 51 and (np.abs(lg.bids.sum(axis=1) - 1) < 1e-12).all()
+    fin = market.run_dynamics(market.Game(game.weights, parallelism=3, reserve=1e-6), max_iter=5)
+    assert ((fin.bids > 0).sum(axis=1) <= 3).all()
+    with pytest.raises(InvalidInputError, match="order = 'fifo'"):
+        market.run_dynamics(game, order="fifo")
+    with pytest.raises(InvalidInputError, match="local_greedy is defined for infinite parallelism"):
+        market.run_dynamics(market.Game(game.weights, parallelism=3, reserve=1e-6), "local_greedy")
