@@ -68,6 +68,19 @@ def test_local_search_is_exact_for_small_k_against_brute_force(rng):
         assert swaps >= 0
 
 
+def test_local_search_pruning_is_exact(rng):
+    from fairlib.market.best_response import _local_search
+    for _ in range(200):
+        n, k = int(rng.integers(2, 40)), int(rng.integers(1, 12))
+        w, y = rng.random(n) ** 2, rng.uniform(0.01, 3, n)
+        w[rng.random(n) < 0.2] = 0.0
+        w[0] = max(w[0], 0.1)
+        b1, s1 = _local_search(w, y, 1.0, k, True)
+        b2, s2 = _local_search(w, y, 1.0, k, False)
+        assert s1 == s2
+        np.testing.assert_array_equal(b1, b2)
+
+
 def test_best_response_errors():
     with pytest.raises(InvalidInputError, match=r"y\[1\] = 0\.0 with w\[1\] = 0\.5: no best response exists"):
         market.best_response([0.5, 0.5], [1.0, 0.0], 1.0)

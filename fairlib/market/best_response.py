@@ -74,6 +74,24 @@ def _br_value(w, y, sq, budget, order, count):
 
 
 @njit(cache=True)
+def _multiplier_without(w, y, sq, budget, sorted_sub, k, drop):
+    """λ = (sum sqrt(w y) / (X + sum y))^2 of the best response on ``sorted_sub[:k]`` minus position ``drop``."""
+    sum_y = 0.0
+    sum_s = 0.0
+    lam = 0.0
+    for t in range(k):
+        if t == drop:
+            continue
+        j = sorted_sub[t]
+        sum_y += y[j]
+        sum_s += sq[j]
+        if sq[j] * (budget + sum_y) > y[j] * sum_s:
+            q = sum_s / (budget + sum_y)
+            lam = q * q
+    return lam
+
+
+@njit(cache=True)
 def _candidate_order(w, y):
     """Machines with w > 0, sorted by w/y decreasing (ties by index)."""
     n = w.shape[0]
@@ -122,11 +140,14 @@ def _swap_order(w, y, sorted_sub, k, drop, add, cand):
 
 
 @njit(cache=True)
-def _local_search(w, y, budget, k):
+def _local_search(w, y, budget, k, prune=True):
     """Local-search best response under parallelism k (EC §4.2): swap one machine in and out while the
     restricted best response improves (first improvement). Returns (bids, swaps).
 
-    The chosen set is kept sorted by w/y, so evaluating a swap is O(k).
+    The chosen set is kept sorted by w/y, so evaluating a swap is O(k). Pruning is exact: a machine j
+    with w_j / y_j <= λ(A - i) gets no bid in the best response on A - i + j (adding j only raises the
+    multiplier), so that swap is worth U(A - i) <= U(A); candidates come sorted by w/y, so the scan over
+    j stops there.
     """
     n = w.shape[0]
     order = _candidate_order(w, y)
@@ -143,8 +164,11 @@ def _local_search(w, y, budget, k):
     while improved:
         improved = False
         for a in range(kk):
+            lam = _multiplier_without(w, y, sq, budget, sorted_sub, kk, a) if prune else 0.0
             for t in range(order.shape[0]):
                 in_j = order[t]
+                if prune and w[in_j] <= lam * y[in_j]:
+                    break
                 if chosen[in_j]:
                     continue
                 _swap_order(w, y, sorted_sub, kk, a, in_j, cand)
