@@ -217,6 +217,13 @@ def test_best_response_dynamics_reach_an_equilibrium():
     assert res.efficiency[-1] <= 1 + 1e-12
 
 
+def test_finite_sweep_same_results_serial_and_parallel():
+    from fairlib.market.experiments import finite_parallelism_sweep
+    a = finite_parallelism_sweep([4, 8], 2, 7, delta=3, n_machines=12)
+    b = finite_parallelism_sweep([4, 8], 2, 7, delta=3, n_machines=12, n_jobs=2)
+    assert a.equals(b)
+
+
 def test_dynamics_are_seed_stable_and_orders_differ():
     game = market.Game(market.uniform_preferences(4, 8, 20), reserve=1e-6)
     a = market.run_dynamics(game, order="random", rng=5)

@@ -64,8 +64,28 @@ def infinite_parallelism_sweep(users, seeds: int, rng, *, preference: str = "uni
     return pd.DataFrame(rows)
 
 
+def _finite_cell(u, s, seed, delta, n_machines, reserve, burn_in):
+    u = int(u)
+    w = uniform_preferences(seed, u, n_machines)
+    k = min(delta, n_machines)
+    game = Game(w, parallelism=k, reserve=reserve)
+    res = run_dynamics(game, "best_response", record_bids=True)
+    opt = res.optimum
+    if res.converged:
+        m = outcome_metrics(w, allocation(res.bids, reserve), opt, game.parallelism)
+    else:
+        snaps = [outcome_metrics(w, allocation(b, reserve), opt, game.parallelism)
+                 for b in res.history[min(burn_in, len(res.history) - 1):]]
+        m = {key: min(sn[key] for sn in snaps) for key in snaps[0]}
+    calls = np.maximum(1, len(res.swaps) - 1) * u
+    return {"users": u, "seed": s, "delta": delta, "competition": u * delta / n_machines,
+            "iterations": res.iterations, "converged": res.converged,
+            "swaps_per_call": float(res.swaps[1:].sum() / calls),
+            "calls_within_two_swaps": float(1 - res.swaps_over_two[1:].sum() / calls), **m}
+
+
 def finite_parallelism_sweep(users, seeds: int, rng, *, delta: int, n_machines: int = 100, reserve: float = 1e-6,
-                             burn_in: int = 10, progress: bool = False) -> pd.DataFrame:
+                             burn_in: int = 10, n_jobs: int = 1, progress: bool = False) -> pd.DataFrame:
     """EC Figs. 4 and 6: best response by local search with parallelism bound ``delta``, uniform preferences.
 
     One row per (users, seed): convergence iteration (200 = not converged), mean local-search swaps per
@@ -73,27 +93,20 @@ def finite_parallelism_sweep(users, seeds: int, rng, *, delta: int, n_machines: 
     at convergence, or (as the paper does when the system does not converge) the minimum over the
     iterations after ``burn_in``. Also the competitors-per-machine ratio δ = m Δ / n.
     """
+    cells = [(u, s) for u in users for s in range(seeds)]
+    tasks = [(u, s, seed, delta, n_machines, reserve, burn_in) for (u, s), seed in zip(cells, _seeds(rng, len(cells)))]
+    return pd.DataFrame(_map(_finite_cell, tasks, n_jobs, progress, f"delta={delta}"))
+
+
+def _map(fn, tasks, n_jobs, progress, desc):
+    """Run ``fn(*task)`` for every task, serially or on ``n_jobs`` local processes (order preserved).
+
+    Each task carries its own child seed, so the results do not depend on scheduling or worker count.
+    """
     from tqdm.auto import tqdm
 
-    rows = []
-    cells = [(u, s) for u in users for s in range(seeds)]
-    for (u, s), seed in tqdm(list(zip(cells, _seeds(rng, len(cells)))), disable=not progress, leave=False,
-                             desc=f"delta={delta}"):
-        u = int(u)
-        w = uniform_preferences(seed, u, n_machines)
-        k = min(delta, n_machines)
-        game = Game(w, parallelism=k, reserve=reserve)
-        res = run_dynamics(game, "best_response", record_bids=True)
-        opt = res.optimum
-        if res.converged:
-            m = outcome_metrics(w, allocation(res.bids, reserve), opt, game.parallelism)
-        else:
-            snaps = [outcome_metrics(w, allocation(b, reserve), opt, game.parallelism)
-                     for b in res.history[min(burn_in, len(res.history) - 1):]]
-            m = {key: min(sn[key] for sn in snaps) for key in snaps[0]}
-        calls = np.maximum(1, len(res.swaps) - 1) * u
-        rows.append({"users": u, "seed": s, "delta": delta, "competition": u * delta / n_machines,
-                     "iterations": res.iterations, "converged": res.converged,
-                     "swaps_per_call": float(res.swaps[1:].sum() / calls),
-                     "calls_within_two_swaps": float(1 - res.swaps_over_two[1:].sum() / calls), **m})
-    return pd.DataFrame(rows)
+    if n_jobs == 1:
+        return [fn(*t) for t in tqdm(tasks, disable=not progress, leave=False, desc=desc)]
+    from joblib import Parallel, delayed
+
+    return Parallel(n_jobs=n_jobs)(delayed(fn)(*t) for t in tqdm(tasks, disable=not progress, leave=False, desc=desc))
