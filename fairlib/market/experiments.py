@@ -11,7 +11,8 @@ from .dynamics import run_dynamics
 from .equilibrium import equilibrium_violation
 from .game import Game, allocation, correlated_preferences, social_optimum, uniform_preferences, weight_proportional_bids
 
-__all__ = ["outcome_metrics", "infinite_parallelism_sweep", "finite_parallelism_sweep", "PREFERENCES"]
+__all__ = ["outcome_metrics", "infinite_parallelism_sweep", "finite_parallelism_sweep",
+           "finite_efficiency_trajectories", "PREFERENCES"]
 
 PREFERENCES = {"uniform": uniform_preferences, "correlated": correlated_preferences,
                "correlated_unnormalised": lambda rng, m, n: correlated_preferences(rng, m, n, normalize=False)}
@@ -110,3 +111,22 @@ def _map(fn, tasks, n_jobs, progress, desc):
     from joblib import Parallel, delayed
 
     return Parallel(n_jobs=n_jobs)(delayed(fn)(*t) for t in tqdm(tasks, disable=not progress, leave=False, desc=desc))
+
+
+def _trajectory_cell(label: dict, seed, users, delta, n_machines, reserve, iterations):
+    game = Game(uniform_preferences(seed, users, n_machines), parallelism=delta, reserve=reserve)
+    res = run_dynamics(game, max_iter=iterations, stop_at_convergence=False)
+    return [{**label, "iteration": t, "efficiency": e} for t, e in enumerate(res.efficiency)]
+
+
+def finite_efficiency_trajectories(configs, seeds: int, rng, *, n_machines: int = 100, reserve: float = 1e-6,
+                                   iterations: int = 100, n_jobs: int = 1) -> pd.DataFrame:
+    """EC Fig. 5: efficiency over iterations for each (delta, users) in ``configs``, ``seeds`` runs each
+    (local-search best response, uniform preferences, run for ``iterations`` whether or not it converges)."""
+    tasks = []
+    for c, cseed in zip(configs, _seeds(rng, len(configs))):
+        delta, users = c
+        for s, seed in enumerate(cseed.spawn(seeds)):
+            tasks.append(({"delta": delta, "users": users, "seed": s}, seed, users, delta, n_machines, reserve,
+                          iterations))
+    return pd.DataFrame([row for rows in _map(_trajectory_cell, tasks, n_jobs, False, "fig5") for row in rows])
