@@ -94,6 +94,7 @@ def new_figure(title: str, *, ncols: int = 1, nrows: int = 1, width: float | Non
     use_style()
     w = width or 4.2 * ncols + 1.0
     h = height or 3.4 * nrows + 0.4
+    kw.setdefault("layout", "constrained")  # keeps axis labels clear of the next row's titles
     fig, axes = plt.subplots(nrows, ncols, figsize=(w, h), squeeze=False, **kw)
     fig.suptitle(title, fontweight="bold")
     return fig, (axes[0, 0] if axes.size == 1 else axes)
