@@ -21,3 +21,13 @@ def test_environment_yml_mirrors_pins():
     env_pins = set(re.findall(r"^\s+- ([A-Za-z0-9_.-]+==\S+)\s*$", text, flags=re.M))
     assert env_pins == set(_pyproject_pins())
     assert "python=3.11" in text and "- -e ." in text
+
+
+def test_numba_cache_keyed_on_sources():
+    """Kernels calling kernels in other files are not re-validated by numba: the cache dir must change with them."""
+    import os
+
+    import fairlib
+
+    assert os.environ["NUMBA_CACHE_DIR"].endswith(fairlib._source_hash())
+    assert "numba-cache" in os.environ["NUMBA_CACHE_DIR"]
