@@ -1,12 +1,10 @@
-"""Benchmark output helpers (timing itself lives in :mod:`fairlib.timing`)."""
+"""Benchmark output helper; timing itself is :func:`fairlib.timing.median_time`."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pandas as pd
-
-from fairlib.timing import median_time  # noqa: F401  (re-exported for the bench scripts)
 
 
 def write_results(name: str, rows: list[dict]) -> Path:

@@ -14,7 +14,8 @@ import time
 
 import numpy as np
 
-from benchmarks._timing import median_time, write_results
+from benchmarks._timing import write_results
+from fairlib.timing import median_time
 from fairlib import market
 from fairlib.market.baselines import best_response_numpy, best_response_slsqp
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
-
-from benchmarks._timing import median_time, write_results
+from benchmarks._timing import write_results
+from fairlib.timing import median_time
 from fairlib.multires import drf, edrf, pdrf
 from fairlib.multires.baselines import drf_argmin_loop, drf_heapq
 from fairlib.multires.pdrf_comparison import scaled_instances

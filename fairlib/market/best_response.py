@@ -20,29 +20,43 @@ __all__ = ["best_response", "best_response_finite", "utility", "finite_utility"]
 
 
 @njit(cache=True)
-def _br_sorted(w, y, sq, budget, order, count, out):
-    """Best response over machines ``order[:count]`` (sorted by w/y decreasing); writes bids into ``out``.
+def _best_prefix(w, y, sq, budget, order, count, drop):
+    """Scan ``order[:count]`` (sorted by w/y decreasing), skipping position ``drop`` (-1: none), for the
+    optimal prefix: the last machine j with x_j > 0, i.e. sqrt(w_j y_j)(X + S_y) > y_j S_s.
 
-    ``sq[j] = sqrt(w[j] y[j])``, precomputed once per user. Returns the utility. Machines outside the
-    prefix get 0 (``out`` must be zero there on entry).
+    Returns (end, S_y, S_s, S_w): the prefix is ``order[:end]`` (minus ``drop``) and the sums of y,
+    sqrt(w y) and w over it. ``sq[j] = sqrt(w[j] y[j])``, precomputed once per user.
     """
     sum_y = 0.0
     sum_s = 0.0
-    best_k = 0
-    best_sum_y = 0.0
-    best_sum_s = 0.0
+    sum_w = 0.0
+    end = 0
+    best_y = 0.0
+    best_s = 0.0
+    best_w = 0.0
     for t in range(count):
+        if t == drop:
+            continue
         j = order[t]
         sum_y += y[j]
-        s = sq[j]
-        sum_s += s
-        if s * (budget + sum_y) / sum_s - y[j] > 0.0:
-            best_k = t + 1
-            best_sum_y = sum_y
-            best_sum_s = sum_s
+        sum_s += sq[j]
+        sum_w += w[j]
+        if sq[j] * (budget + sum_y) > y[j] * sum_s:
+            end = t + 1
+            best_y = sum_y
+            best_s = sum_s
+            best_w = sum_w
+    return end, best_y, best_s, best_w
+
+
+@njit(cache=True)
+def _br_sorted(w, y, sq, budget, order, count, out):
+    """Best response over machines ``order[:count]``; writes the bids into ``out`` (zero elsewhere on
+    entry) and returns the utility."""
+    end, sum_y, sum_s, _ = _best_prefix(w, y, sq, budget, order, count, -1)
     util = 0.0
-    scale = (budget + best_sum_y) / best_sum_s if best_k > 0 else 0.0
-    for t in range(best_k):
+    scale = (budget + sum_y) / sum_s if end > 0 else 0.0
+    for t in range(end):
         j = order[t]
         x = sq[j] * scale - y[j]
         if x < 0.0:
@@ -56,39 +70,21 @@ def _br_sorted(w, y, sq, budget, order, count, out):
 def _br_value(w, y, sq, budget, order, count):
     """Utility of the best response over ``order[:count]`` without forming the bids.
 
-    With the optimal prefix k, U = sum_{j<=k} w_j - (sum_{j<=k} sqrt(w_j y_j))^2 / (X + sum_{j<=k} y_j)
-    (substitute the closed-form bids into sum_j w_j x_j / (x_j + y_j)).
+    With the optimal prefix, U = sum w_j - (sum sqrt(w_j y_j))^2 / (X + sum y_j) (substitute the
+    closed-form bids into sum_j w_j x_j / (x_j + y_j)).
     """
-    sum_y = 0.0
-    sum_s = 0.0
-    sum_w = 0.0
-    best = 0.0
-    for t in range(count):
-        j = order[t]
-        sum_y += y[j]
-        sum_s += sq[j]
-        sum_w += w[j]
-        if sq[j] * (budget + sum_y) > y[j] * sum_s:   # x_j > 0: machine j stays in the prefix
-            best = sum_w - sum_s * sum_s / (budget + sum_y)
-    return best
+    end, sum_y, sum_s, sum_w = _best_prefix(w, y, sq, budget, order, count, -1)
+    return sum_w - sum_s * sum_s / (budget + sum_y) if end > 0 else 0.0
 
 
 @njit(cache=True)
 def _multiplier_without(w, y, sq, budget, sorted_sub, k, drop):
     """λ = (sum sqrt(w y) / (X + sum y))^2 of the best response on ``sorted_sub[:k]`` minus position ``drop``."""
-    sum_y = 0.0
-    sum_s = 0.0
-    lam = 0.0
-    for t in range(k):
-        if t == drop:
-            continue
-        j = sorted_sub[t]
-        sum_y += y[j]
-        sum_s += sq[j]
-        if sq[j] * (budget + sum_y) > y[j] * sum_s:
-            q = sum_s / (budget + sum_y)
-            lam = q * q
-    return lam
+    end, sum_y, sum_s, _ = _best_prefix(w, y, sq, budget, sorted_sub, k, drop)
+    if end == 0:
+        return 0.0
+    q = sum_s / (budget + sum_y)
+    return q * q
 
 
 @njit(cache=True)

@@ -19,7 +19,7 @@ __all__ = ["Game", "allocation", "social_optimum", "weight_proportional_bids", "
            "correlated_preferences", "welfare_optimum"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Game:
     """A validated game instance.
 

@@ -118,7 +118,7 @@ def _edrf_rounds(demands, capacity, rate_per_level):
                 use = rate[r] * dt
                 remaining[r] -= use
                 consumed[r] += use
-                if remaining[r] <= 1e-12 * capacity[r]:
+                if remaining[r] <= SATURATION_RTOL * capacity[r]:
                     saturated[r] = True
                     consumed[r] = capacity[r]  # the argmin resource is exactly full
                     remaining[r] = 0.0

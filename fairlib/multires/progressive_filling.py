@@ -92,7 +92,7 @@ def _progressive_filling(demands, capacity, step, secondary, caps, skip_blocked,
     for i in range(n):
         for r in range(m):
             consumed[r] += tasks[i] * demands[i, r]
-    limit = capacity * (1.0 + 1e-12)
+    limit = capacity * (1.0 + FIT_RTOL)
     # (share, secondary, user) items sorted once: a sorted array is a valid heap
     keys = np.empty(n)
     for i in range(n):
@@ -174,7 +174,7 @@ def drf(demands, capacity, *, weights=None, stop: str = "skip_blocked", tie_brea
     Notes
     -----
     Shares are compared exactly in floating point (computed as ``tasks * step`` to avoid drift);
-    a task fits when ``consumed + demand <= capacity * (1 + 1e-12)``.
+    a task fits when ``consumed + demand <= capacity * (1 + FIT_RTOL)`` (FIT_RTOL = 1e-12).
 
     Examples
     --------

@@ -67,6 +67,8 @@ def read_task_events(parts=range(5), *, directory=None, columns=None) -> pd.Data
             df = pd.read_csv(path, header=None, names=TASK_EVENT_COLUMNS, dtype=_DTYPES, on_bad_lines="error")
         except (ValueError, pd.errors.ParserError) as exc:
             raise TraceFormatError(f"{path}: {exc}") from None
+        except (EOFError, OSError) as exc:  # truncated or corrupt gzip stream
+            raise TraceFormatError(f"{path}: truncated or corrupt gzip file ({exc})") from None
         frames.append(df if columns is None else df[list(columns)])
     if not frames:
         raise InvalidInputError("parts: no part numbers given")
