@@ -41,6 +41,8 @@ MECHANISM_COLORS: dict[str, str] = {
     # dynamic DRF (li2019)
     "dynamic_drf": _PALETTE[0],
     "linear": _PALETTE[0],
+    "linear_rescan": _PALETTE[1],
+    "sorted_waterfill": _PALETTE[6],
     "waterfill": _PALETTE[2],
     "lp": _PALETTE[14],
     "cautious_lp": _PALETTE[12],

@@ -37,6 +37,39 @@ def test_linear_waterfill_lp_agree(case):
             assert (x[:tau] >= level - 1e-12).all()
 
 
+@given(arrivals(max_agents=30))
+def test_prefix_sums_agree_with_the_printed_loops(case):
+    d, n = case
+    fast = dynamic.dynamic_drf(d, n, sums="prefix")
+    loops = dynamic.dynamic_drf(d, n, sums="rescan")
+    np.testing.assert_allclose(fast.levels, loops.levels, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(fast.maxsum, loops.maxsum, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(fast.final_shares, loops.final_shares, rtol=1e-12, atol=1e-15)
+
+
+def test_prefix_sums_on_many_arrivals():
+    d = np.random.default_rng(3).uniform(0.01, 1.0, size=(3000, 3))
+    fast, loops = (dynamic.dynamic_drf(d, sums=s) for s in ("prefix", "rescan"))
+    # τ itself may differ where consecutive shares tie (the test is tie-invariant up to rounding)
+    assert np.mean(fast.split == loops.split) > 0.9
+    # level = (k/n - α) / β cancels when a resource is nearly full: compare absolutely (shares are <= 1)
+    np.testing.assert_allclose(fast.levels, loops.levels, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(fast.maxsum, loops.maxsum, rtol=1e-10)
+    np.testing.assert_allclose(fast.final_shares, dynamic.dynamic_drf(d, method="waterfill").final_shares,
+                               rtol=1e-10)
+
+
+def test_prefix_block_from_a_rebuilt_state():
+    """The timing harness resumes Algorithm 1 at step k from a rebuilt state: same levels as a full run."""
+    from fairlib.dynamic.drf import _linear_prefix_block, _linear_prefix_state
+    d = dynamic.normalize_demands(np.random.default_rng(5).uniform(0.01, 1.0, size=(400, 2)))
+    full = dynamic.dynamic_drf(d)
+    x, dp, up = _linear_prefix_state(d, 300, 400)
+    last = _linear_prefix_block(d, x, 400.0, dp, up, 300, 400)
+    assert last == pytest.approx(full.levels[-1], abs=1e-13)
+    np.testing.assert_allclose(x, full.final_shares, atol=1e-13)
+
+
 @given(arrivals())
 def test_lemmas_1_and_2(case):
     """L1: x_i^k = max(M^k, x_i^{k-1}); L2: shares non-increasing in arrival order."""
@@ -142,6 +175,7 @@ def test_cautious_lp_reconstruction_is_feasible_and_fair():
     (dict(demands=[[1, 1]], n=2.5), r"n = 2\.5: must be an integer"),
     (dict(demands=[[1, 1]], method="fast"), r"method = 'fast'"),
     (dict(demands=[[1, 1]], method="lp", line6="as_printed"), r"applies to method='linear' only"),
+    (dict(demands=[[1, 1]], sums="cumulative"), r"sums = 'cumulative': must be 'prefix' or 'rescan'"),
 ])
 def test_validation(kwargs, message):
     with pytest.raises(InvalidInputError, match=message):

@@ -41,6 +41,27 @@ def test_best_response_properties_and_kkt(case):
     assert value == pytest.approx(market.utility(w, x, y), rel=1e-12, abs=1e-15)
 
 
+@given(st.integers(1, 4000), st.sampled_from(["uniform", "heavy", "ties", "sparse"]), st.integers(0, 2**32 - 1),
+       st.floats(1e-3, 1e3))
+def test_sort_free_best_response_matches_the_sorted_scan(n, shape, seed, budget):
+    """The threshold fixed point (no sort) against the sorted closed form, on sizes and shapes that
+    exercise the strided start, its rebuild when the guess cuts into the optimum, and ties."""
+    rng = np.random.default_rng(seed)
+    w, y = rng.random(n), rng.uniform(1e-3, 1.0, n)
+    if shape == "heavy":
+        w, y = rng.pareto(1.2, n), rng.random(n) ** 4 + 1e-9
+    elif shape == "ties":
+        w, y = rng.integers(0, 3, n).astype(float), rng.integers(1, 3, n).astype(float)
+    elif shape == "sparse":
+        w[rng.random(n) < 0.9] = 0.0
+    w[0] = max(w[0], 0.5)
+    x = market.best_response(w, y, budget)
+    ref = best_response_numpy(w, y, budget)
+    np.testing.assert_allclose(x, ref, rtol=1e-9, atol=1e-12 * budget)
+    # x_j = sqrt(w y) scale - y cancels when y_j >> x_j (hundreds of tied machines): 1e-9, as the reference
+    assert x.sum() == pytest.approx(budget, rel=1e-9)
+
+
 def test_best_response_at_least_slsqp(rng):
     for _ in range(20):
         n = int(rng.integers(2, 30))
@@ -86,6 +107,14 @@ def test_best_response_errors():
         market.best_response([0.5, 0.5], [1.0, 0.0], 1.0)
     with pytest.raises(InvalidInputError, match=r"w\[0\] = -1\.0"):
         market.best_response([-1.0, 0.5], [1.0, 1.0], 1.0)
+    with pytest.raises(InvalidInputError, match=r"y\[2\] = inf"):
+        market.best_response(np.ones(300), np.r_[1.0, 1.0, np.inf, np.ones(297)], 1.0)
+    with pytest.raises(InvalidInputError, match=r"w\[299\] = nan"):
+        market.best_response(np.r_[np.ones(299), np.nan], np.ones(300), 1.0)
+    with pytest.raises(InvalidInputError, match=r"y\[150\] = 0\.0 with w\[150\] = 1\.0"):
+        market.best_response(np.ones(300), np.r_[np.ones(150), 0.0, np.ones(149)], 1.0)
+    with pytest.raises(InvalidInputError, match="budget = 'a'"):
+        market.best_response([0.5, 0.5], [1.0, 1.0], "a")
     with pytest.raises(InvalidInputError, match="budget = 0"):
         market.best_response([0.5, 0.5], [1.0, 1.0], 0)
     with pytest.raises(InvalidInputError, match="values no machine"):

@@ -183,8 +183,91 @@ def _linear_step(d, x, k, n, corrected_line6, alpha, beta):
 
 
 @njit(cache=True)
-def _linear_kernel(d, n, corrected_line6):
-    """Algorithm 1 over all arrivals; ``corrected_line6=False`` runs the printed test."""
+def _linear_step_prefix(d, x, k, n, corrected_line6, demand_prefix, usage_prefix):
+    """One step of Algorithm 1 with its sums read off prefix sums kept across steps.
+
+    ``demand_prefix[t, r] = sum_{i<t} d_ir`` (fixed once agent t - 1 has arrived) and
+    ``usage_prefix[t, r] = sum_{i<t} d_ir x_i`` (valid for t <= k on entry). Then line 6's
+    ``sum_{i<=k} d_ir`` and the α_r = sum_{i<τ} d_ir x_i, β_r = sum_{i>=τ} d_ir of lines 9-19 are O(m)
+    reads, and the binary search visits the same τ as the printed loops. Agents before τ keep shares
+    above the level (the test fails at τ - 1), so only the suffix i >= τ changes, and only its prefix
+    rows are rebuilt: O(m log k + m (k - τ)) per step instead of O(m k).
+
+    Returns (level M, split τ as 0-based index, change in the sum of shares).
+    """
+    m = d.shape[1]
+    cap = (k + 1) / n
+    for r in range(m):
+        demand_prefix[k + 1, r] = demand_prefix[k, r] + d[k, r]
+        usage_prefix[k + 1, r] = usage_prefix[k, r]  # x_k = 0 on entry
+    ok = True
+    if corrected_line6:
+        for r in range(m):
+            if demand_prefix[k + 1, r] * x[0] > cap:
+                ok = False
+    else:  # as printed: sum_i d_ir x_i^{k-1} <= k/n, always true (x_k^{k-1} = 0)
+        for r in range(m):
+            if usage_prefix[k + 1, r] > cap:
+                ok = False
+    tau = 0
+    if not ok:
+        lb, ub = 0, k  # the test fails at lb and holds at ub
+        while ub - lb > 1:
+            tau = (lb + ub + 1) // 2
+            fits = True
+            for r in range(m):
+                if usage_prefix[tau, r] + (demand_prefix[k + 1, r] - demand_prefix[tau, r]) * x[tau] > cap:
+                    fits = False
+                    break
+            if fits:
+                ub = tau
+            else:
+                lb = tau
+        tau = ub
+    level = np.inf
+    for r in range(m):
+        beta = demand_prefix[k + 1, r] - demand_prefix[tau, r]
+        if beta > 0.0:
+            level = min(level, (cap - usage_prefix[tau, r]) / beta)
+    change = 0.0
+    for i in range(tau, k + 1):
+        if level > x[i]:
+            change += level - x[i]
+            x[i] = level
+        for r in range(m):
+            usage_prefix[i + 1, r] = usage_prefix[i, r] + d[i, r] * x[i]
+    return level, tau, change
+
+
+@njit(cache=True)
+def _linear_prefix_block(d, x, n, demand_prefix, usage_prefix, start, stop):
+    """Steps ``start..stop-1`` (0-based arrivals) of the prefix-sum Algorithm 1 from a given state
+    (for timing a step at large k without rerunning the steps before it). Returns the last level."""
+    level = 0.0
+    for k in range(start, stop):
+        level, _, _ = _linear_step_prefix(d, x, k, n, True, demand_prefix, usage_prefix)
+    return level
+
+
+def _linear_prefix_state(d, k, n):
+    """State of the prefix-sum Algorithm 1 after the first ``k`` of the arrivals ``d`` (normalised) with
+    capacity planned for ``n``: (shares padded to len(d), demand_prefix, usage_prefix)."""
+    K, m = d.shape
+    x = np.zeros(K)
+    if k > 0:
+        x[:k] = _waterfill_kernel(d[:k], float(n))[0]
+    demand_prefix = np.zeros((K + 1, m))
+    demand_prefix[1:] = np.cumsum(d, axis=0)
+    usage_prefix = np.zeros((K + 1, m))
+    usage_prefix[1:k + 1] = np.cumsum(d[:k] * x[:k, None], axis=0)
+    return x, demand_prefix, usage_prefix
+
+
+@njit(cache=True)
+def _linear_kernel(d, n, corrected_line6, rescan):
+    """Algorithm 1 over all arrivals; ``corrected_line6=False`` runs the printed test; ``rescan=True``
+    recomputes every sum by loops over the present agents (the printed O(k m) per step), otherwise
+    prefix sums are kept across steps (``_linear_step_prefix``)."""
     K, m = d.shape
     x = np.zeros(K)
     levels = np.zeros(K)
@@ -192,11 +275,21 @@ def _linear_kernel(d, n, corrected_line6):
     maxsum = np.zeros(K)
     alpha = np.zeros(m)
     beta = np.zeros(m)
+    demand_prefix = np.zeros((K + 1, m))
+    usage_prefix = np.zeros((K + 1, m))
     x[0] = 1.0 / n
     levels[0] = x[0]
     maxsum[0] = x[0]
+    for r in range(m):
+        demand_prefix[1, r] = d[0, r]
+        usage_prefix[1, r] = d[0, r] * x[0]
     for k in range(1, K):            # step k + 1 in the paper's numbering
-        levels[k], split[k], maxsum[k] = _linear_step(d, x, k, n, corrected_line6, alpha, beta)
+        if rescan:
+            levels[k], split[k], maxsum[k] = _linear_step(d, x, k, n, corrected_line6, alpha, beta)
+        else:
+            levels[k], split[k], change = _linear_step_prefix(d, x, k, n, corrected_line6,
+                                                              demand_prefix, usage_prefix)
+            maxsum[k] = maxsum[k - 1] + change
     return x, levels, split, maxsum
 
 
@@ -299,7 +392,8 @@ def _lp_steps(d, n):
     return prev, levels, split, maxsum, shares
 
 
-def dynamic_drf(demands, n: int | None = None, method: str = "linear", *, line6: str = "corrected") -> DynamicDRFResult:
+def dynamic_drf(demands, n: int | None = None, method: str = "linear", *, line6: str = "corrected",
+                sums: str = "prefix") -> DynamicDRFResult:
     """Dynamic DRF allocation of agents arriving in row order.
 
     Parameters
@@ -317,6 +411,13 @@ def dynamic_drf(demands, n: int | None = None, method: str = "linear", *, line6:
         step). ``"lp"``: HiGHS on LP (1) at every step (slow; keeps every step's shares).
     line6 : {"corrected", "as_printed"}
         ``"as_printed"`` (``method="linear"`` only) reproduces the erratum, to show its effect.
+    sums : {"prefix", "rescan"}
+        ``method="linear"`` only: how Algorithm 1's sums (line 6's total demand, the α_r, β_r of the
+        binary search) are obtained. ``"prefix"``: prefix sums kept across steps, O(m) per probe, so a
+        step costs O(m log k + m (k - τ)). ``"rescan"``: loops over the present agents as printed,
+        O(m k) per step (the paper's bound). Both visit the same τ; results agree to rounding.
+        ``line6="as_printed"`` always rescans: once the printed test has broken capacity, agents before
+        τ may sit below the level, which the prefix version assumes cannot happen.
 
     Returns
     -------
@@ -337,6 +438,8 @@ def dynamic_drf(demands, n: int | None = None, method: str = "linear", *, line6:
         raise InvalidInputError(f"line6 = {line6!r}: must be 'corrected' or 'as_printed'")
     if line6 == "as_printed" and method != "linear":
         raise InvalidInputError("line6='as_printed' applies to method='linear' only")
+    if sums not in ("prefix", "rescan"):
+        raise InvalidInputError(f"sums = {sums!r}: must be 'prefix' or 'rescan'")
     d = normalize_demands(demands)
     K = d.shape[0]
     if n is None:
@@ -348,7 +451,8 @@ def dynamic_drf(demands, n: int | None = None, method: str = "linear", *, line6:
     n = int(n)
     step_shares = None
     if method == "linear":
-        x, levels, split, maxsum = _linear_kernel(d, float(n), line6 == "corrected")
+        x, levels, split, maxsum = _linear_kernel(d, float(n), line6 == "corrected",
+                                                  sums == "rescan" or line6 == "as_printed")
     elif method == "waterfill":
         x, levels, split, maxsum = _waterfill_kernel(d, float(n))
     else:

@@ -9,7 +9,8 @@ import pandas as pd
 
 from .._validate import InvalidInputError
 from .cautious import cautious_lp
-from .drf import _linear_step, _lp_one_step, dynamic_drf, normalize_demands, static_drf_levels
+from .drf import (_linear_prefix_block, _linear_prefix_state, _linear_step, _lp_one_step, dynamic_drf,
+                  normalize_demands, static_drf_levels)
 from .baselines import waterfill_step_sorted
 
 __all__ = ["random_order_experiment", "per_step_times", "total_times"]
@@ -60,48 +61,70 @@ def random_order_experiment(pool, ns, orders, rng, *, cautious_orders=None, prog
     return pd.DataFrame(rows)
 
 
-def per_step_times(ks, *, m: int = 2, rng=None, methods=("linear", "sorted_waterfill", "lp"),
-                   lp_max_k: int = 3000, repeat: int = 5) -> pd.DataFrame:
+def per_step_times(ks, *, m: int = 2, rng=None, methods=("linear", "linear_rescan", "sorted_waterfill", "lp"),
+                   lp_max_k: int = 3000, repeat: int = 5, block: int | None = None) -> pd.DataFrame:
     """Median time of one arrival step at each k, kernels called directly (no input validation).
 
-    ``linear``: Algorithm 1's step; ``sorted_waterfill``: the sort-based water-filling step;
-    ``lp``: HiGHS on eq. (1) (only for k <= ``lp_max_k``); ``waterfill``: the event-driven water-filling,
-    whose cost is amortised, reported as (time of K arrivals) / K. Uniform random demands.
+    ``linear``: Algorithm 1 with prefix sums kept across steps — its state carries over from step to
+    step, so it is timed over ``block`` consecutive steps from k (state copied afresh each repeat, the
+    copy included) and divided by ``block`` (default max(64, k // 16), so the O(k) copy stays a small
+    share of the block); ``linear_rescan``: one step of Algorithm 1 with the printed
+    O(k m) loops; ``sorted_waterfill``: the sort-based water-filling step; ``lp``: HiGHS on eq. (1)
+    (only for k <= ``lp_max_k``); ``waterfill``: the event-driven water-filling, whose cost is
+    amortised, reported as (time of K arrivals) / K. Uniform random demands; capacity k/n with n = k
+    (n = k + block - 1 for the ``linear`` block). Rows for one k share one demand matrix.
     """
     from ..timing import median_time
 
+    unknown = set(methods) - {"linear", "linear_rescan", "sorted_waterfill", "lp", "waterfill"}
+    if unknown:
+        raise InvalidInputError(f"methods: unknown {sorted(unknown)}")
     rng = np.random.default_rng(rng)
     rows = []
     for k in ks:
         k = int(k)
-        d = normalize_demands(rng.uniform(0.01, 1.0, size=(k, m)))
+        blk = int(block) if block is not None else max(64, k // 16)
+        d = normalize_demands(rng.uniform(0.01, 1.0, size=(k + blk - 1, m)))
         prev = dynamic_drf(d[:k - 1], k, method="waterfill").final_shares if k > 1 else np.zeros(0)
         x0 = np.append(prev, 0.0)
         a, b = np.zeros(m), np.zeros(m)
+        n_block = k + blk - 1
+        x_block, demand_prefix, usage_prefix = _linear_prefix_state(d, k - 1, n_block)
+
+        def linear_block():
+            _linear_prefix_block(d, x_block.copy(), float(n_block), demand_prefix, usage_prefix.copy(),
+                                 k - 1, n_block)
+
+        dk = d[:k]
         steps = {
-            "linear": lambda: _linear_step(d, x0.copy(), k - 1, float(k), True, a, b),
-            "sorted_waterfill": lambda: waterfill_step_sorted(d, prev, k),
-            "lp": lambda: _lp_one_step(d, prev, k),
-            "waterfill": lambda: dynamic_drf(d, k, method="waterfill"),
+            "linear": linear_block,
+            "linear_rescan": lambda: _linear_step(dk, x0.copy(), k - 1, float(k), True, a, b),
+            "sorted_waterfill": lambda: waterfill_step_sorted(dk, prev, k),
+            "lp": lambda: _lp_one_step(dk, prev, k),
+            "waterfill": lambda: dynamic_drf(dk, k, method="waterfill"),
         }
         for name in methods:
             if name == "lp" and k > lp_max_k:
                 continue
             secs = median_time(steps[name], repeat=repeat if name != "lp" else 3)
-            rows.append({"k": k, "method": name, "seconds": secs / (k if name == "waterfill" else 1)})
+            per = {"waterfill": k, "linear": blk}.get(name, 1)
+            rows.append({"k": k, "method": name, "seconds": secs / per})
     return pd.DataFrame(rows)
 
 
-def total_times(ns, *, m: int = 2, rng=None, methods=("linear", "waterfill")) -> pd.DataFrame:
-    """Wall time of processing all n arrivals (one run each, after a warm-up on a small instance)."""
+def total_times(ns, *, m: int = 2, rng=None, methods=("linear", "linear_rescan", "waterfill")) -> pd.DataFrame:
+    """Wall time of processing all n arrivals (one run each, after a warm-up on a small instance).
+    ``linear_rescan`` is Algorithm 1 with the printed O(k m) loops (``sums="rescan"``)."""
     rng = np.random.default_rng(rng)
+    options = {"linear": dict(method="linear"), "linear_rescan": dict(method="linear", sums="rescan"),
+               "waterfill": dict(method="waterfill")}
     for method in methods:
-        dynamic_drf(rng.uniform(0.1, 1, size=(50, m)), method=method)
+        dynamic_drf(rng.uniform(0.1, 1, size=(50, m)), **options[method])
     rows = []
     for n in ns:
         d = rng.uniform(0.01, 1.0, size=(int(n), m))
         for method in methods:
             t0 = time.perf_counter()
-            dynamic_drf(d, method=method)
+            dynamic_drf(d, **options[method])
             rows.append({"n": int(n), "method": method, "seconds": time.perf_counter() - t0})
     return pd.DataFrame(rows)

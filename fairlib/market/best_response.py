@@ -6,10 +6,14 @@ the machines sorted by w_j / y_j (decreasing), with the closed form
 
     x_j = sqrt(w_j y_j) (X + sum_{i<=k} y_i) / sum_{i<=k} sqrt(w_i y_i) - y_j,   j <= k,
 
-for the largest k that keeps x_k > 0 (REFERENCE §4.5).
+for the largest k that keeps x_k > 0 (REFERENCE §4.5). The paper sorts (O(n log n)); ``best_response``
+finds the same prefix without sorting, by a threshold fixed point in expected O(n) (see
+``_best_response_into``). The local search keeps the sorted order, which its O(k) swaps need.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numba import njit
@@ -107,11 +111,141 @@ def _candidate_order(w, y):
     return idx[perm]
 
 
+@njit(cache=True, fastmath={"reassoc", "contract", "nsz"})
+def _input_summary(w, y):
+    """(negatives, nan_flag, sum w) in one vectorised pass: ``nan_flag`` is NaN iff some w or y is
+    NaN or infinite (inf * 0 = NaN). Reassociation only: NaN and infinity keep their IEEE meaning."""
+    negatives = 0
+    nan_flag = 0.0
+    total = 0.0
+    for j in range(w.shape[0]):
+        negatives += (w[j] < 0.0) + (y[j] < 0.0)
+        nan_flag += w[j] * 0.0 + y[j] * 0.0
+        total += w[j]
+    return negatives, nan_flag, total
+
+
+@njit(cache=True)
+def _locate_bad_input(w, y):
+    """(code, index) of the first invalid entry: 0 none; 1 w[index] negative or not finite; 2 the same
+    for y; 3 all weights are 0 (index -1)."""
+    any_positive = False
+    for j in range(w.shape[0]):
+        if not (w[j] >= 0.0 and w[j] < np.inf):
+            return 1, j
+        if not (y[j] >= 0.0 and y[j] < np.inf):
+            return 2, j
+        any_positive = any_positive or w[j] > 0.0
+    return (0, -1) if any_positive else (3, -1)
+
+
+@njit(cache=True)
+def _shrink_to_prefix(y, budget, idx, sq, ratio2, count, sum_y, sum_s):
+    """Drop every machine with w/y <= q^2, q = sum sqrt(w y) / (X + sum y) over the current set, until
+    none is dropped. Compacts ``idx``/``sq``/``ratio2`` in place; returns (count, sum y, sum sqrt(w y))."""
+    while True:
+        q = sum_s / (budget + sum_y)
+        q2 = q * q
+        kept = 0
+        new_y = 0.0
+        new_s = 0.0
+        for t in range(count):
+            if ratio2[t] > q2:
+                j = idx[t]
+                idx[kept] = j
+                sq[kept] = sq[t]
+                ratio2[kept] = ratio2[t]
+                new_y += y[j]
+                new_s += sq[t]
+                kept += 1
+        if kept == count:
+            return count, sum_y, sum_s
+        count = kept
+        sum_y = new_y
+        sum_s = new_s
+
+
+@njit(cache=True)
+def _collect_above(w, y, c2, idx, sq, ratio2, stride=1):
+    """Machines j = 0, stride, 2 stride, ... with w > 0 and w/y > c2 into ``idx``/``sq``/``ratio2``;
+    returns (count, sum y, sum sqrt(w y), first index with w > 0 and y = 0, or -1). Machines with
+    y = 0 are reported, not collected."""
+    count = 0
+    sum_y = 0.0
+    sum_s = 0.0
+    zero_price = -1
+    for j in range(0, w.shape[0], stride):
+        if w[j] > c2 * y[j] and w[j] > 0.0:
+            if y[j] == 0.0:
+                if zero_price < 0:
+                    zero_price = j
+                continue
+            s = np.sqrt(w[j] * y[j])
+            idx[count] = j
+            sq[count] = s
+            ratio2[count] = w[j] / y[j]
+            sum_y += y[j]
+            sum_s += s
+            count += 1
+    return count, sum_y, sum_s, zero_price
+
+
+@njit(cache=True)
+def _best_response_into(w, y, budget, out):
+    """Closed-form best response in expected O(n), without sorting; writes the bids into ``out`` (zeros
+    on entry) and returns (status, index): 0 ok, else the ``_locate_bad_input`` codes or 4 (y[index] = 0
+    where w[index] > 0).
+
+    The optimal prefix is an upper set of w_j / y_j: the machines with w_j / y_j > q^2, where
+    q = sum sqrt(w y) / (X + sum y) over the set itself (x_j > 0 is exactly sqrt(w_j / y_j) > q). For
+    any upper set A containing the optimum, q(A) <= q* (every extra machine lies below the running
+    ratio and pulls the mediant down), so {w/y > q(A)^2} still contains the optimum and dropping the
+    rest raises q. Iterating stops when nothing is dropped, at exactly the sorted scan's prefix; each
+    pass drops at least one machine, so it terminates, typically in a handful of passes
+    (Dinkelbach-like). The start set comes from the same fixed point on a strided subsample (a guess:
+    if it cuts into the optimum, q(A) falls below the cut-off and the set is rebuilt from q(A)).
+    """
+    n = w.shape[0]
+    negatives, nan_flag, total = _input_summary(w, y)
+    if negatives > 0 or nan_flag != 0.0 or not total > 0.0:
+        code, j = _locate_bad_input(w, y)
+        return (code, j) if code != 0 else (3, -1)
+    idx = np.empty(n, dtype=np.int64)
+    sq = np.empty(n)
+    ratio2 = np.empty(n)
+    stride = 1
+    while stride * stride * 4 < n:
+        stride *= 2
+    cut2 = 0.0
+    if stride > 1:
+        m, sub_y, sub_s, _ = _collect_above(w, y, 0.0, idx, sq, ratio2, stride)
+        if m > 0:
+            m, sub_y, sub_s = _shrink_to_prefix(y, budget / stride, idx, sq, ratio2, m, sub_y, sub_s)
+            q = sub_s / (budget / stride + sub_y)
+            cut2 = 0.5 * q * q  # shaded down: a cut-off below the optimum saves the rebuild
+    count, sum_y, sum_s, zero_price = _collect_above(w, y, cut2, idx, sq, ratio2)
+    if zero_price >= 0:
+        return 4, zero_price
+    q2 = 0.0
+    if count > 0:
+        q = sum_s / (budget + sum_y)
+        q2 = q * q
+    if count == 0 or q2 < cut2:
+        count, sum_y, sum_s, _ = _collect_above(w, y, q2, idx, sq, ratio2)
+    count, sum_y, sum_s = _shrink_to_prefix(y, budget, idx, sq, ratio2, count, sum_y, sum_s)
+    scale = (budget + sum_y) / sum_s
+    for t in range(count):
+        j = idx[t]
+        x = sq[t] * scale - y[j]
+        out[j] = x if x > 0.0 else 0.0
+    return 0, -1
+
+
 @njit(cache=True)
 def _best_response(w, y, budget):
+    """Best response for inputs already validated (the dynamics loop)."""
     out = np.zeros(w.shape[0])
-    order = _candidate_order(w, y)
-    _br_sorted(w, y, np.sqrt(w * y), budget, order, order.shape[0], out)
+    _best_response_into(w, y, budget, out)
     return out
 
 
@@ -184,28 +318,45 @@ def _local_search(w, y, budget, k, prune=True):
     return bids, swaps
 
 
-def _check_inputs(w, y, budget):
+def _coerce_inputs(w, y, budget):
     w = np.ascontiguousarray(w, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.float64)
     if w.ndim != 1 or y.shape != w.shape or w.size == 0:
         raise InvalidInputError(f"w, y: expected two vectors of the same length (one per machine), got shapes "
                                 f"{np.shape(w)} and {np.shape(y)}")
-    for name, a in (("w", w), ("y", y)):
-        bad = ~np.isfinite(a) | (a < 0)
-        if bad.any():
-            j = int(np.argmax(bad))
-            raise InvalidInputError(f"{name}[{j}] = {a[j]}: {name} must be finite and >= 0")
-    if not (np.isfinite(budget) and budget > 0):
+    try:
+        budget = float(budget)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"budget = {budget!r}: must be a real number > 0") from None
+    if not (math.isfinite(budget) and budget > 0):
         raise InvalidInputError(f"budget = {budget}: must be finite and > 0")
-    if not (w > 0).any():
+    return w, y, budget
+
+
+def _raise_for_status(code, j, w, y):
+    """Turn a kernel status (``_locate_bad_input`` codes, 4 = y[j] = 0 where w[j] > 0) into the error."""
+    if code == 1:
+        raise InvalidInputError(f"w[{j}] = {w[j]}: w must be finite and >= 0")
+    if code == 2:
+        raise InvalidInputError(f"y[{j}] = {y[j]}: y must be finite and >= 0")
+    if code == 3:
         raise InvalidInputError("w: the user values no machine (all weights are 0)")
-    no_price = (w > 0) & (y == 0)
-    if no_price.any():
-        j = int(np.argmax(no_price))
+    if code == 4:
         raise InvalidInputError(
             f"y[{j}] = 0.0 with w[{j}] = {w[j]}: no best response exists (any positive bid wins the whole machine, "
             "and there is no smallest one); add a reserve bid to y, as in the existence proof")
-    return w, y, float(budget)
+
+
+def _check_inputs(w, y, budget):
+    """Coerce and validate (w, y, budget) for the kernels that sort (local search)."""
+    w, y, budget = _coerce_inputs(w, y, budget)
+    code, j = _locate_bad_input(w, y)
+    if code == 0:
+        zero_price = np.flatnonzero((w > 0) & (y == 0))
+        if zero_price.size:
+            code, j = 4, int(zero_price[0])
+    _raise_for_status(code, j, w, y)
+    return w, y, budget
 
 
 def best_response(w, y, budget) -> np.ndarray:
@@ -229,8 +380,11 @@ def best_response(w, y, budget) -> np.ndarray:
     >>> best_response([0.9, 0.1], [1.0, 1.0], 1.0).round(4).tolist()
     [1.0, 0.0]
     """
-    w, y, budget = _check_inputs(w, y, budget)
-    return _best_response(w, y, budget)
+    w, y, budget = _coerce_inputs(w, y, budget)
+    out = np.zeros(w.shape[0])
+    code, j = _best_response_into(w, y, budget, out)  # validation runs inside the kernel
+    _raise_for_status(code, j, w, y)
+    return out
 
 
 def best_response_finite(w, y, budget, k: int) -> tuple[np.ndarray, int]:
