@@ -6,6 +6,8 @@
     python run_all.py --only metin2025     # a subset
     python run_all.py --jobs 2             # notebooks in parallel (numba threads split between them)
     python run_all.py --list               # the registry
+    python run_all.py --dask tcp://host:8786   # parameter sweeps on a Dask cluster (see README)
+    python run_all.py --resume             # reuse sweep cells finished by an interrupted run
 
 Each notebook runs into ``build/executed/<mode>/<key>.ipynb`` with ``MODE`` injected.  Full mode
 writes the tracked ``figures/<key>/`` and ``data/results/<key>/``; quick mode writes only under
@@ -52,7 +54,7 @@ REGISTRY: dict[str, Notebook] = {nb.key: nb for nb in [
 
 #: packages whose versions go into the run manifest
 MANIFEST_PACKAGES = ["fairlib", "numpy", "scipy", "numba", "pandas", "matplotlib", "seaborn", "papermill",
-                     "ipykernel", "nbformat", "tqdm"]
+                     "ipykernel", "nbformat", "tqdm", "joblib", "dask", "distributed"]
 
 
 def load_registry(path: str | None) -> dict[str, Notebook]:
@@ -243,6 +245,9 @@ def write_manifest(build: Path, mode: str, jobs: int, outcomes: list[Outcome]) -
         "machine": platform.machine(),
         "cpu_count": os.cpu_count(),
         "versions": versions,
+        "sweeps": {"dask_scheduler": os.environ.get("FAIRLIB_DASK_SCHEDULER"),
+                   "local_jobs": os.environ.get("FAIRLIB_SWEEP_JOBS"),
+                   "cache": os.environ.get("FAIRLIB_SWEEP_CACHE", "") not in ("", "0")},
         "notebooks": [{"key": o.key, "status": o.status, "wall_s": round(o.wall_s, 2), "seed": o.seed,
                        "claims_held": o.claims_held, "claims_total": o.claims_total,
                        "outputs": o.outputs, "executed": o.executed, "error": o.error} for o in outcomes],
@@ -273,6 +278,13 @@ def parse_args(argv=None):
     ap.add_argument("--jobs", type=int, default=1, metavar="N", help="notebooks executed in parallel")
     ap.add_argument("--keep-going", action="store_true", help="run the remaining notebooks after a failure")
     ap.add_argument("--list", action="store_true", help="list the registry and exit")
+    ap.add_argument("--dask", metavar="ADDRESS",
+                    help="run the notebooks' parameter sweeps on this Dask scheduler (tcp://host:8786); "
+                         "sets FAIRLIB_DASK_SCHEDULER for the kernels")
+    ap.add_argument("--sweep-jobs", type=int, metavar="N",
+                    help="local processes per sweep (default: every core, split between --jobs notebooks)")
+    ap.add_argument("--resume", action="store_true",
+                    help="cache finished sweep cells under build/sweep-cache and reuse them (FAIRLIB_SWEEP_CACHE=1)")
     ap.add_argument("--registry", metavar="FILE", help=argparse.SUPPRESS)  # tests: JSON registry of fixtures
     return ap.parse_args(argv)
 
@@ -304,7 +316,23 @@ def main(argv=None) -> int:
     jobs = min(args.jobs, len(keys)) or 1
     # split the cores between concurrently running kernels (they inherit this environment)
     os.environ["NUMBA_NUM_THREADS"] = str(max(1, (os.cpu_count() or 1) // jobs))
-    print(f"run_all.py: {len(keys)} notebook(s), {mode} mode, {jobs} job(s)", flush=True)
+    if args.sweep_jobs is not None and args.sweep_jobs < 1:
+        print(f"run_all.py: --sweep-jobs = {args.sweep_jobs}: must be >= 1", file=sys.stderr)
+        return 2
+    if args.sweep_jobs is not None:
+        os.environ["FAIRLIB_SWEEP_JOBS"] = str(args.sweep_jobs)
+    else:  # results never depend on it (per-cell seeds); only the wall time does
+        os.environ.setdefault("FAIRLIB_SWEEP_JOBS", str(max(1, (os.cpu_count() or 1) // jobs)))
+    if args.dask:
+        if not args.dask.startswith(("tcp://", "tls://", "ucx://", "inproc://")):
+            print(f"run_all.py: --dask = {args.dask!r}: expected a scheduler address such as tcp://host:8786",
+                  file=sys.stderr)
+            return 2
+        os.environ["FAIRLIB_DASK_SCHEDULER"] = args.dask
+    if args.resume:
+        os.environ["FAIRLIB_SWEEP_CACHE"] = "1"
+    sweeps_on = os.environ.get("FAIRLIB_DASK_SCHEDULER") or f"{os.environ['FAIRLIB_SWEEP_JOBS']} local process(es)"
+    print(f"run_all.py: {len(keys)} notebook(s), {mode} mode, {jobs} job(s); sweeps on {sweeps_on}", flush=True)
 
     outcomes: dict[str, Outcome] = {}
     show_cells = jobs == 1 and sys.stderr.isatty()

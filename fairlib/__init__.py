@@ -19,7 +19,10 @@ def _source_hash() -> str:
     return h.hexdigest()[:16]
 
 
+#: hash of every fairlib source file: keys the numba cache and the sweep cache (fairlib.sweep)
+SOURCE_HASH = _source_hash()
+
 if "NUMBA_CACHE_DIR" not in os.environ:
-    os.environ["NUMBA_CACHE_DIR"] = str(Path(__file__).resolve().parents[1] / "build" / "numba-cache" / _source_hash())
+    os.environ["NUMBA_CACHE_DIR"] = str(Path(__file__).resolve().parents[1] / "build" / "numba-cache" / SOURCE_HASH)
 
 __version__ = "0.1.0"

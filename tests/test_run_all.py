@@ -35,6 +35,11 @@ def fixtures(tmp_path_factory):
     _notebook(d / "ok_a.ipynb", ["KEY = 'ok_a'"] + OK_CELLS)
     _notebook(d / "ok_b.ipynb", ["KEY = 'ok_b'"] + OK_CELLS)
     _notebook(d / "bad.ipynb", ["x = 1", "raise RuntimeError('deliberate failure')", "y = 2"])
+    _notebook(d / "sweeping.ipynb", [
+        "import pandas as pd\nfrom fairlib.report import save_table\nfrom fairlib.sweep import sweep\n"
+        "from fairlib.dynamic.experiments import _strategyproofness_cell",
+        "df = sweep(_strategyproofness_cell, [{}], seeds=4, rng=SEED, fixed=dict(agents=5, resources=2, trials=2))\n"
+        "save_table(df.assign(backend=df.attrs['sweep']['backend']), 'sweeping', 'sweep', mode=MODE)"])
     _notebook(d / "bad_claim.ipynb", [
         "from fairlib.report import ClaimLog\nlog = ClaimLog('bad_claim', mode=MODE)\n"
         "log.check('wrong', paper=1, ours=2, source='fixture')\nlog.finish()"])
@@ -43,6 +48,7 @@ def fixtures(tmp_path_factory):
         {"key": "ok_b", "path": str(d / "ok_b.ipynb"), "title": "fixture b"},
         {"key": "bad", "path": str(d / "bad.ipynb"), "title": "fails in cell 2"},
         {"key": "bad_claim", "path": str(d / "bad_claim.ipynb"), "title": "a claim fails"},
+        {"key": "sweeping", "path": str(d / "sweeping.ipynb"), "title": "runs a sweep"},
         {"key": "template", "path": str(ROOT / "notebooks" / "_template.ipynb"), "title": "the template"},
     ]
     reg = d / "registry.json"
@@ -93,6 +99,27 @@ def test_parallel_jobs(fixtures, tmp_path):
     assert "2 job(s)" in p.stdout
     for key in ("ok_a", "ok_b"):
         assert (tmp_path / "quick" / "results" / key / "claims.json").is_file()
+
+
+def test_sweeps_go_to_the_dask_scheduler_given(fixtures, tmp_path):
+    """--dask ADDRESS reaches the kernels' sweeps; the results equal a local run's."""
+    from distributed import LocalCluster
+
+    local = run(["--quick", "--registry", str(fixtures), "--only", "sweeping", "--resume"], tmp_path / "local")
+    assert local.returncode == 0, local.stdout + local.stderr
+    manifest = json.loads((tmp_path / "local" / "run_manifest.json").read_text())
+    assert manifest["sweeps"]["cache"] is True and manifest["sweeps"]["dask_scheduler"] is None
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None) as cluster:
+        p = run(["--quick", "--registry", str(fixtures), "--only", "sweeping", "--dask", cluster.scheduler_address],
+                tmp_path / "dask")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert f"sweeps on {cluster.scheduler_address}" in p.stdout
+    on_dask = (tmp_path / "dask" / "quick" / "results" / "sweeping" / "sweep.csv").read_text()
+    on_local = (tmp_path / "local" / "quick" / "results" / "sweeping" / "sweep.csv").read_text()
+    assert ",dask\n" in on_dask and on_dask.replace(",dask", "") == on_local.replace(",loky", "").replace(",serial", "")
+    bad = run(["--only", "sweeping", "--registry", str(fixtures), "--dask", "localhost:8786"], tmp_path / "bad")
+    assert bad.returncode == 2 and "expected a scheduler address" in bad.stderr
 
 
 def test_unknown_key_lists_valid_ones(tmp_path):

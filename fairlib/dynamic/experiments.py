@@ -8,24 +8,41 @@ import numpy as np
 import pandas as pd
 
 from .._validate import InvalidInputError
+from ..sweep import sweep
+from .analysis import check_properties, strategyproofness_spot_check
 from .cautious import cautious_lp
 from .drf import (_linear_prefix_block, _linear_prefix_state, _linear_step, _lp_one_step, dynamic_drf,
                   normalize_demands, static_drf_levels)
 from .baselines import waterfill_step_sorted
 
-__all__ = ["random_order_experiment", "per_step_times", "total_times"]
+__all__ = ["random_order_experiment", "agreement_runs", "strategyproofness_runs", "per_step_times", "total_times"]
 
 
-def random_order_experiment(pool, ns, orders, rng, *, cautious_orders=None, progress: bool = False) -> pd.DataFrame:
+def _order_cell(seed, n, order, pool, cautious):
+    """One random order: n demands drawn from ``pool`` (the draw depends on (n, order) only), dynamic DRF
+    and, when ``cautious``, the cautious LP; per-step ratios to the static benchmark as arrays."""
+    g = np.random.default_rng(seed)
+    d = pool[g.choice(len(pool), size=n, replace=False)]
+    k = np.arange(1, n + 1)
+    static = static_drf_levels(d, n)
+    res = dynamic_drf(d, n, method="waterfill")
+    out = {"dynamic_drf_maxsum": res.maxsum / (k * static), "dynamic_drf_maxmin": res.levels / static}
+    if cautious:
+        c = cautious_lp(d, n)
+        out.update(cautious_lp_maxsum=c["maxsum"] / (k * static), cautious_lp_maxmin=c["levels"] / static)
+    return out
+
+
+def random_order_experiment(pool, ns, orders, rng, *, cautious_orders=None, progress: bool = False,
+                            n_jobs: int | None = None, backend: str | None = None) -> pd.DataFrame:
     """Kash et al.-style experiment: n demands drawn at random from ``pool`` arrive in random order.
 
     For each n in ``ns`` and each of ``orders[n]`` (or ``orders``) samples, runs dynamic DRF (and the
-    cautious-LP reconstruction [INF] on the first ``cautious_orders[n]`` samples) and records, per step
-    k, maxsum and maxmin divided by the static-DRF benchmark (k ẋ^k and ẋ^k). Returns a tidy frame with
-    one row per (n, mechanism, objective, k): mean, 10th and 90th percentiles, and the sample count.
+    cautious-LP reconstruction [INF] on the first ``cautious_orders[n]`` samples, on the same draws) and
+    records, per step k, maxsum and maxmin divided by the static-DRF benchmark (k ẋ^k and ẋ^k). Returns a
+    tidy frame with one row per (n, mechanism, objective, k): mean, 10th and 90th percentiles, and the
+    sample count. Runs on :func:`fairlib.sweep.sweep` (one cell per sample).
     """
-    from tqdm.auto import tqdm
-
     pool = normalize_demands(pool, "pool")
     ns = [int(n) for n in ns]
     if max(ns) > len(pool):
@@ -33,32 +50,68 @@ def random_order_experiment(pool, ns, orders, rng, *, cautious_orders=None, prog
     n_orders = {n: int(orders[n] if isinstance(orders, dict) else orders) for n in ns}
     n_caut = {n: int(cautious_orders[n] if isinstance(cautious_orders, dict) else (cautious_orders or 0))
               for n in ns}
-    seeds = np.random.SeedSequence(np.random.default_rng(rng).integers(2**63)).spawn(len(ns))
+    grid = [{"n": n, "order": i, "cautious": i < n_caut[n]} for n in ns for i in range(n_orders[n])]
+    cells = sweep(_order_cell, grid, rng=rng, seed_by=["n", "order"], fixed={"pool": pool}, n_jobs=n_jobs,
+                  backend=backend, progress=progress, desc="random orders")
     rows = []
-    for n, seed in zip(ns, seeds):
-        ratios = {("dynamic_drf", "maxsum"): [], ("dynamic_drf", "maxmin"): [],
-                  ("cautious_lp", "maxsum"): [], ("cautious_lp", "maxmin"): []}
-        k = np.arange(1, n + 1)
-        for s, child in enumerate(tqdm(seed.spawn(n_orders[n]), disable=not progress, desc=f"n={n}", leave=False)):
-            g = np.random.default_rng(child)
-            d = pool[g.choice(len(pool), size=n, replace=False)]
-            static = static_drf_levels(d, n)
-            res = dynamic_drf(d, n, method="waterfill")
-            ratios[("dynamic_drf", "maxsum")].append(res.maxsum / (k * static))
-            ratios[("dynamic_drf", "maxmin")].append(res.levels / static)
-            if s < n_caut[n]:
-                c = cautious_lp(d, n)
-                ratios[("cautious_lp", "maxsum")].append(c["maxsum"] / (k * static))
-                ratios[("cautious_lp", "maxmin")].append(c["levels"] / static)
-        for (mech, obj), values in ratios.items():
-            if not values:
-                continue
-            a = np.vstack(values)
-            for j in range(n):
-                rows.append({"n": n, "mechanism": mech, "objective": obj, "k": j + 1, "mean": a[:, j].mean(),
-                             "q10": np.quantile(a[:, j], 0.1), "q90": np.quantile(a[:, j], 0.9),
-                             "samples": a.shape[0]})
+    for n in ns:
+        mine = cells[cells.n == n]
+        for mech in ("dynamic_drf", "cautious_lp"):
+            for obj in ("maxsum", "maxmin"):
+                col = f"{mech}_{obj}"
+                values = [v for v in mine.get(col, pd.Series(dtype=object)) if isinstance(v, np.ndarray)]
+                if not values:
+                    continue
+                a = np.vstack(values)
+                for j in range(n):
+                    rows.append({"n": n, "mechanism": mech, "objective": obj, "k": j + 1, "mean": a[:, j].mean(),
+                                 "q10": np.quantile(a[:, j], 0.1), "q90": np.quantile(a[:, j], 0.9),
+                                 "samples": a.shape[0]})
     return pd.DataFrame(rows)
+
+
+def _agreement_cell(seed, run):
+    g = np.random.default_rng(seed)
+    K, m = int(g.integers(2, 16)), int(g.integers(1, 5))
+    d = g.uniform(0.01, 1.0, size=(K, m))
+    if run % 4 == 0:                      # ties and equal demands
+        d = np.round(d, 1) + 0.1
+        d[g.integers(K)] = d[0]
+    n = K + int(g.integers(0, 3))
+    res = {meth: dynamic_drf(d, n, method=meth) for meth in ("linear", "waterfill", "lp")}
+    diff = max(np.abs(res["linear"].shares(k) - res[meth].shares(k)).max() for meth in ("waterfill", "lp")
+               for k in range(1, K + 1))
+    rescan = dynamic_drf(d, n, sums="rescan")
+    diff = max(diff, max(np.abs(res["linear"].shares(k) - rescan.shares(k)).max() for k in range(1, K + 1)))
+    printed = dynamic_drf(d, n, method="linear", line6="as_printed")
+    over = max((printed.used(k) - k / n).max() for k in range(1, K + 1))
+    share_err = max(np.abs(printed.shares(k) - res["lp"].shares(k)).max() for k in range(1, K + 1))
+    return {"agents": K, "resources": m, "n": n, "max_share_difference": diff, **check_properties(res["linear"]),
+            "printed_capacity_violation": max(over, 0.0), "printed_share_error": share_err}
+
+
+def agreement_runs(runs: int, rng, *, n_jobs: int | None = None, backend: str | None = None) -> pd.DataFrame:
+    """Random small instances (2-15 agents, 1-4 resources, every fourth with ties and repeated demand
+    vectors, n = K..K+2): the largest share difference between Algorithm 1 (prefix sums and printed
+    loops), water-filling and the LP over every step; SI/DEF/DPO/capacity violations of Algorithm 1; and
+    what the printed line 6 does (capacity violation, share error against the LP). One row per run."""
+    return sweep(_agreement_cell, [{"run": i} for i in range(int(runs))], rng=rng, n_jobs=n_jobs,
+                 backend=backend, progress=False).drop(columns="rep")
+
+
+def _strategyproofness_cell(seed, agents, resources, trials):
+    g = np.random.default_rng(seed)
+    demands = g.uniform(0.05, 1, size=(agents, resources))
+    return {"largest_gain": strategyproofness_spot_check(demands, rng=g, trials=trials)}
+
+
+def strategyproofness_runs(runs: int, rng, *, agents: int = 12, resources: int = 3, trials: int = 10,
+                           n_jobs: int | None = None, backend: str | None = None) -> pd.DataFrame:
+    """``runs`` random instances, each with ``trials`` random misreports (``strategyproofness_spot_check``);
+    one row per instance with the largest gain from lying."""
+    return sweep(_strategyproofness_cell, [{}], seeds=runs, rng=rng,
+                 fixed=dict(agents=agents, resources=resources, trials=trials), n_jobs=n_jobs, backend=backend,
+                 progress=False)
 
 
 def per_step_times(ks, *, m: int = 2, rng=None, methods=("linear", "linear_rescan", "sorted_waterfill", "lp"),

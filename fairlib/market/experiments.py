@@ -7,12 +7,13 @@ import pandas as pd
 
 from .. import metrics
 from .._validate import InvalidInputError
+from ..sweep import sweep
 from .dynamics import run_dynamics
-from .equilibrium import equilibrium_violation
+from .equilibrium import equilibrium_violation, proportional_guarantee_bids
 from .game import Game, allocation, correlated_preferences, social_optimum, uniform_preferences, weight_proportional_bids
 
 __all__ = ["outcome_metrics", "infinite_parallelism_sweep", "finite_parallelism_sweep",
-           "finite_efficiency_trajectories", "PREFERENCES"]
+           "finite_efficiency_trajectories", "efficiency_over_time", "proportional_guarantee_runs", "PREFERENCES"]
 
 PREFERENCES = {"uniform": uniform_preferences, "correlated": correlated_preferences,
                "correlated_unnormalised": lambda rng, m, n: correlated_preferences(rng, m, n, normalize=False)}
@@ -25,48 +26,59 @@ def outcome_metrics(weights, shares, optimum: float, parallelism=None) -> dict:
             "envy_freeness": metrics.envy_freeness(weights, shares, parallelism)}
 
 
-def _seeds(rng, count):
-    return np.random.SeedSequence(np.random.default_rng(rng).integers(2**63)).spawn(count)
+def _sweep_options(n_jobs, backend, progress, desc):
+    return dict(n_jobs=n_jobs, backend=backend, progress=progress, desc=desc)
+
+
+def _infinite_cell(seed, users, preference, order, step, n_machines, reserve, gap_tol):
+    w = PREFERENCES[preference](seed, int(users), n_machines)
+    game = Game(w, reserve=reserve)
+    opt = game.optimum()
+    dynamics_seed = np.random.SeedSequence(seed.entropy, spawn_key=tuple(seed.spawn_key) + (1,))
+    rows = []
+    for method in ("best_response", "local_greedy"):
+        res = run_dynamics(game, method, order=order, step=step, gap_tol=gap_tol,
+                           rng=np.random.default_rng(dynamics_seed))
+        r = allocation(res.bids, reserve)
+        rows.append({"mechanism": method, "iterations": res.iterations, "converged": res.converged,
+                     "stabilised": res.stabilised, "residual": equilibrium_violation(w, res.bids, reserve),
+                     **outcome_metrics(w, r, opt)})
+    r_opt, _ = social_optimum(w)
+    rows.append({"mechanism": "social_optimum", **outcome_metrics(w, r_opt, opt)})
+    rows.append({"mechanism": "weight_proportional", **outcome_metrics(w, allocation(weight_proportional_bids(w)), opt)})
+    return rows
+
+
+def _as_list(value):
+    return list(value) if isinstance(value, (list, tuple, np.ndarray)) else [value]
 
 
 def infinite_parallelism_sweep(users, seeds: int, rng, *, preference: str = "uniform", n_machines: int = 100,
-                               reserve: float = 1e-6, order: str = "sequential", step: float = 0.01,
-                               gap_tol: float = 0.05, progress: bool = False) -> pd.DataFrame:
+                               reserve: float = 1e-6, order="sequential", step=0.01,
+                               gap_tol: float = 0.05, progress: bool = False, n_jobs: int | None = None,
+                               backend: str | None = None) -> pd.DataFrame:
     """EC Fig. 2 (arXiv Fig. 3): for each number of users and seed, best response and local greedy from
     weight-proportional bids, plus the social optimum and weight-proportional baselines.
 
-    One row per (users, seed, mechanism) with ``iterations`` (convergence; the cap when not converged),
-    ``converged``, ``stabilised``, and the outcome metrics; mechanisms: best_response, local_greedy,
-    social_optimum, weight_proportional.
-    """
-    from tqdm.auto import tqdm
+    ``order`` and ``step`` may be lists: every value runs on the same random instances (the seeds
+    depend on ``users`` and ``preference`` only), so their effect is compared pairwise.
 
+    One row per (users, order, step, seed, mechanism) with ``iterations`` (convergence; the cap when
+    not converged), ``converged``, ``stabilised``, and the outcome metrics; mechanisms: best_response,
+    local_greedy, social_optimum, weight_proportional. Runs on :func:`fairlib.sweep.sweep`.
+    """
     if preference not in PREFERENCES:
         raise InvalidInputError(f"preference = {preference!r}: must be one of {sorted(PREFERENCES)}")
-    rows = []
-    cells = [(u, s) for u in users for s in range(seeds)]
-    for (u, s), seed in tqdm(list(zip(cells, _seeds(rng, len(cells)))), disable=not progress, leave=False,
-                             desc=preference):
-        w = PREFERENCES[preference](seed, int(u), n_machines)
-        game = Game(w, reserve=reserve)
-        opt = game.optimum()
-        base = {"users": int(u), "seed": s, "preference": preference}
-        for method in ("best_response", "local_greedy"):
-            res = run_dynamics(game, method, order=order, step=step, gap_tol=gap_tol,
-                               rng=np.random.default_rng(seed.spawn(1)[0]))
-            r = allocation(res.bids, reserve)
-            rows.append({**base, "mechanism": method, "iterations": res.iterations, "converged": res.converged,
-                         "stabilised": res.stabilised, "residual": equilibrium_violation(w, res.bids, reserve),
-                         **outcome_metrics(w, r, opt)})
-        r_opt, _ = social_optimum(w)
-        rows.append({**base, "mechanism": "social_optimum", **outcome_metrics(w, r_opt, opt)})
-        rows.append({**base, "mechanism": "weight_proportional",
-                     **outcome_metrics(w, allocation(weight_proportional_bids(w)), opt)})
-    return pd.DataFrame(rows)
+    grid = {"users": [int(u) for u in users], "preference": [preference], "order": _as_list(order),
+            "step": _as_list(step)}
+    df = sweep(_infinite_cell, grid, seeds=seeds, rng=rng, seed_by=["users", "preference"],
+               fixed=dict(n_machines=n_machines, reserve=reserve, gap_tol=gap_tol),
+               **_sweep_options(n_jobs, backend, progress, preference))
+    return df.rename(columns={"rep": "seed"})
 
 
-def _finite_cell(u, s, seed, delta, n_machines, reserve, burn_in):
-    u = int(u)
+def _finite_cell(seed, users, delta, n_machines, reserve, burn_in):
+    u = int(users)
     w = uniform_preferences(seed, u, n_machines)
     k = min(delta, n_machines)
     game = Game(w, parallelism=k, reserve=reserve)
@@ -79,14 +91,15 @@ def _finite_cell(u, s, seed, delta, n_machines, reserve, burn_in):
                  for b in res.history[min(burn_in, len(res.history) - 1):]]
         m = {key: min(sn[key] for sn in snaps) for key in snaps[0]}
     calls = np.maximum(1, len(res.swaps) - 1) * u
-    return {"users": u, "seed": s, "delta": delta, "competition": u * delta / n_machines,
+    return {"competition": u * delta / n_machines,
             "iterations": res.iterations, "converged": res.converged,
             "swaps_per_call": float(res.swaps[1:].sum() / calls),
             "calls_within_two_swaps": float(1 - res.swaps_over_two[1:].sum() / calls), **m}
 
 
 def finite_parallelism_sweep(users, seeds: int, rng, *, delta: int, n_machines: int = 100, reserve: float = 1e-6,
-                             burn_in: int = 10, n_jobs: int = 1, progress: bool = False) -> pd.DataFrame:
+                             burn_in: int = 10, n_jobs: int | None = None, backend: str | None = None,
+                             progress: bool = False) -> pd.DataFrame:
     """EC Figs. 4 and 6: best response by local search with parallelism bound ``delta``, uniform preferences.
 
     One row per (users, seed): convergence iteration (200 = not converged), mean local-search swaps per
@@ -94,39 +107,69 @@ def finite_parallelism_sweep(users, seeds: int, rng, *, delta: int, n_machines: 
     at convergence, or (as the paper does when the system does not converge) the minimum over the
     iterations after ``burn_in``. Also the competitors-per-machine ratio δ = m Δ / n.
     """
-    cells = [(u, s) for u in users for s in range(seeds)]
-    tasks = [(u, s, seed, delta, n_machines, reserve, burn_in) for (u, s), seed in zip(cells, _seeds(rng, len(cells)))]
-    return pd.DataFrame(_map(_finite_cell, tasks, n_jobs, progress, f"delta={delta}"))
+    df = sweep(_finite_cell, {"users": [int(u) for u in users], "delta": [int(delta)]}, seeds=seeds, rng=rng,
+               fixed=dict(n_machines=n_machines, reserve=reserve, burn_in=burn_in),
+               **_sweep_options(n_jobs, backend, progress, f"delta={delta}"))
+    return df.rename(columns={"rep": "seed"})
 
 
-def _map(fn, tasks, n_jobs, progress, desc):
-    """Run ``fn(*task)`` for every task, serially or on ``n_jobs`` local processes (order preserved).
-
-    Each task carries its own child seed, so the results do not depend on scheduling or worker count.
-    """
-    from tqdm.auto import tqdm
-
-    if n_jobs == 1:
-        return [fn(*t) for t in tqdm(tasks, disable=not progress, leave=False, desc=desc)]
-    from joblib import Parallel, delayed
-
-    return Parallel(n_jobs=n_jobs)(delayed(fn)(*t) for t in tqdm(tasks, disable=not progress, leave=False, desc=desc))
-
-
-def _trajectory_cell(label: dict, seed, users, delta, n_machines, reserve, iterations):
+def _trajectory_cell(seed, delta, users, n_machines, reserve, iterations):
     game = Game(uniform_preferences(seed, users, n_machines), parallelism=delta, reserve=reserve)
     res = run_dynamics(game, max_iter=iterations, stop_at_convergence=False)
-    return [{**label, "iteration": t, "efficiency": e} for t, e in enumerate(res.efficiency)]
+    return [{"iteration": t, "efficiency": e} for t, e in enumerate(res.efficiency)]
 
 
 def finite_efficiency_trajectories(configs, seeds: int, rng, *, n_machines: int = 100, reserve: float = 1e-6,
-                                   iterations: int = 100, n_jobs: int = 1) -> pd.DataFrame:
+                                   iterations: int = 100, n_jobs: int | None = None,
+                                   backend: str | None = None) -> pd.DataFrame:
     """EC Fig. 5: efficiency over iterations for each (delta, users) in ``configs``, ``seeds`` runs each
     (local-search best response, uniform preferences, run for ``iterations`` whether or not it converges)."""
-    tasks = []
-    for c, cseed in zip(configs, _seeds(rng, len(configs))):
-        delta, users = c
-        for s, seed in enumerate(cseed.spawn(seeds)):
-            tasks.append(({"delta": delta, "users": users, "seed": s}, seed, users, delta, n_machines, reserve,
-                          iterations))
-    return pd.DataFrame([row for rows in _map(_trajectory_cell, tasks, n_jobs, False, "fig5") for row in rows])
+    grid = [{"delta": int(d), "users": int(u)} for d, u in configs]
+    df = sweep(_trajectory_cell, grid, seeds=seeds, rng=rng,
+               fixed=dict(n_machines=n_machines, reserve=reserve, iterations=iterations),
+               **_sweep_options(n_jobs, backend, False, "fig5"))
+    return df.rename(columns={"rep": "seed"})
+
+
+def _efficiency_over_time_cell(seed, users, n_machines, reserve, max_iter, order):
+    game = Game(uniform_preferences(seed, users, n_machines), reserve=reserve)
+    dynamics_seed = np.random.SeedSequence(seed.entropy, spawn_key=tuple(seed.spawn_key) + (1,))
+    rows = []
+    for method in ("best_response", "local_greedy"):
+        res = run_dynamics(game, method, order=order, rng=np.random.default_rng(dynamics_seed), max_iter=max_iter,
+                           stop_at_convergence=False)
+        rows += [{"mechanism": method, "iteration": t, "efficiency": e} for t, e in enumerate(res.efficiency)]
+    return rows
+
+
+def efficiency_over_time(users: int, seeds: int, rng, *, n_machines: int = 100, reserve: float = 1e-6,
+                         max_iter: int = 100, order: str = "random", n_jobs: int | None = None,
+                         backend: str | None = None) -> pd.DataFrame:
+    """EC Fig. 3: welfare efficiency per iteration of best response and local greedy (infinite
+    parallelism, uniform preferences), both from the same instance in each run, run for ``max_iter``
+    iterations whether or not they converge. One row per (seed, mechanism, iteration)."""
+    df = sweep(_efficiency_over_time_cell, {"users": [int(users)]}, seeds=seeds, rng=rng,
+               fixed=dict(n_machines=n_machines, reserve=reserve, max_iter=max_iter, order=order),
+               **_sweep_options(n_jobs, backend, False, "fig3"))
+    return df.rename(columns={"rep": "seed"})
+
+
+def _guarantee_cell(seed, reserve):
+    g = np.random.default_rng(seed)
+    m_users = int(g.integers(2, 30))
+    w = uniform_preferences(g, m_users, int(g.integers(2, 20)))
+    res = run_dynamics(Game(w, reserve=reserve), order="random", rng=g)
+    others = res.bids.sum(axis=0) - res.bids[0]
+    prop = proportional_guarantee_bids(others)
+    return {"users": m_users, "min_utility_times_m": res.utilities[-1].min() * m_users,
+            "proportional_share_times_m": (prop / (prop + others)).min() * m_users}
+
+
+def proportional_guarantee_runs(runs: int, rng, *, reserve: float = 1e-6, n_jobs: int | None = None,
+                                backend: str | None = None) -> pd.DataFrame:
+    """EC'05 §3.2 (1/m guarantee): random games (2-29 users, 2-19 machines, uniform preferences) run to
+    equilibrium by best response; per run, m times the smallest equilibrium utility and m times user 0's
+    guaranteed share from proportional bidding against the others' equilibrium bids. One row per run."""
+    df = sweep(_guarantee_cell, [{}], seeds=runs, rng=rng, fixed=dict(reserve=reserve),
+               **_sweep_options(n_jobs, backend, False, "guarantee"))
+    return df.rename(columns={"rep": "run"})

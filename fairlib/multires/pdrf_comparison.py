@@ -14,11 +14,12 @@ import numpy as np
 import pandas as pd
 
 from .._validate import InvalidInputError, as_capacities, as_demands
+from ..sweep import sweep
 from .edrf import edrf, pdrf
 from .progressive_filling import drf
 
 __all__ = ["DEVIATION_FIELDS", "deviation_counts", "table_row", "random_single_pool", "DeviationExperiment",
-           "run_deviation_experiment", "first_blocked_deviation_bound", "pdrf_edrf_identity", "PAPER_TABLES",
+           "run_deviation_experiment", "deviation_runs", "identity_runs", "first_blocked_deviation_bound", "pdrf_edrf_identity", "PAPER_TABLES",
            "speed_sweep", "scaled_instances", "row_distance", "parameter_search", "MATCH_FIELDS"]
 
 DEVIATION_FIELDS = ("under_1", "under_2", "under_gt2", "under_max", "under_total",
@@ -106,26 +107,40 @@ class DeviationExperiment:
     pdrf_variant: str = "ds_max"
 
 
-def run_deviation_experiment(setup: DeviationExperiment, n_runs: int, rng, *, progress: bool = False) -> pd.DataFrame:
-    """Run ``n_runs`` random instances; one row per run with :data:`DEVIATION_FIELDS` and diagnostics.
+def _deviation_cell(seed, n_users, n_resources, reserve_range, demand_range, stop, tie_break, pdrf_variant, **_):
+    d, cap = random_single_pool(np.random.default_rng(seed), n_users, n_resources, reserve_range, demand_range)
+    base = drf(d, cap, stop=stop, tie_break=tie_break)
+    pre = pdrf(d, cap, variant=pdrf_variant)
+    return {**deviation_counts(base.tasks, pre.tasks, n_resources=n_resources),
+            "drf_tasks": int(base.tasks.sum()), "cycles": pre.cycles}
 
-    Each run draws its instance from its own child seed (``SeedSequence.spawn``), so run i is the same
-    whatever ``n_runs`` is.
+
+def deviation_runs(setups, n_runs: int, rng, *, key: str = "setup", progress: bool = False,
+                   n_jobs: int | None = None, backend: str | None = None) -> pd.DataFrame:
+    """Run ``n_runs`` random instances of every setup in ``setups`` (name -> :class:`DeviationExperiment`)
+    as one sweep (:func:`fairlib.sweep.sweep`). One row per (setup, run): the name in column ``key``,
+    ``run``, :data:`DEVIATION_FIELDS` and diagnostics. A run's instance depends on its setup's name and
+    run number only, so run i is the same whatever ``n_runs`` is and whichever other setups run beside it.
     """
-    from tqdm.auto import tqdm
+    from dataclasses import asdict
 
-    seeds = np.random.SeedSequence(np.random.default_rng(rng).integers(2**63)).spawn(n_runs)
-    rows = []
-    for run, seed in enumerate(tqdm(seeds, disable=not progress, desc="runs", leave=False)):
-        d, cap = random_single_pool(np.random.default_rng(seed), setup.n_users, setup.n_resources,
-                                    setup.reserve_range, setup.demand_range)
-        base = drf(d, cap, stop=setup.stop, tie_break=setup.tie_break)
-        pre = pdrf(d, cap, variant=setup.pdrf_variant)
-        row = {"run": run, **deviation_counts(base.tasks, pre.tasks, n_resources=setup.n_resources)}
-        row["drf_tasks"] = int(base.tasks.sum())
-        row["cycles"] = pre.cycles
-        rows.append(row)
-    return pd.DataFrame(rows)
+    for name, setup in setups.items():
+        if not isinstance(setup, DeviationExperiment):
+            raise InvalidInputError(f"setups[{name!r}] = {setup!r}: expected a DeviationExperiment")
+    grid = [{key: name, **{f: (list(v) if isinstance(v, tuple) else v) for f, v in asdict(setup).items()}}
+            for name, setup in setups.items()]
+    runs = sweep(_deviation_cell, grid, seeds=n_runs, rng=rng, seed_by=[key], n_jobs=n_jobs, backend=backend,
+                 progress=progress, desc="runs")
+    fields = list(asdict(DeviationExperiment()))
+    return runs.drop(columns=fields).rename(columns={"rep": "run"})
+
+
+def run_deviation_experiment(setup: DeviationExperiment, n_runs: int, rng, *, progress: bool = False,
+                             n_jobs: int | None = None, backend: str | None = None) -> pd.DataFrame:
+    """Run ``n_runs`` random instances of one setup; one row per run with :data:`DEVIATION_FIELDS` and
+    diagnostics (see :func:`deviation_runs`)."""
+    return deviation_runs({"_": setup}, n_runs, rng, key="_", progress=progress, n_jobs=n_jobs,
+                          backend=backend).drop(columns="_")
 
 
 def first_blocked_deviation_bound(demands, capacity) -> tuple[np.ndarray, np.ndarray]:
@@ -166,6 +181,42 @@ def pdrf_edrf_identity(demands, capacity) -> dict:
     differ = p != f
     boundary = differ & near_int & (np.abs(p - f) <= 1)
     return {"equal": int((~differ).sum()), "boundary": int(boundary.sum()), "other": int((differ & ~boundary).sum())}
+
+
+def _identity_cell(seed, run, n_users, keep_points):
+    g = np.random.default_rng(seed)
+    m = int(g.choice([2, 10]))
+    d, c = random_single_pool(g, n_users, m, demand_range=(1, int(g.choice([10, 20, 100]))))
+    literal_run = drf(d, c, stop="first_blocked")
+    skip_run = drf(d, c, stop="skip_blocked")
+    e = edrf(d, c).tasks
+    lower, upper = first_blocked_deviation_bound(d, c)
+    gap = e - literal_run.tasks
+    row = {"resources": m, **pdrf_edrf_identity(d, c),
+           "topup_equals_corrected_drf": bool(np.array_equal(pdrf(d, c, top_up=True).tasks, skip_run.tasks)),
+           "pdrf_over_allocates": bool((pdrf(d, c).tasks > literal_run.tasks).any()),
+           "bound_violations": int(((gap <= lower) | (gap >= upper)).sum()),
+           "max_gap_over_bound": float((gap / upper).max()),
+           "drf_minus_edrf_max": float((literal_run.tasks - e).max())}
+    if run < keep_points:
+        ds = (d / c).max(axis=1)
+        row["points"] = np.column_stack([ds.max() / ds, gap, upper])
+    return row
+
+
+def identity_runs(runs: int, rng, *, n_users: int = 1000, keep_points: int = 20, n_jobs: int | None = None,
+                  backend: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Random instances (2 or 10 resources; demands up to 10, 20 or 100): the PDRF = EDRF identity
+    (:func:`pdrf_edrf_identity`), whether PDRF with top-up equals DRF with blocked users skipped, whether
+    PDRF over-allocates against the literal loop, and EDRF − literal DRF against
+    :func:`first_blocked_deviation_bound`. Returns (one row per run, per-user points of the first
+    ``keep_points`` runs: ``ratio`` = ds*/ds_j, ``gap``, ``bound``)."""
+    out = sweep(_identity_cell, [{"run": i} for i in range(int(runs))], rng=rng,
+                fixed=dict(n_users=n_users, keep_points=keep_points), n_jobs=n_jobs, backend=backend,
+                progress=False).drop(columns="rep")
+    arrays = [p for p in out.pop("points") if isinstance(p, np.ndarray)] if "points" in out else []
+    points = pd.DataFrame(np.vstack(arrays) if arrays else np.zeros((0, 3)), columns=["ratio", "gap", "bound"])
+    return out, points
 
 
 def _speed_methods(baselines: dict):
@@ -243,20 +294,19 @@ def row_distance(row: dict, paper_row) -> float:
 
 
 def parameter_search(paper_row, grid, n_runs: int, rng, *, n_users: int = 1000, n_resources: int = 2,
-                     progress: bool = False) -> pd.DataFrame:
+                     progress: bool = False, n_jobs: int | None = None, backend: str | None = None) -> pd.DataFrame:
     """Which (reserve range, demand range) reproduce a published row? One table row per grid cell.
 
     ``grid`` is a list of ``(reserve_range, demand_range)`` pairs; the result has the measured row, the
-    settings and ``distance`` (:func:`row_distance`), sorted by distance.
+    settings and ``distance`` (:func:`row_distance`), sorted by distance. All cells x runs form one sweep.
     """
-    from tqdm.auto import tqdm
-
-    seeds = np.random.SeedSequence(np.random.default_rng(rng).integers(2**63)).spawn(len(grid))
+    setups = {f"{tuple(r)}|{tuple(d)}": DeviationExperiment(n_users=n_users, n_resources=n_resources,
+                                                           reserve_range=tuple(r), demand_range=tuple(d))
+              for r, d in grid}
+    runs = deviation_runs(setups, n_runs, rng, key="cell", progress=progress, n_jobs=n_jobs, backend=backend)
     rows = []
-    for (reserve, demand), seed in tqdm(list(zip(grid, seeds)), disable=not progress, desc="grid", leave=False):
-        setup = DeviationExperiment(n_users=n_users, n_resources=n_resources, reserve_range=tuple(reserve),
-                                    demand_range=tuple(demand))
-        row = table_row(run_deviation_experiment(setup, n_runs, seed))
+    for (reserve, demand), name in zip(grid, setups):
+        row = table_row(runs[runs.cell == name])
         rows.append({"reserve_low": reserve[0], "reserve_high": reserve[1], "demand_low": demand[0],
                      "demand_high": demand[1], **row, "distance": row_distance(row, paper_row)})
     return pd.DataFrame(rows).sort_values("distance", kind="stable").reset_index(drop=True)

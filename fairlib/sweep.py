@@ -1,0 +1,392 @@
+"""Parameter sweeps over a grid x seeds: serial, on local cores (joblib/loky) or on a Dask cluster.
+
+One call runs ``fn(seed=..., **params)`` for every grid point and repetition and gathers the rows into a
+tidy DataFrame::
+
+    from fairlib.sweep import sweep
+
+    def cell(seed, users, delta):
+        rng = np.random.default_rng(seed)
+        ...
+        return {"efficiency": e, "iterations": t}      # or a list of such dicts
+
+    df = sweep(cell, {"users": [10, 50], "delta": [1, 5]}, seeds=20, rng=2005)
+    # columns: users, delta, rep, efficiency, iterations — one row per (users, delta, rep)
+
+**Seeds.** Each cell's ``seed`` is a ``np.random.SeedSequence`` derived from the root seed ``rng``,
+the cell's parameters (a hash of their canonical JSON) and its repetition number, never from its
+position in the grid or in the schedule. So results do not depend on the backend, the worker count
+or the order cells finish in, and a cell keeps its seed when the grid around it grows.
+
+**Backends.** ``backend=None`` picks Dask when a scheduler address is configured
+(``scheduler=`` or ``FAIRLIB_DASK_SCHEDULER=tcp://host:8786``), else joblib/loky on ``n_jobs``
+local processes (default: every core; ``FAIRLIB_SWEEP_JOBS`` overrides), else serial for a single
+job or a single cell. Cheap cells are batched (joblib's automatic batching; for Dask, chunks sized
+to a few per worker) so the per-cell overhead stays small. ``fn`` must be importable by the workers
+(a module-level function; functions defined in a notebook are shipped by value with cloudpickle).
+Numba kernels are compiled, or loaded from the on-disk cache, once per worker process.
+
+**Failures.** A cell that raises is recorded with its parameters, repetition and traceback; the
+others complete. Then, with ``errors="raise"`` (default), :class:`SweepError` is raised carrying
+the finished rows (``.results``) and the failures (``.failures``); with ``errors="keep"`` the rows
+are returned, the failures are attached as ``df.attrs["failures"]`` and a warning names them.
+
+**Cache.** With ``cache=True`` (or ``FAIRLIB_SWEEP_CACHE=1``; ``run_all.py --resume`` sets it) each
+finished cell is written at once to ``build/sweep-cache/<name>/``, keyed by the function, its
+source, the fairlib sources, the parameters, the repetition and the root seed. A rerun after an
+interruption loads the finished cells and runs only the rest; any code change starts afresh. Inputs
+the key cannot see (files a cell reads) are the caller's responsibility: clear the directory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import itertools
+import json
+import os
+import pickle
+import time
+import traceback
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from ._validate import InvalidInputError
+
+__all__ = ["sweep", "SweepError", "cell_seed", "default_backend", "BACKENDS"]
+
+BACKENDS = ("serial", "loky", "dask")
+_SCHEDULER_ENV = "FAIRLIB_DASK_SCHEDULER"
+_JOBS_ENV = "FAIRLIB_SWEEP_JOBS"
+_CACHE_ENV = "FAIRLIB_SWEEP_CACHE"
+
+
+class SweepError(RuntimeError):
+    """Some cells failed. ``results``: the rows of the cells that finished; ``failures``: one row per
+    failed cell (its parameters, ``rep``, ``error`` and ``traceback``)."""
+
+    def __init__(self, message: str, results: pd.DataFrame, failures: pd.DataFrame):
+        super().__init__(message)
+        self.results = results
+        self.failures = failures
+
+
+@dataclass(frozen=True)
+class _Cell:
+    index: int
+    params: dict
+    rep: int
+    seed: np.random.SeedSequence
+
+
+# --- cells and seeds -----------------------------------------------------------------------------------
+
+def _plain(value):
+    """JSON-able canonical form of a parameter value (numpy scalars and arrays included)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):  # by content hash: large arrays (demand pools) stay cheap to key
+        data = np.ascontiguousarray(value)
+        return {"ndarray_sha256": hashlib.sha256(data.tobytes()).hexdigest(), "shape": list(data.shape),
+                "dtype": str(data.dtype)}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    raise InvalidInputError(f"grid: parameter value {value!r} of type {type(value).__name__} has no canonical "
+                            "form for seeding and caching (use numbers, strings, tuples, lists, dicts or arrays)")
+
+
+def _canonical(obj) -> str:
+    return json.dumps(_plain(obj), sort_keys=True, separators=(",", ":"))
+
+
+def _root_sequence(rng) -> np.random.SeedSequence:
+    if isinstance(rng, np.random.SeedSequence):
+        return rng
+    if isinstance(rng, (bool, np.bool_)) or not isinstance(rng, (int, np.integer)) or rng < 0:
+        raise InvalidInputError(f"rng = {rng!r}: the root seed must be a non-negative integer or a SeedSequence "
+                                "(a Generator would make the cells' seeds depend on its state)")
+    return np.random.SeedSequence(int(rng))
+
+
+def cell_seed(rng, params: Mapping, rep: int) -> np.random.SeedSequence:
+    """The seed a sweep gives the cell ``params`` at repetition ``rep`` under root seed ``rng``.
+
+    >>> a = cell_seed(7, {"users": 10}, 0).generate_state(1)
+    >>> b = cell_seed(7, {"users": 10}, 0).generate_state(1)
+    >>> bool((a == b).all()), bool((a == cell_seed(7, {"users": 10}, 1).generate_state(1)).all())
+    (True, False)
+    """
+    root = _root_sequence(rng)
+    digest = hashlib.sha256(_canonical(params).encode()).digest()
+    words = tuple(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4))
+    return np.random.SeedSequence(root.entropy, spawn_key=tuple(root.spawn_key) + words + (int(rep),))
+
+
+def _grid_points(grid) -> list[dict]:
+    if isinstance(grid, Mapping):
+        for name, values in grid.items():
+            if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+                raise InvalidInputError(f"grid[{name!r}] = {values!r}: expected a list of values")
+        names = list(grid)
+        points = [dict(zip(names, combo)) for combo in itertools.product(*(list(grid[n]) for n in names))]
+    else:
+        points = [dict(p) for p in grid]
+        for i, p in enumerate(points):
+            if not isinstance(p, Mapping):
+                raise InvalidInputError(f"grid[{i}] = {p!r}: a list grid must hold dicts of parameters")
+    for i, p in enumerate(points):
+        for reserved in ("seed", "rep"):
+            if reserved in p:
+                raise InvalidInputError(f"grid point {i}: parameter name {reserved!r} is reserved by the sweep")
+    keys = [_canonical(p) for p in points]
+    if len(set(keys)) != len(keys):
+        dup = next(k for k in keys if keys.count(k) > 1)
+        raise InvalidInputError(f"grid: the point {dup} appears more than once (it would get the same seeds)")
+    return points
+
+
+# --- cache -----------------------------------------------------------------------------------------------
+
+def _function_fingerprint(fn) -> str:
+    try:
+        body = inspect.getsource(fn)
+    except (OSError, TypeError):
+        code = getattr(fn, "__code__", None)
+        body = repr(code.co_code) + repr(code.co_consts) if code is not None else repr(fn)
+    from . import SOURCE_HASH
+
+    name = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+    return hashlib.sha256(f"{name}\n{body}\n{SOURCE_HASH}".encode()).hexdigest()
+
+
+def _cache_key(fingerprint: str, fixed_key: str, root: np.random.SeedSequence, cell: _Cell) -> str:
+    text = "\n".join([fingerprint, fixed_key, _canonical(cell.params), str(cell.rep),
+                      repr(root.entropy), repr(tuple(root.spawn_key))])
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _cache_enabled(cache) -> bool:
+    if cache is None:
+        return os.environ.get(_CACHE_ENV, "") not in ("", "0")
+    return bool(cache)
+
+
+def _cache_dir(name: str) -> Path:
+    from .paths import build_dir
+
+    return build_dir() / "sweep-cache" / name
+
+
+def _write_atomic(path: Path, payload) -> None:
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    with open(tmp, "wb") as f:
+        pickle.dump(payload, f, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(tmp, path)
+
+
+# --- execution -------------------------------------------------------------------------------------------
+
+def _run_cell(fn, fixed, cell: _Cell):
+    """(index, rows, None) or (index, None, (error, traceback)); never raises for an ordinary exception."""
+    try:
+        out = fn(seed=cell.seed, **cell.params, **fixed)
+        return cell.index, _as_rows(out), None
+    except Exception as exc:  # noqa: BLE001 - reported with the cell's parameters
+        return cell.index, None, (f"{type(exc).__name__}: {exc}", traceback.format_exc())
+
+
+def _run_chunk(fn, fixed, cells):
+    return [_run_cell(fn, fixed, c) for c in cells]
+
+
+def _as_rows(out) -> list[dict]:
+    if isinstance(out, pd.DataFrame):
+        return out.to_dict("records")
+    if isinstance(out, Mapping):
+        return [dict(out)]
+    if isinstance(out, (list, tuple)) and all(isinstance(r, Mapping) for r in out):
+        return [dict(r) for r in out]
+    raise TypeError(f"a sweep function must return a dict, a list of dicts or a DataFrame, got {type(out).__name__}")
+
+
+def default_backend(scheduler: str | None = None, n_jobs: int | None = None) -> tuple[str, int]:
+    """(backend, n_jobs) that ``sweep(backend=None)`` would use."""
+    if scheduler or os.environ.get(_SCHEDULER_ENV):
+        return "dask", 0
+    jobs = _resolve_jobs(n_jobs)
+    return ("loky" if jobs > 1 else "serial"), jobs
+
+
+def _resolve_jobs(n_jobs) -> int:
+    if n_jobs is None:
+        env = os.environ.get(_JOBS_ENV)
+        if env:
+            try:
+                n_jobs = int(env)
+            except ValueError:
+                raise InvalidInputError(f"{_JOBS_ENV} = {env!r}: must be an integer") from None
+        else:
+            n_jobs = os.cpu_count() or 1
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0 or n_jobs < -1:
+        raise InvalidInputError(f"n_jobs = {n_jobs!r}: must be a positive integer or -1 (every core)")
+    return (os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs)
+
+
+def _execute_serial(fn, fixed, cells):
+    for cell in cells:
+        yield _run_cell(fn, fixed, cell)
+
+
+def _execute_loky(fn, fixed, cells, n_jobs):
+    from joblib import Parallel, delayed
+
+    parallel = Parallel(n_jobs=n_jobs, backend="loky", batch_size="auto", return_as="generator_unordered")
+    yield from parallel(delayed(_run_cell)(fn, fixed, c) for c in cells)
+
+
+def _execute_dask(fn, fixed, cells, scheduler):
+    from distributed import Client, as_completed
+
+    address = scheduler or os.environ.get(_SCHEDULER_ENV)
+    client = Client(address) if isinstance(address, str) else address
+    try:
+        workers = max(1, sum(client.nthreads().values()))
+        size = max(1, len(cells) // (4 * workers))   # a few chunks per worker: batching without idling
+        chunks = [cells[i:i + size] for i in range(0, len(cells), size)]
+        futures = client.map(_run_chunk, [fn] * len(chunks), [fixed] * len(chunks), chunks, pure=False)
+        for future in as_completed(futures):
+            yield from future.result()
+    finally:
+        if isinstance(address, str):
+            client.close()
+
+
+def sweep(fn: Callable[..., Any], grid, *, seeds: int = 1, rng=0, fixed: Mapping | None = None,
+          seed_by: Iterable[str] | None = None, backend: str | None = None, n_jobs: int | None = None, scheduler=None, progress: bool = True,
+          desc: str | None = None, errors: str = "raise", cache: bool | None = None,
+          cache_name: str | None = None) -> pd.DataFrame:
+    """Run ``fn(seed=SeedSequence, **point, **fixed)`` for every grid point x ``seeds`` repetitions.
+
+    Parameters
+    ----------
+    fn : callable returning a dict (one row), a list of dicts or a DataFrame.
+    grid : dict of name -> list of values (the cartesian product), or a list of dicts (explicit points).
+    seeds : repetitions per point (the ``rep`` column, 0-based).
+    rng : root seed (non-negative int or ``np.random.SeedSequence``).
+    fixed : constant keyword arguments for ``fn``; part of the cache key, not of the seeds or columns.
+    seed_by : the parameters a cell's seed depends on (default: all). Leaving a parameter out gives
+        every value of it the same seeds — common random numbers, for paired comparisons (e.g. the
+        same random instances under several update orders).
+    backend : ``"serial"``, ``"loky"``, ``"dask"`` or None (see the module docstring).
+    n_jobs : local processes for loky (default every core, or ``FAIRLIB_SWEEP_JOBS``).
+    scheduler : Dask scheduler address or a ``distributed.Client`` (default ``FAIRLIB_DASK_SCHEDULER``).
+    progress : show a progress bar of finished cells.
+    errors : ``"raise"`` (after every cell has run) or ``"keep"``.
+    cache, cache_name : resumable per-cell cache under ``build/sweep-cache/<cache_name>``.
+
+    Returns
+    -------
+    DataFrame with the grid's parameters, ``rep`` and ``fn``'s fields, in grid order x rep (never in
+    completion order).
+    """
+    from tqdm.auto import tqdm
+
+    if not callable(fn):
+        raise InvalidInputError(f"fn = {fn!r}: must be callable")
+    if isinstance(seeds, bool) or not isinstance(seeds, (int, np.integer)) or seeds < 1:
+        raise InvalidInputError(f"seeds = {seeds!r}: must be an integer >= 1 (repetitions per grid point)")
+    if errors not in ("raise", "keep"):
+        raise InvalidInputError(f"errors = {errors!r}: must be 'raise' or 'keep'")
+    if backend is not None and backend not in BACKENDS:
+        raise InvalidInputError(f"backend = {backend!r}: must be one of {BACKENDS} or None")
+    fixed = dict(fixed or {})
+    root = _root_sequence(rng)
+    points = _grid_points(grid)
+    clash = set(fixed) & (set().union(*points) if points else set())
+    if clash:
+        raise InvalidInputError(f"fixed: {sorted(clash)} also vary in the grid")
+    names = set().union(*points) if points else set()
+    if seed_by is not None:
+        seed_by = list(seed_by)
+        unknown = [k for k in seed_by if k not in names]
+        if unknown:
+            raise InvalidInputError(f"seed_by: {unknown} are not grid parameters ({sorted(names)})")
+
+    def seed_params(p):
+        return p if seed_by is None else {k: p[k] for k in seed_by if k in p}
+
+    cells = [_Cell(i * int(seeds) + r, p, r, cell_seed(root, seed_params(p), r))
+             for i, p in enumerate(points) for r in range(int(seeds))]
+    if backend is None:
+        backend, jobs = default_backend(scheduler, n_jobs)
+        if backend == "loky" and len(cells) < 2:
+            backend = "serial"
+    else:
+        jobs = _resolve_jobs(n_jobs) if backend == "loky" else 1
+
+    rows_of: dict[int, list[dict]] = {}
+    failures: dict[int, tuple[str, str]] = {}
+    use_cache = _cache_enabled(cache)
+    if use_cache:
+        folder = _cache_dir(cache_name or getattr(fn, "__qualname__", "sweep").replace("<", "").replace(">", ""))
+        folder.mkdir(parents=True, exist_ok=True)
+        fingerprint, fixed_key = _function_fingerprint(fn), _canonical(fixed)
+        paths = {c.index: folder / f"{_cache_key(fingerprint, fixed_key, root, c)}.pkl" for c in cells}
+        for c in cells:
+            if paths[c.index].exists():
+                with open(paths[c.index], "rb") as f:
+                    rows_of[c.index] = pickle.load(f)
+    todo = [c for c in cells if c.index not in rows_of]
+
+    if backend == "serial":
+        stream = _execute_serial(fn, fixed, todo)
+    elif backend == "loky":
+        stream = _execute_loky(fn, fixed, todo, jobs)
+    else:
+        stream = _execute_dask(fn, fixed, todo, scheduler)
+    bar = tqdm(total=len(cells), initial=len(cells) - len(todo), disable=not progress, leave=False,
+               desc=desc or getattr(fn, "__name__", "sweep"))
+    started = time.perf_counter()
+    try:
+        for index, rows, failure in stream:
+            if failure is not None:
+                failures[index] = failure
+            else:
+                rows_of[index] = rows
+                if use_cache:
+                    _write_atomic(paths[index], rows)
+            bar.update(1)
+    finally:
+        bar.close()
+        if hasattr(stream, "close"):
+            stream.close()
+
+    by_index = {c.index: c for c in cells}
+    table = pd.DataFrame([{**by_index[i].params, "rep": by_index[i].rep, **row}
+                          for i in sorted(rows_of) for row in rows_of[i]])
+    table.attrs["sweep"] = {"backend": backend, "n_jobs": jobs, "cells": len(cells), "ran": len(todo),
+                            "seconds": time.perf_counter() - started}
+    if failures:
+        failed = pd.DataFrame([{**by_index[i].params, "rep": by_index[i].rep, "error": failures[i][0],
+                                "traceback": failures[i][1]} for i in sorted(failures)])
+        lines = [f"  {_canonical(by_index[i].params)} rep {by_index[i].rep}: {failures[i][0]}"
+                 for i in sorted(failures)[:10]]
+        more = f"\n  ... and {len(failures) - 10} more" if len(failures) > 10 else ""
+        message = (f"sweep({getattr(fn, '__name__', fn)!s}): {len(failures)} of {len(cells)} cells failed "
+                   f"(the other {len(rows_of)} finished):\n" + "\n".join(lines) + more)
+        if errors == "raise":
+            raise SweepError(message, table, failed)
+        warnings.warn(message, RuntimeWarning, stacklevel=2)
+        table.attrs["failures"] = failed
+    return table

@@ -1,0 +1,162 @@
+"""fairlib.sweep: deterministic seeds across backends, failures with their parameters, resumable cache."""
+import os
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairlib import sweep as sweep_module
+from fairlib._validate import InvalidInputError
+from fairlib.sweep import SweepError, cell_seed, sweep
+
+
+def draw_cell(seed, users, scale):
+    """A cell that uses numba (via fairlib) and its seed: a DRF instance on random demands."""
+    from fairlib.multires import drf
+
+    rng = np.random.default_rng(seed)
+    demands = rng.integers(1, 10, size=(users, 2)).astype(float)
+    tasks = drf(demands, np.array([100.0, 100.0]) * scale).tasks
+    return {"draw": float(rng.random()), "tasks": int(tasks.sum()), "first": int(tasks[0])}
+
+
+def failing_cell(seed, x):
+    if x == 3:
+        raise ValueError(f"bad x = {x}")
+    return {"value": x * 10}
+
+
+GRID = {"users": [3, 8, 20], "scale": [1.0, 2.5]}
+
+
+def test_same_seed_same_results_serial_loky_dask():
+    serial = sweep(draw_cell, GRID, seeds=4, rng=11, backend="serial", progress=False)
+    assert len(serial) == 24 and list(serial.columns[:3]) == ["users", "scale", "rep"]
+    loky = sweep(draw_cell, GRID, seeds=4, rng=11, backend="loky", n_jobs=2, progress=False)
+    pd.testing.assert_frame_equal(serial, loky)
+
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        dask = sweep(draw_cell, GRID, seeds=4, rng=11, backend="dask", scheduler=client, progress=False)
+        by_address = sweep(draw_cell, GRID, seeds=4, rng=11, scheduler=cluster.scheduler_address, progress=False)
+    pd.testing.assert_frame_equal(serial, dask)
+    pd.testing.assert_frame_equal(serial, by_address)
+    assert by_address.attrs["sweep"]["backend"] == "dask"
+
+
+def test_seeds_depend_on_parameters_not_on_position():
+    full = sweep(draw_cell, GRID, seeds=2, rng=5, backend="serial", progress=False)
+    part = sweep(draw_cell, {"users": [20], "scale": [2.5]}, seeds=2, rng=5, backend="serial", progress=False)
+    pd.testing.assert_frame_equal(full[(full.users == 20) & (full.scale == 2.5)].reset_index(drop=True), part)
+    other = sweep(draw_cell, GRID, seeds=2, rng=6, backend="serial", progress=False)
+    assert not np.allclose(full.draw, other.draw)
+    # the documented seed of a cell is the one it receives
+    got = np.random.default_rng(cell_seed(5, {"users": 3, "scale": 1.0}, 1)).integers(1, 10, size=(3, 2))
+    want = np.random.default_rng(cell_seed(5, {"users": 3, "scale": 1.0}, 1)).integers(1, 10, size=(3, 2))
+    np.testing.assert_array_equal(got, want)
+
+
+def test_seed_by_gives_common_random_numbers():
+    out = sweep(draw_cell, GRID, seeds=2, rng=5, seed_by=["users"], backend="serial", progress=False)
+    wide = out.pivot_table(index=["users", "rep"], columns="scale", values="draw")
+    np.testing.assert_array_equal(wide[1.0], wide[2.5])
+    with pytest.raises(InvalidInputError, match=r"seed_by: \['user'\] are not grid parameters"):
+        sweep(draw_cell, GRID, seed_by=["user"], progress=False)
+
+
+@pytest.mark.parametrize("backend", ["serial", "loky"])
+def test_failing_cell_reported_with_parameters_others_kept(backend):
+    with pytest.raises(SweepError, match=r'(?s)1 of 6 cells failed.*\{"x":3\} rep 0: ValueError: bad x = 3') as info:
+        sweep(failing_cell, {"x": range(6)}, backend=backend, n_jobs=2, progress=False)
+    assert sorted(info.value.results.x) == [0, 1, 2, 4, 5]
+    assert info.value.failures.x.tolist() == [3]
+    assert "Traceback" in info.value.failures.traceback[0]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        kept = sweep(failing_cell, {"x": range(6)}, backend=backend, n_jobs=2, progress=False, errors="keep")
+    assert kept.value.tolist() == [0, 10, 20, 40, 50]
+    assert kept.attrs["failures"].x.tolist() == [3]
+    assert any("bad x = 3" in str(w.message) for w in caught)
+
+
+def test_cache_resume_keeps_finished_cells(tmp_path, monkeypatch):
+    """Interrupted and resumed with identical arguments: only the unfinished cells run again."""
+    monkeypatch.setenv("FAIRLIB_BUILD_DIR", str(tmp_path / "build"))
+    log = tmp_path / "log"
+    log.mkdir()
+    stop = tmp_path / "stop"
+    stop.touch()
+    args = dict(fixed={"log_dir": log, "stop_file": stop}, backend="serial", cache=True, cache_name="r2",
+                progress=False)
+    with pytest.raises(KeyboardInterrupt):
+        sweep(interruptible_cell, {"x": list(range(8))}, **args)
+    assert len(list(log.iterdir())) == 6
+    stop.unlink()
+    for f in log.iterdir():
+        f.unlink()
+    out = sweep(interruptible_cell, {"x": list(range(8))}, **args)
+    assert sorted(int(f.name.split("-")[1]) for f in log.iterdir()) == [5, 6, 7]
+    assert out.attrs["sweep"]["ran"] == 3 and out.x.tolist() == list(range(8))
+
+
+def interruptible_cell(seed, x, log_dir, stop_file):
+    (log_dir / f"ran-{x}").touch()
+    if x == 5 and stop_file.exists():
+        raise KeyboardInterrupt
+    return {"draw": float(np.random.default_rng(seed).random())}
+
+
+def test_cache_key_follows_code_and_seed(tmp_path, monkeypatch):
+    monkeypatch.setenv("FAIRLIB_BUILD_DIR", str(tmp_path))
+    a = sweep(draw_cell, {"users": [3], "scale": [1.0]}, rng=1, backend="serial", cache=True, progress=False)
+    b = sweep(draw_cell, {"users": [3], "scale": [1.0]}, rng=1, backend="serial", cache=True, progress=False)
+    c = sweep(draw_cell, {"users": [3], "scale": [1.0]}, rng=2, backend="serial", cache=True, progress=False)
+    assert (a.attrs["sweep"]["ran"], b.attrs["sweep"]["ran"], c.attrs["sweep"]["ran"]) == (1, 0, 1)
+    monkeypatch.setattr(sweep_module, "_function_fingerprint", lambda fn: "edited")
+    d = sweep(draw_cell, {"users": [3], "scale": [1.0]}, rng=1, backend="serial", cache=True, progress=False)
+    assert d.attrs["sweep"]["ran"] == 1
+
+
+def test_explicit_points_and_row_lists():
+    out = sweep(failing_cell, [{"x": 1}, {"x": 7}], seeds=2, backend="serial", progress=False)
+    assert out[["x", "rep", "value"]].values.tolist() == [[1, 0, 10], [1, 1, 10], [7, 0, 70], [7, 1, 70]]
+
+
+def test_default_backend(monkeypatch):
+    monkeypatch.delenv("FAIRLIB_DASK_SCHEDULER", raising=False)
+    monkeypatch.setenv("FAIRLIB_SWEEP_JOBS", "1")
+    assert sweep_module.default_backend() == ("serial", 1)
+    monkeypatch.setenv("FAIRLIB_SWEEP_JOBS", "2")
+    assert sweep_module.default_backend() == ("loky", 2)
+    monkeypatch.setenv("FAIRLIB_DASK_SCHEDULER", "tcp://127.0.0.1:8786")
+    assert sweep_module.default_backend()[0] == "dask"
+    monkeypatch.setenv("FAIRLIB_SWEEP_JOBS", "two")
+    monkeypatch.delenv("FAIRLIB_DASK_SCHEDULER")
+    with pytest.raises(InvalidInputError, match="FAIRLIB_SWEEP_JOBS = 'two'"):
+        sweep_module.default_backend()
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(grid={"x": 3}), r"grid\['x'\] = 3: expected a list"),
+    (dict(grid={"x": [1, 1]}), r"appears more than once"),
+    (dict(grid={"seed": [1]}), r"'seed' is reserved"),
+    (dict(grid={"x": [object()]}), r"no canonical form"),
+    (dict(grid={"x": [1]}, seeds=0), r"seeds = 0"),
+    (dict(grid={"x": [1]}, rng=np.random.default_rng(1)), r"rng = Generator"),
+    (dict(grid={"x": [1]}, backend="threads"), r"backend = 'threads'"),
+    (dict(grid={"x": [1]}, errors="ignore"), r"errors = 'ignore'"),
+    (dict(grid={"x": [1]}, fixed={"x": 2}), r"fixed: \['x'\] also vary"),
+    (dict(grid={"x": [1, 2]}, backend="loky", n_jobs=0), r"n_jobs = 0"),
+])
+def test_bad_arguments(kwargs, message):
+    grid = kwargs.pop("grid")
+    with pytest.raises(InvalidInputError, match=message):
+        sweep(failing_cell, grid, progress=False, **kwargs)
+
+
+def test_bad_return_type_is_a_cell_failure():
+    with pytest.raises(SweepError, match="must return a dict"):
+        sweep(lambda seed, x: x, {"x": [1]}, backend="serial", progress=False)
