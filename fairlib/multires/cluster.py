@@ -1,0 +1,192 @@
+"""Heterogeneous clusters with placement constraints (Khamse-Ashari et al., TPDS 2018, §2).
+
+K servers with divisible capacities ``capacity[server, resource]``; users with per-task demands
+``demand[user, resource]``, weights φ and placement constraints ``eligible[user, server]``.
+x[n, i] is the (real) number of user n's tasks on server i and x_n = Σ_i x[n, i] its total.
+
+Derived quantities (REFERENCE §5.1; the equations are reconstructions, [INF]):
+
+- per-server dominant resource ρ[n, i] = argmax_r d[n, r] / c[i, r] (eq. 7);
+- monopoly task count γ[n, i] = min_r c[i, r] / d[n, r] over the resources n demands (eq. 8): the
+  tasks n could run alone on server i. A server lacking a resource n needs has γ = 0 and is treated
+  as ineligible for n (recorded in :attr:`Cluster.lacking`);
+- virtual dominant share (VDS) s[n, i] = x_n / γ[n, i] (eq. 9) — *all* of n's tasks, from any
+  server, measured against server i — and the weighted VDS ŝ = s / φ_n.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._validate import InvalidInputError, as_capacities, as_demands, as_eligibility, as_weights
+
+__all__ = ["Cluster", "ServerAllocation", "random_cluster"]
+
+
+@dataclass(frozen=True, eq=False)
+class Cluster:
+    """A validated heterogeneous cluster.
+
+    Parameters
+    ----------
+    capacity : (K, R) array_like — ``capacity[server, resource]`` >= 0 (a server may lack a resource).
+    demand : (N, R) array_like — per-task demand ``demand[user, resource]`` >= 0, no all-zero row.
+    weight : (N,) array_like, optional — φ > 0 (default 1).
+    eligible : (N, K) array_like of bool / 0-1, optional — placement constraints (default: all).
+
+    A user-server pair is *usable* when the user is eligible and the server has every resource the
+    user demands (γ > 0). A user with no usable server is an error naming the user.
+
+    Examples
+    --------
+    >>> c = Cluster([[12, 4, 75], [8, 16, 0]], [[1, 1, 5], [1, 2, 0]])
+    >>> c.gamma.round(3).tolist()     # user 0 needs bandwidth: server 1 is not usable
+    [[4.0, 0.0], [2.0, 8.0]]
+    >>> c.lacking.tolist()
+    [[False, True], [False, False]]
+    """
+
+    capacity: np.ndarray
+    demand: np.ndarray
+    weight: np.ndarray = None
+    eligible: np.ndarray = None
+    #: eligible pairs dropped because the server lacks a demanded resource (γ would be 0)
+    lacking: np.ndarray = field(init=False, repr=False)
+    gamma: np.ndarray = field(init=False, repr=False)
+    dominant: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self):
+        cap = as_capacities(self.capacity, "capacity", ndim=2, allow_zero=True)
+        dem = as_demands(self.demand, "demand", n_resources=cap.shape[1])
+        n, k = dem.shape[0], cap.shape[0]
+        w = as_weights(self.weight, n, "weight")
+        declared = as_eligibility(self.eligible, n, k, "eligible")
+        needs = dem > 0
+        # server i has every resource user n needs  <=>  no (needed, missing) pair
+        has_all = ~(needs[:, None, :] & (cap[None, :, :] <= 0)).any(axis=2)
+        usable = declared & has_all
+        nowhere = ~usable.any(axis=1)
+        if nowhere.any():
+            u = int(np.argmax(nowhere))
+            missing = [int(r) for r in np.flatnonzero(needs[u]) if not (cap[declared[u]][:, r] > 0).any()]
+            raise InvalidInputError(
+                f"demand[{u}] = {dem[u].tolist()}: user {u} has no usable server (its eligible servers "
+                f"{np.flatnonzero(declared[u]).tolist()} lack resource(s) {missing})")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(needs[:, None, :], cap[None, :, :] / dem[:, None, :], np.inf)   # (N, K, R)
+        gamma = np.where(usable, ratio.min(axis=2), 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = np.where(cap[None, :, :] > 0, dem[:, None, :] / cap[None, :, :], np.where(needs[:, None, :],
+                                                                                             np.inf, 0.0))
+        dominant = np.where(usable, share.argmax(axis=2), -1)
+        for name, value in (("capacity", cap), ("demand", dem), ("weight", w), ("eligible", usable),
+                            ("lacking", declared & ~has_all), ("gamma", gamma), ("dominant", dominant)):
+            value.setflags(write=False)
+            object.__setattr__(self, name, value)
+
+    @property
+    def n_users(self) -> int:
+        return self.demand.shape[0]
+
+    @property
+    def n_servers(self) -> int:
+        return self.capacity.shape[0]
+
+    @property
+    def n_resources(self) -> int:
+        return self.capacity.shape[1]
+
+    @property
+    def pooled_capacity(self) -> np.ndarray:
+        """Σ_i c[i, r]: the whole cluster as one server (DRFH's reference)."""
+        return self.capacity.sum(axis=0)
+
+    def vds(self, totals) -> np.ndarray:
+        """Weighted VDS ŝ[n, i] = x_n / (φ_n γ[n, i]) for usable pairs, NaN elsewhere."""
+        x = np.asarray(totals, dtype=np.float64)
+        if x.shape != (self.n_users,):
+            raise InvalidInputError(f"totals: expected shape ({self.n_users},) (one per user), got {x.shape}")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(self.eligible, x[:, None] / (self.weight[:, None] * self.gamma), np.nan)
+
+    def bottlenecks(self) -> np.ndarray:
+        """Per server, a resource dominant for every usable user there (Definition 2), or -1 if none."""
+        out = np.full(self.n_servers, -1)
+        for i in range(self.n_servers):
+            users = self.eligible[:, i]
+            if not users.any():
+                continue
+            with np.errstate(divide="ignore", invalid="ignore"):
+                share = self.demand[users] / self.capacity[i]          # usable users need only c > 0 entries
+            share = np.where(np.isnan(share), 0.0, share)
+            top = share.max(axis=1, keepdims=True)
+            common = np.flatnonzero((share >= top * (1 - 1e-12)).all(axis=0))
+            if common.size:
+                out[i] = common[0]
+        return out
+
+    def feasible(self, tasks, tol: float = 1e-9) -> bool:
+        """Whether ``tasks[user, server]`` respects eligibility, non-negativity and every capacity."""
+        x = np.asarray(tasks, dtype=np.float64)
+        if x.shape != (self.n_users, self.n_servers):
+            raise InvalidInputError(f"tasks: expected shape ({self.n_users}, {self.n_servers}), got {x.shape}")
+        used = np.einsum("ni,nr->ir", x, self.demand)
+        return bool((x >= -tol).all() and (x[~self.eligible] <= tol).all()
+                    and (used <= self.capacity * (1 + tol) + tol).all())
+
+
+@dataclass(frozen=True, eq=False)
+class ServerAllocation:
+    """Tasks per (user, server) from a heterogeneous-cluster mechanism, with diagnostics."""
+
+    cluster: Cluster
+    tasks: np.ndarray
+    mechanism: str
+    diagnostics: dict = field(default_factory=dict)
+
+    @property
+    def totals(self) -> np.ndarray:
+        """x_n = Σ_i tasks[n, i]."""
+        return self.tasks.sum(axis=1)
+
+    @property
+    def used(self) -> np.ndarray:
+        """Resources used, ``used[server, resource]``."""
+        return np.einsum("ni,nr->ir", self.tasks, self.cluster.demand)
+
+    @property
+    def utilisation(self) -> np.ndarray:
+        """Per-resource utilisation of the whole cluster (used / pooled capacity; NaN for absent resources)."""
+        pooled = self.cluster.pooled_capacity
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(pooled > 0, self.used.sum(axis=0) / pooled, np.nan)
+
+    @property
+    def vds(self) -> np.ndarray:
+        """Weighted VDS ŝ[n, i] of this allocation (NaN where unusable)."""
+        return self.cluster.vds(self.totals)
+
+
+def random_cluster(rng, n_users: int, n_servers: int, n_resources: int = 3, *, eligible_fraction: float = 0.7,
+                   server_types: int | None = None, demand_range=(0.1, 1.0), weights: bool = False) -> Cluster:
+    """A random heterogeneous cluster with placement constraints (for experiments and benchmarks).
+
+    Server capacities are drawn per *type* (``server_types``, default min(n_servers, 4)) uniformly in
+    [0.5, 2] per resource, so servers are heterogeneous in their resource mix; demands are uniform in
+    ``demand_range`` per resource, scaled so one server holds tens of tasks; every (user, server) pair
+    is eligible with probability ``eligible_fraction`` (each user keeps at least one server). Weights
+    are 1, or uniform in {1, 2, 4} with ``weights=True``.
+    """
+    rng = np.random.default_rng(rng)
+    if not 0 < eligible_fraction <= 1:
+        raise InvalidInputError(f"eligible_fraction = {eligible_fraction}: must be in (0, 1]")
+    types = min(n_servers, 4) if server_types is None else int(server_types)
+    kinds = rng.uniform(0.5, 2.0, size=(types, n_resources))
+    capacity = kinds[rng.integers(types, size=n_servers)] * 20.0
+    demand = rng.uniform(*demand_range, size=(n_users, n_resources))
+    eligible = rng.random((n_users, n_servers)) < eligible_fraction
+    eligible[np.arange(n_users), rng.integers(n_servers, size=n_users)] = True
+    weight = rng.choice([1.0, 2.0, 4.0], size=n_users) if weights else None
+    return Cluster(capacity, demand, weight=weight, eligible=eligible)

@@ -1,0 +1,140 @@
+"""DRFH and TSF: weighted max-min on a per-user share of the *total* tasks, placed on heterogeneous servers.
+
+Both equalise a per-user quantity q_n x_n / φ_n of the total tasks x_n = Σ_i x[n, i], subject to
+every server's capacities and the placement constraints (REFERENCE §5.1, [INF] for the formulas):
+
+- **DRFH** (Wang et al.): q_n = max_r d[n, r] / C_r, the global dominant share per task against the
+  pooled capacities C = Σ_i c[i, :] (eq. 5);
+- **TSF** (Wang et al., SC'16): q_n = 1 / γ_n with γ_n = Σ_i γ[n, i] the tasks n could run
+  monopolising every server that has the resources it needs, *ignoring* placement constraints.
+
+The lexicographic max-min is computed by progressive filling with exact freezing, each round one
+HiGHS LP: maximise the common level t of the unfrozen users (frozen users keep their levels); then
+freeze every user whose level constraint has a positive dual. A positive dual in one optimal dual
+solution forces that constraint to be tight in every optimal primal solution (strict complementary
+slackness), so no user is frozen early; at least one dual is positive (they sum to 1), so every
+round freezes someone. Users blocked with a zero dual are frozen in a later round at the same level.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import linprog
+from scipy.sparse import coo_matrix, vstack
+
+from .._validate import InvalidInputError
+from .cluster import Cluster, ServerAllocation
+
+__all__ = ["drfh", "tsf", "weighted_maxmin_totals", "drfh_coefficients", "tsf_coefficients"]
+
+
+def drfh_coefficients(cluster: Cluster) -> np.ndarray:
+    """q_n = max_r d[n, r] / C_r on the pooled capacities (resources absent everywhere are skipped)."""
+    pooled = cluster.pooled_capacity
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(pooled > 0, cluster.demand / pooled, 0.0)
+    return share.max(axis=1)
+
+
+def tsf_coefficients(cluster: Cluster) -> np.ndarray:
+    """q_n = 1 / γ_n, γ_n = Σ_i min_r c[i, r] / d[n, r] over *all* servers with the needed resources."""
+    full = Cluster(cluster.capacity, cluster.demand, weight=cluster.weight)  # no placement constraints
+    return 1.0 / full.gamma.sum(axis=1)
+
+
+def _pair_index(cluster: Cluster):
+    users, servers = np.nonzero(cluster.eligible)
+    return users, servers
+
+
+def weighted_maxmin_totals(cluster: Cluster, q, *, tol: float = 1e-9, max_rounds: int | None = None
+                           ) -> tuple[np.ndarray, dict]:
+    """Lexicographic weighted max-min of q_n x_n / φ_n over feasible placements (HiGHS LPs).
+
+    Returns (tasks[n, i], diagnostics: rounds, levels per user, LP count).
+    """
+    q = np.asarray(q, dtype=np.float64)
+    n, k, m = cluster.n_users, cluster.n_servers, cluster.n_resources
+    if q.shape != (n,) or not np.isfinite(q).all() or (q <= 0).any():
+        raise InvalidInputError(f"q: expected {n} finite positive coefficients, got {q!r}")
+    users, servers = _pair_index(cluster)
+    p = len(users)
+    # capacity rows: (server i, resource r) -> Σ_{pairs on i} d[user, r] x_pair <= c[i, r]
+    rows = servers[:, None] * m + np.arange(m)[None, :]
+    vals = cluster.demand[users]
+    keep = vals > 0
+    a_cap = coo_matrix((vals[keep], (rows[keep], np.repeat(np.arange(p), m).reshape(p, m)[keep])),
+                       shape=(k * m, p + 1)).tocsr()
+    b_cap = cluster.capacity.ravel()
+    coef = q / cluster.weight                               # level per task of each user
+    # level rows: t - coef_n Σ_i x[n, i] <= 0 (active) ; -coef_n Σ_i x[n, i] <= -level_n (frozen)
+    a_user = coo_matrix((-coef[users], (users, np.arange(p))), shape=(n, p + 1)).tocsr()
+    t_col = coo_matrix((np.ones(n), (np.arange(n), np.full(n, p))), shape=(n, p + 1)).tocsr()
+    level = np.full(n, np.nan)
+    rounds = lps = 0
+    c = np.zeros(p + 1)
+    c[p] = -1.0
+    x = np.zeros(p)
+    limit = max_rounds or n + 1
+    while np.isnan(level).any():
+        rounds += 1
+        if rounds > limit:
+            raise RuntimeError(f"weighted_maxmin_totals: no convergence after {limit} rounds")
+        active = np.isnan(level)
+        a_lvl = a_user + t_col.multiply(active[:, None])
+        b_lvl = np.where(active, 0.0, -np.nan_to_num(level) * (1 - tol))
+        res = linprog(c, A_ub=vstack([a_cap, a_lvl]).tocsr(), b_ub=np.concatenate([b_cap, b_lvl]),
+                      bounds=[(0, None)] * (p + 1), method="highs")
+        lps += 1
+        if res.status != 0:
+            raise RuntimeError(f"weighted_maxmin_totals: HiGHS failed in round {rounds} ({res.message})")
+        t = res.x[p]
+        x = res.x[:p]
+        duals = -res.ineqlin.marginals[k * m:]
+        block = active & (duals > tol)
+        if not block.any():       # numerically flat duals: fall back to one LP per active user
+            block = active & _blocked_by_lp(cluster, users, a_cap, b_cap, coef, level, active, t, tol)
+            lps += int(active.sum())
+        if not block.any():
+            raise RuntimeError("weighted_maxmin_totals: no user could be frozen (numerical trouble)")
+        level[block] = t
+    tasks = np.zeros((n, k))
+    np.add.at(tasks, (users, servers), np.maximum(x, 0.0))
+    return tasks, {"rounds": rounds, "lps": lps, "levels": level}
+
+
+def _blocked_by_lp(cluster, users, a_cap, b_cap, coef, level, active, t, tol):
+    """Active users that cannot exceed t while the others keep theirs (one LP each)."""
+    n = cluster.n_users
+    p = len(users)
+    a_tot = coo_matrix((-coef[users], (users, np.arange(p))), shape=(n, p)).tocsr()
+    floor = np.where(active, t, np.nan_to_num(level)) * (1 - tol)
+    out = np.zeros(n, dtype=bool)
+    for j in np.flatnonzero(active):
+        c = np.zeros(p)
+        c[users == j] = -coef[j]
+        res = linprog(c, A_ub=vstack([a_cap[:, :p], a_tot]).tocsr(), b_ub=np.concatenate([b_cap, -floor]),
+                      bounds=[(0, None)] * p, method="highs")
+        out[j] = res.status == 0 and -res.fun <= t * (1 + 10 * tol) + tol
+    return out
+
+
+def drfh(cluster: Cluster, *, tol: float = 1e-9) -> ServerAllocation:
+    """DRFH: weighted max-min on global dominant shares x_n max_r d[n, r] / C_r (pooled C), placed on servers.
+
+    >>> c = Cluster([[9, 18]], [[1, 4], [3, 1]])    # one server: DRF
+    >>> drfh(c).tasks.round(6).ravel().tolist()
+    [3.0, 2.0]
+    """
+    tasks, diag = weighted_maxmin_totals(cluster, drfh_coefficients(cluster), tol=tol)
+    return ServerAllocation(cluster, tasks, "drfh", diag)
+
+
+def tsf(cluster: Cluster, *, tol: float = 1e-9) -> ServerAllocation:
+    """TSF: weighted max-min on x_n / γ_n (γ_n: monopoly tasks on every server, placement ignored).
+
+    >>> tsf(Cluster([[9, 18]], [[1, 4], [3, 1]])).tasks.round(6).ravel().tolist()
+    [3.0, 2.0]
+    """
+    tasks, diag = weighted_maxmin_totals(cluster, tsf_coefficients(cluster), tol=tol)
+    return ServerAllocation(cluster, tasks, "tsf", diag)

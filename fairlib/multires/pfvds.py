@@ -1,0 +1,374 @@
+"""PF-VDS(α): the Nash equilibrium of the per-server α-fair game (Khamse-Ashari et al. §3–5, Problem 1).
+
+Each server i is a player maximising U_i = Σ_{n usable on i} φ_n f(ŝ[n, i]) over its own column
+x[:, i] subject to its capacities, where ŝ[n, i] = x_n / (φ_n γ[n, i]) is the weighted VDS of n's
+*total* tasks and f is α-fair: f(s) = s^(1-α)/(1-α), log s for α = 1 (eq. 12; the form is a
+reconstruction, REFERENCE §5.3 [INF]). ∂U_i/∂x[n, i] = ŝ^-α / γ[n, i].
+
+- α = 1: the equilibrium is the weighted proportional-fair optimum max Σ_n φ_n log x_n (Theorem 2);
+  the game is then a potential game and best responses are block coordinate ascent on a convex
+  program.
+- α → ∞: PS-DSF (Theorem 2); :func:`pfvds` with ``alpha=np.inf`` returns :func:`.psdsf.psdsf`.
+- α may differ per server (heterogeneous objectives): pass an array of length n_servers.
+
+Solvers (``method``):
+
+- ``"best_response"`` (default; ours): Gauss-Seidel over servers, each server's exact best response
+  given the others' totals. A best response solves an R-dimensional dual: with prices λ >= 0,
+  x[n, i](λ) = max(0, φ_n γ[n, i] (γ[n, i] λ·d_n)^(-1/α) - x_{n,-i}), and λ minimises the (smooth,
+  convex) dual by projected Newton steps with backtracking.
+- ``"distributed"``: the paper's distributed heuristic (eqs. 55–57, [INF]) — every server moves
+  its users along -F[n, i] = ŝ^-α/γ - λ·d_n with penalty prices λ = κ [used - c]^+.
+- ``"psmfa"``: projected descent on the Fischer–Burmeister merit Ψ (eqs. 44–54, [INF]) — see
+  :func:`psmfa`.
+
+Every result carries the Nash-equilibrium residual :func:`nash_residual` (each server's column
+against its exact best response to the others).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .._validate import InvalidInputError
+from .cluster import Cluster, ServerAllocation
+from .psdsf import psdsf
+
+__all__ = ["pfvds", "best_response_column", "nash_residual", "merit", "proportional_fair_objective"]
+
+
+@njit(cache=True)
+def _utility_terms(x_o, x, a, gamma, weight, p, alpha):
+    """Σ_n [φ_n f((x_o + x)/a) - x p] over the users (the Lagrangian's user part)."""
+    total = 0.0
+    for n in range(x.shape[0]):
+        s = (x_o[n] + x[n]) / a[n]
+        if s <= 0.0:
+            return -np.inf if alpha >= 1.0 else -x[n] * p[n]
+        if alpha == 1.0:
+            total += weight[n] * np.log(s)
+        else:
+            total += weight[n] * s ** (1.0 - alpha) / (1.0 - alpha)
+        total -= x[n] * p[n]
+    return total
+
+
+@njit(cache=True)
+def _primal(lam, d, x_o, a, gamma, alpha, x, p):
+    """x(λ) and the prices p_n = λ·d_n; returns False when some user faces a zero price."""
+    for n in range(d.shape[0]):
+        pn = 0.0
+        for r in range(d.shape[1]):
+            pn += lam[r] * d[n, r]
+        p[n] = pn
+        if pn <= 0.0:
+            return False
+        v = a[n] * (gamma[n] * pn) ** (-1.0 / alpha) - x_o[n]
+        x[n] = v if v > 0.0 else 0.0
+    return True
+
+
+@njit(cache=True)
+def _dual_value(lam, cap, d, x_o, a, gamma, weight, alpha, x, p):
+    if not _primal(lam, d, x_o, a, gamma, alpha, x, p):
+        return np.inf
+    value = _utility_terms(x_o, x, a, gamma, weight, p, alpha)
+    for r in range(cap.shape[0]):
+        value += lam[r] * cap[r]
+    return value
+
+
+@njit(cache=True)
+def _best_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_iter):
+    """Server best response by projected Newton on the dual; ``lam`` (R,) is the warm start and is
+    updated in place. Returns (x, iterations, relative KKT gap)."""
+    n_users, m = d.shape
+    x = np.zeros(n_users)
+    p = np.zeros(n_users)
+    x_try = np.zeros(n_users)
+    p_try = np.zeros(n_users)
+    lam_try = np.zeros(m)
+    for r in range(m):
+        if not lam[r] > 0.0:
+            lam[r] = 1.0 / max(cap[r], 1e-300)
+    value = _dual_value(lam, cap, d, x_o, a, gamma, weight, alpha, x, p)
+    while value == np.inf:      # some user unpriced: raise every price
+        for r in range(m):
+            lam[r] = lam[r] * 10.0 + 1e-300
+        value = _dual_value(lam, cap, d, x_o, a, gamma, weight, alpha, x, p)
+    gap = np.inf
+    it = 0
+    for it in range(1, max_iter + 1):
+        used = np.zeros(m)
+        hess = np.zeros((m, m))
+        for n in range(n_users):
+            if x[n] > 0.0:
+                # dx_n/dp_n = -(x_n + x_o)/(α p_n)
+                w = (x[n] + x_o[n]) / (alpha * p[n])
+                for r in range(m):
+                    used[r] += d[n, r] * x[n]
+                    for s in range(m):
+                        hess[r, s] += w * d[n, r] * d[n, s]
+            else:
+                for r in range(m):
+                    used[r] += d[n, r] * x[n]
+        grad = cap - used
+        # KKT gap: complementarity of prices and slack, relative to capacity
+        gap = 0.0
+        for r in range(m):
+            if cap[r] > 0.0:
+                viol = max(-grad[r], 0.0) / cap[r]
+                comp = abs(lam[r] * grad[r]) / max(abs(lam[r] * cap[r]), 1e-300) if lam[r] > 0.0 else 0.0
+                gap = max(gap, viol, comp)
+        if gap <= tol:
+            break
+        # Newton on the free prices whose resource some served user demands; elsewhere (a zero Hessian
+        # row: nobody served needs r) move the price multiplicatively towards balance
+        step = np.zeros(m)
+        newton = np.zeros(m, dtype=np.bool_)
+        lam_max = 0.0
+        for r in range(m):
+            lam_max = max(lam_max, lam[r])
+        for r in range(m):
+            # ε-active bound (projected Newton): a tiny price on a slack resource is held at its bound
+            if grad[r] > 0.0 and lam[r] <= 1e-8 * lam_max:
+                step[r] = -lam[r]
+                continue
+            free = lam[r] > 0.0 or grad[r] < 0.0
+            if not free:
+                continue
+            if hess[r, r] > 1e-14 * max(abs(grad[r]), 1e-300) / max(lam[r], 1e-300):
+                newton[r] = True
+            elif grad[r] > 0.0:
+                step[r] = -lam[r]
+            else:
+                step[r] = max(lam[r], 1.0 / max(cap[r], 1e-300)) * (-grad[r]) / max(cap[r], 1e-300)
+        idx = np.flatnonzero(newton)
+        if idx.shape[0] > 0:
+            h = np.empty((idx.shape[0], idx.shape[0]))
+            g = np.empty(idx.shape[0])
+            for u in range(idx.shape[0]):
+                g[u] = grad[idx[u]]
+                for v in range(idx.shape[0]):
+                    h[u, v] = hess[idx[u], idx[v]]
+            trace = 0.0
+            for u in range(idx.shape[0]):
+                trace += h[u, u]
+            for u in range(idx.shape[0]):   # ridge: collinear demands make the Hessian singular
+                h[u, u] += 1e-9 * trace / idx.shape[0]
+            sol = np.linalg.solve(h, -g)
+            for u in range(idx.shape[0]):
+                step[idx[u]] = sol[u]
+        # backtracking on the dual value along the projected path; if the Newton direction fails, a
+        # diagonally scaled gradient step
+        accepted = False
+        v = value
+        for attempt in range(2):
+            if attempt == 1:
+                for r in range(m):
+                    step[r] = -grad[r] / max(hess[r, r], 1e-12 * max(abs(grad[r]), 1e-300)) if (
+                        lam[r] > 0.0 or grad[r] < 0.0) else 0.0
+            t = 1.0
+            for _ in range(60):
+                for r in range(m):
+                    lam_try[r] = max(lam[r] + t * step[r], 0.0)
+                v = _dual_value(lam_try, cap, d, x_o, a, gamma, weight, alpha, x_try, p_try)
+                if v < value:
+                    accepted = True
+                    break
+                t *= 0.5
+            if accepted:
+                break
+        if not accepted:
+            break
+        lam[:] = lam_try
+        x[:] = x_try
+        p[:] = p_try
+        value = v
+    return x, it, gap
+
+
+@njit(cache=True)
+def _gauss_seidel(cap, demand, gamma, weight, usable, alphas, x, lams, max_sweeps, tol, inner_tol, inner_iter):
+    n_users, n_servers = gamma.shape
+    totals = x.sum(axis=1)
+    change = np.inf
+    sweeps = 0
+    for sweeps in range(1, max_sweeps + 1):
+        change = 0.0
+        scale = 1e-300
+        for i in range(n_servers):
+            users = np.flatnonzero(usable[:, i])
+            if users.shape[0] == 0:
+                continue
+            k = users.shape[0]
+            d = np.empty((k, demand.shape[1]))
+            x_o = np.empty(k)
+            a = np.empty(k)
+            g = np.empty(k)
+            w = np.empty(k)
+            for t in range(k):
+                n = users[t]
+                d[t] = demand[n]
+                x_o[t] = totals[n] - x[n, i]
+                g[t] = gamma[n, i]
+                w[t] = weight[n]
+                a[t] = weight[n] * gamma[n, i]
+            col, _, _ = _best_response(cap[i], d, x_o, a, g, w, alphas[i], lams[i], inner_tol, inner_iter)
+            for t in range(k):
+                n = users[t]
+                change = max(change, abs(col[t] - x[n, i]))
+                totals[n] = x_o[t] + col[t]
+                x[n, i] = col[t]
+                scale = max(scale, totals[n])
+        if change <= tol * scale:
+            break
+    return sweeps, change
+
+
+def _alphas(cluster: Cluster, alpha) -> np.ndarray:
+    arr = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (cluster.n_servers,)).copy() \
+        if np.ndim(alpha) == 0 else np.asarray(alpha, dtype=np.float64)
+    if arr.shape != (cluster.n_servers,):
+        raise InvalidInputError(f"alpha: expected a scalar or one value per server ({cluster.n_servers}), "
+                                f"got shape {arr.shape}")
+    bad = ~(arr > 0) | np.isnan(arr)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InvalidInputError(f"alpha[{i}] = {arr[i]}: α must be > 0 (np.inf for PS-DSF)")
+    return arr
+
+
+def best_response_column(cluster: Cluster, tasks, server: int, alpha: float, *, tol: float = 1e-12,
+                         max_iter: int = 200) -> np.ndarray:
+    """Server ``server``'s exact α-fair best response (its column) to the other servers' tasks."""
+    x = np.asarray(tasks, dtype=np.float64)
+    users = np.flatnonzero(cluster.eligible[:, server])
+    x_o = x[users].sum(axis=1) - x[users, server]
+    col = np.zeros(cluster.n_users)
+    lam = np.zeros(cluster.n_resources)
+    got, _, _ = _best_response(cluster.capacity[server], np.ascontiguousarray(cluster.demand[users]), x_o,
+                               cluster.weight[users] * cluster.gamma[users, server], cluster.gamma[users, server],
+                               cluster.weight[users], float(alpha), lam, tol, max_iter)
+    col[users] = got
+    return col
+
+
+def nash_residual(cluster: Cluster, tasks, alpha) -> float:
+    """max over servers of |column - best response to the others| / largest total (0 at a Nash equilibrium)."""
+    x = np.asarray(tasks, dtype=np.float64)
+    alphas = _alphas(cluster, alpha)
+    scale = max(float(x.sum(axis=1).max()), 1e-300)
+    worst = 0.0
+    for i in range(cluster.n_servers):
+        if np.isinf(alphas[i]) or not cluster.eligible[:, i].any():
+            continue
+        worst = max(worst, float(np.abs(best_response_column(cluster, x, i, alphas[i]) - x[:, i]).max()) / scale)
+    return worst
+
+
+def proportional_fair_objective(cluster: Cluster, tasks) -> float:
+    """Σ_n φ_n log x_n (Theorem 2's objective for α = 1)."""
+    tot = np.asarray(tasks, dtype=np.float64).sum(axis=1)
+    with np.errstate(divide="ignore"):
+        return float((cluster.weight * np.log(tot)).sum())
+
+
+def _complementarity_f(cluster, x, lam, alphas):
+    """F[n, i] = λ_i·d_n - ŝ^-α/γ (eq. 30) on usable pairs (0 elsewhere)."""
+    vds = cluster.vds(x.sum(axis=1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        marginal = np.where(cluster.eligible, vds ** (-alphas[None, :]) / cluster.gamma, 0.0)
+    return np.where(cluster.eligible, cluster.demand @ lam.T - marginal, 0.0)
+
+
+def merit(cluster: Cluster, tasks, prices, alpha) -> float:
+    """Fischer–Burmeister merit Ψ(x, λ) = Σ ½ φ_FB(x[n, i], F[n, i])² over usable pairs (eqs. 35–37, [INF]);
+    ``prices[i, r]`` are the servers' multipliers λ_{i,r}."""
+    x = np.asarray(tasks, dtype=np.float64)
+    lam = np.asarray(prices, dtype=np.float64)
+    f = _complementarity_f(cluster, x, lam, _alphas(cluster, alpha))
+    phi = x + f - np.sqrt(x * x + f * f)
+    return float(0.5 * (phi[cluster.eligible] ** 2).sum())
+
+
+def _distributed(cluster, alphas, x, *, kappa, step, iterations, tol):
+    """Eqs. 55–57 [INF]: every server moves its users along [-F[n, i]]^+_{x[n, i]} (scaled by γ[n, i], so
+    the step is in units of "a server's worth of tasks") with penalty prices λ[i, r] = κ [used/c - 1]^+ / c
+    standing in for the multipliers. Returns (tasks, Ψ trajectory, final prices)."""
+    trajectory = []
+    cap = np.maximum(cluster.capacity, 1e-300)
+    lam = np.zeros_like(cap)
+    for _ in range(iterations):
+        used = np.einsum("ni,nr->ir", x, cluster.demand)
+        lam = kappa * np.maximum(used / cap - 1.0, 0.0) / cap
+        f = _complementarity_f(cluster, x, lam, alphas)
+        phi = x + f - np.sqrt(x * x + f * f)
+        psi = float(0.5 * (phi[cluster.eligible] ** 2).sum())
+        trajectory.append(psi)
+        if psi < tol:
+            break
+        move = np.where((x > 0) | (f < 0), -f, 0.0)
+        x = np.maximum(x + step * move * cluster.gamma ** 2 / cluster.gamma.max(), 0.0) * cluster.eligible
+    return x, np.array(trajectory), lam
+
+
+def pfvds(cluster: Cluster, alpha, *, method: str = "best_response", max_sweeps: int = 2000, tol: float = 1e-10,
+          kappa: float = 1e3, step: float = 1e-2, iterations: int = 20000) -> ServerAllocation:
+    """PF-VDS(α) allocation: a Nash equilibrium of Problem 1 (α-fair utilities of the weighted VDS).
+
+    Parameters
+    ----------
+    cluster : :class:`~fairlib.multires.cluster.Cluster`.
+    alpha : float > 0, ``np.inf`` (PS-DSF), or one value per server.
+    method : ``"best_response"`` (default), ``"distributed"`` (eqs. 55–57) or ``"psmfa"``.
+    max_sweeps, tol : Gauss-Seidel sweeps over servers and the stopping rule (largest change of any
+        x[n, i] relative to the largest total).
+    kappa, step, iterations : the distributed heuristic's penalty factor, step size and iteration cap.
+
+    Returns
+    -------
+    ServerAllocation; diagnostics ``sweeps``/``iterations``, ``nash_residual`` and, for the iterative
+    methods, the merit trajectory ``psi``.
+
+    Examples
+    --------
+    One server, α = 1: max log x_0 + log x_1 subject to x_0 + 3 x_1 <= 9 and 4 x_0 + x_1 <= 18 (both bind),
+    unlike DRF's (3, 2):
+
+    >>> pfvds(Cluster([[9, 18]], [[1, 4], [3, 1]]), 1.0).tasks.round(6).ravel().tolist()
+    [4.090909, 1.636364]
+    """
+    if not isinstance(cluster, Cluster):
+        raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
+    alphas = _alphas(cluster, alpha)
+    if method not in ("best_response", "distributed", "psmfa"):
+        raise InvalidInputError(f"method = {method!r}: must be 'best_response', 'distributed' or 'psmfa'")
+    if np.isinf(alphas).all():
+        res = psdsf(cluster)
+        return ServerAllocation(cluster, res.tasks, "pfvds_inf", {**res.diagnostics, "alpha": alphas})
+    if np.isinf(alphas).any():
+        raise InvalidInputError("alpha: mixing np.inf (PS-DSF) with finite values per server is not supported; "
+                                "use a large finite α on those servers")
+    if method == "best_response":
+        x = np.zeros((cluster.n_users, cluster.n_servers))
+        lams = np.zeros((cluster.n_servers, cluster.n_resources))
+        sweeps, change = _gauss_seidel(np.ascontiguousarray(cluster.capacity), np.ascontiguousarray(cluster.demand),
+                                       np.ascontiguousarray(cluster.gamma), cluster.weight,
+                                       np.ascontiguousarray(cluster.eligible), alphas, x, lams, int(max_sweeps),
+                                       float(tol), 1e-13, 200)
+        diag = {"sweeps": int(sweeps), "last_change": float(change), "prices": lams,
+                "converged": bool(change <= tol * max(x.sum(1).max(), 1e-300))}
+    elif method == "distributed":
+        x0 = psdsf(cluster).tasks * 0.5
+        x, psi, lam = _distributed(cluster, alphas, x0, kappa=kappa, step=step, iterations=iterations, tol=tol)
+        over = np.einsum("ni,nr->ir", x, cluster.demand) / np.maximum(cluster.capacity, 1e-300) - 1.0
+        diag = {"iterations": len(psi), "psi": psi, "prices": lam, "overuse": float(max(over.max(), 0.0))}
+    else:
+        from .psmfa import psmfa
+        x, psi, lam = psmfa(cluster, alphas, tol=tol, iterations=iterations)
+        diag = {"iterations": len(psi), "psi": psi, "prices": lam}
+    diag["nash_residual"] = nash_residual(cluster, x, alphas)
+    diag["alpha"] = alphas
+    return ServerAllocation(cluster, x, f"pfvds_{method}", diag)

@@ -1,0 +1,250 @@
+"""PS-DSF: per-server weighted max-min on virtual dominant shares (Khamse-Ashari et al. §2.3, Definition 4).
+
+An allocation is PS-DSF when it is feasible and no x[n, i] can be increased without decreasing some
+x[m, i] on the same server with ŝ[m, i] <= ŝ[n, i] (ŝ = weighted VDS, :mod:`.cluster`).
+
+The ICC'17 algorithm that computes it was not recovered (REFERENCE §5.7, [NR]); we use the
+construction derived there ([DRV]): **per-server progressive filling on the weighted VDS, iterated
+over servers to a fixed point (Gauss-Seidel)**. For server i, with the other servers' totals
+x_{n,-i} fixed, raise a level L; usable user n gets x[n, i](L) = max(0, φ_n γ[n, i] L - x_{n,-i}), so
+its weighted VDS is max(L, x_{n,-i}/(φ_n γ[n, i])). At the first L where a resource saturates,
+every still-active user demanding it is frozen; the rest continue. A fixed point satisfies
+Definition 4 at every server (checked by :func:`psdsf_violation`). Convergence of the outer loop is
+not proven: it is capped and the residual reported.
+
+Time-shared (non-divisible) servers, Problem 2 / Theorem 5: each server's only constraint is
+Σ_n x[n, i] / γ[n, i] <= 1; :func:`psdsf` with ``time_shared=True`` fills that constraint instead.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .._validate import InvalidInputError
+from .cluster import Cluster, ServerAllocation
+
+__all__ = ["psdsf", "psdsf_violation"]
+
+
+@njit(cache=True)
+def _fill_server(i, d3, cap, coef, usable, x_other, out, order, rising, frozen, used, slope):
+    """Progressive filling of server i on the weighted VDS; writes out[:] = x[:, i].
+
+    d3[n, i, r]: per-task demand of n on server i; cap[r]: capacity; coef[n] = φ_n γ[n, i].
+    Event-driven: between events every rising user grows at coef[n] per unit of level; events are a
+    user's breakpoint x_other/coef (it starts rising) or a resource saturating (its users freeze).
+    """
+    n_users = x_other.shape[0]
+    m = cap.shape[0]
+    count = 0
+    for n in range(n_users):
+        out[n] = 0.0
+        rising[n] = False
+        frozen[n] = not usable[n]
+        if usable[n]:
+            order[count] = n
+            count += 1
+    if count == 0:
+        return
+    # sort the usable users by breakpoint (insertion into a sorted prefix; counts are small per server)
+    keys = np.empty(count)
+    for t in range(count):
+        keys[t] = x_other[order[t]] / coef[order[t]]
+    perm = np.argsort(keys, kind="mergesort")
+    sorted_users = np.empty(count, dtype=np.int64)
+    for t in range(count):
+        sorted_users[t] = order[perm[t]]
+    for r in range(m):
+        used[r] = 0.0
+        slope[r] = 0.0
+    saturated = np.zeros(m, dtype=np.bool_)
+    nxt = 0                       # next user (in breakpoint order) not yet rising
+    level = keys[perm[0]]
+    active = count
+    while active > 0:
+        # users whose breakpoint has been reached start rising
+        while nxt < count and x_other[sorted_users[nxt]] / coef[sorted_users[nxt]] <= level:
+            n = sorted_users[nxt]
+            nxt += 1
+            if frozen[n]:
+                continue
+            rising[n] = True
+            for r in range(m):
+                slope[r] += coef[n] * d3[n, i, r]
+        next_break = np.inf
+        while nxt < count and frozen[sorted_users[nxt]]:
+            nxt += 1
+        if nxt < count:
+            next_break = x_other[sorted_users[nxt]] / coef[sorted_users[nxt]]
+        rise = np.inf
+        hit = -1
+        for r in range(m):
+            if slope[r] > 0.0 and not saturated[r]:
+                room = (cap[r] - used[r]) / slope[r]
+                if room < rise:
+                    rise = room
+                    hit = r
+        if rise < 0.0:
+            rise = 0.0
+        if hit < 0 or level + rise > next_break:
+            if next_break == np.inf:
+                break                 # nothing rising and nobody left: cannot happen for usable users
+            for r in range(m):
+                used[r] += slope[r] * (next_break - level)
+            level = next_break
+            continue
+        level += rise
+        for r in range(m):
+            used[r] += slope[r] * rise
+        # every resource full at this level (ties) saturates together
+        for r in range(m):
+            if not saturated[r] and slope[r] > 0.0 and used[r] >= cap[r] * (1.0 - 1e-12):
+                saturated[r] = True
+                used[r] = cap[r]
+        for n in range(n_users):
+            if frozen[n]:
+                continue
+            blocked = False
+            for r in range(m):
+                if saturated[r] and d3[n, i, r] > 0.0:
+                    blocked = True
+                    break
+            if not blocked:
+                continue
+            frozen[n] = True
+            active -= 1
+            if rising[n]:
+                out[n] = coef[n] * level - x_other[n]
+                if out[n] < 0.0:
+                    out[n] = 0.0
+                rising[n] = False
+                for r in range(m):
+                    slope[r] -= coef[n] * d3[n, i, r]
+                    if slope[r] < 0.0:
+                        slope[r] = 0.0
+    for n in range(n_users):      # users still rising when the loop ends (none in practice)
+        if rising[n]:
+            out[n] = max(0.0, coef[n] * level - x_other[n])
+
+
+@njit(cache=True)
+def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol):
+    """Gauss-Seidel over servers; returns (tasks[n, i], sweeps, last change)."""
+    n_users, n_servers, m = d3.shape
+    x = np.zeros((n_users, n_servers))
+    totals = np.zeros(n_users)
+    col = np.zeros(n_users)
+    x_other = np.zeros(n_users)
+    order = np.zeros(n_users, dtype=np.int64)
+    rising = np.zeros(n_users, dtype=np.bool_)
+    frozen = np.zeros(n_users, dtype=np.bool_)
+    used = np.zeros(m)
+    slope = np.zeros(m)
+    change = np.inf
+    sweeps = 0
+    while sweeps < max_sweeps:
+        sweeps += 1
+        change = 0.0
+        scale = 0.0
+        for i in range(n_servers):
+            for n in range(n_users):
+                x_other[n] = totals[n] - x[n, i]
+            _fill_server(i, d3, cap[i], coef[:, i], usable[:, i], x_other, col, order, rising, frozen, used, slope)
+            for n in range(n_users):
+                delta = abs(col[n] - x[n, i])
+                if delta > change:
+                    change = delta
+                x[n, i] = col[n]
+                totals[n] = x_other[n] + col[n]
+                if totals[n] > scale:
+                    scale = totals[n]
+        if change <= tol * max(scale, 1e-300):
+            break
+    return x, sweeps, change
+
+
+def psdsf(cluster: Cluster, *, time_shared: bool = False, max_sweeps: int = 1000, tol: float = 1e-12
+          ) -> ServerAllocation:
+    """PS-DSF allocation (Definition 4) by per-server progressive filling iterated to a fixed point.
+
+    Parameters
+    ----------
+    cluster : :class:`~fairlib.multires.cluster.Cluster`.
+    time_shared : bool — Problem 2 (non-divisible servers, Theorem 5): server i's only constraint is
+        Σ_n x[n, i] / γ[n, i] <= 1 instead of its per-resource capacities.
+    max_sweeps, tol : the Gauss-Seidel loop stops when no x[n, i] moved by more than ``tol`` times the
+        largest total in a sweep, or after ``max_sweeps`` sweeps.
+
+    Returns
+    -------
+    ServerAllocation with diagnostics ``sweeps``, ``last_change`` and ``converged``.
+
+    Examples
+    --------
+    One server reduces to DRF: demands (1, 4) and (3, 1) on (9, 18) give 3 and 2 tasks.
+
+    >>> psdsf(Cluster([[9, 18]], [[1, 4], [3, 1]])).tasks.round(9).ravel().tolist()
+    [3.0, 2.0]
+    """
+    if not isinstance(cluster, Cluster):
+        raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
+    if isinstance(max_sweeps, bool) or not isinstance(max_sweeps, (int, np.integer)) or max_sweeps < 1:
+        raise InvalidInputError(f"max_sweeps = {max_sweeps!r}: must be an integer >= 1")
+    n, k, m = cluster.n_users, cluster.n_servers, cluster.n_resources
+    coef = np.ascontiguousarray(cluster.weight[:, None] * cluster.gamma)
+    usable = np.ascontiguousarray(cluster.eligible)
+    if time_shared:
+        with np.errstate(divide="ignore"):
+            d3 = np.where(usable, 1.0 / np.where(usable, cluster.gamma, 1.0), 0.0)[:, :, None].copy()
+        cap = np.ones((k, 1))
+    else:
+        d3 = np.ascontiguousarray(np.broadcast_to(cluster.demand[:, None, :], (n, k, m)))
+        cap = np.ascontiguousarray(cluster.capacity)
+    x, sweeps, change = _psdsf_kernel(d3, cap, coef, usable, int(max_sweeps), float(tol))
+    return ServerAllocation(cluster, x, "psdsf_time_shared" if time_shared else "psdsf",
+                            {"sweeps": int(sweeps), "last_change": float(change),
+                             "converged": bool(sweeps < max_sweeps or change <= tol * max(x.sum(1).max(), 1e-300))})
+
+
+def psdsf_violation(cluster: Cluster, tasks, *, time_shared: bool = False, tol: float = 1e-7) -> dict:
+    """How far ``tasks`` is from Definition 4.
+
+    For each server i and usable user n: if no resource n needs is saturated on i, x[n, i] could grow
+    for free (``free_pairs``). Otherwise Definition 4 fails when, for every saturated resource r that n
+    needs, some other user m with x[m, i] > 0 and d[m, r] > 0 has a larger weighted VDS: n could grow
+    by taking r from users above it. ``gap`` is the largest such min_r max_m (ŝ_m / ŝ_n - 1).
+
+    Returns {"free_pairs", "violating_pairs", "gap", "holds"}.
+    """
+    x = np.asarray(tasks, dtype=np.float64)
+    if not cluster.feasible(x, tol=tol):
+        raise InvalidInputError("tasks: infeasible for this cluster (capacity, eligibility or sign)")
+    vds = cluster.vds(x.sum(axis=1))
+    scale = max(float(x.sum(axis=1).max()), 1e-300)
+    free = violating = 0
+    gap = 0.0
+    for i in range(cluster.n_servers):
+        users = np.flatnonzero(cluster.eligible[:, i])
+        if time_shared:
+            demand = (1.0 / cluster.gamma[users, i])[:, None]
+            cap = np.array([1.0])
+        else:
+            demand, cap = cluster.demand[users], cluster.capacity[i]
+        used = x[users, i] @ demand
+        sat = used >= cap * (1 - tol) - tol * 1e-3
+        holders = x[users, i] > tol * scale
+        for a, n in enumerate(users):
+            need = demand[a] > 0
+            if not (need & sat).any():
+                free += 1
+                continue
+            best = np.inf
+            for r in np.flatnonzero(need & sat):
+                above = holders & (demand[:, r] > 0) & (vds[users, i] > vds[n, i] * (1 + tol))
+                above[a] = False
+                best = min(best, (vds[users[above], i] / vds[n, i] - 1).max() if above.any() else -np.inf)
+            if best > 0:
+                violating += 1
+                gap = max(gap, float(best))
+    return {"free_pairs": free, "violating_pairs": violating, "gap": gap, "holds": free == 0 and violating == 0}

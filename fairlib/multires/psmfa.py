@@ -1,0 +1,126 @@
+"""PS-MFA: projected descent on the Fischer–Burmeister merit function (Khamse-Ashari et al. §5.1, eqs. 44–54).
+
+Reconstruction ([INF], REFERENCE §5.4–5.5): the NCP 0 <= x[n, i] ⊥ F[n, i](x, λ) >= 0 with
+F[n, i] = λ_i·d_n - ŝ[n, i]^-α / γ[n, i] is solved by minimising Ψ(x, λ) = Σ ½ φ_FB(x, F)² subject to
+feasibility, λ >= 0 and λ[i, r] = 0 on resources not saturated on server i (eqs. 37–40). Each
+iteration moves every server's column along -∇Ψ projected on T_i = {y: Σ_n d[n, r] y_n = 0 for the
+saturated r} (eq. 46; users at x = 0 pushed below 0 are held at 0), and the saturated resources' prices
+along -∂Ψ/∂λ (kept >= 0, eqs. 47–48). The step is the largest that keeps x >= 0 and every capacity
+(a resource that fills up joins the saturated set), shortened by backtracking until Ψ decreases
+(eqs. 51–53). Stops when Ψ < tol.
+
+Scaling (ours): each complementarity pair is measured as (x[n, i] / γ[n, i], γ[n, i] F[n, i]) — a
+fraction of the server and a marginal per server's worth of tasks — which leaves the solution set
+unchanged (φ_FB(a, b) = 0 iff a, b >= 0 and ab = 0) but makes Ψ's terms comparable across users and
+servers of very different sizes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .cluster import Cluster
+
+__all__ = ["psmfa"]
+
+
+def _fb_parts(cluster, x, lam, alphas):
+    """(Ψ, ∂Ψ/∂x, ∂Ψ/∂λ) of the scaled pairs a = x[n, i] / γ[n, i], b = γ[n, i] F[n, i]."""
+    elig = cluster.eligible
+    gamma = np.where(elig, cluster.gamma, 1.0)
+    totals = x.sum(axis=1)
+    vds = totals[:, None] / (cluster.weight[:, None] * gamma)
+    vds = np.where(elig, np.maximum(vds, 1e-300), 1.0)
+    alpha = alphas[None, :]
+    f = np.where(elig, cluster.demand @ lam.T - vds ** (-alpha) / gamma, 0.0)
+    a, b = x / gamma, gamma * f
+    root = np.sqrt(a * a + b * b)
+    phi = np.where(elig, a + b - root, 0.0)
+    psi = 0.5 * float((phi ** 2).sum())
+    safe = np.where(root > 0, root, 1.0)
+    d_a = np.where(elig, phi * (1 - np.where(root > 0, a / safe, 0.0)), 0.0)
+    d_b = np.where(elig, phi * (1 - np.where(root > 0, b / safe, 0.0)), 0.0)
+    # ∂b[n, i]/∂x[n, j] = γ[n, i] α ŝ[n, i]^(-α-1) / (φ_n γ[n, i]^2) for every server j
+    dbdx = np.where(elig, alpha * vds ** (-alpha - 1) / (cluster.weight[:, None] * gamma), 0.0)
+    grad_x = (d_a / gamma + (d_b * dbdx).sum(axis=1, keepdims=True)) * elig
+    grad_lam = (d_b * gamma).T @ cluster.demand                           # [i, r]
+    return psi, grad_x, grad_lam
+
+
+def _direction(cluster, x, lam, grad_x, grad_lam, saturated):
+    dx = np.zeros_like(x)
+    dlam = np.zeros_like(lam)
+    for i in range(cluster.n_servers):
+        users = np.flatnonzero(cluster.eligible[:, i])
+        if users.size == 0:
+            continue
+        g = -grad_x[users, i]
+        free = (x[users, i] > 0) | (g > 0)
+        sat = np.flatnonzero(saturated[i])
+        for _ in range(len(users) + 1):        # hold users at 0 whom the projection pushes below 0
+            y = np.zeros(len(users))
+            if free.any():
+                dfree = cluster.demand[users[free]][:, sat]
+                gf = g[free]
+                if sat.size:
+                    coef, *_ = np.linalg.lstsq(dfree, gf, rcond=None)
+                    gf = gf - dfree @ coef
+                y[free] = gf
+            bad = free & (x[users, i] <= 0) & (y < 0)
+            if not bad.any():
+                break
+            free &= ~bad
+        dx[users, i] = y
+        step = -grad_lam[i, sat]
+        dlam[i, sat] = np.where((lam[i, sat] > 0) | (step > 0), step, 0.0)
+    return dx, dlam
+
+
+def _max_step(cluster, x, dx, lam, dlam, saturated):
+    limit = np.inf
+    neg = dx < 0
+    if neg.any():
+        limit = min(limit, float((x[neg] / -dx[neg]).min()))
+    negl = dlam < 0
+    if negl.any():
+        limit = min(limit, float((lam[negl] / -dlam[negl]).min()))
+    used = np.einsum("ni,nr->ir", x, cluster.demand)
+    rate = np.einsum("ni,nr->ir", dx, cluster.demand)
+    grow = (rate > 0) & ~saturated
+    if grow.any():
+        limit = min(limit, float(((cluster.capacity - used)[grow] / rate[grow]).min()))
+    return max(limit, 0.0)
+
+
+def psmfa(cluster: Cluster, alphas, *, tol: float = 1e-10, iterations: int = 20000, x0=None):
+    """Returns (tasks, Ψ trajectory, prices λ[i, r])."""
+    x = np.array(x0, dtype=np.float64) if x0 is not None else None
+    if x is None:
+        from .psdsf import psdsf
+        x = psdsf(cluster).tasks.copy()          # feasible, every user served
+    lam = np.zeros((cluster.n_servers, cluster.n_resources))
+    trajectory = []
+    for _ in range(iterations):
+        used = np.einsum("ni,nr->ir", x, cluster.demand)
+        saturated = used >= cluster.capacity * (1 - 1e-10)
+        lam = np.where(saturated, lam, 0.0)
+        psi, gx, gl = _fb_parts(cluster, x, lam, alphas)
+        trajectory.append(psi)
+        if psi < tol:
+            break
+        dx, dlam = _direction(cluster, x, lam, gx, gl, saturated)
+        if not (np.abs(dx).max() > 0 or np.abs(dlam).max() > 0):
+            break
+        t = min(1.0, _max_step(cluster, x, dx, lam, dlam, saturated))
+        if t <= 0:
+            t = 1e-12
+        while t > 1e-16:
+            x_try = np.maximum(x + t * dx, 0.0) * cluster.eligible
+            lam_try = np.maximum(lam + t * dlam, 0.0)
+            if _fb_parts(cluster, x_try, lam_try, alphas)[0] < psi:
+                break
+            t *= 0.5
+        else:
+            break
+        x, lam = x_try, lam_try
+    return x, np.array(trajectory), lam

@@ -1,0 +1,86 @@
+"""Fairness and efficiency properties of allocations on heterogeneous servers (Khamse-Ashari et al. §2–3).
+
+Each checker returns the largest *relative* violation (<= 0 means the property holds) so that
+experiments can report violation rates with a tolerance:
+
+- **sharing incentive** (generalised to placement constraints, Theorem 3 / eqs. 41, 73, [INF]): user n
+  gets at least its weighted slice of every server it can use, x_n >= φ_n / Σφ · Σ_i γ[n, i];
+- **envy-freeness** (weighted, [INF] for placement): no user n could run more tasks, per unit of
+  weight, with user m's bundle — only the parts of it on servers n may use;
+- **Pareto optimality** (LP test): no feasible allocation gives every user at least as many tasks and
+  someone more;
+- **bottleneck fairness** (Definition 2 / Corollary 1): when every server has a bottleneck resource,
+  per-server weighted max-min on it, i.e. Definition 4 (:func:`.psdsf.psdsf_violation`); NaN when some
+  server has no bottleneck (the property says nothing there).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import linprog
+from scipy.sparse import coo_matrix, vstack
+
+from .cluster import Cluster
+from .psdsf import psdsf_violation
+
+__all__ = ["sharing_incentive_violation", "envy_violation", "pareto_violation", "bottleneck_fairness_violation",
+           "property_violations"]
+
+
+def sharing_incentive_violation(cluster: Cluster, tasks) -> float:
+    """max_n (bound_n - x_n) / bound_n with bound_n = φ_n / Σφ · Σ_i γ[n, i]."""
+    totals = np.asarray(tasks, dtype=np.float64).sum(axis=1)
+    bound = cluster.weight / cluster.weight.sum() * cluster.gamma.sum(axis=1)
+    return float(((bound - totals) / bound).max())
+
+
+def envy_violation(cluster: Cluster, tasks) -> float:
+    """max over (n, m) of (φ_n/φ_m · tasks n gets from m's bundle - x_n) / x_n.
+
+    From m's bundle on server i (x[m, i] d_m of each resource) user n runs
+    x[m, i] min_{r: d[n, r] > 0} d[m, r] / d[n, r] tasks, counted only where n is usable.
+    """
+    x = np.asarray(tasks, dtype=np.float64)
+    d = cluster.demand
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(d[:, None, :] > 0, d[None, :, :] / d[:, None, :], np.inf).min(axis=2)   # [n, m]
+    from_bundle = (ratio[:, :, None] * x[None, :, :] * cluster.eligible[:, None, :]).sum(axis=2)   # [n, m]
+    scaled = from_bundle * cluster.weight[:, None] / cluster.weight[None, :]
+    np.fill_diagonal(scaled, -np.inf)
+    totals = x.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = (scaled - totals[:, None]) / np.maximum(totals[:, None], 1e-300)
+    return float(rel.max())
+
+
+def pareto_violation(cluster: Cluster, tasks) -> float:
+    """(max Σ x'_n subject to x'_n >= x_n and feasibility) / Σ x_n - 1, by HiGHS."""
+    x = np.asarray(tasks, dtype=np.float64)
+    totals = x.sum(axis=1)
+    users, servers = np.nonzero(cluster.eligible)
+    p, k, m, n = len(users), cluster.n_servers, cluster.n_resources, cluster.n_users
+    rows = servers[:, None] * m + np.arange(m)[None, :]
+    vals = cluster.demand[users]
+    keep = vals > 0
+    a_cap = coo_matrix((vals[keep], (rows[keep], np.repeat(np.arange(p), m).reshape(p, m)[keep])), shape=(k * m, p))
+    a_tot = coo_matrix((-np.ones(p), (users, np.arange(p))), shape=(n, p))
+    res = linprog(-np.ones(p), A_ub=vstack([a_cap, a_tot]).tocsr(),
+                  b_ub=np.concatenate([cluster.capacity.ravel(), -totals * (1 - 1e-9)]),
+                  bounds=[(0, None)] * p, method="highs")
+    if res.status != 0:
+        return float("nan")
+    return float(-res.fun / totals.sum() - 1.0)
+
+
+def bottleneck_fairness_violation(cluster: Cluster, tasks) -> float:
+    """Definition 4's VDS gap when every server has a bottleneck resource; NaN otherwise."""
+    if (cluster.bottlenecks() < 0).any():
+        return float("nan")
+    v = psdsf_violation(cluster, tasks, tol=1e-7)
+    return float(v["gap"]) if v["free_pairs"] == 0 else float("inf")
+
+
+def property_violations(cluster: Cluster, tasks) -> dict:
+    """All four: {"SI", "EF", "PO", "BF"} (<= 0, or within a tolerance, means the property holds)."""
+    return {"SI": sharing_incentive_violation(cluster, tasks), "EF": envy_violation(cluster, tasks),
+            "PO": pareto_violation(cluster, tasks), "BF": bottleneck_fairness_violation(cluster, tasks)}

@@ -1,0 +1,293 @@
+"""Heterogeneous servers (Khamse-Ashari et al.): Cluster, PS-DSF, DRFH, TSF, PF-VDS(α)."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import minimize
+
+from fairlib._validate import InvalidInputError
+from fairlib.multires import Cluster, drfh, edrf, pfvds, psdsf, tsf
+from fairlib.multires.global_maxmin import drfh_coefficients, tsf_coefficients
+from fairlib.multires.pfvds import best_response_column, nash_residual, proportional_fair_objective
+from fairlib.multires.psdsf import psdsf_violation
+
+
+@st.composite
+def clusters(draw, max_users=6, max_servers=3, max_resources=3):
+    n = draw(st.integers(1, max_users))
+    k = draw(st.integers(1, max_servers))
+    m = draw(st.integers(1, max_resources))
+    cap = np.array(draw(st.lists(st.lists(st.integers(1, 20), min_size=m, max_size=m), min_size=k, max_size=k)),
+                   dtype=float)
+    dem = np.array(draw(st.lists(st.lists(st.integers(0, 5), min_size=m, max_size=m), min_size=n, max_size=n)),
+                   dtype=float)
+    dem[dem.sum(axis=1) == 0, 0] = 1.0
+    elig = np.array(draw(st.lists(st.lists(st.booleans(), min_size=k, max_size=k), min_size=n, max_size=n)))
+    elig[~elig.any(axis=1), 0] = True
+    w = np.array(draw(st.lists(st.sampled_from([1.0, 2.0, 0.5]), min_size=n, max_size=n)))
+    return Cluster(cap, dem, weight=w, eligible=elig)
+
+
+def proportional_fair_reference(cluster):
+    """α = 1 by SLSQP on max Σ φ log x_n (small instances only)."""
+    users, servers = np.nonzero(cluster.eligible)
+    p = len(users)
+    agg = np.zeros((cluster.n_users, p))
+    agg[users, np.arange(p)] = 1.0
+
+    def neg(v):
+        return -(cluster.weight * np.log(agg @ v + 1e-300)).sum()
+
+    def grad(v):
+        return -(cluster.weight / (agg @ v + 1e-300)) @ agg
+
+    cons = []
+    for i in range(cluster.n_servers):
+        for r in range(cluster.n_resources):
+            row = np.where(servers == i, cluster.demand[users, r], 0.0)
+            if row.any():
+                cons.append({"type": "ineq", "fun": lambda v, row=row, c=cluster.capacity[i, r]: c - row @ v,
+                             "jac": lambda v, row=row: -row})
+    v0 = np.full(p, 1e-3)
+    res = minimize(neg, v0, jac=grad, constraints=cons, bounds=[(0, None)] * p, method="SLSQP",
+                   options={"ftol": 1e-14, "maxiter": 2000})
+    x = np.zeros((cluster.n_users, cluster.n_servers))
+    x[users, servers] = res.x
+    return x
+
+
+# --- Cluster -------------------------------------------------------------------------------------------
+
+def test_cluster_derived_quantities():
+    c = Cluster([[12, 4, 75], [8, 16, 0]], [[1, 1, 5], [1, 2, 0]], eligible=[[1, 1], [1, 1]])
+    np.testing.assert_allclose(c.gamma, [[4.0, 0.0], [2.0, 8.0]])
+    c = Cluster([[12, 4, 75], [8, 16, 0]], [[1, 1, 5], [1, 4, 0]], eligible=[[1, 1], [1, 1]])
+    np.testing.assert_allclose(c.gamma, [[4.0, 0.0], [1.0, 4.0]])
+    assert c.lacking.tolist() == [[False, True], [False, False]]
+    assert c.eligible.tolist() == [[True, False], [True, True]]
+    assert c.dominant.tolist() == [[1, -1], [1, 1]]
+    np.testing.assert_allclose(c.vds([2.0, 4.0]), [[0.5, np.nan], [4.0, 1.0]])
+    assert c.bottlenecks().tolist() == [1, 1]
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(capacity=[[1, 1]], demand=[[1, 1]], eligible=[[0]]), r"eligible\[0\]: user 0 is eligible for no server"),
+    (dict(capacity=[[1, 0]], demand=[[1, 1]]), r"demand\[0\] = \[1\.0, 1\.0\]: user 0 has no usable server .* lack "
+                                               r"resource\(s\) \[1\]"),
+    (dict(capacity=[[1, 1]], demand=[[0, 0]]), r"demand\[0\]"),
+    (dict(capacity=[[1, -1]], demand=[[1, 1]]), r"capacity\[0, 1\] = -1\.0"),
+    (dict(capacity=[[1, 1]], demand=[[1, 1, 1]]), r"demand"),
+    (dict(capacity=[[1, 1]], demand=[[1, 1]], weight=[0.0]), r"weight\[0\] = 0\.0"),
+])
+def test_cluster_validation(kwargs, message):
+    with pytest.raises(InvalidInputError, match=message):
+        Cluster(**kwargs)
+
+
+# --- PS-DSF ----------------------------------------------------------------------------------------------
+
+def test_single_server_psdsf_drfh_tsf_pfvds_inf_are_drf():
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        d = rng.integers(1, 10, size=(5, 3)).astype(float)
+        cap = rng.integers(20, 60, size=3).astype(float)
+        w = rng.choice([1.0, 2.0], size=5)
+        ref = edrf(d, cap, weights=w).tasks
+        c = Cluster(cap[None], d, weight=w)
+        for mech in (psdsf, drfh, tsf):
+            np.testing.assert_allclose(mech(c).tasks[:, 0], ref, rtol=1e-7, atol=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(clusters())
+def test_psdsf_satisfies_definition_4(cluster):
+    res = psdsf(cluster)
+    assert cluster.feasible(res.tasks)
+    assert res.diagnostics["converged"]
+    v = psdsf_violation(cluster, res.tasks)
+    assert v["holds"], v
+
+
+@settings(max_examples=40, deadline=None)
+@given(clusters())
+def test_time_shared_psdsf(cluster):
+    res = psdsf(cluster, time_shared=True)
+    load = np.where(cluster.eligible, res.tasks / np.where(cluster.eligible, cluster.gamma, 1.0), 0.0).sum(axis=0)
+    assert (load <= 1 + 1e-9).all()
+    assert psdsf_violation(cluster, res.tasks, time_shared=True)["holds"]
+
+
+def test_psdsf_violation_detects_a_non_psdsf_allocation():
+    c = Cluster([[10, 10]], [[1, 1], [1, 1]])
+    assert psdsf_violation(c, [[5], [5]])["holds"]
+    bad = psdsf_violation(c, [[7], [3]])
+    assert not bad["holds"] and bad["violating_pairs"] == 1 and bad["gap"] == pytest.approx(7 / 3 - 1)
+    assert psdsf_violation(c, [[4], [4]])["free_pairs"] == 2
+
+
+# --- DRFH / TSF -----------------------------------------------------------------------------------------
+
+@settings(max_examples=30, deadline=None)
+@given(clusters(max_users=5))
+def test_drfh_and_tsf_are_lexicographic_maxmin(cluster):
+    """No user's level can rise without lowering a user at or below it (checked by LP per user)."""
+    from scipy.optimize import linprog
+
+    for mech, q in ((drfh, drfh_coefficients(cluster)), (tsf, tsf_coefficients(cluster))):
+        res = mech(cluster)
+        assert cluster.feasible(res.tasks, tol=1e-7)
+        level = q * res.totals / cluster.weight
+        users, servers = np.nonzero(cluster.eligible)
+        p = len(users)
+        for j in range(cluster.n_users):
+            # maximise user j's level keeping every user at >= min(own level, level_j)
+            c = np.zeros(p)
+            c[users == j] = -q[j] / cluster.weight[j]
+            rows, rhs = [], []
+            for i in range(cluster.n_servers):
+                for r in range(cluster.n_resources):
+                    rows.append(np.where(servers == i, cluster.demand[users, r], 0.0))
+                    rhs.append(cluster.capacity[i, r])
+            for u in range(cluster.n_users):
+                if level[u] <= level[j] * (1 + 1e-6):
+                    rows.append(np.where(users == u, -q[u] / cluster.weight[u], 0.0))
+                    rhs.append(-level[u] * (1 - 1e-10))
+            out = linprog(c, A_ub=np.array(rows), b_ub=np.array(rhs), bounds=[(0, None)] * p, method="highs")
+            assert out.status == 0 and -out.fun <= level[j] * (1 + 1e-6) + 1e-9, (mech.__name__, j)
+
+
+# --- PF-VDS ----------------------------------------------------------------------------------------------
+
+@settings(max_examples=25, deadline=None)
+@given(clusters(max_users=5))
+def test_alpha_one_is_weighted_proportional_fairness(cluster):
+    ours = pfvds(cluster, 1.0)
+    assert cluster.feasible(ours.tasks, tol=1e-7)
+    ref = proportional_fair_reference(cluster)
+    assert proportional_fair_objective(cluster, ours.tasks) >= proportional_fair_objective(cluster, ref) - 1e-7
+    np.testing.assert_allclose(ours.totals, ref.sum(axis=1), rtol=1e-4, atol=1e-6)
+
+
+@settings(max_examples=25, deadline=None)
+@given(clusters(max_users=5), st.sampled_from([0.5, 2.0, 4.0]))
+def test_pfvds_is_a_nash_equilibrium(cluster, alpha):
+    res = pfvds(cluster, alpha)
+    assert cluster.feasible(res.tasks, tol=1e-7)
+    assert res.diagnostics["nash_residual"] < 1e-7
+
+
+def test_best_response_column_against_slsqp():
+    rng = np.random.default_rng(8)
+    for alpha in (0.5, 1.0, 3.0):
+        c = Cluster(rng.integers(5, 20, size=(2, 3)).astype(float), rng.integers(1, 5, size=(4, 3)).astype(float),
+                    weight=[1.0, 2.0, 1.0, 0.5])
+        x = np.abs(rng.normal(size=(4, 2)))
+        col = best_response_column(c, x, 1, alpha)
+        other = x[:, 0]
+        a = c.weight * c.gamma[:, 1]
+
+        def neg(v):
+            s = (other + v) / a
+            f = np.log(s) if alpha == 1 else s ** (1 - alpha) / (1 - alpha)
+            return -(c.weight * f).sum()
+
+        cons = [{"type": "ineq", "fun": lambda v, r=r: c.capacity[1, r] - c.demand[:, r] @ v} for r in range(3)]
+        ref = minimize(neg, np.full(4, 0.1), constraints=cons, bounds=[(0, None)] * 4, method="SLSQP",
+                       options={"ftol": 1e-15, "maxiter": 1000}).x
+        assert neg(col) <= neg(ref) + 1e-8
+        np.testing.assert_allclose(col, ref, atol=1e-4)
+
+
+def test_bottleneck_instances_pfvds_equals_psdsf_for_every_alpha():
+    """Theorem 4: a bottleneck at every server => PF-VDS(α) = PS-DSF for every α."""
+    rng = np.random.default_rng(11)
+    for _ in range(10):
+        k, n = 3, 5
+        cap = np.column_stack([rng.uniform(5, 10, k), rng.uniform(50, 100, k), rng.uniform(50, 100, k)])
+        dem = np.column_stack([rng.uniform(1, 2, n), rng.uniform(0.1, 1, n), rng.uniform(0.1, 1, n)])
+        elig = rng.random((n, k)) < 0.7
+        elig[~elig.any(axis=1), 0] = True
+        c = Cluster(cap, dem, eligible=elig)
+        assert (c.bottlenecks() == 0).all()
+        ref = psdsf(c).totals
+        for alpha in (0.5, 1.0, 3.0):
+            np.testing.assert_allclose(pfvds(c, alpha).totals, ref, rtol=1e-6)
+
+
+def test_pfvds_approaches_psdsf_as_alpha_grows():
+    rng = np.random.default_rng(3)
+    c = Cluster(rng.integers(5, 20, size=(3, 3)).astype(float), rng.integers(1, 6, size=(6, 3)).astype(float),
+                eligible=rng.random((6, 3)) < 0.8)
+    target = psdsf(c).totals
+    dist = [np.abs(pfvds(c, a).totals - target).max() / target.max() for a in (1.0, 4.0, 16.0, 64.0)]
+    assert dist[-1] < dist[0] and dist[-1] < 0.05
+
+
+def test_pfvds_arguments():
+    c = Cluster([[9, 18]], [[1, 4], [3, 1]])
+    with pytest.raises(InvalidInputError, match=r"alpha\[0\] = 0\.0"):
+        pfvds(c, 0.0)
+    with pytest.raises(InvalidInputError, match="method = 'newton'"):
+        pfvds(c, 1.0, method="newton")
+    with pytest.raises(InvalidInputError, match="one value per server"):
+        pfvds(c, [1.0, 2.0])
+    assert nash_residual(c, pfvds(c, 2.0).tasks, 2.0) < 1e-9
+
+
+# --- properties --------------------------------------------------------------------------------------------
+
+def test_property_checkers_on_hand_computed_cases():
+    from fairlib.multires.server_properties import property_violations
+
+    c = Cluster([[10.0]], [[1.0], [1.0]])
+    fair = property_violations(c, [[5.0], [5.0]])
+    assert fair["SI"] == pytest.approx(0.0) and fair["EF"] == pytest.approx(0.0)
+    assert abs(fair["PO"]) < 1e-8 and fair["BF"] == pytest.approx(0.0)
+    skew = property_violations(c, [[6.0], [4.0]])
+    assert skew["SI"] == pytest.approx(0.2) and skew["EF"] == pytest.approx(0.5) and skew["BF"] == pytest.approx(0.5)
+    assert property_violations(c, [[4.0], [4.0]])["PO"] == pytest.approx(0.25)
+    # weighted: φ = (2, 1) makes (20/3, 10/3) the fair split
+    w = Cluster([[10.0]], [[1.0], [1.0]], weight=[2.0, 1.0])
+    v = property_violations(w, [[20 / 3], [10 / 3]])
+    assert max(v["SI"], v["EF"], v["BF"]) < 1e-12
+    # no bottleneck anywhere: bottleneck fairness says nothing
+    assert np.isnan(property_violations(Cluster([[9, 18]], [[1, 4], [3, 1]]), [[3.0], [2.0]])["BF"])
+
+
+@settings(max_examples=30, deadline=None)
+@given(clusters(max_users=5))
+def test_theorem_3_and_the_property_table(cluster):
+    """SI and EF for PS-DSF and PF-VDS with α >= 1; PO for α = 1, DRFH and TSF; EF for DRFH and TSF."""
+    from fairlib.multires.server_properties import property_violations
+
+    tol = 1e-6
+    for alloc in (psdsf(cluster), pfvds(cluster, 1.0), pfvds(cluster, 2.0)):
+        v = property_violations(cluster, alloc.tasks)
+        assert v["SI"] <= tol and v["EF"] <= tol, (alloc.mechanism, v)
+    for alloc in (pfvds(cluster, 1.0), drfh(cluster), tsf(cluster)):
+        assert property_violations(cluster, alloc.tasks)["PO"] <= tol, alloc.mechanism
+    for alloc in (drfh(cluster), tsf(cluster)):
+        assert property_violations(cluster, alloc.tasks)["EF"] <= tol, alloc.mechanism
+    # TSF's SI is against γ_n over *all* servers; the placement-aware SI of Theorem 3 can fail for it
+    # (two users eligible for server 0 only, one of them able to use server 1: TSF gives it more)
+
+
+def test_tsf_can_violate_the_placement_aware_sharing_incentive():
+    from fairlib.multires.server_properties import sharing_incentive_violation
+
+    c = Cluster([[1.0, 1.0], [1.0, 2.0]], [[0.0, 1.0], [1.0, 1.0]], eligible=[[1, 0], [1, 0]])
+    np.testing.assert_allclose(tsf(c).tasks[:, 0], [0.6, 0.4], rtol=1e-7)
+    assert sharing_incentive_violation(c, tsf(c).tasks) == pytest.approx(0.2)
+    assert sharing_incentive_violation(c, psdsf(c).tasks) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_iterative_solvers_report_their_merit():
+    from fairlib.multires.cluster import random_cluster
+
+    c = random_cluster(3, 8, 3, 3)
+    ps = pfvds(c, 2.0, method="psmfa", iterations=300)
+    psi = ps.diagnostics["psi"]
+    assert c.feasible(ps.tasks) and (np.diff(psi) < 0).all() and psi[-1] < psi[0]
+    dist = pfvds(c, 2.0, method="distributed", iterations=300)
+    assert len(dist.diagnostics["psi"]) == 300 and dist.diagnostics["overuse"] >= 0
+    assert np.isfinite(dist.diagnostics["nash_residual"])
