@@ -50,6 +50,8 @@ REGISTRY: dict[str, Notebook] = {nb.key: nb for nb in [
              "Feldman, Lai, Zhang — price-anticipating proportional-share game"),
     Notebook("li2019", "notebooks/li2019_dynamic_drf.ipynb", "Li, Liu, Zhang, Zhang — dynamic DRF"),
     Notebook("metin2025", "notebooks/metin2025_pdrf.ipynb", "Metin — Precomputed Dominant Resource Fairness"),
+    Notebook("khamseashari2018", "notebooks/khamseashari2018_pfvds.ipynb",
+             "Khamse-Ashari et al. — PF-VDS on heterogeneous servers (analytical part)"),
 ]}
 
 #: packages whose versions go into the run manifest

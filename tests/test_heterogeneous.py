@@ -29,31 +29,9 @@ def clusters(draw, max_users=6, max_servers=3, max_resources=3):
 
 
 def proportional_fair_reference(cluster):
-    """α = 1 by SLSQP on max Σ φ log x_n (small instances only)."""
-    users, servers = np.nonzero(cluster.eligible)
-    p = len(users)
-    agg = np.zeros((cluster.n_users, p))
-    agg[users, np.arange(p)] = 1.0
+    from fairlib.multires.server_experiments import proportional_fair_slsqp
 
-    def neg(v):
-        return -(cluster.weight * np.log(agg @ v + 1e-300)).sum()
-
-    def grad(v):
-        return -(cluster.weight / (agg @ v + 1e-300)) @ agg
-
-    cons = []
-    for i in range(cluster.n_servers):
-        for r in range(cluster.n_resources):
-            row = np.where(servers == i, cluster.demand[users, r], 0.0)
-            if row.any():
-                cons.append({"type": "ineq", "fun": lambda v, row=row, c=cluster.capacity[i, r]: c - row @ v,
-                             "jac": lambda v, row=row: -row})
-    v0 = np.full(p, 1e-3)
-    res = minimize(neg, v0, jac=grad, constraints=cons, bounds=[(0, None)] * p, method="SLSQP",
-                   options={"ftol": 1e-14, "maxiter": 2000})
-    x = np.zeros((cluster.n_users, cluster.n_servers))
-    x[users, servers] = res.x
-    return x
+    return proportional_fair_slsqp(cluster)
 
 
 # --- Cluster -------------------------------------------------------------------------------------------
@@ -291,3 +269,25 @@ def test_iterative_solvers_report_their_merit():
     dist = pfvds(c, 2.0, method="distributed", iterations=300)
     assert len(dist.diagnostics["psi"]) == 300 and dist.diagnostics["overuse"] >= 0
     assert np.isfinite(dist.diagnostics["nash_residual"])
+
+
+@settings(max_examples=20, deadline=None)
+@given(clusters(max_users=5), st.sampled_from([0.5, 1.0, 3.0]))
+def test_theorem_5_time_shared_servers_give_psdsf(cluster, alpha):
+    ours = pfvds(cluster, alpha, time_shared=True)
+    np.testing.assert_allclose(ours.totals, psdsf(cluster, time_shared=True).totals, rtol=1e-6, atol=1e-9)
+
+
+def test_fig1_hypothetical_instance_meets_the_surviving_constraints():
+    from fairlib.multires.server_experiments import fig1_checks, fig1_instance
+
+    checks = fig1_checks(fig1_instance())
+    assert all(checks.values()), checks
+
+
+def test_random_bottleneck_clusters_have_a_bottleneck_everywhere():
+    from fairlib.multires.server_experiments import random_bottleneck_cluster
+
+    for s in range(10):
+        c = random_bottleneck_cluster(s, 8, 4)
+        assert (c.bottlenecks()[c.eligible.any(axis=0)] == 0).all()

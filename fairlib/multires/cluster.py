@@ -112,7 +112,8 @@ class Cluster:
             return np.where(self.eligible, x[:, None] / (self.weight[:, None] * self.gamma), np.nan)
 
     def bottlenecks(self) -> np.ndarray:
-        """Per server, a resource dominant for every usable user there (Definition 2), or -1 if none."""
+        """Per server, a resource dominant for every usable user there (Definition 2), or -1 if none
+        (also for a server no user can use)."""
         out = np.full(self.n_servers, -1)
         for i in range(self.n_servers):
             users = self.eligible[:, i]

@@ -190,7 +190,7 @@ def _best_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_iter):
 
 
 @njit(cache=True)
-def _gauss_seidel(cap, demand, gamma, weight, usable, alphas, x, lams, max_sweeps, tol, inner_tol, inner_iter):
+def _gauss_seidel(cap, d3, gamma, weight, usable, alphas, x, lams, max_sweeps, tol, inner_tol, inner_iter):
     n_users, n_servers = gamma.shape
     totals = x.sum(axis=1)
     change = np.inf
@@ -203,14 +203,14 @@ def _gauss_seidel(cap, demand, gamma, weight, usable, alphas, x, lams, max_sweep
             if users.shape[0] == 0:
                 continue
             k = users.shape[0]
-            d = np.empty((k, demand.shape[1]))
+            d = np.empty((k, d3.shape[2]))
             x_o = np.empty(k)
             a = np.empty(k)
             g = np.empty(k)
             w = np.empty(k)
             for t in range(k):
                 n = users[t]
-                d[t] = demand[n]
+                d[t] = d3[n, i]
                 x_o[t] = totals[n] - x[n, i]
                 g[t] = gamma[n, i]
                 w[t] = weight[n]
@@ -314,7 +314,8 @@ def _distributed(cluster, alphas, x, *, kappa, step, iterations, tol):
     return x, np.array(trajectory), lam
 
 
-def pfvds(cluster: Cluster, alpha, *, method: str = "best_response", max_sweeps: int = 2000, tol: float = 1e-10,
+def pfvds(cluster: Cluster, alpha, *, method: str = "best_response", time_shared: bool = False,
+          max_sweeps: int = 2000, tol: float = 1e-10,
           kappa: float = 1e3, step: float = 1e-2, iterations: int = 20000) -> ServerAllocation:
     """PF-VDS(α) allocation: a Nash equilibrium of Problem 1 (α-fair utilities of the weighted VDS).
 
@@ -323,6 +324,8 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "best_response", max_sweeps:
     cluster : :class:`~fairlib.multires.cluster.Cluster`.
     alpha : float > 0, ``np.inf`` (PS-DSF), or one value per server.
     method : ``"best_response"`` (default), ``"distributed"`` (eqs. 55–57) or ``"psmfa"``.
+    time_shared : Problem 2 (non-divisible servers): each server's constraint is Σ_n x[n, i]/γ[n, i] <= 1
+        (best_response only). Theorem 5: the solution is PS-DSF for every α.
     max_sweeps, tol : Gauss-Seidel sweeps over servers and the stopping rule (largest change of any
         x[n, i] relative to the largest total).
     kappa, step, iterations : the distributed heuristic's penalty factor, step size and iteration cap.
@@ -345,16 +348,25 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "best_response", max_sweeps:
     alphas = _alphas(cluster, alpha)
     if method not in ("best_response", "distributed", "psmfa"):
         raise InvalidInputError(f"method = {method!r}: must be 'best_response', 'distributed' or 'psmfa'")
+    if time_shared and method != "best_response":
+        raise InvalidInputError(f"time_shared=True needs method='best_response', got {method!r}")
     if np.isinf(alphas).all():
-        res = psdsf(cluster)
+        res = psdsf(cluster, time_shared=time_shared)
         return ServerAllocation(cluster, res.tasks, "pfvds_inf", {**res.diagnostics, "alpha": alphas})
     if np.isinf(alphas).any():
         raise InvalidInputError("alpha: mixing np.inf (PS-DSF) with finite values per server is not supported; "
                                 "use a large finite α on those servers")
     if method == "best_response":
-        x = np.zeros((cluster.n_users, cluster.n_servers))
-        lams = np.zeros((cluster.n_servers, cluster.n_resources))
-        sweeps, change = _gauss_seidel(np.ascontiguousarray(cluster.capacity), np.ascontiguousarray(cluster.demand),
+        n, k, m = cluster.n_users, cluster.n_servers, cluster.n_resources
+        if time_shared:  # Problem 2: one constraint per server, Σ_n x[n, i] / γ[n, i] <= 1
+            d3 = np.where(cluster.eligible, 1.0 / np.where(cluster.eligible, cluster.gamma, 1.0), 0.0)[:, :, None]
+            cap = np.ones((k, 1))
+        else:
+            d3 = np.broadcast_to(cluster.demand[:, None, :], (n, k, m))
+            cap = cluster.capacity
+        x = np.zeros((n, k))
+        lams = np.zeros((k, cap.shape[1]))
+        sweeps, change = _gauss_seidel(np.ascontiguousarray(cap), np.ascontiguousarray(d3),
                                        np.ascontiguousarray(cluster.gamma), cluster.weight,
                                        np.ascontiguousarray(cluster.eligible), alphas, x, lams, int(max_sweeps),
                                        float(tol), 1e-13, 200)
@@ -369,6 +381,6 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "best_response", max_sweeps:
         from .psmfa import psmfa
         x, psi, lam = psmfa(cluster, alphas, tol=tol, iterations=iterations)
         diag = {"iterations": len(psi), "psi": psi, "prices": lam}
-    diag["nash_residual"] = nash_residual(cluster, x, alphas)
+    diag["nash_residual"] = nash_residual(cluster, x, alphas) if not time_shared else float("nan")
     diag["alpha"] = alphas
     return ServerAllocation(cluster, x, f"pfvds_{method}", diag)

@@ -74,7 +74,8 @@ def pareto_violation(cluster: Cluster, tasks) -> float:
 
 def bottleneck_fairness_violation(cluster: Cluster, tasks) -> float:
     """Definition 4's VDS gap when every server has a bottleneck resource; NaN otherwise."""
-    if (cluster.bottlenecks() < 0).any():
+    served = cluster.eligible.any(axis=0)          # a server nobody can use constrains nothing
+    if (cluster.bottlenecks()[served] < 0).any():
         return float("nan")
     v = psdsf_violation(cluster, tasks, tol=1e-7)
     return float(v["gap"]) if v["free_pairs"] == 0 else float("inf")

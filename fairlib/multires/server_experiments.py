@@ -1,0 +1,189 @@
+"""Experiment drivers for the khamseashari2018 notebook (heterogeneous servers, placement constraints).
+
+Everything with seeds runs on :func:`fairlib.sweep.sweep`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import minimize
+
+from .._validate import InvalidInputError
+from ..sweep import sweep
+from .cluster import Cluster, random_cluster
+from .global_maxmin import drfh, tsf
+from .pfvds import pfvds, proportional_fair_objective
+from .psdsf import psdsf
+from .server_properties import property_violations
+
+__all__ = ["fig1_instance", "fig1_checks", "random_bottleneck_cluster", "property_table", "alpha_sweep",
+           "proportional_fair_slsqp", "theorem_checks", "MECHANISMS"]
+
+#: mechanisms of the property table: name -> (function of a cluster)
+MECHANISMS = {
+    "drfh": drfh,
+    "tsf": tsf,
+    "psdsf": psdsf,
+    "pfvds_0.5": lambda c: pfvds(c, 0.5),
+    "pfvds_1": lambda c: pfvds(c, 1.0),
+    "pfvds_2": lambda c: pfvds(c, 2.0),
+}
+
+
+def fig1_instance() -> Cluster:
+    """A *hypothetical* instance for the paper's Fig. 1 (the demand vectors were lost, REFERENCE §5.2 [NR]).
+
+    Servers [12 cores, 4 GB, 75 Mb/s] and [8 cores, 16 GB, 0 Mb/s]; users 1–2 need bandwidth (server 1
+    only), users 3–4 need none (both servers); equal weights. Demands chosen to meet every constraint
+    that survives (checked by :func:`fig1_checks`).
+    """
+    capacity = [[12.0, 4.0, 75.0], [8.0, 16.0, 0.0]]
+    demand = [[1.0, 1.0, 5.0], [0.5, 0.5, 2.0], [1.0, 3.0, 0.0], [2.0, 5.0, 0.0]]
+    return Cluster(capacity, demand)
+
+
+def fig1_checks(cluster: Cluster) -> dict:
+    """The surviving constraints of the Fig. 1 example, each True or False."""
+    d, c = cluster.demand, cluster.capacity
+    pooled = cluster.pooled_capacity
+    share1, share2 = d / c[0], np.where(c[1] > 0, d / np.where(c[1] > 0, c[1], 1.0), 0.0)
+    pooled_share = d / pooled
+    return {
+        "users_1_2_need_bandwidth": bool((d[:2, 2] > 0).all() and (d[2:, 2] == 0).all()),
+        "users_1_2_server_1_only": cluster.eligible[:2].tolist() == [[True, False]] * 2,
+        "users_3_4_both_servers": bool(cluster.eligible[2:].all()),
+        "ram_dominant_on_server_1": bool((share1.argmax(axis=1) == 1).all()),
+        "ram_dominant_on_server_2_for_users_3_4": bool((share2[2:].argmax(axis=1) == 1).all()),
+        "bandwidth_globally_dominant_users_1_2": bool((pooled_share[:2].argmax(axis=1) == 2).all()),
+        "ram_globally_dominant_users_3_4": bool((pooled_share[2:].argmax(axis=1) == 1).all()),
+        "ram_bottleneck_every_server": cluster.bottlenecks().tolist() == [1, 1],
+    }
+
+
+def random_bottleneck_cluster(rng, n_users: int, n_servers: int, n_resources: int = 3, *,
+                              eligible_fraction: float = 0.7, weights: bool = False) -> Cluster:
+    """A random cluster where resource 0 is every usable user's dominant resource on every server
+    (Definition 2 holds everywhere), built like the Fig. 1 example: the last resource ("bandwidth")
+    exists only on the first half of the servers and about 40% of the users need it, in amounts that
+    make it their *global* dominant resource (against the pooled capacities) while resource 0 stays
+    dominant on each server. Needs n_resources >= 2 and n_servers >= 2."""
+    rng = np.random.default_rng(rng)
+    if n_resources < 2 or n_servers < 2:
+        raise InvalidInputError(f"n_resources = {n_resources}, n_servers = {n_servers}: need at least 2 of each")
+    half = max(1, n_servers // 2)
+    capacity = np.column_stack([rng.uniform(8, 10, n_servers)] +
+                               [rng.uniform(50, 100, n_servers) for _ in range(n_resources - 2)] +
+                               [np.where(np.arange(n_servers) < half, 100.0, 0.0)])
+    demand = np.column_stack([rng.uniform(1, 2, n_users)] +
+                             [rng.uniform(0.05, 0.5, n_users) for _ in range(n_resources - 2)] +
+                             [np.zeros(n_users)])
+    needs_bw = rng.random(n_users) < 0.4
+    # bandwidth per task between (half/K) and 1 times resource 0's share on a server: globally dominant,
+    # never dominant on a server (c_0 <= 10, c_bw = 100)
+    ratio = rng.uniform(max(0.6, 1.2 * half / n_servers), 0.95, n_users)
+    demand[:, -1] = np.where(needs_bw, ratio * demand[:, 0] / 10.0 * 100.0, 0.0)
+    eligible = rng.random((n_users, n_servers)) < eligible_fraction
+    eligible[np.arange(n_users), rng.integers(half, size=n_users)] = True     # a bandwidth server for everyone
+    weight = rng.choice([1.0, 2.0, 4.0], size=n_users) if weights else None
+    return Cluster(capacity, demand, weight=weight, eligible=eligible)
+
+
+def _property_cell(seed, instance, kind, n_users, n_servers, n_resources, weighted):
+    make = random_bottleneck_cluster if kind == "bottleneck" else random_cluster
+    cluster = make(np.random.default_rng(seed), n_users, n_servers, n_resources, weights=weighted)
+    rows = []
+    for name, mechanism in MECHANISMS.items():
+        alloc = mechanism(cluster)
+        rows.append({"mechanism": name, **property_violations(cluster, alloc.tasks),
+                     "utilisation": float(np.nanmean(alloc.utilisation))})
+    return rows
+
+
+def property_table(n_instances: int, rng, *, kind: str = "random", n_users: int = 6, n_servers: int = 3,
+                   n_resources: int = 3, weighted: bool = True, progress: bool = False) -> pd.DataFrame:
+    """Violations of SI, EF, PO and BF for every mechanism in :data:`MECHANISMS` on random instances
+    (``kind="random"``: :func:`~.cluster.random_cluster`; ``"bottleneck"``: a bottleneck everywhere).
+    One row per (instance, mechanism); weights in {1, 2, 4} on odd instances when ``weighted``."""
+    grid = [{"instance": i, "kind": kind} for i in range(int(n_instances))]
+    out = sweep(_property_cell, grid, rng=rng, fixed=dict(n_users=n_users, n_servers=n_servers,
+                                                          n_resources=n_resources, weighted=weighted),
+                progress=progress, desc=f"{kind} instances")
+    return out.drop(columns="rep")
+
+
+def _alpha_cell(seed, instance, alphas, n_users, n_servers, n_resources):
+    cluster = random_cluster(np.random.default_rng(seed), n_users, n_servers, n_resources)
+    ref = psdsf(cluster)
+    rows = []
+    for alpha in alphas:
+        alloc = ref if np.isinf(alpha) else pfvds(cluster, alpha)
+        util = alloc.utilisation
+        rows.append({"alpha": alpha, "distance_to_psdsf": float(np.abs(alloc.totals - ref.totals).max()
+                                                                / ref.totals.max()),
+                     "nash_residual": float(alloc.diagnostics.get("nash_residual", 0.0)),
+                     **{f"utilisation_r{r}": float(u) for r, u in enumerate(util)},
+                     "utilisation_mean": float(np.nanmean(util))})
+    return rows
+
+
+def alpha_sweep(n_instances: int, rng, alphas, *, n_users: int = 20, n_servers: int = 5, n_resources: int = 3,
+                progress: bool = False) -> pd.DataFrame:
+    """PF-VDS(α) on random clusters: distance of the totals to PS-DSF (relative to the largest total)
+    and per-resource utilisation, for every α (``np.inf`` = PS-DSF). One row per (instance, α)."""
+    grid = [{"instance": i} for i in range(int(n_instances))]
+    out = sweep(_alpha_cell, grid, rng=rng, fixed=dict(alphas=[float(a) for a in alphas], n_users=n_users,
+                                                       n_servers=n_servers, n_resources=n_resources),
+                progress=progress, desc="alpha sweep")
+    return out.drop(columns="rep")
+
+
+def proportional_fair_slsqp(cluster: Cluster) -> np.ndarray:
+    """Reference for α = 1: max Σ φ_n log x_n over feasible placements with SLSQP (small instances)."""
+    users, servers = np.nonzero(cluster.eligible)
+    p = len(users)
+    agg = np.zeros((cluster.n_users, p))
+    agg[users, np.arange(p)] = 1.0
+
+    def neg(v):
+        return -(cluster.weight * np.log(agg @ v + 1e-300)).sum()
+
+    def grad(v):
+        return -(cluster.weight / (agg @ v + 1e-300)) @ agg
+
+    cons = []
+    for i in range(cluster.n_servers):
+        for r in range(cluster.n_resources):
+            row = np.where(servers == i, cluster.demand[users, r], 0.0)
+            if row.any():
+                cons.append({"type": "ineq", "fun": lambda v, row=row, c=cluster.capacity[i, r]: c - row @ v,
+                             "jac": lambda v, row=row: -row})
+    res = minimize(neg, np.full(p, 1e-3), jac=grad, constraints=cons, bounds=[(0, None)] * p, method="SLSQP",
+                   options={"ftol": 1e-14, "maxiter": 2000})
+    x = np.zeros((cluster.n_users, cluster.n_servers))
+    x[users, servers] = res.x
+    return x
+
+
+def theorem_checks(seed, instance, *, alphas=(0.5, 1.0, 2.0)) -> dict:
+    """One random instance of each kind for Theorems 2, 4 and 5 (a :func:`fairlib.sweep.sweep` cell).
+
+    - ``pf_objective_shortfall``: Σ φ log x of the SLSQP optimum minus PF-VDS(1)'s (Theorem 2; <= 0 up
+      to SLSQP's accuracy means ours is at least as good);
+    - ``bottleneck_distance``: max over α of |x_n(α) - x_n(PS-DSF)| / max x_n on a bottleneck instance
+      (Theorem 4);
+    - ``time_shared_distance``: the same on time-shared servers (Theorem 5), general instance.
+    """
+    rng = np.random.default_rng(seed)
+    general = random_cluster(rng, 5, 3, 3, weights=True)
+    ours = pfvds(general, 1.0)
+    shortfall = proportional_fair_objective(general, proportional_fair_slsqp(general)) - \
+        proportional_fair_objective(general, ours.tasks)
+    bottleneck = random_bottleneck_cluster(rng, 6, 3, 3, weights=True)
+    ref = psdsf(bottleneck).totals
+    b_dist = max(float(np.abs(pfvds(bottleneck, a).totals - ref).max() / ref.max()) for a in alphas)
+    ts_ref = psdsf(general, time_shared=True).totals
+    t_dist = max(float(np.abs(pfvds(general, a, time_shared=True).totals - ts_ref).max() / ts_ref.max())
+                 for a in alphas)
+    return {"pf_objective_shortfall": float(shortfall), "pf_nash_residual": float(ours.diagnostics["nash_residual"]),
+            "bottleneck_distance": b_dist, "time_shared_distance": t_dist}
