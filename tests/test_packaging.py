@@ -7,7 +7,7 @@ from fairlib.paths import ROOT
 
 def _pyproject_pins():
     proj = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    deps = proj["dependencies"] + proj["optional-dependencies"]["test"]
+    deps = proj["dependencies"] + [d for extra in proj["optional-dependencies"].values() for d in extra]
     return deps
 
 

@@ -28,6 +28,9 @@ from .cluster import Cluster, ServerAllocation
 __all__ = ["drfh", "tsf", "weighted_maxmin_totals", "drfh_coefficients", "tsf_coefficients"]
 
 
+_FREEZE_SLACK = 1e-7
+
+
 def drfh_coefficients(cluster: Cluster) -> np.ndarray:
     """q_n = max_r d[n, r] / C_r on the pooled capacities (resources absent everywhere are skipped)."""
     pooled = cluster.pooled_capacity
@@ -82,7 +85,9 @@ def weighted_maxmin_totals(cluster: Cluster, q, *, tol: float = 1e-9, max_rounds
             raise RuntimeError(f"weighted_maxmin_totals: no convergence after {limit} rounds")
         active = np.isnan(level)
         a_lvl = a_user + t_col.multiply(active[:, None])
-        b_lvl = np.where(active, 0.0, -np.nan_to_num(level) * (1 - tol))
+        # frozen levels are kept up to 1e-7 relative: HiGHS meets constraints to its feasibility tolerance
+        # (1e-7), so insisting on the exact level of an earlier round can make the next LP infeasible
+        b_lvl = np.where(active, 0.0, -np.nan_to_num(level) * (1 - _FREEZE_SLACK))
         res = linprog(c, A_ub=vstack([a_cap, a_lvl]).tocsr(), b_ub=np.concatenate([b_cap, b_lvl]),
                       bounds=[(0, None)] * (p + 1), method="highs")
         lps += 1
@@ -108,7 +113,7 @@ def _blocked_by_lp(cluster, users, a_cap, b_cap, coef, level, active, t, tol):
     n = cluster.n_users
     p = len(users)
     a_tot = coo_matrix((-coef[users], (users, np.arange(p))), shape=(n, p)).tocsr()
-    floor = np.where(active, t, np.nan_to_num(level)) * (1 - tol)
+    floor = np.where(active, t, np.nan_to_num(level)) * (1 - _FREEZE_SLACK)
     out = np.zeros(n, dtype=bool)
     for j in np.flatnonzero(active):
         c = np.zeros(p)
