@@ -9,3 +9,6 @@ from .google import (TASK_EVENT_COLUMNS, TraceFormatError, google_dir, read_task
 
 __all__ = ["TASK_EVENT_COLUMNS", "TraceFormatError", "google_dir", "read_task_events", "synthetic_task_requests",
            "task_request_pool"]
+from .bitbrains import BITBRAINS_COLUMNS, BITBRAINS_HEADER, bitbrains_dir, iter_vms, read_vm, read_vms, write_vm
+
+__all__ += ["BITBRAINS_COLUMNS", "BITBRAINS_HEADER", "bitbrains_dir", "iter_vms", "read_vm", "read_vms", "write_vm"]

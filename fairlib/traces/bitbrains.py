@@ -1,0 +1,169 @@
+"""Bitbrains GWA-T-12 (Shen, van Beek, Iosup, CCGrid 2015): one CSV per VM, 5-minute samples.
+
+Format (SCHEMAS.md §4): a header line, then one row per observation with 11 fields separated by
+``";\\t"``. Two quirks are handled here and documented in the returned columns:
+
+- the column headed "Timestamp [ms]" holds **Unix seconds** (returned as ``time``, int64 seconds);
+- powered-off VMs report rows of zeros; they are kept and flagged ``active = False`` (cores > 0 and
+  provisioned memory > 0 is active), never dropped.
+
+Units of the returned columns: CPU in MHz (``cpu_capacity_mhz``, ``cpu_usage_mhz``) and percent,
+memory in KB, disk and network throughput in KB/s — as in the files.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+import pandas as pd
+
+from .. import paths
+from .._validate import InvalidInputError
+from .google import TraceFormatError
+
+__all__ = ["BITBRAINS_HEADER", "BITBRAINS_COLUMNS", "bitbrains_dir", "read_vm", "iter_vms", "read_vms",
+           "write_vm"]
+
+#: the header line's fields, as in the files
+BITBRAINS_HEADER = ["Timestamp [ms]", "CPU cores", "CPU capacity provisioned [MHZ]", "CPU usage [MHZ]",
+                    "CPU usage [%]", "Memory capacity provisioned [KB]", "Memory usage [KB]",
+                    "Disk read throughput [KB/s]", "Disk write throughput [KB/s]",
+                    "Network received throughput [KB/s]", "Network transmitted throughput [KB/s]"]
+#: the returned column names, in file order
+BITBRAINS_COLUMNS = ["time", "cpu_cores", "cpu_capacity_mhz", "cpu_usage_mhz", "cpu_usage_pct",
+                     "memory_capacity_kb", "memory_usage_kb", "disk_read_kbps", "disk_write_kbps",
+                     "net_rx_kbps", "net_tx_kbps"]
+
+
+def bitbrains_dir(directory=None) -> Path:
+    """The GWA-T-12 folder: ``directory`` or ``trace_dir()/bitbrains_gwa_t12``."""
+    return Path(directory) if directory is not None else paths.trace_dir() / "bitbrains_gwa_t12"
+
+
+def _read_text(path: Path) -> str:
+    try:
+        if path.suffix == ".gz":
+            with gzip.open(path, "rt", encoding="utf-8", newline="") as f:
+                return f.read()
+        return path.read_text(encoding="utf-8")
+    except (EOFError, OSError) as exc:
+        raise TraceFormatError(f"{path}: truncated or corrupt file ({exc})") from None
+    except UnicodeDecodeError as exc:
+        raise TraceFormatError(f"{path}: not UTF-8 text ({exc})") from None
+
+
+def read_vm(path) -> pd.DataFrame:
+    """One VM file (``.csv`` or ``.csv.gz``) as a DataFrame with :data:`BITBRAINS_COLUMNS`, ``active`` and
+    ``vm`` (the file name's stem).
+
+    Raises
+    ------
+    FileNotFoundError
+        The file does not exist.
+    TraceFormatError
+        Wrong header, a row with the wrong number of fields, a value that is not a number, or a
+        truncated gzip stream — the message names the file and the line (1-based, header = line 1).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: Bitbrains VM file not found (set FAIRLIB_TRACE_DIR or place the trace "
+                                "under data/traces)")
+    text = _read_text(path)
+    lines = text.splitlines()
+    if not lines:
+        raise TraceFormatError(f"{path}: empty file (expected the GWA-T-12 header)")
+    header = [h.strip() for h in lines[0].split(";")]
+    if header != BITBRAINS_HEADER:
+        raise TraceFormatError(f"{path}:1: header {header} is not the GWA-T-12 header {BITBRAINS_HEADER}")
+    rows = []
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            raise TraceFormatError(f"{path}:{number}: empty line")
+        fields = line.split(";")
+        if len(fields) != len(BITBRAINS_COLUMNS):
+            raise TraceFormatError(f"{path}:{number}: {len(fields)} fields, expected {len(BITBRAINS_COLUMNS)}")
+        rows.append(fields)
+    raw = np.array(rows, dtype=object).reshape(-1, len(BITBRAINS_COLUMNS))
+    out = {}
+    for j, name in enumerate(BITBRAINS_COLUMNS):
+        values = pd.to_numeric(pd.Series(raw[:, j], dtype="string").str.strip(), errors="coerce")
+        bad = values.isna().to_numpy()
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise TraceFormatError(f"{path}:{i + 2}: {BITBRAINS_HEADER[j]} = {raw[i, j].strip()!r} is not a number")
+        out[name] = values.to_numpy(dtype=np.float64)
+    frame = pd.DataFrame(out)
+    seconds = frame["time"].to_numpy()
+    if (seconds != np.round(seconds)).any():
+        i = int(np.argmax(seconds != np.round(seconds)))
+        raise TraceFormatError(f"{path}:{i + 2}: Timestamp = {seconds[i]} is not a whole number of seconds")
+    frame["time"] = seconds.astype(np.int64)
+    frame["active"] = (frame["cpu_cores"] > 0) & (frame["memory_capacity_kb"] > 0)
+    frame["vm"] = path.name.split(".")[0]
+    return frame
+
+
+def _vm_paths(vms, month: str, directory) -> list[Path]:
+    folder = bitbrains_dir(directory) / "rnd" / month
+    if vms is None:
+        found = sorted(folder.glob("*.csv*"), key=lambda p: (len(p.name), p.name))
+        if not found:
+            raise FileNotFoundError(f"{folder}: no Bitbrains VM files (set FAIRLIB_TRACE_DIR or place the trace "
+                                    "under data/traces)")
+        return found
+    out = []
+    for vm in vms:
+        candidates = [folder / f"{vm}.csv.gz", folder / f"{vm}.csv"]
+        hit = next((p for p in candidates if p.is_file()), None)
+        if hit is None:
+            raise FileNotFoundError(f"{candidates[0]}: Bitbrains VM {vm} not found")
+        out.append(hit)
+    return out
+
+
+def iter_vms(vms=None, *, month: str = "2013-8", directory=None) -> Iterator[pd.DataFrame]:
+    """Yield one VM's frame at a time (memory stays at one file), in VM-number order.
+
+    ``vms``: VM numbers (default: every file of ``rnd/<month>``).
+    """
+    for path in _vm_paths(vms, month, directory):
+        yield read_vm(path)
+
+
+def read_vms(vms=None, *, month: str = "2013-8", directory=None, progress: bool = False) -> pd.DataFrame:
+    """Every requested VM in one frame (see :func:`iter_vms`)."""
+    from tqdm.auto import tqdm
+
+    paths_ = _vm_paths(vms, month, directory)
+    frames = [read_vm(p) for p in tqdm(paths_, disable=not progress, desc="Bitbrains VMs", leave=False)]
+    if not frames:
+        raise InvalidInputError("vms: no VM numbers given")
+    return pd.concat(frames, ignore_index=True)
+
+
+def write_vm(path, frame: pd.DataFrame) -> Path:
+    """Write ``frame`` (:data:`BITBRAINS_COLUMNS`) in exactly the GWA-T-12 format (header, ``";\\t"``
+    separators, gzip when the name ends in ``.gz``): synthetic VMs and test fixtures are read back by
+    :func:`read_vm` like the real files."""
+    missing = [c for c in BITBRAINS_COLUMNS if c not in frame]
+    if missing:
+        raise InvalidInputError(f"frame: missing columns {missing}")
+    buf = io.StringIO()
+    buf.write(";\t".join(BITBRAINS_HEADER) + "\n")
+    for row in frame[BITBRAINS_COLUMNS].itertuples(index=False):
+        # time and cores are integers in the real files; the rest are decimals
+        fields = [str(int(row[0])), str(int(row[1]))] + [repr(float(v)) for v in row[2:]]
+        buf.write(";\t".join(fields) + "\n")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = buf.getvalue().encode("utf-8")
+    if path.suffix == ".gz":
+        with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:  # mtime 0: reproducible
+            f.write(data)
+    else:
+        path.write_bytes(data)
+    return path

@@ -1,0 +1,78 @@
+"""Bitbrains GWA-T-12 reader: round trip through the real format, format errors, and the real excerpt."""
+import gzip
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairlib import paths
+from fairlib.traces import BITBRAINS_COLUMNS, TraceFormatError, iter_vms, read_vm, read_vms, write_vm
+
+REAL = paths.SHARED_TRACES / "bitbrains_gwa_t12"
+real = pytest.mark.skipif(not (REAL / "rnd" / "2013-8" / "1.csv.gz").is_file(),
+                          reason="real Bitbrains excerpt not found at ../shared")
+
+
+def _frame(n=5, seed=0):
+    rng = np.random.default_rng(seed)
+    f = pd.DataFrame({c: rng.uniform(0, 100, n) for c in BITBRAINS_COLUMNS})
+    f["time"] = 1375308176 + 300 * np.arange(n)
+    f["cpu_cores"] = 2.0
+    f.loc[1, ["cpu_cores", "memory_capacity_kb"]] = 0.0    # a powered-off sample
+    return f
+
+
+def test_round_trip_in_the_real_format(tmp_path):
+    f = _frame()
+    path = write_vm(tmp_path / "rnd" / "2013-8" / "7.csv.gz", f)
+    text = gzip.open(path, "rt").read()
+    assert text.startswith("Timestamp [ms];\tCPU cores;\t") and ";\t" in text.splitlines()[1]
+    back = read_vm(path)
+    np.testing.assert_allclose(back[BITBRAINS_COLUMNS].to_numpy(dtype=float), f[BITBRAINS_COLUMNS].to_numpy(dtype=float))
+    assert back.time.dtype == np.int64 and back.vm.unique().tolist() == ["7"]
+    assert back.active.tolist() == [True, False, True, True, True]    # kept and flagged, not dropped
+    write_vm(tmp_path / "rnd" / "2013-8" / "12.csv.gz", _frame(seed=1))
+    assert [v.vm[0] for v in iter_vms(directory=tmp_path)] == ["7", "12"]
+    assert len(read_vms([12, 7], directory=tmp_path)) == 10
+
+
+def _write_text(path, text):
+    with gzip.open(path, "wt") as f:
+        f.write(text)
+    return path
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda lines: ["Timestamp;CPU"] + lines[1:], r"x\.csv\.gz:1: header"),
+    (lambda lines: lines[:3] + [lines[3] + ";\t5"] + lines[4:], r"x\.csv\.gz:4: 12 fields, expected 11"),
+    (lambda lines: lines[:2] + [";".join([lines[2].split(";")[0], "\ttwo"] + lines[2].split(";")[2:])] + lines[3:],
+     r"x\.csv\.gz:3: CPU cores = 'two'"),
+    (lambda lines: lines[:2] + [""] + lines[2:], r"x\.csv\.gz:3: empty line"),
+])
+def test_format_errors_name_file_and_line(tmp_path, edit, message):
+    good = gzip.open(write_vm(tmp_path / "good.csv.gz", _frame()), "rt").read().splitlines()
+    path = _write_text(tmp_path / "x.csv.gz", "\n".join(edit(good)) + "\n")
+    with pytest.raises(TraceFormatError, match=message):
+        read_vm(path)
+
+
+def test_truncated_gzip_and_missing_files(tmp_path):
+    data = gzip.compress(("\n".join(["x"] * 1000)).encode())
+    (tmp_path / "cut.csv.gz").write_bytes(data[: len(data) // 2])
+    with pytest.raises(TraceFormatError, match=r"cut\.csv\.gz: truncated or corrupt"):
+        read_vm(tmp_path / "cut.csv.gz")
+    with pytest.raises(FileNotFoundError, match="Bitbrains VM 3 not found"):
+        read_vms([3], directory=tmp_path)
+    with pytest.raises(FileNotFoundError, match="no Bitbrains VM files"):
+        read_vms(directory=tmp_path)
+
+
+@pytest.mark.realdata
+@real
+def test_real_excerpt():
+    vm = read_vm(REAL / "rnd" / "2013-8" / "1.csv.gz")
+    gaps = np.diff(vm.time.to_numpy())
+    assert 8000 < len(vm) < 9000 and np.median(gaps) == 300            # 5-minute samples, ~30 days
+    start = pd.to_datetime(vm.time.iloc[0], unit="s")                  # Unix seconds despite "[ms]"
+    assert (start.year, start.month) in ((2013, 7), (2013, 8))
+    assert vm.active.mean() > 0.5
