@@ -61,3 +61,39 @@ def test_real_excerpt_row_counts():
     assert int((ev.event_type == 0).sum()) == 359_630      # SCHEMAS.md §3.4
     pool, source = task_request_pool(directory=paths.SHARED_TRACES / "google_clusterdata_2011_2")
     assert source == "real" and (pool > 0).all() and len(pool) == 357_872
+
+
+def test_machine_events_and_configurations_fixture(tmp_path):
+    from fairlib.traces import machine_configurations, read_machine_events
+
+    folder = tmp_path / "machine_events"
+    folder.mkdir()
+    rows = ["0,1,0,pA,0.5,0.5", "0,2,0,pA,0.5,0.25", "0,3,0,pB,,", "5,3,2,pB,1,1", "9,1,2,pA,0.5,0.25",
+            "0,4,0,pA,0.5,0.25"]
+    with gzip.open(folder / "part-00000-of-00001.csv.gz", "wt") as f:
+        f.write("\n".join(rows) + "\n")
+    ev = read_machine_events(directory=tmp_path)
+    assert len(ev) == 6 and np.isnan(ev.cpus[2])
+    conf = machine_configurations(ev)
+    # machine 1 ends at (0.5, 0.25); machine 3's empty ADD is skipped
+    assert conf[["cpus", "memory", "machines"]].values.tolist() == [[0.5, 0.25, 3.0], [1.0, 1.0, 1.0]]
+
+
+def test_chunked_task_events(tmp_path):
+    from fairlib.traces import iter_task_events
+
+    _write(tmp_path, ROW * 7)
+    chunks = list(iter_task_events([0], directory=tmp_path, chunksize=3, columns=["job_id"]))
+    assert [len(c) for c in chunks] == [3, 3, 1]
+
+
+@pytest.mark.realdata
+@real
+def test_real_machine_configurations_and_jobs():
+    from fairlib.traces import machine_configurations, read_job_events
+
+    conf = machine_configurations(directory=paths.SHARED_TRACES / "google_clusterdata_2011_2")
+    assert conf.machines.head(5).tolist() == [6732, 3863, 1001, 795, 126]      # SCHEMAS.md §3.3
+    assert conf.machines.sum() == 12_583
+    jobs = read_job_events(directory=paths.SHARED_TRACES / "google_clusterdata_2011_2")
+    assert len(jobs) == 25_437 and set(jobs.scheduling_class.unique()) <= {0, 1, 2, 3}

@@ -4,11 +4,13 @@ Real trace excerpts are looked up with :func:`fairlib.paths.trace_dir`; they are
 the repository. Every function returning trace-derived data says whether it is real or synthetic.
 """
 
-from .google import (TASK_EVENT_COLUMNS, TraceFormatError, google_dir, read_task_events, synthetic_task_requests,
-                     task_request_pool)
+from .google import (JOB_EVENT_COLUMNS, MACHINE_EVENT_COLUMNS, TASK_EVENT_COLUMNS, TraceFormatError, google_dir,
+                     iter_task_events, machine_configurations, read_job_events, read_machine_events,
+                     read_task_events, synthetic_task_requests, task_request_pool)
 
-__all__ = ["TASK_EVENT_COLUMNS", "TraceFormatError", "google_dir", "read_task_events", "synthetic_task_requests",
-           "task_request_pool"]
+__all__ = ["TASK_EVENT_COLUMNS", "JOB_EVENT_COLUMNS", "MACHINE_EVENT_COLUMNS", "TraceFormatError", "google_dir",
+           "read_task_events", "iter_task_events", "read_job_events", "read_machine_events", "machine_configurations",
+           "synthetic_task_requests", "task_request_pool"]
 from .bitbrains import BITBRAINS_COLUMNS, BITBRAINS_HEADER, bitbrains_dir, iter_vms, read_vm, read_vms, write_vm
 
 __all__ += ["BITBRAINS_COLUMNS", "BITBRAINS_HEADER", "bitbrains_dir", "iter_vms", "read_vm", "read_vms", "write_vm"]

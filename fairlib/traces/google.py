@@ -1,4 +1,5 @@
-"""Google clusterdata-2011-2 ``task_events``: headerless gzip CSV, schema from the trace's schema.csv.
+"""Google clusterdata-2011-2: ``task_events``, ``job_events``, ``machine_events`` (headerless gzip CSV, schema
+from the trace's schema.csv; timestamps in µs since 600 s before the trace window, 0 = initial snapshot).
 
 CPU and memory requests are normalised by the largest machine capacity of each resource (SCHEMAS.md
 §3.1), so a task's (CPU, memory) request is directly a demand vector.
@@ -14,8 +15,9 @@ import pandas as pd
 from .. import paths
 from .._validate import InvalidInputError
 
-__all__ = ["TASK_EVENT_COLUMNS", "TraceFormatError", "google_dir", "read_task_events", "task_request_pool",
-           "synthetic_task_requests", "SUBMIT"]
+__all__ = ["TASK_EVENT_COLUMNS", "JOB_EVENT_COLUMNS", "MACHINE_EVENT_COLUMNS", "TraceFormatError", "google_dir",
+           "read_task_events", "iter_task_events", "read_job_events", "read_machine_events", "machine_configurations",
+           "task_request_pool", "synthetic_task_requests", "SUBMIT", "ADD", "REMOVE", "UPDATE"]
 
 #: task_events fields in file order (schema.csv, fields 1-13)
 TASK_EVENT_COLUMNS = ["time", "missing_info", "job_id", "task_index", "machine_id", "event_type", "user",
@@ -37,6 +39,43 @@ def google_dir(directory=None) -> Path:
     return Path(directory) if directory is not None else paths.trace_dir() / "google_clusterdata_2011_2"
 
 
+#: machine_events and job_events fields in file order (schema.csv)
+MACHINE_EVENT_COLUMNS = ["time", "machine_id", "event_type", "platform_id", "cpus", "memory"]
+_MACHINE_DTYPES = {"time": "int64", "machine_id": "int64", "event_type": "int64", "platform_id": "string",
+                   "cpus": "float64", "memory": "float64"}
+JOB_EVENT_COLUMNS = ["time", "missing_info", "job_id", "event_type", "user", "scheduling_class", "job_name",
+                     "logical_job_name"]
+_JOB_DTYPES = {"time": "int64", "missing_info": "Int64", "job_id": "int64", "event_type": "int64", "user": "string",
+               "scheduling_class": "int64", "job_name": "string", "logical_job_name": "string"}
+#: machine event types
+ADD, REMOVE, UPDATE = 0, 1, 2
+_TABLES = {"task_events": (TASK_EVENT_COLUMNS, _DTYPES, 500), "job_events": (JOB_EVENT_COLUMNS, _JOB_DTYPES, 500),
+           "machine_events": (MACHINE_EVENT_COLUMNS, _MACHINE_DTYPES, 1)}
+
+
+def _read_parts(table: str, parts, directory, columns, chunksize=None):
+    names, dtypes, total = _TABLES[table]
+    folder = google_dir(directory) / table
+    parts = list(parts)
+    if not parts:
+        raise InvalidInputError("parts: no part numbers given")
+    for part in parts:
+        path = folder / f"part-{int(part):05d}-of-{total:05d}.csv.gz"
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: Google {table} part {part} not found (set FAIRLIB_TRACE_DIR "
+                                    "or place the trace under data/traces)")
+        try:
+            reader = pd.read_csv(path, header=None, names=names, dtype=dtypes, on_bad_lines="error",
+                                 chunksize=chunksize)
+            chunks = reader if chunksize else [reader]
+            for df in chunks:
+                yield df if columns is None else df[list(columns)]
+        except (ValueError, pd.errors.ParserError) as exc:
+            raise TraceFormatError(f"{path}: {exc}") from None
+        except (EOFError, OSError) as exc:  # truncated or corrupt gzip stream
+            raise TraceFormatError(f"{path}: truncated or corrupt gzip file ({exc})") from None
+
+
 def read_task_events(parts=range(5), *, directory=None, columns=None) -> pd.DataFrame:
     """Read ``task_events/part-NNNNN-of-00500.csv.gz`` for the given part numbers.
 
@@ -56,23 +95,34 @@ def read_task_events(parts=range(5), *, directory=None, columns=None) -> pd.Data
     TraceFormatError
         A row has the wrong number of fields or a non-numeric value where a number belongs.
     """
-    folder = google_dir(directory) / "task_events"
-    frames = []
-    for part in parts:
-        path = folder / f"part-{int(part):05d}-of-00500.csv.gz"
-        if not path.is_file():
-            raise FileNotFoundError(f"{path}: Google task_events part {part} not found (set FAIRLIB_TRACE_DIR "
-                                    "or place the trace under data/traces)")
-        try:
-            df = pd.read_csv(path, header=None, names=TASK_EVENT_COLUMNS, dtype=_DTYPES, on_bad_lines="error")
-        except (ValueError, pd.errors.ParserError) as exc:
-            raise TraceFormatError(f"{path}: {exc}") from None
-        except (EOFError, OSError) as exc:  # truncated or corrupt gzip stream
-            raise TraceFormatError(f"{path}: truncated or corrupt gzip file ({exc})") from None
-        frames.append(df if columns is None else df[list(columns)])
-    if not frames:
-        raise InvalidInputError("parts: no part numbers given")
-    return pd.concat(frames, ignore_index=True)
+    return pd.concat(_read_parts("task_events", parts, directory, columns), ignore_index=True)
+
+
+def iter_task_events(parts=range(5), *, directory=None, columns=None, chunksize: int = 200_000):
+    """:func:`read_task_events` in chunks of ``chunksize`` rows (memory-safe for the full 500 parts)."""
+    yield from _read_parts("task_events", parts, directory, columns, chunksize=chunksize)
+
+
+def read_job_events(parts=range(5), *, directory=None, columns=None) -> pd.DataFrame:
+    """``job_events`` parts (:data:`JOB_EVENT_COLUMNS`; scheduling class 0-3, 3 most latency-sensitive)."""
+    return pd.concat(_read_parts("job_events", parts, directory, columns), ignore_index=True)
+
+
+def read_machine_events(*, directory=None) -> pd.DataFrame:
+    """The complete ``machine_events`` table (:data:`MACHINE_EVENT_COLUMNS`; capacities normalised to the
+    largest machine, per resource; empty capacities read as NaN)."""
+    return pd.concat(_read_parts("machine_events", [0], directory, None), ignore_index=True)
+
+
+def machine_configurations(machine_events: pd.DataFrame | None = None, *, directory=None) -> pd.DataFrame:
+    """Count machines by (platform, CPU, memory) at each machine's **last non-empty** capacity
+    (SCHEMAS.md §3.3). Columns: platform_id, cpus, memory, machines, share — most common first."""
+    ev = read_machine_events(directory=directory) if machine_events is None else machine_events
+    known = ev.dropna(subset=["cpus", "memory"])
+    last = known.sort_values(["machine_id", "time"], kind="stable").groupby("machine_id").tail(1)
+    out = last.groupby(["platform_id", "cpus", "memory"], dropna=False).size().rename("machines").reset_index()
+    out["share"] = out["machines"] / out["machines"].sum()
+    return out.sort_values("machines", ascending=False, kind="stable").reset_index(drop=True)
 
 
 # Quantiles of per-task requests at SUBMIT in parts 0-4 (SCHEMAS.md §3.4): used by the synthetic fallback.
