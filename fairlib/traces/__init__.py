@@ -14,3 +14,6 @@ __all__ = ["TASK_EVENT_COLUMNS", "JOB_EVENT_COLUMNS", "MACHINE_EVENT_COLUMNS", "
 from .bitbrains import BITBRAINS_COLUMNS, BITBRAINS_HEADER, bitbrains_dir, iter_vms, read_vm, read_vms, write_vm
 
 __all__ += ["BITBRAINS_COLUMNS", "BITBRAINS_HEADER", "bitbrains_dir", "iter_vms", "read_vm", "read_vms", "write_vm"]
+from .alibaba import alibaba_dir, read_batch_task, read_machine_meta
+
+__all__ += ["alibaba_dir", "read_batch_task", "read_machine_meta"]

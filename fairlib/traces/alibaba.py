@@ -1,0 +1,79 @@
+"""Alibaba cluster traces: v2018 ``machine_meta`` and ``batch_task``, v2017 ``batch_task`` (SCHEMAS.md §5).
+
+Units as in the files: CPU counts in cores for machines and in hundredths of a core for tasks
+(``plan_cpu`` 100 = 1 core); memory normalised (v2018: 0-100; v2017: a fraction); times in seconds
+from the trace start (0 = outside the window). v2018 files are headerless; the shared v2017
+``batch_task`` excerpt carries a header line (added by its source repository), which is recognised
+and skipped.
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pandas as pd
+
+from .. import paths
+from .._validate import InvalidInputError
+from .google import TraceFormatError
+
+__all__ = ["MACHINE_META_COLUMNS", "BATCH_TASK_2018_COLUMNS", "BATCH_TASK_2017_COLUMNS", "alibaba_dir",
+           "read_machine_meta", "read_batch_task"]
+
+MACHINE_META_COLUMNS = ["machine_id", "time", "failure_domain_1", "failure_domain_2", "cpu_num", "mem_size", "status"]
+_MACHINE_META_DTYPES = {"machine_id": "string", "time": "int64", "failure_domain_1": "int64",
+                        "failure_domain_2": "string", "cpu_num": "float64", "mem_size": "float64", "status": "string"}
+BATCH_TASK_2018_COLUMNS = ["task_name", "instance_num", "job_name", "task_type", "status", "start_time", "end_time",
+                           "plan_cpu", "plan_mem"]
+_BATCH_2018_DTYPES = {"task_name": "string", "instance_num": "float64", "job_name": "string", "task_type": "string",
+                      "status": "string", "start_time": "int64", "end_time": "int64", "plan_cpu": "float64",
+                      "plan_mem": "float64"}
+BATCH_TASK_2017_COLUMNS = ["create_time", "end_time", "job_id", "task_id", "instance_num", "status", "plan_cpu",
+                           "plan_mem"]
+_BATCH_2017_DTYPES = {"create_time": "int64", "end_time": "int64", "job_id": "int64", "task_id": "int64",
+                      "instance_num": "int64", "status": "string", "plan_cpu": "float64", "plan_mem": "float64"}
+_V2017_HEADER_START = "task_create_time"
+
+
+def alibaba_dir(directory=None) -> Path:
+    """The Alibaba folder: ``directory`` or ``trace_dir()/alibaba_clusterdata``."""
+    return Path(directory) if directory is not None else paths.trace_dir() / "alibaba_clusterdata"
+
+
+def _read(path: Path, names, dtypes, what: str) -> pd.DataFrame:
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: Alibaba {what} not found (set FAIRLIB_TRACE_DIR or place the trace "
+                                "under data/traces)")
+    try:
+        opener = gzip.open if path.suffix == ".gz" else open
+        with opener(path, "rt") as f:
+            first = f.readline()
+        skip = 1 if first.replace(" ", "").startswith(_V2017_HEADER_START) else 0
+        return pd.read_csv(path, header=None, names=names, dtype=dtypes, skiprows=skip, on_bad_lines="error",
+                           skipinitialspace=True)
+    except (ValueError, pd.errors.ParserError) as exc:
+        raise TraceFormatError(f"{path}: {exc}") from None
+    except (EOFError, OSError) as exc:
+        raise TraceFormatError(f"{path}: truncated or corrupt file ({exc})") from None
+
+
+def read_machine_meta(*, directory=None) -> pd.DataFrame:
+    """v2018 ``machine_meta`` (:data:`MACHINE_META_COLUMNS`; one row per machine event)."""
+    return _read(alibaba_dir(directory) / "cluster-trace-v2018" / "machine_meta.csv.gz", MACHINE_META_COLUMNS,
+                 _MACHINE_META_DTYPES, "v2018 machine_meta")
+
+
+def read_batch_task(version: str = "2017", *, directory=None) -> pd.DataFrame:
+    """``batch_task`` of v2017 (:data:`BATCH_TASK_2017_COLUMNS`) or v2018 (:data:`BATCH_TASK_2018_COLUMNS`).
+
+    Only v2017's is in the shared excerpt; v2018's is read when placed at
+    ``cluster-trace-v2018/batch_task.csv.gz`` (e.g. by the fetch command).
+    """
+    if version == "2017":
+        return _read(alibaba_dir(directory) / "cluster-trace-v2017" / "batch_task.csv.gz", BATCH_TASK_2017_COLUMNS,
+                     _BATCH_2017_DTYPES, "v2017 batch_task")
+    if version == "2018":
+        return _read(alibaba_dir(directory) / "cluster-trace-v2018" / "batch_task.csv.gz", BATCH_TASK_2018_COLUMNS,
+                     _BATCH_2018_DTYPES, "v2018 batch_task")
+    raise InvalidInputError(f"version = {version!r}: must be '2017' or '2018'")
