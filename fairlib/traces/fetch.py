@@ -1,0 +1,166 @@
+"""Download public trace files into the trace directory, with checksums and a progress bar.
+
+    python -m fairlib.traces.fetch google --tables machine_events task_events --parts 0 1 2
+    python -m fairlib.traces.fetch google --tables task_usage --parts 0        # 92 MB per part
+    python -m fairlib.traces.fetch --list
+
+Files land under ``FAIRLIB_TRACE_DIR`` (default ``data/traces/``) in the layout the loaders read. A
+file whose SHA-256 is known (:data:`KNOWN_SHA256`, from the shared excerpt's PROVENANCE.md) is
+verified and removed again on a mismatch; others are reported with the checksum they had. Downloads
+go to a ``.part`` file renamed on completion, so an interrupted fetch never leaves a truncated file
+under the final name; files already present with the right checksum are skipped. ``--base-url``
+points at a mirror (the tests use a local HTTP server).
+
+Only the Google trace is wired up so far: Bitbrains (one zip of all VMs) and Alibaba (tar.gz
+archives) need unpacking into the loaders' layout, which is not implemented yet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import sys
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import paths
+from .._validate import InvalidInputError
+
+__all__ = ["SOURCES", "KNOWN_SHA256", "fetch", "files_for", "main"]
+
+
+@dataclass(frozen=True)
+class Source:
+    folder: str          # under the trace directory
+    base_url: str
+    tables: dict         # table -> (file pattern with {part}, number of parts); pattern relative to base_url
+    licence: str
+
+
+SOURCES = {
+    "google": Source("google_clusterdata_2011_2", "https://commondatastorage.googleapis.com/clusterdata-2011-2",
+                     {"schema": ("schema.csv", 1),
+                      "machine_events": ("machine_events/part-{part:05d}-of-00001.csv.gz", 1),
+                      "job_events": ("job_events/part-{part:05d}-of-00500.csv.gz", 500),
+                      "task_events": ("task_events/part-{part:05d}-of-00500.csv.gz", 500),
+                      "task_usage": ("task_usage/part-{part:05d}-of-00500.csv.gz", 500)},
+                     "CC-BY 4.0 (Google cluster-data)"),
+}
+
+#: SHA-256 of files whose published bytes are known (google: PROVENANCE.md of the shared excerpt)
+KNOWN_SHA256 = {
+    ("google", "schema.csv"): "e313db9a8831de8777ed6a6cf889c39409e157a88f231303080787d32c43d546",
+    ("google", "machine_events/part-00000-of-00001.csv.gz"):
+        "fc44b8d2b33a96a261382488789855be7a0ce338888c99930ff45cb592249664",
+    ("google", "job_events/part-00000-of-00500.csv.gz"): "921fa8e019fb8ec5be9a2cb096912850d5959da33d9fb3b46807d9d0a9eae86f",
+    ("google", "job_events/part-00001-of-00500.csv.gz"): "8d8c0278664757c79b2ce865d3e4e83531abf836e7ed6da3321b8309a3099c58",
+    ("google", "job_events/part-00002-of-00500.csv.gz"): "d8ef067adfc1e968816d02ca1f29fdae9fe5d5c92e3a893c72e7754189e22556",
+    ("google", "job_events/part-00003-of-00500.csv.gz"): "91560eb58db4b79e420c87b61a2f1c391ff5f35a256a6ec822e39d4bd9419626",
+    ("google", "job_events/part-00004-of-00500.csv.gz"): "4957d5114389fe282abf7b73719aa7a61026f1b535337a0bfb067d42cf2442df",
+    ("google", "task_events/part-00000-of-00500.csv.gz"): "eae977d521bc6ed5d8deef56f1e06009d41844d4eb9a7e308e610d68e1b10f18",
+    ("google", "task_events/part-00001-of-00500.csv.gz"): "c122f250cf1f9817dc722a5b7457eb5caf122619accfada078de66d40f311501",
+    ("google", "task_events/part-00002-of-00500.csv.gz"): "3534b71a7c6a3952f192485c4726119ff8d904fc2d7b828b8d96987db4aab767",
+    ("google", "task_events/part-00003-of-00500.csv.gz"): "23b3df1b0e6c06d56c0cb28359635931bd0bbb7e584423537e23104580c56740",
+    ("google", "task_events/part-00004-of-00500.csv.gz"): "84f2198e7a083021294ce9c764ba4dcbed6baad30746f257b3580874f802e88e",
+    ("google", "task_usage/part-00000-of-00500.csv.gz"): "841254d3bc4199c26c82890dcd6bc87fcfb1ff23d75be8e39f0337f0ed1c6e28",
+}
+
+
+def files_for(name: str, tables=None, parts=None) -> list[str]:
+    """Relative paths of the files ``fetch`` would download."""
+    if name not in SOURCES:
+        raise InvalidInputError(f"name = {name!r}: unknown trace; known: {sorted(SOURCES)}")
+    source = SOURCES[name]
+    tables = list(source.tables) if tables is None else list(tables)
+    out = []
+    for table in tables:
+        if table not in source.tables:
+            raise InvalidInputError(f"tables: {table!r} is not a table of {name} ({sorted(source.tables)})")
+        pattern, count = source.tables[table]
+        wanted = range(count) if parts is None or count == 1 else parts
+        for part in wanted:
+            if not 0 <= int(part) < count:
+                raise InvalidInputError(f"parts: {part} is out of range for {name}/{table} (0..{count - 1})")
+            out.append(pattern.format(part=int(part)))
+    return out
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def fetch(name: str, *, tables=None, parts=None, dest=None, base_url: str | None = None, progress: bool = True,
+          timeout: float = 60.0) -> list[Path]:
+    """Download the files of ``name`` (see :data:`SOURCES`) into ``dest`` (default: the trace directory).
+
+    Returns the local paths. Raises ``RuntimeError`` naming the URL on an HTTP or network error, and on a
+    checksum mismatch (the downloaded file is removed).
+    """
+    from tqdm.auto import tqdm
+
+    source = SOURCES.get(name)
+    rel_paths = files_for(name, tables, parts)
+    root = (Path(dest) if dest is not None else paths.trace_dir()) / source.folder
+    base = (base_url or source.base_url).rstrip("/")
+    done = []
+    for rel in rel_paths:
+        target = root / rel
+        known = KNOWN_SHA256.get((name, rel))
+        if target.is_file() and (known is None or _sha256(target) == known):
+            done.append(target)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        url = f"{base}/{rel}"
+        partial = target.with_name(target.name + ".part")
+        try:
+            with urllib.request.urlopen(url, timeout=timeout) as response, open(partial, "wb") as out:
+                total = int(response.headers.get("Content-Length") or 0) or None
+                with tqdm(total=total, unit="B", unit_scale=True, desc=rel, disable=not progress, leave=False) as bar:
+                    for block in iter(lambda: response.read(1 << 16), b""):
+                        out.write(block)
+                        bar.update(len(block))
+        except (urllib.error.URLError, OSError) as exc:
+            partial.unlink(missing_ok=True)
+            raise RuntimeError(f"{url}: download failed ({exc})") from None
+        digest = _sha256(partial)
+        if known is not None and digest != known:
+            partial.unlink()
+            raise RuntimeError(f"{url}: SHA-256 {digest} does not match the published {known}; file removed")
+        os.replace(partial, target)
+        if progress:
+            print(f"{target}  sha256 {digest}{'  (verified)' if known else ''}", file=sys.stderr)
+        done.append(target)
+    return done
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m fairlib.traces.fetch", description=__doc__.split("\n")[0])
+    ap.add_argument("name", nargs="?", help=f"one of {sorted(SOURCES)}")
+    ap.add_argument("--tables", nargs="+", help="tables to fetch (default: all of the trace)")
+    ap.add_argument("--parts", nargs="+", type=int, help="part numbers of sharded tables (default: all)")
+    ap.add_argument("--dest", help="trace directory (default: FAIRLIB_TRACE_DIR or data/traces)")
+    ap.add_argument("--base-url", help="download from this mirror instead")
+    ap.add_argument("--list", action="store_true", help="list the traces, tables and licences")
+    args = ap.parse_args(argv)
+    if args.list or not args.name:
+        for key, src in SOURCES.items():
+            tables = ", ".join(f"{t} ({n} part{'s' if n > 1 else ''})" for t, (_, n) in src.tables.items())
+            print(f"{key:<12} {src.base_url}\n             tables: {tables}\n             licence: {src.licence}")
+        return 0 if args.list else 2
+    try:
+        fetch(args.name, tables=args.tables, parts=args.parts, dest=args.dest, base_url=args.base_url)
+    except (InvalidInputError, RuntimeError) as exc:
+        print(f"fetch: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

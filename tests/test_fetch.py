@@ -1,0 +1,72 @@
+"""python -m fairlib.traces.fetch against a local HTTP server on loopback (no real network)."""
+import functools
+import gzip
+import hashlib
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from fairlib.traces import fetch as fetch_module
+from fairlib.traces import read_machine_events
+
+
+@pytest.fixture
+def mirror(tmp_path):
+    root = tmp_path / "mirror"
+    (root / "machine_events").mkdir(parents=True)
+    with gzip.open(root / "machine_events" / "part-00000-of-00001.csv.gz", "wt") as f:
+        f.write("0,1,0,pA,0.5,0.5\n0,2,0,pA,0.5,0.25\n")
+    (root / "task_events").mkdir()
+    for part in (0, 1):
+        with gzip.open(root / "task_events" / f"part-{part:05d}-of-00500.csv.gz", "wt") as f:
+            f.write("600000000,,3418309,0,4155527081,0,user=,3,9,0.125,0.07446,0.0004244,0\n")
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield root, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def test_fetch_from_a_mirror_then_read(mirror, tmp_path, monkeypatch):
+    root, url = mirror
+    dest = tmp_path / "traces"
+    # the fixtures are not the published files: drop the known checksums for this test
+    monkeypatch.setattr(fetch_module, "KNOWN_SHA256", {})
+    got = fetch_module.fetch("google", tables=["machine_events", "task_events"], parts=[0, 1], dest=dest, base_url=url,
+                             progress=False)
+    assert [p.relative_to(dest).as_posix() for p in got] == [
+        "google_clusterdata_2011_2/machine_events/part-00000-of-00001.csv.gz",
+        "google_clusterdata_2011_2/task_events/part-00000-of-00500.csv.gz",
+        "google_clusterdata_2011_2/task_events/part-00001-of-00500.csv.gz"]
+    assert len(read_machine_events(directory=dest / "google_clusterdata_2011_2")) == 2
+    assert not list(dest.rglob("*.part"))
+
+
+def test_checksum_mismatch_removes_the_file(mirror, tmp_path, monkeypatch):
+    root, url = mirror
+    rel = "machine_events/part-00000-of-00001.csv.gz"
+    monkeypatch.setattr(fetch_module, "KNOWN_SHA256", {("google", rel): "0" * 64})
+    dest = tmp_path / "traces"
+    with pytest.raises(RuntimeError, match="does not match the published 0000"):
+        fetch_module.fetch("google", tables=["machine_events"], dest=dest, base_url=url, progress=False)
+    assert not list(dest.rglob("part-00000-of-00001.csv.gz*"))
+    good = hashlib.sha256((root / rel).read_bytes()).hexdigest()
+    monkeypatch.setattr(fetch_module, "KNOWN_SHA256", {("google", rel): good})
+    (path,) = fetch_module.fetch("google", tables=["machine_events"], dest=dest, base_url=url, progress=False)
+    assert path.is_file()
+
+
+def test_missing_file_and_bad_arguments(mirror, tmp_path, capsys):
+    _, url = mirror
+    with pytest.raises(RuntimeError, match=r"task_events/part-00007-of-00500\.csv\.gz: download failed"):
+        fetch_module.fetch("google", tables=["task_events"], parts=[7], dest=tmp_path, base_url=url, progress=False)
+    assert fetch_module.main(["google", "--tables", "task_events", "--parts", "900", "--dest", str(tmp_path),
+                              "--base-url", url]) == 1
+    assert "parts: 900 is out of range" in capsys.readouterr().err
+    assert fetch_module.main(["nope"]) == 1
+    assert fetch_module.main(["--list"]) == 0 and "task_usage (500 parts)" in capsys.readouterr().out
