@@ -76,3 +76,21 @@ def test_real_excerpt():
     start = pd.to_datetime(vm.time.iloc[0], unit="s")                  # Unix seconds despite "[ms]"
     assert (start.year, start.month) in ((2013, 7), (2013, 8))
     assert vm.active.mean() > 0.5
+
+
+def test_synthetic_bitbrains_is_read_back_labelled_and_calibrated(tmp_path):
+    from fairlib.traces import synthetic_bitbrains
+
+    folder = synthetic_bitbrains(tmp_path / "bb", 120, rng=5, days=2)
+    frame = read_vms(directory=tmp_path / "bb")
+    assert frame.attrs["source"] == "synthetic" and frame.vm.nunique() == 120 and len(frame) == 120 * 576
+    per_vm = frame.groupby("vm").agg(cores=("cpu_cores", "first"), cpu=("cpu_usage_pct", "mean"),
+                                     mem=("memory_capacity_kb", "first"))
+    assert set(per_vm.cores.unique()) <= {1, 2, 4, 6, 8, 16, 32}
+    # SCHEMAS.md §4.2: 78 % of VMs average under 5 % CPU, median provisioned memory 3.87 GB
+    assert 0.6 < (per_vm.cpu < 5).mean() < 0.95
+    assert 1.0 < per_vm.mem.median() / 1024 ** 2 < 10.0
+    again = synthetic_bitbrains(tmp_path / "bb2", 3, rng=5, days=2)
+    assert (folder / "1.csv.gz").read_bytes() == (again / "1.csv.gz").read_bytes()     # deterministic
+    assert read_vm(again / "2.csv.gz").attrs["source"] == "synthetic"
+    assert read_vm(write_vm(tmp_path / "plain" / "1.csv.gz", _frame())).attrs["source"] == "real"

@@ -17,3 +17,7 @@ __all__ += ["BITBRAINS_COLUMNS", "BITBRAINS_HEADER", "bitbrains_dir", "iter_vms"
 from .alibaba import alibaba_dir, read_batch_task, read_machine_meta
 
 __all__ += ["alibaba_dir", "read_batch_task", "read_machine_meta"]
+from ._source import is_synthetic
+from .synthetic import synthetic_bitbrains
+
+__all__ += ["is_synthetic", "synthetic_bitbrains"]

@@ -23,6 +23,7 @@ import pandas as pd
 
 from .. import paths
 from .._validate import InvalidInputError
+from ._source import source_of
 from .google import TraceFormatError
 
 __all__ = ["BITBRAINS_HEADER", "BITBRAINS_COLUMNS", "bitbrains_dir", "read_vm", "iter_vms", "read_vms",
@@ -58,7 +59,7 @@ def _read_text(path: Path) -> str:
 
 def read_vm(path) -> pd.DataFrame:
     """One VM file (``.csv`` or ``.csv.gz``) as a DataFrame with :data:`BITBRAINS_COLUMNS`, ``active`` and
-    ``vm`` (the file name's stem).
+    ``vm`` (the file name's stem); ``attrs["source"]`` is "synthetic" under a synthetic folder, else "real".
 
     Raises
     ------
@@ -104,6 +105,7 @@ def read_vm(path) -> pd.DataFrame:
     frame["time"] = seconds.astype(np.int64)
     frame["active"] = (frame["cpu_cores"] > 0) & (frame["memory_capacity_kb"] > 0)
     frame["vm"] = path.name.split(".")[0]
+    frame.attrs["source"] = source_of(path.parent)
     return frame
 
 
@@ -142,7 +144,9 @@ def read_vms(vms=None, *, month: str = "2013-8", directory=None, progress: bool 
     frames = [read_vm(p) for p in tqdm(paths_, disable=not progress, desc="Bitbrains VMs", leave=False)]
     if not frames:
         raise InvalidInputError("vms: no VM numbers given")
-    return pd.concat(frames, ignore_index=True)
+    out = pd.concat(frames, ignore_index=True)
+    out.attrs["source"] = source_of(paths_[0].parent)
+    return out
 
 
 def write_vm(path, frame: pd.DataFrame) -> Path:
