@@ -97,3 +97,27 @@ def test_real_machine_configurations_and_jobs():
     assert conf.machines.sum() == 12_583
     jobs = read_job_events(directory=paths.SHARED_TRACES / "google_clusterdata_2011_2")
     assert len(jobs) == 25_437 and set(jobs.scheduling_class.unique()) <= {0, 1, 2, 3}
+
+
+def test_synthetic_task_usage_from_task_runs(tmp_path):
+    from fairlib.traces import is_synthetic, read_task_usage, synthetic_task_usage
+
+    src = tmp_path / "src"
+    src.mkdir()
+    # job 7 task 0: SUBMIT at 0.7e9 us, SCHEDULE on machine 5 at 0.7e9, FINISH at 1.6e9 -> windows
+    # [0.7e9, 0.9e9), [0.9e9, 1.2e9), [1.2e9, 1.5e9), [1.5e9, 1.6e9); job 8 is never scheduled
+    rows = ["700000000,,7,0,,0,u,0,0,0.5,0.2,0,0", "700000000,,7,0,5,1,u,0,0,0.5,0.2,0,0",
+            "1600000000,,7,0,5,4,u,0,0,0.5,0.2,0,0", "800000000,,8,0,,0,u,0,0,0.1,0.1,0,0"]
+    _write(src, "\n".join(rows) + "\n")
+    machines = src / "machine_events"
+    machines.mkdir()
+    with gzip.open(machines / "part-00000-of-00001.csv.gz", "wt") as f:
+        f.write("0,5,0,p,0.25,0.5\n")
+    out = synthetic_task_usage(tmp_path / "out", rng=3, parts=[0], source_directory=src, job_fraction=1.0)
+    usage = read_task_usage([0], directory=tmp_path / "out")
+    assert usage[["start_time", "end_time"]].values.tolist() == [
+        [700_000_000, 900_000_000], [900_000_000, 1_200_000_000], [1_200_000_000, 1_500_000_000],
+        [1_500_000_000, 1_600_000_000]]
+    assert (usage.job_id == 7).all() and (usage.machine_id == 5).all()
+    assert (usage.cpu_rate <= 0.25).all() and (usage.assigned_memory == 0.2).all()   # capped by the machine
+    assert is_synthetic(out)

@@ -18,6 +18,7 @@ from .alibaba import alibaba_dir, read_batch_task, read_machine_meta
 
 __all__ += ["alibaba_dir", "read_batch_task", "read_machine_meta"]
 from ._source import is_synthetic
-from .synthetic import synthetic_bitbrains
+from .google import TASK_USAGE_COLUMNS, read_task_usage
+from .synthetic import synthetic_bitbrains, synthetic_task_usage
 
-__all__ += ["is_synthetic", "synthetic_bitbrains"]
+__all__ += ["is_synthetic", "synthetic_bitbrains", "synthetic_task_usage", "TASK_USAGE_COLUMNS", "read_task_usage"]

@@ -17,7 +17,8 @@ from .._validate import InvalidInputError
 
 __all__ = ["TASK_EVENT_COLUMNS", "JOB_EVENT_COLUMNS", "MACHINE_EVENT_COLUMNS", "TraceFormatError", "google_dir",
            "read_task_events", "iter_task_events", "read_job_events", "read_machine_events", "machine_configurations",
-           "task_request_pool", "synthetic_task_requests", "SUBMIT", "ADD", "REMOVE", "UPDATE"]
+           "read_task_usage", "TASK_USAGE_COLUMNS", "task_request_pool", "synthetic_task_requests", "SUBMIT", "ADD",
+           "REMOVE", "UPDATE"]
 
 #: task_events fields in file order (schema.csv, fields 1-13)
 TASK_EVENT_COLUMNS = ["time", "missing_info", "job_id", "task_index", "machine_id", "event_type", "user",
@@ -47,10 +48,19 @@ JOB_EVENT_COLUMNS = ["time", "missing_info", "job_id", "event_type", "user", "sc
                      "logical_job_name"]
 _JOB_DTYPES = {"time": "int64", "missing_info": "Int64", "job_id": "int64", "event_type": "int64", "user": "string",
                "scheduling_class": "int64", "job_name": "string", "logical_job_name": "string"}
+#: task_usage fields in file order (schema.csv, fields 1-20)
+TASK_USAGE_COLUMNS = ["start_time", "end_time", "job_id", "task_index", "machine_id", "cpu_rate",
+                      "canonical_memory", "assigned_memory", "unmapped_page_cache", "total_page_cache",
+                      "maximum_memory", "disk_io_time", "local_disk_space", "maximum_cpu_rate", "maximum_disk_io_time",
+                      "cpi", "mai", "sample_portion", "aggregation_type", "sampled_cpu_usage"]
+_USAGE_DTYPES = {c: "float64" for c in TASK_USAGE_COLUMNS} | {
+    "start_time": "int64", "end_time": "int64", "job_id": "int64", "task_index": "int64", "machine_id": "int64",
+    "aggregation_type": "Int64"}
 #: machine event types
 ADD, REMOVE, UPDATE = 0, 1, 2
 _TABLES = {"task_events": (TASK_EVENT_COLUMNS, _DTYPES, 500), "job_events": (JOB_EVENT_COLUMNS, _JOB_DTYPES, 500),
-           "machine_events": (MACHINE_EVENT_COLUMNS, _MACHINE_DTYPES, 1)}
+           "machine_events": (MACHINE_EVENT_COLUMNS, _MACHINE_DTYPES, 1),
+           "task_usage": (TASK_USAGE_COLUMNS, _USAGE_DTYPES, 500)}
 
 
 def _read_parts(table: str, parts, directory, columns, chunksize=None):
@@ -106,6 +116,15 @@ def iter_task_events(parts=range(5), *, directory=None, columns=None, chunksize:
 def read_job_events(parts=range(5), *, directory=None, columns=None) -> pd.DataFrame:
     """``job_events`` parts (:data:`JOB_EVENT_COLUMNS`; scheduling class 0-3, 3 most latency-sensitive)."""
     return pd.concat(_read_parts("job_events", parts, directory, columns), ignore_index=True)
+
+
+def read_task_usage(parts=range(5), *, directory=None, columns=None) -> pd.DataFrame:
+    """``task_usage`` parts (:data:`TASK_USAGE_COLUMNS`; 300 s windows, rates normalised like requests).
+
+    The real table is not in the shared excerpt (92 MB per part): fetch it, or write a labelled synthetic
+    one with :func:`fairlib.traces.synthetic.synthetic_task_usage`.
+    """
+    return pd.concat(_read_parts("task_usage", parts, directory, columns), ignore_index=True)
 
 
 def read_machine_events(*, directory=None) -> pd.DataFrame:

@@ -9,6 +9,7 @@ Every folder written here carries a ``SYNTHETIC.md`` marker; the loaders report 
   mean), memory-usage fractions and I/O rates lognormal with the measured medians and 90th
   percentiles. ``fast_storage=True`` emulates the missing fastStorage trace by keeping only VMs whose
   mean CPU exceeds 1 % (an assumption stated in SCHEMAS.md §4.4).
+- :func:`synthetic_task_usage` — Google ``task_usage`` from the real task runs (SCHEMAS.md §3.6).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from .._validate import InvalidInputError
 from ._source import SYNTHETIC_MARKER, is_synthetic
 from .bitbrains import BITBRAINS_COLUMNS, bitbrains_dir, write_vm
 
-__all__ = ["synthetic_bitbrains", "SYNTHETIC_MARKER", "is_synthetic"]
+__all__ = ["synthetic_bitbrains", "synthetic_task_usage", "SYNTHETIC_MARKER", "is_synthetic"]
 
 
 # SCHEMAS.md §4.2: VM-months by provisioned cores (rows) and memory bin (columns, upper bounds in GB)
@@ -87,4 +88,98 @@ def synthetic_bitbrains(dest=None, n_vms: int = 150, rng=None, *, month: str = "
                               "cpu_usage_mhz": cpu_pct / 100 * cores * mhz, "cpu_usage_pct": cpu_pct,
                               "memory_capacity_kb": capacity_kb, "memory_usage_kb": mem_pct * capacity_kb, **io})
         write_vm(folder / f"{vm}.csv.gz", frame[BITBRAINS_COLUMNS])
+    return folder
+
+
+_SCHEDULE = 1
+_RUN_ENDS = (2, 3, 4, 5, 6)    # EVICT, FAIL, FINISH, KILL, LOST
+_WINDOW_US = 300_000_000
+_OFFSET_US = 600_000_000
+
+
+def synthetic_task_usage(dest=None, rng=None, *, parts=range(5), source_directory=None, job_fraction: float = 0.02,
+                         cpu_fraction=(0.3, 0.8), memory_fraction=(4.0, 2.0)) -> Path:
+    """Write a synthetic Google ``task_usage`` (20 columns, headerless gzip) from the real task runs.
+
+    The recipe of SCHEMAS.md §3.6: every task run of a random ``job_fraction`` of the jobs in the
+    ``task_events`` parts (SCHEDULE on machine M until EVICT/FAIL/FINISH/KILL/LOST or the end of the
+    excerpt) gets one row per 300 s window aligned at k·300 s + 600 s. CPU rate = min(request · U_c,
+    capacity of M) with U_c lognormal per task (median ``cpu_fraction[0]``, log-sd ``cpu_fraction[1]``)
+    times a per-window lognormal wobble (σ 0.1; independent across windows — the recipe's AR(1) wobble is
+    simplified); canonical memory = request · U_m with U_m ~ Beta(``memory_fraction``) per task; assigned
+    memory = request; maximum CPU = CPU · (1 + |N(0, 0.3)|); sampled CPU = CPU · lognormal(0, 0.3); the
+    other columns small positive noise; sample portion 1, aggregation type 0. **The usage-to-request
+    fractions are assumptions** (SCHEMAS.md §3.6), and results built on this table must say synthetic.
+
+    Rows go to ``<dest>/google_clusterdata_2011_2/task_usage/part-NNNNN-of-00500.csv.gz`` by window start,
+    following the source parts' time ranges. Returns the task_usage folder.
+    """
+    from .google import google_dir, read_machine_events, read_task_events
+
+    if not 0 < job_fraction <= 1:
+        raise InvalidInputError(f"job_fraction = {job_fraction}: must be in (0, 1]")
+    rng = np.random.default_rng(rng)
+    parts = [int(p) for p in parts]
+    cols = ["time", "job_id", "task_index", "machine_id", "event_type", "cpu_request", "memory_request"]
+    per_part = [read_task_events([p], directory=source_directory, columns=cols) for p in parts]
+    part_end = np.array([int(f.time.max()) for f in per_part])
+    ev = pd.concat(per_part, ignore_index=True)
+    jobs = np.sort(ev.job_id.unique())
+    kept = jobs[rng.random(len(jobs)) < job_fraction]
+    ev = ev[ev.job_id.isin(kept)]
+    try:
+        machines = read_machine_events(directory=source_directory).dropna(subset=["cpus"])
+        cpu_cap = machines.sort_values("time", kind="stable").groupby("machine_id").cpus.last()
+    except FileNotFoundError:
+        cpu_cap = pd.Series(dtype=float)
+    requests = ev[ev.event_type == 0][["time", "job_id", "task_index", "cpu_request", "memory_request"]]
+    runs = ev[ev.event_type == _SCHEDULE][["time", "job_id", "task_index", "machine_id"]].rename(
+        columns={"time": "start"}).sort_values("start", kind="stable")
+    ends = ev[ev.event_type.isin(_RUN_ENDS)][["time", "job_id", "task_index"]].rename(columns={"time": "end"})
+    runs = pd.merge_asof(runs, ends.sort_values("end", kind="stable"), left_on="start", right_on="end",
+                         by=["job_id", "task_index"], direction="forward")
+    runs = pd.merge_asof(runs, requests.sort_values("time", kind="stable").rename(columns={"time": "req_time"}),
+                         left_on="start", right_on="req_time", by=["job_id", "task_index"], direction="backward")
+    runs = runs.dropna(subset=["cpu_request", "memory_request", "machine_id"])
+    runs = runs[(runs.cpu_request > 0) | (runs.memory_request > 0)]
+    horizon = int(part_end.max())
+    start = runs.start.to_numpy(np.int64)
+    end = np.minimum(np.nan_to_num(runs.end.to_numpy(float), nan=horizon), horizon).astype(np.int64)
+    first = np.maximum(start - _OFFSET_US, 0) // _WINDOW_US
+    last = np.maximum(end - 1 - _OFFSET_US, 0) // _WINDOW_US
+    count = np.maximum(last - first + 1, 0) * (end > start)
+    row_run = np.repeat(np.arange(len(runs)), count)
+    k = first[row_run] + (np.arange(row_run.size) - np.repeat(np.cumsum(count) - count, count))
+    w_start = np.maximum(k * _WINDOW_US + _OFFSET_US, start[row_run])
+    w_end = np.minimum((k + 1) * _WINDOW_US + _OFFSET_US, end[row_run])
+    n_runs, n_rows = len(runs), row_run.size
+    u_cpu = cpu_fraction[0] * np.exp(rng.normal(0.0, cpu_fraction[1], n_runs))
+    u_mem = rng.beta(memory_fraction[0], memory_fraction[1], n_runs)
+    cap = runs.machine_id.map(cpu_cap).fillna(1.0).to_numpy(float)
+    cpu = np.minimum(runs.cpu_request.to_numpy(float)[row_run] * u_cpu[row_run] * np.exp(rng.normal(0, 0.1, n_rows)),
+                     cap[row_run])
+    mem_req = runs.memory_request.to_numpy(float)[row_run]
+    mem = mem_req * u_mem[row_run]
+    small = lambda scale: scale * rng.random(n_rows)  # noqa: E731 - positive noise columns
+    table = pd.DataFrame({
+        "start_time": w_start, "end_time": w_end, "job_id": runs.job_id.to_numpy(np.int64)[row_run],
+        "task_index": runs.task_index.to_numpy(np.int64)[row_run],
+        "machine_id": runs.machine_id.to_numpy(np.int64)[row_run], "cpu_rate": cpu, "canonical_memory": mem,
+        "assigned_memory": mem_req, "unmapped_page_cache": small(1e-4), "total_page_cache": small(1e-3),
+        "maximum_memory": mem * (1 + np.abs(rng.normal(0, 0.1, n_rows))), "disk_io_time": small(1e-3),
+        "local_disk_space": small(1e-4), "maximum_cpu_rate": cpu * (1 + np.abs(rng.normal(0, 0.3, n_rows))),
+        "maximum_disk_io_time": small(1e-2), "cpi": 1 + small(2.0), "mai": small(1e-2), "sample_portion": 1.0,
+        "aggregation_type": 0, "sampled_cpu_usage": cpu * np.exp(rng.normal(0, 0.3, n_rows))})
+    table = table.sort_values(["start_time", "job_id", "task_index"], kind="stable")
+    root = google_dir(dest)
+    folder = root / "task_usage"
+    folder.mkdir(parents=True, exist_ok=True)
+    (root / SYNTHETIC_MARKER).write_text(
+        "# Synthetic Google task_usage\n\nWritten by `fairlib.traces.synthetic.synthetic_task_usage` from the real "
+        "task_events runs; usage-to-request fractions are assumptions. Results derived from it must be labelled "
+        "synthetic. (The other tables in this folder, if any, are whatever was placed here.)\n")
+    which = np.searchsorted(part_end, table.start_time.to_numpy(), side="left").clip(0, len(parts) - 1)
+    for j, p in enumerate(parts):
+        table[which == j].to_csv(folder / f"part-{p:05d}-of-00500.csv.gz", header=False, index=False,
+                                 compression={"method": "gzip", "mtime": 0}, lineterminator="\n")
     return folder
