@@ -22,3 +22,6 @@ from .google import TASK_USAGE_COLUMNS, read_task_usage
 from .synthetic import synthetic_bitbrains, synthetic_task_usage
 
 __all__ += ["is_synthetic", "synthetic_bitbrains", "synthetic_task_usage", "TASK_USAGE_COLUMNS", "read_task_usage"]
+from .workload import Fleet, Workload, bitbrains_fleet, bitbrains_workload, google_fleet, google_workload
+
+__all__ += ["Fleet", "Workload", "bitbrains_fleet", "bitbrains_workload", "google_fleet", "google_workload"]

@@ -1,0 +1,174 @@
+"""One representation for every trace: a :class:`Fleet` of servers and a :class:`Workload` of users.
+
+Units are carried in ``resources`` (names with units, e.g. ``"cpu_ghz"``); ``source`` says "real" or
+"synthetic"; ``skipped`` counts what a builder left out and why (nothing is dropped silently).
+
+Builders:
+
+- :func:`google_fleet` — servers drawn from the real machine-configuration distribution (Google
+  clusterdata-2011-2, normalised CPU and memory), by class;
+- :func:`google_workload` — jobs as users from ``task_events``: demand = the sum of the job's task
+  requests at submission, arrival = first SUBMIT, departure = last end event (or the horizon);
+- :func:`bitbrains_fleet` — the paper's §6.1 fleet: 75 × (4 GHz, 12 GB), 100 × (8 GHz, 8 GB),
+  75 × (16 GHz, 4 GB) over 3 locations, with storage and network capacities that were *not recovered*
+  (parameters, labelled);
+- :func:`bitbrains_workload` — VMs as users: demand = each resource's peak usage over the VM's active
+  samples ("users demand resources to cover their maximum usage", §6.1), arrival/departure = first and
+  last active sample.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .._validate import InvalidInputError
+
+__all__ = ["Fleet", "Workload", "google_fleet", "google_workload", "bitbrains_fleet", "bitbrains_workload",
+           "BITBRAINS_SERVER_TYPES"]
+
+
+@dataclass(frozen=True, eq=False)
+class Fleet:
+    """Servers: ``capacity[server, resource]`` in the units named by ``resources``."""
+
+    capacity: np.ndarray
+    resources: tuple
+    server_class: np.ndarray
+    source: str
+    location: np.ndarray = None
+    notes: str = ""
+
+    @property
+    def n_servers(self) -> int:
+        return self.capacity.shape[0]
+
+
+@dataclass(frozen=True, eq=False)
+class Workload:
+    """Users: ``demand[user, resource]`` (same resources as the fleet), arrival and departure in seconds."""
+
+    users: np.ndarray
+    demand: np.ndarray
+    arrival: np.ndarray
+    departure: np.ndarray
+    resources: tuple
+    source: str
+    scheduling_class: np.ndarray = None
+    skipped: dict = field(default_factory=dict)
+
+    @property
+    def n_users(self) -> int:
+        return self.demand.shape[0]
+
+    def active_at(self, t: float) -> np.ndarray:
+        """Users present at time ``t`` (arrival <= t < departure)."""
+        return (self.arrival <= t) & (t < self.departure)
+
+
+def google_fleet(n_servers: int = 120, classes: int = 4, rng=None, *, configurations=None, directory=None) -> Fleet:
+    """``n_servers`` servers of the ``classes`` most common (CPU, memory) configurations, in proportion to
+    their counts (largest remainder), labelled A, B, ... by frequency. ``configurations``: the output of
+    :func:`fairlib.traces.machine_configurations` (read from the trace when omitted)."""
+    from ._source import source_of
+    from .google import google_dir, machine_configurations
+
+    conf = machine_configurations(directory=directory) if configurations is None else configurations
+    if n_servers < classes or classes < 1:
+        raise InvalidInputError(f"n_servers = {n_servers}, classes = {classes}: need 1 <= classes <= n_servers")
+    top = conf.groupby(["cpus", "memory"], as_index=False).machines.sum().sort_values(
+        "machines", ascending=False, kind="stable").head(classes)
+    share = top.machines.to_numpy(float) / top.machines.sum()
+    counts = np.floor(share * n_servers).astype(int)
+    counts = np.maximum(counts, 1)
+    while counts.sum() < n_servers:
+        counts[np.argmax(share * n_servers - counts)] += 1
+    while counts.sum() > n_servers:
+        counts[np.argmax(counts)] -= 1
+    capacity = np.repeat(top[["cpus", "memory"]].to_numpy(float), counts, axis=0)
+    labels = np.repeat(np.array([chr(ord("A") + j) for j in range(classes)]), counts)
+    order = np.random.default_rng(rng).permutation(n_servers) if rng is not None else np.arange(n_servers)
+    return Fleet(capacity[order], ("cpu_normalised", "memory_normalised"), labels[order],
+                 source_of(google_dir(directory)) if configurations is None else "given",
+                 notes=f"top {classes} configurations, counts {counts.tolist()}")
+
+
+def google_workload(task_events: pd.DataFrame, *, horizon: int | None = None, source: str = "real") -> Workload:
+    """Jobs as users from ``task_events`` rows (times in µs; returned in seconds from the trace origin).
+
+    A job's demand is the sum of its tasks' (CPU, memory) requests at their SUBMIT events; arrival is its
+    first SUBMIT, departure its last FINISH/FAIL/KILL/EVICT/LOST event (or ``horizon``, default the last
+    event time, when some task has not ended). Jobs whose requests are all empty or zero are skipped and
+    counted in ``skipped["no_request"]``.
+    """
+    need = {"time", "job_id", "task_index", "event_type", "cpu_request", "memory_request", "scheduling_class"}
+    missing = need - set(task_events.columns)
+    if missing:
+        raise InvalidInputError(f"task_events: missing columns {sorted(missing)}")
+    ev = task_events
+    horizon = int(ev.time.max()) if horizon is None else int(horizon)
+    sub = ev[ev.event_type == 0].sort_values("time", kind="stable")
+    task = sub.groupby(["job_id", "task_index"]).agg(first_submit=("time", "min"), last_submit=("time", "max"),
+                                                     cpu=("cpu_request", "last"), memory=("memory_request", "last"),
+                                                     scheduling_class=("scheduling_class", "max"))
+    last_end = ev[ev.event_type.isin([2, 3, 4, 5, 6])].groupby(["job_id", "task_index"]).time.max()
+    task["last_end"] = last_end.reindex(task.index)
+    # a task has left when its last end event follows its last (re)submission
+    task["ended"] = task.last_end >= task.last_submit
+    per_job = task.groupby("job_id").agg(cpu=("cpu", "sum"), memory=("memory", "sum"), arrival=("first_submit", "min"),
+                                         scheduling_class=("scheduling_class", "max"), all_ended=("ended", "all"),
+                                         last_end=("last_end", "max"))
+    departure = np.where(per_job.all_ended.to_numpy(), per_job.last_end.to_numpy(float), float(horizon))
+    empty = (per_job.cpu.fillna(0) <= 0) & (per_job.memory.fillna(0) <= 0)
+    keep = ~empty.to_numpy()
+    return Workload(users=per_job.index.to_numpy()[keep],
+                    demand=per_job[["cpu", "memory"]].fillna(0).to_numpy(float)[keep],
+                    arrival=per_job.arrival.to_numpy(float)[keep] / 1e6, departure=departure[keep] / 1e6,
+                    resources=("cpu_normalised", "memory_normalised"), source=source,
+                    scheduling_class=per_job.scheduling_class.to_numpy()[keep],
+                    skipped={"no_request": int(empty.sum())})
+
+
+#: §6.1: (count, CPU GHz, RAM GB) per server type
+BITBRAINS_SERVER_TYPES = ((75, 4.0, 12.0), (100, 8.0, 8.0), (75, 16.0, 4.0))
+
+
+def bitbrains_fleet(*, locations: int = 3, storage_mbps: float = 2000.0, network_mbps: float = 1000.0) -> Fleet:
+    """The 250-server fleet of §6.1 over ``locations`` sites (types spread round-robin). Resources: CPU (GHz),
+    RAM (GB), storage and network bandwidth (MB/s). Each server type at each location shares one storage
+    device and one network link in the paper; their capacities were **not recovered** — here each server
+    gets ``storage_mbps`` and ``network_mbps`` (a labelled choice, see ``notes``)."""
+    rows, labels, where = [], [], []
+    for t, (count, ghz, gb) in enumerate(BITBRAINS_SERVER_TYPES, start=1):
+        for j in range(count):
+            rows.append([ghz, gb, storage_mbps, network_mbps])
+            labels.append(f"type {t}")
+            where.append(j % locations)
+    return Fleet(np.array(rows), ("cpu_ghz", "memory_gb", "storage_mbps", "network_mbps"), np.array(labels),
+                 "paper", np.array(where),
+                 notes=f"storage {storage_mbps} MB/s and network {network_mbps} MB/s per server: not recovered, chosen")
+
+
+def bitbrains_workload(vms: pd.DataFrame) -> Workload:
+    """VMs as users from :func:`fairlib.traces.read_vms` rows: demand = peak (CPU GHz, memory GB, disk MB/s,
+    network MB/s) over active samples; VMs never active are skipped and counted in ``skipped["never_active"]``."""
+    need = {"vm", "time", "active", "cpu_usage_mhz", "memory_usage_kb", "disk_read_kbps", "disk_write_kbps",
+            "net_rx_kbps", "net_tx_kbps"}
+    missing = need - set(vms.columns)
+    if missing:
+        raise InvalidInputError(f"vms: missing columns {sorted(missing)}")
+    act = vms[vms.active]
+    frame = pd.DataFrame({"vm": act.vm, "time": act.time, "cpu": act.cpu_usage_mhz / 1000.0,
+                          "memory": act.memory_usage_kb / 1024 ** 2,
+                          "storage": (act.disk_read_kbps + act.disk_write_kbps) / 1024.0,
+                          "network": (act.net_rx_kbps + act.net_tx_kbps) / 1024.0})
+    g = frame.groupby("vm", sort=False)
+    peak = g[["cpu", "memory", "storage", "network"]].max()
+    all_vms = pd.unique(vms.vm)
+    return Workload(users=peak.index.to_numpy(), demand=peak.to_numpy(float),
+                    arrival=g.time.min().to_numpy(float), departure=g.time.max().to_numpy(float) + 300.0,
+                    resources=("cpu_ghz", "memory_gb", "storage_mbps", "network_mbps"),
+                    source=vms.attrs.get("source", "real"),
+                    skipped={"never_active": int(len(all_vms) - len(peak))})

@@ -1,0 +1,60 @@
+"""Fleet and Workload builders for the trace-driven experiments."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairlib import paths
+from fairlib._validate import InvalidInputError
+from fairlib.traces import (bitbrains_fleet, bitbrains_workload, google_fleet, google_workload, read_task_events,
+                            read_vms, synthetic_bitbrains)
+
+GOOGLE = paths.SHARED_TRACES / "google_clusterdata_2011_2"
+real = pytest.mark.skipif(not GOOGLE.is_dir(), reason="real Google excerpt not found at ../shared")
+
+
+def test_google_fleet_from_configurations():
+    conf = pd.DataFrame({"platform_id": ["a", "a", "b", "c", "a"], "cpus": [0.5, 0.5, 1.0, 0.25, 0.5],
+                         "memory": [0.5, 0.25, 1.0, 0.25, 0.75], "machines": [6732, 3863, 795, 126, 1001]})
+    fleet = google_fleet(120, 4, configurations=conf)
+    assert fleet.n_servers == 120 and fleet.source == "given"
+    classes, counts = np.unique(fleet.server_class, return_counts=True)
+    assert classes.tolist() == ["A", "B", "C", "D"] and counts.tolist() == [65, 37, 10, 8]   # REFERENCE §5.8
+    assert fleet.capacity[fleet.server_class == "A"][0].tolist() == [0.5, 0.5]
+    with pytest.raises(InvalidInputError, match="need 1 <= classes <= n_servers"):
+        google_fleet(3, 4, configurations=conf)
+
+
+def test_google_workload_jobs_as_users():
+    rows = [(0, 1, 0, 0, 0.1, 0.2, 2), (0, 1, 1, 0, 0.3, 0.1, 2), (5_000_000, 1, 0, 4, 0.1, 0.2, 2),
+            (9_000_000, 1, 1, 5, 0.3, 0.1, 2), (2_000_000, 2, 0, 0, 0.2, 0.0, 0), (3_000_000, 3, 0, 0, 0.0, 0.0, 1)]
+    ev = pd.DataFrame(rows, columns=["time", "job_id", "task_index", "event_type", "cpu_request", "memory_request",
+                                     "scheduling_class"])
+    w = google_workload(ev)
+    assert w.users.tolist() == [1, 2] and w.skipped == {"no_request": 1}
+    np.testing.assert_allclose(w.demand, [[0.4, 0.3], [0.2, 0.0]])
+    assert w.arrival.tolist() == [0.0, 2.0] and w.departure.tolist() == [9.0, 9.0]   # job 2 never ends: horizon
+    assert w.active_at(1.0).tolist() == [True, False]
+
+
+def test_bitbrains_fleet_and_workload(tmp_path):
+    fleet = bitbrains_fleet()
+    assert fleet.n_servers == 250 and sorted(np.unique(fleet.server_class, return_counts=True)[1]) == [75, 75, 100]
+    assert "not recovered" in fleet.notes and set(fleet.location) == {0, 1, 2}
+    synthetic_bitbrains(tmp_path, 6, rng=2, days=1)
+    vms = read_vms(directory=tmp_path)
+    vms.loc[vms.vm == "3", ["cpu_cores", "memory_capacity_kb"]] = 0.0
+    vms["active"] = (vms.cpu_cores > 0) & (vms.memory_capacity_kb > 0)
+    w = bitbrains_workload(vms)
+    assert w.source == "synthetic" and w.n_users == 5 and w.skipped == {"never_active": 1}
+    one = vms[vms.vm == "1"]
+    assert w.demand[0, 0] == pytest.approx(one.cpu_usage_mhz.max() / 1000)
+    assert w.resources == fleet.resources
+
+
+@pytest.mark.realdata
+@real
+def test_real_google_fleet_and_workload():
+    fleet = google_fleet(120, 4, rng=0, directory=GOOGLE)
+    assert fleet.source == "real" and fleet.n_servers == 120
+    w = google_workload(read_task_events([0], directory=GOOGLE))
+    assert w.n_users > 1000 and (w.demand >= 0).all() and (w.departure >= w.arrival).all()
