@@ -58,12 +58,9 @@ def _snapshot_cell(seed, run, fleet, workload, mechanisms, reach):
         return []
     rows = []
     for name, mechanism in mechanisms.items():
-        alloc = mechanism(cluster)
-        used = alloc.used.sum(axis=0)
-        for r, resource in enumerate(fleet.resources):
-            pooled = fleet.capacity[:, r].sum()
-            rows.append({"time": t, "active_users": int(idx.size), "mechanism": name, "resource": resource,
-                         "utilisation": float(used[r] / pooled) if pooled > 0 else np.nan})
+        util = mechanism(cluster).utilisation      # the snapshot cluster has the fleet's capacities
+        rows += [{"time": t, "active_users": int(idx.size), "mechanism": name, "resource": resource,
+                  "utilisation": float(u)} for resource, u in zip(fleet.resources, util)]
     return rows
 
 

@@ -128,6 +128,17 @@ class Cluster:
                 out[i] = common[0]
         return out
 
+    def server_constraints(self, time_shared: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """(d3[user, server, k], cap[server, k]): per-task use of each server constraint. Divisible servers:
+        the resources (d3 = demand on every server). Time-shared servers (Problem 2, eq. 17): one constraint
+        per server, Σ_n x[n, i] / γ[n, i] <= 1."""
+        n, k, m = self.n_users, self.n_servers, self.n_resources
+        if time_shared:
+            d3 = np.where(self.eligible, 1.0 / np.where(self.eligible, self.gamma, 1.0), 0.0)[:, :, None]
+            return np.ascontiguousarray(d3), np.ones((k, 1))
+        return (np.ascontiguousarray(np.broadcast_to(self.demand[:, None, :], (n, k, m))),
+                np.ascontiguousarray(self.capacity))
+
     def feasible(self, tasks, tol: float = 1e-9) -> bool:
         """Whether ``tasks[user, server]`` respects eligibility, non-negativity and every capacity."""
         x = np.asarray(tasks, dtype=np.float64)

@@ -228,8 +228,8 @@ def _gauss_seidel(cap, d3, gamma, weight, usable, alphas, x, lams, max_sweeps, t
 
 
 def _alphas(cluster: Cluster, alpha) -> np.ndarray:
-    arr = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (cluster.n_servers,)).copy() \
-        if np.ndim(alpha) == 0 else np.asarray(alpha, dtype=np.float64)
+    arr = np.asarray(alpha, dtype=np.float64)
+    arr = np.full(cluster.n_servers, float(arr)) if arr.ndim == 0 else arr
     if arr.shape != (cluster.n_servers,):
         raise InvalidInputError(f"alpha: expected a scalar or one value per server ({cluster.n_servers}), "
                                 f"got shape {arr.shape}")
@@ -284,13 +284,13 @@ def _complementarity_f(cluster, x, lam, alphas):
 
 
 def merit(cluster: Cluster, tasks, prices, alpha) -> float:
-    """Fischer–Burmeister merit Ψ(x, λ) = Σ ½ φ_FB(x[n, i], F[n, i])² over usable pairs (eqs. 35–37, [INF]);
-    ``prices[i, r]`` are the servers' multipliers λ_{i,r}."""
-    x = np.asarray(tasks, dtype=np.float64)
-    lam = np.asarray(prices, dtype=np.float64)
-    f = _complementarity_f(cluster, x, lam, _alphas(cluster, alpha))
-    phi = x + f - np.sqrt(x * x + f * f)
-    return float(0.5 * (phi[cluster.eligible] ** 2).sum())
+    """Fischer–Burmeister merit Ψ(x, λ) = Σ ½ φ_FB(x[n, i]/γ[n, i], γ[n, i] F[n, i])² over usable pairs
+    (eqs. 35–37, [INF]; the scaling by γ is ours, see :mod:`.psmfa`); ``prices[i, r]`` are the servers'
+    multipliers λ_{i,r}. Both iterative solvers report this Ψ, so their traces are comparable."""
+    from .psmfa import _fb_parts
+
+    return _fb_parts(cluster, np.asarray(tasks, dtype=np.float64), np.asarray(prices, dtype=np.float64),
+                     _alphas(cluster, alpha))[0]
 
 
 def _distributed(cluster, alphas, x, *, kappa, step, iterations, tol):
@@ -303,12 +303,11 @@ def _distributed(cluster, alphas, x, *, kappa, step, iterations, tol):
     for _ in range(iterations):
         used = np.einsum("ni,nr->ir", x, cluster.demand)
         lam = kappa * np.maximum(used / cap - 1.0, 0.0) / cap
-        f = _complementarity_f(cluster, x, lam, alphas)
-        phi = x + f - np.sqrt(x * x + f * f)
-        psi = float(0.5 * (phi[cluster.eligible] ** 2).sum())
+        psi = merit(cluster, x, lam, alphas)
         trajectory.append(psi)
         if psi < tol:
             break
+        f = _complementarity_f(cluster, x, lam, alphas)
         move = np.where((x > 0) | (f < 0), -f, 0.0)
         x = np.maximum(x + step * move * cluster.gamma ** 2 / cluster.gamma.max(), 0.0) * cluster.eligible
     return x, np.array(trajectory), lam
@@ -357,16 +356,11 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "best_response", time_shared
         raise InvalidInputError("alpha: mixing np.inf (PS-DSF) with finite values per server is not supported; "
                                 "use a large finite α on those servers")
     if method == "best_response":
-        n, k, m = cluster.n_users, cluster.n_servers, cluster.n_resources
-        if time_shared:  # Problem 2: one constraint per server, Σ_n x[n, i] / γ[n, i] <= 1
-            d3 = np.where(cluster.eligible, 1.0 / np.where(cluster.eligible, cluster.gamma, 1.0), 0.0)[:, :, None]
-            cap = np.ones((k, 1))
-        else:
-            d3 = np.broadcast_to(cluster.demand[:, None, :], (n, k, m))
-            cap = cluster.capacity
+        d3, cap = cluster.server_constraints(time_shared)
+        n, k = cluster.n_users, cluster.n_servers
         x = np.zeros((n, k))
         lams = np.zeros((k, cap.shape[1]))
-        sweeps, change = _gauss_seidel(np.ascontiguousarray(cap), np.ascontiguousarray(d3),
+        sweeps, change = _gauss_seidel(cap, d3,
                                        np.ascontiguousarray(cluster.gamma), cluster.weight,
                                        np.ascontiguousarray(cluster.eligible), alphas, x, lams, int(max_sweeps),
                                        float(tol), 1e-13, 200)

@@ -191,16 +191,9 @@ def psdsf(cluster: Cluster, *, time_shared: bool = False, max_sweeps: int = 1000
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
     if isinstance(max_sweeps, bool) or not isinstance(max_sweeps, (int, np.integer)) or max_sweeps < 1:
         raise InvalidInputError(f"max_sweeps = {max_sweeps!r}: must be an integer >= 1")
-    n, k, m = cluster.n_users, cluster.n_servers, cluster.n_resources
     coef = np.ascontiguousarray(cluster.weight[:, None] * cluster.gamma)
     usable = np.ascontiguousarray(cluster.eligible)
-    if time_shared:
-        with np.errstate(divide="ignore"):
-            d3 = np.where(usable, 1.0 / np.where(usable, cluster.gamma, 1.0), 0.0)[:, :, None].copy()
-        cap = np.ones((k, 1))
-    else:
-        d3 = np.ascontiguousarray(np.broadcast_to(cluster.demand[:, None, :], (n, k, m)))
-        cap = np.ascontiguousarray(cluster.capacity)
+    d3, cap = cluster.server_constraints(time_shared)
     x, sweeps, change = _psdsf_kernel(d3, cap, coef, usable, int(max_sweeps), float(tol))
     return ServerAllocation(cluster, x, "psdsf_time_shared" if time_shared else "psdsf",
                             {"sweeps": int(sweeps), "last_change": float(change),
@@ -221,16 +214,13 @@ def psdsf_violation(cluster: Cluster, tasks, *, time_shared: bool = False, tol: 
     if not cluster.feasible(x, tol=tol):
         raise InvalidInputError("tasks: infeasible for this cluster (capacity, eligibility or sign)")
     vds = cluster.vds(x.sum(axis=1))
+    d3, caps = cluster.server_constraints(time_shared)
     scale = max(float(x.sum(axis=1).max()), 1e-300)
     free = violating = 0
     gap = 0.0
     for i in range(cluster.n_servers):
         users = np.flatnonzero(cluster.eligible[:, i])
-        if time_shared:
-            demand = (1.0 / cluster.gamma[users, i])[:, None]
-            cap = np.array([1.0])
-        else:
-            demand, cap = cluster.demand[users], cluster.capacity[i]
+        demand, cap = d3[users, i], caps[i]
         used = x[users, i] @ demand
         sat = used >= cap * (1 - tol) - tol * 1e-3
         holders = x[users, i] > tol * scale

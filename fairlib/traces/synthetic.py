@@ -20,10 +20,10 @@ import numpy as np
 import pandas as pd
 
 from .._validate import InvalidInputError
-from ._source import SYNTHETIC_MARKER, is_synthetic
+from ._source import SYNTHETIC_MARKER
 from .bitbrains import BITBRAINS_COLUMNS, bitbrains_dir, write_vm
 
-__all__ = ["synthetic_bitbrains", "synthetic_task_usage", "SYNTHETIC_MARKER", "is_synthetic"]
+__all__ = ["synthetic_bitbrains", "synthetic_task_usage"]
 
 
 # SCHEMAS.md §4.2: VM-months by provisioned cores (rows) and memory bin (columns, upper bounds in GB)
