@@ -13,7 +13,13 @@ reconstruction, REFERENCE §5.3 [INF]). ∂U_i/∂x[n, i] = ŝ^-α / γ[n, i].
 
 Solvers (``method``):
 
-- ``"best_response"`` (default; ours): Gauss-Seidel over servers, each server's exact best response
+- ``"interior_point"`` (default; ours): a primal-dual interior-point method on all servers' KKT
+  conditions at once (:func:`.pfvds_interior.pfvds_interior_point`); for α = 1 it solves the convex
+  program. Best-response sweeps (below) polish its allocation when its Nash residual exceeds 1e-6
+  (an interior method leaves the pairs of exactly indifferent users at O(√tol) instead of 0) and
+  finish the job should it stop short of its tolerance (very large α); ``diagnostics["method"]``
+  says whether they ran.
+- ``"best_response"``: Gauss-Seidel over servers, each server's exact best response
   given the others' totals. A best response solves an R-dimensional dual: with prices λ >= 0,
   x[n, i](λ) = max(0, φ_n γ[n, i] (γ[n, i] λ·d_n)^(-1/α) - x_{n,-i}), and λ minimises the (smooth,
   convex) dual by projected Newton steps with backtracking.
@@ -186,6 +192,18 @@ def _best_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_iter):
         x[:] = x_try
         p[:] = p_try
         value = v
+    # The dual iteration can stop (rounding) with a resource over capacity by ~1e-6 relative: scale the
+    # column back inside every capacity, so each best response is feasible.
+    factor = 1.0
+    for r in range(m):
+        use = 0.0
+        for n in range(n_users):
+            use += d[n, r] * x[n]
+        if use > cap[r]:
+            factor = min(factor, cap[r] / use)
+    if factor < 1.0:
+        for n in range(n_users):
+            x[n] *= factor
     return x, it, gap
 
 
@@ -227,6 +245,10 @@ def _gauss_seidel(cap, d3, gamma, weight, usable, alphas, x, lams, max_sweeps, t
     return sweeps, change
 
 
+_POLISH_SWEEPS = 2  # best-response sweeps after a converged interior point: degenerate pairs settle in one
+_POLISH_ABOVE = 1e-6  # Nash residual above which a converged interior point's allocation is polished
+
+
 def _alphas(cluster: Cluster, alpha) -> np.ndarray:
     arr = np.asarray(alpha, dtype=np.float64)
     arr = np.full(cluster.n_servers, float(arr)) if arr.ndim == 0 else arr
@@ -240,22 +262,24 @@ def _alphas(cluster: Cluster, alpha) -> np.ndarray:
     return arr
 
 
-def best_response_column(cluster: Cluster, tasks, server: int, alpha: float, *, tol: float = 1e-12,
-                         max_iter: int = 200) -> np.ndarray:
-    """Server ``server``'s exact α-fair best response (its column) to the other servers' tasks."""
+def best_response_column(cluster: Cluster, tasks, server: int, alpha: float, *, time_shared: bool = False,
+                         tol: float = 1e-12, max_iter: int = 200) -> np.ndarray:
+    """Server ``server``'s exact α-fair best response (its column) to the other servers' tasks
+    (``time_shared``: under Problem 2's constraint Σ_n x[n, i]/γ[n, i] <= 1)."""
     x = np.asarray(tasks, dtype=np.float64)
     users = np.flatnonzero(cluster.eligible[:, server])
     x_o = x[users].sum(axis=1) - x[users, server]
     col = np.zeros(cluster.n_users)
-    lam = np.zeros(cluster.n_resources)
-    got, _, _ = _best_response(cluster.capacity[server], np.ascontiguousarray(cluster.demand[users]), x_o,
+    d3, cap = cluster.server_constraints(time_shared)
+    lam = np.zeros(cap.shape[1])
+    got, _, _ = _best_response(cap[server], np.ascontiguousarray(d3[users, server]), x_o,
                                cluster.weight[users] * cluster.gamma[users, server], cluster.gamma[users, server],
                                cluster.weight[users], float(alpha), lam, tol, max_iter)
     col[users] = got
     return col
 
 
-def nash_residual(cluster: Cluster, tasks, alpha) -> float:
+def nash_residual(cluster: Cluster, tasks, alpha, *, time_shared: bool = False) -> float:
     """max over servers of |column - best response to the others| / largest total (0 at a Nash equilibrium)."""
     x = np.asarray(tasks, dtype=np.float64)
     alphas = _alphas(cluster, alpha)
@@ -264,7 +288,8 @@ def nash_residual(cluster: Cluster, tasks, alpha) -> float:
     for i in range(cluster.n_servers):
         if np.isinf(alphas[i]) or not cluster.eligible[:, i].any():
             continue
-        worst = max(worst, float(np.abs(best_response_column(cluster, x, i, alphas[i]) - x[:, i]).max()) / scale)
+        column = best_response_column(cluster, x, i, alphas[i], time_shared=time_shared)
+        worst = max(worst, float(np.abs(column - x[:, i]).max()) / scale)
     return worst
 
 
@@ -313,7 +338,7 @@ def _distributed(cluster, alphas, x, *, kappa, step, iterations, tol):
     return x, np.array(trajectory), lam
 
 
-def pfvds(cluster: Cluster, alpha, *, method: str = "best_response", time_shared: bool = False,
+def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_shared: bool = False,
           max_sweeps: int = 2000, tol: float = 1e-10,
           kappa: float = 1e3, step: float = 1e-2, iterations: int = 20000) -> ServerAllocation:
     """PF-VDS(α) allocation: a Nash equilibrium of Problem 1 (α-fair utilities of the weighted VDS).
@@ -322,9 +347,9 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "best_response", time_shared
     ----------
     cluster : :class:`~fairlib.multires.cluster.Cluster`.
     alpha : float > 0, ``np.inf`` (PS-DSF), or one value per server.
-    method : ``"best_response"`` (default), ``"distributed"`` (eqs. 55–57) or ``"psmfa"``.
+    method : ``"interior_point"`` (default), ``"best_response"``, ``"distributed"`` (eqs. 55–57) or ``"psmfa"``.
     time_shared : Problem 2 (non-divisible servers): each server's constraint is Σ_n x[n, i]/γ[n, i] <= 1
-        (best_response only). Theorem 5: the solution is PS-DSF for every α.
+        (interior_point and best_response). Theorem 5: the solution is PS-DSF for every α.
     max_sweeps, tol : Gauss-Seidel sweeps over servers and the stopping rule (largest change of any
         x[n, i] relative to the largest total).
     kappa, step, iterations : the distributed heuristic's penalty factor, step size and iteration cap.
@@ -345,17 +370,42 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "best_response", time_shared
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
     alphas = _alphas(cluster, alpha)
-    if method not in ("best_response", "distributed", "psmfa"):
-        raise InvalidInputError(f"method = {method!r}: must be 'best_response', 'distributed' or 'psmfa'")
-    if time_shared and method != "best_response":
-        raise InvalidInputError(f"time_shared=True needs method='best_response', got {method!r}")
+    if method not in ("interior_point", "best_response", "distributed", "psmfa"):
+        raise InvalidInputError(f"method = {method!r}: must be 'interior_point', 'best_response', 'distributed' "
+                                "or 'psmfa'")
+    if time_shared and method not in ("interior_point", "best_response"):
+        raise InvalidInputError(f"time_shared=True needs method='interior_point' or 'best_response', got {method!r}")
     if np.isinf(alphas).all():
         res = psdsf(cluster, time_shared=time_shared)
         return ServerAllocation(cluster, res.tasks, "pfvds_inf", {**res.diagnostics, "alpha": alphas})
     if np.isinf(alphas).any():
         raise InvalidInputError("alpha: mixing np.inf (PS-DSF) with finite values per server is not supported; "
                                 "use a large finite α on those servers")
-    if method == "best_response":
+    if method == "interior_point":
+        from .pfvds_interior import pfvds_interior_point
+
+        res = pfvds_interior_point(cluster, alphas, time_shared=time_shared)
+        x, diag = res.tasks, dict(res.diagnostics, method="interior_point", sweeps=0)
+        residual = nash_residual(cluster, x, alphas, time_shared=time_shared)
+        # Best-response sweeps from the interior point's allocation when it stopped short (very large α), or
+        # when its Nash residual is large: an interior method leaves a pair whose user is exactly indifferent
+        # at O(sqrt(tol)) instead of 0 (degenerate equilibria), which one exact best response settles. The
+        # polished allocation is kept only if it is closer to an equilibrium.
+        if not res.diagnostics["converged"] or residual > _POLISH_ABOVE:
+            polished = x.copy()
+            d3, cap = cluster.server_constraints(time_shared)
+            sweeps, change = _gauss_seidel(cap, d3, np.ascontiguousarray(cluster.gamma), cluster.weight,
+                                           np.ascontiguousarray(cluster.eligible), alphas, polished,
+                                           np.zeros((cluster.n_servers, cap.shape[1])),
+                                           int(max_sweeps) if not res.diagnostics["converged"]
+                                           else min(int(max_sweeps), _POLISH_SWEEPS), float(tol), 1e-13, 200)
+            after = nash_residual(cluster, polished, alphas, time_shared=time_shared)
+            if not res.diagnostics["converged"] or after < residual:
+                x, residual = polished, after
+                diag.update(method="interior_point+best_response", sweeps=int(sweeps), last_change=float(change),
+                            converged=bool(change <= tol * max(x.sum(1).max(), 1e-300)) or after <= _POLISH_ABOVE)
+        diag["nash_residual"] = residual
+    elif method == "best_response":
         d3, cap = cluster.server_constraints(time_shared)
         n, k = cluster.n_users, cluster.n_servers
         x = np.zeros((n, k))
@@ -375,6 +425,7 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "best_response", time_shared
         from .psmfa import psmfa
         x, psi, lam = psmfa(cluster, alphas, tol=tol, iterations=iterations)
         diag = {"iterations": len(psi), "psi": psi, "prices": lam}
-    diag["nash_residual"] = nash_residual(cluster, x, alphas) if not time_shared else float("nan")
+    if "nash_residual" not in diag:
+        diag["nash_residual"] = nash_residual(cluster, x, alphas, time_shared=time_shared)
     diag["alpha"] = alphas
     return ServerAllocation(cluster, x, f"pfvds_{method}", diag)

@@ -122,6 +122,7 @@ def _alpha_cell(seed, instance, alphas, n_users, n_servers, n_resources):
         rows.append({"alpha": alpha, "distance_to_psdsf": float(np.abs(alloc.totals - ref.totals).max()
                                                                 / ref.totals.max()),
                      "nash_residual": float(alloc.diagnostics.get("nash_residual", 0.0)),
+                     "solver": alloc.diagnostics.get("method", "psdsf"),
                      **{f"utilisation_r{r}": float(u) for r, u in enumerate(util)},
                      "utilisation_mean": float(np.nanmean(util))})
     return rows
