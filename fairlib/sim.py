@@ -1,39 +1,57 @@
 """Trace-driven allocation experiments on a :class:`~fairlib.traces.Fleet` and a :class:`~fairlib.traces.Workload`.
 
-So far the *semi-static* experiment of Khamse-Ashari et al. §6.1 (Bitbrains): take the set of users active at
-random instants, allocate with each mechanism, and record per-resource utilisation. Users sit at a random
-location and may use the servers of their own and of nearby locations (placement constraints). Any
-mechanism from :mod:`fairlib.multires` that maps a :class:`~fairlib.multires.Cluster` to an allocation plugs in.
+- :func:`snapshot_utilisation` — the *semi-static* experiment of Khamse-Ashari et al. §6.1 (Bitbrains): the
+  users active at random instants, each mechanism on them, per-resource utilisation. Users sit at a random
+  location and may use the servers of their own and of nearby locations (placement constraints).
+- :func:`replay` — the time-stepped replay of §6.2 (Google): jobs as users, reallocation every 5 minutes and
+  whenever a job leaves, work measured in quanta, completion times, utilisation over time, deviation from a
+  reference mechanism (PS-DSF), conservation checked at every reallocation. Jobs come as :class:`Jobs`
+  (:func:`jobs_from_workload` for constant request-based demands, :func:`jobs_from_task_usage` for
+  per-window usage).
 
-The time-stepped replay of §6.2 (reallocation every 5 minutes and on departures, quanta, completion times) is
-not implemented yet.
+Any mechanism from :mod:`fairlib.multires` that maps a :class:`~fairlib.multires.Cluster` to a
+:class:`~fairlib.multires.ServerAllocation` plugs in. Fleets are a few server types, so every mechanism is
+run on the distinct servers (:func:`fairlib.multires.cluster.on_merged_servers`, exact) unless
+``merge=False``.
+
+**The job model is a reconstruction [INF]** (REFERENCE §5.8): a *quantum* of job n is a block of resources
+shaped like its demand vector D_n, scaled so its dominant component is one normalised unit, held for one
+second. A job that used D_n for T seconds in the trace needs T · max_r D_n,r quanta; the mechanisms allocate
+quanta per second (``x_n``) on the unit-dominant shapes, and a job completes when its quanta are served.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, Mapping
 
 import numpy as np
 import pandas as pd
 
 from ._validate import InvalidInputError
-from .multires.cluster import Cluster
+from .multires.cluster import Cluster, on_merged_servers
 from .sweep import sweep
 
-__all__ = ["location_eligibility", "snapshot_cluster", "snapshot_utilisation"]
+__all__ = ["location_eligibility", "snapshot_cluster", "snapshot_utilisation", "Jobs", "jobs_from_workload",
+           "jobs_from_task_usage", "class_eligibility", "replay", "ReplayResult"]
 
 
-def location_eligibility(fleet, n_users: int, rng=None, *, reach: int = 1) -> np.ndarray:
+def location_eligibility(fleet, n_users: int, rng=None, *, reach: int = 1, topology: str = "line") -> np.ndarray:
     """``eligible[user, server]``: each user gets a uniformly random location and may use servers whose
-    location is within ``reach`` steps of it on the ring of locations (0: own location only)."""
+    location is within ``reach`` steps of it (0: own location only). ``topology="line"`` (default) puts the
+    locations on a line (with 3 sites, the middle one is near both ends, the ends are not near each other);
+    ``"ring"`` closes it (with 3 sites every site is then near every other)."""
     if fleet.location is None:
         raise InvalidInputError("fleet: has no server locations (location is None)")
+    if topology not in ("line", "ring"):
+        raise InvalidInputError(f"topology = {topology!r}: must be 'line' or 'ring'")
     rng = np.random.default_rng(rng)
     sites = np.unique(fleet.location)
     home = rng.choice(sites, size=n_users)
     gap = np.abs(home[:, None] - fleet.location[None, :])
-    ring = np.minimum(gap, len(sites) - gap)
-    return ring <= reach
+    if topology == "ring":
+        gap = np.minimum(gap, len(sites) - gap)
+    return gap <= reach
 
 
 def snapshot_cluster(fleet, workload, t: float, eligible=None, weight=None) -> tuple[Cluster | None, np.ndarray]:
@@ -49,29 +67,236 @@ def snapshot_cluster(fleet, workload, t: float, eligible=None, weight=None) -> t
     return Cluster(fleet.capacity, workload.demand[idx], weight=w, eligible=elig), idx
 
 
-def _snapshot_cell(seed, run, fleet, workload, mechanisms, reach):
+def _snapshot_cell(seed, run, fleet, workload, mechanisms, reach, topology, merge):
     rng = np.random.default_rng(seed)
     t = rng.uniform(workload.arrival.min(), workload.departure.max())
-    eligible = location_eligibility(fleet, workload.n_users, rng, reach=reach)
+    eligible = location_eligibility(fleet, workload.n_users, rng, reach=reach, topology=topology)
     cluster, idx = snapshot_cluster(fleet, workload, t, eligible)
     if cluster is None:
         return []
     rows = []
     for name, mechanism in mechanisms.items():
-        util = mechanism(cluster).utilisation      # the snapshot cluster has the fleet's capacities
+        alloc = on_merged_servers(mechanism, cluster) if merge else mechanism(cluster)
+        util = alloc.utilisation      # the snapshot cluster has the fleet's capacities
         rows += [{"time": t, "active_users": int(idx.size), "mechanism": name, "resource": resource,
                   "utilisation": float(u)} for resource, u in zip(fleet.resources, util)]
     return rows
 
 
 def snapshot_utilisation(fleet, workload, mechanisms: Mapping[str, Callable], n_runs: int, rng, *, reach: int = 1,
-                         progress: bool = False) -> pd.DataFrame:
+                         topology: str = "line", merge: bool = True, progress: bool = False) -> pd.DataFrame:
     """§6.1-style experiment: ``n_runs`` random instants (uniform over the workload's span), a random
     location per user, every mechanism on the active users; one row per (run, mechanism, resource) with
     the cluster-wide utilisation. Runs on :func:`fairlib.sweep.sweep`. Label with ``workload.source``."""
     out = sweep(_snapshot_cell, [{"run": i} for i in range(int(n_runs))], rng=rng,
-                fixed=dict(fleet=fleet, workload=workload, mechanisms=dict(mechanisms), reach=reach),
+                fixed=dict(fleet=fleet, workload=workload, mechanisms=dict(mechanisms), reach=reach,
+                           topology=topology, merge=merge),
                 progress=progress, desc="snapshots", cache=False)
     out = out.drop(columns="rep")
     out["source"] = workload.source
     return out
+
+
+# --- time-stepped replay (§6.2) ------------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class Jobs:
+    """Jobs for :func:`replay`. Job j has segments ``offsets[j]:offsets[j + 1]``; segment k needs ``work[k]``
+    quanta with per-quantum shape ``shape[k]`` (unit dominant component). ``trace_end[j]``: when the job left
+    in the trace (for comparison; the replay finds its own completion time)."""
+
+    ids: np.ndarray
+    arrival: np.ndarray
+    trace_end: np.ndarray
+    offsets: np.ndarray
+    work: np.ndarray
+    shape: np.ndarray
+    resources: tuple
+    source: str
+    scheduling_class: np.ndarray = None
+
+    @property
+    def n_jobs(self) -> int:
+        return len(self.ids)
+
+    @property
+    def total_work(self) -> np.ndarray:
+        """Quanta per job."""
+        return np.add.reduceat(self.work, self.offsets[:-1]) if len(self.work) else np.zeros(0)
+
+
+def _unit_dominant(demand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    dominant = demand.max(axis=1)
+    return demand / dominant[:, None], dominant
+
+
+def jobs_from_workload(workload) -> Jobs:
+    """One segment per job: its (constant) demand D_n held from arrival to departure, i.e.
+    (departure - arrival) · max_r D_n,r quanta of shape D_n / max_r D_n,r. Jobs with zero duration are kept
+    (zero work: they complete at their first reallocation)."""
+    demand = np.asarray(workload.demand, dtype=np.float64)
+    bad = ~(demand.max(axis=1) > 0)
+    if bad.any():
+        j = int(np.argmax(bad))
+        raise InvalidInputError(f"workload.demand[{j}] = {demand[j].tolist()}: every job needs a positive demand")
+    shape, dominant = _unit_dominant(demand)
+    duration = np.asarray(workload.departure, float) - np.asarray(workload.arrival, float)
+    if (duration < 0).any():
+        j = int(np.argmax(duration < 0))
+        raise InvalidInputError(f"workload: job {j} departs ({workload.departure[j]}) before it arrives "
+                                f"({workload.arrival[j]})")
+    n = len(demand)
+    return Jobs(np.asarray(workload.users), np.asarray(workload.arrival, float), np.asarray(workload.departure, float),
+                np.arange(n + 1), duration * dominant, shape, tuple(workload.resources), workload.source,
+                workload.scheduling_class)
+
+
+def jobs_from_task_usage(task_usage: pd.DataFrame, *, scheduling_class=None, source: str = "synthetic",
+                         window: float = 300.0) -> Jobs:
+    """Jobs from ``task_usage`` rows (µs times; ``cpu_rate`` and ``canonical_memory`` in normalised units):
+    per job and 5-minute window, D_n(k) = the sum of its tasks' mean usage, a segment of
+    ``window`` · max_r D_n,r(k) quanta (pro rata for partial windows) shaped D_n(k) / max_r D_n,r(k). Windows
+    with zero usage are skipped. ``scheduling_class``: a Series job_id -> class (from task_events)."""
+    need = {"start_time", "end_time", "job_id", "cpu_rate", "canonical_memory"}
+    missing = need - set(task_usage.columns)
+    if missing:
+        raise InvalidInputError(f"task_usage: missing columns {sorted(missing)}")
+    u = task_usage
+    win = ((u.start_time.to_numpy() - 600_000_000) // int(window * 1e6)).astype(np.int64)
+    length = (u.end_time.to_numpy() - u.start_time.to_numpy()) / 1e6
+    frame = pd.DataFrame({"job_id": u.job_id.to_numpy(), "win": win, "cpu": u.cpu_rate.to_numpy(float),
+                          "memory": u.canonical_memory.to_numpy(float), "length": length})
+    g = frame.groupby(["job_id", "win"], sort=True).agg(cpu=("cpu", "sum"), memory=("memory", "sum"),
+                                                        length=("length", "max"))
+    g = g[(g.cpu > 0) | (g.memory > 0)]
+    demand = g[["cpu", "memory"]].to_numpy(float)
+    shape, dominant = _unit_dominant(demand)
+    work = np.minimum(g.length.to_numpy(float), window) * dominant
+    jobs = g.index.get_level_values(0).to_numpy()
+    wins = g.index.get_level_values(1).to_numpy()
+    starts = np.flatnonzero(np.r_[True, jobs[1:] != jobs[:-1]])
+    offsets = np.r_[starts, len(jobs)]
+    ids = jobs[starts]
+    arrival = 600.0 + wins[starts] * window
+    trace_end = 600.0 + (wins[offsets[1:] - 1] + 1) * window
+    cls = None if scheduling_class is None else pd.Series(scheduling_class).reindex(ids).to_numpy()
+    return Jobs(ids, arrival, trace_end, offsets, work, shape, ("cpu_normalised", "memory_normalised"), source, cls)
+
+
+def class_eligibility(fleet, scheduling_class, *, reserved=("C", "D"), privileged=(2, 3)) -> np.ndarray:
+    """§6.2 placement: servers of the ``reserved`` classes serve only jobs whose scheduling class is in
+    ``privileged`` (latency-sensitive); every other server serves everyone. ``eligible[job, server]``."""
+    sc = np.asarray(scheduling_class)
+    if sc.ndim != 1 or pd.isna(sc).any():
+        raise InvalidInputError("scheduling_class: need one known class per job")
+    open_server = ~np.isin(fleet.server_class, reserved)
+    return open_server[None, :] | np.isin(sc, privileged)[:, None]
+
+
+@dataclass(frozen=True, eq=False)
+class ReplayResult:
+    """``epochs``: one row per reallocation (start, end, active jobs, utilisation per resource overall and on
+    the reserved classes, deviation from the reference); ``jobs``: one row per job (arrival, completion or NaN,
+    quanta, trace duration, delay); ``unfinished``: jobs still running at the horizon (reported, not dropped)."""
+
+    epochs: pd.DataFrame
+    jobs: pd.DataFrame
+    unfinished: int
+    reallocations: int
+    source: str
+
+    def mean_utilisation(self, column: str) -> float:
+        """Time-weighted mean of an ``epochs`` column."""
+        span = (self.epochs.end - self.epochs.start).to_numpy()
+        return float(np.average(self.epochs[column], weights=span)) if span.sum() > 0 else float("nan")
+
+
+def replay(fleet, jobs: Jobs, mechanism: Callable, *, eligible=None, start: float | None = None,
+           horizon: float | None = None, interval: float = 300.0, reference: Callable | None = None,
+           reserved=("C", "D"), merge: bool = True, progress: bool = False) -> ReplayResult:
+    """Replay ``jobs`` on ``fleet`` with ``mechanism`` (Cluster -> ServerAllocation), §6.2 style.
+
+    Reallocation at ``start`` and every ``interval`` seconds, and whenever a job completes; a job arriving
+    in between waits for the next reallocation. Between reallocations each active job is served at the rate
+    the mechanism gave it (``tasks`` = quanta per second, on the unit-dominant shape of the segment it is in
+    at the reallocation). At every reallocation the allocation is checked: no server over capacity, nothing
+    on an ineligible server (``AssertionError`` otherwise). ``reference`` (e.g. PS-DSF) is run on the same
+    clusters for the deviation columns: mean and max over active jobs of |x_n - x_n^ref| / x_n^ref (our
+    stand-in for the lost eq. 58, [INF]). Jobs unfinished at ``horizon`` are counted, not dropped.
+    """
+    from tqdm.auto import tqdm
+
+    if tuple(fleet.resources) != tuple(jobs.resources):
+        raise InvalidInputError(f"fleet.resources {fleet.resources} != jobs.resources {jobs.resources}")
+    if not interval > 0:
+        raise InvalidInputError(f"interval = {interval}: must be > 0")
+    n = jobs.n_jobs
+    elig = np.ones((n, fleet.n_servers), dtype=bool) if eligible is None else np.asarray(eligible, dtype=bool)
+    if elig.shape != (n, fleet.n_servers):
+        raise InvalidInputError(f"eligible: expected shape ({n}, {fleet.n_servers}), got {elig.shape}")
+    start = float(jobs.arrival.min()) if start is None else float(start)
+    horizon = float(jobs.trace_end.max()) if horizon is None else float(horizon)
+    total = jobs.total_work
+    seg_end = np.cumsum(jobs.work)                      # cumulative work at each segment's end (global)
+    seg_base = np.r_[0.0, seg_end][jobs.offsets[:-1]]   # cumulative work before each job's first segment
+    done = np.zeros(n)
+    completion = np.full(n, np.nan)
+    reserved_mask = np.isin(fleet.server_class, reserved)
+    pooled = fleet.capacity.sum(axis=0)
+    pooled_reserved = fleet.capacity[reserved_mask].sum(axis=0)
+    rows = []
+    t = start
+    next_tick = start
+    bar = tqdm(total=horizon - start, desc=f"replay {getattr(mechanism, '__name__', 'mechanism')}",
+               disable=not progress, unit="s")
+    while t < horizon:
+        if t >= next_tick:
+            next_tick += interval * np.floor((t - next_tick) / interval + 1)
+        active = np.flatnonzero((jobs.arrival <= t) & np.isnan(completion))
+        rate = np.zeros(n)
+        row = {"start": t, "active_jobs": int(active.size)}
+        for name in fleet.resources:  # idle epochs use nothing
+            row[f"utilisation_{name}"] = 0.0
+            if reserved_mask.any():
+                row[f"reserved_utilisation_{name}"] = 0.0
+        if active.size:
+            # segment each active job is in: the first whose end exceeds its work done
+            seg = np.array([jobs.offsets[j] + np.searchsorted(seg_end[jobs.offsets[j]:jobs.offsets[j + 1]],
+                                                              seg_base[j] + done[j], side="right") for j in active])
+            seg = np.minimum(seg, jobs.offsets[active + 1] - 1)
+            cluster = Cluster(fleet.capacity, jobs.shape[seg], eligible=elig[active])
+            alloc = on_merged_servers(mechanism, cluster) if merge else mechanism(cluster)
+            used = alloc.used
+            assert (used <= fleet.capacity * (1 + 1e-7) + 1e-12).all(), f"over capacity at t = {t}"
+            assert (alloc.tasks[~cluster.eligible] <= 1e-12).all(), f"tasks on ineligible servers at t = {t}"
+            rate[active] = alloc.totals
+            for r, name in enumerate(fleet.resources):
+                row[f"utilisation_{name}"] = float(used[:, r].sum() / pooled[r])
+                if reserved_mask.any():
+                    row[f"reserved_utilisation_{name}"] = float(used[reserved_mask, r].sum() / pooled_reserved[r])
+            if reference is not None:
+                ref = on_merged_servers(reference, cluster) if merge else reference(cluster)
+                dev = np.abs(alloc.totals - ref.totals) / np.maximum(ref.totals, 1e-300)
+                row.update(deviation_mean=float(dev.mean()), deviation_max=float(dev.max()))
+        remaining = total - done
+        with np.errstate(divide="ignore", invalid="ignore"):
+            finish = np.where(rate > 0, t + remaining / rate, np.inf)
+        finish[np.isnan(completion) & (remaining <= 0) & (jobs.arrival <= t)] = t  # zero-work jobs
+        t_next = min(next_tick, float(finish.min()) if n else np.inf, horizon)
+        done += rate * (t_next - t)
+        ended = np.flatnonzero(np.isnan(completion) & (finish <= t_next))
+        completion[ended] = finish[ended]
+        done[ended] = total[ended]
+        row["end"] = t_next
+        rows.append(row)
+        bar.update(t_next - t)
+        t = t_next
+    bar.close()
+    finished = ~np.isnan(completion)
+    started = jobs.arrival < horizon
+    table = pd.DataFrame({"job_id": jobs.ids, "arrival": jobs.arrival, "completion": completion, "quanta": total,
+                          "trace_duration": jobs.trace_end - jobs.arrival,
+                          "delay": completion - jobs.arrival, "finished": finished})
+    if jobs.scheduling_class is not None:
+        table["scheduling_class"] = jobs.scheduling_class
+    return ReplayResult(pd.DataFrame(rows), table, int((started & ~finished).sum()), len(rows), jobs.source)

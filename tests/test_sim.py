@@ -1,19 +1,26 @@
 """Semi-static trace-driven experiment (Khamse-Ashari et al. §6.1 style) on synthetic Bitbrains VMs."""
 import numpy as np
+import pandas as pd
 import pytest
 
 from fairlib import sim
 from fairlib._validate import InvalidInputError
-from fairlib.multires import psdsf, tsf
+from fairlib.multires import drfh, pfvds, psdsf, tsf
 from fairlib.traces import bitbrains_fleet, bitbrains_workload, read_vms, synthetic_bitbrains
 
 
-def test_location_eligibility_ring():
+def test_location_eligibility_line_and_ring():
     fleet = bitbrains_fleet(locations=3)
     own = sim.location_eligibility(fleet, 50, rng=1, reach=0)
     near = sim.location_eligibility(fleet, 50, rng=1, reach=1)
+    ring = sim.location_eligibility(fleet, 50, rng=1, reach=1, topology="ring")
     assert own.shape == (50, 250) and (own.sum(axis=1) > 0).all()
-    assert (near >= own).all() and near.all()          # with 3 sites every site is within one step
+    assert (near >= own).all() and (ring >= near).all() and ring.all()   # a ring of 3: every site is near
+    # on the line, users at the ends cannot use the far end: a third of the servers
+    ends = near.sum(axis=1) < 250
+    assert ends.any() and set(near.sum(axis=1)) <= {166, 167, 250}   # sites hold 84, 83, 83 servers
+    with pytest.raises(InvalidInputError, match="topology = 'star'"):
+        sim.location_eligibility(fleet, 5, topology="star")
 
 
 def test_snapshot_utilisation_on_synthetic_vms(tmp_path):
@@ -34,3 +41,86 @@ def test_resources_must_match():
     workload = type("W", (), {"resources": ("cpu_ghz", "memory_gb", "storage_mbps", "network_mbps")})()
     with pytest.raises(InvalidInputError, match="fleet.resources"):
         sim.snapshot_cluster(other, workload, 0.0)
+
+
+# --- replay ------------------------------------------------------------------------------------------------------
+
+def _one_server_fleet():
+    from fairlib.traces.workload import Fleet
+
+    return Fleet(np.array([[1.0, 1.0]]), ("cpu_normalised", "memory_normalised"), np.array(["A"]), "test")
+
+
+def _jobs(arrival, work, shape, cls=None):
+    n = len(arrival)
+    return sim.Jobs(np.arange(n), np.array(arrival, float), np.array(arrival, float) + 100.0, np.arange(n + 1),
+                    np.array(work, float), np.array(shape, float), ("cpu_normalised", "memory_normalised"), "test",
+                    None if cls is None else np.array(cls))
+
+
+def test_replay_hand_computed_completions():
+    """One server (1, 1); A: 10 quanta of (1, 0.5), B: 5 of (0.5, 1). DRF-like sharing gives both 2/3 per second:
+    B completes at 7.5 s; the reallocation on its departure gives A the whole server: 5 more quanta, 12.5 s.
+    C arrives at 1 s and waits for that reallocation (at 7.5 s), then shares with A."""
+    fleet = _one_server_fleet()
+    res = sim.replay(fleet, _jobs([0, 0], [10, 5], [[1, 0.5], [0.5, 1]]), psdsf, horizon=1000)
+    np.testing.assert_allclose(res.jobs.completion, [12.5, 7.5])
+    assert res.unfinished == 0 and res.jobs.finished.all()
+    # at 0, at B's departure, at A's departure, then (idle) every 300 s until the horizon
+    assert res.epochs.start.tolist() == [0.0, 7.5, 12.5, 300.0, 600.0, 900.0] and res.reallocations == 6
+    np.testing.assert_allclose(res.epochs.utilisation_cpu_normalised.iloc[:2], [1.0, 1.0])
+    late = sim.replay(fleet, _jobs([0, 0, 1], [10, 5, 1], [[1, 0.5], [0.5, 1], [1, 1]]), psdsf, horizon=1000)
+    # at 7.5 s A (5 quanta left) and C (1 quantum of (1, 1)) share equal dominant shares: 0.5 each; C completes
+    # at 9.5 s, then A alone: 4 quanta left at rate 1 -> 13.5 s
+    np.testing.assert_allclose(late.jobs.completion, [13.5, 7.5, 9.5])
+    assert late.epochs.start.iloc[1] == 7.5 and late.epochs.active_jobs.iloc[1] == 2
+
+
+def test_replay_reports_unfinished_jobs_and_deviation():
+    fleet = _one_server_fleet()
+    jobs = _jobs([0, 0], [1e6, 5], [[1, 0.5], [0.5, 1]])
+    res = sim.replay(fleet, jobs, lambda c: pfvds(c, 1.0), horizon=600, reference=psdsf)
+    assert res.unfinished == 1 and not res.jobs.finished[0] and res.jobs.finished[1]
+    assert {"deviation_mean", "deviation_max"} <= set(res.epochs.columns)
+    assert res.epochs.start.tolist()[:2] == [0.0, pytest.approx(res.jobs.completion[1])]
+    assert (res.epochs.end.diff().dropna() > 0).all() and res.epochs.end.iloc[-1] == 600
+
+
+def test_replay_respects_placement_and_capacity():
+    """Classes C/D serve only latency-sensitive jobs; the replay checks capacity and eligibility itself."""
+    from fairlib.traces.workload import Fleet
+
+    fleet = Fleet(np.array([[1.0, 1.0], [0.5, 0.5], [0.5, 1.0]]), ("cpu_normalised", "memory_normalised"),
+                  np.array(["A", "C", "D"]), "test")
+    jobs = _jobs([0, 0, 50], [300, 200, 100], [[1, 0.2], [0.3, 1], [1, 1]], cls=[0, 2, 3])
+    elig = sim.class_eligibility(fleet, jobs.scheduling_class)
+    assert elig.tolist() == [[True, False, False], [True, True, True], [True, True, True]]
+    for mech in (psdsf, drfh, lambda c: pfvds(c, 2.0)):
+        res = sim.replay(fleet, jobs, mech, eligible=elig, horizon=10_000, interval=60)
+        assert res.jobs.finished.all()
+        assert (res.epochs.filter(like="utilisation") <= 1 + 1e-9).all().all()
+        assert "reserved_utilisation_cpu_normalised" in res.epochs
+    with pytest.raises(InvalidInputError, match="eligible: expected shape"):
+        sim.replay(fleet, jobs, psdsf, eligible=elig[:, :2])
+
+
+def test_jobs_from_workload_and_task_usage(tmp_path):
+    from fairlib.traces.workload import Workload
+
+    wl = Workload(np.array([1, 2]), np.array([[0.2, 0.1], [0.05, 0.1]]), np.array([0.0, 10.0]),
+                  np.array([100.0, 40.0]), ("cpu_normalised", "memory_normalised"), "real", np.array([0, 3]))
+    jobs = sim.jobs_from_workload(wl)
+    np.testing.assert_allclose(jobs.total_work, [100 * 0.2, 30 * 0.1])
+    np.testing.assert_allclose(jobs.shape, [[1, 0.5], [0.5, 1]])
+    bad = Workload(np.array([1]), np.array([[0.0, 0.0]]), np.array([0.0]), np.array([1.0]), wl.resources, "real")
+    with pytest.raises(InvalidInputError, match=r"workload.demand\[0\]"):
+        sim.jobs_from_workload(bad)
+    usage = pd.DataFrame({"start_time": [600_000_000, 900_000_000, 900_000_000, 600_000_000],
+                          "end_time": [900_000_000, 1_200_000_000, 1_050_000_000, 900_000_000],
+                          "job_id": [7, 7, 7, 8], "cpu_rate": [0.1, 0.2, 0.1, 0.0], "canonical_memory": [0.05, 0.1, 0.3, 0.0]})
+    jobs = sim.jobs_from_task_usage(usage, scheduling_class=pd.Series({7: 2, 8: 0}))
+    assert jobs.ids.tolist() == [7] and jobs.offsets.tolist() == [0, 2]       # job 8 never used anything
+    np.testing.assert_allclose(jobs.work, [300 * 0.1, 300 * 0.4])
+    np.testing.assert_allclose(jobs.shape, [[1.0, 0.5], [0.75, 1.0]])
+    assert jobs.arrival.tolist() == [600.0] and jobs.trace_end.tolist() == [1200.0]
+    assert jobs.scheduling_class.tolist() == [2]
