@@ -52,6 +52,8 @@ REGISTRY: dict[str, Notebook] = {nb.key: nb for nb in [
     Notebook("metin2025", "notebooks/metin2025_pdrf.ipynb", "Metin — Precomputed Dominant Resource Fairness"),
     Notebook("khamseashari2018", "notebooks/khamseashari2018_pfvds.ipynb",
              "Khamse-Ashari et al. — PF-VDS on heterogeneous servers (analytical part)"),
+    Notebook("khamseashari2018_traces", "notebooks/khamseashari2018_traces.ipynb",
+             "Khamse-Ashari et al. — PF-VDS on the Bitbrains and Google traces (§6)"),
 ]}
 
 #: packages whose versions go into the run manifest
