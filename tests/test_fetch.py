@@ -8,7 +8,18 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from fairlib.traces import fetch as fetch_module
+from fairlib._validate import InvalidInputError
 from fairlib.traces import read_machine_events
+
+
+def _serve(root):
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
 @pytest.fixture
@@ -21,14 +32,8 @@ def mirror(tmp_path):
     for part in (0, 1):
         with gzip.open(root / "task_events" / f"part-{part:05d}-of-00500.csv.gz", "wt") as f:
             f.write("600000000,,3418309,0,4155527081,0,user=,3,9,0.125,0.07446,0.0004244,0\n")
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield root, f"http://127.0.0.1:{server.server_address[1]}"
+    server, url = _serve(root)
+    yield root, url
     server.shutdown()
 
 
@@ -70,3 +75,56 @@ def test_missing_file_and_bad_arguments(mirror, tmp_path, capsys):
     assert "parts: 900 is out of range" in capsys.readouterr().err
     assert fetch_module.main(["nope"]) == 1
     assert fetch_module.main(["--list"]) == 0 and "task_usage (500 parts)" in capsys.readouterr().out
+
+
+def test_fetch_bitbrains_vms_then_read(tmp_path):
+    import pandas as pd
+
+    from fairlib.traces import read_vms
+    from fairlib.traces.bitbrains import BITBRAINS_COLUMNS, write_vm
+
+    root = tmp_path / "mirror"
+    rows = pd.DataFrame([[1375308176, 2, 5000.0, 1000.0, 20.0, 4.0e6, 1.0e6, 1.0, 2.0, 3.0, 4.0]],
+                        columns=BITBRAINS_COLUMNS)
+    for vm in (1, 2):
+        write_vm(root / "rnd" / "2013-8" / f"{vm}.csv", rows)
+    server, url = _serve(root)
+    try:
+        got = fetch_module.fetch("bitbrains", tables=["rnd_2013-8"], parts=[1, 2], dest=tmp_path / "traces",
+                                 base_url=url, progress=False)
+        assert [p.name for p in got] == ["1.csv", "2.csv"]
+        vms = read_vms([1, 2], directory=tmp_path / "traces" / "bitbrains_gwa_t12")
+        assert len(vms) == 2 and vms.cpu_usage_mhz.tolist() == [1000.0, 1000.0]
+        with pytest.raises(InvalidInputError, match=r"parts: 0 is out of range for bitbrains/rnd_2013-8 \(1\.\.500\)"):
+            fetch_module.files_for("bitbrains", ["rnd_2013-8"], [0])
+    finally:
+        server.shutdown()
+
+
+def test_fetch_alibaba_unpacks_the_archive(tmp_path):
+    import io
+    import tarfile
+
+    from fairlib.traces import read_machine_meta
+
+    root = tmp_path / "mirror" / "v2018Traces"
+    root.mkdir(parents=True)
+    data = b"m_1,0,1,2,96,100,USING\nm_2,0,1,3,96,100,USING\n"
+    with tarfile.open(root / "machine_meta.tar.gz", "w:gz") as tar:
+        info = tarfile.TarInfo("machine_meta.csv")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    (root / "batch_task.tar.gz").write_bytes(b"not a tar archive")
+    server, url = _serve(tmp_path / "mirror")
+    try:
+        (meta,) = fetch_module.fetch("alibaba", tables=["machine_meta_v2018"], dest=tmp_path / "traces", base_url=url,
+                                     progress=False)
+        assert meta.relative_to(tmp_path / "traces").as_posix() == \
+            "alibaba_clusterdata/cluster-trace-v2018/machine_meta.csv.gz"
+        assert read_machine_meta(directory=tmp_path / "traces" / "alibaba_clusterdata").machine_id.tolist() == \
+            ["m_1", "m_2"]
+        with pytest.raises(RuntimeError, match="batch_task.tar.gz: cannot unpack"):
+            fetch_module.fetch("alibaba", tables=["batch_task_v2018"], dest=tmp_path / "traces", base_url=url,
+                               progress=False)
+    finally:
+        server.shutdown()

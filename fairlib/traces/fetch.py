@@ -2,6 +2,8 @@
 
     python -m fairlib.traces.fetch google --tables machine_events task_events --parts 0 1 2
     python -m fairlib.traces.fetch google --tables task_usage --parts 0        # 92 MB per part
+    python -m fairlib.traces.fetch bitbrains --tables rnd_2013-8 --parts 1 2 3   # VM ids
+    python -m fairlib.traces.fetch alibaba --tables machine_meta_v2018          # unpacked from the tar.gz
     python -m fairlib.traces.fetch --list
 
 Files land under ``FAIRLIB_TRACE_DIR`` (default ``data/traces/``) in the layout the loaders read. A
@@ -11,16 +13,21 @@ go to a ``.part`` file renamed on completion, so an interrupted fetch never leav
 under the final name; files already present with the right checksum are skipped. ``--base-url``
 points at a mirror (the tests use a local HTTP server).
 
-Only the Google trace is wired up so far: Bitbrains (one zip of all VMs) and Alibaba (tar.gz
-archives) need unpacking into the loaders' layout, which is not implemented yet.
+Sources: Google (the official bucket), Bitbrains GWA-T-12 Rnd (per-VM CSV files from a public repository
+at a fixed commit — the Grid Workloads Archive serves them as one zip), Alibaba v2018 (the official tar.gz
+archives, unpacked to the loaders' ``cluster-trace-v2018/<table>.csv.gz``). No SHA-256 is published for the
+Bitbrains and Alibaba files: their checksums are printed, not verified.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import os
+import shutil
 import sys
+import tarfile
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -36,9 +43,14 @@ __all__ = ["SOURCES", "KNOWN_SHA256", "fetch", "files_for", "main"]
 class Source:
     folder: str          # under the trace directory
     base_url: str
-    tables: dict         # table -> (file pattern with {part}, number of parts); pattern relative to base_url
+    tables: dict         # table -> (file pattern with {part}, number of parts[, first part number]), under base_url
     licence: str
+    #: archives unpacked after download: downloaded file -> (member to extract, path written, gzip it?)
+    unpack: dict = None
 
+
+_BITBRAINS_REPO = ("https://raw.githubusercontent.com/JessieRayeBauer/Time-Series-Forecasting-/"
+                   "0901a0da3024507c7732c782621e590077abca64")
 
 SOURCES = {
     "google": Source("google_clusterdata_2011_2", "https://commondatastorage.googleapis.com/clusterdata-2011-2",
@@ -48,6 +60,20 @@ SOURCES = {
                       "task_events": ("task_events/part-{part:05d}-of-00500.csv.gz", 500),
                       "task_usage": ("task_usage/part-{part:05d}-of-00500.csv.gz", 500)},
                      "CC-BY 4.0 (Google cluster-data)"),
+    # GWA-T-12 Rnd as kept in a public repository at a fixed commit (the GWA site serves the same files as one
+    # zip archive); parts are VM ids 1-500, one CSV per VM and month
+    "bitbrains": Source("bitbrains_gwa_t12", _BITBRAINS_REPO,
+                        {f"rnd_{month}": (f"rnd/{month}/{{part}}.csv", 500, 1) for month in ("2013-7", "2013-8", "2013-9")},
+                        "BSD-2-Clause (source repository); GWA-T-12 terms of the Grid Workloads Archive"),
+    # v2018: the official archives (unpacked to the loader's layout); v2017 batch_task from a public repository
+    "alibaba": Source("alibaba_clusterdata", "http://aliopentrace.oss-cn-beijing.aliyuncs.com",
+                      {"machine_meta_v2018": ("v2018Traces/machine_meta.tar.gz", 1),
+                       "batch_task_v2018": ("v2018Traces/batch_task.tar.gz", 1)},
+                      "Alibaba cluster-data terms (research use)",
+                      unpack={"v2018Traces/machine_meta.tar.gz": ("machine_meta.csv",
+                                                                   "cluster-trace-v2018/machine_meta.csv.gz", True),
+                              "v2018Traces/batch_task.tar.gz": ("batch_task.csv",
+                                                                 "cluster-trace-v2018/batch_task.csv.gz", True)}),
 }
 
 #: SHA-256 of files whose published bytes are known (google: PROVENANCE.md of the shared excerpt)
@@ -79,11 +105,13 @@ def files_for(name: str, tables=None, parts=None) -> list[str]:
     for table in tables:
         if table not in source.tables:
             raise InvalidInputError(f"tables: {table!r} is not a table of {name} ({sorted(source.tables)})")
-        pattern, count = source.tables[table]
-        wanted = range(count) if parts is None or count == 1 else parts
+        pattern, count, *first = source.tables[table]
+        first = first[0] if first else 0
+        wanted = range(first, first + count) if parts is None or count == 1 else parts
         for part in wanted:
-            if not 0 <= int(part) < count:
-                raise InvalidInputError(f"parts: {part} is out of range for {name}/{table} (0..{count - 1})")
+            if not first <= int(part) < first + count:
+                raise InvalidInputError(f"parts: {part} is out of range for {name}/{table} "
+                                        f"({first}..{first + count - 1})")
             out.append(pattern.format(part=int(part)))
     return out
 
@@ -136,8 +164,32 @@ def fetch(name: str, *, tables=None, parts=None, dest=None, base_url: str | None
         os.replace(partial, target)
         if progress:
             print(f"{target}  sha256 {digest}{'  (verified)' if known else ''}", file=sys.stderr)
+        if source.unpack and rel in source.unpack:
+            target = _unpack(target, root, *source.unpack[rel])
         done.append(target)
     return done
+
+
+def _unpack(archive: Path, root: Path, member: str, written: str, compress: bool) -> Path:
+    """Extract ``member`` (matched by file name) from a tar archive to ``root/written``, gzip-compressed
+    when ``compress``; raises RuntimeError naming the archive when the member is missing or the archive broken."""
+    out = root / written
+    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with tarfile.open(archive) as tar:
+            found = [m for m in tar.getmembers() if m.isfile() and Path(m.name).name == member]
+            if not found:
+                raise RuntimeError(f"{archive}: no member named {member!r} "
+                                   f"(has {[m.name for m in tar.getmembers()][:5]})")
+            src = tar.extractfile(found[0])
+            partial = out.with_name(out.name + ".part")
+            opener = gzip.open if compress else open
+            with opener(partial, "wb") as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
+    except (tarfile.TarError, EOFError, OSError) as exc:
+        raise RuntimeError(f"{archive}: cannot unpack ({exc})") from None
+    os.replace(partial, out)
+    return out
 
 
 def main(argv=None) -> int:
@@ -151,7 +203,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.list or not args.name:
         for key, src in SOURCES.items():
-            tables = ", ".join(f"{t} ({n} part{'s' if n > 1 else ''})" for t, (_, n) in src.tables.items())
+            tables = ", ".join(f"{t} ({spec[1]} part{'s' if spec[1] > 1 else ''})" for t, spec in src.tables.items())
             print(f"{key:<12} {src.base_url}\n             tables: {tables}\n             licence: {src.licence}")
         return 0 if args.list else 2
     try:
