@@ -124,3 +124,30 @@ def test_jobs_from_workload_and_task_usage(tmp_path):
     np.testing.assert_allclose(jobs.shape, [[1.0, 0.5], [0.75, 1.0]])
     assert jobs.arrival.tolist() == [600.0] and jobs.trace_end.tolist() == [1200.0]
     assert jobs.scheduling_class.tolist() == [2]
+
+
+@pytest.mark.skipif(not (__import__("fairlib").paths.SHARED_TRACES / "google_clusterdata_2011_2").is_dir(),
+                    reason="real Google excerpt not found at ../shared")
+def test_replay_on_the_real_google_excerpt():
+    """One hour of the §6.2 replay on 2% of the real jobs: every job that arrived either completed or is reported,
+    completions follow arrivals, the fleet is never over capacity (checked inside the replay)."""
+    import dataclasses
+
+    from fairlib import paths
+    from fairlib.traces import google_fleet, google_workload, read_task_events
+
+    directory = paths.SHARED_TRACES / "google_clusterdata_2011_2"
+    workload = google_workload(read_task_events([0], directory=directory))
+    pick = np.random.default_rng(0).random(workload.n_users) < 0.02
+    sample = dataclasses.replace(workload, users=workload.users[pick], demand=workload.demand[pick],
+                                 arrival=workload.arrival[pick], departure=workload.departure[pick],
+                                 scheduling_class=workload.scheduling_class[pick])
+    jobs = sim.jobs_from_workload(sample)
+    fleet = google_fleet(120, 4, directory=directory)
+    res = sim.replay(fleet, jobs, psdsf, eligible=sim.class_eligibility(fleet, jobs.scheduling_class),
+                     horizon=3600.0)
+    arrived = res.jobs.arrival < 3600.0
+    assert res.jobs.finished.sum() + res.unfinished == arrived.sum() > 10
+    done = res.jobs[res.jobs.finished]
+    assert (done.completion >= done.arrival).all() and (done.completion <= 3600.0).all()
+    assert res.epochs.utilisation_cpu_normalised.max() <= 1 + 1e-9
