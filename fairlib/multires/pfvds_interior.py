@@ -1,20 +1,23 @@
-"""Weighted proportional fairness on heterogeneous servers by a primal-dual interior-point method.
+"""PF-VDS(α) on heterogeneous servers by a primal-dual interior-point method.
+
+The equilibrium of Problem 1 (Khamse-Ashari et al.; the form is a reconstruction, REFERENCE §5.3 [INF]):
+on every eligible pair, ŝ[n, i]^-α / γ[n, i] + z[n, i] = λ_i·d_n with z ⊥ x >= 0, and every server's
+prices λ_i ⊥ its slack. For α = 1 these are the optimality conditions of
 
     maximise Σ_n φ_n log x_n,   x_n = Σ_i x[n, i],
-    subject to Σ_n d[n, i, k] x[n, i] <= cap[i, k] for every server i and constraint k, x >= 0 on eligible pairs.
+    subject to Σ_n d[n, i, k] x[n, i] <= cap[i, k] for every server i and constraint k, x >= 0 on eligible pairs
 
-This is PF-VDS(α = 1) (Khamse-Ashari et al., Theorem 2): the Nash equilibrium of the per-server
-log-VDS game is this program's optimum. With ``time_shared=True`` the constraints are Problem 2's
-Σ_n x[n, i]/γ[n, i] <= 1 per server.
+(Theorem 2). With ``time_shared=True`` the constraints are Problem 2's Σ_n x[n, i]/γ[n, i] <= 1 per server.
 
-Method: Mehrotra predictor-corrector on the variables of the eligible pairs. The Newton system is
-reduced to the constraint rows (R per server). Because the objective depends on x only through the
-totals x_n, its Hessian is block-diagonal per user with rank-one blocks, so the reduced matrix
-A M⁻¹ Aᵀ is a per-server block diagonal minus a rank-n_users correction — one dense product
-(n_rows x n_users x n_rows) and one Cholesky factorisation of an n_rows x n_rows matrix per iteration,
-whatever the number of pairs. Rows are scaled by their capacity. Stopping: primal and dual residuals
-and the duality gap x·z + s·y (an upper bound on the objective's distance to the optimum, in units
-of Σφ) all below ``tol``.
+Method: Mehrotra predictor-corrector on the variables of the eligible pairs, reduced to the constraint rows
+(R per server). The marginals depend on x only through the totals x_n, so the Jacobian is block-diagonal
+per user with rank-one blocks (Sherman-Morrison) and the reduced matrix A M⁻¹ Aᵀ is a per-server block
+diagonal minus a rank-n_users correction: one dense product (n_rows x n_users x n_rows) and one
+factorisation of an n_rows x n_rows matrix per iteration, whatever the number of pairs (Cholesky for α = 1,
+where the system is symmetric; LU otherwise). Rows are scaled by their capacity. Safeguards: iterative
+refinement, backtracking on the residual of the centred system, continuation in α (see
+:func:`pfvds_interior_point`). Stopping: primal and dual residuals and the complementarity gap all below
+``tol`` (for α = 1 the gap bounds the objective's distance to the optimum, in units of Σφ).
 """
 
 from __future__ import annotations
@@ -146,10 +149,11 @@ def pfvds_interior_point(cluster: Cluster, alpha=1.0, *, time_shared: bool = Fal
     depend on x only through the totals x_n, so the Jacobian is block-diagonal per user with rank-one
     blocks (Sherman-Morrison), and the reduced matrix is a per-server block diagonal minus a rank-n_users
     correction (one dense product). Each server's utility is rescaled by a constant (which leaves its
-    best responses, hence the equilibrium, unchanged) so the marginals start near 1. For α > 4 the
+    best responses, hence the equilibrium, unchanged) so the marginals start near 1. For α > 2 the
     marginals span many orders of magnitude at a neutral start, so the method follows a continuation
-    (α capped at 4, 8, 16, ...), each stage starting from the previous stage's allocation; the
-    diagnostics report the stages.
+    (α capped at 2, 4, 8, ...), each stage starting from the previous stage's allocation; the
+    diagnostics report the stages. Beyond α ≈ 16 stages may stop short (``converged`` False): x^-α is
+    then beyond the method's reach, and :func:`.pfvds.pfvds` finishes with best responses.
 
     Parameters
     ----------
