@@ -195,8 +195,8 @@ def class_eligibility(fleet, scheduling_class, *, reserved=("C", "D"), privilege
 
 @dataclass(frozen=True, eq=False)
 class ReplayResult:
-    """``epochs``: one row per reallocation (start, end, active jobs, utilisation per resource overall and on
-    the reserved classes, deviation from the reference); ``jobs``: one row per job (arrival, completion or NaN,
+    """``epochs``: one row per reallocation (start, end, active jobs, utilisation per resource overall, on the
+    reserved classes and per server class, deviation from the reference); ``jobs``: one row per job (arrival, completion or NaN,
     quanta, trace duration, delay); ``unfinished``: jobs still running at the horizon (reported, not dropped)."""
 
     epochs: pd.DataFrame
@@ -244,6 +244,7 @@ def replay(fleet, jobs: Jobs, mechanism: Callable, *, eligible=None, start: floa
     reserved_mask = np.isin(fleet.server_class, reserved)
     pooled = fleet.capacity.sum(axis=0)
     pooled_reserved = fleet.capacity[reserved_mask].sum(axis=0)
+    classes = {str(label): np.flatnonzero(fleet.server_class == label) for label in np.unique(fleet.server_class)}
     rows = []
     t = start
     next_tick = start
@@ -259,6 +260,8 @@ def replay(fleet, jobs: Jobs, mechanism: Callable, *, eligible=None, start: floa
             row[f"utilisation_{name}"] = 0.0
             if reserved_mask.any():
                 row[f"reserved_utilisation_{name}"] = 0.0
+            for label in classes:
+                row[f"class_{label}_utilisation_{name}"] = 0.0
         if active.size:
             # segment each active job is in: the first whose end exceeds its work done
             seg = np.array([jobs.offsets[j] + np.searchsorted(seg_end[jobs.offsets[j]:jobs.offsets[j + 1]],
@@ -274,6 +277,9 @@ def replay(fleet, jobs: Jobs, mechanism: Callable, *, eligible=None, start: floa
                 row[f"utilisation_{name}"] = float(used[:, r].sum() / pooled[r])
                 if reserved_mask.any():
                     row[f"reserved_utilisation_{name}"] = float(used[reserved_mask, r].sum() / pooled_reserved[r])
+                for label, members in classes.items():  # servers of a class are identical: per-server values
+                    row[f"class_{label}_utilisation_{name}"] = float(used[members, r].sum()
+                                                                     / max(fleet.capacity[members, r].sum(), 1e-300))
             if reference is not None:
                 ref = on_merged_servers(reference, cluster) if merge else reference(cluster)
                 dev = np.abs(alloc.totals - ref.totals) / np.maximum(ref.totals, 1e-300)

@@ -100,6 +100,9 @@ def test_replay_respects_placement_and_capacity():
         assert res.jobs.finished.all()
         assert (res.epochs.filter(like="utilisation") <= 1 + 1e-9).all().all()
         assert "reserved_utilisation_cpu_normalised" in res.epochs
+        # per class: C holds only job 1 (class 2) and job 2; A is used by everyone
+        per_class = res.epochs[[f"class_{c}_utilisation_cpu_normalised" for c in "ACD"]]
+        assert (per_class <= 1 + 1e-9).all().all() and per_class.to_numpy().max() > 0
     with pytest.raises(InvalidInputError, match="eligible: expected shape"):
         sim.replay(fleet, jobs, psdsf, eligible=elig[:, :2])
 
