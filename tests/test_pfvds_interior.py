@@ -125,5 +125,7 @@ def test_arguments():
         pfvds_interior_point(c, 1.0, tol=0)
     with pytest.raises(InvalidInputError, match="max_iterations = 0"):
         pfvds_interior_point(c, 1.0, max_iterations=0)
+    with pytest.raises(InvalidInputError, match="max_iterations = 'many'"):
+        pfvds_interior_point(c, 1.0, max_iterations="many")
     with pytest.raises(InvalidInputError, match="cluster: expected a Cluster"):
         pfvds_interior_point(np.ones((2, 2)), 1.0)

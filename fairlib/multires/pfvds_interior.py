@@ -183,8 +183,8 @@ def pfvds_interior_point(cluster: Cluster, alpha=1.0, *, time_shared: bool = Fal
     alphas = _alphas_per_server(cluster, alpha)
     if not (np.isfinite(tol) and tol > 0):
         raise InvalidInputError(f"tol = {tol}: must be a positive finite number")
-    if int(max_iterations) < 1:
-        raise InvalidInputError(f"max_iterations = {max_iterations}: must be >= 1")
+    if isinstance(max_iterations, bool) or not isinstance(max_iterations, (int, np.integer)) or max_iterations < 1:
+        raise InvalidInputError(f"max_iterations = {max_iterations!r}: must be an integer >= 1")
     cap_level = _DIRECT_ALPHA
     start = None
     stages = []
