@@ -11,7 +11,6 @@ hours, the ratio showing what merging buys. Needs the real excerpts (``../shared
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import subprocess
 import sys
@@ -46,10 +45,7 @@ def main(argv=None) -> int:
     events = read_task_events(range(5))
     workload = google_workload(events)
     pick = np.random.default_rng(2018).random(workload.n_users) < 0.02
-    sample = dataclasses.replace(workload, users=workload.users[pick], demand=workload.demand[pick],
-                                 arrival=workload.arrival[pick], departure=workload.departure[pick],
-                                 scheduling_class=workload.scheduling_class[pick])
-    jobs = sim.jobs_from_workload(sample)
+    jobs = sim.jobs_from_workload(workload.subset(pick))
     fleet = google_fleet(120, 4)
     eligible = sim.class_eligibility(fleet, jobs.scheduling_class)
     psdsf(Cluster(fleet.capacity[:2], jobs.shape[:3]))  # compile outside the timings

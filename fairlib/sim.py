@@ -210,6 +210,19 @@ class ReplayResult:
         span = (self.epochs.end - self.epochs.start).to_numpy()
         return float(np.average(self.epochs[column], weights=span)) if span.sum() > 0 else float("nan")
 
+    def binned(self, column: str, width: float) -> pd.Series:
+        """Exact time-weighted means of an ``epochs`` column over consecutive bins of ``width`` seconds from
+        the first reallocation to the horizon (the last bin may be shorter; the running integral of a step
+        function is piecewise linear); indexed by bin start."""
+        if not width > 0:
+            raise InvalidInputError(f"width = {width}: must be > 0")
+        e = self.epochs
+        start, end = float(e.start.iloc[0]), float(e.end.iloc[-1])
+        edges = np.r_[np.arange(start, end, width), end]
+        integral = np.r_[0.0, np.cumsum(e[column].to_numpy() * (e.end - e.start).to_numpy())]
+        at = np.interp(edges, np.r_[start, e.end.to_numpy()], integral)
+        return pd.Series(np.diff(at) / np.diff(edges), index=edges[:-1], name=column)
+
 
 def replay(fleet, jobs: Jobs, mechanism: Callable, *, eligible=None, start: float | None = None,
            horizon: float | None = None, interval: float = 300.0, reference: Callable | None = None,
@@ -263,10 +276,10 @@ def replay(fleet, jobs: Jobs, mechanism: Callable, *, eligible=None, start: floa
             for label in classes:
                 row[f"class_{label}_utilisation_{name}"] = 0.0
         if active.size:
-            # segment each active job is in: the first whose end exceeds its work done
-            seg = np.array([jobs.offsets[j] + np.searchsorted(seg_end[jobs.offsets[j]:jobs.offsets[j + 1]],
-                                                              seg_base[j] + done[j], side="right") for j in active])
-            seg = np.minimum(seg, jobs.offsets[active + 1] - 1)
+            # segment each active job is in: the first whose end exceeds its work done (seg_end is one
+            # cumulative sum over all jobs' segments, so one search finds every job's)
+            seg = np.minimum(np.searchsorted(seg_end, seg_base[active] + done[active], side="right"),
+                             jobs.offsets[active + 1] - 1)
             cluster = Cluster(fleet.capacity, jobs.shape[seg], eligible=elig[active])
             alloc = on_merged_servers(mechanism, cluster) if merge else mechanism(cluster)
             used = alloc.used

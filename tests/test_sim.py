@@ -134,18 +134,13 @@ def test_jobs_from_workload_and_task_usage(tmp_path):
 def test_replay_on_the_real_google_excerpt():
     """One hour of the §6.2 replay on 2% of the real jobs: every job that arrived either completed or is reported,
     completions follow arrivals, the fleet is never over capacity (checked inside the replay)."""
-    import dataclasses
-
     from fairlib import paths
     from fairlib.traces import google_fleet, google_workload, read_task_events
 
     directory = paths.SHARED_TRACES / "google_clusterdata_2011_2"
     workload = google_workload(read_task_events([0], directory=directory))
     pick = np.random.default_rng(0).random(workload.n_users) < 0.02
-    sample = dataclasses.replace(workload, users=workload.users[pick], demand=workload.demand[pick],
-                                 arrival=workload.arrival[pick], departure=workload.departure[pick],
-                                 scheduling_class=workload.scheduling_class[pick])
-    jobs = sim.jobs_from_workload(sample)
+    jobs = sim.jobs_from_workload(workload.subset(pick))
     fleet = google_fleet(120, 4, directory=directory)
     res = sim.replay(fleet, jobs, psdsf, eligible=sim.class_eligibility(fleet, jobs.scheduling_class),
                      horizon=3600.0)
@@ -154,3 +149,23 @@ def test_replay_on_the_real_google_excerpt():
     done = res.jobs[res.jobs.finished]
     assert (done.completion >= done.arrival).all() and (done.completion <= 3600.0).all()
     assert res.epochs.utilisation_cpu_normalised.max() <= 1 + 1e-9
+
+
+def test_binned_utilisation_and_workload_subset():
+    fleet = _one_server_fleet()
+    res = sim.replay(fleet, _jobs([0, 0], [10, 5], [[1, 0.5], [0.5, 1]]), psdsf, horizon=1000)
+    # busy (CPU 1.0) for 12.5 s, then idle: bins of 10 s -> 1.0, 0.25, 0, ...; the last bin ends at the horizon
+    binned = res.binned("utilisation_cpu_normalised", 10.0)
+    np.testing.assert_allclose(binned.iloc[:3], [1.0, 0.25, 0.0])
+    assert binned.index[0] == 0.0 and len(binned) == 100
+    np.testing.assert_allclose((binned * 10).sum(), 12.5)
+    with pytest.raises(InvalidInputError, match="width = 0"):
+        res.binned("utilisation_cpu_normalised", 0)
+    from fairlib.traces.workload import Workload
+
+    wl = Workload(np.array([1, 2, 3]), np.ones((3, 2)), np.zeros(3), np.ones(3), ("a", "b"), "real",
+                  np.array([0, 2, 3]), {"no_request": 4})
+    sub = wl.subset(np.array([True, False, True]))
+    assert sub.users.tolist() == [1, 3] and sub.scheduling_class.tolist() == [0, 3] and sub.skipped == wl.skipped
+    with pytest.raises(InvalidInputError, match="keep: expected a boolean mask"):
+        wl.subset([0, 2])

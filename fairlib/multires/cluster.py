@@ -22,7 +22,8 @@ import numpy as np
 
 from .._validate import InvalidInputError, as_capacities, as_demands, as_eligibility, as_weights
 
-__all__ = ["Cluster", "ServerAllocation", "random_cluster", "merge_identical_servers", "on_merged_servers"]
+__all__ = ["Cluster", "ServerAllocation", "random_cluster", "merge_identical_servers", "on_merged_servers",
+           "per_server_alpha"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -202,6 +203,20 @@ def random_cluster(rng, n_users: int, n_servers: int, n_resources: int = 3, *, e
     eligible[np.arange(n_users), rng.integers(n_servers, size=n_users)] = True
     weight = rng.choice([1.0, 2.0, 4.0], size=n_users) if weights else None
     return Cluster(capacity, demand, weight=weight, eligible=eligible)
+
+
+def per_server_alpha(cluster: Cluster, alpha) -> np.ndarray:
+    """α as one value per server (a scalar is broadcast), validated: > 0, ``np.inf`` allowed (PS-DSF)."""
+    arr = np.asarray(alpha, dtype=np.float64)
+    arr = np.full(cluster.n_servers, float(arr)) if arr.ndim == 0 else arr
+    if arr.shape != (cluster.n_servers,):
+        raise InvalidInputError(f"alpha: expected a scalar or one value per server ({cluster.n_servers}), "
+                                f"got shape {arr.shape}")
+    bad = ~(arr > 0) | np.isnan(arr)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InvalidInputError(f"alpha[{i}] = {arr[i]}: α must be > 0 (np.inf for PS-DSF)")
+    return arr
 
 
 def merge_identical_servers(cluster: Cluster) -> tuple[Cluster, np.ndarray, np.ndarray]:

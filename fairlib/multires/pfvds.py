@@ -38,7 +38,8 @@ import numpy as np
 from numba import njit
 
 from .._validate import InvalidInputError
-from .cluster import Cluster, ServerAllocation
+from .cluster import Cluster, ServerAllocation, per_server_alpha
+from .pfvds_interior import pfvds_interior_point
 from .psdsf import psdsf
 
 __all__ = ["pfvds", "best_response_column", "nash_residual", "merit", "proportional_fair_objective"]
@@ -249,17 +250,16 @@ _POLISH_SWEEPS = 2  # best-response sweeps after a converged interior point: deg
 _POLISH_ABOVE = 1e-6  # Nash residual above which a converged interior point's allocation is polished
 
 
-def _alphas(cluster: Cluster, alpha) -> np.ndarray:
-    arr = np.asarray(alpha, dtype=np.float64)
-    arr = np.full(cluster.n_servers, float(arr)) if arr.ndim == 0 else arr
-    if arr.shape != (cluster.n_servers,):
-        raise InvalidInputError(f"alpha: expected a scalar or one value per server ({cluster.n_servers}), "
-                                f"got shape {arr.shape}")
-    bad = ~(arr > 0) | np.isnan(arr)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise InvalidInputError(f"alpha[{i}] = {arr[i]}: α must be > 0 (np.inf for PS-DSF)")
-    return arr
+def _sweeps(cluster: Cluster, alphas, start, time_shared: bool, max_sweeps: int, tol: float):
+    """Gauss-Seidel best-response sweeps from ``start`` (not modified): (tasks, diagnostics)."""
+    d3, cap = cluster.server_constraints(time_shared)
+    x = np.array(start, dtype=np.float64)
+    lams = np.zeros((cluster.n_servers, cap.shape[1]))
+    sweeps, change = _gauss_seidel(cap, d3, np.ascontiguousarray(cluster.gamma), cluster.weight,
+                                   np.ascontiguousarray(cluster.eligible), alphas, x, lams, int(max_sweeps),
+                                   float(tol), 1e-13, 200)
+    return x, {"sweeps": int(sweeps), "last_change": float(change), "prices": lams,
+               "converged": bool(change <= tol * max(x.sum(1).max(), 1e-300))}
 
 
 def best_response_column(cluster: Cluster, tasks, server: int, alpha: float, *, time_shared: bool = False,
@@ -282,7 +282,7 @@ def best_response_column(cluster: Cluster, tasks, server: int, alpha: float, *, 
 def nash_residual(cluster: Cluster, tasks, alpha, *, time_shared: bool = False) -> float:
     """max over servers of |column - best response to the others| / largest total (0 at a Nash equilibrium)."""
     x = np.asarray(tasks, dtype=np.float64)
-    alphas = _alphas(cluster, alpha)
+    alphas = per_server_alpha(cluster, alpha)
     scale = max(float(x.sum(axis=1).max()), 1e-300)
     worst = 0.0
     for i in range(cluster.n_servers):
@@ -315,7 +315,7 @@ def merit(cluster: Cluster, tasks, prices, alpha) -> float:
     from .psmfa import _fb_parts
 
     return _fb_parts(cluster, np.asarray(tasks, dtype=np.float64), np.asarray(prices, dtype=np.float64),
-                     _alphas(cluster, alpha))[0]
+                     per_server_alpha(cluster, alpha))[0]
 
 
 def _distributed(cluster, alphas, x, *, kappa, step, iterations, tol):
@@ -369,7 +369,7 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_share
     """
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
-    alphas = _alphas(cluster, alpha)
+    alphas = per_server_alpha(cluster, alpha)
     if method not in ("interior_point", "best_response", "distributed", "psmfa"):
         raise InvalidInputError(f"method = {method!r}: must be 'interior_point', 'best_response', 'distributed' "
                                 "or 'psmfa'")
@@ -382,8 +382,6 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_share
         raise InvalidInputError("alpha: mixing np.inf (PS-DSF) with finite values per server is not supported; "
                                 "use a large finite α on those servers")
     if method == "interior_point":
-        from .pfvds_interior import pfvds_interior_point
-
         res = pfvds_interior_point(cluster, alphas, time_shared=time_shared)
         x, diag = res.tasks, dict(res.diagnostics, method="interior_point", sweeps=0)
         residual = nash_residual(cluster, x, alphas, time_shared=time_shared)
@@ -392,30 +390,18 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_share
         # at O(sqrt(tol)) instead of 0 (degenerate equilibria), which one exact best response settles. The
         # polished allocation is kept only if it is closer to an equilibrium.
         if not res.diagnostics["converged"] or residual > _POLISH_ABOVE:
-            polished = x.copy()
-            d3, cap = cluster.server_constraints(time_shared)
-            sweeps, change = _gauss_seidel(cap, d3, np.ascontiguousarray(cluster.gamma), cluster.weight,
-                                           np.ascontiguousarray(cluster.eligible), alphas, polished,
-                                           np.zeros((cluster.n_servers, cap.shape[1])),
-                                           int(max_sweeps) if not res.diagnostics["converged"]
-                                           else min(int(max_sweeps), _POLISH_SWEEPS), float(tol), 1e-13, 200)
+            polished, sweeps_diag = _sweeps(cluster, alphas, x, time_shared, max_sweeps if not res.diagnostics[
+                "converged"] else min(int(max_sweeps), _POLISH_SWEEPS), tol)
             after = nash_residual(cluster, polished, alphas, time_shared=time_shared)
             if not res.diagnostics["converged"] or after < residual:
                 x, residual = polished, after
-                diag.update(method="interior_point+best_response", sweeps=int(sweeps), last_change=float(change),
-                            converged=bool(change <= tol * max(x.sum(1).max(), 1e-300)) or after <= _POLISH_ABOVE)
+                diag.update(method="interior_point+best_response", sweeps=sweeps_diag["sweeps"],
+                            last_change=sweeps_diag["last_change"],
+                            converged=sweeps_diag["converged"] or after <= _POLISH_ABOVE)
         diag["nash_residual"] = residual
     elif method == "best_response":
-        d3, cap = cluster.server_constraints(time_shared)
-        n, k = cluster.n_users, cluster.n_servers
-        x = np.zeros((n, k))
-        lams = np.zeros((k, cap.shape[1]))
-        sweeps, change = _gauss_seidel(cap, d3,
-                                       np.ascontiguousarray(cluster.gamma), cluster.weight,
-                                       np.ascontiguousarray(cluster.eligible), alphas, x, lams, int(max_sweeps),
-                                       float(tol), 1e-13, 200)
-        diag = {"sweeps": int(sweeps), "last_change": float(change), "prices": lams,
-                "converged": bool(change <= tol * max(x.sum(1).max(), 1e-300))}
+        x, diag = _sweeps(cluster, alphas, np.zeros((cluster.n_users, cluster.n_servers)), time_shared,
+                          max_sweeps, tol)
     elif method == "distributed":
         x0 = psdsf(cluster).tasks * 0.5
         x, psi, lam = _distributed(cluster, alphas, x0, kappa=kappa, step=step, iterations=iterations, tol=tol)

@@ -30,8 +30,7 @@ from numba import njit
 from threadpoolctl import threadpool_limits
 
 from .._validate import InvalidInputError
-from .cluster import Cluster, ServerAllocation
-from .pfvds import _alphas
+from .cluster import Cluster, ServerAllocation, per_server_alpha
 
 __all__ = ["pfvds_interior_point"]
 
@@ -126,7 +125,7 @@ def _max_step(v, dv):
 
 
 def _alphas_per_server(cluster: Cluster, alpha) -> np.ndarray:
-    arr = _alphas(cluster, alpha)
+    arr = per_server_alpha(cluster, alpha)
     if np.isinf(arr).any():
         i = int(np.argmax(np.isinf(arr)))
         raise InvalidInputError(f"alpha[{i}] = {arr[i]}: the interior-point method needs a finite α > 0 "

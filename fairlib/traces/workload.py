@@ -67,6 +67,16 @@ class Workload:
         """Users present at time ``t`` (arrival <= t < departure)."""
         return (self.arrival <= t) & (t < self.departure)
 
+    def subset(self, keep) -> "Workload":
+        """The users where the boolean mask ``keep`` is True (e.g. a random 2% of the jobs); ``skipped`` is kept."""
+        keep = np.asarray(keep)
+        if keep.dtype != bool or keep.shape != (self.n_users,):
+            raise InvalidInputError(f"keep: expected a boolean mask of shape ({self.n_users},), "
+                                    f"got {keep.dtype} {keep.shape}")
+        return Workload(self.users[keep], self.demand[keep], self.arrival[keep], self.departure[keep], self.resources,
+                        self.source, None if self.scheduling_class is None else self.scheduling_class[keep],
+                        dict(self.skipped))
+
 
 def google_fleet(n_servers: int = 120, classes: int = 4, rng=None, *, configurations=None, directory=None) -> Fleet:
     """``n_servers`` servers of the ``classes`` most common (CPU, memory) configurations, in proportion to
