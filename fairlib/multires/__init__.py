@@ -5,9 +5,9 @@ tasks), :func:`pdrf` (Precomputed DRF), and :mod:`~fairlib.multires.pdrf_compari
 PDRF's deviations from DRF as in Metin's tables).
 
 Heterogeneous servers with placement constraints (Khamse-Ashari et al.): :class:`Cluster`,
-:func:`drfh`, :func:`tsf` (weighted max-min on totals, HiGHS), :func:`psdsf` (per-server max-min on
-virtual dominant shares), :func:`pfvds` (α-fair per-server game; α = ∞ is PS-DSF), property checkers
-in :mod:`~fairlib.multires.server_properties`.
+:func:`drfh`, :func:`tsf` (weighted max-min on totals: a structured interior point, HiGHS as the
+reference), :func:`psdsf` (per-server max-min on virtual dominant shares), :func:`pfvds` (α-fair
+per-server game; α = ∞ is PS-DSF), property checkers in :mod:`~fairlib.multires.server_properties`.
 """
 
 from .cluster import Cluster, ServerAllocation

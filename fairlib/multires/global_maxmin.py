@@ -8,12 +8,19 @@ every server's capacities and the placement constraints (REFERENCE §5.1, [INF] 
 - **TSF** (Wang et al., SC'16): q_n = 1 / γ_n with γ_n = Σ_i γ[n, i] the tasks n could run
   monopolising every server that has the resources it needs, *ignoring* placement constraints.
 
-The lexicographic max-min is computed by progressive filling with exact freezing, each round one
-HiGHS LP: maximise the common level t of the unfrozen users (frozen users keep their levels); then
-freeze every user whose level constraint has a positive dual. A positive dual in one optimal dual
-solution forces that constraint to be tight in every optimal primal solution (strict complementary
-slackness), so no user is frozen early; at least one dual is positive (they sum to 1), so every
-round freezes someone. Users blocked with a zero dual are frozen in a later round at the same level.
+The lexicographic max-min is computed by progressive filling with exact freezing, each round one LP:
+maximise the common level t of the unfrozen users (frozen users keep their levels); then freeze every
+user whose level constraint has a positive dual. A positive dual in one optimal dual solution forces that
+constraint to be tight in every optimal primal solution (strict complementary slackness), so no user is
+frozen early; at least one dual is positive (they sum to 1), so every round freezes someone.
+
+Two solvers for the rounds' LPs:
+
+- ``method="interior_point"`` (default): :mod:`.maxmin_interior`, an interior-point method specialised
+  to the LP's structure (one dense system on the servers' capacity rows per iteration). Its solution is
+  strictly complementary, so a round freezes *every* blocked user at once.
+- ``method="highs"``: the generic reference, HiGHS on the full LP. Its vertex duals may leave blocked
+  users with a zero dual; they are frozen in a later round at the same level.
 """
 
 from __future__ import annotations
@@ -24,11 +31,15 @@ from scipy.sparse import coo_matrix, vstack
 
 from .._validate import InvalidInputError
 from .cluster import Cluster, ServerAllocation
+from .maxmin_interior import maxmin_round_interior_point
 
 __all__ = ["drfh", "tsf", "weighted_maxmin_totals", "drfh_coefficients", "tsf_coefficients"]
 
 
 _FREEZE_SLACK = 1e-7
+_METHODS = ("interior_point", "highs")
+_IPM_FREEZE_SLACK = 1e-12
+_IPM_ACCEPT = 1e-7  # a round whose interior point stalls above this residual is re-solved by HiGHS
 
 
 def drfh_coefficients(cluster: Cluster) -> np.ndarray:
@@ -50,16 +61,78 @@ def _pair_index(cluster: Cluster):
     return users, servers
 
 
-def weighted_maxmin_totals(cluster: Cluster, q, *, tol: float = 1e-9, max_rounds: int | None = None
-                           ) -> tuple[np.ndarray, dict]:
-    """Lexicographic weighted max-min of q_n x_n / φ_n over feasible placements (HiGHS LPs).
+def weighted_maxmin_totals(cluster: Cluster, q, *, tol: float = 1e-9, max_rounds: int | None = None,
+                           method: str = "interior_point") -> tuple[np.ndarray, dict]:
+    """Lexicographic weighted max-min of q_n x_n / φ_n over feasible placements.
 
-    Returns (tasks[n, i], diagnostics: rounds, levels per user, LP count).
+    ``method``: "interior_point" (default) or "highs" (the reference; see the module docstring). ``tol``:
+    the interior point's stopping tolerance, or the dual above which HiGHS's duals freeze a user.
+    Returns (tasks[n, i], diagnostics: rounds, levels per user, LP count, method).
     """
     q = np.asarray(q, dtype=np.float64)
-    n, k, m = cluster.n_users, cluster.n_servers, cluster.n_resources
+    n = cluster.n_users
     if q.shape != (n,) or not np.isfinite(q).all() or (q <= 0).any():
         raise InvalidInputError(f"q: expected {n} finite positive coefficients, got {q!r}")
+    if method not in _METHODS:
+        raise InvalidInputError(f"method = {method!r}: expected one of {_METHODS}")
+    if not (np.isfinite(tol) and tol > 0):
+        raise InvalidInputError(f"tol = {tol}: must be a positive finite number")
+    if method == "interior_point":
+        return _maxmin_interior(cluster, q / cluster.weight, tol, max_rounds)
+    return _maxmin_highs(cluster, q, tol, max_rounds)
+
+
+def _maxmin_interior(cluster: Cluster, coef, tol, max_rounds):
+    n, m = cluster.n_users, cluster.n_resources
+    users, servers = _pair_index(cluster)
+    demand_rows = cluster.demand[users] / np.where(cluster.capacity > 0, cluster.capacity, 1.0)[servers]
+    full_rows = servers[:, None] * m + np.arange(m)[None, :]
+    loaded = np.zeros(cluster.n_servers * m, dtype=bool)
+    loaded[full_rows[demand_rows > 0]] = True      # rows no pair loads are vacuous: left out
+    row_index = np.cumsum(loaded) - 1
+    pair_rows = np.ascontiguousarray(np.where(demand_rows > 0, row_index[full_rows], -1).astype(np.int64))
+    demand_rows = np.ascontiguousarray(demand_rows)
+    pair_user = users.astype(np.int64)
+    level = np.full(n, np.nan)
+    rounds = iterations = fallbacks = 0
+    worst = 0.0
+    highs = None
+    limit = max_rounds or n + 1
+    x = np.zeros(len(users))
+    while np.isnan(level).any():
+        rounds += 1
+        if rounds > limit:
+            raise RuntimeError(f"weighted_maxmin_totals: no convergence after {limit} rounds")
+        active = np.isnan(level)
+        x, t, blocked, diag = maxmin_round_interior_point(demand_rows, pair_rows, pair_user, n, coef, level,
+                                                          tol=min(tol, 1e-9))
+        iterations += diag["iterations"]
+        worst = max(worst, diag["merit"])
+        if diag["merit"] > _IPM_ACCEPT:  # stalled far from the optimum (degenerate, ill-conditioned): HiGHS
+            highs = highs or _highs_lp(cluster, coef)
+            x, t, blocked, _ = _highs_round(highs, level, tol)
+            fallbacks += 1
+        # exact feasibility (a change of the order of the primal residual), then the levels this x achieves
+        load = np.zeros(loaded.sum())
+        np.add.at(load, pair_rows[pair_rows >= 0], (demand_rows * np.maximum(x, 0.0)[:, None])[pair_rows >= 0])
+        x = np.maximum(x, 0.0) / max(1.0, float(load.max(initial=0.0)))
+        achieved = coef * np.bincount(pair_user, weights=x, minlength=n)
+        if not blocked.any():  # flat indicator (numerical): the largest dual share is blocked
+            blocked = active & (diag["dual_share"] == diag["dual_share"][active].max())
+        # Levels are kept at what this exactly feasible x achieves (at most the primal residual below the
+        # LP's), less a relative 1e-9, so the next round's LP has an interior to work in.
+        level[blocked] = t
+        frozen = ~np.isnan(level)
+        level[frozen] = np.minimum(level[frozen], achieved[frozen]) * (1 - _IPM_FREEZE_SLACK)
+    tasks = np.zeros((n, cluster.n_servers))
+    np.add.at(tasks, (users, servers), x)
+    return tasks, {"rounds": rounds, "lps": rounds, "levels": level, "iterations": iterations,
+                   "largest_residual": worst, "highs_fallbacks": fallbacks, "method": "interior_point"}
+
+
+def _highs_lp(cluster: Cluster, coef):
+    """The rounds' LP for HiGHS: variables x per eligible pair, then t."""
+    n, k, m = cluster.n_users, cluster.n_servers, cluster.n_resources
     users, servers = _pair_index(cluster)
     p = len(users)
     # capacity rows: (server i, resource r) -> Σ_{pairs on i} d[user, r] x_pair <= c[i, r]
@@ -68,44 +141,57 @@ def weighted_maxmin_totals(cluster: Cluster, q, *, tol: float = 1e-9, max_rounds
     keep = vals > 0
     a_cap = coo_matrix((vals[keep], (rows[keep], np.repeat(np.arange(p), m).reshape(p, m)[keep])),
                        shape=(k * m, p + 1)).tocsr()
-    b_cap = cluster.capacity.ravel()
-    coef = q / cluster.weight                               # level per task of each user
     # level rows: t - coef_n Σ_i x[n, i] <= 0 (active) ; -coef_n Σ_i x[n, i] <= -level_n (frozen)
     a_user = coo_matrix((-coef[users], (users, np.arange(p))), shape=(n, p + 1)).tocsr()
     t_col = coo_matrix((np.ones(n), (np.arange(n), np.full(n, p))), shape=(n, p + 1)).tocsr()
-    level = np.full(n, np.nan)
-    rounds = lps = 0
+    return {"cluster": cluster, "users": users, "coef": coef, "a_cap": a_cap, "b_cap": cluster.capacity.ravel(),
+            "a_user": a_user, "t_col": t_col}
+
+
+def _highs_round(lp, level, tol):
+    """One round by HiGHS: (x per pair, t, users to freeze, LPs solved)."""
+    cluster, a_cap, b_cap = lp["cluster"], lp["a_cap"], lp["b_cap"]
+    p = len(lp["users"])
+    active = np.isnan(level)
+    a_lvl = lp["a_user"] + lp["t_col"].multiply(active[:, None])
+    # frozen levels are kept up to 1e-7 relative: HiGHS meets constraints to its feasibility tolerance
+    # (1e-7), so insisting on the exact level of an earlier round can make the next LP infeasible
+    b_lvl = np.where(active, 0.0, -np.nan_to_num(level) * (1 - _FREEZE_SLACK))
     c = np.zeros(p + 1)
     c[p] = -1.0
-    x = np.zeros(p)
+    res = linprog(c, A_ub=vstack([a_cap, a_lvl]).tocsr(), b_ub=np.concatenate([b_cap, b_lvl]),
+                  bounds=[(0, None)] * (p + 1), method="highs")
+    if res.status != 0:
+        raise RuntimeError(f"weighted_maxmin_totals: HiGHS failed ({res.message})")
+    lps = 1
+    t = res.x[p]
+    duals = -res.ineqlin.marginals[len(b_cap):]
+    block = active & (duals > tol)
+    if not block.any():       # numerically flat duals: fall back to one LP per active user
+        block = active & _blocked_by_lp(cluster, lp["users"], a_cap, b_cap, lp["coef"], level, active, t, tol)
+        lps += int(active.sum())
+    if not block.any():
+        raise RuntimeError("weighted_maxmin_totals: no user could be frozen (numerical trouble)")
+    return res.x[:p], t, block, lps
+
+
+def _maxmin_highs(cluster: Cluster, q, tol, max_rounds):
+    n = cluster.n_users
+    lp = _highs_lp(cluster, q / cluster.weight)
+    level = np.full(n, np.nan)
+    rounds = lps = 0
+    x = np.zeros(len(lp["users"]))
     limit = max_rounds or n + 1
     while np.isnan(level).any():
         rounds += 1
         if rounds > limit:
             raise RuntimeError(f"weighted_maxmin_totals: no convergence after {limit} rounds")
-        active = np.isnan(level)
-        a_lvl = a_user + t_col.multiply(active[:, None])
-        # frozen levels are kept up to 1e-7 relative: HiGHS meets constraints to its feasibility tolerance
-        # (1e-7), so insisting on the exact level of an earlier round can make the next LP infeasible
-        b_lvl = np.where(active, 0.0, -np.nan_to_num(level) * (1 - _FREEZE_SLACK))
-        res = linprog(c, A_ub=vstack([a_cap, a_lvl]).tocsr(), b_ub=np.concatenate([b_cap, b_lvl]),
-                      bounds=[(0, None)] * (p + 1), method="highs")
-        lps += 1
-        if res.status != 0:
-            raise RuntimeError(f"weighted_maxmin_totals: HiGHS failed in round {rounds} ({res.message})")
-        t = res.x[p]
-        x = res.x[:p]
-        duals = -res.ineqlin.marginals[k * m:]
-        block = active & (duals > tol)
-        if not block.any():       # numerically flat duals: fall back to one LP per active user
-            block = active & _blocked_by_lp(cluster, users, a_cap, b_cap, coef, level, active, t, tol)
-            lps += int(active.sum())
-        if not block.any():
-            raise RuntimeError("weighted_maxmin_totals: no user could be frozen (numerical trouble)")
+        x, t, block, used = _highs_round(lp, level, tol)
+        lps += used
         level[block] = t
-    tasks = np.zeros((n, k))
-    np.add.at(tasks, (users, servers), np.maximum(x, 0.0))
-    return tasks, {"rounds": rounds, "lps": lps, "levels": level}
+    tasks = np.zeros((n, cluster.n_servers))
+    np.add.at(tasks, (lp["users"], _pair_index(cluster)[1]), np.maximum(x, 0.0))
+    return tasks, {"rounds": rounds, "lps": lps, "levels": level, "method": "highs"}
 
 
 def _blocked_by_lp(cluster, users, a_cap, b_cap, coef, level, active, t, tol):
@@ -124,22 +210,26 @@ def _blocked_by_lp(cluster, users, a_cap, b_cap, coef, level, active, t, tol):
     return out
 
 
-def drfh(cluster: Cluster, *, tol: float = 1e-9) -> ServerAllocation:
+def drfh(cluster: Cluster, *, tol: float = 1e-9, method: str = "interior_point") -> ServerAllocation:
     """DRFH: weighted max-min on global dominant shares x_n max_r d[n, r] / C_r (pooled C), placed on servers.
+
+    ``method``: "interior_point" (default) or "highs" (reference LPs); see :func:`weighted_maxmin_totals`.
 
     >>> c = Cluster([[9, 18]], [[1, 4], [3, 1]])    # one server: DRF
     >>> drfh(c).tasks.round(6).ravel().tolist()
     [3.0, 2.0]
     """
-    tasks, diag = weighted_maxmin_totals(cluster, drfh_coefficients(cluster), tol=tol)
+    tasks, diag = weighted_maxmin_totals(cluster, drfh_coefficients(cluster), tol=tol, method=method)
     return ServerAllocation(cluster, tasks, "drfh", diag)
 
 
-def tsf(cluster: Cluster, *, tol: float = 1e-9) -> ServerAllocation:
+def tsf(cluster: Cluster, *, tol: float = 1e-9, method: str = "interior_point") -> ServerAllocation:
     """TSF: weighted max-min on x_n / γ_n (γ_n: monopoly tasks on every server, placement ignored).
+
+    ``method``: "interior_point" (default) or "highs" (reference LPs); see :func:`weighted_maxmin_totals`.
 
     >>> tsf(Cluster([[9, 18]], [[1, 4], [3, 1]])).tasks.round(6).ravel().tolist()
     [3.0, 2.0]
     """
-    tasks, diag = weighted_maxmin_totals(cluster, tsf_coefficients(cluster), tol=tol)
+    tasks, diag = weighted_maxmin_totals(cluster, tsf_coefficients(cluster), tol=tol, method=method)
     return ServerAllocation(cluster, tasks, "tsf", diag)

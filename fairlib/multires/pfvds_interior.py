@@ -31,40 +31,9 @@ from threadpoolctl import threadpool_limits
 
 from .._validate import InvalidInputError
 from .cluster import Cluster, ServerAllocation, per_server_alpha
+from .pair_kernels import column_products, row_products, user_sums
 
 __all__ = ["pfvds_interior_point"]
-
-
-@njit(cache=True)
-def _row_products(x, pair_rows, coef, n_rows):
-    """A x over the active constraint rows (pair_rows[p, k] = row of pair p's k-th coefficient, -1 if none)."""
-    out = np.zeros(n_rows)
-    for p in range(x.shape[0]):
-        for k in range(coef.shape[1]):
-            if pair_rows[p, k] >= 0:
-                out[pair_rows[p, k]] += coef[p, k] * x[p]
-    return out
-
-
-@njit(cache=True)
-def _column_products(y, pair_rows, coef):
-    """Aᵀ y per pair."""
-    out = np.empty(coef.shape[0])
-    for p in range(coef.shape[0]):
-        acc = 0.0
-        for k in range(coef.shape[1]):
-            if pair_rows[p, k] >= 0:
-                acc += coef[p, k] * y[pair_rows[p, k]]
-        out[p] = acc
-    return out
-
-
-@njit(cache=True)
-def _user_sums(v, pair_user, n_users):
-    out = np.zeros(n_users)
-    for p in range(v.shape[0]):
-        out[pair_user[p]] += v[p]
-    return out
 
 
 @njit(cache=True)
@@ -228,12 +197,12 @@ def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start):
     symmetric = bool((alphas == 1.0).all())
 
     # Start: an interior primal point at half load; per-server utility scales making its marginals ~1.
-    per_pair_load = _row_products(np.ones(n_pairs), pair_rows, coef, n_rows)
+    per_pair_load = row_products(np.ones(n_pairs), pair_rows, coef, n_rows)
     x = np.full(n_pairs, 0.5 / max(per_pair_load.max(), 1e-300))
     if start is not None:  # pulled inside: 10% of the way to the neutral point
         x = 0.9 * start[pair_user, pair_server] + 0.2 * x
-    s = 1.0 - _row_products(x, pair_rows, coef, n_rows)
-    log_g0 = log_coef - pair_alpha * np.log(_user_sums(x, pair_user, n_users))[pair_user]
+    s = 1.0 - row_products(x, pair_rows, coef, n_rows)
+    log_g0 = log_coef - pair_alpha * np.log(user_sums(x, pair_user, n_users))[pair_user]
     log_kappa = np.zeros(n_servers)
     if symmetric:  # one scale for all servers keeps the α = 1 system symmetric (the Hessian of Σφ log x_n)
         log_kappa[:] = -np.median(log_g0) if n_pairs else 0.0
@@ -241,7 +210,7 @@ def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start):
         for i in np.unique(pair_server):
             log_kappa[i] = -np.median(log_g0[pair_server == i])
     log_coef = log_coef + log_kappa[pair_server]
-    grad, _ = _marginals(_user_sums(x, pair_user, n_users), pair_user, log_coef, pair_alpha)
+    grad, _ = _marginals(user_sums(x, pair_user, n_users), pair_user, log_coef, pair_alpha)
     y = np.full(n_rows, grad.mean() / max(coef.sum(axis=1).mean(), 1e-300))
     z = grad.copy()
     n_comp = n_pairs + n_rows
@@ -255,12 +224,12 @@ def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start):
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
         for it in range(1, int(max_iterations) + 1):
-            totals = _user_sums(x, pair_user, n_users)
+            totals = user_sums(x, pair_user, n_users)
             grad, u = _marginals(totals, pair_user, log_coef, pair_alpha)
             if not (np.isfinite(grad).all() and np.isfinite(u).all()):
                 break  # marginals beyond floating point (very large α): keep the best iterate
-            r_d = grad - _column_products(y, pair_rows, coef) + z
-            r_p = _row_products(x, pair_rows, coef, n_rows) + s - 1.0
+            r_d = grad - column_products(y, pair_rows, coef) + z
+            r_p = row_products(x, pair_rows, coef, n_rows) + s - 1.0
             gap = float(x @ z + s @ y) / max(float(x @ grad), 1e-300)
             primal_res = float(np.abs(r_p).max())
             dual_res = float(np.abs(r_d).max() / grad.max())
@@ -277,7 +246,7 @@ def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start):
                 break
             mu = float(x @ z + s @ y) / n_comp
             d_inv = x / z
-            beta = 1.0 / (1.0 + _user_sums(d_inv * u, pair_user, n_users))
+            beta = 1.0 / (1.0 + user_sums(d_inv * u, pair_user, n_users))
             reduced, v1, vu = _reduced_matrix_parts(d_inv, u, pair_user, pair_rows, coef, n_users, n_rows)
             reduced -= (vu.T * beta) @ v1
             reduced[np.diag_indices(n_rows)] += s / y
@@ -294,17 +263,17 @@ def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start):
             def newton_solve(rd, rp, r_xz, r_sy):
                 b1 = rd - r_xz / x
                 w = _solve_m(b1, d_inv, pair_user, u, beta)
-                dy = solve(factor, _row_products(w, pair_rows, coef, n_rows) + rp - r_sy / y, check_finite=False)
-                dx = _solve_m(b1 - _column_products(dy, pair_rows, coef), d_inv, pair_user, u, beta)
+                dy = solve(factor, row_products(w, pair_rows, coef, n_rows) + rp - r_sy / y, check_finite=False)
+                dx = _solve_m(b1 - column_products(dy, pair_rows, coef), d_inv, pair_user, u, beta)
                 return dx, dy, (-r_xz - z * dx) / x, (-r_sy - s * dy) / y
 
             def direction(r_xz, r_sy):
                 # The reduced matrix loses accuracy as complementarity -> 0: one round of iterative refinement
                 # on the unreduced Newton equations keeps the direction exact to working precision.
                 dx, dy, dz, ds = newton_solve(r_d, r_p, r_xz, r_sy)
-                h_dx = u * _user_sums(dx, pair_user, n_users)[pair_user]
-                e_d = -h_dx - _column_products(dy, pair_rows, coef) + dz + r_d
-                e_p = _row_products(dx, pair_rows, coef, n_rows) + ds + r_p
+                h_dx = u * user_sums(dx, pair_user, n_users)[pair_user]
+                e_d = -h_dx - column_products(dy, pair_rows, coef) + dz + r_d
+                e_p = row_products(dx, pair_rows, coef, n_rows) + ds + r_p
                 e_xz = z * dx + x * dz + r_xz
                 e_sy = y * ds + s * dy + r_sy
                 cx, cy, cz, cs = newton_solve(e_d, e_p, e_xz, e_sy)
@@ -317,9 +286,9 @@ def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start):
             target = sigma * mu
 
             def residual(xt, yt, zt, st):
-                gt, _ = _marginals(_user_sums(xt, pair_user, n_users), pair_user, log_coef, pair_alpha)
-                return np.sqrt(np.sum((gt - _column_products(yt, pair_rows, coef) + zt) ** 2)
-                               + np.sum((_row_products(xt, pair_rows, coef, n_rows) + st - 1.0) ** 2)
+                gt, _ = _marginals(user_sums(xt, pair_user, n_users), pair_user, log_coef, pair_alpha)
+                return np.sqrt(np.sum((gt - column_products(yt, pair_rows, coef) + zt) ** 2)
+                               + np.sum((row_products(xt, pair_rows, coef, n_rows) + st - 1.0) ** 2)
                                + np.sum((xt * zt - target) ** 2) + np.sum((st * yt - target) ** 2))
 
             # Mehrotra's corrector, globalised: the marginals' curvature (x_n^-α) can make full Newton steps
@@ -346,7 +315,7 @@ def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start):
             s += t * ds
 
     _, x, y, primal_res, dual_res, gap = best  # the iterate with the smallest residuals
-    load = _row_products(x, pair_rows, coef, n_rows)
+    load = row_products(x, pair_rows, coef, n_rows)
     x = x / max(1.0, float(load.max()))  # exact feasibility (a change of the order of the primal residual)
     tasks = np.zeros((n_users, n_servers))
     tasks[pair_user, pair_server] = x

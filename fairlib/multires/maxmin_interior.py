@@ -1,0 +1,361 @@
+"""One round of progressive filling for DRFH and TSF, by a primal-dual interior-point method.
+
+The round's linear program (:mod:`.global_maxmin`): maximise the common level t of the active users,
+
+    coef_n Σ_i x[n, i] >= t           (active users n)
+    coef_n Σ_i x[n, i] >= level_n     (users frozen in earlier rounds)
+    Σ_n d[n, r] x[n, i] <= c[i, r]    (every server i and resource r),  x >= 0 on eligible pairs.
+
+It has one variable per eligible pair (70,000 at 1,000 users x 100 servers) but only servers x resources
+capacity rows plus one row per user, and every pair appears in exactly one user row. Mehrotra's
+predictor-corrector with the user rows eliminated analytically (their block of the normal equations is
+diagonal) leaves a dense system on the capacity rows only: a per-server block diagonal minus a
+rank-n_users correction, one symmetric product and one Cholesky factorisation per iteration, whatever the
+number of pairs. Numerics: the per-user correction is expanded around the user's dominant pair (no
+catastrophic cancellation as the weights x/z spread over many orders of magnitude), the free level t is
+eliminated first (a positive rank-one term that keeps the matrix definite at fully degenerate optima), and
+one round of iterative refinement on the unreduced equations keeps each corrector step accurate. A round
+that stalls (no halving of the residual in 5 iterations) returns its best iterate and residual; the caller
+re-solves it by HiGHS when that residual is above 1e-7.
+
+The interior-point solution lies in the relative interior of the optimal face, so its duals are strictly
+complementary (Goldman-Tucker): a user's level row has a positive dual exactly when the row is tight in
+*every* optimal solution, i.e. when the user cannot exceed t. One round therefore freezes every blocked
+user at once (a simplex vertex may leave some with zero duals for later rounds at the same level).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.linalg
+from numba import njit
+from threadpoolctl import threadpool_limits
+
+from .pair_kernels import column_products, linear_parts, row_products, user_sums
+
+__all__ = ["maxmin_round_interior_point"]
+
+
+@njit(cache=True)
+def _normal_matrix(weight, omega, user_start, pair_rows, coef, n_rows, dense):
+    """The reduced normal matrix on the capacity rows, without cancellation, and its dense low-rank part.
+
+    Per user n with pairs p (weights D_p, coefficient columns a_p) and ω_n = w_n/u_n the user contributes
+    Σ_p D_p a_p a_pᵀ - v vᵀ/(δ + ω), v = Σ_p D_p a_p, δ = Σ_p D_p. Near the optimum one pair p* dominates
+    and that difference cancels catastrophically, so it is expanded around p*: a* a*ᵀ gets the weight
+    κ = D*(δ - D* + ω)/(δ + ω) (computed directly), the other pairs keep D_p a_p a_pᵀ, and the remainder is
+    -(EᵀR + RᵀE + RᵀR) with E[n] = D* a*/√G and R[n] = Σ_{p≠p*} D_p a_p/√G, G = δ + ω.
+
+    Returns (M without -RᵀR when ``dense``, R): with ``dense`` R is the (users x rows) matrix for one BLAS
+    product; otherwise RᵀR is already subtracted here user by user (cheap when users have few pairs) and R
+    is empty.
+    """
+    kk = coef.shape[1]
+    n_users = user_start.shape[0] - 1
+    matrix = np.zeros((n_rows, n_rows))
+    r_dense = np.zeros((n_users, n_rows)) if dense else np.zeros((0, n_rows))
+    e_rows = np.empty(kk, dtype=np.int64)
+    e_vals = np.empty(kk)
+    r_rows = np.empty(n_rows, dtype=np.int64)
+    r_vals = np.zeros(n_rows)
+    r_mark = np.full(n_rows, -1, dtype=np.int64)
+    for n in range(n_users):
+        lo, hi = user_start[n], user_start[n + 1]
+        star = lo
+        delta = 0.0
+        for p in range(lo, hi):
+            delta += weight[p]
+            if weight[p] > weight[star]:
+                star = p
+        g = delta + omega[n]
+        root = np.sqrt(g)
+        n_e = 0
+        n_r = 0
+        for p in range(lo, hi):
+            if p == star:
+                wt = weight[p] * ((delta - weight[p]) + omega[n]) / g
+            else:
+                wt = weight[p]
+            for k in range(kk):
+                rk = pair_rows[p, k]
+                if rk < 0:
+                    continue
+                val = weight[p] * coef[p, k] / root
+                if p == star:
+                    e_rows[n_e] = rk
+                    e_vals[n_e] = val
+                    n_e += 1
+                elif r_mark[rk] < 0:
+                    r_mark[rk] = n_r
+                    r_rows[n_r] = rk
+                    r_vals[n_r] = val
+                    n_r += 1
+                else:
+                    r_vals[r_mark[rk]] += val
+                for l in range(kk):
+                    if pair_rows[p, l] >= 0:
+                        matrix[rk, pair_rows[p, l]] += wt * coef[p, k] * coef[p, l]
+        for j in range(n_r):  # -(EᵀR + RᵀE)
+            for e in range(n_e):
+                matrix[e_rows[e], r_rows[j]] -= e_vals[e] * r_vals[j]
+                matrix[r_rows[j], e_rows[e]] -= e_vals[e] * r_vals[j]
+        if dense:
+            for j in range(n_r):
+                r_dense[n, r_rows[j]] = r_vals[j]
+        else:
+            for j in range(n_r):
+                for l in range(n_r):
+                    matrix[r_rows[j], r_rows[l]] -= r_vals[j] * r_vals[l]
+        for j in range(n_r):
+            r_mark[r_rows[j]] = -1
+            r_vals[j] = 0.0
+    return matrix, r_dense
+
+
+@njit(cache=True)
+def _cho_solve(upper, b):
+    """Solve (UᵀU) v = b for the upper-triangular Cholesky factor U (LAPACK's; the lower triangle is ignored)."""
+    n = b.shape[0]
+    v = b.copy()
+    for k in range(n):  # Uᵀ v' = b, column by column (rows of U are contiguous)
+        v[k] /= upper[k, k]
+        vk = v[k]
+        for i in range(k + 1, n):
+            v[i] -= upper[k, i] * vk
+    for i in range(n - 1, -1, -1):  # U v = v'
+        acc = v[i]
+        for k in range(i + 1, n):
+            acc -= upper[i, k] * v[k]
+        v[i] = acc / upper[i, i]
+    return v
+
+
+@njit(cache=True)
+def _newton_solve(upper, b_vec, c0, rc, ru, rd, rt, rxz, rsy, rwu, x, s, w, y, u, z, d, inv_g, a_act,
+                  user_start, pair_rows, coef):
+    """The Newton step for residuals (rc, ru, rd, rt, rxz, rsy, rwu), user rows and t eliminated (module doc).
+
+    Pairs are grouped by user, so each user's pairs are visited twice while in cache."""
+    n_pairs, kk = coef.shape
+    n_users = ru.shape[0]
+    rd2 = np.empty(n_pairs)
+    g = -rc + rsy / y
+    h = -ru - rwu / u
+    hg = np.empty(n_users)
+    q = np.zeros(rc.shape[0])
+    for n in range(n_users):
+        acc_h = h[n]
+        for p in range(user_start[n], user_start[n + 1]):
+            rd2[p] = rd[p] + rxz[p] / x[p]
+            v = d[p] * rd2[p]
+            acc_h += v
+            for k in range(kk):
+                if pair_rows[p, k] >= 0:
+                    g[pair_rows[p, k]] += coef[p, k] * v
+        h[n] = acc_h
+        hg[n] = acc_h * inv_g[n]
+        for p in range(user_start[n], user_start[n + 1]):
+            v = d[p] * hg[n]
+            for k in range(kk):
+                if pair_rows[p, k] >= 0:
+                    q[pair_rows[p, k]] += coef[p, k] * v
+    q -= g
+    rhs_t = -rt - a_act @ hg
+    dy = _cho_solve(upper, q + b_vec * (rhs_t / c0))
+    dt = (rhs_t - b_vec @ dy) / c0
+    a_dy = np.empty(n_pairs)
+    du = a_act * dt + h
+    dx = np.empty(n_pairs)
+    dz = np.empty(n_pairs)
+    for n in range(n_users):
+        acc_u = du[n]
+        for p in range(user_start[n], user_start[n + 1]):
+            acc = 0.0
+            for k in range(kk):
+                if pair_rows[p, k] >= 0:
+                    acc += coef[p, k] * dy[pair_rows[p, k]]
+            a_dy[p] = acc
+            acc_u += d[p] * acc
+        du[n] = acc_u * inv_g[n]
+        for p in range(user_start[n], user_start[n + 1]):
+            dx[p] = d[p] * (-rd2[p] - a_dy[p] + du[n])
+            dz[p] = (-rxz[p] - z[p] * dx[p]) / x[p]
+    ds = (-rsy - s * dy) / y
+    dw = (-rwu - w * du) / u
+    return dx, ds, dw, dt, dy, du, dz
+
+
+@njit(cache=True)
+def _direction(refine, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, rxz, rsy, rwu, x, s, w, y, u, z, d, inv_g,
+               a_act, user_start, pair_rows, coef, pair_user):
+    """Newton step, plus (``refine``) one round of iterative refinement on the unreduced equations: the
+    factorised matrix leaves out negligible pairs and loses accuracy as complementarity -> 0."""
+    dx, ds, dw, dt, dy, du, dz = _newton_solve(upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, rxz, rsy, rwu,
+                                               x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_rows, coef)
+    if not refine:
+        return dx, ds, dw, dt, dy, du, dz
+    a_dx, e_dx, e_d, _ = linear_parts(dx, dy, du, dz, pair_user, pair_rows, coef, r_cap.shape[0])
+    e_c = a_dx + ds + r_cap
+    e_u = e_dx - dw - a_act * dt + r_usr
+    e_d += r_dual
+    e_xz = z * dx + x * dz + rxz
+    e_t = a_act @ du + r_t
+    e_sy = y * ds + s * dy + rsy
+    e_wu = u * dw + w * du + rwu
+    cx, cs, cw, ct, cy, cu, cz = _newton_solve(upper, b_vec, c0, e_c, e_u, e_d, e_t, e_xz, e_sy, e_wu,
+                                               x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_rows, coef)
+    return dx + cx, ds + cs, dw + cw, dt + ct, dy + cy, du + cu, dz + cz
+
+
+@njit(cache=True)
+def _step(v, dv):
+    """Largest step <= 1 keeping v + step dv >= 0."""
+    out = 1.0
+    for j in range(v.shape[0]):
+        if dv[j] < 0.0:
+            r = -v[j] / dv[j]
+            if r < out:
+                out = r
+    return out
+
+
+def _cholesky(matrix):
+    """Upper Cholesky factor U (UᵀU = M, from M's upper triangle); a tiny diagonal shift, growing on failure,
+    when rounding has made M indefinite (iterative refinement then restores the exact direction). None if
+    nothing works."""
+    scale = float(np.abs(np.diag(matrix)).max(initial=1.0))
+    for shift in (0.0, 1e-14, 1e-12, 1e-10, 1e-8, 1e-6):
+        trial = matrix + shift * scale * np.eye(len(matrix)) if shift else matrix
+        factor, info = scipy.linalg.lapack.dpotrf(trial, lower=0, clean=1, overwrite_a=0)
+        if info == 0:
+            return factor
+    return None
+
+
+_STALL_ITERATIONS = 5  # iterations without halving the residual before the best iterate is returned
+
+
+def maxmin_round_interior_point(demand_rows, capacity_rows, pair_user, n_users, coef, level, *, tol=1e-10,
+                                max_iterations=100):
+    """Solve one progressive-filling round; returns (x per pair, t, blocked users, diagnostics).
+
+    Parameters
+    ----------
+    demand_rows : (P, R) per-pair use of each of its server's capacity rows, already divided by the capacity
+        (so every capacity row reads Σ a x <= 1).
+    capacity_rows : (P, R) int64 index of the row of each coefficient (-1 where the coefficient is 0).
+    pair_user : (P,) int64 user of each pair, non-decreasing (pairs grouped by user); ``n_users`` users.
+    coef : (N,) level per task of each user; level : (N,) NaN for active users, else the frozen level.
+    tol : stopping tolerance on the primal and dual residuals (relative) and the duality gap (relative to
+        max(1, t) in units of the median task count per unit level).
+
+    ``blocked`` marks the active users whose level row is tight in every optimal solution: the
+    strict-complementarity indicator u_n a_n > w_n / (a_n t) of the interior solution (share of the level's
+    dual against relative surplus). Diagnostics: iterations, converged, merit (largest scaled residual).
+    """
+    n_rows = int(capacity_rows.max()) + 1 if capacity_rows.size else 0
+    n_pairs = len(pair_user)
+    user_start = np.searchsorted(pair_user, np.arange(n_users + 1)).astype(np.int64)
+    active = np.isnan(level)
+    # Users' rows in tasks: Σ_i x[n, i] - w_n = a_n t (active) or a_n level_n (frozen), a_n = 1/coef_n. The
+    # level is measured in units of the median a_n so t is of the order of tasks per user.
+    a = 1.0 / coef
+    unit = float(np.median(a))
+    a = a / unit
+    a_act = np.where(active, a, 0.0)
+    floor = np.where(active, 0.0, np.nan_to_num(level) * unit * a)
+    coef_p, rows_p = demand_rows, capacity_rows
+    # Start: every pair at half the load the busiest row can take, slacks from there; duals balanced.
+    load1 = row_products(np.ones(n_pairs), rows_p, coef_p, n_rows)
+    x = np.full(n_pairs, 0.5 / max(load1.max(), 1e-300))
+    s = np.maximum(1.0 - row_products(x, rows_p, coef_p, n_rows), 0.1)
+    totals = user_sums(x, pair_user, n_users)
+    t = 0.5 * float(np.min(totals[active] / a[active]))
+    w = np.maximum(totals - a_act * t - floor, 0.1 * totals)
+    u = np.full(n_users, 1.0 / a_act.sum())
+    col_sum = column_products(np.ones(n_rows), rows_p, coef_p)
+    theta = 2.0 * float(u.max()) / max(float(col_sum.min()), 1e-300)
+    y = np.full(n_rows, theta)
+    z = np.maximum(col_sum * theta - u[pair_user], 0.5 * col_sum * theta)
+    n_comp = n_pairs + n_rows + n_users
+    # RᵀR by one BLAS product, or user by user (Σ_n (pairs_n x R)² operations) when users have few pairs: BLAS
+    # does ~10x the operations per second of the scalar loop
+    per_user = np.bincount(pair_user, minlength=n_users) * rows_p.shape[1]
+    sparse_cost = float(per_user @ per_user)
+    dense_cost = n_users * n_rows * n_rows / 10.0
+
+    converged = False
+    best = (np.inf, x, t, u, w)
+    stalled = 0
+    it = 0
+    with np.errstate(all="ignore"), warnings.catch_warnings(), threadpool_limits(1, user_api="blas"):
+        warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
+        for it in range(1, max_iterations + 1):
+            r_cap, totals, r_dual, aty_max = linear_parts(x, y, u, z, pair_user, rows_p, coef_p, n_rows)
+            r_cap += s - 1.0
+            r_usr = totals - w - a_act * t - floor
+            r_t = float(a_act @ u) - 1.0
+            gap = float(x @ z + s @ y + w @ u)
+            primal_res = max(float(np.abs(r_cap).max(initial=0.0)),
+                             float(np.abs(r_usr).max()) / max(1.0, float(totals.max())))
+            dual_res = max(float(np.abs(r_dual).max()) / max(1.0, aty_max), abs(r_t))
+            merit = max(primal_res, dual_res, gap / max(1.0, abs(t)))
+            if merit < 0.5 * best[0]:
+                best = (merit, x.copy(), t, u.copy(), w.copy())
+                stalled = 0
+            else:
+                stalled += 1
+            if merit <= tol:
+                converged = True
+                break
+            if stalled >= _STALL_ITERATIONS:  # degenerate and ill-conditioned: keep the best iterate
+                break
+            mu = gap / n_comp
+            d = x / z
+            omega = w / u
+            inv_g = 1.0 / (user_sums(d, pair_user, n_users) + omega)
+            dense = sparse_cost > dense_cost
+            m_mat, r_dense = _normal_matrix(d, omega, user_start, rows_p, coef_p, n_rows, dense)
+            if dense:  # M -= RᵀR on the upper triangle, which is all the Cholesky factorisation reads
+                m_mat = scipy.linalg.blas.dsyrk(-1.0, r_dense, beta=1.0, c=m_mat, trans=1, lower=0,
+                                                overwrite_c=1)
+            m_mat[np.diag_indices(n_rows)] += s / y
+            # t is free and couples every active user: eliminated first (Δt = (rhs - bᵀΔy)/c0), it adds the
+            # positive rank-one b bᵀ/c0 to M. M alone is singular at a fully degenerate optimum (every row and
+            # every user tight); with the rank-one term it is not whenever the Newton system is not.
+            b_vec = row_products(d * (a_act * inv_g)[pair_user], rows_p, coef_p, n_rows)
+            c0 = float(a_act @ (a_act * inv_g))
+            m_mat += np.outer(b_vec, b_vec / c0)
+            upper = _cholesky(m_mat)
+            if upper is None:
+                break
+            args = (x, s, w, y, u, z, d, inv_g, a_act, user_start, rows_p, coef_p, pair_user)
+            # the predictor only sets the centring and the second-order term: no refinement
+            dx, ds, dw, dt, dy, du, dz = _direction(False, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x * z, s * y,
+                                                    w * u, *args)
+            tp = min(_step(x, dx), _step(s, ds), _step(w, dw))
+            td = min(_step(y, dy), _step(u, du), _step(z, dz))
+            mu_aff = float((x + tp * dx) @ (z + td * dz) + (s + tp * ds) @ (y + td * dy)
+                           + (w + tp * dw) @ (u + td * du)) / n_comp
+            target = min((mu_aff / mu) ** 3, 1.0) * mu
+            dx, ds, dw, dt, dy, du, dz = _direction(True, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t,
+                                                    x * z + dx * dz - target, s * y + ds * dy - target,
+                                                    w * u + dw * du - target, *args)
+            if not all(np.isfinite(v).all() for v in (dx, ds, dw, dy, du, dz)) or not np.isfinite(dt):
+                break
+            tp = 0.995 * min(_step(x, dx), _step(s, ds), _step(w, dw))
+            td = 0.995 * min(_step(y, dy), _step(u, du), _step(z, dz))
+            x += tp * dx
+            s += tp * ds
+            w += tp * dw
+            t += tp * dt
+            y += td * dy
+            u += td * du
+            z += td * dz
+
+    merit, x, t, u, w = best
+    with np.errstate(divide="ignore", invalid="ignore"):
+        blocked = active & (u * a > w / np.maximum(a * abs(t), 1e-300))
+    return x, t / unit, blocked, {"iterations": it, "converged": converged, "merit": merit, "dual_share": u * a}

@@ -1,0 +1,83 @@
+"""DRFH / TSF rounds by the structured interior point, against HiGHS on the full LP (differential)."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from fairlib._validate import InvalidInputError
+from fairlib.multires import Cluster, drfh, tsf
+from fairlib.multires.cluster import random_cluster
+from fairlib.multires.global_maxmin import drfh_coefficients, tsf_coefficients, weighted_maxmin_totals
+from tests.test_heterogeneous import clusters
+
+
+def _levels(cluster, q, tasks):
+    return q * tasks.sum(axis=1) / cluster.weight
+
+
+def _random_instances(count, seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        yield random_cluster(rng, int(rng.integers(1, 40)), int(rng.integers(1, 8)), int(rng.integers(1, 4)),
+                             eligible_fraction=float(rng.uniform(0.1, 1.0)), weights=bool(rng.random() < 0.5),
+                             server_types=int(rng.integers(1, 5)))
+
+
+def test_interior_point_matches_highs_on_random_clusters():
+    """Same levels as the HiGHS reference. HiGHS keeps frozen levels only to 1e-7 (its feasibility tolerance),
+    and later levels move with earlier ones (up to ~25x here), hence the 1e-5; the first level is tighter."""
+    rounds = fallbacks = multi_round = 0
+    for cluster in _random_instances(60, 2018):
+        for q in (drfh_coefficients(cluster), tsf_coefficients(cluster)):
+            ours, diag = weighted_maxmin_totals(cluster, q)
+            ref, _ = weighted_maxmin_totals(cluster, q, method="highs")
+            assert cluster.feasible(ours, tol=1e-9)
+            mine, theirs = _levels(cluster, q, ours), _levels(cluster, q, ref)
+            np.testing.assert_allclose(mine, theirs, rtol=1e-5)
+            assert mine.min() == pytest.approx(theirs.min(), rel=2e-7)
+            rounds += diag["rounds"]
+            fallbacks += diag["highs_fallbacks"]
+            multi_round += diag["rounds"] > 1
+    assert multi_round >= 5           # later rounds (frozen users) are exercised
+    assert fallbacks <= 0.05 * rounds  # and solved by the interior point, not its HiGHS fallback
+
+
+@settings(max_examples=40, deadline=None)
+@given(clusters(max_users=6))
+def test_interior_point_matches_highs_on_small_integer_clusters(cluster):
+    """Small integer instances are often fully degenerate (every row and user tight at the optimum)."""
+    for q in (drfh_coefficients(cluster), tsf_coefficients(cluster)):
+        ours, _ = weighted_maxmin_totals(cluster, q)
+        ref, _ = weighted_maxmin_totals(cluster, q, method="highs")
+        np.testing.assert_allclose(_levels(cluster, q, ours), _levels(cluster, q, ref), rtol=1e-5, atol=1e-12)
+
+
+def test_fully_degenerate_second_round():
+    """Second round with every capacity row and user row tight at the optimum: the reduced matrix alone is
+    singular there (the free level t covers the missing direction); the interior point still solves it."""
+    c = Cluster([[1.0, 1.0], [1.0, 1.0]], [[1.0, 0.0], [0.0, 3.0], [1.0, 4.0]], weight=[1, 1, 2],
+                eligible=[[1, 0], [1, 0], [1, 1]])
+    res = drfh(c)
+    assert res.diagnostics["rounds"] == 2 and res.diagnostics["highs_fallbacks"] == 0
+    np.testing.assert_allclose(res.diagnostics["levels"], drfh(c, method="highs").diagnostics["levels"], rtol=1e-7)
+    np.testing.assert_allclose(res.totals, drfh(c, method="highs").totals, rtol=1e-7)
+
+
+def test_one_round_freezes_every_blocked_user():
+    """Strict complementarity: at 1,000 users x 100 servers every user is blocked at the first level, and the
+    interior point freezes them all in its single round."""
+    c = random_cluster(2018, 300, 30, 3)
+    res = tsf(c)
+    assert res.diagnostics["rounds"] == 1 and res.diagnostics["highs_fallbacks"] == 0
+    assert res.diagnostics["largest_residual"] <= 1e-9
+    levels = _levels(c, tsf_coefficients(c), res.tasks)
+    assert levels.max() - levels.min() <= 1e-9 * levels.max()
+
+
+def test_method_and_tolerance_are_validated():
+    c = Cluster([[9, 18]], [[1, 4], [3, 1]])
+    with pytest.raises(InvalidInputError, match="method = 'simplex'"):
+        drfh(c, method="simplex")
+    with pytest.raises(InvalidInputError, match="tol = 0"):
+        tsf(c, tol=0)
+    assert drfh(c, method="highs").diagnostics["method"] == "highs"
+    assert drfh(c).diagnostics["method"] == "interior_point"
