@@ -39,23 +39,29 @@ __all__ = ["maxmin_round_interior_point"]
 
 
 @njit(cache=True)
-def _normal_matrix(weight, omega, user_start, pair_rows, coef, n_rows, dense):
-    """The reduced normal matrix on the capacity rows, without cancellation, and its dense low-rank part.
+def _normal_matrix(x, z, w, u, a_act, user_start, pair_rows, coef, n_rows, r_dense, dense):
+    """The weights D = x/z, 1/G per user, b = A D Eᵀ(a/G), and the reduced normal matrix on the capacity rows
+    without cancellation.
 
     Per user n with pairs p (weights D_p, coefficient columns a_p) and ω_n = w_n/u_n the user contributes
-    Σ_p D_p a_p a_pᵀ - v vᵀ/(δ + ω), v = Σ_p D_p a_p, δ = Σ_p D_p. Near the optimum one pair p* dominates
-    and that difference cancels catastrophically, so it is expanded around p*: a* a*ᵀ gets the weight
-    κ = D*(δ - D* + ω)/(δ + ω) (computed directly), the other pairs keep D_p a_p a_pᵀ, and the remainder is
-    -(EᵀR + RᵀE + RᵀR) with E[n] = D* a*/√G and R[n] = Σ_{p≠p*} D_p a_p/√G, G = δ + ω.
+    Σ_p D_p a_p a_pᵀ - v vᵀ/G, v = Σ_p D_p a_p, G = δ + ω, δ = Σ_p D_p. Near the optimum one pair p*
+    dominates and that difference cancels catastrophically, so it is expanded around p*: a* a*ᵀ gets the
+    weight κ = D*(δ - D* + ω)/G (computed directly), the other pairs keep D_p a_p a_pᵀ, and the remainder is
+    -(EᵀR + RᵀE + RᵀR) with E[n] = D* a*/√G and R[n] = Σ_{p≠p*} D_p a_p/√G.
 
-    Returns (M without -RᵀR when ``dense``, R): with ``dense`` R is the (users x rows) matrix for one BLAS
-    product; otherwise RᵀR is already subtracted here user by user (cheap when users have few pairs) and R
-    is empty.
+    With ``dense`` R is written to ``r_dense`` (users x rows, overwritten) and -RᵀR is left to one BLAS
+    product; otherwise it is subtracted here user by user (cheap when users have few pairs).
+    Returns (matrix, D, 1/G, b).
     """
     kk = coef.shape[1]
     n_users = user_start.shape[0] - 1
+    weight = x / z
+    inv_g = np.empty(n_users)
+    b_vec = np.zeros(n_rows)
     matrix = np.zeros((n_rows, n_rows))
-    r_dense = np.zeros((n_users, n_rows)) if dense else np.zeros((0, n_rows))
+    cross = np.zeros((n_rows, n_rows))
+    if dense:
+        r_dense[:, :] = 0.0
     e_rows = np.empty(kk, dtype=np.int64)
     e_vals = np.empty(kk)
     r_rows = np.empty(n_rows, dtype=np.int64)
@@ -69,24 +75,28 @@ def _normal_matrix(weight, omega, user_start, pair_rows, coef, n_rows, dense):
             delta += weight[p]
             if weight[p] > weight[star]:
                 star = p
-        g = delta + omega[n]
+        omega = w[n] / u[n]
+        g = delta + omega
+        inv_g[n] = 1.0 / g
         root = np.sqrt(g)
+        share = a_act[n] / g
         n_e = 0
         n_r = 0
         for p in range(lo, hi):
-            if p == star:
-                wt = weight[p] * ((delta - weight[p]) + omega[n]) / g
-            else:
-                wt = weight[p]
+            wp = weight[p]
+            wt = wp * ((delta - wp) + omega) / g if p == star else wp
             for k in range(kk):
                 rk = pair_rows[p, k]
                 if rk < 0:
                     continue
-                val = weight[p] * coef[p, k] / root
+                b_vec[rk] += coef[p, k] * wp * share
+                val = wp * coef[p, k] / root
                 if p == star:
                     e_rows[n_e] = rk
                     e_vals[n_e] = val
                     n_e += 1
+                elif dense:
+                    r_dense[n, rk] += val
                 elif r_mark[rk] < 0:
                     r_mark[rk] = n_r
                     r_rows[n_r] = rk
@@ -97,21 +107,24 @@ def _normal_matrix(weight, omega, user_start, pair_rows, coef, n_rows, dense):
                 for l in range(kk):
                     if pair_rows[p, l] >= 0:
                         matrix[rk, pair_rows[p, l]] += wt * coef[p, k] * coef[p, l]
-        for j in range(n_r):  # -(EᵀR + RᵀE)
+        if dense:  # EᵀR: rows of the dominant pair's server, contiguous updates
             for e in range(n_e):
-                matrix[e_rows[e], r_rows[j]] -= e_vals[e] * r_vals[j]
-                matrix[r_rows[j], e_rows[e]] -= e_vals[e] * r_vals[j]
-        if dense:
-            for j in range(n_r):
-                r_dense[n, r_rows[j]] = r_vals[j]
+                row = cross[e_rows[e]]
+                src = r_dense[n]
+                for j in range(n_rows):
+                    row[j] += e_vals[e] * src[j]
         else:
             for j in range(n_r):
+                for e in range(n_e):
+                    cross[e_rows[e], r_rows[j]] += e_vals[e] * r_vals[j]
                 for l in range(n_r):
                     matrix[r_rows[j], r_rows[l]] -= r_vals[j] * r_vals[l]
-        for j in range(n_r):
-            r_mark[r_rows[j]] = -1
-            r_vals[j] = 0.0
-    return matrix, r_dense
+            for j in range(n_r):
+                r_mark[r_rows[j]] = -1
+    for i in range(n_rows):
+        for j in range(n_rows):
+            matrix[i, j] -= cross[i, j] + cross[j, i]
+    return matrix, weight, inv_g, b_vec
 
 
 @njit(cache=True)
@@ -221,6 +234,44 @@ def _step(v, dv):
     return out
 
 
+@njit(cache=True)
+def _predictor_corrector(upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x, s, w, t, y, u, z, d, inv_g, a_act,
+                         user_start, pair_rows, coef, pair_user, mu, n_comp, refine):
+    """Mehrotra's predictor-corrector step, taken in place (x, s, w, y, u, z); returns (new t, finite).
+    ``refine``: one round of iterative refinement of the corrector (needed only as the system degenerates)."""
+    args = (x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_rows, coef, pair_user)
+    # the predictor only sets the centring and the second-order term: no refinement
+    dx, ds, dw, dt, dy, du, dz = _direction(False, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x * z, s * y,
+                                            w * u, *args)
+    tp = min(_step(x, dx), _step(s, ds), _step(w, dw))
+    td = min(_step(y, dy), _step(u, du), _step(z, dz))
+    mu_aff = 0.0
+    for p in range(x.shape[0]):
+        mu_aff += (x[p] + tp * dx[p]) * (z[p] + td * dz[p])
+    for j in range(s.shape[0]):
+        mu_aff += (s[j] + tp * ds[j]) * (y[j] + td * dy[j])
+    for n in range(w.shape[0]):
+        mu_aff += (w[n] + tp * dw[n]) * (u[n] + td * du[n])
+    target = min((mu_aff / n_comp / mu) ** 3, 1.0) * mu
+    dx, ds, dw, dt, dy, du, dz = _direction(refine, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t,
+                                            x * z + dx * dz - target, s * y + ds * dy - target,
+                                            w * u + dw * du - target, *args)
+    finite = np.isfinite(dt)
+    for v in (dx, ds, dw, dy, du, dz):
+        finite = finite and np.isfinite(v).all()
+    if not finite:
+        return t, False
+    tp = 0.995 * min(_step(x, dx), _step(s, ds), _step(w, dw))
+    td = 0.995 * min(_step(y, dy), _step(u, du), _step(z, dz))
+    x += tp * dx
+    s += tp * ds
+    w += tp * dw
+    y += td * dy
+    u += td * du
+    z += td * dz
+    return t + tp * dt, True
+
+
 def _cholesky(matrix):
     """Upper Cholesky factor U (UᵀU = M, from M's upper triangle); a tiny diagonal shift, growing on failure,
     when rounding has made M indefinite (iterative refinement then restores the exact direction). None if
@@ -234,6 +285,7 @@ def _cholesky(matrix):
     return None
 
 
+_REFINE_BELOW = 1e-6  # residual below which corrector steps are refined (conditioning degrades as μ -> 0)
 _STALL_ITERATIONS = 5  # iterations without halving the residual before the best iterate is returned
 
 
@@ -285,6 +337,7 @@ def maxmin_round_interior_point(demand_rows, capacity_rows, pair_user, n_users, 
     per_user = np.bincount(pair_user, minlength=n_users) * rows_p.shape[1]
     sparse_cost = float(per_user @ per_user)
     dense_cost = n_users * n_rows * n_rows / 10.0
+    r_dense = np.zeros((n_users, n_rows) if sparse_cost > dense_cost else (0, n_rows))
 
     converged = False
     best = (np.inf, x, t, u, w)
@@ -312,48 +365,25 @@ def maxmin_round_interior_point(demand_rows, capacity_rows, pair_user, n_users, 
                 break
             if stalled >= _STALL_ITERATIONS:  # degenerate and ill-conditioned: keep the best iterate
                 break
-            mu = gap / n_comp
-            d = x / z
-            omega = w / u
-            inv_g = 1.0 / (user_sums(d, pair_user, n_users) + omega)
             dense = sparse_cost > dense_cost
-            m_mat, r_dense = _normal_matrix(d, omega, user_start, rows_p, coef_p, n_rows, dense)
+            m_mat, d, inv_g, b_vec = _normal_matrix(x, z, w, u, a_act, user_start, rows_p, coef_p, n_rows, r_dense,
+                                                    dense)
             if dense:  # M -= RᵀR on the upper triangle, which is all the Cholesky factorisation reads
-                m_mat = scipy.linalg.blas.dsyrk(-1.0, r_dense, beta=1.0, c=m_mat, trans=1, lower=0,
-                                                overwrite_c=1)
+                m_mat = scipy.linalg.blas.dsyrk(-1.0, r_dense.T, beta=1.0, c=m_mat, trans=0, lower=0, overwrite_c=1)
             m_mat[np.diag_indices(n_rows)] += s / y
             # t is free and couples every active user: eliminated first (Δt = (rhs - bᵀΔy)/c0), it adds the
             # positive rank-one b bᵀ/c0 to M. M alone is singular at a fully degenerate optimum (every row and
             # every user tight); with the rank-one term it is not whenever the Newton system is not.
-            b_vec = row_products(d * (a_act * inv_g)[pair_user], rows_p, coef_p, n_rows)
             c0 = float(a_act @ (a_act * inv_g))
             m_mat += np.outer(b_vec, b_vec / c0)
             upper = _cholesky(m_mat)
             if upper is None:
                 break
-            args = (x, s, w, y, u, z, d, inv_g, a_act, user_start, rows_p, coef_p, pair_user)
-            # the predictor only sets the centring and the second-order term: no refinement
-            dx, ds, dw, dt, dy, du, dz = _direction(False, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x * z, s * y,
-                                                    w * u, *args)
-            tp = min(_step(x, dx), _step(s, ds), _step(w, dw))
-            td = min(_step(y, dy), _step(u, du), _step(z, dz))
-            mu_aff = float((x + tp * dx) @ (z + td * dz) + (s + tp * ds) @ (y + td * dy)
-                           + (w + tp * dw) @ (u + td * du)) / n_comp
-            target = min((mu_aff / mu) ** 3, 1.0) * mu
-            dx, ds, dw, dt, dy, du, dz = _direction(True, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t,
-                                                    x * z + dx * dz - target, s * y + ds * dy - target,
-                                                    w * u + dw * du - target, *args)
-            if not all(np.isfinite(v).all() for v in (dx, ds, dw, dy, du, dz)) or not np.isfinite(dt):
+            t, finite = _predictor_corrector(upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x, s, w, t, y, u, z, d,
+                                             inv_g, a_act, user_start, rows_p, coef_p, pair_user, gap / n_comp,
+                                             float(n_comp), merit < _REFINE_BELOW)
+            if not finite:
                 break
-            tp = 0.995 * min(_step(x, dx), _step(s, ds), _step(w, dw))
-            td = 0.995 * min(_step(y, dy), _step(u, du), _step(z, dz))
-            x += tp * dx
-            s += tp * ds
-            w += tp * dw
-            t += tp * dt
-            y += td * dy
-            u += td * du
-            z += td * dz
 
     merit, x, t, u, w = best
     with np.errstate(divide="ignore", invalid="ignore"):
