@@ -83,16 +83,9 @@ def weighted_maxmin_totals(cluster: Cluster, q, *, tol: float = 1e-9, max_rounds
 
 
 def _maxmin_interior(cluster: Cluster, coef, tol, max_rounds):
-    n, m = cluster.n_users, cluster.n_resources
+    n = cluster.n_users
     users, servers = _pair_index(cluster)
-    demand_rows = cluster.demand[users] / np.where(cluster.capacity > 0, cluster.capacity, 1.0)[servers]
-    full_rows = servers[:, None] * m + np.arange(m)[None, :]
-    loaded = np.zeros(cluster.n_servers * m, dtype=bool)
-    loaded[full_rows[demand_rows > 0]] = True      # rows no pair loads are vacuous: left out
-    row_index = np.cumsum(loaded) - 1
-    pair_rows = np.ascontiguousarray(np.where(demand_rows > 0, row_index[full_rows], -1).astype(np.int64))
-    demand_rows = np.ascontiguousarray(demand_rows)
-    pair_user = users.astype(np.int64)
+    demand, capacity = cluster.demand, cluster.capacity
     level = np.full(n, np.nan)
     rounds = iterations = fallbacks = 0
     worst = 0.0
@@ -104,7 +97,7 @@ def _maxmin_interior(cluster: Cluster, coef, tol, max_rounds):
         if rounds > limit:
             raise RuntimeError(f"weighted_maxmin_totals: no convergence after {limit} rounds")
         active = np.isnan(level)
-        x, t, blocked, diag = maxmin_round_interior_point(demand_rows, pair_rows, pair_user, n, coef, level,
+        x, t, blocked, diag = maxmin_round_interior_point(demand, capacity, users, servers, coef, level,
                                                           tol=min(tol, 1e-9))
         iterations += diag["iterations"]
         worst = max(worst, diag["merit"])
@@ -113,19 +106,22 @@ def _maxmin_interior(cluster: Cluster, coef, tol, max_rounds):
             x, t, blocked, _ = _highs_round(highs, level, tol)
             fallbacks += 1
         # exact feasibility (a change of the order of the primal residual), then the levels this x achieves
-        load = np.zeros(loaded.sum())
-        np.add.at(load, pair_rows[pair_rows >= 0], (demand_rows * np.maximum(x, 0.0)[:, None])[pair_rows >= 0])
-        x = np.maximum(x, 0.0) / max(1.0, float(load.max(initial=0.0)))
-        achieved = coef * np.bincount(pair_user, weights=x, minlength=n)
+        x = np.maximum(x, 0.0)
+        tasks = np.zeros((n, cluster.n_servers))
+        tasks[users, servers] = x
+        with np.errstate(divide="ignore", invalid="ignore"):
+            load = np.where(capacity > 0, (tasks.T @ demand) / capacity, 0.0)
+        x = x / max(1.0, float(load.max(initial=0.0)))
+        achieved = coef * np.bincount(users, weights=x, minlength=n)
         if not blocked.any():  # flat indicator (numerical): the largest dual share is blocked
             blocked = active & (diag["dual_share"] == diag["dual_share"][active].max())
         # Levels are kept at what this exactly feasible x achieves (at most the primal residual below the
-        # LP's), less a relative 1e-9, so the next round's LP has an interior to work in.
+        # LP's), less 1e-12 relative against rounding, so the next round's LP stays feasible.
         level[blocked] = t
         frozen = ~np.isnan(level)
         level[frozen] = np.minimum(level[frozen], achieved[frozen]) * (1 - _IPM_FREEZE_SLACK)
     tasks = np.zeros((n, cluster.n_servers))
-    np.add.at(tasks, (users, servers), x)
+    tasks[users, servers] = x
     return tasks, {"rounds": rounds, "lps": rounds, "levels": level, "iterations": iterations,
                    "largest_residual": worst, "highs_fallbacks": fallbacks, "method": "interior_point"}
 

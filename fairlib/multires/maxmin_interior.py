@@ -31,15 +31,15 @@ import warnings
 import numpy as np
 import scipy.linalg
 from numba import njit
-from threadpoolctl import threadpool_limits
 
-from .pair_kernels import column_products, linear_parts, row_products, user_sums
+from .pair_kernels import one_blas_thread
+
 
 __all__ = ["maxmin_round_interior_point"]
 
 
 @njit(cache=True)
-def _normal_matrix(x, z, w, u, a_act, user_start, pair_rows, coef, n_rows, r_dense, dense):
+def _normal_matrix(x, z, w, u, a_act, user_start, pair_server, dem, inv_cap, row_of, n_rows, r_dense, dense):
     """The weights D = x/z, 1/G per user, b = A D Eᵀ(a/G), and the reduced normal matrix on the capacity rows
     without cancellation.
 
@@ -53,7 +53,7 @@ def _normal_matrix(x, z, w, u, a_act, user_start, pair_rows, coef, n_rows, r_den
     product; otherwise it is subtracted here user by user (cheap when users have few pairs).
     Returns (matrix, D, 1/G, b).
     """
-    kk = coef.shape[1]
+    kk = dem.shape[1]
     n_users = user_start.shape[0] - 1
     weight = x / z
     inv_g = np.empty(n_users)
@@ -85,12 +85,14 @@ def _normal_matrix(x, z, w, u, a_act, user_start, pair_rows, coef, n_rows, r_den
         for p in range(lo, hi):
             wp = weight[p]
             wt = wp * ((delta - wp) + omega) / g if p == star else wp
+            i = pair_server[p]
             for k in range(kk):
-                rk = pair_rows[p, k]
+                rk = row_of[i, k]
                 if rk < 0:
                     continue
-                b_vec[rk] += coef[p, k] * wp * share
-                val = wp * coef[p, k] / root
+                ck = dem[n, k] * inv_cap[i, k]
+                b_vec[rk] += ck * wp * share
+                val = wp * ck / root
                 if p == star:
                     e_rows[n_e] = rk
                     e_vals[n_e] = val
@@ -105,8 +107,8 @@ def _normal_matrix(x, z, w, u, a_act, user_start, pair_rows, coef, n_rows, r_den
                 else:
                     r_vals[r_mark[rk]] += val
                 for l in range(kk):
-                    if pair_rows[p, l] >= 0:
-                        matrix[rk, pair_rows[p, l]] += wt * coef[p, k] * coef[p, l]
+                    if row_of[i, l] >= 0:
+                        matrix[rk, row_of[i, l]] += wt * ck * dem[n, l] * inv_cap[i, l]
         if dense:  # EᵀR: rows of the dominant pair's server, contiguous updates
             for e in range(n_e):
                 row = cross[e_rows[e]]
@@ -125,6 +127,34 @@ def _normal_matrix(x, z, w, u, a_act, user_start, pair_rows, coef, n_rows, r_den
         for j in range(n_rows):
             matrix[i, j] -= cross[i, j] + cross[j, i]
     return matrix, weight, inv_g, b_vec
+
+
+@njit(cache=True)
+def _linear_parts(x, y, u, z, user_start, pair_server, dem, inv_cap, row_of, n_rows):
+    """(A x, E x, Aᵀy - Eᵀu - z per pair, max Aᵀy), coefficients d[n, k]/c[i, k] formed on the fly."""
+    kk = dem.shape[1]
+    n_users = user_start.shape[0] - 1
+    ax = np.zeros(n_rows)
+    ex = np.zeros(n_users)
+    dual = np.empty(x.shape[0])
+    aty_max = 0.0
+    for n in range(n_users):
+        acc_x = 0.0
+        for p in range(user_start[n], user_start[n + 1]):
+            i = pair_server[p]
+            acc = 0.0
+            for k in range(kk):
+                rk = row_of[i, k]
+                if rk >= 0:
+                    ck = dem[n, k] * inv_cap[i, k]
+                    ax[rk] += ck * x[p]
+                    acc += ck * y[rk]
+            acc_x += x[p]
+            dual[p] = acc - u[n] - z[p]
+            if acc > aty_max:
+                aty_max = acc
+        ex[n] = acc_x
+    return ax, ex, dual, aty_max
 
 
 @njit(cache=True)
@@ -147,53 +177,54 @@ def _cho_solve(upper, b):
 
 @njit(cache=True)
 def _newton_solve(upper, b_vec, c0, rc, ru, rd, rt, rxz, rsy, rwu, x, s, w, y, u, z, d, inv_g, a_act,
-                  user_start, pair_rows, coef):
+                  user_start, pair_server, dem, inv_cap, row_of):
     """The Newton step for residuals (rc, ru, rd, rt, rxz, rsy, rwu), user rows and t eliminated (module doc).
 
-    Pairs are grouped by user, so each user's pairs are visited twice while in cache."""
-    n_pairs, kk = coef.shape
+    Pairs are grouped by user: each user's pairs are visited twice while in cache, with per-user scratch,
+    and coefficients are formed on the fly (the solve is bound by memory traffic over the pairs)."""
+    n_pairs = x.shape[0]
+    kk = dem.shape[1]
     n_users = ru.shape[0]
-    rd2 = np.empty(n_pairs)
     g = -rc + rsy / y
     h = -ru - rwu / u
     hg = np.empty(n_users)
-    q = np.zeros(rc.shape[0])
+    scratch = np.empty(inv_cap.shape[0] + 1)
     for n in range(n_users):
+        lo, hi = user_start[n], user_start[n + 1]
         acc_h = h[n]
-        for p in range(user_start[n], user_start[n + 1]):
-            rd2[p] = rd[p] + rxz[p] / x[p]
-            v = d[p] * rd2[p]
+        for p in range(lo, hi):
+            v = d[p] * (rd[p] + rxz[p] / x[p])
+            scratch[p - lo] = v
             acc_h += v
-            for k in range(kk):
-                if pair_rows[p, k] >= 0:
-                    g[pair_rows[p, k]] += coef[p, k] * v
         h[n] = acc_h
         hg[n] = acc_h * inv_g[n]
-        for p in range(user_start[n], user_start[n + 1]):
-            v = d[p] * hg[n]
+        for p in range(lo, hi):
+            v = scratch[p - lo] - d[p] * hg[n]
+            i = pair_server[p]
             for k in range(kk):
-                if pair_rows[p, k] >= 0:
-                    q[pair_rows[p, k]] += coef[p, k] * v
-    q -= g
+                if row_of[i, k] >= 0:
+                    g[row_of[i, k]] += dem[n, k] * inv_cap[i, k] * v
+    q = -g
     rhs_t = -rt - a_act @ hg
     dy = _cho_solve(upper, q + b_vec * (rhs_t / c0))
     dt = (rhs_t - b_vec @ dy) / c0
-    a_dy = np.empty(n_pairs)
     du = a_act * dt + h
     dx = np.empty(n_pairs)
     dz = np.empty(n_pairs)
     for n in range(n_users):
+        lo, hi = user_start[n], user_start[n + 1]
         acc_u = du[n]
-        for p in range(user_start[n], user_start[n + 1]):
+        for p in range(lo, hi):
             acc = 0.0
+            i = pair_server[p]
             for k in range(kk):
-                if pair_rows[p, k] >= 0:
-                    acc += coef[p, k] * dy[pair_rows[p, k]]
-            a_dy[p] = acc
+                if row_of[i, k] >= 0:
+                    acc += dem[n, k] * inv_cap[i, k] * dy[row_of[i, k]]
+            scratch[p - lo] = acc
             acc_u += d[p] * acc
         du[n] = acc_u * inv_g[n]
-        for p in range(user_start[n], user_start[n + 1]):
-            dx[p] = d[p] * (-rd2[p] - a_dy[p] + du[n])
+        for p in range(lo, hi):
+            dx[p] = d[p] * (-(rd[p] + rxz[p] / x[p]) - scratch[p - lo] + du[n])
             dz[p] = (-rxz[p] - z[p] * dx[p]) / x[p]
     ds = (-rsy - s * dy) / y
     dw = (-rwu - w * du) / u
@@ -202,14 +233,15 @@ def _newton_solve(upper, b_vec, c0, rc, ru, rd, rt, rxz, rsy, rwu, x, s, w, y, u
 
 @njit(cache=True)
 def _direction(refine, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, rxz, rsy, rwu, x, s, w, y, u, z, d, inv_g,
-               a_act, user_start, pair_rows, coef, pair_user):
+               a_act, user_start, pair_server, dem, inv_cap, row_of):
     """Newton step, plus (``refine``) one round of iterative refinement on the unreduced equations: the
     factorised matrix leaves out negligible pairs and loses accuracy as complementarity -> 0."""
     dx, ds, dw, dt, dy, du, dz = _newton_solve(upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, rxz, rsy, rwu,
-                                               x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_rows, coef)
+                                               x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_server, dem, inv_cap, row_of)
     if not refine:
         return dx, ds, dw, dt, dy, du, dz
-    a_dx, e_dx, e_d, _ = linear_parts(dx, dy, du, dz, pair_user, pair_rows, coef, r_cap.shape[0])
+    a_dx, e_dx, e_d, _ = _linear_parts(dx, dy, du, dz, user_start, pair_server, dem, inv_cap, row_of,
+                                       r_cap.shape[0])
     e_c = a_dx + ds + r_cap
     e_u = e_dx - dw - a_act * dt + r_usr
     e_d += r_dual
@@ -218,7 +250,7 @@ def _direction(refine, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, rxz, rsy, rw
     e_sy = y * ds + s * dy + rsy
     e_wu = u * dw + w * du + rwu
     cx, cs, cw, ct, cy, cu, cz = _newton_solve(upper, b_vec, c0, e_c, e_u, e_d, e_t, e_xz, e_sy, e_wu,
-                                               x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_rows, coef)
+                                               x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_server, dem, inv_cap, row_of)
     return dx + cx, ds + cs, dw + cw, dt + ct, dy + cy, du + cu, dz + cz
 
 
@@ -236,10 +268,11 @@ def _step(v, dv):
 
 @njit(cache=True)
 def _predictor_corrector(upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x, s, w, t, y, u, z, d, inv_g, a_act,
-                         user_start, pair_rows, coef, pair_user, mu, n_comp, refine):
+                         user_start, pair_server, dem, inv_cap, row_of, mu, n_comp, refine, fraction):
     """Mehrotra's predictor-corrector step, taken in place (x, s, w, y, u, z); returns (new t, finite).
-    ``refine``: one round of iterative refinement of the corrector (needed only as the system degenerates)."""
-    args = (x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_rows, coef, pair_user)
+    ``refine``: one round of iterative refinement of the corrector (needed only as the system degenerates);
+    ``fraction``: of the step to the boundary taken."""
+    args = (x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_server, dem, inv_cap, row_of)
     # the predictor only sets the centring and the second-order term: no refinement
     dx, ds, dw, dt, dy, du, dz = _direction(False, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x * z, s * y,
                                             w * u, *args)
@@ -261,8 +294,8 @@ def _predictor_corrector(upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x, s, w, t
         finite = finite and np.isfinite(v).all()
     if not finite:
         return t, False
-    tp = 0.995 * min(_step(x, dx), _step(s, ds), _step(w, dw))
-    td = 0.995 * min(_step(y, dy), _step(u, du), _step(z, dz))
+    tp = fraction * min(_step(x, dx), _step(s, ds), _step(w, dw))
+    td = fraction * min(_step(y, dy), _step(u, du), _step(z, dz))
     x += tp * dx
     s += tp * ds
     w += tp * dw
@@ -289,27 +322,37 @@ _REFINE_BELOW = 1e-6  # residual below which corrector steps are refined (condit
 _STALL_ITERATIONS = 5  # iterations without halving the residual before the best iterate is returned
 
 
-def maxmin_round_interior_point(demand_rows, capacity_rows, pair_user, n_users, coef, level, *, tol=1e-10,
+def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, level, *, tol=1e-10,
                                 max_iterations=100):
     """Solve one progressive-filling round; returns (x per pair, t, blocked users, diagnostics).
 
     Parameters
     ----------
-    demand_rows : (P, R) per-pair use of each of its server's capacity rows, already divided by the capacity
-        (so every capacity row reads Σ a x <= 1).
-    capacity_rows : (P, R) int64 index of the row of each coefficient (-1 where the coefficient is 0).
-    pair_user : (P,) int64 user of each pair, non-decreasing (pairs grouped by user); ``n_users`` users.
+    demand : (N, R) per-task demands; capacity : (K, R) server capacities.
+    pair_user, pair_server : (P,) the eligible pairs, grouped by user (``pair_user`` non-decreasing); every
+        pair's server has every resource its user demands.
     coef : (N,) level per task of each user; level : (N,) NaN for active users, else the frozen level.
     tol : stopping tolerance on the primal and dual residuals (relative) and the duality gap (relative to
         max(1, t) in units of the median task count per unit level).
 
     ``blocked`` marks the active users whose level row is tight in every optimal solution: the
     strict-complementarity indicator u_n a_n > w_n / (a_n t) of the interior solution (share of the level's
-    dual against relative surplus). Diagnostics: iterations, converged, merit (largest scaled residual).
+    dual against relative surplus). Diagnostics: iterations, converged, merit (largest scaled residual of the
+    returned iterate), dual_share (u_n a_n).
     """
-    n_rows = int(capacity_rows.max()) + 1 if capacity_rows.size else 0
+    n_users, kk = demand.shape
     n_pairs = len(pair_user)
+    dem = np.ascontiguousarray(demand, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        inv_cap = np.ascontiguousarray(np.where(capacity > 0, 1.0 / capacity, 0.0))
+    pair_server = np.ascontiguousarray(pair_server, dtype=np.int32)
     user_start = np.searchsorted(pair_user, np.arange(n_users + 1)).astype(np.int64)
+    # capacity rows (server, resource) some pair loads; vacuous rows are left out (they would be singular)
+    loaded = np.stack([np.bincount(pair_server, weights=dem[pair_user, k] > 0, minlength=capacity.shape[0]) > 0
+                       for k in range(kk)], axis=1)
+    row_of = np.where(loaded, np.cumsum(loaded.ravel()).reshape(loaded.shape) - 1, -1).astype(np.int64)
+    n_rows = int(loaded.sum())
+    structure = (user_start, pair_server, dem, inv_cap, row_of)
     active = np.isnan(level)
     # Users' rows in tasks: Σ_i x[n, i] - w_n = a_n t (active) or a_n level_n (frozen), a_n = 1/coef_n. The
     # level is measured in units of the median a_n so t is of the order of tasks per user.
@@ -318,35 +361,33 @@ def maxmin_round_interior_point(demand_rows, capacity_rows, pair_user, n_users, 
     a = a / unit
     a_act = np.where(active, a, 0.0)
     floor = np.where(active, 0.0, np.nan_to_num(level) * unit * a)
-    coef_p, rows_p = demand_rows, capacity_rows
     # Start: every pair at half the load the busiest row can take, slacks from there; duals balanced.
-    load1 = row_products(np.ones(n_pairs), rows_p, coef_p, n_rows)
-    x = np.full(n_pairs, 0.5 / max(load1.max(), 1e-300))
-    s = np.maximum(1.0 - row_products(x, rows_p, coef_p, n_rows), 0.1)
-    totals = user_sums(x, pair_user, n_users)
+    load1, _, col_sum, _ = _linear_parts(np.ones(n_pairs), np.ones(n_rows), np.zeros(n_users), np.zeros(n_pairs),
+                                         *structure, n_rows)
+    x = np.full(n_pairs, 0.5 / max(load1.max(initial=0.0), 1e-300))
+    s = np.maximum(1.0 - load1 * x[0] if n_pairs else np.ones(n_rows), 0.1)
+    totals = np.bincount(pair_user, weights=x, minlength=n_users)
     t = 0.5 * float(np.min(totals[active] / a[active]))
     w = np.maximum(totals - a_act * t - floor, 0.1 * totals)
     u = np.full(n_users, 1.0 / a_act.sum())
-    col_sum = column_products(np.ones(n_rows), rows_p, coef_p)
     theta = 2.0 * float(u.max()) / max(float(col_sum.min()), 1e-300)
     y = np.full(n_rows, theta)
     z = np.maximum(col_sum * theta - u[pair_user], 0.5 * col_sum * theta)
     n_comp = n_pairs + n_rows + n_users
     # RᵀR by one BLAS product, or user by user (Σ_n (pairs_n x R)² operations) when users have few pairs: BLAS
     # does ~10x the operations per second of the scalar loop
-    per_user = np.bincount(pair_user, minlength=n_users) * rows_p.shape[1]
-    sparse_cost = float(per_user @ per_user)
-    dense_cost = n_users * n_rows * n_rows / 10.0
-    r_dense = np.zeros((n_users, n_rows) if sparse_cost > dense_cost else (0, n_rows))
+    per_user = np.diff(user_start) * kk
+    dense = float(per_user @ per_user) > n_users * n_rows * n_rows / 10.0
+    r_dense = np.zeros((n_users, n_rows) if dense else (0, n_rows))
 
     converged = False
     best = (np.inf, x, t, u, w)
     stalled = 0
     it = 0
-    with np.errstate(all="ignore"), warnings.catch_warnings(), threadpool_limits(1, user_api="blas"):
+    with np.errstate(all="ignore"), warnings.catch_warnings(), one_blas_thread():
         warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
         for it in range(1, max_iterations + 1):
-            r_cap, totals, r_dual, aty_max = linear_parts(x, y, u, z, pair_user, rows_p, coef_p, n_rows)
+            r_cap, totals, r_dual, aty_max = _linear_parts(x, y, u, z, *structure, n_rows)
             r_cap += s - 1.0
             r_usr = totals - w - a_act * t - floor
             r_t = float(a_act @ u) - 1.0
@@ -365,9 +406,7 @@ def maxmin_round_interior_point(demand_rows, capacity_rows, pair_user, n_users, 
                 break
             if stalled >= _STALL_ITERATIONS:  # degenerate and ill-conditioned: keep the best iterate
                 break
-            dense = sparse_cost > dense_cost
-            m_mat, d, inv_g, b_vec = _normal_matrix(x, z, w, u, a_act, user_start, rows_p, coef_p, n_rows, r_dense,
-                                                    dense)
+            m_mat, d, inv_g, b_vec = _normal_matrix(x, z, w, u, a_act, *structure, n_rows, r_dense, dense)
             if dense:  # M -= RᵀR on the upper triangle, which is all the Cholesky factorisation reads
                 m_mat = scipy.linalg.blas.dsyrk(-1.0, r_dense.T, beta=1.0, c=m_mat, trans=0, lower=0, overwrite_c=1)
             m_mat[np.diag_indices(n_rows)] += s / y
@@ -380,8 +419,8 @@ def maxmin_round_interior_point(demand_rows, capacity_rows, pair_user, n_users, 
             if upper is None:
                 break
             t, finite = _predictor_corrector(upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x, s, w, t, y, u, z, d,
-                                             inv_g, a_act, user_start, rows_p, coef_p, pair_user, gap / n_comp,
-                                             float(n_comp), merit < _REFINE_BELOW)
+                                             inv_g, a_act, *structure, gap / n_comp,
+                                             float(n_comp), merit < _REFINE_BELOW, 1.0 - min(0.005, merit))
             if not finite:
                 break
 

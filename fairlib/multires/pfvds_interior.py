@@ -27,11 +27,10 @@ import warnings
 import numpy as np
 import scipy.linalg
 from numba import njit
-from threadpoolctl import threadpool_limits
 
 from .._validate import InvalidInputError
 from .cluster import Cluster, ServerAllocation, per_server_alpha
-from .pair_kernels import column_products, row_products, user_sums
+from .pair_kernels import column_products, one_blas_thread, row_products, user_sums
 
 __all__ = ["pfvds_interior_point"]
 
@@ -158,9 +157,7 @@ def pfvds_interior_point(cluster: Cluster, alpha=1.0, *, time_shared: bool = Fal
     stages = []
     while True:
         stage_alphas = np.minimum(alphas, cap_level)
-        # The dense products and factorisations are small (rows = servers x resources): one BLAS thread is
-        # faster than two contending with the numba loops between calls (measured 2x on 2 cores).
-        with threadpool_limits(1, user_api="blas"):
+        with one_blas_thread():
             result = _interior_point(cluster, stage_alphas, time_shared, tol, int(max_iterations), start)
         stages.append((float(stage_alphas.max()), result.diagnostics["iterations"], result.diagnostics["converged"]))
         if cap_level >= alphas.max() or not result.diagnostics["converged"]:
