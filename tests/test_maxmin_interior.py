@@ -81,3 +81,18 @@ def test_method_and_tolerance_are_validated():
         tsf(c, tol=0)
     assert drfh(c, method="highs").diagnostics["method"] == "highs"
     assert drfh(c).diagnostics["method"] == "interior_point"
+
+
+def test_tsf_coefficients_use_every_server_with_the_needed_resources():
+    """γ_n sums the monopoly tasks over every server that has the resources n demands, placement ignored."""
+    rng = np.random.default_rng(5)
+    for _ in range(30):
+        cap = rng.uniform(1, 10, size=(5, 3)) * (rng.random((5, 3)) > 0.2)
+        cap[0] = np.maximum(cap[0], 1.0)  # server 0 has everything: every user stays usable
+        dem = rng.uniform(0.1, 1, size=(8, 3)) * (rng.random((8, 3)) > 0.3)
+        dem[:, 0] = np.maximum(dem[:, 0], 0.1)
+        eligible = rng.random((8, 5)) < 0.5
+        eligible[:, 0] = True
+        c = Cluster(cap, dem, eligible=eligible)
+        everywhere = Cluster(cap, dem)
+        np.testing.assert_allclose(tsf_coefficients(c), 1.0 / everywhere.gamma.sum(axis=1), rtol=1e-12)

@@ -52,8 +52,11 @@ def drfh_coefficients(cluster: Cluster) -> np.ndarray:
 
 def tsf_coefficients(cluster: Cluster) -> np.ndarray:
     """q_n = 1 / γ_n, γ_n = Σ_i min_r c[i, r] / d[n, r] over *all* servers with the needed resources."""
-    full = Cluster(cluster.capacity, cluster.demand, weight=cluster.weight)  # no placement constraints
-    return 1.0 / full.gamma.sum(axis=1)
+    gamma = np.full((cluster.n_users, cluster.n_servers), np.inf)
+    for r in range(cluster.n_resources):  # γ[n, i] on every server: 0 where a demanded resource is missing
+        need = cluster.demand[:, r] > 0
+        gamma[need] = np.minimum(gamma[need], cluster.capacity[None, :, r] / cluster.demand[need, r, None])
+    return 1.0 / gamma.sum(axis=1)
 
 
 def _pair_index(cluster: Cluster):

@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import warnings
 
+import numba
 import numpy as np
 import scipy.linalg
-from numba import njit
+from numba import njit, prange
 
 from .pair_kernels import one_blas_thread
 
@@ -38,8 +39,9 @@ from .pair_kernels import one_blas_thread
 __all__ = ["maxmin_round_interior_point"]
 
 
-@njit(cache=True)
-def _normal_matrix(x, z, w, u, a_act, user_start, pair_server, dem, inv_cap, row_of, n_rows, r_dense, dense):
+@njit(cache=True, parallel=True)
+def _normal_matrix(x, z, w, u, a_act, user_start, pair_server, dem, inv_cap, row_of, chunks, n_rows, r_dense,
+                   dense):
     """The weights D = x/z, 1/G per user, b = A D Eᵀ(a/G), and the reduced normal matrix on the capacity rows
     without cancellation.
 
@@ -50,111 +52,122 @@ def _normal_matrix(x, z, w, u, a_act, user_start, pair_server, dem, inv_cap, row
     -(EᵀR + RᵀE + RᵀR) with E[n] = D* a*/√G and R[n] = Σ_{p≠p*} D_p a_p/√G.
 
     With ``dense`` R is written to ``r_dense`` (users x rows, overwritten) and -RᵀR is left to one BLAS
-    product; otherwise it is subtracted here user by user (cheap when users have few pairs).
-    Returns (matrix, D, 1/G, b).
+    product; otherwise it is subtracted here user by user (cheap when users have few pairs). Users are
+    processed in ``chunks`` (one per thread), each into its own matrix. Returns (matrix, D, 1/G, b).
     """
     kk = dem.shape[1]
     n_users = user_start.shape[0] - 1
-    weight = x / z
+    n_chunks = chunks.shape[0] - 1
+    weight = np.empty(x.shape[0])
     inv_g = np.empty(n_users)
-    b_vec = np.zeros(n_rows)
-    matrix = np.zeros((n_rows, n_rows))
-    cross = np.zeros((n_rows, n_rows))
-    if dense:
-        r_dense[:, :] = 0.0
-    e_rows = np.empty(kk, dtype=np.int64)
-    e_vals = np.empty(kk)
-    r_rows = np.empty(n_rows, dtype=np.int64)
-    r_vals = np.zeros(n_rows)
-    r_mark = np.full(n_rows, -1, dtype=np.int64)
-    for n in range(n_users):
-        lo, hi = user_start[n], user_start[n + 1]
-        star = lo
-        delta = 0.0
-        for p in range(lo, hi):
-            delta += weight[p]
-            if weight[p] > weight[star]:
-                star = p
-        omega = w[n] / u[n]
-        g = delta + omega
-        inv_g[n] = 1.0 / g
-        root = np.sqrt(g)
-        share = a_act[n] / g
-        n_e = 0
-        n_r = 0
-        for p in range(lo, hi):
-            wp = weight[p]
-            wt = wp * ((delta - wp) + omega) / g if p == star else wp
-            i = pair_server[p]
-            for k in range(kk):
-                rk = row_of[i, k]
-                if rk < 0:
-                    continue
-                ck = dem[n, k] * inv_cap[i, k]
-                b_vec[rk] += ck * wp * share
-                val = wp * ck / root
-                if p == star:
-                    e_rows[n_e] = rk
-                    e_vals[n_e] = val
-                    n_e += 1
-                elif dense:
-                    r_dense[n, rk] += val
-                elif r_mark[rk] < 0:
-                    r_mark[rk] = n_r
-                    r_rows[n_r] = rk
-                    r_vals[n_r] = val
-                    n_r += 1
-                else:
-                    r_vals[r_mark[rk]] += val
-                for l in range(kk):
-                    if row_of[i, l] >= 0:
-                        matrix[rk, row_of[i, l]] += wt * ck * dem[n, l] * inv_cap[i, l]
-        if dense:  # EᵀR: rows of the dominant pair's server, contiguous updates
-            for e in range(n_e):
-                row = cross[e_rows[e]]
-                src = r_dense[n]
-                for j in range(n_rows):
-                    row[j] += e_vals[e] * src[j]
-        else:
-            for j in range(n_r):
+    b_parts = np.zeros((n_chunks, n_rows))
+    matrices = np.zeros((n_chunks, n_rows, n_rows))
+    crosses = np.zeros((n_chunks, n_rows, n_rows))
+    for c in prange(n_chunks):
+        matrix = matrices[c]
+        cross = crosses[c]
+        b_vec = b_parts[c]
+        e_rows = np.empty(kk, dtype=np.int64)
+        e_vals = np.empty(kk)
+        r_rows = np.empty(n_rows, dtype=np.int64)
+        r_vals = np.zeros(n_rows)
+        r_mark = np.full(n_rows, -1, dtype=np.int64)
+        for n in range(chunks[c], chunks[c + 1]):
+            lo, hi = user_start[n], user_start[n + 1]
+            star = lo
+            delta = 0.0
+            for p in range(lo, hi):
+                weight[p] = x[p] / z[p]
+                delta += weight[p]
+                if weight[p] > weight[star]:
+                    star = p
+            omega = w[n] / u[n]
+            g = delta + omega
+            inv_g[n] = 1.0 / g
+            root = np.sqrt(g)
+            share = a_act[n] / g
+            n_e = 0
+            n_r = 0
+            if dense:
+                r_dense[n, :] = 0.0
+            for p in range(lo, hi):
+                wp = weight[p]
+                wt = wp * ((delta - wp) + omega) / g if p == star else wp
+                i = pair_server[p]
+                for k in range(kk):
+                    rk = row_of[i, k]
+                    if rk < 0:
+                        continue
+                    ck = dem[n, k] * inv_cap[i, k]
+                    b_vec[rk] += ck * wp * share
+                    val = wp * ck / root
+                    if p == star:
+                        e_rows[n_e] = rk
+                        e_vals[n_e] = val
+                        n_e += 1
+                    elif dense:
+                        r_dense[n, rk] += val
+                    elif r_mark[rk] < 0:
+                        r_mark[rk] = n_r
+                        r_rows[n_r] = rk
+                        r_vals[n_r] = val
+                        n_r += 1
+                    else:
+                        r_vals[r_mark[rk]] += val
+                    for l in range(kk):
+                        if row_of[i, l] >= 0:
+                            matrix[rk, row_of[i, l]] += wt * ck * dem[n, l] * inv_cap[i, l]
+            if dense:  # EᵀR: rows of the dominant pair's server, contiguous updates
                 for e in range(n_e):
-                    cross[e_rows[e], r_rows[j]] += e_vals[e] * r_vals[j]
-                for l in range(n_r):
-                    matrix[r_rows[j], r_rows[l]] -= r_vals[j] * r_vals[l]
-            for j in range(n_r):
-                r_mark[r_rows[j]] = -1
+                    row = cross[e_rows[e]]
+                    src = r_dense[n]
+                    for j in range(n_rows):
+                        row[j] += e_vals[e] * src[j]
+            else:
+                for j in range(n_r):
+                    for e in range(n_e):
+                        cross[e_rows[e], r_rows[j]] += e_vals[e] * r_vals[j]
+                    for l in range(n_r):
+                        matrix[r_rows[j], r_rows[l]] -= r_vals[j] * r_vals[l]
+                for j in range(n_r):
+                    r_mark[r_rows[j]] = -1
+    matrix = matrices.sum(axis=0)
+    cross = crosses.sum(axis=0)
     for i in range(n_rows):
         for j in range(n_rows):
             matrix[i, j] -= cross[i, j] + cross[j, i]
-    return matrix, weight, inv_g, b_vec
+    return matrix, weight, inv_g, b_parts.sum(axis=0)
 
 
-@njit(cache=True)
-def _linear_parts(x, y, u, z, user_start, pair_server, dem, inv_cap, row_of, n_rows):
+@njit(cache=True, parallel=True)
+def _linear_parts(x, y, u, z, user_start, pair_server, dem, inv_cap, row_of, chunks, n_rows):
     """(A x, E x, Aᵀy - Eᵀu - z per pair, max Aᵀy), coefficients d[n, k]/c[i, k] formed on the fly."""
     kk = dem.shape[1]
     n_users = user_start.shape[0] - 1
-    ax = np.zeros(n_rows)
+    n_chunks = chunks.shape[0] - 1
+    ax_parts = np.zeros((n_chunks, n_rows))
+    aty_max = np.zeros(n_chunks)
     ex = np.zeros(n_users)
     dual = np.empty(x.shape[0])
-    aty_max = 0.0
-    for n in range(n_users):
-        acc_x = 0.0
-        for p in range(user_start[n], user_start[n + 1]):
-            i = pair_server[p]
-            acc = 0.0
-            for k in range(kk):
-                rk = row_of[i, k]
-                if rk >= 0:
-                    ck = dem[n, k] * inv_cap[i, k]
-                    ax[rk] += ck * x[p]
-                    acc += ck * y[rk]
-            acc_x += x[p]
-            dual[p] = acc - u[n] - z[p]
-            if acc > aty_max:
-                aty_max = acc
-        ex[n] = acc_x
-    return ax, ex, dual, aty_max
+    for c in prange(n_chunks):
+        ax = ax_parts[c]
+        for n in range(chunks[c], chunks[c + 1]):
+            acc_x = 0.0
+            for p in range(user_start[n], user_start[n + 1]):
+                i = pair_server[p]
+                acc = 0.0
+                for k in range(kk):
+                    rk = row_of[i, k]
+                    if rk >= 0:
+                        ck = dem[n, k] * inv_cap[i, k]
+                        ax[rk] += ck * x[p]
+                        acc += ck * y[rk]
+                acc_x += x[p]
+                dual[p] = acc - u[n] - z[p]
+                if acc > aty_max[c]:
+                    aty_max[c] = acc
+            ex[n] = acc_x
+    return ax_parts.sum(axis=0), ex, dual, aty_max.max()
 
 
 @njit(cache=True)
@@ -175,57 +188,63 @@ def _cho_solve(upper, b):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _newton_solve(upper, b_vec, c0, rc, ru, rd, rt, rxz, rsy, rwu, x, s, w, y, u, z, d, inv_g, a_act,
-                  user_start, pair_server, dem, inv_cap, row_of):
+                  user_start, pair_server, dem, inv_cap, row_of, chunks):
     """The Newton step for residuals (rc, ru, rd, rt, rxz, rsy, rwu), user rows and t eliminated (module doc).
 
     Pairs are grouped by user: each user's pairs are visited twice while in cache, with per-user scratch,
-    and coefficients are formed on the fly (the solve is bound by memory traffic over the pairs)."""
+    coefficients formed on the fly, users processed in ``chunks`` (one per thread)."""
     n_pairs = x.shape[0]
     kk = dem.shape[1]
     n_users = ru.shape[0]
-    g = -rc + rsy / y
+    n_chunks = chunks.shape[0] - 1
+    n_rows = rc.shape[0]
     h = -ru - rwu / u
     hg = np.empty(n_users)
-    scratch = np.empty(inv_cap.shape[0] + 1)
-    for n in range(n_users):
-        lo, hi = user_start[n], user_start[n + 1]
-        acc_h = h[n]
-        for p in range(lo, hi):
-            v = d[p] * (rd[p] + rxz[p] / x[p])
-            scratch[p - lo] = v
-            acc_h += v
-        h[n] = acc_h
-        hg[n] = acc_h * inv_g[n]
-        for p in range(lo, hi):
-            v = scratch[p - lo] - d[p] * hg[n]
-            i = pair_server[p]
-            for k in range(kk):
-                if row_of[i, k] >= 0:
-                    g[row_of[i, k]] += dem[n, k] * inv_cap[i, k] * v
-    q = -g
+    g_parts = np.zeros((n_chunks, n_rows))
+    for c in prange(n_chunks):
+        g = g_parts[c]
+        scratch = np.empty(inv_cap.shape[0] + 1)
+        for n in range(chunks[c], chunks[c + 1]):
+            lo, hi = user_start[n], user_start[n + 1]
+            acc_h = h[n]
+            for p in range(lo, hi):
+                v = d[p] * (rd[p] + rxz[p] / x[p])
+                scratch[p - lo] = v
+                acc_h += v
+            h[n] = acc_h
+            hg[n] = acc_h * inv_g[n]
+            for p in range(lo, hi):
+                v = scratch[p - lo] - d[p] * hg[n]
+                i = pair_server[p]
+                for k in range(kk):
+                    if row_of[i, k] >= 0:
+                        g[row_of[i, k]] += dem[n, k] * inv_cap[i, k] * v
+    q = rc - rsy / y - g_parts.sum(axis=0)
     rhs_t = -rt - a_act @ hg
     dy = _cho_solve(upper, q + b_vec * (rhs_t / c0))
     dt = (rhs_t - b_vec @ dy) / c0
     du = a_act * dt + h
     dx = np.empty(n_pairs)
     dz = np.empty(n_pairs)
-    for n in range(n_users):
-        lo, hi = user_start[n], user_start[n + 1]
-        acc_u = du[n]
-        for p in range(lo, hi):
-            acc = 0.0
-            i = pair_server[p]
-            for k in range(kk):
-                if row_of[i, k] >= 0:
-                    acc += dem[n, k] * inv_cap[i, k] * dy[row_of[i, k]]
-            scratch[p - lo] = acc
-            acc_u += d[p] * acc
-        du[n] = acc_u * inv_g[n]
-        for p in range(lo, hi):
-            dx[p] = d[p] * (-(rd[p] + rxz[p] / x[p]) - scratch[p - lo] + du[n])
-            dz[p] = (-rxz[p] - z[p] * dx[p]) / x[p]
+    for c in prange(n_chunks):
+        scratch = np.empty(inv_cap.shape[0] + 1)
+        for n in range(chunks[c], chunks[c + 1]):
+            lo, hi = user_start[n], user_start[n + 1]
+            acc_u = du[n]
+            for p in range(lo, hi):
+                acc = 0.0
+                i = pair_server[p]
+                for k in range(kk):
+                    if row_of[i, k] >= 0:
+                        acc += dem[n, k] * inv_cap[i, k] * dy[row_of[i, k]]
+                scratch[p - lo] = acc
+                acc_u += d[p] * acc
+            du[n] = acc_u * inv_g[n]
+            for p in range(lo, hi):
+                dx[p] = d[p] * (-(rd[p] + rxz[p] / x[p]) - scratch[p - lo] + du[n])
+                dz[p] = (-rxz[p] - z[p] * dx[p]) / x[p]
     ds = (-rsy - s * dy) / y
     dw = (-rwu - w * du) / u
     return dx, ds, dw, dt, dy, du, dz
@@ -233,14 +252,14 @@ def _newton_solve(upper, b_vec, c0, rc, ru, rd, rt, rxz, rsy, rwu, x, s, w, y, u
 
 @njit(cache=True)
 def _direction(refine, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, rxz, rsy, rwu, x, s, w, y, u, z, d, inv_g,
-               a_act, user_start, pair_server, dem, inv_cap, row_of):
+               a_act, user_start, pair_server, dem, inv_cap, row_of, chunks):
     """Newton step, plus (``refine``) one round of iterative refinement on the unreduced equations: the
     factorised matrix leaves out negligible pairs and loses accuracy as complementarity -> 0."""
     dx, ds, dw, dt, dy, du, dz = _newton_solve(upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, rxz, rsy, rwu,
-                                               x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_server, dem, inv_cap, row_of)
+                                               x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_server, dem, inv_cap, row_of, chunks)
     if not refine:
         return dx, ds, dw, dt, dy, du, dz
-    a_dx, e_dx, e_d, _ = _linear_parts(dx, dy, du, dz, user_start, pair_server, dem, inv_cap, row_of,
+    a_dx, e_dx, e_d, _ = _linear_parts(dx, dy, du, dz, user_start, pair_server, dem, inv_cap, row_of, chunks,
                                        r_cap.shape[0])
     e_c = a_dx + ds + r_cap
     e_u = e_dx - dw - a_act * dt + r_usr
@@ -250,36 +269,41 @@ def _direction(refine, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, rxz, rsy, rw
     e_sy = y * ds + s * dy + rsy
     e_wu = u * dw + w * du + rwu
     cx, cs, cw, ct, cy, cu, cz = _newton_solve(upper, b_vec, c0, e_c, e_u, e_d, e_t, e_xz, e_sy, e_wu,
-                                               x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_server, dem, inv_cap, row_of)
+                                               x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_server, dem, inv_cap, row_of, chunks)
     return dx + cx, ds + cs, dw + cw, dt + ct, dy + cy, du + cu, dz + cz
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _step(v, dv):
     """Largest step <= 1 keeping v + step dv >= 0."""
-    out = 1.0
-    for j in range(v.shape[0]):
-        if dv[j] < 0.0:
-            r = -v[j] / dv[j]
-            if r < out:
-                out = r
-    return out
+    n_parts = 8
+    size = (v.shape[0] + n_parts - 1) // n_parts
+    best = np.ones(n_parts)
+    for c in prange(n_parts):
+        out = 1.0
+        for j in range(c * size, min((c + 1) * size, v.shape[0])):
+            if dv[j] < 0.0:
+                r = -v[j] / dv[j]
+                if r < out:
+                    out = r
+        best[c] = out
+    return best.min()
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _predictor_corrector(upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x, s, w, t, y, u, z, d, inv_g, a_act,
-                         user_start, pair_server, dem, inv_cap, row_of, mu, n_comp, refine, fraction):
+                         user_start, pair_server, dem, inv_cap, row_of, chunks, mu, n_comp, refine, fraction):
     """Mehrotra's predictor-corrector step, taken in place (x, s, w, y, u, z); returns (new t, finite).
     ``refine``: one round of iterative refinement of the corrector (needed only as the system degenerates);
     ``fraction``: of the step to the boundary taken."""
-    args = (x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_server, dem, inv_cap, row_of)
+    args = (x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_server, dem, inv_cap, row_of, chunks)
     # the predictor only sets the centring and the second-order term: no refinement
     dx, ds, dw, dt, dy, du, dz = _direction(False, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x * z, s * y,
                                             w * u, *args)
     tp = min(_step(x, dx), _step(s, ds), _step(w, dw))
     td = min(_step(y, dy), _step(u, du), _step(z, dz))
     mu_aff = 0.0
-    for p in range(x.shape[0]):
+    for p in prange(x.shape[0]):
         mu_aff += (x[p] + tp * dx[p]) * (z[p] + td * dz[p])
     for j in range(s.shape[0]):
         mu_aff += (s[j] + tp * ds[j]) * (y[j] + td * dy[j])
@@ -352,7 +376,11 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
                        for k in range(kk)], axis=1)
     row_of = np.where(loaded, np.cumsum(loaded.ravel()).reshape(loaded.shape) - 1, -1).astype(np.int64)
     n_rows = int(loaded.sum())
-    structure = (user_start, pair_server, dem, inv_cap, row_of)
+    # users in contiguous chunks of about equal pair counts, one per numba thread
+    n_chunks = max(1, min(numba.get_num_threads(), n_users))
+    chunks = np.searchsorted(user_start, np.linspace(0, n_pairs, n_chunks + 1)).astype(np.int64)
+    chunks[0], chunks[-1] = 0, n_users
+    structure = (user_start, pair_server, dem, inv_cap, row_of, chunks)
     active = np.isnan(level)
     # Users' rows in tasks: Σ_i x[n, i] - w_n = a_n t (active) or a_n level_n (frozen), a_n = 1/coef_n. The
     # level is measured in units of the median a_n so t is of the order of tasks per user.
