@@ -88,6 +88,7 @@ def test_tsf_coefficients_use_every_server_with_the_needed_resources():
     rng = np.random.default_rng(5)
     for _ in range(30):
         cap = rng.uniform(1, 10, size=(5, 3)) * (rng.random((5, 3)) > 0.2)
+        cap[:, 0] = np.maximum(cap[:, 0], 1.0)
         cap[0] = np.maximum(cap[0], 1.0)  # server 0 has everything: every user stays usable
         dem = rng.uniform(0.1, 1, size=(8, 3)) * (rng.random((8, 3)) > 0.3)
         dem[:, 0] = np.maximum(dem[:, 0], 0.1)
