@@ -58,8 +58,10 @@ def test_fully_degenerate_second_round():
                 eligible=[[1, 0], [1, 0], [1, 1]])
     res = drfh(c)
     assert res.diagnostics["rounds"] == 2 and res.diagnostics["highs_fallbacks"] == 0
-    np.testing.assert_allclose(res.diagnostics["levels"], drfh(c, method="highs").diagnostics["levels"], rtol=1e-7)
-    np.testing.assert_allclose(res.totals, drfh(c, method="highs").totals, rtol=1e-7)
+    # by hand: users 1 and 2 share server 0's second resource at level 1/3 (user 2 fills server 1 first), user 0
+    # takes what remains of server 0's first resource
+    np.testing.assert_allclose(res.totals, [11 / 12, 2 / 9, 1 / 3], rtol=1e-9)
+    np.testing.assert_allclose(res.totals, drfh(c, method="highs").totals, rtol=1e-6)  # HiGHS: to 1e-7 per round
 
 
 def test_one_round_freezes_every_blocked_user():

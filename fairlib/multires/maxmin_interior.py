@@ -392,13 +392,13 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
     # Start: every pair at half the load the busiest row can take, slacks from there; duals balanced.
     load1, _, col_sum, _ = _linear_parts(np.ones(n_pairs), np.ones(n_rows), np.zeros(n_users), np.zeros(n_pairs),
                                          *structure, n_rows)
-    x = np.full(n_pairs, 0.5 / max(load1.max(initial=0.0), 1e-300))
+    x = np.full(n_pairs, 0.9 / max(load1.max(initial=0.0), 1e-300))
     s = np.maximum(1.0 - load1 * x[0] if n_pairs else np.ones(n_rows), 0.1)
     totals = np.bincount(pair_user, weights=x, minlength=n_users)
-    t = 0.5 * float(np.min(totals[active] / a[active]))
+    t = 0.1 * float(np.min(totals[active] / a[active]))
     w = np.maximum(totals - a_act * t - floor, 0.1 * totals)
     u = np.full(n_users, 1.0 / a_act.sum())
-    theta = 2.0 * float(u.max()) / max(float(col_sum.min()), 1e-300)
+    theta = 1.2 * float(u.max()) / max(float(col_sum.min()), 1e-300)
     y = np.full(n_rows, theta)
     z = np.maximum(col_sum * theta - u[pair_user], 0.5 * col_sum * theta)
     n_comp = n_pairs + n_rows + n_users
