@@ -58,14 +58,17 @@ def _normal_matrix(x, z, w, u, a_act, user_start, pair_server, dem, inv_cap, row
     kk = dem.shape[1]
     n_users = user_start.shape[0] - 1
     n_chunks = chunks.shape[0] - 1
+    n_servers = row_of.shape[0]
     weight = np.empty(x.shape[0])
     inv_g = np.empty(n_users)
     b_parts = np.zeros((n_chunks, n_rows))
-    matrices = np.zeros((n_chunks, n_rows, n_rows))
-    crosses = np.zeros((n_chunks, n_rows, n_rows))
+    # per chunk: the per-server blocks Σ D a aᵀ (compact, servers x R x R) and L = -(EᵀR + ½RᵀR) (rows x rows);
+    # M = blocks + L + Lᵀ, of which only the upper triangle is formed (all the factorisation reads)
+    blocks = np.zeros((n_chunks, n_servers, kk, kk))
+    lows = np.zeros((n_chunks, n_rows, n_rows))
     for c in prange(n_chunks):
-        matrix = matrices[c]
-        cross = crosses[c]
+        low = lows[c]
+        block = blocks[c]
         b_vec = b_parts[c]
         e_rows = np.empty(kk, dtype=np.int64)
         e_vals = np.empty(kk)
@@ -115,27 +118,36 @@ def _normal_matrix(x, z, w, u, a_act, user_start, pair_server, dem, inv_cap, row
                     else:
                         r_vals[r_mark[rk]] += val
                     for l in range(kk):
-                        if row_of[i, l] >= 0:
-                            matrix[rk, row_of[i, l]] += wt * ck * dem[n, l] * inv_cap[i, l]
-            if dense:  # EᵀR: rows of the dominant pair's server, contiguous updates
+                        block[i, k, l] += wt * ck * dem[n, l] * inv_cap[i, l]
+            if dense:  # -EᵀR: rows of the dominant pair's server, contiguous updates
                 for e in range(n_e):
-                    row = cross[e_rows[e]]
+                    row = low[e_rows[e]]
                     src = r_dense[n]
                     for j in range(n_rows):
-                        row[j] += e_vals[e] * src[j]
+                        row[j] -= e_vals[e] * src[j]
             else:
                 for j in range(n_r):
                     for e in range(n_e):
-                        cross[e_rows[e], r_rows[j]] += e_vals[e] * r_vals[j]
+                        low[e_rows[e], r_rows[j]] -= e_vals[e] * r_vals[j]
                     for l in range(n_r):
-                        matrix[r_rows[j], r_rows[l]] -= r_vals[j] * r_vals[l]
+                        low[r_rows[j], r_rows[l]] -= 0.5 * r_vals[j] * r_vals[l]
                 for j in range(n_r):
                     r_mark[r_rows[j]] = -1
-    matrix = matrices.sum(axis=0)
-    cross = crosses.sum(axis=0)
-    for i in range(n_rows):
-        for j in range(n_rows):
-            matrix[i, j] -= cross[i, j] + cross[j, i]
+    low = lows[0]
+    for c in range(1, n_chunks):
+        low += lows[c]
+    matrix = np.zeros((n_rows, n_rows))
+    for i in range(n_rows):  # upper triangle of L + Lᵀ
+        for j in range(i, n_rows):
+            matrix[i, j] = low[i, j] + low[j, i]
+    block = blocks.sum(axis=0)
+    for i in range(n_servers):
+        for k in range(kk):
+            if row_of[i, k] < 0:
+                continue
+            for l in range(k, kk):
+                if row_of[i, l] >= 0:
+                    matrix[row_of[i, k], row_of[i, l]] += block[i, k, l]
     return matrix, weight, inv_g, b_parts.sum(axis=0)
 
 
@@ -342,6 +354,7 @@ def _cholesky(matrix):
     return None
 
 
+_SINGLE_ABOVE = 1e-2
 _REFINE_BELOW = 1e-6  # residual below which corrector steps are refined (conditioning degrades as μ -> 0)
 _STALL_ITERATIONS = 5  # iterations without halving the residual before the best iterate is returned
 
@@ -436,7 +449,11 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
                 break
             m_mat, d, inv_g, b_vec = _normal_matrix(x, z, w, u, a_act, *structure, n_rows, r_dense, dense)
             if dense:  # M -= RᵀR on the upper triangle, which is all the Cholesky factorisation reads
-                m_mat = scipy.linalg.blas.dsyrk(-1.0, r_dense.T, beta=1.0, c=m_mat, trans=0, lower=0, overwrite_c=1)
+                if merit > _SINGLE_ABOVE:  # early steps need little accuracy: the product in single precision
+                    m_mat -= scipy.linalg.blas.ssyrk(1.0, r_dense.T.astype(np.float32), trans=0, lower=0)
+                else:
+                    m_mat = scipy.linalg.blas.dsyrk(-1.0, r_dense.T, beta=1.0, c=m_mat, trans=0, lower=0,
+                                                    overwrite_c=1)
             m_mat[np.diag_indices(n_rows)] += s / y
             # t is free and couples every active user: eliminated first (Δt = (rhs - bᵀΔy)/c0), it adds the
             # positive rank-one b bᵀ/c0 to M. M alone is singular at a fully degenerate optimum (every row and
