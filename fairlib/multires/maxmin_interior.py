@@ -40,10 +40,14 @@ __all__ = ["maxmin_round_interior_point"]
 
 
 @njit(cache=True, parallel=True)
-def _normal_matrix(x, z, w, u, a_act, user_start, pair_server, dem, inv_cap, row_of, chunks, n_rows, r_dense,
+def _normal_matrix(x, z, w, u, s, y, a_act, user_start, pair_server, dem, inv_cap, row_of, chunks, n_rows, r_dense,
                    dense):
-    """The weights D = x/z, 1/G per user, b = A D Eᵀ(a/G), and the reduced normal matrix on the capacity rows
-    without cancellation.
+    """The weights D = x/z, 1/G per user, b = A D Eᵀ(a/G), c0 = aᵀG⁻¹a and the reduced normal matrix on the
+    capacity rows, without cancellation: M = A D Aᵀ + S/Y - V G⁻¹ Vᵀ + b bᵀ/c0.
+
+    t is free and couples every active user: eliminated first (Δt = (rhs - bᵀΔy)/c0), it adds the positive
+    rank-one b bᵀ/c0. The rest alone is singular at a fully degenerate optimum (every row and every user
+    tight); with the rank-one term M is not whenever the Newton system is not.
 
     Per user n with pairs p (weights D_p, coefficient columns a_p) and ω_n = w_n/u_n the user contributes
     Σ_p D_p a_p a_pᵀ - v vᵀ/G, v = Σ_p D_p a_p, G = δ + ω, δ = Σ_p D_p. Near the optimum one pair p*
@@ -148,7 +152,15 @@ def _normal_matrix(x, z, w, u, a_act, user_start, pair_server, dem, inv_cap, row
             for l in range(k, kk):
                 if row_of[i, l] >= 0:
                     matrix[row_of[i, k], row_of[i, l]] += block[i, k, l]
-    return matrix, weight, inv_g, b_parts.sum(axis=0)
+    b_vec = b_parts.sum(axis=0)
+    c0 = 0.0
+    for n in range(n_users):
+        c0 += a_act[n] * a_act[n] * inv_g[n]
+    for i in range(n_rows):
+        matrix[i, i] += s[i] / y[i]
+        for j in range(i, n_rows):
+            matrix[i, j] += b_vec[i] * b_vec[j] / c0
+    return matrix, weight, inv_g, b_vec, c0
 
 
 @njit(cache=True, parallel=True)
@@ -302,7 +314,7 @@ def _step(v, dv):
     return best.min()
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def _predictor_corrector(upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x, s, w, t, y, u, z, d, inv_g, a_act,
                          user_start, pair_server, dem, inv_cap, row_of, chunks, mu, n_comp, refine, fraction):
     """Mehrotra's predictor-corrector step, taken in place (x, s, w, y, u, z); returns (new t, finite).
@@ -447,19 +459,13 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
                 break
             if stalled >= _STALL_ITERATIONS:  # degenerate and ill-conditioned: keep the best iterate
                 break
-            m_mat, d, inv_g, b_vec = _normal_matrix(x, z, w, u, a_act, *structure, n_rows, r_dense, dense)
+            m_mat, d, inv_g, b_vec, c0 = _normal_matrix(x, z, w, u, s, y, a_act, *structure, n_rows, r_dense, dense)
             if dense:  # M -= RᵀR on the upper triangle, which is all the Cholesky factorisation reads
                 if merit > _SINGLE_ABOVE:  # early steps need little accuracy: the product in single precision
                     m_mat -= scipy.linalg.blas.ssyrk(1.0, r_dense.T.astype(np.float32), trans=0, lower=0)
                 else:
                     m_mat = scipy.linalg.blas.dsyrk(-1.0, r_dense.T, beta=1.0, c=m_mat, trans=0, lower=0,
                                                     overwrite_c=1)
-            m_mat[np.diag_indices(n_rows)] += s / y
-            # t is free and couples every active user: eliminated first (Δt = (rhs - bᵀΔy)/c0), it adds the
-            # positive rank-one b bᵀ/c0 to M. M alone is singular at a fully degenerate optimum (every row and
-            # every user tight); with the rank-one term it is not whenever the Newton system is not.
-            c0 = float(a_act @ (a_act * inv_g))
-            m_mat += np.outer(b_vec, b_vec / c0)
             upper = _cholesky(m_mat)
             if upper is None:
                 break
