@@ -26,6 +26,7 @@ user at once (a simplex vertex may leave some with zero duals for later rounds a
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 import numba
@@ -353,6 +354,17 @@ def _predictor_corrector(upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x, s, w, t
     return t + tp * dt, True
 
 
+@contextlib.contextmanager
+def _numba_threads(n):
+    """numba's thread count set to ``n`` inside the block (restored after)."""
+    outer = numba.get_num_threads()
+    numba.set_num_threads(n)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(outer)
+
+
 def _cholesky(matrix):
     """Upper Cholesky factor U (UᵀU = M, from M's upper triangle); a tiny diagonal shift, growing on failure,
     when rounding has made M indefinite (iterative refinement then restores the exact direction). None if
@@ -366,6 +378,7 @@ def _cholesky(matrix):
     return None
 
 
+_PARALLEL_PAIRS = 20_000  # rounds with fewer eligible pairs run on one thread
 _SINGLE_ABOVE = 1e-2
 _REFINE_BELOW = 1e-6  # residual below which corrector steps are refined (conditioning degrades as μ -> 0)
 _STALL_ITERATIONS = 5  # iterations without halving the residual before the best iterate is returned
@@ -401,8 +414,10 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
                        for k in range(kk)], axis=1)
     row_of = np.where(loaded, np.cumsum(loaded.ravel()).reshape(loaded.shape) - 1, -1).astype(np.int64)
     n_rows = int(loaded.sum())
-    # users in contiguous chunks of about equal pair counts, one per numba thread
-    n_chunks = max(1, min(numba.get_num_threads(), n_users))
+    # users in contiguous chunks of about equal pair counts, one per numba thread; small rounds on one thread
+    # (a parallel region costs more than it saves there, and far more when other processes hold the cores)
+    threads = numba.get_num_threads() if n_pairs >= _PARALLEL_PAIRS else 1
+    n_chunks = max(1, min(threads, n_users))
     chunks = np.searchsorted(user_start, np.linspace(0, n_pairs, n_chunks + 1)).astype(np.int64)
     chunks[0], chunks[-1] = 0, n_users
     structure = (user_start, pair_server, dem, inv_cap, row_of, chunks)
@@ -437,7 +452,7 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
     best = (np.inf, x, t, u, w)
     stalled = 0
     it = 0
-    with np.errstate(all="ignore"), warnings.catch_warnings(), one_blas_thread():
+    with np.errstate(all="ignore"), warnings.catch_warnings(), one_blas_thread(), _numba_threads(n_chunks):
         warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
         for it in range(1, max_iterations + 1):
             r_cap, totals, r_dual, aty_max = _linear_parts(x, y, u, z, *structure, n_rows)
