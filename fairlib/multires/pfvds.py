@@ -266,11 +266,15 @@ def best_response_column(cluster: Cluster, tasks, server: int, alpha: float, *, 
                          tol: float = 1e-12, max_iter: int = 200) -> np.ndarray:
     """Server ``server``'s exact α-fair best response (its column) to the other servers' tasks
     (``time_shared``: under Problem 2's constraint Σ_n x[n, i]/γ[n, i] <= 1)."""
-    x = np.asarray(tasks, dtype=np.float64)
-    users = np.flatnonzero(cluster.eligible[:, server])
-    x_o = x[users].sum(axis=1) - x[users, server]
-    col = np.zeros(cluster.n_users)
     d3, cap = cluster.server_constraints(time_shared)
+    x = np.asarray(tasks, dtype=np.float64)
+    return _best_response_column(cluster, x, x.sum(axis=1), server, alpha, d3, cap, tol, max_iter)
+
+
+def _best_response_column(cluster, x, totals, server, alpha, d3, cap, tol=1e-12, max_iter=200):
+    users = np.flatnonzero(cluster.eligible[:, server])
+    x_o = totals[users] - x[users, server]
+    col = np.zeros(cluster.n_users)
     lam = np.zeros(cap.shape[1])
     got, _, _ = _best_response(cap[server], np.ascontiguousarray(d3[users, server]), x_o,
                                cluster.weight[users] * cluster.gamma[users, server], cluster.gamma[users, server],
@@ -283,12 +287,14 @@ def nash_residual(cluster: Cluster, tasks, alpha, *, time_shared: bool = False) 
     """max over servers of |column - best response to the others| / largest total (0 at a Nash equilibrium)."""
     x = np.asarray(tasks, dtype=np.float64)
     alphas = per_server_alpha(cluster, alpha)
-    scale = max(float(x.sum(axis=1).max()), 1e-300)
+    totals = x.sum(axis=1)
+    scale = max(float(totals.max()), 1e-300)
+    d3, cap = cluster.server_constraints(time_shared)  # once: (users x servers x constraints)
     worst = 0.0
     for i in range(cluster.n_servers):
         if np.isinf(alphas[i]) or not cluster.eligible[:, i].any():
             continue
-        column = best_response_column(cluster, x, i, alphas[i], time_shared=time_shared)
+        column = _best_response_column(cluster, x, totals, i, alphas[i], d3, cap)
         worst = max(worst, float(np.abs(column - x[:, i]).max()) / scale)
     return worst
 
