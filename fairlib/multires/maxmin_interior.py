@@ -14,9 +14,11 @@ rank-n_users correction, one symmetric product and one Cholesky factorisation pe
 number of pairs. Numerics: the per-user correction is expanded around the user's dominant pair (no
 catastrophic cancellation as the weights x/z spread over many orders of magnitude), the free level t is
 eliminated first (a positive rank-one term that keeps the matrix definite at fully degenerate optima), and
-one round of iterative refinement on the unreduced equations keeps each corrector step accurate. A round
-that stalls (no halving of the residual in 5 iterations) returns its best iterate and residual; the caller
-re-solves it by HiGHS when that residual is above 1e-7.
+near convergence one round of iterative refinement on the unreduced equations keeps each corrector step
+accurate; the first iterations form the product in single precision. A round that stalls (no halving of the
+residual in 5 iterations) returns its best iterate and residual; the caller re-solves it by HiGHS when that
+residual is above 1e-7. Speed: the loops over pairs are grouped by user (each user's pairs visited while in
+cache, coefficients d/c formed on the fly) and, from 20,000 pairs, split over numba's threads by user chunks.
 
 The interior-point solution lies in the relative interior of the optimal face, so its duals are strictly
 complementary (Goldman-Tucker): a user's level row has a positive dual exactly when the row is tight in
@@ -278,8 +280,8 @@ def _newton_solve(upper, b_vec, c0, rc, ru, rd, rt, rxz, rsy, rwu, x, s, w, y, u
 @njit(cache=True)
 def _direction(refine, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, rxz, rsy, rwu, x, s, w, y, u, z, d, inv_g,
                a_act, user_start, pair_server, dem, inv_cap, row_of, chunks):
-    """Newton step, plus (``refine``) one round of iterative refinement on the unreduced equations: the
-    factorised matrix leaves out negligible pairs and loses accuracy as complementarity -> 0."""
+    """Newton step, plus (``refine``) one round of iterative refinement on the unreduced equations: the reduced
+    matrix loses accuracy as complementarity -> 0 (and is formed partly in single precision early on)."""
     dx, ds, dw, dt, dy, du, dz = _newton_solve(upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, rxz, rsy, rwu,
                                                x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_server, dem, inv_cap, row_of, chunks)
     if not refine:
@@ -379,7 +381,7 @@ def _cholesky(matrix):
 
 
 _PARALLEL_PAIRS = 20_000  # rounds with fewer eligible pairs run on one thread
-_SINGLE_ABOVE = 1e-2
+_SINGLE_ABOVE = 1e-2  # residual above which the low-rank product is formed in single precision
 _REFINE_BELOW = 1e-6  # residual below which corrector steps are refined (conditioning degrades as μ -> 0)
 _STALL_ITERATIONS = 5  # iterations without halving the residual before the best iterate is returned
 
