@@ -22,8 +22,8 @@ import numpy as np
 
 from .._validate import InvalidInputError, as_capacities, as_demands, as_eligibility, as_weights
 
-__all__ = ["Cluster", "ServerAllocation", "random_cluster", "merge_identical_servers", "on_merged_servers",
-           "per_server_alpha"]
+__all__ = ["Cluster", "ServerAllocation", "monopoly_tasks", "random_cluster", "merge_identical_servers",
+           "on_merged_servers", "per_server_alpha"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,9 +75,7 @@ class Cluster:
             raise InvalidInputError(
                 f"demand[{u}] = {dem[u].tolist()}: user {u} has no usable server (its eligible servers "
                 f"{np.flatnonzero(declared[u]).tolist()} lack resource(s) {missing})")
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = np.where(needs[:, None, :], cap[None, :, :] / dem[:, None, :], np.inf)   # (N, K, R)
-        gamma = np.where(usable, ratio.min(axis=2), 0.0)
+        gamma = np.where(usable, monopoly_tasks(cap, dem), 0.0)
         with np.errstate(divide="ignore", invalid="ignore"):
             share = np.where(cap[None, :, :] > 0, dem[:, None, :] / cap[None, :, :], np.where(needs[:, None, :],
                                                                                              np.inf, 0.0))
@@ -180,6 +178,16 @@ class ServerAllocation:
     def vds(self) -> np.ndarray:
         """Weighted VDS ŝ[n, i] of this allocation (NaN where unusable)."""
         return self.cluster.vds(self.totals)
+
+
+def monopoly_tasks(capacity: np.ndarray, demand: np.ndarray) -> np.ndarray:
+    """γ[n, i] = min over the resources n demands of c[i, r] / d[n, r] on every server, placement ignored (0 where
+    server i lacks a resource n demands). Inputs validated by the caller."""
+    gamma = np.full((demand.shape[0], capacity.shape[0]), np.inf)
+    for r in range(demand.shape[1]):  # one resource at a time: no (users x servers x resources) temporary
+        need = demand[:, r] > 0
+        gamma[need] = np.minimum(gamma[need], capacity[None, :, r] / demand[need, r, None])
+    return gamma
 
 
 def random_cluster(rng, n_users: int, n_servers: int, n_resources: int = 3, *, eligible_fraction: float = 0.7,

@@ -30,7 +30,7 @@ from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
 from .._validate import InvalidInputError
-from .cluster import Cluster, ServerAllocation
+from .cluster import Cluster, ServerAllocation, monopoly_tasks
 from .maxmin_interior import maxmin_round_interior_point
 
 __all__ = ["drfh", "tsf", "weighted_maxmin_totals", "drfh_coefficients", "tsf_coefficients"]
@@ -52,11 +52,7 @@ def drfh_coefficients(cluster: Cluster) -> np.ndarray:
 
 def tsf_coefficients(cluster: Cluster) -> np.ndarray:
     """q_n = 1 / γ_n, γ_n = Σ_i min_r c[i, r] / d[n, r] over *all* servers with the needed resources."""
-    gamma = np.full((cluster.n_users, cluster.n_servers), np.inf)
-    for r in range(cluster.n_resources):  # γ[n, i] on every server: 0 where a demanded resource is missing
-        need = cluster.demand[:, r] > 0
-        gamma[need] = np.minimum(gamma[need], cluster.capacity[None, :, r] / cluster.demand[need, r, None])
-    return 1.0 / gamma.sum(axis=1)
+    return 1.0 / monopoly_tasks(cluster.capacity, cluster.demand).sum(axis=1)
 
 
 def _pair_index(cluster: Cluster):
@@ -94,7 +90,7 @@ def _maxmin_interior(cluster: Cluster, coef, tol, max_rounds):
     worst = 0.0
     highs = None
     limit = max_rounds or n + 1
-    x = np.zeros(len(users))
+    lps = 0
     while np.isnan(level).any():
         rounds += 1
         if rounds > limit:
@@ -103,19 +99,20 @@ def _maxmin_interior(cluster: Cluster, coef, tol, max_rounds):
         x, t, blocked, diag = maxmin_round_interior_point(demand, capacity, users, servers, coef, level,
                                                           tol=min(tol, 1e-9))
         iterations += diag["iterations"]
+        lps += 1
         worst = max(worst, diag["merit"])
         if diag["merit"] > _IPM_ACCEPT:  # stalled far from the optimum (degenerate, ill-conditioned): HiGHS
             highs = highs or _highs_lp(cluster, coef)
-            x, t, blocked, _ = _highs_round(highs, level, tol)
+            x, t, blocked, used = _highs_round(highs, level, tol)
             fallbacks += 1
+            lps += used
         # exact feasibility (a change of the order of the primal residual), then the levels this x achieves
-        x = np.maximum(x, 0.0)
         tasks = np.zeros((n, cluster.n_servers))
-        tasks[users, servers] = x
+        tasks[users, servers] = np.maximum(x, 0.0)
         with np.errstate(divide="ignore", invalid="ignore"):
             load = np.where(capacity > 0, (tasks.T @ demand) / capacity, 0.0)
-        x = x / max(1.0, float(load.max(initial=0.0)))
-        achieved = coef * np.bincount(users, weights=x, minlength=n)
+        tasks /= max(1.0, float(load.max(initial=0.0)))
+        achieved = coef * tasks.sum(axis=1)
         if not blocked.any():  # flat indicator (numerical): the largest dual share is blocked
             blocked = active & (diag["dual_share"] == diag["dual_share"][active].max())
         # Levels are kept at what this exactly feasible x achieves (at most the primal residual below the
@@ -123,9 +120,7 @@ def _maxmin_interior(cluster: Cluster, coef, tol, max_rounds):
         level[blocked] = t
         frozen = ~np.isnan(level)
         level[frozen] = np.minimum(level[frozen], achieved[frozen]) * (1 - _IPM_FREEZE_SLACK)
-    tasks = np.zeros((n, cluster.n_servers))
-    tasks[users, servers] = x
-    return tasks, {"rounds": rounds, "lps": rounds, "levels": level, "iterations": iterations,
+    return tasks, {"rounds": rounds, "lps": lps, "levels": level, "iterations": iterations,
                    "largest_residual": worst, "highs_fallbacks": fallbacks, "method": "interior_point"}
 
 

@@ -283,7 +283,8 @@ def _direction(refine, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, rxz, rsy, rw
     """Newton step, plus (``refine``) one round of iterative refinement on the unreduced equations: the reduced
     matrix loses accuracy as complementarity -> 0 (and is formed partly in single precision early on)."""
     dx, ds, dw, dt, dy, du, dz = _newton_solve(upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, rxz, rsy, rwu,
-                                               x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_server, dem, inv_cap, row_of, chunks)
+                                               x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_server, dem,
+                                               inv_cap, row_of, chunks)
     if not refine:
         return dx, ds, dw, dt, dy, du, dz
     a_dx, e_dx, e_d, _ = _linear_parts(dx, dy, du, dz, user_start, pair_server, dem, inv_cap, row_of, chunks,
@@ -296,7 +297,8 @@ def _direction(refine, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, rxz, rsy, rw
     e_sy = y * ds + s * dy + rsy
     e_wu = u * dw + w * du + rwu
     cx, cs, cw, ct, cy, cu, cz = _newton_solve(upper, b_vec, c0, e_c, e_u, e_d, e_t, e_xz, e_sy, e_wu,
-                                               x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_server, dem, inv_cap, row_of, chunks)
+                                               x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_server, dem,
+                                               inv_cap, row_of, chunks)
     return dx + cx, ds + cs, dw + cw, dt + ct, dy + cy, du + cu, dz + cz
 
 
@@ -330,7 +332,7 @@ def _predictor_corrector(upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x, s, w, t
     tp = min(_step(x, dx), _step(s, ds), _step(w, dw))
     td = min(_step(y, dy), _step(u, du), _step(z, dz))
     mu_aff = 0.0
-    for p in prange(x.shape[0]):
+    for p in range(x.shape[0]):
         mu_aff += (x[p] + tp * dx[p]) * (z[p] + td * dz[p])
     for j in range(s.shape[0]):
         mu_aff += (s[j] + tp * ds[j]) * (y[j] + td * dy[j])

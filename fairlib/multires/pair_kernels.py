@@ -2,8 +2,8 @@
 
 Pair p belongs to user ``pair_user[p]`` and loads up to K constraint rows: ``pair_rows[p, k]`` (-1 where
 the coefficient is zero) with coefficients ``coef[p, k]``. A is the (rows x pairs) capacity matrix and E the
-(users x pairs) matrix summing each user's pairs. Shared by the interior-point solvers, with
-:func:`one_blas_thread`.
+(users x pairs) matrix summing each user's pairs (PF-VDS's interior point; the max-min one forms its
+coefficients on the fly). :func:`one_blas_thread` serves both.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["row_products", "column_products", "user_sums", "linear_parts", "one_blas_thread"]
+__all__ = ["row_products", "column_products", "user_sums", "one_blas_thread"]
 
 _BLAS = None
 
@@ -58,25 +58,3 @@ def user_sums(v, pair_user, n_users):
     for p in range(v.shape[0]):
         out[pair_user[p]] += v[p]
     return out
-
-
-@njit(cache=True)
-def linear_parts(x, y, u, z, pair_user, pair_rows, coef, n_rows):
-    """(A x, E x, Aᵀy - Eᵀu - z, max Aᵀy) in one pass over the pairs."""
-    n_pairs, kk = coef.shape
-    ax = np.zeros(n_rows)
-    ex = np.zeros(u.shape[0])
-    dual = np.empty(n_pairs)
-    aty_max = 0.0
-    for p in range(n_pairs):
-        acc = 0.0
-        for k in range(kk):
-            rk = pair_rows[p, k]
-            if rk >= 0:
-                ax[rk] += coef[p, k] * x[p]
-                acc += coef[p, k] * y[rk]
-        ex[pair_user[p]] += x[p]
-        dual[p] = acc - u[pair_user[p]] - z[p]
-        if acc > aty_max:
-            aty_max = acc
-    return ax, ex, dual, aty_max

@@ -23,6 +23,8 @@ from numba import njit
 
 from .._validate import InvalidInputError
 from .cluster import Cluster, ServerAllocation
+from .pair_kernels import one_blas_thread
+from .pfvds_interior import _interior_point
 
 __all__ = ["psdsf", "psdsf_interior_point", "psdsf_violation", "single_level"]
 
@@ -250,9 +252,6 @@ def psdsf_interior_point(cluster: Cluster, *, time_shared: bool = False, max_swe
     complementarity gap stops falling near 0.07: the system is not monotone), where the fixed point finishes —
     slower than the fixed point alone. Not the default for that reason.
     """
-    from .pair_kernels import one_blas_thread
-    from .pfvds_interior import _interior_point
-
     with one_blas_thread():
         res = _interior_point(cluster, np.ones(cluster.n_servers), time_shared, 1e-10, 200, None,
                               dominant_share_prices=True)
