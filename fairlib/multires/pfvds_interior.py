@@ -18,9 +18,6 @@ where the system is symmetric; LU otherwise). Rows are scaled by their capacity.
 refinement, backtracking on the residual of the centred system, continuation in α (see
 :func:`pfvds_interior_point`). Stopping: primal and dual residuals and the complementarity gap all below
 ``tol`` (for α = 1 the gap bounds the objective's distance to the optimum, in units of Σφ).
-
-With ``dominant_share_prices`` the dual equations charge each pair its dominant share 1/γ on every constraint
-it loads instead of its use of each: PS-DSF's equilibrium conditions (:func:`.psdsf.psdsf_interior_point`).
 """
 
 from __future__ import annotations
@@ -53,10 +50,9 @@ def _solve_m(b, d_inv, pair_user, u, beta):
 
 
 @njit(cache=True)
-def _reduced_matrix_parts(d_inv, u, pair_user, pair_rows, coef, dual_coef, n_users, n_rows):
-    """A D⁻¹ Bᵀ (dense; nonzero only in per-server blocks), V1[n, row] = Σ_{p of n} b_p / D_p and
-    Vu[n, row] = Σ_{p of n} a_p u_p / D_p, for primal coefficients a (``coef``) and dual ones b (B = A except
-    for PS-DSF, see :func:`psdsf_interior_point`)."""
+def _reduced_matrix_parts(d_inv, u, pair_user, pair_rows, coef, n_users, n_rows):
+    """A D⁻¹ Aᵀ (dense; nonzero only in per-server blocks), V1[n, row] = Σ_{p of n} a_p / D_p and
+    Vu[n, row] = Σ_{p of n} a_p u_p / D_p, for the coefficients a (``coef``)."""
     kk = coef.shape[1]
     diag_part = np.zeros((n_rows, n_rows))
     v1 = np.zeros((n_users, n_rows))
@@ -68,11 +64,11 @@ def _reduced_matrix_parts(d_inv, u, pair_user, pair_rows, coef, dual_coef, n_use
             if rk < 0:
                 continue
             ak = coef[p, k] * d_inv[p]
-            v1[n, rk] += dual_coef[p, k] * d_inv[p]
+            v1[n, rk] += ak
             vu[n, rk] += ak * u[p]
             for l in range(kk):
                 if pair_rows[p, l] >= 0:
-                    diag_part[rk, pair_rows[p, l]] += ak * dual_coef[p, l]
+                    diag_part[rk, pair_rows[p, l]] += ak * coef[p, l]
     return diag_part, v1, vu
 
 
@@ -173,7 +169,7 @@ def pfvds_interior_point(cluster: Cluster, alpha=1.0, *, time_shared: bool = Fal
     return result
 
 
-def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start, dominant_share_prices=False):
+def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start):
     d3, cap = cluster.server_constraints(time_shared)
     n_users, n_servers = cluster.n_users, cluster.n_servers
     kk = cap.shape[1]
@@ -183,9 +179,6 @@ def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start, do
     with np.errstate(divide="ignore", invalid="ignore"):
         scale = np.where(cap > 0, 1.0 / cap, 0.0)  # a zero-capacity row only meets ineligible pairs
     coef = np.ascontiguousarray(d3[pair_user, pair_server, :] * scale[pair_server])
-    # PS-DSF: every server charges each user by its dominant share 1/γ = max_k a_k on every constraint it loads
-    dual_coef = (np.ascontiguousarray(np.where(coef > 0, coef.max(axis=1)[:, None], 0.0)) if dominant_share_prices
-                 else coef)
     n_pairs = len(pair_user)
     # Only rows some pair loads enter the system (a vacuous row would make it singular).
     full_rows = pair_server[:, None] * kk + np.arange(kk)[None, :]
@@ -198,7 +191,7 @@ def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start, do
     log_phi = np.log(cluster.weight)[pair_user]
     log_gamma = np.log(cluster.gamma[pair_user, pair_server])
     log_coef = pair_alpha * (log_phi + log_gamma) - log_gamma  # log of ŝ^-α/γ · x_n^α
-    symmetric = bool((alphas == 1.0).all()) and not dominant_share_prices
+    symmetric = bool((alphas == 1.0).all())
 
     # Start: an interior primal point at half load; per-server utility scales making its marginals ~1.
     per_pair_load = row_products(np.ones(n_pairs), pair_rows, coef, n_rows)
@@ -232,7 +225,7 @@ def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start, do
             grad, u = _marginals(totals, pair_user, log_coef, pair_alpha)
             if not (np.isfinite(grad).all() and np.isfinite(u).all()):
                 break  # marginals beyond floating point (very large α): keep the best iterate
-            r_d = grad - column_products(y, pair_rows, dual_coef) + z
+            r_d = grad - column_products(y, pair_rows, coef) + z
             r_p = row_products(x, pair_rows, coef, n_rows) + s - 1.0
             gap = float(x @ z + s @ y) / max(float(x @ grad), 1e-300)
             primal_res = float(np.abs(r_p).max())
@@ -251,7 +244,7 @@ def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start, do
             mu = float(x @ z + s @ y) / n_comp
             d_inv = x / z
             beta = 1.0 / (1.0 + user_sums(d_inv * u, pair_user, n_users))
-            reduced, v1, vu = _reduced_matrix_parts(d_inv, u, pair_user, pair_rows, coef, dual_coef, n_users,
+            reduced, v1, vu = _reduced_matrix_parts(d_inv, u, pair_user, pair_rows, coef, n_users,
                                                     n_rows)
             reduced -= (vu.T * beta) @ v1
             reduced[np.diag_indices(n_rows)] += s / y
@@ -269,7 +262,7 @@ def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start, do
                 b1 = rd - r_xz / x
                 w = _solve_m(b1, d_inv, pair_user, u, beta)
                 dy = solve(factor, row_products(w, pair_rows, coef, n_rows) + rp - r_sy / y, check_finite=False)
-                dx = _solve_m(b1 - column_products(dy, pair_rows, dual_coef), d_inv, pair_user, u, beta)
+                dx = _solve_m(b1 - column_products(dy, pair_rows, coef), d_inv, pair_user, u, beta)
                 return dx, dy, (-r_xz - z * dx) / x, (-r_sy - s * dy) / y
 
             def direction(r_xz, r_sy):
@@ -277,7 +270,7 @@ def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start, do
                 # on the unreduced Newton equations keeps the direction exact to working precision.
                 dx, dy, dz, ds = newton_solve(r_d, r_p, r_xz, r_sy)
                 h_dx = u * user_sums(dx, pair_user, n_users)[pair_user]
-                e_d = -h_dx - column_products(dy, pair_rows, dual_coef) + dz + r_d
+                e_d = -h_dx - column_products(dy, pair_rows, coef) + dz + r_d
                 e_p = row_products(dx, pair_rows, coef, n_rows) + ds + r_p
                 e_xz = z * dx + x * dz + r_xz
                 e_sy = y * ds + s * dy + r_sy
@@ -292,7 +285,7 @@ def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start, do
 
             def residual(xt, yt, zt, st):
                 gt, _ = _marginals(user_sums(xt, pair_user, n_users), pair_user, log_coef, pair_alpha)
-                return np.sqrt(np.sum((gt - column_products(yt, pair_rows, dual_coef) + zt) ** 2)
+                return np.sqrt(np.sum((gt - column_products(yt, pair_rows, coef) + zt) ** 2)
                                + np.sum((row_products(xt, pair_rows, coef, n_rows) + st - 1.0) ** 2)
                                + np.sum((xt * zt - target) ** 2) + np.sum((st * yt - target) ** 2))
 

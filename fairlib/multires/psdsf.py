@@ -3,14 +3,22 @@
 An allocation is PS-DSF when it is feasible and no x[n, i] can be increased without decreasing some
 x[m, i] on the same server with ŝ[m, i] <= ŝ[n, i] (ŝ = weighted VDS, :mod:`.cluster`).
 
-The ICC'17 algorithm that computes it was not recovered (REFERENCE §5.7, [NR]); we use the
-construction derived there ([DRV]): **per-server progressive filling on the weighted VDS, iterated
-over servers to a fixed point (Gauss-Seidel)**. For server i, with the other servers' totals
+The ICC'17 algorithm that computes it was not recovered (REFERENCE §5.7, [NR]). Two constructions of ours
+([DRV]). **Default**: the limit of a smoothed market on per-server prices, solved by Newton's method
+(:mod:`.psdsf_market`; ~20 Newton steps, Definition 4 to ~1e-9). It describes servers with one VDS level
+(every usable user loads the constraint that fills the server: always so when all users of a server load
+the same constraints, :func:`single_level`). **Where that fails, and as the cross-check: per-server
+progressive filling on the weighted VDS, iterated over servers to a fixed point (Gauss-Seidel)**. For server i, with the other servers' totals
 x_{n,-i} fixed, raise a level L; usable user n gets x[n, i](L) = max(0, φ_n γ[n, i] L - x_{n,-i}), so
 its weighted VDS is max(L, x_{n,-i}/(φ_n γ[n, i])). At the first L where a resource saturates,
 every still-active user demanding it is frozen; the rest continue. A fixed point satisfies
 Definition 4 at every server (checked by :func:`psdsf_violation`). Convergence of the outer loop is
-not proven: it is capped and the residual reported.
+not proven: it is capped and the residual reported (it cycles on ~1% of small random instances).
+
+Definition 4 does not determine the allocation uniquely: on random clusters the two constructions return
+different Definition 4 allocations on ~15% of instances (totals 1e-4 to 1e-2 apart, neither always
+dominating). The market's is a principled selection (the limit of a unique smoothed equilibrium), and the
+one PF-VDS(α) approaches as α grows where we compared.
 
 Time-shared (non-divisible) servers, Problem 2 / Theorem 5: each server's only constraint is
 Σ_n x[n, i] / γ[n, i] <= 1; :func:`psdsf` with ``time_shared=True`` fills that constraint instead.
@@ -23,10 +31,9 @@ from numba import njit
 
 from .._validate import InvalidInputError
 from .cluster import Cluster, ServerAllocation
-from .pair_kernels import one_blas_thread
-from .pfvds_interior import _interior_point
+from .psdsf_market import psdsf_market
 
-__all__ = ["psdsf", "psdsf_interior_point", "psdsf_violation", "single_level"]
+__all__ = ["psdsf", "psdsf_violation", "single_level"]
 
 
 @njit(cache=True)
@@ -166,7 +173,7 @@ def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start):
     return x, sweeps, change
 
 
-def psdsf(cluster: Cluster, *, time_shared: bool = False, method: str = "fixed_point", max_sweeps: int = 1000,
+def psdsf(cluster: Cluster, *, time_shared: bool = False, method: str = "market", max_sweeps: int = 1000,
           tol: float = 1e-12) -> ServerAllocation:
     """PS-DSF allocation (Definition 4).
 
@@ -175,15 +182,18 @@ def psdsf(cluster: Cluster, *, time_shared: bool = False, method: str = "fixed_p
     cluster : :class:`~fairlib.multires.cluster.Cluster`.
     time_shared : bool — Problem 2 (non-divisible servers, Theorem 5): server i's only constraint is
         Σ_n x[n, i] / γ[n, i] <= 1 instead of its per-resource capacities.
-    method : ``"fixed_point"`` (default) — per-server progressive filling iterated to a fixed point
-        (Gauss-Seidel); ``"interior_point"`` — the equilibrium conditions solved at once
-        (:func:`psdsf_interior_point`), finished by the fixed point where they are not exact.
+    method : ``"market"`` (default) — Newton on the smoothed per-server price equations
+        (:mod:`.psdsf_market`); where its allocation leaves a usable user without a full constraint on some
+        server (several VDS levels there, possible only when users of a server load different constraints)
+        or it did not converge, the fixed point computes the allocation instead and ``diagnostics["handover"]``
+        says why; ``"fixed_point"`` — per-server progressive filling iterated to a fixed point (Gauss-Seidel).
     max_sweeps, tol : the Gauss-Seidel loop stops when no x[n, i] moved by more than ``tol`` times the
         largest total in a sweep, or after ``max_sweeps`` sweeps.
 
     Returns
     -------
-    ServerAllocation with diagnostics ``sweeps``, ``last_change``, ``converged`` and ``method``.
+    ServerAllocation with diagnostics ``method``, ``converged``, and ``sweeps``/``last_change`` (fixed point)
+    or ``newton_iterations``, ``evaluations``, ``stages``, ``retries``, ``mu``, ``residual`` (market).
 
     Examples
     --------
@@ -196,12 +206,29 @@ def psdsf(cluster: Cluster, *, time_shared: bool = False, method: str = "fixed_p
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
     if isinstance(max_sweeps, bool) or not isinstance(max_sweeps, (int, np.integer)) or max_sweeps < 1:
         raise InvalidInputError(f"max_sweeps = {max_sweeps!r}: must be an integer >= 1")
-    if method not in ("fixed_point", "interior_point"):
-        raise InvalidInputError(f"method = {method!r}: must be 'fixed_point' or 'interior_point'")
-    if method == "interior_point":
-        return psdsf_interior_point(cluster, time_shared=time_shared, max_sweeps=max_sweeps, tol=tol)
+    if method not in ("market", "fixed_point"):
+        raise InvalidInputError(f"method = {method!r}: must be 'market' or 'fixed_point'")
+    name = "psdsf_time_shared" if time_shared else "psdsf"
+    if method != "fixed_point":
+        tasks, diag = psdsf_market(cluster, time_shared=time_shared)
+        if diag["converged"] and not _free_pairs(cluster, tasks, time_shared):
+            return ServerAllocation(cluster, tasks, name, {"method": "market", **diag})
+        reason = "not converged" if not diag["converged"] else "several VDS levels on a server"
+        return _fixed_point(cluster, time_shared, int(max_sweeps), float(tol),
+                            np.zeros((cluster.n_users, cluster.n_servers)),
+                            {"method": "market+fixed_point", "market": diag, "handover": reason})
     return _fixed_point(cluster, time_shared, int(max_sweeps), float(tol),
                         np.zeros((cluster.n_users, cluster.n_servers)), {"method": "fixed_point"})
+
+
+def _free_pairs(cluster, tasks, time_shared):
+    """Whether some usable user loads no full constraint of some server: the server has several VDS levels
+    (its users do not all load the constraint that fills it), which the market does not describe."""
+    d3, cap = cluster.server_constraints(time_shared)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        use = np.einsum("ni,nik->ik", tasks, d3) / cap
+    full = use >= 1 - 1e-9
+    return bool((cluster.eligible & ~((d3 > 0) & full[None]).any(axis=2)).any())
 
 
 def _fixed_point(cluster, time_shared, max_sweeps, tol, start, diagnostics):
@@ -217,7 +244,7 @@ def _fixed_point(cluster, time_shared, max_sweeps, tol, start, diagnostics):
 def single_level(cluster: Cluster, *, time_shared: bool = False) -> bool:
     """Whether, on every server, all usable users load the same constraints. Per-server progressive filling
     then freezes a server's users together at its first saturation (one VDS level per server), which is what
-    the equilibrium conditions of :func:`psdsf_interior_point` describe exactly."""
+    the market of :mod:`.psdsf_market` describes exactly."""
     if time_shared:
         return True
     needs = cluster.demand > 0
@@ -226,42 +253,6 @@ def single_level(cluster: Cluster, *, time_shared: bool = False) -> bool:
         if len(loads) and (loads != loads[0]).any():
             return False
     return True
-
-
-def psdsf_interior_point(cluster: Cluster, *, time_shared: bool = False, max_sweeps: int = 1000,
-                         tol: float = 1e-12) -> ServerAllocation:
-    """PS-DSF as one equilibrium problem, solved by the primal-dual interior point of PF-VDS.
-
-    With one VDS level per server (:func:`single_level`: all users of a server load the same constraints),
-    Definition 4 is equivalent to: for some prices λ[i, k] >= 0 on the constraints,
-
-        φ_n / x_n <= Σ_k λ[i, k] / γ[n, i]  on every usable pair, with equality where x[n, i] > 0,
-        λ ⊥ slack (a priced constraint is saturated),  x feasible.
-
-    These are PF-VDS(α = 1)'s conditions (Theorem 2) with each server charging every user by its dominant
-    share 1/γ instead of by its use of each constraint: x[n, i] > 0 gives the common weighted VDS
-    x_n/(φ_n γ[n, i]) = 1/Σ_k λ[i, k] on server i, a user left out has a larger one, and the server is
-    saturated, hence Definition 4 (derivation ours, [DRV]). For time-shared servers the two charges coincide
-    and this is Theorem 5. The system is not symmetric (LU instead of Cholesky). Where users of a server load
-    different constraints (several levels per server) or the interior point stops short, its allocation
-    starts the fixed-point iteration (``diagnostics["method"]`` says which).
-
-    Accuracy: Definition 4 to ~1e-5 relative (a pair whose user is nearly indifferent between servers keeps a
-    small share; the fixed point reaches 1e-12). Limits: it converges in 10-30 iterations on small and medium
-    clusters (200 users x 20 servers: 28 iterations, 0.03 s) but stalls at 1,000 users x 100 servers (the
-    complementarity gap stops falling near 0.07: the system is not monotone), where the fixed point finishes —
-    slower than the fixed point alone. Not the default for that reason.
-    """
-    with one_blas_thread():
-        res = _interior_point(cluster, np.ones(cluster.n_servers), time_shared, 1e-10, 200, None,
-                              dominant_share_prices=True)
-    diag = {"iterations": res.diagnostics["iterations"], "interior_point_converged": res.diagnostics["converged"]}
-    if res.diagnostics["converged"] and single_level(cluster, time_shared=time_shared):
-        return ServerAllocation(cluster, res.tasks, "psdsf_time_shared" if time_shared else "psdsf",
-                                {**diag, "method": "interior_point", "sweeps": 0, "last_change": 0.0,
-                                 "converged": True})
-    return _fixed_point(cluster, time_shared, int(max_sweeps), float(tol), res.tasks,
-                        {**diag, "method": "interior_point+fixed_point"})
 
 
 def psdsf_violation(cluster: Cluster, tasks, *, time_shared: bool = False, tol: float = 1e-7) -> dict:

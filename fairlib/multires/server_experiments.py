@@ -176,7 +176,11 @@ def theorem_checks(seed, instance, *, alphas=(0.5, 1.0, 2.0)) -> dict:
     - ``time_shared_distance``: the same on time-shared servers (Theorem 5), general instance, against
       our PS-DSF iteration; ``time_shared_definition4_gap``: Definition 4 checked directly on the
       time-shared PF-VDS solutions (independent of whether the PS-DSF iteration converged);
-    - ``psdsf_converged``: whether the PS-DSF fixed-point iteration converged (both variants).
+    - ``psdsf_converged``: whether our PS-DSF (the market, :func:`~.psdsf.psdsf`'s default) converged on
+      both variants; ``psdsf_fixed_point_converged``: the same for the fixed-point iteration;
+    - ``psdsf_solutions_distance``: |x_n(market) - x_n(fixed point)| / max x_n on the divisible servers, and
+      ``psdsf_fixed_point_definition4``: whether the fixed point's allocation meets Definition 4 (both
+      meeting it while apart means Definition 4 has several allocations there).
     """
     rng = np.random.default_rng(seed)
     general = random_cluster(rng, 5, 3, 3, weights=True)
@@ -193,6 +197,12 @@ def theorem_checks(seed, instance, *, alphas=(0.5, 1.0, 2.0)) -> dict:
         t_dist = max(t_dist, float(np.abs(shared.totals - ts_ref.totals).max() / ts_ref.totals.max()))
         v = psdsf_violation(general, shared.tasks, time_shared=True, tol=1e-6)
         t_gap = max(t_gap, v["gap"] if v["free_pairs"] == 0 else np.inf)
+    divisible = psdsf(general)
+    fixed = psdsf(general, method="fixed_point")
+    fixed_ts = psdsf(general, time_shared=True, method="fixed_point")
     return {"pf_objective_shortfall": float(shortfall), "pf_nash_residual": float(ours.diagnostics["nash_residual"]),
             "bottleneck_distance": b_dist, "time_shared_distance": t_dist, "time_shared_definition4_gap": t_gap,
-            "psdsf_converged": bool(ts_ref.diagnostics["converged"] and psdsf(general).diagnostics["converged"])}
+            "psdsf_converged": bool(ts_ref.diagnostics["converged"] and divisible.diagnostics["converged"]),
+            "psdsf_fixed_point_converged": bool(fixed.diagnostics["converged"] and fixed_ts.diagnostics["converged"]),
+            "psdsf_solutions_distance": float(np.abs(divisible.totals - fixed.totals).max() / divisible.totals.max()),
+            "psdsf_fixed_point_definition4": bool(psdsf_violation(general, fixed.tasks, tol=1e-7)["holds"])}

@@ -1,0 +1,468 @@
+"""PS-DSF as the limit of a smoothed market: Newton on per-server log-prices, then an exact flow polish.
+
+Derivation ([DRV], ours). With one VDS level per server (:func:`.psdsf.single_level`), Definition 4 says:
+each server i has a level L_i; a user with x[n, i] > 0 has weighted VDS x_n / (φ_n γ[n, i]) = L_i, a usable
+user without has a larger one, and every server's most used constraint is saturated. Write p_i = 1/L_i. Then
+user n takes tasks only where its price per task p_i / γ[n, i] is lowest and x_n = φ_n / min_i (p_i / γ[n, i]):
+a market where user n spends a budget φ_n on the servers that sell it tasks cheapest, each server pricing all
+its users by their dominant share. The unknowns are the server prices alone (one per server); the equations
+are "every server's most used constraint is exactly full".
+
+Users indifferent between servers make that map set-valued, so we smooth it: user n spends its budget on
+server i in proportion π[n, i] ∝ exp((log γ[n, i] - q_i) / μ) (q = log p, a logit choice at temperature μ).
+For every μ > 0 the equations F_i(q) = log(max_k use[i, k]) = 0 have a unique root: their Jacobian is
+-I - (I - R)/μ with R row-stochastic and non-negative, so -J is a non-singular M-matrix everywhere (Gale–
+Nikaido). Newton with a backtracking line search follows the root as μ falls 1 → ``mu_final`` in steps
+of 10, each stage started from a linear extrapolation of the last two roots. As μ → 0 the root tends to a
+Definition 4 allocation: a user's servers then differ in weighted VDS by at most ~μ log(1/share).
+
+Precision: evaluating the shares from q loses digits in proportion to 1/μ (a rounding of q by 1e-16 moves
+a share by 1e-16/μ), so the last stages leave the servers full only to ~1e-7. The polish finishes in the
+flows themselves: the same Newton system written for (log x, q, log budget multipliers) with x updated
+multiplicatively (two or three steps, quadratic), which fills every server and spends every budget to
+~1e-15 while moving the VDS by ~μ. Shares below ``drop`` of a user's total are zeroed first.
+
+PS-DSF allocations need not be unique: where users are indifferent (identical server types are common),
+several placements satisfy Definition 4 with different totals. This one is the limit of the logit market
+(unique for each μ); the fixed-point iteration of :mod:`.psdsf` can stop at another.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numba
+from numba import njit, prange
+
+from .cluster import Cluster
+from .pair_kernels import one_blas_thread
+
+__all__ = ["psdsf_market"]
+
+_PARALLEL_PAIRS = 20_000  # smaller clusters run on one thread (numba's threads spin-wait)
+
+# A share below this is zero in the Jacobian (its contribution is below double precision).
+_SHARE_FLOOR = 1e-17
+
+
+@njit(cache=True)
+def _shares_chunk(q, inv_price, mu, n_lo, n_hi, user_start, pair_server, log_gamma, gamma, weight, load, x, share,
+                  use):
+    for n in range(n_lo, n_hi):
+        lo, hi = user_start[n], user_start[n + 1]
+        best = -np.inf
+        for p in range(lo, hi):
+            v = log_gamma[p] - q[pair_server[p]]
+            share[p] = v
+            if v > best:
+                best = v
+        total = 0.0
+        for p in range(lo, hi):
+            z = (share[p] - best) / mu
+            e = np.exp(z) if z > -40.0 else 0.0
+            share[p] = e
+            total += e
+        scale = weight[n] / total
+        for p in range(lo, hi):
+            i = pair_server[p]
+            x[p] = scale * share[p] * gamma[p] * inv_price[i]
+            share[p] /= total
+            if x[p] > 0.0:
+                for k in range(load.shape[1]):
+                    use[i, k] += x[p] * load[p, k]
+
+
+@njit(cache=True, parallel=True)
+def _shares(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, x, share):
+    """Logit shares of every user's budget and the tasks they buy, x[p] = φ_n π_p γ_p / p_i, and the servers'
+    use[i, k] = Σ_n x[n, i] load[n, i, k] (load = per-task use / capacity), over user chunks in parallel.
+    Shares below e^-40 (under the Jacobian's floor) are zero, which skips their exponentials."""
+    n_chunks = chunk_start.shape[0] - 1
+    n_servers = q.shape[0]
+    inv_price = np.exp(-q)
+    parts = np.zeros((n_chunks, n_servers, load.shape[1]))
+    for c in prange(n_chunks):
+        _shares_chunk(q, inv_price, mu, chunk_start[c], chunk_start[c + 1], user_start, pair_server, log_gamma,
+                      gamma, weight, load, x, share, parts[c])
+    use = parts[0].copy()
+    for c in range(1, n_chunks):
+        use += parts[c]
+    return use
+
+
+@njit(cache=True)
+def _use(x, pair_server, load, n_servers):
+    """use[i, k] = Σ_n x[n, i] load[n, i, k] (load = per-task use / capacity)."""
+    use = np.zeros((n_servers, load.shape[1]))
+    for p in range(x.shape[0]):
+        i = pair_server[p]
+        for k in range(load.shape[1]):
+            use[i, k] += x[p] * load[p, k]
+    return use
+
+
+@njit(cache=True)
+def _residual(use, has_pairs, binding, fullness):
+    """F_i = log(max_k use[i, k]); binding[i] = its argmax. Servers without pairs: F = 0."""
+    n_servers = use.shape[0]
+    res = np.zeros(n_servers)
+    for i in range(n_servers):
+        if not has_pairs[i]:
+            fullness[i] = 1.0
+            binding[i] = 0
+            continue
+        k_best = 0
+        for k in range(1, use.shape[1]):
+            if use[i, k] > use[i, k_best]:
+                k_best = k
+        binding[i] = k_best
+        fullness[i] = max(use[i, k_best], 1e-300)
+        res[i] = np.log(fullness[i])
+    return res
+
+
+@njit(cache=True)
+def _inf_norm(v):
+    out = 0.0
+    for i in range(v.shape[0]):
+        a = abs(v[i])
+        if not a <= out:  # also propagates NaN
+            out = a
+    return out
+
+
+@njit(cache=True)
+def _two_norm(v):
+    return np.sqrt(np.sum(v * v))
+
+
+@njit(cache=True)
+def _coupling_chunk(n_lo, n_hi, x, share, user_start, pair_server, load, binding, out):
+    picked = np.empty(user_start[n_hi] - user_start[n_lo], dtype=np.int64)
+    for n in range(n_lo, n_hi):
+        count = 0
+        for p in range(user_start[n], user_start[n + 1]):
+            if share[p] > _SHARE_FLOOR:
+                picked[count] = p
+                count += 1
+        for a in range(count):
+            p = picked[a]
+            i = pair_server[p]
+            u = x[p] * load[p, binding[i]]
+            for b in range(count):
+                out[i, pair_server[picked[b]]] += u * share[picked[b]]
+
+
+@njit(cache=True, parallel=True)
+def _price_coupling(x, share, user_start, pair_server, load, binding, n_servers, chunk_start, dense_u, dense_s):
+    """coupling[i, j] = Σ_n x[n, i] load[n, i, binding_i] π[n, j]. Pairs with a share below the floor
+    contribute nothing; when few remain (small μ) loops over each user's remaining pairs (user chunks in
+    parallel) are cheaper than one dense (users x servers) product."""
+    n_users = user_start.shape[0] - 1
+    work = 0
+    for n in range(n_users):
+        count = 0
+        for p in range(user_start[n], user_start[n + 1]):
+            if share[p] > _SHARE_FLOOR:
+                count += 1
+        work += count * count
+    n_chunks = chunk_start.shape[0] - 1
+    parts = np.zeros((n_chunks, n_servers, n_servers))
+    dense = work * 16 > n_users * n_servers * n_servers
+    for c in prange(n_chunks):
+        lo, hi = chunk_start[c], chunk_start[c + 1]
+        if dense:
+            for n in range(lo, hi):
+                dense_u[n, :] = 0.0
+                dense_s[n, :] = 0.0
+                for p in range(user_start[n], user_start[n + 1]):
+                    i = pair_server[p]
+                    dense_u[n, i] = x[p] * load[p, binding[i]]
+                    dense_s[n, i] = share[p]
+            parts[c] = np.dot(dense_u[lo:hi].T, dense_s[lo:hi])
+        else:
+            _coupling_chunk(lo, hi, x, share, user_start, pair_server, load, binding, parts[c])
+    coupling = parts[0].copy()
+    for c in range(1, n_chunks):
+        coupling += parts[c]
+    return coupling
+
+
+@njit(cache=True)
+def _newton_matrix(coupling, fullness, has_pairs, diagonal, scale):
+    """diag(diagonal) + scale · diag(1/fullness) · coupling on servers with pairs; -1 on the others."""
+    n = coupling.shape[0]
+    mat = np.zeros((n, n))
+    for i in range(n):
+        if not has_pairs[i]:
+            mat[i, i] = -1.0
+            continue
+        f = scale / fullness[i]
+        for j in range(n):
+            if has_pairs[j]:
+                mat[i, j] = f * coupling[i, j]
+        mat[i, i] += diagonal
+    return mat
+
+
+@njit(cache=True, parallel=True)
+def _mu_derivative(q, mu, user_start, pair_server, log_gamma, load, x, share, binding, fullness, has_pairs,
+                   chunk_start):
+    """∂F/∂μ at fixed prices: log π[n, i] moves by -(z[n, i] - Σ_j π[n, j] z[n, j]) / μ, z = (v - max v) / μ."""
+    n_chunks = chunk_start.shape[0] - 1
+    parts = np.zeros((n_chunks, q.shape[0]))
+    for c in prange(n_chunks):
+        out = parts[c]
+        for n in range(chunk_start[c], chunk_start[c + 1]):
+            lo, hi = user_start[n], user_start[n + 1]
+            best = -np.inf
+            for p in range(lo, hi):
+                best = max(best, log_gamma[p] - q[pair_server[p]])
+            mean = 0.0
+            for p in range(lo, hi):
+                if share[p] > 0.0:
+                    mean += share[p] * (log_gamma[p] - q[pair_server[p]] - best) / mu
+            for p in range(lo, hi):
+                if x[p] > 0.0:
+                    i = pair_server[p]
+                    z = (log_gamma[p] - q[i] - best) / mu
+                    out[i] -= x[p] * load[p, binding[i]] * (z - mean) / mu
+    out = parts[0].copy()
+    for c in range(1, n_chunks):
+        out += parts[c]
+    for i in range(q.shape[0]):
+        out[i] = out[i] / fullness[i] if has_pairs[i] else 0.0
+    return out
+
+
+@njit(cache=True)
+def _continuation(user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, n_servers, has_pairs,
+                  mu_final, stage_tol, max_newton, factor):
+    """Newton on F(q) = 0 for μ = 1, factor, factor², ..., mu_final; each stage starts from the tangent
+    predictor q + (dq/dμ) Δμ, dq/dμ = -J⁻¹ ∂F/∂μ. A stage whose line search stalls is retried from the last
+    root without the predictor, then with μ moved half as far (geometrically). Returns (q, μ, converged,
+    iterations, function evaluations, stages, retries, |F|_inf)."""
+    n_users = user_start.shape[0] - 1
+    n_pairs = pair_server.shape[0]
+    x = np.empty(n_pairs)
+    share = np.empty(n_pairs)
+    trial_x = np.empty(n_pairs)
+    trial_share = np.empty(n_pairs)
+    dense_u = np.zeros((n_users, n_servers))
+    dense_s = np.zeros((n_users, n_servers))
+    binding = np.zeros(n_servers, dtype=np.int64)
+    trial_binding = np.zeros(n_servers, dtype=np.int64)
+    fullness = np.ones(n_servers)
+    trial_fullness = np.ones(n_servers)
+    q = np.zeros(n_servers)
+    root = np.zeros(n_servers)
+    tangent = np.zeros(n_servers)
+    mu_root = 1.0
+    mu = 1.0
+    predict = False
+    converged = False
+    iterations = 0
+    evaluations = 0
+    stages = 0
+    retries = 0
+    norm = np.inf
+    while iterations < max_newton:
+        q = root + tangent * (mu - mu_root) if predict else root.copy()
+        last = mu <= mu_final * (1 + 1e-12)
+        use = _shares(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, x, share)
+        evaluations += 1
+        res = _residual(use, has_pairs, binding, fullness)
+        norm = _inf_norm(res)
+        merit = _two_norm(res)
+        # shares evaluated from q carry rounding ~1e-16/μ: no stage asks for less than 100x that
+        target = max(1e-14 / mu, 0.0 if last else stage_tol * mu)
+        while norm >= target and iterations < max_newton:
+            coupling = _price_coupling(x, share, user_start, pair_server, load, binding, n_servers, chunk_start,
+                                       dense_u, dense_s)
+            mat = _newton_matrix(coupling, fullness, has_pairs, -(1.0 + 1.0 / mu), 1.0 / mu)
+            step_dir = np.linalg.solve(mat, -res)
+            step = 1.0
+            accepted = False
+            trial_q = q.copy()
+            while step > 1e-3:
+                trial_q = q + step * step_dir
+                trial_use = _shares(trial_q, mu, user_start, pair_server, log_gamma, gamma, weight, load,
+                                    chunk_start, trial_x, trial_share)
+                trial_res = _residual(trial_use, has_pairs, trial_binding, trial_fullness)
+                trial_merit = _two_norm(trial_res)
+                evaluations += 1
+                if trial_merit < (1.0 - 1e-4 * step) * merit:
+                    accepted = True
+                    break
+                step *= 0.5
+            if not accepted:
+                break
+            q = trial_q
+            x, trial_x = trial_x, x
+            share, trial_share = trial_share, share
+            binding, trial_binding = trial_binding, binding
+            fullness, trial_fullness = trial_fullness, fullness
+            res = trial_res
+            merit = trial_merit
+            norm = _inf_norm(res)
+            iterations += 1
+        # the last stage stops at the rounding floor; the polish needs the servers full to ~1e-3 at most
+        if not (norm < target or (last and norm < 1e-3)):
+            retries += 1
+            if stages == 0 or retries > 40:
+                break
+            if predict:
+                predict = False
+            else:
+                mu = np.sqrt(mu * mu_root)
+                predict = True
+            continue
+        stages += 1
+        root = q.copy()
+        mu_root = mu
+        if last:
+            converged = True
+            break
+        # the predictor needs the Jacobian at the stage's root (the last Newton matrix, one step older,
+        # predicts worse: 50% more iterations)
+        coupling = _price_coupling(x, share, user_start, pair_server, load, binding, n_servers, chunk_start,
+                                   dense_u, dense_s)
+        mat = _newton_matrix(coupling, fullness, has_pairs, -(1.0 + 1.0 / mu), 1.0 / mu)
+        tangent = np.linalg.solve(mat, -_mu_derivative(q, mu, user_start, pair_server, log_gamma, load, x, share,
+                                                        binding, fullness, has_pairs, chunk_start))
+        predict = True
+        mu = max(mu * factor, mu_final)
+    return root, mu_root, converged, iterations, evaluations, stages, retries, norm
+
+
+@njit(cache=True)
+def _polish(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, n_servers, has_pairs, drop,
+            steps):
+    """Newton on (log x, q, log budget multipliers) with x updated multiplicatively: fills every server's
+    binding constraint and spends every budget exactly. Returns (x per pair, the largest unfilled fraction
+    of a server or unspent fraction of a budget)."""
+    n_users = user_start.shape[0] - 1
+    n_pairs = pair_server.shape[0]
+    x = np.empty(n_pairs)
+    share = np.empty(n_pairs)
+    _shares(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, x, share)
+    for n in range(n_users):
+        total = 0.0
+        for p in range(user_start[n], user_start[n + 1]):
+            total += x[p]
+        for p in range(user_start[n], user_start[n + 1]):
+            if x[p] < drop * total:
+                x[p] = 0.0
+    price = np.empty(n_pairs)  # per task: p_i / γ[n, i]
+    for p in range(n_pairs):
+        price[p] = np.exp(q[pair_server[p]] - log_gamma[p])
+    kappa = 1.0 + 1.0 / mu
+    dense_u = np.zeros((n_users, n_servers))
+    dense_s = np.zeros((n_users, n_servers))
+    binding = np.zeros(n_servers, dtype=np.int64)
+    fullness = np.ones(n_servers)
+    spend = np.empty(n_pairs)
+    budget_gap = np.empty(n_users)
+    spent = np.empty(n_users)
+    residual = np.inf
+    for step in range(steps + 1):
+        use = _use(x, pair_server, load, n_servers)
+        _residual(use, has_pairs, binding, fullness)
+        residual = 0.0
+        fill_gap = np.zeros(n_servers)
+        for i in range(n_servers):
+            if has_pairs[i]:
+                fill_gap[i] = 1.0 - use[i, binding[i]]
+                residual = max(residual, abs(fill_gap[i]))
+        for n in range(n_users):
+            total = 0.0
+            for p in range(user_start[n], user_start[n + 1]):
+                spend[p] = x[p] * price[p]
+                total += spend[p]
+            spent[n] = total
+            budget_gap[n] = weight[n] - total
+            residual = max(residual, abs(budget_gap[n]) / weight[n])
+            for p in range(user_start[n], user_start[n + 1]):
+                spend[p] /= total  # spending shares
+        if residual < 1e-13 or step == steps:
+            break
+        coupling = _price_coupling(x, spend, user_start, pair_server, load, binding, n_servers, chunk_start, dense_u,
+                                   dense_s)
+        # rhs: fill_gap - Σ_n x load (budget_gap / spent)
+        rhs = fill_gap.copy()
+        for n in range(n_users):
+            g = budget_gap[n] / spent[n]
+            for p in range(user_start[n], user_start[n + 1]):
+                i = pair_server[p]
+                rhs[i] -= x[p] * load[p, binding[i]] * g
+        mat = np.zeros((n_servers, n_servers))
+        for i in range(n_servers):
+            if not has_pairs[i]:
+                mat[i, i] = -1.0
+                rhs[i] = 0.0
+                continue
+            for j in range(n_servers):
+                if has_pairs[j]:
+                    mat[i, j] = (kappa - 1.0) * coupling[i, j]
+            mat[i, i] -= kappa * use[i, binding[i]]
+        dq = np.linalg.solve(mat, rhs)
+        for n in range(n_users):
+            acc = 0.0
+            for p in range(user_start[n], user_start[n + 1]):
+                acc += spend[p] * dq[pair_server[p]]
+            dz = budget_gap[n] / spent[n] - (1.0 - kappa) * acc
+            for p in range(user_start[n], user_start[n + 1]):
+                i = pair_server[p]
+                if x[p] > 0.0:  # a dropped pair stays at zero (its exponent can be huge)
+                    x[p] *= np.exp(-kappa * dq[i] + dz)
+                price[p] *= np.exp(dq[i])
+    return x, residual
+
+
+def psdsf_market(cluster: Cluster, *, time_shared: bool = False, mu_final: float = 1e-10, drop: float = 1e-7,
+                 max_newton: int = 500, factor: float = 0.1):
+    """PS-DSF tasks[user, server] by the smoothed market (module docstring), one VDS level per server: the
+    caller checks that every usable user loads a full constraint (:func:`.psdsf.psdsf` does).
+
+    Parameters: ``mu_final`` — last temperature (Definition 4 holds to ~3 mu_final); ``drop`` — shares below
+    this fraction of a user's total are zeroed before the polish; ``max_newton`` — cap on Newton steps;
+    ``factor`` — ratio between consecutive temperatures.
+
+    Returns (tasks, diagnostics): ``newton_iterations``, ``evaluations`` (of the price equations),
+    ``stages``, ``retries`` (stages re-run closer to the last root), ``mu``, ``stage_residual`` (|F|_inf at
+    the last stage), ``residual`` (largest unfilled fraction of a server or unspent fraction of a budget
+    after the polish) and ``converged`` (residual below 1e-9)."""
+    users, servers = np.nonzero(cluster.eligible)  # row-major: grouped by user, as the kernels need
+    user_start = np.searchsorted(users, np.arange(cluster.n_users + 1)).astype(np.int64)
+    pair_server = servers.astype(np.int64)
+    d3, cap = cluster.server_constraints(time_shared)
+    with np.errstate(divide="ignore", invalid="ignore"):  # a missing resource (cap 0) meets only zero demands
+        load = np.ascontiguousarray(np.where(cap[servers] > 0, d3[users, servers] / cap[servers], 0.0))
+    log_gamma = np.log(cluster.gamma[users, servers])
+    has_pairs = cluster.eligible.any(axis=0)
+    weight = np.ascontiguousarray(cluster.weight, dtype=np.float64)
+    gamma = np.exp(log_gamma)
+    # user chunks of about equal pair counts, one per numba thread on large clusters
+    n_chunks = numba.get_num_threads() if len(pair_server) >= _PARALLEL_PAIRS else 1
+    chunk_start = np.searchsorted(user_start, np.linspace(0, len(pair_server), n_chunks + 1)).astype(np.int64)
+    chunk_start[0], chunk_start[-1] = 0, cluster.n_users
+    with one_blas_thread():
+        q, mu, converged, iterations, evaluations, stages, retries, stage_residual = _continuation(
+            user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, cluster.n_servers, has_pairs,
+            float(mu_final), 1.0, int(max_newton), float(factor))
+        x, residual = np.zeros(len(pair_server)), np.inf
+        if converged:
+            try:
+                x, residual = _polish(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start,
+                                      cluster.n_servers, has_pairs, float(drop), 4)
+            except np.linalg.LinAlgError:  # non-finite or singular Newton matrix: reported as not converged
+                pass
+    tasks = np.zeros((cluster.n_users, cluster.n_servers))
+    tasks[users, servers] = x
+    fullest = float(_use(x, pair_server, load, cluster.n_servers).max(initial=0.0))
+    if fullest > 1.0:  # the polish leaves servers full to ~1e-15: scale onto the feasible side
+        tasks /= fullest
+    diagnostics = {"newton_iterations": int(iterations), "evaluations": int(evaluations), "stages": int(stages),
+                   "retries": int(retries), "mu": float(mu),
+                   "stage_residual": float(stage_residual), "residual": float(residual),
+                   "converged": bool(np.isfinite(residual) and residual < 1e-9 and np.isfinite(tasks).all())}
+    return tasks, diagnostics
