@@ -224,11 +224,14 @@ def psdsf(cluster: Cluster, *, time_shared: bool = False, method: str = "market"
 def _free_pairs(cluster, tasks, time_shared):
     """Whether some usable user loads no full constraint of some server: the server has several VDS levels
     (its users do not all load the constraint that fills it), which the market does not describe."""
-    d3, cap = cluster.server_constraints(time_shared)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        use = np.einsum("ni,nik->ik", tasks, d3) / cap
-    full = use >= 1 - 1e-9
-    return bool((cluster.eligible & ~((d3 > 0) & full[None]).any(axis=2)).any())
+    if time_shared:  # one constraint per server, loaded by every usable user
+        use = (tasks / np.where(cluster.eligible, cluster.gamma, np.inf)).sum(axis=0)[:, None]
+        loads_full = np.ones(cluster.eligible.shape) * (use.T >= 1 - 1e-9)
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            use = np.where(cluster.capacity > 0, (tasks.T @ cluster.demand) / cluster.capacity, 0.0)
+        loads_full = (cluster.demand > 0).astype(float) @ (use >= 1 - 1e-9).T.astype(float)
+    return bool((cluster.eligible & (loads_full == 0)).any())
 
 
 def _fixed_point(cluster, time_shared, max_sweeps, tol, start, diagnostics):

@@ -1,6 +1,8 @@
 """PS-DSF as the limit of a smoothed market: Newton on per-server log-prices, then an exact flow polish.
 
-Derivation ([DRV], ours). With one VDS level per server (:func:`.psdsf.single_level`), Definition 4 says:
+Derivation ([DRV], ours). With one VDS level per server (every usable user loads the constraint that fills
+the server; always so when a server's users all load the same constraints, :func:`.psdsf.single_level`;
+:func:`.psdsf.psdsf` checks it on the result), Definition 4 says:
 each server i has a level L_i; a user with x[n, i] > 0 has weighted VDS x_n / (φ_n γ[n, i]) = L_i, a usable
 user without has a larger one, and every server's most used constraint is saturated. Write p_i = 1/L_i. Then
 user n takes tasks only where its price per task p_i / γ[n, i] is lowest and x_n = φ_n / min_i (p_i / γ[n, i]):
@@ -10,11 +12,16 @@ are "every server's most used constraint is exactly full".
 
 Users indifferent between servers make that map set-valued, so we smooth it: user n spends its budget on
 server i in proportion π[n, i] ∝ exp((log γ[n, i] - q_i) / μ) (q = log p, a logit choice at temperature μ).
-For every μ > 0 the equations F_i(q) = log(max_k use[i, k]) = 0 have a unique root: their Jacobian is
--I - (I - R)/μ with R row-stochastic and non-negative, so -J is a non-singular M-matrix everywhere (Gale–
-Nikaido). Newton with a backtracking line search follows the root as μ falls 1 → ``mu_final`` in steps
-of 10, each stage started from a linear extrapolation of the last two roots. As μ → 0 the root tends to a
-Definition 4 allocation: a user's servers then differ in weighted VDS by at most ~μ log(1/share).
+For every μ > 0 the equations F_i(q) = log(max_k use[i, k]) = 0 have one root: with the maximising
+constraint k fixed, the Jacobian is -I - (I - R)/μ with R row-stochastic and non-negative, so -J is a
+non-singular M-matrix (a P-matrix) everywhere and the map is univalent (Gale–Nikaido); across the pieces of
+the max over k we rely on this without a proof. Newton with a backtracking line search follows the root as μ falls 1 → ``mu_final`` in steps
+of 10, each stage started from the tangent predictor (dq/dμ = -J⁻¹ ∂F/∂μ at the last root: half the
+iterations of extrapolating the last two roots) and ended once |F| < 10 μ, only the last stage being solved
+to the rounding floor; a stage that stalls is retried from the last root, then with a smaller step in μ. As
+μ → 0 the root tends to a Definition 4 allocation: a user's servers then differ in weighted VDS by at most
+~μ log(1/share). About 15-20 Newton steps at 1,000 users x 100 servers, each one dense 100 x 100 solve and
+O(eligible pairs) work, the pair loops over user chunks on numba's threads.
 
 Precision: evaluating the shares from q loses digits in proportion to 1/μ (a rounding of q by 1e-16 moves
 a share by 1e-16/μ), so the last stages leave the servers full only to ~1e-7. The polish finishes in the
@@ -22,9 +29,9 @@ flows themselves: the same Newton system written for (log x, q, log budget multi
 multiplicatively (two or three steps, quadratic), which fills every server and spends every budget to
 ~1e-15 while moving the VDS by ~μ. Shares below ``drop`` of a user's total are zeroed first.
 
-PS-DSF allocations need not be unique: where users are indifferent (identical server types are common),
-several placements satisfy Definition 4 with different totals. This one is the limit of the logit market
-(unique for each μ); the fixed-point iteration of :mod:`.psdsf` can stop at another.
+PS-DSF allocations need not be unique: several allocations can satisfy Definition 4 with different totals
+(on ~10-15% of small random clusters, with or without identical servers). This one is the limit of the logit
+market (unique for each μ); the fixed-point iteration of :mod:`.psdsf` can stop at another.
 """
 
 from __future__ import annotations
@@ -338,34 +345,43 @@ def _continuation(user_start, pair_server, log_gamma, gamma, weight, load, chunk
 def _polish(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, n_servers, has_pairs, drop,
             steps):
     """Newton on (log x, q, log budget multipliers) with x updated multiplicatively: fills every server's
-    binding constraint and spends every budget exactly. Returns (x per pair, the largest unfilled fraction
-    of a server or unspent fraction of a budget)."""
+    binding constraint and spends every budget exactly. Works on the pairs kept after the drop (a few per
+    user). Returns (x per pair, the largest unfilled fraction of a server or unspent fraction of a budget)."""
     n_users = user_start.shape[0] - 1
     n_pairs = pair_server.shape[0]
-    x = np.empty(n_pairs)
+    x_all = np.empty(n_pairs)
     share = np.empty(n_pairs)
-    _shares(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, x, share)
+    _shares(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, x_all, share)
+    kept = np.empty(n_pairs, dtype=np.int64)
+    kept_start = np.empty(n_users + 1, dtype=np.int64)
+    count = 0
     for n in range(n_users):
+        kept_start[n] = count
         total = 0.0
         for p in range(user_start[n], user_start[n + 1]):
-            total += x[p]
+            total += x_all[p]
         for p in range(user_start[n], user_start[n + 1]):
-            if x[p] < drop * total:
-                x[p] = 0.0
-    price = np.empty(n_pairs)  # per task: p_i / γ[n, i]
-    for p in range(n_pairs):
-        price[p] = np.exp(q[pair_server[p]] - log_gamma[p])
+            if x_all[p] >= drop * total:
+                kept[count] = p
+                count += 1
+    kept_start[n_users] = count
+    kept = kept[:count]
+    x = x_all[kept]
+    server = pair_server[kept]
+    kept_load = load[kept]
+    inv_gamma = 1.0 / gamma[kept]
+    price = np.exp(q)  # per unit of dominant share; per task it is price[i] / γ[n, i]
     kappa = 1.0 + 1.0 / mu
     dense_u = np.zeros((n_users, n_servers))
     dense_s = np.zeros((n_users, n_servers))
     binding = np.zeros(n_servers, dtype=np.int64)
     fullness = np.ones(n_servers)
-    spend = np.empty(n_pairs)
+    spend = np.empty(count)
     budget_gap = np.empty(n_users)
     spent = np.empty(n_users)
     residual = np.inf
     for step in range(steps + 1):
-        use = _use(x, pair_server, load, n_servers)
+        use = _use(x, server, kept_load, n_servers)
         _residual(use, has_pairs, binding, fullness)
         residual = 0.0
         fill_gap = np.zeros(n_servers)
@@ -375,25 +391,25 @@ def _polish(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chun
                 residual = max(residual, abs(fill_gap[i]))
         for n in range(n_users):
             total = 0.0
-            for p in range(user_start[n], user_start[n + 1]):
-                spend[p] = x[p] * price[p]
-                total += spend[p]
+            for a in range(kept_start[n], kept_start[n + 1]):
+                spend[a] = x[a] * price[server[a]] * inv_gamma[a]
+                total += spend[a]
             spent[n] = total
             budget_gap[n] = weight[n] - total
             residual = max(residual, abs(budget_gap[n]) / weight[n])
-            for p in range(user_start[n], user_start[n + 1]):
-                spend[p] /= total  # spending shares
+            for a in range(kept_start[n], kept_start[n + 1]):
+                spend[a] /= total  # spending shares
         if residual < 1e-13 or step == steps:
             break
-        coupling = _price_coupling(x, spend, user_start, pair_server, load, binding, n_servers, chunk_start, dense_u,
+        coupling = _price_coupling(x, spend, kept_start, server, kept_load, binding, n_servers, chunk_start, dense_u,
                                    dense_s)
         # rhs: fill_gap - Σ_n x load (budget_gap / spent)
         rhs = fill_gap.copy()
         for n in range(n_users):
             g = budget_gap[n] / spent[n]
-            for p in range(user_start[n], user_start[n + 1]):
-                i = pair_server[p]
-                rhs[i] -= x[p] * load[p, binding[i]] * g
+            for a in range(kept_start[n], kept_start[n + 1]):
+                i = server[a]
+                rhs[i] -= x[a] * kept_load[a, binding[i]] * g
         mat = np.zeros((n_servers, n_servers))
         for i in range(n_servers):
             if not has_pairs[i]:
@@ -407,25 +423,27 @@ def _polish(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chun
         dq = np.linalg.solve(mat, rhs)
         for n in range(n_users):
             acc = 0.0
-            for p in range(user_start[n], user_start[n + 1]):
-                acc += spend[p] * dq[pair_server[p]]
+            for a in range(kept_start[n], kept_start[n + 1]):
+                acc += spend[a] * dq[server[a]]
             dz = budget_gap[n] / spent[n] - (1.0 - kappa) * acc
-            for p in range(user_start[n], user_start[n + 1]):
-                i = pair_server[p]
-                if x[p] > 0.0:  # a dropped pair stays at zero (its exponent can be huge)
-                    x[p] *= np.exp(-kappa * dq[i] + dz)
-                price[p] *= np.exp(dq[i])
-    return x, residual
+            for a in range(kept_start[n], kept_start[n + 1]):
+                x[a] *= np.exp(-kappa * dq[server[a]] + dz)
+        for i in range(n_servers):
+            price[i] *= np.exp(dq[i])
+    x_all[:] = 0.0
+    x_all[kept] = x
+    return x_all, residual
 
 
 def psdsf_market(cluster: Cluster, *, time_shared: bool = False, mu_final: float = 1e-10, drop: float = 1e-7,
-                 max_newton: int = 500, factor: float = 0.1):
+                 max_newton: int = 500, factor: float = 0.1, stage_tol: float = 10.0):
     """PS-DSF tasks[user, server] by the smoothed market (module docstring), one VDS level per server: the
     caller checks that every usable user loads a full constraint (:func:`.psdsf.psdsf` does).
 
     Parameters: ``mu_final`` — last temperature (Definition 4 holds to ~3 mu_final); ``drop`` — shares below
     this fraction of a user's total are zeroed before the polish; ``max_newton`` — cap on Newton steps;
-    ``factor`` — ratio between consecutive temperatures.
+    ``factor`` — ratio between consecutive temperatures; ``stage_tol`` — a stage ends once |F|_inf <
+    stage_tol · μ (its root is only the next stage's start).
 
     Returns (tasks, diagnostics): ``newton_iterations``, ``evaluations`` (of the price equations),
     ``stages``, ``retries`` (stages re-run closer to the last root), ``mu``, ``stage_residual`` (|F|_inf at
@@ -434,13 +452,17 @@ def psdsf_market(cluster: Cluster, *, time_shared: bool = False, mu_final: float
     users, servers = np.nonzero(cluster.eligible)  # row-major: grouped by user, as the kernels need
     user_start = np.searchsorted(users, np.arange(cluster.n_users + 1)).astype(np.int64)
     pair_server = servers.astype(np.int64)
-    d3, cap = cluster.server_constraints(time_shared)
-    with np.errstate(divide="ignore", invalid="ignore"):  # a missing resource (cap 0) meets only zero demands
-        load = np.ascontiguousarray(np.where(cap[servers] > 0, d3[users, servers] / cap[servers], 0.0))
-    log_gamma = np.log(cluster.gamma[users, servers])
+    gamma = cluster.gamma[users, servers]
+    if time_shared:  # one constraint per server: Σ_n x[n, i] / γ[n, i] <= 1
+        load = (1.0 / gamma)[:, None]
+    else:
+        cap = cluster.capacity[servers]
+        with np.errstate(divide="ignore", invalid="ignore"):  # a missing resource (cap 0) meets only zero demands
+            load = np.where(cap > 0, cluster.demand[users] / cap, 0.0)
+    load = np.ascontiguousarray(load)
+    log_gamma = np.log(gamma)
     has_pairs = cluster.eligible.any(axis=0)
     weight = np.ascontiguousarray(cluster.weight, dtype=np.float64)
-    gamma = np.exp(log_gamma)
     # user chunks of about equal pair counts, one per numba thread on large clusters
     n_chunks = numba.get_num_threads() if len(pair_server) >= _PARALLEL_PAIRS else 1
     chunk_start = np.searchsorted(user_start, np.linspace(0, len(pair_server), n_chunks + 1)).astype(np.int64)
@@ -448,7 +470,7 @@ def psdsf_market(cluster: Cluster, *, time_shared: bool = False, mu_final: float
     with one_blas_thread():
         q, mu, converged, iterations, evaluations, stages, retries, stage_residual = _continuation(
             user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, cluster.n_servers, has_pairs,
-            float(mu_final), 1.0, int(max_newton), float(factor))
+            float(mu_final), float(stage_tol), int(max_newton), float(factor))
         x, residual = np.zeros(len(pair_server)), np.inf
         if converged:
             try:
