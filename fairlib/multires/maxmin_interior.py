@@ -28,7 +28,6 @@ user at once (a simplex vertex may leave some with zero duals for later rounds a
 
 from __future__ import annotations
 
-import contextlib
 import warnings
 
 import numba
@@ -36,7 +35,7 @@ import numpy as np
 import scipy.linalg
 from numba import njit, prange
 
-from .pair_kernels import one_blas_thread
+from .pair_kernels import numba_threads, one_blas_thread
 
 
 __all__ = ["maxmin_round_interior_point"]
@@ -358,17 +357,6 @@ def _predictor_corrector(upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x, s, w, t
     return t + tp * dt, True
 
 
-@contextlib.contextmanager
-def _numba_threads(n):
-    """numba's thread count set to ``n`` inside the block (restored after)."""
-    outer = numba.get_num_threads()
-    numba.set_num_threads(n)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(outer)
-
-
 def _cholesky(matrix):
     """Upper Cholesky factor U (UᵀU = M, from M's upper triangle); a tiny diagonal shift, growing on failure,
     when rounding has made M indefinite (iterative refinement then restores the exact direction). None if
@@ -456,7 +444,7 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
     best = (np.inf, x, t, u, w)
     stalled = 0
     it = 0
-    with np.errstate(all="ignore"), warnings.catch_warnings(), one_blas_thread(), _numba_threads(n_chunks):
+    with np.errstate(all="ignore"), warnings.catch_warnings(), one_blas_thread(), numba_threads(n_chunks):
         warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
         for it in range(1, max_iterations + 1):
             r_cap, totals, r_dual, aty_max = _linear_parts(x, y, u, z, *structure, n_rows)

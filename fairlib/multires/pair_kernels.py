@@ -3,16 +3,19 @@
 Pair p belongs to user ``pair_user[p]`` and loads up to K constraint rows: ``pair_rows[p, k]`` (-1 where
 the coefficient is zero) with coefficients ``coef[p, k]``. A is the (rows x pairs) capacity matrix and E the
 (users x pairs) matrix summing each user's pairs (PF-VDS's interior point; the max-min one forms its
-coefficients on the fly). :func:`one_blas_thread` serves both.
+coefficients on the fly). :func:`one_blas_thread` and :func:`numba_threads` serve every pair solver.
 """
 
 from __future__ import annotations
 
+import contextlib
+
+import numba
 import numpy as np
 from numba import njit
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["row_products", "column_products", "user_sums", "one_blas_thread"]
+__all__ = ["row_products", "column_products", "user_sums", "one_blas_thread", "numba_threads"]
 
 _BLAS = None
 
@@ -25,6 +28,19 @@ def one_blas_thread():
     if _BLAS is None:
         _BLAS = ThreadpoolController()
     return _BLAS.limit(limits=1, user_api="blas")
+
+
+@contextlib.contextmanager
+def numba_threads(n):
+    """numba's thread count set to ``n`` inside the block (restored after). Solvers run small problems with
+    one thread: numba's idle threads spin-wait, so a parallel region with spare threads beside a busy
+    process (sweep workers on the same cores) can be 1,000x slower than the serial loop."""
+    outer = numba.get_num_threads()
+    numba.set_num_threads(n)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(outer)
 
 
 @njit(cache=True)

@@ -41,7 +41,7 @@ import numba
 from numba import njit, prange
 
 from .cluster import Cluster
-from .pair_kernels import one_blas_thread
+from .pair_kernels import numba_threads, one_blas_thread
 
 __all__ = ["psdsf_market"]
 
@@ -467,7 +467,7 @@ def psdsf_market(cluster: Cluster, *, time_shared: bool = False, mu_final: float
     n_chunks = numba.get_num_threads() if len(pair_server) >= _PARALLEL_PAIRS else 1
     chunk_start = np.searchsorted(user_start, np.linspace(0, len(pair_server), n_chunks + 1)).astype(np.int64)
     chunk_start[0], chunk_start[-1] = 0, cluster.n_users
-    with one_blas_thread():
+    with one_blas_thread(), numba_threads(n_chunks):
         q, mu, converged, iterations, evaluations, stages, retries, stage_residual = _continuation(
             user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, cluster.n_servers, has_pairs,
             float(mu_final), float(stage_tol), int(max_newton), float(factor))
