@@ -249,10 +249,15 @@ def _execute_serial(fn, fixed, cells):
 
 
 def _execute_loky(fn, fixed, cells, n_jobs):
-    from joblib import Parallel, delayed
+    from joblib import Parallel, delayed, parallel_config
 
-    parallel = Parallel(n_jobs=n_jobs, backend="loky", batch_size="auto", return_as="generator_unordered")
-    yield from parallel(delayed(_run_cell)(fn, fixed, c) for c in cells)
+    # Each worker gets cores // n_jobs threads for numba, OpenMP and BLAS even when the parent's environment
+    # sets more (run_all.py gives each kernel its share of the cores): oversubscribed numba threads spin-wait,
+    # which made small solves 4-6x slower in the workers.
+    threads = max(1, (os.cpu_count() or 1) // n_jobs)
+    with parallel_config(backend="loky", inner_max_num_threads=threads):
+        parallel = Parallel(n_jobs=n_jobs, batch_size="auto", return_as="generator_unordered")
+        yield from parallel(delayed(_run_cell)(fn, fixed, c) for c in cells)
 
 
 def _execute_dask(fn, fixed, cells, scheduler):

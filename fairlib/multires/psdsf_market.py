@@ -79,20 +79,28 @@ def _shares_chunk(q, inv_price, mu, n_lo, n_hi, user_start, pair_server, log_gam
 
 
 @njit(cache=True, parallel=True)
-def _shares(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, x, share):
-    """Logit shares of every user's budget and the tasks they buy, x[p] = φ_n π_p γ_p / p_i, and the servers'
-    use[i, k] = Σ_n x[n, i] load[n, i, k] (load = per-task use / capacity), over user chunks in parallel.
-    Shares below e^-40 (under the Jacobian's floor) are zero, which skips their exponentials."""
-    n_chunks = chunk_start.shape[0] - 1
-    n_servers = q.shape[0]
-    inv_price = np.exp(-q)
-    parts = np.zeros((n_chunks, n_servers, load.shape[1]))
-    for c in prange(n_chunks):
+def _shares_parallel(q, inv_price, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, x,
+                     share):
+    parts = np.zeros((chunk_start.shape[0] - 1, q.shape[0], load.shape[1]))
+    for c in prange(chunk_start.shape[0] - 1):
         _shares_chunk(q, inv_price, mu, chunk_start[c], chunk_start[c + 1], user_start, pair_server, log_gamma,
                       gamma, weight, load, x, share, parts[c])
-    use = parts[0].copy()
-    for c in range(1, n_chunks):
-        use += parts[c]
+    return parts.sum(axis=0)
+
+
+@njit(cache=True)
+def _shares(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, x, share):
+    """Logit shares of every user's budget and the tasks they buy, x[p] = φ_n π_p γ_p / p_i, and the servers'
+    use[i, k] = Σ_n x[n, i] load[n, i, k] (load = per-task use / capacity), over user chunks in parallel
+    when there are several (one chunk never enters a parallel region: see :func:`.pair_kernels.numba_threads`).
+    Shares below e^-40 (under the Jacobian's floor) are zero, which skips their exponentials."""
+    inv_price = np.exp(-q)
+    if chunk_start.shape[0] > 2:
+        return _shares_parallel(q, inv_price, mu, user_start, pair_server, log_gamma, gamma, weight, load,
+                                chunk_start, x, share)
+    use = np.zeros((q.shape[0], load.shape[1]))
+    _shares_chunk(q, inv_price, mu, 0, user_start.shape[0] - 1, user_start, pair_server, log_gamma, gamma, weight,
+                  load, x, share, use)
     return use
 
 
@@ -159,11 +167,36 @@ def _coupling_chunk(n_lo, n_hi, x, share, user_start, pair_server, load, binding
                 out[i, pair_server[picked[b]]] += u * share[picked[b]]
 
 
+@njit(cache=True)
+def _coupling_block(n_lo, n_hi, dense, x, share, user_start, pair_server, load, binding, dense_u, dense_s, out):
+    if not dense:
+        _coupling_chunk(n_lo, n_hi, x, share, user_start, pair_server, load, binding, out)
+        return
+    for n in range(n_lo, n_hi):
+        dense_u[n, :] = 0.0
+        dense_s[n, :] = 0.0
+        for p in range(user_start[n], user_start[n + 1]):
+            i = pair_server[p]
+            dense_u[n, i] = x[p] * load[p, binding[i]]
+            dense_s[n, i] = share[p]
+    out += np.dot(dense_u[n_lo:n_hi].T, dense_s[n_lo:n_hi])
+
+
 @njit(cache=True, parallel=True)
+def _coupling_parallel(dense, x, share, user_start, pair_server, load, binding, n_servers, chunk_start, dense_u,
+                       dense_s):
+    parts = np.zeros((chunk_start.shape[0] - 1, n_servers, n_servers))
+    for c in prange(chunk_start.shape[0] - 1):
+        _coupling_block(chunk_start[c], chunk_start[c + 1], dense, x, share, user_start, pair_server, load, binding,
+                        dense_u, dense_s, parts[c])
+    return parts.sum(axis=0)
+
+
+@njit(cache=True)
 def _price_coupling(x, share, user_start, pair_server, load, binding, n_servers, chunk_start, dense_u, dense_s):
     """coupling[i, j] = Σ_n x[n, i] load[n, i, binding_i] π[n, j]. Pairs with a share below the floor
-    contribute nothing; when few remain (small μ) loops over each user's remaining pairs (user chunks in
-    parallel) are cheaper than one dense (users x servers) product."""
+    contribute nothing; when few remain (small μ) loops over each user's remaining pairs are cheaper than one
+    dense (users x servers) product. User chunks in parallel when there are several."""
     n_users = user_start.shape[0] - 1
     work = 0
     for n in range(n_users):
@@ -172,25 +205,12 @@ def _price_coupling(x, share, user_start, pair_server, load, binding, n_servers,
             if share[p] > _SHARE_FLOOR:
                 count += 1
         work += count * count
-    n_chunks = chunk_start.shape[0] - 1
-    parts = np.zeros((n_chunks, n_servers, n_servers))
     dense = work * 16 > n_users * n_servers * n_servers
-    for c in prange(n_chunks):
-        lo, hi = chunk_start[c], chunk_start[c + 1]
-        if dense:
-            for n in range(lo, hi):
-                dense_u[n, :] = 0.0
-                dense_s[n, :] = 0.0
-                for p in range(user_start[n], user_start[n + 1]):
-                    i = pair_server[p]
-                    dense_u[n, i] = x[p] * load[p, binding[i]]
-                    dense_s[n, i] = share[p]
-            parts[c] = np.dot(dense_u[lo:hi].T, dense_s[lo:hi])
-        else:
-            _coupling_chunk(lo, hi, x, share, user_start, pair_server, load, binding, parts[c])
-    coupling = parts[0].copy()
-    for c in range(1, n_chunks):
-        coupling += parts[c]
+    if chunk_start.shape[0] > 2:
+        return _coupling_parallel(dense, x, share, user_start, pair_server, load, binding, n_servers, chunk_start,
+                                  dense_u, dense_s)
+    coupling = np.zeros((n_servers, n_servers))
+    _coupling_block(0, n_users, dense, x, share, user_start, pair_server, load, binding, dense_u, dense_s, coupling)
     return coupling
 
 
@@ -211,31 +231,43 @@ def _newton_matrix(coupling, fullness, has_pairs, diagonal, scale):
     return mat
 
 
+@njit(cache=True)
+def _derivative_chunk(q, mu, n_lo, n_hi, user_start, pair_server, log_gamma, load, x, share, binding, out):
+    for n in range(n_lo, n_hi):
+        lo, hi = user_start[n], user_start[n + 1]
+        best = -np.inf
+        for p in range(lo, hi):
+            best = max(best, log_gamma[p] - q[pair_server[p]])
+        mean = 0.0
+        for p in range(lo, hi):
+            if share[p] > 0.0:
+                mean += share[p] * (log_gamma[p] - q[pair_server[p]] - best) / mu
+        for p in range(lo, hi):
+            if x[p] > 0.0:
+                i = pair_server[p]
+                z = (log_gamma[p] - q[i] - best) / mu
+                out[i] -= x[p] * load[p, binding[i]] * (z - mean) / mu
+
+
 @njit(cache=True, parallel=True)
+def _derivative_parallel(q, mu, user_start, pair_server, log_gamma, load, x, share, binding, chunk_start):
+    parts = np.zeros((chunk_start.shape[0] - 1, q.shape[0]))
+    for c in prange(chunk_start.shape[0] - 1):
+        _derivative_chunk(q, mu, chunk_start[c], chunk_start[c + 1], user_start, pair_server, log_gamma, load, x,
+                          share, binding, parts[c])
+    return parts.sum(axis=0)
+
+
+@njit(cache=True)
 def _mu_derivative(q, mu, user_start, pair_server, log_gamma, load, x, share, binding, fullness, has_pairs,
                    chunk_start):
     """∂F/∂μ at fixed prices: log π[n, i] moves by -(z[n, i] - Σ_j π[n, j] z[n, j]) / μ, z = (v - max v) / μ."""
-    n_chunks = chunk_start.shape[0] - 1
-    parts = np.zeros((n_chunks, q.shape[0]))
-    for c in prange(n_chunks):
-        out = parts[c]
-        for n in range(chunk_start[c], chunk_start[c + 1]):
-            lo, hi = user_start[n], user_start[n + 1]
-            best = -np.inf
-            for p in range(lo, hi):
-                best = max(best, log_gamma[p] - q[pair_server[p]])
-            mean = 0.0
-            for p in range(lo, hi):
-                if share[p] > 0.0:
-                    mean += share[p] * (log_gamma[p] - q[pair_server[p]] - best) / mu
-            for p in range(lo, hi):
-                if x[p] > 0.0:
-                    i = pair_server[p]
-                    z = (log_gamma[p] - q[i] - best) / mu
-                    out[i] -= x[p] * load[p, binding[i]] * (z - mean) / mu
-    out = parts[0].copy()
-    for c in range(1, n_chunks):
-        out += parts[c]
+    if chunk_start.shape[0] > 2:
+        out = _derivative_parallel(q, mu, user_start, pair_server, log_gamma, load, x, share, binding, chunk_start)
+    else:
+        out = np.zeros(q.shape[0])
+        _derivative_chunk(q, mu, 0, user_start.shape[0] - 1, user_start, pair_server, log_gamma, load, x, share,
+                          binding, out)
     for i in range(q.shape[0]):
         out[i] = out[i] / fullness[i] if has_pairs[i] else 0.0
     return out
