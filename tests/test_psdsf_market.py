@@ -113,6 +113,13 @@ def test_method_choice_and_validation(monkeypatch):
     np.testing.assert_allclose(res.totals, psdsf(several_levels, method="fixed_point").totals, rtol=1e-12)
     with pytest.raises(InvalidInputError, match="method = 'newton'"):
         psdsf(several_levels, method="newton")
+    for kwargs, message in ((dict(mu_final=0.0), "mu_final = 0.0"), (dict(factor=1.5), "factor = 1.5"),
+                            (dict(drop=-1e-3), "drop = -0.001"), (dict(stage_tol=0), "stage_tol = 0"),
+                            (dict(max_newton=0), "max_newton = 0")):
+        with pytest.raises(InvalidInputError, match=message):
+            psdsf_market(several_levels, **kwargs)
+    with pytest.raises(InvalidInputError, match="cluster: expected a Cluster, got list"):
+        psdsf_market([[1.0]])
     # a market that did not converge hands over to the fixed point, and says so
     c = random_cluster(3, 12, 3, 3)
     tasks, diag = psdsf_market(c, max_newton=1)

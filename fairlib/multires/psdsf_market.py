@@ -40,6 +40,7 @@ import numpy as np
 import numba
 from numba import njit, prange
 
+from .._validate import InvalidInputError
 from .cluster import Cluster
 from .pair_kernels import numba_threads, one_blas_thread
 
@@ -481,6 +482,14 @@ def psdsf_market(cluster: Cluster, *, time_shared: bool = False, mu_final: float
     ``stages``, ``retries`` (stages re-run closer to the last root), ``mu``, ``stage_residual`` (|F|_inf at
     the last stage), ``residual`` (largest unfilled fraction of a server or unspent fraction of a budget
     after the polish) and ``converged`` (residual below 1e-9)."""
+    if not isinstance(cluster, Cluster):
+        raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
+    for name, value, low, high in (("mu_final", mu_final, 0.0, 1.0), ("drop", drop, 0.0, 1.0),
+                                   ("factor", factor, 0.0, 1.0), ("stage_tol", stage_tol, 0.0, np.inf)):
+        if not (isinstance(value, (int, float, np.floating)) and low < value < high):
+            raise InvalidInputError(f"{name} = {value!r}: must be a number in ({low:g}, {high:g})")
+    if isinstance(max_newton, bool) or not isinstance(max_newton, (int, np.integer)) or max_newton < 1:
+        raise InvalidInputError(f"max_newton = {max_newton!r}: must be an integer >= 1")
     users, servers = np.nonzero(cluster.eligible)  # row-major: grouped by user, as the kernels need
     user_start = np.searchsorted(users, np.arange(cluster.n_users + 1)).astype(np.int64)
     pair_server = servers.astype(np.int64)
