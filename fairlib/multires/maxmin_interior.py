@@ -301,21 +301,16 @@ def _direction(refine, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, rxz, rsy, rw
     return dx + cx, ds + cs, dw + cw, dt + ct, dy + cy, du + cu, dz + cz
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def _step(v, dv):
-    """Largest step <= 1 keeping v + step dv >= 0."""
-    n_parts = 8
-    size = (v.shape[0] + n_parts - 1) // n_parts
-    best = np.ones(n_parts)
-    for c in prange(n_parts):
-        out = 1.0
-        for j in range(c * size, min((c + 1) * size, v.shape[0])):
-            if dv[j] < 0.0:
-                r = -v[j] / dv[j]
-                if r < out:
-                    out = r
-        best[c] = out
-    return best.min()
+    """Largest step <= 1 keeping v + step dv >= 0 (one pass: a parallel region costs more than it saves)."""
+    out = 1.0
+    for j in range(v.shape[0]):
+        if dv[j] < 0.0:
+            r = -v[j] / dv[j]
+            if r < out:
+                out = r
+    return out
 
 
 @njit(cache=True)
