@@ -16,8 +16,8 @@ Definition 4 at every server (checked by :func:`psdsf_violation`). Convergence o
 not proven: it is capped and the residual reported (it cycles on ~1% of small random instances).
 
 Definition 4 does not determine the allocation uniquely: on random clusters the two constructions return
-different Definition 4 allocations on ~15% of instances (totals 1e-4 to 1e-2 apart, neither always
-dominating). The market's is a principled selection (the limit of a unique smoothed equilibrium), and the
+different Definition 4 allocations on ~10-15% of instances (totals up to a few percent apart, neither
+always dominating). The market's is a principled selection (the limit of a unique smoothed equilibrium), and the
 one PF-VDS(α) approaches as α grows where we compared.
 
 Time-shared (non-divisible) servers, Problem 2 / Theorem 5: each server's only constraint is
