@@ -17,8 +17,8 @@ not proven: it is capped and the residual reported (it cycles on ~1% of small ra
 
 Definition 4 does not determine the allocation uniquely: on random clusters the two constructions return
 different Definition 4 allocations on ~10-15% of instances (totals up to a few percent apart, neither
-always dominating). The market's is a principled selection (the limit of a unique smoothed equilibrium), and the
-one PF-VDS(α) approaches as α grows where we compared.
+always dominating). The market's is one principled selection (the limit of a unique smoothed equilibrium);
+which one PF-VDS(α) tends to as α → ∞ is not established.
 
 Time-shared (non-divisible) servers, Problem 2 / Theorem 5: each server's only constraint is
 Σ_n x[n, i] / γ[n, i] <= 1; :func:`psdsf` with ``time_shared=True`` fills that constraint instead.
