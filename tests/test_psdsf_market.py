@@ -11,12 +11,22 @@ from hypothesis import strategies as st
 from fairlib._validate import InvalidInputError
 from fairlib.multires import Cluster, edrf, pfvds, psdsf
 from fairlib.multires.cluster import random_cluster
-from fairlib.multires.psdsf import psdsf_violation, single_level
+from fairlib.multires.psdsf import psdsf_violation
 from fairlib.multires.psdsf_market import psdsf_market
 from fairlib.multires.server_experiments import random_bottleneck_cluster
 from tests.test_heterogeneous import clusters
 
 psdsf_module = importlib.import_module("fairlib.multires.psdsf")  # the package re-exports the function
+
+
+def single_level(cluster):
+    """Whether, on every server, all usable users load the same resources (one VDS level per server for sure)."""
+    needs = cluster.demand > 0
+    for i in range(cluster.n_servers):
+        loads = needs[cluster.eligible[:, i]] & (cluster.capacity[i] > 0)
+        if len(loads) and (loads != loads[0]).any():
+            return False
+    return True
 
 
 @settings(max_examples=80, deadline=None)

@@ -138,6 +138,16 @@ class Cluster:
         return (np.ascontiguousarray(np.broadcast_to(self.demand[:, None, :], (n, k, m))),
                 np.ascontiguousarray(self.capacity))
 
+    def load(self, tasks, time_shared: bool = False) -> np.ndarray:
+        """Fraction of every server constraint that ``tasks[user, server]`` uses: ``load[server, k]`` over the
+        resources (0 for a resource the server lacks) or, ``time_shared``, Problem 2's one constraint per
+        server, Σ_n x[n, i] / γ[n, i]."""
+        x = np.asarray(tasks, dtype=np.float64)
+        if time_shared:
+            return (x / np.where(self.eligible, self.gamma, np.inf)).sum(axis=0)[:, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(self.capacity > 0, (x.T @ self.demand) / self.capacity, 0.0)
+
     def feasible(self, tasks, tol: float = 1e-9) -> bool:
         """Whether ``tasks[user, server]`` respects eligibility, non-negativity and every capacity."""
         x = np.asarray(tasks, dtype=np.float64)

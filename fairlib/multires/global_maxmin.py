@@ -109,9 +109,7 @@ def _maxmin_interior(cluster: Cluster, coef, tol, max_rounds):
         # exact feasibility (a change of the order of the primal residual), then the levels this x achieves
         tasks = np.zeros((n, cluster.n_servers))
         tasks[users, servers] = np.maximum(x, 0.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            load = np.where(capacity > 0, (tasks.T @ demand) / capacity, 0.0)
-        tasks /= max(1.0, float(load.max(initial=0.0)))
+        tasks /= max(1.0, float(cluster.load(tasks).max(initial=0.0)))
         achieved = coef * tasks.sum(axis=1)
         if not blocked.any():  # flat indicator (numerical): the largest dual share is blocked
             blocked = active & (diag["dual_share"] == diag["dual_share"][active].max())
@@ -138,7 +136,8 @@ def _highs_lp(cluster: Cluster, coef):
     # level rows: t - coef_n Σ_i x[n, i] <= 0 (active) ; -coef_n Σ_i x[n, i] <= -level_n (frozen)
     a_user = coo_matrix((-coef[users], (users, np.arange(p))), shape=(n, p + 1)).tocsr()
     t_col = coo_matrix((np.ones(n), (np.arange(n), np.full(n, p))), shape=(n, p + 1)).tocsr()
-    return {"cluster": cluster, "users": users, "coef": coef, "a_cap": a_cap, "b_cap": cluster.capacity.ravel(),
+    return {"cluster": cluster, "users": users, "servers": servers, "coef": coef, "a_cap": a_cap,
+            "b_cap": cluster.capacity.ravel(),
             "a_user": a_user, "t_col": t_col}
 
 
@@ -184,7 +183,7 @@ def _maxmin_highs(cluster: Cluster, q, tol, max_rounds):
         lps += used
         level[block] = t
     tasks = np.zeros((n, cluster.n_servers))
-    np.add.at(tasks, (lp["users"], _pair_index(cluster)[1]), np.maximum(x, 0.0))
+    np.add.at(tasks, (lp["users"], lp["servers"]), np.maximum(x, 0.0))
     return tasks, {"rounds": rounds, "lps": lps, "levels": level, "method": "highs"}
 
 

@@ -30,12 +30,11 @@ from __future__ import annotations
 
 import warnings
 
-import numba
 import numpy as np
 import scipy.linalg
 from numba import njit, prange
 
-from .pair_kernels import numba_threads, one_blas_thread
+from .pair_kernels import numba_threads, one_blas_thread, user_chunks
 
 
 __all__ = ["maxmin_round_interior_point"]
@@ -365,7 +364,6 @@ def _cholesky(matrix):
     return None
 
 
-_PARALLEL_PAIRS = 20_000  # rounds with fewer eligible pairs run on one thread
 _SINGLE_ABOVE = 1e-2  # residual above which the low-rank product is formed in single precision
 _REFINE_BELOW = 1e-6  # residual below which corrector steps are refined (conditioning degrades as μ -> 0)
 _STALL_ITERATIONS = 5  # iterations without halving the residual before the best iterate is returned
@@ -401,12 +399,8 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
                        for k in range(kk)], axis=1)
     row_of = np.where(loaded, np.cumsum(loaded.ravel()).reshape(loaded.shape) - 1, -1).astype(np.int64)
     n_rows = int(loaded.sum())
-    # users in contiguous chunks of about equal pair counts, one per numba thread; small rounds on one thread
-    # (a parallel region costs more than it saves there, and far more when other processes hold the cores)
-    threads = numba.get_num_threads() if n_pairs >= _PARALLEL_PAIRS else 1
-    n_chunks = max(1, min(threads, n_users))
-    chunks = np.searchsorted(user_start, np.linspace(0, n_pairs, n_chunks + 1)).astype(np.int64)
-    chunks[0], chunks[-1] = 0, n_users
+    chunks = user_chunks(user_start)
+    n_chunks = len(chunks) - 1
     structure = (user_start, pair_server, dem, inv_cap, row_of, chunks)
     active = np.isnan(level)
     # Users' rows in tasks: Σ_i x[n, i] - w_n = a_n t (active) or a_n level_n (frozen), a_n = 1/coef_n. The

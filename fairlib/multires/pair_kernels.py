@@ -15,9 +15,10 @@ import numpy as np
 from numba import njit
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["row_products", "column_products", "user_sums", "one_blas_thread", "numba_threads"]
+__all__ = ["row_products", "column_products", "user_sums", "one_blas_thread", "numba_threads", "user_chunks"]
 
 _BLAS = None
+PARALLEL_PAIRS = 20_000  # problems with fewer eligible pairs run on one thread
 
 
 def one_blas_thread():
@@ -41,6 +42,19 @@ def numba_threads(n):
         yield
     finally:
         numba.set_num_threads(outer)
+
+
+def user_chunks(user_start: np.ndarray) -> np.ndarray:
+    """Boundaries (users) of contiguous user chunks with about equal pair counts, one per numba thread from
+    :data:`PARALLEL_PAIRS` pairs on, else one chunk (a parallel region costs more than it saves on small
+    problems, and far more when other processes hold the cores). Run the kernels inside
+    ``numba_threads(len(chunks) - 1)``."""
+    n_users, n_pairs = len(user_start) - 1, int(user_start[-1])
+    threads = numba.get_num_threads() if n_pairs >= PARALLEL_PAIRS else 1
+    n_chunks = max(1, min(threads, n_users))
+    chunks = np.searchsorted(user_start, np.linspace(0, n_pairs, n_chunks + 1)).astype(np.int64)
+    chunks[0], chunks[-1] = 0, n_users
+    return chunks
 
 
 @njit(cache=True)

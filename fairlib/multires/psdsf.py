@@ -6,14 +6,14 @@ x[m, i] on the same server with ŝ[m, i] <= ŝ[n, i] (ŝ = weighted VDS, :mod:`.
 The ICC'17 algorithm that computes it was not recovered (REFERENCE §5.7, [NR]). Two constructions of ours
 ([DRV]). **Default**: the limit of a smoothed market on per-server prices, solved by Newton's method
 (:mod:`.psdsf_market`; ~20 Newton steps, Definition 4 to ~1e-9). It describes servers with one VDS level
-(every usable user loads the constraint that fills the server: always so when all users of a server load
-the same constraints, :func:`single_level`). **Where that fails, and as the cross-check: per-server
-progressive filling on the weighted VDS, iterated over servers to a fixed point (Gauss-Seidel)**. For server i, with the other servers' totals
-x_{n,-i} fixed, raise a level L; usable user n gets x[n, i](L) = max(0, φ_n γ[n, i] L - x_{n,-i}), so
-its weighted VDS is max(L, x_{n,-i}/(φ_n γ[n, i])). At the first L where a resource saturates,
-every still-active user demanding it is frozen; the rest continue. A fixed point satisfies
-Definition 4 at every server (checked by :func:`psdsf_violation`). Convergence of the outer loop is
-not proven: it is capped and the residual reported (it cycles on ~1% of small random instances).
+(every usable user loads the constraint that fills the server: always so when all users of a server load the
+same constraints). **Where that fails, and as the cross-check: per-server progressive filling on the
+weighted VDS, iterated over servers to a fixed point (Gauss-Seidel)**. For server i, with the other servers'
+totals x_{n,-i} fixed, raise a level L; usable user n gets x[n, i](L) = max(0, φ_n γ[n, i] L - x_{n,-i}), so
+its weighted VDS is max(L, x_{n,-i}/(φ_n γ[n, i])). At the first L where a resource saturates, every
+still-active user demanding it is frozen; the rest continue. A fixed point satisfies Definition 4 at every
+server (checked by :func:`psdsf_violation`). Convergence of the outer loop is not proven: it is capped and
+the residual reported (it cycles on ~1% of small random instances).
 
 Definition 4 does not determine the allocation uniquely: on random clusters the two constructions return
 different Definition 4 allocations on ~10-15% of instances (totals up to a few percent apart, neither
@@ -33,7 +33,7 @@ from .._validate import InvalidInputError
 from .cluster import Cluster, ServerAllocation
 from .psdsf_market import psdsf_market
 
-__all__ = ["psdsf", "psdsf_violation", "single_level"]
+__all__ = ["psdsf", "psdsf_violation"]
 
 
 @njit(cache=True)
@@ -224,14 +224,9 @@ def psdsf(cluster: Cluster, *, time_shared: bool = False, method: str = "market"
 def _free_pairs(cluster, tasks, time_shared):
     """Whether some usable user loads no full constraint of some server: the server has several VDS levels
     (its users do not all load the constraint that fills it), which the market does not describe."""
-    if time_shared:  # one constraint per server, loaded by every usable user
-        use = (tasks / np.where(cluster.eligible, cluster.gamma, np.inf)).sum(axis=0)[:, None]
-        loads_full = np.ones(cluster.eligible.shape) * (use.T >= 1 - 1e-9)
-    else:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            use = np.where(cluster.capacity > 0, (tasks.T @ cluster.demand) / cluster.capacity, 0.0)
-        loads_full = (cluster.demand > 0).astype(float) @ (use >= 1 - 1e-9).T.astype(float)
-    return bool((cluster.eligible & (loads_full == 0)).any())
+    full = (cluster.load(tasks, time_shared) >= 1 - 1e-9).astype(float)  # [server, k]
+    needs = np.ones((cluster.n_users, 1)) if time_shared else (cluster.demand > 0).astype(float)
+    return bool((cluster.eligible & (needs @ full.T == 0)).any())
 
 
 def _fixed_point(cluster, time_shared, max_sweeps, tol, start, diagnostics):
@@ -242,20 +237,6 @@ def _fixed_point(cluster, time_shared, max_sweeps, tol, start, diagnostics):
     return ServerAllocation(cluster, x, "psdsf_time_shared" if time_shared else "psdsf",
                             {**diagnostics, "sweeps": int(sweeps), "last_change": float(change),
                              "converged": bool(sweeps < max_sweeps or change <= tol * max(x.sum(1).max(), 1e-300))})
-
-
-def single_level(cluster: Cluster, *, time_shared: bool = False) -> bool:
-    """Whether, on every server, all usable users load the same constraints. Per-server progressive filling
-    then freezes a server's users together at its first saturation (one VDS level per server), which is what
-    the market of :mod:`.psdsf_market` describes exactly."""
-    if time_shared:
-        return True
-    needs = cluster.demand > 0
-    for i in range(cluster.n_servers):
-        loads = needs[cluster.eligible[:, i]] & (cluster.capacity[i] > 0)
-        if len(loads) and (loads != loads[0]).any():
-            return False
-    return True
 
 
 def psdsf_violation(cluster: Cluster, tasks, *, time_shared: bool = False, tol: float = 1e-7) -> dict:

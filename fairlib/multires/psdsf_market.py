@@ -1,7 +1,7 @@
 """PS-DSF as the limit of a smoothed market: Newton on per-server log-prices, then an exact flow polish.
 
 Derivation ([DRV], ours). With one VDS level per server (every usable user loads the constraint that fills
-the server; always so when a server's users all load the same constraints, :func:`.psdsf.single_level`;
+the server; always so when a server's users all load the same constraints;
 :func:`.psdsf.psdsf` checks it on the result), Definition 4 says:
 each server i has a level L_i; a user with x[n, i] > 0 has weighted VDS x_n / (φ_n γ[n, i]) = L_i, a usable
 user without has a larger one, and every server's most used constraint is saturated. Write p_i = 1/L_i. Then
@@ -15,13 +15,13 @@ server i in proportion π[n, i] ∝ exp((log γ[n, i] - q_i) / μ) (q = log p, a
 For every μ > 0 the equations F_i(q) = log(max_k use[i, k]) = 0 have one root: with the maximising
 constraint k fixed, the Jacobian is -I - (I - R)/μ with R row-stochastic and non-negative, so -J is a
 non-singular M-matrix (a P-matrix) everywhere and the map is univalent (Gale–Nikaido); across the pieces of
-the max over k we rely on this without a proof. Newton with a backtracking line search follows the root as μ falls 1 → ``mu_final`` in steps
-of 10, each stage started from the tangent predictor (dq/dμ = -J⁻¹ ∂F/∂μ at the last root: half the
-iterations of extrapolating the last two roots) and ended once |F| < 10 μ, only the last stage being solved
-to the rounding floor; a stage that stalls is retried from the last root, then with a smaller step in μ. As
-μ → 0 the root tends to a Definition 4 allocation: a user's servers then differ in weighted VDS by at most
-~μ log(1/share). About 15-20 Newton steps at 1,000 users x 100 servers, each one dense 100 x 100 solve and
-O(eligible pairs) work, the pair loops over user chunks on numba's threads.
+the max over k we rely on this without a proof. Newton with a backtracking line search follows the root as μ
+falls 1 → ``mu_final`` in steps of 10, each stage started from the tangent predictor (dq/dμ = -J⁻¹ ∂F/∂μ at
+the last root: half the iterations of extrapolating the last two roots) and ended once |F| < 10 μ, only the
+last stage being solved to the rounding floor; a stage that stalls is retried from the last root, then with a
+smaller step in μ. As μ → 0 the root tends to a Definition 4 allocation: a user's servers then differ in
+weighted VDS by at most ~μ log(1/share). About 15-20 Newton steps at 1,000 users x 100 servers, each one dense
+100 x 100 solve and O(eligible pairs) work, the pair loops over user chunks on numba's threads.
 
 Precision: evaluating the shares from q loses digits in proportion to 1/μ (a rounding of q by 1e-16 moves
 a share by 1e-16/μ), so the last stages leave the servers full only to ~1e-7. The polish finishes in the
@@ -37,16 +37,13 @@ market (unique for each μ); the fixed-point iteration of :mod:`.psdsf` can stop
 from __future__ import annotations
 
 import numpy as np
-import numba
 from numba import njit, prange
 
 from .._validate import InvalidInputError
 from .cluster import Cluster
-from .pair_kernels import numba_threads, one_blas_thread
+from .pair_kernels import numba_threads, one_blas_thread, user_chunks
 
 __all__ = ["psdsf_market"]
-
-_PARALLEL_PAIRS = 20_000  # smaller clusters run on one thread (numba's threads spin-wait)
 
 # A share below this is zero in the Jacobian (its contribution is below double precision).
 _SHARE_FLOOR = 1e-17
@@ -134,21 +131,6 @@ def _residual(use, has_pairs, binding, fullness):
         fullness[i] = max(use[i, k_best], 1e-300)
         res[i] = np.log(fullness[i])
     return res
-
-
-@njit(cache=True)
-def _inf_norm(v):
-    out = 0.0
-    for i in range(v.shape[0]):
-        a = abs(v[i])
-        if not a <= out:  # also propagates NaN
-            out = a
-    return out
-
-
-@njit(cache=True)
-def _two_norm(v):
-    return np.sqrt(np.sum(v * v))
 
 
 @njit(cache=True)
@@ -262,7 +244,8 @@ def _derivative_parallel(q, mu, user_start, pair_server, log_gamma, load, x, sha
 @njit(cache=True)
 def _mu_derivative(q, mu, user_start, pair_server, log_gamma, load, x, share, binding, fullness, has_pairs,
                    chunk_start):
-    """∂F/∂μ at fixed prices: log π[n, i] moves by -(z[n, i] - Σ_j π[n, j] z[n, j]) / μ, z = (v - max v) / μ."""
+    """∂F/∂μ at fixed prices: log π[n, i] moves by -(z[n, i] - Σ_j π[n, j] z[n, j]) / μ with
+    z = (v - max v) / μ."""
     if chunk_start.shape[0] > 2:
         out = _derivative_parallel(q, mu, user_start, pair_server, log_gamma, load, x, share, binding, chunk_start)
     else:
@@ -311,8 +294,8 @@ def _continuation(user_start, pair_server, log_gamma, gamma, weight, load, chunk
         use = _shares(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, x, share)
         evaluations += 1
         res = _residual(use, has_pairs, binding, fullness)
-        norm = _inf_norm(res)
-        merit = _two_norm(res)
+        norm = np.abs(res).max()
+        merit = np.sqrt(np.sum(res * res))
         # shares evaluated from q carry rounding ~1e-16/μ: no stage asks for less than 100x that
         target = max(1e-14 / mu, 0.0 if last else stage_tol * mu)
         while norm >= target and iterations < max_newton:
@@ -328,7 +311,7 @@ def _continuation(user_start, pair_server, log_gamma, gamma, weight, load, chunk
                 trial_use = _shares(trial_q, mu, user_start, pair_server, log_gamma, gamma, weight, load,
                                     chunk_start, trial_x, trial_share)
                 trial_res = _residual(trial_use, has_pairs, trial_binding, trial_fullness)
-                trial_merit = _two_norm(trial_res)
+                trial_merit = np.sqrt(np.sum(trial_res * trial_res))
                 evaluations += 1
                 if trial_merit < (1.0 - 1e-4 * step) * merit:
                     accepted = True
@@ -343,7 +326,7 @@ def _continuation(user_start, pair_server, log_gamma, gamma, weight, load, chunk
             fullness, trial_fullness = trial_fullness, fullness
             res = trial_res
             merit = trial_merit
-            norm = _inf_norm(res)
+            norm = np.abs(res).max()
             iterations += 1
         # the last stage stops at the rounding floor; the polish needs the servers full to ~1e-3 at most
         if not (norm < target or (last and norm < 1e-3)):
@@ -443,17 +426,10 @@ def _polish(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chun
             for a in range(kept_start[n], kept_start[n + 1]):
                 i = server[a]
                 rhs[i] -= x[a] * kept_load[a, binding[i]] * g
-        mat = np.zeros((n_servers, n_servers))
+        # the price equations' Newton matrix (rows divided by each server's fill) at temperature μ
         for i in range(n_servers):
-            if not has_pairs[i]:
-                mat[i, i] = -1.0
-                rhs[i] = 0.0
-                continue
-            for j in range(n_servers):
-                if has_pairs[j]:
-                    mat[i, j] = (kappa - 1.0) * coupling[i, j]
-            mat[i, i] -= kappa * use[i, binding[i]]
-        dq = np.linalg.solve(mat, rhs)
+            rhs[i] = rhs[i] / fullness[i] if has_pairs[i] else 0.0
+        dq = np.linalg.solve(_newton_matrix(coupling, fullness, has_pairs, -kappa, kappa - 1.0), rhs)
         for n in range(n_users):
             acc = 0.0
             for a in range(kept_start[n], kept_start[n + 1]):
@@ -504,11 +480,8 @@ def psdsf_market(cluster: Cluster, *, time_shared: bool = False, mu_final: float
     log_gamma = np.log(gamma)
     has_pairs = cluster.eligible.any(axis=0)
     weight = np.ascontiguousarray(cluster.weight, dtype=np.float64)
-    # user chunks of about equal pair counts, one per numba thread on large clusters
-    n_chunks = numba.get_num_threads() if len(pair_server) >= _PARALLEL_PAIRS else 1
-    chunk_start = np.searchsorted(user_start, np.linspace(0, len(pair_server), n_chunks + 1)).astype(np.int64)
-    chunk_start[0], chunk_start[-1] = 0, cluster.n_users
-    with one_blas_thread(), numba_threads(n_chunks):
+    chunk_start = user_chunks(user_start)
+    with one_blas_thread(), numba_threads(len(chunk_start) - 1):
         q, mu, converged, iterations, evaluations, stages, retries, stage_residual = _continuation(
             user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, cluster.n_servers, has_pairs,
             float(mu_final), float(stage_tol), int(max_newton), float(factor))
@@ -521,7 +494,7 @@ def psdsf_market(cluster: Cluster, *, time_shared: bool = False, mu_final: float
                 pass
     tasks = np.zeros((cluster.n_users, cluster.n_servers))
     tasks[users, servers] = x
-    fullest = float(_use(x, pair_server, load, cluster.n_servers).max(initial=0.0))
+    fullest = float(cluster.load(tasks, time_shared).max(initial=0.0))
     if fullest > 1.0:  # the polish leaves servers full to ~1e-15: scale onto the feasible side
         tasks /= fullest
     diagnostics = {"newton_iterations": int(iterations), "evaluations": int(evaluations), "stages": int(stages),
