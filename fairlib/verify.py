@@ -1,0 +1,286 @@
+"""Compare results by content, within stated tolerances: what "reproducible on another machine" means here.
+
+Same seed, same mode, same machine gives byte-identical tables (``tests/test_report.py``). Another CPU gives
+results that differ in the last bits of a float (vectorised math and BLAS kernels differ by architecture), so
+across machines the promise is *equal within a tolerance*, and that is what this module checks:
+
+- :func:`compare_text` — two delimited text files (CSV, the traces' ``;``-separated files) record by record:
+  integers and strings exactly, floats to a relative tolerance. Used for the regenerated trace fixtures.
+- :func:`compare_table` — a committed result table against a fresh one: same columns and rows, numbers equal
+  within ``rtol`` (relative) or ``atol`` (absolute, for values that are zero up to rounding), some columns
+  excluded by name (wall-clock timings, see :data:`TIMING_COLUMNS`).
+- :func:`compare_claims` — every claim's status unchanged.
+- :func:`verify_results` — all of a notebook's tables and claims; what ``python run_all.py --verify`` prints.
+
+Quantities that can legitimately change on an ulp (a chaotic iteration's trace, a discrete count decided by a
+near-tie) are declared in :data:`SENSITIVE` with the reason; they are reported, never silently skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+__all__ = ["DEFAULT_RTOL", "DEFAULT_ATOL", "TIMING_COLUMNS", "SENSITIVE", "Difference", "TableReport",
+           "ClaimChange", "VerifyReport", "compare_values", "compare_text", "compare_table", "compare_claims",
+           "verify_results"]
+
+#: default tolerances of ``run_all.py --verify``: numbers equal when |a - b| <= rtol·max(|a|, |b|) or <= atol
+DEFAULT_RTOL = 1e-6
+DEFAULT_ATOL = 1e-9
+
+#: wall-clock columns, by table: machine- and load-dependent by nature, excluded from the comparison
+#: (``{key: {table: [columns]}}``; a table named ``"*"`` applies to every table of the notebook)
+TIMING_COLUMNS: dict[str, dict[str, list[str]]] = {
+    "feldman2005": {"speed": ["seconds"]},
+    "li2019": {"per_step_times": ["seconds"], "total_times": ["seconds"]},
+    "metin2025": {"speed_vs_reserve_ratio": ["seconds"], "speed_vs_users": ["seconds"]},
+    "khamseashari2018_traces": {"replay_summary": ["seconds"]},
+}
+
+#: tables and claims whose values may change on an ulp of input, with the reason. ``run_all.py --verify``
+#: compares them, reports a difference as "sensitive", and does not fail on it.
+#: ``{key: {"tables": {table: {column or "*": reason}}, "claims": {claim_id: reason}}}``
+SENSITIVE: dict[str, dict[str, dict]] = {
+    "khamseashari2018": {
+        "tables": {
+            "convergence": {"psi": "PS-MFA and the distributed heuristic ([INF] reconstructions) stall in a chaotic "
+                                   "regime: the merit after thousands of projected steps changes by O(1) factors "
+                                   "with an ulp of input. Only the stall itself (Ψ far above 0) is a result."},
+        },
+    },
+    "khamseashari2018_traces": {
+        "tables": {
+            "fig6_convergence": {"psi": "the distributed heuristic ([INF]) stalls; its late iterates are chaotic "
+                                        "(see khamseashari2018 convergence)"},
+        },
+    },
+}
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One cell that differs: 0-based data row (header excluded), column name or index, both values."""
+
+    row: int
+    column: object
+    committed: str
+    fresh: str
+    relative: float = math.inf   # relative difference of two numbers; inf for strings or integers
+
+    def __str__(self) -> str:
+        rel = "" if math.isinf(self.relative) else f" (relative difference {self.relative:.2e})"
+        return f"row {self.row}, column {self.column!r}: committed {self.committed!r}, fresh {self.fresh!r}{rel}"
+
+
+@dataclass(frozen=True)
+class TableReport:
+    """Outcome of one table's comparison: ``status`` is ``identical``, ``equal`` (within tolerance),
+    ``sensitive`` (differs only in declared sensitive columns), ``differs``, ``missing`` or ``new``."""
+
+    name: str
+    status: str
+    max_relative: float = 0.0
+    first: Difference | None = None
+    detail: str = ""
+    excluded: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("identical", "equal", "sensitive")
+
+    def line(self) -> str:
+        excl = f"; excluded {', '.join(self.excluded)}" if self.excluded else ""
+        if self.status == "identical":
+            return f"{self.name}: identical{excl}"
+        if self.status == "equal":
+            return f"{self.name}: equal within tolerance (largest relative difference {self.max_relative:.2e}){excl}"
+        what = f": {self.first}" if self.first is not None else ""
+        return f"{self.name}: {self.status.upper() if not self.ok else self.status}{what}" + (
+            f" — {self.detail}" if self.detail else "") + excl
+
+
+@dataclass(frozen=True)
+class ClaimChange:
+    claim_id: str
+    committed: str
+    fresh: str
+    sensitive: str = ""
+
+    def __str__(self) -> str:
+        why = f" (sensitive: {self.sensitive})" if self.sensitive else ""
+        return f"claim {self.claim_id}: {self.committed!r} -> {self.fresh!r}{why}"
+
+
+@dataclass
+class VerifyReport:
+    key: str
+    tables: list[TableReport] = field(default_factory=list)
+    claims: list[ClaimChange] = field(default_factory=list)
+    claims_compared: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return all(t.ok for t in self.tables) and all(c.sensitive for c in self.claims)
+
+    def lines(self) -> list[str]:
+        out = [f"  {t.line()}" for t in self.tables]
+        changed = [c for c in self.claims]
+        out.append(f"  claims.json: {self.claims_compared} claim statuses compared, "
+                   + ("all unchanged" if not changed else f"{len(changed)} changed"))
+        out += [f"    {c}" for c in changed]
+        return out
+
+
+_INT = re.compile(r"[+-]?\d+\Z")
+
+
+def _number(token: str):
+    """``int`` for an integer token, ``float`` for another numeric one, ``None`` for text."""
+    t = token.strip()
+    if _INT.match(t):
+        return int(t)
+    try:
+        return float(t)
+    except ValueError:
+        return None
+
+
+def compare_values(committed: str, fresh: str, *, rtol: float, atol: float = 0.0) -> tuple[bool, float]:
+    """Whether two cells are equal: integers and text exactly, floats within ``rtol`` / ``atol``.
+
+    Returns ``(equal, relative difference)``; the relative difference is 0 for identical cells and inf when
+    the cells are not both numbers (or are integers that differ).
+
+    >>> compare_values("0.002833789932588676", "0.0028337899325886766", rtol=1e-9)[0]
+    True
+    >>> compare_values("12", "13", rtol=0.5)
+    (False, inf)
+    """
+    if committed == fresh:
+        return True, 0.0
+    a, b = _number(committed), _number(fresh)
+    if a is None or b is None or (isinstance(a, int) and isinstance(b, int)):
+        return False, math.inf
+    a, b = float(a), float(b)
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b), 0.0 if (math.isnan(a) and math.isnan(b)) else math.inf
+    if math.isinf(a) or math.isinf(b):
+        return a == b, 0.0 if a == b else math.inf
+    diff = abs(a - b)
+    scale = max(abs(a), abs(b))
+    relative = diff / scale if scale > 0 else 0.0
+    return bool(diff <= atol or diff <= rtol * scale), relative
+
+
+def compare_text(committed: str, fresh: str, *, rtol: float = 1e-9, sep: str = r";\t|[,;\t]") -> list[Difference]:
+    """Compare two delimited text files record by record (lines, then fields split on ``sep``).
+
+    Returns every differing cell (empty when equal within ``rtol``); a different number of lines or fields is a
+    difference too.
+
+    >>> compare_text("1;\\t2.5\\n", "1;\\t2.5000000000000004\\n")
+    []
+    >>> [str(d) for d in compare_text("1,2.5\\n", "1,2.50001\\n")]
+    ["row 0, column 1: committed '2.5', fresh '2.50001' (relative difference 4.00e-06)"]
+    """
+    a_lines, b_lines = committed.splitlines(), fresh.splitlines()
+    diffs = []
+    if len(a_lines) != len(b_lines):
+        diffs.append(Difference(-1, "lines", str(len(a_lines)), str(len(b_lines))))
+    for i, (la, lb) in enumerate(zip(a_lines, b_lines)):
+        fa, fb = re.split(sep, la), re.split(sep, lb)
+        if len(fa) != len(fb):
+            diffs.append(Difference(i, "fields", str(len(fa)), str(len(fb))))
+            continue
+        for j, (x, y) in enumerate(zip(fa, fb)):
+            equal, rel = compare_values(x.strip(), y.strip(), rtol=rtol)
+            if not equal:
+                diffs.append(Difference(i, j, x.strip(), y.strip(), rel))
+    return diffs
+
+
+def _read(path: Path) -> pd.DataFrame:
+    return pd.read_csv(path, dtype=str, keep_default_na=False)
+
+
+def compare_table(committed: Path, fresh: Path, *, rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL,
+                  exclude=(), sensitive: dict | None = None, name: str | None = None) -> TableReport:
+    """Compare two CSV tables cell by cell (see :func:`compare_values`).
+
+    ``exclude``: column names left out (wall-clock timings). ``sensitive``: ``{column or "*": reason}``;
+    differences confined to those columns make the status ``sensitive`` (reported, not failed).
+    """
+    name = name or Path(committed).stem
+    sensitive = sensitive or {}
+    a, b = _read(Path(committed)), _read(Path(fresh))
+    excluded = tuple(c for c in exclude if c in a.columns or c in b.columns)
+    a, b = a.drop(columns=list(excluded), errors="ignore"), b.drop(columns=list(excluded), errors="ignore")
+    if list(a.columns) != list(b.columns):
+        return TableReport(name, "differs", detail=f"columns {list(a.columns)} committed, {list(b.columns)} fresh",
+                           excluded=excluded)
+    if len(a) != len(b):
+        return TableReport(name, "differs", detail=f"{len(a)} rows committed, {len(b)} fresh", excluded=excluded)
+    max_rel, first, first_sensitive, identical = 0.0, None, None, True
+    for j, col in enumerate(a.columns):
+        ca, cb = a[col].to_numpy(), b[col].to_numpy()
+        for i in range(len(ca)):
+            x, y = ca[i], cb[i]
+            if x == y:
+                continue
+            identical = False
+            equal, rel = compare_values(x, y, rtol=rtol, atol=atol)
+            if equal:
+                max_rel = max(max_rel, rel)
+            elif col in sensitive or "*" in sensitive:
+                first_sensitive = first_sensitive or Difference(i, col, x, y, rel)
+            elif first is None:
+                first = Difference(i, col, x, y, rel)
+    if first is not None:
+        return TableReport(name, "differs", max_rel, first, excluded=excluded)
+    if first_sensitive is not None:
+        reason = sensitive.get(first_sensitive.column, sensitive.get("*", ""))
+        return TableReport(name, "sensitive", max_rel, first_sensitive, detail=reason, excluded=excluded)
+    return TableReport(name, "identical" if identical else "equal", max_rel, excluded=excluded)
+
+
+def compare_claims(committed: Path, fresh: Path, *, sensitive: dict | None = None) -> tuple[int, list[ClaimChange]]:
+    """Every claim's status in two ``claims.json`` files: ``(claims compared, changes)``; a claim present in only
+    one file is a change (status ``"absent"`` on the other side)."""
+    sensitive = sensitive or {}
+    old = {c["claim_id"]: c["status"] for c in json.loads(Path(committed).read_text())["claims"]}
+    new = {c["claim_id"]: c["status"] for c in json.loads(Path(fresh).read_text())["claims"]}
+    changes = [ClaimChange(cid, old.get(cid, "absent"), new.get(cid, "absent"), sensitive.get(cid, ""))
+               for cid in list(old) + [c for c in new if c not in old] if old.get(cid) != new.get(cid)]
+    return len(set(old) | set(new)), changes
+
+
+def verify_results(key: str, committed_dir: Path, fresh_dir: Path, *, rtol: float = DEFAULT_RTOL,
+                   atol: float = DEFAULT_ATOL) -> VerifyReport:
+    """Compare every table of ``committed_dir`` (the committed ``data/results/<key>/``) with ``fresh_dir``."""
+    committed_dir, fresh_dir = Path(committed_dir), Path(fresh_dir)
+    timing = TIMING_COLUMNS.get(key, {})
+    declared = SENSITIVE.get(key, {})
+    report = VerifyReport(key)
+    old = {p.stem for p in committed_dir.glob("*.csv")}
+    new = {p.stem for p in fresh_dir.glob("*.csv")}
+    for name in sorted(old | new):
+        if name not in new:
+            report.tables.append(TableReport(name, "missing", detail="committed, not written by the fresh run"))
+        elif name not in old:
+            report.tables.append(TableReport(name, "new", detail="written by the fresh run, not committed"))
+        else:
+            report.tables.append(compare_table(committed_dir / f"{name}.csv", fresh_dir / f"{name}.csv", rtol=rtol,
+                                               atol=atol, exclude=timing.get(name, []) + timing.get("*", []),
+                                               sensitive=declared.get("tables", {}).get(name), name=f"{name}.csv"))
+    a, b = committed_dir / "claims.json", fresh_dir / "claims.json"
+    if a.is_file() and b.is_file():
+        report.claims_compared, report.claims = compare_claims(a, b, sensitive=declared.get("claims"))
+    elif a.is_file() or b.is_file():
+        report.tables.append(TableReport("claims.json", "missing" if a.is_file() else "new"))
+    return report
