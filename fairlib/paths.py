@@ -7,7 +7,7 @@ variables redirect output for tests and for users who keep data elsewhere:
 ``FAIRLIB_BUILD_DIR``
     replaces ``build/`` (quick-mode outputs, executed notebooks, run manifest, caches).
 ``FAIRLIB_TRACE_DIR``
-    where real trace files are looked for (see :func:`trace_dir`).
+    where real trace files are looked for first (see :func:`trace_dirs`).
 """
 
 from __future__ import annotations
@@ -52,18 +52,40 @@ def results_dir(key: str, mode: str = "full") -> Path:
     return results_root(mode) / key
 
 
-def trace_dir() -> Path:
-    """Directory where real trace excerpts are looked for.
+#: the trace folders the notebooks use, by source (``fetch`` names)
+TRACE_FOLDERS = {"google": "google_clusterdata_2011_2", "bitbrains": "bitbrains_gwa_t12",
+                 "alibaba": "alibaba_clusterdata"}
 
-    ``FAIRLIB_TRACE_DIR`` if set; else ``data/traces`` when it holds any trace folder; else the shared
-    reference copy ``../shared/data/traces`` beside the checkout when present; else ``data/traces``.
+
+def trace_dirs() -> list[Path]:
+    """Directories searched for real trace excerpts, in this order (the library and the tests use it alike):
+
+    1. every directory in ``$FAIRLIB_TRACE_DIR`` (several may be given, separated by ``os.pathsep``);
+    2. ``data/traces/`` in the checkout (where ``python -m fairlib.traces.fetch`` writes);
+    3. ``../shared/data/traces`` beside the checkout (the project's reference excerpts, when present).
     """
-    env = os.environ.get("FAIRLIB_TRACE_DIR")
-    if env:
-        return Path(env)
-    local = DATA / "traces"
-    if local.is_dir() and any(p.is_dir() for p in local.iterdir()):
-        return local
-    if SHARED_TRACES.is_dir():
-        return SHARED_TRACES
-    return local
+    env = [Path(p) for p in os.environ.get("FAIRLIB_TRACE_DIR", "").split(os.pathsep) if p]
+    return env + [DATA / "traces", SHARED_TRACES]
+
+
+def find_traces(folder: str) -> Path | None:
+    """The first ``<dir>/<folder>`` over :func:`trace_dirs` that exists, or None.
+
+    ``folder`` is a trace folder name such as ``"google_clusterdata_2011_2"`` (see :data:`TRACE_FOLDERS`).
+    """
+    for d in trace_dirs():
+        if (d / folder).is_dir():
+            return d / folder
+    return None
+
+
+def missing_traces_message(folder: str) -> str:
+    """Why real data is absent and how to get it (the skip reason of tests that need it)."""
+    name = next((k for k, v in TRACE_FOLDERS.items() if v == folder), folder)
+    return (f"real trace folder {folder!r} not found in {', '.join(str(d) for d in trace_dirs())}; "
+            f"get it with `python -m fairlib.traces.fetch {name}` or point FAIRLIB_TRACE_DIR at a copy")
+
+
+def trace_dir() -> Path:
+    """Where :mod:`fairlib.traces.fetch` writes: the first ``$FAIRLIB_TRACE_DIR`` entry, else ``data/traces``."""
+    return trace_dirs()[0]

@@ -3,13 +3,11 @@ import gzip
 
 import pytest
 
-from fairlib import paths
 from fairlib._validate import InvalidInputError
 from fairlib.traces import TraceFormatError, read_batch_task, read_machine_meta
+from tests.realdata import real_traces
 
-REAL = paths.SHARED_TRACES / "alibaba_clusterdata"
-real = pytest.mark.skipif(not (REAL / "cluster-trace-v2018" / "machine_meta.csv.gz").is_file(),
-                          reason="real Alibaba excerpt not found at ../shared")
+REAL, real = real_traces("alibaba_clusterdata", needs="cluster-trace-v2018/machine_meta.csv.gz")
 
 
 def _gz(path, text):

@@ -5,12 +5,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairlib import paths
 from fairlib.traces import BITBRAINS_COLUMNS, TraceFormatError, iter_vms, read_vm, read_vms, write_vm
+from tests.realdata import real_traces
 
-REAL = paths.SHARED_TRACES / "bitbrains_gwa_t12"
-real = pytest.mark.skipif(not (REAL / "rnd" / "2013-8" / "1.csv.gz").is_file(),
-                          reason="real Bitbrains excerpt not found at ../shared")
+REAL, real = real_traces("bitbrains_gwa_t12", needs="rnd/2013-8/1.csv.gz")
 
 
 def _frame(n=5, seed=0):

@@ -7,6 +7,10 @@ from fairlib import sim
 from fairlib._validate import InvalidInputError
 from fairlib.multires import drfh, pfvds, psdsf, tsf
 from fairlib.traces import bitbrains_fleet, bitbrains_workload, read_vms, synthetic_bitbrains
+from tests.realdata import real_traces
+
+REAL_GOOGLE, REAL_GOOGLE_MARK = real_traces("google_clusterdata_2011_2",
+                                           needs="task_events/part-00000-of-00500.csv.gz")
 
 
 def test_location_eligibility_line_and_ring():
@@ -129,15 +133,13 @@ def test_jobs_from_workload_and_task_usage(tmp_path):
     assert jobs.scheduling_class.tolist() == [2]
 
 
-@pytest.mark.skipif(not (__import__("fairlib").paths.SHARED_TRACES / "google_clusterdata_2011_2").is_dir(),
-                    reason="real Google excerpt not found at ../shared")
+@REAL_GOOGLE_MARK
 def test_replay_on_the_real_google_excerpt():
     """One hour of the §6.2 replay on 2% of the real jobs: every job that arrived either completed or is reported,
     completions follow arrivals, the fleet is never over capacity (checked inside the replay)."""
-    from fairlib import paths
     from fairlib.traces import google_fleet, google_workload, read_task_events
 
-    directory = paths.SHARED_TRACES / "google_clusterdata_2011_2"
+    directory = REAL_GOOGLE
     workload = google_workload(read_task_events([0], directory=directory))
     pick = np.random.default_rng(0).random(workload.n_users) < 0.02
     jobs = sim.jobs_from_workload(workload.subset(pick))

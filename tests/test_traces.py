@@ -4,8 +4,8 @@ import gzip
 import numpy as np
 import pytest
 
-from fairlib import paths
 from fairlib.traces import TraceFormatError, read_task_events, synthetic_task_requests, task_request_pool
+from tests.realdata import real_traces
 
 ROW = "600000000,,3418309,0,4155527081,0,user=,3,9,0.125,0.07446,0.0004244,0\n"
 
@@ -49,17 +49,16 @@ def test_missing_part_and_synthetic_fallback(tmp_path):
     assert med[0] == pytest.approx(0.025, rel=0.1) and med[1] == pytest.approx(0.0207, rel=0.1)
 
 
-real = pytest.mark.skipif(not (paths.SHARED_TRACES / "google_clusterdata_2011_2").is_dir(),
-                          reason="real trace excerpts not present at ../shared/data/traces")
+REAL_GOOGLE, real = real_traces("google_clusterdata_2011_2", needs="task_events/part-00004-of-00500.csv.gz")
 
 
 @pytest.mark.realdata
 @real
 def test_real_excerpt_row_counts():
-    ev = read_task_events(directory=paths.SHARED_TRACES / "google_clusterdata_2011_2")
+    ev = read_task_events(directory=REAL_GOOGLE)
     assert len(ev) == 919_519                              # SCHEMAS.md §2
     assert int((ev.event_type == 0).sum()) == 359_630      # SCHEMAS.md §3.4
-    pool, source = task_request_pool(directory=paths.SHARED_TRACES / "google_clusterdata_2011_2")
+    pool, source = task_request_pool(directory=REAL_GOOGLE)
     assert source == "real" and (pool > 0).all() and len(pool) == 357_872
 
 
@@ -92,10 +91,10 @@ def test_chunked_task_events(tmp_path):
 def test_real_machine_configurations_and_jobs():
     from fairlib.traces import machine_configurations, read_job_events
 
-    conf = machine_configurations(directory=paths.SHARED_TRACES / "google_clusterdata_2011_2")
+    conf = machine_configurations(directory=REAL_GOOGLE)
     assert conf.machines.head(5).tolist() == [6732, 3863, 1001, 795, 126]      # SCHEMAS.md §3.3
     assert conf.machines.sum() == 12_583
-    jobs = read_job_events(directory=paths.SHARED_TRACES / "google_clusterdata_2011_2")
+    jobs = read_job_events(directory=REAL_GOOGLE)
     assert len(jobs) == 25_437 and set(jobs.scheduling_class.unique()) <= {0, 1, 2, 3}
 
 

@@ -3,13 +3,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairlib import paths
 from fairlib._validate import InvalidInputError
 from fairlib.traces import (bitbrains_fleet, bitbrains_workload, google_fleet, google_workload, read_task_events,
                             read_vms, synthetic_bitbrains)
+from tests.realdata import real_traces
 
-GOOGLE = paths.SHARED_TRACES / "google_clusterdata_2011_2"
-real = pytest.mark.skipif(not GOOGLE.is_dir(), reason="real Google excerpt not found at ../shared")
+GOOGLE, real = real_traces("google_clusterdata_2011_2", needs="task_events/part-00000-of-00500.csv.gz")
 
 
 def test_google_fleet_from_configurations():

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import paths
 from .._validate import InvalidInputError
+from ._source import missing_hint, trace_folder
 from .google import TraceFormatError
 
 __all__ = ["MACHINE_META_COLUMNS", "BATCH_TASK_2018_COLUMNS", "BATCH_TASK_2017_COLUMNS", "alibaba_dir",
@@ -37,14 +37,13 @@ _V2017_HEADER_START = "task_create_time"
 
 
 def alibaba_dir(directory=None) -> Path:
-    """The Alibaba folder: ``directory`` or ``trace_dir()/alibaba_clusterdata``."""
-    return Path(directory) if directory is not None else paths.trace_dir() / "alibaba_clusterdata"
+    """The Alibaba folder: ``directory``, else the first ``alibaba_clusterdata`` over :func:`fairlib.paths.trace_dirs`."""
+    return trace_folder("alibaba_clusterdata", directory)
 
 
 def _read(path: Path, names, dtypes, what: str) -> pd.DataFrame:
     if not path.is_file():
-        raise FileNotFoundError(f"{path}: Alibaba {what} not found (set FAIRLIB_TRACE_DIR or place the trace "
-                                "under data/traces)")
+        raise FileNotFoundError(f"{path}: Alibaba {what} not found ({missing_hint('alibaba_clusterdata')})")
     try:
         opener = gzip.open if path.suffix == ".gz" else open
         with opener(path, "rt") as f:

@@ -21,9 +21,8 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
-from .. import paths
 from .._validate import InvalidInputError
-from ._source import source_of
+from ._source import missing_hint, source_of, trace_folder
 from .google import TraceFormatError
 
 __all__ = ["BITBRAINS_HEADER", "BITBRAINS_COLUMNS", "bitbrains_dir", "read_vm", "iter_vms", "read_vms",
@@ -41,8 +40,8 @@ BITBRAINS_COLUMNS = ["time", "cpu_cores", "cpu_capacity_mhz", "cpu_usage_mhz", "
 
 
 def bitbrains_dir(directory=None) -> Path:
-    """The GWA-T-12 folder: ``directory`` or ``trace_dir()/bitbrains_gwa_t12``."""
-    return Path(directory) if directory is not None else paths.trace_dir() / "bitbrains_gwa_t12"
+    """The GWA-T-12 folder: ``directory``, else the first ``bitbrains_gwa_t12`` over :func:`fairlib.paths.trace_dirs`."""
+    return trace_folder("bitbrains_gwa_t12", directory)
 
 
 def _read_text(path: Path) -> str:
@@ -71,8 +70,7 @@ def read_vm(path) -> pd.DataFrame:
     """
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"{path}: Bitbrains VM file not found (set FAIRLIB_TRACE_DIR or place the trace "
-                                "under data/traces)")
+        raise FileNotFoundError(f"{path}: Bitbrains VM file not found ({missing_hint('bitbrains_gwa_t12')})")
     text = _read_text(path)
     lines = text.splitlines()
     if not lines:
@@ -114,8 +112,7 @@ def _vm_paths(vms, month: str, directory) -> list[Path]:
     if vms is None:
         found = sorted(folder.glob("*.csv*"), key=lambda p: (len(p.name), p.name))
         if not found:
-            raise FileNotFoundError(f"{folder}: no Bitbrains VM files (set FAIRLIB_TRACE_DIR or place the trace "
-                                    "under data/traces)")
+            raise FileNotFoundError(f"{folder}: no Bitbrains VM files ({missing_hint('bitbrains_gwa_t12')})")
         return found
     out = []
     for vm in vms:

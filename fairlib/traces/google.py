@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import paths
 from .._validate import InvalidInputError
+from ._source import missing_hint, trace_folder
 
 __all__ = ["TASK_EVENT_COLUMNS", "JOB_EVENT_COLUMNS", "MACHINE_EVENT_COLUMNS", "TraceFormatError", "google_dir",
            "read_task_events", "iter_task_events", "read_job_events", "read_machine_events", "machine_configurations",
@@ -36,8 +36,8 @@ class TraceFormatError(ValueError):
 
 
 def google_dir(directory=None) -> Path:
-    """The clusterdata-2011-2 folder: ``directory`` or ``trace_dir()/google_clusterdata_2011_2``."""
-    return Path(directory) if directory is not None else paths.trace_dir() / "google_clusterdata_2011_2"
+    """The clusterdata-2011-2 folder: ``directory``, else the first ``google_clusterdata_2011_2`` over :func:`fairlib.paths.trace_dirs`."""
+    return trace_folder("google_clusterdata_2011_2", directory)
 
 
 #: machine_events and job_events fields in file order (schema.csv)
@@ -72,8 +72,8 @@ def _read_parts(table: str, parts, directory, columns, chunksize=None):
     for part in parts:
         path = folder / f"part-{int(part):05d}-of-{total:05d}.csv.gz"
         if not path.is_file():
-            raise FileNotFoundError(f"{path}: Google {table} part {part} not found (set FAIRLIB_TRACE_DIR "
-                                    "or place the trace under data/traces)")
+            raise FileNotFoundError(f"{path}: Google {table} part {part} not found "
+                                    f"({missing_hint('google_clusterdata_2011_2')})")
         try:
             reader = pd.read_csv(path, header=None, names=names, dtype=dtypes, on_bad_lines="error",
                                  chunksize=chunksize)
