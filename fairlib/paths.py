@@ -69,14 +69,19 @@ def trace_dirs() -> list[Path]:
 
 
 def find_traces(folder: str) -> Path | None:
-    """The first ``<dir>/<folder>`` over :func:`trace_dirs` that exists, or None.
+    """The first ``<dir>/<folder>`` over :func:`trace_dirs` that holds any finished file, or None.
 
     ``folder`` is a trace folder name such as ``"google_clusterdata_2011_2"`` (see :data:`TRACE_FOLDERS`).
     """
     for d in trace_dirs():
-        if (d / folder).is_dir():
+        if _holds_data(d / folder):
             return d / folder
     return None
+
+
+def _holds_data(folder: Path) -> bool:
+    """A folder with at least one finished file (a failed fetch leaves empty folders and ``.part`` files)."""
+    return folder.is_dir() and any(p.is_file() and not p.name.endswith(".part") for p in folder.rglob("*"))
 
 
 def missing_traces_message(folder: str) -> str:

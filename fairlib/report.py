@@ -79,7 +79,7 @@ class Claim:
     rule: str              # how ``ours`` was compared
     satisfied: bool        # whether ``ours`` meets the rule
     expect: str            # "hold" or "differs"
-    status: str            # "held" | "FAILED" | "not reproduced" | "held (expected to differ)"
+    status: str            # "held" | "FAILED" | "not reproduced" | "held (expected to differ)" | "not tested"
     source: str
     note: str = ""
 
@@ -105,20 +105,36 @@ class ClaimLog:
     False
     >>> [c.status for c in log.claims]
     ['held', 'not reproduced']
+
+    ``data``: where the notebook's trace data came from (``"real"``, ``"synthetic"``; None when it reads none).
+    With synthetic data, a claim about the paper's data (``on_data=True``) is measured and recorded as
+    **not tested**: a number computed on a stand-in says nothing about the paper's trace.
+
+    >>> log = ClaimLog("demo", mode="full", write=False, data="synthetic")
+    >>> log.check("share_within_5_min", paper=0.38, ours=0.49, tol=0.1, source="§6.2", on_data=True)
+    False
+    >>> log.claims[0].status
+    'not tested'
     """
 
     key: str
     mode: str = "full"
     write: bool = True
     claims: list[Claim] = field(default_factory=list)
+    data: str | None = None
+
+    def __post_init__(self):
+        if self.data not in (None, "real", "synthetic"):
+            raise ValueError(f"data = {self.data!r}: must be 'real', 'synthetic' or None")
 
     def check(self, claim_id: str, *, paper, ours, tol: float | None = None,
               at_least: float | None = None, at_most: float | None = None,
-              expect: str = "hold", source: str, note: str = "") -> bool:
+              expect: str = "hold", source: str, note: str = "", on_data: bool = False) -> bool:
         """Record one claim; returns whether ``ours`` satisfies the rule.
 
         Rules: ``tol`` — ``|ours - paper| <= tol`` (``paper`` numeric); ``at_least`` / ``at_most`` —
         bounds on ``ours`` (both may be given); none of them — ``ours == paper`` exactly.
+        ``on_data``: the claim is about the paper's trace data; measured on synthetic data it is "not tested".
         """
         if expect not in ("hold", "differs"):
             raise ValueError(f"expect = {expect!r}: must be 'hold' or 'differs'")
@@ -152,7 +168,11 @@ class ClaimLog:
         else:
             satisfied = bool(ours == paper)
             rule = "ours == paper"
-        if expect == "hold":
+        if on_data and self.data == "synthetic":
+            status = "not tested"
+            note = ("measured on synthetic stand-in data (the real excerpt was not found), which says nothing about "
+                    "the paper's trace" + (f"; {note}" if note else ""))
+        elif expect == "hold":
             status = "held" if satisfied else "FAILED"
         else:
             status = "held (expected to differ)" if satisfied else "not reproduced"
@@ -170,6 +190,7 @@ class ClaimLog:
             "held": count("held") + count("held (expected to differ)"),
             "failed": count("FAILED"),
             "not_reproduced": count("not reproduced"),
+            "not_tested": count("not tested"),
             "expected_to_hold": sum(c.expect == "hold" for c in self.claims),
         }
 
@@ -184,7 +205,7 @@ class ClaimLog:
         if self.write:
             out = paths.results_dir(self.key, self.mode)
             out.mkdir(parents=True, exist_ok=True)
-            doc = {"key": self.key, "mode": self.mode, "summary": summary,
+            doc = {"key": self.key, "mode": self.mode, "data": self.data, "summary": summary,
                    "claims": [asdict(c) for c in self.claims]}
             (out / "claims.json").write_text(json.dumps(doc, indent=1, ensure_ascii=False, default=str) + "\n")
         if self.failed:

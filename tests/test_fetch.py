@@ -128,3 +128,56 @@ def test_fetch_alibaba_unpacks_the_archive(tmp_path):
                                progress=False)
     finally:
         server.shutdown()
+
+
+def _serve_ranges(root, seen):
+    """A mirror that honours ``Range: bytes=N-`` (206 Partial Content), recording the ranges asked for."""
+    class Ranged(SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            seen.append(self.headers.get("Range"))
+            data = (root / self.path.lstrip("/")).read_bytes()
+            start = int(self.headers["Range"].split("=")[1].rstrip("-")) if self.headers.get("Range") else 0
+            self.send_response(206 if start else 200)
+            self.send_header("Content-Length", str(len(data) - start))
+            self.end_headers()
+            self.wfile.write(data[start:])
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Ranged, directory=str(root)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def test_interrupted_download_resumes_from_its_part_file(mirror, tmp_path, monkeypatch):
+    root, _ = mirror
+    rel = "task_events/part-00000-of-00500.csv.gz"
+    body = (root / rel).read_bytes()
+    monkeypatch.setattr(fetch_module, "KNOWN_SHA256", {("google", rel): hashlib.sha256(body).hexdigest()})
+    dest = tmp_path / "traces"
+    partial = dest / "google_clusterdata_2011_2" / (rel + ".part")
+    partial.parent.mkdir(parents=True)
+    partial.write_bytes(body[:20])                     # what an interrupted download left
+    seen = []
+    server, url = _serve_ranges(root, seen)
+    try:
+        (path,) = fetch_module.fetch("google", tables=["task_events"], parts=[0], dest=dest, base_url=url,
+                                     progress=False)
+    finally:
+        server.shutdown()
+    assert seen == ["bytes=20-"] and path.read_bytes() == body and not partial.exists()
+
+
+def test_fetch_for_notebooks_reports_an_unreachable_source_and_exits_0(tmp_path, monkeypatch, capsys):
+    """No real data anywhere and no network: fetch says so (the notebooks then run on labelled synthetic data)."""
+    from fairlib import paths
+
+    monkeypatch.setattr(paths, "SHARED_TRACES", tmp_path / "no_shared")
+    monkeypatch.setattr(paths, "DATA", tmp_path / "data")
+    monkeypatch.setenv("FAIRLIB_TRACE_DIR", str(tmp_path / "traces"))
+    closed = "http://127.0.0.1:9"                       # the discard port: nothing listens there
+    status = fetch_module.fetch_for_notebooks(base_url=closed, progress=False, timeout=5)
+    assert set(status) == {"google", "bitbrains"} and all(s.startswith("unavailable") for s in status.values())
+    assert fetch_module.main(["--notebooks", "--base-url", closed]) == 0
+    assert "will run on synthetic data" in capsys.readouterr().err

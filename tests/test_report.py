@@ -26,7 +26,8 @@ def test_claim_rules_and_statuses(tmp_build):
     with pytest.raises(ClaimsFailed, match=r"1 claim\(s\) expected to hold failed in demo:\n  below \(§5\)"):
         log.finish()
     doc = json.loads((paths.results_dir("demo", "quick") / "claims.json").read_text())
-    assert doc["summary"] == {"total": 6, "held": 4, "failed": 1, "not_reproduced": 1, "expected_to_hold": 4}
+    assert doc["summary"] == {"total": 6, "held": 4, "failed": 1, "not_reproduced": 1, "not_tested": 0,
+                              "expected_to_hold": 4}
     assert doc["claims"][2]["note"] == "we measure 0.9 because ..."
     assert str(paths.results_dir("demo", "quick")).startswith(str(tmp_build))
 
@@ -94,3 +95,17 @@ def test_save_figure_deterministic(tmp_build):
 def test_save_table_rejects_non_frame(tmp_build):
     with pytest.raises(TypeError, match="DataFrame"):
         save_table([1, 2], "x", "y", mode="quick")
+
+
+def test_claims_on_synthetic_data_are_not_tested_and_never_fail(tmp_build):
+    log = ClaimLog("synthetic_demo", mode="quick", data="synthetic")
+    log.check("on_the_trace", paper=0.38, ours=0.9, tol=0.01, source="§6.2", on_data=True)
+    log.check("solver_check", paper=0, ours=0.0, at_most=1e-9, source="ours")
+    assert [c.status for c in log.claims] == ["not tested", "held"]
+    assert "synthetic stand-in" in log.claims[0].note
+    summary = log.finish()
+    assert summary["not_tested"] == 1 and summary["failed"] == 0
+    doc = json.loads((tmp_build / "quick" / "results" / "synthetic_demo" / "claims.json").read_text())
+    assert doc["data"] == "synthetic"
+    with pytest.raises(ValueError, match="data = 'fake'"):
+        ClaimLog("x", data="fake")

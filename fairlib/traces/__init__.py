@@ -1,7 +1,9 @@
 """Trace loaders and synthetic workload generators.
 
-Real trace excerpts are looked up with :func:`fairlib.paths.trace_dir`; they are never copied into
-the repository. Every function returning trace-derived data says whether it is real or synthetic.
+Real trace excerpts are looked up with :func:`fairlib.paths.trace_dirs` (``$FAIRLIB_TRACE_DIR``, ``data/traces``,
+``../shared/data/traces``); they are never copied into the repository. :func:`real_or_synthetic` gives the
+notebooks a synthetic stand-in in the real formats where no real excerpt is found. Every function returning
+trace-derived data says whether it is real or synthetic.
 """
 
 from .google import (JOB_EVENT_COLUMNS, MACHINE_EVENT_COLUMNS, TASK_EVENT_COLUMNS, TraceFormatError, google_dir,
@@ -19,9 +21,9 @@ from .alibaba import alibaba_dir, read_batch_task, read_machine_meta
 __all__ += ["alibaba_dir", "read_batch_task", "read_machine_meta"]
 from ._source import is_synthetic
 from .google import TASK_USAGE_COLUMNS, read_task_usage
-from .synthetic import synthetic_bitbrains, synthetic_task_usage
+from .synthetic import real_or_synthetic, synthetic_bitbrains, synthetic_google, synthetic_task_usage
 
-__all__ += ["is_synthetic", "synthetic_bitbrains", "synthetic_task_usage", "TASK_USAGE_COLUMNS", "read_task_usage"]
+__all__ += ["is_synthetic", "real_or_synthetic", "synthetic_bitbrains", "synthetic_google", "synthetic_task_usage", "TASK_USAGE_COLUMNS", "read_task_usage"]
 from .workload import Fleet, Workload, bitbrains_fleet, bitbrains_workload, google_fleet, google_workload
 
 __all__ += ["Fleet", "Workload", "bitbrains_fleet", "bitbrains_workload", "google_fleet", "google_workload"]

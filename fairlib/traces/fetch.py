@@ -4,13 +4,15 @@
     python -m fairlib.traces.fetch google --tables task_usage --parts 0        # 92 MB per part
     python -m fairlib.traces.fetch bitbrains --tables rnd_2013-8 --parts 1 2 3   # VM ids
     python -m fairlib.traces.fetch alibaba --tables machine_meta_v2018          # unpacked from the tar.gz
+    python -m fairlib.traces.fetch --notebooks     # what the notebooks read, where not found already
     python -m fairlib.traces.fetch --list
 
 Files land under ``FAIRLIB_TRACE_DIR`` (default ``data/traces/``) in the layout the loaders read. A
 file whose SHA-256 is known (:data:`KNOWN_SHA256`, from the shared excerpt's PROVENANCE.md) is
 verified and removed again on a mismatch; others are reported with the checksum they had. Downloads
 go to a ``.part`` file renamed on completion, so an interrupted fetch never leaves a truncated file
-under the final name; files already present with the right checksum are skipped. ``--base-url``
+under the final name; an interrupted download resumes from its ``.part`` file (HTTP range request) where the
+server allows it; files already present with the right checksum are skipped. ``--base-url``
 points at a mirror (the tests use a local HTTP server).
 
 Sources: Google (the official bucket), Bitbrains GWA-T-12 Rnd (per-VM CSV files from a public repository
@@ -36,7 +38,7 @@ from pathlib import Path
 from .. import paths
 from .._validate import InvalidInputError
 
-__all__ = ["SOURCES", "KNOWN_SHA256", "fetch", "files_for", "main"]
+__all__ = ["SOURCES", "KNOWN_SHA256", "NOTEBOOK_DATA", "fetch", "fetch_for_notebooks", "files_for", "main"]
 
 
 @dataclass(frozen=True)
@@ -147,16 +149,24 @@ def fetch(name: str, *, tables=None, parts=None, dest=None, base_url: str | None
         target.parent.mkdir(parents=True, exist_ok=True)
         url = f"{base}/{rel}"
         partial = target.with_name(target.name + ".part")
+        have = partial.stat().st_size if partial.is_file() else 0
+        request = urllib.request.Request(url, headers={"Range": f"bytes={have}-"} if have else {})
         try:
-            with urllib.request.urlopen(url, timeout=timeout) as response, open(partial, "wb") as out:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                resumed = have > 0 and response.status == 206   # else the server sends the whole file again
                 total = int(response.headers.get("Content-Length") or 0) or None
-                with tqdm(total=total, unit="B", unit_scale=True, desc=rel, disable=not progress, leave=False) as bar:
+                out = open(partial, "ab" if resumed else "wb")
+                with out, tqdm(total=(total + have if resumed and total else total), initial=have if resumed else 0,
+                               unit="B", unit_scale=True, desc=rel, disable=not progress, leave=False) as bar:
                     for block in iter(lambda: response.read(1 << 16), b""):
                         out.write(block)
                         bar.update(len(block))
-        except (urllib.error.URLError, OSError) as exc:
-            partial.unlink(missing_ok=True)
+        except urllib.error.HTTPError as exc:
+            if exc.code == 416:  # the range is past the end: the .part file is stale; start afresh next time
+                partial.unlink(missing_ok=True)
             raise RuntimeError(f"{url}: download failed ({exc})") from None
+        except (urllib.error.URLError, OSError) as exc:  # the .part file stays: the next fetch resumes it
+            raise RuntimeError(f"{url}: download failed ({exc}); run the same fetch again to resume") from None
         digest = _sha256(partial)
         if known is not None and digest != known:
             partial.unlink()
@@ -168,6 +178,33 @@ def fetch(name: str, *, tables=None, parts=None, dest=None, base_url: str | None
             target = _unpack(target, root, *source.unpack[rel])
         done.append(target)
     return done
+
+
+#: what the notebooks read: {trace: (tables, parts)} (khamseashari2018_traces: Bitbrains VMs 1-150 of 2013-8, Google
+#: task_events parts 0-4 and machine_events; li2019: Google task_events parts 0-4)
+NOTEBOOK_DATA = {"google": (["machine_events", "task_events"], list(range(5))),
+                 "bitbrains": (["rnd_2013-8"], list(range(1, 151)))}
+
+
+def fetch_for_notebooks(*, base_url: str | None = None, progress: bool = True, timeout: float = 30.0) -> dict:
+    """Fetch :data:`NOTEBOOK_DATA` for each trace not found by :func:`fairlib.paths.find_traces`.
+
+    Returns ``{trace: "found at <dir>" | "fetched to <dir>" | "unavailable: <reason>"}``; never raises on a network
+    failure (the notebooks then run on synthetic stand-ins, labelled as such: :func:`fairlib.traces.real_or_synthetic`).
+    """
+    status = {}
+    for name, (tables, parts) in NOTEBOOK_DATA.items():
+        found = paths.find_traces(SOURCES[name].folder)
+        if found is not None and all((found / rel).is_file() or (found / f"{rel}.gz").is_file()
+                                     for rel in files_for(name, tables, parts)):
+            status[name] = f"found at {found}"
+            continue
+        try:
+            fetch(name, tables=tables, parts=parts, base_url=base_url, progress=progress, timeout=timeout)
+            status[name] = f"fetched to {paths.trace_dir() / SOURCES[name].folder}"
+        except RuntimeError as exc:
+            status[name] = f"unavailable: {exc}"
+    return status
 
 
 def _unpack(archive: Path, root: Path, member: str, written: str, compress: bool) -> Path:
@@ -200,7 +237,15 @@ def main(argv=None) -> int:
     ap.add_argument("--dest", help="trace directory (default: FAIRLIB_TRACE_DIR or data/traces)")
     ap.add_argument("--base-url", help="download from this mirror instead")
     ap.add_argument("--list", action="store_true", help="list the traces, tables and licences")
+    ap.add_argument("--notebooks", action="store_true",
+                    help="fetch what the notebooks read, where it is not found already; on a network failure say so "
+                         "and exit 0 (the notebooks then run on labelled synthetic data)")
     args = ap.parse_args(argv)
+    if args.notebooks:
+        for name, state in fetch_for_notebooks(base_url=args.base_url).items():
+            print(f"fetch {name}: {state}" + ("; its notebooks will run on synthetic data in the real formats"
+                                             if state.startswith("unavailable") else ""), file=sys.stderr)
+        return 0
     if args.list or not args.name:
         for key, src in SOURCES.items():
             tables = ", ".join(f"{t} ({spec[1]} part{'s' if spec[1] > 1 else ''})" for t, spec in src.tables.items())

@@ -10,6 +10,8 @@ Every folder written here carries a ``SYNTHETIC.md`` marker; the loaders report 
   percentiles. ``fast_storage=True`` emulates the missing fastStorage trace by keeping only VMs whose
   mean CPU exceeds 1 % (an assumption stated in SCHEMAS.md §4.4).
 - :func:`synthetic_task_usage` — Google ``task_usage`` from the real task runs (SCHEMAS.md §3.6).
+- :func:`synthetic_google` — Google ``task_events`` and ``machine_events`` calibrated to the excerpt (SCHEMAS.md §3.3-3.4),
+  for a clone without the real excerpt.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from .._validate import InvalidInputError
 from ._source import SYNTHETIC_MARKER
 from .bitbrains import BITBRAINS_COLUMNS, bitbrains_dir, write_vm
 
-__all__ = ["synthetic_bitbrains", "synthetic_task_usage"]
+__all__ = ["synthetic_bitbrains", "synthetic_task_usage", "synthetic_google", "real_or_synthetic", "STAND_IN_SIZES"]
 
 
 # SCHEMAS.md §4.2: VM-months by provisioned cores (rows) and memory bin (columns, upper bounds in GB)
@@ -183,3 +185,145 @@ def synthetic_task_usage(dest=None, rng=None, *, parts=range(5), source_director
         table[which == j].to_csv(folder / f"part-{p:05d}-of-00500.csv.gz", header=False, index=False,
                                  compression={"method": "gzip", "mtime": 0}, lineterminator="\n")
     return folder
+
+
+# SCHEMAS.md §3.3: the machine configurations of the excerpt (count, CPU, memory), normalised units
+_MACHINE_CONFIGURATIONS = ((6732, 0.5, 0.4995), (3863, 0.5, 0.2493), (1001, 0.5, 0.749), (795, 1.0, 1.0),
+                           (126, 0.25, 0.2498), (52, 0.5, 0.1241), (5, 0.5, 0.03085), (5, 0.5, 0.9678),
+                           (3, 1.0, 0.5), (1, 0.5, 0.06158))
+# SCHEMAS.md §3.4: SUBMIT rows by scheduling class and by priority; task run outcomes; run length quantiles
+_CLASS_P = np.array([207_439, 45_257, 77_781, 29_153], float)
+_PRIORITIES = np.array([0, 1, 2, 8, 9, 10, 11])
+_PRIORITY_P = np.array([119_072, 31_522, 144_822, 4_943, 51_801, 915, 6_555], float)
+_END_TYPES = np.array([4, 5, 2, 3])                      # FINISH, KILL, EVICT, FAIL
+_END_P = np.array([0.63, 0.28, 0.046, 0.039]) / 0.995  # as published: 99.5 %
+
+
+def synthetic_google(dest=None, rng=None, *, hours: float = 7.1, initial_jobs: int = 3_981,
+                     jobs_per_hour: float = 837.0, max_tasks: int = 1_000, parts: int = 5,
+                     machine_scale: float = 1.0) -> Path:
+    """Write a synthetic Google clusterdata-2011-2 folder (``task_events`` parts and ``machine_events``) in the
+    real formats, calibrated to the excerpt's statistics (SCHEMAS.md §3.3–3.4); returns the folder.
+
+    ``initial_jobs`` jobs are present at t = 0 (the trace's initial snapshot), then jobs arrive as a Poisson
+    process at ``jobs_per_hour`` from 600 s to ``hours``. Per job: tasks lognormal (median 1, 90th percentile 25,
+    at most ``max_tasks``), one (CPU, memory) request shared by its tasks (:func:`synthetic_task_requests`),
+    scheduling class and priority with the excerpt's SUBMIT frequencies. Per task: SUBMIT, SCHEDULE 1-30 s later
+    (at once at t = 0) on a random machine, and an end event (FINISH 63 %, KILL 28 %, EVICT 4.6 %, FAIL 3.9 %)
+    after a lognormal run (median 261 s, 90th percentile 2,846 s) unless it falls after the window (censored, as
+    in the excerpt). Rows go to ``parts`` part files by equal time spans. Machines: the excerpt's configuration
+    counts × ``machine_scale``, all added at t = 0. **Not real data**: the folder carries the synthetic marker and
+    everything read from it reports ``source = "synthetic"``. Deterministic for a seed.
+
+    ``dest``: the folder to write (default ``<trace dir>/google_clusterdata_2011_2``).
+    """
+    from .google import google_dir, synthetic_task_requests
+
+    if hours <= 600 / 3600 or initial_jobs < 0 or jobs_per_hour < 0 or max_tasks < 1 or parts < 1 or parts > 500:
+        raise InvalidInputError(f"hours = {hours}, initial_jobs = {initial_jobs}, jobs_per_hour = {jobs_per_hour}, "
+                                f"max_tasks = {max_tasks}, parts = {parts}: need hours > 1/6, counts >= 0, "
+                                "max_tasks >= 1 and 1 <= parts <= 500")
+    if not machine_scale > 0:
+        raise InvalidInputError(f"machine_scale = {machine_scale}: must be > 0")
+    rng = np.random.default_rng(rng)
+    folder = google_dir(dest)
+    end_us = int(hours * 3600e6)
+    # machines
+    counts = [max(1, int(round(c * machine_scale))) for c, _, _ in _MACHINE_CONFIGURATIONS]
+    cpus = np.repeat([c for _, c, _ in _MACHINE_CONFIGURATIONS], counts)
+    memory = np.repeat([m for _, _, m in _MACHINE_CONFIGURATIONS], counts)
+    machine_ids = 1_000_000 + np.arange(len(cpus))
+    (folder / "machine_events").mkdir(parents=True, exist_ok=True)
+    pd.DataFrame({"time": 0, "machine_id": machine_ids, "event_type": 0, "platform_id": "synthetic",
+                  "cpus": cpus, "memory": memory}).to_csv(
+        folder / "machine_events" / "part-00000-of-00001.csv.gz", header=False, index=False,
+        compression={"method": "gzip", "mtime": 0}, lineterminator="\n", float_format="%.10g")
+    # jobs
+    arrivals = 600e6 + np.cumsum(rng.exponential(3600e6 / jobs_per_hour, size=int(hours * jobs_per_hour * 1.5) + 10)
+                                 if jobs_per_hour > 0 else np.array([np.inf]))
+    arrivals = arrivals[arrivals < end_us]
+    submit = np.concatenate([np.zeros(initial_jobs), np.floor(arrivals)]).astype(np.int64)
+    n_jobs = len(submit)
+    tasks = np.minimum(np.floor(np.exp(rng.normal(0.0, np.log(25) / _Z90, n_jobs))), max_tasks).astype(np.int64)
+    tasks = np.maximum(tasks, 1)
+    requests = synthetic_task_requests(rng, n_jobs)
+    cls = rng.choice(4, size=n_jobs, p=_CLASS_P / _CLASS_P.sum())
+    priority = rng.choice(_PRIORITIES, size=n_jobs, p=_PRIORITY_P / _PRIORITY_P.sum())
+    # tasks
+    job_of = np.repeat(np.arange(n_jobs), tasks)
+    task_index = np.arange(len(job_of)) - np.repeat(np.cumsum(tasks) - tasks, tasks)
+    t_submit = submit[job_of]
+    delay = np.where(t_submit == 0, 0, rng.integers(1, 31, size=len(job_of)) * 1_000_000)
+    t_start = t_submit + delay
+    run = np.maximum(1, np.round(_lognormal(rng, 261.0, 2846.0, len(job_of)))).astype(np.int64) * 1_000_000
+    t_end = t_start + run
+    end_type = rng.choice(_END_TYPES, size=len(job_of), p=_END_P)
+    machine = rng.choice(machine_ids, size=len(job_of))
+    started, ended = t_start < end_us, t_end < end_us
+    job_ids = 6_000_000_000 + np.arange(n_jobs, dtype=np.int64)
+
+    def rows(times, event, mask, placed):
+        j = job_of[mask]
+        return pd.DataFrame({"time": times[mask], "missing": "", "job_id": job_ids[j], "task_index": task_index[mask],
+                             "machine_id": machine[mask] if placed else "", "event_type": event,
+                             "user": "user" + pd.Series(j % 530).astype(str).to_numpy(), "scheduling_class": cls[j],
+                             "priority": priority[j], "cpu_request": np.round(requests[j, 0], 6),
+                             "memory_request": np.round(requests[j, 1], 6), "disk_request": 0.0002,
+                             "different_machines": 0})
+
+    every = np.ones(len(job_of), bool)
+    frames = [rows(t_submit, 0, every, False), rows(t_start, 1, started, True),
+              rows(t_end, end_type[ended], ended, True)]
+    events = pd.concat(frames, ignore_index=True).sort_values("time", kind="stable")
+    edges = np.linspace(0, end_us, parts + 1)
+    part_of = np.clip(np.searchsorted(edges, events.time.to_numpy(), side="right") - 1, 0, parts - 1)
+    (folder / "task_events").mkdir(parents=True, exist_ok=True)
+    for p in range(parts):
+        events[part_of == p].to_csv(folder / "task_events" / f"part-{p:05d}-of-00500.csv.gz", header=False,
+                                    index=False, compression={"method": "gzip", "mtime": 0}, lineterminator="\n",
+                                    float_format="%.10g")
+    (folder / SYNTHETIC_MARKER).write_text(
+        "# Synthetic Google clusterdata-2011-2 data\n\nWritten by `fairlib.traces.synthetic.synthetic_google` "
+        f"(hours = {hours}, initial jobs = {initial_jobs}, {jobs_per_hour} jobs/h, {n_jobs} jobs, {len(job_of)} "
+        "tasks); not real data. Results derived from these files must be labelled synthetic.\n")
+    return folder
+
+
+#: sizes of the synthetic stand-ins written when a notebook finds no real excerpt, by mode
+STAND_IN_SIZES = {
+    "full": {"bitbrains": dict(n_vms=150, days=30.0), "google": dict(hours=7.1)},
+    "quick": {"bitbrains": dict(n_vms=150, days=2.0),
+              "google": dict(hours=2.5, initial_jobs=1_000, jobs_per_hour=837.0, max_tasks=200, machine_scale=0.1)},
+}
+
+
+def real_or_synthetic(name: str, *, mode: str = "full", rng=0) -> Path:
+    """The trace folder a notebook should read for ``name`` (``"google"`` or ``"bitbrains"``).
+
+    The real excerpt when :func:`fairlib.paths.find_traces` finds it (``$FAIRLIB_TRACE_DIR``, ``data/traces``,
+    ``../shared/data/traces``, in that order); otherwise a synthetic stand-in in the real formats
+    (:func:`synthetic_google` / :func:`synthetic_bitbrains`, sizes :data:`STAND_IN_SIZES`), written once under
+    ``build/synthetic_traces/<mode>/`` and marked, so everything read from it reports ``source = "synthetic"``.
+    Fetch the real data first with ``python -m fairlib.traces.fetch --notebooks``.
+    """
+    from .. import paths
+
+    if name not in ("google", "bitbrains"):
+        raise InvalidInputError(f"name = {name!r}: must be 'google' or 'bitbrains'")
+    if mode not in STAND_IN_SIZES:
+        raise InvalidInputError(f"mode = {mode!r}: must be one of {sorted(STAND_IN_SIZES)}")
+    folder = paths.TRACE_FOLDERS[name]
+    found = paths.find_traces(folder)
+    if found is not None:
+        return found
+    sizes = STAND_IN_SIZES[mode][name]
+    seed = int(np.random.SeedSequence(rng).generate_state(1)[0]) if not isinstance(rng, (int, np.integer)) else rng
+    target = paths.build_dir() / "synthetic_traces" / mode / f"seed{seed}" / folder
+    done = target / ".complete"
+    if not done.is_file():
+        if name == "google":
+            synthetic_google(target, rng=seed, **sizes)
+        else:
+            synthetic_bitbrains(target, rng=seed, **sizes)
+        done.write_text(repr(sizes) + "\n")
+    return target
