@@ -1,11 +1,14 @@
 """Project paths that never depend on the working directory.
 
 Full-mode outputs are tracked in git (``figures/<key>/``, ``data/results/<key>/``); quick-mode
-outputs go under ``build/quick/`` so a smoke run never touches tracked files.  Two environment
+outputs go under ``build/quick/`` so a smoke run never touches tracked files.  Environment
 variables redirect output for tests and for users who keep data elsewhere:
 
 ``FAIRLIB_BUILD_DIR``
     replaces ``build/`` (quick-mode outputs, executed notebooks, run manifest, caches).
+``FAIRLIB_OUTPUT_DIR``
+    redirects *full-mode* outputs to ``<dir>/figures/<key>`` and ``<dir>/results/<key>`` (``run_all.py --verify``
+    re-executes the notebooks there, never touching the committed outputs).
 ``FAIRLIB_TRACE_DIR``
     where real trace files are looked for first (see :func:`trace_dirs`).
 """
@@ -38,13 +41,18 @@ def _check_mode(mode: str) -> str:
 
 def figures_dir(key: str, mode: str = "full") -> Path:
     """Directory for the figures of notebook ``key``: ``figures/<key>`` (full) or under build (quick)."""
-    root = FIGURES if _check_mode(mode) == "full" else build_dir() / "quick" / "figures"
-    return root / key
+    if _check_mode(mode) == "quick":
+        return build_dir() / "quick" / "figures" / key
+    out = os.environ.get("FAIRLIB_OUTPUT_DIR")
+    return (Path(out) / "figures" if out else FIGURES) / key
 
 
 def results_root(mode: str = "full") -> Path:
     """Directory holding every notebook's results directory for ``mode``."""
-    return RESULTS if _check_mode(mode) == "full" else build_dir() / "quick" / "results"
+    if _check_mode(mode) == "quick":
+        return build_dir() / "quick" / "results"
+    out = os.environ.get("FAIRLIB_OUTPUT_DIR")
+    return Path(out) / "results" if out else RESULTS
 
 
 def results_dir(key: str, mode: str = "full") -> Path:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import numbers
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -207,7 +208,10 @@ class ClaimLog:
             out.mkdir(parents=True, exist_ok=True)
             doc = {"key": self.key, "mode": self.mode, "data": self.data, "summary": summary,
                    "claims": [asdict(c) for c in self.claims]}
-            (out / "claims.json").write_text(json.dumps(doc, indent=1, ensure_ascii=False, default=str) + "\n")
+            # atomic: a kernel killed mid-write must not leave a truncated claims.json for run_all to read
+            tmp = out / f".claims.json.{os.getpid()}.tmp"
+            tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False, default=str) + "\n")
+            os.replace(tmp, out / "claims.json")
         if self.failed:
             lines = [f"  {c.claim_id} ({c.source}): paper {c.paper!r}, ours {_display(c.ours)}, rule {c.rule}"
                      for c in self.failed]

@@ -40,6 +40,12 @@ def fixtures(tmp_path_factory):
         "from fairlib.dynamic.experiments import _strategyproofness_cell",
         "df = sweep(_strategyproofness_cell, [{}], seeds=4, rng=SEED, fixed=dict(agents=5, resources=2, trials=2))\n"
         "save_table(df.assign(backend=df.attrs['sweep']['backend']), 'sweeping', 'sweep', mode=MODE)"])
+    _notebook(d / "verifiable.ipynb", [
+        "from fairlib.report import ClaimLog, save_table\nimport pandas as pd\n"
+        "log = ClaimLog('verifiable', mode=MODE)\n"
+        "log.check('third_sums_to_one', paper=1.0, ours=3 * (0.1 + 0.2) / 0.9, tol=1e-12, source='fixture')\n"
+        "save_table(pd.DataFrame({'n': [1, 2], 'x': [0.1 + 0.2, 1 / 3]}), 'verifiable', 't',"
+        " mode=MODE)\nlog.finish()"])
     _notebook(d / "bad_claim.ipynb", [
         "from fairlib.report import ClaimLog\nlog = ClaimLog('bad_claim', mode=MODE)\n"
         "log.check('wrong', paper=1, ours=2, source='fixture')\nlog.finish()"])
@@ -48,6 +54,7 @@ def fixtures(tmp_path_factory):
         {"key": "ok_b", "path": str(d / "ok_b.ipynb"), "title": "fixture b"},
         {"key": "bad", "path": str(d / "bad.ipynb"), "title": "fails in cell 2"},
         {"key": "bad_claim", "path": str(d / "bad_claim.ipynb"), "title": "a claim fails"},
+        {"key": "verifiable", "path": str(d / "verifiable.ipynb"), "title": "a table and a claim to verify"},
         {"key": "sweeping", "path": str(d / "sweeping.ipynb"), "title": "runs a sweep"},
         {"key": "template", "path": str(ROOT / "notebooks" / "_template.ipynb"), "title": "the template"},
     ]
@@ -73,8 +80,8 @@ def test_success_writes_outputs_table_and_manifest(fixtures, tmp_path):
     assert manifest["mode"] == "quick" and manifest["versions"]["numpy"]
     assert [n["seed"] for n in manifest["notebooks"]] == [7, 20250101]
     claims = (tmp_path / "quick" / "results" / "claims.csv").read_text()
-    assert "ok_a,mode_is_quick" in claims and "template,mean_near_half" in claims
-    assert "| ok_a | mode_is_quick |" in (tmp_path / "quick" / "results" / "CLAIMS.md").read_text()
+    assert "ok_a,,mode_is_quick" in claims and "template,,mean_near_half" in claims
+    assert "| ok_a |  | mode_is_quick |" in (tmp_path / "quick" / "results" / "CLAIMS.md").read_text()
 
 
 def test_failing_cell_is_named_and_exit_nonzero(fixtures, tmp_path):
@@ -82,7 +89,9 @@ def test_failing_cell_is_named_and_exit_nonzero(fixtures, tmp_path):
     assert p.returncode == 1
     assert "FAILED bad" in p.stderr
     assert "cell 2" in p.stderr and "RuntimeError: deliberate failure" in p.stderr
-    assert "skipped" in p.stdout  # stops at the first failure without --keep-going
+    assert "ok_a" in p.stdout and "1/1" in p.stdout  # every notebook runs even when one fails
+    stop = run(["--quick", "--registry", str(fixtures), "--only", "bad", "ok_a", "--stop-on-failure"], tmp_path / "s")
+    assert stop.returncode == 1 and "skipped" in stop.stdout
 
 
 def test_keep_going_and_failed_claim(fixtures, tmp_path):
@@ -137,3 +146,33 @@ def test_list_shows_registry(tmp_path):
     for key, nb in run_all.REGISTRY.items():
         assert key in p.stdout and nb.path in p.stdout
         assert (ROOT / nb.path).is_file()
+
+
+def test_verify_reports_identical_then_a_hand_edited_table_and_a_changed_claim(fixtures, tmp_path):
+    """--verify re-runs into build/verify (never over the committed outputs) and compares table by table."""
+    committed = tmp_path / "committed"
+    env = dict(os.environ, FAIRLIB_BUILD_DIR=str(tmp_path / "b0"), FAIRLIB_OUTPUT_DIR=str(committed))
+    first = subprocess.run([sys.executable, str(ROOT / "run_all.py"), "--registry", str(fixtures), "--only",
+                            "verifiable"], capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+    assert first.returncode == 0, first.stdout + first.stderr
+    table = committed / "results" / "verifiable" / "t.csv"
+    before = table.read_text()
+    args = ["--verify", "--registry", str(fixtures), "--only", "verifiable", "--committed-results",
+            str(committed / "results")]
+    same = run(args, tmp_path / "b1")
+    assert same.returncode == 0, same.stdout + same.stderr
+    assert "t.csv: identical" in same.stdout and "all unchanged" in same.stdout
+    assert (tmp_path / "b1" / "verify" / "results" / "verifiable" / "t.csv").read_text() == before
+    assert table.read_text() == before                                  # the committed table was not touched
+
+    table.write_text(before.replace("0.3333333333", "0.3333343"))      # one number edited by hand, 6th digit
+    edited = run(args, tmp_path / "b2")
+    assert edited.returncode == 1 and "DIFFERENCES FOUND" in edited.stdout
+    assert "t.csv: DIFFERS: row 1, column 'x': committed '0.3333343', fresh '0.3333333333'" in edited.stdout
+    table.write_text(before)
+    claims = committed / "results" / "verifiable" / "claims.json"
+    claims.write_text(claims.read_text().replace('"status": "held"', '"status": "not reproduced"'))
+    changed = run(args, tmp_path / "b4")
+    assert changed.returncode == 1
+    assert "claim third_sums_to_one: 'not reproduced' -> 'held'" in changed.stdout
+    assert run(["--verify", "--quick", "--only", "li2019"], tmp_path / "b5").returncode == 2

@@ -1,0 +1,83 @@
+"""fairlib.verify: committed tables and claims compared by content, within stated tolerances."""
+import json
+
+import pytest
+
+from fairlib import verify
+
+
+def _write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_identical_equal_within_tolerance_and_differs(tmp_path):
+    a = _write(tmp_path / "a.csv", "m,x,y\nDRF,0.1,5\nTSF,0.2,6\n")
+    assert verify.compare_table(a, _write(tmp_path / "b.csv", "m,x,y\nDRF,0.1,5\nTSF,0.2,6\n")).status == "identical"
+    near = verify.compare_table(a, _write(tmp_path / "c.csv", "m,x,y\nDRF,0.10000000001,5\nTSF,0.2,6\n"))
+    assert near.status == "equal" and 0 < near.max_relative < 1e-9 and near.ok
+    far = verify.compare_table(a, _write(tmp_path / "d.csv", "m,x,y\nDRF,0.1,5\nTSF,0.2000003,6\n"))
+    assert far.status == "differs" and not far.ok
+    assert str(far.first) == "row 1, column 'x': committed '0.2', fresh '0.2000003' (relative difference 1.50e-06)"
+    count = verify.compare_table(a, _write(tmp_path / "e.csv", "m,x,y\nDRF,0.1,5\nTSF,0.2,7\n"))
+    assert count.status == "differs" and count.first.column == "y"          # integers compare exactly
+    label = verify.compare_table(a, _write(tmp_path / "f.csv", "m,x,y\nDRF,0.1,5\nPSDSF,0.2,6\n"))
+    assert label.status == "differs" and label.first.column == "m"
+
+
+def test_shape_changes_are_differences(tmp_path):
+    a = _write(tmp_path / "a.csv", "m,x\nDRF,0.1\n")
+    assert "columns" in verify.compare_table(a, _write(tmp_path / "b.csv", "m,z\nDRF,0.1\n")).detail
+    assert "rows" in verify.compare_table(a, _write(tmp_path / "c.csv", "m,x\nDRF,0.1\nTSF,0.2\n")).detail
+
+
+def test_near_zero_values_compare_absolutely(tmp_path):
+    a = _write(tmp_path / "a.csv", "residual\n2.1e-16\n")
+    assert verify.compare_table(a, _write(tmp_path / "b.csv", "residual\n-3.3e-16\n")).ok
+    assert not verify.compare_table(a, _write(tmp_path / "c.csv", "residual\n1e-6\n")).ok
+
+
+def test_timing_columns_are_excluded_by_the_explicit_list(tmp_path):
+    assert verify.TIMING_COLUMNS["li2019"]["per_step_times"] == ["seconds"]
+    old, new = tmp_path / "old", tmp_path / "new"
+    _write(old / "per_step_times.csv", "k,method,seconds\n100,linear,1.5e-06\n")
+    _write(new / "per_step_times.csv", "k,method,seconds\n100,linear,9.1e-06\n")
+    _write(old / "cr2.csv", "m,seconds\n2,0.5\n")                       # not a listed timing column here
+    _write(new / "cr2.csv", "m,seconds\n2,0.7\n")
+    report = verify.verify_results("li2019", old, new)
+    status = {t.name: t for t in report.tables}
+    assert status["per_step_times.csv"].status == "identical" and status["per_step_times.csv"].excluded == ("seconds",)
+    assert status["cr2.csv"].status == "differs" and not report.ok
+
+
+def test_declared_sensitive_quantities_are_reported_not_failed(tmp_path):
+    old, new = tmp_path / "old", tmp_path / "new"
+    _write(old / "convergence.csv", "method,iteration,psi\npsmfa,0,10885\n")
+    _write(new / "convergence.csv", "method,iteration,psi\npsmfa,0,3092\n")
+    report = verify.verify_results("khamseashari2018", old, new)
+    (table,) = report.tables
+    assert table.status == "sensitive" and "chaotic" in table.detail and report.ok
+    _write(new / "convergence.csv", "method,iteration,psi\npsmfa,1,3092\n")   # other columns still count
+    assert not verify.verify_results("khamseashari2018", old, new).ok
+
+
+def test_claim_status_changes_are_named_and_missing_tables_reported(tmp_path):
+    old, new = tmp_path / "old", tmp_path / "new"
+    doc = {"claims": [{"claim_id": "a", "status": "held"}, {"claim_id": "b", "status": "not reproduced"}]}
+    _write(old / "claims.json", json.dumps(doc))
+    doc["claims"][0]["status"] = "FAILED"
+    doc["claims"].append({"claim_id": "c", "status": "held"})
+    _write(new / "claims.json", json.dumps(doc))
+    _write(old / "t.csv", "x\n1\n")
+    report = verify.verify_results("demo", old, new)
+    assert report.claims_compared == 3 and [str(c) for c in report.claims] == [
+        "claim a: 'held' -> 'FAILED'", "claim c: 'absent' -> 'held'"]
+    assert [t.status for t in report.tables] == ["missing"] and not report.ok
+    assert any("2 changed" in line for line in report.lines())
+
+
+@pytest.mark.parametrize("tokens, equal", [(("1", "1.0000000001"), True), (("7", "7.0"), True),
+                                           (("1e300", "1.0000001e300"), False), (("-0.0", "0.0"), True)])
+def test_compare_values(tokens, equal):
+    assert verify.compare_values(*tokens, rtol=1e-9)[0] is equal
