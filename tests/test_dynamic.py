@@ -65,7 +65,7 @@ def test_prefix_block_from_a_rebuilt_state():
     d = dynamic.normalize_demands(np.random.default_rng(5).uniform(0.01, 1.0, size=(400, 2)))
     full = dynamic.dynamic_drf(d)
     x, dp, up = _linear_prefix_state(d, 300, 400)
-    last = _linear_prefix_block(d, x, 400.0, dp, up, 300, 400)
+    last = _linear_prefix_block(d, x, 400.0, dp, up, 300, 400, np.zeros(1, np.int64))
     assert last == pytest.approx(full.levels[-1], abs=1e-13)
     np.testing.assert_allclose(x, full.final_shares, atol=1e-13)
 
@@ -188,3 +188,20 @@ def test_step_and_shares_errors():
         res.shares(3)
     with pytest.raises(InvalidInputError, match="previous_shares: expected 1 shares"):
         dynamic.dynamic_drf_step([[1, 1], [1, 0.5]], [0.5, 0.5], 2)
+
+
+def test_counted_work_of_algorithm_1_is_linear_per_step_and_quadratic_in_total():
+    """The complexity claims are tested on counted work: the printed loops do Θ(m k) element operations per
+    step, so all n steps Θ(m n²); prefix sums never do more than the printed loops."""
+    from fairlib.dynamic.experiments import per_step_times, total_times
+
+    steps = per_step_times([500, 1000, 2000], rng=3, methods=("linear", "linear_rescan"), repeat=1)
+    rescan = steps[steps.method == "linear_rescan"].set_index("k").work
+    assert ((rescan >= 2 * (rescan.index + 1)) & (rescan <= 3 * 2 * (rescan.index + 1) + 64)).all()  # m = 2
+    prefix = steps[steps.method == "linear"].set_index("k").work
+    assert (prefix <= rescan).all()
+    totals = total_times([400, 800], rng=4, methods=("linear_rescan",)).set_index("n").work
+    assert 3.5 <= totals[800] / totals[400] <= 4.5
+    d = np.random.default_rng(6).uniform(0.1, 1, size=(300, 3))
+    assert dynamic.dynamic_drf(d).work == dynamic.dynamic_drf(d).work > 0            # deterministic
+    assert dynamic.dynamic_drf(d, method="waterfill").work is None

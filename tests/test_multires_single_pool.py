@@ -265,3 +265,20 @@ def test_overflow_and_option_errors():
         pdrf([[1]], [1], variant="fast")
     with pytest.raises(InvalidInputError, match=r"weights\[0\] = 0\.0"):
         edrf([[1]], [1], weights=[0.0])
+
+
+def test_counted_work_of_drf_and_pdrf():
+    """DRF's kernel counts O(m + log n) operations per allocated task; PDRF's passes are n·m each, whatever the
+    reserves: the machine-independent measure behind Metin §5's complexity claims."""
+    from fairlib.multires import drf, pdrf
+
+    rng = np.random.default_rng(8)
+    d = rng.integers(1, 11, size=(200, 4)).astype(float)
+    cap = rng.uniform(50_000, 100_000, size=4)
+    small, large = drf(d, cap, stop="first_blocked"), drf(d, 4 * cap, stop="first_blocked")
+    for res in (small, large):
+        assert 4 * res.n_allocations <= res.work <= res.n_allocations * (4 + 4 * 4 + 4)  # m + ≤ 4 log4(n) + 4
+    assert 3.5 <= large.work / small.work <= 4.5 and drf(d, cap, stop="first_blocked").work == small.work
+    n, m = d.shape
+    assert pdrf(d, cap).work == pdrf(d, 10 * cap).work == 2 * n * m + n + m
+    assert pdrf(d, cap, top_up=True).work > 2 * n * m + n + m

@@ -62,6 +62,9 @@ class DynamicDRFResult:
     method : str
     step_shares : list of arrays or None — every step's shares as computed by the method itself
         (``method="lp"`` only; the others rebuild them from ``levels``).
+    work : int or None — element operations Algorithm 1 did over all steps (one per demand entry, share or
+        prefix-sum row entry visited; ``method="linear"`` only): the counted work behind its complexity,
+        the same on every machine and under any load.
     """
 
     demands: np.ndarray
@@ -72,6 +75,7 @@ class DynamicDRFResult:
     final_shares: np.ndarray
     method: str
     step_shares: list | None = field(default=None, repr=False)
+    work: int | None = None
 
     @property
     def n_steps(self) -> int:
@@ -119,14 +123,17 @@ def _fits(alpha, beta, x, cap):
 
 
 @njit(cache=True)
-def _linear_step(d, x, k, n, corrected_line6, alpha, beta):
+def _linear_step(d, x, k, n, corrected_line6, alpha, beta, work):
     """One step of Algorithm 1 (0-based: agents 0..k present, x[k] = 0 on entry); updates x in place.
 
+    ``work[0]`` is increased by the element operations done (one per d[i, r] or x[i] visited): the counted
+    work behind the O(k m) per-step claim, independent of the machine and its load.
     Returns (level M, split τ as 0-based index, sum of shares).
     """
     m = d.shape[1]
     cap = (k + 1) / n
     # line 6: can every present agent be raised to the largest previous share x_1^{k-1}?
+    work[0] += m * (k + 1)
     for r in range(m):
         alpha[r] = 0.0
         beta[r] = 0.0
@@ -136,6 +143,7 @@ def _linear_step(d, x, k, n, corrected_line6, alpha, beta):
         ok = _fits(alpha, beta, x[0], cap)
     else:  # as printed: sum_i d_ir x_i^{k-1} <= k/n, always true (x_k^{k-1} = 0)
         ok = True
+        work[0] += m * (k + 1)
         for r in range(m):
             s = 0.0
             for i in range(k + 1):
@@ -148,6 +156,7 @@ def _linear_step(d, x, k, n, corrected_line6, alpha, beta):
         # invariant: the test fails at lb and holds at ub; tau = ceil((lb + ub) / 2) ends equal to ub
         lb, ub = 0, k
         tau = (lb + ub + 1) // 2
+        work[0] += m * (k + 1)
         for r in range(m):
             alpha[r] = 0.0
             beta[r] = 0.0
@@ -156,9 +165,11 @@ def _linear_step(d, x, k, n, corrected_line6, alpha, beta):
             for i in range(tau, k + 1):
                 beta[r] += d[i, r]
         while ub - lb > 1:
+            work[0] += m
             if _fits(alpha, beta, x[tau], cap):
                 ub = tau
                 tau = (lb + ub + 1) // 2
+                work[0] += m * (ub - tau)
                 for r in range(m):
                     for i in range(tau, ub):
                         alpha[r] -= d[i, r] * x[i]
@@ -166,6 +177,7 @@ def _linear_step(d, x, k, n, corrected_line6, alpha, beta):
             else:
                 lb = tau
                 tau = (lb + ub + 1) // 2
+                work[0] += m * (tau - lb)
                 for r in range(m):
                     for i in range(lb, tau):
                         alpha[r] += d[i, r] * x[i]
@@ -175,6 +187,7 @@ def _linear_step(d, x, k, n, corrected_line6, alpha, beta):
         if beta[r] > 0.0:
             level = min(level, (cap - alpha[r]) / beta[r])
     total = 0.0
+    work[0] += m + k + 1
     for i in range(k + 1):
         if level > x[i]:
             x[i] = level
@@ -183,7 +196,7 @@ def _linear_step(d, x, k, n, corrected_line6, alpha, beta):
 
 
 @njit(cache=True)
-def _linear_step_prefix(d, x, k, n, corrected_line6, demand_prefix, usage_prefix):
+def _linear_step_prefix(d, x, k, n, corrected_line6, demand_prefix, usage_prefix, work):
     """One step of Algorithm 1 with its sums read off prefix sums kept across steps.
 
     ``demand_prefix[t, r] = sum_{i<t} d_ir`` (fixed once agent t - 1 has arrived) and
@@ -191,12 +204,14 @@ def _linear_step_prefix(d, x, k, n, corrected_line6, demand_prefix, usage_prefix
     ``sum_{i<=k} d_ir`` and the α_r = sum_{i<τ} d_ir x_i, β_r = sum_{i>=τ} d_ir of lines 9-19 are O(m)
     reads, and the binary search visits the same τ as the printed loops. Agents before τ keep shares
     above the level (the test fails at τ - 1), so only the suffix i >= τ changes, and only its prefix
-    rows are rebuilt: O(m log k + m (k - τ)) per step instead of O(m k).
+    rows are rebuilt: O(m log k + m (k - τ)) per step instead of O(m k). ``work[0]`` is increased by the
+    element operations done (as in ``_linear_step``).
 
     Returns (level M, split τ as 0-based index, change in the sum of shares).
     """
     m = d.shape[1]
     cap = (k + 1) / n
+    work[0] += 2 * m
     for r in range(m):
         demand_prefix[k + 1, r] = demand_prefix[k, r] + d[k, r]
         usage_prefix[k + 1, r] = usage_prefix[k, r]  # x_k = 0 on entry
@@ -214,6 +229,7 @@ def _linear_step_prefix(d, x, k, n, corrected_line6, demand_prefix, usage_prefix
         lb, ub = 0, k  # the test fails at lb and holds at ub
         while ub - lb > 1:
             tau = (lb + ub + 1) // 2
+            work[0] += m
             fits = True
             for r in range(m):
                 if usage_prefix[tau, r] + (demand_prefix[k + 1, r] - demand_prefix[tau, r]) * x[tau] > cap:
@@ -230,6 +246,7 @@ def _linear_step_prefix(d, x, k, n, corrected_line6, demand_prefix, usage_prefix
         if beta > 0.0:
             level = min(level, (cap - usage_prefix[tau, r]) / beta)
     change = 0.0
+    work[0] += m + (m + 1) * (k + 1 - tau)
     for i in range(tau, k + 1):
         if level > x[i]:
             change += level - x[i]
@@ -240,12 +257,12 @@ def _linear_step_prefix(d, x, k, n, corrected_line6, demand_prefix, usage_prefix
 
 
 @njit(cache=True)
-def _linear_prefix_block(d, x, n, demand_prefix, usage_prefix, start, stop):
+def _linear_prefix_block(d, x, n, demand_prefix, usage_prefix, start, stop, work):
     """Steps ``start..stop-1`` (0-based arrivals) of the prefix-sum Algorithm 1 from a given state
     (for timing a step at large k without rerunning the steps before it). Returns the last level."""
     level = 0.0
     for k in range(start, stop):
-        level, _, _ = _linear_step_prefix(d, x, k, n, True, demand_prefix, usage_prefix)
+        level, _, _ = _linear_step_prefix(d, x, k, n, True, demand_prefix, usage_prefix, work)
     return level
 
 
@@ -264,10 +281,10 @@ def _linear_prefix_state(d, k, n):
 
 
 @njit(cache=True)
-def _linear_kernel(d, n, corrected_line6, rescan):
+def _linear_kernel(d, n, corrected_line6, rescan, work):
     """Algorithm 1 over all arrivals; ``corrected_line6=False`` runs the printed test; ``rescan=True``
     recomputes every sum by loops over the present agents (the printed O(k m) per step), otherwise
-    prefix sums are kept across steps (``_linear_step_prefix``)."""
+    prefix sums are kept across steps (``_linear_step_prefix``). ``work[0]``: element operations, summed."""
     K, m = d.shape
     x = np.zeros(K)
     levels = np.zeros(K)
@@ -285,10 +302,10 @@ def _linear_kernel(d, n, corrected_line6, rescan):
         usage_prefix[1, r] = d[0, r] * x[0]
     for k in range(1, K):            # step k + 1 in the paper's numbering
         if rescan:
-            levels[k], split[k], maxsum[k] = _linear_step(d, x, k, n, corrected_line6, alpha, beta)
+            levels[k], split[k], maxsum[k] = _linear_step(d, x, k, n, corrected_line6, alpha, beta, work)
         else:
             levels[k], split[k], change = _linear_step_prefix(d, x, k, n, corrected_line6,
-                                                              demand_prefix, usage_prefix)
+                                                              demand_prefix, usage_prefix, work)
             maxsum[k] = maxsum[k - 1] + change
     return x, levels, split, maxsum
 
@@ -450,15 +467,17 @@ def dynamic_drf(demands, n: int | None = None, method: str = "linear", *, line6:
         raise InvalidInputError(f"n = {n}: must be >= the number of arriving agents ({K})")
     n = int(n)
     step_shares = None
+    work = np.zeros(1, np.int64)
     if method == "linear":
         x, levels, split, maxsum = _linear_kernel(d, float(n), line6 == "corrected",
-                                                  sums == "rescan" or line6 == "as_printed")
+                                                  sums == "rescan" or line6 == "as_printed", work)
     elif method == "waterfill":
         x, levels, split, maxsum = _waterfill_kernel(d, float(n))
     else:
         x, levels, split, maxsum, step_shares = _lp_steps(d, n)
     return DynamicDRFResult(demands=d, n=n, levels=levels, split=split, maxsum=maxsum, final_shares=x,
-                            method=method, step_shares=step_shares)
+                            method=method, step_shares=step_shares,
+                            work=int(work[0]) if method == "linear" else None)
 
 
 def dynamic_drf_step(demands, previous_shares, n: int, method: str = "linear") -> np.ndarray:
@@ -482,7 +501,7 @@ def dynamic_drf_step(demands, previous_shares, n: int, method: str = "linear") -
             x[0] = 1.0 / n
             return x
         m = d.shape[1]
-        _linear_step(d, x, k - 1, float(n), True, np.zeros(m), np.zeros(m))
+        _linear_step(d, x, k - 1, float(n), True, np.zeros(m), np.zeros(m), np.zeros(1, np.int64))
         return x
     if method == "lp":
         return _lp_one_step(d, prev, n)[0]

@@ -126,6 +126,10 @@ def per_step_times(ks, *, m: int = 2, rng=None, methods=("linear", "linear_resca
     (only for k <= ``lp_max_k``); ``waterfill``: the event-driven water-filling, whose cost is
     amortised, reported as (time of K arrivals) / K. Uniform random demands; capacity k/n with n = k
     (n = k + block - 1 for the ``linear`` block). Rows for one k share one demand matrix.
+
+    Column ``work`` (``linear`` and ``linear_rescan``): the element operations of one step, counted by the
+    kernel (the ``linear`` block's count divided by ``block``) — deterministic, so the complexity claims are
+    tested on it; ``seconds`` depends on the machine and its load and is shown beside it.
     """
     from ..timing import median_time
 
@@ -144,14 +148,19 @@ def per_step_times(ks, *, m: int = 2, rng=None, methods=("linear", "linear_resca
         n_block = k + blk - 1
         x_block, demand_prefix, usage_prefix = _linear_prefix_state(d, k - 1, n_block)
 
-        def linear_block():
+        def linear_block(work=None):
             _linear_prefix_block(d, x_block.copy(), float(n_block), demand_prefix, usage_prefix.copy(),
-                                 k - 1, n_block)
+                                 k - 1, n_block, np.zeros(1, np.int64) if work is None else work)
+
+        counted = {"linear": np.zeros(1, np.int64), "linear_rescan": np.zeros(1, np.int64)}
+        linear_block(counted["linear"])
+        _linear_step(d[:k], x0.copy(), k - 1, float(k), True, np.zeros(m), np.zeros(m), counted["linear_rescan"])
+        spare = np.zeros(1, np.int64)
 
         dk = d[:k]
         steps = {
             "linear": linear_block,
-            "linear_rescan": lambda: _linear_step(dk, x0.copy(), k - 1, float(k), True, a, b),
+            "linear_rescan": lambda: _linear_step(dk, x0.copy(), k - 1, float(k), True, a, b, spare),
             "sorted_waterfill": lambda: waterfill_step_sorted(dk, prev, k),
             "lp": lambda: _lp_one_step(dk, prev, k),
             "waterfill": lambda: dynamic_drf(dk, k, method="waterfill"),
@@ -161,13 +170,15 @@ def per_step_times(ks, *, m: int = 2, rng=None, methods=("linear", "linear_resca
                 continue
             secs = median_time(steps[name], repeat=repeat if name != "lp" else 3)
             per = {"waterfill": k, "linear": blk}.get(name, 1)
-            rows.append({"k": k, "method": name, "seconds": secs / per})
+            work = float(counted[name][0]) / per if name in counted else np.nan
+            rows.append({"k": k, "method": name, "seconds": secs / per, "work": work})
     return pd.DataFrame(rows)
 
 
 def total_times(ns, *, m: int = 2, rng=None, methods=("linear", "linear_rescan", "waterfill")) -> pd.DataFrame:
     """Wall time of processing all n arrivals (one run each, after a warm-up on a small instance).
-    ``linear_rescan`` is Algorithm 1 with the printed O(k m) loops (``sums="rescan"``)."""
+    ``linear_rescan`` is Algorithm 1 with the printed O(k m) loops (``sums="rescan"``). Column ``work``: the
+    element operations counted by Algorithm 1's kernel over all steps (NaN for water-filling)."""
     rng = np.random.default_rng(rng)
     options = {"linear": dict(method="linear"), "linear_rescan": dict(method="linear", sums="rescan"),
                "waterfill": dict(method="waterfill")}
@@ -178,6 +189,7 @@ def total_times(ns, *, m: int = 2, rng=None, methods=("linear", "linear_rescan",
         d = rng.uniform(0.01, 1.0, size=(int(n), m))
         for method in methods:
             t0 = time.perf_counter()
-            dynamic_drf(d, **options[method])
-            rows.append({"n": int(n), "method": method, "seconds": time.perf_counter() - t0})
+            res = dynamic_drf(d, **options[method])
+            rows.append({"n": int(n), "method": method, "seconds": time.perf_counter() - t0,
+                         "work": float(res.work) if res.work is not None else np.nan})
     return pd.DataFrame(rows)

@@ -189,6 +189,9 @@ class PDRFResult:
     rates : (n_users,) float64 — tasks per cycle, ds* / ds_i (>= 1).
     top_up_tasks : (n_users,) int64 — tasks added by the top-up round (zeros without it).
     stages : int — cycle computations performed (1 unless ``higher_order``).
+    work : int — element operations (demand entries read or written per pass): the row scan and every cycle
+        computation (their loops run a fixed n·m + n + m times, counted from their bounds), plus the top-up's
+        counted work (:attr:`DRFResult.work`) — the machine-independent measure of PDRF's O(nm) cost.
     """
 
     tasks: np.ndarray
@@ -197,6 +200,7 @@ class PDRFResult:
     rates: np.ndarray
     top_up_tasks: np.ndarray
     stages: int
+    work: int = 0
 
 
 @njit(cache=True)
@@ -271,6 +275,7 @@ def pdrf(demands, capacity, *, variant: str = "ds_max", top_up: bool = False,
         check_task_bound(float(1.0 / ds[i_min]), f"capacity / demands[{i_min}]")
     simplified = variant == "simplified"
     tasks, k = _pdrf_cycle(d, cap, ds, simplified)
+    work = n * m + (n * m + m + n)     # _scan_rows, then _pdrf_cycle: loops with data-independent bounds
     rates = ds.max() / ds
     stages = 1
     if higher_order:
@@ -279,6 +284,7 @@ def pdrf(demands, capacity, *, variant: str = "ds_max", top_up: bool = False,
         while active.any():
             sub = np.flatnonzero(active)
             extra, k_sub = _pdrf_cycle(d[sub], np.maximum(remaining, 0.0), ds[sub], False)
+            work += len(sub) * m + m + len(sub)
             if k_sub < 1.0:  # less than one cycle of these users fits: drop the largest-ds ones
                 active[sub[ds[sub] == ds[sub].max()]] = False
                 continue
@@ -290,10 +296,11 @@ def pdrf(demands, capacity, *, variant: str = "ds_max", top_up: bool = False,
     if top_up:
         caps = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
         no_order = np.empty(0, dtype=np.int64)
-        filled, _, _, _ = _progressive_filling(d, cap, ds, np.arange(n, dtype=np.int64), caps, True, False,
-                                               no_order, tasks)
+        filled, _, _, _, fill_work = _progressive_filling(d, cap, ds, np.arange(n, dtype=np.int64), caps, True,
+                                                          False, no_order, tasks)
+        work += fill_work
         top = filled - tasks
         tasks = filled
     return PDRFResult(tasks=tasks, consumed=tasks @ d, cycles=float(k), rates=rates, top_up_tasks=top,
-                      stages=stages)
+                      stages=stages, work=int(work))
 

@@ -244,7 +244,9 @@ def speed_sweep(instances, *, max_size: dict | None = None, repeat: int = 3, pro
         Slow baselines are skipped above their limit (``None``: time everything).
     repeat : median of this many samples (slow baselines above 1 s use one sample).
 
-    Returns a tidy frame: label columns, ``method``, ``seconds`` (median), ``tasks`` allocated.
+    Returns a tidy frame: label columns, ``method``, ``seconds`` (median), ``tasks`` allocated, ``work``: the
+    element operations counted by ``drf`` and ``pdrf`` (:attr:`DRFResult.work`, :attr:`PDRFResult.work`; NaN
+    for the baselines) — deterministic, so complexity claims are tested on it, not on ``seconds``.
     """
     from tqdm.auto import tqdm
 
@@ -261,7 +263,8 @@ def speed_sweep(instances, *, max_size: dict | None = None, repeat: int = 3, pro
             if lim is not None and d.shape[0] > lim:
                 continue
             secs = median_time(lambda: fn(d, c), repeat=repeat)
-            rows.append({**label, "method": name, "seconds": secs, "tasks": n_tasks})
+            work = float(fn(d, c).work) if name in ("drf", "pdrf") else np.nan
+            rows.append({**label, "method": name, "seconds": secs, "tasks": n_tasks, "work": work})
     return pd.DataFrame(rows)
 
 
