@@ -80,6 +80,19 @@ def test_replay_hand_computed_completions():
     assert late.epochs.start.iloc[1] == 7.5 and late.epochs.active_jobs.iloc[1] == 2
 
 
+def test_completions_an_ulp_apart_are_one_event():
+    """Two jobs that finish together, and a completion that lands on a reallocation tick: perturbing the work by an
+    ulp (another CPU's rounding) changes neither the number of reallocations nor the completion times."""
+    fleet = _one_server_fleet()
+    shapes = [[1, 0.5], [1, 0.5], [0.5, 1]]
+    exact = sim.replay(fleet, _jobs([0, 0, 0], [5, 5, 150], shapes), psdsf, horizon=1000)
+    for factor in (1 + 2 ** -52, 1 - 2 ** -53):
+        nudged = sim.replay(fleet, _jobs([0, 0, 0], [5 * factor, 5, 150 * factor], shapes), psdsf, horizon=1000)
+        assert nudged.reallocations == exact.reallocations
+        np.testing.assert_allclose(nudged.jobs.completion, exact.jobs.completion, rtol=1e-12)
+    assert exact.jobs.completion[0] == exact.jobs.completion[1]
+
+
 def test_replay_reports_unfinished_jobs_and_deviation():
     fleet = _one_server_fleet()
     jobs = _jobs([0, 0], [1e6, 5], [[1, 0.5], [0.5, 1]])
