@@ -94,6 +94,7 @@ class Outcome:
     claims_total: int = 0
     claims_failed: int = 0
     claims_not_reproduced: int = 0
+    claims_not_tested: int = 0
     outputs: int = 0
     error: str = ""
     seed: object = None
@@ -193,6 +194,7 @@ def run_one(nb: Notebook, mode: str, build: Path, show_cells: bool) -> Outcome:
             out.claims_total = summary["total"]
             out.claims_failed = summary["failed"]
             out.claims_not_reproduced = summary["not_reproduced"]
+            out.claims_not_tested = summary.get("not_tested", 0)
             out.data = doc.get("data") or ""
         except (ValueError, KeyError) as exc:  # unreadable ledger: a failure of this notebook, not of the run
             out.status = "FAILED"
@@ -282,11 +284,16 @@ def write_manifest(build: Path, mode: str, jobs: int, outcomes: list[Outcome]) -
     return path
 
 
+def _other_claims(o: Outcome) -> str:
+    parts = [f"{k} {what}" for k, what in ((o.claims_not_reproduced, "not reproduced"),
+                                           (o.claims_not_tested, "not tested")) if k]
+    return f" ({', '.join(parts)})" if parts else ""
+
+
 def format_table(outcomes: list[Outcome]) -> str:
     head = ("key", "mode", "data", "status", "wall s", "claims held/total", "outputs")
     rows = [(o.key, o.mode, o.data.upper() if o.data == "synthetic" else (o.data or "-"), o.status, f"{o.wall_s:.1f}",
-             f"{o.claims_held}/{o.claims_total}" + (f" ({o.claims_not_reproduced} not reproduced)"
-                                                     if o.claims_not_reproduced else ""),
+             f"{o.claims_held}/{o.claims_total}" + _other_claims(o),
              str(o.outputs)) for o in outcomes]
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     fmt = "  ".join("{:<%d}" % w for w in widths)

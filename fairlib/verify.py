@@ -52,6 +52,13 @@ SENSITIVE: dict[str, dict[str, dict]] = {
             "convergence": {"psi": "PS-MFA and the distributed heuristic ([INF] reconstructions) stall in a chaotic "
                                    "regime: the merit after thousands of projected steps changes by O(1) factors "
                                    "with an ulp of input. Only the stall itself (Ψ far above 0) is a result."},
+            "alpha_sweep": {
+                "solver": "which PF-VDS solver finished an instance: the interior point hands over to best responses "
+                          "when its Nash residual is above the hand-over threshold, and residuals near it cross on "
+                          "an ulp (seen: interior_point -> interior_point+best_response on another CPU); the "
+                          "allocations (distance, utilisation columns) agree within tolerance either way",
+                "nash_residual": "a solver's stopping residual (1e-12 to 1e-7), not a result: its digits are noise",
+            },
         },
     },
     "khamseashari2018_traces": {
