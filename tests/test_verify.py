@@ -81,3 +81,13 @@ def test_claim_status_changes_are_named_and_missing_tables_reported(tmp_path):
                                            (("1e300", "1.0000001e300"), False), (("-0.0", "0.0"), True)])
 def test_compare_values(tokens, equal):
     assert verify.compare_values(*tokens, rtol=1e-9)[0] is equal
+
+
+def test_sensitive_rows_by_query(tmp_path):
+    old, new = tmp_path / "old", tmp_path / "new"
+    _write(old / "alpha_sweep.csv", "instance,alpha,distance_to_psdsf\n0,8,0.05\n0,64,0.0094\n")
+    _write(new / "alpha_sweep.csv", "instance,alpha,distance_to_psdsf\n0,8,0.05\n0,64,0.0123\n")
+    (table,) = verify.verify_results("khamseashari2018", old, new).tables
+    assert table.status == "sensitive" and "α = 64" in table.detail
+    _write(new / "alpha_sweep.csv", "instance,alpha,distance_to_psdsf\n0,8,0.06\n0,64,0.0094\n")
+    assert verify.verify_results("khamseashari2018", old, new).tables[0].status == "differs"
