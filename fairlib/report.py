@@ -2,7 +2,8 @@
 
 Every notebook writes through these three entry points, so that full-mode outputs land in the
 tracked ``figures/<key>/`` and ``data/results/<key>/`` and quick-mode outputs under ``build/quick/``
-(see :mod:`fairlib.paths`), byte-identical for the same seed.
+(see :mod:`fairlib.paths`): byte-identical for the same seed on the same machine; on another CPU equal within the
+tolerances of :mod:`fairlib.verify` (``run_all.py --verify``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from . import paths
 
 __all__ = ["save_figure", "save_table", "ClaimLog", "Claim", "ClaimsFailed", "FLOAT_FORMAT"]
 
-#: float format of every CSV written by :func:`save_table` (fixed, so output is byte-stable)
+#: float format of every CSV written by :func:`save_table` (fixed, so output is byte-stable on one machine)
 FLOAT_FORMAT = "%.10g"
 
 _PNG_METADATA = {"Software": "fairlib"}
