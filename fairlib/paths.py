@@ -11,6 +11,8 @@ variables redirect output for tests and for users who keep data elsewhere:
     re-executes the notebooks there, never touching the committed outputs).
 ``FAIRLIB_TRACE_DIR``
     where real trace files are looked for first (see :func:`trace_dirs`).
+``FAIRLIB_SHARED_TRACES``
+    replaces ``../shared/data/traces``, the last place looked (a path that does not exist: a reader's clone).
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ DATA = ROOT / "data"
 FIGURES = ROOT / "figures"
 RESULTS = DATA / "results"
 NOTEBOOKS = ROOT / "notebooks"
-SHARED_TRACES = ROOT.parent / "shared" / "data" / "traces"
+#: the project's reference excerpts beside the checkout (absent in a reader's clone); ``FAIRLIB_SHARED_TRACES``
+#: moves it (CI points it at nothing to run as a reader's clone would)
+SHARED_TRACES = Path(os.environ.get("FAIRLIB_SHARED_TRACES") or ROOT.parent / "shared" / "data" / "traces")
 
 MODES = ("quick", "full")
 

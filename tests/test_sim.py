@@ -146,6 +146,7 @@ def test_jobs_from_workload_and_task_usage(tmp_path):
     assert jobs.scheduling_class.tolist() == [2]
 
 
+@pytest.mark.realdata
 @REAL_GOOGLE_MARK
 def test_replay_on_the_real_google_excerpt():
     """One hour of the §6.2 replay on 2% of the real jobs: every job that arrived either completed or is reported,
