@@ -55,4 +55,5 @@ def test_paper_notebooks_quick_mode(tmp_path):
     from fairlib import paths
 
     real = all(paths.find_traces(f) is not None for f in ("google_clusterdata_2011_2", "bitbrains_gwa_t12"))
-    assert ("SYNTHETIC DATA: khamseashari2018_traces" in p.stdout) is not real, p.stdout[-2000:]
+    synthetic = next((line for line in p.stdout.splitlines() if line.startswith("SYNTHETIC DATA:")), "")
+    assert ("khamseashari2018_traces" in synthetic and "li2019" in synthetic) is not real, p.stdout[-2000:]
