@@ -4,6 +4,7 @@ import gzip
 import numpy as np
 import pytest
 
+from fairlib._validate import InvalidInputError
 from fairlib.traces import TraceFormatError, read_task_events, synthetic_task_requests, task_request_pool
 from tests.realdata import real_traces
 
@@ -120,3 +121,50 @@ def test_synthetic_task_usage_from_task_runs(tmp_path):
     assert (usage.job_id == 7).all() and (usage.machine_id == 5).all()
     assert (usage.cpu_rate <= 0.25).all() and (usage.assigned_memory == 0.2).all()   # capped by the machine
     assert is_synthetic(out)
+
+
+def test_synthetic_google_is_deterministic_labelled_and_calibrated(tmp_path):
+    from fairlib.traces import machine_configurations, synthetic_google
+    from fairlib.traces._source import source_of
+
+    kw = dict(hours=1.0, initial_jobs=200, jobs_per_hour=300.0, max_tasks=50, machine_scale=0.01)
+    a = synthetic_google(tmp_path / "a" / "google_clusterdata_2011_2", rng=5, **kw)
+    b = synthetic_google(tmp_path / "b" / "google_clusterdata_2011_2", rng=5, **kw)
+    ev_a, ev_b = read_task_events(range(5), directory=a), read_task_events(range(5), directory=b)
+    assert ev_a.equals(ev_b) and source_of(a) == "synthetic"
+    submits = ev_a[ev_a.event_type == 0]
+    jobs = submits.groupby("job_id").time.min()
+    assert (jobs == 0).sum() == 200 and 200 <= (jobs > 0).sum() <= 400          # t = 0 snapshot, ~300 arrivals
+    assert submits.groupby("job_id").size().median() <= 3                       # median tasks per job ~1
+    assert ev_a.time.max() < 3600e6 and set(ev_a.event_type) <= {0, 1, 2, 3, 4, 5}
+    conf = machine_configurations(directory=a)
+    assert conf.cpus.iloc[0] == 0.5 and conf.memory.iloc[0] == 0.4995           # the excerpt's commonest machine
+    with pytest.raises(InvalidInputError, match="parts"):
+        synthetic_google(tmp_path / "c", parts=0)
+
+
+def test_real_or_synthetic_prefers_real_data_then_writes_a_labelled_stand_in(tmp_path, monkeypatch):
+    from fairlib import paths
+    from fairlib.traces import real_or_synthetic, synthetic
+
+    monkeypatch.setattr(paths, "SHARED_TRACES", tmp_path / "no_shared")
+    monkeypatch.setattr(paths, "DATA", tmp_path / "data")
+    monkeypatch.setenv("FAIRLIB_TRACE_DIR", str(tmp_path / "traces"))
+    monkeypatch.setenv("FAIRLIB_BUILD_DIR", str(tmp_path / "build"))
+    monkeypatch.setitem(synthetic.STAND_IN_SIZES, "quick", {
+        "bitbrains": dict(n_vms=3, days=0.5),
+        "google": dict(hours=0.5, initial_jobs=20, jobs_per_hour=40.0, max_tasks=5, machine_scale=0.01)})
+    google = real_or_synthetic("google", mode="quick")
+    assert google.parent.parent == tmp_path / "build" / "synthetic_traces" / "quick"
+    assert (google / "SYNTHETIC.md").is_file() and (google / ".complete").is_file()
+    stamp = (google / "task_events" / "part-00000-of-00500.csv.gz").stat().st_mtime_ns
+    assert real_or_synthetic("google", mode="quick") == google                   # written once, then reused
+    assert (google / "task_events" / "part-00000-of-00500.csv.gz").stat().st_mtime_ns == stamp
+    bitbrains = real_or_synthetic("bitbrains", mode="quick")
+    assert (bitbrains / "rnd" / "2013-8" / "3.csv.gz").is_file()
+    real = tmp_path / "traces" / "google_clusterdata_2011_2" / "task_events"
+    real.mkdir(parents=True)
+    (real / "part-00000-of-00500.csv.gz").write_bytes(b"")
+    assert real_or_synthetic("google") == real.parent                           # real data found first
+    with pytest.raises(InvalidInputError, match="name = 'alibaba'"):
+        real_or_synthetic("alibaba")
