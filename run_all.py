@@ -62,8 +62,10 @@ REGISTRY: dict[str, Notebook] = {nb.key: nb for nb in [
     Notebook("metin2025", "notebooks/metin2025_pdrf.ipynb", "Metin — Precomputed Dominant Resource Fairness"),
     Notebook("khamseashari2018", "notebooks/khamseashari2018_pfvds.ipynb",
              "Khamse-Ashari et al. — PF-VDS on heterogeneous servers (analytical part)"),
+    # an hour per cell: on the synthetic stand-ins (a clone without the excerpts) on a busy 2-core machine the
+    # 100 Bitbrains snapshots took ~27 s each
     Notebook("khamseashari2018_traces", "notebooks/khamseashari2018_traces.ipynb",
-             "Khamse-Ashari et al. — PF-VDS on the Bitbrains and Google traces (§6)"),
+             "Khamse-Ashari et al. — PF-VDS on the Bitbrains and Google traces (§6)", cell_timeout_s=3600),
 ]}
 
 #: packages whose versions go into the run manifest
