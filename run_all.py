@@ -34,6 +34,7 @@ import ast
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import time
@@ -366,8 +367,6 @@ def main(argv=None) -> int:
     build = paths.build_dir()
     if args.verify:  # full-mode outputs of this run go under build/verify, never over the committed ones
         verify_root = build / "verify"
-        import shutil
-
         for key in keys:
             for sub in ("figures", "results"):
                 shutil.rmtree(verify_root / sub / key, ignore_errors=True)

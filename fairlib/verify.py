@@ -152,10 +152,9 @@ class VerifyReport:
 
     def lines(self) -> list[str]:
         out = [f"  {t.line()}" for t in self.tables]
-        changed = [c for c in self.claims]
         out.append(f"  claims.json: {self.claims_compared} claim statuses compared, "
-                   + ("all unchanged" if not changed else f"{len(changed)} changed"))
-        out += [f"    {c}" for c in changed]
+                   + (f"{len(self.claims)} changed" if self.claims else "all unchanged"))
+        out += [f"    {c}" for c in self.claims]
         return out
 
 

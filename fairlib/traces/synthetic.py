@@ -297,13 +297,14 @@ STAND_IN_SIZES = {
 }
 
 
-def real_or_synthetic(name: str, *, mode: str = "full", rng=0) -> Path:
+def real_or_synthetic(name: str, *, mode: str = "full", seed: int = 0) -> Path:
     """The trace folder a notebook should read for ``name`` (``"google"`` or ``"bitbrains"``).
 
     The real excerpt when :func:`fairlib.paths.find_traces` finds it (``$FAIRLIB_TRACE_DIR``, ``data/traces``,
     ``../shared/data/traces``, in that order); otherwise a synthetic stand-in in the real formats
     (:func:`synthetic_google` / :func:`synthetic_bitbrains`, sizes :data:`STAND_IN_SIZES`), written once under
-    ``build/synthetic_traces/<mode>/`` and marked, so everything read from it reports ``source = "synthetic"``.
+    ``build/synthetic_traces/<mode>/seed<seed>/`` and marked, so everything read from it reports
+    ``source = "synthetic"``.
     Fetch the real data first with ``python -m fairlib.traces.fetch --notebooks``.
     """
     from .. import paths
@@ -317,7 +318,8 @@ def real_or_synthetic(name: str, *, mode: str = "full", rng=0) -> Path:
     if found is not None:
         return found
     sizes = STAND_IN_SIZES[mode][name]
-    seed = int(np.random.SeedSequence(rng).generate_state(1)[0]) if not isinstance(rng, (int, np.integer)) else rng
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InvalidInputError(f"seed = {seed!r}: must be an integer >= 0 (a stand-in is written once per seed)")
     target = paths.build_dir() / "synthetic_traces" / mode / f"seed{seed}" / folder
     done = target / ".complete"
     if not done.is_file():
