@@ -4,5 +4,54 @@ The single-pool DRF references live in the library because the benchmarks and no
 baselines; they are re-exported here so every test imports its reference from one place.
 """
 
+import numpy as np
+
 from fairlib.multires.baselines import drf_argmin_loop, drf_heapq  # noqa: F401
 from fairlib.multires.lp import maxmin_lp  # noqa: F401
+
+
+def progressive_filling_exact(demands, capacity, *, weights=None, stop="skip_blocked", tie_break="lowest_index",
+                              max_tasks=None, start=None, accumulated=False):
+    """Progressive filling in exact rational arithmetic (``fractions.Fraction``), the obvious O(n) scan per task.
+
+    Every share is compared exactly, so users whose shares are equal as fractions are tied and the tie rule
+    decides: lowest index, or (``"higher_share"``) the higher per-task weighted share, then the lowest index.
+    ``accumulated=True`` instead keeps each share as the float running sum ``s += step`` (the author's scripts).
+    Returns ``(tasks, order)``.
+    """
+    from fractions import Fraction
+
+    d = [[Fraction(x) for x in row] for row in np.asarray(demands, dtype=float).tolist()]
+    cap = [Fraction(c) for c in np.asarray(capacity, dtype=float).tolist()]
+    n, m = len(d), len(cap)
+    w = [Fraction(x) for x in (np.ones(n) if weights is None else np.asarray(weights, dtype=float)).tolist()]
+    step = [max(d[i][r] / cap[r] for r in range(m)) / w[i] for i in range(n)]
+    step_f = [float(max(float(d[i][r]) / float(cap[r]) for r in range(m)) / float(w[i])) for i in range(n)]
+    caps = [None] * n if max_tasks is None else [int(x) for x in max_tasks]
+    tasks = [0] * n if start is None else [int(x) for x in start]
+    used = [sum(tasks[i] * d[i][r] for i in range(n)) for r in range(m)]
+    acc = [0.0] * n
+    for i in range(n):
+        for _ in range(tasks[i]):
+            acc[i] += step_f[i]
+    active = [caps[i] is None or tasks[i] < caps[i] for i in range(n)]
+    order = []
+    while any(active):
+        def key(i):
+            share = acc[i] if accumulated else tasks[i] * step[i]
+            rank = -(step_f[i] if accumulated else step[i]) if tie_break == "higher_share" else 0
+            return (share, rank, i)
+        i = min((j for j in range(n) if active[j]), key=key)
+        if any(used[r] + d[i][r] > cap[r] for r in range(m)):
+            if stop == "first_blocked":
+                break
+            active[i] = False
+            continue
+        for r in range(m):
+            used[r] += d[i][r]
+        tasks[i] += 1
+        acc[i] += step_f[i]
+        order.append(i)
+        if caps[i] is not None and tasks[i] >= caps[i]:
+            active[i] = False
+    return np.array(tasks, dtype=np.int64), order

@@ -1,4 +1,4 @@
-"""Single-pool DRF family: progressive filling, EDRF, PDRF (Metin 2025; REFERENCE §1–2)."""
+"""Single-pool DRF family: progressive filling, EDRF, PDRF (Metin 2025; reconstructions §1–2)."""
 import numpy as np
 import pytest
 from hypothesis import assume, given
@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from fairlib._validate import InvalidInputError
 from fairlib.multires import drf, edrf, pdrf
 from fairlib.multires import pdrf_comparison as cmp
-from tests.reference import drf_argmin_loop, drf_heapq, maxmin_lp
+from tests.reference import drf_argmin_loop, drf_heapq, maxmin_lp, progressive_filling_exact
 
 
 @st.composite
@@ -29,7 +29,7 @@ def test_worked_example_trace_and_tie_breaks():
     """Metin §3.1 / DRF paper: 9 CPUs, 18 GB; A=<1,4>, B=<3,1> -> 3 and 2 tasks, shares 2/3."""
     hi = drf([[1, 4], [3, 1]], [9, 18], tie_break="higher_share", record_order=True)
     lo = drf([[1, 4], [3, 1]], [9, 18], tie_break="lowest_index", record_order=True)
-    assert hi.order.tolist() == [1, 0, 0, 1, 0]          # B, A, A, B, A (REFERENCE §1.1 table)
+    assert hi.order.tolist() == [1, 0, 0, 1, 0]          # B, A, A, B, A (reconstructions §1.1 table)
     assert lo.order.tolist() == [0, 1, 0, 1, 0]
     assert hi.tasks.tolist() == lo.tasks.tolist() == [3, 2]
     np.testing.assert_allclose(hi.dominant_shares, [2 / 3, 2 / 3])
@@ -47,7 +47,7 @@ def test_pareto_counterexample():
 
 
 def test_repository_example_pdrf_752_1637():
-    """REFERENCE §2.1: R=<7583, 4649>: PDRF A 752, B 1637 (752 cycles); discrete DRF A 753."""
+    """reconstructions §2.1: R=<7583, 4649>: PDRF A 752, B 1637 (752 cycles); discrete DRF A 753."""
     res = pdrf([[1, 4], [3, 1]], [7583, 4649])
     assert res.tasks.tolist() == [752, 1637] and int(res.cycles) == 752
     assert drf([[1, 4], [3, 1]], [7583, 4649]).tasks.tolist() == [753, 1637]
@@ -85,10 +85,71 @@ def test_edrf_multi_round_with_zero_demands():
 # --- differential ------------------------------------------------------------------------------------
 
 @given(pools(max_users=12), st.sampled_from(["first_blocked", "skip_blocked"]))
-def test_drf_matches_heapq_and_argmin_references(pool, stop):
+def test_drf_matches_heapq_and_argmin_references_on_non_integer_inputs(pool, stop):
+    """The float baselines compare ``tasks * step`` in floating point, which is what ``drf`` does on
+    non-integer inputs (capacities shifted by 0.37 here); integer inputs are compared exactly (below)."""
     d, c, _ = pool
-    fast = drf(d, c, stop=stop).tasks
-    assert fast.tolist() == drf_heapq(d, c, stop=stop).tolist() == drf_argmin_loop(d, c, stop=stop).tolist()
+    c = c + 0.37
+    res = drf(d, c, stop=stop)
+    assert res.share_arithmetic == "float"
+    assert res.tasks.tolist() == drf_heapq(d, c, stop=stop).tolist() == drf_argmin_loop(d, c, stop=stop).tolist()
+
+
+def test_exact_ties_follow_the_tie_rule():
+    """One resource, capacity 20, demands 1, 5, 6, 3: 3 × 1/20 = 3/20 exactly, so user 0 keeps winning ties by
+    index; floating point (3 × 0.05 = 0.15000000000000002 > 0.15) would hand them to user 3."""
+    exact = drf([[1], [5], [6], [3]], [20])
+    assert exact.share_arithmetic == "rational" and exact.tasks.tolist() == [6, 1, 1, 1]
+    assert progressive_filling_exact([[1], [5], [6], [3]], [20])[0].tolist() == [6, 1, 1, 1]
+    scripts = drf([[1], [5], [6], [3]], [20], share_arithmetic="accumulated")
+    assert scripts.share_arithmetic == "accumulated"
+    assert scripts.tasks.tolist() == progressive_filling_exact([[1], [5], [6], [3]], [20],
+                                                                accumulated=True)[0].tolist()
+    with pytest.raises(InvalidInputError, match="share_arithmetic = 'fast'"):
+        drf([[1]], [2], share_arithmetic="fast")
+
+
+def _random_integer_pools(count, seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        n, m = int(rng.integers(1, 9)), int(rng.integers(1, 4))
+        d = rng.integers(0, 7, size=(n, m)).astype(float)
+        d[d.sum(axis=1) == 0, int(rng.integers(m))] = float(rng.integers(1, 7))
+        cap = rng.integers(1, 61, size=m).astype(float)
+        w = rng.integers(1, 4, size=n).astype(float) if rng.random() < 0.5 else None
+        caps = rng.integers(0, 12, size=n) if rng.random() < 0.3 else None
+        yield d, cap, w, caps
+
+
+@pytest.mark.parametrize("stop", ["first_blocked", "skip_blocked"])
+@pytest.mark.parametrize("tie_break", ["lowest_index", "higher_share"])
+def test_drf_equals_exact_fraction_reference_on_integer_instances(stop, tie_break):
+    """Every stop rule and tie break, weights and caps included: allocation and order equal the Fraction
+    reference on 1,000 random integer instances each (ties are common with small integers)."""
+    for d, cap, w, caps in _random_integer_pools(1000, seed=hash((stop, tie_break)) % 2**32):
+        res = drf(d, cap, weights=w, stop=stop, tie_break=tie_break, max_tasks=caps, record_order=True)
+        ref, order = progressive_filling_exact(d, cap, weights=w, stop=stop, tie_break=tie_break, max_tasks=caps)
+        assert res.share_arithmetic == "rational"
+        assert res.tasks.tolist() == ref.tolist(), (d, cap, w, caps)
+        assert res.order.tolist() == order, (d, cap, w, caps)
+
+
+@pytest.mark.parametrize("stop", ["first_blocked", "skip_blocked"])
+def test_accumulated_shares_equal_the_scripts_float_sums(stop):
+    """``share_arithmetic="accumulated"`` is the author's ``s += ds`` with ``argmin`` (lowest index on ties)."""
+    for d, cap, w, caps in _random_integer_pools(500, seed=11 if stop == "first_blocked" else 12):
+        res = drf(d, cap, weights=w, stop=stop, max_tasks=caps, record_order=True, share_arithmetic="accumulated")
+        ref, order = progressive_filling_exact(d, cap, weights=w, stop=stop, max_tasks=caps, accumulated=True)
+        assert res.tasks.tolist() == ref.tolist() and res.order.tolist() == order, (d, cap, w, caps)
+
+
+def test_pdrf_top_up_equals_exact_reference():
+    """PDRF's final round (§5) continues progressive filling from the PDRF allocation with exact shares."""
+    for d, cap, _, _ in _random_integer_pools(1000, seed=13):
+        d = np.maximum(d, 1.0)  # PDRF's cycle needs every user to demand every resource it scans
+        base = pdrf(d, cap).tasks
+        ref, _ = progressive_filling_exact(d, cap, start=base)
+        assert pdrf(d, cap, top_up=True).tasks.tolist() == ref.tolist(), (d, cap)
 
 
 @given(pools(weighted=True))

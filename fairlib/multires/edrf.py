@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit
 
 from .._validate import InvalidInputError, as_capacities, as_demands, as_weights, check_task_bound
-from .progressive_filling import _progressive_filling
+from .progressive_filling import _progressive_filling, share_steps
 
 __all__ = ["edrf", "EDRFResult", "pdrf", "PDRFResult", "SATURATION_RTOL"]
 
@@ -138,7 +138,7 @@ def edrf(demands, capacity, *, weights=None) -> EDRFResult:
 
     Raises every unfrozen user's weighted dominant share at the same rate until a resource saturates,
     freezes the users that demand it, and repeats on what is left (Parkes, Procaccia, Shah 2015;
-    REFERENCE §1.2). With strictly positive demands this is one round: the closed form
+    reconstructions §1.2). With strictly positive demands this is one round: the closed form
     ``x* = 1 / max_r sum_i d_ir`` on normalised demands, computed in O(nm).
 
     Parameters
@@ -147,7 +147,7 @@ def edrf(demands, capacity, *, weights=None) -> EDRFResult:
     capacity : (n_resources,) array_like, > 0.
     weights : (n_users,) array_like, optional
         Weighted DRF: max-min on dominant share / weight. With one scalar weight per user this equals
-        the ρ-form of REFERENCE §1.2 (tagged [INF] there) with ρ_i = ds_i / w_i; the max-min property
+        the ρ-form of reconstructions §1.2 (tagged [INF] there) with ρ_i = ds_i / w_i; the max-min property
         is checked against an LP in the tests.
 
     Returns
@@ -230,7 +230,7 @@ def _pdrf_cycle(demands, capacity, ds, simplified):
 
 
 def pdrf(demands, capacity, *, variant: str = "ds_max", top_up: bool = False,
-         higher_order: bool = False) -> PDRFResult:
+         higher_order: bool = False, share_arithmetic: str = "exact") -> PDRFResult:
     """Precomputed Dominant Resource Fairness (Metin 2025, Algorithm 1).
 
     With ds_i = max_r d_ir / R_r and ds* = max_i ds_i, one *cycle* gives ds*/ds_i tasks to user i;
@@ -249,6 +249,9 @@ def pdrf(demands, capacity, *, variant: str = "ds_max", top_up: bool = False,
         After the cycles, continue progressive filling (lowest weighted share first, lowest index on
         ties, blocked users skipped) from the PDRF allocation until no task fits: the final DRF round
         the paper suggests (§5). The result is Pareto efficient (no further task fits).
+    share_arithmetic : {"exact", "accumulated"}
+        How the top-up compares shares (see :func:`fairlib.multires.drf`): exactly (integer inputs) or as the
+        author's scripts' running float sums.
     higher_order : bool
         Experimental (§6.1, left out of the paper's final algorithm): after the primary cycle, drop
         the users with the largest ds while the remaining capacity admits less than one cycle, and
@@ -296,8 +299,10 @@ def pdrf(demands, capacity, *, variant: str = "ds_max", top_up: bool = False,
     if top_up:
         caps = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
         no_order = np.empty(0, dtype=np.int64)
-        filled, _, _, _, fill_work = _progressive_filling(d, cap, ds, np.arange(n, dtype=np.int64), caps, True,
-                                                          False, no_order, tasks)
+        step, share_num, share_den, accumulate, _ = share_steps(d, cap, np.ones(n), share_arithmetic)
+        filled, _, _, _, fill_work = _progressive_filling(d, cap, step, share_num, share_den, accumulate,
+                                                          np.arange(n, dtype=np.int64), caps, True, False, no_order,
+                                                          tasks)
         work += fill_work
         top = filled - tasks
         tasks = filled

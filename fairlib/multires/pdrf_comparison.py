@@ -1,6 +1,6 @@
 """PDRF against DRF: per-user task deviations counted as in Metin's Tables 1–2, and the experiment.
 
-The author's scripts (REFERENCE §2.2) print ten integers per run; :func:`deviation_counts` returns the
+The author's scripts (reconstructions §2.2) print ten integers per run; :func:`deviation_counts` returns the
 same fields, and :func:`table_row` aggregates runs exactly as the paper's tables do (column means;
 "Maximum" = max over runs of the per-run maximum; "Avg."/"St. Dev." = mean and population std of the
 per-run number of users under- or over-allocated).
@@ -25,7 +25,7 @@ __all__ = ["DEVIATION_FIELDS", "deviation_counts", "table_row", "random_single_p
 DEVIATION_FIELDS = ("under_1", "under_2", "under_gt2", "under_max", "under_total",
                     "over_1", "over_2", "over_gt2", "over_max", "over_total")
 
-#: Metin (2025) Tables 1–2 as printed (REFERENCE §2.3); "Over >2" of the 1–100 row prints the std (0.48),
+#: Metin (2025) Tables 1–2 as printed (reconstructions §2.3); "Over >2" of the 1–100 row prints the std (0.48),
 #: the mean in the author's data is 0.13, and "Over 1" of the 1–1000 row is 56.451 in the data.
 PAPER_TABLES = pd.DataFrame([
     # table, resources, demand_low, demand_high, under_1, under_2, under_gt2, under_max, under_avg, under_sd,
@@ -96,7 +96,9 @@ def random_single_pool(rng, n_users: int, n_resources: int, reserve_range=(50_00
 
 @dataclass(frozen=True)
 class DeviationExperiment:
-    """Settings of one table row (DRF semantics default to the author's scripts)."""
+    """Settings of one table row (DRF semantics default to the author's scripts: the literal stop rule, ties to the
+    lowest index, shares accumulated as ``s += ds`` in floating point; ``share_arithmetic="exact"`` compares them
+    exactly, see :func:`fairlib.multires.drf`)."""
 
     n_users: int = 1000
     n_resources: int = 10
@@ -105,11 +107,13 @@ class DeviationExperiment:
     stop: str = "first_blocked"
     tie_break: str = "lowest_index"
     pdrf_variant: str = "ds_max"
+    share_arithmetic: str = "accumulated"
 
 
-def _deviation_cell(seed, n_users, n_resources, reserve_range, demand_range, stop, tie_break, pdrf_variant, **_):
+def _deviation_cell(seed, n_users, n_resources, reserve_range, demand_range, stop, tie_break, pdrf_variant,
+                    share_arithmetic, **_):
     d, cap = random_single_pool(np.random.default_rng(seed), n_users, n_resources, reserve_range, demand_range)
-    base = drf(d, cap, stop=stop, tie_break=tie_break)
+    base = drf(d, cap, stop=stop, tie_break=tie_break, share_arithmetic=share_arithmetic)
     pre = pdrf(d, cap, variant=pdrf_variant)
     return {**deviation_counts(base.tasks, pre.tasks, n_resources=n_resources),
             "drf_tasks": int(base.tasks.sum()), "cycles": pre.cycles}

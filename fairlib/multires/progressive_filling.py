@@ -13,7 +13,7 @@ from numba import njit
 
 from .._validate import InvalidInputError, as_capacities, as_demands, as_weights, check_task_bound
 
-__all__ = ["drf", "DRFResult", "STOP_RULES", "TIE_BREAKS", "FIT_RTOL"]
+__all__ = ["drf", "DRFResult", "STOP_RULES", "TIE_BREAKS", "SHARE_ARITHMETIC", "FIT_RTOL", "share_steps"]
 
 STOP_RULES = ("skip_blocked", "first_blocked")
 TIE_BREAKS = ("lowest_index", "higher_share")
@@ -37,6 +37,8 @@ class DRFResult:
     order : (n_allocations,) int64 or None — users in allocation order (``record_order=True``).
     work : int — element operations of the filling loop (demand entries read, heap entries compared), counted
         by the kernel: the machine-independent measure of its O(T (m + log n)) cost.
+    share_arithmetic : str — how shares were compared: ``"rational"`` (exactly, as fractions of integers),
+        ``"float"`` (``tasks * step`` in floating point: non-integer inputs) or ``"accumulated"`` (``s += step``).
     """
 
     tasks: np.ndarray
@@ -46,21 +48,27 @@ class DRFResult:
     blocked_user: int
     order: np.ndarray | None = None
     work: int = 0
+    share_arithmetic: str = "rational"
 
 
 @njit(cache=True, inline="always")
-def _before(key_a, sec_a, key_b, sec_b):
+def _before(key_a, num_a, den_a, sec_a, key_b, num_b, den_b, sec_b, exact):
+    """Heap order: (share, secondary) lexicographic. Exact mode: shares num/den compared by cross-products."""
+    if exact:
+        lhs = num_a * den_b
+        rhs = num_b * den_a
+        return lhs < rhs or (lhs == rhs and sec_a < sec_b)
     return key_a < key_b or (key_a == key_b and sec_a < sec_b)
 
 
 @njit(cache=True)
-def _replace_top(hkey, hsec, hidx, size, key, sec, idx):
-    """Put (key, sec, idx) at the root of the 4-ary heap and restore it.
+def _replace_top(hkey, hnum, hden, hsec, hidx, size, key, num, den, sec, idx, exact):
+    """Put (key, num/den, sec, idx) at the root of the 4-ary heap and restore it.
 
     A 4-ary heap halves the depth of a binary one and keeps siblings in one cache line. Bottom-up:
     the new root key usually belongs near the leaves (a user's share just grew), so walk the hole down
-    along the smallest children, then sift the item up. Returns the number of heap entries compared (the
-    counted work of the operation).
+    along the smallest children, then sift the item up. ``hnum / hden`` is each entry's share as a fraction
+    (exact mode only). Returns the number of heap entries compared (the counted work of the operation).
     """
     pos = 0
     first = 1
@@ -70,33 +78,40 @@ def _replace_top(hkey, hsec, hidx, size, key, sec, idx):
         last = min(first + 4, size)
         compared += last - first
         for c in range(first + 1, last):
-            if _before(hkey[c], hsec[c], hkey[best], hsec[best]):
+            if _before(hkey[c], hnum[c], hden[c], hsec[c], hkey[best], hnum[best], hden[best], hsec[best], exact):
                 best = c
-        hkey[pos], hsec[pos], hidx[pos] = hkey[best], hsec[best], hidx[best]
+        hkey[pos], hnum[pos], hden[pos], hsec[pos], hidx[pos] = (hkey[best], hnum[best], hden[best], hsec[best],
+                                                                 hidx[best])
         pos = best
         first = 4 * pos + 1
     while pos > 0:
         parent = (pos - 1) // 4
         compared += 1
-        if _before(key, sec, hkey[parent], hsec[parent]):
-            hkey[pos], hsec[pos], hidx[pos] = hkey[parent], hsec[parent], hidx[parent]
+        if _before(key, num, den, sec, hkey[parent], hnum[parent], hden[parent], hsec[parent], exact):
+            hkey[pos], hnum[pos], hden[pos], hsec[pos], hidx[pos] = (hkey[parent], hnum[parent], hden[parent],
+                                                                     hsec[parent], hidx[parent])
             pos = parent
         else:
             break
-    hkey[pos], hsec[pos], hidx[pos] = key, sec, idx
+    hkey[pos], hnum[pos], hden[pos], hsec[pos], hidx[pos] = key, num, den, sec, idx
     return compared
 
 
 @njit(cache=True)
-def _progressive_filling(demands, capacity, step, secondary, caps, skip_blocked, record, order, start):
+def _progressive_filling(demands, capacity, step, share_num, share_den, accumulate, secondary, caps, skip_blocked,
+                         record, order, start):
     """Heap-based progressive filling from the allocation ``start`` (tasks per user).
 
     ``step[i]`` is the weighted dominant share of one task of user i; ``secondary[i]`` orders users
-    with equal shares (a permutation of 0..n-1). Returns (tasks, consumed, allocations, blocked user, work):
+    with equal shares (a permutation of 0..n-1). Shares are compared exactly when ``share_den`` is non-empty
+    (user i's share after t tasks is ``t * share_num[i] / share_den[i]``, integers, compared by cross-products);
+    otherwise as ``tasks * step`` in floating point, or, with ``accumulate``, as the running float sum
+    ``s += step`` of the author's scripts. Returns (tasks, consumed, allocations, blocked user, work):
     ``work`` counts element operations (demand entries read, heap entries compared) after the O(n m + n log n)
     set-up — the O(T (m + log n)) of the module docstring, measured.
     """
     n, m = demands.shape
+    exact = share_den.shape[0] > 0
     tasks = start.copy()
     consumed = np.zeros(m)
     for i in range(n):
@@ -106,10 +121,18 @@ def _progressive_filling(demands, capacity, step, secondary, caps, skip_blocked,
     # (share, secondary, user) items sorted once: a sorted array is a valid heap
     keys = np.empty(n)
     for i in range(n):
-        keys[i] = tasks[i] * step[i]
+        if accumulate:
+            s = 0.0
+            for _ in range(tasks[i]):
+                s += step[i]
+            keys[i] = s
+        else:
+            keys[i] = tasks[i] * step[i]
     perm = np.argsort(secondary)
     perm = perm[np.argsort(keys[perm], kind="mergesort")]
     hkey = np.empty(n)
+    hnum = np.zeros(n, dtype=np.int64)
+    hden = np.zeros(n, dtype=np.int64)
     hsec = np.empty(n, dtype=np.int64)
     hidx = np.empty(n, dtype=np.int64)
     size = 0
@@ -117,7 +140,19 @@ def _progressive_filling(demands, capacity, step, secondary, caps, skip_blocked,
         i = perm[j]
         if tasks[i] < caps[i]:
             hkey[size], hsec[size], hidx[size] = keys[i], secondary[i], i
+            if exact:
+                hnum[size], hden[size] = tasks[i] * share_num[i], share_den[i]
             size += 1
+    if exact:  # float keys may order exact ties wrongly: insertion-sort the (nearly sorted) entries exactly
+        for j in range(1, size):
+            k, nm, dn, sc, ix = hkey[j], hnum[j], hden[j], hsec[j], hidx[j]
+            pos = j
+            while pos > 0 and _before(k, nm, dn, sc, hkey[pos - 1], hnum[pos - 1], hden[pos - 1], hsec[pos - 1],
+                                      True):
+                hkey[pos], hnum[pos], hden[pos], hsec[pos], hidx[pos] = (hkey[pos - 1], hnum[pos - 1],
+                                                                         hden[pos - 1], hsec[pos - 1], hidx[pos - 1])
+                pos -= 1
+            hkey[pos], hnum[pos], hden[pos], hsec[pos], hidx[pos] = k, nm, dn, sc, ix
     count = 0
     blocked = -1
     work = 0
@@ -137,7 +172,10 @@ def _progressive_filling(demands, capacity, step, secondary, caps, skip_blocked,
                 order[count] = i
             count += 1
             if tasks[i] < caps[i]:
-                work += _replace_top(hkey, hsec, hidx, size, tasks[i] * step[i], hsec[0], i)
+                key = hkey[0] + step[i] if accumulate else tasks[i] * step[i]
+                num = tasks[i] * share_num[i] if exact else 0
+                den = share_den[i] if exact else 0
+                work += _replace_top(hkey, hnum, hden, hsec, hidx, size, key, num, den, hsec[0], i, exact)
                 continue
         elif not skip_blocked:
             blocked = i
@@ -145,12 +183,51 @@ def _progressive_filling(demands, capacity, step, secondary, caps, skip_blocked,
         # a blocked user never fits again (resources only fill up); a capped one is done
         size -= 1
         if size > 0:
-            work += _replace_top(hkey, hsec, hidx, size, hkey[size], hsec[size], hidx[size])
+            work += _replace_top(hkey, hnum, hden, hsec, hidx, size, hkey[size], hnum[size], hden[size],
+                                 hsec[size], hidx[size], exact)
     return tasks, consumed, count, blocked, work
 
 
+SHARE_ARITHMETIC = ("exact", "accumulated")
+#: exact shares need every cross-product (share numerator × denominator) below this (int64, with headroom)
+_EXACT_LIMIT = 2.0 ** 62
+
+
+def share_steps(demands, capacity, weights, share_arithmetic: str = "exact"):
+    """Per-task weighted dominant shares for progressive filling, and how they are compared.
+
+    Returns ``(step, share_num, share_den, accumulate, arithmetic)``: ``step[i] = max_r d[i,r]/c[r] / w[i]`` in
+    floating point; for ``"exact"`` with integer demands, capacities and weights (and products below 2⁶²), the
+    same share as the reduced fraction ``share_num[i] / share_den[i]`` (``arithmetic = "rational"``), else empty
+    arrays and ``arithmetic = "float"`` (shares compared as ``tasks * step``). ``"accumulated"`` mirrors the
+    author's scripts: ``s += step`` per task, compared in floating point.
+    """
+    if share_arithmetic not in SHARE_ARITHMETIC:
+        raise InvalidInputError(f"share_arithmetic = {share_arithmetic!r}: must be one of {SHARE_ARITHMETIC}")
+    d, cap, w = demands, capacity, weights
+    step = (d / cap).max(axis=1) / w
+    empty = np.empty(0, dtype=np.int64)
+    if share_arithmetic == "accumulated":
+        return step, empty, empty, True, "accumulated"
+    integral = all(np.all(np.isfinite(a) & (a == np.round(a))) for a in (d, cap, w))
+    c_max = float(cap.max()) if cap.size else 0.0
+    bound = (c_max + float(d.max(initial=0.0))) * c_max * float(w.max(initial=1.0))
+    if not integral or bound >= _EXACT_LIMIT:
+        return step, empty, empty, False, "float"
+    di, ci, wi = d.astype(np.int64), cap.astype(np.int64), w.astype(np.int64)
+    # dominant share max_r d_ir / c_r exactly: keep the best fraction by cross-multiplication
+    num, den = di[:, 0].copy(), np.full(len(di), ci[0], dtype=np.int64)
+    for r in range(1, di.shape[1]):
+        better = di[:, r] * den > num * ci[r]
+        num[better], den[better] = di[better, r], ci[r]
+    den = den * wi
+    g = np.gcd(num, den)
+    g[g == 0] = 1
+    return step, num // g, den // g, False, "rational"
+
+
 def drf(demands, capacity, *, weights=None, stop: str = "skip_blocked", tie_break: str = "lowest_index",
-        max_tasks=None, record_order: bool = False) -> DRFResult:
+        max_tasks=None, record_order: bool = False, share_arithmetic: str = "exact") -> DRFResult:
     """Dominant Resource Fairness for indivisible tasks by progressive filling.
 
     Repeatedly gives one task to the user with the lowest weighted dominant share
@@ -178,6 +255,12 @@ def drf(demands, capacity, *, weights=None, stop: str = "skip_blocked", tie_brea
         Per-user task caps (a user at its cap leaves without blocking anyone).
     record_order : bool
         Also return the sequence of users served (for traces of small examples).
+    share_arithmetic : {"exact", "accumulated"}
+        ``"exact"``: with integer demands, capacities and weights, shares are compared exactly as fractions, so
+        users whose shares are equal as fractions are tied and the tie rule decides (3 × 1/20 = 3/20); with
+        non-integer inputs, as ``tasks * step`` in floating point. ``"accumulated"`` mirrors the author's scripts
+        (Metin 2025, the repository's test scripts): each user's share is the running float sum ``s += step``,
+        whose round-off can break exact ties either way. Which was used is ``DRFResult.share_arithmetic``.
 
     Returns
     -------
@@ -185,8 +268,8 @@ def drf(demands, capacity, *, weights=None, stop: str = "skip_blocked", tie_brea
 
     Notes
     -----
-    Shares are compared exactly in floating point (computed as ``tasks * step`` to avoid drift);
-    a task fits when ``consumed + demand <= capacity * (1 + FIT_RTOL)`` (FIT_RTOL = 1e-12).
+    Exact comparison uses int64 cross-products; it falls back to ``tasks * step`` in floating point when a
+    product could exceed 2⁶² (capacities above about 2·10⁹). A task fits when ``consumed + demand <= capacity * (1 + FIT_RTOL)`` (FIT_RTOL = 1e-12).
 
     Examples
     --------
@@ -207,6 +290,7 @@ def drf(demands, capacity, *, weights=None, stop: str = "skip_blocked", tie_brea
     if tie_break not in TIE_BREAKS:
         raise InvalidInputError(f"tie_break = {tie_break!r}: must be one of {TIE_BREAKS}")
     per_task = (d / cap).max(axis=1)
+    step, share_num, share_den, accumulate, arithmetic = share_steps(d, cap, w, share_arithmetic)
     pos = d > 0
     # most tasks any single user could get alone; also bounds every count below
     with np.errstate(divide="ignore", over="ignore"):
@@ -224,10 +308,11 @@ def drf(demands, capacity, *, weights=None, stop: str = "skip_blocked", tie_brea
             i = int(np.argmax(caps_f < 0))
             raise InvalidInputError(f"max_tasks[{i}] = {caps_f[i]}: max_tasks must be >= 0")
         caps = np.ascontiguousarray(caps_f, dtype=np.int64)
-    step = per_task / w
     if tie_break == "higher_share":
         secondary = np.empty(n, dtype=np.int64)
-        secondary[np.lexsort((np.arange(n), -step))] = np.arange(n)
+        # exact mode: num/den is the reduced fraction, so equal shares give equal floats here
+        per_step = share_num / share_den if arithmetic == "rational" else step
+        secondary[np.lexsort((np.arange(n), -per_step))] = np.arange(n)
     else:
         secondary = np.arange(n, dtype=np.int64)
     if record_order:
@@ -240,9 +325,10 @@ def drf(demands, capacity, *, weights=None, stop: str = "skip_blocked", tie_brea
         order = np.empty(int(bound) + 1, dtype=np.int64)
     else:
         order = np.empty(0, dtype=np.int64)
-    tasks, consumed, count, blocked, work = _progressive_filling(d, cap, step, secondary, caps,
-                                                                 stop == "skip_blocked", record_order, order,
-                                                                 np.zeros(n, dtype=np.int64))
+    tasks, consumed, count, blocked, work = _progressive_filling(d, cap, step, share_num, share_den, accumulate,
+                                                                 secondary, caps, stop == "skip_blocked",
+                                                                 record_order, order, np.zeros(n, dtype=np.int64))
     return DRFResult(tasks=tasks, consumed=consumed, dominant_shares=tasks * per_task,
                      n_allocations=int(count), blocked_user=int(blocked),
-                     order=order[:count].copy() if record_order else None, work=int(work))
+                     order=order[:count].copy() if record_order else None, work=int(work),
+                     share_arithmetic=arithmetic)
