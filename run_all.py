@@ -14,8 +14,9 @@ Each notebook runs into ``build/executed/<mode>/<key>.ipynb`` with ``MODE`` inje
 writes the tracked ``figures/<key>/`` and ``data/results/<key>/``; quick mode writes only under
 ``build/``.  At the end: a table (key, mode, status, wall time, claims held/expected, outputs), the
 aggregated claims table (``claims.csv`` and ``CLAIMS.md`` in the mode's results root) and
-``build/run_manifest.json``.  The exit code is non-zero if any notebook (or a claim it expected to
-hold) failed; the failing cell and error are named.  Every notebook runs even when one fails
+``build/run_manifest.json``.  The exit code is non-zero if any notebook failed (the failing cell and error are
+named) or, in a full run, if a claim "held" in the committed ledger is not held any more (each one named;
+``--accept-claims`` accepts the new statuses, which then show in the diff of ``claims.json``).  Every notebook runs even when one fails
 (``--stop-on-failure`` stops at the first).
 
 ``--verify`` checks the published numbers on this machine: it re-executes the notebooks in full mode with
@@ -95,7 +96,7 @@ class Outcome:
     wall_s: float = 0.0
     claims_held: int = 0
     claims_total: int = 0
-    claims_failed: int = 0
+    claims_regressed: list = None   # ids that were "held" in the committed ledger and are not any more
     claims_not_reproduced: int = 0
     claims_not_tested: int = 0
     outputs: int = 0
@@ -161,7 +162,38 @@ def _describe_error(exc: BaseException, executed: Path) -> str:
     return f"{type(exc).__name__}: {exc}".strip()
 
 
-def run_one(nb: Notebook, mode: str, build: Path, show_cells: bool) -> Outcome:
+def _shown(path: Path) -> str:
+    """``path`` relative to the repository when inside it (as git shows it), else absolute."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def ledger_claims(f: Path) -> dict[str, dict]:
+    """The claims of the ledger ``f`` (a claims.json): ``{claim id: claim}``; empty if there is none."""
+    try:
+        return {c["claim_id"]: c for c in json.loads(f.read_text())["claims"]}
+    except (OSError, ValueError, KeyError):
+        return {}
+
+
+def claim_regressions(baseline: dict[str, dict], fresh: list[dict]) -> list[str]:
+    """Claims "held" in ``baseline`` that are not "held" in ``fresh`` (or are gone), as ``"id: held -> status"``.
+
+    Claims decided by wall-clock time (``wall_clock``) are left out: machines and load differ, and no run is gated
+    on wall-clock time.
+    """
+    now = {c["claim_id"]: c for c in fresh}
+    out = []
+    for cid, old in baseline.items():
+        if old.get("status") != "held" or old.get("wall_clock") or now.get(cid, {}).get("wall_clock"):
+            continue
+        new_status = now[cid]["status"] if cid in now else "missing"
+        if new_status != "held":
+            out.append(f"{cid}: held -> {new_status}")
+    return out
+
+
+def run_one(nb: Notebook, mode: str, build: Path, show_cells: bool, accept_claims: bool = False,
+            gate: bool = True) -> Outcome:
     import papermill as pm
 
     from fairlib import paths
@@ -176,6 +208,9 @@ def run_one(nb: Notebook, mode: str, build: Path, show_cells: bool) -> Outcome:
     except Exception:  # a notebook without a literal SEED parameter
         out.seed = None
     claims_file = paths.results_dir(nb.key, mode) / "claims.json"
+    # the ledger a full run is about to replace (the committed one, data/results/<key>) is its baseline;
+    # --verify compares with the committed ledger itself, quick mode has no baseline
+    baseline = ledger_claims(claims_file) if gate and mode == "full" else {}
     start_wall = time.time()
     t0 = time.perf_counter()
     try:
@@ -195,10 +230,16 @@ def run_one(nb: Notebook, mode: str, build: Path, show_cells: bool) -> Outcome:
             summary = doc["summary"]
             out.claims_held = summary["held"]
             out.claims_total = summary["total"]
-            out.claims_failed = summary["failed"]
             out.claims_not_reproduced = summary["not_reproduced"]
             out.claims_not_tested = summary.get("not_tested", 0)
             out.data = doc.get("data") or ""
+            out.claims_regressed = claim_regressions(baseline, doc["claims"])
+            if out.claims_regressed and not accept_claims:
+                out.status = "FAILED"
+                out.error = ((out.error + "; " if out.error else "") + f"{len(out.claims_regressed)} claim(s) held in "
+                             "the committed ledger are not any more: " + "; ".join(out.claims_regressed)
+                             + " (rerun with --accept-claims to accept the new statuses; the change then shows in "
+                             f"the diff of {_shown(claims_file)})")
         except (ValueError, KeyError) as exc:  # unreadable ledger: a failure of this notebook, not of the run
             out.status = "FAILED"
             out.error = (out.error + "; " if out.error else "") + f"{claims_file}: unreadable claims ledger ({exc})"
@@ -207,10 +248,15 @@ def run_one(nb: Notebook, mode: str, build: Path, show_cells: bool) -> Outcome:
 
 
 def aggregate_claims(registry: dict[str, Notebook], mode: str) -> Path | None:
-    """Gather every notebook's claims.json for ``mode`` into claims.csv and CLAIMS.md."""
+    """Gather every notebook's claims.json for ``mode`` into claims.csv and CLAIMS.md.
+
+    CLAIMS.md reads on its own: counts per status and kind at the top, then one section per paper with the
+    paper's own claims first (kinds: paper, finding, check).
+    """
     import pandas as pd
 
     from fairlib import paths
+    from fairlib.report import KINDS, STATUSES, _display
 
     rows = []
     for key in registry:
@@ -222,8 +268,9 @@ def aggregate_claims(registry: dict[str, Notebook], mode: str) -> Path | None:
         except ValueError:  # reported by run_one for the notebook that wrote it
             continue
         for c in doc["claims"]:
-            rows.append({"paper": key, "data": doc.get("data") or "", "claim": c["claim_id"], "source": c["source"],
-                         "paper_value": c["paper"], "our_value": c["ours"], "rule": c["rule"],
+            rows.append({"paper": key, "data": doc.get("data") or "", "kind": c.get("kind", ""),
+                         "claim": c["claim_id"], "source": c["source"], "statement": c.get("statement", ""),
+                         "rule": c["rule"], "paper_value": c["paper"], "our_value": c["ours"],
                          "status": c["status"], "note": c["note"]})
     if not rows:
         return None
@@ -233,18 +280,29 @@ def aggregate_claims(registry: dict[str, Notebook], mode: str) -> Path | None:
     df.to_csv(root / "claims.csv", index=False, lineterminator="\n", float_format="%.10g")
 
     def cell(v) -> str:
-        if isinstance(v, float) and not v.is_integer():
-            v = f"{v:.4g}"
-        return str(v).replace("|", "\\|").replace("\n", " ")
+        return _display(v).replace("|", "\\|").replace("\n", " ")
 
+    counts = df.groupby(["kind", "status"]).size()
     lines = ["# Claims ledger", "",
-             f"Every paper claim checked by the notebooks ({mode} mode), generated by `run_all.py`.", "",
-             "| paper | data | claim | source | paper value | our value | status | note |",
-             "|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        lines.append("| " + " | ".join(cell(r[k]) for k in
-                                        ("paper", "data", "claim", "source", "paper_value", "our_value", "status",
-                                         "note")) + " |")
+             f"Every claim the notebooks check ({mode} mode), generated by `run_all.py` from the registries in "
+             "`notebooks/claims/`, where each claim's statement and rule are declared before any run. "
+             "**held**: our measurement meets the rule; **not reproduced**: it does not (the note says what we "
+             "measured); **not tested**: our data cannot measure it (the note says why). Kinds: **paper** (the "
+             "paper says it), **finding** (ours, not in the paper), **check** (our solvers and speed targets).", "",
+             "| kind | " + " | ".join(STATUSES) + " | total |", "|---|" + "---|" * (len(STATUSES) + 1)]
+    for kind in KINDS:
+        n = [int(counts.get((kind, s), 0)) for s in STATUSES]
+        lines.append(f"| {kind} | " + " | ".join(map(str, n)) + f" | {sum(n)} |")
+    for key in dict.fromkeys(df.paper):
+        part = df[df.paper == key]
+        data = part.data.iloc[0]
+        lines += ["", f"## {key}" + (f" (data: {data})" if data else ""), "",
+                  "| kind | claim | source | paper statement | rule | paper value | our value | status | note |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        part = part.assign(_k=part.kind.map({k: i for i, k in enumerate(KINDS)})).sort_values("_k", kind="stable")
+        for r in part.itertuples():
+            lines.append("| " + " | ".join(cell(v) for v in (r.kind, r.claim, r.source, r.statement, r.rule,
+                                                               r.paper_value, r.our_value, r.status, r.note)) + " |")
     (root / "CLAIMS.md").write_text("\n".join(lines) + "\n")
     return root / "claims.csv"
 
@@ -320,6 +378,9 @@ def parse_args(argv=None):
                     help="--verify: relative tolerance of numbers (default fairlib.verify.DEFAULT_RTOL = 1e-6)")
     ap.add_argument("--atol", type=float, default=None, metavar="A",
                     help="--verify: absolute tolerance for numbers that are zero up to rounding (default 1e-9)")
+    ap.add_argument("--accept-claims", action="store_true",
+                    help="accept claims that went from held to another status since the committed ledger "
+                         "(otherwise such a notebook fails, naming them)")
     ap.add_argument("--list", action="store_true", help="list the registry and exit")
     ap.add_argument("--dask", metavar="ADDRESS",
                     help="run the notebooks' parameter sweeps on this Dask scheduler (tcp://host:8786); "
@@ -398,7 +459,8 @@ def main(argv=None) -> int:
         if jobs == 1:
             for key in keys:
                 bar.set_postfix_str(key)
-                outcomes[key] = o = run_one(registry[key], mode, build, show_cells)
+                outcomes[key] = o = run_one(registry[key], mode, build, show_cells, args.accept_claims,
+                                            not args.verify)
                 bar.update()
                 if o.status != "ok":
                     tqdm.write(f"FAILED {key}: {o.error}")
@@ -406,7 +468,8 @@ def main(argv=None) -> int:
                         break
         else:
             with ThreadPoolExecutor(max_workers=jobs) as pool:
-                futures = {pool.submit(run_one, registry[k], mode, build, False): k for k in keys}
+                futures = {pool.submit(run_one, registry[k], mode, build, False, args.accept_claims, not args.verify): k
+                           for k in keys}
                 for fut in as_completed(futures):
                     o = fut.result()
                     outcomes[o.key] = o

@@ -20,7 +20,8 @@ import pandas as pd
 
 from . import paths
 
-__all__ = ["save_figure", "save_table", "ClaimLog", "Claim", "ClaimsFailed", "FLOAT_FORMAT"]
+__all__ = ["save_figure", "save_table", "ClaimLog", "Claim", "ClaimsFailed", "Declared", "load_registry",
+           "registry_path", "FLOAT_FORMAT", "KINDS", "STATUSES"]
 
 #: float format of every CSV written by :func:`save_table` (fixed, so output is byte-stable on one machine)
 FLOAT_FORMAT = "%.10g"
@@ -71,138 +72,270 @@ def _is_number(x) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
+KINDS = ("paper", "finding", "check")
+STATUSES = ("held", "not reproduced", "not tested")
+_RULES = ("equals", "tol", "at_least", "at_most", "se")
+_FIELDS = {"id", "kind", "source", "statement", "paper_value", "on_data", "wall_clock", "not_tested", *_RULES}
+
+
+def registry_path(key: str) -> Path:
+    """The claims registry of notebook ``key``: ``notebooks/claims/<key>.toml``."""
+    return paths.NOTEBOOKS / "claims" / f"{key}.toml"
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One claim as declared in a registry, before any measurement: the paper's statement and our rule.
+
+    Rules (exactly one, unless the claim is declared ``not_tested``):
+
+    - ``equals = true`` — ours == paper_value exactly;
+    - ``tol = t`` — |ours − paper_value| ≤ t (every element when ours is a list);
+    - ``at_least`` / ``at_most`` — bounds on ours (every element when ours is a list; both may be given);
+    - ``se = {k, sd, n_paper}`` — a mean reported by the paper as paper_value ± sd over ``n_paper`` runs, ours a mean
+      over ``runs`` (given with the measurement): |ours − paper_value| ≤ k·sd·√(1/n_paper + 1/runs).
+    """
+
+    id: str
+    kind: str
+    source: str
+    statement: str
+    paper_value: object = None
+    equals: bool = False
+    tol: float | None = None
+    at_least: float | None = None
+    at_most: float | None = None
+    se: dict | None = None
+    on_data: bool = False        # about the paper's trace data: "not tested" when measured on a synthetic stand-in
+    wall_clock: bool = False     # decided by wall-clock time: reported, never gates a run (machines differ)
+    not_tested: str = ""         # why it cannot be measured with our data (then no measurement is expected)
+
+    def rule_text(self, runs: int | None = None) -> str:
+        if self.not_tested:
+            return "not measurable here"
+        if self.equals:
+            return "ours == paper"
+        if self.tol is not None:
+            return f"|ours - paper| <= {self.tol:g}"
+        if self.se is not None:
+            return (f"|ours - paper| <= {self.se['k']:g} sd sqrt(1/{self.se['n_paper']} + 1/runs), "
+                    f"sd = {self.se['sd']:g}" + (f", runs = {runs}" if runs else ""))
+        parts = []
+        if self.at_least is not None:
+            parts.append(f"ours >= {self.at_least:g}")
+        if self.at_most is not None:
+            parts.append(f"ours <= {self.at_most:g}")
+        return " and ".join(parts)
+
+
+def _declared(entry: dict, where: str) -> Declared:
+    cid = entry.get("id")
+    if not isinstance(cid, str) or not cid:
+        raise ValueError(f"{where}: every claim needs a string id, got {cid!r}")
+    where = f"{where}, claim {cid!r}"
+    unknown = set(entry) - _FIELDS
+    if unknown:
+        raise ValueError(f"{where}: unknown field(s) {sorted(unknown)}; allowed: {sorted(_FIELDS)}")
+    if entry.get("kind") not in KINDS:
+        raise ValueError(f"{where}: kind = {entry.get('kind')!r}, must be one of {KINDS}")
+    for name in ("source", "statement"):
+        if not isinstance(entry.get(name), str) or not entry[name].strip():
+            raise ValueError(f"{where}: {name} must be a non-empty string")
+    rules = [r for r in _RULES if r in entry]
+    if "not_tested" in entry:
+        if not isinstance(entry["not_tested"], str) or not entry["not_tested"].strip():
+            raise ValueError(f"{where}: not_tested must give the reason")
+    elif not rules:
+        raise ValueError(f"{where}: no rule (one of {_RULES}) and not declared not_tested")
+    if len(rules) > 1 and set(rules) != {"at_least", "at_most"}:
+        raise ValueError(f"{where}: rules {rules} given together; give one (at_least and at_most may pair)")
+    if "equals" in entry and entry["equals"] is not True:
+        raise ValueError(f"{where}: equals must be true")
+    if ("equals" in entry or "tol" in entry or "se" in entry) and "paper_value" not in entry:
+        raise ValueError(f"{where}: rule {rules[0]!r} compares with paper_value, which is missing")
+    for name in ("tol", "at_least", "at_most"):
+        if name in entry and not _is_number(entry[name]):
+            raise ValueError(f"{where}: {name} = {entry[name]!r} must be a number")
+    if "se" in entry:
+        se = entry["se"]
+        if not (isinstance(se, dict) and set(se) == {"k", "sd", "n_paper"} and all(map(_is_number, se.values()))):
+            raise ValueError(f"{where}: se must be a table with numbers k, sd, n_paper; got {se!r}")
+    if ("tol" in entry or "se" in entry) and not _is_number(entry.get("paper_value")):
+        raise ValueError(f"{where}: tol/se need a numeric paper_value, got {entry.get('paper_value')!r}")
+    return Declared(**entry)
+
+
+def load_registry(source, key: str = "") -> dict[str, Declared]:
+    """Read a claims registry (a TOML path, TOML text, or a list of claim tables) into ``{id: Declared}``."""
+    import tomllib
+
+    where = key or "registry"
+    if isinstance(source, Path):
+        if not source.is_file():
+            raise FileNotFoundError(f"claims registry of {key!r} not found: {source} (declare the notebook's "
+                                    "claims there before measuring them)")
+        where = str(source)
+        source = source.read_text()
+    entries = tomllib.loads(source).get("claim", []) if isinstance(source, str) else source
+    out: dict[str, Declared] = {}
+    for entry in entries:
+        d = _declared(dict(entry), where)
+        if d.id in out:
+            raise ValueError(f"{where}: claim {d.id!r} declared twice")
+        out[d.id] = d
+    return out
+
+
 @dataclass(frozen=True)
 class Claim:
-    """One checked statement of a paper."""
+    """One claim of the ledger: as declared, with our measurement and its status."""
 
     claim_id: str
-    paper: object          # the paper's value or statement
-    ours: object           # what we measured
-    rule: str              # how ``ours`` was compared
-    satisfied: bool        # whether ``ours`` meets the rule
-    expect: str            # "hold" or "differs"
-    status: str            # "held" | "FAILED" | "not reproduced" | "held (expected to differ)" | "not tested"
+    kind: str
     source: str
+    statement: str
+    paper: object          # the paper's value (None where the statement has no number)
+    ours: object           # what we measured (None when not tested)
+    rule: str              # how ``ours`` was compared
+    status: str            # "held" | "not reproduced" | "not tested"
     note: str = ""
+    wall_clock: bool = False
 
 
 class ClaimsFailed(AssertionError):
-    """Raised by :meth:`ClaimLog.finish` when claims expected to hold did not."""
+    """Raised by :meth:`ClaimLog.finish` when the ledger is incomplete (a declared claim was not measured)."""
+
+
+def _numbers(ours) -> list | None:
+    """``ours`` as a list of numbers (a scalar is a one-element list), or None if it is not numeric."""
+    values = ours if isinstance(ours, list) else [ours]
+    return values if values and all(_is_number(v) for v in values) else None
+
+
+def _evaluate(d: Declared, ours, runs: int | None) -> bool:
+    if d.equals:
+        return bool(ours == d.paper_value)
+    values = _numbers(ours)
+    if values is None:
+        raise ValueError(f"claim {d.id!r}: rule {d.rule_text()!r} needs a number or a list of numbers, got {ours!r}")
+    if any(math.isnan(v) for v in values):
+        return False
+    if d.tol is not None:
+        return all(abs(v - d.paper_value) <= d.tol for v in values)
+    if d.se is not None:
+        if not (isinstance(runs, numbers.Integral) and runs > 0):
+            raise ValueError(f"claim {d.id!r}: an se rule needs runs = the number of runs behind ours, got {runs!r}")
+        bound = d.se["k"] * d.se["sd"] * math.sqrt(1 / d.se["n_paper"] + 1 / runs)
+        return all(abs(v - d.paper_value) <= bound for v in values)
+    ok = True
+    if d.at_least is not None:
+        ok &= all(v >= d.at_least for v in values)
+    if d.at_most is not None:
+        ok &= all(v <= d.at_most for v in values)
+    return bool(ok)
 
 
 @dataclass
 class ClaimLog:
-    """The claims ledger of one notebook.
+    """The claims ledger of one notebook: declared claims (the registry), measured by the notebook.
 
-    Each :meth:`check` records the paper's statement, our value, the rule and the outcome.
-    :meth:`finish` writes ``claims.json`` and raises :class:`ClaimsFailed` listing every claim that
-    was expected to hold and did not.  Claims recorded with ``expect="differs"`` (a paper number we
-    could not reproduce, with a note saying what we measured and why) never fail the run.
+    Every claim's statement, paper value and rule are declared beforehand in ``notebooks/claims/<key>.toml``
+    (:func:`registry_path`); the notebook can only :meth:`measure`. A claim is **held** (the rule holds),
+    **not reproduced** (it does not: the note says what we measured and, where known, why) or **not tested**
+    (declared ``not_tested`` with the reason, or ``on_data`` and measured on a synthetic stand-in).
+    :meth:`finish` writes ``claims.json`` and raises :class:`ClaimsFailed` if a declared claim was not measured.
+    Whether a status changed since the committed ledger is checked by ``run_all.py`` (``--accept-claims``).
 
-    >>> log = ClaimLog("demo", mode="quick", write=False)
-    >>> log.check("two_player_min", paper=0.828, ours=2 * 2**0.5 - 2, tol=1e-3, source="§3.1")
+    >>> reg = '''
+    ... [[claim]]
+    ... id = "two_player_min"
+    ... kind = "paper"
+    ... source = "§3.1"
+    ... statement = "the worst two-player efficiency is 2√2 − 2"
+    ... paper_value = 0.828
+    ... tol = 1e-3
+    ... '''
+    >>> log = ClaimLog("demo", write=False, registry=reg)
+    >>> log.measure("two_player_min", 2 * 2**0.5 - 2)
     True
-    >>> log.check("speedup", paper=">= 10x", ours=4.0, at_least=10, expect="differs",
-    ...           source="§5", note="measured 4x: the baseline is vectorised")
-    False
-    >>> [c.status for c in log.claims]
-    ['held', 'not reproduced']
+    >>> log.claims[0].status
+    'held'
 
     ``data``: where the notebook's trace data came from (``"real"``, ``"synthetic"``; None when it reads none).
-    With synthetic data, a claim about the paper's data (``on_data=True``) is measured and recorded as
-    **not tested**: a number computed on a stand-in says nothing about the paper's trace.
-
-    >>> log = ClaimLog("demo", mode="full", write=False, data="synthetic")
-    >>> log.check("share_within_5_min", paper=0.38, ours=0.49, tol=0.1, source="§6.2", on_data=True)
-    False
-    >>> log.claims[0].status
-    'not tested'
+    ``registry``: a path, TOML text or list of claim tables; by default :func:`registry_path` (``key``).
     """
 
     key: str
     mode: str = "full"
     write: bool = True
-    claims: list[Claim] = field(default_factory=list)
     data: str | None = None
+    registry: object = None
+    claims: list[Claim] = field(default_factory=list)
 
     def __post_init__(self):
         if self.data not in (None, "real", "synthetic"):
             raise ValueError(f"data = {self.data!r}: must be 'real', 'synthetic' or None")
+        self.declared = load_registry(registry_path(self.key) if self.registry is None else self.registry, self.key)
 
-    def check(self, claim_id: str, *, paper, ours, tol: float | None = None,
-              at_least: float | None = None, at_most: float | None = None,
-              expect: str = "hold", source: str, note: str = "", on_data: bool = False) -> bool:
-        """Record one claim; returns whether ``ours`` satisfies the rule.
+    def measure(self, claim_id: str, ours, *, note: str = "", runs: int | None = None) -> bool:
+        """Record our measurement of declared claim ``claim_id``; returns whether its declared rule holds.
 
-        Rules: ``tol`` — ``|ours - paper| <= tol`` (``paper`` numeric); ``at_least`` / ``at_most`` —
-        bounds on ``ours`` (both may be given); none of them — ``ours == paper`` exactly.
-        ``on_data``: the claim is about the paper's trace data; measured on synthetic data it is "not tested".
+        ``note``: what we measured and why, for a reader (shown with every status). ``runs``: the number of
+        runs behind ``ours`` (only for ``se`` rules).
         """
-        if expect not in ("hold", "differs"):
-            raise ValueError(f"expect = {expect!r}: must be 'hold' or 'differs'")
-        if not source:
-            raise ValueError(f"claim {claim_id!r}: source must name the paper section/figure")
-        if expect == "differs" and not note:
-            raise ValueError(f"claim {claim_id!r}: a claim expected to differ needs a note saying why")
+        d = self.declared.get(claim_id)
+        if d is None:
+            raise KeyError(f"claim {claim_id!r} is not declared in the registry of {self.key!r}; declare its "
+                           f"statement and rule in {registry_path(self.key)} first")
+        if d.not_tested:
+            raise ValueError(f"claim {claim_id!r} is declared not_tested ({d.not_tested}); it cannot be measured")
         if any(c.claim_id == claim_id for c in self.claims):
-            raise ValueError(f"claim {claim_id!r} recorded twice")
-        paper, ours = _plain(paper), _plain(ours)
-        if tol is not None and (at_least is not None or at_most is not None):
-            raise ValueError(f"claim {claim_id!r}: give tol or at_least/at_most, not both")
-        if tol is not None:
-            if not (_is_number(paper) and _is_number(ours)):
-                raise ValueError(f"claim {claim_id!r}: tol needs numeric paper and ours values")
-            satisfied = bool(abs(ours - paper) <= tol)
-            rule = f"|ours - paper| <= {tol:g}"
-        elif at_least is not None or at_most is not None:
-            if not _is_number(ours):
-                raise ValueError(f"claim {claim_id!r}: at_least/at_most need a numeric ours value")
-            satisfied = not math.isnan(ours)
-            parts = []
-            if at_least is not None:
-                satisfied &= ours >= at_least
-                parts.append(f"ours >= {at_least:g}")
-            if at_most is not None:
-                satisfied &= ours <= at_most
-                parts.append(f"ours <= {at_most:g}")
-            rule = " and ".join(parts)
-            satisfied = bool(satisfied)
-        else:
-            satisfied = bool(ours == paper)
-            rule = "ours == paper"
-        if on_data and self.data == "synthetic":
+            raise ValueError(f"claim {claim_id!r} measured twice")
+        ours = _plain(ours)
+        satisfied = _evaluate(d, ours, runs)
+        if d.on_data and self.data == "synthetic":
             status = "not tested"
             note = ("measured on synthetic stand-in data (the real excerpt was not found), which says nothing about "
                     "the paper's trace" + (f"; {note}" if note else ""))
-        elif expect == "hold":
-            status = "held" if satisfied else "FAILED"
         else:
-            status = "held (expected to differ)" if satisfied else "not reproduced"
-        self.claims.append(Claim(claim_id, paper, ours, rule, satisfied, expect, status, source, note))
+            status = "held" if satisfied else "not reproduced"
+        self.claims.append(Claim(claim_id, d.kind, d.source, d.statement, _plain(d.paper_value), ours,
+                                 d.rule_text(runs), status, note, d.wall_clock))
         return satisfied
 
-    @property
-    def failed(self) -> list[Claim]:
-        return [c for c in self.claims if c.status == "FAILED"]
+    def _complete(self) -> list[str]:
+        """Add the declared not-tested claims; returns the ids of declared claims never measured."""
+        measured = {c.claim_id for c in self.claims}
+        missing = []
+        for d in self.declared.values():
+            if d.id in measured:
+                continue
+            if d.not_tested:
+                self.claims.append(Claim(d.id, d.kind, d.source, d.statement, _plain(d.paper_value), None,
+                                         d.rule_text(), "not tested", d.not_tested, d.wall_clock))
+            else:
+                missing.append(d.id)
+        order = list(self.declared)
+        self.claims.sort(key=lambda c: order.index(c.claim_id))
+        return missing
 
     def summary(self) -> dict:
-        count = lambda s: sum(c.status == s for c in self.claims)  # noqa: E731
-        return {
-            "total": len(self.claims),
-            "held": count("held") + count("held (expected to differ)"),
-            "failed": count("FAILED"),
-            "not_reproduced": count("not reproduced"),
-            "not_tested": count("not tested"),
-            "expected_to_hold": sum(c.expect == "hold" for c in self.claims),
-        }
+        out = {"total": len(self.claims)}
+        for status in STATUSES:
+            out[status.replace(" ", "_")] = sum(c.status == status for c in self.claims)
+        for kind in KINDS:
+            out[kind] = {status.replace(" ", "_"): sum(c.status == status and c.kind == kind for c in self.claims)
+                         for status in STATUSES}
+        return out
 
     def table(self) -> pd.DataFrame:
         """The ledger as a DataFrame (for display in the notebook)."""
-        cols = ["claim_id", "source", "paper", "ours", "rule", "status", "note"]
+        cols = ["claim_id", "kind", "source", "paper", "ours", "rule", "status", "note"]
         return pd.DataFrame([{k: _display(getattr(c, k)) for k in cols} for c in self.claims], columns=cols)
 
     def finish(self) -> dict:
-        """Write ``claims.json`` and raise :class:`ClaimsFailed` if a claim expected to hold failed."""
+        """Write ``claims.json``; raise :class:`ClaimsFailed` if a declared claim was not measured."""
+        missing = self._complete()
         summary = self.summary()
         if self.write:
             out = paths.results_dir(self.key, self.mode)
@@ -213,15 +346,17 @@ class ClaimLog:
             tmp = out / f".claims.json.{os.getpid()}.tmp"
             tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False, default=str) + "\n")
             os.replace(tmp, out / "claims.json")
-        if self.failed:
-            lines = [f"  {c.claim_id} ({c.source}): paper {c.paper!r}, ours {_display(c.ours)}, rule {c.rule}"
-                     for c in self.failed]
-            raise ClaimsFailed(f"{len(self.failed)} claim(s) expected to hold failed in {self.key}:\n"
-                               + "\n".join(lines))
+        if missing:
+            raise ClaimsFailed(f"{len(missing)} declared claim(s) of {self.key} were not measured: "
+                               + ", ".join(missing))
         return summary
 
 
 def _display(value) -> str:
     if _is_number(value) and not float(value).is_integer():
         return f"{value:.6g}"
-    return str(value)
+    if isinstance(value, list) and len(value) > 4 and _numbers(value):
+        return f"{min(value):.4g} to {max(value):.4g} ({len(value)} values)"
+    if isinstance(value, list) and _numbers(value):
+        return "[" + ", ".join(_display(v) for v in value) + "]"
+    return "" if value is None else str(value)

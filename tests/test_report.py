@@ -12,50 +12,167 @@ from fairlib import paths  # noqa: E402
 from fairlib.report import ClaimLog, ClaimsFailed, save_figure, save_table  # noqa: E402
 
 
+REGISTRY = """
+[[claim]]
+id = "exact"
+kind = "paper"
+source = "§1"
+statement = "three tasks"
+paper_value = 3
+equals = true
+
+[[claim]]
+id = "tol"
+kind = "paper"
+source = "§2"
+statement = "0.828"
+paper_value = 0.828
+tol = 1e-3
+
+[[claim]]
+id = "tol_bad"
+kind = "paper"
+source = "§2"
+statement = "0.828 again"
+paper_value = 0.828
+tol = 1e-3
+
+[[claim]]
+id = "range"
+kind = "finding"
+source = "ours"
+statement = "25 to 90, every element"
+at_least = 25
+at_most = 90
+
+[[claim]]
+id = "se"
+kind = "paper"
+source = "Table 1"
+statement = "477.623 ± 86.373 over 1000 runs"
+paper_value = 477.623
+se = { k = 4, sd = 86.373, n_paper = 1000 }
+
+[[claim]]
+id = "speed"
+kind = "check"
+source = "ours"
+statement = "at least 2x"
+at_least = 2.0
+wall_clock = true
+
+[[claim]]
+id = "trace_share"
+kind = "paper"
+source = "§6.2"
+statement = "38% of jobs"
+paper_value = 0.38
+tol = 0.1
+on_data = true
+
+[[claim]]
+id = "day_long"
+kind = "paper"
+source = "§6.2"
+statement = "16% of jobs run > 24 h"
+not_tested = "our excerpt spans 7 hours"
+"""
+
+
 def test_claim_rules_and_statuses(tmp_build):
-    log = ClaimLog("demo", mode="quick")
-    assert log.check("exact", paper=3, ours=np.int64(3), source="§1")
-    assert log.check("tol", paper=0.828, ours=0.8284, tol=1e-3, source="§2")
-    assert not log.check("tol_bad", paper=0.828, ours=0.9, tol=1e-3, expect="differs", source="§2",
-                         note="we measure 0.9 because ...")
-    assert log.check("range", paper="25-90", ours=40, at_least=25, at_most=90, source="§5")
-    assert not log.check("below", paper=">= 0.9", ours=0.8, at_least=0.9, source="§5")
-    assert log.check("unexpected", paper=1, ours=1, expect="differs", source="§6", note="n")
-    statuses = [c.status for c in log.claims]
-    assert statuses == ["held", "held", "not reproduced", "held", "FAILED", "held (expected to differ)"]
-    with pytest.raises(ClaimsFailed, match=r"1 claim\(s\) expected to hold failed in demo:\n  below \(§5\)"):
-        log.finish()
+    log = ClaimLog("demo", mode="quick", registry=REGISTRY)
+    assert log.measure("exact", np.int64(3))
+    assert log.measure("tol", 0.8284)
+    assert not log.measure("tol_bad", 0.9, note="we measure 0.9 because ...")
+    assert log.measure("range", [40, 25, 90]) and not ClaimLog("d", write=False, registry=REGISTRY).measure(
+        "range", [40, 91])
+    assert log.measure("se", 470.0, runs=1000)        # bound 4 × 86.373 × sqrt(2/1000) = 15.45
+    assert not ClaimLog("d", write=False, registry=REGISTRY).measure("se", 460.0, runs=1000)
+    assert not log.measure("speed", 1.5)
+    assert not log.measure("trace_share", 0.9)
+    summary = log.finish()
+    statuses = {c.claim_id: c.status for c in log.claims}
+    assert statuses == {"exact": "held", "tol": "held", "tol_bad": "not reproduced", "range": "held", "se": "held",
+                        "speed": "not reproduced", "trace_share": "not reproduced", "day_long": "not tested"}
+    assert [c.claim_id for c in log.claims] == list(log.declared)          # registry order
     doc = json.loads((paths.results_dir("demo", "quick") / "claims.json").read_text())
-    assert doc["summary"] == {"total": 6, "held": 4, "failed": 1, "not_reproduced": 1, "not_tested": 0,
-                              "expected_to_hold": 4}
+    assert doc["summary"]["held"] == 4 and doc["summary"]["not_reproduced"] == 3 and doc["summary"]["not_tested"] == 1
+    assert doc["summary"]["paper"] == {"held": 3, "not_reproduced": 2, "not_tested": 1}
     assert doc["claims"][2]["note"] == "we measure 0.9 because ..."
+    assert doc["claims"][4]["rule"].startswith("|ours - paper| <= 4 sd sqrt(1/1000 + 1/runs)")
+    assert doc["claims"][7]["note"] == "our excerpt spans 7 hours" and doc["claims"][7]["ours"] is None
+    assert summary == doc["summary"]
     assert str(paths.results_dir("demo", "quick")).startswith(str(tmp_build))
 
 
-def test_claims_pass_returns_summary(tmp_build):
-    log = ClaimLog("ok", mode="quick")
-    log.check("a", paper=True, ours=np.bool_(True), source="Thm 1")
-    assert log.finish()["held"] == 1
-    assert list(log.table().columns) == ["claim_id", "source", "paper", "ours", "rule", "status", "note"]
-
-
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(paper=1, ours=1, source=""), "source"),
-    (dict(paper=1, ours=2, source="s", expect="differs"), "needs a note"),
-    (dict(paper=1, ours=1, source="s", expect="maybe"), "expect"),
-    (dict(paper="x", ours=1, tol=0.1, source="s"), "numeric"),
-    (dict(paper=1, ours=1, tol=0.1, at_least=0, source="s"), "not both"),
-])
-def test_claim_argument_errors(kwargs, message):
-    with pytest.raises(ValueError, match=message):
-        ClaimLog("x", write=False).check("c", **kwargs)
-
-
-def test_duplicate_claim_rejected():
-    log = ClaimLog("x", write=False)
-    log.check("c", paper=1, ours=1, source="s")
+def test_notebook_cannot_set_rules_or_skip_claims(tmp_build):
+    log = ClaimLog("demo", mode="quick", registry=REGISTRY)
+    with pytest.raises(KeyError, match="'undeclared' is not declared"):
+        log.measure("undeclared", 1)
+    with pytest.raises(TypeError):
+        log.measure("tol", 0.8, tol=0.5)                      # rules live in the registry only
+    with pytest.raises(ValueError, match="declared not_tested"):
+        log.measure("day_long", 0.2)
+    with pytest.raises(ValueError, match="needs runs"):
+        log.measure("se", 470.0)
+    log.measure("exact", 3)
     with pytest.raises(ValueError, match="twice"):
-        log.check("c", paper=1, ours=1, source="s")
+        log.measure("exact", 3)
+    with pytest.raises(ClaimsFailed, match="were not measured: tol, tol_bad, range, se, speed, trace_share"):
+        log.finish()
+
+
+@pytest.mark.parametrize("entry, message", [
+    ('id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"', "no rule"),
+    ('id = "a"\nkind = "guess"\nsource = "s"\nstatement = "x"\nat_least = 1', "kind = 'guess'"),
+    ('id = "a"\nkind = "paper"\nsource = ""\nstatement = "x"\nat_least = 1', "source must be"),
+    ('id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\ntol = 0.1', "compares with paper_value"),
+    ('id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\nat_least = 1\nequals = true\npaper_value = 1',
+     "given together"),
+    ('id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\nat_least = 1\nexpect = "hold"', "unknown field"),
+    ('id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\nat_least = "0.5"', "must be a number"),
+])
+def test_registry_errors_name_the_claim_and_field(entry, message):
+    with pytest.raises(ValueError, match=message):
+        ClaimLog("x", write=False, registry="[[claim]]\n" + entry)
+
+
+def test_every_notebook_registry_loads_and_every_claim_is_measured_or_not_tested():
+    """Each paper notebook has a registry; the notebook measures only declared ids, with literal ids or
+    f-strings, and passes no rule, expectation, tolerance or paper value (those are fixed in the registry)."""
+    import ast
+    import re
+
+    from fairlib.report import load_registry, registry_path
+
+    notebooks = sorted(p for p in paths.NOTEBOOKS.glob("*.ipynb") if not p.name.startswith("_"))
+    assert len(notebooks) == 5
+    for nb_path in notebooks:
+        nb = json.loads(nb_path.read_text())
+        code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+        key = re.search(r'^KEY = "([^"]+)"', code, re.M).group(1)
+        declared = load_registry(registry_path(key), key)
+        tree = ast.parse(code)
+        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                 and n.func.attr in ("measure", "check") and isinstance(n.func.value, ast.Name)
+                 and n.func.value.id == "claims"]
+        assert calls, nb_path
+        for call in calls:
+            assert call.func.attr == "measure", f"{nb_path.name}: claims.check( sets its own rule"
+            assert {k.arg for k in call.keywords} <= {"note", "runs"}, (nb_path.name, ast.unparse(call)[:80])
+            first = call.args[0]
+            if isinstance(first, ast.Constant):
+                assert first.value in declared, f"{nb_path.name}: {first.value!r} not declared"
+            else:
+                assert isinstance(first, ast.JoinedStr), ast.unparse(first)
+        literal = {c.args[0].value for c in calls if isinstance(c.args[0], ast.Constant)}
+        patterns = [re.compile("^" + "".join(re.escape(v.value) if isinstance(v, ast.Constant) else ".+"
+                                             for v in c.args[0].values) + "$")
+                    for c in calls if isinstance(c.args[0], ast.JoinedStr)]
+        for cid, d in declared.items():
+            if d.not_tested:
+                continue
+            assert cid in literal or any(p.match(cid) for p in patterns), f"{key}: {cid} declared, never measured"
 
 
 def test_quick_mode_never_writes_tracked_dirs(tmp_build):
@@ -97,15 +214,17 @@ def test_save_table_rejects_non_frame(tmp_build):
         save_table([1, 2], "x", "y", mode="quick")
 
 
-def test_claims_on_synthetic_data_are_not_tested_and_never_fail(tmp_build):
-    log = ClaimLog("synthetic_demo", mode="quick", data="synthetic")
-    log.check("on_the_trace", paper=0.38, ours=0.9, tol=0.01, source="§6.2", on_data=True)
-    log.check("solver_check", paper=0, ours=0.0, at_most=1e-9, source="ours")
-    assert [c.status for c in log.claims] == ["not tested", "held"]
-    assert "synthetic stand-in" in log.claims[0].note
-    summary = log.finish()
-    assert summary["not_tested"] == 1 and summary["failed"] == 0
+def test_claims_on_synthetic_data_are_not_tested(tmp_build):
+    log = ClaimLog("synthetic_demo", mode="quick", data="synthetic", registry=REGISTRY)
+    for cid, value in (("exact", 3), ("tol", 0.828), ("tol_bad", 0.828), ("range", 30), ("speed", 3.0),
+                       ("trace_share", 0.9)):
+        log.measure(cid, value)
+    log.measure("se", 477.0, runs=10)
+    log.finish()
+    by_id = {c.claim_id: c for c in log.claims}
+    assert by_id["trace_share"].status == "not tested" and "synthetic stand-in" in by_id["trace_share"].note
+    assert by_id["exact"].status == "held"
     doc = json.loads((tmp_build / "quick" / "results" / "synthetic_demo" / "claims.json").read_text())
     assert doc["data"] == "synthetic"
     with pytest.raises(ValueError, match="data = 'fake'"):
-        ClaimLog("x", data="fake")
+        ClaimLog("x", data="fake", registry=REGISTRY)

@@ -22,9 +22,18 @@ def _notebook(path, cells):
     nbformat.write(nb, path)
 
 
+def _registry(claim_id, rule):
+    return (f"[[claim]]\nid = '{claim_id}'\nkind = 'paper'\nsource = 'fixture'\nstatement = 'fixture claim'\n"
+            + rule + "\n")
+
+
+QUICK_RULE = 'paper_value = "quick"\nequals = true'
+SUM_RULE = "paper_value = 1.0\ntol = 1e-12"
+WRONG_RULE = "paper_value = 1\nequals = true"
 OK_CELLS = [
     "from fairlib.report import ClaimLog, save_table\nimport pandas as pd",
-    "log = ClaimLog(KEY, mode=MODE)\nlog.check('mode_is_quick', paper='quick', ours=MODE, source='fixture')\n"
+    f"log = ClaimLog(KEY, mode=MODE, registry={_registry('mode_is_quick', QUICK_RULE)!r})\n"
+    "log.measure('mode_is_quick', MODE)\n"
     "save_table(pd.DataFrame({'seed': [SEED]}), KEY, 'seed', mode=MODE)\nlog.finish()",
 ]
 
@@ -42,18 +51,23 @@ def fixtures(tmp_path_factory):
         "save_table(df.assign(backend=df.attrs['sweep']['backend']), 'sweeping', 'sweep', mode=MODE)"])
     _notebook(d / "verifiable.ipynb", [
         "from fairlib.report import ClaimLog, save_table\nimport pandas as pd\n"
-        "log = ClaimLog('verifiable', mode=MODE)\n"
-        "log.check('third_sums_to_one', paper=1.0, ours=3 * (0.1 + 0.2) / 0.9, tol=1e-12, source='fixture')\n"
+        f"log = ClaimLog('verifiable', mode=MODE, registry={_registry('third_sums_to_one', SUM_RULE)!r})\n"
+        "log.measure('third_sums_to_one', 3 * (0.1 + 0.2) / 0.9)\n"
         "save_table(pd.DataFrame({'n': [1, 2], 'x': [0.1 + 0.2, 1 / 3]}), 'verifiable', 't',"
         " mode=MODE)\nlog.finish()"])
     _notebook(d / "bad_claim.ipynb", [
-        "from fairlib.report import ClaimLog\nlog = ClaimLog('bad_claim', mode=MODE)\n"
-        "log.check('wrong', paper=1, ours=2, source='fixture')\nlog.finish()"])
+        "import os\nfrom fairlib.report import ClaimLog\n"
+        f"log = ClaimLog('bad_claim', mode=MODE, registry={_registry('wrong', WRONG_RULE)!r})\n"
+        "log.measure('wrong', int(os.environ.get('FIXTURE_VALUE', '2')))\nlog.finish()"])
+    _notebook(d / "unmeasured.ipynb", [
+        "from fairlib.report import ClaimLog\n"
+        f"log = ClaimLog('unmeasured', mode=MODE, registry={_registry('forgotten', 'at_least = 1')!r})\nlog.finish()"])
     registry = [
         {"key": "ok_a", "path": str(d / "ok_a.ipynb"), "title": "fixture a"},
         {"key": "ok_b", "path": str(d / "ok_b.ipynb"), "title": "fixture b"},
         {"key": "bad", "path": str(d / "bad.ipynb"), "title": "fails in cell 2"},
-        {"key": "bad_claim", "path": str(d / "bad_claim.ipynb"), "title": "a claim fails"},
+        {"key": "bad_claim", "path": str(d / "bad_claim.ipynb"), "title": "a claim fails (FIXTURE_VALUE=1: holds)"},
+        {"key": "unmeasured", "path": str(d / "unmeasured.ipynb"), "title": "a declared claim is not measured"},
         {"key": "verifiable", "path": str(d / "verifiable.ipynb"), "title": "a table and a claim to verify"},
         {"key": "sweeping", "path": str(d / "sweeping.ipynb"), "title": "runs a sweep"},
         {"key": "template", "path": str(ROOT / "notebooks" / "_template.ipynb"), "title": "the template"},
@@ -63,8 +77,8 @@ def fixtures(tmp_path_factory):
     return reg
 
 
-def run(args, build):
-    env = dict(os.environ, FAIRLIB_BUILD_DIR=str(build))
+def run(args, build, **env_vars):
+    env = dict(os.environ, FAIRLIB_BUILD_DIR=str(build), **env_vars)
     return subprocess.run([sys.executable, str(ROOT / "run_all.py"), *args], capture_output=True, text=True,
                           env=env, cwd=ROOT, timeout=600)
 
@@ -80,8 +94,10 @@ def test_success_writes_outputs_table_and_manifest(fixtures, tmp_path):
     assert manifest["mode"] == "quick" and manifest["versions"]["numpy"]
     assert [n["seed"] for n in manifest["notebooks"]] == [7, 20250101]
     claims = (tmp_path / "quick" / "results" / "claims.csv").read_text()
-    assert "ok_a,,mode_is_quick" in claims and "template,,mean_near_half" in claims
-    assert "| ok_a |  | mode_is_quick |" in (tmp_path / "quick" / "results" / "CLAIMS.md").read_text()
+    assert "ok_a,,paper,mode_is_quick" in claims and "template,,paper,mean_near_half" in claims
+    ledger = (tmp_path / "quick" / "results" / "CLAIMS.md").read_text()
+    assert "| paper | 2 | 0 | 0 | 2 |" in ledger and "## ok_a" in ledger
+    assert "| paper | mode_is_quick | fixture | fixture claim | ours == paper | quick | quick | held |  |" in ledger
 
 
 def test_failing_cell_is_named_and_exit_nonzero(fixtures, tmp_path):
@@ -94,12 +110,28 @@ def test_failing_cell_is_named_and_exit_nonzero(fixtures, tmp_path):
     assert stop.returncode == 1 and "skipped" in stop.stdout
 
 
-def test_keep_going_and_failed_claim(fixtures, tmp_path):
-    p = run(["--quick", "--registry", str(fixtures), "--only", "bad_claim", "ok_a", "--keep-going"], tmp_path)
+def test_not_reproduced_claim_is_reported_and_unmeasured_claim_fails(fixtures, tmp_path):
+    p = run(["--quick", "--registry", str(fixtures), "--only", "bad_claim", "unmeasured", "ok_a"], tmp_path)
     assert p.returncode == 1
-    assert "ClaimsFailed" in p.stderr and "wrong (fixture)" in p.stderr
-    assert "ok_a" in p.stdout and "0/1" in p.stdout  # the failed claim is counted in the table
-    assert (tmp_path / "quick" / "results" / "ok_a" / "claims.json").is_file()
+    assert "bad_claim" in p.stdout and "0/1 (1 not reproduced)" in p.stdout   # reported, not a failure
+    assert "FAILED unmeasured" in p.stderr and "were not measured: forgotten" in p.stderr
+    assert "ok_a" in p.stdout and "1/1" in p.stdout
+
+
+def test_claim_that_stops_holding_fails_a_full_run_unless_accepted(fixtures, tmp_path):
+    """The ledger a full run replaces is its baseline: held -> not reproduced fails, naming the claim."""
+    out = dict(FAIRLIB_OUTPUT_DIR=str(tmp_path / "out"))
+    first = run(["--registry", str(fixtures), "--only", "bad_claim"], tmp_path, FIXTURE_VALUE="1", **out)
+    assert first.returncode == 0, first.stdout + first.stderr
+    ledger = tmp_path / "out" / "results" / "bad_claim" / "claims.json"
+    assert json.loads(ledger.read_text())["claims"][0]["status"] == "held"
+    broken = run(["--registry", str(fixtures), "--only", "bad_claim"], tmp_path, FIXTURE_VALUE="2", **out)
+    assert broken.returncode == 1
+    assert "wrong: held -> not reproduced" in broken.stderr and "--accept-claims" in broken.stderr
+    accepted = run(["--registry", str(fixtures), "--only", "bad_claim", "--accept-claims"], tmp_path,
+                   FIXTURE_VALUE="2", **out)
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    assert json.loads(ledger.read_text())["claims"][0]["status"] == "not reproduced"
 
 
 def test_parallel_jobs(fixtures, tmp_path):
