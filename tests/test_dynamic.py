@@ -104,7 +104,7 @@ def test_single_step_functions(case):
 
 
 def test_printed_line6_violates_capacity():
-    """REFERENCE §3.3: the printed test never triggers the binary search and breaks capacity."""
+    """reconstructions §3.3: the printed test never triggers the binary search and breaks capacity."""
     d = np.array([[1.0, 0.1], [0.1, 1.0], [1.0, 1.0], [1.0, 0.2]])
     printed = dynamic.dynamic_drf(d, method="linear", line6="as_printed")
     over = max((printed.used(k) - k / 4).max() for k in range(1, 5))

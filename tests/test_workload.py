@@ -17,7 +17,7 @@ def test_google_fleet_from_configurations():
     fleet = google_fleet(120, 4, configurations=conf)
     assert fleet.n_servers == 120 and fleet.source == "given"
     classes, counts = np.unique(fleet.server_class, return_counts=True)
-    assert classes.tolist() == ["A", "B", "C", "D"] and counts.tolist() == [65, 37, 10, 8]   # REFERENCE §5.8
+    assert classes.tolist() == ["A", "B", "C", "D"] and counts.tolist() == [65, 37, 10, 8]   # reconstructions §5.8
     assert fleet.capacity[fleet.server_class == "A"][0].tolist() == [0.5, 0.5]
     with pytest.raises(InvalidInputError, match="need 1 <= classes <= n_servers"):
         google_fleet(3, 4, configurations=conf)

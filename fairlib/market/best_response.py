@@ -6,7 +6,7 @@ the machines sorted by w_j / y_j (decreasing), with the closed form
 
     x_j = sqrt(w_j y_j) (X + sum_{i<=k} y_i) / sum_{i<=k} sqrt(w_i y_i) - y_j,   j <= k,
 
-for the largest k that keeps x_k > 0 (REFERENCE §4.5). The paper sorts (O(n log n)); ``best_response``
+for the largest k that keeps x_k > 0 (reconstructions §4.5). The paper sorts (O(n log n)); ``best_response``
 finds the same prefix without sorting, by a threshold fixed point in expected O(n) (see
 ``_best_response_into``). The local search keeps the sorted order, which its O(k) swaps need.
 """

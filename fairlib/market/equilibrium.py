@@ -48,7 +48,7 @@ def two_player_equilibria(alpha: float, kind: str = "opposite") -> list[dict]:
 
     ``kind="equal"``: both users have weights (α, 1-α): unique equilibrium x = y = α.
     ``kind="opposite"``: user 1 (α, 1-α), user 2 (1-α, α), α >= 1/2: equilibria are the non-negative roots
-    of f(δ) = δ³ - cδ² + cδ - 1, c = 1/(2α(1-α)) - 1, with δ = (2 - s)/s, s = x + y (REFERENCE §4.3).
+    of f(δ) = δ³ - cδ² + cδ - 1, c = 1/(2α(1-α)) - 1, with δ = (2 - s)/s, s = x + y (reconstructions §4.3).
     Each equilibrium: bids on machine 1 (x, y), δ, efficiency, uniformity, envy-freeness, and the
     condition-(1) residual of the bids (a numerical cross-check).
     """
