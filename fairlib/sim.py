@@ -14,7 +14,7 @@ Any mechanism from :mod:`fairlib.multires` that maps a :class:`~fairlib.multires
 run on the distinct servers (:func:`fairlib.multires.cluster.on_merged_servers`, exact) unless
 ``merge=False``.
 
-**The job model is a reconstruction [INF]** (REFERENCE §5.8): a *quantum* of job n is a block of resources
+**The job model is a reconstruction [INF]** (reconstructions §5.8): a *quantum* of job n is a block of resources
 shaped like its demand vector D_n, scaled so its dominant component is one normalised unit, held for one
 second. A job that used D_n for T seconds in the trace needs T · max_r D_n,r quanta; the mechanisms allocate
 quanta per second (``x_n``) on the unit-dominant shapes, and a job completes when its quanta are served.

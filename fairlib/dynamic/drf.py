@@ -422,7 +422,7 @@ def dynamic_drf(demands, n: int | None = None, method: str = "linear", *, line6:
         Number of agents the mechanism plans for (capacity k/n at step k); default K. Must be >= K.
     method : {"linear", "waterfill", "lp"}
         ``"linear"``: Li et al.'s Algorithm 1 (binary search for the split τ, O(k m) per step) with line 6
-        corrected to test ``sum_{i<=k} d_ir x_1^{k-1} <= k/n`` (REFERENCE §3.3 erratum: as printed the
+        corrected to test ``sum_{i<=k} d_ir x_1^{k-1} <= k/n`` (reconstructions §3.3 erratum: as printed the
         test is always true and capacity is violated). ``"waterfill"``: Kash et al.'s water-filling
         computed exactly by events (segments of equal shares merged bottom-up; O(m) amortised per
         step). ``"lp"``: HiGHS on LP (1) at every step (slow; keeps every step's shares).

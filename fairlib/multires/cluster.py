@@ -4,7 +4,7 @@ K servers with divisible capacities ``capacity[server, resource]``; users with p
 ``demand[user, resource]``, weights φ and placement constraints ``eligible[user, server]``.
 x[n, i] is the (real) number of user n's tasks on server i and x_n = Σ_i x[n, i] its total.
 
-Derived quantities (REFERENCE §5.1; the equations are reconstructions, [INF]):
+Derived quantities (reconstructions §5.1; the equations are reconstructions, [INF]):
 
 - per-server dominant resource ρ[n, i] = argmax_r d[n, r] / c[i, r] (eq. 7);
 - monopoly task count γ[n, i] = min_r c[i, r] / d[n, r] over the resources n demands (eq. 8): the

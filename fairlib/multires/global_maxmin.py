@@ -1,7 +1,7 @@
 """DRFH and TSF: weighted max-min on a per-user share of the *total* tasks, placed on heterogeneous servers.
 
 Both equalise a per-user quantity q_n x_n / φ_n of the total tasks x_n = Σ_i x[n, i], subject to
-every server's capacities and the placement constraints (REFERENCE §5.1, [INF] for the formulas):
+every server's capacities and the placement constraints (reconstructions §5.1, [INF] for the formulas):
 
 - **DRFH** (Wang et al.): q_n = max_r d[n, r] / C_r, the global dominant share per task against the
   pooled capacities C = Σ_i c[i, :] (eq. 5);

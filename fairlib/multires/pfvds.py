@@ -3,7 +3,7 @@
 Each server i is a player maximising U_i = Σ_{n usable on i} φ_n f(ŝ[n, i]) over its own column
 x[:, i] subject to its capacities, where ŝ[n, i] = x_n / (φ_n γ[n, i]) is the weighted VDS of n's
 *total* tasks and f is α-fair: f(s) = s^(1-α)/(1-α), log s for α = 1 (eq. 12; the form is a
-reconstruction, REFERENCE §5.3 [INF]). ∂U_i/∂x[n, i] = ŝ^-α / γ[n, i].
+reconstruction, reconstructions §5.3 [INF]). ∂U_i/∂x[n, i] = ŝ^-α / γ[n, i].
 
 - α = 1: the equilibrium is the weighted proportional-fair optimum max Σ_n φ_n log x_n (Theorem 2);
   the game is then a potential game and best responses are block coordinate ascent on a convex

@@ -1,6 +1,6 @@
 """PF-VDS(α) on heterogeneous servers by a primal-dual interior-point method.
 
-The equilibrium of Problem 1 (Khamse-Ashari et al.; the form is a reconstruction, REFERENCE §5.3 [INF]):
+The equilibrium of Problem 1 (Khamse-Ashari et al.; the form is a reconstruction, reconstructions §5.3 [INF]):
 on every eligible pair, ŝ[n, i]^-α / γ[n, i] + z[n, i] = λ_i·d_n with z ⊥ x >= 0, and every server's
 prices λ_i ⊥ its slack. For α = 1 these are the optimality conditions of
 

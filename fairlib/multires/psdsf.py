@@ -3,7 +3,7 @@
 An allocation is PS-DSF when it is feasible and no x[n, i] can be increased without decreasing some
 x[m, i] on the same server with ŝ[m, i] <= ŝ[n, i] (ŝ = weighted VDS, :mod:`.cluster`).
 
-The ICC'17 algorithm that computes it was not recovered (REFERENCE §5.7, [NR]). Two constructions of ours
+The ICC'17 algorithm that computes it was not recovered (reconstructions §5.7, [NR]). Two constructions of ours
 ([DRV]). **Default**: the limit of a smoothed market on per-server prices, solved by Newton's method
 (:mod:`.psdsf_market`; ~20 Newton steps, Definition 4 to ~1e-9). It describes servers with one VDS level
 (every usable user loads the constraint that fills the server: always so when all users of a server load the

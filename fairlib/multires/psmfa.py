@@ -1,6 +1,6 @@
 """PS-MFA: projected descent on the Fischer–Burmeister merit function (Khamse-Ashari et al. §5.1, eqs. 44–54).
 
-Reconstruction ([INF], REFERENCE §5.4–5.5): the NCP 0 <= x[n, i] ⊥ F[n, i](x, λ) >= 0 with
+Reconstruction ([INF], reconstructions §5.4–5.5): the NCP 0 <= x[n, i] ⊥ F[n, i](x, λ) >= 0 with
 F[n, i] = λ_i·d_n - ŝ[n, i]^-α / γ[n, i] is solved by minimising Ψ(x, λ) = Σ ½ φ_FB(x, F)² subject to
 feasibility, λ >= 0 and λ[i, r] = 0 on resources not saturated on server i (eqs. 37–40). Each
 iteration moves every server's column along -∇Ψ projected on T_i = {y: Σ_n d[n, r] y_n = 0 for the

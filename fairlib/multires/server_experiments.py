@@ -32,7 +32,7 @@ MECHANISMS = {
 
 
 def fig1_instance() -> Cluster:
-    """A *hypothetical* instance for the paper's Fig. 1 (the demand vectors were lost, REFERENCE §5.2 [NR]).
+    """A *hypothetical* instance for the paper's Fig. 1 (the demand vectors were lost, reconstructions §5.2 [NR]).
 
     Servers [12 cores, 4 GB, 75 Mb/s] and [8 cores, 16 GB, 0 Mb/s]; users 1–2 need bandwidth (server 1
     only), users 3–4 need none (both servers); equal weights. Demands chosen to meet every constraint
