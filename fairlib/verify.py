@@ -49,6 +49,18 @@ TIMING_COLUMNS: dict[str, dict[str, list[str]]] = {
 #: "claims": {claim_id: reason}}}``: a "rows where" entry makes every column of the committed rows matching the
 #: query sensitive.
 SENSITIVE: dict[str, dict[str, dict]] = {
+    "feldman2005": {
+        "tables": {
+            "fig2_infinite_parallelism": {
+                "rows where mechanism == 'best_response_tight'": "best response continued until utilities change by "
+                    "less than 1e-12: the round it stops in, and so its Nash residual (~1e-8) and last digits of the "
+                    "metrics, depend on the last bits",
+            },
+            "fig2_paper_test_vs_tight_equilibrium": {
+                "residual_tight": "a stopping residual near 1e-8, not a result: its digits are noise",
+            },
+        },
+    },
     "khamseashari2018": {
         "tables": {
             "convergence": {"psi": "PS-MFA and the distributed heuristic ([INF] reconstructions) stall in a chaotic "

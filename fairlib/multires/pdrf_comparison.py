@@ -196,7 +196,11 @@ def _identity_cell(seed, run, n_users, keep_points):
     e = edrf(d, c).tasks
     lower, upper = first_blocked_deviation_bound(d, c)
     gap = e - literal_run.tasks
+    floor_e = np.floor(e)
     row = {"resources": m, **pdrf_edrf_identity(d, c),
+           # Metin §3.4: the algebraically equal k' = k ds* form, "less accurate": users off floor(EDRF), each form
+           "ds_max_off_floor_edrf": int((pdrf(d, c).tasks != floor_e).sum()),
+           "simplified_off_floor_edrf": int((pdrf(d, c, variant="simplified").tasks != floor_e).sum()),
            "topup_equals_corrected_drf": bool(np.array_equal(pdrf(d, c, top_up=True).tasks, skip_run.tasks)),
            "pdrf_over_allocates": bool((pdrf(d, c).tasks > literal_run.tasks).any()),
            "bound_violations": int(((gap <= lower) | (gap >= upper)).sum()),
