@@ -16,8 +16,8 @@ writes the tracked ``figures/<key>/`` and ``data/results/<key>/``; quick mode wr
 aggregated claims table (``claims.csv`` and ``CLAIMS.md`` in the mode's results root) and
 ``build/run_manifest.json``.  The exit code is non-zero if any notebook failed (the failing cell and error are
 named) or, in a full run, if a claim "held" in the committed ledger is not held any more (each one named;
-``--accept-claims`` accepts the new statuses, which then show in the diff of ``claims.json``).  Every notebook runs even when one fails
-(``--stop-on-failure`` stops at the first).
+``--accept-claims`` accepts the new statuses, which then show in the diff of ``claims.json``).  Every notebook
+runs even when one fails (``--stop-on-failure`` stops at the first).
 
 ``--verify`` checks the published numbers on this machine: it re-executes the notebooks in full mode with
 their outputs redirected to ``build/verify/`` (``FAIRLIB_OUTPUT_DIR``; the committed ``figures/`` and
@@ -40,7 +40,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
@@ -96,7 +96,7 @@ class Outcome:
     wall_s: float = 0.0
     claims_held: int = 0
     claims_total: int = 0
-    claims_regressed: list = None   # ids that were "held" in the committed ledger and are not any more
+    claims_regressed: list = field(default_factory=list)  # claims held in the committed ledger and not any more
     claims_not_reproduced: int = 0
     claims_not_tested: int = 0
     outputs: int = 0
@@ -167,29 +167,21 @@ def _shown(path: Path) -> str:
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
-def ledger_claims(f: Path) -> dict[str, dict]:
-    """The claims of the ledger ``f`` (a claims.json): ``{claim id: claim}``; empty if there is none."""
+def ledger_claims(f: Path) -> list[dict]:
+    """The claims of the ledger ``f`` (a claims.json); empty if there is none."""
     try:
-        return {c["claim_id"]: c for c in json.loads(f.read_text())["claims"]}
+        return json.loads(f.read_text())["claims"]
     except (OSError, ValueError, KeyError):
-        return {}
+        return []
 
 
-def claim_regressions(baseline: dict[str, dict], fresh: list[dict]) -> list[str]:
-    """Claims "held" in ``baseline`` that are not "held" in ``fresh`` (or are gone), as ``"id: held -> status"``.
+def claim_regressions(baseline: list[dict], fresh: list[dict]) -> list[str]:
+    """Claims "held" in ``baseline`` that are not "held" in ``fresh`` (or are gone), as ``"id: held -> status"``;
+    claims decided by wall-clock time are left out (:func:`fairlib.verify.claim_changes`)."""
+    from fairlib.verify import claim_changes
 
-    Claims decided by wall-clock time (``wall_clock``) are left out: machines and load differ, and no run is gated
-    on wall-clock time.
-    """
-    now = {c["claim_id"]: c for c in fresh}
-    out = []
-    for cid, old in baseline.items():
-        if old.get("status") != "held" or old.get("wall_clock") or now.get(cid, {}).get("wall_clock"):
-            continue
-        new_status = now[cid]["status"] if cid in now else "missing"
-        if new_status != "held":
-            out.append(f"{cid}: held -> {new_status}")
-    return out
+    return [f"{c.claim_id}: {c.committed} -> {c.fresh}" for c in claim_changes(baseline, fresh)
+            if c.committed == "held" and not c.sensitive]
 
 
 def run_one(nb: Notebook, mode: str, build: Path, show_cells: bool, accept_claims: bool = False,
@@ -210,7 +202,7 @@ def run_one(nb: Notebook, mode: str, build: Path, show_cells: bool, accept_claim
     claims_file = paths.results_dir(nb.key, mode) / "claims.json"
     # the ledger a full run is about to replace (the committed one, data/results/<key>) is its baseline;
     # --verify compares with the committed ledger itself, quick mode has no baseline
-    baseline = ledger_claims(claims_file) if gate and mode == "full" else {}
+    baseline = ledger_claims(claims_file) if gate and mode == "full" else []
     start_wall = time.time()
     t0 = time.perf_counter()
     try:
@@ -256,7 +248,7 @@ def aggregate_claims(registry: dict[str, Notebook], mode: str) -> Path | None:
     import pandas as pd
 
     from fairlib import paths
-    from fairlib.report import KINDS, STATUSES, _display
+    from fairlib.report import KINDS, STATUSES, display_value
 
     rows = []
     for key in registry:
@@ -280,7 +272,7 @@ def aggregate_claims(registry: dict[str, Notebook], mode: str) -> Path | None:
     df.to_csv(root / "claims.csv", index=False, lineterminator="\n", float_format="%.10g")
 
     def cell(v) -> str:
-        return _display(v).replace("|", "\\|").replace("\n", " ")
+        return display_value(v).replace("|", "\\|").replace("\n", " ")
 
     counts = df.groupby(["kind", "status"]).size()
     lines = ["# Claims ledger", "",

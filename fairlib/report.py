@@ -12,7 +12,7 @@ import json
 import math
 import os
 import numbers
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +21,7 @@ import pandas as pd
 from . import paths
 
 __all__ = ["save_figure", "save_table", "ClaimLog", "Claim", "ClaimsFailed", "Declared", "load_registry",
-           "registry_path", "FLOAT_FORMAT", "KINDS", "STATUSES"]
+           "registry_path", "display_value", "FLOAT_FORMAT", "KINDS", "STATUSES"]
 
 #: float format of every CSV written by :func:`save_table` (fixed, so output is byte-stable on one machine)
 FLOAT_FORMAT = "%.10g"
@@ -75,7 +75,6 @@ def _is_number(x) -> bool:
 KINDS = ("paper", "finding", "check")
 STATUSES = ("held", "not reproduced", "not tested")
 _RULES = ("equals", "tol", "at_least", "at_most", "se")
-_FIELDS = {"id", "kind", "source", "statement", "paper_value", "on_data", "wall_clock", "not_tested", *_RULES}
 
 
 def registry_path(key: str) -> Path:
@@ -126,6 +125,9 @@ class Declared:
         if self.at_most is not None:
             parts.append(f"ours <= {self.at_most:g}")
         return " and ".join(parts)
+
+
+_FIELDS = {f.name for f in fields(Declared)}
 
 
 def _declared(entry: dict, where: str) -> Declared:
@@ -315,8 +317,8 @@ class ClaimLog:
                                          d.rule_text(), "not tested", d.not_tested, d.wall_clock))
             else:
                 missing.append(d.id)
-        order = list(self.declared)
-        self.claims.sort(key=lambda c: order.index(c.claim_id))
+        rank = {cid: i for i, cid in enumerate(self.declared)}
+        self.claims.sort(key=lambda c: rank[c.claim_id])
         return missing
 
     def summary(self) -> dict:
@@ -331,7 +333,7 @@ class ClaimLog:
     def table(self) -> pd.DataFrame:
         """The ledger as a DataFrame (for display in the notebook)."""
         cols = ["claim_id", "kind", "source", "paper", "ours", "rule", "status", "note"]
-        return pd.DataFrame([{k: _display(getattr(c, k)) for k in cols} for c in self.claims], columns=cols)
+        return pd.DataFrame([{k: display_value(getattr(c, k)) for k in cols} for c in self.claims], columns=cols)
 
     def finish(self) -> dict:
         """Write ``claims.json``; raise :class:`ClaimsFailed` if a declared claim was not measured."""
@@ -352,11 +354,12 @@ class ClaimLog:
         return summary
 
 
-def _display(value) -> str:
+def display_value(value) -> str:
+    """A measured or paper value as shown in ledgers: 6 significant digits, long numeric lists as their range."""
     if _is_number(value) and not float(value).is_integer():
         return f"{value:.6g}"
     if isinstance(value, list) and len(value) > 4 and _numbers(value):
         return f"{min(value):.4g} to {max(value):.4g} ({len(value)} values)"
     if isinstance(value, list) and _numbers(value):
-        return "[" + ", ".join(_display(v) for v in value) + "]"
+        return "[" + ", ".join(display_value(v) for v in value) + "]"
     return "" if value is None else str(value)

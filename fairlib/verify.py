@@ -27,7 +27,8 @@ from pathlib import Path
 import pandas as pd
 
 __all__ = ["DEFAULT_RTOL", "DEFAULT_ATOL", "TIMING_COLUMNS", "SENSITIVE", "Difference", "TableReport",
-           "ClaimChange", "VerifyReport", "compare_values", "compare_text", "compare_table", "compare_claims",
+           "ClaimChange", "VerifyReport", "compare_values", "compare_text", "compare_table", "claim_changes",
+           "compare_claims",
            "verify_results"]
 
 #: default tolerances of ``run_all.py --verify``: numbers equal when |a - b| <= rtol·max(|a|, |b|) or <= atol
@@ -289,19 +290,25 @@ def compare_table(committed: Path, fresh: Path, *, rtol: float = DEFAULT_RTOL, a
     return TableReport(name, "identical" if identical else "equal", max_rel, excluded=excluded)
 
 
-def compare_claims(committed: Path, fresh: Path, *, sensitive: dict | None = None) -> tuple[int, list[ClaimChange]]:
-    """Every claim's status in two ``claims.json`` files: ``(claims compared, changes)``; a claim present in only
-    one file is a change (status ``"absent"`` on the other side)."""
+def claim_changes(committed: list[dict], fresh: list[dict], *, sensitive: dict | None = None) -> list[ClaimChange]:
+    """Claims whose status differs between two ledgers (lists of claims as in ``claims.json``); a claim present in
+    only one is a change (status ``"absent"`` on the other side). Claims decided by wall-clock time are marked
+    sensitive: machines and load differ, so their status is reported, never failed."""
     sensitive = dict(sensitive or {})
-    old_doc, new_doc = (json.loads(Path(f).read_text())["claims"] for f in (committed, fresh))
-    old = {c["claim_id"]: c["status"] for c in old_doc}
-    new = {c["claim_id"]: c["status"] for c in new_doc}
-    for c in old_doc + new_doc:  # machines and load differ: a wall-clock claim's status is reported, never failed
+    for c in committed + fresh:
         if c.get("wall_clock"):
             sensitive.setdefault(c["claim_id"], "decided by wall-clock time")
-    changes = [ClaimChange(cid, old.get(cid, "absent"), new.get(cid, "absent"), sensitive.get(cid, ""))
-               for cid in list(old) + [c for c in new if c not in old] if old.get(cid) != new.get(cid)]
-    return len(set(old) | set(new)), changes
+    old = {c["claim_id"]: c["status"] for c in committed}
+    new = {c["claim_id"]: c["status"] for c in fresh}
+    return [ClaimChange(cid, old.get(cid, "absent"), new.get(cid, "absent"), sensitive.get(cid, ""))
+            for cid in list(old) + [c for c in new if c not in old] if old.get(cid) != new.get(cid)]
+
+
+def compare_claims(committed: Path, fresh: Path, *, sensitive: dict | None = None) -> tuple[int, list[ClaimChange]]:
+    """Every claim's status in two ``claims.json`` files: ``(claims compared, changes)`` (:func:`claim_changes`)."""
+    old, new = (json.loads(Path(f).read_text())["claims"] for f in (committed, fresh))
+    ids = {c["claim_id"] for c in old} | {c["claim_id"] for c in new}
+    return len(ids), claim_changes(old, new, sensitive=sensitive)
 
 
 def verify_results(key: str, committed_dir: Path, fresh_dir: Path, *, rtol: float = DEFAULT_RTOL,

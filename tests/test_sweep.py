@@ -1,5 +1,4 @@
 """fairlib.sweep: deterministic seeds across backends, failures with their parameters, resumable cache."""
-import os
 import warnings
 
 import numpy as np

@@ -172,13 +172,14 @@ def first_blocked_deviation_bound(demands, capacity) -> tuple[np.ndarray, np.nda
     return np.full(d.shape[0], -1.0), upper
 
 
-def pdrf_edrf_identity(demands, capacity) -> dict:
-    """Compare PDRF with ``floor(EDRF tasks)``; mismatches are allowed only at float boundaries.
+def pdrf_edrf_identity(demands, capacity, *, variant: str = "ds_max") -> dict:
+    """Compare PDRF (``variant`` as in :func:`pdrf`) with ``floor(EDRF tasks)``; mismatches are allowed only at
+    float boundaries.
 
     Returns counts: ``equal`` users, ``boundary`` users whose EDRF task count lies within 1e-9
     (relative) of an integer and differ by one, and ``other`` (a genuine violation; always 0).
     """
-    p = pdrf(demands, capacity).tasks
+    p = pdrf(demands, capacity, variant=variant).tasks
     e = edrf(demands, capacity).tasks
     f = np.floor(e)
     near_int = np.abs(e - np.round(e)) <= 1e-9 * np.maximum(1.0, np.abs(e))
@@ -196,11 +197,12 @@ def _identity_cell(seed, run, n_users, keep_points):
     e = edrf(d, c).tasks
     lower, upper = first_blocked_deviation_bound(d, c)
     gap = e - literal_run.tasks
-    floor_e = np.floor(e)
-    row = {"resources": m, **pdrf_edrf_identity(d, c),
-           # Metin §3.4: the algebraically equal k' = k ds* form, "less accurate": users off floor(EDRF), each form
-           "ds_max_off_floor_edrf": int((pdrf(d, c).tasks != floor_e).sum()),
-           "simplified_off_floor_edrf": int((pdrf(d, c, variant="simplified").tasks != floor_e).sum()),
+    identity = pdrf_edrf_identity(d, c)
+    # Metin §3.4: the algebraically equal k' = k ds* form is "less accurate": users off floor(EDRF), each form
+    simplified = pdrf_edrf_identity(d, c, variant="simplified")
+    row = {"resources": m, **identity,
+           "ds_max_off_floor_edrf": n_users - identity["equal"],
+           "simplified_off_floor_edrf": n_users - simplified["equal"],
            "topup_equals_corrected_drf": bool(np.array_equal(pdrf(d, c, top_up=True).tasks, skip_run.tasks)),
            "pdrf_over_allocates": bool((pdrf(d, c).tasks > literal_run.tasks).any()),
            "bound_violations": int(((gap <= lower) | (gap >= upper)).sum()),

@@ -269,7 +269,8 @@ def drf(demands, capacity, *, weights=None, stop: str = "skip_blocked", tie_brea
     Notes
     -----
     Exact comparison uses int64 cross-products; it falls back to ``tasks * step`` in floating point when a
-    product could exceed 2⁶² (capacities above about 2·10⁹). A task fits when ``consumed + demand <= capacity * (1 + FIT_RTOL)`` (FIT_RTOL = 1e-12).
+    product could exceed 2⁶² (capacities above about 2·10⁹). A task fits when
+    ``consumed + demand <= capacity * (1 + FIT_RTOL)`` (FIT_RTOL = 1e-12).
 
     Examples
     --------
