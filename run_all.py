@@ -175,13 +175,14 @@ def ledger_claims(f: Path) -> list[dict]:
         return []
 
 
-def claim_regressions(baseline: list[dict], fresh: list[dict]) -> list[str]:
+def claim_regressions(key: str, baseline: list[dict], fresh: list[dict]) -> list[str]:
     """Claims "held" in ``baseline`` that are not "held" in ``fresh`` (or are gone), as ``"id: held -> status"``;
-    claims decided by wall-clock time are left out (:func:`fairlib.verify.claim_changes`)."""
-    from fairlib.verify import claim_changes
+    claims decided by wall-clock time or declared ulp-sensitive are left out (:func:`fairlib.verify.claim_changes`,
+    :data:`fairlib.verify.SENSITIVE`), as ``--verify`` leaves them out."""
+    from fairlib.verify import SENSITIVE, claim_changes
 
-    return [f"{c.claim_id}: {c.committed} -> {c.fresh}" for c in claim_changes(baseline, fresh)
-            if c.committed == "held" and not c.sensitive]
+    changes = claim_changes(baseline, fresh, sensitive=SENSITIVE.get(key, {}).get("claims"))
+    return [f"{c.claim_id}: {c.committed} -> {c.fresh}" for c in changes if c.committed == "held" and not c.sensitive]
 
 
 def run_one(nb: Notebook, mode: str, build: Path, show_cells: bool, accept_claims: bool = False,
@@ -225,7 +226,7 @@ def run_one(nb: Notebook, mode: str, build: Path, show_cells: bool, accept_claim
             out.claims_not_reproduced = summary["not_reproduced"]
             out.claims_not_tested = summary.get("not_tested", 0)
             out.data = doc.get("data") or ""
-            out.claims_regressed = claim_regressions(baseline, doc["claims"])
+            out.claims_regressed = claim_regressions(nb.key, baseline, doc["claims"])
             if out.claims_regressed and not accept_claims:
                 out.status = "FAILED"
                 out.error = ((out.error + "; " if out.error else "") + f"{len(out.claims_regressed)} claim(s) held in "

@@ -61,6 +61,11 @@ SENSITIVE: dict[str, dict[str, dict]] = {
                 "residual_tight": "a stopping residual near 1e-8, not a result: its digits are noise",
             },
         },
+        "claims": {
+            cid: "whether continued best response reaches residual 1e-6 on the one instance where it cycles (1 of "
+                 "240) depends on the last bits"
+            for cid in ("tight_equilibria_reached", "equilibrium_exists_strong_competition")
+        },
     },
     "khamseashari2018": {
         "tables": {
