@@ -343,3 +343,15 @@ def test_counted_work_of_drf_and_pdrf():
     n, m = d.shape
     assert pdrf(d, cap).work == pdrf(d, 10 * cap).work == 2 * n * m + n + m
     assert pdrf(d, cap, top_up=True).work > 2 * n * m + n + m
+
+
+def test_over_allocation_profile_counts_the_table_runs_instances():
+    setups = {"1-100": cmp.DeviationExperiment(n_users=200, n_resources=2, demand_range=(1, 100))}
+    runs = cmp.deviation_runs(setups, 6, 11, key="demands")
+    prof = cmp.over_allocation_profile(setups, 6, 11, key="demands").set_index("group")
+    assert prof.loc["all", "over"] == runs.over_total.sum() == prof.loc["over-allocated", "users"]
+    bins = prof[prof.index.str.startswith("rate")]
+    assert bins.users.sum() == 6 * 200 and bins.over.sum() == runs.over_total.sum()
+    assert (bins.over <= bins.users).all() and prof.loc["all", "runs"] == 6
+    with pytest.raises(InvalidInputError, match=r"edges = \[2\.0, 3\.0\]"):
+        cmp.over_allocation_profile(setups, 1, 0, edges=[2.0, 3.0])

@@ -12,7 +12,7 @@ from .dynamics import run_dynamics
 from .equilibrium import equilibrium_violation, proportional_guarantee_bids
 from .game import Game, allocation, correlated_preferences, social_optimum, uniform_preferences, weight_proportional_bids
 
-__all__ = ["outcome_metrics", "infinite_parallelism_sweep", "finite_parallelism_sweep",
+__all__ = ["settling_iteration", "outcome_metrics", "infinite_parallelism_sweep", "finite_parallelism_sweep",
            "finite_efficiency_trajectories", "efficiency_over_time", "proportional_guarantee_runs", "PREFERENCES"]
 
 PREFERENCES = {"uniform": uniform_preferences, "correlated": correlated_preferences,
@@ -188,3 +188,20 @@ def proportional_guarantee_runs(runs: int, rng, *, reserve: float = 1e-6, n_jobs
     df = sweep(_guarantee_cell, [{}], seeds=runs, rng=rng, fixed=dict(reserve=reserve),
                **_sweep_options(n_jobs, backend, False, "guarantee"))
     return df.rename(columns={"rep": "run"})
+
+
+def settling_iteration(curve, within: float = 0.01) -> int:
+    """First iteration from which ``curve`` (a pandas Series indexed by iteration, e.g. a median efficiency per
+    iteration) stays within ``within`` of its last value — when the curve has "got there" (EC Fig. 3).
+
+    >>> import pandas as pd
+    >>> settling_iteration(pd.Series([0.5, 0.8, 0.905, 0.9, 0.91], index=[0, 1, 2, 3, 4]))
+    2
+    """
+    values = np.asarray(curve, dtype=np.float64)
+    if values.ndim != 1 or values.size == 0 or not np.isfinite(values).all():
+        raise InvalidInputError(f"curve: expected a non-empty 1-D series of finite values, got {values!r}")
+    if not within >= 0:
+        raise InvalidInputError(f"within = {within}: must be >= 0")
+    off = np.abs(values - values[-1]) > within
+    return int(curve.index[np.flatnonzero(off)[-1] + 1]) if off.any() else int(curve.index[0])

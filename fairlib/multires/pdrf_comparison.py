@@ -20,7 +20,8 @@ from .progressive_filling import drf
 
 __all__ = ["DEVIATION_FIELDS", "deviation_counts", "table_row", "random_single_pool", "DeviationExperiment",
            "run_deviation_experiment", "deviation_runs", "identity_runs", "first_blocked_deviation_bound", "pdrf_edrf_identity", "PAPER_TABLES",
-           "speed_sweep", "scaled_instances", "row_distance", "parameter_search", "MATCH_FIELDS"]
+           "speed_sweep", "scaled_instances", "row_distance", "parameter_search", "MATCH_FIELDS",
+           "over_allocation_profile", "RATE_EDGES"]
 
 DEVIATION_FIELDS = ("under_1", "under_2", "under_gt2", "under_max", "under_total",
                     "over_1", "over_2", "over_gt2", "over_max", "over_total")
@@ -145,6 +146,64 @@ def run_deviation_experiment(setup: DeviationExperiment, n_runs: int, rng, *, pr
     diagnostics (see :func:`deviation_runs`)."""
     return deviation_runs({"_": setup}, n_runs, rng, key="_", progress=progress, n_jobs=n_jobs,
                           backend=backend).drop(columns="_")
+
+
+#: bins of the rate ds*/ds_i (Metin §3.3) for :func:`over_allocation_profile`: [1, 1.5), [1.5, 2), ..., [500, inf)
+RATE_EDGES = (1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0)
+
+
+def _profile_cell(seed, n_users, n_resources, reserve_range, demand_range, stop, tie_break, pdrf_variant,
+                  share_arithmetic, edges, **_):
+    d, cap = random_single_pool(np.random.default_rng(seed), n_users, n_resources, reserve_range, demand_range)
+    diff = drf(d, cap, stop=stop, tie_break=tie_break, share_arithmetic=share_arithmetic).tasks - \
+        pdrf(d, cap, variant=pdrf_variant).tasks
+    ds = (d / cap).max(axis=1)
+    rate = ds.max() / ds
+    over = diff < 0
+    ones = (d == 1).all(axis=1)
+    where = np.digitize(rate, edges) - 1          # rate >= 1 always, so bin >= 0
+    rows = [{"group": f"rate [{edges[b]:g}, {edges[b + 1] if b + 1 < len(edges) else np.inf:g})",
+             "rate_low": float(edges[b]), "users": int((where == b).sum()), "over": int(over[where == b].sum()),
+             "rate_sum": float(rate[where == b].sum())} for b in range(len(edges))]
+    rows.append({"group": "all ones", "rate_low": np.nan, "users": int(ones.sum()), "over": int(over[ones].sum()),
+                 "rate_sum": float(rate[ones].sum())})
+    rows.append({"group": "over-allocated", "rate_low": np.nan, "users": int(over.sum()), "over": int(over.sum()),
+                 "rate_sum": float(rate[over].sum())})
+    rows.append({"group": "all", "rate_low": np.nan, "users": int(n_users), "over": int(over.sum()),
+                 "rate_sum": float(rate.sum())})
+    return rows
+
+
+def over_allocation_profile(setups, n_runs: int, rng, *, key: str = "setup", edges=RATE_EDGES,
+                            progress: bool = False, n_jobs: int | None = None,
+                            backend: str | None = None) -> pd.DataFrame:
+    """Who PDRF over-allocates (Metin §4: users with a small dominant share, i.e. a large rate ds*/ds_i,
+    "especially the demands containing 1"). The same instances as :func:`deviation_runs` with the same
+    ``setups``, ``rng`` and ``key`` (a run's seed depends on its setup's name and number only).
+
+    One row per (setup, group) summed over the runs: groups are the rate bins ``[edges[j], edges[j+1])``, users
+    whose demand is 1 on every resource, the over-allocated users and all users; columns ``users``, ``over``
+    (over-allocated users among them), ``over_rate`` (their fraction) and ``mean_rate`` (mean ds*/ds_i).
+    """
+    from dataclasses import asdict
+
+    edges = np.asarray(edges, dtype=np.float64)
+    if edges.ndim != 1 or edges.size < 1 or edges[0] != 1.0 or (np.diff(edges) <= 0).any():
+        raise InvalidInputError(f"edges = {edges.tolist()}: need increasing bin edges starting at 1")
+    for name, setup in setups.items():
+        if not isinstance(setup, DeviationExperiment):
+            raise InvalidInputError(f"setups[{name!r}] = {setup!r}: expected a DeviationExperiment")
+    grid = [{key: name, **{f: (list(v) if isinstance(v, tuple) else v) for f, v in asdict(setup).items()}}
+            for name, setup in setups.items()]
+    cells = sweep(_profile_cell, grid, seeds=n_runs, rng=rng, seed_by=[key], fixed={"edges": edges},
+                  n_jobs=n_jobs, backend=backend, progress=progress, desc="runs")
+    out = cells.groupby([key, "group"], sort=False).agg(rate_low=("rate_low", "first"), users=("users", "sum"),
+                                                         over=("over", "sum"), rate_sum=("rate_sum", "sum"),
+                                                         runs=("rep", "nunique")).reset_index()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out["over_rate"] = out.over / out.users
+        out["mean_rate"] = out.rate_sum / out.users
+    return out.drop(columns="rate_sum")
 
 
 def first_blocked_deviation_bound(demands, capacity) -> tuple[np.ndarray, np.ndarray]:

@@ -344,9 +344,22 @@ def _distributed(cluster, alphas, x, *, kappa, step, iterations, tol):
     return x, np.array(trajectory), lam
 
 
+def _start(cluster: Cluster, start) -> np.ndarray:
+    if start is None:
+        return np.zeros((cluster.n_users, cluster.n_servers))
+    x = np.asarray(start, dtype=np.float64)
+    if x.shape != (cluster.n_users, cluster.n_servers):
+        raise InvalidInputError(f"start: expected shape ({cluster.n_users}, {cluster.n_servers}), got {x.shape}")
+    bad = ~np.isfinite(x) | (x < 0) | ((x != 0) & ~cluster.eligible)
+    if bad.any():
+        n, i = map(int, np.argwhere(bad)[0])
+        raise InvalidInputError(f"start[{n}, {i}] = {x[n, i]}: must be finite, >= 0 and 0 on an unusable pair")
+    return x
+
+
 def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_shared: bool = False,
           max_sweeps: int = 2000, tol: float = 1e-10,
-          kappa: float = 1e3, step: float = 1e-2, iterations: int = 20000) -> ServerAllocation:
+          kappa: float = 1e3, step: float = 1e-2, iterations: int = 20000, start=None) -> ServerAllocation:
     """PF-VDS(α) allocation: a Nash equilibrium of Problem 1 (α-fair utilities of the weighted VDS).
 
     Parameters
@@ -359,6 +372,8 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_share
     max_sweeps, tol : Gauss-Seidel sweeps over servers and the stopping rule (largest change of any
         x[n, i] relative to the largest total).
     kappa, step, iterations : the distributed heuristic's penalty factor, step size and iteration cap.
+    start : (N, K) array_like, optional — where best responses start (``method="best_response"`` only;
+        default: no tasks). Finite, >= 0, zero on unusable pairs; it need not be feasible.
 
     Returns
     -------
@@ -381,6 +396,8 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_share
                                 "or 'psmfa'")
     if time_shared and method not in ("interior_point", "best_response"):
         raise InvalidInputError(f"time_shared=True needs method='interior_point' or 'best_response', got {method!r}")
+    if start is not None and method != "best_response":
+        raise InvalidInputError(f"start: only method='best_response' takes a starting point, got method={method!r}")
     if np.isinf(alphas).all():
         res = psdsf(cluster, time_shared=time_shared)
         return ServerAllocation(cluster, res.tasks, "pfvds_inf", {**res.diagnostics, "alpha": alphas})
@@ -406,8 +423,7 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_share
                             converged=sweeps_diag["converged"] or after <= _POLISH_ABOVE)
         diag["nash_residual"] = residual
     elif method == "best_response":
-        x, diag = _sweeps(cluster, alphas, np.zeros((cluster.n_users, cluster.n_servers)), time_shared,
-                          max_sweeps, tol)
+        x, diag = _sweeps(cluster, alphas, _start(cluster, start), time_shared, max_sweeps, tol)
     elif method == "distributed":
         x0 = psdsf(cluster).tasks * 0.5
         x, psi, lam = _distributed(cluster, alphas, x0, kappa=kappa, step=step, iterations=iterations, tol=tol)

@@ -13,12 +13,13 @@ from .._validate import InvalidInputError
 from ..sweep import sweep
 from .cluster import Cluster, random_cluster
 from .global_maxmin import drfh, tsf
-from .pfvds import pfvds, proportional_fair_objective
+from .pfvds import nash_residual, pfvds, proportional_fair_objective
+from .pfvds_conditions import least_merit, random_feasible_start, variational_gap
 from .psdsf import psdsf, psdsf_violation
 from .server_properties import property_violations
 
 __all__ = ["fig1_instance", "fig1_checks", "random_bottleneck_cluster", "property_table", "alpha_sweep",
-           "proportional_fair_slsqp", "theorem_checks", "MECHANISMS"]
+           "proportional_fair_slsqp", "theorem_checks", "equilibrium_conditions", "MECHANISMS"]
 
 #: mechanisms of the property table: name -> (function of a cluster)
 MECHANISMS = {
@@ -28,6 +29,9 @@ MECHANISMS = {
     "pfvds_0.5": lambda c: pfvds(c, 0.5),
     "pfvds_1": lambda c: pfvds(c, 1.0),
     "pfvds_2": lambda c: pfvds(c, 2.0),
+    "pfvds_4": lambda c: pfvds(c, 4.0),
+    # heterogeneous servers (§3): α_i = 1, 2, 4, 1, ... by server index
+    "pfvds_1_2_4": lambda c: pfvds(c, np.resize([1.0, 2.0, 4.0], c.n_servers)),
 }
 
 
@@ -206,3 +210,57 @@ def theorem_checks(seed, instance, *, alphas=(0.5, 1.0, 2.0)) -> dict:
             "psdsf_fixed_point_converged": bool(fixed.diagnostics["converged"] and fixed_ts.diagnostics["converged"]),
             "psdsf_solutions_distance": float(np.abs(divisible.totals - fixed.totals).max() / divisible.totals.max()),
             "psdsf_fixed_point_definition4": bool(psdsf_violation(general, fixed.tasks, tol=1e-7)["holds"])}
+
+
+def _conditions_cell(seed, instance, alphas, n_starts, n_users, n_servers, n_resources):
+    rng = np.random.default_rng(seed)
+    cluster = random_cluster(rng, n_users, n_servers, n_resources, weights=True)
+    rows = []
+    for alpha in alphas:
+        found = [pfvds(cluster, alpha), pfvds(cluster, alpha, method="best_response")]
+        found += [pfvds(cluster, alpha, method="best_response", start=random_feasible_start(rng, cluster))
+                  for _ in range(n_starts)]
+        totals = np.array([a.totals for a in found])
+        tasks = np.array([a.tasks for a in found])
+        scale = totals.max()
+        far = int(np.abs(tasks - tasks[0]).max(axis=(1, 2)).argmax())
+        midpoint = 0.5 * (tasks[0] + tasks[far])
+        other = pfvds(cluster, 2 * alpha).tasks      # an equilibrium of another α: in general not one of this α
+        rows.append({
+            "alpha": float(alpha),
+            "equilibrium_nash_residual": max(float(a.diagnostics["nash_residual"]) for a in found),
+            "totals_spread": float(np.abs(totals - totals[0]).max() / scale),
+            "placement_spread": float(np.abs(tasks - tasks[0]).max() / scale),
+            "midpoint_nash_residual": nash_residual(cluster, midpoint, alpha),
+            "equilibrium_variational_gap": max(variational_gap(cluster, a.tasks, alpha) for a in found),
+            "equilibrium_least_merit": least_merit(cluster, found[0].tasks, alpha),
+            "other_nash_residual": nash_residual(cluster, other, alpha),
+            "other_variational_gap": variational_gap(cluster, other, alpha),
+            "other_least_merit": least_merit(cluster, other, alpha),
+        })
+    return rows
+
+
+def equilibrium_conditions(n_instances: int, rng, *, alphas=(1.0, 2.0, 4.0), n_starts: int = 3, n_users: int = 5,
+                           n_servers: int = 3, n_resources: int = 3, progress: bool = False) -> pd.DataFrame:
+    """Theorem 1, Lemmas 1–2 and Theorem 7 on random weighted clusters, one row per (instance, α).
+
+    Equilibria of Problem 1 are found ``2 + n_starts`` ways (interior point; best responses from no tasks and
+    from ``n_starts`` random feasible placements). Columns:
+
+    - ``equilibrium_nash_residual``: the largest Nash residual among them (how tight they are);
+    - ``totals_spread`` / ``placement_spread``: the largest difference of x_n / of x[n, i] between them, relative
+      to the largest total (Theorem 7: totals unique; placements need not be);
+    - ``midpoint_nash_residual``: Nash residual of the midpoint of the two most different placements (Lemma 2:
+      the solution set is connected);
+    - ``equilibrium_variational_gap`` / ``equilibrium_least_merit``: eq. (16)'s gap
+      (:func:`~.pfvds_conditions.variational_gap`) and min_λ Ψ (:func:`~.pfvds_conditions.least_merit`) there;
+    - ``other_*``: the same at PF-VDS(2α), judged as an allocation for α (a non-equilibrium unless α does not
+      matter on that instance, as with a bottleneck at every server).
+    """
+    grid = [{"instance": i} for i in range(int(n_instances))]
+    out = sweep(_conditions_cell, grid, rng=rng, fixed=dict(alphas=[float(a) for a in alphas], n_starts=int(n_starts),
+                                                            n_users=n_users, n_servers=n_servers,
+                                                            n_resources=n_resources),
+                progress=progress, desc="equilibrium conditions")
+    return out.drop(columns="rep")

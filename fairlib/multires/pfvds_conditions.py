@@ -1,0 +1,137 @@
+"""Optimality conditions of Problem 1 checked directly (Khamse-Ashari et al. §3–4: Theorem 1, Lemma 1,
+Lemma 2, Theorem 7), independently of the solvers that produce an equilibrium.
+
+- :func:`variational_gap` — Definition 6 / eq. (16): x is PF-VDS iff, on every server i and for every
+  feasible x', Σ_n (x'[n, i] - x[n, i]) / (γ[n, i] ŝ[n, i]^α) <= 0. The largest left-hand side over x' is a
+  linear program per server (HiGHS); Theorem 1 says it is <= 0 exactly at the Nash equilibria of Problem 1.
+- :func:`server_multipliers` and :func:`least_merit` — Lemma 1: x solves the NCP (28)–(31) iff
+  Ψ(x, λ) = 0 for some admissible λ (λ >= 0, zero on unsaturated resources, eq. 40). The multipliers
+  come from non-negative least squares on the pairs with x[n, i] > 0; Ψ is then minimised over λ.
+- :func:`random_feasible_start` — a random feasible placement, to start best responses elsewhere
+  (Theorem 7: the totals x_n are unique although placements need not be).
+
+The equations are reconstructions ([INF], reconstructions §5.3–5.4).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import linprog, minimize, nnls
+
+from .._validate import InvalidInputError
+from .cluster import Cluster, per_server_alpha
+from .pfvds import merit
+
+__all__ = ["marginal_utilities", "variational_gap", "saturated_resources", "server_multipliers", "least_merit",
+           "random_feasible_start"]
+
+#: a resource counts as saturated on a server when its load is within this fraction of the capacity
+SATURATED = 1e-7
+
+
+def _tasks(cluster: Cluster, tasks) -> np.ndarray:
+    if not isinstance(cluster, Cluster):
+        raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
+    x = np.asarray(tasks, dtype=np.float64)
+    if x.shape != (cluster.n_users, cluster.n_servers):
+        raise InvalidInputError(f"tasks: expected shape ({cluster.n_users}, {cluster.n_servers}), got {x.shape}")
+    bad = ~np.isfinite(x) | (x < 0)
+    if bad.any():
+        n, i = map(int, np.argwhere(bad)[0])
+        raise InvalidInputError(f"tasks[{n}, {i}] = {x[n, i]}: must be finite and >= 0")
+    return x
+
+
+def marginal_utilities(cluster: Cluster, tasks, alpha) -> np.ndarray:
+    """∂U_i/∂x[n, i] = ŝ[n, i]^-α / γ[n, i] on usable pairs (eqs. 59–60), 0 elsewhere; +inf where a usable
+    user has no task at all (its marginal utility is unbounded)."""
+    x = _tasks(cluster, tasks)
+    alphas = per_server_alpha(cluster, alpha)
+    if np.isinf(alphas).any():
+        raise InvalidInputError("alpha: finite values only (α = ∞ is PS-DSF, Definition 4)")
+    vds = cluster.vds(x.sum(axis=1))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        g = vds ** (-alphas[None, :]) / cluster.gamma
+    return np.where(cluster.eligible, g, 0.0)
+
+
+def variational_gap(cluster: Cluster, tasks, alpha) -> float:
+    """Largest left-hand side of eq. (16) over feasible x', relative to Σ_n x[n, i] g[n, i], maxed over the
+    servers (0 at a PF-VDS allocation, > 0 elsewhere; +inf when a usable user has no task at all).
+
+    >>> from fairlib.multires import pfvds
+    >>> c = Cluster([[9, 18]], [[1, 4], [3, 1]])
+    >>> variational_gap(c, pfvds(c, 1.0).tasks, 1.0) < 1e-8, variational_gap(c, [[3.0], [2.0]], 1.0) > 1e-3
+    (True, True)
+    """
+    x = _tasks(cluster, tasks)
+    g = marginal_utilities(cluster, x, alpha)
+    worst = 0.0
+    for i in range(cluster.n_servers):
+        users = np.flatnonzero(cluster.eligible[:, i])
+        if users.size == 0:
+            continue
+        if np.isinf(g[users, i]).any():
+            return float("inf")
+        res = cluster.capacity[i] > 0
+        # max g·x' subject to Σ_n d[n, r] x'_n <= c[i, r], x' >= 0 (HiGHS minimises, hence the sign)
+        lp = linprog(-g[users, i], A_ub=cluster.demand[users][:, res].T, b_ub=cluster.capacity[i, res],
+                     bounds=(0, None), method="highs")
+        if lp.status != 0:
+            raise RuntimeError(f"server {i}: HiGHS did not solve the eq. (16) program: {lp.message}")
+        current = float(g[users, i] @ x[users, i])
+        worst = max(worst, (-lp.fun - current) / max(current, 1e-300))
+    return worst
+
+
+def saturated_resources(cluster: Cluster, tasks) -> np.ndarray:
+    """``saturated[server, resource]``: the load is within :data:`SATURATED` of a positive capacity (eq. 44)."""
+    return (cluster.load(_tasks(cluster, tasks)) >= 1 - SATURATED) & (cluster.capacity > 0)
+
+
+def server_multipliers(cluster: Cluster, tasks, alpha) -> np.ndarray:
+    """``λ[server, resource]`` >= 0, zero on unsaturated resources (eq. 40), fitted by non-negative least
+    squares to the stationarity conditions Σ_r λ[i, r] d[n, r] = g[n, i] of the pairs with x[n, i] > 0
+    (eqs. 25–27), each row scaled by 1/g[n, i]. Exact at an equilibrium whose multipliers are unique."""
+    x = _tasks(cluster, tasks)
+    g = marginal_utilities(cluster, x, alpha)
+    sat = saturated_resources(cluster, x)
+    lam = np.zeros((cluster.n_servers, cluster.n_resources))
+    for i in range(cluster.n_servers):
+        pos = np.flatnonzero(cluster.eligible[:, i] & (x[:, i] > 0) & np.isfinite(g[:, i]))
+        rs = np.flatnonzero(sat[i])
+        if pos.size == 0 or rs.size == 0:
+            continue
+        scale = 1.0 / g[pos, i]
+        lam[i, rs] = nnls(cluster.demand[np.ix_(pos, rs)] * scale[:, None], np.ones(pos.size))[0]
+    return lam
+
+
+def least_merit(cluster: Cluster, tasks, alpha) -> float:
+    """min over admissible λ of the Fischer–Burmeister merit Ψ(x, λ) (:func:`fairlib.multires.pfvds.merit`):
+    λ >= 0 and λ[i, r] = 0 on unsaturated resources (eq. 40), started from :func:`server_multipliers`.
+    Lemma 1: 0 exactly at a solution of the NCP (28)–(31), i.e. at a PF-VDS allocation."""
+    x = _tasks(cluster, tasks)
+    alphas = per_server_alpha(cluster, alpha)
+    lam0 = server_multipliers(cluster, x, alphas)
+    free = saturated_resources(cluster, x)
+    best = merit(cluster, x, lam0, alphas)
+    if not free.any() or best == 0.0:
+        return float(best)
+
+    def psi(v):
+        lam = np.zeros_like(lam0)
+        lam[free] = v
+        return merit(cluster, x, lam, alphas)
+
+    res = minimize(psi, lam0[free], method="L-BFGS-B", bounds=[(0, None)] * int(free.sum()),
+                   options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 500})
+    return float(min(best, res.fun))
+
+
+def random_feasible_start(rng, cluster: Cluster) -> np.ndarray:
+    """Uniform random tasks on the usable pairs, each server's column scaled to fill its tightest resource."""
+    rng = np.random.default_rng(rng)
+    x = np.where(cluster.eligible, rng.random((cluster.n_users, cluster.n_servers)), 0.0)
+    load = cluster.load(x).max(axis=1)
+    return x / np.where(load > 0, load, 1.0)[None, :]
