@@ -195,7 +195,7 @@ def settling_iteration(curve, within: float = 0.01) -> int:
     iteration) stays within ``within`` of its last value — when the curve has "got there" (EC Fig. 3).
 
     >>> import pandas as pd
-    >>> settling_iteration(pd.Series([0.5, 0.8, 0.905, 0.9, 0.91], index=[0, 1, 2, 3, 4]))
+    >>> settling_iteration(pd.Series([0.5, 0.8, 0.905, 0.908, 0.91], index=[0, 1, 2, 3, 4]))
     2
     """
     values = np.asarray(curve, dtype=np.float64)
