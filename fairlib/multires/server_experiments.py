@@ -212,14 +212,31 @@ def theorem_checks(seed, instance, *, alphas=(0.5, 1.0, 2.0)) -> dict:
             "psdsf_fixed_point_definition4": bool(psdsf_violation(general, fixed.tasks, tol=1e-7)["holds"])}
 
 
+#: Nash residual at or below which a solver's allocation counts as an equilibrium (our solvers' tolerance)
+EQUILIBRIUM_RESIDUAL = 1e-6
+
+
+def _continued(cluster, alpha, alloc, max_sweeps: int = 50_000):
+    """``alloc``, or best-response sweeps continued from it with a tighter stopping rule when its Nash residual
+    exceeds a hundredth of :data:`EQUILIBRIUM_RESIDUAL` — whichever is closer to an equilibrium."""
+    if alloc.diagnostics["nash_residual"] <= EQUILIBRIUM_RESIDUAL / 100:
+        return alloc
+    more = pfvds(cluster, alpha, method="best_response", start=alloc.tasks, max_sweeps=max_sweeps, tol=1e-14)
+    return more if more.diagnostics["nash_residual"] < alloc.diagnostics["nash_residual"] else alloc
+
+
 def _conditions_cell(seed, instance, alphas, n_starts, n_users, n_servers, n_resources):
     rng = np.random.default_rng(seed)
     cluster = random_cluster(rng, n_users, n_servers, n_resources, weights=True)
     rows = []
     for alpha in alphas:
-        found = [pfvds(cluster, alpha), pfvds(cluster, alpha, method="best_response")]
-        found += [pfvds(cluster, alpha, method="best_response", start=random_feasible_start(rng, cluster))
+        tried = [pfvds(cluster, alpha), pfvds(cluster, alpha, method="best_response")]
+        tried += [pfvds(cluster, alpha, method="best_response", start=random_feasible_start(rng, cluster))
                   for _ in range(n_starts)]
+        # the theorems are about equilibria: a solver run that stopped short (its sweeps' change fell below tol
+        # while still off equilibrium) is continued, and one still above EQUILIBRIUM_RESIDUAL is left out, counted
+        tried = [_continued(cluster, alpha, a) for a in tried]
+        found = [a for a in tried if a.diagnostics["nash_residual"] <= EQUILIBRIUM_RESIDUAL]
         totals = np.array([a.totals for a in found])
         tasks = np.array([a.tasks for a in found])
         scale = totals.max()
@@ -228,6 +245,7 @@ def _conditions_cell(seed, instance, alphas, n_starts, n_users, n_servers, n_res
         other = pfvds(cluster, 2 * alpha).tasks      # an equilibrium of another α: in general not one of this α
         rows.append({
             "alpha": float(alpha),
+            "left_out": len(tried) - len(found),
             "equilibrium_nash_residual": max(float(a.diagnostics["nash_residual"]) for a in found),
             "totals_spread": float(np.abs(totals - totals[0]).max() / scale),
             "placement_spread": float(np.abs(tasks - tasks[0]).max() / scale),
