@@ -79,3 +79,112 @@ def test_drf_either_refuses_or_allocates_feasibly(demands, capacity, caps):
         return
     assert (res.tasks >= 0).all() and (res.tasks <= np.array(caps[:len(d)])).all()
     assert (res.tasks @ d <= np.array(capacity) * (1 + 1e-9)).all()
+
+
+# --- overflow and underflow in kernels ---------------------------------------------------------------------
+
+from fairlib import market  # noqa: E402
+from fairlib.multires import Cluster, edrf, pdrf, pfvds  # noqa: E402
+from fairlib.multires.pfvds import nash_residual  # noqa: E402
+
+
+@pytest.mark.parametrize("w, y, budget", [
+    ([1e300] * 3, [1e300] * 3, 1e300),
+    ([1, 1], [1, 1], 1e-17),
+    ([5e-324], [2.0], 1.0),
+    ([1, 1, 1], [1, 2, 3], 1e-12),
+    ([1e-300, 1.0], [1.0, 1.0], 1.0),
+])
+def test_best_response_at_extreme_magnitudes_spends_the_budget(w, y, budget):
+    bids = market.best_response(w, y, budget)
+    assert np.isfinite(bids).all() and (bids >= 0).all()
+    assert bids.sum() == pytest.approx(budget, rel=1e-9)
+    k_bids, _ = market.best_response_finite(w, y, budget, 2)
+    assert np.isfinite(k_bids).all() and k_bids.sum() == pytest.approx(budget, rel=1e-9)
+
+
+def test_best_response_names_a_bid_below_the_float_range():
+    with pytest.raises(InvalidInputError, match=r"y\[0\] = 1e-300: more than the float range below"):
+        market.best_response([1, 1], [1e-300, 1e300], 1.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(1e-6, 1.0), min_size=1, max_size=6), st.integers(-300, 300), st.integers(-300, 300),
+       st.integers(0, 2**32 - 1))
+def test_best_response_is_scale_free(w, wexp, yexp, seed):
+    # bids scale with (y, X) and do not depend on the scale of w (the closed form is homogeneous)
+    g = np.random.default_rng(seed)
+    w = np.array(w)
+    y = g.uniform(0.1, 1.0, len(w))
+    ref = market.best_response(w, y, 1.0)
+    got = market.best_response(w * 10.0 ** wexp, y * 10.0 ** yexp, 10.0 ** yexp)
+    np.testing.assert_allclose(got / 10.0 ** yexp, ref, rtol=1e-9, atol=1e-12)
+
+
+def test_dynamics_with_budgets_near_the_float_range():
+    w = market.uniform_preferences(np.random.default_rng(0), 5, 8)
+    small = market.run_dynamics(market.Game(w, budgets=1.0, reserve=1e-6))
+    huge = market.run_dynamics(market.Game(w, budgets=1e300, reserve=1e294))
+    np.testing.assert_allclose(huge.bids.sum(axis=1), 1e300, rtol=1e-12)
+    np.testing.assert_allclose(huge.efficiency, small.efficiency, rtol=1e-9)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"eps": np.nan}, r"eps = nan"), ({"eps": -1.0}, r"eps = -1\.0"), ({"max_iter": 2.5}, r"max_iter = 2\.5"),
+    ({"gap_tol": 0.0}, r"gap_tol = 0\.0"),
+    ({"initial_bids": np.full((3, 4), np.nan)}, r"initial_bids\[0, 0\] = nan"),
+    ({"initial_bids": -np.ones((3, 4))}, r"initial_bids\[0, 0\] = -1\.0"),
+    ({"initial_bids": np.ones((3, 4))}, r"initial_bids\[0\] sums to 4\.0"),
+])
+def test_dynamics_secondary_parameters(kwargs, message):
+    game = market.Game(market.uniform_preferences(np.random.default_rng(1), 3, 4), reserve=1e-6)
+    with pytest.raises(InvalidInputError, match=message):
+        market.run_dynamics(game, **kwargs)
+
+
+def test_pdrf_overflowing_share_is_named():
+    with pytest.raises(InvalidInputError, match=r"demands\[0\] / capacity: a per-task share overflows"):
+        pdrf([[1e300, 1], [1, 1]], [1e-300, 10])
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 6), min_size=3, max_size=3), min_size=1, max_size=6),
+       st.lists(st.integers(1, 60), min_size=3, max_size=3))
+def test_pdrf_documented_guarantee_with_zero_demands(demands, capacity):
+    # PDRF = floor(first round of EDRF) <= floor(EDRF); equality when every user demands every resource
+    d = np.array(demands, dtype=float)
+    d[d.sum(axis=1) == 0, 0] = 1.0
+    p, e = pdrf(d, capacity).tasks, edrf(d, capacity).tasks
+    assert (p <= np.floor(e + 1e-9)).all()
+    if (d > 0).all():   # one EDRF round: PDRF is its floor (an exact integer EDRF value may round either way)
+        assert (p >= np.floor(e - 1e-9)).all()
+
+
+# --- results that said converged when they did not ----------------------------------------------------------
+
+@pytest.mark.parametrize("alpha, message", [
+    (1e-300, r"alpha\[0\] = 1e-300: below 0\.01"), (1e-4, r"alpha\[0\] = 0\.0001"),
+    ("1", r"alpha = '1'"), (True, r"alpha = True"),
+])
+def test_pfvds_alpha_range(alpha, message):
+    with pytest.raises(InvalidInputError, match=message):
+        pfvds(Cluster([[9, 18]], [[1, 4], [3, 1]]), alpha)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"step": np.nan}, r"step = nan"), ({"kappa": -1.0}, r"kappa = -1\.0"), ({"max_sweeps": 0}, r"max_sweeps = 0"),
+    ({"tol": np.nan}, r"tol = nan"), ({"iterations": 2.5}, r"iterations = 2\.5"),
+])
+def test_pfvds_secondary_parameters(kwargs, message):
+    with pytest.raises(InvalidInputError, match=message):
+        pfvds(Cluster([[9, 18]], [[1, 4], [3, 1]]), 1.0, **kwargs)
+
+
+def test_psdsf_tolerance_checked():
+    with pytest.raises(InvalidInputError, match=r"tol = nan"):
+        psdsf(Cluster([[9, 18]], [[1, 4], [3, 1]]), method="fixed_point", tol=np.nan)
+
+
+def test_nash_residual_sees_nan_tasks():
+    c = Cluster([[9, 18]], [[1, 4], [3, 1]])
+    assert nash_residual(c, [[np.nan], [1.0]], 1.0) == np.inf
