@@ -188,3 +188,81 @@ def test_psdsf_tolerance_checked():
 def test_nash_residual_sees_nan_tasks():
     c = Cluster([[9, 18]], [[1, 4], [3, 1]])
     assert nash_residual(c, [[np.nan], [1.0]], 1.0) == np.inf
+
+
+# --- trace loaders against generated corruptions -------------------------------------------------------------
+
+import gzip  # noqa: E402
+import os  # noqa: E402
+
+from fairlib.traces import TraceFormatError, read_batch_task, read_task_events  # noqa: E402
+from tests.test_traces import ROW, _write  # noqa: E402
+
+SHORT = ROW.rsplit(",", 1)[0] + "\n"                      # the trailing field missing
+
+
+@pytest.mark.parametrize("text, message", [
+    (ROW + SHORT, r"part-00000-of-00500\.csv\.gz, line 2: 12 field\(s\), expected 13"),
+    (ROW + "\n" + ROW, r"line 2: 1 field\(s\), expected 13 \(a blank line\)"),
+    (ROW + ROW.replace("0.125", "abc"), r"line 2, column 'cpu_request': 'abc' is not a number"),
+    (ROW + ROW.replace("0.125", "-0.5"), r"line 2, column 'cpu_request': -0\.5 must be finite and >= 0"),
+    (ROW + ROW.replace("0.125", "inf"), r"line 2, column 'cpu_request': inf must be finite and >= 0"),
+    (ROW + ROW.replace(",3418309,", ",,"), r"line 2, column 'job_id': empty, a value is required"),
+    ("", r"is empty \(no rows\)"),
+    ("\n\n", r"is empty \(no rows\)"),
+])
+def test_google_loader_names_file_and_line(tmp_path, text, message):
+    _write(tmp_path, text)
+    with pytest.raises(TraceFormatError, match=message):
+        read_task_events([0], directory=tmp_path)
+
+
+def test_google_loader_file_faults(tmp_path):
+    folder = tmp_path / "task_events"
+    (folder / "part-00000-of-00500.csv.gz").mkdir(parents=True)
+    with pytest.raises(TraceFormatError, match="is a directory, not a file"):
+        read_task_events([0], directory=tmp_path)
+    _write(tmp_path, ROW, part=1)
+    path = folder / "part-00001-of-00500.csv.gz"
+    (folder / "part-00002-of-00500.csv.gz").write_bytes(b"")
+    with pytest.raises(TraceFormatError, match=r"part-00002-of-00500\.csv\.gz: .*(empty|corrupt)"):
+        read_task_events([2], directory=tmp_path)
+    if os.geteuid() != 0:                   # root reads anything: the permission case needs a normal user
+        path.chmod(0)
+        with pytest.raises(PermissionError, match=r"part-00001-of-00500\.csv\.gz: .*cannot be read"):
+            read_task_events([1], directory=tmp_path)
+    with pytest.raises(InvalidInputError, match=r"parts: 500 is not a part of task_events"):
+        read_task_events([500], directory=tmp_path)
+
+
+def test_alibaba_loader_negative_request(tmp_path):
+    path = tmp_path / "cluster-trace-v2017" / "batch_task.csv.gz"
+    path.parent.mkdir(parents=True)
+    with gzip.open(path, "wt") as f:
+        f.write("1,2,3,4,5,Terminated,100,0.5\n1,2,3,4,5,Terminated,-100,0.5\n")
+    with pytest.raises(TraceFormatError, match=r"line 2, column 'plan_cpu': -100\.0 must be finite and >= 0"):
+        read_batch_task("2017", directory=tmp_path)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 5), st.sampled_from(["drop_field", "extra_field", "blank", "text", "negative", "truncate"]))
+def test_google_loader_any_corruption_is_an_error_or_clean(tmp_path_factory, row, kind):
+    tmp = tmp_path_factory.mktemp("corrupt")
+    rows = [ROW] * 6
+    if kind == "drop_field":
+        rows[row] = rows[row].rsplit(",", 1)[0] + "\n"
+    elif kind == "extra_field":
+        rows[row] = rows[row].rstrip("\n") + ",7\n"
+    elif kind == "blank":
+        rows[row] = "\n"
+    elif kind == "text":
+        rows[row] = rows[row].replace("0.07446", "x")
+    elif kind == "negative":
+        rows[row] = rows[row].replace("0.07446", "-1")
+    _write(tmp, "".join(rows))
+    if kind == "truncate":
+        path = tmp / "task_events" / "part-00000-of-00500.csv.gz"
+        path.write_bytes(path.read_bytes()[:-(row + 8)])
+    with pytest.raises((TraceFormatError, InvalidInputError)) as err:
+        read_task_events([0], directory=tmp)
+    assert "part-00000-of-00500.csv.gz" in str(err.value)
