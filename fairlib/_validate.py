@@ -191,3 +191,35 @@ def check_task_bound(bound: float, name: str = "task count") -> None:
     """
     if not np.isfinite(bound) or bound >= INT64_MAX / 4:
         raise InvalidInputError(f"{name} = {bound:g}: task counts would overflow int64 (max {INT64_MAX})")
+
+
+def as_number(value, name: str, *, minimum: float = 0.0, inclusive: bool = False, maximum: float = np.inf) -> float:
+    """A finite real number above ``minimum`` (or equal to it when ``inclusive``) and at most ``maximum``;
+    booleans, strings and complex numbers are errors naming the argument.
+
+    >>> as_number(0.5, "step", maximum=1.0)
+    0.5
+    >>> as_number(float("nan"), "tol")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: tol = nan: must be a finite number > 0.0
+    """
+    bound = f">= {minimum}" if inclusive else f"> {minimum}"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InvalidInputError(f"{name} = {value!r}: must be a finite number {bound}")
+    v = float(value)
+    if not (np.isfinite(v) and (v >= minimum if inclusive else v > minimum) and v <= maximum):
+        raise InvalidInputError(f"{name} = {v}: must be a finite number {bound}"
+                                + (f" and <= {maximum}" if np.isfinite(maximum) else ""))
+    return v
+
+
+def as_count(value, name: str, *, minimum: int = 1) -> int:
+    """An integer >= ``minimum`` (not a bool, not a float such as 2.5).
+
+    >>> as_count(3, "max_sweeps")
+    3
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise InvalidInputError(f"{name} = {value!r}: must be an integer >= {minimum}")
+    return int(value)

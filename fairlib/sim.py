@@ -28,7 +28,7 @@ from typing import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from ._validate import InvalidInputError
+from ._validate import InvalidInputError, as_eligibility
 from .multires.cluster import Cluster, on_merged_servers
 from .sweep import sweep
 
@@ -38,6 +38,10 @@ __all__ = ["location_eligibility", "snapshot_cluster", "snapshot_utilisation", "
 #: events of a replay (job completions, reallocation ticks, the horizon) less than this many seconds apart are
 #: simultaneous: the Google trace's resolution is 1 µs, and an ulp of rounding must not split one event into two
 SIMULTANEOUS_S = 1e-6
+#: the shortest reallocation interval replay accepts (seconds), well above SIMULTANEOUS_S
+MIN_INTERVAL_S = 1e-3
+#: the most reallocations one replay may do (ticks + completions)
+MAX_EPOCHS = 10_000_000
 
 
 def location_eligibility(fleet, n_users: int, rng=None, *, reach: int = 1, topology: str = "line") -> np.ndarray:
@@ -118,6 +122,41 @@ class Jobs:
     resources: tuple
     source: str
     scheduling_class: np.ndarray = None
+
+    def __post_init__(self):
+        n = len(self.ids)
+        arrival, trace_end = np.asarray(self.arrival, float), np.asarray(self.trace_end, float)
+        offsets, work, shape = np.asarray(self.offsets), np.asarray(self.work, float), np.asarray(self.shape, float)
+        for name, arr in (("arrival", arrival), ("trace_end", trace_end)):
+            if arr.shape != (n,):
+                raise InvalidInputError(f"jobs.{name}: expected shape ({n},) (one per job), got {arr.shape}")
+            bad = ~np.isfinite(arr)
+            if bad.any():
+                j = int(np.argmax(bad))
+                raise InvalidInputError(f"jobs.{name}[{j}] = {arr[j]}: must be finite")
+        early = trace_end < arrival
+        if early.any():
+            j = int(np.argmax(early))
+            raise InvalidInputError(f"jobs.trace_end[{j}] = {trace_end[j]}: before its arrival {arrival[j]}")
+        if offsets.shape != (n + 1,) or offsets.dtype.kind not in "iu" or offsets[0] != 0 or offsets[-1] != len(work):
+            raise InvalidInputError(f"jobs.offsets: expected {n + 1} integers from 0 to len(work) = {len(work)}")
+        if (np.diff(offsets) < 1).any():
+            j = int(np.argmax(np.diff(offsets) < 1))
+            raise InvalidInputError(f"jobs.offsets[{j}:{j + 2}] = {offsets[j:j + 2].tolist()}: every job needs a segment")
+        bad = ~np.isfinite(work) | (work < 0)
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise InvalidInputError(f"jobs.work[{k}] = {work[k]}: must be finite and >= 0")
+        if shape.ndim != 2 or shape.shape[0] != len(work):
+            raise InvalidInputError(f"jobs.shape: expected one row per segment ({len(work)}), got {shape.shape}")
+        bad = ~np.isfinite(shape) | (shape < 0)
+        if bad.any():
+            k, r = map(int, np.argwhere(bad)[0])
+            raise InvalidInputError(f"jobs.shape[{k}, {r}] = {shape[k, r]}: must be finite and >= 0")
+        empty = ~(shape.max(axis=1, initial=0.0) > 0)
+        if empty.any():
+            k = int(np.argmax(empty))
+            raise InvalidInputError(f"jobs.shape[{k}] = {shape[k].tolist()}: a segment must demand some resource")
 
     @property
     def n_jobs(self) -> int:
@@ -247,14 +286,24 @@ def replay(fleet, jobs: Jobs, mechanism: Callable, *, eligible=None, start: floa
 
     if tuple(fleet.resources) != tuple(jobs.resources):
         raise InvalidInputError(f"fleet.resources {fleet.resources} != jobs.resources {jobs.resources}")
-    if not interval > 0:
-        raise InvalidInputError(f"interval = {interval}: must be > 0")
+    if not (np.isfinite(interval) and interval >= MIN_INTERVAL_S):
+        raise InvalidInputError(f"interval = {interval}: must be finite and >= {MIN_INTERVAL_S} s")
     n = jobs.n_jobs
-    elig = np.ones((n, fleet.n_servers), dtype=bool) if eligible is None else np.asarray(eligible, dtype=bool)
-    if elig.shape != (n, fleet.n_servers):
-        raise InvalidInputError(f"eligible: expected shape ({n}, {fleet.n_servers}), got {elig.shape}")
+    if n == 0:
+        raise InvalidInputError("jobs: no jobs to replay")
+    elig = as_eligibility(eligible, n, fleet.n_servers)
     start = float(jobs.arrival.min()) if start is None else float(start)
     horizon = float(jobs.trace_end.max()) if horizon is None else float(horizon)
+    for name, value in (("start", start), ("horizon", horizon)):
+        if not np.isfinite(value):
+            raise InvalidInputError(f"{name} = {value}: must be finite")
+    if not horizon > start:
+        raise InvalidInputError(f"horizon = {horizon}: must be after start = {start}")
+    # every epoch ends at a tick, a completion or the horizon: this bounds the loop
+    max_epochs = int(np.ceil((horizon - start) / interval)) + n + 2
+    if max_epochs > MAX_EPOCHS:
+        raise InvalidInputError(f"horizon - start = {horizon - start:g} s at interval = {interval:g} s: up to "
+                                f"{max_epochs:,} reallocations, more than {MAX_EPOCHS:,}")
     total = jobs.total_work
     seg_end = np.cumsum(jobs.work)                      # cumulative work at each segment's end (global)
     seg_base = np.r_[0.0, seg_end][jobs.offsets[:-1]]   # cumulative work before each job's first segment
@@ -270,6 +319,8 @@ def replay(fleet, jobs: Jobs, mechanism: Callable, *, eligible=None, start: floa
     bar = tqdm(total=horizon - start, desc=f"replay {getattr(mechanism, '__name__', 'mechanism')}",
                disable=not progress, unit="s")
     while t < horizon:
+        if len(rows) >= max_epochs:     # cannot happen: each epoch ends at a tick, a completion or the horizon
+            raise RuntimeError(f"replay: more than {max_epochs} reallocations at t = {t}")
         if t >= next_tick:
             next_tick += interval * np.floor((t - next_tick) / interval + 1)
         active = np.flatnonzero((jobs.arrival <= t) & np.isnan(completion))

@@ -34,7 +34,7 @@ def test_errors(tmp_path):
     with pytest.raises(TraceFormatError, match="machine_meta.csv.gz"):
         read_machine_meta(directory=tmp_path)
     _gz(tmp_path / "cluster-trace-v2017" / "batch_task.csv.gz", "1,2,3\n4,5,6,7,8,9,10,11,12\n")
-    with pytest.raises(TraceFormatError, match=r"batch_task\.csv\.gz: .*line 2"):
+    with pytest.raises(TraceFormatError, match=r"batch_task\.csv\.gz, line 1: 3 field\(s\), expected 8"):
         read_batch_task("2017", directory=tmp_path)
     with pytest.raises(FileNotFoundError, match="v2018 batch_task not found"):
         read_batch_task("2018", directory=tmp_path / "nowhere")

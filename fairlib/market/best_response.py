@@ -160,6 +160,17 @@ def _shrink_to_prefix(y, budget, idx, sq, ratio2, count, sum_y, sum_s):
                 kept += 1
         if kept == count:
             return count, sum_y, sum_s
+        if kept == 0:
+            # rounding only (the best machine always gets a bid: X > 0): keep the largest ratio alone
+            best = 0
+            for t in range(1, count):
+                if ratio2[t] > ratio2[best]:
+                    best = t
+            j = idx[best]
+            idx[0] = j
+            sq[0] = sq[best]
+            ratio2[0] = ratio2[best]
+            return 1, y[j], sq[0]
         count = kept
         sum_y = new_y
         sum_s = new_s
@@ -233,6 +244,9 @@ def _best_response_into(w, y, budget, out):
     if count == 0 or q2 < cut2:
         count, sum_y, sum_s, _ = _collect_above(w, y, q2, idx, sq, ratio2)
     count, sum_y, sum_s = _shrink_to_prefix(y, budget, idx, sq, ratio2, count, sum_y, sum_s)
+    if count == 1:              # the whole budget on one machine, exactly
+        out[idx[0]] = budget
+        return 0, -1
     scale = (budget + sum_y) / sum_s
     for t in range(count):
         j = idx[t]
@@ -359,6 +373,25 @@ def _check_inputs(w, y, budget):
     return w, y, budget
 
 
+def _unit_scale(w, y, budget):
+    """The best response does not change when w is scaled and scales with (y, X): return (w / max w, y / s,
+    X / s, s) with s = max(max y, X), so magnitudes near the float range neither overflow nor underflow in the
+    kernels. A positive y that underflows to 0 at that scale is an error naming it."""
+    w_top, scale = float(np.max(np.abs(w))), max(float(np.max(np.abs(y))), budget)
+    if not (np.isfinite(w_top) and np.isfinite(scale)):
+        code, j = _locate_bad_input(w, y)
+        _raise_for_status(code, j, w, y)
+    w_unit = w / w_top if w_top > 0 else w
+    y_unit, budget_unit = y / scale, budget / scale
+    lost = (y > 0) & (y_unit == 0)
+    if lost.any() or budget_unit == 0:
+        j = int(np.argmax(lost)) if lost.any() else -1
+        raise InvalidInputError((f"y[{j}] = {y[j]}" if j >= 0 else f"budget = {budget}") +
+                                f": more than the float range below the largest of y and the budget ({scale:g}); "
+                                "such a bid is 0 to double precision")
+    return w_unit, y_unit, budget_unit, scale
+
+
 def best_response(w, y, budget) -> np.ndarray:
     """Utility-maximising bids of one user against the others' bids (infinite parallelism).
 
@@ -382,9 +415,14 @@ def best_response(w, y, budget) -> np.ndarray:
     """
     w, y, budget = _coerce_inputs(w, y, budget)
     out = np.zeros(w.shape[0])
-    code, j = _best_response_into(w, y, budget, out)  # validation runs inside the kernel
+    w_unit, y_unit, budget_unit, scale = _unit_scale(w, y, budget)
+    code, j = _best_response_into(w_unit, y_unit, budget_unit, out)  # validation runs inside the kernel
     _raise_for_status(code, j, w, y)
-    return out
+    total = out.sum()
+    if not abs(total - budget_unit) <= 1e-9 * budget_unit:
+        raise InvalidInputError(f"budget = {budget}: too small beside the other bids (largest y = {y.max():g}) for "
+                                f"double precision: the bids would sum to {total * scale:g}")
+    return out * scale
 
 
 def best_response_finite(w, y, budget, k: int) -> tuple[np.ndarray, int]:
@@ -400,8 +438,9 @@ def best_response_finite(w, y, budget, k: int) -> tuple[np.ndarray, int]:
     w, y, budget = _check_inputs(w, y, budget)
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise InvalidInputError(f"k = {k!r}: the parallelism bound must be an integer >= 1")
-    bids, swaps = _local_search(w, y, budget, int(k))
-    return bids, int(swaps)
+    w_unit, y_unit, budget_unit, scale = _unit_scale(w, y, budget)
+    bids, swaps = _local_search(w_unit, y_unit, budget_unit, int(k))
+    return bids * scale, int(swaps)
 
 
 def utility(w, x, y) -> float:

@@ -228,10 +228,16 @@ def run_dynamics(game: Game, method: str = "best_response", *, order: str = "seq
         raise InvalidInputError("local_greedy is defined for infinite parallelism only (EC §4.3)")
     if not 0 < step <= 1:
         raise InvalidInputError(f"step = {step}: must be in (0, 1]")
+    if not (isinstance(eps, (int, float, np.integer, np.floating)) and not isinstance(eps, bool)
+            and np.isfinite(eps) and eps >= 0):
+        raise InvalidInputError(f"eps = {eps!r}: must be a finite number >= 0")
+    if not (isinstance(gap_tol, (int, float, np.integer, np.floating)) and not isinstance(gap_tol, bool)
+            and np.isfinite(gap_tol) and gap_tol > 0):
+        raise InvalidInputError(f"gap_tol = {gap_tol!r}: must be a finite number > 0")
     if max_iter is None:
         max_iter = 200 if method == "best_response" else 500
-    if max_iter < 1:
-        raise InvalidInputError(f"max_iter = {max_iter}: must be >= 1")
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+        raise InvalidInputError(f"max_iter = {max_iter!r}: must be an integer >= 1")
     if game.reserve == 0:
         raise InvalidInputError("run_dynamics needs game.reserve > 0: a user alone on a machine has no best "
                                 "response otherwise (use e.g. reserve=1e-6, the existence proof's perturbation)")
@@ -241,14 +247,32 @@ def run_dynamics(game: Game, method: str = "best_response", *, order: str = "seq
         else np.ascontiguousarray(initial_bids, dtype=np.float64)
     if x0.shape != (m, n):
         raise InvalidInputError(f"initial_bids: expected shape {(m, n)}, got {x0.shape}")
+    bad = ~np.isfinite(x0) | (x0 < 0)
+    if bad.any():
+        i, j = map(int, np.argwhere(bad)[0])
+        raise InvalidInputError(f"initial_bids[{i}, {j}] = {x0[i, j]}: bids must be finite and >= 0")
+    off = ~np.isclose(x0.sum(axis=1), game.budgets, rtol=1e-9, atol=0.0)
+    if off.any():
+        i = int(np.argmax(off))
+        raise InvalidInputError(f"initial_bids[{i}] sums to {x0[i].sum()}: a user bids its whole budget "
+                                f"{game.budgets[i]}")
+    # shares, utilities and efficiency do not change when budgets, bids and the reserve are scaled together:
+    # iterate at unit scale so budgets near the float range neither overflow nor underflow
+    scale = float(max(game.budgets.max(), game.reserve))
+    if game.reserve / scale == 0.0:
+        raise InvalidInputError(f"reserve = {game.reserve}: more than the float range below the largest budget "
+                                f"({scale:g})")
     g = np.random.default_rng(rng)
     perms = np.array([g.permutation(m) for _ in range(max_iter)], dtype=np.int64) if order == "random" \
         else np.zeros((1, m), dtype=np.int64)
     mode = {"sequential": _SEQ, "simultaneous": _SIM, "random": _RAND}[order]
     bids, utils, hist, swaps, over_two, gaps, conv = _run(
-        game.weights, game.budgets, x0, game.reserve, k, game.parallelism is not None,
+        game.weights, game.budgets / scale, x0 / scale, game.reserve / scale, k, game.parallelism is not None,
         0 if method == "best_response" else 1, mode, perms, int(max_iter), float(eps), float(step),
         float(gap_tol), bool(stop_at_convergence), bool(record_bids))
+    bids = bids * scale
+    if record_bids:
+        hist = hist * scale
     optimum = game.optimum()
     welfare = utils.sum(axis=1)
     eff = welfare / optimum

@@ -223,8 +223,16 @@ def random_cluster(rng, n_users: int, n_servers: int, n_resources: int = 3, *, e
     return Cluster(capacity, demand, weight=weight, eligible=eligible)
 
 
+#: the smallest α the PF-VDS solvers accept (below it, ŝ^-α is 1 to about 1e-2 relative: a linear program whose
+#: equilibria the smooth solvers do not find reliably)
+MIN_ALPHA = 0.01
+
+
 def per_server_alpha(cluster: Cluster, alpha) -> np.ndarray:
     """α as one value per server (a scalar is broadcast), validated: > 0, ``np.inf`` allowed (PS-DSF)."""
+    if isinstance(alpha, (bool, np.bool_, str, bytes)) or (isinstance(alpha, (list, tuple)) and any(
+            isinstance(a, (bool, np.bool_, str, bytes)) for a in alpha)):
+        raise InvalidInputError(f"alpha = {alpha!r}: must be a number or one number per server")
     arr = np.asarray(alpha, dtype=np.float64)
     arr = np.full(cluster.n_servers, float(arr)) if arr.ndim == 0 else arr
     if arr.shape != (cluster.n_servers,):
@@ -234,6 +242,12 @@ def per_server_alpha(cluster: Cluster, alpha) -> np.ndarray:
     if bad.any():
         i = int(np.argmax(bad))
         raise InvalidInputError(f"alpha[{i}] = {arr[i]}: α must be > 0 (np.inf for PS-DSF)")
+    small = arr < MIN_ALPHA
+    if small.any():
+        i = int(np.argmax(small))
+        raise InvalidInputError(f"alpha[{i}] = {arr[i]}: below {MIN_ALPHA} the α-fair utilities are nearly linear "
+                                "and the solvers' equilibria are not reliable; use α >= "
+                                f"{MIN_ALPHA}")
     return arr
 
 

@@ -235,8 +235,12 @@ def pdrf(demands, capacity, *, variant: str = "ds_max", top_up: bool = False,
 
     With ds_i = max_r d_ir / R_r and ds* = max_i ds_i, one *cycle* gives ds*/ds_i tasks to user i;
     ``k = min_r R_r / sum_i (ds*/ds_i) d_ir`` cycles fit, and user i receives ``floor(k ds*/ds_i)``
-    tasks. This equals the floor of the EDRF task counts (``x*/ds_i``), so PDRF never gives more than
-    EDRF and under-allocates against divisible DRF by less than one task.
+    tasks. This is the floor of the *first round* of EDRF (``x*/ds_i``, every user rising together until the
+    first resource saturates). When every user demands every resource, EDRF has one round, so PDRF is the
+    floor of EDRF and under-allocates against divisible DRF by less than one task. With zero demands EDRF's
+    later rounds can give more (users not using the saturated resource keep rising): PDRF is then at most
+    the floor of EDRF, and can be further below it (``pdrf([[1, 0], [1, 0], [0, 2]], [1, 3])`` gives
+    (0, 0, 0) against EDRF's (0.5, 0.5, 1.5)).
 
     Parameters
     ----------
@@ -276,6 +280,14 @@ def pdrf(demands, capacity, *, variant: str = "ds_max", top_up: bool = False,
     i_min = int(np.argmin(ds))
     with np.errstate(divide="ignore", over="ignore"):
         check_task_bound(float(1.0 / ds[i_min]), f"capacity / demands[{i_min}]")
+    ds_top = float(ds.max())
+    if not np.isfinite(ds_top):
+        i = int(np.argmax(~np.isfinite(ds)))
+        raise InvalidInputError(f"demands[{i}] / capacity: a per-task share overflows the float range "
+                                f"(demands[{i}] = {d[i].tolist()}, capacity = {cap.tolist()})")
+    with np.errstate(over="ignore"):
+        rate_top = ds_top / float(ds[i_min])
+    check_task_bound(rate_top, f"ds* / ds[{i_min}] (the largest rate)")
     simplified = variant == "simplified"
     tasks, k = _pdrf_cycle(d, cap, ds, simplified)
     work = n * m + (n * m + m + n)     # _scan_rows, then _pdrf_cycle: loops with data-independent bounds

@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .._validate import InvalidInputError
+from .._validate import InvalidInputError, as_count, as_number
 from .cluster import Cluster, ServerAllocation, per_server_alpha
 from .pfvds_interior import pfvds_interior_point
 from .psdsf import psdsf
@@ -287,6 +287,8 @@ def nash_residual(cluster: Cluster, tasks, alpha, *, time_shared: bool = False) 
     """max over servers of |column - best response to the others| / largest total (0 at a Nash equilibrium)."""
     x = np.asarray(tasks, dtype=np.float64)
     alphas = per_server_alpha(cluster, alpha)
+    if not np.isfinite(x).all():
+        return float("inf")        # NaN or inf tasks are no equilibrium
     totals = x.sum(axis=1)
     scale = max(float(totals.max()), 1e-300)
     d3, cap = cluster.server_constraints(time_shared)  # once: (users x servers x constraints)
@@ -391,6 +393,8 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_share
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
     alphas = per_server_alpha(cluster, alpha)
+    max_sweeps, iterations = as_count(max_sweeps, "max_sweeps"), as_count(iterations, "iterations")
+    tol, kappa, step = as_number(tol, "tol"), as_number(kappa, "kappa"), as_number(step, "step")
     if method not in ("interior_point", "best_response", "distributed", "psmfa"):
         raise InvalidInputError(f"method = {method!r}: must be 'interior_point', 'best_response', 'distributed' "
                                 "or 'psmfa'")
@@ -435,5 +439,11 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_share
         diag = {"iterations": len(psi), "psi": psi, "prices": lam}
     if "nash_residual" not in diag:
         diag["nash_residual"] = nash_residual(cluster, x, alphas, time_shared=time_shared)
+    if not np.isfinite(x).all():
+        raise RuntimeError(f"pfvds(alpha={alpha!r}, method={method!r}): the solver produced non-finite tasks; "
+                           "please report this instance")
+    if "converged" in diag and diag["nash_residual"] > _POLISH_ABOVE * 100 and method in ("interior_point",
+                                                                                          "best_response"):
+        diag["converged"] = False   # "converged" says the allocation is an equilibrium, not that a loop stopped
     diag["alpha"] = alphas
     return ServerAllocation(cluster, x, f"pfvds_{method}", diag)

@@ -20,6 +20,8 @@ TIE_BREAKS = ("lowest_index", "higher_share")
 #: a task fits when consumed + demand <= capacity * (1 + FIT_RTOL): absorbs float round-off only
 FIT_RTOL = 1e-12
 _MAX_RECORDED = 10_000_000
+#: progressive filling does one heap step per task: above this many (an upper bound from the inputs) it is refused
+MAX_ALLOCATIONS = 2_000_000_000
 
 
 @dataclass(frozen=True)
@@ -227,7 +229,8 @@ def share_steps(demands, capacity, weights, share_arithmetic: str = "exact"):
 
 
 def drf(demands, capacity, *, weights=None, stop: str = "skip_blocked", tie_break: str = "lowest_index",
-        max_tasks=None, record_order: bool = False, share_arithmetic: str = "exact") -> DRFResult:
+        max_tasks=None, record_order: bool = False, share_arithmetic: str = "exact",
+        max_allocations: int = MAX_ALLOCATIONS) -> DRFResult:
     """Dominant Resource Fairness for indivisible tasks by progressive filling.
 
     Repeatedly gives one task to the user with the lowest weighted dominant share
@@ -255,6 +258,10 @@ def drf(demands, capacity, *, weights=None, stop: str = "skip_blocked", tie_brea
         Per-user task caps (a user at its cap leaves without blocking anyone).
     record_order : bool
         Also return the sequence of users served (for traces of small examples).
+    max_allocations : int
+        Refuse instances on which progressive filling could take more steps (one per task) than this; the bound
+        is min(Σ_i tasks user i could run alone, m / smallest per-task dominant share). Default
+        :data:`MAX_ALLOCATIONS` (2·10⁹, minutes of work). EDRF and PDRF compute large instances in O(nm).
     share_arithmetic : {"exact", "accumulated"}
         ``"exact"``: with integer demands, capacities and weights, shares are compared exactly as fractions, so
         users whose shares are equal as fractions are tied and the tie rule decides (3 × 1/20 = 3/20); with
@@ -308,7 +315,17 @@ def drf(demands, capacity, *, weights=None, stop: str = "skip_blocked", tie_brea
         if (caps_f < 0).any():
             i = int(np.argmax(caps_f < 0))
             raise InvalidInputError(f"max_tasks[{i}] = {caps_f[i]}: max_tasks must be >= 0")
-        caps = np.ascontiguousarray(caps_f, dtype=np.int64)
+        # a cap above what the user could run alone never binds: clip it there (as Python ints, so uint64 values
+        # beyond int64 cannot wrap to negative); alone is finite and below 2^61 (checked above)
+        caps = np.array([min(int(v), int(a) + 1) for v, a in zip(caps_f.tolist(), alone.tolist())], dtype=np.int64)
+    if isinstance(max_allocations, bool) or not isinstance(max_allocations, (int, np.integer)) or max_allocations < 1:
+        raise InvalidInputError(f"max_allocations = {max_allocations!r}: must be a positive integer")
+    with np.errstate(divide="ignore"):
+        steps_bound = min(float(np.minimum(alone, caps).sum()), m / float(per_task.min()))
+    if steps_bound > max_allocations:
+        raise InvalidInputError(f"capacity / demands: progressive filling could take up to {steps_bound:.3g} steps "
+                                f"(one per task), more than max_allocations = {max_allocations}; use edrf or pdrf "
+                                "for instances this large, or raise max_allocations")
     if tie_break == "higher_share":
         secondary = np.empty(n, dtype=np.int64)
         # exact mode: num/den is the reduced fraction, so equal shares give equal floats here

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .._validate import InvalidInputError
+from .._validate import InvalidInputError, as_count, as_number
 from .cluster import Cluster, ServerAllocation
 from .psdsf_market import psdsf_market
 
@@ -204,8 +204,7 @@ def psdsf(cluster: Cluster, *, time_shared: bool = False, method: str = "market"
     """
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
-    if isinstance(max_sweeps, bool) or not isinstance(max_sweeps, (int, np.integer)) or max_sweeps < 1:
-        raise InvalidInputError(f"max_sweeps = {max_sweeps!r}: must be an integer >= 1")
+    max_sweeps, tol = as_count(max_sweeps, "max_sweeps"), as_number(tol, "tol")
     if method not in ("market", "fixed_point"):
         raise InvalidInputError(f"method = {method!r}: must be 'market' or 'fixed_point'")
     name = "psdsf_time_shared" if time_shared else "psdsf"

@@ -32,3 +32,100 @@ def trace_folder(folder: str, directory=None) -> Path:
 def missing_hint(folder: str) -> str:
     """The end of a reader's FileNotFoundError: where it looked and how to get the data."""
     return paths.missing_traces_message(folder)
+
+
+class TraceFormatError(ValueError):
+    """A trace file does not have the documented format; the message names the file (and line)."""
+
+
+def read_bytes(path: Path, what: str, hint: str) -> bytes:
+    """The whole (gunzipped) file: FileNotFoundError with ``hint`` when it is not there, a TraceFormatError when
+    it is a directory, truncated, corrupt or empty; a PermissionError names the file."""
+    import gzip
+    import zlib
+
+    path = Path(path)
+    if path.is_dir():
+        raise TraceFormatError(f"{path}: {what} is a directory, not a file")
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: {what} not found ({hint})")
+    try:
+        with (gzip.open if path.suffix == ".gz" else open)(path, "rb") as f:
+            data = f.read()
+    except PermissionError as exc:
+        raise PermissionError(f"{path}: {what} cannot be read ({exc.strerror})") from None
+    except (EOFError, zlib.error, gzip.BadGzipFile, OSError) as exc:
+        kind = "gzip file" if path.suffix == ".gz" else "file"
+        raise TraceFormatError(f"{path}: truncated or corrupt {kind} ({exc})") from None
+    if not data.strip():
+        raise TraceFormatError(f"{path}: {what} is empty (no rows)")
+    return data
+
+
+def check_field_counts(data: bytes, path: Path, n_fields: int, first_line: int = 1, block: int = 1 << 23) -> None:
+    """Every line has exactly ``n_fields`` comma-separated fields (a blank line has one empty field): else a
+    TraceFormatError naming file and line. Counted on the raw bytes (no quoting in these traces), in blocks of
+    about ``block`` bytes cut at line ends, so the memory it needs does not grow with the file."""
+    import numpy as np
+
+    raw = np.frombuffer(data, dtype=np.uint8)
+    pos, line_no = 0, first_line
+    while pos < raw.size:
+        stop = min(pos + block, raw.size)
+        if stop < raw.size:                       # extend to the end of the line
+            nxt = data.find(b"\n", stop)
+            stop = raw.size if nxt < 0 else nxt + 1
+        chunk = raw[pos:stop]
+        ends = np.flatnonzero(chunk == 10)
+        if chunk[-1] != 10:
+            ends = np.r_[ends, chunk.size]
+        starts = np.r_[0, ends[:-1] + 1]
+        commas = np.flatnonzero(chunk == 44)
+        fields = np.searchsorted(commas, ends) - np.searchsorted(commas, starts) + 1
+        bad = np.flatnonzero(fields != n_fields)
+        if bad.size:
+            k = int(bad[0])
+            line = bytes(chunk[starts[k]:ends[k]]).decode("utf-8", "replace").rstrip("\r")
+            shown = line if len(line) <= 120 else line[:117] + "..."
+            raise TraceFormatError(f"{path}, line {line_no + k}: {int(fields[k])} field(s), expected {n_fields}"
+                                   + (" (a blank line)" if not line.strip() else f": {shown!r}"))
+        line_no += ends.size
+        pos = stop
+
+
+def locate_bad_number(data: bytes, path: Path, names, numeric, required=(), skiprows: int = 0) -> None:
+    """After a parse failure: raise a TraceFormatError naming the first line and column whose non-empty value
+    is not a number (``numeric``: the columns that must be numbers) or whose value is missing where one is
+    ``required``."""
+    import io
+
+    import pandas as pd
+
+    text = pd.read_csv(io.BytesIO(data), header=None, names=names, dtype=str, skiprows=skiprows,
+                       keep_default_na=False)
+    for col in required:
+        empty = text[col].str.strip() == ""
+        if empty.any():
+            k = int(empty.to_numpy().argmax())
+            raise TraceFormatError(f"{path}, line {k + 1 + skiprows}, column {col!r}: empty, a value is required")
+    for col in numeric:
+        values = text[col].str.strip()
+        parsed = pd.to_numeric(values.where(values != ""), errors="coerce")
+        bad = parsed.isna() & (values != "")
+        if bad.any():
+            k = int(bad.to_numpy().argmax())
+            raise TraceFormatError(f"{path}, line {k + 1 + skiprows}, column {col!r}: {values.iloc[k]!r} is not a "
+                                   "number")
+
+
+def check_values(df, path: Path, nonnegative=(), first_line: int = 1) -> None:
+    """Columns in ``nonnegative`` must be finite and >= 0 where present (NaN = an empty field, allowed):
+    else a TraceFormatError naming file, line, column and value."""
+    import numpy as np
+
+    for col in nonnegative:
+        v = df[col].to_numpy(dtype=np.float64, na_value=np.nan)
+        bad = (v < 0) | np.isinf(v)
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise TraceFormatError(f"{path}, line {k + first_line}, column {col!r}: {v[k]} must be finite and >= 0")

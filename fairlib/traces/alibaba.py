@@ -9,14 +9,13 @@ and skipped.
 
 from __future__ import annotations
 
-import gzip
 from pathlib import Path
 
 import pandas as pd
 
 from .._validate import InvalidInputError
-from ._source import missing_hint, trace_folder
-from .google import TraceFormatError
+from ._source import (TraceFormatError, check_field_counts, check_values, locate_bad_number, missing_hint,
+                      read_bytes, trace_folder)
 
 __all__ = ["MACHINE_META_COLUMNS", "BATCH_TASK_2018_COLUMNS", "BATCH_TASK_2017_COLUMNS", "alibaba_dir",
            "read_machine_meta", "read_batch_task"]
@@ -41,20 +40,30 @@ def alibaba_dir(directory=None) -> Path:
     return trace_folder("alibaba_clusterdata", directory)
 
 
+#: amounts and counts: finite and >= 0 where present (times are not checked: the v2017 excerpt itself has
+#: negative end times, e.g. -55, for tasks that ended before the window)
+_NONNEGATIVE = ["cpu_num", "mem_size", "instance_num", "plan_cpu", "plan_mem"]
+
+
 def _read(path: Path, names, dtypes, what: str) -> pd.DataFrame:
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: Alibaba {what} not found ({missing_hint('alibaba_clusterdata')})")
+    import io
+
+    data = read_bytes(path, f"Alibaba {what}", missing_hint("alibaba_clusterdata"))
+    first = data.split(b"\n", 1)[0].decode("utf-8", "replace")
+    skip = 1 if first.replace(" ", "").startswith(_V2017_HEADER_START) else 0
+    body = data.split(b"\n", 1)[1] if skip else data
+    if not body.strip():
+        raise TraceFormatError(f"{path}: Alibaba {what} has a header but no rows")
+    check_field_counts(body, path, len(names), first_line=1 + skip)
     try:
-        opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rt") as f:
-            first = f.readline()
-        skip = 1 if first.replace(" ", "").startswith(_V2017_HEADER_START) else 0
-        return pd.read_csv(path, header=None, names=names, dtype=dtypes, skiprows=skip, on_bad_lines="error",
-                           skipinitialspace=True)
+        df = pd.read_csv(io.BytesIO(body), header=None, names=names, dtype=dtypes, on_bad_lines="error",
+                         skipinitialspace=True)
     except (ValueError, pd.errors.ParserError) as exc:
+        locate_bad_number(body, path, names, [c for c, t in dtypes.items() if t != "string"],
+                          [c for c, t in dtypes.items() if t == "int64"], skiprows=0)
         raise TraceFormatError(f"{path}: {exc}") from None
-    except (EOFError, OSError) as exc:
-        raise TraceFormatError(f"{path}: truncated or corrupt file ({exc})") from None
+    check_values(df, path, [c for c in _NONNEGATIVE if c in df], first_line=1 + skip)
+    return df
 
 
 def read_machine_meta(*, directory=None) -> pd.DataFrame:

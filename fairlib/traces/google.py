@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 
 from .._validate import InvalidInputError
-from ._source import missing_hint, trace_folder
+from ._source import TraceFormatError, check_field_counts, check_values, locate_bad_number, missing_hint, read_bytes, \
+    trace_folder
 
 __all__ = ["TASK_EVENT_COLUMNS", "JOB_EVENT_COLUMNS", "MACHINE_EVENT_COLUMNS", "TraceFormatError", "google_dir",
            "read_task_events", "iter_task_events", "read_job_events", "read_machine_events", "machine_configurations",
@@ -29,10 +30,6 @@ _DTYPES = {"time": "int64", "missing_info": "Int64", "job_id": "int64", "task_in
            "priority": "int64", "cpu_request": "float64", "memory_request": "float64", "disk_request": "float64",
            "different_machines": "Int64"}
 SUBMIT = 0
-
-
-class TraceFormatError(ValueError):
-    """A trace file does not have the documented format; the message names the file (and line)."""
 
 
 def google_dir(directory=None) -> Path:
@@ -63,27 +60,42 @@ _TABLES = {"task_events": (TASK_EVENT_COLUMNS, _DTYPES, 500), "job_events": (JOB
            "task_usage": (TASK_USAGE_COLUMNS, _USAGE_DTYPES, 500)}
 
 
+#: columns that hold amounts, counts or times: finite and >= 0 where present
+_NONNEGATIVE = {"task_events": ["time", "cpu_request", "memory_request", "disk_request"],
+                "job_events": ["time"], "machine_events": ["time", "cpus", "memory"],
+                "task_usage": ["start_time", "end_time", "cpu_rate", "canonical_memory", "assigned_memory",
+                               "maximum_memory", "maximum_cpu_rate", "local_disk_space"]}
+
+
 def _read_parts(table: str, parts, directory, columns, chunksize=None):
+    import io
+
     names, dtypes, total = _TABLES[table]
     folder = google_dir(directory) / table
     parts = list(parts)
     if not parts:
         raise InvalidInputError("parts: no part numbers given")
     for part in parts:
+        if isinstance(part, bool) or not isinstance(part, (int, np.integer)) or not 0 <= part < total:
+            raise InvalidInputError(f"parts: {part!r} is not a part of {table} (0 to {total - 1})")
         path = folder / f"part-{int(part):05d}-of-{total:05d}.csv.gz"
-        if not path.is_file():
-            raise FileNotFoundError(f"{path}: Google {table} part {part} not found "
-                                    f"({missing_hint('google_clusterdata_2011_2')})")
+        data = read_bytes(path, f"Google {table} part {part}", missing_hint("google_clusterdata_2011_2"))
+        check_field_counts(data, path, len(names))
+        numeric = [c for c, t in dtypes.items() if t != "string"]
         try:
-            reader = pd.read_csv(path, header=None, names=names, dtype=dtypes, on_bad_lines="error",
+            reader = pd.read_csv(io.BytesIO(data), header=None, names=names, dtype=dtypes, on_bad_lines="error",
                                  chunksize=chunksize)
             chunks = reader if chunksize else [reader]
+            first_line = 1
             for df in chunks:
+                check_values(df, path, _NONNEGATIVE[table], first_line)
+                first_line += len(df)
                 yield df if columns is None else df[list(columns)]
         except (ValueError, pd.errors.ParserError) as exc:
+            if isinstance(exc, TraceFormatError):
+                raise
+            locate_bad_number(data, path, names, numeric, [c for c, t in dtypes.items() if t == "int64"])
             raise TraceFormatError(f"{path}: {exc}") from None
-        except (EOFError, OSError) as exc:  # truncated or corrupt gzip stream
-            raise TraceFormatError(f"{path}: truncated or corrupt gzip file ({exc})") from None
 
 
 def read_task_events(parts=range(5), *, directory=None, columns=None) -> pd.DataFrame:

@@ -1,0 +1,268 @@
+"""Bad input and faults: every call ends in one of two ways — a documented exception naming the argument,
+index and value, or a result that passes the mechanism's own invariants. Each reproducer of issue-listed
+failures is a regression test here; hypothesis strategies push magnitudes, zeros and ties."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fairlib import sim
+from fairlib._validate import InvalidInputError
+from fairlib.multires import drf, psdsf
+from tests.test_sim import _jobs, _one_server_fleet
+
+
+# --- hangs ------------------------------------------------------------------------------------------------
+
+def test_drf_refuses_instances_beyond_its_step_bound():
+    with pytest.raises(InvalidInputError, match=r"up to 1e\+13 steps .* max_allocations = 2000000000"):
+        drf([[1.0]], [1e13])
+    assert drf([[1.0]], [1e6]).tasks.tolist() == [1_000_000]
+    with pytest.raises(InvalidInputError, match="max_allocations"):
+        drf([[1.0]], [1e6], max_allocations=10)
+    with pytest.raises(InvalidInputError, match=r"max_allocations = 0"):
+        drf([[1.0]], [5], max_allocations=0)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"horizon": np.inf}, r"horizon = inf: must be finite"),
+    ({"horizon": np.nan}, r"horizon = nan: must be finite"),
+    ({"start": np.nan}, r"start = nan: must be finite"),
+    ({"start": 50.0, "horizon": 10.0}, r"horizon = 10\.0: must be after start = 50\.0"),
+    ({"interval": 1e-300}, r"interval = 1e-300: must be finite and >= 0\.001"),
+    ({"interval": np.inf}, r"interval = inf"),
+    ({"horizon": 1e12, "interval": 1.0}, r"more than 10,000,000"),
+    ({"eligible": [[0.5], [1.0]]}, r"eligible\[0, 0\] = 0\.5"),
+    ({"eligible": [[np.nan], [1.0]]}, r"eligible\[0, 0\] = nan"),
+])
+def test_replay_refuses_unbounded_or_meaningless_times(kwargs, message):
+    fleet = _one_server_fleet()
+    with pytest.raises(InvalidInputError, match=message):
+        sim.replay(fleet, _jobs([0, 0], [10, 5], [[1, 0.5], [0.5, 1]]), psdsf, **kwargs)
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("arrival", [np.nan, 0.0], r"jobs\.arrival\[0\] = nan: must be finite"),
+    ("work", [-1.0, 5.0], r"jobs\.work\[0\] = -1\.0: must be finite and >= 0"),
+    ("work", [np.inf, 5.0], r"jobs\.work\[0\] = inf"),
+    ("shape", [[-1.0, 1.0], [1.0, 1.0]], r"jobs\.shape\[0, 0\] = -1\.0"),
+    ("shape", [[0.0, 0.0], [1.0, 1.0]], r"jobs\.shape\[0\] = \[0\.0, 0\.0\]: a segment must demand some resource"),
+    ("trace_end", [-5.0, 100.0], r"jobs\.trace_end\[0\] = -5\.0: before its arrival"),
+])
+def test_jobs_reject_nonsense(field, value, message):
+    good = _jobs([0, 0], [10, 5], [[1, 0.5], [0.5, 1]])
+    fields = {f: getattr(good, f) for f in ("ids", "arrival", "trace_end", "offsets", "work", "shape", "resources",
+                                            "source")}
+    fields[field] = np.array(value, dtype=float)
+    with pytest.raises(InvalidInputError, match=message):
+        sim.Jobs(**fields)
+
+
+# --- silent wrong answers -----------------------------------------------------------------------------------
+
+def test_drf_uint64_caps_do_not_wrap():
+    caps = np.array([2**64 - 1, 5], dtype=np.uint64)
+    assert drf([[1, 1], [1, 1]], [10, 10], max_tasks=caps).tasks.tolist() == [5, 5]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 6), min_size=2, max_size=2), min_size=1, max_size=5),
+       st.lists(st.floats(1e-3, 1e6), min_size=2, max_size=2),
+       st.lists(st.integers(0, 2**63 - 1), min_size=5, max_size=5))
+def test_drf_either_refuses_or_allocates_feasibly(demands, capacity, caps):
+    d = np.array(demands, dtype=float)
+    d[d.sum(axis=1) == 0, 0] = 1.0
+    try:
+        res = drf(d, capacity, max_tasks=np.array(caps[:len(d)], dtype=np.int64), max_allocations=10**6)
+    except InvalidInputError as e:
+        assert "max_allocations" in str(e) or "overflow" in str(e)
+        return
+    assert (res.tasks >= 0).all() and (res.tasks <= np.array(caps[:len(d)])).all()
+    assert (res.tasks @ d <= np.array(capacity) * (1 + 1e-9)).all()
+
+
+# --- overflow and underflow in kernels ---------------------------------------------------------------------
+
+from fairlib import market  # noqa: E402
+from fairlib.multires import Cluster, edrf, pdrf, pfvds  # noqa: E402
+from fairlib.multires.pfvds import nash_residual  # noqa: E402
+
+
+@pytest.mark.parametrize("w, y, budget", [
+    ([1e300] * 3, [1e300] * 3, 1e300),
+    ([1, 1], [1, 1], 1e-17),
+    ([5e-324], [2.0], 1.0),
+    ([1, 1, 1], [1, 2, 3], 1e-12),
+    ([1e-300, 1.0], [1.0, 1.0], 1.0),
+])
+def test_best_response_at_extreme_magnitudes_spends_the_budget(w, y, budget):
+    bids = market.best_response(w, y, budget)
+    assert np.isfinite(bids).all() and (bids >= 0).all()
+    assert bids.sum() == pytest.approx(budget, rel=1e-9)
+    k_bids, _ = market.best_response_finite(w, y, budget, 2)
+    assert np.isfinite(k_bids).all() and k_bids.sum() == pytest.approx(budget, rel=1e-9)
+
+
+def test_best_response_names_a_bid_below_the_float_range():
+    with pytest.raises(InvalidInputError, match=r"y\[0\] = 1e-300: more than the float range below"):
+        market.best_response([1, 1], [1e-300, 1e300], 1.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(1e-6, 1.0), min_size=1, max_size=6), st.integers(-300, 300), st.integers(-300, 300),
+       st.integers(0, 2**32 - 1))
+def test_best_response_is_scale_free(w, wexp, yexp, seed):
+    # bids scale with (y, X) and do not depend on the scale of w (the closed form is homogeneous)
+    g = np.random.default_rng(seed)
+    w = np.array(w)
+    y = g.uniform(0.1, 1.0, len(w))
+    ref = market.best_response(w, y, 1.0)
+    got = market.best_response(w * 10.0 ** wexp, y * 10.0 ** yexp, 10.0 ** yexp)
+    np.testing.assert_allclose(got / 10.0 ** yexp, ref, rtol=1e-9, atol=1e-12)
+
+
+def test_dynamics_with_budgets_near_the_float_range():
+    w = market.uniform_preferences(np.random.default_rng(0), 5, 8)
+    small = market.run_dynamics(market.Game(w, budgets=1.0, reserve=1e-6))
+    huge = market.run_dynamics(market.Game(w, budgets=1e300, reserve=1e294))
+    np.testing.assert_allclose(huge.bids.sum(axis=1), 1e300, rtol=1e-12)
+    np.testing.assert_allclose(huge.efficiency, small.efficiency, rtol=1e-9)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"eps": np.nan}, r"eps = nan"), ({"eps": -1.0}, r"eps = -1\.0"), ({"max_iter": 2.5}, r"max_iter = 2\.5"),
+    ({"gap_tol": 0.0}, r"gap_tol = 0\.0"),
+    ({"initial_bids": np.full((3, 4), np.nan)}, r"initial_bids\[0, 0\] = nan"),
+    ({"initial_bids": -np.ones((3, 4))}, r"initial_bids\[0, 0\] = -1\.0"),
+    ({"initial_bids": np.ones((3, 4))}, r"initial_bids\[0\] sums to 4\.0"),
+])
+def test_dynamics_secondary_parameters(kwargs, message):
+    game = market.Game(market.uniform_preferences(np.random.default_rng(1), 3, 4), reserve=1e-6)
+    with pytest.raises(InvalidInputError, match=message):
+        market.run_dynamics(game, **kwargs)
+
+
+def test_pdrf_overflowing_share_is_named():
+    with pytest.raises(InvalidInputError, match=r"demands\[0\] / capacity: a per-task share overflows"):
+        pdrf([[1e300, 1], [1, 1]], [1e-300, 10])
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 6), min_size=3, max_size=3), min_size=1, max_size=6),
+       st.lists(st.integers(1, 60), min_size=3, max_size=3))
+def test_pdrf_documented_guarantee_with_zero_demands(demands, capacity):
+    # PDRF = floor(first round of EDRF) <= floor(EDRF); equality when every user demands every resource
+    d = np.array(demands, dtype=float)
+    d[d.sum(axis=1) == 0, 0] = 1.0
+    p, e = pdrf(d, capacity).tasks, edrf(d, capacity).tasks
+    assert (p <= np.floor(e + 1e-9)).all()
+    if (d > 0).all():   # one EDRF round: PDRF is its floor (an exact integer EDRF value may round either way)
+        assert (p >= np.floor(e - 1e-9)).all()
+
+
+# --- results that said converged when they did not ----------------------------------------------------------
+
+@pytest.mark.parametrize("alpha, message", [
+    (1e-300, r"alpha\[0\] = 1e-300: below 0\.01"), (1e-4, r"alpha\[0\] = 0\.0001"),
+    ("1", r"alpha = '1'"), (True, r"alpha = True"),
+])
+def test_pfvds_alpha_range(alpha, message):
+    with pytest.raises(InvalidInputError, match=message):
+        pfvds(Cluster([[9, 18]], [[1, 4], [3, 1]]), alpha)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"step": np.nan}, r"step = nan"), ({"kappa": -1.0}, r"kappa = -1\.0"), ({"max_sweeps": 0}, r"max_sweeps = 0"),
+    ({"tol": np.nan}, r"tol = nan"), ({"iterations": 2.5}, r"iterations = 2\.5"),
+])
+def test_pfvds_secondary_parameters(kwargs, message):
+    with pytest.raises(InvalidInputError, match=message):
+        pfvds(Cluster([[9, 18]], [[1, 4], [3, 1]]), 1.0, **kwargs)
+
+
+def test_psdsf_tolerance_checked():
+    with pytest.raises(InvalidInputError, match=r"tol = nan"):
+        psdsf(Cluster([[9, 18]], [[1, 4], [3, 1]]), method="fixed_point", tol=np.nan)
+
+
+def test_nash_residual_sees_nan_tasks():
+    c = Cluster([[9, 18]], [[1, 4], [3, 1]])
+    assert nash_residual(c, [[np.nan], [1.0]], 1.0) == np.inf
+
+
+# --- trace loaders against generated corruptions -------------------------------------------------------------
+
+import gzip  # noqa: E402
+import os  # noqa: E402
+
+from fairlib.traces import TraceFormatError, read_batch_task, read_task_events  # noqa: E402
+from tests.test_traces import ROW, _write  # noqa: E402
+
+SHORT = ROW.rsplit(",", 1)[0] + "\n"                      # the trailing field missing
+
+
+@pytest.mark.parametrize("text, message", [
+    (ROW + SHORT, r"part-00000-of-00500\.csv\.gz, line 2: 12 field\(s\), expected 13"),
+    (ROW + "\n" + ROW, r"line 2: 1 field\(s\), expected 13 \(a blank line\)"),
+    (ROW + ROW.replace("0.125", "abc"), r"line 2, column 'cpu_request': 'abc' is not a number"),
+    (ROW + ROW.replace("0.125", "-0.5"), r"line 2, column 'cpu_request': -0\.5 must be finite and >= 0"),
+    (ROW + ROW.replace("0.125", "inf"), r"line 2, column 'cpu_request': inf must be finite and >= 0"),
+    (ROW + ROW.replace(",3418309,", ",,"), r"line 2, column 'job_id': empty, a value is required"),
+    ("", r"is empty \(no rows\)"),
+    ("\n\n", r"is empty \(no rows\)"),
+])
+def test_google_loader_names_file_and_line(tmp_path, text, message):
+    _write(tmp_path, text)
+    with pytest.raises(TraceFormatError, match=message):
+        read_task_events([0], directory=tmp_path)
+
+
+def test_google_loader_file_faults(tmp_path):
+    folder = tmp_path / "task_events"
+    (folder / "part-00000-of-00500.csv.gz").mkdir(parents=True)
+    with pytest.raises(TraceFormatError, match="is a directory, not a file"):
+        read_task_events([0], directory=tmp_path)
+    _write(tmp_path, ROW, part=1)
+    path = folder / "part-00001-of-00500.csv.gz"
+    (folder / "part-00002-of-00500.csv.gz").write_bytes(b"")
+    with pytest.raises(TraceFormatError, match=r"part-00002-of-00500\.csv\.gz: .*(empty|corrupt)"):
+        read_task_events([2], directory=tmp_path)
+    if os.geteuid() != 0:                   # root reads anything: the permission case needs a normal user
+        path.chmod(0)
+        with pytest.raises(PermissionError, match=r"part-00001-of-00500\.csv\.gz: .*cannot be read"):
+            read_task_events([1], directory=tmp_path)
+    with pytest.raises(InvalidInputError, match=r"parts: 500 is not a part of task_events"):
+        read_task_events([500], directory=tmp_path)
+
+
+def test_alibaba_loader_negative_request(tmp_path):
+    path = tmp_path / "cluster-trace-v2017" / "batch_task.csv.gz"
+    path.parent.mkdir(parents=True)
+    with gzip.open(path, "wt") as f:
+        f.write("1,2,3,4,5,Terminated,100,0.5\n1,2,3,4,5,Terminated,-100,0.5\n")
+    with pytest.raises(TraceFormatError, match=r"line 2, column 'plan_cpu': -100\.0 must be finite and >= 0"):
+        read_batch_task("2017", directory=tmp_path)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 5), st.sampled_from(["drop_field", "extra_field", "blank", "text", "negative", "truncate"]))
+def test_google_loader_any_corruption_is_an_error_or_clean(tmp_path_factory, row, kind):
+    tmp = tmp_path_factory.mktemp("corrupt")
+    rows = [ROW] * 6
+    if kind == "drop_field":
+        rows[row] = rows[row].rsplit(",", 1)[0] + "\n"
+    elif kind == "extra_field":
+        rows[row] = rows[row].rstrip("\n") + ",7\n"
+    elif kind == "blank":
+        rows[row] = "\n"
+    elif kind == "text":
+        rows[row] = rows[row].replace("0.07446", "x")
+    elif kind == "negative":
+        rows[row] = rows[row].replace("0.07446", "-1")
+    _write(tmp, "".join(rows))
+    if kind == "truncate":
+        path = tmp / "task_events" / "part-00000-of-00500.csv.gz"
+        path.write_bytes(path.read_bytes()[:-(row + 8)])
+    with pytest.raises((TraceFormatError, InvalidInputError)) as err:
+        read_task_events([0], directory=tmp)
+    assert "part-00000-of-00500.csv.gz" in str(err.value)
