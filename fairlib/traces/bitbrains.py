@@ -94,7 +94,13 @@ def read_vm(path) -> pd.DataFrame:
         if bad.any():
             i = int(np.argmax(bad))
             raise TraceFormatError(f"{path}:{i + 2}: {BITBRAINS_HEADER[j]} = {raw[i, j].strip()!r} is not a number")
-        out[name] = values.to_numpy(dtype=np.float64)
+        arr = values.to_numpy(dtype=np.float64)
+        bad = np.isinf(arr) | (arr < 0)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise TraceFormatError(f"{path}:{i + 2}: {BITBRAINS_HEADER[j]} = {raw[i, j].strip()!r} must be finite "
+                                   "and >= 0")
+        out[name] = arr
     frame = pd.DataFrame(out)
     seconds = frame["time"].to_numpy()
     if (seconds != np.round(seconds)).any():

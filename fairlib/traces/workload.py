@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError
+from .._validate import InvalidInputError, as_count, as_number
 
 __all__ = ["Fleet", "Workload", "google_fleet", "google_workload", "bitbrains_fleet", "bitbrains_workload",
            "BITBRAINS_SERVER_TYPES"]
@@ -40,6 +40,19 @@ class Fleet:
     source: str
     location: np.ndarray = None
     notes: str = ""
+
+    def __post_init__(self):
+        cap = np.asarray(self.capacity, dtype=np.float64)
+        if cap.ndim != 2 or cap.shape[1] != len(self.resources):
+            raise InvalidInputError(f"capacity: expected (servers, {len(self.resources)}) for resources "
+                                    f"{tuple(self.resources)}, got shape {cap.shape}")
+        bad = ~np.isfinite(cap) | (cap < 0)
+        if bad.any():
+            i, r = map(int, np.argwhere(bad)[0])
+            raise InvalidInputError(f"capacity[{i}, {r}] = {cap[i, r]}: capacities must be finite and >= 0")
+        if len(self.server_class) != cap.shape[0]:
+            raise InvalidInputError(f"server_class: expected {cap.shape[0]} labels (one per server), got "
+                                    f"{len(self.server_class)}")
 
     @property
     def n_servers(self) -> int:
@@ -57,6 +70,26 @@ class Workload:
     resources: tuple
     source: str
     scheduling_class: np.ndarray = None
+
+    def __post_init__(self):
+        d = np.asarray(self.demand, dtype=np.float64)
+        n = len(self.users)
+        if d.shape != (n, len(self.resources)):
+            raise InvalidInputError(f"demand: expected ({n}, {len(self.resources)}) (users x resources), got {d.shape}")
+        bad = ~np.isfinite(d) | (d < 0)
+        if bad.any():
+            i, r = map(int, np.argwhere(bad)[0])
+            raise InvalidInputError(f"demand[{i}, {r}] = {d[i, r]}: demands must be finite and >= 0")
+        for name in ("arrival", "departure"):
+            t = np.asarray(getattr(self, name), dtype=np.float64)
+            if t.shape != (n,) or not np.isfinite(t).all():
+                j = int(np.argmax(~np.isfinite(t))) if t.shape == (n,) else -1
+                raise InvalidInputError(f"{name}: expected {n} finite times" +
+                                        (f"; {name}[{j}] = {t[j]}" if j >= 0 else f", got shape {t.shape}"))
+        early = np.asarray(self.departure, float) < np.asarray(self.arrival, float)
+        if early.any():
+            j = int(np.argmax(early))
+            raise InvalidInputError(f"departure[{j}] = {self.departure[j]}: before arrival[{j}] = {self.arrival[j]}")
     skipped: dict = field(default_factory=dict)
 
     @property
@@ -150,6 +183,8 @@ def bitbrains_fleet(*, locations: int = 3, storage_mbps: float = 2000.0, network
     RAM (GB), storage and network bandwidth (MB/s). Each server type at each location shares one storage
     device and one network link in the paper; their capacities were **not recovered** — here each server
     gets ``storage_mbps`` and ``network_mbps`` (a labelled choice, see ``notes``)."""
+    locations = as_count(locations, "locations")
+    storage_mbps, network_mbps = as_number(storage_mbps, "storage_mbps"), as_number(network_mbps, "network_mbps")
     rows, labels, where = [], [], []
     for t, (count, ghz, gb) in enumerate(BITBRAINS_SERVER_TYPES, start=1):
         for j in range(count):
