@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._validate import InvalidInputError
+
 __all__ = ["bundle_values", "utilities", "efficiency", "utility_uniformity", "envy_freeness", "jain_index"]
 
 
@@ -61,7 +63,11 @@ def envy_freeness(weights, shares, parallelism=None) -> float:
     >>> envy_freeness([[0.5, 0.5], [0.5, 0.5]], [[0.5, 0.5], [0.5, 0.5]])
     1.0
     """
-    V = bundle_values(weights, shares, parallelism)
+    w, r = np.asarray(weights, dtype=np.float64), np.asarray(shares, dtype=np.float64)
+    if w.ndim != 2 or r.shape != w.shape:
+        raise InvalidInputError(f"weights, shares: expected two (users x machines) matrices of one shape, got "
+                                f"{w.shape} and {r.shape}")
+    V = bundle_values(w, r, parallelism)
     own = np.diagonal(V)[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(V > 0, own / np.where(V > 0, V, 1.0), np.inf)
@@ -73,4 +79,12 @@ def envy_freeness(weights, shares, parallelism=None) -> float:
 def jain_index(values) -> float:
     """Jain's fairness index (sum x)^2 / (n sum x^2)."""
     x = np.asarray(values, dtype=np.float64)
+    if x.ndim != 1 or x.size == 0:
+        raise InvalidInputError(f"values: expected a non-empty vector, got shape {x.shape}")
+    bad = ~np.isfinite(x) | (x < 0)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InvalidInputError(f"values[{i}] = {x[i]}: must be finite and >= 0")
+    if not (x > 0).any():
+        raise InvalidInputError("values: all zero (Jain's index is 0/0)")
     return float(x.sum() ** 2 / (len(x) * (x ** 2).sum()))

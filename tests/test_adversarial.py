@@ -266,3 +266,57 @@ def test_google_loader_any_corruption_is_an_error_or_clean(tmp_path_factory, row
     with pytest.raises((TraceFormatError, InvalidInputError)) as err:
         read_task_events([0], directory=tmp)
     assert "part-00000-of-00500.csv.gz" in str(err.value)
+
+
+# --- unvalidated helpers and secondary parameters ------------------------------------------------------------
+
+from fairlib import metrics  # noqa: E402
+from fairlib.multires import drfh, tsf  # noqa: E402
+from fairlib.multires.server_properties import property_violations  # noqa: E402
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: market.two_player_equilibria(1 - 1e-16), r"alpha = 0\.9999999999999999: must be a finite number >= 0\.5"),
+    (lambda: market.two_player_equilibria_numeric(2.0), r"alpha = 2\.0"),
+    (lambda: market.allocation([[-1.0, 1.0], [1.0, 1.0]]), r"bids\[0, 0\] = -1\.0"),
+    (lambda: market.weight_proportional_bids([[np.nan, 1.0]], [1.0]), r"weights\[0, 0\] = nan"),
+    (lambda: market.welfare_optimum([[np.nan, 1.0]]), r"weights\[0, 0\] = nan"),
+    (lambda: market.social_optimum(np.ones((2, 3)), 0), r"parallelism\[0\] = 0"),
+    (lambda: metrics.jain_index([]), r"values: expected a non-empty vector"),
+    (lambda: metrics.envy_freeness(np.ones((2, 3)), np.ones((3, 2))), r"weights, shares: expected two"),
+    (lambda: market.best_response(np.array([1 + 1j, 1]), [1, 1], 1), r"w: expected real numbers, got dtype complex"),
+    (lambda: market.best_response(["1", "1"], [1, 1], 1), r"w: expected real numbers, got dtype <U1"),
+    (lambda: market.best_response([True, True], [1, 1], 1), r"w: expected real numbers, got dtype bool"),
+    (lambda: market.best_response([1, 1], [1, 1], True), r"budget = True"),
+])
+def test_helpers_name_bad_arguments(call, message):
+    with pytest.raises(InvalidInputError, match=message):
+        call()
+
+
+FIG1 = Cluster([[12, 4, 75], [8, 16, 0]], [[1, 1, 5], [0.5, 0.5, 2], [1, 3, 0], [2, 5, 0]])
+
+
+@pytest.mark.parametrize("tasks, message", [
+    (np.full((4, 2), np.nan), r"tasks\[0, 0\] = nan"),
+    (-np.ones((4, 2)), r"tasks\[0, 0\] = -1\.0"),
+    (np.array([[0, 1.0], [0, 0], [0, 0], [0, 0]]), r"tasks\[0, 1\] = 1\.0: .*cannot use server 1"),
+    (np.array([[100.0, 0], [0, 0], [0, 0], [0, 0]]), r"server 0 uses 100 of resource 0, capacity 12"),
+    (np.ones((3, 2)), r"tasks: expected shape \(4, 2\)"),
+])
+def test_property_checkers_refuse_non_allocations(tasks, message):
+    with pytest.raises(InvalidInputError, match=message):
+        property_violations(FIG1, tasks)
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e-300])
+def test_clusters_outside_the_solvers_range_are_named(scale):
+    with pytest.raises(InvalidInputError, match=r"capacity\[0\] / demand\[0\]: user 0 could run .* tasks alone"):
+        Cluster(FIG1.capacity * scale, FIG1.demand)
+
+
+@pytest.mark.parametrize("scale", [1e25, 1e-25])
+def test_mechanisms_scale_with_units_inside_the_range(scale):
+    big = Cluster(FIG1.capacity * scale, FIG1.demand)
+    for mech in (drfh, tsf, psdsf, lambda c: pfvds(c, 2.0)):
+        np.testing.assert_allclose(mech(big).totals / scale, mech(FIG1).totals, rtol=1e-5)

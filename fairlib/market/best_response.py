@@ -333,6 +333,13 @@ def _local_search(w, y, budget, k, prune=True):
 
 
 def _coerce_inputs(w, y, budget):
+    for name, value in (("w", w), ("y", y)):
+        kind = np.asarray(value).dtype.kind
+        if kind not in "iuf":
+            raise InvalidInputError(f"{name}: expected real numbers, got dtype {np.asarray(value).dtype} "
+                                    "(booleans, strings and complex numbers are not bids or weights)")
+    if isinstance(budget, (bool, np.bool_, str, bytes, complex, np.complexfloating)):
+        raise InvalidInputError(f"budget = {budget!r}: must be a real number > 0")
     w = np.ascontiguousarray(w, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.float64)
     if w.ndim != 1 or y.shape != w.shape or w.size == 0:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import InvalidInputError
+from .._validate import InvalidInputError, as_count, as_number
 from ..metrics import efficiency, envy_freeness, utilities, utility_uniformity
 from .game import allocation
 
@@ -43,6 +43,16 @@ def equilibrium_violation(weights, bids, reserve: float = 0.0, *, tol: float = 1
     return float(worst)
 
 
+#: the two-player games need 1 - alpha >= this (c = 1/(2 alpha (1 - alpha)) - 1 stays below about 5e8)
+ALPHA_MARGIN = 1e-9
+
+
+def _game_alpha(alpha, kind: str) -> float:
+    low = 0.5 if kind == "opposite" else ALPHA_MARGIN
+    alpha = as_number(alpha, "alpha", minimum=low, inclusive=True, maximum=1 - ALPHA_MARGIN)
+    return alpha
+
+
 def two_player_equilibria(alpha: float, kind: str = "opposite") -> list[dict]:
     """All equilibria of the two-user, two-machine games of EC'05 Fig. 1 with budgets 1.
 
@@ -54,14 +64,11 @@ def two_player_equilibria(alpha: float, kind: str = "opposite") -> list[dict]:
     """
     if kind not in ("equal", "opposite"):
         raise InvalidInputError(f"kind = {kind!r}: must be 'equal' or 'opposite'")
-    if not 0 < alpha < 1:
-        raise InvalidInputError(f"alpha = {alpha}: must be in (0, 1)")
+    alpha = _game_alpha(alpha, kind)
     if kind == "equal":
         w = np.array([[alpha, 1 - alpha], [alpha, 1 - alpha]])
         sols = [(alpha, alpha, 1.0)]
     else:
-        if alpha < 0.5:
-            raise InvalidInputError(f"alpha = {alpha}: the opposite-weight game is stated for alpha >= 1/2")
         w = np.array([[alpha, 1 - alpha], [1 - alpha, alpha]])
         c = 1.0 / (2 * alpha * (1 - alpha)) - 1.0
         roots = np.roots([1.0, -c, c, -1.0])
@@ -92,6 +99,10 @@ def two_player_equilibria_numeric(alpha: float, kind: str = "opposite", grid: in
     """
     from scipy.optimize import fsolve
 
+    if kind not in ("equal", "opposite"):
+        raise InvalidInputError(f"kind = {kind!r}: must be 'equal' or 'opposite'")
+    alpha = _game_alpha(alpha, kind)
+    grid = as_count(grid, "grid", minimum=2)
     if kind == "equal":
         w = np.array([[alpha, 1 - alpha], [alpha, 1 - alpha]])
     elif kind == "opposite":

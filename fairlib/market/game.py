@@ -40,30 +40,10 @@ class Game:
     reserve: float = 0.0
 
     def __init__(self, weights, budgets=None, parallelism=None, reserve: float = 0.0):
-        w = np.asarray(weights)
-        if w.ndim != 2 or w.size == 0 or w.dtype.kind not in "iuf":
-            raise InvalidInputError(f"weights: expected a numeric (users x machines) matrix, got shape {w.shape}")
-        w = np.ascontiguousarray(w, dtype=np.float64)
-        bad = ~np.isfinite(w) | (w < 0)
-        if bad.any():
-            i, j = (int(v) for v in np.argwhere(bad)[0])
-            raise InvalidInputError(f"weights[{i}, {j}] = {w[i, j]}: weights must be finite and >= 0")
-        zero = ~(w > 0).any(axis=1)
-        if zero.any():
-            i = int(np.argmax(zero))
-            raise InvalidInputError(f"weights[{i}]: user {i} values no machine")
+        w = as_weight_matrix(weights)
         m, n = w.shape
         X = as_budgets(budgets, m)
-        k = None
-        if parallelism is not None:
-            k = np.broadcast_to(np.asarray(parallelism), (m,))
-            if k.dtype.kind not in "iu":
-                raise InvalidInputError(f"parallelism: must be integers, got dtype {k.dtype}")
-            out = (k < 1) | (k > n)
-            if out.any():
-                i = int(np.argmax(out))
-                raise InvalidInputError(f"parallelism[{i}] = {k[i]}: must be between 1 and n_machines = {n}")
-            k = np.ascontiguousarray(k, dtype=np.int64)
+        k = as_parallelism(parallelism, m, n)
         if not (np.isfinite(reserve) and reserve >= 0):
             raise InvalidInputError(f"reserve = {reserve}: must be finite and >= 0")
         if reserve == 0:
@@ -92,13 +72,54 @@ class Game:
         return welfare_optimum(self.weights, self.parallelism)
 
 
+def as_weight_matrix(weights, name: str = "weights") -> np.ndarray:
+    """Valuations ``w[user, machine]``: a non-empty numeric matrix, finite, >= 0, every user valuing some machine."""
+    w = np.asarray(weights)
+    if w.ndim != 2 or w.size == 0 or w.dtype.kind not in "iuf":
+        raise InvalidInputError(f"{name}: expected a numeric (users x machines) matrix, got shape {w.shape} "
+                                f"dtype {w.dtype}")
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    bad = ~np.isfinite(w) | (w < 0)
+    if bad.any():
+        i, j = (int(v) for v in np.argwhere(bad)[0])
+        raise InvalidInputError(f"{name}[{i}, {j}] = {w[i, j]}: weights must be finite and >= 0")
+    zero = ~(w > 0).any(axis=1)
+    if zero.any():
+        i = int(np.argmax(zero))
+        raise InvalidInputError(f"{name}[{i}]: user {i} values no machine")
+    return w
+
+
+def as_parallelism(parallelism, m: int, n: int):
+    """``None`` (infinite parallelism) or one integer bound in [1, n_machines] per user."""
+    if parallelism is None:
+        return None
+    k = np.broadcast_to(np.asarray(parallelism), (m,))
+    if k.dtype.kind not in "iu":
+        raise InvalidInputError(f"parallelism: must be integers, got dtype {k.dtype}")
+    out = (k < 1) | (k > n)
+    if out.any():
+        i = int(np.argmax(out))
+        raise InvalidInputError(f"parallelism[{i}] = {k[i]}: must be between 1 and n_machines = {n}")
+    return np.ascontiguousarray(k, dtype=np.int64)
+
+
 def allocation(bids, reserve: float = 0.0) -> np.ndarray:
     """Shares r_ij = x_ij / (Y_j + reserve); a machine with no bid is allocated to nobody.
 
     >>> allocation([[1.0, 0.0], [1.0, 2.0]]).tolist()
     [[0.5, 0.0], [0.5, 1.0]]
     """
-    x = np.asarray(bids, dtype=np.float64)
+    x = np.asarray(bids)
+    if x.ndim != 2 or x.dtype.kind not in "iuf":
+        raise InvalidInputError(f"bids: expected a numeric (users x machines) matrix, got shape {x.shape} dtype {x.dtype}")
+    x = x.astype(np.float64)
+    bad = ~np.isfinite(x) | (x < 0)
+    if bad.any():
+        i, j = (int(v) for v in np.argwhere(bad)[0])
+        raise InvalidInputError(f"bids[{i}, {j}] = {x[i, j]}: bids must be finite and >= 0")
+    if not (np.isfinite(reserve) and reserve >= 0):
+        raise InvalidInputError(f"reserve = {reserve}: must be finite and >= 0")
     Y = x.sum(axis=0) + reserve
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(Y > 0, x / np.where(Y > 0, Y, 1.0), 0.0)
@@ -107,7 +128,7 @@ def allocation(bids, reserve: float = 0.0) -> np.ndarray:
 def welfare_optimum(weights, parallelism=None) -> float:
     """U*: infinite parallelism — each machine to a user who values it most; finite — Lemma 1's maximum-weight
     matching of k_i copies of user i to machines (Hungarian algorithm, scipy's linear_sum_assignment)."""
-    w = np.asarray(weights, dtype=np.float64)
+    w = as_weight_matrix(weights)
     if parallelism is None:
         return float(w.max(axis=0).sum())
     return float(social_optimum(w, parallelism)[1])
@@ -119,8 +140,9 @@ def social_optimum(weights, parallelism=None) -> tuple[np.ndarray, float]:
     Infinite parallelism: machine j goes wholly to argmax_i w_ij (lowest index on ties). Finite: the
     maximum-weight matching of user copies to machines.
     """
-    w = np.asarray(weights, dtype=np.float64)
+    w = as_weight_matrix(weights)
     m, n = w.shape
+    parallelism = as_parallelism(parallelism, m, n)
     r = np.zeros((m, n))
     if parallelism is None:
         r[w.argmax(axis=0), np.arange(n)] = 1.0
@@ -135,9 +157,10 @@ def social_optimum(weights, parallelism=None) -> tuple[np.ndarray, float]:
 
 def weight_proportional_bids(weights, budgets=None, parallelism=None) -> np.ndarray:
     """Static baseline: x_ij = X_i w_ij / sum_j w_ij (on the k_i highest-weight machines when finite)."""
-    w = np.asarray(weights, dtype=np.float64).copy()
+    w = as_weight_matrix(weights).copy()
     m, n = w.shape
     X = as_budgets(budgets, m)
+    parallelism = as_parallelism(parallelism, m, n)
     if parallelism is not None:
         k = np.broadcast_to(np.asarray(parallelism, dtype=np.int64), (m,))
         rank = np.argsort(np.argsort(-w, axis=1, kind="stable"), axis=1)

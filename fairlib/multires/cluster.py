@@ -26,6 +26,10 @@ __all__ = ["Cluster", "ServerAllocation", "monopoly_tasks", "random_cluster", "m
            "on_merged_servers", "per_server_alpha"]
 
 
+#: monopoly task counts γ the mechanisms accept (tested accurate across it: results scale exactly with units)
+GAMMA_RANGE = (1e-30, 1e30)
+
+
 @dataclass(frozen=True, eq=False)
 class Cluster:
     """A validated heterogeneous cluster.
@@ -75,7 +79,14 @@ class Cluster:
             raise InvalidInputError(
                 f"demand[{u}] = {dem[u].tolist()}: user {u} has no usable server (its eligible servers "
                 f"{np.flatnonzero(declared[u]).tolist()} lack resource(s) {missing})")
-        gamma = np.where(usable, monopoly_tasks(cap, dem), 0.0)
+        with np.errstate(over="ignore", under="ignore"):
+            gamma = np.where(usable, monopoly_tasks(cap, dem), 0.0)
+        out = usable & ~((gamma >= GAMMA_RANGE[0]) & (gamma <= GAMMA_RANGE[1]))
+        if out.any():
+            u, i = map(int, np.argwhere(out)[0])
+            raise InvalidInputError(f"capacity[{i}] / demand[{u}]: user {u} could run {gamma[u, i]:.3g} tasks alone on "
+                                    f"server {i}, outside [{GAMMA_RANGE[0]:g}, {GAMMA_RANGE[1]:g}] where the solvers "
+                                    "keep their accuracy; rescale the units of that resource")
         with np.errstate(divide="ignore", invalid="ignore"):
             share = np.where(cap[None, :, :] > 0, dem[:, None, :] / cap[None, :, :], np.where(needs[:, None, :],
                                                                                              np.inf, 0.0))

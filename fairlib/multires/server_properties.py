@@ -20,6 +20,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
+from .._validate import InvalidInputError
 from .cluster import Cluster
 from .psdsf import psdsf_violation
 
@@ -27,9 +28,37 @@ __all__ = ["sharing_incentive_violation", "envy_violation", "pareto_violation", 
            "property_violations"]
 
 
+#: relative overuse of a capacity tolerated in an allocation handed to the checkers (solver round-off)
+FEASIBILITY_RTOL = 1e-7
+
+
+def checked_allocation(cluster: Cluster, tasks, name: str = "tasks") -> np.ndarray:
+    """``tasks[user, server]`` as float64 after checking it is an allocation of ``cluster``: the right shape,
+    finite, >= 0, zero on pairs the user cannot use, and within every capacity (up to
+    :data:`FEASIBILITY_RTOL`); otherwise an error naming the entry or the resource."""
+    if not isinstance(cluster, Cluster):
+        raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
+    x = np.asarray(tasks, dtype=np.float64)
+    if x.shape != (cluster.n_users, cluster.n_servers):
+        raise InvalidInputError(f"{name}: expected shape ({cluster.n_users}, {cluster.n_servers}) (users x servers), "
+                                f"got {x.shape}")
+    bad = ~np.isfinite(x) | (x < 0) | ((x != 0) & ~cluster.eligible)
+    if bad.any():
+        n, i = (int(v) for v in np.argwhere(bad)[0])
+        raise InvalidInputError(f"{name}[{n}, {i}] = {x[n, i]}: tasks must be finite, >= 0 and 0 where user {n} "
+                                f"cannot use server {i}")
+    used = np.einsum("ni,nr->ir", x, cluster.demand)
+    over = used > cluster.capacity * (1 + FEASIBILITY_RTOL) + 1e-12
+    if over.any():
+        i, r = (int(v) for v in np.argwhere(over)[0])
+        raise InvalidInputError(f"{name}: server {i} uses {used[i, r]:g} of resource {r}, capacity "
+                                f"{cluster.capacity[i, r]:g}")
+    return x
+
+
 def sharing_incentive_violation(cluster: Cluster, tasks) -> float:
     """max_n (bound_n - x_n) / bound_n with bound_n = φ_n / Σφ · Σ_i γ[n, i]."""
-    totals = np.asarray(tasks, dtype=np.float64).sum(axis=1)
+    totals = checked_allocation(cluster, tasks).sum(axis=1)
     bound = cluster.weight / cluster.weight.sum() * cluster.gamma.sum(axis=1)
     return float(((bound - totals) / bound).max())
 
@@ -40,7 +69,7 @@ def envy_violation(cluster: Cluster, tasks) -> float:
     From m's bundle on server i (x[m, i] d_m of each resource) user n runs
     x[m, i] min_{r: d[n, r] > 0} d[m, r] / d[n, r] tasks, counted only where n is usable.
     """
-    x = np.asarray(tasks, dtype=np.float64)
+    x = checked_allocation(cluster, tasks)
     d = cluster.demand
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(d[:, None, :] > 0, d[None, :, :] / d[:, None, :], np.inf).min(axis=2)   # [n, m]
@@ -55,7 +84,7 @@ def envy_violation(cluster: Cluster, tasks) -> float:
 
 def pareto_violation(cluster: Cluster, tasks) -> float:
     """(max Σ x'_n subject to x'_n >= x_n and feasibility) / Σ x_n - 1, by HiGHS."""
-    x = np.asarray(tasks, dtype=np.float64)
+    x = checked_allocation(cluster, tasks)
     totals = x.sum(axis=1)
     users, servers = np.nonzero(cluster.eligible)
     p, k, m, n = len(users), cluster.n_servers, cluster.n_resources, cluster.n_users
@@ -74,6 +103,7 @@ def pareto_violation(cluster: Cluster, tasks) -> float:
 
 def bottleneck_fairness_violation(cluster: Cluster, tasks) -> float:
     """Definition 4's VDS gap when every server has a bottleneck resource; NaN otherwise."""
+    checked_allocation(cluster, tasks)
     served = cluster.eligible.any(axis=0)          # a server nobody can use constrains nothing
     if (cluster.bottlenecks()[served] < 0).any():
         return float("nan")
@@ -83,5 +113,6 @@ def bottleneck_fairness_violation(cluster: Cluster, tasks) -> float:
 
 def property_violations(cluster: Cluster, tasks) -> dict:
     """All four: {"SI", "EF", "PO", "BF"} (<= 0, or within a tolerance, means the property holds)."""
+    tasks = checked_allocation(cluster, tasks)
     return {"SI": sharing_incentive_violation(cluster, tasks), "EF": envy_violation(cluster, tasks),
             "PO": pareto_violation(cluster, tasks), "BF": bottleneck_fairness_violation(cluster, tasks)}
