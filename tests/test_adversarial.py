@@ -320,3 +320,34 @@ def test_mechanisms_scale_with_units_inside_the_range(scale):
     big = Cluster(FIG1.capacity * scale, FIG1.demand)
     for mech in (drfh, tsf, psdsf, lambda c: pfvds(c, 2.0)):
         np.testing.assert_allclose(mech(big).totals / scale, mech(FIG1).totals, rtol=1e-5)
+
+
+from fairlib.dynamic import dynamic_drf, dynamic_drf_step, static_drf_levels  # noqa: E402
+
+D3 = np.array([[1, 0.5], [0.5, 1], [1, 1.0]])
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: dynamic_drf_step(D3, [5, 5], 3), r"previous_shares: use 7\.5 of resource 0, more than the capacity"),
+    (lambda: dynamic_drf_step(D3, [np.nan, 0.1], 3), r"previous_shares\[0\] = nan"),
+    (lambda: dynamic_drf_step(D3, [0.1, 0.1], 2.5), r"n = 2\.5: must be an integer"),
+    (lambda: static_drf_levels(D3, 3.9), r"n = 3\.9: must be an integer"),
+    (lambda: dynamic_drf(D3, 3.5), r"n = 3\.5: must be an integer"),
+    (lambda: dynamic_drf(D3, float("nan")), r"n = nan: must be an integer"),
+])
+def test_dynamic_drf_arguments(call, message):
+    with pytest.raises(InvalidInputError, match=message):
+        call()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.floats(0.0, 1.0), min_size=2, max_size=2), min_size=1, max_size=8), st.integers(0, 3))
+def test_dynamic_drf_step_from_a_feasible_state_stays_feasible(rows, extra):
+    d = np.array(rows)
+    d[d.max(axis=1) == 0, 0] = 1.0
+    d = d / d.max(axis=1, keepdims=True)
+    k, n = len(d), len(d) + extra
+    prev = dynamic_drf(d[:k - 1], n).shares(k - 1) if k > 1 else np.zeros(0)
+    x = dynamic_drf_step(d, prev, n)
+    assert np.isfinite(x).all() and (x >= prev.tolist() + [0.0]).all()
+    assert (x @ d <= k / n * (1 + 1e-9) + 1e-12).all()

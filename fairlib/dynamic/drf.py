@@ -459,13 +459,7 @@ def dynamic_drf(demands, n: int | None = None, method: str = "linear", *, line6:
         raise InvalidInputError(f"sums = {sums!r}: must be 'prefix' or 'rescan'")
     d = normalize_demands(demands)
     K = d.shape[0]
-    if n is None:
-        n = K
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-        raise InvalidInputError(f"n = {n!r}: must be an integer")
-    if n < K:
-        raise InvalidInputError(f"n = {n}: must be >= the number of arriving agents ({K})")
-    n = int(n)
+    n = _planned_agents(n, K)
     step_shares = None
     work = np.zeros(1, np.int64)
     if method == "linear":
@@ -478,6 +472,17 @@ def dynamic_drf(demands, n: int | None = None, method: str = "linear", *, line6:
     return DynamicDRFResult(demands=d, n=n, levels=levels, split=split, maxsum=maxsum, final_shares=x,
                             method=method, step_shares=step_shares,
                             work=int(work[0]) if method == "linear" else None)
+
+
+def _planned_agents(n, present: int) -> int:
+    """``n`` (the agents the mechanism plans for; default: those present) as an int >= ``present``."""
+    if n is None:
+        return int(present)
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+        raise InvalidInputError(f"n = {n!r}: must be an integer")
+    if n < present:
+        raise InvalidInputError(f"n = {n}: must be >= the number of arriving agents ({present})")
+    return int(n)
 
 
 def dynamic_drf_step(demands, previous_shares, n: int, method: str = "linear") -> np.ndarray:
@@ -493,8 +498,18 @@ def dynamic_drf_step(demands, previous_shares, n: int, method: str = "linear") -
     if prev.shape != (k - 1,):
         raise InvalidInputError(f"previous_shares: expected {k - 1} shares (one per earlier agent), "
                                 f"got shape {prev.shape}")
-    if n < k:
-        raise InvalidInputError(f"n = {n}: must be >= the number of present agents ({k})")
+    n = _planned_agents(n, k)
+    bad = ~np.isfinite(prev) | (prev < 0)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InvalidInputError(f"previous_shares[{i}] = {prev[i]}: shares must be finite and >= 0")
+    # the previous step's allocation must fit its capacity (k - 1)/n, or no step from it is feasible
+    used = prev @ d[:k - 1] if k > 1 else np.zeros(d.shape[1])
+    over = used > (k - 1) / n * (1 + 1e-9) + 1e-15
+    if over.any():
+        r = int(np.argmax(over))
+        raise InvalidInputError(f"previous_shares: use {used[r]:g} of resource {r}, more than the capacity "
+                                f"(k - 1)/n = {(k - 1) / n:g} of step {k - 1}")
     if method == "linear":
         x = np.append(prev, 0.0)
         if k == 1:
@@ -518,9 +533,7 @@ def static_drf_levels(demands, n: int | None = None) -> np.ndarray:
     """
     d = normalize_demands(demands)
     K = d.shape[0]
-    n = K if n is None else int(n)
-    if n < K:
-        raise InvalidInputError(f"n = {n}: must be >= the number of arriving agents ({K})")
+    n = _planned_agents(n, K)
     k = np.arange(1, K + 1)
     with np.errstate(divide="ignore"):  # a resource nobody has demanded yet does not bind
         return (k / n / np.cumsum(d, axis=0).T).T.min(axis=1)
