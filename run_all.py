@@ -97,6 +97,7 @@ class Outcome:
     claims_held: int = 0
     claims_total: int = 0
     claims_regressed: list = field(default_factory=list)  # claims held in the committed ledger and not any more
+    claims_fresh: bool = False   # this run wrote the notebook's claims.json
     claims_not_reproduced: int = 0
     claims_not_tested: int = 0
     outputs: int = 0
@@ -218,6 +219,7 @@ def run_one(nb: Notebook, mode: str, build: Path, show_cells: bool, accept_claim
             raise
     out.wall_s = time.perf_counter() - t0
     if claims_file.is_file() and claims_file.stat().st_mtime >= start_wall - 1:
+        out.claims_fresh = True
         try:
             doc = json.loads(claims_file.read_text())
             summary = doc["summary"]
@@ -240,11 +242,17 @@ def run_one(nb: Notebook, mode: str, build: Path, show_cells: bool, accept_claim
     return out
 
 
-def aggregate_claims(registry: dict[str, Notebook], mode: str) -> Path | None:
+#: the status shown for the claims of a notebook that failed in this run before writing its ledger
+STALE = "not re-measured"
+
+
+def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path | None:
     """Gather every notebook's claims.json for ``mode`` into claims.csv and CLAIMS.md.
 
     CLAIMS.md reads on its own: counts per status and kind at the top, then one section per paper with the
-    paper's own claims first (kinds: paper, finding, check).
+    paper's own claims first (kinds: paper, finding, check). The notebooks in ``stale`` failed in this run
+    before writing a ledger: their earlier claims are listed as ``not re-measured`` (with the earlier status in
+    the note), never counted as held.
     """
     import pandas as pd
 
@@ -261,10 +269,14 @@ def aggregate_claims(registry: dict[str, Notebook], mode: str) -> Path | None:
         except ValueError:  # reported by run_one for the notebook that wrote it
             continue
         for c in doc["claims"]:
+            status, note = c["status"], c["note"]
+            if key in stale:
+                status, note = STALE, (f"the notebook failed in this run before measuring; an earlier run had "
+                                       f"'{c['status']}'" + (f" ({note})" if note else ""))
             rows.append({"paper": key, "data": doc.get("data") or "", "kind": c.get("kind", ""),
                          "claim": c["claim_id"], "source": c["source"], "statement": c.get("statement", ""),
                          "rule": c["rule"], "paper_value": c["paper"], "our_value": c["ours"],
-                         "status": c["status"], "note": c["note"]})
+                         "status": status, "note": note})
     if not rows:
         return None
     root = paths.results_root(mode)
@@ -394,7 +406,7 @@ def main(argv=None) -> int:
         for nb in registry.values():
             print(f"{nb.key:<20} {nb.path:<48} {nb.title}")
         return 0
-    keys = args.only or list(registry)
+    keys = list(dict.fromkeys(args.only)) if args.only else list(registry)   # a key given twice runs once
     unknown = [k for k in keys if k not in registry]
     if unknown:
         print(f"run_all.py: unknown notebook key(s): {', '.join(unknown)}; valid keys: {', '.join(registry)}",
@@ -470,7 +482,8 @@ def main(argv=None) -> int:
                     if o.status != "ok":
                         tqdm.write(f"FAILED {o.key}: {o.error}")
     ordered = [outcomes.get(k, Outcome(k, mode, status="skipped")) for k in keys]
-    claims_csv = aggregate_claims(registry, mode)
+    claims_csv = aggregate_claims(registry, mode, stale={o.key for o in ordered
+                                                         if o.status == "FAILED" and not o.claims_fresh})
     manifest = write_manifest(build, mode, jobs, ordered)
     print()
     print(format_table(ordered))

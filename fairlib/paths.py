@@ -43,8 +43,19 @@ def _check_mode(mode: str) -> str:
     return mode
 
 
+def check_key(key: str) -> str:
+    """A notebook key names a folder under ``figures/`` and ``data/results/``: letters, digits, ``_`` and ``-``
+    only, so it cannot point elsewhere (``../x``)."""
+    import re
+
+    if not isinstance(key, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_\-]*", key):
+        raise ValueError(f"key = {key!r}: a notebook key is letters, digits, '_' and '-' (it names an output folder)")
+    return key
+
+
 def figures_dir(key: str, mode: str = "full") -> Path:
     """Directory for the figures of notebook ``key``: ``figures/<key>`` (full) or under build (quick)."""
+    check_key(key)
     if _check_mode(mode) == "quick":
         return build_dir() / "quick" / "figures" / key
     out = os.environ.get("FAIRLIB_OUTPUT_DIR")
@@ -61,7 +72,7 @@ def results_root(mode: str = "full") -> Path:
 
 def results_dir(key: str, mode: str = "full") -> Path:
     """Directory for the tables and ``claims.json`` of notebook ``key``."""
-    return results_root(mode) / key
+    return results_root(mode) / check_key(key)
 
 
 #: the trace folders the notebooks use, by source (``fetch`` names)

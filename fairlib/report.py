@@ -275,6 +275,7 @@ class ClaimLog:
     claims: list[Claim] = field(default_factory=list)
 
     def __post_init__(self):
+        paths.check_key(self.key)
         if self.data not in (None, "real", "synthetic"):
             raise ValueError(f"data = {self.data!r}: must be 'real', 'synthetic' or None")
         self.declared = load_registry(registry_path(self.key) if self.registry is None else self.registry, self.key)

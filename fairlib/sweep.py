@@ -350,8 +350,14 @@ def sweep(fn: Callable[..., Any], grid, *, seeds: int = 1, rng=0, fixed: Mapping
         paths = {c.index: folder / f"{_cache_key(fingerprint, fixed_key, root, c)}.pkl" for c in cells}
         for c in cells:
             if paths[c.index].exists():
-                with open(paths[c.index], "rb") as f:
-                    rows_of[c.index] = pickle.load(f)
+                try:
+                    with open(paths[c.index], "rb") as f:
+                        rows_of[c.index] = pickle.load(f)
+                except (EOFError, pickle.UnpicklingError, ValueError, AttributeError, ImportError) as exc:
+                    # a half-written or stale cache entry is recomputed, never trusted
+                    warnings.warn(f"sweep cache: {paths[c.index]} is unreadable ({type(exc).__name__}: {exc}); "
+                                  "recomputing that cell", RuntimeWarning, stacklevel=2)
+                    paths[c.index].unlink(missing_ok=True)
     todo = [c for c in cells if c.index not in rows_of]
 
     if backend == "serial":
@@ -363,21 +369,32 @@ def sweep(fn: Callable[..., Any], grid, *, seeds: int = 1, rng=0, fixed: Mapping
     bar = tqdm(total=len(cells), initial=len(cells) - len(todo), disable=not progress, leave=False,
                desc=desc or getattr(fn, "__name__", "sweep"))
     started = time.perf_counter()
+    by_index = {c.index: c for c in cells}
     try:
         for index, rows, failure in stream:
             if failure is not None:
                 failures[index] = failure
             else:
+                clash = sorted({k for r in rows for k in r} & (set(by_index[index].params) | {"rep"}))
+                if clash:
+                    raise ValueError(f"sweep({getattr(fn, '__name__', fn)!s}): a cell returned column(s) {clash}, "
+                                     "which name grid parameters (or 'rep'); rename them")
                 rows_of[index] = rows
                 if use_cache:
                     _write_atomic(paths[index], rows)
             bar.update(1)
+    except (ValueError, TypeError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - a broken worker pool: keep what finished, name what did not
+        lost = f"{type(exc).__name__}: {exc} (the workers stopped; this cell did not finish)"
+        for c in todo:
+            if c.index not in rows_of and c.index not in failures:
+                failures[c.index] = (lost, traceback.format_exc())
     finally:
         bar.close()
         if hasattr(stream, "close"):
             stream.close()
 
-    by_index = {c.index: c for c in cells}
     table = pd.DataFrame([{**by_index[i].params, "rep": by_index[i].rep, **row}
                           for i in sorted(rows_of) for row in rows_of[i]])
     table.attrs["sweep"] = {"backend": backend, "n_jobs": jobs, "cells": len(cells), "ran": len(todo),

@@ -193,6 +193,8 @@ def test_nash_residual_sees_nan_tasks():
 # --- trace loaders against generated corruptions -------------------------------------------------------------
 
 import gzip  # noqa: E402
+
+import pandas as pd  # noqa: E402
 import os  # noqa: E402
 
 from fairlib.traces import TraceFormatError, read_batch_task, read_task_events  # noqa: E402
@@ -351,3 +353,50 @@ def test_dynamic_drf_step_from_a_feasible_state_stays_feasible(rows, extra):
     x = dynamic_drf_step(d, prev, n)
     assert np.isfinite(x).all() and (x >= prev.tolist() + [0.0]).all()
     assert (x @ d <= k / n * (1 + 1e-9) + 1e-12).all()
+
+
+# --- sweep, report and run_all faults ------------------------------------------------------------------------
+
+from fairlib.report import ClaimLog  # noqa: E402
+from fairlib.sweep import SweepError, sweep  # noqa: E402
+from tests.test_sweep import draw_cell  # noqa: E402
+
+
+def clashing_cell(seed, users):
+    return {"users": users + 1, "value": 1.0}
+
+
+def dying_cell(seed, x):
+    import os as _os
+    if x == 2:
+        _os._exit(3)            # the worker process dies, as an out-of-memory kill would
+    return {"value": x}
+
+
+def test_sweep_refuses_a_column_named_like_the_grid():
+    with pytest.raises(ValueError, match=r"returned column\(s\) \['users'\]"):
+        sweep(clashing_cell, {"users": [1, 2]}, backend="serial", progress=False)
+
+
+def test_sweep_recomputes_a_truncated_cache_entry(tmp_path, monkeypatch):
+    monkeypatch.setenv("FAIRLIB_BUILD_DIR", str(tmp_path))
+    first = sweep(draw_cell, {"users": [3], "scale": [1.0]}, rng=1, backend="serial", cache=True, progress=False)
+    (entry,) = (tmp_path / "sweep-cache").rglob("*.pkl")
+    entry.write_bytes(entry.read_bytes()[:5])
+    with pytest.warns(RuntimeWarning, match=rf"{entry.name} is unreadable"):
+        again = sweep(draw_cell, {"users": [3], "scale": [1.0]}, rng=1, backend="serial", cache=True, progress=False)
+    assert again.attrs["sweep"]["ran"] == 1
+    pd.testing.assert_frame_equal(first, again)
+
+
+def test_sweep_keeps_finished_rows_when_a_worker_dies():
+    with pytest.raises(SweepError) as err:
+        sweep(dying_cell, {"x": list(range(8))}, backend="loky", n_jobs=2, progress=False)
+    e = err.value
+    assert len(e.results) + len(e.failures) == 8 and len(e.failures) >= 1
+    assert e.failures.error.str.contains("did not finish").all()
+
+
+def test_claim_log_key_cannot_leave_the_output_folders():
+    with pytest.raises(ValueError, match=r"key = '\.\./\.\./x'"):
+        ClaimLog("../../x", registry=[])

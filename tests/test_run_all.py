@@ -62,8 +62,14 @@ def fixtures(tmp_path_factory):
     _notebook(d / "unmeasured.ipynb", [
         "from fairlib.report import ClaimLog\n"
         f"log = ClaimLog('unmeasured', mode=MODE, registry={_registry('forgotten', 'at_least = 1')!r})\nlog.finish()"])
+    _notebook(d / "flaky.ipynb", [
+        "import os\nfrom fairlib.report import ClaimLog\n"
+        f"log = ClaimLog('flaky', mode=MODE, registry={_registry('one', SUM_RULE)!r})",
+        "if os.environ.get('FIXTURE_FAIL') == '1':\n    raise RuntimeError('fails before its claims')",
+        "log.measure('one', 1.0)\nlog.finish()"])
     registry = [
         {"key": "ok_a", "path": str(d / "ok_a.ipynb"), "title": "fixture a"},
+        {"key": "flaky", "path": str(d / "flaky.ipynb"), "title": "fails before its claims when FIXTURE_FAIL=1"},
         {"key": "ok_b", "path": str(d / "ok_b.ipynb"), "title": "fixture b"},
         {"key": "bad", "path": str(d / "bad.ipynb"), "title": "fails in cell 2"},
         {"key": "bad_claim", "path": str(d / "bad_claim.ipynb"), "title": "a claim fails (FIXTURE_VALUE=1: holds)"},
@@ -208,3 +214,23 @@ def test_verify_reports_identical_then_a_hand_edited_table_and_a_changed_claim(f
     assert changed.returncode == 1
     assert "claim third_sums_to_one: 'not reproduced' -> 'held'" in changed.stdout
     assert run(["--verify", "--quick", "--only", "li2019"], tmp_path / "b5").returncode == 2
+
+
+def test_a_notebook_failing_before_its_claims_shows_them_not_re_measured(fixtures, tmp_path):
+    out = dict(FAIRLIB_OUTPUT_DIR=str(tmp_path / "out"))
+    first = run(["--registry", str(fixtures), "--only", "flaky"], tmp_path, **out)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "| one | fixture | fixture claim |" in (tmp_path / "out" / "results" / "CLAIMS.md").read_text()
+    assert "| held |" in (tmp_path / "out" / "results" / "CLAIMS.md").read_text()
+    failed = run(["--registry", str(fixtures), "--only", "flaky"], tmp_path, FIXTURE_FAIL="1", **out)
+    assert failed.returncode == 1 and "fails before its claims" in failed.stderr
+    ledger = (tmp_path / "out" / "results" / "CLAIMS.md").read_text()
+    row = next(line for line in ledger.splitlines() if "| one |" in line)
+    assert "| not re-measured |" in row and "| held |" not in row and "an earlier run had 'held'" in row
+    assert "| paper | 0 | 0 | 0 | 0 |" in ledger       # not counted under any status
+
+
+def test_a_key_given_twice_runs_once(fixtures, tmp_path):
+    p = run(["--quick", "--registry", str(fixtures), "--only", "ok_a", "ok_a", "--jobs", "2"], tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.count("ok_a ") == 1
