@@ -123,11 +123,27 @@ def test_fetch_alibaba_unpacks_the_archive(tmp_path):
             "alibaba_clusterdata/cluster-trace-v2018/machine_meta.csv.gz"
         assert read_machine_meta(directory=tmp_path / "traces" / "alibaba_clusterdata").machine_id.tolist() == \
             ["m_1", "m_2"]
+        with pytest.raises(RuntimeError, match="(?s)batch_task.tar.gz: cannot unpack.*archive was removed"):
+            fetch_module.fetch("alibaba", tables=["batch_task_v2018"], dest=tmp_path / "traces", base_url=url,
+                               progress=False)
+        # the corrupt archive does not count as done: the next fetch downloads and fails again, not exit 0
         with pytest.raises(RuntimeError, match="batch_task.tar.gz: cannot unpack"):
             fetch_module.fetch("alibaba", tables=["batch_task_v2018"], dest=tmp_path / "traces", base_url=url,
                                progress=False)
+        # an archive downloaded earlier whose unpacked file went missing is unpacked again
+        meta.unlink()
+        (again,) = fetch_module.fetch("alibaba", tables=["machine_meta_v2018"], dest=tmp_path / "traces",
+                                      base_url=url, progress=False)
+        assert again == meta and meta.is_file()
     finally:
         server.shutdown()
+
+
+def test_parts_of_a_single_part_table():
+    with pytest.raises(InvalidInputError, match=r"machine_events has a single part \(0\)"):
+        fetch_module.files_for("google", ["machine_events"], [5])
+    assert fetch_module.files_for("google", ["machine_events"], [0, 1]) == \
+        ["machine_events/part-00000-of-00001.csv.gz"]
 
 
 def _serve_ranges(root, seen):

@@ -109,6 +109,9 @@ def files_for(name: str, tables=None, parts=None) -> list[str]:
             raise InvalidInputError(f"tables: {table!r} is not a table of {name} ({sorted(source.tables)})")
         pattern, count, *first = source.tables[table]
         first = first[0] if first else 0
+        if parts is not None and count == 1 and first not in [int(p) for p in parts]:
+            raise InvalidInputError(f"parts: {list(parts)} — {name}/{table} has a single part ({first}); leave "
+                                    "--parts out for it")
         wanted = range(first, first + count) if parts is None or count == 1 else parts
         for part in wanted:
             if not first <= int(part) < first + count:
@@ -144,6 +147,8 @@ def fetch(name: str, *, tables=None, parts=None, dest=None, base_url: str | None
         target = root / rel
         known = KNOWN_SHA256.get((name, rel))
         if target.is_file() and (known is None or _sha256(target) == known):
+            if source.unpack and rel in source.unpack:       # downloaded earlier: unpacked too?
+                target = _unpack_or_discard(target, root, *source.unpack[rel])
             done.append(target)
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -175,9 +180,22 @@ def fetch(name: str, *, tables=None, parts=None, dest=None, base_url: str | None
         if progress:
             print(f"{target}  sha256 {digest}{'  (verified)' if known else ''}", file=sys.stderr)
         if source.unpack and rel in source.unpack:
-            target = _unpack(target, root, *source.unpack[rel])
+            target = _unpack_or_discard(target, root, *source.unpack[rel])
         done.append(target)
     return done
+
+
+def _unpack_or_discard(archive: Path, root: Path, member: str, written: str, compress: bool) -> Path:
+    """The unpacked file (unpacking now if it is missing); an archive that cannot be unpacked is removed, so
+    the next fetch downloads it again instead of counting it as done."""
+    out = root / written
+    if out.is_file():
+        return out
+    try:
+        return _unpack(archive, root, member, written, compress)
+    except RuntimeError as exc:
+        archive.unlink(missing_ok=True)
+        raise RuntimeError(f"{exc}; the archive was removed: run the same fetch again to download it afresh") from None
 
 
 #: what the notebooks read: {trace: (tables, parts)} (khamseashari2018_traces: Bitbrains VMs 1-150 of 2013-8, Google
