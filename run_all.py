@@ -246,6 +246,13 @@ def run_one(nb: Notebook, mode: str, build: Path, show_cells: bool, accept_claim
 STALE = "not re-measured"
 
 
+def _write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path``, then rename: a crash never leaves half a file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
 def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path | None:
     """Gather every notebook's claims.json for ``mode`` into claims.csv and CLAIMS.md.
 
@@ -282,7 +289,9 @@ def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path
     root = paths.results_root(mode)
     root.mkdir(parents=True, exist_ok=True)
     df = pd.DataFrame(rows)
-    df.to_csv(root / "claims.csv", index=False, lineterminator="\n", float_format="%.10g")
+    tmp = root / f".claims.csv.{os.getpid()}.tmp"
+    df.to_csv(tmp, index=False, lineterminator="\n", float_format="%.10g")
+    os.replace(tmp, root / "claims.csv")
 
     def cell(v) -> str:
         return display_value(v).replace("|", "\\|").replace("\n", " ")
@@ -308,7 +317,7 @@ def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path
         for r in part.itertuples():
             lines.append("| " + " | ".join(cell(v) for v in (r.kind, r.claim, r.source, r.statement, r.rule,
                                                                r.paper_value, r.our_value, r.status, r.note)) + " |")
-    (root / "CLAIMS.md").write_text("\n".join(lines) + "\n")
+    _write_text_atomic(root / "CLAIMS.md", "\n".join(lines) + "\n")
     return root / "claims.csv"
 
 
@@ -346,7 +355,7 @@ def write_manifest(build: Path, mode: str, jobs: int, outcomes: list[Outcome]) -
     }
     path = build / "run_manifest.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(manifest, indent=1, default=str) + "\n")
+    _write_text_atomic(path, json.dumps(manifest, indent=1, default=str) + "\n")
     return path
 
 

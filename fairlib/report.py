@@ -41,7 +41,13 @@ def save_figure(fig, key: str, name: str, *, mode: str = "full", dpi: int = 150)
     written = []
     for ext, meta in (("png", _PNG_METADATA), ("pdf", _PDF_METADATA)):
         path = out / f"{name}.{ext}"
-        fig.savefig(path, dpi=dpi, metadata=meta, bbox_inches="tight")
+        tmp = out / f".{name}.{os.getpid()}.tmp.{ext}"    # written whole, then renamed: never half a file
+        try:
+            fig.savefig(tmp, dpi=dpi, metadata=meta, bbox_inches="tight", format=ext)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        os.replace(tmp, path)
         written.append(path)
     return written
 
@@ -53,7 +59,13 @@ def save_table(df: pd.DataFrame, key: str, name: str, *, mode: str = "full") -> 
     out = paths.results_dir(key, mode)
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{name}.csv"
-    df.to_csv(path, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
+    tmp = out / f".{name}.csv.{os.getpid()}.tmp"          # written whole, then renamed: never half a file
+    try:
+        df.to_csv(tmp, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    os.replace(tmp, path)
     return path
 
 

@@ -400,3 +400,37 @@ def test_sweep_keeps_finished_rows_when_a_worker_dies():
 def test_claim_log_key_cannot_leave_the_output_folders():
     with pytest.raises(ValueError, match=r"key = '\.\./\.\./x'"):
         ClaimLog("../../x", registry=[])
+
+
+def test_outputs_are_written_whole_then_renamed(tmp_path, monkeypatch):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from fairlib.report import save_figure, save_table
+
+    monkeypatch.setenv("FAIRLIB_BUILD_DIR", str(tmp_path))
+    path = save_table(pd.DataFrame({"a": [1.0]}), "atomic", "t", mode="quick")
+    fig, ax = plt.subplots()
+    ax.plot([0, 1])
+    figs = save_figure(fig, "atomic", "f", mode="quick")
+    plt.close(fig)
+    assert path.read_text() == "a\n1\n" and all(p.stat().st_size > 0 for p in figs)
+    assert not [p for p in tmp_path.rglob("*") if ".tmp" in p.name]
+
+
+def test_a_failed_table_write_leaves_the_old_file(tmp_path, monkeypatch):
+    from fairlib.report import save_table
+
+    monkeypatch.setenv("FAIRLIB_BUILD_DIR", str(tmp_path))
+    path = save_table(pd.DataFrame({"a": [1]}), "atomic", "t", mode="quick")
+
+    class Broken(pd.DataFrame):
+        def to_csv(self, target, **kw):
+            with open(target, "w") as f:
+                f.write("a\\n")
+            raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        save_table(Broken({"a": [2]}), "atomic", "t", mode="quick")
+    assert path.read_text() == "a\n1\n" and not [p for p in tmp_path.rglob("*") if ".tmp" in p.name]
