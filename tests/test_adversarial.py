@@ -434,3 +434,44 @@ def test_a_failed_table_write_leaves_the_old_file(tmp_path, monkeypatch):
     with pytest.raises(OSError, match="disk full"):
         save_table(Broken({"a": [2]}), "atomic", "t", mode="quick")
     assert path.read_text() == "a\n1\n" and not [p for p in tmp_path.rglob("*") if ".tmp" in p.name]
+
+
+# --- every mechanism at extreme magnitudes: a named error or a result meeting its invariants ----------------
+
+MAGNITUDE = st.sampled_from([1e-300, 1e-150, 1e-30, 1e-6, 1.0, 1e6, 1e30, 1e150, 1e300])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 4), min_size=2, max_size=2), min_size=1, max_size=4), MAGNITUDE, MAGNITUDE,
+       st.lists(st.integers(1, 50), min_size=2, max_size=2))
+def test_single_pool_mechanisms_at_extreme_magnitudes(demands, d_scale, c_scale, capacity):
+    d = np.array(demands, dtype=float)
+    d[d.sum(axis=1) == 0, 0] = 1.0
+    d, cap = d * d_scale, np.array(capacity, dtype=float) * c_scale
+    for mech in (edrf, pdrf, lambda a, b: drf(a, b, max_allocations=10**6)):
+        try:
+            res = mech(d, cap)
+        except InvalidInputError as e:
+            assert str(e)            # named, never empty
+            continue
+        t = np.asarray(res.tasks, dtype=float)
+        assert np.isfinite(t).all() and (t >= 0).all()
+        with np.errstate(over="ignore"):
+            used = t @ d
+        assert (used <= cap * (1 + 1e-9)).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(MAGNITUDE, MAGNITUDE, st.integers(0, 2**32 - 1))
+def test_cluster_mechanisms_at_extreme_magnitudes(c_scale, d_scale, seed):
+    from fairlib.multires.cluster import random_cluster
+
+    base = random_cluster(np.random.default_rng(seed), 4, 2, 2)
+    try:
+        c = Cluster(base.capacity * c_scale, base.demand * d_scale, eligible=base.eligible)
+    except InvalidInputError as e:
+        assert "rescale the units" in str(e) or "must be" in str(e)
+        return
+    for mech in (drfh, tsf, psdsf, lambda c: pfvds(c, 2.0)):
+        x = mech(c).tasks
+        assert np.isfinite(x).all() and (x >= -1e-12 * x.max()).all() and c.feasible(np.maximum(x, 0), tol=1e-7)

@@ -100,6 +100,8 @@ def _edrf_rounds(demands, capacity, rate_per_level):
     rate = np.zeros(m)
     rounds = 0
     while n_active > 0:
+        if rounds > m:        # every round saturates a resource: more rounds than resources means it did not
+            return levels, consumed, -1
         rounds += 1
         rate[:] = 0.0
         for i in range(n):
@@ -165,8 +167,21 @@ def edrf(demands, capacity, *, weights=None) -> EDRFResult:
     ok, per_task, rate, any_zero = _scan_rows(d, cap, w)
     if not ok:
         _raise_scan_error(d, cap)
+    if not np.isfinite(per_task).all():
+        i = int(np.argmax(~np.isfinite(per_task)))
+        raise InvalidInputError(f"demands[{i}] / capacity: a per-task share overflows the float range "
+                                f"(demands[{i}] = {d[i].tolist()}, capacity = {cap.tolist()}); rescale the units")
+    with np.errstate(over="ignore", divide="ignore"):
+        per_level = w / per_task
+    if not np.isfinite(per_level).all() or not np.isfinite(rate).all():
+        i = int(np.argmax(~np.isfinite(per_level))) if not np.isfinite(per_level).all() else 0
+        raise InvalidInputError(f"demands[{i}] / capacity: a per-task share ({per_task[i]:g}) too small for the "
+                                "float range (tasks per unit share overflow); rescale the units")
     if any_zero:
-        levels, consumed, rounds = _edrf_rounds(d, cap, w / per_task)
+        levels, consumed, rounds = _edrf_rounds(d, cap, per_level)
+        if rounds < 0:
+            raise InvalidInputError("demands / capacity: water-filling saturated no resource in a round (the "
+                                    "magnitudes are beyond double precision); rescale the units")
     else:  # every user demands every resource: one round, the closed form
         level = np.min(cap / rate)
         levels = np.full(n, level)
