@@ -28,7 +28,7 @@ from typing import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from ._validate import InvalidInputError, as_eligibility
+from ._validate import InvalidInputError, as_count, as_eligibility
 from .multires.cluster import Cluster, on_merged_servers
 from .sweep import sweep
 
@@ -53,6 +53,7 @@ def location_eligibility(fleet, n_users: int, rng=None, *, reach: int = 1, topol
         raise InvalidInputError("fleet: has no server locations (location is None)")
     if topology not in ("line", "ring"):
         raise InvalidInputError(f"topology = {topology!r}: must be 'line' or 'ring'")
+    reach, n_users = as_count(reach, "reach", minimum=0), as_count(n_users, "n_users")
     rng = np.random.default_rng(rng)
     sites = np.unique(fleet.location)
     home = rng.choice(sites, size=n_users)

@@ -475,3 +475,38 @@ def test_cluster_mechanisms_at_extreme_magnitudes(c_scale, d_scale, seed):
     for mech in (drfh, tsf, psdsf, lambda c: pfvds(c, 2.0)):
         x = mech(c).tasks
         assert np.isfinite(x).all() and (x >= -1e-12 * x.max()).all() and c.feasible(np.maximum(x, 0), tol=1e-7)
+
+
+# --- secondary parameters across the public API ----------------------------------------------------------------
+
+from fairlib import dynamic as _dyn  # noqa: E402
+from fairlib import sim as _sim  # noqa: E402
+from fairlib.traces import bitbrains_fleet, synthetic_task_requests  # noqa: E402
+
+_W = market.uniform_preferences(np.random.default_rng(0), 3, 4)
+_X = market.weight_proportional_bids(_W)
+SECONDARY = {
+    "drfh tol": lambda v: drfh(FIG1, tol=v),
+    "tsf tol": lambda v: tsf(FIG1, tol=v),
+    "equilibrium_violation tol": lambda v: market.equilibrium_violation(_W, _X, tol=v, reserve=1e-6),
+    "equilibrium_violation reserve": lambda v: market.equilibrium_violation(_W, _X, reserve=v),
+    "marginal_utilities reserve": lambda v: market.marginal_utilities(_W, _X, reserve=v),
+    "proportional_guarantee_bids budget": lambda v: market.proportional_guarantee_bids(np.ones(4), budget=v),
+    "correlated_preferences dim": lambda v: market.correlated_preferences(0, 3, 4, dim=v),
+    "uniform_preferences n_users": lambda v: market.uniform_preferences(0, v, 4),
+    "maxsum_counterexample eps": lambda v: _dyn.maxsum_counterexample(3, eps=v),
+    "check_properties tol": lambda v: _dyn.check_properties(_dyn.dynamic_drf(D3), tol=v),
+    "strategyproofness_spot_check trials": lambda v: _dyn.strategyproofness_spot_check(D3, rng=0, trials=v),
+    "location_eligibility reach": lambda v: _sim.location_eligibility(bitbrains_fleet(), 10, rng=0, reach=v),
+    "synthetic_task_requests size": lambda v: synthetic_task_requests(0, v),
+    "bitbrains_fleet locations": lambda v: bitbrains_fleet(locations=v),
+    "pfvds max_sweeps": lambda v: pfvds(FIG1, 1.0, max_sweeps=v),
+    "run_dynamics max_iter": lambda v: market.run_dynamics(market.Game(_W, reserve=1e-6), max_iter=v),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECONDARY))
+@pytest.mark.parametrize("value", [float("nan"), -1, True, float("inf")])
+def test_secondary_parameters_refuse_nonsense(name, value):
+    with pytest.raises(InvalidInputError):
+        SECONDARY[name](value)

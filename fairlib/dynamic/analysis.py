@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import InvalidInputError
+from .._validate import InvalidInputError, as_count, as_number
 from .drf import DynamicDRFResult, dynamic_drf, normalize_demands, static_drf_levels
 
 __all__ = ["competitive_ratios", "maxsum_counterexample", "maxmin_tight_example", "check_properties",
@@ -27,6 +27,8 @@ def competitive_ratios(result: DynamicDRFResult) -> dict:
 
 
 def _unit_types(m: int, eps: float) -> np.ndarray:
+    as_count(m, "m")
+    as_number(eps, "eps", maximum=0.5)
     types = np.full((m, m), eps)
     np.fill_diagonal(types, 1.0)
     return types
@@ -63,6 +65,7 @@ def check_properties(result: DynamicDRFResult, *, tol: float = 1e-9) -> dict:
 
     Cost O(K^2 m + K^3) for the DEF check: meant for K up to a few hundred.
     """
+    tol = as_number(tol, "tol", inclusive=True)
     K, n = result.n_steps, result.n
     if K > 2000:
         raise InvalidInputError(f"check_properties: {K} steps is too many for the O(K^3) DEF check (<= 2000)")
@@ -95,6 +98,7 @@ def strategyproofness_spot_check(demands, n=None, *, rng=None, trials: int = 20,
     x'_i min_r (d'_ir / d_ir) with reported d' and true d (both normalised). Strategy-proofness means the
     gain is <= 0 at every step. Returns the largest gain seen (<= ~1e-12 when SP holds).
     """
+    trials = as_count(trials, "trials")
     rng = np.random.default_rng(rng)
     d = normalize_demands(demands)
     K = d.shape[0]

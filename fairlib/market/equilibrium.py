@@ -15,8 +15,17 @@ __all__ = ["marginal_utilities", "equilibrium_violation", "two_player_equilibria
 
 def marginal_utilities(weights, bids, reserve: float = 0.0) -> np.ndarray:
     """∂U_i/∂x_ij = w_ij (Y_j - x_ij) / Y_j^2 (with the reserve counted in Y_j)."""
-    w = np.asarray(weights, dtype=np.float64)
+    from .game import as_weight_matrix
+
+    w = as_weight_matrix(weights)
     x = np.asarray(bids, dtype=np.float64)
+    if x.shape != w.shape:
+        raise InvalidInputError(f"bids: expected shape {w.shape} (users x machines, like weights), got {x.shape}")
+    bad = ~np.isfinite(x) | (x < 0)
+    if bad.any():
+        i, j = (int(v) for v in np.argwhere(bad)[0])
+        raise InvalidInputError(f"bids[{i}, {j}] = {x[i, j]}: bids must be finite and >= 0")
+    reserve = as_number(reserve, "reserve", inclusive=True)
     Y = x.sum(axis=0) + reserve
     with np.errstate(divide="ignore", invalid="ignore"):
         mu = np.where(Y > 0, w * (Y - x) / np.where(Y > 0, Y, 1.0) ** 2, np.inf)
@@ -29,6 +38,7 @@ def equilibrium_violation(weights, bids, reserve: float = 0.0, *, tol: float = 1
 
     Per user: (max_j MU_ij - min_{j: x_ij > 0} MU_ij) / max_j MU_ij.
     """
+    tol = as_number(tol, "tol", inclusive=True)
     x = np.asarray(bids, dtype=np.float64)
     mu = marginal_utilities(weights, x, reserve)
     worst = 0.0
@@ -142,4 +152,9 @@ def proportional_guarantee_bids(others_bids, budget: float = 1.0) -> np.ndarray:
     """x_j = X S_j / sum_k S_k: bidding in proportion to the others' totals S guarantees r_j = X/(X + sum S)
     on every machine — 1/m of everything with unit budgets (EC'05 §3.2)."""
     S = np.asarray(others_bids, dtype=np.float64)
+    budget = as_number(budget, "budget")
+    bad = ~np.isfinite(S) | (S < 0)
+    if S.ndim != 1 or S.size == 0 or bad.any() or not S.sum() > 0:
+        raise InvalidInputError(f"others_bids: expected a non-empty vector of finite bids >= 0 with a positive sum, "
+                                f"got {S.tolist() if S.size <= 8 else S.shape}")
     return budget * S / S.sum()

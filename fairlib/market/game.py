@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from .._validate import InvalidInputError, as_budgets
+from .._validate import InvalidInputError, as_budgets, as_count
 
 __all__ = ["Game", "allocation", "social_optimum", "weight_proportional_bids", "uniform_preferences",
            "correlated_preferences", "welfare_optimum"]
@@ -90,17 +90,19 @@ def as_weight_matrix(weights, name: str = "weights") -> np.ndarray:
     return w
 
 
-def as_parallelism(parallelism, m: int, n: int):
-    """``None`` (infinite parallelism) or one integer bound in [1, n_machines] per user."""
+def as_parallelism(parallelism, m: int, n: int, *, at_most_machines: bool = True):
+    """``None`` (infinite parallelism) or one integer bound per user, >= 1 and (``at_most_machines``) at most
+    n_machines; the helpers that only use it as a cap accept larger bounds (they do not bind)."""
     if parallelism is None:
         return None
     k = np.broadcast_to(np.asarray(parallelism), (m,))
     if k.dtype.kind not in "iu":
         raise InvalidInputError(f"parallelism: must be integers, got dtype {k.dtype}")
-    out = (k < 1) | (k > n)
+    out = (k < 1) | ((k > n) if at_most_machines else False)
     if out.any():
         i = int(np.argmax(out))
-        raise InvalidInputError(f"parallelism[{i}] = {k[i]}: must be between 1 and n_machines = {n}")
+        raise InvalidInputError(f"parallelism[{i}] = {k[i]}: must be " +
+                                (f"between 1 and n_machines = {n}" if at_most_machines else ">= 1"))
     return np.ascontiguousarray(k, dtype=np.int64)
 
 
@@ -142,7 +144,7 @@ def social_optimum(weights, parallelism=None) -> tuple[np.ndarray, float]:
     """
     w = as_weight_matrix(weights)
     m, n = w.shape
-    parallelism = as_parallelism(parallelism, m, n)
+    parallelism = as_parallelism(parallelism, m, n, at_most_machines=False)
     r = np.zeros((m, n))
     if parallelism is None:
         r[w.argmax(axis=0), np.arange(n)] = 1.0
@@ -160,7 +162,7 @@ def weight_proportional_bids(weights, budgets=None, parallelism=None) -> np.ndar
     w = as_weight_matrix(weights).copy()
     m, n = w.shape
     X = as_budgets(budgets, m)
-    parallelism = as_parallelism(parallelism, m, n)
+    parallelism = as_parallelism(parallelism, m, n, at_most_machines=False)
     if parallelism is not None:
         k = np.broadcast_to(np.asarray(parallelism, dtype=np.int64), (m,))
         rank = np.argsort(np.argsort(-w, axis=1, kind="stable"), axis=1)
@@ -170,6 +172,7 @@ def weight_proportional_bids(weights, budgets=None, parallelism=None) -> np.ndar
 
 def uniform_preferences(rng, n_users: int, n_machines: int) -> np.ndarray:
     """w_ij ~ U(0, 1) i.i.d., each row normalised to sum 1 (EC §5)."""
+    n_users, n_machines = as_count(n_users, "n_users"), as_count(n_machines, "n_machines")
     w = np.random.default_rng(rng).random((n_users, n_machines))
     return w / w.sum(axis=1, keepdims=True)
 
@@ -180,6 +183,7 @@ def correlated_preferences(rng, n_users: int, n_machines: int, dim: int = 3, *, 
     The paper does not say whether these weights were normalised; the analysis assumes sum_j w_ij = 1, so we
     normalise by default [INF]; ``normalize=False`` keeps the raw products.
     """
+    n_users, n_machines, dim = as_count(n_users, "n_users"), as_count(n_machines, "n_machines"), as_count(dim, "dim")
     g = np.random.default_rng(rng)
     w = g.random((n_users, dim)) @ g.random((dim, n_machines))
     return w / w.sum(axis=1, keepdims=True) if normalize else w

@@ -29,7 +29,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
-from .._validate import InvalidInputError
+from .._validate import InvalidInputError, as_count, as_number
 from .cluster import Cluster, ServerAllocation, monopoly_tasks
 from .maxmin_interior import maxmin_round_interior_point
 
@@ -212,6 +212,7 @@ def drfh(cluster: Cluster, *, tol: float = 1e-9, method: str = "interior_point")
     >>> drfh(c).tasks.round(6).ravel().tolist()
     [3.0, 2.0]
     """
+    tol = as_number(tol, "tol", maximum=0.1)
     tasks, diag = weighted_maxmin_totals(cluster, drfh_coefficients(cluster), tol=tol, method=method)
     return ServerAllocation(cluster, tasks, "drfh", diag)
 
@@ -224,5 +225,6 @@ def tsf(cluster: Cluster, *, tol: float = 1e-9, method: str = "interior_point") 
     >>> tsf(Cluster([[9, 18]], [[1, 4], [3, 1]])).tasks.round(6).ravel().tolist()
     [3.0, 2.0]
     """
+    tol = as_number(tol, "tol", maximum=0.1)
     tasks, diag = weighted_maxmin_totals(cluster, tsf_coefficients(cluster), tol=tol, method=method)
     return ServerAllocation(cluster, tasks, "tsf", diag)

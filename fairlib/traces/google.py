@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError
+from .._validate import InvalidInputError, as_count
 from ._source import TraceFormatError, check_field_counts, check_values, locate_bad_number, missing_hint, read_bytes, \
     trace_folder
 
@@ -167,6 +167,7 @@ def synthetic_task_requests(rng, size: int) -> np.ndarray:
     CPU and memory are drawn independently by inverse-CDF interpolation of the quantiles in SCHEMAS.md
     §3.4, so the marginals match the excerpt but their dependence does not. Label results SYNTHETIC.
     """
+    size = as_count(size, "size", minimum=0)
     rng = np.random.default_rng(rng)
     u = rng.random((size, 2))
     return np.column_stack([np.interp(u[:, 0], *_CPU_Q), np.interp(u[:, 1], *_MEM_Q)])
