@@ -29,7 +29,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
-from .._validate import InvalidInputError, as_count, as_number
+from .._validate import InvalidInputError, as_number
 from .cluster import Cluster, ServerAllocation, monopoly_tasks
 from .maxmin_interior import maxmin_round_interior_point
 
