@@ -46,6 +46,11 @@ def _write_text(path, text):
     (lambda lines: lines[:2] + [";".join([lines[2].split(";")[0], "\ttwo"] + lines[2].split(";")[2:])] + lines[3:],
      r"x\.csv\.gz:3: CPU cores = 'two'"),
     (lambda lines: lines[:2] + [""] + lines[2:], r"x\.csv\.gz:3: empty line"),
+    (lambda lines: lines[:2] + [";".join([lines[2].split(";")[0], "\t-4"] + lines[2].split(";")[2:])] + lines[3:],
+     r"x\.csv\.gz:3: CPU cores = '-4' must be finite and >= 0"),
+    (lambda lines: lines[:2] + [";".join(lines[2].split(";")[:3] + ["\tinf"] + lines[2].split(";")[4:])] + lines[3:],
+     r"x\.csv\.gz:3: CPU usage \[MHZ\] = 'inf' must be finite and >= 0"),
+    (lambda lines: lines[:3] + [";".join(lines[3].split(";")[:-1])] + lines[4:], r"x\.csv\.gz:4: 10 fields, expected 11"),
 ])
 def test_format_errors_name_file_and_line(tmp_path, edit, message):
     good = gzip.open(write_vm(tmp_path / "good.csv.gz", _frame()), "rt").read().splitlines()
