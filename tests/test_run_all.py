@@ -67,8 +67,13 @@ def fixtures(tmp_path_factory):
         f"log = ClaimLog('flaky', mode=MODE, registry={_registry('one', SUM_RULE)!r})",
         "if os.environ.get('FIXTURE_FAIL') == '1':\n    raise RuntimeError('fails before its claims')",
         "log.measure('one', 1.0)\nlog.finish()"])
+    _notebook(d / "truncated.ipynb", [
+        "from fairlib import paths\nout = paths.results_dir('truncated', MODE)\nout.mkdir(parents=True, exist_ok=True)\n"
+        "(out / 'claims.json').write_text('{\"summ')",
+        "raise RuntimeError('dies after leaving half a ledger')"])
     registry = [
         {"key": "ok_a", "path": str(d / "ok_a.ipynb"), "title": "fixture a"},
+        {"key": "truncated", "path": str(d / "truncated.ipynb"), "title": "leaves a truncated claims.json, fails"},
         {"key": "flaky", "path": str(d / "flaky.ipynb"), "title": "fails before its claims when FIXTURE_FAIL=1"},
         {"key": "ok_b", "path": str(d / "ok_b.ipynb"), "title": "fixture b"},
         {"key": "bad", "path": str(d / "bad.ipynb"), "title": "fails in cell 2"},
@@ -234,3 +239,13 @@ def test_a_key_given_twice_runs_once(fixtures, tmp_path):
     p = run(["--quick", "--registry", str(fixtures), "--only", "ok_a", "ok_a", "--jobs", "2"], tmp_path)
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.count("ok_a ") == 1
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_truncated_ledger_fails_only_its_notebook(fixtures, tmp_path, jobs):
+    p = run(["--quick", "--registry", str(fixtures), "--only", "truncated", "ok_a", "--keep-going", "--jobs", jobs],
+            tmp_path)
+    assert p.returncode == 1 and "Traceback" not in p.stderr.split("FAILED truncated")[0]
+    assert "FAILED truncated" in p.stderr and "unreadable claims ledger" in p.stderr
+    assert "ok_a" in p.stdout and "1/1" in p.stdout                  # the other notebook ran
+    assert (tmp_path / "run_manifest.json").is_file() and (tmp_path / "quick" / "results" / "claims.csv").is_file()
