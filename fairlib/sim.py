@@ -28,7 +28,7 @@ from typing import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from ._validate import InvalidInputError, as_count, as_eligibility
+from ._validate import InvalidInputError, as_count, as_eligibility, as_number
 from .multires.cluster import Cluster, on_merged_servers
 from .sweep import sweep
 
@@ -206,8 +206,14 @@ def jobs_from_task_usage(task_usage: pd.DataFrame, *, scheduling_class=None, sou
     if missing:
         raise InvalidInputError(f"task_usage: missing columns {sorted(missing)}")
     u = task_usage
-    win = ((u.start_time.to_numpy() - 600_000_000) // int(window * 1e6)).astype(np.int64)
+    window = as_number(window, "window")
     length = (u.end_time.to_numpy() - u.start_time.to_numpy()) / 1e6
+    backwards = ~(length >= 0)
+    if backwards.any():
+        i = int(np.argmax(backwards))
+        raise InvalidInputError(f"task_usage row {i}: end_time {u.end_time.iloc[i]} is before start_time "
+                                f"{u.start_time.iloc[i]}")
+    win = ((u.start_time.to_numpy() - 600_000_000) // int(window * 1e6)).astype(np.int64)
     frame = pd.DataFrame({"job_id": u.job_id.to_numpy(), "win": win, "cpu": u.cpu_rate.to_numpy(float),
                           "memory": u.canonical_memory.to_numpy(float), "length": length})
     g = frame.groupby(["job_id", "win"], sort=True).agg(cpu=("cpu", "sum"), memory=("memory", "sum"),

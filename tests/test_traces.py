@@ -168,3 +168,36 @@ def test_real_or_synthetic_prefers_real_data_then_writes_a_labelled_stand_in(tmp
     assert real_or_synthetic("google") == real.parent                           # real data found first
     with pytest.raises(InvalidInputError, match="name = 'alibaba'"):
         real_or_synthetic("alibaba")
+
+
+def test_synthetic_task_usage_skips_runs_that_end_before_the_window(tmp_path):
+    # a run in the initial snapshot that ends at 300 s, before the window opens at 600 s, has no window: writing one
+    # gave end_time < start_time, and a negative amount of work in the replay
+    from fairlib import sim
+    from fairlib.traces import read_task_usage, synthetic_task_usage
+
+    src = tmp_path / "src"
+    src.mkdir()
+    rows = ["0,,7,0,,0,u,0,0,0.5,0.2,0,0", "0,,7,0,5,1,u,0,0,0.5,0.2,0,0", "300000000,,7,0,5,4,u,0,0,0.5,0.2,0,0",
+            "700000000,,9,0,,0,u,0,0,0.5,0.2,0,0", "700000000,,9,0,5,1,u,0,0,0.5,0.2,0,0",
+            "1000000000,,9,0,5,4,u,0,0,0.5,0.2,0,0"]
+    _write(src, "\n".join(rows) + "\n")
+    synthetic_task_usage(tmp_path / "out", rng=3, parts=[0], source_directory=src, job_fraction=1.0)
+    usage = read_task_usage([0], directory=tmp_path / "out")
+    assert (usage.end_time > usage.start_time).all() and usage.job_id.tolist() == [9, 9]
+    assert (sim.jobs_from_task_usage(usage).work > 0).all()
+    backwards = usage.assign(end_time=usage.start_time - 1)
+    with pytest.raises(InvalidInputError, match=r"task_usage row 0: end_time .* is before start_time"):
+        sim.jobs_from_task_usage(backwards)
+
+
+def test_task_usage_reader_refuses_backwards_windows(tmp_path):
+    folder = tmp_path / "task_usage"
+    folder.mkdir()
+    row = "900000000,600000000,7,0,5" + ",0.1" * 13 + ",0,0.1\n"
+    with gzip.open(folder / "part-00000-of-00500.csv.gz", "wt") as f:
+        f.write(row)
+    from fairlib.traces import read_task_usage
+
+    with pytest.raises(TraceFormatError, match=r"line 1: end_time 600000000 is before start_time 900000000"):
+        read_task_usage([0], directory=tmp_path)

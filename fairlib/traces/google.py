@@ -89,6 +89,12 @@ def _read_parts(table: str, parts, directory, columns, chunksize=None):
             first_line = 1
             for df in chunks:
                 check_values(df, path, _NONNEGATIVE[table], first_line)
+                if table == "task_usage":
+                    backwards = (df.end_time < df.start_time).to_numpy()
+                    if backwards.any():
+                        k = int(backwards.argmax())
+                        raise TraceFormatError(f"{path}, line {first_line + k}: end_time {df.end_time.iloc[k]} is "
+                                               f"before start_time {df.start_time.iloc[k]}")
                 first_line += len(df)
                 yield df if columns is None else df[list(columns)]
         except (ValueError, pd.errors.ParserError) as exc:

@@ -172,6 +172,8 @@ def synthetic_task_usage(dest=None, rng=None, *, parts=range(5), source_director
         "local_disk_space": small(1e-4), "maximum_cpu_rate": cpu * (1 + np.abs(rng.normal(0, 0.3, n_rows))),
         "maximum_disk_io_time": small(1e-2), "cpi": 1 + small(2.0), "mai": small(1e-2), "sample_portion": 1.0,
         "aggregation_type": 0, "sampled_cpu_usage": cpu * np.exp(rng.normal(0, 0.3, n_rows))})
+    # a run that ended before the trace window opens (600 s) has no window of its own: no row for it
+    table = table[table.end_time > table.start_time]
     table = table.sort_values(["start_time", "job_id", "task_index"], kind="stable")
     root = google_dir(dest)
     folder = root / "task_usage"
