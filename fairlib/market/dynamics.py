@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .._validate import InvalidInputError
+from .._validate import InvalidInputError, as_count, as_number
 from .best_response import _best_response, _local_search
 from .game import Game, weight_proportional_bids
 
@@ -228,16 +228,10 @@ def run_dynamics(game: Game, method: str = "best_response", *, order: str = "seq
         raise InvalidInputError("local_greedy is defined for infinite parallelism only (EC §4.3)")
     if not 0 < step <= 1:
         raise InvalidInputError(f"step = {step}: must be in (0, 1]")
-    if not (isinstance(eps, (int, float, np.integer, np.floating)) and not isinstance(eps, bool)
-            and np.isfinite(eps) and eps >= 0):
-        raise InvalidInputError(f"eps = {eps!r}: must be a finite number >= 0")
-    if not (isinstance(gap_tol, (int, float, np.integer, np.floating)) and not isinstance(gap_tol, bool)
-            and np.isfinite(gap_tol) and gap_tol > 0):
-        raise InvalidInputError(f"gap_tol = {gap_tol!r}: must be a finite number > 0")
+    eps, gap_tol = as_number(eps, "eps", inclusive=True), as_number(gap_tol, "gap_tol")
     if max_iter is None:
         max_iter = 200 if method == "best_response" else 500
-    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
-        raise InvalidInputError(f"max_iter = {max_iter!r}: must be an integer >= 1")
+    max_iter = as_count(max_iter, "max_iter")
     if game.reserve == 0:
         raise InvalidInputError("run_dynamics needs game.reserve > 0: a user alone on a machine has no best "
                                 "response otherwise (use e.g. reserve=1e-6, the existence proof's perturbation)")

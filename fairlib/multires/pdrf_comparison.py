@@ -120,6 +120,17 @@ def _deviation_cell(seed, n_users, n_resources, reserve_range, demand_range, sto
             "drf_tasks": int(base.tasks.sum()), "cycles": pre.cycles}
 
 
+def _setup_grid(setups, key: str) -> list[dict]:
+    """One sweep grid point per named :class:`DeviationExperiment` (tuples as lists, the name under ``key``)."""
+    from dataclasses import asdict
+
+    for name, setup in setups.items():
+        if not isinstance(setup, DeviationExperiment):
+            raise InvalidInputError(f"setups[{name!r}] = {setup!r}: expected a DeviationExperiment")
+    return [{key: name, **{f: (list(v) if isinstance(v, tuple) else v) for f, v in asdict(setup).items()}}
+            for name, setup in setups.items()]
+
+
 def deviation_runs(setups, n_runs: int, rng, *, key: str = "setup", progress: bool = False,
                    n_jobs: int | None = None, backend: str | None = None) -> pd.DataFrame:
     """Run ``n_runs`` random instances of every setup in ``setups`` (name -> :class:`DeviationExperiment`)
@@ -129,11 +140,7 @@ def deviation_runs(setups, n_runs: int, rng, *, key: str = "setup", progress: bo
     """
     from dataclasses import asdict
 
-    for name, setup in setups.items():
-        if not isinstance(setup, DeviationExperiment):
-            raise InvalidInputError(f"setups[{name!r}] = {setup!r}: expected a DeviationExperiment")
-    grid = [{key: name, **{f: (list(v) if isinstance(v, tuple) else v) for f, v in asdict(setup).items()}}
-            for name, setup in setups.items()]
+    grid = _setup_grid(setups, key)
     runs = sweep(_deviation_cell, grid, seeds=n_runs, rng=rng, seed_by=[key], n_jobs=n_jobs, backend=backend,
                  progress=progress, desc="runs")
     fields = list(asdict(DeviationExperiment()))
@@ -185,16 +192,10 @@ def over_allocation_profile(setups, n_runs: int, rng, *, key: str = "setup", edg
     whose demand is 1 on every resource, the over-allocated users and all users; columns ``users``, ``over``
     (over-allocated users among them), ``over_rate`` (their fraction) and ``mean_rate`` (mean ds*/ds_i).
     """
-    from dataclasses import asdict
-
     edges = np.asarray(edges, dtype=np.float64)
     if edges.ndim != 1 or edges.size < 1 or edges[0] != 1.0 or (np.diff(edges) <= 0).any():
         raise InvalidInputError(f"edges = {edges.tolist()}: need increasing bin edges starting at 1")
-    for name, setup in setups.items():
-        if not isinstance(setup, DeviationExperiment):
-            raise InvalidInputError(f"setups[{name!r}] = {setup!r}: expected a DeviationExperiment")
-    grid = [{key: name, **{f: (list(v) if isinstance(v, tuple) else v) for f, v in asdict(setup).items()}}
-            for name, setup in setups.items()]
+    grid = _setup_grid(setups, key)
     cells = sweep(_profile_cell, grid, seeds=n_runs, rng=rng, seed_by=[key], fixed={"edges": edges},
                   n_jobs=n_jobs, backend=backend, progress=progress, desc="runs")
     out = cells.groupby([key, "group"], sort=False).agg(rate_low=("rate_low", "first"), users=("users", "sum"),

@@ -21,6 +21,7 @@ from scipy.optimize import linprog, minimize, nnls
 from .._validate import InvalidInputError
 from .cluster import Cluster, per_server_alpha
 from .pfvds import merit
+from .server_properties import checked_allocation
 
 __all__ = ["marginal_utilities", "variational_gap", "saturated_resources", "server_multipliers", "least_merit",
            "random_feasible_start"]
@@ -29,23 +30,10 @@ __all__ = ["marginal_utilities", "variational_gap", "saturated_resources", "serv
 SATURATED = 1e-7
 
 
-def _tasks(cluster: Cluster, tasks) -> np.ndarray:
-    if not isinstance(cluster, Cluster):
-        raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
-    x = np.asarray(tasks, dtype=np.float64)
-    if x.shape != (cluster.n_users, cluster.n_servers):
-        raise InvalidInputError(f"tasks: expected shape ({cluster.n_users}, {cluster.n_servers}), got {x.shape}")
-    bad = ~np.isfinite(x) | (x < 0)
-    if bad.any():
-        n, i = map(int, np.argwhere(bad)[0])
-        raise InvalidInputError(f"tasks[{n}, {i}] = {x[n, i]}: must be finite and >= 0")
-    return x
-
-
 def marginal_utilities(cluster: Cluster, tasks, alpha) -> np.ndarray:
     """∂U_i/∂x[n, i] = ŝ[n, i]^-α / γ[n, i] on usable pairs (eqs. 59–60), 0 elsewhere; +inf where a usable
     user has no task at all (its marginal utility is unbounded)."""
-    x = _tasks(cluster, tasks)
+    x = checked_allocation(cluster, tasks)
     alphas = per_server_alpha(cluster, alpha)
     if np.isinf(alphas).any():
         raise InvalidInputError("alpha: finite values only (α = ∞ is PS-DSF, Definition 4)")
@@ -64,7 +52,7 @@ def variational_gap(cluster: Cluster, tasks, alpha) -> float:
     >>> variational_gap(c, pfvds(c, 1.0).tasks, 1.0) < 1e-8, variational_gap(c, [[3.0], [2.0]], 1.0) > 1e-3
     (True, True)
     """
-    x = _tasks(cluster, tasks)
+    x = checked_allocation(cluster, tasks)
     g = marginal_utilities(cluster, x, alpha)
     worst = 0.0
     for i in range(cluster.n_servers):
@@ -86,14 +74,14 @@ def variational_gap(cluster: Cluster, tasks, alpha) -> float:
 
 def saturated_resources(cluster: Cluster, tasks) -> np.ndarray:
     """``saturated[server, resource]``: the load is within :data:`SATURATED` of a positive capacity (eq. 44)."""
-    return (cluster.load(_tasks(cluster, tasks)) >= 1 - SATURATED) & (cluster.capacity > 0)
+    return (cluster.load(checked_allocation(cluster, tasks)) >= 1 - SATURATED) & (cluster.capacity > 0)
 
 
 def server_multipliers(cluster: Cluster, tasks, alpha) -> np.ndarray:
     """``λ[server, resource]`` >= 0, zero on unsaturated resources (eq. 40), fitted by non-negative least
     squares to the stationarity conditions Σ_r λ[i, r] d[n, r] = g[n, i] of the pairs with x[n, i] > 0
     (eqs. 25–27), each row scaled by 1/g[n, i]. Exact at an equilibrium whose multipliers are unique."""
-    x = _tasks(cluster, tasks)
+    x = checked_allocation(cluster, tasks)
     g = marginal_utilities(cluster, x, alpha)
     sat = saturated_resources(cluster, x)
     lam = np.zeros((cluster.n_servers, cluster.n_resources))
@@ -111,7 +99,7 @@ def least_merit(cluster: Cluster, tasks, alpha) -> float:
     """min over admissible λ of the Fischer–Burmeister merit Ψ(x, λ) (:func:`fairlib.multires.pfvds.merit`):
     λ >= 0 and λ[i, r] = 0 on unsaturated resources (eq. 40), started from :func:`server_multipliers`.
     Lemma 1: 0 exactly at a solution of the NCP (28)–(31), i.e. at a PF-VDS allocation."""
-    x = _tasks(cluster, tasks)
+    x = checked_allocation(cluster, tasks)
     alphas = per_server_alpha(cluster, alpha)
     lam0 = server_multipliers(cluster, x, alphas)
     free = saturated_resources(cluster, x)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .._validate import InvalidInputError, as_capacities, as_demands, as_weights, check_task_bound
+from .._validate import InvalidInputError, as_capacities, as_count, as_demands, as_weights, check_task_bound
 
 __all__ = ["drf", "DRFResult", "STOP_RULES", "TIE_BREAKS", "SHARE_ARITHMETIC", "FIT_RTOL", "share_steps"]
 
@@ -318,8 +318,7 @@ def drf(demands, capacity, *, weights=None, stop: str = "skip_blocked", tie_brea
         # a cap above what the user could run alone never binds: clip it there (as Python ints, so uint64 values
         # beyond int64 cannot wrap to negative); alone is finite and below 2^61 (checked above)
         caps = np.array([min(int(v), int(a) + 1) for v, a in zip(caps_f.tolist(), alone.tolist())], dtype=np.int64)
-    if isinstance(max_allocations, bool) or not isinstance(max_allocations, (int, np.integer)) or max_allocations < 1:
-        raise InvalidInputError(f"max_allocations = {max_allocations!r}: must be a positive integer")
+    max_allocations = as_count(max_allocations, "max_allocations")
     with np.errstate(divide="ignore"):
         steps_bound = min(float(np.minimum(alone, caps).sum()), m / float(per_task.min()))
     if steps_bound > max_allocations:
