@@ -92,6 +92,12 @@ SENSITIVE: dict[str, dict[str, dict]] = {
                 col: "a solver residual or a distance between two solvers' answers at noise level (1e-12 to 1e-7)"
                 for col in ("pf_objective_shortfall", "pf_nash_residual", "bottleneck_distance",
                             "time_shared_distance", "time_shared_definition4_gap", "psdsf_solutions_distance")},
+            "equilibrium_conditions": {
+                col: "residuals and gaps of equilibria reached by iterative solvers (1e-14 to 1e-7: noise), and "
+                     "placements of equilibria that are not unique (random starts); the claims compare them with "
+                     "1e-6 / 1e-10 at margins of 30x or more, and left_out is compared exactly"
+                for col in ("equilibrium_nash_residual", "totals_spread", "placement_spread", "midpoint_nash_residual",
+                            "equilibrium_variational_gap", "equilibrium_least_merit")},
         },
     },
     "khamseashari2018_traces": {
