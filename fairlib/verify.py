@@ -94,10 +94,12 @@ SENSITIVE: dict[str, dict[str, dict]] = {
                             "time_shared_distance", "time_shared_definition4_gap", "psdsf_solutions_distance")},
             "equilibrium_conditions": {
                 col: "residuals and gaps of equilibria reached by iterative solvers (1e-14 to 1e-7: noise), and "
-                     "placements of equilibria that are not unique (random starts); the claims compare them with "
+                     "placements of equilibria that are not unique (random starts), and the gaps at non-equilibria computed "
+                     "from those solutions; the claims compare them with "
                      "1e-6 / 1e-10 at margins of 30x or more, and left_out is compared exactly"
                 for col in ("equilibrium_nash_residual", "totals_spread", "placement_spread", "midpoint_nash_residual",
-                            "equilibrium_variational_gap", "equilibrium_least_merit")},
+                            "equilibrium_variational_gap", "equilibrium_least_merit", "other_nash_residual",
+                            "other_variational_gap", "other_least_merit")},
         },
     },
     "khamseashari2018_traces": {
