@@ -38,6 +38,7 @@ quick: $(STAMP)
 	$(BIN)/python run_all.py --quick
 
 test: $(STAMP)
+	$(BIN)/ruff check fairlib tests benchmarks run_all.py
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)

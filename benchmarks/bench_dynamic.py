@@ -19,7 +19,7 @@ import numpy as np
 
 from benchmarks._timing import write_results
 from fairlib.dynamic import dynamic_drf
-from fairlib.dynamic.experiments import per_step_times
+from fairlib.experiments.dynamic_drf import per_step_times
 
 
 def main(argv=None) -> int:

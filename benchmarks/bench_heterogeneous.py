@@ -25,7 +25,7 @@ from fairlib.multires import drfh, pfvds, psdsf, tsf
 from fairlib.multires.global_maxmin import drfh_coefficients, tsf_coefficients
 from fairlib.multires.cluster import random_cluster
 from fairlib.multires.pfvds import proportional_fair_objective
-from fairlib.multires.pfvds_interior import pfvds_interior_point
+from fairlib.multires._solvers.pfvds_interior import pfvds_interior_point
 from fairlib.multires.psdsf import psdsf_violation
 
 REPEATS = 7  # our methods: medians of 7 (the machine is shared; single runs vary by ±20%)

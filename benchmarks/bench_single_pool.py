@@ -15,7 +15,7 @@ from benchmarks._timing import write_results
 from fairlib.timing import median_time
 from fairlib.multires import drf, edrf, pdrf
 from fairlib.multires.baselines import drf_argmin_loop, drf_heapq
-from fairlib.multires.pdrf_comparison import scaled_instances
+from fairlib.experiments.precomputed_drf import scaled_instances
 
 
 def _rows(case: str, **seconds) -> list[dict]:

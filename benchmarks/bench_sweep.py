@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from benchmarks._timing import write_results
-from fairlib.market.experiments import _infinite_cell
+from fairlib.experiments.bidding_game import _infinite_cell
 from fairlib.sweep import sweep
 
 # one cell of the feldman2005 Fig. 2 sweep: a random game, best response and local greedy to convergence

@@ -1,5 +1,10 @@
 """fairlib: fair and market-based resource allocation for shared clusters.
 
+The public API is :data:`__all__`: the subpackages (``market``, ``multires``, ``dynamic``, ``traces``,
+``experiments``) and modules (``mechanisms``, ``sim``, ``sweep``, ``metrics``, ``report``, ``plotting``, ``paths``,
+``timing``, ``verify``), and the names most code needs, importable from ``fairlib`` directly
+(``from fairlib import Cluster, drf, psdsf``). They load on first use, so ``import fairlib`` stays light.
+
 Importing fairlib points numba's on-disk cache at ``<repo>/build/numba-cache/<hash of the fairlib sources>``
 (unless ``NUMBA_CACHE_DIR`` is already set). numba does not invalidate a cached kernel when a kernel
 it calls changes in another file; keying the cache on every source file makes any edit start afresh.
@@ -26,3 +31,37 @@ if "NUMBA_CACHE_DIR" not in os.environ:
     os.environ["NUMBA_CACHE_DIR"] = str(Path(__file__).resolve().parents[1] / "build" / "numba-cache" / SOURCE_HASH)
 
 __version__ = "0.1.0"
+
+#: name -> module it comes from (loaded on first access, PEP 562)
+_EXPORTS = {
+    # instances, results, errors
+    "Cluster": "multires", "Allocation": "multires", "InvalidInputError": "_validate",
+    # static mechanisms (also in the registry, fairlib.mechanisms)
+    "drf": "multires", "edrf": "multires", "pdrf": "multires", "asset_fairness": "multires", "ceei": "multires",
+    "drfh": "multires", "tsf": "multires", "psdsf": "multires", "pfvds": "multires", "psmfa": "multires",
+    "leontief_tasks": "multires", "property_violations": "multires", "mechanism_properties": "multires",
+    # dynamic DRF and the bidding game
+    "dynamic_drf": "dynamic", "best_response": "market", "run_dynamics": "market", "Game": "market",
+    # adding a mechanism (fairlib.sweep.sweep runs experiments; the module name is kept for it)
+    "register": "mechanisms",
+}
+_SUBMODULES = ("market", "multires", "dynamic", "traces", "experiments", "mechanisms", "sim", "sweep", "metrics",
+               "report", "plotting", "paths", "timing", "verify")
+
+__all__ = sorted(_EXPORTS) + list(_SUBMODULES) + ["SOURCE_HASH", "__version__"]
+
+
+def __getattr__(name: str):
+    import importlib
+
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'fairlib' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

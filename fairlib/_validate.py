@@ -17,6 +17,9 @@ __all__ = [
     "as_budgets",
     "as_eligibility",
     "check_task_bound",
+    "as_number",
+    "as_count",
+    "check_choice",
 ]
 
 INT64_MAX = np.iinfo(np.int64).max
@@ -223,3 +226,14 @@ def as_count(value, name: str, *, minimum: int = 1) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise InvalidInputError(f"{name} = {value!r}: must be an integer >= {minimum}")
     return int(value)
+
+
+def check_choice(value, choices, name: str):
+    """``value`` if it is one of ``choices``, else an error naming the argument, its value and the choices.
+
+    >>> check_choice("lp", ("linear", "lp"), "method")
+    'lp'
+    """
+    if isinstance(value, (list, dict, set, np.ndarray)) or value not in tuple(choices):
+        raise InvalidInputError(f"{name} = {value!r}: must be one of {list(choices)}")
+    return value

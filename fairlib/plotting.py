@@ -62,17 +62,37 @@ MECHANISM_LABELS: dict[str, str] = {
 }
 
 
+def _registered(mechanism: str):
+    """The registered mechanism (fairlib.mechanisms) of a name or variant name, or None."""
+    from . import mechanisms
+    from ._validate import InvalidInputError
+
+    try:
+        return mechanisms.get(mechanism)
+    except InvalidInputError:
+        return None
+
+
 def color(mechanism: str) -> str:
-    """The fixed colour of ``mechanism`` (case-insensitive); unknown names raise ``KeyError``."""
+    """The fixed colour of ``mechanism`` (case-insensitive): the house table above, else the colour it was
+    registered with (:mod:`fairlib.mechanisms`); names neither knows raise ``KeyError`` (a typo, not a new colour)."""
     key = mechanism.lower()
-    if key not in MECHANISM_COLORS:
-        raise KeyError(f"mechanism = {mechanism!r}: no house colour; known: {sorted(MECHANISM_COLORS)}")
-    return MECHANISM_COLORS[key]
+    if key in MECHANISM_COLORS:
+        return MECHANISM_COLORS[key]
+    mech = _registered(mechanism)
+    if mech is None:
+        raise KeyError(f"mechanism = {mechanism!r}: no house colour and not registered; known: "
+                       f"{sorted(MECHANISM_COLORS)}")
+    return mech.color
 
 
 def label(mechanism: str) -> str:
-    """Legend label of ``mechanism`` (falls back to the name itself)."""
-    return MECHANISM_LABELS.get(mechanism.lower(), mechanism)
+    """Legend label of ``mechanism``: the house table, else its registered label, else the name itself."""
+    key = mechanism.lower()
+    if key in MECHANISM_LABELS:
+        return MECHANISM_LABELS[key]
+    mech = _registered(mechanism)
+    return mech.label if mech is not None and key == mech.name.lower() else mechanism
 
 
 def use_style() -> None:

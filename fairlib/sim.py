@@ -63,6 +63,18 @@ def location_eligibility(fleet, n_users: int, rng=None, *, reach: int = 1, topol
     return gap <= reach
 
 
+def _as_mechanism(mechanism, name: str):
+    """A registered mechanism's name resolved to it; callables (and None) pass through."""
+    if mechanism is None or callable(mechanism):
+        return mechanism
+    if isinstance(mechanism, str):
+        from .mechanisms import get
+
+        return get(mechanism)
+    raise InvalidInputError(f"{name}: expected a registered name or a callable Cluster -> Allocation, got "
+                            f"{type(mechanism).__name__}")
+
+
 def snapshot_cluster(fleet, workload, t: float, eligible=None, weight=None) -> tuple[Cluster | None, np.ndarray]:
     """The cluster of the users active at ``t`` (users with an all-zero demand are left out), and their
     indices into the workload. Returns (None, empty) when nobody with a demand is active."""
@@ -92,11 +104,20 @@ def _snapshot_cell(seed, run, fleet, workload, mechanisms, reach, topology, merg
     return rows
 
 
-def snapshot_utilisation(fleet, workload, mechanisms: Mapping[str, Callable], n_runs: int, rng, *, reach: int = 1,
-                         topology: str = "line", merge: bool = True, progress: bool = False) -> pd.DataFrame:
+def snapshot_utilisation(fleet, workload, mechanisms: Mapping[str, Callable] | None, n_runs: int, rng, *,
+                         reach: int = 1, topology: str = "line", merge: bool = True,
+                         progress: bool = False) -> pd.DataFrame:
     """§6.1-style experiment: ``n_runs`` random instants (uniform over the workload's span), a random
     location per user, every mechanism on the active users; one row per (run, mechanism, resource) with
-    the cluster-wide utilisation. Runs on :func:`fairlib.sweep.sweep`. Label with ``workload.source``."""
+    the cluster-wide utilisation. Runs on :func:`fairlib.sweep.sweep`. Label with ``workload.source``.
+    ``mechanisms``: name -> callable of a cluster, names of registered mechanisms, or None for every run of the
+    registered multi-server mechanisms (:func:`fairlib.mechanisms.runs`)."""
+    from . import mechanisms as registry
+
+    if mechanisms is None:
+        mechanisms = registry.runs("multi_server")
+    elif not isinstance(mechanisms, Mapping):
+        mechanisms = {str(name): registry.get(name) for name in mechanisms}
     out = sweep(_snapshot_cell, [{"run": i} for i in range(int(n_runs))], rng=rng,
                 fixed=dict(fleet=fleet, workload=workload, mechanisms=dict(mechanisms), reach=reach,
                            topology=topology, merge=merge),
@@ -274,10 +295,11 @@ class ReplayResult:
         return pd.Series(np.diff(at) / np.diff(edges), index=edges[:-1], name=column)
 
 
-def replay(fleet, jobs: Jobs, mechanism: Callable, *, eligible=None, start: float | None = None,
-           horizon: float | None = None, interval: float = 300.0, reference: Callable | None = None,
+def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start: float | None = None,
+           horizon: float | None = None, interval: float = 300.0, reference: Callable | str | None = None,
            reserved=("C", "D"), merge: bool = True, progress: bool = False) -> ReplayResult:
-    """Replay ``jobs`` on ``fleet`` with ``mechanism`` (Cluster -> ServerAllocation), §6.2 style.
+    """Replay ``jobs`` on ``fleet`` with ``mechanism`` (a registered name, :mod:`fairlib.mechanisms`, or a
+    callable Cluster -> Allocation), §6.2 style.
 
     Reallocation at ``start`` and every ``interval`` seconds, and whenever a job completes; a job arriving
     in between waits for the next reallocation. Between reallocations each active job is served at the rate
@@ -291,6 +313,7 @@ def replay(fleet, jobs: Jobs, mechanism: Callable, *, eligible=None, start: floa
     """
     from tqdm.auto import tqdm
 
+    mechanism, reference = _as_mechanism(mechanism, "mechanism"), _as_mechanism(reference, "reference")
     if tuple(fleet.resources) != tuple(jobs.resources):
         raise InvalidInputError(f"fleet.resources {fleet.resources} != jobs.resources {jobs.resources}")
     if not (np.isfinite(interval) and interval >= MIN_INTERVAL_S):
@@ -323,7 +346,8 @@ def replay(fleet, jobs: Jobs, mechanism: Callable, *, eligible=None, start: floa
     rows = []
     t = start
     next_tick = start
-    bar = tqdm(total=horizon - start, desc=f"replay {getattr(mechanism, '__name__', 'mechanism')}",
+    name = getattr(mechanism, "name", getattr(mechanism, "__name__", "mechanism"))
+    bar = tqdm(total=horizon - start, desc=f"replay {name}",
                disable=not progress, unit="s")
     while t < horizon:
         if len(rows) >= max_epochs:     # cannot happen: each epoch ends at a tick, a completion or the horizon

@@ -40,6 +40,7 @@ the key cannot see (files a cell reads) are the caller's responsibility: clear t
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import itertools
@@ -102,6 +103,12 @@ def _plain(value):
         return value
     if isinstance(value, os.PathLike):
         return os.fspath(value)
+    if hasattr(value, "sweep_key"):  # e.g. a registered mechanism (fairlib.mechanisms.Mechanism)
+        return _plain(value.sweep_key())
+    if isinstance(value, functools.partial):
+        return {"partial": _plain(value.func), "args": _plain(value.args), "keywords": _plain(value.keywords)}
+    if callable(value):  # a function (e.g. a mechanism) by name: its code is in the source hash of fairlib
+        return {"callable": f"{getattr(value, '__module__', '?')}.{getattr(value, '__qualname__', repr(value))}"}
     raise InvalidInputError(f"grid: parameter value {value!r} of type {type(value).__name__} has no canonical "
                             "form for seeding and caching (use numbers, strings, tuples, lists, dicts or arrays)")
 

@@ -31,7 +31,7 @@ def clusters(draw, max_users=6, max_servers=3, max_resources=3, min_demand=0):
 
 
 def proportional_fair_reference(cluster):
-    from fairlib.multires.server_experiments import proportional_fair_slsqp
+    from fairlib.experiments.heterogeneous_servers import proportional_fair_slsqp
 
     return proportional_fair_slsqp(cluster)
 
@@ -281,14 +281,14 @@ def test_theorem_5_time_shared_servers_give_psdsf(cluster, alpha):
 
 
 def test_fig1_hypothetical_instance_meets_the_surviving_constraints():
-    from fairlib.multires.server_experiments import fig1_checks, fig1_instance
+    from fairlib.experiments.heterogeneous_servers import fig1_checks, fig1_instance
 
     checks = fig1_checks(fig1_instance())
     assert all(checks.values()), checks
 
 
 def test_random_bottleneck_clusters_have_a_bottleneck_everywhere():
-    from fairlib.multires.server_experiments import random_bottleneck_cluster
+    from fairlib.experiments.heterogeneous_servers import random_bottleneck_cluster
 
     for s in range(10):
         c = random_bottleneck_cluster(s, 8, 4)

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from fairlib._validate import InvalidInputError
 from fairlib.multires import drf, edrf, pdrf
-from fairlib.multires import pdrf_comparison as cmp
+from fairlib.experiments import precomputed_drf as cmp
 from tests.reference import drf_argmin_loop, drf_heapq, maxmin_lp, progressive_filling_exact
 
 

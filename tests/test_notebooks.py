@@ -37,6 +37,31 @@ def test_house_structure(path):
         f"{path.name}: thin notebooks only — move functions into fairlib"
 
 
+#: what a notebook may import from: fairlib, its public subpackages and top-level public modules
+PUBLIC_MODULES = {"fairlib", "fairlib.market", "fairlib.multires", "fairlib.dynamic", "fairlib.traces",
+                  "fairlib.experiments", "fairlib.mechanisms", "fairlib.sim", "fairlib.sweep", "fairlib.metrics",
+                  "fairlib.report", "fairlib.plotting", "fairlib.paths", "fairlib.timing", "fairlib.verify"}
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebooks_import_only_from_public_packages(path):
+    import ast
+
+    nb = json.loads(path.read_text())
+    code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    bad = []
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("fairlib"):
+            modules = [node.module] + [f"{node.module}.{a.name}" for a in node.names
+                                       if node.module == "fairlib"]
+            bad += [m for m in modules[:1] if m not in PUBLIC_MODULES]
+            bad += [f"{node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
+        elif isinstance(node, ast.Import):
+            bad += [a.name for a in node.names if a.name.startswith("fairlib") and a.name not in PUBLIC_MODULES]
+    assert not bad, f"{path.name}: imports {bad}; import from the public packages ({sorted(PUBLIC_MODULES)})"
+    assert " as mx" not in code and " as sx" not in code and " as cmp" not in code
+
+
 @pytest.mark.notebook
 def test_paper_notebooks_quick_mode(tmp_path):
     """Every registered paper notebook runs end to end in quick mode, claims included."""

@@ -1,4 +1,4 @@
-"""PS-DSF by the smoothed market (fairlib.multires.psdsf_market): Definition 4 is the oracle; where the
+"""PS-DSF by the smoothed market (fairlib.multires._solvers.psdsf_market): Definition 4 is the oracle; where the
 allocation is unique (one server, time-shared servers, a bottleneck everywhere) it is compared with the
 independent references (progressive-filling DRF, PF-VDS(1)'s interior point, the fixed point)."""
 import importlib
@@ -12,8 +12,8 @@ from fairlib._validate import InvalidInputError
 from fairlib.multires import Cluster, edrf, pfvds, psdsf
 from fairlib.multires.cluster import random_cluster
 from fairlib.multires.psdsf import psdsf_violation
-from fairlib.multires.psdsf_market import psdsf_market
-from fairlib.multires.server_experiments import random_bottleneck_cluster
+from fairlib.multires._solvers.psdsf_market import psdsf_market
+from fairlib.experiments.heterogeneous_servers import random_bottleneck_cluster
 from tests.test_heterogeneous import clusters
 
 psdsf_module = importlib.import_module("fairlib.multires.psdsf")  # the package re-exports the function
@@ -136,6 +136,6 @@ def test_method_choice_and_validation(monkeypatch):
     assert not diag["converged"]
     monkeypatch.setattr(psdsf_module, "psdsf_market", lambda cluster, time_shared: (tasks, diag))
     res = psdsf(c)
-    assert res.diagnostics["method"] == "market+fixed_point" and res.diagnostics["market"] is diag
+    assert res.diagnostics["method"] == "market+fixed_point" and dict(res.diagnostics["market"]) == diag
     assert res.diagnostics["handover"] == "not converged"
     assert psdsf_violation(c, res.tasks, tol=1e-7)["holds"]

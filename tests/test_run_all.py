@@ -46,7 +46,7 @@ def fixtures(tmp_path_factory):
     _notebook(d / "bad.ipynb", ["x = 1", "raise RuntimeError('deliberate failure')", "y = 2"])
     _notebook(d / "sweeping.ipynb", [
         "import pandas as pd\nfrom fairlib.report import save_table\nfrom fairlib.sweep import sweep\n"
-        "from fairlib.dynamic.experiments import _strategyproofness_cell",
+        "from fairlib.experiments.dynamic_drf import _strategyproofness_cell",
         "df = sweep(_strategyproofness_cell, [{}], seeds=4, rng=SEED, fixed=dict(agents=5, resources=2, trials=2))\n"
         "save_table(df.assign(backend=df.attrs['sweep']['backend']), 'sweeping', 'sweep', mode=MODE)"])
     _notebook(d / "verifiable.ipynb", [

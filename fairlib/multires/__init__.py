@@ -1,21 +1,46 @@
-"""Static multi-resource fair allocation.
+"""Static multi-resource fair allocation: one contract, ``mechanism(cluster, **options) -> Allocation``.
 
-Single resource pool: :func:`drf` (progressive filling, indivisible tasks), :func:`edrf` (divisible
-tasks), :func:`pdrf` (Precomputed DRF), and :mod:`~fairlib.multires.pdrf_comparison` (counting
-PDRF's deviations from DRF as in Metin's tables).
+Mechanisms (each also registered in :mod:`fairlib.mechanisms`):
 
-Heterogeneous servers with placement constraints (Khamse-Ashari et al.): :class:`Cluster`,
-:func:`drfh`, :func:`tsf` (weighted max-min on totals: a structured interior point, HiGHS as the
-reference), :func:`psdsf` (per-server max-min on virtual dominant shares), :func:`pfvds` (α-fair
-per-server game; α = ∞ is PS-DSF), property checkers in :mod:`~fairlib.multires.server_properties`.
+- one pool (a one-server :class:`Cluster`, :meth:`Cluster.single_pool`): :func:`drf` (progressive filling,
+  indivisible tasks), :func:`edrf` (divisible), :func:`pdrf` (Precomputed DRF), :func:`asset_fairness`,
+  :func:`ceei` (with prices). ``drf``/``edrf``/``pdrf`` also keep their array form, ``drf(demands, capacity)``;
+- heterogeneous servers with placement constraints (Khamse-Ashari et al.): :func:`drfh`, :func:`tsf`
+  (weighted max-min on totals), :func:`psdsf` (per-server max-min on virtual dominant shares), :func:`pfvds`
+  (the α-fair per-server game; α = ∞ is PS-DSF), :func:`psmfa` (the distributed heuristic).
+
+Checkers: :func:`property_violations` (SI, EF, PO, BF of an allocation), :func:`mechanism_properties` (any
+mechanism on a pool or a cluster, strategy-proofness by a search over misreports), :func:`leontief_tasks`.
+References: :func:`maxmin_lp` (HiGHS). The private solvers live in ``fairlib.multires._solvers``.
 """
 
-from .cluster import Cluster, ServerAllocation
+from .cluster import (Allocation, Cluster, ServerAllocation, leontief_tasks, merge_identical_servers, monopoly_tasks,
+                      on_merged_servers, per_server_alpha, random_cluster)
 from .edrf import EDRFResult, PDRFResult, edrf, pdrf
-from .global_maxmin import drfh, tsf
-from .pfvds import pfvds
+from .global_maxmin import drfh, drfh_coefficients, tsf, tsf_coefficients, weighted_maxmin_totals
+from .lp import maxmin_lp
+from .pfvds import best_response_column, merit, nash_residual, pfvds, proportional_fair_objective
+from .pfvds_conditions import least_merit, marginal_utilities, server_multipliers, variational_gap
+from .pooled import asset_fairness, asset_share_per_task, ceei
 from .progressive_filling import DRFResult, drf
-from .psdsf import psdsf
+from .psdsf import psdsf, psdsf_violation
+from .psmfa import psmfa
+from .server_properties import (bottleneck_fairness_violation, envy_violation, mechanism_properties, misreports,
+                                pareto_violation, property_violations, sharing_incentive_violation,
+                                strategyproofness_violation)
 
-__all__ = ["drf", "DRFResult", "edrf", "EDRFResult", "pdrf", "PDRFResult", "Cluster", "ServerAllocation", "drfh",
-           "tsf", "psdsf", "pfvds"]
+__all__ = [
+    # the result and the instance
+    "Cluster", "Allocation", "ServerAllocation", "random_cluster", "leontief_tasks", "monopoly_tasks",
+    "merge_identical_servers", "on_merged_servers", "per_server_alpha",
+    # single pool
+    "drf", "DRFResult", "edrf", "EDRFResult", "pdrf", "PDRFResult", "asset_fairness", "asset_share_per_task", "ceei",
+    # heterogeneous servers
+    "drfh", "tsf", "drfh_coefficients", "tsf_coefficients", "weighted_maxmin_totals", "psdsf", "psdsf_violation",
+    "pfvds", "nash_residual", "best_response_column", "merit", "proportional_fair_objective", "psmfa",
+    "marginal_utilities", "variational_gap", "server_multipliers", "least_merit",
+    # properties and references
+    "property_violations", "sharing_incentive_violation", "envy_violation", "pareto_violation",
+    "bottleneck_fairness_violation", "strategyproofness_violation", "mechanism_properties", "misreports",
+    "maxmin_lp",
+]

@@ -16,14 +16,16 @@ Derived quantities (reconstructions §5.1; the equations are reconstructions, [I
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 
 import numpy as np
 
 from .._validate import InvalidInputError, as_capacities, as_demands, as_eligibility, as_weights
 
-__all__ = ["Cluster", "ServerAllocation", "monopoly_tasks", "random_cluster", "merge_identical_servers",
-           "on_merged_servers", "per_server_alpha"]
+__all__ = ["Cluster", "Allocation", "ServerAllocation", "leontief_tasks", "monopoly_tasks", "random_cluster",
+           "merge_identical_servers", "on_merged_servers", "per_server_alpha"]
 
 
 #: monopoly task counts γ the mechanisms accept (tested accurate across it: results scale exactly with units)
@@ -108,6 +110,28 @@ class Cluster:
     def n_resources(self) -> int:
         return self.capacity.shape[1]
 
+    @classmethod
+    def single_pool(cls, capacity, demand, weight=None) -> "Cluster":
+        """One pool of resources (``capacity[resource]``) as a one-server cluster: the instance of DRF, EDRF,
+        PDRF, asset fairness and CEEI, and of every checker that takes a cluster.
+
+        >>> Cluster.single_pool([9, 18], [[1, 4], [3, 1]]).capacity.tolist()
+        [[9.0, 18.0]]
+        """
+        cap = as_capacities(capacity, "capacity")
+        return cls(cap[None, :], demand, weight=weight)
+
+    @property
+    def is_single_pool(self) -> bool:
+        return self.capacity.shape[0] == 1
+
+    @property
+    def pooled_dominant_share(self) -> np.ndarray:
+        """Per-task dominant share against the pooled capacities, max_r d[n, r] / Σ_i c[i, r]."""
+        pooled = self.pooled_capacity
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(pooled > 0, self.demand / pooled, 0.0).max(axis=1)
+
     @property
     def pooled_capacity(self) -> np.ndarray:
         """Σ_i c[i, r]: the whole cluster as one server (DRFH's reference)."""
@@ -169,14 +193,94 @@ class Cluster:
                     and (used <= self.capacity * (1 + tol) + tol).all())
 
 
+def _frozen(value):
+    """A read-only copy of a diagnostics value: arrays not writeable, dicts as mappings, lists as tuples."""
+    if isinstance(value, np.ndarray):
+        value = value.copy()
+        value.setflags(write=False)
+        return value
+    if isinstance(value, Mapping):
+        return MappingProxyType({k: _frozen(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
 @dataclass(frozen=True, eq=False)
-class ServerAllocation:
-    """Tasks per (user, server) from a heterogeneous-cluster mechanism, with diagnostics."""
+class Allocation:
+    """The result of every static mechanism: tasks per (user, server) on a :class:`Cluster`.
+
+    Attributes
+    ----------
+    cluster : Cluster
+        The instance solved (a single pool is a one-server cluster, :meth:`Cluster.single_pool`).
+    tasks : (n_users, n_servers) ndarray, read-only
+        ``tasks[user, server]``: real task counts (divisible mechanisms) or integers (``"integral"`` ones).
+    method : str
+        Which mechanism and solver produced it (e.g. ``"drf"``, ``"psdsf"``, ``"pfvds_interior_point"``).
+    converged : bool
+        Whether the solver met its tolerance (always True for the finite, exact algorithms).
+    iterations : int
+        Solver iterations (interior-point steps, sweeps, Newton steps; 0 for closed forms and heap filling).
+    residual : float
+        The solver's own optimality measure where it has one (the Nash residual of PF-VDS, the last change
+        of a fixed point), NaN otherwise.
+    message : str
+        Anything a user should know about this run (a solver hand-over, a fallback); empty when nothing.
+    extras : Mapping
+        Method-specific values, immutable (arrays read-only), documented by each mechanism: e.g. CEEI's
+        ``prices``, DRF's ``order``, PF-VDS's ``alpha`` and ``stages``.
+    """
 
     cluster: Cluster
     tasks: np.ndarray
-    mechanism: str
-    diagnostics: dict = field(default_factory=dict)
+    method: str
+    converged: bool = True
+    iterations: int = 0
+    residual: float = float("nan")
+    message: str = ""
+    extras: Mapping = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self):
+        tasks = np.array(self.tasks)
+        if tasks.shape != (self.cluster.n_users, self.cluster.n_servers):
+            raise InvalidInputError(
+                f"tasks: expected shape ({self.cluster.n_users}, {self.cluster.n_servers}) "
+                f"(users x servers), got {tasks.shape}"
+            )
+        tasks.setflags(write=False)
+        object.__setattr__(self, "tasks", tasks)
+        object.__setattr__(self, "extras", _frozen(dict(self.extras)))
+
+    @classmethod
+    def from_diagnostics(cls, cluster: Cluster, tasks, method: str, diagnostics: Mapping) -> "Allocation":
+        """Build from a solver's diagnostics dict: ``converged``, ``iterations`` and ``message`` become the typed
+        fields, ``residual`` is its ``nash_residual`` (else ``last_change``), and the rest goes to ``extras``."""
+        extras = dict(diagnostics)
+        converged = bool(extras.pop("converged", True))
+        iterations = extras.pop("iterations", extras.get("sweeps", extras.get("newton_iterations", 0)))
+        message = str(extras.pop("message", ""))
+        residual = extras.get("nash_residual", extras.get("last_change", float("nan")))
+        return cls(
+            cluster,
+            tasks,
+            method,
+            converged=converged,
+            iterations=int(iterations),
+            residual=float(residual),
+            message=message,
+            extras=extras,
+        )
+
+    @property
+    def diagnostics(self) -> Mapping:
+        """Read-only view of ``extras`` with ``converged`` and ``iterations`` (the solvers' former dict)."""
+        return MappingProxyType({**self.extras, "converged": self.converged, "iterations": self.iterations})
+
+    @property
+    def mechanism(self) -> str:
+        """Alias of :attr:`method`."""
+        return self.method
 
     @property
     def totals(self) -> np.ndarray:
@@ -199,6 +303,44 @@ class ServerAllocation:
     def vds(self) -> np.ndarray:
         """Weighted VDS ŝ[n, i] of this allocation (NaN where unusable)."""
         return self.cluster.vds(self.totals)
+
+    @property
+    def dominant_shares(self) -> np.ndarray:
+        """Each user's share of the pooled cluster in its dominant resource, max_r x_n d[n, r] / Σ_i c[i, r]
+        (DRF's and DRFH's measure; resources the cluster lacks are left out)."""
+        return self.totals * self.cluster.pooled_dominant_share
+
+    @property
+    def dominant_resource(self) -> np.ndarray:
+        """Each user's dominant resource against the pooled capacities (argmax_r d[n, r] / Σ_i c[i, r])."""
+        pooled = self.cluster.pooled_capacity
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = np.where(pooled > 0, self.cluster.demand / pooled, -np.inf)
+        return share.argmax(axis=1)
+
+
+#: the former name of :class:`Allocation` (one result type for every static mechanism)
+ServerAllocation = Allocation
+
+
+def leontief_tasks(bundle, demand) -> np.ndarray:
+    """How many tasks a user with per-task ``demand`` runs with ``bundle`` (Leontief utility):
+    min over the resources it demands of bundle[r] / demand[r].
+
+    ``bundle`` is (..., R) and ``demand`` (R,) or broadcastable to it; resources with zero demand are ignored.
+
+    >>> leontief_tasks([6.0, 4.0, 9.0], [2.0, 2.0, 0.0]).item()
+    2.0
+    """
+    b = np.asarray(bundle, dtype=np.float64)
+    d = np.asarray(demand, dtype=np.float64)
+    if not np.isfinite(b).all() or not np.isfinite(d).all() or (b < 0).any() or (d < 0).any():
+        raise InvalidInputError("bundle, demand: must be finite and >= 0")
+    needs = np.broadcast_to(d > 0, np.broadcast_shapes(b.shape, d.shape))
+    if not needs.any(axis=-1).all():
+        raise InvalidInputError("demand: a user must demand some resource")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(needs, b / np.where(d > 0, d, 1.0), np.inf).min(axis=-1)
 
 
 def monopoly_tasks(capacity: np.ndarray, demand: np.ndarray) -> np.ndarray:
@@ -289,4 +431,4 @@ def on_merged_servers(mechanism, cluster: Cluster) -> ServerAllocation:
     merged, group, counts = merge_identical_servers(cluster)
     res = mechanism(merged)
     tasks = res.tasks[:, group] / counts[group][None, :]
-    return ServerAllocation(cluster, tasks, res.mechanism, {**res.diagnostics, "merged_servers": merged.n_servers})
+    return replace(res, cluster=cluster, tasks=tasks, extras={**res.extras, "merged_servers": merged.n_servers})

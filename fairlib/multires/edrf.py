@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit
 
 from .._validate import InvalidInputError, as_capacities, as_demands, as_weights, check_task_bound
-from .progressive_filling import _progressive_filling, share_steps
+from .progressive_filling import _is_cluster, _progressive_filling, share_steps
 
 __all__ = ["edrf", "EDRFResult", "pdrf", "PDRFResult", "SATURATION_RTOL"]
 
@@ -135,13 +135,14 @@ def _edrf_rounds(demands, capacity, rate_per_level):
     return levels, consumed, rounds
 
 
-def edrf(demands, capacity, *, weights=None) -> EDRFResult:
+def edrf(demands, capacity=None, *, weights=None):
     """Dominant Resource Fairness for divisible tasks (EDRF).
 
     Raises every unfrozen user's weighted dominant share at the same rate until a resource saturates,
     freezes the users that demand it, and repeats on what is left (Parkes, Procaccia, Shah 2015;
     reconstructions §1.2). With strictly positive demands this is one round: the closed form
-    ``x* = 1 / max_r sum_i d_ir`` on normalised demands, computed in O(nm).
+    ``x* = 1 / max_r sum_i d_ir`` on normalised demands, computed in O(nm). On a single-pool
+    :class:`~.cluster.Cluster` (``edrf(cluster)``) it returns an :class:`~.cluster.Allocation`.
 
     Parameters
     ----------
@@ -162,6 +163,9 @@ def edrf(demands, capacity, *, weights=None) -> EDRFResult:
     >>> res.tasks.round(6).tolist(), res.dominant_shares.round(6).tolist()
     ([3.0, 2.0], [0.666667, 0.666667])
     """
+    if _is_cluster(demands, capacity, weights):
+        from .pooled import edrf_allocation
+        return edrf_allocation(demands)
     d, cap, w = _as_pool(demands, capacity, weights)
     n, m = d.shape
     ok, per_task, rate, any_zero = _scan_rows(d, cap, w)
@@ -244,9 +248,9 @@ def _pdrf_cycle(demands, capacity, ds, simplified):
     return tasks, k
 
 
-def pdrf(demands, capacity, *, variant: str = "ds_max", top_up: bool = False,
-         higher_order: bool = False, share_arithmetic: str = "exact") -> PDRFResult:
-    """Precomputed Dominant Resource Fairness (Metin 2025, Algorithm 1).
+def pdrf(demands, capacity=None, *, variant: str = "ds_max", top_up: bool = False,
+         higher_order: bool = False, share_arithmetic: str = "exact"):
+    """Precomputed Dominant Resource Fairness (Metin 2025, Algorithm 1); on a single-pool Cluster, an Allocation.
 
     With ds_i = max_r d_ir / R_r and ds* = max_i ds_i, one *cycle* gives ds*/ds_i tasks to user i;
     ``k = min_r R_r / sum_i (ds*/ds_i) d_ir`` cycles fit, and user i receives ``floor(k ds*/ds_i)``
@@ -285,6 +289,10 @@ def pdrf(demands, capacity, *, variant: str = "ds_max", top_up: bool = False,
     >>> pdrf([[1, 4], [3, 1]], [7583, 4649]).tasks.tolist()
     [752, 1637]
     """
+    if _is_cluster(demands, capacity, None):
+        from .pooled import pdrf_allocation
+        return pdrf_allocation(demands, variant=variant, top_up=top_up, higher_order=higher_order,
+                               share_arithmetic=share_arithmetic)
     if variant not in ("ds_max", "simplified"):
         raise InvalidInputError(f"variant = {variant!r}: must be 'ds_max' or 'simplified'")
     d, cap, _ = _as_pool(demands, capacity, None)

@@ -30,8 +30,8 @@ from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
 from .._validate import InvalidInputError, as_number
-from .cluster import Cluster, ServerAllocation, monopoly_tasks
-from .maxmin_interior import maxmin_round_interior_point
+from .cluster import Allocation, Cluster, monopoly_tasks
+from ._solvers.maxmin_interior import maxmin_round_interior_point
 
 __all__ = ["drfh", "tsf", "weighted_maxmin_totals", "drfh_coefficients", "tsf_coefficients"]
 
@@ -203,7 +203,7 @@ def _blocked_by_lp(cluster, users, a_cap, b_cap, coef, level, active, t, tol):
     return out
 
 
-def drfh(cluster: Cluster, *, tol: float = 1e-9, method: str = "interior_point") -> ServerAllocation:
+def drfh(cluster: Cluster, *, tol: float = 1e-9, method: str = "interior_point") -> Allocation:
     """DRFH: weighted max-min on global dominant shares x_n max_r d[n, r] / C_r (pooled C), placed on servers.
 
     ``method``: "interior_point" (default) or "highs" (reference LPs); see :func:`weighted_maxmin_totals`.
@@ -214,10 +214,10 @@ def drfh(cluster: Cluster, *, tol: float = 1e-9, method: str = "interior_point")
     """
     tol = as_number(tol, "tol", maximum=0.1)
     tasks, diag = weighted_maxmin_totals(cluster, drfh_coefficients(cluster), tol=tol, method=method)
-    return ServerAllocation(cluster, tasks, "drfh", diag)
+    return Allocation.from_diagnostics(cluster, tasks, "drfh", diag)
 
 
-def tsf(cluster: Cluster, *, tol: float = 1e-9, method: str = "interior_point") -> ServerAllocation:
+def tsf(cluster: Cluster, *, tol: float = 1e-9, method: str = "interior_point") -> Allocation:
     """TSF: weighted max-min on x_n / γ_n (γ_n: monopoly tasks on every server, placement ignored).
 
     ``method``: "interior_point" (default) or "highs" (reference LPs); see :func:`weighted_maxmin_totals`.
@@ -227,4 +227,4 @@ def tsf(cluster: Cluster, *, tol: float = 1e-9, method: str = "interior_point") 
     """
     tol = as_number(tol, "tol", maximum=0.1)
     tasks, diag = weighted_maxmin_totals(cluster, tsf_coefficients(cluster), tol=tol, method=method)
-    return ServerAllocation(cluster, tasks, "tsf", diag)
+    return Allocation.from_diagnostics(cluster, tasks, "tsf", diag)

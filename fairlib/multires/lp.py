@@ -13,8 +13,11 @@ from .._validate import as_capacities, as_demands, as_weights
 __all__ = ["maxmin_lp"]
 
 
-def maxmin_lp(demands, capacity, *, weights=None, tol: float = 1e-9) -> np.ndarray:
+def maxmin_lp(demands, capacity, *, weights=None, tol: float = 1e-9, per_task_share=None) -> np.ndarray:
     """Lexicographic weighted max-min on dominant shares for divisible tasks, by repeated LPs.
+
+    ``per_task_share`` (n_users,) replaces the dominant share of one task (e.g. the asset share Σ_r d_ir / C_r
+    for asset fairness, :func:`~.pooled.asset_fairness`).
 
     Round by round: maximise the common level M of the unfrozen users' weighted dominant shares
     (``tasks_i ds_i / w_i >= M``), then freeze every unfrozen user whose share cannot exceed M
@@ -27,7 +30,10 @@ def maxmin_lp(demands, capacity, *, weights=None, tol: float = 1e-9) -> np.ndarr
     n, m = d.shape
     cap = as_capacities(capacity, n_resources=m)
     w = as_weights(weights, n)
-    coef = (d / cap).max(axis=1) / w           # weighted share per task
+    share = (d / cap).max(axis=1) if per_task_share is None else np.asarray(per_task_share, dtype=np.float64)
+    if share.shape != (n,) or not (np.isfinite(share) & (share > 0)).all():
+        raise ValueError(f"per_task_share: expected {n} finite values > 0")
+    coef = share / w           # weighted share per task
     frozen_level = np.full(n, np.nan)
     # variables: tasks (n) then M
     a_cap = np.hstack([d.T, np.zeros((m, 1))])

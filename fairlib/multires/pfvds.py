@@ -38,8 +38,8 @@ import numpy as np
 from numba import njit
 
 from .._validate import InvalidInputError, as_count, as_number
-from .cluster import Cluster, ServerAllocation, per_server_alpha
-from .pfvds_interior import pfvds_interior_point
+from .cluster import Allocation, Cluster, per_server_alpha
+from ._solvers.pfvds_interior import pfvds_interior_point
 from .psdsf import psdsf
 
 __all__ = ["pfvds", "best_response_column", "nash_residual", "merit", "proportional_fair_objective"]
@@ -361,7 +361,7 @@ def _start(cluster: Cluster, start) -> np.ndarray:
 
 def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_shared: bool = False,
           max_sweeps: int = 2000, tol: float = 1e-10,
-          kappa: float = 1e3, step: float = 1e-2, iterations: int = 20000, start=None) -> ServerAllocation:
+          kappa: float = 1e3, step: float = 1e-2, iterations: int = 20000, start=None) -> Allocation:
     """PF-VDS(α) allocation: a Nash equilibrium of Problem 1 (α-fair utilities of the weighted VDS).
 
     Parameters
@@ -404,7 +404,7 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_share
         raise InvalidInputError(f"start: only method='best_response' takes a starting point, got method={method!r}")
     if np.isinf(alphas).all():
         res = psdsf(cluster, time_shared=time_shared)
-        return ServerAllocation(cluster, res.tasks, "pfvds_inf", {**res.diagnostics, "alpha": alphas})
+        return Allocation.from_diagnostics(cluster, res.tasks, "pfvds_inf", {**res.diagnostics, "alpha": alphas})
     if np.isinf(alphas).any():
         raise InvalidInputError("alpha: mixing np.inf (PS-DSF) with finite values per server is not supported; "
                                 "use a large finite α on those servers")
@@ -446,4 +446,4 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_share
                                                                                           "best_response"):
         diag["converged"] = False   # "converged" says the allocation is an equilibrium, not that a loop stopped
     diag["alpha"] = alphas
-    return ServerAllocation(cluster, x, f"pfvds_{method}", diag)
+    return Allocation.from_diagnostics(cluster, x, f"pfvds_{method}", diag)

@@ -195,6 +195,21 @@ SHARE_ARITHMETIC = ("exact", "accumulated")
 _EXACT_LIMIT = 2.0 ** 62
 
 
+def _is_cluster(first, capacity, weights) -> bool:
+    """Whether a pooled mechanism was called on a Cluster (the contract) rather than on arrays; a cluster carries
+    its own capacity and weights, so passing them as well is an error."""
+    from .cluster import Cluster
+
+    if not isinstance(first, Cluster):
+        if capacity is None:
+            raise InvalidInputError("capacity: required when the first argument is a demands array "
+                                    "(or pass a Cluster: Cluster.single_pool(capacity, demand))")
+        return False
+    if capacity is not None or weights is not None:
+        raise InvalidInputError("capacity, weights: a Cluster carries its own; pass only the cluster")
+    return True
+
+
 def share_steps(demands, capacity, weights, share_arithmetic: str = "exact"):
     """Per-task weighted dominant shares for progressive filling, and how they are compared.
 
@@ -228,10 +243,13 @@ def share_steps(demands, capacity, weights, share_arithmetic: str = "exact"):
     return step, num // g, den // g, False, "rational"
 
 
-def drf(demands, capacity, *, weights=None, stop: str = "skip_blocked", tie_break: str = "lowest_index",
+def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie_break: str = "lowest_index",
         max_tasks=None, record_order: bool = False, share_arithmetic: str = "exact",
-        max_allocations: int = MAX_ALLOCATIONS) -> DRFResult:
+        max_allocations: int = MAX_ALLOCATIONS):
     """Dominant Resource Fairness for indivisible tasks by progressive filling.
+
+    Called on a single-pool :class:`~.cluster.Cluster` (``drf(cluster, **options)``, the mechanism contract) it
+    returns an :class:`~.cluster.Allocation` (:func:`~.pooled.drf_allocation`); on arrays, a :class:`DRFResult`.
 
     Repeatedly gives one task to the user with the lowest weighted dominant share
     ``tasks_i * max_r(demands[i, r] / capacity[r]) / weights[i]`` (Ghodsi et al. 2011, Alg. 1;
@@ -289,6 +307,10 @@ def drf(demands, capacity, *, weights=None, stop: str = "skip_blocked", tie_brea
     >>> res.dominant_shares.round(4).tolist()
     [0.6667, 0.6667]
     """
+    if _is_cluster(demands, capacity, weights):
+        from .pooled import drf_allocation
+        return drf_allocation(demands, stop=stop, tie_break=tie_break, max_tasks=max_tasks, record_order=record_order,
+                              share_arithmetic=share_arithmetic, max_allocations=max_allocations)
     d = as_demands(demands)
     n, m = d.shape
     cap = as_capacities(capacity, n_resources=m)

@@ -30,8 +30,8 @@ import numpy as np
 from numba import njit
 
 from .._validate import InvalidInputError, as_count, as_number
-from .cluster import Cluster, ServerAllocation
-from .psdsf_market import psdsf_market
+from .cluster import Allocation, Cluster
+from ._solvers.psdsf_market import psdsf_market
 
 __all__ = ["psdsf", "psdsf_violation"]
 
@@ -174,7 +174,7 @@ def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start):
 
 
 def psdsf(cluster: Cluster, *, time_shared: bool = False, method: str = "market", max_sweeps: int = 1000,
-          tol: float = 1e-12) -> ServerAllocation:
+          tol: float = 1e-12) -> Allocation:
     """PS-DSF allocation (Definition 4).
 
     Parameters
@@ -211,7 +211,7 @@ def psdsf(cluster: Cluster, *, time_shared: bool = False, method: str = "market"
     if method != "fixed_point":
         tasks, diag = psdsf_market(cluster, time_shared=time_shared)
         if diag["converged"] and not _free_pairs(cluster, tasks, time_shared):
-            return ServerAllocation(cluster, tasks, name, {"method": "market", **diag})
+            return Allocation.from_diagnostics(cluster, tasks, name, {"method": "market", **diag})
         reason = "not converged" if not diag["converged"] else "several VDS levels on a server"
         return _fixed_point(cluster, time_shared, int(max_sweeps), float(tol),
                             np.zeros((cluster.n_users, cluster.n_servers)),
@@ -233,7 +233,7 @@ def _fixed_point(cluster, time_shared, max_sweeps, tol, start, diagnostics):
     usable = np.ascontiguousarray(cluster.eligible)
     d3, cap = cluster.server_constraints(time_shared)
     x, sweeps, change = _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, np.ascontiguousarray(start))
-    return ServerAllocation(cluster, x, "psdsf_time_shared" if time_shared else "psdsf",
+    return Allocation.from_diagnostics(cluster, x, "psdsf_time_shared" if time_shared else "psdsf",
                             {**diagnostics, "sweeps": int(sweeps), "last_change": float(change),
                              "converged": bool(sweeps < max_sweeps or change <= tol * max(x.sum(1).max(), 1e-300))})
 

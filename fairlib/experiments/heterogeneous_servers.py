@@ -5,35 +5,22 @@ Everything with seeds runs on :func:`fairlib.sweep.sweep`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
 
-from .._validate import InvalidInputError
+from .._validate import InvalidInputError, check_choice
 from ..sweep import sweep
-from .cluster import Cluster, random_cluster
-from .global_maxmin import drfh, tsf
-from .pfvds import nash_residual, pfvds, proportional_fair_objective
-from .pfvds_conditions import least_merit, random_feasible_start, variational_gap
-from .psdsf import psdsf, psdsf_violation
-from .server_properties import property_violations
+from ..multires.cluster import Cluster, random_cluster
+from ..multires.pfvds import nash_residual, pfvds, proportional_fair_objective
+from ..multires.pfvds_conditions import least_merit, random_feasible_start, variational_gap
+from ..multires.psdsf import psdsf, psdsf_violation
+from ..multires.server_properties import property_violations
 
-__all__ = ["fig1_instance", "fig1_checks", "random_bottleneck_cluster", "property_table", "alpha_sweep",
-           "proportional_fair_slsqp", "theorem_checks", "equilibrium_conditions", "MECHANISMS"]
-
-#: mechanisms of the property table: name -> (function of a cluster)
-MECHANISMS = {
-    "drfh": drfh,
-    "tsf": tsf,
-    "psdsf": psdsf,
-    "pfvds_0.5": lambda c: pfvds(c, 0.5),
-    "pfvds_1": lambda c: pfvds(c, 1.0),
-    "pfvds_2": lambda c: pfvds(c, 2.0),
-    "pfvds_4": lambda c: pfvds(c, 4.0),
-    # heterogeneous servers (§3): α_i = 1, 2, 4, 1, ... by server index
-    "pfvds_1_2_4": lambda c: pfvds(c, np.resize([1.0, 2.0, 4.0], c.n_servers)),
-}
-
+__all__ = ["fig1_instance", "fig1_checks", "random_bottleneck_cluster", "random_pool", "property_table", "alpha_sweep",
+           "proportional_fair_slsqp", "theorem_checks", "equilibrium_conditions"]
 
 def fig1_instance() -> Cluster:
     """A *hypothetical* instance for the paper's Fig. 1 (the demand vectors were lost, reconstructions §5.2 [NR]).
@@ -93,25 +80,50 @@ def random_bottleneck_cluster(rng, n_users: int, n_servers: int, n_resources: in
     return Cluster(capacity, demand, weight=weight, eligible=eligible)
 
 
-def _property_cell(seed, instance, kind, n_users, n_servers, n_resources, weighted):
-    make = random_bottleneck_cluster if kind == "bottleneck" else random_cluster
-    cluster = make(np.random.default_rng(seed), n_users, n_servers, n_resources, weights=weighted)
+def _property_cell(seed, instance, kind, n_users, n_servers, n_resources, weighted, mechanisms):
+    rng = np.random.default_rng(seed)
+    if kind == "pool":
+        cluster = random_pool(rng, n_users, n_resources, weights=weighted)
+    else:
+        make = random_bottleneck_cluster if kind == "bottleneck" else random_cluster
+        cluster = make(rng, n_users, n_servers, n_resources, weights=weighted)
     rows = []
-    for name, mechanism in MECHANISMS.items():
+    for name, mechanism in mechanisms.items():
         alloc = mechanism(cluster)
         rows.append({"mechanism": name, **property_violations(cluster, alloc.tasks),
                      "utilisation": float(np.nanmean(alloc.utilisation))})
     return rows
 
 
+def random_pool(rng, n_users: int, n_resources: int = 3, *, weights: bool = False) -> Cluster:
+    """A random single pool (a one-server cluster) drawn as :func:`~.cluster.random_cluster` draws one server."""
+    return random_cluster(rng, n_users, 1, n_resources, eligible_fraction=1.0, weights=weights)
+
+
 def property_table(n_instances: int, rng, *, kind: str = "random", n_users: int = 6, n_servers: int = 3,
-                   n_resources: int = 3, weighted: bool = True, progress: bool = False) -> pd.DataFrame:
-    """Violations of SI, EF, PO and BF for every mechanism in :data:`MECHANISMS` on random instances
-    (``kind="random"``: :func:`~.cluster.random_cluster`; ``"bottleneck"``: a bottleneck everywhere).
-    One row per (instance, mechanism); weights in {1, 2, 4} on odd instances when ``weighted``."""
+                   n_resources: int = 3, weighted: bool = True, mechanisms=None,
+                   progress: bool = False) -> pd.DataFrame:
+    """Violations of SI, EF, PO and BF for every mechanism on random instances.
+
+    ``kind``: ``"random"`` (:func:`~.cluster.random_cluster`), ``"bottleneck"`` (a bottleneck everywhere) or
+    ``"pool"`` (:func:`random_pool`, one server). ``mechanisms``: name -> callable of a cluster, or names of
+    registered mechanisms; default every registered run (:func:`fairlib.mechanisms.runs`) of the multi-server
+    mechanisms, and on pools of every mechanism, weighted ones only on weighted instances. One row per
+    (instance, mechanism); weights in {1, 2, 4} when ``weighted``."""
+    from .. import mechanisms as registry
+
+    check_choice(kind, ("random", "bottleneck", "pool"), "kind")
+    if mechanisms is None:
+        mechanisms = registry.runs("pooled") if kind == "pool" else {}
+        mechanisms = {**mechanisms, **registry.runs("multi_server")}
+        if weighted:
+            mechanisms = {k: v for k, v in mechanisms.items() if "weights" in registry.get(k).capabilities}
+    elif not isinstance(mechanisms, Mapping):
+        mechanisms = {str(name): registry.get(name) for name in mechanisms}
     grid = [{"instance": i, "kind": kind} for i in range(int(n_instances))]
     out = sweep(_property_cell, grid, rng=rng, fixed=dict(n_users=n_users, n_servers=n_servers,
-                                                          n_resources=n_resources, weighted=weighted),
+                                                          n_resources=n_resources, weighted=weighted,
+                                                          mechanisms=dict(mechanisms)),
                 progress=progress, desc=f"{kind} instances")
     return out.drop(columns="rep")
 

@@ -23,13 +23,14 @@ refinement, backtracking on the residual of the centred system, continuation in 
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import scipy.linalg
 from numba import njit
 
-from .._validate import InvalidInputError
-from .cluster import Cluster, ServerAllocation, per_server_alpha
+from ..._validate import InvalidInputError
+from ..cluster import Allocation, Cluster, per_server_alpha
 from .pair_kernels import column_products, one_blas_thread, row_products, user_sums
 
 __all__ = ["pfvds_interior_point"]
@@ -107,7 +108,7 @@ _DIRECT_ALPHA = 2.0  # above this, start from the solution at half the α (conti
 
 
 def pfvds_interior_point(cluster: Cluster, alpha=1.0, *, time_shared: bool = False, tol: float = 1e-10,
-                         max_iterations: int = 200) -> ServerAllocation:
+                         max_iterations: int = 200) -> Allocation:
     """PF-VDS(α) by a primal-dual interior-point method on the equilibrium conditions of Problem 1.
 
     Every server's KKT conditions together — ŝ[n, i]^-α / γ[n, i] + z[n, i] = λ_i·d_n on eligible pairs,
@@ -164,9 +165,7 @@ def pfvds_interior_point(cluster: Cluster, alpha=1.0, *, time_shared: bool = Fal
             break
         start = result.tasks
         cap_level *= 2.0
-    result.diagnostics["stages"] = stages
-    result.diagnostics["iterations"] = sum(it for _, it, _ in stages)
-    return result
+    return replace(result, iterations=sum(it for _, it, _ in stages), extras={**result.extras, "stages": stages})
 
 
 def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start):
@@ -320,7 +319,7 @@ def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start):
     y_full = np.zeros(n_servers * kk)
     y_full[active] = y
     prices = y_full.reshape(n_servers, kk) * scale * np.exp(-log_kappa)[:, None]
-    return ServerAllocation(cluster, tasks, "pfvds", {
+    return Allocation.from_diagnostics(cluster, tasks, "pfvds", {
         "iterations": it, "converged": converged, "gap": gap, "primal_residual": primal_res,
         "dual_residual": dual_res, "prices": prices, "alpha": alphas, "time_shared": time_shared,
         "method": "interior_point"})

@@ -39,8 +39,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .._validate import InvalidInputError
-from .cluster import Cluster
+from ..._validate import InvalidInputError
+from ..cluster import Cluster
 from .pair_kernels import numba_threads, one_blas_thread, user_chunks
 
 __all__ = ["psdsf_market"]

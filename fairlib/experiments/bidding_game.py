@@ -8,9 +8,9 @@ import pandas as pd
 from .. import metrics
 from .._validate import InvalidInputError
 from ..sweep import sweep
-from .dynamics import run_dynamics
-from .equilibrium import equilibrium_violation, proportional_guarantee_bids
-from .game import Game, allocation, correlated_preferences, social_optimum, uniform_preferences, weight_proportional_bids
+from ..market.dynamics import run_dynamics
+from ..market.equilibrium import equilibrium_violation, proportional_guarantee_bids
+from ..market.game import Game, allocation, correlated_preferences, social_optimum, uniform_preferences, weight_proportional_bids
 
 __all__ = ["settling_iteration", "outcome_metrics", "infinite_parallelism_sweep", "finite_parallelism_sweep",
            "finite_efficiency_trajectories", "efficiency_over_time", "proportional_guarantee_runs", "PREFERENCES"]

@@ -15,8 +15,8 @@ import pandas as pd
 
 from .._validate import InvalidInputError, as_capacities, as_demands
 from ..sweep import sweep
-from .edrf import edrf, pdrf
-from .progressive_filling import drf
+from ..multires.edrf import edrf, pdrf
+from ..multires.progressive_filling import drf
 
 __all__ = ["DEVIATION_FIELDS", "deviation_counts", "table_row", "random_single_pool", "DeviationExperiment",
            "run_deviation_experiment", "deviation_runs", "identity_runs", "first_blocked_deviation_bound", "pdrf_edrf_identity", "PAPER_TABLES",
@@ -290,7 +290,7 @@ def identity_runs(runs: int, rng, *, n_users: int = 1000, keep_points: int = 20,
 
 
 def _speed_methods(baselines: dict):
-    from .baselines import drf_argmin_loop, drf_heapq
+    from ..multires.baselines import drf_argmin_loop, drf_heapq
 
     methods = {
         "drf": lambda d, c: drf(d, c, stop="first_blocked"),

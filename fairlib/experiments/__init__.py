@@ -1,0 +1,14 @@
+"""The papers' experiment drivers, one module per paper, named by what it studies.
+
+- :mod:`.bidding_game` — the price-anticipating proportional-share game (feldman2005);
+- :mod:`.heterogeneous_servers` — DRFH, TSF, PS-DSF and PF-VDS(α) on heterogeneous servers (khamseashari2018);
+- :mod:`.precomputed_drf` — PDRF against DRF, Tables 1–2 (metin2025);
+- :mod:`.dynamic_drf` — dynamic DRF, competitive ratios and properties (li2019).
+
+Everything with seeds runs on :func:`fairlib.sweep.sweep`. The mechanisms themselves are in
+:mod:`fairlib.multires`, :mod:`fairlib.market` and :mod:`fairlib.dynamic`; drivers only set up and tabulate.
+"""
+
+from . import bidding_game, dynamic_drf, heterogeneous_servers, precomputed_drf
+
+__all__ = ["bidding_game", "heterogeneous_servers", "precomputed_drf", "dynamic_drf"]

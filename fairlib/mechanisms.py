@@ -1,0 +1,217 @@
+"""The registry of static mechanisms: name -> callable, label, colour, capabilities.
+
+Every static mechanism follows one contract, ``mechanism(cluster, **options) -> Allocation`` with
+``tasks[user, server]`` (a single pool is ``Cluster.single_pool(capacity, demand)``). The property tables
+(:func:`fairlib.experiments.heterogeneous_servers.property_table`, :func:`fairlib.properties.property_table`),
+the trace replays (:func:`fairlib.sim.replay` takes a registered name, :func:`fairlib.sim.snapshot_utilisation`
+defaults to every multi-server mechanism), the benchmark of every mechanism (``benchmarks/bench_mechanisms.py``)
+and the plot colours (:func:`fairlib.plotting.color`) iterate over it, so adding a mechanism is one function
+plus one :func:`register` call.
+
+Capabilities (what a mechanism supports, used to select them):
+
+- ``"pooled"``: allocates a single pool (a one-server cluster); ``"multi_server"``: any cluster, placement
+  constraints honoured (``"placement_aware"``: it uses them in its fairness criterion, not only as feasibility);
+- ``"integral"``: whole tasks; ``"divisible"``: real task counts;
+- ``"weights"``: honours the cluster's weights (others refuse weights other than 1);
+- ``"prices"``: reports market prices in ``extras["prices"]``.
+
+>>> sorted(names("pooled"))
+['asset_fairness', 'ceei', 'drf', 'edrf', 'pdrf']
+>>> get("psdsf").label, "placement_aware" in get("psdsf").capabilities
+('PS-DSF', True)
+>>> list(runs("multi_server"))[:4]
+['drfh', 'tsf', 'psdsf', 'pfvds_0.5']
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+import numpy as np
+
+from ._validate import InvalidInputError
+from .multires import asset_fairness, ceei, drf, drfh, edrf, pdrf, pfvds, psdsf, tsf
+
+__all__ = ["Mechanism", "ByServer", "CAPABILITIES", "register", "unregister", "registered", "get", "names",
+           "select", "runs", "color_of", "label_of"]
+
+CAPABILITIES = frozenset({"pooled", "multi_server", "placement_aware", "integral", "divisible", "weights",
+                          "prices"})
+
+# matplotlib's tab20, the house palette (fairlib.plotting)
+_TAB20 = ['#1f77b4', '#aec7e8', '#ff7f0e', '#ffbb78', '#2ca02c', '#98df8a', '#d62728', '#ff9896', '#9467bd',
+          '#c5b0d5', '#8c564b', '#c49c94', '#e377c2', '#f7b6d2', '#7f7f7f', '#c7c7c7', '#bcbd22', '#dbdb8d',
+          '#17becf', '#9edae5']
+
+
+@dataclass(frozen=True)
+class ByServer:
+    """An option value given per server by cycling ``values`` over the servers (e.g. α = 1, 2, 4, 1, ... for
+    PF-VDS with heterogeneous α): resolved when the mechanism is called on a cluster."""
+
+    values: tuple
+
+    def sweep_key(self) -> dict:
+        return {"by_server": list(self.values)}
+
+    def resolve(self, cluster) -> np.ndarray:
+        return np.resize(np.asarray(self.values, dtype=np.float64), cluster.n_servers)
+
+
+@dataclass(frozen=True)
+class Mechanism:
+    """A registered mechanism. Call it as ``mechanism(cluster, **options)``; ``options`` (defaults) and each
+    variant's options are merged under the call's."""
+
+    name: str
+    function: Callable
+    label: str
+    color: str
+    capabilities: frozenset
+    options: Mapping = field(default_factory=lambda: MappingProxyType({}))
+    #: named runs with fixed options (e.g. PF-VDS at several α); empty: the mechanism runs once as ``name``
+    variants: Mapping = field(default_factory=lambda: MappingProxyType({}))
+
+    def __call__(self, cluster, **options):
+        merged = {**self.options, **options}
+        merged = {k: v.resolve(cluster) if isinstance(v, ByServer) else v for k, v in merged.items()}
+        return self.function(cluster, **merged)
+
+    def sweep_key(self) -> dict:
+        """A canonical description for :mod:`fairlib.sweep`'s cache keys (its code is in fairlib's source hash)."""
+        def plain(v):
+            return {"by_server": list(v.values)} if isinstance(v, ByServer) else v
+        fn = f"{getattr(self.function, '__module__', '?')}.{getattr(self.function, '__qualname__', '?')}"
+        return {"mechanism": self.name, "function": fn, "options": {k: plain(v) for k, v in self.options.items()}}
+
+    def runs(self) -> dict[str, Callable]:
+        """name -> callable of a cluster: the variants, or the mechanism itself under its name."""
+        if not self.variants:
+            return {self.name: self}
+        return {name: functools.partial(self, **opts) for name, opts in self.variants.items()}
+
+
+_REGISTRY: dict[str, Mechanism] = {}
+
+
+def _fallback_color(name: str) -> str:
+    """A colour for a mechanism registered without one: fixed by its name (the same in every process)."""
+    return _TAB20[int(hashlib.sha256(name.encode()).hexdigest(), 16) % len(_TAB20)]
+
+
+def register(name: str, function: Callable, *, label: str | None = None, color: str | None = None,
+             capabilities=(), options: Mapping | None = None, variants: Mapping | None = None,
+             replace: bool = False) -> Mechanism:
+    """Add a mechanism ``function(cluster, **options) -> Allocation`` under ``name``.
+
+    ``capabilities`` from :data:`CAPABILITIES` (it needs ``"pooled"`` or ``"multi_server"``); ``variants`` maps
+    run names to options (values may be :class:`ByServer`). Re-registering a name needs ``replace=True``.
+    """
+    if not isinstance(name, str) or not name or name != name.strip():
+        raise InvalidInputError(f"name = {name!r}: must be a non-empty string")
+    if not callable(function):
+        raise InvalidInputError(f"function: {name!r} needs a callable, got {type(function).__name__}")
+    caps = frozenset(capabilities)
+    unknown = sorted(caps - CAPABILITIES)
+    if unknown:
+        raise InvalidInputError(f"capabilities: {unknown} unknown for {name!r}; known: {sorted(CAPABILITIES)}")
+    if not caps & {"pooled", "multi_server"}:
+        raise InvalidInputError(f"capabilities: {name!r} must declare 'pooled' or 'multi_server'")
+    if name.lower() in _REGISTRY and not replace:
+        raise InvalidInputError(f"name = {name!r}: already registered (replace=True to override)")
+    variants = dict(variants or {})
+    clash = [v for v in variants if v.lower() in _REGISTRY and v.lower() != name.lower()]
+    if clash:
+        raise InvalidInputError(f"variants: {clash} are registered mechanisms' names")
+    mech = Mechanism(name, function, label or name, color or _fallback_color(name), caps,
+                     MappingProxyType(dict(options or {})),
+                     MappingProxyType({k: MappingProxyType(dict(v)) for k, v in variants.items()}))
+    _REGISTRY[name.lower()] = mech
+    return mech
+
+
+def unregister(name: str) -> None:
+    """Remove a registered mechanism (an unknown name is an error)."""
+    get(name)
+    del _REGISTRY[name.lower()]
+
+
+@contextlib.contextmanager
+def registered(name: str, function: Callable, **kwargs) -> Iterator[Mechanism]:
+    """Register a mechanism for the duration of a ``with`` block (tests, one-off comparisons)."""
+    mech = register(name, function, **kwargs)
+    try:
+        yield mech
+    finally:
+        _REGISTRY.pop(name.lower(), None)
+
+
+def get(name: str) -> Mechanism:
+    """The mechanism registered as ``name`` (case-insensitive) or as one of its variants."""
+    key = str(name).lower()
+    if key in _REGISTRY:
+        return _REGISTRY[key]
+    for mech in _REGISTRY.values():
+        if key in (v.lower() for v in mech.variants):
+            return mech
+    raise InvalidInputError(f"mechanism = {name!r}: not registered; known: {list(_REGISTRY)}")
+
+
+def select(*capabilities: str) -> list[Mechanism]:
+    """Registered mechanisms having every capability given, in registration order."""
+    unknown = sorted(set(capabilities) - CAPABILITIES)
+    if unknown:
+        raise InvalidInputError(f"capabilities: {unknown} unknown; known: {sorted(CAPABILITIES)}")
+    return [m for m in _REGISTRY.values() if set(capabilities) <= m.capabilities]
+
+
+def names(*capabilities: str) -> list[str]:
+    """Names of :func:`select`."""
+    return [m.name for m in select(*capabilities)]
+
+
+def runs(*capabilities: str) -> dict[str, Callable]:
+    """Every run (variants expanded) of the mechanisms having ``capabilities``: name -> callable of a cluster."""
+    out: dict[str, Callable] = {}
+    for mech in select(*capabilities):
+        out.update(mech.runs())
+    return out
+
+
+def color_of(name: str) -> str:
+    """The colour of a registered mechanism (or of one of its variants)."""
+    return get(name).color
+
+
+def label_of(name: str) -> str:
+    """The legend label of a registered mechanism; a variant is labelled by its own name."""
+    mech = get(name)
+    return mech.label if name.lower() == mech.name.lower() else name
+
+
+# --- the mechanisms of the four papers ------------------------------------------------------------------
+
+register("drf", drf, label="DRF (progressive filling)", color=_TAB20[0],
+         capabilities=("pooled", "integral", "weights"))
+register("edrf", edrf, label="EDRF", color=_TAB20[2], capabilities=("pooled", "divisible", "weights"))
+register("pdrf", pdrf, label="PDRF", color=_TAB20[4], capabilities=("pooled", "integral"))
+register("asset_fairness", asset_fairness, label="asset fairness", color=_TAB20[12],
+         capabilities=("pooled", "divisible", "weights"))
+register("ceei", ceei, label="CEEI", color=_TAB20[16], capabilities=("pooled", "divisible", "weights", "prices"))
+register("drfh", drfh, label="DRFH", color=_TAB20[8],
+         capabilities=("multi_server", "divisible", "weights"))
+register("tsf", tsf, label="TSF", color=_TAB20[10],
+         capabilities=("multi_server", "placement_aware", "divisible", "weights"))
+register("psdsf", psdsf, label="PS-DSF", color=_TAB20[4],
+         capabilities=("multi_server", "placement_aware", "divisible", "weights"))
+register("pfvds", pfvds, label="PF-VDS", color=_TAB20[6],
+         capabilities=("multi_server", "placement_aware", "divisible", "weights"), options={"alpha": 1.0},
+         # the α of the paper's comparisons (§6); 1_2_4: α_i = 1, 2, 4, 1, ... by server index (Theorem 3, §3)
+         variants={"pfvds_0.5": {"alpha": 0.5}, "pfvds_1": {"alpha": 1.0}, "pfvds_2": {"alpha": 2.0},
+                   "pfvds_4": {"alpha": 4.0}, "pfvds_1_2_4": {"alpha": ByServer((1.0, 2.0, 4.0))}})

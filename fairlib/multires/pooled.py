@@ -1,0 +1,191 @@
+"""Single-pool mechanisms on the common contract ``mechanism(cluster, **options) -> Allocation``.
+
+A single pool of resources is a one-server :class:`~.cluster.Cluster` (:meth:`Cluster.single_pool`). DRF,
+EDRF and PDRF keep their array signatures (``drf(demands, capacity)``, used by the papers' checks) and accept a
+cluster in their place; asset fairness and CEEI are defined here. Every user has Leontief preferences: it values
+a bundle by the tasks it runs with it (:func:`~.cluster.leontief_tasks`).
+
+- **asset fairness** (Ghodsi et al., NSDI 2011, §6.1): weighted max-min on each user's *asset share*, the sum
+  over resources of its shares, Σ_r x_n d[n, r] / C_r, for divisible tasks;
+- **CEEI** (competitive equilibrium from equal incomes, ibid. §6.2; for Leontief users the Eisenberg–Gale
+  program, i.e. Nash bargaining and proportional fairness): max Σ_n w_n log x_n over the pool, with the market
+  prices that support it (budgets = weights).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import nnls
+
+from .._validate import InvalidInputError
+from .cluster import Allocation, Cluster
+
+__all__ = ["pool_arrays", "drf_allocation", "edrf_allocation", "pdrf_allocation", "asset_fairness", "ceei",
+           "asset_share_per_task"]
+
+#: relative KKT residual above which CEEI's prices are reported as not converged
+PRICE_RESIDUAL_TOL = 1e-6
+
+
+def pool_arrays(cluster, mechanism: str, *, weighted: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(capacity[resource], demand[user, resource], weight[user]) of a single-pool cluster, or an error naming the
+    mechanism when ``cluster`` is not one (or, for an unweighted mechanism, has weights other than 1)."""
+    if not isinstance(cluster, Cluster):
+        raise InvalidInputError(f"cluster: {mechanism} expects a Cluster (Cluster.single_pool(capacity, demand)), "
+                                f"got {type(cluster).__name__}")
+    if not cluster.is_single_pool:
+        raise InvalidInputError(
+            f"cluster: {mechanism} allocates a single pool, this cluster has {cluster.n_servers} "
+            "servers; use Cluster.single_pool or a multi-server mechanism (drfh, tsf, psdsf, pfvds)"
+        )
+    if not weighted and (cluster.weight != 1).any():
+        n = int(np.argmax(cluster.weight != 1))
+        raise InvalidInputError(f"weight[{n}] = {cluster.weight[n]}: {mechanism} has no weights (all must be 1)")
+    return cluster.capacity[0], cluster.demand, cluster.weight
+
+
+def _column(x) -> np.ndarray:
+    return np.asarray(x)[:, None]
+
+
+def drf_allocation(cluster: Cluster, **options) -> Allocation:
+    """:func:`~.progressive_filling.drf` on a single-pool cluster (weights from the cluster). ``extras``: ``order``
+    (when ``record_order=True``), ``blocked_user``, ``n_allocations``, ``work``, ``share_arithmetic``."""
+    from .progressive_filling import drf
+
+    if "weights" in options:
+        raise InvalidInputError("weights: on a cluster the weights are the cluster's (Cluster(..., weight=...))")
+    cap, dem, w = pool_arrays(cluster, "drf")
+    res = drf(dem, cap, weights=w, **options)
+    extras = {
+        "blocked_user": res.blocked_user,
+        "n_allocations": res.n_allocations,
+        "work": res.work,
+        "share_arithmetic": res.share_arithmetic,
+    }
+    if res.order is not None:
+        extras["order"] = res.order
+    return Allocation(cluster, _column(res.tasks), "drf", extras=extras)
+
+
+def edrf_allocation(cluster: Cluster) -> Allocation:
+    """:func:`~.edrf.edrf` (divisible DRF) on a single-pool cluster. ``extras``: ``levels`` (each round's level),
+    ``rounds``."""
+    from .edrf import edrf
+
+    cap, dem, w = pool_arrays(cluster, "edrf")
+    res = edrf(dem, cap, weights=w)
+    return Allocation(
+        cluster,
+        _column(res.tasks),
+        "edrf",
+        iterations=int(res.rounds),
+        extras={"levels": res.levels, "rounds": int(res.rounds)},
+    )
+
+
+def pdrf_allocation(cluster: Cluster, **options) -> Allocation:
+    """:func:`~.edrf.pdrf` (Precomputed DRF, unweighted) on a single-pool cluster. ``extras``: ``cycles``,
+    ``rates``, ``top_up_tasks``."""
+    from .edrf import pdrf
+
+    cap, dem, _ = pool_arrays(cluster, "pdrf", weighted=False)
+    res = pdrf(dem, cap, **options)
+    return Allocation(
+        cluster,
+        _column(res.tasks),
+        "pdrf",
+        extras={"cycles": float(res.cycles), "rates": res.rates, "top_up_tasks": res.top_up_tasks},
+    )
+
+
+def asset_share_per_task(cluster: Cluster) -> np.ndarray:
+    """a_n = Σ_r d[n, r] / C_r: the asset share of one of user n's tasks (single pool)."""
+    cap, dem, _ = pool_arrays(cluster, "asset fairness")
+    return (dem / cap).sum(axis=1)
+
+
+def asset_fairness(cluster: Cluster) -> Allocation:
+    """Asset fairness (Ghodsi et al. 2011, §6.1) for divisible tasks: progressive filling that raises every
+    unfrozen user's weighted asset share a_n x_n / w_n at one rate, freezing the users that demand a saturated
+    resource, until every user is frozen.
+
+    This is EDRF's water-filling with one per-task share replaced by another, so it runs on EDRF's O(nm) kernel:
+    EDRF equalises s_n x_n / w'_n with s_n the dominant share, and w'_n = w_n s_n / a_n makes that a_n x_n / w_n.
+    Reference: :func:`~.lp.maxmin_lp` with ``per_task_share=a`` (HiGHS), differential test in the suite.
+
+    Examples
+    --------
+    The DRF paper's example (9 CPUs, 18 GB; A needs <1 CPU, 4 GB>, B <3 CPU, 1 GB>): a_A = 1/3, a_B = 7/18, CPU
+    saturates with A at 2.52 tasks and B at 2.16.
+
+    >>> asset_fairness(Cluster.single_pool([9, 18], [[1, 4], [3, 1]])).tasks.ravel().round(6).tolist()
+    [2.52, 2.16]
+    """
+    from .edrf import edrf
+
+    cap, dem, w = pool_arrays(cluster, "asset fairness")
+    dominant = (dem / cap).max(axis=1)
+    asset = (dem / cap).sum(axis=1)
+    res = edrf(dem, cap, weights=w * dominant / asset)
+    return Allocation(
+        cluster,
+        _column(res.tasks),
+        "asset_fairness",
+        iterations=int(res.rounds),
+        extras={"asset_shares": asset * res.tasks, "rounds": int(res.rounds)},
+    )
+
+
+def ceei(cluster: Cluster) -> Allocation:
+    """Competitive equilibrium from equal incomes for Leontief users (Ghodsi et al. 2011, §6.2): each user has a
+    budget (its weight), buys the bundle that runs the most tasks at prices p[r], and the market clears. For
+    Leontief users it is the Eisenberg–Gale optimum, max Σ_n w_n log x_n subject to Σ_n x_n d[n, r] <= C_r
+    (so also Nash bargaining and proportional fairness), and p are its resource multipliers.
+
+    The tasks come from :func:`~.pfvds.pfvds` with α = 1 on the one server (where PF-VDS is exactly this program);
+    the prices from the optimality conditions w_n / x_n = Σ_r d[n, r] p_r on the saturated resources (non-negative
+    least squares; zero on the others). ``extras``: ``prices[resource]``, ``spending[user]`` (= the budget at an
+    equilibrium), ``price_residual`` (relative). ``converged`` is False if that residual exceeds
+    :data:`PRICE_RESIDUAL_TOL` or the solver did not converge.
+
+    Examples
+    --------
+    >>> res = ceei(Cluster.single_pool([9, 18], [[1, 4], [3, 1]]))
+    >>> res.tasks.ravel().round(4).tolist(), res.extras["prices"].round(4).tolist()
+    ([4.0909, 1.6364], [0.2, 0.0111])
+    >>> res.extras["spending"].round(9).tolist()      # each user spends exactly its budget
+    [1.0, 1.0]
+    """
+    from .pfvds import pfvds
+
+    cap, dem, w = pool_arrays(cluster, "ceei")
+    solved = pfvds(cluster, 1.0)
+    x = solved.totals
+    saturated = dem.T @ x >= cap * (1 - 1e-7)
+    served = x > 0
+    prices = np.zeros(cluster.n_resources)
+    target = w[served] / x[served]
+    if saturated.any() and served.any():
+        prices[saturated], _ = nnls(dem[served][:, saturated], target)
+    residual = float(np.abs(dem[served] @ prices - target).max() / target.max()) if served.any() else 0.0
+    ok = solved.converged and residual <= PRICE_RESIDUAL_TOL
+    message = (
+        ""
+        if ok
+        else (
+            f"prices do not support the allocation (relative residual {residual:.2g})"
+            if solved.converged
+            else "the Eisenberg-Gale solve did not converge"
+        )
+    )
+    return Allocation(
+        cluster,
+        solved.tasks,
+        "ceei",
+        converged=ok,
+        iterations=solved.iterations,
+        residual=residual,
+        message=message,
+        extras={"prices": prices, "spending": x * (dem @ prices), "price_residual": residual},
+    )

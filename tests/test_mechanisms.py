@@ -1,0 +1,174 @@
+"""The mechanism contract and registry: every static mechanism as ``mechanism(cluster) -> Allocation``, asset
+fairness and CEEI against their slow references, the generic property checkers, and a toy mechanism registered
+in a few lines that appears in the property table, a replay and the benchmark list with no other edit."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fairlib import mechanisms
+from fairlib._validate import InvalidInputError
+from fairlib.experiments import heterogeneous_servers
+from fairlib.multires import (Allocation, Cluster, asset_fairness, asset_share_per_task, ceei, drf, edrf,
+                              leontief_tasks, maxmin_lp, mechanism_properties, pdrf, random_cluster,
+                              strategyproofness_violation)
+from fairlib.plotting import color, label
+from tests.reference import proportional_fair_slsqp
+
+DRF_EXAMPLE = Cluster.single_pool([9, 18], [[1, 4], [3, 1]])      # Ghodsi et al. 2011, §4
+
+
+def random_pool(seed, n_users=5, n_resources=3):
+    rng = np.random.default_rng(seed)
+    return Cluster.single_pool(rng.uniform(5, 20, n_resources), rng.uniform(0.1, 1.0, (n_users, n_resources)),
+                               weight=rng.choice([1.0, 2.0, 4.0], n_users))
+
+
+@pytest.mark.parametrize("name", mechanisms.names())
+def test_every_registered_mechanism_returns_an_allocation_on_a_pool(name):
+    mech = mechanisms.get(name)
+    pool = DRF_EXAMPLE
+    res = mech(pool)
+    assert isinstance(res, Allocation) and res.tasks.shape == (2, 1) and res.converged
+    assert pool.feasible(res.tasks) and not res.tasks.flags.writeable
+    with pytest.raises(TypeError):
+        res.extras["new"] = 1                       # extras are immutable
+    if "integral" in mech.capabilities:
+        assert np.issubdtype(res.tasks.dtype, np.integer)
+    assert color(name) == mech.color and label(name)
+
+
+def test_array_signatures_agree_with_the_contract():
+    d, c = [[1, 4], [3, 1]], [9, 18]
+    assert drf(DRF_EXAMPLE).tasks.ravel().tolist() == drf(d, c).tasks.tolist() == [3, 2]
+    assert np.allclose(edrf(DRF_EXAMPLE).tasks.ravel(), edrf(d, c).tasks)
+    assert pdrf(DRF_EXAMPLE).tasks.ravel().tolist() == pdrf(d, c).tasks.tolist()
+    with pytest.raises(InvalidInputError, match="capacity: required"):
+        drf(d)
+    with pytest.raises(InvalidInputError, match="a Cluster carries its own"):
+        drf(DRF_EXAMPLE, c)
+
+
+def test_pooled_mechanisms_refuse_multi_server_clusters_and_unsupported_weights():
+    two = Cluster([[9, 18], [9, 18]], [[1, 4], [3, 1]])
+    for fn in (drf, edrf, pdrf, asset_fairness, ceei):
+        with pytest.raises(InvalidInputError, match="single pool, this cluster has 2 servers"):
+            fn(two)
+    with pytest.raises(InvalidInputError, match=r"weight\[1\] = 2.0: pdrf has no weights"):
+        pdrf(Cluster.single_pool([9, 18], [[1, 4], [3, 1]], weight=[1, 2]))
+
+
+def test_asset_fairness_known_answer_and_equal_asset_shares():
+    res = asset_fairness(DRF_EXAMPLE)                # a_A = 1/3, a_B = 7/18; CPU saturates
+    assert np.allclose(res.tasks.ravel(), [2.52, 2.16])
+    assert np.allclose(res.extras["asset_shares"], [0.84, 0.84])
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_asset_fairness_matches_the_lexicographic_maxmin_lp(seed):
+    pool = random_pool(seed)
+    if seed % 4 == 0:                                  # zero demands: several water-filling rounds
+        demand = pool.demand.copy()
+        demand[::2, seed % 3] = 0.0
+        pool = Cluster.single_pool(pool.capacity[0], demand, weight=pool.weight)
+    ours = asset_fairness(pool).tasks.ravel()
+    ref = maxmin_lp(pool.demand, pool.capacity[0], weights=pool.weight,
+                    per_task_share=asset_share_per_task(pool))
+    assert np.allclose(ours, ref, rtol=1e-6, atol=1e-9)
+
+
+def test_ceei_known_answer_prices_and_budgets():
+    res = ceei(DRF_EXAMPLE)      # both resources saturate: x_A + 3 x_B = 9, 4 x_A + x_B = 18
+    assert np.allclose(res.tasks.ravel(), [45 / 11, 18 / 11], rtol=1e-7)
+    assert np.allclose(res.extras["prices"], [0.2, 1 / 90], rtol=1e-6)
+    assert res.converged and res.residual < 1e-6
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_ceei_is_a_competitive_equilibrium_and_matches_the_convex_program(seed):
+    pool = random_pool(seed)
+    res = ceei(pool)
+    x, p = res.totals, res.extras["prices"]
+    # slow reference: Eisenberg-Gale by SLSQP
+    ref = proportional_fair_slsqp(pool).sum(axis=1)
+    assert np.allclose(x, ref, rtol=2e-4)
+    # the defining axioms: each user spends its budget on the bundle that runs the most tasks, the market clears
+    assert np.allclose(x * (pool.demand @ p), pool.weight, rtol=1e-6)
+    used = pool.demand.T @ x
+    assert (used <= pool.capacity[0] * (1 + 1e-7)).all()
+    assert np.all((p <= 1e-12) | (used >= pool.capacity[0] * (1 - 1e-6)))
+
+
+def test_leontief_tasks():
+    assert leontief_tasks([6.0, 4.0, 9.0], [2.0, 2.0, 0.0]) == 2.0
+    assert np.allclose(leontief_tasks([[6.0, 4.0], [1.0, 8.0]], [2.0, 2.0]), [2.0, 0.5])
+    with pytest.raises(InvalidInputError):
+        leontief_tasks([1.0, -1.0], [1.0, 1.0])
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 10_000))
+def test_edrf_drfh_and_asset_fairness_resist_every_misreport_searched(seed):
+    pool = random_pool(seed, n_users=4)
+    for name in ("edrf", "drfh", "asset_fairness"):
+        assert strategyproofness_violation(name, pool, n_random=4, rng=seed) <= 1e-6, name
+
+
+def test_ceei_is_manipulable_and_asset_fairness_breaks_sharing_incentive_somewhere():
+    ceei_gain = max(strategyproofness_violation("ceei", random_pool(s, 5), rng=s) for s in range(6))
+    assert ceei_gain > 1e-3                        # Ghodsi et al. 2011, §6.2: CEEI is not strategy-proof
+    # §6.1: asset fairness can leave a user below its 1/n slice of every resource
+    si = [mechanism_properties("asset_fairness", random_pool(s, 3), strategyproofness=False)["SI"] for s in range(40)]
+    assert max(si) > 1e-3
+
+
+def test_mechanism_properties_takes_any_registered_mechanism_on_a_pool_or_a_cluster():
+    cluster = random_cluster(3, 4, 2, 2)
+    for name in ("drfh", "psdsf"):
+        props = mechanism_properties(name, cluster, n_random=2)
+        assert set(props) == {"SI", "EF", "PO", "BF", "SP"} and np.isfinite(props["SP"])
+    assert mechanism_properties("drfh", cluster, strategyproofness=False)["PO"] <= 1e-6   # DRFH is PO
+    props = mechanism_properties("edrf", DRF_EXAMPLE)
+    assert props["SI"] <= 1e-9 and props["EF"] <= 1e-9 and props["SP"] <= 1e-9
+    with pytest.raises(InvalidInputError, match="not an Allocation"):
+        mechanism_properties(lambda c: np.zeros((2, 1)), DRF_EXAMPLE)
+
+
+def test_registry_errors_name_the_problem():
+    with pytest.raises(InvalidInputError, match="already registered"):
+        mechanisms.register("drf", drf, capabilities=("pooled",))
+    with pytest.raises(InvalidInputError, match="unknown"):
+        mechanisms.register("x", drf, capabilities=("pooled", "fast"))
+    with pytest.raises(InvalidInputError, match="'pooled' or 'multi_server'"):
+        mechanisms.register("x", drf, capabilities=("integral",))
+    with pytest.raises(InvalidInputError, match="not registered"):
+        mechanisms.get("nope")
+    with pytest.raises(KeyError):
+        color("nope")
+
+
+def equal_split(cluster, **options):
+    """A toy mechanism: every server's time split equally among the users who can use it."""
+    share = cluster.eligible / np.maximum(cluster.eligible.sum(axis=0), 1)
+    return Allocation(cluster, share * cluster.gamma, "equal_split")
+
+
+def test_a_registered_toy_mechanism_appears_in_tables_replays_and_benchmarks_with_no_other_edit():
+    from benchmarks.bench_mechanisms import cases
+    from fairlib import sim
+    from tests.test_sim import _jobs, _one_server_fleet
+
+    with mechanisms.registered("equal_split", equal_split, label="equal split",
+                               capabilities=("multi_server", "divisible", "weights")):
+        table = heterogeneous_servers.property_table(2, 7, n_users=4, n_servers=2, n_resources=2)
+        assert "equal_split" in set(table["mechanism"])
+        assert {"drfh", "tsf", "psdsf", "pfvds_1"} <= set(table["mechanism"])
+        assert [n for _, n, _ in cases(pool_users=20, users=10, servers=3)].count("equal_split") == 1
+        assert color("equal_split").startswith("#") and label("equal_split") == "equal split"
+        # one server (1, 1), A: 10 quanta of (1, 0.5), B: 5 of (0.5, 1); equal split gives each half the server:
+        # A runs 0.5 quanta/s (CPU-bound), B 0.5 (RAM-bound): B done at 10 s, then A alone at 1/s: 15 s
+        res = sim.replay(_one_server_fleet(), _jobs([0, 0], [10, 5], [[1, 0.5], [0.5, 1]]), "equal_split",
+                         horizon=1000)
+        np.testing.assert_allclose(res.jobs.completion, [15.0, 10.0])
+    assert "equal_split" not in mechanisms.names()
