@@ -24,7 +24,8 @@ from fairlib.experiments.dynamic_drf import per_step_times
 
 def main(argv=None) -> int:
     rows = []
-    steps = per_step_times([1000, 10_000], rng=1509, methods=("linear", "linear_rescan", "sorted_waterfill", "lp", "waterfill"),
+    steps = per_step_times([1000, 10_000], rng=1509,
+                           methods=("linear", "linear_rescan", "sorted_waterfill", "lp", "waterfill"),
                            lp_max_k=1000, repeat=9)
     piv = steps.pivot(index="k", columns="method", values="seconds")
     print(f"k=1000: lp / linear = {piv.loc[1000, 'lp'] / piv.loc[1000, 'linear']:.0f}x (target >= 100); "
@@ -32,7 +33,8 @@ def main(argv=None) -> int:
     ratio = piv.loc[10_000, "sorted_waterfill"] / piv.loc[10_000, "linear"]
     rescan = piv.loc[10_000, "sorted_waterfill"] / piv.loc[10_000, "linear_rescan"]
     print(f"k=10^4: sort-based water-filling / linear = {ratio:.0f}x (target >= 5); with the printed O(k) "
-          f"rescans {rescan:.2f}x; event-driven water-filling amortised {piv.loc[10_000, 'waterfill'] * 1e9:.0f} ns/step")
+          f"rescans {rescan:.2f}x; event-driven water-filling amortised "
+          f"{piv.loc[10_000, 'waterfill'] * 1e9:.0f} ns/step")
     rows += steps.assign(case="per step").to_dict("records")
 
     d = np.random.default_rng(7).uniform(0.01, 1.0, size=(100_000, 2))

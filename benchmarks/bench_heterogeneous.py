@@ -22,10 +22,10 @@ import numpy as np
 
 from benchmarks._timing import write_results
 from fairlib.multires import drfh, pfvds, psdsf, tsf
-from fairlib.multires.global_maxmin import drfh_coefficients, tsf_coefficients
-from fairlib.multires.cluster import random_cluster
-from fairlib.multires.pfvds import proportional_fair_objective
 from fairlib.multires._solvers.pfvds_interior import pfvds_interior_point
+from fairlib.multires.cluster import random_cluster
+from fairlib.multires.global_maxmin import drfh_coefficients, tsf_coefficients
+from fairlib.multires.pfvds import proportional_fair_objective
 from fairlib.multires.psdsf import psdsf_violation
 
 REPEATS = 7  # our methods: medians of 7 (the machine is shared; single runs vary by ±20%)
@@ -80,7 +80,8 @@ def main(argv=None) -> int:
               f"{ours.diagnostics['iterations']} iterations, {ours.diagnostics['highs_fallbacks']} HiGHS fallbacks) "
               f"vs HiGHS LP {t_lp:.2f} s ({ref.diagnostics['lps']} LP(s)): HiGHS / ours = {t_lp / t_ours:.0f}x "
               f"(target >= 100); largest level difference {gap:.1e} relative")
-        rows += [{"method": f"{name}_highs_lp", "seconds": t_lp}, {"method": f"{name}_interior_point", "seconds": t_ours}]
+        rows += [{"method": f"{name}_highs_lp", "seconds": t_lp},
+                 {"method": f"{name}_interior_point", "seconds": t_ours}]
     d = ps.diagnostics
     definition4 = psdsf_violation(cluster, ps.tasks, tol=1e-8)
     print(f"PS-DSF: market {t_ps * 1e3:.0f} ms ({d['method']}: {d.get('newton_iterations')} Newton steps, "

@@ -15,9 +15,9 @@ import time
 import numpy as np
 
 from benchmarks._timing import write_results
-from fairlib.timing import median_time
 from fairlib import market
 from fairlib.market.baselines import best_response_numpy, best_response_slsqp
+from fairlib.timing import median_time
 
 
 def main(argv=None) -> int:

@@ -12,10 +12,10 @@ from __future__ import annotations
 import sys
 
 from benchmarks._timing import write_results
-from fairlib.timing import median_time
+from fairlib.experiments.precomputed_drf import scaled_instances
 from fairlib.multires import drf, edrf, pdrf
 from fairlib.multires.baselines import drf_argmin_loop, drf_heapq
-from fairlib.experiments.precomputed_drf import scaled_instances
+from fairlib.timing import median_time
 
 
 def _rows(case: str, **seconds) -> list[dict]:

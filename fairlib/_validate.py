@@ -190,7 +190,8 @@ def check_task_bound(bound: float, name: str = "task count") -> None:
     >>> check_task_bound(1e30, "capacity / demand")
     Traceback (most recent call last):
     ...
-    fairlib._validate.InvalidInputError: capacity / demand = 1e+30: task counts would overflow int64 (max 9223372036854775807)
+    fairlib._validate.InvalidInputError: capacity / demand = 1e+30: task counts would overflow int64
+    (max 9223372036854775807)
     """
     if not np.isfinite(bound) or bound >= INT64_MAX / 4:
         raise InvalidInputError(f"{name} = {bound:g}: task counts would overflow int64 (max {INT64_MAX})")

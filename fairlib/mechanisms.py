@@ -58,9 +58,11 @@ class ByServer:
     values: tuple
 
     def sweep_key(self) -> dict:
+        """A canonical description for :mod:`fairlib.sweep`'s cache keys."""
         return {"by_server": list(self.values)}
 
     def resolve(self, cluster) -> np.ndarray:
+        """The values cycled over ``cluster``'s servers."""
         return np.resize(np.asarray(self.values, dtype=np.float64), cluster.n_servers)
 
 
@@ -79,6 +81,7 @@ class Mechanism:
     variants: Mapping = field(default_factory=lambda: MappingProxyType({}))
 
     def __call__(self, cluster, **options):
+        """Run the mechanism on ``cluster`` with its default options updated by ``options``."""
         merged = {**self.options, **options}
         merged = {k: v.resolve(cluster) if isinstance(v, ByServer) else v for k, v in merged.items()}
         return self.function(cluster, **merged)

@@ -81,7 +81,7 @@ TRACE_FOLDERS = {"google": "google_clusterdata_2011_2", "bitbrains": "bitbrains_
 
 
 def trace_dirs() -> list[Path]:
-    """Directories searched for real trace excerpts, in this order (the library and the tests use it alike):
+    """Directories searched for real trace excerpts, in the order below (the library and the tests use it alike).
 
     1. every directory in ``$FAIRLIB_TRACE_DIR`` (several may be given, separated by ``os.pathsep``);
     2. ``data/traces/`` in the checkout (where ``python -m fairlib.traces.fetch`` writes);

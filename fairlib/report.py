@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import numbers
+import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
@@ -122,6 +122,7 @@ class Declared:
     not_tested: str = ""         # why it cannot be measured with our data (then no measurement is expected)
 
     def rule_text(self, runs: int | None = None) -> str:
+        """The claim's rule in words, as CLAIMS.md prints it (the run count fills a standard-error rule)."""
         if self.not_tested:
             return "not measurable here"
         if self.equals:
@@ -335,6 +336,7 @@ class ClaimLog:
         return missing
 
     def summary(self) -> dict:
+        """Claim counts: ``total`` and one per status."""
         out = {"total": len(self.claims)}
         for status in STATUSES:
             out[status.replace(" ", "_")] = sum(c.status == status for c in self.claims)

@@ -23,7 +23,7 @@ quanta per second (``x_n``) on the unit-dominant shapes, and a job completes whe
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import Callable, Mapping, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -75,17 +75,24 @@ def _as_mechanism(mechanism, name: str):
                             f"{type(mechanism).__name__}")
 
 
-def snapshot_cluster(fleet, workload, t: float, eligible=None, weight=None) -> tuple[Cluster | None, np.ndarray]:
+class Snapshot(NamedTuple):
+    """The cluster of the users active at an instant (None if none is) and their indices."""
+
+    cluster: Cluster | None
+    active: np.ndarray
+
+
+def snapshot_cluster(fleet, workload, t: float, eligible=None, weight=None) -> Snapshot:
     """The cluster of the users active at ``t`` (users with an all-zero demand are left out), and their
     indices into the workload. Returns (None, empty) when nobody with a demand is active."""
     if tuple(fleet.resources) != tuple(workload.resources):
         raise InvalidInputError(f"fleet.resources {fleet.resources} != workload.resources {workload.resources}")
     idx = np.flatnonzero(workload.active_at(t) & (workload.demand > 0).any(axis=1))
     if idx.size == 0:
-        return None, idx
+        return Snapshot(None, idx)
     elig = None if eligible is None else np.asarray(eligible)[idx]
     w = None if weight is None else np.asarray(weight)[idx]
-    return Cluster(fleet.capacity, workload.demand[idx], weight=w, eligible=elig), idx
+    return Snapshot(Cluster(fleet.capacity, workload.demand[idx], weight=w, eligible=elig), idx)
 
 
 def _snapshot_cell(seed, run, fleet, workload, mechanisms, reach, topology, merge):
@@ -164,7 +171,8 @@ class Jobs:
             raise InvalidInputError(f"jobs.offsets: expected {n + 1} integers from 0 to len(work) = {len(work)}")
         if (np.diff(offsets) < 1).any():
             j = int(np.argmax(np.diff(offsets) < 1))
-            raise InvalidInputError(f"jobs.offsets[{j}:{j + 2}] = {offsets[j:j + 2].tolist()}: every job needs a segment")
+            raise InvalidInputError(f"jobs.offsets[{j}:{j + 2}] = {offsets[j:j + 2].tolist()}: every job needs a "
+                                    "segment")
         bad = ~np.isfinite(work) | (work < 0)
         if bad.any():
             k = int(np.argmax(bad))
@@ -182,6 +190,7 @@ class Jobs:
 
     @property
     def n_jobs(self) -> int:
+        """Number of jobs."""
         return len(self.ids)
 
     @property
@@ -267,8 +276,9 @@ def class_eligibility(fleet, scheduling_class, *, reserved=("C", "D"), privilege
 @dataclass(frozen=True, eq=False)
 class ReplayResult:
     """``epochs``: one row per reallocation (start, end, active jobs, utilisation per resource overall, on the
-    reserved classes and per server class, deviation from the reference); ``jobs``: one row per job (arrival, completion or NaN,
-    quanta, trace duration, delay); ``unfinished``: jobs still running at the horizon (reported, not dropped)."""
+    reserved classes and per server class, deviation from the reference); ``jobs``: one row per job (arrival,
+    completion or NaN, quanta, trace duration, delay); ``unfinished``: jobs still running at the horizon (reported,
+    not dropped)."""
 
     epochs: pd.DataFrame
     jobs: pd.DataFrame

@@ -52,7 +52,7 @@ import traceback
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -227,12 +227,19 @@ def _as_rows(out) -> list[dict]:
     raise TypeError(f"a sweep function must return a dict, a list of dicts or a DataFrame, got {type(out).__name__}")
 
 
-def default_backend(scheduler: str | None = None, n_jobs: int | None = None) -> tuple[str, int]:
+class Backend(NamedTuple):
+    """The backend a sweep uses by default and its number of local processes (0 for Dask)."""
+
+    name: str
+    jobs: int
+
+
+def default_backend(scheduler: str | None = None, n_jobs: int | None = None) -> Backend:
     """(backend, n_jobs) that ``sweep(backend=None)`` would use."""
     if scheduler or os.environ.get(_SCHEDULER_ENV):
-        return "dask", 0
+        return Backend("dask", 0)
     jobs = _resolve_jobs(n_jobs)
-    return ("loky" if jobs > 1 else "serial"), jobs
+    return Backend(("loky" if jobs > 1 else "serial"), jobs)
 
 
 def _resolve_jobs(n_jobs) -> int:
@@ -285,7 +292,8 @@ def _execute_dask(fn, fixed, cells, scheduler):
 
 
 def sweep(fn: Callable[..., Any], grid, *, seeds: int = 1, rng=0, fixed: Mapping | None = None,
-          seed_by: Iterable[str] | None = None, backend: str | None = None, n_jobs: int | None = None, scheduler=None, progress: bool = True,
+          seed_by: Iterable[str] | None = None, backend: str | None = None, n_jobs: int | None = None,
+          scheduler=None, progress: bool = True,
           desc: str | None = None, errors: str = "raise", cache: bool | None = None,
           cache_name: str | None = None) -> pd.DataFrame:
     """Run ``fn(seed=SeedSequence, **point, **fixed)`` for every grid point x ``seeds`` repetitions.

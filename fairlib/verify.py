@@ -23,6 +23,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 
@@ -94,7 +95,8 @@ SENSITIVE: dict[str, dict[str, dict]] = {
                             "time_shared_distance", "time_shared_definition4_gap", "psdsf_solutions_distance")},
             "equilibrium_conditions": {
                 col: "residuals and gaps of equilibria reached by iterative solvers (1e-14 to 1e-7: noise), and "
-                     "placements of equilibria that are not unique (random starts), and the gaps at non-equilibria computed "
+                     "placements of equilibria that are not unique (random starts), and the gaps at non-equilibria "
+                     "computed "
                      "from those solutions; the claims compare them with "
                      "1e-6 / 1e-10 at margins of 30x or more, and left_out is compared exactly"
                 for col in ("equilibrium_nash_residual", "totals_spread", "placement_spread", "midpoint_nash_residual",
@@ -140,9 +142,11 @@ class TableReport:
 
     @property
     def ok(self) -> bool:
+        """Whether the table passed (identical, equal within tolerance, or differing only where declared sensitive)."""
         return self.status in ("identical", "equal", "sensitive")
 
     def line(self) -> str:
+        """One line of the verify report for this table."""
         excl = f"; excluded {', '.join(self.excluded)}" if self.excluded else ""
         if self.status == "identical":
             return f"{self.name}: identical{excl}"
@@ -155,6 +159,8 @@ class TableReport:
 
 @dataclass(frozen=True)
 class ClaimChange:
+    """A claim whose status differs between the committed ledger and the fresh run."""
+
     claim_id: str
     committed: str
     fresh: str
@@ -167,6 +173,8 @@ class ClaimChange:
 
 @dataclass
 class VerifyReport:
+    """Everything ``--verify`` found for one notebook: its tables and its claims."""
+
     key: str
     tables: list[TableReport] = field(default_factory=list)
     claims: list[ClaimChange] = field(default_factory=list)
@@ -174,9 +182,11 @@ class VerifyReport:
 
     @property
     def ok(self) -> bool:
+        """Whether every table passed and every claim change is declared sensitive."""
         return all(t.ok for t in self.tables) and all(c.sensitive for c in self.claims)
 
     def lines(self) -> list[str]:
+        """The report's lines, as printed by ``run_all.py --verify``."""
         out = [f"  {t.line()}" for t in self.tables]
         out.append(f"  claims.json: {self.claims_compared} claim statuses compared, "
                    + (f"{len(self.claims)} changed" if self.claims else "all unchanged"))
@@ -198,7 +208,14 @@ def _number(token: str):
         return None
 
 
-def compare_values(committed: str, fresh: str, *, rtol: float, atol: float = 0.0) -> tuple[bool, float]:
+class Comparison(NamedTuple):
+    """Whether two values agree within the tolerances, and their relative difference."""
+
+    equal: bool
+    relative: float
+
+
+def compare_values(committed: str, fresh: str, *, rtol: float, atol: float = 0.0) -> Comparison:
     """Whether two cells are equal: integers and text exactly, floats within ``rtol`` / ``atol``.
 
     Returns ``(equal, relative difference)``; the relative difference is 0 for identical cells and inf when
@@ -210,19 +227,19 @@ def compare_values(committed: str, fresh: str, *, rtol: float, atol: float = 0.0
     (False, inf)
     """
     if committed == fresh:
-        return True, 0.0
+        return Comparison(True, 0.0)
     a, b = _number(committed), _number(fresh)
     if a is None or b is None or (isinstance(a, int) and isinstance(b, int)):
-        return False, math.inf
+        return Comparison(False, math.inf)
     a, b = float(a), float(b)
     if math.isnan(a) or math.isnan(b):
-        return math.isnan(a) and math.isnan(b), 0.0 if (math.isnan(a) and math.isnan(b)) else math.inf
+        return Comparison(math.isnan(a) and math.isnan(b), 0.0 if (math.isnan(a) and math.isnan(b)) else math.inf)
     if math.isinf(a) or math.isinf(b):
-        return a == b, 0.0 if a == b else math.inf
+        return Comparison(a == b, 0.0 if a == b else math.inf)
     diff = abs(a - b)
     scale = max(abs(a), abs(b))
     relative = diff / scale if scale > 0 else 0.0
-    return bool(diff <= atol or diff <= rtol * scale), relative
+    return Comparison(bool(diff <= atol or diff <= rtol * scale), relative)
 
 
 def compare_text(committed: str, fresh: str, *, rtol: float = 1e-9, sep: str = r";\t|[,;\t]") -> list[Difference]:
@@ -317,11 +334,18 @@ def claim_changes(committed: list[dict], fresh: list[dict], *, sensitive: dict |
             for cid in list(old) + [c for c in new if c not in old] if old.get(cid) != new.get(cid)]
 
 
-def compare_claims(committed: Path, fresh: Path, *, sensitive: dict | None = None) -> tuple[int, list[ClaimChange]]:
+class ClaimComparison(NamedTuple):
+    """How many claims were compared and the changes found."""
+
+    compared: int
+    changes: list
+
+
+def compare_claims(committed: Path, fresh: Path, *, sensitive: dict | None = None) -> ClaimComparison:
     """Every claim's status in two ``claims.json`` files: ``(claims compared, changes)`` (:func:`claim_changes`)."""
     old, new = (json.loads(Path(f).read_text())["claims"] for f in (committed, fresh))
     ids = {c["claim_id"] for c in old} | {c["claim_id"] for c in new}
-    return len(ids), claim_changes(old, new, sensitive=sensitive)
+    return ClaimComparison(len(ids), claim_changes(old, new, sensitive=sensitive))
 
 
 def verify_results(key: str, committed_dir: Path, fresh_dir: Path, *, rtol: float = DEFAULT_RTOL,

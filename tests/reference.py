@@ -6,9 +6,9 @@ baselines; they are re-exported here so every test imports its reference from on
 
 import numpy as np
 
+from fairlib.experiments.heterogeneous_servers import proportional_fair_slsqp  # noqa: F401
 from fairlib.multires.baselines import drf_argmin_loop, drf_heapq  # noqa: F401
 from fairlib.multires.lp import maxmin_lp  # noqa: F401
-from fairlib.experiments.heterogeneous_servers import proportional_fair_slsqp  # noqa: F401
 
 
 def progressive_filling_exact(demands, capacity, *, weights=None, stop="skip_blocked", tie_break="lowest_index",

@@ -11,7 +11,6 @@ from fairlib._validate import InvalidInputError
 from fairlib.multires import drf, psdsf
 from tests.test_sim import _jobs, _one_server_fleet
 
-
 # --- hangs ------------------------------------------------------------------------------------------------
 
 def test_drf_refuses_instances_beyond_its_step_bound():
@@ -193,9 +192,9 @@ def test_nash_residual_sees_nan_tasks():
 # --- trace loaders against generated corruptions -------------------------------------------------------------
 
 import gzip  # noqa: E402
+import os  # noqa: E402
 
 import pandas as pd  # noqa: E402
-import os  # noqa: E402
 
 from fairlib.traces import TraceFormatError, read_batch_task, read_task_events  # noqa: E402
 from tests.test_traces import ROW, _write  # noqa: E402

@@ -26,7 +26,8 @@ def test_round_trip_in_the_real_format(tmp_path):
     text = gzip.open(path, "rt").read()
     assert text.startswith("Timestamp [ms];\tCPU cores;\t") and ";\t" in text.splitlines()[1]
     back = read_vm(path)
-    np.testing.assert_allclose(back[BITBRAINS_COLUMNS].to_numpy(dtype=float), f[BITBRAINS_COLUMNS].to_numpy(dtype=float))
+    np.testing.assert_allclose(back[BITBRAINS_COLUMNS].to_numpy(dtype=float),
+                               f[BITBRAINS_COLUMNS].to_numpy(dtype=float))
     assert back.time.dtype == np.int64 and back.vm.unique().tolist() == ["7"]
     assert back.active.tolist() == [True, False, True, True, True]    # kept and flagged, not dropped
     write_vm(tmp_path / "rnd" / "2013-8" / "12.csv.gz", _frame(seed=1))
@@ -50,7 +51,8 @@ def _write_text(path, text):
      r"x\.csv\.gz:3: CPU cores = '-4' must be finite and >= 0"),
     (lambda lines: lines[:2] + [";".join(lines[2].split(";")[:3] + ["\tinf"] + lines[2].split(";")[4:])] + lines[3:],
      r"x\.csv\.gz:3: CPU usage \[MHZ\] = 'inf' must be finite and >= 0"),
-    (lambda lines: lines[:3] + [";".join(lines[3].split(";")[:-1])] + lines[4:], r"x\.csv\.gz:4: 10 fields, expected 11"),
+    (lambda lines: lines[:3] + [";".join(lines[3].split(";")[:-1])] + lines[4:],
+     r"x\.csv\.gz:4: 10 fields, expected 11"),
 ])
 def test_format_errors_name_file_and_line(tmp_path, edit, message):
     good = gzip.open(write_vm(tmp_path / "good.csv.gz", _frame()), "rt").read().splitlines()

@@ -7,8 +7,8 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from fairlib.traces import fetch as fetch_module
 from fairlib._validate import InvalidInputError
+from fairlib.traces import fetch as fetch_module
 from fairlib.traces import read_machine_events
 
 

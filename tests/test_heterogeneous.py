@@ -7,10 +7,10 @@ from scipy.optimize import minimize
 
 from fairlib._validate import InvalidInputError
 from fairlib.multires import Cluster, drfh, edrf, pfvds, psdsf, tsf
+from fairlib.multires.cluster import random_cluster
 from fairlib.multires.global_maxmin import drfh_coefficients, tsf_coefficients
 from fairlib.multires.pfvds import best_response_column, nash_residual, proportional_fair_objective
 from fairlib.multires.psdsf import psdsf_violation
-from fairlib.multires.cluster import random_cluster
 
 
 @st.composite

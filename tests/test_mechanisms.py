@@ -10,9 +10,21 @@ from hypothesis import strategies as st
 from fairlib import mechanisms
 from fairlib._validate import InvalidInputError
 from fairlib.experiments import heterogeneous_servers
-from fairlib.multires import (Allocation, Cluster, asset_fairness, asset_share_per_task, ceei, drf, edrf,
-                              leontief_tasks, maxmin_lp, mechanism_properties, pdrf, random_cluster,
-                              strategyproofness_violation)
+from fairlib.multires import (
+    Allocation,
+    Cluster,
+    asset_fairness,
+    asset_share_per_task,
+    ceei,
+    drf,
+    edrf,
+    leontief_tasks,
+    maxmin_lp,
+    mechanism_properties,
+    pdrf,
+    random_cluster,
+    strategyproofness_violation,
+)
 from fairlib.plotting import color, label
 from tests.reference import proportional_fair_slsqp
 

@@ -7,11 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairlib._validate import InvalidInputError
+from fairlib.experiments.heterogeneous_servers import proportional_fair_slsqp
 from fairlib.multires import Cluster, pfvds, psdsf
+from fairlib.multires._solvers.pfvds_interior import pfvds_interior_point
 from fairlib.multires.cluster import random_cluster
 from fairlib.multires.pfvds import nash_residual, proportional_fair_objective
-from fairlib.multires._solvers.pfvds_interior import pfvds_interior_point
-from fairlib.experiments.heterogeneous_servers import proportional_fair_slsqp
 from tests.test_heterogeneous import clusters
 
 

@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairlib._validate import InvalidInputError
+from fairlib.experiments.heterogeneous_servers import random_bottleneck_cluster
 from fairlib.multires import Cluster, edrf, pfvds, psdsf
+from fairlib.multires._solvers.psdsf_market import psdsf_market
 from fairlib.multires.cluster import random_cluster
 from fairlib.multires.psdsf import psdsf_violation
-from fairlib.multires._solvers.psdsf_market import psdsf_market
-from fairlib.experiments.heterogeneous_servers import random_bottleneck_cluster
 from tests.test_heterogeneous import clusters
 
 psdsf_module = importlib.import_module("fairlib.multires.psdsf")  # the package re-exports the function

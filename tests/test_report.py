@@ -11,7 +11,6 @@ import matplotlib.pyplot as plt  # noqa: E402
 from fairlib import paths  # noqa: E402
 from fairlib.report import ClaimLog, ClaimsFailed, save_figure, save_table  # noqa: E402
 
-
 REGISTRY = """
 [[claim]]
 id = "exact"

@@ -68,7 +68,8 @@ def fixtures(tmp_path_factory):
         "if os.environ.get('FIXTURE_FAIL') == '1':\n    raise RuntimeError('fails before its claims')",
         "log.measure('one', 1.0)\nlog.finish()"])
     _notebook(d / "truncated.ipynb", [
-        "from fairlib import paths\nout = paths.results_dir('truncated', MODE)\nout.mkdir(parents=True, exist_ok=True)\n"
+        "from fairlib import paths\nout = paths.results_dir('truncated', MODE)\n"
+        "out.mkdir(parents=True, exist_ok=True)\n"
         "(out / 'claims.json').write_text('{\"summ')",
         "raise RuntimeError('dies after leaving half a ledger')"])
     registry = [

@@ -137,7 +137,8 @@ def test_jobs_from_workload_and_task_usage(tmp_path):
         sim.jobs_from_workload(bad)
     usage = pd.DataFrame({"start_time": [600_000_000, 900_000_000, 900_000_000, 600_000_000],
                           "end_time": [900_000_000, 1_200_000_000, 1_050_000_000, 900_000_000],
-                          "job_id": [7, 7, 7, 8], "cpu_rate": [0.1, 0.2, 0.1, 0.0], "canonical_memory": [0.05, 0.1, 0.3, 0.0]})
+                          "job_id": [7, 7, 7, 8], "cpu_rate": [0.1, 0.2, 0.1, 0.0],
+                          "canonical_memory": [0.05, 0.1, 0.3, 0.0]})
     jobs = sim.jobs_from_task_usage(usage, scheduling_class=pd.Series({7: 2, 8: 0}))
     assert jobs.ids.tolist() == [7] and jobs.offsets.tolist() == [0, 2]       # job 8 never used anything
     np.testing.assert_allclose(jobs.work, [300 * 0.1, 300 * 0.4])

@@ -79,6 +79,7 @@ class DynamicDRFResult:
 
     @property
     def n_steps(self) -> int:
+        """Number of arrivals (steps) the result covers."""
         return len(self.levels)
 
     def _check_step(self, k: int) -> int:

@@ -7,10 +7,17 @@ import pandas as pd
 
 from .. import metrics
 from .._validate import InvalidInputError
-from ..sweep import sweep
 from ..market.dynamics import run_dynamics
 from ..market.equilibrium import equilibrium_violation, proportional_guarantee_bids
-from ..market.game import Game, allocation, correlated_preferences, social_optimum, uniform_preferences, weight_proportional_bids
+from ..market.game import (
+    Game,
+    allocation,
+    correlated_preferences,
+    social_optimum,
+    uniform_preferences,
+    weight_proportional_bids,
+)
+from ..sweep import sweep
 
 __all__ = ["settling_iteration", "outcome_metrics", "infinite_parallelism_sweep", "finite_parallelism_sweep",
            "finite_efficiency_trajectories", "efficiency_over_time", "proportional_guarantee_runs", "PREFERENCES"]
@@ -59,7 +66,8 @@ def _infinite_cell(seed, users, preference, order, step, n_machines, reserve, ga
                          **outcome_metrics(w, allocation(tight.bids, reserve), opt)})
     r_opt, _ = social_optimum(w)
     rows.append({"mechanism": "social_optimum", **outcome_metrics(w, r_opt, opt)})
-    rows.append({"mechanism": "weight_proportional", **outcome_metrics(w, allocation(weight_proportional_bids(w)), opt)})
+    proportional = allocation(weight_proportional_bids(w))
+    rows.append({"mechanism": "weight_proportional", **outcome_metrics(w, proportional, opt)})
     return rows
 
 
@@ -80,7 +88,8 @@ def infinite_parallelism_sweep(users, seeds: int, rng, *, preference: str = "uni
     One row per (users, order, step, seed, mechanism) with ``iterations`` (convergence; the cap when
     not converged), ``converged``, ``stabilised``, and the outcome metrics; mechanisms: best_response (stopped by
     the paper's test, utility change < 0.001), best_response_tight (continued from there to a tight equilibrium,
-    ``residual`` = Nash residual), local_greedy, social_optimum, weight_proportional. Runs on :func:`fairlib.sweep.sweep`.
+    ``residual`` = Nash residual), local_greedy, social_optimum, weight_proportional. Runs on
+    :func:`fairlib.sweep.sweep`.
     """
     if preference not in PREFERENCES:
         raise InvalidInputError(f"preference = {preference!r}: must be one of {sorted(PREFERENCES)}")
@@ -118,7 +127,8 @@ def finite_parallelism_sweep(users, seeds: int, rng, *, delta: int, n_machines: 
     """EC Figs. 4 and 6: best response by local search with parallelism bound ``delta``, uniform preferences.
 
     One row per (users, seed): convergence iteration (200 = not converged), mean local-search swaps per
-    best-response call and the share of calls that stopped within two swaps, and efficiency / uniformity / envy-freeness —
+    best-response call and the share of calls that stopped within two swaps, and efficiency / uniformity /
+    envy-freeness —
     at convergence, or (as the paper does when the system does not converge) the minimum over the
     iterations after ``burn_in``. Also the competitors-per-machine ratio δ = m Δ / n.
     """

@@ -12,12 +12,12 @@ import pandas as pd
 from scipy.optimize import minimize
 
 from .._validate import InvalidInputError, check_choice
-from ..sweep import sweep
 from ..multires.cluster import Cluster, random_cluster
 from ..multires.pfvds import nash_residual, pfvds, proportional_fair_objective
 from ..multires.pfvds_conditions import least_merit, random_feasible_start, variational_gap
 from ..multires.psdsf import psdsf, psdsf_violation
 from ..multires.server_properties import property_violations
+from ..sweep import sweep
 
 __all__ = ["fig1_instance", "fig1_checks", "random_bottleneck_cluster", "random_pool", "property_table", "alpha_sweep",
            "proportional_fair_slsqp", "theorem_checks", "equilibrium_conditions"]

@@ -9,17 +9,19 @@ per-run number of users under- or over-allocated).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from .._validate import InvalidInputError, as_capacities, as_demands
-from ..sweep import sweep
 from ..multires.edrf import edrf, pdrf
 from ..multires.progressive_filling import drf
+from ..sweep import sweep
 
 __all__ = ["DEVIATION_FIELDS", "deviation_counts", "table_row", "random_single_pool", "DeviationExperiment",
-           "run_deviation_experiment", "deviation_runs", "identity_runs", "first_blocked_deviation_bound", "pdrf_edrf_identity", "PAPER_TABLES",
+           "run_deviation_experiment", "deviation_runs", "identity_runs", "first_blocked_deviation_bound",
+           "pdrf_edrf_identity", "PAPER_TABLES",
            "speed_sweep", "scaled_instances", "row_distance", "parameter_search", "MATCH_FIELDS",
            "over_allocation_profile", "RATE_EDGES"]
 
@@ -79,8 +81,15 @@ def table_row(runs: pd.DataFrame) -> dict:
     return row
 
 
+class SinglePool(NamedTuple):
+    """A random single-pool instance: per-task demands and capacities."""
+
+    demands: np.ndarray
+    capacity: np.ndarray
+
+
 def random_single_pool(rng, n_users: int, n_resources: int, reserve_range=(50_000, 100_000),
-                       demand_range=(1, 10)):
+                       demand_range=(1, 10)) -> SinglePool:
     """One random instance as in Metin §4: integer reserves and demands, uniform on inclusive ranges.
 
     Returns ``(demands, capacity)`` as float64 arrays of shapes (n_users, n_resources), (n_resources,).
@@ -92,7 +101,7 @@ def random_single_pool(rng, n_users: int, n_resources: int, reserve_range=(50_00
                                 "need 0 < low <= high")
     capacity = rng.integers(r_lo, r_hi + 1, size=n_resources).astype(np.float64)
     demands = rng.integers(d_lo, d_hi + 1, size=(n_users, n_resources)).astype(np.float64)
-    return demands, capacity
+    return SinglePool(demands, capacity)
 
 
 @dataclass(frozen=True)
@@ -207,7 +216,14 @@ def over_allocation_profile(setups, n_runs: int, rng, *, key: str = "setup", edg
     return out.drop(columns="rate_sum")
 
 
-def first_blocked_deviation_bound(demands, capacity) -> tuple[np.ndarray, np.ndarray]:
+class DeviationBounds(NamedTuple):
+    """Per-user bounds ``lower < edrf - drf < upper`` (lower inclusive)."""
+
+    lower: np.ndarray
+    upper: np.ndarray
+
+
+def first_blocked_deviation_bound(demands, capacity) -> DeviationBounds:
     """Per-user bounds on ``edrf - drf(stop="first_blocked")`` for strictly positive demands.
 
     Derivation (any tie-break): the heap minimum never decreases, so when the loop halts on user i
@@ -229,7 +245,7 @@ def first_blocked_deviation_bound(demands, capacity) -> tuple[np.ndarray, np.nda
     C = (d / ds[:, None]).sum(axis=0)
     D = d.sum(axis=0)
     upper = ((D + d.max(axis=0)) / C).max() / ds
-    return np.full(d.shape[0], -1.0), upper
+    return DeviationBounds(np.full(d.shape[0], -1.0), upper)
 
 
 def pdrf_edrf_identity(demands, capacity, *, variant: str = "ds_max") -> dict:
@@ -274,8 +290,15 @@ def _identity_cell(seed, run, n_users, keep_points):
     return row
 
 
+class IdentityRuns(NamedTuple):
+    """Per-run rows and the grid points they came from."""
+
+    runs: pd.DataFrame
+    points: pd.DataFrame
+
+
 def identity_runs(runs: int, rng, *, n_users: int = 1000, keep_points: int = 20, n_jobs: int | None = None,
-                  backend: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+                  backend: str | None = None) -> IdentityRuns:
     """Random instances (2 or 10 resources; demands up to 10, 20 or 100): the PDRF = EDRF identity
     (:func:`pdrf_edrf_identity`), whether PDRF with top-up equals DRF with blocked users skipped, whether
     PDRF over-allocates against the literal loop, and EDRF − literal DRF against
@@ -286,7 +309,7 @@ def identity_runs(runs: int, rng, *, n_users: int = 1000, keep_points: int = 20,
                 progress=False).drop(columns="rep")
     arrays = [p for p in out.pop("points") if isinstance(p, np.ndarray)] if "points" in out else []
     points = pd.DataFrame(np.vstack(arrays) if arrays else np.zeros((0, 3)), columns=["ratio", "gap", "bound"])
-    return out, points
+    return IdentityRuns(out, points)
 
 
 def _speed_methods(baselines: dict):

@@ -14,6 +14,7 @@ finds the same prefix without sorting, by a threshold fixed point in expected O(
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -432,7 +433,14 @@ def best_response(w, y, budget) -> np.ndarray:
     return out * scale
 
 
-def best_response_finite(w, y, budget, k: int) -> tuple[np.ndarray, int]:
+class FiniteBestResponse(NamedTuple):
+    """A best response under finite parallelism and the local-search swaps it took."""
+
+    bids: np.ndarray
+    swaps: int
+
+
+def best_response_finite(w, y, budget, k: int) -> FiniteBestResponse:
     """Local-search best response when the user can use at most ``k`` machines (EC §4.2).
 
     Start from the k machines with the largest w/y, compute the best response restricted to them, and
@@ -447,7 +455,7 @@ def best_response_finite(w, y, budget, k: int) -> tuple[np.ndarray, int]:
         raise InvalidInputError(f"k = {k!r}: the parallelism bound must be an integer >= 1")
     w_unit, y_unit, budget_unit, scale = _unit_scale(w, y, budget)
     bids, swaps = _local_search(w_unit, y_unit, budget_unit, int(k))
-    return bids * scale, int(swaps)
+    return FiniteBestResponse(bids * scale, int(swaps))
 
 
 def utility(w, x, y) -> float:

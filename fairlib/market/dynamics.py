@@ -69,8 +69,58 @@ def _mu_gap(w, bids, Y, reserve, i):
 
 
 @njit(cache=True)
+def _local_greedy_step(w_i, bids_i, y, budget, step):
+    """Local greedy adjustment (EC'05 §4.2): move ``step`` × budget from the machine with the lowest marginal
+    utility μ_j = w_j y_j / (x_j + y_j)² among those the user bids on to the one with the highest."""
+    nb = bids_i.copy()
+    hi_j, lo_j = -1, -1
+    hi, lo = -1.0, np.inf
+    for j in range(w_i.shape[0]):
+        if w_i[j] <= 0.0:
+            continue
+        tot = bids_i[j] + y[j]
+        mu = w_i[j] * y[j] / (tot * tot)
+        if mu > hi:
+            hi, hi_j = mu, j
+        if bids_i[j] > 0.0 and mu < lo:
+            lo, lo_j = mu, j
+    if hi_j >= 0 and lo_j >= 0 and hi_j != lo_j:
+        amount = min(step * budget, bids_i[lo_j])
+        nb[lo_j] -= amount
+        nb[hi_j] += amount
+    return nb
+
+
+@njit(cache=True)
+def _next_bids(w, budgets, bids, y, i, k, finite, method, step):
+    """User i's next bids against the others' prices ``y``: its best response (§3.1's closed form, or local search
+    with finite parallelism ``k[i]``) or a local greedy step; with the swaps local search made (0 otherwise)."""
+    if method == 0:
+        if finite:
+            return _local_search(w[i], y, budgets[i], k[i])
+        return _best_response(w[i], y, budgets[i]), 0
+    return _local_greedy_step(w[i], bids[i], y, budgets[i], step), 0
+
+
+@njit(cache=True)
+def _largest_mu_gap(w, bids, Y, reserve):
+    """max over users of the relative marginal-utility gap (:func:`_mu_gap`), 0 at an equilibrium."""
+    gap = 0.0
+    for i in range(w.shape[0]):
+        g = _mu_gap(w, bids, Y, reserve, i)
+        if g > gap:
+            gap = g
+    return gap
+
+
+@njit(cache=True)
 def _run(w, budgets, bids0, reserve, k, finite, method, order_mode, perms, max_iter, eps, step, gap_tol,
          stop_at_convergence, record_bids):
+    """Iterated bidding (EC'05 §4): up to ``max_iter`` rounds, each user in turn (``order_mode``: sequential, in
+    ``perms``' random order, or all simultaneously against the previous round's prices) replacing its bids by
+    :func:`_next_bids`. Converged when no utility changes by ``eps`` or more (best response; the paper's test) or
+    the largest marginal-utility gap is below ``gap_tol`` (local greedy). Returns the final bids and per-round
+    utilities, bids (if ``record_bids``), swaps, calls over two swaps, gaps, and the round it converged (-1)."""
     m, n = w.shape
     bids = bids0.copy()
     Y = np.zeros(n)
@@ -95,31 +145,10 @@ def _run(w, budgets, bids0, reserve, k, finite, method, order_mode, perms, max_i
             i = perms[t - 1, idx] if order_mode == _RAND else idx
             for j in range(n):
                 y[j] = Y[j] - bids[i, j] + reserve
-            if method == 0:
-                if finite:
-                    nb, s = _local_search(w[i], y, budgets[i], k[i])
-                    swaps[t] += s
-                    if s > 2:
-                        over_two[t] += 1
-                else:
-                    nb = _best_response(w[i], y, budgets[i])
-            else:  # local greedy: move step * budget from the lowest- to the highest-marginal machine
-                nb = bids[i].copy()
-                hi_j, lo_j = -1, -1
-                hi, lo = -1.0, np.inf
-                for j in range(n):
-                    if w[i, j] <= 0.0:
-                        continue
-                    tot = bids[i, j] + y[j]
-                    mu = w[i, j] * y[j] / (tot * tot)
-                    if mu > hi:
-                        hi, hi_j = mu, j
-                    if bids[i, j] > 0.0 and mu < lo:
-                        lo, lo_j = mu, j
-                if hi_j >= 0 and lo_j >= 0 and hi_j != lo_j:
-                    amount = min(step * budgets[i], bids[i, lo_j])
-                    nb[lo_j] -= amount
-                    nb[hi_j] += amount
+            nb, s = _next_bids(w, budgets, bids, y, i, k, finite, method, step)
+            swaps[t] += s
+            if s > 2:
+                over_two[t] += 1
             if order_mode == _SIM:
                 new_bids[i] = nb
             else:
@@ -137,11 +166,7 @@ def _run(w, budgets, bids0, reserve, k, finite, method, order_mode, perms, max_i
         utils[t] = _utilities(w, bids, reserve, k)
         if record_bids:
             history[t] = bids
-        gap = 0.0
-        for i in range(m):
-            g = _mu_gap(w, bids, Y, reserve, i)
-            if g > gap:
-                gap = g
+        gap = _largest_mu_gap(w, bids, Y, reserve)
         gaps[t] = gap
         last = t
         if method == 0:
@@ -275,4 +300,5 @@ def run_dynamics(game: Game, method: str = "best_response", *, order: str = "seq
     stabilised = int(big[-1] + 1) if big.size else 0
     return DynamicsResult(bids=bids, utilities=utils, welfare=welfare, efficiency=eff, converged=conv >= 0,
                           iterations=int(conv) if conv >= 0 else int(max_iter), stabilised=stabilised,
-                          swaps=swaps, swaps_over_two=over_two, mu_gap=gaps, history=hist if record_bids else None, optimum=optimum)
+                          swaps=swaps, swaps_over_two=over_two, mu_gap=gaps, history=hist if record_bids else None,
+                          optimum=optimum)

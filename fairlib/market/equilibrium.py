@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .._validate import InvalidInputError, as_count, as_number
@@ -136,7 +138,14 @@ def two_player_equilibria_numeric(alpha: float, kind: str = "opposite", grid: in
     return np.array(sorted(found, key=lambda v: v[0])).reshape(-1, 2)
 
 
-def sqrt_m_construction(n: int) -> tuple[np.ndarray, np.ndarray]:
+class GameInstance(NamedTuple):
+    """Users' weights (preferences) and their bids, ``[user, machine]``."""
+
+    weights: np.ndarray
+    bids: np.ndarray
+
+
+def sqrt_m_construction(n: int) -> GameInstance:
     """EC'05 §3.2: m = n² + n users on n machines. n² users value every machine 1/n and spread their budget
     evenly; n users each value one distinct machine (weight 1) and bid everything there. Returns
     (weights, bids); it is an equilibrium with welfare 2n/(n+1) < 2 while U* = n, so π = O(1/√m).
@@ -145,7 +154,7 @@ def sqrt_m_construction(n: int) -> tuple[np.ndarray, np.ndarray]:
         raise InvalidInputError(f"n = {n}: needs at least one machine")
     spread_w = np.full((n * n, n), 1.0 / n)
     spec_w = np.eye(n)
-    return np.vstack([spread_w, spec_w]), np.vstack([np.full((n * n, n), 1.0 / n), np.eye(n)])
+    return GameInstance(np.vstack([spread_w, spec_w]), np.vstack([np.full((n * n, n), 1.0 / n), np.eye(n)]))
 
 
 def proportional_guarantee_bids(others_bids, budget: float = 1.0) -> np.ndarray:

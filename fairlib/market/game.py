@@ -9,6 +9,7 @@ reconstructions §4.1): prices become Y_j + ε and a best response always exists
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -61,10 +62,12 @@ class Game:
 
     @property
     def n_users(self) -> int:
+        """Number of users (rows of ``weights``)."""
         return self.weights.shape[0]
 
     @property
     def n_machines(self) -> int:
+        """Number of machines (columns of ``weights``)."""
         return self.weights.shape[1]
 
     def optimum(self) -> float:
@@ -114,7 +117,8 @@ def allocation(bids, reserve: float = 0.0) -> np.ndarray:
     """
     x = np.asarray(bids)
     if x.ndim != 2 or x.dtype.kind not in "iuf":
-        raise InvalidInputError(f"bids: expected a numeric (users x machines) matrix, got shape {x.shape} dtype {x.dtype}")
+        raise InvalidInputError(f"bids: expected a numeric (users x machines) matrix, got shape {x.shape} "
+                                f"dtype {x.dtype}")
     x = x.astype(np.float64)
     bad = ~np.isfinite(x) | (x < 0)
     if bad.any():
@@ -136,7 +140,14 @@ def welfare_optimum(weights, parallelism=None) -> float:
     return float(social_optimum(w, parallelism)[1])
 
 
-def social_optimum(weights, parallelism=None) -> tuple[np.ndarray, float]:
+class SocialOptimum(NamedTuple):
+    """The welfare-maximising allocation ``[user, machine]`` and its welfare."""
+
+    allocation: np.ndarray
+    welfare: float
+
+
+def social_optimum(weights, parallelism=None) -> SocialOptimum:
     """The socially optimal allocation r (one machine per user copy) and its welfare U*.
 
     Infinite parallelism: machine j goes wholly to argmax_i w_ij (lowest index on ties). Finite: the
@@ -148,13 +159,13 @@ def social_optimum(weights, parallelism=None) -> tuple[np.ndarray, float]:
     r = np.zeros((m, n))
     if parallelism is None:
         r[w.argmax(axis=0), np.arange(n)] = 1.0
-        return r, float(w.max(axis=0).sum())
+        return SocialOptimum(r, float(w.max(axis=0).sum()))
     k = np.broadcast_to(np.asarray(parallelism, dtype=np.int64), (m,))
     owner = np.repeat(np.arange(m), k)
     rows, cols = linear_sum_assignment(w[owner], maximize=True)
     keep = w[owner[rows], cols] > 0
     r[owner[rows[keep]], cols[keep]] = 1.0
-    return r, float(w[owner[rows], cols].sum())
+    return SocialOptimum(r, float(w[owner[rows], cols].sum()))
 
 
 def weight_proportional_bids(weights, budgets=None, parallelism=None) -> np.ndarray:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
+from typing import NamedTuple
 
 import numpy as np
 
@@ -30,6 +31,14 @@ __all__ = ["Cluster", "Allocation", "ServerAllocation", "leontief_tasks", "monop
 
 #: monopoly task counts γ the mechanisms accept (tested accurate across it: results scale exactly with units)
 GAMMA_RANGE = (1e-30, 1e30)
+
+
+class ServerConstraints(NamedTuple):
+    """Per-task use of each server constraint, ``per_task[user, server, k]``, and the constraints' capacities,
+    ``capacity[server, k]``."""
+
+    per_task: np.ndarray
+    capacity: np.ndarray
 
 
 @dataclass(frozen=True, eq=False)
@@ -100,14 +109,17 @@ class Cluster:
 
     @property
     def n_users(self) -> int:
+        """Number of users (rows of ``demand``)."""
         return self.demand.shape[0]
 
     @property
     def n_servers(self) -> int:
+        """Number of servers (rows of ``capacity``)."""
         return self.capacity.shape[0]
 
     @property
     def n_resources(self) -> int:
+        """Number of resources (columns of ``capacity`` and ``demand``)."""
         return self.capacity.shape[1]
 
     @classmethod
@@ -123,6 +135,7 @@ class Cluster:
 
     @property
     def is_single_pool(self) -> bool:
+        """Whether the cluster is one server (a single pool of resources)."""
         return self.capacity.shape[0] == 1
 
     @property
@@ -162,15 +175,15 @@ class Cluster:
                 out[i] = common[0]
         return out
 
-    def server_constraints(self, time_shared: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    def server_constraints(self, time_shared: bool = False) -> ServerConstraints:
         """(d3[user, server, k], cap[server, k]): per-task use of each server constraint. Divisible servers:
         the resources (d3 = demand on every server). Time-shared servers (Problem 2, eq. 17): one constraint
         per server, Σ_n x[n, i] / γ[n, i] <= 1."""
         n, k, m = self.n_users, self.n_servers, self.n_resources
         if time_shared:
             d3 = np.where(self.eligible, 1.0 / np.where(self.eligible, self.gamma, 1.0), 0.0)[:, :, None]
-            return np.ascontiguousarray(d3), np.ones((k, 1))
-        return (np.ascontiguousarray(np.broadcast_to(self.demand[:, None, :], (n, k, m))),
+            return ServerConstraints(np.ascontiguousarray(d3), np.ones((k, 1)))
+        return ServerConstraints(np.ascontiguousarray(np.broadcast_to(self.demand[:, None, :], (n, k, m))),
                 np.ascontiguousarray(self.capacity))
 
     def load(self, tasks, time_shared: bool = False) -> np.ndarray:
@@ -404,7 +417,15 @@ def per_server_alpha(cluster: Cluster, alpha) -> np.ndarray:
     return arr
 
 
-def merge_identical_servers(cluster: Cluster) -> tuple[Cluster, np.ndarray, np.ndarray]:
+class MergedServers(NamedTuple):
+    """The merged cluster, ``group[server]`` (its merged server) and ``counts[group]`` (servers merged into each)."""
+
+    cluster: Cluster
+    group: np.ndarray
+    counts: np.ndarray
+
+
+def merge_identical_servers(cluster: Cluster) -> MergedServers:
     """Merge servers with equal capacities and equal eligible users into one server of k times the capacity.
 
     Exact for every mechanism here: the merged server's γ is k·γ, which scales its VDS (and, for α-fair
@@ -422,7 +443,7 @@ def merge_identical_servers(cluster: Cluster) -> tuple[Cluster, np.ndarray, np.n
     _, first, group, counts = np.unique(key, axis=0, return_index=True, return_inverse=True, return_counts=True)
     merged = Cluster(cluster.capacity[first] * counts[:, None], cluster.demand, weight=cluster.weight,
                      eligible=cluster.eligible[:, first])
-    return merged, group.ravel(), counts
+    return MergedServers(merged, group.ravel(), counts)
 
 
 def on_merged_servers(mechanism, cluster: Cluster) -> ServerAllocation:

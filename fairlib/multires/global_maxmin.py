@@ -30,8 +30,8 @@ from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
 from .._validate import InvalidInputError, as_number
-from .cluster import Allocation, Cluster, monopoly_tasks
 from ._solvers.maxmin_interior import maxmin_round_interior_point
+from .cluster import Allocation, Cluster, monopoly_tasks
 
 __all__ = ["drfh", "tsf", "weighted_maxmin_totals", "drfh_coefficients", "tsf_coefficients"]
 

@@ -38,8 +38,8 @@ import numpy as np
 from numba import njit
 
 from .._validate import InvalidInputError, as_count, as_number
-from .cluster import Allocation, Cluster, per_server_alpha
 from ._solvers.pfvds_interior import pfvds_interior_point
+from .cluster import Allocation, Cluster, per_server_alpha
 from .psdsf import psdsf
 
 __all__ = ["pfvds", "best_response_column", "nash_residual", "merit", "proportional_fair_objective"]

@@ -14,6 +14,8 @@ a bundle by the tasks it runs with it (:func:`~.cluster.leontief_tasks`).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from scipy.optimize import nnls
 
@@ -27,7 +29,15 @@ __all__ = ["pool_arrays", "drf_allocation", "edrf_allocation", "pdrf_allocation"
 PRICE_RESIDUAL_TOL = 1e-6
 
 
-def pool_arrays(cluster, mechanism: str, *, weighted: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+class Pool(NamedTuple):
+    """A single pool's arrays: ``capacity[resource]``, ``demand[user, resource]``, ``weight[user]``."""
+
+    capacity: np.ndarray
+    demand: np.ndarray
+    weight: np.ndarray
+
+
+def pool_arrays(cluster, mechanism: str, *, weighted: bool = True) -> Pool:
     """(capacity[resource], demand[user, resource], weight[user]) of a single-pool cluster, or an error naming the
     mechanism when ``cluster`` is not one (or, for an unweighted mechanism, has weights other than 1)."""
     if not isinstance(cluster, Cluster):
@@ -41,7 +51,7 @@ def pool_arrays(cluster, mechanism: str, *, weighted: bool = True) -> tuple[np.n
     if not weighted and (cluster.weight != 1).any():
         n = int(np.argmax(cluster.weight != 1))
         raise InvalidInputError(f"weight[{n}] = {cluster.weight[n]}: {mechanism} has no weights (all must be 1)")
-    return cluster.capacity[0], cluster.demand, cluster.weight
+    return Pool(cluster.capacity[0], cluster.demand, cluster.weight)
 
 
 def _column(x) -> np.ndarray:

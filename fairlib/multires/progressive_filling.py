@@ -7,6 +7,7 @@ share; each pick costs O(m + log n), so a run costs O(n + T (m + log n)) for T a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -210,7 +211,17 @@ def _is_cluster(first, capacity, weights) -> bool:
     return True
 
 
-def share_steps(demands, capacity, weights, share_arithmetic: str = "exact"):
+class ShareSteps(NamedTuple):
+    """Per-task weighted dominant shares and how progressive filling compares them (see :func:`share_steps`)."""
+
+    step: np.ndarray
+    share_num: np.ndarray
+    share_den: np.ndarray
+    accumulate: bool
+    arithmetic: str
+
+
+def share_steps(demands, capacity, weights, share_arithmetic: str = "exact") -> ShareSteps:
     """Per-task weighted dominant shares for progressive filling, and how they are compared.
 
     Returns ``(step, share_num, share_den, accumulate, arithmetic)``: ``step[i] = max_r d[i,r]/c[r] / w[i]`` in
@@ -225,12 +236,12 @@ def share_steps(demands, capacity, weights, share_arithmetic: str = "exact"):
     step = (d / cap).max(axis=1) / w
     empty = np.empty(0, dtype=np.int64)
     if share_arithmetic == "accumulated":
-        return step, empty, empty, True, "accumulated"
+        return ShareSteps(step, empty, empty, True, "accumulated")
     integral = all(np.all(np.isfinite(a) & (a == np.round(a))) for a in (d, cap, w))
     c_max = float(cap.max()) if cap.size else 0.0
     bound = (c_max + float(d.max(initial=0.0))) * c_max * float(w.max(initial=1.0))
     if not integral or bound >= _EXACT_LIMIT:
-        return step, empty, empty, False, "float"
+        return ShareSteps(step, empty, empty, False, "float")
     di, ci, wi = d.astype(np.int64), cap.astype(np.int64), w.astype(np.int64)
     # dominant share max_r d_ir / c_r exactly: keep the best fraction by cross-multiplication
     num, den = di[:, 0].copy(), np.full(len(di), ci[0], dtype=np.int64)
@@ -240,7 +251,7 @@ def share_steps(demands, capacity, weights, share_arithmetic: str = "exact"):
     den = den * wi
     g = np.gcd(num, den)
     g[g == 0] = 1
-    return step, num // g, den // g, False, "rational"
+    return ShareSteps(step, num // g, den // g, False, "rational")
 
 
 def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie_break: str = "lowest_index",

@@ -30,8 +30,8 @@ import numpy as np
 from numba import njit
 
 from .._validate import InvalidInputError, as_count, as_number
-from .cluster import Allocation, Cluster
 from ._solvers.psdsf_market import psdsf_market
+from .cluster import Allocation, Cluster
 
 __all__ = ["psdsf", "psdsf_violation"]
 

@@ -17,6 +17,8 @@ servers of very different sizes.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .cluster import Cluster
@@ -92,7 +94,15 @@ def _max_step(cluster, x, dx, lam, dlam, saturated):
     return max(limit, 0.0)
 
 
-def psmfa(cluster: Cluster, alphas, *, tol: float = 1e-10, iterations: int = 20000, x0=None):
+class PSMFAResult(NamedTuple):
+    """PS-MFA's final ``tasks[user, server]``, the merit per iteration, and the final prices ``[server, resource]``."""
+
+    tasks: np.ndarray
+    trajectory: np.ndarray
+    prices: np.ndarray
+
+
+def psmfa(cluster: Cluster, alphas, *, tol: float = 1e-10, iterations: int = 20000, x0=None) -> PSMFAResult:
     """Returns (tasks, Ψ trajectory, prices λ[i, r])."""
     x = np.array(x0, dtype=np.float64) if x0 is not None else None
     if x is None:
@@ -123,4 +133,4 @@ def psmfa(cluster: Cluster, alphas, *, tol: float = 1e-10, iterations: int = 200
         else:
             break
         x, lam = x_try, lam_try
-    return x, np.array(trajectory), lam
+    return PSMFAResult(x, np.array(trajectory), lam)

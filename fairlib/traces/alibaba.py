@@ -14,8 +14,15 @@ from pathlib import Path
 import pandas as pd
 
 from .._validate import InvalidInputError
-from ._source import (TraceFormatError, check_field_counts, check_values, locate_bad_number, missing_hint,
-                      read_bytes, trace_folder)
+from ._source import (
+    TraceFormatError,
+    check_field_counts,
+    check_values,
+    locate_bad_number,
+    missing_hint,
+    read_bytes,
+    trace_folder,
+)
 
 __all__ = ["MACHINE_META_COLUMNS", "BATCH_TASK_2018_COLUMNS", "BATCH_TASK_2017_COLUMNS", "alibaba_dir",
            "read_machine_meta", "read_batch_task"]
@@ -36,7 +43,8 @@ _V2017_HEADER_START = "task_create_time"
 
 
 def alibaba_dir(directory=None) -> Path:
-    """The Alibaba folder: ``directory``, else the first ``alibaba_clusterdata`` over :func:`fairlib.paths.trace_dirs`."""
+    """The Alibaba folder: ``directory``, else the first ``alibaba_clusterdata`` over
+    :func:`fairlib.paths.trace_dirs`."""
     return trace_folder("alibaba_clusterdata", directory)
 
 

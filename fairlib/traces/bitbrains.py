@@ -40,7 +40,8 @@ BITBRAINS_COLUMNS = ["time", "cpu_cores", "cpu_capacity_mhz", "cpu_usage_mhz", "
 
 
 def bitbrains_dir(directory=None) -> Path:
-    """The GWA-T-12 folder: ``directory``, else the first ``bitbrains_gwa_t12`` over :func:`fairlib.paths.trace_dirs`."""
+    """The GWA-T-12 folder: ``directory``, else the first ``bitbrains_gwa_t12`` over
+    :func:`fairlib.paths.trace_dirs`."""
     return trace_folder("bitbrains_gwa_t12", directory)
 
 

@@ -65,7 +65,8 @@ SOURCES = {
     # GWA-T-12 Rnd as kept in a public repository at a fixed commit (the GWA site serves the same files as one
     # zip archive); parts are VM ids 1-500, one CSV per VM and month
     "bitbrains": Source("bitbrains_gwa_t12", _BITBRAINS_REPO,
-                        {f"rnd_{month}": (f"rnd/{month}/{{part}}.csv", 500, 1) for month in ("2013-7", "2013-8", "2013-9")},
+                        {f"rnd_{month}": (f"rnd/{month}/{{part}}.csv", 500, 1)
+                         for month in ("2013-7", "2013-8", "2013-9")},
                         "BSD-2-Clause (source repository); GWA-T-12 terms of the Grid Workloads Archive"),
     # v2018: the official archives (unpacked to the loader's layout); v2017 batch_task from a public repository
     "alibaba": Source("alibaba_clusterdata", "http://aliopentrace.oss-cn-beijing.aliyuncs.com",
@@ -80,20 +81,32 @@ SOURCES = {
 
 #: SHA-256 of files whose published bytes are known (google: PROVENANCE.md of the shared excerpt)
 KNOWN_SHA256 = {
-    ("google", "schema.csv"): "e313db9a8831de8777ed6a6cf889c39409e157a88f231303080787d32c43d546",
+    ("google", "schema.csv"):
+        "e313db9a8831de8777ed6a6cf889c39409e157a88f231303080787d32c43d546",
     ("google", "machine_events/part-00000-of-00001.csv.gz"):
         "fc44b8d2b33a96a261382488789855be7a0ce338888c99930ff45cb592249664",
-    ("google", "job_events/part-00000-of-00500.csv.gz"): "921fa8e019fb8ec5be9a2cb096912850d5959da33d9fb3b46807d9d0a9eae86f",
-    ("google", "job_events/part-00001-of-00500.csv.gz"): "8d8c0278664757c79b2ce865d3e4e83531abf836e7ed6da3321b8309a3099c58",
-    ("google", "job_events/part-00002-of-00500.csv.gz"): "d8ef067adfc1e968816d02ca1f29fdae9fe5d5c92e3a893c72e7754189e22556",
-    ("google", "job_events/part-00003-of-00500.csv.gz"): "91560eb58db4b79e420c87b61a2f1c391ff5f35a256a6ec822e39d4bd9419626",
-    ("google", "job_events/part-00004-of-00500.csv.gz"): "4957d5114389fe282abf7b73719aa7a61026f1b535337a0bfb067d42cf2442df",
-    ("google", "task_events/part-00000-of-00500.csv.gz"): "eae977d521bc6ed5d8deef56f1e06009d41844d4eb9a7e308e610d68e1b10f18",
-    ("google", "task_events/part-00001-of-00500.csv.gz"): "c122f250cf1f9817dc722a5b7457eb5caf122619accfada078de66d40f311501",
-    ("google", "task_events/part-00002-of-00500.csv.gz"): "3534b71a7c6a3952f192485c4726119ff8d904fc2d7b828b8d96987db4aab767",
-    ("google", "task_events/part-00003-of-00500.csv.gz"): "23b3df1b0e6c06d56c0cb28359635931bd0bbb7e584423537e23104580c56740",
-    ("google", "task_events/part-00004-of-00500.csv.gz"): "84f2198e7a083021294ce9c764ba4dcbed6baad30746f257b3580874f802e88e",
-    ("google", "task_usage/part-00000-of-00500.csv.gz"): "841254d3bc4199c26c82890dcd6bc87fcfb1ff23d75be8e39f0337f0ed1c6e28",
+    ("google", "job_events/part-00000-of-00500.csv.gz"):
+        "921fa8e019fb8ec5be9a2cb096912850d5959da33d9fb3b46807d9d0a9eae86f",
+    ("google", "job_events/part-00001-of-00500.csv.gz"):
+        "8d8c0278664757c79b2ce865d3e4e83531abf836e7ed6da3321b8309a3099c58",
+    ("google", "job_events/part-00002-of-00500.csv.gz"):
+        "d8ef067adfc1e968816d02ca1f29fdae9fe5d5c92e3a893c72e7754189e22556",
+    ("google", "job_events/part-00003-of-00500.csv.gz"):
+        "91560eb58db4b79e420c87b61a2f1c391ff5f35a256a6ec822e39d4bd9419626",
+    ("google", "job_events/part-00004-of-00500.csv.gz"):
+        "4957d5114389fe282abf7b73719aa7a61026f1b535337a0bfb067d42cf2442df",
+    ("google", "task_events/part-00000-of-00500.csv.gz"):
+        "eae977d521bc6ed5d8deef56f1e06009d41844d4eb9a7e308e610d68e1b10f18",
+    ("google", "task_events/part-00001-of-00500.csv.gz"):
+        "c122f250cf1f9817dc722a5b7457eb5caf122619accfada078de66d40f311501",
+    ("google", "task_events/part-00002-of-00500.csv.gz"):
+        "3534b71a7c6a3952f192485c4726119ff8d904fc2d7b828b8d96987db4aab767",
+    ("google", "task_events/part-00003-of-00500.csv.gz"):
+        "23b3df1b0e6c06d56c0cb28359635931bd0bbb7e584423537e23104580c56740",
+    ("google", "task_events/part-00004-of-00500.csv.gz"):
+        "84f2198e7a083021294ce9c764ba4dcbed6baad30746f257b3580874f802e88e",
+    ("google", "task_usage/part-00000-of-00500.csv.gz"):
+        "841254d3bc4199c26c82890dcd6bc87fcfb1ff23d75be8e39f0337f0ed1c6e28",
 }
 
 
@@ -248,6 +261,7 @@ def _unpack(archive: Path, root: Path, member: str, written: str, compress: bool
 
 
 def main(argv=None) -> int:
+    """Command line: ``python -m fairlib.traces.fetch [NAME] [--notebooks] ...``; returns the exit status."""
     ap = argparse.ArgumentParser(prog="python -m fairlib.traces.fetch", description=__doc__.split("\n")[0])
     ap.add_argument("name", nargs="?", help=f"one of {sorted(SOURCES)}")
     ap.add_argument("--tables", nargs="+", help="tables to fetch (default: all of the trace)")

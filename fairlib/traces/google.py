@@ -8,13 +8,21 @@ CPU and memory requests are normalised by the largest machine capacity of each r
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from .._validate import InvalidInputError, as_count
-from ._source import TraceFormatError, check_field_counts, check_values, locate_bad_number, missing_hint, read_bytes, \
-    trace_folder
+from ._source import (
+    TraceFormatError,
+    check_field_counts,
+    check_values,
+    locate_bad_number,
+    missing_hint,
+    read_bytes,
+    trace_folder,
+)
 
 __all__ = ["TASK_EVENT_COLUMNS", "JOB_EVENT_COLUMNS", "MACHINE_EVENT_COLUMNS", "TraceFormatError", "google_dir",
            "read_task_events", "iter_task_events", "read_job_events", "read_machine_events", "machine_configurations",
@@ -33,7 +41,8 @@ SUBMIT = 0
 
 
 def google_dir(directory=None) -> Path:
-    """The clusterdata-2011-2 folder: ``directory``, else the first ``google_clusterdata_2011_2`` over :func:`fairlib.paths.trace_dirs`."""
+    """The clusterdata-2011-2 folder: ``directory``, else the first ``google_clusterdata_2011_2`` over
+    :func:`fairlib.paths.trace_dirs`."""
     return trace_folder("google_clusterdata_2011_2", directory)
 
 
@@ -164,7 +173,8 @@ def machine_configurations(machine_events: pd.DataFrame | None = None, *, direct
 
 # Quantiles of per-task requests at SUBMIT in parts 0-4 (SCHEMAS.md §3.4): used by the synthetic fallback.
 _CPU_Q = ([0.0, 0.10, 0.25, 0.50, 0.75, 0.90, 0.99, 1.0], [0.001, 0.00625, 0.0125, 0.025, 0.0625, 0.0687, 0.241, 0.5])
-_MEM_Q = ([0.0, 0.10, 0.25, 0.50, 0.75, 0.90, 0.99, 1.0], [0.0005, 0.0039, 0.0119, 0.0207, 0.0334, 0.0714, 0.159, 0.955])
+_MEM_Q = ([0.0, 0.10, 0.25, 0.50, 0.75, 0.90, 0.99, 1.0],
+          [0.0005, 0.0039, 0.0119, 0.0207, 0.0334, 0.0714, 0.159, 0.955])
 
 
 def synthetic_task_requests(rng, size: int) -> np.ndarray:
@@ -179,8 +189,15 @@ def synthetic_task_requests(rng, size: int) -> np.ndarray:
     return np.column_stack([np.interp(u[:, 0], *_CPU_Q), np.interp(u[:, 1], *_MEM_Q)])
 
 
+class RequestPool(NamedTuple):
+    """Task requests ``[task, (cpu, memory)]`` and whether they are ``real`` or ``synthetic``."""
+
+    requests: np.ndarray
+    source: str
+
+
 def task_request_pool(*, directory=None, parts=range(5), allow_synthetic: bool = True, rng=None,
-                      synthetic_size: int = 200_000) -> tuple[np.ndarray, str]:
+                      synthetic_size: int = 200_000) -> RequestPool:
     """(CPU, memory) requests of submitted tasks with both > 0, and their source: "real" or "synthetic".
 
     Real: every SUBMIT row of the given task_events parts with CPU > 0 and memory > 0. When the excerpt is not
@@ -191,6 +208,6 @@ def task_request_pool(*, directory=None, parts=range(5), allow_synthetic: bool =
     except FileNotFoundError:
         if not allow_synthetic:
             raise
-        return synthetic_task_requests(rng, synthetic_size), "synthetic"
+        return RequestPool(synthetic_task_requests(rng, synthetic_size), "synthetic")
     sub = ev[(ev.event_type == SUBMIT) & (ev.cpu_request > 0) & (ev.memory_request > 0)]
-    return sub[["cpu_request", "memory_request"]].to_numpy(dtype=np.float64), "real"
+    return RequestPool(sub[["cpu_request", "memory_request"]].to_numpy(dtype=np.float64), "real")

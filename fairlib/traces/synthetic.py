@@ -10,8 +10,8 @@ Every folder written here carries a ``SYNTHETIC.md`` marker; the loaders report 
   percentiles. ``fast_storage=True`` emulates the missing fastStorage trace by keeping only VMs whose
   mean CPU exceeds 1 % (an assumption stated in SCHEMAS.md §4.4).
 - :func:`synthetic_task_usage` — Google ``task_usage`` from the real task runs (SCHEMAS.md §3.6).
-- :func:`synthetic_google` — Google ``task_events`` and ``machine_events`` calibrated to the excerpt (SCHEMAS.md §3.3-3.4),
-  for a clone without the real excerpt.
+- :func:`synthetic_google` — Google ``task_events`` and ``machine_events`` calibrated to the excerpt
+  (SCHEMAS.md §3.3-3.4), for a clone without the real excerpt.
 """
 
 from __future__ import annotations

@@ -56,6 +56,7 @@ class Fleet:
 
     @property
     def n_servers(self) -> int:
+        """Number of servers in the fleet."""
         return self.capacity.shape[0]
 
 
@@ -94,6 +95,7 @@ class Workload:
 
     @property
     def n_users(self) -> int:
+        """Number of users (VMs or jobs) in the workload."""
         return self.demand.shape[0]
 
     def active_at(self, t: float) -> np.ndarray:

@@ -29,13 +29,13 @@ user at once (a simplex vertex may leave some with zero duals for later rounds a
 from __future__ import annotations
 
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
 from numba import njit, prange
 
 from .pair_kernels import numba_threads, one_blas_thread, user_chunks
-
 
 __all__ = ["maxmin_round_interior_point"]
 
@@ -369,8 +369,17 @@ _REFINE_BELOW = 1e-6  # residual below which corrector steps are refined (condit
 _STALL_ITERATIONS = 5  # iterations without halving the residual before the best iterate is returned
 
 
+class MaxminRound(NamedTuple):
+    """One max-min round: tasks per eligible pair, the level reached, the users blocked at it, solver diagnostics."""
+
+    tasks: np.ndarray
+    level: float
+    blocked: np.ndarray
+    diagnostics: dict
+
+
 def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, level, *, tol=1e-10,
-                                max_iterations=100):
+                                max_iterations=100) -> MaxminRound:
     """Solve one progressive-filling round; returns (x per pair, t, blocked users, diagnostics).
 
     Parameters
@@ -474,4 +483,5 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
     merit, x, t, u, w = best
     with np.errstate(divide="ignore", invalid="ignore"):
         blocked = active & (u * a > w / np.maximum(a * abs(t), 1e-300))
-    return x, t / unit, blocked, {"iterations": it, "converged": converged, "merit": merit, "dual_share": u * a}
+    return MaxminRound(x, t / unit, blocked,
+                       {"iterations": it, "converged": converged, "merit": merit, "dual_share": u * a})

@@ -23,7 +23,7 @@ refinement, backtracking on the residual of the centred system, continuation in 
 from __future__ import annotations
 
 import warnings
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.linalg
@@ -168,48 +168,184 @@ def pfvds_interior_point(cluster: Cluster, alpha=1.0, *, time_shared: bool = Fal
     return replace(result, iterations=sum(it for _, it, _ in stages), extras={**result.extras, "stages": stages})
 
 
-def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start):
+@dataclass(frozen=True)
+class _PairSystem:
+    """The complementarity problem on the eligible pairs: pair p = (``pair_user[p]``, ``pair_server[p]``) loads
+    the constraint rows ``pair_rows[p, :]`` (-1: none) with ``coef[p, :]`` (per-task use over the row's capacity);
+    only rows some pair loads are kept (``active`` among all servers' rows). The marginal utility of pair p is
+    exp(log_coef[p]) · x_n^-α (ŝ^-α/γ, eq. (12) [INF]), x_n its user's total."""
+
+    pair_user: np.ndarray
+    pair_server: np.ndarray
+    pair_rows: np.ndarray
+    coef: np.ndarray
+    n_users: int
+    n_rows: int
+    pair_alpha: np.ndarray
+    log_coef: np.ndarray
+    active: np.ndarray
+    scale: np.ndarray
+    n_constraints: int  # per server: R resources, or 1 when time-shared
+
+    def load(self, x):
+        """A x: each kept row's load (fraction of its capacity)."""
+        return row_products(x, self.pair_rows, self.coef, self.n_rows)
+
+    def price(self, y):
+        """Aᵀ y: each pair's price of a task."""
+        return column_products(y, self.pair_rows, self.coef)
+
+    def totals(self, x):
+        """x_n = Σ over the user's pairs."""
+        return user_sums(x, self.pair_user, self.n_users)
+
+    def marginals(self, x):
+        """(g, u): each pair's marginal utility and the derivative's rank-one factor, at the totals of ``x``."""
+        return _marginals(self.totals(x), self.pair_user, self.log_coef, self.pair_alpha)
+
+
+def _pair_system(cluster, alphas, time_shared) -> _PairSystem:
+    """Index the eligible pairs and the constraint rows they load; rows scaled by their capacity."""
     d3, cap = cluster.server_constraints(time_shared)
-    n_users, n_servers = cluster.n_users, cluster.n_servers
-    kk = cap.shape[1]
+    n_servers, kk = cluster.n_servers, cap.shape[1]
     pair_user, pair_server = np.nonzero(cluster.eligible)
     pair_user = pair_user.astype(np.int64)
     pair_server = pair_server.astype(np.int64)
     with np.errstate(divide="ignore", invalid="ignore"):
         scale = np.where(cap > 0, 1.0 / cap, 0.0)  # a zero-capacity row only meets ineligible pairs
     coef = np.ascontiguousarray(d3[pair_user, pair_server, :] * scale[pair_server])
-    n_pairs = len(pair_user)
     # Only rows some pair loads enter the system (a vacuous row would make it singular).
     full_rows = pair_server[:, None] * kk + np.arange(kk)[None, :]
     active = np.zeros(n_servers * kk, dtype=bool)
     active[full_rows[coef > 0]] = True
     row_index = np.cumsum(active) - 1
     pair_rows = np.ascontiguousarray(np.where(coef > 0, row_index[full_rows], -1).astype(np.int64))
-    n_rows = int(active.sum())
     pair_alpha = alphas[pair_server]
     log_phi = np.log(cluster.weight)[pair_user]
     log_gamma = np.log(cluster.gamma[pair_user, pair_server])
     log_coef = pair_alpha * (log_phi + log_gamma) - log_gamma  # log of ŝ^-α/γ · x_n^α
-    symmetric = bool((alphas == 1.0).all())
+    return _PairSystem(pair_user, pair_server, pair_rows, coef, cluster.n_users, int(active.sum()), pair_alpha,
+                       log_coef, active, scale, kk)
 
-    # Start: an interior primal point at half load; per-server utility scales making its marginals ~1.
-    per_pair_load = row_products(np.ones(n_pairs), pair_rows, coef, n_rows)
-    x = np.full(n_pairs, 0.5 / max(per_pair_load.max(), 1e-300))
+
+def _starting_point(system: _PairSystem, n_servers, symmetric, start):
+    """An interior point at half load (or pulled 10% from ``start`` towards it) and per-server utility scales
+    κ_i making its marginals ~1; returns (system with scaled utilities, log κ, x, y, z, s)."""
+    n_pairs = len(system.pair_user)
+    x = np.full(n_pairs, 0.5 / max(system.load(np.ones(n_pairs)).max(), 1e-300))
     if start is not None:  # pulled inside: 10% of the way to the neutral point
-        x = 0.9 * start[pair_user, pair_server] + 0.2 * x
-    s = 1.0 - row_products(x, pair_rows, coef, n_rows)
-    log_g0 = log_coef - pair_alpha * np.log(user_sums(x, pair_user, n_users))[pair_user]
+        x = 0.9 * start[system.pair_user, system.pair_server] + 0.2 * x
+    s = 1.0 - system.load(x)
+    log_g0 = system.log_coef - system.pair_alpha * np.log(system.totals(x))[system.pair_user]
     log_kappa = np.zeros(n_servers)
     if symmetric:  # one scale for all servers keeps the α = 1 system symmetric (the Hessian of Σφ log x_n)
         log_kappa[:] = -np.median(log_g0) if n_pairs else 0.0
     else:
-        for i in np.unique(pair_server):
-            log_kappa[i] = -np.median(log_g0[pair_server == i])
-    log_coef = log_coef + log_kappa[pair_server]
-    grad, _ = _marginals(user_sums(x, pair_user, n_users), pair_user, log_coef, pair_alpha)
-    y = np.full(n_rows, grad.mean() / max(coef.sum(axis=1).mean(), 1e-300))
+        for i in np.unique(system.pair_server):
+            log_kappa[i] = -np.median(log_g0[system.pair_server == i])
+    system = replace(system, log_coef=system.log_coef + log_kappa[system.pair_server])
+    grad, _ = system.marginals(x)
+    y = np.full(system.n_rows, grad.mean() / max(system.coef.sum(axis=1).mean(), 1e-300))
     z = grad.copy()
-    n_comp = n_pairs + n_rows
+    return system, log_kappa, x, y, z, s
+
+
+class _NewtonSystem:
+    """The Newton equations at one iterate, reduced to the constraint rows and factorised once (eqs. in the
+    module docstring): M = D⁻¹ + per-user rank-one blocks (Sherman-Morrison, ``_solve_m``), then the reduced
+    matrix A M⁻¹ Aᵀ + S/Y (Cholesky when symmetric, LU otherwise)."""
+
+    def __init__(self, system: _PairSystem, x, y, z, s, u, symmetric):
+        self.system, self.x, self.y, self.z, self.s, self.u = system, x, y, z, s, u
+        self.d_inv = x / z
+        self.beta = 1.0 / (1.0 + system.totals(self.d_inv * u))
+        reduced, v1, vu = _reduced_matrix_parts(self.d_inv, u, system.pair_user, system.pair_rows, system.coef,
+                                                system.n_users, system.n_rows)
+        reduced -= (vu.T * self.beta) @ v1
+        reduced[np.diag_indices(system.n_rows)] += s / y
+        self.symmetric = symmetric
+        if symmetric:
+            try:
+                self.factor = scipy.linalg.cho_factor(reduced, check_finite=False)
+                self.solve_reduced = scipy.linalg.cho_solve
+            except np.linalg.LinAlgError:
+                self.symmetric = False
+        if not self.symmetric:
+            self.factor = scipy.linalg.lu_factor(reduced, check_finite=False)
+            self.solve_reduced = scipy.linalg.lu_solve
+
+    def _m_inverse(self, b):
+        return _solve_m(b, self.d_inv, self.system.pair_user, self.u, self.beta)
+
+    def solve(self, rd, rp, r_xz, r_sy):
+        """(dx, dy, dz, ds) for the residuals of dual feasibility, primal feasibility and both complementarities."""
+        sysm, x, y, z, s = self.system, self.x, self.y, self.z, self.s
+        b1 = rd - r_xz / x
+        w = self._m_inverse(b1)
+        dy = self.solve_reduced(self.factor, sysm.load(w) + rp - r_sy / y, check_finite=False)
+        dx = self._m_inverse(b1 - sysm.price(dy))
+        return dx, dy, (-r_xz - z * dx) / x, (-r_sy - s * dy) / y
+
+    def direction(self, r_d, r_p, r_xz, r_sy):
+        """:meth:`solve` plus one round of iterative refinement on the unreduced equations: the reduced matrix
+        loses accuracy as complementarity -> 0, the refined direction is exact to working precision."""
+        sysm, x, y, z, s, u = self.system, self.x, self.y, self.z, self.s, self.u
+        dx, dy, dz, ds = self.solve(r_d, r_p, r_xz, r_sy)
+        h_dx = u * sysm.totals(dx)[sysm.pair_user]
+        e_d = -h_dx - sysm.price(dy) + dz + r_d
+        e_p = sysm.load(dx) + ds + r_p
+        e_xz = z * dx + x * dz + r_xz
+        e_sy = y * ds + s * dy + r_sy
+        cx, cy, cz, cs = self.solve(e_d, e_p, e_xz, e_sy)
+        return dx + cx, dy + cy, dz + cz, ds + cs
+
+
+def _centred_residual(system: _PairSystem, target, xt, yt, zt, st):
+    """2-norm of the residual of the centred KKT system (complementarity products at ``target``)."""
+    gt, _ = system.marginals(xt)
+    return np.sqrt(np.sum((gt - system.price(yt) + zt) ** 2) + np.sum((system.load(xt) + st - 1.0) ** 2)
+                   + np.sum((xt * zt - target) ** 2) + np.sum((st * yt - target) ** 2))
+
+
+def _step_to_boundary(x, dx, y, dy, z, dz, s, ds):
+    """The largest step keeping every variable non-negative."""
+    return min(_max_step(x, dx), _max_step(z, dz), _max_step(s, ds), _max_step(y, dy))
+
+
+def _predictor_corrector(system: _PairSystem, newton: _NewtonSystem, r_d, r_p, n_comp):
+    """Mehrotra's predictor-corrector, globalised. The affine-scaling predictor sets the centring σ = (μ_aff/μ)³;
+    the marginals' curvature (x_n^-α) can make full Newton steps overshoot, so steps are backtracked until the
+    residual of the centred system decreases, with plain Newton on the centred system as the fallback direction
+    when the corrector's does not. Returns (t, dx, dy, dz, ds), or None when no direction reduces the residual."""
+    x, y, z, s = newton.x, newton.y, newton.z, newton.s
+    mu = float(x @ z + s @ y) / n_comp
+    dx, dy, dz, ds = newton.direction(r_d, r_p, x * z, s * y)  # affine-scaling predictor
+    t = _step_to_boundary(x, dx, y, dy, z, dz, s, ds)
+    mu_aff = ((x + t * dx) @ (z + t * dz) + (s + t * ds) @ (y + t * dy)) / n_comp
+    target = min((mu_aff / mu) ** 3, 1.0) * mu
+    here = _centred_residual(system, target, x, y, z, s)
+    for dx, dy, dz, ds in (newton.direction(r_d, r_p, x * z + dx * dz - target, s * y + ds * dy - target),
+                           newton.direction(r_d, r_p, x * z - target, s * y - target)):
+        if not all(np.isfinite(v).all() for v in (dx, dy, dz, ds)):
+            continue
+        t = 0.99 * _step_to_boundary(x, dx, y, dy, z, dz, s, ds)
+        for _ in range(_BACKTRACKS):
+            if _centred_residual(system, target, x + t * dx, y + t * dy, z + t * dz, s + t * ds) \
+                    <= (1.0 - 1e-4 * t) * here:
+                return t, dx, dy, dz, ds
+            t *= 0.5
+    return None
+
+
+def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start):
+    """One stage of the interior-point method at fixed ``alphas``: residuals, Newton system, predictor-corrector
+    step, until the largest of the primal and dual residuals and the gap is below ``tol``, the iterates stall
+    for :data:`_STALL_ITERATIONS`, or the marginals leave floating point; returns the best iterate."""
+    n_users, n_servers = cluster.n_users, cluster.n_servers
+    symmetric = bool((alphas == 1.0).all())
+    system, log_kappa, x, y, z, s = _starting_point(_pair_system(cluster, alphas, time_shared), n_servers,
+                                                    symmetric, start)
+    n_comp = len(system.pair_user) + system.n_rows
 
     converged = False
     it = 0
@@ -220,12 +356,11 @@ def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start):
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
         for it in range(1, int(max_iterations) + 1):
-            totals = user_sums(x, pair_user, n_users)
-            grad, u = _marginals(totals, pair_user, log_coef, pair_alpha)
+            grad, u = system.marginals(x)
             if not (np.isfinite(grad).all() and np.isfinite(u).all()):
                 break  # marginals beyond floating point (very large α): keep the best iterate
-            r_d = grad - column_products(y, pair_rows, coef) + z
-            r_p = row_products(x, pair_rows, coef, n_rows) + s - 1.0
+            r_d = grad - system.price(y) + z
+            r_p = system.load(x) + s - 1.0
             gap = float(x @ z + s @ y) / max(float(x @ grad), 1e-300)
             primal_res = float(np.abs(r_p).max())
             dual_res = float(np.abs(r_d).max() / grad.max())
@@ -240,85 +375,24 @@ def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start):
             if merit <= tol:
                 converged = True
                 break
-            mu = float(x @ z + s @ y) / n_comp
-            d_inv = x / z
-            beta = 1.0 / (1.0 + user_sums(d_inv * u, pair_user, n_users))
-            reduced, v1, vu = _reduced_matrix_parts(d_inv, u, pair_user, pair_rows, coef, n_users,
-                                                    n_rows)
-            reduced -= (vu.T * beta) @ v1
-            reduced[np.diag_indices(n_rows)] += s / y
-            if symmetric:
-                try:
-                    factor = scipy.linalg.cho_factor(reduced, check_finite=False)
-                    solve = scipy.linalg.cho_solve
-                except np.linalg.LinAlgError:
-                    symmetric = False
-            if not symmetric:
-                factor = scipy.linalg.lu_factor(reduced, check_finite=False)
-                solve = scipy.linalg.lu_solve
-
-            def newton_solve(rd, rp, r_xz, r_sy):
-                b1 = rd - r_xz / x
-                w = _solve_m(b1, d_inv, pair_user, u, beta)
-                dy = solve(factor, row_products(w, pair_rows, coef, n_rows) + rp - r_sy / y, check_finite=False)
-                dx = _solve_m(b1 - column_products(dy, pair_rows, coef), d_inv, pair_user, u, beta)
-                return dx, dy, (-r_xz - z * dx) / x, (-r_sy - s * dy) / y
-
-            def direction(r_xz, r_sy):
-                # The reduced matrix loses accuracy as complementarity -> 0: one round of iterative refinement
-                # on the unreduced Newton equations keeps the direction exact to working precision.
-                dx, dy, dz, ds = newton_solve(r_d, r_p, r_xz, r_sy)
-                h_dx = u * user_sums(dx, pair_user, n_users)[pair_user]
-                e_d = -h_dx - column_products(dy, pair_rows, coef) + dz + r_d
-                e_p = row_products(dx, pair_rows, coef, n_rows) + ds + r_p
-                e_xz = z * dx + x * dz + r_xz
-                e_sy = y * ds + s * dy + r_sy
-                cx, cy, cz, cs = newton_solve(e_d, e_p, e_xz, e_sy)
-                return dx + cx, dy + cy, dz + cz, ds + cs
-
-            dx, dy, dz, ds = direction(x * z, s * y)  # affine-scaling predictor
-            t = min(_max_step(x, dx), _max_step(z, dz), _max_step(s, ds), _max_step(y, dy))
-            mu_aff = ((x + t * dx) @ (z + t * dz) + (s + t * ds) @ (y + t * dy)) / n_comp
-            sigma = min((mu_aff / mu) ** 3, 1.0)
-            target = sigma * mu
-
-            def residual(xt, yt, zt, st):
-                gt, _ = _marginals(user_sums(xt, pair_user, n_users), pair_user, log_coef, pair_alpha)
-                return np.sqrt(np.sum((gt - column_products(yt, pair_rows, coef) + zt) ** 2)
-                               + np.sum((row_products(xt, pair_rows, coef, n_rows) + st - 1.0) ** 2)
-                               + np.sum((xt * zt - target) ** 2) + np.sum((st * yt - target) ** 2))
-
-            # Mehrotra's corrector, globalised: the marginals' curvature (x_n^-α) can make full Newton steps
-            # overshoot, so steps are backtracked until the residual of the centred system decreases, with
-            # plain Newton on the centred system as the fallback direction when the corrector's does not.
-            here = residual(x, y, z, s)
-            for dx, dy, dz, ds in (direction(x * z + dx * dz - target, s * y + ds * dy - target),
-                                   direction(x * z - target, s * y - target)):
-                if not all(np.isfinite(v).all() for v in (dx, dy, dz, ds)):
-                    continue
-                t = 0.99 * min(_max_step(x, dx), _max_step(z, dz), _max_step(s, ds), _max_step(y, dy))
-                for _ in range(_BACKTRACKS):
-                    if residual(x + t * dx, y + t * dy, z + t * dz, s + t * ds) <= (1.0 - 1e-4 * t) * here:
-                        break
-                    t *= 0.5
-                else:
-                    continue
-                break
-            else:
+            newton = _NewtonSystem(system, x, y, z, s, u, symmetric)
+            symmetric = newton.symmetric
+            step = _predictor_corrector(system, newton, r_d, r_p, n_comp)
+            if step is None:
                 break  # no direction reduces the residual: keep the best iterate
+            t, dx, dy, dz, ds = step
             x += t * dx
             y += t * dy
             z += t * dz
             s += t * ds
 
     _, x, y, primal_res, dual_res, gap = best  # the iterate with the smallest residuals
-    load = row_products(x, pair_rows, coef, n_rows)
-    x = x / max(1.0, float(load.max()))  # exact feasibility (a change of the order of the primal residual)
+    x = x / max(1.0, float(system.load(x).max()))  # exact feasibility (a change of the order of the primal residual)
     tasks = np.zeros((n_users, n_servers))
-    tasks[pair_user, pair_server] = x
-    y_full = np.zeros(n_servers * kk)
-    y_full[active] = y
-    prices = y_full.reshape(n_servers, kk) * scale * np.exp(-log_kappa)[:, None]
+    tasks[system.pair_user, system.pair_server] = x
+    y_full = np.zeros(n_servers * system.n_constraints)
+    y_full[system.active] = y
+    prices = y_full.reshape(n_servers, system.n_constraints) * system.scale * np.exp(-log_kappa)[:, None]
     return Allocation.from_diagnostics(cluster, tasks, "pfvds", {
         "iterations": it, "converged": converged, "gap": gap, "primal_residual": primal_res,
         "dual_residual": dual_res, "prices": prices, "alpha": alphas, "time_shared": time_shared,

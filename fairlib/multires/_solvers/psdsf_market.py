@@ -36,6 +36,8 @@ market (unique for each μ); the fixed-point iteration of :mod:`.psdsf` can stop
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit, prange
 
@@ -444,8 +446,15 @@ def _polish(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chun
     return x_all, residual
 
 
+class MarketSolution(NamedTuple):
+    """The market's allocation ``tasks[user, server]`` and its solver diagnostics."""
+
+    tasks: np.ndarray
+    diagnostics: dict
+
+
 def psdsf_market(cluster: Cluster, *, time_shared: bool = False, mu_final: float = 1e-10, drop: float = 1e-7,
-                 max_newton: int = 500, factor: float = 0.1, stage_tol: float = 10.0):
+                 max_newton: int = 500, factor: float = 0.1, stage_tol: float = 10.0) -> MarketSolution:
     """PS-DSF tasks[user, server] by the smoothed market (module docstring), one VDS level per server: the
     caller checks that every usable user loads a full constraint (:func:`.psdsf.psdsf` does).
 
@@ -501,4 +510,4 @@ def psdsf_market(cluster: Cluster, *, time_shared: bool = False, mu_final: float
                    "retries": int(retries), "mu": float(mu),
                    "stage_residual": float(stage_residual), "residual": float(residual),
                    "converged": bool(np.isfinite(residual) and residual < 1e-9 and np.isfinite(tasks).all())}
-    return tasks, diagnostics
+    return MarketSolution(tasks, diagnostics)
