@@ -144,6 +144,7 @@ _FIELDS = {f.name for f in fields(Declared)}
 
 
 def _declared(entry: dict, where: str) -> Declared:
+    """A registry entry checked field by field (errors name the file and the claim) and turned into a Declared."""
     cid = entry.get("id")
     if not isinstance(cid, str) or not cid:
         raise ValueError(f"{where}: every claim needs a string id, got {cid!r}")

@@ -28,7 +28,7 @@ from typing import Callable, Mapping, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ._validate import InvalidInputError, as_count, as_eligibility, as_number
+from ._validate import InvalidInputError, as_count, as_eligibility, as_number, check_choice
 from .multires.cluster import Cluster, on_merged_servers
 from .sweep import sweep
 
@@ -51,8 +51,7 @@ def location_eligibility(fleet, n_users: int, rng=None, *, reach: int = 1, topol
     ``"ring"`` closes it (with 3 sites every site is then near every other)."""
     if fleet.location is None:
         raise InvalidInputError("fleet: has no server locations (location is None)")
-    if topology not in ("line", "ring"):
-        raise InvalidInputError(f"topology = {topology!r}: must be 'line' or 'ring'")
+    check_choice(topology, ("line", "ring"), "topology")
     reach, n_users = as_count(reach, "reach", minimum=0), as_count(n_users, "n_users")
     rng = np.random.default_rng(rng)
     sites = np.unique(fleet.location)
@@ -153,6 +152,7 @@ class Jobs:
     scheduling_class: np.ndarray = None
 
     def __post_init__(self):
+        """Validate every field (shapes, finite times, segments, work >= 0); errors name field and job."""
         n = len(self.ids)
         arrival, trace_end = np.asarray(self.arrival, float), np.asarray(self.trace_end, float)
         offsets, work, shape = np.asarray(self.offsets), np.asarray(self.work, float), np.asarray(self.shape, float)

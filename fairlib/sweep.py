@@ -57,7 +57,7 @@ from typing import Any, Callable, Iterable, Mapping, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ._validate import InvalidInputError
+from ._validate import InvalidInputError, as_count, check_choice
 
 __all__ = ["sweep", "SweepError", "cell_seed", "default_backend", "BACKENDS"]
 
@@ -275,6 +275,13 @@ def _execute_loky(fn, fixed, cells, n_jobs):
 
 
 def _execute_dask(fn, fixed, cells, scheduler):
+    """Cells in chunks on a Dask cluster, yielded as they finish.
+
+    Kept instead of joblib's Dask backend (``parallel_config("dask")``): that backend sends one task per joblib
+    batch and re-raises the first worker exception, cancelling the rest — here every cell's failure is reported
+    with its traceback while the others finish and are cached, and each chunk carries its cells' own seeds, so
+    results do not depend on how the scheduler batches or orders them.
+    """
     from distributed import Client, as_completed
 
     address = scheduler or os.environ.get(_SCHEDULER_ENV)
@@ -320,22 +327,39 @@ def sweep(fn: Callable[..., Any], grid, *, seeds: int = 1, rng=0, fixed: Mapping
     DataFrame with the grid's parameters, ``rep`` and ``fn``'s fields, in grid order x rep (never in
     completion order).
     """
-    from tqdm.auto import tqdm
-
     if not callable(fn):
         raise InvalidInputError(f"fn = {fn!r}: must be callable")
-    if isinstance(seeds, bool) or not isinstance(seeds, (int, np.integer)) or seeds < 1:
-        raise InvalidInputError(f"seeds = {seeds!r}: must be an integer >= 1 (repetitions per grid point)")
-    if errors not in ("raise", "keep"):
-        raise InvalidInputError(f"errors = {errors!r}: must be 'raise' or 'keep'")
-    if backend is not None and backend not in BACKENDS:
-        raise InvalidInputError(f"backend = {backend!r}: must be one of {BACKENDS} or None")
+    seeds = as_count(seeds, "seeds")
+    check_choice(errors, ("raise", "keep"), "errors")
+    if backend is not None:
+        check_choice(backend, BACKENDS, "backend")
     fixed = dict(fixed or {})
     root = _root_sequence(rng)
     points = _grid_points(grid)
     clash = set(fixed) & (set().union(*points) if points else set())
     if clash:
         raise InvalidInputError(f"fixed: {sorted(clash)} also vary in the grid")
+    cells = _make_cells(points, seeds, root, seed_by)
+    backend, jobs = _choose_backend(backend, scheduler, n_jobs, len(cells))
+
+    # 1. what the cache already holds (resumable sweeps); 2. run the rest; 3. one table in grid order
+    paths = _cache_paths(fn, fixed, root, cells, cache_name) if _cache_enabled(cache) else None
+    rows_of = _read_cache(cells, paths) if paths is not None else {}
+    todo = [c for c in cells if c.index not in rows_of]
+    started = time.perf_counter()
+    failures = _run_cells(fn, fixed, cells, todo, rows_of, paths, backend, jobs, scheduler, progress, desc)
+    by_index = {c.index: c for c in cells}
+    table = pd.DataFrame([{**by_index[i].params, "rep": by_index[i].rep, **row}
+                          for i in sorted(rows_of) for row in rows_of[i]])
+    table.attrs["sweep"] = {"backend": backend, "n_jobs": jobs, "cells": len(cells), "ran": len(todo),
+                            "seconds": time.perf_counter() - started}
+    if failures:
+        _report_failures(fn, table, by_index, failures, len(cells), len(rows_of), errors)
+    return table
+
+
+def _make_cells(points, seeds: int, root, seed_by) -> list[_Cell]:
+    """Every (grid point, repetition) with its seed, derived from the root and the parameters in ``seed_by``."""
     names = set().union(*points) if points else set()
     if seed_by is not None:
         seed_by = list(seed_by)
@@ -346,35 +370,51 @@ def sweep(fn: Callable[..., Any], grid, *, seeds: int = 1, rng=0, fixed: Mapping
     def seed_params(p):
         return p if seed_by is None else {k: p[k] for k in seed_by if k in p}
 
-    cells = [_Cell(i * int(seeds) + r, p, r, cell_seed(root, seed_params(p), r))
-             for i, p in enumerate(points) for r in range(int(seeds))]
+    return [_Cell(i * seeds + r, p, r, cell_seed(root, seed_params(p), r))
+            for i, p in enumerate(points) for r in range(seeds)]
+
+
+def _choose_backend(backend, scheduler, n_jobs, n_cells: int) -> tuple[str, int]:
+    """The backend and its local processes: the default (Dask when a scheduler is set, else loky on every core)
+    falls back to serial for a single cell; an explicit backend is kept."""
     if backend is None:
         backend, jobs = default_backend(scheduler, n_jobs)
-        if backend == "loky" and len(cells) < 2:
+        if backend == "loky" and n_cells < 2:
             backend = "serial"
-    else:
-        jobs = _resolve_jobs(n_jobs) if backend == "loky" else 1
+        return backend, jobs
+    return backend, _resolve_jobs(n_jobs) if backend == "loky" else 1
 
-    rows_of: dict[int, list[dict]] = {}
+
+def _cache_paths(fn, fixed, root, cells, cache_name) -> dict[int, Path]:
+    """Per cell, its cache file: keyed on the function's code, the fixed arguments, the root seed and the cell."""
+    folder = _cache_dir(cache_name or getattr(fn, "__qualname__", "sweep").replace("<", "").replace(">", ""))
+    folder.mkdir(parents=True, exist_ok=True)
+    fingerprint, fixed_key = _function_fingerprint(fn), _canonical(fixed)
+    return {c.index: folder / f"{_cache_key(fingerprint, fixed_key, root, c)}.pkl" for c in cells}
+
+
+def _read_cache(cells, paths) -> dict[int, list[dict]]:
+    """The rows of every cell found in the cache; a half-written or stale entry is recomputed, never trusted."""
+    rows_of = {}
+    for c in cells:
+        if paths[c.index].exists():
+            try:
+                with open(paths[c.index], "rb") as f:
+                    rows_of[c.index] = pickle.load(f)
+            except (EOFError, pickle.UnpicklingError, ValueError, AttributeError, ImportError) as exc:
+                warnings.warn(f"sweep cache: {paths[c.index]} is unreadable ({type(exc).__name__}: {exc}); "
+                              "recomputing that cell", RuntimeWarning, stacklevel=3)
+                paths[c.index].unlink(missing_ok=True)
+    return rows_of
+
+
+def _run_cells(fn, fixed, cells, todo, rows_of, paths, backend, jobs, scheduler, progress, desc) -> dict:
+    """Run ``todo`` on the backend, filling ``rows_of`` (and the cache) as cells finish, with a progress bar; a
+    broken worker pool keeps what finished and names what did not. Returns failures: index -> (error, traceback).
+    """
+    from tqdm.auto import tqdm
+
     failures: dict[int, tuple[str, str]] = {}
-    use_cache = _cache_enabled(cache)
-    if use_cache:
-        folder = _cache_dir(cache_name or getattr(fn, "__qualname__", "sweep").replace("<", "").replace(">", ""))
-        folder.mkdir(parents=True, exist_ok=True)
-        fingerprint, fixed_key = _function_fingerprint(fn), _canonical(fixed)
-        paths = {c.index: folder / f"{_cache_key(fingerprint, fixed_key, root, c)}.pkl" for c in cells}
-        for c in cells:
-            if paths[c.index].exists():
-                try:
-                    with open(paths[c.index], "rb") as f:
-                        rows_of[c.index] = pickle.load(f)
-                except (EOFError, pickle.UnpicklingError, ValueError, AttributeError, ImportError) as exc:
-                    # a half-written or stale cache entry is recomputed, never trusted
-                    warnings.warn(f"sweep cache: {paths[c.index]} is unreadable ({type(exc).__name__}: {exc}); "
-                                  "recomputing that cell", RuntimeWarning, stacklevel=2)
-                    paths[c.index].unlink(missing_ok=True)
-    todo = [c for c in cells if c.index not in rows_of]
-
     if backend == "serial":
         stream = _execute_serial(fn, fixed, todo)
     elif backend == "loky":
@@ -383,7 +423,6 @@ def sweep(fn: Callable[..., Any], grid, *, seeds: int = 1, rng=0, fixed: Mapping
         stream = _execute_dask(fn, fixed, todo, scheduler)
     bar = tqdm(total=len(cells), initial=len(cells) - len(todo), disable=not progress, leave=False,
                desc=desc or getattr(fn, "__name__", "sweep"))
-    started = time.perf_counter()
     by_index = {c.index: c for c in cells}
     try:
         for index, rows, failure in stream:
@@ -395,7 +434,7 @@ def sweep(fn: Callable[..., Any], grid, *, seeds: int = 1, rng=0, fixed: Mapping
                     raise ValueError(f"sweep({getattr(fn, '__name__', fn)!s}): a cell returned column(s) {clash}, "
                                      "which name grid parameters (or 'rep'); rename them")
                 rows_of[index] = rows
-                if use_cache:
+                if paths is not None:
                     _write_atomic(paths[index], rows)
             bar.update(1)
     except (ValueError, TypeError):
@@ -409,21 +448,20 @@ def sweep(fn: Callable[..., Any], grid, *, seeds: int = 1, rng=0, fixed: Mapping
         bar.close()
         if hasattr(stream, "close"):
             stream.close()
+    return failures
 
-    table = pd.DataFrame([{**by_index[i].params, "rep": by_index[i].rep, **row}
-                          for i in sorted(rows_of) for row in rows_of[i]])
-    table.attrs["sweep"] = {"backend": backend, "n_jobs": jobs, "cells": len(cells), "ran": len(todo),
-                            "seconds": time.perf_counter() - started}
-    if failures:
-        failed = pd.DataFrame([{**by_index[i].params, "rep": by_index[i].rep, "error": failures[i][0],
-                                "traceback": failures[i][1]} for i in sorted(failures)])
-        lines = [f"  {_canonical(by_index[i].params)} rep {by_index[i].rep}: {failures[i][0]}"
-                 for i in sorted(failures)[:10]]
-        more = f"\n  ... and {len(failures) - 10} more" if len(failures) > 10 else ""
-        message = (f"sweep({getattr(fn, '__name__', fn)!s}): {len(failures)} of {len(cells)} cells failed "
-                   f"(the other {len(rows_of)} finished):\n" + "\n".join(lines) + more)
-        if errors == "raise":
-            raise SweepError(message, table, failed)
-        warnings.warn(message, RuntimeWarning, stacklevel=2)
-        table.attrs["failures"] = failed
-    return table
+
+def _report_failures(fn, table, by_index, failures, n_cells, n_finished, errors) -> None:
+    """Raise :class:`SweepError` naming the failed cells (``errors="raise"``), or warn and attach them to
+    ``table.attrs["failures"]``."""
+    failed = pd.DataFrame([{**by_index[i].params, "rep": by_index[i].rep, "error": failures[i][0],
+                            "traceback": failures[i][1]} for i in sorted(failures)])
+    lines = [f"  {_canonical(by_index[i].params)} rep {by_index[i].rep}: {failures[i][0]}"
+             for i in sorted(failures)[:10]]
+    more = f"\n  ... and {len(failures) - 10} more" if len(failures) > 10 else ""
+    message = (f"sweep({getattr(fn, '__name__', fn)!s}): {len(failures)} of {n_cells} cells failed "
+               f"(the other {n_finished} finished):\n" + "\n".join(lines) + more)
+    if errors == "raise":
+        raise SweepError(message, table, failed)
+    warnings.warn(message, RuntimeWarning, stacklevel=3)
+    table.attrs["failures"] = failed

@@ -4,34 +4,27 @@ from __future__ import annotations
 
 import statistics
 import time
+import timeit
 
 __all__ = ["median_time"]
 
 
 def median_time(fn, *, repeat: int = 5, min_time: float = 0.02, warmup: int = 1, slow: float = 0.5) -> float:
-    """Median wall time of ``fn()`` in seconds.
+    """Median wall time of ``fn()`` in seconds, sampled with :class:`timeit.Timer` (garbage collection off).
 
     ``warmup`` calls first (numba compilation, caches); calls cheaper than ``min_time`` are looped so
     each of the ``repeat`` samples lasts at least ``min_time``. Calls slower than ``slow`` seconds
     are sampled three times at most, the (already compiled) first call counting as a sample.
+    ``Timer.autorange`` is not used: its 0.2 s floor per sample would make the notebooks' speed sweeps (hundreds of
+    cells) ten times longer for no better median.
     """
     for _ in range(warmup):
         fn()
+    timer = timeit.Timer(fn)
     t0 = time.perf_counter()
     fn()
     once = time.perf_counter() - t0
     if once > slow:
-        samples = [once]
-        for _ in range(min(repeat, 3) - 1):
-            t0 = time.perf_counter()
-            fn()
-            samples.append(time.perf_counter() - t0)
-        return statistics.median(samples)
+        return statistics.median([once] + timer.repeat(repeat=min(repeat, 3) - 1, number=1))
     loops = max(1, int(min_time / max(once, 1e-9)))
-    samples = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(loops):
-            fn()
-        samples.append((time.perf_counter() - t0) / loops)
-    return statistics.median(samples)
+    return statistics.median(t / loops for t in timer.repeat(repeat=repeat, number=loops))

@@ -223,7 +223,7 @@ def compare_values(committed: str, fresh: str, *, rtol: float, atol: float = 0.0
 
     >>> compare_values("0.002833789932588676", "0.0028337899325886766", rtol=1e-9)[0]
     True
-    >>> compare_values("12", "13", rtol=0.5)
+    >>> tuple(compare_values("12", "13", rtol=0.5))
     (False, inf)
     """
     if committed == fresh:

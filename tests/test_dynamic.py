@@ -175,7 +175,7 @@ def test_cautious_lp_reconstruction_is_feasible_and_fair():
     (dict(demands=[[1, 1]], n=2.5), r"n = 2\.5: must be an integer"),
     (dict(demands=[[1, 1]], method="fast"), r"method = 'fast'"),
     (dict(demands=[[1, 1]], method="lp", line6="as_printed"), r"applies to method='linear' only"),
-    (dict(demands=[[1, 1]], sums="cumulative"), r"sums = 'cumulative': must be 'prefix' or 'rescan'"),
+    (dict(demands=[[1, 1]], sums="cumulative"), r"sums = 'cumulative': must be one of \['prefix', 'rescan'\]"),
 ])
 def test_validation(kwargs, message):
     with pytest.raises(InvalidInputError, match=message):

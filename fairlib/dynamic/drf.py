@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from .._validate import InvalidInputError, as_demands
+from .._validate import InvalidInputError, as_demands, check_choice
 
 __all__ = ["dynamic_drf", "dynamic_drf_step", "DynamicDRFResult", "METHODS", "normalize_demands",
            "static_drf_levels", "suffix_max_shares"]
@@ -450,14 +450,11 @@ def dynamic_drf(demands, n: int | None = None, method: str = "linear", *, line6:
     >>> res.final_shares.round(6).tolist(), res.levels.round(6).tolist()
     ([0.666667, 0.666667, 0.333333], [0.333333, 0.666667, 0.333333])
     """
-    if method not in METHODS:
-        raise InvalidInputError(f"method = {method!r}: must be one of {METHODS}")
-    if line6 not in ("corrected", "as_printed"):
-        raise InvalidInputError(f"line6 = {line6!r}: must be 'corrected' or 'as_printed'")
+    check_choice(method, METHODS, "method")
+    check_choice(line6, ("corrected", "as_printed"), "line6")
     if line6 == "as_printed" and method != "linear":
         raise InvalidInputError("line6='as_printed' applies to method='linear' only")
-    if sums not in ("prefix", "rescan"):
-        raise InvalidInputError(f"sums = {sums!r}: must be 'prefix' or 'rescan'")
+    check_choice(sums, ("prefix", "rescan"), "sums")
     d = normalize_demands(demands)
     K = d.shape[0]
     n = _planned_agents(n, K)

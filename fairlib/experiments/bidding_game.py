@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from .. import metrics
-from .._validate import InvalidInputError
+from .._validate import InvalidInputError, check_choice
 from ..market.dynamics import run_dynamics
 from ..market.equilibrium import equilibrium_violation, proportional_guarantee_bids
 from ..market.game import (
@@ -91,8 +91,7 @@ def infinite_parallelism_sweep(users, seeds: int, rng, *, preference: str = "uni
     ``residual`` = Nash residual), local_greedy, social_optimum, weight_proportional. Runs on
     :func:`fairlib.sweep.sweep`.
     """
-    if preference not in PREFERENCES:
-        raise InvalidInputError(f"preference = {preference!r}: must be one of {sorted(PREFERENCES)}")
+    check_choice(preference, PREFERENCES, "preference")
     grid = {"users": [int(u) for u in users], "preference": [preference], "order": _as_list(order),
             "step": _as_list(step)}
     df = sweep(_infinite_cell, grid, seeds=seeds, rng=rng, seed_by=["users", "preference"],

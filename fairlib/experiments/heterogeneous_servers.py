@@ -238,6 +238,8 @@ def _continued(cluster, alpha, alloc, max_sweeps: int = 50_000):
 
 
 def _conditions_cell(seed, instance, alphas, n_starts, n_users, n_servers, n_resources):
+    """One random weighted cluster: PF-VDS equilibria from the interior point, best responses and ``n_starts`` random
+    starts, per α; Theorem 1's conditions, Lemma 1's merit and the totals' spread over the equilibria found."""
     rng = np.random.default_rng(seed)
     cluster = random_cluster(rng, n_users, n_servers, n_resources, weights=True)
     rows = []

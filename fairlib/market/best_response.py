@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .._validate import InvalidInputError
+from .._validate import InvalidInputError, as_count
 
 __all__ = ["best_response", "best_response_finite", "utility", "finite_utility"]
 
@@ -451,8 +451,7 @@ def best_response_finite(w, y, budget, k: int) -> FiniteBestResponse:
     (bids, swaps) : bids on at most k machines, and the number of improving swaps made.
     """
     w, y, budget = _check_inputs(w, y, budget)
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise InvalidInputError(f"k = {k!r}: the parallelism bound must be an integer >= 1")
+    k = as_count(k, "k")
     w_unit, y_unit, budget_unit, scale = _unit_scale(w, y, budget)
     bids, swaps = _local_search(w_unit, y_unit, budget_unit, int(k))
     return FiniteBestResponse(bids * scale, int(swaps))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .._validate import InvalidInputError, as_count, as_number
+from .._validate import InvalidInputError, as_count, as_number, check_choice
 from .best_response import _best_response, _local_search
 from .game import Game, weight_proportional_bids
 
@@ -245,10 +245,8 @@ def run_dynamics(game: Game, method: str = "best_response", *, order: str = "seq
         Local greedy convergence: largest relative marginal-utility gap (not given in the paper [NR];
         default 0.05).
     """
-    if method not in METHODS:
-        raise InvalidInputError(f"method = {method!r}: must be one of {METHODS}")
-    if order not in ORDERS:
-        raise InvalidInputError(f"order = {order!r}: must be one of {ORDERS}")
+    check_choice(method, METHODS, "method")
+    check_choice(order, ORDERS, "order")
     if method == "local_greedy" and game.parallelism is not None:
         raise InvalidInputError("local_greedy is defined for infinite parallelism only (EC §4.3)")
     if not 0 < step <= 1:

@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validate import InvalidInputError, as_count, as_number
+from .._validate import InvalidInputError, as_count, as_number, check_choice
 from ..metrics import efficiency, envy_freeness, utilities, utility_uniformity
 from .game import allocation
 
@@ -74,8 +74,7 @@ def two_player_equilibria(alpha: float, kind: str = "opposite") -> list[dict]:
     Each equilibrium: bids on machine 1 (x, y), δ, efficiency, uniformity, envy-freeness, and the
     condition-(1) residual of the bids (a numerical cross-check).
     """
-    if kind not in ("equal", "opposite"):
-        raise InvalidInputError(f"kind = {kind!r}: must be 'equal' or 'opposite'")
+    check_choice(kind, ("equal", "opposite"), "kind")
     alpha = _game_alpha(alpha, kind)
     if kind == "equal":
         w = np.array([[alpha, 1 - alpha], [alpha, 1 - alpha]])
@@ -111,8 +110,7 @@ def two_player_equilibria_numeric(alpha: float, kind: str = "opposite", grid: in
     """
     from scipy.optimize import fsolve
 
-    if kind not in ("equal", "opposite"):
-        raise InvalidInputError(f"kind = {kind!r}: must be 'equal' or 'opposite'")
+    check_choice(kind, ("equal", "opposite"), "kind")
     alpha = _game_alpha(alpha, kind)
     grid = as_count(grid, "grid", minimum=2)
     if kind == "equal":

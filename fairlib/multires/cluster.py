@@ -74,6 +74,7 @@ class Cluster:
     dominant: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self):
+        """Validate, derive usable pairs, γ and dominant resources, and freeze every array."""
         cap = as_capacities(self.capacity, "capacity", ndim=2, allow_zero=True)
         dem = as_demands(self.demand, "demand", n_resources=cap.shape[1])
         n, k = dem.shape[0], cap.shape[0]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .._validate import InvalidInputError, as_capacities, as_demands, as_weights, check_task_bound
+from .._validate import InvalidInputError, as_capacities, as_demands, as_weights, check_choice, check_task_bound
 from .progressive_filling import _is_cluster, _progressive_filling, share_steps
 
 __all__ = ["edrf", "EDRFResult", "pdrf", "PDRFResult", "SATURATION_RTOL"]
@@ -293,8 +293,7 @@ def pdrf(demands, capacity=None, *, variant: str = "ds_max", top_up: bool = Fals
         from .pooled import pdrf_allocation
         return pdrf_allocation(demands, variant=variant, top_up=top_up, higher_order=higher_order,
                                share_arithmetic=share_arithmetic)
-    if variant not in ("ds_max", "simplified"):
-        raise InvalidInputError(f"variant = {variant!r}: must be 'ds_max' or 'simplified'")
+    check_choice(variant, ("ds_max", "simplified"), "variant")
     d, cap, _ = _as_pool(demands, capacity, None)
     n, m = d.shape
     ok, ds, _, _ = _scan_rows(d, cap, np.ones(n))

@@ -29,7 +29,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
-from .._validate import InvalidInputError, as_number
+from .._validate import InvalidInputError, as_number, check_choice
 from ._solvers.maxmin_interior import maxmin_round_interior_point
 from .cluster import Allocation, Cluster, monopoly_tasks
 
@@ -72,8 +72,7 @@ def weighted_maxmin_totals(cluster: Cluster, q, *, tol: float = 1e-9, max_rounds
     n = cluster.n_users
     if q.shape != (n,) or not np.isfinite(q).all() or (q <= 0).any():
         raise InvalidInputError(f"q: expected {n} finite positive coefficients, got {q!r}")
-    if method not in _METHODS:
-        raise InvalidInputError(f"method = {method!r}: expected one of {_METHODS}")
+    check_choice(method, _METHODS, "method")
     if not (np.isfinite(tol) and tol > 0):
         raise InvalidInputError(f"tol = {tol}: must be a positive finite number")
     if method == "interior_point":
@@ -82,6 +81,9 @@ def weighted_maxmin_totals(cluster: Cluster, q, *, tol: float = 1e-9, max_rounds
 
 
 def _maxmin_interior(cluster: Cluster, coef, tol, max_rounds):
+    """Lexicographic weighted max-min of ``coef``-scaled totals by rounds: each round's common level by the
+    structured interior point (HiGHS takes over a round where it stalls), the users its duals block frozen at the
+    level their exactly feasible tasks achieve; returns tasks and diagnostics."""
     n = cluster.n_users
     users, servers = _pair_index(cluster)
     demand, capacity = cluster.demand, cluster.capacity

@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .._validate import InvalidInputError, as_count, as_number
+from .._validate import InvalidInputError, as_count, as_number, check_choice
 from ._solvers.pfvds_interior import pfvds_interior_point
 from .cluster import Allocation, Cluster, per_server_alpha
 from .psdsf import psdsf
@@ -87,6 +87,122 @@ def _dual_value(lam, cap, d, x_o, a, gamma, weight, alpha, x, p):
 
 
 @njit(cache=True)
+def _usage_and_hessian(d, x, x_o, p, alpha):
+    """Resources the users' demands x(λ) use, and the Hessian of the dual value: Σ_n w_n d_n d_nᵀ over served users,
+    w_n = -dx_n/dp_n = (x_n + x_o,n) / (α p_n)."""
+    n_users, m = d.shape
+    used = np.zeros(m)
+    hess = np.zeros((m, m))
+    for n in range(n_users):
+        if x[n] > 0.0:
+            w = (x[n] + x_o[n]) / (alpha * p[n])
+            for r in range(m):
+                used[r] += d[n, r] * x[n]
+                for s in range(m):
+                    hess[r, s] += w * d[n, r] * d[n, s]
+        else:
+            for r in range(m):
+                used[r] += d[n, r] * x[n]
+    return used, hess
+
+
+@njit(cache=True)
+def _kkt_gap(cap, grad, lam):
+    """Largest relative violation of the server's KKT conditions: overuse, and complementarity of prices and
+    slack (``grad`` = capacity - use), relative to capacity."""
+    gap = 0.0
+    for r in range(cap.shape[0]):
+        if cap[r] > 0.0:
+            viol = max(-grad[r], 0.0) / cap[r]
+            comp = abs(lam[r] * grad[r]) / max(abs(lam[r] * cap[r]), 1e-300) if lam[r] > 0.0 else 0.0
+            gap = max(gap, viol, comp)
+    return gap
+
+
+@njit(cache=True)
+def _price_step(cap, grad, hess, lam):
+    """Projected Newton direction for the prices: Newton on the free prices whose resource some served user
+    demands (with a small ridge: collinear demands make the Hessian singular); a tiny price on a slack resource
+    is held at its bound (ε-active set); elsewhere (a zero Hessian row) the price moves multiplicatively
+    towards balance."""
+    m = cap.shape[0]
+    step = np.zeros(m)
+    newton = np.zeros(m, dtype=np.bool_)
+    lam_max = 0.0
+    for r in range(m):
+        lam_max = max(lam_max, lam[r])
+    for r in range(m):
+        if grad[r] > 0.0 and lam[r] <= 1e-8 * lam_max:
+            step[r] = -lam[r]
+            continue
+        free = lam[r] > 0.0 or grad[r] < 0.0
+        if not free:
+            continue
+        if hess[r, r] > 1e-14 * max(abs(grad[r]), 1e-300) / max(lam[r], 1e-300):
+            newton[r] = True
+        elif grad[r] > 0.0:
+            step[r] = -lam[r]
+        else:
+            step[r] = max(lam[r], 1.0 / max(cap[r], 1e-300)) * (-grad[r]) / max(cap[r], 1e-300)
+    idx = np.flatnonzero(newton)
+    if idx.shape[0] > 0:
+        h = np.empty((idx.shape[0], idx.shape[0]))
+        g = np.empty(idx.shape[0])
+        for u in range(idx.shape[0]):
+            g[u] = grad[idx[u]]
+            for v in range(idx.shape[0]):
+                h[u, v] = hess[idx[u], idx[v]]
+        trace = 0.0
+        for u in range(idx.shape[0]):
+            trace += h[u, u]
+        for u in range(idx.shape[0]):
+            h[u, u] += 1e-9 * trace / idx.shape[0]
+        sol = np.linalg.solve(h, -g)
+        for u in range(idx.shape[0]):
+            step[idx[u]] = sol[u]
+    return step
+
+
+@njit(cache=True)
+def _line_search(step, grad, hess, lam, value, cap, d, x_o, a, gamma, weight, alpha, lam_try, x_try, p_try):
+    """Backtracking on the dual value along the projected path λ + t·step (t halved up to 60 times); if the Newton
+    direction fails, a diagonally scaled gradient step. Fills ``lam_try``, ``x_try``, ``p_try`` with the accepted
+    point; returns (accepted, its dual value)."""
+    m = cap.shape[0]
+    v = value
+    for attempt in range(2):
+        if attempt == 1:
+            for r in range(m):
+                step[r] = -grad[r] / max(hess[r, r], 1e-12 * max(abs(grad[r]), 1e-300)) if (
+                    lam[r] > 0.0 or grad[r] < 0.0) else 0.0
+        t = 1.0
+        for _ in range(60):
+            for r in range(m):
+                lam_try[r] = max(lam[r] + t * step[r], 0.0)
+            v = _dual_value(lam_try, cap, d, x_o, a, gamma, weight, alpha, x_try, p_try)
+            if v < value:
+                return True, v
+            t *= 0.5
+    return False, v
+
+
+@njit(cache=True)
+def _scale_into_capacity(cap, d, x):
+    """Scale ``x`` (in place) inside every capacity: the dual iteration can stop (rounding) with a resource over
+    capacity by ~1e-6 relative, and each best response must be feasible."""
+    factor = 1.0
+    for r in range(cap.shape[0]):
+        use = 0.0
+        for n in range(d.shape[0]):
+            use += d[n, r] * x[n]
+        if use > cap[r]:
+            factor = min(factor, cap[r] / use)
+    if factor < 1.0:
+        for n in range(d.shape[0]):
+            x[n] *= factor
+
+
+@njit(cache=True)
 def _best_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_iter):
     """Server best response by projected Newton on the dual; ``lam`` (R,) is the warm start and is
     updated in place. Returns (x, iterations, relative KKT gap)."""
@@ -107,109 +223,29 @@ def _best_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_iter):
     gap = np.inf
     it = 0
     for it in range(1, max_iter + 1):
-        used = np.zeros(m)
-        hess = np.zeros((m, m))
-        for n in range(n_users):
-            if x[n] > 0.0:
-                # dx_n/dp_n = -(x_n + x_o)/(α p_n)
-                w = (x[n] + x_o[n]) / (alpha * p[n])
-                for r in range(m):
-                    used[r] += d[n, r] * x[n]
-                    for s in range(m):
-                        hess[r, s] += w * d[n, r] * d[n, s]
-            else:
-                for r in range(m):
-                    used[r] += d[n, r] * x[n]
+        used, hess = _usage_and_hessian(d, x, x_o, p, alpha)
         grad = cap - used
-        # KKT gap: complementarity of prices and slack, relative to capacity
-        gap = 0.0
-        for r in range(m):
-            if cap[r] > 0.0:
-                viol = max(-grad[r], 0.0) / cap[r]
-                comp = abs(lam[r] * grad[r]) / max(abs(lam[r] * cap[r]), 1e-300) if lam[r] > 0.0 else 0.0
-                gap = max(gap, viol, comp)
+        gap = _kkt_gap(cap, grad, lam)
         if gap <= tol:
             break
-        # Newton on the free prices whose resource some served user demands; elsewhere (a zero Hessian
-        # row: nobody served needs r) move the price multiplicatively towards balance
-        step = np.zeros(m)
-        newton = np.zeros(m, dtype=np.bool_)
-        lam_max = 0.0
-        for r in range(m):
-            lam_max = max(lam_max, lam[r])
-        for r in range(m):
-            # ε-active bound (projected Newton): a tiny price on a slack resource is held at its bound
-            if grad[r] > 0.0 and lam[r] <= 1e-8 * lam_max:
-                step[r] = -lam[r]
-                continue
-            free = lam[r] > 0.0 or grad[r] < 0.0
-            if not free:
-                continue
-            if hess[r, r] > 1e-14 * max(abs(grad[r]), 1e-300) / max(lam[r], 1e-300):
-                newton[r] = True
-            elif grad[r] > 0.0:
-                step[r] = -lam[r]
-            else:
-                step[r] = max(lam[r], 1.0 / max(cap[r], 1e-300)) * (-grad[r]) / max(cap[r], 1e-300)
-        idx = np.flatnonzero(newton)
-        if idx.shape[0] > 0:
-            h = np.empty((idx.shape[0], idx.shape[0]))
-            g = np.empty(idx.shape[0])
-            for u in range(idx.shape[0]):
-                g[u] = grad[idx[u]]
-                for v in range(idx.shape[0]):
-                    h[u, v] = hess[idx[u], idx[v]]
-            trace = 0.0
-            for u in range(idx.shape[0]):
-                trace += h[u, u]
-            for u in range(idx.shape[0]):   # ridge: collinear demands make the Hessian singular
-                h[u, u] += 1e-9 * trace / idx.shape[0]
-            sol = np.linalg.solve(h, -g)
-            for u in range(idx.shape[0]):
-                step[idx[u]] = sol[u]
-        # backtracking on the dual value along the projected path; if the Newton direction fails, a
-        # diagonally scaled gradient step
-        accepted = False
-        v = value
-        for attempt in range(2):
-            if attempt == 1:
-                for r in range(m):
-                    step[r] = -grad[r] / max(hess[r, r], 1e-12 * max(abs(grad[r]), 1e-300)) if (
-                        lam[r] > 0.0 or grad[r] < 0.0) else 0.0
-            t = 1.0
-            for _ in range(60):
-                for r in range(m):
-                    lam_try[r] = max(lam[r] + t * step[r], 0.0)
-                v = _dual_value(lam_try, cap, d, x_o, a, gamma, weight, alpha, x_try, p_try)
-                if v < value:
-                    accepted = True
-                    break
-                t *= 0.5
-            if accepted:
-                break
+        step = _price_step(cap, grad, hess, lam)
+        accepted, v = _line_search(step, grad, hess, lam, value, cap, d, x_o, a, gamma, weight, alpha, lam_try,
+                                   x_try, p_try)
         if not accepted:
             break
         lam[:] = lam_try
         x[:] = x_try
         p[:] = p_try
         value = v
-    # The dual iteration can stop (rounding) with a resource over capacity by ~1e-6 relative: scale the
-    # column back inside every capacity, so each best response is feasible.
-    factor = 1.0
-    for r in range(m):
-        use = 0.0
-        for n in range(n_users):
-            use += d[n, r] * x[n]
-        if use > cap[r]:
-            factor = min(factor, cap[r] / use)
-    if factor < 1.0:
-        for n in range(n_users):
-            x[n] *= factor
+    _scale_into_capacity(cap, d, x)
     return x, it, gap
 
 
 @njit(cache=True)
 def _gauss_seidel(cap, d3, gamma, weight, usable, alphas, x, lams, max_sweeps, tol, inner_tol, inner_iter):
+    """Gauss-Seidel best-response sweeps over the servers (each server's users answer the others' totals, eq. (12)
+    [INF]) until no total changes by more than ``tol`` relative; updates ``x`` and the prices ``lams`` in place and
+    returns (sweeps, last relative change)."""
     n_users, n_servers = gamma.shape
     totals = x.sum(axis=1)
     change = np.inf
@@ -395,9 +431,7 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_share
     alphas = per_server_alpha(cluster, alpha)
     max_sweeps, iterations = as_count(max_sweeps, "max_sweeps"), as_count(iterations, "iterations")
     tol, kappa, step = as_number(tol, "tol"), as_number(kappa, "kappa"), as_number(step, "step")
-    if method not in ("interior_point", "best_response", "distributed", "psmfa"):
-        raise InvalidInputError(f"method = {method!r}: must be 'interior_point', 'best_response', 'distributed' "
-                                "or 'psmfa'")
+    check_choice(method, ("interior_point", "best_response", "distributed", "psmfa"), "method")
     if time_shared and method not in ("interior_point", "best_response"):
         raise InvalidInputError(f"time_shared=True needs method='interior_point' or 'best_response', got {method!r}")
     if start is not None and method != "best_response":

@@ -12,7 +12,15 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .._validate import InvalidInputError, as_capacities, as_count, as_demands, as_weights, check_task_bound
+from .._validate import (
+    InvalidInputError,
+    as_capacities,
+    as_count,
+    as_demands,
+    as_weights,
+    check_choice,
+    check_task_bound,
+)
 
 __all__ = ["drf", "DRFResult", "STOP_RULES", "TIE_BREAKS", "SHARE_ARITHMETIC", "FIT_RTOL", "share_steps"]
 
@@ -230,8 +238,7 @@ def share_steps(demands, capacity, weights, share_arithmetic: str = "exact") -> 
     arrays and ``arithmetic = "float"`` (shares compared as ``tasks * step``). ``"accumulated"`` mirrors the
     author's scripts: ``s += step`` per task, compared in floating point.
     """
-    if share_arithmetic not in SHARE_ARITHMETIC:
-        raise InvalidInputError(f"share_arithmetic = {share_arithmetic!r}: must be one of {SHARE_ARITHMETIC}")
+    check_choice(share_arithmetic, SHARE_ARITHMETIC, "share_arithmetic")
     d, cap, w = demands, capacity, weights
     step = (d / cap).max(axis=1) / w
     empty = np.empty(0, dtype=np.int64)
@@ -326,10 +333,8 @@ def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie
     n, m = d.shape
     cap = as_capacities(capacity, n_resources=m)
     w = as_weights(weights, n)
-    if stop not in STOP_RULES:
-        raise InvalidInputError(f"stop = {stop!r}: must be one of {STOP_RULES}")
-    if tie_break not in TIE_BREAKS:
-        raise InvalidInputError(f"tie_break = {tie_break!r}: must be one of {TIE_BREAKS}")
+    check_choice(stop, STOP_RULES, "stop")
+    check_choice(tie_break, TIE_BREAKS, "tie_break")
     per_task = (d / cap).max(axis=1)
     step, share_num, share_den, accumulate, arithmetic = share_steps(d, cap, w, share_arithmetic)
     pos = d > 0

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .._validate import InvalidInputError, as_count, as_number
+from .._validate import InvalidInputError, as_count, as_number, check_choice
 from ._solvers.psdsf_market import psdsf_market
 from .cluster import Allocation, Cluster
 
@@ -205,8 +205,7 @@ def psdsf(cluster: Cluster, *, time_shared: bool = False, method: str = "market"
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
     max_sweeps, tol = as_count(max_sweeps, "max_sweeps"), as_number(tol, "tol")
-    if method not in ("market", "fixed_point"):
-        raise InvalidInputError(f"method = {method!r}: must be 'market' or 'fixed_point'")
+    check_choice(method, ("market", "fixed_point"), "method")
     name = "psdsf_time_shared" if time_shared else "psdsf"
     if method != "fixed_point":
         tasks, diag = psdsf_market(cluster, time_shared=time_shared)

@@ -77,6 +77,8 @@ _NONNEGATIVE = {"task_events": ["time", "cpu_request", "memory_request", "disk_r
 
 
 def _read_parts(table: str, parts, directory, columns, chunksize=None):
+    """Read parts of a Google table strictly (field counts and values checked, errors name file and line); one
+    DataFrame, or an iterator of chunks of ``chunksize`` rows."""
     import io
 
     names, dtypes, total = _TABLES[table]

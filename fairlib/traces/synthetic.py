@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError
+from .._validate import InvalidInputError, as_count, check_choice
 from ._source import SYNTHETIC_MARKER
 from .bitbrains import BITBRAINS_COLUMNS, bitbrains_dir, write_vm
 
@@ -311,17 +311,14 @@ def real_or_synthetic(name: str, *, mode: str = "full", seed: int = 0) -> Path:
     """
     from .. import paths
 
-    if name not in ("google", "bitbrains"):
-        raise InvalidInputError(f"name = {name!r}: must be 'google' or 'bitbrains'")
-    if mode not in STAND_IN_SIZES:
-        raise InvalidInputError(f"mode = {mode!r}: must be one of {sorted(STAND_IN_SIZES)}")
+    check_choice(name, ("google", "bitbrains"), "name")
+    check_choice(mode, STAND_IN_SIZES, "mode")
     folder = paths.TRACE_FOLDERS[name]
     found = paths.find_traces(folder)
     if found is not None:
         return found
     sizes = STAND_IN_SIZES[mode][name]
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InvalidInputError(f"seed = {seed!r}: must be an integer >= 0 (a stand-in is written once per seed)")
+    seed = as_count(seed, "seed", minimum=0)
     target = paths.build_dir() / "synthetic_traces" / mode / f"seed{seed}" / folder
     done = target / ".complete"
     if not done.is_file():

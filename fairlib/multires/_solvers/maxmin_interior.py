@@ -72,9 +72,6 @@ def _normal_matrix(x, z, w, u, s, y, a_act, user_start, pair_server, dem, inv_ca
     blocks = np.zeros((n_chunks, n_servers, kk, kk))
     lows = np.zeros((n_chunks, n_rows, n_rows))
     for c in prange(n_chunks):
-        low = lows[c]
-        block = blocks[c]
-        b_vec = b_parts[c]
         e_rows = np.empty(kk, dtype=np.int64)
         e_vals = np.empty(kk)
         r_rows = np.empty(n_rows, dtype=np.int64)
@@ -82,62 +79,97 @@ def _normal_matrix(x, z, w, u, s, y, a_act, user_start, pair_server, dem, inv_ca
         r_mark = np.full(n_rows, -1, dtype=np.int64)
         for n in range(chunks[c], chunks[c + 1]):
             lo, hi = user_start[n], user_start[n + 1]
-            star = lo
-            delta = 0.0
-            for p in range(lo, hi):
-                weight[p] = x[p] / z[p]
-                delta += weight[p]
-                if weight[p] > weight[star]:
-                    star = p
-            omega = w[n] / u[n]
-            g = delta + omega
+            star, delta = _pair_weights(x, z, lo, hi, weight)
+            g = delta + w[n] / u[n]
             inv_g[n] = 1.0 / g
-            root = np.sqrt(g)
-            share = a_act[n] / g
-            n_e = 0
-            n_r = 0
             if dense:
                 r_dense[n, :] = 0.0
-            for p in range(lo, hi):
-                wp = weight[p]
-                wt = wp * ((delta - wp) + omega) / g if p == star else wp
-                i = pair_server[p]
-                for k in range(kk):
-                    rk = row_of[i, k]
-                    if rk < 0:
-                        continue
-                    ck = dem[n, k] * inv_cap[i, k]
-                    b_vec[rk] += ck * wp * share
-                    val = wp * ck / root
-                    if p == star:
-                        e_rows[n_e] = rk
-                        e_vals[n_e] = val
-                        n_e += 1
-                    elif dense:
-                        r_dense[n, rk] += val
-                    elif r_mark[rk] < 0:
-                        r_mark[rk] = n_r
-                        r_rows[n_r] = rk
-                        r_vals[n_r] = val
-                        n_r += 1
-                    else:
-                        r_vals[r_mark[rk]] += val
-                    for l in range(kk):
-                        block[i, k, l] += wt * ck * dem[n, l] * inv_cap[i, l]
-            if dense:  # -EᵀR: rows of the dominant pair's server, contiguous updates
-                for e in range(n_e):
-                    row = low[e_rows[e]]
-                    src = r_dense[n]
-                    for j in range(n_rows):
-                        row[j] -= e_vals[e] * src[j]
+            n_e, n_r = _user_terms(n, lo, hi, star, delta, w[n] / u[n], g, weight, a_act[n] / g, pair_server, dem,
+                                   inv_cap, row_of, dense, r_dense, blocks[c], b_parts[c], e_rows, e_vals, r_rows,
+                                   r_vals, r_mark)
+            _subtract_cross_terms(lows[c], n, n_e, n_r, e_rows, e_vals, r_rows, r_vals, r_mark, dense, r_dense)
+    return _assemble(lows, blocks, b_parts, row_of, a_act, inv_g, s, y, n_rows, weight)
+
+
+@njit(cache=True)
+def _pair_weights(x, z, lo, hi, weight):
+    """D_p = x_p/z_p for one user's pairs lo..hi-1 (into ``weight``); returns the dominant pair p* (largest D_p) and
+    δ = Σ_p D_p."""
+    star = lo
+    delta = 0.0
+    for p in range(lo, hi):
+        weight[p] = x[p] / z[p]
+        delta += weight[p]
+        if weight[p] > weight[star]:
+            star = p
+    return star, delta
+
+
+@njit(cache=True)
+def _user_terms(n, lo, hi, star, delta, omega, g, weight, share, pair_server, dem, inv_cap, row_of, dense, r_dense,
+                block, b_vec, e_rows, e_vals, r_rows, r_vals, r_mark):
+    """User n's contributions: b += Σ_p D_p a_p (a_n/G); the compact per-server blocks get D_p a_p a_pᵀ (κ for p*);
+    E[n] = D* a*/√G (sparse, into e_rows/e_vals) and R[n] = Σ_{p≠p*} D_p a_p/√G (into ``r_dense[n]`` when dense,
+    else sparse into r_rows/r_vals with ``r_mark`` as the row -> slot index). Returns (entries of E, of R)."""
+    kk = dem.shape[1]
+    root = np.sqrt(g)
+    n_e = 0
+    n_r = 0
+    for p in range(lo, hi):
+        wp = weight[p]
+        wt = wp * ((delta - wp) + omega) / g if p == star else wp
+        i = pair_server[p]
+        for k in range(kk):
+            rk = row_of[i, k]
+            if rk < 0:
+                continue
+            ck = dem[n, k] * inv_cap[i, k]
+            b_vec[rk] += ck * wp * share
+            val = wp * ck / root
+            if p == star:
+                e_rows[n_e] = rk
+                e_vals[n_e] = val
+                n_e += 1
+            elif dense:
+                r_dense[n, rk] += val
+            elif r_mark[rk] < 0:
+                r_mark[rk] = n_r
+                r_rows[n_r] = rk
+                r_vals[n_r] = val
+                n_r += 1
             else:
-                for j in range(n_r):
-                    for e in range(n_e):
-                        low[e_rows[e], r_rows[j]] -= e_vals[e] * r_vals[j]
-                    for l in range(n_r):
-                        low[r_rows[j], r_rows[l]] -= 0.5 * r_vals[j] * r_vals[l]
-                for j in range(n_r):
-                    r_mark[r_rows[j]] = -1
+                r_vals[r_mark[rk]] += val
+            for l in range(kk):
+                block[i, k, l] += wt * ck * dem[n, l] * inv_cap[i, l]
+    return n_e, n_r
+
+
+@njit(cache=True)
+def _subtract_cross_terms(low, n, n_e, n_r, e_rows, e_vals, r_rows, r_vals, r_mark, dense, r_dense):
+    """L -= EᵀR (+ ½RᵀR when sparse; dense R is left to one BLAS product by the caller); clears ``r_mark``."""
+    n_rows = low.shape[0]
+    if dense:  # -EᵀR: rows of the dominant pair's server, contiguous updates
+        for e in range(n_e):
+            row = low[e_rows[e]]
+            src = r_dense[n]
+            for j in range(n_rows):
+                row[j] -= e_vals[e] * src[j]
+    else:
+        for j in range(n_r):
+            for e in range(n_e):
+                low[e_rows[e], r_rows[j]] -= e_vals[e] * r_vals[j]
+            for l in range(n_r):
+                low[r_rows[j], r_rows[l]] -= 0.5 * r_vals[j] * r_vals[l]
+        for j in range(n_r):
+            r_mark[r_rows[j]] = -1
+
+
+@njit(cache=True)
+def _assemble(lows, blocks, b_parts, row_of, a_act, inv_g, s, y, n_rows, weight):
+    """Sum the chunks and form the upper triangle of M = blocks + L + Lᵀ + S/Y + b bᵀ/c0, c0 = Σ_n a_n²/G_n;
+    returns (M, D, 1/G, b, c0)."""
+    n_chunks, n_servers, kk = blocks.shape[0], blocks.shape[1], blocks.shape[2]
+    n_users = inv_g.shape[0]
     low = lows[0]
     for c in range(1, n_chunks):
         low += lows[c]

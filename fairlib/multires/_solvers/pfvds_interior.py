@@ -29,7 +29,7 @@ import numpy as np
 import scipy.linalg
 from numba import njit
 
-from ..._validate import InvalidInputError
+from ..._validate import InvalidInputError, as_count
 from ..cluster import Allocation, Cluster, per_server_alpha
 from .pair_kernels import column_products, one_blas_thread, row_products, user_sums
 
@@ -151,8 +151,7 @@ def pfvds_interior_point(cluster: Cluster, alpha=1.0, *, time_shared: bool = Fal
     alphas = _alphas_per_server(cluster, alpha)
     if not (np.isfinite(tol) and tol > 0):
         raise InvalidInputError(f"tol = {tol}: must be a positive finite number")
-    if isinstance(max_iterations, bool) or not isinstance(max_iterations, (int, np.integer)) or max_iterations < 1:
-        raise InvalidInputError(f"max_iterations = {max_iterations!r}: must be an integer >= 1")
+    max_iterations = as_count(max_iterations, "max_iterations")
     cap_level = _DIRECT_ALPHA
     start = None
     stages = []

@@ -41,7 +41,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from ..._validate import InvalidInputError
+from ..._validate import InvalidInputError, as_count
 from ..cluster import Cluster
 from .pair_kernels import numba_threads, one_blas_thread, user_chunks
 
@@ -473,8 +473,7 @@ def psdsf_market(cluster: Cluster, *, time_shared: bool = False, mu_final: float
                                    ("factor", factor, 0.0, 1.0), ("stage_tol", stage_tol, 0.0, np.inf)):
         if not (isinstance(value, (int, float, np.floating)) and low < value < high):
             raise InvalidInputError(f"{name} = {value!r}: must be a number in ({low:g}, {high:g})")
-    if isinstance(max_newton, bool) or not isinstance(max_newton, (int, np.integer)) or max_newton < 1:
-        raise InvalidInputError(f"max_newton = {max_newton!r}: must be an integer >= 1")
+    max_newton = as_count(max_newton, "max_newton")
     users, servers = np.nonzero(cluster.eligible)  # row-major: grouped by user, as the kernels need
     user_start = np.searchsorted(users, np.arange(cluster.n_users + 1)).astype(np.int64)
     pair_server = servers.astype(np.int64)
