@@ -5,7 +5,8 @@
 #               run on labelled synthetic data), then run every notebook in full mode (run_all.py;
 #               every notebook runs even when one fails; the exit status says whether all passed)
 #   make test   create .venv if missing, then run the whole test suite
-#   make install   only create .venv (e.g. on a Dask worker machine; see README, Running at scale)
+#   make install   only create .venv and compile every numba kernel once into the keyed cache
+#               (python -m fairlib.warm; e.g. on a Dask worker machine; see README, Running at scale)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -22,6 +23,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name fairlib --display-name "fairlib (.venv)" >/dev/null
+	$(BIN)/python -m fairlib.warm
 	@touch $@
 
 fetch: $(STAMP)

@@ -6,12 +6,14 @@ The public API is :data:`__all__`: the subpackages (``market``, ``multires``, ``
 (``from fairlib import Cluster, drf, psdsf``). They load on first use, so ``import fairlib`` stays light.
 
 Importing fairlib points numba's on-disk cache at ``<repo>/build/numba-cache/<hash of the fairlib sources>``
-(unless ``NUMBA_CACHE_DIR`` is already set). numba does not invalidate a cached kernel when a kernel
-it calls changes in another file; keying the cache on every source file makes any edit start afresh.
+(unless ``NUMBA_CACHE_DIR`` is already set), also when numba was imported first. numba does not invalidate a
+cached kernel when a kernel it calls changes in another file; keying the cache on every source file makes any
+edit start afresh.
 """
 
 import hashlib
 import os
+import sys
 from pathlib import Path
 
 
@@ -27,8 +29,18 @@ def _source_hash() -> str:
 #: hash of every fairlib source file: keys the numba cache and the sweep cache (fairlib.sweep)
 SOURCE_HASH = _source_hash()
 
+#: where fairlib's kernels are cached unless NUMBA_CACHE_DIR says otherwise: keyed on every source file
+KEYED_CACHE_DIR = str(Path(__file__).resolve().parents[1] / "build" / "numba-cache" / SOURCE_HASH)
+
 if "NUMBA_CACHE_DIR" not in os.environ:
-    os.environ["NUMBA_CACHE_DIR"] = str(Path(__file__).resolve().parents[1] / "build" / "numba-cache" / SOURCE_HASH)
+    os.environ["NUMBA_CACHE_DIR"] = KEYED_CACHE_DIR
+    if "numba" in sys.modules:
+        # numba read its configuration when it was imported (by a script, a test module or a plugin before
+        # fairlib); its cache locators read config.CACHE_DIR when a kernel is decorated, which for fairlib's
+        # kernels is after this line: without it they would be cached beside the sources, unkeyed (stale callees)
+        from numba.core import config as _numba_config
+
+        _numba_config.CACHE_DIR = KEYED_CACHE_DIR
 
 __version__ = "0.1.0"
 

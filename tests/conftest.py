@@ -23,3 +23,27 @@ def tmp_build(tmp_path, monkeypatch):
     """Redirect build/ (quick-mode outputs) into a temporary directory."""
     monkeypatch.setenv("FAIRLIB_BUILD_DIR", str(tmp_path / "build"))
     return tmp_path / "build"
+
+
+_SESSION_START = None
+
+
+def pytest_sessionstart(session):
+    global _SESSION_START
+    import time
+
+    _SESSION_START = time.time() - 1.0
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Fail the run if any numba cache file was written beside fairlib's sources: every entry point must cache in
+    the keyed ``build/numba-cache/<source hash>`` (see fairlib/__init__.py), or an edited callee can run stale."""
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parents[1] / "fairlib"
+    stray = sorted(str(p.relative_to(here.parent)) for p in here.rglob("*.nb[ic]")
+                   if _SESSION_START is not None and p.stat().st_mtime >= _SESSION_START)
+    if stray:
+        print(f"\nnumba cache files written under fairlib/ during this run (not in the keyed cache): {stray[:5]}"
+              f"{' ...' if len(stray) > 5 else ''}")
+        session.exitstatus = 1

@@ -46,3 +46,38 @@ def test_long_library_functions_say_what_they_compute():
                     and not ast.get_docstring(node):
                 missing.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
     assert not missing, f"functions over 30 lines without a docstring: {missing}"
+
+
+def test_kernels_cache_in_the_keyed_directory_even_when_numba_is_imported_first(tmp_path):
+    """A script that imports numba before fairlib (a test module, a plugin, a worker) used to cache fairlib's
+    kernels beside the sources, unkeyed: a stale callee could then be run after an edit."""
+    import subprocess
+    import sys
+
+    from fairlib.paths import ROOT
+
+    code = ("import numba, sys\n"
+            "import fairlib\n"
+            "from fairlib.multires import edrf\n"
+            "import numba.core.config as c\n"
+            "print(c.CACHE_DIR == fairlib.KEYED_CACHE_DIR)\n"
+            "locator = edrf.__globals__['_scan_rows']._cache._cache_path\n"
+            "print(locator.startswith(fairlib.KEYED_CACHE_DIR))\n")
+    env = {k: v for k, v in __import__("os").environ.items() if k != "NUMBA_CACHE_DIR"}
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["True", "True"], out
+    assert str(ROOT / "build" / "numba-cache") in __import__("fairlib").KEYED_CACHE_DIR
+
+
+def test_warm_compiles_every_kernel():
+    """``python -m fairlib.warm`` (run by ``make install``) reaches every numba kernel of the library, so a reader's
+    first call loads compiled code; exit status 1 would name the kernels it missed."""
+    import subprocess
+    import sys
+
+    from fairlib.paths import ROOT
+
+    run = subprocess.run([sys.executable, "-m", "fairlib.warm", "--quiet"], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "fairlib kernels ready in" in run.stdout

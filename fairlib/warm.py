@@ -1,0 +1,123 @@
+"""Compile every numba kernel of fairlib once, into the keyed cache: ``python -m fairlib.warm``.
+
+``make install`` (so ``make`` and ``make test``) runs it, and so can a Dask worker before its first task: the first
+call a reader makes in a notebook then loads compiled code instead of compiling it. Each step calls a public entry
+point on a tiny instance with the argument types real instances have (float64 / int64, C order), so the cached
+specialisations are the ones later calls use. :func:`uncompiled_kernels` lists any kernel no step reached; the
+test suite checks it is empty.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import pkgutil
+import sys
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+__all__ = ["warm_steps", "warm", "uncompiled_kernels", "main"]
+
+
+def warm_steps() -> list[tuple[str, Callable[[], object]]]:
+    """(name, call) for every entry point whose first call compiles kernels."""
+    from .dynamic import dynamic_drf
+    from .experiments.dynamic_drf import per_step_times
+    from .market import Game, best_response, best_response_finite, run_dynamics
+    from .multires import Cluster, asset_fairness, ceei, drf, drfh, edrf, pdrf, pfvds, psdsf, random_cluster, tsf
+
+    rng = np.random.default_rng(0)
+    int_pool = ([[1, 4], [3, 1], [2, 2]], [9, 18])
+    float_pool = Cluster.single_pool([10.0, 10.0, 10.0], rng.uniform(0.1, 1.0, (6, 3)))
+    zero_demands = ([[1.0, 0.0], [1.0, 0.0], [0.0, 2.0]], [1.0, 3.0])
+    cluster = random_cluster(rng, 8, 3, 3, weights=True)
+    weights = rng.uniform(0.0, 1.0, (6, 4))
+    demands = rng.uniform(0.01, 1.0, (12, 3))
+    return [
+        ("drf (exact shares)", lambda: drf(*int_pool, record_order=True)),
+        ("drf (float, accumulated)", lambda: (drf(float_pool), drf(*zero_demands, share_arithmetic="accumulated"))),
+        ("edrf, pdrf", lambda: (edrf(*zero_demands), edrf(float_pool), pdrf(*int_pool, top_up=True))),
+        ("asset fairness, CEEI", lambda: (asset_fairness(float_pool), ceei(float_pool))),
+        ("drfh", lambda: drfh(cluster)),
+        ("tsf", lambda: tsf(cluster)),
+        ("psdsf (market)", lambda: (psdsf(cluster), psdsf(cluster, time_shared=True))),
+        ("psdsf (fixed point)", lambda: psdsf(cluster, method="fixed_point")),
+        ("pfvds (interior point)", lambda: (pfvds(cluster, 1.0), pfvds(cluster, 2.0))),
+        ("pfvds (best responses)", lambda: pfvds(cluster, 2.0, method="best_response")),
+        ("pfvds (distributed)", lambda: pfvds(cluster, 1.0, method="distributed", iterations=50)),
+        ("bidding game: best response", lambda: (best_response(weights[0], np.ones(4), 1.0),
+                                                 best_response_finite(weights[0], np.ones(4), 1.0, 2))),
+        ("bidding game: dynamics", lambda: [run_dynamics(Game(weights, parallelism=k, reserve=1e-6), method,
+                                                         order=order, rng=0)
+                                            for k, method in ((None, "best_response"), (2, "best_response"),
+                                                              (None, "local_greedy"))
+                                            for order in ("sequential", "random", "simultaneous")]),
+        ("dynamic DRF", lambda: [dynamic_drf(demands, method=m).shares(5) for m in ("linear", "waterfill")]
+         + [dynamic_drf(demands, sums="rescan")]),
+        ("dynamic DRF: per-step kernels", lambda: per_step_times([8], rng=0, methods=("linear", "linear_rescan"),
+                                                                  repeat=1, block=4)),
+    ]
+
+
+def warm(progress: bool = True) -> dict[str, float]:
+    """Run every :func:`warm_steps` step once; returns seconds per step (compiling, or loading from the cache)."""
+    from tqdm.auto import tqdm
+
+    times = {}
+    steps = warm_steps()
+    with tqdm(steps, desc="compiling fairlib's kernels", disable=not progress, unit="step") as bar:
+        for name, call in bar:
+            bar.set_postfix_str(name)
+            t0 = time.perf_counter()
+            call()
+            times[name] = time.perf_counter() - t0
+    return times
+
+
+def uncompiled_kernels() -> list[str]:
+    """Every numba kernel of fairlib (module.function) with no entry in the on-disk cache — neither compiled by
+    this process nor found there (a kernel only called from other kernels is cached too: its own index file)."""
+    from numba.core.registry import CPUDispatcher
+
+    import fairlib
+
+    missing = []
+    for info in pkgutil.walk_packages(fairlib.__path__, "fairlib."):
+        if info.name.endswith(".warm"):
+            continue
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            inlined = isinstance(value, CPUDispatcher) and value.targetoptions.get("inline") == "always"
+            if isinstance(value, CPUDispatcher) and value.__module__ == info.name and not inlined:
+                index = value._cache._cache_file._index_path  # numba's cache layout: one index per kernel
+                if not value.signatures and not os.path.exists(index):
+                    missing.append(f"{info.name}.{name}")
+    return missing
+
+
+def main(argv=None) -> int:
+    """Command line: compile (or load) every kernel, print the time per step; exit 1 if a kernel was missed."""
+    ap = argparse.ArgumentParser(prog="python -m fairlib.warm", description=__doc__.split("\n")[0])
+    ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = ap.parse_args(argv)
+    from numba.core import config
+
+    import fairlib  # noqa: F401 - sets the keyed cache directory before numba compiles anything
+
+    t0 = time.perf_counter()
+    times = warm(progress=not args.quiet)
+    total = time.perf_counter() - t0
+    print(f"fairlib kernels ready in {config.CACHE_DIR}: {total:.1f} s "
+          f"({', '.join(f'{k} {v:.1f} s' for k, v in times.items())})")
+    missing = uncompiled_kernels()
+    if missing:
+        print(f"kernels no warm-up step compiled: {missing}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
