@@ -184,3 +184,13 @@ def test_a_registered_toy_mechanism_appears_in_tables_replays_and_benchmarks_wit
                          horizon=1000)
         np.testing.assert_allclose(res.jobs.completion, [15.0, 10.0])
     assert "equal_split" not in mechanisms.names()
+
+
+def test_the_pool_property_table_lists_every_registered_mechanism_it_can_run():
+    weighted = heterogeneous_servers.property_table(2, 5, kind="pool", n_users=4, n_resources=2)
+    unweighted = heterogeneous_servers.property_table(2, 5, kind="pool", n_users=4, n_resources=2, weighted=False)
+    # pdrf has no weights: on weighted pools it is left out, on unweighted ones it is in
+    assert set(weighted["mechanism"]) >= {"drf", "edrf", "asset_fairness", "ceei", "drfh", "pfvds_1"}
+    assert "pdrf" not in set(weighted["mechanism"]) and "pdrf" in set(unweighted["mechanism"])
+    edrf_rows = unweighted[unweighted["mechanism"] == "edrf"]
+    assert (edrf_rows[["SI", "EF", "PO"]] <= 1e-7).all().all()      # DRF's properties on divisible tasks
