@@ -15,8 +15,7 @@ import numpy as np
 
 from benchmarks._timing import write_results
 from fairlib import mechanisms
-from fairlib.experiments.heterogeneous_servers import random_pool
-from fairlib.multires import random_cluster
+from fairlib.multires import random_cluster, random_pool
 from fairlib.timing import median_time
 
 REPEATS = 5

@@ -39,7 +39,7 @@ from ._validate import InvalidInputError
 from .multires import asset_fairness, ceei, drf, drfh, edrf, pdrf, pfvds, psdsf, tsf
 
 __all__ = ["Mechanism", "ByServer", "CAPABILITIES", "register", "unregister", "registered", "get", "names",
-           "select", "runs", "color_of", "label_of"]
+           "select", "runs", "resolve", "resolve_runs"]
 
 CAPABILITIES = frozenset({"pooled", "multi_server", "placement_aware", "integral", "divisible", "weights",
                           "prices"})
@@ -87,11 +87,8 @@ class Mechanism:
         return self.function(cluster, **merged)
 
     def sweep_key(self) -> dict:
-        """A canonical description for :mod:`fairlib.sweep`'s cache keys (its code is in fairlib's source hash)."""
-        def plain(v):
-            return {"by_server": list(v.values)} if isinstance(v, ByServer) else v
-        fn = f"{getattr(self.function, '__module__', '?')}.{getattr(self.function, '__qualname__', '?')}"
-        return {"mechanism": self.name, "function": fn, "options": {k: plain(v) for k, v in self.options.items()}}
+        """A description for :mod:`fairlib.sweep`'s seeds and cache keys (the function is keyed by its code)."""
+        return {"mechanism": self.name, "function": self.function, "options": dict(self.options)}
 
     def runs(self) -> dict[str, Callable]:
         """name -> callable of a cluster: the variants, or the mechanism itself under its name."""
@@ -187,15 +184,25 @@ def runs(*capabilities: str) -> dict[str, Callable]:
     return out
 
 
-def color_of(name: str) -> str:
-    """The colour of a registered mechanism (or of one of its variants)."""
-    return get(name).color
+def resolve(mechanism, name: str = "mechanism"):
+    """A registered name resolved to its mechanism; a callable ``cluster -> Allocation`` (and None) passes
+    through; anything else is an error naming the argument."""
+    if mechanism is None or callable(mechanism):
+        return mechanism
+    if isinstance(mechanism, str):
+        return get(mechanism)
+    raise InvalidInputError(f"{name}: expected a registered name or a callable Cluster -> Allocation, got "
+                            f"{type(mechanism).__name__}")
 
 
-def label_of(name: str) -> str:
-    """The legend label of a registered mechanism; a variant is labelled by its own name."""
-    mech = get(name)
-    return mech.label if name.lower() == mech.name.lower() else name
+def resolve_runs(mechanisms, *capabilities: str) -> dict[str, Callable]:
+    """name -> callable of a cluster from a mapping (kept), an iterable of registered names, or None (every run of
+    the mechanisms having ``capabilities``, :func:`runs`)."""
+    if mechanisms is None:
+        return runs(*capabilities)
+    if isinstance(mechanisms, Mapping):
+        return dict(mechanisms)
+    return {str(name): get(name) for name in mechanisms}
 
 
 # --- the mechanisms of the four papers ------------------------------------------------------------------

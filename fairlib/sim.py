@@ -62,18 +62,6 @@ def location_eligibility(fleet, n_users: int, rng=None, *, reach: int = 1, topol
     return gap <= reach
 
 
-def _as_mechanism(mechanism, name: str):
-    """A registered mechanism's name resolved to it; callables (and None) pass through."""
-    if mechanism is None or callable(mechanism):
-        return mechanism
-    if isinstance(mechanism, str):
-        from .mechanisms import get
-
-        return get(mechanism)
-    raise InvalidInputError(f"{name}: expected a registered name or a callable Cluster -> Allocation, got "
-                            f"{type(mechanism).__name__}")
-
-
 class Snapshot(NamedTuple):
     """The cluster of the users active at an instant (None if none is) and their indices."""
 
@@ -118,14 +106,11 @@ def snapshot_utilisation(fleet, workload, mechanisms: Mapping[str, Callable] | N
     the cluster-wide utilisation. Runs on :func:`fairlib.sweep.sweep`. Label with ``workload.source``.
     ``mechanisms``: name -> callable of a cluster, names of registered mechanisms, or None for every run of the
     registered multi-server mechanisms (:func:`fairlib.mechanisms.runs`)."""
-    from . import mechanisms as registry
+    from .mechanisms import resolve_runs
 
-    if mechanisms is None:
-        mechanisms = registry.runs("multi_server")
-    elif not isinstance(mechanisms, Mapping):
-        mechanisms = {str(name): registry.get(name) for name in mechanisms}
     out = sweep(_snapshot_cell, [{"run": i} for i in range(int(n_runs))], rng=rng,
-                fixed=dict(fleet=fleet, workload=workload, mechanisms=dict(mechanisms), reach=reach,
+                fixed=dict(fleet=fleet, workload=workload, mechanisms=resolve_runs(mechanisms, "multi_server"),
+                           reach=reach,
                            topology=topology, merge=merge),
                 progress=progress, desc="snapshots", cache=False)
     out = out.drop(columns="rep")
@@ -323,7 +308,9 @@ def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start
     """
     from tqdm.auto import tqdm
 
-    mechanism, reference = _as_mechanism(mechanism, "mechanism"), _as_mechanism(reference, "reference")
+    from .mechanisms import resolve
+
+    mechanism, reference = resolve(mechanism, "mechanism"), resolve(reference, "reference")
     if tuple(fleet.resources) != tuple(jobs.resources):
         raise InvalidInputError(f"fleet.resources {fleet.resources} != jobs.resources {jobs.resources}")
     if not (np.isfinite(interval) and interval >= MIN_INTERVAL_S):

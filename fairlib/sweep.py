@@ -107,8 +107,9 @@ def _plain(value):
         return _plain(value.sweep_key())
     if isinstance(value, functools.partial):
         return {"partial": _plain(value.func), "args": _plain(value.args), "keywords": _plain(value.keywords)}
-    if callable(value):  # a function (e.g. a mechanism) by name: its code is in the source hash of fairlib
-        return {"callable": f"{getattr(value, '__module__', '?')}.{getattr(value, '__qualname__', repr(value))}"}
+    if callable(value):  # a function by name and code: two lambdas of one function share a name, not a key
+        return {"callable": f"{getattr(value, '__module__', '?')}.{getattr(value, '__qualname__', repr(value))}",
+                "code": hashlib.sha256(_code_text(value).encode()).hexdigest()}
     raise InvalidInputError(f"grid: parameter value {value!r} of type {type(value).__name__} has no canonical "
                             "form for seeding and caching (use numbers, strings, tuples, lists, dicts or arrays)")
 
@@ -165,12 +166,17 @@ def _grid_points(grid) -> list[dict]:
 
 # --- cache -----------------------------------------------------------------------------------------------
 
-def _function_fingerprint(fn) -> str:
+def _code_text(fn) -> str:
+    """A function's source, or its bytecode and constants when the source is not available."""
     try:
-        body = inspect.getsource(fn)
+        return inspect.getsource(fn)
     except (OSError, TypeError):
         code = getattr(fn, "__code__", None)
-        body = repr(code.co_code) + repr(code.co_consts) if code is not None else repr(fn)
+        return repr(code.co_code) + repr(code.co_consts) if code is not None else repr(fn)
+
+
+def _function_fingerprint(fn) -> str:
+    body = _code_text(fn)
     from . import SOURCE_HASH
 
     name = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"

@@ -11,15 +11,8 @@ import pytest
 
 from fairlib import sim
 from fairlib.multires import pfvds, psdsf
-from fairlib.traces import (
-    bitbrains_workload,
-    google_fleet,
-    google_workload,
-    machine_configurations,
-    read_task_events,
-    read_task_usage,
-    read_vms,
-)
+from fairlib.traces import (bitbrains_workload, google_fleet, google_workload, machine_configurations, read_task_events,
+                            read_task_usage, read_vms)
 from fairlib.verify import compare_text, compare_values
 from tests.fixtures.make_fixtures import HERE, make
 

@@ -10,21 +10,9 @@ from hypothesis import strategies as st
 from fairlib import mechanisms
 from fairlib._validate import InvalidInputError
 from fairlib.experiments import heterogeneous_servers
-from fairlib.multires import (
-    Allocation,
-    Cluster,
-    asset_fairness,
-    asset_share_per_task,
-    ceei,
-    drf,
-    edrf,
-    leontief_tasks,
-    maxmin_lp,
-    mechanism_properties,
-    pdrf,
-    random_cluster,
-    strategyproofness_violation,
-)
+from fairlib.multires import (Allocation, Cluster, asset_fairness, asset_share_per_task, ceei, drf, edrf,
+                              leontief_tasks, maxmin_lp, mechanism_properties, pdrf, random_cluster,
+                              strategyproofness_violation)
 from fairlib.plotting import color, label
 from tests.reference import proportional_fair_slsqp
 
@@ -54,6 +42,9 @@ def test_every_registered_mechanism_returns_an_allocation_on_a_pool(name):
 def test_array_signatures_agree_with_the_contract():
     d, c = [[1, 4], [3, 1]], [9, 18]
     assert drf(DRF_EXAMPLE).tasks.ravel().tolist() == drf(d, c).tasks.tolist() == [3, 2]
+    # every result reports each user's dominant resource and share (DRF paper §4: RAM for A, CPU for B, 2/3 each)
+    assert drf(DRF_EXAMPLE).dominant_resource.tolist() == [1, 0]
+    assert np.allclose(drf(DRF_EXAMPLE).dominant_shares, [2 / 3, 2 / 3])
     assert np.allclose(edrf(DRF_EXAMPLE).tasks.ravel(), edrf(d, c).tasks)
     assert pdrf(DRF_EXAMPLE).tasks.ravel().tolist() == pdrf(d, c).tasks.tolist()
     with pytest.raises(InvalidInputError, match="capacity: required"):

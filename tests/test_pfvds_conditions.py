@@ -8,13 +8,8 @@ from fairlib._validate import InvalidInputError
 from fairlib.multires import Cluster, pfvds
 from fairlib.multires.cluster import random_cluster
 from fairlib.multires.pfvds import nash_residual
-from fairlib.multires.pfvds_conditions import (
-    least_merit,
-    marginal_utilities,
-    random_feasible_start,
-    server_multipliers,
-    variational_gap,
-)
+from fairlib.multires.pfvds_conditions import (least_merit, marginal_utilities, random_feasible_start,
+                                               server_multipliers, variational_gap)
 from tests.test_heterogeneous import clusters
 
 

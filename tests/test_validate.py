@@ -1,15 +1,8 @@
 import numpy as np
 import pytest
 
-from fairlib._validate import (
-    InvalidInputError,
-    as_budgets,
-    as_capacities,
-    as_demands,
-    as_eligibility,
-    as_weights,
-    check_task_bound,
-)
+from fairlib._validate import (InvalidInputError, as_budgets, as_capacities, as_demands, as_eligibility, as_weights,
+                               check_task_bound)
 
 
 def test_demands_ok_and_contiguous():

@@ -4,15 +4,8 @@ import pandas as pd
 import pytest
 
 from fairlib._validate import InvalidInputError
-from fairlib.traces import (
-    bitbrains_fleet,
-    bitbrains_workload,
-    google_fleet,
-    google_workload,
-    read_task_events,
-    read_vms,
-    synthetic_bitbrains,
-)
+from fairlib.traces import (bitbrains_fleet, bitbrains_workload, google_fleet, google_workload, read_task_events,
+                            read_vms, synthetic_bitbrains)
 from tests.realdata import real_traces
 
 GOOGLE, real = real_traces("google_clusterdata_2011_2", needs="task_events/part-00000-of-00500.csv.gz")

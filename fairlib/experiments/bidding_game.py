@@ -9,14 +9,8 @@ from .. import metrics
 from .._validate import InvalidInputError, check_choice
 from ..market.dynamics import run_dynamics
 from ..market.equilibrium import equilibrium_violation, proportional_guarantee_bids
-from ..market.game import (
-    Game,
-    allocation,
-    correlated_preferences,
-    social_optimum,
-    uniform_preferences,
-    weight_proportional_bids,
-)
+from ..market.game import (Game, allocation, correlated_preferences, social_optimum, uniform_preferences,
+                           weight_proportional_bids)
 from ..sweep import sweep
 
 __all__ = ["settling_iteration", "outcome_metrics", "infinite_parallelism_sweep", "finite_parallelism_sweep",

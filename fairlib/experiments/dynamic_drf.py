@@ -11,15 +11,8 @@ from .._validate import InvalidInputError
 from ..dynamic.analysis import check_properties, strategyproofness_spot_check
 from ..dynamic.baselines import waterfill_step_sorted
 from ..dynamic.cautious import cautious_lp
-from ..dynamic.drf import (
-    _linear_prefix_block,
-    _linear_prefix_state,
-    _linear_step,
-    _lp_one_step,
-    dynamic_drf,
-    normalize_demands,
-    static_drf_levels,
-)
+from ..dynamic.drf import (_linear_prefix_block, _linear_prefix_state, _linear_step, _lp_one_step, dynamic_drf,
+                           normalize_demands, static_drf_levels)
 from ..sweep import sweep
 
 __all__ = ["random_order_experiment", "agreement_runs", "strategyproofness_runs", "per_step_times", "total_times"]

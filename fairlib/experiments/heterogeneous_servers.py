@@ -5,21 +5,19 @@ Everything with seeds runs on :func:`fairlib.sweep.sweep`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
 
 from .._validate import InvalidInputError, check_choice
-from ..multires.cluster import Cluster, random_cluster
+from ..multires.cluster import Cluster, random_cluster, random_pool
 from ..multires.pfvds import nash_residual, pfvds, proportional_fair_objective
 from ..multires.pfvds_conditions import least_merit, random_feasible_start, variational_gap
 from ..multires.psdsf import psdsf, psdsf_violation
 from ..multires.server_properties import property_violations
 from ..sweep import sweep
 
-__all__ = ["fig1_instance", "fig1_checks", "random_bottleneck_cluster", "random_pool", "property_table", "alpha_sweep",
+__all__ = ["fig1_instance", "fig1_checks", "random_bottleneck_cluster", "property_table", "alpha_sweep",
            "proportional_fair_slsqp", "theorem_checks", "equilibrium_conditions"]
 
 def fig1_instance() -> Cluster:
@@ -95,20 +93,15 @@ def _property_cell(seed, instance, kind, n_users, n_servers, n_resources, weight
     return rows
 
 
-def random_pool(rng, n_users: int, n_resources: int = 3, *, weights: bool = False) -> Cluster:
-    """A random single pool (a one-server cluster) drawn as :func:`~.cluster.random_cluster` draws one server."""
-    return random_cluster(rng, n_users, 1, n_resources, eligible_fraction=1.0, weights=weights)
-
-
 def property_table(n_instances: int, rng, *, kind: str = "random", n_users: int = 6, n_servers: int = 3,
                    n_resources: int = 3, weighted: bool = True, mechanisms=None,
                    progress: bool = False) -> pd.DataFrame:
     """Violations of SI, EF, PO and BF for every mechanism on random instances.
 
-    ``kind``: ``"random"`` (:func:`~.cluster.random_cluster`), ``"bottleneck"`` (a bottleneck everywhere) or
-    ``"pool"`` (:func:`random_pool`, one server). ``mechanisms``: name -> callable of a cluster, or names of
-    registered mechanisms; default every registered run (:func:`fairlib.mechanisms.runs`) of the multi-server
-    mechanisms, and on pools of every mechanism, weighted ones only on weighted instances. One row per
+    ``kind``: ``"random"`` (:func:`~fairlib.multires.random_cluster`), ``"bottleneck"`` (a bottleneck everywhere)
+    or ``"pool"`` (:func:`~fairlib.multires.random_pool`, one server). ``mechanisms``: name -> callable of a
+    cluster, or names of registered mechanisms; default every registered run (:func:`fairlib.mechanisms.runs`) of
+    the multi-server mechanisms, and on pools of every mechanism, weighted ones only on weighted instances. One row per
     (instance, mechanism); weights in {1, 2, 4} when ``weighted``."""
     from .. import mechanisms as registry
 
@@ -118,8 +111,8 @@ def property_table(n_instances: int, rng, *, kind: str = "random", n_users: int 
         mechanisms = {**mechanisms, **registry.runs("multi_server")}
         if weighted:
             mechanisms = {k: v for k, v in mechanisms.items() if "weights" in registry.get(k).capabilities}
-    elif not isinstance(mechanisms, Mapping):
-        mechanisms = {str(name): registry.get(name) for name in mechanisms}
+    else:
+        mechanisms = registry.resolve_runs(mechanisms)
     grid = [{"instance": i, "kind": kind} for i in range(int(n_instances))]
     out = sweep(_property_cell, grid, rng=rng, fixed=dict(n_users=n_users, n_servers=n_servers,
                                                           n_resources=n_resources, weighted=weighted,

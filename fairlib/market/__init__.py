@@ -8,23 +8,10 @@ weight-proportional), the equilibrium check and the analytical worst cases.
 from .baselines import best_response_numpy, best_response_slsqp
 from .best_response import best_response, best_response_finite, finite_utility, utility
 from .dynamics import DynamicsResult, run_dynamics
-from .equilibrium import (
-                          equilibrium_violation,
-                          marginal_utilities,
-                          proportional_guarantee_bids,
-                          sqrt_m_construction,
-                          two_player_equilibria,
-                          two_player_equilibria_numeric,
-)
-from .game import (
-                          Game,
-                          allocation,
-                          correlated_preferences,
-                          social_optimum,
-                          uniform_preferences,
-                          weight_proportional_bids,
-                          welfare_optimum,
-)
+from .equilibrium import (equilibrium_violation, marginal_utilities, proportional_guarantee_bids, sqrt_m_construction,
+                          two_player_equilibria, two_player_equilibria_numeric)
+from .game import (Game, allocation, correlated_preferences, social_optimum, uniform_preferences,
+                   weight_proportional_bids, welfare_optimum)
 
 __all__ = ["best_response", "best_response_finite", "utility", "finite_utility", "Game", "allocation",
            "social_optimum", "welfare_optimum", "weight_proportional_bids", "uniform_preferences",

@@ -14,17 +14,8 @@ mechanism on a pool or a cluster, strategy-proofness by a search over misreports
 References: :func:`maxmin_lp` (HiGHS). The private solvers live in ``fairlib.multires._solvers``.
 """
 
-from .cluster import (
-                      Allocation,
-                      Cluster,
-                      ServerAllocation,
-                      leontief_tasks,
-                      merge_identical_servers,
-                      monopoly_tasks,
-                      on_merged_servers,
-                      per_server_alpha,
-                      random_cluster,
-)
+from .cluster import (Allocation, Cluster, ServerAllocation, leontief_tasks, merge_identical_servers, monopoly_tasks,
+                      on_merged_servers, per_server_alpha, random_cluster, random_pool)
 from .edrf import EDRFResult, PDRFResult, edrf, pdrf
 from .global_maxmin import drfh, drfh_coefficients, tsf, tsf_coefficients, weighted_maxmin_totals
 from .lp import maxmin_lp
@@ -34,20 +25,13 @@ from .pooled import asset_fairness, asset_share_per_task, ceei
 from .progressive_filling import DRFResult, drf
 from .psdsf import psdsf, psdsf_violation
 from .psmfa import psmfa
-from .server_properties import (
-                      bottleneck_fairness_violation,
-                      envy_violation,
-                      mechanism_properties,
-                      misreports,
-                      pareto_violation,
-                      property_violations,
-                      sharing_incentive_violation,
-                      strategyproofness_violation,
-)
+from .server_properties import (bottleneck_fairness_violation, envy_violation, mechanism_properties, misreports,
+                                pareto_violation, property_violations, sharing_incentive_violation,
+                                strategyproofness_violation)
 
 __all__ = [
     # the result and the instance
-    "Cluster", "Allocation", "ServerAllocation", "random_cluster", "leontief_tasks", "monopoly_tasks",
+    "Cluster", "Allocation", "ServerAllocation", "random_cluster", "random_pool", "leontief_tasks", "monopoly_tasks",
     "merge_identical_servers", "on_merged_servers", "per_server_alpha",
     # single pool
     "drf", "DRFResult", "edrf", "EDRFResult", "pdrf", "PDRFResult", "asset_fairness", "asset_share_per_task", "ceei",

@@ -26,7 +26,7 @@ import numpy as np
 from .._validate import InvalidInputError, as_capacities, as_demands, as_eligibility, as_weights
 
 __all__ = ["Cluster", "Allocation", "ServerAllocation", "leontief_tasks", "monopoly_tasks", "random_cluster",
-           "merge_identical_servers", "on_merged_servers", "per_server_alpha"]
+           "random_pool", "merge_identical_servers", "on_merged_servers", "per_server_alpha"]
 
 
 #: monopoly task counts γ the mechanisms accept (tested accurate across it: results scale exactly with units)
@@ -140,11 +140,16 @@ class Cluster:
         return self.capacity.shape[0] == 1
 
     @property
-    def pooled_dominant_share(self) -> np.ndarray:
-        """Per-task dominant share against the pooled capacities, max_r d[n, r] / Σ_i c[i, r]."""
+    def pooled_shares(self) -> np.ndarray:
+        """Per-task share of the pooled capacities, d[n, r] / Σ_i c[i, r] (0 for a resource no server has)."""
         pooled = self.pooled_capacity
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(pooled > 0, self.demand / pooled, 0.0).max(axis=1)
+            return np.where(pooled > 0, self.demand / pooled, 0.0)
+
+    @property
+    def pooled_dominant_share(self) -> np.ndarray:
+        """Per-task dominant share against the pooled capacities, max_r d[n, r] / Σ_i c[i, r]."""
+        return self.pooled_shares.max(axis=1)
 
     @property
     def pooled_capacity(self) -> np.ndarray:
@@ -327,10 +332,7 @@ class Allocation:
     @property
     def dominant_resource(self) -> np.ndarray:
         """Each user's dominant resource against the pooled capacities (argmax_r d[n, r] / Σ_i c[i, r])."""
-        pooled = self.cluster.pooled_capacity
-        with np.errstate(divide="ignore", invalid="ignore"):
-            share = np.where(pooled > 0, self.cluster.demand / pooled, -np.inf)
-        return share.argmax(axis=1)
+        return self.cluster.pooled_shares.argmax(axis=1)
 
 
 #: the former name of :class:`Allocation` (one result type for every static mechanism)
@@ -388,6 +390,11 @@ def random_cluster(rng, n_users: int, n_servers: int, n_resources: int = 3, *, e
     eligible[np.arange(n_users), rng.integers(n_servers, size=n_users)] = True
     weight = rng.choice([1.0, 2.0, 4.0], size=n_users) if weights else None
     return Cluster(capacity, demand, weight=weight, eligible=eligible)
+
+
+def random_pool(rng, n_users: int, n_resources: int = 3, *, weights: bool = False) -> Cluster:
+    """A random single pool (a one-server cluster) drawn as :func:`random_cluster` draws one server."""
+    return random_cluster(rng, n_users, 1, n_resources, eligible_fraction=1.0, weights=weights)
 
 
 #: the smallest α the PF-VDS solvers accept (below it, ŝ^-α is 1 to about 1e-2 relative: a linear program whose

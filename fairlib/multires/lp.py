@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linprog
 
-from .._validate import as_capacities, as_demands, as_weights
+from .._validate import InvalidInputError, as_capacities, as_demands, as_weights
 
 __all__ = ["maxmin_lp"]
 
@@ -31,8 +31,12 @@ def maxmin_lp(demands, capacity, *, weights=None, tol: float = 1e-9, per_task_sh
     cap = as_capacities(capacity, n_resources=m)
     w = as_weights(weights, n)
     share = (d / cap).max(axis=1) if per_task_share is None else np.asarray(per_task_share, dtype=np.float64)
-    if share.shape != (n,) or not (np.isfinite(share) & (share > 0)).all():
-        raise ValueError(f"per_task_share: expected {n} finite values > 0")
+    if share.shape != (n,):
+        raise InvalidInputError(f"per_task_share: expected shape ({n},) (one per user), got {share.shape}")
+    bad = ~(np.isfinite(share) & (share > 0))
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InvalidInputError(f"per_task_share[{i}] = {share[i]}: must be finite and > 0")
     coef = share / w           # weighted share per task
     frozen_level = np.full(n, np.nan)
     # variables: tasks (n) then M

@@ -136,7 +136,7 @@ def asset_fairness(cluster: Cluster) -> Allocation:
 
     cap, dem, w = pool_arrays(cluster, "asset fairness")
     dominant = (dem / cap).max(axis=1)
-    asset = (dem / cap).sum(axis=1)
+    asset = asset_share_per_task(cluster)
     res = edrf(dem, cap, weights=w * dominant / asset)
     return Allocation(
         cluster,

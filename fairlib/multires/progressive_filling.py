@@ -12,15 +12,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .._validate import (
-    InvalidInputError,
-    as_capacities,
-    as_count,
-    as_demands,
-    as_weights,
-    check_choice,
-    check_task_bound,
-)
+from .._validate import (InvalidInputError, as_capacities, as_count, as_demands, as_weights, check_choice,
+                         check_task_bound)
 
 __all__ = ["drf", "DRFResult", "STOP_RULES", "TIE_BREAKS", "SHARE_ARITHMETIC", "FIT_RTOL", "share_steps"]
 

@@ -73,8 +73,7 @@ def envy_violation(cluster: Cluster, tasks) -> float:
     """
     x = checked_allocation(cluster, tasks)
     d = cluster.demand
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(d[:, None, :] > 0, d[None, :, :] / d[:, None, :], np.inf).min(axis=2)   # [n, m]
+    ratio = leontief_tasks(d[None, :, :], d[:, None, :])   # [n, m]: n's tasks from one task's bundle of m
     from_bundle = (ratio[:, :, None] * x[None, :, :] * cluster.eligible[:, None, :]).sum(axis=2)   # [n, m]
     scaled = from_bundle * cluster.weight[:, None] / cluster.weight[None, :]
     np.fill_diagonal(scaled, -np.inf)
@@ -121,14 +120,11 @@ def property_violations(cluster: Cluster, tasks) -> dict:
 
 
 def _resolve(mechanism):
-    """A registered name or a callable ``cluster -> Allocation``."""
-    if isinstance(mechanism, str):
-        from ..mechanisms import get
+    from ..mechanisms import resolve
 
-        return get(mechanism)
-    if not callable(mechanism):
-        raise InvalidInputError(f"mechanism: expected a registered name or a callable, got {type(mechanism).__name__}")
-    return mechanism
+    if mechanism is None:
+        raise InvalidInputError("mechanism: expected a registered name or a callable Cluster -> Allocation, got None")
+    return resolve(mechanism)
 
 
 def _run(mechanism, cluster: Cluster) -> np.ndarray:

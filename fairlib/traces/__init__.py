@@ -9,21 +9,9 @@ trace-derived data says whether it is real or synthetic.
 from ._source import TraceFormatError, is_synthetic
 from .alibaba import alibaba_dir, read_batch_task, read_machine_meta
 from .bitbrains import BITBRAINS_COLUMNS, BITBRAINS_HEADER, bitbrains_dir, iter_vms, read_vm, read_vms, write_vm
-from .google import (
-                     JOB_EVENT_COLUMNS,
-                     MACHINE_EVENT_COLUMNS,
-                     TASK_EVENT_COLUMNS,
-                     TASK_USAGE_COLUMNS,
-                     google_dir,
-                     iter_task_events,
-                     machine_configurations,
-                     read_job_events,
-                     read_machine_events,
-                     read_task_events,
-                     read_task_usage,
-                     synthetic_task_requests,
-                     task_request_pool,
-)
+from .google import (JOB_EVENT_COLUMNS, MACHINE_EVENT_COLUMNS, TASK_EVENT_COLUMNS, TASK_USAGE_COLUMNS, google_dir,
+                     iter_task_events, machine_configurations, read_job_events, read_machine_events, read_task_events,
+                     read_task_usage, synthetic_task_requests, task_request_pool)
 from .synthetic import real_or_synthetic, synthetic_bitbrains, synthetic_google, synthetic_task_usage
 from .workload import Fleet, Workload, bitbrains_fleet, bitbrains_workload, google_fleet, google_workload
 

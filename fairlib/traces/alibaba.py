@@ -14,15 +14,8 @@ from pathlib import Path
 import pandas as pd
 
 from .._validate import InvalidInputError
-from ._source import (
-    TraceFormatError,
-    check_field_counts,
-    check_values,
-    locate_bad_number,
-    missing_hint,
-    read_bytes,
-    trace_folder,
-)
+from ._source import (TraceFormatError, check_field_counts, check_values, locate_bad_number, missing_hint, read_bytes,
+                      trace_folder)
 
 __all__ = ["MACHINE_META_COLUMNS", "BATCH_TASK_2018_COLUMNS", "BATCH_TASK_2017_COLUMNS", "alibaba_dir",
            "read_machine_meta", "read_batch_task"]

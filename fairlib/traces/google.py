@@ -14,15 +14,8 @@ import numpy as np
 import pandas as pd
 
 from .._validate import InvalidInputError, as_count
-from ._source import (
-    TraceFormatError,
-    check_field_counts,
-    check_values,
-    locate_bad_number,
-    missing_hint,
-    read_bytes,
-    trace_folder,
-)
+from ._source import (TraceFormatError, check_field_counts, check_values, locate_bad_number, missing_hint, read_bytes,
+                      trace_folder)
 
 __all__ = ["TASK_EVENT_COLUMNS", "JOB_EVENT_COLUMNS", "MACHINE_EVENT_COLUMNS", "TraceFormatError", "google_dir",
            "read_task_events", "iter_task_events", "read_job_events", "read_machine_events", "machine_configurations",
