@@ -6,9 +6,9 @@ The public API is :data:`__all__`: the subpackages (``market``, ``multires``, ``
 (``from fairlib import Cluster, drf, psdsf``). They load on first use, so ``import fairlib`` stays light.
 
 Importing fairlib points numba's on-disk cache at ``<repo>/build/numba-cache/<hash of the fairlib sources>``
-(unless ``NUMBA_CACHE_DIR`` is already set), also when numba was imported first. numba does not invalidate a
-cached kernel when a kernel it calls changes in another file; keying the cache on every source file makes any
-edit start afresh.
+(``<NUMBA_CACHE_DIR>/fairlib-<hash>`` when you set that variable), also when numba was imported first. numba does
+not invalidate a cached kernel when a kernel it calls changes in another file; keying the cache on every source
+file makes any edit start afresh.
 """
 
 import hashlib
@@ -29,18 +29,29 @@ def _source_hash() -> str:
 #: hash of every fairlib source file: keys the numba cache and the sweep cache (fairlib.sweep)
 SOURCE_HASH = _source_hash()
 
-#: where fairlib's kernels are cached unless NUMBA_CACHE_DIR says otherwise: keyed on every source file
-KEYED_CACHE_DIR = str(Path(__file__).resolve().parents[1] / "build" / "numba-cache" / SOURCE_HASH)
 
-if "NUMBA_CACHE_DIR" not in os.environ:
-    os.environ["NUMBA_CACHE_DIR"] = KEYED_CACHE_DIR
-    if "numba" in sys.modules:
-        # numba read its configuration when it was imported (by a script, a test module or a plugin before
-        # fairlib); its cache locators read config.CACHE_DIR when a kernel is decorated, which for fairlib's
-        # kernels is after this line: without it they would be cached beside the sources, unkeyed (stale callees)
-        from numba.core import config as _numba_config
+def _keyed_cache_dir(source_hash: str) -> str:
+    """``build/numba-cache/<hash>``, or ``<NUMBA_CACHE_DIR>/fairlib-<hash>`` when the variable names another
+    directory (a user's own cache, a benchmark's empty one): keyed either way, so no edit can reuse a stale callee.
+    A directory already keyed on this hash (inherited by a worker from its parent) is kept as it is."""
+    chosen = os.environ.get("NUMBA_CACHE_DIR")
+    if not chosen:
+        return str(Path(__file__).resolve().parents[1] / "build" / "numba-cache" / source_hash)
+    if Path(chosen).name in (source_hash, f"fairlib-{source_hash}"):
+        return chosen
+    return str(Path(chosen) / f"fairlib-{source_hash}")
 
-        _numba_config.CACHE_DIR = KEYED_CACHE_DIR
+
+#: where fairlib's kernels are cached: keyed on every source file (see :func:`_keyed_cache_dir`)
+KEYED_CACHE_DIR = _keyed_cache_dir(SOURCE_HASH)
+os.environ["NUMBA_CACHE_DIR"] = KEYED_CACHE_DIR  # read by numba when it is imported, and by child processes
+if "numba" in sys.modules:
+    # numba read its configuration when it was imported (by a script, a test module or a plugin before
+    # fairlib); its cache locators read config.CACHE_DIR when a kernel is decorated, which for fairlib's
+    # kernels is after this line: without it they would be cached beside the sources, unkeyed (stale callees)
+    from numba.core import config as _numba_config
+
+    _numba_config.CACHE_DIR = KEYED_CACHE_DIR
 
 __version__ = "0.1.0"
 

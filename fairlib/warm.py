@@ -28,6 +28,7 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
     from .experiments.dynamic_drf import per_step_times
     from .market import Game, best_response, best_response_finite, run_dynamics
     from .multires import Cluster, asset_fairness, ceei, drf, drfh, edrf, pdrf, pfvds, psdsf, random_cluster, tsf
+    from .multires._solvers.pair_kernels import parallel_from
 
     rng = np.random.default_rng(0)
     int_pool = ([[1, 4], [3, 1], [2, 2]], [9, 18])
@@ -44,6 +45,8 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
         ("drfh", lambda: drfh(cluster)),
         ("tsf", lambda: tsf(cluster)),
         ("psdsf (market)", lambda: (psdsf(cluster), psdsf(cluster, time_shared=True))),
+        ("drfh, tsf, psdsf: parallel kernels (problems from 20,000 pairs)", lambda: _parallel(parallel_from, lambda: (
+            drfh(cluster), tsf(cluster), psdsf(cluster), psdsf(cluster, time_shared=True)))),
         ("psdsf (fixed point)", lambda: psdsf(cluster, method="fixed_point")),
         ("pfvds (interior point)", lambda: (pfvds(cluster, 1.0), pfvds(cluster, 2.0))),
         ("pfvds (best responses)", lambda: pfvds(cluster, 2.0, method="best_response")),
@@ -60,6 +63,15 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
         ("dynamic DRF: per-step kernels", lambda: per_step_times([8], rng=0, methods=("linear", "linear_rescan"),
                                                                   repeat=1, block=4)),
     ]
+
+
+def _parallel(parallel_from, call):
+    """``call`` with every problem split over numba's threads (nothing to compile when there is one thread)."""
+    import numba
+
+    if numba.get_num_threads() > 1:
+        with parallel_from(0):
+            call()
 
 
 def warm(progress: bool = True) -> dict[str, float]:
@@ -80,9 +92,14 @@ def warm(progress: bool = True) -> dict[str, float]:
 def uncompiled_kernels() -> list[str]:
     """Every numba kernel of fairlib (module.function) with no entry in the on-disk cache — neither compiled by
     this process nor found there (a kernel only called from other kernels is cached too: its own index file)."""
+    import numba
     from numba.core.registry import CPUDispatcher
 
     import fairlib
+    from fairlib.multires._solvers import pair_kernels
+
+    def cached(kernel):  # numba's cache layout: one index file per kernel
+        return kernel.signatures or os.path.exists(kernel._cache._cache_file._index_path)
 
     missing = []
     for info in pkgutil.walk_packages(fairlib.__path__, "fairlib."):
@@ -92,9 +109,12 @@ def uncompiled_kernels() -> list[str]:
         for name, value in vars(module).items():
             inlined = isinstance(value, CPUDispatcher) and value.targetoptions.get("inline") == "always"
             if isinstance(value, CPUDispatcher) and value.__module__ == info.name and not inlined:
-                index = value._cache._cache_file._index_path  # numba's cache layout: one index per kernel
-                if not value.signatures and not os.path.exists(index):
+                # with one numba thread every problem is one chunk: the parallel chains are never used
+                unused = numba.get_num_threads() == 1 and value in pair_kernels.PARALLEL_CHAINS
+                if not cached(value) and not unused:
                     missing.append(f"{info.name}.{name}")
+    missing += [f"{twin.py_func.__module__}.{twin.py_func.__qualname__}" for twin in pair_kernels.TWINS
+                if not cached(twin)]
     return missing
 
 

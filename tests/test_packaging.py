@@ -81,3 +81,23 @@ def test_warm_compiles_every_kernel():
     run = subprocess.run([sys.executable, "-m", "fairlib.warm", "--quiet"], cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "fairlib kernels ready in" in run.stdout
+
+
+def test_a_cache_directory_set_by_the_user_is_keyed_too(tmp_path):
+    """NUMBA_CACHE_DIR set by the user (or by the cold-start benchmark) holds fairlib's kernels under
+    ``fairlib-<source hash>``: an edit still starts afresh. A worker inheriting the keyed directory keeps it."""
+    import subprocess
+    import sys
+
+    code = ("import fairlib, os\n"
+            "from fairlib.multires import edrf\n"
+            "print(fairlib.KEYED_CACHE_DIR, os.environ['NUMBA_CACHE_DIR'])\n"
+            "print(edrf.__globals__['_scan_rows']._cache._cache_path)\n")
+    env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    keyed, inherited, kernel_path = out.stdout.split()
+    assert keyed == inherited == str(tmp_path / f"fairlib-{__import__('fairlib').SOURCE_HASH}")
+    assert kernel_path.startswith(keyed)
+    env["NUMBA_CACHE_DIR"] = keyed  # a child process started by that one
+    again = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert again.stdout.split()[0] == keyed

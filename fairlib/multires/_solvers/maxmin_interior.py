@@ -35,7 +35,7 @@ import numpy as np
 import scipy.linalg
 from numba import njit, prange
 
-from .pair_kernels import numba_threads, one_blas_thread, user_chunks
+from .pair_kernels import numba_threads, one_blas_thread, serial_twins, user_chunks
 
 __all__ = ["maxmin_round_interior_point"]
 
@@ -383,6 +383,10 @@ def _predictor_corrector(upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x, s, w, t
     return t + tp * dt, True
 
 
+# one chunk (below PARALLEL_PAIRS pairs) runs serial copies that never compile a parallel region
+_SERIAL, _PARALLEL = serial_twins(globals())
+
+
 def _cholesky(matrix):
     """Upper Cholesky factor U (UᵀU = M, from M's upper triangle); a tiny diagonal shift, growing on failure,
     when rounding has made M indefinite (iterative refinement then restores the exact direction). None if
@@ -442,6 +446,7 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
     n_rows = int(loaded.sum())
     chunks = user_chunks(user_start)
     n_chunks = len(chunks) - 1
+    kernels = _PARALLEL if n_chunks > 1 else _SERIAL
     structure = (user_start, pair_server, dem, inv_cap, row_of, chunks)
     active = np.isnan(level)
     # Users' rows in tasks: Σ_i x[n, i] - w_n = a_n t (active) or a_n level_n (frozen), a_n = 1/coef_n. The
@@ -452,8 +457,8 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
     a_act = np.where(active, a, 0.0)
     floor = np.where(active, 0.0, np.nan_to_num(level) * unit * a)
     # Start: every pair at half the load the busiest row can take, slacks from there; duals balanced.
-    load1, _, col_sum, _ = _linear_parts(np.ones(n_pairs), np.ones(n_rows), np.zeros(n_users), np.zeros(n_pairs),
-                                         *structure, n_rows)
+    load1, _, col_sum, _ = kernels._linear_parts(np.ones(n_pairs), np.ones(n_rows), np.zeros(n_users),
+                                                 np.zeros(n_pairs), *structure, n_rows)
     x = np.full(n_pairs, 0.9 / max(load1.max(initial=0.0), 1e-300))
     s = np.maximum(1.0 - load1 * x[0] if n_pairs else np.ones(n_rows), 0.1)
     totals = np.bincount(pair_user, weights=x, minlength=n_users)
@@ -477,7 +482,7 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
     with np.errstate(all="ignore"), warnings.catch_warnings(), one_blas_thread(), numba_threads(n_chunks):
         warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
         for it in range(1, max_iterations + 1):
-            r_cap, totals, r_dual, aty_max = _linear_parts(x, y, u, z, *structure, n_rows)
+            r_cap, totals, r_dual, aty_max = kernels._linear_parts(x, y, u, z, *structure, n_rows)
             r_cap += s - 1.0
             r_usr = totals - w - a_act * t - floor
             r_t = float(a_act @ u) - 1.0
@@ -496,7 +501,8 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
                 break
             if stalled >= _STALL_ITERATIONS:  # degenerate and ill-conditioned: keep the best iterate
                 break
-            m_mat, d, inv_g, b_vec, c0 = _normal_matrix(x, z, w, u, s, y, a_act, *structure, n_rows, r_dense, dense)
+            m_mat, d, inv_g, b_vec, c0 = kernels._normal_matrix(x, z, w, u, s, y, a_act, *structure, n_rows,
+                                                                r_dense, dense)
             if dense:  # M -= RᵀR on the upper triangle, which is all the Cholesky factorisation reads
                 if merit > _SINGLE_ABOVE:  # early steps need little accuracy: the product in single precision
                     m_mat -= scipy.linalg.blas.ssyrk(1.0, r_dense.T.astype(np.float32), trans=0, lower=0)
@@ -506,9 +512,9 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
             upper = _cholesky(m_mat)
             if upper is None:
                 break
-            t, finite = _predictor_corrector(upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x, s, w, t, y, u, z, d,
-                                             inv_g, a_act, *structure, gap / n_comp,
-                                             float(n_comp), merit < _REFINE_BELOW, 1.0 - min(0.005, merit))
+            t, finite = kernels._predictor_corrector(upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x, s, w, t, y, u,
+                                                     z, d, inv_g, a_act, *structure, gap / n_comp, float(n_comp),
+                                                     merit < _REFINE_BELOW, 1.0 - min(0.005, merit))
             if not finite:
                 break
 

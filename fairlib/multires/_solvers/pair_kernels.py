@@ -3,19 +3,24 @@
 Pair p belongs to user ``pair_user[p]`` and loads up to K constraint rows: ``pair_rows[p, k]`` (-1 where
 the coefficient is zero) with coefficients ``coef[p, k]``. A is the (rows x pairs) capacity matrix and E the
 (users x pairs) matrix summing each user's pairs (PF-VDS's interior point; the max-min one forms its
-coefficients on the fly). :func:`one_blas_thread` and :func:`numba_threads` serve every pair solver.
+coefficients on the fly). :func:`one_blas_thread`, :func:`numba_threads`, :func:`user_chunks` and
+:func:`serial_twins` serve every pair solver.
 """
 
 from __future__ import annotations
 
 import contextlib
+import types
 
 import numba
 import numpy as np
 from numba import njit
+from numba.core.registry import CPUDispatcher
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["row_products", "column_products", "user_sums", "one_blas_thread", "numba_threads", "user_chunks"]
+__all__ = ["row_products", "column_products", "user_sums", "one_blas_thread", "numba_threads", "user_chunks",
+           "serial_twins", "parallel_from", "TWINS",
+           "PARALLEL_CHAINS"]
 
 _BLAS = None
 PARALLEL_PAIRS = 20_000  # problems with fewer eligible pairs run on one thread
@@ -44,6 +49,19 @@ def numba_threads(n):
         numba.set_num_threads(outer)
 
 
+@contextlib.contextmanager
+def parallel_from(n_pairs: int):
+    """:data:`PARALLEL_PAIRS` set to ``n_pairs`` inside the block (restored after): ``python -m fairlib.warm``
+    compiles the parallel kernels on a tiny instance this way."""
+    global PARALLEL_PAIRS
+    outer = PARALLEL_PAIRS
+    PARALLEL_PAIRS = n_pairs
+    try:
+        yield
+    finally:
+        PARALLEL_PAIRS = outer
+
+
 def user_chunks(user_start: np.ndarray) -> np.ndarray:
     """Boundaries (users) of contiguous user chunks with about equal pair counts, one per numba thread from
     :data:`PARALLEL_PAIRS` pairs on, else one chunk (a parallel region costs more than it saves on small
@@ -55,6 +73,61 @@ def user_chunks(user_start: np.ndarray) -> np.ndarray:
     chunks = np.searchsorted(user_start, np.linspace(0, n_pairs, n_chunks + 1)).astype(np.int64)
     chunks[0], chunks[-1] = 0, n_users
     return chunks
+
+
+#: every serial twin made by :func:`serial_twins` (``python -m fairlib.warm`` checks each has a cache entry)
+TWINS: list = []
+#: the kernels they stand in for: used only when a problem is split over two or more numba threads
+PARALLEL_CHAINS: list = []
+
+
+def _references(code: types.CodeType) -> set[str]:
+    """Global names a function's bytecode reads, nested code objects included."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _references(const)
+    return names
+
+
+def serial_twins(namespace: dict) -> tuple[types.SimpleNamespace, types.SimpleNamespace]:
+    """Serial copies of a module's parallel kernels and of every kernel that calls one, directly or not.
+
+    numba compiles a kernel together with everything it calls, so one ``parallel=True`` kernel deep in a solver
+    makes the solver's first call compile parallel regions (parfors, thread dispatch) even for a problem that
+    runs on one thread — about half of DRFH's and TSF's cold-start time. The twins run the same source compiled
+    without ``parallel`` (``prange`` is ``range`` there) and call each other, so a problem below
+    :data:`PARALLEL_PAIRS` (one chunk, see :func:`user_chunks`) never compiles a parallel region, and a large one
+    compiles the parallel kernels on first use. Each twin is a copy of the Python function with its own name
+    (``<name>__serial``, hence its own cache file) and a copy of the module's globals in which the chain's names
+    point at the twins. Pass ``globals()`` after the kernels are defined; returns (serial, parallel): the twins
+    and the original kernels of the chain, by name.
+    With one chunk the serial and parallel kernels compute the same values (parallel regions run on one thread,
+    in order; ``tests/test_multires_solvers.py`` compares them bit for bit).
+    """
+    module = namespace["__name__"]
+    kernels = {name: value for name, value in namespace.items()
+               if isinstance(value, CPUDispatcher) and value.py_func.__module__ == module}
+    chain = {name for name, kernel in kernels.items() if kernel.targetoptions.get("parallel")}
+    grown = True
+    while grown:  # callers of the chain join it until nothing changes
+        callers = {name for name, kernel in kernels.items() if _references(kernel.py_func.__code__) & chain}
+        grown = not callers <= chain
+        chain |= callers
+    scope = dict(namespace)  # the twins' globals: the chain's names rebound to the twins below
+    twins = {}
+    for name in sorted(chain):
+        original = kernels[name].py_func
+        copy = types.FunctionType(original.__code__, scope, original.__name__, original.__defaults__,
+                                  original.__closure__)
+        copy.__qualname__ = f"{original.__qualname__}__serial"
+        copy.__module__, copy.__doc__ = module, original.__doc__
+        options = {k: v for k, v in kernels[name].targetoptions.items() if k not in ("parallel", "nopython")}
+        twins[name] = njit(cache=True, **options)(copy)
+    scope.update(twins)
+    TWINS.extend(twins.values())
+    PARALLEL_CHAINS.extend(kernels[name] for name in twins)
+    return (types.SimpleNamespace(**twins), types.SimpleNamespace(**{name: kernels[name] for name in twins}))
 
 
 @njit(cache=True)

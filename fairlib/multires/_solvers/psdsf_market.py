@@ -43,7 +43,7 @@ from numba import njit, prange
 
 from ..._validate import InvalidInputError, as_count
 from ..cluster import Cluster
-from .pair_kernels import numba_threads, one_blas_thread, user_chunks
+from .pair_kernels import numba_threads, one_blas_thread, serial_twins, user_chunks
 
 __all__ = ["psdsf_market"]
 
@@ -79,8 +79,9 @@ def _shares_chunk(q, inv_price, mu, n_lo, n_hi, user_start, pair_server, log_gam
 
 
 @njit(cache=True, parallel=True)
-def _shares_parallel(q, inv_price, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, x,
-                     share):
+def _shares_over_chunks(q, inv_price, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, x,
+                        share):
+    """:func:`_shares_chunk` per user chunk, each into its own part; returns the summed use."""
     parts = np.zeros((chunk_start.shape[0] - 1, q.shape[0], load.shape[1]))
     for c in prange(chunk_start.shape[0] - 1):
         _shares_chunk(q, inv_price, mu, chunk_start[c], chunk_start[c + 1], user_start, pair_server, log_gamma,
@@ -91,17 +92,11 @@ def _shares_parallel(q, inv_price, mu, user_start, pair_server, log_gamma, gamma
 @njit(cache=True)
 def _shares(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, x, share):
     """Logit shares of every user's budget and the tasks they buy, x[p] = φ_n π_p γ_p / p_i, and the servers'
-    use[i, k] = Σ_n x[n, i] load[n, i, k] (load = per-task use / capacity), over user chunks in parallel
-    when there are several (one chunk never enters a parallel region: see :func:`.pair_kernels.numba_threads`).
+    use[i, k] = Σ_n x[n, i] load[n, i, k] (load = per-task use / capacity), over user chunks (in parallel when
+    there are several; one chunk runs the serial twins: see :func:`.pair_kernels.serial_twins`).
     Shares below e^-40 (under the Jacobian's floor) are zero, which skips their exponentials."""
-    inv_price = np.exp(-q)
-    if chunk_start.shape[0] > 2:
-        return _shares_parallel(q, inv_price, mu, user_start, pair_server, log_gamma, gamma, weight, load,
-                                chunk_start, x, share)
-    use = np.zeros((q.shape[0], load.shape[1]))
-    _shares_chunk(q, inv_price, mu, 0, user_start.shape[0] - 1, user_start, pair_server, log_gamma, gamma, weight,
-                  load, x, share, use)
-    return use
+    return _shares_over_chunks(q, np.exp(-q), mu, user_start, pair_server, log_gamma, gamma, weight, load,
+                               chunk_start, x, share)
 
 
 @njit(cache=True)
@@ -168,8 +163,9 @@ def _coupling_block(n_lo, n_hi, dense, x, share, user_start, pair_server, load, 
 
 
 @njit(cache=True, parallel=True)
-def _coupling_parallel(dense, x, share, user_start, pair_server, load, binding, n_servers, chunk_start, dense_u,
-                       dense_s):
+def _coupling_over_chunks(dense, x, share, user_start, pair_server, load, binding, n_servers, chunk_start, dense_u,
+                          dense_s):
+    """:func:`_coupling_block` per user chunk, each into its own part; returns the summed coupling."""
     parts = np.zeros((chunk_start.shape[0] - 1, n_servers, n_servers))
     for c in prange(chunk_start.shape[0] - 1):
         _coupling_block(chunk_start[c], chunk_start[c + 1], dense, x, share, user_start, pair_server, load, binding,
@@ -191,12 +187,8 @@ def _price_coupling(x, share, user_start, pair_server, load, binding, n_servers,
                 count += 1
         work += count * count
     dense = work * 16 > n_users * n_servers * n_servers
-    if chunk_start.shape[0] > 2:
-        return _coupling_parallel(dense, x, share, user_start, pair_server, load, binding, n_servers, chunk_start,
-                                  dense_u, dense_s)
-    coupling = np.zeros((n_servers, n_servers))
-    _coupling_block(0, n_users, dense, x, share, user_start, pair_server, load, binding, dense_u, dense_s, coupling)
-    return coupling
+    return _coupling_over_chunks(dense, x, share, user_start, pair_server, load, binding, n_servers, chunk_start,
+                                 dense_u, dense_s)
 
 
 @njit(cache=True)
@@ -235,7 +227,8 @@ def _derivative_chunk(q, mu, n_lo, n_hi, user_start, pair_server, log_gamma, loa
 
 
 @njit(cache=True, parallel=True)
-def _derivative_parallel(q, mu, user_start, pair_server, log_gamma, load, x, share, binding, chunk_start):
+def _derivative_over_chunks(q, mu, user_start, pair_server, log_gamma, load, x, share, binding, chunk_start):
+    """:func:`_derivative_chunk` per user chunk, each into its own part; returns the summed derivative."""
     parts = np.zeros((chunk_start.shape[0] - 1, q.shape[0]))
     for c in prange(chunk_start.shape[0] - 1):
         _derivative_chunk(q, mu, chunk_start[c], chunk_start[c + 1], user_start, pair_server, log_gamma, load, x,
@@ -248,12 +241,7 @@ def _mu_derivative(q, mu, user_start, pair_server, log_gamma, load, x, share, bi
                    chunk_start):
     """∂F/∂μ at fixed prices: log π[n, i] moves by -(z[n, i] - Σ_j π[n, j] z[n, j]) / μ with
     z = (v - max v) / μ."""
-    if chunk_start.shape[0] > 2:
-        out = _derivative_parallel(q, mu, user_start, pair_server, log_gamma, load, x, share, binding, chunk_start)
-    else:
-        out = np.zeros(q.shape[0])
-        _derivative_chunk(q, mu, 0, user_start.shape[0] - 1, user_start, pair_server, log_gamma, load, x, share,
-                          binding, out)
+    out = _derivative_over_chunks(q, mu, user_start, pair_server, log_gamma, load, x, share, binding, chunk_start)
     for i in range(q.shape[0]):
         out[i] = out[i] / fullness[i] if has_pairs[i] else 0.0
     return out
@@ -453,6 +441,10 @@ class MarketSolution(NamedTuple):
     diagnostics: dict
 
 
+# one chunk (below PARALLEL_PAIRS pairs) runs serial copies that never compile a parallel region
+_SERIAL, _PARALLEL = serial_twins(globals())
+
+
 def psdsf_market(cluster: Cluster, *, time_shared: bool = False, mu_final: float = 1e-10, drop: float = 1e-7,
                  max_newton: int = 500, factor: float = 0.1, stage_tol: float = 10.0) -> MarketSolution:
     """PS-DSF tasks[user, server] by the smoothed market (module docstring), one VDS level per server: the
@@ -489,15 +481,16 @@ def psdsf_market(cluster: Cluster, *, time_shared: bool = False, mu_final: float
     has_pairs = cluster.eligible.any(axis=0)
     weight = np.ascontiguousarray(cluster.weight, dtype=np.float64)
     chunk_start = user_chunks(user_start)
+    kernels = _PARALLEL if len(chunk_start) > 2 else _SERIAL
     with one_blas_thread(), numba_threads(len(chunk_start) - 1):
-        q, mu, converged, iterations, evaluations, stages, retries, stage_residual = _continuation(
+        q, mu, converged, iterations, evaluations, stages, retries, stage_residual = kernels._continuation(
             user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, cluster.n_servers, has_pairs,
             float(mu_final), float(stage_tol), int(max_newton), float(factor))
         x, residual = np.zeros(len(pair_server)), np.inf
         if converged:
             try:
-                x, residual = _polish(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start,
-                                      cluster.n_servers, has_pairs, float(drop), 4)
+                x, residual = kernels._polish(q, mu, user_start, pair_server, log_gamma, gamma, weight, load,
+                                              chunk_start, cluster.n_servers, has_pairs, float(drop), 4)
             except np.linalg.LinAlgError:  # non-finite or singular Newton matrix: reported as not converged
                 pass
     tasks = np.zeros((cluster.n_users, cluster.n_servers))
