@@ -23,6 +23,26 @@ def test_google_fleet_from_configurations():
         google_fleet(3, 4, configurations=conf)
 
 
+def test_google_fleet_classes_labelled_as_the_paper_describes_them():
+    """§6.2: A and B almost proportional to the overall capacities, C and D more heterogeneous (and reserved)."""
+    conf = pd.DataFrame({"cpus": [0.5, 0.5, 1.0, 0.25, 0.5], "memory": [0.5, 0.25, 1.0, 0.25, 0.75],
+                         "machines": [6732, 3863, 795, 126, 1001]})
+    fleet = google_fleet(120, 4, configurations=conf, labels="proportionality")
+    shape = {c: fleet.capacity[fleet.server_class == c] for c in "ABCD"}
+    assert {c: (len(v), tuple(v[0])) for c, v in shape.items()} == {
+        "A": (65, (0.5, 0.5)), "B": (8, (1.0, 1.0)), "C": (37, (0.5, 0.25)), "D": (10, (0.5, 0.75))}
+    # the defining property: every public class is closer in direction to the fleet's total than every reserved one
+    total = fleet.capacity.sum(axis=0)
+    angle = {c: np.arccos(v[0] @ total / np.linalg.norm(v[0]) / np.linalg.norm(total)) for c, v in shape.items()}
+    assert max(angle["A"], angle["B"]) < min(angle["C"], angle["D"])
+    # same servers as the frequency labelling, only the names differ
+    by_frequency = google_fleet(120, 4, configurations=conf)
+    np.testing.assert_array_equal(fleet.capacity, by_frequency.capacity)
+    assert "proportionality" in fleet.notes and "proportionality" not in by_frequency.notes
+    with pytest.raises(InvalidInputError, match="labels"):
+        google_fleet(120, 4, configurations=conf, labels="size")
+
+
 def test_google_workload_jobs_as_users():
     rows = [(0, 1, 0, 0, 0.1, 0.2, 2), (0, 1, 1, 0, 0.3, 0.1, 2), (5_000_000, 1, 0, 4, 0.1, 0.2, 2),
             (9_000_000, 1, 1, 5, 0.3, 0.1, 2), (2_000_000, 2, 0, 0, 0.2, 0.0, 0), (3_000_000, 3, 0, 0, 0.0, 0.0, 1)]

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError, as_count, as_number
+from .._validate import InvalidInputError, as_count, as_number, check_choice
 
 __all__ = ["Fleet", "Workload", "google_fleet", "google_workload", "bitbrains_fleet", "bitbrains_workload",
            "BITBRAINS_SERVER_TYPES"]
@@ -113,13 +113,31 @@ class Workload:
                         dict(self.skipped))
 
 
-def google_fleet(n_servers: int = 120, classes: int = 4, rng=None, *, configurations=None, directory=None) -> Fleet:
+def google_fleet(n_servers: int = 120, classes: int = 4, rng=None, *, configurations=None, directory=None,
+                 labels: str = "frequency") -> Fleet:
     """``n_servers`` servers of the ``classes`` most common (CPU, memory) configurations, in proportion to
-    their counts (largest remainder), labelled A, B, ... by frequency. ``configurations``: the output of
-    :func:`fairlib.traces.machine_configurations` (read from the trace when omitted)."""
+    their counts (largest remainder). ``configurations``: the output of
+    :func:`fairlib.traces.machine_configurations` (read from the trace when omitted).
+
+    ``labels`` names the classes A, B, ...:
+
+    - ``"frequency"``: by how many machines have the configuration (A the most common);
+    - ``"proportionality"``: as the paper's §6.2 describes them — the first half of the labels (A, B for four
+      classes) go to the configurations whose (CPU, memory) direction is closest to the fleet's total capacity
+      ("almost proportional to the overall capacities"), the rest (C, D) to the more heterogeneous ones, each
+      half in order of frequency. The paper gives no per-class numbers; this reading of its text is a
+      reconstruction (the paper's Fig. 4 caption and §6.2), and with the 2011 trace's four commonest
+      configurations it gives A/B = (0.5, 0.5)/(1, 1) and C/D = (0.5, 0.25)/(0.5, 0.75). The replay reserves
+      C and D for latency-sensitive jobs (:func:`fairlib.sim.class_eligibility`), so the labelling decides
+      which servers are public.
+
+    Closeness is the angle between a configuration's capacity vector and the fleet's total (ties: the more
+    common first).
+    """
     from ._source import source_of
     from .google import google_dir, machine_configurations
 
+    check_choice(labels, ("frequency", "proportionality"), "labels")
     conf = machine_configurations(directory=directory) if configurations is None else configurations
     if n_servers < classes or classes < 1:
         raise InvalidInputError(f"n_servers = {n_servers}, classes = {classes}: need 1 <= classes <= n_servers")
@@ -132,12 +150,23 @@ def google_fleet(n_servers: int = 120, classes: int = 4, rng=None, *, configurat
         counts[np.argmax(share * n_servers - counts)] += 1
     while counts.sum() > n_servers:
         counts[np.argmax(counts)] -= 1
-    capacity = np.repeat(top[["cpus", "memory"]].to_numpy(float), counts, axis=0)
-    labels = np.repeat(np.array([chr(ord("A") + j) for j in range(classes)]), counts)
+    shapes = top[["cpus", "memory"]].to_numpy(float)
+    rank = np.arange(classes)  # position of each configuration in the label order (frequency order)
+    if labels == "proportionality":
+        total = counts @ shapes
+        cosine = shapes @ total / (np.linalg.norm(shapes, axis=1) * np.linalg.norm(total))
+        angle = np.arccos(np.clip(cosine, -1.0, 1.0))
+        near = np.argsort(angle, kind="stable")[:(classes + 1) // 2]
+        order = np.concatenate([np.sort(near), np.setdiff1d(np.arange(classes), near)])
+        rank = np.argsort(order, kind="stable")
+    capacity = np.repeat(shapes, counts, axis=0)
+    names = np.array([chr(ord("A") + j) for j in range(classes)])
+    server_labels = np.repeat(names[rank], counts)
     order = np.random.default_rng(rng).permutation(n_servers) if rng is not None else np.arange(n_servers)
-    return Fleet(capacity[order], ("cpu_normalised", "memory_normalised"), labels[order],
+    return Fleet(capacity[order], ("cpu_normalised", "memory_normalised"), server_labels[order],
                  source_of(google_dir(directory)) if configurations is None else "given",
-                 notes=f"top {classes} configurations, counts {counts.tolist()}")
+                 notes=f"top {classes} configurations, counts {counts.tolist()}"
+                 + (", labelled by proportionality (A/B near the total's direction)" if labels != "frequency" else ""))
 
 
 def google_workload(task_events: pd.DataFrame, *, horizon: int | None = None, source: str = "real") -> Workload:
