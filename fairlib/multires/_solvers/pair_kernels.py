@@ -103,7 +103,7 @@ def serial_twins(namespace: dict) -> tuple[types.SimpleNamespace, types.SimpleNa
     point at the twins. Pass ``globals()`` after the kernels are defined; returns (serial, parallel): the twins
     and the original kernels of the chain, by name.
     With one chunk the serial and parallel kernels compute the same values (parallel regions run on one thread,
-    in order; ``tests/test_multires_solvers.py`` compares them bit for bit).
+    in order; ``tests/test_serial_twins.py`` compares them bit for bit).
     """
     module = namespace["__name__"]
     kernels = {name: value for name, value in namespace.items()
