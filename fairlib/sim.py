@@ -3,6 +3,8 @@
 - :func:`snapshot_utilisation` — the *semi-static* experiment of Khamse-Ashari et al. §6.1 (Bitbrains): the
   users active at random instants, each mechanism on them, per-resource utilisation. Users sit at a random
   location and may use the servers of their own and of nearby locations (placement constraints).
+- :func:`open_loop` — every mechanism on the same sequence of active sets, taken from the trace (arrivals,
+  departures, per-window demands), so utilisation and fairness compare epoch by epoch.
 - :func:`replay` — the time-stepped replay of §6.2 (Google): jobs as users, reallocation every 5 minutes and
   whenever a job leaves, work measured in quanta, completion times, utilisation over time, deviation from a
   reference mechanism (PS-DSF), conservation checked at every reallocation. Jobs come as :class:`Jobs`
@@ -33,7 +35,7 @@ from .multires.cluster import Cluster, on_merged_servers
 from .sweep import sweep
 
 __all__ = ["location_eligibility", "snapshot_cluster", "snapshot_utilisation", "Jobs", "jobs_from_workload",
-           "jobs_from_task_usage", "class_eligibility", "replay", "ReplayResult", "SIMULTANEOUS_S"]
+           "jobs_from_task_usage", "class_eligibility", "replay", "ReplayResult", "open_loop", "SIMULTANEOUS_S"]
 
 #: events of a replay (job completions, reallocation ticks, the horizon) less than this many seconds apart are
 #: simultaneous: the Google trace's resolution is 1 µs, and an ulp of rounding must not split one event into two
@@ -124,7 +126,8 @@ def snapshot_utilisation(fleet, workload, mechanisms: Mapping[str, Callable] | N
 class Jobs:
     """Jobs for :func:`replay`. Job j has segments ``offsets[j]:offsets[j + 1]``; segment k needs ``work[k]``
     quanta with per-quantum shape ``shape[k]`` (unit dominant component). ``trace_end[j]``: when the job left
-    in the trace (for comparison; the replay finds its own completion time)."""
+    in the trace (for comparison; the replay finds its own completion time). ``segment_start``/``segment_end``
+    (optional, seconds): when each segment's demand held in the trace — what :func:`open_loop` schedules by."""
 
     ids: np.ndarray
     arrival: np.ndarray
@@ -135,6 +138,8 @@ class Jobs:
     resources: tuple
     source: str
     scheduling_class: np.ndarray = None
+    segment_start: np.ndarray = None
+    segment_end: np.ndarray = None
 
     def __post_init__(self):
         """Validate every field (shapes, finite times, segments, work >= 0); errors name field and job."""
@@ -172,6 +177,35 @@ class Jobs:
         if empty.any():
             k = int(np.argmax(empty))
             raise InvalidInputError(f"jobs.shape[{k}] = {shape[k].tolist()}: a segment must demand some resource")
+        self._check_segment_times(len(work))
+
+    def _check_segment_times(self, n_segments: int) -> None:
+        """Both or neither of segment_start/segment_end; one finite time per segment; no segment ends first."""
+        if (self.segment_start is None) != (self.segment_end is None):
+            raise InvalidInputError("jobs.segment_start and jobs.segment_end: give both or neither")
+        if self.segment_start is None:
+            return
+        seg_start, seg_end = np.asarray(self.segment_start, float), np.asarray(self.segment_end, float)
+        for name, arr in (("segment_start", seg_start), ("segment_end", seg_end)):
+            if arr.shape != (n_segments,):
+                raise InvalidInputError(f"jobs.{name}: expected shape ({n_segments},) (one per segment), "
+                                        f"got {arr.shape}")
+            bad = ~np.isfinite(arr)
+            if bad.any():
+                k = int(np.argmax(bad))
+                raise InvalidInputError(f"jobs.{name}[{k}] = {arr[k]}: must be finite")
+        backwards = seg_end < seg_start
+        if backwards.any():
+            k = int(np.argmax(backwards))
+            raise InvalidInputError(f"jobs.segment_end[{k}] = {seg_end[k]}: before its start {seg_start[k]}")
+        # a job's segments follow one another: each starts once the previous one has ended
+        same_job = np.ones(n_segments - 1, dtype=bool) if n_segments else np.zeros(0, dtype=bool)
+        same_job[np.asarray(self.offsets)[1:-1] - 1] = False
+        overlap = same_job & (seg_start[1:] < seg_end[:-1] - SIMULTANEOUS_S)
+        if overlap.any():
+            k = int(np.argmax(overlap)) + 1
+            raise InvalidInputError(f"jobs.segment_start[{k}] = {seg_start[k]}: before the job's previous segment "
+                                    f"ends ({seg_end[k - 1]})")
 
     @property
     def n_jobs(self) -> int:
@@ -205,9 +239,9 @@ def jobs_from_workload(workload) -> Jobs:
         raise InvalidInputError(f"workload: job {j} departs ({workload.departure[j]}) before it arrives "
                                 f"({workload.arrival[j]})")
     n = len(demand)
-    return Jobs(np.asarray(workload.users), np.asarray(workload.arrival, float), np.asarray(workload.departure, float),
-                np.arange(n + 1), duration * dominant, shape, tuple(workload.resources), workload.source,
-                workload.scheduling_class)
+    arrival, departure = np.asarray(workload.arrival, float), np.asarray(workload.departure, float)
+    return Jobs(np.asarray(workload.users), arrival, departure, np.arange(n + 1), duration * dominant, shape,
+                tuple(workload.resources), workload.source, workload.scheduling_class, arrival, departure)
 
 
 def jobs_from_task_usage(task_usage: pd.DataFrame, *, scheduling_class=None, source: str = "synthetic",
@@ -245,7 +279,10 @@ def jobs_from_task_usage(task_usage: pd.DataFrame, *, scheduling_class=None, sou
     arrival = 600.0 + wins[starts] * window
     trace_end = 600.0 + (wins[offsets[1:] - 1] + 1) * window
     cls = None if scheduling_class is None else pd.Series(scheduling_class).reindex(ids).to_numpy()
-    return Jobs(ids, arrival, trace_end, offsets, work, shape, ("cpu_normalised", "memory_normalised"), source, cls)
+    seg_start = 600.0 + wins * window  # the window each segment's demand was measured in (partial ones pro rata)
+    seg_end = seg_start + np.minimum(g.length.to_numpy(float), window)
+    return Jobs(ids, arrival, trace_end, offsets, work, shape, ("cpu_normalised", "memory_normalised"), source, cls,
+                seg_start, seg_end)
 
 
 def class_eligibility(fleet, scheduling_class, *, reserved=("C", "D"), privileged=(2, 3)) -> np.ndarray:
@@ -288,6 +325,34 @@ class ReplayResult:
         integral = np.r_[0.0, np.cumsum(e[column].to_numpy() * (e.end - e.start).to_numpy())]
         at = np.interp(edges, np.r_[start, e.end.to_numpy()], integral)
         return pd.Series(np.diff(at) / np.diff(edges), index=edges[:-1], name=column)
+
+
+class _Usage:
+    """Utilisation columns of an epoch: per resource overall, on the ``reserved`` classes (when the fleet has
+    any) and per server class (servers of a class are identical, so these are also per-server values)."""
+
+    def __init__(self, fleet, reserved):
+        self.fleet = fleet
+        self.reserved = np.isin(fleet.server_class, reserved)
+        self.pooled = fleet.capacity.sum(axis=0)
+        self.pooled_reserved = fleet.capacity[self.reserved].sum(axis=0)
+        self.classes = {str(label): np.flatnonzero(fleet.server_class == label)
+                        for label in np.unique(fleet.server_class)}
+
+    def columns(self, used: np.ndarray | None) -> dict:
+        """``used[server, resource]`` -> the epoch's utilisation columns (None: an idle epoch, all zero)."""
+        row = {}
+        capacity = self.fleet.capacity
+        for r, name in enumerate(self.fleet.resources):
+            row[f"utilisation_{name}"] = 0.0 if used is None else float(used[:, r].sum() / self.pooled[r])
+            if self.reserved.any():
+                row[f"reserved_utilisation_{name}"] = (0.0 if used is None else
+                                                       float(used[self.reserved, r].sum() / self.pooled_reserved[r]))
+            for label, members in self.classes.items():
+                row[f"class_{label}_utilisation_{name}"] = (0.0 if used is None else
+                                                            float(used[members, r].sum()
+                                                                  / max(capacity[members, r].sum(), 1e-300)))
+        return row
 
 
 def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start: float | None = None,
@@ -336,10 +401,7 @@ def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start
     seg_base = np.r_[0.0, seg_end][jobs.offsets[:-1]]   # cumulative work before each job's first segment
     done = np.zeros(n)
     completion = np.full(n, np.nan)
-    reserved_mask = np.isin(fleet.server_class, reserved)
-    pooled = fleet.capacity.sum(axis=0)
-    pooled_reserved = fleet.capacity[reserved_mask].sum(axis=0)
-    classes = {str(label): np.flatnonzero(fleet.server_class == label) for label in np.unique(fleet.server_class)}
+    usage = _Usage(fleet, reserved)
     rows = []
     t = start
     next_tick = start
@@ -354,12 +416,7 @@ def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start
         active = np.flatnonzero((jobs.arrival <= t) & np.isnan(completion))
         rate = np.zeros(n)
         row = {"start": t, "active_jobs": int(active.size)}
-        for name in fleet.resources:  # idle epochs use nothing
-            row[f"utilisation_{name}"] = 0.0
-            if reserved_mask.any():
-                row[f"reserved_utilisation_{name}"] = 0.0
-            for label in classes:
-                row[f"class_{label}_utilisation_{name}"] = 0.0
+        row.update(usage.columns(None))  # idle epochs use nothing
         if active.size:
             # segment each active job is in: the first whose end exceeds its work done (seg_end is one
             # cumulative sum over all jobs' segments, so one search finds every job's)
@@ -371,13 +428,7 @@ def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start
             assert (used <= fleet.capacity * (1 + 1e-7) + 1e-12).all(), f"over capacity at t = {t}"
             assert (alloc.tasks[~cluster.eligible] <= 1e-12).all(), f"tasks on ineligible servers at t = {t}"
             rate[active] = alloc.totals
-            for r, name in enumerate(fleet.resources):
-                row[f"utilisation_{name}"] = float(used[:, r].sum() / pooled[r])
-                if reserved_mask.any():
-                    row[f"reserved_utilisation_{name}"] = float(used[reserved_mask, r].sum() / pooled_reserved[r])
-                for label, members in classes.items():  # servers of a class are identical: per-server values
-                    row[f"class_{label}_utilisation_{name}"] = float(used[members, r].sum()
-                                                                     / max(fleet.capacity[members, r].sum(), 1e-300))
+            row.update(usage.columns(used))
             if reference is not None:
                 ref = on_merged_servers(reference, cluster) if merge else reference(cluster)
                 dev = np.abs(alloc.totals - ref.totals) / np.maximum(ref.totals, 1e-300)
@@ -409,3 +460,90 @@ def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start
     if jobs.scheduling_class is not None:
         table["scheduling_class"] = jobs.scheduling_class
     return ReplayResult(pd.DataFrame(rows), table, int((started & ~finished).sum()), len(rows), jobs.source)
+
+
+# --- open-loop scoring: every mechanism on the trace's own active sets -------------------------------------------
+
+def open_loop(fleet, jobs: Jobs, mechanisms=None, *, eligible=None, start: float | None = None,
+              horizon: float | None = None, interval: float = 300.0, reserved=("C", "D"), merge: bool = True,
+              progress: bool = False) -> pd.DataFrame:
+    """Every mechanism allocates the *same* sequence of active sets, taken from the trace; one row per (epoch,
+    mechanism).
+
+    In :func:`replay` a job leaves when the mechanism has served its quanta, so late in a replay mechanisms are
+    compared on different sets of jobs. Here the trace decides: a job is active while one of its segments holds
+    (``jobs.segment_start <= t < jobs.segment_end``, its demand then that segment's shape), so utilisation and
+    fairness compare epoch by epoch. Epochs start at ``start``, every ``interval`` seconds and whenever a segment
+    ends (a job leaving, or its demand changing with the next 5-minute window) — the replay's rule, with the
+    trace's departures in place of the replay's completions; a segment starting between two epochs waits for the
+    next one. Events less than :data:`SIMULTANEOUS_S` apart are one.
+
+    ``mechanisms``: name -> callable, registered names, or None for every registered multi-server run. Columns:
+    ``epoch``, ``start``, ``end``, ``active_jobs``, ``mechanism``, the utilisation columns of :func:`replay`
+    (overall, reserved classes, per class), ``jain_dominant_share`` (Jain's index of the active jobs' dominant
+    shares of the pooled cluster) and ``min_dominant_share``. An epoch whose active set equals the previous one's
+    reuses its allocations (mechanisms are deterministic). Each allocation is checked as in :func:`replay`.
+    """
+    from tqdm.auto import tqdm
+
+    from .mechanisms import resolve_runs
+    from .metrics import jain_index
+
+    mechanisms = resolve_runs(mechanisms, "multi_server")
+    if not mechanisms:
+        raise InvalidInputError("mechanisms: none to run")
+    if tuple(fleet.resources) != tuple(jobs.resources):
+        raise InvalidInputError(f"fleet.resources {fleet.resources} != jobs.resources {jobs.resources}")
+    if jobs.segment_start is None:
+        raise InvalidInputError("jobs: no segment times (segment_start/segment_end); build them with "
+                                "jobs_from_workload or jobs_from_task_usage")
+    if not (np.isfinite(interval) and interval >= MIN_INTERVAL_S):
+        raise InvalidInputError(f"interval = {interval}: must be finite and >= {MIN_INTERVAL_S} s")
+    seg_start, seg_end = np.asarray(jobs.segment_start, float), np.asarray(jobs.segment_end, float)
+    seg_job = np.repeat(np.arange(jobs.n_jobs), np.diff(jobs.offsets))
+    elig = as_eligibility(eligible, jobs.n_jobs, fleet.n_servers)
+    start = float(seg_start.min()) if start is None else as_number(start, "start", minimum=-np.inf)
+    horizon = float(seg_end.max()) if horizon is None else as_number(horizon, "horizon", minimum=-np.inf)
+    if not horizon > start:
+        raise InvalidInputError(f"horizon = {horizon}: must be after start = {start}")
+    ticks = start + interval * np.arange(int(np.ceil((horizon - start) / interval)))
+    if ticks.size + seg_end.size > MAX_EPOCHS:
+        raise InvalidInputError(f"up to {ticks.size + seg_end.size:,} epochs, more than {MAX_EPOCHS:,}")
+    events = np.unique(np.r_[ticks, seg_end[(seg_end > start) & (seg_end < horizon)], horizon])
+    # events less than SIMULTANEOUS_S apart are one (the earlier one stands for both)
+    events = events[np.r_[True, np.diff(events) > SIMULTANEOUS_S]]
+    usage = _Usage(fleet, reserved)
+    rows, previous, cached = [], None, {}
+    for e, (t, t_end) in enumerate(tqdm(list(zip(events[:-1], events[1:])), desc="open-loop epochs",
+                                        disable=not progress, unit="epoch")):
+        live = np.flatnonzero((seg_start <= t + SIMULTANEOUS_S) & (seg_end > t + SIMULTANEOUS_S))
+        key = live.tobytes()
+        if key != previous:
+            cached = _open_loop_epoch(fleet, jobs, mechanisms, live, seg_job, elig, usage, merge, jain_index, t)
+            previous = key
+        for name, columns in cached.items():
+            rows.append({"epoch": e, "start": float(t), "end": float(t_end),
+                         "active_jobs": int(live.size), "mechanism": name, **columns})
+    table = pd.DataFrame(rows)
+    table.attrs["source"] = jobs.source
+    return table
+
+
+def _open_loop_epoch(fleet, jobs, mechanisms, live, seg_job, elig, usage, merge, jain_index, t) -> dict:
+    """Every mechanism on one epoch's active segments: name -> its columns (utilisation, fairness)."""
+    if live.size == 0:
+        return {name: {**usage.columns(None), "jain_dominant_share": np.nan, "min_dominant_share": np.nan}
+                for name in mechanisms}
+    owners = seg_job[live]  # one segment per job at a time (Jobs checks that a job's segments do not overlap)
+    cluster = Cluster(fleet.capacity, jobs.shape[live], eligible=elig[owners])
+    out = {}
+    for name, mechanism in mechanisms.items():
+        alloc = on_merged_servers(mechanism, cluster) if merge else mechanism(cluster)
+        used = alloc.used
+        assert (used <= fleet.capacity * (1 + 1e-7) + 1e-12).all(), f"{name}: over capacity at t = {t}"
+        assert (alloc.tasks[~cluster.eligible] <= 1e-12).all(), f"{name}: tasks on ineligible servers at t = {t}"
+        shares = alloc.dominant_shares
+        out[name] = {**usage.columns(used),
+                     "jain_dominant_share": jain_index(shares) if (shares > 0).any() else np.nan,
+                     "min_dominant_share": float(shares.min())}
+    return out

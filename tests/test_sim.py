@@ -186,3 +186,80 @@ def test_binned_utilisation_and_workload_subset():
     assert sub.users.tolist() == [1, 3] and sub.scheduling_class.tolist() == [0, 3] and sub.skipped == wl.skipped
     with pytest.raises(InvalidInputError, match="keep: expected a boolean mask"):
         wl.subset([0, 2])
+
+
+# --- open-loop scoring ---------------------------------------------------------------------------------------------
+
+def _timed_jobs(segments, cls=None):
+    """segments: per job a list of (start, end, shape); work is the held time at unit rate (unused here)."""
+    offsets = np.r_[0, np.cumsum([len(s) for s in segments])]
+    flat = [seg for job in segments for seg in job]
+    start = np.array([s[0] for s in flat], float)
+    end = np.array([s[1] for s in flat], float)
+    shape = np.array([s[2] for s in flat], float)
+    n = len(segments)
+    return sim.Jobs(np.arange(n), start[offsets[:-1]], end[offsets[1:] - 1], offsets, np.abs(end - start), shape,
+                    ("cpu_normalised", "memory_normalised"), "test", None if cls is None else np.array(cls),
+                    start, end)
+
+
+def test_open_loop_hand_computed_epochs():
+    """One server (1, 1). A holds (1, 0.5) over [0, 700); B (0.5, 1) over [0, 100); C (1, 1) arrives at 50 and
+    leaves at 400. Epochs: 0 (A, B), 100 (B left; C, waiting since 50, joins A), 300 (tick), 400 (C left),
+    600 (tick), until 700. Every mechanism sees exactly these sets."""
+    fleet = _one_server_fleet()
+    jobs = _timed_jobs([[(0, 700, (1, 0.5))], [(0, 100, (0.5, 1))], [(50, 400, (1, 1))]])
+    table = sim.open_loop(fleet, jobs, {"psdsf": psdsf, "drfh": drfh}, interval=300.0)
+    for name, part in table.groupby("mechanism"):
+        assert part.start.tolist() == [0.0, 100.0, 300.0, 400.0, 600.0], name
+        assert part.end.tolist() == [100.0, 300.0, 400.0, 600.0, 700.0], name
+        assert part.active_jobs.tolist() == [2, 2, 2, 1, 1], name
+        # A and B share the server at equal dominant shares 2/3: CPU 2/3 + 1/3 = 1, RAM 1/3 + 2/3 = 1;
+        # A and C: equal dominant shares 1/2: CPU 1, RAM 0.75; A alone: CPU 1, RAM 0.5
+        np.testing.assert_allclose(part.utilisation_cpu_normalised, [1.0, 1.0, 1.0, 1.0, 1.0], atol=1e-7)
+        np.testing.assert_allclose(part.utilisation_memory_normalised, [1.0, 0.75, 0.75, 0.5, 0.5], atol=1e-7)
+        np.testing.assert_allclose(part.jain_dominant_share, [1.0, 1.0, 1.0, 1.0, 1.0], atol=1e-7)
+    # the same epochs and sets for both mechanisms, whatever they allocate
+    by = {name: part.reset_index(drop=True) for name, part in table.groupby("mechanism")}
+    pd.testing.assert_frame_equal(by["psdsf"][["epoch", "start", "end", "active_jobs"]],
+                                  by["drfh"][["epoch", "start", "end", "active_jobs"]])
+
+
+def test_open_loop_follows_per_window_demands_and_reserved_classes():
+    """A job whose demand changes with the 5-minute window is scheduled with each window's shape; a reserved
+    class serves only the privileged job."""
+    from fairlib.traces.workload import Fleet
+
+    fleet = Fleet(np.array([[1.0, 1.0], [1.0, 1.0]]), ("cpu_normalised", "memory_normalised"), np.array(["A", "C"]),
+                  "test")
+    jobs = _timed_jobs([[(0, 300, (1, 0.25)), (300, 600, (0.25, 1))], [(0, 600, (1, 1))]], cls=[0, 2])
+    eligible = sim.class_eligibility(fleet, jobs.scheduling_class)
+    table = sim.open_loop(fleet, jobs, {"drfh": drfh}, eligible=eligible)
+    assert table.start.tolist() == [0.0, 300.0] and table.active_jobs.tolist() == [2, 2]
+    # job 0 (class 0) may only use server A; job 1 (privileged) takes what is left there and all of C
+    np.testing.assert_allclose(table.class_C_utilisation_cpu_normalised, [1.0, 1.0], atol=1e-7)
+    np.testing.assert_allclose(table.reserved_utilisation_memory_normalised, [1.0, 1.0], atol=1e-7)
+    np.testing.assert_allclose(table.class_A_utilisation_memory_normalised.iloc[0] < 1.0, True)
+
+
+def test_open_loop_rejects_what_it_cannot_score():
+    fleet = _one_server_fleet()
+    untimed = _jobs([0, 0], [10, 5], [[1, 0.5], [0.5, 1]])
+    with pytest.raises(InvalidInputError, match="no segment times"):
+        sim.open_loop(fleet, untimed, {"drfh": drfh})
+    with pytest.raises(InvalidInputError, match="segment_end\\[1\\] = 40.0: before its start 50.0"):
+        _timed_jobs([[(0, 100, (1, 1)), (50, 40, (1, 1))]])
+    with pytest.raises(InvalidInputError, match="segment_start\\[1\\] = 50.0: before the job's previous segment"):
+        _timed_jobs([[(0, 100, (1, 1)), (50, 150, (1, 0.5))]])
+    _timed_jobs([[(0, 100, (1, 1))], [(50, 150, (1, 0.5))]])  # two jobs may overlap
+    with pytest.raises(InvalidInputError, match="interval"):
+        sim.open_loop(fleet, _timed_jobs([[(0, 10, (1, 1))]]), {"drfh": drfh}, interval=0.0)
+
+
+def test_jobs_builders_record_segment_times():
+    task_usage = pd.DataFrame({"start_time": [600_000_000, 900_000_000, 600_000_000],
+                               "end_time": [900_000_000, 1_000_000_000, 900_000_000],
+                               "job_id": [7, 7, 8], "cpu_rate": [0.2, 0.1, 0.3], "canonical_memory": [0.1, 0.1, 0.3]})
+    jobs = sim.jobs_from_task_usage(task_usage)
+    np.testing.assert_allclose(jobs.segment_start, [600.0, 900.0, 600.0])
+    np.testing.assert_allclose(jobs.segment_end, [900.0, 1000.0, 900.0])   # the partial window: 100 s
