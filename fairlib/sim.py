@@ -122,6 +122,21 @@ def snapshot_utilisation(fleet, workload, mechanisms: Mapping[str, Callable] | N
 
 # --- time-stepped replay (§6.2) ------------------------------------------------------------------------------
 
+def _check_interval_times(start_name, start, end_name, end, count, per, start_phrase) -> None:
+    """One finite time per ``per`` in each array, and no end before its start; errors name field and index."""
+    for name, arr in ((start_name, start), (end_name, end)):
+        if arr.shape != (count,):
+            raise InvalidInputError(f"jobs.{name}: expected shape ({count},) (one per {per}), got {arr.shape}")
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            j = int(np.argmax(bad))
+            raise InvalidInputError(f"jobs.{name}[{j}] = {arr[j]}: must be finite")
+    early = end < start
+    if early.any():
+        j = int(np.argmax(early))
+        raise InvalidInputError(f"jobs.{end_name}[{j}] = {end[j]}: before {start_phrase} {start[j]}")
+
+
 @dataclass(frozen=True, eq=False)
 class Jobs:
     """Jobs for :func:`replay`. Job j has segments ``offsets[j]:offsets[j + 1]``; segment k needs ``work[k]``
@@ -146,17 +161,7 @@ class Jobs:
         n = len(self.ids)
         arrival, trace_end = np.asarray(self.arrival, float), np.asarray(self.trace_end, float)
         offsets, work, shape = np.asarray(self.offsets), np.asarray(self.work, float), np.asarray(self.shape, float)
-        for name, arr in (("arrival", arrival), ("trace_end", trace_end)):
-            if arr.shape != (n,):
-                raise InvalidInputError(f"jobs.{name}: expected shape ({n},) (one per job), got {arr.shape}")
-            bad = ~np.isfinite(arr)
-            if bad.any():
-                j = int(np.argmax(bad))
-                raise InvalidInputError(f"jobs.{name}[{j}] = {arr[j]}: must be finite")
-        early = trace_end < arrival
-        if early.any():
-            j = int(np.argmax(early))
-            raise InvalidInputError(f"jobs.trace_end[{j}] = {trace_end[j]}: before its arrival {arrival[j]}")
+        _check_interval_times("arrival", arrival, "trace_end", trace_end, n, "job", "its arrival")
         if offsets.shape != (n + 1,) or offsets.dtype.kind not in "iu" or offsets[0] != 0 or offsets[-1] != len(work):
             raise InvalidInputError(f"jobs.offsets: expected {n + 1} integers from 0 to len(work) = {len(work)}")
         if (np.diff(offsets) < 1).any():
@@ -186,18 +191,7 @@ class Jobs:
         if self.segment_start is None:
             return
         seg_start, seg_end = np.asarray(self.segment_start, float), np.asarray(self.segment_end, float)
-        for name, arr in (("segment_start", seg_start), ("segment_end", seg_end)):
-            if arr.shape != (n_segments,):
-                raise InvalidInputError(f"jobs.{name}: expected shape ({n_segments},) (one per segment), "
-                                        f"got {arr.shape}")
-            bad = ~np.isfinite(arr)
-            if bad.any():
-                k = int(np.argmax(bad))
-                raise InvalidInputError(f"jobs.{name}[{k}] = {arr[k]}: must be finite")
-        backwards = seg_end < seg_start
-        if backwards.any():
-            k = int(np.argmax(backwards))
-            raise InvalidInputError(f"jobs.segment_end[{k}] = {seg_end[k]}: before its start {seg_start[k]}")
+        _check_interval_times("segment_start", seg_start, "segment_end", seg_end, n_segments, "segment", "its start")
         # a job's segments follow one another: each starts once the previous one has ended
         same_job = np.ones(n_segments - 1, dtype=bool) if n_segments else np.zeros(0, dtype=bool)
         same_job[np.asarray(self.offsets)[1:-1] - 1] = False
