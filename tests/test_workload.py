@@ -77,3 +77,26 @@ def test_real_google_fleet_and_workload():
     assert fleet.source == "real" and fleet.n_servers == 120
     w = google_workload(read_task_events([0], directory=GOOGLE))
     assert w.n_users > 1000 and (w.demand >= 0).all() and (w.departure >= w.arrival).all()
+
+
+def test_bitbrains_storage_and_network_sized_to_the_peak_total_usage():
+    """§6.1: capacity sized so the maximum overall usage is met — the largest total over VMs at one instant (not
+    the sum of per-VM peaks, which would be 2 + 3 = 5 MB/s of storage here), split over the 250 servers."""
+    kb = 1024.0
+    vms = pd.DataFrame({"vm": ["a", "a", "b", "b", "b"], "time": [0, 300, 0, 300, 600],
+                        "active": [True, True, True, True, False],
+                        "disk_read_kbps": [2 * kb, 0.5 * kb, 1 * kb, 3 * kb, 99 * kb], "disk_write_kbps": [0.0] * 5,
+                        "net_rx_kbps": [1 * kb, 1 * kb, 1 * kb, 4 * kb, 99 * kb],
+                        "net_tx_kbps": [0.0, 1 * kb, 0, 0, 0]})
+    from fairlib.traces import peak_total_bandwidth
+
+    # storage: t=0 -> 2 + 1 = 3, t=300 -> 0.5 + 3 = 3.5 (the inactive sample at 600 is not usage); network: 2, 6
+    assert peak_total_bandwidth(vms) == (3.5, 6.0)
+    fleet = bitbrains_fleet(size_from=vms)
+    np.testing.assert_allclose(fleet.capacity[:, 2:].sum(axis=0), [3.5, 6.0])
+    assert np.ptp(fleet.capacity[:, 2]) == 0 and "sizing rule" in fleet.notes
+    assert "not recovered, chosen" in bitbrains_fleet().notes   # the default stays the labelled choice
+    with pytest.raises(InvalidInputError, match="no active sample"):
+        peak_total_bandwidth(vms.assign(active=False))
+    with pytest.raises(InvalidInputError, match="missing columns"):
+        peak_total_bandwidth(vms.drop(columns="net_tx_kbps"))

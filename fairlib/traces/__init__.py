@@ -13,7 +13,8 @@ from .google import (JOB_EVENT_COLUMNS, MACHINE_EVENT_COLUMNS, TASK_EVENT_COLUMN
                      iter_task_events, machine_configurations, read_job_events, read_machine_events, read_task_events,
                      read_task_usage, synthetic_task_requests, task_request_pool)
 from .synthetic import real_or_synthetic, synthetic_bitbrains, synthetic_google, synthetic_task_usage
-from .workload import Fleet, Workload, bitbrains_fleet, bitbrains_workload, google_fleet, google_workload
+from .workload import (Fleet, Workload, bitbrains_fleet, bitbrains_workload, google_fleet, google_workload,
+                       peak_total_bandwidth)
 
 __all__ = [
     # Google clusterdata-2011-2
@@ -28,4 +29,5 @@ __all__ = [
     "TraceFormatError",
     # workloads and fleets for the replays
     "Fleet", "Workload", "bitbrains_fleet", "bitbrains_workload", "google_fleet", "google_workload",
+    "peak_total_bandwidth",
 ]

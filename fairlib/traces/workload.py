@@ -27,7 +27,7 @@ import pandas as pd
 from .._validate import InvalidInputError, as_count, as_number, check_choice
 
 __all__ = ["Fleet", "Workload", "google_fleet", "google_workload", "bitbrains_fleet", "bitbrains_workload",
-           "BITBRAINS_SERVER_TYPES"]
+           "peak_total_bandwidth", "BITBRAINS_SERVER_TYPES"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -209,13 +209,43 @@ def google_workload(task_events: pd.DataFrame, *, horizon: int | None = None, so
 BITBRAINS_SERVER_TYPES = ((75, 4.0, 12.0), (100, 8.0, 8.0), (75, 16.0, 4.0))
 
 
-def bitbrains_fleet(*, locations: int = 3, storage_mbps: float = 2000.0, network_mbps: float = 1000.0) -> Fleet:
+def peak_total_bandwidth(vms: pd.DataFrame) -> tuple[float, float]:
+    """(storage, network) in MB/s: the largest total over all VMs at one sampling instant (active samples of
+    :func:`fairlib.traces.read_vms` rows) — the "maximum overall usage" §6.1 sizes the storage devices and network
+    links to meet."""
+    need = {"time", "active", "disk_read_kbps", "disk_write_kbps", "net_rx_kbps", "net_tx_kbps"}
+    missing = need - set(vms.columns)
+    if missing:
+        raise InvalidInputError(f"vms: missing columns {sorted(missing)}")
+    act = vms[vms.active]
+    if act.empty:
+        raise InvalidInputError("vms: no active sample to size the bandwidths from")
+    per_time = pd.DataFrame({"time": act.time, "storage": (act.disk_read_kbps + act.disk_write_kbps) / 1024.0,
+                             "network": (act.net_rx_kbps + act.net_tx_kbps) / 1024.0}).groupby("time").sum()
+    return float(per_time.storage.max()), float(per_time.network.max())
+
+
+def bitbrains_fleet(*, locations: int = 3, storage_mbps: float = 2000.0, network_mbps: float = 1000.0,
+                    size_from: pd.DataFrame | None = None) -> Fleet:
     """The 250-server fleet of §6.1 over ``locations`` sites (types spread round-robin). Resources: CPU (GHz),
     RAM (GB), storage and network bandwidth (MB/s). Each server type at each location shares one storage
     device and one network link in the paper; their capacities were **not recovered** — here each server
-    gets ``storage_mbps`` and ``network_mbps`` (a labelled choice, see ``notes``)."""
+    gets ``storage_mbps`` and ``network_mbps`` (a labelled choice, see ``notes``).
+
+    ``size_from`` (VM rows of :func:`fairlib.traces.read_vms`) sizes them instead as §6.1 says — "capacity sized
+    so the maximum overall usage is met": the fleet's storage and network capacities equal the largest total
+    usage of those VMs at one instant (:func:`peak_total_bandwidth`), split evenly over the servers. Reading
+    "overall usage" as the total at one instant (not the sum of per-VM peaks) is our choice, said in ``notes``."""
     locations = as_count(locations, "locations")
     storage_mbps, network_mbps = as_number(storage_mbps, "storage_mbps"), as_number(network_mbps, "network_mbps")
+    n_servers = sum(count for count, _, _ in BITBRAINS_SERVER_TYPES)
+    note = f"storage {storage_mbps} MB/s and network {network_mbps} MB/s per server: not recovered, chosen"
+    if size_from is not None:
+        storage_total, network_total = peak_total_bandwidth(size_from)
+        storage_mbps, network_mbps = storage_total / n_servers, network_total / n_servers
+        note = (f"storage {storage_mbps:.4g} MB/s and network {network_mbps:.4g} MB/s per server: the VMs' largest "
+                f"total usage at one instant ({storage_total:.4g} and {network_total:.4g} MB/s, §6.1's sizing rule) "
+                f"split over {n_servers} servers")
     rows, labels, where = [], [], []
     for t, (count, ghz, gb) in enumerate(BITBRAINS_SERVER_TYPES, start=1):
         for j in range(count):
@@ -223,8 +253,7 @@ def bitbrains_fleet(*, locations: int = 3, storage_mbps: float = 2000.0, network
             labels.append(f"type {t}")
             where.append(j % locations)
     return Fleet(np.array(rows), ("cpu_ghz", "memory_gb", "storage_mbps", "network_mbps"), np.array(labels),
-                 "paper", np.array(where),
-                 notes=f"storage {storage_mbps} MB/s and network {network_mbps} MB/s per server: not recovered, chosen")
+                 "paper", np.array(where), notes=note)
 
 
 def bitbrains_workload(vms: pd.DataFrame) -> Workload:
