@@ -23,6 +23,7 @@ from .pfvds import best_response_column, merit, nash_residual, pfvds, proportion
 from .pfvds_conditions import least_merit, marginal_utilities, server_multipliers, variational_gap
 from .pooled import asset_fairness, asset_share_per_task, ceei
 from .progressive_filling import DRFResult, drf
+from .placements import UtilisationRange, utilisation_range
 from .psdsf import psdsf, psdsf_violation
 from .psmfa import psmfa
 from .server_properties import (bottleneck_fairness_violation, envy_violation, mechanism_properties, misreports,
@@ -38,7 +39,8 @@ __all__ = [
     # heterogeneous servers
     "drfh", "tsf", "drfh_coefficients", "tsf_coefficients", "weighted_maxmin_totals", "psdsf", "psdsf_violation",
     "pfvds", "nash_residual", "best_response_column", "merit", "proportional_fair_objective", "psmfa",
-    "marginal_utilities", "variational_gap", "server_multipliers", "least_merit",
+    "marginal_utilities", "variational_gap", "server_multipliers", "least_merit", "utilisation_range",
+    "UtilisationRange",
     # properties and references
     "property_violations", "sharing_incentive_violation", "envy_violation", "pareto_violation",
     "bottleneck_fairness_violation", "strategyproofness_violation", "mechanism_properties", "misreports",

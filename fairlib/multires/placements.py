@@ -1,0 +1,86 @@
+"""How much a placement can move a per-class utilisation when every user's total tasks are fixed.
+
+DRFH and TSF fix each user's total tasks x_n = Σ_i x[n, i] (their max-min levels are unique), but not where the
+tasks run: the optimal face holds many placements, and the interior point returns the centre of it. A
+utilisation over *all* servers does not depend on the placement (Σ_i Σ_n x[n, i] d[n, r] = Σ_n x_n d[n, r]); one
+over a *subset* of servers — a server class, the reserved classes — does. :func:`utilisation_range` gives its
+minimum and maximum over every feasible placement of the given totals, by two linear programs (HiGHS).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from scipy.optimize import linprog
+from scipy.sparse import coo_matrix, vstack
+
+from .._validate import InvalidInputError, as_number
+from .cluster import Cluster
+
+__all__ = ["utilisation_range", "UtilisationRange"]
+
+
+class UtilisationRange(NamedTuple):
+    """Lowest and highest utilisation of ``resource`` on the chosen servers, and a placement attaining each."""
+
+    low: float
+    high: float
+    low_tasks: np.ndarray
+    high_tasks: np.ndarray
+
+
+def utilisation_range(cluster: Cluster, totals, servers, resource: int, *, slack: float = 1e-7) -> UtilisationRange:
+    """Min and max of Σ_{i in servers} Σ_n x[n, i] d[n, r] / Σ_{i in servers} c[i, r] over placements x >= 0 on
+    eligible pairs that respect every server's capacities and give user n between ``totals[n] (1 - slack)`` and
+    ``totals[n] (1 + slack)`` tasks (a solver's totals are feasible only to its tolerance).
+
+    ``servers``: a boolean mask or indices of the servers measured; ``resource``: the resource's column.
+    Raises :class:`~fairlib.InvalidInputError` when no placement of ``totals`` exists or the servers hold none
+    of the resource.
+    """
+    if not isinstance(cluster, Cluster):
+        raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
+    totals = np.asarray(totals, dtype=np.float64)
+    if totals.shape != (cluster.n_users,):
+        raise InvalidInputError(f"totals: expected shape ({cluster.n_users},) (one per user), got {totals.shape}")
+    bad = ~np.isfinite(totals) | (totals < 0)
+    if bad.any():
+        n = int(np.argmax(bad))
+        raise InvalidInputError(f"totals[{n}] = {totals[n]}: must be finite and >= 0")
+    slack = as_number(slack, "slack", inclusive=True, maximum=0.5)
+    mask = np.zeros(cluster.n_servers, dtype=bool)
+    try:
+        mask[np.asarray(servers)] = True
+    except (IndexError, ValueError) as exc:
+        raise InvalidInputError(f"servers: expected a mask or indices of {cluster.n_servers} servers ({exc})") from None
+    if isinstance(resource, bool) or not isinstance(resource, (int, np.integer)) or \
+            not 0 <= resource < cluster.n_resources:
+        raise InvalidInputError(f"resource = {resource!r}: must be a column index in [0, {cluster.n_resources})")
+    held = cluster.capacity[mask, resource].sum()
+    if not held > 0:
+        raise InvalidInputError(f"servers: hold none of resource {resource}")
+    users, where = np.nonzero(cluster.eligible)
+    n_pairs = len(users)
+    # capacity rows (server, resource) and one row per user for its total, as upper-bound rows
+    rows = where * cluster.n_resources
+    cap_rows = np.concatenate([rows + r for r in range(cluster.n_resources)])
+    cap_vals = np.concatenate([cluster.demand[users, r] for r in range(cluster.n_resources)])
+    cap_cols = np.tile(np.arange(n_pairs), cluster.n_resources)
+    n_cap = cluster.n_servers * cluster.n_resources
+    a_cap = coo_matrix((cap_vals, (cap_rows, cap_cols)), shape=(n_cap, n_pairs))
+    a_user = coo_matrix((np.ones(n_pairs), (users, np.arange(n_pairs))), shape=(cluster.n_users, n_pairs))
+    a_ub = vstack([a_cap, a_user, -a_user]).tocsr()
+    b_ub = np.concatenate([cluster.capacity.ravel(), totals * (1 + slack), -totals * (1 - slack)])
+    weight = np.where(mask[where], cluster.demand[users, resource], 0.0) / held
+    out = []
+    for sign in (1.0, -1.0):
+        res = linprog(sign * weight, A_ub=a_ub, b_ub=b_ub, bounds=(0, None), method="highs")
+        if res.status != 0:
+            raise InvalidInputError(f"totals: no placement gives every user its total ({res.message})")
+        x = np.maximum(res.x, 0.0)  # HiGHS meets bounds to its feasibility tolerance (1e-7): no negative tasks
+        tasks = np.zeros((cluster.n_users, cluster.n_servers))
+        tasks[users, where] = x
+        out.append((float(weight @ x), tasks))
+    (low, low_tasks), (high, high_tasks) = out
+    return UtilisationRange(low, high, low_tasks, high_tasks)
