@@ -8,7 +8,8 @@
 - :func:`replay` — the time-stepped replay of §6.2 (Google): jobs as users, reallocation every 5 minutes and
   whenever a job leaves, work measured in quanta, completion times, utilisation over time, deviation from a
   reference mechanism (PS-DSF), conservation checked at every reallocation. Jobs come as :class:`Jobs`
-  (:func:`jobs_from_workload` for constant request-based demands, :func:`jobs_from_task_usage` for
+  (:func:`jobs_from_workload` for constant request-based demands, :func:`jobs_from_task_events` for the
+  requests of the tasks running at each 5-minute interval's start, :func:`jobs_from_task_usage` for
   per-window usage).
 
 Any mechanism from :mod:`fairlib.multires` that maps a :class:`~fairlib.multires.Cluster` to a
@@ -35,7 +36,8 @@ from .multires.cluster import Cluster, on_merged_servers
 from .sweep import sweep
 
 __all__ = ["location_eligibility", "snapshot_cluster", "snapshot_utilisation", "Jobs", "jobs_from_workload",
-           "jobs_from_task_usage", "class_eligibility", "replay", "ReplayResult", "open_loop", "SIMULTANEOUS_S"]
+           "jobs_from_task_usage", "jobs_from_task_events", "class_eligibility", "replay", "ReplayResult", "open_loop",
+           "SIMULTANEOUS_S"]
 
 #: events of a replay (job completions, reallocation ticks, the horizon) less than this many seconds apart are
 #: simultaneous: the Google trace's resolution is 1 µs, and an ulp of rounding must not split one event into two
@@ -277,6 +279,59 @@ def jobs_from_task_usage(task_usage: pd.DataFrame, *, scheduling_class=None, sou
     seg_end = seg_start + np.minimum(g.length.to_numpy(float), window)
     return Jobs(ids, arrival, trace_end, offsets, work, shape, ("cpu_normalised", "memory_normalised"), source, cls,
                 seg_start, seg_end)
+
+
+#: task_events event types after which a task is running (SCHEDULE, UPDATE_RUNNING)
+_RUNNING_EVENTS = (1, 8)
+
+
+def jobs_from_task_events(task_events: pd.DataFrame, *, window: float = 300.0, origin: float = 600.0,
+                          horizon: float | None = None, source: str = "real") -> Jobs:
+    """Jobs with per-interval demands from ``task_events`` (µs times): the model of the paper's §6.2 as
+    reconstructed [INF] — for each ``window``-second interval starting at ``origin + k · window`` (the trace's
+    first instant is 600 s), a job's demand D_n(k) is the sum of the CPU and memory requests of its tasks
+    *running at the interval's start* (their last event at or before it is SCHEDULE or UPDATE_RUNNING; a
+    request missing from an event is carried over from the task's previous one), and the job needs
+    ``window · max_r D_n,r(k)`` quanta of shape D_n(k) / max_r D_n,r(k) in that interval (the last one cut at
+    ``horizon``, default the last event). Intervals in which none of a job's tasks runs are not segments; a job
+    runs from its first such interval to its last. Segment times are recorded for :func:`open_loop`.
+    """
+    need = {"time", "job_id", "task_index", "event_type", "cpu_request", "memory_request", "scheduling_class"}
+    missing = need - set(task_events.columns)
+    if missing:
+        raise InvalidInputError(f"task_events: missing columns {sorted(missing)}")
+    window, origin = as_number(window, "window"), as_number(origin, "origin", inclusive=True)
+    ev = task_events.sort_values(["job_id", "task_index", "time"], kind="stable")
+    time = ev.time.to_numpy(np.int64) / 1e6
+    end_of_trace = float(time.max()) if horizon is None else as_number(horizon, "horizon")
+    task = ev.job_id.to_numpy(np.int64), ev.task_index.to_numpy(np.int64)
+    same_task = np.r_[(task[0][1:] == task[0][:-1]) & (task[1][1:] == task[1][:-1]), False]
+    next_time = np.where(same_task, np.r_[time[1:], end_of_trace], end_of_trace)
+    requests = ev.groupby(["job_id", "task_index"], sort=False)[["cpu_request", "memory_request"]].ffill()
+    cpu, memory = requests.cpu_request.to_numpy(float), requests.memory_request.to_numpy(float)
+    running = ev.event_type.isin(_RUNNING_EVENTS).to_numpy() & (np.nan_to_num(cpu) + np.nan_to_num(memory) > 0)
+    start, stop = time[running], np.minimum(next_time[running], end_of_trace)
+    first = np.maximum(np.ceil((start - origin) / window), 0).astype(np.int64)    # first interval start covered
+    last = np.ceil((stop - origin) / window).astype(np.int64) - 1                  # last one before the task stops
+    count = np.maximum(last - first + 1, 0)
+    rows = np.repeat(np.arange(count.size), count)
+    k = first[rows] + (np.arange(rows.size) - np.repeat(np.cumsum(count) - count, count))
+    held = pd.DataFrame({"job_id": task[0][running][rows], "k": k, "cpu": np.nan_to_num(cpu[running][rows]),
+                         "memory": np.nan_to_num(memory[running][rows])}).groupby(["job_id", "k"], sort=True).sum()
+    held = held[(held.cpu > 0) | (held.memory > 0)]
+    demand = held[["cpu", "memory"]].to_numpy(float)
+    if len(demand) == 0:
+        raise InvalidInputError("task_events: no task runs at any interval start")
+    shape, dominant = _unit_dominant(demand)
+    seg_start = origin + held.index.get_level_values(1).to_numpy() * window
+    seg_end = np.minimum(seg_start + window, end_of_trace)
+    jobs = held.index.get_level_values(0).to_numpy()
+    starts = np.flatnonzero(np.r_[True, jobs[1:] != jobs[:-1]])
+    offsets = np.r_[starts, len(jobs)]
+    ids = jobs[starts]
+    cls = ev.groupby("job_id").scheduling_class.max().reindex(ids).to_numpy()
+    return Jobs(ids, seg_start[starts], seg_end[offsets[1:] - 1], offsets, (seg_end - seg_start) * dominant, shape,
+                ("cpu_normalised", "memory_normalised"), source, cls, seg_start, seg_end)
 
 
 def class_eligibility(fleet, scheduling_class, *, reserved=("C", "D"), privileged=(2, 3)) -> np.ndarray:

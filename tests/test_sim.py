@@ -263,3 +263,78 @@ def test_jobs_builders_record_segment_times():
     jobs = sim.jobs_from_task_usage(task_usage)
     np.testing.assert_allclose(jobs.segment_start, [600.0, 900.0, 600.0])
     np.testing.assert_allclose(jobs.segment_end, [900.0, 1000.0, 900.0])   # the partial window: 100 s
+
+
+# --- per-interval demands from task_events (§6.2 [INF]) ------------------------------------------------------------
+
+_EVENT_COLUMNS = ["time", "job_id", "task_index", "event_type", "cpu_request", "memory_request", "scheduling_class"]
+
+
+def test_jobs_from_task_events_hand_computed():
+    """Job 1: task 0 runs 600-1250 s, task 1 is submitted at 700, scheduled at 1000, killed at 1500. Job 2: running
+    at the snapshot (t = 0), its request updated at 1200 with the CPU request missing (carried over), done at 2000."""
+    s = 1_000_000
+    rows = [(600 * s, 1, 0, 0, 0.1, 0.2, 1), (600 * s, 1, 0, 1, 0.1, 0.2, 1), (1250 * s, 1, 0, 4, 0.1, 0.2, 1),
+            (700 * s, 1, 1, 0, 0.3, 0.1, 1), (1000 * s, 1, 1, 1, 0.3, 0.1, 1), (1500 * s, 1, 1, 5, 0.3, 0.1, 1),
+            (0, 2, 0, 1, 0.5, 0.5, 3), (1200 * s, 2, 0, 8, np.nan, 0.25, 3), (2000 * s, 2, 0, 4, 0.5, 0.25, 3)]
+    jobs = sim.jobs_from_task_events(pd.DataFrame(rows, columns=_EVENT_COLUMNS))
+    assert jobs.ids.tolist() == [1, 2] and jobs.offsets.tolist() == [0, 3, 8]
+    # job 1 at 600 and 900: task 0 only (0.1, 0.2); at 1200 both (0.4, 0.3); at 1500 nothing runs (killed at 1500)
+    np.testing.assert_allclose(jobs.segment_start, [600, 900, 1200, 600, 900, 1200, 1500, 1800])
+    np.testing.assert_allclose(jobs.segment_end, [900, 1200, 1500, 900, 1200, 1500, 1800, 2000])
+    np.testing.assert_allclose(jobs.shape, [[0.5, 1], [0.5, 1], [1, 0.75], [1, 1], [1, 1], [1, 0.5], [1, 0.5],
+                                            [1, 0.5]])
+    # quanta: interval length x dominant demand (the last interval cut at the trace's end, 2000 s)
+    np.testing.assert_allclose(jobs.work, [60, 60, 120, 150, 150, 150, 150, 100])
+    assert jobs.scheduling_class.tolist() == [1, 3]
+    assert jobs.arrival.tolist() == [600.0, 600.0] and jobs.trace_end.tolist() == [1500.0, 2000.0]
+
+
+def _running_demand_reference(events, window=300.0, origin=600.0):
+    """Slow reference: at every interval start, each task's last event at or before it (input order breaks
+    ties in time), requests carried over from earlier events; sum over running tasks per job."""
+    horizon = events.time.max() / 1e6
+    out = {}
+    for (job, _), task in events.groupby(["job_id", "task_index"], sort=False):
+        task = task.sort_values("time", kind="stable")
+        cpu = task.cpu_request.ffill().to_numpy()
+        mem = task.memory_request.ffill().to_numpy()
+        times, types = task.time.to_numpy() / 1e6, task.event_type.to_numpy()
+        k = 0
+        while origin + k * window < horizon:
+            t = origin + k * window
+            at = np.flatnonzero(times <= t)
+            if at.size and types[at[-1]] in (1, 8):
+                c, m = np.nan_to_num(cpu[at[-1]]), np.nan_to_num(mem[at[-1]])
+                if c + m > 0:
+                    got = out.setdefault((job, k), [0.0, 0.0])
+                    got[0] += c
+                    got[1] += m
+            k += 1
+    return out
+
+
+def test_jobs_from_task_events_against_a_slow_reference():
+    rng = np.random.default_rng(19)
+    rows = []
+    for job in range(12):
+        for task in range(int(rng.integers(1, 5))):
+            t = int(rng.integers(0, 3000))
+            for _ in range(int(rng.integers(1, 7))):
+                rows.append((t * 1_000_000, job, task, int(rng.choice([0, 1, 1, 8, 2, 4, 5])),
+                             np.nan if rng.random() < 0.15 else float(rng.uniform(0.0, 0.5)),
+                             float(rng.uniform(0.01, 0.5)), int(rng.integers(0, 4))))
+                t += int(rng.integers(0, 900))
+    events = pd.DataFrame(rows, columns=_EVENT_COLUMNS)
+    jobs = sim.jobs_from_task_events(events)
+    want = _running_demand_reference(events)
+    got = {}
+    seg_job = np.repeat(jobs.ids, np.diff(jobs.offsets))
+    k = np.round((jobs.segment_start - 600.0) / 300.0).astype(int)
+    length = jobs.segment_end - jobs.segment_start
+    dominant = jobs.work / length
+    for j, kk, shape, d in zip(seg_job, k, jobs.shape, dominant):
+        got[(int(j), int(kk))] = shape * d
+    assert got.keys() == want.keys()
+    for key in want:
+        np.testing.assert_allclose(got[key], want[key], rtol=1e-12, err_msg=str(key))
