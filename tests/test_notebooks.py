@@ -62,6 +62,23 @@ def test_notebooks_import_only_from_public_packages(path):
     assert " as mx" not in code and " as sx" not in code and " as cmp" not in code
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_figures_named_in_the_prose_are_the_ones_saved(path):
+    """Every `fig...` name the markdown cites (the "What is reproduced" tables) is a figure the notebook saves —
+    literally, or by the literal start of an f-string name — so a reader finds it under figures/<key>/."""
+    import re
+
+    nb = json.loads(path.read_text())
+    code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    text = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    saved = set(re.findall(r'save_figure\(\s*\w+\s*,\s*\w+\s*,\s*"([^"]+)"', code))
+    prefixes = set(re.findall(r'save_figure\(\s*\w+\s*,\s*\w+\s*,\s*f"([^"{]*)', code))
+    cited = set(re.findall(r"`(fig[\w]*)`", text))
+    missing = sorted(name for name in cited if name not in saved and not any(name.startswith(p) for p in prefixes
+                                                                               if p))
+    assert not missing, f"{path.name}: the text cites figures the notebook never saves: {missing}"
+
+
 @pytest.mark.notebook
 def test_paper_notebooks_quick_mode(tmp_path):
     """Every registered paper notebook runs end to end in quick mode, claims included."""
