@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ._validate import InvalidInputError, as_count, as_eligibility, as_number, check_choice
+from .metrics import jain_index
 from .multires.cluster import Cluster, on_merged_servers
 from .sweep import sweep
 
@@ -264,21 +265,25 @@ def jobs_from_task_usage(task_usage: pd.DataFrame, *, scheduling_class=None, sou
     g = frame.groupby(["job_id", "win"], sort=True).agg(cpu=("cpu", "sum"), memory=("memory", "sum"),
                                                         length=("length", "max"))
     g = g[(g.cpu > 0) | (g.memory > 0)]
-    demand = g[["cpu", "memory"]].to_numpy(float)
+    seg_start = 600.0 + g.index.get_level_values(1).to_numpy() * window  # the window each demand was measured in
+    held = np.minimum(g.length.to_numpy(float), window)  # partial windows pro rata
+    return _jobs_from_segments(g.index.get_level_values(0).to_numpy(), g[["cpu", "memory"]].to_numpy(float),
+                               seg_start, seg_start + held, held, seg_start + window, scheduling_class, source)
+
+
+def _jobs_from_segments(job_of_segment, demand, seg_start, seg_end, held, window_end, scheduling_class,
+                        source) -> Jobs:
+    """Jobs from per-interval demands (rows grouped by job, in time order): each segment holds from ``seg_start`` to
+    ``seg_end`` and needs ``held`` seconds (their difference) × its dominant demand in quanta of its unit-dominant
+    shape; a job arrives with its first segment and leaves in the trace at its last segment's ``window_end``.
+    ``scheduling_class``: job id -> class (a Series or mapping; None for none)."""
     shape, dominant = _unit_dominant(demand)
-    work = np.minimum(g.length.to_numpy(float), window) * dominant
-    jobs = g.index.get_level_values(0).to_numpy()
-    wins = g.index.get_level_values(1).to_numpy()
-    starts = np.flatnonzero(np.r_[True, jobs[1:] != jobs[:-1]])
-    offsets = np.r_[starts, len(jobs)]
-    ids = jobs[starts]
-    arrival = 600.0 + wins[starts] * window
-    trace_end = 600.0 + (wins[offsets[1:] - 1] + 1) * window
+    starts = np.flatnonzero(np.r_[True, job_of_segment[1:] != job_of_segment[:-1]])
+    offsets = np.r_[starts, len(job_of_segment)]
+    ids = job_of_segment[starts]
     cls = None if scheduling_class is None else pd.Series(scheduling_class).reindex(ids).to_numpy()
-    seg_start = 600.0 + wins * window  # the window each segment's demand was measured in (partial ones pro rata)
-    seg_end = seg_start + np.minimum(g.length.to_numpy(float), window)
-    return Jobs(ids, arrival, trace_end, offsets, work, shape, ("cpu_normalised", "memory_normalised"), source, cls,
-                seg_start, seg_end)
+    return Jobs(ids, seg_start[starts], window_end[offsets[1:] - 1], offsets, held * dominant, shape,
+                ("cpu_normalised", "memory_normalised"), source, cls, seg_start, seg_end)
 
 
 #: task_events event types after which a task is running (SCHEDULE, UPDATE_RUNNING)
@@ -319,19 +324,13 @@ def jobs_from_task_events(task_events: pd.DataFrame, *, window: float = 300.0, o
     held = pd.DataFrame({"job_id": task[0][running][rows], "k": k, "cpu": np.nan_to_num(cpu[running][rows]),
                          "memory": np.nan_to_num(memory[running][rows])}).groupby(["job_id", "k"], sort=True).sum()
     held = held[(held.cpu > 0) | (held.memory > 0)]
-    demand = held[["cpu", "memory"]].to_numpy(float)
-    if len(demand) == 0:
+    if held.empty:
         raise InvalidInputError("task_events: no task runs at any interval start")
-    shape, dominant = _unit_dominant(demand)
     seg_start = origin + held.index.get_level_values(1).to_numpy() * window
     seg_end = np.minimum(seg_start + window, end_of_trace)
-    jobs = held.index.get_level_values(0).to_numpy()
-    starts = np.flatnonzero(np.r_[True, jobs[1:] != jobs[:-1]])
-    offsets = np.r_[starts, len(jobs)]
-    ids = jobs[starts]
-    cls = ev.groupby("job_id").scheduling_class.max().reindex(ids).to_numpy()
-    return Jobs(ids, seg_start[starts], seg_end[offsets[1:] - 1], offsets, (seg_end - seg_start) * dominant, shape,
-                ("cpu_normalised", "memory_normalised"), source, cls, seg_start, seg_end)
+    return _jobs_from_segments(held.index.get_level_values(0).to_numpy(), held[["cpu", "memory"]].to_numpy(float),
+                               seg_start, seg_end, seg_end - seg_start, seg_end,
+                               ev.groupby("job_id").scheduling_class.max(), source)
 
 
 def class_eligibility(fleet, scheduling_class, *, reserved=("C", "D"), privileged=(2, 3)) -> np.ndarray:
@@ -536,7 +535,6 @@ def open_loop(fleet, jobs: Jobs, mechanisms=None, *, eligible=None, start: float
     from tqdm.auto import tqdm
 
     from .mechanisms import resolve_runs
-    from .metrics import jain_index
 
     mechanisms = resolve_runs(mechanisms, "multi_server")
     if not mechanisms:
@@ -568,7 +566,7 @@ def open_loop(fleet, jobs: Jobs, mechanisms=None, *, eligible=None, start: float
         live = np.flatnonzero((seg_start <= t + SIMULTANEOUS_S) & (seg_end > t + SIMULTANEOUS_S))
         key = live.tobytes()
         if key != previous:
-            cached = _open_loop_epoch(fleet, jobs, mechanisms, live, seg_job, elig, usage, merge, jain_index, t)
+            cached = _open_loop_epoch(fleet, jobs, mechanisms, live, seg_job, elig, usage, merge, t)
             previous = key
         for name, columns in cached.items():
             rows.append({"epoch": e, "start": float(t), "end": float(t_end),
@@ -578,7 +576,7 @@ def open_loop(fleet, jobs: Jobs, mechanisms=None, *, eligible=None, start: float
     return table
 
 
-def _open_loop_epoch(fleet, jobs, mechanisms, live, seg_job, elig, usage, merge, jain_index, t) -> dict:
+def _open_loop_epoch(fleet, jobs, mechanisms, live, seg_job, elig, usage, merge, t) -> dict:
     """Every mechanism on one epoch's active segments: name -> its columns (utilisation, fairness)."""
     if live.size == 0:
         return {name: {**usage.columns(None), "jain_dominant_share": np.nan, "min_dominant_share": np.nan}

@@ -28,7 +28,6 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
     from .experiments.dynamic_drf import per_step_times
     from .market import Game, best_response, best_response_finite, run_dynamics
     from .multires import Cluster, asset_fairness, ceei, drf, drfh, edrf, pdrf, pfvds, psdsf, random_cluster, tsf
-    from .multires._solvers.pair_kernels import parallel_from
 
     rng = np.random.default_rng(0)
     int_pool = ([[1, 4], [3, 1], [2, 2]], [9, 18])
@@ -45,7 +44,7 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
         ("drfh", lambda: drfh(cluster)),
         ("tsf", lambda: tsf(cluster)),
         ("psdsf (market)", lambda: (psdsf(cluster), psdsf(cluster, time_shared=True))),
-        ("drfh, tsf, psdsf: parallel kernels (problems from 20,000 pairs)", lambda: _parallel(parallel_from, lambda: (
+        ("drfh, tsf, psdsf: parallel kernels (problems from 20,000 pairs)", lambda: _parallel(lambda: (
             drfh(cluster), tsf(cluster), psdsf(cluster), psdsf(cluster, time_shared=True)))),
         ("psdsf (fixed point)", lambda: psdsf(cluster, method="fixed_point")),
         ("pfvds (interior point)", lambda: (pfvds(cluster, 1.0), pfvds(cluster, 2.0))),
@@ -65,9 +64,11 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
     ]
 
 
-def _parallel(parallel_from, call):
+def _parallel(call):
     """``call`` with every problem split over numba's threads (nothing to compile when there is one thread)."""
     import numba
+
+    from .multires._solvers.pair_kernels import parallel_from
 
     if numba.get_num_threads() > 1:
         with parallel_from(0):

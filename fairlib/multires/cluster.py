@@ -26,7 +26,7 @@ import numpy as np
 from .._validate import InvalidInputError, as_capacities, as_demands, as_eligibility, as_weights
 
 __all__ = ["Cluster", "Allocation", "ServerAllocation", "leontief_tasks", "monopoly_tasks", "random_cluster",
-           "random_pool", "merge_identical_servers", "on_merged_servers", "per_server_alpha"]
+           "random_pool", "merge_identical_servers", "on_merged_servers", "per_server_alpha", "placement_capacity_rows"]
 
 
 #: monopoly task counts γ the mechanisms accept (tested accurate across it: results scale exactly with units)
@@ -367,6 +367,31 @@ def monopoly_tasks(capacity: np.ndarray, demand: np.ndarray) -> np.ndarray:
         need = demand[:, r] > 0
         gamma[need] = np.minimum(gamma[need], capacity[None, :, r] / demand[need, r, None])
     return gamma
+
+
+class PlacementRows(NamedTuple):
+    """The eligible pairs (``np.nonzero(eligible)`` order) and the capacity rows of a placement LP over them."""
+
+    users: np.ndarray
+    servers: np.ndarray
+    a_cap: object
+
+
+def placement_capacity_rows(cluster: "Cluster", n_columns: int | None = None) -> PlacementRows:
+    """Capacity rows of an LP with one variable per eligible (user, server) pair: row ``i · R + r`` reads
+    Σ_{pairs on server i} d[user, r] x_pair <= c[i, r] (its right-hand side is ``cluster.capacity.ravel()``),
+    zero demands left out. ``a_cap`` is a sparse COO matrix with ``n_columns`` columns (default: one per pair;
+    more leaves room for further variables after the pairs)."""
+    from scipy.sparse import coo_matrix
+
+    users, servers = np.nonzero(cluster.eligible)
+    p, m = len(users), cluster.n_resources
+    rows = servers[:, None] * m + np.arange(m)[None, :]
+    vals = cluster.demand[users]
+    keep = vals > 0
+    a_cap = coo_matrix((vals[keep], (rows[keep], np.repeat(np.arange(p), m).reshape(p, m)[keep])),
+                       shape=(cluster.n_servers * m, p if n_columns is None else n_columns))
+    return PlacementRows(users, servers, a_cap)
 
 
 def random_cluster(rng, n_users: int, n_servers: int, n_resources: int = 3, *, eligible_fraction: float = 0.7,

@@ -31,7 +31,7 @@ from scipy.sparse import coo_matrix, vstack
 
 from .._validate import InvalidInputError, as_number, check_choice
 from ._solvers.maxmin_interior import maxmin_round_interior_point
-from .cluster import Allocation, Cluster, monopoly_tasks
+from .cluster import Allocation, Cluster, monopoly_tasks, placement_capacity_rows
 
 __all__ = ["drfh", "tsf", "weighted_maxmin_totals", "drfh_coefficients", "tsf_coefficients"]
 
@@ -126,15 +126,10 @@ def _maxmin_interior(cluster: Cluster, coef, tol, max_rounds):
 
 def _highs_lp(cluster: Cluster, coef):
     """The rounds' LP for HiGHS: variables x per eligible pair, then t."""
-    n, k, m = cluster.n_users, cluster.n_servers, cluster.n_resources
-    users, servers = _pair_index(cluster)
+    n = cluster.n_users
+    users, servers, a_cap = placement_capacity_rows(cluster, int(cluster.eligible.sum()) + 1)
     p = len(users)
-    # capacity rows: (server i, resource r) -> Σ_{pairs on i} d[user, r] x_pair <= c[i, r]
-    rows = servers[:, None] * m + np.arange(m)[None, :]
-    vals = cluster.demand[users]
-    keep = vals > 0
-    a_cap = coo_matrix((vals[keep], (rows[keep], np.repeat(np.arange(p), m).reshape(p, m)[keep])),
-                       shape=(k * m, p + 1)).tocsr()
+    a_cap = a_cap.tocsr()  # capacity rows; the last column (t) is empty there
     # level rows: t - coef_n Σ_i x[n, i] <= 0 (active) ; -coef_n Σ_i x[n, i] <= -level_n (frozen)
     a_user = coo_matrix((-coef[users], (users, np.arange(p))), shape=(n, p + 1)).tocsr()
     t_col = coo_matrix((np.ones(n), (np.arange(n), np.full(n, p))), shape=(n, p + 1)).tocsr()

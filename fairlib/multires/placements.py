@@ -16,7 +16,7 @@ from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
 from .._validate import InvalidInputError, as_number
-from .cluster import Cluster
+from .cluster import Cluster, placement_capacity_rows
 
 __all__ = ["utilisation_range", "UtilisationRange"]
 
@@ -60,15 +60,8 @@ def utilisation_range(cluster: Cluster, totals, servers, resource: int, *, slack
     held = cluster.capacity[mask, resource].sum()
     if not held > 0:
         raise InvalidInputError(f"servers: hold none of resource {resource}")
-    users, where = np.nonzero(cluster.eligible)
+    users, where, a_cap = placement_capacity_rows(cluster)
     n_pairs = len(users)
-    # capacity rows (server, resource) and one row per user for its total, as upper-bound rows
-    rows = where * cluster.n_resources
-    cap_rows = np.concatenate([rows + r for r in range(cluster.n_resources)])
-    cap_vals = np.concatenate([cluster.demand[users, r] for r in range(cluster.n_resources)])
-    cap_cols = np.tile(np.arange(n_pairs), cluster.n_resources)
-    n_cap = cluster.n_servers * cluster.n_resources
-    a_cap = coo_matrix((cap_vals, (cap_rows, cap_cols)), shape=(n_cap, n_pairs))
     a_user = coo_matrix((np.ones(n_pairs), (users, np.arange(n_pairs))), shape=(cluster.n_users, n_pairs))
     a_ub = vstack([a_cap, a_user, -a_user]).tocsr()
     b_ub = np.concatenate([cluster.capacity.ravel(), totals * (1 + slack), -totals * (1 - slack)])

@@ -23,7 +23,7 @@ from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
 from .._validate import InvalidInputError
-from .cluster import Allocation, Cluster, leontief_tasks
+from .cluster import Allocation, Cluster, leontief_tasks, placement_capacity_rows
 from .psdsf import psdsf_violation
 
 __all__ = ["sharing_incentive_violation", "envy_violation", "pareto_violation", "bottleneck_fairness_violation",
@@ -87,12 +87,8 @@ def pareto_violation(cluster: Cluster, tasks) -> float:
     """(max Σ x'_n subject to x'_n >= x_n and feasibility) / Σ x_n - 1, by HiGHS."""
     x = checked_allocation(cluster, tasks)
     totals = x.sum(axis=1)
-    users, servers = np.nonzero(cluster.eligible)
-    p, k, m, n = len(users), cluster.n_servers, cluster.n_resources, cluster.n_users
-    rows = servers[:, None] * m + np.arange(m)[None, :]
-    vals = cluster.demand[users]
-    keep = vals > 0
-    a_cap = coo_matrix((vals[keep], (rows[keep], np.repeat(np.arange(p), m).reshape(p, m)[keep])), shape=(k * m, p))
+    users, _, a_cap = placement_capacity_rows(cluster)
+    p, n = len(users), cluster.n_users
     a_tot = coo_matrix((-np.ones(p), (users, np.arange(p))), shape=(n, p))
     res = linprog(-np.ones(p), A_ub=vstack([a_cap, a_tot]).tocsr(),
                   b_ub=np.concatenate([cluster.capacity.ravel(), -totals * (1 - 1e-9)]),

@@ -19,8 +19,7 @@ from numba.core.registry import CPUDispatcher
 from threadpoolctl import ThreadpoolController
 
 __all__ = ["row_products", "column_products", "user_sums", "one_blas_thread", "numba_threads", "user_chunks",
-           "serial_twins", "parallel_from", "TWINS",
-           "PARALLEL_CHAINS"]
+           "serial_twins", "parallel_from", "TWINS", "PARALLEL_CHAINS"]
 
 _BLAS = None
 PARALLEL_PAIRS = 20_000  # problems with fewer eligible pairs run on one thread
