@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
+from .._jit import interpreted_when_small, njit
 
 from .._validate import InvalidInputError, as_demands, check_choice
 
@@ -410,6 +410,7 @@ def _lp_steps(d, n):
     return prev, levels, split, maxsum, shares
 
 
+@interpreted_when_small
 def dynamic_drf(demands, n: int | None = None, method: str = "linear", *, line6: str = "corrected",
                 sums: str = "prefix") -> DynamicDRFResult:
     """Dynamic DRF allocation of agents arriving in row order.

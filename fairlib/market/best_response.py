@@ -17,7 +17,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from .._jit import interpreted_when_small, njit
 
 from .._validate import InvalidInputError, as_count
 
@@ -400,6 +400,7 @@ def _unit_scale(w, y, budget):
     return w_unit, y_unit, budget_unit, scale
 
 
+@interpreted_when_small
 def best_response(w, y, budget) -> np.ndarray:
     """Utility-maximising bids of one user against the others' bids (infinite parallelism).
 

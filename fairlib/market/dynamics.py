@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from .._jit import njit
 
 from .._validate import InvalidInputError, as_count, as_number, check_choice
 from .best_response import _best_response, _local_search

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from .._jit import interpreted_when_small, njit
 
 from .._validate import InvalidInputError, as_capacities, as_demands, as_weights, check_choice, check_task_bound
 from .progressive_filling import _is_cluster, _progressive_filling, share_steps
@@ -135,6 +135,7 @@ def _edrf_rounds(demands, capacity, rate_per_level):
     return levels, consumed, rounds
 
 
+@interpreted_when_small
 def edrf(demands, capacity=None, *, weights=None):
     """Dominant Resource Fairness for divisible tasks (EDRF).
 
@@ -248,6 +249,7 @@ def _pdrf_cycle(demands, capacity, ds, simplified):
     return tasks, k
 
 
+@interpreted_when_small
 def pdrf(demands, capacity=None, *, variant: str = "ds_max", top_up: bool = False,
          higher_order: bool = False, share_arithmetic: str = "exact"):
     """Precomputed Dominant Resource Fairness (Metin 2025, Algorithm 1); on a single-pool Cluster, an Allocation.

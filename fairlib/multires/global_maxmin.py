@@ -32,6 +32,7 @@ from scipy.sparse import coo_matrix, vstack
 from .._validate import InvalidInputError, as_number, check_choice
 from ._solvers.maxmin_interior import maxmin_round_interior_point
 from .cluster import Allocation, Cluster, monopoly_tasks, placement_capacity_rows
+from .._jit import interpreted_when_small
 
 __all__ = ["drfh", "tsf", "weighted_maxmin_totals", "drfh_coefficients", "tsf_coefficients"]
 
@@ -200,6 +201,7 @@ def _blocked_by_lp(cluster, users, a_cap, b_cap, coef, level, active, t, tol):
     return out
 
 
+@interpreted_when_small
 def drfh(cluster: Cluster, *, tol: float = 1e-9, method: str = "interior_point") -> Allocation:
     """DRFH: weighted max-min on global dominant shares x_n max_r d[n, r] / C_r (pooled C), placed on servers.
 
@@ -214,6 +216,7 @@ def drfh(cluster: Cluster, *, tol: float = 1e-9, method: str = "interior_point")
     return Allocation.from_diagnostics(cluster, tasks, "drfh", diag)
 
 
+@interpreted_when_small
 def tsf(cluster: Cluster, *, tol: float = 1e-9, method: str = "interior_point") -> Allocation:
     """TSF: weighted max-min on x_n / γ_n (γ_n: monopoly tasks on every server, placement ignored).
 

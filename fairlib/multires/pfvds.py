@@ -35,7 +35,7 @@ against its exact best response to the others).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import interpreted_when_small, njit
 
 from .._validate import InvalidInputError, as_count, as_number, check_choice
 from ._solvers.pfvds_interior import pfvds_interior_point
@@ -395,6 +395,7 @@ def _start(cluster: Cluster, start) -> np.ndarray:
     return x
 
 
+@interpreted_when_small
 def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_shared: bool = False,
           max_sweeps: int = 2000, tol: float = 1e-10,
           kappa: float = 1e3, step: float = 1e-2, iterations: int = 20000, start=None) -> Allocation:

@@ -21,6 +21,7 @@ from scipy.optimize import nnls
 
 from .._validate import InvalidInputError
 from .cluster import Allocation, Cluster
+from .._jit import interpreted_when_small
 
 __all__ = ["pool_arrays", "drf_allocation", "edrf_allocation", "pdrf_allocation", "asset_fairness", "ceei",
            "asset_share_per_task"]
@@ -115,6 +116,7 @@ def asset_share_per_task(cluster: Cluster) -> np.ndarray:
     return (dem / cap).sum(axis=1)
 
 
+@interpreted_when_small
 def asset_fairness(cluster: Cluster) -> Allocation:
     """Asset fairness (Ghodsi et al. 2011, §6.1) for divisible tasks: progressive filling that raises every
     unfrozen user's weighted asset share a_n x_n / w_n at one rate, freezing the users that demand a saturated
@@ -147,6 +149,7 @@ def asset_fairness(cluster: Cluster) -> Allocation:
     )
 
 
+@interpreted_when_small
 def ceei(cluster: Cluster) -> Allocation:
     """Competitive equilibrium from equal incomes for Leontief users (Ghodsi et al. 2011, §6.2): each user has a
     budget (its weight), buys the bundle that runs the most tasks at prices p[r], and the market clears. For

@@ -27,7 +27,7 @@ Time-shared (non-divisible) servers, Problem 2 / Theorem 5: each server's only c
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .._jit import interpreted_when_small, njit
 
 from .._validate import InvalidInputError, as_count, as_number, check_choice
 from ._solvers.psdsf_market import psdsf_market
@@ -173,6 +173,7 @@ def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start):
     return x, sweeps, change
 
 
+@interpreted_when_small
 def psdsf(cluster: Cluster, *, time_shared: bool = False, method: str = "market", max_sweeps: int = 1000,
           tol: float = 1e-12) -> Allocation:
     """PS-DSF allocation (Definition 4).

@@ -33,7 +33,9 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
-from numba import njit, prange
+from numba import prange
+
+from ..._jit import njit
 
 from .pair_kernels import numba_threads, one_blas_thread, serial_twins, user_chunks
 

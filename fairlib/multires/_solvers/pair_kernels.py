@@ -14,7 +14,7 @@ import types
 
 import numba
 import numpy as np
-from numba import njit
+from ..._jit import njit
 from numba.core.registry import CPUDispatcher
 from threadpoolctl import ThreadpoolController
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.linalg
-from numba import njit
+from ..._jit import njit
 
 from ..._validate import InvalidInputError, as_count
 from ..cluster import Allocation, Cluster, per_server_alpha

@@ -39,7 +39,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from ..._jit import njit
 
 from ..._validate import InvalidInputError, as_count
 from ..cluster import Cluster

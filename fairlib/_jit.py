@@ -1,0 +1,131 @@
+"""fairlib's numba kernels, and the rule that runs a small problem's kernels as plain Python instead.
+
+numba compiles a kernel, with everything it calls, on its first call; for the interior-point and market solvers
+that is 10–30 s with an empty cache (``benchmarks/bench_cold_start.py``), while the same Python source run by the
+interpreter answers a problem of a few users and servers in milliseconds. So every public mechanism decides by the
+size of its own problem (:func:`interpreted_when_small`): at most :data:`INTERPRET_AT_MOST` cells (users x servers
+x resources for a cluster, the demand matrix's size for a pool, the machines for a best response) its kernels run
+interpreted — the same source, nothing compiled — and above it compiled. The rule depends only on the problem, so
+a problem takes the same path on every machine and in every run, warm or cold; the two paths agree to rounding
+(``tests/test_interpreted_kernels.py``: integral allocations identical, divisible ones to 1e-9 relative).
+
+Every kernel is made by :func:`njit` (numba's, returning a :class:`Kernel`). Inside :func:`compiled` every kernel
+is compiled whatever the size (``python -m fairlib.warm`` and the benchmarks use it); inside :func:`interpreted`
+every kernel runs as Python.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import functools
+import inspect
+import os
+
+import numba
+import numpy as np
+from numba.core.registry import CPUDispatcher
+
+__all__ = ["njit", "Kernel", "INTERPRET_AT_MOST", "interpreted_when_small", "problem_cells", "compiled",
+           "interpreted"]
+
+#: a public mechanism's kernels run interpreted when its problem has at most this many cells (see module doc):
+#: a 4-user, 4-server, 2-resource cluster is 32 cells, 8 users on 4 servers 64. Measured (AMD EPYC, one
+#: thread): 2 users x 2 servers x 2 resources DRFH 4.6 ms interpreted vs 1.8 ms compiled, PF-VDS 25 vs 11 ms;
+#: 5 x 3 x 2 DRFH 13 vs 2.2 ms, PF-VDS 52 vs 13 ms; an empty cache costs 10-30 s per mechanism compiled.
+INTERPRET_AT_MOST = 64
+if os.environ.get("FAIRLIB_INTERPRET_AT_MOST"):  # 0: always compiled (a sweep of many small problems)
+    _value = os.environ["FAIRLIB_INTERPRET_AT_MOST"]
+    if not _value.isdigit():
+        raise ValueError(f"FAIRLIB_INTERPRET_AT_MOST must be a count of cells (an integer >= 0); got {_value!r}")
+    INTERPRET_AT_MOST = int(_value)
+
+# None: each public mechanism decides by its size; True / False: forced by interpreted() / compiled()
+_FORCED: contextvars.ContextVar[bool | None] = contextvars.ContextVar("fairlib_forced_tier", default=None)
+# whether the kernels called now run as Python (set by the public mechanism being run, per thread and task)
+_INTERPRET: contextvars.ContextVar[bool] = contextvars.ContextVar("fairlib_interpret", default=False)
+
+
+class Kernel(CPUDispatcher):
+    """A numba dispatcher whose calls from Python run its Python source while a small problem is solved.
+
+    Calls from other compiled kernels do not go through ``__call__`` (numba links them directly), so a
+    compiled kernel stays compiled all the way down; an interpreted one calls other kernels through
+    ``__call__``, so they run interpreted too.
+    """
+
+    def __call__(self, *args, **kwargs):
+        """Run interpreted while :data:`_INTERPRET` is set, compiled (numba's dispatch) otherwise."""
+        if _INTERPRET.get():
+            return self.py_func(*args, **kwargs)
+        return super().__call__(*args, **kwargs)
+
+
+def njit(*args, **options):
+    """``numba.njit`` returning a :class:`Kernel` (same options, same cache files)."""
+    def make(function):
+        kernel = numba.njit(**options)(function)
+        kernel.__class__ = Kernel  # same layout: only __call__ differs
+        return kernel
+
+    if args and callable(args[0]):
+        return make(args[0])
+    if args:
+        raise TypeError(f"fairlib._jit.njit takes keyword options only (no signatures); got {args!r}")
+    return make
+
+
+def problem_cells(problem) -> int | None:
+    """Cells of a mechanism's first argument: users x servers x resources for a cluster, else the array's size
+    (None when it is neither: the mechanism's own validation then reports the argument)."""
+    shape = getattr(problem, "n_users", None), getattr(problem, "n_servers", None), \
+        getattr(problem, "n_resources", None)
+    if all(isinstance(n, int) for n in shape):
+        return shape[0] * shape[1] * shape[2]
+    if problem is None:
+        return None
+    try:
+        return int(np.asarray(problem, dtype=float).size)
+    except (TypeError, ValueError):
+        return None
+
+
+def interpreted_when_small(function):
+    """Decorate a public mechanism: its kernels run interpreted when its first argument has at most
+    :data:`INTERPRET_AT_MOST` cells (:func:`problem_cells`), compiled otherwise, unless :func:`compiled` or
+    :func:`interpreted` forces one path. A mechanism called by another decides by its own problem."""
+    first = next(iter(inspect.signature(function).parameters))
+
+    @functools.wraps(function)
+    def run(*args, **kwargs):
+        forced = _FORCED.get()
+        if forced is None:
+            cells = problem_cells(args[0] if args else kwargs.get(first))
+            forced = cells is not None and cells <= INTERPRET_AT_MOST
+        token = _INTERPRET.set(forced)
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _INTERPRET.reset(token)
+
+    return run
+
+
+@contextlib.contextmanager
+def _forced(value: bool):
+    token, inner = _FORCED.set(value), _INTERPRET.set(value)
+    try:
+        yield
+    finally:
+        _INTERPRET.reset(inner)
+        _FORCED.reset(token)
+
+
+def compiled():
+    """Context: every kernel compiled, whatever the problem's size (the warm-up, speed measurements)."""
+    return _forced(False)
+
+
+def interpreted():
+    """Context: every kernel run as Python, whatever the problem's size (tests comparing the two paths)."""
+    return _forced(True)

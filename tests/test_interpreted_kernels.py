@@ -1,0 +1,171 @@
+"""Small problems run their kernels as Python (fairlib._jit): same answers as the compiled kernels, nothing
+compiled below the size rule, compiled above it, and the rule depends on the problem only."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fairlib import _jit, mechanisms
+from fairlib._jit import INTERPRET_AT_MOST, compiled, interpreted, problem_cells
+from fairlib.dynamic import dynamic_drf
+from fairlib.market import best_response
+from fairlib import InvalidInputError
+from fairlib.multires import Cluster, drfh
+from fairlib.verify import DEFAULT_ATOL, DEFAULT_RTOL
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _instance(mech, rng, users, servers, resources):
+    demand = rng.uniform(0.05, 1.0, (users, resources))
+    if "pooled" in mech.capabilities:
+        return Cluster.single_pool(rng.uniform(2.0, 8.0, resources), demand)
+    capacity = rng.uniform(1.0, 6.0, (servers, resources))
+    eligible = rng.random((users, servers)) < 0.8
+    eligible[np.arange(users), rng.integers(0, servers, users)] = True
+    return Cluster(capacity, demand, eligible=eligible)
+
+
+def _agree(mech, a, b):
+    """Integral allocations identical; divisible ones within the tolerance results are held to across machines
+    (fairlib.verify: the two paths round differently, as two CPUs do). A placement on a non-unique optimal face
+    (DRFH/TSF's centre) moves by ~1e-7 with the rounding; each user's total is checked tighter."""
+    if "integral" in mech.capabilities:
+        np.testing.assert_array_equal(a.tasks, b.tasks)
+        return
+    scale = max(1.0, float(np.abs(b.tasks).max()))
+    np.testing.assert_allclose(a.tasks, b.tasks, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL * scale)
+    np.testing.assert_allclose(a.tasks.sum(axis=1), b.tasks.sum(axis=1), rtol=1e-8, atol=1e-10 * scale)
+
+
+@pytest.mark.parametrize("name", mechanisms.names())
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), users=st.integers(1, 7), servers=st.integers(1, 4),
+       resources=st.integers(1, 3))
+def test_interpreted_and_compiled_kernels_agree(name, seed, users, servers, resources):
+    """Every registered mechanism, the same instance both ways, sizes on both sides of the rule (up to 84 cells)."""
+    mech = mechanisms.get(name)
+    cluster = _instance(mech, np.random.default_rng(seed), users, servers, resources)
+    with interpreted():
+        slow = mech(cluster)
+    with compiled():
+        fast = mech(cluster)
+    _agree(mech, slow, fast)
+    assert slow.converged == fast.converged
+
+
+def test_dynamic_drf_and_best_response_agree_both_ways():
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        demands = rng.uniform(0.05, 1.0, (6, 3))
+        w, y = rng.uniform(0.1, 2.0, 5), rng.uniform(0.1, 2.0, 5)
+        with interpreted():
+            slow = dynamic_drf(demands).shares(6), best_response(w, y, 1.0)
+        with compiled():
+            fast = dynamic_drf(demands).shares(6), best_response(w, y, 1.0)
+        np.testing.assert_allclose(slow[0], fast[0], rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(slow[1], fast[1], rtol=1e-9, atol=1e-12)
+
+
+def test_problem_cells_counts_users_servers_resources():
+    cluster = Cluster(np.ones((3, 2)), np.ones((5, 2)))
+    assert problem_cells(cluster) == 5 * 3 * 2
+    assert problem_cells(np.ones((7, 4))) == 28
+    assert problem_cells([1.0, 2.0, 3.0]) == 3
+    assert problem_cells(object()) is None
+    assert problem_cells(None) is None
+
+
+def test_the_problem_may_be_passed_by_keyword():
+    assert np.allclose(dynamic_drf(demands=[[1.0, 0.5], [0.5, 1.0]]).final_shares,
+                       dynamic_drf([[1.0, 0.5], [0.5, 1.0]]).final_shares)
+
+
+def test_the_rule_sets_the_path_per_call_and_resets_it(monkeypatch):
+    """Below the rule the kernels run as Python, above it compiled, a failing call leaves nothing set, and a
+    mechanism called inside another decides by its own problem."""
+    seen, original = [], _jit.Kernel.__call__
+
+    def spy(kernel, *args, **kwargs):
+        seen.append(_jit._INTERPRET.get())
+        return original(kernel, *args, **kwargs)
+
+    monkeypatch.setattr(_jit.Kernel, "__call__", spy)
+    rng = np.random.default_rng(0)
+    small = Cluster(rng.uniform(1, 4, (2, 2)), rng.uniform(0.1, 1, (3, 2)))       # 12 cells
+    large = Cluster(rng.uniform(1, 4, (4, 2)), rng.uniform(0.1, 1, (9, 2)))       # 72 cells
+    assert problem_cells(small) <= INTERPRET_AT_MOST < problem_cells(large)
+    drfh(small)
+    assert seen and all(seen)
+    seen.clear()
+    drfh(large)
+    assert seen and not any(seen)
+    with pytest.raises(InvalidInputError, match="tol"):
+        drfh(small, tol=-1.0)
+    assert _jit._INTERPRET.get() is False
+    seen.clear()
+    with interpreted():
+        drfh(large)
+    assert seen and all(seen)
+
+
+def test_njit_rejects_signatures():
+    with pytest.raises(TypeError, match="keyword options only"):
+        _jit.njit("float64(float64)")
+
+
+_PROBE = textwrap.dedent("""
+    import json, sys
+    from numba.core.registry import CPUDispatcher
+    import importlib, pkgutil
+    import fairlib
+    from fairlib import mechanisms
+    from fairlib.dynamic import dynamic_drf
+    from fairlib.market import best_response
+    from fairlib.multires import Cluster
+
+    def compiled_kernels():
+        out = []
+        for info in pkgutil.walk_packages(fairlib.__path__, "fairlib."):
+            if info.name.endswith(".warm"):
+                continue
+            for name, value in vars(importlib.import_module(info.name)).items():
+                if isinstance(value, CPUDispatcher) and value.signatures:
+                    out.append(f"{info.name}.{name}")
+        from fairlib.multires._solvers.pair_kernels import TWINS
+        out += [twin.py_func.__qualname__ for twin in TWINS if twin.signatures]
+        return sorted(set(out))
+
+    for name in mechanisms.names():
+        mech = mechanisms.get(name)
+        pool = "pooled" in mech.capabilities
+        mech(Cluster.single_pool([4.0, 4.0], [[1.0, 2.0], [2.0, 1.0]]) if pool
+             else Cluster([[4.0, 4.0], [6.0, 2.0]], [[1.0, 2.0], [2.0, 1.0]]))
+    dynamic_drf([[1.0, 0.5], [0.5, 1.0]])
+    best_response([1.0, 2.0], [1.0, 1.0], 1.0)
+    small = compiled_kernels()
+    import numpy as np
+    rng = np.random.default_rng(0)
+    mechanisms.get("drfh")(Cluster(rng.uniform(2, 6, (4, 2)), rng.uniform(0.1, 1, (12, 2))))
+    print(json.dumps({"small": small, "large": compiled_kernels()}))
+""")
+
+
+def test_a_small_first_call_loads_or_compiles_no_kernel():
+    """In a fresh interpreter every public mechanism on a 2-user problem leaves every kernel without a compiled
+    specialisation (nothing compiled, nothing loaded from the cache); one 12-user DRFH call then has some."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    run = subprocess.run([sys.executable, "-c", _PROBE], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    kernels = json.loads(run.stdout.strip().splitlines()[-1])
+    assert kernels["small"] == []
+    assert "_predictor_corrector__serial" in kernels["large"], kernels["large"]
