@@ -169,3 +169,15 @@ def test_a_small_first_call_loads_or_compiles_no_kernel():
     kernels = json.loads(run.stdout.strip().splitlines()[-1])
     assert kernels["small"] == []
     assert "_predictor_corrector__serial" in kernels["large"], kernels["large"]
+
+
+@pytest.mark.parametrize("value, expected", [("0", "0"), ("12", "12"), ("abc", "FAIRLIB_INTERPRET_AT_MOST"),
+                                             ("-1", "FAIRLIB_INTERPRET_AT_MOST")])
+def test_the_rule_can_be_set_by_the_environment(value, expected):
+    """FAIRLIB_INTERPRET_AT_MOST=0 compiles every problem (a sweep of many small ones); anything but a count is
+    an error naming the variable."""
+    env = dict(os.environ, FAIRLIB_INTERPRET_AT_MOST=value)
+    run = subprocess.run([sys.executable, "-c", "import fairlib._jit as j; print(j.INTERPRET_AT_MOST)"], cwd=ROOT,
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert expected in (run.stdout if run.returncode == 0 else run.stderr)
+    assert (run.returncode == 0) == value.isdigit()
