@@ -137,6 +137,31 @@ def as_weights(weights, n: int, name: str = "weights") -> np.ndarray:
     return arr
 
 
+def as_task_caps(caps, n: int, name: str = "max_tasks") -> np.ndarray:
+    """Per-user caps on tasks, ``>= 0``, ``inf`` for none; ``None`` means no caps (all ``inf``).
+
+    >>> as_task_caps([2, float("inf")], 2).tolist()
+    [2.0, inf]
+    >>> as_task_caps([1.0, -1.0], 2)
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: max_tasks[1] = -1.0: max_tasks must be >= 0
+    """
+    if caps is None:
+        return np.full(n, np.inf)
+    arr = np.asarray(caps)
+    if arr.dtype == object or arr.dtype.kind not in "iuf" or arr.ndim != 1:
+        raise InvalidInputError(f"{name}: expected {n} numbers (one per user, inf for no cap), got "
+                                f"shape {arr.shape} dtype {arr.dtype}")
+    arr = arr.astype(np.float64)
+    _check_length(arr, name, n, "one per user")
+    if np.isnan(arr).any():
+        i = int(np.argmax(np.isnan(arr)))
+        raise InvalidInputError(f"{name}[{i}] = nan: a cap must be a number >= 0 (inf for none)")
+    _check_sign(arr, name, strict=False)
+    return arr
+
+
 def as_budgets(budgets, n: int, name: str = "budgets") -> np.ndarray:
     """Positive finite budget vector of length ``n``; a scalar is broadcast; ``None`` means all ones.
 

@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validate import InvalidInputError, as_capacities, as_demands, as_eligibility, as_weights
+from .._validate import InvalidInputError, as_capacities, as_demands, as_eligibility, as_task_caps, as_weights
 
 __all__ = ["Cluster", "Allocation", "ServerAllocation", "leontief_tasks", "monopoly_tasks", "random_cluster",
            "random_pool", "merge_identical_servers", "on_merged_servers", "per_server_alpha", "placement_capacity_rows"]
@@ -51,6 +51,9 @@ class Cluster:
     demand : (N, R) array_like — per-task demand ``demand[user, resource]`` >= 0, no all-zero row.
     weight : (N,) array_like, optional — φ > 0 (default 1).
     eligible : (N, K) array_like of bool / 0-1, optional — placement constraints (default: all).
+    max_tasks : (N,) array_like, optional — the most tasks user n can use, >= 0 (``inf``, the default: no cap),
+        e.g. the tasks a job has: a mechanism never allocates a user more. Honoured by ``drf``, ``drfh`` and
+        ``tsf``; the other mechanisms and the property checkers refuse a capped cluster (:meth:`refuse_caps`).
 
     A user-server pair is *usable* when the user is eligible and the server has every resource the
     user demands (γ > 0). A user with no usable server is an error naming the user.
@@ -68,6 +71,7 @@ class Cluster:
     demand: np.ndarray
     weight: np.ndarray = None
     eligible: np.ndarray = None
+    max_tasks: np.ndarray = None
     #: eligible pairs dropped because the server lacks a demanded resource (γ would be 0)
     lacking: np.ndarray = field(init=False, repr=False)
     gamma: np.ndarray = field(init=False, repr=False)
@@ -79,6 +83,7 @@ class Cluster:
         dem = as_demands(self.demand, "demand", n_resources=cap.shape[1])
         n, k = dem.shape[0], cap.shape[0]
         w = as_weights(self.weight, n, "weight")
+        caps = as_task_caps(self.max_tasks, n, "max_tasks")
         declared = as_eligibility(self.eligible, n, k, "eligible")
         needs = dem > 0
         # server i has every resource user n needs  <=>  no (needed, missing) pair
@@ -104,9 +109,23 @@ class Cluster:
                                                                                              np.inf, 0.0))
         dominant = np.where(usable, share.argmax(axis=2), -1)
         for name, value in (("capacity", cap), ("demand", dem), ("weight", w), ("eligible", usable),
-                            ("lacking", declared & ~has_all), ("gamma", gamma), ("dominant", dominant)):
+                            ("max_tasks", caps), ("lacking", declared & ~has_all), ("gamma", gamma),
+                            ("dominant", dominant)):
             value.setflags(write=False)
             object.__setattr__(self, name, value)
+
+    @property
+    def capped(self) -> bool:
+        """Whether some user has a finite cap on its tasks (``max_tasks``)."""
+        return bool(np.isfinite(self.max_tasks).any())
+
+    def refuse_caps(self, mechanism: str) -> None:
+        """Raise naming the first capped user when ``mechanism`` does not honour per-user caps."""
+        if self.capped:
+            n = int(np.argmax(np.isfinite(self.max_tasks)))
+            raise InvalidInputError(
+                f"max_tasks[{n}] = {self.max_tasks[n]}: {mechanism} does not honour per-user caps; drf, drfh and tsf "
+                "do (or build the cluster without max_tasks)")
 
     @property
     def n_users(self) -> int:
@@ -124,7 +143,7 @@ class Cluster:
         return self.capacity.shape[1]
 
     @classmethod
-    def single_pool(cls, capacity, demand, weight=None) -> "Cluster":
+    def single_pool(cls, capacity, demand, weight=None, max_tasks=None) -> "Cluster":
         """One pool of resources (``capacity[resource]``) as a one-server cluster: the instance of DRF, EDRF,
         PDRF, asset fairness and CEEI, and of every checker that takes a cluster.
 
@@ -132,7 +151,7 @@ class Cluster:
         [[9.0, 18.0]]
         """
         cap = as_capacities(capacity, "capacity")
-        return cls(cap[None, :], demand, weight=weight)
+        return cls(cap[None, :], demand, weight=weight, max_tasks=max_tasks)
 
     @property
     def is_single_pool(self) -> bool:
@@ -475,6 +494,7 @@ def merge_identical_servers(cluster: Cluster) -> MergedServers:
     key = np.concatenate([cluster.capacity, cluster.eligible.T.astype(np.float64)], axis=1)
     _, first, group, counts = np.unique(key, axis=0, return_index=True, return_inverse=True, return_counts=True)
     merged = Cluster(cluster.capacity[first] * counts[:, None], cluster.demand, weight=cluster.weight,
+                     max_tasks=cluster.max_tasks,
                      eligible=cluster.eligible[:, first])
     return MergedServers(merged, group.ravel(), counts)
 

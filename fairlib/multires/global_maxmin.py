@@ -116,11 +116,13 @@ def _maxmin_interior(cluster: Cluster, coef, tol, max_rounds):
         achieved = coef * tasks.sum(axis=1)
         if not blocked.any():  # flat indicator (numerical): the largest dual share is blocked
             blocked = active & (diag["dual_share"] == diag["dual_share"][active].max())
+        tasks, achieved, t, blocked = _stop_at_caps(tasks, achieved, coef, cluster.max_tasks, active, t, blocked)
         # Levels are kept at what this exactly feasible x achieves (at most the primal residual below the
         # LP's), less 1e-12 relative against rounding, so the next round's LP stays feasible.
         level[blocked] = t
         frozen = ~np.isnan(level)
         level[frozen] = np.minimum(level[frozen], achieved[frozen]) * (1 - _IPM_FREEZE_SLACK)
+    tasks = _within_caps(tasks, cluster.max_tasks)
     return tasks, {"rounds": rounds, "lps": lps, "levels": level, "iterations": iterations,
                    "largest_residual": worst, "highs_fallbacks": fallbacks, "method": "interior_point"}
 
@@ -177,12 +179,45 @@ def _maxmin_highs(cluster: Cluster, q, tol, max_rounds):
         rounds += 1
         if rounds > limit:
             raise RuntimeError(f"weighted_maxmin_totals: no convergence after {limit} rounds")
+        active = np.isnan(level)
         x, t, block, used = _highs_round(lp, level, tol)
         lps += used
+        tasks = np.zeros((n, cluster.n_servers))
+        np.add.at(tasks, (lp["users"], lp["servers"]), np.maximum(x, 0.0))
+        achieved = lp["coef"] * tasks.sum(axis=1)
+        tasks, _, t, block = _stop_at_caps(tasks, achieved, lp["coef"], cluster.max_tasks, active, t, block)
         level[block] = t
-    tasks = np.zeros((n, cluster.n_servers))
-    np.add.at(tasks, (lp["users"], lp["servers"]), np.maximum(x, 0.0))
-    return tasks, {"rounds": rounds, "lps": lps, "levels": level, "method": "highs"}
+    return _within_caps(tasks, cluster.max_tasks), {"rounds": rounds, "lps": lps, "levels": level,
+                                                     "method": "highs"}
+
+
+def _stop_at_caps(tasks, achieved, coef, caps, active, t, blocked):
+    """Progressive filling with per-user caps: the round's common level t stops where the first active user
+    reaches its cap (level coef_n cap_n) if that is lower. Those users freeze there and the round's other users stay
+    active; every active user's tasks are scaled down to that level (feasible: it uses less of every resource).
+    A capped user is a user blocked by a resource of its own. Returns (tasks, achieved, level, users to freeze)."""
+    cap_level = np.where(active, coef * caps, np.inf)
+    reach = float(cap_level.min(initial=np.inf))
+    if reach > t:
+        return tasks, achieved, t, blocked
+    at_cap = active & (cap_level <= reach)
+    if reach < t:
+        scale = np.where(active & (achieved > reach), reach / np.maximum(achieved, 1e-300), 1.0)
+        tasks = tasks * scale[:, None]
+        achieved = achieved * scale
+        return tasks, achieved, reach, at_cap
+    return tasks, achieved, t, blocked | at_cap
+
+
+def _within_caps(tasks, caps):
+    """Users a later round gave more than their cap (a frozen user's level is only a lower bound there) scaled
+    down to it: still feasible, and the levels are unchanged."""
+    totals = tasks.sum(axis=1)
+    over = totals > caps
+    if over.any():
+        tasks = tasks.copy()
+        tasks[over] *= (caps[over] / totals[over])[:, None]
+    return tasks
 
 
 def _blocked_by_lp(cluster, users, a_cap, b_cap, coef, level, active, t, tol):

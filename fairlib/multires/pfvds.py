@@ -429,6 +429,7 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_share
     """
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
+    cluster.refuse_caps("pfvds")
     alphas = per_server_alpha(cluster, alpha)
     max_sweeps, iterations = as_count(max_sweeps, "max_sweeps"), as_count(iterations, "iterations")
     tol, kappa, step = as_number(tol, "tol"), as_number(kappa, "kappa"), as_number(step, "step")

@@ -38,9 +38,10 @@ class Pool(NamedTuple):
     weight: np.ndarray
 
 
-def pool_arrays(cluster, mechanism: str, *, weighted: bool = True) -> Pool:
+def pool_arrays(cluster, mechanism: str, *, weighted: bool = True, caps: bool = False) -> Pool:
     """(capacity[resource], demand[user, resource], weight[user]) of a single-pool cluster, or an error naming the
-    mechanism when ``cluster`` is not one (or, for an unweighted mechanism, has weights other than 1)."""
+    mechanism when ``cluster`` is not one (or, for an unweighted mechanism, has weights other than 1; or, for one
+    that does not honour caps, has ``max_tasks``)."""
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: {mechanism} expects a Cluster (Cluster.single_pool(capacity, demand)), "
                                 f"got {type(cluster).__name__}")
@@ -52,6 +53,8 @@ def pool_arrays(cluster, mechanism: str, *, weighted: bool = True) -> Pool:
     if not weighted and (cluster.weight != 1).any():
         n = int(np.argmax(cluster.weight != 1))
         raise InvalidInputError(f"weight[{n}] = {cluster.weight[n]}: {mechanism} has no weights (all must be 1)")
+    if not caps:
+        cluster.refuse_caps(mechanism)
     return Pool(cluster.capacity[0], cluster.demand, cluster.weight)
 
 
@@ -66,7 +69,13 @@ def drf_allocation(cluster: Cluster, **options) -> Allocation:
 
     if "weights" in options:
         raise InvalidInputError("weights: on a cluster the weights are the cluster's (Cluster(..., weight=...))")
-    cap, dem, w = pool_arrays(cluster, "drf")
+    cap, dem, w = pool_arrays(cluster, "drf", caps=True)
+    if cluster.capped:  # at most floor(cap) whole tasks
+        if options.get("max_tasks") is not None:
+            raise InvalidInputError("max_tasks: on a cluster the caps are the cluster's (Cluster(..., max_tasks=...))")
+        big = np.iinfo(np.int64).max
+        options["max_tasks"] = np.array([min(int(c), big) if np.isfinite(c) else big
+                                         for c in cluster.max_tasks.tolist()], dtype=np.int64)
     res = drf(dem, cap, weights=w, **options)
     extras = {
         "blocked_user": res.blocked_user,

@@ -205,6 +205,7 @@ def psdsf(cluster: Cluster, *, time_shared: bool = False, method: str = "market"
     """
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
+    cluster.refuse_caps("psdsf")
     max_sweeps, tol = as_count(max_sweeps, "max_sweeps"), as_number(tol, "tol")
     check_choice(method, ("market", "fixed_point"), "method")
     name = "psdsf_time_shared" if time_shared else "psdsf"

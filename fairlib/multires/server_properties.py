@@ -55,27 +55,36 @@ def checked_allocation(cluster: Cluster, tasks, name: str = "tasks") -> np.ndarr
         i, r = (int(v) for v in np.argwhere(over)[0])
         raise InvalidInputError(f"{name}: server {i} uses {used[i, r]:g} of resource {r}, capacity "
                                 f"{cluster.capacity[i, r]:g}")
+    beyond = x.sum(axis=1) > cluster.max_tasks * (1 + FEASIBILITY_RTOL) + 1e-12
+    if beyond.any():
+        n = int(np.argmax(beyond))
+        raise InvalidInputError(f"{name}[{n}]: user {n} is given {x[n].sum():g} tasks, above its cap max_tasks[{n}] = "
+                                f"{cluster.max_tasks[n]:g}")
     return x
 
 
 def sharing_incentive_violation(cluster: Cluster, tasks) -> float:
-    """max_n (bound_n - x_n) / bound_n with bound_n = φ_n / Σφ · Σ_i γ[n, i]."""
+    """max_n (bound_n - x_n) / bound_n with bound_n = φ_n / Σφ · Σ_i γ[n, i] (at most the user's cap: a capped
+    user wants no more; a user capped at 0 is left out)."""
     totals = checked_allocation(cluster, tasks).sum(axis=1)
-    bound = cluster.weight / cluster.weight.sum() * cluster.gamma.sum(axis=1)
-    return float(((bound - totals) / bound).max())
+    bound = np.minimum(cluster.weight / cluster.weight.sum() * cluster.gamma.sum(axis=1), cluster.max_tasks)
+    wants = bound > 0
+    return float(((bound[wants] - totals[wants]) / bound[wants]).max(initial=-np.inf))
 
 
 def envy_violation(cluster: Cluster, tasks) -> float:
     """max over (n, m) of (φ_n/φ_m · tasks n gets from m's bundle - x_n) / x_n.
 
     From m's bundle on server i (x[m, i] d_m of each resource) user n runs
-    x[m, i] min_{r: d[n, r] > 0} d[m, r] / d[n, r] tasks, counted only where n is usable.
+    x[m, i] min_{r: d[n, r] > 0} d[m, r] / d[n, r] tasks, counted only where n is usable, and at most its cap
+    (``max_tasks``: tasks beyond it are worth nothing to n).
     """
     x = checked_allocation(cluster, tasks)
     d = cluster.demand
     ratio = leontief_tasks(d[None, :, :], d[:, None, :])   # [n, m]: n's tasks from one task's bundle of m
     from_bundle = (ratio[:, :, None] * x[None, :, :] * cluster.eligible[:, None, :]).sum(axis=2)   # [n, m]
-    scaled = from_bundle * cluster.weight[:, None] / cluster.weight[None, :]
+    scaled = np.minimum(from_bundle * cluster.weight[:, None] / cluster.weight[None, :],
+                        cluster.max_tasks[:, None])
     np.fill_diagonal(scaled, -np.inf)
     totals = x.sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -84,14 +93,20 @@ def envy_violation(cluster: Cluster, tasks) -> float:
 
 
 def pareto_violation(cluster: Cluster, tasks) -> float:
-    """(max Σ x'_n subject to x'_n >= x_n and feasibility) / Σ x_n - 1, by HiGHS."""
+    """(max Σ x'_n subject to x_n <= x'_n <= max_tasks_n and feasibility) / Σ x_n - 1, by HiGHS."""
     x = checked_allocation(cluster, tasks)
     totals = x.sum(axis=1)
     users, _, a_cap = placement_capacity_rows(cluster)
     p, n = len(users), cluster.n_users
     a_tot = coo_matrix((-np.ones(p), (users, np.arange(p))), shape=(n, p))
-    res = linprog(-np.ones(p), A_ub=vstack([a_cap, a_tot]).tocsr(),
-                  b_ub=np.concatenate([cluster.capacity.ravel(), -totals * (1 - 1e-9)]),
+    rows, bounds = [a_cap, a_tot], [cluster.capacity.ravel(), -totals * (1 - 1e-9)]
+    capped = np.flatnonzero(np.isfinite(cluster.max_tasks))
+    if capped.size:  # x'_n <= cap_n (the rows of the capped users only)
+        keep = np.isin(users, capped)
+        rows.append(coo_matrix((np.ones(int(keep.sum())), (np.searchsorted(capped, users[keep]),
+                                                            np.flatnonzero(keep))), shape=(capped.size, p)))
+        bounds.append(np.maximum(cluster.max_tasks[capped], totals[capped]))
+    res = linprog(-np.ones(p), A_ub=vstack(rows).tocsr(), b_ub=np.concatenate(bounds),
                   bounds=[(0, None)] * p, method="highs")
     if res.status != 0:
         return float("nan")
@@ -99,8 +114,11 @@ def pareto_violation(cluster: Cluster, tasks) -> float:
 
 
 def bottleneck_fairness_violation(cluster: Cluster, tasks) -> float:
-    """Definition 4's VDS gap when every server has a bottleneck resource; NaN otherwise."""
+    """Definition 4's VDS gap when every server has a bottleneck resource; NaN otherwise, and NaN on a cluster
+    with per-user caps (Definition 4 has none; not defined here)."""
     checked_allocation(cluster, tasks)
+    if cluster.capped:
+        return float("nan")
     served = cluster.eligible.any(axis=0)          # a server nobody can use constrains nothing
     if (cluster.bottlenecks()[served] < 0).any():
         return float("nan")
@@ -166,7 +184,8 @@ def strategyproofness_violation(mechanism, cluster: Cluster, *, n_random: int = 
         for lie in misreports(cluster.demand[n], rng, n_random):
             demand = cluster.demand.copy()
             demand[n] = lie
-            lied = Cluster(cluster.capacity, demand, weight=cluster.weight, eligible=cluster.eligible)
+            lied = Cluster(cluster.capacity, demand, weight=cluster.weight, eligible=cluster.eligible,
+                           max_tasks=cluster.max_tasks)
             per_task = float(leontief_tasks(lie, cluster.demand[n]))
             got = _run(mech, lied)[n] * per_task
             value = float((np.floor(got + 1e-9) if integral else got).sum())

@@ -1,0 +1,153 @@
+"""Per-user caps on tasks (Cluster.max_tasks): DRF, DRFH and TSF honour them (against a slow sequential-LP
+reference of weighted max-min with upper bounds), the property checkers measure against them, and every other
+mechanism refuses a capped cluster by name."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import linprog
+
+from fairlib import InvalidInputError
+from fairlib._jit import compiled
+from fairlib.multires import (Cluster, asset_fairness, ceei, drf, drfh, edrf, merge_identical_servers, pdrf, pfvds,
+                              psdsf, tsf)
+from fairlib.multires.global_maxmin import drfh_coefficients, tsf_coefficients
+from fairlib.multires.server_properties import checked_allocation, pareto_violation, sharing_incentive_violation
+
+
+def _reference_levels(cluster, coef):
+    """Weighted max-min of coef_n x_n with x_n <= max_tasks_n, by progressive filling written as LPs: raise the
+    common level t of the unfrozen users as far as capacities and caps allow, then freeze every unfrozen user that
+    cannot exceed t while the others keep theirs (one LP each). Variables: x per eligible pair, then t."""
+    n, (users, servers) = cluster.n_users, np.nonzero(cluster.eligible)
+    p = len(users)
+    a_cap = np.zeros((cluster.n_servers * cluster.n_resources, p + 1))
+    for k, (u, i) in enumerate(zip(users, servers)):
+        a_cap[i * cluster.n_resources:(i + 1) * cluster.n_resources, k] = cluster.demand[u]
+    total = np.zeros((n, p + 1))
+    total[users, np.arange(p)] = 1.0
+    caps = np.isfinite(cluster.max_tasks)
+    level = np.full(n, np.nan)
+    for _ in range(n + 1):
+        active = np.isnan(level)
+        if not active.any():
+            return level
+        floor = np.where(active, 0.0, np.nan_to_num(level)) * (1 - 1e-9)
+        rows = [a_cap, total[caps], -(coef[:, None] * total)]
+        rhs = [cluster.capacity.ravel(), cluster.max_tasks[caps], -floor]
+        raise_t = -(coef[:, None] * total)
+        raise_t[active, p] = 1.0
+        c = np.zeros(p + 1)
+        c[p] = -1.0
+        res = linprog(c, A_ub=np.vstack(rows[:2] + [raise_t]), b_ub=np.concatenate(rhs[:2] + [-floor]),
+                      bounds=[(0, None)] * (p + 1), method="highs")
+        assert res.status == 0
+        t = res.x[p]
+        floor_t = np.where(active, t, np.nan_to_num(level)) * (1 - 1e-9)
+        for j in np.flatnonzero(active):
+            c = np.zeros(p + 1)
+            c[:p] = -coef[j] * total[j, :p]
+            best = linprog(c, A_ub=np.vstack(rows[:2] + [-(coef[:, None] * total)]),
+                           b_ub=np.concatenate(rhs[:2] + [-floor_t]), bounds=[(0, None)] * p + [(0, 0)],
+                           method="highs")
+            if -best.fun <= t * (1 + 1e-7) + 1e-12:
+                level[j] = t
+    raise AssertionError("reference did not converge")
+
+
+def _capped_cluster(rng, users, servers, resources):
+    capacity = rng.uniform(1.0, 6.0, (servers, resources))
+    demand = rng.uniform(0.05, 1.0, (users, resources))
+    eligible = rng.random((users, servers)) < 0.8
+    eligible[np.arange(users), rng.integers(0, servers, users)] = True
+    alone = Cluster(capacity, demand, eligible=eligible).gamma.sum(axis=1)
+    caps = np.where(rng.random(users) < 0.6, rng.uniform(0.0, 0.6, users) * alone, np.inf)
+    caps[rng.random(users) < 0.1] = 0.0
+    return Cluster(capacity, demand, weight=rng.uniform(0.5, 2.0, users), eligible=eligible, max_tasks=caps)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), users=st.integers(1, 7), servers=st.integers(1, 4),
+       resources=st.integers(1, 3), method=st.sampled_from(["interior_point", "highs"]),
+       mechanism=st.sampled_from(["drfh", "tsf"]))
+def test_drfh_and_tsf_with_caps_match_the_reference(seed, users, servers, resources, method, mechanism):
+    """Each user's weighted level equals the reference's; no user exceeds its cap; the allocation is feasible."""
+    cluster = _capped_cluster(np.random.default_rng(seed), users, servers, resources)
+    run, q = (drfh, drfh_coefficients) if mechanism == "drfh" else (tsf, tsf_coefficients)
+    coef = q(cluster) / cluster.weight
+    with compiled():  # the interpreted path is compared with this one in test_interpreted_kernels.py
+        tasks = run(cluster, method=method).tasks
+    checked_allocation(cluster, tasks)                      # feasible, zero off-eligible, within every cap
+    expected = _reference_levels(cluster, coef)
+    np.testing.assert_allclose(coef * tasks.sum(axis=1), expected, rtol=2e-6, atol=1e-9 * max(1, expected.max()))
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), users=st.integers(1, 6), servers=st.integers(1, 4))
+def test_drfh_with_caps_is_pareto_efficient_and_keeps_sharing_incentive(seed, users, servers):
+    """With caps a user wants nothing beyond its cap: no user below its cap can gain without another losing
+    (PO), and each user gets min(cap, its weighted share of running alone) (SI)."""
+    cluster = _capped_cluster(np.random.default_rng(seed), users, servers, 2)
+    tasks = drfh(cluster).tasks
+    assert pareto_violation(cluster, tasks) <= 1e-6
+    assert sharing_incentive_violation(cluster, tasks) <= 1e-6
+
+
+def test_a_cap_freezes_a_user_and_frees_the_rest_for_others():
+    """Hand-computed: two servers (10, 10) and (6, 2); user 0 (1, 2) capped at 1, user 2 (1, 1) at 2.5, user 1
+    (2, 1) uncapped runs 3.25 tasks on server 0 (CPU left 6.5) and 2 on server 1 (RAM 2): 5.25."""
+    cluster = Cluster([[10.0, 10.0], [6.0, 2.0]], [[1.0, 2.0], [2.0, 1.0], [1.0, 1.0]],
+                      max_tasks=[1.0, np.inf, 2.5])
+    for method in ("interior_point", "highs"):
+        for run in (drfh, tsf):
+            np.testing.assert_allclose(run(cluster, method=method).tasks.sum(axis=1), [1.0, 5.25, 2.5], rtol=1e-7)
+
+
+def test_uncapped_cluster_is_unchanged_by_infinite_caps():
+    rng = np.random.default_rng(5)
+    base = Cluster(rng.uniform(1, 5, (3, 2)), rng.uniform(0.1, 1, (9, 2)))
+    same = Cluster(base.capacity, base.demand, max_tasks=np.full(9, np.inf))
+    assert not same.capped
+    np.testing.assert_array_equal(drfh(base).tasks, drfh(same).tasks)
+
+
+def test_drf_on_a_capped_pool_runs_floor_of_the_cap():
+    pool = Cluster.single_pool([10.0, 10.0], [[1.0, 2.0], [2.0, 1.0]], max_tasks=[1.5, np.inf])
+    np.testing.assert_array_equal(drf(pool).tasks.ravel(), [1, 4])
+    np.testing.assert_array_equal(drf(pool).tasks.ravel(),
+                                  drf([[1.0, 2.0], [2.0, 1.0]], [10.0, 10.0], max_tasks=[1, 10**6]).tasks)
+    with pytest.raises(InvalidInputError, match="the caps are the cluster's"):
+        drf(pool, max_tasks=np.array([1, 1]))
+
+
+@pytest.mark.parametrize("run", [edrf, pdrf, asset_fairness, ceei])
+def test_pooled_mechanisms_without_caps_refuse_them(run):
+    pool = Cluster.single_pool([10.0, 10.0], [[1.0, 2.0], [2.0, 1.0]], max_tasks=[np.inf, 3.0])
+    with pytest.raises(InvalidInputError, match=r"max_tasks\[1\] = 3.0: .* does not honour per-user caps"):
+        run(pool)
+
+
+@pytest.mark.parametrize("run", [psdsf, lambda c: pfvds(c, 1.0)])
+def test_server_mechanisms_without_caps_refuse_them(run):
+    cluster = Cluster([[10.0, 10.0], [6.0, 2.0]], [[1.0, 2.0], [2.0, 1.0]], max_tasks=[2.0, np.inf])
+    with pytest.raises(InvalidInputError, match=r"max_tasks\[0\] = 2.0: (psdsf|pfvds) does not honour"):
+        run(cluster)
+
+
+@pytest.mark.parametrize("caps, match", [([1.0], r"max_tasks: expected length 2"),
+                                         ([1.0, -2.0], r"max_tasks\[1\] = -2.0"),
+                                         ([np.nan, 1.0], r"max_tasks\[0\] = nan"),
+                                         ([[1.0, 2.0]], r"max_tasks: expected 2 numbers"),
+                                         (["a", "b"], r"max_tasks: expected 2 numbers")])
+def test_bad_caps_are_named(caps, match):
+    with pytest.raises(InvalidInputError, match=match):
+        Cluster([[1.0, 1.0]], [[1.0, 1.0], [1.0, 0.5]], max_tasks=caps)
+
+
+def test_checkers_reject_an_allocation_above_a_cap_and_merging_keeps_caps():
+    cluster = Cluster([[10.0, 10.0], [10.0, 10.0]], [[1.0, 1.0], [1.0, 1.0]], max_tasks=[1.0, np.inf])
+    with pytest.raises(InvalidInputError, match=r"user 0 is given 2 tasks, above its cap max_tasks\[0\] = 1"):
+        checked_allocation(cluster, [[1.0, 1.0], [0.0, 0.0]])
+    merged = merge_identical_servers(cluster)[0]
+    assert merged.n_servers == 1 and merged.max_tasks.tolist() == [1.0, np.inf]
