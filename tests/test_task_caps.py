@@ -13,6 +13,7 @@ from fairlib._jit import compiled
 from fairlib.multires import (Cluster, asset_fairness, ceei, drf, drfh, edrf, merge_identical_servers, pdrf, pfvds,
                               psdsf, tsf)
 from fairlib.multires.global_maxmin import drfh_coefficients, tsf_coefficients
+from fairlib.multires.psdsf import psdsf_violation
 from fairlib.multires.server_properties import checked_allocation, pareto_violation, sharing_incentive_violation
 
 
@@ -128,11 +129,38 @@ def test_pooled_mechanisms_without_caps_refuse_them(run):
         run(pool)
 
 
-@pytest.mark.parametrize("run", [psdsf, lambda c: pfvds(c, 1.0)])
-def test_server_mechanisms_without_caps_refuse_them(run):
+def test_pfvds_refuses_caps():
     cluster = Cluster([[10.0, 10.0], [6.0, 2.0]], [[1.0, 2.0], [2.0, 1.0]], max_tasks=[2.0, np.inf])
-    with pytest.raises(InvalidInputError, match=r"max_tasks\[0\] = 2.0: (psdsf|pfvds) does not honour"):
-        run(cluster)
+    with pytest.raises(InvalidInputError, match=r"max_tasks\[0\] = 2.0: pfvds does not honour"):
+        pfvds(cluster, 1.0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), users=st.integers(1, 7), servers=st.integers(1, 4),
+       resources=st.integers(1, 3), time_shared=st.booleans())
+def test_psdsf_with_caps_satisfies_definition_4_below_the_caps(seed, users, servers, resources, time_shared):
+    """Per-server progressive filling with caps, iterated to its fixed point: within every cap and capacity,
+    and Definition 4 holds for every user below its cap (none could grow on a server without taking from a user
+    of lower or equal weighted VDS there)."""
+    cluster = _capped_cluster(np.random.default_rng(seed), users, servers, resources)
+    res = psdsf(cluster, time_shared=time_shared)
+    assert res.converged
+    assert res.extras.get("handover") == ("per-user caps" if cluster.capped else None)
+    if not time_shared:  # a time-shared allocation is feasible for the server's time, not its resources
+        checked_allocation(cluster, res.tasks)
+    assert (res.tasks.sum(axis=1) <= cluster.max_tasks * (1 + 1e-12) + 1e-12).all()
+    verdict = psdsf_violation(cluster, res.tasks, time_shared=time_shared)
+    assert verdict["holds"], verdict
+
+
+def test_psdsf_caps_above_what_users_get_change_nothing():
+    rng = np.random.default_rng(11)
+    for _ in range(10):
+        base = Cluster(rng.uniform(1, 5, (3, 2)), rng.uniform(0.1, 1, (6, 2)),
+                       eligible=rng.random((6, 3)) < 0.8 + (np.arange(3) == 0))
+        free = psdsf(base, method="fixed_point").tasks
+        loose = Cluster(base.capacity, base.demand, eligible=base.eligible, max_tasks=free.sum(axis=1) * 1.5 + 1e-9)
+        np.testing.assert_array_equal(psdsf(loose).tasks, free)
 
 
 @pytest.mark.parametrize("caps, match", [([1.0], r"max_tasks: expected length 2"),

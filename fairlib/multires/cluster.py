@@ -52,8 +52,9 @@ class Cluster:
     weight : (N,) array_like, optional — φ > 0 (default 1).
     eligible : (N, K) array_like of bool / 0-1, optional — placement constraints (default: all).
     max_tasks : (N,) array_like, optional — the most tasks user n can use, >= 0 (``inf``, the default: no cap),
-        e.g. the tasks a job has: a mechanism never allocates a user more. Honoured by ``drf``, ``drfh`` and
-        ``tsf``; the other mechanisms and the property checkers refuse a capped cluster (:meth:`refuse_caps`).
+        e.g. the tasks a job has: a mechanism never allocates a user more. Honoured by ``drf``, ``drfh``, ``tsf``
+        and ``psdsf`` (its fixed point) and by the property checkers; the other mechanisms refuse a capped
+        cluster (:meth:`refuse_caps`).
 
     A user-server pair is *usable* when the user is eligible and the server has every resource the
     user demands (γ > 0). A user with no usable server is an error naming the user.
@@ -124,8 +125,8 @@ class Cluster:
         if self.capped:
             n = int(np.argmax(np.isfinite(self.max_tasks)))
             raise InvalidInputError(
-                f"max_tasks[{n}] = {self.max_tasks[n]}: {mechanism} does not honour per-user caps; drf, drfh and tsf "
-                "do (or build the cluster without max_tasks)")
+                f"max_tasks[{n}] = {self.max_tasks[n]}: {mechanism} does not honour per-user caps; drf, drfh, tsf "
+                "and psdsf do (or build the cluster without max_tasks)")
 
     @property
     def n_users(self) -> int:

@@ -37,12 +37,14 @@ __all__ = ["psdsf", "psdsf_violation"]
 
 
 @njit(cache=True)
-def _fill_server(i, d3, cap, coef, usable, x_other, out, order, rising, frozen, used, slope):
+def _fill_server(i, d3, cap, coef, usable, x_other, out, order, rising, frozen, used, slope, max_tasks):
     """Progressive filling of server i on the weighted VDS; writes out[:] = x[:, i].
 
-    d3[n, i, r]: per-task demand of n on server i; cap[r]: capacity; coef[n] = φ_n γ[n, i].
-    Event-driven: between events every rising user grows at coef[n] per unit of level; events are a
-    user's breakpoint x_other/coef (it starts rising) or a resource saturating (its users freeze).
+    d3[n, i, r]: per-task demand of n on server i; cap[r]: capacity; coef[n] = φ_n γ[n, i]; max_tasks[n]: the
+    user's cap on its total (inf: none). Event-driven: between events every rising user grows at coef[n] per unit
+    of level; events are a user's breakpoint x_other/coef (it starts rising), a resource saturating (its users
+    freeze) or a user's total reaching its cap at level max_tasks/coef (it freezes there). A user whose other
+    servers already give it its cap takes nothing here.
     """
     n_users = x_other.shape[0]
     m = cap.shape[0]
@@ -50,8 +52,8 @@ def _fill_server(i, d3, cap, coef, usable, x_other, out, order, rising, frozen, 
     for n in range(n_users):
         out[n] = 0.0
         rising[n] = False
-        frozen[n] = not usable[n]
-        if usable[n]:
+        frozen[n] = not usable[n] or x_other[n] >= max_tasks[n]
+        if not frozen[n]:
             order[count] = n
             count += 1
     if count == 0:
@@ -96,6 +98,25 @@ def _fill_server(i, d3, cap, coef, usable, x_other, out, order, rising, frozen, 
                     hit = r
         if rise < 0.0:
             rise = 0.0
+        next_cap = np.inf          # the lowest level at which a rising user's total reaches its cap
+        for n in range(n_users):
+            if rising[n] and max_tasks[n] / coef[n] < next_cap:
+                next_cap = max_tasks[n] / coef[n]
+        if next_cap < np.inf and next_cap <= next_break and next_cap <= level + rise:
+            for r in range(m):
+                used[r] += slope[r] * (next_cap - level)
+            level = next_cap
+            for n in range(n_users):
+                if rising[n] and max_tasks[n] / coef[n] <= level:
+                    frozen[n] = True
+                    active -= 1
+                    rising[n] = False
+                    out[n] = max(0.0, max_tasks[n] - x_other[n])
+                    for r in range(m):
+                        slope[r] -= coef[n] * d3[n, i, r]
+                        if slope[r] < 0.0:
+                            slope[r] = 0.0
+            continue
         if hit < 0 or level + rise > next_break:
             if next_break == np.inf:
                 break                 # nothing rising and nobody left: cannot happen for usable users
@@ -138,7 +159,7 @@ def _fill_server(i, d3, cap, coef, usable, x_other, out, order, rising, frozen, 
 
 
 @njit(cache=True)
-def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start):
+def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start, max_tasks):
     """Gauss-Seidel over servers from ``start``; returns (tasks[n, i], sweeps, last change)."""
     n_users, n_servers, m = d3.shape
     x = start.copy()
@@ -159,7 +180,8 @@ def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start):
         for i in range(n_servers):
             for n in range(n_users):
                 x_other[n] = totals[n] - x[n, i]
-            _fill_server(i, d3, cap[i], coef[:, i], usable[:, i], x_other, col, order, rising, frozen, used, slope)
+            _fill_server(i, d3, cap[i], coef[:, i], usable[:, i], x_other, col, order, rising, frozen, used, slope,
+                         max_tasks)
             for n in range(n_users):
                 delta = abs(col[n] - x[n, i])
                 if delta > change:
@@ -186,8 +208,9 @@ def psdsf(cluster: Cluster, *, time_shared: bool = False, method: str = "market"
     method : ``"market"`` (default) — Newton on the smoothed per-server price equations
         (:mod:`.psdsf_market`); where its allocation leaves a usable user without a full constraint on some
         server (several VDS levels there, possible only when users of a server load different constraints)
-        or it did not converge, the fixed point computes the allocation instead and ``diagnostics["handover"]``
-        says why; ``"fixed_point"`` — per-server progressive filling iterated to a fixed point (Gauss-Seidel).
+        or it did not converge, or the cluster has per-user caps (``max_tasks``), the fixed point computes the
+        allocation instead and ``diagnostics["handover"]`` says why; ``"fixed_point"`` — per-server
+        progressive filling iterated to a fixed point (Gauss-Seidel).
     max_sweeps, tol : the Gauss-Seidel loop stops when no x[n, i] moved by more than ``tol`` times the
         largest total in a sweep, or after ``max_sweeps`` sweeps.
 
@@ -205,10 +228,13 @@ def psdsf(cluster: Cluster, *, time_shared: bool = False, method: str = "market"
     """
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
-    cluster.refuse_caps("psdsf")
     max_sweeps, tol = as_count(max_sweeps, "max_sweeps"), as_number(tol, "tol")
     check_choice(method, ("market", "fixed_point"), "method")
     name = "psdsf_time_shared" if time_shared else "psdsf"
+    if method != "fixed_point" and cluster.capped:  # the market has no caps: the fixed point has
+        return _fixed_point(cluster, time_shared, int(max_sweeps), float(tol),
+                            np.zeros((cluster.n_users, cluster.n_servers)),
+                            {"method": "market+fixed_point", "handover": "per-user caps"})
     if method != "fixed_point":
         tasks, diag = psdsf_market(cluster, time_shared=time_shared)
         if diag["converged"] and not _free_pairs(cluster, tasks, time_shared):
@@ -233,7 +259,8 @@ def _fixed_point(cluster, time_shared, max_sweeps, tol, start, diagnostics):
     coef = np.ascontiguousarray(cluster.weight[:, None] * cluster.gamma)
     usable = np.ascontiguousarray(cluster.eligible)
     d3, cap = cluster.server_constraints(time_shared)
-    x, sweeps, change = _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, np.ascontiguousarray(start))
+    x, sweeps, change = _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, np.ascontiguousarray(start),
+                                      np.ascontiguousarray(cluster.max_tasks))
     return Allocation.from_diagnostics(cluster, x, "psdsf_time_shared" if time_shared else "psdsf",
                             {**diagnostics, "sweeps": int(sweeps), "last_change": float(change),
                              "converged": bool(sweeps < max_sweeps or change <= tol * max(x.sum(1).max(), 1e-300))})
@@ -242,8 +269,9 @@ def _fixed_point(cluster, time_shared, max_sweeps, tol, start, diagnostics):
 def psdsf_violation(cluster: Cluster, tasks, *, time_shared: bool = False, tol: float = 1e-7) -> dict:
     """How far ``tasks`` is from Definition 4.
 
-    For each server i and usable user n: if no resource n needs is saturated on i, x[n, i] could grow
-    for free (``free_pairs``). Otherwise Definition 4 fails when, for every saturated resource r that n
+    For each server i and usable user n below its cap (``max_tasks``; a user at its cap wants no more): if no
+    resource n needs is saturated on i, x[n, i] could grow for free (``free_pairs``). Otherwise Definition 4
+    fails when, for every saturated resource r that n
     needs, some other user m with x[m, i] > 0 and d[m, r] > 0 has a larger weighted VDS: n could grow
     by taking r from users above it. ``gap`` is the largest such min_r max_m (ŝ_m / ŝ_n - 1).
 
@@ -264,6 +292,8 @@ def psdsf_violation(cluster: Cluster, tasks, *, time_shared: bool = False, tol: 
         sat = used >= cap * (1 - tol) - tol * 1e-3
         holders = x[users, i] > tol * scale
         for a, n in enumerate(users):
+            if x[n].sum() >= cluster.max_tasks[n] * (1 - tol):
+                continue
             need = demand[a] > 0
             if not (need & sat).any():
                 free += 1
