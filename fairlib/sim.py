@@ -31,7 +31,7 @@ from typing import Callable, Mapping, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ._validate import InvalidInputError, as_count, as_eligibility, as_number, check_choice
+from ._validate import InvalidInputError, as_count, as_eligibility, as_number, as_task_caps, check_choice
 from .metrics import jain_index
 from .multires.cluster import Cluster, on_merged_servers
 from .sweep import sweep
@@ -145,7 +145,10 @@ class Jobs:
     """Jobs for :func:`replay`. Job j has segments ``offsets[j]:offsets[j + 1]``; segment k needs ``work[k]``
     quanta with per-quantum shape ``shape[k]`` (unit dominant component). ``trace_end[j]``: when the job left
     in the trace (for comparison; the replay finds its own completion time). ``segment_start``/``segment_end``
-    (optional, seconds): when each segment's demand held in the trace — what :func:`open_loop` schedules by."""
+    (optional, seconds): when each segment's demand held in the trace — what :func:`open_loop` schedules by.
+    ``segment_cap`` (optional, quanta per second, ``inf`` for none): the most a segment can use at once — its
+    dominant demand for the per-interval models (a job is never given more than its running tasks request);
+    :func:`open_loop` and :func:`replay` pass it to the mechanisms as ``Cluster.max_tasks``."""
 
     ids: np.ndarray
     arrival: np.ndarray
@@ -158,6 +161,7 @@ class Jobs:
     scheduling_class: np.ndarray = None
     segment_start: np.ndarray = None
     segment_end: np.ndarray = None
+    segment_cap: np.ndarray = None
 
     def __post_init__(self):
         """Validate every field (shapes, finite times, segments, work >= 0); errors name field and job."""
@@ -186,6 +190,8 @@ class Jobs:
             k = int(np.argmax(empty))
             raise InvalidInputError(f"jobs.shape[{k}] = {shape[k].tolist()}: a segment must demand some resource")
         self._check_segment_times(len(work))
+        if self.segment_cap is not None:
+            as_task_caps(self.segment_cap, len(work), "jobs.segment_cap")
 
     def _check_segment_times(self, n_segments: int) -> None:
         """Both or neither of segment_start/segment_end; one finite time per segment; no segment ends first."""
@@ -275,7 +281,8 @@ def _jobs_from_segments(job_of_segment, demand, seg_start, seg_end, held, window
                         source) -> Jobs:
     """Jobs from per-interval demands (rows grouped by job, in time order): each segment holds from ``seg_start`` to
     ``seg_end`` and needs ``held`` seconds (their difference) × its dominant demand in quanta of its unit-dominant
-    shape; a job arrives with its first segment and leaves in the trace at its last segment's ``window_end``.
+    shape (at most its dominant demand at once: ``segment_cap``); a job arrives with its first segment and leaves in
+    the trace at its last segment's ``window_end``.
     ``scheduling_class``: job id -> class (a Series or mapping; None for none)."""
     shape, dominant = _unit_dominant(demand)
     starts = np.flatnonzero(np.r_[True, job_of_segment[1:] != job_of_segment[:-1]])
@@ -283,7 +290,7 @@ def _jobs_from_segments(job_of_segment, demand, seg_start, seg_end, held, window
     ids = job_of_segment[starts]
     cls = None if scheduling_class is None else pd.Series(scheduling_class).reindex(ids).to_numpy()
     return Jobs(ids, seg_start[starts], window_end[offsets[1:] - 1], offsets, held * dominant, shape,
-                ("cpu_normalised", "memory_normalised"), source, cls, seg_start, seg_end)
+                ("cpu_normalised", "memory_normalised"), source, cls, seg_start, seg_end, dominant)
 
 
 #: task_events event types after which a task is running (SCHEDULE, UPDATE_RUNNING)
@@ -405,7 +412,7 @@ class _Usage:
 
 def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start: float | None = None,
            horizon: float | None = None, interval: float = 300.0, reference: Callable | str | None = None,
-           reserved=("C", "D"), merge: bool = True, progress: bool = False) -> ReplayResult:
+           reserved=("C", "D"), merge: bool = True, caps: bool = True, progress: bool = False) -> ReplayResult:
     """Replay ``jobs`` on ``fleet`` with ``mechanism`` (a registered name, :mod:`fairlib.mechanisms`, or a
     callable Cluster -> Allocation), §6.2 style.
 
@@ -415,7 +422,9 @@ def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start
     at the reallocation). At every reallocation the allocation is checked: no server over capacity, nothing
     on an ineligible server (``AssertionError`` otherwise). ``reference`` (e.g. PS-DSF) is run on the same
     clusters for the deviation columns: mean and max over active jobs of |x_n - x_n^ref| / x_n^ref (our
-    stand-in for the lost eq. 58, [INF]). Jobs unfinished at ``horizon`` are counted, not dropped.
+    stand-in for the lost eq. 58, [INF]). Jobs unfinished at ``horizon`` are counted, not dropped. With
+    ``caps`` (default) and ``jobs.segment_cap``, no job is given more than its segment's cap (``Cluster.max_tasks``;
+    mechanisms without caps refuse); ``caps=False`` ignores them (the uncapped ablation).
     Completions and reallocation times less than :data:`SIMULTANEOUS_S` apart are one event (the trace's own
     resolution is 1 µs), so the number of reallocations does not depend on the last bits of a float.
     """
@@ -432,6 +441,7 @@ def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start
     if n == 0:
         raise InvalidInputError("jobs: no jobs to replay")
     elig = as_eligibility(eligible, n, fleet.n_servers)
+    segment_cap = jobs.segment_cap if caps else None
     start = float(jobs.arrival.min()) if start is None else float(start)
     horizon = float(jobs.trace_end.max()) if horizon is None else float(horizon)
     for name, value in (("start", start), ("horizon", horizon)):
@@ -470,7 +480,8 @@ def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start
             # cumulative sum over all jobs' segments, so one search finds every job's)
             seg = np.minimum(np.searchsorted(seg_end, seg_base[active] + done[active], side="right"),
                              jobs.offsets[active + 1] - 1)
-            cluster = Cluster(fleet.capacity, jobs.shape[seg], eligible=elig[active])
+            cluster = Cluster(fleet.capacity, jobs.shape[seg], eligible=elig[active],
+                              max_tasks=None if segment_cap is None else segment_cap[seg])
             alloc = on_merged_servers(mechanism, cluster) if merge else mechanism(cluster)
             used = alloc.used
             assert (used <= fleet.capacity * (1 + 1e-7) + 1e-12).all(), f"over capacity at t = {t}"
@@ -514,7 +525,7 @@ def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start
 
 def open_loop(fleet, jobs: Jobs, mechanisms=None, *, eligible=None, start: float | None = None,
               horizon: float | None = None, interval: float = 300.0, reserved=("C", "D"), merge: bool = True,
-              progress: bool = False) -> pd.DataFrame:
+              caps: bool = True, progress: bool = False) -> pd.DataFrame:
     """Every mechanism allocates the *same* sequence of active sets, taken from the trace; one row per (epoch,
     mechanism).
 
@@ -531,6 +542,7 @@ def open_loop(fleet, jobs: Jobs, mechanisms=None, *, eligible=None, start: float
     (overall, reserved classes, per class), ``jain_dominant_share`` (Jain's index of the active jobs' dominant
     shares of the pooled cluster) and ``min_dominant_share``. An epoch whose active set equals the previous one's
     reuses its allocations (mechanisms are deterministic). Each allocation is checked as in :func:`replay`.
+    ``caps``: as in :func:`replay` (each active segment's ``jobs.segment_cap`` becomes its ``max_tasks``).
     """
     from tqdm.auto import tqdm
 
@@ -566,7 +578,8 @@ def open_loop(fleet, jobs: Jobs, mechanisms=None, *, eligible=None, start: float
         live = np.flatnonzero((seg_start <= t + SIMULTANEOUS_S) & (seg_end > t + SIMULTANEOUS_S))
         key = live.tobytes()
         if key != previous:
-            cached = _open_loop_epoch(fleet, jobs, mechanisms, live, seg_job, elig, usage, merge, t)
+            cached = _open_loop_epoch(fleet, jobs, mechanisms, live, seg_job, elig, usage, merge, t,
+                                      jobs.segment_cap if caps else None)
             previous = key
         for name, columns in cached.items():
             rows.append({"epoch": e, "start": float(t), "end": float(t_end),
@@ -576,13 +589,14 @@ def open_loop(fleet, jobs: Jobs, mechanisms=None, *, eligible=None, start: float
     return table
 
 
-def _open_loop_epoch(fleet, jobs, mechanisms, live, seg_job, elig, usage, merge, t) -> dict:
+def _open_loop_epoch(fleet, jobs, mechanisms, live, seg_job, elig, usage, merge, t, segment_cap) -> dict:
     """Every mechanism on one epoch's active segments: name -> its columns (utilisation, fairness)."""
     if live.size == 0:
         return {name: {**usage.columns(None), "jain_dominant_share": np.nan, "min_dominant_share": np.nan}
                 for name in mechanisms}
     owners = seg_job[live]  # one segment per job at a time (Jobs checks that a job's segments do not overlap)
-    cluster = Cluster(fleet.capacity, jobs.shape[live], eligible=elig[owners])
+    cluster = Cluster(fleet.capacity, jobs.shape[live], eligible=elig[owners],
+                      max_tasks=None if segment_cap is None else segment_cap[live])
     out = {}
     for name, mechanism in mechanisms.items():
         alloc = on_merged_servers(mechanism, cluster) if merge else mechanism(cluster)

@@ -1,4 +1,6 @@
 """Semi-static trace-driven experiment (Khamse-Ashari et al. §6.1 style) on synthetic Bitbrains VMs."""
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -242,6 +244,27 @@ def test_open_loop_follows_per_window_demands_and_reserved_classes():
     np.testing.assert_allclose(table.class_A_utilisation_memory_normalised.iloc[0] < 1.0, True)
 
 
+def test_open_loop_and_replay_never_give_a_job_more_than_its_segment_cap():
+    """One server (1, 1): A (1, 0.5) capped at 0.25, B (0.5, 1) capped at 0.75 — both fit, so each gets exactly
+    its cap: CPU 0.25 + 0.375 = 0.625, RAM 0.125 + 0.75 = 0.875. Uncapped (caps=False) they share the server at
+    equal dominant shares 2/3 (CPU and RAM 1). PF-VDS has no caps and refuses, naming max_tasks."""
+    fleet = _one_server_fleet()
+    base = _timed_jobs([[(0, 300, (1, 0.5))], [(0, 300, (0.5, 1))]])
+    jobs = dataclasses.replace(base, segment_cap=np.array([0.25, 0.75]))
+    for name, mech in {"psdsf": psdsf, "drfh": drfh, "tsf": tsf}.items():
+        capped = sim.open_loop(fleet, jobs, {name: mech})
+        np.testing.assert_allclose(capped.utilisation_cpu_normalised, [0.625], atol=1e-7)
+        np.testing.assert_allclose(capped.utilisation_memory_normalised, [0.875], atol=1e-7)
+        free = sim.open_loop(fleet, jobs, {name: mech}, caps=False)
+        np.testing.assert_allclose(free.utilisation_memory_normalised, [1.0], atol=1e-7)
+        first = sim.replay(fleet, jobs, mech).epochs.iloc[0]
+        np.testing.assert_allclose(first.utilisation_cpu_normalised, 0.625, atol=1e-7)
+    with pytest.raises(InvalidInputError, match=r"max_tasks\[0\] = 0.25: pfvds does not honour"):
+        sim.open_loop(fleet, jobs, {"pfvds": lambda c: pfvds(c, 1.0)})
+    with pytest.raises(InvalidInputError, match=r"jobs.segment_cap\[1\] = -1.0"):
+        dataclasses.replace(base, segment_cap=np.array([1.0, -1.0]))
+
+
 def test_open_loop_rejects_what_it_cannot_score():
     fleet = _one_server_fleet()
     untimed = _jobs([0, 0], [10, 5], [[1, 0.5], [0.5, 1]])
@@ -286,6 +309,8 @@ def test_jobs_from_task_events_hand_computed():
                                             [1, 0.5]])
     # quanta: interval length x dominant demand (the last interval cut at the trace's end, 2000 s)
     np.testing.assert_allclose(jobs.work, [60, 60, 120, 150, 150, 150, 150, 100])
+    # at most the dominant demand at once: a job is never given more than its running tasks request
+    np.testing.assert_allclose(jobs.segment_cap, [0.2, 0.2, 0.4, 0.5, 0.5, 0.5, 0.5, 0.5])
     assert jobs.scheduling_class.tolist() == [1, 3]
     assert jobs.arrival.tolist() == [600.0, 600.0] and jobs.trace_end.tolist() == [1500.0, 2000.0]
 
