@@ -5,9 +5,11 @@ that is 10–30 s with an empty cache (``benchmarks/bench_cold_start.py``), whil
 interpreter answers a problem of a few users and servers in milliseconds. So every public mechanism decides by the
 size of its own problem (:func:`interpreted_when_small`): at most :data:`INTERPRET_AT_MOST` cells (users x servers
 x resources for a cluster, the demand matrix's size for a pool, the machines for a best response) its kernels run
-interpreted — the same source, nothing compiled — and above it compiled. The rule depends only on the problem, so
-a problem takes the same path on every machine and in every run, warm or cold; the two paths agree to rounding
-(``tests/test_interpreted_kernels.py``: integral allocations identical, divisible ones to 1e-9 relative).
+interpreted — the same source, nothing compiled — and above it compiled; so do calls whose work the size does not
+bound (an iterative method's thousands of iterations, progressive filling of many tasks: ``bounded``). The rule
+depends only on the problem and the options, so a problem takes the same path on every machine and in every run,
+warm or cold; the two paths agree as two CPUs do (``tests/test_interpreted_kernels.py``: integral allocations
+identical, divisible ones within ``run_all.py --verify``'s tolerances).
 
 Every kernel is made by :func:`njit` (numba's, returning a :class:`Kernel`). Inside :func:`compiled` every kernel
 is compiled whatever the size (``python -m fairlib.warm`` and the benchmarks use it); inside :func:`interpreted`
@@ -26,8 +28,8 @@ import numba
 import numpy as np
 from numba.core.registry import CPUDispatcher
 
-__all__ = ["njit", "Kernel", "INTERPRET_AT_MOST", "interpreted_when_small", "problem_cells", "compiled",
-           "interpreted"]
+__all__ = ["njit", "Kernel", "INTERPRET_AT_MOST", "INTERPRET_TASKS_AT_MOST", "interpreted_when_small",
+           "problem_cells", "few_tasks", "compiled", "interpreted"]
 
 #: a public mechanism's kernels run interpreted when its problem has at most this many cells (see module doc):
 #: a 4-user, 4-server, 2-resource cluster is 32 cells, 8 users on 4 servers 64. Measured (AMD EPYC, one
@@ -90,10 +92,18 @@ def problem_cells(problem) -> int | None:
         return None
 
 
-def interpreted_when_small(function):
+def interpreted_when_small(function=None, *, bounded=None):
     """Decorate a public mechanism: its kernels run interpreted when its first argument has at most
-    :data:`INTERPRET_AT_MOST` cells (:func:`problem_cells`), compiled otherwise, unless :func:`compiled` or
-    :func:`interpreted` forces one path. A mechanism called by another decides by its own problem."""
+    :data:`INTERPRET_AT_MOST` cells (:func:`problem_cells`) and, if given, ``bounded(*args, **kwargs)`` is true,
+    compiled otherwise, unless :func:`compiled` or :func:`interpreted` forces one path. A mechanism called by
+    another decides by its own problem.
+
+    ``bounded`` says whether the call's work is bounded by the problem's size: an iterative method run for
+    thousands of iterations (PF-VDS's best-response sweeps) or progressive filling of a pool that holds
+    millions of tasks is slow in the interpreter however few users it has, so it stays compiled.
+    """
+    if function is None:
+        return functools.partial(interpreted_when_small, bounded=bounded)
     first = next(iter(inspect.signature(function).parameters))
 
     @functools.wraps(function)
@@ -101,7 +111,7 @@ def interpreted_when_small(function):
         forced = _FORCED.get()
         if forced is None:
             cells = problem_cells(args[0] if args else kwargs.get(first))
-            forced = cells is not None and cells <= INTERPRET_AT_MOST
+            forced = cells is not None and cells <= INTERPRET_AT_MOST and _bounded(bounded, args, kwargs)
         token = _INTERPRET.set(forced)
         try:
             return function(*args, **kwargs)
@@ -109,6 +119,31 @@ def interpreted_when_small(function):
             _INTERPRET.reset(token)
 
     return run
+
+
+def _bounded(bounded, args, kwargs) -> bool:
+    """``bounded(*args, **kwargs)``, False where it cannot tell (bad input: the mechanism then reports it)."""
+    if bounded is None:
+        return True
+    try:
+        return bool(bounded(*args, **kwargs))
+    except Exception:  # noqa: BLE001 - any failure here is the mechanism's to report, with its own message
+        return False
+
+
+#: progressive filling of a pool runs one step per task: interpreted only up to this many (a bound on steps)
+INTERPRET_TASKS_AT_MOST = 10_000
+
+
+def few_tasks(demands, capacity=None, *args, **kwargs) -> bool:
+    """Whether progressive filling of this pool takes at most :data:`INTERPRET_TASKS_AT_MOST` steps: the sum
+    over users of the tasks each could run alone bounds them (``drf(demands, capacity)`` or ``drf(cluster)``)."""
+    if capacity is None:  # a single-pool cluster
+        demands, capacity = demands.demand, demands.capacity[0]
+    d, c = np.asarray(demands, dtype=float), np.asarray(capacity, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        alone = np.where(d > 0, c[None, :] / d, np.inf).min(axis=1)
+    return bool(np.isfinite(alone).all() and alone.sum() <= INTERPRET_TASKS_AT_MOST)
 
 
 @contextlib.contextmanager

@@ -117,6 +117,29 @@ def test_the_rule_sets_the_path_per_call_and_resets_it(monkeypatch):
     assert seen and all(seen)
 
 
+def test_work_the_size_does_not_bound_stays_compiled(monkeypatch):
+    """PF-VDS's best-response sweeps (thousands of iterations) and progressive filling of a pool holding many
+    tasks run compiled however small the problem; the default PF-VDS and a pool of a few tasks run interpreted."""
+    seen, original = [], _jit.Kernel.__call__
+
+    def spy(kernel, *args, **kwargs):
+        seen.append(_jit._INTERPRET.get())
+        return original(kernel, *args, **kwargs)
+
+    monkeypatch.setattr(_jit.Kernel, "__call__", spy)
+    cluster = Cluster([[4.0, 4.0], [6.0, 2.0]], [[1.0, 2.0], [2.0, 1.0]])
+    from fairlib.multires import drf, pfvds, psdsf
+
+    for call, interpreted_ in [(lambda: pfvds(cluster, 1.0), True),
+                               (lambda: pfvds(cluster, 1.0, method="best_response"), False),
+                               (lambda: psdsf(cluster, method="fixed_point"), False),
+                               (lambda: drf([[1.0, 2.0], [2.0, 1.0]], [10.0, 10.0]), True),
+                               (lambda: drf([[1.0, 2.0], [2.0, 1.0]], [1e5, 1e5]), False)]:
+        seen.clear()
+        call()
+        assert seen and seen[0] is interpreted_
+
+
 def test_njit_rejects_signatures():
     with pytest.raises(TypeError, match="keyword options only"):
         _jit.njit("float64(float64)")

@@ -395,7 +395,7 @@ def _start(cluster: Cluster, start) -> np.ndarray:
     return x
 
 
-@interpreted_when_small
+@interpreted_when_small(bounded=lambda *args, method="interior_point", **_: method == "interior_point")
 def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_shared: bool = False,
           max_sweeps: int = 2000, tol: float = 1e-10,
           kappa: float = 1e3, step: float = 1e-2, iterations: int = 20000, start=None) -> Allocation:

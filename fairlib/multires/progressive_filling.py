@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from .._jit import interpreted_when_small, njit
+from .._jit import few_tasks, interpreted_when_small, njit
 
 from .._validate import (InvalidInputError, as_capacities, as_count, as_demands, as_weights, check_choice,
                          check_task_bound)
@@ -254,7 +254,7 @@ def share_steps(demands, capacity, weights, share_arithmetic: str = "exact") -> 
     return ShareSteps(step, num // g, den // g, False, "rational")
 
 
-@interpreted_when_small
+@interpreted_when_small(bounded=few_tasks)
 def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie_break: str = "lowest_index",
         max_tasks=None, record_order: bool = False, share_arithmetic: str = "exact",
         max_allocations: int = MAX_ALLOCATIONS):

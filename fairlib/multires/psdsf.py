@@ -195,7 +195,7 @@ def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start, max_tasks):
     return x, sweeps, change
 
 
-@interpreted_when_small
+@interpreted_when_small(bounded=lambda *args, method="market", **_: method == "market")
 def psdsf(cluster: Cluster, *, time_shared: bool = False, method: str = "market", max_sweeps: int = 1000,
           tol: float = 1e-12) -> Allocation:
     """PS-DSF allocation (Definition 4).
