@@ -11,7 +11,8 @@ depends only on the problem and the options, so a problem takes the same path on
 warm or cold; the two paths agree as two CPUs do (``tests/test_interpreted_kernels.py``: integral allocations
 identical, divisible ones within ``run_all.py --verify``'s tolerances).
 
-Every kernel is made by :func:`njit` (numba's, returning a :class:`Kernel`). Inside :func:`compiled` every kernel
+Every kernel is made by :func:`njit` (numba's; a plain dispatcher except while an interpreted call runs, see
+:class:`Kernel`). Inside :func:`compiled` every kernel
 is compiled whatever the size (``python -m fairlib.warm`` and the benchmarks use it); inside :func:`interpreted`
 every kernel runs as Python.
 """
@@ -23,12 +24,13 @@ import contextvars
 import functools
 import inspect
 import os
+import threading
 
 import numba
 import numpy as np
 from numba.core.registry import CPUDispatcher
 
-__all__ = ["njit", "Kernel", "INTERPRET_AT_MOST", "INTERPRET_TASKS_AT_MOST", "interpreted_when_small",
+__all__ = ["njit", "Kernel", "KERNELS", "INTERPRET_AT_MOST", "INTERPRET_TASKS_AT_MOST", "interpreted_when_small",
            "problem_cells", "few_tasks", "compiled", "interpreted"]
 
 #: a public mechanism's kernels run interpreted when its problem has at most this many cells (see module doc):
@@ -48,12 +50,20 @@ _FORCED: contextvars.ContextVar[bool | None] = contextvars.ContextVar("fairlib_f
 _INTERPRET: contextvars.ContextVar[bool] = contextvars.ContextVar("fairlib_interpret", default=False)
 
 
-class Kernel(CPUDispatcher):
-    """A numba dispatcher whose calls from Python run its Python source while a small problem is solved.
+#: every kernel made by :func:`njit` (their class is switched while an interpreted call runs, see _interpreting)
+KERNELS: list = []
+_SWITCH = threading.Lock()
+_DEPTH = 0  # interpreted calls running now, in any thread
 
-    Calls from other compiled kernels do not go through ``__call__`` (numba links them directly), so a
-    compiled kernel stays compiled all the way down; an interpreted one calls other kernels through
-    ``__call__``, so they run interpreted too.
+
+class Kernel(CPUDispatcher):
+    """The class of fairlib's kernels while some call runs interpreted: a call from Python runs the kernel's
+    Python source when this thread's (or task's) call is interpreted, numba's compiled dispatch otherwise.
+
+    The rest of the time the kernels are plain numba dispatchers: a Python-level ``__call__`` costs ~2 µs per
+    call, which loops calling small kernels (a per-step timing, a best-response sweep) would pay. Calls from
+    compiled kernels never go through ``__call__`` (numba links them directly), so compiled code stays compiled
+    all the way down; an interpreted kernel calls the others through ``__call__``, so they run interpreted too.
     """
 
     def __call__(self, *args, **kwargs):
@@ -64,10 +74,13 @@ class Kernel(CPUDispatcher):
 
 
 def njit(*args, **options):
-    """``numba.njit`` returning a :class:`Kernel` (same options, same cache files)."""
+    """``numba.njit`` (same options, same cache files), the kernel registered in :data:`KERNELS`."""
     def make(function):
         kernel = numba.njit(**options)(function)
-        kernel.__class__ = Kernel  # same layout: only __call__ differs
+        with _SWITCH:
+            KERNELS.append(kernel)
+            if _DEPTH:  # made (a module imported) during an interpreted call
+                kernel.__class__ = Kernel
         return kernel
 
     if args and callable(args[0]):
@@ -75,6 +88,29 @@ def njit(*args, **options):
     if args:
         raise TypeError(f"fairlib._jit.njit takes keyword options only (no signatures); got {args!r}")
     return make
+
+
+@contextlib.contextmanager
+def _interpreting(name: str):
+    """Run the block's kernels interpreted (``name``: the mechanism, for tests). The first interpreted call in
+    the process switches every kernel's class to :class:`Kernel` (same layout: only ``__call__`` differs), the
+    last one switches them back; other threads meanwhile still run compiled code (their context says so)."""
+    global _DEPTH
+    with _SWITCH:
+        _DEPTH += 1
+        if _DEPTH == 1:
+            for kernel in KERNELS:
+                kernel.__class__ = Kernel
+    token = _INTERPRET.set(True)
+    try:
+        yield
+    finally:
+        _INTERPRET.reset(token)
+        with _SWITCH:
+            _DEPTH -= 1
+            if _DEPTH == 0:
+                for kernel in KERNELS:
+                    kernel.__class__ = CPUDispatcher
 
 
 def problem_cells(problem) -> int | None:
@@ -112,7 +148,10 @@ def interpreted_when_small(function=None, *, bounded=None):
         if forced is None:
             cells = problem_cells(args[0] if args else kwargs.get(first))
             forced = cells is not None and cells <= INTERPRET_AT_MOST and _bounded(bounded, args, kwargs)
-        token = _INTERPRET.set(forced)
+        if forced:
+            with _interpreting(function.__name__):
+                return function(*args, **kwargs)
+        token = _INTERPRET.set(False)  # compiled, also when called from inside an interpreted call
         try:
             return function(*args, **kwargs)
         finally:
@@ -148,11 +187,18 @@ def few_tasks(demands, capacity=None, *args, **kwargs) -> bool:
 
 @contextlib.contextmanager
 def _forced(value: bool):
-    token, inner = _FORCED.set(value), _INTERPRET.set(value)
+    token = _FORCED.set(value)
     try:
-        yield
+        if value:
+            with _interpreting("interpreted()"):
+                yield
+        else:
+            inner = _INTERPRET.set(False)
+            try:
+                yield
+            finally:
+                _INTERPRET.reset(inner)
     finally:
-        _INTERPRET.reset(inner)
         _FORCED.reset(token)
 
 

@@ -89,55 +89,57 @@ def test_the_problem_may_be_passed_by_keyword():
                        dynamic_drf([[1.0, 0.5], [0.5, 1.0]]).final_shares)
 
 
+def _record_interpreted_calls(monkeypatch) -> list:
+    """Names of the mechanisms whose calls run interpreted from now on (in order)."""
+    entered, original = [], _jit._interpreting
+
+    def spy(name):
+        entered.append(name)
+        return original(name)
+
+    monkeypatch.setattr(_jit, "_interpreting", spy)
+    return entered
+
+
 def test_the_rule_sets_the_path_per_call_and_resets_it(monkeypatch):
-    """Below the rule the kernels run as Python, above it compiled, a failing call leaves nothing set, and a
-    mechanism called inside another decides by its own problem."""
-    seen, original = [], _jit.Kernel.__call__
-
-    def spy(kernel, *args, **kwargs):
-        seen.append(_jit._INTERPRET.get())
-        return original(kernel, *args, **kwargs)
-
-    monkeypatch.setattr(_jit.Kernel, "__call__", spy)
+    """Below the rule the kernels run as Python, above it compiled, a failing call leaves nothing set, and the
+    kernels are plain numba dispatchers again after an interpreted call."""
+    entered = _record_interpreted_calls(monkeypatch)
     rng = np.random.default_rng(0)
     small = Cluster(rng.uniform(1, 4, (2, 2)), rng.uniform(0.1, 1, (3, 2)))       # 12 cells
     large = Cluster(rng.uniform(1, 4, (4, 2)), rng.uniform(0.1, 1, (9, 2)))       # 72 cells
     assert problem_cells(small) <= INTERPRET_AT_MOST < problem_cells(large)
     drfh(small)
-    assert seen and all(seen)
-    seen.clear()
+    assert entered == ["drfh"]
     drfh(large)
-    assert seen and not any(seen)
+    assert entered == ["drfh"]
     with pytest.raises(InvalidInputError, match="tol"):
         drfh(small, tol=-1.0)
-    assert _jit._INTERPRET.get() is False
-    seen.clear()
+    assert _jit._INTERPRET.get() is False and _jit._DEPTH == 0
+    assert all(type(kernel) is _jit.CPUDispatcher for kernel in _jit.KERNELS)
     with interpreted():
+        assert all(type(kernel) is _jit.Kernel for kernel in _jit.KERNELS)
         drfh(large)
-    assert seen and all(seen)
+    assert all(type(kernel) is _jit.CPUDispatcher for kernel in _jit.KERNELS)
 
 
 def test_work_the_size_does_not_bound_stays_compiled(monkeypatch):
-    """PF-VDS's best-response sweeps (thousands of iterations) and progressive filling of a pool holding many
-    tasks run compiled however small the problem; the default PF-VDS and a pool of a few tasks run interpreted."""
-    seen, original = [], _jit.Kernel.__call__
-
-    def spy(kernel, *args, **kwargs):
-        seen.append(_jit._INTERPRET.get())
-        return original(kernel, *args, **kwargs)
-
-    monkeypatch.setattr(_jit.Kernel, "__call__", spy)
-    cluster = Cluster([[4.0, 4.0], [6.0, 2.0]], [[1.0, 2.0], [2.0, 1.0]])
+    """PF-VDS's best-response sweeps (thousands of iterations), PS-DSF's fixed point and progressive filling of
+    a pool holding many tasks run compiled however small the problem; the default PF-VDS and PS-DSF and a pool of
+    a few tasks run interpreted."""
     from fairlib.multires import drf, pfvds, psdsf
 
-    for call, interpreted_ in [(lambda: pfvds(cluster, 1.0), True),
-                               (lambda: pfvds(cluster, 1.0, method="best_response"), False),
-                               (lambda: psdsf(cluster, method="fixed_point"), False),
-                               (lambda: drf([[1.0, 2.0], [2.0, 1.0]], [10.0, 10.0]), True),
-                               (lambda: drf([[1.0, 2.0], [2.0, 1.0]], [1e5, 1e5]), False)]:
-        seen.clear()
+    entered = _record_interpreted_calls(monkeypatch)
+    cluster = Cluster([[4.0, 4.0], [6.0, 2.0]], [[1.0, 2.0], [2.0, 1.0]])
+    for call, name, interpreted_ in [(lambda: pfvds(cluster, 1.0), "pfvds", True),
+                                     (lambda: pfvds(cluster, 1.0, method="best_response"), "pfvds", False),
+                                     (lambda: psdsf(cluster), "psdsf", True),
+                                     (lambda: psdsf(cluster, method="fixed_point"), "psdsf", False),
+                                     (lambda: drf([[1.0, 2.0], [2.0, 1.0]], [10.0, 10.0]), "drf", True),
+                                     (lambda: drf([[1.0, 2.0], [2.0, 1.0]], [1e5, 1e5]), "drf", False)]:
+        entered.clear()
         call()
-        assert seen and seen[0] is interpreted_
+        assert (entered[:1] == [name]) is interpreted_, (name, entered)
 
 
 def test_njit_rejects_signatures():
