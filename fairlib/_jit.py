@@ -30,8 +30,8 @@ import numba
 import numpy as np
 from numba.core.registry import CPUDispatcher
 
-__all__ = ["njit", "Kernel", "KERNELS", "INTERPRET_AT_MOST", "INTERPRET_TASKS_AT_MOST", "interpreted_when_small",
-           "problem_cells", "few_tasks", "compiled", "interpreted"]
+__all__ = ["njit", "Kernel", "KERNELS", "INTERPRET_AT_MOST", "interpreted_when_small", "problem_cells", "compiled",
+           "interpreted"]
 
 #: a public mechanism's kernels run interpreted when its problem has at most this many cells (see module doc):
 #: a 4-user, 4-server, 2-resource cluster is 32 cells, 8 users on 4 servers 64. Measured (AMD EPYC, one
@@ -148,14 +148,8 @@ def interpreted_when_small(function=None, *, bounded=None):
         if forced is None:
             cells = problem_cells(args[0] if args else kwargs.get(first))
             forced = cells is not None and cells <= INTERPRET_AT_MOST and _bounded(bounded, args, kwargs)
-        if forced:
-            with _interpreting(function.__name__):
-                return function(*args, **kwargs)
-        token = _INTERPRET.set(False)  # compiled, also when called from inside an interpreted call
-        try:
+        with _interpreting(function.__name__) if forced else _compiling():
             return function(*args, **kwargs)
-        finally:
-            _INTERPRET.reset(token)
 
     return run
 
@@ -170,34 +164,22 @@ def _bounded(bounded, args, kwargs) -> bool:
         return False
 
 
-#: progressive filling of a pool runs one step per task: interpreted only up to this many (a bound on steps)
-INTERPRET_TASKS_AT_MOST = 10_000
-
-
-def few_tasks(demands, capacity=None, *args, **kwargs) -> bool:
-    """Whether progressive filling of this pool takes at most :data:`INTERPRET_TASKS_AT_MOST` steps: the sum
-    over users of the tasks each could run alone bounds them (``drf(demands, capacity)`` or ``drf(cluster)``)."""
-    if capacity is None:  # a single-pool cluster
-        demands, capacity = demands.demand, demands.capacity[0]
-    d, c = np.asarray(demands, dtype=float), np.asarray(capacity, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        alone = np.where(d > 0, c[None, :] / d, np.inf).min(axis=1)
-    return bool(np.isfinite(alone).all() and alone.sum() <= INTERPRET_TASKS_AT_MOST)
+@contextlib.contextmanager
+def _compiling():
+    """Run the block's kernels compiled, also inside an interpreted call (a larger problem solved within it)."""
+    token = _INTERPRET.set(False)
+    try:
+        yield
+    finally:
+        _INTERPRET.reset(token)
 
 
 @contextlib.contextmanager
 def _forced(value: bool):
     token = _FORCED.set(value)
     try:
-        if value:
-            with _interpreting("interpreted()"):
-                yield
-        else:
-            inner = _INTERPRET.set(False)
-            try:
-                yield
-            finally:
-                _INTERPRET.reset(inner)
+        with _interpreting("interpreted()") if value else _compiling():
+            yield
     finally:
         _FORCED.reset(token)
 

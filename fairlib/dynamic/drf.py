@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from .._jit import interpreted_when_small, njit
 
+from .._jit import interpreted_when_small, njit
 from .._validate import InvalidInputError, as_demands, check_choice
 
 __all__ = ["dynamic_drf", "dynamic_drf_step", "DynamicDRFResult", "METHODS", "normalize_demands",

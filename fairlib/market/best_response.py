@@ -17,8 +17,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from .._jit import interpreted_when_small, njit
 
+from .._jit import interpreted_when_small, njit
 from .._validate import InvalidInputError, as_count
 
 __all__ = ["best_response", "best_response_finite", "utility", "finite_utility"]

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from .._jit import njit
 
+from .._jit import njit
 from .._validate import InvalidInputError, as_count, as_number, check_choice
 from .best_response import _best_response, _local_search
 from .game import Game, weight_proportional_bids

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from .._jit import interpreted_when_small, njit
 
+from .._jit import interpreted_when_small, njit
 from .._validate import InvalidInputError, as_capacities, as_demands, as_weights, check_choice, check_task_bound
 from .progressive_filling import _is_cluster, _progressive_filling, share_steps
 

@@ -29,10 +29,10 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
+from .._jit import interpreted_when_small
 from .._validate import InvalidInputError, as_number, check_choice
 from ._solvers.maxmin_interior import maxmin_round_interior_point
 from .cluster import Allocation, Cluster, monopoly_tasks, placement_capacity_rows
-from .._jit import interpreted_when_small
 
 __all__ = ["drfh", "tsf", "weighted_maxmin_totals", "drfh_coefficients", "tsf_coefficients"]
 
@@ -116,7 +116,8 @@ def _maxmin_interior(cluster: Cluster, coef, tol, max_rounds):
         achieved = coef * tasks.sum(axis=1)
         if not blocked.any():  # flat indicator (numerical): the largest dual share is blocked
             blocked = active & (diag["dual_share"] == diag["dual_share"][active].max())
-        tasks, achieved, t, blocked = _stop_at_caps(tasks, achieved, coef, cluster.max_tasks, active, t, blocked)
+        scale, t, blocked = _stop_at_caps(achieved, coef, cluster.max_tasks, active, t, blocked)
+        tasks, achieved = tasks * scale[:, None], achieved * scale
         # Levels are kept at what this exactly feasible x achieves (at most the primal residual below the
         # LP's), less 1e-12 relative against rounding, so the next round's LP stays feasible.
         level[blocked] = t
@@ -182,31 +183,33 @@ def _maxmin_highs(cluster: Cluster, q, tol, max_rounds):
         active = np.isnan(level)
         x, t, block, used = _highs_round(lp, level, tol)
         lps += used
-        tasks = np.zeros((n, cluster.n_servers))
-        np.add.at(tasks, (lp["users"], lp["servers"]), np.maximum(x, 0.0))
-        achieved = lp["coef"] * tasks.sum(axis=1)
-        tasks, _, t, block = _stop_at_caps(tasks, achieved, lp["coef"], cluster.max_tasks, active, t, block)
+        x = np.maximum(x, 0.0)
+        achieved = lp["coef"] * np.bincount(lp["users"], x, minlength=n)
+        scale, t, block = _stop_at_caps(achieved, lp["coef"], cluster.max_tasks, active, t, block)
+        x = x * scale[lp["users"]]
         level[block] = t
+    tasks = np.zeros((n, cluster.n_servers))
+    np.add.at(tasks, (lp["users"], lp["servers"]), x)
     return _within_caps(tasks, cluster.max_tasks), {"rounds": rounds, "lps": lps, "levels": level,
                                                      "method": "highs"}
 
 
-def _stop_at_caps(tasks, achieved, coef, caps, active, t, blocked):
+def _stop_at_caps(achieved, coef, caps, active, t, blocked):
     """Progressive filling with per-user caps: the round's common level t stops where the first active user
     reaches its cap (level coef_n cap_n) if that is lower. Those users freeze there and the round's other users stay
-    active; every active user's tasks are scaled down to that level (feasible: it uses less of every resource).
-    A capped user is a user blocked by a resource of its own. Returns (tasks, achieved, level, users to freeze)."""
+    active, each scaled down to that level (feasible: it uses less of every resource). A capped user is a user
+    blocked by a resource of its own. Returns (scale per user for its tasks, level, users to freeze)."""
+    scale = np.ones_like(achieved)
     cap_level = np.where(active, coef * caps, np.inf)
     reach = float(cap_level.min(initial=np.inf))
     if reach > t:
-        return tasks, achieved, t, blocked
+        return scale, t, blocked
     at_cap = active & (cap_level <= reach)
     if reach < t:
-        scale = np.where(active & (achieved > reach), reach / np.maximum(achieved, 1e-300), 1.0)
-        tasks = tasks * scale[:, None]
-        achieved = achieved * scale
-        return tasks, achieved, reach, at_cap
-    return tasks, achieved, t, blocked | at_cap
+        down = active & (achieved > reach)
+        scale[down] = reach / achieved[down]
+        return scale, reach, at_cap
+    return scale, t, blocked | at_cap
 
 
 def _within_caps(tasks, caps):

@@ -35,8 +35,8 @@ against its exact best response to the others).
 from __future__ import annotations
 
 import numpy as np
-from .._jit import interpreted_when_small, njit
 
+from .._jit import interpreted_when_small, njit
 from .._validate import InvalidInputError, as_count, as_number, check_choice
 from ._solvers.pfvds_interior import pfvds_interior_point
 from .cluster import Allocation, Cluster, per_server_alpha

@@ -19,9 +19,9 @@ from typing import NamedTuple
 import numpy as np
 from scipy.optimize import nnls
 
+from .._jit import interpreted_when_small
 from .._validate import InvalidInputError
 from .cluster import Allocation, Cluster
-from .._jit import interpreted_when_small
 
 __all__ = ["pool_arrays", "drf_allocation", "edrf_allocation", "pdrf_allocation", "asset_fairness", "ceei",
            "asset_share_per_task"]

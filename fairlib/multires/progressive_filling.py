@@ -10,10 +10,11 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from .._jit import few_tasks, interpreted_when_small, njit
 
+from .._jit import interpreted_when_small, njit
 from .._validate import (InvalidInputError, as_capacities, as_count, as_demands, as_weights, check_choice,
                          check_task_bound)
+from .cluster import monopoly_tasks
 
 __all__ = ["drf", "DRFResult", "STOP_RULES", "TIE_BREAKS", "SHARE_ARITHMETIC", "FIT_RTOL", "share_steps"]
 
@@ -254,7 +255,20 @@ def share_steps(demands, capacity, weights, share_arithmetic: str = "exact") -> 
     return ShareSteps(step, num // g, den // g, False, "rational")
 
 
-@interpreted_when_small(bounded=few_tasks)
+#: progressive filling runs one step per task: a pool of at most this many tasks may run interpreted (fairlib._jit)
+INTERPRET_TASKS_AT_MOST = 10_000
+
+
+def _few_tasks(demands, capacity=None, *args, **kwargs) -> bool:
+    """Whether progressive filling of this pool takes at most :data:`INTERPRET_TASKS_AT_MOST` steps: the tasks
+    each user could run alone, summed, bound them (``drf(demands, capacity)`` or ``drf(cluster)``)."""
+    if capacity is None:  # a single-pool cluster
+        return bool(demands.gamma.sum() <= INTERPRET_TASKS_AT_MOST)
+    alone = monopoly_tasks(np.asarray(capacity, dtype=float)[None, :], np.asarray(demands, dtype=float))
+    return bool(np.isfinite(alone).all() and alone.sum() <= INTERPRET_TASKS_AT_MOST)
+
+
+@interpreted_when_small(bounded=_few_tasks)
 def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie_break: str = "lowest_index",
         max_tasks=None, record_order: bool = False, share_arithmetic: str = "exact",
         max_allocations: int = MAX_ALLOCATIONS):

@@ -27,8 +27,8 @@ Time-shared (non-divisible) servers, Problem 2 / Theorem 5: each server's only c
 from __future__ import annotations
 
 import numpy as np
-from .._jit import interpreted_when_small, njit
 
+from .._jit import interpreted_when_small, njit
 from .._validate import InvalidInputError, as_count, as_number, check_choice
 from ._solvers.psdsf_market import psdsf_market
 from .cluster import Allocation, Cluster

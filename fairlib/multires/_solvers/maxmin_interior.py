@@ -36,7 +36,6 @@ import scipy.linalg
 from numba import prange
 
 from ..._jit import njit
-
 from .pair_kernels import numba_threads, one_blas_thread, serial_twins, user_chunks
 
 __all__ = ["maxmin_round_interior_point"]

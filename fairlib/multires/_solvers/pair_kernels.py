@@ -14,9 +14,10 @@ import types
 
 import numba
 import numpy as np
-from ..._jit import njit
 from numba.core.registry import CPUDispatcher
 from threadpoolctl import ThreadpoolController
+
+from ..._jit import njit
 
 __all__ = ["row_products", "column_products", "user_sums", "one_blas_thread", "numba_threads", "user_chunks",
            "serial_twins", "parallel_from", "TWINS", "PARALLEL_CHAINS"]

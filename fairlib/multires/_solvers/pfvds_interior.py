@@ -27,8 +27,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.linalg
-from ..._jit import njit
 
+from ..._jit import njit
 from ..._validate import InvalidInputError, as_count
 from ..cluster import Allocation, Cluster, per_server_alpha
 from .pair_kernels import column_products, one_blas_thread, row_products, user_sums

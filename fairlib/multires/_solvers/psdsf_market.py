@@ -42,7 +42,6 @@ import numpy as np
 from numba import prange
 
 from ..._jit import njit
-
 from ..._validate import InvalidInputError, as_count
 from ..cluster import Cluster
 from .pair_kernels import numba_threads, one_blas_thread, serial_twins, user_chunks
