@@ -220,6 +220,26 @@ class Jobs:
         """Quanta per job."""
         return np.add.reduceat(self.work, self.offsets[:-1]) if len(self.work) else np.zeros(0)
 
+    def subset(self, keep) -> "Jobs":
+        """The jobs where the boolean mask ``keep`` is True, with all their segments (e.g. a random 2% of the
+        jobs); at least one job must be kept."""
+        keep = np.asarray(keep)
+        if keep.dtype != bool or keep.shape != (self.n_jobs,):
+            raise InvalidInputError(f"keep: expected a boolean mask of shape ({self.n_jobs},), "
+                                    f"got {keep.dtype} {keep.shape}")
+        if not keep.any():
+            raise InvalidInputError("keep: selects no job")
+        counts = np.diff(self.offsets)
+        segments = np.repeat(keep, counts)
+
+        def pick(field, mask):
+            return None if field is None else np.asarray(field)[mask]
+
+        return Jobs(self.ids[keep], self.arrival[keep], self.trace_end[keep], np.r_[0, np.cumsum(counts[keep])],
+                    self.work[segments], self.shape[segments], self.resources, self.source,
+                    pick(self.scheduling_class, keep), pick(self.segment_start, segments),
+                    pick(self.segment_end, segments), pick(self.segment_cap, segments))
+
 
 def _unit_dominant(demand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     dominant = demand.max(axis=1)

@@ -105,6 +105,29 @@ def test_a_cap_freezes_a_user_and_frees_the_rest_for_others():
             np.testing.assert_allclose(run(cluster, method=method).tasks.sum(axis=1), [1.0, 5.25, 2.5], rtol=1e-7)
 
 
+@pytest.mark.parametrize("method", ["interior_point", "highs"])
+def test_users_below_the_round_level_freeze_at_their_caps_together(method):
+    """Progressive filling freezes every user whose cap lies below the round's common level in that round (it
+    reaches its cap whatever the others do), not one user per round: 30 users with distinct caps below the level
+    they would reach uncapped finish in one round, and 30 users half of them capped match the reference."""
+    rng = np.random.default_rng(11)
+    capacity = rng.uniform(5.0, 10.0, (4, 2))
+    demand = rng.uniform(0.1, 1.0, (30, 2))
+    free = drfh(Cluster(capacity, demand), method=method)
+    caps = free.tasks.sum(axis=1) * rng.uniform(0.2, 0.9, 30)
+    capped = drfh(Cluster(capacity, demand, max_tasks=caps), method=method)
+    np.testing.assert_allclose(capped.tasks.sum(axis=1), caps, rtol=1e-7)
+    assert capped.diagnostics["rounds"] == 1
+    cluster = Cluster(capacity, demand, max_tasks=np.where(rng.random(30) < 0.5, caps * 2.5, np.inf))
+    for run in (drfh, tsf):
+        q = drfh_coefficients if run is drfh else tsf_coefficients
+        coef = q(cluster) / cluster.weight
+        tasks = run(cluster, method=method).tasks
+        checked_allocation(cluster, tasks)
+        expected = _reference_levels(cluster, coef)
+        np.testing.assert_allclose(coef * tasks.sum(axis=1), expected, rtol=2e-6, atol=1e-9 * expected.max())
+
+
 def test_uncapped_cluster_is_unchanged_by_infinite_caps():
     rng = np.random.default_rng(5)
     base = Cluster(rng.uniform(1, 5, (3, 2)), rng.uniform(0.1, 1, (9, 2)))

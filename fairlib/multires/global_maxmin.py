@@ -187,7 +187,7 @@ def _maxmin_highs(cluster: Cluster, q, tol, max_rounds):
         achieved = lp["coef"] * np.bincount(lp["users"], x, minlength=n)
         scale, t, block = _stop_at_caps(achieved, lp["coef"], cluster.max_tasks, active, t, block)
         x = x * scale[lp["users"]]
-        level[block] = t
+        level[block] = np.minimum(t, lp["coef"][block] * cluster.max_tasks[block])  # a capped user at its cap
     tasks = np.zeros((n, cluster.n_servers))
     np.add.at(tasks, (lp["users"], lp["servers"]), x)
     return _within_caps(tasks, cluster.max_tasks), {"rounds": rounds, "lps": lps, "levels": level,
@@ -195,20 +195,21 @@ def _maxmin_highs(cluster: Cluster, q, tol, max_rounds):
 
 
 def _stop_at_caps(achieved, coef, caps, active, t, blocked):
-    """Progressive filling with per-user caps: the round's common level t stops where the first active user
-    reaches its cap (level coef_n cap_n) if that is lower. Those users freeze there and the round's other users stay
-    active, each scaled down to that level (feasible: it uses less of every resource). A capped user is a user
-    blocked by a resource of its own. Returns (scale per user for its tasks, level, users to freeze)."""
+    """Progressive filling with per-user caps. The round's LP lifted every active user to the common level t; a
+    user whose cap level (coef_n cap_n) is at most t reaches its cap on the way up, whatever the others do (they
+    could all reach t together, and freezing a user lower only frees resources). So every such user freezes at its
+    cap in this round; if one froze below t, the LP-blocked users stay active (they may rise above t now) and the
+    next round lifts the rest. A capped user is a user blocked by a resource of its own.
+    Returns (scale per user for its tasks, level, users to freeze)."""
     scale = np.ones_like(achieved)
     cap_level = np.where(active, coef * caps, np.inf)
-    reach = float(cap_level.min(initial=np.inf))
-    if reach > t:
+    at_cap = active & (cap_level <= t)
+    if not at_cap.any():
         return scale, t, blocked
-    at_cap = active & (cap_level <= reach)
-    if reach < t:
-        down = active & (achieved > reach)
-        scale[down] = reach / achieved[down]
-        return scale, reach, at_cap
+    down = at_cap & (achieved > cap_level)
+    scale[down] = cap_level[down] / achieved[down]
+    if (cap_level[at_cap] < t).any():
+        return scale, t, at_cap
     return scale, t, blocked | at_cap
 
 

@@ -1,0 +1,141 @@
+"""The Google experiment of Khamse-Ashari et al. (§6.2–6.3, Figs. 13–14) in open loop, over its setups.
+
+The trace notebook's closed-loop replay lets each mechanism decide when a job finishes, so late in the window
+mechanisms are compared on different jobs. Here every mechanism allocates the *same* active sets, taken from
+the trace (:func:`fairlib.sim.open_loop`), and the comparison is repeated over the choices the paper leaves
+open or our copy lost:
+
+- **demand model** — ``"per-interval"``: §6.2 as reconstructed [INF] (:func:`fairlib.sim.jobs_from_task_events`:
+  the requests of the tasks running at the start of each 5-minute interval, a job never given more than that);
+  ``"lifetime"``: the earlier model, one demand per job (the sum of all its tasks' requests,
+  :func:`fairlib.traces.google_workload`) held from arrival to departure, no cap (a job may absorb any share);
+- **class labels** — ``"proportionality"`` (§6.2: A/B near the total's direction serve everyone, C/D the
+  heterogeneous ones reserved for latency-sensitive jobs) or ``"frequency"`` (A–D by count, the earlier mapping);
+- **job sample** — the fraction of jobs and the seed.
+
+Jobs are sampled by job id, so both demand models see the same jobs (the per-interval model drops jobs with no
+task running at any interval start). :func:`sensitivity` runs the grid on :func:`fairlib.sweep.sweep`;
+:func:`leads` turns it into PS-DSF's lead over the better of DRFH and TSF.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+
+from .._validate import InvalidInputError, check_choice
+from ..sweep import sweep
+
+DEMAND_MODELS = ("per-interval", "lifetime")
+LABELS = ("proportionality", "frequency")
+#: time-averaged columns of :func:`time_averaged` (normalised CPU and RAM, overall and on classes C/D)
+UTILISATION = {"cpu": "utilisation_cpu_normalised", "ram": "utilisation_memory_normalised",
+               "cpu_CD": "reserved_utilisation_cpu_normalised", "ram_CD": "reserved_utilisation_memory_normalised"}
+
+
+def time_averaged(table: pd.DataFrame) -> pd.DataFrame:
+    """Per mechanism of an :func:`fairlib.sim.open_loop` table: utilisation averaged over time (each epoch
+    weighted by its length; idle epochs count as zero), ``utilisation`` = mean of CPU and RAM (the paper's
+    Fig. 13 plots both; we rank by their mean), the same on C/D, the time-averaged number of active jobs and
+    Jain's index of dominant shares, and the number of epochs."""
+    missing = {"mechanism", "start", "end", "active_jobs", *UTILISATION.values()} - set(table.columns)
+    if missing:
+        raise InvalidInputError(f"table: missing columns {sorted(missing)} (expected an open_loop table)")
+    rows = {}
+    for name, part in table.groupby("mechanism", sort=False):
+        length = (part.end - part.start).to_numpy(float)
+        if not length.sum() > 0:
+            raise InvalidInputError(f"table: the epochs of {name!r} have no length")
+        w = length / length.sum()
+        row = {short: float((part[col].to_numpy(float) * w).sum()) for short, col in UTILISATION.items()}
+        row["utilisation"] = (row["cpu"] + row["ram"]) / 2
+        row["utilisation_CD"] = (row["cpu_CD"] + row["ram_CD"]) / 2
+        row["mean_active_jobs"] = float((part.active_jobs.to_numpy(float) * w).sum())
+        jain = part.jain_dominant_share.to_numpy(float) if "jain_dominant_share" in part else np.full(len(part), np.nan)
+        seen = ~np.isnan(jain)
+        row["jain_dominant_share"] = float((jain[seen] * w[seen]).sum() / w[seen].sum()) if seen.any() else np.nan
+        row["epochs"] = len(part)
+        rows[name] = row
+    return pd.DataFrame(rows).T.rename_axis("mechanism")
+
+
+def sample_ids(ids, fraction: float, seed) -> np.ndarray:
+    """A Bernoulli(``fraction``) sample of the unique job ``ids`` (sorted), drawn from ``seed``."""
+    if not (np.isfinite(fraction) and 0 < fraction <= 1):
+        raise InvalidInputError(f"fraction = {fraction}: must be in (0, 1]")
+    unique = np.unique(np.asarray(ids))
+    return unique[np.random.default_rng(seed).random(unique.size) < fraction]
+
+
+def _setup_cell(seed, fraction, demand_model, labels, jobs_by_model, fleets, mechanisms, start, horizon, interval):
+    """One job sample in one demand model on one fleet labelling: one row per mechanism."""
+    from .. import sim
+
+    # the sample is drawn over every model's ids, so the models of one (fraction, rep) see the same jobs
+    ids = sample_ids(np.concatenate([j.ids for j in jobs_by_model.values()]), fraction, seed)
+    all_jobs, fleet = jobs_by_model[demand_model], fleets[labels]
+    keep = np.isin(all_jobs.ids, ids)
+    if not keep.any():
+        raise InvalidInputError(f"fraction = {fraction}: the sample holds no job of the {demand_model} model")
+    jobs = all_jobs.subset(keep)
+    eligible = sim.class_eligibility(fleet, jobs.scheduling_class)
+    t0 = time.perf_counter()
+    table = sim.open_loop(fleet, jobs, mechanisms, eligible=eligible, start=start, horizon=horizon,
+                          interval=interval, caps=demand_model == "per-interval")
+    seconds = time.perf_counter() - t0
+    return [{"mechanism": name, "jobs": jobs.n_jobs, **row.to_dict(), "seconds": seconds}
+            for name, row in time_averaged(table).iterrows()]
+
+
+def sensitivity(jobs_by_model: dict, fleets: dict, *, fractions=(0.02, 0.05, 0.10), seeds: int = 3, rng=0,
+                mechanisms=None, start: float | None = None, horizon: float | None = None, interval: float = 300.0,
+                n_jobs: int | None = None, progress: bool = False) -> pd.DataFrame:
+    """PS-DSF, DRFH and TSF (or ``mechanisms``) in open loop on every (job fraction, seed) × demand model ×
+    labels; one row per (fraction, rep, demand_model, labels, mechanism) with :func:`time_averaged`'s columns,
+    the job count and the open-loop run's seconds (all its mechanisms).
+
+    ``jobs_by_model``: demand model name (:data:`DEMAND_MODELS`) -> all jobs in that model (:class:`fairlib.sim.Jobs`
+    with segment times); the per-interval model runs capped, the lifetime model uncapped. ``fleets``: label
+    mapping (:data:`LABELS`) -> :class:`fairlib.traces.Fleet`. A cell's seed depends on its fraction and rep
+    only (:func:`fairlib.sweep.sweep`'s ``seed_by``), so every model and mapping of one (fraction, rep) sees the
+    same job ids."""
+    from ..multires import drfh, psdsf, tsf
+
+    if not jobs_by_model or not fleets:
+        raise InvalidInputError("jobs_by_model and fleets: need at least one of each")
+    for model in jobs_by_model:
+        check_choice(model, DEMAND_MODELS, "jobs_by_model")
+    for labels in fleets:
+        check_choice(labels, LABELS, "fleets")
+    mechanisms = {"PS-DSF": psdsf, "DRFH": drfh, "TSF": tsf} if mechanisms is None else dict(mechanisms)
+    grid = {"fraction": [float(f) for f in fractions], "demand_model": list(jobs_by_model), "labels": list(fleets)}
+    return sweep(_setup_cell, grid, seeds=seeds, rng=rng, seed_by=("fraction",),
+                 fixed=dict(jobs_by_model=jobs_by_model, fleets=fleets, mechanisms=mechanisms, start=start,
+                            horizon=horizon, interval=interval), n_jobs=n_jobs, progress=progress,
+                 desc="open-loop setups", cache_name="google_open_loop")
+
+
+def leads(grid: pd.DataFrame, *, leader: str = "PS-DSF", others=("DRFH", "TSF")) -> pd.DataFrame:
+    """From :func:`sensitivity`'s rows: per (fraction, rep, demand_model, labels), ``leader``'s utilisation minus
+    the best of ``others`` — overall (``lead``), on CPU and RAM, and on classes C/D (``lead_CD``) — and the
+    mean number of active jobs. Positive: the leader utilises more."""
+    keys = ["fraction", "rep", "demand_model", "labels"]
+    missing = {*keys, "mechanism", "utilisation", "utilisation_CD", "cpu", "ram"} - set(grid.columns)
+    if missing:
+        raise InvalidInputError(f"grid: missing columns {sorted(missing)} (expected sensitivity's rows)")
+    out = []
+    for key, part in grid.groupby(keys, sort=True):
+        by = part.set_index("mechanism")
+        absent = {leader, *others} - set(by.index)
+        if absent:
+            raise InvalidInputError(f"grid: {sorted(absent)} missing at {dict(zip(keys, key))}")
+        row = dict(zip(keys, key))
+        for col, out_col in (("utilisation", "lead"), ("cpu", "lead_cpu"), ("ram", "lead_ram"),
+                             ("utilisation_CD", "lead_CD")):
+            row[out_col] = float(by.loc[leader, col] - by.loc[list(others), col].max())
+        row["mean_active_jobs"] = float(by.loc[leader, "mean_active_jobs"])
+        row["jobs"] = int(by.loc[leader, "jobs"])
+        out.append(row)
+    return pd.DataFrame(out)
