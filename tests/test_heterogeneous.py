@@ -330,3 +330,20 @@ def test_merging_identical_servers_is_exact(mechanism):
     # self-consistent too (the per-server fixed point from zero finds one 0.1% from the even split here), so
     # for those the defining property is what is checked.
     assert compared in (0, 6)
+
+
+def test_equilibrium_rates_solve_the_property_tables_clusters():
+    """The rates are measured on the property table's own clusters (same seeds), both server kinds, with each
+    allocation's Nash residual recomputed from scratch."""
+    from fairlib.experiments import heterogeneous_servers as hs
+    from fairlib.sweep import sweep
+
+    out = hs.equilibrium_rates(3, 11, [1.0, 4.0])
+    assert len(out) == 3 * 2 * 2 and set(out.time_shared) == {False, True}
+    assert (out.error == "").all() and out.solved.all()
+    clusters = sweep(lambda seed, instance, kind: {"cluster": random_cluster(np.random.default_rng(seed), 6, 3, 3,
+                                                                             weights=True)},
+                     [{"instance": i, "kind": "random"} for i in range(3)], rng=11, backend="serial", progress=False)
+    row = out[(out.instance == 1) & (out.alpha == 4.0) & ~out.time_shared].iloc[0]
+    alloc = pfvds(clusters.cluster[1], 4.0)
+    assert nash_residual(clusters.cluster[1], alloc.tasks, 4.0) == pytest.approx(row.nash_residual, rel=1e-3, abs=1e-12)
