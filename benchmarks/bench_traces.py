@@ -4,7 +4,10 @@ Targets (issue: khamseashari2018 part 2):
 - all five task_events parts (~0.9 M rows) in under 10 s and under 1 GB of memory — measured in a fresh
   interpreter (peak resident set size of that process alone — VmHWM, reset at exec — interpreter and imports
   included);
-- a 7-hour Google replay at 120 servers with PS-DSF reallocation every 5 minutes in under 2 minutes.
+- a 7-hour Google replay at 120 servers with PS-DSF reallocation every 5 minutes in under 2 minutes;
+- the paper setup (issue: heterogeneous servers part 3): 7.1 h of Google at 120 servers with per-interval demands
+  capped at the running tasks' requests, open loop, PS-DSF, DRFH and TSF, in under 2 minutes — reported with its
+  ratio to the same open loop on the lifetime-sum model without caps (the earlier model), same jobs.
 The replay is also timed without merging identical servers (``merge=False``) over the first ``BASELINE_HOURS``
 hours, the ratio showing what merging buys. Needs the real excerpts (``../shared/data/traces`` or
 ``FAIRLIB_TRACE_DIR``).
@@ -33,7 +36,7 @@ print(json.dumps({"rows": len(ev), "seconds": seconds}))
 
 def main(argv=None) -> int:
     from fairlib import sim
-    from fairlib.multires import Cluster, psdsf
+    from fairlib.multires import Cluster, drfh, psdsf, tsf
     from fairlib.traces import google_fleet, google_workload, read_task_events
 
     load = run_fresh(_LOAD)  # a fresh interpreter's own peak, whatever this process holds
@@ -69,7 +72,23 @@ def main(argv=None) -> int:
           f"time-averaged (CPU, RAM) utilisation merged {avg['merged']} vs direct {avg['direct']} (the market "
           f"splits identical servers evenly, as merging does) vs direct by the fixed point from zero "
           f"{avg['fixed']} (Definition 4 is not unique: another allocation)")
+    trio = {"PS-DSF": psdsf, "DRFH": drfh, "TSF": tsf}
+    per_interval = sim.jobs_from_task_events(events)
+    paper_jobs = per_interval.subset(np.isin(per_interval.ids, jobs.ids))
+    paper_fleet = google_fleet(120, 4, labels="proportionality")
+    open_seconds = {}
+    for model, these, caps in (("per-interval capped", paper_jobs, True), ("lifetime uncapped", jobs, False)):
+        t0 = time.perf_counter()
+        eligible = sim.class_eligibility(paper_fleet, these.scheduling_class)
+        table = sim.open_loop(paper_fleet, these, trio, eligible=eligible, start=600.0, caps=caps)
+        open_seconds[model] = time.perf_counter() - t0
+        print(f"open loop, {model}, {these.n_jobs} jobs, {table.epoch.nunique()} epochs, PS-DSF + DRFH + TSF: "
+              f"{open_seconds[model]:.1f} s" + (" (target < 120 s)" if caps else ""))
+    ratio = open_seconds["per-interval capped"] / open_seconds["lifetime uncapped"]
+    print(f"per-interval capped / lifetime uncapped: {ratio:.2f}x")
     rows = [{"what": "load_task_events", "seconds": load["seconds"], "peak_rss_gb": load["peak_rss_gb"]},
+            {"what": "open_loop_paper_setup_trio", "seconds": open_seconds["per-interval capped"]},
+            {"what": "open_loop_lifetime_trio", "seconds": open_seconds["lifetime uncapped"]},
             {"what": "replay_psdsf_full", "seconds": t_full},
             {"what": "replay_psdsf_merged_baseline_window", "seconds": t_merged},
             {"what": "replay_psdsf_unmerged_baseline_window", "seconds": t_unmerged}]
