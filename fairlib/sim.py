@@ -545,7 +545,7 @@ def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start
 
 def open_loop(fleet, jobs: Jobs, mechanisms=None, *, eligible=None, start: float | None = None,
               horizon: float | None = None, interval: float = 300.0, reserved=("C", "D"), merge: bool = True,
-              caps: bool = True, progress: bool = False) -> pd.DataFrame:
+              caps: bool = True, ranges: bool = False, progress: bool = False) -> pd.DataFrame:
     """Every mechanism allocates the *same* sequence of active sets, taken from the trace; one row per (epoch,
     mechanism).
 
@@ -563,6 +563,10 @@ def open_loop(fleet, jobs: Jobs, mechanisms=None, *, eligible=None, start: float
     shares of the pooled cluster) and ``min_dominant_share``. An epoch whose active set equals the previous one's
     reuses its allocations (mechanisms are deterministic). Each allocation is checked as in :func:`replay`.
     ``caps``: as in :func:`replay` (each active segment's ``jobs.segment_cap`` becomes its ``max_tasks``).
+    ``ranges``: also ``reserved_low_<resource>`` / ``reserved_high_<resource>``, the lowest and highest utilisation
+    on the reserved classes over every placement of the mechanism's per-job totals
+    (:func:`fairlib.multires.utilisation_range`, two HiGHS LPs per resource and epoch): how much of a reserved-class
+    difference between mechanisms is only *where* the same totals were placed.
     """
     from tqdm.auto import tqdm
 
@@ -599,7 +603,7 @@ def open_loop(fleet, jobs: Jobs, mechanisms=None, *, eligible=None, start: float
         key = live.tobytes()
         if key != previous:
             cached = _open_loop_epoch(fleet, jobs, mechanisms, live, seg_job, elig, usage, merge, t,
-                                      jobs.segment_cap if caps else None)
+                                      jobs.segment_cap if caps else None, ranges)
             previous = key
         for name, columns in cached.items():
             rows.append({"epoch": e, "start": float(t), "end": float(t_end),
@@ -609,10 +613,12 @@ def open_loop(fleet, jobs: Jobs, mechanisms=None, *, eligible=None, start: float
     return table
 
 
-def _open_loop_epoch(fleet, jobs, mechanisms, live, seg_job, elig, usage, merge, t, segment_cap) -> dict:
+def _open_loop_epoch(fleet, jobs, mechanisms, live, seg_job, elig, usage, merge, t, segment_cap,
+                     ranges=False) -> dict:
     """Every mechanism on one epoch's active segments: name -> its columns (utilisation, fairness)."""
     if live.size == 0:
-        return {name: {**usage.columns(None), "jain_dominant_share": np.nan, "min_dominant_share": np.nan}
+        idle = {f"reserved_{end}_{r}": 0.0 for r in fleet.resources for end in ("low", "high")} if ranges else {}
+        return {name: {**usage.columns(None), "jain_dominant_share": np.nan, "min_dominant_share": np.nan, **idle}
                 for name in mechanisms}
     owners = seg_job[live]  # one segment per job at a time (Jobs checks that a job's segments do not overlap)
     cluster = Cluster(fleet.capacity, jobs.shape[live], eligible=elig[owners],
@@ -627,4 +633,28 @@ def _open_loop_epoch(fleet, jobs, mechanisms, live, seg_job, elig, usage, merge,
         out[name] = {**usage.columns(used),
                      "jain_dominant_share": jain_index(shares) if (shares > 0).any() else np.nan,
                      "min_dominant_share": float(shares.min())}
+        if ranges:
+            out[name].update(_reserved_ranges(cluster, alloc.tasks.sum(axis=1), usage.reserved, fleet.resources))
+    return out
+
+
+def _reserved_ranges(cluster, totals, reserved, resources) -> dict:
+    """Lowest and highest utilisation of each resource on the ``reserved`` servers over placements of ``totals``,
+    on the merged servers when no merged server mixes reserved and other servers (same range, far smaller LPs)."""
+    from .multires.cluster import merge_identical_servers
+    from .multires.placements import utilisation_range
+
+    if not reserved.any():
+        return {}
+    merged, group, _ = merge_identical_servers(cluster)
+    reserved_group = np.zeros(merged.n_servers, dtype=bool)
+    reserved_group[group[reserved]] = True
+    pure = (reserved_group[group] == reserved).all()
+    where, mask = (merged, reserved_group) if pure else (cluster, reserved)
+    out = {}
+    for r, name in enumerate(resources):
+        if not where.capacity[mask, r].sum() > 0:
+            continue
+        span = utilisation_range(where, totals, mask, r)
+        out[f"reserved_low_{name}"], out[f"reserved_high_{name}"] = span.low, span.high
     return out

@@ -50,6 +50,12 @@ def test_time_averaged_weights_epochs_by_length():
     assert row.utilisation == pytest.approx(0.45) and row.cpu_CD == pytest.approx(0.75)
     assert row.utilisation_CD == pytest.approx(0.375) and row.mean_active_jobs == pytest.approx(3.5)
     assert row.jain_dominant_share == pytest.approx(0.5)     # idle epochs (NaN) do not count
+    assert "cpu_CD_low" not in row
+    ranged = table.assign(reserved_low_cpu_normalised=[0.0, 0.5], reserved_high_cpu_normalised=[0.5, 1.0],
+                          reserved_low_memory_normalised=0.0, reserved_high_memory_normalised=0.25)
+    row = gol.time_averaged(ranged).loc["m"]
+    assert row.cpu_CD_low == pytest.approx(0.375) and row.cpu_CD_high == pytest.approx(0.875)
+    assert row.ram_CD_low == 0.0 and row.ram_CD_high == pytest.approx(0.25)
     with pytest.raises(InvalidInputError, match="missing columns"):
         gol.time_averaged(table.drop(columns="active_jobs"))
 

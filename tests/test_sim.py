@@ -363,3 +363,30 @@ def test_jobs_from_task_events_against_a_slow_reference():
     assert got.keys() == want.keys()
     for key in want:
         np.testing.assert_allclose(got[key], want[key], rtol=1e-12, err_msg=str(key))
+
+
+def test_open_loop_ranges_span_every_placement_of_the_same_totals():
+    """Servers A (public) and C (reserved), both (1, 1). A privileged job capped at 0.5 of shape (1, 1) gets 0.5
+    from every mechanism; it may sit on A, on C or across both, so C's utilisation ranges over [0, 0.5] whatever
+    the mechanism chose. With a public job beside it (capped at 1.5, more than A holds) DRFH gives the public job
+    all of A and the privileged one its 0.5, which only C can then hold: C's range is [0.5, 0.5]."""
+    from fairlib.traces.workload import Fleet
+
+    fleet = Fleet(np.array([[1.0, 1.0], [1.0, 1.0]]), ("cpu_normalised", "memory_normalised"), np.array(["A", "C"]),
+                  "test")
+    alone = dataclasses.replace(_timed_jobs([[(0, 300, (1, 1))]], cls=[2]), segment_cap=np.array([0.5]))
+    table = sim.open_loop(fleet, alone, {"psdsf": psdsf, "drfh": drfh}, ranges=True,
+                          eligible=sim.class_eligibility(fleet, alone.scheduling_class))
+    for col in ("cpu_normalised", "memory_normalised"):
+        np.testing.assert_allclose(table[f"reserved_low_{col}"], 0.0, atol=1e-7)
+        np.testing.assert_allclose(table[f"reserved_high_{col}"], 0.5, atol=1e-6)
+        assert (table[f"reserved_low_{col}"] <= table[f"reserved_utilisation_{col}"] + 1e-7).all()
+        assert (table[f"reserved_utilisation_{col}"] <= table[f"reserved_high_{col}"] + 1e-7).all()
+    pair = dataclasses.replace(_timed_jobs([[(0, 300, (1, 1))], [(0, 300, (1, 1))]], cls=[2, 0]),
+                               segment_cap=np.array([0.5, 1.5]))
+    table = sim.open_loop(fleet, pair, {"drfh": drfh}, ranges=True,
+                          eligible=sim.class_eligibility(fleet, pair.scheduling_class))
+    # DRFH: the public job takes A (1 task), the privileged one its cap 0.5, which only C can still hold
+    np.testing.assert_allclose(table.reserved_low_cpu_normalised, 0.5, atol=1e-6)
+    np.testing.assert_allclose(table.reserved_high_cpu_normalised, 0.5, atol=1e-6)
+    assert "reserved_low_cpu_normalised" not in sim.open_loop(fleet, pair, {"drfh": drfh}).columns

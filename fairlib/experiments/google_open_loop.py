@@ -39,7 +39,10 @@ def time_averaged(table: pd.DataFrame) -> pd.DataFrame:
     """Per mechanism of an :func:`fairlib.sim.open_loop` table: utilisation averaged over time (each epoch
     weighted by its length; idle epochs count as zero), ``utilisation`` = mean of CPU and RAM (the paper's
     Fig. 13 plots both; we rank by their mean), the same on C/D, the time-averaged number of active jobs and
-    Jain's index of dominant shares, and the number of epochs."""
+    Jain's index of dominant shares, and the number of epochs. From a table run with ``ranges=True``, also
+    ``cpu_CD_low``/``cpu_CD_high`` and ``ram_CD_low``/``ram_CD_high``: the time-averaged lowest and highest C/D
+    utilisation over placements of the same per-job totals (epochs are independent, so these bound the average
+    exactly)."""
     missing = {"mechanism", "start", "end", "active_jobs", *UTILISATION.values()} - set(table.columns)
     if missing:
         raise InvalidInputError(f"table: missing columns {sorted(missing)} (expected an open_loop table)")
@@ -50,6 +53,11 @@ def time_averaged(table: pd.DataFrame) -> pd.DataFrame:
             raise InvalidInputError(f"table: the epochs of {name!r} have no length")
         w = length / length.sum()
         row = {short: float((part[col].to_numpy(float) * w).sum()) for short, col in UTILISATION.items()}
+        for short, col in UTILISATION.items():  # placement ranges, when open_loop ran with ranges=True
+            if short.endswith("_CD") and col.replace("utilisation", "low") in part:
+                for end in ("low", "high"):
+                    values = part[col.replace("utilisation", end)].to_numpy(float)
+                    row[f"{short}_{end}"] = float((values * w).sum())
         row["utilisation"] = (row["cpu"] + row["ram"]) / 2
         row["utilisation_CD"] = (row["cpu_CD"] + row["ram_CD"]) / 2
         row["mean_active_jobs"] = float((part.active_jobs.to_numpy(float) * w).sum())
