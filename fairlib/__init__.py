@@ -61,7 +61,8 @@ _EXPORTS = {
     "Cluster": "multires", "Allocation": "multires", "InvalidInputError": "_validate",
     # static mechanisms (also in the registry, fairlib.mechanisms)
     "drf": "multires", "edrf": "multires", "pdrf": "multires", "asset_fairness": "multires", "ceei": "multires",
-    "drfh": "multires", "tsf": "multires", "psdsf": "multires", "pfvds": "multires", "psmfa": "multires",
+    "drfh": "multires", "drfh_best_fit": "multires", "tsf": "multires", "psdsf": "multires", "pfvds": "multires",
+    "psmfa": "multires",
     "leontief_tasks": "multires", "property_violations": "multires", "mechanism_properties": "multires",
     # dynamic DRF and the bidding game
     "dynamic_drf": "dynamic", "best_response": "market", "run_dynamics": "market", "Game": "market",

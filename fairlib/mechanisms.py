@@ -36,7 +36,7 @@ from types import MappingProxyType
 import numpy as np
 
 from ._validate import InvalidInputError
-from .multires import asset_fairness, ceei, drf, drfh, edrf, pdrf, pfvds, psdsf, tsf
+from .multires import asset_fairness, ceei, drf, drfh, drfh_best_fit, edrf, pdrf, pfvds, psdsf, tsf
 
 __all__ = ["Mechanism", "ByServer", "CAPABILITIES", "register", "unregister", "registered", "get", "names",
            "select", "runs", "resolve", "resolve_runs"]
@@ -225,3 +225,6 @@ register("pfvds", pfvds, label="PF-VDS", color=_TAB20[6],
          # the α of the paper's comparisons (§6); 1_2_4: α_i = 1, 2, 4, 1, ... by server index (Theorem 3, §3)
          variants={"pfvds_0.5": {"alpha": 0.5}, "pfvds_1": {"alpha": 1.0}, "pfvds_2": {"alpha": 2.0},
                    "pfvds_4": {"alpha": 4.0}, "pfvds_1_2_4": {"alpha": ByServer((1.0, 2.0, 4.0))}})
+# the DRFH paper's own scheduler: task by task, each on the best-fitting server (never run on merged servers)
+register("drfh_best_fit", drfh_best_fit, label="DRFH (Best-Fit)", color=_TAB20[9],
+         capabilities=("multi_server", "divisible", "weights"))

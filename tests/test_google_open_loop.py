@@ -127,3 +127,34 @@ def test_sensitivity_and_leads_reject_bad_input():
                          "ram": [1.0]})
     with pytest.raises(InvalidInputError, match="'PS-DSF', 'TSF'"):
         gol.leads(grid)
+
+
+def test_typical_task_is_the_median_running_tasks_last_dominant_request():
+    events = pd.DataFrame({
+        "job_id":         [1, 1, 1, 1, 2, 2, 3],
+        "task_index":     [0, 0, 1, 2, 0, 1, 0],
+        "event_type":     [1, 8, 1, 0, 1, 1, 0],     # job 1 task 2 and job 3 only submitted: not counted
+        "cpu_request":    [0.1, 0.3, 0.05, 9.0, np.nan, 0.02, 9.0],
+        "memory_request": [0.2, 0.1, 0.01, 9.0, 0.04, 0.01, 9.0],
+    })
+    # tasks (1, 0): last running request (0.3, 0.1) -> 0.3; (1, 1): 0.05; (2, 0): NaN CPU -> 0.04; (2, 1): 0.02
+    assert gol.typical_task(events) == pytest.approx(np.median([0.3, 0.05, 0.04, 0.02]))
+    with pytest.raises(InvalidInputError, match="missing columns \\['task_index'\\]"):
+        gol.typical_task(events.drop(columns="task_index"))
+    with pytest.raises(InvalidInputError, match="no running task"):
+        gol.typical_task(events.assign(event_type=0))
+
+
+def test_paper_setup_runs_best_fit_drfh_on_the_servers_as_given():
+    # two identical servers (1.5, 1.5) and one job capped at 3 of shape (1, 1): PS-DSF, DRFH and TSF place all 3, so
+    # does Best-Fit with tasks of 0.5 (three per server); with whole tasks one fits each server (2 of 3), where the
+    # merged server (3, 3) would take all three
+    fleet = Fleet(np.array([[1.5, 1.5], [1.5, 1.5]]), RESOURCES, np.array(["A", "A"]), "test")
+    jobs = _jobs([[(0, 300, (1, 1))]], [1], [0], caps=[3.0])
+    mechanisms = gol.paper_setup_mechanisms(0.5)
+    assert list(mechanisms) == ["PS-DSF", "DRFH", "TSF", "DRFH Best-Fit"]
+    table = sim.open_loop(fleet, jobs, mechanisms, start=0.0, horizon=300.0, reserved=())
+    used = table.set_index("mechanism").utilisation_cpu_normalised
+    assert used.to_dict() == pytest.approx({"PS-DSF": 1.0, "DRFH": 1.0, "TSF": 1.0, "DRFH Best-Fit": 1.0})
+    whole = sim.open_loop(fleet, jobs, gol.paper_setup_mechanisms(1.0), start=0.0, horizon=300.0, reserved=())
+    assert whole.set_index("mechanism").utilisation_cpu_normalised["DRFH Best-Fit"] == pytest.approx(2 / 3)

@@ -20,6 +20,7 @@ task running at any interval start). :func:`sensitivity` runs the grid on :func:
 
 from __future__ import annotations
 
+import functools
 import time
 
 import numpy as np
@@ -67,6 +68,37 @@ def time_averaged(table: pd.DataFrame) -> pd.DataFrame:
         row["epochs"] = len(part)
         rows[name] = row
     return pd.DataFrame(rows).T.rename_axis("mechanism")
+
+
+def typical_task(task_events: pd.DataFrame) -> float:
+    """The median task's dominant request (normalised units) among the tasks of ``task_events`` that ever run
+    (SCHEDULE or UPDATE_RUNNING), each task counted once with its last such request: the size of one task for
+    :func:`fairlib.multires.drfh_best_fit` on jobs whose demand unit is a whole dominant unit
+    (:func:`fairlib.sim.jobs_from_task_events`). Our choice: the per-job task counts are not carried into the
+    jobs, so every job's tasks are taken to be this size."""
+    from ..sim import _RUNNING_EVENTS
+
+    need = {"job_id", "task_index", "event_type", "cpu_request", "memory_request"}
+    missing = need - set(task_events.columns)
+    if missing:
+        raise InvalidInputError(f"task_events: missing columns {sorted(missing)}")
+    running = task_events[task_events.event_type.isin(_RUNNING_EVENTS)]
+    dominant = np.maximum(running.cpu_request.fillna(0.0), running.memory_request.fillna(0.0))
+    per_task = dominant.groupby([running.job_id, running.task_index], sort=False).last()
+    per_task = per_task[per_task > 0]
+    if per_task.empty:
+        raise InvalidInputError("task_events: no running task requests any resource")
+    return float(per_task.median())
+
+
+def paper_setup_mechanisms(task: float) -> dict:
+    """The mechanisms of the paper setup: PS-DSF, DRFH and TSF (name -> callable of a cluster), and Best-Fit DRFH
+    (:func:`fairlib.multires.drfh_best_fit`, the DRFH paper's own scheduler) placing tasks of ``task`` dominant
+    units (:func:`typical_task`)."""
+    from ..multires import drfh, drfh_best_fit, psdsf, tsf
+
+    return {"PS-DSF": psdsf, "DRFH": drfh, "TSF": tsf,
+            "DRFH Best-Fit": functools.partial(drfh_best_fit, quantum=float(task))}
 
 
 def sample_ids(ids, fraction: float, seed) -> np.ndarray:

@@ -6,7 +6,8 @@ Mechanisms (each also registered in :mod:`fairlib.mechanisms`):
   indivisible tasks), :func:`edrf` (divisible), :func:`pdrf` (Precomputed DRF), :func:`asset_fairness`,
   :func:`ceei` (with prices). ``drf``/``edrf``/``pdrf`` also keep their array form, ``drf(demands, capacity)``;
 - heterogeneous servers with placement constraints (Khamse-Ashari et al.): :func:`drfh`, :func:`tsf`
-  (weighted max-min on totals), :func:`psdsf` (per-server max-min on virtual dominant shares), :func:`pfvds`
+  (weighted max-min on totals), :func:`drfh_best_fit` (the DRFH paper's task-by-task Best-Fit placement heuristic),
+  :func:`psdsf` (per-server max-min on virtual dominant shares), :func:`pfvds`
   (the α-fair per-server game; α = ∞ is PS-DSF), :func:`psmfa` (the distributed heuristic).
 
 Checkers: :func:`property_violations` (SI, EF, PO, BF of an allocation), :func:`mechanism_properties` (any
@@ -14,8 +15,9 @@ mechanism on a pool or a cluster, strategy-proofness by a search over misreports
 References: :func:`maxmin_lp` (HiGHS). The private solvers live in ``fairlib.multires._solvers``.
 """
 
-from .cluster import (Allocation, Cluster, ServerAllocation, leontief_tasks, merge_identical_servers, monopoly_tasks,
-                      on_merged_servers, per_server_alpha, random_cluster, random_pool)
+from .best_fit import drfh_best_fit
+from .cluster import (Allocation, Cluster, ServerAllocation, keeps_servers, leontief_tasks, merge_identical_servers,
+                      monopoly_tasks, on_merged_servers, per_server_alpha, random_cluster, random_pool)
 from .edrf import EDRFResult, PDRFResult, edrf, pdrf
 from .global_maxmin import drfh, drfh_coefficients, tsf, tsf_coefficients, weighted_maxmin_totals
 from .lp import maxmin_lp
@@ -33,11 +35,12 @@ from .server_properties import (bottleneck_fairness_violation, envy_violation, m
 __all__ = [
     # the result and the instance
     "Cluster", "Allocation", "ServerAllocation", "random_cluster", "random_pool", "leontief_tasks", "monopoly_tasks",
-    "merge_identical_servers", "on_merged_servers", "per_server_alpha",
+    "merge_identical_servers", "on_merged_servers", "keeps_servers", "per_server_alpha",
     # single pool
     "drf", "DRFResult", "edrf", "EDRFResult", "pdrf", "PDRFResult", "asset_fairness", "asset_share_per_task", "ceei",
     # heterogeneous servers
-    "drfh", "tsf", "drfh_coefficients", "tsf_coefficients", "weighted_maxmin_totals", "psdsf", "psdsf_violation",
+    "drfh", "drfh_best_fit", "tsf", "drfh_coefficients", "tsf_coefficients", "weighted_maxmin_totals", "psdsf",
+    "psdsf_violation",
     "pfvds", "nash_residual", "best_response_column", "merit", "proportional_fair_objective", "psmfa",
     "marginal_utilities", "variational_gap", "server_multipliers", "least_merit", "utilisation_range",
     "UtilisationRange",

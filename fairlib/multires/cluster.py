@@ -26,7 +26,8 @@ import numpy as np
 from .._validate import InvalidInputError, as_capacities, as_demands, as_eligibility, as_task_caps, as_weights
 
 __all__ = ["Cluster", "Allocation", "ServerAllocation", "leontief_tasks", "monopoly_tasks", "random_cluster",
-           "random_pool", "merge_identical_servers", "on_merged_servers", "per_server_alpha", "placement_capacity_rows"]
+           "random_pool", "merge_identical_servers", "on_merged_servers", "keeps_servers", "per_server_alpha",
+           "placement_capacity_rows"]
 
 
 #: monopoly task counts γ the mechanisms accept (tested accurate across it: results scale exactly with units)
@@ -500,9 +501,23 @@ def merge_identical_servers(cluster: Cluster) -> MergedServers:
     return MergedServers(merged, group.ravel(), counts)
 
 
+def keeps_servers(mechanism) -> bool:
+    """Whether ``mechanism`` (a function, a registered :class:`~fairlib.mechanisms.Mechanism` or a
+    ``functools.partial`` of either) must see the servers as given: its function sets ``keeps_servers = True``
+    because its allocation depends on individual servers, so merging identical ones would change it."""
+    while True:
+        inner = getattr(mechanism, "func", None) or getattr(mechanism, "function", None)
+        if getattr(mechanism, "keeps_servers", False) or inner is None:
+            return bool(getattr(mechanism, "keeps_servers", False))
+        mechanism = inner
+
+
 def on_merged_servers(mechanism, cluster: Cluster) -> ServerAllocation:
     """Run ``mechanism`` (Cluster -> ServerAllocation) on :func:`merge_identical_servers` and split each merged
-    column evenly over its servers. Diagnostics gain ``merged_servers`` (how many distinct servers were solved)."""
+    column evenly over its servers. Diagnostics gain ``merged_servers`` (how many distinct servers were solved).
+    A mechanism that :func:`keeps_servers` (a packing heuristic such as Best-Fit DRFH) runs on ``cluster`` as given."""
+    if keeps_servers(mechanism):
+        return mechanism(cluster)
     merged, group, counts = merge_identical_servers(cluster)
     res = mechanism(merged)
     tasks = res.tasks[:, group] / counts[group][None, :]

@@ -1,0 +1,130 @@
+"""Best-Fit DRFH: DRFH's progressive filling one task at a time, each task placed on the server that fits it best.
+
+DRFH (:func:`fairlib.multires.drfh`) fixes each user's *total* tasks and leaves their placement to any point of
+the optimal face. The DRFH paper (Wang, Liang and Li, "Multi-resource fair allocation in heterogeneous cloud
+computing systems", IEEE TPDS 2015 — not among the four papers reproduced here; its rule is taken from that
+paper's description of its Best-Fit heuristic) evaluates a concrete scheduler instead:
+
+1. among the users that can still run a task, pick the one with the lowest global dominant share
+   s_n = x_n max_r d[n, r] / C_r / φ_n (pooled capacities C, weight φ; ties: the lowest index);
+2. among its usable servers with room for the task, pick the one minimising the fitness
+   H(n, i) = Σ_r | d[n, r] / d[n, 1] − a[i, r] / a[i, 1] |, a[i] the server's *available* resources — the server
+   whose leftover has the task's shape (ties: the lowest index);
+3. place the task; a user none of whose usable servers has room, or at its cap (``Cluster.max_tasks``), stops.
+
+Our choices, where the rule is silent: the normalising component is the *first* resource, as the paper writes it,
+and a vector whose first component is zero is normalised by its largest one instead; tasks are ``quantum`` tasks
+at a time (the DRFH paper's tasks are whole; a trace whose task unit is a whole dominant unit passes the typical
+task's size), and a user's last step is cut at its cap. A task fits when every resource it needs is available up
+to a relative :data:`FIT_SLACK` of the server's capacity (rounding), and availability never goes below zero.
+
+Unlike every other multi-server mechanism the allocation depends on individual servers — identical servers are not
+interchangeable once partly filled — so it is never run on merged servers (:func:`~fairlib.multires.on_merged_servers`
+runs it as given). It is a heuristic: its totals need not be DRFH's, and it is neither Pareto optimal nor
+envy-free in general (fragmentation leaves resources no single task fits).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import interpreted_when_small, njit
+from .._validate import as_number
+from .cluster import Allocation, Cluster
+from .global_maxmin import drfh_coefficients
+
+__all__ = ["drfh_best_fit", "FIT_SLACK"]
+
+#: relative slack of the fit test (a task fits when d · quantum <= available + FIT_SLACK · capacity)
+FIT_SLACK = 1e-9
+
+
+@njit(cache=True)
+def _shape_scale(vector):
+    """The component the fitness normalises by: the first, or the largest when the first is zero."""
+    if vector[0] > 0:
+        return vector[0]
+    return vector.max()
+
+
+@njit(cache=True)
+def _best_fit_fill(capacity, demand, usable, share_per_task, caps, quantum, slack):
+    """Tasks per (user, server) and the number of placements (see the module docstring)."""
+    n_users, n_resources = demand.shape
+    n_servers = capacity.shape[0]
+    available = capacity.copy()
+    tasks = np.zeros((n_users, n_servers))
+    total = np.zeros(n_users)
+    active = np.ones(n_users, dtype=np.bool_)
+    for n in range(n_users):
+        active[n] = caps[n] > 0
+    steps = 0
+    while True:
+        user, lowest = -1, np.inf
+        for n in range(n_users):
+            if active[n] and share_per_task[n] * total[n] < lowest:
+                user, lowest = n, share_per_task[n] * total[n]
+        if user < 0:
+            break
+        amount = min(quantum, caps[user] - total[user])
+        d_scale = _shape_scale(demand[user])
+        server, best = -1, np.inf
+        for i in range(n_servers):
+            if not usable[user, i]:
+                continue
+            fits = True
+            for r in range(n_resources):
+                if demand[user, r] * amount > available[i, r] + slack * capacity[i, r]:
+                    fits = False
+                    break
+            if not fits:
+                continue
+            a_scale = _shape_scale(available[i])
+            fitness = 0.0
+            for r in range(n_resources):
+                a = available[i, r] / a_scale if a_scale > 0 else 0.0
+                fitness += abs(demand[user, r] / d_scale - a)
+            if fitness < best:
+                server, best = i, fitness
+        if server < 0:
+            active[user] = False
+            continue
+        tasks[user, server] += amount
+        total[user] += amount
+        for r in range(n_resources):
+            available[server, r] = max(available[server, r] - demand[user, r] * amount, 0.0)
+        if total[user] >= caps[user]:
+            active[user] = False
+        steps += 1
+    return tasks, steps
+
+
+def _bounded_steps(cluster, *, quantum: float = 1.0) -> bool:
+    """Few enough placements for the interpreter: at most 10,000 quanta fit in the whole cluster."""
+    if not (isinstance(quantum, (int, float, np.integer, np.floating)) and quantum > 0):
+        return False
+    with np.errstate(divide="ignore", invalid="ignore"):
+        most = np.where(cluster.eligible, cluster.gamma, 0.0).sum(axis=1)
+    return bool(np.minimum(most, cluster.max_tasks).sum() / quantum <= 10_000)
+
+
+@interpreted_when_small(bounded=_bounded_steps)
+def drfh_best_fit(cluster: Cluster, *, quantum: float = 1.0) -> Allocation:
+    """Best-Fit DRFH (the DRFH paper's placement heuristic; module docstring): lowest global dominant share first,
+    each task on the usable server whose available resources best match its shape.
+
+    ``quantum``: tasks placed per step (> 0; 1 = whole tasks). ``extras["steps"]``: placements made.
+    Honours weights, placement constraints and per-user caps (``Cluster.max_tasks``).
+
+    >>> c = Cluster([[4, 1], [1, 4]], [[1, 0.25], [0.25, 1]])   # CPU-heavy and RAM-heavy users, two servers
+    >>> drfh_best_fit(c).tasks.tolist()                           # each on the server of its shape
+    [[4.0, 0.0], [0.0, 4.0]]
+    """
+    quantum = as_number(quantum, "quantum")
+    share_per_task = drfh_coefficients(cluster) / cluster.weight
+    tasks, steps = _best_fit_fill(cluster.capacity, cluster.demand, cluster.eligible, share_per_task,
+                                  np.asarray(cluster.max_tasks, dtype=np.float64), float(quantum), FIT_SLACK)
+    return Allocation.from_diagnostics(cluster, tasks, "drfh_best_fit", {"steps": int(steps)})
+
+
+drfh_best_fit.keeps_servers = True  # never merged: identical servers are not interchangeable (module docstring)
