@@ -186,6 +186,31 @@ def claim_regressions(key: str, baseline: list[dict], fresh: list[dict]) -> list
     return [f"{c.claim_id}: {c.committed} -> {c.fresh}" for c in changes if c.committed == "held" and not c.sensitive]
 
 
+def _ipc_kernel_manager():
+    """A kernel manager whose kernels talk over Unix sockets instead of TCP ports. Over TCP each kernel picks free
+    ports by binding and releasing them, so kernels started at the same moment by other processes on the machine
+    (another run_all, a test suite) can take the same port: "Address already in use", a kernel that dies before
+    replying. Each kernel's socket files get their own random prefix (jupyter_client's default prefix,
+    ``kernel-ipc`` in the working directory, would be shared by kernels started together); the manager removes
+    them when the kernel shuts down."""
+    import tempfile
+    import uuid
+
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import default
+
+    class IPCKernelManager(AsyncKernelManager):
+        @default("transport")
+        def _default_transport(self):
+            return "ipc"
+
+        @default("ip")
+        def _default_ip(self):  # short: a Unix socket path has at most 107 characters
+            return os.path.join(tempfile.gettempdir(), f"fairlib-kernel-{uuid.uuid4().hex[:16]}")
+
+    return IPCKernelManager
+
+
 def run_one(nb: Notebook, mode: str, build: Path, show_cells: bool, accept_claims: bool = False,
             gate: bool = True) -> Outcome:
     import papermill as pm
@@ -210,7 +235,7 @@ def run_one(nb: Notebook, mode: str, build: Path, show_cells: bool, accept_claim
     try:
         pm.execute_notebook(str(src), str(dest), parameters={"MODE": mode}, kernel_name=KERNEL_NAME,
                             progress_bar=show_cells, execution_timeout=nb.cell_timeout_s, cwd=str(ROOT),
-                            log_output=False)
+                            log_output=False, kernel_manager_class=_ipc_kernel_manager())
         out.status = "ok"
     except BaseException as exc:  # noqa: BLE001 - reported, never swallowed
         out.status = "FAILED"

@@ -250,3 +250,15 @@ def test_a_truncated_ledger_fails_only_its_notebook(fixtures, tmp_path, jobs):
     assert "FAILED truncated" in p.stderr and "unreadable claims ledger" in p.stderr
     assert "ok_a" in p.stdout and "1/1" in p.stdout                  # the other notebook ran
     assert (tmp_path / "run_manifest.json").is_file() and (tmp_path / "quick" / "results" / "claims.csv").is_file()
+
+
+def test_kernels_talk_over_unix_sockets_each_with_its_own_files():
+    """Over TCP, kernels started together by different processes can race for one port (a kernel that dies with
+    "Address already in use"); run_all's kernels use IPC with a random socket prefix per kernel."""
+    sys.path.insert(0, str(ROOT))
+    import run_all
+
+    manager = run_all._ipc_kernel_manager()
+    first, second = manager(kernel_name="python3"), manager(kernel_name="python3")
+    assert first.transport == second.transport == "ipc"
+    assert first.ip != second.ip and len(first.ip) < 90
