@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize
 
 from fairlib._validate import InvalidInputError
+from fairlib.experiments import heterogeneous_servers
 from fairlib.multires import Cluster, drfh, edrf, pfvds, psdsf, tsf
 from fairlib.multires.cluster import random_cluster
 from fairlib.multires.global_maxmin import drfh_coefficients, tsf_coefficients
@@ -347,3 +348,19 @@ def test_equilibrium_rates_solve_the_property_tables_clusters():
     row = out[(out.instance == 1) & (out.alpha == 4.0) & ~out.time_shared].iloc[0]
     alloc = pfvds(clusters.cluster[1], 4.0)
     assert nash_residual(clusters.cluster[1], alloc.tasks, 4.0) == pytest.approx(row.nash_residual, rel=1e-3, abs=1e-12)
+
+
+def test_definition4_route_compares_pfvds_with_both_psdsf_constructions():
+    route = heterogeneous_servers.definition4_route(4, 11, alphas=(4, 64))
+    assert len(route) == 8 and sorted(set(route.alpha)) == [4.0, 64.0]
+    assert {"market_definition4", "fixed_point_definition4", "market_to_fixed_point", "nash_residual", "to_market",
+            "to_fixed_point", "definition4_gap", "several"} <= set(route.columns)
+    assert route.market_definition4.all()          # our PS-DSF always meets Definition 4
+    np.testing.assert_array_equal(route.several, route.market_definition4 & route.fixed_point_definition4
+                                  & (route.market_to_fixed_point > 1e-6))
+    # Theorem 2: PF-VDS(α) -> PS-DSF, so its Definition-4 gap and distance to PS-DSF shrink as α grows
+    by_alpha = route.groupby("alpha")[["to_market", "definition4_gap"]].median()
+    assert by_alpha.loc[64.0, "to_market"] < by_alpha.loc[4.0, "to_market"]
+    assert by_alpha.loc[64.0, "definition4_gap"] < by_alpha.loc[4.0, "definition4_gap"]
+    with pytest.raises(InvalidInputError, match="alphas"):
+        heterogeneous_servers.definition4_route(1, 0, alphas=(np.inf,))

@@ -18,7 +18,7 @@ from ..multires.server_properties import property_violations
 from ..sweep import sweep
 
 __all__ = ["fig1_instance", "fig1_checks", "random_bottleneck_cluster", "property_table", "alpha_sweep",
-           "proportional_fair_slsqp", "theorem_checks", "equilibrium_conditions"]
+           "proportional_fair_slsqp", "theorem_checks", "equilibrium_conditions", "definition4_route"]
 
 def fig1_instance() -> Cluster:
     """A *hypothetical* instance for the paper's Fig. 1 (the demand vectors were lost, reconstructions §5.2 [NR]).
@@ -215,6 +215,46 @@ def theorem_checks(seed, instance, *, alphas=(0.5, 1.0, 2.0)) -> dict:
             "psdsf_fixed_point_converged": bool(fixed.diagnostics["converged"] and fixed_ts.diagnostics["converged"]),
             "psdsf_solutions_distance": float(np.abs(divisible.totals - fixed.totals).max() / divisible.totals.max()),
             "psdsf_fixed_point_definition4": bool(psdsf_violation(general, fixed.tasks, tol=1e-7)["holds"])}
+
+
+def _route_cell(seed, instance, alphas, n_users, n_servers, n_resources):
+    from .._jit import compiled
+
+    cluster = random_cluster(np.random.default_rng(seed), n_users, n_servers, n_resources, weights=True)
+    with compiled():
+        market, fixed = psdsf(cluster), psdsf(cluster, method="fixed_point")
+        routes = {alpha: pfvds(cluster, alpha) for alpha in alphas}
+    scale = float(market.totals.max())
+    fixed_holds = fixed.converged and psdsf_violation(cluster, fixed.tasks, tol=1e-7)["holds"]
+    base = {"market_definition4": bool(psdsf_violation(cluster, market.tasks, tol=1e-7)["holds"]),
+            "fixed_point_definition4": bool(fixed_holds),
+            "market_to_fixed_point": float(np.abs(market.totals - fixed.totals).max() / scale)}
+    return [{**base, "alpha": alpha, "nash_residual": float(alloc.diagnostics["nash_residual"]),
+             "to_market": float(np.abs(alloc.totals - market.totals).max() / scale),
+             "to_fixed_point": float(np.abs(alloc.totals - fixed.totals).max() / scale),
+             "definition4_gap": float(psdsf_violation(cluster, alloc.tasks, tol=1e-7)["gap"])}
+            for alpha, alloc in routes.items()]
+
+
+def definition4_route(n_instances: int, rng, alphas=(4.0, 16.0, 64.0), *, n_users: int = 5, n_servers: int = 3,
+                      n_resources: int = 3, progress: bool = False) -> pd.DataFrame:
+    """Which PS-DSF allocation the paper's own route selects where Definition 4 admits several: on random weighted
+    clusters (the theorem checks' size), PS-DSF by the market (ours) and by the fixed point, and PF-VDS(α) for
+    growing α (Theorem 2: α → ∞ is PS-DSF; PF-VDS's totals are unique, Theorem 7). One row per (instance, α):
+    whether each PS-DSF meets Definition 4, their distance (max |Δx_n| / max x_n of the market), PF-VDS(α)'s
+    Nash residual, the distance of its totals to each and its own Definition-4 gap (:func:`psdsf_violation`: how far
+    PF-VDS(α) still is from *some* PS-DSF allocation). ``several``: both PS-DSFs meet Definition 4 and are more than
+    1e-6 apart."""
+    alphas = [float(a) for a in alphas]
+    if not alphas or not all(np.isfinite(a) and a > 0 for a in alphas):
+        raise InvalidInputError(f"alphas = {alphas}: need finite positive values")
+    grid = [{"instance": i} for i in range(int(n_instances))]
+    out = sweep(_route_cell, grid, rng=rng, fixed=dict(alphas=alphas, n_users=n_users, n_servers=n_servers,
+                                                       n_resources=n_resources),
+                progress=progress, desc="PF-VDS route to PS-DSF").drop(columns="rep")
+    out["several"] = out.market_definition4 & out.fixed_point_definition4 & (out.market_to_fixed_point > 1e-6)
+    return out
+
 
 
 #: Nash residual at or below which a solver's allocation counts as an equilibrium (our solvers' tolerance)
