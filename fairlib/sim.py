@@ -440,7 +440,8 @@ def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start
     in between waits for the next reallocation. Between reallocations each active job is served at the rate
     the mechanism gave it (``tasks`` = quanta per second, on the unit-dominant shape of the segment it is in
     at the reallocation). At every reallocation the allocation is checked: no server over capacity, nothing
-    on an ineligible server (``AssertionError`` otherwise). ``reference`` (e.g. PS-DSF) is run on the same
+    on an ineligible server (``AssertionError`` otherwise); allocations whose solver did not converge are used
+    and reported in one ``RuntimeWarning`` at the end. ``reference`` (e.g. PS-DSF) is run on the same
     clusters for the deviation columns: mean and max over active jobs of |x_n - x_n^ref| / x_n^ref (our
     stand-in for the lost eq. 58, [INF]). Jobs unfinished at ``horizon`` are counted, not dropped. With
     ``caps`` (default) and ``jobs.segment_cap``, no job is given more than its segment's cap (``Cluster.max_tasks``;
@@ -486,6 +487,7 @@ def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start
     name = getattr(mechanism, "name", getattr(mechanism, "__name__", "mechanism"))
     bar = tqdm(total=horizon - start, desc=f"replay {name}",
                disable=not progress, unit="s")
+    unconverged = _Unconverged()
     while t < horizon:
         if len(rows) >= max_epochs:     # cannot happen: each epoch ends at a tick, a completion or the horizon
             raise RuntimeError(f"replay: more than {max_epochs} reallocations at t = {t}")
@@ -503,6 +505,7 @@ def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start
             cluster = Cluster(fleet.capacity, jobs.shape[seg], eligible=elig[active],
                               max_tasks=None if segment_cap is None else segment_cap[seg])
             alloc = on_merged_servers(mechanism, cluster) if merge else mechanism(cluster)
+            unconverged.see(name, alloc)
             used = alloc.used
             assert (used <= fleet.capacity * (1 + 1e-7) + 1e-12).all(), f"over capacity at t = {t}"
             assert (alloc.tasks[~cluster.eligible] <= 1e-12).all(), f"tasks on ineligible servers at t = {t}"
@@ -510,6 +513,7 @@ def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start
             row.update(usage.columns(used))
             if reference is not None:
                 ref = on_merged_servers(reference, cluster) if merge else reference(cluster)
+                unconverged.see(f"reference {getattr(reference, 'name', 'reference')}", ref)
                 dev = np.abs(alloc.totals - ref.totals) / np.maximum(ref.totals, 1e-300)
                 row.update(deviation_mean=float(dev.mean()), deviation_max=float(dev.max()))
         remaining = total - done
@@ -531,6 +535,7 @@ def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start
         bar.update(t_next - t)
         t = t_next
     bar.close()
+    unconverged.warn("replay")
     finished = ~np.isnan(completion)
     started = jobs.arrival < horizon
     table = pd.DataFrame({"job_id": jobs.ids, "arrival": jobs.arrival, "completion": completion, "quanta": total,
@@ -539,6 +544,29 @@ def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start
     if jobs.scheduling_class is not None:
         table["scheduling_class"] = jobs.scheduling_class
     return ReplayResult(pd.DataFrame(rows), table, int((started & ~finished).sum()), len(rows), jobs.source)
+
+
+class _Unconverged:
+    """Allocations whose solver did not meet its tolerance (``Allocation.converged`` False), per mechanism: a run
+    uses them (they are feasible: checked) but says so once at its end, with the count and the largest residual."""
+
+    def __init__(self):
+        self.count, self.worst, self.total = {}, {}, {}
+
+    def see(self, name: str, alloc) -> None:
+        self.total[name] = self.total.get(name, 0) + 1
+        if not alloc.converged:
+            self.count[name] = self.count.get(name, 0) + 1
+            residual = float(alloc.residual)
+            self.worst[name] = max(self.worst.get(name, -np.inf), residual if np.isfinite(residual) else np.inf)
+
+    def warn(self, where: str) -> None:
+        import warnings
+
+        for name, count in self.count.items():
+            warnings.warn(f"{where}: {name}'s solver did not converge on {count} of {self.total[name]} allocations "
+                          f"(largest residual {self.worst[name]:.3g}); they are used as returned", RuntimeWarning,
+                          stacklevel=3)
 
 
 # --- open-loop scoring: every mechanism on the trace's own active sets -------------------------------------------
@@ -561,7 +589,8 @@ def open_loop(fleet, jobs: Jobs, mechanisms=None, *, eligible=None, start: float
     ``epoch``, ``start``, ``end``, ``active_jobs``, ``mechanism``, the utilisation columns of :func:`replay`
     (overall, reserved classes, per class), ``jain_dominant_share`` (Jain's index of the active jobs' dominant
     shares of the pooled cluster) and ``min_dominant_share``. An epoch whose active set equals the previous one's
-    reuses its allocations (mechanisms are deterministic). Each allocation is checked as in :func:`replay`.
+    reuses its allocations (mechanisms are deterministic). Each allocation is checked as in :func:`replay`, and
+    allocations whose solver did not converge are counted and reported in one ``RuntimeWarning`` at the end.
     ``caps``: as in :func:`replay` (each active segment's ``jobs.segment_cap`` becomes its ``max_tasks``).
     ``ranges``: also ``reserved_low_<resource>`` / ``reserved_high_<resource>``, the lowest and highest utilisation
     on the reserved classes over every placement of the mechanism's per-job totals
@@ -596,25 +625,26 @@ def open_loop(fleet, jobs: Jobs, mechanisms=None, *, eligible=None, start: float
     # events less than SIMULTANEOUS_S apart are one (the earlier one stands for both)
     events = events[np.r_[True, np.diff(events) > SIMULTANEOUS_S]]
     usage = _Usage(fleet, reserved)
-    rows, previous, cached = [], None, {}
+    rows, previous, cached, unconverged = [], None, {}, _Unconverged()
     for e, (t, t_end) in enumerate(tqdm(list(zip(events[:-1], events[1:])), desc="open-loop epochs",
                                         disable=not progress, unit="epoch")):
         live = np.flatnonzero((seg_start <= t + SIMULTANEOUS_S) & (seg_end > t + SIMULTANEOUS_S))
         key = live.tobytes()
         if key != previous:
             cached = _open_loop_epoch(fleet, jobs, mechanisms, live, seg_job, elig, usage, merge, t,
-                                      jobs.segment_cap if caps else None, ranges)
+                                      jobs.segment_cap if caps else None, ranges, unconverged)
             previous = key
         for name, columns in cached.items():
             rows.append({"epoch": e, "start": float(t), "end": float(t_end),
                          "active_jobs": int(live.size), "mechanism": name, **columns})
+    unconverged.warn("open_loop")
     table = pd.DataFrame(rows)
     table.attrs["source"] = jobs.source
     return table
 
 
 def _open_loop_epoch(fleet, jobs, mechanisms, live, seg_job, elig, usage, merge, t, segment_cap,
-                     ranges=False) -> dict:
+                     ranges=False, unconverged=None) -> dict:
     """Every mechanism on one epoch's active segments: name -> its columns (utilisation, fairness)."""
     if live.size == 0:
         idle = {f"reserved_{end}_{r}": 0.0 for r in fleet.resources for end in ("low", "high")} if ranges else {}
@@ -626,6 +656,8 @@ def _open_loop_epoch(fleet, jobs, mechanisms, live, seg_job, elig, usage, merge,
     out = {}
     for name, mechanism in mechanisms.items():
         alloc = on_merged_servers(mechanism, cluster) if merge else mechanism(cluster)
+        if unconverged is not None:
+            unconverged.see(name, alloc)
         used = alloc.used
         assert (used <= fleet.capacity * (1 + 1e-7) + 1e-12).all(), f"{name}: over capacity at t = {t}"
         assert (alloc.tasks[~cluster.eligible] <= 1e-12).all(), f"{name}: tasks on ineligible servers at t = {t}"

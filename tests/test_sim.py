@@ -390,3 +390,28 @@ def test_open_loop_ranges_span_every_placement_of_the_same_totals():
     np.testing.assert_allclose(table.reserved_low_cpu_normalised, 0.5, atol=1e-6)
     np.testing.assert_allclose(table.reserved_high_cpu_normalised, 0.5, atol=1e-6)
     assert "reserved_low_cpu_normalised" not in sim.open_loop(fleet, pair, {"drfh": drfh}).columns
+
+
+def test_unconverged_allocations_are_reported_once_per_mechanism():
+    """A solver that stops short is used (its allocation is feasible) but never silently: one RuntimeWarning per
+    mechanism at the end of the run, with the count and the largest residual; converged runs warn nothing."""
+    import warnings
+
+    from fairlib.traces.workload import Fleet
+
+    def stops_short(cluster):
+        return dataclasses.replace(drfh(cluster), converged=False, residual=0.25)
+
+    fleet = Fleet(np.array([[1.0, 1.0], [1.0, 0.5]]), ("cpu_normalised", "memory_normalised"), np.array(["A", "C"]),
+                  "test")
+    start, end = np.array([0.0, 0.0]), np.array([600.0, 300.0])
+    jobs = sim.Jobs(np.array([1, 2]), start, end, np.array([0, 1, 2]), end - start, np.array([[1, 1], [1, 0.5]]),
+                    ("cpu_normalised", "memory_normalised"), "test", np.array([0, 2]), start, end)
+    with pytest.warns(RuntimeWarning, match=r"open_loop: short's solver did not converge on 2 of 2 allocations "
+                                            r"\(largest residual 0.25\)"):
+        sim.open_loop(fleet, jobs, {"short": stops_short, "exact": drfh}, start=0.0, horizon=600.0)
+    with pytest.warns(RuntimeWarning, match="replay: stops_short's solver did not converge"):
+        sim.replay(fleet, jobs, stops_short, start=0.0, horizon=600.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        sim.open_loop(fleet, jobs, {"exact": drfh}, start=0.0, horizon=600.0)
