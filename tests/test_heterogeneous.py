@@ -364,3 +364,17 @@ def test_definition4_route_compares_pfvds_with_both_psdsf_constructions():
     assert by_alpha.loc[64.0, "definition4_gap"] < by_alpha.loc[4.0, "definition4_gap"]
     with pytest.raises(InvalidInputError, match="alphas"):
         heterogeneous_servers.definition4_route(1, 0, alphas=(np.inf,))
+
+
+def test_a_fixed_point_that_stops_short_says_why_and_what_to_use():
+    cluster = random_cluster(np.random.default_rng(3), 6, 3, 3)
+    short = psdsf(cluster, method="fixed_point", max_sweeps=1)
+    assert not short.converged
+    assert "did not converge in 1 sweeps" in short.message and "method='market'" in short.message
+    assert "Definition-4 gap of the last sweep" in short.message
+    capped = Cluster(cluster.capacity, cluster.demand, eligible=cluster.eligible, max_tasks=np.full(6, 5.0))
+    short_capped = psdsf(capped, max_sweeps=1)            # the market hands a capped cluster to the fixed point
+    assert not short_capped.converged and "market cannot (per-user caps)" in short_capped.message
+    full = psdsf(cluster, method="fixed_point")
+    assert full.converged and full.message == ""
+    assert psdsf(cluster).message == ""

@@ -261,9 +261,30 @@ def _fixed_point(cluster, time_shared, max_sweeps, tol, start, diagnostics):
     d3, cap = cluster.server_constraints(time_shared)
     x, sweeps, change = _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, np.ascontiguousarray(start),
                                       np.ascontiguousarray(cluster.max_tasks))
+    converged = bool(sweeps < max_sweeps or change <= tol * max(x.sum(1).max(), 1e-300))
+    message = "" if converged else _not_converged_reason(cluster, x, time_shared, int(sweeps), float(change),
+                                                         diagnostics.get("handover"))
     return Allocation.from_diagnostics(cluster, x, "psdsf_time_shared" if time_shared else "psdsf",
                             {**diagnostics, "sweeps": int(sweeps), "last_change": float(change),
-                             "converged": bool(sweeps < max_sweeps or change <= tol * max(x.sum(1).max(), 1e-300))})
+                             "converged": converged, "message": message})
+
+
+def _not_converged_reason(cluster, x, time_shared, sweeps, change, handover):
+    """Why a fixed point stopped short, and what the caller can do: the iteration can cycle between allocations
+    (Gauss-Seidel over servers has no contraction guarantee), so the result is the last sweep's, with its
+    Definition-4 gap."""
+    try:
+        gap = f"{psdsf_violation(cluster, x, time_shared=time_shared, tol=1e-7)['gap']:.2g}"
+    except InvalidInputError:  # the last sweep is not even feasible to the checker's tolerance
+        gap = "not measured (infeasible to 1e-7)"
+    scale = max(float(x.sum(axis=1).max()), 1e-300)
+    why = (f"the per-server fixed point did not converge in {sweeps} sweeps (last change {change / scale:.2g} of the "
+           f"largest total; Definition-4 gap of the last sweep {gap})")
+    if handover is not None:
+        return f"{why}; it was used because the market cannot ({handover}); no further method applies"
+    if cluster.capped:
+        return f"{why}; the market does not honour per-user caps, so no other method applies"
+    return f"{why}; method='market' (the default) computes PS-DSF without this iteration"
 
 
 def psdsf_violation(cluster: Cluster, tasks, *, time_shared: bool = False, tol: float = 1e-7) -> dict:
