@@ -644,7 +644,7 @@ def open_loop(fleet, jobs: Jobs, mechanisms=None, *, eligible=None, start: float
 
 
 def _open_loop_epoch(fleet, jobs, mechanisms, live, seg_job, elig, usage, merge, t, segment_cap,
-                     ranges=False, unconverged=None) -> dict:
+                     ranges, unconverged) -> dict:
     """Every mechanism on one epoch's active segments: name -> its columns (utilisation, fairness)."""
     if live.size == 0:
         idle = {f"reserved_{end}_{r}": 0.0 for r in fleet.resources for end in ("low", "high")} if ranges else {}
@@ -656,8 +656,7 @@ def _open_loop_epoch(fleet, jobs, mechanisms, live, seg_job, elig, usage, merge,
     out = {}
     for name, mechanism in mechanisms.items():
         alloc = on_merged_servers(mechanism, cluster) if merge else mechanism(cluster)
-        if unconverged is not None:
-            unconverged.see(name, alloc)
+        unconverged.see(name, alloc)
         used = alloc.used
         assert (used <= fleet.capacity * (1 + 1e-7) + 1e-12).all(), f"{name}: over capacity at t = {t}"
         assert (alloc.tasks[~cluster.eligible] <= 1e-12).all(), f"{name}: tasks on ineligible servers at t = {t}"

@@ -256,7 +256,6 @@ def definition4_route(n_instances: int, rng, alphas=(4.0, 16.0, 64.0), *, n_user
     return out
 
 
-
 #: Nash residual at or below which a solver's allocation counts as an equilibrium (our solvers' tolerance)
 EQUILIBRIUM_RESIDUAL = 1e-6
 

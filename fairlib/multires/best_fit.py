@@ -32,6 +32,7 @@ from .._jit import interpreted_when_small, njit
 from .._validate import as_number
 from .cluster import Allocation, Cluster
 from .global_maxmin import drfh_coefficients
+from .progressive_filling import INTERPRET_TASKS_AT_MOST
 
 __all__ = ["drfh_best_fit", "FIT_SLACK"]
 
@@ -55,9 +56,7 @@ def _best_fit_fill(capacity, demand, usable, share_per_task, caps, quantum, slac
     available = capacity.copy()
     tasks = np.zeros((n_users, n_servers))
     total = np.zeros(n_users)
-    active = np.ones(n_users, dtype=np.bool_)
-    for n in range(n_users):
-        active[n] = caps[n] > 0
+    active = caps > 0
     steps = 0
     while True:
         user, lowest = -1, np.inf
@@ -100,12 +99,12 @@ def _best_fit_fill(capacity, demand, usable, share_per_task, caps, quantum, slac
 
 
 def _bounded_steps(cluster, *, quantum: float = 1.0) -> bool:
-    """Few enough placements for the interpreter: at most 10,000 quanta fit in the whole cluster."""
+    """Few enough placements for the interpreter (DRF's rule, :data:`INTERPRET_TASKS_AT_MOST` steps): the tasks
+    each user could run alone on each usable server (γ, zero elsewhere), capped, bound them."""
     if not (isinstance(quantum, (int, float, np.integer, np.floating)) and quantum > 0):
         return False
-    with np.errstate(divide="ignore", invalid="ignore"):
-        most = np.where(cluster.eligible, cluster.gamma, 0.0).sum(axis=1)
-    return bool(np.minimum(most, cluster.max_tasks).sum() / quantum <= 10_000)
+    most = np.minimum(cluster.gamma.sum(axis=1), cluster.max_tasks).sum()
+    return bool(most / quantum <= INTERPRET_TASKS_AT_MOST)
 
 
 @interpreted_when_small(bounded=_bounded_steps)

@@ -505,11 +505,11 @@ def keeps_servers(mechanism) -> bool:
     """Whether ``mechanism`` (a function, a registered :class:`~fairlib.mechanisms.Mechanism` or a
     ``functools.partial`` of either) must see the servers as given: its function sets ``keeps_servers = True``
     because its allocation depends on individual servers, so merging identical ones would change it."""
-    while True:
-        inner = getattr(mechanism, "func", None) or getattr(mechanism, "function", None)
-        if getattr(mechanism, "keeps_servers", False) or inner is None:
-            return bool(getattr(mechanism, "keeps_servers", False))
-        mechanism = inner
+    while not getattr(mechanism, "keeps_servers", False):
+        mechanism = getattr(mechanism, "func", None) or getattr(mechanism, "function", None)  # partial, Mechanism
+        if mechanism is None:
+            return False
+    return True
 
 
 def on_merged_servers(mechanism, cluster: Cluster) -> ServerAllocation:
