@@ -63,6 +63,8 @@ _EXPORTS = {
     "drf": "multires", "edrf": "multires", "pdrf": "multires", "asset_fairness": "multires", "ceei": "multires",
     "drfh": "multires", "drfh_best_fit": "multires", "tsf": "multires", "psdsf": "multires", "pfvds": "multires",
     "psmfa": "multires",
+    # the offer order of production schedulers' DRF sorters (Mesos, YARN), with state across rounds
+    "DRFSorter": "multires",
     "leontief_tasks": "multires", "property_violations": "multires", "mechanism_properties": "multires",
     # dynamic DRF and the bidding game
     "dynamic_drf": "dynamic", "best_response": "market", "run_dynamics": "market", "Game": "market",

@@ -12,6 +12,9 @@ Mechanisms (each also registered in :mod:`fairlib.mechanisms`):
 
 Checkers: :func:`property_violations` (SI, EF, PO, BF of an allocation), :func:`mechanism_properties` (any
 mechanism on a pool or a cluster, strategy-proofness by a search over misreports), :func:`leontief_tasks`.
+Schedulers: :class:`DRFSorter` (who Mesos's or YARN's DRF sorter offers resources to next, with allocation counts,
+weights, minimum shares and zero-capacity resources as those schedulers treat them); :func:`drf`'s
+``tie_break="allocation_count"`` / ``"lexicographic"`` and ``start`` are its progressive-filling form.
 References: :func:`maxmin_lp` (HiGHS). The private solvers live in ``fairlib.multires._solvers``.
 """
 
@@ -28,6 +31,7 @@ from .progressive_filling import DRFResult, drf
 from .placements import UtilisationRange, utilisation_range
 from .psdsf import psdsf, psdsf_violation
 from .psmfa import psmfa
+from .sorter import SORTER_SEMANTICS, DRFSorter
 from .server_properties import (bottleneck_fairness_violation, envy_violation, mechanism_properties, misreports,
                                 pareto_violation, property_violations, sharing_incentive_violation,
                                 strategyproofness_violation)
@@ -48,4 +52,6 @@ __all__ = [
     "property_violations", "sharing_incentive_violation", "envy_violation", "pareto_violation",
     "bottleneck_fairness_violation", "strategyproofness_violation", "mechanism_properties", "misreports",
     "maxmin_lp",
+    # production schedulers' offer order
+    "DRFSorter", "SORTER_SEMANTICS",
 ]

@@ -336,9 +336,9 @@ def pdrf(demands, capacity=None, *, variant: str = "ds_max", top_up: bool = Fals
         caps = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
         no_order = np.empty(0, dtype=np.int64)
         step, share_num, share_den, accumulate, _ = share_steps(d, cap, np.ones(n), share_arithmetic)
-        filled, _, _, _, fill_work = _progressive_filling(d, cap, step, share_num, share_den, accumulate,
-                                                          np.arange(n, dtype=np.int64), caps, True, False, no_order,
-                                                          tasks)
+        by_index = np.arange(n, dtype=np.int64)
+        filled, _, _, _, fill_work = _progressive_filling(d, cap, step, share_num, share_den, accumulate, by_index,
+                                                          by_index, caps, True, False, no_order, tasks)
         work += fill_work
         top = filled - tasks
         tasks = filled

@@ -7,6 +7,7 @@ share; each pick costs O(m + log n), so a run costs O(n + T (m + log n)) for T a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import NamedTuple
 
 import numpy as np
@@ -19,7 +20,8 @@ from .cluster import monopoly_tasks
 __all__ = ["drf", "DRFResult", "STOP_RULES", "TIE_BREAKS", "SHARE_ARITHMETIC", "FIT_RTOL", "share_steps"]
 
 STOP_RULES = ("skip_blocked", "first_blocked")
-TIE_BREAKS = ("lowest_index", "higher_share")
+#: orders among users with equal shares; the last two mirror YARN and Mesos (see :mod:`.sorter`)
+TIE_BREAKS = ("lowest_index", "higher_share", "lexicographic", "allocation_count")
 #: a task fits when consumed + demand <= capacity * (1 + FIT_RTOL): absorbs float round-off only
 FIT_RTOL = 1e-12
 _MAX_RECORDED = 10_000_000
@@ -36,7 +38,7 @@ class DRFResult:
     tasks : (n_users,) int64 — tasks allocated to each user.
     consumed : (n_resources,) float64 — resources used by all tasks.
     dominant_shares : (n_users,) float64 — tasks * max_r demand[i, r] / capacity[r] (unweighted).
-    n_allocations : int — number of allocation steps (= tasks.sum()).
+    n_allocations : int — number of allocation steps of this run (= tasks.sum() - start.sum()).
     blocked_user : int — first_blocked: the user whose task did not fit (-1 if the loop ended
         because every user reached its cap); skip_blocked: -1.
     order : (n_allocations,) int64 or None — users in allocation order (``record_order=True``).
@@ -103,12 +105,13 @@ def _replace_top(hkey, hnum, hden, hsec, hidx, size, key, num, den, sec, idx, ex
 
 
 @njit(cache=True)
-def _progressive_filling(demands, capacity, step, share_num, share_den, accumulate, secondary, caps, skip_blocked,
-                         record, order, start):
+def _progressive_filling(demands, capacity, step, share_num, share_den, accumulate, secondary, zero_secondary, caps,
+                         skip_blocked, record, order, start):
     """Heap-based progressive filling from the allocation ``start`` (tasks per user).
 
     ``step[i]`` is the weighted dominant share of one task of user i; ``secondary[i]`` orders users
-    with equal shares (a permutation of 0..n-1). Shares are compared exactly when ``share_den`` is non-empty
+    with equal positive shares (a permutation of 0..n-1), ``zero_secondary[i]`` users with no task yet (the scheduler
+    rules order those by index: every share is 0 there). Shares are compared exactly when ``share_den`` is non-empty
     (user i's share after t tasks is ``t * share_num[i] / share_den[i]``, integers, compared by cross-products);
     otherwise as ``tasks * step`` in floating point, or, with ``accumulate``, as the running float sum
     ``s += step`` of the author's scripts. Returns (tasks, consumed, allocations, blocked user, work):
@@ -133,7 +136,8 @@ def _progressive_filling(demands, capacity, step, share_num, share_den, accumula
             keys[i] = s
         else:
             keys[i] = tasks[i] * step[i]
-    perm = np.argsort(secondary)
+    sec0 = np.where(tasks > 0, secondary, zero_secondary)
+    perm = np.argsort(sec0)
     perm = perm[np.argsort(keys[perm], kind="mergesort")]
     hkey = np.empty(n)
     hnum = np.zeros(n, dtype=np.int64)
@@ -144,7 +148,7 @@ def _progressive_filling(demands, capacity, step, share_num, share_den, accumula
     for j in range(n):
         i = perm[j]
         if tasks[i] < caps[i]:
-            hkey[size], hsec[size], hidx[size] = keys[i], secondary[i], i
+            hkey[size], hsec[size], hidx[size] = keys[i], sec0[i], i
             if exact:
                 hnum[size], hden[size] = tasks[i] * share_num[i], share_den[i]
             size += 1
@@ -180,7 +184,7 @@ def _progressive_filling(demands, capacity, step, share_num, share_den, accumula
                 key = hkey[0] + step[i] if accumulate else tasks[i] * step[i]
                 num = tasks[i] * share_num[i] if exact else 0
                 den = share_den[i] if exact else 0
-                work += _replace_top(hkey, hnum, hden, hsec, hidx, size, key, num, den, hsec[0], i, exact)
+                work += _replace_top(hkey, hnum, hden, hsec, hidx, size, key, num, den, secondary[i], i, exact)
                 continue
         elif not skip_blocked:
             blocked = i
@@ -255,6 +259,56 @@ def share_steps(demands, capacity, weights, share_arithmetic: str = "exact") -> 
     return ShareSteps(step, num // g, den // g, False, "rational")
 
 
+def _secondary_order(tie_break, d, cap, step, share_num, share_den, arithmetic) -> np.ndarray:
+    """Rank of each user among users with equal positive weighted dominant shares (see ``drf``'s ``tie_break``).
+
+    Both scheduler rules are static orders within a run. YARN's: with equal dominant share S, user i's k-th largest
+    weighted share is S · ρ_i(k), ρ_i(k) = (k-th largest d_ir / c_r) / (largest d_ir / c_r), so comparing the
+    sorted share vectors is comparing the ρ vectors. Mesos's: with equal share S, user i holds S / step_i tasks
+    (one allocation each), so fewer allocations is a larger per-task share — ``higher_share``'s order.
+    """
+    n = len(d)
+    by_index = np.arange(n, dtype=np.int64)
+    if tie_break == "lowest_index":
+        return by_index
+    rank = np.empty(n, dtype=np.int64)
+    if tie_break in ("higher_share", "allocation_count"):
+        # exact mode: num/den is the reduced fraction, so equal shares give equal floats here
+        per_step = share_num / share_den if arithmetic == "rational" else step
+        rank[np.lexsort((by_index, -per_step))] = by_index
+        return rank
+    if arithmetic == "rational":  # ρ as exact fractions, so equal ratios tie exactly
+        rows = [sorted((Fraction(int(v)) / Fraction(int(c)) for v, c in zip(row, cap)), reverse=True)
+                for row in d]
+        rho = [tuple(x / r[0] for x in r) for r in rows]
+    else:
+        ratios = -np.sort(-(d / cap), axis=1)
+        rho = [tuple(r / r[0]) for r in ratios]
+    rank[sorted(range(n), key=lambda i: (rho[i], i))] = by_index
+    return rank
+
+
+def _start_tasks(start, d, cap, caps) -> np.ndarray:
+    """Validated ``start`` allocation (tasks per user): whole, >= 0, within the caps and the capacity."""
+    n = len(d)
+    if start is None:
+        return np.zeros(n, dtype=np.int64)
+    arr = np.asarray(start)
+    if arr.shape != (n,) or arr.dtype.kind not in "iu":
+        raise InvalidInputError(f"start: expected {n} integers (tasks each user holds), got shape {arr.shape} "
+                                f"dtype {arr.dtype}")
+    held = arr.astype(np.int64)
+    if (held < 0).any() or (held > caps).any():
+        i = int(np.argmax((held < 0) | (held > caps)))
+        raise InvalidInputError(f"start[{i}] = {held[i]}: must be >= 0 and within max_tasks[{i}] = {caps[i]}")
+    used = held @ d
+    over = used > cap * (1.0 + FIT_RTOL)
+    if over.any():
+        r = int(np.argmax(over))
+        raise InvalidInputError(f"start: uses {used[r]:g} of resource {r}, more than its capacity {cap[r]:g}")
+    return held
+
+
 #: progressive filling runs one step per task: a pool of at most this many tasks may run interpreted (fairlib._jit)
 INTERPRET_TASKS_AT_MOST = 10_000
 
@@ -271,7 +325,7 @@ def _few_tasks(demands, capacity=None, *args, **kwargs) -> bool:
 @interpreted_when_small(bounded=_few_tasks)
 def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie_break: str = "lowest_index",
         max_tasks=None, record_order: bool = False, share_arithmetic: str = "exact",
-        max_allocations: int = MAX_ALLOCATIONS):
+        max_allocations: int = MAX_ALLOCATIONS, start=None):
     """Dominant Resource Fairness for indivisible tasks by progressive filling.
 
     Called on a single-pool :class:`~.cluster.Cluster` (``drf(cluster, **options)``, the mechanism contract) it
@@ -294,14 +348,22 @@ def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie
         task does not fit. It is *not* Pareto efficient (Metin §6.2: capacities (59, 19)).
         ``"skip_blocked"`` drops a blocked user and continues (a blocked user never fits again), so
         no further task fits at the end.
-    tie_break : {"lowest_index", "higher_share"}
+    tie_break : {"lowest_index", "higher_share", "lexicographic", "allocation_count"}
         Order among users with equal current share: lowest index first (``argmin``, as the author's
         scripts do), or higher per-task weighted dominant share first (as Metin reads the DRF
-        paper's example), then lowest index.
+        paper's example), then lowest index. The last two are production schedulers' rules
+        (:class:`~.sorter.DRFSorter` is their reference): ``"lexicographic"`` is Hadoop YARN's
+        ``DominantResourceFairnessPolicy`` — compare the next-largest share, then the next, lowest first, then
+        the lowest index (YARN's submit time); ``"allocation_count"`` is Apache Mesos's ``DRFSorter`` — fewer
+        allocations first (one per task, a ``start`` task counted as one), then the lowest index (Mesos's name).
+        Among users that hold no task yet (every share 0) both schedulers fall through to index order.
     max_tasks : (n_users,) array_like of int, optional
         Per-user task caps (a user at its cap leaves without blocking anyone).
     record_order : bool
         Also return the sequence of users served (for traces of small examples).
+    start : (n_users,) array_like of int, optional
+        Tasks each user already holds: progressive filling continues from this allocation (what a scheduler's
+        sorter does on every offer), and the result counts them. Must fit the capacity and the caps.
     max_allocations : int
         Refuse instances on which progressive filling could take more steps (one per task) than this; the bound
         is min(Σ_i tasks user i could run alone, m / smallest per-task dominant share). Default
@@ -371,13 +433,10 @@ def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie
         raise InvalidInputError(f"capacity / demands: progressive filling could take up to {steps_bound:.3g} steps "
                                 f"(one per task), more than max_allocations = {max_allocations}; use edrf or pdrf "
                                 "for instances this large, or raise max_allocations")
-    if tie_break == "higher_share":
-        secondary = np.empty(n, dtype=np.int64)
-        # exact mode: num/den is the reduced fraction, so equal shares give equal floats here
-        per_step = share_num / share_den if arithmetic == "rational" else step
-        secondary[np.lexsort((np.arange(n), -per_step))] = np.arange(n)
-    else:
-        secondary = np.arange(n, dtype=np.int64)
+    held = _start_tasks(start, d, cap, caps)
+    by_index = np.arange(n, dtype=np.int64)
+    secondary = _secondary_order(tie_break, d, cap, step, share_num, share_den, arithmetic)
+    zero_secondary = by_index if tie_break in ("lexicographic", "allocation_count") else secondary
     if record_order:
         # every task uses a positive amount of some resource: bound the total count
         min_pos = np.where(pos, d, np.inf).min(axis=0)
@@ -389,8 +448,8 @@ def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie
     else:
         order = np.empty(0, dtype=np.int64)
     tasks, consumed, count, blocked, work = _progressive_filling(d, cap, step, share_num, share_den, accumulate,
-                                                                 secondary, caps, stop == "skip_blocked",
-                                                                 record_order, order, np.zeros(n, dtype=np.int64))
+                                                                 secondary, zero_secondary, caps,
+                                                                 stop == "skip_blocked", record_order, order, held)
     return DRFResult(tasks=tasks, consumed=consumed, dominant_shares=tasks * per_task,
                      n_allocations=int(count), blocked_user=int(blocked),
                      order=order[:count].copy() if record_order else None, work=int(work),
