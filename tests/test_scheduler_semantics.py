@@ -311,6 +311,8 @@ def test_zero_weight_served_last_in_yarn_and_refused_by_mesos():
     yarn.add("big")
     yarn.allocated("big", [9, 9])
     assert yarn.share("free") == np.inf and yarn.order() == ["big", "free"]
+    yarn.add("new_free", 0.0)  # no usage: still after every positive weight, first among zero weights
+    assert yarn.order() == ["big", "new_free", "free"]
     with pytest.raises(InvalidInputError, match=r"weight of client 'x' = 0.*positive"):
         DRFSorter([10, 10]).add("x", 0)
 
@@ -349,6 +351,8 @@ def _fill_by_sorter(d, cap, w, semantics, start):
         sorter.add(names[i], float(w[i]))
         for _ in range(int(start[i])):
             sorter.allocated(names[i], d[i])
+    for i in np.flatnonzero(~(d > 0).any(axis=1)):  # demands nothing: no task to place
+        sorter.deactivate(names[i])
     tasks = np.array(start, dtype=np.int64)
     used = tasks @ d
     while (who := sorter.next()) is not None:
@@ -423,3 +427,54 @@ def test_drf_start_bad_input():
         drf(d, cap, start=[1, 2])
     with pytest.raises(InvalidInputError, match=r"start\[0\] = 2: must be >= 0 and within max_tasks\[0\] = 1"):
         drf(d, cap, start=[2, 0], max_tasks=np.array([1, 5]))
+
+
+# ---- drf's zeros="scheduler" ------------------------------------------------------------------------------------
+@st.composite
+def _pools_with_zeros(draw):
+    d, cap, w = draw(_pools())
+    n, m = d.shape
+    if draw(st.booleans()):
+        d[draw(st.integers(0, n - 1))] = 0.0  # a user demanding nothing
+    zero_caps = draw(st.lists(st.booleans(), min_size=m, max_size=m))
+    cap[np.array(zero_caps)] = 0.0
+    if not (cap > 0).any():
+        cap[0] = 12.0
+    w[np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)))] = 0.0
+    return d, cap, w
+
+
+@settings(max_examples=60, deadline=None)
+@given(pool=_pools_with_zeros())
+def test_drf_zero_rules_match_the_yarn_sorter(pool):
+    """drf(zeros="scheduler", tie_break="lexicographic") against the YARN sorter driven task by task: zero
+    capacities left out of shares (a user needing one runs nothing), users demanding nothing given nothing and
+    listed, zero weights served after every positive weight. Fails if zero weights are served like weight 1."""
+    d, cap, w = pool
+    res = drf(d, cap, weights=w, tie_break="lexicographic", zeros="scheduler")
+    expected = _fill_by_sorter(d, cap, w, "yarn", np.zeros(len(d), dtype=np.int64))
+    assert res.tasks.tolist() == expected.tolist()
+    needs_missing = (d[:, cap == 0] > 0).any(axis=1)
+    idle = ~(d > 0).any(axis=1)
+    assert res.left_out.tolist() == np.flatnonzero(idle | needs_missing).tolist()
+    assert np.all(res.consumed <= cap * (1 + 1e-12)) and np.all(res.consumed[cap == 0] == 0)
+
+
+def test_drf_zero_rules_by_hand():
+    """Capacity (10 cpus, 0 gpus, 10 GB): user 1 demands nothing, user 2 needs a GPU, user 4 has weight 0.
+    Users 0 and 3 share the pool by DRF; user 4 gets only what is left once they are blocked (nothing here)."""
+    d = [[1, 0, 1], [0, 0, 0], [0, 1, 0], [2, 0, 1], [1, 0, 0]]
+    res = drf(d, [10, 0, 10], weights=[1, 1, 1, 1, 0], zeros="scheduler", record_order=True)
+    assert res.tasks.tolist() == [6, 0, 0, 2, 0] and res.left_out.tolist() == [1, 2]
+    assert res.order.tolist() == [0, 3, 0, 0, 3, 0, 0, 0]
+    # with room left after users 0 and 3 are blocked, the zero-weight user takes it
+    res = drf([[2, 2], [2, 2], [1, 0]], [5, 4], weights=[1, 1, 0], zeros="scheduler", record_order=True)
+    assert res.tasks.tolist() == [1, 1, 1] and res.order.tolist() == [0, 1, 2]
+    with pytest.raises(InvalidInputError, match=r"demands\[1\] = \[0. 0.\]: every user must demand some"):
+        drf([[1, 1], [0, 0]], [2, 2])  # the default still refuses it
+    with pytest.raises(InvalidInputError, match=r"weights\[1\] = -1.0: must be finite and >= 0"):
+        drf([[1, 1], [1, 0]], [2, 2], weights=[1, -1], zeros="scheduler")
+    with pytest.raises(InvalidInputError, match=r"start\[1\] = 1: user 1 demands nothing"):
+        drf([[1, 1], [0, 0]], [2, 2], start=[0, 1], zeros="scheduler")
+    with pytest.raises(InvalidInputError, match=r"every resource has zero capacity"):
+        drf([[1, 1]], [0, 0], zeros="scheduler")

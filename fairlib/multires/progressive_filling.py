@@ -6,7 +6,7 @@ share; each pick costs O(m + log n), so a run costs O(n + T (m + log n)) for T a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -17,9 +17,11 @@ from .._validate import (InvalidInputError, as_capacities, as_count, as_demands,
                          check_task_bound)
 from .cluster import monopoly_tasks
 
-__all__ = ["drf", "DRFResult", "STOP_RULES", "TIE_BREAKS", "SHARE_ARITHMETIC", "FIT_RTOL", "share_steps"]
+__all__ = ["drf", "DRFResult", "STOP_RULES", "ZERO_RULES", "TIE_BREAKS", "SHARE_ARITHMETIC", "FIT_RTOL", "share_steps"]
 
 STOP_RULES = ("skip_blocked", "first_blocked")
+#: how drf treats zero capacities, all-zero demands and zero weights (see ``drf``'s ``zeros``)
+ZERO_RULES = ("error", "scheduler")
 #: orders among users with equal shares; the last two mirror YARN and Mesos (see :mod:`.sorter`)
 TIE_BREAKS = ("lowest_index", "higher_share", "lexicographic", "allocation_count")
 #: a task fits when consumed + demand <= capacity * (1 + FIT_RTOL): absorbs float round-off only
@@ -46,6 +48,8 @@ class DRFResult:
         by the kernel: the machine-independent measure of its O(T (m + log n)) cost.
     share_arithmetic : str — how shares were compared: ``"rational"`` (exactly, as fractions of integers),
         ``"float"`` (``tasks * step`` in floating point: non-integer inputs) or ``"accumulated"`` (``s += step``).
+    left_out : (k,) int64 — ``zeros="scheduler"`` only: users given no task because they demand nothing or need a
+        resource with zero capacity (empty otherwise).
     """
 
     tasks: np.ndarray
@@ -56,6 +60,7 @@ class DRFResult:
     order: np.ndarray | None = None
     work: int = 0
     share_arithmetic: str = "rational"
+    left_out: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -325,7 +330,7 @@ def _few_tasks(demands, capacity=None, *args, **kwargs) -> bool:
 @interpreted_when_small(bounded=_few_tasks)
 def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie_break: str = "lowest_index",
         max_tasks=None, record_order: bool = False, share_arithmetic: str = "exact",
-        max_allocations: int = MAX_ALLOCATIONS, start=None):
+        max_allocations: int = MAX_ALLOCATIONS, start=None, zeros: str = "error"):
     """Dominant Resource Fairness for indivisible tasks by progressive filling.
 
     Called on a single-pool :class:`~.cluster.Cluster` (``drf(cluster, **options)``, the mechanism contract) it
@@ -364,6 +369,14 @@ def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie
     start : (n_users,) array_like of int, optional
         Tasks each user already holds: progressive filling continues from this allocation (what a scheduler's
         sorter does on every offer), and the result counts them. Must fit the capacity and the caps.
+    zeros : {"error", "scheduler"}
+        ``"error"`` (default): a zero capacity, an all-zero demand row or a zero weight is invalid input — in a
+        model of the papers each is a mistake, and silently serving it would hide one. ``"scheduler"``: treated as
+        Mesos, YARN and Kueue treat them (:mod:`.sorter`): a resource with zero capacity is left out of every
+        share, and a user whose task needs some of it can run none; a user demanding nothing is given no task (it
+        has none to place); a user with weight 0 is served only after every positive-weight user is blocked or
+        capped (then, among such users, unweighted). Users given no task for either reason are listed in
+        ``DRFResult.left_out``.
     max_allocations : int
         Refuse instances on which progressive filling could take more steps (one per task) than this; the bound
         is min(Σ_i tasks user i could run alone, m / smallest per-task dominant share). Default
@@ -397,8 +410,16 @@ def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie
     """
     if _is_cluster(demands, capacity, weights):
         from .pooled import drf_allocation
+        if zeros != "error":
+            raise InvalidInputError(f"zeros = {zeros!r}: a Cluster refuses zero capacities, demands and weights when "
+                                    "it is built; use the array form, drf(demands, capacity, zeros='scheduler')")
         return drf_allocation(demands, stop=stop, tie_break=tie_break, max_tasks=max_tasks, record_order=record_order,
-                              share_arithmetic=share_arithmetic, max_allocations=max_allocations)
+                              share_arithmetic=share_arithmetic, max_allocations=max_allocations, start=start)
+    check_choice(zeros, ZERO_RULES, "zeros")
+    if zeros == "scheduler":
+        return _drf_with_zeros(demands, capacity, weights, stop=stop, tie_break=tie_break, max_tasks=max_tasks,
+                               record_order=record_order, share_arithmetic=share_arithmetic,
+                               max_allocations=max_allocations, start=start)
     d = as_demands(demands)
     n, m = d.shape
     cap = as_capacities(capacity, n_resources=m)
@@ -454,3 +475,79 @@ def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie
                      n_allocations=int(count), blocked_user=int(blocked),
                      order=order[:count].copy() if record_order else None, work=int(work),
                      share_arithmetic=arithmetic)
+
+
+def _drf_with_zeros(demands, capacity, weights, *, stop, tie_break, max_tasks, record_order, share_arithmetic,
+                    max_allocations, start) -> DRFResult:
+    """``drf(..., zeros="scheduler")``: progressive filling on the users and resources the zero rules keep, then on
+    the zero-weight users from where the others stopped (see ``drf``'s ``zeros``)."""
+    d = as_demands(demands, allow_zero_rows=True)
+    n, m = d.shape
+    cap = as_capacities(capacity, n_resources=m, allow_zero=True)
+    if weights is None:
+        w = np.ones(n)
+    else:
+        w = np.asarray(weights, dtype=float)
+        if w.shape != (n,):
+            raise InvalidInputError(f"weights: expected {n} numbers (one per user), got shape {w.shape}")
+        bad = ~np.isfinite(w) | (w < 0)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise InvalidInputError(f"weights[{i}] = {w[i]}: must be finite and >= 0")
+    usable = cap > 0
+    if not usable.any():
+        raise InvalidInputError(f"capacity = {cap}: every resource has zero capacity, nothing can be allocated")
+    idle = ~(d > 0).any(axis=1)
+    blocked = (d[:, ~usable] > 0).any(axis=1)
+    left_out = np.flatnonzero(idle | blocked)
+    big = np.iinfo(np.int64).max
+    if max_tasks is None:
+        all_caps = np.full(n, big, dtype=np.int64)
+    else:
+        all_caps = np.asarray(max_tasks)
+        if all_caps.shape != (n,) or all_caps.dtype.kind not in "iu":
+            raise InvalidInputError(f"max_tasks: expected {n} integers (one per user), got "
+                                    f"shape {all_caps.shape} dtype {all_caps.dtype}")
+        if (all_caps < 0).any():
+            i = int(np.argmax(all_caps < 0))
+            raise InvalidInputError(f"max_tasks[{i}] = {all_caps[i]}: max_tasks must be >= 0")
+        all_caps = np.minimum(all_caps, big).astype(np.int64)
+    all_held = _start_tasks(start, d, cap, all_caps)
+    if (all_held[left_out] != 0).any():
+        i = int(left_out[np.argmax(all_held[left_out] != 0)])
+        raise InvalidInputError(f"start[{i}] = {all_held[i]}: user {i} demands nothing or needs a resource "
+                                "with zero capacity, so it can hold no task")
+    kept = np.flatnonzero(~(idle | blocked))
+    tasks = np.zeros(n, dtype=np.int64)
+    if kept.size == 0:
+        return DRFResult(tasks=tasks, consumed=np.zeros(m), dominant_shares=np.zeros(n), n_allocations=0,
+                         blocked_user=-1, order=np.empty(0, dtype=np.int64) if record_order else None,
+                         left_out=left_out)
+    sub_d, sub_cap = d[np.ix_(kept, usable)], cap[usable]
+    caps, held = all_caps[kept], all_held[kept]
+    free = w[kept] == 0
+    options = dict(stop=stop, tie_break=tie_break, record_order=record_order, share_arithmetic=share_arithmetic,
+                   max_allocations=max_allocations)
+    # pass 1: positive weights (a zero-weight user holds what it starts with); pass 2: zero weights, unweighted,
+    # from where pass 1 stopped (the others frozen there) — unless pass 1 halted on a block (stop="first_blocked")
+    try:
+        first = drf(sub_d, sub_cap, weights=np.where(free, 1.0, w[kept]), start=held,
+                    max_tasks=np.where(free, held, caps), **options)
+        runs = [first]
+        if free.any() and first.blocked_user < 0:
+            runs.append(drf(sub_d, sub_cap, weights=np.ones(len(kept)), start=first.tasks,
+                            max_tasks=np.where(free, caps, first.tasks), **options))
+    except InvalidInputError as exc:  # indices there are among the kept users and resources
+        raise InvalidInputError(f"{exc} (indices among the users {kept.tolist()} and resources "
+                                f"{np.flatnonzero(usable).tolist()} that zeros='scheduler' keeps)") from None
+    last = runs[-1]
+    tasks[kept] = last.tasks
+    consumed = np.zeros(m)
+    consumed[usable] = last.consumed
+    per_task = np.zeros(n)
+    per_task[kept] = (sub_d / sub_cap).max(axis=1)
+    blocked_user = next((int(kept[r.blocked_user]) for r in runs if r.blocked_user >= 0), -1)
+    order = np.concatenate([kept[r.order] for r in runs]) if record_order else None
+    return replace(first, tasks=tasks, consumed=consumed, dominant_shares=tasks * per_task,
+                   n_allocations=sum(r.n_allocations for r in runs), blocked_user=blocked_user, order=order,
+                   work=sum(r.work for r in runs), left_out=left_out)

@@ -15,8 +15,8 @@ of resource types): a client whose usage of its dominant resource is below its c
 comes before any client that is not; two needy clients compare ``usage / min_share`` per resource, two others
 ``usage / (total · weight)`` per resource, in both cases with the resources sorted by the client's own usage share,
 largest first, and compared lexicographically (the largest, then the next, …); ties go to the client added first
-(YARN's start time), then to the name. A weight of 0 is allowed, as in YARN: such a client with any usage is served
-after every client with a positive weight.
+(YARN's start time), then to the name. A weight of 0 is allowed, as in YARN: such a client is served after every
+client with a positive weight (and, among zero-weight clients, by their unweighted shares).
 
 Rules shared by both, and where we differ from the scheduler (documented choices):
 
@@ -24,8 +24,9 @@ Rules shared by both, and where we differ from the scheduler (documented choices
   infinite or undefined ratio, and we do not mirror that);
 - a client with nothing allocated has share 0 and is served first (with its ties broken as above);
 - shares are float64 (Mesos uses double; YARN computes float32 ratios, so YARN may see ties that float64 separates);
-- YARN compares ``0 / 0`` (no usage, zero weight or zero min share) as NaN, which its comparator treats as equal
-  to anything; we use 0 there, so a zero-weight client with no usage has share 0.
+- YARN divides by a zero weight: an infinite ratio for a client with usage, but NaN (which its comparator treats as
+  equal to anything) for one without; we serve a zero-weight client last in both cases, as ``drf(...,
+  zeros="scheduler")`` does. A zero minimum share gives 0 / 0 the same way; we use 0 there.
 
 The sorter is the reference for :func:`~fairlib.multires.progressive_filling.drf`'s scheduler tie rules
 (``tie_break="lexicographic"`` and ``"allocation_count"``): progressive filling is repeatedly giving one task to
@@ -211,12 +212,11 @@ class DRFSorter:
         return np.where(pos, c.allocation / np.where(pos, self._total, 1.0), 0.0)
 
     def share(self, name: str) -> float:
-        """The client's weighted dominant share (``inf`` for a zero-weight YARN client with usage)."""
+        """The client's weighted dominant share (``inf`` for a zero-weight YARN client: it is served last)."""
         c = self._client(name)
-        dominant = float(self._usage_ratios(c).max())
         if c.weight == 0:
-            return np.inf if dominant > 0 else 0.0
-        return dominant / c.weight
+            return np.inf
+        return float(self._usage_ratios(c).max()) / c.weight
 
     def dominant_resource(self, name: str) -> str:
         """The resource of the client's largest usage share (the first such on ties; as YARN's comparator and
@@ -234,11 +234,12 @@ class DRFSorter:
             pos = c.min_share > 0
             ratios = np.where(pos, c.allocation / np.where(pos, c.min_share, 1.0),
                               np.where(c.allocation > 0, np.inf, 0.0))
-        elif c.weight == 0:
-            ratios = np.where(usage > 0, np.inf, 0.0)
+        elif c.weight == 0:  # served after every positive weight; among themselves by unweighted shares
+            ratios = usage
         else:
             ratios = usage / c.weight
-        return (0 if needy else 1, tuple(ratios[by_usage].tolist()), c.added, name)
+        last = c.weight == 0 and not needy
+        return (0 if needy else 1, last, tuple(ratios[by_usage].tolist()), c.added, name)
 
     def order(self) -> list[str]:
         """Active clients in the order the scheduler would offer resources to them."""
