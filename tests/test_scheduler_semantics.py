@@ -478,3 +478,24 @@ def test_drf_zero_rules_by_hand():
         drf([[1, 1], [0, 0]], [2, 2], start=[0, 1], zeros="scheduler")
     with pytest.raises(InvalidInputError, match=r"every resource has zero capacity"):
         drf([[1, 1]], [0, 0], zeros="scheduler")
+
+
+def test_scheduler_rules_compiled_equal_interpreted():
+    """The pools above are small enough to run drf's kernel as Python; the compiled kernel (the second order for
+    users with no task, the zero rules' second pass) must serve the same users in the same order."""
+    from fairlib._jit import compiled, interpreted
+
+    rng = np.random.default_rng(7)
+    for _ in range(10):
+        d = rng.integers(0, 4, (8, 3)).astype(float)
+        d[d.sum(axis=1) == 0, 0] = 1.0
+        cap = rng.choice([12.0, 24.0], 3)
+        w = rng.choice([1.0, 2.0, 0.0], 8)
+        for tie in ("lexicographic", "allocation_count"):
+            runs = {}
+            for name, mode in (("compiled", compiled), ("interpreted", interpreted)):
+                with mode():
+                    runs[name] = (drf(d, cap, weights=np.where(w == 0, 1.0, w), tie_break=tie, record_order=True),
+                                  drf(d, cap, weights=w, tie_break=tie, zeros="scheduler", record_order=True))
+            for fast, slow in zip(runs["compiled"], runs["interpreted"]):
+                assert fast.order.tolist() == slow.order.tolist() and fast.tasks.tolist() == slow.tasks.tolist()
