@@ -293,6 +293,20 @@ def _secondary_order(tie_break, d, cap, step, share_num, share_den, arithmetic) 
     return rank
 
 
+def _whole_task_caps(max_tasks, n: int) -> np.ndarray | None:
+    """``drf``'s ``max_tasks`` checked (n integers >= 0, as given) or ``None``."""
+    if max_tasks is None:
+        return None
+    caps = np.asarray(max_tasks)
+    if caps.shape != (n,) or caps.dtype.kind not in "iu":
+        raise InvalidInputError(f"max_tasks: expected {n} integers (one per user), got "
+                                f"shape {caps.shape} dtype {caps.dtype}")
+    if (caps < 0).any():
+        i = int(np.argmax(caps < 0))
+        raise InvalidInputError(f"max_tasks[{i}] = {caps[i]}: max_tasks must be >= 0")
+    return caps
+
+
 def _start_tasks(start, d, cap, caps) -> np.ndarray:
     """Validated ``start`` allocation (tasks per user): whole, >= 0, within the caps and the capacity."""
     n = len(d)
@@ -434,16 +448,10 @@ def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie
         alone = np.where(pos, cap / np.where(pos, d, 1.0), np.inf).min(axis=1)
     worst = int(np.argmax(alone))
     check_task_bound(float(alone[worst]), f"capacity / demands[{worst}]")
-    if max_tasks is None:
+    caps_f = _whole_task_caps(max_tasks, n)
+    if caps_f is None:
         caps = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
     else:
-        caps_f = np.asarray(max_tasks)
-        if caps_f.shape != (n,) or caps_f.dtype.kind not in "iu":
-            raise InvalidInputError(f"max_tasks: expected {n} integers (one per user), got "
-                                    f"shape {caps_f.shape} dtype {caps_f.dtype}")
-        if (caps_f < 0).any():
-            i = int(np.argmax(caps_f < 0))
-            raise InvalidInputError(f"max_tasks[{i}] = {caps_f[i]}: max_tasks must be >= 0")
         # a cap above what the user could run alone never binds: clip it there (as Python ints, so uint64 values
         # beyond int64 cannot wrap to negative); alone is finite and below 2^61 (checked above)
         caps = np.array([min(int(v), int(a) + 1) for v, a in zip(caps_f.tolist(), alone.tolist())], dtype=np.int64)
@@ -501,17 +509,9 @@ def _drf_with_zeros(demands, capacity, weights, *, stop, tie_break, max_tasks, r
     blocked = (d[:, ~usable] > 0).any(axis=1)
     left_out = np.flatnonzero(idle | blocked)
     big = np.iinfo(np.int64).max
-    if max_tasks is None:
-        all_caps = np.full(n, big, dtype=np.int64)
-    else:
-        all_caps = np.asarray(max_tasks)
-        if all_caps.shape != (n,) or all_caps.dtype.kind not in "iu":
-            raise InvalidInputError(f"max_tasks: expected {n} integers (one per user), got "
-                                    f"shape {all_caps.shape} dtype {all_caps.dtype}")
-        if (all_caps < 0).any():
-            i = int(np.argmax(all_caps < 0))
-            raise InvalidInputError(f"max_tasks[{i}] = {all_caps[i]}: max_tasks must be >= 0")
-        all_caps = np.minimum(all_caps, big).astype(np.int64)
+    given = _whole_task_caps(max_tasks, n)
+    all_caps = (np.full(n, big, dtype=np.int64) if given is None
+                else np.array([min(int(v), big) for v in given.tolist()], dtype=np.int64))
     all_held = _start_tasks(start, d, cap, all_caps)
     if (all_held[left_out] != 0).any():
         i = int(left_out[np.argmax(all_held[left_out] != 0)])
