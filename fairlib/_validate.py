@@ -123,8 +123,8 @@ def as_capacities(capacity, name: str = "capacity", *, ndim: int = 1, n_resource
     return arr
 
 
-def as_weights(weights, n: int, name: str = "weights") -> np.ndarray:
-    """Positive finite weight vector of length ``n``; ``None`` means all ones.
+def as_weights(weights, n: int, name: str = "weights", *, allow_zero: bool = False) -> np.ndarray:
+    """Positive finite weight vector of length ``n`` (``>= 0`` with ``allow_zero``); ``None`` means all ones.
 
     >>> as_weights(None, 3)
     array([1., 1., 1.])
@@ -133,7 +133,7 @@ def as_weights(weights, n: int, name: str = "weights") -> np.ndarray:
         return np.ones(n)
     arr = _as_float_array(weights, name, 1)
     _check_length(arr, name, n, "one per user")
-    _check_sign(arr, name, strict=True)
+    _check_sign(arr, name, strict=not allow_zero)
     return arr
 
 

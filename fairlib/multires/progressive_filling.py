@@ -317,9 +317,12 @@ def _start_tasks(start, d, cap, caps) -> np.ndarray:
         raise InvalidInputError(f"start: expected {n} integers (tasks each user holds), got shape {arr.shape} "
                                 f"dtype {arr.dtype}")
     held = arr.astype(np.int64)
-    if (held < 0).any() or (held > caps).any():
-        i = int(np.argmax((held < 0) | (held > caps)))
-        raise InvalidInputError(f"start[{i}] = {held[i]}: must be >= 0 and within max_tasks[{i}] = {caps[i]}")
+    if (held < 0).any():
+        i = int(np.argmax(held < 0))
+        raise InvalidInputError(f"start[{i}] = {held[i]}: must be >= 0")
+    if (held > caps).any():
+        i = int(np.argmax(held > caps))
+        raise InvalidInputError(f"start[{i}] = {held[i]}: must be within max_tasks[{i}] = {caps[i]}")
     used = held @ d
     over = used > cap * (1.0 + FIT_RTOL)
     if over.any():
@@ -492,16 +495,7 @@ def _drf_with_zeros(demands, capacity, weights, *, stop, tie_break, max_tasks, r
     d = as_demands(demands, allow_zero_rows=True)
     n, m = d.shape
     cap = as_capacities(capacity, n_resources=m, allow_zero=True)
-    if weights is None:
-        w = np.ones(n)
-    else:
-        w = np.asarray(weights, dtype=float)
-        if w.shape != (n,):
-            raise InvalidInputError(f"weights: expected {n} numbers (one per user), got shape {w.shape}")
-        bad = ~np.isfinite(w) | (w < 0)
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise InvalidInputError(f"weights[{i}] = {w[i]}: must be finite and >= 0")
+    w = as_weights(weights, n, allow_zero=True)
     usable = cap > 0
     if not usable.any():
         raise InvalidInputError(f"capacity = {cap}: every resource has zero capacity, nothing can be allocated")

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import InvalidInputError, check_choice
+from .._validate import InvalidInputError, as_capacities, check_choice
 
 __all__ = ["DRFSorter", "SORTER_SEMANTICS"]
 
@@ -88,7 +88,7 @@ class DRFSorter:
     def __init__(self, capacity, *, semantics: str = "mesos", resources=None):
         check_choice(semantics, SORTER_SEMANTICS, "semantics")
         self.semantics = semantics
-        total = self._vector(capacity, "capacity")
+        total = as_capacities(capacity, allow_zero=True)
         self._total = total
         n = len(total)
         if resources is None:
@@ -103,20 +103,11 @@ class DRFSorter:
 
     # ---- input checks -------------------------------------------------------------------------------------------
     def _vector(self, values, name: str) -> np.ndarray:
-        try:
-            arr = np.asarray(values, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise InvalidInputError(f"{name}: expected a vector of numbers ({exc})") from None
-        expected = getattr(self, "_total", None)
-        if arr.ndim != 1 or (expected is not None and arr.shape != expected.shape):
-            size = "one per resource" if expected is None else f"{len(expected)} entries, one per resource"
-            raise InvalidInputError(f"{name}: expected a vector ({size}), got shape {arr.shape}")
-        if arr.size == 0:
-            raise InvalidInputError(f"{name}: must not be empty")
-        bad = ~np.isfinite(arr) | (arr < 0)
-        if np.any(bad):
-            r = int(np.argmax(bad))
-            raise InvalidInputError(f"{name}[{r}] = {arr[r]}: must be finite and >= 0")
+        """A resource vector: one finite entry >= 0 per resource."""
+        arr = as_capacities(values, name, allow_zero=True)  # 1-D, finite, >= 0
+        if arr.shape != self._total.shape:
+            raise InvalidInputError(f"{name}: expected a vector ({len(self._total)} entries, one per resource), "
+                                    f"got shape {arr.shape}")
         return arr
 
     def _client(self, name: str) -> _Client:
@@ -178,7 +169,7 @@ class DRFSorter:
 
     def set_capacity(self, capacity) -> None:
         """Replace the pool's totals (agents added or removed); shares follow at the next :meth:`order`."""
-        self._total = self._vector(capacity, "capacity")
+        self._total = self._vector(capacity, "capacity")  # same number of resources
 
     def allocated(self, name: str, amounts) -> None:
         """Record resources given to ``name`` (one allocation: Mesos counts it)."""
