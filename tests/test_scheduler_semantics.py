@@ -499,3 +499,29 @@ def test_scheduler_rules_compiled_equal_interpreted():
                                   drf(d, cap, weights=w, tie_break=tie, zeros="scheduler", record_order=True))
             for fast, slow in zip(runs["compiled"], runs["interpreted"]):
                 assert fast.order.tolist() == slow.order.tolist() and fast.tasks.tolist() == slow.tasks.tolist()
+
+
+def test_yarn_order_fast_path_equals_fractions():
+    """drf's lexicographic rule ranks users by ρ (each user's shares over its largest, sorted) vectorised in floating
+    point, exact where floats collide; against a plain Fraction sort on random integer pools, and on a pair whose
+    ρ differ by less than float rounding (x/(x+1) and (x+1)/(x+2), x = 2²⁸), where the float order alone is wrong."""
+    from fractions import Fraction
+
+    from fairlib.multires.progressive_filling import _by_next_shares
+
+    def by_fractions(d, cap):
+        rows = [sorted((Fraction(int(v), int(c)) for v, c in zip(row, cap)), reverse=True) for row in d]
+        rho = [tuple(x / r[0] for x in r) for r in rows]
+        return sorted(range(len(d)), key=lambda i: (rho[i], i))
+
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        n, m = int(rng.integers(2, 12)), int(rng.integers(1, 4))
+        d = rng.integers(0, 5, (n, m)).astype(float)
+        d[d.sum(axis=1) == 0, 0] = 1.0
+        cap = rng.choice([3.0, 6.0, 7.0, 12.0], m)
+        assert _by_next_shares(d, cap, True).tolist() == by_fractions(d, cap)
+    x = 2 ** 28
+    d, cap = np.array([[x + 2, x + 1], [x + 1, x]], dtype=float), np.array([1.0, 1.0])
+    assert _by_next_shares(d, cap, False).tolist() == [0, 1]  # the floats tie
+    assert _by_next_shares(d, cap, True).tolist() == by_fractions(d, cap) == [1, 0]

@@ -282,15 +282,54 @@ def _secondary_order(tie_break, d, cap, step, share_num, share_den, arithmetic) 
         per_step = share_num / share_den if arithmetic == "rational" else step
         rank[np.lexsort((by_index, -per_step))] = by_index
         return rank
-    if arithmetic == "rational":  # ρ as exact fractions, so equal ratios tie exactly
-        rows = [sorted((Fraction(int(v)) / Fraction(int(c)) for v, c in zip(row, cap)), reverse=True)
-                for row in d]
-        rho = [tuple(x / r[0] for x in r) for r in rows]
-    else:
-        ratios = -np.sort(-(d / cap), axis=1)
-        rho = [tuple(r / r[0]) for r in ratios]
-    rank[sorted(range(n), key=lambda i: (rho[i], i))] = by_index
+    rank[_by_next_shares(d, cap, arithmetic == "rational")] = by_index
     return rank
+
+
+def _by_next_shares(d, cap, exact: bool) -> np.ndarray:
+    """Users ordered by ρ_i (see :func:`_secondary_order`), lexicographically, then by index.
+
+    Vectorised over users: ρ in floating point orders every pair whose ρ differ by more than rounding (a correctly
+    rounded quotient is monotone). ``exact`` (integer inputs): ρ_i(k) is the reduced fraction
+    d_ik · c_top / (c_k · d_i,top), whose float is correctly rounded while both stay below 2⁵³, so only users whose
+    float vectors are equal but whose fractions differ need exact comparison — re-sorted with ``Fraction``.
+    """
+    n, m = d.shape
+    rows = np.arange(n)[:, None]
+    cols = np.argsort(-(d / cap), axis=1, kind="stable")
+    top = cols[:, :1]
+    exact_parts = None
+    if exact:
+        di, ci = d.astype(np.int64), cap.astype(np.int64)
+        num, den = di[rows, cols] * ci[top], ci[cols] * di[rows, top]
+        if max(int(num.max()), int(den.max())) < 2 ** 53:
+            g = np.gcd(num, den)
+            num, den = num // g, den // g
+            rho = num / den
+            exact_parts = (num, den)
+    if exact and exact_parts is None:  # products too large for exact floats: fractions for everyone
+        keys = [tuple(Fraction(int(di[i, c]) * int(ci[cols[i, 0]]), int(ci[c]) * int(di[i, cols[i, 0]]))
+                      for c in cols[i]) for i in range(n)]
+        return np.array(sorted(range(n), key=lambda i: (keys[i], i)), dtype=np.int64)
+    if not exact:
+        shares = np.take_along_axis(d / cap, cols, axis=1)
+        rho = shares / shares[:, :1]
+    order = np.lexsort((np.arange(n),) + tuple(rho[:, k] for k in range(m - 1, -1, -1)))
+    if exact_parts is None or n < 2:
+        return order
+    # runs of equal float vectors whose fractions differ: order them exactly
+    same = np.all(rho[order[1:]] == rho[order[:-1]], axis=1)
+    num, den = exact_parts
+    start = 0
+    for j in range(1, n + 1):
+        if j < n and same[j - 1]:
+            continue
+        run = order[start:j]
+        if len(run) > 1 and not (np.all(num[run] == num[run[0]]) and np.all(den[run] == den[run[0]])):
+            order[start:j] = sorted(run, key=lambda i: (tuple(Fraction(int(a), int(b))
+                                                              for a, b in zip(num[i], den[i])), i))
+        start = j
+    return order
 
 
 def _whole_task_caps(max_tasks, n: int) -> np.ndarray | None:
