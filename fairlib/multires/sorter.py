@@ -8,7 +8,12 @@ sorter answers before every offer: in what order are the active clients served (
 is the largest ``allocated[r] / total[r]`` over the resources with a positive total, divided by its weight; equal
 shares are ordered by the number of allocations the client has received (one per :meth:`DRFSorter.allocated` call,
 never decremented, so a client that is offered resources and declines them moves behind its equals), then by name.
-Weights must be positive.
+Weights must be positive. Names with ``/`` are Mesos's nested roles: the clients form a tree (every prefix of a name
+is a role), a role's share is that of everything its subtree holds divided by the role's weight (set with
+:meth:`DRFSorter.update_weight` on the role's path, 1 by default), its allocation count the sum of its subtree's,
+and the order walks the tree, siblings sorted by (share, count, path). A client whose name is also a role (``a``
+beside ``a/c``) competes inside that role as one more child, with its own allocation and weight 1 (the role's
+weight is the client's). This is the naive hierarchical rule of :func:`~.hierarchy.hierarchical_drf`.
 
 ``semantics="yarn"`` — Hadoop YARN FairScheduler ``DominantResourceFairnessPolicy`` (its comparator for any number
 of resource types): a client whose usage of its dominant resource is below its configured minimum share ("needy")
@@ -18,10 +23,23 @@ largest first, and compared lexicographically (the largest, then the next, …);
 (YARN's start time), then to the name. A weight of 0 is allowed, as in YARN: such a client is served after every
 client with a positive weight (and, among zero-weight clients, by their unweighted shares).
 
-Rules shared by both, and where we differ from the scheduler (documented choices):
+``semantics="kueue"`` — Kubernetes Kueue's fair sharing (``dominantResourceShare`` of a ClusterQueue in a cohort,
+``pkg/cache``): each client (ClusterQueue) has a nominal quota and, optionally, a lending limit per resource; a
+client's share is ``max_r max(0, allocated[r] - nominal[r]) / lendable[r]`` divided by its weight, where
+``lendable[r]`` is the cohort's lendable total: every client's lending limit, or its nominal quota where it has none.
+Only what a client borrows beyond its quota counts, so a client within its quota has share 0 and no dominant
+resource; a resource nobody can lend (lendable 0) is left out; a zero weight makes a borrowing client's share
+infinite (Kueue: the largest integer; earlier Kueue releases gave it to every zero-weight queue, borrowing or not)
+with no dominant resource; equal borrowed shares name the alphabetically first resource. Kueue reports the share as
+an integer, ``⌊1000 · share⌋``, and compares those (so it sees ties the float separates); we keep the float. Equal
+shares go to the client added first, then the name. One flavour per resource: Kueue sums a resource's borrowing and
+lendable totals over its flavours, which a vector with one entry per resource does not model.
+
+Rules shared by all three, and where we differ from the scheduler (documented choices):
 
 - a resource whose total is 0 is left out of every share (Mesos skips it; YARN would divide by zero, giving an
-  infinite or undefined ratio, and we do not mirror that);
+  infinite or undefined ratio, and we do not mirror that; Kueue divides by the cohort's lendable total instead, and
+  leaves out a resource whose lendable total is 0);
 - a client with nothing allocated has share 0 and is served first (with its ties broken as above);
 - shares are float64 (Mesos uses double; YARN computes float32 ratios, so YARN may see ties that float64 separates);
 - YARN divides by a zero weight: an infinite ratio for a client with usage, but NaN (which its comparator treats as
@@ -43,7 +61,7 @@ from .._validate import InvalidInputError, as_capacities, check_choice
 
 __all__ = ["DRFSorter", "SORTER_SEMANTICS"]
 
-SORTER_SEMANTICS = ("mesos", "yarn")
+SORTER_SEMANTICS = ("mesos", "yarn", "kueue")
 
 
 @dataclass
@@ -52,6 +70,8 @@ class _Client:
     added: int
     allocation: np.ndarray
     min_share: np.ndarray
+    nominal: np.ndarray | None = None
+    lendable: np.ndarray | None = None
     active: bool = True
     allocations: int = 0
 
@@ -99,6 +119,7 @@ class DRFSorter:
                                     f"{resources!r}")
         self.resources = tuple(resources)
         self._clients: dict[str, _Client] = {}
+        self._role_weights: dict[str, float] = {}  # Mesos roles that are not clients: weight by path
         self._added = 0
 
     # ---- input checks -------------------------------------------------------------------------------------------
@@ -124,17 +145,44 @@ class DRFSorter:
         return w
 
     # ---- clients ------------------------------------------------------------------------------------------------
-    def add(self, name: str, weight: float = 1.0, *, min_share=None, active: bool = True) -> None:
-        """Add a client (active unless ``active=False``). ``min_share`` (a resource vector, YARN only) is its
-        configured minimum share; default none."""
+    def _path(self, name) -> str:
+        """A client or role name: Mesos's may nest (``a/b``), with no empty part; YARN's are flat here."""
         name = str(name)
+        if "/" in name:
+            if self.semantics != "mesos":
+                raise InvalidInputError(f"client {name!r}: nested names ('a/b') are Mesos roles; the YARN policy "
+                                        "mirrored here orders one flat queue")
+            if any(part == "" for part in name.split("/")):
+                raise InvalidInputError(f"client {name!r}: a nested name needs non-empty parts ('a/b')")
+        elif not name:
+            raise InvalidInputError("client '': names must be non-empty")
+        return name
+
+    def add(self, name: str, weight: float = 1.0, *, min_share=None, nominal=None, lending_limit=None,
+            active: bool = True) -> None:
+        """Add a client (active unless ``active=False``). ``min_share`` (a resource vector, YARN only) is its
+        configured minimum share; default none. Mesos: ``name`` may nest (``"eng/dev"``, module docstring); if it
+        names a role whose weight was set, the client takes that weight unless ``weight`` is given."""
+        name = self._path(name)
+        if name in self._role_weights and weight == 1.0:
+            weight = self._role_weights[name]
         if name in self._clients:
             raise InvalidInputError(f"client {name!r}: already in the sorter")
         if min_share is not None and self.semantics != "yarn":
             raise InvalidInputError(f"min_share of client {name!r}: only semantics='yarn' has minimum shares")
         mins = np.zeros_like(self._total) if min_share is None else self._vector(min_share, f"min_share[{name!r}]")
+        quota = lend = None
+        if self.semantics == "kueue":
+            if nominal is None:
+                raise InvalidInputError(f"nominal of client {name!r}: a Kueue ClusterQueue needs its nominal quota "
+                                        "(a resource vector)")
+            quota = self._vector(nominal, f"nominal[{name!r}]")
+            lend = quota if lending_limit is None else self._vector(lending_limit, f"lending_limit[{name!r}]")
+        elif nominal is not None or lending_limit is not None:
+            raise InvalidInputError(f"nominal / lending_limit of client {name!r}: only semantics='kueue' has quotas")
         self._clients[name] = _Client(weight=self._weight(weight, name), added=self._added,
-                                      allocation=np.zeros_like(self._total), min_share=mins, active=bool(active))
+                                      allocation=np.zeros_like(self._total), min_share=mins, nominal=quota,
+                                      lendable=lend, active=bool(active))
         self._added += 1
 
     def remove(self, name: str) -> None:
@@ -151,7 +199,13 @@ class DRFSorter:
         self._client(name).active = False
 
     def update_weight(self, name: str, weight: float) -> None:
-        """Change a client's weight (its share is divided by it)."""
+        """Change a client's weight (its share is divided by it). Mesos: ``name`` may be any role path, a client or
+        not (``"eng"`` weighs the whole ``eng/...`` subtree against its siblings), as Mesos's ``updateWeight``."""
+        if self.semantics == "mesos":  # a role's weight outlives its clients, as in Mesos
+            path = self._path(name)
+            self._role_weights[path] = self._weight(weight, path)
+            if path not in self._clients:
+                return
         self._client(name).weight = self._weight(weight, name)
 
     def contains(self, name: str) -> bool:
@@ -177,6 +231,14 @@ class DRFSorter:
         c.allocation = c.allocation + self._vector(amounts, f"allocated({name!r})")
         c.allocations += 1
 
+    def update(self, name: str, old, new) -> None:
+        """Replace ``old`` resources held by ``name`` with ``new`` ones (Mesos's ``update``, e.g. a volume created
+        from disk): not an allocation, so the count is unchanged."""
+        count = self._client(name).allocations
+        self.unallocated(name, old)
+        self.allocated(name, new)
+        self._clients[name].allocations = count
+
     def unallocated(self, name: str, amounts) -> None:
         """Record resources returned by ``name``; more than it holds is an error naming the resource."""
         c = self._client(name)
@@ -199,24 +261,46 @@ class DRFSorter:
     # ---- shares and order ---------------------------------------------------------------------------------------
     def _usage_ratios(self, c: _Client) -> np.ndarray:
         """``allocated / total`` per resource, 0 on resources with a zero total."""
+        return self._ratios(c.allocation)
+
+    def _ratios(self, allocation: np.ndarray) -> np.ndarray:
         pos = self._total > 0
-        return np.where(pos, c.allocation / np.where(pos, self._total, 1.0), 0.0)
+        return np.where(pos, allocation / np.where(pos, self._total, 1.0), 0.0)
+
+    def _borrowed_ratios(self, c: _Client) -> np.ndarray:
+        """Kueue: ``max(0, allocated - nominal) / lendable`` per resource, 0 where the cohort can lend none."""
+        lendable = sum(other.lendable for other in self._clients.values())
+        pos = lendable > 0
+        borrowed = np.maximum(c.allocation - c.nominal, 0.0)
+        return np.where(pos, borrowed / np.where(pos, lendable, 1.0), 0.0)
 
     def share(self, name: str) -> float:
-        """The client's weighted dominant share (``inf`` for a zero-weight YARN client: it is served last)."""
+        """The client's weighted dominant share (``inf`` for a zero-weight YARN client: it is served last). Kueue:
+        the share of what it borrows (module docstring); ``inf`` for a zero weight while it borrows."""
         c = self._client(name)
+        ratios = self._borrowed_ratios(c) if self.semantics == "kueue" else self._usage_ratios(c)
+        top = float(ratios.max()) if ratios.size else 0.0
         if c.weight == 0:
-            return np.inf
-        return float(self._usage_ratios(c).max()) / c.weight
+            return np.inf if (self.semantics != "kueue" or top > 0) else 0.0
+        return top / c.weight
 
-    def dominant_resource(self, name: str) -> str:
-        """The resource of the client's largest usage share (the first such on ties; as YARN's comparator and
-        Kueue's report pick it)."""
-        return self.resources[int(np.argmax(self._usage_ratios(self._client(name))))]
+    def dominant_resource(self, name: str) -> str | None:
+        """The resource of the client's largest usage share (the first such on ties; as YARN's comparator picks it).
+        Kueue: of its largest borrowed share, ``None`` when it borrows nothing or its weight is 0 (as Kueue reports
+        an empty name)."""
+        c = self._client(name)
+        if self.semantics == "kueue":
+            ratios = self._borrowed_ratios(c)
+            if c.weight == 0 or not (ratios > 0).any():
+                return None
+            return min(self.resources[r] for r in np.flatnonzero(ratios == ratios.max()))  # Kueue: by name on ties
+        return self.resources[int(np.argmax(self._usage_ratios(c)))]
 
     def _key(self, name: str, c: _Client):
         if self.semantics == "mesos":
             return (self.share(name), c.allocations, name)
+        if self.semantics == "kueue":
+            return (self.share(name), c.added, name)
         usage = self._usage_ratios(c)
         dominant = int(np.argmax(usage))
         needy = c.allocation[dominant] < c.min_share[dominant]
@@ -234,8 +318,49 @@ class DRFSorter:
 
     def order(self) -> list[str]:
         """Active clients in the order the scheduler would offer resources to them."""
+        if self.semantics == "mesos":
+            return self._role_order()
         active = [(name, c) for name, c in self._clients.items() if c.active]
         return [name for name, c in sorted(active, key=lambda item: self._key(*item))]
+
+    def _role_order(self) -> list[str]:
+        """Mesos: walk the role tree (a flat set of names is a one-level tree), siblings by (weighted share, count,
+        path); inactive clients still count in their roles' shares but are not listed."""
+        held: dict[str, np.ndarray] = {}
+        counts: dict[str, int] = {}
+        children: dict[str, set] = {"": set()}
+        for name, c in self._clients.items():
+            parts = name.split("/")
+            for k in range(1, len(parts) + 1):
+                path, up = "/".join(parts[:k]), "/".join(parts[:k - 1])
+                children.setdefault(path, set())
+                children[up].add(path)
+                held[path] = held.get(path, 0.0) + c.allocation
+                counts[path] = counts.get(path, 0) + c.allocations
+
+        def weight(path: str) -> float:
+            c = self._clients.get(path)
+            return c.weight if c is not None else self._role_weights.get(path, 1.0)
+
+        def walk(role: str) -> list[str]:
+            # entries: (key, path, is the client itself); a client that is also a role competes inside it
+            entries = []
+            for path in children[role]:
+                entries.append(((float(self._ratios(held[path]).max()) / weight(path), counts[path], path), path,
+                                False))
+            own = self._clients.get(role) if role else None
+            if own is not None:
+                entries.append(((float(self._ratios(own.allocation).max()), own.allocations, role), role, True))
+            out = []
+            for _, path, itself in sorted(entries, key=lambda e: e[0]):
+                if itself or not children[path]:
+                    if self._clients[path].active:
+                        out.append(path)
+                else:
+                    out.extend(walk(path))
+            return out
+
+        return walk("")
 
     def next(self) -> str | None:
         """The client offered resources next (``None`` if no client is active)."""
