@@ -65,6 +65,8 @@ _EXPORTS = {
     "psmfa": "multires",
     # the offer order of production schedulers' DRF sorters (Mesos, YARN), with state across rounds
     "DRFSorter": "multires",
+    # DRF over a tree of weighted queues (H-DRF, or the naive rule of Mesos's nested roles)
+    "hierarchical_drf": "multires",
     "leontief_tasks": "multires", "property_violations": "multires", "mechanism_properties": "multires",
     # dynamic DRF and the bidding game
     "dynamic_drf": "dynamic", "best_response": "market", "run_dynamics": "market", "Game": "market",

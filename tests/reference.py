@@ -56,3 +56,73 @@ def progressive_filling_exact(demands, capacity, *, weights=None, stop="skip_blo
         if caps[i] is not None and tasks[i] >= caps[i]:
             active[i] = False
     return np.array(tasks, dtype=np.int64), order
+
+
+def hierarchical_filling_reference(demands, capacity, paths, *, weights=None, variant="hdrf", max_tasks=None,
+                                   start=None):
+    """Hierarchical progressive filling recomputed from scratch before every task (O(nodes · m) per task).
+
+    Every node's blocked flag, share and (H-DRF) direction are rebuilt bottom-up from the tasks held, by the
+    definitions in :mod:`fairlib.multires.hierarchy`'s docstring; then the root's path of lowest (weighted share,
+    node number) unblocked children is walked to a leaf. The floating-point operations are those of the definitions,
+    in child order, so the kernel, which updates them incrementally, must match exactly (with integer demands the
+    naive rule's sums are exact in any order). Returns ``(tasks, order)``.
+    """
+    from fairlib.multires.hierarchy import queue_tree
+    from fairlib.multires.progressive_filling import FIT_RTOL
+
+    d = np.asarray(demands, dtype=float)
+    cap = np.asarray(capacity, dtype=float)
+    n, m = d.shape
+    tree = queue_tree(paths, weights)
+    n_nodes = len(tree.nodes)
+    kids = [range(tree.first_child[v], tree.first_child[v] + tree.n_children[v]) if tree.user[v] < 0 else range(0)
+            for v in range(n_nodes)]
+    per_task = (d / cap).max(axis=1)
+    step = per_task / tree.weight[tree.leaf]
+    caps = [None] * n if max_tasks is None else [int(x) for x in max_tasks]
+    tasks = [0] * n if start is None else [int(x) for x in start]
+    consumed = np.zeros(m)
+    for i in range(n):
+        for r in range(m):
+            consumed[r] += tasks[i] * d[i, r]
+    limit = cap * (1.0 + FIT_RTOL)
+    order = []
+    while True:
+        key = np.zeros(n_nodes)
+        direction = np.zeros((n_nodes, m))
+        held = np.zeros((n_nodes, m))
+        blocked = np.zeros(n_nodes, dtype=bool)
+        for v in range(n_nodes - 1, -1, -1):
+            i = tree.user[v]
+            if i >= 0:
+                key[v] = tasks[i] * step[i]
+                direction[v] = d[i] / cap / per_task[i]
+                held[v] = tasks[i] * d[i]
+                blocked[v] = (caps[i] is not None and tasks[i] >= caps[i]) or bool((consumed + d[i] > limit).any())
+                continue
+            open_kids = [c for c in kids[v] if not blocked[c]]
+            blocked[v] = not open_kids
+            for c in kids[v]:
+                held[v] = held[v] + held[c]
+            if v == 0:
+                continue
+            if variant == "naive":
+                key[v] = float((held[v] / cap).max()) / tree.weight[v]
+            elif open_kids:
+                total = np.zeros(m)
+                for c in open_kids:
+                    total = total + tree.weight[c] * direction[c]
+                top = float(total.max())
+                direction[v] = total / top
+                key[v] = min(key[c] for c in open_kids) * top / tree.weight[v]
+        if blocked[0]:
+            return np.array(tasks, dtype=np.int64), np.array(order, dtype=np.int64)
+        v = 0
+        while tree.user[v] < 0:
+            v = min((c for c in kids[v] if not blocked[c]), key=lambda c: (key[c], c))
+        i = int(tree.user[v])
+        tasks[i] += 1
+        for r in range(m):
+            consumed[r] += d[i, r]
+        order.append(i)

@@ -14,7 +14,8 @@ Checkers: :func:`property_violations` (SI, EF, PO, BF of an allocation), :func:`
 mechanism on a pool or a cluster, strategy-proofness by a search over misreports), :func:`leontief_tasks`.
 Schedulers: :class:`DRFSorter` (who Mesos's or YARN's DRF sorter offers resources to next, with allocation counts,
 weights, minimum shares and zero-capacity resources as those schedulers treat them); :func:`drf`'s
-``tie_break="allocation_count"`` / ``"lexicographic"`` and ``start`` are its progressive-filling form.
+``tie_break="allocation_count"`` / ``"lexicographic"`` and ``start`` are its progressive-filling form;
+:func:`hierarchical_drf` fills a tree of weighted queues (H-DRF, or the naive rule of Mesos's nested roles).
 References: :func:`maxmin_lp` (HiGHS). The private solvers live in ``fairlib.multires._solvers``.
 """
 
@@ -22,6 +23,7 @@ from .best_fit import drfh_best_fit
 from .cluster import (Allocation, Cluster, ServerAllocation, keeps_servers, leontief_tasks, merge_identical_servers,
                       monopoly_tasks, on_merged_servers, per_server_alpha, random_cluster, random_pool)
 from .edrf import EDRFResult, PDRFResult, edrf, pdrf
+from .hierarchy import HIERARCHY_VARIANTS, HierarchicalDRFResult, QueueTree, hierarchical_drf, queue_tree
 from .global_maxmin import drfh, drfh_coefficients, tsf, tsf_coefficients, weighted_maxmin_totals
 from .lp import maxmin_lp
 from .pfvds import best_response_column, merit, nash_residual, pfvds, proportional_fair_objective
@@ -54,4 +56,6 @@ __all__ = [
     "maxmin_lp",
     # production schedulers' offer order
     "DRFSorter", "SORTER_SEMANTICS",
+    # hierarchical DRF over a tree of queues
+    "hierarchical_drf", "HierarchicalDRFResult", "queue_tree", "QueueTree", "HIERARCHY_VARIANTS",
 ]

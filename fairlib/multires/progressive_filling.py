@@ -110,6 +110,17 @@ def _replace_top(hkey, hnum, hden, hsec, hidx, size, key, num, den, sec, idx, ex
 
 
 @njit(cache=True)
+def held_resources(tasks, demands):
+    """Resources used by ``tasks[i]`` tasks of each user, summed user by user (the order the fillers' checks assume)."""
+    n, m = demands.shape
+    consumed = np.zeros(m)
+    for i in range(n):
+        for r in range(m):
+            consumed[r] += tasks[i] * demands[i, r]
+    return consumed
+
+
+@njit(cache=True)
 def _progressive_filling(demands, capacity, step, share_num, share_den, accumulate, secondary, zero_secondary, caps,
                          skip_blocked, record, order, start):
     """Heap-based progressive filling from the allocation ``start`` (tasks per user).
@@ -126,10 +137,7 @@ def _progressive_filling(demands, capacity, step, share_num, share_den, accumula
     n, m = demands.shape
     exact = share_den.shape[0] > 0
     tasks = start.copy()
-    consumed = np.zeros(m)
-    for i in range(n):
-        for r in range(m):
-            consumed[r] += tasks[i] * demands[i, r]
+    consumed = held_resources(tasks, demands)
     limit = capacity * (1.0 + FIT_RTOL)
     # (share, secondary, user) items sorted once: a sorted array is a valid heap
     keys = np.empty(n)
@@ -346,6 +354,33 @@ def _whole_task_caps(max_tasks, n: int) -> np.ndarray | None:
     return caps
 
 
+def filling_bounds(d, cap, per_task, max_tasks, max_allocations) -> tuple[np.ndarray, float]:
+    """Each user's task cap (``max_tasks`` checked, clipped to what the user could run alone) and a bound on the
+    steps of a filling run (one per task), refused above ``max_allocations``."""
+    n, m = d.shape
+    pos = d > 0
+    # most tasks any single user could get alone; also bounds every count below
+    with np.errstate(divide="ignore", over="ignore"):
+        alone = np.where(pos, cap / np.where(pos, d, 1.0), np.inf).min(axis=1)
+    worst = int(np.argmax(alone))
+    check_task_bound(float(alone[worst]), f"capacity / demands[{worst}]")
+    caps_f = _whole_task_caps(max_tasks, n)
+    if caps_f is None:
+        caps = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+    else:
+        # a cap above what the user could run alone never binds: clip it there (as Python ints, so uint64 values
+        # beyond int64 cannot wrap to negative); alone is finite and below 2^61 (checked above)
+        caps = np.array([min(int(v), int(a) + 1) for v, a in zip(caps_f.tolist(), alone.tolist())], dtype=np.int64)
+    max_allocations = as_count(max_allocations, "max_allocations")
+    with np.errstate(divide="ignore"):
+        steps_bound = min(float(np.minimum(alone, caps).sum()), m / float(per_task.min()))
+    if steps_bound > max_allocations:
+        raise InvalidInputError(f"capacity / demands: progressive filling could take up to {steps_bound:.3g} steps "
+                                f"(one per task), more than max_allocations = {max_allocations}; use edrf or pdrf "
+                                "for instances this large, or raise max_allocations")
+    return caps, steps_bound
+
+
 def _start_tasks(start, d, cap, caps) -> np.ndarray:
     """Validated ``start`` allocation (tasks per user): whole, >= 0, within the caps and the capacity."""
     n = len(d)
@@ -484,26 +519,8 @@ def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie
     check_choice(tie_break, TIE_BREAKS, "tie_break")
     per_task = (d / cap).max(axis=1)
     step, share_num, share_den, accumulate, arithmetic = share_steps(d, cap, w, share_arithmetic)
+    caps, steps_bound = filling_bounds(d, cap, per_task, max_tasks, max_allocations)
     pos = d > 0
-    # most tasks any single user could get alone; also bounds every count below
-    with np.errstate(divide="ignore", over="ignore"):
-        alone = np.where(pos, cap / np.where(pos, d, 1.0), np.inf).min(axis=1)
-    worst = int(np.argmax(alone))
-    check_task_bound(float(alone[worst]), f"capacity / demands[{worst}]")
-    caps_f = _whole_task_caps(max_tasks, n)
-    if caps_f is None:
-        caps = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
-    else:
-        # a cap above what the user could run alone never binds: clip it there (as Python ints, so uint64 values
-        # beyond int64 cannot wrap to negative); alone is finite and below 2^61 (checked above)
-        caps = np.array([min(int(v), int(a) + 1) for v, a in zip(caps_f.tolist(), alone.tolist())], dtype=np.int64)
-    max_allocations = as_count(max_allocations, "max_allocations")
-    with np.errstate(divide="ignore"):
-        steps_bound = min(float(np.minimum(alone, caps).sum()), m / float(per_task.min()))
-    if steps_bound > max_allocations:
-        raise InvalidInputError(f"capacity / demands: progressive filling could take up to {steps_bound:.3g} steps "
-                                f"(one per task), more than max_allocations = {max_allocations}; use edrf or pdrf "
-                                "for instances this large, or raise max_allocations")
     held = _start_tasks(start, d, cap, caps)
     by_index = np.arange(n, dtype=np.int64)
     secondary = _secondary_order(tie_break, d, cap, step, share_num, share_den, arithmetic)

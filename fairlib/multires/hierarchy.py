@@ -1,0 +1,544 @@
+"""Hierarchical DRF: progressive filling over a weight tree of queues, by H-DRF or by the naive recursive rule.
+
+Schedulers nest their clients: Mesos roles (``eng/dev``), YARN queues (``root.eng.dev``), Volcano's ``hdrf`` queue
+hierarchy. Each user is a leaf of a tree whose nodes carry weights; one task at a time is given to the leaf reached
+by walking down from the root, at every node taking the child, among those that can still run a task, with the
+lowest weighted share ``share / weight`` (ties: the child that appears first in ``paths``). The two variants differ
+only in a node's share:
+
+``variant="naive"`` — the dominant share of everything the node's subtree holds, ``max_r consumed[r] /
+capacity[r]``: Mesos's hierarchical sorter (a role's share is that of the sum of its subtree's allocations). A
+subtree that holds much of a resource nobody else wants keeps a high share for ever, so its siblings' demands on
+*other* resources can starve it (Bhattacharya et al., "Hierarchical Scheduling for Diverse Datacenter Workloads",
+SoCC 2013, §4: naive hierarchical DRF; the known-answer tests show such a case).
+
+``variant="hdrf"`` — H-DRF (same paper, §4, dynamic H-DRF with its two fixes): an internal node's share is that of its
+children's allocations *rescaled to the minimum* and *ignoring blocked children*. With ``dir_c`` the direction of
+child c's allocation (its share vector divided by its dominant share; a leaf's is its demand's) and ``m = min_c
+share_c / w_c`` over the children that can still run a task, the node's share is ``m · max_r Σ_c w_c dir_c[r]``: the
+dominant share the node would hold if every unblocked child stood at the minimum's weighted share. A child that
+can run no more tasks (blocked: a resource it needs is full, or it is at its cap) no longer counts, so one
+saturated resource cannot starve its siblings.
+
+Choices (the paper's text is not in this repository; the rules above are our reading of its §4 ``[MEM]``, checked
+against Volcano's implementation and tests, and each is tested here):
+
+- weighted rescaling (children scaled to equal ``share / weight``), so that a flat tree is exactly weighted DRF;
+  Volcano's ``hdrf`` rescales to the minimum *unweighted* share, the same whenever siblings have equal weights;
+- blocked children are left out of the sum (Volcano adds them unscaled) and a child holding nothing counts with
+  share 0 (Volcano skips it), as the paper's definition of the guarantee does: a demanding child is owed its part;
+- indivisible tasks, "blocked" is "cannot fit one more task" (the paper's static H-DRF is divisible: a leaf is
+  blocked when a resource it demands is saturated);
+- shares are compared in floating point (``tasks * share_per_task / weight`` for a leaf, as :func:`drf` does with
+  non-integer inputs); equal floats go to the child that appears first.
+
+An internal node's share changes only along the path of the leaf that got the task (H-DRF: only through the
+minimum, since a leaf's direction is constant) and where a child becomes blocked, so each internal node keeps an
+indexed heap of its unblocked children; a run costs O(T · depth · (m + log d)) for T tasks and fan-out d, plus
+O(d m) per node whose children become blocked (H-DRF recomputes its direction from scratch there, which keeps the
+kernel's floats identical to the reference's).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._jit import interpreted_when_small, njit
+from .._validate import InvalidInputError, as_capacities, as_demands, check_choice
+from .progressive_filling import (_MAX_RECORDED, FIT_RTOL, MAX_ALLOCATIONS, _few_tasks, _start_tasks,
+                                  filling_bounds, held_resources)
+
+__all__ = ["hierarchical_drf", "HierarchicalDRFResult", "QueueTree", "queue_tree", "HIERARCHY_VARIANTS"]
+
+HIERARCHY_VARIANTS = ("hdrf", "naive")
+
+
+@dataclass(frozen=True)
+class QueueTree:
+    """A weight tree with one leaf per user, nodes numbered breadth first (root 0, a node's children consecutive,
+    in the order they first appear in ``paths``).
+
+    Attributes
+    ----------
+    nodes : tuple of str — each node's path; the root is ``""``.
+    parent : (N,) int64 — parent node (-1 for the root).
+    first_child, n_children : (N,) int64 — a node's children are ``first_child .. first_child + n_children - 1``.
+    weight : (N,) float64 — each node's weight among its siblings.
+    user : (N,) int64 — the user at a leaf, -1 at an internal node.
+    leaf : (n_users,) int64 — each user's node.
+    """
+
+    nodes: tuple
+    parent: np.ndarray
+    first_child: np.ndarray
+    n_children: np.ndarray
+    weight: np.ndarray
+    user: np.ndarray
+    leaf: np.ndarray
+
+    def depth(self) -> np.ndarray:
+        """(N,) int64: edges from the root to each node."""
+        out = np.zeros(len(self.nodes), dtype=np.int64)
+        while True:  # each pass settles one more level (a parent is numbered before its children)
+            deeper = out.copy()
+            deeper[1:] = out[self.parent[1:]] + 1
+            if np.array_equal(deeper, out):
+                return out
+            out = deeper
+
+
+def queue_tree(paths, weights=None) -> QueueTree:
+    """The tree of queues whose leaves are the users at ``paths``.
+
+    Parameters
+    ----------
+    paths : sequence of str
+        User i's leaf, as ``/``-separated node names (``"eng/dev/job1"``); every prefix is a queue. Leaves are
+        distinct and no user's path lies under another's (a user has no children).
+    weights : mapping of str to float, optional
+        Weight of any node (queue or user) by its path; positive and finite. Unlisted nodes weigh 1.
+    """
+    if isinstance(paths, str) or not hasattr(paths, "__len__"):
+        raise InvalidInputError(f"paths: expected a sequence of strings (one leaf per user), got "
+                                f"{type(paths).__name__}")
+    seen: dict[str, int] = {}
+    children: dict[str, list[str]] = {"": []}
+    for i, p in enumerate(paths):
+        if not isinstance(p, str) or not p or "//" in p or p[0] == "/" or p[-1] == "/":
+            raise InvalidInputError(f"paths[{i}] = {p!r}: expected '/'-separated non-empty node names")
+        if p in seen:
+            raise InvalidInputError(f"paths[{i}] = {p!r} repeats paths[{seen[p]}]: each user is its own leaf")
+        seen[p] = i
+        # walk up to the first known node; the new ones join their parents top-down, in order of first appearance
+        node, new = p, []
+        while node not in children:
+            children[node] = []
+            up = node[:max(node.rfind("/"), 0)]
+            new.append((up, node))
+            node = up
+        for up, node in reversed(new):
+            children[up].append(node)
+    if not seen:
+        raise InvalidInputError("paths: no users")
+    for p, i in seen.items():
+        if children[p]:
+            below = children[p][0]
+            while below not in seen:
+                below = children[below][0]
+            raise InvalidInputError(f"paths[{seen[below]}] = {below!r} lies under paths[{i}] = {p!r}: a user is a "
+                                    "leaf and has no children")
+    order = [""]
+    for v in order:  # breadth first: the list grows while it is walked
+        order.extend(children[v])
+    index = {p: k for k, p in enumerate(order)}
+    n_nodes, n_users = len(order), len(seen)
+    # breadth-first numbering: node k's children are the next n_children[k] nodes after its elder cousins'
+    n_children = np.array([len(children[v]) for v in order], dtype=np.int64)
+    first_child = np.cumsum(n_children) - n_children + 1
+    parent = np.repeat(np.arange(n_nodes, dtype=np.int64), n_children)
+    parent = np.concatenate([[-1], parent]).astype(np.int64)
+    first_child[n_children == 0] = 0
+    weight = np.ones(n_nodes)
+    for key, value in dict(weights or {}).items():
+        if key not in index or key == "":
+            raise InvalidInputError(f"weights[{key!r}]: no such node (nodes are the paths' prefixes, the root "
+                                    "has no weight)")
+        try:
+            w = float(value)
+        except (TypeError, ValueError):
+            raise InvalidInputError(f"weights[{key!r}] = {value!r}: expected a number") from None
+        if not np.isfinite(w) or w <= 0:
+            raise InvalidInputError(f"weights[{key!r}] = {value!r}: must be positive and finite")
+        weight[index[key]] = w
+    leaf = np.array([index[p] for p in paths], dtype=np.int64)
+    user = np.full(n_nodes, -1, dtype=np.int64)
+    user[leaf] = np.arange(n_users)
+    return QueueTree(tuple(order), parent, first_child, n_children, weight, user, leaf)
+
+
+@dataclass(frozen=True)
+class HierarchicalDRFResult:
+    """Outcome of hierarchical progressive filling.
+
+    Attributes
+    ----------
+    tasks : (n_users,) int64 — tasks each user holds (``start`` included).
+    consumed : (n_resources,) float64 — resources used by all tasks.
+    dominant_shares : (n_users,) float64 — each user's ``tasks * max_r demand[r] / capacity[r]``.
+    dominant_resource : (n_users,) int64 — the resource attaining it (first of equals).
+    n_allocations : int — tasks given by this run.
+    variant : str — ``"hdrf"`` or ``"naive"``.
+    tree : QueueTree — the nodes, in the order of the node arrays below.
+    node_consumed : (N, n_resources) float64 — resources held by each node's subtree.
+    node_dominant_shares : (N,) float64 — ``max_r node_consumed / capacity`` (unweighted).
+    node_dominant_resource : (N,) int64 — the resource attaining it.
+    decision_shares : (N,) float64 — the share each node was compared on at the end (unweighted): the naive
+        variant's is ``node_dominant_shares``, H-DRF's the rescaled share of the module docstring (a blocked node's
+        is its last). The root's is 0: it is never compared.
+    order : (n_allocations,) int64 or None — users in allocation order (``record_order=True``).
+    """
+
+    tasks: np.ndarray
+    consumed: np.ndarray
+    dominant_shares: np.ndarray
+    dominant_resource: np.ndarray
+    n_allocations: int
+    variant: str
+    tree: QueueTree
+    node_consumed: np.ndarray
+    node_dominant_shares: np.ndarray
+    node_dominant_resource: np.ndarray
+    decision_shares: np.ndarray
+    order: np.ndarray | None = None
+
+    def node(self, path: str) -> int:
+        """Index of the node at ``path`` in the node arrays."""
+        try:
+            return self.tree.nodes.index(path)
+        except ValueError:
+            raise InvalidInputError(f"path = {path!r}: no such node") from None
+
+
+@njit(cache=True, inline="always")
+def _less(key, a, b):
+    """Heap order of two sibling nodes: lower weighted share first, then the one appearing first (lower index)."""
+    return key[a] < key[b] or (key[a] == key[b] and a < b)
+
+
+@njit(cache=True)
+def _sift(heap, hpos, key, base, size, j):
+    """Restore node ``heap[base + j]``'s place in the binary heap ``heap[base : base + size]`` (up, then down)."""
+    v = heap[base + j]
+    while j > 0:
+        up = (j - 1) // 2
+        u = heap[base + up]
+        if not _less(key, v, u):
+            break
+        heap[base + j] = u
+        hpos[u] = base + j
+        j = up
+    while True:
+        c = 2 * j + 1
+        if c >= size:
+            break
+        if c + 1 < size and _less(key, heap[base + c + 1], heap[base + c]):
+            c += 1
+        u = heap[base + c]
+        if not _less(key, u, v):
+            break
+        heap[base + j] = u
+        hpos[u] = base + j
+        j = c
+    heap[base + j] = v
+    hpos[v] = base + j
+
+
+@njit(cache=True)
+def _heap_remove(heap, hpos, hsize, key, first_child, parent, v):
+    """Take node ``v`` out of its parent's heap."""
+    p = parent[v]
+    base = first_child[p]
+    size = hsize[p] - 1
+    hsize[p] = size
+    j = hpos[v] - base
+    hpos[v] = -1
+    if j < size:
+        last = heap[base + size]
+        heap[base + j] = last
+        hpos[last] = base + j
+        _sift(heap, hpos, key, base, size, j)
+
+
+@njit(cache=True)
+def _refresh_direction(v, first_child, n_children, blocked, weight, direction, umax, share, key, heap):
+    """H-DRF: node ``v``'s direction ``Σ_c w_c dir_c`` over its unblocked children, from scratch, and its share."""
+    m = direction.shape[1]
+    for r in range(m):
+        direction[v, r] = 0.0
+    for c in range(first_child[v], first_child[v] + n_children[v]):
+        if not blocked[c]:
+            for r in range(m):
+                direction[v, r] += weight[c] * direction[c, r]
+    top = 0.0
+    for r in range(m):
+        if direction[v, r] > top:
+            top = direction[v, r]
+    for r in range(m):
+        direction[v, r] /= top
+    umax[v] = top
+    share[v] = key[heap[first_child[v]]] * top
+    key[v] = share[v] / weight[v]
+
+
+@njit(cache=True)
+def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child, n_children, weight, user, leaf,
+                          caps, start, naive, record, order):
+    """Hierarchical progressive filling from ``start`` (tasks per user); see the module docstring.
+
+    ``per_task[i]`` is user i's dominant share of one task, ``step[i] = per_task[i] / weight`` of its leaf. Nodes
+    are numbered breadth first, so a node's descendants have larger numbers: processing marked nodes from the
+    largest number down updates every child before its parent. Returns (tasks, consumed, allocations, decision
+    shares, blocked).
+    """
+    n, m = demands.shape
+    n_nodes = parent.shape[0]
+    tasks = start.copy()
+    consumed = held_resources(tasks, demands)
+    limit = capacity * (1.0 + FIT_RTOL)
+    share = np.zeros(n_nodes)
+    key = np.zeros(n_nodes)
+    direction = np.zeros((n_nodes, m))  # H-DRF: dir of each node; naive: what each node's subtree holds
+    umax = np.zeros(n_nodes)
+    blocked = np.zeros(n_nodes, dtype=np.bool_)
+    heap = np.zeros(n_nodes, dtype=np.int64)
+    hpos = np.full(n_nodes, -1, dtype=np.int64)
+    hsize = np.zeros(n_nodes, dtype=np.int64)
+    # leaves: share, key, direction; blocked when at the cap or when one more task does not fit
+    for i in range(n):
+        v = leaf[i]
+        share[v] = tasks[i] * per_task[i]
+        key[v] = tasks[i] * step[i]
+        for r in range(m):
+            direction[v, r] = tasks[i] * demands[i, r] if naive else demands[i, r] / capacity[r] / per_task[i]
+        if tasks[i] >= caps[i]:
+            blocked[v] = True
+        for r in range(m):
+            if consumed[r] + demands[i, r] > limit[r]:
+                blocked[v] = True
+    # users by demand, largest first, per resource: as a resource fills, those whose task no longer fits are a prefix
+    by_demand = np.empty((m, n), dtype=np.int64)
+    for r in range(m):
+        by_demand[r] = np.argsort(-demands[:, r], kind="mergesort")
+    scanned = np.zeros(m, dtype=np.int64)
+    for r in range(m):
+        while scanned[r] < n and consumed[r] + demands[by_demand[r, scanned[r]], r] > limit[r]:
+            scanned[r] += 1
+    # internal nodes, deepest first: heaps of unblocked children, then the node's own share
+    for v in range(n_nodes - 1, -1, -1):
+        if user[v] >= 0:
+            continue
+        base = first_child[v]
+        size = 0
+        for c in range(base, base + n_children[v]):
+            if not blocked[c]:
+                heap[base + size] = c
+                hpos[c] = base + size
+                size += 1
+                _sift(heap, hpos, key, base, size, size - 1)
+            if naive:
+                for r in range(m):
+                    direction[v, r] += direction[c, r]
+        hsize[v] = size
+        blocked[v] = size == 0
+        if v == 0:
+            continue
+        if naive:
+            top = 0.0
+            for r in range(m):
+                top = max(top, direction[v, r] / capacity[r])
+            share[v] = top
+            key[v] = top / weight[v]
+        elif size > 0:
+            _refresh_direction(v, first_child, n_children, blocked, weight, direction, umax, share, key, heap)
+    count = 0
+    marked = np.zeros(n_nodes, dtype=np.bool_)
+    pending = np.empty(n_nodes, dtype=np.int64)  # max-heap of marked nodes, by number
+    while not blocked[0]:
+        v = 0
+        while user[v] < 0:
+            v = heap[first_child[v]]
+        i = user[v]
+        tasks[i] += 1
+        for r in range(m):
+            consumed[r] += demands[i, r]
+        if record:
+            order[count] = i
+        count += 1
+        share[v] = tasks[i] * per_task[i]
+        key[v] = tasks[i] * step[i]
+        if naive:
+            for r in range(m):
+                direction[v, r] += demands[i, r]
+        c = v
+        while c != 0:
+            p = parent[c]
+            _sift(heap, hpos, key, first_child[p], hsize[p], hpos[c] - first_child[p])
+            if p == 0:
+                break
+            if naive:
+                top = 0.0
+                for r in range(m):
+                    direction[p, r] += demands[i, r]
+                    top = max(top, direction[p, r] / capacity[r])
+                share[p] = top
+            else:  # the direction is unchanged: only the minimum moved
+                share[p] = key[heap[first_child[p]]] * umax[p]
+            key[p] = share[p] / weight[p]
+            c = p
+        # newly blocked leaves: this one at its cap, and everyone whose task no longer fits some resource
+        n_pending = 0
+        if tasks[i] >= caps[i]:
+            blocked[v] = True
+            _heap_remove(heap, hpos, hsize, key, first_child, parent, v)
+            n_pending = _mark(parent[v], marked, pending, n_pending)
+        for r in range(m):
+            while scanned[r] < n and consumed[r] + demands[by_demand[r, scanned[r]], r] > limit[r]:
+                u = leaf[by_demand[r, scanned[r]]]
+                scanned[r] += 1
+                if not blocked[u]:
+                    blocked[u] = True
+                    _heap_remove(heap, hpos, hsize, key, first_child, parent, u)
+                    n_pending = _mark(parent[u], marked, pending, n_pending)
+        while n_pending > 0:  # deepest first (largest number): children are settled before their parent
+            p = pending[0]
+            n_pending -= 1
+            marked[p] = False
+            if n_pending > 0:
+                _pop_largest(pending, n_pending)
+            if hsize[p] == 0:
+                blocked[p] = True
+                if p != 0:
+                    _heap_remove(heap, hpos, hsize, key, first_child, parent, p)
+                    n_pending = _mark(parent[p], marked, pending, n_pending)
+            elif not naive and p != 0:
+                _refresh_direction(p, first_child, n_children, blocked, weight, direction, umax, share, key, heap)
+                q = parent[p]
+                _sift(heap, hpos, key, first_child[q], hsize[q], hpos[p] - first_child[q])
+                n_pending = _mark(q, marked, pending, n_pending)
+    return tasks, consumed, count, share, blocked
+
+
+@njit(cache=True)
+def _mark(v, marked, pending, size):
+    """Add node ``v`` to the max-heap ``pending[:size]`` unless it is there; returns the new size."""
+    if marked[v]:
+        return size
+    marked[v] = True
+    j = size
+    while j > 0:
+        up = (j - 1) // 2
+        if pending[up] >= v:
+            break
+        pending[j] = pending[up]
+        j = up
+    pending[j] = v
+    return size + 1
+
+
+@njit(cache=True)
+def _pop_largest(pending, size):
+    """Remove the root of the max-heap ``pending[:size + 1]``, leaving ``size`` entries."""
+    v = pending[size]
+    j = 0
+    while True:
+        c = 2 * j + 1
+        if c >= size:
+            break
+        if c + 1 < size and pending[c + 1] > pending[c]:
+            c += 1
+        if pending[c] <= v:
+            break
+        pending[j] = pending[c]
+        j = c
+    pending[j] = v
+
+
+def _few_tasks_tree(demands, capacity=None, *args, **kwargs) -> bool:
+    """Whether the pool takes at most ``INTERPRET_TASKS_AT_MOST`` filling steps (as for :func:`drf`)."""
+    return _few_tasks(demands, capacity)
+
+
+@interpreted_when_small(bounded=_few_tasks_tree)
+def hierarchical_drf(demands, capacity, paths, *, weights=None, variant: str = "hdrf", max_tasks=None, start=None,
+                     record_order: bool = False, max_allocations: int = MAX_ALLOCATIONS) -> HierarchicalDRFResult:
+    """DRF over a tree of weighted queues, one indivisible task at a time (module docstring).
+
+    Parameters
+    ----------
+    demands : (n_users, n_resources) array_like
+        Per-task demand of each user, >= 0, no all-zero row.
+    capacity : (n_resources,) array_like
+        Total of each resource, > 0.
+    paths : sequence of str, or QueueTree
+        Each user's leaf, ``"queue/subqueue/user"`` (:func:`queue_tree`); or the tree already built by
+        :func:`queue_tree` (a scheduler's queues change rarely: building the tree of 10⁵ users costs about as
+        much as filling it).
+    weights : mapping of str to float, optional
+        Node weights by path (queues and users); unlisted nodes weigh 1. With a QueueTree, give them to
+        :func:`queue_tree` instead.
+    variant : {"hdrf", "naive"}
+        H-DRF (rescaled shares, blocked children ignored) or the naive rule (a subtree's own dominant share).
+    max_tasks : (n_users,) array_like of int, optional
+        Per-user task caps.
+    start : (n_users,) array_like of int, optional
+        Tasks each user already holds; filling continues from there (and the result counts them).
+    record_order : bool
+        Also return the users in allocation order.
+    max_allocations : int
+        Refuse pools on which filling could take more steps than this (as :func:`drf`).
+
+    Returns
+    -------
+    HierarchicalDRFResult
+
+    Examples
+    --------
+    Volcano's ``TestHDRF`` "rescaling test": 10 CPUs and 10 GB; ``sci`` runs <1 CPU, 1 GB> tasks, ``eng/dev``
+    <1 CPU, 0> and ``eng/prod`` <0, 1 GB>; ``sci`` and ``eng`` weigh the same. ``eng`` is owed half: its two
+    children hold 5 CPUs and 5 GB, ``sci`` the other half.
+
+    >>> res = hierarchical_drf([[1, 1], [1, 0], [0, 1]], [10, 10], ["sci", "eng/dev", "eng/prod"])
+    >>> res.tasks.tolist()
+    [5, 5, 5]
+
+    Flattening the tree to users weighted by their share of the root (2, 1, 1) gives ``sci`` more than half:
+
+    >>> from fairlib import drf
+    >>> drf([[1, 1], [1, 0], [0, 1]], [10, 10], weights=[2, 1, 1]).tasks.tolist()
+    [7, 3, 3]
+    """
+    check_choice(variant, HIERARCHY_VARIANTS, "variant")
+    d = as_demands(demands)
+    n, m = d.shape
+    cap = as_capacities(capacity, n_resources=m)
+    if isinstance(paths, QueueTree):
+        if weights is not None:
+            raise InvalidInputError("weights: a QueueTree carries its weights (give them to queue_tree)")
+        if len(paths.leaf) != n:
+            raise InvalidInputError(f"paths: a QueueTree with {len(paths.leaf)} users, expected {n} (one per user)")
+        tree = paths
+    else:
+        if isinstance(paths, str) or not hasattr(paths, "__len__") or len(paths) != n:
+            got = type(paths).__name__ if isinstance(paths, str) or not hasattr(paths, "__len__") else len(paths)
+            raise InvalidInputError(f"paths: expected {n} leaf paths (one per user), got {got}")
+        tree = queue_tree(paths, weights)
+    per_task = (d / cap).max(axis=1)
+    step = per_task / tree.weight[tree.leaf]
+    caps, steps_bound = filling_bounds(d, cap, per_task, max_tasks, max_allocations)
+    held = _start_tasks(start, d, cap, caps)
+    if record_order:
+        if steps_bound > _MAX_RECORDED:
+            raise InvalidInputError(f"record_order: up to {steps_bound:.3g} allocations; recording is limited to "
+                                    f"{_MAX_RECORDED} (use it on small instances)")
+        order = np.empty(int(steps_bound) + 1, dtype=np.int64)
+    else:
+        order = np.empty(0, dtype=np.int64)
+    tasks, consumed, count, decision, _ = _hierarchical_filling(
+        d, cap, per_task, step, tree.parent, tree.first_child, tree.n_children, tree.weight, tree.user, tree.leaf,
+        caps, held, variant == "naive", record_order, order)
+    node_consumed = np.zeros((len(tree.nodes), m))
+    node_consumed[tree.leaf] = tasks[:, None] * d
+    depth = tree.depth()
+    for level in range(int(depth.max()), 0, -1):  # deepest first, one level at a time
+        at = np.flatnonzero(depth == level)
+        np.add.at(node_consumed, tree.parent[at], node_consumed[at])
+    node_shares = node_consumed / cap
+    return HierarchicalDRFResult(
+        tasks=tasks, consumed=consumed, dominant_shares=tasks * per_task,
+        dominant_resource=np.argmax(d / cap, axis=1).astype(np.int64), n_allocations=int(count), variant=variant,
+        tree=tree, node_consumed=node_consumed, node_dominant_shares=node_shares.max(axis=1),
+        node_dominant_resource=np.argmax(node_shares, axis=1).astype(np.int64),
+        decision_shares=np.where(np.arange(len(tree.nodes)) == 0, 0.0, decision),
+        order=order[:count].copy() if record_order else None)
