@@ -703,3 +703,13 @@ def test_yarn_order_fast_path_equals_fractions():
     d, cap = np.array([[x + 2, x + 1], [x + 1, x]], dtype=float), np.array([1.0, 1.0])
     assert _by_next_shares(d, cap, False).tolist() == [0, 1]  # the floats tie
     assert _by_next_shares(d, cap, True).tolist() == by_fractions(d, cap) == [1, 0]
+
+
+def test_drf_reports_each_users_dominant_resource():
+    """Issue #20: the dominant resource per user in the result, as schedulers report it; with zeros="scheduler" a
+    zero-capacity resource is never dominant and a user left out has none (-1)."""
+    res = drf([[1, 4], [3, 1], [2, 2]], [9, 18])
+    assert res.dominant_resource.tolist() == [1, 0, 0]  # 4/18 > 1/9; 3/9 > 1/18; 2/9 > 2/18
+    res = drf([[1, 0, 4], [0, 0, 0], [1, 1, 0], [2, 0, 1]], [9, 0, 18], zeros="scheduler")
+    assert res.left_out.tolist() == [1, 2]
+    assert res.dominant_resource.tolist() == [2, -1, -1, 0]

@@ -48,7 +48,7 @@ import numpy as np
 from .._jit import interpreted_when_small, njit
 from .._validate import InvalidInputError, as_capacities, as_demands, check_choice
 from .progressive_filling import (_MAX_RECORDED, FIT_RTOL, MAX_ALLOCATIONS, _few_tasks, _start_tasks,
-                                  filling_bounds, held_resources)
+                                  dominant_resources, filling_bounds, held_resources)
 
 __all__ = ["hierarchical_drf", "HierarchicalDRFResult", "QueueTree", "queue_tree", "HIERARCHY_VARIANTS"]
 
@@ -537,7 +537,7 @@ def hierarchical_drf(demands, capacity, paths, *, weights=None, variant: str = "
     node_shares = node_consumed / cap
     return HierarchicalDRFResult(
         tasks=tasks, consumed=consumed, dominant_shares=tasks * per_task,
-        dominant_resource=np.argmax(d / cap, axis=1).astype(np.int64), n_allocations=int(count), variant=variant,
+        dominant_resource=dominant_resources(d, cap), n_allocations=int(count), variant=variant,
         tree=tree, node_consumed=node_consumed, node_dominant_shares=node_shares.max(axis=1),
         node_dominant_resource=np.argmax(node_shares, axis=1).astype(np.int64),
         decision_shares=np.where(np.arange(len(tree.nodes)) == 0, 0.0, decision),

@@ -17,7 +17,8 @@ from .._validate import (InvalidInputError, as_capacities, as_count, as_demands,
                          check_task_bound)
 from .cluster import monopoly_tasks
 
-__all__ = ["drf", "DRFResult", "STOP_RULES", "ZERO_RULES", "TIE_BREAKS", "SHARE_ARITHMETIC", "FIT_RTOL", "share_steps"]
+__all__ = ["drf", "DRFResult", "dominant_resources", "STOP_RULES", "ZERO_RULES", "TIE_BREAKS", "SHARE_ARITHMETIC",
+           "FIT_RTOL", "share_steps"]
 
 STOP_RULES = ("skip_blocked", "first_blocked")
 #: how drf treats zero capacities, all-zero demands and zero weights (see ``drf``'s ``zeros``)
@@ -50,6 +51,9 @@ class DRFResult:
         ``"float"`` (``tasks * step`` in floating point: non-integer inputs) or ``"accumulated"`` (``s += step``).
     left_out : (k,) int64 — ``zeros="scheduler"`` only: users given no task because they demand nothing or need a
         resource with zero capacity (empty otherwise).
+    dominant_resource : (n_users,) int64 — the resource of each user's largest ``demand / capacity`` (the first of
+        equals; -1 for a user in ``left_out``), as schedulers report it (Kueue's dominant resource, YARN's first
+        compared share).
     """
 
     tasks: np.ndarray
@@ -61,6 +65,16 @@ class DRFResult:
     work: int = 0
     share_arithmetic: str = "rational"
     left_out: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    dominant_resource: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+
+
+def dominant_resources(demands, capacity) -> np.ndarray:
+    """Each user's dominant resource, ``argmax_r demands[i, r] / capacity[r]`` over resources with a positive capacity
+    (the first of equals), -1 for a user demanding none of them."""
+    d, cap = np.asarray(demands, dtype=float), np.asarray(capacity, dtype=float)
+    pos = cap > 0
+    ratios = np.where(pos, d / np.where(pos, cap, 1.0), 0.0)
+    return np.where((ratios > 0).any(axis=1), ratios.argmax(axis=1), -1).astype(np.int64)
 
 
 @njit(cache=True, inline="always")
@@ -541,7 +555,7 @@ def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie
     return DRFResult(tasks=tasks, consumed=consumed, dominant_shares=tasks * per_task,
                      n_allocations=int(count), blocked_user=int(blocked),
                      order=order[:count].copy() if record_order else None, work=int(work),
-                     share_arithmetic=arithmetic)
+                     share_arithmetic=arithmetic, dominant_resource=dominant_resources(d, cap))
 
 
 def _drf_with_zeros(demands, capacity, weights, *, stop, tie_break, max_tasks, record_order, share_arithmetic,
@@ -572,7 +586,7 @@ def _drf_with_zeros(demands, capacity, weights, *, stop, tie_break, max_tasks, r
     if kept.size == 0:
         return DRFResult(tasks=tasks, consumed=np.zeros(m), dominant_shares=np.zeros(n), n_allocations=0,
                          blocked_user=-1, order=np.empty(0, dtype=np.int64) if record_order else None,
-                         left_out=left_out)
+                         left_out=left_out, dominant_resource=np.full(n, -1, dtype=np.int64))
     sub_d, sub_cap = d[np.ix_(kept, usable)], cap[usable]
     caps, held = all_caps[kept], all_held[kept]
     free = w[kept] == 0
@@ -600,4 +614,5 @@ def _drf_with_zeros(demands, capacity, weights, *, stop, tie_break, max_tasks, r
     order = np.concatenate([kept[r.order] for r in runs]) if record_order else None
     return replace(first, tasks=tasks, consumed=consumed, dominant_shares=tasks * per_task,
                    n_allocations=sum(r.n_allocations for r in runs), blocked_user=blocked_user, order=order,
-                   work=sum(r.work for r in runs), left_out=left_out)
+                   work=sum(r.work for r in runs), left_out=left_out,
+                   dominant_resource=np.where(idle | blocked, -1, dominant_resources(d, cap)))
