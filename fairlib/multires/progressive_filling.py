@@ -73,7 +73,8 @@ def dominant_resources(demands, capacity) -> np.ndarray:
     (the first of equals), -1 for a user demanding none of them."""
     d, cap = np.asarray(demands, dtype=float), np.asarray(capacity, dtype=float)
     pos = cap > 0
-    ratios = np.where(pos, d / np.where(pos, cap, 1.0), 0.0)
+    with np.errstate(over="ignore"):  # a ratio beyond float range is inf, still the largest: the answer stands
+        ratios = np.where(pos, d / np.where(pos, cap, 1.0), 0.0)
     return np.where((ratios > 0).any(axis=1), ratios.argmax(axis=1), -1).astype(np.int64)
 
 
