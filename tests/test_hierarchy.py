@@ -146,6 +146,7 @@ def test_compiled_kernel_matches_reference(args, variant):
     with compiled():
         res = hierarchical_drf(d, cap, paths, weights=weights, variant=variant, max_tasks=caps, record_order=True)
     tasks, order = hierarchical_filling_reference(d, cap, paths, weights=weights, variant=variant, max_tasks=caps)
+    np.testing.assert_array_equal(res.tasks, tasks)
     np.testing.assert_array_equal(res.order, order)
 
 

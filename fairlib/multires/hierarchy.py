@@ -47,8 +47,8 @@ import numpy as np
 
 from .._jit import interpreted_when_small, njit
 from .._validate import InvalidInputError, as_capacities, as_demands, check_choice
-from .progressive_filling import (_MAX_RECORDED, FIT_RTOL, MAX_ALLOCATIONS, _few_tasks, _start_tasks,
-                                  dominant_resources, filling_bounds, held_resources)
+from .progressive_filling import (FIT_RTOL, MAX_ALLOCATIONS, _few_tasks, _start_tasks, dominant_resources,
+                                  filling_bounds, held_resources, order_buffer)
 
 __all__ = ["hierarchical_drf", "HierarchicalDRFResult", "QueueTree", "queue_tree", "HIERARCHY_VARIANTS"]
 
@@ -251,6 +251,15 @@ def _heap_remove(heap, hpos, hsize, key, first_child, parent, v):
         _sift(heap, hpos, key, base, size, j)
 
 
+@njit(cache=True, inline="always")
+def _held_share(held, v, capacity):
+    """Naive rule: the dominant share of what node ``v``'s subtree holds, ``max_r held[v, r] / capacity[r]``."""
+    top = 0.0
+    for r in range(capacity.shape[0]):
+        top = max(top, held[v, r] / capacity[r])
+    return top
+
+
 @njit(cache=True)
 def _refresh_direction(v, first_child, n_children, blocked, weight, direction, umax, share, key, heap):
     """H-DRF: node ``v``'s direction ``Σ_c w_c dir_c`` over its unblocked children, from scratch, and its share."""
@@ -280,7 +289,7 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
     ``per_task[i]`` is user i's dominant share of one task, ``step[i] = per_task[i] / weight`` of its leaf. Nodes
     are numbered breadth first, so a node's descendants have larger numbers: processing marked nodes from the
     largest number down updates every child before its parent. Returns (tasks, consumed, allocations, decision
-    shares, blocked).
+    shares).
     """
     n, m = demands.shape
     n_nodes = parent.shape[0]
@@ -295,18 +304,14 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
     heap = np.zeros(n_nodes, dtype=np.int64)
     hpos = np.full(n_nodes, -1, dtype=np.int64)
     hsize = np.zeros(n_nodes, dtype=np.int64)
-    # leaves: share, key, direction; blocked when at the cap or when one more task does not fit
+    # leaves: share, key, direction; blocked at the cap here, and below where one more task does not fit
     for i in range(n):
         v = leaf[i]
         share[v] = tasks[i] * per_task[i]
         key[v] = tasks[i] * step[i]
         for r in range(m):
             direction[v, r] = tasks[i] * demands[i, r] if naive else demands[i, r] / capacity[r] / per_task[i]
-        if tasks[i] >= caps[i]:
-            blocked[v] = True
-        for r in range(m):
-            if consumed[r] + demands[i, r] > limit[r]:
-                blocked[v] = True
+        blocked[v] = tasks[i] >= caps[i]
     # users by demand, largest first, per resource: as a resource fills, those whose task no longer fits are a prefix
     by_demand = np.empty((m, n), dtype=np.int64)
     for r in range(m):
@@ -314,6 +319,7 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
     scanned = np.zeros(m, dtype=np.int64)
     for r in range(m):
         while scanned[r] < n and consumed[r] + demands[by_demand[r, scanned[r]], r] > limit[r]:
+            blocked[leaf[by_demand[r, scanned[r]]]] = True
             scanned[r] += 1
     # internal nodes, deepest first: heaps of unblocked children, then the node's own share
     for v in range(n_nodes - 1, -1, -1):
@@ -335,11 +341,8 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
         if v == 0:
             continue
         if naive:
-            top = 0.0
-            for r in range(m):
-                top = max(top, direction[v, r] / capacity[r])
-            share[v] = top
-            key[v] = top / weight[v]
+            share[v] = _held_share(direction, v, capacity)
+            key[v] = share[v] / weight[v]
         elif size > 0:
             _refresh_direction(v, first_child, n_children, blocked, weight, direction, umax, share, key, heap)
     count = 0
@@ -368,11 +371,9 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
             if p == 0:
                 break
             if naive:
-                top = 0.0
                 for r in range(m):
                     direction[p, r] += demands[i, r]
-                    top = max(top, direction[p, r] / capacity[r])
-                share[p] = top
+                share[p] = _held_share(direction, p, capacity)
             else:  # the direction is unchanged: only the minimum moved
                 share[p] = key[heap[first_child[p]]] * umax[p]
             key[p] = share[p] / weight[p]
@@ -407,7 +408,7 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
                 q = parent[p]
                 _sift(heap, hpos, key, first_child[q], hsize[q], hpos[p] - first_child[q])
                 n_pending = _mark(q, marked, pending, n_pending)
-    return tasks, consumed, count, share, blocked
+    return tasks, consumed, count, share
 
 
 @njit(cache=True)
@@ -445,12 +446,7 @@ def _pop_largest(pending, size):
     pending[j] = v
 
 
-def _few_tasks_tree(demands, capacity=None, *args, **kwargs) -> bool:
-    """Whether the pool takes at most ``INTERPRET_TASKS_AT_MOST`` filling steps (as for :func:`drf`)."""
-    return _few_tasks(demands, capacity)
-
-
-@interpreted_when_small(bounded=_few_tasks_tree)
+@interpreted_when_small(bounded=_few_tasks)  # as drf: its extra arguments are ignored
 def hierarchical_drf(demands, capacity, paths, *, weights=None, variant: str = "hdrf", max_tasks=None, start=None,
                      record_order: bool = False, max_allocations: int = MAX_ALLOCATIONS) -> HierarchicalDRFResult:
     """DRF over a tree of weighted queues, one indivisible task at a time (module docstring).
@@ -518,14 +514,8 @@ def hierarchical_drf(demands, capacity, paths, *, weights=None, variant: str = "
     step = per_task / tree.weight[tree.leaf]
     caps, steps_bound = filling_bounds(d, cap, per_task, max_tasks, max_allocations)
     held = _start_tasks(start, d, cap, caps)
-    if record_order:
-        if steps_bound > _MAX_RECORDED:
-            raise InvalidInputError(f"record_order: up to {steps_bound:.3g} allocations; recording is limited to "
-                                    f"{_MAX_RECORDED} (use it on small instances)")
-        order = np.empty(int(steps_bound) + 1, dtype=np.int64)
-    else:
-        order = np.empty(0, dtype=np.int64)
-    tasks, consumed, count, decision, _ = _hierarchical_filling(
+    order = order_buffer(record_order, steps_bound)
+    tasks, consumed, count, decision = _hierarchical_filling(
         d, cap, per_task, step, tree.parent, tree.first_child, tree.n_children, tree.weight, tree.user, tree.leaf,
         caps, held, variant == "naive", record_order, order)
     node_consumed = np.zeros((len(tree.nodes), m))

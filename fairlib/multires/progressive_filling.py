@@ -396,6 +396,17 @@ def filling_bounds(d, cap, per_task, max_tasks, max_allocations) -> tuple[np.nda
     return caps, steps_bound
 
 
+def order_buffer(record_order: bool, steps_bound: float) -> np.ndarray:
+    """Room for the users served, one per step of a filling run bounded by ``steps_bound`` (``record_order``), or an
+    empty array; more than :data:`_MAX_RECORDED` steps are refused."""
+    if not record_order:
+        return np.empty(0, dtype=np.int64)
+    if steps_bound > _MAX_RECORDED:
+        raise InvalidInputError(f"record_order: up to {steps_bound:.3g} allocations; recording is limited to "
+                                f"{_MAX_RECORDED} (use it on small instances)")
+    return np.empty(int(steps_bound) + 1, dtype=np.int64)
+
+
 def _start_tasks(start, d, cap, caps) -> np.ndarray:
     """Validated ``start`` allocation (tasks per user): whole, >= 0, within the caps and the capacity."""
     n = len(d)
@@ -535,21 +546,11 @@ def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie
     per_task = (d / cap).max(axis=1)
     step, share_num, share_den, accumulate, arithmetic = share_steps(d, cap, w, share_arithmetic)
     caps, steps_bound = filling_bounds(d, cap, per_task, max_tasks, max_allocations)
-    pos = d > 0
     held = _start_tasks(start, d, cap, caps)
     by_index = np.arange(n, dtype=np.int64)
     secondary = _secondary_order(tie_break, d, cap, step, share_num, share_den, arithmetic)
     zero_secondary = by_index if tie_break in ("lexicographic", "allocation_count") else secondary
-    if record_order:
-        # every task uses a positive amount of some resource: bound the total count
-        min_pos = np.where(pos, d, np.inf).min(axis=0)
-        bound = np.sum(np.where(np.isfinite(min_pos), cap / min_pos, 0.0))
-        if bound > _MAX_RECORDED:
-            raise InvalidInputError(f"record_order: up to {bound:.3g} allocations; recording is limited to "
-                                    f"{_MAX_RECORDED} (use it on small instances)")
-        order = np.empty(int(bound) + 1, dtype=np.int64)
-    else:
-        order = np.empty(0, dtype=np.int64)
+    order = order_buffer(record_order, steps_bound)
     tasks, consumed, count, blocked, work = _progressive_filling(d, cap, step, share_num, share_den, accumulate,
                                                                  secondary, zero_secondary, caps,
                                                                  stop == "skip_blocked", record_order, order, held)

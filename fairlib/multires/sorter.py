@@ -158,14 +158,15 @@ class DRFSorter:
             raise InvalidInputError("client '': names must be non-empty")
         return name
 
-    def add(self, name: str, weight: float = 1.0, *, min_share=None, nominal=None, lending_limit=None,
+    def add(self, name: str, weight: float | None = None, *, min_share=None, nominal=None, lending_limit=None,
             active: bool = True) -> None:
-        """Add a client (active unless ``active=False``). ``min_share`` (a resource vector, YARN only) is its
-        configured minimum share; default none. Mesos: ``name`` may nest (``"eng/dev"``, module docstring); if it
-        names a role whose weight was set, the client takes that weight unless ``weight`` is given."""
+        """Add a client (active unless ``active=False``) with ``weight`` (default 1). ``min_share`` (a resource
+        vector, YARN only) is its configured minimum share; default none. ``nominal`` and ``lending_limit`` (Kueue
+        only) are its quotas. Mesos: ``name`` may nest (``"eng/dev"``, module docstring); if it names a role whose
+        weight was set, the client takes that weight unless ``weight`` is given."""
         name = self._path(name)
-        if name in self._role_weights and weight == 1.0:
-            weight = self._role_weights[name]
+        if weight is None:
+            weight = self._role_weights.get(name, 1.0)
         if name in self._clients:
             raise InvalidInputError(f"client {name!r}: already in the sorter")
         if min_share is not None and self.semantics != "yarn":
@@ -259,11 +260,8 @@ class DRFSorter:
         return self._client(name).allocations
 
     # ---- shares and order ---------------------------------------------------------------------------------------
-    def _usage_ratios(self, c: _Client) -> np.ndarray:
-        """``allocated / total`` per resource, 0 on resources with a zero total."""
-        return self._ratios(c.allocation)
-
     def _ratios(self, allocation: np.ndarray) -> np.ndarray:
+        """``allocation / total`` per resource, 0 on resources with a zero total."""
         pos = self._total > 0
         return np.where(pos, allocation / np.where(pos, self._total, 1.0), 0.0)
 
@@ -278,7 +276,7 @@ class DRFSorter:
         """The client's weighted dominant share (``inf`` for a zero-weight YARN client: it is served last). Kueue:
         the share of what it borrows (module docstring); ``inf`` for a zero weight while it borrows."""
         c = self._client(name)
-        ratios = self._borrowed_ratios(c) if self.semantics == "kueue" else self._usage_ratios(c)
+        ratios = self._borrowed_ratios(c) if self.semantics == "kueue" else self._ratios(c.allocation)
         top = float(ratios.max()) if ratios.size else 0.0
         if c.weight == 0:
             return np.inf if (self.semantics != "kueue" or top > 0) else 0.0
@@ -294,14 +292,14 @@ class DRFSorter:
             if c.weight == 0 or not (ratios > 0).any():
                 return None
             return min(self.resources[r] for r in np.flatnonzero(ratios == ratios.max()))  # Kueue: by name on ties
-        return self.resources[int(np.argmax(self._usage_ratios(c)))]
+        return self.resources[int(np.argmax(self._ratios(c.allocation)))]
 
     def _key(self, name: str, c: _Client):
         if self.semantics == "mesos":
             return (self.share(name), c.allocations, name)
         if self.semantics == "kueue":
             return (self.share(name), c.added, name)
-        usage = self._usage_ratios(c)
+        usage = self._ratios(c.allocation)
         dominant = int(np.argmax(usage))
         needy = c.allocation[dominant] < c.min_share[dominant]
         by_usage = np.argsort(-usage, kind="stable")  # YARN sorts resources by usage share, largest first
