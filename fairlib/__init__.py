@@ -67,6 +67,8 @@ _EXPORTS = {
     "DRFSorter": "multires",
     # DRF over a tree of weighted queues (H-DRF, or the naive rule of Mesos's nested roles)
     "hierarchical_drf": "multires",
+    # guarantees, limits and lending limits as resource vectors for drf (YARN, Mesos, Kueue)
+    "Quotas": "multires",
     "leontief_tasks": "multires", "property_violations": "multires", "mechanism_properties": "multires",
     # dynamic DRF and the bidding game
     "dynamic_drf": "dynamic", "best_response": "market", "run_dynamics": "market", "Game": "market",

@@ -126,3 +126,132 @@ def hierarchical_filling_reference(demands, capacity, paths, *, weights=None, va
         for r in range(m):
             consumed[r] += d[i, r]
         order.append(i)
+
+
+def quota_filling_reference(demands, capacity, *, guarantee=None, limit=None, lending_limit=None, share="dominant",
+                            weights=None, max_tasks=None, start=None):
+    """``drf(..., quotas=Quotas(guarantee, limit, lending_limit, share))`` written from its definition, in exact
+    rational arithmetic with an O(n) scan per task (ties: lowest index).
+
+    Caps: the most whole tasks within the limit (and ``max_tasks``); guaranteed tasks: the most within the guarantee
+    too. A task fits when ``Σ_j max(tasks_j d_j, guarantee_j - lending_limit_j) <= capacity`` after it. Phase 1
+    fills up to the guaranteed tasks, phase 2 up to the caps, each by the lowest share: the weighted dominant share
+    of all tasks held, or (``share="borrowed"``) ``max(0, max_r (t d_ir - G_ir) / lendable_r) / w_i`` over the
+    resources with ``lendable_r = capacity_r - Σ_j reserved_jr > 0``. Returns ``(tasks, order)``.
+    """
+    from fractions import Fraction
+
+    d = [[Fraction(x) for x in row] for row in np.asarray(demands, dtype=float).tolist()]
+    cap = [Fraction(c) for c in np.asarray(capacity, dtype=float).tolist()]
+    n, m = len(d), len(cap)
+
+    def matrix(x, fill):
+        return [[Fraction(fill) if x is None else Fraction(v) for v in row]
+                for row in (np.zeros((n, m)) if x is None else np.asarray(x, dtype=float)).tolist()]
+
+    g_vec, lend_vec = matrix(guarantee, 0), matrix(lending_limit if lending_limit is not None else guarantee, 0)
+    lim = None if limit is None else np.asarray(limit, dtype=float).tolist()
+    w = [Fraction(x) for x in (np.ones(n) if weights is None else np.asarray(weights, dtype=float)).tolist()]
+    reserved = [[g_vec[i][r] - lend_vec[i][r] for r in range(m)] for i in range(n)]
+    lendable = [cap[r] - sum(reserved[i][r] for i in range(n)) for r in range(m)]
+
+    def most_within(i, bound):  # most whole tasks with t d_i <= bound on every resource (bound None: inf)
+        best = None
+        for r in range(m):
+            if d[i][r] > 0 and bound[r] is not None:
+                t = int(bound[r] // d[i][r])
+                best = t if best is None else min(best, t)
+        return best
+
+    caps = []
+    for i in range(n):
+        c = most_within(i, [None if lim is None or lim[i][r] == float("inf") else Fraction(lim[i][r])
+                            for r in range(m)])
+        if max_tasks is not None:
+            c = int(max_tasks[i]) if c is None else min(c, int(max_tasks[i]))
+        caps.append(c)
+    guaranteed = [min(most_within(i, g_vec[i]), caps[i]) if caps[i] is not None else most_within(i, g_vec[i])
+                  for i in range(n)]
+
+    def key(i, t):
+        if share == "borrowed":
+            over = [(t * d[i][r] - g_vec[i][r]) / lendable[r] for r in range(m) if lendable[r] > 0]
+            return max([Fraction(0)] + over) / w[i]
+        return t * max(d[i][r] / cap[r] for r in range(m)) / w[i]
+
+    tasks = [0] * n if start is None else [int(x) for x in start]
+    order = []
+    for phase_caps in ([max(tasks[i], guaranteed[i]) for i in range(n)], caps):
+        active = [phase_caps[i] is None or tasks[i] < phase_caps[i] for i in range(n)]
+        while any(active):
+            i = min((j for j in range(n) if active[j]), key=lambda j: (key(j, tasks[j]), j))
+            after = [tasks[j] + (j == i) for j in range(n)]
+            committed = [sum(max(after[j] * d[j][r], reserved[j][r]) for j in range(n)) for r in range(m)]
+            if any(committed[r] > cap[r] for r in range(m)):
+                active[i] = False
+                continue
+            tasks[i] += 1
+            order.append(i)
+            if phase_caps[i] is not None and tasks[i] >= phase_caps[i]:
+                active[i] = False
+    return np.array(tasks, dtype=np.int64), order
+
+
+def borrowed_waterfilling_reference(demands, capacity, *, guarantee, limit=None, lending_limit=None, weights=None):
+    """Divisible-task counterpart of ``drf(..., quotas=Quotas(guarantee, limit, lending_limit, "borrowed"))``
+    (Kueue's fair sharing), by water-filling with bisection on the level (the borrowed share is a maximum over
+    resources, so "share >= level" is not a linear constraint and this is not an LP).
+
+    Every user starts at its guarantee in tasks (``min_r G_ir / d_ir``, within its limit); the unfrozen users sit at
+    the most tasks whose borrowed share is at most the level λ, ``min_r (G_ir + λ w_i lendable_r) / d_ir`` over the
+    resources with something to lend, within their limits; λ is raised (bisection) until a resource is committed in
+    full (``Σ_j max(x_j d_j, reserved_j) = capacity``); users at their limit or needing a full resource freeze.
+    Returns tasks per user (float). Assumes every user demands some resource with ``lendable_r > 0``.
+    """
+    d, cap = np.asarray(demands, dtype=float), np.asarray(capacity, dtype=float)
+    n, m = d.shape
+    g = np.asarray(guarantee, dtype=float)
+    lend_lim = g if lending_limit is None else np.asarray(lending_limit, dtype=float)
+    lim = np.full((n, m), np.inf) if limit is None else np.asarray(limit, dtype=float)
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+    reserved = g - lend_lim
+    lendable = cap - reserved.sum(axis=0)
+    pos = d > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        upper = np.where(pos, lim / np.where(pos, d, 1.0), np.inf).min(axis=1)
+        lower = np.minimum(np.where(pos, g / np.where(pos, d, 1.0), np.inf).min(axis=1), upper)
+    keyed = pos & (lendable > 0)
+
+    def at_level(lam, free, x):
+        y = x.copy()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            h = np.where(keyed, (g + lam * w[:, None] * lendable) / np.where(pos, d, 1.0), np.inf).min(axis=1)
+        y[free] = np.clip(h, lower, upper)[free]
+        return y
+
+    def committed(x):
+        return np.maximum(x[:, None] * d, reserved).sum(axis=0)
+
+    x, frozen = lower.copy(), np.zeros(n, dtype=bool)
+    for _ in range(n + 1):
+        free = ~frozen
+        if not free.any():
+            break
+        hi = 1.0
+        while (committed(at_level(hi, free, x)) <= cap * (1 + 1e-12)).all():
+            if (at_level(hi, free, x)[free] >= upper[free]).all():
+                return at_level(hi, free, x)
+            hi *= 2.0
+        lo = 0.0
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            if (committed(at_level(mid, free, x)) <= cap * (1 + 1e-12)).all():
+                lo = mid
+            else:
+                hi = mid
+        x = at_level(lo, free, x)
+        full = committed(x) >= cap * (1 - 1e-9)
+        grows = free & (((x[:, None] * d >= reserved - 1e-9) & pos & full[None, :]).any(axis=1)
+                        | (x >= upper * (1 - 1e-12)))
+        frozen |= grows if grows.any() else free
+    return x

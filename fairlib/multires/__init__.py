@@ -15,7 +15,9 @@ mechanism on a pool or a cluster, strategy-proofness by a search over misreports
 Schedulers: :class:`DRFSorter` (who Mesos's, YARN's or Kueue's DRF sorter offers resources to next, with allocation
 counts, nested roles, weights, minimum shares, quotas and zero-capacity resources as those schedulers treat them);
 :func:`drf`'s ``tie_break="allocation_count"`` / ``"lexicographic"`` and ``start`` are its progressive-filling form;
-:func:`hierarchical_drf` fills a tree of weighted queues (H-DRF, or the naive rule of Mesos's nested roles).
+:func:`hierarchical_drf` fills a tree of weighted queues (H-DRF, or the naive rule of Mesos's nested roles);
+:class:`Quotas` (``drf(..., quotas=...)``) adds guarantees, limits and lending limits as resource vectors (YARN's
+min/max shares, Mesos's quota, Kueue's nominal quota with borrowing and lending limits).
 References: :func:`maxmin_lp` (HiGHS). The private solvers live in ``fairlib.multires._solvers``.
 """
 
@@ -33,6 +35,7 @@ from .progressive_filling import DRFResult, drf
 from .placements import UtilisationRange, utilisation_range
 from .psdsf import psdsf, psdsf_violation
 from .psmfa import psmfa
+from .quotas import QUOTA_SHARES, Quotas
 from .sorter import SORTER_SEMANTICS, DRFSorter
 from .server_properties import (bottleneck_fairness_violation, envy_violation, mechanism_properties, misreports,
                                 pareto_violation, property_violations, sharing_incentive_violation,
@@ -55,7 +58,7 @@ __all__ = [
     "bottleneck_fairness_violation", "strategyproofness_violation", "mechanism_properties", "misreports",
     "maxmin_lp",
     # production schedulers' offer order
-    "DRFSorter", "SORTER_SEMANTICS",
+    "DRFSorter", "SORTER_SEMANTICS", "Quotas", "QUOTA_SHARES",
     # hierarchical DRF over a tree of queues
     "hierarchical_drf", "HierarchicalDRFResult", "queue_tree", "QueueTree", "HIERARCHY_VARIANTS",
 ]

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._jit import interpreted_when_small, njit
 from .._validate import InvalidInputError, as_capacities, as_demands, as_weights, check_choice, check_task_bound
-from .progressive_filling import _is_cluster, _progressive_filling, share_steps
+from .progressive_filling import no_quotas, _is_cluster, _progressive_filling, share_steps
 
 __all__ = ["edrf", "EDRFResult", "pdrf", "PDRFResult", "SATURATION_RTOL"]
 
@@ -338,7 +338,8 @@ def pdrf(demands, capacity=None, *, variant: str = "ds_max", top_up: bool = Fals
         step, share_num, share_den, accumulate, _ = share_steps(d, cap, np.ones(n), share_arithmetic)
         by_index = np.arange(n, dtype=np.int64)
         filled, _, _, _, fill_work = _progressive_filling(d, cap, step, share_num, share_den, accumulate, by_index,
-                                                          by_index, caps, True, False, no_order, tasks)
+                                                          by_index, caps, True, False, no_order, tasks,
+                                                          *no_quotas(m))
         work += fill_work
         top = filled - tasks
         tasks = filled

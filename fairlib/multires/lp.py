@@ -10,7 +10,7 @@ from scipy.optimize import linprog
 
 from .._validate import InvalidInputError, as_capacities, as_demands, as_weights
 
-__all__ = ["maxmin_lp"]
+__all__ = ["maxmin_lp", "quota_maxmin_lp"]
 
 
 def maxmin_lp(demands, capacity, *, weights=None, tol: float = 1e-9, per_task_share=None) -> np.ndarray:
@@ -75,3 +75,81 @@ def maxmin_lp(demands, capacity, *, weights=None, tol: float = 1e-9, per_task_sh
             newly = list(np.flatnonzero(free))
         frozen_level[newly] = level
     return frozen_level / coef
+
+
+def quota_maxmin_lp(demands, capacity, quotas, *, weights=None, max_tasks=None, tol: float = 1e-9) -> np.ndarray:
+    """Lexicographic weighted max-min on dominant shares for divisible tasks with :class:`~.quotas.Quotas`
+    (``share="dominant"``), by repeated LPs: the continuous counterpart of ``drf(..., quotas=quotas)``.
+
+    Each user's tasks lie between its guarantee (``min(min_r G_ir / d_ir, cap_i)``) and its cap
+    (``min(min_r L_ir / d_ir, max_tasks_i)``); the guarantees' unlent parts are held back, written with one variable
+    per user and resource, ``y_ir >= x_i d_ir``, ``y_ir >= reserved_ir``, ``Σ_i y_ir <= capacity_r`` (the convex
+    form of ``Σ_i max(x_i d_i, reserved_i) <= capacity``). Rounds as :func:`maxmin_lp`: raise the common level of
+    the unfrozen users, freeze those that cannot exceed it. Returns tasks per user (float).
+
+    >>> from fairlib.multires import Quotas
+    >>> quota_maxmin_lp([[1, 4], [3, 1]], [9, 18], Quotas.yarn(min_share=[[4, 16], [0, 0]])).round(6).tolist()
+    [4.0, 1.666667]
+    """
+    from .quotas import Quotas
+
+    d = as_demands(demands)
+    n, m = d.shape
+    cap = as_capacities(capacity, n_resources=m)
+    w = as_weights(weights, n)
+    if not isinstance(quotas, Quotas) or quotas.share != "dominant":
+        raise InvalidInputError("quotas: expected a Quotas with share='dominant' (the borrowed share is not an LP)")
+    resolved = quotas.resolve(d, cap)
+    pos = d > 0
+    guarantee = np.zeros((n, m)) if quotas.guarantee is None else np.asarray(quotas.guarantee, dtype=float)
+    limit = np.full((n, m), np.inf) if quotas.limit is None else np.asarray(quotas.limit, dtype=float)
+    caps = np.full(n, np.inf) if max_tasks is None else np.asarray(max_tasks, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        upper = np.minimum(np.where(pos, limit / np.where(pos, d, 1.0), np.inf).min(axis=1), caps)
+        lower = np.minimum(np.where(pos, guarantee / np.where(pos, d, 1.0), np.inf).min(axis=1), upper)
+    reserved = resolved.reserved if resolved.reserved.shape[0] else np.zeros((n, m))
+    coef = (d / cap).max(axis=1) / w
+    # variables: x (n), y (n m, row-major by user), M
+    nv = n + n * m + 1
+    a_pack = np.zeros((m, nv))
+    a_hold = np.zeros((n * m, nv))
+    for i in range(n):
+        for r in range(m):
+            a_pack[r, n + i * m + r] = 1.0
+            a_hold[i * m + r, i], a_hold[i * m + r, n + i * m + r] = d[i, r], -1.0
+    bounds = ([(lo, None if not np.isfinite(hi) else hi) for lo, hi in zip(lower, upper)]
+              + [(v, None) for v in reserved.ravel()] + [(0, None)])
+    level = np.full(n, np.nan)
+    for _ in range(2 * n + 2):
+        free = np.isnan(level)
+        if not free.any():
+            return level / coef
+        # free users: M - coef_i x_i <= 0; frozen users: coef_i x_i == level_i (an equality: a thin band of two
+        # inequalities is declared infeasible by HiGHS's presolve)
+        raise_rows = np.zeros((int(free.sum()), nv))
+        raise_rows[np.arange(len(raise_rows)), np.flatnonzero(free)] = -coef[free]
+        raise_rows[:, -1] = 1.0
+        a_ub = np.vstack([a_pack, a_hold, raise_rows])
+        b_ub = np.concatenate([cap, np.zeros(n * m), np.zeros(len(raise_rows))])
+        frozen = np.flatnonzero(~free)
+        a_eq = np.zeros((len(frozen), nv))
+        a_eq[np.arange(len(frozen)), frozen] = coef[frozen]
+        eq = dict(A_eq=a_eq, b_eq=level[frozen]) if len(frozen) else {}
+        c = np.zeros(nv)
+        c[-1] = -1.0
+        res = linprog(c, A_ub=a_ub, b_ub=b_ub, bounds=bounds, method="highs", **eq)
+        if res.status != 0:
+            raise RuntimeError(f"quota_maxmin_lp: HiGHS failed ({res.message})")
+        top = res.x[-1]
+        fixed = bounds[:-1] + [(top, top)]
+        newly = []
+        for j in np.flatnonzero(free):  # can user j exceed the level while every free user keeps it?
+            cj = np.zeros(nv)
+            cj[j] = -coef[j]
+            r = linprog(cj, A_ub=a_ub, b_ub=b_ub, bounds=fixed, method="highs", **eq)
+            if r.status != 0 or -r.fun <= top * (1 + 1e-7) + tol:
+                newly.append(j)
+        if not newly:  # numerical safety: the free users all reach the level together
+            newly = list(np.flatnonzero(free))
+        level[newly] = np.maximum(top, coef[newly] * lower[newly])
+    raise RuntimeError("quota_maxmin_lp: did not converge")

@@ -136,8 +136,40 @@ def held_resources(tasks, demands):
 
 
 @njit(cache=True)
+def _growth(held, i, r, demands, reserved, reserving):
+    """How much one more task of user i adds to the committed amount of resource r: its demand, less the part that
+    falls inside its own reservation (``Σ_j max(tasks_j demands_j, reserved_j)`` is what is committed)."""
+    if not reserving:
+        return demands[i, r]
+    before = held * demands[i, r]
+    return max(before + demands[i, r], reserved[i, r]) - max(before, reserved[i, r])
+
+
+@njit(cache=True)
+def _committed(tasks, demands, reserved):
+    """``Σ_i max(tasks_i demands_i, reserved_i)`` per resource, summed user by user."""
+    n, m = demands.shape
+    committed = np.zeros(m)
+    for i in range(n):
+        for r in range(m):
+            committed[r] += max(tasks[i] * demands[i, r], reserved[i, r])
+    return committed
+
+
+@njit(cache=True)
+def _borrowed_share(t, i, demands, nominal, lendable, weights):
+    """Kueue's share of user i holding t tasks: the most it borrows beyond its nominal quota on any resource, as a
+    fraction of what the pool can lend of it (resources with nothing to lend left out), over its weight."""
+    share = 0.0
+    for r in range(demands.shape[1]):
+        if lendable[r] > 0:
+            share = max(share, (t * demands[i, r] - nominal[i, r]) / lendable[r])
+    return share / weights[i]
+
+
+@njit(cache=True)
 def _progressive_filling(demands, capacity, step, share_num, share_den, accumulate, secondary, zero_secondary, caps,
-                         skip_blocked, record, order, start):
+                         skip_blocked, record, order, start, reserved, nominal, lendable, weights):
     """Heap-based progressive filling from the allocation ``start`` (tasks per user).
 
     ``step[i]`` is the weighted dominant share of one task of user i; ``secondary[i]`` orders users
@@ -148,16 +180,28 @@ def _progressive_filling(demands, capacity, step, share_num, share_den, accumula
     ``s += step`` of the author's scripts. Returns (tasks, consumed, allocations, blocked user, work):
     ``work`` counts element operations (demand entries read, heap entries compared) after the O(n m + n log n)
     set-up — the O(T (m + log n)) of the module docstring, measured.
+
+    Quotas (:mod:`.quotas`; empty (0, m) arrays when unused): ``reserved[i]`` is the part of user i's guarantee
+    nobody else may use — a task fits when ``Σ_j max(tasks_j demands_j, reserved_j) <= capacity`` after it, so
+    user i's tasks within ``reserved[i]`` take nothing from the others. With ``nominal`` non-empty, shares are
+    Kueue's borrowed share ``max(0, max_r (tasks_i demands_ir - nominal_ir) / lendable_r) / weights_i`` over the
+    resources with ``lendable_r > 0`` (in floating point; ``share_den`` must then be empty) instead of
+    ``tasks * step``.
     """
     n, m = demands.shape
     exact = share_den.shape[0] > 0
+    reserving = reserved.shape[0] > 0
+    borrowed = nominal.shape[0] > 0
     tasks = start.copy()
     consumed = held_resources(tasks, demands)
+    committed = _committed(tasks, demands, reserved) if reserving else consumed
     limit = capacity * (1.0 + FIT_RTOL)
     # (share, secondary, user) items sorted once: a sorted array is a valid heap
     keys = np.empty(n)
     for i in range(n):
-        if accumulate:
+        if borrowed:
+            keys[i] = _borrowed_share(tasks[i], i, demands, nominal, lendable, weights)
+        elif accumulate:
             s = 0.0
             for _ in range(tasks[i]):
                 s += step[i]
@@ -198,18 +242,23 @@ def _progressive_filling(demands, capacity, step, share_num, share_den, accumula
         fits = True
         work += m
         for r in range(m):
-            if consumed[r] + demands[i, r] > limit[r]:
+            if committed[r] + _growth(tasks[i], i, r, demands, reserved, reserving) > limit[r]:
                 fits = False
                 break
         if fits:
             for r in range(m):
+                if reserving:
+                    committed[r] += _growth(tasks[i], i, r, demands, reserved, reserving)
                 consumed[r] += demands[i, r]
             tasks[i] += 1
             if record:
                 order[count] = i
             count += 1
             if tasks[i] < caps[i]:
-                key = hkey[0] + step[i] if accumulate else tasks[i] * step[i]
+                if borrowed:
+                    key = _borrowed_share(tasks[i], i, demands, nominal, lendable, weights)
+                else:
+                    key = hkey[0] + step[i] if accumulate else tasks[i] * step[i]
                 num = tasks[i] * share_num[i] if exact else 0
                 den = share_den[i] if exact else 0
                 work += _replace_top(hkey, hnum, hden, hsec, hidx, size, key, num, den, secondary[i], i, exact)
@@ -223,6 +272,12 @@ def _progressive_filling(demands, capacity, step, share_num, share_den, accumula
             work += _replace_top(hkey, hnum, hden, hsec, hidx, size, hkey[size], hnum[size], hden[size],
                                  hsec[size], hidx[size], exact)
     return tasks, consumed, count, blocked, work
+
+
+def no_quotas(m: int) -> tuple:
+    """The quota arguments of :func:`_progressive_filling` when there are none (reserved, nominal, lendable,
+    weights)."""
+    return np.empty((0, m)), np.empty((0, m)), np.empty(0), np.empty(0)
 
 
 SHARE_ARITHMETIC = ("exact", "accumulated")
@@ -447,7 +502,7 @@ def _few_tasks(demands, capacity=None, *args, **kwargs) -> bool:
 @interpreted_when_small(bounded=_few_tasks)
 def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie_break: str = "lowest_index",
         max_tasks=None, record_order: bool = False, share_arithmetic: str = "exact",
-        max_allocations: int = MAX_ALLOCATIONS, start=None, zeros: str = "error"):
+        max_allocations: int = MAX_ALLOCATIONS, start=None, zeros: str = "error", quotas=None):
     """Dominant Resource Fairness for indivisible tasks by progressive filling.
 
     Called on a single-pool :class:`~.cluster.Cluster` (``drf(cluster, **options)``, the mechanism contract) it
@@ -494,6 +549,13 @@ def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie
         has none to place); a user with weight 0 is served only after every positive-weight user is blocked or
         capped (then, among such users, unweighted). Users given no task for either reason are listed in
         ``DRFResult.left_out``.
+    quotas : :class:`~.quotas.Quotas`, optional
+        Guarantees, limits and lending limits as resource vectors (YARN's min/max shares, Mesos's quota, Kueue's
+        nominal quota with borrowing and lending limits; see :mod:`.quotas`). The whole tasks within each user's
+        guarantee are allocated first (by the same share order), then progressive filling goes on by
+        ``quotas.share``; a limit caps the user's tasks as ``max_tasks`` does; a guarantee's unlent part is held
+        back for its user. ``quotas.share="borrowed"`` (Kueue) compares shares in floating point and takes
+        ``tie_break="lowest_index"`` only.
     max_allocations : int
         Refuse instances on which progressive filling could take more steps (one per task) than this; the bound
         is min(Σ_i tasks user i could run alone, m / smallest per-task dominant share). Default
@@ -531,9 +593,13 @@ def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie
             raise InvalidInputError(f"zeros = {zeros!r}: a Cluster refuses zero capacities, demands and weights when "
                                     "it is built; use the array form, drf(demands, capacity, zeros='scheduler')")
         return drf_allocation(demands, stop=stop, tie_break=tie_break, max_tasks=max_tasks, record_order=record_order,
-                              share_arithmetic=share_arithmetic, max_allocations=max_allocations, start=start)
+                              share_arithmetic=share_arithmetic, max_allocations=max_allocations, start=start,
+                              quotas=quotas)
     check_choice(zeros, ZERO_RULES, "zeros")
     if zeros == "scheduler":
+        if quotas is not None:
+            raise InvalidInputError("quotas: not combined with zeros='scheduler'; give every user a positive weight "
+                                    "and a demand, and every resource a capacity")
         return _drf_with_zeros(demands, capacity, weights, stop=stop, tie_break=tie_break, max_tasks=max_tasks,
                                record_order=record_order, share_arithmetic=share_arithmetic,
                                max_allocations=max_allocations, start=start)
@@ -544,20 +610,66 @@ def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie
     check_choice(stop, STOP_RULES, "stop")
     check_choice(tie_break, TIE_BREAKS, "tie_break")
     per_task = (d / cap).max(axis=1)
+    quota = _resolve_quotas(quotas, d, cap, tie_break, share_arithmetic)
     step, share_num, share_den, accumulate, arithmetic = share_steps(d, cap, w, share_arithmetic)
     caps, steps_bound = filling_bounds(d, cap, per_task, max_tasks, max_allocations)
+    quota_arrays = no_quotas(m)
+    phases = [caps]
+    if quota is not None:
+        caps = np.minimum(caps, quota.limit_tasks)
+        quota_arrays = (quota.reserved, quota.nominal, quota.lendable, w)
+        if quota.nominal.shape[0]:  # Kueue's borrowed share: floats
+            share_num = share_den = np.empty(0, dtype=np.int64)
+            arithmetic = "float"
     held = _start_tasks(start, d, cap, caps)
+    if quota is not None:
+        _check_reservations(held, d, cap, quota.reserved)
+        # the guarantees first (a user already beyond its guarantee waits), then everyone
+        phases = [np.maximum(held, np.minimum(quota.guaranteed_tasks, caps)), caps]
     by_index = np.arange(n, dtype=np.int64)
     secondary = _secondary_order(tie_break, d, cap, step, share_num, share_den, arithmetic)
     zero_secondary = by_index if tie_break in ("lexicographic", "allocation_count") else secondary
-    order = order_buffer(record_order, steps_bound)
-    tasks, consumed, count, blocked, work = _progressive_filling(d, cap, step, share_num, share_den, accumulate,
-                                                                 secondary, zero_secondary, caps,
-                                                                 stop == "skip_blocked", record_order, order, held)
+    tasks, orders, count, blocked, work = held, [], 0, -1, 0
+    for phase_caps in phases:
+        order = order_buffer(record_order, steps_bound)
+        tasks, consumed, steps, blocked, phase_work = _progressive_filling(
+            d, cap, step, share_num, share_den, accumulate, secondary, zero_secondary, phase_caps,
+            stop == "skip_blocked", record_order, order, tasks, *quota_arrays)
+        orders.append(order[:steps])
+        count, work = count + steps, work + phase_work
+        if blocked >= 0:
+            break
     return DRFResult(tasks=tasks, consumed=consumed, dominant_shares=tasks * per_task,
                      n_allocations=int(count), blocked_user=int(blocked),
-                     order=order[:count].copy() if record_order else None, work=int(work),
+                     order=np.concatenate(orders) if record_order else None, work=int(work),
                      share_arithmetic=arithmetic, dominant_resource=dominant_resources(d, cap))
+
+
+def _resolve_quotas(quotas, d, cap, tie_break, share_arithmetic):
+    """``drf``'s ``quotas`` checked against the instance and the options it can be combined with (or ``None``)."""
+    from .quotas import Quotas
+
+    if quotas is None:
+        return None
+    if not isinstance(quotas, Quotas):
+        raise InvalidInputError(f"quotas: expected a fairlib.multires.Quotas, got {type(quotas).__name__}")
+    if quotas.share == "borrowed" and (tie_break != "lowest_index" or share_arithmetic != "exact"):
+        raise InvalidInputError(f"quotas.share = 'borrowed' (Kueue) orders equal shares by index and compares floats: "
+                                f"tie_break = {tie_break!r} and share_arithmetic = {share_arithmetic!r} do not apply")
+    return quotas.resolve(d, cap)
+
+
+def _check_reservations(held, d, cap, reserved) -> None:
+    """A ``start`` allocation must leave every guarantee's unlent part free: Σ_j max(held_j d_j, reserved_j) <=
+    capacity."""
+    if not reserved.shape[0]:
+        return
+    committed = np.maximum(held[:, None] * d, reserved).sum(axis=0)
+    over = committed > cap * (1.0 + FIT_RTOL)
+    if over.any():
+        r = int(np.argmax(over))
+        raise InvalidInputError(f"start: with the guarantees' reserved parts, commits {committed[r]:g} of resource "
+                                f"{r}, more than its capacity {cap[r]:g}")
 
 
 def _drf_with_zeros(demands, capacity, weights, *, stop, tie_break, max_tasks, record_order, share_arithmetic,

@@ -1,0 +1,183 @@
+"""Guarantees and limits as resource vectors for pooled DRF: YARN's min and max shares, Mesos's quota, Kueue's
+nominal quota with borrowing and lending limits (``drf(..., quotas=Quotas(...))``).
+
+A :class:`Quotas` gives every user three vectors over the resources:
+
+- a **guarantee** ``G_i``: the whole tasks that fit within it (and within the user's limit and ``max_tasks``) are
+  allocated first, before anyone goes beyond a guarantee — Mesos's quota stage, YARN's "below its min share first",
+  Kueue's "within nominal quota". The guarantees must fit the pool together (``Σ_i G_i <= capacity``);
+- a **limit** ``L_i``: the user never holds more (``tasks_i demands_i <= L_i``) — YARN's max share, Mesos's quota
+  limit, Kueue's nominal quota plus borrowing limit;
+- a **lending limit** ``Λ_i <= G_i``: how much of its guarantee others may use while the user leaves it idle. The
+  rest, ``reserved_i = G_i - Λ_i``, is held back for it: a task fits only while
+  ``Σ_j max(tasks_j demands_j, reserved_j) <= capacity``. YARN lends everything (a min share is recovered by
+  preemption, not held back); Mesos lends nothing (the allocator keeps unallocated at least the sum of unsatisfied
+  guarantees, which is this inequality with ``reserved = G``); Kueue lends up to its ``lendingLimit``.
+
+After the guarantees, progressive filling continues by one of two shares:
+
+- ``share="dominant"`` — the weighted dominant share of everything the user holds (DRF as Mesos and YARN run it);
+- ``share="borrowed"`` — Kueue's fair-sharing share: ``max_r max(0, tasks_i d_ir - G_ir) / lendable_r / w_i``,
+  what the user borrows beyond its guarantee as a fraction of what the pool can lend, ``lendable = capacity -
+  Σ_j reserved_j`` (Kueue's cohort total of lendable quota when the capacity is the sum of the nominal quotas).
+  Users within their guarantee all have share 0 and go in index order (Kueue: priority, then creation time).
+
+Differences from the schedulers, documented: tasks are whole and identical per user, so "within the guarantee" means
+whole tasks within ``G_i`` (YARN calls a queue needy until its dominant resource reaches the min share, so it may
+cross it by one container); nothing is preempted, so a ``start`` allocation that lends out a guarantee leaves its
+owner short (the schedulers reclaim it by preemption); Kueue compares shares as ⌊1000 · share⌋ (we compare floats).
+
+A continuous (divisible-task) reference by repeated LPs is :func:`~.lp.quota_maxmin_lp`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from .._validate import InvalidInputError, check_choice
+
+__all__ = ["Quotas", "QUOTA_SHARES", "ResolvedQuotas"]
+
+#: the share progressive filling equalises beyond the guarantees (see the module docstring)
+QUOTA_SHARES = ("dominant", "borrowed")
+#: a quota vector is met when ``tasks * demand <= quota * (1 + _RTOL)`` (drf's FIT_RTOL: float round-off only)
+_RTOL = 1e-12
+
+
+def _matrix(value, name: str, shape: tuple[int, int], *, allow_inf: bool) -> np.ndarray:
+    """A quota matrix, one row per user and one column per resource, >= 0 (``inf`` allowed for limits)."""
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"{name}: cannot be converted to a numeric array ({exc})") from None
+    if arr.shape != shape:
+        raise InvalidInputError(f"{name}: expected shape {shape} (one row per user, one column per resource), "
+                                f"got {arr.shape}")
+    bad = np.isnan(arr) | (arr < 0) | (np.isinf(arr) if not allow_inf else False)
+    if bad.any():
+        i, r = (int(k) for k in np.argwhere(bad)[0])
+        rule = ">= 0 (inf for none)" if allow_inf else "finite and >= 0"
+        raise InvalidInputError(f"{name}[{i}, {r}] = {arr[i, r]}: must be {rule}")
+    return arr
+
+
+class ResolvedQuotas(NamedTuple):
+    """A :class:`Quotas` checked against an instance, in the terms progressive filling uses."""
+
+    guaranteed_tasks: np.ndarray  #: (n,) int64 — whole tasks within each user's guarantee and limit
+    limit_tasks: np.ndarray       #: (n,) int64 — most tasks within each user's limit
+    reserved: np.ndarray          #: (n, m) — guarantee minus lending limit, held back for its user
+    nominal: np.ndarray           #: (n, m) for share="borrowed" (the guarantees), else (0, m)
+    lendable: np.ndarray          #: (m,) for share="borrowed" (capacity - Σ reserved), else (0,)
+
+
+def whole_tasks_within(bound, demands) -> np.ndarray:
+    """Most whole tasks ``t`` with ``t * demands[i] <= bound[i] * (1 + 1e-12)`` on every resource, per user (int64;
+    the int64 maximum where nothing bounds it)."""
+    big = np.iinfo(np.int64).max
+    pos = demands > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(pos, bound / np.where(pos, demands, 1.0), np.inf).min(axis=1)
+    out = np.empty(len(demands), dtype=np.int64)
+    for i, x in enumerate(ratio.tolist()):
+        if not x < 2.0 ** 62:
+            out[i] = big
+            continue
+        t = int(np.floor(x))
+        # the float quotient may be off by one either way: settle it with the rule drf's fit check uses
+        limit = bound[i] * (1.0 + _RTOL)
+        while np.all((t + 1) * demands[i] <= limit):
+            t += 1
+        while t > 0 and not np.all(t * demands[i] <= limit):
+            t -= 1
+        out[i] = t
+    return out
+
+
+@dataclass(frozen=True)
+class Quotas:
+    """Per-user guarantees, limits and lending limits as resource vectors, for ``drf(..., quotas=...)``.
+
+    Each of ``guarantee``, ``limit`` and ``lending_limit`` is an (n_users, n_resources) array or ``None``:
+    no guarantee (zeros), no limit (``inf``), everything lendable (``lending_limit = guarantee``). ``share`` is
+    ``"dominant"`` or ``"borrowed"`` (see the module docstring). The constructors :meth:`yarn`, :meth:`mesos` and
+    :meth:`kueue` spell each scheduler's settings in its own terms.
+
+    The DRF paper's example (9 CPUs, 18 GB; A = <1, 4>, B = <3, 1>) gives 3 and 2 tasks without quotas:
+
+    >>> from fairlib.multires import drf
+    >>> drf([[1, 4], [3, 1]], [9, 18], quotas=Quotas.yarn(min_share=[[4, 16], [0, 0]])).tasks.tolist()
+    [4, 1]
+    >>> drf([[1, 4], [3, 1]], [9, 18], quotas=Quotas.mesos(guarantee=[[0, 0], [9, 3]])).tasks.tolist()
+    [0, 3]
+    """
+
+    guarantee: object = None
+    limit: object = None
+    lending_limit: object = None
+    share: str = "dominant"
+    #: how the three are named in error messages (the scheduler's own terms when built by a constructor)
+    names: tuple[str, str, str] = ("quotas.guarantee", "quotas.limit", "quotas.lending_limit")
+
+    def __post_init__(self):
+        check_choice(self.share, QUOTA_SHARES, "quotas.share")
+
+    @classmethod
+    def yarn(cls, min_share=None, max_share=None) -> "Quotas":
+        """Hadoop YARN's fair scheduler: ``minResources`` (served first, lent to others while unused) and
+        ``maxResources``; DRF on the whole allocation beyond them."""
+        return cls(min_share, max_share, None, "dominant", ("min_share", "max_share", "lending_limit"))
+
+    @classmethod
+    def mesos(cls, guarantee=None, limit=None) -> "Quotas":
+        """Apache Mesos's quota: guarantees allocated first and held back while unused (the allocator's headroom),
+        limits never exceeded; the DRF sorter on the whole allocation beyond them."""
+        lending = None if guarantee is None else np.zeros(np.shape(guarantee))
+        return cls(guarantee, limit, lending, "dominant", ("guarantee", "limit", "lending_limit"))
+
+    @classmethod
+    def kueue(cls, nominal, borrowing_limit=None, lending_limit=None) -> "Quotas":
+        """Kubernetes Kueue's ClusterQueues in one cohort with fair sharing: ``nominalQuota``, ``borrowingLimit``
+        (``None`` or ``inf``: unlimited; limit = nominal + borrowing limit), ``lendingLimit`` (``None``: all of the
+        nominal quota is lendable); beyond the nominal quota, the borrowed share decides."""
+        nominal_arr = _matrix(nominal, "nominal", np.shape(nominal), allow_inf=False)
+        limit = None
+        if borrowing_limit is not None:
+            limit = nominal_arr + _matrix(borrowing_limit, "borrowing_limit", nominal_arr.shape, allow_inf=True)
+        return cls(nominal_arr, limit, lending_limit, "borrowed",
+                   ("nominal", "nominal + borrowing_limit", "lending_limit"))
+
+    def resolve(self, demands: np.ndarray, capacity: np.ndarray) -> ResolvedQuotas:
+        """Check the quotas against an instance (shapes, signs, ``lending_limit <= guarantee <= limit``, guarantees
+        within the capacity) and express them in tasks and reservations."""
+        n, m = demands.shape
+        g_name, l_name, lend_name = self.names
+        guarantee = np.zeros((n, m)) if self.guarantee is None else _matrix(self.guarantee, g_name, (n, m),
+                                                                             allow_inf=False)
+        limit = np.full((n, m), np.inf) if self.limit is None else _matrix(self.limit, l_name, (n, m), allow_inf=True)
+        lending = guarantee if self.lending_limit is None else _matrix(self.lending_limit, lend_name, (n, m),
+                                                                       allow_inf=False)
+        for bad, what in ((guarantee > limit, f"{g_name} must be <= {l_name}"),
+                          (lending > guarantee, f"{lend_name} must be <= {g_name}")):
+            if bad.any():
+                i, r = (int(k) for k in np.argwhere(bad)[0])
+                raise InvalidInputError(f"{g_name}[{i}, {r}] = {guarantee[i, r]:g}, {l_name}[{i}, {r}] = "
+                                        f"{limit[i, r]:g}, {lend_name}[{i}, {r}] = {lending[i, r]:g}: {what}")
+        total = guarantee.sum(axis=0)
+        over = total > capacity * (1.0 + _RTOL)
+        if over.any():
+            r = int(np.argmax(over))
+            raise InvalidInputError(f"{g_name}: the guarantees of resource {r} add up to {total[r]:g}, more than "
+                                    f"its capacity {capacity[r]:g}; the pool cannot honour them all")
+        limit_tasks = whole_tasks_within(limit, demands)
+        guaranteed = np.minimum(whole_tasks_within(guarantee, demands), limit_tasks)
+        reserved = guarantee - lending
+        if self.share == "borrowed":
+            nominal, lendable = guarantee, capacity - reserved.sum(axis=0)
+        else:
+            nominal, lendable = np.empty((0, m)), np.empty(0)
+        return ResolvedQuotas(guaranteed, limit_tasks, reserved if (reserved > 0).any() else np.empty((0, m)),
+                              nominal, lendable)

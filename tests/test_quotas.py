@@ -1,0 +1,258 @@
+"""Guarantees, limits and lending limits as resource vectors for pooled DRF (fairlib.multires.quotas): known answers
+per scheduler, the kernel against a from-scratch reference (interpreted and compiled), the defining property of
+progressive filling with quotas, the continuous references (an LP for the dominant share, water-filling for Kueue's
+borrowed share), and bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fairlib import InvalidInputError
+from fairlib._jit import compiled
+from fairlib.multires import Cluster, Quotas, drf
+from fairlib.multires.lp import quota_maxmin_lp
+from tests.reference import borrowed_waterfilling_reference, quota_filling_reference
+
+
+# ---- known answers ----------------------------------------------------------------------------------------------
+def test_an_unused_guarantee_is_lent_by_yarn_held_by_mesos_and_partly_held_by_kueue():
+    """10 CPUs, two users of one CPU per task; user 0 is guaranteed 6 but runs at most 2 tasks. YARN lends the idle
+    4 (user 1 gets 8), Mesos holds them back as headroom (user 1 gets 10 - 6 = 4); Kueue with lendingLimit 3 reserves
+    6 - 3 = 3 for user 0, which uses 2, so 1 is held back (user 1 gets 7)."""
+    d, cap, mt = [[1], [1]], [10], np.array([2, 100])
+    g = [[6], [0]]
+    assert drf(d, cap, max_tasks=mt, quotas=Quotas.yarn(min_share=g)).tasks.tolist() == [2, 8]
+    assert drf(d, cap, max_tasks=mt, quotas=Quotas.mesos(guarantee=g)).tasks.tolist() == [2, 4]
+    assert drf(d, cap, max_tasks=mt, quotas=Quotas.kueue(nominal=g, lending_limit=[[3], [0]])).tasks.tolist() == [2, 7]
+
+
+def test_limits_cap_a_user_as_whole_tasks_within_the_vector():
+    """The DRF paper's example (9 CPUs, 18 GB; A = <1, 4>, B = <3, 1>) gives 3 and 2. A max share of 8 GB for A
+    stops it at two tasks; B then takes 3 CPUs per task from the 7 left: two tasks (a third needs 11 CPUs)."""
+    base = drf([[1, 4], [3, 1]], [9, 18])
+    assert base.tasks.tolist() == [3, 2]
+    capped = drf([[1, 4], [3, 1]], [9, 18], quotas=Quotas.yarn(max_share=[[9, 8], [9, 18]]))
+    assert capped.tasks.tolist() == [2, 2]
+    # a limit that is not a whole number of tasks rounds down: 11 GB is two tasks of 4 GB
+    assert drf([[1, 4], [3, 1]], [9, 18], quotas=Quotas.yarn(max_share=[[9, 11], [9, 18]])).tasks.tolist() == [2, 2]
+
+
+def test_guaranteed_tasks_come_first_in_the_recorded_order():
+    """YARN min share <4, 16> for A: A's four guaranteed tasks are served before anyone beyond a guarantee, then DRF
+    by the whole allocation: B (share 0) takes one task, after which nothing fits."""
+    res = drf([[1, 4], [3, 1]], [9, 18], quotas=Quotas.yarn(min_share=[[4, 16], [0, 0]]), record_order=True)
+    assert res.tasks.tolist() == [4, 1]
+    assert res.order.tolist() == [0, 0, 0, 0, 1]
+
+
+def test_kueue_orders_by_the_borrowed_share():
+    """Kueue: nominal <4, 9> for A and <5, 9> for B (the pool is their sum, 9 CPUs, 18 GB). Within nominal both have
+    share 0 (index order): A two tasks, B one. Then borrowed shares: A's third task borrows 3 GB of the 18 lendable
+    (1/6), B's second 1 CPU of 9 (1/9): A goes first at share 0, B next; B's third and A's fourth need a tenth CPU."""
+    res = drf([[1, 4], [3, 1]], [9, 18], quotas=Quotas.kueue(nominal=[[4, 9], [5, 9]]), record_order=True)
+    assert res.tasks.tolist() == [3, 2]
+    assert res.order.tolist() == [0, 0, 1, 0, 1]
+    assert res.share_arithmetic == "float"
+
+
+def test_kueue_borrowing_limit_stops_borrowing():
+    """With borrowingLimit 0 on memory for A, A cannot go beyond its nominal 9 GB: two tasks."""
+    q = Quotas.kueue(nominal=[[4, 9], [5, 9]], borrowing_limit=[[5, 0], [np.inf, np.inf]])
+    assert drf([[1, 4], [3, 1]], [9, 18], quotas=q).tasks.tolist() == [2, 2]
+
+
+def test_quotas_on_a_single_pool_cluster():
+    cluster = Cluster.single_pool([9, 18], [[1, 4], [3, 1]])
+    alloc = drf(cluster, quotas=Quotas.mesos(guarantee=[[0, 0], [9, 3]]))
+    assert alloc.totals.tolist() == [0, 3]
+
+
+def test_no_quotas_is_plain_drf():
+    d, cap = [[1, 4], [3, 1], [2, 2]], [19, 23]
+    plain = drf(d, cap, record_order=True)
+    with_empty = drf(d, cap, record_order=True, quotas=Quotas())
+    assert with_empty.tasks.tolist() == plain.tasks.tolist()
+    assert with_empty.order.tolist() == plain.order.tolist()
+
+
+# ---- the kernel against the reference ---------------------------------------------------------------------------
+@st.composite
+def quota_instances(draw, share=None):
+    """Small integer instances with guarantees that fit, limits above them, lending limits below them."""
+    n, m = draw(st.integers(1, 5)), draw(st.integers(1, 3))
+    d = np.array(draw(st.lists(st.lists(st.integers(0, 4), min_size=m, max_size=m), min_size=n, max_size=n)))
+    d[d.sum(axis=1) == 0, 0] = 1
+    cap = np.array(draw(st.lists(st.integers(4, 30), min_size=m, max_size=m)))
+    frac = np.array(draw(st.lists(st.lists(st.integers(0, 10), min_size=m, max_size=m), min_size=n, max_size=n)))
+    g = np.floor(frac / 10 * cap / n)
+    lend = np.floor(g * draw(st.integers(0, 10)) / 10) if draw(st.booleans()) else None
+    lim = g + np.array(draw(st.lists(st.lists(st.integers(0, 15), min_size=m, max_size=m), min_size=n,
+                                     max_size=n))) if draw(st.booleans()) else None
+    mt = np.array(draw(st.lists(st.integers(0, 12), min_size=n, max_size=n))) if draw(st.booleans()) else None
+    share = share or draw(st.sampled_from(["dominant", "borrowed"]))
+    return d, cap, g, lim, lend, share, mt
+
+
+@settings(max_examples=150, deadline=None)
+@given(args=quota_instances(), cut=st.integers(0, 30))
+def test_kernel_matches_the_reference(args, cut):
+    """Same tasks in the same order, from zero and from a start the reference reached after ``cut`` tasks."""
+    d, cap, g, lim, lend, share, mt = args
+    q = Quotas(g, lim, lend, share)
+    ref, order = quota_filling_reference(d, cap, guarantee=g, limit=lim, lending_limit=lend, share=share, max_tasks=mt)
+    res = drf(d, cap, quotas=q, max_tasks=mt, record_order=True)
+    assert res.tasks.tolist() == ref.tolist()
+    assert res.order.tolist() == order
+    start = np.bincount(np.array(order[:cut], dtype=np.int64), minlength=len(d))
+    ref2, order2 = quota_filling_reference(d, cap, guarantee=g, limit=lim, lending_limit=lend, share=share,
+                                           max_tasks=mt, start=start)
+    res2 = drf(d, cap, quotas=q, max_tasks=mt, record_order=True, start=start)
+    assert res2.tasks.tolist() == ref2.tolist()
+    assert res2.order.tolist() == order2
+
+
+@settings(max_examples=10, deadline=None)
+@given(args=quota_instances())
+def test_compiled_kernel_matches_the_reference(args):
+    d, cap, g, lim, lend, share, mt = args
+    ref, order = quota_filling_reference(d, cap, guarantee=g, limit=lim, lending_limit=lend, share=share, max_tasks=mt)
+    with compiled():
+        res = drf(d, cap, quotas=Quotas(g, lim, lend, share), max_tasks=mt, record_order=True)
+    assert res.tasks.tolist() == ref.tolist()
+    assert res.order.tolist() == order
+
+
+def test_the_reference_catches_a_kernel_that_ignores_reservations():
+    """The differential test can fail: the same quotas with everything lendable (the reservation dropped) differ
+    from the reference on the Mesos case."""
+    d, cap, mt = [[1], [1]], [10], [2, 100]
+    ref, _ = quota_filling_reference(d, cap, guarantee=[[6], [0]], lending_limit=[[0], [0]], max_tasks=mt)
+    dropped = drf(d, cap, max_tasks=np.array(mt), quotas=Quotas([[6], [0]]))
+    assert dropped.tasks.tolist() != ref.tolist()
+
+
+# ---- the defining property ----------------------------------------------------------------------------------------
+def _share(share, d, cap, g, lendable, i, t):
+    if share == "borrowed":
+        keyed = lendable > 0
+        return max(0.0, float(((t * d[i] - g[i])[keyed] / lendable[keyed]).max(initial=0.0)))
+    return t * float((d[i] / cap).max())
+
+
+@settings(max_examples=150, deadline=None)
+@given(args=quota_instances())
+def test_progressive_filling_with_quotas_property(args):
+    """What the result must satisfy, checked on the result alone: the resources committed (with the unlent parts of
+    guarantees) fit the capacity; every user holds its guaranteed tasks and stays within its limit; no user can take
+    one more task; and no task beyond a guarantee went to a user j while some user i had a lower share and could
+    have taken it: for every such j and every i, share_j(t_j - 1) <= share_i(t_i), or i cannot take a task in the
+    allocation without j's last one."""
+    d, cap, g, lim, lend, share, mt = args
+    q = Quotas(g, lim, lend, share)
+    resolved = q.resolve(d.astype(float), cap.astype(float))
+    reserved = resolved.reserved if resolved.reserved.shape[0] else np.zeros(d.shape)
+    lendable = cap - reserved.sum(axis=0)
+    caps = resolved.limit_tasks if mt is None else np.minimum(resolved.limit_tasks, mt)
+    guaranteed = np.minimum(resolved.guaranteed_tasks, caps)
+    t = drf(d, cap, quotas=q, max_tasks=mt).tasks
+
+    def committed(tasks):
+        return np.maximum(tasks[:, None] * d, reserved).sum(axis=0)
+
+    def can_take(tasks, i):
+        more = tasks.copy()
+        more[i] += 1
+        return more[i] <= caps[i] and (committed(more) <= cap).all()
+
+    assert (committed(t) <= cap).all()
+    assert (t >= guaranteed).all() and (t <= caps).all()
+    assert not any(can_take(t, i) for i in range(len(d)))
+    for j in np.flatnonzero(t > guaranteed):
+        before = t.copy()
+        before[j] -= 1
+        for i in range(len(d)):
+            if i != j:
+                assert (_share(share, d, cap, g, lendable, j, t[j] - 1) <= _share(share, d, cap, g, lendable, i, t[i])
+                        or not can_take(before, i)), (i, j)
+
+
+# ---- continuous references --------------------------------------------------------------------------------------
+def _scaled_instance(seed):
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(2, 5)), int(rng.integers(1, 4))
+    d = rng.integers(1, 5, (n, m)).astype(float)
+    cap = rng.integers(10, 30, m).astype(float)
+    g = np.floor(rng.random((n, m)) * cap / n)
+    lend = np.floor(g * rng.random((n, m))) if seed % 2 else None
+    lim = g + rng.integers(0, 20, (n, m)) if seed % 3 else None
+    return d, cap, g, lim, lend, rng.integers(1, 4, n).astype(float)
+
+
+SCALE = 1000
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("share", ["dominant", "borrowed"])
+def test_whole_tasks_converge_to_the_divisible_allocation(seed, share):
+    """Capacities and quotas scaled by 1000, the tasks per user are within 2n tasks of 1000 × the divisible
+    allocation: the LP reference (lexicographic max-min with floors, caps and the reservations' convex form) for the
+    dominant share, water-filling for the borrowed share. The tolerance is fixed from granularity, not measured:
+    each of the n users can stop up to one task early, and each such stop can pass up to one task to others."""
+    d, cap, g, lim, lend, w = _scaled_instance(seed)
+    q = Quotas(g, lim, lend, share)
+    if share == "dominant":
+        x = quota_maxmin_lp(d, cap, q, weights=w)
+    else:
+        x = borrowed_waterfilling_reference(d, cap, guarantee=g, limit=lim, lending_limit=lend, weights=w)
+    scaled = Quotas(g * SCALE, None if lim is None else lim * SCALE, None if lend is None else lend * SCALE, share)
+    tasks = drf(d, cap * SCALE, weights=w, quotas=scaled).tasks
+    assert np.abs(tasks - SCALE * x).max() <= 2 * len(d)
+
+
+def test_lp_reference_without_quotas_is_maxmin_lp():
+    from fairlib.multires import maxmin_lp
+    d, cap, w = [[1, 4], [3, 1], [2, 2]], [19, 23], [1, 2, 1]
+    np.testing.assert_allclose(quota_maxmin_lp(d, cap, Quotas(), weights=w), maxmin_lp(d, cap, weights=w),
+                               rtol=1e-7, atol=1e-9)
+
+
+# ---- bad input --------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("quotas, match", [
+    (Quotas(guarantee=[[1, 1]]), r"quotas.guarantee: expected shape \(2, 2\)"),
+    (Quotas(guarantee=[[1, -1], [0, 0]]), r"quotas.guarantee\[0, 1\] = -1.0"),
+    (Quotas(guarantee=[[1, np.nan], [0, 0]]), r"quotas.guarantee\[0, 1\] = nan"),
+    (Quotas(guarantee=[[1, np.inf], [0, 0]]), r"quotas.guarantee\[0, 1\] = inf: must be finite"),
+    (Quotas(limit=[[1, -2], [0, 0]]), r"quotas.limit\[0, 1\] = -2.0"),
+    (Quotas(guarantee=[[5, 0], [0, 0]], limit=[[4, 9], [9, 9]]),
+     r"quotas.guarantee\[0, 0\] = 5.*must be <= quotas.limit"),
+    (Quotas(guarantee=[[5, 0], [0, 0]], lending_limit=[[6, 0], [0, 0]]), r"quotas.lending_limit must be <="),
+    (Quotas(guarantee=[[5, 0], [5, 0]]), r"resource 0 add up to 10, more than its capacity 9"),
+    (Quotas.kueue(nominal=[[5, 0], [5, 0]]), r"nominal: the guarantees of resource 0 add up to 10"),
+    (Quotas.yarn(min_share=[[1, 1], [1, -1]]), r"min_share\[1, 1\] = -1.0"),
+])
+def test_bad_quotas_are_named(quotas, match):
+    with pytest.raises(InvalidInputError, match=match):
+        drf([[1, 4], [3, 1]], [9, 18], quotas=quotas)
+
+
+def test_bad_combinations_are_refused():
+    d, cap = [[1, 4], [3, 1]], [9, 18]
+    with pytest.raises(InvalidInputError, match="quotas.share"):
+        Quotas(share="total")
+    with pytest.raises(InvalidInputError, match="quotas: expected a fairlib.multires.Quotas, got dict"):
+        drf(d, cap, quotas={"guarantee": [[1, 1], [1, 1]]})
+    with pytest.raises(InvalidInputError, match="tie_break = 'higher_share'"):
+        drf(d, cap, quotas=Quotas.kueue(nominal=[[1, 1], [1, 1]]), tie_break="higher_share")
+    with pytest.raises(InvalidInputError, match="zeros='scheduler'"):
+        drf(d, cap, quotas=Quotas(), zeros="scheduler")
+    with pytest.raises(InvalidInputError, match=r"borrowing_limit\[0, 1\] = -1.0"):
+        Quotas.kueue(nominal=[[1, 1], [1, 1]], borrowing_limit=[[0, -1], [0, 0]])
+    # a start that lends out a reserved guarantee: user 1 holds 8 CPUs while 6 are held back for user 0
+    with pytest.raises(InvalidInputError, match="start: with the guarantees' reserved parts, commits 14 of resource 0"):
+        drf([[1], [1]], [10], quotas=Quotas.mesos(guarantee=[[6], [0]]), start=np.array([0, 8]))
+    # a start beyond a limit is beyond the user's cap
+    with pytest.raises(InvalidInputError, match=r"start\[0\] = 3: must be within max_tasks\[0\] = 2"):
+        drf(d, cap, quotas=Quotas.yarn(max_share=[[9, 8], [9, 18]]), start=np.array([3, 0]))
