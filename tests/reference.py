@@ -255,3 +255,48 @@ def borrowed_waterfilling_reference(demands, capacity, *, guarantee, limit=None,
                         | (x >= upper * (1 - 1e-12)))
         frozen |= grows if grows.any() else free
     return x
+
+
+def maxmin_levels_reference(cluster, coef, floors=None):
+    """Weighted max-min of coef_n x_n (x_n a user's total tasks) with ``floors_n <= x_n <= max_tasks_n``, by
+    progressive filling written as LPs: raise the common level t of the unfrozen users as far as capacities, caps and
+    floors allow, then freeze every unfrozen user that cannot exceed t while the others keep theirs (one LP each; a
+    user whose floor is above t can, so it stays unfrozen). Variables: x per eligible pair, then t. Returns levels."""
+    from scipy.optimize import linprog
+
+    n, (users, servers) = cluster.n_users, np.nonzero(cluster.eligible)
+    p = len(users)
+    a_cap = np.zeros((cluster.n_servers * cluster.n_resources, p + 1))
+    for k, (u, i) in enumerate(zip(users, servers)):
+        a_cap[i * cluster.n_resources:(i + 1) * cluster.n_resources, k] = cluster.demand[u]
+    total = np.zeros((n, p + 1))
+    total[users, np.arange(p)] = 1.0
+    caps = np.isfinite(cluster.max_tasks)
+    lower = np.zeros(n) if floors is None else np.asarray(floors, dtype=float)
+    level = np.full(n, np.nan)
+    for _ in range(n + 1):
+        active = np.isnan(level)
+        if not active.any():
+            return level
+        floor = np.where(active, 0.0, np.nan_to_num(level)) * (1 - 1e-9)
+        rows = [a_cap, total[caps], -total, -(coef[:, None] * total)]
+        rhs = [cluster.capacity.ravel(), cluster.max_tasks[caps], -lower * (1 - 1e-9), -floor]
+        raise_t = -(coef[:, None] * total)
+        raise_t[active, p] = 1.0
+        c = np.zeros(p + 1)
+        c[p] = -1.0
+        res = linprog(c, A_ub=np.vstack(rows[:3] + [raise_t]), b_ub=np.concatenate(rhs[:3] + [-floor]),
+                      bounds=[(0, None)] * (p + 1), method="highs")
+        assert res.status == 0
+        t = res.x[p]
+        floor_t = np.where(active, t, np.nan_to_num(level)) * (1 - 1e-9)
+        for j in np.flatnonzero(active):
+            c = np.zeros(p + 1)
+            c[:p] = -coef[j] * total[j, :p]
+            best = linprog(c, A_ub=np.vstack(rows[:3] + [-(coef[:, None] * total)]),
+                           b_ub=np.concatenate(rhs[:3] + [-floor_t]), bounds=[(0, None)] * p + [(0, 0)],
+                           method="highs")
+            # infeasible: HiGHS's t (met to its tolerance) is a hair above what all can keep, so j cannot exceed it
+            if best.status == 2 or -best.fun <= t * (1 + 1e-6) + 1e-12:
+                level[j] = t
+    raise AssertionError("reference did not converge")

@@ -256,3 +256,71 @@ def test_bad_combinations_are_refused():
     # a start beyond a limit is beyond the user's cap
     with pytest.raises(InvalidInputError, match=r"start\[0\] = 3: must be within max_tasks\[0\] = 2"):
         drf(d, cap, quotas=Quotas.yarn(max_share=[[9, 8], [9, 18]]), start=np.array([3, 0]))
+
+
+# ---- DRFH and TSF: guarantees and limits on heterogeneous servers -------------------------------------------------
+def _heterogeneous_case(seed):
+    from fairlib.multires import random_cluster
+    rng = np.random.default_rng(seed)
+    cluster = random_cluster(rng, 4, 3, 2, weights=True)
+    g = np.floor(rng.random((4, 2)) * cluster.pooled_capacity / 4 * 0.8 * 100) / 100
+    lim = g + rng.random((4, 2)) * cluster.pooled_capacity if seed % 2 else None
+    return cluster, Quotas.yarn(min_share=g, max_share=lim)
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("method", ["interior_point", "highs"])
+@pytest.mark.parametrize("mechanism", ["drfh", "tsf"])
+def test_heterogeneous_guarantees_and_limits_match_the_lp_reference(seed, method, mechanism):
+    """Each user's total between its guaranteed tasks and its limit, and the lexicographic max-min of the
+    mechanism's share among those: the same totals as the sequential-LP reference with floors and caps (to HiGHS's
+    tolerance; the interior point stops at 1e-9)."""
+    from dataclasses import replace
+
+    from fairlib.multires import drfh, tsf
+    from fairlib.multires.global_maxmin import drfh_coefficients, tsf_coefficients
+    from fairlib.multires.quotas import divisible_bounds
+    from tests.reference import maxmin_levels_reference
+
+    cluster, q = _heterogeneous_case(seed)
+    run, coefficients = (drfh, drfh_coefficients) if mechanism == "drfh" else (tsf, tsf_coefficients)
+    alloc = run(cluster, quotas=q, method=method)
+    lower, upper = divisible_bounds(q, cluster.demand, cluster.max_tasks)
+    coef = coefficients(cluster) / cluster.weight
+    expected = maxmin_levels_reference(replace(cluster, max_tasks=upper), coef, lower) / coef
+    assert cluster.feasible(alloc.tasks)
+    assert (alloc.totals >= lower * (1 - 1e-7)).all() and (alloc.totals <= upper * (1 + 1e-7)).all()
+    np.testing.assert_allclose(alloc.totals, expected, rtol=1e-5, atol=1e-7)
+
+
+def test_guarantees_matter_on_heterogeneous_servers():
+    """Without quotas DRFH equalises; a guarantee above that level holds (case seed 2 of the LP comparison: user 0's
+    guarantee is about 20.3 tasks, above its 17.2 under plain DRFH)."""
+    from fairlib.multires import drfh
+    cluster, q = _heterogeneous_case(2)
+    plain, guaranteed = drfh(cluster).totals, drfh(cluster, quotas=q).totals
+    floor = np.min(np.asarray(q.guarantee)[0] / cluster.demand[0])
+    assert plain[0] < floor <= guaranteed[0] * (1 + 1e-9)
+
+
+def test_single_server_drfh_with_quotas_is_the_pooled_lp():
+    from fairlib.multires import drfh
+    d, cap, g, lim = [[1, 4], [3, 1], [2, 2]], [19, 23], [[4, 16], [0, 0], [2, 2]], [[19, 23], [9, 5], [19, 23]]
+    q = Quotas.yarn(min_share=g, max_share=lim)
+    alloc = drfh(Cluster([cap], d), quotas=q)
+    np.testing.assert_allclose(alloc.totals, quota_maxmin_lp(d, cap, q), rtol=1e-6)
+
+
+def test_heterogeneous_quotas_bad_input():
+    from fairlib.multires import drfh
+    two = Cluster([[10, 10], [10, 10]], [[6, 6], [1, 1]], eligible=[[True, False], [True, True]])
+    with pytest.raises(InvalidInputError, match=r"min_share: the guaranteed tasks \[2.5, 0.0\] cannot all be placed"):
+        drfh(two, quotas=Quotas.yarn(min_share=[[15, 15], [0, 0]]))
+    with pytest.raises(InvalidInputError, match="resource 1 add up to 21, more than its capacity 20"):
+        drfh(two, quotas=Quotas.yarn(min_share=[[5, 11], [5, 10]]))
+    with pytest.raises(InvalidInputError, match="quotas.share = 'borrowed'"):
+        drfh(two, quotas=Quotas.kueue(nominal=[[5, 5], [5, 5]]))
+    with pytest.raises(InvalidInputError, match="lending_limit: below the guarantee"):
+        drfh(two, quotas=Quotas.mesos(guarantee=[[5, 5], [5, 5]]))
+    with pytest.raises(InvalidInputError, match="quotas: expected a fairlib.multires.Quotas"):
+        drfh(two, quotas=[[5, 5], [5, 5]])

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.optimize import linprog
 
 from fairlib import InvalidInputError
 from fairlib._jit import compiled
@@ -15,46 +14,7 @@ from fairlib.multires import (Cluster, asset_fairness, ceei, drf, drfh, edrf, me
 from fairlib.multires.global_maxmin import drfh_coefficients, tsf_coefficients
 from fairlib.multires.psdsf import psdsf_violation
 from fairlib.multires.server_properties import checked_allocation, pareto_violation, sharing_incentive_violation
-
-
-def _reference_levels(cluster, coef):
-    """Weighted max-min of coef_n x_n with x_n <= max_tasks_n, by progressive filling written as LPs: raise the
-    common level t of the unfrozen users as far as capacities and caps allow, then freeze every unfrozen user that
-    cannot exceed t while the others keep theirs (one LP each). Variables: x per eligible pair, then t."""
-    n, (users, servers) = cluster.n_users, np.nonzero(cluster.eligible)
-    p = len(users)
-    a_cap = np.zeros((cluster.n_servers * cluster.n_resources, p + 1))
-    for k, (u, i) in enumerate(zip(users, servers)):
-        a_cap[i * cluster.n_resources:(i + 1) * cluster.n_resources, k] = cluster.demand[u]
-    total = np.zeros((n, p + 1))
-    total[users, np.arange(p)] = 1.0
-    caps = np.isfinite(cluster.max_tasks)
-    level = np.full(n, np.nan)
-    for _ in range(n + 1):
-        active = np.isnan(level)
-        if not active.any():
-            return level
-        floor = np.where(active, 0.0, np.nan_to_num(level)) * (1 - 1e-9)
-        rows = [a_cap, total[caps], -(coef[:, None] * total)]
-        rhs = [cluster.capacity.ravel(), cluster.max_tasks[caps], -floor]
-        raise_t = -(coef[:, None] * total)
-        raise_t[active, p] = 1.0
-        c = np.zeros(p + 1)
-        c[p] = -1.0
-        res = linprog(c, A_ub=np.vstack(rows[:2] + [raise_t]), b_ub=np.concatenate(rhs[:2] + [-floor]),
-                      bounds=[(0, None)] * (p + 1), method="highs")
-        assert res.status == 0
-        t = res.x[p]
-        floor_t = np.where(active, t, np.nan_to_num(level)) * (1 - 1e-9)
-        for j in np.flatnonzero(active):
-            c = np.zeros(p + 1)
-            c[:p] = -coef[j] * total[j, :p]
-            best = linprog(c, A_ub=np.vstack(rows[:2] + [-(coef[:, None] * total)]),
-                           b_ub=np.concatenate(rhs[:2] + [-floor_t]), bounds=[(0, None)] * p + [(0, 0)],
-                           method="highs")
-            if -best.fun <= t * (1 + 1e-7) + 1e-12:
-                level[j] = t
-    raise AssertionError("reference did not converge")
+from tests.reference import maxmin_levels_reference
 
 
 def _capped_cluster(rng, users, servers, resources):
@@ -80,7 +40,7 @@ def test_drfh_and_tsf_with_caps_match_the_reference(seed, users, servers, resour
     with compiled():  # the interpreted path is compared with this one in test_interpreted_kernels.py
         tasks = run(cluster, method=method).tasks
     checked_allocation(cluster, tasks)                      # feasible, zero off-eligible, within every cap
-    expected = _reference_levels(cluster, coef)
+    expected = maxmin_levels_reference(cluster, coef)
     np.testing.assert_allclose(coef * tasks.sum(axis=1), expected, rtol=2e-6, atol=1e-9 * max(1, expected.max()))
 
 
@@ -124,7 +84,7 @@ def test_users_below_the_round_level_freeze_at_their_caps_together(method):
         coef = q(cluster) / cluster.weight
         tasks = run(cluster, method=method).tasks
         checked_allocation(cluster, tasks)
-        expected = _reference_levels(cluster, coef)
+        expected = maxmin_levels_reference(cluster, coef)
         np.testing.assert_allclose(coef * tasks.sum(axis=1), expected, rtol=2e-6, atol=1e-9 * expected.max())
 
 

@@ -62,11 +62,13 @@ def _pair_index(cluster: Cluster):
 
 
 def weighted_maxmin_totals(cluster: Cluster, q, *, tol: float = 1e-9, max_rounds: int | None = None,
-                           method: str = "interior_point") -> tuple[np.ndarray, dict]:
+                           method: str = "interior_point", floors=None) -> tuple[np.ndarray, dict]:
     """Lexicographic weighted max-min of q_n x_n / φ_n over feasible placements.
 
     ``method``: "interior_point" (default) or "highs" (the reference; see the module docstring). ``tol``:
     the interior point's stopping tolerance, or the dual above which HiGHS's duals freeze a user.
+    ``floors`` (n,): guaranteed total tasks per user (within its cap; they must be placeable together): a user
+    waits at its floor's level until the common level reaches it, then rises with the others.
     Returns (tasks[n, i], diagnostics: rounds, levels per user, LP count, method).
     """
     q = np.asarray(q, dtype=np.float64)
@@ -76,28 +78,50 @@ def weighted_maxmin_totals(cluster: Cluster, q, *, tol: float = 1e-9, max_rounds
     check_choice(method, _METHODS, "method")
     if not (np.isfinite(tol) and tol > 0):
         raise InvalidInputError(f"tol = {tol}: must be a positive finite number")
+    floors = np.zeros(n) if floors is None else np.asarray(floors, dtype=np.float64)
     if method == "interior_point":
-        return _maxmin_interior(cluster, q / cluster.weight, tol, max_rounds)
-    return _maxmin_highs(cluster, q, tol, max_rounds)
+        return _maxmin_interior(cluster, q / cluster.weight, tol, max_rounds, floors)
+    return _maxmin_highs(cluster, q, tol, max_rounds, floors)
 
 
-def _maxmin_interior(cluster: Cluster, coef, tol, max_rounds):
+def _release_parked(level, parked, t) -> bool:
+    """Users waiting at their floors' levels (``parked``): when the common level ``t`` has reached the lowest of
+    them, the users at that floor rise with the others from now on (their level is unset again). One floor at a
+    time: the next round's level is at least this floor (everyone was at or above it), but may be below a higher
+    floor, whose users must keep waiting. Returns whether any rose: the round is then solved again before anyone is
+    frozen."""
+    if not parked.any():
+        return False
+    lowest = level[parked].min()
+    if lowest > t:
+        return False
+    rise = parked & (level == lowest)
+    level[rise] = np.nan
+    parked &= ~rise
+    return bool(rise.any())
+
+
+def _maxmin_interior(cluster: Cluster, coef, tol, max_rounds, floors):
     """Lexicographic weighted max-min of ``coef``-scaled totals by rounds: each round's common level by the
     structured interior point (HiGHS takes over a round where it stalls), the users its duals block frozen at the
-    level their exactly feasible tasks achieve; returns tasks and diagnostics."""
+    level their exactly feasible tasks achieve; users with a floor wait at its level until the common level reaches
+    it (:func:`_release_parked`); returns tasks and diagnostics."""
     n = cluster.n_users
     users, servers = _pair_index(cluster)
     demand, capacity = cluster.demand, cluster.capacity
-    level = np.full(n, np.nan)
+    parked = floors > 0
+    level = np.where(parked, coef * floors, np.nan)
     rounds = iterations = fallbacks = 0
     worst = 0.0
     highs = None
-    limit = max_rounds or n + 1
+    limit = max_rounds or 2 * n + 1
     lps = 0
-    while np.isnan(level).any():
+    while np.isnan(level).any() or parked.any():
         rounds += 1
         if rounds > limit:
             raise RuntimeError(f"weighted_maxmin_totals: no convergence after {limit} rounds")
+        if not np.isnan(level).any():  # only floored users left: the lowest floors rise
+            _release_parked(level, parked, level[parked].min())
         active = np.isnan(level)
         x, t, blocked, diag = maxmin_round_interior_point(demand, capacity, users, servers, coef, level,
                                                           tol=min(tol, 1e-9))
@@ -114,6 +138,8 @@ def _maxmin_interior(cluster: Cluster, coef, tol, max_rounds):
         tasks[users, servers] = np.maximum(x, 0.0)
         tasks /= max(1.0, float(cluster.load(tasks).max(initial=0.0)))
         achieved = coef * tasks.sum(axis=1)
+        if _release_parked(level, parked, t):
+            continue
         if not blocked.any():  # flat indicator (numerical): the largest dual share is blocked
             blocked = active & (diag["dual_share"] == diag["dual_share"][active].max())
         scale, t, blocked = _stop_at_caps(achieved, coef, cluster.max_tasks, active, t, blocked)
@@ -121,7 +147,7 @@ def _maxmin_interior(cluster: Cluster, coef, tol, max_rounds):
         # Levels are kept at what this exactly feasible x achieves (at most the primal residual below the
         # LP's), less 1e-12 relative against rounding, so the next round's LP stays feasible.
         level[blocked] = t
-        frozen = ~np.isnan(level)
+        frozen = ~np.isnan(level) & ~parked
         level[frozen] = np.minimum(level[frozen], achieved[frozen]) * (1 - _IPM_FREEZE_SLACK)
     tasks = _within_caps(tasks, cluster.max_tasks)
     return tasks, {"rounds": rounds, "lps": lps, "levels": level, "iterations": iterations,
@@ -169,21 +195,26 @@ def _highs_round(lp, level, tol):
     return res.x[:p], t, block, lps
 
 
-def _maxmin_highs(cluster: Cluster, q, tol, max_rounds):
+def _maxmin_highs(cluster: Cluster, q, tol, max_rounds, floors):
     n = cluster.n_users
     lp = _highs_lp(cluster, q / cluster.weight)
-    level = np.full(n, np.nan)
+    parked = floors > 0
+    level = np.where(parked, lp["coef"] * floors, np.nan)
     rounds = lps = 0
     x = np.zeros(len(lp["users"]))
-    limit = max_rounds or n + 1
-    while np.isnan(level).any():
+    limit = max_rounds or 2 * n + 1
+    while np.isnan(level).any() or parked.any():
         rounds += 1
         if rounds > limit:
             raise RuntimeError(f"weighted_maxmin_totals: no convergence after {limit} rounds")
+        if not np.isnan(level).any():  # only floored users left: the lowest floors rise
+            _release_parked(level, parked, level[parked].min())
         active = np.isnan(level)
         x, t, block, used = _highs_round(lp, level, tol)
         lps += used
         x = np.maximum(x, 0.0)
+        if _release_parked(level, parked, t):
+            continue
         achieved = lp["coef"] * np.bincount(lp["users"], x, minlength=n)
         scale, t, block = _stop_at_caps(achieved, lp["coef"], cluster.max_tasks, active, t, block)
         x = x * scale[lp["users"]]
@@ -240,30 +271,73 @@ def _blocked_by_lp(cluster, users, a_cap, b_cap, coef, level, active, t, tol):
     return out
 
 
+def _with_quotas(cluster: Cluster, quotas) -> tuple[Cluster, np.ndarray | None]:
+    """The cluster with each user's cap lowered to its limit, and the guaranteed total tasks (floors), for
+    :class:`~.quotas.Quotas` given as vectors of the pooled capacity; ``(cluster, None)`` without quotas."""
+    from dataclasses import replace
+
+    from .quotas import Quotas, divisible_bounds
+
+    if quotas is None:
+        return cluster, None
+    if not isinstance(quotas, Quotas):
+        raise InvalidInputError(f"quotas: expected a fairlib.multires.Quotas, got {type(quotas).__name__}")
+    if quotas.share != "dominant":
+        raise InvalidInputError(f"quotas.share = {quotas.share!r}: Kueue's borrowed share is a pooled rule (drf); "
+                                "on heterogeneous servers the mechanism's own share decides")
+    resolved = quotas.resolve(cluster.demand, cluster.pooled_capacity)
+    if resolved.reserved.shape[0]:
+        raise InvalidInputError(f"{quotas.names[2]}: below the guarantee, it holds part of a guarantee back in the "
+                                "pool; heterogeneous servers have no pool to hold it in (give lending_limit=None)")
+    floors, caps = divisible_bounds(quotas, cluster.demand, cluster.max_tasks)
+    capped = replace(cluster, max_tasks=caps)
+    _check_placeable(capped, floors, quotas.names[0])
+    return capped, floors
+
+
+def _check_placeable(cluster: Cluster, floors, name: str) -> None:
+    """Refuse guarantees whose tasks cannot all be placed together (servers' capacities, placement constraints)."""
+    users, servers, a_cap = placement_capacity_rows(cluster)
+    p = len(users)
+    a_tot = coo_matrix((-np.ones(p), (users, np.arange(p))), shape=(cluster.n_users, p))
+    res = linprog(np.zeros(p), A_ub=vstack([a_cap, a_tot]).tocsr(),
+                  b_ub=np.concatenate([cluster.capacity.ravel(), -floors]), bounds=[(0, None)] * p, method="highs")
+    if res.status != 0:
+        raise InvalidInputError(f"{name}: the guaranteed tasks {np.round(floors, 6).tolist()} cannot all be placed "
+                                "on the servers together (their capacities and placement constraints)")
+
+
 @interpreted_when_small
-def drfh(cluster: Cluster, *, tol: float = 1e-9, method: str = "interior_point") -> Allocation:
+def drfh(cluster: Cluster, *, tol: float = 1e-9, method: str = "interior_point", quotas=None) -> Allocation:
     """DRFH: weighted max-min on global dominant shares x_n max_r d[n, r] / C_r (pooled C), placed on servers.
 
     ``method``: "interior_point" (default) or "highs" (reference LPs); see :func:`weighted_maxmin_totals`.
+    ``quotas``: a :class:`~.quotas.Quotas` with guarantees and limits as vectors of the pooled capacity (YARN's
+    min/max shares; lending limits and Kueue's borrowed share are pooled rules, refused here): each user's tasks
+    lie between ``min_r G_nr / d_nr`` (the guarantees must be placeable together) and ``min_r L_nr / d_nr``; a
+    guaranteed user waits at its guarantee until the others' shares reach it.
 
     >>> c = Cluster([[9, 18]], [[1, 4], [3, 1]])    # one server: DRF
     >>> drfh(c).tasks.round(6).ravel().tolist()
     [3.0, 2.0]
     """
     tol = as_number(tol, "tol", maximum=0.1)
-    tasks, diag = weighted_maxmin_totals(cluster, drfh_coefficients(cluster), tol=tol, method=method)
+    capped, floors = _with_quotas(cluster, quotas)
+    tasks, diag = weighted_maxmin_totals(capped, drfh_coefficients(cluster), tol=tol, method=method, floors=floors)
     return Allocation.from_diagnostics(cluster, tasks, "drfh", diag)
 
 
 @interpreted_when_small
-def tsf(cluster: Cluster, *, tol: float = 1e-9, method: str = "interior_point") -> Allocation:
+def tsf(cluster: Cluster, *, tol: float = 1e-9, method: str = "interior_point", quotas=None) -> Allocation:
     """TSF: weighted max-min on x_n / γ_n (γ_n: monopoly tasks on every server, placement ignored).
 
     ``method``: "interior_point" (default) or "highs" (reference LPs); see :func:`weighted_maxmin_totals`.
+    ``quotas``: guarantees and limits, as :func:`drfh` takes them.
 
     >>> tsf(Cluster([[9, 18]], [[1, 4], [3, 1]])).tasks.round(6).ravel().tolist()
     [3.0, 2.0]
     """
     tol = as_number(tol, "tol", maximum=0.1)
-    tasks, diag = weighted_maxmin_totals(cluster, tsf_coefficients(cluster), tol=tol, method=method)
+    capped, floors = _with_quotas(cluster, quotas)
+    tasks, diag = weighted_maxmin_totals(capped, tsf_coefficients(cluster), tol=tol, method=method, floors=floors)
     return Allocation.from_diagnostics(cluster, tasks, "tsf", diag)

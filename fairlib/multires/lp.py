@@ -91,7 +91,7 @@ def quota_maxmin_lp(demands, capacity, quotas, *, weights=None, max_tasks=None, 
     >>> quota_maxmin_lp([[1, 4], [3, 1]], [9, 18], Quotas.yarn(min_share=[[4, 16], [0, 0]])).round(6).tolist()
     [4.0, 1.666667]
     """
-    from .quotas import Quotas
+    from .quotas import Quotas, divisible_bounds
 
     d = as_demands(demands)
     n, m = d.shape
@@ -100,13 +100,7 @@ def quota_maxmin_lp(demands, capacity, quotas, *, weights=None, max_tasks=None, 
     if not isinstance(quotas, Quotas) or quotas.share != "dominant":
         raise InvalidInputError("quotas: expected a Quotas with share='dominant' (the borrowed share is not an LP)")
     resolved = quotas.resolve(d, cap)
-    pos = d > 0
-    guarantee = np.zeros((n, m)) if quotas.guarantee is None else np.asarray(quotas.guarantee, dtype=float)
-    limit = np.full((n, m), np.inf) if quotas.limit is None else np.asarray(quotas.limit, dtype=float)
-    caps = np.full(n, np.inf) if max_tasks is None else np.asarray(max_tasks, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        upper = np.minimum(np.where(pos, limit / np.where(pos, d, 1.0), np.inf).min(axis=1), caps)
-        lower = np.minimum(np.where(pos, guarantee / np.where(pos, d, 1.0), np.inf).min(axis=1), upper)
+    lower, upper = divisible_bounds(quotas, d, max_tasks)
     reserved = resolved.reserved if resolved.reserved.shape[0] else np.zeros((n, m))
     coef = (d / cap).max(axis=1) / w
     # variables: x (n), y (n m, row-major by user), M

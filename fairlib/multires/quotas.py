@@ -39,7 +39,7 @@ import numpy as np
 
 from .._validate import InvalidInputError, check_choice
 
-__all__ = ["Quotas", "QUOTA_SHARES", "ResolvedQuotas"]
+__all__ = ["Quotas", "QUOTA_SHARES", "ResolvedQuotas", "divisible_bounds"]
 
 #: the share progressive filling equalises beyond the guarantees (see the module docstring)
 QUOTA_SHARES = ("dominant", "borrowed")
@@ -181,3 +181,18 @@ class Quotas:
             nominal, lendable = np.empty((0, m)), np.empty(0)
         return ResolvedQuotas(guaranteed, limit_tasks, reserved if (reserved > 0).any() else np.empty((0, m)),
                               nominal, lendable)
+
+
+def divisible_bounds(quotas: Quotas, demands: np.ndarray, max_tasks=None) -> tuple[np.ndarray, np.ndarray]:
+    """Divisible tasks per user between a checked :class:`Quotas`' guarantee and limit: ``lower_i = min(min_r
+    G_ir / d_ir, upper_i)``, ``upper_i = min(min_r L_ir / d_ir, max_tasks_i)`` over the resources the user demands
+    (``inf`` where nothing bounds it). Call :meth:`Quotas.resolve` first: this reads the raw vectors."""
+    n, m = demands.shape
+    guarantee = np.zeros((n, m)) if quotas.guarantee is None else np.asarray(quotas.guarantee, dtype=float)
+    limit = np.full((n, m), np.inf) if quotas.limit is None else np.asarray(quotas.limit, dtype=float)
+    caps = np.full(n, np.inf) if max_tasks is None else np.asarray(max_tasks, dtype=float)
+    pos = demands > 0
+    safe = np.where(pos, demands, 1.0)
+    upper = np.minimum(np.where(pos, limit / safe, np.inf).min(axis=1), caps)
+    lower = np.minimum(np.where(pos, guarantee / safe, np.inf).min(axis=1), upper)
+    return lower, upper
