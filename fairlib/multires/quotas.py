@@ -81,19 +81,14 @@ def whole_tasks_within(bound, demands) -> np.ndarray:
     pos = demands > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(pos, bound / np.where(pos, demands, 1.0), np.inf).min(axis=1)
-    out = np.empty(len(demands), dtype=np.int64)
-    for i, x in enumerate(ratio.tolist()):
-        if not x < 2.0 ** 62:
-            out[i] = big
-            continue
-        t = int(np.floor(x))
-        # the float quotient may be off by one either way: settle it with the rule drf's fit check uses
-        limit = bound[i] * (1.0 + _RTOL)
-        while np.all((t + 1) * demands[i] <= limit):
-            t += 1
-        while t > 0 and not np.all(t * demands[i] <= limit):
-            t -= 1
-        out[i] = t
+    bounded = ratio < 2.0 ** 62
+    t = np.where(bounded, np.floor(np.where(bounded, ratio, 0.0)), 0.0)
+    # the float quotient may be off by one either way: settle it with the rule drf's fit check uses
+    limit = bound * (1.0 + _RTOL)
+    t += ((t[:, None] + 1.0) * demands <= limit).all(axis=1)
+    t -= (t > 0) & ~(t[:, None] * demands <= limit).all(axis=1)
+    out = np.full(len(demands), big, dtype=np.int64)
+    out[bounded] = t[bounded].astype(np.int64)
     return out
 
 
