@@ -16,6 +16,7 @@ from .._jit import interpreted_when_small, njit
 from .._validate import (InvalidInputError, as_capacities, as_count, as_demands, as_weights, check_choice,
                          check_task_bound)
 from .cluster import monopoly_tasks
+from .quotas import Quotas
 
 __all__ = ["drf", "DRFResult", "dominant_resources", "STOP_RULES", "ZERO_RULES", "TIE_BREAKS", "SHARE_ARITHMETIC",
            "FIT_RTOL", "share_steps"]
@@ -625,7 +626,8 @@ def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie
     if quota is not None:
         _check_reservations(held, d, cap, quota.reserved)
         # the guarantees first (a user already beyond its guarantee waits), then everyone
-        phases = [np.maximum(held, np.minimum(quota.guaranteed_tasks, caps)), caps]
+        guaranteed = np.maximum(held, np.minimum(quota.guaranteed_tasks, caps))
+        phases = [guaranteed, caps] if (guaranteed > held).any() else [caps]
     by_index = np.arange(n, dtype=np.int64)
     secondary = _secondary_order(tie_break, d, cap, step, share_num, share_den, arithmetic)
     zero_secondary = by_index if tie_break in ("lexicographic", "allocation_count") else secondary
@@ -647,8 +649,6 @@ def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie
 
 def _resolve_quotas(quotas, d, cap, tie_break, share_arithmetic):
     """``drf``'s ``quotas`` checked against the instance and the options it can be combined with (or ``None``)."""
-    from .quotas import Quotas
-
     if quotas is None:
         return None
     if not isinstance(quotas, Quotas):
