@@ -158,6 +158,54 @@ def test_edrf_matches_lexicographic_lp(pool):
     np.testing.assert_allclose(edrf(d, c, weights=w).tasks, maxmin_lp(d, c, weights=w), rtol=1e-9, atol=1e-9)
 
 
+@given(pools(weighted=True), st.lists(st.integers(0, 10), min_size=8, max_size=8))
+def test_edrf_from_a_start_matches_the_lp_with_the_start_as_floors(pool, parts):
+    """Continuing water-filling from an allocation: each user keeps at least what it holds and the rest is the
+    lexicographic max-min — the LP reference with the start as guarantees (``quota_maxmin_lp``)."""
+    from fairlib.multires import Quotas
+    from fairlib.multires.lp import quota_maxmin_lp
+    d, c, w = pool
+    n = len(d)
+    start = np.array(parts[:n], dtype=float) / 10 * (c / np.maximum(d.sum(axis=0), 1e-300)).min() * 2
+    start *= min(1.0, float((c / np.maximum(start @ d, 1e-300)).min()))  # fit the capacity
+    res = edrf(d, c, weights=w, start=start)
+    ref = quota_maxmin_lp(d, c, Quotas.yarn(min_share=start[:, None] * d), weights=w)
+    np.testing.assert_allclose(res.tasks, ref, rtol=1e-7, atol=1e-9)
+    assert (res.tasks >= start * (1 - 1e-12)).all()
+
+
+@given(pools(weighted=True), st.floats(0.0, 1.0))
+def test_edrf_continued_from_its_own_path_changes_nothing(pool, fraction):
+    """Any point on EDRF's own water-filling path (every user at the same fraction of its final tasks is one, up
+    to the first freezing) continues to the same allocation."""
+    d, c, w = pool
+    full = edrf(d, c, weights=w)
+    first = full.levels.min()
+    start = np.minimum(full.tasks, fraction * first * (w if w is not None else 1.0) / (d / c).max(axis=1))
+    np.testing.assert_allclose(edrf(d, c, weights=w, start=start).tasks, full.tasks, rtol=1e-9, atol=1e-12)
+
+
+def test_asset_fairness_continues_from_a_start():
+    """Asset fairness runs on EDRF's kernel: from half of its own allocation it reaches the same allocation, and a
+    user given more than its share at the start keeps it."""
+    from fairlib.multires import Cluster, asset_fairness
+    pool = Cluster.single_pool([9, 18], [[1, 4], [3, 1]])
+    full = asset_fairness(pool).totals
+    np.testing.assert_allclose(asset_fairness(pool, start=full / 2).totals, full, rtol=1e-12)
+    ahead = asset_fairness(pool, start=[4.0, 0.0]).totals
+    assert ahead[0] == 4.0 and np.isclose(ahead[1], (9 - 4) / 3)
+
+
+def test_edrf_start_bad_input():
+    d, c = [[1, 4], [3, 1]], [9, 18]
+    with pytest.raises(InvalidInputError, match=r"start\[1\] = -1.0: must be finite and >= 0"):
+        edrf(d, c, start=[1, -1])
+    with pytest.raises(InvalidInputError, match="start: expected 2 numbers"):
+        edrf(d, c, start=[1, 1, 1])
+    with pytest.raises(InvalidInputError, match="start: uses 12 of resource 0, more than its capacity 9"):
+        edrf(d, c, start=[3, 3])
+
+
 @given(pools(max_users=10, positive=True))
 def test_pdrf_is_floor_of_edrf(pool):
     d, c, _ = pool

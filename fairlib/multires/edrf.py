@@ -87,56 +87,94 @@ def _scan_rows(demands, capacity, weights):
 
 
 @njit(cache=True)
-def _edrf_rounds(demands, capacity, rate_per_level):
-    """Water-fill weighted dominant share; ``rate_per_level[i]`` = tasks of user i per unit level."""
+def _edrf_rounds(demands, capacity, rate_per_level, start):
+    """Water-fill weighted dominant share; ``rate_per_level[i]`` = tasks of user i per unit level.
+
+    From ``start`` (tasks each user holds; empty: from zero): a user waits at its start until the common level
+    reaches the level its start is worth (``start_i / rate_per_level_i``), then rises with the others. Events, in
+    level order: a resource saturates (every unfrozen user demanding it freezes, a waiting one at its start) or the
+    level reaches the next waiting user's start. Returns (levels, consumed, rounds), rounds -1 if the events ran
+    out (magnitudes beyond double precision).
+    """
     n, m = demands.shape
-    active = np.ones(n, dtype=np.bool_)
-    n_active = n
-    level = 0.0
-    levels = np.zeros(n)
-    remaining = capacity.copy()
     consumed = np.zeros(m)
-    saturated = np.zeros(m, dtype=np.bool_)
     rate = np.zeros(m)
+    active = np.zeros(n, dtype=np.bool_)
+    nxt = 0            # the next user in wake order not yet woken
+    if start.shape[0] == 0:  # from zero: everyone rises from the first round (no sort)
+        start_level = np.zeros(n)
+        wake = np.empty(0, dtype=np.int64)
+        nxt = n
+        for i in range(n):
+            active[i] = True
+            for r in range(m):
+                rate[r] += rate_per_level[i] * demands[i, r]
+    else:
+        start_level = start / rate_per_level
+        wake = np.argsort(start_level, kind="mergesort")
+        for i in range(n):
+            for r in range(m):
+                consumed[r] += start[i] * demands[i, r]
+    frozen = np.zeros(n, dtype=np.bool_)
+    levels = start_level.copy()
+    remaining = capacity - consumed
+    saturated = np.zeros(m, dtype=np.bool_)
+    level = 0.0
+    n_open = n         # users not frozen (waiting or rising)
     rounds = 0
-    while n_active > 0:
-        if rounds > m:        # every round saturates a resource: more rounds than resources means it did not
+    while n_open > 0:
+        if rounds > n + m + 1:  # every round wakes a user or saturates a resource
             return levels, consumed, -1
         rounds += 1
-        rate[:] = 0.0
-        for i in range(n):
-            if active[i]:
+        while nxt < n and start_level[wake[nxt]] <= level:  # wake everyone the level has reached
+            i = wake[nxt]
+            nxt += 1
+            if not frozen[i]:
+                active[i] = True
                 for r in range(m):
                     rate[r] += rate_per_level[i] * demands[i, r]
         dt = np.inf
         for r in range(m):
-            if rate[r] > 0.0 and not saturated[r]:
-                t = remaining[r] / rate[r]
-                if t < dt:
-                    dt = t
+            if rate[r] > 0.0 and not saturated[r]:  # a start may fill a resource to within rounding of full
+                dt = min(dt, max(remaining[r], 0.0) / rate[r])
+        if nxt < n:
+            dt = min(dt, start_level[wake[nxt]] - level)
+        if dt == np.inf:  # nobody rising can saturate anything (not reached: every user demands a resource)
+            return levels, consumed, -1
         level += dt
         for r in range(m):
             if rate[r] > 0.0 and not saturated[r]:
                 use = rate[r] * dt
                 remaining[r] -= use
                 consumed[r] += use
-                if remaining[r] <= SATURATION_RTOL * capacity[r]:
-                    saturated[r] = True
-                    consumed[r] = capacity[r]  # the argmin resource is exactly full
-                    remaining[r] = 0.0
+        for r in range(m):
+            if not saturated[r] and remaining[r] <= SATURATION_RTOL * capacity[r]:
+                saturated[r] = True
+                consumed[r] = capacity[r]  # the argmin resource is exactly full
+                remaining[r] = 0.0
+        changed = False
         for i in range(n):
-            if active[i]:
+            if not frozen[i]:
                 for r in range(m):
                     if saturated[r] and demands[i, r] > 0.0:
-                        active[i] = False
-                        levels[i] = level
-                        n_active -= 1
+                        frozen[i] = True
+                        n_open -= 1
+                        if active[i]:
+                            active[i] = False
+                            levels[i] = level
+                            changed = True
                         break
+        if changed:  # rates of the users still rising, from scratch (at most m times)
+            rate[:] = 0.0
+            for i in range(n):
+                if active[i]:
+                    for r in range(m):
+                        rate[r] += rate_per_level[i] * demands[i, r]
     return levels, consumed, rounds
 
 
 @interpreted_when_small
-def edrf(demands, capacity=None, *, weights=None):
+def edrf(demands, capacity=None, *, weights=None, start=None):
     """Dominant Resource Fairness for divisible tasks (EDRF).
 
     Raises every unfrozen user's weighted dominant share at the same rate until a resource saturates,
@@ -153,6 +191,10 @@ def edrf(demands, capacity=None, *, weights=None):
         Weighted DRF: max-min on dominant share / weight. With one scalar weight per user this equals
         the ρ-form of reconstructions §1.2 (tagged [INF] there) with ρ_i = ds_i / w_i; the max-min property
         is checked against an LP in the tests.
+    start : (n_users,) array_like, optional
+        Tasks (divisible) each user already holds: water-filling continues from this allocation — a user waits at
+        its start until the others' weighted shares reach it, then rises with them (the "who is served next"
+        question of a scheduler's sorter, for divisible tasks). Must be >= 0 and fit the capacity.
 
     Returns
     -------
@@ -166,7 +208,7 @@ def edrf(demands, capacity=None, *, weights=None):
     """
     if _is_cluster(demands, capacity, weights):
         from .pooled import edrf_allocation
-        return edrf_allocation(demands)
+        return edrf_allocation(demands, start=start)
     d, cap, w = _as_pool(demands, capacity, weights)
     n, m = d.shape
     ok, per_task, rate, any_zero = _scan_rows(d, cap, w)
@@ -182,8 +224,9 @@ def edrf(demands, capacity=None, *, weights=None):
         i = int(np.argmax(~np.isfinite(per_level))) if not np.isfinite(per_level).all() else 0
         raise InvalidInputError(f"demands[{i}] / capacity: a per-task share ({per_task[i]:g}) too small for the "
                                 "float range (tasks per unit share overflow); rescale the units")
-    if any_zero:
-        levels, consumed, rounds = _edrf_rounds(d, cap, per_level)
+    held = _start_amounts(start, d, cap)
+    if any_zero or held is not None:
+        levels, consumed, rounds = _edrf_rounds(d, cap, per_level, np.empty(0) if held is None else held)
         if rounds < 0:
             raise InvalidInputError("demands / capacity: water-filling saturated no resource in a round (the "
                                     "magnitudes are beyond double precision); rescale the units")
@@ -195,6 +238,26 @@ def edrf(demands, capacity=None, *, weights=None):
     tasks = levels * w / per_task
     return EDRFResult(tasks=tasks, dominant_shares=tasks * per_task, consumed=consumed, levels=levels,
                       rounds=int(rounds))
+
+
+def _start_amounts(start, d, cap) -> np.ndarray | None:
+    """``edrf``'s ``start`` checked (n finite amounts >= 0 that fit the capacity), or ``None`` (none or all zero)."""
+    if start is None:
+        return None
+    n = len(d)
+    held = np.asarray(start, dtype=np.float64) if np.asarray(start).dtype.kind in "iuf" else None
+    if held is None or held.shape != (n,):
+        raise InvalidInputError(f"start: expected {n} numbers (tasks each user holds), got {np.asarray(start)!r}")
+    bad = ~np.isfinite(held) | (held < 0)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InvalidInputError(f"start[{i}] = {held[i]}: must be finite and >= 0")
+    used = held @ d
+    over = used > cap * (1.0 + 1e-12)
+    if over.any():
+        r = int(np.argmax(over))
+        raise InvalidInputError(f"start: uses {used[r]:g} of resource {r}, more than its capacity {cap[r]:g}")
+    return held if held.any() else None
 
 
 @dataclass(frozen=True)

@@ -88,13 +88,13 @@ def drf_allocation(cluster: Cluster, **options) -> Allocation:
     return Allocation(cluster, _column(res.tasks), "drf", extras=extras)
 
 
-def edrf_allocation(cluster: Cluster) -> Allocation:
-    """:func:`~.edrf.edrf` (divisible DRF) on a single-pool cluster. ``extras``: ``levels`` (each round's level),
-    ``rounds``."""
+def edrf_allocation(cluster: Cluster, start=None) -> Allocation:
+    """:func:`~.edrf.edrf` (divisible DRF) on a single-pool cluster, from ``start`` if given. ``extras``: ``levels``
+    (each round's level), ``rounds``."""
     from .edrf import edrf
 
     cap, dem, w = pool_arrays(cluster, "edrf")
-    res = edrf(dem, cap, weights=w)
+    res = edrf(dem, cap, weights=w, start=start)
     return Allocation(
         cluster,
         _column(res.tasks),
@@ -126,10 +126,11 @@ def asset_share_per_task(cluster: Cluster) -> np.ndarray:
 
 
 @interpreted_when_small
-def asset_fairness(cluster: Cluster) -> Allocation:
+def asset_fairness(cluster: Cluster, *, start=None) -> Allocation:
     """Asset fairness (Ghodsi et al. 2011, §6.1) for divisible tasks: progressive filling that raises every
     unfrozen user's weighted asset share a_n x_n / w_n at one rate, freezing the users that demand a saturated
-    resource, until every user is frozen.
+    resource, until every user is frozen. ``start`` (tasks each user holds): continue from there, as
+    :func:`~.edrf.edrf` does.
 
     This is EDRF's water-filling with one per-task share replaced by another, so it runs on EDRF's O(nm) kernel:
     EDRF equalises s_n x_n / w'_n with s_n the dominant share, and w'_n = w_n s_n / a_n makes that a_n x_n / w_n.
@@ -148,7 +149,7 @@ def asset_fairness(cluster: Cluster) -> Allocation:
     cap, dem, w = pool_arrays(cluster, "asset fairness")
     dominant = (dem / cap).max(axis=1)
     asset = asset_share_per_task(cluster)
-    res = edrf(dem, cap, weights=w * dominant / asset)
+    res = edrf(dem, cap, weights=w * dominant / asset, start=start)
     return Allocation(
         cluster,
         _column(res.tasks),
