@@ -324,3 +324,8 @@ def test_heterogeneous_quotas_bad_input():
         drfh(two, quotas=Quotas.mesos(guarantee=[[5, 5], [5, 5]]))
     with pytest.raises(InvalidInputError, match="quotas: expected a fairlib.multires.Quotas"):
         drfh(two, quotas=[[5, 5], [5, 5]])
+    from fairlib.multires import weighted_maxmin_totals
+    with pytest.raises(InvalidInputError, match=r"floors\[1\] = -1.0: expected 2 finite numbers >= 0"):
+        weighted_maxmin_totals(two, [1.0, 1.0], floors=[0.0, -1.0])
+    with pytest.raises(InvalidInputError, match=r"floors: expected 2 finite numbers >= 0 .* got shape \(3,\)"):
+        weighted_maxmin_totals(two, [1.0, 1.0], floors=[0.0, 1.0, 2.0])

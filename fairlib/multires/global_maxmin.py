@@ -79,6 +79,11 @@ def weighted_maxmin_totals(cluster: Cluster, q, *, tol: float = 1e-9, max_rounds
     if not (np.isfinite(tol) and tol > 0):
         raise InvalidInputError(f"tol = {tol}: must be a positive finite number")
     floors = np.zeros(n) if floors is None else np.asarray(floors, dtype=np.float64)
+    bad = ~(np.isfinite(floors) & (floors >= 0)) if floors.shape == (n,) else None
+    if bad is None or bad.any():
+        where = "" if bad is None else f"[{int(np.argmax(bad))}] = {floors[int(np.argmax(bad))]}"
+        raise InvalidInputError(f"floors{where}: expected {n} finite numbers >= 0 (guaranteed tasks per user), "
+                                f"got shape {floors.shape}")
     if method == "interior_point":
         return _maxmin_interior(cluster, q / cluster.weight, tol, max_rounds, floors)
     return _maxmin_highs(cluster, q, tol, max_rounds, floors)
