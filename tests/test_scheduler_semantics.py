@@ -510,7 +510,9 @@ def test_sorter_bad_input_names_argument_and_value():
     with pytest.raises(InvalidInputError, match=r"capacity\[0\] = -1.0"):
         DRFSorter([-1, 1])
     with pytest.raises(InvalidInputError, match=r"semantics"):
-        DRFSorter([1, 1], semantics="volcano")
+        DRFSorter([1, 1], semantics="slurm")
+    with pytest.raises(InvalidInputError, match=r"weight of client 'a' = 2: Volcano's drf plugin has no weights"):
+        DRFSorter([1, 1], semantics="volcano").add("a", 2)
     with pytest.raises(InvalidInputError, match=r"client 'a//b': a nested name needs non-empty parts"):
         DRFSorter([1, 1]).add("a//b")
     with pytest.raises(InvalidInputError, match=r"nested names \('a/b'\) are Mesos roles"):
@@ -713,3 +715,38 @@ def test_drf_reports_each_users_dominant_resource():
     res = drf([[1, 0, 4], [0, 0, 0], [1, 1, 0], [2, 0, 1]], [9, 0, 18], zeros="scheduler")
     assert res.left_out.tolist() == [1, 2]
     assert res.dominant_resource.tolist() == [2, -1, -1, 0]
+
+
+# ---- Volcano's drf plugin (flat job order) ---------------------------------------------------------------------
+# Volcano's repository has no test of the flat plugin's job order (its drf tests are hdrf_test.go, translated in
+# tests/test_hierarchy.py); these cases follow drf.go's jobOrderFn and helpers.Share, read in volcano-sh/volcano.
+def test_volcano_orders_jobs_by_unweighted_dominant_share_then_creation():
+    s = DRFSorter([10, 20], semantics="volcano", resources=["cpu", "memory"])
+    s.add("late")     # created first: ties go to it although its name sorts after
+    s.add("early")
+    s.add("big")
+    s.allocated("big", [2, 2])          # share max(0.2, 0.1) = 0.2, dominant cpu
+    s.allocated("late", [1, 4])         # 0.2 as well (memory)
+    s.allocated("early", [1, 4])
+    assert s.order() == ["late", "early", "big"]
+    assert [s.dominant_resource(c) for c in ("big", "late")] == ["cpu", "memory"]
+    s.allocated("big", [0, 0])
+    s.unallocated("big", [2, 2])
+    assert s.order()[0] == "big" and s.dominant_resource("big") is None   # share 0: Volcano's empty name
+
+
+def test_volcano_counts_a_held_resource_with_zero_total_as_share_one():
+    """helpers.Share(l, 0) is 1 when l > 0: a job holding GPUs the session's total does not list ranks last."""
+    s = DRFSorter([10, 0], semantics="volcano", resources=["cpu", "gpu"])
+    s.add("a")
+    s.add("b")
+    s.allocated("a", [9, 0])
+    s.allocated("b", [1, 1])
+    assert s.share("b") == 1.0 and s.dominant_resource("b") == "gpu"
+    assert s.order() == ["a", "b"]
+    mesos = DRFSorter([10, 0], semantics="mesos", resources=["cpu", "gpu"])   # Mesos leaves the zero total out
+    mesos.add("a")
+    mesos.add("b")
+    mesos.allocated("a", [9, 0])
+    mesos.allocated("b", [1, 1])
+    assert mesos.order() == ["b", "a"]

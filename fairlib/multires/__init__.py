@@ -12,8 +12,9 @@ Mechanisms (each also registered in :mod:`fairlib.mechanisms`):
 
 Checkers: :func:`property_violations` (SI, EF, PO, BF of an allocation), :func:`mechanism_properties` (any
 mechanism on a pool or a cluster, strategy-proofness by a search over misreports), :func:`leontief_tasks`.
-Schedulers: :class:`DRFSorter` (who Mesos's, YARN's or Kueue's DRF sorter offers resources to next, with allocation
-counts, nested roles, weights, minimum shares, quotas and zero-capacity resources as those schedulers treat them);
+Schedulers: :class:`DRFSorter` (who Mesos's, YARN's, Kueue's or Volcano's DRF sorter offers resources to next, with
+allocation counts, nested roles, weights, minimum shares, quotas and zero-capacity resources as those schedulers treat
+them);
 :func:`drf`'s ``tie_break="allocation_count"`` / ``"lexicographic"`` and ``start`` are its progressive-filling form;
 :func:`hierarchical_drf` fills a tree of weighted queues (H-DRF, or the naive rule of Mesos's nested roles);
 :class:`Quotas` (``drf(..., quotas=...)``) adds guarantees, limits and lending limits as resource vectors (YARN's

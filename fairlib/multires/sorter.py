@@ -35,7 +35,14 @@ an integer, ``⌊1000 · share⌋``, and compares those (so it sees ties the flo
 shares go to the client added first, then the name. One flavour per resource: Kueue sums a resource's borrowing and
 lendable totals over its flavours, which a vector with one entry per resource does not model.
 
-Rules shared by all three, and where we differ from the scheduler (documented choices):
+``semantics="volcano"`` — Volcano's ``drf`` plugin (``pkg/scheduler/plugins/drf/drf.go``, its ``jobOrderFn``): a
+job's share is the largest ``allocated[r] / total[r]`` over the resources (``helpers.Share``: a resource with total 0
+counts 0 if the job holds none of it and 1 if it holds some), unweighted (Volcano's DRF jobs have no weights, so a
+weight other than 1 is refused); equal shares are left to the other plugins, and when none decides Volcano orders
+jobs by creation time, then UID — here the client added first, then the name. The hierarchical variant is
+:func:`~.hierarchy.hierarchical_drf` (``variant="hdrf"``).
+
+Rules shared by the first three, and where we differ from the scheduler (documented choices):
 
 - a resource whose total is 0 is left out of every share (Mesos skips it; YARN would divide by zero, giving an
   infinite or undefined ratio, and we do not mirror that; Kueue divides by the cohort's lendable total instead, and
@@ -61,7 +68,7 @@ from .._validate import InvalidInputError, as_capacities, check_choice
 
 __all__ = ["DRFSorter", "SORTER_SEMANTICS"]
 
-SORTER_SEMANTICS = ("mesos", "yarn", "kueue")
+SORTER_SEMANTICS = ("mesos", "yarn", "kueue", "volcano")
 
 
 @dataclass
@@ -83,7 +90,7 @@ class DRFSorter:
     ----------
     capacity : (n_resources,) array_like
         The pool's totals, each ``>= 0`` (a zero total is left out of shares).
-    semantics : {"mesos", "yarn"}
+    semantics : {"mesos", "yarn", "kueue", "volcano"}
         Whose ordering rule (module docstring).
     resources : sequence of str, optional
         Resource names, for messages and :meth:`dominant_resource`. Default ``r0, r1, …``.
@@ -139,6 +146,9 @@ class DRFSorter:
 
     def _weight(self, weight, name: str) -> float:
         w = float(weight)
+        if self.semantics == "volcano" and w != 1:
+            raise InvalidInputError(f"weight of client {name!r} = {weight}: Volcano's drf plugin has no weights "
+                                    "(give 1 or none)")
         if not np.isfinite(w) or w < 0 or (w == 0 and self.semantics == "mesos"):
             rule = "> 0 (Mesos weights are positive)" if self.semantics == "mesos" else ">= 0"
             raise InvalidInputError(f"weight of client {name!r} = {weight}: must be finite and {rule}")
@@ -272,11 +282,24 @@ class DRFSorter:
         borrowed = np.maximum(c.allocation - c.nominal, 0.0)
         return np.where(pos, borrowed / np.where(pos, lendable, 1.0), 0.0)
 
+    def _volcano_ratios(self, allocation: np.ndarray) -> np.ndarray:
+        """Volcano's ``helpers.Share`` per resource: ``allocated / total``; with a zero total, 1 if any is held."""
+        pos = self._total > 0
+        return np.where(pos, allocation / np.where(pos, self._total, 1.0), (allocation > 0).astype(float))
+
+    def _usage_ratios(self, c: _Client) -> np.ndarray:
+        if self.semantics == "kueue":
+            return self._borrowed_ratios(c)
+        if self.semantics == "volcano":
+            return self._volcano_ratios(c.allocation)
+        return self._ratios(c.allocation)
+
     def share(self, name: str) -> float:
         """The client's weighted dominant share (``inf`` for a zero-weight YARN client: it is served last). Kueue:
-        the share of what it borrows (module docstring); ``inf`` for a zero weight while it borrows."""
+        the share of what it borrows (module docstring); ``inf`` for a zero weight while it borrows. Volcano:
+        unweighted, a held resource with total 0 counting 1."""
         c = self._client(name)
-        ratios = self._borrowed_ratios(c) if self.semantics == "kueue" else self._ratios(c.allocation)
+        ratios = self._usage_ratios(c)
         top = float(ratios.max()) if ratios.size else 0.0
         if c.weight == 0:
             return np.inf if (self.semantics != "kueue" or top > 0) else 0.0
@@ -287,6 +310,9 @@ class DRFSorter:
         Kueue: of its largest borrowed share, ``None`` when it borrows nothing or its weight is 0 (as Kueue reports
         an empty name)."""
         c = self._client(name)
+        if self.semantics == "volcano":  # Volcano: the first resource of the largest share, "" (None) when 0
+            ratios = self._volcano_ratios(c.allocation)
+            return self.resources[int(np.argmax(ratios))] if (ratios > 0).any() else None
         if self.semantics == "kueue":
             ratios = self._borrowed_ratios(c)
             if c.weight == 0 or not (ratios > 0).any():
@@ -297,7 +323,7 @@ class DRFSorter:
     def _key(self, name: str, c: _Client):
         if self.semantics == "mesos":
             return (self.share(name), c.allocations, name)
-        if self.semantics == "kueue":
+        if self.semantics in ("kueue", "volcano"):
             return (self.share(name), c.added, name)
         usage = self._ratios(c.allocation)
         dominant = int(np.argmax(usage))
