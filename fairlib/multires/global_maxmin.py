@@ -25,6 +25,8 @@ Two solvers for the rounds' LPs:
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
@@ -33,6 +35,7 @@ from .._jit import interpreted_when_small
 from .._validate import InvalidInputError, as_number, check_choice
 from ._solvers.maxmin_interior import maxmin_round_interior_point
 from .cluster import Allocation, Cluster, monopoly_tasks, placement_capacity_rows
+from .quotas import Quotas, divisible_bounds
 
 __all__ = ["drfh", "tsf", "weighted_maxmin_totals", "drfh_coefficients", "tsf_coefficients"]
 
@@ -279,10 +282,6 @@ def _blocked_by_lp(cluster, users, a_cap, b_cap, coef, level, active, t, tol):
 def _with_quotas(cluster: Cluster, quotas) -> tuple[Cluster, np.ndarray | None]:
     """The cluster with each user's cap lowered to its limit, and the guaranteed total tasks (floors), for
     :class:`~.quotas.Quotas` given as vectors of the pooled capacity; ``(cluster, None)`` without quotas."""
-    from dataclasses import replace
-
-    from .quotas import Quotas, divisible_bounds
-
     if quotas is None:
         return cluster, None
     if not isinstance(quotas, Quotas):

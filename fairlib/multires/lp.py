@@ -9,6 +9,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from .._validate import InvalidInputError, as_capacities, as_demands, as_weights
+from .quotas import Quotas, divisible_bounds
 
 __all__ = ["maxmin_lp", "quota_maxmin_lp"]
 
@@ -87,12 +88,9 @@ def quota_maxmin_lp(demands, capacity, quotas, *, weights=None, max_tasks=None, 
     form of ``Σ_i max(x_i d_i, reserved_i) <= capacity``). Rounds as :func:`maxmin_lp`: raise the common level of
     the unfrozen users, freeze those that cannot exceed it. Returns tasks per user (float).
 
-    >>> from fairlib.multires import Quotas
     >>> quota_maxmin_lp([[1, 4], [3, 1]], [9, 18], Quotas.yarn(min_share=[[4, 16], [0, 0]])).round(6).tolist()
     [4.0, 1.666667]
     """
-    from .quotas import Quotas, divisible_bounds
-
     d = as_demands(demands)
     n, m = d.shape
     cap = as_capacities(capacity, n_resources=m)

@@ -615,7 +615,6 @@ def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie
     step, share_num, share_den, accumulate, arithmetic = share_steps(d, cap, w, share_arithmetic)
     caps, steps_bound = filling_bounds(d, cap, per_task, max_tasks, max_allocations)
     quota_arrays = no_quotas(m)
-    phases = [caps]
     if quota is not None:
         caps = np.minimum(caps, quota.limit_tasks)
         quota_arrays = (quota.reserved, quota.nominal, quota.lendable, w)
@@ -623,6 +622,7 @@ def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie
             share_num = share_den = np.empty(0, dtype=np.int64)
             arithmetic = "float"
     held = _start_tasks(start, d, cap, caps)
+    phases = [caps]
     if quota is not None:
         _check_reservations(held, d, cap, quota.reserved)
         # the guarantees first (a user already beyond its guarantee waits), then everyone
