@@ -212,10 +212,10 @@ def test_whole_tasks_converge_to_the_divisible_allocation(seed, share):
     assert np.abs(tasks - SCALE * x).max() <= 2 * len(d)
 
 
-def test_lp_reference_without_quotas_is_maxmin_lp():
-    from fairlib.multires import maxmin_lp
+def test_lp_reference_without_quotas_is_edrf():
+    from fairlib.multires import edrf
     d, cap, w = [[1, 4], [3, 1], [2, 2]], [19, 23], [1, 2, 1]
-    np.testing.assert_allclose(quota_maxmin_lp(d, cap, Quotas(), weights=w), maxmin_lp(d, cap, weights=w),
+    np.testing.assert_allclose(quota_maxmin_lp(d, cap, Quotas(), weights=w), edrf(d, cap, weights=w).tasks,
                                rtol=1e-7, atol=1e-9)
 
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._jit import interpreted_when_small, njit
 from .._validate import InvalidInputError, as_capacities, as_demands, as_weights, check_choice, check_task_bound
-from .progressive_filling import no_quotas, _is_cluster, _progressive_filling, share_steps
+from .progressive_filling import _is_cluster, _progressive_filling, check_start_fits, no_quotas, share_steps
 
 __all__ = ["edrf", "EDRFResult", "pdrf", "PDRFResult", "SATURATION_RTOL"]
 
@@ -252,11 +252,7 @@ def _start_amounts(start, d, cap) -> np.ndarray | None:
     if bad.any():
         i = int(np.argmax(bad))
         raise InvalidInputError(f"start[{i}] = {held[i]}: must be finite and >= 0")
-    used = held @ d
-    over = used > cap * (1.0 + 1e-12)
-    if over.any():
-        r = int(np.argmax(over))
-        raise InvalidInputError(f"start: uses {used[r]:g} of resource {r}, more than its capacity {cap[r]:g}")
+    check_start_fits(held, d, cap)
     return held if held.any() else None
 
 

@@ -20,73 +20,28 @@ def maxmin_lp(demands, capacity, *, weights=None, tol: float = 1e-9, per_task_sh
     ``per_task_share`` (n_users,) replaces the dominant share of one task (e.g. the asset share Σ_r d_ir / C_r
     for asset fairness, :func:`~.pooled.asset_fairness`).
 
-    Round by round: maximise the common level M of the unfrozen users' weighted dominant shares
-    (``tasks_i ds_i / w_i >= M``), then freeze every unfrozen user whose share cannot exceed M
-    (one LP per user), fixing it at M. Returns tasks per user (float).
+    The rounds of :func:`quota_maxmin_lp` without quotas: maximise the common level M of the unfrozen users'
+    weighted dominant shares (``tasks_i ds_i / w_i >= M``), then freeze every unfrozen user whose share cannot exceed
+    M (one LP per user), fixing it at M. Returns tasks per user (float).
 
     >>> maxmin_lp([[1, 4], [3, 1]], [9, 18]).round(9).tolist()
     [3.0, 2.0]
     """
-    d = as_demands(demands)
-    n, m = d.shape
-    cap = as_capacities(capacity, n_resources=m)
-    w = as_weights(weights, n)
-    share = (d / cap).max(axis=1) if per_task_share is None else np.asarray(per_task_share, dtype=np.float64)
-    if share.shape != (n,):
-        raise InvalidInputError(f"per_task_share: expected shape ({n},) (one per user), got {share.shape}")
-    bad = ~(np.isfinite(share) & (share > 0))
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise InvalidInputError(f"per_task_share[{i}] = {share[i]}: must be finite and > 0")
-    coef = share / w           # weighted share per task
-    frozen_level = np.full(n, np.nan)
-    # variables: tasks (n) then M
-    a_cap = np.hstack([d.T, np.zeros((m, 1))])
-    bounds = [(0, None)] * n + [(0, None)]
-    while np.isnan(frozen_level).any():
-        free = np.isnan(frozen_level)
-        rows, rhs = [a_cap], [cap]
-        # free users: M - coef_i t_i <= 0 ; frozen users: coef_i t_i == level (as two inequalities)
-        for i in range(n):
-            e = np.zeros(n + 1)
-            if free[i]:
-                e[i], e[n] = -coef[i], 1.0
-                rows.append(e[None]), rhs.append([0.0])
-            else:
-                e[i] = coef[i]
-                rows.append(e[None]), rhs.append([frozen_level[i] * (1 + tol)])
-                rows.append(-e[None]), rhs.append([-frozen_level[i]])
-        A, b = np.vstack(rows), np.concatenate(rhs)
-        c = np.zeros(n + 1)
-        c[n] = -1.0
-        res = linprog(c, A_ub=A, b_ub=b, bounds=bounds, method="highs")
-        if res.status != 0:
-            raise RuntimeError(f"maxmin_lp: HiGHS failed ({res.message})")
-        level = res.x[n]
-        newly = []
-        fixed_level = bounds[:n] + [(level, level)]
-        for j in np.flatnonzero(free):
-            # can user j exceed the level while every free user keeps >= level?
-            cj = np.zeros(n + 1)
-            cj[j] = -coef[j]
-            r = linprog(cj, A_ub=A, b_ub=b, bounds=fixed_level, method="highs")
-            if r.status != 0 or -r.fun <= level * (1 + 1e-7) + tol:
-                newly.append(j)
-        if not newly:  # numerical safety: freeze everyone at this level
-            newly = list(np.flatnonzero(free))
-        frozen_level[newly] = level
-    return frozen_level / coef
+    return quota_maxmin_lp(demands, capacity, Quotas(), weights=weights, tol=tol, per_task_share=per_task_share)
 
 
-def quota_maxmin_lp(demands, capacity, quotas, *, weights=None, max_tasks=None, tol: float = 1e-9) -> np.ndarray:
+def quota_maxmin_lp(demands, capacity, quotas, *, weights=None, max_tasks=None, tol: float = 1e-9,
+                    per_task_share=None) -> np.ndarray:
     """Lexicographic weighted max-min on dominant shares for divisible tasks with :class:`~.quotas.Quotas`
     (``share="dominant"``), by repeated LPs: the continuous counterpart of ``drf(..., quotas=quotas)``.
 
     Each user's tasks lie between its guarantee (``min(min_r G_ir / d_ir, cap_i)``) and its cap
     (``min(min_r L_ir / d_ir, max_tasks_i)``); the guarantees' unlent parts are held back, written with one variable
     per user and resource, ``y_ir >= x_i d_ir``, ``y_ir >= reserved_ir``, ``Σ_i y_ir <= capacity_r`` (the convex
-    form of ``Σ_i max(x_i d_i, reserved_i) <= capacity``). Rounds as :func:`maxmin_lp`: raise the common level of
-    the unfrozen users, freeze those that cannot exceed it. Returns tasks per user (float).
+    form of ``Σ_i max(x_i d_i, reserved_i) <= capacity``; without reservations, ``Σ_i x_i d_ir <= capacity_r``).
+    Round by round: maximise the common level M of the unfrozen users' weighted shares (``coef_i x_i >= M``), then
+    freeze every unfrozen user that cannot exceed M while the others keep it (one LP per user), fixing it at M.
+    ``per_task_share`` as :func:`maxmin_lp`. Returns tasks per user (float).
 
     >>> quota_maxmin_lp([[1, 4], [3, 1]], [9, 18], Quotas.yarn(min_share=[[4, 16], [0, 0]])).round(6).tolist()
     [4.0, 1.666667]
@@ -97,18 +52,28 @@ def quota_maxmin_lp(demands, capacity, quotas, *, weights=None, max_tasks=None, 
     w = as_weights(weights, n)
     if not isinstance(quotas, Quotas) or quotas.share != "dominant":
         raise InvalidInputError("quotas: expected a Quotas with share='dominant' (the borrowed share is not an LP)")
-    resolved = quotas.resolve(d, cap)
+    share = (d / cap).max(axis=1) if per_task_share is None else np.asarray(per_task_share, dtype=np.float64)
+    if share.shape != (n,):
+        raise InvalidInputError(f"per_task_share: expected shape ({n},) (one per user), got {share.shape}")
+    bad = ~(np.isfinite(share) & (share > 0))
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InvalidInputError(f"per_task_share[{i}] = {share[i]}: must be finite and > 0")
+    coef = share / w           # weighted share per task
+    reserved = quotas.resolve(d, cap).reserved
     lower, upper = divisible_bounds(quotas, d, max_tasks)
-    reserved = resolved.reserved if resolved.reserved.shape[0] else np.zeros((n, m))
-    coef = (d / cap).max(axis=1) / w
-    # variables: x (n), y (n m, row-major by user), M
-    nv = n + n * m + 1
+    # variables: x (n), then with reservations y (n m, row-major by user), then M
+    k = n * m if reserved.shape[0] else 0
+    nv = n + k + 1
     a_pack = np.zeros((m, nv))
-    a_hold = np.zeros((n * m, nv))
-    for i in range(n):
-        for r in range(m):
-            a_pack[r, n + i * m + r] = 1.0
-            a_hold[i * m + r, i], a_hold[i * m + r, n + i * m + r] = d[i, r], -1.0
+    a_hold = np.zeros((k, nv))
+    if k:
+        for i in range(n):
+            for r in range(m):
+                a_pack[r, n + i * m + r] = 1.0
+                a_hold[i * m + r, i], a_hold[i * m + r, n + i * m + r] = d[i, r], -1.0
+    else:
+        a_pack[:, :n] = d.T
     bounds = ([(lo, None if not np.isfinite(hi) else hi) for lo, hi in zip(lower, upper)]
               + [(v, None) for v in reserved.ravel()] + [(0, None)])
     level = np.full(n, np.nan)
@@ -122,7 +87,7 @@ def quota_maxmin_lp(demands, capacity, quotas, *, weights=None, max_tasks=None, 
         raise_rows[np.arange(len(raise_rows)), np.flatnonzero(free)] = -coef[free]
         raise_rows[:, -1] = 1.0
         a_ub = np.vstack([a_pack, a_hold, raise_rows])
-        b_ub = np.concatenate([cap, np.zeros(n * m), np.zeros(len(raise_rows))])
+        b_ub = np.concatenate([cap, np.zeros(k), np.zeros(len(raise_rows))])
         frozen = np.flatnonzero(~free)
         a_eq = np.zeros((len(frozen), nv))
         a_eq[np.arange(len(frozen)), frozen] = coef[frozen]

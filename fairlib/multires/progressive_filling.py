@@ -479,12 +479,18 @@ def _start_tasks(start, d, cap, caps) -> np.ndarray:
     if (held > caps).any():
         i = int(np.argmax(held > caps))
         raise InvalidInputError(f"start[{i}] = {held[i]}: must be within max_tasks[{i}] = {caps[i]}")
+    check_start_fits(held, d, cap)
+    return held
+
+
+def check_start_fits(held, d, cap) -> None:
+    """Refuse a ``start`` allocation (tasks per user, whole or divisible) that uses more of a resource than there
+    is (beyond :data:`FIT_RTOL`), naming the resource."""
     used = held @ d
     over = used > cap * (1.0 + FIT_RTOL)
     if over.any():
         r = int(np.argmax(over))
         raise InvalidInputError(f"start: uses {used[r]:g} of resource {r}, more than its capacity {cap[r]:g}")
-    return held
 
 
 #: progressive filling runs one step per task: a pool of at most this many tasks may run interpreted (fairlib._jit)

@@ -74,13 +74,18 @@ class ResolvedQuotas(NamedTuple):
     lendable: np.ndarray          #: (m,) for share="borrowed" (capacity - Σ reserved), else (0,)
 
 
+def _tasks_within(bound, demands) -> np.ndarray:
+    """``min_r bound[i, r] / demands[i, r]`` over the resources user i demands (divisible tasks; ``inf`` if none)."""
+    pos = demands > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(pos, bound / np.where(pos, demands, 1.0), np.inf).min(axis=1)
+
+
 def whole_tasks_within(bound, demands) -> np.ndarray:
     """Most whole tasks ``t`` with ``t * demands[i] <= bound[i] * (1 + 1e-12)`` on every resource, per user (int64;
     the int64 maximum where nothing bounds it)."""
     big = np.iinfo(np.int64).max
-    pos = demands > 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(pos, bound / np.where(pos, demands, 1.0), np.inf).min(axis=1)
+    ratio = _tasks_within(bound, demands)
     bounded = ratio < 2.0 ** 62
     t = np.where(bounded, np.floor(np.where(bounded, ratio, 0.0)), 0.0)
     # the float quotient may be off by one either way: settle it with the rule drf's fit check uses
@@ -186,8 +191,5 @@ def divisible_bounds(quotas: Quotas, demands: np.ndarray, max_tasks=None) -> tup
     guarantee = np.zeros((n, m)) if quotas.guarantee is None else np.asarray(quotas.guarantee, dtype=float)
     limit = np.full((n, m), np.inf) if quotas.limit is None else np.asarray(quotas.limit, dtype=float)
     caps = np.full(n, np.inf) if max_tasks is None else np.asarray(max_tasks, dtype=float)
-    pos = demands > 0
-    safe = np.where(pos, demands, 1.0)
-    upper = np.minimum(np.where(pos, limit / safe, np.inf).min(axis=1), caps)
-    lower = np.minimum(np.where(pos, guarantee / safe, np.inf).min(axis=1), upper)
-    return lower, upper
+    upper = np.minimum(_tasks_within(limit, demands), caps)
+    return np.minimum(_tasks_within(guarantee, demands), upper), upper
