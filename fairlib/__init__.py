@@ -63,6 +63,8 @@ _EXPORTS = {
     "drf": "multires", "edrf": "multires", "pdrf": "multires", "asset_fairness": "multires", "ceei": "multires",
     "drfh": "multires", "drfh_best_fit": "multires", "tsf": "multires", "psdsf": "multires", "pfvds": "multires",
     "psmfa": "multires",
+    # pooled DRF served machine by machine, as Mesos's and YARN's offer loops run it
+    "drf_machine_offers": "multires",
     # the offer order of production schedulers' DRF sorters (Mesos, YARN, Kueue), with state across rounds
     "DRFSorter": "multires",
     # DRF over a tree of weighted queues (H-DRF, or the naive rule of Mesos's nested roles)

@@ -36,7 +36,7 @@ from types import MappingProxyType
 import numpy as np
 
 from ._validate import InvalidInputError
-from .multires import asset_fairness, ceei, drf, drfh, drfh_best_fit, edrf, pdrf, pfvds, psdsf, tsf
+from .multires import asset_fairness, ceei, drf, drf_machine_offers, drfh, drfh_best_fit, edrf, pdrf, pfvds, psdsf, tsf
 
 __all__ = ["Mechanism", "ByServer", "CAPABILITIES", "register", "unregister", "registered", "get", "names",
            "select", "runs", "resolve", "resolve_runs"]
@@ -228,3 +228,6 @@ register("pfvds", pfvds, label="PF-VDS", color=_TAB20[6],
 # the DRFH paper's own scheduler: task by task, each on the best-fitting server (never run on merged servers)
 register("drfh_best_fit", drfh_best_fit, label="DRFH (Best-Fit)", color=_TAB20[9],
          capabilities=("multi_server", "divisible", "weights"))
+# pooled DRF as offer-based schedulers (Mesos, YARN) run it: machine by machine, users in DRF order (never merged)
+register("drf_machine_offers", drf_machine_offers, label="DRF (machine offers)", color=_TAB20[14],
+         capabilities=("multi_server", "weights"))

@@ -27,8 +27,8 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
     from .dynamic import dynamic_drf
     from .experiments.dynamic_drf import per_step_times
     from .market import Game, best_response, best_response_finite, run_dynamics
-    from .multires import (Cluster, asset_fairness, ceei, drf, drfh, drfh_best_fit, edrf, hierarchical_drf, pdrf,
-                           pfvds, psdsf, random_cluster, tsf)
+    from .multires import (Cluster, asset_fairness, ceei, drf, drf_machine_offers, drfh, drfh_best_fit, edrf,
+                           hierarchical_drf, pdrf, pfvds, psdsf, random_cluster, tsf)
 
     rng = np.random.default_rng(0)
     int_pool = ([[1, 4], [3, 1], [2, 2]], [9, 18])
@@ -46,7 +46,8 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
         ("asset fairness, CEEI", lambda: (asset_fairness(float_pool), ceei(float_pool))),
         ("drfh", lambda: drfh(cluster)),
         ("tsf", lambda: tsf(cluster)),
-        ("drfh (best fit)", lambda: drfh_best_fit(cluster, quantum=0.5)),
+        ("drfh (best fit), drf (machine offers)", lambda: (drfh_best_fit(cluster, quantum=0.5),
+                                                           drf_machine_offers(cluster))),
         ("psdsf (market)", lambda: (psdsf(cluster), psdsf(cluster, time_shared=True))),
         ("drfh, tsf, psdsf: parallel kernels (problems from 20,000 pairs)", lambda: _parallel(lambda: (
             drfh(cluster), tsf(cluster), psdsf(cluster), psdsf(cluster, time_shared=True)))),

@@ -7,6 +7,7 @@ Mechanisms (each also registered in :mod:`fairlib.mechanisms`):
   :func:`ceei` (with prices). ``drf``/``edrf``/``pdrf`` also keep their array form, ``drf(demands, capacity)``;
 - heterogeneous servers with placement constraints (Khamse-Ashari et al.): :func:`drfh`, :func:`tsf`
   (weighted max-min on totals), :func:`drfh_best_fit` (the DRFH paper's task-by-task Best-Fit placement heuristic),
+  :func:`drf_machine_offers` (pooled DRF served machine by machine, as Mesos's and YARN's offer loops run it),
   :func:`psdsf` (per-server max-min on virtual dominant shares), :func:`pfvds`
   (the α-fair per-server game; α = ∞ is PS-DSF), :func:`psmfa` (the distributed heuristic).
 
@@ -23,6 +24,7 @@ References: :func:`maxmin_lp` (HiGHS). The private solvers live in ``fairlib.mul
 """
 
 from .best_fit import drfh_best_fit
+from .machine_offers import drf_machine_offers
 from .cluster import (Allocation, Cluster, ServerAllocation, keeps_servers, leontief_tasks, merge_identical_servers,
                       monopoly_tasks, on_merged_servers, per_server_alpha, random_cluster, random_pool)
 from .edrf import EDRFResult, PDRFResult, edrf, pdrf
@@ -49,7 +51,8 @@ __all__ = [
     # single pool
     "drf", "DRFResult", "edrf", "EDRFResult", "pdrf", "PDRFResult", "asset_fairness", "asset_share_per_task", "ceei",
     # heterogeneous servers
-    "drfh", "drfh_best_fit", "tsf", "drfh_coefficients", "tsf_coefficients", "weighted_maxmin_totals", "psdsf",
+    "drfh", "drfh_best_fit", "drf_machine_offers",
+    "tsf", "drfh_coefficients", "tsf_coefficients", "weighted_maxmin_totals", "psdsf",
     "psdsf_violation",
     "pfvds", "nash_residual", "best_response_column", "merit", "proportional_fair_objective", "psmfa",
     "marginal_utilities", "variational_gap", "server_multipliers", "least_merit", "utilisation_range",
