@@ -68,6 +68,9 @@ REGISTRY: dict[str, Notebook] = {nb.key: nb for nb in [
     # 100 Bitbrains snapshots took ~27 s each
     Notebook("khamseashari2018_traces", "notebooks/khamseashari2018_traces.ipynb",
              "Khamse-Ashari et al. — PF-VDS on the Bitbrains and Google traces (§6)", cell_timeout_s=3600),
+    Notebook("schedulers", "notebooks/schedulers_drf_semantics.ipynb",
+             "Production schedulers' DRF semantics (Mesos, YARN, Kueue, Volcano) on a real Google cell",
+             cell_timeout_s=3600),
 ]}
 
 #: packages whose versions go into the run manifest
