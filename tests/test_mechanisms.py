@@ -46,6 +46,9 @@ def test_array_signatures_agree_with_the_contract():
     assert drf(DRF_EXAMPLE).dominant_resource.tolist() == [1, 0]
     assert np.allclose(drf(DRF_EXAMPLE).dominant_shares, [2 / 3, 2 / 3])
     assert np.allclose(edrf(DRF_EXAMPLE).tasks.ravel(), edrf(d, c).tasks)
+    # EDRF's and PDRF's array results report it too, computed when asked
+    assert edrf(d, c).dominant_resource.tolist() == pdrf(d, c).dominant_resource.tolist() == [1, 0]
+    assert edrf([[1, 0], [0, 2], [3, 3]], [4, 8]).dominant_resource.tolist() == [0, 1, 0]
     assert pdrf(DRF_EXAMPLE).tasks.ravel().tolist() == pdrf(d, c).tasks.tolist()
     with pytest.raises(InvalidInputError, match="capacity: required"):
         drf(d)

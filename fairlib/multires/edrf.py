@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
 from .._validate import InvalidInputError, as_capacities, as_demands, as_weights, check_choice, check_task_bound
-from .progressive_filling import _is_cluster, _progressive_filling, check_start_fits, no_quotas, share_steps
+from .progressive_filling import (_is_cluster, _progressive_filling, check_start_fits, dominant_resources, no_quotas,
+                                  share_steps)
 
 __all__ = ["edrf", "EDRFResult", "pdrf", "PDRFResult", "SATURATION_RTOL"]
 
@@ -34,8 +36,19 @@ def _raise_scan_error(d, cap):
     raise InvalidInputError(f"demands[{i}] / capacity underflows to 0: task counts would overflow int64")
 
 
+class _DominantOnAccess:
+    """``dominant_resource`` from the validated inputs a result keeps (references, not copies), computed on first
+    access: the O(nm) pass is not paid by callers who never ask (EDRF's closed form is itself one such pass)."""
+
+    @cached_property
+    def dominant_resource(self) -> np.ndarray:
+        """(n_users,) int64 — each user's dominant resource, ``argmax_r demands[i, r] / capacity[r]`` (the first of
+        equals), as :attr:`DRFResult.dominant_resource`."""
+        return dominant_resources(*self._inputs)
+
+
 @dataclass(frozen=True)
-class EDRFResult:
+class EDRFResult(_DominantOnAccess):
     """Divisible DRF allocation.
 
     Attributes
@@ -45,6 +58,7 @@ class EDRFResult:
     consumed : (n_resources,) float64.
     levels : (n_users,) float64 — weighted dominant share at which each user was frozen.
     rounds : int — progressive-filling rounds (1 when every user demands every resource).
+    dominant_resource : (n_users,) int64 — each user's dominant resource (computed on first access).
     """
 
     tasks: np.ndarray
@@ -52,6 +66,7 @@ class EDRFResult:
     consumed: np.ndarray
     levels: np.ndarray
     rounds: int
+    _inputs: tuple = field(default=(), repr=False, compare=False)
 
 
 @njit(cache=True)
@@ -237,7 +252,7 @@ def edrf(demands, capacity=None, *, weights=None, start=None):
         rounds = 1
     tasks = levels * w / per_task
     return EDRFResult(tasks=tasks, dominant_shares=tasks * per_task, consumed=consumed, levels=levels,
-                      rounds=int(rounds))
+                      rounds=int(rounds), _inputs=(d, cap))
 
 
 def _start_amounts(start, d, cap) -> np.ndarray | None:
@@ -257,7 +272,7 @@ def _start_amounts(start, d, cap) -> np.ndarray | None:
 
 
 @dataclass(frozen=True)
-class PDRFResult:
+class PDRFResult(_DominantOnAccess):
     """Precomputed DRF allocation.
 
     Attributes
@@ -271,6 +286,7 @@ class PDRFResult:
     work : int — element operations (demand entries read or written per pass): the row scan and every cycle
         computation (their loops run a fixed n·m + n + m times, counted from their bounds), plus the top-up's
         counted work (:attr:`DRFResult.work`) — the machine-independent measure of PDRF's O(nm) cost.
+    dominant_resource : (n_users,) int64 — each user's dominant resource (computed on first access).
     """
 
     tasks: np.ndarray
@@ -280,6 +296,7 @@ class PDRFResult:
     top_up_tasks: np.ndarray
     stages: int
     work: int = 0
+    _inputs: tuple = field(default=(), repr=False, compare=False)
 
 
 @njit(cache=True)
@@ -403,5 +420,5 @@ def pdrf(demands, capacity=None, *, variant: str = "ds_max", top_up: bool = Fals
         top = filled - tasks
         tasks = filled
     return PDRFResult(tasks=tasks, consumed=tasks @ d, cycles=float(k), rates=rates, top_up_tasks=top,
-                      stages=stages, work=int(work))
+                      stages=stages, work=int(work), _inputs=(d, cap))
 
