@@ -8,6 +8,8 @@ import numpy as np
 
 from fairlib.experiments.heterogeneous_servers import proportional_fair_slsqp  # noqa: F401
 from fairlib.multires.baselines import drf_argmin_loop, drf_heapq  # noqa: F401
+from fairlib.multires import Cluster, random_cluster
+from fairlib.multires.best_fit import FIT_SLACK
 from fairlib.multires.lp import maxmin_lp  # noqa: F401
 
 
@@ -300,3 +302,68 @@ def maxmin_levels_reference(cluster, coef, floors=None):
             if best.status == 2 or -best.fun <= t * (1 + 1e-6) + 1e-12:
                 level[j] = t
     raise AssertionError("reference did not converge")
+
+
+def best_fit_reference(cluster, quantum):
+    """Best-Fit DRFH written step by step with NumPy: shares and fitness as whole vectors, argmin picks."""
+    pooled = cluster.capacity.sum(axis=0)
+    share_per_task = np.max(np.where(pooled > 0, cluster.demand / np.where(pooled > 0, pooled, 1), 0), axis=1)
+    share_per_task = share_per_task / cluster.weight
+    caps = np.asarray(cluster.max_tasks, float)
+    available = cluster.capacity.astype(float).copy()
+    tasks = np.zeros((cluster.n_users, cluster.n_servers))
+    active = caps > 0
+    while active.any():
+        share = np.where(active, share_per_task * tasks.sum(axis=1), np.inf)
+        user = int(np.argmin(share))
+        amount = min(quantum, caps[user] - tasks[user].sum())
+        need = cluster.demand[user] * amount
+        room = cluster.eligible[user] & (need[None, :] <= available + FIT_SLACK * cluster.capacity).all(axis=1)
+        if not room.any():
+            active[user] = False
+            continue
+        demand = cluster.demand[user]
+        d = demand / (demand[0] if demand[0] > 0 else demand.max())
+        scale = np.where(available[:, 0] > 0, available[:, 0], available.max(axis=1))
+        shape = np.divide(available, scale[:, None], out=np.zeros_like(available), where=scale[:, None] > 0)
+        fitness = np.where(room, np.abs(d[None, :] - shape).sum(axis=1), np.inf)
+        server = int(np.argmin(fitness))
+        tasks[user, server] += amount
+        available[server] = np.maximum(available[server] - need, 0.0)
+        if tasks[user].sum() >= caps[user]:
+            active[user] = False
+    return tasks
+
+
+def machine_offers_reference(cluster):
+    """The offer loop with NumPy vectors: for each machine, argmin of the shares of the users that may still take a
+    task there (lexicographic on (share, index) by argmin's first-minimum rule)."""
+    pooled = cluster.capacity.sum(axis=0)
+    share_per_task = np.max(np.where(pooled > 0, cluster.demand / np.where(pooled > 0, pooled, 1), 0), axis=1)
+    share_per_task = share_per_task / cluster.weight
+    caps = np.asarray(cluster.max_tasks, float)
+    tasks = np.zeros((cluster.n_users, cluster.n_servers))
+    for i in range(cluster.n_servers):
+        available = cluster.capacity[i].astype(float).copy()
+        while True:
+            totals = tasks.sum(axis=1)
+            fits = (cluster.demand <= available + FIT_SLACK * cluster.capacity[i]).all(axis=1)
+            may = cluster.eligible[:, i] & (totals + 1 <= caps) & fits
+            if not may.any():
+                break
+            user = int(np.argmin(np.where(may, share_per_task * totals, np.inf)))
+            tasks[user, i] += 1
+            available = np.maximum(available - cluster.demand[user], 0.0)
+    return tasks
+
+
+def random_capped_cluster(seed, users, servers, resources, capped, weighted, *, whole_caps=False):
+    """A random cluster (:func:`fairlib.multires.random_cluster`) where, if ``capped``, about half the users have a
+    task cap: whole numbers 0-29 (``whole_caps``) or reals in [0.5, 30)."""
+    rng = np.random.default_rng(seed)
+    base = random_cluster(rng, users, servers, resources, weights=weighted)
+    caps = None
+    if capped:
+        some = rng.random(users) < 0.5
+        caps = np.where(some, rng.integers(0, 30, users) if whole_caps else rng.uniform(0.5, 30.0, users), np.inf)
+    return Cluster(base.capacity, base.demand, weight=base.weight, eligible=base.eligible, max_tasks=caps)

@@ -11,46 +11,10 @@ from hypothesis import strategies as st
 
 from fairlib import InvalidInputError, mechanisms
 from fairlib._jit import compiled, interpreted
-from fairlib.multires import Cluster, drfh, drfh_best_fit, keeps_servers, on_merged_servers, random_cluster
+from fairlib.multires import Cluster, drfh, drfh_best_fit, keeps_servers, on_merged_servers
 from fairlib.multires.best_fit import FIT_SLACK
 
-
-def _reference(cluster, quantum):
-    """Best-Fit DRFH written step by step with NumPy: shares and fitness as whole vectors, argmin picks."""
-    pooled = cluster.capacity.sum(axis=0)
-    share_per_task = np.max(np.where(pooled > 0, cluster.demand / np.where(pooled > 0, pooled, 1), 0), axis=1)
-    share_per_task = share_per_task / cluster.weight
-    caps = np.asarray(cluster.max_tasks, float)
-    available = cluster.capacity.astype(float).copy()
-    tasks = np.zeros((cluster.n_users, cluster.n_servers))
-    active = caps > 0
-    while active.any():
-        share = np.where(active, share_per_task * tasks.sum(axis=1), np.inf)
-        user = int(np.argmin(share))
-        amount = min(quantum, caps[user] - tasks[user].sum())
-        need = cluster.demand[user] * amount
-        room = cluster.eligible[user] & (need[None, :] <= available + FIT_SLACK * cluster.capacity).all(axis=1)
-        if not room.any():
-            active[user] = False
-            continue
-        demand = cluster.demand[user]
-        d = demand / (demand[0] if demand[0] > 0 else demand.max())
-        scale = np.where(available[:, 0] > 0, available[:, 0], available.max(axis=1))
-        shape = np.divide(available, scale[:, None], out=np.zeros_like(available), where=scale[:, None] > 0)
-        fitness = np.where(room, np.abs(d[None, :] - shape).sum(axis=1), np.inf)
-        server = int(np.argmin(fitness))
-        tasks[user, server] += amount
-        available[server] = np.maximum(available[server] - need, 0.0)
-        if tasks[user].sum() >= caps[user]:
-            active[user] = False
-    return tasks
-
-
-def _random_instance(seed, users, servers, resources, capped, weighted):
-    rng = np.random.default_rng(seed)
-    base = random_cluster(rng, users, servers, resources, weights=weighted)
-    caps = np.where(rng.random(users) < 0.5, rng.uniform(0.5, 30.0, users), np.inf) if capped else None
-    return Cluster(base.capacity, base.demand, weight=base.weight, eligible=base.eligible, max_tasks=caps)
+from .reference import best_fit_reference, random_capped_cluster
 
 
 @settings(max_examples=40, deadline=None)
@@ -58,10 +22,10 @@ def _random_instance(seed, users, servers, resources, capped, weighted):
        resources=st.integers(1, 3), capped=st.booleans(), weighted=st.booleans(),
        quantum=st.sampled_from([1.0, 0.5, 2.5]))
 def test_matches_the_reference_and_stops_for_a_reason(seed, users, servers, resources, capped, weighted, quantum):
-    cluster = _random_instance(seed, users, servers, resources, capped, weighted)
+    cluster = random_capped_cluster(seed, users, servers, resources, capped, weighted)
     with compiled():
         fast = drfh_best_fit(cluster, quantum=quantum)
-    np.testing.assert_allclose(fast.tasks, _reference(cluster, quantum), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(fast.tasks, best_fit_reference(cluster, quantum), rtol=0, atol=1e-9)
     with interpreted():
         np.testing.assert_array_equal(drfh_best_fit(cluster, quantum=quantum).tasks, fast.tasks)
     # feasible: capacities, placement constraints, caps

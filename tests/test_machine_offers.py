@@ -9,48 +9,21 @@ from hypothesis import strategies as st
 
 from fairlib import InvalidInputError
 from fairlib._jit import compiled, interpreted
-from fairlib.multires import Cluster, drf, drfh, drfh_best_fit, keeps_servers, on_merged_servers, random_cluster
+from fairlib.multires import Cluster, drf, drfh, drfh_best_fit, keeps_servers, on_merged_servers
 from fairlib.multires.best_fit import FIT_SLACK
 from fairlib.multires.machine_offers import drf_machine_offers
 
-
-def _reference(cluster):
-    """The offer loop with NumPy vectors: for each machine, argmin of the shares of the users that may still take a
-    task there (lexicographic on (share, index) by argmin's first-minimum rule)."""
-    pooled = cluster.capacity.sum(axis=0)
-    share_per_task = np.max(np.where(pooled > 0, cluster.demand / np.where(pooled > 0, pooled, 1), 0), axis=1)
-    share_per_task = share_per_task / cluster.weight
-    caps = np.asarray(cluster.max_tasks, float)
-    tasks = np.zeros((cluster.n_users, cluster.n_servers))
-    for i in range(cluster.n_servers):
-        available = cluster.capacity[i].astype(float).copy()
-        while True:
-            totals = tasks.sum(axis=1)
-            fits = (cluster.demand <= available + FIT_SLACK * cluster.capacity[i]).all(axis=1)
-            may = cluster.eligible[:, i] & (totals + 1 <= caps) & fits
-            if not may.any():
-                break
-            user = int(np.argmin(np.where(may, share_per_task * totals, np.inf)))
-            tasks[user, i] += 1
-            available = np.maximum(available - cluster.demand[user], 0.0)
-    return tasks
-
-
-def _random_instance(seed, users, servers, resources, capped, weighted):
-    rng = np.random.default_rng(seed)
-    base = random_cluster(rng, users, servers, resources, weights=weighted)
-    caps = np.where(rng.random(users) < 0.5, rng.integers(0, 30, users), np.inf) if capped else None
-    return Cluster(base.capacity, base.demand, weight=base.weight, eligible=base.eligible, max_tasks=caps)
+from .reference import machine_offers_reference, random_capped_cluster
 
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), users=st.integers(1, 8), servers=st.integers(1, 5),
        resources=st.integers(1, 3), capped=st.booleans(), weighted=st.booleans())
 def test_matches_the_reference_and_stops_for_a_reason(seed, users, servers, resources, capped, weighted):
-    cluster = _random_instance(seed, users, servers, resources, capped, weighted)
+    cluster = random_capped_cluster(seed, users, servers, resources, capped, weighted, whole_caps=True)
     with compiled():
         fast = drf_machine_offers(cluster)
-    np.testing.assert_array_equal(fast.tasks, _reference(cluster))
+    np.testing.assert_array_equal(fast.tasks, machine_offers_reference(cluster))
     with interpreted():
         np.testing.assert_array_equal(drf_machine_offers(cluster).tasks, fast.tasks)
     assert (fast.tasks == np.round(fast.tasks)).all()                       # whole tasks
