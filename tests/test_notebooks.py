@@ -98,4 +98,5 @@ def test_paper_notebooks_quick_mode(tmp_path):
 
     real = all(paths.find_traces(f) is not None for f in ("google_clusterdata_2011_2", "bitbrains_gwa_t12"))
     synthetic = next((line for line in p.stdout.splitlines() if line.startswith("SYNTHETIC DATA:")), "")
-    assert ("khamseashari2018_traces" in synthetic and "li2019" in synthetic) is not real, p.stdout[-2000:]
+    assert all(k in synthetic for k in ("khamseashari2018_traces", "li2019", "schedulers")) is not real, \
+        p.stdout[-2000:]
