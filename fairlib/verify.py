@@ -43,6 +43,7 @@ TIMING_COLUMNS: dict[str, dict[str, list[str]]] = {
     "li2019": {"per_step_times": ["seconds"], "total_times": ["seconds"]},
     "metin2025": {"speed_vs_reserve_ratio": ["seconds"], "speed_vs_users": ["seconds"]},
     "khamseashari2018_traces": {"replay_summary": ["seconds"]},
+    "schedulers": {"machine_allocations": ["seconds"]},
 }
 
 #: tables and claims whose values may change on an ulp of input, with the reason. ``run_all.py --verify``
