@@ -67,6 +67,8 @@ def test_bad_input_is_named():
         with pytest.raises(InvalidInputError, match="fraction"):
             snap.sample(bad)
     assert snap.sample(1.0) is snap
+    with pytest.raises(InvalidInputError, match="which"):
+        snap.requested("pending")
     with pytest.raises(InvalidInputError, match="baseline = 'nope'"):
         semantics.semantics_summary(snap, semantics.semantics_allocations(snap), baseline="nope")
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError, as_number
+from .._validate import InvalidInputError, as_number, check_choice
 from ..multires.best_fit import drfh_best_fit
 from ..multires.cluster import Cluster, on_merged_servers
 from ..multires.global_maxmin import drfh, tsf
@@ -94,6 +94,7 @@ class CellSnapshot:
 
     def requested(self, which: str = "present") -> np.ndarray:
         """Requested (CPU, memory) of the ``"present"`` or ``"running"`` tasks, over the pooled capacity."""
+        check_choice(which, ("present", "running"), "which")
         count = self.jobs.tasks if which == "present" else self.jobs.running
         return (self.demand * count.to_numpy(float)[:, None]).sum(axis=0) / self.capacity
 
