@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .._validate import InvalidInputError, as_number, check_choice
+from ..metrics import jain_index
 from ..multires.best_fit import drfh_best_fit
 from ..multires.cluster import Cluster, on_merged_servers
 from ..multires.global_maxmin import drfh, tsf
@@ -68,6 +69,11 @@ class CellSnapshot:
     def capacity(self) -> np.ndarray:
         """The pooled capacity of the machines up at the instant."""
         return self.machines.sum(axis=0)
+
+    @property
+    def per_task_share(self) -> np.ndarray:
+        """Each job's dominant share of the pooled capacity per task, ``max_r demand[r] / capacity[r]``."""
+        return (self.demand / self.capacity).max(axis=1)
 
     @property
     def tenant_paths(self) -> list[str]:
@@ -212,7 +218,7 @@ def semantics_allocations(snapshot: CellSnapshot, *, production_priority: int = 
         "hierarchical, H-DRF": lambda: hierarchical_drf(d, cap, snapshot.tenant_paths, variant="hdrf",
                                                         max_tasks=caps).tasks,
     }
-    per_task = (d / cap).max(axis=1)
+    per_task = snapshot.per_task_share
     rows = []
     items = list(runs.items())
     if progress:
@@ -228,10 +234,6 @@ def semantics_allocations(snapshot: CellSnapshot, *, production_priority: int = 
     return pd.concat(rows, ignore_index=True)
 
 
-def _jain(x: np.ndarray) -> float:
-    return float(x.sum() ** 2 / (len(x) * (x ** 2).sum())) if len(x) and (x ** 2).sum() > 0 else float("nan")
-
-
 def semantics_summary(snapshot: CellSnapshot, allocations: pd.DataFrame, *, baseline: str = "DRF, lowest index",
                       production_priority: int = PRODUCTION_PRIORITY) -> pd.DataFrame:
     """Per rule, against ``baseline``: jobs whose tasks differ, tasks moved (half the L1 distance), the largest
@@ -245,7 +247,7 @@ def semantics_summary(snapshot: CellSnapshot, allocations: pd.DataFrame, *, base
     base = wide[baseline].to_numpy()
     tenant = snapshot.jobs.tenant.to_numpy()
     demand, cap, caps = snapshot.demand, snapshot.capacity, snapshot.tasks
-    per_task = (demand / cap).max(axis=1)
+    per_task = snapshot.per_task_share
     prod = (snapshot.jobs.priority >= production_priority).to_numpy()
     running = snapshot.jobs.running.to_numpy()
     rows = []
@@ -253,14 +255,14 @@ def semantics_summary(snapshot: CellSnapshot, allocations: pd.DataFrame, *, base
         t = wide[rule].to_numpy()
         diff = t - base
         by_tenant = pd.Series(diff).groupby(tenant).sum()
-        short = t < caps
+        short, shares = t < caps, t * per_task
         used = (t[:, None] * demand).sum(axis=0) / cap
         rows.append({"rule": rule, "jobs_changed": int((diff != 0).sum()), "tasks_moved": int(np.abs(diff).sum() // 2),
                      "max_job_change": int(np.abs(diff).max()), "tenants_changed": int((by_tenant != 0).sum()),
                      "cpu_utilisation": float(used[0]), "memory_utilisation": float(used[1]),
                      "jobs_satisfied": float((~short).mean()), "jobs_short": int(short.sum()),
-                     "min_share_short": float((t * per_task)[short].min()) if short.any() else float("nan"),
-                     "jain_short": _jain((t * per_task)[short]),
+                     "min_share_short": float(shares[short].min()) if short.any() else float("nan"),
+                     "jain_short": jain_index(shares[short]) if (shares[short] > 0).any() else float("nan"),
                      "production_kept": float(np.minimum(t, running)[prod].sum() / max(running[prod].sum(), 1))})
     return pd.DataFrame(rows)
 
@@ -287,7 +289,7 @@ def machine_allocations(snapshot: CellSnapshot, *, progress: bool = False) -> pd
     d, caps = snapshot.demand, snapshot.tasks
     cluster = Cluster(snapshot.machines, d, max_tasks=caps)
     cap = snapshot.capacity
-    per_task = (d / cap).max(axis=1)
+    per_task = snapshot.per_task_share
     runs = {
         "pooled DRF (no placement)": lambda: drf(d, cap, max_tasks=caps).tasks.astype(float),
         "DRF machine offers (whole tasks)": lambda: drf_machine_offers(cluster).totals,
