@@ -105,6 +105,16 @@ SENSITIVE: dict[str, dict[str, dict]] = {
                             "other_variational_gap", "other_least_merit")},
         },
     },
+    "schedulers": {
+        "tables": {
+            "machine_allocations": {
+                "rows where mechanism in ['DRF machine offers (whole tasks)', 'Best-Fit DRFH (whole tasks)']": "whole-task placement heuristics (machine "
+                    "offers, Best-Fit DRFH) order users by shares over the cluster's pooled capacity, a NumPy sum "
+                    "that can differ by an ulp between CPUs; a near-tie flipped moves a task (~1e-5 of the "
+                    "utilisation). The claim on them has a margin of ~6 points",
+            },
+        },
+    },
     "khamseashari2018_traces": {
         "tables": {
             "fig6_convergence": {"psi": "the distributed heuristic ([INF]) stalls; its late iterates are chaotic "

@@ -15,6 +15,7 @@ the queue, role or namespace it would belong to.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -67,8 +68,9 @@ class CellSnapshot:
 
     @property
     def capacity(self) -> np.ndarray:
-        """The pooled capacity of the machines up at the instant."""
-        return self.machines.sum(axis=0)
+        """The pooled capacity of the machines up at the instant, summed exactly (``math.fsum``): NumPy's pairwise
+        sum may differ by an ulp between CPUs, and DRF's whole-task ties follow the shares' last bits."""
+        return np.array([math.fsum(column) for column in self.machines.T])
 
     @property
     def per_task_share(self) -> np.ndarray:
