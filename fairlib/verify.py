@@ -108,10 +108,10 @@ SENSITIVE: dict[str, dict[str, dict]] = {
     "schedulers": {
         "tables": {
             "machine_allocations": {
-                "rows where mechanism in ['DRF machine offers (whole tasks)', 'Best-Fit DRFH (whole tasks)']": "whole-task placement heuristics (machine "
-                    "offers, Best-Fit DRFH) order users by shares over the cluster's pooled capacity, a NumPy sum "
-                    "that can differ by an ulp between CPUs; a near-tie flipped moves a task (~1e-5 of the "
-                    "utilisation). The claim on them has a margin of ~6 points",
+                "rows where mechanism in ['DRF machine offers (whole tasks)', 'Best-Fit DRFH (whole tasks)']":
+                    "whole-task placement heuristics (machine offers, Best-Fit DRFH) order users by shares over "
+                    "the cluster's pooled capacity, a NumPy sum that can differ by an ulp between CPUs; a near-tie "
+                    "flipped moves a task (~1e-5 of the utilisation). The claim on them has a margin of ~6 points",
             },
         },
     },
