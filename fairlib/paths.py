@@ -70,6 +70,13 @@ def results_root(mode: str = "full") -> Path:
     return Path(out) / "results" if out else RESULTS
 
 
+def executed_dir() -> Path:
+    """Where full-mode runs publish the executed notebooks a reader opens: ``executed/`` (beside ``notebooks/``, so
+    relative links work in both), or ``$FAIRLIB_OUTPUT_DIR/executed`` when outputs are redirected."""
+    out = os.environ.get("FAIRLIB_OUTPUT_DIR")
+    return Path(out) / "executed" if out else ROOT / "executed"
+
+
 def results_dir(key: str, mode: str = "full") -> Path:
     """Directory for the tables and ``claims.json`` of notebook ``key``."""
     return results_root(mode) / check_key(key)

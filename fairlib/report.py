@@ -8,6 +8,7 @@ tolerances of :mod:`fairlib.verify` (``run_all.py --verify``).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import numbers
@@ -21,7 +22,7 @@ import pandas as pd
 from . import paths
 
 __all__ = ["save_figure", "save_table", "ClaimLog", "Claim", "ClaimsFailed", "Declared", "load_registry",
-           "registry_path", "display_value", "FLOAT_FORMAT", "KINDS", "STATUSES"]
+           "registry_path", "display_value", "cell_key", "FLOAT_FORMAT", "KINDS", "STATUSES"]
 
 #: float format of every CSV written by :func:`save_table` (fixed, so output is byte-stable on one machine)
 FLOAT_FORMAT = "%.10g"
@@ -216,6 +217,29 @@ class Claim:
     status: str            # "held" | "not reproduced" | "not tested"
     note: str = ""
     wall_clock: bool = False
+    cell: str | None = None  # the notebook cell that measured it (:func:`cell_key` of its source); None outside one
+
+
+def cell_key(source: str) -> str:
+    """A short key of a notebook cell's source (its stripped text hashed): how a claim names the cell that measured
+    it, so the site can link each claim of the ledger to that cell of the executed notebook.
+
+    >>> cell_key("x = 1\\n") == cell_key("x = 1")
+    True
+    """
+    return hashlib.sha1(source.strip().encode()).hexdigest()[:12]
+
+
+def _current_cell() -> str | None:
+    """:func:`cell_key` of the notebook cell being executed (IPython keeps its source in ``_ih``); None outside
+    IPython."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with ipykernel
+        return None
+    shell = get_ipython()
+    history = shell.user_ns.get("_ih") if shell is not None else None
+    return cell_key(history[-1]) if history else None
 
 
 class ClaimsFailed(AssertionError):
@@ -317,19 +341,21 @@ class ClaimLog:
         else:
             status = "held" if satisfied else "not reproduced"
         self.claims.append(Claim(claim_id, d.kind, d.source, d.statement, _plain(d.paper_value), ours,
-                                 d.rule_text(runs), status, note, d.wall_clock))
+                                 d.rule_text(runs), status, note, d.wall_clock, _current_cell()))
         return satisfied
 
     def _complete(self) -> list[str]:
-        """Add the declared not-tested claims; returns the ids of declared claims never measured."""
+        """Add the declared not-tested claims (their cell: the one that finishes the ledger, where they are listed);
+        returns the ids of declared claims never measured."""
         measured = {c.claim_id for c in self.claims}
+        cell = _current_cell()
         missing = []
         for d in self.declared.values():
             if d.id in measured:
                 continue
             if d.not_tested:
                 self.claims.append(Claim(d.id, d.kind, d.source, d.statement, _plain(d.paper_value), None,
-                                         d.rule_text(), "not tested", d.not_tested, d.wall_clock))
+                                         d.rule_text(), "not tested", d.not_tested, d.wall_clock, cell))
             else:
                 missing.append(d.id)
         rank = {cid: i for i, cid in enumerate(self.declared)}
