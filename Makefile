@@ -3,8 +3,11 @@
 #               'fairlib' Jupyter kernel, fetch the trace excerpts the notebooks read where they
 #               are not found (a network failure is reported, not fatal: the trace notebooks then
 #               run on labelled synthetic data), then run every notebook in full mode (run_all.py;
-#               every notebook runs even when one fails; the exit status says whether all passed)
+#               every notebook runs even when one fails; the exit status says whether all passed), then
+#               build the static site into build/site (make site)
 #   make test   create .venv if missing, then run the whole test suite
+#   make site   build the static site (build/site/index.html) from the committed executed notebooks in
+#               executed/, figures and ledgers; nothing is re-executed
 #   make install   only create .venv and compile every numba kernel once into the keyed cache
 #               (python -m fairlib.warm; e.g. on a Dask worker machine; see README, Running at scale)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
@@ -12,7 +15,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.fairlib-installed
 
-.PHONY: all install fetch run quick verify test bench clean-build
+.PHONY: all install fetch run site quick verify test bench clean-build
 all: run
 
 install: $(STAMP)
@@ -29,8 +32,12 @@ $(STAMP): pyproject.toml
 fetch: $(STAMP)
 	$(BIN)/python -m fairlib.traces.fetch --notebooks
 
+# the site is built even when a notebook failed (from the executed copies there are); non-zero if either failed
 run: fetch
-	$(BIN)/python run_all.py
+	status=0; $(BIN)/python run_all.py || status=1; $(BIN)/python -m fairlib.site || status=1; exit $$status
+
+site: $(STAMP)
+	$(BIN)/python -m fairlib.site
 
 # re-run every notebook into build/verify and compare with the committed tables and claims
 verify: $(STAMP)

@@ -10,14 +10,15 @@
     python run_all.py --resume             # reuse sweep cells finished by an interrupted run
     python run_all.py --verify [--only KEY ...]   # re-run into build/verify and compare with the committed tables
 
-Each notebook runs into ``build/executed/<mode>/<key>.ipynb`` with ``MODE`` injected.  Full mode
-writes the tracked ``figures/<key>/`` and ``data/results/<key>/``; quick mode writes only under
-``build/``.  At the end: a table (key, mode, status, wall time, claims held/expected, outputs), the
-aggregated claims table (``claims.csv`` and ``CLAIMS.md`` in the mode's results root) and
-``build/run_manifest.json``.  The exit code is non-zero if any notebook failed (the failing cell and error are
+Each notebook runs into ``build/executed/<mode>/<key>.ipynb`` with ``MODE`` injected. Full mode writes the tracked
+``figures/<key>/`` and ``data/results/<key>/`` and publishes the executed notebook, outputs included, to the
+tracked ``executed/<key>.ipynb`` (what a reader opens; ``python -m fairlib.site`` builds the HTML site from those);
+quick mode writes only under ``build/``. At the end: a table (key, mode, status, wall time, claims held/expected,
+outputs), the aggregated claims table (``claims.csv`` and ``CLAIMS.md`` in the mode's results root) and
+``build/run_manifest.json``. The exit code is non-zero if any notebook failed (the failing cell and error are
 named) or, in a full run, if a claim "held" in the committed ledger is not held any more (each one named;
-``--accept-claims`` accepts the new statuses, which then show in the diff of ``claims.json``).  Every notebook
-runs even when one fails (``--stop-on-failure`` stops at the first).
+``--accept-claims`` accepts the new statuses, which then show in the diff of ``claims.json``). Every notebook runs
+even when one fails (``--stop-on-failure`` stops at the first).
 
 ``--verify`` checks the published numbers on this machine: it re-executes the notebooks in full mode with
 their outputs redirected to ``build/verify/`` (``FAIRLIB_OUTPUT_DIR``; the committed ``figures/`` and
@@ -240,6 +241,10 @@ def run_one(nb: Notebook, mode: str, build: Path, show_cells: bool, accept_claim
                             progress_bar=show_cells, execution_timeout=nb.cell_timeout_s, cwd=str(ROOT),
                             log_output=False, kernel_manager_class=_ipc_kernel_manager())
         out.status = "ok"
+        if mode == "full":  # the reader's copy, outputs included (fairlib.paths.executed_dir)
+            from fairlib.site import SiteNotebook, publish_executed
+
+            publish_executed(SiteNotebook(nb.key, nb.title, str(src)), dest)
     except BaseException as exc:  # noqa: BLE001 - reported, never swallowed
         out.status = "FAILED"
         out.error = _describe_error(exc, dest)
@@ -281,6 +286,23 @@ def _write_text_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def _measuring_cells(key: str, mode: str) -> dict[str, str]:
+    """A claim's recorded cell -> a markdown link to that cell of the executed notebook, ``[In [n]](...)`` (full mode:
+    the committed ``executed/<key>.ipynb``, which GitHub renders with its ``In [n]`` numbers; the site links to the
+    cell itself); empty where there is no executed notebook."""
+    from fairlib import paths
+    from fairlib.site import claim_cells
+
+    executed = paths.executed_dir() / f"{key}.ipynb" if mode == "full" else None
+    if executed is None or not executed.is_file():
+        return {}
+    import nbformat
+
+    link = "../../executed" if paths.executed_dir() == ROOT / "executed" else str(paths.executed_dir())
+    return {k: f"[In [{c.execution_count}]]({link}/{key}.ipynb)"
+            for k, c in claim_cells(nbformat.read(str(executed), as_version=4)).items()}
+
+
 def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path | None:
     """Gather every notebook's claims.json for ``mode`` into claims.csv and CLAIMS.md.
 
@@ -303,6 +325,7 @@ def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path
             doc = json.loads(f.read_text())
         except ValueError:  # reported by run_one for the notebook that wrote it
             continue
+        where = _measuring_cells(key, mode)
         for c in doc["claims"]:
             status, note = c["status"], c["note"]
             if key in stale:
@@ -311,14 +334,14 @@ def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path
             rows.append({"paper": key, "data": doc.get("data") or "", "kind": c.get("kind", ""),
                          "claim": c["claim_id"], "source": c["source"], "statement": c.get("statement", ""),
                          "rule": c["rule"], "paper_value": c["paper"], "our_value": c["ours"],
-                         "status": status, "note": note})
+                         "status": status, "note": note, "measured_in": where.get(c.get("cell") or "", "")})
     if not rows:
         return None
     root = paths.results_root(mode)
     root.mkdir(parents=True, exist_ok=True)
     df = pd.DataFrame(rows)
     tmp = root / f".claims.csv.{os.getpid()}.tmp"
-    df.to_csv(tmp, index=False, lineterminator="\n", float_format="%.10g")
+    df.drop(columns="measured_in").to_csv(tmp, index=False, lineterminator="\n", float_format="%.10g")
     os.replace(tmp, root / "claims.csv")
 
     def cell(v) -> str:
@@ -339,12 +362,13 @@ def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path
         part = df[df.paper == key]
         data = part.data.iloc[0]
         lines += ["", f"## {key}" + (f" (data: {data})" if data else ""), "",
-                  "| kind | claim | source | paper statement | rule | paper value | our value | status | note |",
-                  "|---|---|---|---|---|---|---|---|---|"]
+                  "| kind | claim | source | paper statement | rule | paper value | our value | status | note | "
+                  "measured in |", "|---|---|---|---|---|---|---|---|---|---|"]
         part = part.assign(_k=part.kind.map({k: i for i, k in enumerate(KINDS)})).sort_values("_k", kind="stable")
         for r in part.itertuples():
             lines.append("| " + " | ".join(cell(v) for v in (r.kind, r.claim, r.source, r.statement, r.rule,
-                                                               r.paper_value, r.our_value, r.status, r.note)) + " |")
+                                                               r.paper_value, r.our_value, r.status, r.note))
+                         + f" | {r.measured_in} |")
     _write_text_atomic(root / "CLAIMS.md", "\n".join(lines) + "\n")
     return root / "claims.csv"
 

@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-__all__ = ["MECHANISM_COLORS", "MECHANISM_LABELS", "color", "label", "use_style", "spread_band",
+__all__ = ["MECHANISM_COLORS", "MECHANISM_LABELS", "RESOURCE_COLORS", "color", "label", "resource_color",
+           "use_style", "spread_band",
            "new_figure", "log_log_slope"]
 
 _PALETTE = sns.color_palette("tab20", 20).as_hex()
@@ -122,16 +123,32 @@ def new_figure(title: str, *, ncols: int = 1, nrows: int = 1, width: float | Non
     return fig, (axes[0, 0] if axes.size == 1 else axes)
 
 
-def spread_band(ax, data: pd.DataFrame, x: str, y: str, mechanism: str, *, low: float = 0.1,
-                high: float = 0.9, marker: str = "o", label_: str | None = None, **kw):
-    """Plot the median of ``y`` per ``x`` with a shaded ``low``–``high`` quantile band over seeds."""
-    g = data.groupby(x)[y]
-    med = g.median()
-    lo, hi = g.quantile(low), g.quantile(high)
+def spread_band(ax, data: pd.DataFrame, x: str, y: str, mechanism: str, *, interval: float = 80,
+                marker: str = "o", label_: str | None = None, **kw):
+    """Plot the median of ``y`` per ``x`` with a shaded band holding the central ``interval`` % of the runs (the
+    10th to 90th percentile by default): seaborn's ``lineplot`` with ``errorbar=("pi", interval)``."""
     c = kw.pop("color", None) or color(mechanism)
-    ax.plot(med.index, med.values, marker=marker, ms=3.5, color=c, label=label_ or label(mechanism), **kw)
-    ax.fill_between(med.index, lo.values, hi.values, color=c, alpha=0.2, lw=0)
+    sns.lineplot(data=data, x=x, y=y, estimator="median", errorbar=("pi", interval), color=c, marker=marker or None,
+                 markersize=3.5, markeredgewidth=0, label=label_ or label(mechanism), err_kws={"alpha": 0.2, "lw": 0},
+                 ax=ax, **kw)
     return ax
+
+
+#: resource colours: greys, so a resource is never read as a mechanism (mechanisms have the palette's colours)
+RESOURCE_COLORS: dict[str, str] = {"cpu": "#4d4d4d", "ram": "#a6a6a6", "memory": "#a6a6a6", "storage": "#7f7f7f",
+                                   "network": "#cccccc"}
+
+
+def resource_color(resource: str) -> str:
+    """The colour of a resource (``"CPU"``, ``"RAM"``/``"memory"``, ``"storage"``, ``"network"``; case ignored).
+
+    >>> resource_color("CPU") != color("drf")
+    True
+    """
+    try:
+        return RESOURCE_COLORS[resource.lower()]
+    except KeyError:
+        raise ValueError(f"resource = {resource!r}: no colour; known: {sorted(RESOURCE_COLORS)}") from None
 
 
 def log_log_slope(x, y) -> float:

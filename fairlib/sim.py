@@ -449,7 +449,7 @@ def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start
     Completions and reallocation times less than :data:`SIMULTANEOUS_S` apart are one event (the trace's own
     resolution is 1 µs), so the number of reallocations does not depend on the last bits of a float.
     """
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     from .mechanisms import resolve
 
@@ -597,7 +597,7 @@ def open_loop(fleet, jobs: Jobs, mechanisms=None, *, eligible=None, start: float
     (:func:`fairlib.multires.utilisation_range`, two HiGHS LPs per resource and epoch): how much of a reserved-class
     difference between mechanisms is only *where* the same totals were placed.
     """
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     from .mechanisms import resolve_runs
 

@@ -418,7 +418,7 @@ def _run_cells(fn, fixed, cells, todo, rows_of, paths, backend, jobs, scheduler,
     """Run ``todo`` on the backend, filling ``rows_of`` (and the cache) as cells finish, with a progress bar; a
     broken worker pool keeps what finished and names what did not. Returns failures: index -> (error, traceback).
     """
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     failures: dict[int, tuple[str, str]] = {}
     if backend == "serial":

@@ -82,7 +82,7 @@ def _parallel(call):
 
 def warm(progress: bool = True) -> dict[str, float]:
     """Run every :func:`warm_steps` step once; returns seconds per step (compiling, or loading from the cache)."""
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     from ._jit import compiled
 

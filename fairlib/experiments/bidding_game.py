@@ -13,8 +13,9 @@ from ..market.game import (Game, allocation, correlated_preferences, social_opti
                            weight_proportional_bids)
 from ..sweep import sweep
 
-__all__ = ["settling_iteration", "outcome_metrics", "infinite_parallelism_sweep", "finite_parallelism_sweep",
-           "finite_efficiency_trajectories", "efficiency_over_time", "proportional_guarantee_runs", "PREFERENCES"]
+__all__ = ["settling_iteration", "median_by_users", "outcome_metrics", "infinite_parallelism_sweep",
+           "finite_parallelism_sweep", "finite_efficiency_trajectories", "efficiency_over_time",
+           "proportional_guarantee_runs", "PREFERENCES"]
 
 PREFERENCES = {"uniform": uniform_preferences, "correlated": correlated_preferences,
                "correlated_unnormalised": lambda rng, m, n: correlated_preferences(rng, m, n, normalize=False)}
@@ -191,6 +192,12 @@ def proportional_guarantee_runs(runs: int, rng, *, reserve: float = 1e-6, n_jobs
     df = sweep(_guarantee_cell, [{}], seeds=runs, rng=rng, fixed=dict(reserve=reserve),
                **_sweep_options(n_jobs, backend, False, "guarantee"))
     return df.rename(columns={"rep": "run"})
+
+
+def median_by_users(results, column: str):
+    """Median of ``column`` per number of users (a Series indexed by ``users``): how Fig. 2's curves and the claims
+    about them read a table of runs."""
+    return results.groupby("users")[column].median()
 
 
 def settling_iteration(curve, within: float = 0.01) -> int:

@@ -341,7 +341,7 @@ def speed_sweep(instances, *, max_size: dict | None = None, repeat: int = 3, pro
     element operations counted by ``drf`` and ``pdrf`` (:attr:`DRFResult.work`, :attr:`PDRFResult.work`; NaN
     for the baselines) — deterministic, so complexity claims are tested on it, not on ``seconds``.
     """
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     from ..timing import median_time
 

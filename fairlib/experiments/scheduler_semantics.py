@@ -224,7 +224,7 @@ def semantics_allocations(snapshot: CellSnapshot, *, production_priority: int = 
     rows = []
     items = list(runs.items())
     if progress:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm
 
         items = tqdm(items, desc="semantics")
     for name, run in items:
@@ -302,7 +302,7 @@ def machine_allocations(snapshot: CellSnapshot, *, progress: bool = False) -> pd
     }
     items = list(runs.items())
     if progress:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm
 
         items = tqdm(items, desc="mechanisms")
     rows = []

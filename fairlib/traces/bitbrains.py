@@ -142,7 +142,7 @@ def iter_vms(vms=None, *, month: str = "2013-8", directory=None) -> Iterator[pd.
 
 def read_vms(vms=None, *, month: str = "2013-8", directory=None, progress: bool = False) -> pd.DataFrame:
     """Every requested VM in one frame (see :func:`iter_vms`)."""
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     paths_ = _vm_paths(vms, month, directory)
     frames = [read_vm(p) for p in tqdm(paths_, disable=not progress, desc="Bitbrains VMs", leave=False)]

@@ -151,7 +151,7 @@ def fetch(name: str, *, tables=None, parts=None, dest=None, base_url: str | None
     Returns the local paths. Raises ``RuntimeError`` naming the URL on an HTTP or network error, and on a
     checksum mismatch (the downloaded file is removed).
     """
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     source = SOURCES.get(name)
     rel_paths = files_for(name, tables, parts)
