@@ -244,7 +244,7 @@ def run_one(nb: Notebook, mode: str, build: Path, show_cells: bool, accept_claim
         if mode == "full":  # the reader's copy, outputs included (fairlib.paths.executed_dir)
             from fairlib.site import SiteNotebook, publish_executed
 
-            publish_executed(SiteNotebook(nb.key, nb.title, str(src)), dest)
+            publish_executed(SiteNotebook(nb.key, nb.title, nb.path), dest)
     except BaseException as exc:  # noqa: BLE001 - reported, never swallowed
         out.status = "FAILED"
         out.error = _describe_error(exc, dest)

@@ -32,6 +32,7 @@ __all__ = ["SiteNotebook", "source_digest", "publish_executed", "executed_proble
 
 _TEMPLATES = Path(__file__).with_name("site_template")
 _INJECTED = "injected-parameters"
+_CLEARED_LINE = re.compile(r"^[ \t]*\r(?:\n|$)", re.MULTILINE)  # what a progress bar leaves when it clears itself
 _STATUS_CLASS = {"held": "held", "not reproduced": "not-reproduced", "not tested": "not-tested"}
 
 
@@ -91,9 +92,10 @@ def publish_executed(nb: SiteNotebook, executed: Path, dest_dir: Path | None = N
         cell, _ = coalesce.preprocess_cell(cell, {}, i)
         for out in cell.outputs:
             if out.output_type == "stream":
-                out.text = _scrub(out.text)
+                out.text = _scrub(_CLEARED_LINE.sub("", out.text))
             elif "text/plain" in out.get("data", {}):
                 out.data["text/plain"] = _scrub(out.data["text/plain"])
+        cell.outputs = [o for o in cell.outputs if o.output_type != "stream" or o.text]
         doc.cells[i] = cell
     pm = doc.metadata.get("papermill", {})
     pm["input_path"], pm["output_path"] = nb.source, f"executed/{nb.key}.ipynb"
@@ -255,8 +257,8 @@ class _Site:
             cells = claim_cells(_read(self.executed_dir / f"{nb.key}.ipynb"))
             lines += [f'<h2 id="{nb.key}">{html.escape(nb.key)}: {html.escape(nb.title)}</h2>', "",
                       _counts_text(ledger) + f" · [notebook]({_SITE}notebooks/{nb.key}.html)", "",
-                      "| claim | kind | source | statement | rule | paper | ours | status | note |",
-                      "|---|---|---|---|---|---|---|---|---|"]
+                      "| claim | kind | source | statement | paper | ours | status | rule and note |",
+                      "|---|---|---|---|---|---|---|---|"]
             for c in ledger["claims"]:
                 cell = cells.get(c.get("cell") or "")
                 name = f"`{c['claim_id']}`"
@@ -264,12 +266,15 @@ class _Site:
                     name = f"[{name}]({_SITE}notebooks/{nb.key}.html#cell-id={cell.id})"
                 status = (f'<span class="fairlib-status-{_STATUS_CLASS.get(c["status"], "other")}">'
                           f'{html.escape(c["status"])}</span>')
-                row = [name, c.get("kind", ""), _cell(c["source"]), _cell(c.get("statement", "")), _cell(c["rule"]),
-                       _cell(display_value(c["paper"])), _cell(display_value(c["ours"])), status,
-                       _cell(c.get("note", ""))]
+                note = f"rule: {c['rule']}" + (f"; {c['note']}" if c.get("note") else "")
+                row = [name, c.get("kind", ""), _cell(c["source"]), _cell(c.get("statement", "")),
+                       _cell(display_value(c["paper"])), _cell(display_value(c["ours"])), status, _cell(note)]
                 lines.append("| " + " | ".join(row) + " |")
             lines.append("")
-        return self.markdown_page("\n".join(lines), "claims.html", "data/results", "Claims ledger")
+        page = self.markdown_page("\n".join(lines), "claims.html", "data/results", "Claims ledger")
+        page.write_text(page.read_text(encoding="utf-8").replace("<table>", '<table class="fairlib-ledger">'),
+                        encoding="utf-8")
+        return page
 
     def index_page(self) -> Path:
         readme = (paths.ROOT / "README.md").read_text(encoding="utf-8")
