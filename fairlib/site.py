@@ -38,7 +38,8 @@ _STATUS_CLASS = {"held": "held", "not reproduced": "not-reproduced", "not tested
 
 @dataclass(frozen=True)
 class SiteNotebook:
-    """A notebook the site publishes: registry key, title and source path (relative to the repository root)."""
+    """A notebook the site publishes: registry key, title and source path (relative to the repository root, as in
+    ``run_all.REGISTRY``, or absolute)."""
 
     key: str
     title: str
@@ -165,7 +166,6 @@ class _Site:
         self.out, self.notebooks, self.executed_dir = out, notebooks, executed_dir
         self.results, self.figures = results, figures
         self.exporter = HTMLExporter(template_name="fairlib-site", extra_template_basedirs=[str(_TEMPLATES)])
-        self.exporter.exclude_input_prompt = False
         # repository path -> site path (both relative, '/'-separated)
         self.pages = {"README.md": "index.html", "data/results/CLAIMS.md": "claims.html",
                       "data/README.md": "data.html", "docs/claims-coverage.md": "coverage.html",
@@ -202,8 +202,9 @@ class _Site:
         doc.metadata["title"] = title
         resources = {"site_nav": self.nav, "metadata": {"name": title}}
         body, _ = self.exporter.from_notebook_node(doc, resources=resources)
+        # data: URIs never match (no ':' in a target); protocol-relative URLs are left alone
         body = _LINK.sub(lambda m: self._link(m.group(1), m.group(2), m.group(3), repo_dir, site_dir)
-                         if not m.group(2).startswith(("data:", "//")) else m.group(0), body)
+                         if not m.group(2).startswith("//") else m.group(0), body)
         dest = self.out / site_path
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text(body, encoding="utf-8")
