@@ -180,10 +180,13 @@ class _Site:
         self.nav += [("coverage", "coverage.html"), ("data", "data.html")]
 
     def ledger(self, key: str) -> dict | None:
+        """The committed ``claims.json`` of notebook ``key`` (None if there is none)."""
         f = self.results / key / "claims.json"
         return json.loads(f.read_text()) if f.is_file() else None
 
     def _link(self, attr: str, target: str, anchor: str | None, repo_dir: str, site_dir: str) -> str:
+        """One ``href``/``src`` rewritten relative to the page in the site (``repo_dir``: where the content's
+        relative links start in the repository; ``site_dir``: the page's folder in the site)."""
         if not target:  # a same-page anchor
             return f'{attr}="{anchor or ""}"'
         if target.startswith(_SITE):                 # a path from the site's root
@@ -198,6 +201,7 @@ class _Site:
         return f'{attr}="{html.escape(rel)}{anchor}"'
 
     def write_page(self, doc, site_path: str, repo_dir: str, title: str) -> Path:
+        """Export notebook ``doc`` as the page ``site_path`` with the site's template, its links rewritten."""
         site_dir = posixpath.dirname(site_path)
         doc.metadata["title"] = title
         resources = {"site_nav": self.nav, "metadata": {"name": title}}
@@ -211,6 +215,7 @@ class _Site:
         return dest
 
     def markdown_page(self, text: str, site_path: str, repo_dir: str, title: str) -> Path:
+        """A page of markdown ``text`` (exported as a one-cell notebook, so every page has the same style)."""
         import nbformat
 
         doc = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(text)])
@@ -218,6 +223,8 @@ class _Site:
 
     # ---- pages
     def notebook_page(self, nb: SiteNotebook) -> Path:
+        """The executed notebook's page: a header linking its figures and claims, its cells and outputs, and a
+        gallery of its committed figures (copied into the site)."""
         import nbformat
 
         doc = _read(self.executed_dir / f"{nb.key}.ipynb")
@@ -242,6 +249,7 @@ class _Site:
         return self.write_page(doc, f"notebooks/{nb.key}.html", "executed", nb.title)
 
     def claims_page(self) -> Path:
+        """The claims ledger: one table per notebook, each claim linked to the cell that measured it."""
         from .report import display_value
 
         lines = ["# Claims ledger", "",
@@ -278,6 +286,7 @@ class _Site:
         return page
 
     def index_page(self) -> Path:
+        """The landing page: the README's introduction, the notebooks with their claim counts, how to rerun."""
         readme = (paths.ROOT / "README.md").read_text(encoding="utf-8")
         intro = readme.split("\n## ", 1)[0]
         rows = ["| notebook | what it reproduces | paper claims held / not reproduced / not tested | all claims "
