@@ -300,7 +300,8 @@ class _Site:
                 totals[k] += s.get(k, 0)
             n_fig = len(list((self.figures / nb.key).glob("*.png")))
             rows.append(f"| [{nb.key}]({_SITE}notebooks/{nb.key}.html) | {_cell(nb.title)} | "
-                        f"{paper.get('held', 0)} / {paper.get('not_reproduced', 0)} / {paper.get('not_tested', 0)} | "
+                        + (f"{paper.get('held', 0)} / {paper.get('not_reproduced', 0)} / {paper.get('not_tested', 0)}"
+                           if sum(paper.values()) else "— (no paper claims)") + " | "
                         f"[{_counts_text(ledger)}]({_SITE}claims.html#{nb.key}) | {n_fig} |")
         text = [intro.strip(), "", "## Notebooks", "",
                 "One notebook per paper (and one on production schedulers), executed in full mode; each page shows "
