@@ -83,8 +83,8 @@ def publish_executed(nb: SiteNotebook, executed: Path, dest_dir: Path | None = N
     from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 
     doc = _read(executed)
-    source = _read(_resolve(nb.source))
-    if source_digest(doc) != source_digest(source):
+    digest = source_digest(_read(_resolve(nb.source)))
+    if source_digest(doc) != digest:
         raise ValueError(f"{executed}: its cells differ from {nb.source}'s (edited during the run?); not published")
     coalesce = CoalesceStreamsPreprocessor()
     for i, cell in enumerate(doc.cells):
@@ -101,7 +101,7 @@ def publish_executed(nb: SiteNotebook, executed: Path, dest_dir: Path | None = N
     pm = doc.metadata.get("papermill", {})
     pm["input_path"], pm["output_path"] = nb.source, f"executed/{nb.key}.ipynb"
     doc.metadata["fairlib"] = {"key": nb.key, "title": nb.title, "source": nb.source,
-                               "source_digest": source_digest(source), "mode": "full"}
+                               "source_digest": digest, "mode": "full"}
     dest = (dest_dir or paths.executed_dir()) / f"{nb.key}.ipynb"
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
@@ -121,10 +121,9 @@ def executed_problems(nb: SiteNotebook, executed_dir: Path | None = None) -> lis
     path = (executed_dir or paths.executed_dir()) / f"{nb.key}.ipynb"
     if not path.is_file():
         return [f"{path} is missing: run `python run_all.py --only {nb.key}` (full mode) and commit it"]
-    doc, source = _read(path), _read(_resolve(nb.source))
+    doc, digest = _read(path), source_digest(_read(_resolve(nb.source)))
     problems = []
-    meta = doc.metadata.get("fairlib", {})
-    if meta.get("source_digest") != source_digest(source) or source_digest(doc) != source_digest(source):
+    if doc.metadata.get("fairlib", {}).get("source_digest") != digest or source_digest(doc) != digest:
         problems.append(f"{path} was run from other cells than {nb.source} has now: rerun "
                         f"`python run_all.py --only {nb.key}` and commit executed/{nb.key}.ipynb")
     if doc.metadata.get("papermill", {}).get("parameters", {}).get("MODE") != "full":

@@ -172,6 +172,20 @@ def _production_guarantee(snapshot: CellSnapshot, production_priority: int) -> n
     return guarantee / over if over > 1 else guarantee
 
 
+def _timed(runs: dict, desc: str, progress: bool):
+    """Call each of ``runs`` (name -> callable) in turn, yielding ``(name, result, seconds)``; a progress bar
+    named ``desc`` when ``progress``."""
+    items = list(runs.items())
+    if progress:
+        from tqdm import tqdm
+
+        items = tqdm(items, desc=desc)
+    for name, run in items:
+        t0 = time.perf_counter()
+        result = run()
+        yield name, result, time.perf_counter() - t0
+
+
 #: the rules compared: name -> (scheduler mirrored, what it changes); :func:`semantics_allocations` runs them
 SEMANTICS = {
     "DRF, lowest index": ("DRF paper's Algorithm 1; Volcano's drf job order (jobs by creation)",
@@ -222,15 +236,8 @@ def semantics_allocations(snapshot: CellSnapshot, *, production_priority: int = 
     }
     per_task = snapshot.per_task_share
     rows = []
-    items = list(runs.items())
-    if progress:
-        from tqdm import tqdm
-
-        items = tqdm(items, desc="semantics")
-    for name, run in items:
-        t0 = time.perf_counter()
-        tasks = np.asarray(run(), dtype=np.int64)
-        seconds = time.perf_counter() - t0
+    for name, result, seconds in _timed(runs, "semantics", progress):
+        tasks = np.asarray(result, dtype=np.int64)
         rows.append(pd.DataFrame({"rule": name, "job": np.arange(len(tasks)), "tasks": tasks,
                                   "dominant_share": tasks * per_task, "seconds": seconds}))
     return pd.concat(rows, ignore_index=True)
@@ -300,16 +307,9 @@ def machine_allocations(snapshot: CellSnapshot, *, progress: bool = False) -> pd
         "TSF": lambda: on_merged_servers(tsf, cluster).totals,
         "PS-DSF": lambda: on_merged_servers(psdsf, cluster).totals,
     }
-    items = list(runs.items())
-    if progress:
-        from tqdm import tqdm
-
-        items = tqdm(items, desc="mechanisms")
     rows = []
-    for name, run in items:
-        t0 = time.perf_counter()
-        totals = np.asarray(run(), dtype=float)
-        seconds = time.perf_counter() - t0
+    for name, result, seconds in _timed(runs, "mechanisms", progress):
+        totals = np.asarray(result, dtype=float)
         short = totals < caps - 1e-6 * np.maximum(caps, 1)
         used = (totals[:, None] * d).sum(axis=0) / cap
         rows.append({"mechanism": name, "tasks": float(totals.sum()), "cpu_utilisation": float(used[0]),
