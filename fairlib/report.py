@@ -21,8 +21,8 @@ import pandas as pd
 
 from . import paths
 
-__all__ = ["save_figure", "save_table", "ClaimLog", "Claim", "ClaimsFailed", "Declared", "load_registry",
-           "registry_path", "display_value", "cell_key", "FLOAT_FORMAT", "KINDS", "STATUSES"]
+__all__ = ["save_figure", "save_table", "ClaimLog", "Claim", "ClaimsFailed", "Declared", "Measurement", "load_registry",
+           "registry_path", "display_value", "cell_key", "measured_values", "FLOAT_FORMAT", "KINDS", "STATUSES"]
 
 #: float format of every CSV written by :func:`save_table` (fixed, so output is byte-stable on one machine)
 FLOAT_FORMAT = "%.10g"
@@ -204,6 +204,21 @@ def load_registry(source, key: str = "") -> dict[str, Declared]:
 
 
 @dataclass(frozen=True)
+class Measurement:
+    """What an experiment driver measured for one declared claim: the value the claim's rule is applied to and,
+    where a reader needs it, a note saying what was measured (and why a mismatch happens, where known).
+
+    Drivers return ``{claim_id: Measurement}`` from the tables they made, so that the arithmetic behind a claim is
+    library code with tests, and a notebook's claims cell only hands it over (:meth:`ClaimLog.measure_all`).
+    ``runs``: the number of runs behind ``value``, for ``se`` rules only.
+    """
+
+    value: object
+    note: str = ""
+    runs: int | None = None
+
+
+@dataclass(frozen=True)
 class Claim:
     """One claim of the ledger: as declared, with our measurement and its status."""
 
@@ -344,6 +359,30 @@ class ClaimLog:
                                  d.rule_text(runs), status, note, d.wall_clock, _current_cell()))
         return satisfied
 
+    def measure_all(self, measured) -> dict[str, bool]:
+        """:meth:`measure` every claim of ``measured`` (``{claim_id: Measurement}``, as experiment drivers return
+        them), in its order; returns whether each claim's rule holds.
+
+        >>> reg = '''
+        ... [[claim]]
+        ... id = "worst_efficiency"
+        ... kind = "paper"
+        ... source = "§3.1"
+        ... statement = "the worst efficiency is 3/4"
+        ... paper_value = 0.75
+        ... tol = 1e-3
+        ... '''
+        >>> log = ClaimLog("demo", write=False, registry=reg)
+        >>> log.measure_all({"worst_efficiency": Measurement(0.7502, note="over 100 games")})
+        {'worst_efficiency': True}
+        """
+        out = {}
+        for claim_id, m in measured.items():
+            if not isinstance(m, Measurement):
+                raise TypeError(f"measured[{claim_id!r}] = {m!r}: expected a fairlib.report.Measurement")
+            out[claim_id] = self.measure(claim_id, m.value, note=m.note, runs=m.runs)
+        return out
+
     def _complete(self) -> list[str]:
         """Add the declared not-tested claims (their cell: the one that finishes the ledger, where they are listed);
         returns the ids of declared claims never measured."""
@@ -405,3 +444,12 @@ def display_value(value) -> str:
     if isinstance(value, list) and _numbers(value):
         return "[" + ", ".join(display_value(v) for v in value) + "]"
     return "" if value is None else str(value)
+
+
+def measured_values(measured) -> dict:
+    """``{claim_id: value}`` of ``{claim_id: Measurement}``: the numbers a notebook's "What we found" prose quotes.
+
+    >>> measured_values({"worst_efficiency": Measurement(0.75, note="over 100 games")})
+    {'worst_efficiency': 0.75}
+    """
+    return {claim_id: m.value for claim_id, m in measured.items()}

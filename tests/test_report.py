@@ -159,9 +159,14 @@ def test_every_notebook_registry_loads_and_every_claim_is_measured_or_not_tested
         declared = load_registry(registry_path(key), key)
         tree = ast.parse(code)
         calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                 and n.func.attr in ("measure", "check") and isinstance(n.func.value, ast.Name)
+                 and n.func.attr in ("measure", "check", "measure_all") and isinstance(n.func.value, ast.Name)
                  and n.func.value.id == "claims"]
         assert calls, nb_path
+        # measurements handed over whole (measure_all) come from experiment drivers, whose claim ids their own
+        # tests check against the registry (e.g. tests/test_bidding_game_findings.py); ClaimLog.finish fails a
+        # run that leaves a declared claim unmeasured
+        handed_over = any(c.func.attr == "measure_all" for c in calls)
+        calls = [c for c in calls if c.func.attr != "measure_all"]
         for call in calls:
             assert call.func.attr == "measure", f"{nb_path.name}: claims.check( sets its own rule"
             assert {k.arg for k in call.keywords} <= {"note", "runs"}, (nb_path.name, ast.unparse(call)[:80])
@@ -175,7 +180,7 @@ def test_every_notebook_registry_loads_and_every_claim_is_measured_or_not_tested
                                              for v in c.args[0].values) + "$")
                     for c in calls if isinstance(c.args[0], ast.JoinedStr)]
         for cid, d in declared.items():
-            if d.not_tested:
+            if d.not_tested or handed_over:
                 continue
             assert cid in literal or any(p.match(cid) for p in patterns), f"{key}: {cid} declared, never measured"
 

@@ -1,0 +1,164 @@
+"""The feldman2005 claims' arithmetic (fairlib.experiments.bidding_game.*_findings): every declared claim is
+measured by a driver, and the numbers mean what the claims say, on hand-built tables with known answers."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairlib import InvalidInputError, market
+from fairlib.experiments import bidding_game
+from fairlib.report import ClaimLog, Measurement, load_registry, measured_values, registry_path
+
+
+@pytest.fixture(scope="module")
+def small_study():
+    """Every feldman2005 driver at a size that runs in seconds (users and machines far below the paper's)."""
+    users = [3, 4, 6]
+    fig2 = pd.concat([bidding_game.infinite_parallelism_sweep(users, 2, 11 + i, preference=p, n_machines=6,
+                                                             order="random")
+                      for i, p in enumerate(("uniform", "correlated"))], ignore_index=True)
+    alphas = np.round(np.linspace(0.5, 0.99, 12), 6)
+    two = pd.DataFrame([e for a in alphas for e in market.two_player_equilibria(float(a), "opposite")])
+    equal = pd.DataFrame([e for a in alphas[:-1] for e in market.two_player_equilibria(float(a), "equal")])
+    construction = []
+    for n in (1, 2, 3):
+        w, x = market.sqrt_m_construction(n)
+        r = market.allocation(x)
+        construction.append({"n": n, "efficiency": (w * r).sum() / w.max(axis=0).sum(),
+                             "bound_2_over_n_plus_1": 2 / (n + 1),
+                             "condition1_violation": market.equilibrium_violation(w, x)})
+    guarantee = bidding_game.proportional_guarantee_runs(3, 5)
+    traj = bidding_game.efficiency_over_time(5, 2, 6, n_machines=6, max_iter=20)
+    finite = pd.concat([bidding_game.finite_parallelism_sweep([2, 5, 8], 2, 7, delta=d, n_machines=20)
+                        for d in (5, 20)], ignore_index=True)
+    fig5 = bidding_game.finite_efficiency_trajectories([(5, 8), (20, 2)], 2, 8, n_machines=20, iterations=12)
+    return {
+        "two": bidding_game.two_player_findings(two, equal, [0.6, 0.9]),
+        "thm3": bidding_game.theorem3_findings(pd.DataFrame(construction), guarantee),
+        "fig2": bidding_game.infinite_parallelism_findings(fig2, mid_users=4),
+        "fig3": bidding_game.efficiency_over_time_findings(traj),
+        "finite": bidding_game.finite_parallelism_findings(finite, fig5, fig2),
+    }
+
+
+def test_the_drivers_measure_every_declared_claim_the_notebook_does_not(small_study):
+    """The notebook hands the drivers' measurements to ClaimLog.measure_all and measures only the two speed
+    claims itself: together they are exactly the declared, testable claims of the ledger."""
+    declared = load_registry(registry_path("feldman2005"), "feldman2005")
+    measured = set().union(*(found.keys() for found in small_study.values()))
+    in_notebook = {"best_response_beats_generic_solver", "best_response_optimal_vs_slsqp"}
+    assert measured | in_notebook == {cid for cid, d in declared.items() if not d.not_tested}
+    assert not measured & in_notebook
+    for found in small_study.values():
+        assert all(isinstance(m, Measurement) for m in found.values())
+
+
+def test_the_ledger_accepts_the_measurements(small_study):
+    log = ClaimLog("feldman2005", write=False)
+    for found in small_study.values():
+        held = log.measure_all(found)
+        assert set(held) == set(found)
+    assert {c.claim_id for c in log.claims} == set().union(*(f.keys() for f in small_study.values()))
+
+
+def test_two_player_findings_are_the_closed_form_numbers(small_study):
+    v = measured_values(small_study["two"])
+    assert v["two_player_min_efficiency_2sqrt2_minus_2"] == pytest.approx(2 * np.sqrt(2) - 2, abs=1e-12)
+    assert v["asymmetric_equilibria_from_alpha0"] == [1, 3]
+    assert v["two_player_efficiency_limit_3_4"] == pytest.approx(0.75, abs=1e-3)
+    assert v["two_player_uniformity_limit_1_2"] == pytest.approx(0.5, abs=1e-3)
+    assert v["two_player_equilibria_cross_checked"] is True
+    assert v["equal_weight_game_perfect"] == pytest.approx(1.0)
+
+
+def test_theorem3_findings_on_the_construction(small_study):
+    v = measured_values(small_study["thm3"])
+    assert v["sqrt_m_construction_is_equilibrium"] < 1e-9
+    assert v["sqrt_m_efficiency_2_over_n_plus_1"] < 1e-12
+    assert v["uniformity_at_least_1_over_m"] >= 1 - 1e-6
+
+
+def _runs(rows):
+    base = {"iterations": 3, "converged": True, "stabilised": 2, "residual": 1e-9, "envy_freeness": 1.0}
+    return pd.DataFrame([{**base, **r} for r in rows])
+
+
+def test_infinite_parallelism_findings_known_answers():
+    """Hand-built Fig. 2 table: medians per number of users, the gain over weight-proportional bidding, the
+    local-greedy threshold and the uniformity drop are what the claims say they are."""
+    rows = []
+    for p in ("uniform", "correlated"):
+        for users, uni in ((2, 0.9), (4, 0.7), (8, 0.65)):
+            for seed in range(3):
+                rows += [
+                    {"preference": p, "users": users, "seed": seed, "mechanism": "best_response",
+                     "efficiency": 0.9 + 0.01 * seed, "uniformity": uni, "residual": 1e-3},
+                    {"preference": p, "users": users, "seed": seed, "mechanism": "best_response_tight",
+                     "efficiency": 0.9, "uniformity": uni, "residual": 1e-9 if seed else 1e-3},
+                    {"preference": p, "users": users, "seed": seed, "mechanism": "weight_proportional",
+                     "efficiency": 0.75, "uniformity": uni + 0.05},
+                    {"preference": p, "users": users, "seed": seed, "mechanism": "social_optimum",
+                     "efficiency": 1.0, "uniformity": 0.1},
+                    {"preference": p, "users": users, "seed": seed, "mechanism": "local_greedy",
+                     "efficiency": 0.9, "uniformity": uni, "converged": users >= 4 and seed < 2, "stabilised": 40},
+                ]
+    found = bidding_game.infinite_parallelism_findings(_runs(rows), mid_users=4)
+    v = measured_values(found)
+    assert v["efficiency_about_0_9_uniform"] == pytest.approx([0.91] * 3)
+    assert v["better_than_weight_proportional_uniform"] == pytest.approx(0.91 / 0.75 - 1)
+    assert v["local_greedy_convergence_threshold_uniform"] == 4
+    assert v["uniformity_decreases_with_users_uniform"] == pytest.approx(0.2)
+    assert v["uniformity_flattens_uniform"] == pytest.approx(0.05 / 0.2)
+    assert v["equilibrium_exists_strong_competition"] == pytest.approx(2 / 3)
+    assert "did not reach Nash residual 1e-6 on 6 of 18" in found["equilibrium_exists_strong_competition"].note
+    assert v["weight_proportional_fairest_correlated"] == pytest.approx(0.05)
+    assert v["local_greedy_stabilises_in_25_to_90_correlated"] == [40.0, 40.0]
+    with pytest.raises(InvalidInputError, match="mid_users = 5"):
+        bidding_game.infinite_parallelism_findings(_runs(rows), mid_users=5)
+    with pytest.raises(InvalidInputError, match="no rows for"):
+        bidding_game.infinite_parallelism_findings(_runs([r for r in rows if r["mechanism"] != "social_optimum"]),
+                                                   mid_users=4)
+
+
+def test_finite_parallelism_findings_judge_convergence_per_band():
+    """Δ = 5 with n = 100: users 20-40 never converge, the others always do; the claims read exactly that."""
+    rows = []
+    for delta, users_list, band in ((5, (10, 20, 40, 60), (20, 40)), (20, (3, 5, 10, 15), (5, 10))):
+        for users in users_list:
+            for seed in range(2):
+                inside = band[0] <= users <= band[1]
+                rows.append({"delta": delta, "users": users, "seed": seed, "competition": users * delta / 100,
+                             "converged": not inside, "efficiency": 0.8, "uniformity": 0.6, "envy_freeness": 0.9,
+                             "calls_within_two_swaps": 0.99})
+    finite = pd.DataFrame(rows)
+    fig5 = pd.DataFrame([{"delta": d, "iteration": t, "efficiency": 0.5 if t < 5 else 0.85}
+                         for d in (5, 20) for t in range(10)])
+    infinite = pd.DataFrame([{"mechanism": "best_response", "preference": "uniform", "users": u, "efficiency": 0.9,
+                              "uniformity": 0.7, "envy_freeness": 1.2} for u in (10, 20, 40, 60, 5, 15)])
+    v = measured_values(bidding_game.finite_parallelism_findings(finite, fig5, infinite))
+    assert v["delta5_no_convergence_for_20_40_users"] == 0.0
+    assert v["delta5_converges_elsewhere"] == 1.0
+    assert v["delta20_no_convergence_for_5_10_users"] == 0.0
+    assert v["non_convergence_at_competition_1_to_2"] == [1.0, 2.0]
+    assert v["fig5_efficiency_stays_high_delta5_40_users"] == pytest.approx(0.85)
+    assert v["fig6_delta5_many_users_lower_uniformity"] == pytest.approx([-0.1])
+    assert v["fig6_delta5_many_users_like_infinite_parallelism"] == pytest.approx(0.1)
+    with pytest.raises(InvalidInputError, match="needs Δ = 5 and 20"):
+        bidding_game.finite_parallelism_findings(finite[finite.delta == 5], fig5, infinite)
+
+
+def test_efficiency_over_time_findings_compare_settling():
+    curve = [{"mechanism": m, "seed": 0, "iteration": t, "efficiency": e}
+             for m, es in (("best_response", [0.5, 0.9, 0.9, 0.9]), ("local_greedy", [0.5, 0.6, 0.8, 0.895]))
+             for t, e in enumerate(es)]
+    found = bidding_game.efficiency_over_time_findings(pd.DataFrame(curve))
+    assert found["fig3_same_welfare"].value == pytest.approx(0.005)
+    assert found["fig3_best_response_faster"].value == 2
+    with pytest.raises(InvalidInputError, match="local_greedy"):
+        bidding_game.efficiency_over_time_findings(pd.DataFrame(curve[:4]))
+
+
+def test_measure_all_refuses_bare_values():
+    log = ClaimLog("feldman2005", write=False)
+    with pytest.raises(TypeError, match="expected a fairlib.report.Measurement"):
+        log.measure_all({"fig3_same_welfare": 0.01})
