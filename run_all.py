@@ -287,11 +287,12 @@ def _write_text_atomic(path: Path, text: str) -> None:
 
 
 def _measuring_cells(key: str, mode: str) -> dict[str, str]:
-    """A claim's recorded cell -> a markdown link to that cell of the executed notebook, ``[In [n]](...)`` (full mode:
-    the committed ``executed/<key>.ipynb``, which GitHub renders with its ``In [n]`` numbers; the site links to the
-    cell itself); empty where there is no executed notebook."""
+    """A claim's recorded cell -> a markdown link to that cell, ``[In [n]](...#in-n)`` (full mode): the cell's heading
+    in ``executed/<key>.md``, the executed notebook's text view, where GitHub gives every cell an anchor (its notebook
+    view gives none; the site links to the cell of the notebook page itself); empty where there is no executed
+    notebook."""
     from fairlib import paths
-    from fairlib.site import claim_cells
+    from fairlib.site import cell_heading, claim_cells
 
     executed = paths.executed_dir() / f"{key}.ipynb" if mode == "full" else None
     if executed is None or not executed.is_file():
@@ -299,7 +300,7 @@ def _measuring_cells(key: str, mode: str) -> dict[str, str]:
     import nbformat
 
     link = "../../executed" if paths.executed_dir() == ROOT / "executed" else str(paths.executed_dir())
-    return {k: f"[In [{c.execution_count}]]({link}/{key}.ipynb)"
+    return {k: f"[{cell_heading(c.execution_count)[0]}]({link}/{key}.md#{cell_heading(c.execution_count)[1]})"
             for k, c in claim_cells(nbformat.read(str(executed), as_version=4)).items()}
 
 

@@ -124,11 +124,12 @@ def new_figure(title: str, *, ncols: int = 1, nrows: int = 1, width: float | Non
 
 
 def spread_band(ax, data: pd.DataFrame, x: str, y: str, mechanism: str, *, interval: float = 80,
-                marker: str = "o", label_: str | None = None, **kw):
-    """Plot the median of ``y`` per ``x`` with a shaded band holding the central ``interval`` % of the runs (the
-    10th to 90th percentile by default): seaborn's ``lineplot`` with ``errorbar=("pi", interval)``."""
+                marker: str = "o", label_: str | None = None, estimator: str = "median", **kw):
+    """Plot the ``estimator`` (median by default, or ``"mean"``) of ``y`` per ``x`` with a shaded band holding the
+    central ``interval`` % of the runs (the 10th to 90th percentile by default): seaborn's ``lineplot`` with
+    ``errorbar=("pi", interval)``."""
     c = kw.pop("color", None) or color(mechanism)
-    sns.lineplot(data=data, x=x, y=y, estimator="median", errorbar=("pi", interval), color=c, marker=marker or None,
+    sns.lineplot(data=data, x=x, y=y, estimator=estimator, errorbar=("pi", interval), color=c, marker=marker or None,
                  markersize=3.5, markeredgewidth=0, label=label_ or label(mechanism), err_kws={"alpha": 0.2, "lw": 0},
                  ax=ax, **kw)
     return ax

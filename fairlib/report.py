@@ -204,21 +204,6 @@ def load_registry(source, key: str = "") -> dict[str, Declared]:
 
 
 @dataclass(frozen=True)
-class Measurement:
-    """What an experiment driver measured for one declared claim: the value the claim's rule is applied to and,
-    where a reader needs it, a note saying what was measured (and why a mismatch happens, where known).
-
-    Drivers return ``{claim_id: Measurement}`` from the tables they made, so that the arithmetic behind a claim is
-    library code with tests, and a notebook's claims cell only hands it over (:meth:`ClaimLog.measure_all`).
-    ``runs``: the number of runs behind ``value``, for ``se`` rules only.
-    """
-
-    value: object
-    note: str = ""
-    runs: int | None = None
-
-
-@dataclass(frozen=True)
 class Claim:
     """One claim of the ledger: as declared, with our measurement and its status."""
 
@@ -255,6 +240,24 @@ def _current_cell() -> str | None:
     shell = get_ipython()
     history = shell.user_ns.get("_ih") if shell is not None else None
     return cell_key(history[-1]) if history else None
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """What an experiment driver measured for one declared claim: the value the claim's rule is applied to and,
+    where a reader needs it, a note saying what was measured (and why a mismatch happens, where known).
+
+    Drivers return ``{claim_id: Measurement}`` from the tables they made, so that the arithmetic behind a claim is
+    library code with tests, and a notebook's claims cell only hands it over (:meth:`ClaimLog.measure_all`).
+    ``runs``: the number of runs behind ``value``, for ``se`` rules only. ``cell``: the notebook cell where it was
+    measured (:func:`cell_key` of its source; by default the cell running when the measurement is made, so a claim
+    links to the section that computed it, not to the claims cell that hands it over; None outside a notebook).
+    """
+
+    value: object
+    note: str = ""
+    runs: int | None = None
+    cell: str | None = field(default_factory=lambda: _current_cell(), compare=False)
 
 
 class ClaimsFailed(AssertionError):
@@ -333,11 +336,13 @@ class ClaimLog:
             raise ValueError(f"data = {self.data!r}: must be 'real', 'synthetic' or None")
         self.declared = load_registry(registry_path(self.key) if self.registry is None else self.registry, self.key)
 
-    def measure(self, claim_id: str, ours, *, note: str = "", runs: int | None = None) -> bool:
+    def measure(self, claim_id: str, ours, *, note: str = "", runs: int | None = None,
+                cell: str | None = None) -> bool:
         """Record our measurement of declared claim ``claim_id``; returns whether its declared rule holds.
 
         ``note``: what we measured and why, for a reader (shown with every status). ``runs``: the number of
-        runs behind ``ours`` (only for ``se`` rules).
+        runs behind ``ours`` (only for ``se`` rules). ``cell``: the notebook cell that measured it (default: the
+        cell running now).
         """
         d = self.declared.get(claim_id)
         if d is None:
@@ -356,12 +361,12 @@ class ClaimLog:
         else:
             status = "held" if satisfied else "not reproduced"
         self.claims.append(Claim(claim_id, d.kind, d.source, d.statement, _plain(d.paper_value), ours,
-                                 d.rule_text(runs), status, note, d.wall_clock, _current_cell()))
+                                 d.rule_text(runs), status, note, d.wall_clock, cell or _current_cell()))
         return satisfied
 
     def measure_all(self, measured) -> dict[str, bool]:
         """:meth:`measure` every claim of ``measured`` (``{claim_id: Measurement}``, as experiment drivers return
-        them), in its order; returns whether each claim's rule holds.
+        them), in its order, each linked to the cell where it was measured; returns whether each claim's rule holds.
 
         >>> reg = '''
         ... [[claim]]
@@ -380,7 +385,7 @@ class ClaimLog:
         for claim_id, m in measured.items():
             if not isinstance(m, Measurement):
                 raise TypeError(f"measured[{claim_id!r}] = {m!r}: expected a fairlib.report.Measurement")
-            out[claim_id] = self.measure(claim_id, m.value, note=m.note, runs=m.runs)
+            out[claim_id] = self.measure(claim_id, m.value, note=m.note, runs=m.runs, cell=m.cell)
         return out
 
     def _complete(self) -> list[str]:

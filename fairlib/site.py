@@ -28,7 +28,7 @@ from pathlib import Path
 from . import paths
 
 __all__ = ["SiteNotebook", "source_digest", "publish_executed", "executed_problems", "claim_cells",
-           "build_site"]
+           "executed_markdown", "cell_heading", "build_site"]
 
 _TEMPLATES = Path(__file__).with_name("site_template")
 _INJECTED = "injected-parameters"
@@ -73,7 +73,7 @@ def _scrub(text: str) -> str:
 
 def publish_executed(nb: SiteNotebook, executed: Path, dest_dir: Path | None = None) -> Path:
     """Copy a full-mode executed notebook to ``<dest_dir>/<key>.ipynb`` for readers (default ``dest_dir``:
-    :func:`fairlib.paths.executed_dir`).
+    :func:`fairlib.paths.executed_dir`), with its text view ``<key>.md`` beside it (:func:`executed_markdown`).
 
     Progress-bar updates are collapsed to their last state (nbconvert's ``CoalesceStreamsPreprocessor``), this
     machine's paths are made relative, and ``metadata.fairlib`` records the key, title, source and
@@ -106,8 +106,68 @@ def publish_executed(nb: SiteNotebook, executed: Path, dest_dir: Path | None = N
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
     nbformat.write(doc, str(tmp))
+    _write_text_atomic(dest.with_suffix(".md"), executed_markdown(doc, nb.key))
     os.replace(tmp, dest)
     return dest
+
+
+_STYLE = re.compile(r"<style[^>]*>.*?</style>\s*", re.DOTALL)
+
+
+def cell_heading(execution_count) -> str:
+    """The heading :func:`executed_markdown` puts above a code cell, ``In [n]``, and its anchor as GitHub derives it
+    from the heading (``in-n``): how a row of ``CLAIMS.md`` links to the cell that measured the claim.
+
+    >>> cell_heading(14)
+    ('In [14]', 'in-14')
+    """
+    return f"In [{execution_count}]", f"in-{execution_count}"
+
+
+def _fence(text: str, lang: str = "") -> str:
+    ticks = "```" if "```" not in text else "~~~~"
+    return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
+
+
+def executed_markdown(doc, key: str) -> str:
+    """A Markdown view of an executed notebook, for reading on GitHub, where a notebook's cells have no anchors:
+    markdown cells as written, each code cell under a heading ``In [n]`` (:func:`cell_heading`) with its source and
+    its text, table and markdown outputs. Figures are not repeated (they are in the notebook and under
+    ``figures/<key>/``)."""
+    title = doc.metadata.get("fairlib", {}).get("title", key)
+    parts = [f"<!-- generated from executed/{key}.ipynb by fairlib.site; do not edit -->",
+             f"*A text view of [`executed/{key}.ipynb`]({key}.ipynb) ({title}), so that every cell has an anchor: "
+             f"open the notebook for its figures.*"]
+    for cell in _cells(doc):
+        if cell.cell_type == "markdown":
+            parts.append(cell.source)
+            continue
+        if cell.cell_type != "code":
+            continue
+        heading, _ = cell_heading(cell.execution_count)
+        parts += [f"#### {heading}", _fence(cell.source, "python")]
+        for out in cell.outputs:
+            if out.output_type == "stream":
+                parts.append(_fence(out.text))
+            elif out.output_type == "error":
+                parts.append(_fence(f"{out.ename}: {out.evalue}"))
+            else:
+                data = out.get("data", {})
+                if "text/markdown" in data:
+                    parts.append(data["text/markdown"])
+                elif "text/html" in data:
+                    parts.append(_STYLE.sub("", data["text/html"]).strip())
+                elif any(k.startswith("image/") for k in data):
+                    parts.append(f"*(figure: in the notebook and under `figures/{key}/`)*")
+                elif "text/plain" in data:
+                    parts.append(_fence(data["text/plain"]))
+    return "\n\n".join(parts) + "\n"
+
+
+def _write_text_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def _resolve(path: str) -> Path:
@@ -117,7 +177,7 @@ def _resolve(path: str) -> Path:
 
 def executed_problems(nb: SiteNotebook, executed_dir: Path | None = None) -> list[str]:
     """Why ``executed/<key>.ipynb`` does not stand for the current source notebook (empty if it does): missing, run
-    from other cells, not in full mode, or with an error output."""
+    from other cells, not in full mode, with an error output, or its text view ``<key>.md`` out of date."""
     path = (executed_dir or paths.executed_dir()) / f"{nb.key}.ipynb"
     if not path.is_file():
         return [f"{path} is missing: run `python run_all.py --only {nb.key}` (full mode) and commit it"]
@@ -134,6 +194,10 @@ def executed_problems(nb: SiteNotebook, executed_dir: Path | None = None) -> lis
         problems.append(f"{path}: cells {errors} end in an error")
     if not any(c.cell_type == "code" and c.outputs for c in doc.cells):
         problems.append(f"{path} has no outputs")
+    text_view = path.with_suffix(".md")
+    if not text_view.is_file() or text_view.read_text(encoding="utf-8") != executed_markdown(doc, nb.key):
+        problems.append(f"{text_view} is missing or does not match {path.name}: rerun "
+                        f"`python run_all.py --only {nb.key}` (or publish it again) and commit both")
     return problems
 
 
@@ -364,11 +428,20 @@ def main(argv=None) -> int:
 
     ap = argparse.ArgumentParser(description="Build the static site from the committed executed notebooks.")
     ap.add_argument("--out", type=Path, default=None, help="output folder (default build/site)")
+    ap.add_argument("--text-views", action="store_true",
+                    help="only rewrite executed/<key>.md, the text view of each committed executed notebook")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(paths.ROOT))
     from run_all import REGISTRY
 
-    index = build_site([SiteNotebook(nb.key, nb.title, nb.path) for nb in REGISTRY.values()], args.out)
+    notebooks = [SiteNotebook(nb.key, nb.title, nb.path) for nb in REGISTRY.values()]
+    if args.text_views:
+        for nb in notebooks:
+            path = paths.executed_dir() / f"{nb.key}.ipynb"
+            _write_text_atomic(path.with_suffix(".md"), executed_markdown(_read(path), nb.key))
+            print(f"text view: {path.with_suffix('.md')}")
+        return 0
+    index = build_site(notebooks, args.out)
     print(f"site: {index}")
     return 0
 

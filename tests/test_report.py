@@ -238,3 +238,17 @@ def test_claims_on_synthetic_data_are_not_tested(tmp_build):
     assert doc["data"] == "synthetic"
     with pytest.raises(ValueError, match="data = 'fake'"):
         ClaimLog("x", data="fake", registry=REGISTRY)
+
+
+def test_measure_all_links_each_claim_to_the_cell_that_measured_it():
+    """A driver's measurement carries the cell it was made in (the section's), and the ledger keeps that cell; a
+    measurement made outside a notebook leaves the choice to the ledger (the cell running when it is recorded)."""
+    from fairlib.report import Measurement
+
+    reg = '[[claim]]\nid = "a"\nkind = "check"\nsource = "s"\nstatement = "t"\nat_least = 0\n' \
+          '[[claim]]\nid = "b"\nkind = "check"\nsource = "s"\nstatement = "t"\nat_least = 0\n'
+    log = ClaimLog("demo", write=False, registry=reg)
+    assert Measurement(1.0).cell is None
+    log.measure_all({"a": Measurement(1.0, cell="abc123"), "b": Measurement(2.0)})
+    assert [c.cell for c in log.claims] == ["abc123", None]
+    assert Measurement(1.0, cell="x") == Measurement(1.0, cell="y")   # where it was measured is not what it is

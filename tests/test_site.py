@@ -39,6 +39,27 @@ def test_every_claim_links_to_the_cell_that_measured_it(nb):
     assert not unlinked, f"{nb.key}: claims whose measuring cell is not in the executed notebook: {unlinked}"
 
 
+def test_claims_md_links_every_claim_to_its_cell_in_one_click():
+    """Each row of data/results/CLAIMS.md links to the heading of the cell that measured it in executed/<key>.md
+    (GitHub gives that heading the anchor; its notebook view has no cell anchors): the heading exists, and the cell
+    under it is the one the claim recorded."""
+    from fairlib.report import cell_key
+
+    ledger = (paths.RESULTS / "CLAIMS.md").read_text(encoding="utf-8")
+    for nb in NOTEBOOKS:
+        claims = json.loads((paths.RESULTS / nb.key / "claims.json").read_text())["claims"]
+        section = ledger.split(f"\n## {nb.key}", 1)[1].split("\n## ", 1)[0]
+        view = (paths.executed_dir() / f"{nb.key}.md").read_text(encoding="utf-8")
+        for c in claims:
+            row = next(line for line in section.splitlines() if line.startswith(f"| {c['kind']} | {c['claim_id']} |"))
+            link = re.search(r"\[In \[(\d+)\]\]\(\.\./\.\./executed/([\w]+)\.md#in-(\d+)\)", row)
+            assert link, f"{nb.key}/{c['claim_id']}: no link to its cell in CLAIMS.md: {row[-80:]}"
+            n, key, anchor = link.groups()
+            assert key == nb.key and n == anchor
+            source = view.split(f"\n#### In [{n}]\n\n```python\n", 1)[1].split("\n```", 1)[0]
+            assert cell_key(source) == c["cell"], f"{nb.key}/{c['claim_id']}: In [{n}] is not its measuring cell"
+
+
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=_key)
 def test_figures_named_in_the_reproduced_table_exist(nb):
     """Every `fig...` name the notebook's markdown cites is a committed figure (`fig2_*` names a group)."""
@@ -90,6 +111,29 @@ def test_publish_collapses_progress_bars_and_records_its_source(tmp_path):
     assert len(problems) == 1 and "other cells" in problems[0]
     with pytest.raises(ValueError, match="differ"):
         site.publish_executed(nb, tmp_path / "done.ipynb", tmp_path / "executed")
+
+
+def test_text_view_gives_every_code_cell_a_heading(tmp_path):
+    out = nbformat.v4.new_output
+    nb = _notebook(tmp_path, [out("stream", name="stdout", text="done\n"),
+                              out("display_data", data={"text/markdown": "**What we found.** 3 of 4."}),
+                              out("display_data", data={"text/html": "<style scoped>td {}</style><table></table>",
+                                                        "text/plain": "frame"}),
+                              out("display_data", data={"image/png": "iVBOR", "text/plain": "<Figure>"})])
+    done = nbformat.read(str(tmp_path / "done.ipynb"), as_version=4)
+    for i, cell in enumerate(c for c in done.cells if c.cell_type == "code"):
+        cell.execution_count = i + 1
+    nbformat.write(done, str(tmp_path / "done.ipynb"))
+    site.publish_executed(nb, tmp_path / "done.ipynb", tmp_path / "executed")
+    view = (tmp_path / "executed" / "demo.md").read_text()
+    assert "# Demo" in view and "#### In [1]" in view and "#### In [3]" in view
+    assert "#### In [2]" not in view                                      # papermill's injected cell left out
+    assert "```python\nrun()\n```\n\n```\ndone\n```" in view
+    assert "**What we found.** 3 of 4." in view and "<table></table>" in view and "<style" not in view
+    assert "*(figure: in the notebook and under `figures/demo/`)*" in view and "iVBOR" not in view
+    assert site.executed_problems(nb, tmp_path / "executed") == []
+    (tmp_path / "executed" / "demo.md").write_text(view + "edited\n")
+    assert any("does not match" in p for p in site.executed_problems(nb, tmp_path / "executed"))
 
 
 def test_an_executed_notebook_with_an_error_or_in_quick_mode_is_reported(tmp_path):

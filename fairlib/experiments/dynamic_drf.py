@@ -16,7 +16,8 @@ from ..dynamic.drf import (_linear_prefix_block, _linear_prefix_state, _linear_s
                            normalize_demands, static_drf_levels)
 from ..sweep import sweep
 
-__all__ = ["random_order_experiment", "agreement_runs", "strategyproofness_runs", "per_step_times", "total_times"]
+__all__ = ["random_order_experiment", "random_order_runs", "order_summary", "agreement_runs", "strategyproofness_runs",
+           "per_step_times", "total_times"]
 
 
 def _order_cell(seed, n, order, pool, cautious):
@@ -34,15 +35,16 @@ def _order_cell(seed, n, order, pool, cautious):
     return out
 
 
-def random_order_experiment(pool, ns, orders, rng, *, cautious_orders=None, progress: bool = False,
-                            n_jobs: int | None = None, backend: str | None = None) -> pd.DataFrame:
+def random_order_runs(pool, ns, orders, rng, *, cautious_orders=None, progress: bool = False,
+                      n_jobs: int | None = None, backend: str | None = None) -> pd.DataFrame:
     """Kash et al.-style experiment: n demands drawn at random from ``pool`` arrive in random order.
 
     For each n in ``ns`` and each of ``orders[n]`` (or ``orders``) samples, runs dynamic DRF (and the
     cautious-LP reconstruction [INF] on the first ``cautious_orders[n]`` samples, on the same draws) and
-    records, per step k, maxsum and maxmin divided by the static-DRF benchmark (k ẋ^k and ẋ^k). Returns a
-    tidy frame with one row per (n, mechanism, objective, k): mean, 10th and 90th percentiles, and the
-    sample count. Runs on :func:`fairlib.sweep.sweep` (one cell per sample).
+    records, per step k, maxsum and maxmin divided by the static-DRF benchmark (k ẋ^k and ẋ^k). Returns one row
+    per (n, order, mechanism, objective, k) with that ``ratio``: the raw runs, for plots that show their spread
+    (seaborn's percentile interval); :func:`order_summary` aggregates them. Runs on :func:`fairlib.sweep.sweep`
+    (one cell per sample).
     """
     pool = normalize_demands(pool, "pool")
     ns = [int(n) for n in ns]
@@ -54,21 +56,42 @@ def random_order_experiment(pool, ns, orders, rng, *, cautious_orders=None, prog
     grid = [{"n": n, "order": i, "cautious": i < n_caut[n]} for n in ns for i in range(n_orders[n])]
     cells = sweep(_order_cell, grid, rng=rng, seed_by=["n", "order"], fixed={"pool": pool}, n_jobs=n_jobs,
                   backend=backend, progress=progress, desc="random orders")
-    rows = []
+    parts = []
     for n in ns:
         mine = cells[cells.n == n]
         for mech in ("dynamic_drf", "cautious_lp"):
             for obj in ("maxsum", "maxmin"):
                 col = f"{mech}_{obj}"
-                values = [v for v in mine.get(col, pd.Series(dtype=object)) if isinstance(v, np.ndarray)]
-                if not values:
+                kept = [(o, v) for o, v in zip(mine.order, mine.get(col, pd.Series(dtype=object)))
+                        if isinstance(v, np.ndarray)]
+                if not kept:
                     continue
-                a = np.vstack(values)
-                for j in range(n):
-                    rows.append({"n": n, "mechanism": mech, "objective": obj, "k": j + 1, "mean": a[:, j].mean(),
-                                 "q10": np.quantile(a[:, j], 0.1), "q90": np.quantile(a[:, j], 0.9),
-                                 "samples": a.shape[0]})
+                a = np.vstack([v for _, v in kept])
+                parts.append(pd.DataFrame({"n": n, "order": np.repeat([o for o, _ in kept], n), "mechanism": mech,
+                                           "objective": obj, "k": np.tile(np.arange(1, n + 1), len(kept)),
+                                           "ratio": a.ravel()}))
+    columns = ["n", "order", "mechanism", "objective", "k", "ratio"]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
+
+
+def order_summary(runs: pd.DataFrame) -> pd.DataFrame:
+    """:func:`random_order_runs` per (n, mechanism, objective, k), in that order: the mean ratio over the orders,
+    its 10th and 90th percentiles (``q10``, ``q90``) and the number of orders (``samples``)."""
+    rows = []
+    for (n, mech, obj), g in runs.groupby(["n", "mechanism", "objective"], sort=False):
+        a = g.pivot(index="order", columns="k", values="ratio").to_numpy()
+        for j in range(a.shape[1]):
+            rows.append({"n": n, "mechanism": mech, "objective": obj, "k": j + 1, "mean": a[:, j].mean(),
+                         "q10": np.quantile(a[:, j], 0.1), "q90": np.quantile(a[:, j], 0.9), "samples": a.shape[0]})
     return pd.DataFrame(rows)
+
+
+def random_order_experiment(pool, ns, orders, rng, *, cautious_orders=None, progress: bool = False,
+                            n_jobs: int | None = None, backend: str | None = None) -> pd.DataFrame:
+    """:func:`order_summary` of :func:`random_order_runs` (same arguments): one row per (n, mechanism, objective,
+    k) with the mean, 10th and 90th percentiles of the ratio to static DRF, and the sample count."""
+    return order_summary(random_order_runs(pool, ns, orders, rng, cautious_orders=cautious_orders, progress=progress,
+                                           n_jobs=n_jobs, backend=backend))
 
 
 def _agreement_cell(seed, run):

@@ -1,0 +1,177 @@
+"""What the trace-driven experiments of Khamse-Ashari et al. (§6) measured, as the ledger's claims read them.
+
+The khamseashari2018_traces notebook runs the experiments with :mod:`fairlib.sim` (Bitbrains snapshots, the Google
+closed-loop replay) and :mod:`.google_open_loop` (the paper setup and its sensitivity grid); the functions here turn
+their tables into one :class:`fairlib.report.Measurement` per declared claim, so that the arithmetic behind every
+claim is library code with tests and the notebook's claims cell only hands it over
+(:meth:`fairlib.report.ClaimLog.measure_all`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .._validate import InvalidInputError
+from ..report import Measurement
+
+__all__ = ["bitbrains_findings", "job_mix_findings", "replay_findings", "paper_setup_findings", "TRIO"]
+
+#: the three mechanisms Figs. 12–14 compare
+TRIO = ("PS-DSF", "DRFH", "TSF")
+
+
+def _relative_gap(totals, reference) -> float:
+    return float(np.abs(np.asarray(totals) - np.asarray(reference)).max() / np.asarray(reference).max())
+
+
+def _require(frame: pd.DataFrame, rows, name: str) -> None:
+    missing = [r for r in rows if r not in frame.index]
+    if missing:
+        raise InvalidInputError(f"{name}: no row for mechanism(s) {missing}")
+
+
+def bitbrains_findings(exact, distributed, utilisation: pd.DataFrame, variants, resources, *,
+                       full_mode: bool = True) -> dict[str, Measurement]:
+    """Figs. 6, 7 and 12 (§6.1, Bitbrains random instants).
+
+    ``exact`` and ``distributed``: PF-VDS(2) on one snapshot by the interior point and by the [INF] distributed
+    heuristic (its ``diagnostics["psi"]`` per iteration); ``utilisation``: mean utilisation per mechanism (rows)
+    and resource (columns); ``variants``: the PF-VDS variants in increasing α, PS-DSF last; ``resources``: the
+    fleet's resources, CPU and RAM first. ``full_mode``: whether the run had the paper's size (else the up-to-20%
+    claim's note always says what was measured).
+    """
+    variants, cpu_ram = list(variants), list(resources[:2])
+    _require(utilisation, [*variants, *TRIO, "PF-VDS(1)"], "utilisation")
+    psi = distributed.diagnostics["psi"]
+    gap = _relative_gap(distributed.totals, exact.totals)
+    mean = utilisation.loc[:, cpu_ram].mean(axis=1)
+    gain = utilisation.loc["PS-DSF"] / utilisation.loc[["DRFH", "TSF"]].max() - 1
+    gain = gain[cpu_ram]
+    return {
+        "fig6_distributed_converges": Measurement(
+            gap, note=f"after {len(psi)} iterations our reconstruction of the distributed heuristic is at Ψ = "
+                      f"{psi[-1]:.3g} ({psi[-1] / psi[0]:.1e} of the start), {gap:.1%} from the equilibrium; its step "
+                      "size and penalty factor were not recovered"),
+        "fig6_exact_equilibrium_reached": Measurement(float(exact.diagnostics["nash_residual"])),
+        "fig7_smaller_alpha_higher_utilisation": Measurement(float(mean["PF-VDS(1)"] - mean["PS-DSF"])),
+        "fig7_utilisation_falls_with_alpha": Measurement(bool((np.diff([mean[m] for m in variants]) <= 1e-9).all())),
+        "fig12_psdsf_beats_drfh_and_tsf": Measurement(float(gain.min())),
+        "fig12_gain_up_to_20_percent": Measurement(
+            float(gain.max()), note="" if full_mode and 0.05 <= gain.max() <= 0.25 else
+            f"largest gain of PS-DSF over the better of DRFH and TSF on CPU or RAM: {gain.max():.1%} on our fleet "
+            "(storage and network sized from our 150 VMs' peak total usage, 150 of the paper's 1,750 VMs)"),
+    }
+
+
+def job_mix_findings(share_within_5_minutes: float, share_below_10_quanta: float) -> dict[str, Measurement]:
+    """Fig. 8's shares of the sampled Google jobs; the note says what we measured where it is more than 10 points
+    from the paper's (38% and 53%)."""
+    return {
+        "fig8_share_within_5_minutes": Measurement(
+            share_within_5_minutes, note="" if abs(share_within_5_minutes - 0.38) <= 0.10 else
+            f"{share_within_5_minutes:.0%} of our 2% sample finish within 5 minutes (7.1-h window, requests-based)"),
+        "fig8_share_below_10_quanta": Measurement(
+            share_below_10_quanta, note="" if abs(share_below_10_quanta - 0.53) <= 0.10 else
+            f"{share_below_10_quanta:.0%} need fewer than 10 quanta under our [INF] quantum (dominant unit × 1 s)"),
+    }
+
+
+def replay_findings(summary: pd.DataFrame, variants, alphas, short_jobs: pd.DataFrame) -> dict[str, Measurement]:
+    """Figs. 9–11, 13 and 14 on the Google closed-loop replay (lifetime-sum demands, no caps).
+
+    ``summary``: one row per mechanism with time-averaged ``cpu``, ``ram``, ``cpu_CD``, ``ram_CD`` and the PF-VDS
+    variants' ``deviation_mean``; ``variants``: the PF-VDS variants in increasing α, PS-DSF last (``alphas`` their
+    finite α); ``short_jobs``: the finished jobs of less than one quantum, one row per (job, ``mechanism``), with
+    their ``delay``.
+    """
+    variants = list(variants)
+    finite = [v for v in variants if v != "PS-DSF"]
+    _require(summary, [*variants, *TRIO], "summary")
+    if len(finite) != len(alphas):
+        raise InvalidInputError(f"alphas = {list(alphas)}: one per finite variant {finite}")
+    util = summary.loc[variants, ["cpu", "ram"]].astype(float).mean(axis=1)
+    dev = summary.loc[finite, "deviation_mean"].to_numpy(float)
+    delay = short_jobs.groupby("mechanism").delay.agg(["count", "mean", "std"]).reindex(variants)
+    spread = delay["std"].reindex(finite).to_numpy()
+    spread_ok = bool(spread[0] >= spread[-1])
+    trio = summary.loc[list(TRIO)].astype(float)
+    trio_util = trio[["cpu", "ram"]].mean(axis=1)
+    psdsf_top = bool(trio_util.idxmax() == "PS-DSF")
+    gain_all = float(trio_util["PS-DSF"] - trio_util[["DRFH", "TSF"]].max())
+    gain_cd = float(trio.loc["PS-DSF", ["cpu_CD", "ram_CD"]].mean()
+                    - trio.loc[["DRFH", "TSF"], ["cpu_CD", "ram_CD"]].mean(axis=1).max())
+    cd_ok = bool(gain_cd > gain_all)
+    return {
+        "fig9_alpha1_highest_psdsf_lowest": Measurement(
+            bool(util.idxmax() == "PF-VDS(1)" and util.idxmin() == "PS-DSF")),
+        "fig10_deviation_grows_as_alpha_shrinks": Measurement(bool((np.diff(dev) <= 1e-9).all())),
+        "fig11_more_spread_for_smaller_alpha": Measurement(
+            spread_ok, note="" if spread_ok else
+            f"std of the short jobs' delay: {spread[0]:.0f} s at α = {alphas[0]} vs {spread[-1]:.0f} s at "
+            f"α = {alphas[-1]} (means {delay['mean'].iloc[0]:.0f} s and {delay['mean'].loc[finite[-1]]:.0f} s, "
+            f"{len(short_jobs) // len(variants)} short jobs): a short job's delay is dominated by the wait for the "
+            "next reallocation (arrivals wait up to 5 minutes under our [INF] arrival rule), which α does not change"),
+        "fig13_psdsf_highest": Measurement(
+            psdsf_top, note="" if psdsf_top else
+            f"time-averaged utilisation (mean of CPU and RAM): PS-DSF {trio_util['PS-DSF']:.3f}, DRFH "
+            f"{trio_util['DRFH']:.3f}, TSF {trio_util['TSF']:.3f}. On Bitbrains (Fig. 12) PS-DSF is ahead; on our "
+            f"Google replay it is behind: on classes C/D it fills RAM ({trio.loc['PS-DSF', 'ram_CD']:.2f}) and leaves "
+            f"CPU idle ({trio.loc['PS-DSF', 'cpu_CD']:.2f}), where DRFH fills CPU. This is the lifetime-sum model "
+            "without caps; the paper setup and the sensitivity grid (fig13_psdsf_highest_paper_setup, "
+            "open_loop_sensitivity) show when and why PS-DSF trails"),
+        "fig13_drfh_close_to_tsf": Measurement(float(abs(trio_util["DRFH"] - trio_util["TSF"]))),
+        "fig14_gain_larger_on_classes_cd": Measurement(
+            cd_ok, note="" if cd_ok else
+            f"PS-DSF minus the better of DRFH and TSF (mean of CPU and RAM utilisation): {gain_all:+.3f} overall, "
+            f"{gain_cd:+.3f} on classes C/D — PS-DSF trails on our replay (see fig13_psdsf_highest)"),
+    }
+
+
+def paper_setup_findings(summary: pd.DataFrame, task: float, leads: pd.DataFrame) -> dict[str, Measurement]:
+    """Figs. 13–14 as the paper ran them (open loop, per-interval capped demands [INF], classes by proportionality).
+
+    ``summary``: :func:`.google_open_loop.time_averaged` of the paper setup's run (rows PS-DSF, DRFH, TSF and
+    "DRFH Best-Fit"; with the C/D placement ranges); ``task``: Best-Fit DRFH's task size; ``leads``:
+    :func:`.google_open_loop.leads` of the sensitivity grid (its per-interval, proportionality rows are the paper
+    setup's samples).
+    """
+    _require(summary, [*TRIO, "DRFH Best-Fit"], "summary")
+    s = summary.astype(float)
+    lead = float(s.loc["PS-DSF", "utilisation"] - s.loc[["DRFH", "TSF"], "utilisation"].max())
+    lead_cd = float(s.loc["PS-DSF", "utilisation_CD"] - s.loc[["DRFH", "TSF"], "utilisation_CD"].max())
+    top = lead > 1e-6
+    best_cd_placement = max(s.loc[m, ["cpu_CD_high", "ram_CD_high"]].mean() for m in ("DRFH", "TSF"))
+    psdsf_cd = float(s.loc["PS-DSF", ["cpu_CD", "ram_CD"]].mean())
+    bf, bf_name = s.loc["DRFH Best-Fit"], "DRFH Best-Fit"
+    bf_lead = float(s.loc["PS-DSF", "utilisation"] - bf.utilisation)
+    bf_lead_cd = float(s.loc["PS-DSF", "utilisation_CD"] - bf.utilisation_CD)
+    paper_grid = leads[(leads.demand_model == "per-interval") & (leads.labels == "proportionality")]
+    highest_share = float((paper_grid.lead > 1e-6).mean())
+    return {
+        "fig13_psdsf_highest_paper_setup": Measurement(
+            bool(top), note="" if top else
+            "time-averaged utilisation (mean of CPU and RAM) in the paper setup: " + ", ".join(
+                f"{m} {s.loc[m, 'utilisation']:.4f} (CPU {s.loc[m, 'cpu']:.3f}, RAM {s.loc[m, 'ram']:.3f})"
+                for m in TRIO) + f"; PS-DSF's lead {lead:+.4f}"),
+        "fig14_gain_larger_on_classes_cd_paper_setup": Measurement(
+            bool(lead_cd > lead), note="" if lead_cd > lead else
+            f"PS-DSF minus the better of DRFH and TSF: {lead:+.4f} overall, {lead_cd:+.4f} on classes C/D"),
+        "fig14_cd_gain_beyond_any_placement_paper_setup": Measurement(
+            float(psdsf_cd - best_cd_placement),
+            note=f"PS-DSF's C/D utilisation {psdsf_cd:.4f}; DRFH and TSF's totals can be placed to reach up to "
+                 f"{best_cd_placement:.4f} there (their own placement: "
+                 f"{s.loc[['DRFH', 'TSF'], ['cpu_CD', 'ram_CD']].mean(axis=1).max():.4f})"),
+        "fig13_psdsf_above_best_fit_drfh_paper_setup": Measurement(
+            bf_lead, note=f"PS-DSF {s.loc['PS-DSF', 'utilisation']:.4f} vs Best-Fit DRFH {bf.utilisation:.4f} (CPU "
+                          f"{s.loc[bf_name, 'cpu']:.3f}, RAM {s.loc[bf_name, 'ram']:.3f}; DRFH on the optimal face "
+                          f"{s.loc['DRFH', 'utilisation']:.4f}); tasks of {task:.4f}"),
+        "fig14_gain_over_best_fit_drfh_larger_on_classes_cd_paper_setup": Measurement(
+            float(bf_lead_cd - bf_lead),
+            note=f"PS-DSF minus Best-Fit DRFH: {bf_lead:+.4f} overall, {bf_lead_cd:+.4f} on classes C/D"),
+        "fig13_psdsf_highest_every_sample_paper_setup": Measurement(
+            highest_share, note="" if highest_share == 1.0 else
+            f"PS-DSF is highest in {int((paper_grid.lead > 1e-6).sum())} of {len(paper_grid)} samples; its lead "
+            + "; ".join(f"{f:.0%} of jobs: {g.lead.min():+.4f} to {g.lead.max():+.4f}"
+                        for f, g in paper_grid.groupby("fraction"))),
+    }

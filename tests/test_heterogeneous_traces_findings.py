@@ -1,0 +1,103 @@
+"""The khamseashari2018_traces claims' arithmetic (fairlib.experiments.heterogeneous_traces): every declared claim
+is measured by a driver or by the notebook's three performance lines, with known answers on hand-built tables."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairlib import InvalidInputError
+from fairlib.experiments import heterogeneous_traces as ht
+from fairlib.report import ClaimLog, load_registry, measured_values, registry_path
+
+VARIANTS = ["PF-VDS(1)", "PF-VDS(4)", "PS-DSF"]
+RESOURCES = ("cpu_ghz", "memory_gb", "storage_gb", "network_mbps")
+
+
+def _bitbrains(full_mode=True):
+    exact = SimpleNamespace(totals=np.array([2.0, 4.0]), diagnostics={"nash_residual": 1e-9})
+    dist = SimpleNamespace(totals=np.array([2.0, 3.0]), diagnostics={"psi": np.array([100.0, 1.0, 0.5])})
+    util = pd.DataFrame({"cpu_ghz": [0.9, 0.8, 0.7, 0.75, 0.74], "memory_gb": [0.9, 0.8, 0.7, 0.6, 0.5],
+                         "storage_gb": 0.99, "network_mbps": 0.6}, index=[*VARIANTS, "DRFH", "TSF"])
+    return ht.bitbrains_findings(exact, dist, util, VARIANTS, RESOURCES, full_mode=full_mode)
+
+
+def _replay_summary():
+    rows = {"PF-VDS(1)": (0.9, 0.9, 0.8, 0.8, 0.2), "PF-VDS(4)": (0.85, 0.85, 0.8, 0.8, 0.1),
+            "PS-DSF": (0.8, 0.8, 0.7, 0.9, 0.0), "DRFH": (0.95, 0.8, 0.9, 0.7, 0.0), "TSF": (0.94, 0.8, 0.9, 0.7, 0.0)}
+    return pd.DataFrame.from_dict(rows, orient="index", columns=["cpu", "ram", "cpu_CD", "ram_CD", "deviation_mean"])
+
+
+def _short_jobs():
+    return pd.DataFrame({"mechanism": np.repeat(VARIANTS, 3), "delay": [10, 200, 30, 50, 60, 70, 1, 2, 3]})
+
+
+def _paper_setup():
+    cols = ["utilisation", "cpu", "ram", "utilisation_CD", "cpu_CD", "ram_CD", "cpu_CD_high", "ram_CD_high"]
+    summary = pd.DataFrame([[0.86, 0.8, 0.92, 0.75, 0.7, 0.8, 0.8, 0.85], [0.93, 1.0, 0.86, 0.7, 0.9, 0.5, 0.98, 0.97],
+                            [0.92, 1.0, 0.84, 0.7, 0.9, 0.5, 0.96, 0.9], [0.90, 0.95, 0.85, 0.85, 0.9, 0.8, 0.9, 0.8]],
+                           index=["PS-DSF", "DRFH", "TSF", "DRFH Best-Fit"], columns=cols)
+    leads = pd.DataFrame({"demand_model": ["per-interval"] * 3 + ["lifetime"], "labels": "proportionality",
+                          "fraction": [0.02, 0.05, 0.05, 0.02], "lead": [-0.07, 0.01, -0.02, -0.05]})
+    return ht.paper_setup_findings(summary, 0.0123, leads)
+
+
+def test_every_declared_claim_is_measured_once():
+    declared = load_registry(registry_path("khamseashari2018_traces"), "khamseashari2018_traces")
+    found = [_bitbrains(), ht.job_mix_findings(0.49, 0.5), ht.replay_findings(_replay_summary(), VARIANTS, [1, 4],
+                                                                              _short_jobs()), _paper_setup()]
+    ids = [cid for f in found for cid in f]
+    in_notebook = {"load_task_events_under_10_s", "load_task_events_under_1_gb", "replay_psdsf_under_2_minutes"}
+    assert len(ids) == len(set(ids)) and not set(ids) & in_notebook
+    assert set(ids) | in_notebook == {cid for cid, d in declared.items() if not d.not_tested}
+    log = ClaimLog("khamseashari2018_traces", write=False, data="real")
+    for f in found:
+        log.measure_all(f)
+
+
+def test_bitbrains_findings_known_answers():
+    found = _bitbrains()
+    v = measured_values(found)
+    assert v["fig6_distributed_converges"] == pytest.approx(0.25)
+    assert "5.0e-03 of the start" in found["fig6_distributed_converges"].note
+    assert v["fig7_smaller_alpha_higher_utilisation"] == pytest.approx(0.2)
+    assert v["fig7_utilisation_falls_with_alpha"] is True
+    assert v["fig12_psdsf_beats_drfh_and_tsf"] == pytest.approx(0.7 / 0.75 - 1)
+    assert v["fig12_gain_up_to_20_percent"] == pytest.approx(0.7 / 0.6 - 1)
+    assert found["fig12_gain_up_to_20_percent"].note == ""          # within the rule's band in full mode
+    assert _bitbrains(full_mode=False)["fig12_gain_up_to_20_percent"].note.startswith("largest gain")
+
+
+def test_replay_findings_known_answers():
+    found = ht.replay_findings(_replay_summary(), VARIANTS, [1, 4], _short_jobs())
+    v = measured_values(found)
+    assert v["fig9_alpha1_highest_psdsf_lowest"] is True
+    assert v["fig10_deviation_grows_as_alpha_shrinks"] is True
+    assert v["fig11_more_spread_for_smaller_alpha"] is True
+    assert v["fig13_psdsf_highest"] is False and "PS-DSF 0.800, DRFH 0.875" in found["fig13_psdsf_highest"].note
+    assert v["fig13_drfh_close_to_tsf"] == pytest.approx(0.005)
+    assert v["fig14_gain_larger_on_classes_cd"] is True            # -0.075 overall, 0.0 on C/D
+    with pytest.raises(InvalidInputError, match="one per finite variant"):
+        ht.replay_findings(_replay_summary(), VARIANTS, [1], _short_jobs())
+    with pytest.raises(InvalidInputError, match=r"no row for mechanism\(s\) \['TSF'\]"):
+        ht.replay_findings(_replay_summary().drop("TSF"), VARIANTS, [1, 4], _short_jobs())
+
+
+def test_paper_setup_findings_known_answers():
+    found = _paper_setup()
+    v = measured_values(found)
+    assert v["fig13_psdsf_highest_paper_setup"] is False
+    assert "PS-DSF's lead -0.0700" in found["fig13_psdsf_highest_paper_setup"].note
+    assert v["fig14_gain_larger_on_classes_cd_paper_setup"] is True    # -0.07 overall, +0.05 on C/D
+    assert v["fig14_cd_gain_beyond_any_placement_paper_setup"] == pytest.approx(0.75 - 0.975)
+    assert v["fig13_psdsf_above_best_fit_drfh_paper_setup"] == pytest.approx(-0.04)
+    assert v["fig14_gain_over_best_fit_drfh_larger_on_classes_cd_paper_setup"] == pytest.approx(-0.06)
+    assert v["fig13_psdsf_highest_every_sample_paper_setup"] == pytest.approx(1 / 3)
+    assert "highest in 1 of 3 samples" in found["fig13_psdsf_highest_every_sample_paper_setup"].note
+
+
+def test_job_mix_notes_only_where_the_paper_is_missed():
+    found = ht.job_mix_findings(0.40, 0.9)
+    assert found["fig8_share_within_5_minutes"].note == ""
+    assert found["fig8_share_below_10_quanta"].note.startswith("90% need fewer than 10 quanta")
