@@ -403,3 +403,80 @@ def test_over_allocation_profile_counts_the_table_runs_instances():
     assert (bins.over <= bins.users).all() and prof.loc["all", "runs"] == 6
     with pytest.raises(InvalidInputError, match=r"edges = \[2\.0, 3\.0\]"):
         cmp.over_allocation_profile(setups, 1, 0, edges=[2.0, 3.0])
+
+
+# --- per-user caps (Khamse-Ashari et al. §5.8: a job is never given more than its running tasks request) -----
+
+@given(pools(weighted=True), st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.5, 4.0, np.inf]), min_size=8, max_size=8),
+       st.booleans())
+def test_edrf_with_caps_matches_the_lp_with_upper_bounds(pool, cap_list, from_start):
+    """Weighted max-min with each user at most its cap: the lexicographic LP with the caps as upper bounds
+    (``quota_maxmin_lp(max_tasks=...)``), from zero or from a start below the caps."""
+    from fairlib.multires import Quotas
+    from fairlib.multires.lp import quota_maxmin_lp
+    d, c, w = pool
+    caps = np.array(cap_list[:len(d)])
+    start = None
+    if from_start:
+        start = np.minimum(caps, 0.3 * (c / np.maximum(d.sum(axis=0), 1e-300)).min())
+        start = np.where(np.isfinite(start), start, 0.0)
+    res = edrf(d, c, weights=w, max_tasks=caps, start=start)
+    quotas = Quotas() if start is None else Quotas.yarn(min_share=start[:, None] * d)
+    ref = quota_maxmin_lp(d, c, quotas, weights=w, max_tasks=caps)
+    np.testing.assert_allclose(res.tasks, ref, rtol=1e-7, atol=1e-9)
+    assert (res.tasks <= caps).all()
+    assert (res.consumed <= c * (1 + 1e-12)).all() and np.allclose(res.consumed, res.tasks @ d, rtol=1e-9)
+
+
+@given(pools(weighted=True))
+def test_edrf_with_caps_it_never_reaches_is_edrf(pool):
+    """Caps above what a user gets change nothing (the one-round closed form and the rounds agree)."""
+    d, c, w = pool
+    free = edrf(d, c, weights=w)
+    np.testing.assert_allclose(edrf(d, c, weights=w, max_tasks=free.tasks * 2 + 1).tasks, free.tasks, rtol=1e-9,
+                               atol=1e-12)
+
+
+def test_edrf_and_asset_fairness_honour_the_clusters_caps():
+    """On a capped single-pool cluster: a known answer (A capped at 2 tasks, B rises until CPU is full), the
+    allocation's totals within the caps, asset fairness against its LP with caps; bad caps named."""
+    from fairlib.multires import Cluster, Quotas, asset_fairness
+    from fairlib.multires.lp import quota_maxmin_lp
+    from fairlib.multires.pooled import asset_share_per_task
+    pool = Cluster.single_pool([9, 18], [[1, 4], [3, 1]], max_tasks=[2, np.inf])
+    assert np.allclose(edrf(pool).totals, [2, 7 / 3])
+    af = asset_fairness(pool).totals
+    ref = quota_maxmin_lp(pool.demand, pool.capacity[0], Quotas(), max_tasks=pool.max_tasks,
+                          per_task_share=asset_share_per_task(pool))
+    assert np.allclose(af, ref, rtol=1e-7) and af[0] == 2.0
+    with pytest.raises(InvalidInputError, match="max_tasks: on a cluster the caps are the cluster's"):
+        edrf(pool, max_tasks=[1, 1])
+    with pytest.raises(InvalidInputError, match=r"max_tasks\[1\] = -1.0: max_tasks must be >= 0"):
+        edrf([[1, 4], [3, 1]], [9, 18], max_tasks=[1, -1])
+    with pytest.raises(InvalidInputError, match=r"start\[0\] = 2.0: above max_tasks\[0\] = 1.0"):
+        edrf([[1, 4], [3, 1]], [9, 18], max_tasks=[1, 5], start=[2, 0])
+    with pytest.raises(InvalidInputError, match="pdrf does not honour per-user caps; drf, edrf"):
+        pdrf(pool)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_edrf_with_caps_compiled_matches_the_lp(seed):
+    """The compiled kernel (forced, and on a problem above the interpreter's size rule) with caps, zero demands and
+    a start, against the LP with upper bounds."""
+    from fairlib._jit import compiled
+    from fairlib.multires import Quotas
+    from fairlib.multires.lp import quota_maxmin_lp
+    g = np.random.default_rng(seed)
+    n, m = 30, 3
+    d = g.integers(0, 5, size=(n, m)).astype(float)
+    d[d.sum(axis=1) == 0, 0] = 1.0
+    c = g.integers(20, 80, size=m).astype(float)
+    w = g.choice([0.5, 1.0, 2.0], size=n)
+    caps = np.where(g.random(n) < 0.5, g.uniform(0, 3, size=n), np.inf)
+    start = np.minimum(caps, 0.2) if seed % 2 else None
+    start = None if start is None else np.where(np.isfinite(start), start, 0.2) * (g.random(n) < 0.5)
+    with compiled():
+        res = edrf(d, c, weights=w, max_tasks=caps, start=start)
+    quotas = Quotas() if start is None else Quotas.yarn(min_share=start[:, None] * d)
+    np.testing.assert_allclose(res.tasks, quota_maxmin_lp(d, c, quotas, weights=w, max_tasks=caps), rtol=1e-7,
+                               atol=1e-9)

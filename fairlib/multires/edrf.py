@@ -8,7 +8,8 @@ from functools import cached_property
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import InvalidInputError, as_capacities, as_demands, as_weights, check_choice, check_task_bound
+from .._validate import (InvalidInputError, as_capacities, as_demands, as_task_caps, as_weights, check_choice,
+                         check_task_bound)
 from .progressive_filling import (_is_cluster, _progressive_filling, check_start_fits, dominant_resources, no_quotas,
                                   share_steps)
 
@@ -102,18 +103,26 @@ def _scan_rows(demands, capacity, weights):
 
 
 @njit(cache=True)
-def _edrf_rounds(demands, capacity, rate_per_level, start):
+def _edrf_rounds(demands, capacity, rate_per_level, start, caps):
     """Water-fill weighted dominant share; ``rate_per_level[i]`` = tasks of user i per unit level.
 
     From ``start`` (tasks each user holds; empty: from zero): a user waits at its start until the common level
-    reaches the level its start is worth (``start_i / rate_per_level_i``), then rises with the others. Events, in
-    level order: a resource saturates (every unfrozen user demanding it freezes, a waiting one at its start) or the
-    level reaches the next waiting user's start. Returns (levels, consumed, rounds), rounds -1 if the events ran
-    out (magnitudes beyond double precision).
+    reaches the level its start is worth (``start_i / rate_per_level_i``), then rises with the others. ``caps``
+    (tasks; empty: none): a user freezes at its cap. Events, in level order: a resource saturates (every unfrozen
+    user demanding it freezes, a waiting one at its start), the level reaches the next waiting user's start, or a
+    rising user reaches its cap. Returns (levels, consumed, rounds), rounds -1 if the events ran out (magnitudes
+    beyond double precision).
     """
     n, m = demands.shape
+    has_caps = caps.shape[0] > 0
+    cap_level = np.full(n, np.inf)
+    if has_caps:
+        cap_level = caps / rate_per_level
+    by_cap = np.argsort(cap_level, kind="mergesort")
+    cpos = 0           # the next user in cap order not yet frozen by its cap
     consumed = np.zeros(m)
     rate = np.zeros(m)
+    rising = np.zeros(m, dtype=np.int64)  # rising users demanding each resource: a rate with none is exactly 0
     active = np.zeros(n, dtype=np.bool_)
     nxt = 0            # the next user in wake order not yet woken
     if start.shape[0] == 0:  # from zero: everyone rises from the first round (no sort)
@@ -124,6 +133,8 @@ def _edrf_rounds(demands, capacity, rate_per_level, start):
             active[i] = True
             for r in range(m):
                 rate[r] += rate_per_level[i] * demands[i, r]
+                if demands[i, r] > 0.0:
+                    rising[r] += 1
     else:
         start_level = start / rate_per_level
         wake = np.argsort(start_level, kind="mergesort")
@@ -138,7 +149,7 @@ def _edrf_rounds(demands, capacity, rate_per_level, start):
     n_open = n         # users not frozen (waiting or rising)
     rounds = 0
     while n_open > 0:
-        if rounds > n + m + 1:  # every round wakes a user or saturates a resource
+        if rounds > 2 * n + m + 1:  # every round wakes a user, caps one or saturates a resource
             return levels, consumed, -1
         rounds += 1
         while nxt < n and start_level[wake[nxt]] <= level:  # wake everyone the level has reached
@@ -148,12 +159,18 @@ def _edrf_rounds(demands, capacity, rate_per_level, start):
                 active[i] = True
                 for r in range(m):
                     rate[r] += rate_per_level[i] * demands[i, r]
+                    if demands[i, r] > 0.0:
+                        rising[r] += 1
         dt = np.inf
         for r in range(m):
             if rate[r] > 0.0 and not saturated[r]:  # a start may fill a resource to within rounding of full
                 dt = min(dt, max(remaining[r], 0.0) / rate[r])
         if nxt < n:
             dt = min(dt, start_level[wake[nxt]] - level)
+        while cpos < n and frozen[by_cap[cpos]]:
+            cpos += 1
+        if cpos < n and cap_level[by_cap[cpos]] < np.inf:
+            dt = min(dt, max(cap_level[by_cap[cpos]] - level, 0.0))
         if dt == np.inf:  # nobody rising can saturate anything (not reached: every user demands a resource)
             return levels, consumed, -1
         level += dt
@@ -181,15 +198,31 @@ def _edrf_rounds(demands, capacity, rate_per_level, start):
                         break
         if changed:  # rates of the users still rising, from scratch (at most m times)
             rate[:] = 0.0
+            rising[:] = 0
             for i in range(n):
                 if active[i]:
                     for r in range(m):
                         rate[r] += rate_per_level[i] * demands[i, r]
+                        if demands[i, r] > 0.0:
+                            rising[r] += 1
+        while cpos < n and (frozen[by_cap[cpos]] or cap_level[by_cap[cpos]] <= level):
+            i = by_cap[cpos]
+            cpos += 1
+            if not frozen[i]:  # at its cap: rising (its level is the cap's, exactly) or waiting there
+                frozen[i] = True
+                n_open -= 1
+                levels[i] = cap_level[i]
+                if active[i]:  # its rate leaves the sum (O(m), not a recount: one cap event per user)
+                    active[i] = False
+                    for r in range(m):
+                        if demands[i, r] > 0.0:
+                            rising[r] -= 1
+                            rate[r] = rate[r] - rate_per_level[i] * demands[i, r] if rising[r] > 0 else 0.0
     return levels, consumed, rounds
 
 
 @interpreted_when_small
-def edrf(demands, capacity=None, *, weights=None, start=None):
+def edrf(demands, capacity=None, *, weights=None, start=None, max_tasks=None):
     """Dominant Resource Fairness for divisible tasks (EDRF).
 
     Raises every unfrozen user's weighted dominant share at the same rate until a resource saturates,
@@ -210,6 +243,10 @@ def edrf(demands, capacity=None, *, weights=None, start=None):
         Tasks (divisible) each user already holds: water-filling continues from this allocation — a user waits at
         its start until the others' weighted shares reach it, then rises with them (the "who is served next"
         question of a scheduler's sorter, for divisible tasks). Must be >= 0 and fit the capacity.
+    max_tasks : (n_users,) array_like, optional
+        The most tasks (divisible) each user may get, >= 0 (``inf``: no cap): a user freezes at its cap and the
+        others keep rising (weighted max-min with upper bounds; §5.8 of Khamse-Ashari et al. caps a job at what
+        its running tasks request). A ``start`` may not exceed it.
 
     Returns
     -------
@@ -220,9 +257,16 @@ def edrf(demands, capacity=None, *, weights=None, start=None):
     >>> res = edrf([[1, 4], [3, 1]], [9, 18])
     >>> res.tasks.round(6).tolist(), res.dominant_shares.round(6).tolist()
     ([3.0, 2.0], [0.666667, 0.666667])
+
+    With A capped at 2 tasks, B rises until CPU is full: (9 − 2) / 3 tasks.
+
+    >>> edrf([[1, 4], [3, 1]], [9, 18], max_tasks=[2, np.inf]).tasks.round(6).tolist()
+    [2.0, 2.333333]
     """
     if _is_cluster(demands, capacity, weights):
         from .pooled import edrf_allocation
+        if max_tasks is not None:
+            raise InvalidInputError("max_tasks: on a cluster the caps are the cluster's (Cluster(..., max_tasks=...))")
         return edrf_allocation(demands, start=start)
     d, cap, w = _as_pool(demands, capacity, weights)
     n, m = d.shape
@@ -240,8 +284,16 @@ def edrf(demands, capacity=None, *, weights=None, start=None):
         raise InvalidInputError(f"demands[{i}] / capacity: a per-task share ({per_task[i]:g}) too small for the "
                                 "float range (tasks per unit share overflow); rescale the units")
     held = _start_amounts(start, d, cap)
-    if any_zero or held is not None:
-        levels, consumed, rounds = _edrf_rounds(d, cap, per_level, np.empty(0) if held is None else held)
+    caps = None
+    if max_tasks is not None:
+        caps = as_task_caps(max_tasks, n, "max_tasks")
+        if held is not None and (held > caps).any():
+            i = int(np.argmax(held > caps))
+            raise InvalidInputError(f"start[{i}] = {held[i]}: above max_tasks[{i}] = {caps[i]}")
+        caps = caps if np.isfinite(caps).any() else None
+    if any_zero or held is not None or caps is not None:
+        levels, consumed, rounds = _edrf_rounds(d, cap, per_level, np.empty(0) if held is None else held,
+                                                np.empty(0) if caps is None else caps)
         if rounds < 0:
             raise InvalidInputError("demands / capacity: water-filling saturated no resource in a round (the "
                                     "magnitudes are beyond double precision); rescale the units")
@@ -251,6 +303,8 @@ def edrf(demands, capacity=None, *, weights=None, start=None):
         consumed = np.minimum(rate * level, cap)
         rounds = 1
     tasks = levels * w / per_task
+    if caps is not None:  # a capped user's level is its cap's: its tasks are the cap, not an ulp above
+        tasks = np.minimum(tasks, caps)
     return EDRFResult(tasks=tasks, dominant_shares=tasks * per_task, consumed=consumed, levels=levels,
                       rounds=int(rounds), _inputs=(d, cap))
 

@@ -89,12 +89,12 @@ def drf_allocation(cluster: Cluster, **options) -> Allocation:
 
 
 def edrf_allocation(cluster: Cluster, start=None) -> Allocation:
-    """:func:`~.edrf.edrf` (divisible DRF) on a single-pool cluster, from ``start`` if given. ``extras``: ``levels``
-    (each round's level), ``rounds``."""
+    """:func:`~.edrf.edrf` (divisible DRF) on a single-pool cluster, from ``start`` if given, each user at most its
+    cap (``cluster.max_tasks``). ``extras``: ``levels`` (each round's level), ``rounds``."""
     from .edrf import edrf
 
-    cap, dem, w = pool_arrays(cluster, "edrf")
-    res = edrf(dem, cap, weights=w, start=start)
+    cap, dem, w = pool_arrays(cluster, "edrf", caps=True)
+    res = edrf(dem, cap, weights=w, start=start, max_tasks=cluster.max_tasks if cluster.capped else None)
     return Allocation(
         cluster,
         _column(res.tasks),
@@ -121,7 +121,7 @@ def pdrf_allocation(cluster: Cluster, **options) -> Allocation:
 
 def asset_share_per_task(cluster: Cluster) -> np.ndarray:
     """a_n = Σ_r d[n, r] / C_r: the asset share of one of user n's tasks (single pool)."""
-    cap, dem, _ = pool_arrays(cluster, "asset fairness")
+    cap, dem, _ = pool_arrays(cluster, "asset fairness", caps=True)
     return (dem / cap).sum(axis=1)
 
 
@@ -130,7 +130,7 @@ def asset_fairness(cluster: Cluster, *, start=None) -> Allocation:
     """Asset fairness (Ghodsi et al. 2011, §6.1) for divisible tasks: progressive filling that raises every
     unfrozen user's weighted asset share a_n x_n / w_n at one rate, freezing the users that demand a saturated
     resource, until every user is frozen. ``start`` (tasks each user holds): continue from there, as
-    :func:`~.edrf.edrf` does.
+    :func:`~.edrf.edrf` does; a capped user (``cluster.max_tasks``) freezes at its cap.
 
     This is EDRF's water-filling with one per-task share replaced by another, so it runs on EDRF's O(nm) kernel:
     EDRF equalises s_n x_n / w'_n with s_n the dominant share, and w'_n = w_n s_n / a_n makes that a_n x_n / w_n.
@@ -146,10 +146,11 @@ def asset_fairness(cluster: Cluster, *, start=None) -> Allocation:
     """
     from .edrf import edrf
 
-    cap, dem, w = pool_arrays(cluster, "asset fairness")
+    cap, dem, w = pool_arrays(cluster, "asset fairness", caps=True)
     dominant = (dem / cap).max(axis=1)
     asset = asset_share_per_task(cluster)
-    res = edrf(dem, cap, weights=w * dominant / asset, start=start)
+    res = edrf(dem, cap, weights=w * dominant / asset, start=start,
+               max_tasks=cluster.max_tasks if cluster.capped else None)
     return Allocation(
         cluster,
         _column(res.tasks),

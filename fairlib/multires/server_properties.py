@@ -93,7 +93,8 @@ def envy_violation(cluster: Cluster, tasks) -> float:
 
 
 def pareto_violation(cluster: Cluster, tasks) -> float:
-    """(max Σ x'_n subject to x_n <= x'_n <= max_tasks_n and feasibility) / Σ x_n - 1, by HiGHS."""
+    """(max Σ x'_n subject to x_n <= x'_n <= max_tasks_n and feasibility) / Σ x_n - 1, by HiGHS (0 when nobody
+    holds anything and nothing can be added, ``inf`` when something can)."""
     x = checked_allocation(cluster, tasks)
     totals = x.sum(axis=1)
     users, _, a_cap = placement_capacity_rows(cluster)
@@ -110,6 +111,8 @@ def pareto_violation(cluster: Cluster, tasks) -> float:
                   bounds=[(0, None)] * p, method="highs")
     if res.status != 0:
         return float("nan")
+    if totals.sum() == 0.0:  # nobody holds anything (e.g. every user capped at 0): PO iff nothing can be added
+        return 0.0 if -res.fun <= 1e-12 else float("inf")
     return float(-res.fun / totals.sum() - 1.0)
 
 
