@@ -465,8 +465,7 @@ def theorem_findings(theorem: pd.DataFrame, alpha_table: pd.DataFrame) -> dict[s
         "psdsf_fixed_point_iteration_converges": Measurement(
             float(converged), note="" if converged == 1 else
             f"the per-server progressive-filling iteration did not converge on {(1 - converged):.0%} of the small "
-            "random instances within 1,000 sweeps (it cycles; its Definition 4 gap stays ~1e-3); the market, our "
-            "default, converges on all of them"),
+            "random instances within psdsf's max_sweeps; the market, our default, converges on all of them"),
         "definition4_has_several_allocations": Measurement(float((both.psdsf_solutions_distance > 1e-6).mean())),
         "theorem5_distance_to_our_psdsf": Measurement(float(theorem.time_shared_distance.max())),
         "smaller_alpha_higher_utilisation": Measurement(

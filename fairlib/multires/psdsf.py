@@ -196,7 +196,7 @@ def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start, max_tasks):
 
 
 @interpreted_when_small(bounded=lambda *args, method="market", **_: method == "market")
-def psdsf(cluster: Cluster, *, time_shared: bool = False, method: str = "market", max_sweeps: int = 1000,
+def psdsf(cluster: Cluster, *, time_shared: bool = False, method: str = "market", max_sweeps: int = 50_000,
           tol: float = 1e-12) -> Allocation:
     """PS-DSF allocation (Definition 4).
 
@@ -212,7 +212,11 @@ def psdsf(cluster: Cluster, *, time_shared: bool = False, method: str = "market"
         allocation instead and ``diagnostics["handover"]`` says why; ``"fixed_point"`` — per-server
         progressive filling iterated to a fixed point (Gauss-Seidel).
     max_sweeps, tol : the Gauss-Seidel loop stops when no x[n, i] moved by more than ``tol`` times the
-        largest total in a sweep, or after ``max_sweeps`` sweeps.
+        largest total in a sweep, or after ``max_sweeps`` sweeps. The iteration does not cycle on the instances we
+        have seen, but it can drift for a long time before it settles (up to ~9,000 sweeps over 3,000 random
+        5-user clusters, divisible and time-shared; 1,000, the earlier default, cut ~1% short), hence the large
+        default; a sweep on a
+        small cluster costs microseconds.
 
     Returns
     -------
