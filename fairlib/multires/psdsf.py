@@ -215,8 +215,7 @@ def psdsf(cluster: Cluster, *, time_shared: bool = False, method: str = "market"
         largest total in a sweep, or after ``max_sweeps`` sweeps. The iteration does not cycle on the instances we
         have seen, but it can drift for a long time before it settles (up to ~9,000 sweeps over 3,000 random
         5-user clusters, divisible and time-shared; 1,000, the earlier default, cut ~1% short), hence the large
-        default; a sweep on a
-        small cluster costs microseconds.
+        default; a sweep on a small cluster costs microseconds.
 
     Returns
     -------
