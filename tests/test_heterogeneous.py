@@ -346,8 +346,12 @@ def test_equilibrium_rates_solve_the_property_tables_clusters():
                                                                              weights=True)},
                      [{"instance": i, "kind": "random"} for i in range(3)], rng=11, backend="serial", progress=False)
     row = out[(out.instance == 1) & (out.alpha == 4.0) & ~out.time_shared].iloc[0]
-    alloc = pfvds(clusters.cluster[1], 4.0)
-    assert nash_residual(clusters.cluster[1], alloc.tasks, 4.0) == pytest.approx(row.nash_residual, rel=1e-3, abs=1e-12)
+    from fairlib._jit import compiled
+
+    with compiled():  # the driver's path (its residuals, ~1e-10, are rounding: the interpreted path's differ by ~2%)
+        alloc = pfvds(clusters.cluster[1], 4.0)
+        assert nash_residual(clusters.cluster[1], alloc.tasks, 4.0) == pytest.approx(row.nash_residual, rel=1e-3,
+                                                                                     abs=1e-12)
 
 
 def test_definition4_route_compares_pfvds_with_both_psdsf_constructions():
