@@ -14,15 +14,12 @@ import pandas as pd
 
 from .._validate import InvalidInputError
 from ..report import Measurement
+from .heterogeneous_servers import relative_gap
 
 __all__ = ["bitbrains_findings", "job_mix_findings", "replay_findings", "paper_setup_findings", "TRIO"]
 
 #: the three mechanisms Figs. 12–14 compare
 TRIO = ("PS-DSF", "DRFH", "TSF")
-
-
-def _relative_gap(totals, reference) -> float:
-    return float(np.abs(np.asarray(totals) - np.asarray(reference)).max() / np.asarray(reference).max())
 
 
 def _require(frame: pd.DataFrame, rows, name: str) -> None:
@@ -44,7 +41,7 @@ def bitbrains_findings(exact, distributed, utilisation: pd.DataFrame, variants, 
     variants, cpu_ram = list(variants), list(resources[:2])
     _require(utilisation, [*variants, *TRIO, "PF-VDS(1)"], "utilisation")
     psi = distributed.diagnostics["psi"]
-    gap = _relative_gap(distributed.totals, exact.totals)
+    gap = relative_gap(distributed.totals, exact.totals)
     mean = utilisation.loc[:, cpu_ram].mean(axis=1)
     gain = utilisation.loc["PS-DSF"] / utilisation.loc[["DRFH", "TSF"]].max() - 1
     gain = gain[cpu_ram]
