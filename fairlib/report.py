@@ -257,7 +257,7 @@ class Measurement:
     value: object
     note: str = ""
     runs: int | None = None
-    cell: str | None = field(default_factory=lambda: _current_cell(), compare=False)
+    cell: str | None = field(default_factory=_current_cell, compare=False)
 
 
 class ClaimsFailed(AssertionError):
