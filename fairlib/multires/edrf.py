@@ -116,10 +116,12 @@ def _edrf_rounds(demands, capacity, rate_per_level, start, caps):
     n, m = demands.shape
     has_caps = caps.shape[0] > 0
     cap_level = np.full(n, np.inf)
+    by_cap = np.empty(0, dtype=np.int64)
+    cpos = n           # the next user in cap order not yet frozen by its cap (none without caps: no sort, no counts)
     if has_caps:
         cap_level = caps / rate_per_level
-    by_cap = np.argsort(cap_level, kind="mergesort")
-    cpos = 0           # the next user in cap order not yet frozen by its cap
+        by_cap = np.argsort(cap_level, kind="mergesort")
+        cpos = 0
     consumed = np.zeros(m)
     rate = np.zeros(m)
     rising = np.zeros(m, dtype=np.int64)  # rising users demanding each resource: a rate with none is exactly 0
@@ -133,7 +135,7 @@ def _edrf_rounds(demands, capacity, rate_per_level, start, caps):
             active[i] = True
             for r in range(m):
                 rate[r] += rate_per_level[i] * demands[i, r]
-                if demands[i, r] > 0.0:
+                if has_caps and demands[i, r] > 0.0:
                     rising[r] += 1
     else:
         start_level = start / rate_per_level
@@ -159,7 +161,7 @@ def _edrf_rounds(demands, capacity, rate_per_level, start, caps):
                 active[i] = True
                 for r in range(m):
                     rate[r] += rate_per_level[i] * demands[i, r]
-                    if demands[i, r] > 0.0:
+                    if has_caps and demands[i, r] > 0.0:
                         rising[r] += 1
         dt = np.inf
         for r in range(m):
@@ -203,7 +205,7 @@ def _edrf_rounds(demands, capacity, rate_per_level, start, caps):
                 if active[i]:
                     for r in range(m):
                         rate[r] += rate_per_level[i] * demands[i, r]
-                        if demands[i, r] > 0.0:
+                        if has_caps and demands[i, r] > 0.0:
                             rising[r] += 1
         while cpos < n and (frozen[by_cap[cpos]] or cap_level[by_cap[cpos]] <= level):
             i = by_cap[cpos]
