@@ -234,7 +234,8 @@ def run_one(nb: Notebook, mode: str, build: Path, show_cells: bool, accept_claim
     # the ledger a full run is about to replace (the committed one, data/results/<key>) is its baseline;
     # --verify compares with the committed ledger itself, quick mode has no baseline
     baseline = ledger_claims(claims_file) if gate and mode == "full" else []
-    start_wall = time.time()
+    before = _file_identity(claims_file)
+    start_wall = time.time()   # outputs written since (counted for the run table)
     t0 = time.perf_counter()
     try:
         pm.execute_notebook(str(src), str(dest), parameters={"MODE": mode}, kernel_name=KERNEL_NAME,
@@ -251,7 +252,7 @@ def run_one(nb: Notebook, mode: str, build: Path, show_cells: bool, accept_claim
         if isinstance(exc, KeyboardInterrupt):
             raise
     out.wall_s = time.perf_counter() - t0
-    if claims_file.is_file() and claims_file.stat().st_mtime >= start_wall - 1:
+    if claims_file.is_file() and _file_identity(claims_file) != before:
         out.claims_fresh = True
         try:
             doc = json.loads(claims_file.read_text())
@@ -284,6 +285,16 @@ def _write_text_atomic(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_text(text)
     os.replace(tmp, path)
+
+
+def _file_identity(path: Path):
+    """(inode, mtime in ns, size) of ``path``, None if missing: whether a run wrote a file, whatever the clock says
+    (``ClaimLog.finish`` replaces the ledger atomically, so a new one is a new inode)."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return st.st_ino, st.st_mtime_ns, st.st_size
 
 
 def _measuring_cells(key: str, mode: str) -> dict[str, str]:
