@@ -27,8 +27,8 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
     from .dynamic import dynamic_drf
     from .experiments.dynamic_drf import per_step_times
     from .market import Game, best_response, best_response_finite, run_dynamics
-    from .multires import (Cluster, asset_fairness, ceei, drf, drf_machine_offers, drfh, drfh_best_fit, edrf,
-                           hierarchical_drf, pdrf, pfvds, psdsf, random_cluster, tsf)
+    from .multires import (Cluster, Quotas, asset_fairness, ceei, drf, drf_machine_offers, drfh, drfh_best_fit,
+                           edrf, hierarchical_drf, pdrf, pfvds, psdsf, random_cluster, tsf)
 
     rng = np.random.default_rng(0)
     int_pool = ([[1, 4], [3, 1], [2, 2]], [9, 18])
@@ -40,8 +40,9 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
     return [
         ("drf (exact shares)", lambda: drf(*int_pool, record_order=True)),
         ("drf (float, accumulated)", lambda: (drf(float_pool), drf(*zero_demands, share_arithmetic="accumulated"))),
-        ("hierarchical drf (H-DRF, naive)", lambda: [hierarchical_drf(*int_pool, ["a", "b/c", "b/d"], variant=v)
-                                                     for v in ("hdrf", "naive")]),
+        ("hierarchical drf (H-DRF, naive), quotas", lambda: [
+            hierarchical_drf(*int_pool, ["a", "b/c", "b/d"], variant=v, quotas=q)
+            for v in ("hdrf", "naive") for q in (None, Quotas.mesos(guarantee=[[2, 4], [0, 0], [0, 0]]))]),
         ("edrf, pdrf", lambda: (edrf(*zero_demands), edrf(float_pool), pdrf(*int_pool, top_up=True))),
         ("asset fairness, CEEI", lambda: (asset_fairness(float_pool), ceei(float_pool))),
         ("drfh", lambda: drfh(cluster)),

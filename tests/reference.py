@@ -61,7 +61,7 @@ def progressive_filling_exact(demands, capacity, *, weights=None, stop="skip_blo
 
 
 def hierarchical_filling_reference(demands, capacity, paths, *, weights=None, variant="hdrf", max_tasks=None,
-                                   start=None):
+                                   start=None, guarantee=None, limit=None, lending_limit=None):
     """Hierarchical progressive filling recomputed from scratch before every task (O(nodes · m) per task).
 
     Every node's blocked flag, share and (H-DRF) direction are rebuilt bottom-up from the tasks held, by the
@@ -69,9 +69,13 @@ def hierarchical_filling_reference(demands, capacity, paths, *, weights=None, va
     node number) unblocked children is walked to a leaf. The floating-point operations are those of the definitions,
     in child order, so the kernel, which updates them incrementally, must match exactly (with integer demands the
     naive rule's sums are exact in any order). Returns ``(tasks, order)``.
+
+    Quotas (``guarantee``, ``limit``, ``lending_limit``: (n, m) or None, as ``Quotas``): caps are the most whole
+    tasks within the limit (and ``max_tasks``); phase 1 fills up to the whole tasks within the guarantee, phase 2 up
+    to the caps; a leaf is blocked when ``Σ_j max(tasks_j d_j, guarantee_j - lending_limit_j)`` with one more of its
+    tasks exceeds the capacity on some resource (recomputed from scratch).
     """
     from fairlib.multires.hierarchy import queue_tree
-    from fairlib.multires.progressive_filling import FIT_RTOL
 
     d = np.asarray(demands, dtype=float)
     cap = np.asarray(capacity, dtype=float)
@@ -83,14 +87,41 @@ def hierarchical_filling_reference(demands, capacity, paths, *, weights=None, va
     per_task = (d / cap).max(axis=1)
     step = per_task / tree.weight[tree.leaf]
     caps = [None] * n if max_tasks is None else [int(x) for x in max_tasks]
+    g = np.zeros((n, m)) if guarantee is None else np.asarray(guarantee, dtype=float)
+    reserved = g - (g if lending_limit is None else np.asarray(lending_limit, dtype=float))
+
+    def most_within(i, bound):  # most whole tasks with t d_i <= bound (None: no bound)
+        counts = [int(bound[r] // d[i, r]) for r in range(m) if d[i, r] > 0 and np.isfinite(bound[r])]
+        return min(counts) if counts else None
+
+    def least(a, b):
+        return a if b is None else b if a is None else min(a, b)
+
+    if limit is not None:
+        caps = [least(caps[i], most_within(i, np.asarray(limit, dtype=float)[i])) for i in range(n)]
     tasks = [0] * n if start is None else [int(x) for x in start]
-    consumed = np.zeros(m)
-    for i in range(n):
-        for r in range(m):
-            consumed[r] += tasks[i] * d[i, r]
-    limit = cap * (1.0 + FIT_RTOL)
     order = []
+    phases = [caps]
+    if guarantee is not None:
+        phases = [[max(tasks[i], least(caps[i], most_within(i, g[i]))) for i in range(n)], caps]
+    for phase_caps in phases:
+        _hierarchical_phase(d, cap, tree, kids, per_task, step, phase_caps, reserved, variant, tasks, order)
+    return np.array(tasks, dtype=np.int64), np.array(order, dtype=np.int64)
+
+
+def _hierarchical_phase(d, cap, tree, kids, per_task, step, caps, reserved, variant, tasks, order):
+    """One phase of :func:`hierarchical_filling_reference`: fill until the root is blocked (``tasks`` and ``order``
+    are updated in place)."""
+    from fairlib.multires.progressive_filling import FIT_RTOL
+
+    n, m = d.shape
+    n_nodes = len(tree.nodes)
+    limit = cap * (1.0 + FIT_RTOL)
     while True:
+        consumed = np.zeros(m)
+        for i in range(n):
+            for r in range(m):
+                consumed[r] += max(tasks[i] * d[i, r], reserved[i, r])
         key = np.zeros(n_nodes)
         direction = np.zeros((n_nodes, m))
         held = np.zeros((n_nodes, m))
@@ -101,7 +132,8 @@ def hierarchical_filling_reference(demands, capacity, paths, *, weights=None, va
                 key[v] = tasks[i] * step[i]
                 direction[v] = d[i] / cap / per_task[i]
                 held[v] = tasks[i] * d[i]
-                blocked[v] = (caps[i] is not None and tasks[i] >= caps[i]) or bool((consumed + d[i] > limit).any())
+                growth = np.maximum((tasks[i] + 1) * d[i], reserved[i]) - np.maximum(tasks[i] * d[i], reserved[i])
+                blocked[v] = (caps[i] is not None and tasks[i] >= caps[i]) or bool((consumed + growth > limit).any())
                 continue
             open_kids = [c for c in kids[v] if not blocked[c]]
             blocked[v] = not open_kids
@@ -119,14 +151,12 @@ def hierarchical_filling_reference(demands, capacity, paths, *, weights=None, va
                 direction[v] = total / top
                 key[v] = min(key[c] for c in open_kids) * top / tree.weight[v]
         if blocked[0]:
-            return np.array(tasks, dtype=np.int64), np.array(order, dtype=np.int64)
+            return
         v = 0
         while tree.user[v] < 0:
             v = min((c for c in kids[v] if not blocked[c]), key=lambda c: (key[c], c))
         i = int(tree.user[v])
         tasks[i] += 1
-        for r in range(m):
-            consumed[r] += d[i, r]
         order.append(i)
 
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from fairlib._jit import compiled
 from fairlib._validate import InvalidInputError
-from fairlib.multires import drf, hierarchical_drf, queue_tree
+from fairlib.multires import Quotas, drf, hierarchical_drf, queue_tree
 from tests.reference import hierarchical_filling_reference
 
 VOLCANO = ("volcano-sh/volcano", "pkg/scheduler/plugins/drf/hdrf_test.go", "TestHDRF")
@@ -227,6 +227,164 @@ def test_hdrf_serves_the_lowest_rescaled_share(args):
         assert nxt[0] == res.order[k]
         if k > 12:
             break
+
+
+# ---- quotas on the leaves -------------------------------------------------------------------------------------
+INF = np.inf
+VOLCANO_TREE = ([[1, 1], [1, 0], [0, 1]], [10, 10], ["sci", "eng/dev", "eng/prod"])
+
+
+@pytest.mark.parametrize("variant", ["hdrf", "naive"])
+def test_quotas_in_a_tree_known_answers(variant):
+    """Volcano's rescaling tree (5/5/5 without quotas) with quotas on its leaves, derived by hand:
+
+    - ``eng/dev`` limited to 2 CPUs: it stops at 2 tasks and ``sci`` and ``eng/prod`` split the memory, 5 and 5;
+    - ``eng/prod`` guaranteed 8 GB (YARN min share): its 8 tasks come first, ``sci`` then fits only 2 tasks of
+      memory and ``eng/dev`` takes the 8 CPUs left;
+    - the same guarantee on a job of 3 tasks: YARN lends the unused 5 GB (``sci`` 5, ``eng/dev`` 5, CPU full), Mesos
+      holds it back for its owner (``sci`` 2: 2 + max(3, 8) = 10 GB committed).
+    """
+    d, cap, paths = VOLCANO_TREE
+
+    def run(q, mt=None):
+        return hierarchical_drf(d, cap, paths, variant=variant, quotas=q, max_tasks=mt).tasks.tolist()
+
+    assert run(Quotas.yarn(max_share=[[INF, INF], [2, INF], [INF, INF]])) == [5, 2, 5]
+    assert run(Quotas.yarn(min_share=[[0, 0], [0, 0], [0, 8]])) == [2, 8, 8]
+    assert run(Quotas.yarn(min_share=[[0, 0], [0, 0], [0, 8]]), [10, 10, 3]) == [5, 5, 3]
+    assert run(Quotas.mesos(guarantee=[[0, 0], [0, 0], [0, 8]]), [10, 10, 3]) == [2, 8, 3]
+
+
+@pytest.mark.parametrize("variant", ["hdrf", "naive"])
+def test_a_reservation_that_runs_out(variant):
+    """One resource of 12, tasks of 4, 3, 4, 3, Mesos guarantees 3, 0, 6, 0 (held back: 9 committed from the start).
+    User 2's one guaranteed task comes first. Then user 0's first task fits thanks to its own 3 held back (it
+    commits 1 more), users 1 and 3 no longer fit (10 + 3 > 12), user 0's second task would commit 4 more and
+    does not fit, user 2's second commits 2 (8 over its 6): [1, 0, 2, 0]. A user that fits only by its
+    reservation, and stops fitting after its own task, is what the kernel's candidate heaps track."""
+    res = hierarchical_drf([[4], [3], [4], [3]], [12], ["a/u0", "a/u1", "b/u2", "b/u3"], variant=variant,
+                           quotas=Quotas.mesos(guarantee=[[3], [0], [6], [0]]))
+    assert res.tasks.tolist() == [1, 0, 2, 0]
+
+
+@st.composite
+def hierarchies_with_quotas(draw):
+    """A tree of :func:`hierarchies` with guarantees that fit together, limits above them (or none) and lending
+    limits below them (or everything lendable)."""
+    d, cap, paths, weights, caps = draw(hierarchies())
+    n, m = d.shape
+    frac = np.array(draw(st.lists(st.lists(st.integers(0, 10), min_size=m, max_size=m), min_size=n, max_size=n)))
+    g = np.floor(frac / 10 * cap / n)
+    lend = np.floor(g * draw(st.integers(0, 10)) / 10) if draw(st.booleans()) else None
+    lim = g + np.array(draw(st.lists(st.lists(st.integers(0, 12), min_size=m, max_size=m), min_size=n,
+                                     max_size=n))) if draw(st.booleans()) else None
+    return d, cap, paths, weights, caps, g, lim, lend
+
+
+@settings(max_examples=150, deadline=None)
+@given(args=hierarchies_with_quotas(), variant=st.sampled_from(["hdrf", "naive"]), cut=st.integers(0, 30))
+def test_kernel_with_quotas_matches_reference(args, variant, cut):
+    """Same tasks in the same order as the from-scratch reference with quotas (guarantees first, limits as caps,
+    the unlent part of each guarantee held back: the kernel's candidate heaps are what this checks), from zero and
+    from a start the reference reached after ``cut`` tasks."""
+    d, cap, paths, weights, caps, g, lim, lend = args
+    quota = dict(guarantee=g, limit=lim, lending_limit=lend)
+    tasks, order = hierarchical_filling_reference(d, cap, paths, weights=weights, variant=variant, max_tasks=caps,
+                                                  **quota)
+    res = hierarchical_drf(d, cap, paths, weights=weights, variant=variant, max_tasks=caps,
+                           quotas=Quotas(g, lim, lend), record_order=True)
+    np.testing.assert_array_equal(res.tasks, tasks)
+    np.testing.assert_array_equal(res.order, order)
+    # without the order, the guarantees' phase is written down instead of run: same tasks, same count
+    fast = hierarchical_drf(d, cap, paths, weights=weights, variant=variant, max_tasks=caps,
+                            quotas=Quotas(g, lim, lend))
+    np.testing.assert_array_equal(fast.tasks, tasks)
+    assert fast.n_allocations == res.n_allocations == len(order)
+    held = np.bincount(order[:cut], minlength=len(d)).astype(np.int64)
+    tasks2, order2 = hierarchical_filling_reference(d, cap, paths, weights=weights, variant=variant, max_tasks=caps,
+                                                    start=held, **quota)
+    res2 = hierarchical_drf(d, cap, paths, weights=weights, variant=variant, max_tasks=caps, start=held,
+                            quotas=Quotas(g, lim, lend), record_order=True)
+    np.testing.assert_array_equal(res2.tasks, tasks2)
+    np.testing.assert_array_equal(res2.order, order2)
+
+
+@settings(max_examples=15, deadline=None)
+@given(args=hierarchies_with_quotas(), variant=st.sampled_from(["hdrf", "naive"]))
+def test_compiled_kernel_with_quotas_matches_reference(args, variant):
+    d, cap, paths, weights, caps, g, lim, lend = args
+    tasks, order = hierarchical_filling_reference(d, cap, paths, weights=weights, variant=variant, max_tasks=caps,
+                                                  guarantee=g, limit=lim, lending_limit=lend)
+    with compiled():
+        res = hierarchical_drf(d, cap, paths, weights=weights, variant=variant, max_tasks=caps,
+                               quotas=Quotas(g, lim, lend), record_order=True)
+    np.testing.assert_array_equal(res.tasks, tasks)
+    np.testing.assert_array_equal(res.order, order)
+
+
+def test_reference_with_quotas_catches_dropped_reservations():
+    """The differential test can fail: the same guarantees lent out entirely differ from the reference that holds
+    them back (Mesos) on the known-answer tree."""
+    d, cap, paths = VOLCANO_TREE
+    g, nothing_lent = [[0, 0], [0, 0], [0, 8]], np.zeros((3, 2))
+    ref, _ = hierarchical_filling_reference(d, cap, paths, max_tasks=[10, 10, 3], guarantee=g,
+                                            lending_limit=nothing_lent)
+    lent = hierarchical_drf(d, cap, paths, max_tasks=[10, 10, 3], quotas=Quotas(g))
+    assert lent.tasks.tolist() != ref.tolist()
+
+
+@settings(max_examples=120, deadline=None)
+@given(args=hierarchies_with_quotas(), variant=st.sampled_from(["hdrf", "naive"]))
+def test_flat_tree_with_quotas_is_drf_with_quotas(args, variant):
+    """With every user a child of the root, the tree with quotas is ``drf`` with the same quotas and weights."""
+    d, cap, _, _, caps, g, lim, lend = args
+    w = np.arange(len(d)) % 3 + 1.0
+    paths = [f"u{i}" for i in range(len(d))]
+    q = Quotas(g, lim, lend)
+    res = hierarchical_drf(d, cap, paths, weights=dict(zip(paths, w)), variant=variant, max_tasks=caps, quotas=q)
+    np.testing.assert_array_equal(res.tasks, drf(d, cap, weights=w, max_tasks=caps, quotas=q).tasks)
+
+
+@settings(max_examples=120, deadline=None)
+@given(args=hierarchies_with_quotas(), variant=st.sampled_from(["hdrf", "naive"]))
+def test_quotas_are_honoured_and_filling_stops_only_when_nothing_fits(args, variant):
+    """The axioms of filling with quotas: every user holds at least its guaranteed whole tasks (they fit together)
+    and never more than its limit; what is committed (``Σ max(tasks d, reserved)``) fits; and every user is at its
+    cap or its next task would commit more than the capacity."""
+    d, cap, paths, weights, caps, g, lim, lend = args
+    res = hierarchical_drf(d, cap, paths, weights=weights, variant=variant, max_tasks=caps,
+                           quotas=Quotas(g, lim, lend))
+    reserved = g - (g if lend is None else lend)
+    held = res.tasks[:, None] * d
+    limit = np.full_like(g, INF) if lim is None else lim
+    cap_tasks = np.full(len(d), 10 ** 9) if caps is None else np.array(caps)
+    assert (held <= limit * (1 + 1e-12)).all()
+    within = np.where(d > 0, np.floor(np.where(d > 0, g / np.where(d > 0, d, 1), INF)), INF).min(axis=1)
+    assert (res.tasks >= np.minimum(np.minimum(within, cap_tasks),
+                                    np.where(d > 0, np.floor(limit / np.where(d > 0, d, 1)), INF).min(axis=1))).all()
+    committed = np.maximum(held, reserved).sum(axis=0)
+    assert (committed <= cap * (1 + 1e-12)).all()
+    for i in range(len(d)):
+        more = held.copy()
+        more[i] += d[i]
+        at_cap = res.tasks[i] >= cap_tasks[i] or (more[i] > limit[i] * (1 + 1e-12)).any()
+        assert at_cap or (np.maximum(more, reserved).sum(axis=0) > cap * (1 + 1e-12)).any()
+
+
+def test_quotas_bad_input():
+    d, cap, paths = VOLCANO_TREE
+    with pytest.raises(InvalidInputError, match="quotas: expected a fairlib.multires.Quotas, got dict"):
+        hierarchical_drf(d, cap, paths, quotas={"guarantee": None})
+    with pytest.raises(InvalidInputError, match="quotas.share = 'borrowed'.*not modelled"):
+        hierarchical_drf(d, cap, paths, quotas=Quotas.kueue(nominal=np.zeros((3, 2))))
+    with pytest.raises(InvalidInputError, match=r"min_share: the guarantees of resource 1 add up to 12"):
+        hierarchical_drf(d, cap, paths, quotas=Quotas.yarn(min_share=[[0, 6], [0, 0], [0, 6]]))
+    with pytest.raises(InvalidInputError, match=r"start: with the guarantees' reserved parts, commits 14 of "
+                                                 r"resource 1"):
+        hierarchical_drf(d, cap, paths, start=[6, 0, 0], quotas=Quotas.mesos(guarantee=[[0, 0], [0, 0], [0, 8]]))
+    with pytest.raises(InvalidInputError, match=r"start\[1\] = 3: must be within max_tasks\[1\] = 2"):
+        hierarchical_drf(d, cap, paths, start=[0, 3, 0], quotas=Quotas.yarn(max_share=[[INF, INF], [2, INF],
+                                                                                       [INF, INF]]))
 
 
 # ---- bad input --------------------------------------------------------------------------------------------------

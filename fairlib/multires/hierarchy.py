@@ -36,7 +36,16 @@ An internal node's share changes only along the path of the leaf that got the ta
 minimum, since a leaf's direction is constant) and where a child becomes blocked, so each internal node keeps an
 indexed heap of its unblocked children; a run costs O(T · depth · (m + log d)) for T tasks and fan-out d, plus
 O(d m) per node whose children become blocked (H-DRF recomputes its direction from scratch there, which keeps the
-kernel's floats identical to the reference's).
+kernel's floats identical to the reference's), plus O(n m) for per-resource max-heaps of the users by demand and
+O(log n) per user taken off one as its task stops fitting.
+
+Quotas (``quotas=Quotas(...)``, :mod:`.quotas`) sit on the leaves, with ``drf``'s rules: each user's whole tasks
+within its guarantee first (the tree's order among them), then the tree's filling; a limit caps a user's tasks; the
+unlent part of a guarantee is held back, so a task fits while ``Σ_j max(tasks_j d_j, reserved_j) <= capacity``
+after it. A user may then fit a resource only thanks to its own reservation, and stop fitting after its own next
+task: such users wait in a second per-resource heap keyed by what their next task would commit. This mirrors Mesos's
+quota on roles that are leaves of its role tree and YARN's min/max resources on leaf queues; quotas on inner queues
+and Kueue's borrowed share over a tree of cohorts are not modelled.
 """
 
 from __future__ import annotations
@@ -47,12 +56,15 @@ import numpy as np
 
 from .._jit import interpreted_when_small, njit
 from .._validate import InvalidInputError, as_capacities, as_demands, check_choice
-from .progressive_filling import (FIT_RTOL, MAX_ALLOCATIONS, _few_tasks, _start_tasks, dominant_resources,
-                                  filling_bounds, held_resources, order_buffer)
+from .progressive_filling import (FIT_RTOL, MAX_ALLOCATIONS, _check_reservations, _committed, _few_tasks, _growth,
+                                  _start_tasks, dominant_resources, filling_bounds, held_resources, order_buffer)
+from .quotas import Quotas
 
 __all__ = ["hierarchical_drf", "HierarchicalDRFResult", "QueueTree", "queue_tree", "HIERARCHY_VARIANTS"]
 
 HIERARCHY_VARIANTS = ("hdrf", "naive")
+#: the guarantees' phase is skipped (its end state written down) when what it commits is this far within capacity
+_MARGIN = 1e-9
 
 
 @dataclass(frozen=True)
@@ -282,9 +294,124 @@ def _refresh_direction(v, first_child, n_children, blocked, weight, direction, u
 
 
 @njit(cache=True)
+def _candidate_sift_up(cand, ckey, cpos, r, j, key):
+    """Put ``key`` (the grown key of the candidate at entry ``j``) into resource r's max-heap of candidates, moving
+    the candidate up to its place."""
+    u = cand[r, j]
+    while j > 0:
+        up = (j - 1) // 2
+        if ckey[r, up] >= key:
+            break
+        cand[r, j] = cand[r, up]
+        ckey[r, j] = ckey[r, up]
+        cpos[r, cand[r, j]] = j
+        j = up
+    cand[r, j] = u
+    ckey[r, j] = key
+    cpos[r, u] = j
+
+
+@njit(cache=True)
+def _candidate_pop(cand, ckey, cpos, csize, r):
+    """Take the candidate of largest key off resource r's heap and return it."""
+    top = cand[r, 0]
+    cpos[r, top] = -1
+    size = csize[r] - 1
+    csize[r] = size
+    if size > 0:
+        v, key = cand[r, size], ckey[r, size]
+        j = 0
+        while True:
+            c = 2 * j + 1
+            if c >= size:
+                break
+            if c + 1 < size and ckey[r, c + 1] > ckey[r, c]:
+                c += 1
+            if ckey[r, c] <= key:
+                break
+            cand[r, j] = cand[r, c]
+            ckey[r, j] = ckey[r, c]
+            cpos[r, cand[r, j]] = j
+            j = c
+        cand[r, j] = v
+        ckey[r, j] = key
+        cpos[r, v] = j
+    return top
+
+
+@njit(cache=True)
+def _demand_sift_down(heap, r, j, size, demands):
+    """Move entry ``j`` of resource r's max-heap of users (keyed by their demand on r) down to its place."""
+    v = heap[r, j]
+    key = demands[v, r]
+    while True:
+        c = 2 * j + 1
+        if c >= size:
+            break
+        if c + 1 < size and demands[heap[r, c + 1], r] > demands[heap[r, c], r]:
+            c += 1
+        if demands[heap[r, c], r] <= key:
+            break
+        heap[r, j] = heap[r, c]
+        j = c
+    heap[r, j] = v
+
+
+@njit(cache=True)
+def _demand_heaps(demands):
+    """Per resource, a max-heap of the users keyed by their demand on it (built bottom-up in O(n)): users whose
+    task no longer fits come off the top as the resource fills, without sorting all of them first."""
+    n, m = demands.shape
+    heap = np.empty((m, n), dtype=np.int64)
+    for r in range(m):
+        for i in range(n):
+            heap[r, i] = i
+        for j in range(n // 2 - 1, -1, -1):
+            _demand_sift_down(heap, r, j, n, demands)
+    return heap
+
+
+@njit(cache=True)
+def _newly_blocked(r, tasks, demands, committed, limit, by_demand, unscanned, reserved, cand, ckey, cpos, csize, out,
+                   blocked, leaf):
+    """Users whose next task no longer fits resource r, written to ``out`` (returns how many; a user may already be
+    blocked for another reason). Without reservations they are the users of largest demand on r, taken off the top
+    of ``by_demand[r]`` (a max-heap of the ``unscanned[r]`` users not yet looked at, :func:`_demand_heaps`) once.
+    With them a task grows the committed amount by its demand less what falls inside its owner's reservation
+    (:func:`~.progressive_filling._growth`), which only grows as its owner gets tasks: a scanned user that still
+    fits (thanks to its reservation) waits in r's max-heap of candidates, keyed by that growth, until the headroom
+    falls below it. A user already blocked (``blocked[leaf[u]]``: for good, resources only fill up) is passed over."""
+    reserving = reserved.shape[0] > 0
+    count = 0
+    while unscanned[r] > 0 and committed[r] + demands[by_demand[r, 0], r] > limit[r]:
+        u = by_demand[r, 0]
+        unscanned[r] -= 1
+        if unscanned[r] > 0:
+            by_demand[r, 0] = by_demand[r, unscanned[r]]
+            _demand_sift_down(by_demand, r, 0, unscanned[r], demands)
+        if blocked[leaf[u]]:
+            continue
+        if reserving:
+            growth = _growth(tasks[u], u, r, demands, reserved, True)
+            if committed[r] + growth <= limit[r]:
+                cand[r, csize[r]] = u
+                csize[r] += 1
+                _candidate_sift_up(cand, ckey, cpos, r, csize[r] - 1, growth)
+                continue
+        out[count] = u
+        count += 1
+    while csize[r] > 0 and committed[r] + ckey[r, 0] > limit[r]:
+        out[count] = _candidate_pop(cand, ckey, cpos, csize, r)
+        count += 1
+    return count
+
+@njit(cache=True)
 def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child, n_children, weight, user, leaf,
-                          caps, start, naive, record, order):
+                          caps, start, naive, record, order, reserved):
     """Hierarchical progressive filling from ``start`` (tasks per user); see the module docstring.
+
+    ``reserved`` ((n, m), or (0, m) without quotas): the part of each user's guarantee held back for it; a task fits
+    while ``Σ_j max(tasks_j demands_j, reserved_j) <= capacity`` after it (:mod:`.quotas`).
 
     ``per_task[i]`` is user i's dominant share of one task, ``step[i] = per_task[i] / weight`` of its leaf. Nodes
     are numbered breadth first, so a node's descendants have larger numbers: processing marked nodes from the
@@ -295,6 +422,8 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
     n_nodes = parent.shape[0]
     tasks = start.copy()
     consumed = held_resources(tasks, demands)
+    reserving = reserved.shape[0] > 0
+    committed = _committed(tasks, demands, reserved) if reserving else consumed
     limit = capacity * (1.0 + FIT_RTOL)
     share = np.zeros(n_nodes)
     key = np.zeros(n_nodes)
@@ -312,15 +441,18 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
         for r in range(m):
             direction[v, r] = tasks[i] * demands[i, r] if naive else demands[i, r] / capacity[r] / per_task[i]
         blocked[v] = tasks[i] >= caps[i]
-    # users by demand, largest first, per resource: as a resource fills, those whose task no longer fits are a prefix
-    by_demand = np.empty((m, n), dtype=np.int64)
+    # per resource, users by demand in a max-heap: as a resource fills, those whose task no longer fits come off its top
+    by_demand = _demand_heaps(demands)
+    unscanned = np.full(m, n, dtype=np.int64)
+    cand = np.zeros((m, n) if reserving else (0, 0), dtype=np.int64)  # per resource: users fitting by reservation
+    ckey = np.zeros((m, n) if reserving else (0, 0))  # the growth of their next task, the heap's key
+    cpos = np.full((m, n) if reserving else (0, 0), -1, dtype=np.int64)
+    csize = np.zeros(m, dtype=np.int64)
+    found = np.empty(2 * n, dtype=np.int64)
     for r in range(m):
-        by_demand[r] = np.argsort(-demands[:, r], kind="mergesort")
-    scanned = np.zeros(m, dtype=np.int64)
-    for r in range(m):
-        while scanned[r] < n and consumed[r] + demands[by_demand[r, scanned[r]], r] > limit[r]:
-            blocked[leaf[by_demand[r, scanned[r]]]] = True
-            scanned[r] += 1
+        for k in range(_newly_blocked(r, tasks, demands, committed, limit, by_demand, unscanned, reserved, cand, ckey,
+                                      cpos, csize, found, blocked, leaf)):
+            blocked[leaf[found[k]]] = True
     # internal nodes, deepest first: heaps of unblocked children, then the node's own share
     for v in range(n_nodes - 1, -1, -1):
         if user[v] >= 0:
@@ -353,9 +485,16 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
         while user[v] < 0:
             v = heap[first_child[v]]
         i = user[v]
-        tasks[i] += 1
         for r in range(m):
+            if reserving:
+                committed[r] += _growth(tasks[i], i, r, demands, reserved, True)
             consumed[r] += demands[i, r]
+        tasks[i] += 1
+        if reserving:  # its next task's growth may have grown: move it up its candidate heaps
+            for r in range(m):
+                if cpos[r, i] >= 0:
+                    _candidate_sift_up(cand, ckey, cpos, r, cpos[r, i], _growth(tasks[i], i, r, demands, reserved,
+                                                                              True))
         if record:
             order[count] = i
         count += 1
@@ -385,9 +524,9 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
             _heap_remove(heap, hpos, hsize, key, first_child, parent, v)
             n_pending = _mark(parent[v], marked, pending, n_pending)
         for r in range(m):
-            while scanned[r] < n and consumed[r] + demands[by_demand[r, scanned[r]], r] > limit[r]:
-                u = leaf[by_demand[r, scanned[r]]]
-                scanned[r] += 1
+            for k in range(_newly_blocked(r, tasks, demands, committed, limit, by_demand, unscanned, reserved, cand,
+                                          ckey, cpos, csize, found, blocked, leaf)):
+                u = leaf[found[k]]
                 if not blocked[u]:
                     blocked[u] = True
                     _heap_remove(heap, hpos, hsize, key, first_child, parent, u)
@@ -448,7 +587,8 @@ def _pop_largest(pending, size):
 
 @interpreted_when_small(bounded=_few_tasks)  # as drf: its extra arguments are ignored
 def hierarchical_drf(demands, capacity, paths, *, weights=None, variant: str = "hdrf", max_tasks=None, start=None,
-                     record_order: bool = False, max_allocations: int = MAX_ALLOCATIONS) -> HierarchicalDRFResult:
+                     quotas=None, record_order: bool = False,
+                     max_allocations: int = MAX_ALLOCATIONS) -> HierarchicalDRFResult:
     """DRF over a tree of weighted queues, one indivisible task at a time (module docstring).
 
     Parameters
@@ -470,6 +610,13 @@ def hierarchical_drf(demands, capacity, paths, *, weights=None, variant: str = "
         Per-user task caps.
     start : (n_users,) array_like of int, optional
         Tasks each user already holds; filling continues from there (and the result counts them).
+    quotas : :class:`~.quotas.Quotas`, optional
+        Each user's (leaf's) guarantee, limit and lending limit as resource vectors, with the rules ``drf`` gives
+        them (:mod:`.quotas`): the whole tasks within every guarantee first (in the tree's order), then the tree's
+        filling; a limit caps the user's tasks; the unlent part of a guarantee is held back for its user. Mesos's
+        nested roles with quota on their leaves, YARN's nested queues with min/max resources on leaf queues.
+        Only ``share="dominant"``: Kueue's borrowed share over a tree of cohorts is another rule (refused), and
+        quotas on inner queues are not modelled.
     record_order : bool
         Also return the users in allocation order.
     max_allocations : int
@@ -513,11 +660,36 @@ def hierarchical_drf(demands, capacity, paths, *, weights=None, variant: str = "
     per_task = (d / cap).max(axis=1)
     step = per_task / tree.weight[tree.leaf]
     caps, steps_bound = filling_bounds(d, cap, per_task, max_tasks, max_allocations)
+    reserved = np.empty((0, m))
+    if quotas is not None:
+        if not isinstance(quotas, Quotas):
+            raise InvalidInputError(f"quotas: expected a fairlib.multires.Quotas, got {type(quotas).__name__}")
+        if quotas.share != "dominant":
+            raise InvalidInputError(f"quotas.share = {quotas.share!r}: hierarchical_drf compares queues by dominant "
+                                    "shares; Kueue's borrowed share over a tree of cohorts is not modelled")
+        quota = quotas.resolve(d, cap)
+        caps = np.minimum(caps, quota.limit_tasks)
+        reserved = quota.reserved
     held = _start_tasks(start, d, cap, caps)
-    order = order_buffer(record_order, steps_bound)
-    tasks, consumed, count, decision = _hierarchical_filling(
-        d, cap, per_task, step, tree.parent, tree.first_child, tree.n_children, tree.weight, tree.user, tree.leaf,
-        caps, held, variant == "naive", record_order, order)
+    phases, count = [caps], 0
+    if quotas is not None:
+        _check_reservations(held, d, cap, reserved)
+        # the guarantees first (a user already beyond its guarantee waits), then everyone, as drf does
+        guaranteed = np.maximum(held, np.minimum(quota.guaranteed_tasks, caps))
+        phases = [guaranteed, caps] if (guaranteed > held).any() else [caps]
+        committed = np.maximum(guaranteed[:, None] * d, reserved if reserved.shape[0] else 0.0).sum(axis=0)
+        if len(phases) == 2 and not record_order and (committed <= cap * (1 - _MARGIN)).all():
+            # every guaranteed task fits with room to spare (committed amounts only grow), so the first phase ends
+            # with everyone at its guaranteed tasks: only the order in which they came needs the tree
+            count, held, phases = int((guaranteed - held).sum()), guaranteed, [caps]
+    tasks, orders = held, []
+    for phase_caps in phases:
+        order = order_buffer(record_order, steps_bound)
+        tasks, consumed, steps, decision = _hierarchical_filling(
+            d, cap, per_task, step, tree.parent, tree.first_child, tree.n_children, tree.weight, tree.user,
+            tree.leaf, phase_caps, tasks, variant == "naive", record_order, order, reserved)
+        orders.append(order[:steps])
+        count += steps
     node_consumed = np.zeros((len(tree.nodes), m))
     node_consumed[tree.leaf] = tasks[:, None] * d
     depth = tree.depth()
@@ -531,4 +703,4 @@ def hierarchical_drf(demands, capacity, paths, *, weights=None, variant: str = "
         tree=tree, node_consumed=node_consumed, node_dominant_shares=node_shares.max(axis=1),
         node_dominant_resource=np.argmax(node_shares, axis=1).astype(np.int64),
         decision_shares=np.where(np.arange(len(tree.nodes)) == 0, 0.0, decision),
-        order=order[:count].copy() if record_order else None)
+        order=np.concatenate(orders) if record_order else None)

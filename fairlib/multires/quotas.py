@@ -37,6 +37,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._jit import njit
 from .._validate import InvalidInputError, check_choice
 
 __all__ = ["Quotas", "QUOTA_SHARES", "ResolvedQuotas", "divisible_bounds"]
@@ -84,16 +85,38 @@ def _tasks_within(bound, demands) -> np.ndarray:
 def whole_tasks_within(bound, demands) -> np.ndarray:
     """Most whole tasks ``t`` with ``t * demands[i] <= bound[i] * (1 + 1e-12)`` on every resource, per user (int64;
     the int64 maximum where nothing bounds it)."""
+    bound = np.asarray(bound, dtype=np.float64)
+    demands = np.asarray(demands, dtype=np.float64)
+    return _whole_tasks_within(np.broadcast_to(bound, demands.shape), demands, _RTOL)
+
+
+@njit(cache=True)
+def _whole_tasks_within(bound, demands, rtol):
+    """:func:`whole_tasks_within`, one pass per user: the float quotient ``min_r bound / demand`` floored, then
+    settled by the rule drf's fit check uses (the quotient may be off by one either way)."""
+    n, m = demands.shape
     big = np.iinfo(np.int64).max
-    ratio = _tasks_within(bound, demands)
-    bounded = ratio < 2.0 ** 62
-    t = np.where(bounded, np.floor(np.where(bounded, ratio, 0.0)), 0.0)
-    # the float quotient may be off by one either way: settle it with the rule drf's fit check uses
-    limit = bound * (1.0 + _RTOL)
-    t += ((t[:, None] + 1.0) * demands <= limit).all(axis=1)
-    t -= (t > 0) & ~(t[:, None] * demands <= limit).all(axis=1)
-    out = np.full(len(demands), big, dtype=np.int64)
-    out[bounded] = t[bounded].astype(np.int64)
+    out = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        ratio = np.inf
+        for r in range(m):
+            if demands[i, r] > 0:
+                ratio = min(ratio, bound[i, r] / demands[i, r])
+        if not ratio < 2.0 ** 62:
+            out[i] = big
+            continue
+        t = np.floor(ratio)
+        up = True
+        for r in range(m):
+            up = up and (t + 1.0) * demands[i, r] <= bound[i, r] * (1.0 + rtol)
+        if up:
+            t += 1.0
+        down = True
+        for r in range(m):
+            down = down and t * demands[i, r] <= bound[i, r] * (1.0 + rtol)
+        if t > 0 and not down:
+            t -= 1.0
+        out[i] = np.int64(t)
     return out
 
 
