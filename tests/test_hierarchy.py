@@ -229,6 +229,28 @@ def test_hdrf_serves_the_lowest_rescaled_share(args):
             break
 
 
+@settings(max_examples=120, deadline=None)
+@given(args=hierarchies(), variant=st.sampled_from(["hdrf", "naive"]), scale=st.sampled_from([10, 50, 250]))
+def test_hierarchical_share_guarantee(args, variant, scale):
+    """H-DRF's hierarchical share guarantee (Bhattacharya et al., §3 ``[MEM]``): every leaf's dominant share is at
+    least its entitlement, the product of its and its ancestors' weight fractions among their siblings. That is a
+    statement about divisible tasks; with whole tasks every user can stand up to one task above the water level
+    when a resource fills, so the allowance is (n + 1) times the largest per-task share (which ``scale`` makes
+    small: capacities 10-250 times the generated ones, tens to thousands of tasks). No caps: a capped leaf is
+    owed nothing beyond its cap."""
+    d, cap, paths, weights, _ = args
+    cap = cap * scale
+    tree = queue_tree(paths, weights)
+    entitlement = np.ones(len(tree.nodes))
+    for v in range(1, len(tree.nodes)):  # parents are numbered before their children
+        p = tree.parent[v]
+        siblings = tree.weight[tree.first_child[p]:tree.first_child[p] + tree.n_children[p]]
+        entitlement[v] = entitlement[p] * tree.weight[v] / siblings.sum()
+    res = hierarchical_drf(d, cap, paths, weights=weights, variant=variant)
+    allowance = (len(d) + 1) * (d / cap).max()
+    assert (res.dominant_shares >= entitlement[tree.leaf] - allowance).all()
+
+
 # ---- quotas on the leaves -------------------------------------------------------------------------------------
 INF = np.inf
 VOLCANO_TREE = ([[1, 1], [1, 0], [0, 1]], [10, 10], ["sci", "eng/dev", "eng/prod"])

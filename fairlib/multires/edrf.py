@@ -383,7 +383,7 @@ def _pdrf_cycle(demands, capacity, ds, simplified):
 
 @interpreted_when_small
 def pdrf(demands, capacity=None, *, variant: str = "ds_max", top_up: bool = False,
-         higher_order: bool = False, share_arithmetic: str = "exact"):
+         higher_order: bool = False, share_arithmetic: str = "exact", start=None):
     """Precomputed Dominant Resource Fairness (Metin 2025, Algorithm 1); on a single-pool Cluster, an Allocation.
 
     With ds_i = max_r d_ir / R_r and ds* = max_i ds_i, one *cycle* gives ds*/ds_i tasks to user i;
@@ -413,6 +413,10 @@ def pdrf(demands, capacity=None, *, variant: str = "ds_max", top_up: bool = Fals
         Experimental (§6.1, left out of the paper's final algorithm): after the primary cycle, drop
         the users with the largest ds while the remaining capacity admits less than one cycle, and
         allocate further cycles to the rest, until no user is left. It can over-allocate.
+    start : None
+        Refused with an error that says why: PDRF's cycles are precomputed from an empty pool (every user starts
+        at 0 and rises at its rate), so there is no PDRF "from" an allocation; continuing DRF from one is
+        ``drf(..., start=tasks)`` (integral) or ``edrf(..., start=x)``, and PDRF's own top-up is that filling.
 
     Returns
     -------
@@ -423,6 +427,10 @@ def pdrf(demands, capacity=None, *, variant: str = "ds_max", top_up: bool = Fals
     >>> pdrf([[1, 4], [3, 1]], [7583, 4649]).tasks.tolist()
     [752, 1637]
     """
+    if start is not None:
+        raise InvalidInputError("start: PDRF (Metin, Algorithm 1) precomputes its cycles from an empty pool and has "
+                                "no form that continues from an allocation; use drf(..., start=tasks) or "
+                                "edrf(..., start=x)")
     if _is_cluster(demands, capacity, None):
         from .pooled import pdrf_allocation
         return pdrf_allocation(demands, variant=variant, top_up=top_up, higher_order=higher_order,

@@ -161,7 +161,7 @@ def asset_fairness(cluster: Cluster, *, start=None) -> Allocation:
 
 
 @interpreted_when_small
-def ceei(cluster: Cluster) -> Allocation:
+def ceei(cluster: Cluster, *, start=None) -> Allocation:
     """Competitive equilibrium from equal incomes for Leontief users (Ghodsi et al. 2011, §6.2): each user has a
     budget (its weight), buys the bundle that runs the most tasks at prices p[r], and the market clears. For
     Leontief users it is the Eisenberg–Gale optimum, max Σ_n w_n log x_n subject to Σ_n x_n d[n, r] <= C_r
@@ -173,6 +173,15 @@ def ceei(cluster: Cluster) -> Allocation:
     equilibrium), ``price_residual`` (relative). ``converged`` is False if that residual exceeds
     :data:`PRICE_RESIDUAL_TOL` or the solver did not converge.
 
+    ``start`` (divisible tasks each user holds): nothing is taken back. A market is not a filling, so "continue
+    from here" means the same program over the allocations that keep what everyone holds: max Σ_n w_n log x_n
+    subject to the capacities and x_n >= start_n. A user whose budget would buy less than it holds keeps its
+    holding, worth more than its budget at the prices (``extras["held"]`` marks them; so does one that needs a
+    resource the holdings fill); the others trade what is left at prices that clear it, each spending its budget.
+    Solved by fixing the held users and running the market on what is left, moving users between the two sets
+    until no free user wants less than it holds and no held user wants more (``extras["rounds"]``). Reference: the
+    same program by a general convex solver (``tests/test_pooled_start.py``).
+
     Examples
     --------
     >>> res = ceei(Cluster.single_pool([9, 18], [[1, 4], [3, 1]]))
@@ -180,10 +189,21 @@ def ceei(cluster: Cluster) -> Allocation:
     ([4.0909, 1.6364], [0.2, 0.0111])
     >>> res.extras["spending"].round(9).tolist()      # each user spends exactly its budget
     [1.0, 1.0]
+
+    Holding 2 tasks where the market gives 1.64, the second user keeps them; the first trades for what is left:
+
+    >>> ceei(Cluster.single_pool([9, 18], [[1, 4], [3, 1]]), start=[1, 2]).tasks.ravel().round(4).tolist()
+    [3.0, 2.0]
     """
-    from .pfvds import pfvds
+    from .edrf import _start_amounts
 
     cap, dem, w = pool_arrays(cluster, "ceei")
+    held = _start_amounts(start, dem, cap)
+    if held is not None:
+        return _ceei_from(cluster, held)
+
+    from .pfvds import pfvds
+
     solved = pfvds(cluster, 1.0)
     x = solved.totals
     saturated = dem.T @ x >= cap * (1 - 1e-7)
@@ -211,5 +231,56 @@ def ceei(cluster: Cluster) -> Allocation:
         iterations=solved.iterations,
         residual=residual,
         message=message,
-        extras={"prices": prices, "spending": x * (dem @ prices), "price_residual": residual},
+        extras={"prices": prices, "spending": x * (dem @ prices), "price_residual": residual,
+                "held": np.zeros(len(w), dtype=bool)},
     )
+
+
+def _ceei_from(cluster: Cluster, held: np.ndarray) -> Allocation:
+    """:func:`ceei` keeping ``held`` (see its docstring): the market on what the held users leave, users moved into
+    and out of the held set until the optimality conditions hold for both."""
+    cap, dem, w = pool_arrays(cluster, "ceei")
+    n, m = dem.shape
+    fixed = np.zeros(n, dtype=bool)
+    solved_ok, message = True, ""
+    for rounds in range(1, 2 * n + 3):  # a round moves users between the sets; cycling is reported below
+        left = cap - held[fixed] @ dem[fixed]
+        full = left <= cap * 1e-12
+        needs_full = (dem[:, full] > 0).any(axis=1)  # cannot grow whatever the prices
+        if (~fixed & needs_full).any():
+            fixed |= needs_full
+            continue
+        free = ~fixed
+        x, prices = held.copy(), np.zeros(m)
+        if free.any():
+            sub = ceei(Cluster.single_pool(left[~full], dem[free][:, ~full], weight=w[free]))
+            solved_ok = sub.converged
+            x[free] = sub.tasks.ravel()
+            prices[~full] = sub.extras["prices"]
+        # a full resource costs what makes the held users needing it want no more than they hold (w / x <= d . p)
+        for r in np.flatnonzero(full):
+            users = needs_full & (dem[:, r] > 0) & (held > 0)
+            want = (w[users] / held[users] - dem[users] @ prices) / dem[users, r]
+            prices[r] = max(0.0, float(want.max())) if users.any() else 0.0
+        below = free & (x < held * (1 - 1e-9))
+        wants_more = fixed & ~needs_full & (dem @ prices * held < w * (1 - 1e-9))
+        if not below.any() and not wants_more.any():
+            break
+        fixed = (fixed | below) & ~wants_more
+    else:
+        solved_ok, message = False, "held and free users kept changing places"
+    starved = np.flatnonzero(needs_full & (held == 0))
+    if starved.size and not message:
+        solved_ok = False
+        message = (f"user {int(starved[0])} holds nothing and needs a resource the others' holdings fill: log 0, "
+                   "the program has no finite optimum (every feasible allocation leaves it at 0)")
+    spending = x * (dem @ prices)
+    free = ~fixed
+    residual = float(np.abs(spending[free] - w[free]).max() / w[free].max()) if free.any() else 0.0
+    ok = solved_ok and residual <= PRICE_RESIDUAL_TOL
+    if not ok and not message:
+        message = ("the Eisenberg-Gale solve did not converge" if not solved_ok
+                   else f"prices do not support the allocation (relative residual {residual:.2g})")
+    return Allocation(cluster, x[:, None], "ceei", converged=ok, iterations=rounds, residual=residual,
+                      message=message, extras={"prices": prices, "spending": spending, "price_residual": residual,
+                                               "held": fixed, "rounds": rounds})
