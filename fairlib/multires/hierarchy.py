@@ -524,6 +524,9 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
             _heap_remove(heap, hpos, hsize, key, first_child, parent, v)
             n_pending = _mark(parent[v], marked, pending, n_pending)
         for r in range(m):
+            if not ((unscanned[r] > 0 and committed[r] + demands[by_demand[r, 0], r] > limit[r])
+                    or (csize[r] > 0 and committed[r] + ckey[r, 0] > limit[r])):
+                continue  # nobody's next task stopped fitting r (most steps): skip the call
             for k in range(_newly_blocked(r, tasks, demands, committed, limit, by_demand, unscanned, reserved, cand,
                                           ckey, cpos, csize, found, blocked, leaf)):
                 u = leaf[found[k]]
@@ -583,6 +586,30 @@ def _pop_largest(pending, size):
         pending[j] = pending[c]
         j = c
     pending[j] = v
+
+
+@njit(cache=True)
+def _node_totals(tasks, demands, capacity, first_child, n_children, user):
+    """What each node's subtree holds (children summed in order, deepest nodes first: a node's children have larger
+    numbers), its dominant share and the resource attaining it (the first of equals)."""
+    n_nodes, m = first_child.shape[0], demands.shape[1]
+    held = np.zeros((n_nodes, m))
+    shares = np.zeros(n_nodes)
+    dominant = np.zeros(n_nodes, dtype=np.int64)
+    for v in range(n_nodes - 1, -1, -1):
+        i = user[v]
+        if i >= 0:
+            for r in range(m):
+                held[v, r] = tasks[i] * demands[i, r]
+        else:
+            for c in range(first_child[v], first_child[v] + n_children[v]):
+                for r in range(m):
+                    held[v, r] += held[c, r]
+        for r in range(m):
+            share = held[v, r] / capacity[r]
+            if share > shares[v] or r == 0:
+                shares[v], dominant[v] = share, r
+    return held, shares, dominant
 
 
 @interpreted_when_small(bounded=_few_tasks)  # as drf: its extra arguments are ignored
@@ -690,17 +717,12 @@ def hierarchical_drf(demands, capacity, paths, *, weights=None, variant: str = "
             tree.leaf, phase_caps, tasks, variant == "naive", record_order, order, reserved)
         orders.append(order[:steps])
         count += steps
-    node_consumed = np.zeros((len(tree.nodes), m))
-    node_consumed[tree.leaf] = tasks[:, None] * d
-    depth = tree.depth()
-    for level in range(int(depth.max()), 0, -1):  # deepest first, one level at a time
-        at = np.flatnonzero(depth == level)
-        np.add.at(node_consumed, tree.parent[at], node_consumed[at])
-    node_shares = node_consumed / cap
+    node_consumed, node_shares, node_dominant = _node_totals(tasks, d, cap, tree.first_child, tree.n_children,
+                                                            tree.user)
     return HierarchicalDRFResult(
         tasks=tasks, consumed=consumed, dominant_shares=tasks * per_task,
         dominant_resource=dominant_resources(d, cap), n_allocations=int(count), variant=variant,
-        tree=tree, node_consumed=node_consumed, node_dominant_shares=node_shares.max(axis=1),
-        node_dominant_resource=np.argmax(node_shares, axis=1).astype(np.int64),
+        tree=tree, node_consumed=node_consumed, node_dominant_shares=node_shares,
+        node_dominant_resource=node_dominant,
         decision_shares=np.where(np.arange(len(tree.nodes)) == 0, 0.0, decision),
         order=np.concatenate(orders) if record_order else None)
