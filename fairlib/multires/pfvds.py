@@ -203,9 +203,276 @@ def _scale_into_capacity(cap, d, x):
 
 
 @njit(cache=True)
+def _log_price_state(theta, active, d, x_o, a, gamma, alpha, x, share):
+    """Users' demands at prices λ_r = e^θ_r on the ``active`` resources (0 elsewhere), computed in logs: with
+    p_n = Σ_r d_nr λ_r, x_n = max(0, a_n (γ_n p_n)^(-1/α) - x_o,n), and ``share[n, r] = d_nr λ_r / p_n``. Returns
+    False when some user has no priced resource (its demand would be unbounded)."""
+    n_users, m = d.shape
+    top = -np.inf
+    for r in range(m):
+        if active[r] and theta[r] > top:
+            top = theta[r]
+    for k in range(n_users):
+        total = 0.0
+        for r in range(m):
+            share[k, r] = d[k, r] * np.exp(theta[r] - top) if active[r] and d[k, r] > 0.0 else 0.0
+            total += share[k, r]
+        if not total > 0.0:
+            return False
+        for r in range(m):
+            share[k, r] /= total
+        v = a[k] * np.exp(-(np.log(gamma[k]) + top + np.log(total)) / alpha) - x_o[k]
+        x[k] = v if v > 0.0 else 0.0
+    return True
+
+
+@njit(cache=True)
+def _log_price_gap(cap, d, x, active):
+    """Relative KKT violation at log prices: |use - capacity| on priced resources, overuse on the others."""
+    gap = 0.0
+    for r in range(cap.shape[0]):
+        use = 0.0
+        for k in range(d.shape[0]):
+            use += d[k, r] * x[k]
+        viol = abs(use - cap[r]) if active[r] else max(use - cap[r], 0.0)
+        gap = max(gap, viol / cap[r])
+    return gap
+
+
+@njit(cache=True)
+def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, tol, max_iter):
+    """Server best response by Newton on the log prices θ_r = log λ_r of an active set of resources, damped on the
+    KKT violation. The marginal utilities are ŝ^-α: at α = 64 prices span hundreds of orders of magnitude and the
+    dual value's changes fall below its rounding, so the dual-value line search of :func:`_best_response` stalls;
+    in logs the demands are smooth with a well-scaled Jacobian ∂x_n/∂θ_r = -(x_n + x_o,n) d_nr λ_r / (α p_n).
+    A resource joins the active set when overused, leaves it when under-used and still within capacity at price 0.
+    A local method: it is started from the prices where the dual Newton stalled, or after
+    :func:`_coordinate_prices` has found the right priced resources (from arbitrary prices it can stall too).
+    ``lam`` is the warm start, updated in place (capped at 1e300). Returns (x, iterations, gap)."""
+    n_users, m = d.shape
+    demanded = np.zeros(m, dtype=np.bool_)
+    for r in range(m):
+        for k in range(n_users):
+            if d[k, r] > 0.0:
+                demanded[r] = True
+    active = np.zeros(m, dtype=np.bool_)
+    theta = np.zeros(m)
+    for r in range(m):
+        if demanded[r] and lam[r] > 0.0:
+            active[r] = True
+            theta[r] = np.log(lam[r])
+    x = np.zeros(n_users)
+    share = np.zeros((n_users, m))
+    x_try = np.zeros(n_users)
+    share_try = np.zeros((n_users, m))
+    theta_try = np.zeros(m)
+    for r in range(m):
+        if not np.isfinite(theta[r]):
+            theta[r] = 0.0
+    if not _log_price_state(theta, active, d, x_o, a, gamma, alpha, x, share):
+        top = 0.0
+        for r in range(m):
+            if active[r]:
+                top = max(top, theta[r])
+        for r in range(m):  # price every demanded resource: no user may be left unpriced
+            if demanded[r] and not active[r]:
+                active[r] = True
+                theta[r] = top
+        if not _log_price_state(theta, active, d, x_o, a, gamma, alpha, x, share):
+            return x, 0, np.inf  # a user demanding nothing here: not a problem this solver takes
+    gap = _log_price_gap(cap, d, x, active)
+    it = 0
+    for it in range(1, max_iter + 1):
+        if gap <= tol:
+            break
+        used = np.zeros(m)
+        for r in range(m):
+            for k in range(n_users):
+                used[r] += d[k, r] * x[k]
+        top = -np.inf
+        for r in range(m):
+            if active[r]:
+                top = max(top, theta[r])
+        joined = False
+        for r in range(m):
+            if demanded[r] and not active[r] and used[r] > cap[r]:
+                active[r] = True
+                theta[r] = top
+                joined = True
+        if joined:
+            _log_price_state(theta, active, d, x_o, a, gamma, alpha, x, share)
+            gap = _log_price_gap(cap, d, x, active)
+            continue
+        jac = np.zeros((m, m))
+        for k in range(n_users):
+            if x[k] > 0.0:
+                c = (x[k] + x_o[k]) / alpha
+                for r in range(m):
+                    for t in range(m):
+                        jac[r, t] -= d[k, r] * c * share[k, t]
+        jumped = False
+        for r in range(m):  # overused, but its price too small to move anyone (e^-90 of another): raise it to theirs
+            if active[r] and used[r] > cap[r] and abs(jac[r, r]) <= 1e-9 * used[r] and theta[r] < top:
+                theta[r] = top
+                jumped = True
+        if jumped:
+            _log_price_state(theta, active, d, x_o, a, gamma, alpha, x, share)
+            gap = _log_price_gap(cap, d, x, active)
+            continue
+        left = False
+        for r in range(m):  # under-used: unprice it if it stays within capacity at price 0 (complementarity)
+            if active[r] and used[r] < cap[r]:
+                active[r] = False
+                if _log_price_state(theta, active, d, x_o, a, gamma, alpha, x_try, share_try):
+                    use = 0.0
+                    for k in range(n_users):
+                        use += d[k, r] * x_try[k]
+                    if use <= cap[r]:
+                        x[:] = x_try
+                        share[:, :] = share_try
+                        left = True
+                        continue
+                active[r] = True
+        if left:
+            gap = _log_price_gap(cap, d, x, active)
+            continue
+        idx = np.flatnonzero(active)
+        k_act = idx.shape[0]
+        h = np.empty((k_act, k_act))
+        g = np.empty(k_act)
+        trace = 0.0
+        for u in range(k_act):
+            g[u] = used[idx[u]] - cap[idx[u]]
+            for v in range(k_act):
+                h[u, v] = jac[idx[u], idx[v]]
+            trace += abs(h[u, u])
+        # Levenberg-Marquardt: a price whose resource barely matters makes the Jacobian near-singular and the Newton
+        # step wild; damping grows until a step lowers the KKT violation
+        accepted = False
+        damping = 1e-12 * trace / k_act + 1e-300
+        for _ in range(12):
+            damped = h.copy()
+            for u in range(k_act):
+                damped[u, u] -= damping
+            step = np.linalg.solve(damped, -g)
+            longest = 0.0
+            for u in range(k_act):
+                longest = max(longest, abs(step[u]))
+            t = min(1.0, 50.0 * alpha / longest) if longest > 0.0 else 1.0
+            for _ in range(30):
+                for r in range(m):
+                    theta_try[r] = theta[r]
+                finite = True
+                for u in range(k_act):
+                    theta_try[idx[u]] = theta[idx[u]] + t * step[u]
+                    finite = finite and np.isfinite(theta_try[idx[u]])
+                if finite and _log_price_state(theta_try, active, d, x_o, a, gamma, alpha, x_try, share_try):
+                    gap_try = _log_price_gap(cap, d, x_try, active)
+                    if gap_try < gap:
+                        accepted = True
+                        break
+                t *= 0.5
+            if accepted:
+                break
+            damping = max(damping * 100.0, 1e-6 * trace / k_act)
+        if not accepted:
+            break
+        theta[:] = theta_try
+        x[:] = x_try
+        share[:, :] = share_try
+        gap = gap_try
+    for r in range(m):
+        lam[r] = min(np.exp(theta[r]), 1e300) if active[r] else 0.0
+    _scale_into_capacity(cap, d, x)
+    return x, it, gap
+
+
+#: a best response whose KKT gap is above this (and above the caller's tolerance) has stalled, not converged: the
+#: projected-Newton dual stops at ~1e-13-1e-12 when rounding ends its line search, far above at very large α
+_STALLED = 1e-10
+
+
+@njit(cache=True)
+def _use_of(r, lam, d, x_o, a, gamma, alpha, x, p):
+    """Resource r's use by the users' demands at prices ``lam`` (inf if some user is unpriced)."""
+    if not _primal(lam, d, x_o, a, gamma, alpha, x, p):
+        return np.inf
+    use = 0.0
+    for k in range(d.shape[0]):
+        use += d[k, r] * x[k]
+    return use
+
+
+@njit(cache=True)
+def _coordinate_prices(cap, d, x_o, a, gamma, alpha, lam, rounds):
+    """Coordinate descent on the (convex) dual with exact line minimisation, one price at a time: each λ_r is set
+    where its resource's use meets its capacity, by bisection on log λ_r (use falls as λ_r rises), or to 0 if the
+    resource is within capacity there. It needs only the dual's gradient (capacity - use), never its value, so it
+    is immune to the rounding that stalls Newton at very large α; slow but global, it finds the right set of
+    priced resources for :func:`_log_price_response` to finish. ``lam`` is updated in place."""
+    n_users, m = d.shape
+    x = np.zeros(n_users)
+    p = np.zeros(n_users)
+    for _ in range(rounds):
+        for r in range(m):
+            keep = lam[r]
+            lam[r] = 0.0
+            if _use_of(r, lam, d, x_o, a, gamma, alpha, x, p) <= cap[r]:
+                continue
+            hi = min(max(keep, 1e-300), 1e300) if np.isfinite(keep) else 1.0
+            while hi < 1e300 and _use_of(r, np.where(np.arange(m) == r, hi, lam), d, x_o, a, gamma, alpha, x,
+                                         p) > cap[r]:
+                hi = min(hi * 1e4, 1e300)
+            lo = hi
+            while lo > 1e-300 and _use_of(r, np.where(np.arange(m) == r, lo, lam), d, x_o, a, gamma, alpha, x,
+                                          p) <= cap[r]:
+                lo = max(lo * 1e-4, 1e-300)
+            for _ in range(100):  # log-bisection: use(lo) > cap >= use(hi)
+                mid = np.sqrt(lo) * np.sqrt(hi)
+                if not (lo < mid < hi):
+                    break
+                if _use_of(r, np.where(np.arange(m) == r, mid, lam), d, x_o, a, gamma, alpha, x, p) > cap[r]:
+                    lo = mid
+                else:
+                    hi = mid
+            lam[r] = hi
+
+
+@njit(cache=True)
 def _best_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_iter):
-    """Server best response by projected Newton on the dual; ``lam`` (R,) is the warm start and is
-    updated in place. Returns (x, iterations, relative KKT gap)."""
+    """Server best response; ``lam`` (R,) is the warm start and is updated in place. Returns (x, iterations,
+    relative KKT gap). Projected Newton on the dual (:func:`_dual_newton_response`) from the warm start; where it
+    stalls (very large α), Newton in log prices (:func:`_log_price_response`) from where it stopped, then both from
+    scratch, then log-price Newton after a global coordinate descent on the prices (:func:`_coordinate_prices`),
+    keeping the smallest gap."""
+    m = cap.shape[0]
+    for r in range(m):  # a warm start left by an earlier failure
+        if not (np.isfinite(lam[r]) and lam[r] >= 0.0):
+            lam[r] = 0.0
+    x, it, gap = _dual_newton_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_iter)
+    stalled = lam.copy()
+    for attempt in range(4):
+        if gap <= max(tol, _STALLED):
+            break
+        trial = stalled.copy() if attempt == 0 else np.zeros(m)
+        if attempt == 1:
+            x_try, it_try, gap_try = _dual_newton_response(cap, d, x_o, a, gamma, weight, alpha, trial, tol,
+                                                           max_iter)
+        else:
+            if attempt == 3:  # the right priced resources first, globally, then Newton in logs
+                _coordinate_prices(cap, d, x_o, a, gamma, alpha, trial, 20)
+            x_try, it_try, gap_try = _log_price_response(cap, d, x_o, a, gamma, alpha, trial, tol, max_iter)
+        it += it_try
+        if gap_try < gap:
+            x, gap = x_try, gap_try
+            lam[:] = trial
+    return x, it, gap
+
+
+@njit(cache=True)
+def _dual_newton_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_iter):
+    """Server best response by projected Newton on the dual, backtracking on the dual value; ``lam`` (R,) is the
+    warm start and is updated in place. Returns (x, iterations, relative KKT gap)."""
     n_users, m = d.shape
     x = np.zeros(n_users)
     p = np.zeros(n_users)
@@ -216,9 +483,11 @@ def _best_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_iter):
         if not lam[r] > 0.0:
             lam[r] = 1.0 / max(cap[r], 1e-300)
     value = _dual_value(lam, cap, d, x_o, a, gamma, weight, alpha, x, p)
-    while value == np.inf:      # some user unpriced: raise every price
+    for _ in range(700):        # some user unpriced: raise every price (10^700 spans the float range)
+        if value != np.inf:
+            break
         for r in range(m):
-            lam[r] = lam[r] * 10.0 + 1e-300
+            lam[r] = min(lam[r] * 10.0 + 1e-300, 1e300)
         value = _dual_value(lam, cap, d, x_o, a, gamma, weight, alpha, x, p)
     gap = np.inf
     it = 0
@@ -456,6 +725,13 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_share
             polished, sweeps_diag = _sweeps(cluster, alphas, x, time_shared, max_sweeps if not res.diagnostics[
                 "converged"] else min(int(max_sweeps), _POLISH_SWEEPS), tol)
             after = nash_residual(cluster, polished, alphas, time_shared=time_shared)
+            if res.diagnostics["converged"] and after > _POLISH_ABOVE and max_sweeps > _POLISH_SWEEPS:
+                # a few sweeps were not enough (a slowly settling pair): go on until the sweeps' own rule stops them
+                more, more_diag = _sweeps(cluster, alphas, polished, time_shared, max_sweeps - _POLISH_SWEEPS, tol)
+                more_after = nash_residual(cluster, more, alphas, time_shared=time_shared)
+                if more_after < after:
+                    polished, after = more, more_after
+                    sweeps_diag = dict(more_diag, sweeps=more_diag["sweeps"] + _POLISH_SWEEPS)
             if not res.diagnostics["converged"] or after < residual:
                 x, residual = polished, after
                 diag.update(method="interior_point+best_response", sweeps=sweeps_diag["sweeps"],

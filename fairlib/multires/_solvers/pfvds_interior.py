@@ -80,6 +80,10 @@ def _marginals(totals, pair_user, log_coef, pair_alpha):
     u = np.empty(pair_user.shape[0])
     for p in range(pair_user.shape[0]):
         t = totals[pair_user[p]]
+        if t <= 0.0:  # a trial step that empties a user (x + t dx hits 0 exactly): infinite marginal, rejected
+            g[p] = np.inf
+            u[p] = np.inf
+            continue
         g[p] = np.exp(log_coef[p] - pair_alpha[p] * np.log(t))
         u[p] = pair_alpha[p] * g[p] / t
     return g, u
@@ -153,16 +157,22 @@ def pfvds_interior_point(cluster: Cluster, alpha=1.0, *, time_shared: bool = Fal
         raise InvalidInputError(f"tol = {tol}: must be a positive finite number")
     max_iterations = as_count(max_iterations, "max_iterations")
     cap_level = _DIRECT_ALPHA
-    start = None
+    start = previous = None
     stages = []
     while True:
         stage_alphas = np.minimum(alphas, cap_level)
         with one_blas_thread():
             result = _interior_point(cluster, stage_alphas, time_shared, tol, int(max_iterations), start)
         stages.append((float(stage_alphas.max()), result.diagnostics["iterations"], result.diagnostics["converged"]))
+        if (previous is not None and not result.diagnostics["converged"]
+                and not (np.isfinite(result.tasks).all() and (result.tasks >= 0).all())):
+            # a stage that went astray (very large α: negative or non-finite iterates) hands back the last
+            # converged stage's allocation, still marked not converged, for the best responses to finish from
+            result = replace(previous, converged=False)
+            break
         if cap_level >= alphas.max() or not result.diagnostics["converged"]:
             break
-        start = result.tasks
+        start, previous = result.tasks, result
         cap_level *= 2.0
     return replace(result, iterations=sum(it for _, it, _ in stages), extras={**result.extras, "stages": stages})
 
