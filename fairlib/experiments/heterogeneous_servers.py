@@ -475,8 +475,8 @@ def theorem_findings(theorem: pd.DataFrame, alpha_table: pd.DataFrame) -> dict[s
             reached, note="" if reached == 1.0 else
             f"at α = {large.alpha.max():g} the interior point's continuation stops short on "
             f"{(large.solver != 'interior_point').sum()} of {len(large)} instances (marginals x^-α beyond its reach) "
-            f"and best responses finish; on {(large.nash_residual > 1e-5).sum()} they end after the sweeps' budget at Nash "
-            f"residual {large.nash_residual.max():.2g}"),
+            f"and best responses finish; on {(large.nash_residual > 1e-5).sum()} they end after the sweeps' budget at "
+            f"Nash residual {large.nash_residual.max():.2g}"),
     }
 
 
