@@ -89,11 +89,12 @@ def test_solver_findings_say_which_alpha_falls_short():
     table = pd.DataFrame({"time_shared": [False, False, True, True], "alpha": [1.0, 64.0, 1.0, 64.0],
                           "solved": [True, False, True, True], "nash_residual": [1e-9, 3e-4, 1e-9, 1e-8],
                           "method": ["interior_point", "best_response", "interior_point", "interior_point"],
-                          "error": ""})
+                          "sweeps": [0, 2000, 0, 0], "error": ""})
     found = hs.solver_findings(table)
     assert found["pfvds_equilibrium_every_alpha"].value == 0.0
     assert "1: 100.0%, 64: 0.0%" in found["pfvds_equilibrium_every_alpha"].note
     assert "1 finished by best_response" in found["pfvds_equilibrium_every_alpha"].note
+    assert "1 of them stopped at the best responses' budget" in found["pfvds_equilibrium_every_alpha"].note
     assert found["pfvds_time_shared_equilibrium_every_alpha"] == Measurement(1.0, "")
 
 

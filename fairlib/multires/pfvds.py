@@ -666,7 +666,7 @@ def _start(cluster: Cluster, start) -> np.ndarray:
 
 @interpreted_when_small(bounded=lambda *args, method="interior_point", **_: method == "interior_point")
 def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_shared: bool = False,
-          max_sweeps: int = 20_000, tol: float = 1e-10,
+          max_sweeps: int = 2000, tol: float = 1e-10,
           kappa: float = 1e3, step: float = 1e-2, iterations: int = 20000, start=None) -> Allocation:
     """PF-VDS(α) allocation: a Nash equilibrium of Problem 1 (α-fair utilities of the weighted VDS).
 
@@ -679,8 +679,9 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_share
         (interior_point and best_response). Theorem 5: the solution is PS-DSF for every α.
     max_sweeps, tol : Gauss-Seidel sweeps over servers and the stopping rule (largest change of any
         x[n, i] relative to the largest total). At α = 64 the sweeps can oscillate with a change of ~4e-4 for
-        thousands of sweeps before they settle (about 6,000-6,600 on two of the property table's 1,000 clusters;
-        2,000 stopped them short), hence the budget; converged runs stop on the change rule long before it.
+        thousands of sweeps before they settle (about 6,000-6,600 on two of the property table's 1,000 clusters,
+        which the default budget stops short); a larger budget costs that much more wherever sweeps do not settle
+        (e.g. PF-VDS on 148-VM Bitbrains instants, 4x slower at 20,000).
     kappa, step, iterations : the distributed heuristic's penalty factor, step size and iteration cap.
     start : (N, K) array_like, optional — where best responses start (``method="best_response"`` only;
         default: no tasks). Finite, >= 0, zero on unusable pairs; it need not be feasible.
