@@ -235,7 +235,10 @@ def _log_price_gap(cap, d, x, active):
         for k in range(d.shape[0]):
             use += d[k, r] * x[k]
         viol = abs(use - cap[r]) if active[r] else max(use - cap[r], 0.0)
-        gap = max(gap, viol / cap[r])
+        if cap[r] > 0.0:
+            gap = max(gap, viol / cap[r])
+        elif viol > 0.0:  # a resource the server lacks (capacity 0) that someone uses
+            gap = np.inf
     return gap
 
 
