@@ -101,3 +101,14 @@ def test_job_mix_notes_only_where_the_paper_is_missed():
     found = ht.job_mix_findings(0.40, 0.9)
     assert found["fig8_share_within_5_minutes"].note == ""
     assert found["fig8_share_below_10_quanta"].note.startswith("90% need fewer than 10 quanta")
+
+
+def test_fig6_note_gives_the_measured_reason_for_the_stall():
+    exact = SimpleNamespace(totals=np.array([2.0, 4.0]), diagnostics={"nash_residual": 1e-9})
+    dist = SimpleNamespace(totals=np.array([2.0, 3.0]), diagnostics={"psi": np.array([100.0, 1.0, 0.5])})
+    util = pd.DataFrame({"cpu_ghz": [0.9, 0.8, 0.7, 0.75, 0.74], "memory_gb": [0.9, 0.8, 0.7, 0.6, 0.5],
+                         "storage_gb": 0.99, "network_mbps": 0.6}, index=[*VARIANTS, "DRFH", "TSF"])
+    merits = {"psi_penalty": 5.06e4, "psi_multipliers": 4e-20, "move_penalty": 1.0, "move_multipliers": 1e-12}
+    note = ht.bitbrains_findings(exact, dist, util, VARIANTS, RESOURCES, merits=merits)[
+        "fig6_distributed_converges"].note
+    assert "Ψ = 5.06e+04 under them" in note and "4e-20" in note and "not recovered" not in note

@@ -560,21 +560,41 @@ def relative_gap(totals, reference) -> float:
     return float(np.abs(np.asarray(totals) - np.asarray(reference)).max() / np.asarray(reference).max())
 
 
-def convergence_findings(exact, by_best_response, psmfa_result, distributed_result) -> dict[str, Measurement]:
+def convergence_findings(exact, by_best_response, psmfa_result, distributed_result, merits: dict | None = None,
+                         psmfa_descent: dict | None = None) -> dict[str, Measurement]:
     """§5's claims on one cluster and α: ``exact`` (interior point) against ``by_best_response`` (the exact
-    best-response iteration), and the [INF] PS-MFA and distributed heuristic's merit Ψ (first to last iteration)."""
+    best-response iteration), and the [INF] PS-MFA and distributed heuristic's merit Ψ (first to last iteration).
+    ``merits`` (:func:`~fairlib.multires.pfvds_stalls.equilibrium_merits`) and ``psmfa_descent``
+    (:func:`~fairlib.multires.pfvds_stalls.descent_rate` at PS-MFA's last iterate) say in the notes why each
+    stalls."""
     psi_ps, psi_dist = psmfa_result.diagnostics["psi"], distributed_result.diagnostics["psi"]
+    why_ps = ("the projected direction shrinks to nothing when users hit x = 0 or resources saturate (active-set "
+              "zig-zag)")
+    if merits is not None and psmfa_descent is not None:
+        d = psmfa_descent
+        why_ps = (f"not the merit or the equations — at the equilibrium with its multipliers Ψ = "
+                  f"{merits['psi_multipliers']:.1g} — but the step rule: where it stops, its projected direction "
+                  f"still descends (slope {d['slope']:.2g}), the longest step that keeps x >= 0 and the capacities is "
+                  f"{d['longest_step']:.3g} and the best step along it lowers Ψ by {d['best_gain']:.2%}, yet its "
+                  f"steps lower Ψ by {d['rate']:.1e} per iteration over the last 1,000 (~{d['iterations_to_tol']:.1e} "
+                  "more iterations to 1e-10): projected steepest descent crawling along the active set's boundary")
+    why_dist = "the step and κ were not recovered"
+    if merits is not None:
+        why_dist = (f"not the step or κ but the penalty prices of eqs. 55–57 as reconstructed: at the equilibrium "
+                    f"nothing is overused, so they are 0, every user's F < 0, the update moves it (by up to "
+                    f"{merits['move_penalty']:.2g}) and Ψ = {merits['psi_penalty']:.3g} there (with the equilibrium's "
+                    f"multipliers instead: Ψ = {merits['psi_multipliers']:.1g}, move {merits['move_multipliers']:.1g}) "
+                    "— the equilibrium is not a fixed point of those equations, whatever the step and κ")
     return {
         "interior_point_equals_best_responses": Measurement(relative_gap(by_best_response.totals, exact.totals)),
         "psmfa_decreases_merit": Measurement(
             float(psi_ps[-1] / psi_ps[0]),
             note=f"our reconstruction of PS-MFA decreases Ψ monotonically but stalls at {psi_ps[-1]:.3g} after "
-                 f"{len(psi_ps)} iterations: the projected direction shrinks to nothing when users hit x = 0 or "
-                 "resources saturate (active-set zig-zag); the exact best-response iteration reaches the equilibrium "
+                 f"{len(psi_ps)} iterations: {why_ps}; the exact best-response iteration reaches the equilibrium "
                  "instead"),
         "distributed_converges": Measurement(
             float(psi_dist[-1] / psi_dist[0]),
             note=f"with penalty prices (κ = 1000) and a fixed step our reconstruction ends at Ψ = {psi_dist[-1]:.3g} "
                  f"and {relative_gap(distributed_result.totals, exact.totals):.1%} from the equilibrium after "
-                 f"{len(psi_dist)} iterations; the step and κ were not recovered"),
+                 f"{len(psi_dist)} iterations; why: {why_dist}"),
     }

@@ -29,14 +29,15 @@ def _require(frame: pd.DataFrame, rows, name: str) -> None:
 
 
 def bitbrains_findings(exact, distributed, utilisation: pd.DataFrame, variants, resources, *,
-                       full_mode: bool = True) -> dict[str, Measurement]:
+                       full_mode: bool = True, merits: dict | None = None) -> dict[str, Measurement]:
     """Figs. 6, 7 and 12 (§6.1, Bitbrains random instants).
 
     ``exact`` and ``distributed``: PF-VDS(2) on one snapshot by the interior point and by the [INF] distributed
     heuristic (its ``diagnostics["psi"]`` per iteration); ``utilisation``: mean utilisation per mechanism (rows)
     and resource (columns); ``variants``: the PF-VDS variants in increasing α, PS-DSF last; ``resources``: the
     fleet's resources, CPU and RAM first. ``full_mode``: whether the run had the paper's size (else the up-to-20%
-    claim's note always says what was measured).
+    claim's note always says what was measured). ``merits``: :func:`~fairlib.multires.pfvds_stalls.equilibrium_merits`
+    on the snapshot, which says in Fig. 6's note why the heuristic stalls.
     """
     variants, cpu_ram = list(variants), list(resources[:2])
     _require(utilisation, [*variants, *TRIO, "PF-VDS(1)"], "utilisation")
@@ -48,8 +49,12 @@ def bitbrains_findings(exact, distributed, utilisation: pd.DataFrame, variants, 
     return {
         "fig6_distributed_converges": Measurement(
             gap, note=f"after {len(psi)} iterations our reconstruction of the distributed heuristic is at Ψ = "
-                      f"{psi[-1]:.3g} ({psi[-1] / psi[0]:.1e} of the start), {gap:.1%} from the equilibrium; its step "
-                      "size and penalty factor were not recovered"),
+                      f"{psi[-1]:.3g} ({psi[-1] / psi[0]:.1e} of the start), {gap:.1%} from the equilibrium; "
+                      + ("its step size and penalty factor were not recovered" if merits is None else
+                         f"why: its penalty prices are 0 where nothing is overused, so at the equilibrium Ψ = "
+                         f"{merits['psi_penalty']:.3g} under them (with the equilibrium's multipliers "
+                         f"{merits['psi_multipliers']:.1g}) and the update moves away from it: the equilibrium is not "
+                         "a fixed point of eqs. 55–57 as reconstructed, whatever the step and κ")),
         "fig6_exact_equilibrium_reached": Measurement(float(exact.diagnostics["nash_residual"])),
         "fig7_smaller_alpha_higher_utilisation": Measurement(float(mean["PF-VDS(1)"] - mean["PS-DSF"])),
         "fig7_utilisation_falls_with_alpha": Measurement(bool((np.diff([mean[m] for m in variants]) <= 1e-9).all())),

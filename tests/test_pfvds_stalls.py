@@ -1,0 +1,63 @@
+"""Why our reconstructions of PS-MFA and the distributed heuristic stall (``fairlib.multires.pfvds_stalls``): the
+merit and the NCP are sound (Ψ = 0 at the equilibrium with its multipliers, and the equilibrium is a fixed point of
+the distributed update with them), the distributed heuristic's penalty prices vanish at the equilibrium (so it is
+not a fixed point of eqs. 55–57 as reconstructed, and Ψ > 0 there), and PS-MFA stops where its projected direction
+still descends."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fairlib._validate import InvalidInputError
+from fairlib.multires import pfvds, random_cluster
+from fairlib.multires.pfvds_stalls import descent_rate, equilibrium_merits, penalty_prices
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), alpha=st.sampled_from([0.5, 1.0, 2.0, 4.0]),
+       kappa=st.sampled_from([10.0, 1e3, 1e6]))
+def test_the_equilibrium_zeroes_the_merit_with_multipliers_not_with_penalty_prices(seed, alpha, kappa):
+    cluster = random_cluster(np.random.default_rng(seed), 4, 2, 2)
+    m = equilibrium_merits(cluster, alpha, kappa=kappa)
+    assert m["nash_residual"] <= 1e-6 and m["overuse"] <= 1e-9
+    assert m["psi_multipliers"] <= 1e-10 and m["move_multipliers"] <= 1e-5
+    # nothing overused -> penalty prices 0 -> every usable pair's F = -ŝ^-α/γ < 0: the update moves, Ψ > 0
+    assert m["psi_penalty"] > 1e-6 and m["move_penalty"] > 1e-6
+
+
+def test_penalty_prices_price_only_overuse():
+    cluster = random_cluster(np.random.default_rng(0), 3, 2, 2)
+    x = pfvds(cluster, 1.0).tasks
+    assert (penalty_prices(cluster, x, 1e3) == 0).all()
+    over = penalty_prices(cluster, 1.5 * x, 1e3)
+    assert (over > 0).any() and (over >= 0).all()
+    np.testing.assert_allclose(penalty_prices(cluster, 1.5 * x, 2e3), 2 * over)
+
+
+def test_psmfa_stops_where_its_direction_still_descends():
+    """On the khamseashari2018 notebook's §5 cluster (20 users, 4 servers, α = 2), after 300 iterations PS-MFA's
+    projected direction is still a descent direction (so it is not at a stationary point of Ψ), yet Ψ falls by
+    less than 0.1% per iteration: hundreds of thousands of iterations short of Ψ = 1e-10."""
+    seed = np.random.SeedSequence(2018).spawn(7)[4]
+    cluster = random_cluster(np.random.default_rng(seed), 20, 4, 3)
+    run = pfvds(cluster, 2.0, method="psmfa", iterations=300)
+    d = descent_rate(cluster, 2.0, run.tasks, run.diagnostics["prices"], run.diagnostics["psi"], tail=100)
+    assert d["psi"] > 0.1 and d["slope"] < 0
+    assert 0 < d["rate"] < 1e-3 and d["iterations_to_tol"] > 1e4
+    assert 0 < d["best_step"] <= d["longest_step"] and d["best_gain"] > 0
+
+
+def test_bad_input_is_named():
+    cluster = random_cluster(np.random.default_rng(0), 3, 2, 2)
+    with pytest.raises(InvalidInputError, match="kappa"):
+        equilibrium_merits(cluster, 1.0, kappa=-1.0)
+    with pytest.raises(InvalidInputError, match="cluster"):
+        equilibrium_merits([[1.0]], 1.0)
+    x = pfvds(cluster, 1.0).tasks
+    with pytest.raises(InvalidInputError, match="trajectory"):
+        descent_rate(cluster, 1.0, x, np.zeros((2, 2)), [1.0])
+    with pytest.raises(InvalidInputError, match="tail"):
+        descent_rate(cluster, 1.0, x, np.zeros((2, 2)), [1.0, 0.5], tail=0)
