@@ -573,7 +573,8 @@ class _Unconverged:
 
 def open_loop(fleet, jobs: Jobs, mechanisms=None, *, eligible=None, start: float | None = None,
               horizon: float | None = None, interval: float = 300.0, reserved=("C", "D"), merge: bool = True,
-              caps: bool = True, ranges: bool = False, progress: bool = False) -> pd.DataFrame:
+              caps: bool = True, ranges: bool = False, definition4: bool = False,
+              progress: bool = False) -> pd.DataFrame:
     """Every mechanism allocates the *same* sequence of active sets, taken from the trace; one row per (epoch,
     mechanism).
 
@@ -596,6 +597,11 @@ def open_loop(fleet, jobs: Jobs, mechanisms=None, *, eligible=None, start: float
     on the reserved classes over every placement of the mechanism's per-job totals
     (:func:`fairlib.multires.utilisation_range`, two HiGHS LPs per resource and epoch): how much of a reserved-class
     difference between mechanisms is only *where* the same totals were placed.
+    ``definition4``: also ``psdsf_low_<resource>`` / ``psdsf_high_<resource>`` and ``psdsf_reserved_low_<resource>``
+    / ``psdsf_reserved_high_<resource>``: certified lower and upper bounds on the utilisation, overall and on the
+    reserved classes, of *every* allocation meeting PS-DSF's Definition 4 on the epoch's cluster
+    (:func:`fairlib.multires.psdsf_range.psdsf_utilisation_bounds`; one pair of small MILPs per resource and
+    measure). They depend on the epoch, not on the mechanism: every row of the epoch carries the same values.
     """
     from tqdm import tqdm
 
@@ -632,7 +638,7 @@ def open_loop(fleet, jobs: Jobs, mechanisms=None, *, eligible=None, start: float
         key = live.tobytes()
         if key != previous:
             cached = _open_loop_epoch(fleet, jobs, mechanisms, live, seg_job, elig, usage, merge, t,
-                                      jobs.segment_cap if caps else None, ranges, unconverged)
+                                      jobs.segment_cap if caps else None, ranges, definition4, unconverged)
             previous = key
         for name, columns in cached.items():
             rows.append({"epoch": e, "start": float(t), "end": float(t_end),
@@ -644,10 +650,13 @@ def open_loop(fleet, jobs: Jobs, mechanisms=None, *, eligible=None, start: float
 
 
 def _open_loop_epoch(fleet, jobs, mechanisms, live, seg_job, elig, usage, merge, t, segment_cap,
-                     ranges, unconverged) -> dict:
+                     ranges, definition4, unconverged) -> dict:
     """Every mechanism on one epoch's active segments: name -> its columns (utilisation, fairness)."""
     if live.size == 0:
         idle = {f"reserved_{end}_{r}": 0.0 for r in fleet.resources for end in ("low", "high")} if ranges else {}
+        if definition4:
+            idle.update({f"psdsf_{where}{end}_{r}": 0.0 for r in fleet.resources for end in ("low", "high")
+                         for where in ("", "reserved_")})
         return {name: {**usage.columns(None), "jain_dominant_share": np.nan, "min_dominant_share": np.nan, **idle}
                 for name in mechanisms}
     owners = seg_job[live]  # one segment per job at a time (Jobs checks that a job's segments do not overlap)
@@ -666,6 +675,26 @@ def _open_loop_epoch(fleet, jobs, mechanisms, live, seg_job, elig, usage, merge,
                      "min_dominant_share": float(shares.min())}
         if ranges:
             out[name].update(_reserved_ranges(cluster, alloc.tasks.sum(axis=1), usage.reserved, fleet.resources))
+    if definition4:
+        bounds = _definition4_bounds(cluster, usage.reserved, fleet.resources)
+        for columns in out.values():
+            columns.update(bounds)
+    return out
+
+
+def _definition4_bounds(cluster, reserved, resources) -> dict:
+    """Certified bounds on every Definition-4 allocation's utilisation, overall and on the ``reserved`` servers."""
+    from .multires.psdsf_range import psdsf_utilisation_bounds
+
+    out = {}
+    for where, servers in (("", None), ("reserved_", reserved if reserved.any() else None)):
+        if where and servers is None:
+            continue
+        for r, name in enumerate(resources):
+            if servers is not None and not cluster.capacity[servers, r].sum() > 0:
+                continue
+            b = psdsf_utilisation_bounds(cluster, r, servers)
+            out[f"psdsf_{where}low_{name}"], out[f"psdsf_{where}high_{name}"] = b.low, b.high
     return out
 
 

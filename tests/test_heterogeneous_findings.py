@@ -115,9 +115,13 @@ def test_relative_gap():
 def test_convergence_notes_give_the_measured_reasons():
     run = SimpleNamespace(totals=np.array([1.0, 2.0]), diagnostics={"psi": np.array([10.0, 1.0])})
     merits = {"psi_penalty": 5.06e4, "psi_multipliers": 4e-20, "move_penalty": 1.01, "move_multipliers": 7e-12}
-    descent = {"slope": -5e-4, "longest_step": 40.0, "best_gain": 1.5e-5, "rate": 1.4e-5, "iterations_to_tol": 1.6e6}
+    descent = {"slope": -5e-4, "longest_step": 40.0, "best_step": 0.0156, "best_gain": 1.5e-5, "rate": 1.4e-5,
+               "iterations_to_tol": 1.6e6}
     found = hs.convergence_findings(run, run, run, run, merits, descent)
-    assert "step rule" in found["psmfa_decreases_merit"].note and "1.6e+06" in found["psmfa_decreases_merit"].note
+    note = found["psmfa_decreases_merit"].note
+    assert "step rule" in note and "1.6e+06" in note and "1.5e-05" in note and "ill-conditioned" in note
+    limited = hs.convergence_findings(run, run, run, run, merits, dict(descent, best_step=40.0))
+    assert "active-set zig-zag" in limited["psmfa_decreases_merit"].note
     assert "penalty prices" in found["distributed_converges"].note and "5.06e+04" in found[
         "distributed_converges"].note
     assert "not recovered" in hs.convergence_findings(run, run, run, run)["distributed_converges"].note

@@ -38,6 +38,11 @@ def _paper_setup():
     summary = pd.DataFrame([[0.86, 0.8, 0.92, 0.75, 0.7, 0.8, 0.8, 0.85], [0.93, 1.0, 0.86, 0.7, 0.9, 0.5, 0.98, 0.97],
                             [0.92, 1.0, 0.84, 0.7, 0.9, 0.5, 0.96, 0.9], [0.90, 0.95, 0.85, 0.85, 0.9, 0.8, 0.9, 0.8]],
                            index=["PS-DSF", "DRFH", "TSF", "DRFH Best-Fit"], columns=cols)
+    # the Definition-4 bounds (the same on every row): overall [0.4, 0.9] on average, C/D [0.3, 0.95]
+    bounds = {"cpu_definition4_low": 0.5, "ram_definition4_low": 0.3, "cpu_definition4_high": 1.0,
+              "ram_definition4_high": 0.8, "cpu_CD_definition4_low": 0.4, "ram_CD_definition4_low": 0.2,
+              "cpu_CD_definition4_high": 1.0, "ram_CD_definition4_high": 0.9}
+    summary = summary.assign(**bounds)
     leads = pd.DataFrame({"demand_model": ["per-interval"] * 3 + ["lifetime"], "labels": "proportionality",
                           "fraction": [0.02, 0.05, 0.05, 0.02], "lead": [-0.07, 0.01, -0.02, -0.05]})
     return ht.paper_setup_findings(summary, 0.0123, leads)
@@ -94,6 +99,10 @@ def test_paper_setup_findings_known_answers():
     assert v["fig13_psdsf_above_best_fit_drfh_paper_setup"] == pytest.approx(-0.04)
     assert v["fig14_gain_over_best_fit_drfh_larger_on_classes_cd_paper_setup"] == pytest.approx(-0.06)
     assert v["fig13_psdsf_highest_every_sample_paper_setup"] == pytest.approx(1 / 3)
+    # the better of DRFH (0.93) and TSF minus the upper bound (mean of 1.0 and 0.8 = 0.9): forced to trail
+    assert v["fig13_definition4_forces_psdsf_to_trail_paper_setup"] == pytest.approx(0.93 - 0.9)
+    note = found["fig13_definition4_forces_psdsf_to_trail_paper_setup"].note
+    assert "[0.4000, 0.9000]" in note and "[0.3000, 0.9500]" in note and "trails whichever" in note
     assert "highest in 1 of 3 samples" in found["fig13_psdsf_highest_every_sample_paper_setup"].note
 
 
@@ -112,3 +121,15 @@ def test_fig6_note_gives_the_measured_reason_for_the_stall():
     note = ht.bitbrains_findings(exact, dist, util, VARIANTS, RESOURCES, merits=merits)[
         "fig6_distributed_converges"].note
     assert "Ψ = 5.06e+04 under them" in note and "4e-20" in note and "not recovered" not in note
+
+
+def test_definition4_finding_needs_the_bounds_and_says_when_they_do_not_decide():
+    summary = pd.DataFrame({"utilisation": [0.86, 0.93, 0.92], "cpu_CD": 0.7, "ram_CD": 0.8},
+                           index=["PS-DSF", "DRFH", "TSF"])
+    with pytest.raises(InvalidInputError, match="definition4=True"):
+        ht.definition4_finding(summary)
+    wide = summary.assign(cpu_definition4_low=0.4, ram_definition4_low=0.3, cpu_definition4_high=1.0,
+                          ram_definition4_high=0.99, cpu_CD_definition4_low=0.2, ram_CD_definition4_low=0.1,
+                          cpu_CD_definition4_high=1.0, ram_CD_definition4_high=1.0)
+    found = ht.definition4_finding(wide)
+    assert found.value == pytest.approx(0.93 - 0.995) and "do not say which" in found.note

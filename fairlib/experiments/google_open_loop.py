@@ -43,7 +43,9 @@ def time_averaged(table: pd.DataFrame) -> pd.DataFrame:
     Jain's index of dominant shares, and the number of epochs. From a table run with ``ranges=True``, also
     ``cpu_CD_low``/``cpu_CD_high`` and ``ram_CD_low``/``ram_CD_high``: the time-averaged lowest and highest C/D
     utilisation over placements of the same per-job totals (epochs are independent, so these bound the average
-    exactly)."""
+    exactly). From a table run with ``definition4=True``, also ``<measure>_definition4_low``/``_high`` for cpu, ram,
+    cpu_CD and ram_CD: time-averaged certified bounds on the utilisation of every allocation meeting PS-DSF's
+    Definition 4 (the same for every mechanism)."""
     missing = {"mechanism", "start", "end", "active_jobs", *UTILISATION.values()} - set(table.columns)
     if missing:
         raise InvalidInputError(f"table: missing columns {sorted(missing)} (expected an open_loop table)")
@@ -59,6 +61,11 @@ def time_averaged(table: pd.DataFrame) -> pd.DataFrame:
                 for end in ("low", "high"):
                     values = part[col.replace("utilisation", end)].to_numpy(float)
                     row[f"{short}_{end}"] = float((values * w).sum())
+        for short, col in UTILISATION.items():  # Definition-4 bounds, when open_loop ran with definition4=True
+            bound = ("psdsf_reserved_" if short.endswith("_CD") else "psdsf_") + "{}_" + col.split("utilisation_")[1]
+            if bound.format("low") in part:
+                for end in ("low", "high"):
+                    row[f"{short}_definition4_{end}"] = float((part[bound.format(end)].to_numpy(float) * w).sum())
         row["utilisation"] = (row["cpu"] + row["ram"]) / 2
         row["utilisation_CD"] = (row["cpu_CD"] + row["ram_CD"]) / 2
         row["mean_active_jobs"] = float((part.active_jobs.to_numpy(float) * w).sum())

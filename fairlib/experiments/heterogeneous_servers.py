@@ -572,12 +572,16 @@ def convergence_findings(exact, by_best_response, psmfa_result, distributed_resu
               "zig-zag)")
     if merits is not None and psmfa_descent is not None:
         d = psmfa_descent
+        bound_by = ("Ψ's curvature along the direction, not the feasibility limit, caps the useful step: steepest "
+                    "descent on an ill-conditioned merit" if d["best_step"] < d["longest_step"] else
+                    "the feasibility limit (a user reaching 0 or a resource saturating) caps the step: active-set "
+                    "zig-zag")
         why_ps = (f"not the merit or the equations — at the equilibrium with its multipliers Ψ = "
                   f"{merits['psi_multipliers']:.1g} — but the step rule: where it stops, its projected direction "
-                  f"still descends (slope {d['slope']:.2g}), the longest step that keeps x >= 0 and the capacities is "
-                  f"{d['longest_step']:.3g} and the best step along it lowers Ψ by {d['best_gain']:.2%}, yet its "
-                  f"steps lower Ψ by {d['rate']:.1e} per iteration over the last 1,000 (~{d['iterations_to_tol']:.1e} "
-                  "more iterations to 1e-10): projected steepest descent crawling along the active set's boundary")
+                  f"still descends (slope {d['slope']:.2g}); the longest step that keeps x >= 0 and the capacities is "
+                  f"{d['longest_step']:.3g}, the best step along the direction {d['best_step']:.2g}, which lowers Ψ by "
+                  f"a fraction {d['best_gain']:.1e}; over the last 1,000 iterations Ψ falls by {d['rate']:.1e} per "
+                  f"iteration (~{d['iterations_to_tol']:.1e} more iterations to 1e-10): {bound_by}")
     why_dist = "the step and κ were not recovered"
     if merits is not None:
         why_dist = (f"not the step or κ but the penalty prices of eqs. 55–57 as reconstructed: at the equilibrium "
