@@ -40,9 +40,10 @@ def test_every_psdsf_allocation_is_blocked_everywhere_and_inside_the_bounds(seed
             mask = np.ones(cluster.n_servers, bool) if servers is None else servers
             if not cluster.capacity[mask, r].sum() > 0:
                 continue
-            b = psdsf_utilisation_bounds(cluster, r, servers)
             u = alloc.used[mask, r].sum() / cluster.capacity[mask, r].sum()
-            assert b.proven and b.low - 1e-7 <= u <= b.high + 1e-7
+            for ordered in (False, True):
+                b = psdsf_utilisation_bounds(cluster, r, servers, ordered=ordered)
+                assert b.proven and b.low - 1e-7 <= u <= b.high + 1e-7
 
 
 @settings(max_examples=20, deadline=None)
@@ -50,10 +51,13 @@ def test_every_psdsf_allocation_is_blocked_everywhere_and_inside_the_bounds(seed
 def test_grouped_bounds_contain_the_per_server_bounds(seed):
     cluster = _capped_cluster(seed, n_users=4, n_servers=6)
     for r in range(2):
-        grouped = psdsf_utilisation_bounds(cluster, r)
-        single = psdsf_utilisation_bounds(cluster, r, grouped=False)
-        assert grouped.low <= single.low + 1e-7 and single.high <= grouped.high + 1e-7
-        assert single.low <= single.high + 1e-9
+        loose = psdsf_utilisation_bounds(cluster, r)
+        for ordered in (False, True):
+            grouped = psdsf_utilisation_bounds(cluster, r, ordered=ordered)
+            single = psdsf_utilisation_bounds(cluster, r, grouped=False, ordered=ordered)
+            assert grouped.low <= single.low + 1e-7 and single.high <= grouped.high + 1e-7
+            assert single.low <= single.high + 1e-9
+        assert loose.low <= grouped.low + 1e-7 and grouped.high <= loose.high + 1e-7   # the order only tightens
 
 
 def test_one_server_hand_computed():
@@ -61,9 +65,14 @@ def test_one_server_hand_computed():
     Blocked means CPU or RAM saturated: CPU is lowest (1/2) with RAM saturated by A alone (4.5 tasks), RAM lowest
     (1/6) with CPU saturated by B alone (3 tasks); both can be saturated."""
     cluster = Cluster([[9.0, 18.0]], [[1.0, 4.0], [3.0, 1.0]])
-    cpu, ram = psdsf_utilisation_bounds(cluster, 0), psdsf_utilisation_bounds(cluster, 1)
+    cpu, ram = (psdsf_utilisation_bounds(cluster, r, ordered=False) for r in (0, 1))
     assert cpu.low == pytest.approx(0.5) and cpu.high == pytest.approx(1.0)
     assert ram.low == pytest.approx(1 / 6) and ram.high == pytest.approx(1.0)
+    # with the order on VDS kept: both hold tasks at equal dominant shares (a non-holder would need a VDS at least
+    # a holder's) -> DRF's allocation, the only one: CPU 1, RAM 7/9
+    cpu, ram = (psdsf_utilisation_bounds(cluster, r, ordered=True) for r in (0, 1))
+    assert cpu.low == pytest.approx(1.0) and cpu.high == pytest.approx(1.0)
+    assert ram.low == pytest.approx(7 / 9) and ram.high == pytest.approx(7 / 9)
     # a cap that A reaches: A at its cap (2) need not be blocked; B must be -> CPU or RAM saturated by B's tasks
     capped = Cluster([[9.0, 18.0]], [[1.0, 4.0], [3.0, 1.0]], max_tasks=[2.0, np.inf])
     b = psdsf_utilisation_bounds(capped, 0)
