@@ -1,6 +1,7 @@
 """Per-user caps on tasks (Cluster.max_tasks): DRF, DRFH and TSF honour them (against a slow sequential-LP
 reference of weighted max-min with upper bounds; EDRF and asset fairness in tests/test_multires_single_pool.py),
-the property checkers measure against them, and every other mechanism refuses a capped cluster by name."""
+CEEI too (against SLSQP on the Eisenberg–Gale program with upper bounds, and by its optimality conditions), the
+property checkers measure against them, and every other mechanism refuses a capped cluster by name."""
 
 import numpy as np
 import pytest
@@ -120,7 +121,7 @@ def test_drf_on_a_capped_pool_runs_floor_of_the_cap():
         drf(pool, max_tasks=np.array([1, 1]))
 
 
-@pytest.mark.parametrize("run", [pdrf, ceei])
+@pytest.mark.parametrize("run", [pdrf])
 def test_pooled_mechanisms_without_caps_refuse_them(run):
     pool = Cluster.single_pool([10.0, 10.0], [[1.0, 2.0], [2.0, 1.0]], max_tasks=[np.inf, 3.0])
     with pytest.raises(InvalidInputError, match=r"max_tasks\[1\] = 3.0: .* does not honour per-user caps"):
@@ -186,3 +187,60 @@ def test_pareto_checker_when_every_user_is_capped_at_zero():
     assert pareto_violation(capped, np.zeros((2, 1))) == 0.0
     free = Cluster.single_pool([4.0, 4.0], [[1.0, 1.0], [1.0, 2.0]], max_tasks=[0.0, np.inf])
     assert pareto_violation(free, np.zeros((2, 1))) == np.inf
+
+
+def eisenberg_gale_with_caps(cap, dem, w, limit):
+    """max Σ w log x subject to dem.T x <= cap and 0 <= x <= limit, by SLSQP from a feasible interior point."""
+    from scipy.optimize import minimize
+
+    alone = np.min(np.where(dem > 0, cap / np.where(dem > 0, dem, 1), np.inf), axis=1)
+    x0 = np.minimum(alone / (2 * len(w)), limit / 2)
+    res = minimize(lambda x: -(w * np.log(x)).sum(), x0, jac=lambda x: -w / x, method="SLSQP",
+                   bounds=[(1e-12, u) for u in limit],
+                   constraints=[{"type": "ineq", "fun": lambda x: cap - x @ dem, "jac": lambda x: -dem.T}],
+                   options={"ftol": 1e-14, "maxiter": 3000})
+    assert res.success or res.status == 8, res.message   # 8: stopped at an optimum it cannot improve
+    return res.x
+
+
+@st.composite
+def capped_markets(draw):
+    n, m = draw(st.integers(1, 6)), draw(st.integers(1, 3))
+    rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
+    dem = rng.choice([0.0, 0.5, 1.0, 2.0, 3.0], (n, m))
+    dem[~(dem > 0).any(axis=1), 0] = 1.0
+    cap = rng.choice([6.0, 10.0, 16.0], m)
+    w = rng.choice([1.0, 2.0, 3.0], n)
+    alone = np.min(np.where(dem > 0, cap / np.where(dem > 0, dem, 1), np.inf), axis=1)
+    limit = np.where(rng.random(n) < 0.6, rng.uniform(0.05, 0.8, n) * alone, np.inf)
+    return cap, dem, w, limit
+
+
+@settings(max_examples=60, deadline=None)
+@given(capped_markets())
+def test_ceei_with_caps_matches_the_convex_program(market):
+    cap, dem, w, limit = market
+    res = ceei(Cluster.single_pool(cap, dem, weight=w, max_tasks=limit))
+    assert res.converged, res.message
+    x = res.tasks.ravel()
+    assert (x <= limit * (1 + 1e-9)).all() and (x @ dem <= cap * (1 + 1e-9)).all()
+    ref = eisenberg_gale_with_caps(cap, dem, w, np.minimum(limit, 1e6))
+    np.testing.assert_allclose(x, ref, rtol=2e-4, atol=1e-7)
+    # optimality: free users spend their budgets; a user at its cap spends at most its budget; priced resources full
+    p, spend, capped = res.extras["prices"], res.extras["spending"], res.extras["capped"]
+    np.testing.assert_allclose(spend[~capped], w[~capped], rtol=1e-6)
+    assert (spend[capped] <= w[capped] * (1 + 1e-9)).all() and np.allclose(x[capped], limit[capped])
+    assert (np.abs(x @ dem - cap)[p > 1e-12] <= cap[p > 1e-12] * 1e-6).all()
+
+
+def test_ceei_caps_that_do_not_bind_change_nothing_and_a_binding_one_frees_the_rest():
+    pool = ([9.0, 18.0], [[1.0, 4.0], [3.0, 1.0]])
+    free = ceei(Cluster.single_pool(*pool)).tasks.ravel()                      # (4.0909, 1.6364)
+    loose = ceei(Cluster.single_pool(*pool, max_tasks=[5.0, 2.0])).tasks.ravel()
+    np.testing.assert_allclose(loose, free, rtol=1e-9)
+    # the first user capped at 2 tasks: the second buys what is left with its whole budget: min(7/3, 10) tasks
+    capped = ceei(Cluster.single_pool(*pool, max_tasks=[2.0, np.inf]))
+    np.testing.assert_allclose(capped.tasks.ravel(), [2.0, 7 / 3], rtol=1e-7)
+    assert capped.extras["capped"].tolist() == [True, False]
+    with pytest.raises(InvalidInputError, match="start: ceei takes a start or per-user caps"):
+        ceei(Cluster.single_pool(*pool, max_tasks=[2.0, np.inf]), start=[1.0, 1.0])

@@ -127,7 +127,7 @@ class Cluster:
             n = int(np.argmax(np.isfinite(self.max_tasks)))
             raise InvalidInputError(
                 f"max_tasks[{n}] = {self.max_tasks[n]}: {mechanism} does not honour per-user caps; drf, edrf, "
-                "asset_fairness, drfh, tsf and psdsf do (or build the cluster without max_tasks)")
+                "asset_fairness, ceei, drfh, tsf and psdsf do (or build the cluster without max_tasks)")
 
     @property
     def n_users(self) -> int:

@@ -173,6 +173,13 @@ def ceei(cluster: Cluster, *, start=None) -> Allocation:
     equilibrium), ``price_residual`` (relative). ``converged`` is False if that residual exceeds
     :data:`PRICE_RESIDUAL_TOL` or the solver did not converge.
 
+    Per-user caps (``max_tasks``): the same program with x_n <= max_tasks[n]. A capped user at its cap spends at most
+    its budget (at the prices it would want more); the others trade what the capped users leave, each spending its
+    budget. Solved like ``start`` below, with the caps as upper bounds: capped users fixed at their caps, the market
+    run on what they leave, users moved between the sets until no free user wants more than its cap and no fixed
+    user less (``extras["capped"]``, ``extras["rounds"]``). Reference: SLSQP on the program
+    (``tests/test_task_caps.py``). Not with ``start``.
+
     ``start`` (divisible tasks each user holds): nothing is taken back. A market is not a filling, so "continue
     from here" means the same program over the allocations that keep what everyone holds: max Σ_n w_n log x_n
     subject to the capacities and x_n >= start_n. A user whose budget would buy less than it holds keeps its
@@ -197,8 +204,12 @@ def ceei(cluster: Cluster, *, start=None) -> Allocation:
     """
     from .edrf import _start_amounts
 
-    cap, dem, w = pool_arrays(cluster, "ceei")
+    cap, dem, w = pool_arrays(cluster, "ceei", caps=True)
     held = _start_amounts(start, dem, cap)
+    if cluster.capped:
+        if held is not None:
+            raise InvalidInputError("start: ceei takes a start or per-user caps (max_tasks), not both")
+        return _ceei_capped(cluster)
     if held is not None:
         return _ceei_from(cluster, held)
 
@@ -232,8 +243,50 @@ def ceei(cluster: Cluster, *, start=None) -> Allocation:
         residual=residual,
         message=message,
         extras={"prices": prices, "spending": x * (dem @ prices), "price_residual": residual,
-                "held": np.zeros(len(w), dtype=bool)},
+                "held": np.zeros(len(w), dtype=bool), "capped": np.zeros(len(w), dtype=bool)},
     )
+
+
+def _ceei_capped(cluster: Cluster) -> Allocation:
+    """:func:`ceei` with per-user caps (see its docstring): users fixed at their caps, the market on what they leave,
+    users moved into and out of the capped set until the optimality conditions hold for both."""
+    cap, dem, w = pool_arrays(cluster, "ceei", caps=True)
+    limit = cluster.max_tasks
+    n, m = dem.shape
+    fixed = limit <= 0                                  # a cap of 0: the user holds nothing, whatever the prices
+    solved_ok, message = True, ""
+    x, prices = np.zeros(n), np.zeros(m)
+    for rounds in range(1, 2 * n + 3):  # a round moves users between the sets; cycling is reported below
+        x = np.where(fixed, limit, 0.0)
+        prices = np.zeros(m)
+        free = ~fixed
+        left = cap - x[fixed] @ dem[fixed]
+        keep = left > cap * 1e-12
+        if free.any():
+            if (dem[free][:, ~keep] > 0).any():
+                solved_ok, message = False, "the capped users' caps fill a resource a free user needs"
+                break
+            sub = ceei(Cluster.single_pool(left[keep], dem[free][:, keep], weight=w[free]))
+            solved_ok = sub.converged
+            x[free] = sub.tasks.ravel()
+            prices[keep] = sub.extras["prices"]
+        over = free & (x > limit * (1 + 1e-9))
+        wants_less = fixed & (limit > 0) & (dem @ prices * limit > w * (1 + 1e-9))
+        if not over.any() and not wants_less.any():
+            break
+        fixed = (fixed | over) & ~wants_less
+    else:
+        solved_ok, message = False, "capped and free users kept changing places"
+    spending = x * (dem @ prices)
+    free = ~fixed
+    residual = float(np.abs(spending[free] - w[free]).max() / w[free].max()) if free.any() else 0.0
+    ok = solved_ok and residual <= PRICE_RESIDUAL_TOL
+    if not ok and not message:
+        message = ("the Eisenberg-Gale solve did not converge" if not solved_ok
+                   else f"prices do not support the allocation (relative residual {residual:.2g})")
+    return Allocation(cluster, x[:, None], "ceei", converged=ok, iterations=rounds, residual=residual,
+                      message=message, extras={"prices": prices, "spending": spending, "price_residual": residual,
+                                               "held": np.zeros(n, dtype=bool), "capped": fixed, "rounds": rounds})
 
 
 def _ceei_from(cluster: Cluster, held: np.ndarray) -> Allocation:
@@ -283,4 +336,4 @@ def _ceei_from(cluster: Cluster, held: np.ndarray) -> Allocation:
                    else f"prices do not support the allocation (relative residual {residual:.2g})")
     return Allocation(cluster, x[:, None], "ceei", converged=ok, iterations=rounds, residual=residual,
                       message=message, extras={"prices": prices, "spending": spending, "price_residual": residual,
-                                               "held": fixed, "rounds": rounds})
+                                               "held": fixed, "capped": np.zeros(n, dtype=bool), "rounds": rounds})
