@@ -247,6 +247,23 @@ def ceei(cluster: Cluster, *, start=None) -> Allocation:
     )
 
 
+def _fixed_set_result(cluster, x, prices, fixed, solved_ok, message, rounds, kind) -> Allocation:
+    """The Allocation of a market run with the ``fixed`` users set aside (``kind``: "held" at their holdings or
+    "capped" at their caps): the free users must spend their budgets at ``prices`` (``price_residual``)."""
+    _, dem, w = pool_arrays(cluster, "ceei", caps=True)
+    spending = x * (dem @ prices)
+    free = ~fixed
+    residual = float(np.abs(spending[free] - w[free]).max() / w[free].max()) if free.any() else 0.0
+    ok = solved_ok and residual <= PRICE_RESIDUAL_TOL
+    if not ok and not message:
+        message = ("the Eisenberg-Gale solve did not converge" if not solved_ok
+                   else f"prices do not support the allocation (relative residual {residual:.2g})")
+    sets = {"held": np.zeros(len(w), dtype=bool), "capped": np.zeros(len(w), dtype=bool), kind: fixed}
+    return Allocation(cluster, x[:, None], "ceei", converged=ok, iterations=rounds, residual=residual,
+                      message=message, extras={"prices": prices, "spending": spending, "price_residual": residual,
+                                               **sets, "rounds": rounds})
+
+
 def _ceei_capped(cluster: Cluster) -> Allocation:
     """:func:`ceei` with per-user caps (see its docstring): users fixed at their caps, the market on what they leave,
     users moved into and out of the capped set until the optimality conditions hold for both."""
@@ -277,16 +294,7 @@ def _ceei_capped(cluster: Cluster) -> Allocation:
         fixed = (fixed | over) & ~wants_less
     else:
         solved_ok, message = False, "capped and free users kept changing places"
-    spending = x * (dem @ prices)
-    free = ~fixed
-    residual = float(np.abs(spending[free] - w[free]).max() / w[free].max()) if free.any() else 0.0
-    ok = solved_ok and residual <= PRICE_RESIDUAL_TOL
-    if not ok and not message:
-        message = ("the Eisenberg-Gale solve did not converge" if not solved_ok
-                   else f"prices do not support the allocation (relative residual {residual:.2g})")
-    return Allocation(cluster, x[:, None], "ceei", converged=ok, iterations=rounds, residual=residual,
-                      message=message, extras={"prices": prices, "spending": spending, "price_residual": residual,
-                                               "held": np.zeros(n, dtype=bool), "capped": fixed, "rounds": rounds})
+    return _fixed_set_result(cluster, x, prices, fixed, solved_ok, message, rounds, "capped")
 
 
 def _ceei_from(cluster: Cluster, held: np.ndarray) -> Allocation:
@@ -327,13 +335,4 @@ def _ceei_from(cluster: Cluster, held: np.ndarray) -> Allocation:
         solved_ok = False
         message = (f"user {int(starved[0])} holds nothing and needs a resource the others' holdings fill: log 0, "
                    "the program has no finite optimum (every feasible allocation leaves it at 0)")
-    spending = x * (dem @ prices)
-    free = ~fixed
-    residual = float(np.abs(spending[free] - w[free]).max() / w[free].max()) if free.any() else 0.0
-    ok = solved_ok and residual <= PRICE_RESIDUAL_TOL
-    if not ok and not message:
-        message = ("the Eisenberg-Gale solve did not converge" if not solved_ok
-                   else f"prices do not support the allocation (relative residual {residual:.2g})")
-    return Allocation(cluster, x[:, None], "ceei", converged=ok, iterations=rounds, residual=residual,
-                      message=message, extras={"prices": prices, "spending": spending, "price_residual": residual,
-                                               "held": fixed, "capped": np.zeros(n, dtype=bool), "rounds": rounds})
+    return _fixed_set_result(cluster, x, prices, fixed, solved_ok, message, rounds, "held")
