@@ -729,22 +729,33 @@ def merit(cluster: Cluster, tasks, prices, alpha) -> float:
                      per_server_alpha(cluster, alpha))[0]
 
 
+def penalty_prices(cluster: Cluster, tasks, kappa: float) -> np.ndarray:
+    """The distributed heuristic's prices λ[i, r] = κ [used/c − 1]^+ / c (eq. 57 as reconstructed, [INF])."""
+    x = np.asarray(tasks, dtype=np.float64)
+    cap = np.maximum(cluster.capacity, 1e-300)
+    used = np.einsum("ni,nr->ir", x, cluster.demand)
+    return float(kappa) * np.maximum(used / cap - 1.0, 0.0) / cap
+
+
+def _update_direction(cluster, x, lam, alphas) -> np.ndarray:
+    """The distributed update's direction [-F]^+_x at (x, λ) (eq. 55 [INF], before its step size)."""
+    f = _complementarity_f(cluster, x, lam, alphas)
+    return np.where((x > 0) | (f < 0), -f, 0.0)
+
+
 def _distributed(cluster, alphas, x, *, kappa, step, iterations, tol):
     """Eqs. 55–57 [INF]: every server moves its users along [-F[n, i]]^+_{x[n, i]} (scaled by γ[n, i], so
     the step is in units of "a server's worth of tasks") with penalty prices λ[i, r] = κ [used/c - 1]^+ / c
     standing in for the multipliers. Returns (tasks, Ψ trajectory, final prices)."""
     trajectory = []
-    cap = np.maximum(cluster.capacity, 1e-300)
-    lam = np.zeros_like(cap)
+    lam = np.zeros_like(cluster.capacity)
     for _ in range(iterations):
-        used = np.einsum("ni,nr->ir", x, cluster.demand)
-        lam = kappa * np.maximum(used / cap - 1.0, 0.0) / cap
+        lam = penalty_prices(cluster, x, kappa)
         psi = merit(cluster, x, lam, alphas)
         trajectory.append(psi)
         if psi < tol:
             break
-        f = _complementarity_f(cluster, x, lam, alphas)
-        move = np.where((x > 0) | (f < 0), -f, 0.0)
+        move = _update_direction(cluster, x, lam, alphas)
         x = np.maximum(x + step * move * cluster.gamma ** 2 / cluster.gamma.max(), 0.0) * cluster.eligible
     return x, np.array(trajectory), lam
 

@@ -21,24 +21,14 @@ import numpy as np
 
 from .._validate import InvalidInputError, as_count, as_number
 from .cluster import Cluster, per_server_alpha
-from .pfvds import _complementarity_f, _sweeps, merit, nash_residual, pfvds
+from .pfvds import _sweeps, _update_direction, merit, nash_residual, penalty_prices, pfvds
 
 __all__ = ["equilibrium_merits", "descent_rate", "penalty_prices"]
 
 
-def penalty_prices(cluster: Cluster, tasks, kappa: float) -> np.ndarray:
-    """The distributed heuristic's prices λ[i, r] = κ [used/c − 1]^+ / c (eq. 57 as reconstructed, [INF])."""
-    x = np.asarray(tasks, dtype=np.float64)
-    cap = np.maximum(cluster.capacity, 1e-300)
-    used = np.einsum("ni,nr->ir", x, cluster.demand)
-    return float(kappa) * np.maximum(used / cap - 1.0, 0.0) / cap
-
-
 def _update_move(cluster, x, lam, alphas) -> float:
-    """Largest |move| of the distributed update's direction [-F]^+_x at (x, λ) (before its step size)."""
-    f = _complementarity_f(cluster, x, lam, alphas)
-    move = np.where((x > 0) | (f < 0), -f, 0.0) * cluster.eligible
-    return float(np.abs(move).max())
+    """Largest |move| of the distributed update's direction at (x, λ) (before its step size)."""
+    return float(np.abs(_update_direction(cluster, x, lam, alphas) * cluster.eligible).max())
 
 
 def equilibrium_merits(cluster: Cluster, alpha, *, kappa: float = 1000.0) -> dict:
@@ -59,9 +49,7 @@ def equilibrium_merits(cluster: Cluster, alpha, *, kappa: float = 1000.0) -> dic
     x, sweeps = _sweeps(cluster, alphas, pfvds(cluster, alpha).tasks, False, 2000, 1e-12)
     lam_star = sweeps["prices"]
     lam_penalty = penalty_prices(cluster, x, kappa)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        over = np.where(cluster.capacity > 0, np.einsum("ni,nr->ir", x, cluster.demand) / cluster.capacity - 1.0,
-                        -1.0)
+    over = np.where(cluster.capacity > 0, cluster.load(x) - 1.0, -1.0)
     return {"nash_residual": nash_residual(cluster, x, alphas),
             "psi_multipliers": merit(cluster, x, lam_star, alphas),
             "move_multipliers": _update_move(cluster, x, lam_star, alphas),
@@ -82,7 +70,7 @@ def descent_rate(cluster: Cluster, alpha, tasks, prices, trajectory, *, tail: in
     ``iterations_to_tol`` (how many more iterations that rate needs to bring Ψ below ``tol``; inf if it does not
     decrease).
     """
-    from .psmfa import _direction, _fb_parts, _max_step
+    from .psmfa import _direction, _fb_parts, _max_step, _saturated
 
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
@@ -95,8 +83,7 @@ def descent_rate(cluster: Cluster, alpha, tasks, prices, trajectory, *, tail: in
         raise InvalidInputError(f"tail: expected at least 1 iteration, got {tail}")
     alphas = per_server_alpha(cluster, alpha)
     x = np.asarray(tasks, dtype=np.float64)
-    used = np.einsum("ni,nr->ir", x, cluster.demand)
-    saturated = used >= cluster.capacity * (1 - 1e-10)
+    saturated = _saturated(cluster, x)
     lam = np.where(saturated, np.asarray(prices, dtype=np.float64), 0.0)
     psi, grad_x, grad_lam = _fb_parts(cluster, x, lam, alphas)
     dx, dlam = _direction(cluster, x, lam, grad_x, grad_lam, saturated)

@@ -26,7 +26,7 @@ from scipy.sparse import coo_matrix, csr_matrix
 from .._validate import InvalidInputError, as_number
 from .cluster import Cluster
 
-__all__ = ["psdsf_utilisation_bounds", "UtilisationBounds", "blocked_everywhere"]
+__all__ = ["psdsf_utilisation_bounds", "UtilisationBounds"]
 
 
 class UtilisationBounds(NamedTuple):
@@ -36,18 +36,6 @@ class UtilisationBounds(NamedTuple):
     low: float
     high: float
     proven: bool
-
-
-def blocked_everywhere(cluster: Cluster, tasks, *, tol: float = 1e-7) -> bool:
-    """Whether every usable pair (n, i) has its user at its cap or a resource it needs saturated on i (to ``tol``
-    relative): the property every Definition-4 allocation has, which :func:`psdsf_utilisation_bounds` keeps."""
-    x = np.asarray(tasks, dtype=np.float64)
-    used = np.einsum("ni,nr->ir", x, cluster.demand)
-    saturated = (used >= cluster.capacity * (1 - tol)) & (cluster.capacity > 0)
-    at_cap = x.sum(axis=1) >= cluster.max_tasks * (1 - tol)
-    needs = cluster.demand > 0
-    blocked = (needs[:, None, :] & saturated[None, :, :]).any(axis=2)          # [n, i]
-    return bool((~cluster.eligible | at_cap[:, None] | blocked).all())
 
 
 def _groups(cluster: Cluster, mask: np.ndarray):

@@ -49,6 +49,11 @@ def _fb_parts(cluster, x, lam, alphas):
     return psi, grad_x, grad_lam
 
 
+def _saturated(cluster, x):
+    """``saturated[server, resource]``: used to within 1e-10 of capacity (the resources whose prices may be > 0)."""
+    return np.einsum("ni,nr->ir", x, cluster.demand) >= cluster.capacity * (1 - 1e-10)
+
+
 def _direction(cluster, x, lam, grad_x, grad_lam, saturated):
     dx = np.zeros_like(x)
     dlam = np.zeros_like(lam)
@@ -111,8 +116,7 @@ def psmfa(cluster: Cluster, alphas, *, tol: float = 1e-10, iterations: int = 200
     lam = np.zeros((cluster.n_servers, cluster.n_resources))
     trajectory = []
     for _ in range(iterations):
-        used = np.einsum("ni,nr->ir", x, cluster.demand)
-        saturated = used >= cluster.capacity * (1 - 1e-10)
+        saturated = _saturated(cluster, x)
         lam = np.where(saturated, lam, 0.0)
         psi, gx, gl = _fb_parts(cluster, x, lam, alphas)
         trajectory.append(psi)
