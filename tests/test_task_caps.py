@@ -1,7 +1,9 @@
 """Per-user caps on tasks (Cluster.max_tasks): DRF, DRFH and TSF honour them (against a slow sequential-LP
 reference of weighted max-min with upper bounds; EDRF and asset fairness in tests/test_multires_single_pool.py),
 CEEI too (against SLSQP on the Eisenberg–Gale program with upper bounds, and by its optimality conditions), the
-property checkers measure against them, and every other mechanism refuses a capped cluster by name."""
+property checkers measure against them, PF-VDS's variational equilibrium (against SLSQP with caps at α = 1, CEEI on
+one server, and eq. (16) over the capped set by an LP at every α), and every other mechanism refuses a capped
+cluster by name."""
 
 import numpy as np
 import pytest
@@ -15,6 +17,9 @@ from fairlib.multires import (Cluster, ceei, drf, drfh, merge_identical_servers,
 from fairlib.multires.global_maxmin import drfh_coefficients, tsf_coefficients
 from fairlib.multires.psdsf import psdsf_violation
 from fairlib.multires.server_properties import checked_allocation, pareto_violation, sharing_incentive_violation
+from fairlib.experiments.heterogeneous_servers import proportional_fair_slsqp
+from fairlib.multires._solvers.pfvds_interior import pfvds_interior_point
+from fairlib.multires.pfvds_conditions import variational_gap
 from tests.reference import maxmin_levels_reference
 
 
@@ -128,10 +133,82 @@ def test_pooled_mechanisms_without_caps_refuse_them(run):
         run(pool)
 
 
-def test_pfvds_refuses_caps():
+def test_pfvds_iterative_methods_refuse_caps():
+    """Only the interior point computes the capped (variational) equilibrium; the others say so by name."""
     cluster = Cluster([[10.0, 10.0], [6.0, 2.0]], [[1.0, 2.0], [2.0, 1.0]], max_tasks=[2.0, np.inf])
-    with pytest.raises(InvalidInputError, match=r"max_tasks\[0\] = 2.0: pfvds does not honour"):
-        pfvds(cluster, 1.0)
+    for method in ("best_response", "distributed", "psmfa"):
+        with pytest.raises(InvalidInputError, match=rf"max_tasks\[0\] = 2.0: method='{method}' does not honour"):
+            pfvds(cluster, 1.0, method=method)
+    with pytest.raises(InvalidInputError, match="continuation"):
+        pfvds_interior_point(cluster, 4.0, continuation=(1.0, 1.0))
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), users=st.integers(1, 6), servers=st.integers(1, 4),
+       resources=st.integers(1, 3))
+def test_pfvds_alpha_one_with_caps_is_the_capped_proportional_fair_optimum(seed, users, servers, resources):
+    """α = 1: the variational equilibrium is max Σ φ log x_n with the caps as constraints (SLSQP reference): the
+    same totals (unique: strictly concave in them), an objective no worse, every cap kept."""
+    cluster = _capped_cluster(np.random.default_rng(seed), users, servers, resources)
+    with compiled():
+        ours = pfvds(cluster, 1.0)
+    assert ours.converged, ours.diagnostics
+    checked_allocation(cluster, ours.tasks)
+    ref = proportional_fair_slsqp(cluster)
+    playing = cluster.max_tasks > 0
+    objective = lambda x: float((cluster.weight[playing] * np.log(x.sum(axis=1)[playing])).sum())  # noqa: E731
+    assert objective(ours.tasks) >= objective(ref) - 1e-8 * cluster.weight.sum()
+    np.testing.assert_allclose(ours.totals, ref.sum(axis=1), rtol=1e-4, atol=1e-7)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), users=st.integers(1, 6), servers=st.integers(1, 4),
+       resources=st.integers(1, 3), alpha=st.sampled_from([0.25, 0.5, 1.0, 2.0, 4.0]), time_shared=st.booleans())
+def test_pfvds_with_caps_solves_definition_6_over_the_capped_set(seed, users, servers, resources, alpha,
+                                                                 time_shared):
+    """The defining property, checked by an LP independent of the solver: no feasible x' (caps included) has a
+    larger Σ g·x' than the allocation (eq. 16 over the capped set); a user charged a cap price holds its cap."""
+    cluster = _capped_cluster(np.random.default_rng(seed), users, servers, resources)
+    with compiled():
+        res = pfvds(cluster, alpha, time_shared=time_shared)
+    assert res.converged, res.diagnostics
+    checked_allocation(cluster, res.tasks)
+    assert variational_gap(cluster, res.tasks, alpha, time_shared=time_shared) <= 1e-7
+    nu = res.diagnostics["cap_prices"]
+    charged = nu > 1e-6 * max(nu.max(), res.diagnostics["prices"].max())
+    np.testing.assert_allclose(res.totals[charged], cluster.max_tasks[charged], rtol=1e-6)
+
+
+def test_pfvds_with_caps_selects_the_variational_equilibrium():
+    """A capped user on two servers, each shared with one uncapped user: (0.5, 0) is a generalised equilibrium
+    (each server's column is its best response under the cap the other leaves), but only the symmetric split,
+    where both servers charge the capped user the same price, solves eq. (16) over the capped set."""
+    cluster = Cluster([[1.0], [1.0]], [[1.0], [1.0], [1.0]], eligible=[[1, 1], [1, 0], [0, 1]],
+                      max_tasks=[0.5, np.inf, np.inf])
+    res = pfvds(cluster, 1.0)
+    np.testing.assert_allclose(res.tasks, [[0.25, 0.25], [0.75, 0.0], [0.0, 0.75]], atol=1e-8)
+    np.testing.assert_allclose(res.diagnostics["cap_prices"], [2.0 - 4.0 / 3.0, 0.0, 0.0], rtol=1e-6)
+    np.testing.assert_allclose(res.diagnostics["prices"], [[4.0 / 3.0], [4.0 / 3.0]], rtol=1e-6)
+    other = np.array([[0.5, 0.0], [0.5, 0.0], [0.0, 1.0]])
+    assert variational_gap(cluster, other, 1.0) == pytest.approx(1.0 / 6.0, rel=1e-9)
+    assert variational_gap(cluster, res.tasks, 1.0) <= 1e-9
+
+
+@pytest.mark.parametrize("alpha", [0.5, 2.0, 16.0])
+def test_pfvds_with_caps_that_do_not_bind_is_pfvds(alpha):
+    """Caps above the uncapped equilibrium's totals change nothing (cap prices 0); caps of 0 take the user out."""
+    cluster = _capped_cluster(np.random.default_rng(3), 6, 3, 2)
+    free = Cluster(cluster.capacity, cluster.demand, weight=cluster.weight, eligible=cluster.eligible)
+    uncapped = pfvds(free, alpha)
+    loose = Cluster(free.capacity, free.demand, weight=free.weight, eligible=free.eligible,
+                    max_tasks=uncapped.totals * 1.5)
+    res = pfvds(loose, alpha)
+    assert res.converged and res.diagnostics["variational_gap"] <= 1e-7
+    np.testing.assert_allclose(res.totals, uncapped.totals, rtol=1e-6)
+    assert (res.diagnostics["cap_prices"] <= 1e-8 * res.diagnostics["prices"].max()).all()
+    nobody = Cluster(free.capacity, free.demand, weight=free.weight, eligible=free.eligible,
+                     max_tasks=np.zeros(free.n_users))
+    assert pfvds(nobody, alpha).tasks.sum() == 0.0
 
 
 @settings(max_examples=40, deadline=None)
@@ -244,3 +321,12 @@ def test_ceei_caps_that_do_not_bind_change_nothing_and_a_binding_one_frees_the_r
     assert capped.extras["capped"].tolist() == [True, False]
     with pytest.raises(InvalidInputError, match="start: ceei takes a start or per-user caps"):
         ceei(Cluster.single_pool(*pool, max_tasks=[2.0, np.inf]), start=[1.0, 1.0])
+
+
+@settings(max_examples=25, deadline=None)
+@given(capped_markets())
+def test_pfvds_alpha_one_on_one_server_with_caps_is_ceei(market):
+    """One server, α = 1: PF-VDS with caps and CEEI with caps solve the same Eisenberg-Gale program."""
+    cap, dem, w, limit = market
+    cluster = Cluster.single_pool(cap, dem, weight=w, max_tasks=limit)
+    np.testing.assert_allclose(pfvds(cluster, 1.0).totals, ceei(cluster).tasks.ravel(), rtol=1e-6, atol=1e-9)

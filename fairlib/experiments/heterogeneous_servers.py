@@ -153,17 +153,22 @@ def alpha_sweep(n_instances: int, rng, alphas, *, n_users: int = 20, n_servers: 
 
 
 def proportional_fair_slsqp(cluster: Cluster) -> np.ndarray:
-    """Reference for α = 1: max Σ φ_n log x_n over feasible placements with SLSQP (small instances)."""
-    users, servers = np.nonzero(cluster.eligible)
+    """Reference for α = 1: max Σ φ_n log x_n over feasible placements with SLSQP (small instances); with
+    per-user caps, x_n <= cap_n are constraints too (a user capped at 0 holds nothing and is left out)."""
+    users, servers = np.nonzero(cluster.eligible & (cluster.max_tasks > 0)[:, None])
     p = len(users)
+    if p == 0:  # every user capped at 0
+        return np.zeros((cluster.n_users, cluster.n_servers))
     agg = np.zeros((cluster.n_users, p))
     agg[users, np.arange(p)] = 1.0
+    playing = agg.any(axis=1)
+    phi = np.where(playing, cluster.weight, 0.0)
 
     def neg(v):
-        return -(cluster.weight * np.log(agg @ v + 1e-300)).sum()
+        return -(phi * np.log(agg @ v + 1e-300)).sum()
 
     def grad(v):
-        return -(cluster.weight / (agg @ v + 1e-300)) @ agg
+        return -(phi / (agg @ v + 1e-300)) @ agg
 
     cons = []
     for i in range(cluster.n_servers):
@@ -172,6 +177,9 @@ def proportional_fair_slsqp(cluster: Cluster) -> np.ndarray:
             if row.any():
                 cons.append({"type": "ineq", "fun": lambda v, row=row, c=cluster.capacity[i, r]: c - row @ v,
                              "jac": lambda v, row=row: -row})
+    for n in np.flatnonzero(np.isfinite(cluster.max_tasks) & playing):
+        cons.append({"type": "ineq", "fun": lambda v, row=agg[n], c=cluster.max_tasks[n]: c - row @ v,
+                     "jac": lambda v, row=agg[n]: -row})
     res = minimize(neg, np.full(p, 1e-3), jac=grad, constraints=cons, bounds=[(0, None)] * p, method="SLSQP",
                    options={"ftol": 1e-14, "maxiter": 2000})
     x = np.zeros((cluster.n_users, cluster.n_servers))

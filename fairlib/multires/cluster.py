@@ -53,9 +53,10 @@ class Cluster:
     weight : (N,) array_like, optional — φ > 0 (default 1).
     eligible : (N, K) array_like of bool / 0-1, optional — placement constraints (default: all).
     max_tasks : (N,) array_like, optional — the most tasks user n can use, >= 0 (``inf``, the default: no cap),
-        e.g. the tasks a job has: a mechanism never allocates a user more. Honoured by ``drf``, ``drfh``, ``tsf``
-        and ``psdsf`` (its fixed point) and by the property checkers; the other mechanisms refuse a capped
-        cluster (:meth:`refuse_caps`).
+        e.g. the tasks a job has: a mechanism never allocates a user more. Honoured by ``drf``, ``edrf``,
+        ``asset_fairness``, ``ceei``, ``drfh`` (and its Best-Fit), ``tsf``, ``psdsf`` (its fixed point) and
+        ``pfvds`` (its interior point: the variational equilibrium) and by the property checkers; the other
+        mechanisms refuse a capped cluster (:meth:`refuse_caps`).
 
     A user-server pair is *usable* when the user is eligible and the server has every resource the
     user demands (γ > 0). A user with no usable server is an error naming the user.
@@ -127,7 +128,7 @@ class Cluster:
             n = int(np.argmax(np.isfinite(self.max_tasks)))
             raise InvalidInputError(
                 f"max_tasks[{n}] = {self.max_tasks[n]}: {mechanism} does not honour per-user caps; drf, edrf, "
-                "asset_fairness, ceei, drfh, tsf and psdsf do (or build the cluster without max_tasks)")
+                "asset_fairness, ceei, drfh, tsf, psdsf and pfvds do (or build the cluster without max_tasks)")
 
     @property
     def n_users(self) -> int:
@@ -295,12 +296,13 @@ class Allocation:
     @classmethod
     def from_diagnostics(cls, cluster: Cluster, tasks, method: str, diagnostics: Mapping) -> "Allocation":
         """Build from a solver's diagnostics dict: ``converged``, ``iterations`` and ``message`` become the typed
-        fields, ``residual`` is its ``nash_residual`` (else ``last_change``), and the rest goes to ``extras``."""
+        fields, ``residual`` is its ``nash_residual`` (else ``variational_gap``, else ``last_change``), and the rest
+        goes to ``extras``."""
         extras = dict(diagnostics)
         converged = bool(extras.pop("converged", True))
         iterations = extras.pop("iterations", extras.get("sweeps", extras.get("newton_iterations", 0)))
         message = str(extras.pop("message", ""))
-        residual = extras.get("nash_residual", extras.get("last_change", float("nan")))
+        residual = extras.get("nash_residual", extras.get("variational_gap", extras.get("last_change", float("nan"))))
         return cls(
             cluster,
             tasks,

@@ -31,6 +31,15 @@ Solvers (``method``):
 
 Every result carries the Nash-equilibrium residual :func:`nash_residual` (each server's column
 against its exact best response to the others).
+
+Per-user caps (``Cluster.max_tasks``, x_n <= cap_n) are outside the paper: a cap binds every server's player at
+once, which makes Problem 1 a generalised game with many equilibria (which servers serve a capped user is then
+open). Our modelling choice is its *variational* equilibrium — Definition 6's variational inequality (eq. 16)
+taken over the capped feasible set, where every server charges a capped user the same price per task (in the
+paper's utility units) — computed by the interior point and certified by
+:func:`.pfvds_conditions.variational_gap` (``diagnostics["variational_gap"]`` instead of ``nash_residual``).
+For α = 1 it is max Σ_n φ_n log x_n with the caps as constraints; α = ∞ is PS-DSF's capped fixed point.
+The other methods refuse caps.
 """
 
 from __future__ import annotations
@@ -760,6 +769,44 @@ def _distributed(cluster, alphas, x, *, kappa, step, iterations, tol):
     return x, np.array(trajectory), lam
 
 
+#: largest eq. (16) gap (relative) at which a capped interior point's allocation counts as the equilibrium
+CAPPED_GAP = 1e-7
+
+
+def _capped_equilibrium(cluster: Cluster, alphas, time_shared: bool):
+    """PF-VDS with per-user caps: the variational equilibrium by the interior point (caps as rows priced alike
+    on every server). Best-response sweeps do not polish it: a server's best response under a cap that the
+    other servers' tasks also use would drift to another generalised equilibrium. Its certificate is
+    Definition 6's variational inequality over the capped set (an LP, independent of the solver)."""
+    from .pfvds_conditions import variational_gap
+
+    tried = []
+    for continuation in ((2.0, 2.0), (1.0, 1.25)):  # finer continuation steps when the default stops short
+        res = pfvds_interior_point(cluster, alphas, time_shared=time_shared, continuation=continuation)
+        tried.append((variational_gap(cluster, res.tasks, alphas, time_shared=time_shared), len(tried), res))
+        if tried[-1][0] <= CAPPED_GAP or alphas.max() <= 1.0:
+            break
+    gap, _, res = min(tried)
+    diag = dict(res.diagnostics, method="interior_point", sweeps=0, variational_gap=gap,
+                converged=bool(gap <= CAPPED_GAP), interior_point_converged=res.diagnostics["converged"])
+    x = res.tasks
+    if not diag["converged"]:
+        # where no cap binds, the capped equilibrium is the uncapped one (cap prices 0; its totals are unique,
+        # Theorem 7), which best responses can finish: used when it keeps within every cap
+        free = Cluster(cluster.capacity, cluster.demand, weight=cluster.weight, eligible=cluster.eligible)
+        uncapped = pfvds(free, alphas, time_shared=time_shared)
+        if (uncapped.totals <= cluster.max_tasks).all():
+            free_gap = variational_gap(cluster, uncapped.tasks, alphas, time_shared=time_shared)
+            if free_gap < gap:
+                x, gap = uncapped.tasks, free_gap
+                diag.update(uncapped.diagnostics, variational_gap=gap, converged=bool(gap <= CAPPED_GAP),
+                            cap_prices=np.zeros(cluster.n_users), no_cap_binds=True)
+    if not diag["converged"]:
+        diag["message"] = (f"the interior point stopped short of the capped equilibrium (eq. (16) gap {gap:.2g}); "
+                           "best responses cannot finish it under caps")
+    return x, diag
+
+
 def _start(cluster: Cluster, start) -> np.ndarray:
     if start is None:
         return np.zeros((cluster.n_users, cluster.n_servers))
@@ -795,10 +842,14 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_share
     start : (N, K) array_like, optional — where best responses start (``method="best_response"`` only;
         default: no tasks). Finite, >= 0, zero on unusable pairs; it need not be feasible.
 
+    A cluster with per-user caps takes ``method="interior_point"`` (module doc): no best-response polish, its
+    equilibrium certified by eq. (16)'s gap over the capped set (``converged`` when it is <= :data:`CAPPED_GAP`);
+    the interior point's continuation can stop short at large α (about 1 instance in ... at α = 16, below).
+
     Returns
     -------
-    ServerAllocation; diagnostics ``sweeps``/``iterations``, ``nash_residual`` and, for the iterative
-    methods, the merit trajectory ``psi``.
+    ServerAllocation; diagnostics ``sweeps``/``iterations``, ``nash_residual`` (``variational_gap`` and
+    ``cap_prices`` with caps) and, for the iterative methods, the merit trajectory ``psi``.
 
     Examples
     --------
@@ -810,7 +861,6 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_share
     """
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
-    cluster.refuse_caps("pfvds")
     alphas = per_server_alpha(cluster, alpha)
     max_sweeps, iterations = as_count(max_sweeps, "max_sweeps"), as_count(iterations, "iterations")
     tol, kappa, step = as_number(tol, "tol"), as_number(kappa, "kappa"), as_number(step, "step")
@@ -819,13 +869,19 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_share
         raise InvalidInputError(f"time_shared=True needs method='interior_point' or 'best_response', got {method!r}")
     if start is not None and method != "best_response":
         raise InvalidInputError(f"start: only method='best_response' takes a starting point, got method={method!r}")
+    if cluster.capped and method != "interior_point" and not np.isinf(alphas).all():
+        n = int(np.argmax(np.isfinite(cluster.max_tasks)))
+        raise InvalidInputError(f"max_tasks[{n}] = {cluster.max_tasks[n]}: method={method!r} does not honour per-user "
+                                "caps; method='interior_point' does (the variational equilibrium, see pfvds)")
     if np.isinf(alphas).all():
         res = psdsf(cluster, time_shared=time_shared)
         return Allocation.from_diagnostics(cluster, res.tasks, "pfvds_inf", {**res.diagnostics, "alpha": alphas})
     if np.isinf(alphas).any():
         raise InvalidInputError("alpha: mixing np.inf (PS-DSF) with finite values per server is not supported; "
                                 "use a large finite α on those servers")
-    if method == "interior_point":
+    if method == "interior_point" and cluster.capped:
+        x, diag = _capped_equilibrium(cluster, alphas, time_shared)
+    elif method == "interior_point":
         res = pfvds_interior_point(cluster, alphas, time_shared=time_shared)
         x, diag = res.tasks, dict(res.diagnostics, method="interior_point", sweeps=0)
         residual = nash_residual(cluster, x, alphas, time_shared=time_shared)
@@ -861,13 +917,13 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_share
         from .psmfa import psmfa
         x, psi, lam = psmfa(cluster, alphas, tol=tol, iterations=iterations)
         diag = {"iterations": len(psi), "psi": psi, "prices": lam}
-    if "nash_residual" not in diag:
+    if "nash_residual" not in diag and not cluster.capped:
         diag["nash_residual"] = nash_residual(cluster, x, alphas, time_shared=time_shared)
     if not np.isfinite(x).all():
         raise RuntimeError(f"pfvds(alpha={alpha!r}, method={method!r}): the solver produced non-finite tasks; "
                            "please report this instance")
-    if "converged" in diag and diag["nash_residual"] > _POLISH_ABOVE * 100 and method in ("interior_point",
-                                                                                          "best_response"):
+    if "converged" in diag and diag.get("nash_residual", 0.0) > _POLISH_ABOVE * 100 and method in (
+            "interior_point", "best_response"):
         diag["converged"] = False   # "converged" says the allocation is an equilibrium, not that a loop stopped
     diag["alpha"] = alphas
     return Allocation.from_diagnostics(cluster, x, f"pfvds_{method}", diag)

@@ -43,9 +43,15 @@ def marginal_utilities(cluster: Cluster, tasks, alpha) -> np.ndarray:
     return np.where(cluster.eligible, g, 0.0)
 
 
-def variational_gap(cluster: Cluster, tasks, alpha) -> float:
+def variational_gap(cluster: Cluster, tasks, alpha, *, time_shared: bool = False) -> float:
     """Largest left-hand side of eq. (16) over feasible x', relative to Σ_n x[n, i] g[n, i], maxed over the
     servers (0 at a PF-VDS allocation, > 0 elsewhere; +inf when a usable user has no task at all).
+    ``time_shared``: x' ranges over Problem 2's constraints (Σ_n x'[n, i]/γ[n, i] <= 1) instead.
+
+    With per-user caps (``cluster.max_tasks``) the feasible set couples the servers (Σ_i x'[n, i] <= cap_n), so
+    eq. (16) is taken over all servers at once — one linear program, relative to Σ_{n, i} x[n, i] g[n, i] — and
+    0 characterises the *variational* equilibrium of the capped game (every server charges a capped user the
+    same cap price; our modelling choice, see :mod:`.pfvds`); a user capped at 0 holds nothing and is left out.
 
     >>> from fairlib.multires import pfvds
     >>> c = Cluster([[9, 18]], [[1, 4], [3, 1]])
@@ -54,22 +60,58 @@ def variational_gap(cluster: Cluster, tasks, alpha) -> float:
     """
     x = checked_allocation(cluster, tasks)
     g = marginal_utilities(cluster, x, alpha)
+    d3, cap = cluster.server_constraints(time_shared)
+    playing = cluster.eligible & (cluster.max_tasks > 0)[:, None]
+    if np.isinf(g[playing]).any():
+        return float("inf")
+    if cluster.capped:
+        return _capped_variational_gap(cluster, x, g, d3, cap, playing)
     worst = 0.0
     for i in range(cluster.n_servers):
         users = np.flatnonzero(cluster.eligible[:, i])
         if users.size == 0:
             continue
-        if np.isinf(g[users, i]).any():
-            return float("inf")
-        res = cluster.capacity[i] > 0
+        res = cap[i] > 0
         # max g·x' subject to Σ_n d[n, r] x'_n <= c[i, r], x' >= 0 (HiGHS minimises, hence the sign)
-        lp = linprog(-g[users, i], A_ub=cluster.demand[users][:, res].T, b_ub=cluster.capacity[i, res],
-                     bounds=(0, None), method="highs")
+        lp = linprog(-g[users, i], A_ub=d3[users, i][:, res].T, b_ub=cap[i, res], bounds=(0, None), method="highs")
         if lp.status != 0:
             raise RuntimeError(f"server {i}: HiGHS did not solve the eq. (16) program: {lp.message}")
         current = float(g[users, i] @ x[users, i])
         worst = max(worst, (-lp.fun - current) / max(current, 1e-300))
     return worst
+
+
+def _capped_variational_gap(cluster, x, g, d3, cap, playing) -> float:
+    """eq. (16) over the capped feasible set of every server at once: max Σ g x' subject to each server's
+    constraints and each capped user's Σ_i x'[n, i] <= cap_n (one sparse LP), minus Σ g x, relative to Σ g x."""
+    from scipy.sparse import coo_matrix
+
+    users, servers = np.nonzero(playing)
+    if users.size == 0:  # every user capped at 0
+        return 0.0
+    n_constraints = cap.shape[1]
+    rows, cols, vals = [], [], []
+    for k in range(n_constraints):
+        coef = d3[users, servers, k]
+        on = (coef > 0) & (cap[servers, k] > 0)
+        rows.append(servers[on] * n_constraints + k)
+        cols.append(np.flatnonzero(on))
+        vals.append(coef[on])
+    capped = np.isfinite(cluster.max_tasks[users])
+    cap_row = cluster.n_servers * n_constraints + np.cumsum(np.isfinite(cluster.max_tasks)) - 1
+    rows.append(cap_row[users[capped]])
+    cols.append(np.flatnonzero(capped))
+    vals.append(np.ones(int(capped.sum())))
+    bound = np.concatenate([cap.ravel(), cluster.max_tasks[np.isfinite(cluster.max_tasks)]])
+    a_ub = coo_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                      shape=(len(bound), len(users))).tocsr()
+    # the marginals span many orders of magnitude at large α: the objective in units of the largest
+    unit = float(g[users, servers].max())
+    lp = linprog(-g[users, servers] / unit, A_ub=a_ub, b_ub=bound, bounds=(0, None), method="highs")
+    if lp.status != 0:
+        raise RuntimeError(f"HiGHS did not solve eq. (16) over the capped set: {lp.message}")
+    current = float(g[users, servers] @ x[users, servers]) / unit
+    return max(0.0, (-lp.fun - current) / max(current, 1e-300))
 
 
 def saturated_resources(cluster: Cluster, tasks) -> np.ndarray:

@@ -9,6 +9,13 @@ prices λ_i ⊥ its slack. For α = 1 these are the optimality conditions of
 
 (Theorem 2). With ``time_shared=True`` the constraints are Problem 2's Σ_n x[n, i]/γ[n, i] <= 1 per server.
 
+Per-user caps (``Cluster.max_tasks``; outside the paper, our modelling choice): a user's total x_n <= cap_n
+constrains every server's player at once (a generalised game). We solve Definition 6's variational inequality
+over the capped feasible set — the *variational* equilibrium, in which every server charges user n the same cap
+price ν_n >= 0 (in the paper's utility units), ŝ^-α/γ + z = λ_i·d_n + ν_n, ν_n ⊥ (cap_n - x_n). Each cap is one
+more constraint row loaded by all of its user's pairs; a user capped at 0 holds nothing and leaves the game. For
+α = 1 this is max Σ_n φ_n log x_n with the caps as constraints.
+
 Method: Mehrotra predictor-corrector on the variables of the eligible pairs, reduced to the constraint rows
 (R per server). The marginals depend on x only through the totals x_n, so the Jacobian is block-diagonal
 per user with rank-one blocks (Sherman-Morrison) and the reduced matrix A M⁻¹ Aᵀ is a per-server block
@@ -29,7 +36,7 @@ import numpy as np
 import scipy.linalg
 
 from ..._jit import njit
-from ..._validate import InvalidInputError, as_count
+from ..._validate import InvalidInputError, as_count, as_number
 from ..cluster import Allocation, Cluster, per_server_alpha
 from .pair_kernels import column_products, one_blas_thread, row_products, user_sums
 
@@ -51,9 +58,10 @@ def _solve_m(b, d_inv, pair_user, u, beta):
 
 
 @njit(cache=True)
-def _reduced_matrix_parts(d_inv, u, pair_user, pair_rows, coef, n_users, n_rows):
-    """A D⁻¹ Aᵀ (dense; nonzero only in per-server blocks), V1[n, row] = Σ_{p of n} a_p / D_p and
-    Vu[n, row] = Σ_{p of n} a_p u_p / D_p, for the coefficients a (``coef``)."""
+def _reduced_matrix_parts(d_inv, u, pair_user, pair_rows, coef, price_coef, n_users, n_rows):
+    """A D⁻¹ Pᵀ (dense; nonzero only in per-server blocks and cap rows), V1[n, row] = Σ_{p of n} b_p / D_p and
+    Vu[n, row] = Σ_{p of n} a_p u_p / D_p, for the load coefficients a (``coef``) and the price coefficients b
+    (``price_coef``; the same but on cap rows, see :func:`_starting_point`)."""
     kk = coef.shape[1]
     diag_part = np.zeros((n_rows, n_rows))
     v1 = np.zeros((n_users, n_rows))
@@ -65,11 +73,11 @@ def _reduced_matrix_parts(d_inv, u, pair_user, pair_rows, coef, n_users, n_rows)
             if rk < 0:
                 continue
             ak = coef[p, k] * d_inv[p]
-            v1[n, rk] += ak
+            v1[n, rk] += price_coef[p, k] * d_inv[p]
             vu[n, rk] += ak * u[p]
             for l in range(kk):
                 if pair_rows[p, l] >= 0:
-                    diag_part[rk, pair_rows[p, l]] += ak * coef[p, l]
+                    diag_part[rk, pair_rows[p, l]] += ak * price_coef[p, l]
     return diag_part, v1, vu
 
 
@@ -112,7 +120,8 @@ _DIRECT_ALPHA = 2.0  # above this, start from the solution at half the α (conti
 
 
 def pfvds_interior_point(cluster: Cluster, alpha=1.0, *, time_shared: bool = False, tol: float = 1e-10,
-                         max_iterations: int = 200) -> Allocation:
+                         max_iterations: int = 200, continuation: tuple[float, float] = (_DIRECT_ALPHA, 2.0)
+                         ) -> Allocation:
     """PF-VDS(α) by a primal-dual interior-point method on the equilibrium conditions of Problem 1.
 
     Every server's KKT conditions together — ŝ[n, i]^-α / γ[n, i] + z[n, i] = λ_i·d_n on eligible pairs,
@@ -136,12 +145,16 @@ def pfvds_interior_point(cluster: Cluster, alpha=1.0, *, time_shared: bool = Fal
         relative to Σ x·marginal (for α = 1: the duality gap in units of Σφ, an upper bound on the
         objective's distance to the optimum).
     max_iterations : iteration cap; ``diagnostics["converged"]`` says whether ``tol`` was reached.
+    continuation : (first α, factor): the stages' α caps are first, first·factor, ... (finer steps, e.g.
+        (1, 1.25), reach some equilibria the default misses at α = 2-4, at more stages' cost).
 
     Returns
     -------
     ServerAllocation (``mechanism="pfvds"``); diagnostics ``iterations``, ``converged``, ``gap``,
     ``primal_residual``, ``dual_residual``, ``prices[server, k]`` (each server's multipliers, in units
-    of its unscaled utility per unit of constraint). Tasks are scaled to satisfy every constraint exactly.
+    of its unscaled utility per unit of constraint), ``cap_prices[user]`` (ν_n, the price of a capped user's
+    task that every server charges; 0 for uncapped users). Tasks are scaled to satisfy every constraint, caps
+    included, exactly.
 
     Examples
     --------
@@ -156,7 +169,16 @@ def pfvds_interior_point(cluster: Cluster, alpha=1.0, *, time_shared: bool = Fal
     if not (np.isfinite(tol) and tol > 0):
         raise InvalidInputError(f"tol = {tol}: must be a positive finite number")
     max_iterations = as_count(max_iterations, "max_iterations")
-    cap_level = _DIRECT_ALPHA
+    first, factor = (as_number(v, "continuation") for v in continuation)
+    if not (first > 0 and factor > 1):
+        raise InvalidInputError(f"continuation = {continuation!r}: expected (first α > 0, factor > 1)")
+    if not (cluster.max_tasks > 0).any():  # every user capped at 0: nothing to allocate
+        return Allocation.from_diagnostics(cluster, np.zeros((cluster.n_users, cluster.n_servers)), "pfvds", {
+            "iterations": 0, "converged": True, "gap": 0.0, "primal_residual": 0.0, "dual_residual": 0.0,
+            "prices": np.zeros(cluster.capacity.shape if not time_shared else (cluster.n_servers, 1)),
+            "cap_prices": np.zeros(cluster.n_users), "alpha": alphas, "time_shared": time_shared,
+            "method": "interior_point", "stages": []})
+    cap_level = first
     start = previous = None
     stages = []
     while True:
@@ -173,14 +195,15 @@ def pfvds_interior_point(cluster: Cluster, alpha=1.0, *, time_shared: bool = Fal
         if cap_level >= alphas.max() or not result.diagnostics["converged"]:
             break
         start, previous = result.tasks, result
-        cap_level *= 2.0
+        cap_level *= factor
     return replace(result, iterations=sum(it for _, it, _ in stages), extras={**result.extras, "stages": stages})
 
 
 @dataclass(frozen=True)
 class _PairSystem:
     """The complementarity problem on the eligible pairs: pair p = (``pair_user[p]``, ``pair_server[p]``) loads
-    the constraint rows ``pair_rows[p, :]`` (-1: none) with ``coef[p, :]`` (per-task use over the row's capacity);
+    the constraint rows ``pair_rows[p, :]`` (-1: none) with ``coef[p, :]`` (per-task use over the row's capacity)
+    and pays their prices with ``price_coef[p, :]`` (``coef`` but on cap rows: see :func:`_starting_point`);
     only rows some pair loads are kept (``active`` among all servers' rows). The marginal utility of pair p is
     exp(log_coef[p]) · x_n^-α (ŝ^-α/γ, eq. (12) [INF]), x_n its user's total."""
 
@@ -195,6 +218,10 @@ class _PairSystem:
     active: np.ndarray
     scale: np.ndarray
     n_constraints: int  # per server: R resources, or 1 when time-shared
+    n_server_rows: int  # the first rows are servers' constraints; the rest one cap row per user in cap_users
+    cap_users: np.ndarray
+    price_coef: np.ndarray
+    cap_unit: np.ndarray  # per cap row: the utility scale its price is measured in (see _starting_point)
 
     def load(self, x):
         """A x: each kept row's load (fraction of its capacity)."""
@@ -202,7 +229,7 @@ class _PairSystem:
 
     def price(self, y):
         """Aᵀ y: each pair's price of a task."""
-        return column_products(y, self.pair_rows, self.coef)
+        return column_products(y, self.pair_rows, self.price_coef)
 
     def totals(self, x):
         """x_n = Σ over the user's pairs."""
@@ -214,10 +241,11 @@ class _PairSystem:
 
 
 def _pair_system(cluster, alphas, time_shared) -> _PairSystem:
-    """Index the eligible pairs and the constraint rows they load; rows scaled by their capacity."""
+    """Index the eligible pairs and the constraint rows they load; rows scaled by their capacity. A capped user's
+    pairs also load its cap row (coefficient 1/cap); a user capped at 0 has no pairs."""
     d3, cap = cluster.server_constraints(time_shared)
     n_servers, kk = cluster.n_servers, cap.shape[1]
-    pair_user, pair_server = np.nonzero(cluster.eligible)
+    pair_user, pair_server = np.nonzero(cluster.eligible & (cluster.max_tasks > 0)[:, None])
     pair_user = pair_user.astype(np.int64)
     pair_server = pair_server.astype(np.int64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -233,19 +261,36 @@ def _pair_system(cluster, alphas, time_shared) -> _PairSystem:
     log_phi = np.log(cluster.weight)[pair_user]
     log_gamma = np.log(cluster.gamma[pair_user, pair_server])
     log_coef = pair_alpha * (log_phi + log_gamma) - log_gamma  # log of ŝ^-α/γ · x_n^α
-    return _PairSystem(pair_user, pair_server, pair_rows, coef, cluster.n_users, int(active.sum()), pair_alpha,
-                       log_coef, active, scale, kk)
+    n_server_rows = int(active.sum())
+    cap_users = np.flatnonzero(np.isfinite(cluster.max_tasks) & (cluster.max_tasks > 0))
+    if cap_users.size:
+        cap_row = np.full(cluster.n_users, -1, dtype=np.int64)
+        cap_row[cap_users] = n_server_rows + np.arange(cap_users.size)
+        rows_of_pair = cap_row[pair_user]
+        capped = rows_of_pair >= 0
+        pair_rows = np.ascontiguousarray(np.column_stack([pair_rows, rows_of_pair]))
+        coef = np.ascontiguousarray(np.column_stack([coef, np.where(capped, 1.0 / np.where(
+            capped, cluster.max_tasks[pair_user], 1.0), 0.0)]))
+    return _PairSystem(pair_user, pair_server, pair_rows, coef, cluster.n_users, n_server_rows + int(cap_users.size),
+                       pair_alpha, log_coef, active, scale, kk, n_server_rows, cap_users, coef,
+                       np.ones(cap_users.size))
 
 
 def _starting_point(system: _PairSystem, n_servers, symmetric, start):
     """An interior point at half load (or pulled 10% from ``start`` towards it) and per-server utility scales
-    κ_i making its marginals ~1; returns (system with scaled utilities, log κ, x, y, z, s)."""
+    κ_i making its marginals ~1; returns (system with scaled utilities, log κ, x, y, z, s).
+
+    Server i's equations are then in units of κ_i, its own rows' prices too; but a cap's price ν_n is one price
+    in the paper's units that every server charges (the variational equilibrium), κ_i ν_n in server i's units.
+    So a cap row's price coefficient on a pair of server i is κ_i / κ_n / cap_n (κ_n, the geometric mean of the
+    user's servers' scales, is the unit of that row's dual) while its load coefficient stays 1 / cap_n: the
+    Newton system is then unsymmetric (LU), as it already is for α != 1."""
     n_pairs = len(system.pair_user)
     x = np.full(n_pairs, 0.5 / max(system.load(np.ones(n_pairs)).max(), 1e-300))
     if start is not None:  # pulled inside: 10% of the way to the neutral point
         x = 0.9 * start[system.pair_user, system.pair_server] + 0.2 * x
     s = 1.0 - system.load(x)
-    log_g0 = system.log_coef - system.pair_alpha * np.log(system.totals(x))[system.pair_user]
+    log_g0 = system.log_coef - system.pair_alpha * np.log(system.totals(x)[system.pair_user])
     log_kappa = np.zeros(n_servers)
     if symmetric:  # one scale for all servers keeps the α = 1 system symmetric (the Hessian of Σφ log x_n)
         log_kappa[:] = -np.median(log_g0) if n_pairs else 0.0
@@ -253,6 +298,17 @@ def _starting_point(system: _PairSystem, n_servers, symmetric, start):
         for i in np.unique(system.pair_server):
             log_kappa[i] = -np.median(log_g0[system.pair_server == i])
     system = replace(system, log_coef=system.log_coef + log_kappa[system.pair_server])
+    if system.cap_users.size and symmetric:  # one scale: the cap rows' duals are in its units too
+        system = replace(system, cap_unit=np.full(system.cap_users.size, np.exp(log_kappa[0])))
+    elif system.cap_users.size:
+        cap_col = system.pair_rows[:, -1]
+        on = cap_col >= 0
+        row = cap_col[on] - system.n_server_rows
+        log_unit = (np.bincount(row, weights=log_kappa[system.pair_server[on]], minlength=system.cap_users.size)
+                    / np.maximum(np.bincount(row, minlength=system.cap_users.size), 1))
+        price_coef = system.coef.copy()
+        price_coef[on, -1] *= np.exp(log_kappa[system.pair_server[on]] - log_unit[row])
+        system = replace(system, price_coef=price_coef, cap_unit=np.exp(log_unit))
     grad, _ = system.marginals(x)
     y = np.full(system.n_rows, grad.mean() / max(system.coef.sum(axis=1).mean(), 1e-300))
     z = grad.copy()
@@ -269,6 +325,7 @@ class _NewtonSystem:
         self.d_inv = x / z
         self.beta = 1.0 / (1.0 + system.totals(self.d_inv * u))
         reduced, v1, vu = _reduced_matrix_parts(self.d_inv, u, system.pair_user, system.pair_rows, system.coef,
+                                                system.price_coef,
                                                 system.n_users, system.n_rows)
         reduced -= (vu.T * self.beta) @ v1
         reduced[np.diag_indices(system.n_rows)] += s / y
@@ -400,9 +457,11 @@ def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start):
     tasks = np.zeros((n_users, n_servers))
     tasks[system.pair_user, system.pair_server] = x
     y_full = np.zeros(n_servers * system.n_constraints)
-    y_full[system.active] = y
+    y_full[system.active] = y[:system.n_server_rows]
     prices = y_full.reshape(n_servers, system.n_constraints) * system.scale * np.exp(-log_kappa)[:, None]
+    cap_prices = np.zeros(n_users)  # ν_n per task, in the paper's units (its row's dual is in units of κ_n)
+    cap_prices[system.cap_users] = y[system.n_server_rows:] / cluster.max_tasks[system.cap_users] / system.cap_unit
     return Allocation.from_diagnostics(cluster, tasks, "pfvds", {
         "iterations": it, "converged": converged, "gap": gap, "primal_residual": primal_res,
-        "dual_residual": dual_res, "prices": prices, "alpha": alphas, "time_shared": time_shared,
-        "method": "interior_point"})
+        "dual_residual": dual_res, "prices": prices, "cap_prices": cap_prices, "alpha": alphas,
+        "time_shared": time_shared, "method": "interior_point"})
