@@ -120,8 +120,8 @@ _DIRECT_ALPHA = 2.0  # above this, start from the solution at half the α (conti
 
 
 def pfvds_interior_point(cluster: Cluster, alpha=1.0, *, time_shared: bool = False, tol: float = 1e-10,
-                         max_iterations: int = 200, continuation: tuple[float, float] = (_DIRECT_ALPHA, 2.0)
-                         ) -> Allocation:
+                         max_iterations: int = 200, continuation: tuple[float, float] = (_DIRECT_ALPHA, 2.0),
+                         shrink_to_caps: bool = False) -> Allocation:
     """PF-VDS(α) by a primal-dual interior-point method on the equilibrium conditions of Problem 1.
 
     Every server's KKT conditions together — ŝ[n, i]^-α / γ[n, i] + z[n, i] = λ_i·d_n on eligible pairs,
@@ -147,6 +147,8 @@ def pfvds_interior_point(cluster: Cluster, alpha=1.0, *, time_shared: bool = Fal
     max_iterations : iteration cap; ``diagnostics["converged"]`` says whether ``tol`` was reached.
     continuation : (first α, factor): the stages' α caps are first, first·factor, ... (finer steps, e.g.
         (1, 1.25), reach some equilibria the default misses at α = 2-4, at more stages' cost).
+    shrink_to_caps : start each capped user at most a quarter of its cap (else every pair alike, half-loading the
+        busiest server row): caps spanning many orders of magnitude (trace jobs) need it, random ones less so.
 
     Returns
     -------
@@ -184,7 +186,8 @@ def pfvds_interior_point(cluster: Cluster, alpha=1.0, *, time_shared: bool = Fal
     while True:
         stage_alphas = np.minimum(alphas, cap_level)
         with one_blas_thread():
-            result = _interior_point(cluster, stage_alphas, time_shared, tol, int(max_iterations), start)
+            result = _interior_point(cluster, stage_alphas, time_shared, tol, int(max_iterations), start,
+                                     bool(shrink_to_caps))
         stages.append((float(stage_alphas.max()), result.diagnostics["iterations"], result.diagnostics["converged"]))
         if (previous is not None and not result.diagnostics["converged"]
                 and not (np.isfinite(result.tasks).all() and (result.tasks >= 0).all())):
@@ -276,9 +279,10 @@ def _pair_system(cluster, alphas, time_shared) -> _PairSystem:
                        np.ones(cap_users.size))
 
 
-def _starting_point(system: _PairSystem, n_servers, symmetric, start):
+def _starting_point(system: _PairSystem, n_servers, symmetric, start, shrink_to_caps=False):
     """An interior point at half load (or pulled 10% from ``start`` towards it) and per-server utility scales
-    κ_i making its marginals ~1; returns (system with scaled utilities, log κ, x, y, z, s).
+    κ_i making its marginals ~1; returns (system with scaled utilities, log κ, x, y, z, s). ``shrink_to_caps``:
+    each capped user's pairs shrunk to a quarter of its cap (caps of 0.003 tasks beside 240 stall the uniform start).
 
     Server i's equations are then in units of κ_i, its own rows' prices too; but a cap's price ν_n is one price
     in the paper's units that every server charges (the variational equilibrium), κ_i ν_n in server i's units.
@@ -286,7 +290,13 @@ def _starting_point(system: _PairSystem, n_servers, symmetric, start):
     user's servers' scales, is the unit of that row's dual) while its load coefficient stays 1 / cap_n: the
     Newton system is then unsymmetric (LU), as it already is for α != 1."""
     n_pairs = len(system.pair_user)
-    x = np.full(n_pairs, 0.5 / max(system.load(np.ones(n_pairs)).max(), 1e-300))
+    rows = system.n_server_rows if shrink_to_caps else system.n_rows  # the rows the uniform start half-loads at most
+    x = np.full(n_pairs, 0.5 / max(system.load(np.ones(n_pairs))[:rows].max(), 1e-300))
+    if system.cap_users.size and shrink_to_caps:  # a capped user at most a quarter of its cap
+        cap_load = system.load(x)[system.n_server_rows:]
+        shrink = np.ones(system.n_users)
+        shrink[system.cap_users] = np.minimum(1.0, 0.25 / np.maximum(cap_load, 1e-300))
+        x = x * shrink[system.pair_user]
     if start is not None:  # pulled inside: 10% of the way to the neutral point
         x = 0.9 * start[system.pair_user, system.pair_server] + 0.2 * x
     s = 1.0 - system.load(x)
@@ -403,14 +413,14 @@ def _predictor_corrector(system: _PairSystem, newton: _NewtonSystem, r_d, r_p, n
     return None
 
 
-def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start):
+def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start, shrink_to_caps=False):
     """One stage of the interior-point method at fixed ``alphas``: residuals, Newton system, predictor-corrector
     step, until the largest of the primal and dual residuals and the gap is below ``tol``, the iterates stall
     for :data:`_STALL_ITERATIONS`, or the marginals leave floating point; returns the best iterate."""
     n_users, n_servers = cluster.n_users, cluster.n_servers
     symmetric = bool((alphas == 1.0).all())
     system, log_kappa, x, y, z, s = _starting_point(_pair_system(cluster, alphas, time_shared), n_servers,
-                                                    symmetric, start)
+                                                    symmetric, start, shrink_to_caps)
     n_comp = len(system.pair_user) + system.n_rows
 
     converged = False
