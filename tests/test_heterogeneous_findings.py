@@ -40,6 +40,7 @@ def small_study():
         "theorem": hs.theorem_findings(theorem, alpha),
         "conditions": hs.condition_findings(conditions),
         "solver": hs.solver_findings(solver),
+        "capped": hs.capped_solver_findings(hs.capped_equilibrium_rates(2, 1, [1.0, 4.0])),
         "route": hs.route_findings(route),
         "convergence": hs.convergence_findings(exact, pfvds(cluster, 2.0, method="best_response"),
                                                pfvds(cluster, 2.0, method="psmfa", iterations=30),
@@ -85,6 +86,18 @@ def test_property_rates_count_violations_above_the_tolerance():
     rates = hs.property_rates(random_table, bottleneck)
     assert rates.loc["a"].tolist() == [0.5, 0.0, 0.0, 1.0]
     assert rates.loc["b"].tolist() == [0.0, 0.5, 0.0, 0.0]
+
+
+def test_capped_solver_findings_say_which_alpha_falls_short():
+    table = pd.DataFrame({"time_shared": [False, False, True, True], "alpha": [1.0, 64.0, 1.0, 64.0],
+                          "variational_gap": [1e-10, 0.2, 1e-10, 1e-9], "error": ""})
+    table["certified"] = table.variational_gap <= 1e-7
+    found = hs.capped_solver_findings(table)["pfvds_capped_equilibrium_every_alpha"]
+    assert found.value == 0.0 and "divisible: 1: 100.0%, 64: 0.0%" in found.note and "2.0e-01" in found.note
+    assert hs.capped_solver_findings(table.assign(certified=True))["pfvds_capped_equilibrium_every_alpha"] == \
+        Measurement(1.0, "")
+    capped = hs.capped_equilibrium_rates(2, 5, [1.0])   # α = 1: the capped program is convex, always certified
+    assert capped.certified.all() and len(capped) == 4
 
 
 def test_solver_findings_say_which_alpha_falls_short():

@@ -51,7 +51,8 @@ def _paper_setup():
 def test_every_declared_claim_is_measured_once():
     declared = load_registry(registry_path("khamseashari2018_traces"), "khamseashari2018_traces")
     found = [_bitbrains(), ht.job_mix_findings(0.49, 0.5), ht.replay_findings(_replay_summary(), VARIANTS, [1, 4],
-                                                                              _short_jobs()), _paper_setup()]
+                                                                              _short_jobs()), _paper_setup(),
+             {"fig9_alpha1_highest_psdsf_lowest_paper_setup": ht.route_finding(*_route())}]
     ids = [cid for f in found for cid in f]
     in_notebook = {"load_task_events_under_10_s", "load_task_events_under_1_gb", "replay_psdsf_under_2_minutes"}
     assert len(ids) == len(set(ids)) and not set(ids) & in_notebook
@@ -133,3 +134,35 @@ def test_definition4_finding_needs_the_bounds_and_says_when_they_do_not_decide()
                           cpu_CD_definition4_high=1.0, ram_CD_definition4_high=1.0)
     found = ht.definition4_finding(wide)
     assert found.value == pytest.approx(0.93 - 0.995) and "do not say which" in found.note
+
+
+def _route():
+    paper = pd.DataFrame({"utilisation": [0.86, 0.93, 0.92], "cpu_definition4_low": 0.3, "ram_definition4_low": 0.3,
+                          "cpu_definition4_high": 1.0, "ram_definition4_high": 0.9}, index=["PS-DSF", "DRFH", "TSF"])
+    route = pd.DataFrame({"cpu": [1.0, 0.97, 0.95], "ram": [0.9, 0.8, 0.78]}, index=["PF-VDS(1)", "PF-VDS(4)", "PS-DSF"])
+    return route, {"PF-VDS(1)": [True, True], "PF-VDS(4)": [True, False], "PS-DSF": [True]}, paper
+
+
+def test_route_finding_orders_the_variants_and_reports_uncertified_allocations():
+    route, certified, paper = _route()
+    found = ht.route_finding(route, certified, paper)
+    assert found.value is True
+    assert "PF-VDS(4) 1 of 2" in found.note and "[0.3000, 0.9500]" in found.note
+    flipped = route.assign(cpu=[0.6, 0.97, 0.95])   # PF-VDS(4) above PF-VDS(1): Fig. 9's order fails
+    assert ht.route_finding(flipped, {}, paper).value is False
+    with pytest.raises(InvalidInputError, match="PF-VDS"):
+        ht.route_finding(route.loc[["PS-DSF"]], {}, paper)
+
+
+def test_route_mechanisms_record_whether_each_allocation_was_certified():
+    from fairlib.experiments.google_open_loop import route_mechanisms
+    from fairlib.multires import Cluster
+
+    runs, certified = route_mechanisms([1, 2])
+    assert list(runs) == ["PF-VDS(1)", "PF-VDS(2)", "PS-DSF"]
+    cluster = Cluster([[4.0, 4.0], [6.0, 2.0]], [[1.0, 2.0], [2.0, 1.0]], max_tasks=[1.0, np.inf])
+    for run in runs.values():
+        assert run(cluster).tasks[0].sum() <= 1.0 + 1e-9
+    assert certified == {"PF-VDS(1)": [True], "PF-VDS(2)": [True], "PS-DSF": [True]}
+    with pytest.raises(InvalidInputError, match="alphas"):
+        route_mechanisms([1, np.inf])

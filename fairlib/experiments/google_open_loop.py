@@ -108,6 +108,34 @@ def paper_setup_mechanisms(task: float) -> dict:
             "DRFH Best-Fit": functools.partial(drfh_best_fit, quantum=float(task))}
 
 
+def route_mechanisms(alphas) -> tuple[dict, dict]:
+    """The paper's route to PS-DSF (PF-VDS(α) as α grows, Theorem 2) under the paper setup's per-job caps:
+    ``({"PF-VDS(α)": callable, ..., "PS-DSF": psdsf}, certified)``. With caps PF-VDS is our variational equilibrium
+    (:func:`fairlib.multires.pfvds`); ``certified[name]`` collects, call by call, whether the allocation was
+    certified (``converged``: eq. (16)'s gap over the capped set <= ``CAPPED_GAP``; PS-DSF: its fixed point's
+    ``converged``), so a table built from uncertified allocations says so. Run them on unmerged servers
+    (``open_loop(..., merge=False)``): a cap price that every server charges makes the equilibrium depend on each
+    server's utility scale, which merging identical servers changes for α != 1."""
+    from ..multires import pfvds, psdsf
+
+    values = [float(a) for a in alphas]
+    bad = [a for a in values if not (np.isfinite(a) and a > 0)]
+    if not values or bad:
+        raise InvalidInputError(f"alphas = {list(alphas)}: need finite values > 0")
+    certified: dict[str, list[bool]] = {}
+
+    def recording(name, run):
+        def call(cluster):
+            result = run(cluster)
+            certified.setdefault(name, []).append(bool(result.converged))
+            return result
+        return call
+
+    runs = {f"PF-VDS({a:g})": recording(f"PF-VDS({a:g})", functools.partial(pfvds, alpha=a)) for a in values}
+    runs["PS-DSF"] = recording("PS-DSF", psdsf)
+    return runs, certified
+
+
 def sample_ids(ids, fraction: float, seed) -> np.ndarray:
     """A Bernoulli(``fraction``) sample of the unique job ``ids`` (sorted), drawn from ``seed``."""
     if not (np.isfinite(fraction) and 0 < fraction <= 1):

@@ -16,7 +16,8 @@ from .._validate import InvalidInputError
 from ..report import Measurement
 from .heterogeneous_servers import relative_gap
 
-__all__ = ["bitbrains_findings", "job_mix_findings", "replay_findings", "paper_setup_findings", "TRIO"]
+__all__ = ["bitbrains_findings", "job_mix_findings", "replay_findings", "definition4_finding", "route_finding",
+           "paper_setup_findings", "TRIO"]
 
 #: the three mechanisms Figs. 12–14 compare
 TRIO = ("PS-DSF", "DRFH", "TSF")
@@ -154,6 +155,32 @@ def definition4_finding(summary: pd.DataFrame) -> Measurement:
                  "PS-DSF trails whichever allocation the paper's algorithm returns" if margin > 1e-6
                  else "Definition 4 alone does not make PS-DSF trail here — which PS-DSF allocation the paper's "
                       "algorithm returns decides it, and these bounds do not say which"))
+
+
+def route_finding(route: pd.DataFrame, certified: dict, paper_summary: pd.DataFrame) -> Measurement:
+    """Fig. 9 in the paper setup, along the paper's route to PS-DSF: whether PF-VDS(1) has the highest utilisation
+    (mean of time-averaged CPU and RAM) and PS-DSF the lowest among the capped PF-VDS(α) and PS-DSF on unmerged
+    servers (``route``: :func:`.google_open_loop.time_averaged` of :func:`.google_open_loop.route_mechanisms`' run,
+    ``certified`` its record). The note gives each variant's value and certified share, and where the route ends
+    against the paper setup's PS-DSF (merged servers), the Definition-4 bounds and DRFH/TSF (``paper_summary``)."""
+    names = list(route.index)
+    if "PS-DSF" not in names or not any(n.startswith("PF-VDS(") for n in names):
+        raise InvalidInputError(f"route: expected PF-VDS(α) rows and PS-DSF, got {names}")
+    _require(paper_summary, list(TRIO), "paper_summary")
+    util = route[["cpu", "ram"]].astype(float).mean(axis=1)
+    shares = {n: (sum(certified.get(n, [])), len(certified.get(n, []))) for n in names}
+    uncertified = [f"{n} {k} of {m}" for n, (k, m) in shares.items() if k < m]
+    finite = [n for n in names if n != "PS-DSF"]
+    ordered = bool(util.idxmax() == finite[0] and util.idxmin() == "PS-DSF")
+    p = paper_summary.astype(float)
+    bounds = [float(p.loc["PS-DSF", [f"cpu_definition4_{e}", f"ram_definition4_{e}"]].mean()) for e in ("low", "high")]
+    return Measurement(ordered, note=(
+        "time-averaged utilisation (mean of CPU and RAM), 120 servers unmerged: " + ", ".join(
+            f"{n} {util[n]:.4f}" for n in names) + "; certified allocations: " + (
+            "all" if not uncertified else "all but " + "; ".join(uncertified) + " (used as returned)")
+        + f". The route's last step {finite[-1]} {util[finite[-1]]:.4f} against the paper setup's PS-DSF (merged "
+        f"servers) {p.loc['PS-DSF', 'utilisation']:.4f}, every Definition-4 allocation in [{bounds[0]:.4f}, "
+        f"{bounds[1]:.4f}], DRFH {p.loc['DRFH', 'utilisation']:.4f}, TSF {p.loc['TSF', 'utilisation']:.4f}"))
 
 
 def paper_setup_findings(summary: pd.DataFrame, task: float, leads: pd.DataFrame) -> dict[str, Measurement]:
