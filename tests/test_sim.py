@@ -247,11 +247,12 @@ def test_open_loop_follows_per_window_demands_and_reserved_classes():
 def test_open_loop_and_replay_never_give_a_job_more_than_its_segment_cap():
     """One server (1, 1): A (1, 0.5) capped at 0.25, B (0.5, 1) capped at 0.75 — both fit, so each gets exactly
     its cap: CPU 0.25 + 0.375 = 0.625, RAM 0.125 + 0.75 = 0.875. Uncapped (caps=False) they share the server at
-    equal dominant shares 2/3 (CPU and RAM 1). PF-VDS has no caps and refuses, naming max_tasks."""
+    equal dominant shares 2/3 (CPU and RAM 1). PF-VDS (its variational equilibrium under caps) gives the same; its
+    best responses refuse caps, naming max_tasks."""
     fleet = _one_server_fleet()
     base = _timed_jobs([[(0, 300, (1, 0.5))], [(0, 300, (0.5, 1))]])
     jobs = dataclasses.replace(base, segment_cap=np.array([0.25, 0.75]))
-    for name, mech in {"psdsf": psdsf, "drfh": drfh, "tsf": tsf}.items():
+    for name, mech in {"psdsf": psdsf, "drfh": drfh, "tsf": tsf, "pfvds": lambda c: pfvds(c, 2.0)}.items():
         capped = sim.open_loop(fleet, jobs, {name: mech})
         np.testing.assert_allclose(capped.utilisation_cpu_normalised, [0.625], atol=1e-7)
         np.testing.assert_allclose(capped.utilisation_memory_normalised, [0.875], atol=1e-7)
@@ -259,8 +260,8 @@ def test_open_loop_and_replay_never_give_a_job_more_than_its_segment_cap():
         np.testing.assert_allclose(free.utilisation_memory_normalised, [1.0], atol=1e-7)
         first = sim.replay(fleet, jobs, mech).epochs.iloc[0]
         np.testing.assert_allclose(first.utilisation_cpu_normalised, 0.625, atol=1e-7)
-    with pytest.raises(InvalidInputError, match=r"max_tasks\[0\] = 0.25: pfvds does not honour"):
-        sim.open_loop(fleet, jobs, {"pfvds": lambda c: pfvds(c, 1.0)})
+    with pytest.raises(InvalidInputError, match=r"max_tasks\[0\] = 0.25: method='best_response' does not honour"):
+        sim.open_loop(fleet, jobs, {"pfvds": lambda c: pfvds(c, 1.0, method="best_response")})
     with pytest.raises(InvalidInputError, match=r"jobs.segment_cap\[1\] = -1.0"):
         dataclasses.replace(base, segment_cap=np.array([1.0, -1.0]))
 
