@@ -138,3 +138,13 @@ def test_convergence_notes_give_the_measured_reasons():
     assert "penalty prices" in found["distributed_converges"].note and "5.06e+04" in found[
         "distributed_converges"].note
     assert "not recovered" in hs.convergence_findings(run, run, run, run)["distributed_converges"].note
+
+
+def test_random_caps_cap_at_least_one_user():
+    """A capped instance has a cap (with six users and share 0.6 about 1 draw in 250 would have none)."""
+    cluster = random_cluster(np.random.default_rng(0), 6, 3, 3)
+    for seed in range(300):
+        capped = hs.with_random_caps(seed, cluster)
+        assert capped.capped and (capped.max_tasks[np.isfinite(capped.max_tasks)] < cluster.gamma.sum(axis=1)[
+            np.isfinite(capped.max_tasks)]).all()
+    assert hs.with_random_caps(1, cluster, share=0.0).capped

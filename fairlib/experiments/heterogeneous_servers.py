@@ -311,11 +311,15 @@ def equilibrium_rates(n_instances: int, rng, alphas, *, n_users: int = 6, n_serv
 
 
 def with_random_caps(rng, cluster: Cluster, *, share: float = 0.6, high: float = 0.6) -> Cluster:
-    """``cluster`` with about ``share`` of its users capped, each at a uniform fraction in [0, ``high``) of the tasks
-    it could run on all its servers alone (Σ_i γ[n, i]): caps that bind for most of them."""
+    """``cluster`` with about ``share`` of its users capped (at least one), each at a uniform fraction in
+    [0, ``high``) of the tasks it could run on all its servers alone (Σ_i γ[n, i]): caps that bind for most."""
     rng = np.random.default_rng(rng)
     alone = cluster.gamma.sum(axis=1)
-    caps = np.where(rng.random(cluster.n_users) < share, rng.uniform(0.0, high, cluster.n_users) * alone, np.inf)
+    capped = rng.random(cluster.n_users) < share
+    fraction = rng.uniform(0.0, high, cluster.n_users)
+    if not capped.any():
+        capped[rng.integers(cluster.n_users)] = True
+    caps = np.where(capped, fraction * alone, np.inf)
     return Cluster(cluster.capacity, cluster.demand, weight=cluster.weight, eligible=cluster.eligible, max_tasks=caps)
 
 
