@@ -139,7 +139,8 @@ def test_definition4_finding_needs_the_bounds_and_says_when_they_do_not_decide()
 def _route():
     paper = pd.DataFrame({"utilisation": [0.86, 0.93, 0.92], "cpu_definition4_low": 0.3, "ram_definition4_low": 0.3,
                           "cpu_definition4_high": 1.0, "ram_definition4_high": 0.9}, index=["PS-DSF", "DRFH", "TSF"])
-    route = pd.DataFrame({"cpu": [1.0, 0.97, 0.95], "ram": [0.9, 0.8, 0.78]}, index=["PF-VDS(1)", "PF-VDS(4)", "PS-DSF"])
+    route = pd.DataFrame({"cpu": [1.0, 0.97, 0.95], "ram": [0.9, 0.8, 0.78]},
+                         index=["PF-VDS(1)", "PF-VDS(4)", "PS-DSF"])
     return route, {"PF-VDS(1)": [True, True], "PF-VDS(4)": [True, False], "PS-DSF": [True]}, paper
 
 
