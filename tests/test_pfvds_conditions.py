@@ -43,6 +43,17 @@ def test_theorem_1_equilibria_satisfy_eq16_and_lemma_1(cluster, alpha):
     assert least_merit(cluster, x, alpha) < 1e-9
 
 
+@settings(max_examples=15, deadline=None)
+@given(clusters(max_users=5), st.sampled_from([1.0, 2.0]))
+def test_eq16_on_time_shared_servers(cluster, alpha):
+    """Problem 2 (time-shared servers): its equilibrium meets eq. (16) over the time-shared constraints (over the
+    resources it generally does not: the time-shared constraint leaves resources idle)."""
+    x = pfvds(cluster, alpha, time_shared=True).tasks
+    if nash_residual(cluster, x, alpha, time_shared=True) > 1e-7:
+        return
+    assert variational_gap(cluster, x, alpha, time_shared=True) < 1e-5
+
+
 @settings(max_examples=25, deadline=None)
 @given(clusters(max_users=5), st.sampled_from([1.0, 2.0]), st.integers(0, 2**32 - 1))
 def test_theorem_1_converse_on_perturbed_allocations(cluster, alpha, seed):

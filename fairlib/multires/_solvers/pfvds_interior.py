@@ -61,7 +61,7 @@ def _solve_m(b, d_inv, pair_user, u, beta):
 def _reduced_matrix_parts(d_inv, u, pair_user, pair_rows, coef, price_coef, n_users, n_rows):
     """A D⁻¹ Pᵀ (dense; nonzero only in per-server blocks and cap rows), V1[n, row] = Σ_{p of n} b_p / D_p and
     Vu[n, row] = Σ_{p of n} a_p u_p / D_p, for the load coefficients a (``coef``) and the price coefficients b
-    (``price_coef``; the same but on cap rows, see :func:`_starting_point`)."""
+    (``price_coef``: equal to ``coef`` except on cap rows, see :func:`_starting_point`)."""
     kk = coef.shape[1]
     diag_part = np.zeros((n_rows, n_rows))
     v1 = np.zeros((n_users, n_rows))
@@ -206,7 +206,7 @@ def pfvds_interior_point(cluster: Cluster, alpha=1.0, *, time_shared: bool = Fal
 class _PairSystem:
     """The complementarity problem on the eligible pairs: pair p = (``pair_user[p]``, ``pair_server[p]``) loads
     the constraint rows ``pair_rows[p, :]`` (-1: none) with ``coef[p, :]`` (per-task use over the row's capacity)
-    and pays their prices with ``price_coef[p, :]`` (``coef`` but on cap rows: see :func:`_starting_point`);
+    and pays their prices with ``price_coef[p, :]`` (equal to ``coef`` except on cap rows: see :func:`_starting_point`);
     only rows some pair loads are kept (``active`` among all servers' rows). The marginal utility of pair p is
     exp(log_coef[p]) · x_n^-α (ŝ^-α/γ, eq. (12) [INF]), x_n its user's total."""
 
