@@ -5,6 +5,8 @@ Everything with seeds runs on :func:`fairlib.sweep.sweep`.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
@@ -320,7 +322,7 @@ def with_random_caps(rng, cluster: Cluster, *, share: float = 0.6, high: float =
     if not capped.any():
         capped[rng.integers(cluster.n_users)] = True
     caps = np.where(capped, fraction * alone, np.inf)
-    return Cluster(cluster.capacity, cluster.demand, weight=cluster.weight, eligible=cluster.eligible, max_tasks=caps)
+    return replace(cluster, max_tasks=caps)
 
 
 def _capped_equilibrium_cell(seed, instance, alphas, n_users, n_servers, n_resources):

@@ -131,6 +131,16 @@ def replay_findings(summary: pd.DataFrame, variants, alphas, short_jobs: pd.Data
     }
 
 
+def _definition4_bounds(summary: pd.DataFrame, where: str) -> dict[str, float]:
+    """PS-DSF's certified low and high utilisation (mean of CPU and RAM) over every Definition-4 allocation, overall
+    (``where=""``) or on classes C/D (``"_CD"``), from an open loop run with ``definition4=True``."""
+    try:
+        return {e: float(summary.loc["PS-DSF", [f"cpu{where}_definition4_{e}", f"ram{where}_definition4_{e}"]]
+                         .astype(float).mean()) for e in ("low", "high")}
+    except KeyError:
+        raise InvalidInputError("summary: no Definition-4 bounds (run open_loop with definition4=True)") from None
+
+
 def definition4_finding(summary: pd.DataFrame) -> Measurement:
     """Whether Definition 4 alone makes PS-DSF trail in the paper setup: the better of DRFH's and TSF's utilisation
     (mean of time-averaged CPU and RAM) minus the certified upper bound over every Definition-4 allocation
@@ -139,12 +149,7 @@ def definition4_finding(summary: pd.DataFrame) -> Measurement:
     _require(summary, list(TRIO), "summary")
     s = summary.astype(float)
     better = float(s.loc[["DRFH", "TSF"], "utilisation"].max())
-    ends = ("low", "high")
-    try:
-        whole = {e: float(s.loc["PS-DSF", [f"cpu_definition4_{e}", f"ram_definition4_{e}"]].mean()) for e in ends}
-        cd = {e: float(s.loc["PS-DSF", [f"cpu_CD_definition4_{e}", f"ram_CD_definition4_{e}"]].mean()) for e in ends}
-    except KeyError:
-        raise InvalidInputError("summary: no Definition-4 bounds (run open_loop with definition4=True)") from None
+    whole, cd = _definition4_bounds(s, ""), _definition4_bounds(s, "_CD")
     margin = better - whole["high"]
     return Measurement(
         margin,
@@ -173,14 +178,14 @@ def route_finding(route: pd.DataFrame, certified: dict, paper_summary: pd.DataFr
     finite = [n for n in names if n != "PS-DSF"]
     ordered = bool(util.idxmax() == finite[0] and util.idxmin() == "PS-DSF")
     p = paper_summary.astype(float)
-    bounds = [float(p.loc["PS-DSF", [f"cpu_definition4_{e}", f"ram_definition4_{e}"]].mean()) for e in ("low", "high")]
+    bounds = _definition4_bounds(p, "")
     return Measurement(ordered, note=(
         "time-averaged utilisation (mean of CPU and RAM), 120 servers unmerged: " + ", ".join(
             f"{n} {util[n]:.4f}" for n in names) + "; certified allocations: " + (
             "all" if not uncertified else "all but " + "; ".join(uncertified) + " (used as returned)")
         + f". The route's last step {finite[-1]} {util[finite[-1]]:.4f} against the paper setup's PS-DSF (merged "
-        f"servers) {p.loc['PS-DSF', 'utilisation']:.4f}, every Definition-4 allocation in [{bounds[0]:.4f}, "
-        f"{bounds[1]:.4f}], DRFH {p.loc['DRFH', 'utilisation']:.4f}, TSF {p.loc['TSF', 'utilisation']:.4f}"))
+        f"servers) {p.loc['PS-DSF', 'utilisation']:.4f}, every Definition-4 allocation in [{bounds['low']:.4f}, "
+        f"{bounds['high']:.4f}], DRFH {p.loc['DRFH', 'utilisation']:.4f}, TSF {p.loc['TSF', 'utilisation']:.4f}"))
 
 
 def paper_setup_findings(summary: pd.DataFrame, task: float, leads: pd.DataFrame) -> dict[str, Measurement]:

@@ -44,6 +44,8 @@ The other methods refuse caps.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
@@ -797,8 +799,7 @@ def _capped_equilibrium(cluster: Cluster, alphas, time_shared: bool):
     if not diag["converged"]:
         # where no cap binds, the capped equilibrium is the uncapped one (cap prices 0; its totals are unique,
         # Theorem 7), which best responses can finish: used when it keeps within every cap
-        free = Cluster(cluster.capacity, cluster.demand, weight=cluster.weight, eligible=cluster.eligible)
-        uncapped = pfvds(free, alphas, time_shared=time_shared)
+        uncapped = pfvds(replace(cluster, max_tasks=None), alphas, time_shared=time_shared)
         if (uncapped.totals <= cluster.max_tasks).all():
             free_gap = variational_gap(cluster, uncapped.tasks, alphas, time_shared=time_shared)
             if free_gap < gap:
