@@ -211,7 +211,7 @@ def test_a_small_first_call_loads_or_compiles_no_kernel():
     assert run.returncode == 0, run.stderr[-3000:]
     kernels = json.loads(run.stdout.strip().splitlines()[-1])
     assert kernels["small"] == []
-    assert "_predictor_corrector__serial" in kernels["large"], kernels["large"]
+    assert "_newton_solve__serial" in kernels["large"], kernels["large"]
 
 
 @pytest.mark.parametrize("value, expected", [("0", "0"), ("12", "12"), ("abc", "FAIRLIB_INTERPRET_AT_MOST"),

@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fairlib._validate import InvalidInputError
 from fairlib.multires import Cluster, drfh, tsf
@@ -99,3 +100,25 @@ def test_tsf_coefficients_use_every_server_with_the_needed_resources():
         c = Cluster(cap, dem, eligible=eligible)
         everywhere = Cluster(cap, dem)
         np.testing.assert_allclose(tsf_coefficients(c), 1.0 / everywhere.gamma.sum(axis=1), rtol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 6), st.integers(1, 3), st.integers(0, 2**32 - 1))
+def test_the_solvers_fused_kernels_round_as_numpy_does(chunks, rows, depth, seed):
+    """The interior point's Python orchestration calls small kernels for its per-pair arithmetic and chunk sums;
+    each must give NumPy's expression bit for bit (so moving code between the two changes no result)."""
+    from fairlib.multires._solvers import maxmin_interior as mi
+    from fairlib.multires._solvers.pair_kernels import sum_chunks
+
+    rng = np.random.default_rng(seed)
+    parts = rng.normal(size=(chunks,) + (rows,) * depth) * 10.0 ** rng.integers(-8, 8, size=(chunks,) + (1,) * depth)
+    assert sum_chunks(parts).tobytes() == parts.sum(axis=0).tobytes()
+    x, z, dx, dz = (rng.normal(size=rows * 7) * 10.0 ** rng.integers(-6, 6) for _ in range(4))
+    target = float(rng.uniform(0.0, 1.0))
+    assert mi._complementarity(x, z).tobytes() == (x * z).tobytes()
+    assert mi._complementarity(x, z, dx, dz, target).tobytes() == (x * z + dx * dz - target).tobytes()
+    step = float(rng.uniform(0.0, 1.0))
+    moved = x.copy()
+    mi._advance(moved, dx, step)
+    assert moved.tobytes() == (x + step * dx).tobytes()
+    assert mi._all_finite(x) and not mi._all_finite(np.append(x, np.nan)) and not mi._all_finite(np.append(x, -np.inf))

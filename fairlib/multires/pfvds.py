@@ -690,7 +690,8 @@ def _best_response_column(cluster, x, totals, server, alpha, d3, cap, tol=1e-12,
     x_o = totals[users] - x[users, server]
     col = np.zeros(cluster.n_users)
     lam = np.zeros(cap.shape[1])
-    got, _, _ = _best_response(cap[server], np.ascontiguousarray(d3[users, server]), x_o,
+    # the fallbacks' orchestration run as Python: each fallback kernel compiles only when a server needs it
+    got, _, _ = _best_response.py_func(cap[server], np.ascontiguousarray(d3[users, server]), x_o,
                                cluster.weight[users] * cluster.gamma[users, server], cluster.gamma[users, server],
                                cluster.weight[users], float(alpha), lam, tol, max_iter)
     col[users] = got

@@ -36,7 +36,7 @@ import scipy.linalg
 from numba import prange
 
 from ..._jit import njit
-from .pair_kernels import numba_threads, one_blas_thread, serial_twins, user_chunks
+from .pair_kernels import numba_threads, one_blas_thread, serial_twins, sum_chunks, user_chunks
 
 __all__ = ["maxmin_round_interior_point"]
 
@@ -178,7 +178,7 @@ def _assemble(lows, blocks, b_parts, row_of, a_act, inv_g, s, y, n_rows, weight)
     for i in range(n_rows):  # upper triangle of L + Lᵀ
         for j in range(i, n_rows):
             matrix[i, j] = low[i, j] + low[j, i]
-    block = blocks.sum(axis=0)
+    block = sum_chunks(blocks)
     for i in range(n_servers):
         for k in range(kk):
             if row_of[i, k] < 0:
@@ -186,7 +186,7 @@ def _assemble(lows, blocks, b_parts, row_of, a_act, inv_g, s, y, n_rows, weight)
             for l in range(k, kk):
                 if row_of[i, l] >= 0:
                     matrix[row_of[i, k], row_of[i, l]] += block[i, k, l]
-    b_vec = b_parts.sum(axis=0)
+    b_vec = sum_chunks(b_parts)
     c0 = 0.0
     for n in range(n_users):
         c0 += a_act[n] * a_act[n] * inv_g[n]
@@ -225,7 +225,7 @@ def _linear_parts(x, y, u, z, user_start, pair_server, dem, inv_cap, row_of, chu
                 if acc > aty_max[c]:
                     aty_max[c] = acc
             ex[n] = acc_x
-    return ax_parts.sum(axis=0), ex, dual, aty_max.max()
+    return sum_chunks(ax_parts), ex, dual, aty_max.max()
 
 
 @njit(cache=True)
@@ -279,7 +279,7 @@ def _newton_solve(upper, b_vec, c0, rc, ru, rd, rt, rxz, rsy, rwu, x, s, w, y, u
                 for k in range(kk):
                     if row_of[i, k] >= 0:
                         g[row_of[i, k]] += dem[n, k] * inv_cap[i, k] * v
-    q = rc - rsy / y - g_parts.sum(axis=0)
+    q = rc - rsy / y - sum_chunks(g_parts)
     rhs_t = -rt - a_act @ hg
     dy = _cho_solve(upper, q + b_vec * (rhs_t / c0))
     dt = (rhs_t - b_vec @ dy) / c0
@@ -308,29 +308,36 @@ def _newton_solve(upper, b_vec, c0, rc, ru, rd, rt, rxz, rsy, rwu, x, s, w, y, u
     return dx, ds, dw, dt, dy, du, dz
 
 
-@njit(cache=True)
-def _direction(refine, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, rxz, rsy, rwu, x, s, w, y, u, z, d, inv_g,
-               a_act, user_start, pair_server, dem, inv_cap, row_of, chunks):
+def _direction(kernels, refine, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, rxz, rsy, rwu, x, s, w, y, u, z, d,
+               inv_g, a_act, user_start, pair_server, dem, inv_cap, row_of, chunks):
     """Newton step, plus (``refine``) one round of iterative refinement on the unreduced equations: the reduced
-    matrix loses accuracy as complementarity -> 0 (and is formed partly in single precision early on)."""
-    dx, ds, dw, dt, dy, du, dz = _newton_solve(upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, rxz, rsy, rwu,
-                                               x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_server, dem,
-                                               inv_cap, row_of, chunks)
+    matrix loses accuracy as complementarity -> 0 (and is formed partly in single precision early on).
+    ``kernels``: the serial or parallel pair kernels. Plain Python calling the kernels, so the refinement (and
+    this orchestration) is not compiled into every solve: element-wise NumPy rounds as a compiled array
+    expression does, and the dot product is the kernels' own (:func:`_dot`)."""
+    args = (x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_server, dem, inv_cap, row_of, chunks)
+    dx, ds, dw, dt, dy, du, dz = kernels._newton_solve(upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, rxz, rsy, rwu,
+                                                       *args)
     if not refine:
         return dx, ds, dw, dt, dy, du, dz
-    a_dx, e_dx, e_d, _ = _linear_parts(dx, dy, du, dz, user_start, pair_server, dem, inv_cap, row_of, chunks,
-                                       r_cap.shape[0])
+    a_dx, e_dx, e_d, _ = kernels._linear_parts(dx, dy, du, dz, user_start, pair_server, dem, inv_cap, row_of,
+                                               chunks, r_cap.shape[0])
     e_c = a_dx + ds + r_cap
     e_u = e_dx - dw - a_act * dt + r_usr
     e_d += r_dual
     e_xz = z * dx + x * dz + rxz
-    e_t = a_act @ du + r_t
+    e_t = _dot(a_act, du) + r_t
     e_sy = y * ds + s * dy + rsy
     e_wu = u * dw + w * du + rwu
-    cx, cs, cw, ct, cy, cu, cz = _newton_solve(upper, b_vec, c0, e_c, e_u, e_d, e_t, e_xz, e_sy, e_wu,
-                                               x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_server, dem,
-                                               inv_cap, row_of, chunks)
+    cx, cs, cw, ct, cy, cu, cz = kernels._newton_solve(upper, b_vec, c0, e_c, e_u, e_d, e_t, e_xz, e_sy, e_wu,
+                                                       *args)
     return dx + cx, ds + cs, dw + cw, dt + ct, dy + cy, du + cu, dz + cz
+
+
+@njit(cache=True)
+def _dot(a, b):
+    """a · b, as a compiled kernel computes it (BLAS through numba)."""
+    return a @ b
 
 
 @njit(cache=True)
@@ -346,17 +353,8 @@ def _step(v, dv):
 
 
 @njit(cache=True)
-def _predictor_corrector(upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x, s, w, t, y, u, z, d, inv_g, a_act,
-                         user_start, pair_server, dem, inv_cap, row_of, chunks, mu, n_comp, refine, fraction):
-    """Mehrotra's predictor-corrector step, taken in place (x, s, w, y, u, z); returns (new t, finite).
-    ``refine``: one round of iterative refinement of the corrector (needed only as the system degenerates);
-    ``fraction``: of the step to the boundary taken."""
-    args = (x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_server, dem, inv_cap, row_of, chunks)
-    # the predictor only sets the centring and the second-order term: no refinement
-    dx, ds, dw, dt, dy, du, dz = _direction(False, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x * z, s * y,
-                                            w * u, *args)
-    tp = min(_step(x, dx), _step(s, ds), _step(w, dw))
-    td = min(_step(y, dy), _step(u, du), _step(z, dz))
+def _centring_target(x, s, w, y, u, z, dx, ds, dw, dy, du, dz, tp, td, n_comp, mu):
+    """Mehrotra's centring target (μ_aff/μ)³ μ, μ_aff the complementarity after the affine steps (tp, td)."""
     mu_aff = 0.0
     for p in range(x.shape[0]):
         mu_aff += (x[p] + tp * dx[p]) * (z[p] + td * dz[p])
@@ -364,24 +362,66 @@ def _predictor_corrector(upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x, s, w, t
         mu_aff += (s[j] + tp * ds[j]) * (y[j] + td * dy[j])
     for n in range(w.shape[0]):
         mu_aff += (w[n] + tp * dw[n]) * (u[n] + td * du[n])
-    target = min((mu_aff / n_comp / mu) ** 3, 1.0) * mu
-    dx, ds, dw, dt, dy, du, dz = _direction(refine, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t,
-                                            x * z + dx * dz - target, s * y + ds * dy - target,
+    return min((mu_aff / n_comp / mu) ** 3, 1.0) * mu
+
+
+def _predictor_corrector(kernels, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x, s, w, t, y, u, z, d, inv_g, a_act,
+                         user_start, pair_server, dem, inv_cap, row_of, chunks, mu, n_comp, refine, fraction):
+    """Mehrotra's predictor-corrector step, taken in place (x, s, w, y, u, z); returns (new t, finite).
+    ``refine``: one round of iterative refinement of the corrector (needed only as the system degenerates);
+    ``fraction``: of the step to the boundary taken. Plain Python calling the kernels (see :func:`_direction`);
+    the per-pair arithmetic stays in fused kernels (:func:`_complementarity`, :func:`_advance`)."""
+    args = (x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_server, dem, inv_cap, row_of, chunks)
+    # the predictor only sets the centring and the second-order term: no refinement
+    dx, ds, dw, dt, dy, du, dz = _direction(kernels, False, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t,
+                                            _complementarity(x, z), s * y, w * u, *args)
+    tp = min(_step(x, dx), _step(s, ds), _step(w, dw))
+    td = min(_step(y, dy), _step(u, du), _step(z, dz))
+    target = _centring_target(x, s, w, y, u, z, dx, ds, dw, dy, du, dz, tp, td, n_comp, mu)
+    dx, ds, dw, dt, dy, du, dz = _direction(kernels, refine, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t,
+                                            _complementarity(x, z, dx, dz, target), s * y + ds * dy - target,
                                             w * u + dw * du - target, *args)
-    finite = np.isfinite(dt)
-    for v in (dx, ds, dw, dy, du, dz):
-        finite = finite and np.isfinite(v).all()
-    if not finite:
+    if not (np.isfinite(dt) and all(_all_finite(v) for v in (dx, ds, dw, dy, du, dz))):
         return t, False
     tp = fraction * min(_step(x, dx), _step(s, ds), _step(w, dw))
     td = fraction * min(_step(y, dy), _step(u, du), _step(z, dz))
-    x += tp * dx
+    _advance(x, dx, tp)
     s += tp * ds
     w += tp * dw
     y += td * dy
     u += td * du
-    z += td * dz
+    _advance(z, dz, td)
     return t + tp * dt, True
+
+
+@njit(cache=True)
+def _complementarity(x, z, dx=None, dz=None, target=0.0):
+    """x z per pair, or (with the predictor's steps) x z + dx dz - target: one fused pass, rounded as the
+    element-wise NumPy expression is."""
+    out = np.empty(x.shape[0])
+    if dx is None or dz is None:
+        for p in range(x.shape[0]):
+            out[p] = x[p] * z[p]
+    else:
+        for p in range(x.shape[0]):
+            out[p] = x[p] * z[p] + dx[p] * dz[p] - target
+    return out
+
+
+@njit(cache=True)
+def _advance(v, dv, step):
+    """v += step dv in place, in one pass."""
+    for p in range(v.shape[0]):
+        v[p] += step * dv[p]
+
+
+@njit(cache=True)
+def _all_finite(v):
+    """Whether every entry of v is finite (stops at the first that is not)."""
+    for p in range(v.shape[0]):
+        if not np.isfinite(v[p]):
+            return False
+    return True
 
 
 # one chunk (below PARALLEL_PAIRS pairs) runs serial copies that never compile a parallel region
@@ -513,9 +553,9 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
             upper = _cholesky(m_mat)
             if upper is None:
                 break
-            t, finite = kernels._predictor_corrector(upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x, s, w, t, y, u,
-                                                     z, d, inv_g, a_act, *structure, gap / n_comp, float(n_comp),
-                                                     merit < _REFINE_BELOW, 1.0 - min(0.005, merit))
+            t, finite = _predictor_corrector(kernels, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x, s, w, t, y,
+                                             u, z, d, inv_g, a_act, *structure, gap / n_comp, float(n_comp),
+                                             merit < _REFINE_BELOW, 1.0 - min(0.005, merit))
             if not finite:
                 break
 

@@ -20,7 +20,7 @@ from threadpoolctl import ThreadpoolController
 from ..._jit import njit
 
 __all__ = ["row_products", "column_products", "user_sums", "one_blas_thread", "numba_threads", "user_chunks",
-           "serial_twins", "parallel_from", "TWINS", "PARALLEL_CHAINS"]
+           "serial_twins", "parallel_from", "sum_chunks", "TWINS", "PARALLEL_CHAINS"]
 
 _BLAS = None
 PARALLEL_PAIRS = 20_000  # problems with fewer eligible pairs run on one thread
@@ -128,6 +128,20 @@ def serial_twins(namespace: dict) -> tuple[types.SimpleNamespace, types.SimpleNa
     TWINS.extend(twins.values())
     PARALLEL_CHAINS.extend(kernels[name] for name in twins)
     return (types.SimpleNamespace(**twins), types.SimpleNamespace(**{name: kernels[name] for name in twins}))
+
+
+@njit(cache=True)
+def sum_chunks(parts):
+    """Σ over the first axis of per-chunk partial sums (C-contiguous), added in chunk order from zero: the same
+    additions as ``parts.sum(axis=0)`` compiled, without compiling numba's general axis reduction (its axis
+    checks and error messages cost about a second of every solver's first compilation)."""
+    n_chunks = parts.shape[0]
+    flat = parts.reshape((n_chunks, parts.size // n_chunks))
+    out = np.zeros(flat.shape[1])
+    for c in range(n_chunks):
+        for j in range(flat.shape[1]):
+            out[j] += flat[c, j]
+    return out.reshape(parts.shape[1:])
 
 
 @njit(cache=True)

@@ -44,7 +44,7 @@ from numba import prange
 from ..._jit import njit
 from ..._validate import InvalidInputError, as_count
 from ..cluster import Cluster
-from .pair_kernels import numba_threads, one_blas_thread, serial_twins, user_chunks
+from .pair_kernels import numba_threads, one_blas_thread, serial_twins, sum_chunks, user_chunks
 
 __all__ = ["psdsf_market"]
 
@@ -87,7 +87,7 @@ def _shares_over_chunks(q, inv_price, mu, user_start, pair_server, log_gamma, ga
     for c in prange(chunk_start.shape[0] - 1):
         _shares_chunk(q, inv_price, mu, chunk_start[c], chunk_start[c + 1], user_start, pair_server, log_gamma,
                       gamma, weight, load, x, share, parts[c])
-    return parts.sum(axis=0)
+    return sum_chunks(parts)
 
 
 @njit(cache=True)
@@ -171,7 +171,7 @@ def _coupling_over_chunks(dense, x, share, user_start, pair_server, load, bindin
     for c in prange(chunk_start.shape[0] - 1):
         _coupling_block(chunk_start[c], chunk_start[c + 1], dense, x, share, user_start, pair_server, load, binding,
                         dense_u, dense_s, parts[c])
-    return parts.sum(axis=0)
+    return sum_chunks(parts)
 
 
 @njit(cache=True)
@@ -234,7 +234,7 @@ def _derivative_over_chunks(q, mu, user_start, pair_server, log_gamma, load, x, 
     for c in prange(chunk_start.shape[0] - 1):
         _derivative_chunk(q, mu, chunk_start[c], chunk_start[c + 1], user_start, pair_server, log_gamma, load, x,
                           share, binding, parts[c])
-    return parts.sum(axis=0)
+    return sum_chunks(parts)
 
 
 @njit(cache=True)
