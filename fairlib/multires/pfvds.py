@@ -49,6 +49,7 @@ from dataclasses import replace
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
+from .._linear_solve import solve
 from .._validate import InvalidInputError, as_count, as_number, check_choice
 from ._solvers.pfvds_interior import pfvds_interior_point
 from .cluster import Allocation, Cluster, per_server_alpha
@@ -169,7 +170,7 @@ def _price_step(cap, grad, hess, lam):
             trace += h[u, u]
         for u in range(idx.shape[0]):
             h[u, u] += 1e-9 * trace / idx.shape[0]
-        sol = np.linalg.solve(h, -g)
+        sol = solve(h, -g)
         for u in range(idx.shape[0]):
             step[idx[u]] = sol[u]
     return step
@@ -369,7 +370,7 @@ def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, tol, max_iter):
             damped = h.copy()
             for u in range(k_act):
                 damped[u, u] -= damping
-            step = np.linalg.solve(damped, -g)
+            step = solve(damped, -g)
             longest = 0.0
             for u in range(k_act):
                 longest = max(longest, abs(step[u]))

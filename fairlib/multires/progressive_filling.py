@@ -209,7 +209,9 @@ def _progressive_filling(demands, capacity, step, share_num, share_den, accumula
             keys[i] = s
         else:
             keys[i] = tasks[i] * step[i]
-    sec0 = np.where(tasks > 0, secondary, zero_secondary)
+    sec0 = np.empty(n, dtype=np.int64)  # a loop, not np.where: its broadcasting compiles ~0.7 s of error paths
+    for i in range(n):
+        sec0[i] = secondary[i] if tasks[i] > 0 else zero_secondary[i]
     perm = np.argsort(sec0)
     perm = perm[np.argsort(keys[perm], kind="mergesort")]
     hkey = np.empty(n)

@@ -42,6 +42,7 @@ import numpy as np
 from numba import prange
 
 from ..._jit import njit
+from ..._linear_solve import solve
 from ..._validate import InvalidInputError, as_count
 from ..cluster import Cluster
 from .pair_kernels import numba_threads, one_blas_thread, serial_twins, sum_chunks, user_chunks
@@ -293,7 +294,7 @@ def _continuation(user_start, pair_server, log_gamma, gamma, weight, load, chunk
             coupling = _price_coupling(x, share, user_start, pair_server, load, binding, n_servers, chunk_start,
                                        dense_u, dense_s)
             mat = _newton_matrix(coupling, fullness, has_pairs, -(1.0 + 1.0 / mu), 1.0 / mu)
-            step_dir = np.linalg.solve(mat, -res)
+            step_dir = solve(mat, -res)
             step = 1.0
             accepted = False
             trial_q = q.copy()
@@ -341,7 +342,7 @@ def _continuation(user_start, pair_server, log_gamma, gamma, weight, load, chunk
         coupling = _price_coupling(x, share, user_start, pair_server, load, binding, n_servers, chunk_start,
                                    dense_u, dense_s)
         mat = _newton_matrix(coupling, fullness, has_pairs, -(1.0 + 1.0 / mu), 1.0 / mu)
-        tangent = np.linalg.solve(mat, -_mu_derivative(q, mu, user_start, pair_server, log_gamma, load, x, share,
+        tangent = solve(mat, -_mu_derivative(q, mu, user_start, pair_server, log_gamma, load, x, share,
                                                         binding, fullness, has_pairs, chunk_start))
         predict = True
         mu = max(mu * factor, mu_final)
@@ -420,7 +421,7 @@ def _polish(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chun
         # the price equations' Newton matrix (rows divided by each server's fill) at temperature μ
         for i in range(n_servers):
             rhs[i] = rhs[i] / fullness[i] if has_pairs[i] else 0.0
-        dq = np.linalg.solve(_newton_matrix(coupling, fullness, has_pairs, -kappa, kappa - 1.0), rhs)
+        dq = solve(_newton_matrix(coupling, fullness, has_pairs, -kappa, kappa - 1.0), rhs)
         for n in range(n_users):
             acc = 0.0
             for a in range(kept_start[n], kept_start[n + 1]):

@@ -1,0 +1,65 @@
+"""``solve(a, b)``: a square linear system inside a kernel, by the LAPACK routine ``np.linalg.solve`` compiles to.
+
+numba compiles ``np.linalg.solve`` with its general machinery (any dtype and layout, several right-hand sides,
+formatted error messages): about 3 s of a solver's first compilation with an empty cache, for the small Newton
+systems (a few resources, a few hundred servers) the kernels solve. :func:`solve` makes the same call — LAPACK's
+``dgesv`` through numba's own binding to SciPy's LAPACK, on the same Fortran-ordered copy — so compiled results
+are bit for bit those of ``np.linalg.solve`` compiled (``tests/test_linear_solve.py``), for 0.5 s of compilation.
+Run as Python (an interpreted kernel, see :mod:`fairlib._jit`) it is NumPy's ``np.linalg.solve``, with the
+compiled path's errors.
+
+Errors as ``np.linalg.solve``'s: :class:`numpy.linalg.LinAlgError` for a non-finite entry or a singular matrix.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import types
+from numba.core.errors import TypingError
+from numba.extending import overload
+from numba.np.linalg import _LAPACK, F_INT_nptype, ensure_lapack
+
+__all__ = ["solve"]
+
+
+def solve(a, b):
+    """x with a x = b, for a square float64 matrix ``a`` and a float64 vector ``b`` (compiled: module doc). As
+    Python, NumPy's solve after the compiled path's check for non-finite entries (NumPy's would return NaN)."""
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        raise np.linalg.LinAlgError("Array must not contain infs or NaNs.")
+    return np.linalg.solve(a, b)
+
+
+@overload(solve)
+def _solve_compiled(a, b):
+    if not (isinstance(a, types.Array) and a.ndim == 2 and a.dtype == types.float64
+            and isinstance(b, types.Array) and b.ndim == 1 and b.dtype == types.float64):
+        raise TypingError(f"fairlib solve: a float64 matrix and a float64 vector; got {a} and {b}")
+    ensure_lapack()
+    xgesv = _LAPACK().numba_xgesv(types.float64)
+    kind = ord("d")
+
+    def impl(a, b):
+        n = a.shape[0]
+        if a.shape[1] != n or b.shape[0] != n:
+            raise np.linalg.LinAlgError("solve: the matrix must be square and match the right-hand side")
+        for i in range(n):
+            if not np.isfinite(b[i]):
+                raise np.linalg.LinAlgError("Array must not contain infs or NaNs.")
+            for j in range(n):
+                if not np.isfinite(a[i, j]):
+                    raise np.linalg.LinAlgError("Array must not contain infs or NaNs.")
+        x = b.copy()
+        if n == 0:
+            return x
+        column_major = np.empty((n, n)).T  # LAPACK overwrites its copy of a with the LU factors
+        for i in range(n):
+            for j in range(n):
+                column_major[i, j] = a[i, j]
+        pivots = np.empty(n, dtype=F_INT_nptype)
+        info = xgesv(kind, n, 1, column_major.ctypes, n, pivots.ctypes, x.ctypes, n)
+        if info != 0:
+            raise np.linalg.LinAlgError("Matrix is singular to machine precision.")
+        return x
+
+    return impl
