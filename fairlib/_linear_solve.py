@@ -32,6 +32,8 @@ def solve(a, b):
 
 @overload(solve)
 def _solve_compiled(a, b):
+    """The compiled :func:`solve`: checks as numba's ``np.linalg.solve`` does (square, finite), then ``dgesv`` on a
+    column-major copy of ``a`` with ``b``'s copy overwritten by the solution."""
     if not (isinstance(a, types.Array) and a.ndim == 2 and a.dtype == types.float64
             and isinstance(b, types.Array) and b.ndim == 1 and b.dtype == types.float64):
         raise TypingError(f"fairlib solve: a float64 matrix and a float64 vector; got {a} and {b}")
