@@ -59,6 +59,22 @@ __all__ = ["pfvds", "best_response_column", "nash_residual", "merit", "proportio
 
 
 @njit(cache=True)
+def _copy_vector(dst, src):
+    """dst[:] = src as a loop: numba's slice assignment compiles its shape-mismatch message (about a second of
+    string formatting) into every solver that uses it."""
+    for j in range(src.shape[0]):
+        dst[j] = src[j]
+
+
+@njit(cache=True)
+def _copy_matrix(dst, src):
+    """dst[:, :] = src as a loop (see :func:`_copy_vector`)."""
+    for i in range(src.shape[0]):
+        for j in range(src.shape[1]):
+            dst[i, j] = src[i, j]
+
+
+@njit(cache=True)
 def _utility_terms(x_o, x, a, gamma, weight, p, alpha):
     """Σ_n [φ_n f((x_o + x)/a) - x p] over the users (the Lagrangian's user part)."""
     total = 0.0
@@ -344,8 +360,8 @@ def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, tol, max_iter):
                     for k in range(n_users):
                         use += d[k, r] * x_try[k]
                     if use <= cap[r]:
-                        x[:] = x_try
-                        share[:, :] = share_try
+                        _copy_vector(x, x_try)
+                        _copy_matrix(share, share_try)
                         left = True
                         continue
                 active[r] = True
@@ -393,9 +409,9 @@ def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, tol, max_iter):
             damping = max(damping * 100.0, 1e-6 * trace / k_act)
         if not accepted:
             break
-        theta[:] = theta_try
-        x[:] = x_try
-        share[:, :] = share_try
+        _copy_vector(theta, theta_try)
+        _copy_vector(x, x_try)
+        _copy_matrix(share, share_try)
         gap = gap_try
     for r in range(m):
         lam[r] = min(np.exp(theta[r]), 1e300) if active[r] else 0.0
@@ -481,7 +497,7 @@ def _best_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_iter):
         it += it_try
         if gap_try < gap:
             x, gap = x_try, gap_try
-            lam[:] = trial
+            _copy_vector(lam, trial)
     return x, it, gap
 
 
@@ -518,9 +534,9 @@ def _dual_newton_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_it
                                    x_try, p_try)
         if not accepted:
             break
-        lam[:] = lam_try
-        x[:] = x_try
-        p[:] = p_try
+        _copy_vector(lam, lam_try)
+        _copy_vector(x, x_try)
+        _copy_vector(p, p_try)
         value = v
     _scale_into_capacity(cap, d, x)
     return x, it, gap

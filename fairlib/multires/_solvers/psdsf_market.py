@@ -432,7 +432,8 @@ def _polish(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chun
         for i in range(n_servers):
             price[i] *= np.exp(dq[i])
     x_all[:] = 0.0
-    x_all[kept] = x
+    for a in range(count):  # a loop: fancy assignment compiles numba's shape-mismatch message (~1 s)
+        x_all[kept[a]] = x[a]
     return x_all, residual
 
 
