@@ -1,7 +1,8 @@
 """Single-pool DRF family: progressive filling, EDRF, PDRF (Metin 2025; reconstructions §1–2)."""
+import numba
 import numpy as np
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from fairlib._validate import InvalidInputError
@@ -480,3 +481,24 @@ def test_edrf_with_caps_compiled_matches_the_lp(seed):
     quotas = Quotas() if start is None else Quotas.yarn(min_share=start[:, None] * d)
     np.testing.assert_allclose(res.tasks, quota_maxmin_lp(d, c, quotas, weights=w, max_tasks=caps), rtol=1e-7,
                                atol=1e-9)
+
+
+@numba.njit
+def _kernel_start_order(keys, sec0):
+    """The starting order as the filling kernel computed it before it was sorted in Python (the reference)."""
+    perm = np.argsort(sec0)
+    return perm[np.argsort(keys[perm], kind="mergesort")]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 6), st.integers(1, 40), st.integers(0, 2**32 - 1))
+def test_the_starting_heap_order_is_the_compiled_sorts(n, distinct_keys, distinct_secondary, seed):
+    """drf sorts its starting heap in Python (NumPy where secondary keys are distinct, numba's quicksort where some
+    repeat); the order must be the one the filling kernel's own sorts gave — numba's np.argsort by secondary key,
+    then a stable sort by share — including among exact ties (few distinct values of each)."""
+    from fairlib.multires.progressive_filling import _start_order
+
+    rng = np.random.default_rng(seed)
+    keys = rng.integers(0, distinct_keys, n) * 0.1
+    sec0 = (rng.permutation(n) if distinct_secondary >= n else rng.integers(0, distinct_secondary, n)).astype(np.int64)
+    assert _start_order(keys, sec0).tolist() == _kernel_start_order(keys, sec0).tolist()

@@ -168,7 +168,6 @@ def _borrowed_share(t, i, demands, nominal, lendable, weights):
     return share / weights[i]
 
 
-@njit(cache=True)
 def _progressive_filling(demands, capacity, step, share_num, share_den, accumulate, secondary, zero_secondary, caps,
                          skip_blocked, record, order, start, reserved, nominal, lendable, weights):
     """Heap-based progressive filling from the allocation ``start`` (tasks per user).
@@ -188,7 +187,62 @@ def _progressive_filling(demands, capacity, step, share_num, share_den, accumula
     Kueue's borrowed share ``max(0, max_r (tasks_i demands_ir - nominal_ir) / lendable_r) / weights_i`` over the
     resources with ``lendable_r > 0`` (in floating point; ``share_den`` must then be empty) instead of
     ``tasks * step``.
+
+    The starting heap is sorted as Python (:func:`_start_order`) between two kernels (:func:`_start_keys`,
+    :func:`_fill`): numba's sorts are ~2.5 s of a first compilation, and a sort of distinct keys has one answer.
     """
+    keys, sec0 = _start_keys(demands, step, accumulate, secondary, zero_secondary, start, nominal, lendable, weights)
+    return _fill(demands, capacity, step, share_num, share_den, accumulate, secondary, caps, skip_blocked, record,
+                 order, start, reserved, nominal, lendable, weights, keys, sec0, _start_order(keys, sec0))
+
+
+@njit(cache=True)
+def _start_keys(demands, step, accumulate, secondary, zero_secondary, start, nominal, lendable, weights):
+    """Each user's share at the ``start`` allocation and its secondary key (``zero_secondary`` for a user with no
+    task yet): the heap's (share, secondary) items."""
+    n = demands.shape[0]
+    borrowed = nominal.shape[0] > 0
+    keys = np.empty(n)
+    for i in range(n):
+        if borrowed:
+            keys[i] = _borrowed_share(start[i], i, demands, nominal, lendable, weights)
+        elif accumulate:
+            s = 0.0
+            for _ in range(start[i]):
+                s += step[i]
+            keys[i] = s
+        else:
+            keys[i] = start[i] * step[i]
+    sec0 = np.empty(n, dtype=np.int64)  # a loop, not np.where: its broadcasting compiles ~0.7 s of error paths
+    for i in range(n):
+        sec0[i] = secondary[i] if start[i] > 0 else zero_secondary[i]
+    return keys, sec0
+
+
+def _start_order(keys, sec0):
+    """Users sorted by (share, secondary): the heap's starting array (a sorted array is a valid heap). As the
+    filling kernel sorted them: by secondary key (numba's quicksort), then stably by share. With distinct
+    secondary keys every sort gives that order, so NumPy sorts; where some repeat (users with and without tasks
+    under the ``lexicographic`` and ``allocation_count`` ties), numba's quicksort orders them its own way and the
+    heap keeps that order among exact ties, so it is used (:func:`_argsort_repeated`)."""
+    if np.unique(sec0).size == sec0.size:
+        perm = np.argsort(sec0, kind="stable")
+    else:
+        perm = _argsort_repeated(sec0)
+    return perm[np.argsort(keys[perm], kind="stable")]
+
+
+@njit(cache=True)
+def _argsort_repeated(values):
+    """``np.argsort(values)`` compiled (numba's quicksort); compiled only when some value repeats."""
+    return np.argsort(values)
+
+
+@njit(cache=True)
+def _fill(demands, capacity, step, share_num, share_den, accumulate, secondary, caps, skip_blocked, record, order,
+          start, reserved, nominal, lendable, weights, keys, sec0, perm):
+    """The heap-based filling of :func:`_progressive_filling` from the users in starting order ``perm`` (shares
+    ``keys``, secondary keys ``sec0``)."""
     n, m = demands.shape
     exact = share_den.shape[0] > 0
     reserving = reserved.shape[0] > 0
@@ -197,23 +251,6 @@ def _progressive_filling(demands, capacity, step, share_num, share_den, accumula
     consumed = held_resources(tasks, demands)
     committed = _committed(tasks, demands, reserved) if reserving else consumed
     limit = capacity * (1.0 + FIT_RTOL)
-    # (share, secondary, user) items sorted once: a sorted array is a valid heap
-    keys = np.empty(n)
-    for i in range(n):
-        if borrowed:
-            keys[i] = _borrowed_share(tasks[i], i, demands, nominal, lendable, weights)
-        elif accumulate:
-            s = 0.0
-            for _ in range(tasks[i]):
-                s += step[i]
-            keys[i] = s
-        else:
-            keys[i] = tasks[i] * step[i]
-    sec0 = np.empty(n, dtype=np.int64)  # a loop, not np.where: its broadcasting compiles ~0.7 s of error paths
-    for i in range(n):
-        sec0[i] = secondary[i] if tasks[i] > 0 else zero_secondary[i]
-    perm = np.argsort(sec0)
-    perm = perm[np.argsort(keys[perm], kind="mergesort")]
     hkey = np.empty(n)
     hnum = np.zeros(n, dtype=np.int64)
     hden = np.zeros(n, dtype=np.int64)
