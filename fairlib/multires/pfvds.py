@@ -115,7 +115,7 @@ def _dual_value(lam, cap, d, x_o, a, gamma, weight, alpha, x, p):
     return value
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _usage_and_hessian(d, x, x_o, p, alpha):
     """Resources the users' demands x(λ) use, and the Hessian of the dual value: Σ_n w_n d_n d_nᵀ over served users,
     w_n = -dx_n/dp_n = (x_n + x_o,n) / (α p_n)."""
@@ -135,7 +135,7 @@ def _usage_and_hessian(d, x, x_o, p, alpha):
     return used, hess
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _kkt_gap(cap, grad, lam):
     """Largest relative violation of the server's KKT conditions: overuse, and complementarity of prices and
     slack (``grad`` = capacity - use), relative to capacity."""
@@ -148,7 +148,7 @@ def _kkt_gap(cap, grad, lam):
     return gap
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _price_step(cap, grad, hess, lam):
     """Projected Newton direction for the prices: Newton on the free prices whose resource some served user
     demands (with a small ridge: collinear demands make the Hessian singular); a tiny price on a slack resource
@@ -192,7 +192,7 @@ def _price_step(cap, grad, hess, lam):
     return step
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _line_search(step, grad, hess, lam, value, cap, d, x_o, a, gamma, weight, alpha, lam_try, x_try, p_try):
     """Backtracking on the dual value along the projected path λ + t·step (t halved up to 60 times); if the Newton
     direction fails, a diagonally scaled gradient step. Fills ``lam_try``, ``x_try``, ``p_try`` with the accepted

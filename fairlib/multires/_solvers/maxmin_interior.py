@@ -92,7 +92,7 @@ def _normal_matrix(x, z, w, u, s, y, a_act, user_start, pair_server, dem, inv_ca
     return _assemble(lows, blocks, b_parts, row_of, a_act, inv_g, s, y, n_rows, weight)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pair_weights(x, z, lo, hi, weight):
     """D_p = x_p/z_p for one user's pairs lo..hi-1 (into ``weight``); returns the dominant pair p* (largest D_p) and
     δ = Σ_p D_p."""
@@ -106,7 +106,7 @@ def _pair_weights(x, z, lo, hi, weight):
     return star, delta
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _user_terms(n, lo, hi, star, delta, omega, g, weight, share, pair_server, dem, inv_cap, row_of, dense, r_dense,
                 block, b_vec, e_rows, e_vals, r_rows, r_vals, r_mark):
     """User n's contributions: b += Σ_p D_p a_p (a_n/G); the compact per-server blocks get D_p a_p a_pᵀ (κ for p*);
@@ -145,7 +145,7 @@ def _user_terms(n, lo, hi, star, delta, omega, g, weight, share, pair_server, de
     return n_e, n_r
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _subtract_cross_terms(low, n, n_e, n_r, e_rows, e_vals, r_rows, r_vals, r_mark, dense, r_dense):
     """L -= EᵀR (+ ½RᵀR when sparse; dense R is left to one BLAS product by the caller); clears ``r_mark``."""
     n_rows = low.shape[0]
@@ -165,7 +165,7 @@ def _subtract_cross_terms(low, n, n_e, n_r, e_rows, e_vals, r_rows, r_vals, r_ma
             r_mark[r_rows[j]] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _assemble(lows, blocks, b_parts, row_of, a_act, inv_g, s, y, n_rows, weight):
     """Sum the chunks and form the upper triangle of M = blocks + L + Lᵀ + S/Y + b bᵀ/c0, c0 = Σ_n a_n²/G_n;
     returns (M, D, 1/G, b, c0)."""

@@ -53,7 +53,7 @@ __all__ = ["psdsf_market"]
 _SHARE_FLOOR = 1e-17
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _shares_chunk(q, inv_price, mu, n_lo, n_hi, user_start, pair_server, log_gamma, gamma, weight, load, x, share,
                   use):
     for n in range(n_lo, n_hi):
@@ -101,7 +101,7 @@ def _shares(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chun
                                chunk_start, x, share)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _use(x, pair_server, load, n_servers):
     """use[i, k] = Σ_n x[n, i] load[n, i, k] (load = per-task use / capacity)."""
     use = np.zeros((n_servers, load.shape[1]))
@@ -132,7 +132,7 @@ def _residual(use, has_pairs, binding, fullness):
     return res
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _coupling_chunk(n_lo, n_hi, x, share, user_start, pair_server, load, binding, out):
     picked = np.empty(user_start[n_hi] - user_start[n_lo], dtype=np.int64)
     for n in range(n_lo, n_hi):
@@ -149,7 +149,7 @@ def _coupling_chunk(n_lo, n_hi, x, share, user_start, pair_server, load, binding
                 out[i, pair_server[picked[b]]] += u * share[picked[b]]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _coupling_block(n_lo, n_hi, dense, x, share, user_start, pair_server, load, binding, dense_u, dense_s, out):
     if not dense:
         _coupling_chunk(n_lo, n_hi, x, share, user_start, pair_server, load, binding, out)
@@ -210,7 +210,7 @@ def _newton_matrix(coupling, fullness, has_pairs, diagonal, scale):
     return mat
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _derivative_chunk(q, mu, n_lo, n_hi, user_start, pair_server, log_gamma, load, x, share, binding, out):
     for n in range(n_lo, n_hi):
         lo, hi = user_start[n], user_start[n + 1]
