@@ -225,7 +225,11 @@ def _start_order(keys, sec0):
     secondary keys every sort gives that order, so NumPy sorts; where some repeat (users with and without tasks
     under the ``lexicographic`` and ``allocation_count`` ties), numba's quicksort orders them its own way and the
     heap keeps that order among exact ties, so it is used (:func:`_argsort_repeated`)."""
-    if np.unique(sec0).size == sec0.size:
+    n = sec0.shape[0]
+    if n and 0 <= sec0.min() and sec0.max() < n and np.bincount(sec0, minlength=n).max() == 1:
+        perm = np.empty(n, dtype=np.int64)  # a permutation of 0..n-1: its sort is its inverse, in O(n)
+        perm[sec0] = np.arange(n)
+    elif np.unique(sec0).size == n:
         perm = np.argsort(sec0, kind="stable")
     else:
         perm = _argsort_repeated(sec0)
