@@ -115,20 +115,22 @@ def uncompiled_kernels() -> list[str]:
     def cached(kernel):  # numba's cache layout: one index file per kernel
         return kernel.signatures or os.path.exists(kernel._cache._cache_file._index_path)
 
+    def inlined(kernel):  # compiled only inside its callers: no cache entry of its own
+        return kernel.targetoptions.get("inline") == "always"
+
     missing = []
     for info in pkgutil.walk_packages(fairlib.__path__, "fairlib."):
         if info.name.endswith(".warm"):
             continue
         module = importlib.import_module(info.name)
         for name, value in vars(module).items():
-            inlined = isinstance(value, CPUDispatcher) and value.targetoptions.get("inline") == "always"
-            if isinstance(value, CPUDispatcher) and value.__module__ == info.name and not inlined:
+            if isinstance(value, CPUDispatcher) and value.__module__ == info.name and not inlined(value):
                 # with one numba thread every problem is one chunk: the parallel chains are never used
                 unused = numba.get_num_threads() == 1 and value in pair_kernels.PARALLEL_CHAINS
                 if not cached(value) and not unused:
                     missing.append(f"{info.name}.{name}")
     missing += [f"{twin.py_func.__module__}.{twin.py_func.__qualname__}" for twin in pair_kernels.TWINS
-                if not cached(twin)]
+                if not cached(twin) and not inlined(twin)]
     return missing
 
 

@@ -101,3 +101,40 @@ def test_a_cache_directory_set_by_the_user_is_keyed_too(tmp_path):
     env["NUMBA_CACHE_DIR"] = keyed  # a child process started by that one
     again = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert again.stdout.split()[0] == keyed
+
+
+def test_the_mechanisms_compile_each_kernel_for_one_set_of_argument_types():
+    """numba compiles a kernel once per distinct argument types, and a first call pays for each (0.2–0.6 s): every
+    registered mechanism on the cold-start benchmark's compiled problems, in one process, leaves one signature per
+    kernel. A constant argument where other calls pass a variable, an array read-only in one caller and not in
+    another, or partial sums of another dimension would each add one. ``_complementarity`` has two forms by design
+    (with and without the predictor's steps)."""
+    import subprocess
+    import sys
+
+    code = """
+import gc
+import numpy as np
+from numba.core.registry import CPUDispatcher
+from fairlib import mechanisms
+from fairlib.dynamic import dynamic_drf
+from fairlib.market import best_response
+from fairlib.multires import Cluster
+rng = np.random.default_rng(0)
+for name in mechanisms.names():
+    mech = mechanisms.get(name)
+    if "pooled" in mech.capabilities:
+        mech(Cluster.single_pool([4.0, 4.0], rng.uniform(0.1, 1.0, (48, 2))))
+    else:
+        mech(Cluster(rng.uniform(2.0, 6.0, (4, 2)), rng.uniform(0.1, 1.0, (12, 2))))
+dynamic_drf(rng.uniform(0.1, 1.0, (48, 2)))
+best_response(rng.uniform(0.5, 2.0, 100), rng.uniform(0.5, 2.0, 100), 1.0)
+for kernel in gc.get_objects():
+    if isinstance(kernel, CPUDispatcher) and kernel.py_func.__module__.startswith("fairlib"):
+        print(kernel.py_func.__qualname__, len(kernel.signatures))
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    counts = dict(line.rsplit(" ", 1) for line in run.stdout.splitlines())
+    assert len(counts) > 40, counts  # the solvers' kernels were reached
+    twice = {name for name, n in counts.items() if int(n) > 1}
+    assert twice == {"_complementarity"}, twice

@@ -20,6 +20,10 @@ def test_twins_cover_every_kernel_that_reaches_a_parallel_one(module):
         assert not twin.targetoptions.get("parallel"), name
         assert twin.py_func.__qualname__ == f"{name}__serial"
         assert twin in pair_kernels.TWINS
+        # a chunk loop's twin (one chunk: a plain loop) is inlined into its callers; the others keep their options
+        chunk_loop = bool(parallel[name].targetoptions.get("parallel"))
+        expected = "always" if chunk_loop else parallel[name].targetoptions.get("inline")
+        assert twin.targetoptions.get("inline") == expected, name
         # every name of the chain the twin reads resolves to a twin, never to a parallel kernel
         for ref in pair_kernels._references(twin.py_func.__code__) & serial.keys():
             assert twin.py_func.__globals__[ref] is serial[ref], (name, ref)

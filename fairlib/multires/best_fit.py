@@ -40,7 +40,7 @@ __all__ = ["drfh_best_fit", "FIT_SLACK"]
 FIT_SLACK = 1e-9
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # called on read-only demands and writable capacities: two compilations if not
 def _shape_scale(vector):
     """The component the fitness normalises by: the first, or the largest when the first is zero."""
     if vector[0] > 0:

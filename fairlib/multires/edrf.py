@@ -26,7 +26,15 @@ def _as_pool(demands, capacity, weights):
         d = as_demands(d)  # raises the precise error
     d = np.ascontiguousarray(d, dtype=np.float64)
     cap = as_capacities(capacity, n_resources=d.shape[1])
-    return d, cap, as_weights(weights, d.shape[0])
+    return _read_only(d), _read_only(cap), _read_only(as_weights(weights, d.shape[0]))
+
+
+def _read_only(array):
+    """A read-only view: numba compiles a kernel once per array flag, so read-only views from every caller (a
+    cluster's arrays are read-only, a user's lists are not) share one compilation."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
 
 
 def _raise_scan_error(d, cap):
@@ -436,9 +444,9 @@ def pdrf(demands, capacity=None, *, variant: str = "ds_max", top_up: bool = Fals
         return pdrf_allocation(demands, variant=variant, top_up=top_up, higher_order=higher_order,
                                share_arithmetic=share_arithmetic)
     check_choice(variant, ("ds_max", "simplified"), "variant")
-    d, cap, _ = _as_pool(demands, capacity, None)
+    d, cap, ones = _as_pool(demands, capacity, None)
     n, m = d.shape
-    ok, ds, _, _ = _scan_rows(d, cap, np.ones(n))
+    ok, ds, _, _ = _scan_rows(d, cap, ones)
     if not ok:
         _raise_scan_error(d, cap)
     i_min = int(np.argmin(ds))

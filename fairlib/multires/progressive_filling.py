@@ -260,7 +260,7 @@ def _fill(demands, capacity, step, share_num, share_den, accumulate, secondary, 
     hden = np.zeros(n, dtype=np.int64)
     hsec = np.empty(n, dtype=np.int64)
     hidx = np.empty(n, dtype=np.int64)
-    size = 0
+    size = n - n  # not the literal 0: numba would first compile _replace_top for a constant size of 0
     for j in range(n):
         i = perm[j]
         if tasks[i] < caps[i]:

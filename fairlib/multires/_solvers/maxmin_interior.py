@@ -77,7 +77,9 @@ def _normal_matrix(x, z, w, u, s, y, a_act, user_start, pair_server, dem, inv_ca
         e_vals = np.empty(kk)
         r_rows = np.empty(n_rows, dtype=np.int64)
         r_vals = np.zeros(n_rows)
-        r_mark = np.full(n_rows, -1, dtype=np.int64)
+        r_mark = np.empty(n_rows, dtype=np.int64)
+        for j in range(n_rows):
+            r_mark[j] = -1
         for n in range(chunks[c], chunks[c + 1]):
             lo, hi = user_start[n], user_start[n + 1]
             star, delta = _pair_weights(x, z, lo, hi, weight)
@@ -172,13 +174,15 @@ def _assemble(lows, blocks, b_parts, row_of, a_act, inv_g, s, y, n_rows, weight)
     n_chunks, n_servers, kk = blocks.shape[0], blocks.shape[1], blocks.shape[2]
     n_users = inv_g.shape[0]
     low = lows[0]
-    for c in range(1, n_chunks):
-        low += lows[c]
+    for c in range(1, n_chunks):  # a loop: the in-place array operator compiles a broadcasting kernel
+        for i in range(n_rows):
+            for j in range(n_rows):
+                low[i, j] += lows[c, i, j]
     matrix = np.zeros((n_rows, n_rows))
     for i in range(n_rows):  # upper triangle of L + Lᵀ
         for j in range(i, n_rows):
             matrix[i, j] = low[i, j] + low[j, i]
-    block = sum_chunks(blocks)
+    block = sum_chunks(blocks.reshape((n_chunks, -1))).reshape((n_servers, kk, kk))
     for i in range(n_servers):
         for k in range(kk):
             if row_of[i, k] < 0:
@@ -225,7 +229,10 @@ def _linear_parts(x, y, u, z, user_start, pair_server, dem, inv_cap, row_of, chu
                 if acc > aty_max[c]:
                     aty_max[c] = acc
             ex[n] = acc_x
-    return sum_chunks(ax_parts), ex, dual, aty_max.max()
+    top = aty_max[0]  # no NaN: each entry is a running maximum from 0
+    for c in range(1, n_chunks):
+        top = max(top, aty_max[c])
+    return sum_chunks(ax_parts), ex, dual, top
 
 
 @njit(cache=True)
@@ -258,7 +265,9 @@ def _newton_solve(upper, b_vec, c0, rc, ru, rd, rt, rxz, rsy, rwu, x, s, w, y, u
     n_users = ru.shape[0]
     n_chunks = chunks.shape[0] - 1
     n_rows = rc.shape[0]
-    h = -ru - rwu / u
+    h = np.empty(n_users)
+    for n in range(n_users):  # element-wise loops, not array expressions: each of those compiles a kernel
+        h[n] = -ru[n] - rwu[n] / u[n]
     hg = np.empty(n_users)
     g_parts = np.zeros((n_chunks, n_rows))
     for c in prange(n_chunks):
@@ -279,11 +288,16 @@ def _newton_solve(upper, b_vec, c0, rc, ru, rd, rt, rxz, rsy, rwu, x, s, w, y, u
                 for k in range(kk):
                     if row_of[i, k] >= 0:
                         g[row_of[i, k]] += dem[n, k] * inv_cap[i, k] * v
-    q = rc - rsy / y - sum_chunks(g_parts)
+    g = sum_chunks(g_parts)
     rhs_t = -rt - a_act @ hg
-    dy = _cho_solve(upper, q + b_vec * (rhs_t / c0))
+    q = np.empty(n_rows)
+    for r in range(n_rows):
+        q[r] = (rc[r] - rsy[r] / y[r] - g[r]) + b_vec[r] * (rhs_t / c0)
+    dy = _cho_solve(upper, q)
     dt = (rhs_t - b_vec @ dy) / c0
-    du = a_act * dt + h
+    du = np.empty(n_users)
+    for n in range(n_users):
+        du[n] = a_act[n] * dt + h[n]
     dx = np.empty(n_pairs)
     dz = np.empty(n_pairs)
     for c in prange(n_chunks):
@@ -303,8 +317,12 @@ def _newton_solve(upper, b_vec, c0, rc, ru, rd, rt, rxz, rsy, rwu, x, s, w, y, u
             for p in range(lo, hi):
                 dx[p] = d[p] * (-(rd[p] + rxz[p] / x[p]) - scratch[p - lo] + du[n])
                 dz[p] = (-rxz[p] - z[p] * dx[p]) / x[p]
-    ds = (-rsy - s * dy) / y
-    dw = (-rwu - w * du) / u
+    ds = np.empty(n_rows)
+    for r in range(n_rows):
+        ds[r] = (-rsy[r] - s[r] * dy[r]) / y[r]
+    dw = np.empty(n_users)
+    for n in range(n_users):
+        dw[n] = (-rwu[n] - w[n] * du[n]) / u[n]
     return dx, ds, dw, dt, dy, du, dz
 
 

@@ -123,6 +123,10 @@ def serial_twins(namespace: dict) -> tuple[types.SimpleNamespace, types.SimpleNa
         copy.__qualname__ = f"{original.__qualname__}__serial"
         copy.__module__, copy.__doc__ = module, original.__doc__
         options = {k: v for k, v in kernels[name].targetoptions.items() if k not in ("parallel", "nopython")}
+        if kernels[name].targetoptions.get("parallel"):
+            # a chunk loop's twin is one plain loop: inlined into its callers, not compiled, linked and
+            # re-optimised as a function of its own under each of them
+            options["inline"] = "always"
         twins[name] = njit(cache=True, **options)(copy)
     scope.update(twins)
     TWINS.extend(twins.values())
@@ -132,16 +136,15 @@ def serial_twins(namespace: dict) -> tuple[types.SimpleNamespace, types.SimpleNa
 
 @njit(cache=True)
 def sum_chunks(parts):
-    """Σ over the first axis of per-chunk partial sums (C-contiguous), added in chunk order from zero: the same
-    additions as ``parts.sum(axis=0)`` compiled, without compiling numba's general axis reduction (its axis
-    checks and error messages cost about a second of every solver's first compilation)."""
-    n_chunks = parts.shape[0]
-    flat = parts.reshape((n_chunks, parts.size // n_chunks))
-    out = np.zeros(flat.shape[1])
-    for c in range(n_chunks):
-        for j in range(flat.shape[1]):
-            out[j] += flat[c, j]
-    return out.reshape(parts.shape[1:])
+    """Σ over the rows of per-chunk partial sums ``parts`` (chunks x size, C-contiguous), added in chunk order from
+    zero: the same additions as ``parts.sum(axis=0)`` compiled, without compiling numba's general axis reduction
+    (its axis checks and error messages cost about a second of every solver's first compilation). Callers pass
+    their parts flattened to two dimensions (``parts.reshape((n_chunks, -1))``): one compilation serves them all."""
+    out = np.zeros(parts.shape[1])
+    for c in range(parts.shape[0]):
+        for j in range(parts.shape[1]):
+            out[j] += parts[c, j]
+    return out
 
 
 @njit(cache=True)

@@ -88,7 +88,7 @@ def _shares_over_chunks(q, inv_price, mu, user_start, pair_server, log_gamma, ga
     for c in prange(chunk_start.shape[0] - 1):
         _shares_chunk(q, inv_price, mu, chunk_start[c], chunk_start[c + 1], user_start, pair_server, log_gamma,
                       gamma, weight, load, x, share, parts[c])
-    return sum_chunks(parts)
+    return sum_chunks(parts.reshape((parts.shape[0], -1))).reshape(parts.shape[1:])
 
 
 @njit(cache=True)
@@ -172,7 +172,7 @@ def _coupling_over_chunks(dense, x, share, user_start, pair_server, load, bindin
     for c in prange(chunk_start.shape[0] - 1):
         _coupling_block(chunk_start[c], chunk_start[c + 1], dense, x, share, user_start, pair_server, load, binding,
                         dense_u, dense_s, parts[c])
-    return sum_chunks(parts)
+    return sum_chunks(parts.reshape((parts.shape[0], -1))).reshape(parts.shape[1:])
 
 
 @njit(cache=True)
@@ -238,7 +238,7 @@ def _derivative_over_chunks(q, mu, user_start, pair_server, log_gamma, load, x, 
     return sum_chunks(parts)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # one call site
 def _mu_derivative(q, mu, user_start, pair_server, log_gamma, load, x, share, binding, fullness, has_pairs,
                    chunk_start):
     """∂F/∂μ at fixed prices: log π[n, i] moves by -(z[n, i] - Σ_j π[n, j] z[n, j]) / μ with
