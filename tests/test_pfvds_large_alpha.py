@@ -213,3 +213,18 @@ def test_a_jump_is_made_feasible(seed, time_shared, scale):
     with compiled():
         _into_capacity(d3, cap, np.ascontiguousarray(cluster.eligible), inside)
     np.testing.assert_array_equal(inside, kept)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.booleans(), min_size=0, max_size=40), st.integers(1, 3))
+def test_nonzero_indices_are_numpys_flatnonzero(mask, stride):
+    """The best responses' index kernel (it spares numba's general ``np.flatnonzero``) on contiguous vectors and on
+    strided ones (a server's column of the eligibility matrix)."""
+    from fairlib.multires.pfvds import _nonzero_indices
+
+    vector = np.array(mask, dtype=bool)
+    column = np.repeat(vector[:, None], stride, axis=1)[:, 0]  # strided when stride > 1
+    for m in (vector, column):
+        with compiled():
+            got = _nonzero_indices(m)
+        assert got.dtype == np.int64 and got.tolist() == np.flatnonzero(m).tolist()

@@ -158,3 +158,22 @@ def test_fixed_point_settles_where_a_thousand_sweeps_cut_it_short():
         assert psdsf_violation(cluster, fixed.tasks, time_shared=time_shared, tol=1e-7)["holds"]
         market = psdsf(cluster, time_shared=time_shared)
         assert np.abs(fixed.totals - market.totals).max() <= 1e-8 * market.totals.max()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True, width=64), min_size=1, max_size=30))
+def test_residual_norms_round_as_numbas_reductions(values):
+    """The continuation's (max |F|, √Σ F²) kernel gives what numba's ``np.abs(F).max()`` and
+    ``np.sqrt(np.sum(F * F))`` gave, bit for bit (the first NaN wins the maximum)."""
+    import numba
+
+    from fairlib.multires._solvers.psdsf_market import _norms
+
+    @numba.njit
+    def numbas(res):
+        return np.abs(res).max(), np.sqrt(np.sum(res * res))
+
+    res = np.array(values)
+    got, expected = _norms(res), numbas(res)
+    for g, e in zip(got, expected):
+        assert np.isnan(g) == np.isnan(e) and (np.isnan(g) or np.float64(g).tobytes() == np.float64(e).tobytes())

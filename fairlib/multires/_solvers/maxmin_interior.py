@@ -392,7 +392,7 @@ def _predictor_corrector(kernels, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x
     args = (x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_server, dem, inv_cap, row_of, chunks)
     # the predictor only sets the centring and the second-order term: no refinement
     dx, ds, dw, dt, dy, du, dz = _direction(kernels, False, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t,
-                                            _complementarity(x, z), s * y, w * u, *args)
+                                            x * z, s * y, w * u, *args)
     tp = min(_step(x, dx), _step(s, ds), _step(w, dw))
     td = min(_step(y, dy), _step(u, du), _step(z, dz))
     target = _centring_target(x, s, w, y, u, z, dx, ds, dw, dy, du, dz, tp, td, n_comp, mu)
@@ -413,16 +413,12 @@ def _predictor_corrector(kernels, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x
 
 
 @njit(cache=True)
-def _complementarity(x, z, dx=None, dz=None, target=0.0):
-    """x z per pair, or (with the predictor's steps) x z + dx dz - target: one fused pass, rounded as the
-    element-wise NumPy expression is."""
+def _complementarity(x, z, dx, dz, target):
+    """x z + dx dz - target per pair (the corrector's right-hand side): one fused pass, rounded as the element-wise
+    NumPy expression is."""
     out = np.empty(x.shape[0])
-    if dx is None or dz is None:
-        for p in range(x.shape[0]):
-            out[p] = x[p] * z[p]
-    else:
-        for p in range(x.shape[0]):
-            out[p] = x[p] * z[p] + dx[p] * dz[p] - target
+    for p in range(x.shape[0]):
+        out[p] = x[p] * z[p] + dx[p] * dz[p] - target
     return out
 
 

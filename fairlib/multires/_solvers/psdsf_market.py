@@ -133,6 +133,38 @@ def _residual(use, has_pairs, binding, fullness):
 
 
 @njit(cache=True, inline="always")
+def _along(base, direction, t):
+    """base + t · direction, element by element (as the array expression rounds), without compiling one."""
+    out = np.empty(base.shape[0])
+    for i in range(base.shape[0]):
+        out[i] = base[i] + t * direction[i]
+    return out
+
+
+@njit(cache=True, inline="always")
+def _negated(v):
+    """-v as a new array (as the array expression), without compiling one."""
+    out = np.empty(v.shape[0])
+    for i in range(v.shape[0]):
+        out[i] = -v[i]
+    return out
+
+
+@njit(cache=True)
+def _norms(res):
+    """(max |F_i|, √Σ F_i²) in one pass: the additions of numba's ``np.sum`` (in order from 0) and the maximum of
+    ``np.abs(res).max()`` (a NaN wins), without compiling either."""
+    largest = 0.0
+    squares = 0.0
+    for i in range(res.shape[0]):
+        a = abs(res[i])
+        if not (a <= largest or np.isnan(largest)):  # larger, or the first NaN
+            largest = a
+        squares += res[i] * res[i]
+    return largest, np.sqrt(squares)
+
+
+@njit(cache=True, inline="always")
 def _coupling_chunk(n_lo, n_hi, x, share, user_start, pair_server, load, binding, out):
     picked = np.empty(user_start[n_hi] - user_start[n_lo], dtype=np.int64)
     for n in range(n_lo, n_hi):
@@ -281,29 +313,28 @@ def _continuation(user_start, pair_server, log_gamma, gamma, weight, load, chunk
     retries = 0
     norm = np.inf
     while iterations < max_newton:
-        q = root + tangent * (mu - mu_root) if predict else root.copy()
+        q = _along(root, tangent, mu - mu_root) if predict else root.copy()
         last = mu <= mu_final * (1 + 1e-12)
         use = _shares(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, x, share)
         evaluations += 1
         res = _residual(use, has_pairs, binding, fullness)
-        norm = np.abs(res).max()
-        merit = np.sqrt(np.sum(res * res))
+        norm, merit = _norms(res)
         # shares evaluated from q carry rounding ~1e-16/μ: no stage asks for less than 100x that
         target = max(1e-14 / mu, 0.0 if last else stage_tol * mu)
         while norm >= target and iterations < max_newton:
             coupling = _price_coupling(x, share, user_start, pair_server, load, binding, n_servers, chunk_start,
                                        dense_u, dense_s)
             mat = _newton_matrix(coupling, fullness, has_pairs, -(1.0 + 1.0 / mu), 1.0 / mu)
-            step_dir = solve(mat, -res)
+            step_dir = solve(mat, _negated(res))
             step = 1.0
             accepted = False
             trial_q = q.copy()
             while step > 1e-3:
-                trial_q = q + step * step_dir
+                trial_q = _along(q, step_dir, step)
                 trial_use = _shares(trial_q, mu, user_start, pair_server, log_gamma, gamma, weight, load,
                                     chunk_start, trial_x, trial_share)
                 trial_res = _residual(trial_use, has_pairs, trial_binding, trial_fullness)
-                trial_merit = np.sqrt(np.sum(trial_res * trial_res))
+                _, trial_merit = _norms(trial_res)
                 evaluations += 1
                 if trial_merit < (1.0 - 1e-4 * step) * merit:
                     accepted = True
@@ -318,7 +349,7 @@ def _continuation(user_start, pair_server, log_gamma, gamma, weight, load, chunk
             fullness, trial_fullness = trial_fullness, fullness
             res = trial_res
             merit = trial_merit
-            norm = np.abs(res).max()
+            norm, _ = _norms(res)
             iterations += 1
         # the last stage stops at the rounding floor; the polish needs the servers full to ~1e-3 at most
         if not (norm < target or (last and norm < 1e-3)):
@@ -342,8 +373,8 @@ def _continuation(user_start, pair_server, log_gamma, gamma, weight, load, chunk
         coupling = _price_coupling(x, share, user_start, pair_server, load, binding, n_servers, chunk_start,
                                    dense_u, dense_s)
         mat = _newton_matrix(coupling, fullness, has_pairs, -(1.0 + 1.0 / mu), 1.0 / mu)
-        tangent = solve(mat, -_mu_derivative(q, mu, user_start, pair_server, log_gamma, load, x, share,
-                                                        binding, fullness, has_pairs, chunk_start))
+        tangent = solve(mat, _negated(_mu_derivative(q, mu, user_start, pair_server, log_gamma, load, x, share,
+                                                     binding, fullness, has_pairs, chunk_start)))
         predict = True
         mu = max(mu * factor, mu_final)
     return root, mu_root, converged, iterations, evaluations, stages, retries, norm
