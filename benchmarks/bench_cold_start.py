@@ -63,7 +63,7 @@ print(json.dumps({{"import_s": t1 - t0, "first_call_s": t2 - t1}}))
 def _launch(names: list[str], cache: str, large: bool) -> dict:
     """Import time and first-call time of ``names`` (in turn) in a fresh interpreter caching in ``cache``."""
     env = {**os.environ, "NUMBA_CACHE_DIR": cache}
-    run = subprocess.run([sys.executable, "-c", _CALL.format(names=names, large=large)], env=env, capture_output=True,
+    run = subprocess.run([sys.executable, "-c", first_call_script(names, large)], env=env, capture_output=True,
                          text=True, check=True)
     return json.loads(run.stdout.strip().splitlines()[-1])
 
@@ -90,10 +90,21 @@ def measure_all(names: list[str], large: bool = False) -> dict:
 _PROBLEM = {False: "2 users (interpreted)", True: "12 users x 4 servers (compiled)"}
 
 
-def main(argv: list[str]) -> list[dict]:
+def first_call_script(names: list[str], large: bool) -> str:
+    """The script a fresh interpreter runs: import fairlib, then the first call of each of ``names`` in turn
+    (``large``: the compiled problems), printing the two times as JSON on its last line."""
+    return _CALL.format(names=names, large=large)
+
+
+def public_mechanisms() -> list[str]:
+    """Every registered mechanism, then dynamic DRF and the bidding game's best response."""
     from fairlib import mechanisms
 
-    names = argv or mechanisms.names() + ["dynamic_drf", "best_response"]
+    return mechanisms.names() + ["dynamic_drf", "best_response"]
+
+
+def main(argv: list[str]) -> list[dict]:
+    names = argv or public_mechanisms()
     rows = []
     for large in (False, True):
         print(_PROBLEM[large], flush=True)

@@ -111,29 +111,18 @@ def test_the_mechanisms_compile_each_kernel_for_one_set_of_argument_types():
     import subprocess
     import sys
 
-    code = """
+    from benchmarks.bench_cold_start import first_call_script, public_mechanisms
+
+    code = first_call_script(public_mechanisms(), large=True) + """
 import gc
-import numpy as np
 from numba.core.registry import CPUDispatcher
-from fairlib import mechanisms
-from fairlib.dynamic import dynamic_drf
-from fairlib.market import best_response
-from fairlib.multires import Cluster
-rng = np.random.default_rng(0)
-for name in mechanisms.names():
-    mech = mechanisms.get(name)
-    if "pooled" in mech.capabilities:
-        mech(Cluster.single_pool([4.0, 4.0], rng.uniform(0.1, 1.0, (48, 2))))
-    else:
-        mech(Cluster(rng.uniform(2.0, 6.0, (4, 2)), rng.uniform(0.1, 1.0, (12, 2))))
-dynamic_drf(rng.uniform(0.1, 1.0, (48, 2)))
-best_response(rng.uniform(0.5, 2.0, 100), rng.uniform(0.5, 2.0, 100), 1.0)
 for kernel in gc.get_objects():
     if isinstance(kernel, CPUDispatcher) and kernel.py_func.__module__.startswith("fairlib"):
-        print(kernel.py_func.__qualname__, len(kernel.signatures))
+        print("kernel", kernel.py_func.__qualname__, len(kernel.signatures))
 """
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    counts = dict(line.rsplit(" ", 1) for line in run.stdout.splitlines())
+    rows = [line.split() for line in run.stdout.splitlines() if line.startswith("kernel ")]
+    counts = {name: int(n) for _, name, n in rows}
     assert len(counts) > 40, counts  # the solvers' kernels were reached
-    twice = {name for name, n in counts.items() if int(n) > 1}
+    twice = {name for name, n in counts.items() if n > 1}
     assert not twice, twice
