@@ -101,17 +101,6 @@ def _shares(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chun
                                chunk_start, x, share)
 
 
-@njit(cache=True, inline="always")
-def _use(x, pair_server, load, n_servers):
-    """use[i, k] = Σ_n x[n, i] load[n, i, k] (load = per-task use / capacity)."""
-    use = np.zeros((n_servers, load.shape[1]))
-    for p in range(x.shape[0]):
-        i = pair_server[p]
-        for k in range(load.shape[1]):
-            use[i, k] += x[p] * load[p, k]
-    return use
-
-
 @njit(cache=True)
 def _residual(use, has_pairs, binding, fullness):
     """F_i = log(max_k use[i, k]); binding[i] = its argmax. Servers without pairs: F = 0."""
@@ -130,24 +119,6 @@ def _residual(use, has_pairs, binding, fullness):
         fullness[i] = max(use[i, k_best], 1e-300)
         res[i] = np.log(fullness[i])
     return res
-
-
-@njit(cache=True, inline="always")
-def _along(base, direction, t):
-    """base + t · direction, element by element (as the array expression rounds), without compiling one."""
-    out = np.empty(base.shape[0])
-    for i in range(base.shape[0]):
-        out[i] = base[i] + t * direction[i]
-    return out
-
-
-@njit(cache=True, inline="always")
-def _negated(v):
-    """-v as a new array (as the array expression), without compiling one."""
-    out = np.empty(v.shape[0])
-    for i in range(v.shape[0]):
-        out[i] = -v[i]
-    return out
 
 
 @njit(cache=True)
@@ -270,7 +241,7 @@ def _derivative_over_chunks(q, mu, user_start, pair_server, log_gamma, load, x, 
     return sum_chunks(parts)
 
 
-@njit(cache=True, inline="always")  # one call site
+@njit(cache=True)
 def _mu_derivative(q, mu, user_start, pair_server, log_gamma, load, x, share, binding, fullness, has_pairs,
                    chunk_start):
     """∂F/∂μ at fixed prices: log π[n, i] moves by -(z[n, i] - Σ_j π[n, j] z[n, j]) / μ with
@@ -282,12 +253,23 @@ def _mu_derivative(q, mu, user_start, pair_server, log_gamma, load, x, share, bi
 
 
 @njit(cache=True)
-def _continuation(user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, n_servers, has_pairs,
-                  mu_final, stage_tol, max_newton, factor):
+def _newton_solve(coupling, fullness, has_pairs, diagonal, scale, rhs):
+    """The Newton system :func:`_newton_matrix` (coupling, fullness, has_pairs, diagonal, scale) x = rhs."""
+    return solve(_newton_matrix(coupling, fullness, has_pairs, diagonal, scale), rhs)
+
+
+def _continuation(kernels, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, n_servers,
+                  has_pairs, mu_final, stage_tol, max_newton, factor):
     """Newton on F(q) = 0 for μ = 1, factor, factor², ..., mu_final; each stage starts from the tangent
     predictor q + (dq/dμ) Δμ, dq/dμ = -J⁻¹ ∂F/∂μ. A stage whose line search stalls is retried from the last
     root without the predictor, then with μ moved half as far (geometrically). Returns (q, μ, converged,
-    iterations, function evaluations, stages, retries, |F|_inf)."""
+    iterations, function evaluations, stages, retries, |F|_inf).
+
+    Python steering compiled kernels (``kernels``: the serial twins or the parallel chain): a few dozen kernel
+    calls per Newton step, each O(pairs) or one dense solve, so the steering costs ~1% at 1,000 users x 100
+    servers, while a compiled driver re-optimised copies of every kernel it calls on its first compilation
+    (2 s of PS-DSF's cold start). Vector updates are NumPy's element-wise operations (``q + t * d``, ``-r``),
+    which round as the compiled loops did; sums and maxima stay in kernels (:func:`_norms`)."""
     n_users = user_start.shape[0] - 1
     n_pairs = pair_server.shape[0]
     x = np.empty(n_pairs)
@@ -313,26 +295,25 @@ def _continuation(user_start, pair_server, log_gamma, gamma, weight, load, chunk
     retries = 0
     norm = np.inf
     while iterations < max_newton:
-        q = _along(root, tangent, mu - mu_root) if predict else root.copy()
+        q = root + (mu - mu_root) * tangent if predict else root.copy()
         last = mu <= mu_final * (1 + 1e-12)
-        use = _shares(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, x, share)
+        use = kernels._shares(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, x, share)
         evaluations += 1
         res = _residual(use, has_pairs, binding, fullness)
         norm, merit = _norms(res)
         # shares evaluated from q carry rounding ~1e-16/μ: no stage asks for less than 100x that
         target = max(1e-14 / mu, 0.0 if last else stage_tol * mu)
         while norm >= target and iterations < max_newton:
-            coupling = _price_coupling(x, share, user_start, pair_server, load, binding, n_servers, chunk_start,
-                                       dense_u, dense_s)
-            mat = _newton_matrix(coupling, fullness, has_pairs, -(1.0 + 1.0 / mu), 1.0 / mu)
-            step_dir = solve(mat, _negated(res))
+            coupling = kernels._price_coupling(x, share, user_start, pair_server, load, binding, n_servers,
+                                               chunk_start, dense_u, dense_s)
+            step_dir = _newton_solve(coupling, fullness, has_pairs, -(1.0 + 1.0 / mu), 1.0 / mu, -res)
             step = 1.0
             accepted = False
             trial_q = q.copy()
             while step > 1e-3:
-                trial_q = _along(q, step_dir, step)
-                trial_use = _shares(trial_q, mu, user_start, pair_server, log_gamma, gamma, weight, load,
-                                    chunk_start, trial_x, trial_share)
+                trial_q = q + step * step_dir
+                trial_use = kernels._shares(trial_q, mu, user_start, pair_server, log_gamma, gamma, weight, load,
+                                            chunk_start, trial_x, trial_share)
                 trial_res = _residual(trial_use, has_pairs, trial_binding, trial_fullness)
                 _, trial_merit = _norms(trial_res)
                 evaluations += 1
@@ -359,7 +340,7 @@ def _continuation(user_start, pair_server, log_gamma, gamma, weight, load, chunk
             if predict:
                 predict = False
             else:
-                mu = np.sqrt(mu * mu_root)
+                mu = float(np.sqrt(mu * mu_root))
                 predict = True
             continue
         stages += 1
@@ -370,27 +351,22 @@ def _continuation(user_start, pair_server, log_gamma, gamma, weight, load, chunk
             break
         # the predictor needs the Jacobian at the stage's root (the last Newton matrix, one step older,
         # predicts worse: 50% more iterations)
-        coupling = _price_coupling(x, share, user_start, pair_server, load, binding, n_servers, chunk_start,
-                                   dense_u, dense_s)
-        mat = _newton_matrix(coupling, fullness, has_pairs, -(1.0 + 1.0 / mu), 1.0 / mu)
-        tangent = solve(mat, _negated(_mu_derivative(q, mu, user_start, pair_server, log_gamma, load, x, share,
-                                                     binding, fullness, has_pairs, chunk_start)))
+        coupling = kernels._price_coupling(x, share, user_start, pair_server, load, binding, n_servers, chunk_start,
+                                           dense_u, dense_s)
+        tangent = _newton_solve(coupling, fullness, has_pairs, -(1.0 + 1.0 / mu), 1.0 / mu,
+                                -kernels._mu_derivative(q, mu, user_start, pair_server, log_gamma, load, x, share,
+                                                        binding, fullness, has_pairs, chunk_start))
         predict = True
         mu = max(mu * factor, mu_final)
     return root, mu_root, converged, iterations, evaluations, stages, retries, norm
 
 
 @njit(cache=True)
-def _polish(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, n_servers, has_pairs, drop,
-            steps):
-    """Newton on (log x, q, log budget multipliers) with x updated multiplicatively: fills every server's
-    binding constraint and spends every budget exactly. Works on the pairs kept after the drop (a few per
-    user). Returns (x per pair, the largest unfilled fraction of a server or unspent fraction of a budget)."""
+def _polish_start(q, x_all, user_start, pair_server, gamma, load, drop):
+    """The pairs the polish keeps (a share at least ``drop`` of its user's total), grouped by user: (kept pair
+    indices, kept_start per user, their x, server, load rows, 1/γ, and the server prices e^q)."""
     n_users = user_start.shape[0] - 1
     n_pairs = pair_server.shape[0]
-    x_all = np.empty(n_pairs)
-    share = np.empty(n_pairs)
-    _shares(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, x_all, share)
     kept = np.empty(n_pairs, dtype=np.int64)
     kept_start = np.empty(n_users + 1, dtype=np.int64)
     count = 0
@@ -405,66 +381,115 @@ def _polish(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chun
                 count += 1
     kept_start[n_users] = count
     kept = kept[:count]
-    x = x_all[kept]
-    server = pair_server[kept]
-    kept_load = load[kept]
-    inv_gamma = 1.0 / gamma[kept]
-    price = np.exp(q)  # per unit of dominant share; per task it is price[i] / γ[n, i]
+    x = np.empty(count)
+    server = np.empty(count, dtype=np.int64)
+    kept_load = np.empty((count, load.shape[1]))
+    inv_gamma = np.empty(count)
+    for a in range(count):  # loops: fancy indexing compiles numba's general indexing machinery
+        p = kept[a]
+        x[a] = x_all[p]
+        server[a] = pair_server[p]
+        for k in range(load.shape[1]):
+            kept_load[a, k] = load[p, k]
+        inv_gamma[a] = 1.0 / gamma[p]
+    price = np.empty(q.shape[0])  # per unit of dominant share; per task it is price[i] / γ[n, i]
+    for i in range(q.shape[0]):
+        price[i] = np.exp(q[i])
+    return kept, kept_start, x, server, kept_load, inv_gamma, price
+
+
+@njit(cache=True)
+def _polish_state(x, server, kept_load, kept_start, inv_gamma, price, weight, has_pairs, binding, fullness, spend,
+                  budget_gap, spent):
+    """The polish's residuals at x: each server's unfilled fraction of its binding constraint (``binding``,
+    ``fullness`` updated in place) and each user's unspent budget (``budget_gap``, ``spent``; ``spend`` becomes
+    its spending shares). Returns (the largest of them, relative to the budget for budgets; the fill gaps)."""
+    n_servers = has_pairs.shape[0]
+    use = np.zeros((n_servers, kept_load.shape[1]))
+    for a in range(x.shape[0]):
+        i = server[a]
+        for k in range(kept_load.shape[1]):
+            use[i, k] += x[a] * kept_load[a, k]
+    _residual(use, has_pairs, binding, fullness)
+    residual = 0.0
+    fill_gap = np.zeros(n_servers)
+    for i in range(n_servers):
+        if has_pairs[i]:
+            fill_gap[i] = 1.0 - use[i, binding[i]]
+            residual = max(residual, abs(fill_gap[i]))
+    for n in range(kept_start.shape[0] - 1):
+        total = 0.0
+        for a in range(kept_start[n], kept_start[n + 1]):
+            spend[a] = x[a] * price[server[a]] * inv_gamma[a]
+            total += spend[a]
+        spent[n] = total
+        budget_gap[n] = weight[n] - total
+        residual = max(residual, abs(budget_gap[n]) / weight[n])
+        for a in range(kept_start[n], kept_start[n + 1]):
+            spend[a] /= total  # spending shares
+    return residual, fill_gap
+
+
+@njit(cache=True)
+def _polish_step(coupling, fill_gap, budget_gap, spent, spend, x, server, kept_load, kept_start, binding, fullness,
+                 has_pairs, kappa, price):
+    """One Newton step of the polish: ``x`` and ``price`` updated in place (multiplicatively)."""
+    n_servers = has_pairs.shape[0]
+    # rhs: fill_gap - Σ_n x load (budget_gap / spent)
+    rhs = fill_gap.copy()
+    for n in range(kept_start.shape[0] - 1):
+        g = budget_gap[n] / spent[n]
+        for a in range(kept_start[n], kept_start[n + 1]):
+            i = server[a]
+            rhs[i] -= x[a] * kept_load[a, binding[i]] * g
+    # the price equations' Newton matrix (rows divided by each server's fill) at temperature μ
+    for i in range(n_servers):
+        rhs[i] = rhs[i] / fullness[i] if has_pairs[i] else 0.0
+    dq = solve(_newton_matrix(coupling, fullness, has_pairs, -kappa, kappa - 1.0), rhs)
+    for n in range(kept_start.shape[0] - 1):
+        acc = 0.0
+        for a in range(kept_start[n], kept_start[n + 1]):
+            acc += spend[a] * dq[server[a]]
+        dz = budget_gap[n] / spent[n] - (1.0 - kappa) * acc
+        for a in range(kept_start[n], kept_start[n + 1]):
+            x[a] *= np.exp(-kappa * dq[server[a]] + dz)
+    for i in range(n_servers):
+        price[i] *= np.exp(dq[i])
+
+
+def _polish(kernels, q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, n_servers,
+            has_pairs, drop, steps):
+    """Newton on (log x, q, log budget multipliers) with x updated multiplicatively: fills every server's
+    binding constraint and spends every budget exactly. Works on the pairs kept after the drop (a few per
+    user). Returns (x per pair, the largest unfilled fraction of a server or unspent fraction of a budget).
+    Python steering kernels, as :func:`_continuation`."""
+    n_users = user_start.shape[0] - 1
+    n_pairs = pair_server.shape[0]
+    x_all = np.empty(n_pairs)
+    share = np.empty(n_pairs)
+    kernels._shares(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, x_all, share)
+    kept, kept_start, x, server, kept_load, inv_gamma, price = _polish_start(q, x_all, user_start, pair_server,
+                                                                             gamma, load, drop)
     kappa = 1.0 + 1.0 / mu
     dense_u = np.zeros((n_users, n_servers))
     dense_s = np.zeros((n_users, n_servers))
     binding = np.zeros(n_servers, dtype=np.int64)
     fullness = np.ones(n_servers)
-    spend = np.empty(count)
+    spend = np.empty(len(kept))
     budget_gap = np.empty(n_users)
     spent = np.empty(n_users)
     residual = np.inf
     for step in range(steps + 1):
-        use = _use(x, server, kept_load, n_servers)
-        _residual(use, has_pairs, binding, fullness)
-        residual = 0.0
-        fill_gap = np.zeros(n_servers)
-        for i in range(n_servers):
-            if has_pairs[i]:
-                fill_gap[i] = 1.0 - use[i, binding[i]]
-                residual = max(residual, abs(fill_gap[i]))
-        for n in range(n_users):
-            total = 0.0
-            for a in range(kept_start[n], kept_start[n + 1]):
-                spend[a] = x[a] * price[server[a]] * inv_gamma[a]
-                total += spend[a]
-            spent[n] = total
-            budget_gap[n] = weight[n] - total
-            residual = max(residual, abs(budget_gap[n]) / weight[n])
-            for a in range(kept_start[n], kept_start[n + 1]):
-                spend[a] /= total  # spending shares
+        residual, fill_gap = _polish_state(x, server, kept_load, kept_start, inv_gamma, price, weight, has_pairs,
+                                           binding, fullness, spend, budget_gap, spent)
         if residual < 1e-13 or step == steps:
             break
-        coupling = _price_coupling(x, spend, kept_start, server, kept_load, binding, n_servers, chunk_start, dense_u,
-                                   dense_s)
-        # rhs: fill_gap - Σ_n x load (budget_gap / spent)
-        rhs = fill_gap.copy()
-        for n in range(n_users):
-            g = budget_gap[n] / spent[n]
-            for a in range(kept_start[n], kept_start[n + 1]):
-                i = server[a]
-                rhs[i] -= x[a] * kept_load[a, binding[i]] * g
-        # the price equations' Newton matrix (rows divided by each server's fill) at temperature μ
-        for i in range(n_servers):
-            rhs[i] = rhs[i] / fullness[i] if has_pairs[i] else 0.0
-        dq = solve(_newton_matrix(coupling, fullness, has_pairs, -kappa, kappa - 1.0), rhs)
-        for n in range(n_users):
-            acc = 0.0
-            for a in range(kept_start[n], kept_start[n + 1]):
-                acc += spend[a] * dq[server[a]]
-            dz = budget_gap[n] / spent[n] - (1.0 - kappa) * acc
-            for a in range(kept_start[n], kept_start[n + 1]):
-                x[a] *= np.exp(-kappa * dq[server[a]] + dz)
-        for i in range(n_servers):
-            price[i] *= np.exp(dq[i])
+        coupling = kernels._price_coupling(x, spend, kept_start, server, kept_load, binding, n_servers, chunk_start,
+                                           dense_u, dense_s)
+        _polish_step(coupling, fill_gap, budget_gap, spent, spend, x, server, kept_load, kept_start, binding,
+                     fullness, has_pairs, kappa, price)
     x_all[:] = 0.0
-    for a in range(count):  # a loop: fancy assignment compiles numba's shape-mismatch message (~1 s)
-        x_all[kept[a]] = x[a]
+    x_all[kept] = x
     return x_all, residual
 
 
@@ -517,13 +542,13 @@ def psdsf_market(cluster: Cluster, *, time_shared: bool = False, mu_final: float
     chunk_start = user_chunks(user_start)
     kernels = _PARALLEL if len(chunk_start) > 2 else _SERIAL
     with one_blas_thread(), numba_threads(len(chunk_start) - 1):
-        q, mu, converged, iterations, evaluations, stages, retries, stage_residual = kernels._continuation(
-            user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, cluster.n_servers, has_pairs,
+        q, mu, converged, iterations, evaluations, stages, retries, stage_residual = _continuation(
+            kernels, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, cluster.n_servers, has_pairs,
             float(mu_final), float(stage_tol), int(max_newton), float(factor))
         x, residual = np.zeros(len(pair_server)), np.inf
         if converged:
             try:
-                x, residual = kernels._polish(q, mu, user_start, pair_server, log_gamma, gamma, weight, load,
+                x, residual = _polish(kernels, q, mu, user_start, pair_server, log_gamma, gamma, weight, load,
                                               chunk_start, cluster.n_servers, has_pairs, float(drop), 4)
             except np.linalg.LinAlgError:  # non-finite or singular Newton matrix: reported as not converged
                 pass
