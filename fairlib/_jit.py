@@ -25,13 +25,14 @@ import functools
 import inspect
 import os
 import threading
+import types
 
 import numba
 import numpy as np
 from numba.core.registry import CPUDispatcher
 
 __all__ = ["njit", "Kernel", "KERNELS", "INTERPRET_AT_MOST", "interpreted_when_small", "problem_cells", "compiled",
-           "interpreted"]
+           "interpreted", "steered"]
 
 #: a public mechanism's kernels run interpreted when its problem has at most this many cells (see module doc):
 #: a 4-user, 4-server, 2-resource cluster is 32 cells, 8 users on 4 servers 64. Measured (AMD EPYC, one
@@ -88,6 +89,28 @@ def njit(*args, **options):
     if args:
         raise TypeError(f"fairlib._jit.njit takes keyword options only (no signatures); got {args!r}")
     return make
+
+
+def steered(kernel, *inner: str):
+    """``kernel``'s Python source as a plain Python function, in which the kernels its module names ``inner``
+    run as Python too; everything else it calls stays compiled.
+
+    numba compiles a kernel with a copy of every kernel it calls linked in and optimised again as part of it, so
+    a driver that only sequences a few heavy kernels (a Newton loop: evaluate, solve, line search) costs its
+    callees' optimisation a second time on its first compilation. Steered from Python, each callee compiles
+    once, for a few microseconds per call. Use it where the driver runs a few dozen iterations per call and
+    its own arithmetic is plain IEEE operations (no ``exp``/``log``, sums or ``solve``: NumPy's can round
+    differently from the compiled ones); the compiled kernel stays for compiled callers."""
+    scope = dict(kernel.py_func.__globals__)
+    for name in inner:
+        if not isinstance(scope.get(name), CPUDispatcher):
+            raise ValueError(f"steered: {name!r} is not a kernel of {kernel.py_func.__module__}")
+        scope[name] = scope[name].py_func
+    function = kernel.py_func
+    copy = types.FunctionType(function.__code__, scope, function.__name__, function.__defaults__,
+                              function.__closure__)
+    copy.__qualname__, copy.__doc__ = f"{function.__qualname__}__steered", function.__doc__
+    return copy
 
 
 @contextlib.contextmanager

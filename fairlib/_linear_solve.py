@@ -19,7 +19,9 @@ from numba.core.errors import TypingError
 from numba.extending import overload
 from numba.np.linalg import _LAPACK, F_INT_nptype, ensure_lapack
 
-__all__ = ["solve"]
+from ._jit import njit
+
+__all__ = ["solve", "solve_compiled"]
 
 
 def solve(a, b):
@@ -65,3 +67,10 @@ def _solve_compiled(a, b):
         return x
 
     return impl
+
+
+@njit(cache=True)
+def solve_compiled(a, b):
+    """:func:`solve` as a kernel: from Python (a driver steered from Python, :func:`._jit.steered`) the compiled
+    LAPACK call that kernels make, not NumPy's; inside a kernel the same as :func:`solve`."""
+    return solve(a, b)

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fairlib._linear_solve import solve
+from fairlib._jit import compiled
+from fairlib._linear_solve import solve, solve_compiled
 
 
 @numba.njit
@@ -31,6 +32,8 @@ def test_compiled_solve_is_numbas_np_linalg_solve_bit_for_bit(n, seed, transpose
         a = a.T
     b = rng.normal(size=n)
     assert _lean(a, b).tobytes() == _numba_solve(a, b).tobytes()
+    with compiled():  # the kernel called from Python (steered drivers): the compiled call, not NumPy's
+        assert solve_compiled(a, b).tobytes() == _numba_solve(a, b).tobytes()
     assert np.allclose(solve(a, b), np.linalg.solve(a, b), rtol=1e-8, atol=0.0) or n == 0
 
 

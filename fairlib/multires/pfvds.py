@@ -48,8 +48,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._jit import interpreted_when_small, njit
-from .._linear_solve import solve
+from .._jit import interpreted_when_small, njit, steered
+from .._linear_solve import solve, solve_compiled
 from .._validate import InvalidInputError, as_count, as_number, check_choice
 from ._solvers.pfvds_interior import pfvds_interior_point
 from .cluster import Allocation, Cluster, per_server_alpha
@@ -127,7 +127,7 @@ def _dual_value(lam, cap, d, x_o, a, gamma, weight, alpha, x, p):
     return value
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _usage_and_hessian(d, x, x_o, p, alpha):
     """Resources the users' demands x(λ) use, and the Hessian of the dual value: Σ_n w_n d_n d_nᵀ over served users,
     w_n = -dx_n/dp_n = (x_n + x_o,n) / (α p_n)."""
@@ -147,7 +147,7 @@ def _usage_and_hessian(d, x, x_o, p, alpha):
     return used, hess
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _kkt_gap(cap, grad, lam):
     """Largest relative violation of the server's KKT conditions: overuse, and complementarity of prices and
     slack (``grad`` = capacity - use), relative to capacity."""
@@ -160,7 +160,7 @@ def _kkt_gap(cap, grad, lam):
     return gap
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _price_step(cap, grad, hess, lam):
     """Projected Newton direction for the prices: Newton on the free prices whose resource some served user
     demands (with a small ridge: collinear demands make the Hessian singular); a tiny price on a slack resource
@@ -204,7 +204,7 @@ def _price_step(cap, grad, hess, lam):
     return step
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _line_search(step, grad, hess, lam, value, cap, d, x_o, a, gamma, weight, alpha, lam_try, x_try, p_try):
     """Backtracking on the dual value along the projected path λ + t·step (t halved up to 60 times); if the Newton
     direction fails, a diagonally scaled gradient step. Fills ``lam_try``, ``x_try``, ``p_try`` with the accepted
@@ -284,15 +284,9 @@ def _log_price_gap(cap, d, x, active):
 
 
 @njit(cache=True)
-def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, tol, max_iter):
-    """Server best response by Newton on the log prices θ_r = log λ_r of an active set of resources, damped on the
-    KKT violation. The marginal utilities are ŝ^-α: at α = 64 prices span hundreds of orders of magnitude and the
-    dual value's changes fall below its rounding, so the dual-value line search of :func:`_best_response` stalls;
-    in logs the demands are smooth with a well-scaled Jacobian ∂x_n/∂θ_r = -(x_n + x_o,n) d_nr λ_r / (α p_n).
-    A resource joins the active set when overused, leaves it when under-used and still within capacity at price 0.
-    A local method: it is started from the prices where the dual Newton stalled, or after
-    :func:`_coordinate_prices` has found the right priced resources (from arbitrary prices it can stall too).
-    ``lam`` is the warm start, updated in place (capped at 1e300). Returns (x, iterations, gap)."""
+def _log_price_start(d, lam):
+    """The log-price Newton's start: which resources some user demands, which are priced (demanded, with a
+    positive price in ``lam``) and their log prices (0 where not finite)."""
     n_users, m = d.shape
     demanded = np.zeros(m, dtype=np.bool_)
     for r in range(m):
@@ -305,14 +299,62 @@ def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, tol, max_iter):
         if demanded[r] and lam[r] > 0.0:
             active[r] = True
             theta[r] = np.log(lam[r])
+    for r in range(m):
+        if not np.isfinite(theta[r]):
+            theta[r] = 0.0
+    return demanded, active, theta
+
+
+@njit(cache=True)
+def _usage(d, x):
+    """used[r] = Σ_k d[k, r] x[k], added in user order."""
+    used = np.zeros(d.shape[1])
+    for r in range(d.shape[1]):
+        for k in range(d.shape[0]):
+            used[r] += d[k, r] * x[k]
+    return used
+
+
+@njit(cache=True)
+def _log_price_jacobian(d, x, x_o, share, alpha):
+    """∂use_r/∂θ_t = -Σ_n d_nr (x_n + x_o,n) share_nt / α over served users."""
+    n_users, m = d.shape
+    jac = np.zeros((m, m))
+    for k in range(n_users):
+        if x[k] > 0.0:
+            c = (x[k] + x_o[k]) / alpha
+            for r in range(m):
+                for t in range(m):
+                    jac[r, t] -= d[k, r] * c * share[k, t]
+    return jac
+
+
+@njit(cache=True)
+def _log_price_finish(theta, active, lam):
+    """``lam`` = e^θ on the priced resources (capped at 1e300), 0 on the others."""
+    for r in range(lam.shape[0]):
+        lam[r] = min(np.exp(theta[r]), 1e300) if active[r] else 0.0
+
+
+@njit(cache=True)
+def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, tol, max_iter):
+    """Server best response by Newton on the log prices θ_r = log λ_r of an active set of resources, damped on the
+    KKT violation. The marginal utilities are ŝ^-α: at α = 64 prices span hundreds of orders of magnitude and the
+    dual value's changes fall below its rounding, so the dual-value line search of :func:`_best_response` stalls;
+    in logs the demands are smooth with a well-scaled Jacobian ∂x_n/∂θ_r = -(x_n + x_o,n) d_nr λ_r / (α p_n).
+    A resource joins the active set when overused, leaves it when under-used and still within capacity at price 0.
+    A local method: it is started from the prices where the dual Newton stalled, or after
+    :func:`_coordinate_prices` has found the right priced resources (from arbitrary prices it can stall too).
+    ``lam`` is the warm start, updated in place (capped at 1e300). Returns (x, iterations, gap).
+    Its loops over users, logarithms, exponentials and solves are kernels of their own, so that it runs steered
+    from Python (:func:`.._jit.steered`) as the certificate's fallback with the same rounding as compiled."""
+    n_users, m = d.shape
+    demanded, active, theta = _log_price_start(d, lam)
     x = np.zeros(n_users)
     share = np.zeros((n_users, m))
     x_try = np.zeros(n_users)
     share_try = np.zeros((n_users, m))
     theta_try = np.zeros(m)
-    for r in range(m):
-        if not np.isfinite(theta[r]):
-            theta[r] = 0.0
     if not _log_price_state(theta, active, d, x_o, a, gamma, alpha, x, share):
         top = 0.0
         for r in range(m):
@@ -329,10 +371,7 @@ def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, tol, max_iter):
     for it in range(1, max_iter + 1):
         if gap <= tol:
             break
-        used = np.zeros(m)
-        for r in range(m):
-            for k in range(n_users):
-                used[r] += d[k, r] * x[k]
+        used = _usage(d, x)
         top = -np.inf
         for r in range(m):
             if active[r]:
@@ -347,13 +386,7 @@ def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, tol, max_iter):
             _log_price_state(theta, active, d, x_o, a, gamma, alpha, x, share)
             gap = _log_price_gap(cap, d, x, active)
             continue
-        jac = np.zeros((m, m))
-        for k in range(n_users):
-            if x[k] > 0.0:
-                c = (x[k] + x_o[k]) / alpha
-                for r in range(m):
-                    for t in range(m):
-                        jac[r, t] -= d[k, r] * c * share[k, t]
+        jac = _log_price_jacobian(d, x, x_o, share, alpha)
         jumped = False
         for r in range(m):  # overused, but its price too small to move anyone (e^-90 of another): raise it to theirs
             if active[r] and used[r] > cap[r] and abs(jac[r, r]) <= 1e-9 * used[r] and theta[r] < top:
@@ -368,10 +401,7 @@ def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, tol, max_iter):
             if active[r] and used[r] < cap[r]:
                 active[r] = False
                 if _log_price_state(theta, active, d, x_o, a, gamma, alpha, x_try, share_try):
-                    use = 0.0
-                    for k in range(n_users):
-                        use += d[k, r] * x_try[k]
-                    if use <= cap[r]:
+                    if _usage(d, x_try)[r] <= cap[r]:
                         _copy_vector(x, x_try)
                         _copy_matrix(share, share_try)
                         left = True
@@ -398,7 +428,7 @@ def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, tol, max_iter):
             damped = h.copy()
             for u in range(k_act):
                 damped[u, u] -= damping
-            step = solve(damped, -g)
+            step = solve_compiled(damped, -g)
             longest = 0.0
             for u in range(k_act):
                 longest = max(longest, abs(step[u]))
@@ -425,8 +455,7 @@ def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, tol, max_iter):
         _copy_vector(x, x_try)
         _copy_matrix(share, share_try)
         gap = gap_try
-    for r in range(m):
-        lam[r] = min(np.exp(theta[r]), 1e300) if active[r] else 0.0
+    _log_price_finish(theta, active, lam)
     _scale_into_capacity(cap, d, x)
     return x, it, gap
 
@@ -552,6 +581,11 @@ def _dual_newton_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_it
         value = v
     _scale_into_capacity(cap, d, x)
     return x, it, gap
+
+
+# the certificate's best responses steered from Python (:func:`.._jit.steered`): each fallback kernel compiles only
+# when a server needs it, and the dual Newton's pieces compile once instead of again inside a compiled driver
+_BEST_RESPONSE_STEERED = steered(_best_response, "_dual_newton_response", "_log_price_response")
 
 
 @njit(cache=True)
@@ -719,8 +753,7 @@ def _best_response_column(cluster, x, totals, server, alpha, d3, cap, tol=1e-12,
     x_o = totals[users] - x[users, server]
     col = np.zeros(cluster.n_users)
     lam = np.zeros(cap.shape[1])
-    # the fallbacks' orchestration run as Python: each fallback kernel compiles only when a server needs it
-    got, _, _ = _best_response.py_func(cap[server], np.ascontiguousarray(d3[users, server]), x_o,
+    got, _, _ = _BEST_RESPONSE_STEERED(cap[server], np.ascontiguousarray(d3[users, server]), x_o,
                                cluster.weight[users] * cluster.gamma[users, server], cluster.gamma[users, server],
                                cluster.weight[users], float(alpha), lam, tol, max_iter)
     col[users] = got
