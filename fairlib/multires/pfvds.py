@@ -190,7 +190,7 @@ def _price_step(cap, grad, hess, lam):
         h = np.empty((idx.shape[0], idx.shape[0]))
         g = np.empty(idx.shape[0])
         for u in range(idx.shape[0]):
-            g[u] = grad[idx[u]]
+            g[u] = -grad[idx[u]]  # negated here: -g would compile an array expression
             for v in range(idx.shape[0]):
                 h[u, v] = hess[idx[u], idx[v]]
         trace = 0.0
@@ -198,7 +198,7 @@ def _price_step(cap, grad, hess, lam):
             trace += h[u, u]
         for u in range(idx.shape[0]):
             h[u, u] += 1e-9 * trace / idx.shape[0]
-        sol = solve(h, -g)
+        sol = solve(h, g)
         for u in range(idx.shape[0]):
             step[idx[u]] = sol[u]
     return step
