@@ -91,3 +91,17 @@ def test_never_run_on_merged_servers():
 def test_bad_quantum_is_named(quantum):
     with pytest.raises(InvalidInputError, match="quantum"):
         drfh_best_fit(Cluster([[1.0]], [[1.0]]), quantum=quantum)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.just(0.0), st.just(np.nan), st.floats(0.0, 1e6)), min_size=1, max_size=5))
+def test_the_fitness_scale_is_the_first_component_else_numpys_max(values):
+    """A shape is normalised by its first component, or by its largest when the first is zero: the loop that
+    finds it agrees with NumPy's ``max`` (a NaN anywhere wins, as there)."""
+    from fairlib.multires.best_fit import _shape_scale
+
+    vector = np.array(values)
+    with compiled():
+        got = _shape_scale(vector)
+    want = vector[0] if vector[0] > 0 else vector.max()
+    assert got == want or (np.isnan(got) and np.isnan(want))

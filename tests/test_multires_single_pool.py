@@ -502,3 +502,28 @@ def test_the_starting_heap_order_is_the_compiled_sorts(n, distinct_keys, distinc
     keys = rng.integers(0, distinct_keys, n) * 0.1
     sec0 = (rng.permutation(n) if distinct_secondary >= n else rng.integers(0, distinct_secondary, n)).astype(np.int64)
     assert _start_order(keys, sec0).tolist() == _kernel_start_order(keys, sec0).tolist()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 4), st.integers(0, 2**32 - 1), st.booleans())
+def test_pdrf_cycle_is_metins_formula_with_numpys_largest_share(n, m, seed, simplified):
+    """The cycle kernel finds ds* = max_i ds_i by a loop (numba's array max compiles for ~0.5 s): tasks and k equal
+    Algorithm 1 written in Python with NumPy's ``ds.max()``, the same additions in the same order (ties in ds
+    included)."""
+    from fairlib.multires.edrf import _pdrf_cycle
+
+    rng = np.random.default_rng(seed)
+    d = rng.integers(0, 5, (n, m)).astype(float)
+    d[:, 0] += 1.0
+    cap = rng.integers(5, 60, m).astype(float)
+    ds = (d / cap).max(axis=1)
+    tasks, k = _pdrf_cycle(d, cap, ds, simplified)
+    ds_max = float(ds.max())
+    cycle = [0.0] * m
+    for i in range(n):
+        f = 1.0 / ds[i] if simplified else ds_max / ds[i]
+        for r in range(m):
+            cycle[r] += f * d[i, r]
+    want_k = min([cap[r] / cycle[r] for r in range(m) if cycle[r] > 0.0], default=np.inf)
+    want = [int(np.floor(want_k / ds[i] if simplified else want_k * (ds_max / ds[i]))) for i in range(n)]
+    assert k == want_k and tasks.tolist() == want
