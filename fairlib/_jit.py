@@ -14,7 +14,8 @@ identical, divisible ones within ``run_all.py --verify``'s tolerances).
 Every kernel is made by :func:`njit` (numba's; a plain dispatcher except while an interpreted call runs, see
 :class:`Kernel`). Inside :func:`compiled` every kernel
 is compiled whatever the size (``python -m fairlib.warm`` and the benchmarks use it); inside :func:`interpreted`
-every kernel runs as Python.
+every kernel runs as Python. :func:`steered` is the third arrangement, whatever the size: a driver's loop as Python
+over compiled kernels, so that a first compilation does not optimise the kernels it calls a second time.
 """
 
 from __future__ import annotations
