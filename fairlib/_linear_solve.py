@@ -69,8 +69,8 @@ def _solve_compiled(a, b):
     return impl
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def solve_compiled(a, b):
     """:func:`solve` as a kernel: from Python (a driver steered from Python, :func:`._jit.steered`) the compiled
-    LAPACK call that kernels make, not NumPy's; inside a kernel the same as :func:`solve`."""
+    LAPACK call that kernels make, not NumPy's; inside a kernel :func:`solve` itself (inlined)."""
     return solve(a, b)

@@ -127,7 +127,7 @@ def _dual_value(lam, cap, d, x_o, a, gamma, weight, alpha, x, p):
     return value
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _usage_and_hessian(d, x, x_o, p, alpha):
     """Resources the users' demands x(λ) use, and the Hessian of the dual value: Σ_n w_n d_n d_nᵀ over served users,
     w_n = -dx_n/dp_n = (x_n + x_o,n) / (α p_n)."""
@@ -147,7 +147,7 @@ def _usage_and_hessian(d, x, x_o, p, alpha):
     return used, hess
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _kkt_gap(cap, grad, lam):
     """Largest relative violation of the server's KKT conditions: overuse, and complementarity of prices and
     slack (``grad`` = capacity - use), relative to capacity."""
@@ -160,7 +160,7 @@ def _kkt_gap(cap, grad, lam):
     return gap
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _price_step(cap, grad, hess, lam):
     """Projected Newton direction for the prices: Newton on the free prices whose resource some served user
     demands (with a small ridge: collinear demands make the Hessian singular); a tiny price on a slack resource
@@ -204,7 +204,7 @@ def _price_step(cap, grad, hess, lam):
     return step
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _line_search(step, grad, hess, lam, value, cap, d, x_o, a, gamma, weight, alpha, lam_try, x_try, p_try):
     """Backtracking on the dual value along the projected path λ + t·step (t halved up to 60 times); if the Newton
     direction fails, a diagonally scaled gradient step. Fills ``lam_try``, ``x_try``, ``p_try`` with the accepted
@@ -283,7 +283,7 @@ def _log_price_gap(cap, d, x, active):
     return gap
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _log_price_start(d, lam):
     """The log-price Newton's start: which resources some user demands, which are priced (demanded, with a
     positive price in ``lam``) and their log prices (0 where not finite)."""
@@ -305,7 +305,7 @@ def _log_price_start(d, lam):
     return demanded, active, theta
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _usage(d, x):
     """used[r] = Σ_k d[k, r] x[k], added in user order."""
     used = np.zeros(d.shape[1])
@@ -315,7 +315,7 @@ def _usage(d, x):
     return used
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _log_price_jacobian(d, x, x_o, share, alpha):
     """∂use_r/∂θ_t = -Σ_n d_nr (x_n + x_o,n) share_nt / α over served users."""
     n_users, m = d.shape
@@ -329,7 +329,7 @@ def _log_price_jacobian(d, x, x_o, share, alpha):
     return jac
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _log_price_finish(theta, active, lam):
     """``lam`` = e^θ on the priced resources (capped at 1e300), 0 on the others."""
     for r in range(lam.shape[0]):
@@ -346,8 +346,9 @@ def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, tol, max_iter):
     A local method: it is started from the prices where the dual Newton stalled, or after
     :func:`_coordinate_prices` has found the right priced resources (from arbitrary prices it can stall too).
     ``lam`` is the warm start, updated in place (capped at 1e300). Returns (x, iterations, gap).
-    Its loops over users, logarithms, exponentials and solves are kernels of their own, so that it runs steered
-    from Python (:func:`.._jit.steered`) as the certificate's fallback with the same rounding as compiled."""
+    Its loops over users, logarithms, exponentials and solves are kernels of their own (inlined when compiled), so
+    that it runs steered from Python (:func:`.._jit.steered`) as the certificate's fallback with the same rounding
+    as compiled."""
     n_users, m = d.shape
     demanded, active, theta = _log_price_start(d, lam)
     x = np.zeros(n_users)
