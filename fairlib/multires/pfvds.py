@@ -227,17 +227,25 @@ def _line_search(step, grad, hess, lam, value, cap, d, x_o, a, gamma, weight, al
     return False, v
 
 
+@njit(cache=True, inline="always")
+def _usage(d, x):
+    """used[r] = Σ_k d[k, r] x[k], added in user order."""
+    used = np.zeros(d.shape[1])
+    for r in range(d.shape[1]):
+        for k in range(d.shape[0]):
+            used[r] += d[k, r] * x[k]
+    return used
+
+
 @njit(cache=True)
 def _scale_into_capacity(cap, d, x):
     """Scale ``x`` (in place) inside every capacity: the dual iteration can stop (rounding) with a resource over
     capacity by ~1e-6 relative, and each best response must be feasible."""
     factor = 1.0
+    used = _usage(d, x)
     for r in range(cap.shape[0]):
-        use = 0.0
-        for n in range(d.shape[0]):
-            use += d[n, r] * x[n]
-        if use > cap[r]:
-            factor = min(factor, cap[r] / use)
+        if used[r] > cap[r]:
+            factor = min(factor, cap[r] / used[r])
     if factor < 1.0:
         for n in range(d.shape[0]):
             x[n] *= factor
@@ -271,11 +279,9 @@ def _log_price_state(theta, active, d, x_o, a, gamma, alpha, x, share):
 def _log_price_gap(cap, d, x, active):
     """Relative KKT violation at log prices: |use - capacity| on priced resources, overuse on the others."""
     gap = 0.0
+    used = _usage(d, x)
     for r in range(cap.shape[0]):
-        use = 0.0
-        for k in range(d.shape[0]):
-            use += d[k, r] * x[k]
-        viol = abs(use - cap[r]) if active[r] else max(use - cap[r], 0.0)
+        viol = abs(used[r] - cap[r]) if active[r] else max(used[r] - cap[r], 0.0)
         if cap[r] > 0.0:
             gap = max(gap, viol / cap[r])
         elif viol > 0.0:  # a resource the server lacks (capacity 0) that someone uses
@@ -303,16 +309,6 @@ def _log_price_start(d, lam):
         if not np.isfinite(theta[r]):
             theta[r] = 0.0
     return demanded, active, theta
-
-
-@njit(cache=True, inline="always")
-def _usage(d, x):
-    """used[r] = Σ_k d[k, r] x[k], added in user order."""
-    used = np.zeros(d.shape[1])
-    for r in range(d.shape[1]):
-        for k in range(d.shape[0]):
-            used[r] += d[k, r] * x[k]
-    return used
 
 
 @njit(cache=True, inline="always")
