@@ -33,7 +33,7 @@ import numpy as np
 from numba.core.registry import CPUDispatcher
 
 __all__ = ["njit", "Kernel", "KERNELS", "INTERPRET_AT_MOST", "interpreted_when_small", "problem_cells", "compiled",
-           "interpreted", "steered"]
+           "interpreted", "steered", "STEERED_CALLS", "referenced_names"]
 
 #: a public mechanism's kernels run interpreted when its problem has at most this many cells (see module doc):
 #: a 4-user, 4-server, 2-resource cluster is 32 cells, 8 users on 4 servers 64. Measured (AMD EPYC, one
@@ -92,6 +92,20 @@ def njit(*args, **options):
     return make
 
 
+#: kernels called from Python by a :func:`steered` driver: each has a cache entry of its own even when it is
+#: ``inline="always"`` for compiled callers (``python -m fairlib.warm`` checks them)
+STEERED_CALLS: set = set()
+
+
+def referenced_names(code: types.CodeType) -> set[str]:
+    """Global names a function's bytecode reads, nested code objects included."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= referenced_names(const)
+    return names
+
+
 def steered(kernel, *inner: str):
     """``kernel``'s Python source as a plain Python function, in which the kernels its module names ``inner``
     run as Python too; everything else it calls stays compiled.
@@ -108,6 +122,9 @@ def steered(kernel, *inner: str):
             raise ValueError(f"steered: {name!r} is not a kernel of {kernel.py_func.__module__}")
         scope[name] = scope[name].py_func
     function = kernel.py_func
+    for code in [function.__code__] + [scope[name].__code__ for name in inner]:
+        STEERED_CALLS.update(value for name, value in scope.items()
+                             if name in referenced_names(code) and isinstance(value, CPUDispatcher))
     copy = types.FunctionType(function.__code__, scope, function.__name__, function.__defaults__,
                               function.__closure__)
     copy.__qualname__, copy.__doc__ = f"{function.__qualname__}__steered", function.__doc__

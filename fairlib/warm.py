@@ -110,13 +110,14 @@ def uncompiled_kernels() -> list[str]:
     from numba.core.registry import CPUDispatcher
 
     import fairlib
+    from fairlib._jit import STEERED_CALLS
     from fairlib.multires._solvers import pair_kernels
 
     def cached(kernel):  # numba's cache layout: one index file per kernel
         return kernel.signatures or os.path.exists(kernel._cache._cache_file._index_path)
 
-    def inlined(kernel):  # compiled only inside its callers: no cache entry of its own
-        return kernel.targetoptions.get("inline") == "always"
+    def inlined(kernel):  # compiled only inside its callers (unless a steered driver calls it): no cache entry
+        return kernel.targetoptions.get("inline") == "always" and kernel not in STEERED_CALLS
 
     missing = []
     for info in pkgutil.walk_packages(fairlib.__path__, "fairlib."):

@@ -30,6 +30,7 @@ import numpy as np
 
 from .._jit import interpreted_when_small, njit
 from .._validate import as_number
+from ._solvers.pair_kernels import largest
 from .cluster import Allocation, Cluster
 from .global_maxmin import drfh_coefficients
 from .progressive_filling import INTERPRET_TASKS_AT_MOST
@@ -45,11 +46,7 @@ def _shape_scale(vector):
     """The component the fitness normalises by: the first, or the largest when the first is zero."""
     if vector[0] > 0:
         return vector[0]
-    largest = vector[0]  # vector.max() as a loop (numba's array max compiles ~0.3 s); a NaN wins, as there
-    for r in range(1, vector.shape[0]):
-        if not (vector[r] <= largest or np.isnan(largest)):
-            largest = vector[r]
-    return largest
+    return largest(vector)
 
 
 @njit(cache=True)

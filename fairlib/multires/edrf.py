@@ -8,6 +8,7 @@ from functools import cached_property
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
+from ._solvers.pair_kernels import largest
 from .._validate import (InvalidInputError, as_capacities, as_demands, as_task_caps, as_weights, check_choice,
                          check_task_bound)
 from .progressive_filling import (_is_cluster, _progressive_filling, check_start_fits, dominant_resources, no_quotas,
@@ -367,10 +368,7 @@ class PDRFResult(_DominantOnAccess):
 def _pdrf_cycle(demands, capacity, ds, simplified):
     """One PDRF cycle computation (Metin Alg. 1): returns tasks and k."""
     n, m = demands.shape
-    ds_max = ds[0]  # ds.max() as a loop (numba's array max compiles ~0.5 s); a NaN wins, as in ds.max()
-    for i in range(1, n):
-        if not (ds[i] <= ds_max or np.isnan(ds_max)):
-            ds_max = ds[i]
+    ds_max = largest(ds)
     cycle = np.zeros(m)
     for i in range(n):
         if simplified:
