@@ -9,7 +9,8 @@
 #   make site   build the static site (build/site/index.html) from the committed executed notebooks in
 #               executed/, figures and ledgers; nothing is re-executed
 #   make install   only create .venv and compile every numba kernel once into the keyed cache
-#               (python -m fairlib.warm; e.g. on a Dask worker machine; see README, Running at scale)
+#               (python -m fairlib.warm --jobs 2: two compiling processes; e.g. on a Dask worker machine;
+#               see README, Running at scale)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -26,7 +27,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name fairlib --display-name "fairlib (.venv)" >/dev/null
-	$(BIN)/python -m fairlib.warm
+	$(BIN)/python -m fairlib.warm --jobs 2
 	@touch $@
 
 fetch: $(STAMP)

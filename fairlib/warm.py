@@ -1,21 +1,23 @@
 """Compile every numba kernel of fairlib once, into the keyed cache: ``python -m fairlib.warm``.
 
-``make install`` (so ``make`` and ``make test``) runs it, and so can a Dask worker before its first task: the first
-call a reader makes in a notebook then loads compiled code instead of compiling it. Each step calls a public entry
-point on a tiny instance with the argument types real instances have (float64 / int64, C order), so the cached
-specialisations are the ones later calls use. :func:`uncompiled_kernels` lists any kernel no step reached; the
-test suite checks it is empty.
+``make install`` (so ``make`` and ``make test``) runs it with ``--jobs 2`` (two compiling processes), and so can a
+Dask worker before its first task: the first call a reader makes in a notebook then loads compiled code instead of
+compiling it. Each step calls a public entry point on a tiny instance with the argument types real instances have
+(float64 / int64, C order), so the cached specialisations are the ones later calls use. :func:`uncompiled_kernels`
+lists any kernel no step reached; the test suite checks it is empty.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import multiprocessing
 import os
 import pkgutil
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import numpy as np
 
@@ -85,22 +87,60 @@ def _parallel(call):
             call()
 
 
-def warm(progress: bool = True) -> dict[str, float]:
-    """Run every :func:`warm_steps` step once; returns seconds per step (compiling, or loading from the cache)."""
+def warm(progress: bool = True, jobs: int = 1, only: list[str] | None = None) -> dict[str, float]:
+    """Run every :func:`warm_steps` step once (``only``: those named); returns seconds per step (compiling, or
+    loading from the cache).
+
+    ``jobs`` > 1 first runs the steps in that many worker processes (spawned, taking the next step as each
+    finishes), which compile into the same keyed cache; numba compiles on one core per process, so two cores
+    take about half the time. Then every step runs again in this process, loading what the workers compiled:
+    kernels shared by steps in two workers are compiled by both (numba writes its cache files atomically), and
+    an index entry lost to two workers saving the same kernel's signatures at once is compiled again here, so
+    the result is the same as with one process."""
     from tqdm import tqdm
 
     from ._jit import compiled
 
-    times = {}
     steps = warm_steps()
-    with tqdm(steps, desc="compiling fairlib's kernels", disable=not progress, unit="step") as bar:
+    if only is not None:
+        known = [name for name, _ in steps]
+        for name in only:
+            if name not in known:
+                raise ValueError(f"only: no warm-up step named {name!r}; the steps are {known}")
+        steps = [(name, call) for name, call in steps if name in only]
+    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
+        raise ValueError(f"jobs = {jobs!r}: must be an integer >= 1")
+    times = {}
+    if jobs > 1:
+        context = multiprocessing.get_context("spawn")  # not fork: numba's threads and compiler state
+        with (ProcessPoolExecutor(jobs, mp_context=context) as pool,
+              tqdm(total=len(steps), desc=f"compiling fairlib's kernels ({jobs} processes)", disable=not progress,
+                   unit="step") as bar):
+            futures = {pool.submit(_run_step, name): name for name, _ in steps}
+            for future in as_completed(futures):
+                times[futures[future]] = future.result()
+                bar.set_postfix_str(futures[future])
+                bar.update()
+    desc = "loading fairlib's kernels" if jobs > 1 else "compiling fairlib's kernels"
+    with tqdm(steps, desc=desc, disable=not progress, unit="step") as bar:
         for name, call in bar:
             bar.set_postfix_str(name)
             t0 = time.perf_counter()
             with compiled():  # the steps' instances are small: they would run interpreted (fairlib._jit)
                 call()
-            times[name] = time.perf_counter() - t0
-    return times
+            times[name] = times.get(name, 0.0) + time.perf_counter() - t0
+    return {name: times[name] for name, _ in steps}
+
+
+def _run_step(name: str) -> float:
+    """Seconds to run the warm-up step ``name`` in this process (a worker of :func:`warm`)."""
+    from ._jit import compiled
+
+    call = dict(warm_steps())[name]
+    t0 = time.perf_counter()
+    with compiled():
+        call()
+    return time.perf_counter() - t0
 
 
 def uncompiled_kernels() -> list[str]:
@@ -139,13 +179,17 @@ def main(argv=None) -> int:
     """Command line: compile (or load) every kernel, print the time per step; exit 1 if a kernel was missed."""
     ap = argparse.ArgumentParser(prog="python -m fairlib.warm", description=__doc__.split("\n")[0])
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    ap.add_argument("--jobs", type=int, default=1, help="worker processes compiling at once (default 1; "
+                    "make install uses 2)")
     args = ap.parse_args(argv)
+    if args.jobs < 1:
+        ap.error(f"--jobs = {args.jobs}: must be >= 1")
     from numba.core import config
 
     import fairlib  # noqa: F401 - sets the keyed cache directory before numba compiles anything
 
     t0 = time.perf_counter()
-    times = warm(progress=not args.quiet)
+    times = warm(progress=not args.quiet, jobs=args.jobs)
     total = time.perf_counter() - t0
     print(f"fairlib kernels ready in {config.CACHE_DIR}: {total:.1f} s "
           f"({', '.join(f'{k} {v:.1f} s' for k, v in times.items())})")

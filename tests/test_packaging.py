@@ -83,6 +83,42 @@ def test_warm_compiles_every_kernel():
     assert "fairlib kernels ready in" in run.stdout
 
 
+def test_warm_in_two_processes_leaves_every_kernel_for_the_next_process(tmp_path):
+    """``python -m fairlib.warm --jobs 2`` (``make install``): two worker processes compile into the keyed cache,
+    then the parent loads their kernels; a later process running the same steps compiles nothing. Two cheap
+    steps on an empty cache directory; the full set runs in every ``make install``."""
+    import subprocess
+    import sys
+
+    steps = ["drfh (best fit), drf (machine offers)", "dynamic DRF: per-step kernels"]
+    first = (f"from fairlib.warm import warm\ntimes = warm(progress=False, jobs=2, only={steps!r})\n"
+             "print(sorted(times))\n")
+    again = ("from numba.core import event\nfrom fairlib.warm import warm\n"
+             "with event.install_recorder('numba:compile') as rec:\n"
+             f"    warm(progress=False, only={steps!r})\n"
+             "print(sorted({e.data['dispatcher'].py_func.__qualname__ for _, e in rec.buffer\n"
+             "              if e.is_start and e.data.get('dispatcher') is not None\n"
+             "              and e.data['dispatcher'].py_func.__module__.startswith('fairlib')}))\n")
+    env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", first], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == repr(sorted(steps))
+    compiled = subprocess.run([sys.executable, "-c", again], env=env, capture_output=True, text=True)
+    assert compiled.returncode == 0, compiled.stderr[-2000:]
+    assert compiled.stdout.strip() == "[]", compiled.stdout
+
+
+def test_warm_names_a_bad_step_or_job_count():
+    import pytest
+
+    from fairlib.warm import warm
+
+    with pytest.raises(ValueError, match="no warm-up step named 'drfx'"):
+        warm(progress=False, only=["drfx"])
+    with pytest.raises(ValueError, match=r"jobs = 0: must be an integer >= 1"):
+        warm(progress=False, jobs=0, only=[])
+
+
 def test_a_cache_directory_set_by_the_user_is_keyed_too(tmp_path):
     """NUMBA_CACHE_DIR set by the user (or by the cold-start benchmark) holds fairlib's kernels under
     ``fairlib-<source hash>``: an edit still starts afresh. A worker inheriting the keyed directory keeps it."""
