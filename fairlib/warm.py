@@ -99,8 +99,6 @@ def warm(progress: bool = True, jobs: int = 1, only: list[str] | None = None) ->
     the result is the same as with one process."""
     from tqdm import tqdm
 
-    from ._jit import compiled
-
     steps = warm_steps()
     if only is not None:
         known = [name for name, _ in steps]
@@ -118,29 +116,35 @@ def warm(progress: bool = True, jobs: int = 1, only: list[str] | None = None) ->
                    unit="step") as bar):
             futures = {pool.submit(_run_step, name): name for name, _ in steps}
             for future in as_completed(futures):
-                times[futures[future]] = future.result()
+                try:
+                    times[futures[future]] = future.result()
+                except BaseException:  # a failed step fails the warm-up now, not after the queued ones
+                    pool.shutdown(cancel_futures=True)
+                    raise
                 bar.set_postfix_str(futures[future])
                 bar.update()
     desc = "loading fairlib's kernels" if jobs > 1 else "compiling fairlib's kernels"
     with tqdm(steps, desc=desc, disable=not progress, unit="step") as bar:
         for name, call in bar:
             bar.set_postfix_str(name)
-            t0 = time.perf_counter()
-            with compiled():  # the steps' instances are small: they would run interpreted (fairlib._jit)
-                call()
-            times[name] = times.get(name, 0.0) + time.perf_counter() - t0
+            times[name] = times.get(name, 0.0) + _timed(call)
     return {name: times[name] for name, _ in steps}
 
 
-def _run_step(name: str) -> float:
-    """Seconds to run the warm-up step ``name`` in this process (a worker of :func:`warm`)."""
+def _timed(call: Callable[[], object]) -> float:
+    """Seconds to run one warm-up step's call, its kernels compiled (the steps' instances are small: they would
+    run interpreted, see :mod:`fairlib._jit`)."""
     from ._jit import compiled
 
-    call = dict(warm_steps())[name]
     t0 = time.perf_counter()
     with compiled():
         call()
     return time.perf_counter() - t0
+
+
+def _run_step(name: str) -> float:
+    """Seconds to run the warm-up step ``name`` in this process (a worker of :func:`warm`)."""
+    return _timed(dict(warm_steps())[name])
 
 
 def uncompiled_kernels() -> list[str]:

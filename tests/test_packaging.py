@@ -119,6 +119,18 @@ def test_warm_names_a_bad_step_or_job_count():
         warm(progress=False, jobs=0, only=[])
 
 
+def test_a_step_failing_in_a_worker_fails_the_warm_up(monkeypatch):
+    """A step that raises in a worker process raises from :func:`fairlib.warm.warm` (the queued steps cancelled).
+    Here the parent lists a step the workers do not know: the worker's KeyError comes back."""
+    import pytest
+
+    import fairlib.warm
+
+    monkeypatch.setattr(fairlib.warm, "warm_steps", lambda: [("only the parent knows this step", lambda: None)])
+    with pytest.raises(KeyError, match="only the parent knows this step"):
+        fairlib.warm.warm(progress=False, jobs=2)
+
+
 def test_a_cache_directory_set_by_the_user_is_keyed_too(tmp_path):
     """NUMBA_CACHE_DIR set by the user (or by the cold-start benchmark) holds fairlib's kernels under
     ``fairlib-<source hash>``: an edit still starts afresh. A worker inheriting the keyed directory keeps it."""
