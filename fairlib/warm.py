@@ -18,6 +18,7 @@ import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 
@@ -96,7 +97,9 @@ def warm(progress: bool = True, jobs: int = 1, only: list[str] | None = None) ->
     take about half the time. Then every step runs again in this process, loading what the workers compiled:
     kernels shared by steps in two workers are compiled by both (numba writes its cache files atomically), and
     an index entry lost to two workers saving the same kernel's signatures at once is compiled again here, so
-    the result is the same as with one process."""
+    the result is the same as with one process. The workers are spawned, so they import the calling script again:
+    a script calling ``warm(jobs=...)`` keeps its top level under ``if __name__ == "__main__":`` (or runs
+    ``python -m fairlib.warm --jobs N`` instead)."""
     from tqdm import tqdm
 
     steps = warm_steps()
@@ -118,6 +121,13 @@ def warm(progress: bool = True, jobs: int = 1, only: list[str] | None = None) ->
             for future in as_completed(futures):
                 try:
                     times[futures[future]] = future.result()
+                except BrokenProcessPool as error:
+                    pool.shutdown(cancel_futures=True)
+                    raise RuntimeError(
+                        f"warm(jobs={jobs}): a worker process ended before finishing step {futures[future]!r} "
+                        "(its own error is printed above). A common cause: the workers are spawned and import the "
+                        "calling script again, so a script calling warm(jobs > 1) must keep its top level under "
+                        "'if __name__ == \"__main__\":' (or run 'python -m fairlib.warm --jobs N')") from error
                 except BaseException:  # a failed step fails the warm-up now, not after the queued ones
                     pool.shutdown(cancel_futures=True)
                     raise

@@ -131,6 +131,21 @@ def test_a_step_failing_in_a_worker_fails_the_warm_up(monkeypatch):
         fairlib.warm.warm(progress=False, jobs=2)
 
 
+def test_an_unguarded_script_warming_in_two_processes_is_told_why_its_workers_died(tmp_path):
+    """The workers are spawned and import the calling script again: a script calling ``warm(jobs=2)`` at its top
+    level makes each worker fail while starting. The error names the step and the remedy, not just a broken pool."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "unguarded.py"
+    script.write_text("from fairlib.warm import warm\nwarm(progress=False, jobs=2, only=['tsf'])\n")
+    run = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 1
+    last = run.stderr.strip().splitlines()[-1]
+    assert last.startswith("RuntimeError: warm(jobs=2): a worker process ended before finishing step 'tsf'"), last
+    assert "if __name__ == \"__main__\":" in last and "python -m fairlib.warm --jobs N" in last
+
+
 def test_a_cache_directory_set_by_the_user_is_keyed_too(tmp_path):
     """NUMBA_CACHE_DIR set by the user (or by the cold-start benchmark) holds fairlib's kernels under
     ``fairlib-<source hash>``: an edit still starts afresh. A worker inheriting the keyed directory keeps it."""
