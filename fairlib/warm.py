@@ -121,15 +121,15 @@ def warm(progress: bool = True, jobs: int = 1, only: list[str] | None = None) ->
             for future in as_completed(futures):
                 try:
                     times[futures[future]] = future.result()
-                except BrokenProcessPool as error:
+                except BaseException as error:  # a failed step fails the warm-up now, not after the queued ones
                     pool.shutdown(cancel_futures=True)
-                    raise RuntimeError(
-                        f"warm(jobs={jobs}): a worker process ended before finishing step {futures[future]!r} "
-                        "(its own error is printed above). A common cause: the workers are spawned and import the "
-                        "calling script again, so a script calling warm(jobs > 1) must keep its top level under "
-                        "'if __name__ == \"__main__\":' (or run 'python -m fairlib.warm --jobs N')") from error
-                except BaseException:  # a failed step fails the warm-up now, not after the queued ones
-                    pool.shutdown(cancel_futures=True)
+                    if isinstance(error, BrokenProcessPool):
+                        raise RuntimeError(
+                            f"warm(jobs={jobs}): a worker process ended before finishing step {futures[future]!r} "
+                            "(its own error is printed above). A common cause: the workers are spawned and import "
+                            "the calling script again, so a script calling warm(jobs > 1) must keep its top level "
+                            "under 'if __name__ == \"__main__\":' (or run 'python -m fairlib.warm --jobs N')"
+                        ) from error
                     raise
                 bar.set_postfix_str(futures[future])
                 bar.update()

@@ -8,9 +8,9 @@ from functools import cached_property
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from ._solvers.pair_kernels import largest
 from .._validate import (InvalidInputError, as_capacities, as_demands, as_task_caps, as_weights, check_choice,
                          check_task_bound)
+from ._solvers.pair_kernels import largest
 from .progressive_filling import (_is_cluster, _progressive_filling, check_start_fits, dominant_resources, no_quotas,
                                   share_steps)
 
