@@ -1,9 +1,14 @@
-"""Run every benchmark script (``python -m benchmarks [NAME ...]``); each prints its own ratios.
+"""Run the benchmarks and render the performance page.
 
-Benchmarks are plain modules ``benchmarks/bench_<name>.py`` with a ``main(argv)`` function.  They
-measure medians of repeated runs side by side with their baselines in the same process, and report
-ratios and scaling exponents (absolute times on a shared machine are noise).  Results are also
-written as CSV under ``build/benchmarks/``.
+    python -m benchmarks                 # every benchmark (what `make bench` runs)
+    python -m benchmarks NAME [NAME ...] # some of them
+    python -m benchmarks --report        # render docs/performance.md from benchmarks/results/*.json
+    python -m benchmarks --list          # the benchmarks there are
+
+Benchmarks are plain modules ``benchmarks/bench_<name>.py`` with a ``main(argv)`` that measures medians of repeated
+runs side by side with their baselines in one process, prints what it measured and returns its speed rows
+(:class:`benchmarks._results.Row`). Each run writes ``benchmarks/results/<name>.json`` (machine, date, command,
+load, rows); raw per-method times also go to ``build/benchmarks/<name>.csv``.
 """
 
 import importlib
@@ -11,11 +16,23 @@ import pkgutil
 import sys
 from pathlib import Path
 
+from benchmarks import _results
+
+
+def available() -> list[str]:
+    """The benchmark names (``bench_<name>.py`` beside this file)."""
+    here = Path(__file__).parent
+    return sorted(m.name[len("bench_"):] for m in pkgutil.iter_modules([str(here)]) if m.name.startswith("bench_"))
+
 
 def main(argv: list[str]) -> int:
-    here = Path(__file__).parent
-    names = sorted(m.name[len("bench_"):] for m in pkgutil.iter_modules([str(here)])
-                   if m.name.startswith("bench_"))
+    names = available()
+    if "--list" in argv:
+        print("\n".join(names))
+        return 0
+    if "--report" in argv:
+        print(f"wrote {_results.report().relative_to(_results.ROOT)}")
+        return 0
     wanted = argv or names
     unknown = [w for w in wanted if w not in names]
     if unknown:
@@ -23,7 +40,9 @@ def main(argv: list[str]) -> int:
         return 2
     for name in wanted:
         print(f"=== benchmarks.bench_{name}", flush=True)
-        importlib.import_module(f"benchmarks.bench_{name}").main([])
+        _results.run_one(name, importlib.import_module(f"benchmarks.bench_{name}").main, [])
+    if not argv:
+        print(f"wrote {_results.report().relative_to(_results.ROOT)}")
     return 0
 
 

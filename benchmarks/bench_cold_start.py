@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 
+from benchmarks._results import Row, fmt_seconds, standalone
 from benchmarks._timing import write_results
 
 _CALL = """
@@ -103,9 +104,9 @@ def public_mechanisms() -> list[str]:
     return mechanisms.names() + ["dynamic_drf", "best_response"]
 
 
-def main(argv: list[str]) -> list[dict]:
+def main(argv: list[str]) -> list[Row]:
     names = argv or public_mechanisms()
-    rows = []
+    rows, speed = [], []
     for large in (False, True):
         print(_PROBLEM[large], flush=True)
         block = []
@@ -120,9 +121,18 @@ def main(argv: list[str]) -> list[dict]:
               f"{together['cold_first_call_s']:.2f} s one after another in one process (target: each <= 5 s, "
               f"all <= 20 s)", flush=True)
         rows += block + [together]
+        slowest = max(block, key=lambda r: r["cold_first_call_s"])
+        problem = _PROBLEM[large]
+        # the compiled rows are reported against their targets but not gated: `make install` compiles every kernel
+        speed += [Row(f"cold start, slowest first call with an empty kernel cache, {problem} ({slowest['mechanism']})",
+                      fmt_seconds(slowest["cold_first_call_s"]), f"warm {fmt_seconds(slowest['warm_first_call_s'])}",
+                      slowest["cold_first_call_s"], "s", "<= 5", gated=not large),
+                  Row(f"cold start, all {len(block)} first calls in one fresh process, {problem}",
+                      fmt_seconds(together["cold_first_call_s"]), "", together["cold_first_call_s"], "s", "<= 20",
+                      gated=not large)]
     write_results("cold_start", rows)
-    return rows
+    return speed
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    standalone("cold_start", main)

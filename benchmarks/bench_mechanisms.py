@@ -9,10 +9,10 @@ Reported as ratios to one baseline per instance (EDRF on the pool, DRFH on the c
 
 from __future__ import annotations
 
-import sys
 
 import numpy as np
 
+from benchmarks._results import Row, fmt_seconds, standalone
 from benchmarks._timing import write_results
 from fairlib import mechanisms
 from fairlib.multires import random_cluster, random_pool
@@ -33,7 +33,7 @@ def cases(pool_users: int = 2000, users: int = 300, servers: int = 30, rng=0) ->
     return out
 
 
-def main(argv: list[str]) -> list[dict]:
+def main(argv: list[str]) -> list[Row]:
     users, servers = (int(argv[0]), int(argv[1])) if len(argv) >= 2 else (300, 30)
     runs = {**mechanisms.runs("pooled"), **mechanisms.runs("multi_server")}
     rows = []
@@ -47,8 +47,11 @@ def main(argv: list[str]) -> list[dict]:
         print(f"{r['instance']:8s} {r['mechanism']:16s} {r['users']:6d} x {r['servers']:3d}  "
               f"{r['ratio_to_baseline']:8.2f}x {BASELINES[r['instance']]}", flush=True)
     write_results("mechanisms", rows)
-    return rows
+    return [Row(f"`{r['mechanism']}` on a {r['users']:,}-user {'pool' if r['instance'] == 'pool' else 'cluster'}"
+                + ("" if r["instance"] == "pool" else f" × {r['servers']} servers"), fmt_seconds(r["median_s"]),
+                BASELINES[r["instance"]], r["ratio_to_baseline"], "× baseline")
+            for r in rows if r["mechanism"] != BASELINES[r["instance"]]]
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    standalone("mechanisms", main)

@@ -17,10 +17,9 @@ All times are medians measured side by side in this run; only the ratios are rep
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
+from benchmarks._results import Row, fmt_seconds, standalone
 from benchmarks._timing import write_results
 from fairlib.experiments.precomputed_drf import scaled_instances
 from fairlib.multires import Quotas, drf, edrf, hierarchical_drf, pdrf, queue_tree
@@ -32,8 +31,8 @@ def _rows(case: str, **seconds) -> list[dict]:
     return [{"case": case, "method": method, "seconds": secs} for method, secs in seconds.items()]
 
 
-def main(argv=None) -> int:
-    rows = []
+def main(argv=None) -> list[Row]:
+    rows, speed = [], []
     (_, d, c), = scaled_instances(20250, n_users=10_000, reserve_scale=10)
     tasks = int(drf(d, c, stop="first_blocked").tasks.sum())
     t_pf = median_time(lambda: drf(d, c, stop="first_blocked"), repeat=7)
@@ -42,6 +41,12 @@ def main(argv=None) -> int:
     rows += _rows("progressive filling n=1e4 m=10", drf=t_pf, heapq_drf=t_heapq, argmin_drf=t_argmin)
     print(f"n=10^4, m=10, {tasks:,} tasks: heapq / numba = {t_heapq / t_pf:.1f}x (target >= 20), "
           f"argmin loop / numba = {t_argmin / t_pf:.1f}x (target >= 50); numba {t_pf / tasks * 1e9:.0f} ns/task")
+    case = f"n = 10⁴ users, m = 10, {tasks:,} tasks"
+    ours = f"{fmt_seconds(t_pf)} ({t_pf / tasks * 1e9:.0f} ns/task)"
+    speed += [Row(f"DRF progressive filling vs pure-Python heapq, {case}", ours, f"heapq {fmt_seconds(t_heapq)}",
+                  t_heapq / t_pf, "×", ">= 20"),
+              Row(f"DRF progressive filling vs the argmin loop as published, {case}", ours,
+                  f"argmin loop {fmt_seconds(t_argmin)}", t_argmin / t_pf, "×", ">= 50")]
 
     (_, d, c), = scaled_instances(20251, n_users=1_000_000, reserve_scale=1000)
     t_sum = median_time(lambda: d.sum(axis=0), repeat=9)
@@ -50,6 +55,9 @@ def main(argv=None) -> int:
     rows += _rows("one pass n=1e6 m=10", numpy_sum=t_sum, edrf=t_edrf, pdrf=t_pdrf)
     print(f"n=10^6, m=10: EDRF / streaming pass = {t_edrf / t_sum:.2f}x, PDRF / streaming pass = "
           f"{t_pdrf / t_sum:.2f}x (target <= 3)")
+    for name, t in (("EDRF", t_edrf), ("PDRF", t_pdrf)):
+        speed.append(Row(f"{name} vs one streaming pass (`demands.sum(axis=0)`), n = 10⁶, m = 10", fmt_seconds(t),
+                         f"one pass {fmt_seconds(t_sum)}", t / t_sum, "×", "<= 3"))
     (_, d, c), = scaled_instances(20252, n_users=100_000, reserve_scale=10)
     times = {tie: median_time(lambda tie=tie: drf(d, c, tie_break=tie), repeat=5)
              for tie in ("lowest_index", "allocation_count", "lexicographic")}
@@ -62,6 +70,15 @@ def main(argv=None) -> int:
           f"{times['allocation_count'] / times['lowest_index']:.2f}x, lexicographic (YARN) / lowest_index = "
           f"{times['lexicographic'] / times['lowest_index']:.2f}x, from a start of half the tasks / from zero = "
           f"{times['allocation_count from half'] / times['allocation_count']:.2f}x")
+    base = f"lowest_index {fmt_seconds(times['lowest_index'])}"
+    for tie, label in (("allocation_count", "Mesos's tie rule (allocation_count)"),
+                       ("lexicographic", "YARN's tie rule (lexicographic)")):
+        speed.append(Row(f"`drf` with {label} vs lowest_index, n = 10⁵, m = 10", fmt_seconds(times[tie]), base,
+                         times[tie] / times["lowest_index"], "×"))
+    speed.append(Row("`drf` continuing from half the tasks vs filling from zero, n = 10⁵, m = 10",
+                     fmt_seconds(times["allocation_count from half"]),
+                     f"from zero {fmt_seconds(times['allocation_count'])}",
+                     times["allocation_count from half"] / times["allocation_count"], "×"))
     paths = [f"q{i % 316}/u{i}" for i in range(len(d))]
     tree = queue_tree(paths)
     times = {"flat drf": median_time(lambda: drf(d, c), repeat=5),
@@ -86,10 +103,15 @@ def main(argv=None) -> int:
     print(f"  hierarchy alone: H-DRF {times['hdrf'] / flat:.2f}x, naive {times['naive'] / flat:.2f}x; building the "
           f"tree {times['queue_tree (once per tree)'] / flat:.2f}x; pooled drf with quotas: "
           + ", ".join(f"{name} {times[f'quotas ({name})'] / flat:.2f}x" for name in quotas))
+    for variant, name in inside:
+        t = times[f"{variant} with quotas ({name})"]
+        speed.append(Row(f"{'H-DRF' if variant == 'hdrf' else 'naive hierarchy'} with {name} quotas vs flat `drf`, "
+                         "316 queues, n = 10⁵, m = 10", fmt_seconds(t), f"flat drf {fmt_seconds(flat)}", t / flat, "×",
+                         "<= 3"))
     path = write_results("single_pool", rows)
     print(f"raw medians: {path}")
-    return 0
+    return speed
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    standalone("single_pool", main)

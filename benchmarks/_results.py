@@ -1,0 +1,247 @@
+"""Machine-readable benchmark results and the performance page rendered from them.
+
+Every benchmark's ``main(argv)`` returns a list of :class:`Row`: one speed row each (what is compared, our
+measurement, the baseline's, the number the target is about, the target). ``python -m benchmarks NAME`` writes
+them to ``benchmarks/results/NAME.json`` together with the machine (CPU model, cores), the date, the exact command,
+the commit and the load average around the run; ``python -m benchmarks --report`` renders ``docs/performance.md``
+from every committed results file, and a test checks that the committed page equals that rendering. Whether a
+row is met is computed from its value and its target here, never typed by hand.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import operator
+import os
+import platform
+import subprocess
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS_DIR = ROOT / "benchmarks" / "results"
+PAGE = ROOT / "docs" / "performance.md"
+
+_OPS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq}
+_SHOWN_OP = {">=": "≥", ">": ">", "<=": "≤", "<": "<", "==": "="}
+
+
+@dataclass(frozen=True)
+class Row:
+    """One speed row: ``value`` (in ``unit``) is what ``target`` is about.
+
+    ``target`` is an operator and a threshold (``">= 100"``), or empty for a row that is reported without a target.
+    ``ours`` and ``baseline`` are short human-readable measurements ("54 ms", "HiGHS max-min LP, 5.7 s").
+    ``gated`` is False for a row whose target is reported but not held to (e.g. a cold start that ``make install``
+    makes moot).
+    """
+
+    row: str
+    ours: str
+    baseline: str
+    value: float
+    unit: str
+    target: str = ""
+    gated: bool = True
+    note: str = ""
+
+    def __post_init__(self):
+        if self.target:
+            op, _, threshold = self.target.partition(" ")
+            if op not in _OPS:
+                raise ValueError(f"target {self.target!r}: the operator must be one of {sorted(_OPS)}")
+            float(threshold)
+
+    @property
+    def met(self) -> bool | None:
+        """Whether ``value`` meets ``target`` (None for a reported row)."""
+        if not self.target:
+            return None
+        op, _, threshold = self.target.partition(" ")
+        return bool(_OPS[op](self.value, float(threshold)))
+
+
+def ratio(numerator: float, denominator: float) -> float:
+    """``numerator / denominator`` (a speed ratio: the baseline's time over ours)."""
+    return float(numerator) / float(denominator)
+
+
+def fmt_seconds(seconds: float) -> str:
+    """A time with a unit a reader takes in at once (``"54 ms"``, ``"5.7 s"``, ``"3.8 µs"``)."""
+    s = float(seconds)
+    if s >= 100:
+        return f"{s:,.0f} s"
+    if s >= 1:
+        return f"{s:.2g} s" if s < 10 else f"{s:.1f} s"
+    if s >= 1e-3:
+        return f"{s * 1e3:.3g} ms"
+    if s >= 1e-6:
+        return f"{s * 1e6:.3g} µs"
+    return f"{s * 1e9:.3g} ns"
+
+
+def _cpu_model() -> str:
+    """The processor as what decides the numbers: architecture, vendor, family/model and widest vector unit.
+
+    Described by these fields rather than by its marketing name, which virtual machines often truncate."""
+    fields = {}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            fields.setdefault(key.strip(), value.strip())
+    except OSError:
+        return platform.machine()
+    flags = set(fields.get("flags", "").split())
+    vector = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "SSE" if "sse2" in flags else "?"
+    return (f"{platform.machine()} {fields.get('vendor_id', '')} family {fields.get('cpu family', '?')} "
+            f"model {fields.get('model', '?')}, {vector}")
+
+
+def _commit() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+        return out.stdout.strip()
+    except OSError:
+        return ""
+
+
+def _versions() -> dict[str, str]:
+    from importlib import metadata
+
+    out = {"python": platform.python_version()}
+    for name in ("numpy", "scipy", "numba"):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def run_context() -> dict:
+    """What a results file says about its run: machine, versions, commit and the load when it started."""
+    return {"cpu": _cpu_model(), "cores": os.cpu_count(), "versions": _versions(), "commit": _commit(),
+            "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d"),
+            "load_before": round(os.getloadavg()[0], 2)}
+
+
+def save(name: str, rows: list[Row], context: dict, command: str, results_dir: Path | None = None) -> Path:
+    """Write ``rows`` and their run's ``context`` to ``<results_dir>/<name>.json`` (written whole)."""
+    if not all(isinstance(r, Row) for r in rows):
+        raise TypeError(f"benchmark {name!r} must return a list of benchmarks._results.Row")
+    out_dir = Path(results_dir or RESULTS_DIR)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    record = {"benchmark": name, "command": command, **context,
+              "load_after": round(os.getloadavg()[0], 2), "rows": [asdict(r) for r in rows]}
+    path = out_dir / f"{name}.json"
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+    tmp.replace(path)
+    return path
+
+
+def load(results_dir: Path | None = None) -> list[dict]:
+    """Every results file under ``results_dir``, by benchmark name; rows as :class:`Row`."""
+    records = []
+    for path in sorted(Path(results_dir or RESULTS_DIR).glob("*.json")):
+        record = json.loads(path.read_text())
+        record["rows"] = [Row(**r) for r in record["rows"]]
+        records.append(record)
+    return records
+
+
+def _value(row: Row) -> str:
+    v = row.value
+    if row.unit == "×":
+        text = f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"
+        return text + "×"
+    if abs(v) >= 1e4 or (v and abs(v) < 1e-3):
+        return f"{v:.3g} {row.unit}".strip()
+    return f"{v:.3g} {row.unit}".strip()
+
+
+def _target(row: Row) -> str:
+    if not row.target:
+        return "reported"
+    op, _, threshold = row.target.partition(" ")
+    t = float(threshold)
+    shown = f"{t:g}" if abs(t) < 1e5 else f"{t:.0e}"
+    return f"{_SHOWN_OP[op]} {shown}{row.unit if row.unit == '×' else ' ' + row.unit}".rstrip()
+
+
+def _met(row: Row) -> str:
+    if row.met is None:
+        return "—"
+    word = "met" if row.met else "**not met**"
+    return word if row.gated else f"{word} (not gated)"
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+INTRO = """# Performance
+
+Every row below is rendered by `python -m benchmarks --report` from the machine-readable results committed under
+`benchmarks/results/`, which `make bench` (`python -m benchmarks`) writes; a test checks that this page equals that
+rendering, so no number here is typed by hand. Each benchmark times our method and its baseline side by side in one
+run (medians of repeated runs; generic solvers that take minutes once); read the **ratios**: absolute times on a
+shared machine move with its load, which each run records. Whether a row is met is computed from its value and its
+target. A row marked "not gated" is reported against its target but does not decide anything (the cold start:
+`make install` compiles every kernel beforehand).
+
+To re-measure one benchmark: `python -m benchmarks NAME` (then `python -m benchmarks --report`); every benchmark:
+`make bench`.
+"""
+
+
+def render(records: list[dict]) -> str:
+    """The performance page for ``records`` (see :func:`load`)."""
+    lines = [INTRO, "## Results", "",
+             "| benchmark | row | ours | baseline | value | target | met |", "|---|---|---|---|---|---|---|"]
+    for record in records:
+        for r in record["rows"]:
+            lines.append("| " + " | ".join(_cell(x) for x in (
+                record["benchmark"], r.row, r.ours, r.baseline, _value(r), _target(r), _met(r))) + " |")
+    gated = [r for rec in records for r in rec["rows"] if r.target and r.gated]
+    missed = [f"{rec['benchmark']}: {r.row}" for rec in records for r in rec["rows"]
+              if r.target and r.gated and not r.met]
+    lines += ["", f"{len(gated) - len(missed)} of {len(gated)} gated rows met."]
+    if missed:
+        lines += ["Not met: " + "; ".join(missed) + "."]
+    notes = [(rec["benchmark"], r.row, r.note) for rec in records for r in rec["rows"] if r.note]
+    if notes:
+        lines += ["", "## Notes on rows", ""]
+        lines += [f"- **{b}, {row}**: {note}" for b, row, note in notes]
+    lines += ["", "## Runs", "", "| benchmark | command | date | CPU | cores | Python, NumPy, numba | load (1 min) "
+              "before / after | commit |", "|---|---|---|---|---|---|---|---|"]
+    for rec in records:
+        v = rec.get("versions", {})
+        versions = ", ".join(v[k] for k in ("python", "numpy", "numba") if k in v)
+        lines.append("| " + " | ".join(_cell(x) for x in (
+            rec["benchmark"], f"`{rec['command']}`", rec["date"], rec["cpu"], rec["cores"], versions,
+            f"{rec['load_before']:g} / {rec['load_after']:g}", rec.get("commit", ""))) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def report(results_dir: Path | None = None, page: Path | None = None) -> Path:
+    """Render the committed results into ``docs/performance.md`` (or ``page``)."""
+    page = Path(page or PAGE)
+    page.write_text(render(load(results_dir)))
+    return page
+
+
+def run_one(name: str, main, argv: list[str], results_dir: Path | None = None) -> Path:
+    """Run one benchmark's ``main`` and save what it returns (the entry point of ``python -m benchmarks``)."""
+    context = run_context()
+    rows = main(list(argv))
+    command = "python -m benchmarks " + " ".join([name, *argv])
+    path = save(name, rows, context, command, results_dir)
+    print(f"results: {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}", flush=True)
+    return path
+
+
+def standalone(name: str, main) -> None:
+    """``python -m benchmarks.bench_NAME [ARGS]``: the same as ``python -m benchmarks NAME [ARGS]``."""
+    run_one(name, main, sys.argv[1:])
