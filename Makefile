@@ -15,6 +15,9 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.fairlib-installed
+# cffconvert validates CITATION.cff in the tests; it pins jsonschema < 4, which the notebook tool chain outgrew, so it
+# lives in a small environment of its own inside .venv
+CFFCONVERT := $(VENV)/cffconvert/bin/cffconvert
 
 .PHONY: all install fetch run site quick verify test bench clean-build
 all: run
@@ -47,10 +50,15 @@ verify: $(STAMP)
 quick: $(STAMP)
 	$(BIN)/python run_all.py --quick
 
-test: $(STAMP)
+$(CFFCONVERT): | $(STAMP)
+	$(PYTHON) -m venv $(VENV)/cffconvert
+	$(VENV)/cffconvert/bin/python -m pip install --quiet cffconvert==2.0.0
+
+test: $(STAMP) $(CFFCONVERT)
 	$(BIN)/ruff check fairlib tests benchmarks run_all.py
 	$(BIN)/python -m pytest
 
+# every benchmark, side by side with its baselines; writes benchmarks/results/*.json and renders docs/performance.md
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python -m benchmarks

@@ -1,0 +1,249 @@
+"""The rendered blocks of the README and the reference docs: numbers and lists never typed by hand.
+
+``README.md`` and ``docs/verify.md`` hold blocks between ``<!-- BEGIN name -->`` and ``<!-- END name -->`` markers.
+This module renders each from a committed source of truth:
+
+- ``results``: one row per paper notebook with its paper claims held / not reproduced / not tested, counted from
+  ``data/results/claims.csv`` (what ``run_all.py`` aggregates from the ledgers), and the totals by kind;
+- ``timings``: the wall time of each notebook's last full-mode run, read from the papermill metadata of
+  ``executed/<key>.ipynb``, and the test suite's wall time from ``benchmarks/results/suite.json``
+  (``python -m benchmarks suite``);
+- ``citation``: the repository's BibTeX entry, from ``CITATION.cff``;
+- ``tolerances``, ``timing``, ``sensitive`` (docs/verify.md): ``run_all.py --verify``'s tolerances, the wall-clock
+  columns it leaves out and the quantities it reports but does not fail, from :mod:`fairlib.verify`.
+
+``python -m fairlib.landing`` rewrites the blocks in place; ``python -m fairlib.landing --check`` exits 1 when a
+committed file differs from its rendering (a test does the same).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import paths
+
+README = paths.ROOT / "README.md"
+#: the files whose marked blocks this module renders
+RENDERED = (README, paths.ROOT / "docs" / "verify.md")
+CITATION = paths.ROOT / "CITATION.cff"
+SUITE_RESULTS = paths.ROOT / "benchmarks" / "results" / "suite.json"
+STATUSES = ("held", "not reproduced", "not tested")
+KINDS = ("paper", "finding", "check")
+
+__all__ = ["PaperRow", "PAPERS", "RENDERED", "claim_counts", "notebook_durations", "results_block",
+           "timings_block", "citation_block", "tolerances_block", "timing_block", "sensitive_block", "render", "main"]
+
+
+@dataclass(frozen=True)
+class PaperRow:
+    """One row of the results table: the notebook key, the paper as a reader finds it, and its headline."""
+
+    key: str
+    paper: str
+    url: str
+    headline: str
+
+
+#: the notebooks in the order the README lists them; the paper links are those of ``CITATION.cff``
+PAPERS: tuple[PaperRow, ...] = (
+    PaperRow("feldman2005", "Feldman, Lai, Zhang — A Price-Anticipating Resource Allocation Mechanism for "
+             "Distributed Shared Clusters (EC'05)", "https://arxiv.org/abs/cs/0502019",
+             "The closed-form worst cases (2√2 − 2, 3/4, the m = n² + n construction) reproduce exactly; the "
+             "simulated efficiency and fairness mostly do; local-greedy convergence speed does not."),
+    PaperRow("khamseashari2018", "Khamse-Ashari et al. — An Efficient and Fair Multi-Resource Allocation "
+             "Mechanism for Heterogeneous Servers (TPDS 2018)",
+             "https://arxiv.org/abs/1712.10114",
+             "PF-VDS and PS-DSF are solved to certified equilibria and the recoverable theorems hold; TSF "
+             "fails placement-aware sharing incentive; PS-MFA and the heuristic stall."),
+    PaperRow("khamseashari2018_traces", "the same paper, §6: Bitbrains and Google trace experiments",
+             "https://arxiv.org/abs/1712.10114",
+             "On the real trace excerpts PS-DSF does not lead DRFH and TSF in utilisation as §6 reports; certified "
+             "bounds show Definition 4 alone does not force the gap."),
+    PaperRow("li2019", "Li, Liu, Zhang, Zhang — A note on dynamic fair division of multiple resources",
+             "https://arxiv.org/abs/1509.07935",
+             "Algorithm 1, with its line-6 erratum corrected, equals water-filling and the LP; the competitive-ratio "
+             "bounds and their tight examples reproduce."),
+    PaperRow("metin2025", "Metin — Precomputed Dominant Resource Fairness", "https://arxiv.org/abs/2507.08846",
+             "PDRF equals ⌊EDRF⌋; Table 1 reproduces; Table 2 does not follow from its stated parameters."),
+    PaperRow("schedulers", "not a paper: the DRF rules of Mesos, YARN, Kueue and Volcano on a real Google cell", "",
+             "Pooled DRF served machine by machine, as offer-based schedulers run it, trails DRFH, TSF and PS-DSF "
+             "in utilisation at every instant."),
+)
+
+
+def claim_counts(claims_csv: Path | None = None) -> dict[str, Counter]:
+    """``{paper key: Counter({(kind, status): n})}`` from the aggregated ledger (``data/results/claims.csv``)."""
+    path = Path(claims_csv or paths.RESULTS / "claims.csv")
+    counts: dict[str, Counter] = {}
+    with path.open(newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            counts.setdefault(row["paper"], Counter())[row["kind"], row["status"]] += 1
+    return counts
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def results_block(claims_csv: Path | None = None) -> str:
+    """The results-at-a-glance table: paper claims per notebook, then the totals by kind."""
+    counts = claim_counts(claims_csv)
+    unknown = sorted(set(counts) - {p.key for p in PAPERS})
+    if unknown:
+        raise ValueError(f"claims.csv has notebooks the README does not list: {unknown}; add them to "
+                         "fairlib.landing.PAPERS")
+    lines = ["| key | paper | paper claims: held / not reproduced / not tested | headline |", "|---|---|---|---|"]
+    for p in PAPERS:
+        c = counts.get(p.key, Counter())
+        paper = f"[{_cell(p.paper)}]({p.url})" if p.url else _cell(p.paper)
+        held = " / ".join(str(c["paper", s]) for s in STATUSES)
+        if not any(c["paper", s] for s in STATUSES):
+            ours = sum(c.values())
+            held = f"— ({ours} findings and checks of ours)"
+        lines.append(f"| [{p.key}](executed/{p.key}.ipynb) | {paper} | {held} | {_cell(p.headline)} |")
+    total = Counter()
+    for c in counts.values():
+        total.update(c)
+    lines.append("")
+    for kind in KINDS:
+        n = sum(total[kind, s] for s in STATUSES)
+        parts = ", ".join(f"{total[kind, s]} {s}" for s in STATUSES)
+        lines.append(f"- **{kind}** claims: {n} ({parts})")
+    return "\n".join(lines)
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:.0f} min" if seconds >= 600 else f"{seconds / 60:.1f} min"
+
+
+def notebook_durations(executed: Path | None = None) -> dict[str, tuple[float, str]]:
+    """``{key: (seconds, ISO date)}`` of each executed notebook's last full-mode run (papermill's metadata)."""
+    out = {}
+    for f in sorted(Path(executed or paths.ROOT / "executed").glob("*.ipynb")):
+        meta = json.loads(f.read_text(encoding="utf-8")).get("metadata", {}).get("papermill", {})
+        if meta.get("duration") is not None:
+            out[f.stem] = (float(meta["duration"]), str(meta.get("end_time", ""))[:10])
+    return out
+
+
+def timings_block(executed: Path | None = None, suite: Path | None = None) -> str:
+    """The two commands' wall times on 2 cores, from the last full run and the last suite benchmark."""
+    durations = notebook_durations(executed)
+    total = sum(s for s, _ in durations.values())
+    dates = sorted(d for _, d in durations.values() if d)
+    per = ", ".join(f"{k} {_minutes(s)}" for k, (s, _) in durations.items())
+    when = f"{dates[0]} to {dates[-1]}" if dates and dates[0] != dates[-1] else (dates[0] if dates else "unknown")
+    lines = [f"- `make`: the notebooks' last full-mode runs took {_minutes(total)} of notebook time in all "
+             f"({per}; runs of {when}, from `executed/*.ipynb`), plus a few minutes of installation."]
+    suite_path = Path(suite or SUITE_RESULTS)
+    if suite_path.exists():
+        rec = json.loads(suite_path.read_text(encoding="utf-8"))
+        row = next(r for r in rec["rows"] if r["row"].startswith("make test"))
+        lines.append(f"- `make test`: {row['ours']} on {rec['cores']} cores with the kernel cache warm "
+                     f"({row['baseline']}; {rec['date']}, from `benchmarks/results/suite.json`).")
+    else:
+        lines.append("- `make test`: not measured yet (`python -m benchmarks suite`).")
+    return "\n".join(lines)
+
+
+def citation_block(citation: Path | None = None) -> str:
+    """The repository's BibTeX entry, rendered from ``CITATION.cff``."""
+    import yaml
+
+    cff = yaml.safe_load(Path(citation or CITATION).read_text(encoding="utf-8"))
+    authors = " and ".join(a.get("name") or f"{a['family-names']}, {a['given-names']}" for a in cff["authors"])
+    fields = [("author", authors), ("title", cff["title"]), ("year", str(cff["date-released"])[:4]),
+              ("version", str(cff["version"]))]
+    if cff.get("repository-code"):
+        fields.append(("url", cff["repository-code"]))
+    body = ",\n".join(f"  {k:<7} = {{{v}}}" for k, v in fields)
+    return f"```bibtex\n@software{{fairlib,\n{body}\n}}\n```"
+
+
+def tolerances_block() -> str:
+    """``run_all.py --verify``'s default tolerances."""
+    from . import verify
+
+    return "\n".join([_item(f"numbers: equal when |a − b| ≤ {verify.DEFAULT_RTOL:g} · max(|a|, |b|) (relative, "
+                            f"`--rtol`) or |a − b| ≤ {verify.DEFAULT_ATOL:g} (absolute, for values that are zero up "
+                            "to rounding, `--atol`);"),
+                      "- integers, labels and every claim's status: exactly."])
+
+
+def timing_block() -> str:
+    """The wall-clock columns ``--verify`` leaves out, by notebook and table."""
+    from . import verify
+
+    return "\n".join(_item(f"`{key}`: " + "; ".join(f"`{table}` ({', '.join(f'`{c}`' for c in cols)})"
+                                                   for table, cols in tables.items()))
+                     for key, tables in verify.TIMING_COLUMNS.items())
+
+
+def sensitive_block() -> str:
+    """Every quantity ``--verify`` reports but does not fail, with its reason."""
+    from . import verify
+
+    items = []
+    for key, groups in verify.SENSITIVE.items():
+        for table, entries in groups.get("tables", {}).items():
+            for what, why in entries.items():
+                items.append(f"`{key}`, table `{table}`, `{what}`: {why}")
+        for claim, why in groups.get("claims", {}).items():
+            items.append(f"`{key}`, claim `{claim}`: {why}")
+    return "\n".join(_item(text) for text in items)
+
+
+def _item(text: str) -> str:
+    """A Markdown list item wrapped at 116 columns (no line of a rendered page runs past 400 characters)."""
+    import textwrap
+
+    return textwrap.fill(text, width=116, initial_indent="- ", subsequent_indent="  ", break_long_words=False,
+                         break_on_hyphens=False)
+
+
+BLOCKS = {"results": results_block, "timings": timings_block, "citation": citation_block,
+          "tolerances": tolerances_block, "timing": timing_block, "sensitive": sensitive_block}
+_BLOCK = re.compile(r"(<!-- BEGIN (?P<name>[a-z]+) -->\n)(?P<body>.*?\n)?(<!-- END (?P=name) -->)", re.DOTALL)
+
+
+def render(text: str) -> str:
+    """``text`` with every marked block rendered afresh (an unknown block name is an error)."""
+    def one(m: re.Match) -> str:
+        name = m.group("name")
+        if name not in BLOCKS:
+            raise ValueError(f"README block {name!r} is not one of {sorted(BLOCKS)}")
+        return m.group(1) + BLOCKS[name]() + "\n" + m.group(4)
+
+    return _BLOCK.sub(one, text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m fairlib.landing [--check]``: rewrite the rendered blocks, or check them."""
+    parser = argparse.ArgumentParser(prog="python -m fairlib.landing", description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if a file differs from its rendering")
+    args = parser.parse_args(argv)
+    stale = []
+    for path in RENDERED:
+        text = path.read_text(encoding="utf-8")
+        fresh = render(text)
+        name = path.relative_to(paths.ROOT)
+        if fresh == text:
+            print(f"{name} is up to date")
+        elif args.check:
+            stale.append(name)
+            print(f"{name} is stale: run python -m fairlib.landing", file=sys.stderr)
+        else:
+            path.write_text(fresh, encoding="utf-8")
+            print(f"{name} rendered")
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
