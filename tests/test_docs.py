@@ -1,0 +1,135 @@
+"""The front door: README and docs/ are short, current reference whose numbers are rendered, never typed.
+
+Checked here: the README is a landing page (at most 12 KB, no line over 400 characters), neither it nor any page of
+docs/ speaks of history, every rendered block equals its rendering from the committed results, the performance page
+equals the rendering of the committed benchmark results, the citation validates, every relative link resolves and
+the README's library example runs and prints what its comments say.
+"""
+
+import contextlib
+import io
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from benchmarks import _results
+from fairlib import landing, paths
+
+ROOT = paths.ROOT
+README = ROOT / "README.md"
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
+HISTORY_WORDS = ["this round", "earlier round", "previous round", "before it", "reference machine", "EPYC", "issue #"]
+
+
+def test_readme_is_a_landing_page():
+    size = len(README.read_bytes())
+    assert size <= 12 * 1024, f"README.md is {size} bytes: a landing page is at most 12 KB (reference goes to docs/)"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_line_over_400_characters(page):
+    long = [(n, len(line)) for n, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1)
+            if len(line) > 400]
+    assert not long, f"{page.name}: lines over 400 characters (line, length): {long}"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_reference_pages_speak_of_the_present(page):
+    text = page.read_text(encoding="utf-8").lower()
+    found = [w for w in HISTORY_WORDS if w.lower() in text]
+    assert not found, f"{page.name} speaks of history ({found}): say what is true now; history goes to CHANGELOG.md"
+
+
+@pytest.mark.parametrize("path", landing.RENDERED, ids=lambda p: str(p.relative_to(ROOT)))
+def test_rendered_blocks_equal_their_rendering(path):
+    text = path.read_text(encoding="utf-8")
+    assert "<!-- BEGIN" in text
+    assert landing.render(text) == text, f"{path.name} is stale: run python -m fairlib.landing"
+
+
+def test_results_table_counts_every_paper_claim_of_the_ledger():
+    import csv
+
+    rows = list(csv.DictReader((paths.RESULTS / "claims.csv").open(encoding="utf-8")))
+    table = landing.results_block()
+    paper = [r for r in rows if r["kind"] == "paper"]
+    assert f"**paper** claims: {len(paper)} (" in table
+    for p in landing.PAPERS:
+        mine = [r for r in paper if r["paper"] == p.key]
+        if mine:
+            counts = " / ".join(str(sum(r["status"] == s for r in mine)) for s in landing.STATUSES)
+            assert f"| {counts} |" in table.split(f"[{p.key}]")[1].split("\n")[0]
+        assert len(p.headline) <= 200, f"{p.key}: a headline is at most 200 characters"
+
+
+def test_readme_links_every_paper_and_where_to_read_the_results():
+    import yaml
+
+    text = README.read_text(encoding="utf-8")
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    for ref in cff["references"]:
+        assert ref["url"] in text, f"the README does not link {ref['title']!r} ({ref['url']})"
+    for where in ("executed/", "build/site/index.html", "data/results/CLAIMS.md", "make test"):
+        assert where in text
+
+
+@pytest.mark.parametrize("page", [*PAGES, ROOT / "CHANGELOG.md", ROOT / "data" / "README.md"],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_relative_links_resolve(page):
+    text = page.read_text(encoding="utf-8")
+    broken = []
+    for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+        if "://" in target or target.startswith("mailto:"):
+            continue
+        if not (page.parent / target).exists():
+            broken.append(target)
+    assert not broken, f"{page.name}: links to files that do not exist: {broken}"
+
+
+def test_readme_library_example_runs_and_prints_what_it_says():
+    block = re.search(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL).group(1)
+    assert len(block.strip().splitlines()) <= 10
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(block, "README.md", "exec"), {})
+    assert out.getvalue().splitlines()[0] == "[3 2]"
+
+
+def test_performance_page_is_the_rendering_of_the_committed_results():
+    records = _results.load()
+    assert records, "benchmarks/results/ holds no results: run make bench"
+    page = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    assert page == _results.render(records), "docs/performance.md is stale: run python -m benchmarks --report"
+
+
+def test_a_row_is_met_by_its_value_and_target_alone():
+    row = _results.Row("r", "1 s", "2 s", 99.9, "×", ">= 100")
+    assert row.met is False and _results.Row("r", "", "", 100.0, "×", ">= 100").met is True
+    assert _results.Row("r", "", "", 3.0, "×").met is None
+    with pytest.raises(ValueError, match="operator"):
+        _results.Row("r", "", "", 1.0, "s", "~ 3")
+    page = _results.render([{"benchmark": "b", "command": "python -m benchmarks b", "date": "2026-01-01",
+                             "cpu": "x86_64", "cores": 2, "versions": {}, "load_before": 0.1, "load_after": 0.2,
+                             "rows": [row]}])
+    assert "**not met**" in page and "0 of 1 gated rows met." in page
+
+
+def _cffconvert() -> str | None:
+    local = ROOT / ".venv" / "cffconvert" / "bin" / "cffconvert"
+    return str(local) if local.exists() else shutil.which("cffconvert")
+
+
+def test_citation_validates_with_cffconvert():
+    exe = _cffconvert()
+    assert exe, "cffconvert is missing: `make test` installs it into .venv/cffconvert (make .venv/cffconvert/bin/cffconvert)"
+    run = subprocess.run([exe, "--validate", "-i", str(ROOT / "CITATION.cff")], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_changelog_keeps_a_changelog():
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert text.startswith("# Changelog") and "## [Unreleased]" in text
+    assert re.search(r"^## \d{4}-\d{2}-\d{2}", text, re.MULTILINE)
