@@ -74,7 +74,7 @@ def fmt_seconds(seconds: float) -> str:
     if s >= 100:
         return f"{s:,.0f} s"
     if s >= 1:
-        return f"{s:.2g} s" if s < 10 else f"{s:.1f} s"
+        return f"{s:.3g} s"
     if s >= 1e-3:
         return f"{s * 1e3:.3g} ms"
     if s >= 1e-6:
