@@ -1,0 +1,55 @@
+"""docs/claims-coverage.md and the claims registries agree: every declared claim is mapped to a statement of its
+paper, and every claim the coverage names is declared.
+
+A coverage row names claims by id in backticks; a whole family of table cells may be named by a pattern with
+``<placeholders>`` (``table1_<row>_<column>``). Notebook keys, file names and rule words in backticks are not claim
+ids: only names that look like ids and are not notebook keys are checked.
+"""
+
+import re
+import tomllib
+
+from fairlib import paths
+
+COVERAGE = paths.ROOT / "docs" / "claims-coverage.md"
+REGISTRIES = sorted(p for p in (paths.NOTEBOOKS / "claims").glob("*.toml") if p.stem != "template")
+
+
+def _declared() -> dict[str, str]:
+    out = {}
+    for path in REGISTRIES:
+        for claim in tomllib.loads(path.read_text(encoding="utf-8")).get("claim", []):
+            out[claim["id"]] = path.stem
+    return out
+
+
+def _named() -> tuple[set[str], list[re.Pattern]]:
+    ids, patterns = set(), []
+    for line in COVERAGE.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("| ") or line.startswith("|---"):
+            continue
+        claims_column = line.rstrip(" |").rsplit(" | ", 1)[-1]
+        for token in re.findall(r"`([^`]+)`", claims_column):
+            if "<" in token:
+                parts = re.split(r"<[^>]+>", token)
+                patterns.append(re.compile(r"[A-Za-z0-9._\-]+".join(map(re.escape, parts)) + r"\Z"))
+            elif re.fullmatch(r"[a-z][A-Za-z0-9_\-]*_[A-Za-z0-9_\-]+", token):
+                ids.add(token)
+    return ids, patterns
+
+
+def test_every_declared_claim_is_in_the_coverage():
+    ids, patterns = _named()
+    missing = [f"{key}: {cid}" for cid, key in _declared().items()
+               if cid not in ids and not any(p.match(cid) for p in patterns)]
+    assert not missing, f"claims declared but not mapped in docs/claims-coverage.md: {missing}"
+
+
+def test_every_claim_the_coverage_names_is_declared():
+    declared = _declared()
+    ids, patterns = _named()
+    keys = {p.stem for p in REGISTRIES}
+    unknown = sorted(i for i in ids - keys if i not in declared)
+    assert not unknown, f"docs/claims-coverage.md names claims no registry declares: {unknown}"
+    for p in patterns:
+        assert any(p.match(cid) for cid in declared), f"the pattern {p.pattern} matches no declared claim"
