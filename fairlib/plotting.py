@@ -192,7 +192,8 @@ def spread_band(ax, data: pd.DataFrame, x: str, y: str, mechanism: str, *, inter
     c = kw.pop("color", None) or color(mechanism)
     if marker == "o" and mechanism.lower() in MECHANISM_STYLES:   # the mechanism's own marker and line style
         marker = MECHANISM_STYLES[mechanism.lower()].marker
-        kw.setdefault("linestyle", MECHANISM_STYLES[mechanism.lower()].linestyle)
+        if "ls" not in kw:
+            kw.setdefault("linestyle", MECHANISM_STYLES[mechanism.lower()].linestyle)
     sns.lineplot(data=data, x=x, y=y, estimator=estimator, errorbar=("pi", interval), color=c, marker=marker or None,
                  markersize=5, markeredgewidth=1, label=label_ or label(mechanism), err_kws={"alpha": 0.2, "lw": 0},
                  ax=ax, **kw)

@@ -151,7 +151,7 @@ def _value_text(value) -> str:
 
 def findings_markdown(claims: list[dict], chosen: list[str]) -> str:
     """The **Findings** list of a notebook: one Markdown bullet per claim of ``chosen`` (3 to 5 claim ids of the
-    ledger ``claims``, as written to ``claims.json``), in that order, each saying whether the claim held and the one
+    ledger ``claims``, as written to ``claims.json``; all of them where it has fewer than 3), in that order, each saying whether the claim held and the one
     number we measured, then the ledger's counts.
 
     >>> ledger = [{"claim_id": "a", "statement": "the worst efficiency is 3/4", "status": "held", "ours": 0.7502,
@@ -159,8 +159,10 @@ def findings_markdown(claims: list[dict], chosen: list[str]) -> str:
     >>> print(findings_markdown(ledger, ["a", "a", "a"]).splitlines()[0])
     - **Held** (§3): the worst efficiency is 3/4 — we measure 0.7502.
     """
-    if not 3 <= len(chosen) <= 5:
-        raise InvalidInputError(f"chosen = {chosen!r}: a Findings list has 3 to 5 bullets, got {len(chosen)}")
+    least = min(3, len(claims))
+    if not least <= len(chosen) <= 5:
+        raise InvalidInputError(f"chosen = {chosen!r}: a Findings list has {least} to 5 bullets (3 to 5 where the "
+                                f"ledger has 3 claims or more), got {len(chosen)}")
     by_id = {c["claim_id"]: c for c in claims}
     lines = []
     for i, claim_id in enumerate(chosen):
@@ -174,8 +176,8 @@ def findings_markdown(claims: list[dict], chosen: list[str]) -> str:
             tail = f" — we measure {_value_text(c['ours'])}."
         lines.append(f"- **{word}** ({c['source']}): {c['statement'].rstrip('.')}{tail}")
     counts = {s: sum(c["status"] == s for c in claims) for s in _STATUS_WORD}
-    lines.append(f"\nOf the {len(claims)} claims of the ledger, {counts['held']} held, {counts['not reproduced']} "
-                 f"were not reproduced and {counts['not tested']} could not be tested (see Claims below).")
+    lines.append(f"\nAll {len(claims)} claims of the ledger: {counts['held']} held, {counts['not reproduced']} not "
+                 f"reproduced, {counts['not tested']} not tested (see Claims below).")
     return "\n".join(lines)
 
 
