@@ -100,7 +100,7 @@ def stage_notebook(doc, key: str) -> tuple:
         if cell.cell_type != "code":
             cells.append(cell)
             continue
-        if cell.get("execution_count") is not None:
+        if cell.get("execution_count") is not None and "remove-cell" not in tags:
             cells.append(_anchor_cell(cell.execution_count))
         images = [o for o in cell.outputs if _is_image(o)]
         captions = cell.metadata.get("fairlib", {}).get("captions", [])
@@ -209,11 +209,15 @@ def docs_pages(docs_dir: Path) -> list[Path]:
 
 def stage(src: Path, *, root: Path = ROOT, executed_dir: Path | None = None) -> dict:
     """Write the book's sources under ``src`` (emptied first); returns the table of contents written.
-    ``executed_dir``: where the executed notebooks are (default ``<root>/executed``)."""
+    ``executed_dir``: where the executed notebooks are (default :func:`fairlib.paths.executed_dir`, ``executed/``
+    or ``$FAIRLIB_OUTPUT_DIR/executed``; the ledger comes from :func:`fairlib.paths.results_root` the same way)."""
     import nbformat
     import yaml
 
-    executed_dir = executed_dir or root / "executed"
+    from fairlib import paths
+
+    executed_dir = executed_dir or (paths.executed_dir() if root == ROOT else root / "executed")
+    results = paths.results_root("full") if root == ROOT else root / "data" / "results"
     executed = sorted(executed_dir.glob("*.ipynb"))
     if not executed:
         raise BookError(f"no executed notebooks in {executed_dir}: run `python run_all.py` (full mode) first")
@@ -242,13 +246,13 @@ def stage(src: Path, *, root: Path = ROOT, executed_dir: Path | None = None) -> 
         nbformat.write(page, str(src / "executed" / f"{key}.ipynb"))
         papers.append({"file": f"executed/{key}", "title": titles[key]})
 
-    glance = results_at_a_glance(root / "data" / "results" / "claims.csv", titles)
+    glance = results_at_a_glance(results / "claims.csv", titles)
     index = (BOOK / "index.md").read_text(encoding="utf-8")
     if "<!-- results at a glance -->" not in index:
         raise BookError("book/index.md has no '<!-- results at a glance -->' line for the results table")
     (src / "index.md").write_text(index.replace("<!-- results at a glance -->", glance), encoding="utf-8")
 
-    claims = (root / "data" / "results" / "CLAIMS.md").read_text(encoding="utf-8")
+    claims = (results / "CLAIMS.md").read_text(encoding="utf-8")
     (src / "claims.md").write_text(ledger_page(claims), encoding="utf-8")
 
     (src / "docs").mkdir()

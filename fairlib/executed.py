@@ -60,8 +60,12 @@ def _read(path: Path):
 
 
 def _scrub(text: str) -> str:
-    """Paths of this machine out of an output: the repository's becomes relative, its parent's ``..``."""
-    return text.replace(str(paths.ROOT) + os.sep, "").replace(str(paths.ROOT.parent) + os.sep, ".." + os.sep)
+    """Paths of this machine out of an output: the repository's becomes relative, its parent's ``..``, a trace
+    folder's (:func:`fairlib.paths.trace_dirs`) the name of the trace under it, the home folder ``~``."""
+    text = text.replace(str(paths.ROOT) + os.sep, "").replace(str(paths.ROOT.parent) + os.sep, ".." + os.sep)
+    for folder in paths.trace_dirs():
+        text = text.replace(str(folder) + os.sep, "")
+    return text.replace(str(Path.home()) + os.sep, "~" + os.sep)
 
 
 def publish_executed(nb: PublishedNotebook, executed: Path, dest_dir: Path | None = None) -> Path:
