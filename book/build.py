@@ -66,10 +66,11 @@ def _is_image(output) -> bool:
         k.startswith("image/") for k in output.get("data", {}))
 
 
-def _output_cell(outputs, metadata=None):
+def _output_cell(outputs, metadata=None, note="outputs of the cell above"):
     import nbformat
 
-    cell = nbformat.v4.new_code_cell("", metadata=metadata or {})
+    # a comment as source: MyST-NB drops a code cell whose source is empty, outputs and all
+    cell = nbformat.v4.new_code_cell(f"# {note}", metadata=metadata or {})
     cell.pop("id", None)
     cell.outputs = outputs
     _tags(cell).append("remove-input")
@@ -133,7 +134,8 @@ def stage_notebook(doc, key: str) -> tuple:
                 continue
             name = f"{key}-{saved[figure] if figure < len(saved) else f'figure-{i}-{figure}'}".replace("_", "-")
             names.append(name)
-            cells.append(_output_cell([seg], {"mystnb": {"figure": {"caption": captions[figure], "name": name}}}))
+            cells.append(_output_cell([seg], {"mystnb": {"figure": {"caption": captions[figure], "name": name}}},
+                                      note=f"figure {name}"))
             figure += 1
     out.cells = [nbformat.from_dict(c) for c in cells]
     out.nbformat, out.nbformat_minor = 4, max(out.get("nbformat_minor", 0), 5)   # 4.5: every cell has an id

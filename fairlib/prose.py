@@ -151,13 +151,13 @@ def _value_text(value) -> str:
 
 def findings_markdown(claims: list[dict], chosen: list[str]) -> str:
     """The **Findings** list of a notebook: one Markdown bullet per claim of ``chosen`` (3 to 5 claim ids of the
-    ledger ``claims``, as written to ``claims.json``; all of them where it has fewer than 3), in that order, each saying whether the claim held and the one
-    number we measured, then the ledger's counts.
+    ledger ``claims``, as written to ``claims.json``; all of them where it has fewer than 3), in that order, each
+    saying whether the claim held and the one number we measured, then the ledger's counts.
 
     >>> ledger = [{"claim_id": "a", "statement": "the worst efficiency is 3/4", "status": "held", "ours": 0.7502,
     ...            "kind": "paper", "source": "§3"}]
     >>> print(findings_markdown(ledger, ["a", "a", "a"]).splitlines()[0])
-    - **Held** (§3): the worst efficiency is 3/4 — we measure 0.7502.
+    - **Held**, §3: the worst efficiency is 3/4 — we measure 0.7502.
     """
     least = min(3, len(claims))
     if not least <= len(chosen) <= 5:
@@ -174,7 +174,7 @@ def findings_markdown(claims: list[dict], chosen: list[str]) -> str:
             tail = f" — {c.get('note') or 'not measured'}."
         else:
             tail = f" — we measure {_value_text(c['ours'])}."
-        lines.append(f"- **{word}** ({c['source']}): {c['statement'].rstrip('.')}{tail}")
+        lines.append(f"- **{word}**, {c['source']}: {c['statement'].rstrip('.')}{tail}")
     counts = {s: sum(c["status"] == s for c in claims) for s in _STATUS_WORD}
     lines.append(f"\nAll {len(claims)} claims of the ledger: {counts['held']} held, {counts['not reproduced']} not "
                  f"reproduced, {counts['not tested']} not tested (see Claims below).")

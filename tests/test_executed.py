@@ -170,7 +170,7 @@ def test_publish_renders_the_findings_from_the_ledger_the_run_wrote(tmp_path, mo
     (tmp_path / "results" / "demo" / "claims.json").write_text(json.dumps({"claims": ledger}))
     doc = nbformat.read(str(executed.publish_executed(nb, tmp_path / "done.ipynb", tmp_path / "executed")), 4)
     (shown,) = doc.cells[1].outputs
-    assert shown.data["text/markdown"].startswith("- **Held** (§1): claim a — we measure 1.5.")
+    assert shown.data["text/markdown"].startswith("- **Held**, §1: claim a — we measure 1.5.")
     assert "stale" not in json.dumps(shown)
     assert executed.findings_choice(findings.source) == ["a", "b", "c"]
     with pytest.raises(ValueError, match="show_findings"):
