@@ -7,7 +7,8 @@
 #               build the book into build/site (make site)
 #   make test   create .venv if missing, then run the whole test suite
 #   make site   build the book (build/site/index.html; Jupyter Book, book/) from the committed executed
-#               notebooks in executed/, the claims ledger and docs/; nothing is re-executed
+#               notebooks in executed/, the claims ledger and docs/; nothing is re-executed, so it installs
+#               the packages (.venv) but compiles no kernel
 #   make install   only create .venv and compile every numba kernel once into the keyed cache
 #               (python -m fairlib.warm --jobs 2: two compiling processes; e.g. on a Dask worker machine;
 #               see README, Running at scale)
@@ -15,6 +16,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.fairlib-installed
+PIPSTAMP := $(VENV)/.fairlib-packages-installed
 # cffconvert validates CITATION.cff in the tests; it pins jsonschema < 4, which the notebook tool chain outgrew, so it
 # lives in a small environment of its own inside .venv
 CFFCONVERT := $(VENV)/cffconvert/bin/cffconvert
@@ -24,11 +26,15 @@ all: run
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+# the packages alone (what the book needs: it executes nothing, so it needs no compiled kernel)
+$(PIPSTAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; v = sys.version_info[:2]; sys.exit(0 if v == (3, 11) else "fairlib needs Python 3.11, found %d.%d at $(PYTHON); set PYTHON=/path/to/python3.11" % v)'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,book]'
+	@touch $@
+
+$(STAMP): $(PIPSTAMP)
 	$(BIN)/python -m ipykernel install --sys-prefix --name fairlib --display-name "fairlib (.venv)" >/dev/null
 	$(BIN)/python -m fairlib.warm --jobs 2
 	@touch $@
@@ -40,7 +46,7 @@ fetch: $(STAMP)
 run: fetch
 	status=0; $(BIN)/python run_all.py || status=1; $(BIN)/python book/build.py || status=1; exit $$status
 
-site: $(STAMP)
+site: $(PIPSTAMP)
 	$(BIN)/python book/build.py
 
 # re-run every notebook into build/verify and compare with the committed tables and claims
