@@ -153,6 +153,44 @@ def ledger_page(claims_md: str) -> str:
     return _LEDGER_LINK.sub(lambda m: f'<a href="executed/{m[2]}.html#in-{m[3]}">In [{m[1]}]</a>', claims_md)
 
 
+_MD_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
+
+
+def rewrite_links(text: str, repo_path: str, staged_path: str, pages: dict[str, str], repo_url: str | None) -> str:
+    """The relative Markdown links of a page written as ``repo_path`` in the repository, for its staged copy at
+    ``staged_path``: a link to a file the book shows (``pages``: repository path → staged path; a notebook's text
+    view ``executed/<key>.md`` counts as its notebook) points at that page; a link to any other file of the
+    repository points at it on GitHub (``repo_url``), or, with no repository URL, becomes its plain text.
+
+    >>> pages = {"docs/verify.md": "docs/verify.md", "executed/li2019.ipynb": "executed/li2019.ipynb"}
+    >>> rewrite_links("[v](verify.md) [n](../executed/li2019.md#in-4) [r](../README.md)", "docs/library.md",
+    ...               "docs/library.md", pages, None)
+    '[v](verify.md) <a href="../executed/li2019.html#in-4">n</a> r'
+    """
+    import posixpath
+
+    def repl(m):
+        label, target = m[1], m[2]
+        if re.match(r"[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
+            return m[0]
+        path, _, fragment = target.partition("#")
+        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(repo_path), path))
+        if resolved.startswith("executed/") and resolved.endswith(".md"):
+            resolved = resolved[:-3] + ".ipynb"
+        here = posixpath.dirname(staged_path) or "."
+        if resolved in pages:
+            rel = posixpath.relpath(pages[resolved], here)
+            if fragment and rel.endswith(".ipynb"):   # a cell's anchor: a plain link to the page's HTML
+                return f'<a href="{rel[:-6]}.html#{fragment}">{label}</a>'
+            return f"[{label}]({rel}{'#' + fragment if fragment else ''})"
+        if repo_url and not resolved.startswith(".."):
+            kind = "tree" if path.endswith("/") else "blob"
+            return f"[{label}]({repo_url}/{kind}/main/{resolved}{'#' + fragment if fragment else ''})"
+        return label
+
+    return _MD_LINK.sub(repl, text)
+
+
 def results_at_a_glance(claims_csv: Path, titles: dict[str, str]) -> str:
     """A Markdown table, one row per notebook: its page, and its claims held, not reproduced and not tested, from
     ``claims.csv``; then the totals."""
@@ -248,23 +286,26 @@ def stage(src: Path, *, root: Path = ROOT, executed_dir: Path | None = None) -> 
         nbformat.write(page, str(src / "executed" / f"{key}.ipynb"))
         papers.append({"file": f"executed/{key}", "title": titles[key]})
 
-    glance = results_at_a_glance(results / "claims.csv", titles)
+    # the Markdown pages: repository path -> (staged path, text)
     index = (BOOK / "index.md").read_text(encoding="utf-8")
     if "<!-- results at a glance -->" not in index:
         raise BookError("book/index.md has no '<!-- results at a glance -->' line for the results table")
-    (src / "index.md").write_text(index.replace("<!-- results at a glance -->", glance), encoding="utf-8")
-
-    claims = (results / "CLAIMS.md").read_text(encoding="utf-8")
-    (src / "claims.md").write_text(ledger_page(claims), encoding="utf-8")
-
-    (src / "docs").mkdir()
+    # (book/index.md is written with the book's own paths: executed/<key>.ipynb, claims.md)
+    markdown = {"index.md": ("index.md", index.replace("<!-- results at a glance -->",
+                                                            results_at_a_glance(results / "claims.csv", titles))),
+                "data/results/CLAIMS.md": ("claims.md", ledger_page((results / "CLAIMS.md").read_text("utf-8")))}
     reference = []
     for page in docs_pages(root / "docs"):
-        shutil.copy2(page, src / "docs" / page.name)
+        markdown[f"docs/{page.name}"] = (f"docs/{page.name}", page.read_text(encoding="utf-8"))
         reference.append({"file": f"docs/{page.stem}"})
     if not (root / "docs" / "data.md").is_file() and (root / "data" / "README.md").is_file():
-        shutil.copy2(root / "data" / "README.md", src / "docs" / "data-folder.md")
+        markdown["data/README.md"] = ("docs/data-folder.md", (root / "data" / "README.md").read_text("utf-8"))
         reference.append({"file": "docs/data-folder"})
+    pages = {repo: staged for repo, (staged, _) in markdown.items()}
+    pages.update({f"executed/{key}.ipynb": f"executed/{key}.ipynb" for key in titles} | {"claims.md": "claims.md"})
+    (src / "docs").mkdir()
+    for repo, (staged, text) in markdown.items():
+        (src / staged).write_text(rewrite_links(text, repo, staged, pages, url), encoding="utf-8")
 
     toc = {"format": "jb-book", "root": "index", "parts": [
         {"caption": "Papers", "chapters": papers},

@@ -70,6 +70,19 @@ def test_the_ledger_links_each_claim_to_its_cell_on_the_page():
         '| a | <a href="executed/metin2025.html#in-12">In [12]</a> |'
 
 
+def test_links_to_files_outside_the_book_go_to_the_repository_or_become_text():
+    pages = {"docs/verify.md": "docs/verify.md", "executed/li2019.ipynb": "executed/li2019.ipynb",
+             "data/results/CLAIMS.md": "claims.md"}
+    text = ("[v](verify.md#tolerances) [n](../executed/li2019.md#in-4) [l](../data/results/CLAIMS.md) "
+            "[r](../README.md) [w](https://example.org) [s](#here) [d](../benchmarks/results/)")
+    assert book.rewrite_links(text, "docs/library.md", "docs/library.md", pages, "https://github.com/o/r") == (
+        '[v](verify.md#tolerances) <a href="../executed/li2019.html#in-4">n</a> [l](../claims.md) '
+        "[r](https://github.com/o/r/blob/main/README.md) [w](https://example.org) [s](#here) "
+        "[d](https://github.com/o/r/tree/main/benchmarks/results)")
+    assert book.rewrite_links("[r](../README.md) and ![img](x.png)", "docs/a.md", "docs/a.md", pages, None) == \
+        "r and ![img](x.png)"
+
+
 def test_results_at_a_glance_counts_the_ledger(tmp_path):
     (tmp_path / "claims.csv").write_text("paper,status\nx,held\nx,held\nx,not tested\ny,not reproduced\n")
     table = book.results_at_a_glance(tmp_path / "claims.csv", {"x": "Paper X"})
