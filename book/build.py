@@ -11,8 +11,8 @@ duplicated in the repository:
   notebook; sidebar order: the keys' order), each cell that measured a claim
   given the anchor ``in-<n>`` its ``In [n]`` label names, papermill's injected cell removed, and every figure of a
   cell moved into a figure of its own with the caption the source notebook gives in ``metadata.fairlib.captions``
-  (one caption per saved figure, in order) — MyST-NB captions every image output of a cell, so each image gets a
-  cell of its own;
+  (one caption per saved figure, in order; read from ``notebooks/``, so a caption is edited without a new run) —
+  MyST-NB captions every image output of a cell, so each image gets a cell of its own;
 - ``claims.md``, the ledger ``data/results/CLAIMS.md`` with its links to the measuring cells pointed at the pages;
 - every ``docs/*.md`` under ``docs/`` (the table of contents lists them all; :data:`DOCS_ORDER` first).
 
@@ -85,10 +85,13 @@ def _anchor_cell(n: int):
     return cell
 
 
-def stage_notebook(doc, key: str) -> tuple:
+def stage_notebook(doc, key: str, captions_by_source: dict | None = None) -> tuple:
     """The page of one executed notebook: its cells with anchors, figures and hidden cells arranged for the book
     (see the module docstring). Returns ``(notebook, figure names)``; raises :class:`BookError` when a cell shows
-    more figures than it has captions."""
+    more figures than it has captions.
+
+    ``captions_by_source``: a code cell's source → its captions, as the source notebook has them now (captions are
+    presentation: editing one needs no new run); a cell not found there keeps the captions it was run with."""
     import nbformat
 
     out = copy.deepcopy(doc)
@@ -104,7 +107,7 @@ def stage_notebook(doc, key: str) -> tuple:
         if cell.get("execution_count") is not None and "remove-cell" not in tags:
             cells.append(_anchor_cell(cell.execution_count))
         images = [o for o in cell.outputs if _is_image(o)]
-        captions = cell.metadata.get("fairlib", {}).get("captions", [])
+        captions = (captions_by_source or {}).get(cell.source, cell.metadata.get("fairlib", {}).get("captions", []))
         if not images:
             cells.append(cell)
             continue
@@ -282,7 +285,11 @@ def stage(src: Path, *, root: Path = ROOT, executed_dir: Path | None = None) -> 
         key = path.stem
         doc = _read_nb(path)
         titles[key] = _title(doc, key)
-        page, _ = stage_notebook(doc, key)
+        source = root / doc.metadata.get("fairlib", {}).get("source", f"notebooks/{key}.ipynb")
+        cells = _read_nb(source).cells if source.is_file() else []
+        captions = {c.source: c.metadata["fairlib"]["captions"] for c in cells
+                    if c.cell_type == "code" and "captions" in c.metadata.get("fairlib", {})}
+        page, _ = stage_notebook(doc, key, captions)
         nbformat.write(page, str(src / "executed" / f"{key}.ipynb"))
         papers.append({"file": f"executed/{key}", "title": titles[key]})
 
