@@ -85,6 +85,32 @@ def _anchor_cell(n: int):
     return cell
 
 
+def _findings_first(cells: list) -> list:
+    """The page's first screen: the title with its citation paragraph, then the Findings; the rest of the opening
+    prose and the (hidden) set-up cells follow the Findings."""
+    import nbformat
+
+    heading = next((i for i, c in enumerate(cells) if c.cell_type == "markdown" and c.source.strip() == "## Findings"),
+                   None)
+    if heading is None or not cells or cells[0].cell_type != "markdown":
+        return cells
+    end = next((i for i in range(heading + 1, len(cells)) if "findings" in cells[i].metadata.get("tags", [])), None)
+    if end is None:
+        return cells
+    paragraphs = cells[0].source.split("\n\n")
+    cut = next((i + 1 for i, p in enumerate(paragraphs) if p.startswith(("**Citation.**", "**What this notebook is"))),
+               len(paragraphs))
+    title = copy.deepcopy(cells[0])
+    title.source = "\n\n".join(paragraphs[:cut])
+    moved = cells[1:heading]
+    rest = "\n\n".join(paragraphs[cut:]).strip()
+    if rest:
+        tail = nbformat.v4.new_markdown_cell(rest)
+        tail.pop("id", None)
+        moved = [tail] + moved
+    return [title] + cells[heading:end + 1] + moved + cells[end + 1:]
+
+
 def stage_notebook(doc, key: str, captions_by_source: dict | None = None) -> tuple:
     """The page of one executed notebook: its cells with anchors, figures and hidden cells arranged for the book
     (see the module docstring). Returns ``(notebook, figure names)``; raises :class:`BookError` when a cell shows
@@ -140,6 +166,7 @@ def stage_notebook(doc, key: str, captions_by_source: dict | None = None) -> tup
             cells.append(_output_cell([seg], {"mystnb": {"figure": {"caption": captions[figure], "name": name}}},
                                       note=f"figure {name}"))
             figure += 1
+    cells = _findings_first(cells)
     out.cells = [nbformat.from_dict(c) for c in cells]
     out.nbformat, out.nbformat_minor = 4, max(out.get("nbformat_minor", 0), 5)   # 4.5: every cell has an id
     for i, c in enumerate(out.cells):
