@@ -12,7 +12,7 @@
 
 Each notebook runs into ``build/executed/<mode>/<key>.ipynb`` with ``MODE`` injected. Full mode writes the tracked
 ``figures/<key>/`` and ``data/results/<key>/`` and publishes the executed notebook, outputs included, to the
-tracked ``executed/<key>.ipynb`` (what a reader opens; ``python -m fairlib.site`` builds the HTML site from those);
+tracked ``executed/<key>.ipynb`` (what a reader opens; ``make site`` builds the book from those);
 quick mode writes only under ``build/``. At the end: a table (key, mode, status, wall time, claims held/expected,
 outputs), the aggregated claims table (``claims.csv`` and ``CLAIMS.md`` in the mode's results root) and
 ``build/run_manifest.json``. The exit code is non-zero if any notebook failed (the failing cell and error are
@@ -243,9 +243,9 @@ def run_one(nb: Notebook, mode: str, build: Path, show_cells: bool, accept_claim
                             log_output=False, kernel_manager_class=_ipc_kernel_manager())
         out.status = "ok"
         if mode == "full":  # the reader's copy, outputs included (fairlib.paths.executed_dir)
-            from fairlib.site import SiteNotebook, publish_executed
+            from fairlib.executed import PublishedNotebook, publish_executed
 
-            publish_executed(SiteNotebook(nb.key, nb.title, nb.path), dest)
+            publish_executed(PublishedNotebook(nb.key, nb.title, nb.path), dest)
     except BaseException as exc:  # noqa: BLE001 - reported, never swallowed
         out.status = "FAILED"
         out.error = _describe_error(exc, dest)
@@ -303,7 +303,7 @@ def _measuring_cells(key: str, mode: str) -> dict[str, str]:
     view gives none; the site links to the cell of the notebook page itself); empty where there is no executed
     notebook."""
     from fairlib import paths
-    from fairlib.site import cell_heading, claim_cells
+    from fairlib.executed import cell_heading, claim_cells
 
     executed = paths.executed_dir() / f"{key}.ipynb" if mode == "full" else None
     if executed is None or not executed.is_file():

@@ -44,10 +44,9 @@ __all__ = ["Mechanism", "ByServer", "CAPABILITIES", "register", "unregister", "r
 CAPABILITIES = frozenset({"pooled", "multi_server", "placement_aware", "integral", "divisible", "weights",
                           "prices"})
 
-# matplotlib's tab20, the house palette (fairlib.plotting)
-_TAB20 = ['#1f77b4', '#aec7e8', '#ff7f0e', '#ffbb78', '#2ca02c', '#98df8a', '#d62728', '#ff9896', '#9467bd',
-          '#c5b0d5', '#8c564b', '#c49c94', '#e377c2', '#f7b6d2', '#7f7f7f', '#c7c7c7', '#bcbd22', '#dbdb8d',
-          '#17becf', '#9edae5']
+#: the Okabe–Ito palette, as in fairlib.plotting.OKABE_ITO (not imported: the registry must not load matplotlib)
+_OKABE_ITO = {"black": "#000000", "orange": "#E69F00", "sky_blue": "#56B4E9", "bluish_green": "#009E73",
+              "yellow": "#F0E442", "blue": "#0072B2", "vermillion": "#D55E00", "reddish_purple": "#CC79A7"}
 
 
 @dataclass(frozen=True)
@@ -102,7 +101,8 @@ _REGISTRY: dict[str, Mechanism] = {}
 
 def _fallback_color(name: str) -> str:
     """A colour for a mechanism registered without one: fixed by its name (the same in every process)."""
-    return _TAB20[int(hashlib.sha256(name.encode()).hexdigest(), 16) % len(_TAB20)]
+    palette = [c for k, c in _OKABE_ITO.items() if k != "yellow"]   # yellow is too light on white
+    return palette[int(hashlib.sha256(name.encode()).hexdigest(), 16) % len(palette)]
 
 
 def register(name: str, function: Callable, *, label: str | None = None, color: str | None = None,
@@ -207,27 +207,28 @@ def resolve_runs(mechanisms, *capabilities: str) -> dict[str, Callable]:
 
 # --- the mechanisms of the four papers ------------------------------------------------------------------
 
-register("drf", drf, label="DRF (progressive filling)", color=_TAB20[0],
+register("drf", drf, label="DRF (progressive filling)", color=_OKABE_ITO["blue"],
          capabilities=("pooled", "integral", "weights"))
-register("edrf", edrf, label="EDRF", color=_TAB20[2], capabilities=("pooled", "divisible", "weights"))
-register("pdrf", pdrf, label="PDRF", color=_TAB20[4], capabilities=("pooled", "integral"))
-register("asset_fairness", asset_fairness, label="asset fairness", color=_TAB20[12],
+register("edrf", edrf, label="EDRF", color=_OKABE_ITO["bluish_green"], capabilities=("pooled", "divisible", "weights"))
+register("pdrf", pdrf, label="PDRF", color=_OKABE_ITO["vermillion"], capabilities=("pooled", "integral"))
+register("asset_fairness", asset_fairness, label="asset fairness", color="#666666",
          capabilities=("pooled", "divisible", "weights"))
-register("ceei", ceei, label="CEEI", color=_TAB20[16], capabilities=("pooled", "divisible", "weights", "prices"))
-register("drfh", drfh, label="DRFH", color=_TAB20[8],
+register("ceei", ceei, label="CEEI", color=_OKABE_ITO["reddish_purple"],
+         capabilities=("pooled", "divisible", "weights", "prices"))
+register("drfh", drfh, label="DRFH", color=_OKABE_ITO["orange"],
          capabilities=("multi_server", "divisible", "weights"))
-register("tsf", tsf, label="TSF", color=_TAB20[10],
+register("tsf", tsf, label="TSF", color=_OKABE_ITO["sky_blue"],
          capabilities=("multi_server", "placement_aware", "divisible", "weights"))
-register("psdsf", psdsf, label="PS-DSF", color=_TAB20[4],
+register("psdsf", psdsf, label="PS-DSF", color=_OKABE_ITO["vermillion"],
          capabilities=("multi_server", "placement_aware", "divisible", "weights"))
-register("pfvds", pfvds, label="PF-VDS", color=_TAB20[6],
+register("pfvds", pfvds, label="PF-VDS", color=_OKABE_ITO["blue"],
          capabilities=("multi_server", "placement_aware", "divisible", "weights"), options={"alpha": 1.0},
          # the α of the paper's comparisons (§6); 1_2_4: α_i = 1, 2, 4, 1, ... by server index (Theorem 3, §3)
          variants={"pfvds_0.5": {"alpha": 0.5}, "pfvds_1": {"alpha": 1.0}, "pfvds_2": {"alpha": 2.0},
                    "pfvds_4": {"alpha": 4.0}, "pfvds_1_2_4": {"alpha": ByServer((1.0, 2.0, 4.0))}})
 # the DRFH paper's own scheduler: task by task, each on the best-fitting server (never run on merged servers)
-register("drfh_best_fit", drfh_best_fit, label="DRFH (Best-Fit)", color=_TAB20[9],
+register("drfh_best_fit", drfh_best_fit, label="DRFH (Best-Fit)", color=_OKABE_ITO["bluish_green"],
          capabilities=("multi_server", "divisible", "weights"))
 # pooled DRF as offer-based schedulers (Mesos, YARN) run it: machine by machine, users in DRF order (never merged)
-register("drf_machine_offers", drf_machine_offers, label="DRF (machine offers)", color=_TAB20[14],
+register("drf_machine_offers", drf_machine_offers, label="DRF (machine offers)", color=_OKABE_ITO["reddish_purple"],
          capabilities=("multi_server", "weights"))

@@ -43,7 +43,8 @@ def test_house_structure(path):
 #: what a notebook may import from: fairlib, its public subpackages and top-level public modules
 PUBLIC_MODULES = {"fairlib", "fairlib.market", "fairlib.multires", "fairlib.dynamic", "fairlib.traces",
                   "fairlib.experiments", "fairlib.mechanisms", "fairlib.sim", "fairlib.sweep", "fairlib.metrics",
-                  "fairlib.report", "fairlib.plotting", "fairlib.paths", "fairlib.timing", "fairlib.verify"}
+                  "fairlib.report", "fairlib.plotting", "fairlib.paths", "fairlib.timing", "fairlib.verify",
+                  "fairlib.prose"}
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -63,6 +64,42 @@ def test_notebooks_import_only_from_public_packages(path):
             bad += [a.name for a in node.names if a.name.startswith("fairlib") and a.name not in PUBLIC_MODULES]
     assert not bad, f"{path.name}: imports {bad}; import from the public packages ({sorted(PUBLIC_MODULES)})"
     assert " as mx" not in code and " as sx" not in code and " as cmp" not in code
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_a_notebook_reads_as_a_lecture(path):
+    """Title and citation, then the Findings from the ledger; the parameters cell removed from the book and every
+    other code cell folded or its code hidden; "What we found" rendered through fairlib.prose (no visible f-string);
+    every saved figure captioned (cell metadata ``fairlib.captions``, one per ``save_figure``, in order)."""
+    import re
+
+    from fairlib.executed import FINDINGS_TAG, findings_choice
+
+    nb = json.loads(path.read_text())
+    cells = [(c["cell_type"], "".join(c["source"]), c.get("metadata", {})) for c in nb["cells"]]
+    tags = [set(m.get("tags", [])) for _, _, m in cells]
+    assert cells[0][0] == "markdown" and cells[0][1].startswith("# ")
+    assert "**Citation.**" in cells[0][1] or "What this notebook is" in cells[0][1]
+    first_md_after = next(i for i, (t, s, _) in enumerate(cells) if i > 0 and t == "markdown")
+    assert cells[first_md_after][1] == "## Findings", f"{path.name}: the first section after the title is Findings"
+    findings = [i for i, t in enumerate(tags) if FINDINGS_TAG in t]
+    assert findings == [first_md_after + 1] and "remove-input" in tags[findings[0]]
+    assert 1 <= len(findings_choice(cells[findings[0]][1])) <= 5
+    for i, ((kind, source, meta), t) in enumerate(zip(cells, tags)):
+        if kind != "code":
+            continue
+        assert t & {"remove-cell", "hide-cell", "hide-input", "remove-input"}, \
+            f"{path.name}: code cell {i} is shown to the reader; tag it hide-input (or remove-input)"
+        if "parameters" in t:
+            assert "remove-cell" in t
+        if "What we found" in source or "show_found(" in source:
+            assert "remove-input" in t, f"{path.name}: cell {i} shows the code of its prose"
+        saved = re.findall(r'save_figure\(\s*\w+\s*,\s*\w+\s*,\s*f?"', source)
+        captions = meta.get("fairlib", {}).get("captions", [])
+        assert len(captions) == len(saved), f"{path.name}: cell {i} saves {len(saved)} figure(s), has " \
+                                            f"{len(captions)} caption(s) in metadata.fairlib.captions"
+        assert all(len(c) >= 40 for c in captions), f"{path.name}: cell {i}: a caption says what the figure shows"
+        assert "**What we found.**" not in source, f"{path.name}: cell {i}: write it with fairlib.prose.show_found"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
