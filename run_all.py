@@ -46,33 +46,16 @@ from importlib import metadata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))  # this checkout's fairlib, also when run from elsewhere
+
+from fairlib.catalog import NOTEBOOKS, Notebook  # noqa: E402
 KERNEL_NAME = "fairlib"
 
 
-@dataclass(frozen=True)
-class Notebook:
-    key: str
-    path: str                 # relative to the repository root (or absolute)
-    title: str
-    cell_timeout_s: int = 1800  # per cell; full-mode sweeps are the long ones
+#: the explicit registry: every paper notebook that run_all executes, in order (fairlib.catalog, which the site
+#: builder reads too)
+REGISTRY: dict[str, Notebook] = NOTEBOOKS
 
-
-#: the explicit registry: every paper notebook that run_all executes, in order
-REGISTRY: dict[str, Notebook] = {nb.key: nb for nb in [
-    Notebook("feldman2005", "notebooks/feldman2005_price_anticipating.ipynb",
-             "Feldman, Lai, Zhang — price-anticipating proportional-share game"),
-    Notebook("li2019", "notebooks/li2019_dynamic_drf.ipynb", "Li, Liu, Zhang, Zhang — dynamic DRF"),
-    Notebook("metin2025", "notebooks/metin2025_pdrf.ipynb", "Metin — Precomputed Dominant Resource Fairness"),
-    Notebook("khamseashari2018", "notebooks/khamseashari2018_pfvds.ipynb",
-             "Khamse-Ashari et al. — PF-VDS on heterogeneous servers (analytical part)"),
-    # an hour per cell: on the synthetic stand-ins (a clone without the excerpts) on a busy 2-core machine the
-    # 100 Bitbrains snapshots took ~27 s each
-    Notebook("khamseashari2018_traces", "notebooks/khamseashari2018_traces.ipynb",
-             "Khamse-Ashari et al. — PF-VDS on the Bitbrains and Google traces (§6)", cell_timeout_s=3600),
-    Notebook("schedulers", "notebooks/schedulers_drf_semantics.ipynb",
-             "Production schedulers' DRF semantics (Mesos, YARN, Kueue, Volcano) on a real Google cell",
-             cell_timeout_s=3600),
-]}
 
 #: packages whose versions go into the run manifest
 MANIFEST_PACKAGES = ["fairlib", "numpy", "scipy", "numba", "pandas", "matplotlib", "seaborn", "papermill",

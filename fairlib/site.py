@@ -39,7 +39,7 @@ _STATUS_CLASS = {"held": "held", "not reproduced": "not-reproduced", "not tested
 @dataclass(frozen=True)
 class SiteNotebook:
     """A notebook the site publishes: registry key, title and source path (relative to the repository root, as in
-    ``run_all.REGISTRY``, or absolute)."""
+    ``fairlib.catalog.NOTEBOOKS``, or absolute)."""
 
     key: str
     title: str
@@ -423,18 +423,15 @@ def build_site(notebooks: list[SiteNotebook], out: Path | None = None, *, execut
 
 
 def main(argv=None) -> int:
-    """``python -m fairlib.site``: the site for the notebooks of ``run_all.py``'s registry."""
-    import sys
-
+    """``python -m fairlib.site``: the site for the notebooks of the catalogue (:mod:`fairlib.catalog`)."""
     ap = argparse.ArgumentParser(description="Build the static site from the committed executed notebooks.")
     ap.add_argument("--out", type=Path, default=None, help="output folder (default build/site)")
     ap.add_argument("--text-views", action="store_true",
                     help="only rewrite executed/<key>.md, the text view of each committed executed notebook")
     args = ap.parse_args(argv)
-    sys.path.insert(0, str(paths.ROOT))
-    from run_all import REGISTRY
+    from .catalog import NOTEBOOKS
 
-    notebooks = [SiteNotebook(nb.key, nb.title, nb.path) for nb in REGISTRY.values()]
+    notebooks = [SiteNotebook(nb.key, nb.title, nb.path) for nb in NOTEBOOKS.values()]
     if args.text_views:
         for nb in notebooks:
             path = paths.executed_dir() / f"{nb.key}.ipynb"
