@@ -22,7 +22,8 @@ import pandas as pd
 from . import paths
 
 __all__ = ["save_figure", "save_table", "ClaimLog", "Claim", "ClaimsFailed", "Declared", "Measurement", "load_registry",
-           "registry_path", "display_value", "cell_key", "measured_values", "FLOAT_FORMAT", "KINDS", "STATUSES"]
+           "registry_path", "display_value", "cell_key", "measured_values", "FLOAT_FORMAT", "KINDS", "STATUSES",
+           "PROVISIONAL"]
 
 #: float format of every CSV written by :func:`save_table` (fixed, so output is byte-stable on one machine)
 FLOAT_FORMAT = "%.10g"
@@ -90,6 +91,8 @@ def _is_number(x) -> bool:
 
 
 KINDS = ("paper", "finding", "check")
+#: appended to every status shown from a quick-mode ledger (its claims.json keeps the plain status and mode "quick")
+PROVISIONAL = " (quick: provisional)"
 STATUSES = ("held", "not reproduced", "not tested")
 _RULES = ("equals", "tol", "at_least", "at_most", "se", "monotone", "converges", "ordered")
 _DIRECTIONS = {"monotone": ("increasing", "decreasing"), "ordered": ("descending", "ascending")}
@@ -537,9 +540,12 @@ class ClaimLog:
         return out
 
     def table(self) -> pd.DataFrame:
-        """The ledger as a DataFrame (for display in the notebook)."""
+        """The ledger as a DataFrame (for display in the notebook); in quick mode every status is marked
+        provisional (quick mode's sizes cannot decide the paper's claims; the full run's ledger counts)."""
         cols = ["claim_id", "kind", "source", "paper", "ours", "rule", "status", "note"]
-        return pd.DataFrame([{k: display_value(getattr(c, k)) for k in cols} for c in self.claims], columns=cols)
+        mark = PROVISIONAL if self.mode == "quick" else ""
+        return pd.DataFrame([{k: display_value(getattr(c, k)) + (mark if k == "status" else "") for k in cols}
+                             for c in self.claims], columns=cols)
 
     def finish(self) -> dict:
         """Write ``claims.json``; raise :class:`ClaimsFailed` if a declared claim was not measured."""
