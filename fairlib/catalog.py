@@ -28,29 +28,39 @@ MARKER = "# new paper notebooks go above this line (python -m fairlib.scaffold p
 @dataclass(frozen=True)
 class Notebook:
     """One paper notebook: its key (``figures/<key>/``, ``data/results/<key>/``, ``notebooks/claims/<key>.toml``),
-    its source path relative to the repository root (or absolute), a title, and papermill's per-cell timeout."""
+    its source path relative to the repository root (or absolute), a title, papermill's per-cell timeout, and the
+    test files of its experiment driver (its findings test first), which ``make test-paper KEY=<key>`` runs with the
+    notebook in quick mode."""
 
     key: str
     path: str
     title: str
     cell_timeout_s: int = 1800  # per cell; full-mode sweeps are the long ones
+    tests: tuple = ()
+    #: registered mechanisms the paper introduces: make test-paper runs the registry-wide tests on them too
+    mechanisms: tuple = ()
 
 
 #: every paper notebook, in the order run_all.py runs them
 NOTEBOOKS: dict[str, Notebook] = {nb.key: nb for nb in [
     Notebook("feldman2005", "notebooks/feldman2005_price_anticipating.ipynb",
-             "Feldman, Lai, Zhang — price-anticipating proportional-share game"),
-    Notebook("li2019", "notebooks/li2019_dynamic_drf.ipynb", "Li, Liu, Zhang, Zhang — dynamic DRF"),
-    Notebook("metin2025", "notebooks/metin2025_pdrf.ipynb", "Metin — Precomputed Dominant Resource Fairness"),
+             "Feldman, Lai, Zhang — price-anticipating proportional-share game",
+             tests=("tests/test_bidding_game_findings.py", "tests/test_market.py")),
+    Notebook("li2019", "notebooks/li2019_dynamic_drf.ipynb", "Li, Liu, Zhang, Zhang — dynamic DRF",
+             tests=("tests/test_dynamic.py",)),
+    Notebook("metin2025", "notebooks/metin2025_pdrf.ipynb", "Metin — Precomputed Dominant Resource Fairness",
+             tests=("tests/test_precomputed_drf_findings.py",)),
     Notebook("khamseashari2018", "notebooks/khamseashari2018_pfvds.ipynb",
-             "Khamse-Ashari et al. — PF-VDS on heterogeneous servers (analytical part)"),
+             "Khamse-Ashari et al. — PF-VDS on heterogeneous servers (analytical part)",
+             tests=("tests/test_heterogeneous_findings.py",)),
     # an hour per cell: on the synthetic stand-ins (a clone without the excerpts) on a busy 2-core machine the
     # 100 Bitbrains snapshots took ~27 s each
     Notebook("khamseashari2018_traces", "notebooks/khamseashari2018_traces.ipynb",
-             "Khamse-Ashari et al. — PF-VDS on the Bitbrains and Google traces (§6)", cell_timeout_s=3600),
+             "Khamse-Ashari et al. — PF-VDS on the Bitbrains and Google traces (§6)", cell_timeout_s=3600,
+             tests=("tests/test_heterogeneous_traces_findings.py", "tests/test_google_open_loop.py")),
     Notebook("schedulers", "notebooks/schedulers_drf_semantics.ipynb",
              "Production schedulers' DRF semantics (Mesos, YARN, Kueue, Volcano) on a real Google cell",
-             cell_timeout_s=3600),
+             cell_timeout_s=3600, tests=("tests/test_scheduler_semantics.py",)),
     # new paper notebooks go above this line (python -m fairlib.scaffold paper KEY ...)
 ]}
 
@@ -68,3 +78,32 @@ def source_path(nb: Notebook) -> Path:
     """The notebook's source file (a relative path is taken from the repository root)."""
     p = Path(nb.path)
     return p if p.is_absolute() else paths.ROOT / p
+
+
+def main(argv=None) -> int:
+    """``python -m fairlib.catalog [--tests KEY]``: the catalogue, or the test files of one paper (``make
+    test-paper``)."""
+    import argparse
+    import sys
+
+    ap = argparse.ArgumentParser(prog="python -m fairlib.catalog", description="The paper notebooks run_all executes.")
+    ap.add_argument("--tests", metavar="KEY", help="print the test files of paper KEY, one per line")
+    ap.add_argument("--mechanisms", metavar="KEY",
+                    help="print the mechanisms paper KEY introduces as a pytest -k expression (empty if none)")
+    args = ap.parse_args(argv)
+    key = args.tests if args.tests is not None else args.mechanisms
+    if key is not None:
+        try:
+            nb = get(key)
+        except KeyError as exc:
+            print(f"python -m fairlib.catalog: {exc.args[0]}", file=sys.stderr)
+            return 2
+        print("\n".join(nb.tests) if args.tests is not None else " or ".join(nb.mechanisms))
+        return 0
+    for nb in NOTEBOOKS.values():
+        print(f"{nb.key:<24} {nb.path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,8 +1,8 @@
 """Pooled mechanisms continuing from held allocations (every registered one keeps a ``start`` or refuses it:
-tests/test_registry.py). CEEI (``ceei(cluster, start=...)``) is the Eisenberg–Gale program with the holdings as lower bounds,
-checked against a general convex solver (scipy's SLSQP on the same program), the optimality conditions that
-define it (free users spend their budgets at clearing prices, held users would want no more than they hold,
-priced resources are full), the plain market when nothing binds, and bad input."""
+tests/test_registry.py). CEEI (``ceei(cluster, start=...)``) is the Eisenberg–Gale program with the holdings as
+lower bounds, checked against a general convex solver (scipy's SLSQP on the same program), the optimality
+conditions that define it (free users spend their budgets at clearing prices, held users would want no more than
+they hold, priced resources are full), the plain market when nothing binds, and bad input."""
 
 from __future__ import annotations
 
