@@ -39,6 +39,8 @@ class Notebook:
     tests: tuple = ()
     #: registered mechanisms the paper introduces: make test-paper runs the registry-wide tests on them too
     mechanisms: tuple = ()
+    #: its experiment driver, ``fairlib/experiments/<driver>.py`` (set by ``python -m fairlib.scaffold paper``)
+    driver: str = ""
 
 
 #: every paper notebook, in the order run_all.py runs them
