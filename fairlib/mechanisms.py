@@ -24,11 +24,9 @@ Mechanisms from other modules join the registry when the modules named (comma-se
 variable ``FAIRLIB_MECHANISMS`` are imported, after the built-in ones: each calls :func:`register`. The tables,
 replays, benchmarks and tests then include them with no other edit.
 
->>> set(names("pooled")) <= set(names())
-True
 >>> get("psdsf").label, "placement_aware" in get("psdsf").capabilities
 ('PS-DSF', True)
->>> all("start" in get(name).capabilities for name in names("start"))
+>>> "pdrf" in names("pooled") and "pdrf" not in names("start") and "drf" in names("start")
 True
 """
 
