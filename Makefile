@@ -5,7 +5,10 @@
 #               run on labelled synthetic data), then run every notebook in full mode (run_all.py;
 #               every notebook runs even when one fails; the exit status says whether all passed), then
 #               build the book into build/site (make site)
-#   make test   create .venv if missing, then run the whole test suite
+#   make test   create .venv if missing, then run the whole test suite on two workers (pytest-xdist: the tests of
+#               a file on one worker, the paper notebooks' quick runs spread one by one)
+#   make test-paper KEY=<key>   one paper's loop: its tests (fairlib/catalog.py), the registry-wide tests of the
+#               mechanisms it introduces, its notebook's checks and its quick run; nothing else
 #   make site   build the book (build/site/index.html; Jupyter Book, book/) from the committed executed
 #               notebooks in executed/, the claims ledger and docs/; nothing is re-executed, so it installs
 #               the packages (.venv) but compiles no kernel
@@ -21,7 +24,7 @@ PIPSTAMP := $(VENV)/.fairlib-packages-installed
 # lives in a small environment of its own inside .venv
 CFFCONVERT := $(VENV)/cffconvert/bin/cffconvert
 
-.PHONY: all install fetch run site quick verify test bench clean-build
+.PHONY: all install fetch run site quick verify test test-paper bench clean-build
 all: run
 
 install: $(STAMP)
@@ -62,7 +65,15 @@ $(CFFCONVERT): | $(STAMP)
 
 test: $(STAMP) $(CFFCONVERT)
 	$(BIN)/ruff check fairlib tests benchmarks run_all.py book
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
+
+test-paper: $(STAMP)
+	@test -n "$(KEY)" || { echo "usage: make test-paper KEY=<key> (keys: $(BIN)/python -m fairlib.catalog)"; exit 2; }
+	@tests=$$($(BIN)/python -m fairlib.catalog --tests $(KEY)) || exit 2; \
+	mechs=$$($(BIN)/python -m fairlib.catalog --mechanisms $(KEY)); \
+	set -x; $(BIN)/python -m pytest -p no:cacheprovider $$tests tests/test_notebooks.py --paper $(KEY) || exit 1; \
+	if [ -n "$$mechs" ]; then $(BIN)/python -m pytest -p no:cacheprovider -o addopts="-ra --strict-markers" \
+	  -m registry -k "$$mechs" tests; fi
 
 # every benchmark, side by side with its baselines; writes benchmarks/results/*.json and renders docs/performance.md
 bench: $(STAMP)

@@ -32,7 +32,7 @@ FINDINGS_TAG = "findings"
 @dataclass(frozen=True)
 class PublishedNotebook:
     """A notebook ``run_all.py`` publishes: registry key, title and source path (relative to the repository root,
-    as in ``run_all.REGISTRY``, or absolute)."""
+    as in ``fairlib.catalog.NOTEBOOKS``, or absolute)."""
 
     key: str
     title: str

@@ -2,18 +2,14 @@
 every claim linked to the cell that measured it."""
 import json
 import re
-import sys
 
 import nbformat
 import pytest
 
-from fairlib import executed, paths
+from fairlib import catalog, executed, paths
 from fairlib.paths import ROOT
 
-sys.path.insert(0, str(ROOT))
-import run_all  # noqa: E402
-
-NOTEBOOKS = [executed.PublishedNotebook(nb.key, nb.title, nb.path) for nb in run_all.REGISTRY.values()]
+NOTEBOOKS = [executed.PublishedNotebook(nb.key, nb.title, nb.path) for nb in catalog.NOTEBOOKS.values()]
 
 
 def _key(nb):

@@ -1,4 +1,8 @@
-"""Committed notebooks are stripped, follow the house structure, and run in quick mode."""
+"""Committed notebooks are stripped, follow the house structure, and run in quick mode.
+
+``pytest tests/test_notebooks.py --paper KEY`` (or ``FAIRLIB_PAPER=KEY``) checks one catalogued paper's notebook
+only; every notebook runs in its own test (so pytest-xdist spreads them over the workers) with its own build
+folder."""
 import json
 import os
 import subprocess
@@ -6,16 +10,31 @@ import sys
 
 import pytest
 
+from fairlib import catalog
 from fairlib.paths import ROOT
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+def pytest_generate_tests(metafunc):
+    """Parametrise by notebook: the file tests by path (the template always, papers as selected), the quick run by
+    catalogued key."""
+    from tests.conftest import selected_papers
+
+    keys = selected_papers(metafunc.config)
+    chosen = {catalog.source_path(catalog.NOTEBOOKS[k]) for k in keys}
+    everything = not (metafunc.config.getoption("--paper") or os.environ.get("FAIRLIB_PAPER"))
+    if "path" in metafunc.fixturenames:
+        paths = [p for p in NOTEBOOKS if everything or p in chosen or p.name == "_template.ipynb"]
+        metafunc.parametrize("path", paths, ids=[p.name for p in paths])
+    if "paper_key" in metafunc.fixturenames:
+        metafunc.parametrize("paper_key", keys)
 
 
 def test_there_are_notebooks():
     assert (ROOT / "notebooks" / "_template.ipynb") in NOTEBOOKS
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_committed_notebook_outputs_are_stripped(path):
     nb = json.loads(path.read_text())
     dirty = [i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code"
@@ -23,7 +42,6 @@ def test_committed_notebook_outputs_are_stripped(path):
     assert not dirty, f"{path.name}: code cells {dirty} carry outputs; strip them before committing"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_house_structure(path):
     nb = json.loads(path.read_text())
     params = [c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", [])]
@@ -47,7 +65,6 @@ PUBLIC_MODULES = {"fairlib", "fairlib.market", "fairlib.multires", "fairlib.dyna
                   "fairlib.prose"}
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebooks_import_only_from_public_packages(path):
     import ast
 
@@ -66,7 +83,6 @@ def test_notebooks_import_only_from_public_packages(path):
     assert " as mx" not in code and " as sx" not in code and " as cmp" not in code
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_a_notebook_reads_as_a_lecture(path):
     """Title and citation, then the Findings from the ledger; the parameters cell removed from the book and every
     other code cell folded or its code hidden; "What we found" rendered through fairlib.prose (no visible f-string);
@@ -102,7 +118,6 @@ def test_a_notebook_reads_as_a_lecture(path):
         assert "**What we found.**" not in source, f"{path.name}: cell {i}: write it with fairlib.prose.show_found"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_figures_named_in_the_prose_are_the_ones_saved(path):
     """Every `fig...` name the markdown cites (the "What is reproduced" tables) is a figure the notebook saves —
     literally, or by the literal start of an f-string name — so a reader finds it under figures/<key>/."""
@@ -120,23 +135,20 @@ def test_figures_named_in_the_prose_are_the_ones_saved(path):
 
 
 @pytest.mark.notebook
-def test_paper_notebooks_quick_mode(tmp_path):
-    """Every registered paper notebook runs end to end in quick mode, claims included."""
-    sys.path.insert(0, str(ROOT))
-    import run_all
-
-    keys = list(run_all.REGISTRY)
-    if not keys:
-        pytest.skip("no paper notebook is registered yet")
+def test_paper_notebook_quick_mode(paper_key, tmp_path):
+    """The paper notebook runs end to end in quick mode, claims included (its own build folder: notebooks run side by
+    side under pytest-xdist)."""
     env = dict(os.environ, FAIRLIB_BUILD_DIR=str(tmp_path))
-    # one at a time: the notebooks time their kernels (parallel runs are tested in test_run_all.py)
-    p = subprocess.run([sys.executable, str(ROOT / "run_all.py"), "--quick", "--keep-going", "--only", *keys],
+    p = subprocess.run([sys.executable, str(ROOT / "run_all.py"), "--quick", "--only", paper_key],
                        capture_output=True, text=True, env=env, cwd=ROOT, timeout=1800)
     assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-4000:]
-    # where the real excerpts are absent (a reader's clone), the trace notebooks ran on labelled stand-ins
+    # where the real excerpts are absent (a reader's clone), the trace notebooks run on labelled stand-ins
     from fairlib import paths
 
+    manifest = json.loads((tmp_path / "run_manifest.json").read_text())
+    data = manifest["notebooks"][0]["data"]
     real = all(paths.find_traces(f) is not None for f in ("google_clusterdata_2011_2", "bitbrains_gwa_t12"))
     synthetic = next((line for line in p.stdout.splitlines() if line.startswith("SYNTHETIC DATA:")), "")
-    assert all(k in synthetic for k in ("khamseashari2018_traces", "li2019", "schedulers")) is not real, \
-        p.stdout[-2000:]
+    assert (data == "synthetic") == (paper_key in synthetic)
+    if data:   # a notebook that reads traces says which; synthetic exactly where the excerpts are missing
+        assert (data == "synthetic") is not real, p.stdout[-2000:]
