@@ -10,13 +10,14 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import matplotlib.pyplot as plt
+from matplotlib.collections import PathCollection
 import numpy as np
 import pandas as pd
 import seaborn as sns
 
 __all__ = ["OKABE_ITO", "MECHANISM_STYLES", "MECHANISM_COLORS", "MECHANISM_LABELS", "RESOURCE_COLORS", "MechanismStyle",
            "color", "marker", "linestyle", "style", "label", "resource_color", "use_style", "spread_band",
-           "new_figure", "log_log_slope", "LEGEND_FONTSIZE"]
+           "new_figure", "log_log_slope", "LEGEND_FONTSIZE", "legend_covers_data", "place_legends"]
 
 #: the Okabe–Ito palette (Okabe & Ito 2008, "Color Universal Design"): eight colours told apart with every common
 #: colour-vision deficiency; yellow is left out of the mechanism table (too light on white)
@@ -198,6 +199,81 @@ def spread_band(ax, data: pd.DataFrame, x: str, y: str, mechanism: str, *, inter
                  markersize=5, markeredgewidth=1, label=label_ or label(mechanism), err_kws={"alpha": 0.2, "lw": 0},
                  ax=ax, **kw)
     return ax
+
+
+#: where :func:`place_legends` tries a legend, in order, before it makes room above the data
+_LEGEND_SPOTS = ("upper right", "upper left", "lower right", "lower left", "center right", "center left",
+                 "upper center", "lower center")
+
+
+def legend_covers_data(ax) -> bool:
+    """Whether ``ax``'s legend lies over any of its data: a line or its markers, a shaded band, a bar or an image
+    (reference lines count: a reader needs them too). Judged in display coordinates on the drawn figure."""
+    legend = ax.get_legend()
+    if legend is None or not legend.get_visible():
+        return False
+    renderer = ax.figure.canvas.get_renderer()
+    box = legend.get_window_extent(renderer)
+    for line in ax.get_lines():
+        if line.get_visible() and line.get_transform().transform_path(line.get_path()).intersects_bbox(box, False):
+            return True
+        if line.get_visible() and line.get_marker() not in (None, "", "None", " "):
+            points = line.get_transform().transform(line.get_xydata())
+            if box.count_contains(points):
+                return True
+    for collection in ax.collections:
+        if not collection.get_visible():
+            continue
+        transform = collection.get_transform()
+        if any(transform.transform_path(path).intersects_bbox(box, True) for path in collection.get_paths()):
+            return True
+        if isinstance(collection, PathCollection):   # scatter markers sit at the offsets
+            points = collection.get_offset_transform().transform(collection.get_offsets())
+            if box.count_contains(points):
+                return True
+    artists = list(ax.patches) + list(ax.images)
+    return any(a.get_visible() and a.get_window_extent(renderer).overlaps(box) for a in artists)
+
+
+def place_legends(fig, *, headroom_steps: int = 4) -> list:
+    """Move every axes legend of ``fig`` that covers data to a spot that covers none: first the usual corners and
+    edges; failing those, the y axis grows upwards by 15 % at a time (up to ``headroom_steps`` times, the lower
+    limit kept, so an axis from 0 stays from 0) and the upper spots are tried again; failing that, the legend goes
+    outside the axes, to its right. Returns the axes whose legend moved. :func:`fairlib.report.save_figure` calls
+    it, so no saved figure has a legend over its data."""
+    moved = []
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is None or not legend.get_visible():
+            continue
+        fig.canvas.draw()
+        if not legend_covers_data(ax):
+            continue
+        moved.append(ax)
+        handles, labels = ax.get_legend_handles_labels()
+        title = legend.get_title().get_text() or None
+        kwargs = {"title": title, "ncols": getattr(legend, "_ncols", 1)}
+
+        def fits(loc, **extra):
+            ax.legend(handles, labels, loc=loc, **kwargs, **extra)
+            fig.canvas.draw()
+            return not legend_covers_data(ax)
+
+        if any(fits(loc) for loc in _LEGEND_SPOTS):
+            continue
+        found = False
+        for _ in range(0 if ax.images else headroom_steps):   # an image fills its axes: no room to make
+            bottom, top = ax.get_ylim()
+            if ax.get_yscale() == "log":
+                ax.set_ylim(bottom, top * (top / bottom) ** 0.15)
+            else:
+                ax.set_ylim(bottom, top + 0.15 * (top - bottom))
+            if any(fits(loc) for loc in _LEGEND_SPOTS[:2] + ("upper center",)):
+                found = True
+                break
+        if not found:
+            fits("upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+    return moved
 
 
 #: resource colours: greys, so a resource is never read as a mechanism (mechanisms have the palette's colours)

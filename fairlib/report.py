@@ -36,8 +36,12 @@ def save_figure(fig, key: str, name: str, *, mode: str = "full", dpi: int = 150)
     """Save ``fig`` as ``<name>.png`` and ``<name>.pdf`` under :func:`fairlib.paths.figures_dir`.
 
     Metadata that would change between runs (creation dates, library versions) is fixed, so the
-    same figure gives the same bytes.  Returns the written paths.
+    same figure gives the same bytes. A legend over data is moved first (:func:`fairlib.plotting.place_legends`).
+    Returns the written paths.
     """
+    from .plotting import place_legends   # matplotlib only where a figure is saved
+
+    place_legends(fig)
     out = paths.figures_dir(key, mode)
     out.mkdir(parents=True, exist_ok=True)
     written = []

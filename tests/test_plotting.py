@@ -1,0 +1,46 @@
+"""The house figure style: no saved legend covers data (fairlib.plotting.place_legends, called by save_figure)."""
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+
+def test_a_legend_over_a_band_is_moved_clear_of_the_data():
+    """The case of a correlated-bids panel: a band fills the upper right and the middle; the legend moves to a spot
+    (or, if none is free, to new headroom above the data) that covers no line, marker or band."""
+    from fairlib.plotting import legend_covers_data, new_figure, place_legends
+
+    fig, ax = new_figure("a band under the legend")
+    x = np.linspace(0, 150, 20)
+    ax.plot(x, np.full(20, 500.0), marker="s", label="convergence")
+    ax.fill_between(x, 50, 500, alpha=0.2, label="10th-90th percentile")
+    ax.plot(x, np.full(20, 60.0), label="stabilisation")
+    ax.legend(loc="center right")
+    fig.canvas.draw()
+    assert legend_covers_data(ax)
+    bottom = ax.get_ylim()[0]
+    assert place_legends(fig) == [ax]
+    assert not legend_covers_data(ax)
+    assert ax.get_ylim()[0] == bottom                     # headroom only above: an axis from 0 stays from 0
+    plt.close(fig)
+
+
+def test_a_legend_clear_of_the_data_stays_where_it_is_and_a_full_axes_sends_it_outside():
+    from fairlib.plotting import legend_covers_data, new_figure, place_legends
+
+    fig, ax = new_figure("clear")
+    ax.plot([0, 1], [0, 1], label="diagonal")
+    ax.legend(loc="upper left")
+    assert place_legends(fig) == [] and ax.get_legend()._loc == 2
+    plt.close(fig)
+
+    fig, ax = new_figure("an image fills the axes")
+    ax.imshow(np.arange(16.0).reshape(4, 4), label="heat")
+    ax.plot([0, 3], [0, 3], label="line")
+    ax.legend(loc="upper right")
+    assert place_legends(fig) == [ax]
+    fig.canvas.draw()
+    assert not legend_covers_data(ax)
+    assert ax.get_legend().get_window_extent().x0 > ax.get_window_extent().x1   # to the right of the axes
+    plt.close(fig)
