@@ -107,6 +107,13 @@ def registry_path(key: str) -> Path:
     return paths.NOTEBOOKS / "claims" / f"{key}.toml"
 
 
+def _exact(bound) -> str:
+    """A rule's number exactly as declared (the shortest text that reads back as the same float): a bound of
+    1.000000001 must not print as 1, or a value of 1.0000000000000902 would look held against "<= 1"."""
+    text = repr(float(bound))
+    return text[:-2] if text.endswith(".0") else text
+
+
 @dataclass(frozen=True)
 class Declared:
     """One claim as declared in a registry, before any measurement: the paper's statement and our rule.
@@ -153,29 +160,29 @@ class Declared:
         if self.equals:
             return "ours == paper"
         if self.tol is not None:
-            return f"|ours - paper| <= {self.tol:g}"
+            return f"|ours - paper| <= {_exact(self.tol)}"
         if self.se is not None:
-            return (f"|ours - paper| <= {self.se['k']:g} sd sqrt(1/{self.se['n_paper']} + 1/runs), "
-                    f"sd = {self.se['sd']:g}" + (f", runs = {runs}" if runs else ""))
+            return (f"|ours - paper| <= {_exact(self.se['k'])} sd sqrt(1/{self.se['n_paper']} + 1/runs), "
+                    f"sd = {_exact(self.se['sd'])}" + (f", runs = {runs}" if runs else ""))
         if self.monotone is not None:
             return (f"ours {self.monotone['direction']} along its parameter (steps against it at most "
-                    f"{self.monotone.get('tol', 0.0):g})")
+                    f"{_exact(self.monotone.get('tol', 0.0))})")
         if self.converges is not None:
             parts = []
             if "final_gap" in self.converges:
-                parts.append(f"final |ours - paper| <= {self.converges['final_gap']:g}, below the first")
+                parts.append(f"final |ours - paper| <= {_exact(self.converges['final_gap'])}, below the first")
             if "rate" in self.converges:
-                parts.append(f"each gap <= {self.converges['rate']:g} x the one before")
+                parts.append(f"each gap <= {_exact(self.converges['rate'])} x the one before")
             return "ours converges to paper: " + " and ".join(parts)
         if self.ordered is not None:
             sign = " >= " if self.ordered["direction"] == "descending" else " <= "
             tol = self.ordered.get("tol", 0.0)
-            return sign.join(self.ordered["series"]) + (f" (within {tol:g})" if tol else "")
+            return sign.join(self.ordered["series"]) + (f" (within {_exact(tol)})" if tol else "")
         parts = []
         if self.at_least is not None:
-            parts.append(f"ours >= {self.at_least:g}")
+            parts.append(f"ours >= {_exact(self.at_least)}")
         if self.at_most is not None:
-            parts.append(f"ours <= {self.at_most:g}")
+            parts.append(f"ours <= {_exact(self.at_most)}")
         return " and ".join(parts)
 
 

@@ -361,3 +361,13 @@ def test_trend_rules_read_in_words():
     assert text("converges = { final_gap = 0.01, rate = 0.5 }", "0.0") == (
         "ours converges to paper: final |ours - paper| <= 0.01, below the first and each gap <= 0.5 x the one before")
     assert text('ordered = { series = ["a", "b", "c"], direction = "descending" }') == "a >= b >= c"
+
+
+def test_a_rule_prints_its_bound_exactly():
+    """A value of 1.0000000000000902 held under "ours <= 1.000000001" must not read as held under "<= 1"."""
+    def text(rule):
+        return next(iter(load_registry(_claim(rule, None)).values())).rule_text()
+
+    assert text("at_most = 1.000000001") == "ours <= 1.000000001"
+    assert text("at_least = 0.8284271247461903") == "ours >= 0.8284271247461903"
+    assert text("at_most = 1e-06") == "ours <= 1e-06" and text("at_least = 60") == "ours >= 60"
