@@ -8,7 +8,7 @@ from functools import cached_property
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import (InvalidInputError, as_capacities, as_demands, as_task_caps, as_weights, check_choice,
+from .._validate import (InvalidInputError, as_array, as_capacities, as_demands, as_task_caps, as_weights, check_choice,
                          check_task_bound)
 from ._solvers.pair_kernels import largest
 from .progressive_filling import (_is_cluster, _progressive_filling, check_start_fits, dominant_resources, no_quotas,
@@ -22,7 +22,7 @@ SATURATION_RTOL = 1e-12
 
 def _as_pool(demands, capacity, weights):
     """Shape/dtype checks only; values are checked inside the streaming kernel (one pass)."""
-    d = np.asarray(demands)
+    d = as_array(demands, "demands")
     if d.ndim != 2 or d.dtype.kind not in "iuf" or d.size == 0:
         d = as_demands(d)  # raises the precise error
     d = np.ascontiguousarray(d, dtype=np.float64)

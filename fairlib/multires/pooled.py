@@ -20,7 +20,7 @@ import numpy as np
 from scipy.optimize import nnls
 
 from .._jit import interpreted_when_small
-from .._validate import InvalidInputError
+from .._validate import InvalidInputError, as_instance
 from .cluster import Allocation, Cluster
 
 __all__ = ["pool_arrays", "drf_allocation", "edrf_allocation", "pdrf_allocation", "asset_fairness", "ceei",
@@ -42,6 +42,7 @@ def pool_arrays(cluster, mechanism: str, *, weighted: bool = True, caps: bool = 
     """(capacity[resource], demand[user, resource], weight[user]) of a single-pool cluster, or an error naming the
     mechanism when ``cluster`` is not one (or, for an unweighted mechanism, has weights other than 1; or, for one
     that does not honour caps, has ``max_tasks``)."""
+    as_instance(cluster, Cluster, "cluster")
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: {mechanism} expects a Cluster (Cluster.single_pool(capacity, demand)), "
                                 f"got {type(cluster).__name__}")
@@ -65,6 +66,7 @@ def _column(x) -> np.ndarray:
 def drf_allocation(cluster: Cluster, **options) -> Allocation:
     """:func:`~.progressive_filling.drf` on a single-pool cluster (weights from the cluster). ``extras``: ``order``
     (when ``record_order=True``), ``blocked_user``, ``n_allocations``, ``work``, ``share_arithmetic``."""
+    as_instance(cluster, Cluster, "cluster")
     from .progressive_filling import drf
 
     if "weights" in options:
@@ -91,6 +93,7 @@ def drf_allocation(cluster: Cluster, **options) -> Allocation:
 def edrf_allocation(cluster: Cluster, start=None) -> Allocation:
     """:func:`~.edrf.edrf` (divisible DRF) on a single-pool cluster, from ``start`` if given, each user at most its
     cap (``cluster.max_tasks``). ``extras``: ``levels`` (each round's level), ``rounds``."""
+    as_instance(cluster, Cluster, "cluster")
     from .edrf import edrf
 
     cap, dem, w = pool_arrays(cluster, "edrf", caps=True)
@@ -107,6 +110,7 @@ def edrf_allocation(cluster: Cluster, start=None) -> Allocation:
 def pdrf_allocation(cluster: Cluster, **options) -> Allocation:
     """:func:`~.edrf.pdrf` (Precomputed DRF, unweighted) on a single-pool cluster. ``extras``: ``cycles``,
     ``rates``, ``top_up_tasks``."""
+    as_instance(cluster, Cluster, "cluster")
     from .edrf import pdrf
 
     cap, dem, _ = pool_arrays(cluster, "pdrf", weighted=False)
@@ -121,6 +125,7 @@ def pdrf_allocation(cluster: Cluster, **options) -> Allocation:
 
 def asset_share_per_task(cluster: Cluster) -> np.ndarray:
     """a_n = Σ_r d[n, r] / C_r: the asset share of one of user n's tasks (single pool)."""
+    as_instance(cluster, Cluster, "cluster")
     cap, dem, _ = pool_arrays(cluster, "asset fairness", caps=True)
     return (dem / cap).sum(axis=1)
 
@@ -144,6 +149,7 @@ def asset_fairness(cluster: Cluster, *, start=None) -> Allocation:
     >>> asset_fairness(Cluster.single_pool([9, 18], [[1, 4], [3, 1]])).tasks.ravel().round(6).tolist()
     [2.52, 2.16]
     """
+    as_instance(cluster, Cluster, "cluster")
     from .edrf import edrf
 
     cap, dem, w = pool_arrays(cluster, "asset fairness", caps=True)
@@ -202,6 +208,7 @@ def ceei(cluster: Cluster, *, start=None) -> Allocation:
     >>> ceei(Cluster.single_pool([9, 18], [[1, 4], [3, 1]]), start=[1, 2]).tasks.ravel().round(4).tolist()
     [3.0, 2.0]
     """
+    as_instance(cluster, Cluster, "cluster")
     from .edrf import _start_amounts
 
     cap, dem, w = pool_arrays(cluster, "ceei", caps=True)

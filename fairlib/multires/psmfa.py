@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._validate import as_instance
 from .cluster import Cluster
 
 __all__ = ["psmfa"]
@@ -109,6 +110,7 @@ class PSMFAResult(NamedTuple):
 
 def psmfa(cluster: Cluster, alphas, *, tol: float = 1e-10, iterations: int = 20000, x0=None) -> PSMFAResult:
     """Returns (tasks, Ψ trajectory, prices λ[i, r])."""
+    as_instance(cluster, Cluster, "cluster")
     x = np.array(x0, dtype=np.float64) if x0 is not None else None
     if x is None:
         from .psdsf import psdsf

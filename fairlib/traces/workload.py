@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError, as_count, as_number, check_choice
+from .._validate import InvalidInputError, as_count, as_instance, as_number, check_choice
 
 __all__ = ["Fleet", "Workload", "google_fleet", "google_workload", "bitbrains_fleet", "bitbrains_workload",
            "peak_total_bandwidth", "BITBRAINS_SERVER_TYPES"]
@@ -177,6 +177,7 @@ def google_workload(task_events: pd.DataFrame, *, horizon: int | None = None, so
     event time, when some task has not ended). Jobs whose requests are all empty or zero are skipped and
     counted in ``skipped["no_request"]``.
     """
+    as_instance(task_events, pd.DataFrame, "task_events")
     need = {"time", "job_id", "task_index", "event_type", "cpu_request", "memory_request", "scheduling_class"}
     missing = need - set(task_events.columns)
     if missing:
@@ -213,6 +214,7 @@ def peak_total_bandwidth(vms: pd.DataFrame) -> tuple[float, float]:
     """(storage, network) in MB/s: the largest total over all VMs at one sampling instant (active samples of
     :func:`fairlib.traces.read_vms` rows) — the "maximum overall usage" §6.1 sizes the storage devices and network
     links to meet."""
+    as_instance(vms, pd.DataFrame, "vms")
     need = {"time", "active", "disk_read_kbps", "disk_write_kbps", "net_rx_kbps", "net_tx_kbps"}
     missing = need - set(vms.columns)
     if missing:
@@ -259,6 +261,7 @@ def bitbrains_fleet(*, locations: int = 3, storage_mbps: float = 2000.0, network
 def bitbrains_workload(vms: pd.DataFrame) -> Workload:
     """VMs as users from :func:`fairlib.traces.read_vms` rows: demand = peak (CPU GHz, memory GB, disk MB/s,
     network MB/s) over active samples; VMs never active are skipped and counted in ``skipped["never_active"]``."""
+    as_instance(vms, pd.DataFrame, "vms")
     need = {"vm", "time", "active", "cpu_usage_mhz", "memory_usage_kb", "disk_read_kbps", "disk_write_kbps",
             "net_rx_kbps", "net_tx_kbps"}
     missing = need - set(vms.columns)
