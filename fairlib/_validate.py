@@ -24,6 +24,7 @@ __all__ = [
     "as_values",
     "as_rng",
     "as_instance",
+    "check_columns",
     "check_choice",
 ]
 
@@ -345,6 +346,34 @@ def as_values(x, name: str, *, ndim: int, shape: tuple | None = None, sign: str 
         with np.errstate(invalid="ignore"):
             _check_sign(np.where(np.isnan(arr), 1.0, arr), name, strict=sign == "> 0")
     return arr
+
+
+def check_columns(frame, name: str, columns, *, sign: str | None = ">= 0") -> None:
+    """Columns of a table (a DataFrame) that hold amounts: finite where present (an empty field, NaN, is allowed)
+    and with ``sign`` (``">= 0"``, ``"> 0"`` or None); else an error naming the table, the row (0-based position
+    and index label), the column and the value. Missing columns are the caller's to report.
+
+    >>> import pandas as pd
+    >>> check_columns(pd.DataFrame({"cpu": [0.5, -2.0]}), "jobs", ["cpu"])
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: jobs row 1 (index 1), column 'cpu' = -2.0: must be finite and >= 0
+    """
+    for col in columns:
+        try:
+            v = np.asarray(frame[col].to_numpy(dtype=np.float64, na_value=np.nan))
+        except (TypeError, ValueError):
+            raise InvalidInputError(f"{name}, column {col!r}: must hold numbers, got dtype {frame[col].dtype}") \
+                from None
+        bad = np.isinf(v)
+        if sign is not None:
+            with np.errstate(invalid="ignore"):
+                bad |= (v <= 0) if sign == "> 0" else (v < 0)
+        if bad.any():
+            k = int(np.argmax(bad))
+            rule = "finite" + (f" and {sign}" if sign else "")
+            raise InvalidInputError(f"{name} row {k} (index {frame.index[k]!r}), column {col!r} = {v[k]}: must be "
+                                    f"{rule}")
 
 
 def as_rng(rng, name: str = "rng") -> np.random.Generator:
