@@ -51,7 +51,8 @@ def check_key(key: str) -> str:
     if not isinstance(key, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_\-]*", key):
         from ._validate import InvalidInputError
 
-        raise InvalidInputError(f"key = {key!r}: a notebook key is letters, digits, '_' and '-' (it names an output folder)")
+        raise InvalidInputError(f"key = {key!r}: a notebook key is letters, digits, '_' and '-' (it names an output "
+                                "folder)")
     return key
 
 
