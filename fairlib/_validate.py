@@ -65,7 +65,8 @@ def as_array(x, name: str) -> np.ndarray:
 
 
 def _short(x) -> str:
-    text = repr(x)
+    """``repr(x)`` on one line, cut at 80 characters (an array's repr spans lines)."""
+    text = " ".join(repr(x).split())
     return text if len(text) <= 80 else text[:77] + "..."
 
 
@@ -372,7 +373,9 @@ def check_columns(frame, name: str, columns, *, sign: str | None = ">= 0") -> No
         if bad.any():
             k = int(np.argmax(bad))
             rule = "finite" + (f" and {sign}" if sign else "")
-            raise InvalidInputError(f"{name} row {k} (index {frame.index[k]!r}), column {col!r} = {v[k]}: must be "
+            label = frame.index[k]
+            label = label.item() if isinstance(label, np.generic) else label
+            raise InvalidInputError(f"{name} row {k} (index {label!r}), column {col!r} = {v[k]}: must be "
                                     f"{rule}")
 
 
