@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._validate import (InvalidInputError, as_array, as_capacities, as_demands, as_eligibility, as_instance,
-                         as_task_caps, as_weights)
+                         as_task_caps, as_values, as_weights)
 
 __all__ = ["Cluster", "Allocation", "ServerAllocation", "leontief_tasks", "monopoly_tasks", "random_cluster",
            "random_pool", "merge_identical_servers", "on_merged_servers", "keeps_servers", "per_server_alpha",
@@ -385,7 +385,13 @@ def leontief_tasks(bundle, demand) -> np.ndarray:
 
 def monopoly_tasks(capacity: np.ndarray, demand: np.ndarray) -> np.ndarray:
     """γ[n, i] = min over the resources n demands of c[i, r] / d[n, r] on every server, placement ignored (0 where
-    server i lacks a resource n demands). Inputs validated by the caller."""
+    server i lacks a resource n demands). ``capacity[server, resource]`` and ``demand[user, resource]`` finite, >= 0.
+
+    >>> monopoly_tasks([[4.0, 4.0]], [[1.0, 2.0], [2.0, 1.0]]).tolist()
+    [[2.0], [2.0]]
+    """
+    capacity = as_values(capacity, "capacity", ndim=2)
+    demand = as_values(demand, "demand", ndim=2, shape=(-1, capacity.shape[1]))
     gamma = np.full((demand.shape[0], capacity.shape[0]), np.inf)
     for r in range(demand.shape[1]):  # one resource at a time: no (users x servers x resources) temporary
         need = demand[:, r] > 0

@@ -21,8 +21,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validate import as_instance
-from .cluster import Cluster
+from .._validate import as_count, as_instance, as_number, as_values
+from .cluster import Cluster, per_server_alpha
 
 __all__ = ["psmfa"]
 
@@ -111,7 +111,9 @@ class PSMFAResult(NamedTuple):
 def psmfa(cluster: Cluster, alphas, *, tol: float = 1e-10, iterations: int = 20000, x0=None) -> PSMFAResult:
     """Returns (tasks, Ψ trajectory, prices λ[i, r])."""
     as_instance(cluster, Cluster, "cluster")
-    x = np.array(x0, dtype=np.float64) if x0 is not None else None
+    alphas = per_server_alpha(cluster, alphas)
+    tol, iterations = as_number(tol, "tol"), as_count(iterations, "iterations")
+    x = None if x0 is None else as_values(x0, "x0", ndim=2, shape=(cluster.n_users, cluster.n_servers)).copy()
     if x is None:
         from .psdsf import psdsf
         x = psdsf(cluster).tasks.copy()          # feasible, every user served
