@@ -65,7 +65,7 @@ EXEMPT = {
                             "library functions they call",
     "fairlib.plotting*": "figure helpers over matplotlib axes and tidy tables; matplotlib and seaborn validate their "
                          "own arguments, tests/test_site.py renders every figure",
-    "fairlib.mechanisms.register": "mutates the process-wide registry; its errors are tested in tests/test_mechanisms.py",
+    "fairlib.mechanisms.register": "mutates the process-wide registry; its errors are tested in tests/test_mechanisms.py",  # noqa: E501
     "fairlib.mechanisms.unregister": "mutates the process-wide registry (tests/test_mechanisms.py)",
     "fairlib.mechanisms.registered": "a context manager around register/unregister (tests/test_mechanisms.py)",
     "fairlib.plotting.use_style": "no arguments",
@@ -302,8 +302,8 @@ FACTORIES: dict[str, list] = {
     "mechanism": [lambda: fairlib.multires.drfh], "mechanisms": [lambda: {"drfh": fairlib.multires.drfh}],
     "rng": [0], "seed": [0], "n_users": [3], "n_servers": [2], "n_machines": [3], "n_resources": [2], "n": [3],
     "m": [2], "size": [4], "n_runs": [1], "n_random": [2], "t": [10.0], "scheduling_class": [[0, 2]],
-    "paths": [["a/x", "a/y", "b"]], "values": [[1.0, 2.0]], "previous_shares": [[0.25]], "keep": [lambda: np.array([True, False])],
-    "column": ["utilisation_cpu_normalised", "y"], "width": [600.0], "node": ["a"], "directory": [None], "path": [lambda: _tmp() / "vm.csv"], "folder": [lambda: _tmp()],
+    "paths": [["a/x", "a/y", "b"]], "values": [[1.0, 2.0]], "previous_shares": [[0.25]], "keep": [lambda: np.array([True, False])],  # noqa: E501
+    "column": ["utilisation_cpu_normalised", "y"], "width": [600.0], "node": ["a"], "directory": [None], "path": [lambda: _tmp() / "vm.csv"], "folder": [lambda: _tmp()],  # noqa: E501
     "fn": [lambda: _cell], "grid": [{"x": [1, 2]}], "params": [{"x": 1}], "rep": [0],
     "key": ["demo"], "name": ["drfh", "demo", "google"], "df": [pd.DataFrame({"a": [1]})],
     "fig": [lambda: __import__("matplotlib.pyplot").pyplot.figure()], "source": ["real", "drfh"],
@@ -321,7 +321,7 @@ def _write_vm():
 
     path = _tmp() / "vm_in.csv"
     if not path.exists():
-        path.write_text(";\t".join(BITBRAINS_HEADER) + "\n1375308120;\t4;\t10400.0;\t100.0;\t1.0;\t16000.0;\t1000.0;\t0.0;\t0.0;"
+        path.write_text(";\t".join(BITBRAINS_HEADER) + "\n1375308120;\t4;\t10400.0;\t100.0;\t1.0;\t16000.0;\t1000.0;\t0.0;\t0.0;"  # noqa: E501
                         "\t1.0;\t0.0\n")
     return path
 
