@@ -60,7 +60,7 @@ def as_array(x, name: str) -> np.ndarray:
     if arr is None or arr.dtype == object:
         raise InvalidInputError(f"{name} = {_short(x)}: must be a numeric array, got ragged or object data")
     if arr.dtype.kind not in "biufc":
-        raise InvalidInputError(f"{name} = {_short(x)}: must be numeric, got dtype {arr.dtype}")
+        raise InvalidInputError(f"{name}: must be numeric, got dtype {arr.dtype}: {_short(x)}")
     return arr
 
 

@@ -58,7 +58,11 @@ def utilities(weights, shares, parallelism=None) -> np.ndarray:
     >>> utilities([[1, 0], [0.5, 0.5]], [[1, 0], [0, 1]]).tolist()
     [1.0, 0.5]
     """
-    w, r = _weights_and_shares(weights, shares)
+    w, r = as_array(weights, "weights"), as_array(shares, "shares")
+    if w.ndim != 2 or r.shape != w.shape:
+        raise InvalidInputError(f"weights, shares: expected two (users x machines) matrices of one shape, got "
+                                f"{w.shape} and {r.shape}")
+    w, r = _weights_and_shares(w, r)
     if r.shape != w.shape:
         raise InvalidInputError(f"shares: expected shape {w.shape} (users x machines, as weights), got {r.shape}")
     if parallelism is None:
@@ -95,7 +99,11 @@ def envy_freeness(weights, shares, parallelism=None) -> float:
     >>> envy_freeness([[0.5, 0.5], [0.5, 0.5]], [[0.5, 0.5], [0.5, 0.5]])
     1.0
     """
-    w, r = _weights_and_shares(weights, shares)
+    w, r = as_array(weights, "weights"), as_array(shares, "shares")
+    if w.ndim != 2 or r.shape != w.shape:
+        raise InvalidInputError(f"weights, shares: expected two (users x machines) matrices of one shape, got "
+                                f"{w.shape} and {r.shape}")
+    w, r = _weights_and_shares(w, r)
     if r.shape != w.shape:
         raise InvalidInputError(f"weights, shares: expected two (users x machines) matrices of one shape, got "
                                 f"{w.shape} and {r.shape}")
