@@ -4,10 +4,14 @@
 #               are not found (a network failure is reported, not fatal: the trace notebooks then
 #               run on labelled synthetic data), then run every notebook in full mode (run_all.py;
 #               every notebook runs even when one fails; the exit status says whether all passed), then
-#               build the static site into build/site (make site)
-#   make test   create .venv if missing, then run the whole test suite
-#   make site   build the static site (build/site/index.html) from the committed executed notebooks in
-#               executed/, figures and ledgers; nothing is re-executed
+#               build the book into build/site (make site)
+#   make test   create .venv if missing, then run the whole test suite on two workers (pytest-xdist: the tests of
+#               a file on one worker, the paper notebooks' quick runs spread one by one)
+#   make test-paper KEY=<key>   one paper's loop: its tests (fairlib/catalog.py), the registry-wide tests of the
+#               mechanisms it introduces, its notebook's checks and its quick run; nothing else
+#   make site   build the book (build/site/index.html; Jupyter Book, book/) from the committed executed
+#               notebooks in executed/, the claims ledger and docs/; nothing is re-executed, so it installs
+#               the packages (.venv) but compiles no kernel
 #   make install   only create .venv and compile every numba kernel once into the keyed cache
 #               (python -m fairlib.warm --jobs 2: two compiling processes; e.g. on a Dask worker machine;
 #               see README, Running at scale)
@@ -15,20 +19,25 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.fairlib-installed
+PIPSTAMP := $(VENV)/.fairlib-packages-installed
 # cffconvert validates CITATION.cff in the tests; it pins jsonschema < 4, which the notebook tool chain outgrew, so it
 # lives in a small environment of its own inside .venv
 CFFCONVERT := $(VENV)/cffconvert/bin/cffconvert
 
-.PHONY: all install fetch run site quick verify test bench clean-build
+.PHONY: all install fetch run site quick verify test test-paper bench clean-build
 all: run
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+# the packages alone (what the book needs: it executes nothing, so it needs no compiled kernel)
+$(PIPSTAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; v = sys.version_info[:2]; sys.exit(0 if v == (3, 11) else "fairlib needs Python 3.11, found %d.%d at $(PYTHON); set PYTHON=/path/to/python3.11" % v)'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,book]'
+	@touch $@
+
+$(STAMP): $(PIPSTAMP)
 	$(BIN)/python -m ipykernel install --sys-prefix --name fairlib --display-name "fairlib (.venv)" >/dev/null
 	$(BIN)/python -m fairlib.warm --jobs 2
 	@touch $@
@@ -36,12 +45,12 @@ $(STAMP): pyproject.toml
 fetch: $(STAMP)
 	$(BIN)/python -m fairlib.traces.fetch --notebooks
 
-# the site is built even when a notebook failed (from the executed copies there are); non-zero if either failed
+# the book is built even when a notebook failed (from the executed copies there are); non-zero if either failed
 run: fetch
-	status=0; $(BIN)/python run_all.py || status=1; $(BIN)/python -m fairlib.site || status=1; exit $$status
+	status=0; $(BIN)/python run_all.py || status=1; $(BIN)/python book/build.py || status=1; exit $$status
 
-site: $(STAMP)
-	$(BIN)/python -m fairlib.site
+site: $(PIPSTAMP)
+	$(BIN)/python book/build.py
 
 # re-run every notebook into build/verify and compare with the committed tables and claims
 verify: $(STAMP)
@@ -55,8 +64,16 @@ $(CFFCONVERT): | $(STAMP)
 	$(VENV)/cffconvert/bin/python -m pip install --quiet cffconvert==2.0.0
 
 test: $(STAMP) $(CFFCONVERT)
-	$(BIN)/ruff check fairlib tests benchmarks run_all.py
-	$(BIN)/python -m pytest
+	$(BIN)/ruff check fairlib tests benchmarks run_all.py book
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
+
+test-paper: $(STAMP)
+	@test -n "$(KEY)" || { echo "usage: make test-paper KEY=<key> (keys: $(BIN)/python -m fairlib.catalog)"; exit 2; }
+	@tests=$$($(BIN)/python -m fairlib.catalog --tests $(KEY)) || exit 2; \
+	mechs=$$($(BIN)/python -m fairlib.catalog --mechanisms $(KEY)); \
+	set -x; $(BIN)/python -m pytest -p no:cacheprovider $$tests tests/test_notebooks.py --paper $(KEY) || exit 1; \
+	if [ -n "$$mechs" ]; then $(BIN)/python -m pytest -p no:cacheprovider -o addopts="-ra --strict-markers" \
+	  -m registry -k "$$mechs" tests; fi
 
 # every benchmark, side by side with its baselines; writes benchmarks/results/*.json and renders docs/performance.md
 bench: $(STAMP)

@@ -12,7 +12,7 @@
 
 Each notebook runs into ``build/executed/<mode>/<key>.ipynb`` with ``MODE`` injected. Full mode writes the tracked
 ``figures/<key>/`` and ``data/results/<key>/`` and publishes the executed notebook, outputs included, to the
-tracked ``executed/<key>.ipynb`` (what a reader opens; ``python -m fairlib.site`` builds the HTML site from those);
+tracked ``executed/<key>.ipynb`` (what a reader opens; ``make site`` builds the book from those);
 quick mode writes only under ``build/``. At the end: a table (key, mode, status, wall time, claims held/expected,
 outputs), the aggregated claims table (``claims.csv`` and ``CLAIMS.md`` in the mode's results root) and
 ``build/run_manifest.json``. The exit code is non-zero if any notebook failed (the failing cell and error are
@@ -57,33 +57,16 @@ from importlib import metadata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))  # this checkout's fairlib, also when run from elsewhere
+
+from fairlib.catalog import NOTEBOOKS, Notebook  # noqa: E402
 KERNEL_NAME = "fairlib"
 
 
-@dataclass(frozen=True)
-class Notebook:
-    key: str
-    path: str                 # relative to the repository root (or absolute)
-    title: str
-    cell_timeout_s: int = 1800  # per cell; full-mode sweeps are the long ones
+#: the explicit registry: every paper notebook that run_all executes, in order (fairlib.catalog, which the site
+#: builder reads too)
+REGISTRY: dict[str, Notebook] = NOTEBOOKS
 
-
-#: the explicit registry: every paper notebook that run_all executes, in order
-REGISTRY: dict[str, Notebook] = {nb.key: nb for nb in [
-    Notebook("feldman2005", "notebooks/feldman2005_price_anticipating.ipynb",
-             "Feldman, Lai, Zhang — price-anticipating proportional-share game"),
-    Notebook("li2019", "notebooks/li2019_dynamic_drf.ipynb", "Li, Liu, Zhang, Zhang — dynamic DRF"),
-    Notebook("metin2025", "notebooks/metin2025_pdrf.ipynb", "Metin — Precomputed Dominant Resource Fairness"),
-    Notebook("khamseashari2018", "notebooks/khamseashari2018_pfvds.ipynb",
-             "Khamse-Ashari et al. — PF-VDS on heterogeneous servers (analytical part)"),
-    # an hour per cell: on the synthetic stand-ins (a clone without the excerpts) on a busy 2-core machine the
-    # 100 Bitbrains snapshots took ~27 s each
-    Notebook("khamseashari2018_traces", "notebooks/khamseashari2018_traces.ipynb",
-             "Khamse-Ashari et al. — PF-VDS on the Bitbrains and Google traces (§6)", cell_timeout_s=3600),
-    Notebook("schedulers", "notebooks/schedulers_drf_semantics.ipynb",
-             "Production schedulers' DRF semantics (Mesos, YARN, Kueue, Volcano) on a real Google cell",
-             cell_timeout_s=3600),
-]}
 
 #: packages whose versions go into the run manifest
 MANIFEST_PACKAGES = ["fairlib", "numpy", "scipy", "numba", "pandas", "matplotlib", "seaborn", "papermill",
@@ -113,6 +96,7 @@ class Outcome:
     claims_total: int = 0
     claims_regressed: list = field(default_factory=list)  # claims held in the committed ledger and not any more
     claims_fresh: bool = False   # this run wrote the notebook's claims.json
+    quick_differs: list = field(default_factory=list)   # quick mode: claims whose status differs from the full ledger
     claims_not_reproduced: int = 0
     claims_not_tested: int = 0
     outputs: int = 0
@@ -140,9 +124,23 @@ def check_kernel() -> None:
     except NoSuchKernel:
         sys.exit(f"run_all.py: no Jupyter kernel named {KERNEL_NAME!r}; {fix}")
     kernel_python = spec.argv[0]
-    if Path(kernel_python).absolute() != Path(sys.executable).absolute():
+    if not same_interpreter(kernel_python, sys.executable):
+        shared = "" if Path(sys.prefix).resolve().is_relative_to(ROOT) else (
+            f" (this environment, {Path(sys.prefix).resolve()}, is outside this checkout: registering the kernel there "
+            "changes it for every checkout that uses it; `make install` in this checkout makes its own .venv)")
         sys.exit(f"run_all.py: kernel {KERNEL_NAME!r} runs {kernel_python}, not this interpreter "
-                 f"{sys.executable}; {fix}")
+                 f"{sys.executable}; {fix}{shared}")
+
+
+def same_interpreter(a: str, b: str) -> bool:
+    """Whether two interpreter paths run in one environment: their directories are the same once symbolic links are
+    resolved (a symlinked ``.venv``), and the programs are the same (``python`` vs ``python3.11`` there). The files
+    themselves are not resolved: a virtual environment's ``python`` links to the base interpreter, which every
+    environment made from it shares."""
+    pa, pb = Path(a).expanduser().absolute(), Path(b).expanduser().absolute()
+    if pa.parent.resolve() != pb.parent.resolve():
+        return False
+    return pa.name == pb.name or pa.resolve() == pb.resolve()
 
 
 def _count_outputs(key: str, mode: str, since: float) -> int:
@@ -254,9 +252,9 @@ def run_one(nb: Notebook, mode: str, build: Path, show_cells: bool, accept_claim
                             log_output=False, kernel_manager_class=_ipc_kernel_manager())
         out.status = "ok"
         if mode == "full":  # the reader's copy, outputs included (fairlib.paths.executed_dir)
-            from fairlib.site import SiteNotebook, publish_executed
+            from fairlib.executed import PublishedNotebook, publish_executed
 
-            publish_executed(SiteNotebook(nb.key, nb.title, nb.path), dest)
+            publish_executed(PublishedNotebook(nb.key, nb.title, nb.path), dest)
     except BaseException as exc:  # noqa: BLE001 - reported, never swallowed
         out.status = "FAILED"
         out.error = _describe_error(exc, dest)
@@ -314,7 +312,7 @@ def _measuring_cells(key: str, mode: str) -> dict[str, str]:
     view gives none; the site links to the cell of the notebook page itself); empty where there is no executed
     notebook."""
     from fairlib import paths
-    from fairlib.site import cell_heading, claim_cells
+    from fairlib.executed import cell_heading, claim_cells
 
     executed = paths.executed_dir() / f"{key}.ipynb" if mode == "full" else None
     if executed is None or not executed.is_file():
@@ -363,8 +361,11 @@ def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path
     root = paths.results_root(mode)
     root.mkdir(parents=True, exist_ok=True)
     df = pd.DataFrame(rows)
+    shown = df.drop(columns="measured_in")
+    if mode == "quick":  # every quick status is provisional, wherever it is shown
+        shown = shown.assign(status=shown.status + PROVISIONAL_MARK)
     tmp = root / f".claims.csv.{os.getpid()}.tmp"
-    df.drop(columns="measured_in").to_csv(tmp, index=False, lineterminator="\n", float_format="%.10g")
+    shown.to_csv(tmp, index=False, lineterminator="\n", float_format="%.10g")
     os.replace(tmp, root / "claims.csv")
 
     def cell(v) -> str:
@@ -377,6 +378,9 @@ def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path
              "**held**: our measurement meets the rule; **not reproduced**: it does not (the note says what we "
              "measured); **not tested**: our data cannot measure it (the note says why). Kinds: **paper** (the "
              "paper says it), **finding** (ours, not in the paper), **check** (our solvers and speed targets).", "",
+             *(["**Quick mode: every status here is provisional.** Quick mode shrinks sizes and repetitions so "
+                "the notebooks run in seconds; the committed full-mode ledger (`data/results/CLAIMS.md`) is the one "
+                "that counts.", ""] if mode == "quick" else []),
              "| kind | " + " | ".join(STATUSES) + " | total |", "|---|" + "---|" * (len(STATUSES) + 1)]
     for kind in KINDS:
         n = [int(counts.get((kind, s), 0)) for s in STATUSES]
@@ -389,8 +393,9 @@ def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path
                   "measured in |", "|---|---|---|---|---|---|---|---|---|---|"]
         part = part.assign(_k=part.kind.map({k: i for i, k in enumerate(KINDS)})).sort_values("_k", kind="stable")
         for r in part.itertuples():
+            status = r.status + (PROVISIONAL_MARK if mode == "quick" else "")
             lines.append("| " + " | ".join(cell(v) for v in (r.kind, r.claim, r.source, r.statement, r.rule,
-                                                               r.paper_value, r.our_value, r.status, r.note))
+                                                               r.paper_value, r.our_value, status, r.note))
                          + f" | {r.measured_in} |")
     _write_text_atomic(root / "CLAIMS.md", "\n".join(lines) + "\n")
     return root / "claims.csv"
@@ -440,10 +445,24 @@ def _other_claims(o: Outcome) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
+#: how a quick-mode claim count or status is marked wherever run_all shows it: quick mode's sizes are too small to
+#: decide statistical claims; the full run's ledger is the one that counts (fairlib.report.PROVISIONAL)
+PROVISIONAL_MARK = " (quick: provisional)"
+
+
+def quick_differences(key: str, committed: list[dict], quick: list[dict]) -> list[str]:
+    """Claims whose quick-mode status differs from the committed full-mode ledger's, as
+    ``"key/id: quick 'status', committed full 'status'"`` (claims absent on one side are left out: a new claim has
+    no committed status yet)."""
+    full = {c["claim_id"]: c["status"] for c in committed}
+    return [f"{key}/{c['claim_id']}: quick {c['status']!r}, committed full {full[c['claim_id']]!r}"
+            for c in quick if c["claim_id"] in full and full[c["claim_id"]] != c["status"]]
+
+
 def format_table(outcomes: list[Outcome]) -> str:
     head = ("key", "mode", "data", "status", "wall s", "claims held/total", "outputs")
     rows = [(o.key, o.mode, o.data.upper() if o.data == "synthetic" else (o.data or "-"), o.status, f"{o.wall_s:.1f}",
-             f"{o.claims_held}/{o.claims_total}" + _other_claims(o),
+             f"{o.claims_held}/{o.claims_total}" + _other_claims(o) + (PROVISIONAL_MARK if o.mode == "quick" else ""),
              str(o.outputs)) for o in outcomes]
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     fmt = "  ".join("{:<%d}" % w for w in widths)
@@ -586,6 +605,19 @@ def main(argv=None) -> int:
         print(f"SYNTHETIC DATA: {', '.join(synthetic)} ran on synthetic stand-ins in the real trace formats (no real "
               "excerpt found; `python -m fairlib.traces.fetch --notebooks` gets it): their claims about the paper's "
               "data are 'not tested'")
+    if mode == "quick":
+        committed_root = Path(args.committed_results) if args.committed_results else paths.RESULTS
+        for o in ordered:
+            if o.claims_fresh:
+                o.quick_differs = quick_differences(o.key, ledger_claims(committed_root / o.key / "claims.json"),
+                                                    ledger_claims(paths.results_dir(o.key, "quick") / "claims.json"))
+    differs = [line for o in ordered for line in o.quick_differs]
+    if differs:
+        print(f"WARNING: {len(differs)} quick-mode claim status(es) differ from the committed full-mode ledger "
+              "(data/results/<key>/claims.json). Quick mode shrinks sizes and repetitions, so its statuses are "
+              "provisional; a full run (python run_all.py --only KEY) decides:", file=sys.stderr)
+        for line in differs:
+            print(f"  {line}", file=sys.stderr)
     failed = [o for o in ordered if o.status != "ok"]
     for o in failed:
         if o.status == "FAILED":

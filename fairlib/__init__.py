@@ -1,8 +1,8 @@
 """fairlib: fair and market-based resource allocation for shared clusters.
 
 The public API is :data:`__all__`: the subpackages (``market``, ``multires``, ``dynamic``, ``traces``,
-``experiments``) and modules (``mechanisms``, ``sim``, ``sweep``, ``metrics``, ``report``, ``plotting``, ``paths``,
-``timing``, ``verify``), and the names most code needs, importable from ``fairlib`` directly
+``experiments``) and modules (``mechanisms``, ``properties``, ``catalog``, ``sim``, ``sweep``, ``metrics``, ``report``,
+``plotting``, ``paths``, ``timing``, ``verify``), and the names most code needs, importable from ``fairlib`` directly
 (``from fairlib import Cluster, drf, psdsf``). They load on first use, so ``import fairlib`` stays light.
 
 Importing fairlib points numba's on-disk cache at ``<repo>/build/numba-cache/<hash of the fairlib sources>``
@@ -71,14 +71,14 @@ _EXPORTS = {
     "hierarchical_drf": "multires",
     # guarantees, limits and lending limits as resource vectors for drf (YARN, Mesos, Kueue)
     "Quotas": "multires",
-    "leontief_tasks": "multires", "property_violations": "multires", "mechanism_properties": "multires",
+    "leontief_tasks": "multires", "property_violations": "multires", "mechanism_properties": "properties",
     # dynamic DRF and the bidding game
     "dynamic_drf": "dynamic", "best_response": "market", "run_dynamics": "market", "Game": "market",
     # adding a mechanism (fairlib.sweep.sweep runs experiments; the module name is kept for it)
     "register": "mechanisms",
 }
-_SUBMODULES = ("market", "multires", "dynamic", "traces", "experiments", "mechanisms", "sim", "sweep", "metrics",
-               "report", "plotting", "paths", "timing", "verify")
+_SUBMODULES = ("market", "multires", "dynamic", "traces", "experiments", "mechanisms", "properties", "sim", "sweep",
+               "metrics", "report", "plotting", "paths", "timing", "verify", "catalog")
 
 __all__ = sorted(_EXPORTS) + list(_SUBMODULES) + ["SOURCE_HASH", "__version__"]
 

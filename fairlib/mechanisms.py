@@ -2,26 +2,32 @@
 
 Every static mechanism follows one contract, ``mechanism(cluster, **options) -> Allocation`` with
 ``tasks[user, server]`` (a single pool is ``Cluster.single_pool(capacity, demand)``). The property tables
-(:func:`fairlib.experiments.heterogeneous_servers.property_table`, :func:`fairlib.properties.property_table`),
-the trace replays (:func:`fairlib.sim.replay` takes a registered name, :func:`fairlib.sim.snapshot_utilisation`
-defaults to every multi-server mechanism), the benchmark of every mechanism (``benchmarks/bench_mechanisms.py``)
-and the plot colours (:func:`fairlib.plotting.color`) iterate over it, so adding a mechanism is one function
-plus one :func:`register` call.
+(:func:`fairlib.experiments.heterogeneous_servers.property_table`; :func:`fairlib.properties.mechanism_properties`
+takes a registered name), the trace replays (:func:`fairlib.sim.replay` takes any registered name,
+:func:`fairlib.sim.snapshot_utilisation` defaults to every ``multi_server`` mechanism), the benchmark of every
+mechanism (``benchmarks/bench_mechanisms.py``), the kernel warm-up (:mod:`fairlib.warm`), the plot colours
+(:func:`fairlib.plotting.color`) and the registry-wide tests (``pytest -m registry``) iterate over it, so adding a
+mechanism is one function plus one :func:`register` call. The registry sits above the mechanisms it lists: nothing
+in :mod:`fairlib.multires` imports it.
 
-Capabilities (what a mechanism supports, used to select them):
+Capabilities (what a mechanism supports, used to select them and to choose the tests it must pass):
 
 - ``"pooled"``: allocates a single pool (a one-server cluster); ``"multi_server"``: any cluster, placement
   constraints honoured (``"placement_aware"``: it uses them in its fairness criterion, not only as feasibility);
 - ``"integral"``: whole tasks; ``"divisible"``: real task counts;
 - ``"weights"``: honours the cluster's weights (others refuse weights other than 1);
-- ``"prices"``: reports market prices in ``extras["prices"]``.
+- ``"prices"``: reports market prices in ``extras["prices"]``;
+- ``"start"``: continues from held tasks, ``mechanism(cluster, start=held)``, never taking any back (a pooled
+  mechanism without it refuses ``start=`` with an :class:`~fairlib.InvalidInputError` saying why).
 
->>> sorted(names("pooled"))
-['asset_fairness', 'ceei', 'drf', 'edrf', 'pdrf']
+Mechanisms from other modules join the registry when the modules named (comma-separated) in the environment
+variable ``FAIRLIB_MECHANISMS`` are imported, after the built-in ones: each calls :func:`register`. The tables,
+replays, benchmarks and tests then include them with no other edit.
+
 >>> get("psdsf").label, "placement_aware" in get("psdsf").capabilities
 ('PS-DSF', True)
->>> list(runs("multi_server"))[:4]
-['drfh', 'tsf', 'psdsf', 'pfvds_0.5']
+>>> "pdrf" in names("pooled") and "pdrf" not in names("start") and "drf" in names("start")
+True
 """
 
 from __future__ import annotations
@@ -29,12 +35,16 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import importlib
+import inspect
+import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
 import numpy as np
 
+from . import multires  # noqa: F401 - registrations added by fairlib.scaffold name multires.<name>
 from ._validate import InvalidInputError
 from .multires import asset_fairness, ceei, drf, drf_machine_offers, drfh, drfh_best_fit, edrf, pdrf, pfvds, psdsf, tsf
 
@@ -42,12 +52,11 @@ __all__ = ["Mechanism", "ByServer", "CAPABILITIES", "register", "unregister", "r
            "select", "runs", "resolve", "resolve_runs"]
 
 CAPABILITIES = frozenset({"pooled", "multi_server", "placement_aware", "integral", "divisible", "weights",
-                          "prices"})
+                          "prices", "start"})
 
-# matplotlib's tab20, the house palette (fairlib.plotting)
-_TAB20 = ['#1f77b4', '#aec7e8', '#ff7f0e', '#ffbb78', '#2ca02c', '#98df8a', '#d62728', '#ff9896', '#9467bd',
-          '#c5b0d5', '#8c564b', '#c49c94', '#e377c2', '#f7b6d2', '#7f7f7f', '#c7c7c7', '#bcbd22', '#dbdb8d',
-          '#17becf', '#9edae5']
+#: the Okabe–Ito palette, as in fairlib.plotting.OKABE_ITO (not imported: the registry must not load matplotlib)
+_OKABE_ITO = {"black": "#000000", "orange": "#E69F00", "sky_blue": "#56B4E9", "bluish_green": "#009E73",
+              "yellow": "#F0E442", "blue": "#0072B2", "vermillion": "#D55E00", "reddish_purple": "#CC79A7"}
 
 
 @dataclass(frozen=True)
@@ -82,6 +91,10 @@ class Mechanism:
 
     def __call__(self, cluster, **options):
         """Run the mechanism on ``cluster`` with its default options updated by ``options``."""
+        if options.get("start") is not None and "start" not in self.capabilities and not _accepts(self.function,
+                                                                                                    "start"):
+            raise InvalidInputError(f"start: {self.name} does not continue from held tasks (no 'start' capability); "
+                                    f"mechanisms that do: {names('start')}")
         merged = {**self.options, **options}
         merged = {k: v.resolve(cluster) if isinstance(v, ByServer) else v for k, v in merged.items()}
         return self.function(cluster, **merged)
@@ -100,9 +113,19 @@ class Mechanism:
 _REGISTRY: dict[str, Mechanism] = {}
 
 
+def _accepts(function: Callable, option: str) -> bool:
+    """Whether ``function`` takes the keyword ``option`` (by name or through ``**kwargs``)."""
+    try:
+        params = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature: assume it does
+        return True
+    return any(p.name == option or p.kind is p.VAR_KEYWORD for p in params)
+
+
 def _fallback_color(name: str) -> str:
     """A colour for a mechanism registered without one: fixed by its name (the same in every process)."""
-    return _TAB20[int(hashlib.sha256(name.encode()).hexdigest(), 16) % len(_TAB20)]
+    palette = [c for k, c in _OKABE_ITO.items() if k != "yellow"]   # yellow is too light on white
+    return palette[int(hashlib.sha256(name.encode()).hexdigest(), 16) % len(palette)]
 
 
 def register(name: str, function: Callable, *, label: str | None = None, color: str | None = None,
@@ -123,6 +146,8 @@ def register(name: str, function: Callable, *, label: str | None = None, color: 
         raise InvalidInputError(f"capabilities: {unknown} unknown for {name!r}; known: {sorted(CAPABILITIES)}")
     if not caps & {"pooled", "multi_server"}:
         raise InvalidInputError(f"capabilities: {name!r} must declare 'pooled' or 'multi_server'")
+    if "start" in caps and not _accepts(function, "start"):
+        raise InvalidInputError(f"capabilities: {name!r} declares 'start' but its function takes no start= argument")
     if name.lower() in _REGISTRY and not replace:
         raise InvalidInputError(f"name = {name!r}: already registered (replace=True to override)")
     variants = dict(variants or {})
@@ -207,27 +232,43 @@ def resolve_runs(mechanisms, *capabilities: str) -> dict[str, Callable]:
 
 # --- the mechanisms of the four papers ------------------------------------------------------------------
 
-register("drf", drf, label="DRF (progressive filling)", color=_TAB20[0],
-         capabilities=("pooled", "integral", "weights"))
-register("edrf", edrf, label="EDRF", color=_TAB20[2], capabilities=("pooled", "divisible", "weights"))
-register("pdrf", pdrf, label="PDRF", color=_TAB20[4], capabilities=("pooled", "integral"))
-register("asset_fairness", asset_fairness, label="asset fairness", color=_TAB20[12],
-         capabilities=("pooled", "divisible", "weights"))
-register("ceei", ceei, label="CEEI", color=_TAB20[16], capabilities=("pooled", "divisible", "weights", "prices"))
-register("drfh", drfh, label="DRFH", color=_TAB20[8],
+register("drf", drf, label="DRF (progressive filling)", color=_OKABE_ITO["blue"],
+         capabilities=("pooled", "integral", "weights", "start"))
+register("edrf", edrf, label="EDRF", color=_OKABE_ITO["bluish_green"],
+         capabilities=("pooled", "divisible", "weights", "start"))
+register("pdrf", pdrf, label="PDRF", color=_OKABE_ITO["vermillion"], capabilities=("pooled", "integral"))
+register("asset_fairness", asset_fairness, label="asset fairness", color="#666666",
+         capabilities=("pooled", "divisible", "weights", "start"))
+register("ceei", ceei, label="CEEI", color=_OKABE_ITO["reddish_purple"],
+         capabilities=("pooled", "divisible", "weights", "prices", "start"))
+register("drfh", drfh, label="DRFH", color=_OKABE_ITO["orange"],
          capabilities=("multi_server", "divisible", "weights"))
-register("tsf", tsf, label="TSF", color=_TAB20[10],
+register("tsf", tsf, label="TSF", color=_OKABE_ITO["sky_blue"],
          capabilities=("multi_server", "placement_aware", "divisible", "weights"))
-register("psdsf", psdsf, label="PS-DSF", color=_TAB20[4],
+register("psdsf", psdsf, label="PS-DSF", color=_OKABE_ITO["vermillion"],
          capabilities=("multi_server", "placement_aware", "divisible", "weights"))
-register("pfvds", pfvds, label="PF-VDS", color=_TAB20[6],
+register("pfvds", pfvds, label="PF-VDS", color=_OKABE_ITO["blue"],
          capabilities=("multi_server", "placement_aware", "divisible", "weights"), options={"alpha": 1.0},
          # the α of the paper's comparisons (§6); 1_2_4: α_i = 1, 2, 4, 1, ... by server index (Theorem 3, §3)
          variants={"pfvds_0.5": {"alpha": 0.5}, "pfvds_1": {"alpha": 1.0}, "pfvds_2": {"alpha": 2.0},
                    "pfvds_4": {"alpha": 4.0}, "pfvds_1_2_4": {"alpha": ByServer((1.0, 2.0, 4.0))}})
 # the DRFH paper's own scheduler: task by task, each on the best-fitting server (never run on merged servers)
-register("drfh_best_fit", drfh_best_fit, label="DRFH (Best-Fit)", color=_TAB20[9],
+register("drfh_best_fit", drfh_best_fit, label="DRFH (Best-Fit)", color=_OKABE_ITO["bluish_green"],
          capabilities=("multi_server", "divisible", "weights"))
 # pooled DRF as offer-based schedulers (Mesos, YARN) run it: machine by machine, users in DRF order (never merged)
-register("drf_machine_offers", drf_machine_offers, label="DRF (machine offers)", color=_TAB20[14],
+register("drf_machine_offers", drf_machine_offers, label="DRF (machine offers)", color=_OKABE_ITO["reddish_purple"],
          capabilities=("multi_server", "weights"))
+# new mechanisms are registered above this line (python -m fairlib.scaffold mechanism NAME ...)
+
+
+def _load_plugins(spec: str | None) -> None:
+    """Import each module named in ``spec`` (comma-separated; ``FAIRLIB_MECHANISMS``): each registers its
+    mechanisms. A module that cannot be imported is an error naming the variable."""
+    for module in filter(None, (s.strip() for s in (spec or "").split(","))):
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise ImportError(f"FAIRLIB_MECHANISMS names {module!r}, which cannot be imported: {exc}") from exc
+
+
+_load_plugins(os.environ.get("FAIRLIB_MECHANISMS"))

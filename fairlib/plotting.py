@@ -1,4 +1,5 @@
-"""One house style for every notebook, and one fixed colour per mechanism.
+"""One house style for every notebook: one colour-blind-safe palette (Okabe–Ito), and one fixed colour, marker and
+line style per mechanism.
 
 >>> color("drf") == color("DRF")
 True
@@ -6,49 +7,76 @@ True
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
 
-__all__ = ["MECHANISM_COLORS", "MECHANISM_LABELS", "RESOURCE_COLORS", "color", "label", "resource_color",
-           "use_style", "spread_band",
-           "new_figure", "log_log_slope"]
+__all__ = ["OKABE_ITO", "MECHANISM_STYLES", "MECHANISM_COLORS", "MECHANISM_LABELS", "RESOURCE_COLORS", "MechanismStyle",
+           "color", "marker", "linestyle", "style", "label", "resource_color", "use_style", "spread_band",
+           "new_figure", "log_log_slope", "LEGEND_FONTSIZE"]
 
-_PALETTE = sns.color_palette("tab20", 20).as_hex()
-
-#: fixed colour of each mechanism, shared by every notebook (keys are lower case)
-MECHANISM_COLORS: dict[str, str] = {
-    # market game (feldman2005)
-    "best_response": _PALETTE[0],
-    "local_greedy": _PALETTE[2],
-    "social_optimum": "#222222",
-    "weight_proportional": _PALETTE[6],
-    "local_search": _PALETTE[1],
-    # single-pool DRF family (metin2025)
-    "drf": _PALETTE[0],
-    "drf_first_blocked": _PALETTE[1],
-    "pdrf": _PALETTE[4],
-    "pdrf_top_up": _PALETTE[5],
-    "edrf": _PALETTE[2],
-    "heapq_drf": _PALETTE[14],
-    "argmin_drf": _PALETTE[15],
-    "numpy_sum": "#888888",
-    # heterogeneous servers (khamseashari2018)
-    "drfh": _PALETTE[8],
-    "tsf": _PALETTE[10],
-    "psdsf": _PALETTE[4],
-    "pfvds": _PALETTE[6],
-    # dynamic DRF (li2019)
-    "dynamic_drf": _PALETTE[0],
-    "linear": _PALETTE[0],
-    "linear_rescan": _PALETTE[1],
-    "sorted_waterfill": _PALETTE[6],
-    "waterfill": _PALETTE[2],
-    "lp": _PALETTE[14],
-    "cautious_lp": _PALETTE[12],
-    "static_drf": "#222222",
+#: the Okabe–Ito palette (Okabe & Ito 2008, "Color Universal Design"): eight colours told apart with every common
+#: colour-vision deficiency; yellow is left out of the mechanism table (too light on white)
+OKABE_ITO: dict[str, str] = {
+    "black": "#000000", "orange": "#E69F00", "sky_blue": "#56B4E9", "bluish_green": "#009E73",
+    "yellow": "#F0E442", "blue": "#0072B2", "vermillion": "#D55E00", "reddish_purple": "#CC79A7",
 }
+
+#: the smallest legend text of any figure (points)
+LEGEND_FONTSIZE = 9
+
+
+class MechanismStyle(NamedTuple):
+    """Colour, marker and line style of a mechanism."""
+
+    color: str
+    marker: str
+    linestyle: object
+
+
+_O = OKABE_ITO
+_S = MechanismStyle
+#: fixed colour, marker and line style of each mechanism, shared by every notebook (keys are lower case). Within a
+#: notebook no two mechanisms plotted together share a colour; across notebooks a colour may recur, the marker and
+#: line style then still tell the mechanisms apart.
+MECHANISM_STYLES: dict[str, MechanismStyle] = {
+    # market game (feldman2005)
+    "best_response": _S(_O["blue"], "o", "-"),
+    "local_greedy": _S(_O["vermillion"], "s", "--"),
+    "social_optimum": _S(_O["black"], "", ":"),
+    "weight_proportional": _S(_O["bluish_green"], "^", "-."),
+    "local_search": _S(_O["orange"], "D", (0, (3, 1, 1, 1))),
+    # single-pool DRF family (metin2025)
+    "drf": _S(_O["blue"], "o", "-"),
+    "drf_first_blocked": _S(_O["sky_blue"], "v", "--"),
+    "pdrf": _S(_O["vermillion"], "s", "-"),
+    "pdrf_top_up": _S(_O["orange"], "D", "-."),
+    "edrf": _S(_O["bluish_green"], "^", ":"),
+    "heapq_drf": _S(_O["reddish_purple"], "P", "--"),
+    "argmin_drf": _S("#666666", "X", "-."),
+    "numpy_sum": _S(_O["black"], "x", ":"),
+    # heterogeneous servers (khamseashari2018)
+    "drfh": _S(_O["orange"], "s", "--"),
+    "tsf": _S(_O["sky_blue"], "^", ":"),
+    "psdsf": _S(_O["vermillion"], "o", "-"),
+    "pfvds": _S(_O["blue"], "D", "-."),
+    # dynamic DRF (li2019)
+    "dynamic_drf": _S(_O["blue"], "o", "-"),
+    "linear": _S(_O["bluish_green"], "^", "-"),
+    "linear_rescan": _S(_O["reddish_purple"], "v", "--"),
+    "sorted_waterfill": _S(_O["orange"], "D", "-."),
+    "waterfill": _S(_O["sky_blue"], "s", ":"),
+    "lp": _S(_O["vermillion"], "P", "--"),
+    "cautious_lp": _S(_O["reddish_purple"], "X", "-."),
+    "static_drf": _S(_O["black"], "x", ":"),
+}
+del _O, _S
+
+#: fixed colour of each mechanism (the colour of :data:`MECHANISM_STYLES`)
+MECHANISM_COLORS: dict[str, str] = {k: v.color for k, v in MECHANISM_STYLES.items()}
 
 #: readable legend labels
 MECHANISM_LABELS: dict[str, str] = {
@@ -87,6 +115,30 @@ def color(mechanism: str) -> str:
     return mech.color
 
 
+def style(mechanism: str) -> dict:
+    """Keyword arguments drawing ``mechanism`` in its house style: ``color``, ``marker`` and ``linestyle``
+    (a mechanism only registered in :mod:`fairlib.mechanisms` gets its registered colour, a circle, a solid line).
+
+    >>> style("TSF") == {"color": color("tsf"), "marker": "^", "linestyle": ":"}
+    True
+    """
+    key = mechanism.lower()
+    if key in MECHANISM_STYLES:
+        c, m, ls = MECHANISM_STYLES[key]
+        return {"color": c, "marker": m, "linestyle": ls}
+    return {"color": color(mechanism), "marker": "o", "linestyle": "-"}
+
+
+def marker(mechanism: str) -> str:
+    """The fixed marker of ``mechanism`` (see :func:`style`)."""
+    return style(mechanism)["marker"]
+
+
+def linestyle(mechanism: str):
+    """The fixed line style of ``mechanism`` (see :func:`style`)."""
+    return style(mechanism)["linestyle"]
+
+
 def label(mechanism: str) -> str:
     """Legend label of ``mechanism``: the house table, else its registered label, else the name itself."""
     key = mechanism.lower()
@@ -104,7 +156,15 @@ def use_style() -> None:
         "figure.dpi": 100,
         "axes.titlesize": 11,
         "axes.titleweight": "bold",
-        "legend.frameon": False,
+        "axes.labelsize": 10,
+        "xtick.labelsize": 9,
+        "ytick.labelsize": 9,
+        "legend.fontsize": LEGEND_FONTSIZE,
+        "legend.title_fontsize": LEGEND_FONTSIZE,
+        "legend.frameon": True,      # a legend placed over the plot area stays readable
+        "legend.framealpha": 0.9,
+        "axes.prop_cycle": plt.cycler(color=[OKABE_ITO[k] for k in ("blue", "vermillion", "bluish_green", "orange",
+                                                                    "reddish_purple", "sky_blue", "black")]),
         "savefig.bbox": "tight",
         "svg.hashsalt": "fairlib",
         "pdf.fonttype": 42,
@@ -127,10 +187,15 @@ def spread_band(ax, data: pd.DataFrame, x: str, y: str, mechanism: str, *, inter
                 marker: str = "o", label_: str | None = None, estimator: str = "median", **kw):
     """Plot the ``estimator`` (median by default, or ``"mean"``) of ``y`` per ``x`` with a shaded band holding the
     central ``interval`` % of the runs (the 10th to 90th percentile by default): seaborn's ``lineplot`` with
-    ``errorbar=("pi", interval)``."""
+    ``errorbar=("pi", interval)``. The line takes the mechanism's marker and line style (:func:`style`) unless
+    ``marker`` or ``linestyle`` is given."""
     c = kw.pop("color", None) or color(mechanism)
+    if marker == "o" and mechanism.lower() in MECHANISM_STYLES:   # the mechanism's own marker and line style
+        marker = MECHANISM_STYLES[mechanism.lower()].marker
+        if "ls" not in kw:
+            kw.setdefault("linestyle", MECHANISM_STYLES[mechanism.lower()].linestyle)
     sns.lineplot(data=data, x=x, y=y, estimator=estimator, errorbar=("pi", interval), color=c, marker=marker or None,
-                 markersize=3.5, markeredgewidth=0, label=label_ or label(mechanism), err_kws={"alpha": 0.2, "lw": 0},
+                 markersize=5, markeredgewidth=1, label=label_ or label(mechanism), err_kws={"alpha": 0.2, "lw": 0},
                  ax=ax, **kw)
     return ax
 

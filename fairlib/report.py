@@ -23,7 +23,8 @@ from . import paths
 from ._validate import InvalidInputError
 
 __all__ = ["save_figure", "save_table", "ClaimLog", "Claim", "ClaimsFailed", "Declared", "Measurement", "load_registry",
-           "registry_path", "display_value", "cell_key", "measured_values", "FLOAT_FORMAT", "KINDS", "STATUSES"]
+           "registry_path", "display_value", "cell_key", "measured_values", "FLOAT_FORMAT", "KINDS", "STATUSES",
+           "PROVISIONAL"]
 
 #: float format of every CSV written by :func:`save_table` (fixed, so output is byte-stable on one machine)
 FLOAT_FORMAT = "%.10g"
@@ -77,8 +78,12 @@ def _plain(value):
         return value.item()
     if isinstance(value, np.ndarray):
         return value.tolist()
+    if hasattr(value, "to_numpy") and not isinstance(value, (str, bytes)):  # a pandas Series: its values in order
+        return _plain(value.to_numpy())
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
     return value
 
 
@@ -87,8 +92,11 @@ def _is_number(x) -> bool:
 
 
 KINDS = ("paper", "finding", "check")
+#: appended to every status shown from a quick-mode ledger (its claims.json keeps the plain status and mode "quick")
+PROVISIONAL = " (quick: provisional)"
 STATUSES = ("held", "not reproduced", "not tested")
-_RULES = ("equals", "tol", "at_least", "at_most", "se")
+_RULES = ("equals", "tol", "at_least", "at_most", "se", "monotone", "converges", "ordered")
+_DIRECTIONS = {"monotone": ("increasing", "decreasing"), "ordered": ("descending", "ascending")}
 
 
 def registry_path(key: str) -> Path:
@@ -106,7 +114,16 @@ class Declared:
     - ``tol = t`` — |ours − paper_value| ≤ t (every element when ours is a list);
     - ``at_least`` / ``at_most`` — bounds on ours (every element when ours is a list; both may be given);
     - ``se = {k, sd, n_paper}`` — a mean reported by the paper as paper_value ± sd over ``n_paper`` runs, ours a mean
-      over ``runs`` (given with the measurement): |ours − paper_value| ≤ k·sd·√(1/n_paper + 1/runs).
+      over ``runs`` (given with the measurement): |ours − paper_value| ≤ k·sd·√(1/n_paper + 1/runs);
+    - ``monotone = {direction, tol}`` — trends ("more efficient as λ grows"): ours is the series of values in the order
+      of the parameter; ``"increasing"``: no step goes down by more than ``tol`` (``"decreasing"``: up), and the
+      series moves in that direction overall (last beyond first);
+    - ``converges = {final_gap}`` and/or ``{rate}`` — limits ("approaches DRF as β → ∞"): ours is the series in the
+      order of the parameter and paper_value the limit; the gaps g_k = |ours_k − paper_value| end at most
+      ``final_gap`` below a first gap they shrank from, and/or shrink at least geometrically, g_{k+1} ≤ rate·g_k;
+    - ``ordered = {series, direction, tol}`` — an ordering of several series ("DRFH above TSF above DRF"): ours maps
+      each name of ``series`` to a number or a list (compared point by point); ``"descending"``: each series is at
+      least the next one minus ``tol`` (``"ascending"``: at most plus ``tol``).
     """
 
     id: str
@@ -119,6 +136,9 @@ class Declared:
     at_least: float | None = None
     at_most: float | None = None
     se: dict | None = None
+    monotone: dict | None = None
+    converges: dict | None = None
+    ordered: dict | None = None
     on_data: bool = False        # about the paper's trace data: "not tested" when measured on a synthetic stand-in
     wall_clock: bool = False     # decided by wall-clock time: reported, never gates a run (machines differ)
     not_tested: str = ""         # why it cannot be measured with our data (then no measurement is expected)
@@ -134,6 +154,20 @@ class Declared:
         if self.se is not None:
             return (f"|ours - paper| <= {self.se['k']:g} sd sqrt(1/{self.se['n_paper']} + 1/runs), "
                     f"sd = {self.se['sd']:g}" + (f", runs = {runs}" if runs else ""))
+        if self.monotone is not None:
+            return (f"ours {self.monotone['direction']} along its parameter (steps against it at most "
+                    f"{self.monotone.get('tol', 0.0):g})")
+        if self.converges is not None:
+            parts = []
+            if "final_gap" in self.converges:
+                parts.append(f"final |ours - paper| <= {self.converges['final_gap']:g}, below the first")
+            if "rate" in self.converges:
+                parts.append(f"each gap <= {self.converges['rate']:g} x the one before")
+            return "ours converges to paper: " + " and ".join(parts)
+        if self.ordered is not None:
+            sign = " >= " if self.ordered["direction"] == "descending" else " <= "
+            tol = self.ordered.get("tol", 0.0)
+            return sign.join(self.ordered["series"]) + (f" (within {tol:g})" if tol else "")
         parts = []
         if self.at_least is not None:
             parts.append(f"ours >= {self.at_least:g}")
@@ -178,9 +212,44 @@ def _declared(entry: dict, where: str) -> Declared:
         se = entry["se"]
         if not (isinstance(se, dict) and set(se) == {"k", "sd", "n_paper"} and all(map(_is_number, se.values()))):
             raise ValueError(f"{where}: se must be a table with numbers k, sd, n_paper; got {se!r}")
-    if ("tol" in entry or "se" in entry) and not _is_number(entry.get("paper_value")):
-        raise ValueError(f"{where}: tol/se need a numeric paper_value, got {entry.get('paper_value')!r}")
+    if ("tol" in entry or "se" in entry or "converges" in entry) and not _is_number(entry.get("paper_value")):
+        raise ValueError(f"{where}: tol/se/converges need a numeric paper_value, got {entry.get('paper_value')!r}")
+    _check_trend_rules(entry, where)
     return Declared(**entry)
+
+
+def _check_trend_rules(entry: dict, where: str) -> None:
+    """The tables of the monotone, converges and ordered rules, checked key by key."""
+    def table(name, required, optional):
+        spec = entry[name]
+        if not isinstance(spec, dict):
+            raise ValueError(f"{where}: {name} must be a table, got {spec!r}")
+        unknown = set(spec) - set(required) - set(optional)
+        missing = set(required) - set(spec)
+        if unknown or missing:
+            raise ValueError(f"{where}: {name} takes {sorted(required)} (required) and {sorted(optional)} (optional);"
+                             f" got {sorted(spec)}")
+        for key in ("tol", "final_gap", "rate"):
+            if key in spec and not (_is_number(spec[key]) and spec[key] >= 0):
+                raise ValueError(f"{where}: {name}.{key} = {spec[key]!r} must be a number >= 0")
+        if "direction" in spec and spec["direction"] not in _DIRECTIONS[name]:
+            raise ValueError(f"{where}: {name}.direction = {spec['direction']!r}, must be one of {_DIRECTIONS[name]}")
+        return spec
+
+    if "monotone" in entry:
+        table("monotone", ("direction",), ("tol",))
+    if "converges" in entry:
+        spec = table("converges", (), ("final_gap", "rate"))
+        if not spec:
+            raise ValueError(f"{where}: converges needs final_gap, rate or both")
+        if spec.get("rate", 0.0) >= 1:
+            raise ValueError(f"{where}: converges.rate = {spec['rate']!r} must be below 1 (gaps that shrink)")
+    if "ordered" in entry:
+        spec = table("ordered", ("series", "direction"), ("tol",))
+        series = spec["series"]
+        if not (isinstance(series, list) and len(series) >= 2 and all(isinstance(s, str) and s for s in series)
+                and len(set(series)) == len(series)):
+            raise ValueError(f"{where}: ordered.series must list two or more distinct names, got {series!r}")
 
 
 def load_registry(source, key: str = "") -> dict[str, Declared]:
@@ -271,9 +340,63 @@ def _numbers(ours) -> list | None:
     return values if values and all(_is_number(v) for v in values) else None
 
 
+def _series(d: Declared, ours, minimum: int = 2) -> list:
+    """``ours`` as a series of at least ``minimum`` numbers, or an error naming the claim."""
+    values = ours if isinstance(ours, list) else None
+    if values is None or len(values) < minimum or _numbers(values) is None:
+        raise ValueError(f"claim {d.id!r}: rule {d.rule_text()!r} needs a list of at least {minimum} numbers "
+                         f"(the series in the order of its parameter), got {ours!r}")
+    return values
+
+
+def _monotone(d: Declared, ours) -> bool:
+    values = _series(d, ours)
+    if any(math.isnan(v) for v in values):
+        return False
+    sign = 1.0 if d.monotone["direction"] == "increasing" else -1.0
+    tol = d.monotone.get("tol", 0.0)
+    steps = [sign * (b - a) for a, b in zip(values, values[1:])]
+    return all(s >= -tol for s in steps) and sign * (values[-1] - values[0]) > 0
+
+
+def _converges(d: Declared, ours) -> bool:
+    values = _series(d, ours)
+    if any(math.isnan(v) for v in values):
+        return False
+    gaps = [abs(v - d.paper_value) for v in values]
+    ok = True
+    if "final_gap" in d.converges:
+        ok &= gaps[-1] <= d.converges["final_gap"] and (gaps[-1] < gaps[0] or gaps[0] == 0.0)
+    if "rate" in d.converges:
+        ok &= all(b <= d.converges["rate"] * a for a, b in zip(gaps, gaps[1:]) if a > 0) and \
+            all(b == 0.0 for a, b in zip(gaps, gaps[1:]) if a == 0)
+    return bool(ok)
+
+
+def _ordered(d: Declared, ours) -> bool:
+    names = d.ordered["series"]
+    if not isinstance(ours, dict) or set(ours) != set(names):
+        raise ValueError(f"claim {d.id!r}: rule {d.rule_text()!r} needs a mapping of exactly {names} to numbers or "
+                         f"lists, got {ours!r}")
+    columns = [ours[name] if isinstance(ours[name], list) else [ours[name]] for name in names]
+    if len({len(c) for c in columns}) != 1 or any(_numbers(c) is None for c in columns):
+        raise ValueError(f"claim {d.id!r}: the series of {names} must be numbers or lists of one length, got {ours!r}")
+    if any(math.isnan(v) for c in columns for v in c):
+        return False
+    sign = 1.0 if d.ordered["direction"] == "descending" else -1.0
+    tol = d.ordered.get("tol", 0.0)
+    return all(sign * (a - b) >= -tol for upper, lower in zip(columns, columns[1:]) for a, b in zip(upper, lower))
+
+
 def _evaluate(d: Declared, ours, runs: int | None) -> bool:
     if d.equals:
         return bool(ours == d.paper_value)
+    if d.monotone is not None:
+        return _monotone(d, ours)
+    if d.converges is not None:
+        return _converges(d, ours)
+    if d.ordered is not None:
+        return _ordered(d, ours)
     values = _numbers(ours)
     if values is None:
         raise ValueError(f"claim {d.id!r}: rule {d.rule_text()!r} needs a number or a list of numbers, got {ours!r}")
@@ -419,9 +542,12 @@ class ClaimLog:
         return out
 
     def table(self) -> pd.DataFrame:
-        """The ledger as a DataFrame (for display in the notebook)."""
+        """The ledger as a DataFrame (for display in the notebook); in quick mode every status is marked
+        provisional (quick mode's sizes cannot decide the paper's claims; the full run's ledger counts)."""
         cols = ["claim_id", "kind", "source", "paper", "ours", "rule", "status", "note"]
-        return pd.DataFrame([{k: display_value(getattr(c, k)) for k in cols} for c in self.claims], columns=cols)
+        mark = PROVISIONAL if self.mode == "quick" else ""
+        return pd.DataFrame([{k: display_value(getattr(c, k)) + (mark if k == "status" else "") for k in cols}
+                             for c in self.claims], columns=cols)
 
     def finish(self) -> dict:
         """Write ``claims.json``; raise :class:`ClaimsFailed` if a declared claim was not measured."""
@@ -450,6 +576,8 @@ def display_value(value) -> str:
         return f"{min(value):.4g} to {max(value):.4g} ({len(value)} values)"
     if isinstance(value, list) and _numbers(value):
         return "[" + ", ".join(display_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {display_value(v)}" for k, v in value.items())
     return "" if value is None else str(value)
 
 

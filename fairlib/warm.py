@@ -74,7 +74,23 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
          + [dynamic_drf(demands, sums="rescan")]),
         ("dynamic DRF: per-step kernels", lambda: per_step_times([8], rng=0, methods=("linear", "linear_rescan"),
                                                                   repeat=1, block=4)),
+        # mechanisms registered since (fairlib.mechanisms, FAIRLIB_MECHANISMS): every run on a small instance
+        ("other registered mechanisms", lambda: _other_registered(
+            {asset_fairness, ceei, drf, drf_machine_offers, drfh, drfh_best_fit, edrf, pdrf, pfvds, psdsf, tsf},
+            float_pool, cluster)),
     ]
+
+
+def _other_registered(warmed: set, pool, cluster) -> list:
+    """Every run of the registered mechanisms whose function no step above calls, on ``pool`` or ``cluster``."""
+    from . import mechanisms
+
+    out = []
+    for name in mechanisms.names():
+        mech = mechanisms.get(name)
+        if mech.function not in warmed:
+            out += [run(pool if "pooled" in mech.capabilities else cluster) for run in mech.runs().values()]
+    return out
 
 
 def _parallel(call):

@@ -13,6 +13,37 @@ settings.register_profile("thorough", derandomize=False, deadline=None, max_exam
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fairlib"))
 
 
+def pytest_addoption(parser):
+    parser.addoption("--paper", action="append", default=[], metavar="KEY",
+                     help="notebook tests (tests/test_notebooks.py) for these catalogued papers only (repeatable; "
+                          "default: every paper, or $FAIRLIB_PAPER)")
+
+
+def selected_papers(config) -> list[str]:
+    """The paper keys the notebook tests run for: ``--paper`` options, else ``$FAIRLIB_PAPER`` (comma-separated),
+    else every catalogued paper; an unknown key is a usage error listing the known ones."""
+    from fairlib.catalog import NOTEBOOKS
+
+    keys = config.getoption("--paper") or [k for k in os.environ.get("FAIRLIB_PAPER", "").split(",") if k]
+    unknown = [k for k in keys if k not in NOTEBOOKS]
+    if unknown:
+        raise pytest.UsageError(f"--paper {', '.join(unknown)}: not in fairlib/catalog.py; "
+                                f"known: {', '.join(NOTEBOOKS)}")
+    return keys or list(NOTEBOOKS)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (``make test``: ``-n 2 --dist loadgroup``) the tests of one file run on one worker, as they
+    share module fixtures and files; the quick runs of the paper notebooks are spread one by one (each has its own
+    build folder)."""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    for item in items:
+        if "paper_key" in getattr(item, "fixturenames", ()) or item.get_closest_marker("xdist_group"):
+            continue
+        item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)

@@ -11,7 +11,6 @@ import io
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -124,7 +123,8 @@ def _cffconvert() -> str | None:
 
 def test_citation_validates_with_cffconvert():
     exe = _cffconvert()
-    assert exe, "cffconvert is missing: `make test` installs it into .venv/cffconvert (make .venv/cffconvert/bin/cffconvert)"
+    assert exe, ("cffconvert is missing: `make test` installs it into .venv/cffconvert "
+                 "(make .venv/cffconvert/bin/cffconvert)")
     run = subprocess.run([exe, "--validate", "-i", str(ROOT / "CITATION.cff")], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
 

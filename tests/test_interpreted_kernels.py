@@ -64,6 +64,7 @@ def _agree(mech, a, b):
     np.testing.assert_allclose(a.tasks.sum(axis=1), b.tasks.sum(axis=1), rtol=1e-8, atol=1e-10 * scale)
 
 
+@pytest.mark.registry
 @pytest.mark.parametrize("name", mechanisms.names())
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), users=st.integers(1, 7), servers=st.integers(1, 4),

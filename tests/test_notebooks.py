@@ -1,4 +1,8 @@
-"""Committed notebooks are stripped, follow the house structure, and run in quick mode."""
+"""Committed notebooks are stripped, follow the house structure, and run in quick mode.
+
+``pytest tests/test_notebooks.py --paper KEY`` (or ``FAIRLIB_PAPER=KEY``) checks one catalogued paper's notebook
+only; every notebook runs in its own test (so pytest-xdist spreads them over the workers) with its own build
+folder."""
 import json
 import os
 import subprocess
@@ -6,16 +10,31 @@ import sys
 
 import pytest
 
+from fairlib import catalog
 from fairlib.paths import ROOT
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+def pytest_generate_tests(metafunc):
+    """Parametrise by notebook: the file tests by path (the template always, papers as selected), the quick run by
+    catalogued key."""
+    from tests.conftest import selected_papers
+
+    keys = selected_papers(metafunc.config)
+    chosen = {catalog.source_path(catalog.NOTEBOOKS[k]) for k in keys}
+    everything = not (metafunc.config.getoption("--paper") or os.environ.get("FAIRLIB_PAPER"))
+    if "path" in metafunc.fixturenames:
+        paths = [p for p in NOTEBOOKS if everything or p in chosen or p.name == "_template.ipynb"]
+        metafunc.parametrize("path", paths, ids=[p.name for p in paths])
+    if "paper_key" in metafunc.fixturenames:
+        metafunc.parametrize("paper_key", keys)
 
 
 def test_there_are_notebooks():
     assert (ROOT / "notebooks" / "_template.ipynb") in NOTEBOOKS
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_committed_notebook_outputs_are_stripped(path):
     nb = json.loads(path.read_text())
     dirty = [i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code"
@@ -23,7 +42,6 @@ def test_committed_notebook_outputs_are_stripped(path):
     assert not dirty, f"{path.name}: code cells {dirty} carry outputs; strip them before committing"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_house_structure(path):
     nb = json.loads(path.read_text())
     params = [c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", [])]
@@ -43,10 +61,10 @@ def test_house_structure(path):
 #: what a notebook may import from: fairlib, its public subpackages and top-level public modules
 PUBLIC_MODULES = {"fairlib", "fairlib.market", "fairlib.multires", "fairlib.dynamic", "fairlib.traces",
                   "fairlib.experiments", "fairlib.mechanisms", "fairlib.sim", "fairlib.sweep", "fairlib.metrics",
-                  "fairlib.report", "fairlib.plotting", "fairlib.paths", "fairlib.timing", "fairlib.verify"}
+                  "fairlib.report", "fairlib.plotting", "fairlib.paths", "fairlib.timing", "fairlib.verify",
+                  "fairlib.prose"}
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebooks_import_only_from_public_packages(path):
     import ast
 
@@ -65,7 +83,41 @@ def test_notebooks_import_only_from_public_packages(path):
     assert " as mx" not in code and " as sx" not in code and " as cmp" not in code
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_a_notebook_reads_as_a_lecture(path):
+    """Title and citation, then the Findings from the ledger; the parameters cell removed from the book and every
+    other code cell folded or its code hidden; "What we found" rendered through fairlib.prose (no visible f-string);
+    every saved figure captioned (cell metadata ``fairlib.captions``, one per ``save_figure``, in order)."""
+    import re
+
+    from fairlib.executed import FINDINGS_TAG, findings_choice
+
+    nb = json.loads(path.read_text())
+    cells = [(c["cell_type"], "".join(c["source"]), c.get("metadata", {})) for c in nb["cells"]]
+    tags = [set(m.get("tags", [])) for _, _, m in cells]
+    assert cells[0][0] == "markdown" and cells[0][1].startswith("# ")
+    assert "**Citation.**" in cells[0][1] or "What this notebook is" in cells[0][1]
+    first_md_after = next(i for i, (t, s, _) in enumerate(cells) if i > 0 and t == "markdown")
+    assert cells[first_md_after][1] == "## Findings", f"{path.name}: the first section after the title is Findings"
+    findings = [i for i, t in enumerate(tags) if FINDINGS_TAG in t]
+    assert findings == [first_md_after + 1] and "remove-input" in tags[findings[0]]
+    assert 1 <= len(findings_choice(cells[findings[0]][1])) <= 5
+    for i, ((kind, source, meta), t) in enumerate(zip(cells, tags)):
+        if kind != "code":
+            continue
+        assert t & {"remove-cell", "hide-cell", "hide-input", "remove-input"}, \
+            f"{path.name}: code cell {i} is shown to the reader; tag it hide-input (or remove-input)"
+        if "parameters" in t:
+            assert "remove-cell" in t
+        if "What we found" in source or "show_found(" in source:
+            assert "remove-input" in t, f"{path.name}: cell {i} shows the code of its prose"
+        saved = re.findall(r'save_figure\(\s*\w+\s*,\s*\w+\s*,\s*f?"', source)
+        captions = meta.get("fairlib", {}).get("captions", [])
+        assert len(captions) == len(saved), f"{path.name}: cell {i} saves {len(saved)} figure(s), has " \
+                                            f"{len(captions)} caption(s) in metadata.fairlib.captions"
+        assert all(len(c) >= 40 for c in captions), f"{path.name}: cell {i}: a caption says what the figure shows"
+        assert "**What we found.**" not in source, f"{path.name}: cell {i}: write it with fairlib.prose.show_found"
+
+
 def test_figures_named_in_the_prose_are_the_ones_saved(path):
     """Every `fig...` name the markdown cites (the "What is reproduced" tables) is a figure the notebook saves —
     literally, or by the literal start of an f-string name — so a reader finds it under figures/<key>/."""
@@ -83,23 +135,20 @@ def test_figures_named_in_the_prose_are_the_ones_saved(path):
 
 
 @pytest.mark.notebook
-def test_paper_notebooks_quick_mode(tmp_path):
-    """Every registered paper notebook runs end to end in quick mode, claims included."""
-    sys.path.insert(0, str(ROOT))
-    import run_all
-
-    keys = list(run_all.REGISTRY)
-    if not keys:
-        pytest.skip("no paper notebook is registered yet")
+def test_paper_notebook_quick_mode(paper_key, tmp_path):
+    """The paper notebook runs end to end in quick mode, claims included (its own build folder: notebooks run side by
+    side under pytest-xdist)."""
     env = dict(os.environ, FAIRLIB_BUILD_DIR=str(tmp_path))
-    # one at a time: the notebooks time their kernels (parallel runs are tested in test_run_all.py)
-    p = subprocess.run([sys.executable, str(ROOT / "run_all.py"), "--quick", "--keep-going", "--only", *keys],
+    p = subprocess.run([sys.executable, str(ROOT / "run_all.py"), "--quick", "--only", paper_key],
                        capture_output=True, text=True, env=env, cwd=ROOT, timeout=1800)
     assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-4000:]
-    # where the real excerpts are absent (a reader's clone), the trace notebooks ran on labelled stand-ins
+    # where the real excerpts are absent (a reader's clone), the trace notebooks run on labelled stand-ins
     from fairlib import paths
 
+    manifest = json.loads((tmp_path / "run_manifest.json").read_text())
+    data = manifest["notebooks"][0]["data"]
     real = all(paths.find_traces(f) is not None for f in ("google_clusterdata_2011_2", "bitbrains_gwa_t12"))
     synthetic = next((line for line in p.stdout.splitlines() if line.startswith("SYNTHETIC DATA:")), "")
-    assert all(k in synthetic for k in ("khamseashari2018_traces", "li2019", "schedulers")) is not real, \
-        p.stdout[-2000:]
+    assert (data == "synthetic") == (paper_key in synthetic)
+    if data:   # a notebook that reads traces says which; synthetic exactly where the excerpts are missing
+        assert (data == "synthetic") is not real, p.stdout[-2000:]

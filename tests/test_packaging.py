@@ -189,3 +189,26 @@ for kernel in gc.get_objects():
     assert len(counts) > 40, counts  # the solvers' kernels were reached
     twice = {name for name, n in counts.items() if n > 1}
     assert not twice, twice
+
+
+def test_binder_environment_is_the_runtime_pins():
+    """Binder builds the notebooks' environment from binder/environment.yml: exactly the library's runtime pins
+    (pyproject's dependencies), Python 3.11, and postBuild registers the kernel every notebook names."""
+    import json
+    import os
+
+    proj = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    text = (ROOT / "binder" / "environment.yml").read_text()
+    pins = set(re.findall(r"^\s+- ([A-Za-z0-9_.-]+==\S+)\s*$", text, flags=re.M))
+    assert pins == set(proj["dependencies"]) and "python=3.11" in text
+    post = ROOT / "binder" / "postBuild"
+    assert os.access(post, os.X_OK)
+    kernels = {json.loads(p.read_text())["metadata"]["kernelspec"]["name"]
+               for p in (ROOT / "notebooks").glob("*.ipynb")}
+    assert kernels == {"fairlib"} and "--name fairlib" in post.read_text()
+
+
+def test_pages_workflow_builds_the_book_it_deploys():
+    workflow = (ROOT / ".github" / "workflows" / "pages.yml").read_text()
+    assert "python book/build.py --out build/site" in workflow and "path: build/site" in workflow
+    assert "actions/deploy-pages" in workflow and "pip install -e '.[book]'" in workflow

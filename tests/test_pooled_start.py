@@ -1,8 +1,8 @@
-"""Pooled mechanisms continuing from held allocations: every registered one answers a ``start`` (PDRF by refusing,
-with why). CEEI (``ceei(cluster, start=...)``) is the Eisenberg–Gale program with the holdings as lower bounds,
-checked against a general convex solver (scipy's SLSQP on the same program), the optimality conditions that
-define it (free users spend their budgets at clearing prices, held users would want no more than they hold,
-priced resources are full), the plain market when nothing binds, and bad input."""
+"""Pooled mechanisms continuing from held allocations (every registered one keeps a ``start`` or refuses it:
+tests/test_registry.py). CEEI (``ceei(cluster, start=...)``) is the Eisenberg–Gale program with the holdings as
+lower bounds, checked against a general convex solver (scipy's SLSQP on the same program), the optimality
+conditions that define it (free users spend their budgets at clearing prices, held users would want no more than
+they hold, priced resources are full), the plain market when nothing binds, and bad input."""
 
 from __future__ import annotations
 
@@ -120,18 +120,3 @@ def test_no_finite_optimum_is_reported():
 def test_bad_start(start, match):
     with pytest.raises(InvalidInputError, match=match):
         ceei(Cluster.single_pool(*DOC), start=start)
-
-
-def test_every_pooled_mechanism_answers_a_start():
-    """Through the registry, every pooled mechanism continues from held tasks (keeping them) or, PDRF, refuses
-    with the reason: its cycles are defined from an empty pool."""
-    cluster = Cluster.single_pool(*DOC)
-    held = {"drf": np.array([1, 1]), "edrf": [1.0, 1.0], "asset_fairness": [1.0, 1.0], "ceei": [1.0, 1.0]}
-    for name in mechanisms.names("pooled"):
-        if name == "pdrf":
-            with pytest.raises(InvalidInputError, match="start: PDRF .* precomputes its cycles from an empty pool"):
-                mechanisms.get(name)(cluster, start=[1, 1])
-            continue
-        res = mechanisms.get(name)(cluster, start=held[name])
-        assert (res.tasks.ravel() >= np.asarray(held[name]) - 1e-9).all(), name
-        assert (res.tasks.ravel() @ np.array(DOC[1]) <= np.array(DOC[0]) * (1 + 1e-9)).all(), name

@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from fairlib import paths  # noqa: E402
-from fairlib.report import ClaimLog, ClaimsFailed, save_figure, save_table  # noqa: E402
+from fairlib.report import ClaimLog, ClaimsFailed, load_registry, save_figure, save_table  # noqa: E402
 
 REGISTRY = """
 [[claim]]
@@ -252,3 +252,112 @@ def test_measure_all_links_each_claim_to_the_cell_that_measured_it():
     log.measure_all({"a": Measurement(1.0, cell="abc123"), "b": Measurement(2.0)})
     assert [c.cell for c in log.claims] == ["abc123", None]
     assert Measurement(1.0, cell="x") == Measurement(1.0, cell="y")   # where it was measured is not what it is
+
+
+# --- trend and limit rules: monotone, converges, ordered ---------------------------------------------------------
+
+def _claim(rule: str, paper_value: str | None = None) -> str:
+    return ('[[claim]]\nid = "c"\nkind = "paper"\nsource = "§1"\nstatement = "s"\n'
+            + (f"paper_value = {paper_value}\n" if paper_value is not None else "") + rule + "\n")
+
+
+def _holds(rule: str, ours, paper_value: str | None = None) -> bool:
+    return ClaimLog("x", write=False, registry=_claim(rule, paper_value)).measure("c", ours)
+
+
+@pytest.mark.parametrize("ours, expected", [
+    ([0.5, 0.6, 0.6, 0.9], True),            # non-decreasing, moving up overall
+    ([0.5, 0.6, 0.59, 0.9], True),            # a step down within tol = 0.02
+    ([0.5, 0.6, 0.55, 0.9], False),           # a step down beyond tol
+    ([0.5, 0.5, 0.5], False),                 # flat: no trend at all
+    ([0.9, 0.6], False),                      # the other direction
+    ([0.5, float("nan"), 0.9], False),
+])
+def test_monotone_rule(ours, expected):
+    assert _holds('monotone = { direction = "increasing", tol = 0.02 }', ours) is expected
+
+
+def test_monotone_decreasing_and_a_pandas_series():
+    assert _holds('monotone = { direction = "decreasing" }', pd.Series([3.0, 2.0, 2.0, 1.0]))
+    assert not _holds('monotone = { direction = "decreasing" }', [3.0, 2.0, 2.5])
+
+
+@pytest.mark.parametrize("rule, ours, expected", [
+    ("converges = { final_gap = 0.01 }", [0.5, 0.2, 0.05, 0.005], True),
+    ("converges = { final_gap = 0.01 }", [0.5, 0.2, 0.05, 0.02], False),      # ends too far from the limit
+    ("converges = { final_gap = 0.01 }", [0.001, 0.2, 0.005], False),         # ends further than it started
+    ("converges = { rate = 0.5 }", [1.0, 0.5, 0.2, 0.1], True),               # each gap at most half the last
+    ("converges = { rate = 0.5 }", [1.0, 0.5, 0.3, 0.1], False),              # 0.3 > 0.5 * 0.5
+    ("converges = { rate = 0.5 }", [1.0, 0.0, 0.0], True),                    # reached the limit and stays
+    ("converges = { rate = 0.5 }", [1.0, 0.0, 0.1], False),                   # left it again
+    ("converges = { rate = 0.5, final_gap = 0.05 }", [1.0, 0.4, 0.1], False),  # rate met, final gap not
+])
+def test_converges_rule(rule, ours, expected):
+    assert _holds(rule, ours, paper_value="0.0") is expected
+
+
+def test_converges_to_a_nonzero_limit_from_either_side():
+    assert _holds("converges = { final_gap = 1e-3 }", [1.5, 0.8, 1.0001], paper_value="1.0")
+    assert _holds("converges = { rate = 0.5 }", [2.0, 0.6, 1.1, 0.95], paper_value="1.0")
+
+
+@pytest.mark.parametrize("ours, expected", [
+    ({"drfh": 1.0, "tsf": 0.9, "drf": 0.7}, True),
+    ({"drfh": [1.0, 0.8], "tsf": [0.9, 0.8], "drf": [0.7, 0.79]}, True),      # point by point, ties allowed
+    ({"drfh": [1.0, 0.8], "tsf": [0.9, 0.81], "drf": [0.7, 0.5]}, True),      # 0.81 above 0.8 within tol 0.02
+    ({"drfh": [1.0, 0.8], "tsf": [0.9, 0.9], "drf": [0.7, 0.5]}, False),
+    ({"drfh": 0.7, "tsf": 0.9, "drf": 0.8}, False),
+])
+def test_ordered_rule(ours, expected):
+    rule = 'ordered = { series = ["drfh", "tsf", "drf"], direction = "descending", tol = 0.02 }'
+    assert _holds(rule, ours) is expected
+
+
+def test_ordered_ascending_and_its_ledger_entry():
+    log = ClaimLog("x", write=False, registry=_claim('ordered = { series = ["a", "b"], direction = "ascending" }'))
+    assert log.measure("c", {"a": np.float64(1.0), "b": 2.0})
+    claim = log.claims[0]
+    assert claim.ours == {"a": 1.0, "b": 2.0} and claim.rule == "a <= b" and claim.status == "held"
+    assert log.table().loc[0, "ours"] == "a: 1.0; b: 2.0"
+
+
+@pytest.mark.parametrize("rule, ours, message", [
+    ('monotone = { direction = "increasing" }', 0.5, "needs a list of at least 2 numbers"),
+    ('monotone = { direction = "increasing" }', [0.5], "needs a list of at least 2 numbers"),
+    ("converges = { rate = 0.5 }", "x", "needs a list"),
+    ('ordered = { series = ["a", "b"], direction = "descending" }', {"a": 1.0}, "exactly"),
+    ('ordered = { series = ["a", "b"], direction = "descending" }', {"a": [1.0], "b": [1.0, 2.0]}, "one length"),
+])
+def test_trend_rules_refuse_a_measurement_of_the_wrong_shape(rule, ours, message):
+    with pytest.raises(ValueError, match=message):
+        _holds(rule, ours, paper_value="0.0")
+
+
+@pytest.mark.parametrize("rule, paper_value, message", [
+    ('monotone = { direction = "up" }', None, "must be one of"),
+    ("monotone = { tol = 0.1 }", None, "required"),
+    ('monotone = { direction = "increasing", tol = -1 }', None, "must be a number >= 0"),
+    ("converges = { final_gap = 0.1 }", None, "numeric paper_value"),
+    ("converges = {}", "0.0", "needs final_gap, rate or both"),
+    ("converges = { rate = 1.5 }", "0.0", "below 1"),
+    ("converges = { step = 0.1 }", "0.0", "takes"),
+    ('ordered = { series = ["a"], direction = "descending" }', None, "two or more distinct names"),
+    ('ordered = { series = ["a", "a"], direction = "descending" }', None, "two or more distinct names"),
+    ('ordered = { series = ["a", "b"], direction = "down" }', None, "must be one of"),
+    ('monotone = { direction = "increasing" }\nat_least = 1', None, "given together"),
+    ("monotone = 1", None, "must be a table"),
+])
+def test_trend_rule_declarations_are_checked(rule, paper_value, message):
+    with pytest.raises(ValueError, match=message):
+        ClaimLog("x", write=False, registry=_claim(rule, paper_value))
+
+
+def test_trend_rules_read_in_words():
+    def text(rule, paper_value=None):
+        return next(iter(load_registry(_claim(rule, paper_value)).values())).rule_text()
+
+    assert "increasing" in text('monotone = { direction = "increasing", tol = 0.01 }')
+    assert "0.01" in text('monotone = { direction = "increasing", tol = 0.01 }')
+    assert text("converges = { final_gap = 0.01, rate = 0.5 }", "0.0") == (
+        "ours converges to paper: final |ours - paper| <= 0.01, below the first and each gap <= 0.5 x the one before")
+    assert text('ordered = { series = ["a", "b", "c"], direction = "descending" }') == "a >= b >= c"

@@ -117,7 +117,42 @@ def test_success_writes_outputs_table_and_manifest(fixtures, tmp_path):
     assert "ok_a,,paper,mode_is_quick" in claims and "template,,paper,mean_near_half" in claims
     ledger = (tmp_path / "quick" / "results" / "CLAIMS.md").read_text()
     assert "| paper | 2 | 0 | 0 | 2 |" in ledger and "## ok_a" in ledger
-    assert "| paper | mode_is_quick | fixture | fixture claim | ours == paper | quick | quick | held |  |" in ledger
+    assert ("| paper | mode_is_quick | fixture | fixture claim | ours == paper | quick | quick | held (quick: "
+            "provisional) |  |") in ledger
+    assert "Quick mode: every status here is provisional" in ledger and "1/1 (quick: provisional)" in p.stdout
+
+
+def test_a_quick_status_that_differs_from_the_committed_full_one_is_warned_about(fixtures, tmp_path):
+    committed = tmp_path / "committed"
+    for key, claim_id in (("bad_claim", "wrong"), ("ok_a", "mode_is_quick")):
+        (committed / key).mkdir(parents=True)
+        (committed / key / "claims.json").write_text(json.dumps(
+            {"claims": [{"claim_id": claim_id, "status": "held"}]}))
+    p = run(["--quick", "--registry", str(fixtures), "--only", "bad_claim", "ok_a", "--committed-results",
+             str(committed)], tmp_path / "build")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "WARNING: 1 quick-mode claim status(es) differ from the committed full-mode ledger" in p.stderr
+    assert "bad_claim/wrong: quick 'not reproduced', committed full 'held'" in p.stderr
+    assert "ok_a/" not in p.stderr and "0/1 (1 not reproduced) (quick: provisional)" in p.stdout
+
+
+def test_an_environment_reached_through_a_symlink_is_the_same_interpreter(tmp_path):
+    sys.path.insert(0, str(ROOT))
+    import run_all
+
+    env = tmp_path / "real-venv"
+    (env / "bin").mkdir(parents=True)
+    (env / "bin" / "python3.11").write_text("")
+    (env / "bin" / "python").symlink_to("python3.11")
+    (tmp_path / "checkout").mkdir()
+    (tmp_path / "checkout" / ".venv").symlink_to(env)
+    linked = tmp_path / "checkout" / ".venv" / "bin" / "python"
+    assert run_all.same_interpreter(str(linked), str(env / "bin" / "python"))
+    assert run_all.same_interpreter(str(linked), str(env / "bin" / "python3.11"))   # python -> python3.11
+    other = tmp_path / "other-venv" / "bin"
+    other.mkdir(parents=True)
+    (other / "python").symlink_to(env / "bin" / "python3.11")   # another environment of the same base interpreter
+    assert not run_all.same_interpreter(str(other / "python"), str(linked))
 
 
 def test_failing_cell_is_named_and_exit_nonzero(fixtures, tmp_path):

@@ -7,7 +7,7 @@ cluster by name."""
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from fairlib import InvalidInputError
@@ -143,9 +143,22 @@ def test_pfvds_iterative_methods_refuse_caps():
         pfvds_interior_point(cluster, 4.0, continuation=(1.0, 1.0))
 
 
+def _made_feasible(cluster, tasks):
+    """SLSQP keeps constraints only to about 1e-9; at a cap priced ~600 (a tiny cap) that excess alone buys more
+    objective than the 1e-8 the comparison allows. Scaled down into the caps and the capacities, the reference is a
+    feasible point, which the optimum must match or beat."""
+    totals = tasks.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tasks = tasks * np.where(totals > cluster.max_tasks, cluster.max_tasks / totals, 1.0)[:, None]
+        used = np.einsum("ni,nr->ir", tasks, cluster.demand)
+        server_scale = np.where(used > cluster.capacity, cluster.capacity / used, 1.0).min(axis=1)
+    return tasks * server_scale[None, :]
+
+
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), users=st.integers(1, 6), servers=st.integers(1, 4),
        resources=st.integers(1, 3))
+@example(seed=5, users=5, servers=1, resources=3)  # a cap of 2.9e-3 priced at 595: SLSQP's reference exceeds it
 def test_pfvds_alpha_one_with_caps_is_the_capped_proportional_fair_optimum(seed, users, servers, resources):
     """α = 1: the variational equilibrium is max Σ φ log x_n with the caps as constraints (SLSQP reference): the
     same totals (unique: strictly concave in them), an objective no worse, every cap kept."""
@@ -154,7 +167,7 @@ def test_pfvds_alpha_one_with_caps_is_the_capped_proportional_fair_optimum(seed,
         ours = pfvds(cluster, 1.0)
     assert ours.converged, ours.diagnostics
     checked_allocation(cluster, ours.tasks)
-    ref = proportional_fair_slsqp(cluster)
+    ref = _made_feasible(cluster, proportional_fair_slsqp(cluster))
     playing = cluster.max_tasks > 0
     objective = lambda x: float((cluster.weight[playing] * np.log(x.sum(axis=1)[playing])).sum())  # noqa: E731
     assert objective(ours.tasks) >= objective(ref) - 1e-8 * cluster.weight.sum()

@@ -5,7 +5,8 @@
 - :mod:`.google_open_loop` — the Google experiment (§6.2–6.3) in open loop over its setups (khamseashari2018_traces);
 - :mod:`.heterogeneous_traces` — what the trace-driven experiments (§6) measured, claim by claim;
 - :mod:`.precomputed_drf` — PDRF against DRF, Tables 1–2 (metin2025);
-- :mod:`.dynamic_drf` — dynamic DRF, competitive ratios and properties (li2019).
+- :mod:`.dynamic_drf` — dynamic DRF, competitive ratios and properties (li2019);
+- :mod:`.template` — the template notebook's example (copied by ``python -m fairlib.scaffold paper``).
 
 Everything with seeds runs on :func:`fairlib.sweep.sweep`. Drivers also turn their tables into the ledger's
 measurements (``*_findings``: one :class:`fairlib.report.Measurement` per declared claim), so a notebook's claims
@@ -14,7 +15,8 @@ cell only hands them to :meth:`fairlib.report.ClaimLog.measure_all`. The mechani
 """
 
 from . import (bidding_game, dynamic_drf, google_open_loop, heterogeneous_servers, heterogeneous_traces,
-               precomputed_drf)
+               precomputed_drf, template)
+# new drivers are imported above this line (python -m fairlib.scaffold paper KEY --driver TOPIC)
 
 __all__ = ["bidding_game", "heterogeneous_servers", "google_open_loop", "heterogeneous_traces", "precomputed_drf",
-           "dynamic_drf"]
+           "dynamic_drf", "template"]

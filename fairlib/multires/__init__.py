@@ -11,8 +11,9 @@ Mechanisms (each also registered in :mod:`fairlib.mechanisms`):
   :func:`psdsf` (per-server max-min on virtual dominant shares), :func:`pfvds`
   (the α-fair per-server game; α = ∞ is PS-DSF), :func:`psmfa` (the distributed heuristic).
 
-Checkers: :func:`property_violations` (SI, EF, PO, BF of an allocation), :func:`mechanism_properties` (any
-mechanism on a pool or a cluster, strategy-proofness by a search over misreports), :func:`leontief_tasks`.
+Checkers: :func:`property_violations` (SI, EF, PO, BF of an allocation), :func:`misreports`, :func:`leontief_tasks`
+(a mechanism's properties, strategy-proofness included, are checked one layer up, in :mod:`fairlib.properties`, where
+a registered name is resolved: nothing in this package imports the registry).
 Schedulers: :class:`DRFSorter` (who Mesos's, YARN's, Kueue's or Volcano's DRF sorter offers resources to next, with
 allocation counts, nested roles, weights, minimum shares, quotas and zero-capacity resources as those schedulers treat
 them);
@@ -40,9 +41,9 @@ from .psdsf import psdsf, psdsf_violation
 from .psmfa import psmfa
 from .quotas import QUOTA_SHARES, Quotas
 from .sorter import SORTER_SEMANTICS, DRFSorter
-from .server_properties import (bottleneck_fairness_violation, envy_violation, mechanism_properties, misreports,
-                                pareto_violation, property_violations, sharing_incentive_violation,
-                                strategyproofness_violation)
+from .server_properties import (bottleneck_fairness_violation, envy_violation, misreports, pareto_violation,
+                                property_violations, sharing_incentive_violation)
+# new mechanisms are imported above this line (python -m fairlib.scaffold mechanism NAME ...)
 
 __all__ = [
     # the result and the instance
@@ -59,7 +60,7 @@ __all__ = [
     "UtilisationRange",
     # properties and references
     "property_violations", "sharing_incentive_violation", "envy_violation", "pareto_violation",
-    "bottleneck_fairness_violation", "strategyproofness_violation", "mechanism_properties", "misreports",
+    "bottleneck_fairness_violation", "misreports",
     "maxmin_lp",
     # production schedulers' offer order
     "DRFSorter", "SORTER_SEMANTICS", "Quotas", "QUOTA_SHARES",

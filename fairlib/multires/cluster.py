@@ -26,7 +26,8 @@ import numpy as np
 from .._validate import (InvalidInputError, as_array, as_capacities, as_demands, as_eligibility, as_instance,
                          as_task_caps, as_values, as_weights)
 
-__all__ = ["Cluster", "Allocation", "ServerAllocation", "leontief_tasks", "monopoly_tasks", "random_cluster",
+__all__ = ["Cluster", "Allocation", "Pool", "pool_arrays", "pool_column",
+           "ServerAllocation", "leontief_tasks", "monopoly_tasks", "random_cluster",
            "random_pool", "merge_identical_servers", "on_merged_servers", "keeps_servers", "per_server_alpha",
            "placement_capacity_rows"]
 
@@ -538,3 +539,36 @@ def on_merged_servers(mechanism, cluster: Cluster) -> ServerAllocation:
     res = mechanism(merged)
     tasks = res.tasks[:, group] / counts[group][None, :]
     return replace(res, cluster=cluster, tasks=tasks, extras={**res.extras, "merged_servers": merged.n_servers})
+
+
+class Pool(NamedTuple):
+    """A single pool's arrays: ``capacity[resource]``, ``demand[user, resource]``, ``weight[user]``."""
+
+    capacity: np.ndarray
+    demand: np.ndarray
+    weight: np.ndarray
+
+
+def pool_arrays(cluster, mechanism: str, *, weighted: bool = True, caps: bool = False) -> Pool:
+    """(capacity[resource], demand[user, resource], weight[user]) of a single-pool cluster, or an error naming the
+    mechanism when ``cluster`` is not one (or, for an unweighted mechanism, has weights other than 1; or, for one
+    that does not honour caps, has ``max_tasks``)."""
+    if not isinstance(cluster, Cluster):
+        raise InvalidInputError(f"cluster: {mechanism} expects a Cluster (Cluster.single_pool(capacity, demand)), "
+                                f"got {type(cluster).__name__}")
+    if not cluster.is_single_pool:
+        raise InvalidInputError(
+            f"cluster: {mechanism} allocates a single pool, this cluster has {cluster.n_servers} "
+            "servers; use Cluster.single_pool or a multi-server mechanism (drfh, tsf, psdsf, pfvds)"
+        )
+    if not weighted and (cluster.weight != 1).any():
+        n = int(np.argmax(cluster.weight != 1))
+        raise InvalidInputError(f"weight[{n}] = {cluster.weight[n]}: {mechanism} has no weights (all must be 1)")
+    if not caps:
+        cluster.refuse_caps(mechanism)
+    return Pool(cluster.capacity[0], cluster.demand, cluster.weight)
+
+
+def pool_column(x) -> np.ndarray:
+    """A single pool's per-user tasks as the ``tasks[user, server]`` column of a one-server allocation."""
+    return np.asarray(x)[:, None]

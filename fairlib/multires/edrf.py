@@ -8,9 +8,10 @@ from functools import cached_property
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import (InvalidInputError, as_array, as_capacities, as_demands, as_task_caps, as_weights, check_choice,
-                         check_task_bound)
+from .._validate import (InvalidInputError, as_array, as_capacities, as_demands, as_instance, as_task_caps, as_weights,
+                         check_choice, check_task_bound)
 from ._solvers.pair_kernels import largest
+from .cluster import Allocation, Cluster, pool_arrays, pool_column
 from .progressive_filling import (_is_cluster, _progressive_filling, check_start_fits, dominant_resources, no_quotas,
                                   share_steps)
 
@@ -275,7 +276,6 @@ def edrf(demands, capacity=None, *, weights=None, start=None, max_tasks=None):
     [2.0, 2.333333]
     """
     if _is_cluster(demands, capacity, weights):
-        from .pooled import edrf_allocation
         if max_tasks is not None:
             raise InvalidInputError("max_tasks: on a cluster the caps are the cluster's (Cluster(..., max_tasks=...))")
         return edrf_allocation(demands, start=start)
@@ -441,7 +441,6 @@ def pdrf(demands, capacity=None, *, variant: str = "ds_max", top_up: bool = Fals
                                 "no form that continues from an allocation; use drf(..., start=tasks) or "
                                 "edrf(..., start=x)")
     if _is_cluster(demands, capacity, None):
-        from .pooled import pdrf_allocation
         return pdrf_allocation(demands, variant=variant, top_up=top_up, higher_order=higher_order,
                                share_arithmetic=share_arithmetic)
     check_choice(variant, ("ds_max", "simplified"), "variant")
@@ -495,3 +494,31 @@ def pdrf(demands, capacity=None, *, variant: str = "ds_max", top_up: bool = Fals
     return PDRFResult(tasks=tasks, consumed=tasks @ d, cycles=float(k), rates=rates, top_up_tasks=top,
                       stages=stages, work=int(work), _inputs=(d, cap))
 
+
+def edrf_allocation(cluster: Cluster, start=None) -> Allocation:
+    """:func:`edrf` (divisible DRF) on a single-pool cluster, from ``start`` if given, each user at most its
+    cap (``cluster.max_tasks``). ``extras``: ``levels`` (each round's level), ``rounds``."""
+    as_instance(cluster, Cluster, "cluster")
+    cap, dem, w = pool_arrays(cluster, "edrf", caps=True)
+    res = edrf(dem, cap, weights=w, start=start, max_tasks=cluster.max_tasks if cluster.capped else None)
+    return Allocation(
+        cluster,
+        pool_column(res.tasks),
+        "edrf",
+        iterations=int(res.rounds),
+        extras={"levels": res.levels, "rounds": int(res.rounds)},
+    )
+
+
+def pdrf_allocation(cluster: Cluster, **options) -> Allocation:
+    """:func:`pdrf` (Precomputed DRF, unweighted) on a single-pool cluster. ``extras``: ``cycles``,
+    ``rates``, ``top_up_tasks``."""
+    as_instance(cluster, Cluster, "cluster")
+    cap, dem, _ = pool_arrays(cluster, "pdrf", weighted=False)
+    res = pdrf(dem, cap, **options)
+    return Allocation(
+        cluster,
+        pool_column(res.tasks),
+        "pdrf",
+        extras={"cycles": float(res.cycles), "rates": res.rates, "top_up_tasks": res.top_up_tasks},
+    )

@@ -54,6 +54,7 @@ from .._validate import InvalidInputError, as_count, as_instance, as_number, che
 from ._solvers.pfvds_interior import pfvds_interior_point
 from .cluster import Allocation, Cluster, per_server_alpha
 from .psdsf import psdsf
+from .psmfa import merit
 
 __all__ = ["pfvds", "best_response_column", "nash_residual", "merit", "proportional_fair_objective"]
 
@@ -791,17 +792,6 @@ def _complementarity_f(cluster, x, lam, alphas):
     with np.errstate(divide="ignore", invalid="ignore"):
         marginal = np.where(cluster.eligible, vds ** (-alphas[None, :]) / cluster.gamma, 0.0)
     return np.where(cluster.eligible, cluster.demand @ lam.T - marginal, 0.0)
-
-
-def merit(cluster: Cluster, tasks, prices, alpha) -> float:
-    """Fischer–Burmeister merit Ψ(x, λ) = Σ ½ φ_FB(x[n, i]/γ[n, i], γ[n, i] F[n, i])² over usable pairs
-    (eqs. 35–37, [INF]; the scaling by γ is ours, see :mod:`.psmfa`); ``prices[i, r]`` are the servers'
-    multipliers λ_{i,r}. Both iterative solvers report this Ψ, so their traces are comparable."""
-    as_instance(cluster, Cluster, "cluster")
-    from .psmfa import _fb_parts
-
-    return _fb_parts(cluster, np.asarray(tasks, dtype=np.float64), np.asarray(prices, dtype=np.float64),
-                     per_server_alpha(cluster, alpha))[0]
 
 
 def penalty_prices(cluster: Cluster, tasks, kappa: float) -> np.ndarray:

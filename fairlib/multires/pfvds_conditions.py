@@ -20,7 +20,7 @@ from scipy.optimize import linprog, minimize, nnls
 
 from .._validate import InvalidInputError, as_instance
 from .cluster import Cluster, per_server_alpha
-from .pfvds import merit
+from .psmfa import merit
 from .server_properties import checked_allocation
 
 __all__ = ["marginal_utilities", "variational_gap", "saturated_resources", "server_multipliers", "least_merit",
@@ -142,7 +142,7 @@ def server_multipliers(cluster: Cluster, tasks, alpha) -> np.ndarray:
 
 
 def least_merit(cluster: Cluster, tasks, alpha) -> float:
-    """min over admissible λ of the Fischer–Burmeister merit Ψ(x, λ) (:func:`fairlib.multires.pfvds.merit`):
+    """min over admissible λ of the Fischer–Burmeister merit Ψ(x, λ) (:func:`fairlib.multires.psmfa.merit`):
     λ >= 0 and λ[i, r] = 0 on unsaturated resources (eq. 40), started from :func:`server_multipliers`.
     Lemma 1: 0 exactly at a solution of the NCP (28)–(31), i.e. at a PF-VDS allocation."""
     as_instance(cluster, Cluster, "cluster")

@@ -14,113 +14,20 @@ a bundle by the tasks it runs with it (:func:`~.cluster.leontief_tasks`).
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 from scipy.optimize import nnls
 
 from .._jit import interpreted_when_small
 from .._validate import InvalidInputError, as_instance
-from .cluster import Allocation, Cluster
+from .cluster import Allocation, Cluster, pool_arrays, pool_column
+from .edrf import edrf_allocation, pdrf_allocation
+from .progressive_filling import drf_allocation
 
 __all__ = ["pool_arrays", "drf_allocation", "edrf_allocation", "pdrf_allocation", "asset_fairness", "ceei",
            "asset_share_per_task"]
 
 #: relative KKT residual above which CEEI's prices are reported as not converged
 PRICE_RESIDUAL_TOL = 1e-6
-
-
-class Pool(NamedTuple):
-    """A single pool's arrays: ``capacity[resource]``, ``demand[user, resource]``, ``weight[user]``."""
-
-    capacity: np.ndarray
-    demand: np.ndarray
-    weight: np.ndarray
-
-
-def pool_arrays(cluster, mechanism: str, *, weighted: bool = True, caps: bool = False) -> Pool:
-    """(capacity[resource], demand[user, resource], weight[user]) of a single-pool cluster, or an error naming the
-    mechanism when ``cluster`` is not one (or, for an unweighted mechanism, has weights other than 1; or, for one
-    that does not honour caps, has ``max_tasks``)."""
-    as_instance(cluster, Cluster, "cluster")
-    if not isinstance(cluster, Cluster):
-        raise InvalidInputError(f"cluster: {mechanism} expects a Cluster (Cluster.single_pool(capacity, demand)), "
-                                f"got {type(cluster).__name__}")
-    if not cluster.is_single_pool:
-        raise InvalidInputError(
-            f"cluster: {mechanism} allocates a single pool, this cluster has {cluster.n_servers} "
-            "servers; use Cluster.single_pool or a multi-server mechanism (drfh, tsf, psdsf, pfvds)"
-        )
-    if not weighted and (cluster.weight != 1).any():
-        n = int(np.argmax(cluster.weight != 1))
-        raise InvalidInputError(f"weight[{n}] = {cluster.weight[n]}: {mechanism} has no weights (all must be 1)")
-    if not caps:
-        cluster.refuse_caps(mechanism)
-    return Pool(cluster.capacity[0], cluster.demand, cluster.weight)
-
-
-def _column(x) -> np.ndarray:
-    return np.asarray(x)[:, None]
-
-
-def drf_allocation(cluster: Cluster, **options) -> Allocation:
-    """:func:`~.progressive_filling.drf` on a single-pool cluster (weights from the cluster). ``extras``: ``order``
-    (when ``record_order=True``), ``blocked_user``, ``n_allocations``, ``work``, ``share_arithmetic``."""
-    as_instance(cluster, Cluster, "cluster")
-    from .progressive_filling import drf
-
-    if "weights" in options:
-        raise InvalidInputError("weights: on a cluster the weights are the cluster's (Cluster(..., weight=...))")
-    cap, dem, w = pool_arrays(cluster, "drf", caps=True)
-    if cluster.capped:  # at most floor(cap) whole tasks
-        if options.get("max_tasks") is not None:
-            raise InvalidInputError("max_tasks: on a cluster the caps are the cluster's (Cluster(..., max_tasks=...))")
-        big = np.iinfo(np.int64).max
-        options["max_tasks"] = np.array([min(int(c), big) if np.isfinite(c) else big
-                                         for c in cluster.max_tasks.tolist()], dtype=np.int64)
-    res = drf(dem, cap, weights=w, **options)
-    extras = {
-        "blocked_user": res.blocked_user,
-        "n_allocations": res.n_allocations,
-        "work": res.work,
-        "share_arithmetic": res.share_arithmetic,
-    }
-    if res.order is not None:
-        extras["order"] = res.order
-    return Allocation(cluster, _column(res.tasks), "drf", extras=extras)
-
-
-def edrf_allocation(cluster: Cluster, start=None) -> Allocation:
-    """:func:`~.edrf.edrf` (divisible DRF) on a single-pool cluster, from ``start`` if given, each user at most its
-    cap (``cluster.max_tasks``). ``extras``: ``levels`` (each round's level), ``rounds``."""
-    as_instance(cluster, Cluster, "cluster")
-    from .edrf import edrf
-
-    cap, dem, w = pool_arrays(cluster, "edrf", caps=True)
-    res = edrf(dem, cap, weights=w, start=start, max_tasks=cluster.max_tasks if cluster.capped else None)
-    return Allocation(
-        cluster,
-        _column(res.tasks),
-        "edrf",
-        iterations=int(res.rounds),
-        extras={"levels": res.levels, "rounds": int(res.rounds)},
-    )
-
-
-def pdrf_allocation(cluster: Cluster, **options) -> Allocation:
-    """:func:`~.edrf.pdrf` (Precomputed DRF, unweighted) on a single-pool cluster. ``extras``: ``cycles``,
-    ``rates``, ``top_up_tasks``."""
-    as_instance(cluster, Cluster, "cluster")
-    from .edrf import pdrf
-
-    cap, dem, _ = pool_arrays(cluster, "pdrf", weighted=False)
-    res = pdrf(dem, cap, **options)
-    return Allocation(
-        cluster,
-        _column(res.tasks),
-        "pdrf",
-        extras={"cycles": float(res.cycles), "rates": res.rates, "top_up_tasks": res.top_up_tasks},
-    )
 
 
 def asset_share_per_task(cluster: Cluster) -> np.ndarray:
@@ -159,7 +66,7 @@ def asset_fairness(cluster: Cluster, *, start=None) -> Allocation:
                max_tasks=cluster.max_tasks if cluster.capped else None)
     return Allocation(
         cluster,
-        _column(res.tasks),
+        pool_column(res.tasks),
         "asset_fairness",
         iterations=int(res.rounds),
         extras={"asset_shares": asset * res.tasks, "rounds": int(res.rounds)},

@@ -13,9 +13,9 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import (InvalidInputError, as_capacities, as_count, as_demands, as_weights, check_choice,
+from .._validate import (InvalidInputError, as_capacities, as_count, as_demands, as_instance, as_weights, check_choice,
                          check_task_bound)
-from .cluster import monopoly_tasks
+from .cluster import Allocation, Cluster, monopoly_tasks, pool_arrays, pool_column
 from .quotas import Quotas
 
 __all__ = ["drf", "DRFResult", "dominant_resources", "STOP_RULES", "ZERO_RULES", "TIE_BREAKS", "SHARE_ARITHMETIC",
@@ -556,7 +556,7 @@ def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie
     """Dominant Resource Fairness for indivisible tasks by progressive filling.
 
     Called on a single-pool :class:`~.cluster.Cluster` (``drf(cluster, **options)``, the mechanism contract) it
-    returns an :class:`~.cluster.Allocation` (:func:`~.pooled.drf_allocation`); on arrays, a :class:`DRFResult`.
+    returns an :class:`~.cluster.Allocation` (:func:`drf_allocation`); on arrays, a :class:`DRFResult`.
 
     Repeatedly gives one task to the user with the lowest weighted dominant share
     ``tasks_i * max_r(demands[i, r] / capacity[r]) / weights[i]`` (Ghodsi et al. 2011, Alg. 1;
@@ -638,7 +638,6 @@ def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie
     [0.6667, 0.6667]
     """
     if _is_cluster(demands, capacity, weights):
-        from .pooled import drf_allocation
         if zeros != "error":
             raise InvalidInputError(f"zeros = {zeros!r}: a Cluster refuses zero capacities, demands and weights when "
                                     "it is built; use the array form, drf(demands, capacity, zeros='scheduler')")
@@ -779,3 +778,28 @@ def _drf_with_zeros(demands, capacity, weights, *, stop, tie_break, max_tasks, r
                    n_allocations=sum(r.n_allocations for r in runs), blocked_user=blocked_user, order=order,
                    work=sum(r.work for r in runs), left_out=left_out,
                    dominant_resource=np.where(idle | blocked, -1, dominant_resources(d, cap)))
+
+
+def drf_allocation(cluster: Cluster, **options) -> Allocation:
+    """:func:`~.progressive_filling.drf` on a single-pool cluster (weights from the cluster). ``extras``: ``order``
+    (when ``record_order=True``), ``blocked_user``, ``n_allocations``, ``work``, ``share_arithmetic``."""
+    as_instance(cluster, Cluster, "cluster")
+    if "weights" in options:
+        raise InvalidInputError("weights: on a cluster the weights are the cluster's (Cluster(..., weight=...))")
+    cap, dem, w = pool_arrays(cluster, "drf", caps=True)
+    if cluster.capped:  # at most floor(cap) whole tasks
+        if options.get("max_tasks") is not None:
+            raise InvalidInputError("max_tasks: on a cluster the caps are the cluster's (Cluster(..., max_tasks=...))")
+        big = np.iinfo(np.int64).max
+        options["max_tasks"] = np.array([min(int(c), big) if np.isfinite(c) else big
+                                         for c in cluster.max_tasks.tolist()], dtype=np.int64)
+    res = drf(dem, cap, weights=w, **options)
+    extras = {
+        "blocked_user": res.blocked_user,
+        "n_allocations": res.n_allocations,
+        "work": res.work,
+        "share_arithmetic": res.share_arithmetic,
+    }
+    if res.order is not None:
+        extras["order"] = res.order
+    return Allocation(cluster, pool_column(res.tasks), "drf", extras=extras)

@@ -24,7 +24,7 @@ import numpy as np
 from .._validate import as_count, as_instance, as_number, as_values
 from .cluster import Cluster, per_server_alpha
 
-__all__ = ["psmfa"]
+__all__ = ["psmfa", "merit"]
 
 
 def _fb_parts(cluster, x, lam, alphas):
@@ -142,3 +142,12 @@ def psmfa(cluster: Cluster, alphas, *, tol: float = 1e-10, iterations: int = 200
             break
         x, lam = x_try, lam_try
     return PSMFAResult(x, np.array(trajectory), lam)
+
+
+def merit(cluster: Cluster, tasks, prices, alpha) -> float:
+    """Fischer–Burmeister merit Ψ(x, λ) = Σ ½ φ_FB(x[n, i]/γ[n, i], γ[n, i] F[n, i])² over usable pairs
+    (eqs. 35–37, [INF]; the scaling by γ is ours, see this module); ``prices[i, r]`` are the servers'
+    multipliers λ_{i,r}. Both iterative solvers report this Ψ, so their traces are comparable."""
+    as_instance(cluster, Cluster, "cluster")
+    return _fb_parts(cluster, np.asarray(tasks, dtype=np.float64), np.asarray(prices, dtype=np.float64),
+                     per_server_alpha(cluster, alpha))[0]

@@ -23,11 +23,11 @@ from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
 from .._validate import InvalidInputError, as_instance
-from .cluster import Allocation, Cluster, leontief_tasks, placement_capacity_rows
+from .cluster import Cluster, leontief_tasks, placement_capacity_rows
 from .psdsf import psdsf_violation
 
 __all__ = ["sharing_incentive_violation", "envy_violation", "pareto_violation", "bottleneck_fairness_violation",
-           "property_violations", "strategyproofness_violation", "mechanism_properties", "misreports"]
+           "property_violations", "misreports"]
 
 
 #: relative overuse of a capacity tolerated in an allocation handed to the checkers (solver round-off)
@@ -142,22 +142,6 @@ def property_violations(cluster: Cluster, tasks) -> dict:
             "PO": pareto_violation(cluster, tasks), "BF": bottleneck_fairness_violation(cluster, tasks)}
 
 
-def _resolve(mechanism):
-    from ..mechanisms import resolve
-
-    if mechanism is None:
-        raise InvalidInputError("mechanism: expected a registered name or a callable Cluster -> Allocation, got None")
-    return resolve(mechanism)
-
-
-def _run(mechanism, cluster: Cluster) -> np.ndarray:
-    res = mechanism(cluster)
-    if not isinstance(res, Allocation):
-        raise InvalidInputError(f"mechanism {getattr(mechanism, 'name', mechanism)!r} returned "
-                                f"{type(res).__name__}, not an Allocation (the mechanism contract)")
-    return res.tasks
-
-
 def misreports(demand, rng, n_random: int = 8) -> np.ndarray:
     """Candidate misreports of one user's per-task ``demand`` (R,): each demanded resource scaled by 1/2, 2 and 4
     alone, then ``n_random`` vectors with every demanded resource scaled by a log-uniform factor in [1/2, 4].
@@ -173,44 +157,3 @@ def misreports(demand, rng, n_random: int = 8) -> np.ndarray:
     for _ in range(int(n_random)):
         out.append(d * np.exp(rng.uniform(np.log(0.5), np.log(4.0), d.shape)))
     return np.array(out)
-
-
-def strategyproofness_violation(mechanism, cluster: Cluster, *, n_random: int = 8, rng=0) -> float:
-    """max over users n and :func:`misreports` d' of (true tasks with the misreported allocation - x_n) / x_n.
-
-    With demand d' reported, user n receives x'[n, i] tasks of d' on server i; with its true demand d it runs
-    min_{r: d_r > 0} d'_r / d_r of its own tasks per task of d' (:func:`~.cluster.leontief_tasks`), rounded down
-    per server when the mechanism allocates whole tasks. > 0 means some user gains by lying (found by search:
-    <= 0 is evidence, not proof). ``mechanism``: a registered name or a callable ``cluster -> Allocation``.
-    """
-    as_instance(cluster, Cluster, "cluster")
-    mech = _resolve(mechanism)
-    truthful = _run(mech, cluster)
-    integral = np.issubdtype(truthful.dtype, np.integer)
-    honest = truthful.sum(axis=1).astype(np.float64)
-    worst = -np.inf
-    rng = np.random.default_rng(rng)
-    for n in range(cluster.n_users):
-        for lie in misreports(cluster.demand[n], rng, n_random):
-            demand = cluster.demand.copy()
-            demand[n] = lie
-            lied = Cluster(cluster.capacity, demand, weight=cluster.weight, eligible=cluster.eligible,
-                           max_tasks=cluster.max_tasks)
-            per_task = float(leontief_tasks(lie, cluster.demand[n]))
-            got = _run(mech, lied)[n] * per_task
-            value = float((np.floor(got + 1e-9) if integral else got).sum())
-            worst = max(worst, (value - honest[n]) / max(honest[n], 1e-300))
-    return float(worst)
-
-
-def mechanism_properties(mechanism, cluster: Cluster, *, strategyproofness: bool = True, n_random: int = 8,
-                         rng=0) -> dict:
-    """Run ``mechanism`` (a registered name or a callable ``cluster -> Allocation``) on ``cluster`` (a pool or
-    a cluster) and check SI, EF, PO, BF and, if asked, strategy-proofness by search ("SP"); <= 0 (or within a
-    tolerance) means the property holds, NaN that it says nothing here (BF without bottlenecks)."""
-    as_instance(cluster, Cluster, "cluster")
-    mech = _resolve(mechanism)
-    out = property_violations(cluster, _run(mech, cluster))
-    if strategyproofness:
-        out["SP"] = strategyproofness_violation(mech, cluster, n_random=n_random, rng=rng)
-    return out

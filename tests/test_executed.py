@@ -1,23 +1,15 @@
-"""The reader's side: executed notebooks from the current sources, every claim linked to the cell that measured it,
-the static site, and the site opened in a real browser (headless Chromium)."""
-import html
+"""The reader's copies: executed notebooks from the current sources, with their Findings from the run's ledger, and
+every claim linked to the cell that measured it."""
 import json
 import re
-import shutil
-import sys
-from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 import nbformat
 import pytest
 
-from fairlib import paths, site
+from fairlib import catalog, executed, paths
 from fairlib.paths import ROOT
 
-sys.path.insert(0, str(ROOT))
-import run_all  # noqa: E402
-
-NOTEBOOKS = [site.SiteNotebook(nb.key, nb.title, nb.path) for nb in run_all.REGISTRY.values()]
+NOTEBOOKS = [executed.PublishedNotebook(nb.key, nb.title, nb.path) for nb in catalog.NOTEBOOKS.values()]
 
 
 def _key(nb):
@@ -27,14 +19,14 @@ def _key(nb):
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=_key)
 def test_executed_notebook_comes_from_the_current_source(nb):
     """executed/<key>.ipynb was run in full mode from exactly the cells the source notebook has now, without errors."""
-    assert site.executed_problems(nb) == []
+    assert executed.executed_problems(nb) == []
 
 
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=_key)
 def test_every_claim_links_to_the_cell_that_measured_it(nb):
     """Each claim of the committed ledger names a cell of the committed executed notebook (the site links to it)."""
     ledger = json.loads((paths.RESULTS / nb.key / "claims.json").read_text())
-    cells = site.claim_cells(nbformat.read(str(paths.executed_dir() / f"{nb.key}.ipynb"), as_version=4))
+    cells = executed.claim_cells(nbformat.read(str(paths.executed_dir() / f"{nb.key}.ipynb"), as_version=4))
     unlinked = [c["claim_id"] for c in ledger["claims"] if c.get("cell") not in cells]
     assert not unlinked, f"{nb.key}: claims whose measuring cell is not in the executed notebook: {unlinked}"
 
@@ -85,10 +77,10 @@ def _notebook(tmp_path, outputs):
     done.cells[3].outputs = outputs
     done.metadata["papermill"] = {"parameters": {"MODE": "full"}, "input_path": str(tmp_path / "demo.ipynb")}
     nbformat.write(done, str(tmp_path / "done.ipynb"))
-    return site.SiteNotebook("demo", "Demo", str(tmp_path / "demo.ipynb"))
+    return executed.PublishedNotebook("demo", "Demo", str(tmp_path / "demo.ipynb"))
 
 
-def test_publish_collapses_progress_bars_and_records_its_source(tmp_path):
+def test_publish_drops_stderr_makes_paths_relative_and_records_its_source(tmp_path):
     out = nbformat.v4.new_output
     nb = _notebook(tmp_path, [out("stream", name="stderr", text="\rwork:  10%|#"),
                               out("stream", name="stderr", text="\rwork: 100%|##########\n"),
@@ -96,21 +88,20 @@ def test_publish_collapses_progress_bars_and_records_its_source(tmp_path):
                               out("stream", name="stderr", text="\r            \r"),
                               out("stream", name="stdout",
                                   text=f"read {ROOT}/data/x.csv and {ROOT.parent}/shared/y\n")])
-    published = site.publish_executed(nb, tmp_path / "done.ipynb", tmp_path / "executed")
+    published = executed.publish_executed(nb, tmp_path / "done.ipynb", tmp_path / "executed")
     doc = nbformat.read(str(published), as_version=4)
-    stderr, stdout = doc.cells[3].outputs
-    assert stderr.text == "work: 100%|##########\n"
+    (stdout,) = doc.cells[3].outputs            # progress bars and warnings (stderr) are not for a reader
     assert stdout.text == "read data/x.csv and ../shared/y\n"
-    assert doc.metadata["fairlib"]["source_digest"] == site.source_digest(nbformat.read(nb.source, as_version=4))
-    assert site.executed_problems(nb, tmp_path / "executed") == []
+    assert doc.metadata["fairlib"]["source_digest"] == executed.source_digest(nbformat.read(nb.source, as_version=4))
+    assert executed.executed_problems(nb, tmp_path / "executed") == []
     # the source changes after the run: the published copy no longer stands for it
     src = nbformat.read(nb.source, as_version=4)
     src.cells[2].source = "run(faster=True)"
     nbformat.write(src, nb.source)
-    problems = site.executed_problems(nb, tmp_path / "executed")
+    problems = executed.executed_problems(nb, tmp_path / "executed")
     assert len(problems) == 1 and "other cells" in problems[0]
     with pytest.raises(ValueError, match="differ"):
-        site.publish_executed(nb, tmp_path / "done.ipynb", tmp_path / "executed")
+        executed.publish_executed(nb, tmp_path / "done.ipynb", tmp_path / "executed")
 
 
 def test_text_view_gives_every_code_cell_a_heading(tmp_path):
@@ -124,24 +115,24 @@ def test_text_view_gives_every_code_cell_a_heading(tmp_path):
     for i, cell in enumerate(c for c in done.cells if c.cell_type == "code"):
         cell.execution_count = i + 1
     nbformat.write(done, str(tmp_path / "done.ipynb"))
-    site.publish_executed(nb, tmp_path / "done.ipynb", tmp_path / "executed")
+    executed.publish_executed(nb, tmp_path / "done.ipynb", tmp_path / "executed")
     view = (tmp_path / "executed" / "demo.md").read_text()
     assert "# Demo" in view and "#### In [1]" in view and "#### In [3]" in view
     assert "#### In [2]" not in view                                      # papermill's injected cell left out
     assert "```python\nrun()\n```\n\n```\ndone\n```" in view
     assert "**What we found.** 3 of 4." in view and "<table></table>" in view and "<style" not in view
     assert "*(figure: in the notebook and under `figures/demo/`)*" in view and "iVBOR" not in view
-    assert site.executed_problems(nb, tmp_path / "executed") == []
+    assert executed.executed_problems(nb, tmp_path / "executed") == []
     (tmp_path / "executed" / "demo.md").write_text(view + "edited\n")
-    assert any("does not match" in p for p in site.executed_problems(nb, tmp_path / "executed"))
+    assert any("does not match" in p for p in executed.executed_problems(nb, tmp_path / "executed"))
 
 
 def test_an_executed_notebook_with_an_error_or_in_quick_mode_is_reported(tmp_path):
     nb = _notebook(tmp_path, [nbformat.v4.new_output("error", ename="ValueError", evalue="x", traceback=[])])
-    site.publish_executed(nb, tmp_path / "done.ipynb", tmp_path / "executed")
-    problems = site.executed_problems(nb, tmp_path / "executed")
+    executed.publish_executed(nb, tmp_path / "done.ipynb", tmp_path / "executed")
+    problems = executed.executed_problems(nb, tmp_path / "executed")
     assert any("end in an error" in p for p in problems)
-    assert "missing" in site.executed_problems(site.SiteNotebook("other", "", nb.source), tmp_path)[0]
+    assert "missing" in executed.executed_problems(executed.PublishedNotebook("other", "", nb.source), tmp_path)[0]
 
 
 def test_claim_log_records_no_cell_outside_a_notebook():
@@ -153,94 +144,30 @@ def test_claim_log_records_no_cell_outside_a_notebook():
     assert log.claims[0].cell is None
 
 
-# ------------------------------------------------------------------------------------------------ the site
-
-@pytest.fixture(scope="module")
-def built_site(tmp_path_factory):
-    out = tmp_path_factory.mktemp("site")
-    site.build_site(NOTEBOOKS, out)
-    return out
-
-
-def test_site_has_every_page(built_site):
-    pages = {p.relative_to(built_site).as_posix() for p in built_site.rglob("*.html")}
-    expected = {"index.html", "claims.html", "data.html", "coverage.html", "reconstructions.html"}
-    expected |= {f"notebooks/{nb.key}.html" for nb in NOTEBOOKS}
-    assert expected <= pages
-    claims_page = (built_site / "claims.html").read_text()
-    for nb in NOTEBOOKS:
-        ledger = json.loads((paths.RESULTS / nb.key / "claims.json").read_text())
-        assert f'id="{nb.key}"' in claims_page
-        linked = claims_page.count(f'href="notebooks/{nb.key}.html#cell-id=')
-        assert linked == len(ledger["claims"]), f"{nb.key}: {linked} of {len(ledger['claims'])} claims link to a cell"
-    for page in built_site.rglob("*.html"):
-        text = page.read_text()
-        assert "cdnjs" not in text and "<script src=" not in text, f"{page}: loads a script from the network"
-
-
-def test_site_build_refuses_a_missing_executed_notebook(tmp_path):
-    with pytest.raises(FileNotFoundError, match="run_all.py --only demo"):
-        site.build_site([site.SiteNotebook("demo", "Demo", "notebooks/_template.ipynb")], tmp_path / "s",
-                        executed_dir=tmp_path)
-
-
-def _chromium() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
-
-
-_IDS = re.compile(r'\bid="([^"]*)"')
-
-
-def test_site_in_a_real_browser(built_site):
-    """Every page in headless Chromium: every image loads (non-zero natural size), every internal link resolves
-    (file and anchor), no console error, no failed request; screenshots of the landing page and one notebook page
-    are saved under build/site-screenshots/ to look at."""
-    browser_path = _chromium()
-    if browser_path is None:
-        pytest.skip("no Chromium found (chromium, chromium-browser, google-chrome on PATH): install Debian's "
-                    "package `chromium` (as root: apt-get install chromium); .ci/run does")
-    playwright = pytest.importorskip("playwright.sync_api", reason="playwright is a test dependency: make install")
-    shots = paths.build_dir() / "site-screenshots"
-    shots.mkdir(parents=True, exist_ok=True)
-    pages = sorted(built_site.rglob("*.html"))
-    ids = {p.resolve(): {html.unescape(i) for i in _IDS.findall(p.read_text())} for p in pages}
-    problems = []
-    with playwright.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=browser_path, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--no-first-run"])
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        events = []
-        page.on("console", lambda m: events.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
-        page.on("pageerror", lambda e: events.append(f"page error: {e}"))
-        page.on("requestfailed", lambda r: events.append(f"request failed: {r.url}"))
-        for p in pages:
-            events.clear()
-            page.goto(p.as_uri(), wait_until="load")
-            name = p.relative_to(built_site).as_posix()
-            images = page.evaluate("Array.from(document.images).map(i => [i.getAttribute('src').slice(0, 80), "
-                                   "i.complete && i.naturalWidth > 0])")
-            problems += [f"{name}: image {src} did not load" for src, ok in images if not ok]
-            for href in page.evaluate("Array.from(document.querySelectorAll('a[href]')).map(a => a.href)"):
-                url = urlparse(href)
-                if url.scheme != "file":
-                    continue
-                target = Path(unquote(url.path)).resolve()
-                if not target.is_file():
-                    problems.append(f"{name}: link to a missing file {href}")
-                # a browser looks the fragment up as written, then percent-decoded (nbconvert writes ids encoded)
-                elif url.fragment and target in ids and not {url.fragment, unquote(url.fragment)} & ids[target]:
-                    problems.append(f"{name}: link to a missing anchor {href}")
-            problems += [f"{name}: {e}" for e in events]
-            if name == "index.html":
-                page.screenshot(path=str(shots / "index.png"))
-            if name == f"notebooks/{NOTEBOOKS[-1].key}.html":
-                page.screenshot(path=str(shots / f"notebook-{NOTEBOOKS[-1].key}.png"))
-        browser.close()
-    assert len(pages) >= 5 + len(NOTEBOOKS)
-    assert not problems, "\n".join(problems[:40])
-    assert (shots / "index.png").stat().st_size > 10_000
+def test_publish_renders_the_findings_from_the_ledger_the_run_wrote(tmp_path, monkeypatch):
+    """The Findings cell ran before the notebook measured anything; publishing renders it again from the ledger the
+    run just wrote, so the executed copy states this run's results."""
+    out = nbformat.v4.new_output
+    nb = _notebook(tmp_path, [])
+    src = nbformat.read(nb.source, as_version=4)
+    findings = nbformat.v4.new_code_cell('show_findings(KEY, MODE, ["a", "b", "c"])')
+    findings.metadata["tags"] = ["findings", "remove-input"]
+    src.cells.insert(1, findings)
+    nbformat.write(src, nb.source)
+    done = nbformat.read(str(tmp_path / "done.ipynb"), as_version=4)
+    stale = findings.copy()
+    stale.outputs = [out("display_data", data={"text/markdown": "- stale", "text/plain": "stale"})]
+    done.cells.insert(1, stale)
+    nbformat.write(done, str(tmp_path / "done.ipynb"))
+    monkeypatch.setenv("FAIRLIB_OUTPUT_DIR", str(tmp_path))
+    ledger = [{"claim_id": c, "kind": "paper", "source": "§1", "statement": f"claim {c}", "status": "held",
+               "ours": 1.5, "note": ""} for c in "abc"]
+    (tmp_path / "results" / "demo").mkdir(parents=True)
+    (tmp_path / "results" / "demo" / "claims.json").write_text(json.dumps({"claims": ledger}))
+    doc = nbformat.read(str(executed.publish_executed(nb, tmp_path / "done.ipynb", tmp_path / "executed")), 4)
+    (shown,) = doc.cells[1].outputs
+    assert shown.data["text/markdown"].startswith("- **Held**, §1: claim a — we measure 1.5.")
+    assert "stale" not in json.dumps(shown)
+    assert executed.findings_choice(findings.source) == ["a", "b", "c"]
+    with pytest.raises(ValueError, match="show_findings"):
+        executed.findings_choice("display(1)")

@@ -1,0 +1,398 @@
+"""Build the book (``make site``): Jupyter Book 1.x over the committed executed notebooks, ledger and docs.
+
+``python book/build.py [--out build/site]`` stages the book's sources under ``build/book/`` and runs
+``jupyter-book build`` on them, with execution off: nothing is re-executed, the pages show the outputs of the last
+full run (``executed/<key>.ipynb``). The staging step only arranges what is committed elsewhere, so no content is
+duplicated in the repository:
+
+- ``book/_config.yml``, ``book/_static/`` (the house CSS) and ``book/index.md`` (the landing page's prose; its
+  results table is rendered from ``data/results/claims.csv``);
+- one page per executed notebook at its repository path ``executed/<key>.ipynb`` (so the Binder button opens that
+  notebook; sidebar order: the keys' order), each cell that measured a claim
+  given the anchor ``in-<n>`` its ``In [n]`` label names, papermill's injected cell removed, and every figure of a
+  cell moved into a figure of its own with the caption the source notebook gives in ``metadata.fairlib.captions``
+  (one caption per saved figure, in order; read from ``notebooks/``, so a caption is edited without a new run) —
+  MyST-NB captions every image output of a cell, so each image gets a cell of its own;
+- ``claims.md``, the ledger ``data/results/CLAIMS.md`` with its links to the measuring cells pointed at the pages;
+- every ``docs/*.md`` under ``docs/`` (the table of contents lists them all; :data:`DOCS_ORDER` first).
+
+The table of contents (``_toc.yml``) is written from what was staged. The repository URL behind the launch
+(Binder) and repository buttons comes from ``$FAIRLIB_REPOSITORY_URL``, else ``$GITHUB_REPOSITORY`` (set in GitHub
+Actions), else the ``origin`` remote; with none, the book is built without those buttons and says so.
+
+Not a module of ``fairlib``: the book is built from the repository's files, not by the library, and nothing in
+``fairlib`` or ``run_all.py`` imports it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BOOK = ROOT / "book"
+#: reference pages shown first, in this order; any other docs/*.md follows alphabetically
+DOCS_ORDER = ["library", "performance", "scale", "kernels", "verify", "data", "claims-coverage", "reconstructions"]
+#: how CLAIMS.md links a claim to its cell: ``[In [n]](../../executed/<key>.md#in-n)``
+_LEDGER_LINK = re.compile(r"\[In \[(\d+)\]\]\((?:[^)\s]*/)?executed/([\w.-]+)\.md#in-(\d+)\)")
+_STATUS_WORDS = ("held", "not reproduced", "not tested")
+
+
+class BookError(RuntimeError):
+    """The book cannot be built from the repository as it is (what is missing or wrong, and what to do)."""
+
+
+def _read_nb(path: Path):
+    import nbformat
+
+    return nbformat.read(str(path), as_version=4)
+
+
+def _tags(cell) -> list:
+    return cell.setdefault("metadata", {}).setdefault("tags", [])
+
+
+def _is_image(output) -> bool:
+    return output.get("output_type") in ("display_data", "execute_result") and any(
+        k.startswith("image/") for k in output.get("data", {}))
+
+
+def _output_cell(outputs, metadata=None, note="outputs of the cell above"):
+    import nbformat
+
+    # a comment as source: MyST-NB drops a code cell whose source is empty, outputs and all
+    cell = nbformat.v4.new_code_cell(f"# {note}", metadata=metadata or {})
+    cell.pop("id", None)
+    cell.outputs = outputs
+    _tags(cell).append("remove-input")
+    return cell
+
+
+def _anchor_cell(n: int):
+    import nbformat
+
+    cell = nbformat.v4.new_markdown_cell(f'<span id="in-{n}"></span>')
+    cell.pop("id", None)
+    return cell
+
+
+def _findings_first(cells: list) -> list:
+    """The page's first screen: the title with its citation paragraph, then the Findings; the rest of the opening
+    prose and the (hidden) set-up cells follow the Findings."""
+    import nbformat
+
+    heading = next((i for i, c in enumerate(cells) if c.cell_type == "markdown" and c.source.strip() == "## Findings"),
+                   None)
+    if heading is None or not cells or cells[0].cell_type != "markdown":
+        return cells
+    end = next((i for i in range(heading + 1, len(cells)) if "findings" in cells[i].metadata.get("tags", [])), None)
+    if end is None:
+        return cells
+    paragraphs = cells[0].source.split("\n\n")
+    cut = next((i + 1 for i, p in enumerate(paragraphs) if p.startswith(("**Citation.**", "**What this notebook is"))),
+               len(paragraphs))
+    title = copy.deepcopy(cells[0])
+    title.source = "\n\n".join(paragraphs[:cut])
+    moved = cells[1:heading]
+    rest = "\n\n".join(paragraphs[cut:]).strip()
+    if rest:
+        tail = nbformat.v4.new_markdown_cell(rest)
+        tail.pop("id", None)
+        moved = [tail] + moved
+    return [title] + cells[heading:end + 1] + moved + cells[end + 1:]
+
+
+def stage_notebook(doc, key: str, captions_by_source: dict | None = None) -> tuple:
+    """The page of one executed notebook: its cells with anchors, figures and hidden cells arranged for the book
+    (see the module docstring). Returns ``(notebook, figure names)``; raises :class:`BookError` when a cell shows
+    more figures than it has captions.
+
+    ``captions_by_source``: a code cell's source → its captions, as the source notebook has them now (captions are
+    presentation: editing one needs no new run); a cell not found there keeps the captions it was run with."""
+    import nbformat
+
+    out = copy.deepcopy(doc)
+    cells, names = [], []
+    for i, cell in enumerate(doc.cells):
+        cell = copy.deepcopy(cell)
+        tags = _tags(cell)
+        if "injected-parameters" in tags and "remove-cell" not in tags:
+            tags.append("remove-cell")
+        if cell.cell_type != "code":
+            cells.append(cell)
+            continue
+        if cell.get("execution_count") is not None and "remove-cell" not in tags:
+            cells.append(_anchor_cell(cell.execution_count))
+        images = [o for o in cell.outputs if _is_image(o)]
+        captions = (captions_by_source or {}).get(cell.source, cell.metadata.get("fairlib", {}).get("captions", []))
+        if not images:
+            cells.append(cell)
+            continue
+        if len(captions) != len(images):
+            raise BookError(f"executed/{key}.ipynb, cell {i}: {len(images)} figure(s) but {len(captions)} caption(s) "
+                            f"in metadata.fairlib.captions; give every figure of the source notebook a caption (what "
+                            f"it shows, what a band or bar means, which paper figure) and rerun the notebook")
+        saved = re.findall(r'save_figure\(\s*\w+\s*,\s*\w+\s*,\s*f?"([^"{]+)', cell.source)
+        # the cell keeps its input and the outputs before its first figure; each figure becomes a figure cell,
+        # followed by the outputs up to the next figure (so the order of the outputs is kept)
+        segments, current = [], []
+        for o in cell.outputs:
+            if _is_image(o):
+                segments.append(current)
+                segments.append(o)
+                current = []
+            else:
+                current.append(o)
+        segments.append(current)
+        cell.outputs = segments[0]
+        cells.append(cell)
+        figure = 0
+        for seg in segments[1:]:
+            if isinstance(seg, list):
+                if seg:
+                    cells.append(_output_cell(seg))
+                continue
+            name = f"{key}-{saved[figure] if figure < len(saved) else f'figure-{i}-{figure}'}".replace("_", "-")
+            names.append(name)
+            cells.append(_output_cell([seg], {"mystnb": {"figure": {"caption": captions[figure], "name": name}}},
+                                      note=f"figure {name}"))
+            figure += 1
+    cells = _findings_first(cells)
+    out.cells = [nbformat.from_dict(c) for c in cells]
+    out.nbformat, out.nbformat_minor = 4, max(out.get("nbformat_minor", 0), 5)   # 4.5: every cell has an id
+    for i, c in enumerate(out.cells):
+        c.setdefault("id", f"{key}-{i}")
+    return out, names
+
+
+def ledger_page(claims_md: str) -> str:
+    """``CLAIMS.md`` with every link to a measuring cell pointed at the cell's anchor on the notebook's page.
+
+    >>> ledger_page("| x | [In [4]](../../executed/li2019.md#in-4) |")
+    '| x | <a href="executed/li2019.html#in-4">In [4]</a> |'
+    """
+    return _LEDGER_LINK.sub(lambda m: f'<a href="executed/{m[2]}.html#in-{m[3]}">In [{m[1]}]</a>', claims_md)
+
+
+_MD_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
+
+
+def rewrite_links(text: str, repo_path: str, staged_path: str, pages: dict[str, str], repo_url: str | None) -> str:
+    """The relative Markdown links of a page written as ``repo_path`` in the repository, for its staged copy at
+    ``staged_path``: a link to a file the book shows (``pages``: repository path → staged path; a notebook's text
+    view ``executed/<key>.md`` counts as its notebook) points at that page; a link to any other file of the
+    repository points at it on GitHub (``repo_url``), or, with no repository URL, becomes its plain text.
+
+    >>> pages = {"docs/verify.md": "docs/verify.md", "executed/li2019.ipynb": "executed/li2019.ipynb"}
+    >>> rewrite_links("[v](verify.md) [n](../executed/li2019.md#in-4) [r](../README.md)", "docs/library.md",
+    ...               "docs/library.md", pages, None)
+    '[v](verify.md) <a href="../executed/li2019.html#in-4">n</a> r'
+    """
+    import posixpath
+
+    def repl(m):
+        label, target = m[1], m[2]
+        if re.match(r"[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
+            return m[0]
+        path, _, fragment = target.partition("#")
+        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(repo_path), path))
+        if resolved.startswith("executed/") and resolved.endswith(".md"):
+            resolved = resolved[:-3] + ".ipynb"
+        here = posixpath.dirname(staged_path) or "."
+        if resolved in pages:
+            rel = posixpath.relpath(pages[resolved], here)
+            if fragment and rel.endswith(".ipynb"):   # a cell's anchor: a plain link to the page's HTML
+                return f'<a href="{rel[:-6]}.html#{fragment}">{label}</a>'
+            return f"[{label}]({rel}{'#' + fragment if fragment else ''})"
+        if repo_url and not resolved.startswith(".."):
+            kind = "tree" if path.endswith("/") else "blob"
+            return f"[{label}]({repo_url}/{kind}/main/{resolved}{'#' + fragment if fragment else ''})"
+        return label
+
+    return _MD_LINK.sub(repl, text)
+
+
+def results_at_a_glance(claims_csv: Path, titles: dict[str, str]) -> str:
+    """A Markdown table, one row per notebook: its page, and its claims held, not reproduced and not tested, from
+    ``claims.csv``; then the totals."""
+    counts: dict[str, dict[str, int]] = {}
+    with claims_csv.open(encoding="utf-8", newline="") as f:
+        for row in csv.DictReader(f):
+            counts.setdefault(row["paper"], dict.fromkeys(_STATUS_WORDS, 0))[row["status"]] += 1
+    lines = ["| notebook | held | not reproduced | not tested | claims |", "|---|---|---|---|---|"]
+    total = dict.fromkeys(_STATUS_WORDS, 0)
+    for key in sorted(counts):
+        c = counts[key]
+        for s in _STATUS_WORDS:
+            total[s] += c[s]
+        lines.append(f"| [{titles.get(key, key)}](executed/{key}.ipynb) | {c['held']} | {c['not reproduced']} | "
+                     f"{c['not tested']} | {sum(c.values())} |")
+    lines.append(f"| **all** | **{total['held']}** | **{total['not reproduced']}** | **{total['not tested']}** | "
+                 f"**{sum(total.values())}** |")
+    return "\n".join(lines)
+
+
+def repository_url() -> str | None:
+    """The GitHub URL the launch and repository buttons point at (see the module docstring), or None."""
+    if os.environ.get("FAIRLIB_REPOSITORY_URL"):
+        return os.environ["FAIRLIB_REPOSITORY_URL"].rstrip("/")
+    if os.environ.get("GITHUB_REPOSITORY"):
+        return f"{os.environ.get('GITHUB_SERVER_URL', 'https://github.com')}/{os.environ['GITHUB_REPOSITORY']}"
+    try:
+        url = subprocess.run(["git", "remote", "get-url", "origin"], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    m = re.match(r"(?:https://|git@)github\.com[:/]([^/]+/[^/]+?)(?:\.git)?$", url)
+    return f"https://github.com/{m[1]}" if m else None
+
+
+def _title(doc, key: str) -> str:
+    title = doc.metadata.get("fairlib", {}).get("title")
+    if title:
+        return title
+    first = next((c.source for c in doc.cells if c.cell_type == "markdown"), "")
+    m = re.match(r"#\s+(.+)", first)
+    return m[1].strip() if m else key
+
+
+def _md_title(path: Path) -> str:
+    m = re.search(r"^#\s+(.+)$", path.read_text(encoding="utf-8"), re.MULTILINE)
+    return m[1].strip() if m else path.stem
+
+
+def docs_pages(docs_dir: Path) -> list[Path]:
+    """Every ``docs/*.md``, :data:`DOCS_ORDER` first."""
+    pages = sorted(docs_dir.glob("*.md"))
+    rank = {name: i for i, name in enumerate(DOCS_ORDER)}
+    return sorted(pages, key=lambda p: (rank.get(p.stem, len(rank)), p.stem))
+
+
+def stage(src: Path, *, root: Path = ROOT, executed_dir: Path | None = None) -> dict:
+    """Write the book's sources under ``src`` (emptied first); returns the table of contents written.
+    ``executed_dir``: where the executed notebooks are (default :func:`fairlib.paths.executed_dir`, ``executed/``
+    or ``$FAIRLIB_OUTPUT_DIR/executed``; the ledger comes from :func:`fairlib.paths.results_root` the same way)."""
+    import nbformat
+    import yaml
+
+    from fairlib import paths
+
+    executed_dir = executed_dir or (paths.executed_dir() if root == ROOT else root / "executed")
+    results = paths.results_root("full") if root == ROOT else root / "data" / "results"
+    executed = sorted(executed_dir.glob("*.ipynb"))
+    if not executed:
+        raise BookError(f"no executed notebooks in {executed_dir}: run `python run_all.py` (full mode) first")
+    if src.exists():
+        shutil.rmtree(src)
+    (src / "executed").mkdir(parents=True)
+    config = yaml.safe_load((BOOK / "_config.yml").read_text(encoding="utf-8"))
+    url = repository_url()
+    if url:
+        config.setdefault("repository", {})["url"] = url
+    else:
+        print("book: no repository URL ($FAIRLIB_REPOSITORY_URL, $GITHUB_REPOSITORY or a GitHub 'origin' remote): "
+              "building without the launch (Binder) and repository buttons", file=sys.stderr)
+        config.pop("launch_buttons", None)
+        config.get("html", {}).pop("use_repository_button", None)
+        config.get("html", {}).pop("use_edit_page_button", None)
+    (src / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    shutil.copytree(BOOK / "_static", src / "_static")
+
+    titles, papers = {}, []
+    for path in executed:
+        key = path.stem
+        doc = _read_nb(path)
+        titles[key] = _title(doc, key)
+        source = root / doc.metadata.get("fairlib", {}).get("source", f"notebooks/{key}.ipynb")
+        cells = _read_nb(source).cells if source.is_file() else []
+        captions = {c.source: c.metadata["fairlib"]["captions"] for c in cells
+                    if c.cell_type == "code" and "captions" in c.metadata.get("fairlib", {})}
+        page, _ = stage_notebook(doc, key, captions)
+        nbformat.write(page, str(src / "executed" / f"{key}.ipynb"))
+        papers.append({"file": f"executed/{key}", "title": titles[key]})
+
+    # the Markdown pages: repository path -> (staged path, text)
+    index = (BOOK / "index.md").read_text(encoding="utf-8")
+    if "<!-- results at a glance -->" not in index:
+        raise BookError("book/index.md has no '<!-- results at a glance -->' line for the results table")
+    # (book/index.md is written with the book's own paths: executed/<key>.ipynb, claims.md)
+    markdown = {"index.md": ("index.md", index.replace("<!-- results at a glance -->",
+                                                            results_at_a_glance(results / "claims.csv", titles))),
+                "data/results/CLAIMS.md": ("claims.md", ledger_page((results / "CLAIMS.md").read_text("utf-8")))}
+    reference = []
+    for page in docs_pages(root / "docs"):
+        markdown[f"docs/{page.name}"] = (f"docs/{page.name}", page.read_text(encoding="utf-8"))
+        reference.append({"file": f"docs/{page.stem}"})
+    if not (root / "docs" / "data.md").is_file() and (root / "data" / "README.md").is_file():
+        markdown["data/README.md"] = ("docs/data-folder.md", (root / "data" / "README.md").read_text("utf-8"))
+        reference.append({"file": "docs/data-folder"})
+    pages = {repo: staged for repo, (staged, _) in markdown.items()}
+    pages.update({f"executed/{key}.ipynb": f"executed/{key}.ipynb" for key in titles} | {"claims.md": "claims.md"})
+    (src / "docs").mkdir()
+    for repo, (staged, text) in markdown.items():
+        (src / staged).write_text(rewrite_links(text, repo, staged, pages, url), encoding="utf-8")
+
+    toc = {"format": "jb-book", "root": "index", "parts": [
+        {"caption": "Papers", "chapters": papers},
+        {"caption": "Results", "chapters": [{"file": "claims"}]},
+        {"caption": "Reference", "chapters": reference},
+    ]}
+    (src / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return toc
+
+
+def build(out: Path, *, src: Path | None = None, root: Path = ROOT, executed_dir: Path | None = None) -> Path:
+    """Stage the sources and run ``jupyter-book build``; the site ends up in ``out`` (``out/index.html``)."""
+    src = src or root / "build" / "book"
+    t0 = time.perf_counter()
+    stage(src, root=root, executed_dir=executed_dir)
+    jb = Path(sys.executable).with_name("jupyter-book")
+    cmd = [str(jb) if jb.exists() else "jupyter-book", "build", str(src), "--builder", "html", "--quiet",
+           "--keep-going"]
+    env = dict(os.environ, PYDEVD_DISABLE_FILE_VALIDATION="1")
+    p = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
+    log = src / "_build" / "build.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(p.stdout + p.stderr, encoding="utf-8")
+    if p.returncode != 0:
+        raise BookError(f"jupyter-book build failed (exit {p.returncode}); its output is in {log}:\n"
+                        + (p.stdout + p.stderr)[-3000:])
+    html = src / "_build" / "html"
+    if out.exists():
+        shutil.rmtree(out)
+    shutil.copytree(html, out)
+    (out / ".nojekyll").touch()  # GitHub Pages serves _static/ and _images/ as they are
+    print(f"book: {out / 'index.html'} in {time.perf_counter() - t0:.0f} s (sources: {src}; log: {log})")
+    return out / "index.html"
+
+
+def main(argv=None) -> int:
+    """Command line: build the book into ``--out`` (default ``build/site``)."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=ROOT / "build" / "site", help="where the HTML goes")
+    ap.add_argument("--executed", type=Path, default=None,
+                    help="folder of the executed notebooks (default: executed/, the last full run's)")
+    ap.add_argument("--stage-only", action="store_true", help="only write the sources under build/book")
+    args = ap.parse_args(argv)
+    try:
+        if args.stage_only:
+            print(json.dumps(stage(ROOT / "build" / "book", executed_dir=args.executed), indent=1))
+        else:
+            build(args.out, executed_dir=args.executed)
+    except BookError as exc:
+        print(f"book: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

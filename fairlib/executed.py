@@ -1,0 +1,239 @@
+"""Executed notebooks for readers: what a full-mode run publishes to ``executed/`` and how a test checks it.
+
+A full-mode ``run_all.py`` run publishes each executed notebook, outputs included, to ``executed/<key>.ipynb``
+(:func:`publish_executed`): GitHub renders it, the book (``book/``, built by ``make site``) renders it as a page, and
+its metadata records a digest of the source notebook's cells, so a test can tell whether it still comes from the
+current sources (:func:`executed_problems`). Publishing removes what a reader should not see (progress bars and
+warnings on stderr, this machine's paths) and renders the notebook's **Findings** cell from the ledger the run just
+wrote (:func:`fairlib.prose.findings_markdown`), so the summary at the top always states this run's results.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import paths
+
+__all__ = ["PublishedNotebook", "source_digest", "publish_executed", "executed_problems", "claim_cells",
+           "executed_markdown", "cell_heading", "findings_choice", "FINDINGS_TAG"]
+
+_INJECTED = "injected-parameters"
+_CLEARED_LINE = re.compile(r"^[ \t]*\r(?:\n|$)", re.MULTILINE)  # what a progress bar leaves when it clears itself
+#: tag of the cell that shows a notebook's Findings (fairlib.prose.show_findings)
+FINDINGS_TAG = "findings"
+
+
+@dataclass(frozen=True)
+class PublishedNotebook:
+    """A notebook ``run_all.py`` publishes: registry key, title and source path (relative to the repository root,
+    as in ``fairlib.catalog.NOTEBOOKS``, or absolute)."""
+
+    key: str
+    title: str
+    source: str
+
+
+def _cells(nb) -> list:
+    """The cells of a notebook as its author wrote them (papermill's injected-parameters cell left out)."""
+    return [c for c in nb.cells if _INJECTED not in c.get("metadata", {}).get("tags", [])]
+
+
+def source_digest(nb) -> str:
+    """SHA-256 of a notebook's cells (type and source, in order; papermill's injected cell left out): equal for a
+    source notebook and every executed copy made from it, and different after any edit of a cell."""
+    h = hashlib.sha256()
+    for cell in _cells(nb):
+        h.update(json.dumps([cell.cell_type, cell.source]).encode())
+    return h.hexdigest()
+
+
+def _read(path: Path):
+    import nbformat
+
+    return nbformat.read(str(path), as_version=4)
+
+
+def _scrub(text: str) -> str:
+    """Paths of this machine out of an output: the repository's becomes relative, its parent's ``..``, a trace
+    folder's (:func:`fairlib.paths.trace_dirs`) the name of the trace under it, the home folder ``~``."""
+    text = text.replace(str(paths.ROOT) + os.sep, "").replace(str(paths.ROOT.parent) + os.sep, ".." + os.sep)
+    for folder in paths.trace_dirs():
+        text = text.replace(str(folder) + os.sep, "")
+    return text.replace(str(Path.home()) + os.sep, "~" + os.sep)
+
+
+def publish_executed(nb: PublishedNotebook, executed: Path, dest_dir: Path | None = None) -> Path:
+    """Copy a full-mode executed notebook to ``<dest_dir>/<key>.ipynb`` for readers (default ``dest_dir``:
+    :func:`fairlib.paths.executed_dir`), with its text view ``<key>.md`` beside it (:func:`executed_markdown`).
+
+    Progress-bar updates are collapsed to their last state (nbconvert's ``CoalesceStreamsPreprocessor``), this
+    machine's paths are made relative, and ``metadata.fairlib`` records the key, title, source and
+    :func:`source_digest` of the source notebook as it was run.
+    """
+    import nbformat
+    from nbconvert.preprocessors import CoalesceStreamsPreprocessor
+
+    doc = _read(executed)
+    digest = source_digest(_read(_resolve(nb.source)))
+    if source_digest(doc) != digest:
+        raise ValueError(f"{executed}: its cells differ from {nb.source}'s (edited during the run?); not published")
+    coalesce = CoalesceStreamsPreprocessor()
+    for i, cell in enumerate(doc.cells):
+        if cell.cell_type != "code":
+            continue
+        cell, _ = coalesce.preprocess_cell(cell, {}, i)
+        for out in cell.outputs:
+            if out.output_type == "stream":
+                out.text = _scrub(_CLEARED_LINE.sub("", out.text))
+            elif "text/plain" in out.get("data", {}):
+                out.data["text/plain"] = _scrub(out.data["text/plain"])
+        # stderr holds progress bars and library warnings (with this machine's paths): not for a reader
+        cell.outputs = [o for o in cell.outputs if o.output_type != "stream" or (o.text and o.name != "stderr")]
+        if FINDINGS_TAG in cell.get("metadata", {}).get("tags", []):
+            cell.outputs = [_findings_output(cell.source, nb.key)]
+        doc.cells[i] = cell
+    pm = doc.metadata.get("papermill", {})
+    pm["input_path"], pm["output_path"] = nb.source, f"executed/{nb.key}.ipynb"
+    doc.metadata["fairlib"] = {"key": nb.key, "title": nb.title, "source": nb.source,
+                               "source_digest": digest, "mode": "full"}
+    dest = (dest_dir or paths.executed_dir()) / f"{nb.key}.ipynb"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
+    nbformat.write(doc, str(tmp))
+    _write_text_atomic(dest.with_suffix(".md"), executed_markdown(doc, nb.key))
+    os.replace(tmp, dest)
+    return dest
+
+
+def findings_choice(source: str) -> list[str]:
+    """The claim ids a Findings cell shows: the list literal of its ``show_findings(key, MODE, [...])`` call.
+
+    >>> findings_choice('show_findings("demo", MODE, ["a", "b", "c"])')
+    ['a', 'b', 'c']
+    """
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "show_findings":
+            args = list(node.args) + [k.value for k in node.keywords if k.arg == "chosen"]
+            if len(args) >= 3:
+                return list(ast.literal_eval(args[2]))
+    raise ValueError(f"a cell tagged {FINDINGS_TAG!r} must call show_findings(key, MODE, [claim ids]): {source!r}")
+
+
+def _findings_output(source: str, key: str):
+    """The Findings cell's output rendered from the full-mode ledger the run just wrote."""
+    import nbformat
+
+    from .prose import findings_markdown
+
+    ledger = json.loads((paths.results_dir(key, "full") / "claims.json").read_text(encoding="utf-8"))["claims"]
+    text = findings_markdown(ledger, findings_choice(source))
+    return nbformat.v4.new_output("display_data", data={"text/markdown": text, "text/plain": text})
+
+
+_STYLE = re.compile(r"<style[^>]*>.*?</style>\s*", re.DOTALL)
+
+
+def cell_heading(execution_count) -> str:
+    """The heading :func:`executed_markdown` puts above a code cell, ``In [n]``, and its anchor as GitHub derives it
+    from the heading (``in-n``): how a row of ``CLAIMS.md`` links to the cell that measured the claim.
+
+    >>> cell_heading(14)
+    ('In [14]', 'in-14')
+    """
+    return f"In [{execution_count}]", f"in-{execution_count}"
+
+
+def _fence(text: str, lang: str = "") -> str:
+    ticks = "```" if "```" not in text else "~~~~"
+    return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
+
+
+def executed_markdown(doc, key: str) -> str:
+    """A Markdown view of an executed notebook, for reading on GitHub, where a notebook's cells have no anchors:
+    markdown cells as written, each code cell under a heading ``In [n]`` (:func:`cell_heading`) with its source and
+    its text, table and markdown outputs. Figures are not repeated (they are in the notebook and under
+    ``figures/<key>/``)."""
+    title = doc.metadata.get("fairlib", {}).get("title", key)
+    parts = [f"<!-- generated from executed/{key}.ipynb by fairlib.executed; do not edit -->",
+             f"*A text view of [`executed/{key}.ipynb`]({key}.ipynb) ({title}), so that every cell has an anchor: "
+             f"open the notebook for its figures.*"]
+    for cell in _cells(doc):
+        if cell.cell_type == "markdown":
+            parts.append(cell.source)
+            continue
+        if cell.cell_type != "code":
+            continue
+        heading, _ = cell_heading(cell.execution_count)
+        parts += [f"#### {heading}", _fence(cell.source, "python")]
+        for out in cell.outputs:
+            if out.output_type == "stream":
+                parts.append(_fence(out.text))
+            elif out.output_type == "error":
+                parts.append(_fence(f"{out.ename}: {out.evalue}"))
+            else:
+                data = out.get("data", {})
+                if "text/markdown" in data:
+                    parts.append(data["text/markdown"])
+                elif "text/html" in data:
+                    parts.append(_STYLE.sub("", data["text/html"]).strip())
+                elif any(k.startswith("image/") for k in data):
+                    parts.append(f"*(figure: in the notebook and under `figures/{key}/`)*")
+                elif "text/plain" in data:
+                    parts.append(_fence(data["text/plain"]))
+    return "\n\n".join(parts) + "\n"
+
+
+def _write_text_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _resolve(path: str) -> Path:
+    p = Path(path)
+    return p if p.is_absolute() else paths.ROOT / p
+
+
+def executed_problems(nb: PublishedNotebook, executed_dir: Path | None = None) -> list[str]:
+    """Why ``executed/<key>.ipynb`` does not stand for the current source notebook (empty if it does): missing, run
+    from other cells, not in full mode, with an error output, or its text view ``<key>.md`` out of date."""
+    path = (executed_dir or paths.executed_dir()) / f"{nb.key}.ipynb"
+    if not path.is_file():
+        return [f"{path} is missing: run `python run_all.py --only {nb.key}` (full mode) and commit it"]
+    doc, digest = _read(path), source_digest(_read(_resolve(nb.source)))
+    problems = []
+    if doc.metadata.get("fairlib", {}).get("source_digest") != digest or source_digest(doc) != digest:
+        problems.append(f"{path} was run from other cells than {nb.source} has now: rerun "
+                        f"`python run_all.py --only {nb.key}` and commit executed/{nb.key}.ipynb")
+    if doc.metadata.get("papermill", {}).get("parameters", {}).get("MODE") != "full":
+        problems.append(f"{path} was not run in full mode")
+    errors = [i for i, c in enumerate(_cells(doc)) if c.cell_type == "code"
+              and any(o.output_type == "error" for o in c.outputs)]
+    if errors:
+        problems.append(f"{path}: cells {errors} end in an error")
+    if not any(c.cell_type == "code" and c.outputs for c in doc.cells):
+        problems.append(f"{path} has no outputs")
+    text_view = path.with_suffix(".md")
+    if not text_view.is_file() or text_view.read_text(encoding="utf-8") != executed_markdown(doc, nb.key):
+        problems.append(f"{text_view} is missing or does not match {path.name}: rerun "
+                        f"`python run_all.py --only {nb.key}` (or publish it again) and commit both")
+    return problems
+
+
+def claim_cells(doc) -> dict:
+    """:func:`fairlib.report.cell_key` of each code cell's source → the cell: how a claim's recorded ``cell`` finds
+    the cell that measured it (its ``id`` is the anchor ``#cell-id=<id>`` of its page, its ``execution_count`` the
+    ``In [n]`` a reader sees)."""
+    from .report import cell_key
+
+    out: dict = {}
+    for cell in _cells(doc):
+        if cell.cell_type == "code":
+            out.setdefault(cell_key(cell.source), cell)
+    return out

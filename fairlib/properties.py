@@ -1,0 +1,75 @@
+"""Properties of a *mechanism*, not of one allocation: run a registered mechanism (or any callable
+``cluster -> Allocation``) and check what its allocations satisfy.
+
+:func:`mechanism_properties` runs it on a pool or a cluster and measures sharing incentive, envy-freeness, Pareto
+optimality and bottleneck fairness (:func:`fairlib.multires.property_violations`, which checks one allocation) and,
+if asked, strategy-proofness by a search over misreports (:func:`strategyproofness_violation`). This module sits
+above the registry (:mod:`fairlib.mechanisms`), which sits above the mechanisms themselves, so it is the layer where a
+name such as ``"drfh"`` is resolved; nothing in :mod:`fairlib.multires` imports the registry.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validate import InvalidInputError, as_instance
+from .mechanisms import resolve
+from .multires import Allocation, Cluster, leontief_tasks, misreports, property_violations
+
+__all__ = ["mechanism_properties", "strategyproofness_violation"]
+
+
+def _resolve(mechanism):
+    if mechanism is None:
+        raise InvalidInputError("mechanism: expected a registered name or a callable Cluster -> Allocation, got None")
+    return resolve(mechanism)
+
+
+def _run(mechanism, cluster: Cluster) -> np.ndarray:
+    res = mechanism(cluster)
+    if not isinstance(res, Allocation):
+        raise InvalidInputError(f"mechanism {getattr(mechanism, 'name', mechanism)!r} returned "
+                                f"{type(res).__name__}, not an Allocation (the mechanism contract)")
+    return res.tasks
+
+
+
+def strategyproofness_violation(mechanism, cluster: Cluster, *, n_random: int = 8, rng=0) -> float:
+    """max over users n and :func:`misreports` d' of (true tasks with the misreported allocation - x_n) / x_n.
+
+    With demand d' reported, user n receives x'[n, i] tasks of d' on server i; with its true demand d it runs
+    min_{r: d_r > 0} d'_r / d_r of its own tasks per task of d' (:func:`fairlib.multires.leontief_tasks`), rounded down
+    per server when the mechanism allocates whole tasks. > 0 means some user gains by lying (found by search:
+    <= 0 is evidence, not proof). ``mechanism``: a registered name or a callable ``cluster -> Allocation``.
+    """
+    as_instance(cluster, Cluster, "cluster")
+    mech = _resolve(mechanism)
+    truthful = _run(mech, cluster)
+    integral = np.issubdtype(truthful.dtype, np.integer)
+    honest = truthful.sum(axis=1).astype(np.float64)
+    worst = -np.inf
+    rng = np.random.default_rng(rng)
+    for n in range(cluster.n_users):
+        for lie in misreports(cluster.demand[n], rng, n_random):
+            demand = cluster.demand.copy()
+            demand[n] = lie
+            lied = Cluster(cluster.capacity, demand, weight=cluster.weight, eligible=cluster.eligible,
+                           max_tasks=cluster.max_tasks)
+            per_task = float(leontief_tasks(lie, cluster.demand[n]))
+            got = _run(mech, lied)[n] * per_task
+            value = float((np.floor(got + 1e-9) if integral else got).sum())
+            worst = max(worst, (value - honest[n]) / max(honest[n], 1e-300))
+    return float(worst)
+
+
+def mechanism_properties(mechanism, cluster: Cluster, *, strategyproofness: bool = True, n_random: int = 8,
+                         rng=0) -> dict:
+    """Run ``mechanism`` (a registered name or a callable ``cluster -> Allocation``) on ``cluster`` (a pool or
+    a cluster) and check SI, EF, PO, BF and, if asked, strategy-proofness by search ("SP"); <= 0 (or within a
+    tolerance) means the property holds, NaN that it says nothing here (BF without bottlenecks)."""
+    as_instance(cluster, Cluster, "cluster")
+    mech = _resolve(mechanism)
+    out = property_violations(cluster, _run(mech, cluster))
+    if strategyproofness:
+        out["SP"] = strategyproofness_violation(mech, cluster, n_random=n_random, rng=rng)
+    return out

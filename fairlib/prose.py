@@ -1,0 +1,203 @@
+"""Numbers in sentences: the one place a notebook's prose formats a measured value.
+
+Every "What we found" paragraph and every **Findings** list of the notebooks is written through these helpers, so
+the same wording rules hold everywhere:
+
+- a share of 0 is "none" and a share of 1 is "all" (:func:`share`), never "0%" or "100%" of something;
+- a range whose ends are equal (after rounding) is one number (:func:`span`), never "126%-126%";
+- a value that rounds to zero has no sign (:func:`number`), never "-0.00";
+- a paragraph is shown once, as rendered Markdown (:func:`found`), never as the code that made it.
+
+:func:`findings_markdown` renders a notebook's **Findings** list from its claims ledger: one bullet per chosen claim,
+saying whether it held and the one number we measured.
+
+>>> share(0), share(1), share(0.3)
+('none', 'all', '30%')
+>>> span(1.26, 1.26, percent=True)
+'126%'
+>>> number(-0.001, 2)
+'0.00'
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from ._validate import InvalidInputError
+
+__all__ = ["number", "percent", "share", "span", "found", "findings_markdown", "show_findings", "show_found"]
+
+
+def _real(value, name: str) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"{name} = {value!r}: expected a number") from None
+
+
+def _undefined(x: float) -> str | None:
+    """How a value that is not a finite number reads: "n/a" (not measured), "∞" or "−∞"."""
+    if math.isnan(x):
+        return "n/a"
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    return None
+
+
+def number(value, digits: int = 2, *, sign: bool = False) -> str:
+    """``value`` with ``digits`` decimals and thousands separated; ``sign=True`` writes "+" before a positive value.
+    A value that rounds to zero has no sign (never "-0.00"); NaN reads "n/a" and infinity "∞".
+
+    >>> number(-0.004), number(12345.678, 1), number(3, 0), number(0.25, 2, sign=True), number(-0.001, 2, sign=True)
+    ('0.00', '12,345.7', '3', '+0.25', '0.00')
+    """
+    x = _real(value, "value")
+    if not isinstance(digits, int) or digits < 0:
+        raise InvalidInputError(f"digits = {digits!r}: must be an integer >= 0")
+    if (text := _undefined(x)) is not None:
+        return text
+    text = f"{x:,.{digits}f}"
+    if text.lstrip("-").strip("0,.") == "":  # rounds to zero: never "-0.00"
+        return text.lstrip("-")
+    return "+" + text if sign and x > 0 else text
+
+
+def percent(value, digits: int = 0, *, sign: bool = False) -> str:
+    """A fraction as a percentage, ``0.256 -> '26%'`` (no sign on a rounded zero; ``sign=True`` marks a gain "+").
+
+    >>> percent(0.256), percent(-0.0001, 1), percent(0.02, sign=True)
+    ('26%', '0.0%', '+2%')
+    """
+    x = _real(value, "value")
+    if (text := _undefined(x)) is not None:
+        return text
+    return number(x * 100, digits, sign=sign) + "%"
+
+
+def share(value, digits: int = 0) -> str:
+    """A share of a whole in words: exactly 0 is ``"none"``, exactly 1 is ``"all"``, anything else a percentage
+    (a share that only rounds to 0% or 100% is shown as "<1%" / ">99%" so it is never mistaken for none or all).
+
+    >>> share(0.0), share(1.0), share(0.004), share(0.9996), share(0.5)
+    ('none', 'all', '<1%', '>99%', '50%')
+    """
+    x = _real(value, "value")
+    if math.isnan(x):
+        return "n/a"
+    if not 0 <= x <= 1:
+        raise InvalidInputError(f"value = {value!r}: a share must lie in [0, 1]")
+    if x == 0:
+        return "none"
+    if x == 1:
+        return "all"
+    text = percent(x, digits)
+    if text == percent(0, digits):
+        return f"<{percent(10 ** -digits / 100, digits)}"
+    if text == percent(1, digits):
+        return f">{percent(1 - 10 ** -digits / 100, digits)}"
+    return text
+
+
+def span(low, high, digits: int = 0, *, percent: bool = False, sep: str = "–") -> str:
+    """A range ``low–high``, or one number when both ends read the same after rounding.
+
+    >>> span(3964, 4034), span(0.5, 0.5, 2), span(1.258, 1.262, percent=True)
+    ('3,964–4,034', '0.50', '126%')
+    """
+    lo, hi = _real(low, "low"), _real(high, "high")
+    if lo > hi:
+        raise InvalidInputError(f"low = {low!r} > high = {high!r}: a range runs from its smaller end")
+    fmt = (lambda x: globals()["percent"](x, digits)) if percent else (lambda x: number(x, digits))
+    a, b = fmt(lo), fmt(hi)
+    return a if a == b else f"{a}{sep}{b}"
+
+
+def found(text: str, *, lead: str = "What we found.") -> str:
+    """A "What we found" paragraph as Markdown: ``**What we found.** text`` (``lead=""`` for none).
+
+    >>> found("Every run converged.")
+    '**What we found.** Every run converged.'
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidInputError(f"text = {text!r}: expected a non-empty sentence")
+    return f"**{lead}** {text.strip()}" if lead else text.strip()
+
+
+def show_found(text: str, **kw) -> None:
+    """Display :func:`found` as rendered Markdown in a notebook (the cell's code is hidden in the book)."""
+    from IPython.display import Markdown, display
+
+    display(Markdown(found(text, **kw)))
+
+
+_STATUS_WORD = {"held": "Held", "not reproduced": "Not reproduced", "not tested": "Not tested"}
+
+
+def _value_text(value) -> str:
+    from .report import display_value
+
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return number(value, 4).rstrip("0").rstrip(".") if abs(value) >= 1e-4 or value == 0 else f"{value:.3g}"
+    return display_value(value)
+
+
+def findings_markdown(claims: list[dict], chosen: list[str]) -> str:
+    """The **Findings** list of a notebook: one Markdown bullet per claim of ``chosen`` (3 to 5 claim ids of the
+    ledger ``claims``, as written to ``claims.json``; all of them where it has fewer than 3), in that order, each
+    saying whether the claim held and the one number we measured, then the ledger's counts.
+
+    >>> ledger = [{"claim_id": "a", "statement": "the worst efficiency is 3/4", "status": "held", "ours": 0.7502,
+    ...            "kind": "paper", "source": "§3"}]
+    >>> print(findings_markdown(ledger, ["a", "a", "a"]).splitlines()[0])
+    - **Held**, §3: the worst efficiency is 3/4 — we measure 0.7502.
+    """
+    least = min(3, len(claims))
+    if not least <= len(chosen) <= 5:
+        raise InvalidInputError(f"chosen = {chosen!r}: a Findings list has {least} to 5 bullets (3 to 5 where the "
+                                f"ledger has 3 claims or more), got {len(chosen)}")
+    by_id = {c["claim_id"]: c for c in claims}
+    lines = []
+    for i, claim_id in enumerate(chosen):
+        c = by_id.get(claim_id)
+        if c is None:
+            raise InvalidInputError(f"chosen[{i}] = {claim_id!r}: not a claim of the ledger; known: {sorted(by_id)}")
+        word = _STATUS_WORD[c["status"]]
+        if c["status"] == "not tested" or c.get("ours") is None:
+            tail = f" — {c.get('note') or 'not measured'}."
+        else:
+            tail = f" — we measure {_value_text(c['ours'])}."
+        lines.append(f"- **{word}**, {c['source']}: {c['statement'].rstrip('.')}{tail}")
+    counts = {s: sum(c["status"] == s for c in claims) for s in _STATUS_WORD}
+    lines.append(f"\nAll {len(claims)} claims of the ledger: {counts['held']} held, {counts['not reproduced']} not "
+                 f"reproduced, {counts['not tested']} not tested (see Claims below).")
+    return "\n".join(lines)
+
+
+def _ledger(key: str, mode: str) -> list[dict] | None:
+    from . import paths
+
+    f = Path(paths.results_dir(key, mode)) / "claims.json"
+    if not f.is_file():
+        return None
+    return json.loads(f.read_text(encoding="utf-8"))["claims"]
+
+
+def show_findings(key: str, mode: str, chosen: list[str]) -> None:
+    """Display the **Findings** of notebook ``key`` from the last ledger of ``mode`` (a full run's is committed);
+    ``run_all.py`` renders it again from the ledger of the run that just finished when it publishes the notebook
+    (:func:`fairlib.executed.publish_executed`), so the executed notebook's Findings are that run's."""
+    from IPython.display import Markdown, display
+
+    claims = _ledger(key, mode)
+    if claims is None:
+        display(Markdown(f"*No {mode}-mode ledger of `{key}` yet: the Findings appear after the first run.*"))
+        return
+    display(Markdown(findings_markdown(claims, chosen)))

@@ -1,0 +1,589 @@
+"""Start a new paper or a new mechanism from working templates: ``python -m fairlib.scaffold``.
+
+A fresh scaffold is green at once (``make test-paper KEY=<key>``, ``python run_all.py --quick --only <key>``); the
+contributor then replaces the examples it contains with the paper's own experiments, claims and mechanism.
+
+``python -m fairlib.scaffold paper KEY --title "..." --citation "..." --driver TOPIC`` creates
+
+- ``notebooks/<KEY>.ipynb`` from ``notebooks/_template.ipynb`` (title, citation, key and driver filled in);
+- ``notebooks/claims/<KEY>.toml`` from ``notebooks/claims/template.toml`` (one example claim);
+- ``fairlib/experiments/<TOPIC>.py`` from ``fairlib/experiments/template.py`` (the experiment driver: the tables and
+  the ``findings`` that measure the claims) and ``tests/test_<TOPIC>_findings.py`` (its findings test), the driver
+  imported in ``fairlib/experiments/__init__.py``;
+- the catalogue entry in ``fairlib/catalog.py`` (what ``run_all.py`` runs and the site publishes; its tests and
+  mechanisms are what ``make test-paper`` runs);
+- a section for the paper in ``docs/claims-coverage.md`` and in ``docs/reconstructions.md``.
+
+``python -m fairlib.scaffold mechanism NAME --pooled|--multi-server [--paper KEY] [--label LABEL]`` creates
+
+- ``fairlib/multires/<NAME>.py``: a kernel (``@njit(cache=True)``) and its public wrapper on the mechanism
+  contract ``NAME(cluster, **options) -> Allocation``, with a placeholder rule that meets every registry-wide test
+  (pooled: each user's weighted slice of its dominant resource, scaled until a resource is full, from held tasks;
+  multi-server: every server's time split equally among the users who can use it);
+- its export in ``fairlib/multires/__init__.py`` and its :func:`fairlib.mechanisms.register` call;
+- its slow reference in ``tests/reference.py`` and ``tests/test_<NAME>.py`` (a known answer and the differential
+  test against the reference); with ``--paper KEY``, both added to that paper's catalogue entry.
+
+``python -m fairlib.scaffold --remove KEY`` removes what ``paper KEY`` created (and the paper's outputs under
+``figures/``, ``data/results/`` and ``executed/``); it refuses a paper the scaffold did not create.
+
+``--root DIR`` works on another checkout (the tests scaffold into a temporary copy).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import keyword
+import re
+import shutil
+import sys
+from pathlib import Path
+
+from . import paths
+
+__all__ = ["scaffold_paper", "scaffold_mechanism", "remove_paper", "ScaffoldError", "main"]
+
+_NAME = re.compile(r"^[a-z][a-z0-9_]{0,23}$")
+_CATALOG_MARKER = "# new paper notebooks go above this line"
+_DRIVERS_MARKER = "# new drivers are imported above this line"
+_MULTIRES_MARKER = "# new mechanisms are imported above this line"
+_REGISTRY_MARKER = "# new mechanisms are registered above this line"
+
+
+class ScaffoldError(ValueError):
+    """A scaffold that cannot be made as asked (a name taken or malformed, a file in the way); nothing was written."""
+
+
+def _check_name(value: str, what: str) -> str:
+    if not isinstance(value, str) or not _NAME.match(value) or keyword.iskeyword(value):
+        raise ScaffoldError(f"{what} = {value!r}: must be a lower-case Python identifier of at most 24 characters "
+                            "(letters, digits, _; starting with a letter)")
+    return value
+
+
+def _insert_before(text: str, marker: str, line: str, where: str) -> str:
+    """``text`` with ``line`` inserted before the line holding ``marker`` (indented as that line)."""
+    for i, current in enumerate(lines := text.splitlines(keepends=True)):
+        if current.strip().startswith(marker):
+            indent = current[:len(current) - len(current.lstrip())]
+            lines.insert(i, indent + line + "\n")
+            return "".join(lines)
+    raise ScaffoldError(f"{where}: the marker line {marker!r} is missing; add it back where new entries go")
+
+
+def _add_to_all(text: str, name: str, where: str) -> str:
+    """``text`` with ``__all__ += ["name"]`` as its last line."""
+    if not re.search(r"^__all__ = \[", text, flags=re.M):
+        raise ScaffoldError(f"{where}: no `__all__ = [` line to add {name!r} to")
+    return text.rstrip("\n") + f'\n__all__ += ["{name}"]\n'
+
+
+class _Writer:
+    """Collects the new files and edits, checks nothing is in the way, then writes them all (so a refused scaffold
+    leaves the checkout as it was)."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.new: dict[Path, str] = {}
+        self.edits: dict[Path, str] = {}
+
+    def read(self, rel: str) -> str:
+        path = self.root / rel
+        if path in self.edits:
+            return self.edits[path]
+        if not path.is_file():
+            raise ScaffoldError(f"{rel} is missing under {self.root}: is --root a fairlib checkout?")
+        return path.read_text(encoding="utf-8")
+
+    def create(self, rel: str, text: str) -> None:
+        path = self.root / rel
+        if path.exists():
+            raise ScaffoldError(f"{rel} already exists; choose another name (or remove it first)")
+        self.new[path] = text
+
+    def edit(self, rel: str, text: str) -> None:
+        self.edits[self.root / rel] = text
+
+    def commit(self) -> list[str]:
+        for path, text in {**self.new, **self.edits}.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        return sorted(str(p.relative_to(self.root)) for p in {**self.new, **self.edits})
+
+
+def _tuple_added(line: str, field: str, value: str) -> str:
+    """A one-line catalogue entry with ``value`` added to its tuple ``field=(...)``."""
+    def rebuilt(match):
+        items = re.findall(r'"([^"]*)"', match.group(1)) + [value]
+        return f"{field}=(" + ", ".join(f'"{v}"' for v in items) + ("," if len(items) == 1 else "") + ")"
+
+    return re.sub(rf"\b{field}=\(([^)]*)\)", rebuilt, line, count=1)
+
+
+def _wrapped(text: str) -> str:
+    """``text`` as lines of at most 116 characters (the house's 120 less a margin), ending in a newline."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, 116, break_long_words=False, break_on_hyphens=False)) + "\n"
+
+
+def _catalog_line(text: str, key: str) -> str | None:
+    return next((line for line in text.splitlines() if f'Notebook("{key}",' in line), None)
+
+
+# --- a paper ------------------------------------------------------------------------------------------------------
+
+def _notebook(template: str, key: str, title: str, citation: str, driver: str) -> str:
+    nb = json.loads(template)
+    for cell in nb["cells"]:
+        src = "".join(cell["source"])
+        if cell["cell_type"] == "markdown":
+            if src.lstrip().startswith("# "):
+                src = re.sub(r"^# .*$", lambda _: f"# {title}", src, count=1, flags=re.M)
+                src = re.sub(r"^\*\*Citation\.\*\* .*$", lambda _: f"**Citation.** {citation}", src, count=1,
+                             flags=re.M)
+            src = src.replace("fairlib/experiments/template.py", f"fairlib/experiments/{driver}.py")
+        else:
+            src = src.replace('KEY = "template"', f'KEY = "{key}"')
+            src = src.replace("from fairlib.experiments import template", f"from fairlib.experiments import {driver}")
+            src = re.sub(r"\btemplate\.(?=[a-z_])", f"{driver}.", src)
+            src = src.replace("notebooks/claims/template.toml", f"notebooks/claims/{key}.toml")
+        cell["source"] = src.splitlines(keepends=True)
+        if cell["cell_type"] == "code":
+            cell["outputs"], cell["execution_count"] = [], None
+    return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
+
+
+def scaffold_paper(key: str, title: str, citation: str, driver: str, *, root: Path | None = None) -> list[str]:
+    """Create a new paper's notebook, claims registry, experiment driver and findings test, catalogue entry and docs
+    sections (see the module docstring); returns the paths written, relative to ``root``."""
+    root = Path(root) if root is not None else paths.ROOT
+    key = _check_name(key, "KEY")
+    driver = _check_name(driver, "--driver")
+    if driver == key:
+        raise ScaffoldError(f"--driver = {driver!r}: name the driver by what it studies, not by the paper's key")
+    for value, what in ((title, "--title"), (citation, "--citation")):
+        if not isinstance(value, str) or not value.strip() or "\n" in value:
+            raise ScaffoldError(f"{what} = {value!r}: must be one line of text")
+    w = _Writer(root)
+    catalog = w.read("fairlib/catalog.py")
+    if _catalog_line(catalog, key) is not None:
+        raise ScaffoldError(f"KEY = {key!r}: already in fairlib/catalog.py")
+    w.create(f"notebooks/{key}.ipynb", _notebook(w.read("notebooks/_template.ipynb"), key, title, citation, driver))
+    toml = w.read("notebooks/claims/template.toml")
+    toml = re.sub(r"\A(#[^\n]*\n)+", f"# Claims of {title}, declared before any run; the experiment driver "
+                  f"fairlib/experiments/{driver}.py measures them.\n# Rules and kinds: notebooks/claims/template.toml "
+                  "and CONTRIBUTING.md. Replace the example claim with the paper's.\n", toml)
+    w.create(f"notebooks/claims/{key}.toml", toml)
+    module = w.read("fairlib/experiments/template.py")
+    module = re.sub(r'\A"""[^\n]*\n', lambda _: _wrapped(f'"""{title}: the experiment driver of notebooks/{key}.ipynb '
+                                                          "(started from the template's example; replace it with "
+                                                          "the paper's experiments)."), module)
+    w.create(f"fairlib/experiments/{driver}.py", module.replace("notebooks/claims/template.toml",
+                                                                f"notebooks/claims/{key}.toml"))
+    test = w.read("tests/test_template_findings.py")
+    test = test.replace("from fairlib.experiments import template", f"from fairlib.experiments import {driver}")
+    test = re.sub(r"\btemplate\.(?=[a-z_])", f"{driver}.", test).replace('KEY = "template"', f'KEY = "{key}"')
+    test = re.sub(r'\A""".*?"""', lambda _: _wrapped(f'"""The {key} claims\' arithmetic (fairlib.experiments.'
+                                                      f"{driver}.findings): a known answer, one measurement per "
+                                                      'declared claim, bad input named."""').rstrip("\n"),
+                  test, count=1, flags=re.S)
+    w.create(f"tests/test_{driver}_findings.py", test)
+    drivers = w.read("fairlib/experiments/__init__.py")
+    drivers = _insert_before(drivers, _DRIVERS_MARKER, f"from . import {driver}", "fairlib/experiments/__init__.py")
+    w.edit("fairlib/experiments/__init__.py", _add_to_all(drivers, driver, "fairlib/experiments/__init__.py"))
+    entry = (f'Notebook("{key}", "notebooks/{key}.ipynb", {json.dumps(title, ensure_ascii=False)}, '
+             f'tests=("tests/test_{driver}_findings.py",), mechanisms=(), driver="{driver}"),  # noqa: E501')
+    w.edit("fairlib/catalog.py", _insert_before(catalog, _CATALOG_MARKER, entry, "fairlib/catalog.py"))
+    w.edit("docs/claims-coverage.md", w.read("docs/claims-coverage.md").rstrip("\n") + (
+        f"\n\n## {title} — `{key}`\n\n| paper | statement | claim(s) or reason |\n|---|---|---|\n"
+        "| template §1 | the example claim of the scaffold (replace with the paper's statements, in its order) | "
+        "`mean_near_half` |\n"))
+    w.edit("docs/reconstructions.md", w.read("docs/reconstructions.md").rstrip("\n") + (
+        f"\n\n## {title} — `{key}`\n\nNothing is reconstructed yet: every equation and number used is read from the "
+        "paper's printed text. List here, with a provenance tag ([INF] inferred, [MEM] recalled), anything the code "
+        "relies on that the paper does not print.\n"))
+    return w.commit()
+
+
+def _section_removed(text: str, key: str) -> str:
+    """``text`` without the ``## ... — `key``` section (up to the next ``## `` heading)."""
+    return re.sub(rf"\n*^## [^\n]*— `{re.escape(key)}`\n.*?(?=^## |\Z)", "\n\n", text, flags=re.M | re.S
+                  ).rstrip("\n") + "\n"
+
+
+def remove_paper(key: str, *, root: Path | None = None) -> list[str]:
+    """Undo :func:`scaffold_paper` for ``key`` (and remove its outputs); returns the paths removed or edited."""
+    root = Path(root) if root is not None else paths.ROOT
+    key = _check_name(key, "KEY")
+    w = _Writer(root)
+    catalog = w.read("fairlib/catalog.py")
+    line = _catalog_line(catalog, key)
+    if line is None:
+        raise ScaffoldError(f"KEY = {key!r}: not in fairlib/catalog.py")
+    found = re.search(r'driver="([a-z][a-z0-9_]*)"\),', line)
+    if not found:
+        raise ScaffoldError(f"KEY = {key!r}: its catalogue entry was not made by the scaffold (no one-line entry with "
+                            "driver=...); remove it by hand")
+    driver = found.group(1)
+    w.edit("fairlib/catalog.py", catalog.replace(line + "\n", ""))
+    drivers = w.read("fairlib/experiments/__init__.py").replace(f"from . import {driver}\n", "")
+    w.edit("fairlib/experiments/__init__.py", drivers.replace(f'__all__ += ["{driver}"]\n', ""))
+    for doc in ("docs/claims-coverage.md", "docs/reconstructions.md"):
+        w.edit(doc, _section_removed(w.read(doc), key))
+    gone = []
+    for rel in (f"notebooks/{key}.ipynb", f"notebooks/claims/{key}.toml", f"fairlib/experiments/{driver}.py",
+                f"tests/test_{driver}_findings.py", f"figures/{key}", f"data/results/{key}", f"executed/{key}.ipynb",
+                f"executed/{key}.md"):
+        path = root / rel
+        if path.is_dir():
+            shutil.rmtree(path)
+            gone.append(rel)
+        elif path.exists():
+            path.unlink()
+            gone.append(rel)
+    return sorted(gone + w.commit())
+
+
+# --- a mechanism --------------------------------------------------------------------------------------------------
+
+_POOLED = '''"""{label}: a pooled mechanism.
+
+Contract: ``{name}(cluster, *, start=None) -> Allocation``.
+
+Started by ``python -m fairlib.scaffold mechanism ... --pooled`` with a placeholder rule — each user's weighted
+slice of its dominant resource, w_n / Σw / s_n tasks (s_n: one task's dominant share), all scaled by one factor
+until a resource is full, on top of the tasks it holds (``start``) — which meets every registry-wide test.
+Replace the kernel's rule with the paper's, keeping the split: the kernel computes on contiguous float64 arrays, the
+wrapper validates, converts and wraps. Its slow reference is in ``tests/reference.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import interpreted_when_small, njit
+from .._validate import InvalidInputError
+from .cluster import Allocation, Cluster, pool_arrays, pool_column
+
+__all__ = ["{name}"]
+
+
+@njit(cache=True)
+def _{name}_kernel(capacity, demand, weight, held):
+    n, m = demand.shape
+    total_weight = 0.0
+    for i in range(n):
+        total_weight += weight[i]
+    slices = np.empty(n)
+    for i in range(n):
+        dominant = 0.0
+        for r in range(m):
+            dominant = max(dominant, demand[i, r] / capacity[r])
+        slices[i] = weight[i] / total_weight / dominant
+    scale = np.inf
+    for r in range(m):
+        use, held_use = 0.0, 0.0
+        for i in range(n):
+            use += slices[i] * demand[i, r]
+            held_use += held[i] * demand[i, r]
+        if use > 0.0:
+            scale = min(scale, (capacity[r] - held_use) / use)
+    if not scale > 0.0 or scale == np.inf:
+        scale = 0.0
+    tasks = np.empty(n)
+    for i in range(n):
+        tasks[i] = held[i] + scale * slices[i]
+    return tasks
+
+
+@interpreted_when_small
+def {name}(cluster: Cluster, *, start=None) -> Allocation:
+    """{label} on a single pool (placeholder rule, see the module docstring).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        A single pool (:meth:`Cluster.single_pool`), weights honoured.
+    start : (n_users,) array_like, optional
+        Tasks each user holds: kept, never taken back.
+
+    Returns
+    -------
+    Allocation
+        ``tasks[user, 0]``, real task counts.
+
+    Examples
+    --------
+    The DRF paper's pool (9 CPUs, 18 GB; A needs <1, 4>, B <3, 1>):
+
+    >>> {name}(Cluster.single_pool([9, 18], [[1, 4], [3, 1]])).tasks.ravel().round(6).tolist()
+    [3.0, 2.0]
+    """
+    cap, dem, w = pool_arrays(cluster, "{name}")
+    held = np.zeros(cluster.n_users)
+    if start is not None:
+        held = np.asarray(start, dtype=np.float64)
+        if held.shape != (cluster.n_users,):
+            raise InvalidInputError(f"start: expected {{cluster.n_users}} numbers (tasks each user holds), got shape "
+                                    f"{{held.shape}}")
+        bad = ~np.isfinite(held) | (held < 0)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise InvalidInputError(f"start[{{i}}] = {{held[i]}}: must be finite and >= 0")
+        used = held @ dem
+        if (used > cap * (1 + 1e-12)).any():
+            r = int(np.argmax(used - cap))
+            raise InvalidInputError(f"start: uses {{used[r]:g}} of resource {{r}}, more than its capacity {{cap[r]:g}}")
+    tasks = _{name}_kernel(
+        np.ascontiguousarray(cap, dtype=np.float64), np.ascontiguousarray(dem, dtype=np.float64),
+        np.ascontiguousarray(w, dtype=np.float64), held)
+    return Allocation(cluster, pool_column(tasks), "{name}")
+'''
+
+_MULTI = '''"""{label}: a multi-server mechanism.
+
+Contract: ``{name}(cluster) -> Allocation``.
+
+Started by ``python -m fairlib.scaffold mechanism ... --multi-server`` with a placeholder rule — every server's
+time split equally among the users who can use it (user n gets γ[n, i] / k_i tasks on server i, k_i the users
+eligible there) — which meets every registry-wide test. Replace the kernel's rule with the paper's, keeping the
+split: the kernel computes on contiguous arrays, the wrapper validates, converts and wraps. Its slow reference is
+in ``tests/reference.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import interpreted_when_small, njit
+from .._validate import InvalidInputError
+from .cluster import Allocation, Cluster
+
+__all__ = ["{name}"]
+
+
+@njit(cache=True)
+def _{name}_kernel(gamma, eligible):
+    n, s = gamma.shape
+    tasks = np.zeros((n, s))
+    for i in range(s):
+        users = 0
+        for u in range(n):
+            if eligible[u, i]:
+                users += 1
+        for u in range(n):
+            if eligible[u, i]:
+                tasks[u, i] = gamma[u, i] / users
+    return tasks
+
+
+@interpreted_when_small
+def {name}(cluster: Cluster) -> Allocation:
+    """{label} on a cluster of servers (placeholder rule, see the module docstring).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        Servers ``capacity[server, resource]``, users ``demand[user, resource]``, placement ``eligible[user, server]``.
+
+    Returns
+    -------
+    Allocation
+        ``tasks[user, server]``, real task counts.
+
+    Examples
+    --------
+    The DRF paper's users on two servers of half its pool each (4.5 CPUs, 9 GB):
+
+    >>> {name}(Cluster([[4.5, 9], [4.5, 9]], [[1, 4], [3, 1]])).tasks.round(6).tolist()
+    [[1.125, 1.125], [0.75, 0.75]]
+    """
+    if not isinstance(cluster, Cluster):
+        raise InvalidInputError(f"cluster: expected a Cluster, got {{type(cluster).__name__}}")
+    cluster.refuse_caps("{name}")
+    tasks = _{name}_kernel(
+        np.ascontiguousarray(cluster.gamma, dtype=np.float64), np.ascontiguousarray(cluster.eligible, dtype=np.bool_))
+    return Allocation(cluster, tasks, "{name}")
+'''
+
+_POOLED_REFERENCE = '''
+
+def {name}_reference(cluster, start=None):
+    """Slow reference of ``fairlib.multires.{name}``:
+    the largest common scale of the weighted dominant slices that fits on top of ``start``, as a linear program
+    (HiGHS)."""
+    from scipy.optimize import linprog
+
+    cap, dem, w = cluster.capacity[0], cluster.demand, cluster.weight
+    held = np.zeros(len(w)) if start is None else np.asarray(start, dtype=float)
+    slices = w / w.sum() / (dem / cap).max(axis=1)
+    res = linprog([-1.0], A_ub=(slices @ dem)[:, None], b_ub=cap - held @ dem, bounds=[(0, None)], method="highs")
+    return held + res.x[0] * slices
+'''
+
+_MULTI_REFERENCE = '''
+
+def {name}_reference(cluster):
+    """Slow reference of ``fairlib.multires.{name}``:
+    server by server, user by user, in Python."""
+    tasks = np.zeros((cluster.n_users, cluster.n_servers))
+    for i in range(cluster.n_servers):
+        users = [u for u in range(cluster.n_users) if cluster.eligible[u, i]]
+        for u in users:
+            tasks[u, i] = min(cluster.capacity[i, r] / cluster.demand[u, r]
+                              for r in range(cluster.n_resources) if cluster.demand[u, r] > 0) / len(users)
+    return tasks
+'''
+
+_POOLED_TEST = '''"""A known answer and the differential test against the slow reference (tests/reference.py) of
+``fairlib.multires.{name}``; the rules every mechanism meets: ``pytest -m registry -k {name}``."""
+
+import numpy as np
+import pytest
+
+from fairlib import InvalidInputError
+from fairlib.multires import Cluster, {name}
+from tests.reference import {name}_reference
+
+
+def test_known_answer_on_the_drf_example():
+    """The DRF paper's pool: slices 2.25 and 1.5 tasks scale by 4/3 until the CPU is full: 3 and 2 tasks."""
+    res = {name}(Cluster.single_pool([9, 18], [[1, 4], [3, 1]]))
+    np.testing.assert_allclose(res.tasks.ravel(), [3.0, 2.0])
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_matches_the_reference(seed):
+    rng = np.random.default_rng(seed)
+    n, m = rng.integers(1, 8), rng.integers(1, 4)
+    cluster = Cluster.single_pool(rng.uniform(5, 20, m), rng.uniform(0.1, 1.0, (n, m)),
+                                  weight=rng.choice([1.0, 2.0, 4.0], n))
+    start = rng.uniform(0, 0.5, n) * (seed % 2)
+    ours = {name}(cluster, start=start).tasks.ravel()
+    np.testing.assert_allclose(ours, {name}_reference(cluster, start), rtol=1e-9, atol=1e-12)
+
+
+def test_a_start_beyond_the_capacity_is_named():
+    with pytest.raises(InvalidInputError, match="start: uses"):
+        {name}(Cluster.single_pool([9, 18], [[1, 4], [3, 1]]), start=[10, 0])
+'''
+
+_MULTI_TEST = '''"""A known answer and the differential test against the slow reference (tests/reference.py) of
+``fairlib.multires.{name}``; the rules every mechanism meets: ``pytest -m registry -k {name}``."""
+
+import numpy as np
+import pytest
+
+from fairlib import InvalidInputError
+from fairlib.multires import Cluster, random_cluster, {name}
+from tests.reference import {name}_reference
+
+
+def test_known_answer_on_the_drf_example_split_over_two_servers():
+    res = {name}(Cluster([[4.5, 9], [4.5, 9]], [[1, 4], [3, 1]]))
+    np.testing.assert_allclose(res.tasks, [[1.125, 1.125], [0.75, 0.75]])
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_matches_the_reference(seed):
+    rng = np.random.default_rng(seed)
+    cluster = random_cluster(rng, int(rng.integers(1, 8)), int(rng.integers(1, 4)), int(rng.integers(1, 4)))
+    ours = {name}(cluster).tasks
+    np.testing.assert_allclose(ours, {name}_reference(cluster), rtol=1e-12, atol=1e-12)
+
+
+def test_anything_but_a_cluster_is_named():
+    with pytest.raises(InvalidInputError, match="cluster: expected a Cluster"):
+        {name}(np.ones((2, 2)))
+'''
+
+
+def scaffold_mechanism(name: str, kind: str, *, label: str | None = None, paper: str | None = None,
+                       root: Path | None = None) -> list[str]:
+    """Create mechanism ``name`` (``kind``: ``"pooled"`` or ``"multi_server"``): module, export, registration,
+    reference and test (see the module docstring); returns the paths written, relative to ``root``."""
+    root = Path(root) if root is not None else paths.ROOT
+    name = _check_name(name, "NAME")
+    if kind not in ("pooled", "multi_server"):
+        raise ScaffoldError(f"kind = {kind!r}: must be 'pooled' or 'multi_server'")
+    label = label or name
+    if "\n" in label or '"' in label or "{" in label or "'" in label:
+        raise ScaffoldError(f"--label = {label!r}: one line without quotes or braces")
+    w = _Writer(root)
+    registry = w.read("fairlib/mechanisms.py")
+    if re.search(rf'^register\("{name}",', registry, flags=re.M):
+        raise ScaffoldError(f"NAME = {name!r}: already registered in fairlib/mechanisms.py")
+    pooled = kind == "pooled"
+    fmt = {"name": name, "label": label}
+    w.create(f"fairlib/multires/{name}.py", (_POOLED if pooled else _MULTI).format(**fmt))
+    exports = _insert_before(w.read("fairlib/multires/__init__.py"), _MULTIRES_MARKER, f"from .{name} import {name}",
+                             "fairlib/multires/__init__.py")
+    w.edit("fairlib/multires/__init__.py", _add_to_all(exports, name, "fairlib/multires/__init__.py"))
+    caps = '("pooled", "divisible", "weights", "start")' if pooled else '("multi_server", "divisible", "weights")'
+    registry = _insert_before(registry, _REGISTRY_MARKER, f'register("{name}", multires.{name}, label="{label}",',
+                              "fairlib/mechanisms.py")
+    w.edit("fairlib/mechanisms.py", _insert_before(registry, _REGISTRY_MARKER, f"         capabilities={caps})",
+                                                   "fairlib/mechanisms.py"))
+    w.edit("tests/reference.py", w.read("tests/reference.py").rstrip("\n") + "\n"
+           + (_POOLED_REFERENCE if pooled else _MULTI_REFERENCE).format(**fmt))
+    w.create(f"tests/test_{name}.py", (_POOLED_TEST if pooled else _MULTI_TEST).format(**fmt))
+    if paper is not None:
+        catalog = w.read("fairlib/catalog.py")
+        line = _catalog_line(catalog, paper)
+        if line is None or "mechanisms=(" not in line or "tests=(" not in line:
+            raise ScaffoldError(f"--paper = {paper!r}: no one-line catalogue entry with tests=(...) and "
+                                "mechanisms=(...) in fairlib/catalog.py (scaffold the paper first)")
+        new = _tuple_added(_tuple_added(line, "tests", f"tests/test_{name}.py"), "mechanisms", name)
+        w.edit("fairlib/catalog.py", catalog.replace(line, new))
+    return w.commit()
+
+
+def main(argv=None) -> int:
+    """Command line (see the module docstring)."""
+    ap = argparse.ArgumentParser(prog="python -m fairlib.scaffold", description=__doc__.split("\n")[0])
+    ap.add_argument("--root", type=Path, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--remove", metavar="KEY", help="remove what `paper KEY` created")
+    sub = ap.add_subparsers(dest="what")
+    p = sub.add_parser("paper", help="a new paper: notebook, claims, driver and its test, catalogue, docs")
+    p.add_argument("key", metavar="KEY", help="the paper's key: author and year, e.g. smith2024")
+    p.add_argument("--title", required=True, help='"Authors — Title" as the notebook\'s heading')
+    p.add_argument("--citation", required=True, help="the full citation, with its arXiv id or DOI")
+    p.add_argument("--driver", required=True, metavar="TOPIC",
+                   help="the experiment driver's module name, by what it studies (e.g. alpha_fair_drf)")
+    m = sub.add_parser("mechanism", help="a new mechanism: module, registration, reference and test")
+    m.add_argument("name", metavar="NAME")
+    kind = m.add_mutually_exclusive_group(required=True)
+    kind.add_argument("--pooled", action="store_const", const="pooled", dest="kind")
+    kind.add_argument("--multi-server", action="store_const", const="multi_server", dest="kind")
+    m.add_argument("--label", help="the name plots and tables show (default NAME)")
+    m.add_argument("--paper", metavar="KEY",
+                   help="add its test and registry-wide tests to that paper's make test-paper")
+    args = ap.parse_args(argv)
+    try:
+        if args.remove:
+            if args.what:
+                ap.error("--remove KEY takes no sub-command")
+            done, verb = remove_paper(args.remove, root=args.root), "removed or edited"
+        elif args.what == "paper":
+            done, verb = scaffold_paper(args.key, args.title, args.citation, args.driver, root=args.root), "written"
+        elif args.what == "mechanism":
+            done, verb = scaffold_mechanism(args.name, args.kind, label=args.label, paper=args.paper,
+                                            root=args.root), "written"
+        else:
+            ap.print_help()
+            return 2
+    except ScaffoldError as exc:
+        print(f"python -m fairlib.scaffold: {exc}", file=sys.stderr)
+        return 2
+    print(f"{verb}:\n  " + "\n  ".join(done))
+    if args.what == "paper":
+        print(f"next: make test-paper KEY={args.key}; python run_all.py --quick --only {args.key} (CONTRIBUTING.md)")
+    elif args.what == "mechanism":
+        print(f"next: pytest tests/test_{args.name}.py; pytest -m registry -k {args.name} (CONTRIBUTING.md)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,158 @@
+"""The import graph of fairlib's modules and run_all.py is a DAG.
+
+Every ``import`` and ``from ... import`` statement counts, wherever it stands: at the top of a module, inside a
+function (a lazy import is still an arrow: it only moves the circle from import time to call time), or under
+``if TYPE_CHECKING``. ``from pkg import name`` is an arrow to the submodule ``pkg.name`` only when ``pkg`` does not
+bind ``name`` itself (``from .multires import pfvds`` takes the function that ``fairlib/multires/__init__.py``
+imports, not the module ``fairlib.multires.pfvds``) — which is what Python does. The graph is read from the source
+with :mod:`ast` (nothing is imported); a general tool such as grimp scans only packages, not the top-level script
+``run_all.py``, and resolves ``from pkg import name`` to the submodule whenever one exists.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _modules(root: Path) -> dict[str, tuple[Path, bool]]:
+    """Dotted name -> (file, is a package) for fairlib's modules and run_all.py."""
+    out = {}
+    for path in sorted((root / "fairlib").rglob("*.py")):
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        package = parts[-1] == "__init__"
+        out[".".join(parts[:-1] if package else parts)] = (path, package)
+    out["run_all"] = (root / "run_all.py", False)
+    return out
+
+
+def _bound_names(tree: ast.Module) -> set[str]:
+    """Names a module binds at its top level (imports, definitions, assignments)."""
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {t.id for t in targets if isinstance(t, ast.Name)}
+    return names
+
+
+def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    """module -> the modules of the project it imports (see the module docstring for the rules)."""
+    modules = _modules(root)
+    trees = {name: ast.parse(path.read_text(), str(path)) for name, (path, _) in modules.items()}
+    bound = {name: _bound_names(tree) for name, tree in trees.items() if modules[name][1]}
+    graph = {}
+    for name, tree in trees.items():
+        package = name if modules[name][1] else name.rpartition(".")[0]
+        edges = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    # `import a.b.c` runs a, a.b and a.b.c; the arrow that matters is to the module named
+                    target = alias.name
+                    while target and target not in modules:
+                        target = target.rpartition(".")[0]
+                    if target:
+                        edges.add(target)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[:len(package.split(".")) - (node.level - 1)]
+                    source = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    source = node.module or ""
+                if source not in modules:
+                    continue
+                for alias in node.names:
+                    sub = f"{source}.{alias.name}"
+                    shadowed = modules[source][1] and alias.name in bound.get(source, ())
+                    edges.add(sub if sub in modules and not shadowed else source)
+        edges.discard(name)
+        graph[name] = edges
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan), each as a sorted list."""
+    index, low, stack, on_stack, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_the_import_graph_has_no_cycle():
+    graph = import_graph()
+    found = cycles(graph)
+    detail = ["; ".join(f"{v} -> {sorted(graph[v] & set(c))}" for v in c) for c in found]
+    assert not found, "import cycles (every arrow, lazy imports included):\n" + "\n".join(detail)
+
+
+def test_the_registry_sits_above_the_mechanisms():
+    graph = import_graph()
+    assert "fairlib.multires" in graph["fairlib.mechanisms"]
+    below = [m for m in graph if m.startswith("fairlib.multires")]
+    assert below and not [m for m in below if "fairlib.mechanisms" in graph[m]]
+    # run_all and the site share the notebook catalogue; neither imports the other's module
+    assert "fairlib.catalog" in graph["run_all"] and not any("run_all" in graph[m] for m in graph)
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("from . import b\n", {"p.b"}),
+    ("def f():\n    from .b import x\n", {"p.b"}),                 # a lazy import is an arrow
+    ("from . import thing\n", {"p"}),                              # a name the package binds, not a module
+    ("import p.b\n", {"p.b"}),
+    ("from p import shadowed\n", {"p"}),                           # the package binds it: no arrow to p.shadowed
+])
+def test_the_arrows_are_read_as_python_resolves_them(tmp_path, source, expected):
+    pkg = tmp_path / "fairlib"
+    (pkg / "p").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "p" / "__init__.py").write_text("thing = 1\nfrom .shadowed import shadowed\n")
+    (pkg / "p" / "b.py").write_text("x = 1\n")
+    (pkg / "p" / "shadowed.py").write_text("def shadowed(): pass\n")
+    source = source.replace("import p", "import fairlib.p").replace("from p ", "from fairlib.p ")
+    (pkg / "p" / "a.py").write_text(source)
+    (tmp_path / "run_all.py").write_text("")
+    graph = import_graph(tmp_path)
+    assert graph["fairlib.p.a"] == {e.replace("p", "fairlib.p", 1) for e in expected}
+    assert not cycles(graph)
+
+
+def test_a_cycle_is_found(tmp_path):
+    pkg = tmp_path / "fairlib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from . import b\n")
+    (pkg / "b.py").write_text("def f():\n    from .a import g\n")
+    (tmp_path / "run_all.py").write_text("import fairlib.a\n")
+    assert cycles(import_graph(tmp_path)) == [["fairlib.a", "fairlib.b"]]

@@ -1,0 +1,118 @@
+"""python -m fairlib.scaffold in a copy of this checkout: a new paper and a new mechanism are green at once (ruff, the
+import graph, their tests, the registry-wide tests, ``make test-paper`` and the quick run), and ``--remove`` gives the
+checkout back as it was."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fairlib import scaffold
+from fairlib.paths import ROOT
+from tests.test_import_graph import cycles, import_graph
+
+KEY, DRIVER, MECH = "doe2024", "alpha_fair_shares", "alpha_dominant"
+TITLE = "Doe, Roe — An α-fair family on dominant shares (2024)"
+CITATION = 'J. Doe, R. Roe, "An α-fair family on dominant shares", arXiv:2401.00001 (2024)'
+_SKIP = shutil.ignore_patterns(".venv", "build", ".git", "__pycache__", ".hypothesis", ".pytest_cache", "*.egg-info")
+
+
+@pytest.fixture
+def checkout(tmp_path):
+    """A copy of this checkout (sources, notebooks, docs, results), with this checkout's environment linked in."""
+    copy = tmp_path / "checkout"
+    shutil.copytree(ROOT, copy, ignore=_SKIP, symlinks=True)
+    if (ROOT / ".venv").is_dir():
+        (copy / ".venv").symlink_to(ROOT / ".venv")
+    return copy
+
+
+def _texts(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*")
+            if p.is_file() and ".venv" not in p.parts and "__pycache__" not in p.parts}
+
+
+def _run(args, cwd, timeout=1200, **env):
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "FAIRLIB_BUILD_DIR": str(Path(cwd) / "build"), **env})
+
+
+def test_a_scaffolded_paper_and_mechanism_are_clean_and_their_tests_pass(checkout):
+    written = scaffold.scaffold_paper(KEY, TITLE, CITATION, DRIVER, root=checkout)
+    assert {f"notebooks/{KEY}.ipynb", f"notebooks/claims/{KEY}.toml", f"fairlib/experiments/{DRIVER}.py",
+            f"tests/test_{DRIVER}_findings.py", "fairlib/catalog.py", "docs/claims-coverage.md"} <= set(written)
+    scaffold.scaffold_mechanism(MECH, "pooled", paper=KEY, label="α-dominant", root=checkout)
+    scaffold.scaffold_mechanism("equal_time", "multi_server", root=checkout)
+    lint = _run([sys.executable, "-m", "ruff", "check", "fairlib", "tests", "run_all.py"], checkout)
+    assert lint.returncode == 0, lint.stdout[-3000:]
+    assert not cycles(import_graph(checkout))
+    tests = _run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-q",
+                  f"tests/test_{DRIVER}_findings.py", f"tests/test_{MECH}.py", "tests/test_equal_time.py",
+                  f"fairlib/multires/{MECH}.py", "fairlib/multires/equal_time.py", f"fairlib/experiments/{DRIVER}.py",
+                  "tests/test_notebooks.py", "--paper", KEY, "-m", "not notebook"], checkout)
+    assert tests.returncode == 0, tests.stdout[-4000:] + tests.stderr[-2000:]
+    registry = _run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-o",
+                     "addopts=--strict-markers", "-q", "-m", "registry", "-k", f"{MECH} or equal_time", "tests"],
+                    checkout)
+    assert registry.returncode == 0 and " passed" in registry.stdout, registry.stdout[-4000:]
+    catalog = _run([sys.executable, "-m", "fairlib.catalog", "--mechanisms", KEY], checkout)
+    assert catalog.stdout.strip() == MECH
+
+
+def test_a_name_taken_or_malformed_is_refused_and_nothing_is_written(checkout):
+    before = _texts(checkout)
+    for call, message in [
+        (lambda: scaffold.scaffold_paper("li2019", TITLE, CITATION, DRIVER, root=checkout), "already in"),
+        (lambda: scaffold.scaffold_paper("Doe-2024", TITLE, CITATION, DRIVER, root=checkout), "identifier"),
+        (lambda: scaffold.scaffold_paper(KEY, TITLE, CITATION, "template", root=checkout), "already exists"),
+        (lambda: scaffold.scaffold_paper(KEY, TITLE, CITATION, KEY, root=checkout), "by what it studies"),
+        (lambda: scaffold.scaffold_paper(KEY, "two\nlines", CITATION, DRIVER, root=checkout), "one line"),
+        (lambda: scaffold.scaffold_mechanism("drf", "pooled", root=checkout), "already registered"),
+        (lambda: scaffold.scaffold_mechanism(MECH, "both", root=checkout), "'pooled' or 'multi_server'"),
+        (lambda: scaffold.scaffold_mechanism(MECH, "pooled", paper="li2019", root=checkout), "scaffold the paper"),
+        (lambda: scaffold.remove_paper("li2019", root=checkout), "not made by the scaffold"),
+        (lambda: scaffold.remove_paper("nope", root=checkout), "not in fairlib/catalog.py"),
+    ]:
+        with pytest.raises(scaffold.ScaffoldError, match=message):
+            call()
+    assert _texts(checkout) == before
+
+
+def test_remove_gives_the_checkout_back(checkout):
+    before = _texts(checkout)
+    scaffold.scaffold_paper(KEY, TITLE, CITATION, DRIVER, root=checkout)
+    (checkout / "figures" / KEY).mkdir(parents=True)
+    (checkout / "figures" / KEY / "fig1_example.png").write_bytes(b"png")
+    assert _texts(checkout) != before
+    run = _run([sys.executable, "-m", "fairlib.scaffold", "--root", str(checkout), "--remove", KEY], checkout)
+    assert run.returncode == 0, run.stderr
+    assert _texts(checkout) == before
+
+
+def test_the_command_line_names_a_bad_call(checkout):
+    run = _run([sys.executable, "-m", "fairlib.scaffold", "--root", str(checkout), "paper", "li2019", "--title", "t",
+                "--citation", "c", "--driver", "x_topic"], checkout)
+    assert run.returncode == 2 and "KEY = 'li2019': already in fairlib/catalog.py" in run.stderr
+
+
+@pytest.mark.notebook
+@pytest.mark.skipif(not (ROOT / ".venv" / "bin" / "python").exists(),
+                    reason="needs this checkout's .venv (make install)")
+def test_make_test_paper_and_the_quick_run_are_green_on_a_fresh_scaffold(checkout):
+    """The loop CONTRIBUTING.md gives, in the copy (its .venv a link to this checkout's: run_all.py accepts it)."""
+    assert _run([sys.executable, "-m", "fairlib.scaffold", "--root", str(checkout), "paper", KEY, "--title", TITLE,
+                 "--citation", CITATION, "--driver", DRIVER], checkout).returncode == 0
+    assert _run([sys.executable, "-m", "fairlib.scaffold", "--root", str(checkout), "mechanism", MECH, "--pooled",
+                 "--paper", KEY], checkout).returncode == 0
+    # -o: the linked environment is installed; never rebuild it from the copy's newer pyproject.toml
+    loop = _run(["make", "-o", ".venv/.fairlib-installed", "test-paper", f"KEY={KEY}"], checkout)
+    assert loop.returncode == 0, loop.stdout[-5000:] + loop.stderr[-3000:]
+    assert f"test_paper_notebook_quick_mode[{KEY}] PASSED" in loop.stdout or " passed" in loop.stdout
+    run = _run([str(checkout / ".venv" / "bin" / "python"), "run_all.py", "--quick", "--only", KEY], checkout)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert "1/1 (quick: provisional)" in run.stdout

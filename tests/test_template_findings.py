@@ -1,0 +1,38 @@
+"""The template driver's claims (fairlib.experiments.template): a known answer on a hand-built table, one measurement
+per declared claim (the ledger is complete with them), bad input named. ``python -m fairlib.scaffold paper`` copies
+this file for a new paper's driver: keep its three kinds of test."""
+
+import pandas as pd
+import pytest
+
+from fairlib import InvalidInputError
+from fairlib.experiments import template
+from fairlib.report import ClaimLog, Measurement, load_registry, measured_values, registry_path
+
+KEY = "template"
+
+
+def test_findings_known_answer():
+    table = pd.DataFrame({"repeat": [0, 1, 2], "mean": [0.4, 0.5, 0.6]})
+    assert measured_values(template.findings(table))["mean_near_half"] == pytest.approx(0.5)
+
+
+def test_every_declared_claim_is_measured_once():
+    found = template.findings(template.sample_means(50, 5, rng=1))
+    declared = load_registry(registry_path(KEY), KEY)
+    assert all(isinstance(m, Measurement) for m in found.values())
+    assert set(found) <= set(declared)
+    log = ClaimLog(KEY, write=False)
+    log.measure_all(found)
+    assert not log._complete(), "declared claims no driver measures"
+
+
+@pytest.mark.parametrize("bad, match", [(pd.DataFrame(), "non-empty DataFrame"), ([0.5], "got list")])
+def test_bad_tables_are_named(bad, match):
+    with pytest.raises(InvalidInputError, match=match):
+        template.findings(bad)
+
+
+def test_the_experiment_refuses_nonsense_sizes():
+    with pytest.raises(InvalidInputError, match=r"n_users = 0: must be an integer >= 1"):
+        template.sample_means(0, 3)
