@@ -25,8 +25,19 @@ their outputs redirected to ``build/verify/`` (``FAIRLIB_OUTPUT_DIR``; the commi
 ``data/results/`` are never touched) and compares every committed table of ``data/results/<key>/`` with the
 fresh one (:mod:`fairlib.verify`: same columns and rows, numbers equal within ``--rtol``/``--atol``, the
 wall-clock columns of :data:`fairlib.verify.TIMING_COLUMNS` excluded, :data:`fairlib.verify.SENSITIVE`
-quantities reported but not failed) and every claim's status. It prints a report per table and exits non-zero
-if anything differs.
+quantities reported but not failed) and every claim's status. It prints a report per table. A notebook whose
+committed results come from the real trace excerpts but which ran here on synthetic stand-ins (the excerpts were
+not found) is not compared as if it could differ: it is reported as "could not verify", naming the excerpts and the
+fetch command (``python -m fairlib.traces.fetch --notebooks``).
+
+Exit status:
+
+- 0: every notebook ran (and, with ``--verify``, every committed table and claim status reproduced);
+- 1: a notebook failed, a claim held in the committed ledger is not held any more, or ``--verify`` found a
+  difference;
+- 2: a usage error (an unknown or repeated ``--only`` key, a bad option value);
+- 3: ``--verify`` found no difference, but some notebooks could not be verified: they need the real trace
+  excerpts (fetch them and rerun).
 """
 
 from __future__ import annotations
@@ -460,17 +471,18 @@ def format_table(outcomes: list[Outcome]) -> str:
 
 
 def parse_args(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], epilog=__doc__[__doc__.index("Exit status:"):],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="quick mode: small sizes, outputs under build/")
-    ap.add_argument("--only", nargs="+", metavar="KEY", help="run only these notebooks")
+    ap.add_argument("--only", nargs="+", metavar="KEY", help="run only these notebooks (each key once)")
     ap.add_argument("--jobs", type=int, default=1, metavar="N", help="notebooks executed in parallel")
     ap.add_argument("--keep-going", action="store_true",
                     help="run the remaining notebooks after a failure (the default; kept for compatibility)")
     ap.add_argument("--stop-on-failure", action="store_true", help="stop at the first failing notebook")
     ap.add_argument("--verify", action="store_true",
                     help="re-execute in full mode into build/verify and compare every committed table and claim "
-                         "status with the fresh ones; exit non-zero if anything differs")
+                         "status with the fresh ones; exit 1 if anything differs, 3 if nothing differs but some "
+                         "notebooks need the real trace excerpts to be verified")
     ap.add_argument("--rtol", type=float, default=None, metavar="R",
                     help="--verify: relative tolerance of numbers (default fairlib.verify.DEFAULT_RTOL = 1e-6)")
     ap.add_argument("--atol", type=float, default=None, metavar="A",
@@ -498,7 +510,12 @@ def main(argv=None) -> int:
         for nb in registry.values():
             print(f"{nb.key:<20} {nb.path:<48} {nb.title}")
         return 0
-    keys = list(dict.fromkeys(args.only)) if args.only else list(registry)   # a key given twice runs once
+    repeated = repeated_keys(args.only or [])
+    if repeated:
+        print(f"run_all.py: --only names {', '.join(repeated)} more than once (a typo for another key?); valid keys: "
+              f"{', '.join(registry)}", file=sys.stderr)
+        return 2
+    keys = list(args.only) if args.only else list(registry)
     unknown = [k for k in keys if k not in registry]
     if unknown:
         print(f"run_all.py: unknown notebook key(s): {', '.join(unknown)}; valid keys: {', '.join(registry)}",
@@ -605,17 +622,49 @@ def main(argv=None) -> int:
     for o in failed:
         if o.status == "FAILED":
             print(f"FAILED {o.key} ({registry[o.key].path}): {o.error}", file=sys.stderr)
-    verify_failed = False
+    verified = "ok"
     if args.verify:
-        verify_failed = not report_verification([o for o in ordered if o.status == "ok"], args.rtol, args.atol,
-                                                args.committed_results)
-    return 1 if failed or verify_failed else 0
+        verified = report_verification([o for o in ordered if o.status == "ok"], args.rtol, args.atol,
+                                       args.committed_results)
+    return 1 if failed or verified == "differs" else 3 if verified == "unverifiable" else 0
+
+
+def repeated_keys(keys: list[str]) -> list[str]:
+    """The keys given more than once, in the order of their first repetition."""
+    seen, repeated = set(), []
+    for key in keys:
+        if key in seen and key not in repeated:
+            repeated.append(key)
+        seen.add(key)
+    return repeated
+
+
+def unverifiable_reason(key: str, committed_dir: Path, fresh_data: str) -> str:
+    """Why notebook ``key`` cannot be verified here, or "" when it can: its committed ledger says its results come
+    from real trace data while this run read synthetic stand-ins (the excerpts were not found)."""
+    try:
+        committed_data = json.loads((committed_dir / "claims.json").read_text()).get("data")
+    except (OSError, ValueError):
+        return ""
+    if committed_data != "real" or fresh_data != "synthetic":
+        return ""
+    from fairlib import paths
+    from fairlib.traces.fetch import NOTEBOOK_DATA, SOURCES
+
+    missing = [f"{SOURCES[name].folder} ({', '.join(tables)})" for name, (tables, _) in NOTEBOOK_DATA.items()
+               if paths.find_traces(SOURCES[name].folder) is None]
+    where = ", ".join(str(d) for d in paths.trace_dirs())
+    return (f"could not verify: the committed results come from the real trace excerpts, this run found "
+            f"{'none of ' if missing else 'not all of '}them and ran on synthetic stand-ins; needs the real excerpt "
+            f"{' and '.join(missing) or 'the notebook reads'} (looked in {where}): fetch with "
+            "`python -m fairlib.traces.fetch --notebooks` (or set FAIRLIB_TRACE_DIR) and rerun --verify")
 
 
 def report_verification(outcomes: list[Outcome], rtol: float | None, atol: float | None,
-                        committed: str | None = None) -> bool:
+                        committed: str | None = None) -> str:
     """Compare the committed ``data/results/<key>/`` with this run's ``build/verify/results/<key>/``; print the
-    report; returns whether everything matched."""
+    report; returns ``"ok"`` (everything matched), ``"differs"`` (a table or claim differs in a notebook that could
+    be verified) or ``"unverifiable"`` (no difference, but some notebooks need the real trace excerpts)."""
     from fairlib import paths, verify
 
     rtol = verify.DEFAULT_RTOL if rtol is None else rtol
@@ -623,15 +672,29 @@ def report_verification(outcomes: list[Outcome], rtol: float | None, atol: float
     fresh_root = paths.results_root("full")          # redirected to build/verify/results by FAIRLIB_OUTPUT_DIR
     committed_root = Path(committed) if committed else paths.RESULTS
     print(f"\nverify: committed {committed_root} vs fresh {fresh_root} (rtol {rtol:g}, atol {atol:g})")
-    all_ok = True
+    all_ok, unverified = True, []
     for o in outcomes:
         report = verify.verify_results(o.key, committed_root / o.key, fresh_root / o.key, rtol=rtol, atol=atol)
-        print(f"{o.key}: {'OK' if report.ok else 'DIFFERS'}")
+        reason = unverifiable_reason(o.key, committed_root / o.key, o.data)
+        if reason:
+            unverified.append(o.key)
+            print(f"{o.key}: COULD NOT VERIFY — {reason}")
+            print("  (the comparison below is with synthetic data, shown for information only)")
+        else:
+            print(f"{o.key}: {'OK' if report.ok else 'DIFFERS'}")
+            all_ok &= report.ok
         for line in report.lines():
             print(line)
-        all_ok &= report.ok
-    print(f"verify: {'every committed table and claim status reproduced' if all_ok else 'DIFFERENCES FOUND'}")
-    return all_ok
+    if not all_ok:
+        print("verify: DIFFERENCES FOUND" + (f" (and could not verify {', '.join(unverified)}: needs the real trace "
+                                             "excerpts)" if unverified else ""))
+        return "differs"
+    if unverified:
+        print(f"verify: could not verify {', '.join(unverified)}: needs the real trace excerpts (`python -m "
+              "fairlib.traces.fetch --notebooks`); everything else reproduced")
+        return "unverifiable"
+    print("verify: every committed table and claim status reproduced")
+    return "ok"
 
 
 if __name__ == "__main__":

@@ -19,6 +19,12 @@ __all__ = [
     "check_task_bound",
     "as_number",
     "as_count",
+    "as_finite",
+    "as_array",
+    "as_values",
+    "as_rng",
+    "as_instance",
+    "check_columns",
     "check_choice",
 ]
 
@@ -38,13 +44,36 @@ def _first(mask: np.ndarray):
     return tuple(int(i) for i in np.argwhere(mask)[0])
 
 
-def _as_float_array(x, name: str, ndim: int) -> np.ndarray:
+def as_array(x, name: str) -> np.ndarray:
+    """``np.asarray(x)`` for numeric input: ragged lists, objects (``None``, a Cluster) and text are errors naming
+    the argument; the dtype is left as it is (see :func:`as_values` for checked float arrays).
+
+    >>> as_array([[1, 2], [3]], "demands")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: demands = [[1, 2], [3]]: must be a numeric array, got ragged or object data
+    """
     try:
         arr = np.asarray(x)
-    except Exception as exc:  # ragged lists and similar
-        raise InvalidInputError(f"{name}: cannot be converted to an array ({exc})") from None
-    if arr.dtype == object:
-        raise InvalidInputError(f"{name}: must be a numeric array, got ragged or object data")
+    except Exception:  # ragged lists and similar
+        arr = None
+    if arr is None or arr.dtype == object:
+        raise InvalidInputError(f"{name} = {_short(x)}: must be a numeric array, got ragged or object data")
+    if arr.dtype.kind not in "biufc":
+        raise InvalidInputError(f"{name}: must be numeric, got dtype {arr.dtype}: {_short(x)}")
+    return arr
+
+
+def _short(x) -> str:
+    """``repr(x)`` on one line, cut at 80 characters (an array's repr spans lines)."""
+    text = " ".join(repr(x).split())
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _as_float_array(x, name: str, ndim: int) -> np.ndarray:
+    arr = as_array(x, name)
+    if arr.dtype.kind == "c":
+        raise InvalidInputError(f"{name}: must be real numbers, got complex dtype {arr.dtype}")
     if arr.dtype.kind == "b":
         raise InvalidInputError(f"{name}: must be numeric, got a boolean array")
     if arr.dtype.kind not in "iuf":
@@ -235,23 +264,149 @@ def as_number(value, name: str, *, minimum: float = 0.0, inclusive: bool = False
     """
     bound = f">= {minimum}" if inclusive else f"> {minimum}"
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise InvalidInputError(f"{name} = {value!r}: must be a finite number {bound}")
-    v = float(value)
+        raise InvalidInputError(f"{name} = {_short(value)}: must be a finite number {bound}")
+    try:
+        v = float(value)
+    except OverflowError:
+        raise InvalidInputError(f"{name} = {value!r}: must be a finite number {bound} (beyond the float range)") \
+            from None
     if not (np.isfinite(v) and (v >= minimum if inclusive else v > minimum) and v <= maximum):
         raise InvalidInputError(f"{name} = {v}: must be a finite number {bound}"
                                 + (f" and <= {maximum}" if np.isfinite(maximum) else ""))
     return v
 
 
-def as_count(value, name: str, *, minimum: int = 1) -> int:
-    """An integer >= ``minimum`` (not a bool, not a float such as 2.5).
+def as_count(value, name: str, *, minimum: int = 1, maximum: int = INT64_MAX) -> int:
+    """An integer >= ``minimum`` and <= ``maximum`` (default the int64 range; not a bool, not a float such as 2.5).
 
     >>> as_count(3, "max_sweeps")
     3
+    >>> as_count(10**20, "k")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: k = 100000000000000000000: must be an integer >= 1 and <= 9223372036854775807
     """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise InvalidInputError(f"{name} = {value!r}: must be an integer >= {minimum}")
+    integer = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    if not integer or value < minimum:
+        raise InvalidInputError(f"{name} = {_short(value)}: must be an integer >= {minimum}")
+    if value > maximum:
+        raise InvalidInputError(f"{name} = {value!r}: must be an integer >= {minimum} and <= {maximum}")
     return int(value)
+
+
+def as_finite(value, name: str) -> float:
+    """A finite real number of either sign (a time, an offset); booleans, strings, complex numbers, NaN and
+    infinities are errors naming the argument.
+
+    >>> as_finite(-2, "start")
+    -2.0
+    >>> as_finite(float("nan"), "t")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: t = nan: must be a finite number
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InvalidInputError(f"{name} = {value!r}: must be a finite number")
+    try:
+        v = float(value)
+    except OverflowError:
+        raise InvalidInputError(f"{name} = {value!r}: must be a finite number (beyond the float range)") from None
+    if not np.isfinite(v):
+        raise InvalidInputError(f"{name} = {v}: must be a finite number")
+    return v
+
+
+def as_values(x, name: str, *, ndim: int, shape: tuple | None = None, sign: str | None = ">= 0",
+              allow_nan: bool = False) -> np.ndarray:
+    """A contiguous float64 array of ``ndim`` dimensions (and ``shape`` when given; ``-1`` matches any length),
+    finite (NaN allowed with ``allow_nan``, as an empty field), with ``sign`` ``">= 0"``, ``"> 0"`` or None.
+
+    >>> as_values([[0.5, 0.5], [1.0, 0.0]], "shares", ndim=2).shape
+    (2, 2)
+    >>> as_values([[0.5, float("nan")]], "shares", ndim=2)
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: shares[0, 1] = nan: shares must be finite
+    """
+    arr = as_array(x, name)
+    if arr.dtype.kind == "c":
+        raise InvalidInputError(f"{name}: must be real numbers, got complex dtype {arr.dtype}")
+    if arr.dtype.kind == "b":
+        raise InvalidInputError(f"{name}: must be numeric, got a boolean array")
+    if arr.ndim != ndim:
+        raise InvalidInputError(f"{name}: must be {ndim}-D, got shape {arr.shape}")
+    if shape is not None and any(s not in (-1, a) for s, a in zip(shape, arr.shape)):
+        want = "(" + ", ".join("any" if s == -1 else str(s) for s in shape) + ")"
+        raise InvalidInputError(f"{name}: expected shape {want}, got {arr.shape}")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    bad = np.isinf(arr) if allow_nan else ~np.isfinite(arr)
+    if bad.any():
+        idx = _first(bad)
+        raise InvalidInputError(f"{name}[{_fmt_index(idx)}] = {arr[idx]}: {name} must be finite")
+    if sign is not None:
+        with np.errstate(invalid="ignore"):
+            _check_sign(np.where(np.isnan(arr), 1.0, arr), name, strict=sign == "> 0")
+    return arr
+
+
+def check_columns(frame, name: str, columns, *, sign: str | None = ">= 0") -> None:
+    """Columns of a table (a DataFrame) that hold amounts: finite where present (an empty field, NaN, is allowed)
+    and with ``sign`` (``">= 0"``, ``"> 0"`` or None); else an error naming the table, the row (0-based position
+    and index label), the column and the value. Missing columns are the caller's to report.
+
+    >>> import pandas as pd
+    >>> check_columns(pd.DataFrame({"cpu": [0.5, -2.0]}), "jobs", ["cpu"])
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: jobs row 1 (index 1), column 'cpu' = -2.0: must be finite and >= 0
+    """
+    for col in columns:
+        try:
+            v = np.asarray(frame[col].to_numpy(dtype=np.float64, na_value=np.nan))
+        except (TypeError, ValueError):
+            raise InvalidInputError(f"{name}, column {col!r}: must hold numbers, got dtype {frame[col].dtype}") \
+                from None
+        bad = np.isinf(v)
+        if sign is not None:
+            with np.errstate(invalid="ignore"):
+                bad |= (v <= 0) if sign == "> 0" else (v < 0)
+        if bad.any():
+            k = int(np.argmax(bad))
+            rule = "finite" + (f" and {sign}" if sign else "")
+            label = frame.index[k]
+            label = label.item() if isinstance(label, np.generic) else label
+            raise InvalidInputError(f"{name} row {k} (index {label!r}), column {col!r} = {v[k]}: must be "
+                                    f"{rule}")
+
+
+def as_rng(rng, name: str = "rng") -> np.random.Generator:
+    """``np.random.default_rng(rng)`` for a seed (None, an integer >= 0, a SeedSequence, a BitGenerator or a
+    Generator, returned as it is); anything else is an error naming the argument.
+
+    >>> as_rng("abc")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: rng = 'abc': must be None, an integer >= 0, a SeedSequence or a Generator
+    """
+    ok = (rng is None or isinstance(rng, (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence))
+          or (isinstance(rng, (int, np.integer)) and not isinstance(rng, (bool, np.bool_)) and rng >= 0))
+    if not ok:
+        raise InvalidInputError(f"{name} = {_short(rng)}: must be None, an integer >= 0, a SeedSequence or a "
+                                "Generator")
+    return np.random.default_rng(rng)
+
+
+def as_instance(value, cls, name: str):
+    """``value`` when it is an instance of ``cls``; else an error naming the argument, what it got and what it needs.
+
+    >>> as_instance([[1, 2]], dict, "grid")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: grid = [[1, 2]]: must be a dict, got list
+    """
+    if not isinstance(value, cls):
+        raise InvalidInputError(f"{name} = {_short(value)}: must be a {cls.__name__}, got {type(value).__name__}")
+    return value
 
 
 def check_choice(value, choices, name: str):

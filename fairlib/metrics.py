@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import InvalidInputError
+from ._validate import InvalidInputError, as_array, as_number, as_values
 
 __all__ = ["bundle_values", "utilities", "efficiency", "utility_uniformity", "envy_freeness", "jain_index"]
 
@@ -19,11 +19,10 @@ def bundle_values(weights, shares, parallelism=None) -> np.ndarray:
     >>> bundle_values([[1, 0], [0, 1]], [[1, 0], [0, 1]]).tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
-    w = np.asarray(weights, dtype=np.float64)
-    r = np.asarray(shares, dtype=np.float64)
+    w, r = _weights_and_shares(weights, shares)
     if parallelism is None:
         return w @ r.T
-    k = np.broadcast_to(np.asarray(parallelism, dtype=np.int64), (w.shape[0],))
+    k = _parallelism(parallelism, w.shape[0])
     n = w.shape[1]
     out = np.empty((w.shape[0], r.shape[0]))
     for kk in np.unique(k):                       # users sharing a bound: top-k by partition, O(n) per pair
@@ -33,17 +32,52 @@ def bundle_values(weights, shares, parallelism=None) -> np.ndarray:
     return out
 
 
+def _weights_and_shares(weights, shares):
+    """Valuations and shares: two finite, non-negative (users x machines) matrices; shares of one machine's
+    users may have any number of rows (bundles of other users), but the same machines."""
+    w = as_values(weights, "weights", ndim=2)
+    r = as_values(shares, "shares", ndim=2, shape=(-1, w.shape[1]))
+    return w, r
+
+
+def _parallelism(parallelism, m: int) -> np.ndarray:
+    """One integer bound >= 1 per user (a scalar is broadcast)."""
+    k = as_array(parallelism, "parallelism")
+    if k.dtype.kind not in "iu" or k.ndim > 1 or (k.ndim == 1 and k.shape != (m,)):
+        raise InvalidInputError(f"parallelism = {parallelism!r}: must be an integer or one integer per user ({m})")
+    k = np.broadcast_to(k.astype(np.int64), (m,))
+    if (k < 1).any():
+        i = int(np.argmax(k < 1))
+        raise InvalidInputError(f"parallelism[{i}] = {k[i]}: must be >= 1")
+    return k
+
+
 def utilities(weights, shares, parallelism=None) -> np.ndarray:
-    """U_i(r_i) for every user."""
-    w = np.asarray(weights, dtype=np.float64)
-    r = np.asarray(shares, dtype=np.float64)
+    """U_i(r_i) for every user.
+
+    >>> utilities([[1, 0], [0.5, 0.5]], [[1, 0], [0, 1]]).tolist()
+    [1.0, 0.5]
+    """
+    w, r = as_array(weights, "weights"), as_array(shares, "shares")
+    if w.ndim != 2 or r.shape != w.shape:
+        raise InvalidInputError(f"weights, shares: expected two (users x machines) matrices of one shape, got "
+                                f"{w.shape} and {r.shape}")
+    w, r = _weights_and_shares(w, r)
+    if r.shape != w.shape:
+        raise InvalidInputError(f"shares: expected shape {w.shape} (users x machines, as weights), got {r.shape}")
     if parallelism is None:
         return np.einsum("ij,ij->i", w, r)
     return np.diagonal(bundle_values(w, r, parallelism)).copy()
 
 
 def efficiency(welfare: float, optimum: float) -> float:
-    """π = U / U* (price of anarchy of one outcome)."""
+    """π = U / U* (price of anarchy of one outcome): ``welfare`` finite and >= 0, ``optimum`` finite and > 0.
+
+    >>> efficiency(1.5, 2.0)
+    0.75
+    """
+    welfare = as_number(welfare, "welfare", inclusive=True)
+    optimum = as_number(optimum, "optimum")
     return float(welfare / optimum)
 
 
@@ -53,7 +87,9 @@ def utility_uniformity(utils) -> float:
     >>> utility_uniformity([0.5, 0.25])
     0.5
     """
-    u = np.asarray(utils, dtype=np.float64)
+    u = as_values(utils, "utils", ndim=1)
+    if u.size == 0:
+        raise InvalidInputError("utils: no utilities (an empty vector has no uniformity)")
     return float(u.min() / u.max()) if u.max() > 0 else 0.0
 
 
@@ -63,8 +99,12 @@ def envy_freeness(weights, shares, parallelism=None) -> float:
     >>> envy_freeness([[0.5, 0.5], [0.5, 0.5]], [[0.5, 0.5], [0.5, 0.5]])
     1.0
     """
-    w, r = np.asarray(weights, dtype=np.float64), np.asarray(shares, dtype=np.float64)
+    w, r = as_array(weights, "weights"), as_array(shares, "shares")
     if w.ndim != 2 or r.shape != w.shape:
+        raise InvalidInputError(f"weights, shares: expected two (users x machines) matrices of one shape, got "
+                                f"{w.shape} and {r.shape}")
+    w, r = _weights_and_shares(w, r)
+    if r.shape != w.shape:
         raise InvalidInputError(f"weights, shares: expected two (users x machines) matrices of one shape, got "
                                 f"{w.shape} and {r.shape}")
     V = bundle_values(w, r, parallelism)
@@ -78,10 +118,11 @@ def envy_freeness(weights, shares, parallelism=None) -> float:
 
 def jain_index(values) -> float:
     """Jain's fairness index (sum x)^2 / (n sum x^2)."""
-    x = np.asarray(values, dtype=np.float64)
+    x = as_array(values, "values")
     if x.ndim != 1 or x.size == 0:
         raise InvalidInputError(f"values: expected a non-empty vector, got shape {x.shape}")
-    bad = ~np.isfinite(x) | (x < 0)
+    x = as_values(x, "values", ndim=1, sign=None)
+    bad = x < 0
     if bad.any():
         i = int(np.argmax(bad))
         raise InvalidInputError(f"values[{i}] = {x[i]}: must be finite and >= 0")

@@ -38,9 +38,9 @@ def build_dir() -> Path:
 
 
 def _check_mode(mode: str) -> str:
-    if mode not in MODES:
-        raise ValueError(f"mode = {mode!r}: mode must be one of {MODES}")
-    return mode
+    from ._validate import check_choice
+
+    return check_choice(mode, MODES, "mode")
 
 
 def check_key(key: str) -> str:
@@ -49,7 +49,10 @@ def check_key(key: str) -> str:
     import re
 
     if not isinstance(key, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_\-]*", key):
-        raise ValueError(f"key = {key!r}: a notebook key is letters, digits, '_' and '-' (it names an output folder)")
+        from ._validate import InvalidInputError
+
+        raise InvalidInputError(f"key = {key!r}: a notebook key is letters, digits, '_' and '-' (it names an output "
+                                "folder)")
     return key
 
 

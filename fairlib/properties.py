@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import InvalidInputError
+from ._validate import InvalidInputError, as_instance
 from .mechanisms import resolve
 from .multires import Allocation, Cluster, leontief_tasks, misreports, property_violations
 
@@ -42,6 +42,7 @@ def strategyproofness_violation(mechanism, cluster: Cluster, *, n_random: int = 
     per server when the mechanism allocates whole tasks. > 0 means some user gains by lying (found by search:
     <= 0 is evidence, not proof). ``mechanism``: a registered name or a callable ``cluster -> Allocation``.
     """
+    as_instance(cluster, Cluster, "cluster")
     mech = _resolve(mechanism)
     truthful = _run(mech, cluster)
     integral = np.issubdtype(truthful.dtype, np.integer)
@@ -66,6 +67,7 @@ def mechanism_properties(mechanism, cluster: Cluster, *, strategyproofness: bool
     """Run ``mechanism`` (a registered name or a callable ``cluster -> Allocation``) on ``cluster`` (a pool or
     a cluster) and check SI, EF, PO, BF and, if asked, strategy-proofness by search ("SP"); <= 0 (or within a
     tolerance) means the property holds, NaN that it says nothing here (BF without bottlenecks)."""
+    as_instance(cluster, Cluster, "cluster")
     mech = _resolve(mechanism)
     out = property_violations(cluster, _run(mech, cluster))
     if strategyproofness:

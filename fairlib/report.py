@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from . import paths
+from ._validate import InvalidInputError
 
 __all__ = ["save_figure", "save_table", "ClaimLog", "Claim", "ClaimsFailed", "Declared", "Measurement", "load_registry",
            "registry_path", "display_value", "cell_key", "measured_values", "FLOAT_FORMAT", "KINDS", "STATUSES",
@@ -466,8 +467,9 @@ class ClaimLog:
 
     def __post_init__(self):
         paths.check_key(self.key)
+        paths._check_mode(self.mode)
         if self.data not in (None, "real", "synthetic"):
-            raise ValueError(f"data = {self.data!r}: must be 'real', 'synthetic' or None")
+            raise InvalidInputError(f"data = {self.data!r}: must be 'real', 'synthetic' or None")
         self.declared = load_registry(registry_path(self.key) if self.registry is None else self.registry, self.key)
 
     def measure(self, claim_id: str, ours, *, note: str = "", runs: int | None = None,

@@ -31,10 +31,13 @@ from typing import Callable, Mapping, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ._validate import InvalidInputError, as_count, as_eligibility, as_number, as_task_caps, check_choice
+from ._validate import (InvalidInputError, as_array, as_count, as_eligibility, as_finite, as_instance, as_number,
+                        as_task_caps,
+                        check_choice)
 from .metrics import jain_index
 from .multires.cluster import Cluster, on_merged_servers
 from .sweep import sweep
+from .traces.workload import Fleet, Workload
 
 __all__ = ["location_eligibility", "snapshot_cluster", "snapshot_utilisation", "Jobs", "jobs_from_workload",
            "jobs_from_task_usage", "jobs_from_task_events", "class_eligibility", "replay", "ReplayResult", "open_loop",
@@ -54,6 +57,7 @@ def location_eligibility(fleet, n_users: int, rng=None, *, reach: int = 1, topol
     location is within ``reach`` steps of it (0: own location only). ``topology="line"`` (default) puts the
     locations on a line (with 3 sites, the middle one is near both ends, the ends are not near each other);
     ``"ring"`` closes it (with 3 sites every site is then near every other)."""
+    as_instance(fleet, Fleet, "fleet")
     if fleet.location is None:
         raise InvalidInputError("fleet: has no server locations (location is None)")
     check_choice(topology, ("line", "ring"), "topology")
@@ -67,6 +71,25 @@ def location_eligibility(fleet, n_users: int, rng=None, *, reach: int = 1, topol
     return gap <= reach
 
 
+def _check_fleet_and_workload(fleet, workload) -> None:
+    """A :class:`~fairlib.traces.Fleet` and a :class:`~fairlib.traces.Workload` over the same resources."""
+    as_instance(fleet, Fleet, "fleet")
+    as_instance(workload, Workload, "workload")
+    if tuple(fleet.resources) != tuple(workload.resources):
+        raise InvalidInputError(f"fleet.resources {fleet.resources} != workload.resources {workload.resources}")
+
+
+def _per_user_rows(values, name: str, n_users: int, width: int | None = None) -> np.ndarray | None:
+    """None, or an array with one row (or entry) per workload user, indexable by the active users."""
+    if values is None:
+        return None
+    arr = as_array(values, name)
+    want = (n_users,) if width is None else (n_users, width)
+    if arr.shape != want:
+        raise InvalidInputError(f"{name}: expected shape {want} (one per workload user), got {arr.shape}")
+    return arr
+
+
 class Snapshot(NamedTuple):
     """The cluster of the users active at an instant (None if none is) and their indices."""
 
@@ -77,13 +100,15 @@ class Snapshot(NamedTuple):
 def snapshot_cluster(fleet, workload, t: float, eligible=None, weight=None) -> Snapshot:
     """The cluster of the users active at ``t`` (users with an all-zero demand are left out), and their
     indices into the workload. Returns (None, empty) when nobody with a demand is active."""
-    if tuple(fleet.resources) != tuple(workload.resources):
-        raise InvalidInputError(f"fleet.resources {fleet.resources} != workload.resources {workload.resources}")
+    _check_fleet_and_workload(fleet, workload)
+    t = as_finite(t, "t")
+    eligible = _per_user_rows(eligible, "eligible", workload.n_users, fleet.n_servers)
+    weight = _per_user_rows(weight, "weight", workload.n_users)
     idx = np.flatnonzero(workload.active_at(t) & (workload.demand > 0).any(axis=1))
     if idx.size == 0:
         return Snapshot(None, idx)
-    elig = None if eligible is None else np.asarray(eligible)[idx]
-    w = None if weight is None else np.asarray(weight)[idx]
+    elig = None if eligible is None else eligible[idx]
+    w = None if weight is None else weight[idx]
     return Snapshot(Cluster(fleet.capacity, workload.demand[idx], weight=w, eligible=elig), idx)
 
 
@@ -111,6 +136,8 @@ def snapshot_utilisation(fleet, workload, mechanisms: Mapping[str, Callable] | N
     the cluster-wide utilisation. Runs on :func:`fairlib.sweep.sweep`. Label with ``workload.source``.
     ``mechanisms``: name -> callable of a cluster, names of registered mechanisms, or None for every run of the
     registered multi-server mechanisms (:func:`fairlib.mechanisms.runs`)."""
+    as_instance(fleet, Fleet, "fleet")
+    as_instance(workload, Workload, "workload")
     from .mechanisms import resolve_runs
 
     out = sweep(_snapshot_cell, [{"run": i} for i in range(int(n_runs))], rng=rng,
@@ -250,6 +277,7 @@ def jobs_from_workload(workload) -> Jobs:
     """One segment per job: its (constant) demand D_n held from arrival to departure, i.e.
     (departure - arrival) · max_r D_n,r quanta of shape D_n / max_r D_n,r. Jobs with zero duration are kept
     (zero work: they complete at their first reallocation)."""
+    as_instance(workload, Workload, "workload")
     demand = np.asarray(workload.demand, dtype=np.float64)
     bad = ~(demand.max(axis=1) > 0)
     if bad.any():
@@ -328,6 +356,7 @@ def jobs_from_task_events(task_events: pd.DataFrame, *, window: float = 300.0, o
     ``horizon``, default the last event). Intervals in which none of a job's tasks runs are not segments; a job
     runs from its first such interval to its last. Segment times are recorded for :func:`open_loop`.
     """
+    as_instance(task_events, pd.DataFrame, "task_events")
     need = {"time", "job_id", "task_index", "event_type", "cpu_request", "memory_request", "scheduling_class"}
     missing = need - set(task_events.columns)
     if missing:
@@ -363,6 +392,7 @@ def jobs_from_task_events(task_events: pd.DataFrame, *, window: float = 300.0, o
 def class_eligibility(fleet, scheduling_class, *, reserved=("C", "D"), privileged=(2, 3)) -> np.ndarray:
     """§6.2 placement: servers of the ``reserved`` classes serve only jobs whose scheduling class is in
     ``privileged`` (latency-sensitive); every other server serves everyone. ``eligible[job, server]``."""
+    as_instance(fleet, Fleet, "fleet")
     sc = np.asarray(scheduling_class)
     if sc.ndim != 1 or pd.isna(sc).any():
         raise InvalidInputError("scheduling_class: need one known class per job")
@@ -449,6 +479,8 @@ def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start
     Completions and reallocation times less than :data:`SIMULTANEOUS_S` apart are one event (the trace's own
     resolution is 1 µs), so the number of reallocations does not depend on the last bits of a float.
     """
+    as_instance(fleet, Fleet, "fleet")
+    as_instance(jobs, Jobs, "jobs")
     from tqdm import tqdm
 
     from .mechanisms import resolve
@@ -603,6 +635,8 @@ def open_loop(fleet, jobs: Jobs, mechanisms=None, *, eligible=None, start: float
     (:func:`fairlib.multires.psdsf_range.psdsf_utilisation_bounds`; one pair of small MILPs per resource and
     measure). They depend on the epoch, not on the mechanism: every row of the epoch carries the same values.
     """
+    as_instance(fleet, Fleet, "fleet")
+    as_instance(jobs, Jobs, "jobs")
     from tqdm import tqdm
 
     from .mechanisms import resolve_runs

@@ -149,10 +149,13 @@ def _grid_points(grid) -> list[dict]:
         names = list(grid)
         points = [dict(zip(names, combo)) for combo in itertools.product(*(list(grid[n]) for n in names))]
     else:
-        points = [dict(p) for p in grid]
+        if isinstance(grid, (str, bytes)) or not isinstance(grid, Iterable):
+            raise InvalidInputError(f"grid = {grid!r}: expected a dict of name -> values or a list of dicts")
+        points = list(grid)
         for i, p in enumerate(points):
             if not isinstance(p, Mapping):
                 raise InvalidInputError(f"grid[{i}] = {p!r}: a list grid must hold dicts of parameters")
+        points = [dict(p) for p in points]
     for i, p in enumerate(points):
         for reserved in ("seed", "rep"):
             if reserved in p:
@@ -219,6 +222,30 @@ def _run_cell(fn, fixed, cell: _Cell):
         return cell.index, None, (f"{type(exc).__name__}: {exc}", traceback.format_exc())
 
 
+def _run_cell_spooled(fn, fixed, cell: _Cell, spool: str):
+    """:func:`_run_cell`, its outcome also written to ``spool/<index>.pkl`` as soon as the cell finishes: loky
+    returns a batch's results together, so when a worker dies the cells it had finished are read back from there
+    instead of being reported lost with the rest of the batch."""
+    out = _run_cell(fn, fixed, cell)
+    try:
+        _write_atomic(Path(spool) / f"{cell.index}.pkl", out)
+    except Exception:  # noqa: BLE001 - the spool is a safety net; the result still goes back the normal way
+        pass
+    return out
+
+
+def _read_spool(spool: Path | None, index: int):
+    """The outcome a worker spooled for cell ``index`` before the pool broke, or None."""
+    if spool is None:
+        return None
+    try:
+        with open(spool / f"{index}.pkl", "rb") as f:
+            out = pickle.load(f)
+    except Exception:  # noqa: BLE001 - missing or half-written: the cell did not finish
+        return None
+    return out if isinstance(out, tuple) and len(out) == 3 and out[0] == index else None
+
+
 def _run_chunk(fn, fixed, cells):
     return [_run_cell(fn, fixed, c) for c in cells]
 
@@ -268,7 +295,7 @@ def _execute_serial(fn, fixed, cells):
         yield _run_cell(fn, fixed, cell)
 
 
-def _execute_loky(fn, fixed, cells, n_jobs):
+def _execute_loky(fn, fixed, cells, n_jobs, spool=None):
     from joblib import Parallel, delayed, parallel_config
 
     # Each worker gets cores // n_jobs threads for numba, OpenMP and BLAS even when the parent's environment
@@ -277,7 +304,10 @@ def _execute_loky(fn, fixed, cells, n_jobs):
     threads = max(1, (os.cpu_count() or 1) // n_jobs)
     with parallel_config(backend="loky", inner_max_num_threads=threads):
         parallel = Parallel(n_jobs=n_jobs, batch_size="auto", return_as="generator_unordered")
-        yield from parallel(delayed(_run_cell)(fn, fixed, c) for c in cells)
+        if spool is None:
+            yield from parallel(delayed(_run_cell)(fn, fixed, c) for c in cells)
+        else:
+            yield from parallel(delayed(_run_cell_spooled)(fn, fixed, c, str(spool)) for c in cells)
 
 
 def _execute_dask(fn, fixed, cells, scheduler):
@@ -406,8 +436,11 @@ def _read_cache(cells, paths) -> dict[int, list[dict]]:
         if paths[c.index].exists():
             try:
                 with open(paths[c.index], "rb") as f:
-                    rows_of[c.index] = pickle.load(f)
-            except (EOFError, pickle.UnpicklingError, ValueError, AttributeError, ImportError) as exc:
+                    rows = pickle.load(f)
+                if not (isinstance(rows, list) and all(isinstance(r, dict) for r in rows)):
+                    raise TypeError(f"holds a {type(rows).__name__}, not a cell's rows (a list of dicts)")
+                rows_of[c.index] = rows
+            except Exception as exc:  # noqa: BLE001 - any unreadable or foreign file: recompute, never trust
                 warnings.warn(f"sweep cache: {paths[c.index]} is unreadable ({type(exc).__name__}: {exc}); "
                               "recomputing that cell", RuntimeWarning, stacklevel=3)
                 paths[c.index].unlink(missing_ok=True)
@@ -420,40 +453,55 @@ def _run_cells(fn, fixed, cells, todo, rows_of, paths, backend, jobs, scheduler,
     """
     from tqdm import tqdm
 
+    import shutil
+    import tempfile
+
     failures: dict[int, tuple[str, str]] = {}
+    spool = None
     if backend == "serial":
         stream = _execute_serial(fn, fixed, todo)
     elif backend == "loky":
-        stream = _execute_loky(fn, fixed, todo, jobs)
+        spool = Path(tempfile.mkdtemp(prefix="fairlib-sweep-spool-"))
+        stream = _execute_loky(fn, fixed, todo, jobs, spool)
     else:
         stream = _execute_dask(fn, fixed, todo, scheduler)
     bar = tqdm(total=len(cells), initial=len(cells) - len(todo), disable=not progress, leave=False,
                desc=desc or getattr(fn, "__name__", "sweep"))
     by_index = {c.index: c for c in cells}
+
+    def record(index, rows, failure):
+        if failure is not None:
+            failures[index] = failure
+        else:
+            clash = sorted({k for r in rows for k in r} & (set(by_index[index].params) | {"rep"}))
+            if clash:
+                raise ValueError(f"sweep({getattr(fn, '__name__', fn)!s}): a cell returned column(s) {clash}, "
+                                 "which name grid parameters (or 'rep'); rename them")
+            rows_of[index] = rows
+            if paths is not None:
+                _write_atomic(paths[index], rows)
+        bar.update(1)
+
     try:
         for index, rows, failure in stream:
-            if failure is not None:
-                failures[index] = failure
-            else:
-                clash = sorted({k for r in rows for k in r} & (set(by_index[index].params) | {"rep"}))
-                if clash:
-                    raise ValueError(f"sweep({getattr(fn, '__name__', fn)!s}): a cell returned column(s) {clash}, "
-                                     "which name grid parameters (or 'rep'); rename them")
-                rows_of[index] = rows
-                if paths is not None:
-                    _write_atomic(paths[index], rows)
-            bar.update(1)
+            record(index, rows, failure)
     except (ValueError, TypeError):
         raise
     except Exception as exc:  # noqa: BLE001 - a broken worker pool: keep what finished, name what did not
         lost = f"{type(exc).__name__}: {exc} (the workers stopped; this cell did not finish)"
         for c in todo:
             if c.index not in rows_of and c.index not in failures:
-                failures[c.index] = (lost, traceback.format_exc())
+                spooled = _read_spool(spool, c.index)
+                if spooled is not None:     # finished in a worker whose batch never came back
+                    record(*spooled)
+                else:
+                    failures[c.index] = (lost, traceback.format_exc())
     finally:
         bar.close()
         if hasattr(stream, "close"):
             stream.close()
+        if spool is not None:
+            shutil.rmtree(spool, ignore_errors=True)
     return failures
 
 

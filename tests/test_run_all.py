@@ -56,6 +56,12 @@ def fixtures(tmp_path_factory):
         "log.measure('third_sums_to_one', 3 * (0.1 + 0.2) / 0.9)\n"
         "save_table(pd.DataFrame({'n': [1, 2], 'x': [0.1 + 0.2, 1 / 3]}), 'verifiable', 't',"
         " mode=MODE)\nlog.finish()"])
+    _notebook(d / "traced.ipynb", [
+        "import os\nfrom fairlib.report import ClaimLog, save_table\nimport pandas as pd\n"
+        "DATA = os.environ.get('FIXTURE_DATA', 'real')\n"
+        f"log = ClaimLog('traced', mode=MODE, data=DATA, registry={_registry('third_sums_to_one', SUM_RULE)!r})\n"
+        "log.measure('third_sums_to_one', 3 * (0.1 + 0.2) / 0.9)\n"
+        "save_table(pd.DataFrame({'x': [1.0 if DATA == 'real' else 2.0]}), 'traced', 't', mode=MODE)\nlog.finish()"])
     _notebook(d / "bad_claim.ipynb", [
         "import os\nfrom fairlib.report import ClaimLog\n"
         f"log = ClaimLog('bad_claim', mode=MODE, registry={_registry('wrong', WRONG_RULE)!r})\n"
@@ -83,6 +89,7 @@ def fixtures(tmp_path_factory):
         {"key": "unmeasured", "path": str(d / "unmeasured.ipynb"), "title": "a declared claim is not measured"},
         {"key": "verifiable", "path": str(d / "verifiable.ipynb"), "title": "a table and a claim to verify"},
         {"key": "sweeping", "path": str(d / "sweeping.ipynb"), "title": "runs a sweep"},
+        {"key": "traced", "path": str(d / "traced.ipynb"), "title": "reads real data (FIXTURE_DATA=synthetic: not)"},
         {"key": "template", "path": str(ROOT / "notebooks" / "_template.ipynb"), "title": "the template"},
     ]
     reg = d / "registry.json"
@@ -272,10 +279,37 @@ def test_a_notebook_failing_before_its_claims_shows_them_not_re_measured(fixture
     assert "| paper | 0 | 0 | 0 | 0 |" in ledger       # not counted under any status
 
 
-def test_a_key_given_twice_runs_once(fixtures, tmp_path):
-    p = run(["--quick", "--registry", str(fixtures), "--only", "ok_a", "ok_a", "--jobs", "2"], tmp_path)
-    assert p.returncode == 0, p.stdout + p.stderr
-    assert p.stdout.count("ok_a ") == 1
+def test_a_key_given_twice_is_refused_by_name(fixtures, tmp_path):
+    """A repeated key is more likely a typo for another one than a wish to run it twice: refused, named."""
+    p = run(["--quick", "--registry", str(fixtures), "--only", "ok_a", "ok_b", "ok_a", "--jobs", "2"], tmp_path)
+    assert p.returncode == 2
+    assert "--only names ok_a more than once" in p.stderr and "valid keys: ok_a" in p.stderr
+    assert not (tmp_path / "executed").exists()                       # nothing ran
+
+
+def test_verify_without_the_real_data_says_could_not_verify_not_differs(fixtures, tmp_path):
+    """Committed results from real data, a fresh run on synthetic stand-ins: "could not verify" with the fetch
+    command and exit status 3, never "DIFFERENCES FOUND" (exit 1)."""
+    committed = tmp_path / "committed"
+    env = dict(os.environ, FAIRLIB_BUILD_DIR=str(tmp_path / "b0"), FAIRLIB_OUTPUT_DIR=str(committed))
+    first = subprocess.run([sys.executable, str(ROOT / "run_all.py"), "--registry", str(fixtures), "--only",
+                            "traced"], capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+    assert first.returncode == 0, first.stdout + first.stderr
+    args = ["--verify", "--registry", str(fixtures), "--only", "traced", "--committed-results",
+            str(committed / "results")]
+    real = run(args, tmp_path / "b1")
+    assert real.returncode == 0, real.stdout + real.stderr
+    assert "every committed table and claim status reproduced" in real.stdout
+    stand_in = run(args, tmp_path / "b2", FIXTURE_DATA="synthetic")
+    assert stand_in.returncode == 3, stand_in.stdout + stand_in.stderr
+    assert "traced: COULD NOT VERIFY — could not verify" in stand_in.stdout
+    assert "python -m fairlib.traces.fetch --notebooks" in stand_in.stdout
+    assert "DIFFERENCES FOUND" not in stand_in.stdout
+    assert "verify: could not verify traced: needs the real trace excerpts" in stand_in.stdout
+    # a difference elsewhere (verifiable has no committed tables here: "new") still wins: exit 1, both said
+    both = run(args[:4] + ["verifiable"] + args[4:], tmp_path / "b3", FIXTURE_DATA="synthetic")
+    assert both.returncode == 1, both.stdout + both.stderr
+    assert "verify: DIFFERENCES FOUND (and could not verify traced: needs the real trace excerpts)" in both.stdout
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])

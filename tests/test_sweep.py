@@ -159,3 +159,73 @@ def test_bad_arguments(kwargs, message):
 def test_bad_return_type_is_a_cell_failure():
     with pytest.raises(SweepError, match="must return a dict"):
         sweep(lambda seed, x: x, {"x": [1]}, backend="serial", progress=False)
+
+
+@pytest.mark.parametrize("grid, message", [
+    ([1, 2], r"grid\[0\] = 1: a list grid must hold dicts"),
+    ([{"x": 1}, [("x", 2)]], r"grid\[1\] = \[\('x', 2\)\]: a list grid must hold dicts"),
+    (5, r"grid = 5: expected a dict of name -> values or a list of dicts"),
+    ("xy", r"grid = 'xy': expected a dict"),
+])
+def test_a_grid_list_of_non_dicts_is_named(grid, message):
+    with pytest.raises(InvalidInputError, match=message):
+        sweep(failing_cell, grid, progress=False)
+
+
+@pytest.mark.parametrize("foreign", [{"not": "rows"}, [1, 2, 3], "text", np.arange(3)])
+def test_a_cache_file_of_foreign_content_is_recomputed_not_trusted(tmp_path, monkeypatch, foreign):
+    import pickle
+
+    monkeypatch.setenv("FAIRLIB_BUILD_DIR", str(tmp_path))
+    args = dict(rng=1, backend="serial", cache=True, cache_name="foreign", progress=False)
+    first = sweep(failing_cell, {"x": [1, 2]}, **args)
+    files = sorted((tmp_path / "sweep-cache" / "foreign").glob("*.pkl"))
+    assert len(files) == 2
+    files[0].write_bytes(pickle.dumps(foreign))
+    with pytest.warns(RuntimeWarning, match=r"is unreadable \(TypeError: holds a .*, not a cell's rows"):
+        again = sweep(failing_cell, {"x": [1, 2]}, **args)
+    pd.testing.assert_frame_equal(first, again)
+    assert again.attrs["sweep"]["ran"] == 1
+
+
+def dying_cell(seed, x, n, spool_root):
+    """Cell ``n - 1`` kills its worker (os._exit, as a segfault or the OOM killer would) once every other cell has
+    finished and been spooled; the others return at once."""
+    import os
+    import time
+
+    if x == n - 1:
+        deadline = time.monotonic() + 120        # a guard, not a timing assertion: the others are quick
+        while time.monotonic() < deadline and len(list(spool_root.glob("fairlib-sweep-spool-*/*.pkl"))) < n - 1:
+            time.sleep(0.05)
+        os._exit(3)
+    return {"value": 10 * x}
+
+
+def test_a_dead_worker_fails_only_the_cells_that_did_not_finish(tmp_path, monkeypatch):
+    """One loky worker dies (os._exit) in the last cell after all the others finished, some of them possibly in the
+    dying worker's own batch: only that cell is reported failed; every finished cell is kept, in grid order."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))     # where the sweep spools finished cells
+    n = 12
+    with pytest.raises(SweepError) as info:
+        sweep(dying_cell, {"x": list(range(n))}, fixed={"n": n, "spool_root": tmp_path}, backend="loky", n_jobs=2,
+              progress=False)
+    err = info.value
+    assert f"1 of {n} cells failed (the other {n - 1} finished)" in str(err)
+    assert err.failures.x.tolist() == [n - 1]
+    assert "the workers stopped; this cell did not finish" in err.failures.error.iloc[0]
+    assert err.results.x.tolist() == list(range(n - 1))
+    assert err.results.value.tolist() == [10 * x for x in range(n - 1)]
+    assert not list(tmp_path.glob("fairlib-sweep-spool-*"))     # the spool is removed
+
+
+def test_the_spool_recovers_cells_a_dead_worker_finished(tmp_path):
+    """The pool's results never came back for a batch: its finished cells are read from the spool."""
+    cells = sweep_module._make_cells([{"x": 1}, {"x": 2}], 1, np.random.SeedSequence(0), None)
+    sweep_module._run_cell_spooled(failing_cell, {}, cells[0], str(tmp_path))
+    assert sweep_module._read_spool(tmp_path, 0) == (0, [{"value": 10}], None)
+    assert sweep_module._read_spool(tmp_path, 1) is None
+    (tmp_path / "1.pkl").write_bytes(b"half a pick")
+    assert sweep_module._read_spool(tmp_path, 1) is None

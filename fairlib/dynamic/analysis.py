@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import InvalidInputError, as_count, as_number
+from .._validate import InvalidInputError, as_count, as_instance, as_number
 from .drf import DynamicDRFResult, dynamic_drf, normalize_demands, static_drf_levels
 
 __all__ = ["competitive_ratios", "maxsum_counterexample", "maxmin_tight_example", "check_properties",
@@ -18,6 +18,7 @@ def competitive_ratios(result: DynamicDRFResult) -> dict:
     Lemma 2), ``static`` (ẋ^k), ``cr1`` = maxsum / (k ẋ^k) and ``cr2`` = M^k / ẋ^k, plus their minima
     ``CR1``, ``CR2`` over steps.
     """
+    as_instance(result, DynamicDRFResult, "result")
     static = static_drf_levels(result.demands, result.n)
     k = np.arange(1, result.n_steps + 1)
     cr1 = result.maxsum / (k * static)
@@ -39,8 +40,7 @@ def maxsum_counterexample(m: int, eps: float = 1e-9) -> np.ndarray:
 
     Dynamic DRF ends with sum of shares -> (m^2 + 1)/(m + 1), static DRF with (m + 1)/2.
     """
-    if m < 1:
-        raise InvalidInputError(f"m = {m}: needs at least one resource")
+    m = as_count(m, "m")
     return np.vstack([_unit_types(m, eps), np.ones((1, m))])
 
 
@@ -49,8 +49,7 @@ def maxmin_tight_example(m: int, eps: float = 1e-9) -> np.ndarray:
 
     Any DPO mechanism gives the last agent <= 1/(m^2 + 1); static DRF gives 1/(m + 1).
     """
-    if m < 1:
-        raise InvalidInputError(f"m = {m}: needs at least one resource")
+    m = as_count(m, "m", maximum=2**31)   # n = m^2 + 1 agents
     n = m * m + 1
     return _unit_types(m, eps)[np.arange(n) % m]
 
@@ -65,6 +64,7 @@ def check_properties(result: DynamicDRFResult, *, tol: float = 1e-9) -> dict:
 
     Cost O(K^2 m + K^3) for the DEF check: meant for K up to a few hundred.
     """
+    as_instance(result, DynamicDRFResult, "result")
     tol = as_number(tol, "tol", inclusive=True)
     K, n = result.n_steps, result.n
     if K > 2000:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import InvalidInputError, as_demands, check_choice
+from .._validate import InvalidInputError, as_count, as_demands, check_choice
 
 __all__ = ["dynamic_drf", "dynamic_drf_step", "DynamicDRFResult", "METHODS", "normalize_demands",
            "static_drf_levels", "suffix_max_shares"]
@@ -83,6 +83,7 @@ class DynamicDRFResult:
         return len(self.levels)
 
     def _check_step(self, k: int) -> int:
+        k = as_count(k, "k")
         if not 1 <= k <= self.n_steps:
             raise InvalidInputError(f"k = {k}: steps run from 1 to {self.n_steps}")
         return int(k)

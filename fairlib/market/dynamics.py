@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._jit import njit
-from .._validate import InvalidInputError, as_count, as_number, check_choice
+from .._validate import InvalidInputError, as_count, as_instance, as_number, as_rng, as_values, check_choice
 from .best_response import _best_response, _local_search
 from .game import Game, weight_proportional_bids
 
@@ -245,12 +245,13 @@ def run_dynamics(game: Game, method: str = "best_response", *, order: str = "seq
         Local greedy convergence: largest relative marginal-utility gap (not given in the paper [NR];
         default 0.05).
     """
+    as_instance(game, Game, "game")
     check_choice(method, METHODS, "method")
     check_choice(order, ORDERS, "order")
     if method == "local_greedy" and game.parallelism is not None:
         raise InvalidInputError("local_greedy is defined for infinite parallelism only (EC §4.3)")
-    if not 0 < step <= 1:
-        raise InvalidInputError(f"step = {step}: must be in (0, 1]")
+    step = as_number(step, "step", maximum=1.0)
+    as_rng(rng)   # checked before the run; drawn from below
     eps, gap_tol = as_number(eps, "eps", inclusive=True), as_number(gap_tol, "gap_tol")
     if max_iter is None:
         max_iter = 200 if method == "best_response" else 500
@@ -261,7 +262,7 @@ def run_dynamics(game: Game, method: str = "best_response", *, order: str = "seq
     m, n = game.weights.shape
     k = game.parallelism if game.parallelism is not None else np.full(m, n, dtype=np.int64)
     x0 = weight_proportional_bids(game.weights, game.budgets, game.parallelism) if initial_bids is None \
-        else np.ascontiguousarray(initial_bids, dtype=np.float64)
+        else as_values(initial_bids, "initial_bids", ndim=2, sign=None)
     if x0.shape != (m, n):
         raise InvalidInputError(f"initial_bids: expected shape {(m, n)}, got {x0.shape}")
     bad = ~np.isfinite(x0) | (x0 < 0)
@@ -279,7 +280,7 @@ def run_dynamics(game: Game, method: str = "best_response", *, order: str = "seq
     if game.reserve / scale == 0.0:
         raise InvalidInputError(f"reserve = {game.reserve}: more than the float range below the largest budget "
                                 f"({scale:g})")
-    g = np.random.default_rng(rng)
+    g = as_rng(rng)
     perms = np.array([g.permutation(m) for _ in range(max_iter)], dtype=np.int64) if order == "random" \
         else np.zeros((1, m), dtype=np.int64)
     mode = {"sequential": _SEQ, "simultaneous": _SIM, "random": _RAND}[order]

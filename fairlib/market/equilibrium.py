@@ -148,8 +148,7 @@ def sqrt_m_construction(n: int) -> GameInstance:
     evenly; n users each value one distinct machine (weight 1) and bid everything there. Returns
     (weights, bids); it is an equilibrium with welfare 2n/(n+1) < 2 while U* = n, so π = O(1/√m).
     """
-    if n < 1:
-        raise InvalidInputError(f"n = {n}: needs at least one machine")
+    n = as_count(n, "n")
     spread_w = np.full((n * n, n), 1.0 / n)
     spec_w = np.eye(n)
     return GameInstance(np.vstack([spread_w, spec_w]), np.vstack([np.full((n * n, n), 1.0 / n), np.eye(n)]))

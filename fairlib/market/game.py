@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from .._validate import InvalidInputError, as_budgets, as_count
+from .._validate import InvalidInputError, as_array, as_budgets, as_count, as_number, as_rng
 
 __all__ = ["Game", "allocation", "social_optimum", "weight_proportional_bids", "uniform_preferences",
            "correlated_preferences", "welfare_optimum"]
@@ -45,8 +45,7 @@ class Game:
         m, n = w.shape
         X = as_budgets(budgets, m)
         k = as_parallelism(parallelism, m, n)
-        if not (np.isfinite(reserve) and reserve >= 0):
-            raise InvalidInputError(f"reserve = {reserve}: must be finite and >= 0")
+        reserve = as_number(reserve, "reserve", inclusive=True)
         if reserve == 0:
             wanted = (w > 0).sum(axis=0)
             lonely = wanted < 2
@@ -77,7 +76,7 @@ class Game:
 
 def as_weight_matrix(weights, name: str = "weights") -> np.ndarray:
     """Valuations ``w[user, machine]``: a non-empty numeric matrix, finite, >= 0, every user valuing some machine."""
-    w = np.asarray(weights)
+    w = as_array(weights, name)
     if w.ndim != 2 or w.size == 0 or w.dtype.kind not in "iuf":
         raise InvalidInputError(f"{name}: expected a numeric (users x machines) matrix, got shape {w.shape} "
                                 f"dtype {w.dtype}")
@@ -98,9 +97,12 @@ def as_parallelism(parallelism, m: int, n: int, *, at_most_machines: bool = True
     n_machines; the helpers that only use it as a cap accept larger bounds (they do not bind)."""
     if parallelism is None:
         return None
-    k = np.broadcast_to(np.asarray(parallelism), (m,))
+    k = as_array(parallelism, "parallelism")
     if k.dtype.kind not in "iu":
-        raise InvalidInputError(f"parallelism: must be integers, got dtype {k.dtype}")
+        raise InvalidInputError(f"parallelism = {parallelism!r}: must be integers, got dtype {k.dtype}")
+    if k.ndim > 1 or (k.ndim == 1 and k.shape != (m,)):
+        raise InvalidInputError(f"parallelism: expected a scalar or one bound per user ({m}), got shape {k.shape}")
+    k = np.broadcast_to(k, (m,))
     out = (k < 1) | ((k > n) if at_most_machines else False)
     if out.any():
         i = int(np.argmax(out))
@@ -115,7 +117,7 @@ def allocation(bids, reserve: float = 0.0) -> np.ndarray:
     >>> allocation([[1.0, 0.0], [1.0, 2.0]]).tolist()
     [[0.5, 0.0], [0.5, 1.0]]
     """
-    x = np.asarray(bids)
+    x = as_array(bids, "bids")
     if x.ndim != 2 or x.dtype.kind not in "iuf":
         raise InvalidInputError(f"bids: expected a numeric (users x machines) matrix, got shape {x.shape} "
                                 f"dtype {x.dtype}")
@@ -124,8 +126,7 @@ def allocation(bids, reserve: float = 0.0) -> np.ndarray:
     if bad.any():
         i, j = (int(v) for v in np.argwhere(bad)[0])
         raise InvalidInputError(f"bids[{i}, {j}] = {x[i, j]}: bids must be finite and >= 0")
-    if not (np.isfinite(reserve) and reserve >= 0):
-        raise InvalidInputError(f"reserve = {reserve}: must be finite and >= 0")
+    reserve = as_number(reserve, "reserve", inclusive=True)
     Y = x.sum(axis=0) + reserve
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(Y > 0, x / np.where(Y > 0, Y, 1.0), 0.0)
@@ -184,7 +185,7 @@ def weight_proportional_bids(weights, budgets=None, parallelism=None) -> np.ndar
 def uniform_preferences(rng, n_users: int, n_machines: int) -> np.ndarray:
     """w_ij ~ U(0, 1) i.i.d., each row normalised to sum 1 (EC §5)."""
     n_users, n_machines = as_count(n_users, "n_users"), as_count(n_machines, "n_machines")
-    w = np.random.default_rng(rng).random((n_users, n_machines))
+    w = as_rng(rng).random((n_users, n_machines))
     return w / w.sum(axis=1, keepdims=True)
 
 
@@ -195,6 +196,6 @@ def correlated_preferences(rng, n_users: int, n_machines: int, dim: int = 3, *, 
     normalise by default [INF]; ``normalize=False`` keeps the raw products.
     """
     n_users, n_machines, dim = as_count(n_users, "n_users"), as_count(n_machines, "n_machines"), as_count(dim, "dim")
-    g = np.random.default_rng(rng)
+    g = as_rng(rng)
     w = g.random((n_users, dim)) @ g.random((dim, n_machines))
     return w / w.sum(axis=1, keepdims=True) if normalize else w

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import as_number
+from .._validate import as_instance, as_number
 from ._solvers.pair_kernels import largest
 from .cluster import Allocation, Cluster
 from .global_maxmin import drfh_coefficients
@@ -120,6 +120,7 @@ def drfh_best_fit(cluster: Cluster, *, quantum: float = 1.0) -> Allocation:
     >>> drfh_best_fit(c).tasks.tolist()                           # each on the server of its shape
     [[4.0, 0.0], [0.0, 4.0]]
     """
+    as_instance(cluster, Cluster, "cluster")
     quantum = as_number(quantum, "quantum")
     share_per_task = drfh_coefficients(cluster) / cluster.weight
     tasks, steps = _best_fit_fill(cluster.capacity, cluster.demand, cluster.eligible, share_per_task,

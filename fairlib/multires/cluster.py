@@ -23,7 +23,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validate import InvalidInputError, as_capacities, as_demands, as_eligibility, as_task_caps, as_weights
+from .._validate import (InvalidInputError, as_array, as_capacities, as_demands, as_eligibility, as_instance,
+                         as_task_caps, as_values, as_weights)
 
 __all__ = ["Cluster", "Allocation", "Pool", "pool_arrays", "pool_column",
            "ServerAllocation", "leontief_tasks", "monopoly_tasks", "random_cluster",
@@ -385,7 +386,13 @@ def leontief_tasks(bundle, demand) -> np.ndarray:
 
 def monopoly_tasks(capacity: np.ndarray, demand: np.ndarray) -> np.ndarray:
     """γ[n, i] = min over the resources n demands of c[i, r] / d[n, r] on every server, placement ignored (0 where
-    server i lacks a resource n demands). Inputs validated by the caller."""
+    server i lacks a resource n demands). ``capacity[server, resource]`` and ``demand[user, resource]`` finite, >= 0.
+
+    >>> monopoly_tasks([[4.0, 4.0]], [[1.0, 2.0], [2.0, 1.0]]).tolist()
+    [[2.0], [2.0]]
+    """
+    capacity = as_values(capacity, "capacity", ndim=2)
+    demand = as_values(demand, "demand", ndim=2, shape=(-1, capacity.shape[1]))
     gamma = np.full((demand.shape[0], capacity.shape[0]), np.inf)
     for r in range(demand.shape[1]):  # one resource at a time: no (users x servers x resources) temporary
         need = demand[:, r] > 0
@@ -406,6 +413,7 @@ def placement_capacity_rows(cluster: "Cluster", n_columns: int | None = None) ->
     Σ_{pairs on server i} d[user, r] x_pair <= c[i, r] (its right-hand side is ``cluster.capacity.ravel()``),
     zero demands left out. ``a_cap`` is a sparse COO matrix with ``n_columns`` columns (default: one per pair;
     more leaves room for further variables after the pairs)."""
+    as_instance(cluster, Cluster, "cluster")
     from scipy.sparse import coo_matrix
 
     users, servers = np.nonzero(cluster.eligible)
@@ -453,10 +461,14 @@ MIN_ALPHA = 0.01
 
 def per_server_alpha(cluster: Cluster, alpha) -> np.ndarray:
     """α as one value per server (a scalar is broadcast), validated: > 0, ``np.inf`` allowed (PS-DSF)."""
+    as_instance(cluster, Cluster, "cluster")
     if isinstance(alpha, (bool, np.bool_, str, bytes)) or (isinstance(alpha, (list, tuple)) and any(
             isinstance(a, (bool, np.bool_, str, bytes)) for a in alpha)):
         raise InvalidInputError(f"alpha = {alpha!r}: must be a number or one number per server")
-    arr = np.asarray(alpha, dtype=np.float64)
+    arr = as_array(alpha, "alpha")
+    if arr.dtype.kind not in "iuf":
+        raise InvalidInputError(f"alpha = {alpha!r}: must be a real number or one real number per server")
+    arr = arr.astype(np.float64)
     arr = np.full(cluster.n_servers, float(arr)) if arr.ndim == 0 else arr
     if arr.shape != (cluster.n_servers,):
         raise InvalidInputError(f"alpha: expected a scalar or one value per server ({cluster.n_servers}), "
@@ -494,6 +506,7 @@ def merge_identical_servers(cluster: Cluster) -> MergedServers:
 
     Returns (merged cluster, ``group[server]`` = its merged server, ``counts[group]``).
     """
+    as_instance(cluster, Cluster, "cluster")
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
     key = np.concatenate([cluster.capacity, cluster.eligible.T.astype(np.float64)], axis=1)
@@ -519,6 +532,7 @@ def on_merged_servers(mechanism, cluster: Cluster) -> ServerAllocation:
     """Run ``mechanism`` (Cluster -> ServerAllocation) on :func:`merge_identical_servers` and split each merged
     column evenly over its servers. Diagnostics gain ``merged_servers`` (how many distinct servers were solved).
     A mechanism that :func:`keeps_servers` (a packing heuristic such as Best-Fit DRFH) runs on ``cluster`` as given."""
+    as_instance(cluster, Cluster, "cluster")
     if keeps_servers(mechanism):
         return mechanism(cluster)
     merged, group, counts = merge_identical_servers(cluster)

@@ -8,8 +8,8 @@ from functools import cached_property
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import (InvalidInputError, as_capacities, as_demands, as_task_caps, as_weights, check_choice,
-                         check_task_bound)
+from .._validate import (InvalidInputError, as_array, as_capacities, as_demands, as_instance, as_task_caps, as_weights,
+                         check_choice, check_task_bound)
 from ._solvers.pair_kernels import largest
 from .cluster import Allocation, Cluster, pool_arrays, pool_column
 from .progressive_filling import (_is_cluster, _progressive_filling, check_start_fits, dominant_resources, no_quotas,
@@ -23,7 +23,7 @@ SATURATION_RTOL = 1e-12
 
 def _as_pool(demands, capacity, weights):
     """Shape/dtype checks only; values are checked inside the streaming kernel (one pass)."""
-    d = np.asarray(demands)
+    d = as_array(demands, "demands")
     if d.ndim != 2 or d.dtype.kind not in "iuf" or d.size == 0:
         d = as_demands(d)  # raises the precise error
     d = np.ascontiguousarray(d, dtype=np.float64)
@@ -498,6 +498,7 @@ def pdrf(demands, capacity=None, *, variant: str = "ds_max", top_up: bool = Fals
 def edrf_allocation(cluster: Cluster, start=None) -> Allocation:
     """:func:`edrf` (divisible DRF) on a single-pool cluster, from ``start`` if given, each user at most its
     cap (``cluster.max_tasks``). ``extras``: ``levels`` (each round's level), ``rounds``."""
+    as_instance(cluster, Cluster, "cluster")
     cap, dem, w = pool_arrays(cluster, "edrf", caps=True)
     res = edrf(dem, cap, weights=w, start=start, max_tasks=cluster.max_tasks if cluster.capped else None)
     return Allocation(
@@ -512,6 +513,7 @@ def edrf_allocation(cluster: Cluster, start=None) -> Allocation:
 def pdrf_allocation(cluster: Cluster, **options) -> Allocation:
     """:func:`pdrf` (Precomputed DRF, unweighted) on a single-pool cluster. ``extras``: ``cycles``,
     ``rates``, ``top_up_tasks``."""
+    as_instance(cluster, Cluster, "cluster")
     cap, dem, _ = pool_arrays(cluster, "pdrf", weighted=False)
     res = pdrf(dem, cap, **options)
     return Allocation(

@@ -32,7 +32,7 @@ from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
 from .._jit import interpreted_when_small
-from .._validate import InvalidInputError, as_number, check_choice
+from .._validate import InvalidInputError, as_instance, as_number, check_choice
 from ._solvers.maxmin_interior import maxmin_round_interior_point
 from .cluster import Allocation, Cluster, monopoly_tasks, placement_capacity_rows
 from .quotas import Quotas, divisible_bounds
@@ -48,6 +48,7 @@ _IPM_ACCEPT = 1e-7  # a round whose interior point stalls above this residual is
 
 def drfh_coefficients(cluster: Cluster) -> np.ndarray:
     """q_n = max_r d[n, r] / C_r on the pooled capacities (resources absent everywhere are skipped)."""
+    as_instance(cluster, Cluster, "cluster")
     pooled = cluster.pooled_capacity
     with np.errstate(divide="ignore", invalid="ignore"):
         share = np.where(pooled > 0, cluster.demand / pooled, 0.0)
@@ -56,6 +57,7 @@ def drfh_coefficients(cluster: Cluster) -> np.ndarray:
 
 def tsf_coefficients(cluster: Cluster) -> np.ndarray:
     """q_n = 1 / γ_n, γ_n = Σ_i min_r c[i, r] / d[n, r] over *all* servers with the needed resources."""
+    as_instance(cluster, Cluster, "cluster")
     return 1.0 / monopoly_tasks(cluster.capacity, cluster.demand).sum(axis=1)
 
 
@@ -74,6 +76,7 @@ def weighted_maxmin_totals(cluster: Cluster, q, *, tol: float = 1e-9, max_rounds
     waits at its floor's level until the common level reaches it, then rises with the others.
     Returns (tasks[n, i], diagnostics: rounds, levels per user, LP count, method).
     """
+    as_instance(cluster, Cluster, "cluster")
     q = np.asarray(q, dtype=np.float64)
     n = cluster.n_users
     if q.shape != (n,) or not np.isfinite(q).all() or (q <= 0).any():
@@ -325,6 +328,7 @@ def drfh(cluster: Cluster, *, tol: float = 1e-9, method: str = "interior_point",
     >>> drfh(c).tasks.round(6).ravel().tolist()
     [3.0, 2.0]
     """
+    as_instance(cluster, Cluster, "cluster")
     tol = as_number(tol, "tol", maximum=0.1)
     capped, floors = _with_quotas(cluster, quotas)
     tasks, diag = weighted_maxmin_totals(capped, drfh_coefficients(cluster), tol=tol, method=method, floors=floors)
@@ -341,6 +345,7 @@ def tsf(cluster: Cluster, *, tol: float = 1e-9, method: str = "interior_point", 
     >>> tsf(Cluster([[9, 18]], [[1, 4], [3, 1]])).tasks.round(6).ravel().tolist()
     [3.0, 2.0]
     """
+    as_instance(cluster, Cluster, "cluster")
     tol = as_number(tol, "tol", maximum=0.1)
     capped, floors = _with_quotas(cluster, quotas)
     tasks, diag = weighted_maxmin_totals(capped, tsf_coefficients(cluster), tol=tol, method=method, floors=floors)

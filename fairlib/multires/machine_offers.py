@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
+from .._validate import as_instance
 from .best_fit import FIT_SLACK, _bounded_steps
 from .cluster import Allocation, Cluster
 from .global_maxmin import drfh_coefficients
@@ -84,6 +85,7 @@ def drf_machine_offers(cluster: Cluster) -> Allocation:
     >>> drf_machine_offers(c).tasks.tolist()
     [[1.0, 4.0], [4.0, 1.0]]
     """
+    as_instance(cluster, Cluster, "cluster")
     share_per_task = drfh_coefficients(cluster) / cluster.weight
     tasks, steps = _offer_fill(cluster.capacity, cluster.demand, cluster.eligible, share_per_task,
                                np.asarray(cluster.max_tasks, dtype=np.float64), FIT_SLACK)

@@ -50,7 +50,7 @@ import numpy as np
 
 from .._jit import interpreted_when_small, njit, steered
 from .._linear_solve import solve, solve_compiled
-from .._validate import InvalidInputError, as_count, as_number, check_choice
+from .._validate import InvalidInputError, as_count, as_instance, as_number, check_choice
 from ._solvers.pfvds_interior import pfvds_interior_point
 from .cluster import Allocation, Cluster, per_server_alpha
 from .psdsf import psdsf
@@ -741,6 +741,7 @@ def best_response_column(cluster: Cluster, tasks, server: int, alpha: float, *, 
                          tol: float = 1e-12, max_iter: int = 200) -> np.ndarray:
     """Server ``server``'s exact α-fair best response (its column) to the other servers' tasks
     (``time_shared``: under Problem 2's constraint Σ_n x[n, i]/γ[n, i] <= 1)."""
+    as_instance(cluster, Cluster, "cluster")
     d3, cap = cluster.server_constraints(time_shared)
     x = np.asarray(tasks, dtype=np.float64)
     return _best_response_column(cluster, x, x.sum(axis=1), server, alpha, d3, cap, tol, max_iter)
@@ -760,6 +761,7 @@ def _best_response_column(cluster, x, totals, server, alpha, d3, cap, tol=1e-12,
 
 def nash_residual(cluster: Cluster, tasks, alpha, *, time_shared: bool = False) -> float:
     """max over servers of |column - best response to the others| / largest total (0 at a Nash equilibrium)."""
+    as_instance(cluster, Cluster, "cluster")
     x = np.asarray(tasks, dtype=np.float64)
     alphas = per_server_alpha(cluster, alpha)
     if not np.isfinite(x).all():
@@ -778,6 +780,7 @@ def nash_residual(cluster: Cluster, tasks, alpha, *, time_shared: bool = False) 
 
 def proportional_fair_objective(cluster: Cluster, tasks) -> float:
     """Σ_n φ_n log x_n (Theorem 2's objective for α = 1)."""
+    as_instance(cluster, Cluster, "cluster")
     tot = np.asarray(tasks, dtype=np.float64).sum(axis=1)
     with np.errstate(divide="ignore"):
         return float((cluster.weight * np.log(tot)).sum())
@@ -793,6 +796,7 @@ def _complementarity_f(cluster, x, lam, alphas):
 
 def penalty_prices(cluster: Cluster, tasks, kappa: float) -> np.ndarray:
     """The distributed heuristic's prices λ[i, r] = κ [used/c − 1]^+ / c (eq. 57 as reconstructed, [INF])."""
+    as_instance(cluster, Cluster, "cluster")
     x = np.asarray(tasks, dtype=np.float64)
     cap = np.maximum(cluster.capacity, 1e-300)
     used = np.einsum("ni,nr->ir", x, cluster.demand)
@@ -916,6 +920,7 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_share
     >>> pfvds(Cluster([[9, 18]], [[1, 4], [3, 1]]), 1.0).tasks.round(6).ravel().tolist()
     [4.090909, 1.636364]
     """
+    as_instance(cluster, Cluster, "cluster")
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
     alphas = per_server_alpha(cluster, alpha)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linprog, minimize, nnls
 
-from .._validate import InvalidInputError
+from .._validate import InvalidInputError, as_instance
 from .cluster import Cluster, per_server_alpha
 from .psmfa import merit
 from .server_properties import checked_allocation
@@ -33,6 +33,7 @@ SATURATED = 1e-7
 def marginal_utilities(cluster: Cluster, tasks, alpha) -> np.ndarray:
     """∂U_i/∂x[n, i] = ŝ[n, i]^-α / γ[n, i] on usable pairs (eqs. 59–60), 0 elsewhere; +inf where a usable
     user has no task at all (its marginal utility is unbounded)."""
+    as_instance(cluster, Cluster, "cluster")
     x = checked_allocation(cluster, tasks)
     alphas = per_server_alpha(cluster, alpha)
     if np.isinf(alphas).any():
@@ -58,6 +59,7 @@ def variational_gap(cluster: Cluster, tasks, alpha, *, time_shared: bool = False
     >>> variational_gap(c, pfvds(c, 1.0).tasks, 1.0) < 1e-8, variational_gap(c, [[3.0], [2.0]], 1.0) > 1e-3
     (True, True)
     """
+    as_instance(cluster, Cluster, "cluster")
     x = checked_allocation(cluster, tasks)
     g = marginal_utilities(cluster, x, alpha)
     d3, cap = cluster.server_constraints(time_shared)
@@ -116,6 +118,7 @@ def _capped_variational_gap(cluster, x, g, d3, cap, playing) -> float:
 
 def saturated_resources(cluster: Cluster, tasks) -> np.ndarray:
     """``saturated[server, resource]``: the load is within :data:`SATURATED` of a positive capacity (eq. 44)."""
+    as_instance(cluster, Cluster, "cluster")
     return (cluster.load(checked_allocation(cluster, tasks)) >= 1 - SATURATED) & (cluster.capacity > 0)
 
 
@@ -123,6 +126,7 @@ def server_multipliers(cluster: Cluster, tasks, alpha) -> np.ndarray:
     """``λ[server, resource]`` >= 0, zero on unsaturated resources (eq. 40), fitted by non-negative least
     squares to the stationarity conditions Σ_r λ[i, r] d[n, r] = g[n, i] of the pairs with x[n, i] > 0
     (eqs. 25–27), each row scaled by 1/g[n, i]. Exact at an equilibrium whose multipliers are unique."""
+    as_instance(cluster, Cluster, "cluster")
     x = checked_allocation(cluster, tasks)
     g = marginal_utilities(cluster, x, alpha)
     sat = saturated_resources(cluster, x)
@@ -141,6 +145,7 @@ def least_merit(cluster: Cluster, tasks, alpha) -> float:
     """min over admissible λ of the Fischer–Burmeister merit Ψ(x, λ) (:func:`fairlib.multires.psmfa.merit`):
     λ >= 0 and λ[i, r] = 0 on unsaturated resources (eq. 40), started from :func:`server_multipliers`.
     Lemma 1: 0 exactly at a solution of the NCP (28)–(31), i.e. at a PF-VDS allocation."""
+    as_instance(cluster, Cluster, "cluster")
     x = checked_allocation(cluster, tasks)
     alphas = per_server_alpha(cluster, alpha)
     lam0 = server_multipliers(cluster, x, alphas)
@@ -161,6 +166,7 @@ def least_merit(cluster: Cluster, tasks, alpha) -> float:
 
 def random_feasible_start(rng, cluster: Cluster) -> np.ndarray:
     """Uniform random tasks on the usable pairs, each server's column scaled to fill its tightest resource."""
+    as_instance(cluster, Cluster, "cluster")
     rng = np.random.default_rng(rng)
     x = np.where(cluster.eligible, rng.random((cluster.n_users, cluster.n_servers)), 0.0)
     load = cluster.load(x).max(axis=1)

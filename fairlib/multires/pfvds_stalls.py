@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import InvalidInputError, as_count, as_number
+from .._validate import InvalidInputError, as_count, as_instance, as_number
 from .cluster import Cluster, per_server_alpha
 from .pfvds import _sweeps, _update_direction, merit, nash_residual, penalty_prices, pfvds
 
@@ -40,6 +40,7 @@ def equilibrium_merits(cluster: Cluster, alpha, *, kappa: float = 1000.0) -> dic
     (the same with the penalty prices at x*, :func:`penalty_prices`), and ``overuse`` (largest used/c − 1 at x*,
     ≤ 0 up to rounding: why the penalty prices vanish there).
     """
+    as_instance(cluster, Cluster, "cluster")
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
     kappa = as_number(kappa, "kappa")
@@ -70,6 +71,7 @@ def descent_rate(cluster: Cluster, alpha, tasks, prices, trajectory, *, tail: in
     ``iterations_to_tol`` (how many more iterations that rate needs to bring Ψ below ``tol``; inf if it does not
     decrease).
     """
+    as_instance(cluster, Cluster, "cluster")
     from .psmfa import _direction, _fb_parts, _max_step, _saturated
 
     if not isinstance(cluster, Cluster):

@@ -15,7 +15,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
-from .._validate import InvalidInputError, as_number
+from .._validate import InvalidInputError, as_instance, as_number
 from .cluster import Cluster, placement_capacity_rows
 
 __all__ = ["utilisation_range", "UtilisationRange"]
@@ -39,6 +39,7 @@ def utilisation_range(cluster: Cluster, totals, servers, resource: int, *, slack
     Raises :class:`~fairlib.InvalidInputError` when no placement of ``totals`` exists or the servers hold none
     of the resource.
     """
+    as_instance(cluster, Cluster, "cluster")
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
     totals = np.asarray(totals, dtype=np.float64)

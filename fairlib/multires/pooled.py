@@ -18,7 +18,7 @@ import numpy as np
 from scipy.optimize import nnls
 
 from .._jit import interpreted_when_small
-from .._validate import InvalidInputError
+from .._validate import InvalidInputError, as_instance
 from .cluster import Allocation, Cluster, pool_arrays, pool_column
 from .edrf import edrf_allocation, pdrf_allocation
 from .progressive_filling import drf_allocation
@@ -32,6 +32,7 @@ PRICE_RESIDUAL_TOL = 1e-6
 
 def asset_share_per_task(cluster: Cluster) -> np.ndarray:
     """a_n = Σ_r d[n, r] / C_r: the asset share of one of user n's tasks (single pool)."""
+    as_instance(cluster, Cluster, "cluster")
     cap, dem, _ = pool_arrays(cluster, "asset fairness", caps=True)
     return (dem / cap).sum(axis=1)
 
@@ -55,6 +56,7 @@ def asset_fairness(cluster: Cluster, *, start=None) -> Allocation:
     >>> asset_fairness(Cluster.single_pool([9, 18], [[1, 4], [3, 1]])).tasks.ravel().round(6).tolist()
     [2.52, 2.16]
     """
+    as_instance(cluster, Cluster, "cluster")
     from .edrf import edrf
 
     cap, dem, w = pool_arrays(cluster, "asset fairness", caps=True)
@@ -113,6 +115,7 @@ def ceei(cluster: Cluster, *, start=None) -> Allocation:
     >>> ceei(Cluster.single_pool([9, 18], [[1, 4], [3, 1]]), start=[1, 2]).tasks.ravel().round(4).tolist()
     [3.0, 2.0]
     """
+    as_instance(cluster, Cluster, "cluster")
     from .edrf import _start_amounts
 
     cap, dem, w = pool_arrays(cluster, "ceei", caps=True)

@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import (InvalidInputError, as_capacities, as_count, as_demands, as_weights, check_choice,
+from .._validate import (InvalidInputError, as_capacities, as_count, as_demands, as_instance, as_weights, check_choice,
                          check_task_bound)
 from .cluster import Allocation, Cluster, monopoly_tasks, pool_arrays, pool_column
 from .quotas import Quotas
@@ -783,6 +783,7 @@ def _drf_with_zeros(demands, capacity, weights, *, stop, tie_break, max_tasks, r
 def drf_allocation(cluster: Cluster, **options) -> Allocation:
     """:func:`~.progressive_filling.drf` on a single-pool cluster (weights from the cluster). ``extras``: ``order``
     (when ``record_order=True``), ``blocked_user``, ``n_allocations``, ``work``, ``share_arithmetic``."""
+    as_instance(cluster, Cluster, "cluster")
     if "weights" in options:
         raise InvalidInputError("weights: on a cluster the weights are the cluster's (Cluster(..., weight=...))")
     cap, dem, w = pool_arrays(cluster, "drf", caps=True)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import InvalidInputError, as_count, as_number, check_choice
+from .._validate import InvalidInputError, as_count, as_instance, as_number, check_choice
 from ._solvers.psdsf_market import psdsf_market
 from .cluster import Allocation, Cluster
 
@@ -229,6 +229,7 @@ def psdsf(cluster: Cluster, *, time_shared: bool = False, method: str = "market"
     >>> psdsf(Cluster([[9, 18]], [[1, 4], [3, 1]])).tasks.round(9).ravel().tolist()
     [3.0, 2.0]
     """
+    as_instance(cluster, Cluster, "cluster")
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
     max_sweeps, tol = as_count(max_sweeps, "max_sweeps"), as_number(tol, "tol")
@@ -301,6 +302,7 @@ def psdsf_violation(cluster: Cluster, tasks, *, time_shared: bool = False, tol: 
 
     Returns {"free_pairs", "violating_pairs", "gap", "holds"}.
     """
+    as_instance(cluster, Cluster, "cluster")
     x = np.asarray(tasks, dtype=np.float64)
     if not cluster.feasible(x, tol=tol):
         raise InvalidInputError("tasks: infeasible for this cluster (capacity, eligibility or sign)")

@@ -23,7 +23,7 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_matrix, csr_matrix
 
-from .._validate import InvalidInputError, as_number
+from .._validate import InvalidInputError, as_instance, as_number
 from .cluster import Cluster
 
 __all__ = ["psdsf_utilisation_bounds", "UtilisationBounds"]
@@ -68,6 +68,7 @@ def psdsf_utilisation_bounds(cluster: Cluster, resource: int, servers=None, *, g
     ``time_limit``: seconds per MILP; when HiGHS stops there, the bound is its proven
     dual bound (still a bound, only looser) and ``proven`` says so.
     """
+    as_instance(cluster, Cluster, "cluster")
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
     if isinstance(resource, bool) or not isinstance(resource, (int, np.integer)) or \

@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._validate import as_count, as_instance, as_number, as_values
 from .cluster import Cluster, per_server_alpha
 
 __all__ = ["psmfa", "merit"]
@@ -109,7 +110,10 @@ class PSMFAResult(NamedTuple):
 
 def psmfa(cluster: Cluster, alphas, *, tol: float = 1e-10, iterations: int = 20000, x0=None) -> PSMFAResult:
     """Returns (tasks, Ψ trajectory, prices λ[i, r])."""
-    x = np.array(x0, dtype=np.float64) if x0 is not None else None
+    as_instance(cluster, Cluster, "cluster")
+    alphas = per_server_alpha(cluster, alphas)
+    tol, iterations = as_number(tol, "tol"), as_count(iterations, "iterations")
+    x = None if x0 is None else as_values(x0, "x0", ndim=2, shape=(cluster.n_users, cluster.n_servers)).copy()
     if x is None:
         from .psdsf import psdsf
         x = psdsf(cluster).tasks.copy()          # feasible, every user served
@@ -144,5 +148,6 @@ def merit(cluster: Cluster, tasks, prices, alpha) -> float:
     """Fischer–Burmeister merit Ψ(x, λ) = Σ ½ φ_FB(x[n, i]/γ[n, i], γ[n, i] F[n, i])² over usable pairs
     (eqs. 35–37, [INF]; the scaling by γ is ours, see this module); ``prices[i, r]`` are the servers'
     multipliers λ_{i,r}. Both iterative solvers report this Ψ, so their traces are comparable."""
+    as_instance(cluster, Cluster, "cluster")
     return _fb_parts(cluster, np.asarray(tasks, dtype=np.float64), np.asarray(prices, dtype=np.float64),
                      per_server_alpha(cluster, alpha))[0]

@@ -22,7 +22,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
-from .._validate import InvalidInputError
+from .._validate import InvalidInputError, as_instance
 from .cluster import Cluster, leontief_tasks, placement_capacity_rows
 from .psdsf import psdsf_violation
 
@@ -38,6 +38,7 @@ def checked_allocation(cluster: Cluster, tasks, name: str = "tasks") -> np.ndarr
     """``tasks[user, server]`` as float64 after checking it is an allocation of ``cluster``: the right shape,
     finite, >= 0, zero on pairs the user cannot use, and within every capacity (up to
     :data:`FEASIBILITY_RTOL`); otherwise an error naming the entry or the resource."""
+    as_instance(cluster, Cluster, "cluster")
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
     x = np.asarray(tasks, dtype=np.float64)
@@ -66,6 +67,7 @@ def checked_allocation(cluster: Cluster, tasks, name: str = "tasks") -> np.ndarr
 def sharing_incentive_violation(cluster: Cluster, tasks) -> float:
     """max_n (bound_n - x_n) / bound_n with bound_n = φ_n / Σφ · Σ_i γ[n, i] (at most the user's cap: a capped
     user wants no more; a user capped at 0 is left out)."""
+    as_instance(cluster, Cluster, "cluster")
     totals = checked_allocation(cluster, tasks).sum(axis=1)
     bound = np.minimum(cluster.weight / cluster.weight.sum() * cluster.gamma.sum(axis=1), cluster.max_tasks)
     wants = bound > 0
@@ -79,6 +81,7 @@ def envy_violation(cluster: Cluster, tasks) -> float:
     x[m, i] min_{r: d[n, r] > 0} d[m, r] / d[n, r] tasks, counted only where n is usable, and at most its cap
     (``max_tasks``: tasks beyond it are worth nothing to n).
     """
+    as_instance(cluster, Cluster, "cluster")
     x = checked_allocation(cluster, tasks)
     d = cluster.demand
     ratio = leontief_tasks(d[None, :, :], d[:, None, :])   # [n, m]: n's tasks from one task's bundle of m
@@ -95,6 +98,7 @@ def envy_violation(cluster: Cluster, tasks) -> float:
 def pareto_violation(cluster: Cluster, tasks) -> float:
     """(max Σ x'_n subject to x_n <= x'_n <= max_tasks_n and feasibility) / Σ x_n - 1, by HiGHS (0 when nobody
     holds anything and nothing can be added, ``inf`` when something can)."""
+    as_instance(cluster, Cluster, "cluster")
     x = checked_allocation(cluster, tasks)
     totals = x.sum(axis=1)
     users, _, a_cap = placement_capacity_rows(cluster)
@@ -119,6 +123,7 @@ def pareto_violation(cluster: Cluster, tasks) -> float:
 def bottleneck_fairness_violation(cluster: Cluster, tasks) -> float:
     """Definition 4's VDS gap when every server has a bottleneck resource; NaN otherwise, and NaN on a cluster
     with per-user caps (Definition 4 has none; not defined here)."""
+    as_instance(cluster, Cluster, "cluster")
     checked_allocation(cluster, tasks)
     if cluster.capped:
         return float("nan")
@@ -131,6 +136,7 @@ def bottleneck_fairness_violation(cluster: Cluster, tasks) -> float:
 
 def property_violations(cluster: Cluster, tasks) -> dict:
     """All four: {"SI", "EF", "PO", "BF"} (<= 0, or within a tolerance, means the property holds)."""
+    as_instance(cluster, Cluster, "cluster")
     tasks = checked_allocation(cluster, tasks)
     return {"SI": sharing_incentive_violation(cluster, tasks), "EF": envy_violation(cluster, tasks),
             "PO": pareto_violation(cluster, tasks), "BF": bottleneck_fairness_violation(cluster, tasks)}

@@ -93,29 +93,41 @@ def check_field_counts(data: bytes, path: Path, n_fields: int, first_line: int =
         pos = stop
 
 
-def locate_bad_number(data: bytes, path: Path, names, numeric, required=(), skiprows: int = 0) -> None:
+def locate_bad_number(data: bytes, path: Path, names, numeric, required=(), skiprows: int = 0, *,
+                      first_line: int | None = None) -> None:
     """After a parse failure: raise a TraceFormatError naming the first line and column whose non-empty value
-    is not a number (``numeric``: the columns that must be numbers) or whose value is missing where one is
-    ``required``."""
+    is not a number (``numeric``: the columns that must be numbers), whose value is missing where one is
+    ``required`` (the integer columns), or is not an integer there (``1.5``, ``inf``). ``first_line``: the 1-based
+    line number of the first line of ``data`` in the file (default ``1 + skiprows``; a header cut off before
+    ``data`` counts)."""
     import io
 
+    import numpy as np
     import pandas as pd
 
+    first = 1 + skiprows if first_line is None else first_line + skiprows
     text = pd.read_csv(io.BytesIO(data), header=None, names=names, dtype=str, skiprows=skiprows,
                        keep_default_na=False)
     for col in required:
         empty = text[col].str.strip() == ""
         if empty.any():
             k = int(empty.to_numpy().argmax())
-            raise TraceFormatError(f"{path}, line {k + 1 + skiprows}, column {col!r}: empty, a value is required")
+            raise TraceFormatError(f"{path}, line {k + first}, column {col!r}: empty, a value is required")
     for col in numeric:
         values = text[col].str.strip()
         parsed = pd.to_numeric(values.where(values != ""), errors="coerce")
         bad = parsed.isna() & (values != "")
         if bad.any():
             k = int(bad.to_numpy().argmax())
-            raise TraceFormatError(f"{path}, line {k + 1 + skiprows}, column {col!r}: {values.iloc[k]!r} is not a "
+            raise TraceFormatError(f"{path}, line {k + first}, column {col!r}: {values.iloc[k]!r} is not a "
                                    "number")
+    for col in required:
+        parsed = pd.to_numeric(text[col].str.strip(), errors="coerce").to_numpy(dtype=np.float64)
+        bad = ~np.isfinite(parsed) | (parsed != np.round(parsed))
+        if bad.any():
+            k = int(bad.argmax())
+            raise TraceFormatError(f"{path}, line {k + first}, column {col!r}: {text[col].iloc[k].strip()!r} is "
+                                   "not an integer")
 
 
 def check_values(df, path: Path, nonnegative=(), first_line: int = 1) -> None:

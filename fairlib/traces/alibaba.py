@@ -61,7 +61,7 @@ def _read(path: Path, names, dtypes, what: str) -> pd.DataFrame:
                          skipinitialspace=True)
     except (ValueError, pd.errors.ParserError) as exc:
         locate_bad_number(body, path, names, [c for c, t in dtypes.items() if t != "string"],
-                          [c for c, t in dtypes.items() if t == "int64"], skiprows=0)
+                          [c for c, t in dtypes.items() if t == "int64"], first_line=1 + skip)
         raise TraceFormatError(f"{path}: {exc}") from None
     check_values(df, path, [c for c in _NONNEGATIVE if c in df], first_line=1 + skip)
     return df

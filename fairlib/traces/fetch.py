@@ -155,6 +155,12 @@ def fetch(name: str, *, tables=None, parts=None, dest=None, base_url: str | None
 
     source = SOURCES.get(name)
     rel_paths = files_for(name, tables, parts)
+    if dest is not None:
+        if not isinstance(dest, (str, os.PathLike)):
+            raise InvalidInputError(f"dest = {dest!r}: must be a directory path")
+        for parent in [Path(dest), *Path(dest).parents]:
+            if parent.exists() and not parent.is_dir():
+                raise InvalidInputError(f"dest = {str(dest)!r}: {parent} is a file, not a directory")
     root = (Path(dest) if dest is not None else paths.trace_dir()) / source.folder
     base = (base_url or source.base_url).rstrip("/")
     done = []

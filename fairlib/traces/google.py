@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError, as_count
+from .._validate import InvalidInputError, as_count, as_instance, check_columns
 from ._source import (TraceFormatError, check_field_counts, check_values, locate_bad_number, missing_hint, read_bytes,
                       trace_folder)
 
@@ -75,7 +75,17 @@ def _read_parts(table: str, parts, directory, columns, chunksize=None):
     import io
 
     names, dtypes, total = _TABLES[table]
+    if columns is not None:
+        if isinstance(columns, (str, bytes)) or not all(isinstance(c, str) for c in columns):
+            raise InvalidInputError(f"columns = {columns!r}: must be a list of column names of {table}")
+        unknown = [c for c in columns if c not in names]
+        if unknown:
+            raise InvalidInputError(f"columns = {list(columns)!r}: {unknown} are not columns of {table} ({names})")
+    if chunksize is not None:
+        chunksize = as_count(chunksize, "chunksize")
     folder = google_dir(directory) / table
+    if isinstance(parts, (str, bytes)) or not hasattr(parts, "__iter__"):
+        raise InvalidInputError(f"parts = {parts!r}: must be an iterable of part numbers (0 to {total - 1})")
     parts = list(parts)
     if not parts:
         raise InvalidInputError("parts: no part numbers given")
@@ -158,7 +168,14 @@ def read_machine_events(*, directory=None) -> pd.DataFrame:
 def machine_configurations(machine_events: pd.DataFrame | None = None, *, directory=None) -> pd.DataFrame:
     """Count machines by (platform, CPU, memory) at each machine's **last non-empty** capacity
     (SCHEMAS.md §3.3). Columns: platform_id, cpus, memory, machines, share — most common first."""
-    ev = read_machine_events(directory=directory) if machine_events is None else machine_events
+    if machine_events is None:
+        ev = read_machine_events(directory=directory)
+    else:
+        ev = as_instance(machine_events, pd.DataFrame, "machine_events")
+        missing = {"time", "machine_id", "platform_id", "cpus", "memory"} - set(ev.columns)
+        if missing:
+            raise InvalidInputError(f"machine_events: missing columns {sorted(missing)}")
+        check_columns(ev, "machine_events", ["time", "cpus", "memory"])
     known = ev.dropna(subset=["cpus", "memory"])
     last = known.sort_values(["machine_id", "time"], kind="stable").groupby("machine_id").tail(1)
     out = last.groupby(["platform_id", "cpus", "memory"], dropna=False).size().rename("machines").reset_index()

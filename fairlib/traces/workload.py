@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError, as_count, as_number, check_choice
+from .._validate import InvalidInputError, as_count, as_instance, as_number, as_rng, check_choice, check_columns
 
 __all__ = ["Fleet", "Workload", "google_fleet", "google_workload", "bitbrains_fleet", "bitbrains_workload",
            "peak_total_bandwidth", "BITBRAINS_SERVER_TYPES"]
@@ -138,6 +138,8 @@ def google_fleet(n_servers: int = 120, classes: int = 4, rng=None, *, configurat
     from .google import google_dir, machine_configurations
 
     check_choice(labels, ("frequency", "proportionality"), "labels")
+    n_servers, classes = as_count(n_servers, "n_servers"), as_count(classes, "classes")
+    rng = as_rng(rng) if rng is not None else None
     conf = machine_configurations(directory=directory) if configurations is None else configurations
     if n_servers < classes or classes < 1:
         raise InvalidInputError(f"n_servers = {n_servers}, classes = {classes}: need 1 <= classes <= n_servers")
@@ -177,12 +179,17 @@ def google_workload(task_events: pd.DataFrame, *, horizon: int | None = None, so
     event time, when some task has not ended). Jobs whose requests are all empty or zero are skipped and
     counted in ``skipped["no_request"]``.
     """
+    as_instance(task_events, pd.DataFrame, "task_events")
     need = {"time", "job_id", "task_index", "event_type", "cpu_request", "memory_request", "scheduling_class"}
     missing = need - set(task_events.columns)
     if missing:
         raise InvalidInputError(f"task_events: missing columns {sorted(missing)}")
+    check_columns(task_events, "task_events", ["time", "cpu_request", "memory_request"])
+    check_choice(source, ("real", "synthetic"), "source")
     ev = task_events
-    horizon = int(ev.time.max()) if horizon is None else int(horizon)
+    if len(ev) == 0:
+        raise InvalidInputError("task_events: no rows")
+    horizon = int(ev.time.max()) if horizon is None else int(as_number(horizon, "horizon", inclusive=True))
     sub = ev[ev.event_type == 0].sort_values("time", kind="stable")
     task = sub.groupby(["job_id", "task_index"]).agg(first_submit=("time", "min"), last_submit=("time", "max"),
                                                      cpu=("cpu_request", "last"), memory=("memory_request", "last"),
@@ -213,10 +220,12 @@ def peak_total_bandwidth(vms: pd.DataFrame) -> tuple[float, float]:
     """(storage, network) in MB/s: the largest total over all VMs at one sampling instant (active samples of
     :func:`fairlib.traces.read_vms` rows) — the "maximum overall usage" §6.1 sizes the storage devices and network
     links to meet."""
+    as_instance(vms, pd.DataFrame, "vms")
     need = {"time", "active", "disk_read_kbps", "disk_write_kbps", "net_rx_kbps", "net_tx_kbps"}
     missing = need - set(vms.columns)
     if missing:
         raise InvalidInputError(f"vms: missing columns {sorted(missing)}")
+    check_columns(vms, "vms", sorted(need - {"time", "active"}))
     act = vms[vms.active]
     if act.empty:
         raise InvalidInputError("vms: no active sample to size the bandwidths from")
@@ -259,11 +268,13 @@ def bitbrains_fleet(*, locations: int = 3, storage_mbps: float = 2000.0, network
 def bitbrains_workload(vms: pd.DataFrame) -> Workload:
     """VMs as users from :func:`fairlib.traces.read_vms` rows: demand = peak (CPU GHz, memory GB, disk MB/s,
     network MB/s) over active samples; VMs never active are skipped and counted in ``skipped["never_active"]``."""
+    as_instance(vms, pd.DataFrame, "vms")
     need = {"vm", "time", "active", "cpu_usage_mhz", "memory_usage_kb", "disk_read_kbps", "disk_write_kbps",
             "net_rx_kbps", "net_tx_kbps"}
     missing = need - set(vms.columns)
     if missing:
         raise InvalidInputError(f"vms: missing columns {sorted(missing)}")
+    check_columns(vms, "vms", sorted(need - {"vm", "time", "active"}))
     act = vms[vms.active]
     frame = pd.DataFrame({"vm": act.vm, "time": act.time, "cpu": act.cpu_usage_mhz / 1000.0,
                           "memory": act.memory_usage_kb / 1024 ** 2,

@@ -1,0 +1,883 @@
+"""One contract over the whole public API, in the spirit of scikit-learn's ``check_estimator``.
+
+The test walks ``fairlib.__all__`` and the ``__all__`` of every public subpackage and module (a module without
+``__all__``: its public names defined there). For every public function and constructor, and every public method
+with arguments of a type the API returns (``DynamicDRFResult.shares``), it first finds a **valid baseline call**:
+
+1. an entry of :data:`EXAMPLES` (the contributor's fallback), else
+2. the first call of the function in its own docstring examples (doctests), else
+3. arguments built by parameter name from :data:`FACTORIES` (a small valid Cluster, Game, Workload, demand matrix,
+   ...), trying the candidates until one call succeeds.
+
+A public callable with no derivable baseline **fails** :func:`test_every_public_callable_has_a_valid_baseline`
+naming what to add (a doctest example, a factory, or an EXAMPLES entry). Then, on top of the baseline, each argument
+in turn gets a battery of bad values chosen by the kind of its valid value (:func:`battery`): None, a wrong type,
+a bool where a number is meant, text, complex, NaN, ±inf, a negative, zero where the function's own message says
+positive, a float where an integer is meant, a huge integer, empty and ragged arrays, wrong shapes and dimensions,
+and a wrong object in place of a Cluster/Game/Workload/DataFrame. Each call must end in
+
+- an :class:`~fairlib._validate.InvalidInputError` (or an exception the docstring's *Raises* section documents)
+  whose message names the argument and, for a scalar, the value; or
+- a result, only where :data:`ACCEPTED` says that value is valid for that argument, with the reason.
+
+Everything left out is in :data:`EXEMPT` (whole callables or modules) and :data:`ACCEPTED` (values), each with its
+reason — nothing is skipped silently, and :func:`test_exemptions_name_public_callables` keeps both lists current.
+A hypothesis test (:func:`test_scalars_from_hypothesis_never_raise_raw_errors`) adds arbitrary scalars.
+
+Mutation evidence: not yet recorded. The callables in KNOWN_GAPS are strict expected failures, so removing a
+validation from one of them does not change the outcome; a mutation run has to use callables that pass the contract.
+"""
+from __future__ import annotations
+
+import doctest
+import fnmatch
+import importlib
+import inspect
+import math
+import signal
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import fairlib
+from fairlib._validate import InvalidInputError
+
+#: modules walked besides fairlib itself (fairlib.__all__ names them); packages are walked through their __all__
+MODULES = [f"fairlib.{m}" for m in fairlib._SUBMODULES]
+
+#: ONE place for everything the contract leaves out: a qualified name or fnmatch pattern -> the reason
+EXEMPT = {
+    "fairlib.experiments*": "the papers' drivers: each takes the tables of the previous step of its notebook; they are "
+                            "run by the notebooks' smoke tests and tests/test_*_findings.py, and validate through the "
+                            "library functions they call",
+    "fairlib.plotting*": "figure helpers over matplotlib axes and tidy tables; matplotlib and seaborn validate their "
+                         "own arguments, tests/test_site.py renders every figure",
+    "fairlib.mechanisms.register": "mutates the process-wide registry; its errors are tested in tests/test_mechanisms.py",  # noqa: E501
+    "fairlib.mechanisms.unregister": "mutates the process-wide registry (tests/test_mechanisms.py)",
+    "fairlib.mechanisms.registered": "a context manager around register/unregister (tests/test_mechanisms.py)",
+    "fairlib.plotting.use_style": "no arguments",
+    "fairlib.timing.median_time": "times a callable by wall clock; its arguments are checked in "
+                                  "tests/test_benchmarks_harness.py and a probe would only measure the machine",
+    # result types: the library builds them; users read them (their public methods with arguments are probed)
+    **{f"fairlib.{name}": "a result or record type the library builds and returns (frozen dataclass or named tuple)"
+       for name in ("multires.Allocation", "multires.DRFResult", "multires.EDRFResult",
+                    "multires.PDRFResult", "multires.UtilisationRange", "multires.HierarchicalDRFResult",
+                    "multires.QueueTree", "market.DynamicsResult", "dynamic.DynamicDRFResult", "sim.ReplayResult",
+                    "report.Claim", "report.Declared", "report.Measurement", "verify.Difference",
+                    "verify.TableReport", "verify.ClaimChange", "verify.VerifyReport", "mechanisms.Mechanism",
+                    "mechanisms.ByServer")},
+    "fairlib.*Error": "an exception class",
+    "fairlib.multires.DRFSorter.*": "the stateful scheduler interface (clients added, allocated, removed in turn); "
+                                    "each method's errors are tested in tests/test_scheduler_semantics.py",
+    "fairlib.report.ClaimLog.*": "the claims ledger's recording methods: their rules and errors are tested in "
+                                 "tests/test_report.py against declared registries",
+    "fairlib.report.load_registry": "parses claim registries (TOML); its errors are tested in tests/test_report.py",
+    "fairlib.verify.*": "compares files on disk by path; tests/test_verify.py covers missing and malformed files",
+    "fairlib.multires.Quotas.resolve": "called by drf(quotas=...) with validated arrays; tests/test_quotas.py",
+    "fairlib.multires.HierarchicalDRFResult.node": "looks a queue up by its path; tests/test_hierarchy.py",
+    "fairlib.report.Declared.rule_text": "formats a declared rule for display; tests/test_report.py",
+    "fairlib.mechanisms.ByServer.resolve": "called by the mechanisms with a validated Cluster",
+    "fairlib.report.ClaimsFailed": "an exception class",
+}
+
+#: values that are valid for an argument: (callable pattern, argument pattern, probe label pattern) -> reason
+ACCEPTED = {
+    ("*", "*", "None"): "None is the documented default of this argument",
+    ("*", "progress", "*"): "a display switch: any truthy value shows the bar, as tqdm's disable= does",
+    ("fairlib.sweep.sweep", "desc", "*"): "free text: the progress bar's label",
+    ("fairlib.sweep.sweep", "cache_name", "no-such-choice*"): "free text: a folder name under build/sweep-cache",
+}
+
+
+#: callables the contract still finds bad values accepted or refused without a name (the first full run found
+#: 1,025 such probes over these callables): expected failures, strict — a callable fixed here turns its XFAIL into
+#: an XPASS that fails the run until it is removed from this list. Listed with the reason "not yet validated".
+KNOWN_GAPS_REASON = "not yet validated: the contract finds bad values accepted or refused by a raw error"
+KNOWN_GAPS = {
+    "fairlib.market.best_response",
+    "fairlib.market.best_response_finite",
+    "fairlib.market.utility",
+    "fairlib.market.finite_utility",
+    "fairlib.market.equilibrium_violation",
+    "fairlib.market.marginal_utilities",
+    "fairlib.market.proportional_guarantee_bids",
+    "fairlib.market.best_response_numpy",
+    "fairlib.market.best_response_slsqp",
+    "fairlib.multires.random_cluster",
+    "fairlib.multires.random_pool",
+    "fairlib.multires.leontief_tasks",
+    "fairlib.multires.on_merged_servers",
+    "fairlib.multires.keeps_servers",
+    "fairlib.multires.per_server_alpha",
+    "fairlib.multires.pdrf",
+    "fairlib.multires.weighted_maxmin_totals",
+    "fairlib.multires.psdsf_violation",
+    "fairlib.multires.pfvds",
+    "fairlib.multires.nash_residual",
+    "fairlib.multires.best_response_column",
+    "fairlib.multires.merit",
+    "fairlib.multires.proportional_fair_objective",
+    "fairlib.multires.psmfa",
+    "fairlib.multires.marginal_utilities",
+    "fairlib.multires.variational_gap",
+    "fairlib.multires.server_multipliers",
+    "fairlib.multires.least_merit",
+    "fairlib.multires.utilisation_range",
+    "fairlib.multires.property_violations",
+    "fairlib.multires.sharing_incentive_violation",
+    "fairlib.multires.envy_violation",
+    "fairlib.multires.pareto_violation",
+    "fairlib.multires.bottleneck_fairness_violation",
+    "fairlib.multires.strategyproofness_violation",
+    "fairlib.multires.mechanism_properties",
+    "fairlib.multires.misreports",
+    "fairlib.multires.maxmin_lp",
+    "fairlib.multires.DRFSorter",
+    "fairlib.multires.Quotas",
+    "fairlib.multires.hierarchical_drf",
+    "fairlib.multires.queue_tree",
+    "fairlib.dynamic.dynamic_drf",
+    "fairlib.dynamic.dynamic_drf_step",
+    "fairlib.dynamic.normalize_demands",
+    "fairlib.dynamic.static_drf_levels",
+    "fairlib.dynamic.strategyproofness_spot_check",
+    "fairlib.dynamic.cautious_lp",
+    "fairlib.traces.google_dir",
+    "fairlib.traces.read_task_events",
+    "fairlib.traces.iter_task_events",
+    "fairlib.traces.read_job_events",
+    "fairlib.traces.read_machine_events",
+    "fairlib.traces.read_task_usage",
+    "fairlib.traces.machine_configurations",
+    "fairlib.traces.synthetic_task_requests",
+    "fairlib.traces.task_request_pool",
+    "fairlib.traces.bitbrains_dir",
+    "fairlib.traces.iter_vms",
+    "fairlib.traces.read_vms",
+    "fairlib.traces.write_vm",
+    "fairlib.traces.alibaba_dir",
+    "fairlib.traces.read_batch_task",
+    "fairlib.traces.read_machine_meta",
+    "fairlib.traces.real_or_synthetic",
+    "fairlib.traces.synthetic_bitbrains",
+    "fairlib.traces.synthetic_google",
+    "fairlib.traces.synthetic_task_usage",
+    "fairlib.traces.Fleet",
+    "fairlib.traces.Workload",
+    "fairlib.traces.bitbrains_fleet",
+    "fairlib.traces.google_fleet",
+    "fairlib.traces.google_workload",
+    "fairlib.mechanisms.get",
+    "fairlib.mechanisms.resolve",
+    "fairlib.mechanisms.resolve_runs",
+    "fairlib.sim.location_eligibility",
+    "fairlib.sim.snapshot_cluster",
+    "fairlib.sim.snapshot_utilisation",
+    "fairlib.sim.Jobs",
+    "fairlib.sim.jobs_from_task_usage",
+    "fairlib.sim.jobs_from_task_events",
+    "fairlib.sim.class_eligibility",
+    "fairlib.sim.replay",
+    "fairlib.sim.open_loop",
+    "fairlib.sweep.sweep",
+    "fairlib.sweep.cell_seed",
+    "fairlib.sweep.default_backend",
+    "fairlib.report.save_figure",
+    "fairlib.report.save_table",
+    "fairlib.report.ClaimLog",
+    "fairlib.report.registry_path",
+    "fairlib.report.display_value",
+    "fairlib.report.cell_key",
+    "fairlib.report.measured_values",
+    "fairlib.paths.check_key",
+    "fairlib.paths.figures_dir",
+    "fairlib.paths.results_dir",
+    "fairlib.multires.Cluster.refuse_caps",
+    "fairlib.multires.Cluster.vds",
+    "fairlib.multires.Cluster.load",
+    "fairlib.multires.Cluster.feasible",
+    "fairlib.traces.Workload.active_at",
+    "fairlib.sim.ReplayResult.mean_utilisation",
+    "fairlib.sim.ReplayResult.binned",
+}
+
+
+# --- valid examples ----------------------------------------------------------------------------------------------
+
+def _cluster():
+    from fairlib.multires import Cluster
+
+    return Cluster([[4.0, 4.0], [6.0, 2.0]], [[1.0, 2.0], [2.0, 1.0], [1.0, 1.0]])
+
+
+def _game():
+    from fairlib.market import Game
+
+    return Game([[0.5, 0.5], [0.2, 0.8], [0.9, 0.1]], reserve=1e-6)
+
+
+def _fleet():
+    from fairlib.traces import Fleet
+
+    return Fleet(np.array([[1.0, 1.0], [0.5, 0.5]]), ("cpu_normalised", "memory_normalised"), np.array(["A", "B"]),
+                 "synthetic", location=np.array([0, 1]))
+
+
+def _workload():
+    from fairlib.traces import Workload
+
+    return Workload(np.array([1, 2]), np.array([[0.5, 0.25], [0.2, 0.1]]), np.array([0.0, 5.0]),
+                    np.array([600.0, 900.0]), ("cpu_normalised", "memory_normalised"), "synthetic",
+                    scheduling_class=np.array([0, 2]))
+
+
+def _task_events():
+    return pd.DataFrame({"time": [0, 5_000_000, 9_000_000, 600_000_000], "missing_info": [pd.NA] * 4,
+                         "job_id": [1, 1, 2, 1], "task_index": [0, 1, 0, 0], "machine_id": [5, 5, 6, 5],
+                         "event_type": [0, 0, 0, 4], "user": ["u"] * 4, "scheduling_class": [0, 0, 1, 0],
+                         "priority": [9] * 4, "cpu_request": [0.1, 0.2, 0.3, 0.1],
+                         "memory_request": [0.1, 0.1, 0.2, 0.1], "disk_request": [0.0] * 4,
+                         "different_machines": [0] * 4})
+
+
+def _vms():
+    return pd.DataFrame({"vm": [1, 1], "time": [0, 300], "active": [True, True], "cpu_usage_mhz": [100.0, 200.0],
+                         "memory_usage_kb": [1024.0, 2048.0], "disk_read_kbps": [0.0, 1.0],
+                         "disk_write_kbps": [0.0, 0.0], "net_rx_kbps": [1.0, 1.0], "net_tx_kbps": [0.0, 0.0]})
+
+
+def _machine_events():
+    return pd.DataFrame({"time": [0, 0], "machine_id": [1, 2], "event_type": [0, 0], "platform_id": ["a", "a"],
+                         "cpus": [0.5, 0.5], "memory": [0.5, 0.25]})
+
+
+def _jobs():
+    from fairlib import sim
+
+    return sim.jobs_from_workload(_workload())
+
+
+def _dynamic_result():
+    from fairlib.dynamic import dynamic_drf
+
+    return dynamic_drf([[1.0, 0.5], [0.5, 1.0], [1.0, 1.0]])
+
+
+def _tasks():
+    from fairlib.multires import psdsf
+
+    return psdsf(_cluster()).tasks
+
+
+def _cell(seed, x):
+    return {"y": x}
+
+
+#: candidate valid values by parameter name (tried in order); a callable is called once per baseline search
+FACTORIES: dict[str, list] = {
+    "cluster": [_cluster], "game": [_game], "fleet": [_fleet], "workload": [_workload], "jobs": [_jobs],
+    "task_events": [_task_events], "vms": [_vms], "machine_events": [_machine_events],
+    "result": [_dynamic_result], "tasks": [_tasks],
+    "demands": [[[1.0, 4.0], [3.0, 1.0]], [[1.0, 0.5], [0.5, 1.0], [1.0, 1.0]]],
+    "demand": [[[1.0, 4.0], [3.0, 1.0]], [1.0, 2.0]],
+    "capacity": [[9.0, 18.0], [[4.0, 4.0], [6.0, 2.0]]],
+    "weights": [[[0.5, 0.5], [0.2, 0.8], [0.9, 0.1]]], "bids": [[[0.5, 0.5], [0.2, 0.8], [0.9, 0.1]]],
+    "w": [[0.5, 0.5]], "y": [[1.0, 2.0]], "x": [[0.5, 0.5]], "budget": [1.0], "k": [1],
+    "others_bids": [[[0.5, 0.5], [0.2, 0.8]]], "alpha": [2.0], "alphas": [[2.0, 2.0]], "prices": [[[1.0, 1.0]] * 2],
+    "server": [0], "resource": [0], "totals": [lambda: _tasks().sum(axis=1)], "servers": [[0, 1]],
+    "q": [[1.0, 1.0, 1.0]], "bundle": [[2.0, 2.0]],
+    "mechanism": [lambda: fairlib.multires.drfh], "mechanisms": [lambda: {"drfh": fairlib.multires.drfh}],
+    "rng": [0], "seed": [0], "n_users": [3], "n_servers": [2], "n_machines": [3], "n_resources": [2], "n": [3],
+    "m": [2], "size": [4], "n_runs": [1], "n_random": [2], "t": [10.0], "scheduling_class": [[0, 2]],
+    "paths": [["a/x", "a/y", "b"]], "values": [[1.0, 2.0]], "previous_shares": [[0.25]], "keep": [lambda: np.array([True, False])],  # noqa: E501
+    "column": ["utilisation_cpu_normalised", "y"], "width": [600.0], "node": ["a"], "directory": [None], "path": [lambda: _tmp() / "vm.csv"], "folder": [lambda: _tmp()],  # noqa: E501
+    "fn": [lambda: _cell], "grid": [{"x": [1, 2]}], "params": [{"x": 1}], "rep": [0],
+    "key": ["demo"], "name": ["drfh", "demo", "google"], "df": [pd.DataFrame({"a": [1]})],
+    "fig": [lambda: __import__("matplotlib.pyplot").pyplot.figure()], "source": ["real", "drfh"],
+    "value": [0.5], "committed": ["1.0"], "fresh": ["1.0"], "task_usage": [lambda: _task_usage()],
+    "frame": [lambda: __import__("fairlib.traces").traces.read_vm(_write_vm())],
+}
+
+
+def _tmp() -> Path:
+    return _STATE["tmp"]
+
+
+def _write_vm():
+    from fairlib.traces import BITBRAINS_HEADER
+
+    path = _tmp() / "vm_in.csv"
+    if not path.exists():
+        path.write_text(";\t".join(BITBRAINS_HEADER) + "\n1375308120;\t4;\t10400.0;\t100.0;\t1.0;\t16000.0;\t1000.0;\t0.0;\t0.0;"  # noqa: E501
+                        "\t1.0;\t0.0\n")
+    return path
+
+
+def _task_usage():
+    from fairlib.traces import TASK_USAGE_COLUMNS
+
+    row = dict.fromkeys(TASK_USAGE_COLUMNS, 0.1)
+    row.update(start_time=600_000_000, end_time=900_000_000, job_id=7, task_index=0, machine_id=5,
+               aggregation_type=0)
+    return pd.DataFrame([row])
+
+
+def _write_traces(root: Path) -> None:
+    """Small synthetic traces in the real formats where the readers look (FAIRLIB_TRACE_DIR)."""
+    import gzip
+
+    from fairlib.traces import synthetic_bitbrains, synthetic_google, synthetic_task_usage
+
+    google = synthetic_google(root / "google_clusterdata_2011_2", rng=0, hours=1.0, initial_jobs=5,
+                              jobs_per_hour=200.0, max_tasks=3, parts=5)
+    synthetic_task_usage(google, rng=0, source_directory=google, job_fraction=0.5)
+    synthetic_bitbrains(root / "bitbrains_gwa_t12", n_vms=2, rng=0, days=0.01)
+    folder = root / "alibaba_clusterdata"
+    for rel, text in (("cluster-trace-v2018/machine_meta.csv.gz", "m_1,0,219,17,96,100,USING\n"),
+                      ("cluster-trace-v2018/batch_task.csv.gz", "M1,10,j_1,1,Terminated,157297,157325,100,0.39\n"),
+                      ("cluster-trace-v2017/batch_task.csv.gz", "6459,6524,3,4,15740,Terminated,50,0.007956928\n")):
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        with gzip.open(folder / rel, "wt") as f:
+            f.write(text)
+    (google / "job_events").mkdir(exist_ok=True)
+    for part in range(5):
+        with gzip.open(google / "job_events" / f"part-{part:05d}-of-00500.csv.gz", "wt") as f:
+            f.write(f"{600_000_000 + part},,{part + 1},0,user=,2,name=,lname=\n")
+
+
+#: explicit valid calls for callables nothing else derives one for: name -> () -> (args, kwargs)
+EXAMPLES = {
+    "fairlib.multires.Quotas": lambda: ((), {"guarantee": [[1.0, 1.0], [1.0, 1.0], [1.0, 1.0]]}),
+    "fairlib.sweep.sweep": lambda: ((_cell, {"x": [1, 2]}), {"backend": "serial", "progress": False}),
+    "fairlib.report.ClaimLog": lambda: (("demo",), {"write": False, "registry": []}),
+    "fairlib.report.save_table": lambda: ((pd.DataFrame({"a": [1]}), "demo", "t"), {"mode": "quick"}),
+    "fairlib.report.save_figure": lambda: ((__import__("matplotlib.pyplot").pyplot.figure(), "demo", "f"),
+                                           {"mode": "quick"}),
+    "fairlib.traces.write_vm": lambda: ((_tmp() / "out.csv", __import__("fairlib.traces").traces.read_vm(_write_vm())),
+                                        {}),
+    "fairlib.traces.synthetic_google": lambda: ((_tmp() / "google",), {"rng": 0, "hours": 0.5, "initial_jobs": 3,
+                                                                        "jobs_per_hour": 10.0, "max_tasks": 3,
+                                                                        "parts": 1}),
+    "fairlib.traces.synthetic_bitbrains": lambda: ((_tmp() / "bitbrains",), {"n_vms": 2, "rng": 0, "days": 0.01}),
+    "fairlib.multires.psmfa": lambda: ((_cluster(), 2.0), {"iterations": 50}),
+    "fairlib.market.proportional_guarantee_bids": lambda: (([0.5, 0.25],), {}),
+    "fairlib.multires.asset_share_per_task": lambda: ((fairlib.multires.Cluster([[9.0, 18.0]], [[1.0, 4.0],
+                                                                                                 [3.0, 1.0]]),), {}),
+    "fairlib.traces.Fleet": lambda: ((np.array([[1.0, 1.0]]), ("cpu", "memory"), np.array(["A"]), "synthetic"), {}),
+    "fairlib.traces.Workload": lambda: ((np.array([1]), np.array([[0.5, 0.25]]), np.array([0.0]), np.array([60.0]),
+                                         ("cpu", "memory"), "synthetic"), {}),
+    "fairlib.sim.Jobs": lambda: ((), {f: getattr(_jobs(), f) for f in ("ids", "arrival", "trace_end", "offsets",
+                                                                        "work", "shape", "resources", "source")}),
+    "fairlib.traces.google_fleet": lambda: ((4, 1), {"configurations": __import__("fairlib.traces").traces
+                                                     .machine_configurations(_machine_events())}),
+    "fairlib.traces.read_vm": lambda: ((_write_vm(),), {}),
+    "fairlib.traces.synthetic_task_usage": lambda: ((_tmp() / "usage",), {"rng": 0, "parts": [0],
+                                                                            "job_fraction": 0.5}),
+    "fairlib.sim.jobs_from_task_events": lambda: ((_task_events().assign(
+        time=[600_000_000, 600_000_001, 600_000_002, 1_200_000_000], event_type=[0, 1, 1, 4], task_index=[0, 0, 0, 0],
+        job_id=[1, 1, 1, 1]),), {}),
+    "fairlib.market.two_player_equilibria": lambda: ((0.5,), {}),
+    "fairlib.market.two_player_equilibria_numeric": lambda: ((0.5,), {"grid": 5}),
+    "fairlib.sim.replay": lambda: ((_fleet(), _jobs(), "drfh"), {}),
+    "fairlib.sim.open_loop": lambda: ((_fleet(), _jobs()), {}),
+    "fairlib.sim.snapshot_utilisation": lambda: ((_fleet(), _workload(), {"drfh": fairlib.multires.drfh}, 1, 0), {}),
+}
+
+_STATE: dict = {}
+
+
+# --- walking the API ---------------------------------------------------------------------------------------------
+
+@dataclass
+class Target:
+    """One public callable: its qualified name, the object, and (for a method) the type whose instances carry it."""
+
+    name: str
+    obj: object
+    owner: type | None = None
+    method: str = ""
+    exempt: str = ""
+    baseline: tuple | None = None
+    problems: list = field(default_factory=list)
+
+
+def _public_names(module) -> list[str]:
+    names = getattr(module, "__all__", None)
+    if names is None:
+        names = [k for k, v in vars(module).items() if not k.startswith("_")
+                 and getattr(v, "__module__", None) == module.__name__]
+    return list(names)
+
+
+def _exempt_reason(name: str) -> str:
+    return next((why for pattern, why in EXEMPT.items() if fnmatch.fnmatchcase(name, pattern)), "")
+
+
+def public_targets() -> list[Target]:
+    """Every public function and class (each object once, under its first public name), then the public methods with
+    arguments of the public classes."""
+    seen, out = set(), []
+    # the subpackages first: a name re-exported by fairlib is known by the module that defines it
+    queue = [importlib.import_module(m) for m in MODULES] + [fairlib]
+    done_modules = set()
+    while queue:
+        module = queue.pop(0)
+        if module.__name__ in done_modules:
+            continue
+        done_modules.add(module.__name__)
+        for attr in _public_names(module):
+            obj = getattr(module, attr)
+            name = f"{module.__name__}.{attr}"
+            if inspect.ismodule(obj):
+                queue.append(obj)
+                continue
+            if not callable(obj) or id(obj) in seen:
+                continue
+            seen.add(id(obj))
+            out.append(Target(name, obj, exempt=_exempt_reason(name)))
+    methods = []
+    for t in out:
+        if not inspect.isclass(t.obj) or issubclass(t.obj, BaseException):
+            continue
+        for mname, member in vars(t.obj).items():
+            if mname.startswith("_") or not inspect.isfunction(member):
+                continue
+            params = list(inspect.signature(member).parameters.values())[1:]
+            if any(p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in params):
+                qual = f"{t.name}.{mname}"
+                methods.append(Target(qual, member, owner=t.obj, method=mname, exempt=_exempt_reason(qual)))
+    return out + methods
+
+
+TARGETS = public_targets()
+
+
+# --- baselines ---------------------------------------------------------------------------------------------------
+
+class _Recorder:
+    """Stands in for a callable while its doctests run: records the first call's arguments."""
+
+    def __init__(self, fn):
+        self.fn, self.calls = fn, []
+
+    def __call__(self, *args, **kwargs):
+        out = self.fn(*args, **kwargs)
+        self.calls.append((args, kwargs))
+        return out
+
+
+def _doctest_call(target: Target):
+    if target.owner is not None:
+        return None
+    examples = doctest.DocTestParser().get_examples(inspect.getdoc(target.obj) or "")
+    if not examples:
+        return None
+    module = importlib.import_module(target.obj.__module__)
+    short = target.name.rsplit(".", 1)[1]
+    recorder = _Recorder(target.obj)
+    namespace = dict(vars(module))
+    namespace[short] = recorder
+    namespace[target.obj.__name__] = recorder
+    for ex in examples:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                exec(compile(ex.source, "<doctest>", "exec"), namespace)
+        except BaseException:  # noqa: BLE001 - an example expected to raise, or one needing earlier state
+            pass
+        if recorder.calls:
+            return recorder.calls[0]
+    return None
+
+
+def _materialise(value):
+    return value() if callable(value) and getattr(value, "__name__", "") == "<lambda>" or value in (
+        _cluster, _game, _fleet, _workload, _jobs, _task_events, _vms, _machine_events, _dynamic_result,
+        _tasks) else value
+
+
+def _signature(target: Target):
+    obj = target.obj
+    try:
+        sig = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return None
+    params = list(sig.parameters.values())
+    return params[1:] if target.owner is not None else params
+
+
+def _factory_call(target: Target):
+    params = _signature(target)
+    if params is None:
+        return None
+    required = [p for p in params if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY,
+                                                                         p.POSITIONAL_ONLY)]
+    if any(p.name not in FACTORIES for p in required):
+        return None
+    import itertools
+
+    options = [FACTORIES[p.name] for p in required]
+    for combo in itertools.islice(itertools.product(*options), 24):
+        args, kwargs = [], {}
+        try:
+            values = [_materialise(v) for v in combo]
+        except Exception:  # noqa: BLE001 - a factory that does not fit here
+            continue
+        for p, v in zip(required, values):
+            if p.kind == p.KEYWORD_ONLY:
+                kwargs[p.name] = v
+            else:
+                args.append(v)
+        if _succeeds(target, tuple(args), kwargs):
+            return tuple(args), kwargs
+    return None
+
+
+def _instance_of(cls):
+    """An instance of a public class, from its baseline constructor or from any baseline that returns one."""
+    if cls in _STATE["instances"]:
+        return _STATE["instances"][cls]
+    raise LookupError(cls)
+
+
+def _invoke(target: Target, args, kwargs):
+    fn = target.obj
+    if target.owner is not None:
+        fn = getattr(_instance_of(target.owner), target.method)
+    out = fn(*args, **kwargs)
+    if inspect.isgenerator(out):
+        out = list(out)
+    return out
+
+
+def _succeeds(target, args, kwargs) -> bool:
+    try:
+        with warnings.catch_warnings(), _deadline(60):
+            warnings.simplefilter("ignore")
+            out = _invoke(target, args, kwargs)
+    except Exception:  # noqa: BLE001 - not a valid call
+        return False
+    _remember(out)
+    return True
+
+
+def _remember(out):
+    for value in (out,) + (tuple(out) if isinstance(out, tuple) else ()):
+        if type(value).__module__.startswith("fairlib"):
+            _STATE["instances"].setdefault(type(value), value)
+
+
+class _Timeout(Exception):
+    pass
+
+
+class _deadline:
+    """A guard against a hang (SIGALRM), not a timing assertion: a probe still running after it is reported."""
+
+    def __init__(self, seconds):
+        self.seconds = seconds
+
+    def __enter__(self):
+        def on_alarm(signum, frame):
+            raise _Timeout(f"still running after {self.seconds} s")
+        self.previous = signal.signal(signal.SIGALRM, on_alarm)
+        signal.alarm(self.seconds)
+
+    def __exit__(self, *exc):
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, self.previous)
+        return False
+
+
+def baseline(target: Target):
+    """(args, kwargs) of a valid call of ``target``, or None."""
+    if target.name in EXAMPLES:
+        try:
+            args, kwargs = EXAMPLES[target.name]()
+        except Exception as exc:  # noqa: BLE001 - reported as a missing baseline
+            target.problems.append(f"EXAMPLES entry failed: {type(exc).__name__}: {exc}")
+            return None
+        return (tuple(args), dict(kwargs)) if _succeeds(target, tuple(args), kwargs) else None
+    found = _doctest_call(target)
+    if found is not None and _succeeds(target, tuple(found[0]), dict(found[1])):
+        return tuple(found[0]), dict(found[1])
+    return _factory_call(target)
+
+
+@pytest.fixture(scope="module")
+def baselines(tmp_path_factory):
+    """Every target's baseline, found once (classes first, so their instances exist for their methods)."""
+    import os
+
+    tmp = tmp_path_factory.mktemp("contract")
+    saved = {k: os.environ.get(k) for k in ("FAIRLIB_BUILD_DIR", "FAIRLIB_OUTPUT_DIR", "FAIRLIB_TRACE_DIR")}
+    os.environ.update(FAIRLIB_BUILD_DIR=str(tmp / "build"), FAIRLIB_OUTPUT_DIR=str(tmp / "out"),
+                      FAIRLIB_TRACE_DIR=str(tmp / "traces"))
+    _STATE.update(tmp=tmp, instances={})
+    for make in (_dynamic_result, _cluster, _game, _fleet, _workload, _jobs):
+        _remember(make())
+    _write_traces(tmp / "traces")
+    found = {}
+    for t in sorted(TARGETS, key=lambda t: t.owner is not None):
+        if not t.exempt:
+            found[t.name] = baseline(t)
+    yield found
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
+def test_every_public_callable_has_a_valid_baseline(baselines):
+    missing = [name + "".join(f" [{p}]" for t in TARGETS if t.name == name for p in t.problems)
+               for name, b in baselines.items() if b is None]
+    assert not missing, (
+        "no valid example call could be derived for: " + ", ".join(missing) + ".\nAdd a doctest example that calls "
+        "it to its docstring, a valid value per required argument name to FACTORIES, or an entry to EXAMPLES in "
+        "tests/test_api_contract.py (or, with the reason, to EXEMPT).")
+
+
+# --- the battery -------------------------------------------------------------------------------------------------
+
+NAN, INF = float("nan"), float("inf")
+
+
+def _array_kind(v):
+    if isinstance(v, (np.ndarray, list, tuple)) and not isinstance(v, str):
+        try:
+            a = np.asarray(v)
+        except ValueError:
+            return None
+        if a.dtype.kind in "iuf" and a.size:
+            return a
+    return None
+
+
+def battery(name: str, value, annotation) -> list[tuple[str, object]]:
+    """(label, bad value) pairs for an argument whose valid value is ``value``."""
+    ann = str(annotation)
+    if name in ("rng", "seed"):
+        return [("'abc' (str)", "abc"), ("-1 (negative)", -1), ("2.5 (float)", 2.5), ("(1+1j) (complex)", 1 + 1j)]
+    if isinstance(value, (bool, np.bool_)):
+        return []           # flags: see ACCEPTED's display switches; truthiness is Python's convention
+    if value is None:
+        if "int" in ann and "float" not in ann:
+            value = 2
+        elif "float" in ann:
+            value = 1.0
+        elif ann in ("str", "'str'") or ann.startswith("str |"):
+            value = "x"
+        elif name in FACTORIES:
+            try:
+                value = _materialise(FACTORIES[name][0])
+            except Exception:  # noqa: BLE001
+                return [("object()", object())]
+        else:
+            return [("object()", object())]
+        bad = battery(name, value, annotation)
+        return [(label, v) for label, v in bad if v is not None]
+    common = [("None", None)]
+    if isinstance(value, (int, np.integer)):
+        return common + [("'2' (str)", "2"), ("2.5 (float)", 2.5), ("True (bool)", True), ("(1+1j) (complex)", 1 + 1j),
+                         ("nan", NAN), ("inf", INF), ("-1 (negative)", -1), ("10**20 (huge)", 10**20),
+                         ("[2] (list)", [2])]
+    if isinstance(value, (float, np.floating)):
+        out = common + [("'1.0' (str)", "1.0"), ("True (bool)", True), ("(1+1j) (complex)", 1 + 1j), ("nan", NAN),
+                        ("-inf", -INF), ("-1.0 (negative)", -1.0), ("10**400 (huge)", 10**400), ("[1.0] (list)", [1.0])]
+        return out + ([("inf", INF)] if math.isfinite(value) else [])
+    if isinstance(value, str):
+        return common + [("1 (int)", 1), ("'no-such-choice' (str)", "no-such-choice"), ("['x'] (list)", ["x"])]
+    if isinstance(value, pd.DataFrame):
+        return common + [("array (ndarray)", np.ones((2, 2))), ("'x' (str)", "x")]
+    arr = _array_kind(value)
+    if arr is not None:
+        out = common + [("'abc' (str)", "abc"), ("[] (empty)", []), ("ragged", [[1.0, 2.0], [3.0]] if arr.ndim < 2
+                                                                          else [[[1.0, 2.0], [3.0]]]),
+                        ("extra dimension", np.ones(arr.shape + (2,))), ("complex", arr.astype(complex) + 1j)]
+        for label, fill in (("nan entry", NAN), ("inf entry", INF), ("negative entry", -1.0)):
+            bad = arr.astype(float).copy()
+            bad.flat[0] = fill
+            out.append((label, bad))
+        return out
+    if type(value).__module__.startswith("fairlib"):
+        others = [("array (ndarray)", np.ones((2, 2))), ("'x' (str)", "x")]
+        for make in (_cluster, _game, _workload):
+            other = make()
+            if type(other) is not type(value):
+                others.append((f"a {type(other).__name__} (wrong object)", other))
+                break
+        return common + others
+    if callable(value):
+        return common + [("'x' (str)", "x"), ("1 (int)", 1)]
+    if isinstance(value, dict):
+        return [("'x' (str)", "x"), ("1 (int)", 1)]
+    return []
+
+
+def _value_texts(value) -> list[str]:
+    """Ways a message may show a scalar value."""
+    if isinstance(value, (bool, np.bool_, str, complex)) or value is None:
+        return [repr(value), str(value)]
+    if isinstance(value, (int, np.integer)):
+        if abs(value) > 1e300:      # shown cut short (fairlib._validate._short) or in full
+            return [str(value)[:40]]
+        return [str(value), repr(float(value)), f"{float(value):g}"]
+    if isinstance(value, float):
+        return [repr(value), str(value), f"{value:g}"]
+    return []
+
+
+def _documented_errors(target: Target) -> tuple:
+    doc = inspect.getdoc(target.obj) or ""
+    names = set()
+    if "Raises" in doc:
+        section = doc.split("Raises", 1)[1].split("\n\n")[0:3]
+        for line in "\n".join(section).splitlines():
+            word = line.strip()
+            if word.isidentifier() and (word.endswith("Error") or word.endswith("Exception")):
+                names.add(word)
+    errors = []
+    for n in names:
+        import builtins
+
+        cls = getattr(builtins, n, None) or getattr(importlib.import_module(target.obj.__module__), n, None)
+        if isinstance(cls, type) and issubclass(cls, BaseException):
+            errors.append(cls)
+    return (InvalidInputError, *errors)
+
+
+def _accepted(target: Target, param: str, label: str) -> str:
+    return next((why for (f, p, lab), why in ACCEPTED.items()
+                 if fnmatch.fnmatchcase(target.name, f) and fnmatch.fnmatchcase(param, p)
+                 and fnmatch.fnmatchcase(label, lab)), "")
+
+
+def probe(target: Target, base) -> list[str]:
+    """Every bad value of every argument on top of the baseline; returns the problems found."""
+    params = _signature(target)
+    args, kwargs = base
+    bound_names = [p.name for p in params]
+    problems = []
+    allowed = _documented_errors(target)
+    for i, p in enumerate(params):
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        positional = i < len(args) and p.kind != p.KEYWORD_ONLY
+        if positional:
+            valid = args[i]
+        elif p.name in kwargs:
+            valid = kwargs[p.name]
+        elif p.default is not p.empty:
+            valid = p.default
+        else:
+            continue
+        probes = battery(p.name, valid, p.annotation)
+        k = 0
+        while k < len(probes):
+            label, bad = probes[k]
+            k += 1
+            if label == "None" and p.default is None:
+                continue
+            call_args, call_kwargs = list(args), dict(kwargs)
+            if positional:
+                call_args[i] = bad
+            else:
+                call_kwargs[p.name] = bad
+            try:
+                with warnings.catch_warnings(), _deadline(30), np.errstate(all="ignore"):
+                    warnings.simplefilter("ignore")
+                    _invoke(target, tuple(call_args), call_kwargs)
+            except allowed as exc:
+                message = str(exc)
+                texts = _value_texts(bad)
+                names_it = p.name in message or any(t in message for t in texts) and not isinstance(bad, str)
+                if not names_it:
+                    problems.append(f"{target.name}({p.name}={label}) raised {type(exc).__name__} without naming "
+                                    f"{p.name!r}: {message[:160]}")
+                elif texts and not any(t in message for t in texts):
+                    problems.append(f"{target.name}({p.name}={label}) raised {type(exc).__name__} without the value: "
+                                    f"{message[:160]}")
+                if label.endswith("(negative)") and ("> 0" in message or ">= 1" in message):
+                    zero = 0 if isinstance(bad, int) else 0.0
+                    probes.append((f"{zero} (zero; the message asks > 0)", zero))
+            except _Timeout as exc:
+                problems.append(f"{target.name}({p.name}={label}) {exc}: a bad value must be refused up front")
+            except Exception as exc:  # noqa: BLE001 - the finding
+                problems.append(f"{target.name}({p.name}={label}) raised {type(exc).__name__}: {str(exc)[:160]}")
+            else:
+                if not _accepted(target, p.name, label):
+                    problems.append(f"{target.name}({p.name}={label}) returned a result: validate {p.name} "
+                                    "(fairlib._validate), or list the value in ACCEPTED with the reason it is valid")
+    del bound_names
+    return problems
+
+
+@pytest.mark.parametrize("target", [
+    pytest.param(t, marks=pytest.mark.xfail(strict=True, reason=KNOWN_GAPS_REASON)) if t.name in KNOWN_GAPS else t
+    for t in TARGETS if not t.exempt], ids=lambda t: t.name)
+def test_contract(target, baselines):
+    base = baselines.get(target.name)
+    if base is None:
+        pytest.fail(f"{target.name}: no valid baseline (see test_every_public_callable_has_a_valid_baseline)")
+    problems = probe(target, base)
+    assert not problems, f"{len(problems)} bad value(s) not refused by name:\n  " + "\n  ".join(problems)
+
+
+def test_exemptions_name_public_callables():
+    names = [t.name for t in TARGETS]
+    for pattern, why in EXEMPT.items():
+        assert why and any(fnmatch.fnmatchcase(n, pattern) for n in names) or pattern.endswith("*"), pattern
+    for (f, p, lab), why in ACCEPTED.items():
+        assert why and any(fnmatch.fnmatchcase(n, f) for n in names), (f, p, lab)
+
+
+# --- hypothesis: arbitrary scalars -------------------------------------------------------------------------------
+
+SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True, allow_infinity=True),
+                    st.complex_numbers(), st.text(max_size=3))
+
+
+def _scalar_arguments(baselines):
+    out = []
+    for t in TARGETS:
+        base = baselines.get(t.name)
+        if t.exempt or base is None:
+            continue
+        args, kwargs = base
+        for i, p in enumerate(_signature(t)):
+            valid = args[i] if i < len(args) else kwargs.get(p.name, p.default)
+            if isinstance(valid, (int, float, np.integer, np.floating)) and not isinstance(valid, bool) \
+                    and p.name not in ("rng", "seed"):
+                out.append((t, i, p))
+    return out
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_scalars_from_hypothesis_never_raise_raw_errors(baselines, data):
+    """Any scalar for a numeric argument: a result, or a named refusal — never a raw Python or NumPy error."""
+    choices = _scalar_arguments(baselines)
+    target, i, p = data.draw(st.sampled_from(choices))
+    value = data.draw(SCALARS)
+    args, kwargs = baselines[target.name]
+    args, kwargs = list(args), dict(kwargs)
+    if i < len(args):
+        args[i] = value
+    else:
+        kwargs[p.name] = value
+    try:
+        with warnings.catch_warnings(), _deadline(30), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            _invoke(target, tuple(args), kwargs)
+    except _documented_errors(target) as exc:
+        assert p.name in str(exc) or any(t in str(exc) for t in _value_texts(value)), (target.name, p.name, exc)
