@@ -99,9 +99,9 @@ def typical_task(task_events: pd.DataFrame) -> float:
 
 
 def paper_setup_mechanisms(task: float) -> dict:
-    """The mechanisms of the paper setup: PS-DSF, DRFH and TSF (name -> callable of a cluster), and Best-Fit DRFH
-    (:func:`fairlib.multires.drfh_best_fit`, the DRFH paper's own scheduler) placing tasks of ``task`` dominant
-    units (:func:`typical_task`)."""
+    """The mechanisms of the request-based reconstruction of §6.2: PS-DSF, DRFH and TSF (name -> callable of a cluster),
+    and Best-Fit DRFH (:func:`fairlib.multires.drfh_best_fit`, the DRFH paper's own scheduler) placing tasks of ``task``
+    dominant units (:func:`typical_task`)."""
     from ..multires import drfh, drfh_best_fit, psdsf, tsf
 
     return {"PS-DSF": psdsf, "DRFH": drfh, "TSF": tsf,
@@ -109,9 +109,9 @@ def paper_setup_mechanisms(task: float) -> dict:
 
 
 def route_mechanisms(alphas) -> tuple[dict, dict]:
-    """The paper's route to PS-DSF (PF-VDS(α) as α grows, Theorem 2) under the paper setup's per-job caps:
-    ``({"PF-VDS(α)": callable, ..., "PS-DSF": psdsf}, certified)``. With caps PF-VDS is our variational equilibrium
-    (:func:`fairlib.multires.pfvds`); ``certified[name]`` collects, call by call, whether the allocation was
+    """The paper's route to PS-DSF (PF-VDS(α) as α grows, Theorem 2) under the request-based reconstruction's per-job
+    caps: ``({"PF-VDS(α)": callable, ..., "PS-DSF": psdsf}, certified)``. With caps PF-VDS is our variational
+    equilibrium (:func:`fairlib.multires.pfvds`); ``certified[name]`` collects, call by call, whether the allocation was
     certified (``converged``: eq. (16)'s gap over the capped set <= ``CAPPED_GAP``; PS-DSF: its fixed point's
     ``converged``), so a table built from uncertified allocations says so. Run them on unmerged servers
     (``open_loop(..., merge=False)``): a cap price that every server charges makes the equilibrium depend on each

@@ -1,11 +1,10 @@
 """What the trace-driven experiments of Khamse-Ashari et al. (§6) measured, as the ledger's claims read them.
 
 The khamseashari2018_traces notebook runs the experiments with :mod:`fairlib.sim` (Bitbrains snapshots, the Google
-closed-loop replay) and :mod:`.google_open_loop` (the paper setup and its sensitivity grid); the functions here turn
-their tables into one :class:`fairlib.report.Measurement` per declared claim, so that the arithmetic behind every
-claim is library code with tests and the notebook's claims cell only hands it over
-(:meth:`fairlib.report.ClaimLog.measure_all`).
-"""
+closed-loop replay) and :mod:`.google_open_loop` (the request-based reconstruction of §6.2 and its sensitivity grid);
+the functions here turn their tables into one :class:`fairlib.report.Measurement` per declared claim, so that the
+arithmetic behind every claim is library code with tests and the notebook's claims cell only hands it over
+(:meth:`fairlib.report.ClaimLog.measure_all`). """
 
 from __future__ import annotations
 
@@ -16,7 +15,7 @@ from .._validate import InvalidInputError
 from ..report import Measurement
 from .heterogeneous_servers import relative_gap
 
-__all__ = ["bitbrains_findings", "job_mix_findings", "replay_findings", "definition4_finding", "route_finding",
+__all__ = ["bitbrains_findings", "replay_findings", "definition4_finding", "route_finding",
            "paper_setup_findings", "TRIO"]
 
 #: the three mechanisms Figs. 12–14 compare
@@ -67,19 +66,6 @@ def bitbrains_findings(exact, distributed, utilisation: pd.DataFrame, variants, 
     }
 
 
-def job_mix_findings(share_within_5_minutes: float, share_below_10_quanta: float) -> dict[str, Measurement]:
-    """Fig. 8's shares of the sampled Google jobs; the note says what we measured where it is more than 10 points
-    from the paper's (38% and 53%)."""
-    return {
-        "fig8_share_within_5_minutes": Measurement(
-            share_within_5_minutes, note="" if abs(share_within_5_minutes - 0.38) <= 0.10 else
-            f"{share_within_5_minutes:.0%} of our 2% sample finish within 5 minutes (7.1-h window, requests-based)"),
-        "fig8_share_below_10_quanta": Measurement(
-            share_below_10_quanta, note="" if abs(share_below_10_quanta - 0.53) <= 0.10 else
-            f"{share_below_10_quanta:.0%} need fewer than 10 quanta under our [INF] quantum (dominant unit × 1 s)"),
-    }
-
-
 def replay_findings(summary: pd.DataFrame, variants, alphas, short_jobs: pd.DataFrame) -> dict[str, Measurement]:
     """Figs. 9–11, 13 and 14 on the Google closed-loop replay (lifetime-sum demands, no caps).
 
@@ -93,7 +79,6 @@ def replay_findings(summary: pd.DataFrame, variants, alphas, short_jobs: pd.Data
     _require(summary, [*variants, *TRIO], "summary")
     if len(finite) != len(alphas):
         raise InvalidInputError(f"alphas = {list(alphas)}: one per finite variant {finite}")
-    util = summary.loc[variants, ["cpu", "ram"]].astype(float).mean(axis=1)
     dev = summary.loc[finite, "deviation_mean"].to_numpy(float)
     delay = short_jobs.groupby("mechanism").delay.agg(["count", "mean", "std"]).reindex(variants)
     spread = delay["std"].reindex(finite).to_numpy()
@@ -106,8 +91,11 @@ def replay_findings(summary: pd.DataFrame, variants, alphas, short_jobs: pd.Data
                     - trio.loc[["DRFH", "TSF"], ["cpu_CD", "ram_CD"]].mean(axis=1).max())
     cd_ok = bool(gain_cd > gain_all)
     return {
-        "fig9_alpha1_highest_psdsf_lowest": Measurement(
-            bool(util.idxmax() == "PF-VDS(1)" and util.idxmin() == "PS-DSF")),
+        "fig9_alpha1_highest_psdsf_lowest": Measurement(   # Fig. 9 is per resource: CPU, then RAM
+            [bool(summary.loc[variants, r].astype(float).idxmax() == "PF-VDS(1)"
+                  and summary.loc[variants, r].astype(float).idxmin() == "PS-DSF") for r in ("cpu", "ram")],
+            note="time-averaged utilisation, CPU / RAM: " + ", ".join(
+                f"{v} {float(summary.loc[v, 'cpu']):.4f} / {float(summary.loc[v, 'ram']):.4f}" for v in variants)),
         "fig10_deviation_grows_as_alpha_shrinks": Measurement(bool((np.diff(dev) <= 1e-9).all())),
         "fig11_more_spread_for_smaller_alpha": Measurement(
             spread_ok, note="" if spread_ok else
@@ -121,7 +109,7 @@ def replay_findings(summary: pd.DataFrame, variants, alphas, short_jobs: pd.Data
             f"{trio_util['DRFH']:.3f}, TSF {trio_util['TSF']:.3f}. On Bitbrains (Fig. 12) PS-DSF is ahead; on our "
             f"Google replay it is behind: on classes C/D it fills RAM ({trio.loc['PS-DSF', 'ram_CD']:.2f}) and leaves "
             f"CPU idle ({trio.loc['PS-DSF', 'cpu_CD']:.2f}), where DRFH fills CPU. This is the lifetime-sum model "
-            "without caps; the paper setup and the sensitivity grid (fig13_psdsf_highest_paper_setup, "
+            "without caps; the request-based reconstruction and the sensitivity grid (fig13_psdsf_highest_paper_setup, "
             "open_loop_sensitivity) show when and why PS-DSF trails"),
         "fig13_drfh_close_to_tsf": Measurement(float(abs(trio_util["DRFH"] - trio_util["TSF"]))),
         "fig14_gain_larger_on_classes_cd": Measurement(
@@ -142,10 +130,10 @@ def _definition4_bounds(summary: pd.DataFrame, where: str) -> dict[str, float]:
 
 
 def definition4_finding(summary: pd.DataFrame) -> Measurement:
-    """Whether Definition 4 alone makes PS-DSF trail in the paper setup: the better of DRFH's and TSF's utilisation
-    (mean of time-averaged CPU and RAM) minus the certified upper bound over every Definition-4 allocation
-    (``summary``: :func:`.google_open_loop.time_averaged` of an open loop run with ``definition4=True``); the note
-    gives both bounds, overall and on classes C/D, beside our PS-DSF's value."""
+    """Whether Definition 4 alone makes PS-DSF trail in the request-based reconstruction of §6.2: the better of DRFH's
+    and TSF's utilisation (mean of time-averaged CPU and RAM) minus the certified upper bound over every Definition-4
+    allocation (``summary``: :func:`.google_open_loop.time_averaged` of an open loop run with ``definition4=True``); the
+    note gives both bounds, overall and on classes C/D, beside our PS-DSF's value."""
     _require(summary, list(TRIO), "summary")
     s = summary.astype(float)
     better = float(s.loc[["DRFH", "TSF"], "utilisation"].max())
@@ -163,38 +151,45 @@ def definition4_finding(summary: pd.DataFrame) -> Measurement:
 
 
 def route_finding(route: pd.DataFrame, certified: dict, paper_summary: pd.DataFrame) -> Measurement:
-    """Fig. 9 in the paper setup, along the paper's route to PS-DSF: whether PF-VDS(1) has the highest utilisation
-    (mean of time-averaged CPU and RAM) and PS-DSF the lowest among the capped PF-VDS(α) and PS-DSF on unmerged
-    servers (``route``: :func:`.google_open_loop.time_averaged` of :func:`.google_open_loop.route_mechanisms`' run,
-    ``certified`` its record). The note gives each variant's value and certified share, and where the route ends
-    against the paper setup's PS-DSF (merged servers), the Definition-4 bounds and DRFH/TSF (``paper_summary``)."""
+    """Fig. 9 in the request-based reconstruction of §6.2, along the paper's route to PS-DSF: whether PF-VDS(1) has the
+    highest utilisation and PS-DSF the lowest, on time-averaged CPU and on RAM each (Fig. 9 is per resource), among the
+    capped PF-VDS(α) and PS-DSF on unmerged servers (``route``: :func:`.google_open_loop.time_averaged` of
+    :func:`.google_open_loop.route_mechanisms`' run, ``certified`` its record). The note gives each variant's value and
+    certified share, and where the route ends against the request-based reconstruction's PS-DSF (merged servers), the
+    Definition-4 bounds and DRFH/TSF (``paper_summary``)."""
     names = list(route.index)
     if "PS-DSF" not in names or not any(n.startswith("PF-VDS(") for n in names):
         raise InvalidInputError(f"route: expected PF-VDS(α) rows and PS-DSF, got {names}")
     _require(paper_summary, list(TRIO), "paper_summary")
-    util = route[["cpu", "ram"]].astype(float).mean(axis=1)
+    per_resource = route[["cpu", "ram"]].astype(float)
+    util = per_resource.mean(axis=1)
     shares = {n: (sum(certified.get(n, [])), len(certified.get(n, []))) for n in names}
     uncertified = [f"{n} {k} of {m}" for n, (k, m) in shares.items() if k < m]
     finite = [n for n in names if n != "PS-DSF"]
-    ordered = bool(util.idxmax() == finite[0] and util.idxmin() == "PS-DSF")
+    # Fig. 9 is per resource: the order must hold on CPU and on RAM, each on its own
+    ordered = [bool(per_resource[r].idxmax() == finite[0] and per_resource[r].idxmin() == "PS-DSF")
+               for r in ("cpu", "ram")]
     p = paper_summary.astype(float)
     bounds = _definition4_bounds(p, "")
     return Measurement(ordered, note=(
-        "time-averaged utilisation (mean of CPU and RAM), 120 servers unmerged: " + ", ".join(
-            f"{n} {util[n]:.4f}" for n in names) + "; certified allocations: " + (
+        "time-averaged utilisation, 120 servers unmerged, CPU / RAM: " + ", ".join(
+            f"{n} {per_resource.loc[n, 'cpu']:.4f} / {per_resource.loc[n, 'ram']:.4f}" for n in names)
+        + "; certified allocations: " + (
             "all" if not uncertified else "all but " + "; ".join(uncertified) + " (used as returned)")
-        + f". The route's last step {finite[-1]} {util[finite[-1]]:.4f} against the paper setup's PS-DSF (merged "
-        f"servers) {p.loc['PS-DSF', 'utilisation']:.4f}, every Definition-4 allocation in [{bounds['low']:.4f}, "
+        + f". The route's last step {finite[-1]} {util[finite[-1]]:.4f} (mean of CPU and RAM) against the "
+        f"request-based reconstruction's PS-DSF (merged servers) {p.loc['PS-DSF', 'utilisation']:.4f}, every "
+        f"Definition-4 allocation in [{bounds['low']:.4f}, "
         f"{bounds['high']:.4f}], DRFH {p.loc['DRFH', 'utilisation']:.4f}, TSF {p.loc['TSF', 'utilisation']:.4f}"))
 
 
 def paper_setup_findings(summary: pd.DataFrame, task: float, leads: pd.DataFrame) -> dict[str, Measurement]:
-    """Figs. 13–14 as the paper ran them (open loop, per-interval capped demands [INF], classes by proportionality).
+    """Figs. 13–14 on the request-based reconstruction of §6.2 (open loop, per-interval capped demands [INF], classes
+    by proportionality).
 
-    ``summary``: :func:`.google_open_loop.time_averaged` of the paper setup's run (rows PS-DSF, DRFH, TSF and
-    "DRFH Best-Fit"; with the C/D placement ranges and the Definition-4 bounds); ``task``: Best-Fit DRFH's task
-    size; ``leads``: :func:`.google_open_loop.leads` of the sensitivity grid (its per-interval, proportionality rows
-    are the paper setup's samples).
+    ``summary``: :func:`.google_open_loop.time_averaged` of the request-based reconstruction's run (rows PS-DSF, DRFH,
+    TSF and "DRFH Best-Fit"; with the C/D placement ranges and the Definition-4 bounds); ``task``: Best-Fit DRFH's task
+    size; ``leads``: :func:`.google_open_loop.leads` of the sensitivity grid (its per-interval, proportionality rows are
+    the request-based reconstruction's samples).
     """
     _require(summary, [*TRIO, "DRFH Best-Fit"], "summary")
     s = summary.astype(float)
@@ -212,7 +207,7 @@ def paper_setup_findings(summary: pd.DataFrame, task: float, leads: pd.DataFrame
         "fig13_definition4_forces_psdsf_to_trail_paper_setup": definition4_finding(summary),
         "fig13_psdsf_highest_paper_setup": Measurement(
             bool(top), note="" if top else
-            "time-averaged utilisation (mean of CPU and RAM) in the paper setup: " + ", ".join(
+            "time-averaged utilisation (mean of CPU and RAM) in the request-based reconstruction of §6.2: " + ", ".join(
                 f"{m} {s.loc[m, 'utilisation']:.4f} (CPU {s.loc[m, 'cpu']:.3f}, RAM {s.loc[m, 'ram']:.3f})"
                 for m in TRIO) + f"; PS-DSF's lead {lead:+.4f}"),
         "fig14_gain_larger_on_classes_cd_paper_setup": Measurement(
