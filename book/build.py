@@ -6,7 +6,7 @@ full run (``executed/<key>.ipynb``). The staging step only arranges what is comm
 duplicated in the repository:
 
 - ``book/_config.yml``, ``book/_static/`` (the house CSS) and ``book/index.md`` (the landing page's prose; its
-  results table is rendered from ``data/results/claims.csv``);
+  results table is the README's, rendered by :func:`fairlib.landing.results_block` from ``data/results/claims.csv``);
 - one page per executed notebook at its repository path ``executed/<key>.ipynb`` (so the Binder button opens that
   notebook; sidebar order: the keys' order), each cell that measured a claim
   given the anchor ``in-<n>`` its ``In [n]`` label names, papermill's injected cell removed, and every figure of a
@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import csv
 import json
 import os
 import re
@@ -38,13 +37,14 @@ import sys
 import time
 from pathlib import Path
 
+from fairlib.landing import results_block   # the README's results table: one rendering for both
+
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
 #: reference pages shown first, in this order; any other docs/*.md follows alphabetically
 DOCS_ORDER = ["library", "performance", "scale", "kernels", "verify", "data", "claims-coverage", "reconstructions"]
 #: how CLAIMS.md links a claim to its cell: ``[In [n]](../../executed/<key>.md#in-n)``
 _LEDGER_LINK = re.compile(r"\[In \[(\d+)\]\]\((?:[^)\s]*/)?executed/([\w.-]+)\.md#in-(\d+)\)")
-_STATUS_WORDS = ("held", "not reproduced", "not tested")
 
 
 class BookError(RuntimeError):
@@ -221,26 +221,6 @@ def rewrite_links(text: str, repo_path: str, staged_path: str, pages: dict[str, 
     return _MD_LINK.sub(repl, text)
 
 
-def results_at_a_glance(claims_csv: Path, titles: dict[str, str]) -> str:
-    """A Markdown table, one row per notebook: its page, and its claims held, not reproduced and not tested, from
-    ``claims.csv``; then the totals."""
-    counts: dict[str, dict[str, int]] = {}
-    with claims_csv.open(encoding="utf-8", newline="") as f:
-        for row in csv.DictReader(f):
-            counts.setdefault(row["paper"], dict.fromkeys(_STATUS_WORDS, 0))[row["status"]] += 1
-    lines = ["| notebook | held | not reproduced | not tested | claims |", "|---|---|---|---|---|"]
-    total = dict.fromkeys(_STATUS_WORDS, 0)
-    for key in sorted(counts):
-        c = counts[key]
-        for s in _STATUS_WORDS:
-            total[s] += c[s]
-        lines.append(f"| [{titles.get(key, key)}](executed/{key}.ipynb) | {c['held']} | {c['not reproduced']} | "
-                     f"{c['not tested']} | {sum(c.values())} |")
-    lines.append(f"| **all** | **{total['held']}** | **{total['not reproduced']}** | **{total['not tested']}** | "
-                 f"**{sum(total.values())}** |")
-    return "\n".join(lines)
-
-
 def repository_url() -> str | None:
     """The GitHub URL the launch and repository buttons point at (see the module docstring), or None."""
     if os.environ.get("FAIRLIB_REPOSITORY_URL"):
@@ -326,7 +306,7 @@ def stage(src: Path, *, root: Path = ROOT, executed_dir: Path | None = None) -> 
         raise BookError("book/index.md has no '<!-- results at a glance -->' line for the results table")
     # (book/index.md is written with the book's own paths: executed/<key>.ipynb, claims.md)
     markdown = {"index.md": ("index.md", index.replace("<!-- results at a glance -->",
-                                                            results_at_a_glance(results / "claims.csv", titles))),
+                                                            results_block(results / "claims.csv"))),
                 "data/results/CLAIMS.md": ("claims.md", ledger_page((results / "CLAIMS.md").read_text("utf-8")))}
     reference = []
     for page in docs_pages(root / "docs"):

@@ -83,11 +83,14 @@ def test_links_to_files_outside_the_book_go_to_the_repository_or_become_text():
         "r and ![img](x.png)"
 
 
-def test_results_at_a_glance_counts_the_ledger(tmp_path):
-    (tmp_path / "claims.csv").write_text("paper,status\nx,held\nx,held\nx,not tested\ny,not reproduced\n")
-    table = book.results_at_a_glance(tmp_path / "claims.csv", {"x": "Paper X"})
-    assert "| [Paper X](executed/x.ipynb) | 2 | 0 | 1 | 3 |" in table
-    assert "| **all** | **2** | **1** | **1** | **4** |" in table
+def test_the_landing_page_shows_the_readme_results_table(tmp_path):
+    """One results table, rendered once (fairlib.landing): the book's landing page and the README show the same."""
+    from fairlib.landing import results_block
+
+    staged = book.stage(tmp_path / "src")
+    index = (tmp_path / "src" / "index.md").read_text(encoding="utf-8")
+    assert results_block() in index and "<!-- results at a glance -->" not in index
+    assert staged
 
 
 def test_repository_url_for_the_launch_buttons(monkeypatch):
