@@ -100,15 +100,6 @@ ACCEPTED = {
 #: an XPASS that fails the run until it is removed from this list. Listed with the reason "not yet validated".
 KNOWN_GAPS_REASON = "not yet validated: the contract finds bad values accepted or refused by a raw error"
 KNOWN_GAPS = {
-    "fairlib.market.best_response",
-    "fairlib.market.best_response_finite",
-    "fairlib.market.utility",
-    "fairlib.market.finite_utility",
-    "fairlib.market.equilibrium_violation",
-    "fairlib.market.marginal_utilities",
-    "fairlib.market.proportional_guarantee_bids",
-    "fairlib.market.best_response_numpy",
-    "fairlib.market.best_response_slsqp",
     "fairlib.multires.random_cluster",
     "fairlib.multires.random_pool",
     "fairlib.multires.leontief_tasks",
