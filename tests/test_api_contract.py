@@ -92,6 +92,10 @@ ACCEPTED = {
     ("*", "progress", "*"): "a display switch: any truthy value shows the bar, as tqdm's disable= does",
     ("fairlib.sweep.sweep", "desc", "*"): "free text: the progress bar's label",
     ("fairlib.sweep.sweep", "cache_name", "no-such-choice*"): "free text: a folder name under build/sweep-cache",
+    ("fairlib.multires.*", "alpha", "inf"): "α = ∞ is PS-DSF, the limit of Theorem 2 (fairlib.multires.per_server_alpha "
+                                            "documents it)",
+    ("fairlib.multires.Cluster.feasible", "tasks", "negative entry"): "an answer, not an error: an allocation with a "
+                                                                      "negative entry is not feasible (False)",
 }
 
 
@@ -111,9 +115,6 @@ KNOWN_GAPS = {
     "fairlib.multires.psdsf_violation",
     "fairlib.multires.pfvds",
     "fairlib.multires.nash_residual",
-    "fairlib.multires.best_response_column",
-    "fairlib.multires.merit",
-    "fairlib.multires.proportional_fair_objective",
     "fairlib.multires.psmfa",
     "fairlib.multires.marginal_utilities",
     "fairlib.multires.variational_gap",
@@ -190,9 +191,6 @@ KNOWN_GAPS = {
     "fairlib.paths.figures_dir",
     "fairlib.paths.results_dir",
     "fairlib.multires.Cluster.refuse_caps",
-    "fairlib.multires.Cluster.vds",
-    "fairlib.multires.Cluster.load",
-    "fairlib.multires.Cluster.feasible",
     "fairlib.traces.Workload.active_at",
     "fairlib.sim.ReplayResult.mean_utilisation",
     "fairlib.sim.ReplayResult.binned",
