@@ -92,8 +92,8 @@ ACCEPTED = {
     ("*", "progress", "*"): "a display switch: any truthy value shows the bar, as tqdm's disable= does",
     ("fairlib.sweep.sweep", "desc", "*"): "free text: the progress bar's label",
     ("fairlib.sweep.sweep", "cache_name", "no-such-choice*"): "free text: a folder name under build/sweep-cache",
-    ("fairlib.multires.*", "alpha", "inf"): "α = ∞ is PS-DSF, the limit of Theorem 2 (fairlib.multires.per_server_alpha "
-                                            "documents it)",
+    ("fairlib.multires.*", "alpha", "inf"): "α = ∞ is PS-DSF, the limit of Theorem 2 "
+                                            "(fairlib.multires.per_server_alpha documents it)",
     ("fairlib.multires.Cluster.feasible", "tasks", "negative entry"): "an answer, not an error: an allocation with a "
                                                                       "negative entry is not feasible (False)",
 }
@@ -128,7 +128,6 @@ KNOWN_GAPS = {
     "fairlib.multires.bottleneck_fairness_violation",
     "fairlib.multires.strategyproofness_violation",
     "fairlib.multires.mechanism_properties",
-    "fairlib.multires.misreports",
     "fairlib.multires.maxmin_lp",
     "fairlib.multires.DRFSorter",
     "fairlib.multires.Quotas",
