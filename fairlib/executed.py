@@ -20,8 +20,8 @@ from pathlib import Path
 
 from . import paths
 
-__all__ = ["PublishedNotebook", "source_digest", "publish_executed", "executed_problems", "claim_cells",
-           "executed_markdown", "cell_heading", "findings_choice", "FINDINGS_TAG"]
+__all__ = ["PublishedNotebook", "source_digest", "publish_executed", "refresh_findings", "executed_problems",
+           "claim_cells", "executed_markdown", "cell_heading", "findings_choice", "FINDINGS_TAG"]
 
 _INJECTED = "injected-parameters"
 _CLEARED_LINE = re.compile(r"^[ \t]*\r(?:\n|$)", re.MULTILINE)  # what a progress bar leaves when it clears itself
@@ -200,6 +200,34 @@ def _resolve(path: str) -> Path:
     return p if p.is_absolute() else paths.ROOT / p
 
 
+def refresh_findings(key: str, executed_dir: Path | None = None) -> Path:
+    """Render the Findings cell of ``executed/<key>.ipynb`` (and its text view) again from the committed full-mode
+    ledger: wording is presentation, so a change to :func:`fairlib.prose.findings_markdown` needs no new run.
+    ``python -m fairlib.executed --refresh-findings [KEY ...]`` does it for the given (default: every) notebook."""
+    import nbformat
+
+    path = (executed_dir or paths.executed_dir()) / f"{key}.ipynb"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: run `python run_all.py --only {key}` (full mode) first")
+    doc = nbformat.read(str(path), as_version=4)
+    for cell in doc.cells:
+        if cell.cell_type == "code" and FINDINGS_TAG in cell.get("metadata", {}).get("tags", []):
+            cell.outputs = [_findings_output(cell.source, key)]
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    nbformat.write(doc, str(tmp))
+    _write_text_atomic(path.with_suffix(".md"), executed_markdown(doc, key))
+    os.replace(tmp, path)
+    return path
+
+
+def _stale_findings(doc, key: str) -> bool:
+    for cell in doc.cells:
+        if cell.cell_type == "code" and FINDINGS_TAG in cell.get("metadata", {}).get("tags", []):
+            shown = [o.get("data", {}).get("text/markdown") for o in cell.outputs]
+            return shown != [_findings_output(cell.source, key).data["text/markdown"]]
+    return False
+
+
 def executed_problems(nb: PublishedNotebook, executed_dir: Path | None = None) -> list[str]:
     """Why ``executed/<key>.ipynb`` does not stand for the current source notebook (empty if it does): missing, run
     from other cells, not in full mode, with an error output, or its text view ``<key>.md`` out of date."""
@@ -219,6 +247,9 @@ def executed_problems(nb: PublishedNotebook, executed_dir: Path | None = None) -
         problems.append(f"{path}: cells {errors} end in an error")
     if not any(c.cell_type == "code" and c.outputs for c in doc.cells):
         problems.append(f"{path} has no outputs")
+    if (paths.results_dir(nb.key, "full") / "claims.json").is_file() and _stale_findings(doc, nb.key):
+        problems.append(f"{path}: its Findings differ from their rendering from the committed ledger: run "
+                        f"`python -m fairlib.executed --refresh-findings {nb.key}` and commit executed/{nb.key}.*")
     text_view = path.with_suffix(".md")
     if not text_view.is_file() or text_view.read_text(encoding="utf-8") != executed_markdown(doc, nb.key):
         problems.append(f"{text_view} is missing or does not match {path.name}: rerun "
@@ -237,3 +268,26 @@ def claim_cells(doc) -> dict:
         if cell.cell_type == "code":
             out.setdefault(cell_key(cell.source), cell)
     return out
+
+
+def main(argv=None) -> int:
+    """``python -m fairlib.executed --refresh-findings [KEY ...]``: see :func:`refresh_findings`."""
+    import argparse
+
+    from .catalog import NOTEBOOKS
+
+    ap = argparse.ArgumentParser(prog="python -m fairlib.executed", description=main.__doc__)
+    ap.add_argument("--refresh-findings", nargs="*", metavar="KEY", required=True,
+                    help="notebooks whose Findings to render again from their committed ledger (default: every one)")
+    args = ap.parse_args(argv)
+    keys = args.refresh_findings or list(NOTEBOOKS)
+    unknown = [k for k in keys if k not in NOTEBOOKS]
+    if unknown:
+        ap.error(f"unknown notebook key(s) {unknown}; known: {list(NOTEBOOKS)}")
+    for key in keys:
+        print(f"refreshed {refresh_findings(key).relative_to(paths.ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -240,13 +240,18 @@ def place_legends(fig, *, headroom_steps: int = 4) -> list:
     edges; failing those, the y axis grows upwards by 15 % at a time (up to ``headroom_steps`` times, the lower
     limit kept, so an axis from 0 stays from 0) and the upper spots are tried again; failing that, the legend goes
     outside the axes, to its right. Returns the axes whose legend moved. :func:`fairlib.report.save_figure` calls
-    it, so no saved figure has a legend over its data."""
+    it, so no saved figure has a legend over its data. The figure's layout is computed once and then kept."""
     moved = []
+    if not any(ax.get_legend() is not None for ax in fig.axes):
+        return moved
+    # One layout pass, then the layout is frozen: constrained layout is not idempotent with legends outside the axes
+    # (each pass shrinks the axes further), so the checks and the saves below must not lay the figure out again.
+    fig.canvas.draw()
+    fig.set_layout_engine("none")
     for ax in fig.axes:
         legend = ax.get_legend()
         if legend is None or not legend.get_visible():
             continue
-        fig.canvas.draw()
         if not legend_covers_data(ax):
             continue
         moved.append(ax)

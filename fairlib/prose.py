@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 from ._validate import InvalidInputError
 
-__all__ = ["number", "percent", "share", "span", "found", "findings_markdown", "show_findings", "show_found"]
+__all__ = ["number", "percent", "share", "span", "found", "plain_statement", "findings_markdown", "show_findings",
+           "show_found"]
 
 
 def _real(value, name: str) -> float:
@@ -149,6 +151,30 @@ def _value_text(value) -> str:
     return display_value(value)
 
 
+def plain_statement(statement: str) -> str:
+    """A ledger statement as a Findings bullet says it: without its ``[setup: ...]`` block (the run's set-up, which the
+    ledger below keeps), brackets inside it such as ``[INF]`` included.
+
+    >>> plain_statement("PS-DSF leads [setup: open loop, demands capped [INF], 2% of the jobs] on CPU")
+    'PS-DSF leads on CPU'
+    """
+    out, i = [], 0
+    while True:
+        start = statement.find("[setup:", i)
+        if start < 0:
+            out.append(statement[i:])
+            break
+        out.append(statement[i:start])
+        depth, j = 0, start
+        while j < len(statement):
+            depth += {"[": 1, "]": -1}.get(statement[j], 0)
+            j += 1
+            if depth == 0:
+                break
+        i = j
+    return re.sub(r"\s+([,.;:)])", r"\1", re.sub(r"\s{2,}", " ", "".join(out))).strip()
+
+
 def findings_markdown(claims: list[dict], chosen: list[str]) -> str:
     """The **Findings** list of a notebook: one Markdown bullet per claim of ``chosen`` (3 to 5 claim ids of the
     ledger ``claims``, as written to ``claims.json``; all of them where it has fewer than 3), in that order, each
@@ -174,7 +200,7 @@ def findings_markdown(claims: list[dict], chosen: list[str]) -> str:
             tail = f" — {c.get('note') or 'not measured'}."
         else:
             tail = f" — we measure {_value_text(c['ours'])}."
-        lines.append(f"- **{word}**, {c['source']}: {c['statement'].rstrip('.')}{tail}")
+        lines.append(f"- **{word}**, {c['source']}: {plain_statement(c['statement']).rstrip('.')}{tail}")
     counts = {s: sum(c["status"] == s for c in claims) for s in _STATUS_WORD}
     lines.append(f"\nAll {len(claims)} claims of the ledger: {counts['held']} held, {counts['not reproduced']} not "
                  f"reproduced, {counts['not tested']} not tested (see Claims below).")

@@ -92,6 +92,10 @@ ACCEPTED = {
     ("*", "progress", "*"): "a display switch: any truthy value shows the bar, as tqdm's disable= does",
     ("fairlib.sweep.sweep", "desc", "*"): "free text: the progress bar's label",
     ("fairlib.sweep.sweep", "cache_name", "no-such-choice*"): "free text: a folder name under build/sweep-cache",
+    ("fairlib.multires.*", "alpha", "inf"): "α = ∞ is PS-DSF, the limit of Theorem 2 "
+                                            "(fairlib.multires.per_server_alpha documents it)",
+    ("fairlib.multires.Cluster.feasible", "tasks", "negative entry"): "an answer, not an error: an allocation with a "
+                                                                      "negative entry is not feasible (False)",
 }
 
 
@@ -100,15 +104,6 @@ ACCEPTED = {
 #: an XPASS that fails the run until it is removed from this list. Listed with the reason "not yet validated".
 KNOWN_GAPS_REASON = "not yet validated: the contract finds bad values accepted or refused by a raw error"
 KNOWN_GAPS = {
-    "fairlib.market.best_response",
-    "fairlib.market.best_response_finite",
-    "fairlib.market.utility",
-    "fairlib.market.finite_utility",
-    "fairlib.market.equilibrium_violation",
-    "fairlib.market.marginal_utilities",
-    "fairlib.market.proportional_guarantee_bids",
-    "fairlib.market.best_response_numpy",
-    "fairlib.market.best_response_slsqp",
     "fairlib.multires.random_cluster",
     "fairlib.multires.random_pool",
     "fairlib.multires.leontief_tasks",
@@ -120,9 +115,6 @@ KNOWN_GAPS = {
     "fairlib.multires.psdsf_violation",
     "fairlib.multires.pfvds",
     "fairlib.multires.nash_residual",
-    "fairlib.multires.best_response_column",
-    "fairlib.multires.merit",
-    "fairlib.multires.proportional_fair_objective",
     "fairlib.multires.psmfa",
     "fairlib.multires.marginal_utilities",
     "fairlib.multires.variational_gap",
@@ -136,7 +128,6 @@ KNOWN_GAPS = {
     "fairlib.multires.bottleneck_fairness_violation",
     "fairlib.multires.strategyproofness_violation",
     "fairlib.multires.mechanism_properties",
-    "fairlib.multires.misreports",
     "fairlib.multires.maxmin_lp",
     "fairlib.multires.DRFSorter",
     "fairlib.multires.Quotas",
@@ -199,9 +190,6 @@ KNOWN_GAPS = {
     "fairlib.paths.figures_dir",
     "fairlib.paths.results_dir",
     "fairlib.multires.Cluster.refuse_caps",
-    "fairlib.multires.Cluster.vds",
-    "fairlib.multires.Cluster.load",
-    "fairlib.multires.Cluster.feasible",
     "fairlib.traces.Workload.active_at",
     "fairlib.sim.ReplayResult.mean_utilisation",
     "fairlib.sim.ReplayResult.binned",

@@ -44,3 +44,24 @@ def test_a_legend_clear_of_the_data_stays_where_it_is_and_a_full_axes_sends_it_o
     assert not legend_covers_data(ax)
     assert ax.get_legend().get_window_extent().x0 > ax.get_window_extent().x1   # to the right of the axes
     plt.close(fig)
+
+
+def test_legends_outside_the_axes_keep_the_layout(tmp_path):
+    """Legends below two panels (as the speed figures place them): checking them lays the figure out once and keeps
+    that layout, so saving PNG and PDF does not shrink the axes pass after pass (constrained layout is not
+    idempotent with legends outside the axes)."""
+    from fairlib.plotting import new_figure, place_legends
+
+    fig, axes = new_figure("two panels, legends below", ncols=2, width=11)
+    for ax in axes[0]:
+        for k in range(6):
+            ax.plot([1e3, 1e4, 1e5], [1e-3 * (k + 1), 1e-2 * (k + 1), 1e-1 * (k + 1)], marker="o",
+                    label=f"a fairly long legend label {k} (slope 1.00)")
+        ax.set_xscale("log")
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
+    assert place_legends(fig) == []
+    widths = [ax.get_position().width for ax in axes[0]]
+    for ext in ("png", "pdf", "png"):
+        fig.savefig(tmp_path / f"f.{ext}", bbox_inches="tight")
+    assert [ax.get_position().width for ax in axes[0]] == widths and min(widths) > 0.1
+    plt.close(fig)

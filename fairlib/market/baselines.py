@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import minimize
 
+from .best_response import _check_inputs   # the same named errors as the library's best response
+
 __all__ = ["best_response_numpy", "best_response_slsqp"]
 
 
@@ -17,8 +19,7 @@ def best_response_numpy(w, y, budget) -> np.ndarray:
     >>> best_response_numpy([0.5, 0.5], [1.0, 1.0], 1.0).tolist()
     [0.5, 0.5]
     """
-    w = np.asarray(w, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
+    w, y, budget = _check_inputs(w, y, budget)
     cand = np.flatnonzero(w > 0)
     order = cand[np.argsort(-w[cand] / y[cand], kind="stable")]
     s = np.sqrt(w[order] * y[order])
@@ -32,8 +33,7 @@ def best_response_numpy(w, y, budget) -> np.ndarray:
 
 def best_response_slsqp(w, y, budget) -> np.ndarray:
     """Maximise sum_j w_j x_j / (x_j + y_j) s.t. sum x = budget, x >= 0 with SLSQP (generic baseline)."""
-    w = np.asarray(w, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
+    w, y, budget = _check_inputs(w, y, budget)
     n = len(w)
 
     def neg(x):

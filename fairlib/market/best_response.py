@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import InvalidInputError, as_count
+from .._validate import InvalidInputError, _short, as_array, as_count, as_values
 
 __all__ = ["best_response", "best_response_finite", "utility", "finite_utility"]
 
@@ -335,10 +335,11 @@ def _local_search(w, y, budget, k, prune=True):
 
 def _coerce_inputs(w, y, budget):
     for name, value in (("w", w), ("y", y)):
-        kind = np.asarray(value).dtype.kind
+        kind = as_array(value, name).dtype.kind      # ragged lists, None and objects: named, with the value
         if kind not in "iuf":
-            raise InvalidInputError(f"{name}: expected real numbers, got dtype {np.asarray(value).dtype} "
-                                    "(booleans, strings and complex numbers are not bids or weights)")
+            raise InvalidInputError(f"{name} = {_short(value)}: expected real numbers, got dtype "
+                                    f"{np.asarray(value).dtype} (booleans, strings and complex numbers are not bids "
+                                    "or weights)")
     if isinstance(budget, (bool, np.bool_, str, bytes, complex, np.complexfloating)):
         raise InvalidInputError(f"budget = {budget!r}: must be a real number > 0")
     w = np.ascontiguousarray(w, dtype=np.float64)
@@ -348,8 +349,8 @@ def _coerce_inputs(w, y, budget):
                                 f"{np.shape(w)} and {np.shape(y)}")
     try:
         budget = float(budget)
-    except (TypeError, ValueError):
-        raise InvalidInputError(f"budget = {budget!r}: must be a real number > 0") from None
+    except (TypeError, ValueError, OverflowError):   # OverflowError: an integer beyond the float range
+        raise InvalidInputError(f"budget = {_short(budget)}: must be a real number > 0") from None
     if not (math.isfinite(budget) and budget > 0):
         raise InvalidInputError(f"budget = {budget}: must be finite and > 0")
     return w, y, budget
@@ -458,9 +459,17 @@ def best_response_finite(w, y, budget, k: int) -> FiniteBestResponse:
     return FiniteBestResponse(bids * scale, int(swaps))
 
 
+def _machine_vectors(w, x, y):
+    """(w, x, y) as three float vectors of one length, one entry per machine, finite and >= 0, or a named error."""
+    w = as_values(w, "w", ndim=1)
+    if w.size == 0:
+        raise InvalidInputError("w: expected one weight per machine, got an empty vector")
+    return w, as_values(x, "x", ndim=1, shape=w.shape), as_values(y, "y", ndim=1, shape=w.shape)
+
+
 def utility(w, x, y) -> float:
     """Linear utility sum_j w_j x_j / (x_j + y_j) of bids ``x`` against others' bids ``y`` (0/0 counts 0)."""
-    w, x, y = (np.asarray(a, dtype=np.float64) for a in (w, x, y))
+    w, x, y = _machine_vectors(w, x, y)
     total = x + y
     with np.errstate(invalid="ignore", divide="ignore"):
         return float(np.sum(np.where(total > 0, w * x / total, 0.0)))
@@ -468,7 +477,8 @@ def utility(w, x, y) -> float:
 
 def finite_utility(w, x, y, k: int) -> float:
     """Finite-parallelism utility: the sum of the k largest w_j r_j."""
-    w, x, y = (np.asarray(a, dtype=np.float64) for a in (w, x, y))
+    w, x, y = _machine_vectors(w, x, y)
+    k = as_count(k, "k")
     total = x + y
     with np.errstate(invalid="ignore", divide="ignore"):
         v = np.where(total > 0, w * x / total, 0.0)

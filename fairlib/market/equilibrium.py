@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validate import InvalidInputError, as_count, as_number, check_choice
+from .._validate import InvalidInputError, as_count, as_number, as_values, check_choice
 from ..metrics import efficiency, envy_freeness, utilities, utility_uniformity
 from .game import allocation
 
@@ -20,13 +20,7 @@ def marginal_utilities(weights, bids, reserve: float = 0.0) -> np.ndarray:
     from .game import as_weight_matrix
 
     w = as_weight_matrix(weights)
-    x = np.asarray(bids, dtype=np.float64)
-    if x.shape != w.shape:
-        raise InvalidInputError(f"bids: expected shape {w.shape} (users x machines, like weights), got {x.shape}")
-    bad = ~np.isfinite(x) | (x < 0)
-    if bad.any():
-        i, j = (int(v) for v in np.argwhere(bad)[0])
-        raise InvalidInputError(f"bids[{i}, {j}] = {x[i, j]}: bids must be finite and >= 0")
+    x = as_values(bids, "bids", ndim=2, shape=w.shape)   # users x machines, like weights; finite and >= 0
     reserve = as_number(reserve, "reserve", inclusive=True)
     Y = x.sum(axis=0) + reserve
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -41,8 +35,8 @@ def equilibrium_violation(weights, bids, reserve: float = 0.0, *, tol: float = 1
     Per user: (max_j MU_ij - min_{j: x_ij > 0} MU_ij) / max_j MU_ij.
     """
     tol = as_number(tol, "tol", inclusive=True)
+    mu = marginal_utilities(weights, bids, reserve)
     x = np.asarray(bids, dtype=np.float64)
-    mu = marginal_utilities(weights, x, reserve)
     worst = 0.0
     for i in range(x.shape[0]):
         bid = x[i] > tol
@@ -157,10 +151,9 @@ def sqrt_m_construction(n: int) -> GameInstance:
 def proportional_guarantee_bids(others_bids, budget: float = 1.0) -> np.ndarray:
     """x_j = X S_j / sum_k S_k: bidding in proportion to the others' totals S guarantees r_j = X/(X + sum S)
     on every machine — 1/m of everything with unit budgets (EC'05 §3.2)."""
-    S = np.asarray(others_bids, dtype=np.float64)
+    S = as_values(others_bids, "others_bids", ndim=1)
     budget = as_number(budget, "budget")
-    bad = ~np.isfinite(S) | (S < 0)
-    if S.ndim != 1 or S.size == 0 or bad.any() or not S.sum() > 0:
+    if S.size == 0 or not S.sum() > 0:
         raise InvalidInputError(f"others_bids: expected a non-empty vector of finite bids >= 0 with a positive sum, "
                                 f"got {S.tolist() if S.size <= 8 else S.shape}")
     return budget * S / S.sum()

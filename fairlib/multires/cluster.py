@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._validate import (InvalidInputError, as_array, as_capacities, as_demands, as_eligibility, as_instance,
-                         as_task_caps, as_values, as_weights)
+                         as_number, as_task_caps, as_values, as_weights)
 
 __all__ = ["Cluster", "Allocation", "Pool", "pool_arrays", "pool_column",
            "ServerAllocation", "leontief_tasks", "monopoly_tasks", "random_cluster",
@@ -180,11 +180,14 @@ class Cluster:
         """Σ_i c[i, r]: the whole cluster as one server (DRFH's reference)."""
         return self.capacity.sum(axis=0)
 
+    def _tasks(self, tasks, name: str = "tasks", *, sign: str | None = ">= 0") -> np.ndarray:
+        """``tasks[user, server]`` as a float64 array of this cluster's shape, finite (and ``sign``), or an error
+        naming the argument, the entry and its value."""
+        return as_values(tasks, name, ndim=2, shape=(self.n_users, self.n_servers), sign=sign)
+
     def vds(self, totals) -> np.ndarray:
         """Weighted VDS ŝ[n, i] = x_n / (φ_n γ[n, i]) for usable pairs, NaN elsewhere."""
-        x = np.asarray(totals, dtype=np.float64)
-        if x.shape != (self.n_users,):
-            raise InvalidInputError(f"totals: expected shape ({self.n_users},) (one per user), got {x.shape}")
+        x = as_values(totals, "totals", ndim=1, shape=(self.n_users,))   # one per user
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(self.eligible, x[:, None] / (self.weight[:, None] * self.gamma), np.nan)
 
@@ -220,17 +223,17 @@ class Cluster:
         """Fraction of every server constraint that ``tasks[user, server]`` uses: ``load[server, k]`` over the
         resources (0 for a resource the server lacks) or, ``time_shared``, Problem 2's one constraint per
         server, Σ_n x[n, i] / γ[n, i]."""
-        x = np.asarray(tasks, dtype=np.float64)
+        x = self._tasks(tasks)
         if time_shared:
             return (x / np.where(self.eligible, self.gamma, np.inf)).sum(axis=0)[:, None]
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(self.capacity > 0, (x.T @ self.demand) / self.capacity, 0.0)
 
     def feasible(self, tasks, tol: float = 1e-9) -> bool:
-        """Whether ``tasks[user, server]`` respects eligibility, non-negativity and every capacity."""
-        x = np.asarray(tasks, dtype=np.float64)
-        if x.shape != (self.n_users, self.n_servers):
-            raise InvalidInputError(f"tasks: expected shape ({self.n_users}, {self.n_servers}), got {x.shape}")
+        """Whether ``tasks[user, server]`` respects eligibility, non-negativity and every capacity (a negative entry
+        is an answer, False; a non-finite one or a wrong shape is an error)."""
+        x = self._tasks(tasks, sign=None)
+        tol = as_number(tol, "tol", inclusive=True)
         used = np.einsum("ni,nr->ir", x, self.demand)
         return bool((x >= -tol).all() and (x[~self.eligible] <= tol).all()
                     and (used <= self.capacity * (1 + tol) + tol).all())

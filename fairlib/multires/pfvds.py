@@ -742,8 +742,11 @@ def best_response_column(cluster: Cluster, tasks, server: int, alpha: float, *, 
     """Server ``server``'s exact α-fair best response (its column) to the other servers' tasks
     (``time_shared``: under Problem 2's constraint Σ_n x[n, i]/γ[n, i] <= 1)."""
     as_instance(cluster, Cluster, "cluster")
+    x = cluster._tasks(tasks)
+    server = as_count(server, "server", minimum=0, maximum=cluster.n_servers - 1)
+    alpha = float(per_server_alpha(cluster, alpha)[server])
+    tol, max_iter = as_number(tol, "tol"), as_count(max_iter, "max_iter")
     d3, cap = cluster.server_constraints(time_shared)
-    x = np.asarray(tasks, dtype=np.float64)
     return _best_response_column(cluster, x, x.sum(axis=1), server, alpha, d3, cap, tol, max_iter)
 
 
@@ -781,7 +784,7 @@ def nash_residual(cluster: Cluster, tasks, alpha, *, time_shared: bool = False) 
 def proportional_fair_objective(cluster: Cluster, tasks) -> float:
     """Σ_n φ_n log x_n (Theorem 2's objective for α = 1)."""
     as_instance(cluster, Cluster, "cluster")
-    tot = np.asarray(tasks, dtype=np.float64).sum(axis=1)
+    tot = cluster._tasks(tasks).sum(axis=1)
     with np.errstate(divide="ignore"):
         return float((cluster.weight * np.log(tot)).sum())
 

@@ -149,5 +149,5 @@ def merit(cluster: Cluster, tasks, prices, alpha) -> float:
     (eqs. 35–37, [INF]; the scaling by γ is ours, see this module); ``prices[i, r]`` are the servers'
     multipliers λ_{i,r}. Both iterative solvers report this Ψ, so their traces are comparable."""
     as_instance(cluster, Cluster, "cluster")
-    return _fb_parts(cluster, np.asarray(tasks, dtype=np.float64), np.asarray(prices, dtype=np.float64),
-                     per_server_alpha(cluster, alpha))[0]
+    prices = as_values(prices, "prices", ndim=2, shape=(cluster.n_servers, cluster.n_resources))
+    return _fb_parts(cluster, cluster._tasks(tasks), prices, per_server_alpha(cluster, alpha))[0]

@@ -22,7 +22,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
-from .._validate import InvalidInputError, as_instance
+from .._validate import InvalidInputError, _short, as_count, as_instance, as_rng, as_values
 from .cluster import Cluster, leontief_tasks, placement_capacity_rows
 from .psdsf import psdsf_violation
 
@@ -146,8 +146,10 @@ def misreports(demand, rng, n_random: int = 8) -> np.ndarray:
     """Candidate misreports of one user's per-task ``demand`` (R,): each demanded resource scaled by 1/2, 2 and 4
     alone, then ``n_random`` vectors with every demanded resource scaled by a log-uniform factor in [1/2, 4].
     The support (which resources it demands) is kept, so the user keeps the same usable servers."""
-    d = np.asarray(demand, dtype=np.float64)
-    rng = np.random.default_rng(rng)
+    d = as_values(demand, "demand", ndim=1)
+    if not (d > 0).any():
+        raise InvalidInputError(f"demand = {_short(demand)}: a per-task demand needs a resource > 0")
+    rng, n_random = as_rng(rng), as_count(n_random, "n_random", minimum=0, maximum=10**6)
     out = []
     for r in np.flatnonzero(d > 0):
         for f in (0.5, 2.0, 4.0):
