@@ -45,7 +45,7 @@ from types import MappingProxyType
 import numpy as np
 
 from . import multires  # noqa: F401 - registrations added by fairlib.scaffold name multires.<name>
-from ._validate import InvalidInputError
+from ._validate import InvalidInputError, _short
 from .multires import asset_fairness, ceei, drf, drf_machine_offers, drfh, drfh_best_fit, edrf, pdrf, pfvds, psdsf, tsf
 
 __all__ = ["Mechanism", "ByServer", "CAPABILITIES", "register", "unregister", "registered", "get", "names",
@@ -216,8 +216,8 @@ def resolve(mechanism, name: str = "mechanism"):
         return mechanism
     if isinstance(mechanism, str):
         return get(mechanism)
-    raise InvalidInputError(f"{name}: expected a registered name or a callable Cluster -> Allocation, got "
-                            f"{type(mechanism).__name__}")
+    raise InvalidInputError(f"{name} = {_short(mechanism)}: expected a registered name or a callable Cluster -> "
+                            f"Allocation, got {type(mechanism).__name__}")
 
 
 def resolve_runs(mechanisms, *capabilities: str) -> dict[str, Callable]:

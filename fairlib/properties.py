@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import InvalidInputError, as_instance
+from ._validate import InvalidInputError, as_instance, as_rng
 from .mechanisms import resolve
 from .multires import Allocation, Cluster, leontief_tasks, misreports, property_violations
 
@@ -48,7 +48,7 @@ def strategyproofness_violation(mechanism, cluster: Cluster, *, n_random: int = 
     integral = np.issubdtype(truthful.dtype, np.integer)
     honest = truthful.sum(axis=1).astype(np.float64)
     worst = -np.inf
-    rng = np.random.default_rng(rng)
+    rng = as_rng(rng)
     for n in range(cluster.n_users):
         for lie in misreports(cluster.demand[n], rng, n_random):
             demand = cluster.demand.copy()

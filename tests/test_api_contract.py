@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import fairlib
@@ -62,6 +62,9 @@ EXEMPT = {
     "fairlib.mechanisms.unregister": "mutates the process-wide registry (tests/test_mechanisms.py)",
     "fairlib.mechanisms.registered": "a context manager around register/unregister (tests/test_mechanisms.py)",
     "fairlib.plotting.use_style": "no arguments",
+    "fairlib.catalog*": "the repository's own list of notebooks (fairlib/catalog.py), read by run_all.py, the book and "
+                        "the tests, not a computation on user input: get() names an unknown key in its KeyError (its "
+                        "doctest), tests/test_run_all.py and tests/test_scaffold.py exercise the rest",
     "fairlib.timing.median_time": "times a callable by wall clock; its arguments are checked in "
                                   "tests/test_benchmarks_harness.py and a probe would only measure the machine",
     # result types: the library builds them; users read them (their public methods with arguments are probed)
@@ -867,5 +870,9 @@ def test_scalars_from_hypothesis_never_raise_raw_errors(baselines, data):
         with warnings.catch_warnings(), _deadline(30), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             _invoke(target, tuple(args), kwargs)
+    except _Timeout:
+        # a long call on a loaded machine is not a raw error; hangs are the deterministic probes' concern
+        # (test_contract), so a scalar that runs long is discarded rather than judged on the machine's speed
+        assume(False)
     except _documented_errors(target) as exc:
         assert p.name in str(exc) or any(t in str(exc) for t in _value_texts(value)), (target.name, p.name, exc)

@@ -45,6 +45,7 @@ def small_study():
         "convergence": hs.convergence_findings(exact, pfvds(cluster, 2.0, method="best_response"),
                                                pfvds(cluster, 2.0, method="psmfa", iterations=30),
                                                pfvds(cluster, 2.0, method="distributed", iterations=30)),
+        "one_server": hs.one_server_reductions(5, 0),
     }
 
 

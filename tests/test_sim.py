@@ -44,7 +44,10 @@ def test_snapshot_utilisation_on_synthetic_vms(tmp_path):
 def test_resources_must_match():
     fleet = bitbrains_fleet()
     other = fleet.__class__(fleet.capacity[:, :2], ("cpu", "mem"), fleet.server_class, "paper", fleet.location)
-    workload = type("W", (), {"resources": ("cpu_ghz", "memory_gb", "storage_mbps", "network_mbps")})()
+    from fairlib.traces import Workload
+
+    workload = object.__new__(Workload)   # only its resources matter here: they differ from the fleet's
+    object.__setattr__(workload, "resources", ("cpu_ghz", "memory_gb", "storage_mbps", "network_mbps"))
     with pytest.raises(InvalidInputError, match="fleet.resources"):
         sim.snapshot_cluster(other, workload, 0.0)
 
