@@ -112,7 +112,6 @@ KNOWN_GAPS = {
     "fairlib.multires.leontief_tasks",
     "fairlib.multires.on_merged_servers",
     "fairlib.multires.keeps_servers",
-    "fairlib.multires.per_server_alpha",
     "fairlib.multires.pdrf",
     "fairlib.multires.weighted_maxmin_totals",
     "fairlib.multires.psdsf_violation",
