@@ -40,6 +40,16 @@ def _weights_and_shares(weights, shares):
     return w, r
 
 
+def _user_machine_matrices(weights, shares):
+    """Valuations and one share per (user, machine): two finite, non-negative matrices of one shape, or an error
+    naming the argument (the shape first, so a mismatch is named as one)."""
+    w, r = as_array(weights, "weights"), as_array(shares, "shares")
+    if w.ndim != 2 or r.shape != w.shape:
+        raise InvalidInputError(f"weights, shares: expected two (users x machines) matrices of one shape, got "
+                                f"{w.shape} and {r.shape}")
+    return _weights_and_shares(w, r)
+
+
 def _parallelism(parallelism, m: int) -> np.ndarray:
     """One integer bound >= 1 per user (a scalar is broadcast)."""
     k = as_array(parallelism, "parallelism")
@@ -58,13 +68,7 @@ def utilities(weights, shares, parallelism=None) -> np.ndarray:
     >>> utilities([[1, 0], [0.5, 0.5]], [[1, 0], [0, 1]]).tolist()
     [1.0, 0.5]
     """
-    w, r = as_array(weights, "weights"), as_array(shares, "shares")
-    if w.ndim != 2 or r.shape != w.shape:
-        raise InvalidInputError(f"weights, shares: expected two (users x machines) matrices of one shape, got "
-                                f"{w.shape} and {r.shape}")
-    w, r = _weights_and_shares(w, r)
-    if r.shape != w.shape:
-        raise InvalidInputError(f"shares: expected shape {w.shape} (users x machines, as weights), got {r.shape}")
+    w, r = _user_machine_matrices(weights, shares)
     if parallelism is None:
         return np.einsum("ij,ij->i", w, r)
     return np.diagonal(bundle_values(w, r, parallelism)).copy()
@@ -99,14 +103,7 @@ def envy_freeness(weights, shares, parallelism=None) -> float:
     >>> envy_freeness([[0.5, 0.5], [0.5, 0.5]], [[0.5, 0.5], [0.5, 0.5]])
     1.0
     """
-    w, r = as_array(weights, "weights"), as_array(shares, "shares")
-    if w.ndim != 2 or r.shape != w.shape:
-        raise InvalidInputError(f"weights, shares: expected two (users x machines) matrices of one shape, got "
-                                f"{w.shape} and {r.shape}")
-    w, r = _weights_and_shares(w, r)
-    if r.shape != w.shape:
-        raise InvalidInputError(f"weights, shares: expected two (users x machines) matrices of one shape, got "
-                                f"{w.shape} and {r.shape}")
+    w, r = _user_machine_matrices(weights, shares)
     V = bundle_values(w, r, parallelism)
     own = np.diagonal(V)[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -585,6 +585,13 @@ class _deadline:
         return False
 
 
+def _guarded_invoke(target, args, kwargs):
+    """One probe call: warnings silenced, numpy's floating-point errors ignored, a hang cut at 30 s."""
+    with warnings.catch_warnings(), _deadline(30), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return _invoke(target, tuple(args), kwargs)
+
+
 def baseline(target: Target):
     """(args, kwargs) of a valid call of ``target``, or None."""
     if target.name in EXAMPLES:
@@ -784,9 +791,7 @@ def probe(target: Target, base) -> list[str]:
             else:
                 call_kwargs[p.name] = bad
             try:
-                with warnings.catch_warnings(), _deadline(30), np.errstate(all="ignore"):
-                    warnings.simplefilter("ignore")
-                    _invoke(target, tuple(call_args), call_kwargs)
+                _guarded_invoke(target, call_args, call_kwargs)
             except allowed as exc:
                 message = str(exc)
                 texts = _value_texts(bad)
@@ -868,9 +873,7 @@ def test_scalars_from_hypothesis_never_raise_raw_errors(baselines, data):
     else:
         kwargs[p.name] = value
     try:
-        with warnings.catch_warnings(), _deadline(30), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            _invoke(target, tuple(args), kwargs)
+        _guarded_invoke(target, args, kwargs)
     except _Timeout:
         # a long call on a loaded machine is not a raw error; hangs are the deterministic probes' concern
         # (test_contract), so a scalar that runs long is discarded rather than judged on the machine's speed

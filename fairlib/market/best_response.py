@@ -335,11 +335,10 @@ def _local_search(w, y, budget, k, prune=True):
 
 def _coerce_inputs(w, y, budget):
     for name, value in (("w", w), ("y", y)):
-        kind = as_array(value, name).dtype.kind      # ragged lists, None and objects: named, with the value
-        if kind not in "iuf":
-            raise InvalidInputError(f"{name} = {_short(value)}: expected real numbers, got dtype "
-                                    f"{np.asarray(value).dtype} (booleans, strings and complex numbers are not bids "
-                                    "or weights)")
+        dtype = as_array(value, name).dtype      # ragged lists, None and objects: named, with the value
+        if dtype.kind not in "iuf":
+            raise InvalidInputError(f"{name} = {_short(value)}: expected real numbers, got dtype {dtype} (booleans, "
+                                    "strings and complex numbers are not bids or weights)")
     if isinstance(budget, (bool, np.bool_, str, bytes, complex, np.complexfloating)):
         raise InvalidInputError(f"budget = {budget!r}: must be a real number > 0")
     w = np.ascontiguousarray(w, dtype=np.float64)
