@@ -63,9 +63,11 @@ $(CFFCONVERT): | $(STAMP)
 	$(PYTHON) -m venv $(VENV)/cffconvert
 	$(VENV)/cffconvert/bin/python -m pip install --quiet cffconvert==2.0.0
 
+# a crashed test worker ends the run at once: under --dist loadgroup, pytest-xdist 3.8 can wait forever after it
+# replaces one (pytest-dev/pytest-xdist#1378)
 test: $(STAMP) $(CFFCONVERT)
 	$(BIN)/ruff check fairlib tests benchmarks run_all.py book
-	$(BIN)/python -m pytest -n 2 --dist loadgroup
+	$(BIN)/python -m pytest -n 2 --dist loadgroup --max-worker-restart 0
 
 test-paper: $(STAMP)
 	@test -n "$(KEY)" || { echo "usage: make test-paper KEY=<key> (keys: $(BIN)/python -m fairlib.catalog)"; exit 2; }

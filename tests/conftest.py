@@ -32,6 +32,7 @@ def selected_papers(config) -> list[str]:
     return keys or list(NOTEBOOKS)
 
 
+@pytest.hookimpl(tryfirst=True)      # before pytest-xdist reads the groups into the node ids
 def pytest_collection_modifyitems(config, items):
     """Under pytest-xdist (``make test``: ``-n 2 --dist loadgroup``) the tests of one file run on one worker, as they
     share module fixtures and files; the quick runs of the paper notebooks are spread one by one (each has its own

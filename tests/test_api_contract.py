@@ -24,8 +24,12 @@ Everything left out is in :data:`EXEMPT` (whole callables or modules) and :data:
 reason — nothing is skipped silently, and :func:`test_exemptions_name_public_callables` keeps both lists current.
 A hypothesis test (:func:`test_scalars_from_hypothesis_never_raise_raw_errors`) adds arbitrary scalars.
 
-Mutation evidence: not yet recorded. The callables in KNOWN_GAPS are strict expected failures, so removing a
-validation from one of them does not change the outcome; a mutation run has to use callables that pass the contract.
+The probes run in a child process (:class:`_Prober`): a value a callable does not check can crash or hang compiled
+code, and that must fail one target, not end the test run.
+
+Mutation evidence: :func:`test_the_contract_fails_a_target_whose_validation_is_removed` makes one validator of each
+of three passing targets (:data:`MUTATIONS`) a pass-through and asserts that the contract then fails that target. The
+callables in KNOWN_GAPS are strict expected failures, so a mutation there would show nothing.
 """
 from __future__ import annotations
 
@@ -607,24 +611,27 @@ def baseline(target: Target):
     return _factory_call(target)
 
 
-@pytest.fixture(scope="module")
-def baselines(tmp_path_factory):
-    """Every target's baseline, found once (classes first, so their instances exist for their methods)."""
+def _find_baselines(tmp: Path) -> dict:
+    """Every target's baseline (classes first, so their instances exist for their methods), with the files and
+    folders the calls write redirected under ``tmp``; changes this process's environment."""
     import os
 
-    tmp = tmp_path_factory.mktemp("contract")
-    saved = {k: os.environ.get(k) for k in ("FAIRLIB_BUILD_DIR", "FAIRLIB_OUTPUT_DIR", "FAIRLIB_TRACE_DIR")}
     os.environ.update(FAIRLIB_BUILD_DIR=str(tmp / "build"), FAIRLIB_OUTPUT_DIR=str(tmp / "out"),
                       FAIRLIB_TRACE_DIR=str(tmp / "traces"))
     _STATE.update(tmp=tmp, instances={})
     for make in (_dynamic_result, _cluster, _game, _fleet, _workload, _jobs):
         _remember(make())
     _write_traces(tmp / "traces")
-    found = {}
-    for t in sorted(TARGETS, key=lambda t: t.owner is not None):
-        if not t.exempt:
-            found[t.name] = baseline(t)
-    yield found
+    return {t.name: baseline(t) for t in sorted(TARGETS, key=lambda t: t.owner is not None) if not t.exempt}
+
+
+@pytest.fixture(scope="module")
+def baselines(tmp_path_factory):
+    """The baselines in this process (for the hypothesis test; the deterministic probes run in :class:`_Prober`)."""
+    import os
+
+    saved = {k: os.environ.get(k) for k in ("FAIRLIB_BUILD_DIR", "FAIRLIB_OUTPUT_DIR", "FAIRLIB_TRACE_DIR")}
+    yield _find_baselines(tmp_path_factory.mktemp("contract"))
     for k, v in saved.items():
         if v is None:
             os.environ.pop(k, None)
@@ -635,13 +642,161 @@ def baselines(tmp_path_factory):
     plt.close("all")
 
 
-def test_every_public_callable_has_a_valid_baseline(baselines):
-    missing = [name + "".join(f" [{p}]" for t in TARGETS if t.name == name for p in t.problems)
-               for name, b in baselines.items() if b is None]
+# --- the probing process -----------------------------------------------------------------------------------------
+# A probe feeds nonsense to callables that may not check it (the known gaps): an unchecked array can reach a compiled
+# kernel and read out of bounds, and an unchecked size can allocate without limit. Neither a segmentation fault nor
+# the kernel's out-of-memory killer can be caught in the process that suffers it, and SIGALRM cannot stop compiled
+# code. So the probes run in one child process (spawned, not forked: numba's threads do not survive a fork), with
+# its address space capped; if it dies or hangs, the target in hand fails with the reason and a new child takes over.
+
+_PROBE_MEMORY = 8 << 30          # bytes of address space for the probing process: ample for every valid call
+_BASELINE_GUARD = 1800           # seconds: hang guards (not timing assertions), far above a loaded machine's time
+_PROBE_GUARD = 900
+
+
+_CHILD: dict = {}
+
+
+def _serve(conn, tmp: str) -> None:
+    """The probing process: answers each ``(function, args)`` it is sent with ``function(*args)`` until the pipe
+    closes."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (_PROBE_MEMORY, _PROBE_MEMORY))
+    _CHILD["tmp"] = Path(tmp)
+    while True:
+        try:
+            fn, args = conn.recv()
+        except EOFError:
+            return
+        conn.send(fn(*args))
+
+
+def _child_baselines() -> dict:
+    if "baselines" not in _CHILD:
+        _CHILD["baselines"] = _find_baselines(_CHILD["tmp"])
+    return _CHILD["baselines"]
+
+
+def _missing_in_child() -> dict:
+    """The targets with no baseline, each with what was tried."""
+    found = _child_baselines()
+    return {t.name: t.problems for t in TARGETS if t.name in found and found[t.name] is None}
+
+
+def _probe_in_child(name: str):
+    """:func:`probe` of the target ``name`` on its baseline; None when it has none."""
+    base = _child_baselines().get(name)
+    return None if base is None else probe(next(t for t in TARGETS if t.name == name), base)
+
+
+class _ProbeLost(Exception):
+    pass
+
+
+class _Prober:
+    """The parent's end of the probing process, started on first use and again after one is lost."""
+
+    def __init__(self, tmp: Path):
+        self.tmp, self.proc, self.started = tmp, None, 0
+
+    def _start(self) -> None:
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("spawn")
+        self.started += 1
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_serve, args=(child, str(self.tmp / f"child{self.started}")),
+                                name="contract-probes")
+        self.proc.start()
+        child.close()
+
+    def call(self, fn, *args, guard: float = _PROBE_GUARD):
+        """``fn(*args)`` in the probing process. Raises :class:`_ProbeLost` if the process dies, or is still at it
+        after ``guard`` seconds (it is then stopped); the next call starts another."""
+        if self.proc is None:
+            self._start()
+        self.conn.send((fn, args))
+        doing = f"running {getattr(fn, '__name__', fn)}{args!r}"
+        if self.conn.poll(guard):
+            try:
+                return self.conn.recv()
+            except EOFError:
+                self.proc.join(10)
+                code = self.proc.exitcode
+                self.close()
+                raise _ProbeLost(f"the probing process died {doing} (exit code {code}; a negative code is the signal "
+                                 "that ended it: -11 a segmentation fault, -9 killed)") from None
+        self.close()
+        raise _ProbeLost(f"the probing process was still {doing} after {guard} s and was stopped")
+
+    def close(self) -> None:
+        if self.proc is not None:
+            self.conn.close()
+            self.proc.join(10)
+            if self.proc.is_alive():
+                self.proc.kill()
+                self.proc.join()
+            self.proc = None
+
+
+@pytest.fixture(scope="module")
+def prober(tmp_path_factory):
+    p = _Prober(tmp_path_factory.mktemp("contract"))
+    yield p
+    p.close()
+
+
+def test_every_public_callable_has_a_valid_baseline(prober):
+    missing = [name + "".join(f" [{p}]" for p in problems)
+               for name, problems in prober.call(_missing_in_child, guard=_BASELINE_GUARD).items()]
     assert not missing, (
         "no valid example call could be derived for: " + ", ".join(missing) + ".\nAdd a doctest example that calls "
         "it to its docstring, a valid value per required argument name to FACTORIES, or an entry to EXAMPLES in "
         "tests/test_api_contract.py (or, with the reason, to EXEMPT).")
+
+
+def test_a_probe_that_ends_its_process_fails_alone(tmp_path):
+    """A crash or a hang in the probing process fails the call in hand; the next call gets a new process."""
+    import os
+    import time
+
+    p = _Prober(tmp_path)
+    try:
+        first = p.call(os.getpid)
+        with pytest.raises(_ProbeLost, match="exit code -6"):
+            p.call(os.abort)
+        with pytest.raises(_ProbeLost, match="still running sleep"):
+            p.call(time.sleep, 60, guard=2)
+        assert p.call(os.getpid) not in (first, None) and p.started == 3
+    finally:
+        p.close()
+
+
+# Mutation evidence: with one validator of a passing target made a pass-through (it returns its argument unchecked),
+# the contract must fail that target. (target, module whose name the target calls, validator's name there)
+MUTATIONS = [("fairlib.metrics.efficiency", "fairlib.metrics", "as_number"),
+             ("fairlib.sim.jobs_from_workload", "fairlib.sim", "as_instance"),
+             ("fairlib.market.sqrt_m_construction", "fairlib.market.equilibrium", "as_count")]
+
+
+def _probe_mutated_in_child(name: str, module: str, validator: str):
+    """:func:`_probe_in_child` with ``module.validator`` replaced by a pass-through for the one probe."""
+    mod = importlib.import_module(module)
+    kept = getattr(mod, validator)
+    setattr(mod, validator, lambda value, *args, **kwargs: value)
+    try:
+        return _probe_in_child(name)
+    finally:
+        setattr(mod, validator, kept)
+
+
+@pytest.mark.parametrize("name,module,validator", MUTATIONS, ids=[m[0] for m in MUTATIONS])
+def test_the_contract_fails_a_target_whose_validation_is_removed(prober, name, module, validator):
+    assert name not in KNOWN_GAPS and prober.call(_probe_in_child, name, guard=_BASELINE_GUARD) == [], \
+        f"{name} must meet the contract before its mutation can show anything"
+    mutated = prober.call(_probe_mutated_in_child, name, module, validator, guard=_PROBE_GUARD)
+    assert mutated, f"{name} still meets the contract with {module}.{validator} removed: the test cannot see it"
 
 
 # --- the battery -------------------------------------------------------------------------------------------------
@@ -820,11 +975,13 @@ def probe(target: Target, base) -> list[str]:
 @pytest.mark.parametrize("target", [
     pytest.param(t, marks=pytest.mark.xfail(strict=True, reason=KNOWN_GAPS_REASON)) if t.name in KNOWN_GAPS else t
     for t in TARGETS if not t.exempt], ids=lambda t: t.name)
-def test_contract(target, baselines):
-    base = baselines.get(target.name)
-    if base is None:
+def test_contract(target, prober):
+    try:
+        problems = prober.call(_probe_in_child, target.name, guard=_BASELINE_GUARD + _PROBE_GUARD)
+    except _ProbeLost as exc:
+        pytest.fail(f"{target.name}: {exc}; run probe() on it in a debugger to see which bad value")
+    if problems is None:
         pytest.fail(f"{target.name}: no valid baseline (see test_every_public_callable_has_a_valid_baseline)")
-    problems = probe(target, base)
     assert not problems, f"{len(problems)} bad value(s) not refused by name:\n  " + "\n  ".join(problems)
 
 
