@@ -38,7 +38,7 @@ import hashlib
 import importlib
 import inspect
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -179,13 +179,21 @@ def registered(name: str, function: Callable, **kwargs) -> Iterator[Mechanism]:
 
 def get(name: str) -> Mechanism:
     """The mechanism registered as ``name`` (case-insensitive) or as one of its variants."""
-    key = str(name).lower()
+    return _lookup(name, "name")
+
+
+def _lookup(name, argument: str) -> Mechanism:
+    """:func:`get`, with the caller's argument named in the error."""
+    if not isinstance(name, str):
+        raise InvalidInputError(f"{argument} = {_short(name)}: expected a registered mechanism's name (str), got "
+                                f"{type(name).__name__}")
+    key = name.lower()
     if key in _REGISTRY:
         return _REGISTRY[key]
     for mech in _REGISTRY.values():
         if key in (v.lower() for v in mech.variants):
             return mech
-    raise InvalidInputError(f"mechanism = {name!r}: not registered; known: {list(_REGISTRY)}")
+    raise InvalidInputError(f"{argument} = {name!r}: not registered as a mechanism; known: {list(_REGISTRY)}")
 
 
 def select(*capabilities: str) -> list[Mechanism]:
@@ -212,10 +220,12 @@ def runs(*capabilities: str) -> dict[str, Callable]:
 def resolve(mechanism, name: str = "mechanism"):
     """A registered name resolved to its mechanism; a callable ``cluster -> Allocation`` (and None) passes
     through; anything else is an error naming the argument."""
+    if not isinstance(name, str):
+        raise InvalidInputError(f"name = {_short(name)}: the argument's name for messages must be a str")
     if mechanism is None or callable(mechanism):
         return mechanism
     if isinstance(mechanism, str):
-        return get(mechanism)
+        return _lookup(mechanism, name)
     raise InvalidInputError(f"{name} = {_short(mechanism)}: expected a registered name or a callable Cluster -> "
                             f"Allocation, got {type(mechanism).__name__}")
 
@@ -227,7 +237,12 @@ def resolve_runs(mechanisms, *capabilities: str) -> dict[str, Callable]:
         return runs(*capabilities)
     if isinstance(mechanisms, Mapping):
         return dict(mechanisms)
-    return {str(name): get(name) for name in mechanisms}
+    if isinstance(mechanisms, str):
+        mechanisms = [mechanisms]       # one name, not its letters
+    if not isinstance(mechanisms, Iterable):
+        raise InvalidInputError(f"mechanisms = {_short(mechanisms)}: expected a list of registered names, a dict "
+                                "name -> callable, or None")
+    return {str(name): _lookup(name, f"mechanisms[{i}]") for i, name in enumerate(mechanisms)}
 
 
 # --- the mechanisms of the four papers ------------------------------------------------------------------

@@ -46,14 +46,19 @@ def _check_mode(mode: str) -> str:
 def check_key(key: str) -> str:
     """A notebook key names a folder under ``figures/`` and ``data/results/``: letters, digits, ``_`` and ``-``
     only, so it cannot point elsewhere (``../x``)."""
+    return _check_file_name(key, "key")
+
+
+def _check_file_name(value, name: str) -> str:
+    """``value`` (the argument ``name``) becomes a folder or file name: letters, digits, ``_`` and ``-`` only."""
     import re
 
-    if not isinstance(key, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_\-]*", key):
-        from ._validate import InvalidInputError
+    if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_\-]*", value):
+        from ._validate import InvalidInputError, _short
 
-        raise InvalidInputError(f"key = {key!r}: a notebook key is letters, digits, '_' and '-' (it names an output "
-                                "folder)")
-    return key
+        raise InvalidInputError(f"{name} = {_short(value)}: must be letters, digits, '_' and '-' (it names an output "
+                                "folder or file)")
+    return value
 
 
 def figures_dir(key: str, mode: str = "full") -> Path:

@@ -13,6 +13,7 @@ import json
 import math
 import numbers
 import os
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
@@ -20,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from . import paths
-from ._validate import InvalidInputError
+from ._validate import InvalidInputError, _short, as_count
 
 __all__ = ["save_figure", "save_table", "ClaimLog", "Claim", "ClaimsFailed", "Declared", "Measurement", "load_registry",
            "registry_path", "display_value", "cell_key", "measured_values", "FLOAT_FORMAT", "KINDS", "STATUSES",
@@ -42,6 +43,10 @@ def save_figure(fig, key: str, name: str, *, mode: str = "full", dpi: int = 150)
     """
     from .plotting import place_legends   # matplotlib only where a figure is saved
 
+    paths._check_file_name(name, "name")
+    dpi = as_count(dpi, "dpi", maximum=2400)    # beyond print resolution: a typo, and a figure of gigapixels
+    if not hasattr(fig, "savefig"):
+        raise InvalidInputError(f"fig = {_short(fig)}: expected a matplotlib Figure, got {type(fig).__name__}")
     place_legends(fig)
     out = paths.figures_dir(key, mode)
     out.mkdir(parents=True, exist_ok=True)
@@ -62,7 +67,8 @@ def save_figure(fig, key: str, name: str, *, mode: str = "full", dpi: int = 150)
 def save_table(df: pd.DataFrame, key: str, name: str, *, mode: str = "full") -> Path:
     """Write ``df`` as tidy CSV ``<name>.csv`` with fixed float formatting; returns the path."""
     if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"df: expected a pandas DataFrame, got {type(df).__name__}")
+        raise InvalidInputError(f"df = {_short(df)}: expected a pandas DataFrame, got {type(df).__name__}")
+    paths._check_file_name(name, "name")
     out = paths.results_dir(key, mode)
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{name}.csv"
@@ -105,6 +111,7 @@ _DIRECTIONS = {"monotone": ("increasing", "decreasing"), "ordered": ("descending
 
 def registry_path(key: str) -> Path:
     """The claims registry of notebook ``key``: ``notebooks/claims/<key>.toml``."""
+    paths.check_key(key)
     return paths.NOTEBOOKS / "claims" / f"{key}.toml"
 
 
@@ -308,6 +315,9 @@ def cell_key(source: str) -> str:
     >>> cell_key("x = 1\\n") == cell_key("x = 1")
     True
     """
+    if not isinstance(source, str):
+        raise InvalidInputError(f"source = {_short(source)}: expected a cell's source text (str), got "
+                                f"{type(source).__name__}")
     return hashlib.sha1(source.strip().encode()).hexdigest()[:12]
 
 
@@ -581,6 +591,8 @@ class ClaimLog:
 
 def display_value(value) -> str:
     """A measured or paper value as shown in ledgers: 6 significant digits, long numeric lists as their range."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return str(value)                   # exact, with no float in between (10**400 has none)
     if _is_number(value) and not float(value).is_integer():
         return f"{value:.6g}"
     if isinstance(value, list) and len(value) > 4 and _numbers(value):
@@ -598,4 +610,6 @@ def measured_values(measured) -> dict:
     >>> measured_values({"worst_efficiency": Measurement(0.75, note="over 100 games")})
     {'worst_efficiency': 0.75}
     """
+    if not isinstance(measured, Mapping):
+        raise InvalidInputError(f"measured = {_short(measured)}: expected a dict of claim id -> Measurement")
     return {claim_id: m.value for claim_id, m in measured.items()}

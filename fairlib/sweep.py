@@ -57,7 +57,7 @@ from typing import Any, Callable, Iterable, Mapping, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ._validate import InvalidInputError, as_count, check_choice
+from ._validate import InvalidInputError, _short, as_count, check_choice
 
 __all__ = ["sweep", "SweepError", "cell_seed", "default_backend", "BACKENDS"]
 
@@ -135,6 +135,9 @@ def cell_seed(rng, params: Mapping, rep: int) -> np.random.SeedSequence:
     >>> bool((a == b).all()), bool((a == cell_seed(7, {"users": 10}, 1).generate_state(1)).all())
     (True, False)
     """
+    if not isinstance(params, Mapping):
+        raise InvalidInputError(f"params = {_short(params)}: expected a dict of parameter name -> value")
+    rep = as_count(rep, "rep", minimum=0)
     root = _root_sequence(rng)
     digest = hashlib.sha256(_canonical(params).encode()).digest()
     words = tuple(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4))
@@ -269,10 +272,24 @@ class Backend(NamedTuple):
 
 def default_backend(scheduler: str | None = None, n_jobs: int | None = None) -> Backend:
     """(backend, n_jobs) that ``sweep(backend=None)`` would use."""
+    _check_scheduler(scheduler)
+    if n_jobs is not None:
+        _resolve_jobs(n_jobs)
     if scheduler or os.environ.get(_SCHEDULER_ENV):
         return Backend("dask", 0)
     jobs = _resolve_jobs(n_jobs)
     return Backend(("loky" if jobs > 1 else "serial"), jobs)
+
+
+#: more local processes than any machine has cores is a typo, not a request (loky would try to start them all)
+MAX_JOBS = 4096
+
+
+def _check_scheduler(scheduler) -> None:
+    """None, a Dask scheduler address, or a ``distributed.Client`` (anything with ``submit``)."""
+    if scheduler is not None and not isinstance(scheduler, str) and not callable(getattr(scheduler, "submit", None)):
+        raise InvalidInputError(f"scheduler = {_short(scheduler)}: expected a Dask scheduler address (str) or a "
+                                f"distributed.Client, got {type(scheduler).__name__}")
 
 
 def _resolve_jobs(n_jobs) -> int:
@@ -285,8 +302,10 @@ def _resolve_jobs(n_jobs) -> int:
                 raise InvalidInputError(f"{_JOBS_ENV} = {env!r}: must be an integer") from None
         else:
             n_jobs = os.cpu_count() or 1
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0 or n_jobs < -1:
-        raise InvalidInputError(f"n_jobs = {n_jobs!r}: must be a positive integer or -1 (every core)")
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0 or n_jobs < -1 \
+            or n_jobs > MAX_JOBS:
+        raise InvalidInputError(f"n_jobs = {_short(n_jobs)}: must be an integer from 1 to {MAX_JOBS}, or -1 "
+                                "(every core)")
     return (os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs)
 
 
@@ -369,7 +388,21 @@ def sweep(fn: Callable[..., Any], grid, *, seeds: int = 1, rng=0, fixed: Mapping
     check_choice(errors, ("raise", "keep"), "errors")
     if backend is not None:
         check_choice(backend, BACKENDS, "backend")
+    if fixed is not None and not isinstance(fixed, Mapping):
+        raise InvalidInputError(f"fixed = {_short(fixed)}: expected a dict of keyword arguments for fn")
     fixed = dict(fixed or {})
+    if seed_by is not None and (isinstance(seed_by, (str, bytes)) or not isinstance(seed_by, Iterable)
+                                or not all(isinstance(k, str) for k in seed_by)):
+        raise InvalidInputError(f"seed_by = {_short(seed_by)}: expected a list of grid parameter names")
+    if n_jobs is not None:
+        _resolve_jobs(n_jobs)
+    _check_scheduler(scheduler)
+    if cache is not None and not isinstance(cache, (bool, np.bool_)):
+        raise InvalidInputError(f"cache = {_short(cache)}: expected True, False or None (FAIRLIB_SWEEP_CACHE)")
+    if cache_name is not None:
+        from .paths import _check_file_name
+
+        _check_file_name(cache_name, "cache_name")
     root = _root_sequence(rng)
     points = _grid_points(grid)
     clash = set(fixed) & (set().union(*points) if points else set())

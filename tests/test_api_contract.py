@@ -98,7 +98,18 @@ ACCEPTED = {
     ("*", "*", "None"): "None is the documented default of this argument",
     ("*", "progress", "*"): "a display switch: any truthy value shows the bar, as tqdm's disable= does",
     ("fairlib.sweep.sweep", "desc", "*"): "free text: the progress bar's label",
-    ("fairlib.sweep.sweep", "cache_name", "no-such-choice*"): "free text: a folder name under build/sweep-cache",
+    ("fairlib.sweep.sweep", "cache_name", "'no-such-choice'*"): "a folder name under build/sweep-cache",
+    ("fairlib.sweep.*", "n_jobs", "-1 (negative)"): "-1 is joblib's 'every core'",
+    ("fairlib.sweep.default_backend", "scheduler", "'no-such-choice'*"): "a Dask scheduler's address: contacted only "
+                                                                          "when a sweep runs on it",
+    ("fairlib.report.*", "key", "'no-such-choice'*"): "a notebook key is any folder name (a new notebook's is not "
+                                                      "catalogued yet); check_key refuses what could leave the folder",
+    ("fairlib.paths.*", "key", "'no-such-choice'*"): "a notebook key is any folder name (a new notebook's is not "
+                                                     "catalogued yet); check_key refuses what could leave the folder",
+    ("fairlib.report.save_*", "name", "'no-such-choice'*"): "a file name: letters, digits, '_' and '-'",
+    ("fairlib.report.cell_key", "source", "'no-such-choice'*"): "any text is a cell's source",
+    ("fairlib.report.display_value", "value", "*"): "formats any value for a ledger (NaN, text and lists included)",
+    ("fairlib.mechanisms.resolve", "name", "'no-such-choice'*"): "free text: the argument's name as messages show it",
     ("fairlib.multires.*", "alpha", "inf"): "α = ∞ is PS-DSF, the limit of Theorem 2 "
                                             "(fairlib.multires.per_server_alpha documents it)",
     ("fairlib.multires.Cluster.feasible", "tasks", "negative entry"): "an answer, not an error: an allocation with a "
@@ -170,9 +181,6 @@ KNOWN_GAPS = {
     "fairlib.traces.bitbrains_fleet",
     "fairlib.traces.google_fleet",
     "fairlib.traces.google_workload",
-    "fairlib.mechanisms.get",
-    "fairlib.mechanisms.resolve",
-    "fairlib.mechanisms.resolve_runs",
     "fairlib.sim.location_eligibility",
     "fairlib.sim.snapshot_cluster",
     "fairlib.sim.snapshot_utilisation",
@@ -182,19 +190,6 @@ KNOWN_GAPS = {
     "fairlib.sim.class_eligibility",
     "fairlib.sim.replay",
     "fairlib.sim.open_loop",
-    "fairlib.sweep.sweep",
-    "fairlib.sweep.cell_seed",
-    "fairlib.sweep.default_backend",
-    "fairlib.report.save_figure",
-    "fairlib.report.save_table",
-    "fairlib.report.ClaimLog",
-    "fairlib.report.registry_path",
-    "fairlib.report.display_value",
-    "fairlib.report.cell_key",
-    "fairlib.report.measured_values",
-    "fairlib.paths.check_key",
-    "fairlib.paths.figures_dir",
-    "fairlib.paths.results_dir",
     "fairlib.multires.Cluster.refuse_caps",
     "fairlib.traces.Workload.active_at",
     "fairlib.sim.ReplayResult.mean_utilisation",
@@ -716,12 +711,16 @@ class _Prober:
         after ``guard`` seconds (it is then stopped); the next call starts another."""
         if self.proc is None:
             self._start()
-        self.conn.send((fn, args))
         doing = f"running {getattr(fn, '__name__', fn)}{args!r}"
-        if self.conn.poll(guard):
+        try:
+            self.conn.send((fn, args))
+            answered = self.conn.poll(guard)
+        except OSError:         # the process ended before it could read the call
+            answered = True
+        if answered:
             try:
                 return self.conn.recv()
-            except EOFError:
+            except (EOFError, OSError):
                 self.proc.join(10)
                 code = self.proc.exitcode
                 self.close()

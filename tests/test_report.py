@@ -9,6 +9,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from fairlib import paths  # noqa: E402
+from fairlib._validate import InvalidInputError  # noqa: E402
 from fairlib.report import ClaimLog, ClaimsFailed, load_registry, save_figure, save_table  # noqa: E402
 
 REGISTRY = """
@@ -220,7 +221,7 @@ def test_save_figure_deterministic(tmp_build):
 
 
 def test_save_table_rejects_non_frame(tmp_build):
-    with pytest.raises(TypeError, match="DataFrame"):
+    with pytest.raises(InvalidInputError, match=r"df = \[1, 2\]: expected a pandas DataFrame"):
         save_table([1, 2], "x", "y", mode="quick")
 
 
