@@ -357,6 +357,7 @@ def jobs_from_task_events(task_events: pd.DataFrame, *, window: float = 300.0, o
     runs from its first such interval to its last. Segment times are recorded for :func:`open_loop`.
     """
     as_instance(task_events, pd.DataFrame, "task_events")
+    as_instance(source, str, "source")
     need = {"time", "job_id", "task_index", "event_type", "cpu_request", "memory_request", "scheduling_class"}
     missing = need - set(task_events.columns)
     if missing:

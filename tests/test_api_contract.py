@@ -110,6 +110,15 @@ ACCEPTED = {
     ("fairlib.report.cell_key", "source", "'no-such-choice'*"): "any text is a cell's source",
     ("fairlib.report.display_value", "value", "*"): "formats any value for a ledger (NaN, text and lists included)",
     ("fairlib.mechanisms.resolve", "name", "'no-such-choice'*"): "free text: the argument's name as messages show it",
+    ("fairlib.dynamic.normalize_demands", "name", "'no-such-choice'*"): "free text: the argument's name as messages "
+                                                                         "show it",
+    ("fairlib.multires.Cluster.refuse_caps", "mechanism", "'*'*"): "free text: the mechanism's name for the message",
+    ("fairlib.sim.jobs_from_task_events", "source", "'no-such-choice'*"): "free text: a provenance label",
+    ("fairlib.sim.snapshot_cluster", "t", "-1.0 (negative)"): "an answer, not an error: a time before the first "
+                                                              "arrival has no active user (a workload's clock may "
+                                                              "start below 0)",
+    ("fairlib.multires.psmfa", "alphas", "inf"): "α = ∞ is PS-DSF on that server (Theorem 2)",
+    ("fairlib.multires.pfvds", "alpha", "[[]1.0] (list)"): "one α per server: the baseline's cluster has one server",
     ("fairlib.multires.*", "alpha", "inf"): "α = ∞ is PS-DSF, the limit of Theorem 2 "
                                             "(fairlib.multires.per_server_alpha documents it)",
     ("fairlib.multires.Cluster.feasible", "tasks", "negative entry"): "an answer, not an error: an allocation with a "
@@ -125,14 +134,9 @@ KNOWN_GAPS = {
     "fairlib.multires.random_cluster",
     "fairlib.multires.random_pool",
     "fairlib.multires.leontief_tasks",
-    "fairlib.multires.on_merged_servers",
-    "fairlib.multires.keeps_servers",
-    "fairlib.multires.pdrf",
     "fairlib.multires.weighted_maxmin_totals",
     "fairlib.multires.psdsf_violation",
-    "fairlib.multires.pfvds",
     "fairlib.multires.nash_residual",
-    "fairlib.multires.psmfa",
     "fairlib.multires.marginal_utilities",
     "fairlib.multires.variational_gap",
     "fairlib.multires.server_multipliers",
@@ -143,54 +147,31 @@ KNOWN_GAPS = {
     "fairlib.multires.envy_violation",
     "fairlib.multires.pareto_violation",
     "fairlib.multires.bottleneck_fairness_violation",
-    "fairlib.multires.strategyproofness_violation",
-    "fairlib.multires.mechanism_properties",
     "fairlib.multires.maxmin_lp",
-    "fairlib.multires.DRFSorter",
     "fairlib.multires.Quotas",
     "fairlib.multires.hierarchical_drf",
     "fairlib.multires.queue_tree",
-    "fairlib.dynamic.dynamic_drf",
     "fairlib.dynamic.dynamic_drf_step",
-    "fairlib.dynamic.normalize_demands",
-    "fairlib.dynamic.static_drf_levels",
     "fairlib.dynamic.strategyproofness_spot_check",
     "fairlib.dynamic.cautious_lp",
-    "fairlib.traces.google_dir",
-    "fairlib.traces.read_task_events",
-    "fairlib.traces.iter_task_events",
-    "fairlib.traces.read_job_events",
-    "fairlib.traces.read_machine_events",
-    "fairlib.traces.read_task_usage",
-    "fairlib.traces.machine_configurations",
     "fairlib.traces.synthetic_task_requests",
     "fairlib.traces.task_request_pool",
-    "fairlib.traces.bitbrains_dir",
     "fairlib.traces.iter_vms",
     "fairlib.traces.read_vms",
-    "fairlib.traces.write_vm",
-    "fairlib.traces.alibaba_dir",
-    "fairlib.traces.read_batch_task",
-    "fairlib.traces.read_machine_meta",
     "fairlib.traces.real_or_synthetic",
     "fairlib.traces.synthetic_bitbrains",
     "fairlib.traces.synthetic_google",
     "fairlib.traces.synthetic_task_usage",
     "fairlib.traces.Fleet",
     "fairlib.traces.Workload",
-    "fairlib.traces.bitbrains_fleet",
-    "fairlib.traces.google_fleet",
     "fairlib.traces.google_workload",
     "fairlib.sim.location_eligibility",
-    "fairlib.sim.snapshot_cluster",
     "fairlib.sim.snapshot_utilisation",
     "fairlib.sim.Jobs",
     "fairlib.sim.jobs_from_task_usage",
-    "fairlib.sim.jobs_from_task_events",
     "fairlib.sim.class_eligibility",
     "fairlib.sim.replay",
     "fairlib.sim.open_loop",
-    "fairlib.multires.Cluster.refuse_caps",
     "fairlib.traces.Workload.active_at",
     "fairlib.sim.ReplayResult.mean_utilisation",
     "fairlib.sim.ReplayResult.binned",
@@ -342,6 +323,7 @@ def _write_traces(root: Path) -> None:
 
 #: explicit valid calls for callables nothing else derives one for: name -> () -> (args, kwargs)
 EXAMPLES = {
+    "fairlib.multires.Cluster.refuse_caps": lambda: (("pdrf",), {}),
     "fairlib.multires.Quotas": lambda: ((), {"guarantee": [[1.0, 1.0], [1.0, 1.0], [1.0, 1.0]]}),
     "fairlib.sweep.sweep": lambda: ((_cell, {"x": [1, 2]}), {"backend": "serial", "progress": False}),
     "fairlib.report.ClaimLog": lambda: (("demo",), {"write": False, "registry": []}),
@@ -547,7 +529,7 @@ def _invoke(target: Target, args, kwargs):
 
 def _succeeds(target, args, kwargs) -> bool:
     try:
-        with warnings.catch_warnings(), _deadline(60):
+        with warnings.catch_warnings():     # no time limit: a hang is the probing process's guard
             warnings.simplefilter("ignore")
             out = _invoke(target, args, kwargs)
     except Exception:  # noqa: BLE001 - not a valid call
@@ -584,9 +566,18 @@ class _deadline:
         return False
 
 
+#: seconds before a probe call is reported as running on with a bad value. A callable that validates refuses up front
+#: (in milliseconds), so for one that meets the contract the limit only catches a hang and is far above any machine's
+#: time; a known gap's probes may compute on with nonsense, and are cut sooner to keep the run short (their outcome
+#: is an expected failure either way).
+PROBE_SECONDS, GAP_PROBE_SECONDS = 600, 30
+
+
 def _guarded_invoke(target, args, kwargs):
-    """One probe call: warnings silenced, numpy's floating-point errors ignored, a hang cut at 30 s."""
-    with warnings.catch_warnings(), _deadline(30), np.errstate(all="ignore"):
+    """One probe call: warnings silenced, numpy's floating-point errors ignored, a hang cut (SIGALRM; compiled code
+    is cut by the probing process's guard instead)."""
+    seconds = GAP_PROBE_SECONDS if target.name in KNOWN_GAPS else PROBE_SECONDS
+    with warnings.catch_warnings(), _deadline(seconds), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         return _invoke(target, tuple(args), kwargs)
 
@@ -986,6 +977,8 @@ def test_contract(target, prober):
 
 def test_exemptions_name_public_callables():
     names = [t.name for t in TARGETS]
+    stale = sorted(KNOWN_GAPS - {t.name for t in TARGETS if not t.exempt})
+    assert not stale, f"KNOWN_GAPS names no probed callable (renamed, exempt or listed under another module): {stale}"
     for pattern, why in EXEMPT.items():
         assert why and any(fnmatch.fnmatchcase(n, pattern) for n in names) or pattern.endswith("*"), pattern
     for (f, p, lab), why in ACCEPTED.items():

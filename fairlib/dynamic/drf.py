@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import InvalidInputError, as_count, as_demands, check_choice
+from .._validate import InvalidInputError, _short, as_count, as_demands, check_choice
 
 __all__ = ["dynamic_drf", "dynamic_drf_step", "DynamicDRFResult", "METHODS", "normalize_demands",
            "static_drf_levels", "suffix_max_shares"]
@@ -30,6 +30,8 @@ def normalize_demands(demands, name: str = "demands") -> np.ndarray:
     >>> normalize_demands([[2, 1], [1, 4]]).tolist()
     [[1.0, 0.5], [0.25, 1.0]]
     """
+    if not isinstance(name, str):
+        raise InvalidInputError(f"name = {_short(name)}: the argument's name for messages must be a str")
     d = as_demands(demands, name)
     return d / d.max(axis=1, keepdims=True)
 
@@ -479,10 +481,10 @@ def _planned_agents(n, present: int) -> int:
     if n is None:
         return int(present)
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
-        raise InvalidInputError(f"n = {n!r}: must be an integer")
+        raise InvalidInputError(f"n = {_short(n)}: must be an integer")
     if n < present:
         raise InvalidInputError(f"n = {n}: must be >= the number of arriving agents ({present})")
-    return int(n)
+    return as_count(n, "n", minimum=present)     # and within the int64 range the kernels count in
 
 
 def dynamic_drf_step(demands, previous_shares, n: int, method: str = "linear") -> np.ndarray:

@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validate import (InvalidInputError, as_array, as_capacities, as_demands, as_eligibility, as_instance,
+from .._validate import (InvalidInputError, _short, as_array, as_capacities, as_demands, as_eligibility, as_instance,
                          as_number, as_task_caps, as_values, as_weights)
 
 __all__ = ["Cluster", "Allocation", "Pool", "pool_arrays", "pool_column",
@@ -126,6 +126,9 @@ class Cluster:
 
     def refuse_caps(self, mechanism: str) -> None:
         """Raise naming the first capped user when ``mechanism`` does not honour per-user caps."""
+        if not isinstance(mechanism, str):
+            raise InvalidInputError(f"mechanism = {_short(mechanism)}: the mechanism's name for the message must be a "
+                                    "str")
         if self.capped:
             n = int(np.argmax(np.isfinite(self.max_tasks)))
             raise InvalidInputError(
@@ -524,6 +527,9 @@ def keeps_servers(mechanism) -> bool:
     """Whether ``mechanism`` (a function, a registered :class:`~fairlib.mechanisms.Mechanism` or a
     ``functools.partial`` of either) must see the servers as given: its function sets ``keeps_servers = True``
     because its allocation depends on individual servers, so merging identical ones would change it."""
+    if not callable(mechanism) and not callable(getattr(mechanism, "function", None)):
+        raise InvalidInputError(f"mechanism = {_short(mechanism)}: expected a mechanism (a function, a registered "
+                                f"Mechanism or a partial of either), got {type(mechanism).__name__}")
     while not getattr(mechanism, "keeps_servers", False):
         mechanism = getattr(mechanism, "func", None) or getattr(mechanism, "function", None)  # partial, Mechanism
         if mechanism is None:
@@ -536,6 +542,9 @@ def on_merged_servers(mechanism, cluster: Cluster) -> ServerAllocation:
     column evenly over its servers. Diagnostics gain ``merged_servers`` (how many distinct servers were solved).
     A mechanism that :func:`keeps_servers` (a packing heuristic such as Best-Fit DRFH) runs on ``cluster`` as given."""
     as_instance(cluster, Cluster, "cluster")
+    if not callable(mechanism):
+        raise InvalidInputError(f"mechanism = {_short(mechanism)}: expected a callable Cluster -> ServerAllocation, "
+                                f"got {type(mechanism).__name__}")
     if keeps_servers(mechanism):
         return mechanism(cluster)
     merged, group, counts = merge_identical_servers(cluster)

@@ -436,6 +436,7 @@ def pdrf(demands, capacity=None, *, variant: str = "ds_max", top_up: bool = Fals
     >>> pdrf([[1, 4], [3, 1]], [7583, 4649]).tasks.tolist()
     [752, 1637]
     """
+    check_choice(share_arithmetic, ("exact", "accumulated"), "share_arithmetic")
     if start is not None:
         raise InvalidInputError("start: PDRF (Metin, Algorithm 1) precomputes its cycles from an empty pool and has "
                                 "no form that continues from an allocation; use drf(..., start=tasks) or "

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validate import as_count, as_instance, as_number, as_values
+from .._validate import InvalidInputError, as_count, as_instance, as_number, as_values
 from .cluster import Cluster, per_server_alpha
 
 __all__ = ["psmfa", "merit"]
@@ -111,7 +111,10 @@ class PSMFAResult(NamedTuple):
 def psmfa(cluster: Cluster, alphas, *, tol: float = 1e-10, iterations: int = 20000, x0=None) -> PSMFAResult:
     """Returns (tasks, Ψ trajectory, prices λ[i, r])."""
     as_instance(cluster, Cluster, "cluster")
-    alphas = per_server_alpha(cluster, alphas)
+    try:
+        alphas = per_server_alpha(cluster, alphas)
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"alphas: {exc}") from None
     tol, iterations = as_number(tol, "tol"), as_count(iterations, "iterations")
     x = None if x0 is None else as_values(x0, "x0", ndim=2, shape=(cluster.n_users, cluster.n_servers)).copy()
     if x is None:

@@ -120,6 +120,8 @@ class DRFSorter:
         n = len(total)
         if resources is None:
             resources = [f"r{r}" for r in range(n)]
+        if isinstance(resources, (str, bytes)) or not hasattr(resources, "__iter__"):
+            raise InvalidInputError(f"resources = {resources!r}: expected a list of {n} resource names")
         resources = [str(r) for r in resources]
         if len(resources) != n or len(set(resources)) != n:
             raise InvalidInputError(f"resources: expected {n} distinct names (one per capacity entry), got "

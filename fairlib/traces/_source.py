@@ -25,6 +25,13 @@ def trace_folder(folder: str, directory=None) -> Path:
     (``$FAIRLIB_TRACE_DIR``, ``data/traces``, ``../shared/data/traces``); else ``data/traces/<folder>``, whose
     absence the readers report with :func:`missing_hint`."""
     if directory is not None:
+        import os
+
+        if not isinstance(directory, (str, os.PathLike)):
+            from .._validate import InvalidInputError, _short
+
+            raise InvalidInputError(f"directory = {_short(directory)}: expected a folder path (str or Path), got "
+                                    f"{type(directory).__name__}")
         return Path(directory)
     return paths.find_traces(folder) or paths.trace_dir() / folder
 

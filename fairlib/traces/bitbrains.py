@@ -21,7 +21,7 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError
+from .._validate import InvalidInputError, _short
 from ._source import missing_hint, source_of, trace_folder
 from .google import TraceFormatError
 
@@ -157,6 +157,9 @@ def write_vm(path, frame: pd.DataFrame) -> Path:
     """Write ``frame`` (:data:`BITBRAINS_COLUMNS`) in exactly the GWA-T-12 format (header, ``";\\t"``
     separators, gzip when the name ends in ``.gz``): synthetic VMs and test fixtures are read back by
     :func:`read_vm` like the real files."""
+    if not isinstance(frame, pd.DataFrame):
+        raise InvalidInputError(f"frame = {_short(frame)}: expected a DataFrame of {BITBRAINS_COLUMNS}, got "
+                                f"{type(frame).__name__}")
     missing = [c for c in BITBRAINS_COLUMNS if c not in frame]
     if missing:
         raise InvalidInputError(f"frame: missing columns {missing}")

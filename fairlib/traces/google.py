@@ -76,7 +76,10 @@ def _read_parts(table: str, parts, directory, columns, chunksize=None):
 
     names, dtypes, total = _TABLES[table]
     if columns is not None:
-        if isinstance(columns, (str, bytes)) or not all(isinstance(c, str) for c in columns):
+        from collections.abc import Iterable
+
+        if isinstance(columns, (str, bytes)) or not isinstance(columns, Iterable) \
+                or not all(isinstance(c, str) for c in columns):
             raise InvalidInputError(f"columns = {columns!r}: must be a list of column names of {table}")
         unknown = [c for c in columns if c not in names]
         if unknown:

@@ -140,7 +140,17 @@ def google_fleet(n_servers: int = 120, classes: int = 4, rng=None, *, configurat
     check_choice(labels, ("frequency", "proportionality"), "labels")
     n_servers, classes = as_count(n_servers, "n_servers"), as_count(classes, "classes")
     rng = as_rng(rng) if rng is not None else None
-    conf = machine_configurations(directory=directory) if configurations is None else configurations
+    if directory is not None:
+        google_dir(directory)           # a folder path, or an error naming it
+    if configurations is None:
+        conf = machine_configurations(directory=directory)
+    else:
+        conf = as_instance(configurations, pd.DataFrame, "configurations")
+        missing = [c for c in ("cpus", "memory", "machines") if c not in conf]
+        if missing:
+            raise InvalidInputError(f"configurations: missing columns {missing} (the output of "
+                                    "machine_configurations has cpus, memory and machines)")
+        check_columns(conf, "configurations", ["cpus", "memory", "machines"])
     if n_servers < classes or classes < 1:
         raise InvalidInputError(f"n_servers = {n_servers}, classes = {classes}: need 1 <= classes <= n_servers")
     top = conf.groupby(["cpus", "memory"], as_index=False).machines.sum().sort_values(
@@ -250,6 +260,7 @@ def bitbrains_fleet(*, locations: int = 3, storage_mbps: float = 2000.0, network
     n_servers = sum(count for count, _, _ in BITBRAINS_SERVER_TYPES)
     note = f"storage {storage_mbps} MB/s and network {network_mbps} MB/s per server: not recovered, chosen"
     if size_from is not None:
+        as_instance(size_from, pd.DataFrame, "size_from")
         storage_total, network_total = peak_total_bandwidth(size_from)
         storage_mbps, network_mbps = storage_total / n_servers, network_total / n_servers
         note = (f"storage {storage_mbps:.4g} MB/s and network {network_mbps:.4g} MB/s per server: the VMs' largest "
