@@ -209,7 +209,7 @@ def render(records: list[dict]) -> str:
               if r.target and r.gated and not r.met]
     lines += ["", f"{len(gated) - len(missed)} of {len(gated)} gated rows met."]
     if missed:
-        lines += ["Not met: " + "; ".join(missed) + "."]
+        lines += ["", "Not met:", ""] + [f"- {m}" for m in missed]
     notes = [(rec["benchmark"], r.row, r.note) for rec in records for r in rec["rows"] if r.note]
     if notes:
         lines += ["", "## Notes on rows", ""]
