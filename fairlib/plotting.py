@@ -239,8 +239,9 @@ def place_legends(fig, *, headroom_steps: int = 4) -> list:
     """Move every axes legend of ``fig`` that covers data to a spot that covers none: first the usual corners and
     edges; failing those, the y axis grows upwards by 15 % at a time (up to ``headroom_steps`` times, the lower
     limit kept, so an axis from 0 stays from 0) and the upper spots are tried again; failing that, the legend goes
-    outside the axes, to its right. Returns the axes whose legend moved. :func:`fairlib.report.save_figure` calls
-    it, so no saved figure has a legend over its data. The figure's layout is computed once and then kept."""
+    outside the axes, to its right. Legends that overlap each other are then redrawn in one column (else an error
+    names their axes). Returns the axes whose legend moved. :func:`fairlib.report.save_figure` calls it, so no saved
+    figure has a legend over its data or over another legend. The figure's layout is computed once and then kept."""
     moved = []
     if not any(ax.get_legend() is not None for ax in fig.axes):
         return moved
@@ -278,7 +279,57 @@ def place_legends(fig, *, headroom_steps: int = 4) -> list:
                 break
         if not found:
             fits("upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+    _unstack_legends(fig, moved)
     return moved
+
+
+def legend_below(ax, *, gap: float = 0.03, **kwargs):
+    """A legend centred under ``ax`` with its top just below the axes' tick labels and x label, as measured on the
+    drawn figure (a fixed offset such as ``bbox_to_anchor=(0.5, -0.2)`` runs into the x label when the axes are
+    short). ``kwargs`` go to :meth:`~matplotlib.axes.Axes.legend`; ``gap`` is in axes heights. The figure's layout
+    is computed here once and then kept (as :func:`place_legends` does): a layout pass after the legend is placed
+    would move the axes under it. A saved figure grows to hold the legend (``bbox_inches="tight"``)."""
+    fig = ax.figure
+    fig.canvas.draw()
+    fig.set_layout_engine("none")
+    if ax.get_legend() is not None:
+        ax.get_legend().remove()
+    bottom = ax.get_tightbbox(fig.canvas.get_renderer()).y0
+    y = ax.transAxes.inverted().transform((0.0, bottom))[1] - gap
+    return ax.legend(loc="upper center", bbox_to_anchor=(0.5, y), **kwargs)
+
+
+def overlapping_legends(fig) -> list[tuple]:
+    """Pairs of axes whose legends overlap each other on the drawn figure (e.g. two wide legends placed below
+    neighbouring panels)."""
+    renderer = fig.canvas.get_renderer()
+    boxes = [(ax, ax.get_legend().get_window_extent(renderer)) for ax in fig.axes
+             if ax.get_legend() is not None and ax.get_legend().get_visible()]
+    return [(a, b) for i, (a, box_a) in enumerate(boxes) for b, box_b in boxes[i + 1:] if box_a.overlaps(box_b)]
+
+
+def _unstack_legends(fig, moved: list) -> None:
+    """Legends that overlap each other are redrawn in one column where they stand (narrower, so side by side
+    panels keep their legends apart); a pair that still overlaps is an error naming both axes' titles."""
+    pairs = overlapping_legends(fig)
+    if not pairs:
+        return
+    for ax in {ax for pair in pairs for ax in pair}:
+        legend = ax.get_legend()
+        if getattr(legend, "_ncols", 1) > 1:
+            handles, labels = ax.get_legend_handles_labels()
+            anchor = legend.get_bbox_to_anchor().transformed(ax.transAxes.inverted())
+            ax.legend(handles, labels, loc=legend._loc, bbox_to_anchor=anchor, ncols=1,
+                      title=legend.get_title().get_text() or None, fontsize=legend.get_texts()[0].get_fontsize()
+                      if legend.get_texts() else None)
+            if ax not in moved:
+                moved.append(ax)
+    fig.canvas.draw()
+    still = overlapping_legends(fig)
+    if still:
+        names = ", ".join(f"{a.get_title()!r} and {b.get_title()!r}" for a, b in still)
+        raise ValueError(f"the legends of the axes {names} overlap each other even in one column: give the figure "
+                         "more width or put one legend for both")
 
 
 #: resource colours: greys, so a resource is never read as a mechanism (mechanisms have the palette's colours)

@@ -59,9 +59,43 @@ def test_legends_outside_the_axes_keep_the_layout(tmp_path):
                     label=f"a fairly long legend label {k} (slope 1.00)")
         ax.set_xscale("log")
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
-    assert place_legends(fig) == []
+    place_legends(fig)          # the two-column legends overlap each other: redrawn in one column
     widths = [ax.get_position().width for ax in axes[0]]
     for ext in ("png", "pdf", "png"):
         fig.savefig(tmp_path / f"f.{ext}", bbox_inches="tight")
     assert [ax.get_position().width for ax in axes[0]] == widths and min(widths) > 0.1
+    plt.close(fig)
+
+
+def test_two_wide_legends_below_neighbouring_panels_are_redrawn_apart():
+    """The case of a two-panel speed figure: each panel's two-column legend below it ran into its neighbour's."""
+    from fairlib.plotting import new_figure, overlapping_legends, place_legends
+
+    fig, axes = new_figure("two panels", ncols=2, width=11)
+    for ax in axes[0]:
+        for k in range(6):
+            ax.plot([1, 2], [k, k + 1], label=f"a long mechanism name number {k} (slope 0.{k}{k})")
+        ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3)
+    fig.canvas.draw()
+    assert overlapping_legends(fig)
+    place_legends(fig)
+    assert not overlapping_legends(fig)
+    assert all(ax.get_legend()._ncols == 1 for ax in axes[0])
+    plt.close(fig)
+
+
+def test_a_legend_below_starts_under_the_x_label():
+    from fairlib.plotting import legend_below, new_figure
+
+    fig, axes = new_figure("short panels", ncols=2, width=11)
+    for ax in axes[0]:
+        for k in range(5):
+            ax.plot([1, 2], [k, k + 1], label=f"series {k}")
+        ax.set_xlabel("a long x label that a fixed offset would run into")
+    for ax in axes[0]:
+        legend_below(ax, fontsize=9)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in axes[0]:
+        assert ax.get_legend().get_window_extent(renderer).y1 < ax.xaxis.label.get_window_extent(renderer).y0
     plt.close(fig)
