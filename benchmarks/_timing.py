@@ -36,14 +36,16 @@ print(_json.dumps({"fairlib_peak_rss_gb": _fairlib_peak_gb()}))
 """
 
 
-def run_fresh(code: str) -> dict:
-    """Run ``code`` in a fresh interpreter; returns the JSON objects it printed on its last lines, merged, plus
-    ``peak_rss_gb``: the peak resident set size of that interpreter alone (imports included), never the parent's."""
+def run_fresh(code: str, *, env: dict | None = None, timeout: float | None = None) -> dict:
+    """Run ``code`` in a fresh interpreter (with ``env`` as its environment, if given); returns the JSON objects it
+    printed on its last lines, merged, plus ``peak_rss_gb``: the peak resident set size of that interpreter alone
+    (imports included), never the parent's. Raises ``subprocess.TimeoutExpired`` past ``timeout`` seconds."""
     import json
     import subprocess
     import sys
 
-    out = subprocess.run([sys.executable, "-c", code + _PEAK], check=True, capture_output=True, text=True).stdout
+    out = subprocess.run([sys.executable, "-c", code + _PEAK], check=True, capture_output=True, text=True, env=env,
+                         timeout=timeout).stdout
     result = {}
     for line in out.strip().splitlines():
         if line.startswith("{"):

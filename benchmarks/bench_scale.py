@@ -16,16 +16,14 @@ PF-VDS(1) is reported. ``python -m benchmarks.bench_scale --sizes 1000x100,3000x
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import subprocess
-import sys
 
 import numpy as np
 
 from benchmarks._results import Row, fmt_seconds, standalone
-from benchmarks._timing import _PEAK, write_results
+from benchmarks._timing import run_fresh, write_results
 
 #: (users, servers); ~70% of pairs eligible: 7e3, 7e4, 7e5, 7e6 pairs
 SIZES = [(100, 100), (1000, 100), (1000, 1000), (10_000, 1000)]
@@ -65,19 +63,11 @@ def _fresh(call: str, users: int, servers: int, threads: int, timeout: float | N
     # it will use are loaded before the clock starts
     warm_users, warm_servers = (users, servers) if users * servers <= 100_000 else (500, 100)
     code = _CODE.format(call=call, users=users, servers=servers, repeats=REPEATS, warm_users=warm_users,
-                        warm_servers=warm_servers) + _PEAK
-    env = dict(os.environ, NUMBA_NUM_THREADS=str(threads))
+                        warm_servers=warm_servers)
     try:
-        out = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True,
-                             timeout=timeout).stdout
+        return run_fresh(code, env=dict(os.environ, NUMBA_NUM_THREADS=str(threads)), timeout=timeout)
     except subprocess.TimeoutExpired:
         return None
-    result = {}
-    for line in out.strip().splitlines():
-        if line.startswith("{"):
-            result.update(json.loads(line))
-    result["peak_rss_gb"] = result.pop("fairlib_peak_rss_gb")
-    return result
 
 
 def _exponent(points: list[tuple[int, float]]) -> float:
