@@ -114,7 +114,7 @@ def test_solver_findings_say_which_alpha_falls_short():
     assert found["pfvds_time_shared_equilibrium_every_alpha"] == Measurement(1.0, "")
 
 
-def test_theorem_findings_need_psdsf_as_the_limit(small_study):
+def test_theorem_findings_need_psdsf_as_the_limit():
     theorem = pd.DataFrame()
     alpha = pd.DataFrame({"alpha": [1.0, 4.0], "distance_to_psdsf": [0.1, 0.01], "utilisation_mean": 0.9,
                           "utilisation_r0": 0.9, "utilisation_r1": 0.9, "utilisation_r2": 0.9, "nash_residual": 0.0})
