@@ -105,6 +105,8 @@ KINDS = ("paper", "finding", "check")
 #: appended to every status shown from a quick-mode ledger (its claims.json keeps the plain status and mode "quick")
 PROVISIONAL = " (quick: provisional)"
 STATUSES = ("held", "not reproduced", "not tested")
+#: ``se = {sd = "ours"}``: the paper prints no standard deviation; our runs' stands for both samples
+OUR_SD = "ours"
 _RULES = ("equals", "tol", "at_least", "at_most", "se", "monotone", "converges", "ordered")
 _DIRECTIONS = {"monotone": ("increasing", "decreasing"), "ordered": ("descending", "ascending")}
 
@@ -132,7 +134,9 @@ class Declared:
     - ``tol = t`` — |ours − paper_value| ≤ t (every element when ours is a list);
     - ``at_least`` / ``at_most`` — bounds on ours (every element when ours is a list; both may be given);
     - ``se = {k, sd, n_paper}`` — a mean reported by the paper as paper_value ± sd over ``n_paper`` runs, ours a mean
-      over ``runs`` (given with the measurement): |ours − paper_value| ≤ k·sd·√(1/n_paper + 1/runs);
+      over ``runs`` (given with the measurement): |ours − paper_value| ≤ k·sd·√(1/n_paper + 1/runs). Where the paper
+      prints no standard deviation for the quantity, ``sd = "ours"``: the standard deviation of our runs (given with
+      the measurement) stands for both samples, which under the claim draw from one distribution;
     - ``monotone = {direction, tol}`` — trends ("more efficient as λ grows"): ours is the series of values in the order
       of the parameter; ``"increasing"``: no step goes down by more than ``tol`` (``"decreasing"``: up), and the
       series moves in that direction overall (last beyond first);
@@ -161,8 +165,9 @@ class Declared:
     wall_clock: bool = False     # decided by wall-clock time: reported, never gates a run (machines differ)
     not_tested: str = ""         # why it cannot be measured with our data (then no measurement is expected)
 
-    def rule_text(self, runs: int | None = None) -> str:
-        """The claim's rule in words, as CLAIMS.md prints it (the run count fills a standard-error rule)."""
+    def rule_text(self, runs: int | None = None, sd: float | None = None) -> str:
+        """The claim's rule in words, as CLAIMS.md prints it (the run count, and for ``sd = "ours"`` our runs'
+        standard deviation, fill a standard-error rule)."""
         if self.not_tested:
             return "not measurable here"
         if self.equals:
@@ -170,8 +175,12 @@ class Declared:
         if self.tol is not None:
             return f"|ours - paper| <= {_exact(self.tol)}"
         if self.se is not None:
+            if self.se["sd"] == OUR_SD:
+                spread = "sd = ours" + (f" = {_exact(sd)}" if sd is not None else "") + " (the paper prints none)"
+            else:
+                spread = f"sd = {_exact(self.se['sd'])}"
             return (f"|ours - paper| <= {_exact(self.se['k'])} sd sqrt(1/{self.se['n_paper']} + 1/runs), "
-                    f"sd = {_exact(self.se['sd'])}" + (f", runs = {runs}" if runs else ""))
+                    + spread + (f", runs = {runs}" if runs else ""))
         if self.monotone is not None:
             return (f"ours {self.monotone['direction']} along its parameter (steps against it at most "
                     f"{_exact(self.monotone.get('tol', 0.0))})")
@@ -228,8 +237,10 @@ def _declared(entry: dict, where: str) -> Declared:
             raise ValueError(f"{where}: {name} = {entry[name]!r} must be a number")
     if "se" in entry:
         se = entry["se"]
-        if not (isinstance(se, dict) and set(se) == {"k", "sd", "n_paper"} and all(map(_is_number, se.values()))):
-            raise ValueError(f"{where}: se must be a table with numbers k, sd, n_paper; got {se!r}")
+        if not (isinstance(se, dict) and set(se) == {"k", "sd", "n_paper"} and _is_number(se["k"])
+                and _is_number(se["n_paper"]) and (_is_number(se["sd"]) or se["sd"] == OUR_SD)):
+            raise ValueError(f"{where}: se must be a table with numbers k, n_paper and sd (a number, or {OUR_SD!r} "
+                             f"where the paper prints no standard deviation); got {se!r}")
     if ("tol" in entry or "se" in entry or "converges" in entry) and not _is_number(entry.get("paper_value")):
         raise ValueError(f"{where}: tol/se/converges need a numeric paper_value, got {entry.get('paper_value')!r}")
     _check_trend_rules(entry, where)
@@ -340,7 +351,8 @@ class Measurement:
 
     Drivers return ``{claim_id: Measurement}`` from the tables they made, so that the arithmetic behind a claim is
     library code with tests, and a notebook's claims cell only hands it over (:meth:`ClaimLog.measure_all`).
-    ``runs``: the number of runs behind ``value``, for ``se`` rules only. ``cell``: the notebook cell where it was
+    ``runs``: the number of runs behind ``value``, for ``se`` rules only; ``sd``: the standard deviation over those
+    runs, for ``se`` rules declared with ``sd = "ours"`` only. ``cell``: the notebook cell where it was
     measured (:func:`cell_key` of its source; by default the cell running when the measurement is made, so a claim
     links to the section that computed it, not to the claims cell that hands it over; None outside a notebook).
     """
@@ -349,6 +361,7 @@ class Measurement:
     note: str = ""
     runs: int | None = None
     cell: str | None = field(default_factory=_current_cell, compare=False)
+    sd: float | None = None
 
 
 class ClaimsFailed(AssertionError):
@@ -409,7 +422,7 @@ def _ordered(d: Declared, ours) -> bool:
     return all(sign * (a - b) >= -tol for upper, lower in zip(columns, columns[1:]) for a, b in zip(upper, lower))
 
 
-def _evaluate(d: Declared, ours, runs: int | None) -> bool:
+def _evaluate(d: Declared, ours, runs: int | None, sd: float | None = None) -> bool:
     if d.equals:
         return bool(ours == d.paper_value)
     if d.monotone is not None:
@@ -428,7 +441,13 @@ def _evaluate(d: Declared, ours, runs: int | None) -> bool:
     if d.se is not None:
         if not (isinstance(runs, numbers.Integral) and runs > 0):
             raise ValueError(f"claim {d.id!r}: an se rule needs runs = the number of runs behind ours, got {runs!r}")
-        bound = d.se["k"] * d.se["sd"] * math.sqrt(1 / d.se["n_paper"] + 1 / runs)
+        spread = d.se["sd"]
+        if spread == OUR_SD:
+            if not (_is_number(sd) and sd >= 0 and math.isfinite(sd)):
+                raise ValueError(f"claim {d.id!r}: its se rule takes sd from our runs (the paper prints none): give "
+                                 f"sd = the standard deviation over the runs, got {sd!r}")
+            spread = sd
+        bound = d.se["k"] * spread * math.sqrt(1 / d.se["n_paper"] + 1 / runs)
         return all(abs(v - d.paper_value) <= bound for v in values)
     ok = True
     if d.at_least is not None:
@@ -483,11 +502,12 @@ class ClaimLog:
         self.declared = load_registry(registry_path(self.key) if self.registry is None else self.registry, self.key)
 
     def measure(self, claim_id: str, ours, *, note: str = "", runs: int | None = None,
-                cell: str | None = None) -> bool:
+                cell: str | None = None, sd: float | None = None) -> bool:
         """Record our measurement of declared claim ``claim_id``; returns whether its declared rule holds.
 
         ``note``: what we measured and why, for a reader (shown with every status). ``runs``: the number of
-        runs behind ``ours`` (only for ``se`` rules). ``cell``: the notebook cell that measured it (default: the
+        runs behind ``ours`` (only for ``se`` rules). ``sd``: our runs' standard deviation, for an ``se`` rule declared
+        with ``sd = "ours"`` only. ``cell``: the notebook cell that measured it (default: the
         cell running now).
         """
         d = self.declared.get(claim_id)
@@ -498,8 +518,11 @@ class ClaimLog:
             raise ValueError(f"claim {claim_id!r} is declared not_tested ({d.not_tested}); it cannot be measured")
         if any(c.claim_id == claim_id for c in self.claims):
             raise ValueError(f"claim {claim_id!r} measured twice")
+        if sd is not None and not (d.se is not None and d.se["sd"] == OUR_SD):
+            raise ValueError(f"claim {claim_id!r}: sd = {sd!r} given, but its rule ({d.rule_text()}) does not take our "
+                             "runs' standard deviation (only an se rule declared with sd = \"ours\" does)")
         ours = _plain(ours)
-        satisfied = _evaluate(d, ours, runs)
+        satisfied = _evaluate(d, ours, runs, sd)
         if d.on_data and self.data == "synthetic":
             status = "not tested"
             note = ("measured on synthetic stand-in data (the real excerpt was not found), which says nothing about "
@@ -507,7 +530,7 @@ class ClaimLog:
         else:
             status = "held" if satisfied else "not reproduced"
         self.claims.append(Claim(claim_id, d.kind, d.source, d.statement, _plain(d.paper_value), ours,
-                                 d.rule_text(runs), status, note, d.wall_clock, cell or _current_cell()))
+                                 d.rule_text(runs, sd), status, note, d.wall_clock, cell or _current_cell()))
         return satisfied
 
     def measure_all(self, measured) -> dict[str, bool]:
@@ -531,7 +554,7 @@ class ClaimLog:
         for claim_id, m in measured.items():
             if not isinstance(m, Measurement):
                 raise TypeError(f"measured[{claim_id!r}] = {m!r}: expected a fairlib.report.Measurement")
-            out[claim_id] = self.measure(claim_id, m.value, note=m.note, runs=m.runs, cell=m.cell)
+            out[claim_id] = self.measure(claim_id, m.value, note=m.note, runs=m.runs, cell=m.cell, sd=m.sd)
         return out
 
     def _complete(self) -> list[str]:

@@ -11,8 +11,8 @@ from fairlib.report import ClaimLog, load_registry, measured_values, registry_pa
 
 
 def _table(names, runs=1000):
-    return pd.DataFrame([{"demands": name, "runs": runs, **{c: float(i) for i, c in enumerate(pd_drf.TABLE_COLUMNS)}}
-                         for name in names])
+    return pd.DataFrame([{"demands": name, "runs": runs, **{c: float(i) for i, c in enumerate(pd_drf.TABLE_COLUMNS)},
+                          **{f"{c}_sd": 0.5 for c in pd_drf.SUBCOUNT_SD}} for name in names])
 
 
 def test_table_findings_one_claim_per_cell_with_its_runs():
@@ -25,8 +25,11 @@ def test_table_findings_one_claim_per_cell_with_its_runs():
     assert "does not follow from its stated parameters" in found["table2_1-100_over_1"].note
     assert "rare event" not in found["table2_1-100_over_max"].note
     assert found["table1_10-20_over_avg"].value == float(pd_drf.TABLE_COLUMNS.index("over_avg"))
+    assert found["table2_1-100_over_2"].sd == 0.5 and found["table2_1-100_over_avg"].sd is None
     log = ClaimLog("metin2025", write=False)
-    log.measure_all(found)   # the se rules get their runs
+    log.measure_all(found)   # the se rules get their runs, and the sub-count columns our runs' standard deviation
+    over_2 = next(c for c in log.claims if c.claim_id == "table2_1-100_over_2")
+    assert "sd = ours = 0.5 (the paper prints none), runs = 20" in over_2.rule
     with pytest.raises(InvalidInputError, match=r"table2: missing column\(s\) \['runs'\]"):
         pd_drf.table_findings(_table(["1-10"]), _table(["1-100"]).drop(columns="runs"))
 

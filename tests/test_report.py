@@ -105,6 +105,33 @@ def test_claim_rules_and_statuses(tmp_build):
     assert str(paths.results_dir("demo", "quick")).startswith(str(tmp_build))
 
 
+def test_an_se_rule_without_the_papers_spread_takes_ours():
+    """``sd = "ours"``: the paper prints no standard deviation for the quantity, so our runs' stands for both samples;
+    the measurement must give it, and no other rule takes one."""
+    registry = REGISTRY + """
+[[claim]]
+id = "rare"
+kind = "paper"
+source = "Table 2"
+statement = "5.588 over 1000 runs, no spread printed"
+paper_value = 5.588
+se = { k = 4, sd = "ours", n_paper = 1000 }
+"""
+    log = ClaimLog("d", write=False, registry=registry)
+    # bound 4 × 2.0 × sqrt(2/1000) = 0.358: 5.9 is within it, 6.0 is not
+    assert log.measure("rare", 5.9, runs=1000, sd=2.0)
+    assert not ClaimLog("d", write=False, registry=registry).measure("rare", 6.0, runs=1000, sd=2.0)
+    assert log.claims[-1].rule == ("|ours - paper| <= 4 sd sqrt(1/1000 + 1/runs), sd = ours = 2 (the paper prints "
+                                   "none), runs = 1000")
+    for sd in (None, -1.0, float("nan"), "2"):
+        with pytest.raises(ValueError, match="takes sd from our runs"):
+            ClaimLog("d", write=False, registry=registry).measure("rare", 5.9, runs=1000, sd=sd)
+    with pytest.raises(ValueError, match="does not take our runs' standard deviation"):
+        ClaimLog("d", write=False, registry=registry).measure("se", 470.0, runs=1000, sd=2.0)
+    with pytest.raises(ValueError, match="sd \\(a number, or 'ours'"):
+        ClaimLog("x", write=False, registry=registry.replace('sd = "ours"', 'sd = "theirs"'))
+
+
 def test_notebook_cannot_set_rules_or_skip_claims(tmp_build):
     log = ClaimLog("demo", mode="quick", registry=REGISTRY)
     with pytest.raises(KeyError, match="'undeclared' is not declared"):
