@@ -105,8 +105,9 @@ KINDS = ("paper", "finding", "check")
 #: appended to every status shown from a quick-mode ledger (its claims.json keeps the plain status and mode "quick")
 PROVISIONAL = " (quick: provisional)"
 STATUSES = ("held", "not reproduced", "not tested")
-#: ``se = {sd = "ours"}``: the paper prints no standard deviation; our runs' stands for both samples
-OUR_SD = "ours"
+#: ``se = {sd = "pooled"}``: the paper prints no standard deviation of the count; the common one is estimated from
+#: both samples together (:func:`pooled_count_sd`)
+OUR_SD = "pooled"
 _RULES = ("equals", "tol", "at_least", "at_most", "se", "monotone", "converges", "ordered")
 _DIRECTIONS = {"monotone": ("increasing", "decreasing"), "ordered": ("descending", "ascending")}
 
@@ -135,8 +136,9 @@ class Declared:
     - ``at_least`` / ``at_most`` — bounds on ours (every element when ours is a list; both may be given);
     - ``se = {k, sd, n_paper}`` — a mean reported by the paper as paper_value ± sd over ``n_paper`` runs, ours a mean
       over ``runs`` (given with the measurement): |ours − paper_value| ≤ k·sd·√(1/n_paper + 1/runs). Where the paper
-      prints no standard deviation for the quantity, ``sd = "ours"``: the standard deviation of our runs (given with
-      the measurement) stands for both samples, which under the claim draw from one distribution;
+      prints no standard deviation of a count per run, ``sd = "pooled"``: under the claim both samples draw from
+      one distribution, whose spread is estimated from them together (:func:`pooled_count_sd`: ours in full, given
+      with the measurement as ``sd``; the paper's at the least spread a whole-number count with its mean can have);
     - ``monotone = {direction, tol}`` — trends ("more efficient as λ grows"): ours is the series of values in the order
       of the parameter; ``"increasing"``: no step goes down by more than ``tol`` (``"decreasing"``: up), and the
       series moves in that direction overall (last beyond first);
@@ -166,7 +168,7 @@ class Declared:
     not_tested: str = ""         # why it cannot be measured with our data (then no measurement is expected)
 
     def rule_text(self, runs: int | None = None, sd: float | None = None) -> str:
-        """The claim's rule in words, as CLAIMS.md prints it (the run count, and for ``sd = "ours"`` our runs'
+        """The claim's rule in words, as CLAIMS.md prints it (the run count, and for ``sd = "pooled"`` the pooled
         standard deviation, fill a standard-error rule)."""
         if self.not_tested:
             return "not measurable here"
@@ -176,7 +178,8 @@ class Declared:
             return f"|ours - paper| <= {_exact(self.tol)}"
         if self.se is not None:
             if self.se["sd"] == OUR_SD:
-                spread = "sd = ours" + (f" = {_exact(sd)}" if sd is not None else "") + " (the paper prints none)"
+                spread = ("sd = pooled" + (f" = {_exact(sd)}" if sd is not None else "")
+                          + " (the paper prints none: ours and the least its mean allows)")
             else:
                 spread = f"sd = {_exact(self.se['sd'])}"
             return (f"|ours - paper| <= {_exact(self.se['k'])} sd sqrt(1/{self.se['n_paper']} + 1/runs), "
@@ -352,7 +355,7 @@ class Measurement:
     Drivers return ``{claim_id: Measurement}`` from the tables they made, so that the arithmetic behind a claim is
     library code with tests, and a notebook's claims cell only hands it over (:meth:`ClaimLog.measure_all`).
     ``runs``: the number of runs behind ``value``, for ``se`` rules only; ``sd``: the standard deviation over those
-    runs, for ``se`` rules declared with ``sd = "ours"`` only. ``cell``: the notebook cell where it was
+    runs, for ``se`` rules declared with ``sd = "pooled"`` only. ``cell``: the notebook cell where it was
     measured (:func:`cell_key` of its source; by default the cell running when the measurement is made, so a claim
     links to the section that computed it, not to the claims cell that hands it over; None outside a notebook).
     """
@@ -422,6 +425,27 @@ def _ordered(d: Declared, ours) -> bool:
     return all(sign * (a - b) >= -tol for upper, lower in zip(columns, columns[1:]) for a, b in zip(upper, lower))
 
 
+def pooled_count_sd(paper_mean: float, n_paper: int, our_mean: float, runs: int, our_sd, *, claim: str = "") -> float:
+    """The standard deviation of a count per run estimated from two samples together, as under the hypothesis that
+    they draw from one distribution: the combined sample's variance (within both samples and between their means),
+    with the paper's unprinted spread taken at its least — a whole-number count with a mean whose fractional part is
+    f has variance at least f(1 - f). Our ``our_sd`` is the population standard deviation over our ``runs``.
+
+    A count the paper saw once in 1,000 runs (mean 0.001) and we never saw keeps a spread, so the rule does not ask
+    for an exact match; the paper's spread at its least makes the bound no wider than the true pooled one.
+
+    >>> round(pooled_count_sd(0.001, 1000, 0.0, 1000, 0.0), 4)
+    0.0224
+    """
+    if not (_is_number(our_sd) and our_sd >= 0 and math.isfinite(our_sd)):
+        raise ValueError(f"claim {claim!r}: its se rule pools our runs' spread with the paper's (the paper prints "
+                         f"none): give sd = the standard deviation over our runs, got {our_sd!r}")
+    frac = paper_mean - math.floor(paper_mean)
+    n = n_paper + runs
+    between = n_paper * runs / n * (our_mean - paper_mean) ** 2
+    return math.sqrt((runs * our_sd ** 2 + n_paper * frac * (1 - frac) + between) / n)
+
+
 def _evaluate(d: Declared, ours, runs: int | None, sd: float | None = None) -> bool:
     if d.equals:
         return bool(ours == d.paper_value)
@@ -443,10 +467,7 @@ def _evaluate(d: Declared, ours, runs: int | None, sd: float | None = None) -> b
             raise ValueError(f"claim {d.id!r}: an se rule needs runs = the number of runs behind ours, got {runs!r}")
         spread = d.se["sd"]
         if spread == OUR_SD:
-            if not (_is_number(sd) and sd >= 0 and math.isfinite(sd)):
-                raise ValueError(f"claim {d.id!r}: its se rule takes sd from our runs (the paper prints none): give "
-                                 f"sd = the standard deviation over the runs, got {sd!r}")
-            spread = sd
+            spread = pooled_count_sd(d.paper_value, d.se["n_paper"], values[0], runs, sd, claim=d.id)
         bound = d.se["k"] * spread * math.sqrt(1 / d.se["n_paper"] + 1 / runs)
         return all(abs(v - d.paper_value) <= bound for v in values)
     ok = True
@@ -507,7 +528,7 @@ class ClaimLog:
 
         ``note``: what we measured and why, for a reader (shown with every status). ``runs``: the number of
         runs behind ``ours`` (only for ``se`` rules). ``sd``: our runs' standard deviation, for an ``se`` rule declared
-        with ``sd = "ours"`` only. ``cell``: the notebook cell that measured it (default: the
+        with ``sd = "pooled"`` only. ``cell``: the notebook cell that measured it (default: the
         cell running now).
         """
         d = self.declared.get(claim_id)
@@ -520,9 +541,11 @@ class ClaimLog:
             raise ValueError(f"claim {claim_id!r} measured twice")
         if sd is not None and not (d.se is not None and d.se["sd"] == OUR_SD):
             raise ValueError(f"claim {claim_id!r}: sd = {sd!r} given, but its rule ({d.rule_text()}) does not take our "
-                             "runs' standard deviation (only an se rule declared with sd = \"ours\" does)")
+                             "runs' standard deviation (only an se rule declared with sd = \"pooled\" does)")
         ours = _plain(ours)
         satisfied = _evaluate(d, ours, runs, sd)
+        if sd is not None:      # the rule shows the pooled spread it used
+            sd = pooled_count_sd(d.paper_value, d.se["n_paper"], _numbers(ours)[0], runs, sd, claim=claim_id)
         if d.on_data and self.data == "synthetic":
             status = "not tested"
             note = ("measured on synthetic stand-in data (the real excerpt was not found), which says nothing about "

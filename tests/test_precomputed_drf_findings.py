@@ -29,7 +29,7 @@ def test_table_findings_one_claim_per_cell_with_its_runs():
     log = ClaimLog("metin2025", write=False)
     log.measure_all(found)   # the se rules get their runs, and the sub-count columns our runs' standard deviation
     over_2 = next(c for c in log.claims if c.claim_id == "table2_1-100_over_2")
-    assert "sd = ours = 0.5 (the paper prints none), runs = 20" in over_2.rule
+    assert "sd = pooled = " in over_2.rule and over_2.rule.endswith("runs = 20")
     with pytest.raises(InvalidInputError, match=r"table2: missing column\(s\) \['runs'\]"):
         pd_drf.table_findings(_table(["1-10"]), _table(["1-100"]).drop(columns="runs"))
 

@@ -105,9 +105,10 @@ def test_claim_rules_and_statuses(tmp_build):
     assert str(paths.results_dir("demo", "quick")).startswith(str(tmp_build))
 
 
-def test_an_se_rule_without_the_papers_spread_takes_ours():
-    """``sd = "ours"``: the paper prints no standard deviation for the quantity, so our runs' stands for both samples;
-    the measurement must give it, and no other rule takes one."""
+def test_an_se_rule_without_the_papers_spread_pools_it():
+    """``sd = "pooled"``: the paper prints no standard deviation of the count, so the common one is estimated from
+    both samples (ours given with the measurement; the paper's at the least its mean allows); no other rule takes
+    our standard deviation."""
     registry = REGISTRY + """
 [[claim]]
 id = "rare"
@@ -115,21 +116,25 @@ kind = "paper"
 source = "Table 2"
 statement = "5.588 over 1000 runs, no spread printed"
 paper_value = 5.588
-se = { k = 4, sd = "ours", n_paper = 1000 }
+se = { k = 4, sd = "pooled", n_paper = 1000 }
 """
+    # pooled variance (1000 × 2² + 1000 × 0.588 × 0.412 + 500 d²) / 2000: bound 0.261 at d = 0.212, 0.262 at 0.312
     log = ClaimLog("d", write=False, registry=registry)
-    # bound 4 × 2.0 × sqrt(2/1000) = 0.358: 5.9 is within it, 6.0 is not
-    assert log.measure("rare", 5.9, runs=1000, sd=2.0)
-    assert not ClaimLog("d", write=False, registry=registry).measure("rare", 6.0, runs=1000, sd=2.0)
-    assert log.claims[-1].rule == ("|ours - paper| <= 4 sd sqrt(1/1000 + 1/runs), sd = ours = 2 (the paper prints "
-                                   "none), runs = 1000")
+    assert log.measure("rare", 5.8, runs=1000, sd=2.0)
+    assert not ClaimLog("d", write=False, registry=registry).measure("rare", 5.9, runs=1000, sd=2.0)
+    assert log.claims[-1].rule.startswith("|ours - paper| <= 4 sd sqrt(1/1000 + 1/runs), sd = pooled = 1.460")
+    assert log.claims[-1].rule.endswith("(the paper prints none: ours and the least its mean allows), runs = 1000")
+    # a count the paper saw once in 1000 runs and we never saw is no difference (a spread of 0 would demand one)
+    rare = registry.replace("5.588", "0.001")
+    assert ClaimLog("d", write=False, registry=rare).measure("rare", 0.0, runs=1000, sd=0.0)
+    assert not ClaimLog("d", write=False, registry=rare).measure("rare", 0.01, runs=1000, sd=0.0)
     for sd in (None, -1.0, float("nan"), "2"):
-        with pytest.raises(ValueError, match="takes sd from our runs"):
+        with pytest.raises(ValueError, match="pools our runs' spread"):
             ClaimLog("d", write=False, registry=registry).measure("rare", 5.9, runs=1000, sd=sd)
     with pytest.raises(ValueError, match="does not take our runs' standard deviation"):
         ClaimLog("d", write=False, registry=registry).measure("se", 470.0, runs=1000, sd=2.0)
-    with pytest.raises(ValueError, match="sd \\(a number, or 'ours'"):
-        ClaimLog("x", write=False, registry=registry.replace('sd = "ours"', 'sd = "theirs"'))
+    with pytest.raises(ValueError, match="sd \\(a number, or 'pooled'"):
+        ClaimLog("x", write=False, registry=registry.replace('sd = "pooled"', 'sd = "theirs"'))
 
 
 def test_notebook_cannot_set_rules_or_skip_claims(tmp_build):

@@ -77,7 +77,7 @@ def table_row(runs: pd.DataFrame) -> dict:
     for side in ("under", "over"):
         for f in ("1", "2", "gt2"):
             row[f"{side}_{f}"] = float(runs[f"{side}_{f}"].mean())
-            # the paper prints no spread for these columns; their claims' rule takes ours (SUBCOUNT_SD)
+            # the paper prints no spread for these columns; their claims' rule pools ours with it (SUBCOUNT_SD)
             row[f"{side}_{f}_sd"] = float(runs[f"{side}_{f}"].std(ddof=0))
         row[f"{side}_max"] = int(runs[f"{side}_max"].max())
         row[f"{side}_avg"] = float(runs[f"{side}_total"].mean())
@@ -436,8 +436,9 @@ def parameter_search(paper_row, grid, n_runs: int, rng, *, n_users: int = 1000, 
 #: Table 1–2 columns the claims compare with the paper, one claim per (table, row, column)
 TABLE_COLUMNS = ("under_1", "under_2", "under_gt2", "under_max", "under_avg", "under_sd",
                  "over_1", "over_2", "over_gt2", "over_max", "over_avg", "over_sd")
-#: the count columns whose spread the paper does not print: their claims' standard-error rule takes the column's
-#: standard deviation over our runs (``se = {sd = "ours"}``), measured by :func:`table_row` as ``<column>_sd``
+#: the count columns whose spread the paper does not print: their claims' standard-error rule pools the column's
+#: standard deviation over our runs with the paper's least (``se = {sd = "pooled"}``,
+#: :func:`fairlib.report.pooled_count_sd`); :func:`table_row` measures ours as ``<column>_sd``
 SUBCOUNT_SD = ("over_1", "over_2", "over_gt2")
 _TABLE2_NOTE = ("; Table 2 does not follow from its stated parameters (see the parameter search: the 1-1000 row "
                 "matches reserves 10^6-10^7 with demands 1-100)")
