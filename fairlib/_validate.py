@@ -21,6 +21,7 @@ __all__ = [
     "as_count",
     "as_finite",
     "as_array",
+    "as_real_array",
     "as_values",
     "as_rng",
     "as_instance",
@@ -62,6 +63,23 @@ def as_array(x, name: str) -> np.ndarray:
     if arr.dtype.kind not in "biufc":
         raise InvalidInputError(f"{name}: must be numeric, got dtype {arr.dtype}: {_short(x)}")
     return arr
+
+
+def as_real_array(x, name: str) -> np.ndarray:
+    """:func:`as_array` as float64, refusing booleans and complex numbers too (a boolean matrix passed as task counts,
+    or a complex one, is a mistake, not a number); shape, sign and finiteness are the caller's to check.
+
+    >>> as_real_array([[1, 2]], "tasks").dtype
+    dtype('float64')
+    >>> as_real_array([1j], "tasks")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: tasks = [1j]: must be real numbers, got dtype complex128
+    """
+    arr = as_array(x, name)
+    if arr.dtype.kind not in "iuf":
+        raise InvalidInputError(f"{name} = {_short(x)}: must be real numbers, got dtype {arr.dtype}")
+    return arr.astype(np.float64)
 
 
 def _short(x) -> str:

@@ -186,7 +186,7 @@ def test_step_and_shares_errors():
     res = dynamic.dynamic_drf([[1, 1], [1, 0.5]])
     with pytest.raises(InvalidInputError, match=r"k = 3: steps run from 1 to 2"):
         res.shares(3)
-    with pytest.raises(InvalidInputError, match="previous_shares: expected 1 shares"):
+    with pytest.raises(InvalidInputError, match=r"previous_shares = \[0.5, 0.5\]: expected 1 shares"):
         dynamic.dynamic_drf_step([[1, 1], [1, 0.5]], [0.5, 0.5], 2)
 
 

@@ -87,7 +87,7 @@ def test_random_feasible_start_is_feasible_and_fills_a_resource():
 
 def test_arguments():
     c = Cluster([[9, 18]], [[1, 4], [3, 1]])
-    with pytest.raises(InvalidInputError, match=r"tasks: expected shape \(2, 1\)"):
+    with pytest.raises(InvalidInputError, match=r"tasks = \[\[1.0, 2.0\]\]: expected shape \(2, 1\)"):
         variational_gap(c, [[1.0, 2.0]], 1.0)
     with pytest.raises(InvalidInputError, match=r"tasks\[1, 0\] = -1\.0"):
         least_merit(c, [[1.0], [-1.0]], 1.0)

@@ -220,22 +220,23 @@ def test_lp_reference_without_quotas_is_edrf():
 
 
 # ---- bad input --------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("quotas, match", [
-    (Quotas(guarantee=[[1, 1]]), r"quotas.guarantee: expected shape \(2, 2\)"),
-    (Quotas(guarantee=[[1, -1], [0, 0]]), r"quotas.guarantee\[0, 1\] = -1.0"),
-    (Quotas(guarantee=[[1, np.nan], [0, 0]]), r"quotas.guarantee\[0, 1\] = nan"),
-    (Quotas(guarantee=[[1, np.inf], [0, 0]]), r"quotas.guarantee\[0, 1\] = inf: must be finite"),
-    (Quotas(limit=[[1, -2], [0, 0]]), r"quotas.limit\[0, 1\] = -2.0"),
-    (Quotas(guarantee=[[5, 0], [0, 0]], limit=[[4, 9], [9, 9]]),
+@pytest.mark.parametrize("make, match", [
+    (lambda: Quotas(guarantee=[[1, 1]]), r"quotas.guarantee = \[\[1, 1\]\]: expected shape \(2, 2\)"),
+    (lambda: Quotas(guarantee=[[1, -1], [0, 0]]), r"quotas.guarantee\[0, 1\] = -1.0"),
+    (lambda: Quotas(guarantee=[[1, np.nan], [0, 0]]), r"quotas.guarantee\[0, 1\] = nan"),
+    (lambda: Quotas(guarantee=[[1, np.inf], [0, 0]]), r"quotas.guarantee\[0, 1\] = inf: must be finite"),
+    (lambda: Quotas(limit=[[1, -2], [0, 0]]), r"quotas.limit\[0, 1\] = -2.0"),
+    (lambda: Quotas(guarantee=[[5, 0], [0, 0]], limit=[[4, 9], [9, 9]]),
      r"quotas.guarantee\[0, 0\] = 5.*must be <= quotas.limit"),
-    (Quotas(guarantee=[[5, 0], [0, 0]], lending_limit=[[6, 0], [0, 0]]), r"quotas.lending_limit must be <="),
-    (Quotas(guarantee=[[5, 0], [5, 0]]), r"resource 0 add up to 10, more than its capacity 9"),
-    (Quotas.kueue(nominal=[[5, 0], [5, 0]]), r"nominal: the guarantees of resource 0 add up to 10"),
-    (Quotas.yarn(min_share=[[1, 1], [1, -1]]), r"min_share\[1, 1\] = -1.0"),
+    (lambda: Quotas(guarantee=[[5, 0], [0, 0]], lending_limit=[[6, 0], [0, 0]]), r"quotas.lending_limit must be <="),
+    (lambda: Quotas(guarantee=[[5, 0], [5, 0]]), r"resource 0 add up to 10, more than its capacity 9"),
+    (lambda: Quotas.kueue(nominal=[[5, 0], [5, 0]]), r"nominal: the guarantees of resource 0 add up to 10"),
+    (lambda: Quotas.yarn(min_share=[[1, 1], [1, -1]]), r"min_share\[1, 1\] = -1.0"),
 ])
-def test_bad_quotas_are_named(quotas, match):
+def test_bad_quotas_are_named(make, match):
+    """Refused when built (signs, finiteness) or when resolved against the instance (shape, order, capacity)."""
     with pytest.raises(InvalidInputError, match=match):
-        drf([[1, 4], [3, 1]], [9, 18], quotas=quotas)
+        drf([[1, 4], [3, 1]], [9, 18], quotas=make())
 
 
 def test_bad_combinations_are_refused():

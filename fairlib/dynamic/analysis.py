@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import InvalidInputError, as_count, as_instance, as_number
+from .._validate import InvalidInputError, as_count, as_instance, as_number, as_rng
 from .drf import DynamicDRFResult, dynamic_drf, normalize_demands, static_drf_levels
 
 __all__ = ["competitive_ratios", "maxsum_counterexample", "maxmin_tight_example", "check_properties",
@@ -99,7 +99,7 @@ def strategyproofness_spot_check(demands, n=None, *, rng=None, trials: int = 20,
     gain is <= 0 at every step. Returns the largest gain seen (<= ~1e-12 when SP holds).
     """
     trials = as_count(trials, "trials")
-    rng = np.random.default_rng(rng)
+    rng = as_rng(rng)
     d = normalize_demands(demands)
     K = d.shape[0]
     truthful = dynamic_drf(d, n, method=method)

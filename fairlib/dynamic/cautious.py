@@ -19,8 +19,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linprog
 
-from .._validate import InvalidInputError
-from .drf import normalize_demands
+from .drf import _planned_agents, normalize_demands
 
 __all__ = ["cautious_lp"]
 
@@ -33,9 +32,7 @@ def cautious_lp(demands, n: int | None = None) -> dict:
     """
     d = normalize_demands(demands)
     K, m = d.shape
-    n = K if n is None else int(n)
-    if n < K:
-        raise InvalidInputError(f"n = {n}: must be >= the number of arriving agents ({K})")
+    n = _planned_agents(n, K)
     prev = np.zeros(0)
     levels, maxsum, used_max = np.zeros(K), np.zeros(K), np.zeros(K)
     with np.errstate(divide="ignore", invalid="ignore"):

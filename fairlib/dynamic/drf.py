@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import InvalidInputError, _short, as_count, as_demands, check_choice
+from .._validate import InvalidInputError, _short, as_count, as_demands, as_real_array, check_choice
 
 __all__ = ["dynamic_drf", "dynamic_drf_step", "DynamicDRFResult", "METHODS", "normalize_demands",
            "static_drf_levels", "suffix_max_shares"]
@@ -496,10 +496,10 @@ def dynamic_drf_step(demands, previous_shares, n: int, method: str = "linear") -
     """
     d = normalize_demands(demands)
     k = d.shape[0]
-    prev = np.asarray(previous_shares, dtype=np.float64)
+    prev = as_real_array(previous_shares, "previous_shares")
     if prev.shape != (k - 1,):
-        raise InvalidInputError(f"previous_shares: expected {k - 1} shares (one per earlier agent), "
-                                f"got shape {prev.shape}")
+        raise InvalidInputError(f"previous_shares = {_short(previous_shares)}: expected {k - 1} shares (one per "
+                                f"earlier agent), got shape {prev.shape}")
     n = _planned_agents(n, k)
     bad = ~np.isfinite(prev) | (prev < 0)
     if bad.any():

@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._validate import (InvalidInputError, _short, as_array, as_capacities, as_demands, as_eligibility, as_instance,
-                         as_number, as_task_caps, as_values, as_weights)
+                         as_count, as_number, as_real_array, as_rng, as_task_caps, as_values, as_weights)
 
 __all__ = ["Cluster", "Allocation", "Pool", "pool_arrays", "pool_column",
            "ServerAllocation", "leontief_tasks", "monopoly_tasks", "random_cluster",
@@ -379,11 +379,21 @@ def leontief_tasks(bundle, demand) -> np.ndarray:
     >>> leontief_tasks([6.0, 4.0, 9.0], [2.0, 2.0, 0.0]).item()
     2.0
     """
-    b = np.asarray(bundle, dtype=np.float64)
-    d = np.asarray(demand, dtype=np.float64)
-    if not np.isfinite(b).all() or not np.isfinite(d).all() or (b < 0).any() or (d < 0).any():
-        raise InvalidInputError("bundle, demand: must be finite and >= 0")
-    needs = np.broadcast_to(d > 0, np.broadcast_shapes(b.shape, d.shape))
+    b, d = as_real_array(bundle, "bundle"), as_real_array(demand, "demand")
+    for name, arr in (("bundle", b), ("demand", d)):
+        bad = ~np.isfinite(arr) | (arr < 0)
+        if bad.any():
+            idx = tuple(int(i) for i in np.argwhere(bad)[0])
+            where = f"[{', '.join(map(str, idx))}]" if idx else ""
+            raise InvalidInputError(f"{name}{where} = {arr[idx]}: must be finite and >= 0")
+    if b.ndim == 0 or d.ndim == 0 or b.shape[-1] != d.shape[-1]:
+        raise InvalidInputError(f"bundle = {_short(bundle)}, demand = {_short(demand)}: expected one entry per "
+                                f"resource in both (shapes {b.shape} and {d.shape})")
+    try:
+        shape = np.broadcast_shapes(b.shape, d.shape)
+    except ValueError:
+        raise InvalidInputError(f"bundle, demand: shapes {b.shape} and {d.shape} do not broadcast") from None
+    needs = np.broadcast_to(d > 0, shape)
     if not needs.any(axis=-1).all():
         raise InvalidInputError("demand: a user must demand some resource")
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -442,13 +452,17 @@ def random_cluster(rng, n_users: int, n_servers: int, n_resources: int = 3, *, e
     is eligible with probability ``eligible_fraction`` (each user keeps at least one server). Weights
     are 1, or uniform in {1, 2, 4} with ``weights=True``.
     """
-    rng = np.random.default_rng(rng)
-    if not 0 < eligible_fraction <= 1:
-        raise InvalidInputError(f"eligible_fraction = {eligible_fraction}: must be in (0, 1]")
-    types = min(n_servers, 4) if server_types is None else int(server_types)
+    rng = as_rng(rng)
+    n_users, n_servers = as_count(n_users, "n_users"), as_count(n_servers, "n_servers")
+    n_resources = as_count(n_resources, "n_resources")
+    eligible_fraction = as_number(eligible_fraction, "eligible_fraction", maximum=1.0)
+    types = min(n_servers, 4) if server_types is None else as_count(server_types, "server_types")
+    low, high = as_values(demand_range, "demand_range", ndim=1, shape=(2,), sign="> 0")
+    if low > high:
+        raise InvalidInputError(f"demand_range = {_short(demand_range)}: expected (low, high) with low <= high")
     kinds = rng.uniform(0.5, 2.0, size=(types, n_resources))
     capacity = kinds[rng.integers(types, size=n_servers)] * 20.0
-    demand = rng.uniform(*demand_range, size=(n_users, n_resources))
+    demand = rng.uniform(low, high, size=(n_users, n_resources))
     eligible = rng.random((n_users, n_servers)) < eligible_fraction
     eligible[np.arange(n_users), rng.integers(n_servers, size=n_users)] = True
     weight = rng.choice([1.0, 2.0, 4.0], size=n_users) if weights else None

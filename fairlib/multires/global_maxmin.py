@@ -32,7 +32,7 @@ from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
 from .._jit import interpreted_when_small
-from .._validate import InvalidInputError, as_instance, as_number, check_choice
+from .._validate import InvalidInputError, _short, as_count, as_instance, as_number, as_real_array, check_choice
 from ._solvers.maxmin_interior import maxmin_round_interior_point
 from .cluster import Allocation, Cluster, monopoly_tasks, placement_capacity_rows
 from .quotas import Quotas, divisible_bounds
@@ -77,14 +77,15 @@ def weighted_maxmin_totals(cluster: Cluster, q, *, tol: float = 1e-9, max_rounds
     Returns (tasks[n, i], diagnostics: rounds, levels per user, LP count, method).
     """
     as_instance(cluster, Cluster, "cluster")
-    q = np.asarray(q, dtype=np.float64)
     n = cluster.n_users
+    q_in, q = q, as_real_array(q, "q")
     if q.shape != (n,) or not np.isfinite(q).all() or (q <= 0).any():
-        raise InvalidInputError(f"q: expected {n} finite positive coefficients, got {q!r}")
+        raise InvalidInputError(f"q = {_short(q_in)}: expected {n} finite positive coefficients")
     check_choice(method, _METHODS, "method")
-    if not (np.isfinite(tol) and tol > 0):
-        raise InvalidInputError(f"tol = {tol}: must be a positive finite number")
-    floors = np.zeros(n) if floors is None else np.asarray(floors, dtype=np.float64)
+    tol = as_number(tol, "tol")
+    if max_rounds is not None:
+        max_rounds = as_count(max_rounds, "max_rounds")
+    floors = np.zeros(n) if floors is None else as_real_array(floors, "floors")
     bad = ~(np.isfinite(floors) & (floors >= 0)) if floors.shape == (n,) else None
     if bad is None or bad.any():
         where = "" if bad is None else f"[{int(np.argmax(bad))}] = {floors[int(np.argmax(bad))]}"

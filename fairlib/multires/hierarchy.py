@@ -50,12 +50,13 @@ and Kueue's borrowed share over a tree of cohorts are not modelled.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import InvalidInputError, as_capacities, as_demands, check_choice
+from .._validate import InvalidInputError, _short, as_capacities, as_demands, check_choice
 from .progressive_filling import (FIT_RTOL, MAX_ALLOCATIONS, _check_reservations, _committed, _few_tasks, _growth,
                                   _start_tasks, dominant_resources, filling_bounds, held_resources, order_buffer)
 from .quotas import Quotas
@@ -153,6 +154,9 @@ def queue_tree(paths, weights=None) -> QueueTree:
     parent = np.concatenate([[-1], parent]).astype(np.int64)
     first_child[n_children == 0] = 0
     weight = np.ones(n_nodes)
+    if weights is not None and not isinstance(weights, Mapping):
+        raise InvalidInputError(f"weights = {_short(weights)}: expected a mapping of node path to weight, e.g. "
+                                "{'prod': 2.0}")
     for key, value in dict(weights or {}).items():
         if key not in index or key == "":
             raise InvalidInputError(f"weights[{key!r}]: no such node (nodes are the paths' prefixes, the root "

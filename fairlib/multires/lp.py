@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linprog
 
-from .._validate import InvalidInputError, as_capacities, as_demands, as_weights
+from .._validate import InvalidInputError, as_capacities, as_demands, as_number, as_real_array, as_weights
 from .quotas import Quotas, divisible_bounds
 
 __all__ = ["maxmin_lp", "quota_maxmin_lp"]
@@ -50,9 +50,10 @@ def quota_maxmin_lp(demands, capacity, quotas, *, weights=None, max_tasks=None, 
     n, m = d.shape
     cap = as_capacities(capacity, n_resources=m)
     w = as_weights(weights, n)
+    tol = as_number(tol, "tol", inclusive=True)
     if not isinstance(quotas, Quotas) or quotas.share != "dominant":
         raise InvalidInputError("quotas: expected a Quotas with share='dominant' (the borrowed share is not an LP)")
-    share = (d / cap).max(axis=1) if per_task_share is None else np.asarray(per_task_share, dtype=np.float64)
+    share = (d / cap).max(axis=1) if per_task_share is None else as_real_array(per_task_share, "per_task_share")
     if share.shape != (n,):
         raise InvalidInputError(f"per_task_share: expected shape ({n},) (one per user), got {share.shape}")
     bad = ~(np.isfinite(share) & (share > 0))

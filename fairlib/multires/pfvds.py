@@ -50,7 +50,7 @@ import numpy as np
 
 from .._jit import interpreted_when_small, njit, steered
 from .._linear_solve import solve, solve_compiled
-from .._validate import InvalidInputError, as_count, as_instance, as_number, check_choice
+from .._validate import InvalidInputError, _short, as_count, as_instance, as_number, as_real_array, check_choice
 from ._solvers.pfvds_interior import pfvds_interior_point
 from .cluster import Allocation, Cluster, per_server_alpha
 from .psdsf import psdsf
@@ -765,10 +765,16 @@ def _best_response_column(cluster, x, totals, server, alpha, d3, cap, tol=1e-12,
 def nash_residual(cluster: Cluster, tasks, alpha, *, time_shared: bool = False) -> float:
     """max over servers of |column - best response to the others| / largest total (0 at a Nash equilibrium)."""
     as_instance(cluster, Cluster, "cluster")
-    x = np.asarray(tasks, dtype=np.float64)
+    x = as_real_array(tasks, "tasks")
+    if x.shape != (cluster.n_users, cluster.n_servers):
+        raise InvalidInputError(f"tasks = {_short(tasks)}: expected shape ({cluster.n_users}, {cluster.n_servers}) "
+                                "(users x servers)")
     alphas = per_server_alpha(cluster, alpha)
     if not np.isfinite(x).all():
-        return float("inf")        # NaN or inf tasks are no equilibrium
+        return float("inf")        # a diverged solver's NaN or inf tasks are no equilibrium: an answer, not an error
+    if (x < 0).any():
+        n, i = (int(v) for v in np.argwhere(x < 0)[0])
+        raise InvalidInputError(f"tasks[{n}, {i}] = {x[n, i]}: task counts must be >= 0")
     totals = x.sum(axis=1)
     scale = max(float(totals.max()), 1e-300)
     d3, cap = cluster.server_constraints(time_shared)  # once: (users x servers x constraints)

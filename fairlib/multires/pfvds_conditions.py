@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linprog, minimize, nnls
 
-from .._validate import InvalidInputError, as_instance
+from .._validate import InvalidInputError, _short, as_instance, as_rng
 from .cluster import Cluster, per_server_alpha
 from .psmfa import merit
 from .server_properties import checked_allocation
@@ -37,7 +37,8 @@ def marginal_utilities(cluster: Cluster, tasks, alpha) -> np.ndarray:
     x = checked_allocation(cluster, tasks)
     alphas = per_server_alpha(cluster, alpha)
     if np.isinf(alphas).any():
-        raise InvalidInputError("alpha: finite values only (α = ∞ is PS-DSF, Definition 4)")
+        raise InvalidInputError(f"alpha = {_short(alpha)}: finite values only (α = ∞ is PS-DSF, Definition 4, whose "
+                                "conditions these are not)")
     vds = cluster.vds(x.sum(axis=1))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         g = vds ** (-alphas[None, :]) / cluster.gamma
@@ -167,7 +168,7 @@ def least_merit(cluster: Cluster, tasks, alpha) -> float:
 def random_feasible_start(rng, cluster: Cluster) -> np.ndarray:
     """Uniform random tasks on the usable pairs, each server's column scaled to fill its tightest resource."""
     as_instance(cluster, Cluster, "cluster")
-    rng = np.random.default_rng(rng)
+    rng = as_rng(rng)
     x = np.where(cluster.eligible, rng.random((cluster.n_users, cluster.n_servers)), 0.0)
     load = cluster.load(x).max(axis=1)
     return x / np.where(load > 0, load, 1.0)[None, :]

@@ -15,7 +15,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
-from .._validate import InvalidInputError, as_instance, as_number
+from .._validate import InvalidInputError, _short, as_instance, as_number, as_real_array
 from .cluster import Cluster, placement_capacity_rows
 
 __all__ = ["utilisation_range", "UtilisationRange"]
@@ -42,9 +42,10 @@ def utilisation_range(cluster: Cluster, totals, servers, resource: int, *, slack
     as_instance(cluster, Cluster, "cluster")
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
-    totals = np.asarray(totals, dtype=np.float64)
+    totals_in, totals = totals, as_real_array(totals, "totals")
     if totals.shape != (cluster.n_users,):
-        raise InvalidInputError(f"totals: expected shape ({cluster.n_users},) (one per user), got {totals.shape}")
+        raise InvalidInputError(f"totals = {_short(totals_in)}: expected shape ({cluster.n_users},) (one per user), "
+                                f"got {totals.shape}")
     bad = ~np.isfinite(totals) | (totals < 0)
     if bad.any():
         n = int(np.argmax(bad))
@@ -54,7 +55,8 @@ def utilisation_range(cluster: Cluster, totals, servers, resource: int, *, slack
     try:
         mask[np.asarray(servers)] = True
     except (IndexError, ValueError) as exc:
-        raise InvalidInputError(f"servers: expected a mask or indices of {cluster.n_servers} servers ({exc})") from None
+        raise InvalidInputError(f"servers = {_short(servers)}: expected a mask or indices of {cluster.n_servers} "
+                                f"servers ({exc})") from None
     if isinstance(resource, bool) or not isinstance(resource, (int, np.integer)) or \
             not 0 <= resource < cluster.n_resources:
         raise InvalidInputError(f"resource = {resource!r}: must be a column index in [0, {cluster.n_resources})")

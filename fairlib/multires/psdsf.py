@@ -303,7 +303,7 @@ def psdsf_violation(cluster: Cluster, tasks, *, time_shared: bool = False, tol: 
     Returns {"free_pairs", "violating_pairs", "gap", "holds"}.
     """
     as_instance(cluster, Cluster, "cluster")
-    x = np.asarray(tasks, dtype=np.float64)
+    x = cluster._tasks(tasks)
     if not cluster.feasible(x, tol=tol):
         raise InvalidInputError("tasks: infeasible for this cluster (capacity, eligibility or sign)")
     vds = cluster.vds(x.sum(axis=1))

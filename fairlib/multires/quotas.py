@@ -38,7 +38,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import njit
-from .._validate import InvalidInputError, check_choice
+from .._validate import InvalidInputError, _short, as_real_array, check_choice
 
 __all__ = ["Quotas", "QUOTA_SHARES", "ResolvedQuotas", "divisible_bounds"]
 
@@ -48,15 +48,14 @@ QUOTA_SHARES = ("dominant", "borrowed")
 _RTOL = 1e-12
 
 
-def _matrix(value, name: str, shape: tuple[int, int], *, allow_inf: bool) -> np.ndarray:
-    """A quota matrix, one row per user and one column per resource, >= 0 (``inf`` allowed for limits)."""
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInputError(f"{name}: cannot be converted to a numeric array ({exc})") from None
-    if arr.shape != shape:
-        raise InvalidInputError(f"{name}: expected shape {shape} (one row per user, one column per resource), "
-                                f"got {arr.shape}")
+def _matrix(value, name: str, shape: tuple[int, int] | None, *, allow_inf: bool) -> np.ndarray:
+    """A quota matrix, one row per user and one column per resource, >= 0 (``inf`` allowed for limits); ``shape``
+    None: any non-empty 2-D shape (a :class:`Quotas` is built before it meets an instance)."""
+    arr = as_real_array(value, name)
+    if (arr.shape != shape) if shape is not None else (arr.ndim != 2 or arr.size == 0):
+        want = shape if shape is not None else "(users, resources)"
+        raise InvalidInputError(f"{name} = {_short(value)}: expected shape {want} (one row per user, one column per "
+                                f"resource), got {arr.shape}")
     bad = np.isnan(arr) | (arr < 0) | (np.isinf(arr) if not allow_inf else False)
     if bad.any():
         i, r = (int(k) for k in np.argwhere(bad)[0])
@@ -147,6 +146,11 @@ class Quotas:
 
     def __post_init__(self):
         check_choice(self.share, QUOTA_SHARES, "quotas.share")
+        # refused when built, not first when a mechanism resolves them against an instance
+        for value, name, allow_inf in zip((self.guarantee, self.limit, self.lending_limit), self.names,
+                                          (False, True, False)):
+            if value is not None:
+                _matrix(value, name, None, allow_inf=allow_inf)
 
     @classmethod
     def yarn(cls, min_share=None, max_share=None) -> "Quotas":

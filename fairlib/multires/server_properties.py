@@ -22,7 +22,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
-from .._validate import InvalidInputError, _short, as_count, as_instance, as_rng, as_values
+from .._validate import InvalidInputError, _short, as_count, as_instance, as_real_array, as_rng, as_values
 from .cluster import Cluster, leontief_tasks, placement_capacity_rows
 from .psdsf import psdsf_violation
 
@@ -41,10 +41,10 @@ def checked_allocation(cluster: Cluster, tasks, name: str = "tasks") -> np.ndarr
     as_instance(cluster, Cluster, "cluster")
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
-    x = np.asarray(tasks, dtype=np.float64)
+    x = as_real_array(tasks, name)
     if x.shape != (cluster.n_users, cluster.n_servers):
-        raise InvalidInputError(f"{name}: expected shape ({cluster.n_users}, {cluster.n_servers}) (users x servers), "
-                                f"got {x.shape}")
+        raise InvalidInputError(f"{name} = {_short(tasks)}: expected shape ({cluster.n_users}, {cluster.n_servers}) "
+                                f"(users x servers), got {x.shape}")
     bad = ~np.isfinite(x) | (x < 0) | ((x != 0) & ~cluster.eligible)
     if bad.any():
         n, i = (int(v) for v in np.argwhere(bad)[0])
