@@ -22,6 +22,7 @@ __all__ = [
     "as_finite",
     "as_array",
     "as_real_array",
+    "as_identifiers",
     "as_values",
     "as_rng",
     "as_instance",
@@ -80,6 +81,35 @@ def as_real_array(x, name: str) -> np.ndarray:
     if arr.dtype.kind not in "iuf":
         raise InvalidInputError(f"{name} = {_short(x)}: must be real numbers, got dtype {arr.dtype}")
     return arr.astype(np.float64)
+
+
+def as_identifiers(ids, name: str, *, allow_empty: bool = False) -> np.ndarray:
+    """A 1-D array of identifiers — integers (Google's job ids) or text (Bitbrains VMs are named by file stems) —
+    at least one unless ``allow_empty``; anything else is an error naming the argument.
+
+    >>> as_identifiers([3, 7], "users").tolist()
+    [3, 7]
+    >>> as_identifiers([1.5], "users")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: users = [1.5]: identifiers must be integers or text, got dtype float64
+    """
+    try:
+        arr = np.asarray(ids)
+    except (TypeError, ValueError):     # ragged lists
+        arr = None
+    if arr is None or arr.ndim != 1:
+        shape = "ragged" if arr is None else f"shape {arr.shape}"
+        raise InvalidInputError(f"{name} = {_short(ids)}: expected a 1-D array of identifiers (integers or text), "
+                                f"got {shape}")
+    if arr.size == 0 and not allow_empty:
+        raise InvalidInputError(f"{name} = {_short(ids)}: empty (at least one identifier)")
+    ok = arr.size == 0 or arr.dtype.kind in "iuUS" or (arr.dtype == object and all(
+        isinstance(x, (str, int, np.integer)) and not isinstance(x, (bool, np.bool_)) for x in arr))
+    if not ok:
+        raise InvalidInputError(f"{name} = {_short(ids)}: identifiers must be integers or text, got dtype "
+                                f"{arr.dtype}")
+    return arr
 
 
 def _short(x) -> str:

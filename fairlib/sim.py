@@ -31,9 +31,8 @@ from typing import Callable, Mapping, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ._validate import (InvalidInputError, as_array, as_count, as_eligibility, as_finite, as_instance, as_number,
-                        as_task_caps,
-                        check_choice)
+from ._validate import (InvalidInputError, _short, as_array, as_count, as_eligibility, as_finite, as_identifiers,
+                        as_instance, as_number, as_real_array, as_rng, as_task_caps, check_choice, check_columns)
 from .metrics import jain_index
 from .multires.cluster import Cluster, on_merged_servers
 from .sweep import sweep
@@ -62,7 +61,7 @@ def location_eligibility(fleet, n_users: int, rng=None, *, reach: int = 1, topol
         raise InvalidInputError("fleet: has no server locations (location is None)")
     check_choice(topology, ("line", "ring"), "topology")
     reach, n_users = as_count(reach, "reach", minimum=0), as_count(n_users, "n_users")
-    rng = np.random.default_rng(rng)
+    rng = as_rng(rng)
     sites = np.unique(fleet.location)
     home = rng.choice(sites, size=n_users)
     gap = np.abs(home[:, None] - fleet.location[None, :])
@@ -138,9 +137,13 @@ def snapshot_utilisation(fleet, workload, mechanisms: Mapping[str, Callable] | N
     registered multi-server mechanisms (:func:`fairlib.mechanisms.runs`)."""
     as_instance(fleet, Fleet, "fleet")
     as_instance(workload, Workload, "workload")
+    n_runs = as_count(n_runs, "n_runs")
+    # checked here as well as in each run: a bad value is then one error, not a sweep of failed cells
+    as_count(reach, "reach", minimum=0)
+    check_choice(topology, ("line", "ring"), "topology")
     from .mechanisms import resolve_runs
 
-    out = sweep(_snapshot_cell, [{"run": i} for i in range(int(n_runs))], rng=rng,
+    out = sweep(_snapshot_cell, [{"run": i} for i in range(n_runs)], rng=rng,
                 fixed=dict(fleet=fleet, workload=workload, mechanisms=resolve_runs(mechanisms, "multi_server"),
                            reach=reach,
                            topology=topology, merge=merge),
@@ -167,6 +170,24 @@ def _check_interval_times(start_name, start, end_name, end, count, per, start_ph
         raise InvalidInputError(f"jobs.{end_name}[{j}] = {end[j]}: before {start_phrase} {start[j]}")
 
 
+def _scheduling_classes(values, name: str, n: int | None = None, *, what: str = "one per job") -> np.ndarray:
+    """A non-empty 1-D array of scheduling classes (``n`` of them when given): whole numbers >= 0 (Google's are
+    0-3), returned as given (an integer array stays one). ``what`` says in an error what the array holds."""
+    arr = as_array(values, name)
+    if arr.dtype.kind not in "iuf":
+        raise InvalidInputError(f"{name} = {_short(values)}: scheduling classes must be integers, got dtype "
+                                f"{arr.dtype}")
+    if arr.ndim != 1 or arr.size == 0 or (n is not None and arr.shape != (n,)):
+        want = what if n is None else f"shape ({n},), {what}"
+        raise InvalidInputError(f"{name}: expected {want}, got shape {arr.shape}")
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(arr) | (arr < 0) | (arr != np.round(arr))
+    if bad.any():
+        j = int(np.argmax(bad))
+        raise InvalidInputError(f"{name}[{j}] = {arr[j]}: a scheduling class is an integer >= 0")
+    return arr
+
+
 @dataclass(frozen=True, eq=False)
 class Jobs:
     """Jobs for :func:`replay`. Job j has segments ``offsets[j]:offsets[j + 1]``; segment k needs ``work[k]``
@@ -175,7 +196,9 @@ class Jobs:
     (optional, seconds): when each segment's demand held in the trace — what :func:`open_loop` schedules by.
     ``segment_cap`` (optional, quanta per second, ``inf`` for none): the most a segment can use at once — its
     dominant demand for the per-interval models (a job is never given more than its running tasks request);
-    :func:`open_loop` and :func:`replay` pass it to the mechanisms as ``Cluster.max_tasks``."""
+    :func:`open_loop` and :func:`replay` pass it to the mechanisms as ``Cluster.max_tasks``. ``ids``: job
+    identifiers (integers or strings), at least one; ``scheduling_class`` (optional): one integer >= 0 per job;
+    ``source``: a provenance label ("real", "synthetic", ...)."""
 
     ids: np.ndarray
     arrival: np.ndarray
@@ -191,13 +214,19 @@ class Jobs:
     segment_cap: np.ndarray = None
 
     def __post_init__(self):
-        """Validate every field (shapes, finite times, segments, work >= 0); errors name field and job."""
-        n = len(self.ids)
-        arrival, trace_end = np.asarray(self.arrival, float), np.asarray(self.trace_end, float)
-        offsets, work, shape = np.asarray(self.offsets), np.asarray(self.work, float), np.asarray(self.shape, float)
+        """Validate every field (types, shapes, finite times, segments, work >= 0, classes, source); errors name
+        field and job."""
+        n = len(as_identifiers(self.ids, "jobs.ids"))
+        arrival = as_real_array(self.arrival, "jobs.arrival")
+        trace_end = as_real_array(self.trace_end, "jobs.trace_end")
+        offsets, work = as_array(self.offsets, "jobs.offsets"), as_real_array(self.work, "jobs.work")
+        shape = as_real_array(self.shape, "jobs.shape")
         _check_interval_times("arrival", arrival, "trace_end", trace_end, n, "job", "its arrival")
+        if work.ndim != 1:
+            raise InvalidInputError(f"jobs.work: expected one number per segment (1-D), got shape {work.shape}")
         if offsets.shape != (n + 1,) or offsets.dtype.kind not in "iu" or offsets[0] != 0 or offsets[-1] != len(work):
-            raise InvalidInputError(f"jobs.offsets: expected {n + 1} integers from 0 to len(work) = {len(work)}")
+            raise InvalidInputError(f"jobs.offsets = {_short(self.offsets)}: expected {n + 1} integers from 0 to "
+                                    f"len(work) = {len(work)}")
         if (np.diff(offsets) < 1).any():
             j = int(np.argmax(np.diff(offsets) < 1))
             raise InvalidInputError(f"jobs.offsets[{j}:{j + 2}] = {offsets[j:j + 2].tolist()}: every job needs a "
@@ -219,6 +248,9 @@ class Jobs:
         self._check_segment_times(len(work))
         if self.segment_cap is not None:
             as_task_caps(self.segment_cap, len(work), "jobs.segment_cap")
+        if self.scheduling_class is not None:
+            _scheduling_classes(self.scheduling_class, "jobs.scheduling_class", n)
+        as_instance(self.source, str, "jobs.source")
 
     def _check_segment_times(self, n_segments: int) -> None:
         """Both or neither of segment_start/segment_end; one finite time per segment; no segment ends first."""
@@ -226,7 +258,8 @@ class Jobs:
             raise InvalidInputError("jobs.segment_start and jobs.segment_end: give both or neither")
         if self.segment_start is None:
             return
-        seg_start, seg_end = np.asarray(self.segment_start, float), np.asarray(self.segment_end, float)
+        seg_start = as_real_array(self.segment_start, "jobs.segment_start")
+        seg_end = as_real_array(self.segment_end, "jobs.segment_end")
         _check_interval_times("segment_start", seg_start, "segment_end", seg_end, n_segments, "segment", "its start")
         # a job's segments follow one another: each starts once the previous one has ended
         same_job = np.ones(n_segments - 1, dtype=bool) if n_segments else np.zeros(0, dtype=bool)
@@ -300,12 +333,20 @@ def jobs_from_task_usage(task_usage: pd.DataFrame, *, scheduling_class=None, sou
     """Jobs from ``task_usage`` rows (µs times; ``cpu_rate`` and ``canonical_memory`` in normalised units):
     per job and 5-minute window, D_n(k) = the sum of its tasks' mean usage, a segment of
     ``window`` · max_r D_n,r(k) quanta (pro rata for partial windows) shaped D_n(k) / max_r D_n,r(k). Windows
-    with zero usage are skipped. ``scheduling_class``: a Series job_id -> class (from task_events)."""
+    with zero usage are skipped. ``scheduling_class``: a Series (or mapping) job_id -> class (from task_events),
+    with a class for every job that used something; ``source``: a provenance label ("real", "synthetic", ...)."""
+    as_instance(task_usage, pd.DataFrame, "task_usage")
+    as_instance(source, str, "source")
     need = {"start_time", "end_time", "job_id", "cpu_rate", "canonical_memory"}
     missing = need - set(task_usage.columns)
     if missing:
         raise InvalidInputError(f"task_usage: missing columns {sorted(missing)}")
+    if scheduling_class is not None and not isinstance(scheduling_class, (pd.Series, Mapping)):
+        raise InvalidInputError(f"scheduling_class = {_short(scheduling_class)}: expected a Series or mapping "
+                                f"job_id -> class, got {type(scheduling_class).__name__}")
     u = task_usage
+    # an empty field (NaN) counts as no usage, as the sums below treat it
+    check_columns(u, "task_usage", ["cpu_rate", "canonical_memory"])
     window = as_number(window, "window")
     length = (u.end_time.to_numpy() - u.start_time.to_numpy()) / 1e6
     backwards = ~(length >= 0)
@@ -319,6 +360,8 @@ def jobs_from_task_usage(task_usage: pd.DataFrame, *, scheduling_class=None, sou
     g = frame.groupby(["job_id", "win"], sort=True).agg(cpu=("cpu", "sum"), memory=("memory", "sum"),
                                                         length=("length", "max"))
     g = g[(g.cpu > 0) | (g.memory > 0)]
+    if g.empty:
+        raise InvalidInputError("task_usage: no job used anything (every window's usage is zero)")
     seg_start = 600.0 + g.index.get_level_values(1).to_numpy() * window  # the window each demand was measured in
     held = np.minimum(g.length.to_numpy(float), window)  # partial windows pro rata
     return _jobs_from_segments(g.index.get_level_values(0).to_numpy(), g[["cpu", "memory"]].to_numpy(float),
@@ -331,12 +374,25 @@ def _jobs_from_segments(job_of_segment, demand, seg_start, seg_end, held, window
     ``seg_end`` and needs ``held`` seconds (their difference) × its dominant demand in quanta of its unit-dominant
     shape (at most its dominant demand at once: ``segment_cap``); a job arrives with its first segment and leaves in
     the trace at its last segment's ``window_end``.
-    ``scheduling_class``: job id -> class (a Series or mapping; None for none)."""
+    ``scheduling_class``: job id -> class (a Series or mapping; None for none) with a class for every job."""
     shape, dominant = _unit_dominant(demand)
     starts = np.flatnonzero(np.r_[True, job_of_segment[1:] != job_of_segment[:-1]])
     offsets = np.r_[starts, len(job_of_segment)]
     ids = job_of_segment[starts]
-    cls = None if scheduling_class is None else pd.Series(scheduling_class).reindex(ids).to_numpy()
+    cls = None
+    if scheduling_class is not None:
+        classes = pd.Series(scheduling_class)
+        if classes.dtype.kind not in "iuf":
+            raise InvalidInputError(f"scheduling_class = {_short(scheduling_class)}: scheduling classes must be "
+                                    f"integers, got dtype {classes.dtype}")
+        classes = classes.reindex(ids)
+        unknown = classes.isna().to_numpy()
+        if unknown.any():
+            job = ids[int(np.argmax(unknown))]
+            job = job.item() if isinstance(job, np.generic) else job
+            raise InvalidInputError(f"scheduling_class: no class for job {job!r} ({int(unknown.sum())} of {ids.size} "
+                                    "jobs have none)")
+        cls = _scheduling_classes(classes.to_numpy(), "scheduling_class")
     return Jobs(ids, seg_start[starts], window_end[offsets[1:] - 1], offsets, held * dominant, shape,
                 ("cpu_normalised", "memory_normalised"), source, cls, seg_start, seg_end, dominant)
 
@@ -392,11 +448,13 @@ def jobs_from_task_events(task_events: pd.DataFrame, *, window: float = 300.0, o
 
 def class_eligibility(fleet, scheduling_class, *, reserved=("C", "D"), privileged=(2, 3)) -> np.ndarray:
     """§6.2 placement: servers of the ``reserved`` classes serve only jobs whose scheduling class is in
-    ``privileged`` (latency-sensitive); every other server serves everyone. ``eligible[job, server]``."""
+    ``privileged`` (latency-sensitive); every other server serves everyone. ``eligible[job, server]``.
+    ``scheduling_class``: one integer >= 0 per job; ``privileged``: one class or several (at least one)."""
     as_instance(fleet, Fleet, "fleet")
-    sc = np.asarray(scheduling_class)
-    if sc.ndim != 1 or pd.isna(sc).any():
-        raise InvalidInputError("scheduling_class: need one known class per job")
+    sc = _scheduling_classes(scheduling_class, "scheduling_class")
+    privileged = as_array(privileged, "privileged")
+    privileged = _scheduling_classes(privileged.reshape(1) if privileged.ndim == 0 else privileged, "privileged",
+                                     what="at least one class whose jobs may use the reserved servers")
     open_server = ~np.isin(fleet.server_class, reserved)
     return open_server[None, :] | np.isin(sc, privileged)[:, None]
 
@@ -416,17 +474,21 @@ class ReplayResult:
 
     def mean_utilisation(self, column: str) -> float:
         """Time-weighted mean of an ``epochs`` column."""
+        check_choice(column, tuple(self.epochs.columns), "column")
         span = (self.epochs.end - self.epochs.start).to_numpy()
         return float(np.average(self.epochs[column], weights=span)) if span.sum() > 0 else float("nan")
 
     def binned(self, column: str, width: float) -> pd.Series:
         """Exact time-weighted means of an ``epochs`` column over consecutive bins of ``width`` seconds from
         the first reallocation to the horizon (the last bin may be shorter; the running integral of a step
-        function is piecewise linear); indexed by bin start."""
-        if not width > 0:
-            raise InvalidInputError(f"width = {width}: must be > 0")
+        function is piecewise linear); indexed by bin start. At most :data:`MAX_EPOCHS` bins."""
+        check_choice(column, tuple(self.epochs.columns), "column")
+        width = as_number(width, "width")
         e = self.epochs
         start, end = float(e.start.iloc[0]), float(e.end.iloc[-1])
+        if (end - start) / width > MAX_EPOCHS:
+            raise InvalidInputError(f"width = {width:g}: {end - start:g} s in bins of {width:g} s are more than "
+                                    f"{MAX_EPOCHS:,} bins")
         edges = np.r_[np.arange(start, end, width), end]
         integral = np.r_[0.0, np.cumsum(e[column].to_numpy() * (e.end - e.start).to_numpy())]
         at = np.interp(edges, np.r_[start, e.end.to_numpy()], integral)
@@ -489,18 +551,12 @@ def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start
     mechanism, reference = resolve(mechanism, "mechanism"), resolve(reference, "reference")
     if tuple(fleet.resources) != tuple(jobs.resources):
         raise InvalidInputError(f"fleet.resources {fleet.resources} != jobs.resources {jobs.resources}")
-    if not (np.isfinite(interval) and interval >= MIN_INTERVAL_S):
-        raise InvalidInputError(f"interval = {interval}: must be finite and >= {MIN_INTERVAL_S} s")
+    interval = as_number(interval, "interval", minimum=MIN_INTERVAL_S, inclusive=True)
     n = jobs.n_jobs
-    if n == 0:
-        raise InvalidInputError("jobs: no jobs to replay")
     elig = as_eligibility(eligible, n, fleet.n_servers)
     segment_cap = jobs.segment_cap if caps else None
-    start = float(jobs.arrival.min()) if start is None else float(start)
-    horizon = float(jobs.trace_end.max()) if horizon is None else float(horizon)
-    for name, value in (("start", start), ("horizon", horizon)):
-        if not np.isfinite(value):
-            raise InvalidInputError(f"{name} = {value}: must be finite")
+    start = float(jobs.arrival.min()) if start is None else as_finite(start, "start")
+    horizon = float(jobs.trace_end.max()) if horizon is None else as_finite(horizon, "horizon")
     if not horizon > start:
         raise InvalidInputError(f"horizon = {horizon}: must be after start = {start}")
     # every epoch ends at a tick, a completion or the horizon: this bounds the loop
@@ -650,13 +706,12 @@ def open_loop(fleet, jobs: Jobs, mechanisms=None, *, eligible=None, start: float
     if jobs.segment_start is None:
         raise InvalidInputError("jobs: no segment times (segment_start/segment_end); build them with "
                                 "jobs_from_workload or jobs_from_task_usage")
-    if not (np.isfinite(interval) and interval >= MIN_INTERVAL_S):
-        raise InvalidInputError(f"interval = {interval}: must be finite and >= {MIN_INTERVAL_S} s")
+    interval = as_number(interval, "interval", minimum=MIN_INTERVAL_S, inclusive=True)
     seg_start, seg_end = np.asarray(jobs.segment_start, float), np.asarray(jobs.segment_end, float)
     seg_job = np.repeat(np.arange(jobs.n_jobs), np.diff(jobs.offsets))
     elig = as_eligibility(eligible, jobs.n_jobs, fleet.n_servers)
-    start = float(seg_start.min()) if start is None else as_number(start, "start", minimum=-np.inf)
-    horizon = float(seg_end.max()) if horizon is None else as_number(horizon, "horizon", minimum=-np.inf)
+    start = float(seg_start.min()) if start is None else as_finite(start, "start")
+    horizon = float(seg_end.max()) if horizon is None else as_finite(horizon, "horizon")
     if not horizon > start:
         raise InvalidInputError(f"horizon = {horizon}: must be after start = {start}")
     ticks = start + interval * np.arange(int(np.ceil((horizon - start) / interval)))

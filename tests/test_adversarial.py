@@ -24,11 +24,11 @@ def test_drf_refuses_instances_beyond_its_step_bound():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"horizon": np.inf}, r"horizon = inf: must be finite"),
-    ({"horizon": np.nan}, r"horizon = nan: must be finite"),
-    ({"start": np.nan}, r"start = nan: must be finite"),
+    ({"horizon": np.inf}, r"horizon = inf: must be a finite number"),
+    ({"horizon": np.nan}, r"horizon = nan: must be a finite number"),
+    ({"start": np.nan}, r"start = nan: must be a finite number"),
     ({"start": 50.0, "horizon": 10.0}, r"horizon = 10\.0: must be after start = 50\.0"),
-    ({"interval": 1e-300}, r"interval = 1e-300: must be finite and >= 0\.001"),
+    ({"interval": 1e-300}, r"interval = 1e-300: must be a finite number >= 0\.001"),
     ({"interval": np.inf}, r"interval = inf"),
     ({"horizon": 1e12, "interval": 1.0}, r"more than 10,000,000"),
     ({"eligible": [[0.5], [1.0]]}, r"eligible\[0, 0\] = 0\.5"),

@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fairlib._validate import InvalidInputError
 from fairlib.traces import BITBRAINS_COLUMNS, TraceFormatError, iter_vms, read_vm, read_vms, write_vm
 from tests.realdata import real_traces
 
@@ -99,3 +100,44 @@ def test_synthetic_bitbrains_is_read_back_labelled_and_calibrated(tmp_path):
     assert (folder / "1.csv.gz").read_bytes() == (again / "1.csv.gz").read_bytes()     # deterministic
     assert read_vm(again / "2.csv.gz").attrs["source"] == "synthetic"
     assert read_vm(write_vm(tmp_path / "plain" / "1.csv.gz", _frame())).attrs["source"] == "real"
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"vms": "x"}, r"vms = 'x': must be a list of VM numbers"),
+    ({"vms": np.ones((2, 2))}, r"vms: array\(\[1\., 1\.\]\) is not a VM number"),
+    ({"vms": [1.0]}, r"vms: 1\.0 is not a VM number"),
+    ({"vms": [0]}, r"vms: 0 is not a VM number"),
+    ({"vms": ["../x"]}, r"vms: '\.\./x' is not a VM number"),
+    ({"vms": []}, r"vms: no VM numbers given"),
+    ({"month": None}, r"month = None: must be one of \['2013-7', '2013-8', '2013-9'\]"),
+    ({"month": "no-such-choice"}, r"month = 'no-such-choice'"),
+    ({"month": ["x"]}, r"month = \['x'\]"),
+])
+@pytest.mark.parametrize("reader", [iter_vms, read_vms])
+def test_vm_readers_refuse_bad_arguments_by_name_before_reading(tmp_path, reader, kwargs, message):
+    with pytest.raises(InvalidInputError, match=message):
+        reader(directory=tmp_path, **kwargs)      # iter_vms too: when called, not at the first frame
+
+
+def test_vms_may_be_named_as_the_vm_column_holds_them(tmp_path):
+    write_vm(tmp_path / "rnd" / "2013-8" / "7.csv.gz", _frame())
+    assert read_vms(["7"], directory=tmp_path).vm.unique().tolist() == ["7"]
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"n_vms": True}, r"n_vms = True: must be an integer >= 1"),
+    ({"n_vms": 10**20}, r"n_vms = 100000000000000000000: must be an integer >= 1 and <= "),
+    ({"rng": "abc"}, r"rng = 'abc'"),
+    ({"month": "no-such-choice"}, r"month = 'no-such-choice': must be one of"),
+    ({"days": float("inf")}, r"days = inf: must be a finite number > 0"),
+    ({"days": [1.0]}, r"days = \[1\.0\]: must be a finite number > 0"),
+    ({"start": -1}, r"start = -1: must be an integer >= 0"),
+    ({"start": 2.5}, r"start = 2\.5: must be an integer >= 0"),
+    ({"start": 10**20}, r"start = 100000000000000000000: must be an integer >= 0 and <= 9007199254740992"),
+])
+def test_synthetic_bitbrains_refuses_each_bad_argument_by_name(tmp_path, kwargs, message):
+    from fairlib.traces import synthetic_bitbrains
+
+    with pytest.raises(InvalidInputError, match=message):
+        synthetic_bitbrains(tmp_path / "bb", **kwargs)
+    assert not (tmp_path / "bb").exists()

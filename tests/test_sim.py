@@ -419,3 +419,110 @@ def test_unconverged_allocations_are_reported_once_per_mechanism():
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         sim.open_loop(fleet, jobs, {"exact": drfh}, start=0.0, horizon=600.0)
+
+
+# --- bad input: refused up front, by name ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("field, value, message", [
+    ("ids", None, r"jobs\.ids = None: expected a 1-D array of identifiers"),
+    ("ids", np.array([], dtype=int), r"jobs\.ids = .*: empty"),
+    ("ids", np.array([0.0, np.nan]), r"jobs\.ids = .*: identifiers must be integers or text"),
+    ("arrival", "abc", r"jobs\.arrival: must be numeric, got dtype <U3: 'abc'"),
+    ("arrival", np.array([0, 1j]), r"jobs\.arrival = .*: must be real numbers, got dtype complex128"),
+    ("work", np.ones((2, 2)), r"jobs\.work: expected one number per segment \(1-D\), got shape \(2, 2\)"),
+    ("offsets", None, r"jobs\.offsets = None"),
+    ("shape", [[1.0, 0.5], [0.5]], r"jobs\.shape = .*ragged"),
+    ("scheduling_class", np.array([0.0, np.nan]), r"jobs\.scheduling_class\[1\] = nan: a scheduling class is an "
+                                                  r"integer >= 0"),
+    ("scheduling_class", np.array([2.5, 0.0]), r"jobs\.scheduling_class\[0\] = 2\.5"),
+    ("scheduling_class", np.array([0, 2, 3]), r"jobs\.scheduling_class: expected shape \(2,\)"),
+    ("source", 1, r"jobs\.source = 1: must be a str"),
+])
+def test_jobs_refuse_malformed_fields_by_name(field, value, message):
+    good = _jobs([0, 0], [10, 5], [[1, 0.5], [0.5, 1]], cls=[0, 2])
+    fields = {f.name: getattr(good, f.name) for f in dataclasses.fields(good)}
+    fields[field] = value
+    with pytest.raises(InvalidInputError, match=message):
+        sim.Jobs(**fields)
+
+
+def test_jobs_take_string_ids():
+    """Bitbrains VMs are named by file stems: string identifiers are ids as good as integers."""
+    good = _jobs([0, 0], [10, 5], [[1, 0.5], [0.5, 1]])
+    named = dataclasses.replace(good, ids=np.array(["vm1", "vm2"], dtype=object))
+    assert named.n_jobs == 2 and named.subset(np.array([False, True])).ids.tolist() == ["vm2"]
+
+
+def test_jobs_from_task_usage_refuses_bad_input_by_name():
+    usage = pd.DataFrame({"start_time": [600_000_000, 600_000_000], "end_time": [900_000_000, 900_000_000],
+                          "job_id": [7, 8], "cpu_rate": [0.1, 0.2], "canonical_memory": [0.05, 0.1]})
+    with pytest.raises(InvalidInputError, match=r"task_usage = None: must be a DataFrame"):
+        sim.jobs_from_task_usage(None)
+    with pytest.raises(InvalidInputError, match=r"scheduling_class = \[0, 2\]: expected a Series or mapping"):
+        sim.jobs_from_task_usage(usage, scheduling_class=[0, 2])
+    # a job missing from the classes would be NaN, which class_eligibility cannot place: said here, by job
+    with pytest.raises(InvalidInputError, match=r"scheduling_class: no class for job 8 \(1 of 2 jobs"):
+        sim.jobs_from_task_usage(usage, scheduling_class={7: 2})
+    with pytest.raises(InvalidInputError, match=r"scheduling_class\[1\] = -1"):
+        sim.jobs_from_task_usage(usage, scheduling_class=pd.Series({7: 2, 8: -1}))
+    with pytest.raises(InvalidInputError, match=r"source = 1: must be a str"):
+        sim.jobs_from_task_usage(usage, source=1)
+    with pytest.raises(InvalidInputError, match=r"task_usage row 1 \(index 1\), column 'cpu_rate' = -0\.2"):
+        sim.jobs_from_task_usage(usage.assign(cpu_rate=[0.1, -0.2]))
+    with pytest.raises(InvalidInputError, match="task_usage: no job used anything"):
+        sim.jobs_from_task_usage(usage.assign(cpu_rate=0.0, canonical_memory=0.0))
+
+
+def test_class_eligibility_refuses_unknown_classes_by_name():
+    fleet = _one_server_fleet()
+    with pytest.raises(InvalidInputError, match=r"scheduling_class\[0\] = nan"):
+        sim.class_eligibility(fleet, np.array([np.nan, 2.0]))
+    with pytest.raises(InvalidInputError, match=r"scheduling_class = None"):
+        sim.class_eligibility(fleet, None)
+    with pytest.raises(InvalidInputError, match=r"privileged: expected at least one class"):
+        sim.class_eligibility(fleet, [0, 2], privileged=())
+    with pytest.raises(InvalidInputError, match=r"privileged\[0\] = -1"):
+        sim.class_eligibility(fleet, [0, 2], privileged=[-1, 2])
+    assert sim.class_eligibility(fleet, [0, 2], reserved=("A",), privileged=2).ravel().tolist() == [False, True]
+
+
+def test_replay_open_loop_and_results_refuse_bad_scalars_by_name():
+    fleet = _one_server_fleet()
+    jobs = _jobs([0, 0], [10, 5], [[1, 0.5], [0.5, 1]])
+    for bad, message in ((True, r"interval = True"), ("300", r"interval = '300'"), (1e-4, r"interval = 0\.0001")):
+        with pytest.raises(InvalidInputError, match=message):
+            sim.replay(fleet, jobs, psdsf, interval=bad)
+    with pytest.raises(InvalidInputError, match=r"start = '0': must be a finite number"):
+        sim.replay(fleet, jobs, psdsf, start="0")
+    with pytest.raises(InvalidInputError, match=r"horizon = 10000.*beyond the float range"):
+        sim.replay(fleet, jobs, psdsf, horizon=10**400)
+    timed = _timed_jobs([[(0.0, 100.0, [1.0, 0.5])]])
+    with pytest.raises(InvalidInputError, match=r"interval = nan"):
+        sim.open_loop(fleet, timed, {"drfh": drfh}, interval=float("nan"))
+    res = sim.replay(fleet, jobs, psdsf, horizon=1000)
+    with pytest.raises(InvalidInputError, match=r"column = 'cpu': must be one of"):
+        res.mean_utilisation("cpu")
+    with pytest.raises(InvalidInputError, match=r"column = None"):
+        res.binned(None, 10.0)
+    with pytest.raises(InvalidInputError, match=r"width = True"):
+        res.binned("utilisation_cpu_normalised", True)
+    with pytest.raises(InvalidInputError, match=r"width = 1e-09: .* more than 10,000,000 bins"):
+        res.binned("utilisation_cpu_normalised", 1e-9)
+
+
+def test_snapshot_and_location_arguments_are_checked_up_front():
+    from fairlib.traces.workload import Fleet, Workload
+
+    resources = ("cpu_normalised", "memory_normalised")
+    fleet = Fleet(np.array([[1.0, 1.0], [0.5, 0.5]]), resources, np.array(["A", "B"]), "test",
+                  location=np.array([0, 1]))
+    workload = Workload(np.array([1, 2]), np.array([[0.5, 0.25], [0.2, 0.1]]), np.array([0.0, 5.0]),
+                        np.array([600.0, 900.0]), resources, "synthetic")
+    with pytest.raises(InvalidInputError, match=r"rng = 'abc'"):
+        sim.location_eligibility(fleet, 5, rng="abc")
+    # one error, not a sweep of failed runs
+    for n_runs, kwargs, message in ((2.5, {}, r"n_runs = 2\.5"), (0, {}, r"n_runs = 0"),
+                                    (1, {"reach": -1}, r"^reach = -1"),
+                                    (1, {"topology": "star"}, r"^topology = 'star'")):
+        with pytest.raises(InvalidInputError, match=message):
+            sim.snapshot_utilisation(fleet, workload, {"drfh": drfh}, n_runs, 0, **kwargs)

@@ -201,3 +201,69 @@ def test_task_usage_reader_refuses_backwards_windows(tmp_path):
 
     with pytest.raises(TraceFormatError, match=r"line 1: end_time 600000000 is before start_time 900000000"):
         read_task_usage([0], directory=tmp_path)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda tmp: synthetic_task_requests("abc", 3), r"rng = 'abc': must be None, an integer >= 0"),
+    (lambda tmp: task_request_pool(directory=tmp, rng=-1), r"rng = -1"),
+    (lambda tmp: task_request_pool(directory=tmp, synthetic_size=2.5), r"synthetic_size = 2\.5: must be an integer"),
+    (lambda tmp: task_request_pool(directory=tmp, synthetic_size=0), r"synthetic_size = 0: must be an integer >= 1"),
+])
+def test_request_pool_arguments_are_checked_with_or_without_the_excerpt(tmp_path, call, message):
+    _write(tmp_path, ROW)       # the real path is taken: the synthetic-only arguments are still checked
+    with pytest.raises(InvalidInputError, match=message):
+        call(tmp_path)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"hours": True}, r"hours = True: must be a finite number > 0\.1666"),
+    ({"hours": float("nan")}, r"hours = nan"),
+    ({"initial_jobs": 2.5}, r"initial_jobs = 2\.5: must be an integer >= 0"),
+    ({"jobs_per_hour": float("inf")}, r"jobs_per_hour = inf: must be a finite number >= 0"),
+    ({"max_tasks": 0}, r"max_tasks = 0: must be an integer >= 1"),
+    ({"parts": 501}, r"parts = 501: must be an integer >= 1 and <= 500"),
+    ({"machine_scale": 0.0}, r"machine_scale = 0\.0: must be a finite number > 0"),
+    ({"rng": 2.5}, r"rng = 2\.5"),
+])
+def test_synthetic_google_refuses_each_bad_argument_by_name(tmp_path, kwargs, message):
+    from fairlib.traces import synthetic_google
+
+    with pytest.raises(InvalidInputError, match=message):
+        synthetic_google(tmp_path / "g", **kwargs)
+    assert not (tmp_path / "g").exists()       # refused before anything is written
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"parts": [float("nan")]}, r"parts: nan is not a part of task_events"),
+    ({"parts": "abc"}, r"parts = 'abc': must be an iterable of part numbers"),
+    ({"parts": []}, r"parts: no part numbers given"),
+    ({"source_directory": object()}, r"source_directory = <object object at .*>: expected a folder path"),
+    ({"job_fraction": 1.5}, r"job_fraction = 1\.5: must be a finite number > 0\.0 and <= 1\.0"),
+    ({"job_fraction": True}, r"job_fraction = True"),
+    ({"cpu_fraction": (0.3,)}, r"cpu_fraction: expected shape \(2\), got \(1,\)"),
+    ({"cpu_fraction": (0.0, 0.8)}, r"cpu_fraction\[0\] = 0\.0: the median usage fraction must be > 0"),
+    ({"cpu_fraction": (0.3, -1.0)}, r"cpu_fraction\[1\] = -1\.0: cpu_fraction must be >= 0"),
+    ({"memory_fraction": (4.0, float("nan"))}, r"memory_fraction\[1\] = nan: memory_fraction must be finite"),
+    ({"memory_fraction": (0.0, 2.0)}, r"memory_fraction\[0\] = 0\.0: memory_fraction must be > 0"),
+    ({"rng": "abc"}, r"rng = 'abc'"),
+])
+def test_synthetic_task_usage_refuses_each_bad_argument_by_name(tmp_path, kwargs, message):
+    from fairlib.traces import synthetic_task_usage
+
+    _write(tmp_path, ROW)
+    kwargs = {"parts": [0], "source_directory": tmp_path, **kwargs}
+    with pytest.raises(InvalidInputError, match=message):
+        synthetic_task_usage(tmp_path / "out", **kwargs)
+
+
+@pytest.mark.parametrize("seed", ["abc", -1, 2.5, 1 + 1j])
+def test_real_or_synthetic_checks_the_seed_even_when_real_data_is_found(tmp_path, monkeypatch, seed):
+    from fairlib.traces import real_or_synthetic
+
+    real = tmp_path / "google_clusterdata_2011_2" / "task_events"
+    real.mkdir(parents=True)
+    (real / "part-00000-of-00500.csv.gz").write_bytes(b"")
+    monkeypatch.setenv("FAIRLIB_TRACE_DIR", str(tmp_path))
+    assert real_or_synthetic("google") == real.parent
+    with pytest.raises(InvalidInputError, match=r"seed = .*: must be an integer >= 0"):
+        real_or_synthetic("google", seed=seed)

@@ -100,3 +100,91 @@ def test_bitbrains_storage_and_network_sized_to_the_peak_total_usage():
         peak_total_bandwidth(vms.assign(active=False))
     with pytest.raises(InvalidInputError, match="missing columns"):
         peak_total_bandwidth(vms.drop(columns="net_tx_kbps"))
+
+
+def _fleet(**change):
+    from fairlib.traces import Fleet
+
+    args = dict(capacity=np.array([[1.0, 1.0], [0.5, 0.5]]), resources=("cpu", "memory"),
+                server_class=np.array(["A", "B"]), source="synthetic", location=np.array([0, 1]))
+    return Fleet(**{**args, **change})
+
+
+def _workload(**change):
+    from fairlib.traces import Workload
+
+    args = dict(users=np.array([1, 2]), demand=np.array([[0.5, 0.25], [0.2, 0.1]]), arrival=np.array([0.0, 5.0]),
+                departure=np.array([600.0, 900.0]), resources=("cpu", "memory"), source="synthetic",
+                scheduling_class=np.array([0, 2]))
+    return Workload(**{**args, **change})
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"capacity": None}, r"capacity = None: must be a numeric array"),
+    ({"capacity": [[1.0, 2.0], [3.0]]}, r"capacity = \[\[1\.0, 2\.0\], \[3\.0\]\]: must be a numeric array"),
+    ({"capacity": np.array([[1.0, 1j], [1.0, 1.0]])}, r"capacity: must be real numbers"),
+    ({"capacity": np.array([[1.0, np.nan], [1.0, 1.0]])}, r"capacity\[0, 1\] = nan"),
+    ({"capacity": np.ones((2, 3))}, r"capacity: expected \(servers, 2\) for resources \('cpu', 'memory'\)"),
+    ({"server_class": np.array(["A"])}, r"server_class = .*: expected 2 labels"),
+    ({"source": 1}, r"source = 1: must be text"),
+    ({"notes": ["x"]}, r"notes = \['x'\]: must be text"),
+    ({"location": object()}, r"location = <object object at .*>: must be a numeric array"),
+    ({"location": np.array([0.5, 1.0])}, r"location\[0\] = 0\.5: must be a whole number"),
+    ({"location": np.array([0])}, r"location: expected shape \(2\)"),
+    ({"resources": "cpu"}, r"resources = 'cpu': must be a non-empty tuple of resource names"),
+])
+def test_fleet_refuses_each_bad_field_by_name(change, message):
+    with pytest.raises(InvalidInputError, match=message):
+        _fleet(**change)
+    assert _fleet(source="paper", notes="any text").n_servers == 2     # provenance and notes are free text
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"users": None}, r"users = None: expected a 1-D array of identifiers"),
+    ({"users": "ab"}, r"users = 'ab': expected a 1-D array of identifiers"),
+    ({"users": np.array([1.0, np.nan])}, r"users = .*: identifiers must be integers or text, got dtype float64"),
+    ({"users": np.array([1, 2, 3])}, r"demand: expected shape \(3, 2\) \(one row per entry of users"),
+    ({"demand": "abc"}, r"demand: must be numeric"),
+    ({"demand": np.array([[0.5, 1j], [0.2, 0.1]])}, r"demand: must be real numbers"),
+    ({"demand": np.array([[0.5, -1.0], [0.2, 0.1]])}, r"demand\[0, 1\] = -1\.0: demand must be >= 0"),
+    ({"arrival": None}, r"arrival = None: must be a numeric array"),
+    ({"arrival": [0.0, [1.0]]}, r"arrival = .*: must be a numeric array"),
+    ({"departure": np.array([600.0, np.inf])}, r"departure\[1\] = inf: departure must be finite"),
+    ({"departure": np.array([600.0, 1.0])}, r"departure\[1\] = 1\.0: before arrival\[1\] = 5\.0"),
+    ({"source": "no-such-source"}, r"source = 'no-such-source': must be one of \['real', 'synthetic'\]"),
+    ({"scheduling_class": "ab"}, r"scheduling_class: must be numeric"),
+    ({"scheduling_class": np.array([0, 2, 3])}, r"scheduling_class: expected shape \(2\)"),
+    ({"scheduling_class": np.array([0.0, 1.5])}, r"scheduling_class\[1\] = 1\.5: must be a whole number"),
+    ({"scheduling_class": np.array([0, -1])}, r"scheduling_class\[1\] = -1\.0: scheduling_class must be >= 0"),
+])
+def test_workload_refuses_each_bad_field_by_name(change, message):
+    with pytest.raises(InvalidInputError, match=message):
+        _workload(**change)
+
+
+def test_workload_identifiers_may_be_text_and_a_workload_may_be_empty():
+    names = _workload(users=np.array(["7", "12"], dtype=object))
+    assert names.users.tolist() == ["7", "12"]
+    empty = names.subset(np.array([False, False]))
+    assert empty.n_users == 0 and empty.active_at(1.0).tolist() == []
+
+
+@pytest.mark.parametrize("t", [None, "1.0", True, 1 + 1j, np.nan, np.inf, -np.inf, 10**400, [1.0]])
+def test_active_at_refuses_a_time_that_is_not_a_finite_number(t):
+    with pytest.raises(InvalidInputError, match=r"t = .*: must be a finite number"):
+        _workload().active_at(t)
+    assert _workload().active_at(-1.0).tolist() == [False, False]     # before every arrival: nobody
+
+
+@pytest.mark.parametrize("horizon, message", [
+    (2.5, r"horizon = 2\.5: must be a whole number of µs"),
+    (10**20, r"horizon = 1e\+20: must be a finite number >= 0\.0 and <= 9223372036854775807"),
+    (5_000_000, r"horizon = 5000000: before the last event of task_events \(9000000 µs\)"),
+])
+def test_google_workload_horizon_is_a_whole_time_after_the_last_event(horizon, message):
+    rows = [(0, 1, 0, 0, 0.1, 0.2, 2), (9_000_000, 2, 0, 0, 0.2, 0.1, 0)]
+    ev = pd.DataFrame(rows, columns=["time", "job_id", "task_index", "event_type", "cpu_request", "memory_request",
+                                     "scheduling_class"])
+    with pytest.raises(InvalidInputError, match=message):
+        google_workload(ev, horizon=horizon)
+    assert google_workload(ev, horizon=12_000_000.0).departure.tolist() == [12.0, 12.0]

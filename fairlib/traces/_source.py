@@ -20,17 +20,18 @@ def source_of(folder) -> str:
     return "synthetic" if is_synthetic(folder) else "real"
 
 
-def trace_folder(folder: str, directory=None) -> Path:
+def trace_folder(folder: str, directory=None, name: str = "directory") -> Path:
     """``directory`` when given; else the first ``<dir>/<folder>`` over :func:`fairlib.paths.trace_dirs`
     (``$FAIRLIB_TRACE_DIR``, ``data/traces``, ``../shared/data/traces``); else ``data/traces/<folder>``, whose
-    absence the readers report with :func:`missing_hint`."""
+    absence the readers report with :func:`missing_hint`. ``name``: the argument's name in the error for a
+    ``directory`` that is not a path."""
     if directory is not None:
         import os
 
         if not isinstance(directory, (str, os.PathLike)):
             from .._validate import InvalidInputError, _short
 
-            raise InvalidInputError(f"directory = {_short(directory)}: expected a folder path (str or Path), got "
+            raise InvalidInputError(f"{name} = {_short(directory)}: expected a folder path (str or Path), got "
                                     f"{type(directory).__name__}")
         return Path(directory)
     return paths.find_traces(folder) or paths.trace_dir() / folder

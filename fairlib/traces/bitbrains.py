@@ -21,12 +21,15 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError, _short
+from .._validate import InvalidInputError, _short, check_choice
 from ._source import missing_hint, source_of, trace_folder
 from .google import TraceFormatError
 
-__all__ = ["BITBRAINS_HEADER", "BITBRAINS_COLUMNS", "bitbrains_dir", "read_vm", "iter_vms", "read_vms",
-           "write_vm"]
+__all__ = ["BITBRAINS_HEADER", "BITBRAINS_COLUMNS", "RND_MONTHS", "bitbrains_dir", "read_vm", "iter_vms",
+           "read_vms", "write_vm"]
+
+#: the months of the Rnd trace, named as its folders are (``rnd/<month>/<vm>.csv``)
+RND_MONTHS = ("2013-7", "2013-8", "2013-9")
 
 #: the header line's fields, as in the files
 BITBRAINS_HEADER = ["Timestamp [ms]", "CPU cores", "CPU capacity provisioned [MHZ]", "CPU usage [MHZ]",
@@ -114,7 +117,27 @@ def read_vm(path) -> pd.DataFrame:
     return frame
 
 
+def _vm_numbers(vms) -> list:
+    """``vms`` as a list of VM numbers: a non-empty iterable of integers >= 1 or their text ("7", as the ``vm``
+    column holds them), else an error naming ``vms`` and the value."""
+    from collections.abc import Iterable
+
+    if isinstance(vms, (str, bytes)) or not isinstance(vms, Iterable):
+        raise InvalidInputError(f"vms = {_short(vms)}: must be a list of VM numbers (the file names of rnd/<month>)")
+    vms = list(vms)
+    if not vms:
+        raise InvalidInputError("vms: no VM numbers given")
+    for vm in vms:
+        number = isinstance(vm, (int, np.integer)) and not isinstance(vm, (bool, np.bool_)) and vm >= 1
+        if not (number or isinstance(vm, str) and vm.isdecimal()):
+            raise InvalidInputError(f"vms: {_short(vm)} is not a VM number (an integer >= 1 or its text)")
+    return vms
+
+
 def _vm_paths(vms, month: str, directory) -> list[Path]:
+    check_choice(month, RND_MONTHS, "month")
+    if vms is not None:
+        vms = _vm_numbers(vms)
     folder = bitbrains_dir(directory) / "rnd" / month
     if vms is None:
         found = sorted(folder.glob("*.csv*"), key=lambda p: (len(p.name), p.name))
@@ -134,20 +157,30 @@ def _vm_paths(vms, month: str, directory) -> list[Path]:
 def iter_vms(vms=None, *, month: str = "2013-8", directory=None) -> Iterator[pd.DataFrame]:
     """Yield one VM's frame at a time (memory stays at one file), in VM-number order.
 
-    ``vms``: VM numbers (default: every file of ``rnd/<month>``).
+    ``vms``: VM numbers, integers >= 1 or their text (default: every file of ``rnd/<month>``, ``month`` one of
+    :data:`RND_MONTHS`). The arguments are checked and the files located when it is called, before the first frame.
+
+    Raises
+    ------
+    FileNotFoundError
+        A requested VM's file, or any VM file of the month, is not there.
     """
-    for path in _vm_paths(vms, month, directory):
-        yield read_vm(path)
+    paths_ = _vm_paths(vms, month, directory)
+    return (read_vm(path) for path in paths_)
 
 
 def read_vms(vms=None, *, month: str = "2013-8", directory=None, progress: bool = False) -> pd.DataFrame:
-    """Every requested VM in one frame (see :func:`iter_vms`)."""
+    """Every requested VM in one frame (see :func:`iter_vms`).
+
+    Raises
+    ------
+    FileNotFoundError
+        A requested VM's file, or any VM file of the month, is not there.
+    """
     from tqdm import tqdm
 
     paths_ = _vm_paths(vms, month, directory)
     frames = [read_vm(p) for p in tqdm(paths_, disable=not progress, desc="Bitbrains VMs", leave=False)]
-    if not frames:
-        raise InvalidInputError("vms: no VM numbers given")
     out = pd.concat(frames, ignore_index=True)
     out.attrs["source"] = source_of(paths_[0].parent)
     return out

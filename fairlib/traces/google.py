@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError, as_count, as_instance, check_columns
+from .._validate import InvalidInputError, _short, as_count, as_instance, as_rng, check_columns
 from ._source import (TraceFormatError, check_field_counts, check_values, locate_bad_number, missing_hint, read_bytes,
                       trace_folder)
 
@@ -69,6 +69,21 @@ _NONNEGATIVE = {"task_events": ["time", "cpu_request", "memory_request", "disk_r
                                "maximum_memory", "maximum_cpu_rate", "local_disk_space"]}
 
 
+def _part_numbers(parts, table: str = "task_events") -> list[int]:
+    """``parts`` as a list of part numbers of ``table`` (0 to 499; 0 for machine_events): a non-empty iterable of
+    integers in range, else an error naming ``parts`` and the value."""
+    total = _TABLES[table][2]
+    if isinstance(parts, (str, bytes)) or not hasattr(parts, "__iter__"):
+        raise InvalidInputError(f"parts = {_short(parts)}: must be an iterable of part numbers (0 to {total - 1})")
+    parts = list(parts)
+    if not parts:
+        raise InvalidInputError("parts: no part numbers given")
+    for part in parts:
+        if isinstance(part, (bool, np.bool_)) or not isinstance(part, (int, np.integer)) or not 0 <= part < total:
+            raise InvalidInputError(f"parts: {_short(part)} is not a part of {table} (0 to {total - 1})")
+    return [int(part) for part in parts]
+
+
 def _read_parts(table: str, parts, directory, columns, chunksize=None):
     """Read parts of a Google table strictly (field counts and values checked, errors name file and line); one
     DataFrame, or an iterator of chunks of ``chunksize`` rows."""
@@ -87,14 +102,7 @@ def _read_parts(table: str, parts, directory, columns, chunksize=None):
     if chunksize is not None:
         chunksize = as_count(chunksize, "chunksize")
     folder = google_dir(directory) / table
-    if isinstance(parts, (str, bytes)) or not hasattr(parts, "__iter__"):
-        raise InvalidInputError(f"parts = {parts!r}: must be an iterable of part numbers (0 to {total - 1})")
-    parts = list(parts)
-    if not parts:
-        raise InvalidInputError("parts: no part numbers given")
-    for part in parts:
-        if isinstance(part, bool) or not isinstance(part, (int, np.integer)) or not 0 <= part < total:
-            raise InvalidInputError(f"parts: {part!r} is not a part of {table} (0 to {total - 1})")
+    for part in _part_numbers(parts, table):
         path = folder / f"part-{int(part):05d}-of-{total:05d}.csv.gz"
         data = read_bytes(path, f"Google {table} part {part}", missing_hint("google_clusterdata_2011_2"))
         check_field_counts(data, path, len(names))
@@ -199,7 +207,7 @@ def synthetic_task_requests(rng, size: int) -> np.ndarray:
     §3.4, so the marginals match the excerpt but their dependence does not. Label results SYNTHETIC.
     """
     size = as_count(size, "size", minimum=0)
-    rng = np.random.default_rng(rng)
+    rng = as_rng(rng)
     u = rng.random((size, 2))
     return np.column_stack([np.interp(u[:, 0], *_CPU_Q), np.interp(u[:, 1], *_MEM_Q)])
 
@@ -217,7 +225,11 @@ def task_request_pool(*, directory=None, parts=range(5), allow_synthetic: bool =
 
     Real: every SUBMIT row of the given task_events parts with CPU > 0 and memory > 0. When the excerpt is not
     found and ``allow_synthetic``, returns :func:`synthetic_task_requests` instead (source "synthetic").
+    ``rng`` and ``synthetic_size`` (at least 1) are checked even when the real excerpt is found.
     """
+    # checked here, not only on the synthetic path, so a bad value fails on every machine, with or without the data
+    rng = as_rng(rng)
+    synthetic_size = as_count(synthetic_size, "synthetic_size")
     try:
         ev = read_task_events(parts, directory=directory, columns=["event_type", "cpu_request", "memory_request"])
     except FileNotFoundError:

@@ -21,9 +21,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError, as_count, check_choice
-from ._source import SYNTHETIC_MARKER
-from .bitbrains import BITBRAINS_COLUMNS, bitbrains_dir, write_vm
+from .._validate import InvalidInputError, as_count, as_number, as_rng, as_values, check_choice
+from ._source import SYNTHETIC_MARKER, trace_folder
+from .bitbrains import BITBRAINS_COLUMNS, RND_MONTHS, bitbrains_dir, write_vm
 
 __all__ = ["synthetic_bitbrains", "synthetic_task_usage", "synthetic_google", "real_or_synthetic", "STAND_IN_SIZES"]
 
@@ -50,10 +50,16 @@ def _lognormal(rng, median, p90, size):
 def synthetic_bitbrains(dest=None, n_vms: int = 150, rng=None, *, month: str = "2013-8", days: float = 30.0,
                         start: int = 1375308120, fast_storage: bool = False) -> Path:
     """Write ``n_vms`` synthetic VM files to ``<dest>/rnd/<month>/<i>.csv.gz`` (dest: the Bitbrains folder,
-    default ``bitbrains_dir()``) and the marker; returns the month folder. Deterministic for a seed."""
-    if n_vms < 1 or days <= 0:
-        raise InvalidInputError(f"n_vms = {n_vms}, days = {days}: need n_vms >= 1 and days > 0")
-    rng = np.random.default_rng(rng)
+    default ``bitbrains_dir()``) and the marker; returns the month folder. Deterministic for a seed.
+
+    ``month`` is one of the Rnd trace's months (:data:`~fairlib.traces.bitbrains.RND_MONTHS`); ``days`` > 0 of
+    5-minute samples from ``start`` (Unix seconds, >= 0; the files hold whole seconds, read back as float64, so at
+    most 2**53)."""
+    n_vms = as_count(n_vms, "n_vms")
+    rng = as_rng(rng)
+    check_choice(month, RND_MONTHS, "month")
+    as_number(days, "days")
+    as_count(start, "start", minimum=0, maximum=2 ** 53)
     root = bitbrains_dir(dest)
     folder = root / "rnd" / month
     folder.mkdir(parents=True, exist_ok=True)
@@ -112,16 +118,23 @@ def synthetic_task_usage(dest=None, rng=None, *, parts=range(5), source_director
     memory = request; maximum CPU = CPU · (1 + |N(0, 0.3)|); sampled CPU = CPU · lognormal(0, 0.3); the
     other columns small positive noise; sample portion 1, aggregation type 0. **The usage-to-request
     fractions are assumptions** (SCHEMAS.md §3.6), and results built on this table must say synthetic.
+    Refused: ``job_fraction`` outside (0, 1], a ``cpu_fraction`` median <= 0 or log-sd < 0, Beta parameters
+    ``memory_fraction`` <= 0, ``parts`` that are not task_events part numbers.
 
     Rows go to ``<dest>/google_clusterdata_2011_2/task_usage/part-NNNNN-of-00500.csv.gz`` by window start,
     following the source parts' time ranges. Returns the task_usage folder.
     """
-    from .google import google_dir, read_machine_events, read_task_events
+    from .google import _part_numbers, google_dir, read_machine_events, read_task_events
 
-    if not 0 < job_fraction <= 1:
-        raise InvalidInputError(f"job_fraction = {job_fraction}: must be in (0, 1]")
-    rng = np.random.default_rng(rng)
-    parts = [int(p) for p in parts]
+    rng = as_rng(rng)
+    parts = _part_numbers(parts)
+    if source_directory is not None:
+        trace_folder("google_clusterdata_2011_2", source_directory, "source_directory")
+    as_number(job_fraction, "job_fraction", maximum=1.0)
+    cpu_fraction = as_values(cpu_fraction, "cpu_fraction", ndim=1, shape=(2,))
+    if not cpu_fraction[0] > 0:
+        raise InvalidInputError(f"cpu_fraction[0] = {cpu_fraction[0]}: the median usage fraction must be > 0")
+    memory_fraction = as_values(memory_fraction, "memory_fraction", ndim=1, shape=(2,), sign="> 0")
     cols = ["time", "job_id", "task_index", "machine_id", "event_type", "cpu_request", "memory_request"]
     per_part = [read_task_events([p], directory=source_directory, columns=cols) for p in parts]
     part_end = np.array([int(f.time.max()) for f in per_part])
@@ -217,17 +230,20 @@ def synthetic_google(dest=None, rng=None, *, hours: float = 7.1, initial_jobs: i
     counts × ``machine_scale``, all added at t = 0. **Not real data**: the folder carries the synthetic marker and
     everything read from it reports ``source = "synthetic"``. Deterministic for a seed.
 
-    ``dest``: the folder to write (default ``<trace dir>/google_clusterdata_2011_2``).
+    ``dest``: the folder to write (default ``<trace dir>/google_clusterdata_2011_2``). Refused: ``hours`` <= 1/6
+    (the window opens at 600 s), negative ``initial_jobs`` or ``jobs_per_hour``, ``max_tasks`` < 1, ``parts``
+    outside 1-500, ``machine_scale`` <= 0.
     """
     from .google import google_dir, synthetic_task_requests
 
-    if hours <= 600 / 3600 or initial_jobs < 0 or jobs_per_hour < 0 or max_tasks < 1 or parts < 1 or parts > 500:
-        raise InvalidInputError(f"hours = {hours}, initial_jobs = {initial_jobs}, jobs_per_hour = {jobs_per_hour}, "
-                                f"max_tasks = {max_tasks}, parts = {parts}: need hours > 1/6, counts >= 0, "
-                                "max_tasks >= 1 and 1 <= parts <= 500")
-    if not machine_scale > 0:
-        raise InvalidInputError(f"machine_scale = {machine_scale}: must be > 0")
-    rng = np.random.default_rng(rng)
+    # the values themselves are used below, not the checked copies: the marker text shows them as given
+    rng = as_rng(rng)
+    as_number(hours, "hours", minimum=600 / 3600)
+    as_count(initial_jobs, "initial_jobs", minimum=0)
+    as_number(jobs_per_hour, "jobs_per_hour", inclusive=True)
+    as_count(max_tasks, "max_tasks")
+    as_count(parts, "parts", maximum=500)
+    as_number(machine_scale, "machine_scale")
     folder = google_dir(dest)
     end_us = int(hours * 3600e6)
     # machines
@@ -313,12 +329,13 @@ def real_or_synthetic(name: str, *, mode: str = "full", seed: int = 0) -> Path:
 
     check_choice(name, ("google", "bitbrains"), "name")
     check_choice(mode, STAND_IN_SIZES, "mode")
+    # checked before the lookup so a bad seed fails whether or not the real excerpt is found
+    seed = as_count(seed, "seed", minimum=0)
     folder = paths.TRACE_FOLDERS[name]
     found = paths.find_traces(folder)
     if found is not None:
         return found
     sizes = STAND_IN_SIZES[mode][name]
-    seed = as_count(seed, "seed", minimum=0)
     target = paths.build_dir() / "synthetic_traces" / mode / f"seed{seed}" / folder
     done = target / ".complete"
     if not done.is_file():

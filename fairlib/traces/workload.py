@@ -24,15 +24,41 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError, as_count, as_instance, as_number, as_rng, check_choice, check_columns
+from .._validate import (INT64_MAX, InvalidInputError, _short, as_count, as_finite, as_identifiers, as_instance,
+                         as_number, as_rng, as_values, check_choice, check_columns)
 
 __all__ = ["Fleet", "Workload", "google_fleet", "google_workload", "bitbrains_fleet", "bitbrains_workload",
            "peak_total_bandwidth", "BITBRAINS_SERVER_TYPES"]
 
 
+def _check_resources(resources) -> tuple:
+    """The resource names: a non-empty tuple or list of text."""
+    if not isinstance(resources, (tuple, list)) or not resources or not all(isinstance(r, str) for r in resources):
+        raise InvalidInputError(f"resources = {_short(resources)}: must be a non-empty tuple of resource names "
+                                "(text, with units)")
+    return tuple(resources)
+
+
+def _check_label(value, name: str) -> None:
+    """Free text (a provenance label, a note): any str; anything else is a mistake."""
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{name} = {_short(value)}: must be text (str), got {type(value).__name__}")
+
+
+def _check_whole(arr: np.ndarray, name: str) -> None:
+    fraction = arr != np.round(arr)
+    if fraction.any():
+        j = int(np.argmax(fraction))
+        raise InvalidInputError(f"{name}[{j}] = {arr[j]}: must be a whole number")
+
+
 @dataclass(frozen=True, eq=False)
 class Fleet:
-    """Servers: ``capacity[server, resource]`` in the units named by ``resources``."""
+    """Servers: ``capacity[server, resource]`` in the units named by ``resources``.
+
+    ``capacity``: finite and >= 0, one column per resource; ``server_class``: one label per server; ``location``:
+    None or one site number (a whole number >= 0) per server; ``source`` and ``notes``: free text.
+    """
 
     capacity: np.ndarray
     resources: tuple
@@ -42,17 +68,19 @@ class Fleet:
     notes: str = ""
 
     def __post_init__(self):
-        cap = np.asarray(self.capacity, dtype=np.float64)
-        if cap.ndim != 2 or cap.shape[1] != len(self.resources):
-            raise InvalidInputError(f"capacity: expected (servers, {len(self.resources)}) for resources "
-                                    f"{tuple(self.resources)}, got shape {cap.shape}")
-        bad = ~np.isfinite(cap) | (cap < 0)
-        if bad.any():
-            i, r = map(int, np.argwhere(bad)[0])
-            raise InvalidInputError(f"capacity[{i}, {r}] = {cap[i, r]}: capacities must be finite and >= 0")
-        if len(self.server_class) != cap.shape[0]:
-            raise InvalidInputError(f"server_class: expected {cap.shape[0]} labels (one per server), got "
-                                    f"{len(self.server_class)}")
+        resources = _check_resources(self.resources)
+        cap = as_values(self.capacity, "capacity", ndim=2)
+        if cap.shape[1] != len(resources):
+            raise InvalidInputError(f"capacity: expected (servers, {len(resources)}) for resources {resources}, "
+                                    f"got shape {cap.shape}")
+        n = cap.shape[0]
+        if np.ndim(self.server_class) != 1 or len(self.server_class) != n:
+            raise InvalidInputError(f"server_class = {_short(self.server_class)}: expected {n} labels (one per "
+                                    "server)")
+        _check_label(self.source, "source")
+        if self.location is not None:
+            _check_whole(as_values(self.location, "location", ndim=1, shape=(n,)), "location")
+        _check_label(self.notes, "notes")
 
     @property
     def n_servers(self) -> int:
@@ -62,7 +90,12 @@ class Fleet:
 
 @dataclass(frozen=True, eq=False)
 class Workload:
-    """Users: ``demand[user, resource]`` (same resources as the fleet), arrival and departure in seconds."""
+    """Users: ``demand[user, resource]`` (same resources as the fleet), arrival and departure in seconds.
+
+    ``users``: identifiers (integers or text); ``demand``: finite and >= 0; arrival and departure: finite times (of
+    either sign: the clock's origin is the caller's), no departure before its arrival; ``scheduling_class``: None or
+    one whole number >= 0 per user (Google's 0-3); ``source``: "real" or "synthetic".
+    """
 
     users: np.ndarray
     demand: np.ndarray
@@ -73,24 +106,21 @@ class Workload:
     scheduling_class: np.ndarray = None
 
     def __post_init__(self):
-        d = np.asarray(self.demand, dtype=np.float64)
-        n = len(self.users)
-        if d.shape != (n, len(self.resources)):
-            raise InvalidInputError(f"demand: expected ({n}, {len(self.resources)}) (users x resources), got {d.shape}")
-        bad = ~np.isfinite(d) | (d < 0)
-        if bad.any():
-            i, r = map(int, np.argwhere(bad)[0])
-            raise InvalidInputError(f"demand[{i}, {r}] = {d[i, r]}: demands must be finite and >= 0")
-        for name in ("arrival", "departure"):
-            t = np.asarray(getattr(self, name), dtype=np.float64)
-            if t.shape != (n,) or not np.isfinite(t).all():
-                j = int(np.argmax(~np.isfinite(t))) if t.shape == (n,) else -1
-                raise InvalidInputError(f"{name}: expected {n} finite times" +
-                                        (f"; {name}[{j}] = {t[j]}" if j >= 0 else f", got shape {t.shape}"))
-        early = np.asarray(self.departure, float) < np.asarray(self.arrival, float)
+        n = as_identifiers(self.users, "users", allow_empty=True).size
+        resources = _check_resources(self.resources)
+        d = as_values(self.demand, "demand", ndim=2)
+        if d.shape != (n, len(resources)):
+            raise InvalidInputError(f"demand: expected shape ({n}, {len(resources)}) (one row per entry of users, "
+                                    f"one column per resource), got {d.shape}")
+        arrival = as_values(self.arrival, "arrival", ndim=1, shape=(n,), sign=None)
+        departure = as_values(self.departure, "departure", ndim=1, shape=(n,), sign=None)
+        early = departure < arrival
         if early.any():
             j = int(np.argmax(early))
-            raise InvalidInputError(f"departure[{j}] = {self.departure[j]}: before arrival[{j}] = {self.arrival[j]}")
+            raise InvalidInputError(f"departure[{j}] = {departure[j]}: before arrival[{j}] = {arrival[j]}")
+        check_choice(self.source, ("real", "synthetic"), "source")
+        if self.scheduling_class is not None:
+            _check_whole(as_values(self.scheduling_class, "scheduling_class", ndim=1, shape=(n,)), "scheduling_class")
     skipped: dict = field(default_factory=dict)
 
     @property
@@ -99,7 +129,8 @@ class Workload:
         return self.demand.shape[0]
 
     def active_at(self, t: float) -> np.ndarray:
-        """Users present at time ``t`` (arrival <= t < departure)."""
+        """Users present at time ``t`` (arrival <= t < departure); ``t`` a finite number."""
+        t = as_finite(t, "t")
         return (self.arrival <= t) & (t < self.departure)
 
     def subset(self, keep) -> "Workload":
@@ -187,7 +218,7 @@ def google_workload(task_events: pd.DataFrame, *, horizon: int | None = None, so
     A job's demand is the sum of its tasks' (CPU, memory) requests at their SUBMIT events; arrival is its
     first SUBMIT, departure its last FINISH/FAIL/KILL/EVICT/LOST event (or ``horizon``, default the last
     event time, when some task has not ended). Jobs whose requests are all empty or zero are skipped and
-    counted in ``skipped["no_request"]``.
+    counted in ``skipped["no_request"]``. ``horizon`` (µs) is a whole number, not before the last event.
     """
     as_instance(task_events, pd.DataFrame, "task_events")
     need = {"time", "job_id", "task_index", "event_type", "cpu_request", "memory_request", "scheduling_class"}
@@ -199,7 +230,17 @@ def google_workload(task_events: pd.DataFrame, *, horizon: int | None = None, so
     ev = task_events
     if len(ev) == 0:
         raise InvalidInputError("task_events: no rows")
-    horizon = int(ev.time.max()) if horizon is None else int(as_number(horizon, "horizon", inclusive=True))
+    last_event = int(ev.time.max())
+    if horizon is None:
+        horizon = last_event
+    else:
+        as_number(horizon, "horizon", inclusive=True, maximum=INT64_MAX)
+        if horizon != round(horizon):
+            raise InvalidInputError(f"horizon = {horizon}: must be a whole number of µs (trace times are integers)")
+        if horizon < last_event:
+            raise InvalidInputError(f"horizon = {horizon}: before the last event of task_events ({last_event} µs); "
+                                    "the horizon ends the observation")
+        horizon = int(horizon)
     sub = ev[ev.event_type == 0].sort_values("time", kind="stable")
     task = sub.groupby(["job_id", "task_index"]).agg(first_submit=("time", "min"), last_submit=("time", "max"),
                                                      cpu=("cpu_request", "last"), memory=("memory_request", "last"),
