@@ -7,8 +7,8 @@
 #               build the book into build/site (make site)
 #   make test   create .venv if missing, then run the whole test suite on two workers (pytest-xdist: the tests of
 #               a file on one worker, the paper notebooks' quick runs spread one by one)
-#   make test-paper KEY=<key>   one paper's loop: its tests (fairlib/catalog.py), the registry-wide tests of the
-#               mechanisms it introduces, its notebook's checks and its quick run; nothing else
+#   make test-paper KEY=<key>   one paper's loop: its tests (fairlib/catalog.py), the registry-wide tests and the API
+#               contract of the mechanisms it introduces, its notebook's checks and its quick run; nothing else
 #   make site   build the book (build/site/index.html; Jupyter Book, book/) from the committed executed
 #               notebooks in executed/, the claims ledger and docs/; nothing is re-executed, so it installs
 #               the packages (.venv) but compiles no kernel
@@ -75,7 +75,8 @@ test-paper: $(STAMP)
 	mechs=$$($(BIN)/python -m fairlib.catalog --mechanisms $(KEY)); \
 	set -x; $(BIN)/python -m pytest -p no:cacheprovider $$tests tests/test_notebooks.py --paper $(KEY) || exit 1; \
 	if [ -n "$$mechs" ]; then $(BIN)/python -m pytest -p no:cacheprovider -o addopts="-ra --strict-markers" \
-	  -m registry -k "$$mechs" tests; fi
+	  -m registry -k "$$mechs" tests && $(BIN)/python -m pytest -p no:cacheprovider \
+	  -o addopts="-ra --strict-markers" tests/test_api_contract.py -k "$$mechs"; fi
 
 # every benchmark, side by side with its baselines; writes benchmarks/results/*.json and renders docs/performance.md
 bench: $(STAMP)

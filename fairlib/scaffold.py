@@ -147,8 +147,9 @@ def _notebook(template: str, key: str, title: str, citation: str, driver: str) -
         else:
             src = src.replace('KEY = "template"', f'KEY = "{key}"')
             src = src.replace("from fairlib.experiments import template", f"from fairlib.experiments import {driver}")
-            src = re.sub(r"\btemplate\.(?=[a-z_])", f"{driver}.", src)
+            # the registry's path first: "template.toml" would otherwise read as the driver's attribute "toml"
             src = src.replace("notebooks/claims/template.toml", f"notebooks/claims/{key}.toml")
+            src = re.sub(r"\btemplate\.(?=[a-z_])", f"{driver}.", src)
         cell["source"] = src.splitlines(keepends=True)
         if cell["cell_type"] == "code":
             cell["outputs"], cell["execution_count"] = [], None
@@ -264,7 +265,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import InvalidInputError
+from .._validate import InvalidInputError, as_values
 from .cluster import Allocation, Cluster, pool_arrays, pool_column
 
 __all__ = ["{name}"]
@@ -324,14 +325,8 @@ def {name}(cluster: Cluster, *, start=None) -> Allocation:
     cap, dem, w = pool_arrays(cluster, "{name}")
     held = np.zeros(cluster.n_users)
     if start is not None:
-        held = np.asarray(start, dtype=np.float64)
-        if held.shape != (cluster.n_users,):
-            raise InvalidInputError(f"start: expected {{cluster.n_users}} numbers (tasks each user holds), got shape "
-                                    f"{{held.shape}}")
-        bad = ~np.isfinite(held) | (held < 0)
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise InvalidInputError(f"start[{{i}}] = {{held[i]}}: must be finite and >= 0")
+        # one number per user (tasks held), finite and >= 0: errors name the entry and its value
+        held = as_values(start, "start", ndim=1, shape=(cluster.n_users,))
         used = held @ dem
         if (used > cap * (1 + 1e-12)).any():
             r = int(np.argmax(used - cap))
@@ -438,7 +433,10 @@ def {name}_reference(cluster):
 '''
 
 _POOLED_TEST = '''"""A known answer and the differential test against the slow reference (tests/reference.py) of
-``fairlib.multires.{name}``; the rules every mechanism meets: ``pytest -m registry -k {name}``."""
+``fairlib.multires.{name}``.
+
+The rules every mechanism meets: ``pytest -m registry -k {name}``.
+"""
 
 import numpy as np
 import pytest
@@ -471,7 +469,10 @@ def test_a_start_beyond_the_capacity_is_named():
 '''
 
 _MULTI_TEST = '''"""A known answer and the differential test against the slow reference (tests/reference.py) of
-``fairlib.multires.{name}``; the rules every mechanism meets: ``pytest -m registry -k {name}``."""
+``fairlib.multires.{name}``.
+
+The rules every mechanism meets: ``pytest -m registry -k {name}``.
+"""
 
 import numpy as np
 import pytest

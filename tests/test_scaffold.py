@@ -16,7 +16,10 @@ from fairlib import scaffold
 from fairlib.paths import ROOT
 from tests.test_import_graph import cycles, import_graph
 
-KEY, DRIVER, MECH = "doe2024", "alpha_fair_shares", "alpha_dominant"
+# names no contributor would choose, least of all the guide's examples, with which a checkout may already hold a
+# paper or a mechanism; a name of the longest length allowed (24) also checks the generated files against ruff's line
+# length
+KEY, DRIVER, MECH = "scaffoldcheck2024", "scaffold_check_driver", "scaffold_check_mechanism"
 TITLE = "Doe, Roe — An α-fair family on dominant shares (2024)"
 CITATION = 'J. Doe, R. Roe, "An α-fair family on dominant shares", arXiv:2401.00001 (2024)'
 _SKIP = shutil.ignore_patterns(".venv", "build", ".git", "__pycache__", ".hypothesis", ".pytest_cache", "*.egg-info")
@@ -113,6 +116,7 @@ def test_make_test_paper_and_the_quick_run_are_green_on_a_fresh_scaffold(checkou
     loop = _run(["make", "-o", ".venv/.fairlib-installed", "test-paper", f"KEY={KEY}"], checkout)
     assert loop.returncode == 0, loop.stdout[-5000:] + loop.stderr[-3000:]
     assert f"test_paper_notebook_quick_mode[{KEY}] PASSED" in loop.stdout or " passed" in loop.stdout
+    assert "tests/test_api_contract.py -k" in loop.stdout + loop.stderr     # the bad-input contract on its mechanism
     run = _run([str(checkout / ".venv" / "bin" / "python"), "run_all.py", "--quick", "--only", KEY], checkout)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "1/1 (quick: provisional)" in run.stdout
