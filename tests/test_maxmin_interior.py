@@ -121,3 +121,24 @@ def test_the_solvers_fused_kernels_round_as_numpy_does(chunks, rows, depth, seed
     mi._advance(moved, dx, step)
     assert moved.tobytes() == (x + step * dx).tobytes()
     assert mi._all_finite(x) and not mi._all_finite(np.append(x, np.nan)) and not mi._all_finite(np.append(x, -np.inf))
+
+
+def test_large_normal_matrices_use_the_numba_threads_for_blas(monkeypatch):
+    """Above THREADED_BLAS_FLOPS the normal matrix's product and factorisation run BLAS on the numba loops' threads;
+    the allocation is the one-thread one up to the solver's tolerance (below it nothing changes, bit for bit)."""
+    from fairlib.multires._solvers import maxmin_interior
+
+    cluster = random_cluster(5, 600, 60, 3)           # above PARALLEL_PAIRS: the parallel kernels run
+    one_thread = drfh(cluster).tasks
+    used = []
+    real = maxmin_interior.blas_threads
+
+    def spy(n):
+        used.append(n)
+        return real(n)
+
+    monkeypatch.setattr(maxmin_interior, "THREADED_BLAS_FLOPS", 0.0)
+    monkeypatch.setattr(maxmin_interior, "blas_threads", spy)
+    threaded = drfh(cluster).tasks
+    assert used and all(n >= 1 for n in used)
+    np.testing.assert_allclose(threaded, one_thread, rtol=1e-6, atol=1e-6)

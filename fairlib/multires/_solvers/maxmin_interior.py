@@ -28,6 +28,7 @@ user at once (a simplex vertex may leave some with zero duals for later rounds a
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from typing import NamedTuple
 
@@ -36,7 +37,8 @@ import scipy.linalg
 from numba import prange
 
 from ..._jit import njit
-from .pair_kernels import numba_threads, one_blas_thread, serial_twins, sum_chunks, user_chunks
+from .pair_kernels import (THREADED_BLAS_FLOPS, blas_threads, numba_threads, one_blas_thread, serial_twins,
+                           sum_chunks, user_chunks)
 
 __all__ = ["maxmin_round_interior_point"]
 
@@ -529,6 +531,10 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
     per_user = np.diff(user_start) * kk
     dense = float(per_user @ per_user) > n_users * n_rows * n_rows / 10.0
     r_dense = np.zeros((n_users, n_rows) if dense else (0, n_rows))
+    # the normal matrix's product (users x rows² operations) and factorisation (rows³ / 3) on the numba loops' threads
+    # when large enough to gain from them (see THREADED_BLAS_FLOPS); one BLAS thread otherwise
+    big = max(n_users * n_rows * n_rows if dense else 0, n_rows ** 3 / 3) >= THREADED_BLAS_FLOPS
+    dense_threads = n_chunks
 
     converged = False
     best = (np.inf, x, t, u, w)
@@ -558,13 +564,14 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
                 break
             m_mat, d, inv_g, b_vec, c0 = kernels._normal_matrix(x, z, w, u, s, y, a_act, *structure, n_rows,
                                                                 r_dense, dense)
-            if dense:  # M -= RᵀR on the upper triangle, which is all the Cholesky factorisation reads
-                if merit > _SINGLE_ABOVE:  # early steps need little accuracy: the product in single precision
-                    m_mat -= scipy.linalg.blas.ssyrk(1.0, r_dense.T.astype(np.float32), trans=0, lower=0)
-                else:
-                    m_mat = scipy.linalg.blas.dsyrk(-1.0, r_dense.T, beta=1.0, c=m_mat, trans=0, lower=0,
-                                                    overwrite_c=1)
-            upper = _cholesky(m_mat)
+            with blas_threads(dense_threads) if big else contextlib.nullcontext():
+                if dense:  # M -= RᵀR on the upper triangle, which is all the Cholesky factorisation reads
+                    if merit > _SINGLE_ABOVE:  # early steps need little accuracy: the product in single precision
+                        m_mat -= scipy.linalg.blas.ssyrk(1.0, r_dense.T.astype(np.float32), trans=0, lower=0)
+                    else:
+                        m_mat = scipy.linalg.blas.dsyrk(-1.0, r_dense.T, beta=1.0, c=m_mat, trans=0, lower=0,
+                                                        overwrite_c=1)
+                upper = _cholesky(m_mat)
             if upper is None:
                 break
             t, finite = _predictor_corrector(kernels, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x, s, w, t, y,
