@@ -432,7 +432,9 @@ def pooled_count_sd(paper_mean: float, n_paper: int, our_mean: float, runs: int,
     f has variance at least f(1 - f). Our ``our_sd`` is the population standard deviation over our ``runs``.
 
     A count the paper saw once in 1,000 runs (mean 0.001) and we never saw keeps a spread, so the rule does not ask
-    for an exact match; the paper's spread at its least makes the bound no wider than the true pooled one.
+    for an exact match; the paper's spread at its least makes the bound no wider than the true pooled one. The
+    between-means term keeps the bound above k·|d|/√(n_paper + runs): with n_paper + runs <= k² no difference could
+    fail the rule, so it is meant for the paper's hundreds of runs, not a handful.
 
     >>> round(pooled_count_sd(0.001, 1000, 0.0, 1000, 0.0), 4)
     0.0224
@@ -467,6 +469,8 @@ def _evaluate(d: Declared, ours, runs: int | None, sd: float | None = None) -> b
             raise ValueError(f"claim {d.id!r}: an se rule needs runs = the number of runs behind ours, got {runs!r}")
         spread = d.se["sd"]
         if spread == OUR_SD:
+            if len(values) != 1:
+                raise ValueError(f"claim {d.id!r}: a pooled se rule judges one mean per run set, got {ours!r}")
             spread = pooled_count_sd(d.paper_value, d.se["n_paper"], values[0], runs, sd, claim=d.id)
         bound = d.se["k"] * spread * math.sqrt(1 / d.se["n_paper"] + 1 / runs)
         return all(abs(v - d.paper_value) <= bound for v in values)
@@ -544,8 +548,10 @@ class ClaimLog:
                              "runs' standard deviation (only an se rule declared with sd = \"pooled\" does)")
         ours = _plain(ours)
         satisfied = _evaluate(d, ours, runs, sd)
-        if sd is not None:      # the rule shows the pooled spread it used
-            sd = pooled_count_sd(d.paper_value, d.se["n_paper"], _numbers(ours)[0], runs, sd, claim=claim_id)
+        if sd is not None:      # the rule shows the pooled spread it used (none when ours is NaN: not reproduced)
+            value = _numbers(ours)[0]
+            sd = None if math.isnan(value) else pooled_count_sd(d.paper_value, d.se["n_paper"], value, runs, sd,
+                                                                 claim=claim_id)
         if d.on_data and self.data == "synthetic":
             status = "not tested"
             note = ("measured on synthetic stand-in data (the real excerpt was not found), which says nothing about "

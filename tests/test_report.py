@@ -128,6 +128,11 @@ se = { k = 4, sd = "pooled", n_paper = 1000 }
     rare = registry.replace("5.588", "0.001")
     assert ClaimLog("d", write=False, registry=rare).measure("rare", 0.0, runs=1000, sd=0.0)
     assert not ClaimLog("d", write=False, registry=rare).measure("rare", 0.01, runs=1000, sd=0.0)
+    nan = ClaimLog("d", write=False, registry=registry)
+    assert not nan.measure("rare", float("nan"), runs=1000, sd=2.0)          # not reproduced, and said so
+    assert nan.claims[-1].status == "not reproduced" and "sd = pooled (" in nan.claims[-1].rule
+    with pytest.raises(ValueError, match="one mean per run set"):
+        ClaimLog("d", write=False, registry=registry).measure("rare", [5.8, 5.9], runs=1000, sd=2.0)
     for sd in (None, -1.0, float("nan"), "2"):
         with pytest.raises(ValueError, match="pools our runs' spread"):
             ClaimLog("d", write=False, registry=registry).measure("rare", 5.9, runs=1000, sd=sd)
