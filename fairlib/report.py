@@ -449,6 +449,8 @@ def pooled_count_sd(paper_mean: float, n_paper: int, our_mean: float, runs: int,
 
 
 def _evaluate(d: Declared, ours, runs: int | None, sd: float | None = None) -> bool:
+    """Whether ``ours`` meets ``d``'s declared rule (a NaN never does); ``runs`` and ``sd`` (our runs' standard
+    deviation) fill a standard-error rule; a measurement of the wrong shape for its rule is a ValueError."""
     if d.equals:
         return bool(ours == d.paper_value)
     if d.monotone is not None:
