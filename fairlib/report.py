@@ -448,9 +448,23 @@ def pooled_count_sd(paper_mean: float, n_paper: int, our_mean: float, runs: int,
     return math.sqrt((runs * our_sd ** 2 + n_paper * frac * (1 - frac) + between) / n)
 
 
-def _evaluate(d: Declared, ours, runs: int | None, sd: float | None = None) -> bool:
-    """Whether ``ours`` meets ``d``'s declared rule (a NaN never does); ``runs`` and ``sd`` (our runs' standard
-    deviation) fill a standard-error rule; a measurement of the wrong shape for its rule is a ValueError."""
+def _pooled_spread(d: Declared, ours, runs, our_sd) -> float | None:
+    """The pooled standard deviation an ``sd = "pooled"`` rule judges ``ours`` with (:func:`pooled_count_sd`); None
+    where ours is not one finite number (:func:`_evaluate` then refuses it or finds it not reproduced)."""
+    values = _numbers(ours)
+    if values is None or math.isnan(values[0]):
+        return None
+    if len(values) != 1:
+        raise ValueError(f"claim {d.id!r}: a pooled se rule judges one mean per run set, got {ours!r}")
+    if not (isinstance(runs, numbers.Integral) and runs > 0):
+        raise ValueError(f"claim {d.id!r}: an se rule needs runs = the number of runs behind ours, got {runs!r}")
+    return pooled_count_sd(d.paper_value, d.se["n_paper"], values[0], runs, our_sd, claim=d.id)
+
+
+def _evaluate(d: Declared, ours, runs: int | None, pooled: float | None = None) -> bool:
+    """Whether ``ours`` meets ``d``'s declared rule (a NaN never does); ``runs`` fills a standard-error rule, and
+    ``pooled`` (:func:`_pooled_spread`) is its spread where declared ``sd = "pooled"``; a measurement of the wrong
+    shape for its rule is a ValueError."""
     if d.equals:
         return bool(ours == d.paper_value)
     if d.monotone is not None:
@@ -469,11 +483,7 @@ def _evaluate(d: Declared, ours, runs: int | None, sd: float | None = None) -> b
     if d.se is not None:
         if not (isinstance(runs, numbers.Integral) and runs > 0):
             raise ValueError(f"claim {d.id!r}: an se rule needs runs = the number of runs behind ours, got {runs!r}")
-        spread = d.se["sd"]
-        if spread == OUR_SD:
-            if len(values) != 1:
-                raise ValueError(f"claim {d.id!r}: a pooled se rule judges one mean per run set, got {ours!r}")
-            spread = pooled_count_sd(d.paper_value, d.se["n_paper"], values[0], runs, sd, claim=d.id)
+        spread = pooled if d.se["sd"] == OUR_SD else d.se["sd"]
         bound = d.se["k"] * spread * math.sqrt(1 / d.se["n_paper"] + 1 / runs)
         return all(abs(v - d.paper_value) <= bound for v in values)
     ok = True
@@ -549,11 +559,9 @@ class ClaimLog:
             raise ValueError(f"claim {claim_id!r}: sd = {sd!r} given, but its rule ({d.rule_text()}) does not take our "
                              "runs' standard deviation (only an se rule declared with sd = \"pooled\" does)")
         ours = _plain(ours)
-        satisfied = _evaluate(d, ours, runs, sd)
-        if sd is not None:      # the rule shows the pooled spread it used (none when ours is NaN: not reproduced)
-            value = _numbers(ours)[0]
-            sd = None if math.isnan(value) else pooled_count_sd(d.paper_value, d.se["n_paper"], value, runs, sd,
-                                                                 claim=claim_id)
+        # a pooled rule's spread, computed once: judged with, and shown in the rule (none for a NaN: not reproduced)
+        pooled = _pooled_spread(d, ours, runs, sd) if d.se is not None and d.se["sd"] == OUR_SD else None
+        satisfied = _evaluate(d, ours, runs, pooled)
         if d.on_data and self.data == "synthetic":
             status = "not tested"
             note = ("measured on synthetic stand-in data (the real excerpt was not found), which says nothing about "
@@ -561,7 +569,7 @@ class ClaimLog:
         else:
             status = "held" if satisfied else "not reproduced"
         self.claims.append(Claim(claim_id, d.kind, d.source, d.statement, _plain(d.paper_value), ours,
-                                 d.rule_text(runs, sd), status, note, d.wall_clock, cell or _current_cell()))
+                                 d.rule_text(runs, pooled), status, note, d.wall_clock, cell or _current_cell()))
         return satisfied
 
     def measure_all(self, measured) -> dict[str, bool]:
