@@ -21,8 +21,9 @@ contributor then replaces the examples it contains with the paper's own experime
   (pooled: each user's weighted slice of its dominant resource, scaled until a resource is full, from held tasks;
   multi-server: every server's time split equally among the users who can use it);
 - its export in ``fairlib/multires/__init__.py`` and its :func:`fairlib.mechanisms.register` call;
-- its slow reference in ``tests/reference.py`` and ``tests/test_<NAME>.py`` (a known answer and the differential
-  test against the reference); with ``--paper KEY``, both added to that paper's catalogue entry.
+- its slow reference in ``tests/reference.py`` and ``tests/test_<NAME>.py``, the differential test against the
+  reference, which needs no edit (the paper's known answer is a claim, asserted in the driver's findings test);
+  with ``--paper KEY``, the mechanism and its test added to that paper's catalogue entry.
 
 ``python -m fairlib.scaffold --remove KEY`` removes what ``paper KEY`` created (and the paper's outputs under
 ``figures/``, ``data/results/`` and ``executed/``); it refuses a paper the scaffold did not create.
@@ -432,9 +433,12 @@ def {name}_reference(cluster):
     return tasks
 '''
 
-_POOLED_TEST = '''"""A known answer and the differential test against the slow reference (tests/reference.py) of
-``fairlib.multires.{name}``.
+_POOLED_TEST = '''"""The differential test of ``fairlib.multires.{name}``
+against its slow reference (tests/reference.py).
 
+Written by the scaffold so that it needs no edit: it holds for any rule whose reference says the same.
+The paper's worked example (its known answer) is a claim of the paper,
+measured by the driver and asserted in the driver's findings test.
 The rules every mechanism meets: ``pytest -m registry -k {name}``.
 """
 
@@ -446,10 +450,12 @@ from fairlib.multires import Cluster, {name}
 from tests.reference import {name}_reference
 
 
-def test_known_answer_on_the_drf_example():
-    """The DRF paper's pool: slices 2.25 and 1.5 tasks scale by 4/3 until the CPU is full: 3 and 2 tasks."""
-    res = {name}(Cluster.single_pool([9, 18], [[1, 4], [3, 1]]))
-    np.testing.assert_allclose(res.tasks.ravel(), [3.0, 2.0])
+def test_matches_the_reference_on_the_drf_example():
+    """The DRF paper's pool (9 CPUs, 18 GB; tasks ⟨1, 4⟩ and ⟨3, 1⟩), with nothing held and with a held task."""
+    cluster = Cluster.single_pool([9, 18], [[1, 4], [3, 1]])
+    for start in (None, np.array([1.0, 0.0])):
+        ours = {name}(cluster, start=start).tasks.ravel()
+        np.testing.assert_allclose(ours, {name}_reference(cluster, start), rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.parametrize("seed", range(30))
@@ -468,9 +474,12 @@ def test_a_start_beyond_the_capacity_is_named():
         {name}(Cluster.single_pool([9, 18], [[1, 4], [3, 1]]), start=[10, 0])
 '''
 
-_MULTI_TEST = '''"""A known answer and the differential test against the slow reference (tests/reference.py) of
-``fairlib.multires.{name}``.
+_MULTI_TEST = '''"""The differential test of ``fairlib.multires.{name}``
+against its slow reference (tests/reference.py).
 
+Written by the scaffold so that it needs no edit: it holds for any rule whose reference says the same.
+The paper's worked example (its known answer) is a claim of the paper,
+measured by the driver and asserted in the driver's findings test.
 The rules every mechanism meets: ``pytest -m registry -k {name}``.
 """
 
@@ -482,9 +491,10 @@ from fairlib.multires import Cluster, random_cluster, {name}
 from tests.reference import {name}_reference
 
 
-def test_known_answer_on_the_drf_example_split_over_two_servers():
-    res = {name}(Cluster([[4.5, 9], [4.5, 9]], [[1, 4], [3, 1]]))
-    np.testing.assert_allclose(res.tasks, [[1.125, 1.125], [0.75, 0.75]])
+def test_matches_the_reference_on_the_drf_example_split_over_two_servers():
+    cluster = Cluster([[4.5, 9], [4.5, 9]], [[1, 4], [3, 1]])
+    ours = {name}(cluster).tasks
+    np.testing.assert_allclose(ours, {name}_reference(cluster), rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("seed", range(30))
