@@ -177,14 +177,18 @@ def plain_statement(statement: str) -> str:
 
 def findings_markdown(claims: list[dict], chosen: list[str]) -> str:
     """The **Findings** list of a notebook: one Markdown bullet per claim of ``chosen`` (3 to 5 claim ids of the
-    ledger ``claims``, as written to ``claims.json``; all of them where it has fewer than 3), in that order, each
-    saying whether the claim held and the one number we measured, then the ledger's counts.
+    ledger ``claims``, as written to ``claims.json``; all of them where it has fewer than 3; empty: the ledger's
+    first five, its paper claims first, until the notebook names its main ones), in that order, each saying whether
+    the claim held and the one number we measured, then the ledger's counts.
 
     >>> ledger = [{"claim_id": "a", "statement": "the worst efficiency is 3/4", "status": "held", "ours": 0.7502,
     ...            "kind": "paper", "source": "§3"}]
     >>> print(findings_markdown(ledger, ["a", "a", "a"]).splitlines()[0])
     - **Held**, §3: the worst efficiency is 3/4 — we measure 0.7502.
     """
+    if len(chosen) == 0:    # not chosen yet (a new paper's notebook): the ledger's first claims, the paper's first
+        chosen = ([c["claim_id"] for c in claims if c.get("kind") == "paper"]
+                  + [c["claim_id"] for c in claims if c.get("kind") != "paper"])[:5]
     least = min(3, len(claims))
     if not least <= len(chosen) <= 5:
         raise InvalidInputError(f"chosen = {chosen!r}: a Findings list has {least} to 5 bullets (3 to 5 where the "

@@ -150,7 +150,7 @@ def _notebook(template: str, key: str, title: str, citation: str, driver: str) -
             src = src.replace("from fairlib.experiments import template", f"from fairlib.experiments import {driver}")
             # the registry's path first: "template.toml" would otherwise read as the driver's attribute "toml"
             src = src.replace("notebooks/claims/template.toml", f"notebooks/claims/{key}.toml")
-            src = re.sub(r"\btemplate\.(?=[a-z_])", f"{driver}.", src)
+            src = re.sub(r"\btemplate\.(?=[A-Za-z_])", f"{driver}.", src)
         cell["source"] = src.splitlines(keepends=True)
         if cell["cell_type"] == "code":
             cell["outputs"], cell["execution_count"] = [], None
@@ -186,7 +186,7 @@ def scaffold_paper(key: str, title: str, citation: str, driver: str, *, root: Pa
                                                                 f"notebooks/claims/{key}.toml"))
     test = w.read("tests/test_template_findings.py")
     test = test.replace("from fairlib.experiments import template", f"from fairlib.experiments import {driver}")
-    test = re.sub(r"\btemplate\.(?=[a-z_])", f"{driver}.", test).replace('KEY = "template"', f'KEY = "{key}"')
+    test = re.sub(r"\btemplate\.(?=[A-Za-z_])", f"{driver}.", test).replace('KEY = "template"', f'KEY = "{key}"')
     test = re.sub(r'\A""".*?"""', lambda _: _wrapped(f'"""The {key} claims\' arithmetic (fairlib.experiments.'
                                                       f"{driver}.findings): a known answer, one measurement per "
                                                       'declared claim, bad input named."""').rstrip("\n"),

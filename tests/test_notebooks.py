@@ -100,7 +100,7 @@ def test_a_notebook_reads_as_a_lecture(path):
     assert cells[first_md_after][1] == "## Findings", f"{path.name}: the first section after the title is Findings"
     findings = [i for i, t in enumerate(tags) if FINDINGS_TAG in t]
     assert findings == [first_md_after + 1] and "remove-input" in tags[findings[0]]
-    assert 1 <= len(findings_choice(cells[findings[0]][1])) <= 5
+    assert len(findings_choice(cells[findings[0]][1])) <= 5     # [] until chosen: the registry's first claims
     for i, ((kind, source, meta), t) in enumerate(zip(cells, tags)):
         if kind != "code":
             continue

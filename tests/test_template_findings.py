@@ -18,7 +18,7 @@ def test_findings_known_answer():
 
 
 def test_every_declared_claim_is_measured_once():
-    found = template.findings(template.sample_means(50, 5, rng=1))
+    found = template.findings(template.experiment("quick", seed=1))
     declared = load_registry(registry_path(KEY), KEY)
     assert all(isinstance(m, Measurement) for m in found.values())
     assert set(found) <= set(declared)
@@ -36,3 +36,12 @@ def test_bad_tables_are_named(bad, match):
 def test_the_experiment_refuses_nonsense_sizes():
     with pytest.raises(InvalidInputError, match=r"n_users = 0: must be an integer >= 1"):
         template.sample_means(0, 3)
+    with pytest.raises(InvalidInputError, match="mode"):
+        template.experiment("fast", seed=1)
+
+
+def test_the_notebook_calls_figure_and_summary_on_any_run():
+    """The four functions the scaffolded notebook calls: a paper that replaces their bodies keeps them working."""
+    table = template.experiment("quick", seed=1)
+    measured = template.findings(table)
+    assert template.figure(table).axes and template.summary(table, measured).endswith(".")

@@ -7,9 +7,14 @@ A driver holds everything the notebook computes: functions that run the experime
 :class:`fairlib.report.Measurement` per declared claim (the notebook hands them to
 :meth:`fairlib.report.ClaimLog.measure_all`), so the arithmetic behind every claim is library code with a test.
 
->>> table = sample_means(100, 3, rng=0)
+The notebook calls four functions, whatever the paper: :func:`experiment` (the experiment at quick or full size, a
+tidy table), :func:`findings` (the claims measured on it), :func:`figure` (its figure, drawn with
+:mod:`fairlib.plotting`) and :func:`summary` (the "What we found" sentence). Replace their bodies with the paper's
+and the scaffolded notebook runs unchanged; add a section per further figure or table of the paper.
+
+>>> table = experiment("quick", seed=0)
 >>> list(table.columns), len(table)
-(['repeat', 'mean'], 3)
+(['repeat', 'mean'], 5)
 >>> round(findings(table)["mean_near_half"].value, 2)
 0.5
 """
@@ -19,10 +24,34 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError, as_count
+from .._validate import InvalidInputError, as_count, check_choice
+from ..plotting import color, new_figure
+from ..prose import number
 from ..report import Measurement
 
-__all__ = ["sample_means", "findings"]
+__all__ = ["SIZES", "experiment", "sample_means", "findings", "figure", "summary"]
+
+#: Users and repeats of :func:`experiment` per mode: quick mode must finish in seconds.
+SIZES = {"quick": (50, 5), "full": (1000, 100)}
+
+
+def experiment(mode: str, seed) -> pd.DataFrame:
+    """The notebook's experiment at the size of ``mode`` (:data:`SIZES`): :func:`sample_means`.
+
+    Parameters
+    ----------
+    mode : {"quick", "full"}
+    seed : int or numpy Generator
+        Randomness of the run.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`sample_means`' table.
+    """
+    check_choice(mode, tuple(SIZES), "mode")
+    n_users, n_repeats = SIZES[mode]
+    return sample_means(n_users, n_repeats, rng=seed)
 
 
 def sample_means(n_users: int, n_repeats: int, rng=None) -> pd.DataFrame:
@@ -57,7 +86,39 @@ def findings(table: pd.DataFrame) -> dict[str, Measurement]:
     dict
         ``{"mean_near_half": Measurement(mean of the repeats' means)}``.
     """
+    table = _checked(table)
+    return {"mean_near_half": Measurement(float(table["mean"].mean()), note=f"over {len(table)} repeats")}
+
+
+def _checked(table) -> pd.DataFrame:
     if not isinstance(table, pd.DataFrame) or "mean" not in table.columns or table.empty:
         raise InvalidInputError(f"table: expected sample_means' table (a non-empty DataFrame with a 'mean' column), "
                                 f"got {type(table).__name__}")
-    return {"mean_near_half": Measurement(float(table["mean"].mean()), note=f"over {len(table)} repeats")}
+    return table
+
+
+def figure(table: pd.DataFrame):
+    """Fig. 1 of the template: the histogram of the repeats' sample means (a matplotlib Figure).
+
+    >>> figure(experiment("quick", seed=0)).axes[0].get_xlabel()
+    'mean of N uniform draws'
+    """
+    table = _checked(table)
+    fig, ax = new_figure("Fig. 1 (template): an example figure")
+    ax.hist(table["mean"], color=color("edrf"), label="sample mean")
+    ax.set_xlabel("mean of N uniform draws")
+    ax.set_ylabel("runs")
+    ax.legend()
+    return fig
+
+
+def summary(table: pd.DataFrame, measured: dict) -> str:
+    """The "What we found" sentence of the notebook's section, from the table and :func:`findings`' measurements.
+
+    >>> table = experiment("quick", seed=0)
+    >>> summary(table, findings(table))[:38]
+    'Over 5 runs the sample mean of the uni'
+    """
+    table = _checked(table)
+    return (f"Over {len(table)} runs the sample mean of the uniform draws is "
+            f"{number(measured['mean_near_half'].value, 4)} on average (the paper: 1/2).")
