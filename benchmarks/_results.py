@@ -62,6 +62,20 @@ class Row:
         op, _, threshold = self.target.partition(" ")
         return bool(_OPS[op](self.value, float(threshold)))
 
+    @property
+    def margin(self) -> float | None:
+        """How far ``value`` is on the right side of ``target``, as a factor: ``value / threshold`` for ``>=``,
+        ``threshold / value`` for ``<=`` (1.2: 20% to spare; below 1: missed). None for a reported row or ``==``."""
+        if not self.target:
+            return None
+        op, _, threshold = self.target.partition(" ")
+        t, v = float(threshold), float(self.value)
+        if op in (">=", ">"):
+            return v / t if t > 0 else None
+        if op in ("<=", "<"):
+            return t / v if v > 0 else float("inf")
+        return None
+
 
 def ratio(numerator: float, denominator: float) -> float:
     """``numerator / denominator`` (a speed ratio: the baseline's time over ours)."""
@@ -170,10 +184,17 @@ def _target(row: Row) -> str:
     return f"{_SHOWN_OP[op]} {shown}{row.unit if row.unit == '×' else ' ' + row.unit}".rstrip()
 
 
+#: The margin every gated row should keep: met by this factor, so that a quieter or busier run does not flip it.
+MARGIN = 1.2
+
+
 def _met(row: Row) -> str:
     if row.met is None:
         return "—"
     word = "met" if row.met else "**not met**"
+    margin = row.margin
+    if margin is not None and margin != float("inf"):
+        word += f", {margin:.2g}×" if margin < 10 else f", {margin:,.0f}×"
     return word if row.gated else f"{word} (not gated)"
 
 
@@ -188,8 +209,9 @@ Every row below is rendered by `python -m benchmarks --report` from the machine-
 rendering, so no number here is typed by hand. Each benchmark times our method and its baseline side by side in one
 run (medians of repeated runs; generic solvers that take minutes once); read the **ratios**: absolute times on a
 shared machine move with its load, which each run records. Whether a row is met is computed from its value and its
-target. A row marked "not gated" is reported against its target but does not decide anything (the cold start:
-`make install` compiles every kernel beforehand).
+target, and so is its margin, the factor by which it is met (value over target for "≥", target over value for "≤";
+every gated row should be met by 1.2×, so that a busier run does not flip it). A row marked "not gated" is reported
+against its target but does not decide anything (the cold start: `make install` compiles every kernel beforehand).
 
 To re-measure one benchmark: `python -m benchmarks NAME` (then `python -m benchmarks --report`); every benchmark:
 `make bench`.
@@ -207,9 +229,14 @@ def render(records: list[dict]) -> str:
     gated = [r for rec in records for r in rec["rows"] if r.target and r.gated]
     missed = [f"{rec['benchmark']}: {r.row}" for rec in records for r in rec["rows"]
               if r.target and r.gated and not r.met]
-    lines += ["", f"{len(gated) - len(missed)} of {len(gated)} gated rows met."]
+    thin = [f"{rec['benchmark']}: {r.row}" for rec in records for r in rec["rows"] if r.target and r.gated
+            and r.met and r.margin is not None and r.margin < MARGIN]
+    lines += ["", f"{len(gated) - len(missed)} of {len(gated)} gated rows met; {len(gated) - len(missed) - len(thin)}"
+              f" of them with the {MARGIN:g}× margin."]
     if missed:
         lines += ["", "Not met:", ""] + [f"- {m}" for m in missed]
+    if thin:
+        lines += ["", f"Met with less than the {MARGIN:g}× margin:", ""] + [f"- {m}" for m in thin]
     notes = [(rec["benchmark"], r.row, r.note) for rec in records for r in rec["rows"] if r.note]
     if notes:
         lines += ["", "## Notes on rows", ""]

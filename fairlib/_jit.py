@@ -157,6 +157,8 @@ def _interpreting(name: str):
 def problem_cells(problem) -> int | None:
     """Cells of a mechanism's first argument: users x servers x resources for a cluster, else the array's size
     (None when it is neither: the mechanism's own validation then reports the argument)."""
+    if type(problem) is np.ndarray:     # the common case first: a microsecond matters for a small kernel's call
+        return int(problem.size)
     shape = getattr(problem, "n_users", None), getattr(problem, "n_servers", None), \
         getattr(problem, "n_resources", None)
     if all(isinstance(n, int) for n in shape):
@@ -189,7 +191,12 @@ def interpreted_when_small(function=None, *, bounded=None):
         if forced is None:
             cells = problem_cells(args[0] if args else kwargs.get(first))
             forced = cells is not None and cells <= INTERPRET_AT_MOST and _bounded(bounded, args, kwargs)
-        with _interpreting(function.__name__) if forced else _compiling():
+        if forced:
+            with _interpreting(function.__name__):
+                return function(*args, **kwargs)
+        if not _INTERPRET.get():        # compiled already: no context to set (it costs more than a small kernel)
+            return function(*args, **kwargs)
+        with _compiling():
             return function(*args, **kwargs)
 
     return run

@@ -21,14 +21,16 @@ __all__ = ["edrf", "EDRFResult", "pdrf", "PDRFResult", "SATURATION_RTOL"]
 SATURATION_RTOL = 1e-12
 
 
-def _as_pool(demands, capacity, weights):
-    """Shape/dtype checks only; values are checked inside the streaming kernel (one pass)."""
+def _as_pool(demands, capacity, weights, *, with_weights: bool = True):
+    """Shape/dtype checks only; values are checked inside the streaming kernel (one pass). Without weights (PDRF
+    has none), an empty weight vector: :func:`_scan_rows` then skips the rate."""
     d = as_array(demands, "demands")
     if d.ndim != 2 or d.dtype.kind not in "iuf" or d.size == 0:
         d = as_demands(d)  # raises the precise error
     d = np.ascontiguousarray(d, dtype=np.float64)
     cap = as_capacities(capacity, n_resources=d.shape[1])
-    return _read_only(d), _read_only(cap), _read_only(as_weights(weights, d.shape[0]))
+    w = as_weights(weights, d.shape[0]) if with_weights else np.empty(0)
+    return _read_only(d), _read_only(cap), _read_only(w)
 
 
 def _read_only(array):
@@ -86,29 +88,34 @@ def _scan_rows(demands, capacity, weights):
 
     Returns (ok, ds, rate, any_zero): ``ok`` is False on a negative/non-finite entry or an all-zero
     row (the caller then re-validates to raise the precise error); ``rate[r] = sum_i w_i d_ir / ds_i``;
-    ``any_zero`` says some user does not demand some resource (then several rounds may be needed).
+    ``any_zero`` says some user does not demand some resource (then several rounds may be needed). Empty
+    ``weights``: no rate (zeros), for callers that need the shares alone.
     """
     n, m = demands.shape
     ds = np.empty(n)
     rate = np.zeros(m)
     any_zero = False
+    with_rate = weights.shape[0] > 0
     for i in range(n):
+        # branch-free over the row (a branch per entry costs half the pass): ``poison`` turns NaN on a NaN or an
+        # infinite entry (v * 0), ``lowest`` catches a negative one and says whether the row has a zero
         best = 0.0
+        lowest = np.inf
+        poison = 0.0
         for r in range(m):
             v = demands[i, r]
-            if not (v >= 0.0 and v < np.inf):
-                return False, ds, rate, any_zero
-            if v == 0.0:
-                any_zero = True
+            poison += v * 0.0
+            lowest = v if v < lowest else lowest
             q = v / capacity[r]
-            if q > best:
-                best = q
-        if best == 0.0:
+            best = q if q > best else best
+        if not lowest >= 0.0 or poison != 0.0 or best == 0.0:
             return False, ds, rate, any_zero
+        any_zero |= lowest == 0.0
         ds[i] = best
-        f = weights[i] / best
-        for r in range(m):
-            rate[r] += f * demands[i, r]
+        if with_rate:
+            f = weights[i] / best
+            for r in range(m):
+                rate[r] += f * demands[i, r]
     return True, ds, rate, any_zero
 
 
@@ -343,9 +350,9 @@ class PDRFResult(_DominantOnAccess):
     Attributes
     ----------
     tasks : (n_users,) int64.
-    consumed : (n_resources,) float64.
+    consumed : (n_resources,) float64 (computed on first access).
     cycles : float — k, the (real) number of cycle iterations (k' = k * ds* for ``variant="simplified"``).
-    rates : (n_users,) float64 — tasks per cycle, ds* / ds_i (>= 1).
+    rates : (n_users,) float64 — tasks per cycle, ds* / ds_i (>= 1), computed on first access.
     top_up_tasks : (n_users,) int64 — tasks added by the top-up round (zeros without it).
     stages : int — cycle computations performed (1 unless ``higher_order``).
     work : int — element operations (demand entries read or written per pass): the row scan and every cycle
@@ -355,13 +362,23 @@ class PDRFResult(_DominantOnAccess):
     """
 
     tasks: np.ndarray
-    consumed: np.ndarray
     cycles: float
-    rates: np.ndarray
     top_up_tasks: np.ndarray
     stages: int
     work: int = 0
     _inputs: tuple = field(default=(), repr=False, compare=False)
+    _dominant_shares: np.ndarray = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def rates(self) -> np.ndarray:
+        """(n_users,) float64 — tasks per cycle, ds* / ds_i (>= 1), computed on first access."""
+        return self._dominant_shares.max() / self._dominant_shares
+
+    @cached_property
+    def consumed(self) -> np.ndarray:
+        """(n_resources,) float64 — ``tasks @ demands``, computed on first access (one more pass over the demands,
+        as long as the whole of PDRF's streaming work, not paid by callers who never ask)."""
+        return self.tasks @ self._inputs[0]
 
 
 @njit(cache=True)
@@ -445,9 +462,9 @@ def pdrf(demands, capacity=None, *, variant: str = "ds_max", top_up: bool = Fals
         return pdrf_allocation(demands, variant=variant, top_up=top_up, higher_order=higher_order,
                                share_arithmetic=share_arithmetic)
     check_choice(variant, ("ds_max", "simplified"), "variant")
-    d, cap, ones = _as_pool(demands, capacity, None)
+    d, cap, no_weights = _as_pool(demands, capacity, None, with_weights=False)
     n, m = d.shape
-    ok, ds, _, _ = _scan_rows(d, cap, ones)
+    ok, ds, _, _ = _scan_rows(d, cap, no_weights)
     if not ok:
         _raise_scan_error(d, cap)
     i_min = int(np.argmin(ds))
@@ -464,7 +481,6 @@ def pdrf(demands, capacity=None, *, variant: str = "ds_max", top_up: bool = Fals
     simplified = variant == "simplified"
     tasks, k = _pdrf_cycle(d, cap, ds, simplified)
     work = n * m + (n * m + m + n)     # _scan_rows, then _pdrf_cycle: loops with data-independent bounds
-    rates = ds.max() / ds
     stages = 1
     if higher_order:
         remaining = cap - tasks @ d
@@ -492,8 +508,8 @@ def pdrf(demands, capacity=None, *, variant: str = "ds_max", top_up: bool = Fals
         work += fill_work
         top = filled - tasks
         tasks = filled
-    return PDRFResult(tasks=tasks, consumed=tasks @ d, cycles=float(k), rates=rates, top_up_tasks=top,
-                      stages=stages, work=int(work), _inputs=(d, cap))
+    return PDRFResult(tasks=tasks, cycles=float(k), top_up_tasks=top,
+                      stages=stages, work=int(work), _inputs=(d, cap), _dominant_shares=ds)
 
 
 def edrf_allocation(cluster: Cluster, start=None) -> Allocation:
