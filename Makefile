@@ -7,8 +7,9 @@
 #               build the book into build/site (make site)
 #   make test   create .venv if missing, then run the whole test suite on two workers (pytest-xdist: the tests of
 #               a file on one worker, the paper notebooks' quick runs spread one by one)
-#   make test-paper KEY=<key>   one paper's loop: its tests (fairlib/catalog.py), the registry-wide tests and the API
-#               contract of the mechanisms it introduces, its notebook's checks and its quick run; nothing else
+#   make test-paper KEY=<key>   one paper's loop: ruff, its tests (fairlib/catalog.py), its driver's and mechanisms'
+#               doctests, the registry-wide tests and the API contract of the mechanisms it introduces, its
+#               notebook's checks and its quick run, the import graph and the guide's paths; nothing else
 #   make site   build the book (build/site/index.html; Jupyter Book, book/) from the committed executed
 #               notebooks in executed/, the claims ledger and docs/; nothing is re-executed, so it installs
 #               the packages (.venv) but compiles no kernel
@@ -73,7 +74,11 @@ test-paper: $(STAMP)
 	@test -n "$(KEY)" || { echo "usage: make test-paper KEY=<key> (keys: $(BIN)/python -m fairlib.catalog)"; exit 2; }
 	@tests=$$($(BIN)/python -m fairlib.catalog --tests $(KEY)) || exit 2; \
 	mechs=$$($(BIN)/python -m fairlib.catalog --mechanisms $(KEY)); \
-	set -x; $(BIN)/python -m pytest -p no:cacheprovider $$tests tests/test_notebooks.py --paper $(KEY) || exit 1; \
+	modules=$$($(BIN)/python -m fairlib.catalog --modules $(KEY)); \
+	set -x; $(BIN)/ruff check fairlib tests benchmarks run_all.py || exit 1; \
+	$(BIN)/python -m pytest -p no:cacheprovider $$tests tests/test_notebooks.py tests/test_import_graph.py \
+	  tests/test_contributing.py --paper $(KEY) || exit 1; \
+	if [ -n "$$modules" ]; then $(BIN)/python -m pytest -p no:cacheprovider --doctest-modules $$modules || exit 1; fi; \
 	if [ -n "$$mechs" ]; then $(BIN)/python -m pytest -p no:cacheprovider -o addopts="-ra --strict-markers" \
 	  -m registry -k "$$mechs" tests && $(BIN)/python -m pytest -p no:cacheprovider \
 	  -o addopts="-ra --strict-markers" tests/test_api_contract.py -k "$$mechs"; fi

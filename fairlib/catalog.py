@@ -83,8 +83,8 @@ def source_path(nb: Notebook) -> Path:
 
 
 def main(argv=None) -> int:
-    """``python -m fairlib.catalog [--tests KEY]``: the catalogue, or the test files of one paper (``make
-    test-paper``)."""
+    """``python -m fairlib.catalog [--tests KEY | --mechanisms KEY | --modules KEY]``: the catalogue, or what ``make
+    test-paper`` runs for one paper."""
     import argparse
     import sys
 
@@ -92,15 +92,25 @@ def main(argv=None) -> int:
     ap.add_argument("--tests", metavar="KEY", help="print the test files of paper KEY, one per line")
     ap.add_argument("--mechanisms", metavar="KEY",
                     help="print the mechanisms paper KEY introduces as a pytest -k expression (empty if none)")
+    ap.add_argument("--modules", metavar="KEY",
+                    help="print the library modules of paper KEY whose doctests make test-paper runs: its driver "
+                         "and the modules of its mechanisms that exist as fairlib/multires/<name>.py")
     args = ap.parse_args(argv)
-    key = args.tests if args.tests is not None else args.mechanisms
+    key = next((k for k in (args.tests, args.mechanisms, args.modules) if k is not None), None)
     if key is not None:
         try:
             nb = get(key)
         except KeyError as exc:
             print(f"python -m fairlib.catalog: {exc.args[0]}", file=sys.stderr)
             return 2
-        print("\n".join(nb.tests) if args.tests is not None else " or ".join(nb.mechanisms))
+        if args.tests is not None:
+            print("\n".join(nb.tests))
+        elif args.mechanisms is not None:
+            print(" or ".join(nb.mechanisms))
+        else:
+            files = ([f"fairlib/experiments/{nb.driver}.py"] if nb.driver else []) + \
+                [f"fairlib/multires/{name}.py" for name in nb.mechanisms]
+            print("\n".join(f for f in files if (paths.ROOT / f).exists()))
         return 0
     for nb in NOTEBOOKS.values():
         print(f"{nb.key:<24} {nb.path}")

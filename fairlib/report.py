@@ -132,7 +132,8 @@ class Declared:
     Rules (exactly one, unless the claim is declared ``not_tested``):
 
     - ``equals = true`` — ours == paper_value exactly;
-    - ``tol = t`` — |ours − paper_value| ≤ t (every element when ours is a list);
+    - ``tol = t`` — |ours − paper_value| ≤ t (every element when ours is a list; a list paper_value element by
+      element);
     - ``at_least`` / ``at_most`` — bounds on ours (every element when ours is a list; both may be given);
     - ``se = {k, sd, n_paper}`` — a mean reported by the paper as paper_value ± sd over ``n_paper`` runs, ours a mean
       over ``runs`` (given with the measurement): |ours − paper_value| ≤ k·sd·√(1/n_paper + 1/runs). Where the paper
@@ -244,8 +245,13 @@ def _declared(entry: dict, where: str) -> Declared:
                 and _is_number(se["n_paper"]) and (_is_number(se["sd"]) or se["sd"] == OUR_SD)):
             raise ValueError(f"{where}: se must be a table with numbers k, n_paper and sd (a number, or {OUR_SD!r} "
                              f"where the paper prints no standard deviation); got {se!r}")
-    if ("tol" in entry or "se" in entry or "converges" in entry) and not _is_number(entry.get("paper_value")):
-        raise ValueError(f"{where}: tol/se/converges need a numeric paper_value, got {entry.get('paper_value')!r}")
+    paper_value = entry.get("paper_value")
+    vector = isinstance(paper_value, list) and len(paper_value) > 0 and all(_is_number(v) for v in paper_value)
+    if "tol" in entry and not (_is_number(paper_value) or vector):
+        raise ValueError(f"{where}: tol needs a numeric paper_value or a list of numbers (compared element by "
+                         f"element), got {paper_value!r}")
+    if ("se" in entry or "converges" in entry) and not _is_number(paper_value):
+        raise ValueError(f"{where}: se/converges need a numeric paper_value, got {paper_value!r}")
     _check_trend_rules(entry, where)
     return Declared(**entry)
 
@@ -479,6 +485,11 @@ def _evaluate(d: Declared, ours, runs: int | None, pooled: float | None = None) 
     if any(math.isnan(v) for v in values):
         return False
     if d.tol is not None:
+        if isinstance(d.paper_value, list):     # a vector of the paper's values: element by element
+            if len(values) != len(d.paper_value):
+                raise ValueError(f"claim {d.id!r}: paper_value has {len(d.paper_value)} numbers, ours "
+                                 f"{len(values)}: {ours!r}")
+            return all(abs(v - p) <= d.tol for v, p in zip(values, d.paper_value))
         return all(abs(v - d.paper_value) <= d.tol for v in values)
     if d.se is not None:
         if not (isinstance(runs, numbers.Integral) and runs > 0):

@@ -409,3 +409,20 @@ def test_a_rule_prints_its_bound_exactly():
     assert text("at_most = 1.000000001") == "ours <= 1.000000001"
     assert text("at_least = 0.8284271247461903") == "ours >= 0.8284271247461903"
     assert text("at_most = 1e-06") == "ours <= 1e-06" and text("at_least = 60") == "ours >= 60"
+
+
+@pytest.mark.parametrize("ours, expected", [
+    ([2.52, 2.16], True),
+    ([2.52 + 4e-10, 2.16 - 4e-10], True),
+    ([2.52, 2.1600001], False),             # one element beyond the tolerance
+    ([2.52, float("nan")], False),
+])
+def test_a_tolerance_on_a_vector_of_the_papers_values_holds_element_by_element(ours, expected):
+    assert _holds("tol = 1e-9", ours, paper_value="[2.52, 2.16]") is expected
+
+
+def test_a_tolerance_on_a_vector_refuses_another_length_and_non_numbers():
+    with pytest.raises(ValueError, match="paper_value has 2 numbers, ours 3"):
+        _holds("tol = 1e-9", [2.52, 2.16, 0.0], paper_value="[2.52, 2.16]")
+    with pytest.raises(ValueError, match="tol needs a numeric paper_value or a list of numbers"):
+        ClaimLog("x", write=False, registry=_claim("tol = 1e-9", '["a", "b"]'))

@@ -65,6 +65,8 @@ def test_a_scaffolded_paper_and_mechanism_are_clean_and_their_tests_pass(checkou
     assert registry.returncode == 0 and " passed" in registry.stdout, registry.stdout[-4000:]
     catalog = _run([sys.executable, "-m", "fairlib.catalog", "--mechanisms", KEY], checkout)
     assert catalog.stdout.strip() == MECH
+    modules = _run([sys.executable, "-m", "fairlib.catalog", "--modules", KEY], checkout)
+    assert modules.stdout.split() == [f"fairlib/experiments/{DRIVER}.py", f"fairlib/multires/{MECH}.py"]
 
 
 def test_a_name_taken_or_malformed_is_refused_and_nothing_is_written(checkout):
