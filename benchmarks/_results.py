@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import operator
 import os
 import platform
@@ -65,8 +66,9 @@ class Row:
     @property
     def margin(self) -> float | None:
         """How far ``value`` is on the right side of ``target``, as a factor: ``value / threshold`` for ``>=``,
-        ``threshold / value`` for ``<=`` (1.2: 20% to spare; below 1: missed). None for a reported row or ``==``."""
-        if not self.target:
+        ``threshold / value`` for ``<=`` (1.2: 20% to spare; below 1: missed). None for a reported row, ``==``, and
+        a row without a unit (an exponent, a difference of utilities), where a ratio to the threshold means nothing."""
+        if not self.target or not self.unit:
             return None
         op, _, threshold = self.target.partition(" ")
         t, v = float(threshold), float(self.value)
@@ -184,17 +186,13 @@ def _target(row: Row) -> str:
     return f"{_SHOWN_OP[op]} {shown}{row.unit if row.unit == '×' else ' ' + row.unit}".rstrip()
 
 
-#: The margin every gated row should keep: met by this factor, so that a quieter or busier run does not flip it.
-MARGIN = 1.2
-
-
 def _met(row: Row) -> str:
     if row.met is None:
         return "—"
     word = "met" if row.met else "**not met**"
     margin = row.margin
-    if margin is not None and margin != float("inf"):
-        word += f", {margin:.2g}×" if margin < 10 else f", {margin:,.0f}×"
+    if margin is not None and margin != float("inf"):    # rounded down: 1.199 is not shown as the 1.2 it misses
+        word += f", {math.floor(margin * 100) / 100:.2f}×" if margin < 10 else f", {math.floor(margin):,}×"
     return word if row.gated else f"{word} (not gated)"
 
 
@@ -202,7 +200,10 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-INTRO = """# Performance
+#: The margin every gated row should keep: met by this factor, so that a quieter or busier run does not flip it.
+MARGIN = 1.2
+
+INTRO = f"""# Performance
 
 Every row below is rendered by `python -m benchmarks --report` from the machine-readable results committed under
 `benchmarks/results/`, which `make bench` (`python -m benchmarks`) writes; a test checks that this page equals that
@@ -210,8 +211,9 @@ rendering, so no number here is typed by hand. Each benchmark times our method a
 run (medians of repeated runs; generic solvers that take minutes once); read the **ratios**: absolute times on a
 shared machine move with its load, which each run records. Whether a row is met is computed from its value and its
 target, and so is its margin, the factor by which it is met (value over target for "≥", target over value for "≤";
-every gated row should be met by 1.2×, so that a busier run does not flip it). A row marked "not gated" is reported
-against its target but does not decide anything (the cold start: `make install` compiles every kernel beforehand).
+every gated row should be met by {MARGIN:g}×, so that a busier run does not flip it). A row marked "not gated" is
+reported against its target but does not decide anything (the cold start: `make install` compiles every kernel
+beforehand).
 
 To re-measure one benchmark: `python -m benchmarks NAME` (then `python -m benchmarks --report`); every benchmark:
 `make bench`.

@@ -82,6 +82,31 @@ def source_path(nb: Notebook) -> Path:
     return p if p.is_absolute() else paths.ROOT / p
 
 
+def library_modules(nb: Notebook) -> list[str]:
+    """The library files behind notebook ``nb`` whose doctests ``make test-paper`` runs: the experiment drivers its
+    source imports (``from fairlib.experiments import ...``) and the modules defining the mechanisms it introduces
+    (found through the registry, wherever they live), as paths relative to the repository root."""
+    import ast
+    import importlib
+    import json
+
+    drivers = []
+    for cell in json.loads(source_path(nb).read_text(encoding="utf-8"))["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        try:
+            tree = ast.parse("".join(cell["source"]))
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == "fairlib.experiments":
+                drivers += [f"fairlib/experiments/{alias.name}.py" for alias in node.names]
+    mechanisms = importlib.import_module("fairlib.mechanisms")   # lazily: the registry sits above the catalogue
+    defined = [importlib.import_module(mechanisms.get(name).function.__module__).__file__ for name in nb.mechanisms]
+    files = drivers + [str(Path(f).resolve().relative_to(paths.ROOT)) for f in defined]
+    return [f for f in dict.fromkeys(files) if (paths.ROOT / f).exists()]
+
+
 def main(argv=None) -> int:
     """``python -m fairlib.catalog [--tests KEY | --mechanisms KEY | --modules KEY]``: the catalogue, or what ``make
     test-paper`` runs for one paper."""
@@ -93,8 +118,8 @@ def main(argv=None) -> int:
     ap.add_argument("--mechanisms", metavar="KEY",
                     help="print the mechanisms paper KEY introduces as a pytest -k expression (empty if none)")
     ap.add_argument("--modules", metavar="KEY",
-                    help="print the library modules of paper KEY whose doctests make test-paper runs: its driver "
-                         "and the modules of its mechanisms that exist as fairlib/multires/<name>.py")
+                    help="print the library modules of paper KEY whose doctests make test-paper runs: the drivers "
+                         "its notebook imports and the modules of the mechanisms it introduces")
     args = ap.parse_args(argv)
     key = next((k for k in (args.tests, args.mechanisms, args.modules) if k is not None), None)
     if key is not None:
@@ -108,9 +133,7 @@ def main(argv=None) -> int:
         elif args.mechanisms is not None:
             print(" or ".join(nb.mechanisms))
         else:
-            files = ([f"fairlib/experiments/{nb.driver}.py"] if nb.driver else []) + \
-                [f"fairlib/multires/{name}.py" for name in nb.mechanisms]
-            print("\n".join(f for f in files if (paths.ROOT / f).exists()))
+            print("\n".join(library_modules(nb)))
         return 0
     for nb in NOTEBOOKS.values():
         print(f"{nb.key:<24} {nb.path}")

@@ -494,7 +494,7 @@ from tests.reference import {name}_reference
 def test_matches_the_reference_on_the_drf_example_split_over_two_servers():
     cluster = Cluster([[4.5, 9], [4.5, 9]], [[1, 4], [3, 1]])
     ours = {name}(cluster).tasks
-    np.testing.assert_allclose(ours, {name}_reference(cluster), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ours, {name}_reference(cluster), rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.parametrize("seed", range(30))
@@ -502,7 +502,7 @@ def test_matches_the_reference(seed):
     rng = np.random.default_rng(seed)
     cluster = random_cluster(rng, int(rng.integers(1, 8)), int(rng.integers(1, 4)), int(rng.integers(1, 4)))
     ours = {name}(cluster).tasks
-    np.testing.assert_allclose(ours, {name}_reference(cluster), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ours, {name}_reference(cluster), rtol=1e-9, atol=1e-12)
 
 
 def test_anything_but_a_cluster_is_named():

@@ -1,5 +1,7 @@
 """The proportional-share bidding game (Feldman, Lai, Zhang EC'05): best responses, equilibria, metrics."""
 import itertools
+import re
+import warnings
 
 import numpy as np
 import pytest
@@ -266,3 +268,58 @@ def test_dynamics_are_seed_stable_and_orders_differ():
         market.run_dynamics(game, order="fifo")
     with pytest.raises(InvalidInputError, match="local_greedy is defined for infinite parallelism"):
         market.run_dynamics(market.Game(game.weights, parallelism=3, reserve=1e-6), "local_greedy")
+
+
+def _best_response_by_parts(w, y, budget):
+    """The path best_response took before its unit scaling moved into one kernel: _unit_scale, then the closed form
+    at unit scale, scaled back (the reference of bit-identity)."""
+    from fairlib.market.best_response import _best_response_into, _coerce_inputs, _unit_scale
+
+    w, y, budget = _coerce_inputs(w, y, budget)
+    w_unit, y_unit, budget_unit, scale = _unit_scale(w, y, budget)
+    out = np.zeros(len(w))
+    code, _ = _best_response_into(w_unit, y_unit, budget_unit, out)
+    assert code == 0
+    return out * scale
+
+
+@pytest.mark.parametrize("mode", ["compiled", "interpreted"])
+def test_best_response_is_bit_identical_to_scaling_then_solving(mode):
+    """One fused kernel, the same divisions: the same bids, bit for bit, at magnitudes from 1e-300 to 1e300, with
+    zeros, negative zeros and subnormals among the weights and bids."""
+    from fairlib._jit import compiled, interpreted
+
+    rng = np.random.default_rng(11)
+    context = compiled if mode == "compiled" else interpreted
+    with context():
+        for trial in range(120):
+            n = int(rng.integers(1, 300 if mode == "compiled" else 40))
+            w = rng.random(n) * 10.0 ** rng.uniform(-300, 300)
+            y = rng.random(n) * 10.0 ** rng.uniform(-300, 300) + (5e-324 if trial % 7 == 0 else 0.0)
+            if trial % 3 == 0:
+                w[rng.random(n) < 0.3] = 0.0 if trial % 2 else -0.0
+                w[0] = 1.0
+            budget = float(10.0 ** rng.uniform(-300, 300))
+            try:
+                expected = _best_response_by_parts(w, y, budget)
+            except InvalidInputError as exc:
+                with pytest.raises(InvalidInputError, match=re.escape(str(exc))):
+                    market.best_response(w, y, budget)
+                continue
+            np.testing.assert_array_equal(market.best_response(w, y, budget), expected)
+
+
+@pytest.mark.parametrize("w, y, budget, message", [
+    ([np.inf, 1.0], [1.0, 1.0], 1.0, "w[0] = inf: w must be finite and >= 0"),
+    ([1.0, 1.0], [1.0, np.inf], 1.0, "y[1] = inf: y must be finite and >= 0"),
+    ([np.nan, 1.0], [1.0, 1.0], 1.0, "w[0] = nan"),
+    ([1.0, -np.inf], [1.0, 1.0], 1.0, "w[1] = -inf"),
+    ([1.0, 1.0], [1e300, 1e-300], 1.0, "y[1] = 1e-300: more than the float range below"),
+    ([1.0, 1.0], [1e300, 1.0], 1e-300, "budget = 1e-300: more than the float range below"),
+])
+def test_best_response_names_bad_input_without_a_floating_point_warning(w, y, budget, message):
+    """Validation by comparisons: an interpreted (small) call raises the named error and warns of nothing first."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InvalidInputError, match=re.escape(message)):
+            market.best_response(w, y, budget)

@@ -527,3 +527,45 @@ def test_pdrf_cycle_is_metins_formula_with_numpys_largest_share(n, m, seed, simp
     want_k = min([cap[r] / cycle[r] for r in range(m) if cycle[r] > 0.0], default=np.inf)
     want = [int(np.floor(want_k / ds[i] if simplified else want_k * (ds_max / ds[i]))) for i in range(n)]
     assert k == want_k and tasks.tolist() == want
+
+
+@pytest.mark.parametrize("row, message", [
+    ([0.0, -1.0], "demands[1, 1] = -1.0"),
+    ([np.nan, 1.0], "demands[1, 0] = nan"),
+    ([np.inf, 0.0], "demands[1, 0] = inf"),
+    ([-np.inf, 1.0], "demands[1, 0] = -inf"),
+    ([0.0, 0.0], "demands[1]"),
+])
+@pytest.mark.parametrize("mechanism", [pdrf, edrf])
+def test_the_branch_free_row_scan_names_every_bad_entry_without_a_warning(mechanism, row, message):
+    """The row scan of EDRF and PDRF validates by comparisons (no floating-point flag, interpreted or compiled)."""
+    import re
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InvalidInputError, match=re.escape(message)):
+            mechanism([[1.0, 2.0], row], [5.0, 5.0])
+
+
+def test_a_negative_zero_demand_is_a_zero_demand():
+    res = pdrf([[1.0, -0.0], [0.0, 1.0]], [4.0, 4.0])
+    np.testing.assert_array_equal(res.tasks, pdrf([[1.0, 0.0], [0.0, 1.0]], [4.0, 4.0]).tasks)
+
+
+def test_pdrf_consumption_and_rates_are_its_own():
+    """``consumed`` is computed when PDRF returns (the caller may change its demands afterwards), equal to
+    ``tasks @ demands`` exactly for integer demands; ``rates`` (computed on first access) from shares the result
+    owns."""
+    rng = np.random.default_rng(5)
+    d = np.round(rng.uniform(1, 100, (500, 3)))
+    cap = d.sum(axis=0) * 0.3
+    res = pdrf(d, cap)
+    expected_use = res.tasks @ d
+    d *= 2.0
+    np.testing.assert_array_equal(res.consumed, expected_use)
+    shares = (d / 2.0 / cap).max(axis=1)
+    np.testing.assert_array_equal(res.rates, shares.max() / shares)
+    floats = rng.uniform(0.1, 1.0, (500, 3))
+    res = pdrf(floats, floats.sum(axis=0) * 0.3)
+    np.testing.assert_allclose(res.consumed, res.tasks @ floats, rtol=1e-13)

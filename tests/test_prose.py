@@ -91,3 +91,13 @@ def test_findings_are_three_to_five_known_claims():
         prose.findings_markdown(LEDGER, ["worst", "gain", "nope"])
     # a ledger with fewer than three claims lists them all
     assert prose.findings_markdown(LEDGER[:1], ["worst"]).startswith("- **Held**")
+
+
+def test_findings_not_yet_chosen_are_the_ledgers_first_paper_claims():
+    """``[]``: the first five claims, the paper's before ours (a new paper's notebook until it names its own)."""
+    ledger = [dict(LEDGER[3], claim_id=f"check{i}") for i in range(3)] + LEDGER[:3]
+    bullets = [line for line in prose.findings_markdown(ledger, []).splitlines() if line.startswith("- ")]
+    assert len(bullets) == 5
+    assert bullets[:3] == [line for line in prose.findings_markdown(LEDGER, ["worst", "gain", "mixed"]).splitlines()
+                           if line.startswith("- ")]
+    assert prose.findings_markdown(LEDGER[:1], []).startswith("- **Held**, §3.1")

@@ -114,16 +114,17 @@ def _candidate_order(w, y):
 
 @njit(cache=True, fastmath={"reassoc", "contract", "nsz"})
 def _input_summary(w, y):
-    """(negatives, nan_flag, sum w) in one vectorised pass: ``nan_flag`` is NaN iff some w or y is
-    NaN or infinite (inf * 0 = NaN). Reassociation only: NaN and infinity keep their IEEE meaning."""
+    """(negatives, not_finite, sum w) in one vectorised pass: ``not_finite`` counts the entries of w and y that are
+    NaN or +inf, by comparisons (no floating-point flag raised: an interpreted run warns of nothing before the
+    error). Reassociation only: NaN and infinity keep their IEEE meaning."""
     negatives = 0
-    nan_flag = 0.0
+    not_finite = 0
     total = 0.0
     for j in range(w.shape[0]):
         negatives += (w[j] < 0.0) + (y[j] < 0.0)
-        nan_flag += w[j] * 0.0 + y[j] * 0.0
+        not_finite += (not (w[j] < np.inf)) + (not (y[j] < np.inf))
         total += w[j]
-    return negatives, nan_flag, total
+    return negatives, not_finite, total
 
 
 @njit(cache=True)
@@ -218,8 +219,8 @@ def _best_response_into(w, y, budget, out):
     if it cuts into the optimum, q(A) falls below the cut-off and the set is rebuilt from q(A)).
     """
     n = w.shape[0]
-    negatives, nan_flag, total = _input_summary(w, y)
-    if negatives > 0 or nan_flag != 0.0 or not total > 0.0:
+    negatives, not_finite, total = _input_summary(w, y)
+    if negatives > 0 or not_finite > 0 or not total > 0.0:
         code, j = _locate_bad_input(w, y)
         return (code, j) if code != 0 else (3, -1)
     idx = np.empty(n, dtype=np.int64)
@@ -280,13 +281,13 @@ def _unit_best_response_into(w, y, budget, out):
     entry) and returns (status, index, value).
 
     Status 0 ok; 1-4 the ``_best_response_into`` codes; 5 y[index] > 0 underflows to 0 at unit scale; 6 the budget
-    does; 7 the bids, at unit scale, sum to ``value`` instead of the unit budget (precision lost). The unit scale is
-    ``_unit_scale``'s (w / max w, y and X / max(max y, X)), done here in one pass: the same divisions, so the same
-    bids, without the NumPy temporaries that cost more than the closed form at a thousand machines.
+    does; 7 the bids sum to ``value`` (at the caller's scale) instead of the budget (precision lost). The unit
+    scale is ``_unit_scale``'s (w / max w, y and X / max(max y, X)), done here in one pass: the same divisions, so
+    the same bids, without the NumPy temporaries that cost more than the closed form at a thousand machines.
     """
     n = w.shape[0]
-    negatives, nan_flag, total = _input_summary(w, y)
-    if negatives > 0 or nan_flag != 0.0 or not total > 0.0:
+    negatives, not_finite, total = _input_summary(w, y)
+    if negatives > 0 or not_finite > 0 or not total > 0.0:
         code, j = _locate_bad_input(w, y)
         return (code, j, 0.0) if code != 0 else (3, -1, 0.0)
     w_top = _largest_finite(w, 0.0)     # every entry finite and >= 0 here
