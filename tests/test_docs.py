@@ -113,7 +113,14 @@ def test_a_row_is_met_by_its_value_and_target_alone():
     page = _results.render([{"benchmark": "b", "command": "python -m benchmarks b", "date": "2026-01-01",
                              "cpu": "x86_64", "cores": 2, "versions": {}, "load_before": 0.1, "load_after": 0.2,
                              "rows": [row]}])
-    assert "**not met**" in page and "0 of 1 gated rows met." in page
+    assert "**not met**, 0.99×" in page and "0 of 1 gated rows met; 0 of them with the 1.2× margin." in page
+    thin = _results.Row("r", "", "", 119.9, "×", ">= 100")   # 1.199: met, shown rounded down, listed as thin
+    assert thin.met and _results._met(thin) == "met, 1.19×"
+    page = _results.render([{"benchmark": "b", "command": "c", "date": "d", "cpu": "x", "cores": 2, "versions": {},
+                             "load_before": 0.1, "load_after": 0.2, "rows": [thin]}])
+    assert "1 of 1 gated rows met; 0 of them with the 1.2× margin." in page and "less than the 1.2× margin" in page
+    exponent = _results.Row("r", "", "", 1.1, "", "<= 1.15")
+    assert exponent.margin is None and _results._met(exponent) == "met"
 
 
 def _cffconvert() -> str | None:
