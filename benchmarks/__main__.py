@@ -1,7 +1,7 @@
 """Run the benchmarks and render the performance page.
 
     python -m benchmarks                 # every benchmark (what `make bench` runs)
-    python -m benchmarks NAME [NAME ...] # some of them
+    python -m benchmarks NAME [NAME ...] # some of them (each run re-renders docs/performance.md)
     python -m benchmarks --report        # render docs/performance.md from benchmarks/results/*.json
     python -m benchmarks --list          # the benchmarks there are
 
@@ -41,8 +41,8 @@ def main(argv: list[str]) -> int:
     for name in wanted:
         print(f"=== benchmarks.bench_{name}", flush=True)
         _results.run_one(name, importlib.import_module(f"benchmarks.bench_{name}").main, [])
-    if not argv:
-        print(f"wrote {_results.report().relative_to(_results.ROOT)}")
+        # the page follows every result as it is written: the suite benchmark runs the test that compares them
+        print(f"wrote {_results.report().relative_to(_results.ROOT)}", flush=True)
     return 0
 
 
