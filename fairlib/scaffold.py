@@ -20,7 +20,8 @@ contributor then replaces the examples it contains with the paper's own experime
   contract ``NAME(cluster, **options) -> Allocation``, with a placeholder rule that meets every registry-wide test
   (pooled: each user's weighted slice of its dominant resource, scaled until a resource is full, from held tasks;
   multi-server: every server's time split equally among the users who can use it);
-- its export in ``fairlib/multires/__init__.py`` and its :func:`fairlib.mechanisms.register` call;
+- its export in ``fairlib/multires/__init__.py`` and its :func:`fairlib.mechanisms.register` call (with a colour
+  of the house palette no registered mechanism uses, while one is left);
 - its slow reference in ``tests/reference.py`` and ``tests/test_<NAME>.py``, the differential test against the
   reference, which needs no edit (the paper's known answer is a claim, asserted in the driver's findings test);
   with ``--paper KEY``, the mechanism and its test added to that paper's catalogue entry.
@@ -511,6 +512,17 @@ def test_anything_but_a_cluster_is_named():
 '''
 
 
+def _free_color(registry_text: str) -> str | None:
+    """A colour of the house palette (Okabe–Ito, yellow left out) that no registered mechanism uses (nor a colour
+    written in ``registry_text``, the registry being scaffolded into), or None when all are taken (the mechanism
+    then gets the colour its name fixes, and its marker and line style tell it apart)."""
+    from . import mechanisms
+
+    used = {m.color.lower() for m in mechanisms.select()}
+    used |= {c.lower() for c in re.findall(r'color="(#[0-9A-Fa-f]{6})"', registry_text)}
+    return next((c for k, c in mechanisms._OKABE_ITO.items() if k != "yellow" and c.lower() not in used), None)
+
+
 def scaffold_mechanism(name: str, kind: str, *, label: str | None = None, paper: str | None = None,
                        root: Path | None = None) -> list[str]:
     """Create mechanism ``name`` (``kind``: ``"pooled"`` or ``"multi_server"``): module, export, registration,
@@ -533,10 +545,12 @@ def scaffold_mechanism(name: str, kind: str, *, label: str | None = None, paper:
                              "fairlib/multires/__init__.py")
     w.edit("fairlib/multires/__init__.py", _add_to_all(exports, name, "fairlib/multires/__init__.py"))
     caps = '("pooled", "divisible", "weights", "start")' if pooled else '("multi_server", "divisible", "weights")'
+    free = _free_color(registry)
+    color = f'color="{free}", ' if free else ""
     registry = _insert_before(registry, _REGISTRY_MARKER, f'register("{name}", multires.{name}, label="{label}",',
                               "fairlib/mechanisms.py")
-    w.edit("fairlib/mechanisms.py", _insert_before(registry, _REGISTRY_MARKER, f"         capabilities={caps})",
-                                                   "fairlib/mechanisms.py"))
+    w.edit("fairlib/mechanisms.py", _insert_before(registry, _REGISTRY_MARKER,
+                                                   f"         {color}capabilities={caps})", "fairlib/mechanisms.py"))
     w.edit("tests/reference.py", w.read("tests/reference.py").rstrip("\n") + "\n"
            + (_POOLED_REFERENCE if pooled else _MULTI_REFERENCE).format(**fmt))
     w.create(f"tests/test_{name}.py", (_POOLED_TEST if pooled else _MULTI_TEST).format(**fmt))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fairlib import scaffold
+from fairlib import mechanisms, scaffold
 from fairlib.paths import ROOT
 from tests.test_import_graph import cycles, import_graph
 
@@ -65,6 +65,15 @@ def test_a_scaffolded_paper_and_mechanism_are_clean_and_their_tests_pass(checkou
     assert registry.returncode == 0 and " passed" in registry.stdout, registry.stdout[-4000:]
     catalog = _run([sys.executable, "-m", "fairlib.catalog", "--mechanisms", KEY], checkout)
     assert catalog.stdout.strip() == MECH
+    colours = _run([sys.executable, "-c", "from fairlib import mechanisms; "
+                    "print(*[m.name + ' ' + m.color.lower() for m in mechanisms.select()], sep='\\n')"], checkout)
+    by_name = dict(line.split() for line in colours.stdout.splitlines())
+    others = {c for n, c in by_name.items() if n not in (MECH, "equal_time")}
+    free = {c.lower() for k, c in mechanisms._OKABE_ITO.items() if k != "yellow"} - others
+    if free:                # while the house palette (yellow left out) has a colour to spare, a new one takes it
+        assert by_name[MECH] in free
+    if len(free) >= 2:
+        assert by_name["equal_time"] in free - {by_name[MECH]}
     modules = _run([sys.executable, "-m", "fairlib.catalog", "--modules", KEY], checkout)
     assert modules.stdout.split() == [f"fairlib/experiments/{DRIVER}.py", f"fairlib/multires/{MECH}.py"]
 

@@ -33,11 +33,15 @@ def test_bad_tables_are_named(bad, match):
         template.findings(bad)
 
 
-def test_the_experiment_refuses_nonsense_sizes():
-    with pytest.raises(InvalidInputError, match=r"n_users = 0: must be an integer >= 1"):
-        template.sample_means(0, 3)
+def test_the_experiment_refuses_an_unknown_mode():
     with pytest.raises(InvalidInputError, match="mode"):
         template.experiment("fast", seed=1)
+
+
+def test_the_example_refuses_nonsense_sizes():
+    """The template's own example (a paper replacing it drops this test with it)."""
+    with pytest.raises(InvalidInputError, match=r"n_users = 0: must be an integer >= 1"):
+        template.sample_means(0, 3)
 
 
 def test_the_notebook_calls_figure_and_summary_on_any_run():
