@@ -434,7 +434,8 @@ def {name}_reference(cluster):
     return tasks
 '''
 
-_POOLED_TEST = '''"""The differential test of ``fairlib.multires.{name}``
+# the head every scaffolded mechanism test shares: what it tests, why it needs no edit
+_TEST_HEADER = '''"""The differential test of ``fairlib.multires.{name}``
 against its slow reference (tests/reference.py).
 
 Written by the scaffold so that it needs no edit: it holds for any rule whose reference says the same.
@@ -447,7 +448,9 @@ import numpy as np
 import pytest
 
 from fairlib import InvalidInputError
-from fairlib.multires import Cluster, {name}
+'''
+
+_POOLED_TEST = _TEST_HEADER + '''from fairlib.multires import Cluster, {name}
 from tests.reference import {name}_reference
 
 
@@ -475,20 +478,7 @@ def test_a_start_beyond_the_capacity_is_named():
         {name}(Cluster.single_pool([9, 18], [[1, 4], [3, 1]]), start=[10, 0])
 '''
 
-_MULTI_TEST = '''"""The differential test of ``fairlib.multires.{name}``
-against its slow reference (tests/reference.py).
-
-Written by the scaffold so that it needs no edit: it holds for any rule whose reference says the same.
-The paper's worked example (its known answer) is a claim of the paper,
-measured by the driver and asserted in the driver's findings test.
-The rules every mechanism meets: ``pytest -m registry -k {name}``.
-"""
-
-import numpy as np
-import pytest
-
-from fairlib import InvalidInputError
-from fairlib.multires import Cluster, random_cluster, {name}
+_MULTI_TEST = _TEST_HEADER + '''from fairlib.multires import Cluster, random_cluster, {name}
 from tests.reference import {name}_reference
 
 

@@ -204,10 +204,30 @@ def _collect_above(w, y, c2, idx, sq, ratio2, stride=1):
 
 
 @njit(cache=True)
+def _input_status(w, y):
+    """(0, -1) for valid (w, y), else the ``_locate_bad_input`` code and index (3, -1: every weight is 0), from
+    one vectorised pass when the inputs are valid."""
+    negatives, not_finite, total = _input_summary(w, y)
+    if negatives > 0 or not_finite > 0 or not total > 0.0:
+        code, j = _locate_bad_input(w, y)
+        return (code, j) if code != 0 else (3, -1)
+    return 0, -1
+
+
+@njit(cache=True)
 def _best_response_into(w, y, budget, out):
-    """Closed-form best response in expected O(n), without sorting; writes the bids into ``out`` (zeros
-    on entry) and returns (status, index): 0 ok, else the ``_locate_bad_input`` codes or 4 (y[index] = 0
-    where w[index] > 0).
+    """:func:`_closed_form_into` after validating (w, y): returns (status, index), 0 ok, else the
+    ``_locate_bad_input`` codes or 4 (y[index] = 0 where w[index] > 0)."""
+    code, j = _input_status(w, y)
+    if code != 0:
+        return code, j
+    return _closed_form_into(w, y, budget, out)
+
+
+@njit(cache=True)
+def _closed_form_into(w, y, budget, out):
+    """Closed-form best response of validated inputs in expected O(n), without sorting; writes the bids into
+    ``out`` (zeros on entry) and returns (status, index): 0 ok, or 4 (y[index] = 0 where w[index] > 0).
 
     The optimal prefix is an upper set of w_j / y_j: the machines with w_j / y_j > q^2, where
     q = sum sqrt(w y) / (X + sum y) over the set itself (x_j > 0 is exactly sqrt(w_j / y_j) > q). For
@@ -219,10 +239,6 @@ def _best_response_into(w, y, budget, out):
     if it cuts into the optimum, q(A) falls below the cut-off and the set is rebuilt from q(A)).
     """
     n = w.shape[0]
-    negatives, not_finite, total = _input_summary(w, y)
-    if negatives > 0 or not_finite > 0 or not total > 0.0:
-        code, j = _locate_bad_input(w, y)
-        return (code, j) if code != 0 else (3, -1)
     idx = np.empty(n, dtype=np.int64)
     sq = np.empty(n)
     ratio2 = np.empty(n)
@@ -286,10 +302,9 @@ def _unit_best_response_into(w, y, budget, out):
     the same bids, without the NumPy temporaries that cost more than the closed form at a thousand machines.
     """
     n = w.shape[0]
-    negatives, not_finite, total = _input_summary(w, y)
-    if negatives > 0 or not_finite > 0 or not total > 0.0:
-        code, j = _locate_bad_input(w, y)
-        return (code, j, 0.0) if code != 0 else (3, -1, 0.0)
+    code, j = _input_status(w, y)
+    if code != 0:
+        return code, j, 0.0
     w_top = _largest_finite(w, 0.0)     # every entry finite and >= 0 here
     scale = _largest_finite(y, budget)
     w_unit = np.empty(n)
@@ -304,7 +319,7 @@ def _unit_best_response_into(w, y, budget, out):
     budget_unit = budget / scale
     if budget_unit == 0.0:
         return 6, -1, scale
-    code, j = _best_response_into(w_unit, y_unit, budget_unit, out)
+    code, j = _closed_form_into(w_unit, y_unit, budget_unit, out)
     if code != 0:
         return code, j, 0.0
     spent = _sum_reassociated(out)
@@ -453,10 +468,14 @@ def _unit_scale(w, y, budget):
     lost = (y > 0) & (y_unit == 0)
     if lost.any() or budget_unit == 0:
         j = int(np.argmax(lost)) if lost.any() else -1
-        raise InvalidInputError((f"y[{j}] = {y[j]}" if j >= 0 else f"budget = {budget}") +
-                                f": more than the float range below the largest of y and the budget ({scale:g}); "
-                                "such a bid is 0 to double precision")
+        raise _lost_at_unit_scale(f"y[{j}] = {y[j]}" if j >= 0 else f"budget = {budget}", scale)
     return w_unit, y_unit, budget_unit, scale
+
+
+def _lost_at_unit_scale(what: str, scale: float) -> InvalidInputError:
+    """The error for a bid or budget that is 0 to double precision at the unit scale ``scale``."""
+    return InvalidInputError(f"{what}: more than the float range below the largest of y and the budget ({scale:g}); "
+                             "such a bid is 0 to double precision")
 
 
 @interpreted_when_small
@@ -484,10 +503,8 @@ def best_response(w, y, budget) -> np.ndarray:
     w, y, budget = _coerce_inputs(w, y, budget)
     out = np.zeros(w.shape[0])
     code, j, value = _unit_best_response_into(w, y, budget, out)  # validation runs inside the kernel
-    if code == 5 or code == 6:              # the words of _unit_scale, which best_response_finite uses
-        raise InvalidInputError((f"y[{j}] = {y[j]}" if code == 5 else f"budget = {budget}") +
-                                f": more than the float range below the largest of y and the budget ({value:g}); "
-                                "such a bid is 0 to double precision")
+    if code == 5 or code == 6:
+        raise _lost_at_unit_scale(f"y[{j}] = {y[j]}" if code == 5 else f"budget = {budget}", value)
     if code == 7:
         raise InvalidInputError(f"budget = {budget}: too small beside the other bids (largest y = {y.max():g}) for "
                                 f"double precision: the bids would sum to {value:g}")

@@ -534,7 +534,6 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
     # the normal matrix's product (users x rows² operations) and factorisation (rows³ / 3) on the numba loops' threads
     # when large enough to gain from them (see THREADED_BLAS_FLOPS); one BLAS thread otherwise
     big = max(n_users * n_rows * n_rows if dense else 0, n_rows ** 3 / 3) >= THREADED_BLAS_FLOPS
-    dense_threads = n_chunks
 
     converged = False
     best = (np.inf, x, t, u, w)
@@ -564,7 +563,7 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
                 break
             m_mat, d, inv_g, b_vec, c0 = kernels._normal_matrix(x, z, w, u, s, y, a_act, *structure, n_rows,
                                                                 r_dense, dense)
-            with blas_threads(dense_threads) if big else contextlib.nullcontext():
+            with blas_threads(n_chunks) if big else contextlib.nullcontext():
                 if dense:  # M -= RᵀR on the upper triangle, which is all the Cholesky factorisation reads
                     if merit > _SINGLE_ABOVE:  # early steps need little accuracy: the product in single precision
                         m_mat -= scipy.linalg.blas.ssyrk(1.0, r_dense.T.astype(np.float32), trans=0, lower=0)
