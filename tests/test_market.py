@@ -271,22 +271,49 @@ def test_dynamics_are_seed_stable_and_orders_differ():
 
 
 def _best_response_by_parts(w, y, budget):
-    """The path best_response took before its unit scaling moved into one kernel: _unit_scale, then the closed form
-    at unit scale, scaled back (the reference of bit-identity)."""
-    from fairlib.market.best_response import _best_response_into, _coerce_inputs, _unit_scale
+    """best_response composed of separately tested parts (the reference of bit-identity): inside SAFE_MAGNITUDE the
+    closed form on the inputs themselves; beyond, _unit_scale, then the closed form at unit scale, scaled back."""
+    from fairlib.market.best_response import SAFE_MAGNITUDE, _best_response_into, _coerce_inputs, _unit_scale
 
     w, y, budget = _coerce_inputs(w, y, budget)
-    w_unit, y_unit, budget_unit, scale = _unit_scale(w, y, budget)
     out = np.zeros(len(w))
+    scale = max(float(np.max(y)), budget)
+    if 1 / SAFE_MAGNITUDE <= float(np.max(w)) <= SAFE_MAGNITUDE and 1 / SAFE_MAGNITUDE <= scale <= SAFE_MAGNITUDE:
+        code, _ = _best_response_into(w, y, budget, out)
+        assert code == 0
+        return out
+    w_unit, y_unit, budget_unit, scale = _unit_scale(w, y, budget)
     code, _ = _best_response_into(w_unit, y_unit, budget_unit, out)
     assert code == 0
     return out * scale
 
 
 @pytest.mark.parametrize("mode", ["compiled", "interpreted"])
+def test_best_response_in_the_safe_range_is_the_closed_form_on_the_inputs_and_scale_invariant(mode):
+    """Inside SAFE_MAGNITUDE the bids are the dynamics kernel's on the same inputs, bit for bit, and agree with the
+    unit-scale computation to rounding (the bids scale with (y, X) and do not depend on the scale of w)."""
+    from fairlib._jit import compiled, interpreted
+    from fairlib.market.best_response import _best_response, _unit_scale
+
+    rng = np.random.default_rng(12)
+    context = compiled if mode == "compiled" else interpreted
+    with context():
+        for _ in range(60):
+            n = int(rng.integers(1, 300 if mode == "compiled" else 40))
+            w = rng.random(n) * 10.0 ** rng.uniform(-15, 15)
+            y = rng.random(n) * 10.0 ** rng.uniform(-15, 15) + 1e-3 * 10.0 ** rng.uniform(-15, 15)
+            budget = float(10.0 ** rng.uniform(-10, 10))
+            bids = market.best_response(w, y, budget)
+            np.testing.assert_array_equal(bids, _best_response(w, y, budget))
+            w_unit, y_unit, budget_unit, scale = _unit_scale(w, y, budget)
+            np.testing.assert_allclose(bids, _best_response(w_unit, y_unit, budget_unit) * scale, rtol=0,
+                                       atol=1e-12 * budget)
+
+
+@pytest.mark.parametrize("mode", ["compiled", "interpreted"])
 def test_best_response_is_bit_identical_to_scaling_then_solving(mode):
-    """One fused kernel, the same divisions: the same bids, bit for bit, at magnitudes from 1e-300 to 1e300, with
-    zeros, negative zeros and subnormals among the weights and bids."""
+    """One kernel, the same operations as its parts: the same bids, bit for bit, at magnitudes from 1e-300 to 1e300,
+    with zeros, negative zeros and subnormals among the weights and bids."""
     from fairlib._jit import compiled, interpreted
 
     rng = np.random.default_rng(11)
