@@ -7,10 +7,11 @@ resources), after one solve of the same cluster (which compiles the parallel ker
 functions with wall-clock timers:
 
 - threaded BLAS: the normal matrix's low-rank product (``ssyrk``/``dsyrk``) and its Cholesky factorisation;
-- parallel pair kernels: the normal matrix's assembly, the Newton solves (with their triangular solves, which are
-  serial inside the kernel) and the residuals, split over numba's threads by user chunks;
-- the rest, on one core: step lengths and the other small kernels, NumPy expressions over pairs, the float32 copy of
-  the low-rank factor, Python.
+- parallel pair kernels: the normal matrix's assembly (with the single-precision copy of its low-rank factor), the
+  Newton solves (with their triangular solves, which are serial inside the kernel), the residuals and the
+  element-wise passes (step lengths, right-hand sides, updates), split over numba's threads by user chunks;
+- the rest, on one core: the centring target's and the duality gap's sums over the pairs (kept in one order, so the
+  iterates do not depend on the thread count), the best iterate's copy, vectors of users and capacity rows, Python.
 
 Reported rows, no targets: ``docs/performance.md`` shows them as what remains serial per iteration and its share.
 ``python -m benchmarks.bench_solver_profile USERS SERVERS`` measures another size.
@@ -45,7 +46,8 @@ drfh(c)
 for name in ("ssyrk", "dsyrk"):
     setattr(blas, name, timed(getattr(blas, name), "blas"))
 mi._cholesky = timed(mi._cholesky, "blas")
-for name in ("_normal_matrix", "_newton_solve", "_linear_parts"):
+for name in ("_normal_matrix", "_newton_solve", "_linear_parts", "_pair_products", "_complementarity",
+             "_pair_step_lengths", "_pair_advance", "_pair_refinement_residuals", "_pair_add"):
     setattr(mi._PARALLEL, name, timed(getattr(mi._PARALLEL, name), "parallel"))
 t0 = time.perf_counter()
 out = drfh(c)
@@ -68,8 +70,8 @@ def main(argv=None) -> list[Row]:
                                      (("total", total), ("blas", r["blas"]), ("parallel", r["parallel"]),
                                       ("serial", serial))])
     parts = [("threaded BLAS: the normal matrix's product and Cholesky factorisation", r["blas"]),
-             ("numba's parallel pair kernels: assembly, Newton solves, residuals", r["parallel"]),
-             ("one core: step lengths, small kernels, NumPy over pairs, Python", serial)]
+             ("numba's parallel pair kernels: assembly, Newton solves, residuals, steps, updates", r["parallel"]),
+             ("one core: the centring target's and the gap's ordered sums, vectors of users and rows, Python", serial)]
     return [Row(f"DRFH at {size}: share in {what}", fmt_seconds(seconds), f"of {fmt_seconds(total)}",
                 100.0 * seconds / total, "%") for what, seconds in parts]
 

@@ -113,13 +113,34 @@ def test_the_solvers_fused_kernels_round_as_numpy_does(chunks, rows, depth, seed
     rng = np.random.default_rng(seed)
     parts = rng.normal(size=(chunks,) + (rows,) * depth) * 10.0 ** rng.integers(-8, 8, size=(chunks,) + (1,) * depth)
     assert sum_chunks(parts.reshape(chunks, -1)).reshape(parts.shape[1:]).tobytes() == parts.sum(axis=0).tobytes()
-    x, z, dx, dz = (rng.normal(size=rows * 7) * 10.0 ** rng.integers(-6, 6) for _ in range(4))
+    n = rows * 7
+    x, z, dx, dz, rxz, e_d, r_dual = (rng.normal(size=n) * 10.0 ** rng.integers(-6, 6) for _ in range(7))
+    dx[rng.random(n) < 0.2] = 0.0
+    x, z = np.abs(x), np.abs(z)
+    user_start = np.unique(np.concatenate([[0, n], rng.integers(0, n, size=chunks + 2)])).astype(np.int64)
+    n_users = len(user_start) - 1
+    split = np.unique(np.concatenate([[0, n_users], rng.integers(0, n_users + 1, size=chunks - 1)])).astype(np.int64)
     target = float(rng.uniform(0.0, 1.0))
-    assert mi._complementarity(x, z, dx, dz, target).tobytes() == (x * z + dx * dz - target).tobytes()
-    step = float(rng.uniform(0.0, 1.0))
-    moved = x.copy()
-    mi._advance(moved, dx, step)
-    assert moved.tobytes() == (x + step * dx).tobytes()
+    tp, td = (float(rng.uniform(0.0, 1.0)) for _ in range(2))
+    for kernels in (mi._SERIAL, mi._PARALLEL):
+        assert kernels._pair_products(x, z, user_start, split).tobytes() == (x * z).tobytes()
+        assert (kernels._complementarity(x, z, dx, dz, target, user_start, split).tobytes()
+                == (x * z + dx * dz - target).tobytes())
+        assert kernels._pair_step_lengths(x, dx, z, dz, user_start, split) == (
+            mi._step(x, dx), mi._step(z, dz), mi._all_finite(dx) and mi._all_finite(dz))
+        for bad in (np.nan, np.inf, -np.inf):
+            broken = dz.copy()
+            broken[int(rng.integers(n))] = bad
+            assert kernels._pair_step_lengths(x, dx, z, broken, user_start, split)[2] is False
+        moved_x, moved_z = x.copy(), z.copy()
+        kernels._pair_advance(moved_x, dx, tp, moved_z, dz, td, user_start, split)
+        assert moved_x.tobytes() == (x + tp * dx).tobytes() and moved_z.tobytes() == (z + td * dz).tobytes()
+        residual = e_d.copy()
+        e_xz = kernels._pair_refinement_residuals(residual, r_dual, z, dx, x, dz, rxz, user_start, split)
+        assert residual.tobytes() == (e_d + r_dual).tobytes() and e_xz.tobytes() == (z * dx + x * dz + rxz).tobytes()
+        summed_x, summed_z = dx.copy(), dz.copy()
+        kernels._pair_add(summed_x, x, summed_z, z, user_start, split)
+        assert summed_x.tobytes() == (dx + x).tobytes() and summed_z.tobytes() == (dz + z).tobytes()
     assert mi._all_finite(x) and not mi._all_finite(np.append(x, np.nan)) and not mi._all_finite(np.append(x, -np.inf))
 
 

@@ -45,7 +45,7 @@ __all__ = ["maxmin_round_interior_point"]
 
 @njit(cache=True, parallel=True)
 def _normal_matrix(x, z, w, u, s, y, a_act, user_start, pair_server, dem, inv_cap, row_of, chunks, n_rows, r_dense,
-                   dense):
+                   dense, r_single, single):
     """The weights D = x/z, 1/G per user, b = A D Eᵀ(a/G), c0 = aᵀG⁻¹a and the reduced normal matrix on the
     capacity rows, without cancellation: M = A D Aᵀ + S/Y - V G⁻¹ Vᵀ + b bᵀ/c0.
 
@@ -60,7 +60,8 @@ def _normal_matrix(x, z, w, u, s, y, a_act, user_start, pair_server, dem, inv_ca
     -(EᵀR + RᵀE + RᵀR) with E[n] = D* a*/√G and R[n] = Σ_{p≠p*} D_p a_p/√G.
 
     With ``dense`` R is written to ``r_dense`` (users x rows, overwritten) and -RᵀR is left to one BLAS
-    product; otherwise it is subtracted here user by user (cheap when users have few pairs). Users are
+    product (with ``single``, each row also rounded to single precision into ``r_single``, in the threads, for a
+    single-precision product); otherwise it is subtracted here user by user (cheap when users have few pairs). Users are
     processed in ``chunks`` (one per thread), each into its own matrix. Returns (matrix, D, 1/G, b).
     """
     kk = dem.shape[1]
@@ -93,6 +94,9 @@ def _normal_matrix(x, z, w, u, s, y, a_act, user_start, pair_server, dem, inv_ca
                                    inv_cap, row_of, dense, r_dense, blocks[c], b_parts[c], e_rows, e_vals, r_rows,
                                    r_vals, r_mark)
             _subtract_cross_terms(lows[c], n, n_e, n_r, e_rows, e_vals, r_rows, r_vals, r_mark, dense, r_dense)
+            if dense and single:
+                for j in range(n_rows):
+                    r_single[n, j] = r_dense[n, j]
     return _assemble(lows, blocks, b_parts, row_of, a_act, inv_g, s, y, n_rows, weight)
 
 
@@ -205,16 +209,19 @@ def _assemble(lows, blocks, b_parts, row_of, a_act, inv_g, s, y, n_rows, weight)
 
 @njit(cache=True, parallel=True)
 def _linear_parts(x, y, u, z, user_start, pair_server, dem, inv_cap, row_of, chunks, n_rows):
-    """(A x, E x, Aᵀy - Eᵀu - z per pair, max Aᵀy), coefficients d[n, k]/c[i, k] formed on the fly."""
+    """(A x, E x, Aᵀy - Eᵀu - z per pair, max Aᵀy, max |Aᵀy - Eᵀu - z|), coefficients d[n, k]/c[i, k] formed on
+    the fly. The last maximum is NaN if any entry is (as ``np.abs(dual).max()``)."""
     kk = dem.shape[1]
     n_users = user_start.shape[0] - 1
     n_chunks = chunks.shape[0] - 1
     ax_parts = np.zeros((n_chunks, n_rows))
     aty_max = np.zeros(n_chunks)
+    dual_max = np.zeros(n_chunks)
     ex = np.zeros(n_users)
     dual = np.empty(x.shape[0])
     for c in prange(n_chunks):
         ax = ax_parts[c]
+        largest_dual = 0.0
         for n in range(chunks[c], chunks[c + 1]):
             acc_x = 0.0
             for p in range(user_start[n], user_start[n + 1]):
@@ -230,11 +237,18 @@ def _linear_parts(x, y, u, z, user_start, pair_server, dem, inv_cap, row_of, chu
                 dual[p] = acc - u[n] - z[p]
                 if acc > aty_max[c]:
                     aty_max[c] = acc
+                magnitude = abs(dual[p])
+                if not (magnitude <= largest_dual or largest_dual != largest_dual):  # a NaN, once seen, stays
+                    largest_dual = magnitude
             ex[n] = acc_x
+        dual_max[c] = largest_dual
     top = aty_max[0]  # no NaN: each entry is a running maximum from 0
+    top_dual = dual_max[0]
     for c in range(1, n_chunks):
         top = max(top, aty_max[c])
-    return sum_chunks(ax_parts), ex, dual, top
+        if not (dual_max[c] <= top_dual or top_dual != top_dual):
+            top_dual = dual_max[c]
+    return sum_chunks(ax_parts), ex, dual, top, top_dual
 
 
 @njit(cache=True)
@@ -340,18 +354,18 @@ def _direction(kernels, refine, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, rxz
                                                        *args)
     if not refine:
         return dx, ds, dw, dt, dy, du, dz
-    a_dx, e_dx, e_d, _ = kernels._linear_parts(dx, dy, du, dz, user_start, pair_server, dem, inv_cap, row_of,
-                                               chunks, r_cap.shape[0])
+    a_dx, e_dx, e_d, _, _ = kernels._linear_parts(dx, dy, du, dz, user_start, pair_server, dem, inv_cap, row_of,
+                                                  chunks, r_cap.shape[0])
     e_c = a_dx + ds + r_cap
     e_u = e_dx - dw - a_act * dt + r_usr
-    e_d += r_dual
-    e_xz = z * dx + x * dz + rxz
+    e_xz = kernels._pair_refinement_residuals(e_d, r_dual, z, dx, x, dz, rxz, user_start, chunks)
     e_t = _dot(a_act, du) + r_t
     e_sy = y * ds + s * dy + rsy
     e_wu = u * dw + w * du + rwu
     cx, cs, cw, ct, cy, cu, cz = kernels._newton_solve(upper, b_vec, c0, e_c, e_u, e_d, e_t, e_xz, e_sy, e_wu,
                                                        *args)
-    return dx + cx, ds + cs, dw + cw, dt + ct, dy + cy, du + cu, dz + cz
+    kernels._pair_add(dx, cx, dz, cz, user_start, chunks)
+    return dx, ds + cs, dw + cw, dt + ct, dy + cy, du + cu, dz
 
 
 @njit(cache=True)
@@ -390,45 +404,117 @@ def _predictor_corrector(kernels, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x
     """Mehrotra's predictor-corrector step, taken in place (x, s, w, y, u, z); returns (new t, finite).
     ``refine``: one round of iterative refinement of the corrector (needed only as the system degenerates);
     ``fraction``: of the step to the boundary taken. Plain Python calling the kernels (see :func:`_direction`);
-    the per-pair arithmetic stays in fused kernels (:func:`_complementarity`, :func:`_advance`)."""
+    the per-pair arithmetic stays in fused kernels split over the threads (:func:`_pair_step_lengths`,
+    :func:`_complementarity`, :func:`_pair_advance`)."""
     args = (x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_server, dem, inv_cap, row_of, chunks)
     # the predictor only sets the centring and the second-order term: no refinement
     dx, ds, dw, dt, dy, du, dz = _direction(kernels, False, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t,
-                                            x * z, s * y, w * u, *args)
-    tp = min(_step(x, dx), _step(s, ds), _step(w, dw))
-    td = min(_step(y, dy), _step(u, du), _step(z, dz))
+                                            kernels._pair_products(x, z, user_start, chunks), s * y, w * u, *args)
+    tp_pairs, td_pairs, _ = kernels._pair_step_lengths(x, dx, z, dz, user_start, chunks)
+    tp = min(tp_pairs, _step(s, ds), _step(w, dw))
+    td = min(_step(y, dy), _step(u, du), td_pairs)
     target = _centring_target(x, s, w, y, u, z, dx, ds, dw, dy, du, dz, tp, td, n_comp, mu)
     dx, ds, dw, dt, dy, du, dz = _direction(kernels, refine, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t,
-                                            _complementarity(x, z, dx, dz, target), s * y + ds * dy - target,
-                                            w * u + dw * du - target, *args)
-    if not (np.isfinite(dt) and all(_all_finite(v) for v in (dx, ds, dw, dy, du, dz))):
+                                            kernels._complementarity(x, z, dx, dz, target, user_start, chunks),
+                                            s * y + ds * dy - target, w * u + dw * du - target, *args)
+    tp_pairs, td_pairs, finite = kernels._pair_step_lengths(x, dx, z, dz, user_start, chunks)
+    if not (np.isfinite(dt) and finite and all(_all_finite(v) for v in (ds, dw, dy, du))):
         return t, False
-    tp = fraction * min(_step(x, dx), _step(s, ds), _step(w, dw))
-    td = fraction * min(_step(y, dy), _step(u, du), _step(z, dz))
-    _advance(x, dx, tp)
+    tp = fraction * min(tp_pairs, _step(s, ds), _step(w, dw))
+    td = fraction * min(_step(y, dy), _step(u, du), td_pairs)
+    kernels._pair_advance(x, dx, tp, z, dz, td, user_start, chunks)
     s += tp * ds
     w += tp * dw
     y += td * dy
     u += td * du
-    _advance(z, dz, td)
     return t + tp * dt, True
 
 
-@njit(cache=True)
-def _complementarity(x, z, dx, dz, target):
-    """x z + dx dz - target per pair (the corrector's right-hand side): one fused pass, rounded as the element-wise
-    NumPy expression is."""
+# Element-wise passes over the pairs, split over the user chunks' pair ranges (one per thread): each entry is
+# computed as the NumPy expression computes it, and a minimum does not round, so the split changes no bit.
+
+@njit(cache=True, parallel=True)
+def _pair_products(x, z, user_start, chunks):
+    """x z per pair (the predictor's right-hand side)."""
     out = np.empty(x.shape[0])
-    for p in range(x.shape[0]):
-        out[p] = x[p] * z[p] + dx[p] * dz[p] - target
+    for c in prange(chunks.shape[0] - 1):
+        for p in range(user_start[chunks[c]], user_start[chunks[c + 1]]):
+            out[p] = x[p] * z[p]
     return out
 
 
-@njit(cache=True)
-def _advance(v, dv, step):
-    """v += step dv in place, in one pass."""
-    for p in range(v.shape[0]):
-        v[p] += step * dv[p]
+@njit(cache=True, parallel=True)
+def _complementarity(x, z, dx, dz, target, user_start, chunks):
+    """x z + dx dz - target per pair (the corrector's right-hand side)."""
+    out = np.empty(x.shape[0])
+    for c in prange(chunks.shape[0] - 1):
+        for p in range(user_start[chunks[c]], user_start[chunks[c + 1]]):
+            out[p] = x[p] * z[p] + dx[p] * dz[p] - target
+    return out
+
+
+@njit(cache=True, parallel=True)
+def _pair_step_lengths(x, dx, z, dz, user_start, chunks):
+    """(largest step <= 1 keeping x + step dx >= 0, the same for z + step dz, whether every dx and dz is finite)
+    in one pass (:func:`_step` on both pairs of vectors, and :func:`_all_finite` on the directions)."""
+    n_chunks = chunks.shape[0] - 1
+    primal = np.ones(n_chunks)
+    dual = np.ones(n_chunks)
+    finite = np.ones(n_chunks, dtype=np.bool_)
+    for c in prange(n_chunks):
+        tp = 1.0
+        td = 1.0
+        ok = True
+        for p in range(user_start[chunks[c]], user_start[chunks[c + 1]]):
+            if dx[p] < 0.0:
+                r = -x[p] / dx[p]
+                if r < tp:
+                    tp = r
+            if dz[p] < 0.0:
+                r = -z[p] / dz[p]
+                if r < td:
+                    td = r
+            ok &= (dx[p] - dx[p] == 0.0) & (dz[p] - dz[p] == 0.0)  # false for NaN and ±inf, without a branch
+        primal[c] = tp
+        dual[c] = td
+        finite[c] = ok
+    tp = 1.0  # loops, not .min() and .all(): numba's general reductions cost a first compilation ~0.5 s
+    td = 1.0
+    ok = True
+    for c in range(n_chunks):
+        tp = min(tp, primal[c])
+        td = min(td, dual[c])
+        ok &= finite[c]
+    return tp, td, ok
+
+
+@njit(cache=True, parallel=True)
+def _pair_advance(x, dx, tp, z, dz, td, user_start, chunks):
+    """x += tp dx and z += td dz in place."""
+    for c in prange(chunks.shape[0] - 1):
+        for p in range(user_start[chunks[c]], user_start[chunks[c + 1]]):
+            x[p] += tp * dx[p]
+            z[p] += td * dz[p]
+
+
+@njit(cache=True, parallel=True)
+def _pair_refinement_residuals(e_d, r_dual, z, dx, x, dz, rxz, user_start, chunks):
+    """The refinement's pair residuals: e_d += r_dual in place, and returns z dx + x dz + rxz."""
+    e_xz = np.empty(x.shape[0])
+    for c in prange(chunks.shape[0] - 1):
+        for p in range(user_start[chunks[c]], user_start[chunks[c + 1]]):
+            e_d[p] += r_dual[p]
+            e_xz[p] = z[p] * dx[p] + x[p] * dz[p] + rxz[p]
+    return e_xz
+
+
+@njit(cache=True, parallel=True)
+def _pair_add(dx, cx, dz, cz, user_start, chunks):
+    """dx += cx and dz += cz in place (the refined direction)."""
+    for c in prange(chunks.shape[0] - 1):
+        for p in range(user_start[chunks[c]], user_start[chunks[c + 1]]):
+            dx[p] += cx[p]
+            dz[p] += cz[p]
 
 
 @njit(cache=True)
@@ -514,7 +600,7 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
     a_act = np.where(active, a, 0.0)
     floor = np.where(active, 0.0, np.nan_to_num(level) * unit * a)
     # Start: every pair at half the load the busiest row can take, slacks from there; duals balanced.
-    load1, _, col_sum, _ = kernels._linear_parts(np.ones(n_pairs), np.ones(n_rows), np.zeros(n_users),
+    load1, _, col_sum, _, _ = kernels._linear_parts(np.ones(n_pairs), np.ones(n_rows), np.zeros(n_users),
                                                  np.zeros(n_pairs), *structure, n_rows)
     x = np.full(n_pairs, 0.9 / max(load1.max(initial=0.0), 1e-300))
     s = np.maximum(1.0 - load1 * x[0] if n_pairs else np.ones(n_rows), 0.1)
@@ -531,6 +617,7 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
     per_user = np.diff(user_start) * kk
     dense = float(per_user @ per_user) > n_users * n_rows * n_rows / 10.0
     r_dense = np.zeros((n_users, n_rows) if dense else (0, n_rows))
+    r_single = np.zeros((n_users, n_rows) if dense else (0, n_rows), dtype=np.float32)
     # the normal matrix's product (users x rows² operations) and factorisation (rows³ / 3) on the numba loops' threads
     # when large enough to gain from them (see THREADED_BLAS_FLOPS); one BLAS thread otherwise
     big = max(n_users * n_rows * n_rows if dense else 0, n_rows ** 3 / 3) >= THREADED_BLAS_FLOPS
@@ -542,14 +629,14 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
     with np.errstate(all="ignore"), warnings.catch_warnings(), one_blas_thread(), numba_threads(n_chunks):
         warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
         for it in range(1, max_iterations + 1):
-            r_cap, totals, r_dual, aty_max = kernels._linear_parts(x, y, u, z, *structure, n_rows)
+            r_cap, totals, r_dual, aty_max, dual_max = kernels._linear_parts(x, y, u, z, *structure, n_rows)
             r_cap += s - 1.0
             r_usr = totals - w - a_act * t - floor
             r_t = float(a_act @ u) - 1.0
             gap = float(x @ z + s @ y + w @ u)
             primal_res = max(float(np.abs(r_cap).max(initial=0.0)),
                              float(np.abs(r_usr).max()) / max(1.0, float(totals.max())))
-            dual_res = max(float(np.abs(r_dual).max()) / max(1.0, aty_max), abs(r_t))
+            dual_res = max(dual_max / max(1.0, aty_max), abs(r_t))
             merit = max(primal_res, dual_res, gap / max(1.0, abs(t)))
             if merit < 0.5 * best[0]:
                 best = (merit, x.copy(), t, u.copy(), w.copy())
@@ -561,12 +648,13 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
                 break
             if stalled >= _STALL_ITERATIONS:  # degenerate and ill-conditioned: keep the best iterate
                 break
+            single = merit > _SINGLE_ABOVE  # early steps need little accuracy: the product in single precision
             m_mat, d, inv_g, b_vec, c0 = kernels._normal_matrix(x, z, w, u, s, y, a_act, *structure, n_rows,
-                                                                r_dense, dense)
+                                                                r_dense, dense, r_single, single)
             with blas_threads(n_chunks) if big else contextlib.nullcontext():
                 if dense:  # M -= RᵀR on the upper triangle, which is all the Cholesky factorisation reads
-                    if merit > _SINGLE_ABOVE:  # early steps need little accuracy: the product in single precision
-                        m_mat -= scipy.linalg.blas.ssyrk(1.0, r_dense.T.astype(np.float32), trans=0, lower=0)
+                    if single:
+                        m_mat -= scipy.linalg.blas.ssyrk(1.0, r_single.T, trans=0, lower=0)
                     else:
                         m_mat = scipy.linalg.blas.dsyrk(-1.0, r_dense.T, beta=1.0, c=m_mat, trans=0, lower=0,
                                                         overwrite_c=1)
