@@ -32,6 +32,7 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
     from .market import Game, best_response, best_response_finite, run_dynamics
     from .multires import (Cluster, Quotas, asset_fairness, ceei, drf, drf_machine_offers, drfh, drfh_best_fit,
                            edrf, hierarchical_drf, pdrf, pfvds, psdsf, random_cluster, tsf)
+    from .multires._solvers.maxmin_interior import compile_refinement_kernels
 
     rng = np.random.default_rng(0)
     int_pool = ([[1, 4], [3, 1], [2, 2]], [9, 18])
@@ -58,7 +59,8 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
                                                            drf_machine_offers(cluster))),
         ("psdsf (market)", lambda: (psdsf(cluster), psdsf(cluster, time_shared=True))),
         ("drfh, tsf, psdsf: parallel kernels (problems from 20,000 pairs)", lambda: _parallel(lambda: (
-            drfh(cluster), tsf(cluster), psdsf(cluster), psdsf(cluster, time_shared=True)))),
+            drfh(cluster), tsf(cluster), psdsf(cluster), psdsf(cluster, time_shared=True),
+            compile_refinement_kernels()))),
         ("psdsf (fixed point)", lambda: psdsf(cluster, method="fixed_point")),
         ("pfvds (interior point)", lambda: (pfvds(cluster, 1.0), pfvds(cluster, 2.0))),
         ("pfvds (best responses)", lambda: pfvds(cluster, 2.0, method="best_response")),

@@ -40,7 +40,7 @@ from ..._jit import njit
 from .pair_kernels import (THREADED_BLAS_FLOPS, blas_threads, numba_threads, one_blas_thread, serial_twins,
                            sum_chunks, user_chunks)
 
-__all__ = ["maxmin_round_interior_point"]
+__all__ = ["maxmin_round_interior_point", "compile_refinement_kernels"]
 
 
 @njit(cache=True, parallel=True)
@@ -515,6 +515,15 @@ def _pair_add(dx, cx, dz, cz, user_start, chunks):
         for p in range(user_start[chunks[c]], user_start[chunks[c + 1]]):
             dx[p] += cx[p]
             dz[p] += cz[p]
+
+
+def compile_refinement_kernels():
+    """Compile the refinement's pair kernels, serial and parallel, on one pair: a solve reaches them only when its
+    residual passes below ``_REFINE_BELOW`` before it converges, which the warm-up's small instances may skip."""
+    one, user_start, chunks = np.ones(1), np.array([0, 1], dtype=np.int64), np.array([0, 1], dtype=np.int64)
+    for kernels in (_SERIAL, _PARALLEL):
+        kernels._pair_refinement_residuals(one.copy(), one, one, one, one, one, one, user_start, chunks)
+        kernels._pair_add(one.copy(), one, one.copy(), one, user_start, chunks)
 
 
 @njit(cache=True)
