@@ -69,6 +69,16 @@ class DRFResult:
     dominant_resource: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
 
 
+def row_reduce(ufunc, a: np.ndarray) -> np.ndarray:
+    """``ufunc.reduce(a, axis=1)`` of a (users x resources) array, one resource column at a time: NumPy reduces a
+    short contiguous axis several times slower (0.32 against 0.05 ms at 10⁴ x 10). A maximum or minimum does not
+    round, so the result is the same; NaN propagates as there."""
+    out = a[:, 0].copy()
+    for r in range(1, a.shape[1]):
+        ufunc(out, a[:, r], out=out)
+    return out
+
+
 def dominant_resources(demands, capacity) -> np.ndarray:
     """Each user's dominant resource, ``argmax_r demands[i, r] / capacity[r]`` over resources with a positive capacity
     (the first of equals), -1 for a user demanding none of them."""
@@ -76,53 +86,103 @@ def dominant_resources(demands, capacity) -> np.ndarray:
     pos = cap > 0
     with np.errstate(over="ignore"):  # a ratio beyond float range is inf, still the largest: the answer stands
         ratios = np.where(pos, d / np.where(pos, cap, 1.0), 0.0)
-    return np.where((ratios > 0).any(axis=1), ratios.argmax(axis=1), -1).astype(np.int64)
+    if ratios.shape[1] == 0:
+        return np.full(len(ratios), -1, dtype=np.int64)
+    top, best = ratios[:, 0].copy(), np.zeros(len(ratios), dtype=np.int64)
+    for r in range(1, ratios.shape[1]):  # column by column (see row_reduce); strictly larger: the first of equals
+        larger = ratios[:, r] > top
+        best[larger] = r
+        np.maximum(top, ratios[:, r], out=top)
+    return np.where(top > 0, best, -1).astype(np.int64)
+
+
+# The heap of progressive filling: entry e is row e of ``heap`` (int64: exact share numerator, denominator, secondary
+# key, user) and, in floating-point mode, ``hkey[e]`` (the share). One row is one 32-byte read or move, four siblings
+# two cache lines; in exact mode ``hkey`` is never read or moved.
+_NUM, _DEN, _SEC, _USER = 0, 1, 2, 3
 
 
 @njit(cache=True, inline="always")
-def _before(key_a, num_a, den_a, sec_a, key_b, num_b, den_b, sec_b, exact):
-    """Heap order: (share, secondary) lexicographic. Exact mode: shares num/den compared by cross-products."""
+def _item_before(key, num, den, sec, heap, hkey, e, exact):
+    """Whether the item (share key or num/den, secondary key) comes before heap entry e: (share, secondary)
+    lexicographic, exact shares compared by cross-products (``hkey`` not read). Bitwise operators, not
+    ``and``/``or``: no branch, so a comparison whose outcome is a coin toss costs no misprediction."""
     if exact:
-        lhs = num_a * den_b
-        rhs = num_b * den_a
-        return lhs < rhs or (lhs == rhs and sec_a < sec_b)
-    return key_a < key_b or (key_a == key_b and sec_a < sec_b)
+        lhs = num * heap[e, _DEN]
+        rhs = heap[e, _NUM] * den
+        return (lhs < rhs) | ((lhs == rhs) & (sec < heap[e, _SEC]))
+    return (key < hkey[e]) | ((key == hkey[e]) & (sec < heap[e, _SEC]))
 
 
-@njit(cache=True)
-def _replace_top(hkey, hnum, hden, hsec, hidx, size, key, num, den, sec, idx, exact):
-    """Put (key, num/den, sec, idx) at the root of the 4-ary heap and restore it.
+@njit(cache=True, inline="always")
+def _entry_before(heap, hkey, a, b, exact):
+    """Whether heap entry a comes before heap entry b (:func:`_item_before`)."""
+    if exact:
+        return _item_before(0.0, heap[a, _NUM], heap[a, _DEN], heap[a, _SEC], heap, hkey, b, True)
+    return _item_before(hkey[a], 0, 1, heap[a, _SEC], heap, hkey, b, False)
 
-    A 4-ary heap halves the depth of a binary one and keeps siblings in one cache line. Bottom-up:
+
+@njit(cache=True, inline="always")
+def _move_entry(heap, hkey, to, source, exact):
+    for k in range(4):
+        heap[to, k] = heap[source, k]
+    if not exact:
+        hkey[to] = hkey[source]
+
+
+@njit(cache=True, inline="always")
+def _replace_top(heap, hkey, size, key, num, den, sec, user, exact):
+    """Put (key, num/den, sec, user) at the root of the 4-ary heap and restore it.
+
+    A 4-ary heap halves the depth of a binary one and keeps siblings in two cache lines. Bottom-up:
     the new root key usually belongs near the leaves (a user's share just grew), so walk the hole down
-    along the smallest children, then sift the item up. ``hnum / hden`` is each entry's share as a fraction
-    (exact mode only). Returns the number of heap entries compared (the counted work of the operation).
+    along the smallest children, then sift the item up. The smallest of four children is found by a tournament
+    of three comparisons without branches (pairs, then their winners; ties go to the earlier child, as a scan
+    would). Returns the number of heap entries compared (the counted work of the operation). Inlined into the
+    exact and the floating-point replacements below, where ``exact`` is a constant and its tests vanish.
     """
     pos = 0
     first = 1
     compared = 0
     while first < size:
-        best = first
         last = min(first + 4, size)
         compared += last - first
-        for c in range(first + 1, last):
-            if _before(hkey[c], hnum[c], hden[c], hsec[c], hkey[best], hnum[best], hden[best], hsec[best], exact):
-                best = c
-        hkey[pos], hnum[pos], hden[pos], hsec[pos], hidx[pos] = (hkey[best], hnum[best], hden[best], hsec[best],
-                                                                 hidx[best])
+        if last - first == 4:
+            left = first + _entry_before(heap, hkey, first + 1, first, exact)
+            right = first + 2 + _entry_before(heap, hkey, first + 3, first + 2, exact)
+            best = right if _entry_before(heap, hkey, right, left, exact) else left
+        else:
+            best = first
+            for c in range(first + 1, last):
+                if _entry_before(heap, hkey, c, best, exact):
+                    best = c
+        _move_entry(heap, hkey, pos, best, exact)
         pos = best
         first = 4 * pos + 1
     while pos > 0:
         parent = (pos - 1) // 4
         compared += 1
-        if _before(key, num, den, sec, hkey[parent], hnum[parent], hden[parent], hsec[parent], exact):
-            hkey[pos], hnum[pos], hden[pos], hsec[pos], hidx[pos] = (hkey[parent], hnum[parent], hden[parent],
-                                                                     hsec[parent], hidx[parent])
+        if _item_before(key, num, den, sec, heap, hkey, parent, exact):
+            _move_entry(heap, hkey, pos, parent, exact)
             pos = parent
         else:
             break
-    hkey[pos], hnum[pos], hden[pos], hsec[pos], hidx[pos] = key, num, den, sec, idx
+    heap[pos, _NUM], heap[pos, _DEN], heap[pos, _SEC], heap[pos, _USER] = num, den, sec, user
+    if not exact:
+        hkey[pos] = key
     return compared
+
+
+@njit(cache=True)
+def _replace_top_exact(heap, hkey, size, num, den, sec, user):
+    """:func:`_replace_top` comparing exact shares num/den."""
+    return _replace_top(heap, hkey, size, 0.0, num, den, sec, user, True)
+
+
+@njit(cache=True)
+def _replace_top_float(heap, hkey, size, key, sec, user):
+    """:func:`_replace_top` comparing floating-point shares."""
+    return _replace_top(heap, hkey, size, key, 0, 0, sec, user, False)
 
 
 @njit(cache=True)
@@ -255,41 +315,34 @@ def _fill(demands, capacity, step, share_num, share_den, accumulate, secondary, 
     consumed = held_resources(tasks, demands)
     committed = _committed(tasks, demands, reserved) if reserving else consumed
     limit = capacity * (1.0 + FIT_RTOL)
-    hkey = np.empty(n)
-    hnum = np.zeros(n, dtype=np.int64)
-    hden = np.zeros(n, dtype=np.int64)
-    hsec = np.empty(n, dtype=np.int64)
-    hidx = np.empty(n, dtype=np.int64)
+    hkey = np.zeros(n)
+    heap = np.zeros((n, 4), dtype=np.int64)
     size = n - n  # not the literal 0: numba would first compile _replace_top for a constant size of 0
     for j in range(n):
         i = perm[j]
         if tasks[i] < caps[i]:
-            hkey[size], hsec[size], hidx[size] = keys[i], sec0[i], i
+            hkey[size], heap[size, _SEC], heap[size, _USER] = keys[i], sec0[i], i
             if exact:
-                hnum[size], hden[size] = tasks[i] * share_num[i], share_den[i]
+                heap[size, _NUM], heap[size, _DEN] = tasks[i] * share_num[i], share_den[i]
             size += 1
     if exact:  # float keys may order exact ties wrongly: insertion-sort the (nearly sorted) entries exactly
         for j in range(1, size):
-            k, nm, dn, sc, ix = hkey[j], hnum[j], hden[j], hsec[j], hidx[j]
+            k, nm, dn, sc, ix = hkey[j], heap[j, _NUM], heap[j, _DEN], heap[j, _SEC], heap[j, _USER]
             pos = j
-            while pos > 0 and _before(k, nm, dn, sc, hkey[pos - 1], hnum[pos - 1], hden[pos - 1], hsec[pos - 1],
-                                      True):
-                hkey[pos], hnum[pos], hden[pos], hsec[pos], hidx[pos] = (hkey[pos - 1], hnum[pos - 1],
-                                                                         hden[pos - 1], hsec[pos - 1], hidx[pos - 1])
+            while pos > 0 and _item_before(k, nm, dn, sc, heap, hkey, pos - 1, True):
+                _move_entry(heap, hkey, pos, pos - 1, False)
                 pos -= 1
-            hkey[pos], hnum[pos], hden[pos], hsec[pos], hidx[pos] = k, nm, dn, sc, ix
+            hkey[pos], heap[pos, _NUM], heap[pos, _DEN], heap[pos, _SEC], heap[pos, _USER] = k, nm, dn, sc, ix
     count = 0
     blocked = -1
     work = 0
     while size > 0:
-        i = hidx[0]
-        fits = True
+        i = heap[0, _USER]
+        over = False
         work += m
-        for r in range(m):
-            if committed[r] + _growth(tasks[i], i, r, demands, reserved, reserving) > limit[r]:
-                fits = False
-                break
-        if fits:
+        for r in range(m):  # every resource, without a branch: a loop that can stop early costs more than it saves
+            over |= committed[r] + _growth(tasks[i], i, r, demands, reserved, reserving) > limit[r]
+        if not over:
             for r in range(m):
                 if reserving:
                     committed[r] += _growth(tasks[i], i, r, demands, reserved, reserving)
@@ -299,13 +352,15 @@ def _fill(demands, capacity, step, share_num, share_den, accumulate, secondary, 
                 order[count] = i
             count += 1
             if tasks[i] < caps[i]:
-                if borrowed:
-                    key = _borrowed_share(tasks[i], i, demands, nominal, lendable, weights)
+                if exact:
+                    work += _replace_top_exact(heap, hkey, size, tasks[i] * share_num[i], share_den[i],
+                                               secondary[i], i)
                 else:
-                    key = hkey[0] + step[i] if accumulate else tasks[i] * step[i]
-                num = tasks[i] * share_num[i] if exact else 0
-                den = share_den[i] if exact else 0
-                work += _replace_top(hkey, hnum, hden, hsec, hidx, size, key, num, den, secondary[i], i, exact)
+                    if borrowed:
+                        key = _borrowed_share(tasks[i], i, demands, nominal, lendable, weights)
+                    else:
+                        key = hkey[0] + step[i] if accumulate else tasks[i] * step[i]
+                    work += _replace_top_float(heap, hkey, size, key, secondary[i], i)
                 continue
         elif not skip_blocked:
             blocked = i
@@ -313,8 +368,11 @@ def _fill(demands, capacity, step, share_num, share_den, accumulate, secondary, 
         # a blocked user never fits again (resources only fill up); a capped one is done
         size -= 1
         if size > 0:
-            work += _replace_top(hkey, hnum, hden, hsec, hidx, size, hkey[size], hnum[size], hden[size],
-                                 hsec[size], hidx[size], exact)
+            if exact:
+                work += _replace_top_exact(heap, hkey, size, heap[size, _NUM], heap[size, _DEN], heap[size, _SEC],
+                                           heap[size, _USER])
+            else:
+                work += _replace_top_float(heap, hkey, size, hkey[size], heap[size, _SEC], heap[size, _USER])
     return tasks, consumed, count, blocked, work
 
 
@@ -365,7 +423,7 @@ def share_steps(demands, capacity, weights, share_arithmetic: str = "exact") -> 
     """
     check_choice(share_arithmetic, SHARE_ARITHMETIC, "share_arithmetic")
     d, cap, w = demands, capacity, weights
-    step = (d / cap).max(axis=1) / w
+    step = row_reduce(np.maximum, d / cap) / w
     empty = np.empty(0, dtype=np.int64)
     if share_arithmetic == "accumulated":
         return ShareSteps(step, empty, empty, True, "accumulated")
@@ -374,16 +432,32 @@ def share_steps(demands, capacity, weights, share_arithmetic: str = "exact") -> 
     bound = (c_max + float(d.max(initial=0.0))) * c_max * float(w.max(initial=1.0))
     if not integral or bound >= _EXACT_LIMIT:
         return ShareSteps(step, empty, empty, False, "float")
-    di, ci, wi = d.astype(np.int64), cap.astype(np.int64), w.astype(np.int64)
-    # dominant share max_r d_ir / c_r exactly: keep the best fraction by cross-multiplication
-    num, den = di[:, 0].copy(), np.full(len(di), ci[0], dtype=np.int64)
-    for r in range(1, di.shape[1]):
-        better = di[:, r] * den > num * ci[r]
-        num[better], den[better] = di[better, r], ci[r]
-    den = den * wi
-    g = np.gcd(num, den)
-    g[g == 0] = 1
-    return ShareSteps(step, num // g, den // g, False, "rational")
+    num, den = _exact_shares(d.astype(np.int64), cap.astype(np.int64), w.astype(np.int64))
+    return ShareSteps(step, num, den, False, "rational")
+
+
+@njit(cache=True)
+def _exact_shares(demands, capacity, weights):
+    """Each user's weighted dominant share max_r d_ir / c_r / w_i as a reduced fraction (num, den) of int64s: the best
+    fraction kept by cross-multiplication (the first of equals), then divided by the greatest common divisor
+    (a zero numerator keeps its denominator). One pass per user, where NumPy took ten (0.9 against 0.05 ms at
+    10⁴ users x 10 resources)."""
+    n, m = demands.shape
+    num = np.empty(n, dtype=np.int64)
+    den = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        a, b = demands[i, 0], capacity[0]
+        for r in range(1, m):
+            if demands[i, r] * b > a * capacity[r]:
+                a, b = demands[i, r], capacity[r]
+        b *= weights[i]
+        x, y = a, b  # Euclid: gcd(a, b), b > 0
+        while y != 0:
+            x, y = y, x % y
+        g = x if x != 0 else 1
+        num[i] = a // g
+        den[i] = b // g
+    return num, den
 
 
 def _secondary_order(tie_break, d, cap, step, share_num, share_den, arithmetic) -> np.ndarray:
@@ -475,7 +549,7 @@ def filling_bounds(d, cap, per_task, max_tasks, max_allocations) -> tuple[np.nda
     pos = d > 0
     # most tasks any single user could get alone; also bounds every count below
     with np.errstate(divide="ignore", over="ignore"):
-        alone = np.where(pos, cap / np.where(pos, d, 1.0), np.inf).min(axis=1)
+        alone = row_reduce(np.minimum, np.where(pos, cap / np.where(pos, d, 1.0), np.inf))
     worst = int(np.argmax(alone))
     check_task_bound(float(alone[worst]), f"capacity / demands[{worst}]")
     caps_f = _whole_task_caps(max_tasks, n)
@@ -658,7 +732,7 @@ def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie
     w = as_weights(weights, n)
     check_choice(stop, STOP_RULES, "stop")
     check_choice(tie_break, TIE_BREAKS, "tie_break")
-    per_task = (d / cap).max(axis=1)
+    per_task = row_reduce(np.maximum, d / cap)
     quota = _resolve_quotas(quotas, d, cap, tie_break, share_arithmetic)
     step, share_num, share_den, accumulate, arithmetic = share_steps(d, cap, w, share_arithmetic)
     caps, steps_bound = filling_bounds(d, cap, per_task, max_tasks, max_allocations)
