@@ -569,3 +569,24 @@ def test_pdrf_consumption_and_rates_are_its_own():
     floats = rng.uniform(0.1, 1.0, (500, 3))
     res = pdrf(floats, floats.sum(axis=0) * 0.3)
     np.testing.assert_allclose(res.consumed, res.tasks @ floats, rtol=1e-13)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 30), st.integers(1, 6), st.integers(0, 2**32 - 1))
+def test_pool_summary_is_the_numpy_expressions(n, m, seed):
+    """The one-pass kernel drf's set-up uses gives what the NumPy expressions it replaced give, bit for bit: the
+    per-task dominant share, the tasks each user could run alone (inf demanding nothing) and the dominant resource
+    (the first of equals; ratios beyond the float range are inf and still the largest)."""
+    from fairlib.multires.progressive_filling import dominant_resources, pool_summary
+
+    rng = np.random.default_rng(seed)
+    d = rng.integers(0, 4, (n, m)).astype(float) * 10.0 ** rng.integers(-300, 300, (n, m))
+    d[rng.random((n, m)) < 0.3] = 0.0
+    d[:, rng.integers(m)] = d[:, 0]   # repeated columns: ties between resources
+    cap = rng.uniform(0.5, 2.0, m) * 10.0 ** rng.integers(-300, 300, m)
+    with np.errstate(divide="ignore", over="ignore", under="ignore"):
+        per_task = (d / cap).max(axis=1)
+        alone = np.where(d > 0, cap / np.where(d > 0, d, 1.0), np.inf).min(axis=1)
+    got = pool_summary(d, cap)
+    assert got[0].tobytes() == per_task.tobytes() and got[1].tobytes() == alone.tobytes()
+    assert got[2].tolist() == dominant_resources(d, cap).tolist()
