@@ -592,8 +592,11 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
     pair_server = np.ascontiguousarray(pair_server, dtype=np.int32)
     user_start = np.searchsorted(pair_user, np.arange(n_users + 1)).astype(np.int64)
     # capacity rows (server, resource) some pair loads; vacuous rows are left out (they would be singular)
-    loaded = np.stack([np.bincount(pair_server, weights=dem[pair_user, k] > 0, minlength=capacity.shape[0]) > 0
-                       for k in range(kk)], axis=1)
+    if (dem > 0).all():  # every user demands every resource (the common case): a row is loaded if its server has a pair
+        loaded = np.repeat((np.bincount(pair_server, minlength=capacity.shape[0]) > 0)[:, None], kk, axis=1)
+    else:
+        loaded = np.stack([np.bincount(pair_server, weights=dem[pair_user, k] > 0, minlength=capacity.shape[0]) > 0
+                           for k in range(kk)], axis=1)
     row_of = np.where(loaded, np.cumsum(loaded.ravel()).reshape(loaded.shape) - 1, -1).astype(np.int64)
     n_rows = int(loaded.sum())
     chunks = user_chunks(user_start)
