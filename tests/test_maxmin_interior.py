@@ -132,6 +132,21 @@ def test_the_solvers_fused_kernels_round_as_numpy_does(chunks, rows, depth, seed
             broken = dz.copy()
             broken[int(rng.integers(n))] = bad
             assert kernels._pair_step_lengths(x, dx, z, broken, user_start, split)[2] is False
+            broken = dx.copy()
+            broken[int(rng.integers(n))] = bad
+            assert kernels._pair_step_lengths(x, broken, z, dz, user_start, split)[2] is False
+        # the dual residual's largest magnitude is np.abs(dual).max(), a NaN included
+        servers, kk = 3, 2
+        pair_server = rng.integers(0, servers, n).astype(np.int32)
+        dem, inv_cap = rng.random((n_users, kk)), rng.random((servers, kk))
+        row_of = np.arange(servers * kk, dtype=np.int64).reshape(servers, kk)
+        row_of[0, 1] = -1
+        y, u = rng.random(servers * kk), rng.random(n_users)
+        for dual_z in (z, np.where(rng.random(n) < 0.1, np.nan, z)):
+            parts = kernels._linear_parts(x, y, u, dual_z, user_start, pair_server, dem, inv_cap, row_of, split,
+                                          servers * kk)
+            expected = np.abs(parts[2]).max()
+            assert parts[4] == expected or (np.isnan(parts[4]) and np.isnan(expected))
         moved_x, moved_z = x.copy(), z.copy()
         kernels._pair_advance(moved_x, dx, tp, moved_z, dz, td, user_start, split)
         assert moved_x.tobytes() == (x + tp * dx).tobytes() and moved_z.tobytes() == (z + td * dz).tobytes()

@@ -127,24 +127,29 @@ def _input_summary(w, y):
     return negatives, not_finite, total
 
 
-@njit(cache=True, fastmath={"reassoc", "nnan", "ninf", "nsz"})
-def _largest_finite(v, floor):
-    """max(floor, max v) for entries validated finite, in eight independent running maxima: a single running
-    maximum is a chain of dependent comparisons that does not vectorise (three times slower at a thousand
-    entries). A maximum does not round, so the order does not matter."""
-    lanes = np.full(8, floor)
-    n = v.shape[0]
-    body = n - n % 8
-    for j in range(0, body, 8):
-        for lane in range(8):
-            x = v[j + lane]
-            lanes[lane] = x if x > lanes[lane] else lanes[lane]
-    top = floor
-    for lane in range(8):
-        top = lanes[lane] if lanes[lane] > top else top
-    for j in range(body, n):
-        top = v[j] if v[j] > top else top
-    return top
+@njit(cache=True)
+def _extent(v):
+    """(smallest positive entry or inf, largest entry or 0) of entries validated finite and >= 0 (-0.0 allowed).
+
+    On the bit patterns: a non-negative double orders as its pattern does as an integer, so the largest entry is the
+    largest pattern read as int64 (-0.0 is negative there) and the smallest positive one the smallest nonzero
+    pattern read as uint64 (-0.0 lies above every finite pattern and is not taken as positive below). Integer minima
+    and maxima vectorise; a floating-point running maximum is a chain of dependent comparisons that does not (3-5x
+    slower at a thousand entries)."""
+    as_unsigned = v.view(np.uint64)
+    as_signed = v.view(np.int64)
+    top = np.uint64(0xFFFFFFFFFFFFFFFF)
+    low = top
+    high = np.int64(0)
+    for j in range(v.shape[0]):
+        pattern = as_unsigned[j]
+        low = min(low, pattern if pattern != 0 else top)
+        high = max(high, as_signed[j])
+    patterns = np.empty(2, dtype=np.uint64)
+    patterns[0] = low if low != top else 0
+    patterns[1] = np.uint64(high)
+    low_value, high_value = patterns.view(np.float64)
+    return (low_value if low_value > 0.0 else np.inf), high_value
 
 
 @njit(cache=True)
@@ -302,9 +307,10 @@ def _sum_reassociated(v):
     return total
 
 
-#: the closed form runs on the inputs themselves when the largest weight and the largest of y and the budget lie in
-#: [1 / SAFE_MAGNITUDE, SAFE_MAGNITUDE]: its products, square roots and sums of up to 2^64 terms stay far inside
-#: the float range there; beyond, it runs at unit scale
+#: the closed form runs on the inputs themselves when every positive weight and bid and the budget lie in
+#: [1 / SAFE_MAGNITUDE, SAFE_MAGNITUDE]: its products and ratios then lie in [2^-128, 2^128] and its sums of up to
+#: 2^64 terms below 2^192, far inside the float range, and no bid can be lost at unit scale; beyond, it runs at
+#: unit scale
 SAFE_MAGNITUDE = 2.0 ** 64
 
 
@@ -314,47 +320,46 @@ def _unit_best_response_into(w, y, budget, out):
     (status, index, value).
 
     Status 0 ok; 1-4 the ``_best_response_into`` codes; 5 y[index] > 0 underflows to 0 at unit scale; 6 the budget
-    does; 7 the bids sum to ``value`` (at the caller's scale) instead of the budget (precision lost). Inside
-    :data:`SAFE_MAGNITUDE` the closed form runs on the inputs themselves (the bids of the dynamics loop's kernel,
-    bit for bit); beyond, at ``_unit_scale``'s unit scale (w / max w, y and X / max(max y, X), the same
-    divisions), scaled back.
+    does; 7 the bids sum to ``value`` (at the caller's scale) instead of the budget (precision lost). When every
+    positive entry and the budget lie within :data:`SAFE_MAGNITUDE` the closed form runs on the inputs themselves
+    (the bids of the dynamics loop's kernel, bit for bit; 5 and 6 cannot occur); otherwise at ``_unit_scale``'s
+    unit scale (w / max w, y and X / max(max y, X), the same divisions), scaled back.
     """
     n = w.shape[0]
     code, j = _input_status(w, y)
     if code != 0:
         return code, j, 0.0
-    w_top = _largest_finite(w, 0.0)     # every entry finite and >= 0 here
-    scale = _largest_finite(y, budget)
-    if 1.0 / SAFE_MAGNITUDE <= w_top <= SAFE_MAGNITUDE and 1.0 / SAFE_MAGNITUDE <= scale <= SAFE_MAGNITUDE:
+    w_low, w_top = _extent(w)       # every entry finite and >= 0 here
+    y_low, y_top = _extent(y)
+    scale = max(y_top, budget)
+    if 1.0 / SAFE_MAGNITUDE <= min(w_low, y_low, budget) and max(w_top, scale) <= SAFE_MAGNITUDE:
+        scale = 1.0
+        budget_unit = budget
         code, j = _closed_form_into(w, y, budget, out)
-        if code != 0:
-            return code, j, 0.0
-        spent = _sum_reassociated(out)
-        if not abs(spent - budget) <= 1e-9 * budget:
-            return 7, -1, spent
-        return 0, -1, 1.0
-    w_unit = np.empty(n)
-    y_unit = np.empty(n)
-    lost = 0
-    for j in range(n):          # branch-free, so it vectorises
-        w_unit[j] = w[j] / w_top
-        y_unit[j] = y[j] / scale
-        lost += (y[j] > 0.0) & (y_unit[j] == 0.0)
-    if lost > 0:
-        for j in range(n):
-            if y[j] > 0.0 and y_unit[j] == 0.0:
-                return 5, j, scale
-    budget_unit = budget / scale
-    if budget_unit == 0.0:
-        return 6, -1, scale
-    code, j = _closed_form_into(w_unit, y_unit, budget_unit, out)
+    else:
+        w_unit = np.empty(n)
+        y_unit = np.empty(n)
+        lost = 0
+        for j in range(n):          # branch-free, so it vectorises
+            w_unit[j] = w[j] / w_top
+            y_unit[j] = y[j] / scale
+            lost += (y[j] > 0.0) & (y_unit[j] == 0.0)
+        if lost > 0:
+            for j in range(n):
+                if y[j] > 0.0 and y_unit[j] == 0.0:
+                    return 5, j, scale
+        budget_unit = budget / scale
+        if budget_unit == 0.0:
+            return 6, -1, scale
+        code, j = _closed_form_into(w_unit, y_unit, budget_unit, out)
     if code != 0:
         return code, j, 0.0
     spent = _sum_reassociated(out)
     if not abs(spent - budget_unit) <= 1e-9 * budget_unit:
         return 7, -1, spent * scale
-    for j in range(n):
-        out[j] *= scale
+    if scale != 1.0:
+        for j in range(n):
+            out[j] *= scale
     return 0, -1, scale
 
 

@@ -92,7 +92,7 @@ def pool_summary(demands, capacity):
         top = demands[i, 0] / capacity[0]
         best = 0
         most = np.inf
-        for r in range(m):
+        for r in range(m):  # from 0, not 1: the solo count needs resource 0 too
             ratio = demands[i, r] / capacity[r]
             if ratio > top:
                 top = ratio
@@ -394,7 +394,7 @@ def _fill(demands, capacity, step, share_num, share_den, accumulate, secondary, 
             k, nm, dn, sc, ix = hkey[j], heap[j, _NUM], heap[j, _DEN], heap[j, _SEC], heap[j, _USER]
             pos = j
             while pos > 0 and _item_before(k, nm, dn, sc, heap, hkey, pos - 1, True):
-                _move_entry(heap, hkey, pos, pos - 1, False)
+                _move_entry(heap, hkey, pos, pos - 1, True)
                 pos -= 1
             hkey[pos], heap[pos, _NUM], heap[pos, _DEN], heap[pos, _SEC], heap[pos, _USER] = k, nm, dn, sc, ix
     count = 0
@@ -512,7 +512,7 @@ def share_steps(demands, capacity, weights, share_arithmetic: str = "exact", *, 
 def _exact_shares(demands, capacity, weights):
     """Each user's weighted dominant share max_r d_ir / c_r / w_i as a reduced fraction (num, den) of int64s: the best
     fraction kept by cross-multiplication (the first of equals), then divided by the greatest common divisor
-    (a zero numerator keeps its denominator). One pass per user, where NumPy took ten (0.9 against 0.05 ms at
+    (0 / b reduces to 0 / 1, as np.gcd gives). One pass per user, where NumPy took ten (0.9 against 0.05 ms at
     10⁴ users x 10 resources)."""
     n, m = demands.shape
     num = np.empty(n, dtype=np.int64)

@@ -37,8 +37,8 @@ import scipy.linalg
 from numba import prange
 
 from ..._jit import njit
-from .pair_kernels import (THREADED_BLAS_FLOPS, blas_threads, numba_threads, one_blas_thread, serial_twins,
-                           sum_chunks, user_chunks)
+from .pair_kernels import (THREADED_BLAS_FLOPS, blas_threads, largest, numba_threads, one_blas_thread,
+                           serial_twins, sum_chunks, user_chunks)
 
 __all__ = ["maxmin_round_interior_point", "compile_refinement_kernels"]
 
@@ -238,17 +238,14 @@ def _linear_parts(x, y, u, z, user_start, pair_server, dem, inv_cap, row_of, chu
                 if acc > aty_max[c]:
                     aty_max[c] = acc
                 magnitude = abs(dual[p])
-                if not (magnitude <= largest_dual or largest_dual != largest_dual):  # a NaN, once seen, stays
-                    largest_dual = magnitude
+                if not (magnitude <= largest_dual or largest_dual != largest_dual):  # a NaN, once seen, stays (as
+                    largest_dual = magnitude                                        # in pair_kernels.largest)
             ex[n] = acc_x
         dual_max[c] = largest_dual
     top = aty_max[0]  # no NaN: each entry is a running maximum from 0
-    top_dual = dual_max[0]
     for c in range(1, n_chunks):
         top = max(top, aty_max[c])
-        if not (dual_max[c] <= top_dual or top_dual != top_dual):
-            top_dual = dual_max[c]
-    return sum_chunks(ax_parts), ex, dual, top, top_dual
+    return sum_chunks(ax_parts), ex, dual, top, largest(dual_max)
 
 
 @njit(cache=True)
