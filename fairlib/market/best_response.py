@@ -315,7 +315,7 @@ SAFE_MAGNITUDE = 2.0 ** 64
 
 
 @njit(cache=True)
-def _unit_best_response_into(w, y, budget, out):
+def _checked_best_response_into(w, y, budget, out):
     """The best response of validated-here inputs: writes the bids into ``out`` (zeros on entry) and returns
     (status, index, value).
 
@@ -545,7 +545,7 @@ def best_response(w, y, budget) -> np.ndarray:
     """
     w, y, budget = _coerce_inputs(w, y, budget)
     out = np.zeros(w.shape[0])
-    code, j, value = _unit_best_response_into(w, y, budget, out)  # validation runs inside the kernel
+    code, j, value = _checked_best_response_into(w, y, budget, out)  # validation runs inside the kernel
     if code == 5 or code == 6:
         raise _lost_at_unit_scale(f"y[{j}] = {y[j]}" if code == 5 else f"budget = {budget}", value)
     if code == 7:

@@ -112,14 +112,7 @@ def dominant_resources(demands, capacity) -> np.ndarray:
     pos = cap > 0
     with np.errstate(over="ignore"):  # a ratio beyond float range is inf, still the largest: the answer stands
         ratios = np.where(pos, d / np.where(pos, cap, 1.0), 0.0)
-    if ratios.shape[1] == 0:
-        return np.full(len(ratios), -1, dtype=np.int64)
-    top, best = ratios[:, 0].copy(), np.zeros(len(ratios), dtype=np.int64)
-    for r in range(1, ratios.shape[1]):  # column by column (see row_reduce); strictly larger: the first of equals
-        larger = ratios[:, r] > top
-        best[larger] = r
-        np.maximum(top, ratios[:, r], out=top)
-    return np.where(top > 0, best, -1).astype(np.int64)
+    return np.where((ratios > 0).any(axis=1), ratios.argmax(axis=1), -1).astype(np.int64)
 
 
 # The heap of progressive filling: entry e is row e of ``heap`` (int64: exact share numerator, denominator, secondary
