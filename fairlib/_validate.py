@@ -66,9 +66,10 @@ def as_array(x, name: str) -> np.ndarray:
     return arr
 
 
-def as_real_array(x, name: str) -> np.ndarray:
+def as_real_array(x, name: str, *, copy: bool = True) -> np.ndarray:
     """:func:`as_array` as float64, refusing booleans and complex numbers too (a boolean matrix passed as task counts,
     or a complex one, is a mistake, not a number); shape, sign and finiteness are the caller's to check.
+    ``copy=False``: the input itself when it is already float64 (for a caller that keeps nothing of it).
 
     >>> as_real_array([[1, 2]], "tasks").dtype
     dtype('float64')
@@ -80,7 +81,7 @@ def as_real_array(x, name: str) -> np.ndarray:
     arr = as_array(x, name)
     if arr.dtype.kind not in "iuf":
         raise InvalidInputError(f"{name} = {_short(x)}: must be real numbers, got dtype {arr.dtype}")
-    return arr.astype(np.float64)
+    return arr.astype(np.float64, copy=copy)
 
 
 def as_identifiers(ids, name: str, *, allow_empty: bool = False) -> np.ndarray:

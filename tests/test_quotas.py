@@ -239,6 +239,33 @@ def test_bad_quotas_are_named(make, match):
         drf([[1, 4], [3, 1]], [9, 18], quotas=make())
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_guarantee_summary_matches_numpy(seed):
+    """Resolution's one compiled pass against the NumPy expressions it replaced: the same first offending entries
+    (row-major, as ``np.argwhere``), column totals bit for bit, and the same answer to "is anything held back"."""
+    from fairlib.multires.quotas import _guarantee_summary
+    rng = np.random.default_rng(seed)
+    n, m = 50, 3
+    guarantee = rng.integers(0, 4, (n, m)).astype(float) * rng.random((n, 1))
+    limit = guarantee + rng.integers(-1, 3, (n, m)) * (rng.random((n, m)) < 0.05)
+    lending = guarantee * (rng.random((n, m)) < 0.97) + (rng.random((n, m)) < 0.02)
+    over_limit, over_guarantee, total, reserving = _guarantee_summary(guarantee, limit, lending)
+
+    def first(bad):
+        return int(np.flatnonzero(bad)[0]) if bad.any() else -1
+
+    assert over_limit == first(guarantee > limit) and over_guarantee == first(lending > guarantee)
+    assert np.array_equal(total, guarantee.sum(axis=0)) and reserving == ((guarantee - lending) > 0).any()
+
+
+def test_resolving_keeps_none_of_the_callers_arrays():
+    """Resolution reads the quota matrices in place; what it returns must not alias them."""
+    guarantee = np.array([[2.0, 4.0], [0.0, 0.0]])
+    for q in (Quotas.mesos(guarantee=guarantee), Quotas.kueue(nominal=guarantee)):
+        resolved = q.resolve(np.array([[1.0, 2.0], [1.0, 1.0]]), np.array([9.0, 18.0]))
+        for part in resolved:
+            assert not np.shares_memory(part, q.guarantee)
+
 def test_bad_combinations_are_refused():
     d, cap = [[1, 4], [3, 1]], [9, 18]
     with pytest.raises(InvalidInputError, match="quotas.share"):

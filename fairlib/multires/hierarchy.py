@@ -58,7 +58,7 @@ import numpy as np
 from .._jit import interpreted_when_small, njit
 from .._validate import InvalidInputError, _short, as_capacities, as_demands, check_choice
 from .progressive_filling import (FIT_RTOL, MAX_ALLOCATIONS, _check_reservations, _committed, _few_tasks, _growth,
-                                  _start_tasks, dominant_resources, filling_bounds, held_resources, order_buffer)
+                                  _start_tasks, filling_bounds, held_resources, order_buffer, pool_summary)
 from .quotas import Quotas
 
 __all__ = ["hierarchical_drf", "HierarchicalDRFResult", "QueueTree", "queue_tree", "HIERARCHY_VARIANTS"]
@@ -217,42 +217,46 @@ class HierarchicalDRFResult:
             raise InvalidInputError(f"path = {path!r}: no such node") from None
 
 
+# Each internal node v keeps its unblocked children in a binary heap in rows first_child[v] .. first_child[v] +
+# hsize[v] - 1 of ``slots``: (the child's key, the child's node number) side by side, so that a sift reads the keys
+# where it reads the heap (a separate key array indexed by node doubled the cache lines a step touches); hpos[c] is
+# child c's row. Node numbers are below 2⁵³, exact in a float.
 @njit(cache=True, inline="always")
-def _less(key, a, b):
-    """Heap order of two sibling nodes: lower weighted share first, then the one appearing first (lower index)."""
-    return key[a] < key[b] or (key[a] == key[b] and a < b)
+def _before(key_a, a, key_b, b):
+    """Heap order: lower weighted share first, then the node appearing first (lower number); without a branch."""
+    return (key_a < key_b) | ((key_a == key_b) & (a < b))
 
 
 @njit(cache=True)
-def _sift(heap, hpos, key, base, size, j):
-    """Restore node ``heap[base + j]``'s place in the binary heap ``heap[base : base + size]`` (up, then down)."""
-    v = heap[base + j]
+def _sift(slots, hpos, base, size, j):
+    """Restore the place of row ``base + j`` in the heap ``slots[base : base + size]`` (up, then down)."""
+    k, v = slots[base + j, 0], slots[base + j, 1]
     while j > 0:
         up = (j - 1) // 2
-        u = heap[base + up]
-        if not _less(key, v, u):
+        k_up, u = slots[base + up, 0], slots[base + up, 1]
+        if not _before(k, v, k_up, u):
             break
-        heap[base + j] = u
-        hpos[u] = base + j
+        slots[base + j, 0], slots[base + j, 1] = k_up, u
+        hpos[int(u)] = base + j
         j = up
     while True:
         c = 2 * j + 1
         if c >= size:
             break
-        if c + 1 < size and _less(key, heap[base + c + 1], heap[base + c]):
-            c += 1
-        u = heap[base + c]
-        if not _less(key, u, v):
+        if c + 1 < size:  # the smaller child, without a branch
+            c += _before(slots[base + c + 1, 0], slots[base + c + 1, 1], slots[base + c, 0], slots[base + c, 1])
+        k_c, u = slots[base + c, 0], slots[base + c, 1]
+        if not _before(k_c, u, k, v):
             break
-        heap[base + j] = u
-        hpos[u] = base + j
+        slots[base + j, 0], slots[base + j, 1] = k_c, u
+        hpos[int(u)] = base + j
         j = c
-    heap[base + j] = v
-    hpos[v] = base + j
+    slots[base + j, 0], slots[base + j, 1] = k, v
+    hpos[int(v)] = base + j
 
 
 @njit(cache=True)
-def _heap_remove(heap, hpos, hsize, key, first_child, parent, v):
+def _heap_remove(slots, hpos, hsize, first_child, parent, v):
     """Take node ``v`` out of its parent's heap."""
     p = parent[v]
     base = first_child[p]
@@ -261,10 +265,8 @@ def _heap_remove(heap, hpos, hsize, key, first_child, parent, v):
     j = hpos[v] - base
     hpos[v] = -1
     if j < size:
-        last = heap[base + size]
-        heap[base + j] = last
-        hpos[last] = base + j
-        _sift(heap, hpos, key, base, size, j)
+        slots[base + j, 0], slots[base + j, 1] = slots[base + size, 0], slots[base + size, 1]
+        _sift(slots, hpos, base, size, j)
 
 
 @njit(cache=True, inline="always")
@@ -277,7 +279,7 @@ def _held_share(held, v, capacity):
 
 
 @njit(cache=True)
-def _refresh_direction(v, first_child, n_children, blocked, weight, direction, umax, share, key, heap):
+def _refresh_direction(v, first_child, n_children, blocked, weight, direction, umax, share, key, slots):
     """H-DRF: node ``v``'s direction ``Σ_c w_c dir_c`` over its unblocked children, from scratch, and its share."""
     m = direction.shape[1]
     for r in range(m):
@@ -293,7 +295,7 @@ def _refresh_direction(v, first_child, n_children, blocked, weight, direction, u
     for r in range(m):
         direction[v, r] /= top
     umax[v] = top
-    share[v] = key[heap[first_child[v]]] * top
+    share[v] = slots[first_child[v], 0] * top
     key[v] = share[v] / weight[v]
 
 
@@ -308,18 +310,18 @@ def _candidate_sift_up(cand, ckey, cpos, r, j, key):
             break
         cand[r, j] = cand[r, up]
         ckey[r, j] = ckey[r, up]
-        cpos[r, cand[r, j]] = j
+        cpos[cand[r, j], r] = j
         j = up
     cand[r, j] = u
     ckey[r, j] = key
-    cpos[r, u] = j
+    cpos[u, r] = j
 
 
 @njit(cache=True)
 def _candidate_pop(cand, ckey, cpos, csize, r):
     """Take the candidate of largest key off resource r's heap and return it."""
     top = cand[r, 0]
-    cpos[r, top] = -1
+    cpos[top, r] = -1
     size = csize[r] - 1
     csize[r] = size
     if size > 0:
@@ -335,64 +337,69 @@ def _candidate_pop(cand, ckey, cpos, csize, r):
                 break
             cand[r, j] = cand[r, c]
             ckey[r, j] = ckey[r, c]
-            cpos[r, cand[r, j]] = j
+            cpos[cand[r, j], r] = j
             j = c
         cand[r, j] = v
         ckey[r, j] = key
-        cpos[r, v] = j
+        cpos[v, r] = j
     return top
 
 
 @njit(cache=True)
-def _demand_sift_down(heap, r, j, size, demands):
-    """Move entry ``j`` of resource r's max-heap of users (keyed by their demand on r) down to its place."""
-    v = heap[r, j]
-    key = demands[v, r]
+def _demand_sift_down(by_demand, users, r, j, size):
+    """Move entry ``j`` of resource r's max-heap of users (``by_demand[r]``: their demands on r, ``users[r]``: who)
+    down to its place."""
+    key, v = by_demand[r, j], users[r, j]
     while True:
         c = 2 * j + 1
         if c >= size:
             break
-        if c + 1 < size and demands[heap[r, c + 1], r] > demands[heap[r, c], r]:
-            c += 1
-        if demands[heap[r, c], r] <= key:
+        if c + 1 < size:  # the larger child, without a branch
+            c += by_demand[r, c + 1] > by_demand[r, c]
+        if by_demand[r, c] <= key:
             break
-        heap[r, j] = heap[r, c]
+        by_demand[r, j], users[r, j] = by_demand[r, c], users[r, c]
         j = c
-    heap[r, j] = v
+    by_demand[r, j], users[r, j] = key, v
 
 
 @njit(cache=True)
 def _demand_heaps(demands):
     """Per resource, a max-heap of the users keyed by their demand on it (built bottom-up in O(n)): users whose
-    task no longer fits come off the top as the resource fills, without sorting all of them first."""
+    task no longer fits come off the top as the resource fills, without sorting all of them first. The demands are
+    copied into the heap (``by_demand[r, j]`` is user ``users[r, j]``'s demand on r), so a sift reads contiguous
+    keys instead of one row of ``demands`` per comparison."""
     n, m = demands.shape
-    heap = np.empty((m, n), dtype=np.int64)
+    by_demand = np.empty((m, n))
+    users = np.empty((m, n), dtype=np.int64)
+    for i in range(n):
+        for r in range(m):
+            by_demand[r, i] = demands[i, r]
+            users[r, i] = i
     for r in range(m):
-        for i in range(n):
-            heap[r, i] = i
         for j in range(n // 2 - 1, -1, -1):
-            _demand_sift_down(heap, r, j, n, demands)
-    return heap
+            _demand_sift_down(by_demand, users, r, j, n)
+    return by_demand, users
 
 
 @njit(cache=True)
-def _newly_blocked(r, tasks, demands, committed, limit, by_demand, unscanned, reserved, cand, ckey, cpos, csize, out,
-                   blocked, leaf):
+def _newly_blocked(r, tasks, demands, committed, limit, by_demand, users, unscanned, reserved, cand, ckey, cpos, csize,
+                   out, blocked, leaf):
     """Users whose next task no longer fits resource r, written to ``out`` (returns how many; a user may already be
     blocked for another reason). Without reservations they are the users of largest demand on r, taken off the top
-    of ``by_demand[r]`` (a max-heap of the ``unscanned[r]`` users not yet looked at, :func:`_demand_heaps`) once.
+    of r's max-heap of the ``unscanned[r]`` users not yet looked at (:func:`_demand_heaps`) once.
     With them a task grows the committed amount by its demand less what falls inside its owner's reservation
     (:func:`~.progressive_filling._growth`), which only grows as its owner gets tasks: a scanned user that still
     fits (thanks to its reservation) waits in r's max-heap of candidates, keyed by that growth, until the headroom
     falls below it. A user already blocked (``blocked[leaf[u]]``: for good, resources only fill up) is passed over."""
     reserving = reserved.shape[0] > 0
     count = 0
-    while unscanned[r] > 0 and committed[r] + demands[by_demand[r, 0], r] > limit[r]:
-        u = by_demand[r, 0]
+    while unscanned[r] > 0 and committed[r] + by_demand[r, 0] > limit[r]:
+        u = users[r, 0]
         unscanned[r] -= 1
         if unscanned[r] > 0:
-            by_demand[r, 0] = by_demand[r, unscanned[r]]
-            _demand_sift_down(by_demand, r, 0, unscanned[r], demands)
+            by_demand[r, 0], users[r, 0] = by_demand[r, unscanned[r]], users[r, unscanned[r]]
+            _demand_sift_down(by_demand, users, r, 0, unscanned[r])
         if blocked[leaf[u]]:
             continue
         if reserving:
@@ -434,7 +441,7 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
     direction = np.zeros((n_nodes, m))  # H-DRF: dir of each node; naive: what each node's subtree holds
     umax = np.zeros(n_nodes)
     blocked = np.zeros(n_nodes, dtype=np.bool_)
-    heap = np.zeros(n_nodes, dtype=np.int64)
+    slots = np.zeros((n_nodes, 2))  # the children's heaps, (key, node) rows
     hpos = np.full(n_nodes, -1, dtype=np.int64)
     hsize = np.zeros(n_nodes, dtype=np.int64)
     # leaves: share, key, direction; blocked at the cap here, and below where one more task does not fit
@@ -446,16 +453,16 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
             direction[v, r] = tasks[i] * demands[i, r] if naive else demands[i, r] / capacity[r] / per_task[i]
         blocked[v] = tasks[i] >= caps[i]
     # per resource, users by demand in a max-heap: as a resource fills, those whose task no longer fits come off its top
-    by_demand = _demand_heaps(demands)
+    by_demand, by_demand_users = _demand_heaps(demands)
     unscanned = np.full(m, n, dtype=np.int64)
     cand = np.zeros((m, n) if reserving else (0, 0), dtype=np.int64)  # per resource: users fitting by reservation
     ckey = np.zeros((m, n) if reserving else (0, 0))  # the growth of their next task, the heap's key
-    cpos = np.full((m, n) if reserving else (0, 0), -1, dtype=np.int64)
+    cpos = np.full((n, m) if reserving else (0, 0), -1, dtype=np.int64)  # (user, resource): its entry in that heap
     csize = np.zeros(m, dtype=np.int64)
     found = np.empty(2 * n, dtype=np.int64)
     for r in range(m):
-        for k in range(_newly_blocked(r, tasks, demands, committed, limit, by_demand, unscanned, reserved, cand, ckey,
-                                      cpos, csize, found, blocked, leaf)):
+        for k in range(_newly_blocked(r, tasks, demands, committed, limit, by_demand, by_demand_users, unscanned,
+                                      reserved, cand, ckey, cpos, csize, found, blocked, leaf)):
             blocked[leaf[found[k]]] = True
     # internal nodes, deepest first: heaps of unblocked children, then the node's own share
     for v in range(n_nodes - 1, -1, -1):
@@ -465,10 +472,10 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
         size = 0
         for c in range(base, base + n_children[v]):
             if not blocked[c]:
-                heap[base + size] = c
+                slots[base + size, 0], slots[base + size, 1] = key[c], c
                 hpos[c] = base + size
                 size += 1
-                _sift(heap, hpos, key, base, size, size - 1)
+                _sift(slots, hpos, base, size, size - 1)
             if naive:
                 for r in range(m):
                     direction[v, r] += direction[c, r]
@@ -480,14 +487,14 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
             share[v] = _held_share(direction, v, capacity)
             key[v] = share[v] / weight[v]
         elif size > 0:
-            _refresh_direction(v, first_child, n_children, blocked, weight, direction, umax, share, key, heap)
+            _refresh_direction(v, first_child, n_children, blocked, weight, direction, umax, share, key, slots)
     count = 0
     marked = np.zeros(n_nodes, dtype=np.bool_)
     pending = np.empty(n_nodes, dtype=np.int64)  # max-heap of marked nodes, by number
     while not blocked[0]:
         v = 0
         while user[v] < 0:
-            v = heap[first_child[v]]
+            v = int(slots[first_child[v], 1])
         i = user[v]
         for r in range(m):
             if reserving:
@@ -496,8 +503,8 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
         tasks[i] += 1
         if reserving:  # its next task's growth may have grown: move it up its candidate heaps
             for r in range(m):
-                if cpos[r, i] >= 0:
-                    _candidate_sift_up(cand, ckey, cpos, r, cpos[r, i], _growth(tasks[i], i, r, demands, reserved,
+                if cpos[i, r] >= 0:
+                    _candidate_sift_up(cand, ckey, cpos, r, cpos[i, r], _growth(tasks[i], i, r, demands, reserved,
                                                                               True))
         if record:
             order[count] = i
@@ -508,9 +515,10 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
             for r in range(m):
                 direction[v, r] += demands[i, r]
         c = v
-        while c != 0:
+        while c != 0:  # c is at the top of its parent's heap (the walk took it): sift it down from there
             p = parent[c]
-            _sift(heap, hpos, key, first_child[p], hsize[p], hpos[c] - first_child[p])
+            slots[first_child[p], 0] = key[c]
+            _sift(slots, hpos, first_child[p], hsize[p], 0)
             if p == 0:
                 break
             if naive:
@@ -518,25 +526,25 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
                     direction[p, r] += demands[i, r]
                 share[p] = _held_share(direction, p, capacity)
             else:  # the direction is unchanged: only the minimum moved
-                share[p] = key[heap[first_child[p]]] * umax[p]
+                share[p] = slots[first_child[p], 0] * umax[p]
             key[p] = share[p] / weight[p]
             c = p
         # newly blocked leaves: this one at its cap, and everyone whose task no longer fits some resource
         n_pending = 0
         if tasks[i] >= caps[i]:
             blocked[v] = True
-            _heap_remove(heap, hpos, hsize, key, first_child, parent, v)
+            _heap_remove(slots, hpos, hsize, first_child, parent, v)
             n_pending = _mark(parent[v], marked, pending, n_pending)
         for r in range(m):
-            if not ((unscanned[r] > 0 and committed[r] + demands[by_demand[r, 0], r] > limit[r])
+            if not ((unscanned[r] > 0 and committed[r] + by_demand[r, 0] > limit[r])
                     or (csize[r] > 0 and committed[r] + ckey[r, 0] > limit[r])):
                 continue  # nobody's next task stopped fitting r (most steps): skip the call
-            for k in range(_newly_blocked(r, tasks, demands, committed, limit, by_demand, unscanned, reserved, cand,
-                                          ckey, cpos, csize, found, blocked, leaf)):
+            for k in range(_newly_blocked(r, tasks, demands, committed, limit, by_demand, by_demand_users, unscanned,
+                                          reserved, cand, ckey, cpos, csize, found, blocked, leaf)):
                 u = leaf[found[k]]
                 if not blocked[u]:
                     blocked[u] = True
-                    _heap_remove(heap, hpos, hsize, key, first_child, parent, u)
+                    _heap_remove(slots, hpos, hsize, first_child, parent, u)
                     n_pending = _mark(parent[u], marked, pending, n_pending)
         while n_pending > 0:  # deepest first (largest number): children are settled before their parent
             p = pending[0]
@@ -547,12 +555,13 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
             if hsize[p] == 0:
                 blocked[p] = True
                 if p != 0:
-                    _heap_remove(heap, hpos, hsize, key, first_child, parent, p)
+                    _heap_remove(slots, hpos, hsize, first_child, parent, p)
                     n_pending = _mark(parent[p], marked, pending, n_pending)
             elif not naive and p != 0:
-                _refresh_direction(p, first_child, n_children, blocked, weight, direction, umax, share, key, heap)
+                _refresh_direction(p, first_child, n_children, blocked, weight, direction, umax, share, key, slots)
                 q = parent[p]
-                _sift(heap, hpos, key, first_child[q], hsize[q], hpos[p] - first_child[q])
+                slots[hpos[p], 0] = key[p]
+                _sift(slots, hpos, first_child[q], hsize[q], hpos[p] - first_child[q])
                 n_pending = _mark(q, marked, pending, n_pending)
     return tasks, consumed, count, share
 
@@ -598,8 +607,8 @@ def _node_totals(tasks, demands, capacity, first_child, n_children, user):
     numbers), its dominant share and the resource attaining it (the first of equals)."""
     n_nodes, m = first_child.shape[0], demands.shape[1]
     held = np.zeros((n_nodes, m))
-    shares = np.zeros(n_nodes)
-    dominant = np.zeros(n_nodes, dtype=np.int64)
+    shares = np.empty(n_nodes)
+    dominant = np.empty(n_nodes, dtype=np.int64)
     for v in range(n_nodes - 1, -1, -1):
         i = user[v]
         if i >= 0:
@@ -609,10 +618,12 @@ def _node_totals(tasks, demands, capacity, first_child, n_children, user):
             for c in range(first_child[v], first_child[v] + n_children[v]):
                 for r in range(m):
                     held[v, r] += held[c, r]
-        for r in range(m):
+        top, best = held[v, 0] / capacity[0], 0
+        for r in range(1, m):
             share = held[v, r] / capacity[r]
-            if share > shares[v] or r == 0:
-                shares[v], dominant[v] = share, r
+            best = r if share > top else best
+            top = max(top, share)
+        shares[v], dominant[v] = top, best
     return held, shares, dominant
 
 
@@ -688,9 +699,9 @@ def hierarchical_drf(demands, capacity, paths, *, weights=None, variant: str = "
             got = type(paths).__name__ if isinstance(paths, str) or not hasattr(paths, "__len__") else len(paths)
             raise InvalidInputError(f"paths: expected {n} leaf paths (one per user), got {got}")
         tree = queue_tree(paths, weights)
-    per_task = (d / cap).max(axis=1)
+    per_task, alone, dominant = pool_summary(d, cap)
     step = per_task / tree.weight[tree.leaf]
-    caps, steps_bound = filling_bounds(d, cap, per_task, max_tasks, max_allocations)
+    caps, steps_bound = filling_bounds(d, cap, per_task, max_tasks, max_allocations, alone=alone)
     reserved = np.empty((0, m))
     if quotas is not None:
         if not isinstance(quotas, Quotas):
@@ -708,7 +719,7 @@ def hierarchical_drf(demands, capacity, paths, *, weights=None, variant: str = "
         # the guarantees first (a user already beyond its guarantee waits), then everyone, as drf does
         guaranteed = np.maximum(held, np.minimum(quota.guaranteed_tasks, caps))
         phases = [guaranteed, caps] if (guaranteed > held).any() else [caps]
-        committed = np.maximum(guaranteed[:, None] * d, reserved if reserved.shape[0] else 0.0).sum(axis=0)
+        committed = _committed(guaranteed, d, reserved) if reserved.shape[0] else held_resources(guaranteed, d)
         if len(phases) == 2 and not record_order and (committed <= cap * (1 - _MARGIN)).all():
             # every guaranteed task fits with room to spare (committed amounts only grow), so the first phase ends
             # with everyone at its guaranteed tasks: only the order in which they came needs the tree
@@ -725,7 +736,7 @@ def hierarchical_drf(demands, capacity, paths, *, weights=None, variant: str = "
                                                             tree.user)
     return HierarchicalDRFResult(
         tasks=tasks, consumed=consumed, dominant_shares=tasks * per_task,
-        dominant_resource=dominant_resources(d, cap), n_allocations=int(count), variant=variant,
+        dominant_resource=dominant, n_allocations=int(count), variant=variant,
         tree=tree, node_consumed=node_consumed, node_dominant_shares=node_shares,
         node_dominant_resource=node_dominant,
         decision_shares=np.where(np.arange(len(tree.nodes)) == 0, 0.0, decision),

@@ -48,10 +48,11 @@ QUOTA_SHARES = ("dominant", "borrowed")
 _RTOL = 1e-12
 
 
-def _matrix(value, name: str, shape: tuple[int, int] | None, *, allow_inf: bool) -> np.ndarray:
+def _matrix(value, name: str, shape: tuple[int, int] | None, *, allow_inf: bool, copy: bool = True) -> np.ndarray:
     """A quota matrix, one row per user and one column per resource, >= 0 (``inf`` allowed for limits); ``shape``
-    None: any non-empty 2-D shape (a :class:`Quotas` is built before it meets an instance)."""
-    arr = as_real_array(value, name)
+    None: any non-empty 2-D shape (a :class:`Quotas` is built before it meets an instance). ``copy=False``: the
+    caller's array itself when it is already C-contiguous float64 (for a check that keeps nothing)."""
+    arr = as_real_array(value, name) if copy else np.ascontiguousarray(as_real_array(value, name, copy=False))
     if (arr.shape != shape) if shape is not None else (arr.ndim != 2 or arr.size == 0):
         want = shape if shape is not None else "(users, resources)"
         raise InvalidInputError(f"{name} = {_short(value)}: expected shape {want} (one row per user, one column per "
@@ -182,18 +183,20 @@ class Quotas:
         within the capacity) and express them in tasks and reservations."""
         n, m = demands.shape
         g_name, l_name, lend_name = self.names
+        # read in place (nothing below keeps them: what is returned is computed from them)
         guarantee = np.zeros((n, m)) if self.guarantee is None else _matrix(self.guarantee, g_name, (n, m),
-                                                                             allow_inf=False)
-        limit = np.full((n, m), np.inf) if self.limit is None else _matrix(self.limit, l_name, (n, m), allow_inf=True)
+                                                                             allow_inf=False, copy=False)
+        limit = np.full((n, m), np.inf) if self.limit is None else _matrix(self.limit, l_name, (n, m), allow_inf=True,
+                                                                            copy=False)
         lending = guarantee if self.lending_limit is None else _matrix(self.lending_limit, lend_name, (n, m),
-                                                                       allow_inf=False)
-        for bad, what in ((guarantee > limit, f"{g_name} must be <= {l_name}"),
-                          (lending > guarantee, f"{lend_name} must be <= {g_name}")):
-            if bad.any():
-                i, r = (int(k) for k in np.argwhere(bad)[0])
+                                                                       allow_inf=False, copy=False)
+        over_limit, over_guarantee, total, reserving = _guarantee_summary(guarantee, limit, lending)
+        for first, what in ((over_limit, f"{g_name} must be <= {l_name}"),
+                            (over_guarantee, f"{lend_name} must be <= {g_name}")):
+            if first >= 0:
+                i, r = divmod(first, m)
                 raise InvalidInputError(f"{g_name}[{i}, {r}] = {guarantee[i, r]:g}, {l_name}[{i}, {r}] = "
                                         f"{limit[i, r]:g}, {lend_name}[{i}, {r}] = {lending[i, r]:g}: {what}")
-        total = guarantee.sum(axis=0)
         over = total > capacity * (1.0 + _RTOL)
         if over.any():
             r = int(np.argmax(over))
@@ -201,13 +204,35 @@ class Quotas:
                                     f"its capacity {capacity[r]:g}; the pool cannot honour them all")
         limit_tasks = whole_tasks_within(limit, demands)
         guaranteed = np.minimum(whole_tasks_within(guarantee, demands), limit_tasks)
-        reserved = guarantee - lending
+        reserved = guarantee - lending if reserving or self.share == "borrowed" else np.empty((0, m))
         if self.share == "borrowed":
-            nominal, lendable = guarantee, capacity - reserved.sum(axis=0)
+            nominal, lendable = guarantee.copy(), capacity - reserved.sum(axis=0)
         else:
             nominal, lendable = np.empty((0, m)), np.empty(0)
-        return ResolvedQuotas(guaranteed, limit_tasks, reserved if (reserved > 0).any() else np.empty((0, m)),
-                              nominal, lendable)
+        return ResolvedQuotas(guaranteed, limit_tasks, reserved if reserving else np.empty((0, m)), nominal, lendable)
+
+
+@njit(cache=True)
+def _guarantee_summary(guarantee, limit, lending):
+    """One pass over checked quota matrices: the first entry (row-major flat index; -1 if none) where a guarantee
+    exceeds its limit, and where a lending limit exceeds its guarantee; the guarantees' column totals, added row by
+    row as NumPy's ``sum(axis=0)`` adds them (bit for bit); and whether any guarantee exceeds its lending limit
+    (something is held back). The NumPy expressions took five passes and four temporaries (14 of a 19 ms
+    resolution at 10⁵ x 10)."""
+    n, m = guarantee.shape
+    over_limit = over_guarantee = -1
+    total = np.zeros(m)
+    reserving = False
+    for i in range(n):
+        for r in range(m):
+            g = guarantee[i, r]
+            if over_limit < 0 and g > limit[i, r]:
+                over_limit = i * m + r
+            if over_guarantee < 0 and lending[i, r] > g:
+                over_guarantee = i * m + r
+            total[r] += g
+            reserving |= g - lending[i, r] > 0.0
+    return over_limit, over_guarantee, total, reserving
 
 
 def divisible_bounds(quotas: Quotas, demands: np.ndarray, max_tasks=None) -> tuple[np.ndarray, np.ndarray]:
