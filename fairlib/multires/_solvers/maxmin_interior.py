@@ -532,8 +532,42 @@ def _all_finite(v):
     return True
 
 
-# one chunk (below PARALLEL_PAIRS pairs) runs serial copies that never compile a parallel region
-_SERIAL, _PARALLEL = serial_twins(globals())
+# The element-wise passes on one chunk: NumPy computes each entry as the kernels do (no contraction into a fused
+# multiply-add, the same order of operations; a minimum does not round), without compiling anything.
+
+def _pair_products_numpy(x, z, user_start, chunks):
+    return x * z
+
+
+def _complementarity_numpy(x, z, dx, dz, target, user_start, chunks):
+    return x * z + dx * dz - target
+
+
+def _pair_step_lengths_numpy(x, dx, z, dz, user_start, chunks):
+    return _step(x, dx), _step(z, dz), bool(np.isfinite(dx).all() and np.isfinite(dz).all())
+
+
+def _pair_advance_numpy(x, dx, tp, z, dz, td, user_start, chunks):
+    x += tp * dx
+    z += td * dz
+
+
+def _pair_refinement_residuals_numpy(e_d, r_dual, z, dx, x, dz, rxz, user_start, chunks):
+    e_d += r_dual
+    return z * dx + x * dz + rxz
+
+
+def _pair_add_numpy(dx, cx, dz, cz, user_start, chunks):
+    dx += cx
+    dz += cz
+
+
+# one chunk (below PARALLEL_PAIRS pairs) runs serial copies that never compile a parallel region, and NumPy for
+# the element-wise passes (their serial twins had added a second to the first solve's compilation)
+_SERIAL, _PARALLEL = serial_twins(globals(), in_numpy={
+    "_pair_products": _pair_products_numpy, "_complementarity": _complementarity_numpy,
+    "_pair_step_lengths": _pair_step_lengths_numpy, "_pair_advance": _pair_advance_numpy,
+    "_pair_refinement_residuals": _pair_refinement_residuals_numpy, "_pair_add": _pair_add_numpy})
 
 
 def _cholesky(matrix):

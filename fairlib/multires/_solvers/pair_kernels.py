@@ -96,7 +96,8 @@ TWINS: list = []
 PARALLEL_CHAINS: list = []
 
 
-def serial_twins(namespace: dict) -> tuple[types.SimpleNamespace, types.SimpleNamespace]:
+def serial_twins(namespace: dict, in_numpy: dict | None = None) -> tuple[types.SimpleNamespace,
+                                                                          types.SimpleNamespace]:
     """Serial copies of a module's parallel kernels and of every kernel that calls one, directly or not.
 
     numba compiles a kernel together with everything it calls, so one ``parallel=True`` kernel deep in a solver
@@ -110,11 +111,21 @@ def serial_twins(namespace: dict) -> tuple[types.SimpleNamespace, types.SimpleNa
     and the original kernels of the chain, by name.
     With one chunk the serial and parallel kernels compute the same values (parallel regions run on one thread,
     in order; ``tests/test_serial_twins.py`` compares them bit for bit).
+
+    ``in_numpy``: parallel kernels called only from Python whose one-chunk work NumPy does as well, by name, with
+    the function standing in for each twin (same arguments, same values bit for bit): an element-wise pass gains
+    nothing from compilation on a small problem, and its twin would cost the first call its compilation.
     """
     module = namespace["__name__"]
+    in_numpy = in_numpy or {}
     kernels = {name: value for name, value in namespace.items()
                if isinstance(value, CPUDispatcher) and value.py_func.__module__ == module}
-    chain = {name for name, kernel in kernels.items() if kernel.targetoptions.get("parallel")}
+    for name in in_numpy:
+        callers = [other for other, kernel in kernels.items() if name in _references(kernel.py_func.__code__)]
+        if not kernels[name].targetoptions.get("parallel") or callers:
+            raise ValueError(f"in_numpy[{name!r}]: only a parallel kernel no kernel calls can run in NumPy "
+                             f"(called by {callers})")
+    chain = {name for name, kernel in kernels.items() if kernel.targetoptions.get("parallel")} - set(in_numpy)
     grown = True
     while grown:  # callers of the chain join it until nothing changes
         callers = {name for name, kernel in kernels.items() if _references(kernel.py_func.__code__) & chain}
@@ -137,7 +148,9 @@ def serial_twins(namespace: dict) -> tuple[types.SimpleNamespace, types.SimpleNa
     scope.update(twins)
     TWINS.extend(twins.values())
     PARALLEL_CHAINS.extend(kernels[name] for name in twins)
-    return (types.SimpleNamespace(**twins), types.SimpleNamespace(**{name: kernels[name] for name in twins}))
+    PARALLEL_CHAINS.extend(kernels[name] for name in in_numpy)
+    return (types.SimpleNamespace(**twins, **in_numpy),
+            types.SimpleNamespace(**{name: kernels[name] for name in [*twins, *in_numpy]}))
 
 
 @njit(cache=True, inline="always")
