@@ -346,64 +346,81 @@ def _candidate_pop(cand, ckey, cpos, csize, r):
 
 
 @njit(cache=True)
-def _demand_sift_down(by_demand, users, r, j, size):
-    """Move entry ``j`` of resource r's max-heap of users (``by_demand[r]``: their demands on r, ``users[r]``: who)
-    down to its place."""
-    key, v = by_demand[r, j], users[r, j]
+def _demand_sift_down(heaps, r, j, size):
+    """Move entry ``j`` of resource r's max-heap of users by demand (:func:`_demand_tops`) down to its place."""
+    key, v, held_back = heaps[r, j, 0], heaps[r, j, 1], heaps[r, j, 2]
     while True:
         c = 2 * j + 1
         if c >= size:
             break
         if c + 1 < size:  # the larger child, without a branch
-            c += by_demand[r, c + 1] > by_demand[r, c]
-        if by_demand[r, c] <= key:
+            c += heaps[r, c + 1, 0] > heaps[r, c, 0]
+        if heaps[r, c, 0] <= key:
             break
-        by_demand[r, j], users[r, j] = by_demand[r, c], users[r, c]
+        heaps[r, j, 0], heaps[r, j, 1], heaps[r, j, 2] = heaps[r, c, 0], heaps[r, c, 1], heaps[r, c, 2]
         j = c
-    by_demand[r, j], users[r, j] = key, v
+    heaps[r, j, 0], heaps[r, j, 1], heaps[r, j, 2] = key, v, held_back
 
 
 @njit(cache=True)
-def _demand_heaps(demands):
-    """Per resource, a max-heap of the users keyed by their demand on it (built bottom-up in O(n)): users whose
-    task no longer fits come off the top as the resource fills, without sorting all of them first. The demands are
-    copied into the heap (``by_demand[r, j]`` is user ``users[r, j]``'s demand on r), so a sift reads contiguous
-    keys instead of one row of ``demands`` per comparison."""
+def _demand_tops(demands):
+    """Room for a max-heap of the users per resource, keyed by their demand on it, with only each top key written:
+    the largest demand on r. That is all the filling reads of r's heap until a task stops fitting r
+    (:func:`_demand_heap` then builds it); at 10⁵ x 10 building every heap up front was a tenth of a run in which
+    one resource ever filled. Entry j of r's heap is row ``heaps[r, j]``: (user u's demand on r, u, u's reservation
+    of r): a sift and a pop read one row, not rows of ``demands`` and ``reserved`` all over memory (node numbers
+    and users are below 2⁵³, exact in a float)."""
     n, m = demands.shape
-    by_demand = np.empty((m, n))
-    users = np.empty((m, n), dtype=np.int64)
-    for i in range(n):
-        for r in range(m):
-            by_demand[r, i] = demands[i, r]
-            users[r, i] = i
+    heaps = np.empty((m, n, 3))
     for r in range(m):
-        for j in range(n // 2 - 1, -1, -1):
-            _demand_sift_down(by_demand, users, r, j, n)
-    return by_demand, users
+        heaps[r, 0, 0] = demands[0, r]
+    for i in range(1, n):
+        for r in range(m):
+            heaps[r, 0, 0] = max(heaps[r, 0, 0], demands[i, r])
+    return heaps
 
 
 @njit(cache=True)
-def _newly_blocked(r, tasks, demands, committed, limit, by_demand, users, unscanned, reserved, cand, ckey, cpos, csize,
+def _demand_heap(heaps, demands, reserved, r):
+    """Build resource r's max-heap of all users by demand, bottom-up in O(n): users whose task no longer fits come
+    off the top as the resource fills, without sorting all of them first."""
+    n = demands.shape[0]
+    reserving = reserved.shape[0] > 0
+    for i in range(n):
+        heaps[r, i, 0], heaps[r, i, 1] = demands[i, r], i
+        heaps[r, i, 2] = reserved[i, r] if reserving else 0.0
+    for j in range(n // 2 - 1, -1, -1):
+        _demand_sift_down(heaps, r, j, n)
+
+
+@njit(cache=True)
+def _newly_blocked(r, tasks, demands, committed, limit, heaps, heaped, unscanned, reserved, cand, ckey, cpos, csize,
                    out, blocked, leaf):
     """Users whose next task no longer fits resource r, written to ``out`` (returns how many; a user may already be
     blocked for another reason). Without reservations they are the users of largest demand on r, taken off the top
-    of r's max-heap of the ``unscanned[r]`` users not yet looked at (:func:`_demand_heaps`) once.
+    of r's max-heap of the ``unscanned[r]`` users not yet looked at (built on the first call for r,
+    ``heaped[r]``: :func:`_demand_tops`) once.
     With them a task grows the committed amount by its demand less what falls inside its owner's reservation
     (:func:`~.progressive_filling._growth`), which only grows as its owner gets tasks: a scanned user that still
     fits (thanks to its reservation) waits in r's max-heap of candidates, keyed by that growth, until the headroom
     falls below it. A user already blocked (``blocked[leaf[u]]``: for good, resources only fill up) is passed over."""
     reserving = reserved.shape[0] > 0
+    if not heaped[r]:
+        _demand_heap(heaps, demands, reserved, r)
+        heaped[r] = True
     count = 0
-    while unscanned[r] > 0 and committed[r] + by_demand[r, 0] > limit[r]:
-        u = users[r, 0]
+    while unscanned[r] > 0 and committed[r] + heaps[r, 0, 0] > limit[r]:
+        demand, u, held_back = heaps[r, 0, 0], int(heaps[r, 0, 1]), heaps[r, 0, 2]
         unscanned[r] -= 1
         if unscanned[r] > 0:
-            by_demand[r, 0], users[r, 0] = by_demand[r, unscanned[r]], users[r, unscanned[r]]
-            _demand_sift_down(by_demand, users, r, 0, unscanned[r])
+            last = unscanned[r]
+            heaps[r, 0, 0], heaps[r, 0, 1], heaps[r, 0, 2] = heaps[r, last, 0], heaps[r, last, 1], heaps[r, last, 2]
+            _demand_sift_down(heaps, r, 0, last)
         if blocked[leaf[u]]:
             continue
-        if reserving:
-            growth = _growth(tasks[u], u, r, demands, reserved, True)
+        if reserving:  # _growth, from the heap's copies of demands[u, r] and reserved[u, r]
+            before = tasks[u] * demand
+            growth = max(before + demand, held_back) - max(before, held_back)
             if committed[r] + growth <= limit[r]:
                 cand[r, csize[r]] = u
                 csize[r] += 1
@@ -438,7 +455,7 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
     limit = capacity * (1.0 + FIT_RTOL)
     share = np.zeros(n_nodes)
     key = np.zeros(n_nodes)
-    direction = np.zeros((n_nodes, m))  # H-DRF: dir of each node; naive: what each node's subtree holds
+    direction = np.empty((n_nodes, m))  # H-DRF: dir of each node; naive: what each node's subtree holds
     umax = np.zeros(n_nodes)
     blocked = np.zeros(n_nodes, dtype=np.bool_)
     slots = np.zeros((n_nodes, 2))  # the children's heaps, (key, node) rows
@@ -453,21 +470,29 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
             direction[v, r] = tasks[i] * demands[i, r] if naive else demands[i, r] / capacity[r] / per_task[i]
         blocked[v] = tasks[i] >= caps[i]
     # per resource, users by demand in a max-heap: as a resource fills, those whose task no longer fits come off its top
-    by_demand, by_demand_users = _demand_heaps(demands)
+    heaps = _demand_tops(demands)
+    heaped = np.zeros(m, dtype=np.bool_)
     unscanned = np.full(m, n, dtype=np.int64)
-    cand = np.zeros((m, n) if reserving else (0, 0), dtype=np.int64)  # per resource: users fitting by reservation
-    ckey = np.zeros((m, n) if reserving else (0, 0))  # the growth of their next task, the heap's key
-    cpos = np.full((n, m) if reserving else (0, 0), -1, dtype=np.int64)  # (user, resource): its entry in that heap
+    # per resource, a max-heap of the users fitting by their reservation (cand), keyed by the growth of their next
+    # task (ckey); cpos[u, r]: u's entry in r's heap, valid only when cand[r, cpos[u, r]] == u (a sparse set: none of
+    # the three is initialised, as writing 24 MB at 10⁵ x 10 cost more than the filling's use of them)
+    cand = np.empty((m, n) if reserving else (0, 0), dtype=np.int64)
+    ckey = np.empty((m, n) if reserving else (0, 0))
+    cpos = np.empty((n, m) if reserving else (0, 0), dtype=np.int64)
     csize = np.zeros(m, dtype=np.int64)
     found = np.empty(2 * n, dtype=np.int64)
     for r in range(m):
-        for k in range(_newly_blocked(r, tasks, demands, committed, limit, by_demand, by_demand_users, unscanned,
-                                      reserved, cand, ckey, cpos, csize, found, blocked, leaf)):
+        if committed[r] + heaps[r, 0, 0] <= limit[r]:
+            continue  # every task fits r (and no heap is needed yet)
+        for k in range(_newly_blocked(r, tasks, demands, committed, limit, heaps, heaped, unscanned, reserved, cand,
+                                      ckey, cpos, csize, found, blocked, leaf)):
             blocked[leaf[found[k]]] = True
     # internal nodes, deepest first: heaps of unblocked children, then the node's own share
     for v in range(n_nodes - 1, -1, -1):
         if user[v] >= 0:
             continue
+        for r in range(m):  # the leaves' rows are written above
+            direction[v, r] = 0.0
         base = first_child[v]
         size = 0
         for c in range(base, base + n_children[v]):
@@ -503,17 +528,15 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
         tasks[i] += 1
         if reserving:  # its next task's growth may have grown: move it up its candidate heaps
             for r in range(m):
-                if cpos[i, r] >= 0:
-                    _candidate_sift_up(cand, ckey, cpos, r, cpos[i, r], _growth(tasks[i], i, r, demands, reserved,
-                                                                              True))
+                j = cpos[i, r]
+                if 0 <= j < csize[r] and cand[r, j] == i:
+                    _candidate_sift_up(cand, ckey, cpos, r, j, _growth(tasks[i], i, r, demands, reserved, True))
         if record:
             order[count] = i
         count += 1
         share[v] = tasks[i] * per_task[i]
         key[v] = tasks[i] * step[i]
-        if naive:
-            for r in range(m):
-                direction[v, r] += demands[i, r]
+        # (naive: the leaf's own row of what it holds is read only while the heaps are built, above)
         c = v
         while c != 0:  # c is at the top of its parent's heap (the walk took it): sift it down from there
             p = parent[c]
@@ -536,11 +559,11 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
             _heap_remove(slots, hpos, hsize, first_child, parent, v)
             n_pending = _mark(parent[v], marked, pending, n_pending)
         for r in range(m):
-            if not ((unscanned[r] > 0 and committed[r] + by_demand[r, 0] > limit[r])
+            if not ((unscanned[r] > 0 and committed[r] + heaps[r, 0, 0] > limit[r])
                     or (csize[r] > 0 and committed[r] + ckey[r, 0] > limit[r])):
                 continue  # nobody's next task stopped fitting r (most steps): skip the call
-            for k in range(_newly_blocked(r, tasks, demands, committed, limit, by_demand, by_demand_users, unscanned,
-                                          reserved, cand, ckey, cpos, csize, found, blocked, leaf)):
+            for k in range(_newly_blocked(r, tasks, demands, committed, limit, heaps, heaped, unscanned, reserved,
+                                          cand, ckey, cpos, csize, found, blocked, leaf)):
                 u = leaf[found[k]]
                 if not blocked[u]:
                     blocked[u] = True
@@ -602,19 +625,21 @@ def _pop_largest(pending, size):
 
 
 @njit(cache=True)
-def _node_totals(tasks, demands, capacity, first_child, n_children, user):
+def _node_totals(tasks, demands, capacity, first_child, n_children, user, leaf):
     """What each node's subtree holds (children summed in order, deepest nodes first: a node's children have larger
-    numbers), its dominant share and the resource attaining it (the first of equals)."""
+    numbers), its dominant share and the resource attaining it (the first of equals). The leaves' rows are written
+    user by user, reading ``demands`` in order."""
     n_nodes, m = first_child.shape[0], demands.shape[1]
-    held = np.zeros((n_nodes, m))
+    held = np.empty((n_nodes, m))
     shares = np.empty(n_nodes)
     dominant = np.empty(n_nodes, dtype=np.int64)
+    for i in range(demands.shape[0]):
+        for r in range(m):
+            held[leaf[i], r] = tasks[i] * demands[i, r]
     for v in range(n_nodes - 1, -1, -1):
-        i = user[v]
-        if i >= 0:
+        if user[v] < 0:
             for r in range(m):
-                held[v, r] = tasks[i] * demands[i, r]
-        else:
+                held[v, r] = 0.0
             for c in range(first_child[v], first_child[v] + n_children[v]):
                 for r in range(m):
                     held[v, r] += held[c, r]
@@ -733,7 +758,7 @@ def hierarchical_drf(demands, capacity, paths, *, weights=None, variant: str = "
         orders.append(order[:steps])
         count += steps
     node_consumed, node_shares, node_dominant = _node_totals(tasks, d, cap, tree.first_child, tree.n_children,
-                                                            tree.user)
+                                                            tree.user, tree.leaf)
     return HierarchicalDRFResult(
         tasks=tasks, consumed=consumed, dominant_shares=tasks * per_task,
         dominant_resource=dominant, n_allocations=int(count), variant=variant,

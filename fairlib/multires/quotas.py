@@ -57,9 +57,11 @@ def _matrix(value, name: str, shape: tuple[int, int] | None, *, allow_inf: bool,
         want = shape if shape is not None else "(users, resources)"
         raise InvalidInputError(f"{name} = {_short(value)}: expected shape {want} (one row per user, one column per "
                                 f"resource), got {arr.shape}")
-    bad = np.isnan(arr) | (arr < 0) | (np.isinf(arr) if not allow_inf else False)
-    if bad.any():
-        i, r = (int(k) for k in np.argwhere(bad)[0])
+    ok = arr >= 0  # false for NaN too
+    if not allow_inf:
+        ok &= arr < np.inf
+    if not ok.all():
+        i, r = (int(k) for k in np.argwhere(~ok)[0])
         rule = ">= 0 (inf for none)" if allow_inf else "finite and >= 0"
         raise InvalidInputError(f"{name}[{i}, {r}] = {arr[i, r]}: must be {rule}")
     return arr
