@@ -58,9 +58,9 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
         ("drfh (best fit), drf (machine offers)", lambda: (drfh_best_fit(cluster, quantum=0.5),
                                                            drf_machine_offers(cluster))),
         ("psdsf (market)", lambda: (psdsf(cluster), psdsf(cluster, time_shared=True))),
-        ("drfh, tsf, psdsf: parallel kernels (problems from 20,000 pairs)", lambda: _parallel(lambda: (
+        ("drfh, tsf, psdsf, pfvds: parallel kernels (problems from 20,000 pairs)", lambda: _parallel(lambda: (
             drfh(cluster), tsf(cluster), psdsf(cluster), psdsf(cluster, time_shared=True),
-            compile_refinement_kernels()))),
+            compile_refinement_kernels(), pfvds(cluster, 1.0), pfvds(cluster, 2.0)))),
         ("psdsf (fixed point)", lambda: psdsf(cluster, method="fixed_point")),
         ("pfvds (interior point)", lambda: (pfvds(cluster, 1.0), pfvds(cluster, 2.0))),
         ("pfvds (best responses)", lambda: pfvds(cluster, 2.0, method="best_response")),

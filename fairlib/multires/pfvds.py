@@ -44,13 +44,16 @@ The other methods refuse caps.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
+import numba
 import numpy as np
 
 from .._jit import interpreted_when_small, njit, steered
 from .._linear_solve import solve, solve_compiled
 from .._validate import InvalidInputError, _short, as_count, as_instance, as_number, as_real_array, check_choice
+from ._solvers import pair_kernels
 from ._solvers.pfvds_interior import pfvds_interior_point
 from .cluster import Allocation, Cluster, per_server_alpha
 from .psdsf import psdsf
@@ -59,7 +62,7 @@ from .psmfa import merit
 __all__ = ["pfvds", "best_response_column", "nash_residual", "merit", "proportional_fair_objective"]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _copy_vector(dst, src):
     """dst[:] = src as a loop: numba's slice assignment compiles its shape-mismatch message (about a second of
     string formatting) into every solver that uses it."""
@@ -67,7 +70,7 @@ def _copy_vector(dst, src):
         dst[j] = src[j]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _copy_matrix(dst, src):
     """dst[:, :] = src as a loop (see :func:`_copy_vector`)."""
     for i in range(src.shape[0]):
@@ -75,7 +78,7 @@ def _copy_matrix(dst, src):
             dst[i, j] = src[i, j]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _nonzero_indices(mask):
     """np.flatnonzero(mask) for a boolean vector, without compiling numba's general version (~0.2 s)."""
     idx = np.empty(mask.shape[0], dtype=np.int64)
@@ -87,7 +90,7 @@ def _nonzero_indices(mask):
     return idx[:count]
 
 
-@njit(cache=True, inline="always")  # one call site
+@njit(cache=True, nogil=True, inline="always")  # one call site
 def _utility_terms(x_o, x, a, gamma, weight, p, alpha):
     """Σ_n [φ_n f((x_o + x)/a) - x p] over the users (the Lagrangian's user part)."""
     total = 0.0
@@ -103,7 +106,7 @@ def _utility_terms(x_o, x, a, gamma, weight, p, alpha):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _primal(lam, d, x_o, a, gamma, alpha, x, p):
     """x(λ) and the prices p_n = λ·d_n; returns False when some user faces a zero price."""
     for n in range(d.shape[0]):
@@ -118,7 +121,7 @@ def _primal(lam, d, x_o, a, gamma, alpha, x, p):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _dual_value(lam, cap, d, x_o, a, gamma, weight, alpha, x, p):
     if not _primal(lam, d, x_o, a, gamma, alpha, x, p):
         return np.inf
@@ -128,7 +131,7 @@ def _dual_value(lam, cap, d, x_o, a, gamma, weight, alpha, x, p):
     return value
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _usage_and_hessian(d, x, x_o, p, alpha):
     """Resources the users' demands x(λ) use, and the Hessian of the dual value: Σ_n w_n d_n d_nᵀ over served users,
     w_n = -dx_n/dp_n = (x_n + x_o,n) / (α p_n)."""
@@ -148,7 +151,7 @@ def _usage_and_hessian(d, x, x_o, p, alpha):
     return used, hess
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _kkt_gap(cap, grad, lam):
     """Largest relative violation of the server's KKT conditions: overuse, and complementarity of prices and
     slack (``grad`` = capacity - use), relative to capacity."""
@@ -161,7 +164,7 @@ def _kkt_gap(cap, grad, lam):
     return gap
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _price_step(cap, grad, hess, lam):
     """Projected Newton direction for the prices: Newton on the free prices whose resource some served user
     demands (with a small ridge: collinear demands make the Hessian singular); a tiny price on a slack resource
@@ -205,7 +208,7 @@ def _price_step(cap, grad, hess, lam):
     return step
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _line_search(step, grad, hess, lam, value, cap, d, x_o, a, gamma, weight, alpha, lam_try, x_try, p_try):
     """Backtracking on the dual value along the projected path λ + t·step (t halved up to 60 times); if the Newton
     direction fails, a diagonally scaled gradient step. Fills ``lam_try``, ``x_try``, ``p_try`` with the accepted
@@ -228,7 +231,7 @@ def _line_search(step, grad, hess, lam, value, cap, d, x_o, a, gamma, weight, al
     return False, v
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _usage(d, x):
     """used[r] = Σ_k d[k, r] x[k], added in user order."""
     used = np.zeros(d.shape[1])
@@ -238,7 +241,7 @@ def _usage(d, x):
     return used
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _scale_into_capacity(cap, d, x):
     """Scale ``x`` (in place) inside every capacity: the dual iteration can stop (rounding) with a resource over
     capacity by ~1e-6 relative, and each best response must be feasible."""
@@ -252,7 +255,7 @@ def _scale_into_capacity(cap, d, x):
             x[n] *= factor
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _log_price_state(theta, active, d, x_o, a, gamma, alpha, x, share):
     """Users' demands at prices λ_r = e^θ_r on the ``active`` resources (0 elsewhere), computed in logs: with
     p_n = Σ_r d_nr λ_r, x_n = max(0, a_n (γ_n p_n)^(-1/α) - x_o,n), and ``share[n, r] = d_nr λ_r / p_n``. Returns
@@ -276,7 +279,7 @@ def _log_price_state(theta, active, d, x_o, a, gamma, alpha, x, share):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _log_price_gap(cap, d, x, active):
     """Relative KKT violation at log prices: |use - capacity| on priced resources, overuse on the others."""
     gap = 0.0
@@ -290,7 +293,7 @@ def _log_price_gap(cap, d, x, active):
     return gap
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _log_price_start(d, lam):
     """The log-price Newton's start: which resources some user demands, which are priced (demanded, with a
     positive price in ``lam``) and their log prices (0 where not finite)."""
@@ -312,7 +315,7 @@ def _log_price_start(d, lam):
     return demanded, active, theta
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _log_price_jacobian(d, x, x_o, share, alpha):
     """∂use_r/∂θ_t = -Σ_n d_nr (x_n + x_o,n) share_nt / α over served users."""
     n_users, m = d.shape
@@ -326,14 +329,14 @@ def _log_price_jacobian(d, x, x_o, share, alpha):
     return jac
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _log_price_finish(theta, active, lam):
     """``lam`` = e^θ on the priced resources (capped at 1e300), 0 on the others."""
     for r in range(lam.shape[0]):
         lam[r] = min(np.exp(theta[r]), 1e300) if active[r] else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, tol, max_iter):
     """Server best response by Newton on the log prices θ_r = log λ_r of an active set of resources, damped on the
     KKT violation. The marginal utilities are ŝ^-α: at α = 64 prices span hundreds of orders of magnitude and the
@@ -463,7 +466,7 @@ def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, tol, max_iter):
 _STALLED = 1e-10
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _use_of(r, lam, d, x_o, a, gamma, alpha, x, p):
     """Resource r's use by the users' demands at prices ``lam`` (inf if some user is unpriced)."""
     if not _primal(lam, d, x_o, a, gamma, alpha, x, p):
@@ -474,7 +477,7 @@ def _use_of(r, lam, d, x_o, a, gamma, alpha, x, p):
     return use
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _coordinate_prices(cap, d, x_o, a, gamma, alpha, lam, rounds):
     """Coordinate descent on the (convex) dual with exact line minimisation, one price at a time: each λ_r is set
     where its resource's use meets its capacity, by bisection on log λ_r (use falls as λ_r rises), or to 0 if the
@@ -509,7 +512,7 @@ def _coordinate_prices(cap, d, x_o, a, gamma, alpha, lam, rounds):
             lam[r] = hi
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _best_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_iter):
     """Server best response; ``lam`` (R,) is the warm start and is updated in place. Returns (x, iterations,
     relative KKT gap). Projected Newton on the dual (:func:`_dual_newton_response`) from the warm start; where it
@@ -540,7 +543,7 @@ def _best_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_iter):
     return x, it, gap
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _dual_newton_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_iter):
     """Server best response by projected Newton on the dual, backtracking on the dual value; ``lam`` (R,) is the
     warm start and is updated in place. Returns (x, iterations, relative KKT gap)."""
@@ -586,7 +589,7 @@ def _dual_newton_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_it
 _BEST_RESPONSE_STEERED = steered(_best_response, "_dual_newton_response", "_log_price_response")
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _sweep_once(cap, d3, gamma, weight, usable, alphas, x, totals, lams, inner_tol, inner_iter):
     """One Gauss-Seidel sweep over the servers (each server's users answer the others' totals, eq. (12) [INF]);
     updates ``x``, ``totals`` and the prices ``lams`` in place; returns (largest change of an x[n, i], largest
@@ -629,7 +632,7 @@ _STRAIGHT = 0.99
 _LONGEST_JUMP = 65536.0  # the jump tries 2, 4, ... up to this many times the last sweep's move
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _into_capacity(d3, cap, usable, y):
     """``y`` made feasible in place: negatives and unusable pairs to 0, then each server's column scaled down
     (never up) until every constraint holds."""
@@ -652,7 +655,7 @@ def _into_capacity(d3, cap, usable, y):
                 y[n, i] = y[n, i] / worst if np.isfinite(worst) else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _extrapolate(cap, d3, gamma, weight, usable, alphas, x, move, change, lams, inner_tol, inner_iter):
     """Jump along the sweeps' common direction ``move``: the longest of x + 2^j move (j = 1, 2, ..., made
     feasible) from which one sweep moves no more than the last sweep did (``change``); ``x`` is replaced by it.
@@ -680,7 +683,7 @@ def _extrapolate(cap, d3, gamma, weight, usable, alphas, x, move, change, lams, 
     return found, trials
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _gauss_seidel(cap, d3, gamma, weight, usable, alphas, x, lams, max_sweeps, tol, inner_tol, inner_iter):
     """Gauss-Seidel best-response sweeps over the servers until no x[n, i] changes by more than ``tol`` relative
     to the largest total; updates ``x`` and the prices ``lams`` in place and returns (sweeps, last relative
@@ -778,12 +781,23 @@ def nash_residual(cluster: Cluster, tasks, alpha, *, time_shared: bool = False) 
     totals = x.sum(axis=1)
     scale = max(float(totals.max()), 1e-300)
     d3, cap = cluster.server_constraints(time_shared)  # once: (users x servers x constraints)
-    worst = 0.0
-    for i in range(cluster.n_servers):
-        if np.isinf(alphas[i]) or not cluster.eligible[:, i].any():
-            continue
+    servers = [i for i in range(cluster.n_servers) if not (np.isinf(alphas[i]) or not cluster.eligible[:, i].any())]
+
+    def distance(i):
         column = _best_response_column(cluster, x, totals, i, alphas[i], d3, cap)
-        worst = max(worst, float(np.abs(column - x[:, i]).max()) / scale)
+        return float(np.abs(column - x[:, i]).max()) / scale
+
+    # the servers' best responses are independent: on many pairs, one per numba thread at a time (their kernels
+    # release the GIL; the Python steering them is a few percent of their time)
+    threads = numba.get_num_threads() if int(cluster.eligible.sum()) >= pair_kernels.PARALLEL_PAIRS else 1
+    if threads > 1 and len(servers) > 1:
+        with ThreadPoolExecutor(min(threads, len(servers))) as pool:
+            distances = list(pool.map(distance, servers))
+    else:
+        distances = [distance(i) for i in servers]
+    worst = 0.0
+    for d in distances:  # in server order, as the serial loop took them
+        worst = max(worst, d)
     return worst
 
 

@@ -29,6 +29,7 @@ refinement, backtracking on the residual of the centred system, continuation in 
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from dataclasses import dataclass, replace
 
@@ -38,7 +39,9 @@ import scipy.linalg
 from ..._jit import njit
 from ..._validate import InvalidInputError, as_count, as_number
 from ..cluster import Allocation, Cluster, per_server_alpha
-from .pair_kernels import column_products, one_blas_thread, row_products, user_sums
+from . import pfvds_parallel as parallel
+from .pair_kernels import (THREADED_BLAS_FLOPS, blas_threads, column_products, numba_threads, one_blas_thread,
+                           row_products, user_chunks, user_sums)
 
 __all__ = ["pfvds_interior_point"]
 
@@ -225,13 +228,24 @@ class _PairSystem:
     cap_users: np.ndarray
     price_coef: np.ndarray
     cap_unit: np.ndarray  # per cap row: the utility scale its price is measured in (see _starting_point)
+    user_start: np.ndarray  # user n's pairs are user_start[n] .. user_start[n + 1] - 1
+    chunks: np.ndarray  # user chunks, one per numba thread (:func:`.pair_kernels.user_chunks`)
+
+    @property
+    def parallel(self) -> bool:
+        """Whether the iterations run the fused kernels of :mod:`.pfvds_parallel` (two chunks or more)."""
+        return len(self.chunks) > 2
 
     def load(self, x):
         """A x: each kept row's load (fraction of its capacity)."""
+        if self.parallel:
+            return parallel.load(x, self.pair_rows, self.coef, self.n_rows, self.user_start, self.chunks)
         return row_products(x, self.pair_rows, self.coef, self.n_rows)
 
     def price(self, y):
         """Aᵀ y: each pair's price of a task."""
+        if self.parallel:
+            return parallel.price(y, self.pair_rows, self.price_coef, self.user_start, self.chunks)
         return column_products(y, self.pair_rows, self.price_coef)
 
     def totals(self, x):
@@ -240,7 +254,13 @@ class _PairSystem:
 
     def marginals(self, x):
         """(g, u): each pair's marginal utility and the derivative's rank-one factor, at the totals of ``x``."""
+        if self.parallel:
+            return parallel.marginals(x, self.log_coef, self.pair_alpha, self.user_start, self.chunks)[:2]
         return _marginals(self.totals(x), self.pair_user, self.log_coef, self.pair_alpha)
+
+    def big(self) -> bool:
+        """Whether the reduced matrix's product (rows x users x rows) is large enough for BLAS on every thread."""
+        return self.parallel and self.n_rows * self.n_rows * self.n_users >= THREADED_BLAS_FLOPS
 
 
 def _pair_system(cluster, alphas, time_shared) -> _PairSystem:
@@ -274,9 +294,10 @@ def _pair_system(cluster, alphas, time_shared) -> _PairSystem:
         pair_rows = np.ascontiguousarray(np.column_stack([pair_rows, rows_of_pair]))
         coef = np.ascontiguousarray(np.column_stack([coef, np.where(capped, 1.0 / np.where(
             capped, cluster.max_tasks[pair_user], 1.0), 0.0)]))
+    user_start = np.searchsorted(pair_user, np.arange(cluster.n_users + 1)).astype(np.int64)
     return _PairSystem(pair_user, pair_server, pair_rows, coef, cluster.n_users, n_server_rows + int(cap_users.size),
                        pair_alpha, log_coef, active, scale, kk, n_server_rows, cap_users, coef,
-                       np.ones(cap_users.size))
+                       np.ones(cap_users.size), user_start, user_chunks(user_start))
 
 
 def _starting_point(system: _PairSystem, n_servers, symmetric, start, shrink_to_caps=False):
@@ -328,10 +349,21 @@ def _starting_point(system: _PairSystem, n_servers, symmetric, start, shrink_to_
 class _NewtonSystem:
     """The Newton equations at one iterate, reduced to the constraint rows and factorised once (eqs. in the
     module docstring): M = D⁻¹ + per-user rank-one blocks (Sherman-Morrison, ``_solve_m``), then the reduced
-    matrix A M⁻¹ Aᵀ + S/Y (Cholesky when symmetric, LU otherwise)."""
+    matrix A M⁻¹ Aᵀ + S/Y (Cholesky when symmetric, LU otherwise). On many pairs the passes over them are the
+    fused kernels of :mod:`.pfvds_parallel`, and a large reduced matrix is formed and factorised by BLAS on every
+    thread."""
 
     def __init__(self, system: _PairSystem, x, y, z, s, u, symmetric):
         self.system, self.x, self.y, self.z, self.s, self.u = system, x, y, z, s, u
+        if system.parallel:
+            self.d_inv, self.beta, reduced, v1, vub = parallel.newton_parts(
+                x, z, u, system.pair_rows, system.coef, system.price_coef, system.n_rows, system.user_start,
+                system.chunks)
+            with blas_threads(len(system.chunks) - 1) if system.big() else contextlib.nullcontext():
+                reduced -= vub.T @ v1
+                reduced[np.diag_indices(system.n_rows)] += s / y
+                self._factorise(reduced, symmetric)
+            return
         self.d_inv = x / z
         self.beta = 1.0 / (1.0 + system.totals(self.d_inv * u))
         reduced, v1, vu = _reduced_matrix_parts(self.d_inv, u, system.pair_user, system.pair_rows, system.coef,
@@ -339,6 +371,9 @@ class _NewtonSystem:
                                                 system.n_users, system.n_rows)
         reduced -= (vu.T * self.beta) @ v1
         reduced[np.diag_indices(system.n_rows)] += s / y
+        self._factorise(reduced, symmetric)
+
+    def _factorise(self, reduced, symmetric):
         self.symmetric = symmetric
         if symmetric:
             try:
@@ -356,6 +391,13 @@ class _NewtonSystem:
     def solve(self, rd, rp, r_xz, r_sy):
         """(dx, dy, dz, ds) for the residuals of dual feasibility, primal feasibility and both complementarities."""
         sysm, x, y, z, s = self.system, self.x, self.y, self.z, self.s
+        if sysm.parallel:
+            b1, load_w = parallel.reduced_rhs(rd, r_xz, x, self.d_inv, self.u, self.beta, sysm.pair_rows, sysm.coef,
+                                              sysm.n_rows, sysm.user_start, sysm.chunks)
+            dy = self.solve_reduced(self.factor, load_w + rp - r_sy / y, check_finite=False)
+            dx, dz = parallel.back_substitute(b1, dy, r_xz, x, z, self.d_inv, self.u, self.beta, sysm.pair_rows,
+                                              sysm.price_coef, sysm.user_start, sysm.chunks)
+            return dx, dy, dz, (-r_sy - s * dy) / y
         b1 = rd - r_xz / x
         w = self._m_inverse(b1)
         dy = self.solve_reduced(self.factor, sysm.load(w) + rp - r_sy / y, check_finite=False)
@@ -367,6 +409,13 @@ class _NewtonSystem:
         loses accuracy as complementarity -> 0, the refined direction is exact to working precision."""
         sysm, x, y, z, s, u = self.system, self.x, self.y, self.z, self.s, self.u
         dx, dy, dz, ds = self.solve(r_d, r_p, r_xz, r_sy)
+        if sysm.parallel:
+            e_d, e_xz, load_dx = parallel.refinement_residuals(dx, dy, dz, u, x, z, r_d, r_xz, sysm.pair_rows,
+                                                               sysm.coef, sysm.price_coef, sysm.n_rows,
+                                                               sysm.user_start, sysm.chunks)
+            cx, cy, cz, cs = self.solve(e_d, load_dx + ds + r_p, e_xz, y * ds + s * dy + r_sy)
+            parallel.add_into(dx, cx, dz, cz, sysm.user_start, sysm.chunks)
+            return dx, dy + cy, dz, ds + cs
         h_dx = u * sysm.totals(dx)[sysm.pair_user]
         e_d = -h_dx - sysm.price(dy) + dz + r_d
         e_p = sysm.load(dx) + ds + r_p
@@ -376,16 +425,49 @@ class _NewtonSystem:
         return dx + cx, dy + cy, dz + cz, ds + cs
 
 
-def _centred_residual(system: _PairSystem, target, xt, yt, zt, st):
-    """2-norm of the residual of the centred KKT system (complementarity products at ``target``)."""
-    gt, _ = system.marginals(xt)
-    return np.sqrt(np.sum((gt - system.price(yt) + zt) ** 2) + np.sum((system.load(xt) + st - 1.0) ** 2)
-                   + np.sum((xt * zt - target) ** 2) + np.sum((st * yt - target) ** 2))
+def _centred_residual(system: _PairSystem, target, x, y, z, s, t=0.0, dx=None, dy=None, dz=None, ds=None):
+    """2-norm of the residual of the centred KKT system (complementarity products at ``target``) at the trial point
+    (x, y, z, s) + t (dx, dy, dz, ds), or at (x, y, z, s) itself without a direction."""
+    if dx is not None:
+        y, s = y + t * dy, s + t * ds
+    if system.parallel:  # the pairs' trial point is formed on the fly (x itself when there is no direction)
+        pair_sq, load_t = parallel.centred_pair_residual(
+            target, x, x if dx is None else dx, z, z if dz is None else dz, t if dx is not None else 0.0, y,
+            system.log_coef, system.pair_alpha, system.pair_rows, system.coef, system.price_coef, system.n_rows,
+            system.user_start, system.chunks)
+        return np.sqrt(pair_sq + np.sum((load_t + s - 1.0) ** 2) + np.sum((s * y - target) ** 2))
+    if dx is not None:
+        x, z = x + t * dx, z + t * dz
+    gt, _ = system.marginals(x)
+    return np.sqrt(np.sum((gt - system.price(y) + z) ** 2) + np.sum((system.load(x) + s - 1.0) ** 2)
+                   + np.sum((x * z - target) ** 2) + np.sum((s * y - target) ** 2))
 
 
-def _step_to_boundary(x, dx, y, dy, z, dz, s, ds):
+def _step_to_boundary(system: _PairSystem, x, dx, y, dy, z, dz, s, ds):
     """The largest step keeping every variable non-negative."""
+    if system.parallel:
+        pairs = parallel.step_to_boundary(x, dx, z, dz, system.user_start, system.chunks)
+        return min(pairs, _max_step(s, ds), _max_step(y, dy))
     return min(_max_step(x, dx), _max_step(z, dz), _max_step(s, ds), _max_step(y, dy))
+
+
+def _complementarity_rhs(system: _PairSystem, x, z, dx=None, dz=None, target=None):
+    """x z, x z - target, or x z + dx dz - target per pair (the predictor's, the plain Newton's and the corrector's
+    right-hand sides)."""
+    if system.parallel:
+        return parallel.complementarity_rhs(x, z, x if dx is None else dx, z if dz is None else dz,
+                                            0.0 if target is None else target, dx is not None, target is not None,
+                                            system.user_start, system.chunks)
+    if target is None:
+        return x * z
+    return x * z - target if dx is None else x * z + dx * dz - target
+
+
+def _all_finite(system: _PairSystem, dx, dy, dz, ds) -> bool:
+    if system.parallel:
+        return parallel.all_finite(dx, dz, system.user_start, system.chunks) and bool(
+            np.isfinite(dy).all() and np.isfinite(ds).all())
+    return all(np.isfinite(v).all() for v in (dx, dy, dz, ds))
 
 
 def _predictor_corrector(system: _PairSystem, newton: _NewtonSystem, r_d, r_p, n_comp):
@@ -395,19 +477,23 @@ def _predictor_corrector(system: _PairSystem, newton: _NewtonSystem, r_d, r_p, n
     when the corrector's does not. Returns (t, dx, dy, dz, ds), or None when no direction reduces the residual."""
     x, y, z, s = newton.x, newton.y, newton.z, newton.s
     mu = float(x @ z + s @ y) / n_comp
-    dx, dy, dz, ds = newton.direction(r_d, r_p, x * z, s * y)  # affine-scaling predictor
-    t = _step_to_boundary(x, dx, y, dy, z, dz, s, ds)
-    mu_aff = ((x + t * dx) @ (z + t * dz) + (s + t * ds) @ (y + t * dy)) / n_comp
+    dx, dy, dz, ds = newton.direction(r_d, r_p, _complementarity_rhs(system, x, z), s * y)  # affine predictor
+    t = _step_to_boundary(system, x, dx, y, dy, z, dz, s, ds)
+    if system.parallel:
+        pair_mu = parallel.trial_complementarity(x, dx, z, dz, t, system.user_start, system.chunks)
+        mu_aff = (pair_mu + (s + t * ds) @ (y + t * dy)) / n_comp
+    else:
+        mu_aff = ((x + t * dx) @ (z + t * dz) + (s + t * ds) @ (y + t * dy)) / n_comp
     target = min((mu_aff / mu) ** 3, 1.0) * mu
     here = _centred_residual(system, target, x, y, z, s)
-    for dx, dy, dz, ds in (newton.direction(r_d, r_p, x * z + dx * dz - target, s * y + ds * dy - target),
-                           newton.direction(r_d, r_p, x * z - target, s * y - target)):
-        if not all(np.isfinite(v).all() for v in (dx, dy, dz, ds)):
+    corrector = (_complementarity_rhs(system, x, z, dx, dz, target), s * y + ds * dy - target)
+    for rhs in (corrector, (_complementarity_rhs(system, x, z, target=target), s * y - target)):
+        dx, dy, dz, ds = newton.direction(r_d, r_p, *rhs)
+        if not _all_finite(system, dx, dy, dz, ds):
             continue
-        t = 0.99 * _step_to_boundary(x, dx, y, dy, z, dz, s, ds)
+        t = 0.99 * _step_to_boundary(system, x, dx, y, dy, z, dz, s, ds)
         for _ in range(_BACKTRACKS):
-            if _centred_residual(system, target, x + t * dx, y + t * dy, z + t * dz, s + t * ds) \
-                    <= (1.0 - 1e-4 * t) * here:
+            if _centred_residual(system, target, x, y, z, s, t, dx, dy, dz, ds) <= (1.0 - 1e-4 * t) * here:
                 return t, dx, dy, dz, ds
             t *= 0.5
     return None
@@ -429,17 +515,26 @@ def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start, sh
     best = (np.inf, x, y, gap, gap, gap)
     stalled = 0
     # Overflow or a singular reduced matrix (very large α) ends the stage with the best iterate so far.
-    with np.errstate(all="ignore"), warnings.catch_warnings():
+    with np.errstate(all="ignore"), warnings.catch_warnings(), numba_threads(len(system.chunks) - 1):
         warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
         for it in range(1, int(max_iterations) + 1):
-            grad, u = system.marginals(x)
-            if not (np.isfinite(grad).all() and np.isfinite(u).all()):
-                break  # marginals beyond floating point (very large α): keep the best iterate
-            r_d = grad - system.price(y) + z
+            if system.parallel:
+                grad, u, finite = parallel.marginals(x, system.log_coef, system.pair_alpha, system.user_start,
+                                                     system.chunks)
+                if not finite:
+                    break
+                r_d, dual_max, grad_max = parallel.dual_residual(grad, y, z, system.pair_rows, system.price_coef,
+                                                                 system.user_start, system.chunks)
+            else:
+                grad, u = system.marginals(x)
+                if not (np.isfinite(grad).all() and np.isfinite(u).all()):
+                    break  # marginals beyond floating point (very large α): keep the best iterate
+                r_d = grad - system.price(y) + z
+                dual_max, grad_max = np.abs(r_d).max(), grad.max()
             r_p = system.load(x) + s - 1.0
             gap = float(x @ z + s @ y) / max(float(x @ grad), 1e-300)
             primal_res = float(np.abs(r_p).max())
-            dual_res = float(np.abs(r_d).max() / grad.max())
+            dual_res = float(dual_max / grad_max)
             merit = max(primal_res, dual_res, gap)
             if merit < best[0]:
                 stalled = 0
@@ -457,9 +552,12 @@ def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start, sh
             if step is None:
                 break  # no direction reduces the residual: keep the best iterate
             t, dx, dy, dz, ds = step
-            x += t * dx
+            if system.parallel:
+                parallel.advance(x, dx, z, dz, t, system.user_start, system.chunks)
+            else:
+                x += t * dx
+                z += t * dz
             y += t * dy
-            z += t * dz
             s += t * ds
 
     _, x, y, primal_res, dual_res, gap = best  # the iterate with the smallest residuals
