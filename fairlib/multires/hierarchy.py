@@ -36,8 +36,9 @@ An internal node's share changes only along the path of the leaf that got the ta
 minimum, since a leaf's direction is constant) and where a child becomes blocked, so each internal node keeps an
 indexed heap of its unblocked children; a run costs O(T · depth · (m + log d)) for T tasks and fan-out d, plus
 O(d m) per node whose children become blocked (H-DRF recomputes its direction from scratch there, which keeps the
-kernel's floats identical to the reference's), plus O(n m) for per-resource max-heaps of the users by demand and
-O(log n) per user taken off one as its task stops fitting.
+kernel's floats identical to the reference's), plus O(n m) to find each resource's largest demand, O(n) per
+resource that fills (its max-heap of the users by demand, built when a task first stops fitting it) and O(log n)
+per user taken off one as its task stops fitting.
 
 Quotas (``quotas=Quotas(...)``, :mod:`.quotas`) sit on the leaves, with ``drf``'s rules: each user's whole tasks
 within its guarantee first (the tree's order among them), then the tree's filling; a limit caps a user's tasks; the
