@@ -44,7 +44,6 @@ def test_fused_kernels_match_the_serial_expressions(seed, chunks):
     args = (user_start, split)
     np.testing.assert_allclose(par.load(x, pair_rows, coef, n_rows, *args), row_products(x, pair_rows, coef, n_rows),
                                **CLOSE)
-    assert np.array_equal(par.price(y, pair_rows, price_coef, *args), column_products(y, pair_rows, price_coef))
     g, gu, finite = par.marginals(x, v["log_coef"], alpha, *args)
     expected = pi._marginals(user_sums(x, pair_user, n_users), pair_user, v["log_coef"], alpha)
     assert finite and np.array_equal(g, expected[0]) and np.array_equal(gu, expected[1])

@@ -243,9 +243,7 @@ class _PairSystem:
         return row_products(x, self.pair_rows, self.coef, self.n_rows)
 
     def price(self, y):
-        """Aᵀ y: each pair's price of a task."""
-        if self.parallel:
-            return parallel.price(y, self.pair_rows, self.price_coef, self.user_start, self.chunks)
+        """Aᵀ y: each pair's price of a task (the split path fuses it into its kernels)."""
         return column_products(y, self.pair_rows, self.price_coef)
 
     def totals(self, x):

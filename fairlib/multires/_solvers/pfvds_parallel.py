@@ -20,7 +20,7 @@ from numba import prange
 from ..._jit import njit
 from .pair_kernels import sum_chunks
 
-__all__ = ["load", "price", "marginals", "dual_residual", "newton_parts", "reduced_rhs", "back_substitute",
+__all__ = ["load", "marginals", "dual_residual", "newton_parts", "reduced_rhs", "back_substitute",
            "refinement_residuals", "centred_pair_residual", "step_to_boundary", "trial_complementarity", "advance",
            "add_into", "complementarity_rhs", "all_finite"]
 
@@ -37,20 +37,6 @@ def load(x, pair_rows, coef, n_rows, user_start, chunks):
                 if pair_rows[p, k] >= 0:
                     part[pair_rows[p, k]] += coef[p, k] * x[p]
     return sum_chunks(parts)
-
-
-@njit(cache=True, parallel=True)
-def price(y, pair_rows, price_coef, user_start, chunks):
-    """Aᵀ y per pair (the price of one task)."""
-    out = np.empty(price_coef.shape[0])
-    for c in prange(chunks.shape[0] - 1):
-        for p in range(user_start[chunks[c]], user_start[chunks[c + 1]]):
-            acc = 0.0
-            for k in range(price_coef.shape[1]):
-                if pair_rows[p, k] >= 0:
-                    acc += price_coef[p, k] * y[pair_rows[p, k]]
-            out[p] = acc
-    return out
 
 
 @njit(cache=True, inline="always")
