@@ -69,7 +69,7 @@ def _solve_compiled(a, b):
     return impl
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", nogil=True)  # nogil: PF-VDS's certificate calls it from worker threads
 def solve_compiled(a, b):
     """:func:`solve` as a kernel: from Python (a driver steered from Python, :func:`._jit.steered`) the compiled
     LAPACK call that kernels make, not NumPy's; inside a kernel :func:`solve` itself (inlined)."""

@@ -434,6 +434,7 @@ def _newly_blocked(r, tasks, demands, committed, limit, heaps, heaped, unscanned
         count += 1
     return count
 
+
 @njit(cache=True)
 def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child, n_children, weight, user, leaf,
                           caps, start, naive, record, order, reserved):
@@ -745,7 +746,7 @@ def hierarchical_drf(demands, capacity, paths, *, weights=None, variant: str = "
         # the guarantees first (a user already beyond its guarantee waits), then everyone, as drf does
         guaranteed = np.maximum(held, np.minimum(quota.guaranteed_tasks, caps))
         phases = [guaranteed, caps] if (guaranteed > held).any() else [caps]
-        committed = _committed(guaranteed, d, reserved) if reserved.shape[0] else held_resources(guaranteed, d)
+        committed = np.maximum(guaranteed[:, None] * d, reserved if reserved.shape[0] else 0.0).sum(axis=0)
         if len(phases) == 2 and not record_order and (committed <= cap * (1 - _MARGIN)).all():
             # every guaranteed task fits with room to spare (committed amounts only grow), so the first phase ends
             # with everyone at its guaranteed tasks: only the order in which they came needs the tree

@@ -44,6 +44,7 @@ The other methods refuse caps.
 
 from __future__ import annotations
 
+import contextvars
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
@@ -791,8 +792,9 @@ def nash_residual(cluster: Cluster, tasks, alpha, *, time_shared: bool = False) 
     # release the GIL; the Python steering them is a few percent of their time)
     threads = numba.get_num_threads() if int(cluster.eligible.sum()) >= pair_kernels.PARALLEL_PAIRS else 1
     if threads > 1 and len(servers) > 1:
+        caller = contextvars.copy_context()  # the caller's settings (NumPy's errstate, fairlib's compiled/interpreted)
         with ThreadPoolExecutor(min(threads, len(servers))) as pool:
-            distances = list(pool.map(distance, servers))
+            distances = list(pool.map(lambda i: caller.copy().run(distance, i), servers))
     else:
         distances = [distance(i) for i in servers]
     worst = 0.0

@@ -839,7 +839,7 @@ def _check_reservations(held, d, cap, reserved) -> None:
     capacity."""
     if not reserved.shape[0]:
         return
-    committed = _committed(held, d, reserved)  # the NumPy expression's sums, user by user, without temporaries
+    committed = np.maximum(held[:, None] * d, reserved).sum(axis=0)
     over = committed > cap * (1.0 + FIT_RTOL)
     if over.any():
         r = int(np.argmax(over))

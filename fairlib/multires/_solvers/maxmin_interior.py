@@ -402,7 +402,7 @@ def _predictor_corrector(kernels, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x
     ``refine``: one round of iterative refinement of the corrector (needed only as the system degenerates);
     ``fraction``: of the step to the boundary taken. Plain Python calling the kernels (see :func:`_direction`);
     the per-pair arithmetic stays in fused kernels split over the threads (:func:`_pair_step_lengths`,
-    :func:`_complementarity`, :func:`_pair_advance`)."""
+    :func:`_complementarity`, :func:`_pair_advance`), or in NumPy on one chunk (the same values)."""
     args = (x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_server, dem, inv_cap, row_of, chunks)
     # the predictor only sets the centring and the second-order term: no refinement
     dx, ds, dw, dt, dy, du, dz = _direction(kernels, False, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t,
@@ -515,8 +515,9 @@ def _pair_add(dx, cx, dz, cz, user_start, chunks):
 
 
 def compile_refinement_kernels():
-    """Compile the refinement's pair kernels, serial and parallel, on one pair: a solve reaches them only when its
-    residual passes below ``_REFINE_BELOW`` before it converges, which the warm-up's small instances may skip."""
+    """Compile the refinement's parallel pair kernels on one pair (on one chunk they are NumPy: nothing to compile): a
+    solve reaches them only when its residual passes below ``_REFINE_BELOW`` before it converges, which the warm-up's
+    small instances may skip."""
     one, user_start, chunks = np.ones(1), np.array([0, 1], dtype=np.int64), np.array([0, 1], dtype=np.int64)
     for kernels in (_SERIAL, _PARALLEL):
         kernels._pair_refinement_residuals(one.copy(), one, one, one, one, one, one, user_start, chunks)

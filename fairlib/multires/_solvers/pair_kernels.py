@@ -122,9 +122,9 @@ def serial_twins(namespace: dict, in_numpy: dict | None = None) -> tuple[types.S
                if isinstance(value, CPUDispatcher) and value.py_func.__module__ == module}
     for name in in_numpy:
         callers = [other for other, kernel in kernels.items() if name in _references(kernel.py_func.__code__)]
-        if not kernels[name].targetoptions.get("parallel") or callers:
-            raise ValueError(f"in_numpy[{name!r}]: only a parallel kernel no kernel calls can run in NumPy "
-                             f"(called by {callers})")
+        if name not in kernels or not kernels[name].targetoptions.get("parallel") or callers:
+            raise ValueError(f"in_numpy[{name!r}]: only a parallel kernel of {module} that no kernel calls can run "
+                             f"in NumPy (called by {callers})")
     chain = {name for name, kernel in kernels.items() if kernel.targetoptions.get("parallel")} - set(in_numpy)
     grown = True
     while grown:  # callers of the chain join it until nothing changes

@@ -7,7 +7,7 @@ non-decreasing), so each thread takes a chunk of whole users (:func:`.pair_kerne
 Sherman-Morrison sums and residuals stay inside one thread, and only the constraint rows' sums (``A x``) and the
 reduced matrix's per-server part are added across chunks, in chunk order. Per-pair and per-user values are the
 serial path's, bit for bit; the row sums and the scalar reductions (sums of squares, the predictor's dot products)
-are added in another order, so the iterates agree with the serial path to rounding (``tests/test_pfvds_interior.py``
+are added in another order, so the iterates agree with the serial path to rounding (``tests/test_pfvds_parallel.py``
 compares the two). Below the threshold the serial path is kept: its NumPy reductions are the reference, and a
 parallel region costs more than it saves there.
 """
