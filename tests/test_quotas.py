@@ -270,6 +270,21 @@ def test_guarantees_that_numpy_adds_up_to_the_capacity_are_accepted():
     assert drf(demands, capacity, quotas=Quotas.yarn(min_share=guarantee)).tasks.sum() == 2 * n - 1
 
 
+@pytest.mark.parametrize("n, m", [(100_000, 10), (5_000, 2), (777, 3), (100_000, 1), (3, 1)])
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("reserving", [True, False])
+def test_committed_amounts_are_numpys_sums(n, m, order, reserving):
+    """The committed amounts behind the start check and the guarantees' shortcut are NumPy's sums of
+    ``np.maximum(held[:, None] * d, reserved)`` over users, bit for bit: the compiled pass adds row by row as NumPy
+    does with two resources or more (this fails if NumPy ever sums otherwise), NumPy itself with one."""
+    from fairlib.multires.progressive_filling import committed_amounts
+    rng = np.random.default_rng(n + m)
+    d = rng.random((n, m)) * 10
+    held = rng.integers(0, 5, n)
+    reserved = np.asarray(rng.random((n, m)) * 20, order=order) if reserving else np.empty((0, m))
+    expected = np.maximum(held[:, None] * d, reserved if reserving else 0.0).sum(axis=0)
+    assert committed_amounts(held, d, reserved).tobytes() == expected.tobytes()
+
 def test_resolving_keeps_none_of_the_callers_arrays():
     """Resolution reads the quota matrices in place; what it returns must not alias them."""
     guarantee = np.array([[2.0, 4.0], [0.0, 0.0]])

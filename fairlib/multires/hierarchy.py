@@ -59,7 +59,8 @@ import numpy as np
 from .._jit import interpreted_when_small, njit
 from .._validate import InvalidInputError, _short, as_capacities, as_demands, check_choice
 from .progressive_filling import (FIT_RTOL, MAX_ALLOCATIONS, _check_reservations, _committed, _few_tasks, _growth,
-                                  _start_tasks, filling_bounds, held_resources, order_buffer, pool_summary)
+                                  _start_tasks, committed_amounts, filling_bounds, held_resources, order_buffer,
+                                  pool_summary)
 from .quotas import Quotas
 
 __all__ = ["hierarchical_drf", "HierarchicalDRFResult", "QueueTree", "queue_tree", "HIERARCHY_VARIANTS"]
@@ -746,7 +747,7 @@ def hierarchical_drf(demands, capacity, paths, *, weights=None, variant: str = "
         # the guarantees first (a user already beyond its guarantee waits), then everyone, as drf does
         guaranteed = np.maximum(held, np.minimum(quota.guaranteed_tasks, caps))
         phases = [guaranteed, caps] if (guaranteed > held).any() else [caps]
-        committed = np.maximum(guaranteed[:, None] * d, reserved if reserved.shape[0] else 0.0).sum(axis=0)
+        committed = committed_amounts(guaranteed, d, reserved)
         if len(phases) == 2 and not record_order and (committed <= cap * (1 - _MARGIN)).all():
             # every guaranteed task fits with room to spare (committed amounts only grow), so the first phase ends
             # with everyone at its guaranteed tasks: only the order in which they came needs the tree

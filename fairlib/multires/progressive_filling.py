@@ -259,6 +259,18 @@ def _committed(tasks, demands, reserved):
     return committed
 
 
+def committed_amounts(held, d, reserved) -> np.ndarray:
+    """``np.maximum(held[:, None] * d, reserved).sum(axis=0)`` (``reserved`` (0, m): none), as NumPy sums it: with
+    two resources or more its temporary is row-major and NumPy adds it row by row, which :func:`_committed` does
+    without the two temporaries (bit for bit, tested); with one NumPy adds pairwise, so NumPy does it. Tasks and
+    demands are >= 0, so without reservations the maximum is the product itself (:func:`held_resources`)."""
+    if d.shape[1] >= 2:
+        if not reserved.shape[0]:
+            return held_resources(held, d)
+        return _committed(held, d, np.ascontiguousarray(reserved))
+    return np.maximum(held[:, None] * d, reserved if reserved.shape[0] else 0.0).sum(axis=0)
+
+
 @njit(cache=True)
 def _borrowed_share(t, i, demands, nominal, lendable, weights):
     """Kueue's share of user i holding t tasks: the most it borrows beyond its nominal quota on any resource, as a
@@ -839,7 +851,7 @@ def _check_reservations(held, d, cap, reserved) -> None:
     capacity."""
     if not reserved.shape[0]:
         return
-    committed = np.maximum(held[:, None] * d, reserved).sum(axis=0)
+    committed = committed_amounts(held, d, reserved)
     over = committed > cap * (1.0 + FIT_RTOL)
     if over.any():
         r = int(np.argmax(over))
