@@ -65,22 +65,11 @@ def _reduced_matrix_parts(d_inv, u, pair_user, pair_rows, coef, price_coef, n_us
     """A D⁻¹ Pᵀ (dense; nonzero only in per-server blocks and cap rows), V1[n, row] = Σ_{p of n} b_p / D_p and
     Vu[n, row] = Σ_{p of n} a_p u_p / D_p, for the load coefficients a (``coef``) and the price coefficients b
     (``price_coef``: equal to ``coef`` except on cap rows, see :func:`_starting_point`)."""
-    kk = coef.shape[1]
     diag_part = np.zeros((n_rows, n_rows))
     v1 = np.zeros((n_users, n_rows))
     vu = np.zeros((n_users, n_rows))
     for p in range(coef.shape[0]):
-        n = pair_user[p]
-        for k in range(kk):
-            rk = pair_rows[p, k]
-            if rk < 0:
-                continue
-            ak = coef[p, k] * d_inv[p]
-            v1[n, rk] += price_coef[p, k] * d_inv[p]
-            vu[n, rk] += ak * u[p]
-            for l in range(kk):
-                if pair_rows[p, l] >= 0:
-                    diag_part[rk, pair_rows[p, l]] += ak * price_coef[p, l]
+        parallel.add_pair_terms(p, pair_user[p], pair_rows, coef, price_coef, d_inv, u, diag_part, v1, vu)
     return diag_part, v1, vu
 
 

@@ -20,7 +20,7 @@ from numba import prange
 from ..._jit import njit
 from .pair_kernels import sum_chunks
 
-__all__ = ["load", "marginals", "dual_residual", "newton_parts", "reduced_rhs", "back_substitute",
+__all__ = ["load", "marginals", "dual_residual", "add_pair_terms", "newton_parts", "reduced_rhs", "back_substitute",
            "refinement_residuals", "centred_pair_residual", "step_to_boundary", "trial_complementarity", "advance",
            "add_into", "complementarity_rhs", "all_finite"]
 
@@ -108,17 +108,34 @@ def dual_residual(g, y, z, pair_rows, price_coef, user_start, chunks):
     return r_d, w, t
 
 
+@njit(cache=True, inline="always")
+def add_pair_terms(p, n, pair_rows, coef, price_coef, d_inv, u, diag_part, v1, vu):
+    """Pair p's (user n's) terms of the reduced matrix's parts: A D⁻¹ Pᵀ (into ``diag_part``, rows x rows),
+    V1[n] += b_p D⁻¹_p and Vu[n] += a_p u_p D⁻¹_p (the serial :func:`.pfvds_interior._reduced_matrix_parts` too)."""
+    kk = coef.shape[1]
+    for k in range(kk):
+        rk = pair_rows[p, k]
+        if rk < 0:
+            continue
+        ak = coef[p, k] * d_inv[p]
+        v1[n, rk] += price_coef[p, k] * d_inv[p]
+        vu[n, rk] += ak * u[p]
+        for l in range(kk):
+            if pair_rows[p, l] >= 0:
+                diag_part[rk, pair_rows[p, l]] += ak * price_coef[p, l]
+
+
 @njit(cache=True, parallel=True)
 def newton_parts(x, z, u, pair_rows, coef, price_coef, n_rows, user_start, chunks):
     """The reduced Newton matrix's parts: d_inv = x/z per pair, β_n = 1/(1 + Σ_p d_inv u) per user, the per-server
     part A D⁻¹ Pᵀ (dense rows x rows; each chunk's pairs into its own, added in chunk order), V1[n] = Σ_p b_p D⁻¹_p
     and Vu[n] β_n = β_n Σ_p a_p u_p D⁻¹_p (users x rows) for the load coefficients a and the price coefficients b."""
-    n_pairs, kk = coef.shape
+    n_pairs = coef.shape[0]
     n_users = user_start.shape[0] - 1
     n_chunks = chunks.shape[0] - 1
     d_inv = np.empty(n_pairs)
     beta = np.empty(n_users)
-    parts = np.zeros((n_chunks, n_rows * n_rows))
+    parts = np.zeros((n_chunks, n_rows, n_rows))
     v1 = np.zeros((n_users, n_rows))
     vub = np.zeros((n_users, n_rows))
     for c in prange(n_chunks):
@@ -132,19 +149,10 @@ def newton_parts(x, z, u, pair_rows, coef, price_coef, n_rows, user_start, chunk
             b = 1.0 / (1.0 + acc)
             beta[n] = b
             for p in range(lo, hi):
-                for k in range(kk):
-                    rk = pair_rows[p, k]
-                    if rk < 0:
-                        continue
-                    ak = coef[p, k] * d_inv[p]
-                    v1[n, rk] += price_coef[p, k] * d_inv[p]
-                    vub[n, rk] += ak * u[p]
-                    for l in range(kk):
-                        if pair_rows[p, l] >= 0:
-                            part[rk * n_rows + pair_rows[p, l]] += ak * price_coef[p, l]
+                add_pair_terms(p, n, pair_rows, coef, price_coef, d_inv, u, part, v1, vub)
             for j in range(n_rows):
                 vub[n, j] *= b
-    return d_inv, beta, sum_chunks(parts).reshape((n_rows, n_rows)), v1, vub
+    return d_inv, beta, sum_chunks(parts.reshape((n_chunks, n_rows * n_rows))).reshape((n_rows, n_rows)), v1, vub
 
 
 @njit(cache=True, inline="always")
