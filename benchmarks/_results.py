@@ -211,7 +211,8 @@ rendering, so no number here is typed by hand. Each benchmark times our method a
 run (medians of repeated runs; generic solvers that take minutes once); read the **ratios**: absolute times on a
 shared machine move with its load, which each run records. Whether a row is met is computed from its value and its
 target, and so is its margin, the factor by which it is met (value over target for "≥", target over value for "≤";
-every gated row should be met by {MARGIN:g}×, so that a busier run does not flip it). A row marked "not gated" is
+every gated row should be met by {MARGIN:g}×, so that a busier run does not flip it; a speed-up from one thread or
+worker to two cannot exceed 2×, so against a 1.7× target its margin is at most 1.18×). A row marked "not gated" is
 reported against its target but does not decide anything (the cold start: `make install` compiles every kernel
 beforehand).
 
