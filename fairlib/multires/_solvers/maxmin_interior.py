@@ -519,9 +519,8 @@ def compile_refinement_kernels():
     solve reaches them only when its residual passes below ``_REFINE_BELOW`` before it converges, which the warm-up's
     small instances may skip."""
     one, user_start, chunks = np.ones(1), np.array([0, 1], dtype=np.int64), np.array([0, 1], dtype=np.int64)
-    for kernels in (_SERIAL, _PARALLEL):
-        kernels._pair_refinement_residuals(one.copy(), one, one, one, one, one, one, user_start, chunks)
-        kernels._pair_add(one.copy(), one, one.copy(), one, user_start, chunks)
+    _pair_refinement_residuals(one.copy(), one, one, one, one, one, one, user_start, chunks)
+    _pair_add(one.copy(), one, one.copy(), one, user_start, chunks)
 
 
 @njit(cache=True)

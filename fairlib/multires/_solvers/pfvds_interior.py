@@ -401,7 +401,7 @@ class _NewtonSystem:
                                                                sysm.coef, sysm.price_coef, sysm.n_rows,
                                                                sysm.user_start, sysm.chunks)
             cx, cy, cz, cs = self.solve(e_d, load_dx + ds + r_p, e_xz, y * ds + s * dy + r_sy)
-            parallel.add_into(dx, cx, dz, cz, sysm.user_start, sysm.chunks)
+            parallel.advance(dx, cx, dz, cz, 1.0, sysm.user_start, sysm.chunks)
             return dx, dy + cy, dz, ds + cs
         h_dx = u * sysm.totals(dx)[sysm.pair_user]
         e_d = -h_dx - sysm.price(dy) + dz + r_d
@@ -419,7 +419,7 @@ def _centred_residual(system: _PairSystem, target, x, y, z, s, t=0.0, dx=None, d
         y, s = y + t * dy, s + t * ds
     if system.parallel:  # the pairs' trial point is formed on the fly (x itself when there is no direction)
         pair_sq, load_t = parallel.centred_pair_residual(
-            target, x, x if dx is None else dx, z, z if dz is None else dz, t if dx is not None else 0.0, y,
+            target, x, x if dx is None else dx, z, z if dz is None else dz, t, y,
             system.log_coef, system.pair_alpha, system.pair_rows, system.coef, system.price_coef, system.n_rows,
             system.user_start, system.chunks)
         return np.sqrt(pair_sq + np.sum((load_t + s - 1.0) ** 2) + np.sum((s * y - target) ** 2))

@@ -22,7 +22,7 @@ from .pair_kernels import sum_chunks
 
 __all__ = ["load", "marginals", "dual_residual", "add_pair_terms", "newton_parts", "reduced_rhs", "back_substitute",
            "refinement_residuals", "centred_pair_residual", "step_to_boundary", "trial_complementarity", "advance",
-           "add_into", "complementarity_rhs", "all_finite"]
+           "complementarity_rhs", "all_finite"]
 
 
 @njit(cache=True, parallel=True)
@@ -307,20 +307,11 @@ def trial_complementarity(x, dx, z, dz, t, user_start, chunks):
 
 @njit(cache=True, parallel=True)
 def advance(x, dx, z, dz, t, user_start, chunks):
-    """x += t dx and z += t dz in place."""
+    """x += t dx and z += t dz in place (with t = 1, the refined direction's dx += cx: 1 * cx is cx)."""
     for c in prange(chunks.shape[0] - 1):
         for p in range(user_start[chunks[c]], user_start[chunks[c + 1]]):
             x[p] += t * dx[p]
             z[p] += t * dz[p]
-
-
-@njit(cache=True, parallel=True)
-def add_into(dx, cx, dz, cz, user_start, chunks):
-    """dx += cx and dz += cz in place (the refined direction)."""
-    for c in prange(chunks.shape[0] - 1):
-        for p in range(user_start[chunks[c]], user_start[chunks[c + 1]]):
-            dx[p] += cx[p]
-            dz[p] += cz[p]
 
 
 @njit(cache=True, parallel=True)
