@@ -270,6 +270,21 @@ def test_guarantees_that_numpy_adds_up_to_the_capacity_are_accepted():
     assert drf(demands, capacity, quotas=Quotas.yarn(min_share=guarantee)).tasks.sum() == 2 * n - 1
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_mesos_guarantees_of_whole_tasks_that_fill_the_pool_are_each_run(seed):
+    """10⁵ users, each guaranteed 1-3 whole tasks of its own random demands, and a capacity that is exactly their sum:
+    every user runs its guaranteed tasks and nothing else fits. The fill's running sum of committed amounts must not
+    drift past the capacity over 10⁵ terms (it stays within FIT_RTOL's relative 1e-12). Where no user's task fits
+    inside its own guarantee, a pool the guarantees commit whole runs no task at all, which is correct, not drift."""
+    rng = np.random.default_rng(seed)
+    n = 100_000
+    demands = rng.uniform(0.1, 1.0, (n, 3))
+    guaranteed = rng.integers(1, 4, n)
+    guarantee = guaranteed[:, None] * demands
+    tasks = drf(demands, guarantee.sum(axis=0), quotas=Quotas.mesos(guarantee=guarantee)).tasks
+    assert tasks.tolist() == guaranteed.tolist()
+
+
 @pytest.mark.parametrize("n, m", [(100_000, 10), (5_000, 2), (777, 3), (100_000, 1), (3, 1)])
 @pytest.mark.parametrize("order", ["C", "F"])
 @pytest.mark.parametrize("reserving", [True, False])
