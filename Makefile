@@ -68,7 +68,7 @@ $(CFFCONVERT): | $(STAMP)
 # replaces one (pytest-dev/pytest-xdist#1378)
 test: $(STAMP) $(CFFCONVERT)
 	$(BIN)/ruff check fairlib tests benchmarks run_all.py book
-	$(BIN)/python -m pytest -n 2 --dist loadgroup --max-worker-restart 0
+	$(BIN)/python -m pytest -n 2 --dist loadgroup --no-loadscope-reorder --max-worker-restart 0
 
 test-paper: $(STAMP)
 	@test -n "$(KEY)" || { echo "usage: make test-paper KEY=<key> (keys: $(BIN)/python -m fairlib.catalog)"; exit 2; }
