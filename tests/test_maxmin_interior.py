@@ -123,9 +123,12 @@ def test_the_solvers_fused_kernels_round_as_numpy_does(chunks, rows, depth, seed
     target = float(rng.uniform(0.0, 1.0))
     tp, td = (float(rng.uniform(0.0, 1.0)) for _ in range(2))
     for kernels in (mi._SERIAL, mi._PARALLEL):
-        assert kernels._pair_products(x, z, user_start, split).tobytes() == (x * z).tobytes()
-        assert (kernels._complementarity(x, z, dx, dz, target, user_start, split).tobytes()
-                == (x * z + dx * dz - target).tobytes())
+        # outputs go into the solve's workspace: every entry is overwritten (a stale NaN would fail the comparison)
+        out = np.full(n, np.nan)
+        assert kernels._pair_products(x, z, user_start, split, out) is out and out.tobytes() == (x * z).tobytes()
+        out = np.full(n, np.nan)
+        assert kernels._complementarity(x, z, dx, dz, target, user_start, split, out) is out
+        assert out.tobytes() == (x * z + dx * dz - target).tobytes()
         assert kernels._pair_step_lengths(x, dx, z, dz, user_start, split) == (
             mi._step(x, dx), mi._step(z, dz), mi._all_finite(dx) and mi._all_finite(dz))
         for bad in (np.nan, np.inf, -np.inf):
@@ -144,7 +147,7 @@ def test_the_solvers_fused_kernels_round_as_numpy_does(chunks, rows, depth, seed
         y, u = rng.random(servers * kk), rng.random(n_users)
         for dual_z in (z, np.where(rng.random(n) < 0.1, np.nan, z)):
             parts = kernels._linear_parts(x, y, u, dual_z, user_start, pair_server, dem, inv_cap, row_of, split,
-                                          servers * kk)
+                                          servers * kk, np.full(n, np.nan))
             expected = np.abs(parts[2]).max()
             assert parts[4] == expected or (np.isnan(parts[4]) and np.isnan(expected))
         moved_x, moved_z = x.copy(), z.copy()

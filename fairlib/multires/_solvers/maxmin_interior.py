@@ -45,7 +45,7 @@ __all__ = ["maxmin_round_interior_point", "compile_refinement_kernels"]
 
 @njit(cache=True, parallel=True)
 def _normal_matrix(x, z, w, u, s, y, a_act, user_start, pair_server, dem, inv_cap, row_of, chunks, n_rows, r_dense,
-                   dense, r_single, single):
+                   dense, r_single, single, weight, lows, mt):
     """The weights D = x/z, 1/G per user, b = A D Eᵀ(a/G), c0 = aᵀG⁻¹a and the reduced normal matrix on the
     capacity rows, without cancellation: M = A D Aᵀ + S/Y - V G⁻¹ Vᵀ + b bᵀ/c0.
 
@@ -62,20 +62,24 @@ def _normal_matrix(x, z, w, u, s, y, a_act, user_start, pair_server, dem, inv_ca
     With ``dense`` R is written to ``r_dense`` (users x rows, overwritten) and -RᵀR is left to one BLAS
     product (with ``single``, each row also rounded to single precision into ``r_single``, in the threads, for a
     single-precision product); otherwise it is subtracted here user by user (cheap when users have few pairs). Users are
-    processed in ``chunks`` (one per thread), each into its own matrix. Returns (matrix, D, 1/G, b).
+    processed in ``chunks`` (one per thread), each into its own matrix. ``weight`` (pairs), ``lows`` (chunks x rows x
+    rows) and ``mt`` (rows x rows, zero below its diagonal) are the solve's workspace (:class:`_Workspace`),
+    overwritten. Returns (matrix, D, 1/G, b).
     """
     kk = dem.shape[1]
     n_users = user_start.shape[0] - 1
     n_chunks = chunks.shape[0] - 1
     n_servers = row_of.shape[0]
-    weight = np.empty(x.shape[0])
     inv_g = np.empty(n_users)
     b_parts = np.zeros((n_chunks, n_rows))
     # per chunk: the per-server blocks Σ D a aᵀ (compact, servers x R x R) and L = -(EᵀR + ½RᵀR) (rows x rows);
     # M = blocks + L + Lᵀ, of which only the upper triangle is formed (all the factorisation reads)
     blocks = np.zeros((n_chunks, n_servers, kk, kk))
-    lows = np.zeros((n_chunks, n_rows, n_rows))
     for c in prange(n_chunks):
+        low = lows[c]
+        for i in range(n_rows):
+            for j in range(n_rows):
+                low[i, j] = 0.0
         e_rows = np.empty(kk, dtype=np.int64)
         e_vals = np.empty(kk)
         r_rows = np.empty(n_rows, dtype=np.int64)
@@ -97,7 +101,7 @@ def _normal_matrix(x, z, w, u, s, y, a_act, user_start, pair_server, dem, inv_ca
             if dense and single:
                 for j in range(n_rows):
                     r_single[n, j] = r_dense[n, j]
-    return _assemble(lows, blocks, b_parts, row_of, a_act, inv_g, s, y, n_rows, weight)
+    return _assemble(lows, blocks, b_parts, row_of, a_act, inv_g, s, y, n_rows, weight, mt)
 
 
 @njit(cache=True, inline="always")
@@ -174,7 +178,7 @@ def _subtract_cross_terms(low, n, n_e, n_r, e_rows, e_vals, r_rows, r_vals, r_ma
 
 
 @njit(cache=True, inline="always")
-def _assemble(lows, blocks, b_parts, row_of, a_act, inv_g, s, y, n_rows, weight):
+def _assemble(lows, blocks, b_parts, row_of, a_act, inv_g, s, y, n_rows, weight, mt):
     """Sum the chunks and form the upper triangle of M = blocks + L + Lᵀ + S/Y + b bᵀ/c0, c0 = Σ_n a_n²/G_n, in
     Fortran order; returns (M, D, 1/G, b, c0)."""
     n_chunks, n_servers, kk = blocks.shape[0], blocks.shape[1], blocks.shape[2]
@@ -187,7 +191,7 @@ def _assemble(lows, blocks, b_parts, row_of, a_act, inv_g, s, y, n_rows, weight)
     # M is written as its transpose in C order, i.e. M in Fortran order (entry (i, j) of M at mt[j, i]): LAPACK's
     # factorisation and BLAS's product then work on it in place, where a C-ordered M cost a transposing copy of
     # rows² entries per call (52 ms of a 218 ms factorisation at 3,000 rows). Each entry's arithmetic is unchanged.
-    mt = np.zeros((n_rows, n_rows))
+    # Only the upper triangle of M is written; the rest of ``mt`` stays zero (nothing writes it)
     for j in range(n_rows):  # upper triangle of L + Lᵀ
         for i in range(j + 1):
             mt[j, i] = low[i, j] + low[j, i]
@@ -212,9 +216,9 @@ def _assemble(lows, blocks, b_parts, row_of, a_act, inv_g, s, y, n_rows, weight)
 
 
 @njit(cache=True, parallel=True)
-def _linear_parts(x, y, u, z, user_start, pair_server, dem, inv_cap, row_of, chunks, n_rows):
-    """(A x, E x, Aᵀy - Eᵀu - z per pair, max Aᵀy, max |Aᵀy - Eᵀu - z|), coefficients d[n, k]/c[i, k] formed on
-    the fly. The last maximum is NaN if any entry is (as ``np.abs(dual).max()``)."""
+def _linear_parts(x, y, u, z, user_start, pair_server, dem, inv_cap, row_of, chunks, n_rows, dual):
+    """(A x, E x, Aᵀy - Eᵀu - z per pair (into ``dual``), max Aᵀy, max |Aᵀy - Eᵀu - z|), coefficients d[n, k]/c[i, k]
+    formed on the fly. The last maximum is NaN if any entry is (as ``np.abs(dual).max()``)."""
     kk = dem.shape[1]
     n_users = user_start.shape[0] - 1
     n_chunks = chunks.shape[0] - 1
@@ -222,7 +226,6 @@ def _linear_parts(x, y, u, z, user_start, pair_server, dem, inv_cap, row_of, chu
     aty_max = np.zeros(n_chunks)
     dual_max = np.zeros(n_chunks)
     ex = np.zeros(n_users)
-    dual = np.empty(x.shape[0])
     for c in prange(n_chunks):
         ax = ax_parts[c]
         largest_dual = 0.0
@@ -272,13 +275,13 @@ def _cho_solve(upper, b):
 
 
 @njit(cache=True, parallel=True)
-def _newton_solve(upper, b_vec, c0, rc, ru, rd, rt, rxz, rsy, rwu, x, s, w, y, u, z, d, inv_g, a_act,
+def _newton_solve(upper, b_vec, c0, rc, ru, rd, rt, rxz, rsy, rwu, dx, dz, x, s, w, y, u, z, d, inv_g, a_act,
                   user_start, pair_server, dem, inv_cap, row_of, chunks):
-    """The Newton step for residuals (rc, ru, rd, rt, rxz, rsy, rwu), user rows and t eliminated (module doc).
+    """The Newton step for residuals (rc, ru, rd, rt, rxz, rsy, rwu), user rows and t eliminated (module doc); the
+    pairs' steps are written into ``dx`` and ``dz``.
 
     Pairs are grouped by user: each user's pairs are visited twice while in cache, with per-user scratch,
     coefficients formed on the fly, users processed in ``chunks`` (one per thread)."""
-    n_pairs = x.shape[0]
     kk = dem.shape[1]
     n_users = ru.shape[0]
     n_chunks = chunks.shape[0] - 1
@@ -316,8 +319,6 @@ def _newton_solve(upper, b_vec, c0, rc, ru, rd, rt, rxz, rsy, rwu, x, s, w, y, u
     du = np.empty(n_users)
     for n in range(n_users):
         du[n] = a_act[n] * dt + h[n]
-    dx = np.empty(n_pairs)
-    dz = np.empty(n_pairs)
     for c in prange(n_chunks):
         scratch = np.empty(inv_cap.shape[0] + 1)
         for n in range(chunks[c], chunks[c + 1]):
@@ -344,20 +345,22 @@ def _newton_solve(upper, b_vec, c0, rc, ru, rd, rt, rxz, rsy, rwu, x, s, w, y, u
     return dx, ds, dw, dt, dy, du, dz
 
 
-def _direction(kernels, refine, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, rxz, rsy, rwu, x, s, w, y, u, z, d,
-               inv_g, a_act, user_start, pair_server, dem, inv_cap, row_of, chunks):
-    """Newton step, plus (``refine``) one round of iterative refinement on the unreduced equations: the reduced
-    matrix loses accuracy as complementarity -> 0 (and is formed partly in single precision early on).
+def _direction(kernels, work, refine, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, rxz, rsy, rwu, x, s, w, y, u, z,
+               d, inv_g, a_act, user_start, pair_server, dem, inv_cap, row_of, chunks):
+    """Newton step (its pair steps in ``work.dx`` and ``work.dz``), plus (``refine``) one round of iterative
+    refinement on the unreduced equations: the reduced matrix loses accuracy as complementarity -> 0 (and is formed
+    partly in single precision early on).
     ``kernels``: the serial or parallel pair kernels. Plain Python calling the kernels, so the refinement (and
     this orchestration) is not compiled into every solve: element-wise NumPy rounds as a compiled array
     expression does, and the dot product is the kernels' own (:func:`_dot`)."""
     args = (x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_server, dem, inv_cap, row_of, chunks)
     dx, ds, dw, dt, dy, du, dz = kernels._newton_solve(upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, rxz, rsy, rwu,
-                                                       *args)
+                                                       work.dx, work.dz, *args)
     if not refine:
         return dx, ds, dw, dt, dy, du, dz
+    # the refinement (at most once per iteration, near the end) allocates its own pair vectors
     a_dx, e_dx, e_d, _, _ = kernels._linear_parts(dx, dy, du, dz, user_start, pair_server, dem, inv_cap, row_of,
-                                                  chunks, r_cap.shape[0])
+                                                  chunks, r_cap.shape[0], np.empty_like(dx))
     e_c = a_dx + ds + r_cap
     e_u = e_dx - dw - a_act * dt + r_usr
     e_xz = kernels._pair_refinement_residuals(e_d, r_dual, z, dx, x, dz, rxz, user_start, chunks)
@@ -365,7 +368,7 @@ def _direction(kernels, refine, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, rxz
     e_sy = y * ds + s * dy + rsy
     e_wu = u * dw + w * du + rwu
     cx, cs, cw, ct, cy, cu, cz = kernels._newton_solve(upper, b_vec, c0, e_c, e_u, e_d, e_t, e_xz, e_sy, e_wu,
-                                                       *args)
+                                                       np.empty_like(dx), np.empty_like(dz), *args)
     kernels._pair_add(dx, cx, dz, cz, user_start, chunks)
     return dx, ds + cs, dw + cw, dt + ct, dy + cy, du + cu, dz
 
@@ -401,8 +404,8 @@ def _centring_target(x, s, w, y, u, z, dx, ds, dw, dy, du, dz, tp, td, n_comp, m
     return min((mu_aff / n_comp / mu) ** 3, 1.0) * mu
 
 
-def _predictor_corrector(kernels, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x, s, w, t, y, u, z, d, inv_g, a_act,
-                         user_start, pair_server, dem, inv_cap, row_of, chunks, mu, n_comp, refine, fraction):
+def _predictor_corrector(kernels, work, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x, s, w, t, y, u, z, d, inv_g,
+                         a_act, user_start, pair_server, dem, inv_cap, row_of, chunks, mu, n_comp, refine, fraction):
     """Mehrotra's predictor-corrector step, taken in place (x, s, w, y, u, z); returns (new t, finite).
     ``refine``: one round of iterative refinement of the corrector (needed only as the system degenerates);
     ``fraction``: of the step to the boundary taken. Plain Python calling the kernels (see :func:`_direction`);
@@ -410,14 +413,17 @@ def _predictor_corrector(kernels, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x
     :func:`_complementarity`, :func:`_pair_advance`), or in NumPy on one chunk (the same values)."""
     args = (x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_server, dem, inv_cap, row_of, chunks)
     # the predictor only sets the centring and the second-order term: no refinement
-    dx, ds, dw, dt, dy, du, dz = _direction(kernels, False, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t,
-                                            kernels._pair_products(x, z, user_start, chunks), s * y, w * u, *args)
+    dx, ds, dw, dt, dy, du, dz = _direction(kernels, work, False, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t,
+                                            kernels._pair_products(x, z, user_start, chunks, work.rxz), s * y, w * u,
+                                            *args)
     tp_pairs, td_pairs, _ = kernels._pair_step_lengths(x, dx, z, dz, user_start, chunks)
     tp = min(tp_pairs, _step(s, ds), _step(w, dw))
     td = min(_step(y, dy), _step(u, du), td_pairs)
     target = _centring_target(x, s, w, y, u, z, dx, ds, dw, dy, du, dz, tp, td, n_comp, mu)
-    dx, ds, dw, dt, dy, du, dz = _direction(kernels, refine, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t,
-                                            kernels._complementarity(x, z, dx, dz, target, user_start, chunks),
+    # the predictor's steps are read here for the last time: the corrector's overwrite them in the workspace
+    dx, ds, dw, dt, dy, du, dz = _direction(kernels, work, refine, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t,
+                                            kernels._complementarity(x, z, dx, dz, target, user_start, chunks,
+                                                                     work.rxz),
                                             s * y + ds * dy - target, w * u + dw * du - target, *args)
     tp_pairs, td_pairs, finite = kernels._pair_step_lengths(x, dx, z, dz, user_start, chunks)
     if not (np.isfinite(dt) and finite and all(_all_finite(v) for v in (ds, dw, dy, du))):
@@ -436,9 +442,8 @@ def _predictor_corrector(kernels, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x
 # computed as the NumPy expression computes it, and a minimum does not round, so the split changes no bit.
 
 @njit(cache=True, parallel=True)
-def _pair_products(x, z, user_start, chunks):
-    """x z per pair (the predictor's right-hand side)."""
-    out = np.empty(x.shape[0])
+def _pair_products(x, z, user_start, chunks, out):
+    """x z per pair (the predictor's right-hand side), into ``out``."""
     for c in prange(chunks.shape[0] - 1):
         for p in range(user_start[chunks[c]], user_start[chunks[c + 1]]):
             out[p] = x[p] * z[p]
@@ -446,9 +451,8 @@ def _pair_products(x, z, user_start, chunks):
 
 
 @njit(cache=True, parallel=True)
-def _complementarity(x, z, dx, dz, target, user_start, chunks):
-    """x z + dx dz - target per pair (the corrector's right-hand side)."""
-    out = np.empty(x.shape[0])
+def _complementarity(x, z, dx, dz, target, user_start, chunks, out):
+    """x z + dx dz - target per pair (the corrector's right-hand side), into ``out``."""
     for c in prange(chunks.shape[0] - 1):
         for p in range(user_start[chunks[c]], user_start[chunks[c + 1]]):
             out[p] = x[p] * z[p] + dx[p] * dz[p] - target
@@ -540,12 +544,15 @@ def _all_finite(v):
 # The element-wise passes on one chunk: NumPy computes each entry as the kernels do (no contraction into a fused
 # multiply-add, the same order of operations; a minimum does not round), without compiling anything.
 
-def _pair_products_numpy(x, z, user_start, chunks):
-    return x * z
+def _pair_products_numpy(x, z, user_start, chunks, out):
+    return np.multiply(x, z, out=out)
 
 
-def _complementarity_numpy(x, z, dx, dz, target, user_start, chunks):
-    return x * z + dx * dz - target
+def _complementarity_numpy(x, z, dx, dz, target, user_start, chunks, out):
+    np.multiply(x, z, out=out)
+    out += dx * dz
+    out -= target
+    return out
 
 
 def _pair_step_lengths_numpy(x, dx, z, dz, user_start, chunks):
@@ -575,17 +582,36 @@ _SERIAL, _PARALLEL = serial_twins(globals(), in_numpy={
     "_pair_refinement_residuals": _pair_refinement_residuals_numpy, "_pair_add": _pair_add_numpy})
 
 
-def _cholesky(matrix):
-    """Upper Cholesky factor U (UᵀU = M, from M's upper triangle); a tiny diagonal shift, growing on failure,
-    when rounding has made M indefinite (iterative refinement then restores the exact direction). None if
-    nothing works."""
+def _cholesky(matrix, factor):
+    """Upper Cholesky factor U (UᵀU = M, from M's upper triangle), computed in ``factor`` (Fortran order, as
+    ``matrix``); a tiny diagonal shift, growing on failure, when rounding has made M indefinite (iterative refinement
+    then restores the exact direction). None if nothing works."""
     scale = float(np.abs(np.diag(matrix)).max(initial=1.0))
     for shift in (0.0, 1e-14, 1e-12, 1e-10, 1e-8, 1e-6):
-        trial = matrix + shift * scale * np.eye(len(matrix)) if shift else matrix
-        factor, info = scipy.linalg.lapack.dpotrf(trial, lower=0, clean=1, overwrite_a=0)
+        if shift:
+            np.add(matrix, shift * scale * np.eye(len(matrix)), out=factor)
+        else:
+            np.copyto(factor, matrix)
+        factor, info = scipy.linalg.lapack.dpotrf(factor, lower=0, clean=1, overwrite_a=1)
         if info == 0:
             return factor
     return None
+
+
+class _Workspace:
+    """What one solve overwrites from iteration to iteration: pair vectors (the Newton steps ``dx`` and ``dz``, the
+    complementarity right-hand side ``rxz``, the dual residual ``dual``, the weights ``weight``, the best iterate
+    ``best_x``), the chunks' cross terms ``lows``, the normal matrix ``mt`` (transposed, zero below its diagonal), its
+    Cholesky factor ``factor`` and the single-precision product ``product``. Allocated once: at 7 million pairs each
+    fresh 56 MB vector cost ~10 ms of page faults (the allocator maps a block that large anew for every call and its
+    first writes fault it in), about a tenth of a solve."""
+
+    def __init__(self, n_pairs: int, n_rows: int, n_chunks: int, dense: bool):
+        self.dx, self.dz, self.rxz, self.dual, self.weight, self.best_x = (np.empty(n_pairs) for _ in range(6))
+        self.lows = np.empty((n_chunks, n_rows, n_rows))
+        self.mt = np.zeros((n_rows, n_rows))
+        self.factor = np.zeros((n_rows, n_rows), order="F")
+        self.product = np.zeros((n_rows, n_rows) if dense else (0, 0), dtype=np.float32, order="F")
 
 
 _SINGLE_ABOVE = 1e-2  # residual above which the low-rank product is formed in single precision
@@ -649,7 +675,7 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
     floor = np.where(active, 0.0, np.nan_to_num(level) * unit * a)
     # Start: every pair at half the load the busiest row can take, slacks from there; duals balanced.
     load1, _, col_sum, _, _ = kernels._linear_parts(np.ones(n_pairs), np.ones(n_rows), np.zeros(n_users),
-                                                 np.zeros(n_pairs), *structure, n_rows)
+                                                 np.zeros(n_pairs), *structure, n_rows, np.empty(n_pairs))
     x = np.full(n_pairs, 0.9 / max(load1.max(initial=0.0), 1e-300))
     s = np.maximum(1.0 - load1 * x[0] if n_pairs else np.ones(n_rows), 0.1)
     totals = np.bincount(pair_user, weights=x, minlength=n_users)
@@ -670,6 +696,7 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
     # when large enough to gain from them (see THREADED_BLAS_FLOPS); one BLAS thread otherwise
     big = max(n_users * n_rows * n_rows if dense else 0, n_rows ** 3 / 3) >= THREADED_BLAS_FLOPS
 
+    work = _Workspace(n_pairs, n_rows, n_chunks, dense)
     converged = False
     best = (np.inf, x, t, u, w)
     stalled = 0
@@ -677,7 +704,8 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
     with np.errstate(all="ignore"), warnings.catch_warnings(), one_blas_thread(), numba_threads(n_chunks):
         warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
         for it in range(1, max_iterations + 1):
-            r_cap, totals, r_dual, aty_max, dual_max = kernels._linear_parts(x, y, u, z, *structure, n_rows)
+            r_cap, totals, r_dual, aty_max, dual_max = kernels._linear_parts(x, y, u, z, *structure, n_rows,
+                                                                             work.dual)
             r_cap += s - 1.0
             r_usr = totals - w - a_act * t - floor
             r_t = float(a_act @ u) - 1.0
@@ -687,7 +715,8 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
             dual_res = max(dual_max / max(1.0, aty_max), abs(r_t))
             merit = max(primal_res, dual_res, gap / max(1.0, abs(t)))
             if merit < 0.5 * best[0]:
-                best = (merit, x.copy(), t, u.copy(), w.copy())
+                np.copyto(work.best_x, x)
+                best = (merit, work.best_x, t, u.copy(), w.copy())
                 stalled = 0
             else:
                 stalled += 1
@@ -698,19 +727,21 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
                 break
             single = merit > _SINGLE_ABOVE  # early steps need little accuracy: the product in single precision
             m_mat, d, inv_g, b_vec, c0 = kernels._normal_matrix(x, z, w, u, s, y, a_act, *structure, n_rows,
-                                                                r_dense, dense, r_single, single)
+                                                                r_dense, dense, r_single, single, work.weight,
+                                                                work.lows, work.mt)
             with blas_threads(n_chunks) if big else contextlib.nullcontext():
                 if dense:  # M -= RᵀR on the upper triangle, which is all the Cholesky factorisation reads
                     if single:
-                        m_mat -= scipy.linalg.blas.ssyrk(1.0, r_single.T, trans=0, lower=0)
+                        m_mat -= scipy.linalg.blas.ssyrk(1.0, r_single.T, beta=0.0, c=work.product, trans=0,
+                                                         lower=0, overwrite_c=1)
                     else:
                         m_mat = scipy.linalg.blas.dsyrk(-1.0, r_dense.T, beta=1.0, c=m_mat, trans=0, lower=0,
                                                         overwrite_c=1)
-                upper = _cholesky(m_mat)
+                upper = _cholesky(m_mat, work.factor)
             if upper is None:
                 break
-            t, finite = _predictor_corrector(kernels, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x, s, w, t, y,
-                                             u, z, d, inv_g, a_act, *structure, gap / n_comp, float(n_comp),
+            t, finite = _predictor_corrector(kernels, work, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x, s, w, t,
+                                             y, u, z, d, inv_g, a_act, *structure, gap / n_comp, float(n_comp),
                                              merit < _REFINE_BELOW, 1.0 - min(0.005, merit))
             if not finite:
                 break
