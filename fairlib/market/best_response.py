@@ -204,8 +204,9 @@ def _shrink_to_prefix(y, budget, idx, sq, ratio2, count, sum_y, sum_s):
 
 
 @njit(cache=True)
-def _collect_above(w, y, c2, idx, sq, ratio2, stride=1):
-    """Machines j = 0, stride, 2 stride, ... with w > 0 and w/y > c2 into ``idx``/``sq``/``ratio2``;
+def _collect_above(w, y, c2, idx, sq, ratio2, stride):
+    """Machines j = 0, stride, 2 stride, ... with w > 0 and w/y > c2 into ``idx``/``sq``/``ratio2`` (``stride`` always
+    passed as an int64: an omitted argument or a literal 1 is another signature, compiled a second time);
     returns (count, sum y, sum sqrt(w y), first index with w > 0 and y = 0, or -1). Machines with
     y = 0 are reported, not collected."""
     count = 0
@@ -277,7 +278,7 @@ def _closed_form_into(w, y, budget, out):
             m, sub_y, sub_s = _shrink_to_prefix(y, budget / stride, idx, sq, ratio2, m, sub_y, sub_s)
             q = sub_s / (budget / stride + sub_y)
             cut2 = 0.5 * q * q  # shaded down: a cut-off below the optimum saves the rebuild
-    count, sum_y, sum_s, zero_price = _collect_above(w, y, cut2, idx, sq, ratio2)
+    count, sum_y, sum_s, zero_price = _collect_above(w, y, cut2, idx, sq, ratio2, np.int64(1))
     if zero_price >= 0:
         return 4, zero_price
     q2 = 0.0
@@ -285,7 +286,7 @@ def _closed_form_into(w, y, budget, out):
         q = sum_s / (budget + sum_y)
         q2 = q * q
     if count == 0 or q2 < cut2:
-        count, sum_y, sum_s, _ = _collect_above(w, y, q2, idx, sq, ratio2)
+        count, sum_y, sum_s, _ = _collect_above(w, y, q2, idx, sq, ratio2, np.int64(1))
     count, sum_y, sum_s = _shrink_to_prefix(y, budget, idx, sq, ratio2, count, sum_y, sum_s)
     if count == 1:              # the whole budget on one machine, exactly
         out[idx[0]] = budget
