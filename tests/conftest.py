@@ -55,9 +55,11 @@ LONGEST_FIRST = ("tests/test_scaffold.py", "test_paper_notebook_quick_mode[khams
 
 
 def _work_unit(item) -> str:
-    """The unit pytest-xdist's ``loadgroup`` hands to one worker: the item's group, else the item itself."""
-    group = item.get_closest_marker("xdist_group")
-    return group.args[0] if group else item.nodeid
+    """The unit pytest-xdist's ``loadgroup`` hands to one worker: its group name as pytest-xdist forms it (every
+    ``xdist_group`` marker's name, positional or ``name=``, sorted and joined by ``_``), else the item itself."""
+    names = {str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+             for mark in item.iter_markers("xdist_group")}
+    return "_".join(sorted(names)) if names else item.nodeid
 
 
 def _long_rank(unit: str) -> int:
@@ -77,6 +79,8 @@ def pytest_collection_modifyitems(config, items):
         if "paper_key" in getattr(item, "fixturenames", ()) or item.get_closest_marker("xdist_group"):
             continue
         item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+    if not os.environ.get("PYTEST_XDIST_WORKER"):  # the workers' collections are what pytest-xdist schedules
+        return
     sizes = collections.Counter(_work_unit(item) for item in items)
     items.sort(key=lambda item: (_long_rank(_work_unit(item)), -sizes[_work_unit(item)]))
 

@@ -272,16 +272,23 @@ def test_guarantees_that_numpy_adds_up_to_the_capacity_are_accepted():
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_mesos_guarantees_of_whole_tasks_that_fill_the_pool_are_each_run(seed):
-    """10⁵ users, each guaranteed 1-3 whole tasks of its own random demands, and a capacity that is exactly their sum:
-    every user runs its guaranteed tasks and nothing else fits. The fill's running sum of committed amounts must not
-    drift past the capacity over 10⁵ terms (it stays within FIT_RTOL's relative 1e-12). Where no user's task fits
-    inside its own guarantee, a pool the guarantees commit whole runs no task at all, which is correct, not drift."""
+    """10⁵ users, each guaranteed 1-3 whole tasks of its own random demands, and a capacity that is their exactly
+    rounded sum (``math.fsum``): every user runs its guaranteed tasks and nothing else fits. The fill adds the
+    guarantees one by one, and over 10⁵ terms that running sum ends above the exact capacity on some resource (by
+    ~1e-14 relative, checked here): only the fit tolerance (FIT_RTOL, relative 1e-12) lets the guaranteed tasks in, so
+    a fill without it, or with one that does not cover such drift, runs no task at all."""
+    import math
+
+    from fairlib.multires.progressive_filling import committed_amounts
+
     rng = np.random.default_rng(seed)
     n = 100_000
     demands = rng.uniform(0.1, 1.0, (n, 3))
     guaranteed = rng.integers(1, 4, n)
     guarantee = guaranteed[:, None] * demands
-    tasks = drf(demands, guarantee.sum(axis=0), quotas=Quotas.mesos(guarantee=guarantee)).tasks
+    capacity = np.array([math.fsum(guarantee[:, r]) for r in range(3)])
+    assert (committed_amounts(np.zeros(n, dtype=np.int64), demands, guarantee) > capacity).any()  # the drift is there
+    tasks = drf(demands, capacity, quotas=Quotas.mesos(guarantee=guarantee)).tasks
     assert tasks.tolist() == guaranteed.tolist()
 
 

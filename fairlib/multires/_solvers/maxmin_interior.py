@@ -63,7 +63,7 @@ def _normal_matrix(x, z, w, u, s, y, a_act, user_start, pair_server, dem, inv_ca
     product (with ``single``, each row also rounded to single precision into ``r_single``, in the threads, for a
     single-precision product); otherwise it is subtracted here user by user (cheap when users have few pairs). Users are
     processed in ``chunks`` (one per thread), each into its own matrix. ``weight`` (pairs), ``lows`` (chunks x rows x
-    rows) and ``mt`` (rows x rows, zero below its diagonal) are the solve's workspace (:class:`_Workspace`),
+    rows) and ``mt`` (rows x rows, zero above its diagonal) are the solve's workspace (:class:`_Workspace`),
     overwritten. Returns (matrix, D, 1/G, b).
     """
     kk = dem.shape[1]
@@ -191,7 +191,8 @@ def _assemble(lows, blocks, b_parts, row_of, a_act, inv_g, s, y, n_rows, weight,
     # M is written as its transpose in C order, i.e. M in Fortran order (entry (i, j) of M at mt[j, i]): LAPACK's
     # factorisation and BLAS's product then work on it in place, where a C-ordered M cost a transposing copy of
     # rows² entries per call (52 ms of a 218 ms factorisation at 3,000 rows). Each entry's arithmetic is unchanged.
-    # Only the upper triangle of M is written; the rest of ``mt`` stays zero (nothing writes it)
+    # Only M's upper triangle (mt on and below its diagonal) is written; above its diagonal ``mt`` stays zero (the
+    # single-precision product subtracted from M is zero in its lower triangle too)
     for j in range(n_rows):  # upper triangle of L + Lᵀ
         for i in range(j + 1):
             mt[j, i] = low[i, j] + low[j, i]
@@ -601,7 +602,7 @@ def _cholesky(matrix, factor):
 class _Workspace:
     """What one solve overwrites from iteration to iteration: pair vectors (the Newton steps ``dx`` and ``dz``, the
     complementarity right-hand side ``rxz``, the dual residual ``dual``, the weights ``weight``, the best iterate
-    ``best_x``), the chunks' cross terms ``lows``, the normal matrix ``mt`` (transposed, zero below its diagonal), its
+    ``best_x``), the chunks' cross terms ``lows``, the normal matrix ``mt`` (transposed, zero above its diagonal), its
     Cholesky factor ``factor`` and the single-precision product ``product``. Allocated once: at 7 million pairs each
     fresh 56 MB vector cost ~10 ms of page faults (the allocator maps a block that large anew for every call and its
     first writes fault it in), about a tenth of a solve."""
