@@ -602,13 +602,16 @@ def _cholesky(matrix, factor):
 class _Workspace:
     """What one solve overwrites from iteration to iteration: pair vectors (the Newton steps ``dx`` and ``dz``, the
     complementarity right-hand side ``rxz``, the dual residual ``dual``, the weights ``weight``, the best iterate
-    ``best_x``), the chunks' cross terms ``lows``, the normal matrix ``mt`` (transposed, zero above its diagonal), its
-    Cholesky factor ``factor`` and the single-precision product ``product``. Allocated once: at 7 million pairs each
-    fresh 56 MB vector cost ~10 ms of page faults (the allocator maps a block that large anew for every call and its
-    first writes fault it in), about a tenth of a solve."""
+    ``best_x``), the low-rank factor R of the normal matrix in double and single precision (``r_dense``, ``r_single``:
+    users x rows when ``dense``, else empty), the chunks' cross terms ``lows``, the normal matrix ``mt`` (transposed,
+    zero above its diagonal), its Cholesky factor ``factor`` and the single-precision product ``product``. Allocated
+    once: at 7 million pairs each fresh 56 MB vector cost ~10 ms of page faults (the allocator maps a block that large
+    anew for every call and its first writes fault it in), about a tenth of a solve."""
 
-    def __init__(self, n_pairs: int, n_rows: int, n_chunks: int, dense: bool):
+    def __init__(self, n_pairs: int, n_users: int, n_rows: int, n_chunks: int, dense: bool):
         self.dx, self.dz, self.rxz, self.dual, self.weight, self.best_x = (np.empty(n_pairs) for _ in range(6))
+        self.r_dense = np.zeros((n_users, n_rows) if dense else (0, n_rows))
+        self.r_single = np.zeros((n_users, n_rows) if dense else (0, n_rows), dtype=np.float32)
         self.lows = np.empty((n_chunks, n_rows, n_rows))
         self.mt = np.zeros((n_rows, n_rows))
         self.factor = np.zeros((n_rows, n_rows), order="F")
@@ -674,9 +677,15 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
     a = a / unit
     a_act = np.where(active, a, 0.0)
     floor = np.where(active, 0.0, np.nan_to_num(level) * unit * a)
-    # Start: every pair at half the load the busiest row can take, slacks from there; duals balanced.
+    # RᵀR by one BLAS product, or user by user (Σ_n (pairs_n x R)² operations) when users have few pairs: BLAS
+    # does ~10x the operations per second of the scalar loop
+    per_user = np.diff(user_start) * kk
+    dense = float(per_user @ per_user) > n_users * n_rows * n_rows / 10.0
+    work = _Workspace(n_pairs, n_users, n_rows, n_chunks, dense)
+    # Start: every pair at half the load the busiest row can take, slacks from there; duals balanced (the column
+    # sums col_sum live in work.dual, read only here, before the first iteration overwrites them).
     load1, _, col_sum, _, _ = kernels._linear_parts(np.ones(n_pairs), np.ones(n_rows), np.zeros(n_users),
-                                                 np.zeros(n_pairs), *structure, n_rows, np.empty(n_pairs))
+                                                 np.zeros(n_pairs), *structure, n_rows, work.dual)
     x = np.full(n_pairs, 0.9 / max(load1.max(initial=0.0), 1e-300))
     s = np.maximum(1.0 - load1 * x[0] if n_pairs else np.ones(n_rows), 0.1)
     totals = np.bincount(pair_user, weights=x, minlength=n_users)
@@ -687,17 +696,10 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
     y = np.full(n_rows, theta)
     z = np.maximum(col_sum * theta - u[pair_user], 0.5 * col_sum * theta)
     n_comp = n_pairs + n_rows + n_users
-    # RᵀR by one BLAS product, or user by user (Σ_n (pairs_n x R)² operations) when users have few pairs: BLAS
-    # does ~10x the operations per second of the scalar loop
-    per_user = np.diff(user_start) * kk
-    dense = float(per_user @ per_user) > n_users * n_rows * n_rows / 10.0
-    r_dense = np.zeros((n_users, n_rows) if dense else (0, n_rows))
-    r_single = np.zeros((n_users, n_rows) if dense else (0, n_rows), dtype=np.float32)
     # the normal matrix's product (users x rows² operations) and factorisation (rows³ / 3) on the numba loops' threads
     # when large enough to gain from them (see THREADED_BLAS_FLOPS); one BLAS thread otherwise
     big = max(n_users * n_rows * n_rows if dense else 0, n_rows ** 3 / 3) >= THREADED_BLAS_FLOPS
 
-    work = _Workspace(n_pairs, n_rows, n_chunks, dense)
     converged = False
     best = (np.inf, x, t, u, w)
     stalled = 0
@@ -728,15 +730,15 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
                 break
             single = merit > _SINGLE_ABOVE  # early steps need little accuracy: the product in single precision
             m_mat, d, inv_g, b_vec, c0 = kernels._normal_matrix(x, z, w, u, s, y, a_act, *structure, n_rows,
-                                                                r_dense, dense, r_single, single, work.weight,
-                                                                work.lows, work.mt)
+                                                                work.r_dense, dense, work.r_single, single,
+                                                                work.weight, work.lows, work.mt)
             with blas_threads(n_chunks) if big else contextlib.nullcontext():
                 if dense:  # M -= RᵀR on the upper triangle, which is all the Cholesky factorisation reads
                     if single:
-                        m_mat -= scipy.linalg.blas.ssyrk(1.0, r_single.T, beta=0.0, c=work.product, trans=0,
+                        m_mat -= scipy.linalg.blas.ssyrk(1.0, work.r_single.T, beta=0.0, c=work.product, trans=0,
                                                          lower=0, overwrite_c=1)
                     else:
-                        m_mat = scipy.linalg.blas.dsyrk(-1.0, r_dense.T, beta=1.0, c=m_mat, trans=0, lower=0,
+                        m_mat = scipy.linalg.blas.dsyrk(-1.0, work.r_dense.T, beta=1.0, c=m_mat, trans=0, lower=0,
                                                         overwrite_c=1)
                 upper = _cholesky(m_mat, work.factor)
             if upper is None:
