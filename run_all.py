@@ -335,7 +335,7 @@ def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path
     import pandas as pd
 
     from fairlib import paths
-    from fairlib.report import KINDS, STATUSES, display_value
+    from fairlib.report import KINDS, STATUSES, claim_anchor, display_value
 
     rows = []
     for key in registry:
@@ -394,8 +394,10 @@ def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path
         part = part.assign(_k=part.kind.map({k: i for i, k in enumerate(KINDS)})).sort_values("_k", kind="stable")
         for r in part.itertuples():
             status = r.status + (PROVISIONAL_MARK if mode == "quick" else "")
-            lines.append("| " + " | ".join(cell(v) for v in (r.kind, r.claim, r.source, r.statement, r.rule,
-                                                               r.paper_value, r.our_value, status, r.note))
+            # each claim's row carries its anchor: a notebook's Claims list and the coverage page link to it
+            anchor = f'<a id="{claim_anchor(r.claim)}"></a>{cell(r.claim)}'
+            lines.append("| " + " | ".join([cell(r.kind), anchor] + [cell(v) for v in (
+                r.source, r.statement, r.rule, r.paper_value, r.our_value, status, r.note)])
                          + f" | {r.measured_in} |")
     _write_text_atomic(root / "CLAIMS.md", "\n".join(lines) + "\n")
     return root / "claims.csv"

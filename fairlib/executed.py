@@ -129,10 +129,10 @@ def _findings_output(source: str, key: str):
     """The Findings cell's output rendered from the full-mode ledger the run just wrote."""
     import nbformat
 
-    from .prose import findings_markdown
+    from .prose import findings_markdown, registry_headlines
 
     ledger = json.loads((paths.results_dir(key, "full") / "claims.json").read_text(encoding="utf-8"))["claims"]
-    text = findings_markdown(ledger, findings_choice(source))
+    text = findings_markdown(ledger, findings_choice(source), registry_headlines(key))
     return nbformat.v4.new_output("display_data", data={"text/markdown": text, "text/plain": text})
 
 

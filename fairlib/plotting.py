@@ -17,7 +17,8 @@ import seaborn as sns
 
 __all__ = ["OKABE_ITO", "MECHANISM_STYLES", "MECHANISM_COLORS", "MECHANISM_LABELS", "RESOURCE_COLORS", "MechanismStyle",
            "color", "marker", "linestyle", "style", "label", "resource_color", "use_style", "spread_band",
-           "new_figure", "log_log_slope", "LEGEND_FONTSIZE", "legend_covers_data", "place_legends"]
+           "new_figure", "log_log_slope", "LEGEND_FONTSIZE", "MAX_WIDTH", "MAX_SAVED_WIDTH", "figure_marks",
+           "caption_problems", "legend_covers_data", "place_legends"]
 
 #: the Okabe–Ito palette (Okabe & Ito 2008, "Color Universal Design"): eight colours told apart with every common
 #: colour-vision deficiency; yellow is left out of the mechanism table (too light on white)
@@ -26,8 +27,16 @@ OKABE_ITO: dict[str, str] = {
     "yellow": "#F0E442", "blue": "#0072B2", "vermillion": "#D55E00", "reddish_purple": "#CC79A7",
 }
 
-#: the smallest legend text of any figure (points)
-LEGEND_FONTSIZE = 9
+#: the smallest legend text of any figure (points at the figure's own size): shown at no less than 90 % of its size
+#: (:data:`MAX_WIDTH`), 10 pt reads as 9 pt or more on the page
+LEGEND_FONTSIZE = 10
+
+#: the widest figure (inches, at ``figure.dpi`` = 100) the book shows at its own size: its content column is about
+#: 700 CSS pixels wide at a 1280-pixel window, so a figure drawn wider would be scaled down, and its text with it
+MAX_WIDTH = 7.0
+#: a figure's width on the page after ``bbox_inches="tight"`` (legends outside the axes widen it) may exceed
+#: :data:`MAX_WIDTH` by this much before :func:`fairlib.report.save_figure` refuses it (still shown at >= 90 %)
+MAX_SAVED_WIDTH = 7.6
 
 
 class MechanismStyle(NamedTuple):
@@ -174,13 +183,37 @@ def use_style() -> None:
 
 def new_figure(title: str, *, ncols: int = 1, nrows: int = 1, width: float | None = None,
                height: float | None = None, **kw):
-    """A figure in the house style with the paper's figure number in ``title``."""
+    """A figure in the house style with the paper's figure number in ``title``; returns ``(fig, axes)`` with
+    ``axes[row, col]`` (a single Axes for one panel).
+
+    The figure is never wider than :data:`MAX_WIDTH`, so the book shows it at its own size and its text stays
+    legible: a grid of panels that would be wider is stacked, one panel per row at the full width, and ``axes``
+    keeps the grid's shape (``axes[0, 1]`` is then the second panel from the top), so plotting code is the same
+    either way. A long title is wrapped to the width.
+
+    >>> fig, axes = new_figure("two panels side by side would be 11 inches wide", ncols=2, width=11)
+    >>> axes.shape, [round(float(x), 1) for x in fig.get_size_inches()]
+    ((1, 2), [7.0, 7.2])
+    """
+    import textwrap
+
     use_style()
     w = width or 4.2 * ncols + 1.0
     h = height or 3.4 * nrows + 0.4
     kw.setdefault("layout", "constrained")  # keeps axis labels clear of the next row's titles
-    fig, axes = plt.subplots(nrows, ncols, figsize=(w, h), squeeze=False, **kw)
-    fig.suptitle(title, fontweight="bold")
+    rows, cols = nrows, ncols
+    if w > MAX_WIDTH and ncols > 1:
+        # side by side, each panel would be shown at a fraction of its size: one panel per row instead, each as tall
+        # as it was (it is wider now, never narrower)
+        panel_height = (h - 0.4) / nrows
+        rows, cols, h, w = nrows * ncols, 1, panel_height * nrows * ncols + 0.4, MAX_WIDTH
+        if "sharey" in kw and kw["sharey"] is True:   # side by side they shared a y axis; stacked, each keeps its own
+            kw.pop("sharey")
+    elif w > MAX_WIDTH:
+        h, w = h * MAX_WIDTH / w, MAX_WIDTH
+    fig, axes = plt.subplots(rows, cols, figsize=(w, h), squeeze=False, **kw)
+    axes = axes.reshape(nrows, ncols)
+    fig.suptitle(textwrap.fill(title, width=int(w * 11.5)), fontweight="bold")
     return fig, (axes[0, 0] if axes.size == 1 else axes)
 
 
@@ -353,3 +386,93 @@ def log_log_slope(x, y) -> float:
     """Least-squares slope of log(y) on log(x): the empirical scaling exponent."""
     x, y = np.asarray(x, float), np.asarray(y, float)
     return float(np.polyfit(np.log(x), np.log(y), 1)[0])
+
+
+#: words a caption uses for a mark, and the matplotlib markers or line styles that draw it
+_MARKER_WORDS = {"circle": ("o",), "square": ("s",), "triangle": ("^", "v", "<", ">"), "diamond": ("D", "d"),
+                 "cross": ("x", "X", "+", "P"), "plus": ("+", "P"), "star": ("*",)}
+_LINE_WORDS = {"dotted": (":",), "dashed": ("--",), "dash-dotted": ("-.",), "dash-dot": ("-.",)}
+_LINESTYLE_NAMES = {"-": "-", "solid": "-", "--": "--", "dashed": "--", ":": ":", "dotted": ":", "-.": "-.",
+                    "dashdot": "-."}
+
+
+def _linestyle_name(line) -> str | None:
+    ls = line.get_linestyle()
+    if ls in _LINESTYLE_NAMES:
+        return _LINESTYLE_NAMES[ls]
+    return "dashed-pattern" if ls not in (None, "None", "", " ") else None
+
+
+def figure_marks(fig) -> dict:
+    """What ``fig`` draws, as a caption may name it: its text (titles, axis labels, tick labels, legend entries,
+    annotations), the markers and the line styles of its visible lines and scatter points. Sorted lists, so the
+    result is stable and can be stored (:func:`fairlib.report.save_figure` writes it beside the figure)."""
+    from matplotlib.lines import Line2D
+
+    texts, markers, lines = set(), set(), set()
+    fig.canvas.draw()
+    if fig._suptitle is not None:
+        texts.add(fig._suptitle.get_text())
+    for ax in fig.axes:
+        texts.update(t.get_text() for t in [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label])
+        texts.update(t.get_text() for t in ax.get_xticklabels() + ax.get_yticklabels())
+        texts.update(t.get_text() for t in ax.texts)
+        legend = ax.get_legend()
+        artists = [a for a in ax.get_lines() if a.get_visible()]
+        if legend is not None:
+            texts.update(t.get_text() for t in legend.get_texts())
+            texts.add(legend.get_title().get_text())
+            artists += [h for h in legend.legend_handles if isinstance(h, Line2D)]
+        for line in artists:
+            m = line.get_marker()
+            if m not in (None, "", "None", " ", "none"):
+                markers.add(str(m))
+            if (name := _linestyle_name(line)) is not None and line.get_xydata().shape[0] != 1:
+                lines.add(name)
+        for coll in ax.collections:
+            if isinstance(coll, PathCollection) and coll.get_visible() and len(coll.get_offsets()):
+                markers.add("scatter")
+    for legend in fig.legends:
+        texts.update(t.get_text() for t in legend.get_texts())
+    return {"texts": sorted(t for t in texts if t and t.strip()), "markers": sorted(markers),
+            "linestyles": sorted(lines)}
+
+
+def caption_problems(caption: str, marks: dict) -> list[str]:
+    """What ``caption`` names that the figure (``marks``, :func:`figure_marks`) does not draw: a mark ("circles",
+    "crosses", "dotted", ...) no line or point of the figure has, or a mechanism (its house label, e.g. "PS-DSF")
+    that no text of the figure names. Empty when the caption describes only what is drawn.
+
+    >>> caption_problems("PS-DSF (circles) against DRFH", {"texts": ["PS-DSF", "DRFH"], "markers": ["o"],
+    ...                  "linestyles": ["-"]})
+    []
+    >>> caption_problems("dotted lines with crosses; Best-Fit DRFH", {"texts": ["DRFH"], "markers": ["o"],
+    ...                  "linestyles": ["-"]})
+    ['names crosses, but no line or point is drawn with x, X, +, P', 'names dotted lines, but no line is dotted', "names 'Best-Fit DRFH', but no text of the figure does"]
+    """
+    import re
+
+    problems = []
+    lower = caption.lower()
+    drawn = set(marks.get("markers", []))
+    for word, shapes in _MARKER_WORDS.items():
+        if re.search(rf"\b{word}(e?s)?\b", lower) and not drawn & set(shapes):
+            if word == "circle" and "scatter" in drawn:   # a scatter's default marker is a circle
+                continue
+            problems.append(f"names {word}{'es' if word.endswith('s') else 's'}, but no line or point is drawn with "
+                            f"{', '.join(shapes)}")
+    styles = set(marks.get("linestyles", []))
+    for word, style_ in _LINE_WORDS.items():
+        if re.search(rf"\b{word}\b", lower) and not styles & set(style_) and "dashed-pattern" not in styles:
+            problems.append(f"names {word} lines, but no line is {word}")
+    text = " ".join(marks.get("texts", [])).lower()
+    names = sorted(set(MECHANISM_LABELS.values()) | {"Best-Fit DRFH"}, key=len, reverse=True)
+    seen = set()
+    for name in names:
+        if name.lower() in seen:
+            continue
+        if re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", lower):
+            seen.add(name.lower())
+            if name.lower() not in text:
+                problems.append(f"names {name!r}, but no text of the figure does")
+    return problems

@@ -5,7 +5,9 @@ the same wording rules hold everywhere:
 
 - a share of 0 is "none" and a share of 1 is "all" (:func:`share`), never "0%" or "100%" of something;
 - a range whose ends are equal (after rounding) is one number (:func:`span`), never "126%-126%";
-- a value that rounds to zero has no sign (:func:`number`), never "-0.00";
+- zero is "0", and a value that rounds to zero but is not zero is written by its size (:func:`number`,
+  :func:`scientific`): never "-0.00" or "0.000";
+- two values that agree exactly are "exactly" equal, else equal "to within" their difference (:func:`within`);
 - a paragraph is shown once, as rendered Markdown (:func:`found`), never as the code that made it.
 
 :func:`findings_markdown` renders a notebook's **Findings** list from its claims ledger: one bullet per chosen claim,
@@ -15,8 +17,8 @@ saying whether it held and the one number we measured.
 ('none', 'all', '30%')
 >>> span(1.26, 1.26, percent=True)
 '126%'
->>> number(-0.001, 2)
-'0.00'
+>>> number(-0.001, 2), number(0.0, 3)
+('-1.0 × 10⁻³', '0')
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ from pathlib import Path
 
 from ._validate import InvalidInputError
 
-__all__ = ["number", "percent", "share", "span", "found", "plain_statement", "findings_markdown", "show_findings",
+__all__ = ["number", "scientific", "within", "percent", "share", "span", "found", "plain_statement",
+           "findings_markdown", "headline_text",
+           "registry_headlines", "HEADLINE_WORDS", "show_findings",
            "show_found"]
 
 
@@ -52,29 +56,73 @@ def number(value, digits: int = 2, *, sign: bool = False) -> str:
     """``value`` with ``digits`` decimals and thousands separated; ``sign=True`` writes "+" before a positive value.
     A value that rounds to zero has no sign (never "-0.00"); NaN reads "n/a" and infinity "∞".
 
-    >>> number(-0.004), number(12345.678, 1), number(3, 0), number(0.25, 2, sign=True), number(-0.001, 2, sign=True)
-    ('0.00', '12,345.7', '3', '+0.25', '0.00')
+    >>> number(-0.004), number(12345.678, 1), number(3, 0), number(0.25, 2, sign=True), number(0.0, 2, sign=True)
+    ('-4.0 × 10⁻³', '12,345.7', '3', '+0.25', '0')
     """
     x = _real(value, "value")
     if not isinstance(digits, int) or digits < 0:
         raise InvalidInputError(f"digits = {digits!r}: must be an integer >= 0")
     if (text := _undefined(x)) is not None:
         return text
+    if x == 0:
+        return "0"
     text = f"{x:,.{digits}f}"
-    if text.lstrip("-").strip("0,.") == "":  # rounds to zero: never "-0.00"
-        return text.lstrip("-")
+    if text.lstrip("-").strip("0,.") == "":  # rounds to zero but is not zero: its size, never "0.000" or "-0.00"
+        return ("+" if sign and x > 0 else "") + scientific(x)
     return "+" + text if sign and x > 0 else text
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def scientific(value, digits: int = 2) -> str:
+    """``value`` with ``digits`` significant digits as a power of ten, as prose writes it: ``8.9 × 10⁻¹⁰``; zero
+    is ``0``.
+
+    >>> scientific(8.91e-10), scientific(-0.000123), scientific(0), scientific(3e5, 1)
+    ('8.9 × 10⁻¹⁰', '-1.2 × 10⁻⁴', '0', '3 × 10⁵')
+    """
+    x = _real(value, "value")
+    if not isinstance(digits, int) or digits < 1:
+        raise InvalidInputError(f"digits = {digits!r}: must be an integer >= 1")
+    if (text := _undefined(x)) is not None:
+        return text
+    if x == 0:
+        return "0"
+    mantissa, exponent = f"{abs(x):.{digits - 1}e}".split("e")
+    return f"{'-' if x < 0 else ''}{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
+def within(difference, digits: int = 2) -> str:
+    """How close two values are, in words: ``"exactly"`` when ``difference`` is 0, else ``"to within 8.9 × 10⁻¹⁰"``
+    (its magnitude, :func:`scientific`). Never "to within 0.0e+00".
+
+    >>> within(0.0), within(-8.91e-10), within(0.25)
+    ('exactly', 'to within 8.9 × 10⁻¹⁰', 'to within 0.25')
+    """
+    x = abs(_real(difference, "difference"))
+    if math.isnan(x):
+        return "n/a"
+    if x == 0:
+        return "exactly"
+    return f"to within {number(x, digits) if x >= 10 ** -digits else scientific(x, digits)}"
 
 
 def percent(value, digits: int = 0, *, sign: bool = False) -> str:
     """A fraction as a percentage, ``0.256 -> '26%'`` (no sign on a rounded zero; ``sign=True`` marks a gain "+").
 
-    >>> percent(0.256), percent(-0.0001, 1), percent(0.02, sign=True)
-    ('26%', '0.0%', '+2%')
+    >>> percent(0.256), percent(-0.0001, 1), percent(0.02, sign=True), percent(0)
+    ('26%', '>-0.1%', '+2%', '0%')
     """
     x = _real(value, "value")
     if (text := _undefined(x)) is not None:
         return text
+    if x == 0:
+        return "0%"
+    text = f"{x * 100:,.{digits}f}"
+    if text.lstrip("-").strip("0,.") == "":   # rounds to zero but is not zero: its bound, never "-0.0%"
+        smallest = f"{10 ** -digits:.{digits}f}%"
+        return f"<{smallest}" if x > 0 else f">-{smallest}"
     return number(x * 100, digits, sign=sign) + "%"
 
 
@@ -175,17 +223,50 @@ def plain_statement(statement: str) -> str:
     return re.sub(r"\s+([,.;:)])", r"\1", re.sub(r"\s{2,}", " ", "".join(out))).strip()
 
 
-def findings_markdown(claims: list[dict], chosen: list[str]) -> str:
+#: the longest Findings bullet, in words: a headline a reader takes in at a glance (the rule and history are the
+#: ledger's)
+HEADLINE_WORDS = 35
+
+
+def headline_text(template: str, claim: dict) -> str:
+    """A claim's declared ``headline`` filled with its ledger values: ``{ours}``, ``{paper}``, and for a list of
+    values ``{ours_min}``, ``{ours_max}`` and ``{n}`` (format specs allowed: ``{ours:.2f}``).
+
+    >>> headline_text("PDRF is {ours:.0f}x faster than DRF; the paper says considerably", {"ours": 31.4})
+    'PDRF is 31x faster than DRF; the paper says considerably'
+    >>> headline_text("median efficiency {ours_min:.2f} to {ours_max:.2f} over {n} user counts", {"ours": [0.88, 0.91]})
+    'median efficiency 0.88 to 0.91 over 2 user counts'
+    """
+    ours = claim.get("ours")
+    values = {"ours": ours, "paper": claim.get("paper")}
+    if isinstance(ours, list) and ours and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in ours):
+        values.update(ours_min=min(ours), ours_max=max(ours), n=len(ours))
+    try:
+        return template.format(**values)
+    except (KeyError, IndexError, ValueError, TypeError) as exc:
+        raise InvalidInputError(f"headline = {template!r} of claim {claim.get('claim_id')!r}: cannot be filled "
+                                f"with the ledger's values {values} ({exc})") from None
+
+
+def findings_markdown(claims: list[dict], chosen: list[str], headlines: dict | None = None) -> str:
     """The **Findings** list of a notebook: one Markdown bullet per claim of ``chosen`` (3 to 5 claim ids of the
     ledger ``claims``, as written to ``claims.json``; all of them where it has fewer than 3; empty: the ledger's
     first five, its paper claims first, until the notebook names its main ones), in that order, each saying whether
-    the claim held and the one number we measured, then the ledger's counts.
+    the claim held and what we measured, then the ledger's counts.
+
+    ``headlines``: claim id → the claim's declared headline (its registry's ``headline``, :func:`headline_text`),
+    the bullet's words; a claim without one says its statement and the value we measured. A bullet is at most
+    :data:`HEADLINE_WORDS` words.
 
     >>> ledger = [{"claim_id": "a", "statement": "the worst efficiency is 3/4", "status": "held", "ours": 0.7502,
     ...            "kind": "paper", "source": "§3"}]
     >>> print(findings_markdown(ledger, ["a", "a", "a"]).splitlines()[0])
-    - **Held**, §3: the worst efficiency is 3/4 — we measure 0.7502.
+    - **Held** (§3): the worst efficiency is 3/4 — we measure 0.7502.
+    >>> print(findings_markdown(ledger, ["a", "a", "a"], {"a": "worst efficiency {ours:.3f}; the paper: 3/4"})
+    ...       .splitlines()[0])
+    - **Held** (§3): worst efficiency 0.750; the paper: 3/4.
     """
+    headlines = headlines or {}
     if len(chosen) == 0:    # not chosen yet (a new paper's notebook): the ledger's first claims, the paper's first
         chosen = ([c["claim_id"] for c in claims if c.get("kind") == "paper"]
                   + [c["claim_id"] for c in claims if c.get("kind") != "paper"])[:5]
@@ -200,15 +281,31 @@ def findings_markdown(claims: list[dict], chosen: list[str]) -> str:
         if c is None:
             raise InvalidInputError(f"chosen[{i}] = {claim_id!r}: not a claim of the ledger; known: {sorted(by_id)}")
         word = _STATUS_WORD[c["status"]]
-        if c["status"] == "not tested" or c.get("ours") is None:
-            tail = f" — {c.get('note') or 'not measured'}."
+        if headlines.get(claim_id) and not (c["status"] == "not tested" or c.get("ours") is None):
+            body = headline_text(headlines[claim_id], c).rstrip(".") + "."
+        elif c["status"] == "not tested" or c.get("ours") is None:
+            body = f"{plain_statement(c['statement']).rstrip('.')} — {c.get('note') or 'not measured'}."
         else:
-            tail = f" — we measure {_value_text(c['ours'])}."
-        lines.append(f"- **{word}**, {c['source']}: {plain_statement(c['statement']).rstrip('.')}{tail}")
+            body = f"{plain_statement(c['statement']).rstrip('.')} — we measure {_value_text(c['ours'])}."
+        words = len(body.split())
+        if headlines.get(claim_id) and words > HEADLINE_WORDS:
+            raise InvalidInputError(f"headline of claim {claim_id!r}: {words} words once filled, more than "
+                                    f"{HEADLINE_WORDS}: {body!r}")
+        lines.append(f"- **{word}** ({c['source']}): {body}")
     counts = {s: sum(c["status"] == s for c in claims) for s in _STATUS_WORD}
     lines.append(f"\nAll {len(claims)} claims of the ledger: {counts['held']} held, {counts['not reproduced']} not "
                  f"reproduced, {counts['not tested']} not tested (see Claims below).")
     return "\n".join(lines)
+
+
+def registry_headlines(key: str) -> dict:
+    """Claim id → declared ``headline`` of notebook ``key``'s claims registry (``notebooks/claims/<key>.toml``)."""
+    from .report import load_registry, registry_path
+
+    path = registry_path(key)
+    if not path.is_file():
+        return {}
+    return {cid: d.headline for cid, d in load_registry(path, key).items() if d.headline}
 
 
 def _ledger(key: str, mode: str) -> list[dict] | None:
@@ -230,4 +327,4 @@ def show_findings(key: str, mode: str, chosen: list[str]) -> None:
     if claims is None:
         display(Markdown(f"*No {mode}-mode ledger of `{key}` yet: the Findings appear after the first run.*"))
         return
-    display(Markdown(findings_markdown(claims, chosen)))
+    display(Markdown(findings_markdown(claims, chosen, registry_headlines(key))))

@@ -25,7 +25,7 @@ from ._validate import InvalidInputError, _short, as_count
 
 __all__ = ["save_figure", "save_table", "ClaimLog", "Claim", "ClaimsFailed", "Declared", "Measurement", "load_registry",
            "registry_path", "display_value", "cell_key", "measured_values", "FLOAT_FORMAT", "KINDS", "STATUSES",
-           "PROVISIONAL"]
+           "PROVISIONAL", "ClaimListing", "LEDGER_LINK", "claim_anchor", "MARKS_FILE"]
 
 #: float format of every CSV written by :func:`save_table` (fixed, so output is byte-stable on one machine)
 FLOAT_FORMAT = "%.10g"
@@ -41,15 +41,23 @@ def save_figure(fig, key: str, name: str, *, mode: str = "full", dpi: int = 150)
     same figure gives the same bytes. A legend over data is moved first (:func:`fairlib.plotting.place_legends`).
     Returns the written paths.
     """
-    from .plotting import place_legends   # matplotlib only where a figure is saved
+    # matplotlib only where a figure is saved
+    from .plotting import MAX_SAVED_WIDTH, figure_marks, place_legends
 
     paths._check_file_name(name, "name")
     dpi = as_count(dpi, "dpi", maximum=2400)    # beyond print resolution: a typo, and a figure of gigapixels
     if not hasattr(fig, "savefig"):
         raise InvalidInputError(f"fig = {_short(fig)}: expected a matplotlib Figure, got {type(fig).__name__}")
     place_legends(fig)
+    # the width the page shows: bbox_inches="tight" grows a figure by the legends placed outside its axes
+    shown = fig.get_tightbbox(fig.canvas.get_renderer()).width
+    if shown > MAX_SAVED_WIDTH:
+        raise InvalidInputError(f"fig: {name!r} is {shown:.1f} inches wide as saved (its legends or labels included); "
+                                f"the book shows at most {MAX_SAVED_WIDTH} at their own size: draw it narrower "
+                                f"(fairlib.plotting.new_figure stacks panels) or put its legend below")
     out = paths.figures_dir(key, mode)
     out.mkdir(parents=True, exist_ok=True)
+    _record_marks(out, name, figure_marks(fig))
     written = []
     for ext, meta in (("png", _PNG_METADATA), ("pdf", _PDF_METADATA)):
         path = out / f"{name}.{ext}"
@@ -62,6 +70,20 @@ def save_figure(fig, key: str, name: str, *, mode: str = "full", dpi: int = 150)
         os.replace(tmp, path)
         written.append(path)
     return written
+
+
+#: the file beside a notebook's figures that records what each one draws (:func:`fairlib.plotting.figure_marks`), so
+#: a test can hold every caption against its figure (:func:`fairlib.plotting.caption_problems`) without a new run
+MARKS_FILE = "marks.json"
+
+
+def _record_marks(folder: Path, name: str, marks: dict) -> None:
+    path = folder / MARKS_FILE
+    recorded = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    recorded[name] = marks
+    tmp = folder / f".{MARKS_FILE}.{os.getpid()}.tmp"
+    tmp.write_text(json.dumps(dict(sorted(recorded.items())), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def save_table(df: pd.DataFrame, key: str, name: str, *, mode: str = "full") -> Path:
@@ -167,6 +189,10 @@ class Declared:
     on_data: bool = False        # about the paper's trace data: "not tested" when measured on a synthetic stand-in
     wall_clock: bool = False     # decided by wall-clock time: reported, never gates a run (machines differ)
     not_tested: str = ""         # why it cannot be measured with our data (then no measurement is expected)
+    #: the claim as a notebook's Findings bullet says it, in plain words with units and the comparison (at most 35
+    #: words once filled); ``{ours}``, ``{paper}``, ``{ours_min}``, ``{ours_max}``, ``{n}`` take the ledger's values,
+    #: with format specs (``{ours:.2f}``). Presentation only: the rule and statement stay what decides the claim
+    headline: str = ""
 
     def rule_text(self, runs: int | None = None, sd: float | None = None) -> str:
         """The claim's rule in words, as CLAIMS.md prints it (the run count, and for ``sd = "pooled"`` the pooled
@@ -219,6 +245,8 @@ def _declared(entry: dict, where: str) -> Declared:
     unknown = set(entry) - _FIELDS
     if unknown:
         raise ValueError(f"{where}: unknown field(s) {sorted(unknown)}; allowed: {sorted(_FIELDS)}")
+    if "headline" in entry and (not isinstance(entry["headline"], str) or not entry["headline"].strip()):
+        raise ValueError(f"{where}: headline must be a non-empty sentence")
     if entry.get("kind") not in KINDS:
         raise ValueError(f"{where}: kind = {entry.get('kind')!r}, must be one of {KINDS}")
     for name in ("source", "statement"):
@@ -643,6 +671,13 @@ class ClaimLog:
         return pd.DataFrame([{k: display_value(getattr(c, k)) + (mark if k == "status" else "") for k in cols}
                              for c in self.claims], columns=cols)
 
+    def listing(self) -> "ClaimListing":
+        """The notebook's **Claims** section: its claims as a short list per status, each id linking to its row of
+        the ledger (``data/results/CLAIMS.md#claim-<id>``; the book points it at its ledger page), the statement
+        shown when the pointer rests on it. Rules, values and notes are the ledger's; in quick mode every status is
+        marked provisional."""
+        return ClaimListing(tuple((c.claim_id, c.kind, c.status, c.statement) for c in self.claims), self.mode)
+
     def finish(self) -> dict:
         """Write ``claims.json``; raise :class:`ClaimsFailed` if a declared claim was not measured."""
         missing = self._complete()
@@ -660,6 +695,58 @@ class ClaimLog:
             raise ClaimsFailed(f"{len(missing)} declared claim(s) of {self.key} were not measured: "
                                + ", ".join(missing))
         return summary
+
+
+#: where a notebook's Markdown links a claim (relative to ``executed/<key>.ipynb``): its row of the ledger
+LEDGER_LINK = "../data/results/CLAIMS.md#claim-{claim_id}"
+
+
+def claim_anchor(claim_id: str) -> str:
+    """The HTML anchor of a claim's row in the ledger (``CLAIMS.md`` and the book's ledger page).
+
+    >>> claim_anchor("table1_1-20_over_sd")
+    'claim-table1_1-20_over_sd'
+    """
+    return f"claim-{claim_id}"
+
+
+@dataclass(frozen=True)
+class ClaimListing:
+    """A notebook's claims as a short list per status (:meth:`ClaimLog.listing`); shown as Markdown.
+
+    >>> print(ClaimListing((("a", "paper", "held", "x"), ("b", "finding", "not reproduced", "y")), "full").markdown())
+    **Held** (1): [a](../data/results/CLAIMS.md#claim-a "x")
+    <BLANKLINE>
+    **Not reproduced** (1): [b](../data/results/CLAIMS.md#claim-b "y") (finding)
+    <BLANKLINE>
+    Rules, the paper's values and ours, and notes: the [claims ledger](../data/results/CLAIMS.md).
+    """
+
+    claims: tuple
+    mode: str = "full"
+
+    def markdown(self) -> str:
+        words = {"held": "Held", "not reproduced": "Not reproduced", "not tested": "Not tested"}
+        mark = PROVISIONAL if self.mode == "quick" else ""
+        parts = []
+        for status in STATUSES:
+            chosen = [c for c in self.claims if c[2] == status]
+            if not chosen:
+                continue
+            items = []
+            for claim_id, kind, _, statement in chosen:
+                title = " ".join(str(statement).split()).replace('"', "'")
+                link = LEDGER_LINK.format(claim_id=claim_id)
+                items.append(f'[{claim_id}]({link} "{title}")' + ("" if kind == "paper" else f" ({kind})"))
+            parts.append(f"**{words[status]}{mark}** ({len(chosen)}): " + ", ".join(items))
+        parts.append("Rules, the paper's values and ours, and notes: the [claims ledger](../data/results/CLAIMS.md).")
+        return "\n\n".join(parts)
+
+    def _repr_markdown_(self) -> str:
+        return self.markdown()
+
+    def __repr__(self) -> str:
+        return self.markdown()
 
 
 def display_value(value) -> str:

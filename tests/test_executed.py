@@ -166,7 +166,7 @@ def test_publish_renders_the_findings_from_the_ledger_the_run_wrote(tmp_path, mo
     (tmp_path / "results" / "demo" / "claims.json").write_text(json.dumps({"claims": ledger}))
     doc = nbformat.read(str(executed.publish_executed(nb, tmp_path / "done.ipynb", tmp_path / "executed")), 4)
     (shown,) = doc.cells[1].outputs
-    assert shown.data["text/markdown"].startswith("- **Held**, §1: claim a — we measure 1.5.")
+    assert shown.data["text/markdown"].startswith("- **Held** (§1): claim a — we measure 1.5.")
     assert "stale" not in json.dumps(shown)
     assert executed.executed_problems(nb, tmp_path / "executed") == []
     # the wording changes, or the ledger is re-rendered: the Findings are stale until refreshed, with no new run
@@ -176,7 +176,7 @@ def test_publish_renders_the_findings_from_the_ledger_the_run_wrote(tmp_path, mo
     executed.refresh_findings("demo", tmp_path / "executed")
     assert executed.executed_problems(nb, tmp_path / "executed") == []
     (shown,) = nbformat.read(str(tmp_path / "executed" / "demo.ipynb"), 4).cells[1].outputs
-    assert shown.data["text/markdown"].startswith("- **Held**, §1: claim a, reworded — we measure 1.5.")
+    assert shown.data["text/markdown"].startswith("- **Held** (§1): claim a, reworded — we measure 1.5.")
     assert executed.findings_choice(findings.source) == ["a", "b", "c"]
     with pytest.raises(ValueError, match="show_findings"):
         executed.findings_choice("display(1)")

@@ -69,9 +69,10 @@ def test_legends_outside_the_axes_keep_the_layout(tmp_path):
 
 def test_two_wide_legends_below_neighbouring_panels_are_redrawn_apart():
     """The case of a two-panel speed figure: each panel's two-column legend below it ran into its neighbour's."""
-    from fairlib.plotting import new_figure, overlapping_legends, place_legends
+    from fairlib.plotting import overlapping_legends, place_legends, use_style
 
-    fig, axes = new_figure("two panels", ncols=2, width=11)
+    use_style()   # side by side on purpose (new_figure would stack two panels this wide)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.4), squeeze=False, layout="constrained")
     for ax in axes[0]:
         for k in range(6):
             ax.plot([1, 2], [k, k + 1], label=f"a long mechanism name number {k} (slope 0.{k}{k})")

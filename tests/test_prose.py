@@ -41,9 +41,19 @@ def test_a_range_runs_from_its_smaller_end():
 
 @given(st.floats(min_value=-0.00499, max_value=0.00499, allow_nan=False))
 def test_never_minus_zero(x):
-    assert prose.number(x, 2) == "0.00"
-    assert prose.number(x, 2, sign=True) == "0.00"
-    assert not prose.percent(x / 100, 2).startswith("-")
+    """Zero is "0"; a value that only rounds to zero is written by its size (never "0.00" or "-0.00")."""
+    for text in (prose.number(x, 2), prose.number(x, 2, sign=True)):
+        assert (text == "0") == (x == 0)
+        assert not text.startswith("-0") and "0.00" not in text
+    if x != 0:
+        assert float(prose.number(x, 2).replace(" × 10", "e").translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789"))
+                     ) == pytest.approx(x, rel=0.06)
+    assert not prose.percent(x / 100, 2).startswith("-0")
+
+
+def test_exact_agreement_and_tiny_differences_read_as_words():
+    assert prose.within(0.0) == "exactly" and prose.within(-8.91e-10) == "to within 8.9 × 10⁻¹⁰"
+    assert prose.number(0.0, 6) == "0" and prose.percent(0.0, 1) == "0%" and prose.span(0.0, 0.0, 3) == "0"
 
 
 def test_signs_and_undefined_values():
@@ -76,10 +86,10 @@ def test_findings_state_each_status_and_one_number():
     text = prose.findings_markdown(LEDGER, ["worst", "gain", "mixed", "steps"])
     bullets = [line for line in text.splitlines() if line.startswith("- ")]
     assert bullets == [
-        "- **Held**, §3.1: the worst efficiency is 2√2 − 2 — we measure 0.8284.",
+        "- **Held** (§3.1): the worst efficiency is 2√2 − 2 — we measure 0.8284.",
         "- **Not reproduced**, §5: about 50% more efficient — we measure 0.39.",
         "- **Not tested**, §4: no mixed equilibrium — a proof, not a measurement.",
-        "- **Held**, §6: converges in few steps — we measure 12.",
+        "- **Held** (§6): converges in few steps — we measure 12.",
     ]
     assert "All 4 claims of the ledger: 2 held, 1 not reproduced, 1 not tested" in text
 
@@ -100,4 +110,4 @@ def test_findings_not_yet_chosen_are_the_ledgers_first_paper_claims():
     assert len(bullets) == 5
     assert bullets[:3] == [line for line in prose.findings_markdown(LEDGER, ["worst", "gain", "mixed"]).splitlines()
                            if line.startswith("- ")]
-    assert prose.findings_markdown(LEDGER[:1], []).startswith("- **Held**, §3.1")
+    assert prose.findings_markdown(LEDGER[:1], []).startswith("- **Held** (§3.1)")

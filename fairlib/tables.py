@@ -1,0 +1,157 @@
+"""Tables for readers: the one place a notebook formats a table it shows.
+
+A table written for a reader differs from the tidy CSV a notebook saves (:func:`fairlib.report.save_table`): its
+columns have human names, each numeric column has one fixed number of decimals (never ``4.950000e+01``), a missing
+value is a dash (never ``NaN``), and it fits the page: a table wider than the book's content column is transposed
+when it has few rows, else split into column groups that each repeat the first column.
+
+>>> import pandas as pd
+>>> t = table(pd.DataFrame({"users": [10, 20], "mean_efficiency": [0.91234, float("nan")]}))
+>>> t.frames[0].to_dict("records")
+[{'users': '10', 'mean efficiency': '0.912'}, {'users': '20', 'mean efficiency': '—'}]
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ._validate import InvalidInputError, _short
+
+__all__ = ["Table", "table", "show_table", "column_decimals", "CONTENT_WIDTH_PX"]
+
+#: the book's content column at a 1280-pixel window (CSS pixels); a table wider than this is reshaped
+CONTENT_WIDTH_PX = 680
+#: estimated width of one character of a table cell, and a cell's padding (CSS pixels at the book's table font)
+_CHAR_PX, _PAD_PX = 7.2, 14
+#: a table with at most this many rows is transposed when too wide; a longer one is split into column groups
+_TRANSPOSE_ROWS = 12
+MISSING = "—"
+
+
+def column_decimals(values) -> int:
+    """Decimals for a numeric column: none for whole numbers, else enough for about three significant digits of
+    its largest magnitude (at most 6).
+
+    >>> column_decimals([1.0, 2.0]), column_decimals([49.5, 3.25]), column_decimals([0.00123, 0.0004])
+    (0, 1, 5)
+    """
+    x = np.asarray([v for v in values if v is not None], dtype=float)
+    x = x[np.isfinite(x)]
+    if x.size == 0 or np.all(x == np.round(x)):
+        return 0
+    top = float(np.max(np.abs(x)))
+    if top == 0:
+        return 0
+    return int(min(6, max(0, 2 - math.floor(math.log10(top)))))
+
+
+def _text(value, decimals: int) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return MISSING
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}"
+    if isinstance(value, (float, np.floating)):
+        if math.isinf(value):
+            return "∞" if value > 0 else "−∞"
+        text = f"{float(value):,.{decimals}f}"
+        if text.lstrip("-").strip("0,.") == "":   # a rounded zero has no sign
+            text = text.lstrip("-")
+        return text.replace("-", "−")
+    text = str(value)
+    return MISSING if text in ("nan", "NaN", "None", "") else text
+
+
+def _human(name) -> str:
+    text = str(name)
+    return text.replace("_", " ") if " " not in text else text
+
+
+def _width_px(frame: pd.DataFrame) -> float:
+    widths = [max([len(str(c))] + [len(v) for v in frame[c]]) for c in frame.columns]
+    return sum(w * _CHAR_PX + _PAD_PX for w in widths)
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table as a reader sees it: one or more frames of text (several when a wide table is split), shown as
+    HTML in a notebook (:func:`show_table`)."""
+
+    frames: tuple
+    caption: str | None = None
+
+    def _repr_html_(self) -> str:
+        parts = [f"<p><strong>{self.caption}</strong></p>"] if self.caption else []
+        parts += [f.to_html(index=False, border=0, classes="fairlib-table", escape=True, na_rep=MISSING)
+                  for f in self.frames]
+        return "\n".join(parts)
+
+    def __repr__(self) -> str:
+        return "\n\n".join(f.to_string(index=False) for f in self.frames)
+
+
+def table(df: pd.DataFrame, *, names: dict | None = None, decimals: dict | int | None = None,
+          caption: str | None = None, width_px: float = CONTENT_WIDTH_PX) -> Table:
+    """``df`` formatted for a reader (see the module docstring).
+
+    ``names``: column → header (other columns: underscores become spaces). ``decimals``: one count for every
+    numeric column, or column → count (others: :func:`column_decimals`). A table wider than ``width_px`` is
+    transposed (its first column becomes the header row) when it has at most 12 rows, else split into column
+    groups that each repeat the first column.
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise InvalidInputError(f"df = {_short(df)}: expected a pandas DataFrame, got {type(df).__name__}")
+    names = dict(names or {})
+    unknown = [c for c in names if c not in df.columns]
+    if unknown:
+        raise InvalidInputError(f"names: {unknown} are not columns of df; its columns: {list(df.columns)}")
+    if isinstance(decimals, dict):
+        bad = [c for c in decimals if c not in df.columns]
+        if bad:
+            raise InvalidInputError(f"decimals: {bad} are not columns of df; its columns: {list(df.columns)}")
+    # an index that carries labels (named, or not 0..n-1) is a column for the reader; a plain row count is not
+    plain = isinstance(df.index, pd.RangeIndex) and df.index.start == 0 and df.index.step == 1 and df.index.name is None
+    frame = df.reset_index(drop=True) if plain else df.reset_index()
+    out = {}
+    for col in frame.columns:
+        values = frame[col].tolist()
+        numeric = pd.api.types.is_float_dtype(frame[col]) or any(isinstance(v, float) for v in values)
+        if isinstance(decimals, dict) and col in decimals:
+            d = decimals[col]
+        elif isinstance(decimals, int):
+            d = decimals
+        else:
+            d = column_decimals([v for v in values if isinstance(v, (int, float, np.number))
+                                 and not isinstance(v, bool)]) if numeric else 0
+        out[names.get(col, _human(col))] = [_text(v, d) for v in values]
+    text = pd.DataFrame(out)
+    frames = [text]
+    if _width_px(text) > width_px and len(text.columns) > 2:
+        if len(text) <= _TRANSPOSE_ROWS:
+            first = text.columns[0]
+            flipped = text.set_index(first).T.reset_index()
+            flipped.columns = [first] + [str(c) for c in flipped.columns[1:]]
+            flipped = flipped.rename(columns={flipped.columns[0]: ""})
+            if _width_px(flipped) <= width_px:
+                frames = [flipped]
+        if frames == [text]:
+            frames, key, group = [], text.columns[0], []
+            for col in text.columns[1:]:
+                if group and _width_px(text[[key] + group + [col]]) > width_px:
+                    frames.append(text[[key] + group])
+                    group = []
+                group.append(col)
+            frames.append(text[[key] + group])
+    return Table(tuple(frames), caption)
+
+
+def show_table(df: pd.DataFrame, **kw) -> None:
+    """Display :func:`table` (``df`` formatted for a reader) in a notebook."""
+    from IPython.display import display
+
+    display(table(df, **kw))
