@@ -18,7 +18,8 @@ duplicated in the repository:
 
 The table of contents (``_toc.yml``) is written from what was staged. The repository URL behind the launch
 (Binder) and repository buttons comes from ``$FAIRLIB_REPOSITORY_URL``, else ``$GITHUB_REPOSITORY`` (set in GitHub
-Actions), else the ``origin`` remote; with none, the book is built without those buttons and says so.
+Actions, so a fork publishes its own buttons), else a GitHub ``origin`` remote, else the repository ``pyproject.toml``
+declares (``[project.urls] Repository``); with none, the book is built without those buttons and says so.
 
 Not a module of ``fairlib``: the book is built from the repository's files, not by the library, and nothing in
 ``fairlib`` or ``run_all.py`` imports it.
@@ -222,7 +223,9 @@ def rewrite_links(text: str, repo_path: str, staged_path: str, pages: dict[str, 
 
 
 def repository_url() -> str | None:
-    """The GitHub URL the launch and repository buttons point at (see the module docstring), or None."""
+    """The GitHub URL the launch and repository buttons point at, or None: ``$FAIRLIB_REPOSITORY_URL``, else
+    ``$GITHUB_REPOSITORY``, else a GitHub ``origin`` remote, else ``[project.urls] Repository`` of ``pyproject.toml``
+    (the environment comes first, so a fork's build points at the fork)."""
     if os.environ.get("FAIRLIB_REPOSITORY_URL"):
         return os.environ["FAIRLIB_REPOSITORY_URL"].rstrip("/")
     if os.environ.get("GITHUB_REPOSITORY"):
@@ -231,9 +234,14 @@ def repository_url() -> str | None:
         url = subprocess.run(["git", "remote", "get-url", "origin"], cwd=ROOT, capture_output=True, text=True,
                              check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
-        return None
+        url = ""
     m = re.match(r"(?:https://|git@)github\.com[:/]([^/]+/[^/]+?)(?:\.git)?$", url)
-    return f"https://github.com/{m[1]}" if m else None
+    if m:
+        return f"https://github.com/{m[1]}"
+    import tomllib
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"].get("urls", {})
+    return declared["Repository"].rstrip("/") if declared.get("Repository") else None
 
 
 def _title(doc, key: str) -> str:

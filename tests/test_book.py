@@ -93,12 +93,36 @@ def test_the_landing_page_shows_the_readme_results_table(tmp_path):
     assert staged
 
 
-def test_repository_url_for_the_launch_buttons(monkeypatch):
+def test_repository_url_for_the_launch_buttons(monkeypatch, tmp_path):
+    """The environment first (a fork's build points at the fork), then a GitHub origin remote, then the URL
+    pyproject.toml declares; nothing at all: no buttons."""
+    import subprocess
+    import tomllib
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]
+    assert declared["Repository"] == "https://github.com/fairlib/fairlib"
     monkeypatch.setenv("FAIRLIB_REPOSITORY_URL", "https://github.com/someone/fairlib/")
+    monkeypatch.setenv("GITHUB_REPOSITORY", "org/fairlib")
     assert book.repository_url() == "https://github.com/someone/fairlib"
     monkeypatch.delenv("FAIRLIB_REPOSITORY_URL")
-    monkeypatch.setenv("GITHUB_REPOSITORY", "org/fairlib")
     assert book.repository_url() == "https://github.com/org/fairlib"
+    monkeypatch.delenv("GITHUB_REPOSITORY")
+    monkeypatch.delenv("GITHUB_SERVER_URL", raising=False)
+    clone = tmp_path / "clone"   # no git repository, then one whose origin is not on GitHub, then one on GitHub
+    clone.mkdir()
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))   # git looks for no repository above the clone
+    monkeypatch.setattr(book, "ROOT", clone)
+    (clone / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    assert book.repository_url() is None
+    (clone / "pyproject.toml").write_text('[project]\nname = "x"\n[project.urls]\n'
+                                          'Repository = "https://github.com/declared/fairlib/"\n')
+    assert book.repository_url() == "https://github.com/declared/fairlib"
+    git = ["git", "-C", str(clone)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "remote", "add", "origin", "https://gitlab.com/mirror/fairlib.git"], check=True)
+    assert book.repository_url() == "https://github.com/declared/fairlib"
+    subprocess.run([*git, "remote", "set-url", "origin", "git@github.com:clone/fairlib.git"], check=True)
+    assert book.repository_url() == "https://github.com/clone/fairlib"
 
 
 @pytest.fixture(scope="module")
