@@ -32,7 +32,7 @@ from ._validate import InvalidInputError
 
 __all__ = ["number", "scientific", "within", "percent", "share", "span", "found", "plain_statement",
            "findings_markdown", "headline_text",
-           "registry_headlines", "HEADLINE_WORDS", "show_findings",
+           "registry_headlines", "HEADLINE_WORDS", "show_findings", "running_note", "show_running_note",
            "show_found"]
 
 
@@ -306,6 +306,33 @@ def registry_headlines(key: str) -> dict:
     if not path.is_file():
         return {}
     return {cid: d.headline for cid, d in load_registry(path, key).items() if d.headline}
+
+
+def running_note(key: str, mode: str, *, traces: bool = False) -> str:
+    """What running notebook ``key`` yourself costs, for the top of the notebook: the mode it runs in now (a
+    notebook opens in quick mode: seconds, reduced sizes, provisional statuses), the wall time of its last full run
+    (the papermill metadata of ``executed/<key>.ipynb``), and, for a notebook that reads traces, where the data
+    comes from."""
+    from .landing import notebook_durations
+
+    seconds = notebook_durations().get(key, (None, ""))[0]
+    cost = (f"about {max(1, round(seconds / 60))} min on 2 cores (the last full run)" if seconds
+            else "longer: the paper's sizes")
+    now = ("**This run: quick mode** — reduced sizes and repetitions, statuses provisional. " if mode == "quick"
+           else "**This run: full mode** — the paper's sizes. ")
+    text = (now + f"Set `MODE = \"full\"` in the parameters cell (or run `python run_all.py --only {key}`) for the "
+            f"paper's sizes: {cost}.")
+    if traces:
+        text += (" The trace excerpts come from `python -m fairlib.traces.fetch --notebooks` (into `data/traces/`, "
+                 "or `$FAIRLIB_TRACE_DIR`); without them the notebook runs on labelled synthetic stand-ins.")
+    return text
+
+
+def show_running_note(key: str, mode: str, *, traces: bool = False) -> None:
+    """Display :func:`running_note` as Markdown (the cell's code is hidden in the book)."""
+    from IPython.display import Markdown, display
+
+    display(Markdown(running_note(key, mode, traces=traces)))
 
 
 def _ledger(key: str, mode: str) -> list[dict] | None:
