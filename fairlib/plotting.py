@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import matplotlib
 import matplotlib.pyplot as plt
 from matplotlib.collections import PathCollection
 import numpy as np
@@ -209,11 +210,13 @@ def new_figure(title: str, *, ncols: int = 1, nrows: int = 1, width: float | Non
         rows, cols, h, w = nrows * ncols, 1, panel_height * nrows * ncols + 0.4, MAX_WIDTH
         if "sharey" in kw and kw["sharey"] is True:   # side by side they shared a y axis; stacked, each keeps its own
             kw.pop("sharey")
-    elif w > MAX_WIDTH:
-        h, w = h * MAX_WIDTH / w, MAX_WIDTH
+    elif w > MAX_WIDTH:   # narrower, as tall as asked: a squat panel would leave no room for its legend
+        w = MAX_WIDTH
     fig, axes = plt.subplots(rows, cols, figsize=(w, h), squeeze=False, **kw)
     axes = axes.reshape(nrows, ncols)
-    fig.suptitle(textwrap.fill(title, width=int(w * 11.5)), fontweight="bold")
+    # a bold character is about 0.6 of the font size wide: wrap the title to the figure's width
+    size = matplotlib.font_manager.FontProperties(size=plt.rcParams["figure.titlesize"]).get_size_in_points()
+    fig.suptitle(textwrap.fill(title, width=max(20, int(w * 72 / (0.6 * size)))), fontweight="bold")
     return fig, (axes[0, 0] if axes.size == 1 else axes)
 
 
