@@ -206,9 +206,3 @@ def test_binder_environment_is_the_runtime_pins():
     kernels = {json.loads(p.read_text())["metadata"]["kernelspec"]["name"]
                for p in (ROOT / "notebooks").glob("*.ipynb")}
     assert kernels == {"fairlib"} and "--name fairlib" in post.read_text()
-
-
-def test_pages_workflow_builds_the_book_it_deploys():
-    workflow = (ROOT / ".github" / "workflows" / "pages.yml").read_text()
-    assert "python book/build.py --out build/site" in workflow and "path: build/site" in workflow
-    assert "actions/deploy-pages" in workflow and "pip install -e '.[book]'" in workflow
