@@ -12,9 +12,16 @@ duplicated in the repository:
   given the anchor ``in-<n>`` its ``In [n]`` label names, papermill's injected cell removed, and every figure of a
   cell moved into a figure of its own with the caption the source notebook gives in ``metadata.fairlib.captions``
   (one caption per saved figure, in order; read from ``notebooks/``, so a caption is edited without a new run) —
-  MyST-NB captions every image output of a cell, so each image gets a cell of its own;
-- ``claims.md``, the ledger ``data/results/CLAIMS.md`` with its links to the measuring cells pointed at the pages;
+  MyST-NB captions every image output of a cell, so each image gets a cell of its own, with its caption's first
+  sentence as its alternative text and its natural width as its width (so Sphinx links it to its file); the links
+  of its markdown cells and Markdown outputs (a Claims list's links to the ledger) pointed at the book's pages;
+- ``claims.md``, the ledger page, written from ``data/results/claims.csv``: per notebook, per claim one block (status
+  badge, statement, our value and the paper's, the link to the cell that measured it — found from the notebook's
+  ``claims.json`` — and, folded, the rule and note), anchored ``claim-<id>``;
 - every ``docs/*.md`` under ``docs/`` (the table of contents lists them all; :data:`DOCS_ORDER` first).
+
+A relative link of a page to a file the book shows points at its page (``data/results/CLAIMS.md`` is the ledger
+page, ``executed/<key>.md`` the notebook's page); to any other file of the repository, at it on GitHub.
 
 The table of contents (``_toc.yml``) is written from what was staged. The repository URL behind the launch
 (Binder) and repository buttons comes from ``$FAIRLIB_REPOSITORY_URL``, else ``$GITHUB_REPOSITORY`` (set in GitHub
@@ -44,8 +51,6 @@ ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
 #: reference pages shown first, in this order; any other docs/*.md follows alphabetically
 DOCS_ORDER = ["library", "performance", "scale", "kernels", "verify", "data", "claims-coverage", "reconstructions"]
-#: how CLAIMS.md links a claim to its cell: ``[In [n]](../../executed/<key>.md#in-n)``
-_LEDGER_LINK = re.compile(r"\[In \[(\d+)\]\]\((?:[^)\s]*/)?executed/([\w.-]+)\.md#in-(\d+)\)")
 
 
 class BookError(RuntimeError):
@@ -65,6 +70,39 @@ def _tags(cell) -> list:
 def _is_image(output) -> bool:
     return output.get("output_type") in ("display_data", "execute_result") and any(
         k.startswith("image/") for k in output.get("data", {}))
+
+
+def image_width(output) -> int | None:
+    """The natural width in pixels of an image output (PNG, JPEG, GIF: read from the image's header), or None."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    for mime, data in output.get("data", {}).items():
+        if mime in ("image/png", "image/jpeg", "image/gif"):
+            raw = base64.b64decode(data if isinstance(data, str) else "".join(data))
+            try:
+                with Image.open(io.BytesIO(raw)) as img:
+                    return img.size[0]
+            except OSError:   # not an image Pillow can read: shown without its width (and without its link)
+                return None
+    return None
+
+
+_MD_MARKUP = re.compile(r"(?<!!)\[([^\]\n]*)\]\([^)\s]*\)|\*\*|`")
+
+
+def alt_text(caption: str) -> str:
+    """An image's alternative text, from its caption: the caption's first sentence, as plain text (a link's label;
+    no bold or code marks). The whole caption follows the image as its figure caption.
+
+    >>> alt_text("**EC Fig. 2** (arXiv Fig. 3): `ds*/ds_i` against [n](x.md). The band is `p10`-`p90`.")
+    'EC Fig. 2 (arXiv Fig. 3): ds*/ds_i against n.'
+    """
+    plain = " ".join(_MD_MARKUP.sub(lambda m: m[1] or "", caption).split())
+    first = re.split(r"(?<=[.!?])\s+(?=[A-Z\u00c0-\u024f])", plain, maxsplit=1)[0]
+    return first
 
 
 def _output_cell(outputs, metadata=None, note="outputs of the cell above"):
@@ -112,13 +150,16 @@ def _findings_first(cells: list) -> list:
     return [title] + cells[heading:end + 1] + moved + cells[end + 1:]
 
 
-def stage_notebook(doc, key: str, captions_by_source: dict | None = None) -> tuple:
+def stage_notebook(doc, key: str, captions_by_source: dict | None = None, links=None) -> tuple:
     """The page of one executed notebook: its cells with anchors, figures and hidden cells arranged for the book
     (see the module docstring). Returns ``(notebook, figure names)``; raises :class:`BookError` when a cell shows
     more figures than it has captions.
 
     ``captions_by_source``: a code cell's source → its captions, as the source notebook has them now (captions are
-    presentation: editing one needs no new run); a cell not found there keeps the captions it was run with."""
+    presentation: editing one needs no new run); a cell not found there keeps the captions it was run with.
+    ``links``: a function that rewrites the Markdown links of a text written at the notebook's repository path (see
+    :func:`rewrite_links`), applied to every markdown cell and every Markdown output (``text/markdown``), such as a
+    Claims list's links to the ledger."""
     import nbformat
 
     out = copy.deepcopy(doc)
@@ -128,9 +169,16 @@ def stage_notebook(doc, key: str, captions_by_source: dict | None = None) -> tup
         tags = _tags(cell)
         if "injected-parameters" in tags and "remove-cell" not in tags:
             tags.append("remove-cell")
+        if links and cell.cell_type == "markdown":
+            cell.source = links(cell.source)
         if cell.cell_type != "code":
             cells.append(cell)
             continue
+        if links:
+            for o in cell.outputs:
+                if "text/markdown" in o.get("data", {}):
+                    text = o["data"]["text/markdown"]
+                    o["data"]["text/markdown"] = links(text if isinstance(text, str) else "".join(text))
         if cell.get("execution_count") is not None and "remove-cell" not in tags:
             cells.append(_anchor_cell(cell.execution_count))
         images = [o for o in cell.outputs if _is_image(o)]
@@ -164,8 +212,15 @@ def stage_notebook(doc, key: str, captions_by_source: dict | None = None) -> tup
                 continue
             name = f"{key}-{saved[figure] if figure < len(saved) else f'figure-{i}-{figure}'}".replace("_", "-")
             names.append(name)
-            cells.append(_output_cell([seg], {"mystnb": {"figure": {"caption": captions[figure], "name": name}}},
-                                      note=f"figure {name}"))
+            # the image's alternative text from its caption; its natural width as its width, which never enlarges
+            # it, lets the page's CSS shrink it to a narrower column, and has Sphinx link the image to its file
+            # (html_scaled_image_link: only an image with a width, height or scale is linked)
+            image = {"alt": alt_text(captions[figure])}
+            width = image_width(seg)
+            if width:
+                image["width"] = f"{width}px"
+            cells.append(_output_cell([seg], {"mystnb": {"figure": {"caption": captions[figure], "name": name},
+                                                         "image": image}}, note=f"figure {name}"))
             figure += 1
     cells = _findings_first(cells)
     out.cells = [nbformat.from_dict(c) for c in cells]
@@ -175,33 +230,142 @@ def stage_notebook(doc, key: str, captions_by_source: dict | None = None) -> tup
     return out, names
 
 
-def ledger_page(claims_md: str) -> str:
-    """``CLAIMS.md`` with every link to a measuring cell pointed at the cell's anchor on the notebook's page.
-
-    >>> ledger_page("| x | [In [4]](../../executed/li2019.md#in-4) |")
-    '| x | <a href="executed/li2019.html#in-4">In [4]</a> |'
-    """
-    return _LEDGER_LINK.sub(lambda m: f'<a href="executed/{m[2]}.html#in-{m[3]}">In [{m[1]}]</a>', claims_md)
+#: a claim's status → the class of its badge on the ledger page (book/_static/fairlib.css colours them)
+STATUS_CLASS = {"held": "held", "not reproduced": "not-reproduced", "not tested": "not-tested"}
 
 
-_MD_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
+def read_claims(path: Path) -> list[dict]:
+    """The rows of ``claims.csv`` (every claim of every notebook, as ``run_all.py`` writes it), as strings."""
+    import csv
+
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def measuring_cells(claims: list, doc) -> dict[str, int]:
+    """Claim id → the ``In [n]`` of the cell of the executed notebook ``doc`` that measured it: ``claims`` as a
+    notebook's ``claims.json`` lists them (each names its cell by :func:`fairlib.report.cell_key` of its source)."""
+    from fairlib.executed import claim_cells
+
+    cells = claim_cells(doc)
+    found = {c["claim_id"]: cells.get(c.get("cell") or "") for c in claims}
+    return {claim: cell.execution_count for claim, cell in found.items()
+            if cell is not None and cell.get("execution_count") is not None}
+
+
+def _shown(value: str) -> str:
+    """A value of ``claims.csv`` as the ledger shows it (:func:`fairlib.report.display_value`: 6 significant
+    digits, a long numeric list as its range); text as it is."""
+    from fairlib.report import display_value
+
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return value
+    return display_value(parsed) if isinstance(parsed, (int, float, list, dict)) else value
+
+
+def _claim_block(row: dict, cell: int | None) -> str:
+    """One claim of the ledger page as one HTML block (no blank line inside, so Markdown leaves it as it is)."""
+    import html
+
+    def text(v) -> str:
+        return html.escape(" ".join(str(v).split()))
+
+    claim, status = row["claim"], " ".join(row["status"].split())
+    badge = STATUS_CLASS.get(status, "other")
+    meta = " · ".join(text(v) for v in (row["kind"], row["source"]) if v)
+    values = [f'<span class="claim-value">{label} <strong>{text(_shown(row[k]))}</strong></span>'
+              for label, k in (("ours", "our_value"), ("paper", "paper_value")) if row[k].strip()]
+    if cell is not None:
+        values.append(f'<span class="claim-value">measured in <a href="executed/{text(row["paper"])}.html#in-{cell}">'
+                      f"In [{cell}]</a></span>")
+    note = text(row["note"])
+    more = f'<p>rule: <code>{text(row["rule"])}</code></p>' + (f"<p>{note}</p>" if note else "")
+    return "\n".join([
+        f'<div class="claim" id="claim-{text(claim)}">',
+        f'<p class="claim-head"><span class="claim-status claim-{badge}">{text(status)}</span> '
+        f'<a class="claim-id" href="#claim-{text(claim)}"><code>{text(claim)}</code></a> '
+        f'<span class="claim-meta">{meta}</span></p>',
+        f'<p class="claim-statement">{text(row["statement"])}</p>',
+        f'<p class="claim-values">{" ".join(values)}</p>' if values else "",
+        f'<details class="claim-more"><summary>{"rule and note" if note else "rule"}</summary>{more}</details>',
+        "</div>"]).replace("\n\n", "\n")
+
+
+def ledger_page(rows: list[dict], cells: dict, titles: dict[str, str]) -> str:
+    """The book's claims ledger: per notebook (``titles``: key → title, in the book's order; a notebook of ``rows``
+    not there follows under its key), per claim one block: its status as a badge, its id (an anchor
+    ``claim-<id>``), kind and source, the statement, our value and the paper's, a link to the cell that measured it
+    (``cells``: ``(key, claim id)`` → ``In [n]``), and, folded, the rule and the note. ``rows``: ``claims.csv``'s,
+    in its order (within a notebook: paper claims, then findings, then checks, as ``CLAIMS.md``).
+
+    A block per claim instead of ``CLAIMS.md``'s ten-column table, which no page column holds."""
+    from fairlib.report import KINDS, STATUSES
+
+    seen = [r["claim"] for r in rows]
+    twice = sorted({c for c in seen if seen.count(c) > 1})
+    if twice:
+        raise BookError(f"claims.csv: claim id(s) {twice} appear more than once; a claim's anchor on the ledger page "
+                        f"(claim-<id>) must be unique: rename one in its notebooks/claims/<key>.toml")
+    rank = {k: i for i, k in enumerate(KINDS)}
+    counts = {(kind, status): sum(r["kind"] == kind and r["status"] == status for r in rows)
+              for kind in KINDS for status in STATUSES}
+    lines = ["# Claims ledger", "",
+             "Every claim the notebooks check, from the last full run's ledger (`data/results/claims.csv`). Each "
+             "claim's statement and rule are declared in `notebooks/claims/<key>.toml` before any run; the notebook "
+             "only measures. **held**: our measurement meets the rule; **not reproduced**: it does not (the note "
+             "says what we measured); **not tested**: our data cannot measure it (the note says why). Kinds: "
+             "**paper** (the paper says it), **finding** (ours, not in the paper), **check** (our solvers and speed "
+             "targets). Each claim links to the cell of its notebook that measured it; its rule and note unfold "
+             "below it.", "",
+             "| kind | " + " | ".join(STATUSES) + " | total |", "|---|" + "---:|" * (len(STATUSES) + 1)]
+    for kind in KINDS:
+        n = [counts[kind, s] for s in STATUSES]
+        lines.append(f"| {kind} | " + " | ".join(map(str, n)) + f" | {sum(n)} |")
+    keys = [k for k in titles if any(r["paper"] == k for r in rows)]
+    keys += [k for k in dict.fromkeys(r["paper"] for r in rows) if k not in titles]
+    for key in keys:
+        part = sorted((r for r in rows if r["paper"] == key), key=lambda r: rank.get(r["kind"], len(rank)))
+        data = next((r["data"] for r in part if r.get("data")), "")
+        tally = ", ".join(f"{sum(r['status'] == s for r in part)} {s}" for s in STATUSES)
+        page = f"[the notebook](executed/{key}.ipynb)" if key in titles else "no page in the book"
+        lines += ["", f"## {titles.get(key, key)}", "",
+                  f"`{key}`{f' (data: {data})' if data else ''}: {tally}; {page}.", ""]
+        for r in part:
+            lines += [_claim_block(r, cells.get((key, r["claim"]))), ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+#: a Markdown link, with its optional title: ``[label](target "title")`` (not an image: ``![alt](src)``)
+_MD_LINK = re.compile(r'(?<!!)\[([^\]\n]*)\]\(([^)\s]+)(?:\s+"([^"\n]*)")?\)')
+#: the anchors the book writes into its pages as HTML ids (a claim of the ledger page): a link to one is written as
+#: HTML, since MyST resolves a link's fragment among a page's headings only
+_HTML_ANCHOR = re.compile(r"claim-[\w.-]+$")
 
 
 def rewrite_links(text: str, repo_path: str, staged_path: str, pages: dict[str, str], repo_url: str | None) -> str:
     """The relative Markdown links of a page written as ``repo_path`` in the repository, for its staged copy at
     ``staged_path``: a link to a file the book shows (``pages``: repository path → staged path; a notebook's text
     view ``executed/<key>.md`` counts as its notebook) points at that page; a link to any other file of the
-    repository points at it on GitHub (``repo_url``), or, with no repository URL, becomes its plain text.
+    repository points at it on GitHub (``repo_url``), or, with no repository URL, becomes its plain text. A link to
+    an anchor the book writes as an HTML id (a cell's ``in-<n>`` on a notebook's page, a claim's ``claim-<id>`` on
+    the ledger page) becomes an HTML link to the page's HTML file; a link's title is kept.
 
-    >>> pages = {"docs/verify.md": "docs/verify.md", "executed/li2019.ipynb": "executed/li2019.ipynb"}
+    >>> pages = {"docs/verify.md": "docs/verify.md", "executed/li2019.ipynb": "executed/li2019.ipynb",
+    ...          "data/results/CLAIMS.md": "claims.md"}
     >>> rewrite_links("[v](verify.md) [n](../executed/li2019.md#in-4) [r](../README.md)", "docs/library.md",
     ...               "docs/library.md", pages, None)
     '[v](verify.md) <a href="../executed/li2019.html#in-4">n</a> r'
+    >>> rewrite_links('[a_1](../data/results/CLAIMS.md#claim-a_1 "the claim")', "executed/li2019.ipynb",
+    ...               "executed/li2019.ipynb", pages, None)
+    '<a href="../claims.html#claim-a_1" title="the claim">a_1</a>'
     """
+    import html
     import posixpath
 
     def repl(m):
-        label, target = m[1], m[2]
+        label, target, title = m[1], m[2], m[3]
         if re.match(r"[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
             return m[0]
         path, _, fragment = target.partition("#")
@@ -209,14 +373,17 @@ def rewrite_links(text: str, repo_path: str, staged_path: str, pages: dict[str, 
         if resolved.startswith("executed/") and resolved.endswith(".md"):
             resolved = resolved[:-3] + ".ipynb"
         here = posixpath.dirname(staged_path) or "."
+        titled = f' "{title}"' if title is not None else ""
         if resolved in pages:
             rel = posixpath.relpath(pages[resolved], here)
-            if fragment and rel.endswith(".ipynb"):   # a cell's anchor: a plain link to the page's HTML
-                return f'<a href="{rel[:-6]}.html#{fragment}">{label}</a>'
-            return f"[{label}]({rel}{'#' + fragment if fragment else ''})"
+            if fragment and (rel.endswith(".ipynb") or _HTML_ANCHOR.match(fragment)):
+                # a cell's or a claim's anchor: a plain link to the page's HTML
+                attr = f' title="{html.escape(title)}"' if title is not None else ""
+                return f'<a href="{posixpath.splitext(rel)[0]}.html#{fragment}"{attr}>{label}</a>'
+            return f"[{label}]({rel}{'#' + fragment if fragment else ''}{titled})"
         if repo_url and not resolved.startswith(".."):
             kind = "tree" if path.endswith("/") else "blob"
-            return f"[{label}]({repo_url}/{kind}/main/{resolved}{'#' + fragment if fragment else ''})"
+            return f"[{label}]({repo_url}/{kind}/main/{resolved}{'#' + fragment if fragment else ''}{titled})"
         return label
 
     return _MD_LINK.sub(repl, text)
@@ -295,27 +462,13 @@ def stage(src: Path, *, root: Path = ROOT, executed_dir: Path | None = None) -> 
     (src / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
     shutil.copytree(BOOK / "_static", src / "_static")
 
-    titles, papers = {}, []
-    for path in executed:
-        key = path.stem
-        doc = _read_nb(path)
-        titles[key] = _title(doc, key)
-        source = root / doc.metadata.get("fairlib", {}).get("source", f"notebooks/{key}.ipynb")
-        cells = _read_nb(source).cells if source.is_file() else []
-        captions = {c.source: c.metadata["fairlib"]["captions"] for c in cells
-                    if c.cell_type == "code" and "captions" in c.metadata.get("fairlib", {})}
-        page, _ = stage_notebook(doc, key, captions)
-        nbformat.write(page, str(src / "executed" / f"{key}.ipynb"))
-        papers.append({"file": f"executed/{key}", "title": titles[key]})
-
-    # the Markdown pages: repository path -> (staged path, text)
+    # the Markdown pages: repository path -> (staged path, text); the ledger page is written from claims.csv below
     index = (BOOK / "index.md").read_text(encoding="utf-8")
     if "<!-- results at a glance -->" not in index:
         raise BookError("book/index.md has no '<!-- results at a glance -->' line for the results table")
     # (book/index.md is written with the book's own paths: executed/<key>.ipynb, claims.md)
     markdown = {"index.md": ("index.md", index.replace("<!-- results at a glance -->",
-                                                            results_block(results / "claims.csv"))),
-                "data/results/CLAIMS.md": ("claims.md", ledger_page((results / "CLAIMS.md").read_text("utf-8")))}
+                                                            results_block(results / "claims.csv")))}
     reference = []
     for page in docs_pages(root / "docs"):
         markdown[f"docs/{page.name}"] = (f"docs/{page.name}", page.read_text(encoding="utf-8"))
@@ -324,7 +477,29 @@ def stage(src: Path, *, root: Path = ROOT, executed_dir: Path | None = None) -> 
         markdown["data/README.md"] = ("docs/data-folder.md", (root / "data" / "README.md").read_text("utf-8"))
         reference.append({"file": "docs/data-folder"})
     pages = {repo: staged for repo, (staged, _) in markdown.items()}
-    pages.update({f"executed/{key}.ipynb": f"executed/{key}.ipynb" for key in titles} | {"claims.md": "claims.md"})
+    pages.update({f"executed/{p.stem}.ipynb": f"executed/{p.stem}.ipynb" for p in executed})
+    pages.update({"claims.md": "claims.md", "data/results/CLAIMS.md": "claims.md"})
+
+    titles, papers, cells = {}, [], {}
+    for path in executed:
+        key = path.stem
+        doc = _read_nb(path)
+        titles[key] = _title(doc, key)
+        source = root / doc.metadata.get("fairlib", {}).get("source", f"notebooks/{key}.ipynb")
+        source_cells = _read_nb(source).cells if source.is_file() else []
+        captions = {c.source: c.metadata["fairlib"]["captions"] for c in source_cells
+                    if c.cell_type == "code" and "captions" in c.metadata.get("fairlib", {})}
+        repo_path = f"executed/{key}.ipynb"
+        page, _ = stage_notebook(doc, key, captions,
+                                 links=lambda text, p=repo_path: rewrite_links(text, p, p, pages, url))
+        nbformat.write(page, str(src / "executed" / f"{key}.ipynb"))
+        papers.append({"file": f"executed/{key}", "title": titles[key]})
+        ledger = results / key / "claims.json"
+        if ledger.is_file():
+            measured = measuring_cells(json.loads(ledger.read_text(encoding="utf-8"))["claims"], doc)
+            cells.update({(key, claim): n for claim, n in measured.items()})
+
+    (src / "claims.md").write_text(ledger_page(read_claims(results / "claims.csv"), cells, titles), encoding="utf-8")
     (src / "docs").mkdir()
     for repo, (staged, text) in markdown.items():
         (src / staged).write_text(rewrite_links(text, repo, staged, pages, url), encoding="utf-8")

@@ -28,10 +28,21 @@ EXECUTED = sorted(p.stem for p in paths.executed_dir().glob("*.ipynb"))
 
 # ------------------------------------------------------------------------------------------ staging, no Sphinx
 
+def _png(width: int, height: int) -> str:
+    import base64
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (width, height), "white").save(buf, format="PNG")
+    return base64.b64encode(buf.getvalue()).decode()
+
+
 def _executed_notebook():
     nb = nbformat.v4.new_notebook()
     out = nbformat.v4.new_output
-    png = {"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"}
+    png = {"image/png": _png(640, 480), "text/plain": "<Figure>"}
     injected = nbformat.v4.new_code_cell('MODE = "full"', execution_count=2)
     injected.metadata["tags"] = ["injected-parameters"]
     figs = nbformat.v4.new_code_cell('display(t)\nsave_figure(fig, KEY, "fig1_a")\nsave_figure(fig, KEY, "fig2_b")',
@@ -52,6 +63,7 @@ def test_a_page_keeps_the_order_of_outputs_and_captions_every_figure():
     assert code[1].outputs[0].data == {"text/html": "<table></table>"} and len(code[1].outputs) == 1
     first, between, second = code[2:]
     assert first.metadata["mystnb"]["figure"] == {"caption": "First.", "name": "demo-fig1-a"}
+    assert first.metadata["mystnb"]["image"] == {"alt": "First.", "width": "640px"}
     assert between.outputs[0].text == "between\n" and "remove-input" in between.metadata["tags"]
     assert second.metadata["mystnb"]["figure"]["caption"] == "Second."
     assert names == ["demo-fig1-a", "demo-fig2-b"]
@@ -65,20 +77,101 @@ def test_a_figure_without_its_caption_stops_the_build():
         book.stage_notebook(nb, "demo")
 
 
-def test_the_ledger_links_each_claim_to_its_cell_on_the_page():
-    assert book.ledger_page("| a | [In [12]](../../executed/metin2025.md#in-12) |") == \
-        '| a | <a href="executed/metin2025.html#in-12">In [12]</a> |'
+def test_a_figure_has_its_caption_as_alternative_text_and_its_natural_width():
+    """The image's alternative text is its caption's first sentence as plain text (a reader hears what the figure
+    shows, not its file's name); its width is its natural width in pixels, which never enlarges it and has Sphinx
+    link it to its file."""
+    nb = _executed_notebook()
+    nb.cells[2].outputs[1]["data"]["image/png"] = _png(700, 300)
+    nb.cells[2].metadata["fairlib"]["captions"] = [
+        "**Fig. 2** (arXiv Fig. 3): efficiency of `drf` against [n](../docs/x.md), per run. The band: p10-p90.",
+        "One sentence only, with ds*/ds_i"]
+    page, _ = book.stage_notebook(nb, "demo")
+    images = [c.metadata["mystnb"]["image"] for c in page.cells if "mystnb" in c.metadata]
+    assert images == [{"alt": "Fig. 2 (arXiv Fig. 3): efficiency of drf against n, per run.", "width": "700px"},
+                      {"alt": "One sentence only, with ds*/ds_i", "width": "640px"}]
+    assert book.image_width({"data": {"image/png": "iVBORw0KGgo="}}) is None    # not an image Pillow can read
+    assert book.image_width({"data": {"text/plain": "x"}}) is None
+
+
+def test_links_in_markdown_cells_and_markdown_outputs_point_at_the_book():
+    """A notebook's Claims list is a Markdown output whose links go to the ledger's rows: the staged page points
+    them at the ledger page's claim anchors, as it does for the links of its markdown cells."""
+    nb = _executed_notebook()
+    claims = nbformat.v4.new_code_cell("log.listing()", execution_count=9)
+    listing = ('**Held** (1): [a_1](../data/results/CLAIMS.md#claim-a_1 "a (statement)"), '
+               "[b](../data/results/CLAIMS.md#claim-b)\n\nThe [claims ledger](../data/results/CLAIMS.md).")
+    claims.outputs = [nbformat.v4.new_output("execute_result", data={"text/markdown": listing,
+                                                                      "text/plain": listing}, execution_count=9),
+                      nbformat.v4.new_output("display_data", data={"text/markdown": ["[r](../README", ".md)"]})]
+    nb.cells += [nbformat.v4.new_markdown_cell("See [the library](../docs/library.md#drf) and [v](../executed/li2019.md#in-4)."),
+                 claims]
+    pages = {"data/results/CLAIMS.md": "claims.md", "docs/library.md": "docs/library.md",
+             "executed/li2019.ipynb": "executed/li2019.ipynb", "executed/demo.ipynb": "executed/demo.ipynb"}
+    page, _ = book.stage_notebook(nb, "demo", links=lambda text: book.rewrite_links(
+        text, "executed/demo.ipynb", "executed/demo.ipynb", pages, "https://github.com/o/r"))
+    markdown = [c.source for c in page.cells if c.cell_type == "markdown"]
+    assert ('See [the library](../docs/library.md#drf) and <a href="li2019.html#in-4">v</a>.') in markdown
+    outputs = [o for c in page.cells if c.cell_type == "code" for o in c.outputs if "text/markdown" in o.get("data", {})]
+    assert outputs[0].data["text/markdown"] == (
+        '**Held** (1): <a href="../claims.html#claim-a_1" title="a (statement)">a_1</a>, '
+        '<a href="../claims.html#claim-b">b</a>\n\nThe [claims ledger](../claims.md).')
+    assert outputs[0].data["text/plain"] == listing                       # only what the page renders changes
+    assert outputs[1].data["text/markdown"] == "[r](https://github.com/o/r/blob/main/README.md)"
+
+
+def _claim(paper, claim, status, kind="paper", **fields):
+    row = {"paper": paper, "data": "", "kind": kind, "claim": claim, "source": "§3.1", "statement": f"{claim} holds",
+           "rule": "ours <= 1", "paper_value": "", "our_value": "0.5", "status": status, "note": ""}
+    return row | fields
+
+
+def test_the_ledger_page_shows_one_block_per_claim_status_first():
+    rows = [_claim("demo", "c_check", "held", kind="check"),
+            _claim("demo", "a-1", "not reproduced", paper_value="0.8284271247461903", our_value="[1, 2, 3, 4, 5]",
+                   rule="|ours - paper| <= 1e-9", note="we measure <less>\nthan that"),
+            _claim("other", "b.2", "not tested", our_value="", note="no data", data="real")]
+    page = book.ledger_page(rows, {("demo", "a-1"): 7, ("demo", "c_check"): 3, ("other", "b.2"): 12},
+                            {"demo": "Demo — a paper", "other": "Other"})
+    blocks = re.findall(r'<div class="claim" id="claim-([^"]+)">\n(.*?)\n</div>', page, flags=re.S)
+    assert [b[0] for b in blocks] == ["a-1", "c_check", "b.2"]             # paper claims before checks
+    first = blocks[0][1]
+    assert "\n\n" not in first                                           # one HTML block: Markdown leaves it be
+    assert first.startswith('<p class="claim-head"><span class="claim-status claim-not-reproduced">not reproduced'
+                            '</span> <a class="claim-id" href="#claim-a-1"><code>a-1</code></a>')
+    assert "ours <strong>1 to 5 (5 values)</strong>" in first and "paper <strong>0.828427</strong>" in first
+    assert 'measured in <a href="executed/demo.html#in-7">In [7]</a>' in first
+    assert ('<details class="claim-more"><summary>rule and note</summary><p>rule: <code>|ours - paper| &lt;= 1e-9'
+            '</code></p><p>we measure &lt;less&gt; than that</p></details>') in first
+    assert "<summary>rule</summary>" in blocks[1][1]
+    third = blocks[2][1]
+    assert "claim-not-tested" in third and "<strong>" not in third and "#in-12" in third   # no value to show
+    assert page.index("## Demo — a paper") < page.index("## Other") and "`other` (data: real)" in page
+    assert "| paper | 0 | 1 | 1 | 2 |" in page and "| check | 1 | 0 | 0 | 1 |" in page
+    with pytest.raises(book.BookError, match="more than once"):
+        book.ledger_page(rows + [_claim("other", "a-1", "held")], {}, {})
+
+
+def test_the_measuring_cell_of_a_claim_is_found_by_its_source():
+    from fairlib.report import cell_key
+
+    nb = _executed_notebook()
+    claims = [{"claim_id": "a", "cell": cell_key(nb.cells[2].source)}, {"claim_id": "b", "cell": "0" * 12},
+              {"claim_id": "c", "cell": None}]
+    assert book.measuring_cells(claims, nb) == {"a": 3}
 
 
 def test_links_to_files_outside_the_book_go_to_the_repository_or_become_text():
     pages = {"docs/verify.md": "docs/verify.md", "executed/li2019.ipynb": "executed/li2019.ipynb",
              "data/results/CLAIMS.md": "claims.md"}
     text = ("[v](verify.md#tolerances) [n](../executed/li2019.md#in-4) [l](../data/results/CLAIMS.md) "
-            "[r](../README.md) [w](https://example.org) [s](#here) [d](../benchmarks/results/)")
+            "[r](../README.md) [w](https://example.org) [s](#here) [d](../benchmarks/results/) "
+            "[`a_1`](../data/results/CLAIMS.md#claim-a_1) [t](verify.md \"a title\") [h](../data/results/CLAIMS.md#li2019)")
     assert book.rewrite_links(text, "docs/library.md", "docs/library.md", pages, "https://github.com/o/r") == (
         '[v](verify.md#tolerances) <a href="../executed/li2019.html#in-4">n</a> [l](../claims.md) '
         "[r](https://github.com/o/r/blob/main/README.md) [w](https://example.org) [s](#here) "
-        "[d](https://github.com/o/r/tree/main/benchmarks/results)")
+        "[d](https://github.com/o/r/tree/main/benchmarks/results) "
+        '<a href="../claims.html#claim-a_1">`a_1`</a> [t](verify.md "a title") [h](../claims.md#li2019)')
     assert book.rewrite_links("[r](../README.md) and ![img](x.png)", "docs/a.md", "docs/a.md", pages, None) == \
         "r and ![img](x.png)"
 
@@ -140,14 +233,37 @@ def test_every_executed_notebook_and_every_docs_page_is_in_the_toc(staged):
 
 
 def test_every_claim_links_to_an_anchor_of_its_page(staged):
+    """Every claim of claims.csv has one block on the ledger page, with its anchor claim-<id>, linked to the cell
+    of its notebook's page that measured it."""
     src, _ = staged
     ledger = (src / "claims.md").read_text(encoding="utf-8")
-    links = re.findall(r'<a href="executed/(\w+)\.html#(in-\d+)">', ledger)
-    rows = len(re.findall(r"^\| (?:paper|finding|check) \| [A-Za-z]", ledger, flags=re.M))   # a claim, not a count
-    assert len(links) == rows > 0, "every row of the ledger links to its measuring cell"
-    for key, anchor in set(links):
+    blocks = re.findall(r'<div class="claim" id="claim-([^"]+)">\n(.*?)\n</div>', ledger, flags=re.S)
+    claims = book.read_claims(paths.results_root("full") / "claims.csv")
+    assert sorted(b[0] for b in blocks) == sorted(r["claim"] for r in claims) and claims
+    missing = []
+    for claim, block in blocks:
+        links = re.findall(r'<a href="executed/(\w+)\.html#(in-\d+)">', block)
+        if len(links) != 1:
+            missing.append(claim)
+            continue
+        key, anchor = links[0]
         page = (src / "executed" / f"{key}.ipynb").read_text(encoding="utf-8")
-        assert f'id=\\"{anchor}\\"' in page, f"{key}: no anchor {anchor}"
+        assert f'id=\\"{anchor}\\"' in page, f"{key}: no anchor {anchor} for {claim}"
+    assert not missing, f"{len(missing)} claim(s) link to no measuring cell: {missing[:10]}"
+
+
+def test_the_coverage_page_links_every_claim_it_names_to_the_ledger():
+    """docs/claims-coverage.md: every claim id its tables name (in backticks) links to the claim's row of the ledger
+    (``../data/results/CLAIMS.md#claim-<id>``, the ledger page's anchor in the book), and every such link names a
+    claim of the ledger."""
+    ids = {r["claim"] for r in book.read_claims(paths.results_root("full") / "claims.csv")}
+    text = (ROOT / "docs" / "claims-coverage.md").read_text(encoding="utf-8")
+    rows = [line for line in text.splitlines() if line.startswith("|")]
+    unlinked = sorted({m[1] for line in rows for m in re.finditer(r"(?<!\[)`([^`\s]+)`(?!\])", line)} & ids)
+    assert not unlinked, f"claim ids named without a link to the ledger: {unlinked}"
+    links = re.findall(r"\[`([^`]+)`\]\(\.\./data/results/CLAIMS\.md#claim-([^)]+)\)", text)
+    assert links and all(label == anchor for label, anchor in links)
+    assert not {anchor for _, anchor in links} - ids, "links to claims the ledger does not have"
 
 
 # ---------------------------------------------------------------------------------------------- the built book
