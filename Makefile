@@ -12,8 +12,10 @@
 #               notebook's checks and its quick run, the import graph and the guide's paths; nothing else
 #   make site   build the book (build/site/index.html; Jupyter Book, book/) from the committed executed
 #               notebooks in executed/, the claims ledger and docs/; nothing is re-executed, so it installs
-#               the packages (.venv) but compiles no kernel
-#   make install   only create .venv and compile every numba kernel once into the keyed cache
+#               the packages (.venv) and registers the 'fairlib' Jupyter kernel but compiles no numba kernel; it
+#               ends by saying how to open or serve the book and how to re-run the notebooks quickly
+#   make install   only create .venv, register the 'fairlib' Jupyter kernel and compile every numba kernel once
+#               into the keyed cache
 #               (python -m fairlib.warm --jobs 2: two compiling processes; e.g. on a Dask worker machine;
 #               see README, Running at scale)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
@@ -30,16 +32,17 @@ all: run
 
 install: $(STAMP)
 
-# the packages alone (what the book needs: it executes nothing, so it needs no compiled kernel)
+# the packages and the 'fairlib' Jupyter kernel every notebook names (what the book needs: it executes nothing, so it
+# needs no compiled numba kernel; with the Jupyter kernel, run_all.py can run the notebooks right after make site)
 $(PIPSTAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; v = sys.version_info[:2]; sys.exit(0 if v == (3, 11) else "fairlib needs Python 3.11, found %d.%d at $(PYTHON); set PYTHON=/path/to/python3.11" % v)'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,book]'
+	$(BIN)/python -m ipykernel install --sys-prefix --name fairlib --display-name "fairlib (.venv)" >/dev/null
 	@touch $@
 
 $(STAMP): $(PIPSTAMP)
-	$(BIN)/python -m ipykernel install --sys-prefix --name fairlib --display-name "fairlib (.venv)" >/dev/null
 	$(BIN)/python -m fairlib.warm --jobs 2
 	@touch $@
 
@@ -52,6 +55,11 @@ run: fetch
 
 site: $(PIPSTAMP)
 	$(BIN)/python book/build.py
+	@echo
+	@echo "The book is build/site/index.html: open it in a browser, or serve it and open http://localhost:8000 with"
+	@echo "    $(BIN)/python -m http.server -d build/site"
+	@echo "Re-run every notebook in quick mode (outputs under build/) with"
+	@echo "    $(BIN)/python run_all.py --quick"
 
 # re-run every notebook into build/verify and compare with the committed tables and claims
 verify: $(STAMP)
