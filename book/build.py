@@ -278,7 +278,9 @@ def _claim_block(row: dict, cell: int | None) -> str:
     values = [f'<span class="claim-value">{label} <strong>{text(_shown(row[k]))}</strong></span>'
               for label, k in (("ours", "our_value"), ("paper", "paper_value")) if row[k].strip()]
     if cell is not None:
-        values.append(f'<span class="claim-value">measured in <a href="executed/{text(row["paper"])}.html#in-{cell}">'
+        # a claim not tested is listed by the cell that completes the ledger, not measured there
+        where = "listed in" if status == "not tested" else "measured in"
+        values.append(f'<span class="claim-value">{where} <a href="executed/{text(row["paper"])}.html#in-{cell}">'
                       f"In [{cell}]</a></span>")
     note = text(row["note"])
     more = f'<p>rule: <code>{text(row["rule"])}</code></p>' + (f"<p>{note}</p>" if note else "")

@@ -145,7 +145,8 @@ def test_the_ledger_page_shows_one_block_per_claim_status_first():
             '</code></p><p>we measure &lt;less&gt; than that</p></details>') in first
     assert "<summary>rule</summary>" in blocks[1][1]
     third = blocks[2][1]
-    assert "claim-not-tested" in third and "<strong>" not in third and "#in-12" in third   # no value to show
+    assert "claim-not-tested" in third and "<strong>" not in third                  # no value to show
+    assert 'listed in <a href="executed/other.html#in-12">In [12]</a>' in third
     assert page.index("## Demo — a paper") < page.index("## Other") and "`other` (data: real)" in page
     assert "| paper | 0 | 1 | 1 | 2 |" in page and "| check | 1 | 0 | 0 | 1 |" in page
     with pytest.raises(book.BookError, match="more than once"):
@@ -362,19 +363,96 @@ def browser():
         chromium.close()
 
 
-def test_the_book_in_a_real_browser(built_book, served_book, browser):
-    """Every page in headless Chromium: no console error or failed request, every image loads (non-zero natural
-    size), every internal link (sidebar, in-page contents, ledger) resolves to a page and anchor, and axe-core finds
-    no serious or critical accessibility violation. Screenshots of the landing page and of each paper page's first
-    screen are saved under build/book-screenshots/."""
+#: what the browser reads from each page after it loaded (see :func:`browser_report`)
+_PAGE_FACTS = """() => {
+    const describe = el => {
+        let s = el.tagName.toLowerCase() + (el.id ? '#' + el.id : '');
+        const cls = (typeof el.className === 'string' ? el.className : '').trim().split(/\\s+/).filter(Boolean);
+        if (cls.length) s += '.' + cls.slice(0, 3).join('.');
+        const text = (el.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 60);
+        return text ? `${s} "${text}"` : s;
+    };
+    const facts = {
+        captionNumbers: Array.from(document.querySelectorAll('.caption-number')).map(e => e.textContent.trim()),
+        scrollWidth: document.scrollingElement.scrollWidth, viewport: window.innerWidth,
+        launch: Array.from(document.querySelectorAll('a[href*="mybinder.org"]')).map(a => a.href),
+        hrefs: Array.from(document.querySelectorAll('a[href]')).map(a => a.href),
+        footer: Array.from(document.querySelectorAll('.extra_footer')).map(e => e.textContent.trim().replace(/\\s+/g, ' ')),
+        truncated: Array.from(document.querySelectorAll('td, th')).map(c => c.textContent.trim())
+            .filter(t => /(\\.\\.\\.|\u2026)$/.test(t)).map(t => t.slice(-70)),
+        images: [], wide: [], column: null};
+    const article = document.querySelector('article.bd-article');
+    if (!article) return facts;
+    for (const img of article.querySelectorAll('img')) {
+        const a = img.closest('a[href]');
+        facts.images.push({src: (img.getAttribute('src') || '').slice(0, 90), url: img.src, natural: img.naturalWidth,
+                           shown: img.clientWidth, alt: img.getAttribute('alt') || '', link: a ? a.href : null});
+    }
+    // the column: the article's content box; a block may pass its right edge only inside a box that scrolls
+    const style = getComputedStyle(article), box = article.getBoundingClientRect();
+    const right = box.right - parseFloat(style.paddingRight);
+    facts.column = Math.round(right - box.left - parseFloat(style.paddingLeft));
+    const scrolls = el => {
+        for (let e = el.parentElement; e && e !== article; e = e.parentElement) {
+            const o = getComputedStyle(e).overflowX;
+            if (o === 'auto' || o === 'scroll') return true;
+        }
+        return false;
+    };
+    const reported = [];
+    for (const el of article.querySelectorAll('*')) {
+        const r = el.getBoundingClientRect();
+        if (r.width === 0 || r.height === 0 || r.right <= right + 1) continue;
+        if (reported.some(p => p.contains(el)) || scrolls(el)) continue;
+        reported.push(el);
+        facts.wide.push(`${describe(el)}: its right edge is ${Math.round(r.right - right)} px past the column ` +
+                        `(${facts.column} px)`);
+    }
+    return facts;
+}"""
+
+#: the first screen of a paper page: its title, citation and Findings bullets, and no code
+_FIRST_SCREEN = """() => {
+    const h = window.innerHeight, seen = el => { const r = el.getBoundingClientRect();
+        return el.checkVisibility() && r.height > 0 && r.top < h && r.bottom > 0; };
+    const findings = document.getElementById('findings');
+    return {title: Array.from(document.querySelectorAll('h1')).some(seen),
+            citation: Array.from(document.querySelectorAll('strong')).some(
+                // a paper cites; the schedulers notebook, not a paper, says what it is instead
+                s => /^(Citation|What this notebook is)/.test(s.textContent) && seen(s)),
+            bullets: findings ? Array.from(findings.querySelectorAll('li')).filter(seen).length : 0,
+            code: Array.from(document.querySelectorAll('.cell_input, div.highlight pre')).filter(seen).length};
+}"""
+
+_FILE_PATH = re.compile(r"(^|/)[^\s/]+\.(png|jpe?g|gif|svg|webp)$|_images/", re.IGNORECASE)
+#: the viewport of every page: a laptop's screen
+_VIEWPORT = {"width": 1280, "height": 800}
+
+
+def _screenshot_name(name: str) -> str:
+    """``executed/li2019.html`` → ``executed-li2019.png``."""
+    return name.removesuffix(".html").replace("/", "-") + ".png"
+
+
+@pytest.fixture(scope="session")
+def browser_report(built_book, served_book, browser):
+    """Every page of the built book opened once in headless Chromium at 1280 × 800: what each check below needs,
+    as ``{check: [(page, problem), ...]}``. A full-page screenshot of every page goes to build/book-screenshots/."""
+    import yaml
     from axe_playwright_python.sync_playwright import Axe
 
     shots = paths.build_dir() / "book-screenshots"
-    shots.mkdir(parents=True, exist_ok=True)
+    if shots.exists():
+        shutil.rmtree(shots)
+    shots.mkdir(parents=True)
     pages = _pages(built_book)
     ids = {p.resolve(): {html.unescape(i) for i in _IDS.findall(p.read_text(encoding="utf-8"))} for p in pages}
-    axe, problems = Axe(), []
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    footer = " ".join(yaml.safe_load((ROOT / "book" / "_config.yml").read_text(encoding="utf-8"))["html"]
+                      ["extra_footer"].split())
+    repo = book.repository_url()
+    axe, report = Axe(), {check: [] for check in ("browser", "first screen", "caption numbers", "buttons", "footer",
+                                                  "truncated cells", "images", "overflow", "accessibility")}
+    page = browser.new_page(viewport=_VIEWPORT)
     events: list[str] = []
     page.on("console", lambda m: events.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
     page.on("pageerror", lambda e: events.append(f"page error: {e}"))
@@ -385,10 +463,14 @@ def test_the_book_in_a_real_browser(built_book, served_book, browser):
         events.clear()
         name = p.relative_to(built_book).as_posix()
         page.goto(f"{served_book}/{name}", wait_until="load")
-        images = page.evaluate("Array.from(document.images).map(i => [(i.getAttribute('src') || '').slice(0, 80), "
-                               "i.complete && i.naturalWidth > 0])")
-        problems += [f"{name}: image {src} did not load" for src, ok in images if not ok]
-        for href in page.evaluate("Array.from(document.querySelectorAll('a[href]')).map(a => a.href)"):
+        facts = page.evaluate(_PAGE_FACTS)
+        add = {check: (lambda problem, check=check: report[check].append((name, problem))) for check in report}
+
+        # images load; internal links resolve to a page and anchor
+        for image in facts["images"]:
+            if not image["natural"]:
+                add["browser"](f"image {image['src']} did not load")
+        for href in facts["hrefs"]:
             url = urlparse(href)
             if not href.startswith(served_book):
                 continue
@@ -396,37 +478,116 @@ def test_the_book_in_a_real_browser(built_book, served_book, browser):
             if target.is_dir():
                 target = target / "index.html"
             if not target.is_file():
-                problems.append(f"{name}: link to a missing file {href}")
+                add["browser"](f"link to a missing file {href}")
             elif url.fragment and target in ids and not {url.fragment, unquote(url.fragment)} & ids[target]:
-                problems.append(f"{name}: link to a missing anchor {href}")
-        # preload off: axe's own stylesheet fetch mis-resolves the theme's relative @import (a spurious 404)
-        result = axe.run(page, options={"resultTypes": ["violations"], "preload": False})
-        serious = [v for v in result.response["violations"] if v.get("impact") in ("serious", "critical")]
-        problems += [f"{name}: accessibility ({v['impact']}) {v['id']}: {v['help']} "
-                     f"({len(v['nodes'])}x, e.g. {v['nodes'][0]['html'][:100]})" for v in serious]
-        problems += [f"{name}: {e}" for e in events]
-        if name == "index.html":
-            page.screenshot(path=str(shots / "index.png"))
+                add["browser"](f"link to a missing anchor {href}")
+
+        # (a) no figure number of the book's own before the paper's
+        for number in facts["captionNumbers"]:
+            add["caption numbers"](f"a caption numbered {number!r} by the book")
+        # (b) launch (Binder) and repository buttons on a notebook's page; the footer on every page
         if name.startswith("executed/"):
-            key = p.stem
+            if not any(f"executed/{p.stem}.ipynb" in link for link in facts["launch"]):
+                add["buttons"](f"no Binder launch link to executed/{p.stem}.ipynb (links: {facts['launch']})")
+            if repo is None:
+                add["buttons"]("no repository URL to build the buttons from (book.repository_url() is None)")
+            elif not any(link.rstrip("/") == repo for link in facts["hrefs"]):
+                add["buttons"](f"no link to the repository {repo}")
+        if footer not in facts["footer"]:
+            add["footer"](f"the footer does not say {footer!r} (found {facts['footer']})")
+        # (c) no table cell cut short
+        for text in facts["truncated"]:
+            add["truncated cells"](f"a table cell ends in an ellipsis: ...{text!r}")
+        # (d) every image of the page at (nearly) its own size, linked to its file, described by its caption
+        for image in facts["images"]:
+            if image["natural"] and image["shown"] < 0.9 * image["natural"]:
+                add["images"](f"image {image['src']} shown at {image['shown']} of its {image['natural']} px "
+                              f"({image['shown'] / image['natural']:.0%}; the column is {facts['column']} px)")
+            if not image["link"] or urlparse(image["link"]).path != urlparse(image["url"]).path:
+                add["images"](f"image {image['src']} is not linked to its file (link: {image['link']})")
+            if not image["alt"].strip() or _FILE_PATH.search(image["alt"].strip()):
+                add["images"](f"image {image['src']} has no alternative text of its own (alt={image['alt']!r})")
+        # (e) the page never scrolls sideways; no block leaves the column unless inside a box that scrolls
+        if facts["scrollWidth"] > facts["viewport"]:
+            add["overflow"](f"the page scrolls sideways: {facts['scrollWidth']} px wide in a {facts['viewport']} px "
+                            f"window")
+        for wide in facts["wide"]:
+            add["overflow"](wide)
+        # (f) accessibility; preload off: axe's own stylesheet fetch mis-resolves the theme's relative @import (a
+        # spurious 404)
+        result = axe.run(page, options={"resultTypes": ["violations"], "preload": False})
+        for v in result.response["violations"]:
+            if v.get("impact") in ("serious", "critical"):
+                add["accessibility"](f"({v['impact']}) {v['id']}: {v['help']} ({len(v['nodes'])}x, e.g. "
+                                     f"{v['nodes'][0]['html'][:100]})")
+        for e in events:
+            add["browser"](e)
+
+        if name.startswith("executed/"):
             page.evaluate("window.scrollTo(0, 0)")
-            page.screenshot(path=str(shots / f"{key}.png"))
-            first = page.evaluate("""() => {
-                const h = window.innerHeight, seen = el => { const r = el.getBoundingClientRect();
-                    return el.checkVisibility() && r.height > 0 && r.top < h && r.bottom > 0; };
-                const findings = document.getElementById('findings');
-                return {title: Array.from(document.querySelectorAll('h1')).some(seen),
-                        citation: Array.from(document.querySelectorAll('strong')).some(
-                            // a paper cites; the schedulers notebook, not a paper, says what it is instead
-                            s => /^(Citation|What this notebook is)/.test(s.textContent) && seen(s)),
-                        bullets: findings ? Array.from(findings.querySelectorAll('li')).filter(seen).length : 0,
-                        code: Array.from(document.querySelectorAll('.cell_input, div.highlight pre')).filter(seen)
-                            .length};
-            }""")
+            first = page.evaluate(_FIRST_SCREEN)
             if not (first["title"] and first["citation"] and first["bullets"] >= 1 and first["code"] == 0):
-                problems.append(f"{name}: the first screen shows {first} (wanted the title, the citation, the "
-                                f"Findings bullets and no code)")
+                add["first screen"](f"the first screen shows {first} (wanted the title, the citation, the Findings "
+                                    f"bullets and no code)")
+        page.screenshot(path=str(shots / _screenshot_name(name)), full_page=True)
     page.close()
-    assert not problems, "\n".join(problems[:60])
+    report["pages"] = [p.relative_to(built_book).as_posix() for p in pages]
+    return report
+
+
+def _problems(report: dict, check: str, what: str) -> str:
+    """The problems of one check: a count per page first (worst first), then each problem."""
+    from collections import Counter
+
+    found = report[check]
+    per_page = Counter(page for page, _ in found)
+    head = f"{len(found)} {what} on {len(per_page)} of {len(report['pages'])} pages: " + ", ".join(
+        f"{page} {n}" for page, n in per_page.most_common())
+    return "\n".join([head] + [f"{page}: {problem}" for page, problem in found[:80]])
+
+
+def test_the_book_in_a_real_browser(browser_report):
+    """Every page in headless Chromium: no console error or failed request, every image loads (non-zero natural
+    size), every internal link (sidebar, in-page contents, ledger) resolves to a page and anchor; each paper page's
+    first screen shows its title, citation and Findings and no code. Full-page screenshots of every page are saved
+    under build/book-screenshots/."""
+    assert not browser_report["browser"] + browser_report["first screen"], "\n".join(
+        f"{page}: {problem}" for page, problem in (browser_report["browser"] + browser_report["first screen"])[:80])
+    shots = paths.build_dir() / "book-screenshots"
+    assert {_screenshot_name(page) for page in browser_report["pages"]} <= {p.name for p in shots.glob("*.png")}
     assert (shots / "index.png").stat().st_size > 10_000
-    assert {f"{key}.png" for key in EXECUTED} <= {p.name for p in shots.glob("*.png")}
+
+
+def test_no_caption_carries_a_figure_number_of_the_book(browser_report):
+    """A caption names the paper's figure; no "Fig. N" of the book's own (Sphinx's numfig) comes before it."""
+    assert not browser_report["caption numbers"], _problems(browser_report, "caption numbers", "numbered captions")
+
+
+def test_every_notebook_page_has_its_launch_and_repository_buttons_and_every_page_the_footer(browser_report):
+    assert not browser_report["buttons"], _problems(browser_report, "buttons", "missing buttons")
+    assert not browser_report["footer"], _problems(browser_report, "footer", "missing footers")
+
+
+def test_no_table_cell_is_cut_short(browser_report):
+    """No table cell ends in an ellipsis (pandas' display.max_colwidth cuts a long cell to "..."): a reader cannot
+    read what was cut."""
+    assert not browser_report["truncated cells"], _problems(browser_report, "truncated cells", "cut cells")
+
+
+def test_every_image_is_shown_at_its_size_linked_to_its_file_and_described(browser_report):
+    """Every image of a page's article is shown at 90% of its natural width or more (a figure is drawn at the size
+    it is read at, at most the column's width), is a link to its image file (to open it at full size), and has an
+    alternative text of its own (its caption's first sentence, not its file's name)."""
+    assert not browser_report["images"], _problems(browser_report, "images", "image problems")
+
+
+def test_no_page_scrolls_sideways_and_no_block_leaves_the_column(browser_report):
+    """At 1280 px the page is never wider than the window, and no block of the article (an output table, code, a
+    printed block, a ledger entry) reaches past the article's column unless it is inside a box that scrolls
+    sideways (overflow-x auto or scroll) of its own."""
+    assert not browser_report["overflow"], _problems(browser_report, "overflow", "blocks past the column")
+
+
+def test_no_serious_accessibility_violation(browser_report):
+    """axe-core finds no serious or critical violation on any page."""
+    assert not browser_report["accessibility"], _problems(browser_report, "accessibility", "violations")
