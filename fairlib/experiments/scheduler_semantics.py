@@ -35,7 +35,8 @@ from ..multires.quotas import Quotas
 
 __all__ = ["CellSnapshot", "cell_snapshot", "cell_snapshots", "SEMANTICS", "TIE_RULES", "QUOTA_RULES",
            "HIERARCHY_RULES", "semantics_allocations", "semantics_summary", "tenant_totals", "machine_allocations",
-           "findings", "PRODUCTION_PRIORITY"]
+           "findings", "PRODUCTION_PRIORITY", "HIERARCHY_MARKERS", "SUMMARY_NAMES", "SUMMARY_GROUPS",
+           "SUMMARY_DECIMALS", "summary_groups", "MACHINE_NAMES", "MACHINE_DECIMALS"]
 
 #: task event types after which a task is waiting (SUBMIT, UPDATE_PENDING) or running (SCHEDULE, UPDATE_RUNNING)
 PENDING_EVENTS, RUNNING_EVENTS = (0, 7), (1, 8)
@@ -208,6 +209,40 @@ SEMANTICS = {
 TIE_RULES = ("DRF, lowest index", "DRF, higher share first", "YARN lexicographic", "Mesos allocation count")
 QUOTA_RULES = ("YARN min share (production)", "Mesos quota (production)", "Kueue nominal quota (production)")
 HIERARCHY_RULES = ("hierarchical, naive", "hierarchical, H-DRF")
+#: the marker of each tree rule in the notebook's per-tenant scatter (a marker per group, not colour alone)
+HIERARCHY_MARKERS = {"hierarchical, naive": "o", "hierarchical, H-DRF": "^"}
+
+#: reader's column names and decimals of :func:`semantics_summary` (for :func:`fairlib.tables.show_table`), and its
+#: columns in narrow groups, one table each (caption -> columns)
+SUMMARY_NAMES = {"jobs_changed": "jobs changed", "tasks_moved": "tasks moved", "max_job_change": "most for one job",
+                 "tenants_changed": "tenants changed", "cpu_utilisation": "CPU used",
+                 "memory_utilisation": "memory used", "jobs_satisfied": "jobs served in full",
+                 "jobs_short": "jobs short",
+                 "min_share_short": "lowest dominant share", "jain_short": "Jain's index",
+                 "production_kept": "production kept"}
+SUMMARY_GROUPS = {"Tasks moved from the lowest-index allocation": ["jobs_changed", "tasks_moved", "max_job_change"],
+                  "Who is served": ["tenants_changed", "jobs_satisfied", "jobs_short"],
+                  "The pool's CPU and memory used, production jobs' running tasks kept (shares)":
+                      ["cpu_utilisation", "memory_utilisation", "production_kept"],
+                  "The jobs short of their tasks: their dominant shares": ["min_share_short",
+                                                                                              "jain_short"]}
+SUMMARY_DECIMALS = {"cpu_utilisation": 3, "memory_utilisation": 3, "jobs_satisfied": 3, "min_share_short": 4,
+                    "jain_short": 3, "production_kept": 3}
+
+
+def summary_groups(summary: pd.DataFrame):
+    """One instant's :func:`semantics_summary` for a reader, in the narrow groups of :data:`SUMMARY_GROUPS`: per
+    group ``(caption, frame with human column names, decimals per column)``, for
+    :func:`fairlib.tables.show_table`."""
+    for caption, columns in SUMMARY_GROUPS.items():
+        frame = summary[["rule", *columns]].rename(columns=SUMMARY_NAMES)
+        yield caption, frame, {SUMMARY_NAMES[c]: SUMMARY_DECIMALS[c] for c in columns if c in SUMMARY_DECIMALS}
+
+
+#: reader's column names and decimals of :func:`machine_allocations` averaged over instants
+MACHINE_NAMES = {"tasks": "tasks placed", "cpu_utilisation": "CPU used", "memory_utilisation": "memory used",
+                 "jobs_satisfied": "jobs served in full", "seconds": "run time (s)"}
+MACHINE_DECIMALS = {"tasks": 0, "cpu_utilisation": 3, "memory_utilisation": 3, "jobs_satisfied": 4, "seconds": 2}
 
 
 def semantics_allocations(snapshot: CellSnapshot, *, production_priority: int = PRODUCTION_PRIORITY,
