@@ -157,9 +157,9 @@ def stage_notebook(doc, key: str, captions_by_source: dict | None = None, links=
 
     ``captions_by_source``: a code cell's source → its captions, as the source notebook has them now (captions are
     presentation: editing one needs no new run); a cell not found there keeps the captions it was run with.
-    ``links``: a function that rewrites the Markdown links of a text written at the notebook's repository path (see
-    :func:`rewrite_links`), applied to every markdown cell and every Markdown output (``text/markdown``), such as a
-    Claims list's links to the ledger."""
+    ``links``: ``links(text, output)`` rewrites the Markdown links of a text written at the notebook's repository
+    path (see :func:`rewrite_links`), applied to every markdown cell (``output`` False) and every Markdown output
+    (``text/markdown``, such as a Claims list's links to the ledger; ``output`` True)."""
     import nbformat
 
     out = copy.deepcopy(doc)
@@ -170,7 +170,7 @@ def stage_notebook(doc, key: str, captions_by_source: dict | None = None, links=
         if "injected-parameters" in tags and "remove-cell" not in tags:
             tags.append("remove-cell")
         if links and cell.cell_type == "markdown":
-            cell.source = links(cell.source)
+            cell.source = links(cell.source, False)
         if cell.cell_type != "code":
             cells.append(cell)
             continue
@@ -178,7 +178,7 @@ def stage_notebook(doc, key: str, captions_by_source: dict | None = None, links=
             for o in cell.outputs:
                 if "text/markdown" in o.get("data", {}):
                     text = o["data"]["text/markdown"]
-                    o["data"]["text/markdown"] = links(text if isinstance(text, str) else "".join(text))
+                    o["data"]["text/markdown"] = links(text if isinstance(text, str) else "".join(text), True)
         if cell.get("execution_count") is not None and "remove-cell" not in tags:
             cells.append(_anchor_cell(cell.execution_count))
         images = [o for o in cell.outputs if _is_image(o)]
@@ -346,13 +346,16 @@ _MD_LINK = re.compile(r'(?<!!)\[([^\]\n]*)\]\(([^)\s]+)(?:\s+"([^"\n]*)")?\)')
 _HTML_ANCHOR = re.compile(r"claim-[\w.-]+$")
 
 
-def rewrite_links(text: str, repo_path: str, staged_path: str, pages: dict[str, str], repo_url: str | None) -> str:
+def rewrite_links(text: str, repo_path: str, staged_path: str, pages: dict[str, str], repo_url: str | None,
+                  html_links: bool = False) -> str:
     """The relative Markdown links of a page written as ``repo_path`` in the repository, for its staged copy at
     ``staged_path``: a link to a file the book shows (``pages``: repository path → staged path; a notebook's text
     view ``executed/<key>.md`` counts as its notebook) points at that page; a link to any other file of the
     repository points at it on GitHub (``repo_url``), or, with no repository URL, becomes its plain text. A link to
     an anchor the book writes as an HTML id (a cell's ``in-<n>`` on a notebook's page, a claim's ``claim-<id>`` on
-    the ledger page) becomes an HTML link to the page's HTML file; a link's title is kept.
+    the ledger page) becomes an HTML link to the page's HTML file; a link's title is kept. ``html_links``: every
+    link to a page becomes an HTML link to its HTML file (for a notebook's Markdown outputs, which MyST-NB renders
+    as CommonMark: it would keep a link to ``claims.md`` as it is, to a file the site does not have).
 
     >>> pages = {"docs/verify.md": "docs/verify.md", "executed/li2019.ipynb": "executed/li2019.ipynb",
     ...          "data/results/CLAIMS.md": "claims.md"}
@@ -378,10 +381,10 @@ def rewrite_links(text: str, repo_path: str, staged_path: str, pages: dict[str, 
         titled = f' "{title}"' if title is not None else ""
         if resolved in pages:
             rel = posixpath.relpath(pages[resolved], here)
-            if fragment and (rel.endswith(".ipynb") or _HTML_ANCHOR.match(fragment)):
+            if html_links or (fragment and (rel.endswith(".ipynb") or _HTML_ANCHOR.match(fragment))):
                 # a cell's or a claim's anchor: a plain link to the page's HTML
                 attr = f' title="{html.escape(title)}"' if title is not None else ""
-                return f'<a href="{posixpath.splitext(rel)[0]}.html#{fragment}"{attr}>{label}</a>'
+                return f'<a href="{posixpath.splitext(rel)[0]}.html{"#" + fragment if fragment else ""}"{attr}>{label}</a>'
             return f"[{label}]({rel}{'#' + fragment if fragment else ''}{titled})"
         if repo_url and not resolved.startswith(".."):
             kind = "tree" if path.endswith("/") else "blob"
@@ -492,8 +495,8 @@ def stage(src: Path, *, root: Path = ROOT, executed_dir: Path | None = None) -> 
         captions = {c.source: c.metadata["fairlib"]["captions"] for c in source_cells
                     if c.cell_type == "code" and "captions" in c.metadata.get("fairlib", {})}
         repo_path = f"executed/{key}.ipynb"
-        page, _ = stage_notebook(doc, key, captions,
-                                 links=lambda text, p=repo_path: rewrite_links(text, p, p, pages, url))
+        page, _ = stage_notebook(doc, key, captions, links=lambda text, output, p=repo_path: rewrite_links(
+            text, p, p, pages, url, html_links=output))
         nbformat.write(page, str(src / "executed" / f"{key}.ipynb"))
         papers.append({"file": f"executed/{key}", "title": titles[key]})
         ledger = results / key / "claims.json"

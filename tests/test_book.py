@@ -96,7 +96,8 @@ def test_a_figure_has_its_caption_as_alternative_text_and_its_natural_width():
 
 def test_links_in_markdown_cells_and_markdown_outputs_point_at_the_book():
     """A notebook's Claims list is a Markdown output whose links go to the ledger's rows: the staged page points
-    them at the ledger page's claim anchors, as it does for the links of its markdown cells."""
+    them at the ledger page's claim anchors, as it does for the links of its markdown cells. In an output every
+    link to a page is HTML (MyST-NB renders an output as CommonMark, which would keep ``claims.md`` as it is)."""
     nb = _executed_notebook()
     claims = nbformat.v4.new_code_cell("log.listing()", execution_count=9)
     listing = ('**Held** (1): [a_1](../data/results/CLAIMS.md#claim-a_1 "a (statement)"), '
@@ -108,14 +109,14 @@ def test_links_in_markdown_cells_and_markdown_outputs_point_at_the_book():
                  claims]
     pages = {"data/results/CLAIMS.md": "claims.md", "docs/library.md": "docs/library.md",
              "executed/li2019.ipynb": "executed/li2019.ipynb", "executed/demo.ipynb": "executed/demo.ipynb"}
-    page, _ = book.stage_notebook(nb, "demo", links=lambda text: book.rewrite_links(
-        text, "executed/demo.ipynb", "executed/demo.ipynb", pages, "https://github.com/o/r"))
+    page, _ = book.stage_notebook(nb, "demo", links=lambda text, output: book.rewrite_links(
+        text, "executed/demo.ipynb", "executed/demo.ipynb", pages, "https://github.com/o/r", html_links=output))
     markdown = [c.source for c in page.cells if c.cell_type == "markdown"]
     assert ('See [the library](../docs/library.md#drf) and <a href="li2019.html#in-4">v</a>.') in markdown
     outputs = [o for c in page.cells if c.cell_type == "code" for o in c.outputs if "text/markdown" in o.get("data", {})]
     assert outputs[0].data["text/markdown"] == (
         '**Held** (1): <a href="../claims.html#claim-a_1" title="a (statement)">a_1</a>, '
-        '<a href="../claims.html#claim-b">b</a>\n\nThe [claims ledger](../claims.md).')
+        '<a href="../claims.html#claim-b">b</a>\n\nThe <a href="../claims.html">claims ledger</a>.')
     assert outputs[0].data["text/plain"] == listing                       # only what the page renders changes
     assert outputs[1].data["text/markdown"] == "[r](https://github.com/o/r/blob/main/README.md)"
 
