@@ -6,7 +6,7 @@ contributor then replaces the examples it contains with the paper's own experime
 ``python -m fairlib.scaffold paper KEY --title "..." --citation "..." --driver TOPIC`` creates
 
 - ``notebooks/<KEY>.ipynb`` from ``notebooks/_template.ipynb`` (title, citation, key and driver filled in);
-- ``notebooks/claims/<KEY>.toml`` from ``notebooks/claims/template.toml`` (one example claim);
+- ``notebooks/claims/<KEY>.toml`` from ``notebooks/claims/template.toml`` (one example claim, with a ``headline``);
 - ``fairlib/experiments/<TOPIC>.py`` from ``fairlib/experiments/template.py`` (the experiment driver: the tables and
   the ``findings`` that measure the claims) and ``tests/test_<TOPIC>_findings.py`` (its findings test), the driver
   imported in ``fairlib/experiments/__init__.py``;
@@ -177,7 +177,13 @@ def scaffold_paper(key: str, title: str, citation: str, driver: str, *, root: Pa
     toml = w.read("notebooks/claims/template.toml")
     toml = re.sub(r"\A(#[^\n]*\n)+", f"# Claims of {title}, declared before any run; the experiment driver "
                   f"fairlib/experiments/{driver}.py measures them.\n# Rules and kinds: notebooks/claims/template.toml "
-                  "and CONTRIBUTING.md. Replace the example claim with the paper's.\n", toml)
+                  "and CONTRIBUTING.md. Replace the example claim with the paper's.\n"
+                  "# headline (optional): a Findings bullet's words, filled from the ledger ({ours}, {paper}, "
+                  "{ours_min}, {ours_max}, {n};\n# format specs allowed), at most 35 words: plain words, units, the "
+                  "comparison with the paper.\n", toml)
+    if not re.search(r"^headline\s*=", toml, flags=re.M):   # the example claim shows one
+        toml = re.sub(r"^(statement = .*\n)", lambda m: m.group(1) + 'headline = "the sample mean of uniform draws '
+                      'on [0, 1] is {ours:.3f}; the paper: {paper}"\n', toml, count=1, flags=re.M)
     w.create(f"notebooks/claims/{key}.toml", toml)
     module = w.read("fairlib/experiments/template.py")
     module = re.sub(r'\A"""[^\n]*\n', lambda _: _wrapped(f'"""{title}: the experiment driver of notebooks/{key}.ipynb '
