@@ -449,9 +449,12 @@ def caption_problems(caption: str, marks: dict) -> list[str]:
     >>> caption_problems("PS-DSF (circles) against DRFH", {"texts": ["PS-DSF", "DRFH"], "markers": ["o"],
     ...                  "linestyles": ["-"]})
     []
-    >>> caption_problems("dotted lines with crosses; Best-Fit DRFH", {"texts": ["DRFH"], "markers": ["o"],
-    ...                  "linestyles": ["-"]})
-    ['names crosses, but no line or point is drawn with x, X, +, P', 'names dotted lines, but no line is dotted', "names 'Best-Fit DRFH', but no text of the figure does"]
+    >>> for problem in caption_problems("dotted lines with crosses; Best-Fit DRFH",
+    ...                                 {"texts": ["DRFH"], "markers": ["o"], "linestyles": ["-"]}):
+    ...     print(problem)
+    names crosses, but no line or point is drawn with x, X, +, P
+    names dotted lines, but no line is dotted
+    names 'Best-Fit DRFH', but no text of the figure does
     """
     import re
 

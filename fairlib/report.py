@@ -726,6 +726,7 @@ class ClaimListing:
     mode: str = "full"
 
     def markdown(self) -> str:
+        """The list as Markdown (one paragraph per status that has claims, then the link to the ledger)."""
         words = {"held": "Held", "not reproduced": "Not reproduced", "not tested": "Not tested"}
         mark = PROVISIONAL if self.mode == "quick" else ""
         parts = []

@@ -9,6 +9,10 @@ when it has few rows, else split into column groups that each repeat the first c
 >>> t = table(pd.DataFrame({"users": [10, 20], "mean_efficiency": [0.91234, float("nan")]}))
 >>> t.frames[0].to_dict("records")
 [{'users': '10', 'mean efficiency': '0.912'}, {'users': '20', 'mean efficiency': '—'}]
+>>> wide = table(pd.DataFrame({"mechanism": ["PS-DSF", "DRFH"], **{f"a_long_measure_{i}": [0.5, 0.25]
+...                                                                 for i in range(12)}}))
+>>> [f.shape for f in wide.frames]      # two rows, twelve measures: one row per measure
+[(12, 3)]
 """
 
 from __future__ import annotations
@@ -135,11 +139,10 @@ def table(df: pd.DataFrame, *, names: dict | None = None, decimals: dict | int |
         if len(text) <= _TRANSPOSE_ROWS:
             first = text.columns[0]
             flipped = text.set_index(first).T.reset_index()
-            flipped.columns = [first] + [str(c) for c in flipped.columns[1:]]
-            flipped = flipped.rename(columns={flipped.columns[0]: ""})
+            flipped.columns = [""] + [str(c) for c in flipped.columns[1:]]
             if _width_px(flipped) <= width_px:
                 frames = [flipped]
-        if frames == [text]:
+        if frames[0] is text:
             frames, key, group = [], text.columns[0], []
             for col in text.columns[1:]:
                 if group and _width_px(text[[key] + group + [col]]) > width_px:

@@ -67,7 +67,7 @@ def test_house_structure(path, request):
 PUBLIC_MODULES = {"fairlib", "fairlib.market", "fairlib.multires", "fairlib.dynamic", "fairlib.traces",
                   "fairlib.experiments", "fairlib.mechanisms", "fairlib.sim", "fairlib.sweep", "fairlib.metrics",
                   "fairlib.report", "fairlib.plotting", "fairlib.paths", "fairlib.timing", "fairlib.verify",
-                  "fairlib.prose"}
+                  "fairlib.prose", "fairlib.tables"}
 
 
 def test_notebooks_import_only_from_public_packages(path):
