@@ -384,7 +384,8 @@ def rewrite_links(text: str, repo_path: str, staged_path: str, pages: dict[str, 
             if html_links or (fragment and (rel.endswith(".ipynb") or _HTML_ANCHOR.match(fragment))):
                 # a cell's or a claim's anchor: a plain link to the page's HTML
                 attr = f' title="{html.escape(title)}"' if title is not None else ""
-                return f'<a href="{posixpath.splitext(rel)[0]}.html{"#" + fragment if fragment else ""}"{attr}>{label}</a>'
+                href = posixpath.splitext(rel)[0] + ".html" + (f"#{fragment}" if fragment else "")
+                return f'<a href="{href}"{attr}>{label}</a>'
             return f"[{label}]({rel}{'#' + fragment if fragment else ''}{titled})"
         if repo_url and not resolved.startswith(".."):
             kind = "tree" if path.endswith("/") else "blob"

@@ -105,15 +105,16 @@ def test_links_in_markdown_cells_and_markdown_outputs_point_at_the_book():
     claims.outputs = [nbformat.v4.new_output("execute_result", data={"text/markdown": listing,
                                                                       "text/plain": listing}, execution_count=9),
                       nbformat.v4.new_output("display_data", data={"text/markdown": ["[r](../README", ".md)"]})]
-    nb.cells += [nbformat.v4.new_markdown_cell("See [the library](../docs/library.md#drf) and [v](../executed/li2019.md#in-4)."),
-                 claims]
+    text = "See [the library](../docs/library.md#drf) and [v](../executed/li2019.md#in-4)."
+    nb.cells += [nbformat.v4.new_markdown_cell(text), claims]
     pages = {"data/results/CLAIMS.md": "claims.md", "docs/library.md": "docs/library.md",
              "executed/li2019.ipynb": "executed/li2019.ipynb", "executed/demo.ipynb": "executed/demo.ipynb"}
     page, _ = book.stage_notebook(nb, "demo", links=lambda text, output: book.rewrite_links(
         text, "executed/demo.ipynb", "executed/demo.ipynb", pages, "https://github.com/o/r", html_links=output))
     markdown = [c.source for c in page.cells if c.cell_type == "markdown"]
     assert ('See [the library](../docs/library.md#drf) and <a href="li2019.html#in-4">v</a>.') in markdown
-    outputs = [o for c in page.cells if c.cell_type == "code" for o in c.outputs if "text/markdown" in o.get("data", {})]
+    outputs = [o for c in page.cells if c.cell_type == "code" for o in c.outputs
+               if "text/markdown" in o.get("data", {})]
     assert outputs[0].data["text/markdown"] == (
         '**Held** (1): <a href="../claims.html#claim-a_1" title="a (statement)">a_1</a>, '
         '<a href="../claims.html#claim-b">b</a>\n\nThe <a href="../claims.html">claims ledger</a>.')
@@ -168,7 +169,8 @@ def test_links_to_files_outside_the_book_go_to_the_repository_or_become_text():
              "data/results/CLAIMS.md": "claims.md"}
     text = ("[v](verify.md#tolerances) [n](../executed/li2019.md#in-4) [l](../data/results/CLAIMS.md) "
             "[r](../README.md) [w](https://example.org) [s](#here) [d](../benchmarks/results/) "
-            "[`a_1`](../data/results/CLAIMS.md#claim-a_1) [t](verify.md \"a title\") [h](../data/results/CLAIMS.md#li2019)")
+            "[`a_1`](../data/results/CLAIMS.md#claim-a_1) [t](verify.md \"a title\") "
+            "[h](../data/results/CLAIMS.md#li2019)")
     assert book.rewrite_links(text, "docs/library.md", "docs/library.md", pages, "https://github.com/o/r") == (
         '[v](verify.md#tolerances) <a href="../executed/li2019.html#in-4">n</a> [l](../claims.md) '
         "[r](https://github.com/o/r/blob/main/README.md) [w](https://example.org) [s](#here) "
@@ -378,7 +380,8 @@ _PAGE_FACTS = """() => {
         scrollWidth: document.scrollingElement.scrollWidth, viewport: window.innerWidth,
         launch: Array.from(document.querySelectorAll('a[href*="mybinder.org"]')).map(a => a.href),
         hrefs: Array.from(document.querySelectorAll('a[href]')).map(a => a.href),
-        footer: Array.from(document.querySelectorAll('.extra_footer')).map(e => e.textContent.trim().replace(/\\s+/g, ' ')),
+        footer: Array.from(document.querySelectorAll('.extra_footer'))
+            .map(e => e.textContent.trim().replace(/\\s+/g, ' ')),
         truncated: Array.from(document.querySelectorAll('td, th')).map(c => c.textContent.trim())
             .filter(t => /(\\.\\.\\.|\u2026)$/.test(t)).map(t => t.slice(-70)),
         images: [], wide: [], column: null};
