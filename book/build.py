@@ -234,6 +234,24 @@ def stage_notebook(doc, key: str, captions_by_source: dict | None = None, links=
 STATUS_CLASS = {"held": "held", "not reproduced": "not-reproduced", "not tested": "not-tested"}
 
 
+def link_claim_ids(text: str, claim_ids: set) -> str:
+    """Every backticked claim id in the table rows of ``text`` as a link to the claim's row of the ledger
+    (``../data/results/CLAIMS.md#claim-<id>``, which :func:`rewrite_links` points at the ledger page's block). The
+    coverage page names its claims this way; linking them here keeps its rows short in the repository.
+
+    >>> link_claim_ids("| a | `x_1` and `not_a_claim` |\\nprose `x_1`", {"x_1"})
+    '| a | [`x_1`](../data/results/CLAIMS.md#claim-x_1) and `not_a_claim` |\\nprose `x_1`'
+    """
+    def row(line: str) -> str:
+        if not line.startswith("|"):
+            return line
+        return re.sub(r"(?<!\[)`([^`\s]+)`(?!\])",
+                      lambda m: f"[`{m[1]}`](../data/results/CLAIMS.md#claim-{m[1]})" if m[1] in claim_ids else m[0],
+                      line)
+
+    return "\n".join(row(line) for line in text.split("\n"))
+
+
 def read_claims(path: Path) -> list[dict]:
     """The rows of ``claims.csv`` (every claim of every notebook, as ``run_all.py`` writes it), as strings."""
     import csv
@@ -476,8 +494,12 @@ def stage(src: Path, *, root: Path = ROOT, executed_dir: Path | None = None) -> 
     markdown = {"index.md": ("index.md", index.replace("<!-- results at a glance -->",
                                                             results_block(results / "claims.csv")))}
     reference = []
+    claim_ids = {r["claim"] for r in read_claims(results / "claims.csv")}
     for page in docs_pages(root / "docs"):
-        markdown[f"docs/{page.name}"] = (f"docs/{page.name}", page.read_text(encoding="utf-8"))
+        text = page.read_text(encoding="utf-8")
+        if page.name == "claims-coverage.md":   # its tables name claims by id: each links to the ledger's block
+            text = link_claim_ids(text, claim_ids)
+        markdown[f"docs/{page.name}"] = (f"docs/{page.name}", text)
         reference.append({"file": f"docs/{page.stem}"})
     if not (root / "docs" / "data.md").is_file() and (root / "data" / "README.md").is_file():
         markdown["data/README.md"] = ("docs/data-folder.md", (root / "data" / "README.md").read_text("utf-8"))

@@ -256,16 +256,17 @@ def test_every_claim_links_to_an_anchor_of_its_page(staged):
     assert not missing, f"{len(missing)} claim(s) link to no measuring cell: {missing[:10]}"
 
 
-def test_the_coverage_page_links_every_claim_it_names_to_the_ledger():
-    """docs/claims-coverage.md: every claim id its tables name (in backticks) links to the claim's row of the ledger
-    (``../data/results/CLAIMS.md#claim-<id>``, the ledger page's anchor in the book), and every such link names a
-    claim of the ledger."""
+def test_the_coverage_page_links_every_claim_it_names_to_the_ledger(staged):
+    """The staged coverage page: every claim id its tables name (in backticks) links to the claim's block of the
+    ledger page (``claim-<id>``), and every such link names a claim of the ledger."""
+    src, _ = staged
     ids = {r["claim"] for r in book.read_claims(paths.results_root("full") / "claims.csv")}
-    text = (ROOT / "docs" / "claims-coverage.md").read_text(encoding="utf-8")
-    rows = [line for line in text.splitlines() if line.startswith("|")]
-    unlinked = sorted({m[1] for line in rows for m in re.finditer(r"(?<!\[)`([^`\s]+)`(?!\])", line)} & ids)
+    text = (src / "docs" / "claims-coverage.md").read_text(encoding="utf-8")
+    link = re.compile(r'<a href="[^"]*claims\.html#claim-([^"]+)">`([^`]+)`</a>')
+    rows = [link.sub("", line) for line in text.splitlines() if line.startswith("|")]
+    unlinked = sorted({m[1] for line in rows for m in re.finditer(r"`([^`\s]+)`", line)} & ids)
     assert not unlinked, f"claim ids named without a link to the ledger: {unlinked}"
-    links = re.findall(r"\[`([^`]+)`\]\(\.\./data/results/CLAIMS\.md#claim-([^)]+)\)", text)
+    links = [(label, anchor) for anchor, label in link.findall(text)]
     assert links and all(label == anchor for label, anchor in links)
     assert not {anchor for _, anchor in links} - ids, "links to claims the ledger does not have"
 
