@@ -707,6 +707,9 @@ def claim_anchor(claim_id: str) -> str:
     >>> claim_anchor("table1_1-20_over_sd")
     'claim-table1_1-20_over_sd'
     """
+    if not isinstance(claim_id, str) or not claim_id or any(ch.isspace() or ch in "\"'<>#" for ch in claim_id):
+        raise InvalidInputError(f"claim_id = {_short(claim_id)}: expected a claim id (a string without spaces, "
+                                f"quotes, angle brackets or #)")
     return f"claim-{claim_id}"
 
 
@@ -724,6 +727,16 @@ class ClaimListing:
 
     claims: tuple
     mode: str = "full"
+
+    def __post_init__(self):
+        paths._check_mode(self.mode)
+        if not isinstance(self.claims, tuple):
+            raise InvalidInputError(f"claims = {_short(self.claims)}: expected a tuple of (claim id, kind, status, "
+                                    f"statement)")
+        for i, c in enumerate(self.claims):
+            if not (isinstance(c, tuple) and len(c) == 4 and c[2] in STATUSES and c[1] in KINDS):
+                raise InvalidInputError(f"claims[{i}] = {_short(c)}: expected (claim id, kind, status, statement) "
+                                        f"with a kind of {KINDS} and a status of {STATUSES}")
 
     def markdown(self) -> str:
         """The list as Markdown (one paragraph per status that has claims, then the link to the ledger)."""
