@@ -43,7 +43,9 @@ def test_claims_md_links_every_claim_to_its_cell_in_one_click():
         section = ledger.split(f"\n## {nb.key}", 1)[1].split("\n## ", 1)[0]
         view = (paths.executed_dir() / f"{nb.key}.md").read_text(encoding="utf-8")
         for c in claims:
-            row = next(line for line in section.splitlines() if line.startswith(f"| {c['kind']} | {c['claim_id']} |"))
+            # the claim's cell carries its anchor (claim-<id>), which the notebooks' Claims lists link to
+            start = f"| {c['kind']} | <a id=\"claim-{c['claim_id']}\"></a>{c['claim_id']} |"
+            row = next(line for line in section.splitlines() if line.startswith(start))
             link = re.search(r"\[In \[(\d+)\]\]\(\.\./\.\./executed/([\w]+)\.md#in-(\d+)\)", row)
             assert link, f"{nb.key}/{c['claim_id']}: no link to its cell in CLAIMS.md: {row[-80:]}"
             n, key, anchor = link.groups()
@@ -180,3 +182,44 @@ def test_publish_renders_the_findings_from_the_ledger_the_run_wrote(tmp_path, mo
     assert executed.findings_choice(findings.source) == ["a", "b", "c"]
     with pytest.raises(ValueError, match="show_findings"):
         executed.findings_choice("display(1)")
+
+
+def _source_cells(nb):
+    return [c for c in json.loads((ROOT / nb.source).read_text())["cells"] if c["cell_type"] == "code"]
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=_key)
+def test_every_caption_names_only_what_its_figure_draws(nb, request):
+    """Each saved figure's caption (the source cell's ``metadata.fairlib.captions``) names only marks the figure
+    draws and mechanisms its text names (:func:`fairlib.plotting.caption_problems` against the last full run's
+    ``figures/<key>/marks.json``)."""
+    from fairlib.plotting import caption_problems
+    from fairlib.report import MARKS_FILE
+    from tests.conftest import awaiting_full_run
+
+    awaiting_full_run(request, nb.key)
+    marks_file = paths.figures_dir(nb.key, "full") / MARKS_FILE
+    assert marks_file.is_file(), f"{marks_file} is missing: the last full run predates it"
+    marks = json.loads(marks_file.read_text(encoding="utf-8"))
+    problems = []
+    for cell in _source_cells(nb):
+        captions = cell["metadata"].get("fairlib", {}).get("captions", [])
+        names = re.findall(r'save_figure\(\s*\w+\s*,\s*\w+\s*,\s*f?"([^"{]+)', "".join(cell["source"]))
+        for name, caption in zip(names, captions):
+            if name not in marks:
+                problems.append(f"{name}: not in {MARKS_FILE}")
+                continue
+            problems += [f"{name}: {p}" for p in caption_problems(caption, marks[name])]
+    assert not problems, f"{nb.key}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=_key)
+def test_every_findings_bullet_is_a_declared_headline(nb):
+    """The claims a notebook's Findings show each declare a ``headline`` (plain words, units, the comparison with the
+    paper; at most 35 words once filled, which ``findings_markdown`` enforces): a bullet is never a rule's wording."""
+    from fairlib.prose import registry_headlines
+
+    cell = next(c for c in _source_cells(nb) if executed.FINDINGS_TAG in c["metadata"].get("tags", []))
+    chosen = executed.findings_choice("".join(cell["source"]))
+    missing = [claim_id for claim_id in chosen if claim_id not in registry_headlines(nb.key)]
+    assert not missing, f"{nb.key}: Findings claims without a headline in its registry: {missing}"
