@@ -262,16 +262,21 @@ def report(results_dir: Path | None = None, page: Path | None = None) -> Path:
     return page
 
 
-def run_one(name: str, main, argv: list[str], results_dir: Path | None = None) -> Path:
-    """Run one benchmark's ``main`` and save what it returns (the entry point of ``python -m benchmarks``)."""
-    context = run_context()
+def run_one(name: str, main, argv: list[str], results_dir: Path | None = None, context=None) -> Path:
+    """Run one benchmark's ``main`` and save what it returns (the entry point of ``python -m benchmarks``).
+
+    ``context(argv)``, when the benchmark defines one, returns fields of the run's record that it knows better than
+    this process (the full-run benchmark's date is the span of the notebook runs it reads)."""
+    run = run_context()
     rows = main(list(argv))
+    if context is not None:
+        run.update(context(list(argv)))
     command = "python -m benchmarks " + " ".join([name, *argv])
-    path = save(name, rows, context, command, results_dir)
+    path = save(name, rows, run, command, results_dir)
     print(f"results: {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}", flush=True)
     return path
 
 
-def standalone(name: str, main) -> None:
+def standalone(name: str, main, context=None) -> None:
     """``python -m benchmarks.bench_NAME [ARGS]``: the same as ``python -m benchmarks NAME [ARGS]``."""
-    run_one(name, main, sys.argv[1:])
+    run_one(name, main, sys.argv[1:], context=context)

@@ -5,9 +5,10 @@ This module renders each from a committed source of truth:
 
 - ``results``: one row per paper notebook with its paper claims held / not reproduced / not tested, counted from
   ``data/results/claims.csv`` (what ``run_all.py`` aggregates from the ledgers), and the totals by kind;
-- ``timings``: the wall time of each notebook's last full-mode run, read from the papermill metadata of
-  ``executed/<key>.ipynb``, and the test suite's wall time from ``benchmarks/results/suite.json``
-  (``python -m benchmarks suite``);
+- ``timings``: the wall time of the notebooks' last full-mode runs, in all and per notebook, against the full
+  rerun's targets, from ``benchmarks/results/full_run.json`` (``python -m benchmarks full_run`` reads the papermill
+  metadata of ``executed/<key>.ipynb``: :func:`notebook_durations`, :func:`cell_durations`), and the test suite's
+  wall time from ``benchmarks/results/suite.json`` (``python -m benchmarks suite``);
 - ``citation``: the repository's BibTeX entry, from ``CITATION.cff``;
 - ``tolerances``, ``timing``, ``sensitive`` (docs/verify.md): ``run_all.py --verify``'s tolerances, the wall-clock
   columns it leaves out and the quantities it reports but does not fail, from :mod:`fairlib.verify`.
@@ -34,10 +35,12 @@ README = paths.ROOT / "README.md"
 RENDERED = (README, paths.ROOT / "docs" / "verify.md")
 CITATION = paths.ROOT / "CITATION.cff"
 SUITE_RESULTS = paths.ROOT / "benchmarks" / "results" / "suite.json"
+FULL_RUN_RESULTS = paths.ROOT / "benchmarks" / "results" / "full_run.json"
 STATUSES = ("held", "not reproduced", "not tested")
 KINDS = ("paper", "finding", "check")
 
-__all__ = ["PaperRow", "PAPERS", "RENDERED", "claim_counts", "notebook_durations", "results_block",
+__all__ = ["PaperRow", "PAPERS", "RENDERED", "claim_counts", "notebook_durations", "cell_durations",
+           "results_block",
            "timings_block", "citation_block", "tolerances_block", "timing_block", "sensitive_block", "render", "main"]
 
 
@@ -119,10 +122,6 @@ def results_block(claims_csv: Path | None = None) -> str:
     return "\n".join(lines)
 
 
-def _minutes(seconds: float) -> str:
-    return f"{seconds / 60:.0f} min" if seconds >= 600 else f"{seconds / 60:.1f} min"
-
-
 def notebook_durations(executed: Path | None = None) -> dict[str, tuple[float, str]]:
     """``{key: (seconds, ISO date)}`` of each executed notebook's last full-mode run (papermill's metadata)."""
     out = {}
@@ -133,15 +132,74 @@ def notebook_durations(executed: Path | None = None) -> dict[str, tuple[float, s
     return out
 
 
-def timings_block(executed: Path | None = None, suite: Path | None = None) -> str:
+def cell_durations(executed: Path | None = None) -> dict[str, list[tuple[int | None, float]]]:
+    """``{key: [(execution count, seconds), ...]}``: every code cell of each executed notebook's last full-mode run,
+    in order, with its wall time (papermill's ``metadata.papermill.duration``, else the kernel's
+    ``metadata.execution`` stamps from ``iopub.execute_input`` to ``shell.execute_reply``); a cell with neither
+    is left out."""
+    import datetime as dt
+
+    def stamp(text: str) -> dt.datetime:
+        return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+    out = {}
+    for f in sorted(Path(executed or paths.ROOT / "executed").glob("*.ipynb")):
+        cells = []
+        for cell in json.loads(f.read_text(encoding="utf-8")).get("cells", []):
+            if cell.get("cell_type") != "code":
+                continue
+            meta = cell.get("metadata", {})
+            seconds = meta.get("papermill", {}).get("duration")
+            stamps = meta.get("execution", {})
+            if seconds is None and "iopub.execute_input" in stamps and "shell.execute_reply" in stamps:
+                seconds = (stamp(stamps["shell.execute_reply"]) - stamp(stamps["iopub.execute_input"])).total_seconds()
+            if seconds is not None:
+                cells.append((cell.get("execution_count"), float(seconds)))
+        out[f.stem] = cells
+    return out
+
+
+#: the full-run benchmark's row names (``benchmarks/bench_full_run.py`` writes them, :func:`full_run_line` reads them)
+FULL_RUN_TOTAL = "every notebook, one after another, as `make` runs them"
+FULL_RUN_CELL = "the longest cell"
+FULL_RUN_NOTEBOOK = "notebook "
+_SHOWN_OP = {"<=": "≤", ">=": "≥", "<": "<", ">": ">"}
+
+
+def _shown_target(row: dict) -> str:
+    op, _, threshold = row["target"].partition(" ")
+    return f"{_SHOWN_OP[op]} {float(threshold):g} {row['unit']}"
+
+
+def _met(row: dict) -> bool:
+    import operator
+
+    op, _, threshold = row["target"].partition(" ")
+    ops = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt}
+    return bool(ops[op](row["value"], float(threshold)))
+
+
+def full_run_line(full_run: Path | None = None) -> str:
+    """The ``make`` line of the timings block, from the full-run benchmark's rows (``python -m benchmarks
+    full_run``): the notebooks' time in all and each one's, the longest cell, each against its target."""
+    path = Path(full_run or FULL_RUN_RESULTS)
+    if not path.exists():
+        return "- `make`: not measured yet (`python -m benchmarks full_run`)."
+    rec = json.loads(path.read_text(encoding="utf-8"))
+    rows = {r["row"]: r for r in rec["rows"]}
+    total, cell = rows[FULL_RUN_TOTAL], rows[FULL_RUN_CELL]
+    per = ", ".join(f"{r['row'][len(FULL_RUN_NOTEBOOK):]} {r['ours']}" for r in rec["rows"]
+                    if r["row"].startswith(FULL_RUN_NOTEBOOK))
+    return _item(f"`make`: the notebooks' last full-mode runs took {total['ours']} in all, one after another (target "
+                 f"{_shown_target(total)}: {'met' if _met(total) else 'not met'}; {per}); the longest cell "
+                 f"{cell['ours']} ({cell['baseline']}; target {_shown_target(cell)}: "
+                 f"{'met' if _met(cell) else 'not met'}). Runs of {rec['date']}, from "
+                 "`benchmarks/results/full_run.json`; plus a few minutes of installation.")
+
+
+def timings_block(full_run: Path | None = None, suite: Path | None = None) -> str:
     """The two commands' wall times on 2 cores, from the last full run and the last suite benchmark."""
-    durations = notebook_durations(executed)
-    total = sum(s for s, _ in durations.values())
-    dates = sorted(d for _, d in durations.values() if d)
-    per = ", ".join(f"{k} {_minutes(s)}" for k, (s, _) in durations.items())
-    when = f"{dates[0]} to {dates[-1]}" if dates and dates[0] != dates[-1] else (dates[0] if dates else "unknown")
-    lines = [f"- `make`: the notebooks' last full-mode runs took {_minutes(total)} of notebook time in all "
-             f"({per}; runs of {when}, from `executed/*.ipynb`), plus a few minutes of installation."]
+    lines = [full_run_line(full_run)]
     suite_path = Path(suite or SUITE_RESULTS)
     if suite_path.exists():
         rec = json.loads(suite_path.read_text(encoding="utf-8"))

@@ -13,3 +13,63 @@ def test_peak_memory_of_a_fresh_interpreter_does_not_inherit_the_parents():
     assert small["answer"] == 42 and small["peak_rss_gb"] < 0.2
     assert big["held"] == 300_000_000 and 0.3 <= big["peak_rss_gb"] < 0.5
     assert ballast.sum() > 0
+
+
+def _executed_notebook(path, duration_s, end_time, cells):
+    """A fake executed notebook: papermill's run metadata and one code cell per (execution count, cell metadata)."""
+    import json
+
+    nb = {"metadata": {"papermill": {"duration": duration_s, "end_time": end_time},
+                       "language_info": {"version": "3.11.7"}},
+          "cells": [{"cell_type": "markdown", "metadata": {}, "source": "# title"}]
+          + [{"cell_type": "code", "execution_count": n, "metadata": meta, "outputs": [], "source": ""}
+             for n, meta in cells]}
+    path.write_text(json.dumps(nb))
+
+
+def test_the_full_run_row_is_read_from_the_executed_notebooks_and_gated(tmp_path):
+    """Papermill's durations become minutes per notebook and in all (against 30 min) and the longest cell (against
+    4 min, from papermill's cell duration or, without it, the kernel's execution stamps); nothing is executed."""
+    import json
+
+    from benchmarks import _results, bench_full_run
+    from fairlib import landing
+
+    stamps = {"iopub.execute_input": "2026-01-02T10:00:00.000000Z", "shell.execute_reply": "2026-01-02T10:05:00Z"}
+    _executed_notebook(tmp_path / "alpha.ipynb", 600.0, "2026-01-01T12:00:00+00:00",
+                       [(1, {"papermill": {"duration": 30.0}}), (2, {"papermill": {"duration": 570.0}})])
+    _executed_notebook(tmp_path / "beta.ipynb", 1500.0, "2026-01-02T12:00:00+00:00",
+                       [(1, {"execution": stamps}), (2, {"papermill": {"duration": 60.0}}), (3, {})])
+    rows = {r.row: r for r in bench_full_run.rows(tmp_path)}
+    total, cell = rows[landing.FULL_RUN_TOTAL], rows[landing.FULL_RUN_CELL]
+    assert total.value == 35.0 and total.unit == "min" and total.ours == "35 min" and total.target == "<= 30"
+    assert total.met is False and _results._met(total) == "**not met**, 0.85×"
+    assert cell.value == 9.5 and cell.ours == "9.5 min" and cell.baseline == "alpha, In [2]" and cell.met is False
+    assert cell.note == "2 cells over 4 min: alpha In [2] 9.5 min; beta In [1] 5.0 min"
+    assert rows["notebook alpha"].value == 10.0 and rows["notebook alpha"].target == ""
+    assert rows["notebook beta"].ours == "25 min" and rows["notebook beta"].baseline == "longest cell In [1], 5.0 min"
+    fast = tmp_path / "fast"
+    fast.mkdir()
+    _executed_notebook(fast / "alpha.ipynb", 120.0, "2026-01-03T00:00:00+00:00", [(1, {"papermill": {"duration": 90}})])
+    quick = {r.row: r for r in bench_full_run.rows(fast)}
+    assert quick[landing.FULL_RUN_TOTAL].met
+    assert quick[landing.FULL_RUN_CELL].met and quick[landing.FULL_RUN_CELL].note == "0 cells over 4 min"
+    # the results file: the date is the span of the runs, the machine what the notebooks record of theirs
+    path = _results.run_one("full_run", bench_full_run.main, ["--executed", str(tmp_path)], tmp_path / "results",
+                            context=bench_full_run.context)
+    record = json.loads(path.read_text())
+    assert record["date"] == "2026-01-01 to 2026-01-02" and record["versions"] == {"python": "3.11.7"}
+    assert record["cpu"] == "not recorded in the executed notebooks" and len(record["rows"]) == 4
+
+
+def test_the_committed_full_run_results_are_those_of_the_executed_notebooks():
+    """benchmarks/results/full_run.json equals its rendering from the committed executed/*.ipynb."""
+    import json
+
+    from benchmarks import _results, bench_full_run
+
+    record = json.loads((_results.RESULTS_DIR / "full_run.json").read_text(encoding="utf-8"))
+    stale = ("benchmarks/results/full_run.json is stale: run python -m benchmarks full_run, then "
+             "python -m fairlib.landing")
+    assert [_results.Row(**r) for r in record["rows"]] == bench_full_run.rows(), stale
+    assert record["date"] == bench_full_run.runs_span(), stale

@@ -49,6 +49,27 @@ def test_rendered_blocks_equal_their_rendering(path):
     assert landing.render(text) == text, f"{path.name} is stale: run python -m fairlib.landing"
 
 
+def test_the_make_line_states_the_full_run_against_its_targets(tmp_path):
+    """The README's ``make`` line is rendered from the full-run benchmark's rows: the time in all and per notebook,
+    the longest cell, each against its target and whether it is met."""
+    rows = [_results.Row(landing.FULL_RUN_TOTAL, "35 min", "2 notebooks", 35.0, "min", "<= 30"),
+            _results.Row(landing.FULL_RUN_CELL, "3.5 min", "beta, In [2]", 3.5, "min", "<= 4"),
+            _results.Row(landing.FULL_RUN_NOTEBOOK + "alpha", "10 min", "", 10.0, "min"),
+            _results.Row(landing.FULL_RUN_NOTEBOOK + "beta", "25 min", "", 25.0, "min")]
+    context = {"cpu": "x", "cores": 2, "versions": {}, "commit": "", "date": "2026-01-01 to 2026-01-02",
+               "load_before": 0.0}
+    path = _results.save("full_run", rows, context, "python -m benchmarks full_run", tmp_path)
+    block = landing.timings_block(full_run=path, suite=tmp_path / "none.json")
+    assert all(len(line) <= 118 for line in block.splitlines())
+    line = block.split("\n- ")[0].replace("\n  ", " ")
+    assert line == ("- `make`: the notebooks' last full-mode runs took 35 min in all, one after another (target "
+                    "≤ 30 min: not met; alpha 10 min, beta 25 min); the longest cell 3.5 min (beta, In [2]; target "
+                    "≤ 4 min: met). Runs of 2026-01-01 to 2026-01-02, from `benchmarks/results/full_run.json`; plus "
+                    "a few minutes of installation.")
+    assert landing.full_run_line(tmp_path / "none.json") == ("- `make`: not measured yet (`python -m benchmarks "
+                                                              "full_run`).")
+
+
 def test_results_table_counts_every_paper_claim_of_the_ledger():
     import csv
 

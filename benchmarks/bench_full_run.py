@@ -1,0 +1,109 @@
+"""A full rerun: the wall time of every notebook's last full-mode run and of its longest cell, as ``make`` runs them.
+
+Nothing is re-executed: the rows are read from the papermill metadata of the executed notebooks (``executed/*.ipynb``,
+or ``$FAIRLIB_OUTPUT_DIR/executed``; ``--executed DIR`` reads another folder): each notebook's
+``metadata.papermill.duration`` and ``end_time`` (:func:`fairlib.landing.notebook_durations`) and each code cell's
+duration (:func:`fairlib.landing.cell_durations`). ``make`` runs the notebooks one after another on every core, so
+their durations add up to its wall time, installation aside.
+
+Targets (on 2 cores, no result cached across runs): the whole full-mode reproduction in at most 30 minutes, no cell
+over 4 minutes. Reported: each notebook's minutes and its longest cell. The results file's date is the span of the
+runs' end dates and its machine what the notebooks record of theirs (the kernel's Python version); the README's
+``make`` line is rendered from this file (``python -m fairlib.landing``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from benchmarks._results import Row, standalone
+from fairlib import landing, paths
+
+#: minutes: the whole full-mode reproduction on 2 cores, and any one cell of it
+TOTAL_TARGET = 30
+CELL_TARGET = 4
+
+
+def minutes(seconds: float) -> str:
+    """A duration in minutes as a reader takes it in (``"1.3 min"``, ``"60 min"``)."""
+    return f"{seconds / 60:.0f} min" if seconds >= 600 else f"{seconds / 60:.1f} min"
+
+
+def _cell(count: int | None) -> str:
+    return f"In [{count}]" if count is not None else "an unnumbered cell"
+
+
+def _executed(argv: list[str]) -> Path:
+    if "--executed" in argv:
+        return Path(argv[argv.index("--executed") + 1])
+    return paths.executed_dir()
+
+
+def rows(executed: Path | None = None) -> list[Row]:
+    """The full-run rows of the executed notebooks in ``executed`` (default: :func:`fairlib.paths.executed_dir`)."""
+    executed = Path(executed or paths.executed_dir())
+    durations = landing.notebook_durations(executed)
+    if not durations:
+        raise SystemExit(f"no executed notebook with papermill's duration in {executed}: a full run (python "
+                         "run_all.py) publishes them")
+    cells = landing.cell_durations(executed)
+    longest = {key: max(cells.get(key) or [(None, 0.0)], key=lambda c: c[1]) for key in durations}
+    total = sum(s for s, _ in durations.values())
+    key, (count, seconds) = max(longest.items(), key=lambda kv: kv[1][1])
+    over = [(k, c, s) for k in durations for c, s in cells.get(k, []) if s > CELL_TARGET * 60]
+    listed = "; ".join(f"{k} {_cell(c)} {minutes(s)}" for k, c, s in over)
+    over_text = f"{len(over)} {'cell' if len(over) == 1 else 'cells'} over {CELL_TARGET} min" + (
+        f": {listed}" if over else "")
+    out = [
+        Row(landing.FULL_RUN_TOTAL, minutes(total),
+            f"{len(durations)} notebooks' papermill durations, added up", total / 60, "min",
+            f"<= {TOTAL_TARGET}",
+            note="read from the executed notebooks' metadata (nothing re-executed); the target is the whole "
+                 "full-mode reproduction on 2 cores with no result cached across runs"),
+        Row(landing.FULL_RUN_CELL, minutes(seconds), f"{key}, {_cell(count)}", seconds / 60, "min",
+            f"<= {CELL_TARGET}",
+            note=over_text),
+    ]
+    for k, (s, _) in durations.items():
+        c, cs = longest[k]
+        out.append(Row(f"{landing.FULL_RUN_NOTEBOOK}{k}", minutes(s), f"longest cell {_cell(c)}, {minutes(cs)}",
+                       s / 60, "min"))
+    return out
+
+
+def runs_span(executed: Path | None = None) -> str:
+    """The runs' end dates: ``"2026-11-26 to 2026-11-28"``, or the one date."""
+    dates = sorted(d for _, d in landing.notebook_durations(executed or paths.executed_dir()).values() if d)
+    if not dates:
+        return "unknown"
+    return dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
+
+
+def _pythons(executed: Path) -> list[str]:
+    """The Python versions the executed notebooks' kernels report (``metadata.language_info.version``)."""
+    import json
+
+    found = {json.loads(f.read_text(encoding="utf-8")).get("metadata", {}).get("language_info", {}).get("version")
+             for f in sorted(executed.glob("*.ipynb"))}
+    return sorted(v for v in found if v)
+
+
+def context(argv=None) -> dict:
+    """What the results file says instead of this process's run: the date is the span of the notebooks' runs, and
+    the machine and versions are theirs as far as the notebooks record them (the kernel's Python version; not the
+    processor or the cores)."""
+    executed = _executed(list(argv or []))
+    return {"date": runs_span(executed), "cpu": "not recorded in the executed notebooks",
+            "cores": "not recorded", "versions": {"python": ", ".join(_pythons(executed))}}
+
+
+def main(argv=None) -> list[Row]:
+    executed = _executed(list(argv or []))
+    out = rows(executed)
+    for r in out:
+        print(f"{r.row}: {r.ours} ({r.baseline})" + (f", target {r.target} min" if r.target else ""), flush=True)
+    return out
+
+
+if __name__ == "__main__":
+    standalone("full_run", main, context)
