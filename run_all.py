@@ -11,11 +11,13 @@
     python run_all.py --verify [--only KEY ...]   # re-run into build/verify and compare with the committed tables
 
 Each notebook runs into ``build/executed/<mode>/<key>.ipynb`` with ``MODE`` injected. Full mode writes the tracked
-``figures/<key>/`` and ``data/results/<key>/`` and publishes the executed notebook, outputs included, to the
-tracked ``executed/<key>.ipynb`` (what a reader opens; ``make site`` builds the book from those);
-quick mode writes only under ``build/``. At the end: a table (key, mode, status, wall time, claims held/expected,
-outputs), the aggregated claims table (``claims.csv`` and ``CLAIMS.md`` in the mode's results root) and
-``build/run_manifest.json``. The exit code is non-zero if any notebook failed (the failing cell and error are
+``figures/<key>/`` and ``data/results/<key>/`` and publishes the executed notebook, outputs included, to the tracked
+``executed/<key>.ipynb`` (what a reader opens; ``make site`` builds the book from those); quick mode writes only
+under ``build/``. As each notebook finishes, one line: its key, status and wall time and, in full mode, about how
+long the rest takes, from the last full run's durations (``executed/<key>.ipynb``) of the notebooks not finished
+yet, divided by the jobs (:func:`progress_line`). At the end: a table (key, mode, status, wall time, claims
+held/expected, outputs), the aggregated claims table (``claims.csv`` and ``CLAIMS.md`` in the mode's results root)
+and ``build/run_manifest.json``. The exit code is non-zero if any notebook failed (the failing cell and error are
 named) or, in a full run, if a claim "held" in the committed ledger is not held any more (each one named;
 ``--accept-claims`` accepts the new statuses, which then show in the diff of ``claims.json``). Every notebook runs
 even when one fails (``--stop-on-failure`` stops at the first).
@@ -461,6 +463,44 @@ def quick_differences(key: str, committed: list[dict], quick: list[dict]) -> lis
             for c in quick if c["claim_id"] in full and full[c["claim_id"]] != c["status"]]
 
 
+def last_full_run() -> dict[str, float]:
+    """Each notebook's wall time in seconds in its last full-mode run: papermill's duration in the published
+    ``executed/<key>.ipynb`` (:func:`fairlib.landing.notebook_durations`); empty where there is none."""
+    from fairlib import paths
+    from fairlib.landing import notebook_durations
+
+    try:
+        return {key: seconds for key, (seconds, _) in notebook_durations(paths.executed_dir()).items()}
+    except (OSError, ValueError):   # an unreadable notebook: no estimate, never a failed run
+        return {}
+
+
+def _wall(seconds: float) -> str:
+    """A wall time as a progress line shows it: ``"42 s"``, ``"4.9 min"``, ``"62 min"``."""
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.1f} min" if seconds < 600 else f"{seconds / 60:.0f} min"
+
+
+def progress_line(done: int, total: int, outcome: Outcome, left: list[str], last: dict[str, float],
+                  jobs: int = 1) -> str:
+    """The line printed as a notebook finishes: ``[3/6] li2019 ok in 4.9 min — about 62 min left (from the last full
+    run)``. The estimate adds the last full run's durations (``last``, seconds by key) of the notebooks ``left``
+    (not finished yet) and divides by the ``jobs`` running at once; a quick run, whose notebooks take seconds,
+    counts them instead."""
+    line = f"[{done}/{total}] {outcome.key} {outcome.status} in {_wall(outcome.wall_s)}"
+    if not left:
+        return line
+    if outcome.mode != "full":
+        return f"{line} — {len(left)} left"
+    known = [last[key] for key in left if key in last]
+    unknown = [key for key in left if key not in last]
+    if not known:
+        return f"{line} — {len(left)} left, none of them timed in a full run before"
+    untimed = f"; {', '.join(unknown)} not timed before" if unknown else ""
+    return f"{line} — about {_wall(sum(known) / max(1, jobs))} left (from the last full run{untimed})"
+
+
 def format_table(outcomes: list[Outcome]) -> str:
     head = ("key", "mode", "data", "status", "wall s", "claims held/total", "outputs")
     rows = [(o.key, o.mode, o.data.upper() if o.data == "synthetic" else (o.data or "-"), o.status, f"{o.wall_s:.1f}",
@@ -542,6 +582,7 @@ def main(argv=None) -> int:
     from fairlib import paths
 
     build = paths.build_dir()
+    last = last_full_run() if mode == "full" else {}   # read before this run publishes over them
     if args.verify:  # full-mode outputs of this run go under build/verify, never over the committed ones
         verify_root = build / "verify"
         for key in keys:
@@ -578,6 +619,7 @@ def main(argv=None) -> int:
                 outcomes[key] = o = run_one(registry[key], mode, build, show_cells, args.accept_claims,
                                             not args.verify)
                 bar.update()
+                tqdm.write(progress_line(len(outcomes), len(keys), o, [k for k in keys if k not in outcomes], last))
                 if o.status != "ok":
                     tqdm.write(f"FAILED {key}: {o.error}")
                     if args.stop_on_failure:
@@ -590,6 +632,8 @@ def main(argv=None) -> int:
                     o = fut.result()
                     outcomes[o.key] = o
                     bar.update()
+                    tqdm.write(progress_line(len(outcomes), len(keys), o, [k for k in keys if k not in outcomes],
+                                             last, jobs))
                     if o.status != "ok":
                         tqdm.write(f"FAILED {o.key}: {o.error}")
     ordered = [outcomes.get(k, Outcome(k, mode, status="skipped")) for k in keys]

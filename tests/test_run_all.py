@@ -355,3 +355,58 @@ def test_kernels_talk_over_unix_sockets_each_with_its_own_files():
     first, second = manager(kernel_name="python3"), manager(kernel_name="python3")
     assert first.transport == second.transport == "ipc"
     assert first.ip != second.ip and len(first.ip) < 90
+
+
+def test_a_progress_line_names_the_notebook_its_status_time_and_what_is_left():
+    """One line per finished notebook; the estimate adds the last full run's durations of the notebooks not finished
+    yet and divides by the jobs; a quick run counts them; a notebook never timed before is named."""
+    sys.path.insert(0, str(ROOT))
+    import run_all
+
+    last = {"li2019": 297.0, "metin2025": 128.0, "khamseashari2018_traces": 3576.0}
+    done = run_all.Outcome("li2019", "full", status="ok", wall_s=294.0)
+    left = ["metin2025", "khamseashari2018_traces"]
+    assert (run_all.progress_line(3, 6, done, left, last)
+            == "[3/6] li2019 ok in 4.9 min — about 62 min left (from the last full run)")
+    assert (run_all.progress_line(3, 6, done, left, last, jobs=2)
+            == "[3/6] li2019 ok in 4.9 min — about 31 min left (from the last full run)")
+    assert (run_all.progress_line(3, 6, done, ["metin2025", "new"], last)
+            == "[3/6] li2019 ok in 4.9 min — about 2.1 min left (from the last full run; new not timed before)")
+    assert (run_all.progress_line(1, 2, done, ["new"], last)
+            == "[1/2] li2019 ok in 4.9 min — 1 left, none of them timed in a full run before")
+    failed = run_all.Outcome("schedulers", "full", status="FAILED", wall_s=899.4)
+    assert run_all.progress_line(6, 6, failed, [], last) == "[6/6] schedulers FAILED in 15 min"
+    quick = run_all.Outcome("ok_a", "quick", status="ok", wall_s=3.2)
+    assert run_all.progress_line(1, 3, quick, ["ok_b", "bad"], last) == "[1/3] ok_a ok in 3 s — 2 left"
+
+
+def _executed_with_duration(path, seconds):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"metadata": {"papermill": {"duration": seconds,
+                                                           "end_time": "2026-01-01T00:00:00+00:00"}},
+                                "cells": []}))
+
+
+def test_a_full_run_prints_a_progress_line_per_notebook_from_the_last_runs_durations(tmp_path, monkeypatch,
+                                                                                       capsys):
+    """main's wiring, without executing anything: run_one is replaced by a stand-in that returns outcomes."""
+    sys.path.insert(0, str(ROOT))
+    import run_all
+
+    out = tmp_path / "out"
+    _executed_with_duration(out / "executed" / "a.ipynb", 300.0)
+    _executed_with_duration(out / "executed" / "b.ipynb", 3700.0)
+    registry = tmp_path / "registry.json"
+    registry.write_text(json.dumps([{"key": k, "path": f"{k}.ipynb", "title": k} for k in ("a", "b")]))
+    for name, value in (("FAIRLIB_OUTPUT_DIR", str(out)), ("FAIRLIB_BUILD_DIR", str(tmp_path / "build")),
+                        ("NUMBA_NUM_THREADS", "1"), ("FAIRLIB_SWEEP_JOBS", "1")):
+        monkeypatch.setenv(name, value)   # main sets some of them: restored after the test
+    monkeypatch.setattr(run_all, "check_kernel", lambda: None)
+    walls = {"a": 294.0, "b": 30.0}
+    monkeypatch.setattr(run_all, "run_one", lambda nb, mode, *args: run_all.Outcome(nb.key, mode, status="ok",
+                                                                                   wall_s=walls[nb.key]))
+    assert run_all.main(["--registry", str(registry)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "[1/2] a ok in 4.9 min — about 62 min left (from the last full run)" in lines
+    assert "[2/2] b ok in 30 s" in lines
+    assert any(line.startswith("key") and "wall s" in line for line in lines)      # the final table is kept
