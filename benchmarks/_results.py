@@ -4,8 +4,9 @@ Every benchmark's ``main(argv)`` returns a list of :class:`Row`: one speed row e
 measurement, the baseline's, the number the target is about, the target). ``python -m benchmarks NAME`` writes
 them to ``benchmarks/results/NAME.json`` together with the machine (CPU model, cores), the date, the exact command,
 the commit and the load average around the run; ``python -m benchmarks --report`` renders ``docs/performance.md``
-from every committed results file, and a test checks that the committed page equals that rendering. Whether a
-row is met is computed from its value and its target here, never typed by hand.
+from every committed results file (and the ``bench:NAME`` blocks of :data:`DOC_PAGES` from the benchmarks'
+``doc_block``), and a test checks that the committed pages equal that rendering. Whether a row is met is computed
+from its value and its target here, never typed by hand.
 """
 
 from __future__ import annotations
@@ -16,14 +17,21 @@ import math
 import operator
 import os
 import platform
+import re
 import subprocess
 import sys
+import textwrap
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = ROOT / "benchmarks" / "results"
 PAGE = ROOT / "docs" / "performance.md"
+#: reference pages with blocks rendered from the committed results: between ``<!-- BEGIN bench:NAME -->`` and
+#: ``<!-- END bench:NAME -->``, ``benchmarks.bench_NAME.doc_block(record)`` of ``benchmarks/results/NAME.json``
+DOC_PAGES = (ROOT / "docs" / "scale.md",)
+_DOC_BLOCK = re.compile(r"(<!-- BEGIN bench:(?P<name>[a-z_]+) -->\n)(?P<body>.*?\n)?(<!-- END bench:(?P=name) -->)",
+                        re.DOTALL)
 
 _OPS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq}
 _SHOWN_OP = {">=": "≥", ">": ">", "<=": "≤", "<": "<", "==": "="}
@@ -255,10 +263,39 @@ def render(records: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def report(results_dir: Path | None = None, page: Path | None = None) -> Path:
-    """Render the committed results into ``docs/performance.md`` (or ``page``)."""
+def item(text: str) -> str:
+    """A Markdown list item wrapped at 116 columns (a doc block's line)."""
+    return textwrap.fill(text, width=116, initial_indent="- ", subsequent_indent="  ", break_long_words=False,
+                         break_on_hyphens=False)
+
+
+def render_doc(text: str, records: list[dict]) -> str:
+    """``text`` (a page of :data:`DOC_PAGES`) with every ``bench:NAME`` block rendered afresh from ``records``."""
+    import importlib
+
+    by_name = {r["benchmark"]: r for r in records}
+
+    def one(m: re.Match) -> str:
+        name = m.group("name")
+        if name not in by_name:
+            raise ValueError(f"block bench:{name}: there is no benchmarks/results/{name}.json")
+        module = importlib.import_module(f"benchmarks.bench_{name}")
+        return m.group(1) + module.doc_block(by_name[name]) + "\n" + m.group(4)
+
+    return _DOC_BLOCK.sub(one, text)
+
+
+def report(results_dir: Path | None = None, page: Path | None = None, doc_pages=None) -> Path:
+    """Render the committed results into ``docs/performance.md`` (or ``page``) and the ``bench:NAME`` blocks of
+    ``doc_pages`` (default :data:`DOC_PAGES`)."""
+    records = load(results_dir)
     page = Path(page or PAGE)
-    page.write_text(render(load(results_dir)))
+    page.write_text(render(records))
+    for doc in (DOC_PAGES if doc_pages is None else doc_pages):
+        text = Path(doc).read_text(encoding="utf-8")
+        fresh = render_doc(text, records)
+        if fresh != text:
+            Path(doc).write_text(fresh, encoding="utf-8")
     return page
 
 

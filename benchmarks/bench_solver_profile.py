@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 
-from benchmarks._results import Row, fmt_seconds, standalone
+from benchmarks._results import Row, fmt_seconds, item, standalone
 from benchmarks._timing import run_fresh, write_results
 
 USERS, SERVERS, THREADS = 10_000, 1_000, 2
@@ -74,6 +74,21 @@ def main(argv=None) -> list[Row]:
              ("one core: the centring target's and the gap's ordered sums, vectors of users and rows, Python", serial)]
     return [Row(f"DRFH at {size}: share in {what}", fmt_seconds(seconds), f"of {fmt_seconds(total)}",
                 100.0 * seconds / total, "%") for what, seconds in parts]
+
+
+def doc_block(record: dict) -> str:
+    """The profile as docs/scale.md states it (``<!-- BEGIN bench:solver_profile -->``): the solve, its time and
+    each part's share, from the committed results."""
+    rows = record["rows"]
+    solve, _, _ = rows[0].row.partition(": share in ")
+    parts = []
+    for r in rows:
+        where, _, what = r.row.partition(": share in ")[2].partition(": ")
+        parts.append(f"{r.value:.0f}% {'on' if where == 'one core' else 'in'} {where} ({what}, {r.ours})")
+    shares = ", ".join(parts[:-1]) + f" and {parts[-1]}"
+    mechanism, _, size = solve.partition(" at ")
+    return item(f"One {mechanism} solve at {size} takes {rows[0].baseline.removeprefix('of ')}: {shares}. From "
+                f"`{record['command']}`, {record['date']}.")
 
 
 if __name__ == "__main__":

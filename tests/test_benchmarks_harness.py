@@ -73,3 +73,55 @@ def test_the_committed_full_run_results_are_those_of_the_executed_notebooks():
              "python -m fairlib.landing")
     assert [_results.Row(**r) for r in record["rows"]] == bench_full_run.rows(), stale
     assert record["date"] == bench_full_run.runs_span(), stale
+
+
+def _scale_rows(seconds: float, memory_gb: float) -> list:
+    from benchmarks._results import Row
+
+    label = "10 users × 2 servers"
+    rows = []
+    for name in ("DRFH", "PF-VDS(1)"):
+        rows += [Row(f"{name} at {label} (14 pairs), 2 threads", f"{seconds} s", "", seconds, "s"),
+                 Row(f"{name}: 1 → 2 threads at {label}", "", "", 1.5, "×"),
+                 Row(f"{name}: peak memory at {label}", "", "", memory_gb, "GB"),
+                 Row(f"{name}: time exponent in pairs, 2 threads", "", "", 1.3, "")]
+    return rows + [Row("DRFH vs HiGHS at 10 × 2 (largest size HiGHS finishes within 10 min)", "", "", 90.0, "×")]
+
+
+def test_scale_gates_peak_memory_and_regression_against_the_committed_result_only():
+    """At the largest size DRFH, TSF and PS-DSF are held to their peak memory and to their 2-thread time against
+    the committed run's; the time itself, the 1 → 2 thread speed-up and the exponent are reported."""
+    from dataclasses import asdict
+
+    from benchmarks import bench_scale
+
+    committed = {"commit": "abc1234", "date": "2026-01-01", "rows": [asdict(r) for r in _scale_rows(10.0, 2.0)]}
+    rows = {r.row: r for r in bench_scale.apply_targets(_scale_rows(13.0, 4.5), committed)}
+    time = rows["DRFH at 10 users × 2 servers (14 pairs), 2 threads"]
+    assert time.target == "" and time.met is None and "BLAS peak" in time.note
+    assert rows["DRFH: 1 → 2 threads at 10 users × 2 servers"].target == ""
+    assert rows["DRFH: time exponent in pairs, 2 threads"].target == ""
+    memory = rows["DRFH: peak memory at 10 users × 2 servers"]
+    assert memory.target == "<= 4" and memory.met is False
+    regression = rows["DRFH at 10 users × 2 servers (14 pairs), 2 threads: time against the committed result"]
+    assert regression.value == 1.3 and regression.target == "<= 1.2" and regression.met is False
+    assert regression.baseline == "committed 10.0 s (run at abc1234, 2026-01-01)"
+    assert not [r for name, r in rows.items() if name.startswith("PF-VDS(1)") and r.target]   # reported
+    assert not any(name.startswith("PF-VDS(1)") and "committed" in name for name in rows)
+    kept = {r.row: r for r in bench_scale.apply_targets(_scale_rows(11.0, 1.0), committed)}
+    assert kept["DRFH at 10 users × 2 servers (14 pairs), 2 threads: time against the committed result"].met
+    assert kept["DRFH: peak memory at 10 users × 2 servers"].met
+    first = bench_scale.apply_targets(_scale_rows(11.0, 1.0), None)            # nothing committed yet
+    assert len(first) == len(_scale_rows(11.0, 1.0)) and not any("committed" in r.row for r in first)
+
+
+def test_the_committed_scale_rows_carry_the_targets_bench_scale_declares():
+    import json
+
+    from benchmarks import _results, bench_scale
+
+    record = json.loads((_results.RESULTS_DIR / "scale.json").read_text(encoding="utf-8"))
+    for r in record["rows"]:
+        assert r["target"] == bench_scale.target(r["row"]), (
+            f"{r['row']}: committed target {r['target']!r}, bench_scale declares {bench_scale.target(r['row'])!r}")
+    assert any(bench_scale.row_kind(r["row"])[1] == "regression" for r in record["rows"])

@@ -125,6 +125,20 @@ def test_performance_page_is_the_rendering_of_the_committed_results():
     assert page == _results.render(records), "docs/performance.md is stale: run python -m benchmarks --report"
 
 
+@pytest.mark.parametrize("page", _results.DOC_PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_benchmark_blocks_of_the_docs_are_the_rendering_of_the_committed_results(page):
+    text = page.read_text(encoding="utf-8")
+    assert "<!-- BEGIN bench:" in text
+    assert _results.render_doc(text, _results.load()) == text, (
+        f"{page.name} is stale: run python -m benchmarks --report")
+
+
+def test_a_doc_block_names_a_benchmark_with_results():
+    text = "a\n<!-- BEGIN bench:nothing -->\nold\n<!-- END bench:nothing -->\n"
+    with pytest.raises(ValueError, match="bench:nothing: there is no benchmarks/results/nothing.json"):
+        _results.render_doc(text, _results.load())
+
+
 def test_a_row_is_met_by_its_value_and_target_alone():
     row = _results.Row("r", "1 s", "2 s", 99.9, "×", ">= 100")
     assert row.met is False and _results.Row("r", "", "", 100.0, "×", ">= 100").met is True
