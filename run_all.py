@@ -545,6 +545,22 @@ def parse_args(argv=None):
     return ap.parse_args(argv)
 
 
+def refresh_renderings() -> None:
+    """After a full run has published executed notebooks into the repository: the files rendered from them, the
+    ``full_run`` benchmark row (``python -m benchmarks full_run``, read from the executed notebooks' metadata) and the
+    README's and docs' rendered blocks (``python -m fairlib.landing``), so the published numbers and the pages that
+    quote them are committed together. Nothing is rendered when the outputs went elsewhere (``FAIRLIB_OUTPUT_DIR``)."""
+    from fairlib import paths
+
+    if paths.executed_dir().resolve() != (paths.ROOT / "executed").resolve():
+        return
+    for command in (["-m", "benchmarks", "full_run"], ["-m", "fairlib.landing"]):
+        done = subprocess.run([sys.executable, *command], cwd=paths.ROOT, capture_output=True, text=True)
+        if done.returncode != 0:
+            print(f"could not render `python {' '.join(command)}` (exit {done.returncode}): "
+                  f"{(done.stderr or done.stdout).strip()[-400:]}", file=sys.stderr)
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     registry = load_registry(args.registry)
@@ -646,6 +662,8 @@ def main(argv=None) -> int:
     if claims_csv:
         print(f"claims: {claims_csv} and {claims_csv.with_name('CLAIMS.md')}")
     print(f"manifest: {manifest}")
+    if mode == "full" and not args.verify and any(o.status == "ok" for o in ordered):
+        refresh_renderings()
     synthetic = [o.key for o in ordered if o.data == "synthetic"]
     if synthetic:
         print(f"SYNTHETIC DATA: {', '.join(synthetic)} ran on synthetic stand-ins in the real trace formats (no real "

@@ -410,3 +410,21 @@ def test_a_full_run_prints_a_progress_line_per_notebook_from_the_last_runs_durat
     assert "[1/2] a ok in 4.9 min — about 62 min left (from the last full run)" in lines
     assert "[2/2] b ok in 30 s" in lines
     assert any(line.startswith("key") and "wall s" in line for line in lines)      # the final table is kept
+
+
+def test_a_full_run_renders_what_quotes_its_notebooks_and_only_into_the_repository(monkeypatch, tmp_path):
+    """After a full run publishes into executed/, the full_run benchmark row and the README's and docs' rendered
+    blocks are rendered again (so they are committed with the notebooks); with the outputs redirected, nothing is."""
+    import run_all
+    from fairlib import paths
+
+    calls = []
+    monkeypatch.setattr(run_all.subprocess, "run", lambda cmd, **kw: calls.append(cmd[1:]) or
+                        run_all.subprocess.CompletedProcess(cmd, 0, "", ""))
+    run_all.refresh_renderings()
+    assert calls == [["-m", "benchmarks", "full_run"], ["-m", "fairlib.landing"]]
+    calls.clear()
+    monkeypatch.setenv("FAIRLIB_OUTPUT_DIR", str(tmp_path))
+    assert paths.executed_dir().resolve() != (paths.ROOT / "executed").resolve()
+    run_all.refresh_renderings()
+    assert calls == []
