@@ -95,9 +95,8 @@ def publish_executed(nb: PublishedNotebook, executed: Path, dest_dir: Path | Non
                 out.data["text/plain"] = _scrub(out.data["text/plain"])
         # stderr holds progress bars and library warnings (with this machine's paths): not for a reader
         cell.outputs = [o for o in cell.outputs if o.output_type != "stream" or (o.text and o.name != "stderr")]
-        if FINDINGS_TAG in cell.get("metadata", {}).get("tags", []):
-            cell.outputs = [_findings_output(cell.source, nb.key)]
         doc.cells[i] = cell
+    _render_presentation(doc, nb.key)
     pm = doc.metadata.get("papermill", {})
     pm["input_path"], pm["output_path"] = nb.source, f"executed/{nb.key}.ipynb"
     doc.metadata["fairlib"] = {"key": nb.key, "title": nb.title, "source": nb.source,
@@ -134,6 +133,63 @@ def _findings_output(source: str, key: str):
     ledger = json.loads((paths.results_dir(key, "full") / "claims.json").read_text(encoding="utf-8"))["claims"]
     text = findings_markdown(ledger, findings_choice(source), registry_headlines(key))
     return nbformat.v4.new_output("display_data", data={"text/markdown": text, "text/plain": text})
+
+
+#: the first line of papermill's injected cell once published: the parameters stay on record as comments, so the
+#: copy a reader opens (on Binder, say) runs with the parameters cell's own mode, quick, unless they change it
+INJECTED_HEADER = "# run_all.py ran this copy with these parameters (papermill's injected cell), kept as a record:"
+
+
+def _record_injected(cell) -> None:
+    if cell.source.startswith(INJECTED_HEADER):
+        return
+    lines = [line if line.startswith("#") or not line.strip() else f"# {line}" for line in cell.source.splitlines()]
+    cell.source = "\n".join([INJECTED_HEADER, *lines,
+                             "# Re-running it uses the parameters cell above (quick mode unless MODE is set there)."])
+
+
+def _markdown_output(text: str):
+    import nbformat
+
+    return nbformat.v4.new_output("display_data", data={"text/markdown": text, "text/plain": text})
+
+
+def _listing_output(key: str):
+    """The Claims list rendered from the committed full-mode ledger (every claim, the not-tested ones included)."""
+    from .report import ClaimListing
+
+    ledger = json.loads((paths.results_dir(key, "full") / "claims.json").read_text(encoding="utf-8"))["claims"]
+    return _markdown_output(ClaimListing.from_ledger(ledger).markdown())
+
+
+def _running_note_output(source: str, key: str, seconds):
+    from .prose import running_note
+
+    traces = any(isinstance(n, ast.keyword) and n.arg == "traces" and isinstance(n.value, ast.Constant)
+                 and n.value.value is True for n in ast.walk(ast.parse(source)))
+    return _markdown_output(running_note(key, "full", traces=traces, seconds=seconds))
+
+
+def _render_presentation(doc, key: str) -> None:
+    """What a published notebook shows from its run's records rather than from its code: the Findings (from the
+    ledger, :func:`fairlib.prose.findings_markdown`), the Claims list (``claims.listing()``, from the ledger, every
+    claim), the running note (``show_running_note``, with this run's own wall time) and papermill's injected cell
+    (kept as a record in comments). Presentation only: re-rendering needs no new run."""
+    seconds = doc.metadata.get("papermill", {}).get("duration")
+    has_ledger = (paths.results_dir(key, "full") / "claims.json").is_file()
+    for cell in doc.cells:
+        if cell.cell_type != "code":
+            continue
+        tags = cell.get("metadata", {}).get("tags", [])
+        if _INJECTED in tags:
+            _record_injected(cell)
+        elif FINDINGS_TAG in tags and has_ledger:
+            cell.outputs = [_findings_output(cell.source, key)]
+        elif "claims.listing()" in cell.source and has_ledger:
+            kept = [o for o in cell.outputs if "text/markdown" not in o.get("data", {})]
+            cell.outputs = kept + [_listing_output(key)]
+        elif "show_running_note(" in cell.source:
+            cell.outputs = [_running_note_output(cell.source, key, seconds)]
 
 
 _STYLE = re.compile(r"<style[^>]*>.*?</style>\s*", re.DOTALL)
@@ -201,8 +257,9 @@ def _resolve(path: str) -> Path:
 
 
 def refresh_findings(key: str, executed_dir: Path | None = None) -> Path:
-    """Render the Findings cell of ``executed/<key>.ipynb`` (and its text view) again from the committed full-mode
-    ledger: wording is presentation, so a change to :func:`fairlib.prose.findings_markdown` needs no new run.
+    """Render what ``executed/<key>.ipynb`` (and its text view) shows from its run's records again
+    (:func:`_render_presentation`: the Findings and the Claims list from the committed full-mode ledger, the running
+    note, the injected cell as a record): wording is presentation, so a change to it needs no new run.
     ``python -m fairlib.executed --refresh-findings [KEY ...]`` does it for the given (default: every) notebook."""
     import nbformat
 
@@ -210,9 +267,7 @@ def refresh_findings(key: str, executed_dir: Path | None = None) -> Path:
     if not path.is_file():
         raise FileNotFoundError(f"{path} is missing: run `python run_all.py --only {key}` (full mode) first")
     doc = nbformat.read(str(path), as_version=4)
-    for cell in doc.cells:
-        if cell.cell_type == "code" and FINDINGS_TAG in cell.get("metadata", {}).get("tags", []):
-            cell.outputs = [_findings_output(cell.source, key)]
+    _render_presentation(doc, key)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     nbformat.write(doc, str(tmp))
     _write_text_atomic(path.with_suffix(".md"), executed_markdown(doc, key))
@@ -221,11 +276,16 @@ def refresh_findings(key: str, executed_dir: Path | None = None) -> Path:
 
 
 def _stale_findings(doc, key: str) -> bool:
-    for cell in doc.cells:
-        if cell.cell_type == "code" and FINDINGS_TAG in cell.get("metadata", {}).get("tags", []):
-            shown = [o.get("data", {}).get("text/markdown") for o in cell.outputs]
-            return shown != [_findings_output(cell.source, key).data["text/markdown"]]
-    return False
+    """Whether what ``doc`` shows from its run's records differs from their rendering now."""
+    import copy
+
+    fresh = copy.deepcopy(doc)
+    _render_presentation(fresh, key)
+
+    def shown(d):
+        return [(c.source, [o.get("data", {}).get("text/markdown") for o in c.get("outputs", [])]) for c in d.cells]
+
+    return shown(fresh) != shown(doc)
 
 
 def executed_problems(nb: PublishedNotebook, executed_dir: Path | None = None) -> list[str]:
@@ -248,7 +308,8 @@ def executed_problems(nb: PublishedNotebook, executed_dir: Path | None = None) -
     if not any(c.cell_type == "code" and c.outputs for c in doc.cells):
         problems.append(f"{path} has no outputs")
     if (paths.results_dir(nb.key, "full") / "claims.json").is_file() and _stale_findings(doc, nb.key):
-        problems.append(f"{path}: its Findings differ from their rendering from the committed ledger: run "
+        problems.append(f"{path}: its Findings, Claims list, running note or injected cell differ from their rendering "
+                        f"from the committed ledger and the run's records: run "
                         f"`python -m fairlib.executed --refresh-findings {nb.key}` and commit executed/{nb.key}.*")
     text_view = path.with_suffix(".md")
     if not text_view.is_file() or text_view.read_text(encoding="utf-8") != executed_markdown(doc, nb.key):

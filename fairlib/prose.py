@@ -31,7 +31,7 @@ from pathlib import Path
 from ._validate import InvalidInputError
 
 __all__ = ["number", "scientific", "within", "percent", "share", "span", "found", "plain_statement",
-           "findings_markdown", "headline_text",
+           "findings_markdown", "headline_text", "short_source",
            "registry_headlines", "HEADLINE_WORDS", "show_findings", "running_note", "show_running_note",
            "show_found"]
 
@@ -248,6 +248,17 @@ def headline_text(template: str, claim: dict) -> str:
                                 f"with the ledger's values {values} ({exc})") from None
 
 
+def short_source(source: str) -> str:
+    """A claim's source as a Findings bullet cites it: the reference without its parenthesised gloss (the ledger
+    keeps the whole source).
+
+    >>> short_source("§6.1, Fig. 7 (mean of CPU and RAM utilisation)"), short_source("Thm 2")
+    ('§6.1, Fig. 7', 'Thm 2')
+    """
+    head = source.split(" (", 1)[0].strip()
+    return head or source
+
+
 def findings_markdown(claims: list[dict], chosen: list[str], headlines: dict | None = None) -> str:
     """The **Findings** list of a notebook: one Markdown bullet per claim of ``chosen`` (3 to 5 claim ids of the
     ledger ``claims``, as written to ``claims.json``; all of them where it has fewer than 3; empty: the ledger's
@@ -256,7 +267,7 @@ def findings_markdown(claims: list[dict], chosen: list[str], headlines: dict | N
 
     ``headlines``: claim id → the claim's declared headline (its registry's ``headline``, :func:`headline_text`),
     the bullet's words; a claim without one says its statement and the value we measured. A bullet is at most
-    :data:`HEADLINE_WORDS` words.
+    :data:`HEADLINE_WORDS` words, its status and short source (:func:`short_source`) included.
 
     >>> ledger = [{"claim_id": "a", "statement": "the worst efficiency is 3/4", "status": "held", "ours": 0.7502,
     ...            "kind": "paper", "source": "§3"}]
@@ -287,11 +298,12 @@ def findings_markdown(claims: list[dict], chosen: list[str], headlines: dict | N
             body = f"{plain_statement(c['statement']).rstrip('.')} — {c.get('note') or 'not measured'}."
         else:
             body = f"{plain_statement(c['statement']).rstrip('.')} — we measure {_value_text(c['ours'])}."
-        words = len(body.split())
+        bullet = f"**{word}** ({short_source(c['source'])}): {body}"
+        words = len(bullet.replace("**", "").split())
         if headlines.get(claim_id) and words > HEADLINE_WORDS:
-            raise InvalidInputError(f"headline of claim {claim_id!r}: {words} words once filled, more than "
-                                    f"{HEADLINE_WORDS}: {body!r}")
-        lines.append(f"- **{word}** ({c['source']}): {body}")
+            raise InvalidInputError(f"headline of claim {claim_id!r}: its bullet has {words} words once filled, "
+                                    f"more than {HEADLINE_WORDS}: {bullet!r}")
+        lines.append(f"- {bullet}")
     counts = {s: sum(c["status"] == s for c in claims) for s in _STATUS_WORD}
     lines.append(f"\nAll {len(claims)} claims of the ledger: {counts['held']} held, {counts['not reproduced']} not "
                  f"reproduced, {counts['not tested']} not tested (see Claims below).")
@@ -308,20 +320,33 @@ def registry_headlines(key: str) -> dict:
     return {cid: d.headline for cid, d in load_registry(path, key).items() if d.headline}
 
 
-def running_note(key: str, mode: str, *, traces: bool = False) -> str:
-    """What running notebook ``key`` yourself costs, for the top of the notebook: the mode it runs in now (a
-    notebook opens in quick mode: seconds, reduced sizes, provisional statuses), the wall time of its last full run
-    (the papermill metadata of ``executed/<key>.ipynb``), and, for a notebook that reads traces, where the data
-    comes from."""
-    from .landing import notebook_durations
+def running_note(key: str, mode: str, *, traces: bool = False, seconds: float | None = None) -> str:
+    """What running notebook ``key`` yourself costs, for the top of the notebook. A notebook opens in quick mode
+    (seconds, reduced sizes, provisional statuses); full mode takes the wall time of its last full run (``seconds``,
+    else the papermill metadata of ``executed/<key>.ipynb``). For a notebook that reads traces: where the data comes
+    from. The executed copy a full run publishes says it ran in full mode, and how long it took
+    (:func:`fairlib.executed.publish_executed` renders the note again with that run's own time).
 
-    seconds = notebook_durations().get(key, (None, ""))[0]
-    cost = (f"about {max(1, round(seconds / 60))} min on 2 cores (the last full run)" if seconds
-            else "longer: the paper's sizes")
-    now = ("**This run: quick mode** — reduced sizes and repetitions, statuses provisional. " if mode == "quick"
-           else "**This run: full mode** — the paper's sizes. ")
-    text = (now + f"Set `MODE = \"full\"` in the parameters cell (or run `python run_all.py --only {key}`) for the "
-            f"paper's sizes: {cost}.")
+    >>> running_note("demo", "full", seconds=300)[:78]
+    "**This copy ran in full mode** (the paper's sizes) in about 5 min on 2 cores. "
+    """
+    from ._validate import check_choice
+
+    check_choice(mode, ("quick", "full"), "mode")
+    if seconds is None:
+        from .landing import notebook_durations
+
+        seconds = notebook_durations().get(key, (None, ""))[0]
+    minutes = f"about {max(1, round(seconds / 60))} min on 2 cores" if seconds else None
+    if mode == "full":
+        text = (f"**This copy ran in full mode** (the paper's sizes){' in ' + minutes if minutes else ''}. Opened on "
+                f"Binder or on your machine, the notebook runs in quick mode (seconds; reduced sizes, provisional "
+                f"statuses) unless you set `MODE = \"full\"` in its parameters cell or run "
+                f"`python run_all.py --only {key}`.")
+    else:
+        text = ("**This run: quick mode** — reduced sizes and repetitions, statuses provisional. Set "
+                f"`MODE = \"full\"` in the parameters cell (or run `python run_all.py --only {key}`) for the "
+                f"paper's sizes: {minutes + ' (the last full run)' if minutes else 'longer'}.")
     if traces:
         text += (" The trace excerpts come from `python -m fairlib.traces.fetch --notebooks` (into `data/traces/`, "
                  "or `$FAIRLIB_TRACE_DIR`); without them the notebook runs on labelled synthetic stand-ins.")

@@ -676,7 +676,13 @@ class ClaimLog:
         the ledger (``data/results/CLAIMS.md#claim-<id>``; the book points it at its ledger page), the statement
         shown when the pointer rests on it. Rules, values and notes are the ledger's; in quick mode every status is
         marked provisional."""
-        return ClaimListing(tuple((c.claim_id, c.kind, c.status, c.statement) for c in self.claims), self.mode)
+        measured = {c.claim_id for c in self.claims}
+        rows = [(c.claim_id, c.kind, c.status, c.statement) for c in self.claims]
+        # the declared not-tested claims, listed by finish() (the ledger has them): the list shows them too
+        rows += [(d.id, d.kind, "not tested", d.statement) for d in self.declared.values()
+                 if d.not_tested and d.id not in measured]
+        rank = {cid: i for i, cid in enumerate(self.declared)}
+        return ClaimListing(tuple(sorted(rows, key=lambda r: rank.get(r[0], len(rank)))), self.mode)
 
     def finish(self) -> dict:
         """Write ``claims.json``; raise :class:`ClaimsFailed` if a declared claim was not measured."""
@@ -718,9 +724,9 @@ class ClaimListing:
     """A notebook's claims as a short list per status (:meth:`ClaimLog.listing`); shown as Markdown.
 
     >>> print(ClaimListing((("a", "paper", "held", "x"), ("b", "finding", "not reproduced", "y")), "full").markdown())
-    **Held** (1): [a](../data/results/CLAIMS.md#claim-a "x")
+    **Held** (1): [`a`](../data/results/CLAIMS.md#claim-a "x")
     <BLANKLINE>
-    **Not reproduced** (1): [b](../data/results/CLAIMS.md#claim-b "y") (finding)
+    **Not reproduced** (1): [`b`](../data/results/CLAIMS.md#claim-b "y") (finding)
     <BLANKLINE>
     Rules, the paper's values and ours, and notes: the [claims ledger](../data/results/CLAIMS.md).
     """
@@ -751,10 +757,16 @@ class ClaimListing:
             for claim_id, kind, _, statement in chosen:
                 title = " ".join(str(statement).split()).replace('"', "'")
                 link = LEDGER_LINK.format(claim_id=claim_id)
-                items.append(f'[{claim_id}]({link} "{title}")' + ("" if kind == "paper" else f" ({kind})"))
+                # the id as code: its underscores stay visible under a link's underline
+                items.append(f'[`{claim_id}`]({link} "{title}")' + ("" if kind == "paper" else f" ({kind})"))
             parts.append(f"**{words[status]}{mark}** ({len(chosen)}): " + ", ".join(items))
         parts.append("Rules, the paper's values and ours, and notes: the [claims ledger](../data/results/CLAIMS.md).")
         return "\n\n".join(parts)
+
+    @classmethod
+    def from_ledger(cls, claims: list, mode: str = "full") -> "ClaimListing":
+        """The list of a ledger as ``claims.json`` holds it (every claim, the not-tested ones included)."""
+        return cls(tuple((c["claim_id"], c["kind"], c["status"], c["statement"]) for c in claims), mode)
 
     def _repr_markdown_(self) -> str:
         return self.markdown()

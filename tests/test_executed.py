@@ -223,3 +223,20 @@ def test_every_findings_bullet_is_a_declared_headline(nb):
     chosen = executed.findings_choice("".join(cell["source"]))
     missing = [claim_id for claim_id in chosen if claim_id not in registry_headlines(nb.key)]
     assert not missing, f"{nb.key}: Findings claims without a headline in its registry: {missing}"
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=_key)
+def test_a_published_copy_lists_every_claim_and_reruns_in_quick_mode(nb, request):
+    """The Claims list of a published copy names every claim of its ledger (the not-tested ones too), and papermill's
+    injected cell is kept as a record only: re-running the copy (on Binder, say) uses the parameters cell's mode."""
+    from tests.conftest import awaiting_full_run
+
+    awaiting_full_run(request, nb.key)
+    doc = nbformat.read(str(paths.executed_dir() / f"{nb.key}.ipynb"), as_version=4)
+    ledger = json.loads((paths.RESULTS / nb.key / "claims.json").read_text())["claims"]
+    listing = next(o.data["text/markdown"] for c in doc.cells if c.cell_type == "code"
+                   and "claims.listing()" in c.source for o in c.outputs if "text/markdown" in o.get("data", {}))
+    assert not [c["claim_id"] for c in ledger if f"#claim-{c['claim_id']} " not in listing]
+    injected = [c for c in doc.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    assert injected and all(line.startswith("#") or not line.strip()
+                            for c in injected for line in c.source.splitlines())

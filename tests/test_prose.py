@@ -87,8 +87,8 @@ def test_findings_state_each_status_and_one_number():
     bullets = [line for line in text.splitlines() if line.startswith("- ")]
     assert bullets == [
         "- **Held** (§3.1): the worst efficiency is 2√2 − 2 — we measure 0.8284.",
-        "- **Not reproduced**, §5: about 50% more efficient — we measure 0.39.",
-        "- **Not tested**, §4: no mixed equilibrium — a proof, not a measurement.",
+        "- **Not reproduced** (§5): about 50% more efficient — we measure 0.39.",
+        "- **Not tested** (§4): no mixed equilibrium — a proof, not a measurement.",
         "- **Held** (§6): converges in few steps — we measure 12.",
     ]
     assert "All 4 claims of the ledger: 2 held, 1 not reproduced, 1 not tested" in text
