@@ -272,15 +272,15 @@ def measuring_cells(claims: list, doc) -> dict[str, int]:
 
 
 def _shown(value: str) -> str:
-    """A value of ``claims.csv`` as the ledger shows it (:func:`fairlib.report.display_value`: 6 significant
-    digits, a long numeric list as its range); text as it is."""
-    from fairlib.report import display_value
+    """A value of ``claims.csv`` as the ledger page shows it (:func:`fairlib.tables.reader_value`: yes/no, four
+    significant digits, powers of ten, a long numeric list as its range); text as it is."""
+    from fairlib.tables import reader_value
 
     try:
         parsed = json.loads(value)
     except ValueError:
-        return value
-    return display_value(parsed) if isinstance(parsed, (int, float, list, dict)) else value
+        return reader_value(value)
+    return reader_value(parsed) if isinstance(parsed, (int, float, list, dict)) else value
 
 
 def _claim_block(row: dict, cell: int | None) -> str:

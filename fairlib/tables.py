@@ -25,7 +25,7 @@ import pandas as pd
 
 from ._validate import InvalidInputError, _short
 
-__all__ = ["Table", "table", "show_table", "column_decimals", "CONTENT_WIDTH_PX"]
+__all__ = ["Table", "table", "show_table", "column_decimals", "reader_value", "CONTENT_WIDTH_PX"]
 
 #: the book's content column at a 1280-pixel window (CSS pixels); a table wider than this is reshaped
 CONTENT_WIDTH_PX = 680
@@ -158,3 +158,42 @@ def show_table(df: pd.DataFrame, **kw) -> None:
     from IPython.display import display
 
     display(table(df, **kw))
+
+
+def reader_value(value) -> str:
+    """One measured or paper value as a reader's page shows it: yes/no for a truth value, whole numbers with
+    thousands separated, four significant digits, a power of ten for a tiny or huge number (never ``6.7e-16``), a
+    long list of numbers as its range.
+
+    >>> [reader_value(v) for v in (True, 12345, 1.0, 0.750075, 6.66134e-16, 7.19882e6, [1, 3], [0.5, 0.25, 1, 2, 3])]
+    ['yes', '12,345', '1', '0.7501', '6.66 × 10⁻¹⁶', '7.2 × 10⁶', '1, 3', '0.25 to 3 (5 values)']
+    """
+    from .prose import scientific
+
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}"
+    if isinstance(value, (float, np.floating)):
+        x = float(value)
+        if math.isnan(x):
+            return MISSING
+        if math.isinf(x):
+            return "∞" if x > 0 else "−∞"
+        if x == 0:
+            return "0"
+        if abs(x) < 1e-3 or abs(x) >= 1e6:
+            return scientific(x, 3 if abs(x) < 1 else 2)
+        if x.is_integer():
+            return f"{int(x):,}"
+        return f"{x:.4g}"
+    if isinstance(value, (list, tuple)):
+        numbers = [v for v in value if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        if len(value) > 4 and len(numbers) == len(value):
+            return f"{reader_value(min(numbers))} to {reader_value(max(numbers))} ({len(value)} values)"
+        return ", ".join(reader_value(v) for v in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {reader_value(v)}" for k, v in value.items())
+    if value is None:
+        return MISSING
+    return {"True": "yes", "False": "no"}.get(str(value), str(value))

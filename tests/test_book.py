@@ -141,7 +141,7 @@ def test_the_ledger_page_shows_one_block_per_claim_status_first():
     assert "\n\n" not in first                                           # one HTML block: Markdown leaves it be
     assert first.startswith('<p class="claim-head"><span class="claim-status claim-not-reproduced">not reproduced'
                             '</span> <a class="claim-id" href="#claim-a-1"><code>a-1</code></a>')
-    assert "ours <strong>1 to 5 (5 values)</strong>" in first and "paper <strong>0.828427</strong>" in first
+    assert "ours <strong>1 to 5 (5 values)</strong>" in first and "paper <strong>0.8284</strong>" in first
     assert 'measured in <a href="executed/demo.html#in-7">In [7]</a>' in first
     assert ('<details class="claim-more"><summary>rule and note</summary><p>rule: <code>|ours - paper| &lt;= 1e-9'
             '</code></p><p>we measure &lt;less&gt; than that</p></details>') in first
