@@ -18,10 +18,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fairlib"))
 #: short lists, figures no wider than the book's column, tables for readers, no raw print blocks) and awaits its next
 #: full run, with why. The presentation checks of these notebooks are expected to fail, strictly: a check that passes
 #: again fails the suite until the notebook leaves this list. Keep it empty; every entry is work left.
-AWAITING_FULL_RUN = {
-    "khamseashari2018_traces": "its full run takes 60 minutes on 2 cores; it is rerun, with its presentation "
-                               "brought to the house rules, once the rerun fits the 30-minute budget",
-}
+AWAITING_FULL_RUN: dict[str, str] = {}
 
 
 def awaiting_full_run(request, key: str) -> None:
