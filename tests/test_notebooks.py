@@ -163,3 +163,22 @@ def test_paper_notebook_quick_mode(paper_key, tmp_path):
     assert (data == "synthetic") == (paper_key in synthetic)
     if data:   # a notebook that reads traces says which; synthetic exactly where the excerpts are missing
         assert (data == "synthetic") is not real, p.stdout[-2000:]
+
+
+def test_no_cell_shows_a_return_value_by_accident(path):
+    """A cell whose last line saves a figure or table ends in ``;``: else the notebook shows the list of written paths
+    (a ``PosixPath`` repr) to the reader."""
+    import ast
+
+    nb = json.loads(path.read_text())
+    shown = []
+    for i, cell in enumerate(nb["cells"]):
+        source = "".join(cell["source"]).rstrip()
+        if cell["cell_type"] != "code" or not source or source.endswith(";"):
+            continue
+        last = ast.parse(source).body[-1] if ast.parse(source).body else None
+        if isinstance(last, ast.Expr) and isinstance(last.value, ast.Call):
+            name = getattr(last.value.func, "id", getattr(last.value.func, "attr", ""))
+            if name in ("save_figure", "save_table"):
+                shown.append(f"cell {i}: {source.splitlines()[-1][:80]}")
+    assert not shown, f"{path.name}: end these cells with ';' so no return value is shown: {shown}"
