@@ -234,6 +234,25 @@ def stage_notebook(doc, key: str, captions_by_source: dict | None = None, links=
 STATUS_CLASS = {"held": "held", "not reproduced": "not-reproduced", "not tested": "not-tested"}
 
 
+_FIGURE_LINK = re.compile(r'(<figure[^>]*\bid="([^"]+)"[^>]*>\s*<a class="reference internal image-reference" href=")'
+                          r'([^"]+)(")')
+
+
+def link_full_size(page: str, full_size: dict, prefix: str) -> str:
+    """The link around each figure of a built page pointed at the figure's full-size file (``full_size``: figure id →
+    path under the site, ``prefix``: from the page to the site's root); a figure without one keeps its link.
+
+    >>> link_full_size('<figure class="a" id="k-fig1">\\n<a class="reference internal image-reference" '
+    ...                'href="../_images/h.png"><img', {"k-fig1": "_static/figures/k/fig1.png"}, "../")[-50:]
+    'ference" href="../_static/figures/k/fig1.png"><img'
+    """
+    def repl(m):
+        target = full_size.get(m[2])
+        return f"{m[1]}{prefix}{target}{m[4]}" if target else m[0]
+
+    return _FIGURE_LINK.sub(repl, page)
+
+
 def link_claim_ids(text: str, claim_ids: set) -> str:
     """Every backticked claim id in the table rows of ``text`` as a link to the claim's row of the ledger
     (``../data/results/CLAIMS.md#claim-<id>``, which :func:`rewrite_links` points at the ledger page's block). The
@@ -527,6 +546,16 @@ def stage(src: Path, *, root: Path = ROOT, executed_dir: Path | None = None) -> 
             measured = measuring_cells(json.loads(ledger.read_text(encoding="utf-8"))["claims"], doc)
             cells.update({(key, claim): n for claim, n in measured.items()})
 
+    # each figure's full-size file (figures/<key>/<name>.png, saved at print resolution) beside the pages, so a click
+    # on a figure opens it larger than the page shows it (link_full_size points the figure's link at it)
+    full_size = {}
+    for key in titles:
+        for png in sorted((root / "figures" / key).glob("*.png")):
+            target = src / "_static" / "figures" / key / png.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(png, target)
+            full_size[f"{key}-{png.stem}".replace("_", "-")] = f"_static/figures/{key}/{png.name}"
+    (src / "_full_size.json").write_text(json.dumps(full_size, indent=1), encoding="utf-8")
     (src / "claims.md").write_text(ledger_page(read_claims(results / "claims.csv"), cells, titles), encoding="utf-8")
     (src / "docs").mkdir()
     for repo, (staged, text) in markdown.items():
@@ -562,6 +591,9 @@ def build(out: Path, *, src: Path | None = None, root: Path = ROOT, executed_dir
         shutil.rmtree(out)
     shutil.copytree(html, out)
     (out / ".nojekyll").touch()  # GitHub Pages serves _static/ and _images/ as they are
+    full_size = json.loads((src / "_full_size.json").read_text(encoding="utf-8"))
+    for page in (out / "executed").glob("*.html"):
+        page.write_text(link_full_size(page.read_text(encoding="utf-8"), full_size, "../"), encoding="utf-8")
     print(f"book: {out / 'index.html'} in {time.perf_counter() - t0:.0f} s (sources: {src}; log: {log})")
     return out / "index.html"
 

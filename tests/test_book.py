@@ -508,7 +508,11 @@ def browser_report(built_book, served_book, browser):
             if image["natural"] and image["shown"] < 0.9 * image["natural"]:
                 add["images"](f"image {image['src']} shown at {image['shown']} of its {image['natural']} px "
                               f"({image['shown'] / image['natural']:.0%}; the column is {facts['column']} px)")
-            if not image["link"] or urlparse(image["link"]).path != urlparse(image["url"]).path:
+            # linked to its own file or to the figure's full-size file (figures/<key>/<name>.png, copied beside the
+            # pages); every internal link resolving to a file is checked with the other links
+            linked = urlparse(image["link"] or "").path
+            if not (linked == urlparse(image["url"]).path or ("/_static/figures/" in linked
+                                                               and linked.endswith(".png"))):
                 add["images"](f"image {image['src']} is not linked to its file (link: {image['link']})")
             if not image["alt"].strip() or _FILE_PATH.search(image["alt"].strip()):
                 add["images"](f"image {image['src']} has no alternative text of its own (alt={image['alt']!r})")
