@@ -22,7 +22,9 @@ and a wrong object in place of a Cluster/Game/Workload/DataFrame. Each call must
 
 Everything left out is in :data:`EXEMPT` (whole callables or modules) and :data:`ACCEPTED` (values), each with its
 reason — nothing is skipped silently, and :func:`test_exemptions_name_public_callables` keeps both lists current.
-A hypothesis test (:func:`test_scalars_from_hypothesis_never_raise_raw_errors`) adds arbitrary scalars.
+A hypothesis test (:func:`test_scalars_from_hypothesis_never_raise_raw_errors`) adds arbitrary scalars, one test per
+callable, its draws seeded from the callable's name: a public function added or removed elsewhere changes no other
+callable's draws (:func:`test_scalar_draws_of_a_callable_do_not_depend_on_the_others`).
 
 The probes run in a child process (:class:`_Prober`): a value a callable does not check can crash or hang compiled
 code, and that must fail one target, not end the test run.
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import doctest
 import fnmatch
+import hashlib
 import importlib
 import inspect
 import math
@@ -46,7 +49,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, given, seed, settings
 from hypothesis import strategies as st
 
 import fairlib
@@ -327,8 +330,10 @@ EXAMPLES = {
     "fairlib.traces.read_vm": lambda: ((_write_vm(),), {}),
     "fairlib.traces.synthetic_task_usage": lambda: ((_tmp() / "usage",), {"rng": 0, "parts": [0],
                                                                             "job_fraction": 0.5}),
+    # a task scheduled at the trace's first instant (600 s, the default origin) runs at the first interval start
+    # whatever the window, so a valid window never meets "no task runs at any interval start"
     "fairlib.sim.jobs_from_task_events": lambda: ((_task_events().assign(
-        time=[600_000_000, 600_000_001, 600_000_002, 1_200_000_000], event_type=[0, 1, 1, 4], task_index=[0, 0, 0, 0],
+        time=[600_000_000, 600_000_000, 600_000_001, 1_200_000_000], event_type=[0, 1, 1, 4], task_index=[0, 0, 0, 0],
         job_id=[1, 1, 1, 1]),), {}),
     "fairlib.market.two_player_equilibria": lambda: ((0.5,), {}),
     "fairlib.market.two_player_equilibria_numeric": lambda: ((0.5,), {"grid": 5}),
@@ -955,6 +960,9 @@ SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-1000, 1000), st.float
 #: seconds one hypothesis call may run in the probing process before it is discarded as slow (not judged: a slow
 #: machine is not a raw error; hangs are the deterministic probes' concern)
 SCALAR_SECONDS = 20
+#: seconds before the parent stops a probing process still at one hypothesis call (compiled code, which the alarm of
+#: SCALAR_SECONDS cannot stop); the baselines are found before the call, under their own guard
+SCALAR_GUARD = 3 * SCALAR_SECONDS
 
 
 def _scalar_arguments(baselines) -> list[tuple[str, int, str]]:
@@ -975,6 +983,11 @@ def _scalar_arguments(baselines) -> list[tuple[str, int, str]]:
 
 def _scalar_arguments_in_child() -> list[tuple[str, int, str]]:
     return _scalar_arguments(_child_baselines())
+
+
+def _baselines_in_child() -> int:
+    """How many baselines the probing process holds (found on first use)."""
+    return len(_child_baselines())
 
 
 def _call_with_scalar_in_child(name: str, i: int, pname: str, value):
@@ -1005,21 +1018,86 @@ def scalar_arguments(prober):
     return prober.call(_scalar_arguments_in_child, guard=_BASELINE_GUARD)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
-@given(data=st.data())
-def test_scalars_from_hypothesis_never_raise_raw_errors(scalar_arguments, prober, data):
+#: examples drawn per numeric argument of a callable (each callable's budget: this times its numeric arguments)
+SCALAR_EXAMPLES_PER_ARGUMENT = 5
+
+
+def _scalar_seed(name: str) -> int:
+    """A stable seed for the draws of callable ``name``: its qualified name's SHA-256, so the same in every process
+    and whichever other callables exist."""
+    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big")
+
+
+def _scalar_test(scalar_arguments, name: str, check, *, seeded: bool | None = None):
+    """A hypothesis test over the numeric arguments of callable ``name`` alone (the entries of ``scalar_arguments``
+    for it, in signature order): each example draws one argument and one of :data:`SCALARS` and calls
+    ``check(name, position, argument, value)``. Seeded from the name (:func:`_scalar_seed`) when ``seeded``,
+    by default when the active hypothesis profile derandomises: the draws then depend on this callable's arguments
+    only, not on which other callables the registry holds or in which order. None when it has no numeric argument."""
+    arguments = [a for a in scalar_arguments if a[0] == name]
+    if not arguments:
+        return None
+    budget = SCALAR_EXAMPLES_PER_ARGUMENT * len(arguments)
+
+    @settings(max_examples=budget, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(data=st.data())
+    def run(data):
+        _, i, pname = data.draw(st.sampled_from(arguments))
+        check(name, i, pname, data.draw(SCALARS))
+
+    if settings.default.derandomize if seeded is None else seeded:
+        run = seed(_scalar_seed(name))(run)
+    return run
+
+
+#: every callable the contract probes (known gaps are expected failures of test_contract); one whose baseline has no
+#: numeric argument passes with nothing to draw
+SCALAR_TARGETS = [t.name for t in TARGETS if not t.exempt and t.name not in KNOWN_GAPS]
+
+
+@pytest.mark.parametrize("name", SCALAR_TARGETS)
+def test_scalars_from_hypothesis_never_raise_raw_errors(name, scalar_arguments, prober):
     """Any scalar for a numeric argument: a result, or a named refusal — never a raw Python or NumPy error, never a
     crash. Each call runs in the probing process (its memory capped), so a value that makes a kernel abort fails
-    this test alone; a call still running after :data:`SCALAR_SECONDS` (compiled code: the guard) is discarded."""
-    name, i, pname = data.draw(st.sampled_from(scalar_arguments))
-    value = data.draw(SCALARS)
-    try:
-        outcome, message = prober.call(_call_with_scalar_in_child, name, i, pname, value,
-                                       guard=_BASELINE_GUARD + 3 * SCALAR_SECONDS)
-    except _ProbeLost as exc:
-        assume("still running" not in str(exc))
-        raise AssertionError(f"{name}({pname}={value!r}) ended the probing process: {exc}") from None
-    assume(outcome != "slow")
-    assert outcome != "raw", f"{name}({pname}={value!r}) raised {message}"
-    if outcome == "named":
-        assert pname in message or any(t in message for t in _value_texts(value)), (name, pname, message)
+    this test alone; a call still running after :data:`SCALAR_SECONDS` (compiled code: :data:`SCALAR_GUARD`) is
+    discarded. One test per callable, its draws its own (:func:`_scalar_test`)."""
+
+    def check(name, i, pname, value):
+        try:
+            prober.call(_baselines_in_child, guard=_BASELINE_GUARD)     # a new process finds them first
+            outcome, message = prober.call(_call_with_scalar_in_child, name, i, pname, value, guard=SCALAR_GUARD)
+        except _ProbeLost as exc:
+            assume("still running" not in str(exc))
+            raise AssertionError(f"{name}({pname}={value!r}) ended the probing process: {exc}") from None
+        assume(outcome != "slow")
+        assert outcome != "raw", f"{name}({pname}={value!r}) raised {message}"
+        if outcome == "named":
+            assert pname in message or any(t in message for t in _value_texts(value)), (name, pname, message)
+
+    run = _scalar_test(scalar_arguments, name, check)
+    if run is not None:
+        run()
+
+
+def test_scalar_draws_of_a_callable_do_not_depend_on_the_others():
+    """Adding a public function (or reordering the registry) leaves another callable's draws as they were; the
+    draws are the same on every run, and two callables draw from streams of their own."""
+
+    def draws(registry, name):
+        drawn = []
+        _scalar_test(registry, name, lambda *call: drawn.append(repr(call)), seeded=True)()
+        return drawn
+
+    google = "fairlib.traces.synthetic_google"
+    registry = [(google, 2, "hours"), (google, 7, "machine_scale"), ("fairlib.multires.psmfa", 1, "alpha")]
+    grown = [("fairlib.multires.added_later", 0, "size"), *registry[:2], ("fairlib.traces.added_later", 1, "n"),
+             *registry[2:]]
+    before = draws(registry, google)
+    assert len(before) == 2 * SCALAR_EXAMPLES_PER_ARGUMENT
+    assert draws(grown, google) == before
+    assert draws(registry[2:] + registry[:2], google) == before
+    assert draws(registry, google) == before
+    assert draws(grown, "fairlib.multires.psmfa") == draws(registry, "fairlib.multires.psmfa")
+    renamed = [("fairlib.traces.other", i, p) for _, i, p in registry[:2]]
+    assert draws(renamed, "fairlib.traces.other") != [d.replace("synthetic_google", "other") for d in before]
+    assert _scalar_test(registry, "fairlib.market.no_numeric_argument", None) is None

@@ -234,6 +234,56 @@ def test_synthetic_google_refuses_each_bad_argument_by_name(tmp_path, kwargs, me
 
 
 @pytest.mark.parametrize("kwargs, message", [
+    # a hypothesis draw of the API contract: 14,583 × 10,598 machines would allocate ~3 GiB of machine_events
+    ({"machine_scale": 10598.0}, r"machine_scale = 10598\.0: must be a finite number > 0\.0 and <= 100\.0$"),
+    ({"machine_scale": 1e300}, r"machine_scale = 1e\+300: .* <= 100\.0"),
+    ({"hours": 745.0}, r"hours = 745\.0: must be a finite number > 0\.1666\d* and <= 744\.0$"),
+    ({"hours": 1e305, "jobs_per_hour": 0.0}, r"hours = 1e\+305: .* <= 744\.0"),
+    ({"initial_jobs": 100_001}, r"initial_jobs = 100001: must be an integer >= 0 and <= 100000$"),
+    ({"hours": 200.0}, r"jobs_per_hour = 837\.0 with hours = 200\.0 and initial_jobs = 3981: "
+                       r"3981 \+ 200\.0 × 837\.0 = 171381 jobs expected, at most 100000$"),
+    ({"jobs_per_hour": 1e308, "hours": 744.0}, r"jobs_per_hour = 1e\+308 .* = inf jobs expected, at most 100000$"),
+])
+def test_synthetic_google_caps_its_sizes_by_name_before_any_work(tmp_path, kwargs, message):
+    import time
+
+    from fairlib.traces import synthetic_google
+
+    began = time.perf_counter()
+    with pytest.raises(InvalidInputError, match=message):
+        synthetic_google(tmp_path / "g", rng=0, **kwargs)
+    assert time.perf_counter() - began < 5         # refused up front, not after allocating (a generous bound)
+    assert not (tmp_path / "g").exists()
+
+
+def test_synthetic_generators_accept_their_caps(tmp_path):
+    from fairlib.traces import read_vm, synthetic, synthetic_bitbrains, synthetic_google
+
+    # at the caps of hours and of the jobs expected: one job over a month-long window
+    folder = synthetic_google(tmp_path / "g", rng=0, hours=synthetic.MAX_HOURS, initial_jobs=1, jobs_per_hour=0.0,
+                              max_tasks=1, parts=1, machine_scale=0.001)
+    assert len(read_task_events([0], directory=folder)) >= 2
+    month = synthetic_bitbrains(tmp_path / "bb", 1, rng=0, days=synthetic.MAX_DAYS)
+    assert len(read_vm(month / "1.csv.gz")) == 31 * 288
+    # however small, a positive number of days gives each VM one sample (it gave an empty series that failed)
+    month = synthetic_bitbrains(tmp_path / "tiny", 2, rng=0, days=1e-9)
+    assert len(read_vm(month / "2.csv.gz")) == 1
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"n_vms": 1_251}, r"n_vms = 1251: must be an integer >= 1 and <= 1250$"),
+    ({"days": 32.0}, r"days = 32\.0: must be a finite number > 0\.0 and <= 31\.0$"),
+    ({"days": 1e300}, r"days = 1e\+300: .* <= 31\.0"),
+])
+def test_synthetic_bitbrains_caps_its_sizes_by_name(tmp_path, kwargs, message):
+    from fairlib.traces import synthetic_bitbrains
+
+    with pytest.raises(InvalidInputError, match=message):
+        synthetic_bitbrains(tmp_path / "bb", **kwargs)
+    assert not (tmp_path / "bb").exists()
+
+
+@pytest.mark.parametrize("kwargs, message", [
     ({"parts": [float("nan")]}, r"parts: nan is not a part of task_events"),
     ({"parts": "abc"}, r"parts = 'abc': must be an iterable of part numbers"),
     ({"parts": []}, r"parts: no part numbers given"),

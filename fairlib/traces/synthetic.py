@@ -47,18 +47,34 @@ def _lognormal(rng, median, p90, size):
     return median * np.exp(rng.normal(0.0, np.log(p90 / median) / _Z90, size))
 
 
+# The caps on the generators' size arguments: the work and memory of a call grow with them, so each is bounded where
+# a call still finishes in minutes on a laptop (the refusal names the argument, its value and the cap).
+#: at most this many VMs per synthetic Bitbrains month: the fastStorage trace, the larger of GWA-T-12's two, has 1,250
+MAX_VMS = 1_250
+#: at most this many days of 5-minute samples per VM: one month folder (``rnd/<month>``) holds one month
+MAX_DAYS = 31.0
+#: at most this many hours of synthetic Google trace: a month (the real clusterdata-2011-2 trace spans 29 days)
+MAX_HOURS = 744.0
+#: at most this many jobs expected (``initial_jobs + hours × jobs_per_hour``), ten times the excerpt's ~10,000
+MAX_JOBS = 100_000
+#: at most this ``machine_scale``: 100 times the excerpt's 14,583 machines is 1,458,300 rows of machine_events
+MAX_MACHINE_SCALE = 100.0
+
+
 def synthetic_bitbrains(dest=None, n_vms: int = 150, rng=None, *, month: str = "2013-8", days: float = 30.0,
                         start: int = 1375308120, fast_storage: bool = False) -> Path:
     """Write ``n_vms`` synthetic VM files to ``<dest>/rnd/<month>/<i>.csv.gz`` (dest: the Bitbrains folder,
     default ``bitbrains_dir()``) and the marker; returns the month folder. Deterministic for a seed.
 
-    ``month`` is one of the Rnd trace's months (:data:`~fairlib.traces.bitbrains.RND_MONTHS`); ``days`` > 0 of
+    ``month`` is one of the Rnd trace's months (:data:`~fairlib.traces.bitbrains.RND_MONTHS`); ``days`` of
     5-minute samples from ``start`` (Unix seconds, >= 0; the files hold whole seconds, read back as float64, so at
-    most 2**53)."""
-    n_vms = as_count(n_vms, "n_vms")
+    most 2**53). The work grows with ``n_vms`` × ``days``, so both are capped: ``n_vms`` at most :data:`MAX_VMS`
+    (1,250), ``days`` at most :data:`MAX_DAYS` (31, one month folder); a value outside is refused by name before
+    anything is written. Each file holds at least one sample, however small ``days``."""
+    n_vms = as_count(n_vms, "n_vms", maximum=MAX_VMS)
     rng = as_rng(rng)
     check_choice(month, RND_MONTHS, "month")
-    as_number(days, "days")
+    as_number(days, "days", maximum=MAX_DAYS)
     as_count(start, "start", minimum=0, maximum=2 ** 53)
     root = bitbrains_dir(dest)
     folder = root / "rnd" / month
@@ -66,7 +82,7 @@ def synthetic_bitbrains(dest=None, n_vms: int = 150, rng=None, *, month: str = "
     (root / SYNTHETIC_MARKER).write_text(
         "# Synthetic Bitbrains GWA-T-12 data\n\nWritten by `fairlib.traces.synthetic.synthetic_bitbrains`; not real "
         "measurements. Results derived from these files must be labelled synthetic.\n")
-    steps = int(days * 288)
+    steps = max(1, int(days * 288))
     t = start + 300 * np.arange(steps)
     flat = _JOINT.ravel() / _JOINT.sum()
     for vm in range(1, n_vms + 1):
@@ -232,18 +248,33 @@ def synthetic_google(dest=None, rng=None, *, hours: float = 7.1, initial_jobs: i
 
     ``dest``: the folder to write (default ``<trace dir>/google_clusterdata_2011_2``). Refused: ``hours`` <= 1/6
     (the window opens at 600 s), negative ``initial_jobs`` or ``jobs_per_hour``, ``max_tasks`` < 1, ``parts``
-    outside 1-500, ``machine_scale`` <= 0.
+    outside 1-500, ``machine_scale`` <= 0. The work and memory grow with the number of jobs and of machines, so
+    the sizes are capped, each refusal naming the argument, its value and the cap: ``hours`` at most
+    :data:`MAX_HOURS` (744, a month), ``initial_jobs + hours × jobs_per_hour`` (the jobs expected) at most
+    :data:`MAX_JOBS` (100,000, ten times the excerpt), ``machine_scale`` at most :data:`MAX_MACHINE_SCALE` (100,
+    1,458,300 machines). Tasks per job are lognormal whatever ``max_tasks`` (about 17 per job on average at the
+    default 1,000, at most 24 for any), so ``max_tasks`` needs no cap of its own.
+
+    >>> synthetic_google(machine_scale=10598.0)
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: machine_scale = 10598.0: must be a finite number > 0.0 and <= 100.0
     """
     from .google import google_dir, synthetic_task_requests
 
     # the values themselves are used below, not the checked copies: the marker text shows them as given
     rng = as_rng(rng)
-    as_number(hours, "hours", minimum=600 / 3600)
-    as_count(initial_jobs, "initial_jobs", minimum=0)
-    as_number(jobs_per_hour, "jobs_per_hour", inclusive=True)
+    checked_hours = as_number(hours, "hours", minimum=600 / 3600, maximum=MAX_HOURS)
+    as_count(initial_jobs, "initial_jobs", minimum=0, maximum=MAX_JOBS)
+    rate = as_number(jobs_per_hour, "jobs_per_hour", inclusive=True)
+    expected = initial_jobs + checked_hours * rate
+    if not expected <= MAX_JOBS:
+        raise InvalidInputError(
+            f"jobs_per_hour = {rate!r} with hours = {checked_hours!r} and initial_jobs = {initial_jobs}: "
+            f"{initial_jobs} + {checked_hours!r} × {rate!r} = {expected:.6g} jobs expected, at most {MAX_JOBS}")
     as_count(max_tasks, "max_tasks")
     as_count(parts, "parts", maximum=500)
-    as_number(machine_scale, "machine_scale")
+    as_number(machine_scale, "machine_scale", maximum=MAX_MACHINE_SCALE)
     folder = google_dir(dest)
     end_us = int(hours * 3600e6)
     # machines
