@@ -413,6 +413,14 @@ _PAGE_FACTS = """() => {
         facts.wide.push(`${describe(el)}: its right edge is ${Math.round(r.right - right)} px past the column ` +
                         `(${facts.column} px)`);
     }
+    // nor does a box that scrolls hold a block wider than itself: a reader would scroll sideways to read it
+    for (const el of article.querySelectorAll('*')) {
+        const o = getComputedStyle(el).overflowX;
+        if ((o === 'auto' || o === 'scroll') && el.getBoundingClientRect().width > 0
+            && el.scrollWidth > el.clientWidth + 1) {
+            facts.wide.push(`${describe(el)}: ${el.scrollWidth - el.clientWidth} px of it scroll sideways`);
+        }
+    }
     return facts;
 }"""
 
@@ -620,9 +628,9 @@ def test_a_page_awaiting_its_full_run_still_fails_a_presentation_check(browser_r
 
 
 def test_no_page_scrolls_sideways_and_no_block_leaves_the_column(browser_report):
-    """At 1280 px the page is never wider than the window, and no block of the article (an output table, code, a
-    printed block, a ledger entry) reaches past the article's column unless it is inside a box that scrolls
-    sideways (overflow-x auto or scroll) of its own."""
+    """At 1280 px the page is never wider than the window, no block of the article (an output table, code, a
+    printed block, a ledger entry) reaches past the article's column, and no box that scrolls sideways holds a block
+    wider than itself."""
     assert not browser_report["overflow"], _problems(browser_report, "overflow", "blocks past the column")
 
 

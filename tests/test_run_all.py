@@ -117,8 +117,8 @@ def test_success_writes_outputs_table_and_manifest(fixtures, tmp_path):
     assert "ok_a,,paper,mode_is_quick" in claims and "template,,paper,mean_near_half" in claims
     ledger = (tmp_path / "quick" / "results" / "CLAIMS.md").read_text()
     assert "| paper | 2 | 0 | 0 | 2 |" in ledger and "## ok_a" in ledger
-    assert ("| paper | <a id=\"claim-mode_is_quick\"></a>mode_is_quick | fixture | fixture claim | ours == paper | quick | quick | held (quick: "
-            "provisional) |  |") in ledger
+    assert ('| paper | <a id="claim-mode_is_quick"></a>mode_is_quick | fixture | fixture claim | ours == paper | '
+            "quick | quick | held (quick: provisional) |  |") in ledger
     assert "Quick mode: every status here is provisional" in ledger and "1/1 (quick: provisional)" in p.stdout
 
 
@@ -269,12 +269,13 @@ def test_a_notebook_failing_before_its_claims_shows_them_not_re_measured(fixture
     out = dict(FAIRLIB_OUTPUT_DIR=str(tmp_path / "out"))
     first = run(["--registry", str(fixtures), "--only", "flaky"], tmp_path, **out)
     assert first.returncode == 0, first.stdout + first.stderr
-    assert "<a id=\"claim-one\"></a>one | fixture | fixture claim |" in (tmp_path / "out" / "results" / "CLAIMS.md").read_text()
+    ledger = (tmp_path / "out" / "results" / "CLAIMS.md").read_text()
+    assert '<a id="claim-one"></a>one | fixture | fixture claim |' in ledger
     assert "| held |" in (tmp_path / "out" / "results" / "CLAIMS.md").read_text()
     failed = run(["--registry", str(fixtures), "--only", "flaky"], tmp_path, FIXTURE_FAIL="1", **out)
     assert failed.returncode == 1 and "fails before its claims" in failed.stderr
     ledger = (tmp_path / "out" / "results" / "CLAIMS.md").read_text()
-    row = next(line for line in ledger.splitlines() if "| one |" in line)
+    row = next(line for line in ledger.splitlines() if "</a>one |" in line)
     assert "| not re-measured |" in row and "| held |" not in row and "an earlier run had 'held'" in row
     assert "| paper | 0 | 0 | 0 | 0 |" in ledger       # not counted under any status
 
