@@ -334,7 +334,9 @@ def jobs_from_task_usage(task_usage: pd.DataFrame, *, scheduling_class=None, sou
     per job and 5-minute window, D_n(k) = the sum of its tasks' mean usage, a segment of
     ``window`` · max_r D_n,r(k) quanta (pro rata for partial windows) shaped D_n(k) / max_r D_n,r(k). Windows
     with zero usage are skipped. ``scheduling_class``: a Series (or mapping) job_id -> class (from task_events),
-    with a class for every job that used something; ``source``: a provenance label ("real", "synthetic", ...)."""
+    with a class for every job that used something; ``source``: a provenance label ("real", "synthetic", ...).
+    ``window`` (seconds) lies in [10⁻⁶, 10⁹]: at least one of the trace's microsecond ticks, and short enough that its
+    length in ticks is an int64."""
     as_instance(task_usage, pd.DataFrame, "task_usage")
     as_instance(source, str, "source")
     need = {"start_time", "end_time", "job_id", "cpu_rate", "canonical_memory"}
@@ -347,7 +349,9 @@ def jobs_from_task_usage(task_usage: pd.DataFrame, *, scheduling_class=None, sou
     u = task_usage
     # an empty field (NaN) counts as no usage, as the sums below treat it
     check_columns(u, "task_usage", ["cpu_rate", "canonical_memory"])
-    window = as_number(window, "window")
+    # the trace counts microseconds in int64: a window is at least one tick, and at most 10^9 s (32 years, far beyond
+    # any trace) so that its length in ticks stays an int64
+    window = as_number(window, "window", minimum=1e-6, inclusive=True, maximum=1e9)
     length = (u.end_time.to_numpy() - u.start_time.to_numpy()) / 1e6
     backwards = ~(length >= 0)
     if backwards.any():

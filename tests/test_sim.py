@@ -526,3 +526,19 @@ def test_snapshot_and_location_arguments_are_checked_up_front():
                                     (1, {"topology": "star"}, r"^topology = 'star'")):
         with pytest.raises(InvalidInputError, match=message):
             sim.snapshot_utilisation(fleet, workload, {"drfh": drfh}, n_runs, 0, **kwargs)
+
+
+def test_task_usage_windows_beyond_the_trace_clock_are_refused_by_name():
+    """A window of 9.2e12 s is longer than an int64 of microseconds (it overflowed), and one below a microsecond is
+    no tick at all: both are refused naming ``window``."""
+    import pandas as pd
+    import pytest
+
+    from fairlib import sim
+    from fairlib._validate import InvalidInputError
+
+    usage = pd.DataFrame({"start_time": [600_000_000], "end_time": [900_000_000], "job_id": [1], "cpu_rate": [0.5],
+                          "canonical_memory": [0.25]})
+    for window in (9223372036855.0, 1e-9):
+        with pytest.raises(InvalidInputError, match="window"):
+            sim.jobs_from_task_usage(usage, scheduling_class={1: 2}, window=window)
