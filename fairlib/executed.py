@@ -275,7 +275,7 @@ def refresh_findings(key: str, executed_dir: Path | None = None) -> Path:
     return path
 
 
-def _stale_findings(doc, key: str) -> bool:
+def _stale_presentation(doc, key: str) -> bool:
     """Whether what ``doc`` shows from its run's records differs from their rendering now."""
     import copy
 
@@ -307,7 +307,7 @@ def executed_problems(nb: PublishedNotebook, executed_dir: Path | None = None) -
         problems.append(f"{path}: cells {errors} end in an error")
     if not any(c.cell_type == "code" and c.outputs for c in doc.cells):
         problems.append(f"{path} has no outputs")
-    if (paths.results_dir(nb.key, "full") / "claims.json").is_file() and _stale_findings(doc, nb.key):
+    if (paths.results_dir(nb.key, "full") / "claims.json").is_file() and _stale_presentation(doc, nb.key):
         problems.append(f"{path}: its Findings, Claims list, running note or injected cell differ from their rendering "
                         f"from the committed ledger and the run's records: run "
                         f"`python -m fairlib.executed --refresh-findings {nb.key}` and commit executed/{nb.key}.*")

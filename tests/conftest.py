@@ -14,20 +14,6 @@ settings.register_profile("thorough", derandomize=False, deadline=None, max_exam
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fairlib"))
 
 
-#: notebooks whose committed executed copy predates the house's presentation rules (quick mode by default, Claims as
-#: short lists, figures no wider than the book's column, tables for readers, no raw print blocks) and awaits its next
-#: full run, with why. The presentation checks of these notebooks are expected to fail, strictly: a check that passes
-#: again fails the suite until the notebook leaves this list. Keep it empty; every entry is work left.
-AWAITING_FULL_RUN: dict[str, str] = {}
-
-
-def awaiting_full_run(request, key: str) -> None:
-    """Mark the running test as expected to fail (strictly) when notebook ``key`` awaits its full run."""
-    if key in AWAITING_FULL_RUN:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=f"{key} awaits its full run: "
-                                                                   f"{AWAITING_FULL_RUN[key]}"))
-
-
 def pytest_addoption(parser):
     parser.addoption("--paper", action="append", default=[], metavar="KEY",
                      help="notebook tests (tests/test_notebooks.py) for these catalogued papers only (repeatable; "

@@ -590,46 +590,17 @@ def test_every_notebook_page_has_its_launch_and_repository_buttons_and_every_pag
     assert not browser_report["footer"], _problems(browser_report, "footer", "missing footers")
 
 
-#: the checks a notebook's executed copy fails until its next full run when it awaits one (tests/conftest.py's
-#: AWAITING_FULL_RUN): its outputs were drawn before the presentation rules
-_RERUN_CHECKS = ("truncated cells", "images")
-
-
-def _awaiting(page: str) -> bool:
-    from tests.conftest import AWAITING_FULL_RUN
-
-    return any(page == f"executed/{key}.html" for key in AWAITING_FULL_RUN)
-
-
-def _current(report: dict, check: str) -> dict:
-    """``report`` with ``check``'s problems on pages awaiting their notebook's full run set aside."""
-    return {**report, check: [(page, p) for page, p in report[check] if not _awaiting(page)]}
-
-
 def test_no_table_cell_is_cut_short(browser_report):
     """No table cell ends in an ellipsis (pandas' display.max_colwidth cuts a long cell to "..."): a reader cannot
     read what was cut."""
-    report = _current(browser_report, "truncated cells")
-    assert not report["truncated cells"], _problems(report, "truncated cells", "cut cells")
+    assert not browser_report["truncated cells"], _problems(browser_report, "truncated cells", "cut cells")
 
 
 def test_every_image_is_shown_at_its_size_linked_to_its_file_and_described(browser_report):
     """Every image of a page's article is shown at 90% of its natural width or more (a figure is drawn at the size
     it is read at, at most the column's width), is a link to its image file (to open it at full size), and has an
     alternative text of its own (its caption's first sentence, not its file's name)."""
-    report = _current(browser_report, "images")
-    assert not report["images"], _problems(report, "images", "image problems")
-
-
-def test_a_page_awaiting_its_full_run_still_fails_a_presentation_check(browser_report):
-    """Set aside means still failing: a page whose notebook is listed as awaiting its full run must fail one of the
-    presentation checks, else it leaves the list (and the checks hold for it again)."""
-    from tests.conftest import AWAITING_FULL_RUN
-
-    for key in AWAITING_FULL_RUN:
-        page = f"executed/{key}.html"
-        failing = [check for check in _RERUN_CHECKS if any(p == page for p, _ in browser_report[check])]
-        assert failing, f"{page} passes {_RERUN_CHECKS}: remove {key} from AWAITING_FULL_RUN in tests/conftest.py"
+    assert not browser_report["images"], _problems(browser_report, "images", "image problems")
 
 
 def test_no_page_scrolls_sideways_and_no_block_leaves_the_column(browser_report):

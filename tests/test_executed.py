@@ -189,15 +189,12 @@ def _source_cells(nb):
 
 
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=_key)
-def test_every_caption_names_only_what_its_figure_draws(nb, request):
+def test_every_caption_names_only_what_its_figure_draws(nb):
     """Each saved figure's caption (the source cell's ``metadata.fairlib.captions``) names only marks the figure
     draws and mechanisms its text names (:func:`fairlib.plotting.caption_problems` against the last full run's
     ``figures/<key>/marks.json``)."""
     from fairlib.plotting import caption_problems
     from fairlib.report import MARKS_FILE
-    from tests.conftest import awaiting_full_run
-
-    awaiting_full_run(request, nb.key)
     marks_file = paths.figures_dir(nb.key, "full") / MARKS_FILE
     assert marks_file.is_file(), f"{marks_file} is missing: the last full run predates it"
     marks = json.loads(marks_file.read_text(encoding="utf-8"))
@@ -226,12 +223,9 @@ def test_every_findings_bullet_is_a_declared_headline(nb):
 
 
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=_key)
-def test_a_published_copy_lists_every_claim_and_reruns_in_quick_mode(nb, request):
+def test_a_published_copy_lists_every_claim_and_reruns_in_quick_mode(nb):
     """The Claims list of a published copy names every claim of its ledger (the not-tested ones too), and papermill's
     injected cell is kept as a record only: re-running the copy (on Binder, say) uses the parameters cell's mode."""
-    from tests.conftest import awaiting_full_run
-
-    awaiting_full_run(request, nb.key)
     doc = nbformat.read(str(paths.executed_dir() / f"{nb.key}.ipynb"), as_version=4)
     ledger = json.loads((paths.RESULTS / nb.key / "claims.json").read_text())["claims"]
     listing = next(o.data["text/markdown"] for c in doc.cells if c.cell_type == "code"

@@ -42,11 +42,7 @@ def test_committed_notebook_outputs_are_stripped(path):
     assert not dirty, f"{path.name}: code cells {dirty} carry outputs; strip them before committing"
 
 
-def test_house_structure(path, request):
-    from tests.conftest import awaiting_full_run
-
-    awaiting_full_run(request, next((k for k, nb in catalog.NOTEBOOKS.items()
-                                     if catalog.source_path(nb) == path), path.stem))
+def test_house_structure(path):
     nb = json.loads(path.read_text())
     params = [c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", [])]
     assert len(params) == 1, f"{path.name}: needs exactly one cell tagged 'parameters'"
