@@ -5,14 +5,17 @@ The public API is :data:`__all__`: the subpackages (``market``, ``multires``, ``
 ``plotting``, ``paths``, ``timing``, ``verify``), and the names most code needs, importable from ``fairlib`` directly
 (``from fairlib import Cluster, drf, psdsf``). They load on first use, so ``import fairlib`` stays light.
 
-Importing fairlib points numba's on-disk cache at ``<repo>/build/numba-cache/<hash of the fairlib sources>``
+Importing fairlib points numba's on-disk cache at ``<repo>/build/numba-cache/<hash of the kernel sources>``
 (``<NUMBA_CACHE_DIR>/fairlib-<hash>`` when you set that variable), also when numba was imported first. numba does
-not invalidate a cached kernel when a kernel it calls changes in another file; keying the cache on every source
-file makes any edit start afresh.
+not invalidate a cached kernel when a kernel it calls changes in another file; keying the cache on the kernel
+sources — every module that defines a numba kernel and every fairlib module those import, transitively — makes an
+edit there start afresh, while an edit to a driver, a notebook helper or the reporting code recompiles nothing.
 """
 
+import ast
 import hashlib
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -26,8 +29,76 @@ def _source_hash() -> str:
     return h.hexdigest()[:16]
 
 
-#: hash of every fairlib source file: keys the numba cache and the sweep cache (fairlib.sweep)
+#: hash of every fairlib source file: keys the sweep cache (fairlib.sweep)
 SOURCE_HASH = _source_hash()
+
+# a module defines a kernel when a line decorates with numba or calls njit(...)
+_DEFINES_KERNEL = re.compile(rb"^[ \t]*@(?:njit|jit|numba\.)|\bnjit\(", re.M)
+
+
+def _imported_files(here: Path, path: Path, node) -> list[Path]:
+    """The fairlib source files an ``import`` or ``from ... import`` statement in ``path`` can load."""
+    if isinstance(node, ast.ImportFrom):
+        package = path.parent.relative_to(here).parts
+        if node.level:
+            base = package[:len(package) - node.level + 1]
+            module = tuple(node.module.split(".")) if node.module else ()
+        elif node.module and node.module.split(".")[0] == "fairlib":
+            base, module = (), tuple(node.module.split(".")[1:])
+        else:
+            return []
+        stems = [base + module] + [base + module + (alias.name,) for alias in node.names]
+    else:
+        stems = [tuple(a.name.split(".")[1:]) for a in node.names if a.name.split(".")[0] == "fairlib"]
+    found = []
+    for stem in stems:
+        for candidate in ((here.joinpath(*stem).with_suffix(".py"),) if stem else ()) + (
+                here.joinpath(*stem, "__init__.py"),):
+            if candidate.is_file():
+                found.append(candidate)
+    return found
+
+
+def kernel_sources() -> list[str]:
+    """The source files numba's cache depends on, relative to the package: every module that defines a kernel and
+    every fairlib module those import, at any depth (function-level imports included). Found by parsing the
+    sources, once per :data:`SOURCE_HASH` (the list is kept in ``build/kernel-sources``)."""
+    here = Path(__file__).parent
+    listing = here.parent / "build" / "kernel-sources" / f"{SOURCE_HASH}.txt"
+    if listing.is_file():
+        return listing.read_text(encoding="utf-8").split()
+    todo = [p for p in sorted(here.rglob("*.py")) if _DEFINES_KERNEL.search(p.read_bytes())]
+    seen = set(todo)
+    while todo:
+        path = todo.pop()
+        for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                for other in _imported_files(here, path, node):
+                    if other not in seen:
+                        seen.add(other)
+                        todo.append(other)
+    names = sorted(str(p.relative_to(here)) for p in seen)
+    try:
+        listing.parent.mkdir(parents=True, exist_ok=True)
+        tmp = listing.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text("\n".join(names), encoding="utf-8")
+        tmp.replace(listing)
+    except OSError:   # a read-only checkout: parsed again next time
+        pass
+    return names
+
+
+def _kernel_hash() -> str:
+    h = hashlib.sha256()
+    here = Path(__file__).parent
+    for name in kernel_sources():
+        h.update(name.encode())
+        h.update((here / name).read_bytes())
+    return h.hexdigest()[:16]
+
+
+#: hash of the kernel sources (:func:`kernel_sources`): keys the numba cache
+KERNEL_HASH = _kernel_hash()
 
 
 def _keyed_cache_dir(source_hash: str) -> str:
@@ -42,8 +113,8 @@ def _keyed_cache_dir(source_hash: str) -> str:
     return str(Path(chosen) / f"fairlib-{source_hash}")
 
 
-#: where fairlib's kernels are cached: keyed on every source file (see :func:`_keyed_cache_dir`)
-KEYED_CACHE_DIR = _keyed_cache_dir(SOURCE_HASH)
+#: where fairlib's kernels are cached: keyed on the kernel sources (see :func:`_keyed_cache_dir`)
+KEYED_CACHE_DIR = _keyed_cache_dir(KERNEL_HASH)
 os.environ["NUMBA_CACHE_DIR"] = KEYED_CACHE_DIR  # read by numba when it is imported, and by child processes
 if "numba" in sys.modules:
     # numba read its configuration when it was imported (by a script, a test module or a plugin before
@@ -80,7 +151,7 @@ _EXPORTS = {
 _SUBMODULES = ("market", "multires", "dynamic", "traces", "experiments", "mechanisms", "properties", "sim", "sweep",
                "metrics", "report", "plotting", "paths", "timing", "verify", "catalog")
 
-__all__ = sorted(_EXPORTS) + list(_SUBMODULES) + ["SOURCE_HASH", "__version__"]
+__all__ = sorted(_EXPORTS) + list(_SUBMODULES) + ["KERNEL_HASH", "SOURCE_HASH", "__version__"]
 
 
 def __getattr__(name: str):

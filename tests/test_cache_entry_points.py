@@ -156,3 +156,33 @@ def test_every_entry_point_uses_the_keyed_cache_and_sees_an_edited_callee(tmp_pa
     os.utime(callee, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     _run_all(tree, 6.0)
     assert len(list((tree / "build" / "numba-cache").iterdir())) == 2  # a new key, the old entries untouched
+
+
+def test_editing_a_driver_keeps_the_kernel_cache_and_editing_a_kernel_module_does_not(tmp_path):
+    """The numba cache is keyed on the kernel sources only: a changed experiment driver, report or notebook helper
+    reuses every compiled kernel; a changed kernel module, or a module a kernel module imports, starts afresh."""
+    tree = tmp_path / "clone"
+    _clean_copy(tree)
+    code = "import fairlib; print(fairlib.KERNEL_HASH, fairlib.SOURCE_HASH)"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "PYTHONPATH", "FAIRLIB_"))}
+    env["PYTHONPATH"] = str(tree)
+
+    def hashes():
+        run = subprocess.run([sys.executable, "-c", code], cwd=tree, env=env, capture_output=True, text=True,
+                             check=True)
+        return run.stdout.split()
+
+    kernel, source = hashes()
+    for driver in ("experiments/template.py", "report.py", "prose.py", "sim.py"):
+        with open(tree / "fairlib" / driver, "a", encoding="utf-8") as f:
+            f.write("\n# an edit\n")
+        now = hashes()
+        assert now[0] == kernel and now[1] != source, f"editing {driver}: {now}"
+        source = now[1]
+    assert "multires/cluster.py" in (tree / "build" / "kernel-sources" / f"{source}.txt").read_text().split()
+    for kernel_side in ("multires/psdsf.py", "_validate.py"):   # a kernel module; one a kernel module imports
+        with open(tree / "fairlib" / kernel_side, "a", encoding="utf-8") as f:
+            f.write("\n# an edit\n")
+        now = hashes()
+        assert now[0] != kernel, f"editing {kernel_side} kept the kernel cache's key"
+        kernel = now[0]

@@ -382,3 +382,25 @@ def test_a_fixed_point_that_stops_short_says_why_and_what_to_use():
     full = psdsf(cluster, method="fixed_point")
     assert full.converged and full.message == ""
     assert psdsf(cluster).message == ""
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 12), st.integers(1, 40), st.integers(0, 2**32 - 1))
+def test_merging_groups_as_the_numeric_row_key_does(n_servers, n_users, seed):
+    """The byte key (capacities and packed eligibility) gives the groups, order and first servers of the reference
+    key, the float rows (capacities, eligible users) sorted numerically."""
+    from fairlib.multires.cluster import merge_identical_servers
+
+    rng = np.random.default_rng(seed)
+    capacity = rng.integers(1, 3, size=(n_servers, 2)).astype(float) * rng.choice([0.5, 1.0, 1e3], size=(1, 2))
+    eligible = rng.random((n_users, n_servers)) < 0.8
+    eligible[:, 0] = True   # every user usable somewhere
+    c = Cluster(capacity, rng.random((n_users, 2)) + 0.1, eligible=eligible)
+    merged, group, counts = merge_identical_servers(c)
+    key = np.concatenate([c.capacity, c.eligible.T.astype(np.float64)], axis=1)
+    _, first, ref_group, ref_counts = np.unique(key, axis=0, return_index=True, return_inverse=True,
+                                                return_counts=True)
+    np.testing.assert_array_equal(group, ref_group.ravel())
+    np.testing.assert_array_equal(counts, ref_counts)
+    np.testing.assert_array_equal(merged.capacity, c.capacity[first] * ref_counts[:, None])
+    np.testing.assert_array_equal(merged.eligible, c.eligible[:, first])

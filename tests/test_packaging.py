@@ -159,7 +159,7 @@ def test_a_cache_directory_set_by_the_user_is_keyed_too(tmp_path):
     env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     keyed, inherited, kernel_path = out.stdout.split()
-    assert keyed == inherited == str(tmp_path / f"fairlib-{__import__('fairlib').SOURCE_HASH}")
+    assert keyed == inherited == str(tmp_path / f"fairlib-{__import__('fairlib').KERNEL_HASH}")
     assert kernel_path.startswith(keyed)
     env["NUMBA_CACHE_DIR"] = keyed  # a child process started by that one
     again = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)

@@ -868,7 +868,7 @@ def _capped_equilibrium(cluster: Cluster, alphas, time_shared: bool):
         if continuation[0] < 2.0 and alphas.max() <= 1.0:
             break
         res = pfvds_interior_point(cluster, alphas, time_shared=time_shared, continuation=continuation,
-                                   shrink_to_caps=shrink)
+                                   shrink_to_caps=shrink, retries=0)   # its own retries: these four tries
         tried.append((variational_gap(cluster, res.tasks, alphas, time_shared=time_shared), len(tried), res))
         if tried[-1][0] <= CAPPED_GAP:
             break

@@ -158,9 +158,59 @@ def _fill_server(i, d3, cap, coef, usable, x_other, out, order, rising, frozen, 
             out[n] = max(0.0, coef[n] * level - x_other[n])
 
 
+#: a jump needs this many consecutive sweeps whose changes point the same way and shrink by the same ratio
+_STEADY_SWEEPS = 3
+#: ... to within this much; the ratio must be below _JUMP_RATIO for an Aitken jump (at most ratio / (1 - ratio) =
+#: 199 changes at once) or within _DRIFT_RATIO of 1 for a drift (the same change sweep after sweep)
+_RATIO_STEADY = 1e-7
+_JUMP_RATIO = 0.995
+_DRIFT_RATIO = 1e-6
+#: a drift jump is kept when the sweep after it changes x by the drift's own change, to this much (relative)
+_DRIFT_CHECK = 1e-6
+
+
 @njit(cache=True)
-def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start, max_tasks):
-    """Gauss-Seidel over servers from ``start``; returns (tasks[n, i], sweeps, last change)."""
+def _sweep(d3, cap, coef, usable, x, totals, col, x_other, order, rising, frozen, used, slope, max_tasks):
+    """One Gauss-Seidel sweep over the servers, in place; returns (largest change of an x[n, i], largest total)."""
+    n_users, n_servers, _ = d3.shape
+    change = 0.0
+    scale = 0.0
+    for i in range(n_servers):
+        for n in range(n_users):
+            x_other[n] = totals[n] - x[n, i]
+        _fill_server(i, d3, cap[i], coef[:, i], usable[:, i], x_other, col, order, rising, frozen, used, slope,
+                     max_tasks)
+        for n in range(n_users):
+            delta = abs(col[n] - x[n, i])
+            if delta > change:
+                change = delta
+            x[n, i] = col[n]
+            totals[n] = x_other[n] + col[n]
+            if totals[n] > scale:
+                scale = totals[n]
+    return change, scale
+
+
+@njit(cache=True)
+def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start, max_tasks, accelerate):
+    """Gauss-Seidel over servers from ``start``; returns (tasks[n, i], sweeps, last change, jumps).
+
+    The iteration has two slow regimes, and ``accelerate`` skips both where it sees them (three sweeps whose
+    changes point the same way and shrink by the same ratio ρ):
+
+    - linear convergence (ρ < 0.995): the remaining geometric series is added in one step (Aitken's Δ²,
+      x + Δ·ρ/(1 - ρ)), and the sweeps go on from there;
+    - drift (ρ = 1: x moves by the same Δ sweep after sweep, along a face of the allocation's piecewise-linear
+      map, until some user's level crosses another's): x jumps k sweeps ahead, x + k·Δ, and the sweep from there
+      must move it by Δ again; if it does, the jump stood on the plain iteration's own path and the next jump is
+      twice as long, else x goes back and k is halved.
+
+    A jump is kept when the sweep after it moves x by Δ to within 1e-6 of Δ: a drift is rarely exact (its
+    direction turns by ~1e-9 per sweep), while a jump past the face's end changes some user's move by a share of Δ.
+    The stopping rule is still a sweep's own change. On the Google open-loop epochs this takes ~2,000 sweeps to
+    ~400, and on a whole Google cell's capped jobs (4,000 users on 10 machine kinds) ~800 to ~320, within 1e-10
+    (relative) of the plain iteration's limit, about where the plain iteration stops short of it
+    (tests/test_psdsf_acceleration.py; docs/performance.md)."""
     n_users, n_servers, m = d3.shape
     x = start.copy()
     totals = x.sum(axis=1)
@@ -171,28 +221,104 @@ def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start, max_tasks):
     frozen = np.zeros(n_users, dtype=np.bool_)
     used = np.zeros(m)
     slope = np.zeros(m)
+    before = x.copy()
+    saved = x.copy()
+    saved_totals = totals.copy()
+    last = np.zeros_like(x)        # the previous sweep's change
+    last_norm = -1.0
+    last_ratio = -1.0
+    steady = 0
+    jumps = 0
+    drift_steps = 16
     change = np.inf
     sweeps = 0
     while sweeps < max_sweeps:
         sweeps += 1
-        change = 0.0
-        scale = 0.0
-        for i in range(n_servers):
-            for n in range(n_users):
-                x_other[n] = totals[n] - x[n, i]
-            _fill_server(i, d3, cap[i], coef[:, i], usable[:, i], x_other, col, order, rising, frozen, used, slope,
-                         max_tasks)
-            for n in range(n_users):
-                delta = abs(col[n] - x[n, i])
-                if delta > change:
-                    change = delta
-                x[n, i] = col[n]
-                totals[n] = x_other[n] + col[n]
-                if totals[n] > scale:
-                    scale = totals[n]
+        before[:, :] = x
+        change, scale = _sweep(d3, cap, coef, usable, x, totals, col, x_other, order, rising, frozen, used, slope,
+                               max_tasks)
         if change <= tol * max(scale, 1e-300):
             break
-    return x, sweeps, change
+        if not accelerate:
+            continue
+        dot = 0.0
+        now_sq = 0.0
+        last_sq = 0.0
+        for n in range(n_users):
+            for i in range(n_servers):
+                d = x[n, i] - before[n, i]
+                dot += d * last[n, i]
+                now_sq += d * d
+                last_sq += last[n, i] * last[n, i]
+                last[n, i] = d
+        if not (last_norm > 0.0 and now_sq > 0.0 and last_sq > 0.0):
+            last_norm = change
+            continue
+        ratio = change / last_norm
+        aligned = dot / np.sqrt(now_sq * last_sq) > 1.0 - 1e-9
+        if last_ratio >= 0.0 and abs(ratio - last_ratio) < _RATIO_STEADY and aligned:
+            steady += 1
+        else:
+            steady = 0
+            drift_steps = 16          # a new regime: drift jumps start short again
+        last_ratio = ratio
+        last_norm = change
+        if steady < _STEADY_SWEEPS:
+            continue
+        if ratio < _JUMP_RATIO:
+            factor = ratio / (1.0 - ratio)
+            for n in range(n_users):
+                total = 0.0
+                for i in range(n_servers):
+                    x[n, i] = max(0.0, x[n, i] + factor * last[n, i])
+                    total += x[n, i]
+                totals[n] = total
+            jumps += 1
+            steady = 0
+            last_ratio = -1.0
+            last_norm = -1.0
+        elif abs(ratio - 1.0) < _DRIFT_RATIO and drift_steps >= 2 and sweeps < max_sweeps:
+            # k sweeps ahead, no further than where a component would turn negative or a total pass its cap
+            k = float(drift_steps)
+            for n in range(n_users):
+                step_total = 0.0
+                for i in range(n_servers):
+                    step_total += last[n, i]
+                    if last[n, i] < 0.0 and x[n, i] > 0.0:   # one at 0 already stays there (clamped below)
+                        k = min(k, np.floor(x[n, i] / -last[n, i]))
+                if step_total > 0.0 and max_tasks[n] < np.inf:
+                    k = min(k, np.floor((max_tasks[n] - totals[n]) / step_total))
+            if k < 2.0:
+                drift_steps = 0       # a boundary is near: plain sweeps take it from here
+                continue
+            saved[:, :] = x
+            saved_totals[:] = totals
+            for n in range(n_users):
+                total = 0.0
+                for i in range(n_servers):
+                    x[n, i] = max(0.0, x[n, i] + k * last[n, i])
+                    total += x[n, i]
+                totals[n] = total
+            sweeps += 1
+            before[:, :] = x
+            change, scale = _sweep(d3, cap, coef, usable, x, totals, col, x_other, order, rising, frozen, used,
+                                   slope, max_tasks)
+            off = 0.0
+            for n in range(n_users):
+                for i in range(n_servers):
+                    off = max(off, abs(x[n, i] - before[n, i] - last[n, i]))
+            if off <= _DRIFT_CHECK * max(last_norm, 1e-300):
+                jumps += 1
+                drift_steps *= 2
+                if change <= tol * max(scale, 1e-300):
+                    break
+            else:                     # past the face's end: back, and half as far next time
+                x[:, :] = saved
+                totals[:] = saved_totals
+                drift_steps //= 2
+                steady = 0
+                last_ratio = -1.0
+    return x, sweeps, change, jumps
 
 
 @interpreted_when_small(bounded=lambda *args, method="market", **_: method == "market")
@@ -259,17 +385,17 @@ def _free_pairs(cluster, tasks, time_shared):
     return bool((cluster.eligible & (needs @ full.T == 0)).any())
 
 
-def _fixed_point(cluster, time_shared, max_sweeps, tol, start, diagnostics):
+def _fixed_point(cluster, time_shared, max_sweeps, tol, start, diagnostics, accelerate=True):
     coef = np.ascontiguousarray(cluster.weight[:, None] * cluster.gamma)
     usable = np.ascontiguousarray(cluster.eligible)
     d3, cap = cluster.server_constraints(time_shared)
-    x, sweeps, change = _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, np.ascontiguousarray(start),
-                                      np.ascontiguousarray(cluster.max_tasks))
+    x, sweeps, change, jumps = _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, np.ascontiguousarray(start),
+                                             np.ascontiguousarray(cluster.max_tasks), bool(accelerate))
     converged = bool(sweeps < max_sweeps or change <= tol * max(x.sum(1).max(), 1e-300))
     message = "" if converged else _not_converged_reason(cluster, x, time_shared, int(sweeps), float(change),
                                                          diagnostics.get("handover"))
     return Allocation.from_diagnostics(cluster, x, "psdsf_time_shared" if time_shared else "psdsf",
-                            {**diagnostics, "sweeps": int(sweeps), "last_change": float(change),
+                            {**diagnostics, "sweeps": int(sweeps), "jumps": int(jumps), "last_change": float(change),
                              "converged": converged, "message": message})
 
 

@@ -30,6 +30,7 @@ refinement, backtracking on the residual of the centred system, continuation in 
 from __future__ import annotations
 
 import contextlib
+import math
 import warnings
 from dataclasses import dataclass, replace
 
@@ -109,11 +110,13 @@ def _alphas_per_server(cluster: Cluster, alpha) -> np.ndarray:
 _STALL_ITERATIONS = 20  # iterations without a smaller residual before a stage gives up
 _BACKTRACKS = 30
 _DIRECT_ALPHA = 2.0  # above this, start from the solution at half the α (continuation)
+#: retries of a failed continuation stage (a smaller step, or a restart from α = 1) before the stage's failure is final
+RETRIES = 3
 
 
 def pfvds_interior_point(cluster: Cluster, alpha=1.0, *, time_shared: bool = False, tol: float = 1e-10,
                          max_iterations: int = 200, continuation: tuple[float, float] = (_DIRECT_ALPHA, 2.0),
-                         shrink_to_caps: bool = False) -> Allocation:
+                         shrink_to_caps: bool = False, retries: int = RETRIES) -> Allocation:
     """PF-VDS(α) by a primal-dual interior-point method on the equilibrium conditions of Problem 1.
 
     Every server's KKT conditions together — ŝ[n, i]^-α / γ[n, i] + z[n, i] = λ_i·d_n on eligible pairs,
@@ -139,6 +142,8 @@ def pfvds_interior_point(cluster: Cluster, alpha=1.0, *, time_shared: bool = Fal
     max_iterations : iteration cap; ``diagnostics["converged"]`` says whether ``tol`` was reached.
     continuation : (first α, factor): the stages' α caps are first, first·factor, ... (finer steps, e.g.
         (1, 1.25), reach some equilibria the default misses at α = 2-4, at more stages' cost).
+    retries : a stage that stops short is retried this many times at most: at the square root of the last
+        factor above the last converged stage, or from α = 1 when the first stage fails (0: never).
     shrink_to_caps : start each capped user at most a quarter of its cap (else every pair alike, half-loading the
         busiest server row): caps spanning many orders of magnitude (trace jobs) need it, random ones less so.
 
@@ -163,6 +168,7 @@ def pfvds_interior_point(cluster: Cluster, alpha=1.0, *, time_shared: bool = Fal
     if not (np.isfinite(tol) and tol > 0):
         raise InvalidInputError(f"tol = {tol}: must be a positive finite number")
     max_iterations = as_count(max_iterations, "max_iterations")
+    retries = as_count(retries, "retries", minimum=0)
     first, factor = (as_number(v, "continuation") for v in continuation)
     if not (first > 0 and factor > 1):
         raise InvalidInputError(f"continuation = {continuation!r}: expected (first α > 0, factor > 1)")
@@ -172,25 +178,39 @@ def pfvds_interior_point(cluster: Cluster, alpha=1.0, *, time_shared: bool = Fal
             "prices": np.zeros(cluster.capacity.shape if not time_shared else (cluster.n_servers, 1)),
             "cap_prices": np.zeros(cluster.n_users), "alpha": alphas, "time_shared": time_shared,
             "method": "interior_point", "stages": []})
-    cap_level = first
-    start = previous = None
-    stages = []
+    cap_level, step = first, factor
+    start = previous = converged_level = None    # the last converged stage and its α cap
+    restarted = False
+    stages, retried = [], 0
     while True:
         stage_alphas = np.minimum(alphas, cap_level)
         with one_blas_thread():
             result = _interior_point(cluster, stage_alphas, time_shared, tol, int(max_iterations), start,
                                      bool(shrink_to_caps))
         stages.append((float(stage_alphas.max()), result.diagnostics["iterations"], result.diagnostics["converged"]))
-        if (previous is not None and not result.diagnostics["converged"]
-                and not (np.isfinite(result.tasks).all() and (result.tasks >= 0).all())):
-            # a stage that went astray (very large α: negative or non-finite iterates) hands back the last
-            # converged stage's allocation, still marked not converged, for the best responses to finish from
-            result = replace(previous, converged=False)
+        if not result.diagnostics["converged"] and retried < retries:
+            retried += 1
+            # A stage that stops short is retried closer to the last converged one, the homotopy's factor
+            # shrinking to its square root, or, when the first stage fails, from α = 1 (the concave program) with
+            # no start. A stage costs a few dozen Newton steps; the best responses that otherwise finish from a
+            # failed stage cost thousands of sweeps (Bitbrains snapshots at α = 2: docs/performance.md).
+            if converged_level is not None:
+                step = math.sqrt(step)
+                cap_level = converged_level * step
+                continue
+            if converged_level is None and not restarted and cap_level > 1.0:
+                restarted, cap_level = True, 1.0
+                continue
+        if not result.diagnostics["converged"]:
+            if previous is not None and not (np.isfinite(result.tasks).all() and (result.tasks >= 0).all()):
+                # a stage that went astray (very large α: negative or non-finite iterates) hands back the last
+                # converged stage's allocation, still marked not converged, for the best responses to finish from
+                result = replace(previous, converged=False)
             break
-        if cap_level >= alphas.max() or not result.diagnostics["converged"]:
+        if cap_level >= alphas.max():
             break
-        start, previous = result.tasks, result
-        cap_level *= factor
+        start, previous, converged_level = result.tasks, result, cap_level
+        cap_level *= step
     return replace(result, iterations=sum(it for _, it, _ in stages), extras={**result.extras, "stages": stages})
 
 
