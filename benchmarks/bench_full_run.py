@@ -2,9 +2,10 @@
 
 Nothing is re-executed: the rows are read from the papermill metadata of the executed notebooks (``executed/*.ipynb``,
 or ``$FAIRLIB_OUTPUT_DIR/executed``; ``--executed DIR`` reads another folder): each notebook's
-``metadata.papermill.duration`` and ``end_time`` (:func:`fairlib.landing.notebook_durations`) and each code cell's
-duration (:func:`fairlib.landing.cell_durations`). ``make`` runs the notebooks one after another on every core, so
-their durations add up to its wall time, installation aside.
+``metadata.papermill.duration``, ``start_time`` and ``end_time`` (:func:`fairlib.landing.notebook_durations`,
+:func:`fairlib.landing.notebook_spans`) and each code cell's duration (:func:`fairlib.landing.cell_durations`).
+``make`` runs the notebooks side by side (``run_all.py --jobs``), so the wall time is the time their runs cover,
+overlaps counted once (:func:`fairlib.landing.wall_seconds`); notebooks rerun apart add up. Installation aside.
 
 Targets (on 2 cores, no result cached across runs): the whole full-mode reproduction in at most 30 minutes, no cell
 over 4 minutes. Reported: each notebook's minutes and its longest cell. The results file's date is the span of the
@@ -48,7 +49,9 @@ def rows(executed: Path | None = None) -> list[Row]:
                          "run_all.py) publishes them")
     cells = landing.cell_durations(executed)
     longest = {key: max(cells.get(key) or [(None, 0.0)], key=lambda c: c[1]) for key in durations}
-    total = sum(s for s, _ in durations.values())
+    busy = sum(s for s, _ in durations.values())
+    spans = landing.notebook_spans(executed)
+    total = landing.wall_seconds(spans.values()) if set(spans) == set(durations) else busy
     key, (count, seconds) = max(longest.items(), key=lambda kv: kv[1][1])
     over = [(k, c, s) for k in durations for c, s in cells.get(k, []) if s > CELL_TARGET * 60]
     listed = "; ".join(f"{k} {_cell(c)} {minutes(s)}" for k, c, s in over)
@@ -56,10 +59,11 @@ def rows(executed: Path | None = None) -> list[Row]:
         f": {listed}" if over else "")
     out = [
         Row(landing.FULL_RUN_TOTAL, minutes(total),
-            f"{len(durations)} notebooks' papermill durations, added up", total / 60, "min",
-            f"<= {TOTAL_TARGET}",
-            note="read from the executed notebooks' metadata (nothing re-executed); the target is the whole "
-                 "full-mode reproduction on 2 cores with no result cached across runs"),
+            f"{len(durations)} notebooks' papermill runs, from start to end, time side by side counted once",
+            total / 60, "min", f"<= {TOTAL_TARGET}",
+            note=f"read from the executed notebooks' metadata (nothing re-executed): {minutes(busy)} of notebook time "
+                 f"in all, {minutes(total)} of wall time (run_all.py runs notebooks side by side); the target is the "
+                 "whole full-mode reproduction on 2 cores with no result cached across runs"),
         Row(landing.FULL_RUN_CELL, minutes(seconds), f"{key}, {_cell(count)}", seconds / 60, "min",
             f"<= {CELL_TARGET}",
             note=over_text),

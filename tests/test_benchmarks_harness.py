@@ -19,7 +19,10 @@ def _executed_notebook(path, duration_s, end_time, cells):
     """A fake executed notebook: papermill's run metadata and one code cell per (execution count, cell metadata)."""
     import json
 
-    nb = {"metadata": {"papermill": {"duration": duration_s, "end_time": end_time},
+    import datetime as dt
+
+    start = (dt.datetime.fromisoformat(end_time.replace("Z", "+00:00")) - dt.timedelta(seconds=duration_s)).isoformat()
+    nb = {"metadata": {"papermill": {"duration": duration_s, "start_time": start, "end_time": end_time},
                        "language_info": {"version": "3.11.7"}},
           "cells": [{"cell_type": "markdown", "metadata": {}, "source": "# title"}]
           + [{"cell_type": "code", "execution_count": n, "metadata": meta, "outputs": [], "source": ""}
@@ -60,6 +63,15 @@ def test_the_full_run_row_is_read_from_the_executed_notebooks_and_gated(tmp_path
     record = json.loads(path.read_text())
     assert record["date"] == "2026-01-01 to 2026-01-02" and record["versions"] == {"python": "3.11.7"}
     assert record["cpu"] == "not recorded in the executed notebooks" and len(record["rows"]) == 4
+    # notebooks run side by side: the wall time counts their overlap once, the note gives the notebook time
+    side = tmp_path / "side"
+    side.mkdir()
+    one_cell = [(1, {"papermill": {"duration": 60}})]
+    _executed_notebook(side / "alpha.ipynb", 1200.0, "2026-01-03T10:20:00+00:00", one_cell)
+    _executed_notebook(side / "beta.ipynb", 1500.0, "2026-01-03T10:30:00+00:00", one_cell)
+    both = {r.row: r for r in bench_full_run.rows(side)}[landing.FULL_RUN_TOTAL]
+    assert both.value == 30.0 and both.met and "45 min of notebook time" in both.note
+    assert landing.wall_seconds([(0, 10), (5, 12), (20, 21)]) == 13
 
 
 def test_the_committed_full_run_results_are_those_of_the_executed_notebooks():

@@ -62,7 +62,7 @@ def test_the_make_line_states_the_full_run_against_its_targets(tmp_path):
     block = landing.timings_block(full_run=path, suite=tmp_path / "none.json")
     assert all(len(line) <= 118 for line in block.splitlines())
     line = block.split("\n- ")[0].replace("\n  ", " ")
-    assert line == ("- `make`: the notebooks' last full-mode runs took 35 min in all, one after another (target "
+    assert line == ("- `make`: the notebooks' last full-mode runs took 35 min of wall time in all (target "
                     "≤ 30 min: not met; alpha 10 min, beta 25 min); the longest cell 3.5 min (beta, In [2]; target "
                     "≤ 4 min: met). Runs of 2026-01-01 to 2026-01-02, from `benchmarks/results/full_run.json`; plus "
                     "a few minutes of installation.")
