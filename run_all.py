@@ -4,7 +4,7 @@
     python run_all.py                      # every notebook, full mode (paper parameters)
     python run_all.py --quick              # every notebook, quick mode (seconds; outputs under build/)
     python run_all.py --only metin2025     # a subset
-    python run_all.py --jobs 2             # notebooks in parallel (numba threads split between them)
+    python run_all.py --jobs 1             # one notebook at a time (default: one per core, longest first)
     python run_all.py --list               # the registry
     python run_all.py --dask tcp://host:8786   # parameter sweeps on a Dask cluster (see README)
     python run_all.py --resume             # reuse sweep cells finished by an interrupted run
@@ -517,7 +517,9 @@ def parse_args(argv=None):
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="quick mode: small sizes, outputs under build/")
     ap.add_argument("--only", nargs="+", metavar="KEY", help="run only these notebooks (each key once)")
-    ap.add_argument("--jobs", type=int, default=1, metavar="N", help="notebooks executed in parallel")
+    ap.add_argument("--jobs", type=int, default=None, metavar="N",
+                    help="notebooks executed side by side (default: one per core, the longest first by the last "
+                         "full run; numba's threads are split between them, the sweeps' processes are not)")
     ap.add_argument("--keep-going", action="store_true",
                     help="run the remaining notebooks after a failure (the default; kept for compatibility)")
     ap.add_argument("--stop-on-failure", action="store_true", help="stop at the first failing notebook")
@@ -579,7 +581,7 @@ def main(argv=None) -> int:
         print(f"run_all.py: unknown notebook key(s): {', '.join(unknown)}; valid keys: {', '.join(registry)}",
               file=sys.stderr)
         return 2
-    if args.jobs < 1:
+    if args.jobs is not None and args.jobs < 1:
         print(f"run_all.py: --jobs = {args.jobs}: must be >= 1", file=sys.stderr)
         return 2
     if args.verify and args.quick:
@@ -605,16 +607,24 @@ def main(argv=None) -> int:
             for sub in ("figures", "results"):
                 shutil.rmtree(verify_root / sub / key, ignore_errors=True)
         os.environ["FAIRLIB_OUTPUT_DIR"] = str(verify_root)
-    jobs = min(args.jobs, len(keys)) or 1
-    # split the cores between concurrently running kernels (they inherit this environment)
-    os.environ["NUMBA_NUM_THREADS"] = str(max(1, (os.cpu_count() or 1) // jobs))
+    # one at a time when the first failure is to stop the run (side by side, the others would have started)
+    default_jobs = 1 if args.stop_on_failure else (os.cpu_count() or 1)
+    jobs = min(args.jobs if args.jobs is not None else default_jobs, len(keys)) or 1
+    # split the cores between concurrently running kernels (they inherit this environment); fewer threads asked
+    # for (NUMBA_NUM_THREADS=1: another CPU's code path, see docs/verify.md) are kept
+    share = max(1, (os.cpu_count() or 1) // jobs)
+    asked = os.environ.get("NUMBA_NUM_THREADS", "")
+    os.environ["NUMBA_NUM_THREADS"] = str(min(share, int(asked)) if asked.isdigit() and int(asked) > 0 else share)
     if args.sweep_jobs is not None and args.sweep_jobs < 1:
         print(f"run_all.py: --sweep-jobs = {args.sweep_jobs}: must be >= 1", file=sys.stderr)
         return 2
     if args.sweep_jobs is not None:
         os.environ["FAIRLIB_SWEEP_JOBS"] = str(args.sweep_jobs)
-    else:  # results never depend on it (per-cell seeds); only the wall time does
-        os.environ.setdefault("FAIRLIB_SWEEP_JOBS", str(max(1, (os.cpu_count() or 1) // jobs)))
+    else:
+        # results never depend on it (per-cell seeds); only the wall time does. Every core for each notebook's
+        # sweeps, not a share: a notebook in a serial cell (reading a trace, a plot, one large solve) then leaves
+        # its core to the other's sweep, and two sweeps at once share the cores as well as split ones would
+        os.environ.setdefault("FAIRLIB_SWEEP_JOBS", str(max(1, os.cpu_count() or 1)))
     if args.dask:
         if not args.dask.startswith(("tcp://", "tls://", "ucx://", "inproc://")):
             print(f"run_all.py: --dask = {args.dask!r}: expected a scheduler address such as tcp://host:8786",
@@ -641,9 +651,12 @@ def main(argv=None) -> int:
                     if args.stop_on_failure:
                         break
         else:
+            # the longest first (the last full run's durations; quick runs and unknown notebooks keep their order):
+            # a long notebook started last would run alone at the end
+            started = sorted(keys, key=lambda k: -last.get(k, 0.0)) if mode == "full" else keys
             with ThreadPoolExecutor(max_workers=jobs) as pool:
                 futures = {pool.submit(run_one, registry[k], mode, build, False, args.accept_claims, not args.verify): k
-                           for k in keys}
+                           for k in started}
                 for fut in as_completed(futures):
                     o = fut.result()
                     outcomes[o.key] = o

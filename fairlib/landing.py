@@ -253,13 +253,20 @@ def citation_block(citation: Path | None = None) -> str:
 
 
 def tolerances_block() -> str:
-    """``run_all.py --verify``'s default tolerances."""
+    """``run_all.py --verify``'s default tolerances and every per-table one declared in :mod:`fairlib.verify`."""
     from . import verify
 
-    return "\n".join([_item(f"numbers: equal when |a − b| ≤ {verify.DEFAULT_RTOL:g} · max(|a|, |b|) (relative, "
-                            f"`--rtol`) or |a − b| ≤ {verify.DEFAULT_ATOL:g} (absolute, for values that are zero up "
-                            "to rounding, `--atol`);"),
-                      "- integers, labels and every claim's status: exactly."])
+    lines = [_item(f"numbers: equal when |a − b| ≤ {verify.DEFAULT_RTOL:g} · max(|a|, |b|) (relative, `--rtol`) or "
+                   f"|a − b| ≤ {verify.DEFAULT_ATOL:g} (absolute, for values that are zero up to rounding, `--atol`), "
+                   "except where a tolerance is declared below;"),
+             "- integers, labels and every claim's status: exactly."]
+    for key, tables in verify.TOLERANCES.items():
+        for table, columns in tables.items():
+            for column, tol in columns.items():
+                what = "every column" if column == "*" else f"`{column}`"
+                lines.append(_item(f"`{key}`, table `{table}`, {what}: rtol {tol.rtol:g}, atol {tol.atol:g} — "
+                                   f"{tol.reason}"))
+    return "\n".join(lines)
 
 
 def timing_block() -> str:

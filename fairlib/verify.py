@@ -27,14 +27,35 @@ from typing import NamedTuple
 
 import pandas as pd
 
-__all__ = ["DEFAULT_RTOL", "DEFAULT_ATOL", "TIMING_COLUMNS", "SENSITIVE", "Difference", "TableReport",
-           "ClaimChange", "VerifyReport", "compare_values", "compare_text", "compare_table", "claim_changes",
-           "compare_claims",
-           "verify_results"]
+__all__ = ["DEFAULT_RTOL", "DEFAULT_ATOL", "ANOTHER_CPU", "Tolerance", "TOLERANCES", "TIMING_COLUMNS", "SENSITIVE",
+           "Difference", "TableReport", "ClaimChange", "VerifyReport", "compare_values", "compare_text",
+           "compare_table", "claim_changes", "compare_claims", "verify_results"]
 
 #: default tolerances of ``run_all.py --verify``: numbers equal when |a - b| <= rtol·max(|a|, |b|) or <= atol
 DEFAULT_RTOL = 1e-6
 DEFAULT_ATOL = 1e-9
+
+#: "another CPU" on this machine: numba's kernels compiled for a generic x86-64 (no AVX, other vectorisation),
+#: OpenBLAS on an old core's kernels and one thread everywhere (sums in another order). ``run_all.py --verify`` under
+#: these variables, and the quick-mode test that runs every notebook natively and under them, check that the results
+#: belong to the method, not the machine.
+ANOTHER_CPU = {"NUMBA_CPU_NAME": "generic", "OPENBLAS_CORETYPE": "Sandybridge", "NUMBA_NUM_THREADS": "1",
+               "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+class Tolerance(NamedTuple):
+    """How far a column's numbers may move between two runs on different CPUs: equal when |a - b| <= rtol·max(|a|,
+    |b|) or <= atol; ``reason`` names the certificate that bounds the move (a solver's stopping rule, a duality
+    gap, a Nash residual) or why only rounding moves it."""
+
+    rtol: float
+    atol: float
+    reason: str
+
+
+#: per-table tolerances of ``run_all.py --verify``, declared from what bounds each value's move between CPUs:
+#: ``{key: {table: {column or "*": Tolerance}}}``. A column not declared here is compared with DEFAULT_RTOL and
+#: DEFAULT_ATOL (``--rtol``/``--atol``): closed-form arithmetic, whose last bits move with the order of its sums.
+TOLERANCES: dict[str, dict[str, dict[str, Tolerance]]] = {}
 
 #: wall-clock columns, by table: machine- and load-dependent by nature, excluded from the comparison
 #: (``{key: {table: [columns]}}``; a table named ``"*"`` applies to every table of the notebook)
@@ -295,13 +316,16 @@ def _read(path: Path) -> pd.DataFrame:
 
 
 def compare_table(committed: Path, fresh: Path, *, rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL,
-                  exclude=(), sensitive: dict | None = None, name: str | None = None) -> TableReport:
+                  exclude=(), sensitive: dict | None = None, name: str | None = None,
+                  tolerances: dict | None = None) -> TableReport:
     """Compare two CSV tables cell by cell (see :func:`compare_values`).
 
     ``exclude``: column names left out (wall-clock timings). ``sensitive``: ``{column or "*": reason,
     "rows where <query>": reason}``; differences confined to those columns or rows make the status ``sensitive``
-    (reported, not failed).
+    (reported, not failed). ``tolerances``: ``{column or "*": Tolerance}``, the declared tolerance of a column (or
+    of every column) in place of ``rtol``/``atol``.
     """
+    tolerances = dict(tolerances or {})
     name = name or Path(committed).stem
     sensitive = dict(sensitive or {})
     a, b = _read(Path(committed)), _read(Path(fresh))
@@ -319,13 +343,15 @@ def compare_table(committed: Path, fresh: Path, *, rtol: float = DEFAULT_RTOL, a
         return TableReport(name, "differs", detail=f"{len(a)} rows committed, {len(b)} fresh", excluded=excluded)
     max_rel, first, first_sensitive, identical = 0.0, None, None, True
     for j, col in enumerate(a.columns):
+        declared = tolerances.get(col, tolerances.get("*"))
+        col_rtol, col_atol = (declared.rtol, declared.atol) if declared is not None else (rtol, atol)
         ca, cb = a[col].to_numpy(), b[col].to_numpy()
         for i in range(len(ca)):
             x, y = ca[i], cb[i]
             if x == y:
                 continue
             identical = False
-            equal, rel = compare_values(x, y, rtol=rtol, atol=atol)
+            equal, rel = compare_values(x, y, rtol=col_rtol, atol=col_atol)
             if equal:
                 max_rel = max(max_rel, rel)
             elif col in sensitive or "*" in sensitive or i in sensitive_rows:
@@ -386,7 +412,8 @@ def verify_results(key: str, committed_dir: Path, fresh_dir: Path, *, rtol: floa
         else:
             report.tables.append(compare_table(committed_dir / f"{name}.csv", fresh_dir / f"{name}.csv", rtol=rtol,
                                                atol=atol, exclude=timing.get(name, []) + timing.get("*", []),
-                                               sensitive=declared.get("tables", {}).get(name), name=f"{name}.csv"))
+                                               sensitive=declared.get("tables", {}).get(name), name=f"{name}.csv",
+                                               tolerances=TOLERANCES.get(key, {}).get(name)))
     a, b = committed_dir / "claims.json", fresh_dir / "claims.json"
     if a.is_file() and b.is_file():
         report.claims_compared, report.claims = compare_claims(a, b, sensitive=declared.get("claims"))

@@ -159,6 +159,20 @@ def test_paper_notebook_quick_mode(paper_key, tmp_path):
     assert (data == "synthetic") == (paper_key in synthetic)
     if data:   # a notebook that reads traces says which; synthetic exactly where the excerpts are missing
         assert (data == "synthetic") is not real, p.stdout[-2000:]
+    # "another CPU" on this one: the same quick run with numba's kernels compiled for a generic x86-64, OpenBLAS
+    # on an old core's code path and one thread everywhere gives the same tables and claims, within the declared
+    # tolerances (fairlib.verify), as the native run above
+    from fairlib.verify import ANOTHER_CPU, verify_results
+
+    other = tmp_path / "another-cpu"
+    env = dict(os.environ, FAIRLIB_BUILD_DIR=str(other), **ANOTHER_CPU)
+    q = subprocess.run([sys.executable, str(ROOT / "run_all.py"), "--quick", "--only", paper_key],
+                       capture_output=True, text=True, env=env, cwd=ROOT, timeout=1800)
+    assert q.returncode == 0, q.stdout[-4000:] + q.stderr[-4000:]
+    native, generic = (folder / "quick" / "results" / paper_key for folder in (tmp_path, other))
+    assert native.is_dir() and generic.is_dir(), sorted(str(p) for p in tmp_path.rglob("claims.json"))
+    report = verify_results(paper_key, native, generic)
+    assert report.ok, "\n".join(report.lines())
 
 
 def test_no_cell_shows_a_return_value_by_accident(path):

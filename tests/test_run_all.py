@@ -406,7 +406,7 @@ def test_a_full_run_prints_a_progress_line_per_notebook_from_the_last_runs_durat
     walls = {"a": 294.0, "b": 30.0}
     monkeypatch.setattr(run_all, "run_one", lambda nb, mode, *args: run_all.Outcome(nb.key, mode, status="ok",
                                                                                    wall_s=walls[nb.key]))
-    assert run_all.main(["--registry", str(registry)]) == 0
+    assert run_all.main(["--registry", str(registry), "--jobs", "1"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert "[1/2] a ok in 4.9 min — about 62 min left (from the last full run)" in lines
     assert "[2/2] b ok in 30 s" in lines
@@ -429,3 +429,30 @@ def test_a_full_run_renders_what_quotes_its_notebooks_and_only_into_the_reposito
     assert paths.executed_dir().resolve() != (paths.ROOT / "executed").resolve()
     run_all.refresh_renderings()
     assert calls == []
+
+
+def test_notebooks_run_side_by_side_by_default_the_longest_first(monkeypatch, tmp_path, capsys):
+    """A full run starts one notebook per core, the longest of the last full run first; each notebook's sweeps keep
+    every core (oversubscribed on purpose) while numba's threads are split."""
+    import os
+
+    import run_all
+
+    out = tmp_path / "out"
+    for key, seconds in (("a", 60.0), ("b", 3000.0), ("c", 600.0)):
+        _executed_with_duration(out / "executed" / f"{key}.ipynb", seconds)
+    registry = tmp_path / "registry.json"
+    registry.write_text(json.dumps([{"key": k, "path": f"{k}.ipynb", "title": k} for k in ("a", "b", "c")]))
+    for name, value in (("FAIRLIB_OUTPUT_DIR", str(out)), ("FAIRLIB_BUILD_DIR", str(tmp_path / "build"))):
+        monkeypatch.setenv(name, value)
+    for name in ("NUMBA_NUM_THREADS", "FAIRLIB_SWEEP_JOBS"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(run_all, "check_kernel", lambda: None)
+    started = []
+    monkeypatch.setattr(run_all, "run_one", lambda nb, mode, *args: started.append(nb.key) or run_all.Outcome(
+        nb.key, mode, status="ok", wall_s=1.0))
+    assert run_all.main(["--registry", str(registry)]) == 0
+    assert "3 notebook(s), full mode, 2 job(s); sweeps on 2 local process(es)" in capsys.readouterr().out
+    assert started[0] == "b" and set(started) == {"a", "b", "c"}
+    assert os.environ["NUMBA_NUM_THREADS"] == "1" and os.environ["FAIRLIB_SWEEP_JOBS"] == "2"

@@ -91,3 +91,31 @@ def test_sensitive_rows_by_query(tmp_path):
     assert table.status == "sensitive" and "α = 64" in table.detail
     _write(new / "alpha_sweep.csv", "instance,alpha,distance_to_psdsf\n0,8,0.06\n0,64,0.0094\n")
     assert verify.verify_results("khamseashari2018", old, new).tables[0].status == "differs"
+
+
+def test_a_declared_tolerance_replaces_the_default_for_its_column_only(tmp_path):
+    a = _write(tmp_path / "a.csv", "m,x,y\nDRF,0.2,0.5\n")
+    b = _write(tmp_path / "b.csv", "m,x,y\nDRF,0.2000003,0.500001\n")
+    loose = verify.Tolerance(1e-5, 0.0, "a best response stopped at residual 1e-6")
+    assert verify.compare_table(a, b).status == "differs"
+    only_x = verify.compare_table(a, b, tolerances={"x": loose})
+    assert only_x.status == "differs" and only_x.first.column == "y"
+    assert verify.compare_table(a, b, tolerances={"*": loose}).status == "equal"
+    tight = verify.Tolerance(1e-9, 0.0, "closed form")
+    c = _write(tmp_path / "c.csv", "m,x,y\nDRF,0.200000001,0.5\n")
+    assert verify.compare_table(a, c).status == "equal"
+    assert verify.compare_table(a, c, tolerances={"x": tight}).status == "differs"
+
+
+def test_every_declared_tolerance_has_a_reason_and_names_real_tables():
+    from fairlib import catalog, paths
+
+    for key, tables in verify.TOLERANCES.items():
+        assert key in catalog.NOTEBOOKS, key
+        for table, columns in tables.items():
+            path = paths.ROOT / "data" / "results" / key / f"{table}.csv"
+            assert path.is_file(), f"{key}: no committed table {table}"
+            header = path.read_text(encoding="utf-8").splitlines()[0].split(",")
+            for column, tol in columns.items():
+                assert column == "*" or column in header, f"{key}/{table}: no column {column}"
+                assert 0 <= tol.rtol < 1 and tol.atol >= 0 and len(tol.reason) > 20, (key, table, column)
