@@ -264,7 +264,8 @@ def tolerances_block() -> str:
         for table, columns in tables.items():
             for column, tol in columns.items():
                 what = "every column" if column == "*" else f"`{column}`"
-                lines.append(_item(f"`{key}`, table `{table}`, {what}: rtol {tol.rtol:g}, atol {tol.atol:g} — "
+                where = "every other table" if table == "*" else f"table `{table}`"
+                lines.append(_item(f"`{key}`, {where}, {what}: rtol {tol.rtol:g}, atol {tol.atol:g} — "
                                    f"{tol.reason}"))
     return "\n".join(lines)
 
