@@ -13,7 +13,7 @@ from scipy.optimize import minimize
 
 from .._validate import InvalidInputError, check_choice
 from ..multires.cluster import Cluster, random_cluster, random_pool
-from ..multires.pfvds import nash_residual, pfvds, proportional_fair_objective
+from ..multires.pfvds import nash_residual, pfvds, proportional_fair_objective, shared_stages
 from ..multires.pfvds_conditions import least_merit, random_feasible_start, variational_gap
 from ..multires.psdsf import psdsf, psdsf_violation
 from ..multires.server_properties import property_violations
@@ -93,10 +93,11 @@ def _property_cell(seed, instance, kind, n_users, n_servers, n_resources, weight
         make = random_bottleneck_cluster if kind == "bottleneck" else random_cluster
         cluster = make(rng, n_users, n_servers, n_resources, weights=weighted)
     rows = []
-    for name, mechanism in mechanisms.items():
-        alloc = mechanism(cluster)
-        rows.append({"mechanism": name, **property_violations(cluster, alloc.tasks),
-                     "utilisation": float(np.nanmean(alloc.utilisation))})
+    with shared_stages():   # PF-VDS at α = 2 and 4 pass through the same first stage
+        for name, mechanism in mechanisms.items():
+            alloc = mechanism(cluster)
+            rows.append({"mechanism": name, **property_violations(cluster, alloc.tasks),
+                         "utilisation": float(np.nanmean(alloc.utilisation))})
     return rows
 
 
@@ -132,15 +133,16 @@ def _alpha_cell(seed, instance, alphas, n_users, n_servers, n_resources):
     cluster = random_cluster(np.random.default_rng(seed), n_users, n_servers, n_resources)
     ref = psdsf(cluster)
     rows = []
-    for alpha in alphas:
-        alloc = ref if np.isinf(alpha) else pfvds(cluster, alpha)
-        util = alloc.utilisation
-        rows.append({"alpha": alpha, "distance_to_psdsf": float(np.abs(alloc.totals - ref.totals).max()
-                                                                / ref.totals.max()),
-                     "nash_residual": float(alloc.diagnostics.get("nash_residual", 0.0)),
-                     "solver": alloc.diagnostics.get("method", "psdsf"),
-                     **{f"utilisation_r{r}": float(u) for r, u in enumerate(util)},
-                     "utilisation_mean": float(np.nanmean(util))})
+    with shared_stages():   # one instance's α list: its shared continuation stages once
+        for alpha in alphas:
+            alloc = ref if np.isinf(alpha) else pfvds(cluster, alpha)
+            util = alloc.utilisation
+            rows.append({"alpha": alpha, "distance_to_psdsf": float(np.abs(alloc.totals - ref.totals).max()
+                                                                    / ref.totals.max()),
+                         "nash_residual": float(alloc.diagnostics.get("nash_residual", 0.0)),
+                         "solver": alloc.diagnostics.get("method", "psdsf"),
+                         **{f"utilisation_r{r}": float(u) for r, u in enumerate(util)},
+                         "utilisation_mean": float(np.nanmean(util))})
     return rows
 
 
@@ -280,7 +282,9 @@ def _equilibrium_cell(seed, instance, kind, alphas, n_users, n_servers, n_resour
 
     cluster = random_cluster(np.random.default_rng(seed), n_users, n_servers, n_resources, weights=weighted)
     rows = []
-    with compiled():  # thousands of small solves: compiled once beats interpreting each
+    # thousands of small solves: compiled once beats interpreting each; the α list's shared continuation stages
+    # are solved once per instance
+    with compiled(), shared_stages():
         for time_shared in (False, True):
             for alpha in alphas:
                 try:
@@ -331,7 +335,7 @@ def _capped_equilibrium_cell(seed, instance, alphas, n_users, n_servers, n_resou
     rng = np.random.default_rng(seed)
     cluster = with_random_caps(rng, random_cluster(rng, n_users, n_servers, n_resources, weights=True))
     rows = []
-    with compiled():
+    with compiled(), shared_stages():   # the α list's shared continuation stages once per instance
         for time_shared in (False, True):
             for alpha in alphas:
                 try:

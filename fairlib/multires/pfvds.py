@@ -55,12 +55,12 @@ from .._jit import interpreted_when_small, njit, steered
 from .._linear_solve import solve, solve_compiled
 from .._validate import InvalidInputError, _short, as_count, as_instance, as_number, as_real_array, check_choice
 from ._solvers import pair_kernels
-from ._solvers.pfvds_interior import pfvds_interior_point
+from ._solvers.pfvds_interior import pfvds_interior_point, shared_stages
 from .cluster import Allocation, Cluster, per_server_alpha
 from .psdsf import psdsf
 from .psmfa import merit
 
-__all__ = ["pfvds", "best_response_column", "nash_residual", "merit", "proportional_fair_objective"]
+__all__ = ["pfvds", "best_response_column", "nash_residual", "merit", "proportional_fair_objective", "shared_stages"]
 
 
 @njit(cache=True, nogil=True)

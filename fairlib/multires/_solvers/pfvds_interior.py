@@ -30,6 +30,8 @@ refinement, backtracking on the residual of the centred system, continuation in 
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import hashlib
 import math
 import warnings
 from dataclasses import dataclass, replace
@@ -44,7 +46,48 @@ from . import pfvds_parallel as parallel
 from .pair_kernels import (THREADED_BLAS_FLOPS, blas_threads, column_products, numba_threads, one_blas_thread,
                            row_products, user_chunks, user_sums)
 
-__all__ = ["pfvds_interior_point"]
+__all__ = ["pfvds_interior_point", "shared_stages"]
+
+# stage results kept by shared_stages(): key -> _interior_point's result (None: not sharing)
+_SHARED: contextvars.ContextVar[dict | None] = contextvars.ContextVar("fairlib_pfvds_shared_stages", default=None)
+
+
+@contextlib.contextmanager
+def shared_stages():
+    """Within this block, a continuation stage already solved (same cluster, stage α, start and options) is reused
+    instead of solved again: PF-VDS at α = 4, 8, 16 and 64 on one cluster pass through the same stages (α capped at
+    2, 4, 8, 16, ...), and a driver that solves every α of a list on each instance does the shared ones once. A stage
+    is deterministic (one BLAS thread), so the answers are those of solving each α alone, bit for bit."""
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def _stage_key(cluster, stage_alphas, time_shared, tol, max_iterations, start, shrink) -> bytes:
+    h = hashlib.sha256()
+    for arr in (cluster.capacity, cluster.demand, cluster.weight, cluster.eligible, cluster.max_tasks, stage_alphas):
+        a = np.ascontiguousarray(arr)
+        h.update(str((a.dtype.str, a.shape)).encode())
+        h.update(a.tobytes())
+    h.update(b"-" if start is None else np.ascontiguousarray(start, dtype=np.float64).tobytes())
+    h.update(repr((bool(time_shared), float(tol), int(max_iterations), bool(shrink))).encode())
+    return h.digest()
+
+
+def _solve_stage(cluster, stage_alphas, time_shared, tol, max_iterations, start, shrink):
+    """One continuation stage (:func:`_interior_point` on one BLAS thread), reused inside :func:`shared_stages`."""
+    shared = _SHARED.get()
+    key = None if shared is None else _stage_key(cluster, stage_alphas, time_shared, tol, max_iterations, start,
+                                                 shrink)
+    if key is not None and key in shared:
+        return shared[key]
+    with one_blas_thread():
+        result = _interior_point(cluster, stage_alphas, time_shared, tol, max_iterations, start, shrink)
+    if key is not None:
+        shared[key] = result
+    return result
 
 
 @njit(cache=True)
@@ -188,9 +231,8 @@ def pfvds_interior_point(cluster: Cluster, alpha=1.0, *, time_shared: bool = Fal
     stages, retried = [], 0
     while True:
         stage_alphas = np.minimum(alphas, cap_level)
-        with one_blas_thread():
-            result = _interior_point(cluster, stage_alphas, time_shared, tol, int(max_iterations), start,
-                                     bool(shrink_to_caps))
+        result = _solve_stage(cluster, stage_alphas, time_shared, tol, int(max_iterations), start,
+                              bool(shrink_to_caps))
         stages.append((float(stage_alphas.max()), result.diagnostics["iterations"], result.diagnostics["converged"]))
         if not result.diagnostics["converged"] and retried < retries and stage_alphas.max() <= RETRY_ALPHA_AT_MOST:
             retried += 1
