@@ -49,11 +49,12 @@ import ast
 import json
 import os
 import platform
+import queue as queue_module
 import shutil
 import subprocess
 import sys
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -512,6 +513,12 @@ def format_table(outcomes: list[Outcome]) -> str:
                       *(fmt.format(*r) for r in rows)])
 
 
+def side_by_side_order(keys: list[str], last: dict[str, float]) -> list[str]:
+    """The notebooks longest first by their last full run's duration (``last``; a notebook without one counts as
+    longest, so a new paper is not left for the end); ties and quick runs keep the registry's order."""
+    return sorted(keys, key=lambda k: -last.get(k, float("inf")))
+
+
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], epilog=__doc__[__doc__.index("Exit status:"):],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -651,20 +658,36 @@ def main(argv=None) -> int:
                     if args.stop_on_failure:
                         break
         else:
-            # the longest first (the last full run's durations; quick runs and unknown notebooks keep their order):
-            # a long notebook started last would run alone at the end
-            started = sorted(keys, key=lambda k: -last.get(k, 0.0)) if mode == "full" else keys
-            with ThreadPoolExecutor(max_workers=jobs) as pool:
-                futures = {pool.submit(run_one, registry[k], mode, build, False, args.accept_claims, not args.verify): k
-                           for k in started}
-                for fut in as_completed(futures):
-                    o = fut.result()
-                    outcomes[o.key] = o
-                    bar.update()
-                    tqdm.write(progress_line(len(outcomes), len(keys), o, [k for k in keys if k not in outcomes],
-                                             last, jobs))
-                    if o.status != "ok":
-                        tqdm.write(f"FAILED {o.key}: {o.error}")
+            queue = side_by_side_order(keys, last if mode == "full" else {})
+            done: "queue_module.Queue[Outcome]" = queue_module.Queue()
+            lock = threading.Lock()
+
+            def worker(first: bool) -> None:
+                # one worker takes the longest notebook left, the others the shortest: two long notebooks (and
+                # their heavy sweeps) then rarely run at once, and the short ones fill the other cores
+                while True:
+                    with lock:
+                        if not queue:
+                            return
+                        key = queue.pop(0) if first else queue.pop()
+                    try:
+                        done.put(run_one(registry[key], mode, build, False, args.accept_claims, not args.verify))
+                    except BaseException as exc:   # never leave the main thread waiting for this notebook
+                        done.put(Outcome(key, mode, status="FAILED", error=f"{type(exc).__name__}: {exc}"))
+
+            threads = [threading.Thread(target=worker, args=(i == 0,), daemon=True) for i in range(jobs)]
+            for t in threads:
+                t.start()
+            for _ in keys:
+                o = done.get()
+                outcomes[o.key] = o
+                bar.update()
+                tqdm.write(progress_line(len(outcomes), len(keys), o, [k for k in keys if k not in outcomes],
+                                         last, jobs))
+                if o.status != "ok":
+                    tqdm.write(f"FAILED {o.key}: {o.error}")
+            for t in threads:
+                t.join()
     ordered = [outcomes.get(k, Outcome(k, mode, status="skipped")) for k in keys]
     claims_csv = aggregate_claims(registry, mode, stale={o.key for o in ordered
                                                          if o.status == "FAILED" and not o.claims_fresh})

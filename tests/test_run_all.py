@@ -432,8 +432,9 @@ def test_a_full_run_renders_what_quotes_its_notebooks_and_only_into_the_reposito
 
 
 def test_notebooks_run_side_by_side_by_default_the_longest_first(monkeypatch, tmp_path, capsys):
-    """A full run starts one notebook per core, the longest of the last full run first; each notebook's sweeps keep
-    every core (oversubscribed on purpose) while numba's threads are split."""
+    """A full run starts one notebook per core: one worker takes the longest notebook left (by the last full run),
+    the other the shortest; each notebook's sweeps keep every core (oversubscribed on purpose) while numba's threads
+    are split."""
     import os
 
     import run_all
@@ -450,9 +451,15 @@ def test_notebooks_run_side_by_side_by_default_the_longest_first(monkeypatch, tm
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     monkeypatch.setattr(run_all, "check_kernel", lambda: None)
     started = []
-    monkeypatch.setattr(run_all, "run_one", lambda nb, mode, *args: started.append(nb.key) or run_all.Outcome(
-        nb.key, mode, status="ok", wall_s=1.0))
+    def run_one(nb, mode, *args):   # long enough for both workers to have taken one
+        started.append(nb.key)
+        __import__("time").sleep(0.3)
+        return run_all.Outcome(nb.key, mode, status="ok", wall_s=1.0)
+
+    monkeypatch.setattr(run_all, "run_one", run_one)
     assert run_all.main(["--registry", str(registry)]) == 0
     assert "3 notebook(s), full mode, 2 job(s); sweeps on 2 local process(es)" in capsys.readouterr().out
-    assert started[0] == "b" and set(started) == {"a", "b", "c"}
+    assert set(started[:2]) == {"b", "a"} and started[2] == "c"   # the longest and the shortest first
+    assert run_all.side_by_side_order(["a", "b", "c", "new"], {"a": 60.0, "b": 3000.0, "c": 600.0}) == [
+        "new", "b", "c", "a"]
     assert os.environ["NUMBA_NUM_THREADS"] == "1" and os.environ["FAIRLIB_SWEEP_JOBS"] == "2"
