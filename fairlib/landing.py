@@ -264,7 +264,8 @@ def tolerances_block() -> str:
         for table, columns in tables.items():
             for column, tol in columns.items():
                 what = "every column" if column == "*" else f"`{column}`"
-                where = "every other table" if table == "*" else f"table `{table}`"
+                where = f"table `{table}`" if table != "*" else (
+                    "every other table" if len(tables) > 1 else "every table")
                 lines.append(_item(f"`{key}`, {where}, {what}: rtol {tol.rtol:g}, atol {tol.atol:g} — "
                                    f"{tol.reason}"))
     return "\n".join(lines)
