@@ -4,7 +4,7 @@
     python run_all.py                      # every notebook, full mode (paper parameters)
     python run_all.py --quick              # every notebook, quick mode (seconds; outputs under build/)
     python run_all.py --only metin2025     # a subset
-    python run_all.py --jobs 1             # one notebook at a time (default: one per core, longest first)
+    python run_all.py --jobs 1             # one notebook at a time (default: one per core, side by side)
     python run_all.py --list               # the registry
     python run_all.py --dask tcp://host:8786   # parameter sweeps on a Dask cluster (see README)
     python run_all.py --resume             # reuse sweep cells finished by an interrupted run
@@ -525,8 +525,9 @@ def parse_args(argv=None):
     ap.add_argument("--quick", action="store_true", help="quick mode: small sizes, outputs under build/")
     ap.add_argument("--only", nargs="+", metavar="KEY", help="run only these notebooks (each key once)")
     ap.add_argument("--jobs", type=int, default=None, metavar="N",
-                    help="notebooks executed side by side (default: one per core, the longest first by the last "
-                         "full run; numba's threads are split between them, the sweeps' processes are not)")
+                    help="notebooks executed side by side (default: one per core; one worker takes the longest "
+                         "notebook left by the last full run, the others the shortest; numba's threads are split "
+                         "between them, the sweeps' processes are not)")
     ap.add_argument("--keep-going", action="store_true",
                     help="run the remaining notebooks after a failure (the default; kept for compatibility)")
     ap.add_argument("--stop-on-failure", action="store_true", help="stop at the first failing notebook")
@@ -535,9 +536,11 @@ def parse_args(argv=None):
                          "status with the fresh ones; exit 1 if anything differs, 3 if nothing differs but some "
                          "notebooks need the real trace excerpts to be verified")
     ap.add_argument("--rtol", type=float, default=None, metavar="R",
-                    help="--verify: relative tolerance of numbers (default fairlib.verify.DEFAULT_RTOL = 1e-6)")
+                    help="--verify: compare every number with this relative tolerance instead of the tolerances "
+                         "declared per table (fairlib.verify.TOLERANCES; undeclared columns: DEFAULT_RTOL = 1e-6)")
     ap.add_argument("--atol", type=float, default=None, metavar="A",
-                    help="--verify: absolute tolerance for numbers that are zero up to rounding (default 1e-9)")
+                    help="--verify: with --rtol, the absolute tolerance for numbers that are zero up to rounding "
+                         "(default 1e-9)")
     ap.add_argument("--accept-claims", action="store_true",
                     help="accept claims that went from held to another status since the committed ledger "
                          "(otherwise such a notebook fails, naming them)")
@@ -546,7 +549,8 @@ def parse_args(argv=None):
                     help="run the notebooks' parameter sweeps on this Dask scheduler (tcp://host:8786); "
                          "sets FAIRLIB_DASK_SCHEDULER for the kernels")
     ap.add_argument("--sweep-jobs", type=int, metavar="N",
-                    help="local processes per sweep (default: every core, split between --jobs notebooks)")
+                    help="local processes per sweep (default: every core for each notebook, not split between "
+                         "the notebooks --jobs runs side by side)")
     ap.add_argument("--resume", action="store_true",
                     help="cache finished sweep cells under build/sweep-cache and reuse them (FAIRLIB_SWEEP_CACHE=1)")
     ap.add_argument("--registry", metavar="FILE", help=argparse.SUPPRESS)  # tests: JSON registry of fixtures
@@ -767,14 +771,18 @@ def report_verification(outcomes: list[Outcome], rtol: float | None, atol: float
     be verified) or ``"unverifiable"`` (no difference, but some notebooks need the real trace excerpts)."""
     from fairlib import paths, verify
 
+    override = rtol is not None or atol is not None   # the reader's own tolerance, in place of the declared ones
     rtol = verify.DEFAULT_RTOL if rtol is None else rtol
     atol = verify.DEFAULT_ATOL if atol is None else atol
     fresh_root = paths.results_root("full")          # redirected to build/verify/results by FAIRLIB_OUTPUT_DIR
     committed_root = Path(committed) if committed else paths.RESULTS
-    print(f"\nverify: committed {committed_root} vs fresh {fresh_root} (rtol {rtol:g}, atol {atol:g})")
+    tolerances = (f"rtol {rtol:g}, atol {atol:g} for every number" if override else
+                  "the tolerances declared per table, docs/verify.md")
+    print(f"\nverify: committed {committed_root} vs fresh {fresh_root} ({tolerances})")
     all_ok, unverified = True, []
     for o in outcomes:
-        report = verify.verify_results(o.key, committed_root / o.key, fresh_root / o.key, rtol=rtol, atol=atol)
+        report = verify.verify_results(o.key, committed_root / o.key, fresh_root / o.key, rtol=rtol, atol=atol,
+                                       declared=not override)
         reason = unverifiable_reason(o.key, committed_root / o.key, o.data)
         if reason:
             unverified.append(o.key)

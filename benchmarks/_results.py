@@ -220,7 +220,8 @@ run (medians of repeated runs; generic solvers that take minutes once); read the
 shared machine move with its load, which each run records. Whether a row is met is computed from its value and its
 target, and so is its margin, the factor by which it is met (value over target for "≥", target over value for "≤";
 every gated row should be met by {MARGIN:g}×, so that a busier run does not flip it; a speed-up from one thread or
-worker to two cannot exceed 2×, so against a 1.7× target its margin is at most 1.18×). A row marked "not gated" is
+worker to two is about 2× at most (a little more where two caches hold what one cannot), so against a 1.7× target
+its margin is about 1.2× at most). A row marked "not gated" is
 reported against its target but does not decide anything (the cold start: `make install` compiles every kernel
 beforehand).
 
@@ -233,35 +234,35 @@ To re-measure one benchmark: `python -m benchmarks NAME` (then `python -m benchm
 #: timings themselves are the full_run rows above it, rendered from the executed notebooks)
 RERUN_PROFILE = """## Where a full rerun's time goes
 
-Profiled with `cProfile` on the cells that took longest (the executed notebooks' papermill metadata names them), on
-the 2-core machine. Each cause was fixed in the method, not by running less: every instant, seed, user and epoch
-of the notebooks is still computed, at the solvers' own tolerances, and nothing is cached across runs.
+The full_run rows above are read from the executed notebooks. Behind them, profiled with `cProfile` on the cells
+that take longest, the design choices that keep a rerun within its budget without running less: every instant,
+seed, user and epoch of the notebooks is computed, at the solvers' own tolerances, and nothing is cached across
+runs.
 
-- **PS-DSF's per-server fixed point** (the Google open loop's sensitivity grid, its paper-setup and route cells, and
-  the schedulers notebook's capped jobs) spent thousands of Gauss-Seidel sweeps per epoch in two slow regimes: a
-  *drift*, where every sweep moves the allocation by the same step along a face of its piecewise-linear map, for
-  hundreds of sweeps; and a *linear tail*, where the change shrinks by a constant ratio near 0.99. The kernel now
-  recognises both (three sweeps with the same ratio and direction) and jumps: to the geometric series' limit
-  (Aitken's Δ²) in a tail, and k sweeps ahead in a drift, kept only if the next sweep moves by the same step (else
-  back, k halved). The stopping rule is unchanged; the allocation lands within 1e-10 (relative) of the plain
-  iteration's on the traces' epochs and on random clusters (`tests/test_psdsf_acceleration.py`), except where
-  Definition 4 has several allocations, where the path decides which one (a declared sensitive quantity).
-- **PF-VDS's interior point** stopped short at α = 2 on some Bitbrains snapshots (a continuation stage that did not
-  converge), and best-response sweeps then finished from it: thousands of sweeps per snapshot. A failed stage is now
-  retried at a smaller step (the factor's square root) or from α = 1, up to three times and up to α = 16; beyond
-  that the marginals x^-α span more orders of magnitude than a smaller step bridges, and the retries cost more than
-  they save.
-- **Merging identical servers** keyed each server on a float row per user (its eligibility): on the whole Google
-  cell (12,000 machines, 4,000 jobs) the sort of those rows took seconds per call. The key is now bytes
-  (capacities and packed eligibility bits), with the same groups in the same order.
-- **Compilation inside a run**: numba's cache was keyed on every fairlib source, so any edit recompiled every kernel
-  on the next run. It is keyed on the kernel sources only (the modules that define kernels and what they import),
-  so a changed driver or report recompiles nothing; `make install` compiles the kernels once.
-- **Notebooks one after another** left a core idle whenever a notebook ran a serial cell (reading a trace, one large
-  solve, plotting). `run_all.py` runs one notebook per core, the longest first, and each notebook's sweeps use every
-  core (oversubscribed on purpose), so the other notebook's sweep takes the idle core.
+- **PS-DSF's per-server fixed point** (the Google open loop's sensitivity grid, paper setup and route; the schedulers
+  notebook's capped jobs) has two slow regimes, each worth hundreds to thousands of Gauss-Seidel sweeps per epoch: a
+  *drift*, where every sweep moves the allocation by the same step along a face of its piecewise-linear map, and a
+  *linear tail*, where the change shrinks by a constant ratio near 0.99. The kernel recognises both (three sweeps
+  with the same ratio and direction) and jumps: to the geometric series' limit (Aitken's Δ²) in a tail, k sweeps
+  ahead in a drift, kept only if the next sweep moves by the same step (else back, k halved). The stopping rule is
+  a sweep's own change; the allocation lands within 1e-10 (relative) of the plain iteration's on the traces' epochs
+  and random clusters (`tests/test_psdsf_acceleration.py`), except where Definition 4 has several allocations and
+  the path decides which one (a declared sensitive quantity, [verify.md](verify.md)). About 2.5× fewer sweeps.
+- **PF-VDS's interior point** follows a continuation in α (stages at α capped at 2, 4, 8, ...). A stage that stops
+  short is retried at a smaller step (the factor's square root) or from α = 1, up to three times and up to α = 16:
+  on Bitbrains snapshots at α = 2 a retry converges in tens of Newton steps where best responses from the stopped
+  stage need thousands of sweeps. Above α = 16 the marginals x^-α span more orders of magnitude than a smaller step
+  bridges, and retries cost more than they save. A driver that solves an α list on one cluster solves the shared
+  stages once (`fairlib.multires.pfvds.shared_stages`; bit-identical answers, `tests/test_shared_stages.py`).
+- **Merging identical servers** keys each server on bytes (its capacities and its eligible users packed into bits):
+  a float row per user made the sort take seconds on a whole Google cell (12,000 machines, 4,000 jobs).
+- **Compilation**: numba's cache is keyed on the kernel sources only (the modules that define kernels and what they
+  import), so a changed driver or report recompiles nothing, and `make install` compiles every kernel once.
+- **Cores**: `run_all.py` runs one notebook per core; one worker takes the longest notebook left, the others the
+  shortest, so two long notebooks' heavy sweeps rarely overlap; and each notebook's sweeps use every core
+  (oversubscribed on purpose), so a notebook in a serial cell leaves its core to the other's sweep.
 
-What is left is solver work proper: Python-level interior-point iterations on many small instances (the property
+What remains is solver work proper: Python-level interior-point iterations on many small instances (the property
 and equilibrium tables), whole-task placement over every machine (Best-Fit DRFH), and the timing benchmarks inside
 the metin2025 notebook, which measure baselines that are slow by design.
 """

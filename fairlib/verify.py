@@ -55,7 +55,43 @@ class Tolerance(NamedTuple):
 #: per-table tolerances of ``run_all.py --verify``, declared from what bounds each value's move between CPUs:
 #: ``{key: {table or "*": {column or "*": Tolerance}}}`` (table "*": every table of the notebook not declared
 #: itself). A column declared nowhere is compared with DEFAULT_RTOL and DEFAULT_ATOL (``--rtol``/``--atol``).
-TOLERANCES: dict[str, dict[str, dict[str, Tolerance]]] = {}
+_ROUNDING = ("closed-form arithmetic only (progressive filling, water-filling, sorting, counting): the order of float "
+             "sums moves the last bits (~1e-12), and the tables keep 10 significant digits, so a last-bit change "
+             "can show as 1e-9 relative; 1e-8 leaves a factor 10")
+_HIGHS = ("LPs solved by HiGHS at its primal and dual feasibility tolerance 1e-7: their solutions move by up to "
+          "~1e-7 relative; 1e-6 leaves a factor 10")
+TOLERANCES: dict[str, dict[str, dict[str, Tolerance]]] = {
+    "feldman2005": {"*": {"*": Tolerance(1e-5, 1e-9, (
+        "bidding-game equilibria reached by best response to a relative Nash residual of 1e-6 (the loop's stopping "
+        "test) or 1e-12, and the dynamics' iterates from them: utilities, prices and efficiency move by up to "
+        "~1e-6 with the round the loop stops in (1e-5 leaves a factor 10); closed-form bounds otherwise"))}},
+    "li2019": {
+        "*": {"*": Tolerance(1e-8, 1e-12, _ROUNDING + " (Algorithm 1, the static DRF levels, the ratios' minima)")},
+        "google_random_orders": {"*": Tolerance(1e-6, 1e-9, "the cautious mechanism's allocations: " + _HIGHS)},
+        "methods_agree_and_properties": {"*": Tolerance(1e-6, 1e-9, (
+            "Algorithm 1 against the LP of the same step: " + _HIGHS + "; the differences themselves sit at "
+            "~1e-16 and compare absolutely"))},
+        "line6_as_printed": {"*": Tolerance(1e-6, 1e-9, "the printed line 6 against the LP's shares: " + _HIGHS)},
+    },
+    "metin2025": {"*": {"*": Tolerance(1e-8, 1e-12, _ROUNDING + " (PDRF's precomputed shares, DRF's progressive "
+                                                               "filling, over-allocation counts over the runs)")}},
+    "schedulers": {
+        "*": {"*": Tolerance(1e-8, 1e-12, _ROUNDING + " (DRF with its tie, quota and hierarchy rules, whole tasks)")},
+        "machine_allocations": {"*": Tolerance(1e-7, 1e-9, (
+            "DRFH and TSF from the max-min interior point (each round to a relative gap of 1e-10) and PS-DSF from the "
+            "per-server fixed point (stopped when no x moves by 1e-12 of the largest total, within ~2e-10 of its "
+            "limit): tasks and utilisation move by ~1e-8 at most"))},
+    },
+    "khamseashari2018": {"*": {"*": Tolerance(1e-5, 1e-9, (
+        "PF-VDS equilibria count as reached at a Nash residual of 1e-6 of the largest total (EQUILIBRIUM_RESIDUAL; "
+        "the capped ones at an eq. (16) gap of 1e-7), max-min allocations at a relative gap of 1e-10: values linear "
+        "in the allocation move by up to ~1e-6 (1e-5 leaves a factor 10); the residuals themselves are in the "
+        "sensitive list"))}},
+    "khamseashari2018_traces": {"*": {"*": Tolerance(1e-5, 1e-9, (
+        "allocations of DRFH and TSF (max-min interior point, gap 1e-10), PS-DSF (the market's Newton steps, or "
+        "the fixed point within ~2e-10 of its limit) and PF-VDS (interior point; best responses polish above a Nash "
+        "residual of 1e-6): time-averaged utilisation and shares move by up to ~1e-6 (1e-5 leaves a factor 10)"))}},
+}
 
 #: wall-clock columns, by table: machine- and load-dependent by nature, excluded from the comparison
 #: (``{key: {table: [columns]}}``; a table named ``"*"`` applies to every table of the notebook)
@@ -424,11 +460,13 @@ def compare_claims(committed: Path, fresh: Path, *, sensitive: dict | None = Non
 
 
 def verify_results(key: str, committed_dir: Path, fresh_dir: Path, *, rtol: float = DEFAULT_RTOL,
-                   atol: float = DEFAULT_ATOL) -> VerifyReport:
-    """Compare every table of ``committed_dir`` (the committed ``data/results/<key>/``) with ``fresh_dir``."""
+                   atol: float = DEFAULT_ATOL, declared: bool = True) -> VerifyReport:
+    """Compare every table of ``committed_dir`` (the committed ``data/results/<key>/``) with ``fresh_dir``: with the
+    tolerances declared in :data:`TOLERANCES` and ``rtol``/``atol`` for columns declared nowhere, or, with
+    ``declared=False``, ``rtol``/``atol`` for every number."""
     committed_dir, fresh_dir = Path(committed_dir), Path(fresh_dir)
     timing = TIMING_COLUMNS.get(key, {})
-    declared = SENSITIVE.get(key, {})
+    sensitive = SENSITIVE.get(key, {})
     report = VerifyReport(key)
     old = {p.stem for p in committed_dir.glob("*.csv")}
     new = {p.stem for p in fresh_dir.glob("*.csv")}
@@ -440,12 +478,13 @@ def verify_results(key: str, committed_dir: Path, fresh_dir: Path, *, rtol: floa
         else:
             report.tables.append(compare_table(committed_dir / f"{name}.csv", fresh_dir / f"{name}.csv", rtol=rtol,
                                                atol=atol, exclude=timing.get(name, []) + timing.get("*", []),
-                                               sensitive=declared.get("tables", {}).get(name), name=f"{name}.csv",
+                                               sensitive=sensitive.get("tables", {}).get(name), name=f"{name}.csv",
                                                tolerances={**TOLERANCES.get(key, {}).get("*", {}),
-                                                           **TOLERANCES.get(key, {}).get(name, {})}))
+                                                           **TOLERANCES.get(key, {}).get(name, {})}
+                                               if declared else None))
     a, b = committed_dir / "claims.json", fresh_dir / "claims.json"
     if a.is_file() and b.is_file():
-        report.claims_compared, report.claims = compare_claims(a, b, sensitive=declared.get("claims"))
+        report.claims_compared, report.claims = compare_claims(a, b, sensitive=sensitive.get("claims"))
     elif a.is_file() or b.is_file():
         report.tables.append(TableReport("claims.json", "missing" if a.is_file() else "new"))
     return report

@@ -123,3 +123,13 @@ def test_every_declared_tolerance_has_a_reason_and_names_real_tables():
             for column, tol in columns.items():
                 assert column == "*" or column in header, f"{key}/{table}: no column {column}"
                 assert 0 <= tol.rtol < 1 and tol.atol >= 0 and len(tol.reason) > 20, (key, table, column)
+
+
+def test_verify_results_uses_the_declared_tolerances_unless_told_otherwise(tmp_path, monkeypatch):
+    committed, fresh = tmp_path / "c", tmp_path / "f"
+    _write(committed / "t.csv", "m,x\nDRF,0.2\n")
+    _write(fresh / "t.csv", "m,x\nDRF,0.2000003\n")
+    monkeypatch.setitem(verify.TOLERANCES, "demo", {"t": {"x": verify.Tolerance(1e-5, 0.0, "a residual of 1e-6")}})
+    assert verify.verify_results("demo", committed, fresh).ok
+    assert not verify.verify_results("demo", committed, fresh, rtol=1e-6, declared=False).ok
+    assert verify.verify_results("demo", committed, fresh, rtol=1e-5, declared=False).ok
