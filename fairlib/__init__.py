@@ -12,7 +12,6 @@ sources — every module that defines a numba kernel and every fairlib module th
 edit there start afresh, while an edit to a driver, a notebook helper or the reporting code recompiles nothing.
 """
 
-import ast
 import hashlib
 import os
 import re
@@ -36,20 +35,32 @@ SOURCE_HASH = _source_hash()
 _DEFINES_KERNEL = re.compile(rb"^[ \t]*@(?:njit|jit|numba\.)|\bnjit\(", re.M)
 
 
-def _imported_files(here: Path, path: Path, node) -> list[Path]:
-    """The fairlib source files an ``import`` or ``from ... import`` statement in ``path`` can load."""
-    if isinstance(node, ast.ImportFrom):
-        package = path.parent.relative_to(here).parts
-        if node.level:
-            base = package[:len(package) - node.level + 1]
-            module = tuple(node.module.split(".")) if node.module else ()
-        elif node.module and node.module.split(".")[0] == "fairlib":
-            base, module = (), tuple(node.module.split(".")[1:])
+_FROM_IMPORT = re.compile(rb"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)", re.M)
+_PLAIN_IMPORT = re.compile(rb"^[ \t]*import[ \t]+([\w., \t]+)", re.M)
+
+
+def _imported_files(here: Path, path: Path, text: bytes) -> list[Path]:
+    """The fairlib source files the ``import`` and ``from ... import`` statements of ``path`` can load (at any
+    indentation: function-level imports count)."""
+    package = path.parent.relative_to(here).parts
+    stems = []
+    for dots, module, names in _FROM_IMPORT.findall(text):
+        module = module.decode().split(".") if module else []
+        if dots:
+            base = package[:len(package) - len(dots) + 1]
+        elif module and module[0] == "fairlib":
+            base, module = (), module[1:]
         else:
-            return []
-        stems = [base + module] + [base + module + (alias.name,) for alias in node.names]
-    else:
-        stems = [tuple(a.name.split(".")[1:]) for a in node.names if a.name.split(".")[0] == "fairlib"]
+            continue
+        stems.append(base + tuple(module))
+        for name in names.decode().strip("()").replace("\n", " ").split(","):
+            if name.split():
+                stems.append(base + tuple(module) + (name.split()[0],))
+    for names in _PLAIN_IMPORT.findall(text):
+        for name in names.decode().split(","):
+            parts = name.split()[0].split(".") if name.split() else []
+            if parts and parts[0] == "fairlib":
+                stems.append(tuple(parts[1:]))
     found = []
     for stem in stems:
         for candidate in ((here.joinpath(*stem).with_suffix(".py"),) if stem else ()) + (
@@ -61,31 +72,19 @@ def _imported_files(here: Path, path: Path, node) -> list[Path]:
 
 def kernel_sources() -> list[str]:
     """The source files numba's cache depends on, relative to the package: every module that defines a kernel and
-    every fairlib module those import, at any depth (function-level imports included). Found by parsing the
-    sources, once per :data:`SOURCE_HASH` (the list is kept in ``build/kernel-sources``)."""
+    every fairlib module those import, at any depth (function-level imports included), read from the sources'
+    import statements."""
     here = Path(__file__).parent
-    listing = here.parent / "build" / "kernel-sources" / f"{SOURCE_HASH}.txt"
-    if listing.is_file():
-        return listing.read_text(encoding="utf-8").split()
-    todo = [p for p in sorted(here.rglob("*.py")) if _DEFINES_KERNEL.search(p.read_bytes())]
+    texts = {p: p.read_bytes() for p in sorted(here.rglob("*.py"))}
+    todo = [p for p, text in texts.items() if _DEFINES_KERNEL.search(text)]
     seen = set(todo)
     while todo:
         path = todo.pop()
-        for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                for other in _imported_files(here, path, node):
-                    if other not in seen:
-                        seen.add(other)
-                        todo.append(other)
-    names = sorted(str(p.relative_to(here)) for p in seen)
-    try:
-        listing.parent.mkdir(parents=True, exist_ok=True)
-        tmp = listing.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text("\n".join(names), encoding="utf-8")
-        tmp.replace(listing)
-    except OSError:   # a read-only checkout: parsed again next time
-        pass
-    return names
+        for other in _imported_files(here, path, texts[path]):
+            if other not in seen:
+                seen.add(other)
+                todo.append(other)
+    return sorted(str(p.relative_to(here)) for p in seen)
 
 
 def _kernel_hash() -> str:

@@ -29,7 +29,7 @@ def test_numba_cache_keyed_on_sources():
 
     import fairlib
 
-    assert os.environ["NUMBA_CACHE_DIR"].endswith(fairlib._source_hash())
+    assert os.environ["NUMBA_CACHE_DIR"].endswith(fairlib._kernel_hash())
     assert "numba-cache" in os.environ["NUMBA_CACHE_DIR"]
 
 

@@ -11,6 +11,19 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 from fairlib.paths import ROOT
 
+
+@pytest.fixture(autouse=True)
+def _keep_the_workers_environment(monkeypatch):
+    """run_all.main sets the variables its notebook kernels inherit (numba's threads, the sweeps' processes, where
+    outputs go) in os.environ; a test that calls it in this process gets them back afterwards, or a later test's
+    numba kernels would meet another thread count than the one they launched with."""
+    for name in ("NUMBA_NUM_THREADS", "FAIRLIB_SWEEP_JOBS", "FAIRLIB_OUTPUT_DIR", "FAIRLIB_DASK_SCHEDULER",
+                 "FAIRLIB_SWEEP_CACHE", "FAIRLIB_BUILD_DIR"):
+        if name in os.environ:
+            monkeypatch.setenv(name, os.environ[name])
+        else:
+            monkeypatch.delenv(name, raising=False)
+
 pytestmark = pytest.mark.notebook
 
 
