@@ -19,10 +19,11 @@ def _keep_the_workers_environment(monkeypatch):
     numba kernels would meet another thread count than the one they launched with."""
     for name in ("NUMBA_NUM_THREADS", "FAIRLIB_SWEEP_JOBS", "FAIRLIB_OUTPUT_DIR", "FAIRLIB_DASK_SCHEDULER",
                  "FAIRLIB_SWEEP_CACHE", "FAIRLIB_BUILD_DIR"):
-        if name in os.environ:
-            monkeypatch.setenv(name, os.environ[name])
-        else:
-            monkeypatch.delenv(name, raising=False)
+        # setenv records the value to restore, absent included (delenv of an absent variable records nothing)
+        absent = name not in os.environ
+        monkeypatch.setenv(name, os.environ.get(name, ""))
+        if absent:
+            monkeypatch.delenv(name)
 
 pytestmark = pytest.mark.notebook
 
