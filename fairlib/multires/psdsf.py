@@ -192,6 +192,18 @@ def _sweep(d3, cap, coef, usable, x, totals, col, x_other, order, rising, frozen
 
 
 @njit(cache=True)
+def _step_along(x, totals, step, factor):
+    """x += factor · step, in place, clamped at 0, with each user's total recomputed (a jump of the fixed point)."""
+    n_users, n_servers = x.shape
+    for n in range(n_users):
+        total = 0.0
+        for i in range(n_servers):
+            x[n, i] = max(0.0, x[n, i] + factor * step[n, i])
+            total += x[n, i]
+        totals[n] = total
+
+
+@njit(cache=True)
 def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start, max_tasks, accelerate):
     """Gauss-Seidel over servers from ``start``; returns (tasks[n, i], sweeps, last change, jumps).
 
@@ -266,13 +278,7 @@ def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start, max_tasks, acce
         if steady < _STEADY_SWEEPS:
             continue
         if ratio < _JUMP_RATIO:
-            factor = ratio / (1.0 - ratio)
-            for n in range(n_users):
-                total = 0.0
-                for i in range(n_servers):
-                    x[n, i] = max(0.0, x[n, i] + factor * last[n, i])
-                    total += x[n, i]
-                totals[n] = total
+            _step_along(x, totals, last, ratio / (1.0 - ratio))
             jumps += 1
             steady = 0
             last_ratio = -1.0
@@ -293,12 +299,7 @@ def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start, max_tasks, acce
                 continue
             saved[:, :] = x
             saved_totals[:] = totals
-            for n in range(n_users):
-                total = 0.0
-                for i in range(n_servers):
-                    x[n, i] = max(0.0, x[n, i] + k * last[n, i])
-                    total += x[n, i]
-                totals[n] = total
+            _step_along(x, totals, last, k)
             sweeps += 1
             before[:, :] = x
             change, scale = _sweep(d3, cap, coef, usable, x, totals, col, x_other, order, rising, frozen, used,
