@@ -19,17 +19,23 @@ import sys
 from pathlib import Path
 
 
-def _source_hash() -> str:
+def _read_sources() -> dict[Path, bytes]:
+    """Every fairlib source file's bytes, by path, in path order (read once for both hashes)."""
+    return {p: p.read_bytes() for p in sorted(Path(__file__).parent.rglob("*.py"))}
+
+
+def _source_hash(texts: dict[Path, bytes] | None = None) -> str:
     h = hashlib.sha256()
     here = Path(__file__).parent
-    for path in sorted(here.rglob("*.py")):
+    for path, text in (texts or _read_sources()).items():
         h.update(str(path.relative_to(here)).encode())
-        h.update(path.read_bytes())
+        h.update(text)
     return h.hexdigest()[:16]
 
 
+_SOURCES = _read_sources()
 #: hash of every fairlib source file: keys the sweep cache (fairlib.sweep)
-SOURCE_HASH = _source_hash()
+SOURCE_HASH = _source_hash(_SOURCES)
 
 # a module defines a kernel when a line decorates with numba or calls njit(...)
 _DEFINES_KERNEL = re.compile(rb"^[ \t]*@(?:njit|jit|numba\.)|\bnjit\(", re.M)
@@ -70,12 +76,12 @@ def _imported_files(here: Path, path: Path, text: bytes) -> list[Path]:
     return found
 
 
-def kernel_sources() -> list[str]:
+def kernel_sources(texts: dict[Path, bytes] | None = None) -> list[str]:
     """The source files numba's cache depends on, relative to the package: every module that defines a kernel and
     every fairlib module those import, at any depth (function-level imports included), read from the sources'
-    import statements."""
+    import statements (``texts``: the sources as :func:`_read_sources` gives them; default read afresh)."""
     here = Path(__file__).parent
-    texts = {p: p.read_bytes() for p in sorted(here.rglob("*.py"))}
+    texts = texts or _read_sources()
     todo = [p for p, text in texts.items() if _DEFINES_KERNEL.search(text)]
     seen = set(todo)
     while todo:
@@ -87,17 +93,19 @@ def kernel_sources() -> list[str]:
     return sorted(str(p.relative_to(here)) for p in seen)
 
 
-def _kernel_hash() -> str:
+def _kernel_hash(texts: dict[Path, bytes] | None = None) -> str:
     h = hashlib.sha256()
     here = Path(__file__).parent
-    for name in kernel_sources():
+    texts = texts or _read_sources()
+    for name in kernel_sources(texts):
         h.update(name.encode())
-        h.update((here / name).read_bytes())
+        h.update(texts[here / name])
     return h.hexdigest()[:16]
 
 
 #: hash of the kernel sources (:func:`kernel_sources`): keys the numba cache
-KERNEL_HASH = _kernel_hash()
+KERNEL_HASH = _kernel_hash(_SOURCES)
+del _SOURCES
 
 
 def _keyed_cache_dir(source_hash: str) -> str:

@@ -133,17 +133,21 @@ def notebook_durations(executed: Path | None = None) -> dict[str, tuple[float, s
     return out
 
 
+def _stamp(text: str):
+    """A Jupyter or papermill ISO time stamp (``...Z`` for UTC) as an aware datetime."""
+    import datetime as dt
+
+    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
 def notebook_spans(executed: Path | None = None) -> dict[str, tuple[float, float]]:
     """``{key: (start, end)}`` in POSIX seconds of each executed notebook's last full-mode run (papermill's
     ``start_time`` and ``end_time``); a notebook without both is left out."""
-    import datetime as dt
-
     out = {}
     for f in sorted(Path(executed or paths.ROOT / "executed").glob("*.ipynb")):
         meta = json.loads(f.read_text(encoding="utf-8")).get("metadata", {}).get("papermill", {})
         if meta.get("start_time") and meta.get("end_time"):
-            start, end = (dt.datetime.fromisoformat(str(meta[k]).replace("Z", "+00:00")).timestamp()
-                          for k in ("start_time", "end_time"))
+            start, end = (_stamp(str(meta[k])).timestamp() for k in ("start_time", "end_time"))
             out[f.stem] = (start, end)
     return out
 
@@ -164,11 +168,6 @@ def cell_durations(executed: Path | None = None) -> dict[str, list[tuple[int | N
     in order, with its wall time (papermill's ``metadata.papermill.duration``, else the kernel's
     ``metadata.execution`` stamps from ``iopub.execute_input`` to ``shell.execute_reply``); a cell with neither
     is left out."""
-    import datetime as dt
-
-    def stamp(text: str) -> dt.datetime:
-        return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-
     out = {}
     for f in sorted(Path(executed or paths.ROOT / "executed").glob("*.ipynb")):
         cells = []
@@ -179,7 +178,8 @@ def cell_durations(executed: Path | None = None) -> dict[str, list[tuple[int | N
             seconds = meta.get("papermill", {}).get("duration")
             stamps = meta.get("execution", {})
             if seconds is None and "iopub.execute_input" in stamps and "shell.execute_reply" in stamps:
-                seconds = (stamp(stamps["shell.execute_reply"]) - stamp(stamps["iopub.execute_input"])).total_seconds()
+                began, ended = _stamp(stamps["iopub.execute_input"]), _stamp(stamps["shell.execute_reply"])
+                seconds = (ended - began).total_seconds()
             if seconds is not None:
                 cells.append((cell.get("execution_count"), float(seconds)))
         out[f.stem] = cells

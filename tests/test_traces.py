@@ -233,27 +233,37 @@ def test_synthetic_google_refuses_each_bad_argument_by_name(tmp_path, kwargs, me
     assert not (tmp_path / "g").exists()       # refused before anything is written
 
 
-@pytest.mark.parametrize("kwargs, message", [
+@pytest.mark.parametrize("generator, kwargs, message", [
     # a hypothesis draw of the API contract: 14,583 × 10,598 machines would allocate ~3 GiB of machine_events
-    ({"machine_scale": 10598.0}, r"machine_scale = 10598\.0: must be a finite number > 0\.0 and <= 100\.0$"),
-    ({"machine_scale": 1e300}, r"machine_scale = 1e\+300: .* <= 100\.0"),
-    ({"hours": 745.0}, r"hours = 745\.0: must be a finite number > 0\.1666\d* and <= 744\.0$"),
-    ({"hours": 1e305, "jobs_per_hour": 0.0}, r"hours = 1e\+305: .* <= 744\.0"),
-    ({"initial_jobs": 100_001}, r"initial_jobs = 100001: must be an integer >= 0 and <= 100000$"),
-    ({"hours": 200.0}, r"jobs_per_hour = 837\.0 with hours = 200\.0 and initial_jobs = 3981: "
-                       r"3981 \+ 200\.0 × 837\.0 = 171381 jobs expected, at most 100000$"),
-    ({"jobs_per_hour": 1e308, "hours": 744.0}, r"jobs_per_hour = 1e\+308 .* = inf jobs expected, at most 100000$"),
+    ("google", {"machine_scale": 10598.0}, r"machine_scale = 10598\.0: must be a finite number > 0\.0 and <= 100\.0$"),
+    ("google", {"machine_scale": 1e300}, r"machine_scale = 1e\+300: .* <= 100\.0"),
+    ("google", {"hours": 745.0}, r"hours = 745\.0: must be a finite number > 0\.1666\d* and <= 744\.0$"),
+    ("google", {"hours": 1e305, "jobs_per_hour": 0.0}, r"hours = 1e\+305: .* <= 744\.0"),
+    ("google", {"initial_jobs": 100_001}, r"initial_jobs = 100001: must be an integer >= 0 and <= 100000$"),
+    ("google", {"hours": 200.0}, r"jobs_per_hour = 837\.0 with hours = 200\.0 and initial_jobs = 3981: "
+                                 r"3981 \+ 200\.0 × 837\.0 = 171381 jobs expected, at most 100000$"),
+    ("google", {"jobs_per_hour": 1e308, "hours": 744.0},
+     r"jobs_per_hour = 1e\+308 .* = inf jobs expected, at most 100000$"),
+    ("bitbrains", {"n_vms": 1_251}, r"n_vms = 1251: must be an integer >= 1 and <= 1250$"),
+    ("bitbrains", {"days": 32.0}, r"days = 32\.0: must be a finite number > 0\.0 and <= 31\.0$"),
+    ("bitbrains", {"days": 1e300}, r"days = 1e\+300: .* <= 31\.0"),
 ])
-def test_synthetic_google_caps_its_sizes_by_name_before_any_work(tmp_path, kwargs, message):
-    import time
+def test_synthetic_generators_cap_their_sizes_by_name_before_any_work(tmp_path, generator, kwargs, message):
+    """Refused up front: nothing written and nothing large allocated (peak traced memory, not wall-clock time)."""
+    import tracemalloc
 
-    from fairlib.traces import synthetic_google
+    from fairlib.traces import synthetic_bitbrains, synthetic_google
 
-    began = time.perf_counter()
-    with pytest.raises(InvalidInputError, match=message):
-        synthetic_google(tmp_path / "g", rng=0, **kwargs)
-    assert time.perf_counter() - began < 5         # refused up front, not after allocating (a generous bound)
-    assert not (tmp_path / "g").exists()
+    make = {"google": synthetic_google, "bitbrains": synthetic_bitbrains}[generator]
+    tracemalloc.start()
+    try:
+        with pytest.raises(InvalidInputError, match=message):
+            make(tmp_path / "out", rng=0, **kwargs)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64e6, f"{peak / 1e6:.0f} MB allocated before the refusal"
+    assert not (tmp_path / "out").exists()
 
 
 def test_synthetic_generators_accept_their_caps(tmp_path):
@@ -268,19 +278,6 @@ def test_synthetic_generators_accept_their_caps(tmp_path):
     # however small, a positive number of days gives each VM one sample (it gave an empty series that failed)
     month = synthetic_bitbrains(tmp_path / "tiny", 2, rng=0, days=1e-9)
     assert len(read_vm(month / "2.csv.gz")) == 1
-
-
-@pytest.mark.parametrize("kwargs, message", [
-    ({"n_vms": 1_251}, r"n_vms = 1251: must be an integer >= 1 and <= 1250$"),
-    ({"days": 32.0}, r"days = 32\.0: must be a finite number > 0\.0 and <= 31\.0$"),
-    ({"days": 1e300}, r"days = 1e\+300: .* <= 31\.0"),
-])
-def test_synthetic_bitbrains_caps_its_sizes_by_name(tmp_path, kwargs, message):
-    from fairlib.traces import synthetic_bitbrains
-
-    with pytest.raises(InvalidInputError, match=message):
-        synthetic_bitbrains(tmp_path / "bb", **kwargs)
-    assert not (tmp_path / "bb").exists()
 
 
 @pytest.mark.parametrize("kwargs, message", [
