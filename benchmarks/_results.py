@@ -24,6 +24,8 @@ import textwrap
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from fairlib.timing import cpu_model
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = ROOT / "benchmarks" / "results"
 PAGE = ROOT / "docs" / "performance.md"
@@ -106,23 +108,6 @@ def fmt_seconds(seconds: float) -> str:
     return f"{s * 1e9:.3g} ns"
 
 
-def _cpu_model() -> str:
-    """The processor as what decides the numbers: architecture, vendor, family/model and widest vector unit.
-
-    Described by these fields rather than by its marketing name, which virtual machines often truncate."""
-    fields = {}
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            key, _, value = line.partition(":")
-            fields.setdefault(key.strip(), value.strip())
-    except OSError:
-        return platform.machine()
-    flags = set(fields.get("flags", "").split())
-    vector = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "SSE" if "sse2" in flags else "?"
-    return (f"{platform.machine()} {fields.get('vendor_id', '')} family {fields.get('cpu family', '?')} "
-            f"model {fields.get('model', '?')}, {vector}")
-
-
 def _commit() -> str:
     try:
         out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
@@ -145,7 +130,7 @@ def _versions() -> dict[str, str]:
 
 def run_context() -> dict:
     """What a results file says about its run: machine, versions, commit and the load when it started."""
-    return {"cpu": _cpu_model(), "cores": os.cpu_count(), "versions": _versions(), "commit": _commit(),
+    return {"cpu": cpu_model(), "cores": os.cpu_count(), "versions": _versions(), "commit": _commit(),
             "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d"),
             "load_before": round(os.getloadavg()[0], 2)}
 

@@ -9,8 +9,8 @@ overlaps counted once (:func:`fairlib.landing.wall_seconds`); notebooks rerun ap
 
 Targets (on 2 cores, no result cached across runs): the whole full-mode reproduction in at most 30 minutes, no cell
 over 4 minutes. Reported: each notebook's minutes and its longest cell. The results file's date is the span of the
-runs' end dates and its machine what the notebooks record of theirs (the kernel's Python version); the README's
-``make`` line is rendered from this file (``python -m fairlib.landing``).
+runs' end dates and its machine what the notebooks record of theirs (processor, cores, the kernel's Python
+version); the README's ``make`` line is rendered from this file (``python -m fairlib.landing``).
 """
 
 from __future__ import annotations
@@ -92,13 +92,26 @@ def _pythons(executed: Path) -> list[str]:
     return sorted(v for v in found if v)
 
 
+def _machines(executed: Path) -> tuple[str, str]:
+    """The processors and core counts the executed notebooks record (``metadata.fairlib.machine``), each joined."""
+    import json
+
+    cpus, cores = set(), set()
+    for f in sorted(executed.glob("*.ipynb")):
+        machine = json.loads(f.read_text(encoding="utf-8")).get("metadata", {}).get("fairlib", {}).get("machine", {})
+        cpus.add(machine.get("cpu") or "not recorded")
+        cores.add(str(machine.get("cores") or "not recorded"))
+    return "; ".join(sorted(cpus)) or "not recorded", "; ".join(sorted(cores)) or "not recorded"
+
+
 def context(argv=None) -> dict:
     """What the results file says instead of this process's run: the date is the span of the notebooks' runs, and
-    the machine and versions are theirs as far as the notebooks record them (the kernel's Python version; not the
-    processor or the cores)."""
+    the machine and versions are theirs as the notebooks record them (processor and cores in
+    ``metadata.fairlib.machine``, the kernel's Python version)."""
     executed = _executed(list(argv or []))
-    return {"date": runs_span(executed), "cpu": "not recorded in the executed notebooks",
-            "cores": "not recorded", "versions": {"python": ", ".join(_pythons(executed))}}
+    cpu, cores = _machines(executed)
+    return {"date": runs_span(executed), "cpu": cpu, "cores": cores,
+            "versions": {"python": ", ".join(_pythons(executed))}}
 
 
 def main(argv=None) -> list[Row]:

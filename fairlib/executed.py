@@ -74,10 +74,12 @@ def publish_executed(nb: PublishedNotebook, executed: Path, dest_dir: Path | Non
 
     Progress-bar updates are collapsed to their last state (nbconvert's ``CoalesceStreamsPreprocessor``), this
     machine's paths are made relative, and ``metadata.fairlib`` records the key, title, source and
-    :func:`source_digest` of the source notebook as it was run.
+    :func:`source_digest` of the source notebook as it was run, and the machine it ran on (processor and cores).
     """
     import nbformat
     from nbconvert.preprocessors import CoalesceStreamsPreprocessor
+
+    from .timing import cpu_model
 
     doc = _read(executed)
     digest = source_digest(_read(_resolve(nb.source)))
@@ -100,7 +102,9 @@ def publish_executed(nb: PublishedNotebook, executed: Path, dest_dir: Path | Non
     pm = doc.metadata.get("papermill", {})
     pm["input_path"], pm["output_path"] = nb.source, f"executed/{nb.key}.ipynb"
     doc.metadata["fairlib"] = {"key": nb.key, "title": nb.title, "source": nb.source,
-                               "source_digest": digest, "mode": "full"}
+                               "source_digest": digest, "mode": "full",
+                               # what the run's times belong to (the full_run benchmark row reads it)
+                               "machine": {"cpu": cpu_model(), "cores": os.cpu_count()}}
     dest = (dest_dir or paths.executed_dir()) / f"{nb.key}.ipynb"
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")

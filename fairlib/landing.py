@@ -266,8 +266,8 @@ def tolerances_block() -> str:
                 what = "every column" if column == "*" else f"`{column}`"
                 where = f"table `{table}`" if table != "*" else (
                     "every other table" if len(tables) > 1 else "every table")
-                lines.append(_item(f"`{key}`, {where}, {what}: rtol {tol.rtol:g}, atol {tol.atol:g} — "
-                                   f"{tol.reason}"))
+                lines.append(_item(f"`{key}`, {where}, {what}: rtol {tol.rtol:g}, atol {tol.atol:g}, reported at "
+                                   f"{tol.digits} significant digits — {tol.reason}"))
     return "\n".join(lines)
 
 

@@ -24,8 +24,8 @@ from . import paths
 from ._validate import InvalidInputError, _short, as_count
 
 __all__ = ["save_figure", "save_table", "ClaimLog", "Claim", "ClaimsFailed", "Declared", "Measurement", "load_registry",
-           "registry_path", "display_value", "cell_key", "measured_values", "FLOAT_FORMAT", "KINDS", "STATUSES",
-           "PROVISIONAL", "ClaimListing", "LEDGER_LINK", "claim_anchor", "MARKS_FILE"]
+           "registry_path", "reported", "display_value", "cell_key", "measured_values", "FLOAT_FORMAT", "KINDS",
+           "STATUSES", "PROVISIONAL", "ClaimListing", "LEDGER_LINK", "claim_anchor", "MARKS_FILE"]
 
 #: float format of every CSV written by :func:`save_table` (fixed, so output is byte-stable on one machine)
 FLOAT_FORMAT = "%.10g"
@@ -86,11 +86,35 @@ def _record_marks(folder: Path, name: str, marks: dict) -> None:
     os.replace(tmp, path)
 
 
+def _round_significant(values: np.ndarray, digits: int) -> np.ndarray:
+    """``values`` rounded to ``digits`` significant digits (through the decimal text, so the result is the float the
+    CSV shows); nan and ±inf stay."""
+    return np.array([float(f"{v:.{digits}g}") for v in values.tolist()], dtype=float)
+
+
+def reported(df: pd.DataFrame, key: str, name: str) -> pd.DataFrame:
+    """``df`` as :func:`save_table` writes it: every float column at the significant digits its declared tolerance
+    guarantees (:attr:`fairlib.verify.Tolerance.digits`: fewer than the format's 10 for an iterative solver's
+    output, so a table reports no digit the solver's certificate does not bound)."""
+    from .verify import declared_tolerance
+
+    out = None
+    for column in df.columns:
+        declared = declared_tolerance(key, name, str(column))
+        if declared is None or declared.digits >= 10 or not pd.api.types.is_float_dtype(df[column].dtype):
+            continue
+        out = df.copy() if out is None else out
+        out[column] = _round_significant(df[column].to_numpy(dtype=float), declared.digits)
+    return df if out is None else out
+
+
 def save_table(df: pd.DataFrame, key: str, name: str, *, mode: str = "full") -> Path:
-    """Write ``df`` as tidy CSV ``<name>.csv`` with fixed float formatting; returns the path."""
+    """Write ``df`` as tidy CSV ``<name>.csv`` with fixed float formatting (:data:`FLOAT_FORMAT`), each float column
+    at the precision its solver's certificate guarantees (:func:`reported`); returns the path."""
     if not isinstance(df, pd.DataFrame):
         raise InvalidInputError(f"df = {_short(df)}: expected a pandas DataFrame, got {type(df).__name__}")
     paths._check_file_name(name, "name")
+    df = reported(df, key, name)
     out = paths.results_dir(key, mode)
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{name}.csv"

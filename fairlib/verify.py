@@ -28,6 +28,7 @@ from typing import NamedTuple
 import pandas as pd
 
 __all__ = ["DEFAULT_RTOL", "DEFAULT_ATOL", "ANOTHER_CPU", "Tolerance", "TOLERANCES", "TIMING_COLUMNS", "SENSITIVE",
+           "declared_tolerance",
            "Difference", "TableReport", "ClaimChange", "VerifyReport", "compare_values", "compare_text",
            "compare_table", "claim_changes", "compare_claims", "verify_results"]
 
@@ -45,11 +46,15 @@ ANOTHER_CPU = {"NUMBA_CPU_NAME": "generic", "OPENBLAS_CORETYPE": "Sandybridge", 
 class Tolerance(NamedTuple):
     """How far a column's numbers may move between two runs on different CPUs: equal when |a - b| <= rtol·max(|a|,
     |b|) or <= atol; ``reason`` names the certificate that bounds the move (a solver's stopping rule, a duality
-    gap, a Nash residual) or why only rounding moves it."""
+    gap, a Nash residual) or why only rounding moves it. ``digits``: the significant digits the tables report the
+    column with (:func:`fairlib.report.save_table`), the ones the certificate guarantees: 10 (the CSV format's) for
+    closed-form arithmetic, fewer for an iterative solver's output, never so few that a rounding step alone exceeds
+    ``rtol`` (a test)."""
 
     rtol: float
     atol: float
     reason: str
+    digits: int = 10
 
 
 #: per-table tolerances of ``run_all.py --verify``, declared from what bounds each value's move between CPUs:
@@ -64,14 +69,15 @@ TOLERANCES: dict[str, dict[str, dict[str, Tolerance]]] = {
     "feldman2005": {"*": {"*": Tolerance(1e-5, 1e-9, (
         "bidding-game equilibria reached by best response to a relative Nash residual of 1e-6 (the loop's stopping "
         "test) or 1e-12, and the dynamics' iterates from them: utilities, prices and efficiency move by up to "
-        "~1e-6 with the round the loop stops in (1e-5 leaves a factor 10); closed-form bounds otherwise"))}},
+        "~1e-6 with the round the loop stops in (1e-5 leaves a factor 10); closed-form bounds otherwise"), 6)}},
     "li2019": {
         "*": {"*": Tolerance(1e-8, 1e-12, _ROUNDING + " (Algorithm 1, the static DRF levels, the ratios' minima)")},
-        "google_random_orders": {"*": Tolerance(1e-6, 1e-9, "the cautious mechanism's allocations: " + _HIGHS)},
+        "google_random_orders": {"*": Tolerance(1e-6, 1e-9, "the cautious mechanism's allocations: " + _HIGHS, 7)},
         "methods_agree_and_properties": {"*": Tolerance(1e-6, 1e-9, (
             "Algorithm 1 against the LP of the same step: " + _HIGHS + "; the differences themselves sit at "
-            "~1e-16 and compare absolutely"))},
-        "line6_as_printed": {"*": Tolerance(1e-6, 1e-9, "the printed line 6 against the LP's shares: " + _HIGHS)},
+            "~1e-16 and compare absolutely"), 7)},
+        "line6_as_printed": {"*": Tolerance(1e-6, 1e-9, "the printed line 6 against the LP's shares: " + _HIGHS,
+                                              7)},
     },
     "metin2025": {"*": {"*": Tolerance(1e-8, 1e-12, _ROUNDING + " (PDRF's precomputed shares, DRF's progressive "
                                                                "filling, over-allocation counts over the runs)")}},
@@ -80,28 +86,29 @@ TOLERANCES: dict[str, dict[str, dict[str, Tolerance]]] = {
         "machine_allocations": {"*": Tolerance(1e-7, 1e-9, (
             "DRFH and TSF from the max-min interior point (each round to a relative gap of 1e-10) and PS-DSF from the "
             "per-server fixed point (stopped when no x moves by 1e-12 of the largest total, within ~2e-10 of its "
-            "limit): tasks and utilisation move by ~1e-8 at most"))},
+            "limit): tasks and utilisation move by ~1e-8 at most"), 8)},
     },
     "khamseashari2018": {
         "definition4_route": {
             "market_to_fixed_point": Tolerance(1e-5, 1e-7, (
                 "the distance between PS-DSF's market and fixed-point allocations (over the largest total), each "
                 "within ~1e-10 to 1e-8 of its own limit: below 1e-7 it is noise; the 'several' rule counts distances "
-                "above 1e-6, a factor 10 above")),
+                "above 1e-6, a factor 10 above"), 6),
             **{col: Tolerance(1e-5, 1e-5, (
                 "the distance from PF-VDS's allocation to a PS-DSF allocation (over the largest total): PF-VDS counts "
                 "as an equilibrium at a Nash residual of up to 1e-6 of the largest total, so the distance moves by up "
-                "to ~1e-6; 1e-5 leaves a factor 10")) for col in ("to_market", "to_fixed_point")},
+                "to ~1e-6; 1e-5 leaves a factor 10"), 6) for col in ("to_market", "to_fixed_point")},
         },
         "*": {"*": Tolerance(1e-5, 1e-9, (
         "PF-VDS equilibria count as reached at a Nash residual of 1e-6 of the largest total (EQUILIBRIUM_RESIDUAL; "
         "the capped ones at an eq. (16) gap of 1e-7), max-min allocations at a relative gap of 1e-10: values linear "
         "in the allocation move by up to ~1e-6 (1e-5 leaves a factor 10); the residuals themselves are in the "
-        "sensitive list"))}},
+        "sensitive list"), 6)}},
     "khamseashari2018_traces": {"*": {"*": Tolerance(1e-5, 1e-9, (
         "allocations of DRFH and TSF (max-min interior point, gap 1e-10), PS-DSF (the market's Newton steps, or "
         "the fixed point within ~2e-10 of its limit) and PF-VDS (interior point; best responses polish above a Nash "
-        "residual of 1e-6): time-averaged utilisation and shares move by up to ~1e-6 (1e-5 leaves a factor 10)"))}},
+        "residual of 1e-6): time-averaged utilisation and shares move by up to ~1e-6 (1e-5 leaves a factor 10)"),
+        6)}},
 }
 
 #: wall-clock columns, by table: machine- and load-dependent by nature, excluded from the comparison
@@ -333,6 +340,13 @@ class VerifyReport:
 
 
 _INT = re.compile(r"[+-]?\d+\Z")
+
+
+def declared_tolerance(key: str, table: str, column: str) -> Tolerance | None:
+    """The :data:`TOLERANCES` declaration that covers ``column`` of ``table`` in notebook ``key`` (the table's own,
+    then the notebook's ``"*"``; a column's own, then the table's ``"*"``), or None where nothing is declared."""
+    declared = {**TOLERANCES.get(key, {}).get("*", {}), **TOLERANCES.get(key, {}).get(table, {})}
+    return declared.get(column, declared.get("*"))
 
 
 def _number(token: str):

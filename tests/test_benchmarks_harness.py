@@ -62,7 +62,13 @@ def test_the_full_run_row_is_read_from_the_executed_notebooks_and_gated(tmp_path
                             context=bench_full_run.context)
     record = json.loads(path.read_text())
     assert record["date"] == "2026-01-01 to 2026-01-02" and record["versions"] == {"python": "3.11.7"}
-    assert record["cpu"] == "not recorded in the executed notebooks" and len(record["rows"]) == 4
+    assert record["cpu"] == "not recorded" and record["cores"] == "not recorded" and len(record["rows"]) == 4
+    for f in tmp_path.glob("*.ipynb"):    # what publish_executed records of the machine
+        doc = json.loads(f.read_text())
+        doc["metadata"]["fairlib"] = {"machine": {"cpu": "x86_64 AuthenticAMD family 26, AVX-512", "cores": 2}}
+        f.write_text(json.dumps(doc))
+    recorded = bench_full_run.context(["--executed", str(tmp_path)])
+    assert recorded["cpu"] == "x86_64 AuthenticAMD family 26, AVX-512" and recorded["cores"] == "2"
     # notebooks run side by side: the wall time counts their overlap once, the note gives the notebook time
     side = tmp_path / "side"
     side.mkdir()

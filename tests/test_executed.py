@@ -1,12 +1,13 @@
 """The reader's copies: executed notebooks from the current sources, with their Findings from the run's ledger, and
 every claim linked to the cell that measured it."""
 import json
+import os
 import re
 
 import nbformat
 import pytest
 
-from fairlib import catalog, executed, paths
+from fairlib import catalog, executed, paths, timing
 from fairlib.paths import ROOT
 
 NOTEBOOKS = [executed.PublishedNotebook(nb.key, nb.title, nb.path) for nb in catalog.NOTEBOOKS.values()]
@@ -95,6 +96,7 @@ def test_publish_drops_stderr_makes_paths_relative_and_records_its_source(tmp_pa
     (stdout,) = doc.cells[3].outputs            # progress bars and warnings (stderr) are not for a reader
     assert stdout.text == "read data/x.csv and ../shared/y\n"
     assert doc.metadata["fairlib"]["source_digest"] == executed.source_digest(nbformat.read(nb.source, as_version=4))
+    assert doc.metadata["fairlib"]["machine"] == {"cpu": timing.cpu_model(), "cores": os.cpu_count()}
     assert executed.executed_problems(nb, tmp_path / "executed") == []
     # the source changes after the run: the published copy no longer stands for it
     src = nbformat.read(nb.source, as_version=4)

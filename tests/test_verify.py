@@ -133,3 +133,34 @@ def test_verify_results_uses_the_declared_tolerances_unless_told_otherwise(tmp_p
     assert verify.verify_results("demo", committed, fresh).ok
     assert not verify.verify_results("demo", committed, fresh, rtol=1e-6, declared=False).ok
     assert verify.verify_results("demo", committed, fresh, rtol=1e-5, declared=False).ok
+
+
+def test_a_declared_precision_never_lets_rounding_alone_exceed_its_tolerance():
+    for key, tables in verify.TOLERANCES.items():
+        for table, columns in tables.items():
+            for column, tol in columns.items():
+                assert 1 <= tol.digits <= 10, (key, table, column)
+                # one step of the last reported digit, relative to the smallest value with that many digits
+                assert 10.0 ** (1 - tol.digits) <= tol.rtol, (key, table, column, tol.digits, tol.rtol)
+
+
+def test_tables_report_an_iterative_solvers_columns_at_their_declared_digits(tmp_path, monkeypatch):
+    import pandas as pd
+
+    from fairlib import paths, report
+
+    monkeypatch.setenv("FAIRLIB_OUTPUT_DIR", str(tmp_path))
+    monkeypatch.setitem(verify.TOLERANCES, "feldman2005", {
+        "*": {"*": verify.Tolerance(1e-8, 1e-12, "closed form")},
+        "solved": {"x": verify.Tolerance(1e-5, 1e-9, "a residual of 1e-6", 6)}})
+    df = pd.DataFrame({"m": ["DRF", "TSF"], "x": [0.123456789012, -2.0 / 3e7], "y": [0.123456789012, 1.0],
+                       "n": [3, 4]})
+    shown = report.reported(df, "feldman2005", "solved")
+    assert shown["x"].tolist() == [0.123457, -6.66667e-08]
+    assert shown["y"].tolist() == df["y"].tolist() and shown["n"].tolist() == [3, 4]
+    assert df["x"][0] == 0.123456789012                      # the caller's frame is left as it was
+    assert report.reported(df, "feldman2005", "other") is df        # closed form: the format's 10 digits
+    path = report.save_table(df, "feldman2005", "solved", mode="full")
+    assert path == paths.results_dir("feldman2005") / "solved.csv" and str(path).startswith(str(tmp_path))
+    assert path.read_text().splitlines()[1] == "DRF,0.123457,0.123456789,3"
+    assert pd.isna(report.reported(pd.DataFrame({"x": [float("nan")]}), "feldman2005", "solved")["x"][0])
