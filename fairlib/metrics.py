@@ -114,7 +114,12 @@ def envy_freeness(weights, shares, parallelism=None) -> float:
 
 
 def jain_index(values) -> float:
-    """Jain's fairness index (sum x)^2 / (n sum x^2)."""
+    """Jain's fairness index (sum x)^2 / (n sum x^2), computed on ``values / max(values)`` so any finite
+    magnitude gives the right answer.
+
+    >>> jain_index([1e200, 1e200]), jain_index([1e-200, 1e-200]), jain_index([1.0, 0.0])
+    (1.0, 1.0, 0.5)
+    """
     x = as_array(values, "values")
     if x.ndim != 1 or x.size == 0:
         raise InvalidInputError(f"values: expected a non-empty vector, got shape {x.shape}")
@@ -125,4 +130,7 @@ def jain_index(values) -> float:
         raise InvalidInputError(f"values[{i}] = {x[i]}: must be finite and >= 0")
     if not (x > 0).any():
         raise InvalidInputError("values: all zero (Jain's index is 0/0)")
+    # the index is scale-free: dividing by the largest value first keeps the squares finite and normal for values
+    # from 1e-300 to 1e300 (squared directly, 1e200 overflowed and 1e-200 underflowed to 0/0)
+    x = x / x.max()
     return float(x.sum() ** 2 / (len(x) * (x ** 2).sum()))

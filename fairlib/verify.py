@@ -27,6 +27,8 @@ from typing import NamedTuple
 
 import pandas as pd
 
+from ._validate import InvalidInputError
+
 __all__ = ["DEFAULT_RTOL", "DEFAULT_ATOL", "ANOTHER_CPU", "Tolerance", "TOLERANCES", "TIMING_COLUMNS", "SENSITIVE",
            "declared_tolerance",
            "Difference", "TableReport", "ClaimChange", "VerifyReport", "compare_values", "compare_text",
@@ -330,12 +332,16 @@ class VerifyReport:
 
     @property
     def ok(self) -> bool:
-        """Whether every table passed and every claim change is declared sensitive."""
-        return all(t.ok for t in self.tables) and all(c.sensitive for c in self.claims)
+        """Whether every table passed and every claim change is declared sensitive; a comparison of nothing (no
+        table and no claim on either side) is not a pass."""
+        compared = bool(self.tables) or self.claims_compared > 0
+        return compared and all(t.ok for t in self.tables) and all(c.sensitive for c in self.claims)
 
     def lines(self) -> list[str]:
         """The report's lines, as printed by ``run_all.py --verify``."""
         out = [f"  {t.line()}" for t in self.tables]
+        if not self.tables and not self.claims_compared:
+            out.append("  NOTHING COMPARED: no table and no claims.json on either side")
         out.append(f"  claims.json: {self.claims_compared} claim statuses compared, "
                    + (f"{len(self.claims)} changed" if self.claims else "all unchanged"))
         out += [f"    {c}" for c in self.claims]
@@ -514,6 +520,9 @@ def verify_results(key: str, committed_dir: Path, fresh_dir: Path, *, rtol: floa
     tolerances declared in :data:`TOLERANCES` and ``rtol``/``atol`` for columns declared nowhere, or, with
     ``declared=False``, ``rtol``/``atol`` for every number."""
     committed_dir, fresh_dir = Path(committed_dir), Path(fresh_dir)
+    for name, folder in (("committed_dir", committed_dir), ("fresh_dir", fresh_dir)):
+        if folder.exists() and not folder.is_dir():
+            raise InvalidInputError(f"{name} = {str(folder)!r}: not a directory")
     timing = TIMING_COLUMNS.get(key, {})
     sensitive = SENSITIVE.get(key, {})
     report = VerifyReport(key)

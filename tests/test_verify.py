@@ -168,3 +168,17 @@ def test_tables_report_an_iterative_solvers_columns_at_their_declared_digits(tmp
     assert path == paths.results_dir("feldman2005") / "solved.csv" and str(path).startswith(str(tmp_path))
     assert path.read_text().splitlines()[1] == "DRF,0.123457,0.123456789,3,1377798845"
     assert pd.isna(report.reported(pd.DataFrame({"x": [float("nan")]}), "feldman2005", "solved")["x"][0])
+
+
+def test_a_comparison_of_nothing_is_not_a_pass(tmp_path):
+    missing = tmp_path / "missing"
+    report = verify.verify_results("li2019", missing, missing)
+    assert not report.ok and any("NOTHING COMPARED" in line for line in report.lines())
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert not verify.verify_results("li2019", empty, empty).ok
+    (tmp_path / "file").write_text("x")
+    import pytest
+
+    with pytest.raises(verify.InvalidInputError, match="committed_dir = "):
+        verify.verify_results("li2019", tmp_path / "file", empty)
