@@ -64,7 +64,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import InvalidInputError, as_capacities, check_choice
+from .._validate import InvalidInputError, _short, as_capacities, check_choice
 
 __all__ = ["DRFSorter", "SORTER_SEMANTICS"]
 
@@ -141,13 +141,20 @@ class DRFSorter:
         return arr
 
     def _client(self, name: str) -> _Client:
+        if not isinstance(name, str):
+            raise InvalidInputError(f"name = {_short(name)}: a client name is a string, got {type(name).__name__}")
         try:
             return self._clients[name]
         except KeyError:
             raise InvalidInputError(f"client {name!r}: not in the sorter (add it first)") from None
 
     def _weight(self, weight, name: str) -> float:
-        w = float(weight)
+        if isinstance(weight, (bool, np.bool_)) or not isinstance(weight, (int, float, np.integer, np.floating)):
+            raise InvalidInputError(f"weight of client {name!r} = {_short(weight)}: must be a finite number")
+        try:
+            w = float(weight)
+        except OverflowError:
+            raise InvalidInputError(f"weight of client {name!r} = {weight!r}: beyond the float range") from None
         if self.semantics == "volcano" and w != 1:
             raise InvalidInputError(f"weight of client {name!r} = {weight}: Volcano's drf plugin has no weights "
                                     "(give 1 or none)")
@@ -158,8 +165,11 @@ class DRFSorter:
 
     # ---- clients ------------------------------------------------------------------------------------------------
     def _path(self, name) -> str:
-        """A client or role name: Mesos's may nest (``a/b``), with no empty part; YARN's are flat here."""
-        name = str(name)
+        """A client or role name (a string): Mesos's may nest (``a/b``), with no empty part; YARN's are flat here.
+        Anything else is refused rather than turned into text (``add(1)`` then ``contains(1)`` would be False)."""
+        if not isinstance(name, str):
+            raise InvalidInputError(f"name = {_short(name)}: a client or role name is a string, got "
+                                    f"{type(name).__name__}")
         if "/" in name:
             if self.semantics != "mesos":
                 raise InvalidInputError(f"client {name!r}: nested names ('a/b') are Mesos roles; the YARN policy "
@@ -191,9 +201,15 @@ class DRFSorter:
                                         "(a resource vector)")
             quota = self._vector(nominal, f"nominal[{name!r}]")
             lend = quota if lending_limit is None else self._vector(lending_limit, f"lending_limit[{name!r}]")
+            over = lend > quota
+            if over.any():      # as Quotas.resolve: a queue lends at most its own nominal quota
+                r = int(np.argmax(over))
+                raise InvalidInputError(f"lending_limit[{name!r}][{r}] = {lend[r]:g}: above the nominal quota "
+                                        f"{quota[r]:g} of {self.resources[r]!r} (a queue lends at most its own)")
         elif nominal is not None or lending_limit is not None:
             raise InvalidInputError(f"nominal / lending_limit of client {name!r}: only semantics='kueue' has quotas")
-        self._clients[name] = _Client(weight=self._weight(weight, name), added=self._added,
+        weight = self._weight(weight, name)
+        self._clients[name] = _Client(weight=weight, added=self._added,
                                       allocation=np.zeros_like(self._total), min_share=mins, nominal=quota,
                                       lendable=lend, active=bool(active))
         self._added += 1
@@ -223,6 +239,8 @@ class DRFSorter:
 
     def contains(self, name: str) -> bool:
         """Whether ``name`` is a client, active or not."""
+        if not isinstance(name, str):
+            raise InvalidInputError(f"name = {_short(name)}: a client name is a string, got {type(name).__name__}")
         return name in self._clients
 
     def __len__(self) -> int:
@@ -247,21 +265,26 @@ class DRFSorter:
     def update(self, name: str, old, new) -> None:
         """Replace ``old`` resources held by ``name`` with ``new`` ones (Mesos's ``update``, e.g. a volume created
         from disk): not an allocation, so the count is unchanged."""
-        count = self._client(name).allocations
-        self.unallocated(name, old)
-        self.allocated(name, new)
-        self._clients[name].allocations = count
+        c = self._client(name)
+        left = self._returned(c, f"update({name!r})", self._vector(old, f"update({name!r}).old"))
+        added = self._vector(new, f"update({name!r}).new")     # both checked before anything changes
+        c.allocation = left + added
 
     def unallocated(self, name: str, amounts) -> None:
         """Record resources returned by ``name``; more than it holds is an error naming the resource."""
         c = self._client(name)
-        left = c.allocation - self._vector(amounts, f"unallocated({name!r})")
+        c.allocation = self._returned(c, f"unallocated({name!r})", self._vector(amounts, f"unallocated({name!r})"))
+
+    def _returned(self, c: _Client, call: str, amounts: np.ndarray) -> np.ndarray:
+        """What ``c`` holds once ``amounts`` come back; more than it holds is an error naming the resource (and
+        nothing changes)."""
+        left = c.allocation - amounts
         short = left < -1e-12 * np.maximum(self._total, 1.0)
         if short.any():
             r = int(np.argmax(short))
-            raise InvalidInputError(f"unallocated({name!r}): returns {c.allocation[r] - left[r]:g} of "
+            raise InvalidInputError(f"{call}: returns {c.allocation[r] - left[r]:g} of "
                                     f"{self.resources[r]!r}, more than the {c.allocation[r]:g} it holds")
-        c.allocation = np.maximum(left, 0.0)
+        return np.maximum(left, 0.0)
 
     def allocation(self, name: str) -> np.ndarray:
         """What ``name`` holds, per resource (a copy)."""

@@ -1,0 +1,150 @@
+"""DRFSorter as a state machine (hypothesis's RuleBasedStateMachine), under each semantics: clients added, given and
+returning resources, updated, weighted, removed, with bad calls interleaved. A refused call raises
+InvalidInputError naming the problem and changes nothing; holdings never go negative; the order lists exactly the
+active clients."""
+
+import copy
+
+import numpy as np
+import pytest
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, precondition, rule
+
+from fairlib import InvalidInputError
+from fairlib.multires import DRFSorter
+
+CAPACITY = [10.0, 20.0]
+_AMOUNT = st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0]), min_size=2, max_size=2)
+_BAD_VECTOR = st.sampled_from([[1.0, float("nan")], [-1.0, 0.0], [1.0], [[1.0, 1.0]], "ab", None])
+_BAD_NAME = st.sampled_from([None, 1, 1.5, ("a",), ["a"], b"a", ""])
+
+
+def _snapshot(sorter: DRFSorter):
+    return copy.deepcopy(vars(sorter))
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, np.ndarray):
+        return np.array_equal(a, b)
+    if hasattr(a, "__dict__"):
+        return _same(vars(a), vars(b))
+    return a == b
+
+
+def machine(semantics: str):
+    class Sorter(RuleBasedStateMachine):
+        clients = Bundle("clients")
+
+        def __init__(self):
+            super().__init__()
+            self.sorter = DRFSorter(CAPACITY, semantics=semantics)
+            self.count = 0
+
+        def _refused(self, call):
+            before = _snapshot(self.sorter)
+            with pytest.raises(InvalidInputError):
+                call()
+            assert _same(before, _snapshot(self.sorter)), "a refused call changed the sorter"
+
+        @rule(target=clients)
+        def add(self):
+            name = f"c{self.count}"
+            self.count += 1
+            self.sorter.add(name, nominal=[5.0, 10.0] if semantics == "kueue" else None)
+            return name
+
+        @rule(name=_BAD_NAME)
+        def add_a_bad_name(self, name):
+            self._refused(lambda: self.sorter.add(name, nominal=[5.0, 10.0] if semantics == "kueue" else None))
+
+        @rule(name=clients, amounts=_AMOUNT)
+        def allocate(self, name, amounts):
+            if self.sorter.contains(name):
+                self.sorter.allocated(name, amounts)
+
+        @rule(name=clients, amounts=_BAD_VECTOR)
+        def allocate_bad(self, name, amounts):
+            self._refused(lambda: self.sorter.allocated(name, amounts))
+
+        @rule(name=clients, old=_AMOUNT, new=_AMOUNT)
+        def update(self, name, old, new):
+            if not self.sorter.contains(name):
+                return
+            if (np.asarray(old) > self.sorter.allocation(name) + 1e-9).any():
+                self._refused(lambda: self.sorter.update(name, old, new))
+            else:
+                count = self.sorter.allocation_count(name)
+                self.sorter.update(name, old, new)
+                assert self.sorter.allocation_count(name) == count
+
+        @rule(name=clients, new=_BAD_VECTOR)
+        def update_bad_new(self, name, new):
+            self._refused(lambda: self.sorter.update(name, [0.0, 0.0], new))
+
+        @rule(name=clients, amounts=_AMOUNT)
+        def give_back(self, name, amounts):
+            if not self.sorter.contains(name):
+                return
+            if (np.asarray(amounts) > self.sorter.allocation(name) + 1e-9).any():
+                self._refused(lambda: self.sorter.unallocated(name, amounts))
+            else:
+                self.sorter.unallocated(name, amounts)
+
+        @rule(name=clients, weight=st.sampled_from([0.5, 1.0, 2.0, -1.0, float("nan"), "2", None, True]))
+        def reweight(self, name, weight):
+            valid = isinstance(weight, float) and weight > 0 and (semantics != "volcano" or weight == 1.0)
+            if not self.sorter.contains(name):
+                return
+            if valid:
+                self.sorter.update_weight(name, weight)
+            else:
+                self._refused(lambda: self.sorter.update_weight(name, weight))
+
+        @rule(name=clients, active=st.booleans())
+        def toggle(self, name, active):
+            if self.sorter.contains(name):
+                (self.sorter.activate if active else self.sorter.deactivate)(name)
+
+        @precondition(lambda self: len(self.sorter) > 0)
+        @rule(name=clients)
+        def remove(self, name):
+            if self.sorter.contains(name):
+                self.sorter.remove(name)
+            else:
+                self._refused(lambda: self.sorter.remove(name))
+
+        @invariant()
+        def holdings_are_never_negative_and_the_order_is_the_active_clients(self):
+            names = [n for n in self.sorter._clients]
+            for n in names:
+                assert (self.sorter.allocation(n) >= 0).all()
+            active = {n for n, c in self.sorter._clients.items() if c.active}
+            assert set(self.sorter.order()) == active
+
+    Sorter.TestCase.settings = settings(max_examples=40, stateful_step_count=25, deadline=None)
+    return Sorter
+
+
+TestMesos = machine("mesos").TestCase
+TestYarn = machine("yarn").TestCase
+TestKueue = machine("kueue").TestCase
+TestVolcano = machine("volcano").TestCase
+
+
+def test_the_probes_that_found_the_gaps():
+    sorter = DRFSorter(CAPACITY)
+    sorter.add("a")
+    sorter.allocated("a", [1.0, 1.0])
+    with pytest.raises(InvalidInputError, match="update"):
+        sorter.update("a", [1.0, 1.0], [float("nan"), 1.0])
+    assert sorter.allocation("a").tolist() == [1.0, 1.0]           # the old allocation kept
+    for bad in (None, 1):
+        with pytest.raises(InvalidInputError, match="string"):
+            sorter.add(bad)
+    kueue = DRFSorter(CAPACITY, semantics="kueue")
+    with pytest.raises(InvalidInputError, match=r"lending_limit\['q'\]\[0\] = 6: above the nominal quota 5"):
+        kueue.add("q", nominal=[5.0, 10.0], lending_limit=[6.0, 1.0])
+    assert not kueue.contains("q")
