@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import as_instance, as_number
+from .._validate import InvalidInputError, as_count, as_instance, as_number
 from ._solvers.pair_kernels import largest
 from .cluster import Allocation, Cluster
 from .global_maxmin import drfh_coefficients
@@ -99,22 +99,44 @@ def _best_fit_fill(capacity, demand, usable, share_per_task, caps, quantum, slac
     return tasks, steps
 
 
-def _bounded_steps(cluster, *, quantum: float = 1.0) -> bool:
-    """Few enough placements for the interpreter (DRF's rule, :data:`INTERPRET_TASKS_AT_MOST` steps): the tasks
-    each user could run alone on each usable server (γ, zero elsewhere), capped, bound them."""
+#: the most placements Best-Fit DRFH and DRF's machine offers make before refusing an instance (each placement
+#: scans every user and server: 10⁸ placements of a 100-user, 100-server cluster are ~10¹² operations, hours)
+MAX_PLACEMENTS = 100_000_000
+
+
+def placement_bound(cluster, quantum: float = 1.0) -> float:
+    """An upper bound on the placements a one-task-at-a-time filling makes: the tasks each user could run alone on
+    each usable server (γ, zero elsewhere), capped by its ``max_tasks``, over ``quantum`` tasks per placement."""
+    return float(np.minimum(cluster.gamma.sum(axis=1), cluster.max_tasks).sum() / quantum)
+
+
+def check_placements(cluster, quantum: float, max_placements, what: str) -> None:
+    """Refuse, by name, an instance whose placements could exceed ``max_placements`` (an int >= 1)."""
+    max_placements = as_count(max_placements, "max_placements")
+    bound = placement_bound(cluster, quantum)
+    if not bound <= max_placements:
+        raise InvalidInputError(f"{what}: up to {bound:.3g} placements (tasks each user fits on each server"
+                                f"{' / quantum' if quantum != 1 else ''}), more than max_placements = "
+                                f"{max_placements}; raise quantum or max_placements, or use drfh for instances "
+                                "this large")
+
+
+def _bounded_steps(cluster, *, quantum: float = 1.0, **_) -> bool:
+    """Few enough placements for the interpreter (DRF's rule, :data:`INTERPRET_TASKS_AT_MOST` steps):
+    :func:`placement_bound`."""
     if not (isinstance(quantum, (int, float, np.integer, np.floating)) and quantum > 0):
         return False
-    most = np.minimum(cluster.gamma.sum(axis=1), cluster.max_tasks).sum()
-    return bool(most / quantum <= INTERPRET_TASKS_AT_MOST)
+    return bool(placement_bound(cluster, float(quantum)) <= INTERPRET_TASKS_AT_MOST)
 
 
 @interpreted_when_small(bounded=_bounded_steps)
-def drfh_best_fit(cluster: Cluster, *, quantum: float = 1.0) -> Allocation:
+def drfh_best_fit(cluster: Cluster, *, quantum: float = 1.0, max_placements: int = MAX_PLACEMENTS) -> Allocation:
     """Best-Fit DRFH (the DRFH paper's placement heuristic; module docstring): lowest global dominant share first,
     each task on the usable server whose available resources best match its shape.
 
     ``quantum``: tasks placed per step (> 0; 1 = whole tasks). ``extras["steps"]``: placements made.
-    Honours weights, placement constraints and per-user caps (``Cluster.max_tasks``).
+    ``max_placements``: an instance that could take more placements (:func:`placement_bound`) is refused before
+    any work, naming the bound. Honours weights, placement constraints and per-user caps (``Cluster.max_tasks``).
 
     >>> c = Cluster([[4, 1], [1, 4]], [[1, 0.25], [0.25, 1]])   # CPU-heavy and RAM-heavy users, two servers
     >>> drfh_best_fit(c).tasks.tolist()                           # each on the server of its shape
@@ -122,6 +144,7 @@ def drfh_best_fit(cluster: Cluster, *, quantum: float = 1.0) -> Allocation:
     """
     as_instance(cluster, Cluster, "cluster")
     quantum = as_number(quantum, "quantum")
+    check_placements(cluster, quantum, max_placements, "drfh_best_fit")
     share_per_task = drfh_coefficients(cluster) / cluster.weight
     tasks, steps = _best_fit_fill(cluster.capacity, cluster.demand, cluster.eligible, share_per_task,
                                   np.asarray(cluster.max_tasks, dtype=np.float64), float(quantum), FIT_SLACK)

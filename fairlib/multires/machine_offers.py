@@ -28,7 +28,7 @@ import numpy as np
 
 from .._jit import interpreted_when_small, njit
 from .._validate import as_instance
-from .best_fit import FIT_SLACK, _bounded_steps
+from .best_fit import FIT_SLACK, MAX_PLACEMENTS, _bounded_steps, check_placements
 from .cluster import Allocation, Cluster
 from .global_maxmin import drfh_coefficients
 
@@ -71,12 +71,13 @@ def _offer_fill(capacity, demand, usable, share_per_task, caps, slack):
 
 
 @interpreted_when_small(bounded=_bounded_steps)
-def drf_machine_offers(cluster: Cluster) -> Allocation:
+def drf_machine_offers(cluster: Cluster, *, max_placements: int = MAX_PLACEMENTS) -> Allocation:
     """Pooled DRF served machine by machine (module docstring): each machine in index order is offered, one whole
     task at a time, to the user with the lowest weighted pooled dominant share whose task fits it.
 
     Honours weights, placement constraints and per-user caps (``Cluster.max_tasks``, whole tasks).
-    ``extras["steps"]``: placements made.
+    ``extras["steps"]``: placements made. ``max_placements``: an instance that could take more placements
+    (:func:`fairlib.multires.best_fit.placement_bound`) is refused before any work, naming the bound.
 
     A CPU-heavy and a memory-heavy user, the memory-rich machine offered first: DRF's order serves both users on
     both machines and each ends with 5 tasks, where DRFH and Best-Fit DRFH give each 8 on the machine of its shape.
@@ -86,6 +87,7 @@ def drf_machine_offers(cluster: Cluster) -> Allocation:
     [[1.0, 4.0], [4.0, 1.0]]
     """
     as_instance(cluster, Cluster, "cluster")
+    check_placements(cluster, 1.0, max_placements, "drf_machine_offers")
     share_per_task = drfh_coefficients(cluster) / cluster.weight
     tasks, steps = _offer_fill(cluster.capacity, cluster.demand, cluster.eligible, share_per_task,
                                np.asarray(cluster.max_tasks, dtype=np.float64), FIT_SLACK)
