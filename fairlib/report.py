@@ -96,9 +96,18 @@ def reported(df: pd.DataFrame, key: str, name: str) -> pd.DataFrame:
     """``df`` as :func:`save_table` writes it: every float column at the significant digits its declared tolerance
     guarantees (:attr:`fairlib.verify.Tolerance.digits`: fewer than the format's 10 for an iterative solver's
     output, so a table reports no digit the solver's certificate does not bound), except the declaration's
-    ``inputs`` and columns of whole numbers (time stamps, counts), which keep the format's digits."""
+    ``inputs`` and columns of whole numbers (time stamps, counts), which keep the format's digits.
+
+    >>> reported(pd.DataFrame({"nash_residual": [1.234567891e-7], "users": [5.0]}), "khamseashari2018",
+    ...          "equilibrium_rates").to_dict("list")
+    {'nash_residual': [1.23457e-07], 'users': [5.0]}
+    """
     from .verify import declared_tolerance
 
+    if not isinstance(df, pd.DataFrame):
+        raise InvalidInputError(f"df = {_short(df)}: expected a pandas DataFrame, got {type(df).__name__}")
+    paths.check_key(key)
+    paths._check_file_name(name, "name")
     out = None
     for column in df.columns:
         declared = declared_tolerance(key, name, str(column))

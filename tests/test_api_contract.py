@@ -110,6 +110,7 @@ ACCEPTED = {
     ("fairlib.paths.*", "key", "'no-such-choice'*"): "a notebook key is any folder name (a new notebook's is not "
                                                      "catalogued yet); check_key refuses what could leave the folder",
     ("fairlib.report.save_*", "name", "'no-such-choice'*"): "a file name: letters, digits, '_' and '-'",
+    ("fairlib.report.reported", "name", "'no-such-choice'*"): "a table's file name: letters, digits, '_' and '-'",
     ("fairlib.report.claim_anchor", "claim_id", "'no-such-choice'*"): "a claim id is any registry id (a new "
                                                                        "claim's too); claim_anchor refuses what "
                                                                        "would break the HTML anchor",
