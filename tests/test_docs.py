@@ -2,9 +2,9 @@
 
 Checked here: the README is a landing page (at most 12 KB, no line over 400 characters), neither it nor any page of
 docs/ speaks of history, every rendered block equals its rendering from the committed results and the catalogue (the
-README's results table, count and list of papers, CITATION.cff's references), the performance page equals the
-rendering of the committed benchmark results, the citation validates, every relative link resolves and the README's
-library example runs and prints what its comments say.
+README's results table, count and list of papers, CITATION.cff's references), no page types a count of papers, the
+performance page equals the rendering of the committed benchmark results, the citation validates, every relative
+link resolves and the README's library example runs and prints what its comments say.
 """
 
 import contextlib
@@ -96,6 +96,33 @@ def test_the_count_line_is_derived():
            "d": Notebook("d", "d.ipynb", "D")}
     assert landing.count_line(two) == ("4 notebooks reproduce 1 paper and run 2 studies of our own "
                                                      "(`c`, `d`).")
+
+
+#: a count of papers typed into prose ("four papers", "4 papers", "two published papers"): the catalogue counts them
+TYPED_COUNT = re.compile(r"\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d+)\s+(?:[\w'-]+\s+)?"
+                         r"papers?\b", re.IGNORECASE)
+PROSE = [README, ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "book").glob("*.md")),
+         ROOT / "book" / "_config.yml"]
+
+
+@pytest.mark.parametrize("page", PROSE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_page_types_a_count_of_papers(page):
+    """How many papers there are is rendered from the catalogue (the README's results block), never typed: a page
+    says "the papers" (or "every claim of the papers listed below"), and a rendered block is left out of the check."""
+    text = page.read_text(encoding="utf-8")
+    for block in landing._BLOCKS:
+        text = block.sub("", text)
+    typed = sorted({m.group(0) for m in TYPED_COUNT.finditer(" ".join(text.split()))})
+    assert not typed, (f"{page.relative_to(ROOT)} types a count of papers ({typed}): the catalogue counts them "
+                       "(fairlib/catalog.py, rendered into the README's results block); reword without a number, "
+                       "e.g. 'every claim of the papers listed below'")
+
+
+def test_the_typed_count_pattern():
+    found = [bool(TYPED_COUNT.search(t)) for t in ("four papers", "the 4 papers", "Two published papers",
+                                                   "12 papers", "one notebook per paper", "the papers listed below",
+                                                   "6 notebooks", "§2 of the paper")]
+    assert found == [True, True, True, True, False, False, False, False]
 
 
 def test_the_make_line_states_the_full_run_against_its_targets(tmp_path):
