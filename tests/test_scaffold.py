@@ -61,7 +61,7 @@ def test_a_scaffolded_paper_and_mechanism_are_clean_and_their_tests_pass(checkou
     assert f"{len(catalog.NOTEBOOKS) + 1} notebooks reproduce {len(catalog.PAPERS) + 1} papers" in readme
     assert f"| {KEY} | [Doe, Roe — An α-fair family on dominant shares (2024)]({PAPER.url}) | not run yet | " \
            f"{scaffold.HEADLINE} |" in readme
-    assert f"Doe, Roe, 2024 ([arXiv:2401.00001]({PAPER.url}))" in readme
+    assert f"Doe, Roe, 2024 ([arXiv:2401.00001]({PAPER.url}))" in " ".join(readme.split())   # wrapped as it falls
     citation = (checkout / "CITATION.cff").read_text(encoding="utf-8")
     assert ('  - type: article\n    title: "An α-fair family on dominant shares"\n    authors:\n'
             "      - family-names: Doe\n        given-names: Jane\n") in citation
