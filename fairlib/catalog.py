@@ -1,11 +1,22 @@
-"""The catalogue of paper notebooks: which notebooks ``run_all.py`` executes and the site publishes, in order.
+"""The catalogue: which papers the repository reproduces and which notebooks ``run_all.py`` executes and the site
+publishes, in order.
 
-One explicit list, imported by both ``run_all.py`` and the site builder, so neither imports the other.
-``python -m fairlib.scaffold paper KEY`` adds an entry above the marker line at the end of :data:`NOTEBOOKS`
-and ``python -m fairlib.scaffold --remove KEY`` takes it out.
+Every paper is declared once, here: :data:`PAPERS` holds what ``CITATION.cff`` cites (authors, title, venue, year,
+link) and :data:`NOTEBOOKS` the notebooks, each naming the paper it reproduces (or none, for a study of our own), how
+the README's results table names it and its headline. ``python -m fairlib.landing`` renders the README's results
+table, its count of notebooks and papers, its list of papers and ``CITATION.cff``'s ``references:`` from them;
+nothing else lists or counts the papers. One module, imported by ``run_all.py``, the site builder and
+:mod:`fairlib.landing`, so none imports another.
+
+``python -m fairlib.scaffold paper KEY`` adds a paper above the marker line at the end of :data:`PAPERS` and its
+notebook above the one at the end of :data:`NOTEBOOKS`; ``python -m fairlib.scaffold --remove KEY`` takes both out.
 
 >>> NOTEBOOKS["li2019"].path
 'notebooks/li2019_dynamic_drf.ipynb'
+>>> paper_of(NOTEBOOKS["khamseashari2018_traces"]).year
+2018
+>>> paper_of(NOTEBOOKS["schedulers"]) is None
+True
 >>> get("nope")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
@@ -14,15 +25,126 @@ KeyError: "notebook key 'nope' is not in the catalogue (fairlib/catalog.py); kno
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import paths
 
-__all__ = ["Notebook", "NOTEBOOKS", "get", "source_path", "MARKER"]
+__all__ = ["Paper", "Notebook", "PAPERS", "NOTEBOOKS", "VENUE_KINDS", "get", "paper_of", "source_path", "MARKER",
+           "PAPERS_MARKER"]
 
-#: the line above which ``python -m fairlib.scaffold paper`` inserts a new entry
+#: the line above which ``python -m fairlib.scaffold paper`` inserts a new notebook
 MARKER = "# new paper notebooks go above this line (python -m fairlib.scaffold paper KEY ...)"
+#: the line above which ``python -m fairlib.scaffold paper`` inserts a new paper
+PAPERS_MARKER = "# new papers go above this line (python -m fairlib.scaffold paper KEY ...)"
+#: a paper's kind of venue, as CITATION.cff types it -> the CFF key that names the venue
+VENUE_KINDS = {"conference-paper": "collection-title", "article": "journal"}
+_YEAR = range(1900, 2200)
+
+
+@dataclass(frozen=True)
+class Paper:
+    """A paper the repository reproduces, as ``CITATION.cff`` cites it.
+
+    ``authors`` are ``(family names, given names)`` pairs in the paper's order; ``venue_kind`` is
+    ``"conference-paper"`` (``venue``: the proceedings, CFF's ``collection-title``) or ``"article"`` (``venue``: the
+    journal, or ``"arXiv preprint"``); ``url`` is where a reader finds it (an arXiv abstract or a DOI), ``notes``
+    what CFF's ``notes`` say (the arXiv id, a related paper). ``short`` is how the README's list of papers names
+    its venue and year (``"EC'05"``, ``"IEEE TPDS 2018"``); the year alone when empty.
+
+    >>> Paper((("Doe", "Jane"),), "A title", "book", "Somewhere", 2024, "https://example.org")
+    Traceback (most recent call last):
+    ...
+    ValueError: venue_kind = 'book': must be 'conference-paper' (venue: its collection-title) or 'article' (venue: its journal)
+    """  # noqa: E501
+
+    authors: tuple
+    title: str
+    venue_kind: str
+    venue: str
+    year: int
+    url: str
+    notes: str = ""
+    short: str = ""
+
+    def __post_init__(self):
+        if not isinstance(self.authors, tuple) or not self.authors:
+            raise ValueError(f"authors = {self.authors!r}: must be a non-empty tuple of (family names, given names) "
+                             "pairs")
+        for i, author in enumerate(self.authors):
+            if (not isinstance(author, tuple) or len(author) != 2
+                    or not all(isinstance(n, str) and n.strip() and n == n.strip() and "\n" not in n
+                               for n in author)):
+                raise ValueError(f"authors[{i}] = {author!r}: must be a (family names, given names) pair of "
+                                 "non-empty one-line names")
+        for name in ("title", "venue", "url"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value.strip() or "\n" in value:
+                raise ValueError(f"{name} = {value!r}: must be one non-empty line of text")
+        for name in ("notes", "short"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or "\n" in value:
+                raise ValueError(f"{name} = {value!r}: must be one line of text (or empty)")
+        if self.venue_kind not in VENUE_KINDS:
+            raise ValueError(f"venue_kind = {self.venue_kind!r}: must be "
+                             + " or ".join(f"{k!r} (venue: its {v})" for k, v in VENUE_KINDS.items()))
+        if isinstance(self.year, bool) or not isinstance(self.year, int) or self.year not in _YEAR:
+            raise ValueError(f"year = {self.year!r}: must be a year, e.g. 2024")
+        if not re.match(r"https?://[^\s/]+\.[^\s]+$", self.url):
+            raise ValueError(f"url = {self.url!r}: must be a web address (https://...), e.g. the arXiv abstract or "
+                             "the DOI link")
+
+    @property
+    def names(self) -> str:
+        """The authors' family names as a heading gives them: all of them up to four, else the first et al."""
+        families = [family for family, _ in self.authors]
+        return ", ".join(families) if len(families) <= 4 else f"{families[0]} et al."
+
+    @property
+    def link_text(self) -> str:
+        """``arXiv:<id>`` for an arXiv abstract, ``doi:<doi>`` for a DOI link, else the address without its scheme."""
+        for prefix, name in (("https://arxiv.org/abs/", "arXiv:"), ("https://doi.org/", "doi:")):
+            if self.url.startswith(prefix):
+                return name + self.url[len(prefix):]
+        return re.sub(r"^https?://", "", self.url)
+
+    @property
+    def citation(self) -> str:
+        """The paper in one line, as a notebook's citation gives it (Markdown, linked)."""
+        authors = ", ".join(f"{given} {family}" for family, given in self.authors)
+        return f'{authors}, "{self.title}", {self.venue}, {self.year} ([{self.link_text}]({self.url})).'
+
+    @property
+    def heading(self) -> str:
+        """``"Families — Title (year)"``: how a new notebook's title and the results table name the paper."""
+        return f"{self.names} — {self.title} ({self.year})"
+
+
+#: every paper a notebook reproduces, by key, in the order CITATION.cff and the README list them
+PAPERS: dict[str, Paper] = {
+    "feldman2005": Paper(
+        (("Feldman", "Michal"), ("Lai", "Kevin"), ("Zhang", "Li")),
+        "A Price-Anticipating Resource Allocation Mechanism for Distributed Shared Clusters",
+        "conference-paper", "Proceedings of the 6th ACM Conference on Electronic Commerce (EC '05)", 2005,
+        "https://arxiv.org/abs/cs/0502019", notes="arXiv:cs/0502019", short="EC'05"),
+    "khamseashari2018": Paper(
+        (("Khamse-Ashari", "Jalal"), ("Lambadaris", "Ioannis"), ("Kesidis", "George"), ("Urgaonkar", "Bhuvan"),
+         ("Zhao", "Yiqiang")),
+        "An Efficient and Fair Multi-Resource Allocation Mechanism for Heterogeneous Servers",
+        "article", "IEEE Transactions on Parallel and Distributed Systems", 2018,
+        "https://arxiv.org/abs/1712.10114", notes="arXiv:1712.10114", short="IEEE TPDS 2018"),
+    "li2019": Paper(
+        (("Li", "Weidong"), ("Liu", "Xi"), ("Zhang", "Xiaolu"), ("Zhang", "Xuejie")),
+        "A note on dynamic fair division of multiple resources",
+        "article", "arXiv preprint", 2019, "https://arxiv.org/abs/1509.07935",
+        notes="arXiv:1509.07935; it revisits Kash, Procaccia and Shah, No Agent Left Behind: Dynamic Fair Division "
+              "of Multiple Resources, JAIR 51 (2014)"),
+    "metin2025": Paper(
+        (("Metin", "Serdar"),), "Precomputed Dominant Resource Fairness",
+        "article", "arXiv preprint", 2025, "https://arxiv.org/abs/2507.08846", notes="arXiv:2507.08846"),
+    # new papers go above this line (python -m fairlib.scaffold paper KEY ...)
+}
 
 
 @dataclass(frozen=True)
@@ -30,7 +152,11 @@ class Notebook:
     """One paper notebook: its key (``figures/<key>/``, ``data/results/<key>/``, ``notebooks/claims/<key>.toml``),
     its source path relative to the repository root (or absolute), a title, papermill's per-cell timeout, and the
     test files of its experiment driver (its findings test first), which ``make test-paper KEY=<key>`` runs with the
-    notebook in quick mode."""
+    notebook in quick mode.
+
+    ``paper`` is the key in :data:`PAPERS` of the paper it reproduces (None for a study of our own), ``listed_as``
+    how the README's results table names what it reproduces (with a link to the paper, if any) and ``headline``
+    its result in one sentence (at most 200 characters), the table's last column."""
 
     key: str
     path: str
@@ -41,30 +167,71 @@ class Notebook:
     mechanisms: tuple = ()
     #: its experiment driver, ``fairlib/experiments/<driver>.py`` (set by ``python -m fairlib.scaffold paper``)
     driver: str = ""
+    paper: str | None = None
+    listed_as: str = ""
+    headline: str = ""
 
 
 #: every paper notebook, in the order run_all.py runs them
 NOTEBOOKS: dict[str, Notebook] = {nb.key: nb for nb in [
     Notebook("feldman2005", "notebooks/feldman2005_price_anticipating.ipynb",
              "Feldman, Lai, Zhang — price-anticipating proportional-share game",
-             tests=("tests/test_bidding_game_findings.py", "tests/test_market.py")),
+             tests=("tests/test_bidding_game_findings.py", "tests/test_market.py"),
+             paper="feldman2005",
+             listed_as="Feldman, Lai, Zhang — A Price-Anticipating Resource Allocation Mechanism for Distributed "
+                       "Shared Clusters (EC'05)",
+             headline="The closed-form worst cases (2√2 − 2, 3/4, the m = n² + n construction) reproduce exactly; "
+                      "the simulated efficiency and fairness mostly do; local-greedy convergence speed does not."),
     Notebook("li2019", "notebooks/li2019_dynamic_drf.ipynb", "Li, Liu, Zhang, Zhang — dynamic DRF",
-             tests=("tests/test_dynamic.py",)),
+             tests=("tests/test_dynamic.py",),
+             paper="li2019", listed_as="Li, Liu, Zhang, Zhang — A note on dynamic fair division of multiple resources",
+             headline="Algorithm 1, with its line-6 erratum corrected, equals water-filling and the LP; the "
+                      "competitive-ratio bounds and their tight examples reproduce."),
     Notebook("metin2025", "notebooks/metin2025_pdrf.ipynb", "Metin — Precomputed Dominant Resource Fairness",
-             tests=("tests/test_precomputed_drf_findings.py",)),
+             tests=("tests/test_precomputed_drf_findings.py",),
+             paper="metin2025", listed_as="Metin — Precomputed Dominant Resource Fairness",
+             headline="PDRF equals ⌊EDRF⌋; Table 1 reproduces; Table 2 does not follow from its stated parameters."),
     Notebook("khamseashari2018", "notebooks/khamseashari2018_pfvds.ipynb",
              "Khamse-Ashari et al. — PF-VDS on heterogeneous servers (analytical part)",
-             tests=("tests/test_heterogeneous_findings.py",)),
+             tests=("tests/test_heterogeneous_findings.py",),
+             paper="khamseashari2018",
+             listed_as="Khamse-Ashari et al. — An Efficient and Fair Multi-Resource Allocation Mechanism for "
+                       "Heterogeneous Servers (TPDS 2018)",
+             headline="PF-VDS and PS-DSF are solved to certified equilibria and the recoverable theorems hold; TSF "
+                      "fails placement-aware sharing incentive; PS-MFA and the heuristic stall."),
     # an hour per cell: on the synthetic stand-ins (a clone without the excerpts) on a busy 2-core machine the
     # 100 Bitbrains snapshots took ~27 s each
     Notebook("khamseashari2018_traces", "notebooks/khamseashari2018_traces.ipynb",
              "Khamse-Ashari et al. — PF-VDS on the Bitbrains and Google traces (§6)", cell_timeout_s=3600,
-             tests=("tests/test_heterogeneous_traces_findings.py", "tests/test_google_open_loop.py")),
+             tests=("tests/test_heterogeneous_traces_findings.py", "tests/test_google_open_loop.py"),
+             paper="khamseashari2018", listed_as="the same paper, §6: Bitbrains and Google trace experiments",
+             headline="On the real trace excerpts PS-DSF does not lead DRFH and TSF in utilisation as §6 reports; "
+                      "certified bounds show Definition 4 alone does not force the gap."),
     Notebook("schedulers", "notebooks/schedulers_drf_semantics.ipynb",
              "Production schedulers' DRF semantics (Mesos, YARN, Kueue, Volcano) on a real Google cell",
-             cell_timeout_s=3600, tests=("tests/test_scheduler_semantics.py",)),
+             cell_timeout_s=3600, tests=("tests/test_scheduler_semantics.py",),
+             listed_as="not a paper: the DRF rules of Mesos, YARN, Kueue and Volcano on a real Google cell",
+             headline="Pooled DRF served machine by machine, as offer-based schedulers run it, trails DRFH, TSF and "
+                      "PS-DSF in utilisation at every instant."),
     # new paper notebooks go above this line (python -m fairlib.scaffold paper KEY ...)
 ]}
+
+
+def _check_catalogue(papers: dict[str, Paper], notebooks: dict[str, Notebook]) -> None:
+    """Every notebook's paper is declared and every declared paper has a notebook (a ValueError naming it)."""
+    for nb in notebooks.values():
+        if nb.paper is not None and nb.paper not in papers:
+            raise ValueError(f"fairlib/catalog.py: notebook {nb.key!r} reproduces paper {nb.paper!r}, which PAPERS "
+                             f"does not declare; declared: {', '.join(papers)}")
+        if not nb.listed_as or not nb.headline:
+            raise ValueError(f"fairlib/catalog.py: notebook {nb.key!r} needs listed_as (how the results table names "
+                             "it) and headline (its result in one sentence)")
+    orphans = [key for key in papers if not any(nb.paper == key for nb in notebooks.values())]
+    if orphans:
+        raise ValueError(f"fairlib/catalog.py: papers no notebook reproduces: {', '.join(orphans)}")
+
+
+_check_catalogue(PAPERS, NOTEBOOKS)
 
 
 def get(key: str) -> Notebook:
@@ -74,6 +241,11 @@ def get(key: str) -> Notebook:
     except KeyError:
         raise KeyError(f"notebook key {key!r} is not in the catalogue (fairlib/catalog.py); known: "
                        f"{', '.join(NOTEBOOKS)}") from None
+
+
+def paper_of(nb: Notebook) -> Paper | None:
+    """The paper notebook ``nb`` reproduces, or None for a study of our own."""
+    return None if nb.paper is None else PAPERS[nb.paper]
 
 
 def source_path(nb: Notebook) -> Path:

@@ -1,10 +1,15 @@
-"""The rendered blocks of the README and the reference docs: numbers and lists never typed by hand.
+"""The rendered blocks of the README, the reference docs and the citation file: numbers and lists never typed by hand.
 
-``README.md`` and ``docs/verify.md`` hold blocks between ``<!-- BEGIN name -->`` and ``<!-- END name -->`` markers.
-This module renders each from a committed source of truth:
+``README.md`` and ``docs/verify.md`` hold blocks between ``<!-- BEGIN name -->`` and ``<!-- END name -->`` markers,
+``CITATION.cff`` between the comment lines ``# BEGIN name`` and ``# END name``. This module renders each from a
+committed source of truth:
 
-- ``results``: one row per paper notebook with its paper claims held / not reproduced / not tested, counted from
-  ``data/results/claims.csv`` (what ``run_all.py`` aggregates from the ledgers), and the totals by kind;
+- ``results``: how many notebooks reproduce how many papers, then one row per notebook (how the catalogue,
+  :mod:`fairlib.catalog`, names what it reproduces, and its headline) with its paper claims held / not reproduced /
+  not tested, counted from ``data/results/claims.csv`` (what ``run_all.py`` aggregates from the ledgers), and the
+  totals by kind;
+- ``papers``: the README's list of the papers, their authors, venues and links, from the catalogue;
+- ``references`` (``CITATION.cff``): the papers as CFF references, from the catalogue;
 - ``timings``: the wall time of the notebooks' last full-mode runs, in all and per notebook, against the full
   rerun's targets, from ``benchmarks/results/full_run.json`` (``python -m benchmarks full_run`` reads the papermill
   metadata of ``executed/<key>.ipynb``: :func:`notebook_durations`, :func:`cell_durations`), and the test suite's
@@ -28,26 +33,25 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import paths
+from . import catalog, paths
 
 README = paths.ROOT / "README.md"
 #: the files whose marked blocks this module renders
-RENDERED = (README, paths.ROOT / "docs" / "verify.md")
 CITATION = paths.ROOT / "CITATION.cff"
+RENDERED = (README, paths.ROOT / "docs" / "verify.md", CITATION)
 SUITE_RESULTS = paths.ROOT / "benchmarks" / "results" / "suite.json"
 FULL_RUN_RESULTS = paths.ROOT / "benchmarks" / "results" / "full_run.json"
 STATUSES = ("held", "not reproduced", "not tested")
 KINDS = ("paper", "finding", "check")
 
-__all__ = ["PaperRow", "PAPERS", "RENDERED", "claim_counts", "notebook_durations", "notebook_spans", "wall_seconds",
-           "cell_durations",
-           "results_block",
-           "timings_block", "citation_block", "tolerances_block", "timing_block", "sensitive_block", "render", "main"]
+__all__ = ["PaperRow", "rows", "count_line", "RENDERED", "claim_counts", "notebook_durations", "notebook_spans",
+           "wall_seconds", "cell_durations", "results_block", "papers_block", "references_block", "timings_block",
+           "citation_block", "tolerances_block", "timing_block", "sensitive_block", "render", "main"]
 
 
 @dataclass(frozen=True)
 class PaperRow:
-    """One row of the results table: the notebook key, the paper as a reader finds it, and its headline."""
+    """One row of the results table: the notebook key, what it reproduces as a reader finds it, and its headline."""
 
     key: str
     paper: str
@@ -55,31 +59,34 @@ class PaperRow:
     headline: str
 
 
-#: the notebooks in the order the README lists them; the paper links are those of ``CITATION.cff``
-PAPERS: tuple[PaperRow, ...] = (
-    PaperRow("feldman2005", "Feldman, Lai, Zhang — A Price-Anticipating Resource Allocation Mechanism for "
-             "Distributed Shared Clusters (EC'05)", "https://arxiv.org/abs/cs/0502019",
-             "The closed-form worst cases (2√2 − 2, 3/4, the m = n² + n construction) reproduce exactly; the "
-             "simulated efficiency and fairness mostly do; local-greedy convergence speed does not."),
-    PaperRow("khamseashari2018", "Khamse-Ashari et al. — An Efficient and Fair Multi-Resource Allocation "
-             "Mechanism for Heterogeneous Servers (TPDS 2018)",
-             "https://arxiv.org/abs/1712.10114",
-             "PF-VDS and PS-DSF are solved to certified equilibria and the recoverable theorems hold; TSF "
-             "fails placement-aware sharing incentive; PS-MFA and the heuristic stall."),
-    PaperRow("khamseashari2018_traces", "the same paper, §6: Bitbrains and Google trace experiments",
-             "https://arxiv.org/abs/1712.10114",
-             "On the real trace excerpts PS-DSF does not lead DRFH and TSF in utilisation as §6 reports; certified "
-             "bounds show Definition 4 alone does not force the gap."),
-    PaperRow("li2019", "Li, Liu, Zhang, Zhang — A note on dynamic fair division of multiple resources",
-             "https://arxiv.org/abs/1509.07935",
-             "Algorithm 1, with its line-6 erratum corrected, equals water-filling and the LP; the competitive-ratio "
-             "bounds and their tight examples reproduce."),
-    PaperRow("metin2025", "Metin — Precomputed Dominant Resource Fairness", "https://arxiv.org/abs/2507.08846",
-             "PDRF equals ⌊EDRF⌋; Table 1 reproduces; Table 2 does not follow from its stated parameters."),
-    PaperRow("schedulers", "not a paper: the DRF rules of Mesos, YARN, Kueue and Volcano on a real Google cell", "",
-             "Pooled DRF served machine by machine, as offer-based schedulers run it, trails DRFH, TSF and PS-DSF "
-             "in utilisation at every instant."),
-)
+def _catalogue(notebooks=None, papers=None):
+    return (catalog.NOTEBOOKS if notebooks is None else notebooks), (catalog.PAPERS if papers is None else papers)
+
+
+def rows(notebooks=None, papers=None) -> tuple[PaperRow, ...]:
+    """The results table's rows, from the catalogue (:mod:`fairlib.catalog`): each paper's notebooks, papers in
+    :data:`~fairlib.catalog.PAPERS`' order, then the notebooks that reproduce no paper."""
+    notebooks, papers = _catalogue(notebooks, papers)
+    ordered = [nb for key in papers for nb in notebooks.values() if nb.paper == key]
+    ordered += [nb for nb in notebooks.values() if nb.paper is None]
+    return tuple(PaperRow(nb.key, nb.listed_as, papers[nb.paper].url if nb.paper else "", nb.headline)
+                 for nb in ordered)
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def count_line(notebooks=None) -> str:
+    """How many notebooks reproduce how many papers, and which notebooks are studies of our own."""
+    notebooks, _ = _catalogue(notebooks)
+    reproducing = [nb for nb in notebooks.values() if nb.paper is not None]
+    ours = [nb.key for nb in notebooks.values() if nb.paper is None]
+    line = (f"{_count(len(notebooks), 'notebook reproduces', 'notebooks reproduce')} "
+            f"{_count(len({nb.paper for nb in reproducing}), 'paper', 'papers')}")
+    if ours:
+        line += f" and run {_count(len(ours), 'study', 'studies')} of our own ({', '.join(f'`{k}`' for k in ours)})"
+    return line + "."
 
 
 def claim_counts(claims_csv: Path | None = None) -> dict[str, Counter]:
@@ -97,21 +104,27 @@ def _cell(text: str) -> str:
 
 
 def results_block(claims_csv: Path | None = None) -> str:
-    """The results-at-a-glance table: paper claims per notebook, then the totals by kind."""
+    """How many notebooks reproduce how many papers, then the results-at-a-glance table (paper claims per notebook)
+    and the totals by kind. A notebook not yet in the ledger shows "not run yet", its key without a link."""
     counts = claim_counts(claims_csv)
-    unknown = sorted(set(counts) - {p.key for p in PAPERS})
+    table = rows()
+    unknown = sorted(set(counts) - {p.key for p in table})
     if unknown:
-        raise ValueError(f"claims.csv has notebooks the README does not list: {unknown}; add them to "
-                         "fairlib.landing.PAPERS")
-    lines = ["| key | paper | paper claims: held / not reproduced / not tested | headline |", "|---|---|---|---|"]
-    for p in PAPERS:
+        raise ValueError(f"claims.csv has notebooks the catalogue does not list: {unknown}; add them to "
+                         "fairlib/catalog.py (python -m fairlib.scaffold paper)")
+    lines = [count_line(), "",
+             "| key | paper | paper claims: held / not reproduced / not tested | headline |", "|---|---|---|---|"]
+    for p in table:
         c = counts.get(p.key, Counter())
         paper = f"[{_cell(p.paper)}]({p.url})" if p.url else _cell(p.paper)
         held = " / ".join(str(c["paper", s]) for s in STATUSES)
-        if not any(c["paper", s] for s in STATUSES):
+        if not c:
+            held = "not run yet"
+        elif not any(c["paper", s] for s in STATUSES):
             ours = sum(c.values())
             held = f"— ({ours} findings and checks of ours)"
-        lines.append(f"| [{p.key}](executed/{p.key}.ipynb) | {paper} | {held} | {_cell(p.headline)} |")
+        key = f"[{p.key}](executed/{p.key}.ipynb)" if c else p.key
+        lines.append(f"| {key} | {paper} | {held} | {_cell(p.headline)} |")
     total = Counter()
     for c in counts.values():
         total.update(c)
@@ -121,6 +134,44 @@ def results_block(claims_csv: Path | None = None) -> str:
         parts = ", ".join(f"{total[kind, s]} {s}" for s in STATUSES)
         lines.append(f"- **{kind}** claims: {n} ({parts})")
     return "\n".join(lines)
+
+
+def papers_block(papers=None) -> str:
+    """The README's list of papers, from the catalogue: each one's authors, venue and year, and its link."""
+    _, papers = _catalogue(None, papers)
+    import textwrap
+
+    cited = [f"{', '.join(family for family, _ in p.authors)}, {p.short or p.year} "
+             f"([{p.link_text}]({p.url}))" for p in papers.values()]
+    return textwrap.fill("The papers: " + "; ".join(cited) + ".", width=120, break_long_words=False,
+                         break_on_hyphens=False)
+
+
+def _yaml(text: str) -> str:
+    """``text`` as a YAML scalar: plain when it is a name YAML reads as a string, double-quoted otherwise."""
+    plain = re.fullmatch(r"[A-Z][A-Za-z'-]*\.?( [A-Z][A-Za-z'-]*\.?)*", text)
+    special = text.lower() in {"yes", "no", "y", "n", "true", "false", "on", "off", "null"}
+    return text if plain and not special else _quoted(text)
+
+
+def references_block(papers=None) -> str:
+    """``CITATION.cff``'s ``references:`` list, one entry per paper of the catalogue."""
+    _, papers = _catalogue(None, papers)
+    lines = []
+    for p in papers.values():
+        lines += [f"  - type: {p.venue_kind}", f"    title: {_quoted(p.title)}", "    authors:"]
+        for family, given in p.authors:
+            lines += [f"      - family-names: {_yaml(family)}", f"        given-names: {_yaml(given)}"]
+        lines += [f"    {catalog.VENUE_KINDS[p.venue_kind]}: {_quoted(p.venue)}", f"    year: {p.year}",
+                  f"    url: {_quoted(p.url)}"]
+        if p.notes:
+            lines.append(f"    notes: {_quoted(p.notes)}")
+    return "\n".join(lines)
+
+
+def _quoted(text: str) -> str:
+    """``text`` as a double-quoted YAML scalar (a JSON string is one)."""
+    return json.dumps(text, ensure_ascii=False)
 
 
 def notebook_durations(executed: Path | None = None) -> dict[str, tuple[float, str]]:
@@ -304,9 +355,12 @@ def _item(text: str) -> str:
                          break_on_hyphens=False)
 
 
-BLOCKS = {"results": results_block, "timings": timings_block, "citation": citation_block,
-          "tolerances": tolerances_block, "timing": timing_block, "sensitive": sensitive_block}
-_BLOCK = re.compile(r"(<!-- BEGIN (?P<name>[a-z]+) -->\n)(?P<body>.*?\n)?(<!-- END (?P=name) -->)", re.DOTALL)
+BLOCKS = {"results": results_block, "papers": papers_block, "timings": timings_block, "citation": citation_block,
+          "tolerances": tolerances_block, "timing": timing_block, "sensitive": sensitive_block,
+          "references": references_block}
+#: the markers of a block: an HTML comment in Markdown, a comment line in YAML (``CITATION.cff``)
+_BLOCKS = (re.compile(r"(<!-- BEGIN (?P<name>[a-z]+) -->\n)(?P<body>.*?\n)?(<!-- END (?P=name) -->)", re.DOTALL),
+           re.compile(r"(^# BEGIN (?P<name>[a-z]+)\n)(?P<body>.*?\n)?(^# END (?P=name)$)", re.DOTALL | re.MULTILINE))
 
 
 def render(text: str) -> str:
@@ -314,10 +368,12 @@ def render(text: str) -> str:
     def one(m: re.Match) -> str:
         name = m.group("name")
         if name not in BLOCKS:
-            raise ValueError(f"README block {name!r} is not one of {sorted(BLOCKS)}")
+            raise ValueError(f"rendered block {name!r} is not one of {sorted(BLOCKS)}")
         return m.group(1) + BLOCKS[name]() + "\n" + m.group(4)
 
-    return _BLOCK.sub(one, text)
+    for block in _BLOCKS:
+        text = block.sub(one, text)
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -245,7 +245,7 @@ def resolve_runs(mechanisms, *capabilities: str) -> dict[str, Callable]:
     return {str(name): _lookup(name, f"mechanisms[{i}]") for i, name in enumerate(mechanisms)}
 
 
-# --- the mechanisms of the four papers ------------------------------------------------------------------
+# --- the mechanisms of the papers reproduced ------------------------------------------------------------
 
 register("drf", drf, label="DRF (progressive filling)", color=_OKABE_ITO["blue"],
          capabilities=("pooled", "integral", "weights", "start"))

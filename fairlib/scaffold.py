@@ -3,16 +3,21 @@
 A fresh scaffold is green at once (``make test-paper KEY=<key>``, ``python run_all.py --quick --only <key>``); the
 contributor then replaces the examples it contains with the paper's own experiments, claims and mechanism.
 
-``python -m fairlib.scaffold paper KEY --title "..." --citation "..." --driver TOPIC`` creates
+``python -m fairlib.scaffold paper KEY --authors "Family, Given; ..." --title "..." --year YEAR --venue-kind
+conference-paper|article --venue "..." --url URL [--notes "..."] [--citation "..."] --driver TOPIC`` creates
 
 - ``notebooks/<KEY>.ipynb`` from ``notebooks/_template.ipynb`` (title, citation, key and driver filled in);
 - ``notebooks/claims/<KEY>.toml`` from ``notebooks/claims/template.toml`` (one example claim, with a ``headline``);
 - ``fairlib/experiments/<TOPIC>.py`` from ``fairlib/experiments/template.py`` (the experiment driver: the tables and
   the ``findings`` that measure the claims) and ``tests/test_<TOPIC>_findings.py`` (its findings test), the driver
   imported in ``fairlib/experiments/__init__.py``;
-- the catalogue entry in ``fairlib/catalog.py`` (what ``run_all.py`` runs and the site publishes; its tests and
-  mechanisms are what ``make test-paper`` runs);
-- a section for the paper in ``docs/claims-coverage.md`` and in ``docs/reconstructions.md``.
+- the paper's entry in ``fairlib/catalog.py``'s ``PAPERS`` (its metadata, as ``CITATION.cff`` cites it) and its
+  notebook's in ``NOTEBOOKS`` (what ``run_all.py`` runs and the site publishes; its tests and mechanisms are what
+  ``make test-paper`` runs; how the results table names it, and a headline for the contributor to write);
+- a section for the paper in ``docs/claims-coverage.md`` and in ``docs/reconstructions.md``;
+
+then renders the README's results table, count and list of papers and ``CITATION.cff``'s references from the
+catalogue (``python -m fairlib.landing`` in the checkout), so the landing and citation tests pass at once.
 
 ``python -m fairlib.scaffold mechanism NAME --pooled|--multi-server [--paper KEY] [--label LABEL]`` creates
 
@@ -27,7 +32,8 @@ contributor then replaces the examples it contains with the paper's own experime
   with ``--paper KEY``, the mechanism and its test added to that paper's catalogue entry.
 
 ``python -m fairlib.scaffold --remove KEY`` removes what ``paper KEY`` created (and the paper's outputs under
-``figures/``, ``data/results/`` and ``executed/``); it refuses a paper the scaffold did not create.
+``figures/``, ``data/results/`` and ``executed/``, and its rows of the aggregated ledger), then renders the README and
+``CITATION.cff`` again; it refuses a paper the scaffold did not create.
 
 ``--root DIR`` works on another checkout (the tests scaffold into a temporary copy).
 """
@@ -35,26 +41,35 @@ contributor then replaces the examples it contains with the paper's own experime
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import keyword
+import os
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
 from . import paths
+from .catalog import VENUE_KINDS, Paper
 
-__all__ = ["scaffold_paper", "scaffold_mechanism", "remove_paper", "ScaffoldError", "main"]
+__all__ = ["scaffold_paper", "paper_from_options", "scaffold_mechanism", "remove_paper", "ScaffoldError", "main",
+           "HEADLINE"]
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,23}$")
 _CATALOG_MARKER = "# new paper notebooks go above this line"
+_PAPERS_MARKER = "# new papers go above this line"
+#: the headline a scaffolded notebook's row shows until the contributor writes the paper's
+HEADLINE = "Not written yet: the paper's main result, reproduced or not, in one sentence (fairlib/catalog.py)."
 _DRIVERS_MARKER = "# new drivers are imported above this line"
 _MULTIRES_MARKER = "# new mechanisms are imported above this line"
 _REGISTRY_MARKER = "# new mechanisms are registered above this line"
 
 
 class ScaffoldError(ValueError):
-    """A scaffold that cannot be made as asked (a name taken or malformed, a file in the way); nothing was written."""
+    """A scaffold that cannot be made as asked (a name taken or malformed, a file in the way); nothing was written
+    (unless the message says the files were written and only the rendering of the README failed)."""
 
 
 def _check_name(value: str, what: str) -> str:
@@ -65,11 +80,14 @@ def _check_name(value: str, what: str) -> str:
 
 
 def _insert_before(text: str, marker: str, line: str, where: str) -> str:
-    """``text`` with ``line`` inserted before the line holding ``marker`` (indented as that line)."""
+    """``text`` with ``line`` (one line or several) inserted before the line holding ``marker``, indented as that
+    line (a line past the house's 120 columns, a long title or list of authors, carries ``# noqa: E501``)."""
     for i, current in enumerate(lines := text.splitlines(keepends=True)):
         if current.strip().startswith(marker):
             indent = current[:len(current) - len(current.lstrip())]
-            lines.insert(i, indent + line + "\n")
+            new = [indent + one for one in line.split("\n")]
+            lines.insert(i, "".join(one + ("  # noqa: E501" if len(one) > 120 and "noqa" not in one else "") + "\n"
+                                    for one in new))
             return "".join(lines)
     raise ScaffoldError(f"{where}: the marker line {marker!r} is missing; add it back where new entries go")
 
@@ -115,12 +133,15 @@ class _Writer:
 
 
 def _tuple_added(line: str, field: str, value: str) -> str:
-    """A one-line catalogue entry with ``value`` added to its tuple ``field=(...)``."""
+    """A catalogue entry with ``value`` added to its tuple ``field=(...)`` (a line it takes past the house's 120
+    columns carries ``# noqa: E501``)."""
     def rebuilt(match):
         items = re.findall(r'"([^"]*)"', match.group(1)) + [value]
         return f"{field}=(" + ", ".join(f'"{v}"' for v in items) + ("," if len(items) == 1 else "") + ")"
 
-    return re.sub(rf"\b{field}=\(([^)]*)\)", rebuilt, line, count=1)
+    added = re.sub(rf"\b{field}=\(([^)]*)\)", rebuilt, line, count=1)
+    return "\n".join(one + "  # noqa: E501" if len(one) > 120 and "noqa" not in one else one
+                     for one in added.split("\n"))
 
 
 def _wrapped(text: str) -> str:
@@ -130,8 +151,110 @@ def _wrapped(text: str) -> str:
     return "\n".join(textwrap.wrap(text, 116, break_long_words=False, break_on_hyphens=False)) + "\n"
 
 
-def _catalog_line(text: str, key: str) -> str | None:
-    return next((line for line in text.splitlines() if f'Notebook("{key}",' in line), None)
+def _catalog_entries(text: str) -> tuple[dict, dict]:
+    """``({notebook key: (first line, last line, call)}, {paper key: (first line, last line)})`` of
+    ``fairlib/catalog.py``'s text, line numbers from 1, found by parsing it (an entry may span lines)."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as exc:
+        raise ScaffoldError(f"fairlib/catalog.py does not parse (line {exc.lineno}: {exc.msg}); fix it first") from None
+    notebooks, papers = {}, {}
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Notebook"
+                and node.args and isinstance(node.args[0], ast.Constant)):
+            notebooks[node.args[0].value] = (node.lineno, node.end_lineno, node)
+        elif (isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict)
+              and any(isinstance(t, ast.Name) and t.id == "PAPERS"
+                      for t in (node.targets if isinstance(node, ast.Assign) else [node.target]))):
+            for k, v in zip(node.value.keys, node.value.values):
+                if isinstance(k, ast.Constant):
+                    papers[k.value] = (k.lineno, v.end_lineno)
+    return notebooks, papers
+
+
+def _keyword(call: ast.Call, name: str):
+    """The constant value of keyword argument ``name`` of ``call`` (None when absent or not a constant)."""
+    found = next((k.value for k in call.keywords if k.arg == name), None)
+    return found.value if isinstance(found, ast.Constant) else None
+
+
+def _lines(text: str, first: int, last: int) -> str:
+    return "".join(text.splitlines(keepends=True)[first - 1:last])
+
+
+def _without_lines(text: str, first: int, last: int) -> str:
+    lines = text.splitlines(keepends=True)
+    return "".join(lines[:first - 1] + lines[last:])
+
+
+def _field_lines(indent: str, fields: list[str]) -> list[str]:
+    """``fields`` (``name=value``), one per line at ``indent``, comma-separated, the last closing the call."""
+    return [indent + field + ("," if i < len(fields) - 1 else "),") for i, field in enumerate(fields)]
+
+
+def _py(value: str) -> str:
+    """``value`` as a Python string literal."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _paper_entry(key: str, paper: Paper) -> str:
+    authors = "(" + ", ".join(f"({_py(f)}, {_py(g)})" for f, g in paper.authors) + ("," if len(paper.authors) == 1
+                                                                                     else "") + ")"
+    fields = [f"authors={authors}", f"title={_py(paper.title)}", f"venue_kind={_py(paper.venue_kind)}",
+              f"venue={_py(paper.venue)}", f"year={paper.year}", f"url={_py(paper.url)}"]
+    fields += [f"notes={_py(paper.notes)}"] if paper.notes else []
+    return "\n".join([f"{_py(key)}: Paper("] + _field_lines("    ", fields))
+
+
+def _notebook_entry(key: str, paper: Paper, driver: str) -> str:
+    fields = [f"title={_py(paper.heading)}", f'tests=("tests/test_{driver}_findings.py",)', "mechanisms=()",
+              f'driver="{driver}"', f'paper="{key}"', f"listed_as={_py(paper.heading)}", f"headline={_py(HEADLINE)}"]
+    return "\n".join([f'Notebook("{key}", "notebooks/{key}.ipynb",'] + _field_lines("         ", fields))
+
+
+def paper_from_options(authors: str, title: str, year, venue_kind: str, venue: str, url: str,
+                       notes: str = "") -> Paper:
+    """The :class:`~fairlib.catalog.Paper` the command line describes: ``authors`` as ``"Family, Given; Family,
+    Given"``; a ScaffoldError naming the option otherwise.
+
+    >>> paper_from_options("Johari, Ramesh; Tsitsiklis, John N.", "Efficiency loss in a network resource allocation "
+    ...                    "game", "2004", "article", "Mathematics of Operations Research",
+    ...                    "https://doi.org/10.1287/moor.1030.0091").authors
+    (('Johari', 'Ramesh'), ('Tsitsiklis', 'John N.'))
+    >>> paper_from_options("Johari Ramesh", "T", 2004, "article", "V", "https://x.org")
+    Traceback (most recent call last):
+    ...
+    fairlib.scaffold.ScaffoldError: --authors: 'Johari Ramesh' is not 'Family, Given' (authors are separated by ';', e.g. "Johari, Ramesh; Tsitsiklis, John N.")
+    """  # noqa: E501
+    pairs = []
+    for one in (authors or "").split(";"):
+        parts = [p.strip() for p in one.split(",")]
+        if len(parts) != 2 or not all(parts):
+            raise ScaffoldError(f"--authors: {one.strip()!r} is not 'Family, Given' (authors are separated by ';', "
+                                'e.g. "Johari, Ramesh; Tsitsiklis, John N.")')
+        pairs.append(tuple(parts))
+    try:
+        year = int(year)
+    except (TypeError, ValueError):
+        raise ScaffoldError(f"--year = {year!r}: must be a year, e.g. 2024") from None
+    try:
+        return Paper(tuple(pairs), title, venue_kind, venue, year, url, notes=notes or "")
+    except ValueError as exc:   # Paper names the field; the option has the same name
+        name, _, why = str(exc).partition(" = ")
+        raise ScaffoldError(f"--{name.replace('_', '-')} = {why}") from None
+
+
+def _render(root: Path) -> list[str]:
+    """Render the README's and CITATION.cff's blocks in checkout ``root`` from its catalogue (``python -m
+    fairlib.landing`` there: the catalogue is that checkout's module); the files it rewrote."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    run = subprocess.run([sys.executable, "-m", "fairlib.landing"], cwd=root, env=env, capture_output=True,
+                         text=True, timeout=600)
+    if run.returncode != 0:
+        raise ScaffoldError("the files are written, but rendering the README and CITATION.cff from the catalogue "
+                            f"failed (python -m fairlib.landing in {root}):\n{run.stderr[-2000:]}\nfix it and run "
+                            "python -m fairlib.landing")
+    return [line[:-len(" rendered")] for line in run.stdout.splitlines() if line.endswith(" rendered")]
 
 
 # --- a paper ------------------------------------------------------------------------------------------------------
@@ -158,20 +281,27 @@ def _notebook(template: str, key: str, title: str, citation: str, driver: str) -
     return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
 
 
-def scaffold_paper(key: str, title: str, citation: str, driver: str, *, root: Path | None = None) -> list[str]:
-    """Create a new paper's notebook, claims registry, experiment driver and findings test, catalogue entry and docs
-    sections (see the module docstring); returns the paths written, relative to ``root``."""
+def scaffold_paper(key: str, paper: Paper, driver: str, *, citation: str | None = None,
+                   root: Path | None = None) -> list[str]:
+    """Create a new paper's notebook, claims registry, experiment driver and findings test, catalogue entries and docs
+    sections, and render the README and CITATION.cff (see the module docstring); returns the paths written, relative
+    to ``root``. ``paper`` is its metadata (:func:`paper_from_options` reads the command line's); ``citation``, the
+    notebook's citation line, defaults to :attr:`Paper.citation <fairlib.catalog.Paper.citation>`."""
     root = Path(root) if root is not None else paths.ROOT
     key = _check_name(key, "KEY")
     driver = _check_name(driver, "--driver")
     if driver == key:
         raise ScaffoldError(f"--driver = {driver!r}: name the driver by what it studies, not by the paper's key")
-    for value, what in ((title, "--title"), (citation, "--citation")):
-        if not isinstance(value, str) or not value.strip() or "\n" in value:
-            raise ScaffoldError(f"{what} = {value!r}: must be one line of text")
+    if not isinstance(paper, Paper):
+        raise ScaffoldError(f"paper = {paper!r}: must be a fairlib.catalog.Paper (paper_from_options builds one)")
+    citation = paper.citation if citation is None else citation
+    if not isinstance(citation, str) or not citation.strip() or "\n" in citation:
+        raise ScaffoldError(f"--citation = {citation!r}: must be one line of text")
+    title = paper.heading
     w = _Writer(root)
     catalog = w.read("fairlib/catalog.py")
-    if _catalog_line(catalog, key) is not None:
+    notebooks, papers = _catalog_entries(catalog)
+    if key in notebooks or key in papers:
         raise ScaffoldError(f"KEY = {key!r}: already in fairlib/catalog.py")
     w.create(f"notebooks/{key}.ipynb", _notebook(w.read("notebooks/_template.ipynb"), key, title, citation, driver))
     toml = w.read("notebooks/claims/template.toml")
@@ -202,18 +332,20 @@ def scaffold_paper(key: str, title: str, citation: str, driver: str, *, root: Pa
     drivers = w.read("fairlib/experiments/__init__.py")
     drivers = _insert_before(drivers, _DRIVERS_MARKER, f"from . import {driver}", "fairlib/experiments/__init__.py")
     w.edit("fairlib/experiments/__init__.py", _add_to_all(drivers, driver, "fairlib/experiments/__init__.py"))
-    entry = (f'Notebook("{key}", "notebooks/{key}.ipynb", {json.dumps(title, ensure_ascii=False)}, '
-             f'tests=("tests/test_{driver}_findings.py",), mechanisms=(), driver="{driver}"),  # noqa: E501')
-    w.edit("fairlib/catalog.py", _insert_before(catalog, _CATALOG_MARKER, entry, "fairlib/catalog.py"))
+    catalog = _insert_before(catalog, _PAPERS_MARKER, _paper_entry(key, paper), "fairlib/catalog.py")
+    catalog = _insert_before(catalog, _CATALOG_MARKER, _notebook_entry(key, paper, driver), "fairlib/catalog.py")
+    w.edit("fairlib/catalog.py", catalog)
+    section = f'{paper.names}, "{paper.title}" — `{key}`'
     w.edit("docs/claims-coverage.md", w.read("docs/claims-coverage.md").rstrip("\n") + (
-        f"\n\n## {title} — `{key}`\n\n| paper | statement | claim(s) or reason |\n|---|---|---|\n"
+        f"\n\n## {section}\n\n| paper | statement | claim(s) or reason |\n|---|---|---|\n"
         "| template §1 | the example claim of the scaffold (replace with the paper's statements, in its order) | "
         "`mean_near_half` |\n"))
     w.edit("docs/reconstructions.md", w.read("docs/reconstructions.md").rstrip("\n") + (
-        f"\n\n## {title} — `{key}`\n\nNothing is reconstructed yet: every equation and number used is read from the "
+        f"\n\n## {section}\n\nNothing is reconstructed yet: every equation and number used is read from the "
         "paper's printed text. List here, with a provenance tag ([INF] inferred, [MEM] recalled), anything the code "
         "relies on that the paper does not print.\n"))
-    return w.commit()
+    written = w.commit()
+    return sorted(set(written + _render(root)))
 
 
 def _section_removed(text: str, key: str) -> str:
@@ -222,25 +354,69 @@ def _section_removed(text: str, key: str) -> str:
                   ).rstrip("\n") + "\n"
 
 
+def _ledger_without(w: _Writer, key: str) -> None:
+    """Take notebook ``key``'s rows out of the aggregated ledger (``data/results/claims.csv``, and its section and
+    counts in ``CLAIMS.md``) when a full run put them there, so the README renders without it."""
+    import csv
+    import io
+
+    if not (w.root / "data/results/claims.csv").is_file():
+        return
+    records = list(csv.reader(io.StringIO(w.read("data/results/claims.csv"), newline="")))
+    if not records or "paper" not in records[0]:
+        return
+    column = records[0].index("paper")
+    kept = [r for r in records[1:] if r[column] != key]
+    if len(kept) == len(records) - 1:
+        return
+    out = io.StringIO(newline="")
+    csv.writer(out, lineterminator="\n").writerows([records[0], *kept])
+    w.edit("data/results/claims.csv", out.getvalue())
+    if not (w.root / "data/results/CLAIMS.md").is_file():
+        return
+    ledger = re.sub(rf"\n## {re.escape(key)}\b[^\n]*\n.*?(?=\n## |\Z)", "", w.read("data/results/CLAIMS.md"),
+                    flags=re.S)
+    header = re.search(r"^\| kind \| (.*) \| total \|$", ledger, flags=re.M)   # the counts: kind by status
+    if header is not None:
+        statuses, kind, status = header.group(1).split(" | "), records[0].index("kind"), records[0].index("status")
+
+        def recounted(m: re.Match) -> str:
+            n = [sum(r[kind] == m.group(1) and r[status] == s for r in kept) for s in statuses]
+            return f"| {m.group(1)} | " + " | ".join(map(str, n)) + f" | {sum(n)} |"
+
+        end = ledger.find("\n\n", header.end())
+        end = len(ledger) if end < 0 else end
+        ledger = ledger[:header.end()] + re.sub(r"^\| (\w+) \|(?: \d+ \|)+$", recounted, ledger[header.end():end],
+                                                flags=re.M) + ledger[end:]
+    w.edit("data/results/CLAIMS.md", ledger)
+
+
 def remove_paper(key: str, *, root: Path | None = None) -> list[str]:
-    """Undo :func:`scaffold_paper` for ``key`` (and remove its outputs); returns the paths removed or edited."""
+    """Undo :func:`scaffold_paper` for ``key`` (and remove its outputs, its rows of the aggregated ledger included),
+    then render the README and CITATION.cff again; returns the paths removed or edited."""
     root = Path(root) if root is not None else paths.ROOT
     key = _check_name(key, "KEY")
     w = _Writer(root)
     catalog = w.read("fairlib/catalog.py")
-    line = _catalog_line(catalog, key)
-    if line is None:
+    notebooks, papers = _catalog_entries(catalog)
+    if key not in notebooks:
         raise ScaffoldError(f"KEY = {key!r}: not in fairlib/catalog.py")
-    found = re.search(r'driver="([a-z][a-z0-9_]*)"\),', line)
-    if not found:
-        raise ScaffoldError(f"KEY = {key!r}: its catalogue entry was not made by the scaffold (no one-line entry with "
-                            "driver=...); remove it by hand")
-    driver = found.group(1)
-    w.edit("fairlib/catalog.py", catalog.replace(line + "\n", ""))
+    first, last, call = notebooks[key]
+    driver = _keyword(call, "driver")
+    if not isinstance(driver, str) or not _NAME.match(driver):
+        raise ScaffoldError(f"KEY = {key!r}: its catalogue entry was not made by the scaffold (no driver=...); remove "
+                            "it by hand")
+    paper = _keyword(call, "paper")
+    shared = any(_keyword(c, "paper") == paper for k, (_, _, c) in notebooks.items() if k != key)
+    spans = [(first, last)] + ([papers[paper]] if paper in papers and not shared else [])
+    for span in sorted(spans, reverse=True):   # the later entry first, so the earlier one's lines stay put
+        catalog = _without_lines(catalog, *span)
+    w.edit("fairlib/catalog.py", catalog)
     drivers = w.read("fairlib/experiments/__init__.py").replace(f"from . import {driver}\n", "")
     w.edit("fairlib/experiments/__init__.py", drivers.replace(f'__all__ += ["{driver}"]\n', ""))
     for doc in ("docs/claims-coverage.md", "docs/reconstructions.md"):
         w.edit(doc, _section_removed(w.read(doc), key))
+    _ledger_without(w, key)
     gone = []
     for rel in (f"notebooks/{key}.ipynb", f"notebooks/claims/{key}.toml", f"fairlib/experiments/{driver}.py",
                 f"tests/test_{driver}_findings.py", f"figures/{key}", f"data/results/{key}", f"executed/{key}.ipynb",
@@ -252,7 +428,8 @@ def remove_paper(key: str, *, root: Path | None = None) -> list[str]:
         elif path.exists():
             path.unlink()
             gone.append(rel)
-    return sorted(gone + w.commit())
+    edited = w.commit()
+    return sorted(set(gone + edited + _render(root)))
 
 
 # --- a mechanism --------------------------------------------------------------------------------------------------
@@ -552,12 +729,13 @@ def scaffold_mechanism(name: str, kind: str, *, label: str | None = None, paper:
     w.create(f"tests/test_{name}.py", (_POOLED_TEST if pooled else _MULTI_TEST).format(**fmt))
     if paper is not None:
         catalog = w.read("fairlib/catalog.py")
-        line = _catalog_line(catalog, paper)
-        if line is None or "mechanisms=(" not in line or "tests=(" not in line:
-            raise ScaffoldError(f"--paper = {paper!r}: no one-line catalogue entry with tests=(...) and "
-                                "mechanisms=(...) in fairlib/catalog.py (scaffold the paper first)")
-        new = _tuple_added(_tuple_added(line, "tests", f"tests/test_{name}.py"), "mechanisms", name)
-        w.edit("fairlib/catalog.py", catalog.replace(line, new))
+        notebooks, _ = _catalog_entries(catalog)
+        entry = _lines(catalog, *notebooks[paper][:2]) if paper in notebooks else ""
+        if "mechanisms=(" not in entry or "tests=(" not in entry:
+            raise ScaffoldError(f"--paper = {paper!r}: no catalogue entry with tests=(...) and mechanisms=(...) in "
+                                "fairlib/catalog.py (scaffold the paper first)")
+        new = _tuple_added(_tuple_added(entry, "tests", f"tests/test_{name}.py"), "mechanisms", name)
+        w.edit("fairlib/catalog.py", catalog.replace(entry, new))
     return w.commit()
 
 
@@ -567,10 +745,20 @@ def main(argv=None) -> int:
     ap.add_argument("--root", type=Path, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--remove", metavar="KEY", help="remove what `paper KEY` created")
     sub = ap.add_subparsers(dest="what")
-    p = sub.add_parser("paper", help="a new paper: notebook, claims, driver and its test, catalogue, docs")
+    p = sub.add_parser("paper", help="a new paper: notebook, claims, driver and its test, catalogue, docs, README and "
+                                     "CITATION.cff")
     p.add_argument("key", metavar="KEY", help="the paper's key: author and year, e.g. smith2024")
-    p.add_argument("--title", required=True, help='"Authors — Title" as the notebook\'s heading')
-    p.add_argument("--citation", required=True, help="the full citation, with its arXiv id or DOI")
+    p.add_argument("--authors", required=True, metavar='"FAMILY, GIVEN; ..."',
+                   help='the authors in the paper\'s order, e.g. "Johari, Ramesh; Tsitsiklis, John N."')
+    p.add_argument("--title", required=True, help="the paper's title, as printed")
+    p.add_argument("--year", required=True, help="the year of the version reproduced")
+    p.add_argument("--venue-kind", required=True, choices=sorted(VENUE_KINDS),
+                   help="conference-paper (--venue: the proceedings) or article (--venue: the journal, or "
+                        "'arXiv preprint')")
+    p.add_argument("--venue", required=True, help="the proceedings or journal, as CITATION.cff names it")
+    p.add_argument("--url", required=True, help="where a reader finds the paper: its arXiv abstract or DOI link")
+    p.add_argument("--notes", default="", help="CITATION.cff's notes, e.g. the arXiv id or a related paper")
+    p.add_argument("--citation", help="the notebook's citation line (default: built from the options above)")
     p.add_argument("--driver", required=True, metavar="TOPIC",
                    help="the experiment driver's module name, by what it studies (e.g. alpha_fair_drf)")
     m = sub.add_parser("mechanism", help="a new mechanism: module, registration, reference and test")
@@ -588,7 +776,10 @@ def main(argv=None) -> int:
                 ap.error("--remove KEY takes no sub-command")
             done, verb = remove_paper(args.remove, root=args.root), "removed or edited"
         elif args.what == "paper":
-            done, verb = scaffold_paper(args.key, args.title, args.citation, args.driver, root=args.root), "written"
+            paper = paper_from_options(args.authors, args.title, args.year, args.venue_kind, args.venue, args.url,
+                                       args.notes)
+            done, verb = scaffold_paper(args.key, paper, args.driver, citation=args.citation,
+                                        root=args.root), "written"
         elif args.what == "mechanism":
             done, verb = scaffold_mechanism(args.name, args.kind, label=args.label, paper=args.paper,
                                             root=args.root), "written"

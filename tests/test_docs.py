@@ -1,9 +1,10 @@
 """The front door: README and docs/ are short, current reference whose numbers are rendered, never typed.
 
 Checked here: the README is a landing page (at most 12 KB, no line over 400 characters), neither it nor any page of
-docs/ speaks of history, every rendered block equals its rendering from the committed results, the performance page
-equals the rendering of the committed benchmark results, the citation validates, every relative link resolves and
-the README's library example runs and prints what its comments say.
+docs/ speaks of history, every rendered block equals its rendering from the committed results and the catalogue (the
+README's results table, count and list of papers, CITATION.cff's references), no page types a count of papers, the
+performance page equals the rendering of the committed benchmark results, the citation validates, every relative
+link resolves and the README's library example runs and prints what its comments say.
 """
 
 import contextlib
@@ -45,8 +46,83 @@ def test_reference_pages_speak_of_the_present(page):
 @pytest.mark.parametrize("path", landing.RENDERED, ids=lambda p: str(p.relative_to(ROOT)))
 def test_rendered_blocks_equal_their_rendering(path):
     text = path.read_text(encoding="utf-8")
-    assert "<!-- BEGIN" in text
+    assert "<!-- BEGIN " in text or "\n# BEGIN " in text
     assert landing.render(text) == text, f"{path.name} is stale: run python -m fairlib.landing"
+
+
+def test_what_the_catalogue_declares_is_rendered_in_the_readme_and_the_citation():
+    """The README's results block counts the catalogue's notebooks and papers, its papers block and CITATION.cff's
+    references list every paper of the catalogue, and those blocks exist (so the test above covers them)."""
+    import yaml
+
+    from fairlib import catalog
+
+    readme = README.read_text(encoding="utf-8")
+    for name in ("results", "papers"):
+        assert f"<!-- BEGIN {name} -->" in readme and f"<!-- END {name} -->" in readme, name
+    assert landing.count_line() in readme.split("<!-- BEGIN results -->")[1].split("<!-- END results -->")[0]
+    text = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
+    assert "\n# BEGIN references\n" in text and "\n# END references\n" in text
+    refs = yaml.safe_load(text)["references"]
+    assert [r["url"] for r in refs] == [p.url for p in catalog.PAPERS.values()]
+    for ref, paper in zip(refs, catalog.PAPERS.values()):
+        assert ref["title"] == paper.title and ref["year"] == paper.year and ref["type"] == paper.venue_kind
+        assert [(a["family-names"], a["given-names"]) for a in ref["authors"]] == list(paper.authors)
+        assert ref[catalog.VENUE_KINDS[paper.venue_kind]] == paper.venue
+
+
+def test_references_read_back_as_written():
+    """Names and titles YAML would misread plain (``No``, a colon, quotes) are quoted: the rendered references parse
+    back to the catalogue's values."""
+    import yaml
+
+    from fairlib.catalog import Paper
+
+    odd = Paper((("No", "Yes"), ("O'Brien", "John N."), ("van der Berg", "José"), ('Q "x"', "A: b")),
+                'A title: with "quotes" and # a hash', "conference-paper", "Proc. of: Something", 2024,
+                "https://doi.org/10.1/x", notes="doi:10.1/x")
+    ref = yaml.safe_load("references:\n" + landing.references_block({"odd2024": odd}))["references"][0]
+    assert [(a["family-names"], a["given-names"]) for a in ref["authors"]] == list(odd.authors)
+    assert (ref["title"], ref["collection-title"], ref["year"], ref["url"], ref["notes"]) == (
+        odd.title, odd.venue, 2024, odd.url, odd.notes)
+
+
+def test_the_count_line_is_derived():
+    from fairlib.catalog import Notebook
+
+    one = {"a": Notebook("a", "a.ipynb", "A", paper="p")}
+    assert landing.count_line(one) == "1 notebook reproduces 1 paper."
+    two = {**one, "b": Notebook("b", "b.ipynb", "B", paper="p"), "c": Notebook("c", "c.ipynb", "C"),
+           "d": Notebook("d", "d.ipynb", "D")}
+    assert landing.count_line(two) == ("4 notebooks reproduce 1 paper and run 2 studies of our own "
+                                                     "(`c`, `d`).")
+
+
+#: a count of papers typed into prose ("four papers", "4 papers", "two published papers"): the catalogue counts them
+TYPED_COUNT = re.compile(r"\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d+)\s+(?:[\w'-]+\s+)?"
+                         r"papers?\b", re.IGNORECASE)
+PROSE = [README, ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "book").glob("*.md")),
+         ROOT / "book" / "_config.yml"]
+
+
+@pytest.mark.parametrize("page", PROSE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_page_types_a_count_of_papers(page):
+    """How many papers there are is rendered from the catalogue (the README's results block), never typed: a page
+    says "the papers" (or "every claim of the papers listed below"), and a rendered block is left out of the check."""
+    text = page.read_text(encoding="utf-8")
+    for block in landing._BLOCKS:
+        text = block.sub("", text)
+    typed = sorted({m.group(0) for m in TYPED_COUNT.finditer(" ".join(text.split()))})
+    assert not typed, (f"{page.relative_to(ROOT)} types a count of papers ({typed}): the catalogue counts them "
+                       "(fairlib/catalog.py, rendered into the README's results block); reword without a number, "
+                       "e.g. 'every claim of the papers listed below'")
+
+
+def test_the_typed_count_pattern():
+    found = [bool(TYPED_COUNT.search(t)) for t in ("four papers", "the 4 papers", "Two published papers",
+                                                   "12 papers", "one notebook per paper", "the papers listed below",
+                                                   "6 notebooks", "§2 of the paper")]
+    assert found == [True, True, True, True, False, False, False, False]
 
 
 def test_the_make_line_states_the_full_run_against_its_targets(tmp_path):
@@ -77,7 +153,7 @@ def test_results_table_counts_every_paper_claim_of_the_ledger():
     table = landing.results_block()
     paper = [r for r in rows if r["kind"] == "paper"]
     assert f"**paper** claims: {len(paper)} (" in table
-    for p in landing.PAPERS:
+    for p in landing.rows():
         mine = [r for r in paper if r["paper"] == p.key]
         if mine:
             counts = " / ".join(str(sum(r["status"] == s for r in mine)) for s in landing.STATUSES)

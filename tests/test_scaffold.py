@@ -1,6 +1,6 @@
 """python -m fairlib.scaffold in a copy of this checkout: a new paper and a new mechanism are green at once (ruff, the
-import graph, their tests, the registry-wide tests, ``make test-paper`` and the quick run), and ``--remove`` gives the
-checkout back as it was."""
+import graph, their tests, the registry-wide tests, the README's, the citation's and the coverage page's tests,
+``make test-paper`` and the quick run), and ``--remove`` gives the checkout back as it was."""
 
 from __future__ import annotations
 
@@ -20,8 +20,12 @@ from tests.test_import_graph import cycles, import_graph
 # paper or a mechanism; a name of the longest length allowed (24) also checks the generated files against ruff's line
 # length
 KEY, DRIVER, MECH = "scaffoldcheck2024", "scaffold_check_driver", "scaffold_check_mechanism"
-TITLE = "Doe, Roe — An α-fair family on dominant shares (2024)"
-CITATION = 'J. Doe, R. Roe, "An α-fair family on dominant shares", arXiv:2401.00001 (2024)'
+#: the paper's metadata as the command line gives it (what CITATION.cff cites)
+OPTIONS = ["--authors", "Doe, Jane; Roe, Richard", "--title", "An α-fair family on dominant shares", "--year", "2024",
+           "--venue-kind", "article", "--venue", "arXiv preprint", "--url", "https://arxiv.org/abs/2401.00001",
+           "--notes", "arXiv:2401.00001"]
+PAPER = scaffold.paper_from_options("Doe, Jane; Roe, Richard", "An α-fair family on dominant shares", 2024, "article",
+                                    "arXiv preprint", "https://arxiv.org/abs/2401.00001", "arXiv:2401.00001")
 _SKIP = shutil.ignore_patterns(".venv", "build", ".git", "__pycache__", ".hypothesis", ".pytest_cache", "*.egg-info")
 
 
@@ -46,14 +50,35 @@ def _run(args, cwd, timeout=1200, **env):
 
 
 def test_a_scaffolded_paper_and_mechanism_are_clean_and_their_tests_pass(checkout):
-    written = scaffold.scaffold_paper(KEY, TITLE, CITATION, DRIVER, root=checkout)
+    from fairlib import catalog
+
+    written = scaffold.scaffold_paper(KEY, PAPER, DRIVER, root=checkout)
     assert {f"notebooks/{KEY}.ipynb", f"notebooks/claims/{KEY}.toml", f"fairlib/experiments/{DRIVER}.py",
-            f"tests/test_{DRIVER}_findings.py", "fairlib/catalog.py", "docs/claims-coverage.md"} <= set(written)
+            f"tests/test_{DRIVER}_findings.py", "fairlib/catalog.py", "docs/claims-coverage.md", "README.md",
+            "CITATION.cff"} <= set(written)
+    # the catalogue holds the paper, and the README and CITATION.cff are rendered from it
+    readme = (checkout / "README.md").read_text(encoding="utf-8")
+    assert f"{len(catalog.NOTEBOOKS) + 1} notebooks reproduce {len(catalog.PAPERS) + 1} papers" in readme
+    assert f"| {KEY} | [Doe, Roe — An α-fair family on dominant shares (2024)]({PAPER.url}) | not run yet | " \
+           f"{scaffold.HEADLINE} |" in readme
+    assert f"Doe, Roe, 2024 ([arXiv:2401.00001]({PAPER.url}))" in " ".join(readme.split())   # wrapped as it falls
+    citation = (checkout / "CITATION.cff").read_text(encoding="utf-8")
+    assert ('  - type: article\n    title: "An α-fair family on dominant shares"\n    authors:\n'
+            "      - family-names: Doe\n        given-names: Jane\n") in citation
+    assert _run([sys.executable, "-m", "fairlib.landing", "--check"], checkout).returncode == 0
+    notebook = (checkout / "notebooks" / f"{KEY}.ipynb").read_text(encoding="utf-8")
+    assert "# Doe, Roe — An α-fair family on dominant shares (2024)" in notebook
+    assert '**Citation.** Jane Doe, Richard Roe, \\"An α-fair family on dominant shares\\", arXiv preprint' in notebook
     scaffold.scaffold_mechanism(MECH, "pooled", paper=KEY, label="α-dominant", root=checkout)
     scaffold.scaffold_mechanism("equal_time", "multi_server", root=checkout)
     lint = _run([sys.executable, "-m", "ruff", "check", "fairlib", "tests", "run_all.py"], checkout)
     assert lint.returncode == 0, lint.stdout[-3000:]
     assert not cycles(import_graph(checkout))
+    # every test of the README, the citation and the coverage page holds in the scaffolded checkout
+    front = _run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-q",
+                  "tests/test_docs.py", "tests/test_claims_coverage.py", "tests/test_contributing.py", "-k",
+                  "not library_example and not performance_page and not benchmark_blocks"], checkout)
+    assert front.returncode == 0, front.stdout[-4000:] + front.stderr[-2000:]
     tests = _run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-q",
                   f"tests/test_{DRIVER}_findings.py", f"tests/test_{MECH}.py", "tests/test_equal_time.py",
                   f"fairlib/multires/{MECH}.py", "fairlib/multires/equal_time.py", f"fairlib/experiments/{DRIVER}.py",
@@ -80,12 +105,22 @@ def test_a_scaffolded_paper_and_mechanism_are_clean_and_their_tests_pass(checkou
 
 def test_a_name_taken_or_malformed_is_refused_and_nothing_is_written(checkout):
     before = _texts(checkout)
+    options = ["Doe, Jane", "A title", 2024, "article", "arXiv preprint", "https://arxiv.org/abs/2401.00001"]
     for call, message in [
-        (lambda: scaffold.scaffold_paper("li2019", TITLE, CITATION, DRIVER, root=checkout), "already in"),
-        (lambda: scaffold.scaffold_paper("Doe-2024", TITLE, CITATION, DRIVER, root=checkout), "identifier"),
-        (lambda: scaffold.scaffold_paper(KEY, TITLE, CITATION, "template", root=checkout), "already exists"),
-        (lambda: scaffold.scaffold_paper(KEY, TITLE, CITATION, KEY, root=checkout), "by what it studies"),
-        (lambda: scaffold.scaffold_paper(KEY, "two\nlines", CITATION, DRIVER, root=checkout), "one line"),
+        (lambda: scaffold.scaffold_paper("li2019", PAPER, DRIVER, root=checkout), "already in"),
+        (lambda: scaffold.scaffold_paper("Doe-2024", PAPER, DRIVER, root=checkout), "identifier"),
+        (lambda: scaffold.scaffold_paper(KEY, PAPER, "template", root=checkout), "already exists"),
+        (lambda: scaffold.scaffold_paper(KEY, PAPER, KEY, root=checkout), "by what it studies"),
+        (lambda: scaffold.scaffold_paper(KEY, PAPER, DRIVER, citation="two\nlines", root=checkout), "--citation"),
+        (lambda: scaffold.scaffold_paper(KEY, "Doe, A title", DRIVER, root=checkout), "must be a fairlib.catalog"),
+        (lambda: scaffold.paper_from_options("Doe Jane", *options[1:]), "--authors: 'Doe Jane' is not 'Family, Given'"),
+        (lambda: scaffold.paper_from_options("Doe, Jane;", *options[1:]), "--authors: '' is not 'Family, Given'"),
+        (lambda: scaffold.paper_from_options(options[0], "two\nlines", *options[2:]), "--title = .*one non-empty line"),
+        (lambda: scaffold.paper_from_options(*options[:2], "20x4", *options[3:]), "--year = '20x4': must be a year"),
+        (lambda: scaffold.paper_from_options(*options[:3], "book", *options[4:]),
+         "--venue-kind = 'book': must be 'conference-paper'"),
+        (lambda: scaffold.paper_from_options(*options[:4], "", options[5]), "--venue = '': must be one non-empty"),
+        (lambda: scaffold.paper_from_options(*options[:5], "arxiv.org/1"), "--url = 'arxiv.org/1': must be a web"),
         (lambda: scaffold.scaffold_mechanism("drf", "pooled", root=checkout), "already registered"),
         (lambda: scaffold.scaffold_mechanism(MECH, "both", root=checkout), "'pooled' or 'multi_server'"),
         (lambda: scaffold.scaffold_mechanism(MECH, "pooled", paper="li2019", root=checkout), "scaffold the paper"),
@@ -98,10 +133,25 @@ def test_a_name_taken_or_malformed_is_refused_and_nothing_is_written(checkout):
 
 
 def test_remove_gives_the_checkout_back(checkout):
+    """Everything the scaffold wrote and rendered, and what a full run adds: its outputs and its rows in the
+    aggregated ledger (claims.csv, and CLAIMS.md's section and counts)."""
+    import re
+
     before = _texts(checkout)
-    scaffold.scaffold_paper(KEY, TITLE, CITATION, DRIVER, root=checkout)
+    scaffold.scaffold_paper(KEY, PAPER, DRIVER, root=checkout)
     (checkout / "figures" / KEY).mkdir(parents=True)
     (checkout / "figures" / KEY / "fig1_example.png").write_bytes(b"png")
+    claims_csv = checkout / "data" / "results" / "claims.csv"
+    header = claims_csv.read_text(encoding="utf-8").splitlines()[0].split(",")
+    row = {"paper": KEY, "kind": "paper", "claim": "mean_near_half", "status": "held"}
+    claims_csv.write_text(claims_csv.read_text(encoding="utf-8") + ",".join(row.get(h, "") for h in header) + "\n",
+                          encoding="utf-8")
+    ledger = checkout / "data" / "results" / "CLAIMS.md"
+    text = re.sub(r"^\| paper \| (\d+) \|(.*) \| (\d+) \|$",
+                  lambda m: f"| paper | {int(m.group(1)) + 1} |{m.group(2)} | {int(m.group(3)) + 1} |",
+                  ledger.read_text(encoding="utf-8"), count=1, flags=re.M)
+    ledger.write_text(text + f"\n## {KEY}\n\n| kind | claim |\n|---|---|\n| paper | mean_near_half |\n",
+                      encoding="utf-8")
     assert _texts(checkout) != before
     run = _run([sys.executable, "-m", "fairlib.scaffold", "--root", str(checkout), "--remove", KEY], checkout)
     assert run.returncode == 0, run.stderr
@@ -109,9 +159,16 @@ def test_remove_gives_the_checkout_back(checkout):
 
 
 def test_the_command_line_names_a_bad_call(checkout):
-    run = _run([sys.executable, "-m", "fairlib.scaffold", "--root", str(checkout), "paper", "li2019", "--title", "t",
-                "--citation", "c", "--driver", "x_topic"], checkout)
+    run = _run([sys.executable, "-m", "fairlib.scaffold", "--root", str(checkout), "paper", "li2019", *OPTIONS,
+                "--driver", "x_topic"], checkout)
     assert run.returncode == 2 and "KEY = 'li2019': already in fairlib/catalog.py" in run.stderr
+    bad = [*OPTIONS[:1], "Doe", *OPTIONS[2:]]
+    run = _run([sys.executable, "-m", "fairlib.scaffold", "--root", str(checkout), "paper", KEY, *bad,
+                "--driver", DRIVER], checkout)
+    assert run.returncode == 2 and "--authors: 'Doe' is not 'Family, Given'" in run.stderr
+    run = _run([sys.executable, "-m", "fairlib.scaffold", "--root", str(checkout), "paper", KEY, "--title", "t",
+                "--citation", "c", "--driver", DRIVER], checkout)
+    assert run.returncode == 2 and "--authors" in run.stderr and "--venue-kind" in run.stderr   # what is missing
 
 
 @pytest.mark.notebook
@@ -119,8 +176,8 @@ def test_the_command_line_names_a_bad_call(checkout):
                     reason="needs this checkout's .venv (make install)")
 def test_make_test_paper_and_the_quick_run_are_green_on_a_fresh_scaffold(checkout):
     """The loop CONTRIBUTING.md gives, in the copy (its .venv a link to this checkout's: run_all.py accepts it)."""
-    assert _run([sys.executable, "-m", "fairlib.scaffold", "--root", str(checkout), "paper", KEY, "--title", TITLE,
-                 "--citation", CITATION, "--driver", DRIVER], checkout).returncode == 0
+    assert _run([sys.executable, "-m", "fairlib.scaffold", "--root", str(checkout), "paper", KEY, *OPTIONS,
+                 "--driver", DRIVER], checkout).returncode == 0
     assert _run([sys.executable, "-m", "fairlib.scaffold", "--root", str(checkout), "mechanism", MECH, "--pooled",
                  "--paper", KEY], checkout).returncode == 0
     # -o: the linked environment is installed; never rebuild it from the copy's newer pyproject.toml
