@@ -129,7 +129,8 @@ def test_make_test_paper_and_the_quick_run_are_green_on_a_fresh_scaffold(checkou
     assert f"test_paper_notebook_quick_mode[{KEY}] PASSED" in loop.stdout or " passed" in loop.stdout
     # the bad-input contract on the modules it adds (its driver and mechanism), registered or not
     contract = [line for line in (loop.stdout + loop.stderr).splitlines() if "--contract-modules" in line]
-    assert contract and all(f in contract[0] for f in (f"fairlib/experiments/{DRIVER}.py", f"fairlib/multires/{MECH}.py"))
+    added = (f"fairlib/experiments/{DRIVER}.py", f"fairlib/multires/{MECH}.py")
+    assert contract and all(f in contract[0] for f in added)
     run = _run([str(checkout / ".venv" / "bin" / "python"), "run_all.py", "--quick", "--only", KEY], checkout)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "1/1 (quick: provisional)" in run.stdout
