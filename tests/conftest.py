@@ -154,7 +154,8 @@ def pytest_sessionstart(session):
 
 def pytest_sessionfinish(session, exitstatus):
     """Fail the run if any numba cache file was written beside fairlib's sources: every entry point must cache in
-    the keyed ``build/numba-cache/<kernel hash>`` (see fairlib/__init__.py), or an edited callee can run stale."""
+    keyed ``build/numba-cache/<module>-<key>`` folders (see fairlib/_kernel_cache.py), or an edited callee can run
+    stale."""
     from pathlib import Path
 
     here = Path(__file__).resolve().parents[1] / "fairlib"
