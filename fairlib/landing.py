@@ -266,8 +266,10 @@ def tolerances_block() -> str:
                 what = "every column" if column == "*" else f"`{column}`"
                 where = f"table `{table}`" if table != "*" else (
                     "every other table" if len(tables) > 1 else "every table")
+                inputs = (f" (inputs as they are: {', '.join(f'`{c}`' for c in tol.inputs)})" if tol.inputs
+                          else "")
                 lines.append(_item(f"`{key}`, {where}, {what}: rtol {tol.rtol:g}, atol {tol.atol:g}, reported at "
-                                   f"{tol.digits} significant digits — {tol.reason}"))
+                                   f"{tol.digits} significant digits{inputs} — {tol.reason}"))
     return "\n".join(lines)
 
 

@@ -95,13 +95,19 @@ def _round_significant(values: np.ndarray, digits: int) -> np.ndarray:
 def reported(df: pd.DataFrame, key: str, name: str) -> pd.DataFrame:
     """``df`` as :func:`save_table` writes it: every float column at the significant digits its declared tolerance
     guarantees (:attr:`fairlib.verify.Tolerance.digits`: fewer than the format's 10 for an iterative solver's
-    output, so a table reports no digit the solver's certificate does not bound)."""
+    output, so a table reports no digit the solver's certificate does not bound), except the declaration's
+    ``inputs`` and columns of whole numbers (time stamps, counts), which keep the format's digits."""
     from .verify import declared_tolerance
 
     out = None
     for column in df.columns:
         declared = declared_tolerance(key, name, str(column))
-        if declared is None or declared.digits >= 10 or not pd.api.types.is_float_dtype(df[column].dtype):
+        if (declared is None or declared.digits >= 10 or str(column) in declared.inputs
+                or not pd.api.types.is_float_dtype(df[column].dtype)):
+            continue
+        values = df[column].to_numpy(dtype=float)
+        finite = values[np.isfinite(values)]
+        if np.array_equal(finite, np.round(finite)):     # time stamps and counts: no solver digit to drop
             continue
         out = df.copy() if out is None else out
         out[column] = _round_significant(df[column].to_numpy(dtype=float), declared.digits)

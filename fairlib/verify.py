@@ -49,12 +49,15 @@ class Tolerance(NamedTuple):
     gap, a Nash residual) or why only rounding moves it. ``digits``: the significant digits the tables report the
     column with (:func:`fairlib.report.save_table`), the ones the certificate guarantees: 10 (the CSV format's) for
     closed-form arithmetic, fewer for an iterative solver's output, never so few that a rounding step alone exceeds
-    ``rtol`` (a test)."""
+    ``rtol`` (a test). ``inputs``: columns under the declaration that echo the instance or the trace (a job's
+    arrival, its work) rather than a solver's output, reported with the format's digits; so is a column of whole
+    numbers (a time stamp, a count)."""
 
     rtol: float
     atol: float
     reason: str
     digits: int = 10
+    inputs: tuple = ()
 
 
 #: per-table tolerances of ``run_all.py --verify``, declared from what bounds each value's move between CPUs:
@@ -108,7 +111,7 @@ TOLERANCES: dict[str, dict[str, dict[str, Tolerance]]] = {
         "allocations of DRFH and TSF (max-min interior point, gap 1e-10), PS-DSF (the market's Newton steps, or "
         "the fixed point within ~2e-10 of its limit) and PF-VDS (interior point; best responses polish above a Nash "
         "residual of 1e-6): time-averaged utilisation and shares move by up to ~1e-6 (1e-5 leaves a factor 10)"),
-        6)}},
+        6, inputs=("arrival", "quanta", "trace_duration", "duration_s"))}},
 }
 
 #: wall-clock columns, by table: machine- and load-dependent by nature, excluded from the comparison

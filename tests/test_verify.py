@@ -123,6 +123,9 @@ def test_every_declared_tolerance_has_a_reason_and_names_real_tables():
             for column, tol in columns.items():
                 assert column == "*" or column in header, f"{key}/{table}: no column {column}"
                 assert 0 <= tol.rtol < 1 and tol.atol >= 0 and len(tol.reason) > 20, (key, table, column)
+                headers = {c for p in (paths.ROOT / "data" / "results" / key).glob("*.csv")
+                           for c in p.read_text(encoding="utf-8").splitlines()[0].split(",")}
+                assert set(tol.inputs) <= headers, f"{key}: inputs {set(tol.inputs) - headers} name no column"
 
 
 def test_verify_results_uses_the_declared_tolerances_unless_told_otherwise(tmp_path, monkeypatch):
@@ -152,15 +155,16 @@ def test_tables_report_an_iterative_solvers_columns_at_their_declared_digits(tmp
     monkeypatch.setenv("FAIRLIB_OUTPUT_DIR", str(tmp_path))
     monkeypatch.setitem(verify.TOLERANCES, "feldman2005", {
         "*": {"*": verify.Tolerance(1e-8, 1e-12, "closed form")},
-        "solved": {"x": verify.Tolerance(1e-5, 1e-9, "a residual of 1e-6", 6)}})
+        "solved": {"*": verify.Tolerance(1e-5, 1e-9, "a residual of 1e-6", 6, inputs=("y",))}})
     df = pd.DataFrame({"m": ["DRF", "TSF"], "x": [0.123456789012, -2.0 / 3e7], "y": [0.123456789012, 1.0],
-                       "n": [3, 4]})
+                       "n": [3, 4], "time": [1377798845.0, float("nan")]})
     shown = report.reported(df, "feldman2005", "solved")
     assert shown["x"].tolist() == [0.123457, -6.66667e-08]
+    assert shown["time"][0] == 1377798845.0           # whole numbers (a time stamp): as they are
     assert shown["y"].tolist() == df["y"].tolist() and shown["n"].tolist() == [3, 4]
     assert df["x"][0] == 0.123456789012                      # the caller's frame is left as it was
     assert report.reported(df, "feldman2005", "other") is df        # closed form: the format's 10 digits
     path = report.save_table(df, "feldman2005", "solved", mode="full")
     assert path == paths.results_dir("feldman2005") / "solved.csv" and str(path).startswith(str(tmp_path))
-    assert path.read_text().splitlines()[1] == "DRF,0.123457,0.123456789,3"
+    assert path.read_text().splitlines()[1] == "DRF,0.123457,0.123456789,3,1377798845"
     assert pd.isna(report.reported(pd.DataFrame({"x": [float("nan")]}), "feldman2005", "solved")["x"][0])
