@@ -7,9 +7,11 @@
 #               build the book into build/site (make site)
 #   make test   create .venv if missing, then run the whole test suite on two workers (pytest-xdist: the tests of
 #               a file on one worker, the paper notebooks' quick runs spread one by one)
-#   make test-paper KEY=<key>   one paper's loop: ruff, its tests (fairlib/catalog.py), its driver's and mechanisms'
-#               doctests, the registry-wide tests and the API contract of the mechanisms it introduces, its
-#               notebook's checks and its quick run, the import graph and the guide's paths; nothing else
+#   make test-paper KEY=<key>   one paper's loop, every test its files can affect (so green here is green in make
+#               test): ruff, its tests (fairlib/catalog.py), the repository-wide checks (catalog.PAPER_CHECKS:
+#               notebook form and quick run, import graph, guide, docs and README blocks, book, citation, claims
+#               registries, warm-up), the doctests, API contract and own tests of every module it adds or changes,
+#               and the registry-wide tests of the mechanisms it introduces
 #   make site   build the book (build/site/index.html; Jupyter Book, book/) from the committed executed
 #               notebooks in executed/, the claims ledger and docs/; nothing is re-executed, so it installs
 #               the packages (.venv) and registers the 'fairlib' Jupyter kernel but compiles no numba kernel; it
@@ -78,18 +80,19 @@ test: $(STAMP) $(CFFCONVERT)
 	$(BIN)/ruff check fairlib tests benchmarks run_all.py book
 	$(BIN)/python -m pytest -n 2 --dist loadgroup --no-loadscope-reorder --max-worker-restart 0
 
-test-paper: $(STAMP)
+test-paper: $(STAMP) $(CFFCONVERT)
 	@test -n "$(KEY)" || { echo "usage: make test-paper KEY=<key> (keys: $(BIN)/python -m fairlib.catalog)"; exit 2; }
 	@tests=$$($(BIN)/python -m fairlib.catalog --tests $(KEY)) || exit 2; \
 	mechs=$$($(BIN)/python -m fairlib.catalog --mechanisms $(KEY)); \
 	modules=$$($(BIN)/python -m fairlib.catalog --modules $(KEY)); \
-	set -x; $(BIN)/ruff check fairlib tests benchmarks run_all.py || exit 1; \
-	$(BIN)/python -m pytest -p no:cacheprovider $$tests tests/test_notebooks.py tests/test_import_graph.py \
-	  tests/test_contributing.py --paper $(KEY) || exit 1; \
-	if [ -n "$$modules" ]; then $(BIN)/python -m pytest -p no:cacheprovider --doctest-modules $$modules || exit 1; fi; \
+	set -x; $(BIN)/ruff check fairlib tests benchmarks run_all.py book || exit 1; \
+	$(BIN)/python -m pytest -p no:cacheprovider -n 2 --dist loadgroup --no-loadscope-reorder --max-worker-restart 0 \
+	  $$tests --paper $(KEY) || exit 1; \
+	if [ -n "$$modules" ]; then $(BIN)/python -m pytest -p no:cacheprovider --doctest-modules $$modules && \
+	  $(BIN)/python -m pytest -p no:cacheprovider -o addopts="-ra --strict-markers" tests/test_api_contract.py \
+	  --contract-modules "$$(echo $$modules)" || exit 1; fi; \
 	if [ -n "$$mechs" ]; then $(BIN)/python -m pytest -p no:cacheprovider -o addopts="-ra --strict-markers" \
-	  -m registry -k "$$mechs" tests && $(BIN)/python -m pytest -p no:cacheprovider \
-	  -o addopts="-ra --strict-markers" tests/test_api_contract.py -k "$$mechs"; fi
+	  -m registry -k "$$mechs" tests || exit 1; fi
 
 # every benchmark, side by side with its baselines; writes benchmarks/results/*.json and renders docs/performance.md
 bench: $(STAMP)

@@ -5,11 +5,12 @@ The public API is :data:`__all__`: the subpackages (``market``, ``multires``, ``
 ``plotting``, ``paths``, ``timing``, ``verify``), and the names most code needs, importable from ``fairlib`` directly
 (``from fairlib import Cluster, drf, psdsf``). They load on first use, so ``import fairlib`` stays light.
 
-Importing fairlib points numba's on-disk cache at ``<repo>/build/numba-cache/<hash of the kernel sources>``
-(``<NUMBA_CACHE_DIR>/fairlib-<hash>`` when you set that variable), also when numba was imported first. numba does
-not invalidate a cached kernel when a kernel it calls changes in another file; keying the cache on the kernel
-sources — every module that defines a numba kernel and every fairlib module those import, transitively — makes an
-edit there start afresh, while an edit to a driver, a notebook helper or the reporting code recompiles nothing.
+Importing fairlib points numba's on-disk cache at ``<repo>/build/numba-cache`` (or the ``NUMBA_CACHE_DIR`` you set),
+also when numba was imported first, and keys each kernel module's entries on its sources. numba does not invalidate
+a cached kernel when a kernel it calls changes in another file; keying each module's kernels on its source and every
+fairlib module it imports, transitively (:func:`kernel_keys`, :mod:`fairlib._kernel_cache`), makes an edit recompile
+the kernels that can see it and no other, and an edit to a driver, a notebook helper or the reporting code recompiles
+nothing.
 """
 
 import hashlib
@@ -93,6 +94,36 @@ def kernel_sources(texts: dict[Path, bytes] | None = None) -> list[str]:
     return sorted(str(p.relative_to(here)) for p in seen)
 
 
+def _closure(here: Path, path: Path, texts: dict[Path, bytes]) -> set[Path]:
+    """``path`` and every fairlib source file its imports load, at any depth."""
+    seen, todo = {path}, [path]
+    while todo:
+        current = todo.pop()
+        for other in _imported_files(here, current, texts[current]):
+            if other not in seen and other in texts:
+                seen.add(other)
+                todo.append(other)
+    return seen
+
+
+def kernel_keys(texts: dict[Path, bytes] | None = None) -> dict[str, str]:
+    """``{kernel module: key}``: for every module that defines a numba kernel (path relative to the package), a hash
+    of its source and of every fairlib module it imports at any depth — all a kernel of it can call or read. numba's
+    cache holds each module's kernels under ``<module>-<key>`` (:mod:`fairlib._kernel_cache`), so an edit recompiles
+    the kernels of the modules that depend on the edited file, and nothing else."""
+    here = Path(__file__).parent
+    texts = texts or _read_sources()
+    keys = {}
+    for path, text in texts.items():
+        if _DEFINES_KERNEL.search(text):
+            h = hashlib.sha256()
+            for dep in sorted(_closure(here, path, texts)):
+                h.update(str(dep.relative_to(here)).encode())
+                h.update(texts[dep])
+            keys[str(path.relative_to(here))] = h.hexdigest()[:16]
+    return keys
+
+
 def _kernel_hash(texts: dict[Path, bytes] | None = None) -> str:
     h = hashlib.sha256()
     here = Path(__file__).parent
@@ -103,33 +134,37 @@ def _kernel_hash(texts: dict[Path, bytes] | None = None) -> str:
     return h.hexdigest()[:16]
 
 
-#: hash of the kernel sources (:func:`kernel_sources`): keys the numba cache
+#: hash of all the kernel sources (:func:`kernel_sources`): names the compiled code as a whole (benchmarks record it)
 KERNEL_HASH = _kernel_hash(_SOURCES)
+#: each kernel module's cache key (:func:`kernel_keys`), read by :mod:`fairlib._kernel_cache`
+KERNEL_KEYS = kernel_keys(_SOURCES)
 del _SOURCES
 
 
-def _keyed_cache_dir(source_hash: str) -> str:
-    """``build/numba-cache/<hash>``, or ``<NUMBA_CACHE_DIR>/fairlib-<hash>`` when the variable names another
-    directory (a user's own cache, a benchmark's empty one): keyed either way, so no edit can reuse a stale callee.
-    A directory already keyed on this hash (inherited by a worker from its parent) is kept as it is."""
-    chosen = os.environ.get("NUMBA_CACHE_DIR")
-    if not chosen:
-        return str(Path(__file__).resolve().parents[1] / "build" / "numba-cache" / source_hash)
-    if Path(chosen).name in (source_hash, f"fairlib-{source_hash}"):
-        return chosen
-    return str(Path(chosen) / f"fairlib-{source_hash}")
+def _cache_dir() -> str:
+    """``<repo>/build/numba-cache``, or the directory ``NUMBA_CACHE_DIR`` names (a user's own cache, a benchmark's
+    empty one, or the one a worker inherits from its parent): fairlib's kernels sit there under ``<module>-<key>``
+    (:func:`kernel_keys`), so a directory can be shared by checkouts and edits without reusing a stale callee."""
+    return os.environ.get("NUMBA_CACHE_DIR") or str(Path(__file__).resolve().parents[1] / "build" / "numba-cache")
 
 
-#: where fairlib's kernels are cached: keyed on the kernel sources (see :func:`_keyed_cache_dir`)
-KEYED_CACHE_DIR = _keyed_cache_dir(KERNEL_HASH)
-os.environ["NUMBA_CACHE_DIR"] = KEYED_CACHE_DIR  # read by numba when it is imported, and by child processes
+#: where numba caches compiled code; fairlib's kernels under ``<module>-<key>`` in it (:mod:`fairlib._kernel_cache`)
+KERNEL_CACHE_DIR = _cache_dir()
+# numba's own locators after ours, for code outside fairlib (numba.core.caching._CacheImpl's default order)
+_LOCATORS = ("fairlib._kernel_cache.KernelModuleLocator,UserProvidedCacheLocator,InTreeCacheLocator,"
+             "UserWideCacheLocator,IPythonCacheLocator,ZipCacheLocator")
+os.environ["NUMBA_CACHE_DIR"] = KERNEL_CACHE_DIR  # read by numba when it is imported, and by child processes
+if "fairlib._kernel_cache" not in os.environ.get("NUMBA_CACHE_LOCATOR_CLASSES", ""):
+    os.environ["NUMBA_CACHE_LOCATOR_CLASSES"] = ",".join(
+        filter(None, [_LOCATORS, os.environ.get("NUMBA_CACHE_LOCATOR_CLASSES", "")]))
 if "numba" in sys.modules:
     # numba read its configuration when it was imported (by a script, a test module or a plugin before
-    # fairlib); its cache locators read config.CACHE_DIR when a kernel is decorated, which for fairlib's
-    # kernels is after this line: without it they would be cached beside the sources, unkeyed (stale callees)
+    # fairlib); its cache locators read the config when a kernel is decorated, which for fairlib's kernels is after
+    # this line: without it they would be cached beside the sources, unkeyed (stale callees)
     from numba.core import config as _numba_config
 
-    _numba_config.CACHE_DIR = KEYED_CACHE_DIR
+    _numba_config.CACHE_DIR = KERNEL_CACHE_DIR
+    _numba_config.CACHE_LOCATOR_CLASSES = os.environ["NUMBA_CACHE_LOCATOR_CLASSES"]
 
 __version__ = "0.1.0"
 
@@ -158,7 +193,7 @@ _EXPORTS = {
 _SUBMODULES = ("market", "multires", "dynamic", "traces", "experiments", "mechanisms", "properties", "sim", "sweep",
                "metrics", "report", "plotting", "paths", "timing", "verify", "catalog")
 
-__all__ = sorted(_EXPORTS) + list(_SUBMODULES) + ["KERNEL_HASH", "SOURCE_HASH", "__version__"]
+__all__ = sorted(_EXPORTS) + list(_SUBMODULES) + ["KERNEL_HASH", "KERNEL_KEYS", "SOURCE_HASH", "__version__"]
 
 
 def __getattr__(name: str):

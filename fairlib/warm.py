@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 
 import numpy as np
 
@@ -220,6 +221,16 @@ def main(argv=None) -> int:
 
     import fairlib  # noqa: F401 - sets the keyed cache directory before numba compiles anything
 
+    import shutil
+
+    from ._kernel_cache import stale_folders
+
+    from .paths import ROOT
+
+    if Path(fairlib.KERNEL_CACHE_DIR) == ROOT / "build" / "numba-cache":
+        # this checkout's own cache (not a directory the user shares): folders of sources edited since are never read
+        for folder in stale_folders(fairlib.KERNEL_CACHE_DIR):
+            shutil.rmtree(folder, ignore_errors=True)
     t0 = time.perf_counter()
     times = warm(progress=not args.quiet, jobs=args.jobs)
     total = time.perf_counter() - t0

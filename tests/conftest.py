@@ -18,6 +18,37 @@ def pytest_addoption(parser):
     parser.addoption("--paper", action="append", default=[], metavar="KEY",
                      help="notebook tests (tests/test_notebooks.py) for these catalogued papers only (repeatable; "
                           "default: every paper, or $FAIRLIB_PAPER)")
+    parser.addoption("--contract-modules", default="", metavar="FILES",
+                     help="tests/test_api_contract.py probes only the public callables defined in these fairlib "
+                          "source files (paths relative to the repository, separated by spaces, commas or newlines: "
+                          "what `python -m fairlib.catalog --modules KEY` prints; make test-paper passes them)")
+
+
+def contract_modules(config) -> set[str] | None:
+    """The source files ``--contract-modules`` names, as absolute paths, or None when the option is not given."""
+    from pathlib import Path
+
+    text = config.getoption("--contract-modules")
+    if not text.strip():
+        return None
+    root = Path(__file__).resolve().parents[1]
+    return {str((root / f).resolve()) for f in text.replace(",", " ").split()}
+
+
+def _defined_in(item) -> str | None:
+    """The source file that defines the callable a contract test probes (None for the file's other tests)."""
+    import inspect
+
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    target = params.get("target")
+    if target is None and "name" in params:
+        from tests.test_api_contract import TARGETS
+
+        target = next((t for t in TARGETS if t.name == params["name"]), None)
+    if target is None:
+        return None
+    module = inspect.getmodule(target.owner if target.owner is not None else target.obj)
+    return getattr(module, "__file__", None)
 
 
 def selected_papers(config) -> list[str]:
@@ -72,7 +103,21 @@ def pytest_collection_modifyitems(config, items):
     """Under pytest-xdist (``make test``: ``-n 2 --dist loadgroup --no-loadscope-reorder``) the tests of one file run
     on one worker, as they share module fixtures and files; the quick runs of the paper notebooks are spread one by
     one (each has its own build folder). Units are handed out in the order of ``items``: the longest
-    (:data:`LONGEST_FIRST`) first, then the others with the most tests first (pytest-xdist's own order)."""
+    (:data:`LONGEST_FIRST`) first, then the others with the most tests first (pytest-xdist's own order).
+
+    With ``--contract-modules``, the per-callable tests of ``tests/test_api_contract.py`` are kept only for the
+    callables those files define (a callable whose module is not a file, or whose target is unknown, is kept)."""
+    chosen = contract_modules(config)
+    if chosen is not None:
+        from pathlib import Path
+
+        kept, dropped = [], []
+        for item in items:
+            defined = _defined_in(item) if item.nodeid.startswith("tests/test_api_contract.py::") else None
+            (dropped if defined is not None and str(Path(defined).resolve()) not in chosen else kept).append(item)
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = kept
     if not config.pluginmanager.hasplugin("xdist"):
         return
     for item in items:
@@ -109,7 +154,8 @@ def pytest_sessionstart(session):
 
 def pytest_sessionfinish(session, exitstatus):
     """Fail the run if any numba cache file was written beside fairlib's sources: every entry point must cache in
-    the keyed ``build/numba-cache/<kernel hash>`` (see fairlib/__init__.py), or an edited callee can run stale."""
+    keyed ``build/numba-cache/<module>-<key>`` folders (see fairlib/_kernel_cache.py), or an edited callee can run
+    stale."""
     from pathlib import Path
 
     here = Path(__file__).resolve().parents[1] / "fairlib"

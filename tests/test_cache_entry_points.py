@@ -1,4 +1,5 @@
-"""One keyed numba cache for every way fairlib's kernels are reached, and never a stale callee.
+"""One keyed numba cache for every way fairlib's kernels are reached, never a stale callee, and no kernel recompiled
+that an edit cannot reach.
 
 A clean copy of the tracked tree gets two probe kernels in two files (a caller and its callee: numba does not
 invalidate a cached caller when the callee's file changes). Each entry point runs in a fresh process with
@@ -148,42 +149,53 @@ def test_every_entry_point_uses_the_keyed_cache_and_sees_an_edited_callee(tmp_pa
     callee.write_text(CALLEE.format(step=1))
     (tree / "fairlib" / "_probe_caller.py").write_text(CALLER.format())
     _run_all(tree, 4.0)
-    caches = sorted(p.name for p in (tree / "build" / "numba-cache").iterdir())
-    assert len(caches) == 1 and any((tree / "build" / "numba-cache").rglob("*_probe_caller*.nbi")), caches
+    cache = tree / "build" / "numba-cache"
+    first = {p.name for p in cache.iterdir()}
+    assert any(n.startswith("_probe_caller-") for n in first) and any(cache.rglob("*_probe_caller*.nbi")), first
 
     stat = callee.stat()
     callee.write_text(CALLEE.format(step=2))  # same size; the timestamp restored too: only the content differs
     os.utime(callee, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     _run_all(tree, 6.0)
-    assert len(list((tree / "build" / "numba-cache").iterdir())) == 2  # a new key, the old entries untouched
+    second = {p.name for p in cache.iterdir()}
+    assert first <= second                    # the old entries untouched
+    # new keys for the edited module and the one that imports it; every other module's kernels loaded as they were
+    assert {name.rsplit("-", 1)[0] for name in second - first} == {"_probe_callee", "_probe_caller"}, second - first
 
 
-def test_editing_a_driver_keeps_the_kernel_cache_and_editing_a_kernel_module_does_not(tmp_path):
-    """The numba cache is keyed on the kernel sources only: a changed experiment driver, report or notebook helper
-    reuses every compiled kernel; a changed kernel module, or a module a kernel module imports, starts afresh."""
+def test_editing_a_driver_keeps_the_kernel_cache_and_editing_a_kernel_module_recompiles_what_sees_it(tmp_path):
+    """Each kernel module's cache key covers its source and the fairlib modules it imports: a changed experiment
+    driver, report or notebook helper changes no key; a changed kernel module changes its own key and the keys of
+    the modules that import it, and no other."""
     tree = tmp_path / "clone"
     _clean_copy(tree)
-    code = "import fairlib; print(fairlib.KERNEL_HASH, fairlib.SOURCE_HASH)"
+    code = "import fairlib, json; print(json.dumps(fairlib.KERNEL_KEYS)); print(fairlib.SOURCE_HASH)"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "PYTHONPATH", "FAIRLIB_"))}
     env["PYTHONPATH"] = str(tree)
 
-    def hashes():
+    def keys():
         run = subprocess.run([sys.executable, "-c", code], cwd=tree, env=env, capture_output=True, text=True,
                              check=True)
-        return run.stdout.split()
+        kernel_keys, source = run.stdout.splitlines()
+        return json.loads(kernel_keys), source
 
-    kernel, source = hashes()
+    kernel, source = keys()
     for driver in ("experiments/template.py", "report.py", "prose.py", "sim.py"):
         with open(tree / "fairlib" / driver, "a", encoding="utf-8") as f:
             f.write("\n# an edit\n")
-        now = hashes()
-        assert now[0] == kernel and now[1] != source, f"editing {driver}: {now}"
-        source = now[1]
+        now, now_source = keys()
+        assert now == kernel and now_source != source, f"editing {driver} changed a kernel module's key"
+        source = now_source
     assert "multires/cluster.py" in __import__("fairlib").kernel_sources()   # imported by kernel modules
     assert not (tree / "build").exists()   # importing fairlib writes nothing into the checkout
-    for kernel_side in ("multires/psdsf.py", "_validate.py"):   # a kernel module; one a kernel module imports
-        with open(tree / "fairlib" / kernel_side, "a", encoding="utf-8") as f:
+    for edited, moves, stays in [
+            ("multires/psdsf.py", {"multires/psdsf.py", "multires/pfvds.py"},
+             {"market/best_response.py", "dynamic/drf.py", "multires/edrf.py", "_jit.py"}),
+            ("_validate.py", {"multires/psdsf.py", "multires/edrf.py"}, {"_jit.py"})]:
+        with open(tree / "fairlib" / edited, "a", encoding="utf-8") as f:
             f.write("\n# an edit\n")
-        now = hashes()
-        assert now[0] != kernel, f"editing {kernel_side} kept the kernel cache's key"
-        kernel = now[0]
+        now, _ = keys()
+        changed = {m for m in now if now[m] != kernel.get(m)}
+        assert moves <= changed, f"editing {edited} kept the key of {sorted(moves - changed)}"
+        assert not stays & changed, f"editing {edited} changed the key of {sorted(stays & changed)}"
+        kernel = now

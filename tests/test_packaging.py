@@ -29,8 +29,9 @@ def test_numba_cache_keyed_on_sources():
 
     import fairlib
 
-    assert os.environ["NUMBA_CACHE_DIR"].endswith(fairlib._kernel_hash())
-    assert "numba-cache" in os.environ["NUMBA_CACHE_DIR"]
+    assert os.environ["NUMBA_CACHE_DIR"] == fairlib.KERNEL_CACHE_DIR and "numba-cache" in fairlib.KERNEL_CACHE_DIR
+    assert os.environ["NUMBA_CACHE_LOCATOR_CLASSES"].startswith("fairlib._kernel_cache.KernelModuleLocator,")
+    assert fairlib.KERNEL_KEYS == fairlib.kernel_keys() and "multires/psdsf.py" in fairlib.KERNEL_KEYS
 
 
 def test_long_library_functions_say_what_they_compute():
@@ -60,14 +61,15 @@ def test_kernels_cache_in_the_keyed_directory_even_when_numba_is_imported_first(
             "import fairlib\n"
             "import inspect\nfrom fairlib.multires import edrf\n"
             "import numba.core.config as c\n"
-            "print(c.CACHE_DIR == fairlib.KEYED_CACHE_DIR)\n"
+            "print(c.CACHE_DIR == fairlib.KERNEL_CACHE_DIR)\n"
             "locator = inspect.unwrap(edrf).__globals__['_scan_rows']._cache._cache_path\n"
-            "print(locator.startswith(fairlib.KEYED_CACHE_DIR))\n")
+            "key = fairlib.KERNEL_KEYS['multires/edrf.py']\n"
+            "print(locator == fairlib.KERNEL_CACHE_DIR + '/multires.edrf-' + key)\n")
     env = {k: v for k, v in __import__("os").environ.items() if k != "NUMBA_CACHE_DIR"}
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["True", "True"], out
-    assert str(ROOT / "build" / "numba-cache") in __import__("fairlib").KEYED_CACHE_DIR
+    assert str(ROOT / "build" / "numba-cache") == __import__("fairlib").KERNEL_CACHE_DIR
 
 
 def test_warm_compiles_every_kernel():
@@ -147,23 +149,22 @@ def test_an_unguarded_script_warming_in_two_processes_is_told_why_its_workers_di
 
 
 def test_a_cache_directory_set_by_the_user_is_keyed_too(tmp_path):
-    """NUMBA_CACHE_DIR set by the user (or by the cold-start benchmark) holds fairlib's kernels under
-    ``fairlib-<source hash>``: an edit still starts afresh. A worker inheriting the keyed directory keeps it."""
+    """NUMBA_CACHE_DIR set by the user (or by the cold-start benchmark, or inherited by a worker) holds fairlib's
+    kernels under ``<module>-<key>``: an edit still starts those modules afresh."""
     import subprocess
     import sys
 
+    import fairlib
+
     code = ("import fairlib, os\n"
             "import inspect\nfrom fairlib.multires import edrf\n"
-            "print(fairlib.KEYED_CACHE_DIR, os.environ['NUMBA_CACHE_DIR'])\n"
+            "print(fairlib.KERNEL_CACHE_DIR, os.environ['NUMBA_CACHE_DIR'])\n"
             "print(inspect.unwrap(edrf).__globals__['_scan_rows']._cache._cache_path)\n")
     env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    keyed, inherited, kernel_path = out.stdout.split()
-    assert keyed == inherited == str(tmp_path / f"fairlib-{__import__('fairlib').KERNEL_HASH}")
-    assert kernel_path.startswith(keyed)
-    env["NUMBA_CACHE_DIR"] = keyed  # a child process started by that one
-    again = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert again.stdout.split()[0] == keyed
+    chosen, inherited, kernel_path = out.stdout.split()
+    assert chosen == inherited == str(tmp_path)
+    assert kernel_path == str(tmp_path / f"multires.edrf-{fairlib.KERNEL_KEYS['multires/edrf.py']}")
 
 
 def test_the_mechanisms_compile_each_kernel_for_one_set_of_argument_types():
@@ -206,3 +207,16 @@ def test_binder_environment_is_the_runtime_pins():
     kernels = {json.loads(p.read_text())["metadata"]["kernelspec"]["name"]
                for p in (ROOT / "notebooks").glob("*.ipynb")}
     assert kernels == {"fairlib"} and "--name fairlib" in post.read_text()
+
+
+def test_stale_cache_folders_are_those_no_current_source_can_use(tmp_path):
+    import fairlib
+    from fairlib._kernel_cache import stale_folders
+
+    current = f"multires.psdsf-{fairlib.KERNEL_KEYS['multires/psdsf.py']}"
+    names = [current, "multires.psdsf-0123456789abcdef", "0123456789abcdef", "other.module-0123456789abcdef",
+             "multires.psdsf-notakey"]
+    for name in names:
+        (tmp_path / name).mkdir()
+    assert [p.name for p in stale_folders(tmp_path)] == ["0123456789abcdef", "multires.psdsf-0123456789abcdef"]
+    assert stale_folders(tmp_path / "absent") == []
