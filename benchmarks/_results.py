@@ -241,8 +241,9 @@ runs.
   stages once (`fairlib.multires.pfvds.shared_stages`; bit-identical answers, `tests/test_shared_stages.py`).
 - **Merging identical servers** keys each server on bytes (its capacities and its eligible users packed into bits):
   a float row per user made the sort take seconds on a whole Google cell (12,000 machines, 4,000 jobs).
-- **Compilation**: numba's cache is keyed on the kernel sources only (the modules that define kernels and what they
-  import), so a changed driver or report recompiles nothing, and `make install` compiles every kernel once.
+- **Compilation**: numba's cache is keyed per kernel module on its source and what it imports, so a changed driver or
+  report recompiles nothing, a changed kernel module recompiles its own kernels and its importers', and `make
+  install` compiles every kernel once.
 - **Cores**: `run_all.py` runs one notebook per core; one worker takes the longest notebook left, the others the
   shortest, so two long notebooks' heavy sweeps rarely overlap; and each notebook's sweeps use every core
   (oversubscribed on purpose), so a notebook in a serial cell leaves its core to the other's sweep.
