@@ -530,7 +530,8 @@ def parse_args(argv=None):
                          "between them, the sweeps' processes are not)")
     ap.add_argument("--keep-going", action="store_true",
                     help="run the remaining notebooks after a failure (the default; kept for compatibility)")
-    ap.add_argument("--stop-on-failure", action="store_true", help="stop at the first failing notebook")
+    ap.add_argument("--stop-on-failure", action="store_true",
+                    help="start no notebook after the first failure (side by side, the ones already running finish)")
     ap.add_argument("--verify", action="store_true",
                     help="re-execute in full mode into build/verify and compare every committed table and claim "
                          "status with the fresh ones; exit 1 if anything differs, 3 if nothing differs but some "
@@ -618,8 +619,7 @@ def main(argv=None) -> int:
             for sub in ("figures", "results"):
                 shutil.rmtree(verify_root / sub / key, ignore_errors=True)
         os.environ["FAIRLIB_OUTPUT_DIR"] = str(verify_root)
-    # one at a time when the first failure is to stop the run (side by side, the others would have started)
-    default_jobs = 1 if args.stop_on_failure else (os.cpu_count() or 1)
+    default_jobs = os.cpu_count() or 1
     jobs = min(args.jobs if args.jobs is not None else default_jobs, len(keys)) or 1
     # split the cores between concurrently running kernels (they inherit this environment); fewer threads asked
     # for (NUMBA_NUM_THREADS=1: another CPU's code path, see docs/verify.md) are kept
@@ -663,27 +663,41 @@ def main(argv=None) -> int:
                         break
         else:
             queue = side_by_side_order(keys, last if mode == "full" else {})
-            done: "queue_module.Queue[Outcome]" = queue_module.Queue()
+            done: "queue_module.Queue[Outcome | None]" = queue_module.Queue()
             lock = threading.Lock()
+            stop = threading.Event()      # --stop-on-failure: no notebook starts after a failure
 
             def worker(first: bool) -> None:
                 # one worker takes the longest notebook left, the others the shortest: two long notebooks (and
                 # their heavy sweeps) then rarely run at once, and the short ones fill the other cores
-                while True:
-                    with lock:
-                        if not queue:
-                            return
-                        key = queue.pop(0) if first else queue.pop()
-                    try:
-                        done.put(run_one(registry[key], mode, build, False, args.accept_claims, not args.verify))
-                    except BaseException as exc:   # never leave the main thread waiting for this notebook
-                        done.put(Outcome(key, mode, status="FAILED", error=f"{type(exc).__name__}: {exc}"))
+                try:
+                    while True:
+                        with lock:
+                            if not queue or stop.is_set():
+                                return
+                            key = queue.pop(0) if first else queue.pop()
+                        run_key(key)
+                finally:
+                    done.put(None)          # this worker is finished
+
+            def run_key(key: str) -> None:
+                try:
+                    outcome = run_one(registry[key], mode, build, False, args.accept_claims, not args.verify)
+                except BaseException as exc:   # never leave the main thread waiting for this notebook
+                    outcome = Outcome(key, mode, status="FAILED", error=f"{type(exc).__name__}: {exc}")
+                if outcome.status != "ok" and args.stop_on_failure:
+                    stop.set()     # before this worker takes another: the ones already running finish
+                done.put(outcome)
 
             threads = [threading.Thread(target=worker, args=(i == 0,), daemon=True) for i in range(jobs)]
             for t in threads:
                 t.start()
-            for _ in keys:
+            running = len(threads)
+            while running:
                 o = done.get()
+                if o is None:
+                    running -= 1
+                    continue
                 outcomes[o.key] = o
                 bar.update()
                 tqdm.write(progress_line(len(outcomes), len(keys), o, [k for k in keys if k not in outcomes],

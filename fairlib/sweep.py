@@ -197,7 +197,10 @@ def _cache_key(fingerprint: str, fixed_key: str, root: np.random.SeedSequence, c
 
 def _cache_enabled(cache) -> bool:
     if cache is None:
-        return os.environ.get(_CACHE_ENV, "") not in ("", "0")
+        value = os.environ.get(_CACHE_ENV, "")
+        if value not in ("", "0", "1"):    # "false" or "no" must not turn the cache on
+            raise InvalidInputError(f"{_CACHE_ENV} = {value!r}: must be 1 (cache on), or 0 or empty (off)")
+        return value == "1"
     return bool(cache)
 
 

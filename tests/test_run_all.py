@@ -59,6 +59,7 @@ def fixtures(tmp_path_factory):
     _notebook(d / "ok_a.ipynb", ["KEY = 'ok_a'"] + OK_CELLS)
     _notebook(d / "ok_b.ipynb", ["KEY = 'ok_b'"] + OK_CELLS)
     _notebook(d / "bad.ipynb", ["x = 1", "raise RuntimeError('deliberate failure')", "y = 2"])
+    _notebook(d / "slow.ipynb", ["import time\ntime.sleep(20)"])
     _notebook(d / "sweeping.ipynb", [
         "import pandas as pd\nfrom fairlib.report import save_table\nfrom fairlib.sweep import sweep\n"
         "from fairlib.experiments.dynamic_drf import _strategyproofness_cell",
@@ -94,6 +95,8 @@ def fixtures(tmp_path_factory):
         "(out / 'claims.json').write_text('{\"summ')",
         "raise RuntimeError('dies after leaving half a ledger')"])
     registry = [
+        # first: beside the failing 'bad' (taken from the queue's other end), it is still running when 'bad' fails
+        {"key": "slow", "path": str(d / "slow.ipynb"), "title": "sleeps 20 s"},
         {"key": "ok_a", "path": str(d / "ok_a.ipynb"), "title": "fixture a"},
         {"key": "truncated", "path": str(d / "truncated.ipynb"), "title": "leaves a truncated claims.json, fails"},
         {"key": "flaky", "path": str(d / "flaky.ipynb"), "title": "fails before its claims when FIXTURE_FAIL=1"},
@@ -175,8 +178,15 @@ def test_failing_cell_is_named_and_exit_nonzero(fixtures, tmp_path):
     assert "FAILED bad" in p.stderr
     assert "cell 2" in p.stderr and "RuntimeError: deliberate failure" in p.stderr
     assert "ok_a" in p.stdout and "1/1" in p.stdout  # every notebook runs even when one fails
-    stop = run(["--quick", "--registry", str(fixtures), "--only", "bad", "ok_a", "--stop-on-failure"], tmp_path / "s")
+    stop = run(["--quick", "--registry", str(fixtures), "--only", "bad", "ok_a", "--stop-on-failure", "--jobs", "1"],
+               tmp_path / "s")
     assert stop.returncode == 1 and "skipped" in stop.stdout
+    # side by side: the notebook running beside the failed one finishes, none starts after it
+    both = run(["--quick", "--registry", str(fixtures), "--only", "bad", "ok_a", "slow", "--stop-on-failure",
+                "--jobs", "2"], tmp_path / "p")
+    assert both.returncode == 1 and "FAILED bad" in both.stderr
+    assert re.search(r"^ok_a\s+quick\s+-\s+skipped", both.stdout, flags=re.M)
+    assert re.search(r"^slow\s+quick\s+-\s+ok", both.stdout, flags=re.M)
 
 
 def test_not_reproduced_claim_is_reported_and_unmeasured_claim_fails(fixtures, tmp_path):

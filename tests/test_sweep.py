@@ -229,3 +229,17 @@ def test_the_spool_recovers_cells_a_dead_worker_finished(tmp_path):
     assert sweep_module._read_spool(tmp_path, 1) is None
     (tmp_path / "1.pkl").write_bytes(b"half a pick")
     assert sweep_module._read_spool(tmp_path, 1) is None
+
+
+def test_the_cache_variable_is_read_strictly(monkeypatch):
+    from fairlib import InvalidInputError
+    from fairlib.sweep import _cache_enabled
+
+    for value, on in (("", False), ("0", False), ("1", True)):
+        monkeypatch.setenv("FAIRLIB_SWEEP_CACHE", value)
+        assert _cache_enabled(None) is on
+    for value in ("false", "no", "true", "2", " 1"):
+        monkeypatch.setenv("FAIRLIB_SWEEP_CACHE", value)
+        with pytest.raises(InvalidInputError, match=f"FAIRLIB_SWEEP_CACHE = {value!r}"):
+            _cache_enabled(None)
+    assert _cache_enabled(True) is True
