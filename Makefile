@@ -8,7 +8,7 @@
 #   make test   create .venv if missing, then run the whole test suite on two workers (pytest-xdist: the tests of
 #               a file on one worker, the paper notebooks' quick runs spread one by one)
 #   make test-paper KEY=<key>   one paper's loop: ruff, its tests (fairlib/catalog.py), its driver's and mechanisms'
-#               doctests, the registry-wide tests and the API contract of the mechanisms it introduces, its
+#               doctests, the registry-wide tests and the API contract of the mechanisms and games it introduces, its
 #               notebook's checks and its quick run, the import graph and the guide's paths; nothing else
 #   make site   build the book (build/site/index.html; Jupyter Book, book/) from the committed executed
 #               notebooks in executed/, the claims ledger and docs/; nothing is re-executed, so it installs
@@ -88,7 +88,7 @@ test-paper: $(STAMP)
 	  tests/test_contributing.py --paper $(KEY) || exit 1; \
 	if [ -n "$$modules" ]; then $(BIN)/python -m pytest -p no:cacheprovider --doctest-modules $$modules || exit 1; fi; \
 	if [ -n "$$mechs" ]; then $(BIN)/python -m pytest -p no:cacheprovider -o addopts="-ra --strict-markers" \
-	  -m registry -k "$$mechs" tests && $(BIN)/python -m pytest -p no:cacheprovider \
+	  -m "registry or games" -k "$$mechs" tests && $(BIN)/python -m pytest -p no:cacheprovider \
 	  -o addopts="-ra --strict-markers" tests/test_api_contract.py -k "$$mechs"; fi
 
 # every benchmark, side by side with its baselines; writes benchmarks/results/*.json and renders docs/performance.md

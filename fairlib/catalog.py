@@ -37,7 +37,7 @@ class Notebook:
     title: str
     cell_timeout_s: int = 1800  # per cell; full-mode sweeps are the long ones
     tests: tuple = ()
-    #: registered mechanisms the paper introduces: make test-paper runs the registry-wide tests on them too
+    #: registered mechanisms and games the paper introduces: make test-paper runs the registry-wide tests on them too
     mechanisms: tuple = ()
     #: its experiment driver, ``fairlib/experiments/<driver>.py`` (set by ``python -m fairlib.scaffold paper``)
     driver: str = ""
@@ -84,8 +84,8 @@ def source_path(nb: Notebook) -> Path:
 
 def library_modules(nb: Notebook) -> list[str]:
     """The library files behind notebook ``nb`` whose doctests ``make test-paper`` runs: the experiment drivers its
-    source imports (``from fairlib.experiments import ...``) and the modules defining the mechanisms it introduces
-    (found through the registry, wherever they live), as paths relative to the repository root."""
+    source imports (``from fairlib.experiments import ...``) and the modules defining the mechanisms and games it
+    introduces (found through their registries, wherever they live), as paths relative to the repository root."""
     import ast
     import importlib
     import json
@@ -101,8 +101,11 @@ def library_modules(nb: Notebook) -> list[str]:
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module == "fairlib.experiments":
                 drivers += [f"fairlib/experiments/{alias.name}.py" for alias in node.names]
-    mechanisms = importlib.import_module("fairlib.mechanisms")   # lazily: the registry sits above the catalogue
-    defined = [importlib.import_module(mechanisms.get(name).function.__module__).__file__ for name in nb.mechanisms]
+    mechanisms = importlib.import_module("fairlib.mechanisms")   # lazily: the registries sit above the catalogue
+    games = importlib.import_module("fairlib.games")
+    game_names = {name.lower() for name in games.names()}
+    entries = [(games if name.lower() in game_names else mechanisms).get(name) for name in nb.mechanisms]
+    defined = [importlib.import_module(entry.function.__module__).__file__ for entry in entries]
     files = drivers + [str(Path(f).resolve().relative_to(paths.ROOT)) for f in defined]
     return [f for f in dict.fromkeys(files) if (paths.ROOT / f).exists()]
 
@@ -116,7 +119,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fairlib.catalog", description="The paper notebooks run_all executes.")
     ap.add_argument("--tests", metavar="KEY", help="print the test files of paper KEY, one per line")
     ap.add_argument("--mechanisms", metavar="KEY",
-                    help="print the mechanisms paper KEY introduces as a pytest -k expression (empty if none)")
+                    help="print the mechanisms and games paper KEY introduces as a pytest -k expression (empty if "
+                         "none)")
     ap.add_argument("--modules", metavar="KEY",
                     help="print the library modules of paper KEY whose doctests make test-paper runs: the drivers "
                          "its notebook imports and the modules of the mechanisms it introduces")
