@@ -47,7 +47,8 @@ class Notebook:
 NOTEBOOKS: dict[str, Notebook] = {nb.key: nb for nb in [
     Notebook("feldman2005", "notebooks/feldman2005_price_anticipating.ipynb",
              "Feldman, Lai, Zhang — price-anticipating proportional-share game",
-             tests=("tests/test_bidding_game_findings.py", "tests/test_market.py")),
+             tests=("tests/test_bidding_game_findings.py", "tests/test_market.py", "tests/test_games.py"),
+             mechanisms=("proportional_share", "weight_proportional")),
     Notebook("li2019", "notebooks/li2019_dynamic_drf.ipynb", "Li, Liu, Zhang, Zhang — dynamic DRF",
              tests=("tests/test_dynamic.py",)),
     Notebook("metin2025", "notebooks/metin2025_pdrf.ipynb", "Metin — Precomputed Dominant Resource Fairness",
