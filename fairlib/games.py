@@ -173,7 +173,11 @@ def registered(name: str, function: Callable, **kwargs) -> Iterator[GameMechanis
 
 
 def get(name: str) -> GameMechanism:
-    """The game mechanism registered as ``name`` (case-insensitive)."""
+    """The game mechanism registered as ``name`` (case-insensitive).
+
+    >>> get("Weight_Proportional").name
+    'weight_proportional'
+    """
     if not isinstance(name, str):
         raise InvalidInputError(f"name = {_short(name)}: expected a registered game's name (str), got "
                                 f"{type(name).__name__}")
