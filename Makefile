@@ -11,7 +11,7 @@
 #               test): ruff, its tests (fairlib/catalog.py), the repository-wide checks (catalog.PAPER_CHECKS:
 #               notebook form and quick run, import graph, guide, docs and README blocks, book, citation, claims
 #               registries, warm-up), the doctests, API contract and own tests of every module it adds or changes,
-#               and the registry-wide tests of the mechanisms it introduces
+#               and the registry-wide tests of the mechanisms and games it introduces
 #   make site   build the book (build/site/index.html; Jupyter Book, book/) from the committed executed
 #               notebooks in executed/, the claims ledger and docs/; nothing is re-executed, so it installs
 #               the packages (.venv) and registers the 'fairlib' Jupyter kernel but compiles no numba kernel; it
@@ -92,7 +92,7 @@ test-paper: $(STAMP) $(CFFCONVERT)
 	  $(BIN)/python -m pytest -p no:cacheprovider -o addopts="-ra --strict-markers" tests/test_api_contract.py \
 	  --contract-modules "$$(echo $$modules)" || exit 1; fi; \
 	if [ -n "$$mechs" ]; then $(BIN)/python -m pytest -p no:cacheprovider -o addopts="-ra --strict-markers" \
-	  -m registry -k "$$mechs" tests || exit 1; fi
+	  -m "registry or games" -k "$$mechs" tests || exit 1; fi
 
 # every benchmark, side by side with its baselines; writes benchmarks/results/*.json and renders docs/performance.md
 bench: $(STAMP)

@@ -1,9 +1,10 @@
 """fairlib: fair and market-based resource allocation for shared clusters.
 
 The public API is :data:`__all__`: the subpackages (``market``, ``multires``, ``dynamic``, ``traces``,
-``experiments``) and modules (``mechanisms``, ``properties``, ``catalog``, ``sim``, ``sweep``, ``metrics``, ``report``,
-``plotting``, ``paths``, ``timing``, ``verify``), and the names most code needs, importable from ``fairlib`` directly
-(``from fairlib import Cluster, drf, psdsf``). They load on first use, so ``import fairlib`` stays light.
+``experiments``) and modules (``mechanisms``, ``games``, ``properties``, ``catalog``, ``sim``, ``sweep``, ``metrics``,
+``report``, ``plotting``, ``paths``, ``timing``, ``verify``), and the names most code needs, importable from
+``fairlib`` directly (``from fairlib import Cluster, drf, psdsf``). They load on first use, so ``import fairlib``
+stays light.
 
 Importing fairlib points numba's on-disk cache at ``<repo>/build/numba-cache`` (or the ``NUMBA_CACHE_DIR`` you set),
 also when numba was imported first, and keys each kernel module's entries on its sources. numba does not invalidate
@@ -187,11 +188,13 @@ _EXPORTS = {
     "leontief_tasks": "multires", "property_violations": "multires", "mechanism_properties": "properties",
     # dynamic DRF and the bidding game
     "dynamic_drf": "dynamic", "best_response": "market", "run_dynamics": "market", "Game": "market",
-    # adding a mechanism (fairlib.sweep.sweep runs experiments; the module name is kept for it)
-    "register": "mechanisms",
+    # the game contract and its registered games (also in the registry, fairlib.games)
+    "GameOutcome": "market", "proportional_share": "market",
+    # adding a mechanism (fairlib.sweep.sweep runs experiments; the module name is kept for it), adding a game
+    "register": "mechanisms", "register_game": "games",
 }
-_SUBMODULES = ("market", "multires", "dynamic", "traces", "experiments", "mechanisms", "properties", "sim", "sweep",
-               "metrics", "report", "plotting", "paths", "timing", "verify", "catalog")
+_SUBMODULES = ("market", "multires", "dynamic", "traces", "experiments", "mechanisms", "games", "properties", "sim",
+               "sweep", "metrics", "report", "plotting", "paths", "timing", "verify", "catalog")
 
 __all__ = sorted(_EXPORTS) + list(_SUBMODULES) + ["KERNEL_HASH", "KERNEL_KEYS", "SOURCE_HASH", "__version__"]
 

@@ -4,12 +4,12 @@ numba compiles a kernel, with everything it calls, on its first call; for the in
 that is 10–30 s with an empty cache (``benchmarks/bench_cold_start.py``), while the same Python source run by the
 interpreter answers a problem of a few users and servers in milliseconds. So every public mechanism decides by the
 size of its own problem (:func:`interpreted_when_small`): at most :data:`INTERPRET_AT_MOST` cells (users x servers
-x resources for a cluster, the demand matrix's size for a pool, the machines for a best response) its kernels run
-interpreted — the same source, nothing compiled — and above it compiled; so do calls whose work the size does not
-bound (an iterative method's thousands of iterations, progressive filling of many tasks: ``bounded``). The rule
-depends only on the problem and the options, so a problem takes the same path on every machine and in every run,
-warm or cold; the two paths agree as two CPUs do (``tests/test_interpreted_kernels.py``: integral allocations
-identical, divisible ones within ``run_all.py --verify``'s tolerances).
+x resources for a cluster, the demand matrix's size for a pool, users x machines for a game, the machines for a best
+response) its kernels run interpreted — the same source, nothing compiled — and above it compiled; so do calls whose
+work the size does not bound (an iterative method's thousands of iterations, progressive filling of many tasks:
+``bounded``). The rule depends only on the problem and the options, so a problem takes the same path on every
+machine and in every run, warm or cold; the two paths agree as two CPUs do (``tests/test_interpreted_kernels.py``:
+integral allocations identical, divisible ones within ``run_all.py --verify``'s tolerances).
 
 Every kernel is made by :func:`njit` (numba's; a plain dispatcher except while an interpreted call runs, see
 :class:`Kernel`). Inside :func:`compiled` every kernel
@@ -155,14 +155,18 @@ def _interpreting(name: str):
 
 
 def problem_cells(problem) -> int | None:
-    """Cells of a mechanism's first argument: users x servers x resources for a cluster, else the array's size
-    (None when it is neither: the mechanism's own validation then reports the argument)."""
+    """Cells of a mechanism's first argument: users x servers x resources for a cluster, users x machines for a
+    game (:class:`fairlib.market.Game`), else the array's size (None when it is none of these: the mechanism's own
+    validation then reports the argument)."""
     if type(problem) is np.ndarray:     # the common case first: a microsecond matters for a small kernel's call
         return int(problem.size)
     shape = getattr(problem, "n_users", None), getattr(problem, "n_servers", None), \
         getattr(problem, "n_resources", None)
     if all(isinstance(n, int) for n in shape):
         return shape[0] * shape[1] * shape[2]
+    machines = getattr(problem, "n_machines", None)
+    if isinstance(shape[0], int) and isinstance(machines, int):
+        return shape[0] * machines
     if problem is None:
         return None
     try:

@@ -163,7 +163,7 @@ class Notebook:
     title: str
     cell_timeout_s: int = 1800  # per cell; full-mode sweeps are the long ones
     tests: tuple = ()
-    #: registered mechanisms the paper introduces: make test-paper runs the registry-wide tests on them too
+    #: registered mechanisms and games the paper introduces: make test-paper runs the registry-wide tests on them too
     mechanisms: tuple = ()
     #: its experiment driver, ``fairlib/experiments/<driver>.py`` (set by ``python -m fairlib.scaffold paper``)
     driver: str = ""
@@ -176,7 +176,8 @@ class Notebook:
 NOTEBOOKS: dict[str, Notebook] = {nb.key: nb for nb in [
     Notebook("feldman2005", "notebooks/feldman2005_price_anticipating.ipynb",
              "Feldman, Lai, Zhang — price-anticipating proportional-share game",
-             tests=("tests/test_bidding_game_findings.py", "tests/test_market.py"),
+             tests=("tests/test_bidding_game_findings.py", "tests/test_market.py", "tests/test_games.py"),
+             mechanisms=("proportional_share", "weight_proportional"),
              paper="feldman2005",
              listed_as="Feldman, Lai, Zhang — A Price-Anticipating Resource Allocation Mechanism for Distributed "
                        "Shared Clusters (EC'05)",
@@ -345,8 +346,8 @@ def changed_modules(root: Path | None = None) -> list[str]:
 def library_modules(nb: Notebook) -> list[str]:
     """The library files behind notebook ``nb`` whose doctests and API contract ``make test-paper`` runs: the
     experiment drivers its source imports (``from fairlib.experiments import ...``), the modules defining the
-    mechanisms it introduces (found through the registry, wherever they live) and every fairlib module new or changed
-    on the branch (:func:`changed_modules`), as paths relative to the repository root."""
+    mechanisms and games it introduces (found through their registries, wherever they live) and every fairlib module
+    new or changed on the branch (:func:`changed_modules`), as paths relative to the repository root."""
     import ast
     import importlib
     import json
@@ -362,8 +363,11 @@ def library_modules(nb: Notebook) -> list[str]:
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module == "fairlib.experiments":
                 drivers += [f"fairlib/experiments/{alias.name}.py" for alias in node.names]
-    mechanisms = importlib.import_module("fairlib.mechanisms")   # lazily: the registry sits above the catalogue
-    defined = [importlib.import_module(mechanisms.get(name).function.__module__).__file__ for name in nb.mechanisms]
+    mechanisms = importlib.import_module("fairlib.mechanisms")   # lazily: the registries sit above the catalogue
+    games = importlib.import_module("fairlib.games")
+    game_names = {name.lower() for name in games.names()}
+    entries = [(games if name.lower() in game_names else mechanisms).get(name) for name in nb.mechanisms]
+    defined = [importlib.import_module(entry.function.__module__).__file__ for entry in entries]
     files = drivers + [str(Path(f).resolve().relative_to(paths.ROOT)) for f in defined] + changed_modules()
     return [f for f in dict.fromkeys(files) if (paths.ROOT / f).exists()]
 
@@ -379,7 +383,8 @@ def main(argv=None) -> int:
                     help="print the test files make test-paper runs for paper KEY, one per line: its own, the "
                          "repository-wide checks (PAPER_CHECKS) and the tests of the modules it adds or changes")
     ap.add_argument("--mechanisms", metavar="KEY",
-                    help="print the mechanisms paper KEY introduces as a pytest -k expression (empty if none)")
+                    help="print the mechanisms and games paper KEY introduces as a pytest -k expression (empty if "
+                         "none)")
     ap.add_argument("--modules", metavar="KEY",
                     help="print the library modules of paper KEY whose doctests and API contract make test-paper "
                          "runs: the drivers its notebook imports, the modules of the mechanisms it introduces and "

@@ -8,7 +8,8 @@ takes a registered name), the trace replays (:func:`fairlib.sim.replay` takes an
 mechanism (``benchmarks/bench_mechanisms.py``), the kernel warm-up (:mod:`fairlib.warm`), the plot colours
 (:func:`fairlib.plotting.color`) and the registry-wide tests (``pytest -m registry``) iterate over it, so adding a
 mechanism is one function plus one :func:`register` call. The registry sits above the mechanisms it lists: nothing
-in :mod:`fairlib.multires` imports it.
+in :mod:`fairlib.multires` imports it. Games and market mechanisms (a ``Game`` in, a ``GameOutcome`` out) have a
+registry of their own, :mod:`fairlib.games`.
 
 Capabilities (what a mechanism supports, used to select them and to choose the tests it must pass):
 

@@ -103,19 +103,23 @@ MECHANISM_LABELS: dict[str, str] = {
 
 
 def _registered(mechanism: str):
-    """The registered mechanism (fairlib.mechanisms) of a name or variant name, or None."""
-    from . import mechanisms
+    """The registered mechanism (fairlib.mechanisms) of a name or variant name, or the registered game
+    (fairlib.games) of a name, or None."""
+    from . import games, mechanisms
     from ._validate import InvalidInputError
 
-    try:
-        return mechanisms.get(mechanism)
-    except InvalidInputError:
-        return None
+    for registry in (mechanisms, games):
+        try:
+            return registry.get(mechanism)
+        except InvalidInputError:
+            pass
+    return None
 
 
 def color(mechanism: str) -> str:
     """The fixed colour of ``mechanism`` (case-insensitive): the house table above, else the colour it was
-    registered with (:mod:`fairlib.mechanisms`); names neither knows raise ``KeyError`` (a typo, not a new colour)."""
+    registered with (:mod:`fairlib.mechanisms`, :mod:`fairlib.games`); names none knows raise ``KeyError`` (a typo,
+    not a new colour)."""
     key = mechanism.lower()
     if key in MECHANISM_COLORS:
         return MECHANISM_COLORS[key]

@@ -31,6 +31,15 @@ catalogue (``python -m fairlib.landing`` in the checkout), so the landing and ci
   reference, which needs no edit (the paper's known answer is a claim, asserted in the driver's findings test);
   with ``--paper KEY``, the mechanism and its test added to that paper's catalogue entry.
 
+``python -m fairlib.scaffold mechanism NAME --game [--paper KEY] [--label LABEL]`` creates
+
+- ``fairlib/market/<NAME>.py``: a kernel (``@njit(cache=True)``) and its public wrapper on the game contract
+  ``NAME(game) -> GameOutcome``, with a placeholder rule that meets every registry-wide game test (each user bids its
+  budget in proportion to its weights, over its k_i highest-weight machines under finite parallelism);
+- its export in ``fairlib/market/__init__.py`` and its :func:`fairlib.games.register_game` call;
+- its slow reference in ``tests/reference.py`` and ``tests/test_<NAME>.py``, the differential test against it; with
+  ``--paper KEY``, the game and its test added to that paper's catalogue entry (``mechanisms=`` lists games too).
+
 ``python -m fairlib.scaffold --remove KEY`` removes what ``paper KEY`` created (and the paper's outputs under
 ``figures/``, ``data/results/`` and ``executed/``, and its rows of the aggregated ledger), then renders the README and
 ``CITATION.cff`` again; it refuses a paper the scaffold did not create.
@@ -65,6 +74,8 @@ HEADLINE = "Not written yet: the paper's main result, reproduced or not, in one 
 _DRIVERS_MARKER = "# new drivers are imported above this line"
 _MULTIRES_MARKER = "# new mechanisms are imported above this line"
 _REGISTRY_MARKER = "# new mechanisms are registered above this line"
+_MARKET_MARKER = "# new games are imported above this line"
+_GAMES_MARKER = "# new games are registered above this line"
 
 
 class ScaffoldError(ValueError):
@@ -685,25 +696,156 @@ def test_anything_but_a_cluster_is_named():
 '''
 
 
-def _free_color(registry_text: str) -> str | None:
-    """A colour of the house palette (Okabe–Ito, yellow left out) that no registered mechanism uses (nor a colour
-    written in ``registry_text``, the registry being scaffolded into), or None when all are taken (the mechanism
-    then gets the colour its name fixes, and its marker and line style tell it apart)."""
+_GAME = '''"""{label}: a game-type mechanism.
+
+Contract: ``{name}(game) -> GameOutcome``.
+
+Started by ``python -m fairlib.scaffold mechanism ... --game`` with a placeholder rule — each user bids its budget in
+proportion to its weights, over its k_i highest-weight machines under finite parallelism (EC'05's static baseline) —
+which meets every registry-wide game test. Replace the kernel's rule with the paper's, keeping the split: the kernel
+computes the bids on contiguous arrays, the wrapper validates, converts and wraps them in a ``GameOutcome`` (which
+derives the shares, prices, utilities and the certificate ``residual``). When the rule reaches an equilibrium, add
+the ``"equilibrium"`` capability and its ``tol`` to its registration in ``fairlib/games.py``. Its slow reference is
+in ``tests/reference.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import interpreted_when_small, njit
+from .._validate import as_instance
+from .game import Game
+from .outcome import GameOutcome
+
+__all__ = ["{name}"]
+
+
+@njit(cache=True)
+def _{name}_kernel(weights, budgets, parallelism):
+    m, n = weights.shape
+    bids = np.zeros((m, n))
+    for i in range(m):
+        order = np.argsort(-weights[i], kind="mergesort")      # highest weight first, ties to the lower index
+        k = min(parallelism[i], n)
+        total = 0.0
+        for t in range(k):
+            total += weights[i, order[t]]
+        for t in range(k):
+            j = order[t]
+            bids[i, j] = budgets[i] * weights[i, j] / total
+    return bids
+
+
+@interpreted_when_small
+def {name}(game: Game) -> GameOutcome:
+    """{label} on a game (placeholder rule, see the module docstring).
+
+    Parameters
+    ----------
+    game : Game
+        Weights ``w[user, machine]``, budgets, parallelism (None: infinite) and the reserve bid.
+
+    Returns
+    -------
+    GameOutcome
+        ``bids[user, machine]`` (each user's summing to its budget) and the shares, prices, utilities and
+        certificate they imply.
+
+    Examples
+    --------
+    Two users on two machines, budgets 1 and 2:
+
+    >>> {name}(Game([[0.7, 0.3], [0.4, 0.6]], budgets=[1.0, 2.0])).bids.round(6).tolist()
+    [[0.7, 0.3], [0.8, 1.2]]
+    """
+    as_instance(game, Game, "game")
+    k = np.full(game.n_users, game.n_machines) if game.parallelism is None else game.parallelism
+    bids = _{name}_kernel(np.ascontiguousarray(game.weights, dtype=np.float64),
+                          np.ascontiguousarray(game.budgets, dtype=np.float64),
+                          np.ascontiguousarray(k, dtype=np.int64))
+    return GameOutcome(game, bids, "{name}")
+'''
+
+_GAME_REFERENCE = '''
+
+def {name}_reference(game):
+    """Slow reference of ``fairlib.market.{name}``:
+    user by user in Python, each budget in proportion to the weights of the user's k_i highest-weight machines (ties
+    to the lower index)."""
+    m, n = game.weights.shape
+    bids = np.zeros((m, n))
+    for i in range(m):
+        k = n if game.parallelism is None else int(game.parallelism[i])
+        chosen = sorted(range(n), key=lambda j, i=i: (-game.weights[i, j], j))[:k]
+        total = sum(game.weights[i, j] for j in chosen)
+        for j in chosen:
+            bids[i, j] = game.budgets[i] * game.weights[i, j] / total
+    return bids
+'''
+
+_GAME_TEST = '''"""The differential test of ``fairlib.market.{name}``
+against its slow reference (tests/reference.py).
+
+Written by the scaffold so that it needs no edit: it holds for any rule whose reference says the same.
+The paper's worked example (its known answer) is a claim of the paper,
+measured by the driver and asserted in the driver's findings test.
+The rules every game meets: ``pytest -m games -k {name}``.
+"""
+
+import numpy as np
+import pytest
+
+from fairlib import InvalidInputError
+from fairlib.market import Game, uniform_preferences, {name}
+from tests.reference import {name}_reference
+
+
+def test_matches_the_reference_on_the_two_player_game():
+    """EC'05 §3.3: two users with opposite weights (0.7, 0.3) and (0.3, 0.7) on two machines."""
+    game = Game([[0.7, 0.3], [0.3, 0.7]], reserve=1e-9)
+    ours = {name}(game).bids
+    np.testing.assert_allclose(ours, {name}_reference(game), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_matches_the_reference(seed):
+    rng = np.random.default_rng(seed)
+    m, n = int(rng.integers(1, 8)), int(rng.integers(1, 6))
+    parallelism = rng.integers(1, n + 1, m) if seed % 2 else None
+    game = Game(uniform_preferences(rng, m, n), budgets=rng.choice([1.0, 2.0, 4.0], m), parallelism=parallelism,
+                reserve=1e-6)
+    ours = {name}(game).bids
+    np.testing.assert_allclose(ours, {name}_reference(game), rtol=1e-9, atol=1e-12)
+
+
+def test_anything_but_a_game_is_named():
+    with pytest.raises(InvalidInputError, match="game = .*must be a Game"):
+        {name}(np.ones((2, 2)))
+'''
+
+
+def _free_color(registry_text: str, registry=None) -> str | None:
+    """A colour of the house palette (Okabe–Ito, yellow left out) that no entry of ``registry`` (default
+    :mod:`fairlib.mechanisms`; :mod:`fairlib.games` for a game) uses (nor a colour written in ``registry_text``, the
+    registry being scaffolded into), or None when all are taken (the mechanism then gets the colour its name fixes,
+    and its marker and line style tell it apart)."""
     from . import mechanisms
 
-    used = {m.color.lower() for m in mechanisms.select()}
+    used = {m.color.lower() for m in (registry or mechanisms).select()}
     used |= {c.lower() for c in re.findall(r'color="(#[0-9A-Fa-f]{6})"', registry_text)}
     return next((c for k, c in mechanisms._OKABE_ITO.items() if k != "yellow" and c.lower() not in used), None)
 
 
 def scaffold_mechanism(name: str, kind: str, *, label: str | None = None, paper: str | None = None,
                        root: Path | None = None) -> list[str]:
-    """Create mechanism ``name`` (``kind``: ``"pooled"`` or ``"multi_server"``): module, export, registration,
-    reference and test (see the module docstring); returns the paths written, relative to ``root``."""
+    """Create mechanism ``name`` (``kind``: ``"pooled"``, ``"multi_server"`` or ``"game"``): module, export,
+    registration, reference and test (see the module docstring); returns the paths written, relative to ``root``."""
     root = Path(root) if root is not None else paths.ROOT
     name = _check_name(name, "NAME")
-    if kind not in ("pooled", "multi_server"):
-        raise ScaffoldError(f"kind = {kind!r}: must be 'pooled' or 'multi_server'")
+    if kind not in ("pooled", "multi_server", "game"):
+        raise ScaffoldError(f"kind = {kind!r}: must be 'pooled' or 'multi_server' (a mechanism on a Cluster) or "
+                            "'game' (a game-type mechanism on a Game)")
     label = label or name
     if "\n" in label or '"' in label or "{" in label or "'" in label:
         raise ScaffoldError(f"--label = {label!r}: one line without quotes or braces")
@@ -711,6 +853,46 @@ def scaffold_mechanism(name: str, kind: str, *, label: str | None = None, paper:
     registry = w.read("fairlib/mechanisms.py")
     if re.search(rf'^register\("{name}",', registry, flags=re.M):
         raise ScaffoldError(f"NAME = {name!r}: already registered in fairlib/mechanisms.py")
+    if re.search(rf'^register_game\("{name}",', w.read("fairlib/games.py"), flags=re.M):
+        raise ScaffoldError(f"NAME = {name!r}: already registered in fairlib/games.py")
+    if kind == "game":
+        _scaffold_game(w, name, label)
+    else:
+        _scaffold_cluster_mechanism(w, name, label, kind, registry)
+    if paper is not None:
+        catalog = w.read("fairlib/catalog.py")
+        notebooks, _ = _catalog_entries(catalog)
+        entry = _lines(catalog, *notebooks[paper][:2]) if paper in notebooks else ""
+        if "mechanisms=(" not in entry or "tests=(" not in entry:
+            raise ScaffoldError(f"--paper = {paper!r}: no catalogue entry with tests=(...) and mechanisms=(...) in "
+                                "fairlib/catalog.py (scaffold the paper first)")
+        new = _tuple_added(_tuple_added(entry, "tests", f"tests/test_{name}.py"), "mechanisms", name)
+        w.edit("fairlib/catalog.py", catalog.replace(entry, new))
+    return w.commit()
+
+
+def _scaffold_game(w: _Writer, name: str, label: str) -> None:
+    """A game's module, export, registration, reference and test (:func:`scaffold_mechanism` with ``--game``)."""
+    from . import games
+
+    fmt = {"name": name, "label": label}
+    w.create(f"fairlib/market/{name}.py", _GAME.format(**fmt))
+    exports = _insert_before(w.read("fairlib/market/__init__.py"), _MARKET_MARKER, f"from .{name} import {name}",
+                             "fairlib/market/__init__.py")
+    w.edit("fairlib/market/__init__.py", _add_to_all(exports, name, "fairlib/market/__init__.py"))
+    registry = w.read("fairlib/games.py")
+    free = _free_color(registry, games)
+    color = f'color="{free}", ' if free else ""
+    registry = _insert_before(registry, _GAMES_MARKER, f'register_game("{name}", market.{name}, label="{label}",',
+                              "fairlib/games.py")
+    w.edit("fairlib/games.py", _insert_before(registry, _GAMES_MARKER, f'              {color}capabilities=("budgets", '
+                                              '"parallelism", "reserve"))', "fairlib/games.py"))
+    w.edit("tests/reference.py", w.read("tests/reference.py").rstrip("\n") + "\n" + _GAME_REFERENCE.format(**fmt))
+    w.create(f"tests/test_{name}.py", _GAME_TEST.format(**fmt))
+
+
+def _scaffold_cluster_mechanism(w: _Writer, name: str, label: str, kind: str, registry: str) -> None:
+    """A pooled or multi-server mechanism's module, export, registration, reference and test."""
     pooled = kind == "pooled"
     fmt = {"name": name, "label": label}
     w.create(f"fairlib/multires/{name}.py", (_POOLED if pooled else _MULTI).format(**fmt))
@@ -727,16 +909,6 @@ def scaffold_mechanism(name: str, kind: str, *, label: str | None = None, paper:
     w.edit("tests/reference.py", w.read("tests/reference.py").rstrip("\n") + "\n"
            + (_POOLED_REFERENCE if pooled else _MULTI_REFERENCE).format(**fmt))
     w.create(f"tests/test_{name}.py", (_POOLED_TEST if pooled else _MULTI_TEST).format(**fmt))
-    if paper is not None:
-        catalog = w.read("fairlib/catalog.py")
-        notebooks, _ = _catalog_entries(catalog)
-        entry = _lines(catalog, *notebooks[paper][:2]) if paper in notebooks else ""
-        if "mechanisms=(" not in entry or "tests=(" not in entry:
-            raise ScaffoldError(f"--paper = {paper!r}: no catalogue entry with tests=(...) and mechanisms=(...) in "
-                                "fairlib/catalog.py (scaffold the paper first)")
-        new = _tuple_added(_tuple_added(entry, "tests", f"tests/test_{name}.py"), "mechanisms", name)
-        w.edit("fairlib/catalog.py", catalog.replace(entry, new))
-    return w.commit()
 
 
 def main(argv=None) -> int:
@@ -761,11 +933,13 @@ def main(argv=None) -> int:
     p.add_argument("--citation", help="the notebook's citation line (default: built from the options above)")
     p.add_argument("--driver", required=True, metavar="TOPIC",
                    help="the experiment driver's module name, by what it studies (e.g. alpha_fair_drf)")
-    m = sub.add_parser("mechanism", help="a new mechanism: module, registration, reference and test")
+    m = sub.add_parser("mechanism", help="a new mechanism or game: module, registration, reference and test")
     m.add_argument("name", metavar="NAME")
     kind = m.add_mutually_exclusive_group(required=True)
     kind.add_argument("--pooled", action="store_const", const="pooled", dest="kind")
     kind.add_argument("--multi-server", action="store_const", const="multi_server", dest="kind")
+    kind.add_argument("--game", action="store_const", const="game", dest="kind",
+                      help="a game or market mechanism: NAME(game) -> GameOutcome (fairlib.games)")
     m.add_argument("--label", help="the name plots and tables show (default NAME)")
     m.add_argument("--paper", metavar="KEY",
                    help="add its test and registry-wide tests to that paper's make test-paper")
@@ -793,7 +967,8 @@ def main(argv=None) -> int:
     if args.what == "paper":
         print(f"next: make test-paper KEY={args.key}; python run_all.py --quick --only {args.key} (CONTRIBUTING.md)")
     elif args.what == "mechanism":
-        print(f"next: pytest tests/test_{args.name}.py; pytest -m registry -k {args.name} (CONTRIBUTING.md)")
+        marker = "games" if args.kind == "game" else "registry"
+        print(f"next: pytest tests/test_{args.name}.py; pytest -m {marker} -k {args.name} (CONTRIBUTING.md)")
     return 0
 
 

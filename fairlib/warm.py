@@ -81,6 +81,9 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
         ("other registered mechanisms", lambda: _other_registered(
             {asset_fairness, ceei, drf, drf_machine_offers, drfh, drfh_best_fit, edrf, pdrf, pfvds, psdsf, tsf},
             float_pool, cluster)),
+        # every registered game (fairlib.games, FAIRLIB_GAMES), the built-in ones included: the certificate's
+        # kernels are reached through them
+        ("registered games", lambda: _registered_games(weights)),
     ]
 
 
@@ -93,6 +96,22 @@ def _other_registered(warmed: set, pool, cluster) -> list:
         mech = mechanisms.get(name)
         if mech.function not in warmed:
             out += [run(pool if "pooled" in mech.capabilities else cluster) for run in mech.runs().values()]
+    return out
+
+
+def _registered_games(weights) -> list:
+    """Every registered game on a small game with the weights ``weights`` (a reserve where it plays the perturbed
+    game), and with finite parallelism where it has that capability."""
+    from . import games
+    from .market import Game
+
+    out = []
+    for name in games.names():
+        game = games.get(name)
+        reserve = 1e-6 if "reserve" in game.capabilities else 0.0
+        out.append(game(Game(weights, reserve=reserve)))
+        if "parallelism" in game.capabilities:
+            out.append(game(Game(weights, parallelism=2, reserve=reserve)))
     return out
 
 

@@ -78,7 +78,8 @@ def pytest_configure(config):
 #: take under 15 s each). They are handed out first so that the two workers finish together (longest processing time
 #: first): pytest-xdist's own order, units with the most tests first, left the one-test notebook runs to the end and
 #: one worker idle for half a minute.
-LONGEST_FIRST = ("tests/test_scaffold.py", "test_paper_notebook_quick_mode[khamseashari2018_traces]",
+LONGEST_FIRST = ("tests/test_scaffold.py", "tests/test_scaffold_game.py",
+                 "test_paper_notebook_quick_mode[khamseashari2018_traces]",
                  "tests/test_run_all.py", "test_paper_notebook_quick_mode[khamseashari2018]", "tests/test_book.py",
                  "tests/test_psdsf_range.py", "test_paper_notebook_quick_mode[metin2025]", "tests/test_packaging.py",
                  "test_paper_notebook_quick_mode[feldman2005]", "tests/test_api_contract.py",

@@ -68,6 +68,13 @@ EXEMPT = {
     "fairlib.mechanisms.register": "mutates the process-wide registry; its errors are tested in tests/test_mechanisms.py",  # noqa: E501
     "fairlib.mechanisms.unregister": "mutates the process-wide registry (tests/test_mechanisms.py)",
     "fairlib.mechanisms.registered": "a context manager around register/unregister (tests/test_mechanisms.py)",
+    "fairlib.games.register_game": "mutates the process-wide game registry; its errors are tested in "
+                                   "tests/test_games.py",
+    "fairlib.games.unregister_game": "mutates the process-wide game registry (tests/test_games.py)",
+    "fairlib.games.registered": "a context manager around register_game (tests/test_games.py)",
+    "fairlib.games.GameMechanism.refuse_unsupported": "called by the registry with the game of each call; its refusals "
+                                                      "are tested in tests/test_games.py and, per registered game, in "
+                                                      "tests/test_game_registry.py",
     "fairlib.plotting.use_style": "no arguments",
     "fairlib.catalog*": "the repository's own list of notebooks (fairlib/catalog.py), read by run_all.py, the book and "
                         "the tests, not a computation on user input: get() names an unknown key in its KeyError (its "
@@ -81,7 +88,7 @@ EXEMPT = {
                     "multires.QueueTree", "market.DynamicsResult", "dynamic.DynamicDRFResult", "sim.ReplayResult",
                     "report.Claim", "report.Declared", "report.Measurement", "verify.Difference",
                     "verify.TableReport", "verify.ClaimChange", "verify.VerifyReport", "mechanisms.Mechanism",
-                    "mechanisms.ByServer")},
+                    "mechanisms.ByServer", "games.GameMechanism", "market.GameOutcome")},
     "fairlib.*Error": "an exception class",
     "fairlib.multires.DRFSorter.*": "the stateful scheduler interface (clients added, allocated, removed in turn); "
                                     "each method's errors are tested in tests/test_scheduler_semantics.py",

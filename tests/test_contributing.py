@@ -35,7 +35,7 @@ def test_the_commands_it_gives_exist():
         assert re.search(rf"^{target}:", makefile, flags=re.M), f"make {target}"
     for module in set(re.findall(r"python -m (fairlib\.[\w.]+)", text)):
         assert (ROOT / (module.replace(".", "/") + ".py")).is_file(), module
-    for marker in set(re.findall(r"-m (registry|notebook|realdata)\b", text)):
+    for marker in set(re.findall(r"-m (registry|games|notebook|realdata)\b", text)):
         assert f'"{marker}:' in (ROOT / "pyproject.toml").read_text(), marker
 
 

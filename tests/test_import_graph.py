@@ -126,6 +126,14 @@ def test_the_registry_sits_above_the_mechanisms():
     assert "fairlib.catalog" in graph["run_all"] and not any("run_all" in graph[m] for m in graph)
 
 
+def test_the_game_registry_sits_above_the_games():
+    graph = import_graph()
+    assert "fairlib.market" in graph["fairlib.games"]
+    below = [m for m in graph if m.startswith("fairlib.market")]
+    assert below and not [m for m in below if "fairlib.games" in graph[m]]
+    assert "fairlib.games" not in graph["fairlib.mechanisms"]      # the two registries: games above mechanisms
+
+
 @pytest.mark.parametrize("source, expected", [
     ("from . import b\n", {"p.b"}),
     ("def f():\n    from .b import x\n", {"p.b"}),                 # a lazy import is an arrow

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from fairlib import _jit, mechanisms
 from fairlib._jit import INTERPRET_AT_MOST, compiled, interpreted, problem_cells
 from fairlib.dynamic import dynamic_drf
-from fairlib.market import best_response
+from fairlib.market import Game, best_response
 from fairlib import InvalidInputError
 from fairlib.multires import Cluster, drfh
 from fairlib.verify import DEFAULT_ATOL, DEFAULT_RTOL
@@ -97,6 +97,7 @@ def test_dynamic_drf_and_best_response_agree_both_ways():
 def test_problem_cells_counts_users_servers_resources():
     cluster = Cluster(np.ones((3, 2)), np.ones((5, 2)))
     assert problem_cells(cluster) == 5 * 3 * 2
+    assert problem_cells(Game(np.ones((4, 3)))) == 4 * 3        # a game: users x machines
     assert problem_cells(np.ones((7, 4))) == 28
     assert problem_cells([1.0, 2.0, 3.0]) == 3
     assert problem_cells(object()) is None
@@ -171,9 +172,9 @@ _PROBE = textwrap.dedent("""
     from numba.core.registry import CPUDispatcher
     import importlib, pkgutil
     import fairlib
-    from fairlib import mechanisms
+    from fairlib import games, mechanisms
     from fairlib.dynamic import dynamic_drf
-    from fairlib.market import best_response
+    from fairlib.market import Game, best_response
     from fairlib.multires import Cluster
 
     def compiled_kernels():
@@ -195,6 +196,9 @@ _PROBE = textwrap.dedent("""
              else Cluster([[4.0, 4.0], [6.0, 2.0]], [[1.0, 2.0], [2.0, 1.0]]))
     dynamic_drf([[1.0, 0.5], [0.5, 1.0]])
     best_response([1.0, 2.0], [1.0, 1.0], 1.0)
+    for name in games.names():
+        for parallelism in (None, 1):
+            games.get(name)(Game([[0.7, 0.3], [0.4, 0.6]], parallelism=parallelism, reserve=1e-9))
     small = compiled_kernels()
     import numpy as np
     rng = np.random.default_rng(0)
@@ -204,8 +208,9 @@ _PROBE = textwrap.dedent("""
 
 
 def test_a_small_first_call_loads_or_compiles_no_kernel():
-    """In a fresh interpreter every public mechanism on a 2-user problem leaves every kernel without a compiled
-    specialisation (nothing compiled, nothing loaded from the cache); one 12-user DRFH call then has some."""
+    """In a fresh interpreter every public mechanism and registered game on a 2-user problem leaves every kernel
+    without a compiled specialisation (nothing compiled, nothing loaded from the cache); one 12-user DRFH call then
+    has some."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
     run = subprocess.run([sys.executable, "-c", _PROBE], cwd=ROOT, env=env, capture_output=True, text=True,
                          timeout=600)

@@ -1,0 +1,222 @@
+"""The registry of games and market mechanisms: name -> callable, label, colour, capabilities, tolerance.
+
+Every game-type mechanism follows one contract, ``game_mechanism(game, **options) -> GameOutcome``: it takes a
+:class:`~fairlib.market.Game` (weights ``w[user, machine]``, budgets, optional finite parallelism, the reserve bid)
+and returns a :class:`~fairlib.market.GameOutcome` (the bids, the shares, prices and utilities they imply, and the
+certificate ``residual``, :func:`~fairlib.market.nash_gap`). The registry-wide tests (``pytest -m games``), the
+kernel warm-up (:mod:`fairlib.warm`) and the plot colours (:func:`fairlib.plotting.color`) iterate over it, so adding a
+game is one function plus one :func:`register_game` call. It is the games' counterpart of :mod:`fairlib.mechanisms`
+(static mechanisms on a ``Cluster``), separate because the instance, the result and the rules differ (it refuses a
+static mechanism's name). The registry sits above the mechanisms it lists: nothing in :mod:`fairlib.market` imports
+it.
+
+Capabilities (what a game mechanism supports; without one, calls through the registry refuse the feature with an
+:class:`~fairlib.InvalidInputError` naming it):
+
+- ``"budgets"``: honours budgets other than 1;
+- ``"parallelism"``: honours finite parallelism (``game.parallelism``: user i bids on at most k_i machines);
+- ``"reserve"``: plays the perturbed game, a reserve bid ε > 0 on every machine (EC'05's existence proof). A
+  mechanism that needs one (best-response dynamics do: a user alone on a machine has no best response otherwise)
+  refuses ``reserve = 0`` naming ``reserve``;
+- ``"equilibrium"``: its outcome is a Nash equilibrium whenever it says it converged: with its default options and
+  infinite parallelism a converged outcome has ``residual`` at most its registered ``tol``, and one that did not
+  converge says so in its ``message`` (the tests hold it to that on small random games, and require convergence
+  to the known equilibrium on the EC'05 two-player games that have a unique one).
+
+Games from other modules join the registry when the modules named (comma-separated) in the environment variable
+``FAIRLIB_GAMES`` are imported, after the built-in ones: each calls :func:`register_game`.
+
+>>> get("proportional_share").label, "equilibrium" in get("proportional_share").capabilities
+('proportional share (best-response equilibrium)', True)
+>>> names("equilibrium")
+['proportional_share']
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+import numpy as np
+
+from . import market  # noqa: F401 - registrations added by fairlib.scaffold name market.<name>
+from . import mechanisms
+from ._validate import InvalidInputError, _short, as_instance, as_number
+from .market import Game, proportional_share, weight_proportional
+
+__all__ = ["GameMechanism", "CAPABILITIES", "register_game", "unregister_game", "registered", "get", "names",
+           "select"]
+
+CAPABILITIES = frozenset({"budgets", "parallelism", "reserve", "equilibrium"})
+
+#: the residual an ``"equilibrium"`` game is held to when it registers none
+DEFAULT_TOL = 1e-6
+
+
+@dataclass(frozen=True)
+class GameMechanism:
+    """A registered game mechanism. Call it as ``game_mechanism(game, **options)``: the registered ``options``
+    (defaults) updated by the call's, after refusing what its capabilities do not cover."""
+
+    name: str
+    function: Callable
+    label: str
+    color: str
+    capabilities: frozenset
+    options: Mapping = field(default_factory=lambda: MappingProxyType({}))
+    #: the largest residual an ``"equilibrium"`` game's default run may leave (None: it claims no equilibrium)
+    tol: float | None = None
+
+    def __call__(self, game, **options):
+        """Run the game mechanism on ``game`` with its default options updated by ``options``."""
+        self.refuse_unsupported(game)
+        return self.function(game, **{**self.options, **options})
+
+    def refuse_unsupported(self, game) -> None:
+        """Raise :class:`~fairlib.InvalidInputError` naming the first feature of ``game`` this mechanism's
+        capabilities do not cover (budgets other than 1, finite parallelism, a reserve)."""
+        as_instance(game, Game, "game")
+        if "budgets" not in self.capabilities and (game.budgets != 1.0).any():
+            i = int(np.argmax(game.budgets != 1.0))
+            raise InvalidInputError(f"game.budgets[{i}] = {float(game.budgets[i])!r}: {self.name} has no budgets (no "
+                                    f"'budgets' capability); games that do: {names('budgets')}")
+        if "parallelism" not in self.capabilities and game.parallelism is not None:
+            raise InvalidInputError(f"game.parallelism[0] = {int(game.parallelism[0])}: {self.name} assumes infinite "
+                                    f"parallelism (no 'parallelism' capability); games that do: "
+                                    f"{names('parallelism')}")
+        if "reserve" not in self.capabilities and game.reserve != 0.0:
+            raise InvalidInputError(f"game.reserve = {game.reserve!r}: {self.name} plays the game without a "
+                                    f"reserve (no 'reserve' capability); games that do: {names('reserve')}")
+
+
+_REGISTRY: dict[str, GameMechanism] = {}
+
+
+def register_game(name: str, function: Callable, *, label: str | None = None, color: str | None = None,
+                  capabilities=(), options: Mapping | None = None, tol: float | None = None,
+                  replace: bool = False) -> GameMechanism:
+    """Add a game mechanism ``function(game, **options) -> GameOutcome`` under ``name``.
+
+    Parameters
+    ----------
+    name : str
+        Its name (case-insensitive), not a registered static mechanism's (:mod:`fairlib.mechanisms`).
+    function : callable
+        ``function(game, **options) -> GameOutcome``.
+    label, color : str, optional
+        Its name in legends and tables, and its colour (default: the name, and a colour fixed by the name).
+    capabilities : iterable of str
+        From :data:`CAPABILITIES`.
+    options : mapping, optional
+        Default options, merged under each call's.
+    tol : float, optional
+        With ``"equilibrium"``: the largest residual its default run may leave (default :data:`DEFAULT_TOL`).
+    replace : bool
+        Re-registering a name needs ``replace=True``.
+
+    Returns
+    -------
+    GameMechanism
+        The registered entry.
+
+    Examples
+    --------
+    >>> with registered("even_split", lambda game: weight_proportional(Game(np.ones(game.weights.shape)))):
+    ...     "even_split" in names()
+    True
+    """
+    if not isinstance(name, str) or not name or name != name.strip():
+        raise InvalidInputError(f"name = {_short(name)}: must be a non-empty string")
+    if not callable(function):
+        raise InvalidInputError(f"function: {name!r} needs a callable, got {type(function).__name__}")
+    caps = frozenset(capabilities)
+    unknown = sorted(caps - CAPABILITIES)
+    if unknown:
+        raise InvalidInputError(f"capabilities: {unknown} unknown for {name!r}; known: {sorted(CAPABILITIES)}")
+    if tol is not None and "equilibrium" not in caps:
+        raise InvalidInputError(f"tol = {tol!r}: {name!r} claims no equilibrium (no 'equilibrium' capability)")
+    if "equilibrium" in caps:
+        tol = as_number(DEFAULT_TOL if tol is None else tol, "tol")
+    if name.lower() in _REGISTRY and not replace:
+        raise InvalidInputError(f"name = {name!r}: already registered as a game (replace=True to override)")
+    try:
+        mechanisms.get(name)
+    except InvalidInputError:
+        pass
+    else:
+        raise InvalidInputError(f"name = {name!r}: registered as a static mechanism (fairlib.mechanisms); choose "
+                                "another name")
+    game = GameMechanism(name, function, label or name, color or mechanisms._fallback_color(name), caps,
+                         MappingProxyType(dict(options or {})), tol)
+    _REGISTRY[name.lower()] = game
+    return game
+
+
+def unregister_game(name: str) -> None:
+    """Remove a registered game mechanism (an unknown name is an error)."""
+    get(name)
+    del _REGISTRY[name.lower()]
+
+
+@contextlib.contextmanager
+def registered(name: str, function: Callable, **kwargs) -> Iterator[GameMechanism]:
+    """Register a game mechanism for the duration of a ``with`` block (tests, one-off comparisons)."""
+    game = register_game(name, function, **kwargs)
+    try:
+        yield game
+    finally:
+        _REGISTRY.pop(name.lower(), None)
+
+
+def get(name: str) -> GameMechanism:
+    """The game mechanism registered as ``name`` (case-insensitive).
+
+    >>> get("Weight_Proportional").name
+    'weight_proportional'
+    """
+    if not isinstance(name, str):
+        raise InvalidInputError(f"name = {_short(name)}: expected a registered game's name (str), got "
+                                f"{type(name).__name__}")
+    if name.lower() in _REGISTRY:
+        return _REGISTRY[name.lower()]
+    raise InvalidInputError(f"name = {name!r}: not registered as a game; known: {list(_REGISTRY)}")
+
+
+def select(*capabilities: str) -> list[GameMechanism]:
+    """Registered game mechanisms having every capability given, in registration order."""
+    unknown = sorted(set(capabilities) - CAPABILITIES)
+    if unknown:
+        raise InvalidInputError(f"capabilities: {unknown} unknown; known: {sorted(CAPABILITIES)}")
+    return [g for g in _REGISTRY.values() if set(capabilities) <= g.capabilities]
+
+
+def names(*capabilities: str) -> list[str]:
+    """Names of :func:`select`."""
+    return [g.name for g in select(*capabilities)]
+
+
+# --- the games of the papers ----------------------------------------------------------------------------------
+
+register_game("proportional_share", proportional_share, label="proportional share (best-response equilibrium)",
+              color=mechanisms._OKABE_ITO["blue"], capabilities=("budgets", "parallelism", "reserve", "equilibrium"),
+              tol=1e-8)
+register_game("weight_proportional", weight_proportional, label="weight-proportional",
+              color=mechanisms._OKABE_ITO["bluish_green"], capabilities=("budgets", "parallelism", "reserve"))
+# new games are registered above this line (python -m fairlib.scaffold mechanism NAME --game ...)
+
+
+def _load_plugins(spec: str | None) -> None:
+    """Import each module named in ``spec`` (comma-separated; ``FAIRLIB_GAMES``): each registers its games. A
+    module that cannot be imported is an error naming the variable."""
+    for module in filter(None, (s.strip() for s in (spec or "").split(","))):
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise ImportError(f"FAIRLIB_GAMES names {module!r}, which cannot be imported: {exc}") from exc
+
+
+_load_plugins(os.environ.get("FAIRLIB_GAMES"))
