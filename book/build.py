@@ -45,7 +45,7 @@ import sys
 import time
 from pathlib import Path
 
-from fairlib.landing import results_block   # the README's results table: one rendering for both
+from fairlib.landing import book_papers_block, results_block   # one rendering for the README and the book
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
@@ -510,8 +510,11 @@ def stage(src: Path, *, root: Path = ROOT, executed_dir: Path | None = None) -> 
     if "<!-- results at a glance -->" not in index:
         raise BookError("book/index.md has no '<!-- results at a glance -->' line for the results table")
     # (book/index.md is written with the book's own paths: executed/<key>.ipynb, claims.md)
+    if "<!-- the papers -->" not in index:
+        raise BookError("book/index.md has no '<!-- the papers -->' line for the list of papers (from the catalogue)")
     markdown = {"index.md": ("index.md", index.replace("<!-- results at a glance -->",
-                                                            results_block(results / "claims.csv")))}
+                                                            results_block(results / "claims.csv"))
+                             .replace("<!-- the papers -->", book_papers_block()))}
     reference = []
     claim_ids = {r["claim"] for r in read_claims(results / "claims.csv")}
     for page in docs_pages(root / "docs"):

@@ -274,6 +274,7 @@ PAPER_CHECKS: dict[str, str] = {
     "tests/test_interpreted_kernels.py": "every registered mechanism's small instances run interpreted, no kernel "
                                          "compiled, and agree with the compiled kernels",
     "tests/test_paper_loop.py": "this list itself: every test that reads what a paper adds is in the loop",
+    "tests/test_games.py": "the game registry's own rules: no name both a game and a mechanism",
 }
 
 

@@ -45,7 +45,8 @@ STATUSES = ("held", "not reproduced", "not tested")
 KINDS = ("paper", "finding", "check")
 
 __all__ = ["PaperRow", "rows", "count_line", "RENDERED", "claim_counts", "notebook_durations", "notebook_spans",
-           "wall_seconds", "cell_durations", "results_block", "papers_block", "references_block", "timings_block",
+           "wall_seconds", "cell_durations", "results_block", "papers_block", "book_papers_block", "references_block",
+           "timings_block",
            "citation_block", "tolerances_block", "timing_block", "sensitive_block", "render", "main"]
 
 
@@ -145,6 +146,20 @@ def papers_block(papers=None) -> str:
              f"([{p.link_text}]({p.url}))" for p in papers.values()]
     return textwrap.fill("The papers: " + "; ".join(cited) + ".", width=120, break_long_words=False,
                          break_on_hyphens=False)
+
+
+def book_papers_block(notebooks=None, papers=None) -> str:
+    """The book landing page's list of what the notebooks reproduce, from the catalogue: each paper's citation
+    (:attr:`fairlib.catalog.Paper.citation`) with the notebooks that reproduce it, then each notebook that reproduces
+    no paper, as the results table names it."""
+    notebooks, papers = _catalogue(notebooks, papers)
+    lines = []
+    for key, paper in papers.items():
+        pages = ", ".join(f"[{nb.key}](executed/{nb.key}.ipynb)" for nb in notebooks.values() if nb.paper == key)
+        lines.append(f"- {paper.citation} Notebooks: {pages}.")
+    lines += [f"- {nb.listed_as} ([{nb.key}](executed/{nb.key}.ipynb))." for nb in notebooks.values()
+              if nb.paper is None]
+    return "\n".join(lines)
 
 
 def _yaml(text: str) -> str:

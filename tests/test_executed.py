@@ -10,7 +10,19 @@ import pytest
 from fairlib import catalog, executed, paths, timing
 from fairlib.paths import ROOT
 
-NOTEBOOKS = [executed.PublishedNotebook(nb.key, nb.title, nb.path) for nb in catalog.NOTEBOOKS.values()]
+ALL = [executed.PublishedNotebook(nb.key, nb.title, nb.path) for nb in catalog.NOTEBOOKS.values()]
+
+
+def _ran(nb) -> bool:
+    """Whether the notebook has been run in full mode: its committed ledger or its executed copy exists. A paper just
+    scaffolded has neither (the README's table says "not run yet"); once either exists, every check here holds."""
+    return (paths.RESULTS / nb.key / "claims.json").is_file() or (paths.executed_dir() / f"{nb.key}.ipynb").is_file()
+
+
+#: every catalogued notebook, those never run in full mode skipped with the command that runs them
+NOTEBOOKS = [nb if _ran(nb) else pytest.param(nb, marks=pytest.mark.skip(
+    reason=f"{nb.key}: not run in full mode yet (python run_all.py --only {nb.key} publishes executed/{nb.key}.ipynb "
+           "and its ledger)")) for nb in ALL]
 
 
 def _key(nb):
@@ -39,7 +51,7 @@ def test_claims_md_links_every_claim_to_its_cell_in_one_click():
     from fairlib.report import cell_key
 
     ledger = (paths.RESULTS / "CLAIMS.md").read_text(encoding="utf-8")
-    for nb in NOTEBOOKS:
+    for nb in filter(_ran, ALL):
         claims = json.loads((paths.RESULTS / nb.key / "claims.json").read_text())["claims"]
         section = ledger.split(f"\n## {nb.key}", 1)[1].split("\n## ", 1)[0]
         view = (paths.executed_dir() / f"{nb.key}.md").read_text(encoding="utf-8")

@@ -36,6 +36,9 @@ NOT_PAPER_CHECKS = {
     "tests/test_workflows.py": "the CI workflow file; it names the README only in a docstring",
     "tests/test_scaffold.py": "scaffolds its own papers and mechanisms in a temporary copy of the checkout and runs "
                               "the loop there; a paper of the checkout is one more file copied",
+    "tests/test_scaffold_game.py": "scaffolds its own papers, mechanisms and games in a temporary copy and checks the "
+                                   "loop there; a paper of the checkout is one more file copied",
+    "tests/test_game_registry.py": "parametrised by game name: the loop runs it with -m games -k <the paper's games>",
 }
 
 

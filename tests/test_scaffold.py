@@ -45,8 +45,11 @@ def _texts(root: Path) -> dict[str, bytes]:
 
 
 def _run(args, cwd, timeout=1200, **env):
+    # PYTHONPATH: every process of the copy (and the ones its tests start) imports the copy's fairlib, not the
+    # checkout's that the linked environment has installed
     return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, "FAIRLIB_BUILD_DIR": str(Path(cwd) / "build"), **env})
+                          env={**os.environ, "FAIRLIB_BUILD_DIR": str(Path(cwd) / "build"), "PYTHONPATH": str(cwd),
+                               **env})
 
 
 def test_a_scaffolded_paper_and_mechanism_are_clean_and_their_tests_pass(checkout):
