@@ -2,8 +2,8 @@
 
 The public API is :data:`__all__`: the subpackages (``market``, ``multires``, ``dynamic``, ``traces``,
 ``experiments``) and modules (``mechanisms``, ``games``, ``properties``, ``catalog``, ``sim``, ``sweep``, ``metrics``,
-``report``, ``plotting``, ``paths``, ``timing``, ``verify``), and the names most code needs, importable from
-``fairlib`` directly (``from fairlib import Cluster, drf, psdsf``). They load on first use, so ``import fairlib``
+``report``, ``plotting``, ``paths``, ``timing``, ``verify``, ``testing``), and the names most code needs, importable
+from ``fairlib`` directly (``from fairlib import Cluster, drf, psdsf``). They load on first use, so ``import fairlib``
 stays light.
 
 Importing fairlib points numba's on-disk cache at ``<repo>/build/numba-cache`` (or the ``NUMBA_CACHE_DIR`` you set),
@@ -194,7 +194,7 @@ _EXPORTS = {
     "register": "mechanisms", "register_game": "games",
 }
 _SUBMODULES = ("market", "multires", "dynamic", "traces", "experiments", "mechanisms", "games", "properties", "sim",
-               "sweep", "metrics", "report", "plotting", "paths", "timing", "verify", "catalog")
+               "sweep", "metrics", "report", "plotting", "paths", "timing", "verify", "catalog", "testing")
 
 __all__ = sorted(_EXPORTS) + list(_SUBMODULES) + ["KERNEL_HASH", "KERNEL_KEYS", "SOURCE_HASH", "__version__"]
 

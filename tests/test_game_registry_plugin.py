@@ -7,13 +7,13 @@ k_i highest-weight ones under finite parallelism), a static rule that claims no 
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 import textwrap
 from collections import defaultdict
 
 from fairlib.paths import ROOT
+from fairlib.testing import GAME_CHECKS
 
 PLUGIN = textwrap.dedent('''
     """A toy game registered from outside fairlib."""
@@ -51,6 +51,14 @@ def _pytest(args, tmp_path):
                           capture_output=True, text=True, timeout=1800)
 
 
+def _rule(node: str) -> str:
+    """A test's node id without its game: ``test_game[g-check_x]`` -> ``test_game[check_x]`` (one rule per check of
+    fairlib.testing), ``test_y[g]`` -> ``test_y``."""
+    test, _, params = node.partition("[")
+    check = params.rstrip("]").split("-", 1)[1] if "-" in params else ""
+    return f"{test}[{check}]" if check else test
+
+
 def test_a_game_from_another_module_meets_every_registry_wide_game_test_unchanged(tmp_path):
     (tmp_path / "fairlib_toy_game_plugin.py").write_text(PLUGIN)
     listed = _pytest(["--collect-only", "-q"], tmp_path)
@@ -58,11 +66,12 @@ def test_a_game_from_another_module_meets_every_registry_wide_game_test_unchange
     ids = [line for line in listed.stdout.splitlines() if "::" in line]
     by_test = defaultdict(list)
     for node in ids:
-        by_test[re.sub(r"\[.*$", "", node)].append(node)
+        by_test[_rule(node)].append(node)
     assert len(by_test) >= 8, sorted(by_test)
     # every registry-wide game test is parametrised by game: each has an instance for the toy, except those for
     # the "equilibrium" capability, which the toy does not claim
-    equilibrium = {test for test in by_test if "equilibrium" in test}
+    needs_equilibrium = [c.__name__ for c in GAME_CHECKS if getattr(c, "requires", None) == "equilibrium"]
+    equilibrium = {test for test in by_test if "equilibrium" in test or any(c in test for c in needs_equilibrium)}
     missing = [test for test, nodes in by_test.items() if test not in equilibrium
                and not any("toy_even_bids" in n for n in nodes)]
     assert not missing, f"registry-wide game tests that do not run on a newly registered game: {missing}"

@@ -30,6 +30,10 @@ NOT_PAPER_CHECKS = {
                                   "(--contract-modules); the callables it leaves alone are the same as on main",
     "tests/test_registry.py": "parametrised by mechanism name: the loop runs it with -m registry -k <the paper's "
                               "mechanisms>",
+    "tests/test_game_registry.py": "parametrised by game name: the loop runs it with -m games -k <the paper's "
+                                   "mechanisms>",
+    "tests/test_testing.py": "fairlib.testing on toy mechanisms of its own and on drf; the registry's checks, on "
+                             "the paper's mechanisms, run in tests/test_registry.py and tests/test_game_registry.py",
     "tests/test_mechanisms.py": "registers and removes a mechanism of its own inside one test; reads no other entry",
     "tests/test_run_all.py": "run_all.py on made-up notebooks in temporary folders; it names the README only in a "
                              "docstring",

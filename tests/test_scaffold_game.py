@@ -61,7 +61,7 @@ def test_a_scaffolded_game_imports_registers_and_passes_its_tests(checkout):
     registry = _run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-o",
                      "addopts=-ra --strict-markers", "-q", "-m", "registry or games", "-k", mechs, "tests"], checkout)
     assert registry.returncode == 0 and " passed" in registry.stdout, registry.stdout[-4000:]
-    assert "test_the_allocation_is_feasible_on_small_random_games" in _run(
+    assert "check_game_is_feasible_on_small_random_games" in _run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-o", "addopts=--strict-markers",
          "-q", "--collect-only", "-m", "registry or games", "-k", mechs, "tests"], checkout).stdout
     contract_modules = " ".join(modules.stdout.split())
