@@ -42,7 +42,6 @@ NOT_PAPER_CHECKS = {
                               "the loop there; a paper of the checkout is one more file copied",
     "tests/test_scaffold_game.py": "scaffolds its own papers, mechanisms and games in a temporary copy and checks the "
                                    "loop there; a paper of the checkout is one more file copied",
-    "tests/test_game_registry.py": "parametrised by game name: the loop runs it with -m games -k <the paper's games>",
 }
 
 
