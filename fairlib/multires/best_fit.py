@@ -2,7 +2,7 @@
 
 DRFH (:func:`fairlib.multires.drfh`) fixes each user's *total* tasks and leaves their placement to any point of
 the optimal face. The DRFH paper (Wang, Liang and Li, "Multi-resource fair allocation in heterogeneous cloud
-computing systems", IEEE TPDS 2015 — not among the four papers reproduced here; its rule is taken from that
+computing systems", IEEE TPDS 2015 — not among the papers reproduced here; its rule is taken from that
 paper's description of its Best-Fit heuristic) evaluates a concrete scheduler instead:
 
 1. among the users that can still run a task, pick the one with the lowest global dominant share
