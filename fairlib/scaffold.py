@@ -136,11 +136,63 @@ class _Writer:
     def edit(self, rel: str, text: str) -> None:
         self.edits[self.root / rel] = text
 
+    def check(self) -> None:
+        """Parse every file about to be written as what it is (Python compiled, TOML and notebook JSON read): a value
+        that would break one (a title with three quotes, a label ending in a backslash) is refused before anything
+        is written, naming the file and the line."""
+        import tomllib
+        import warnings
+
+        for path, text in {**self.new, **self.edits}.items():
+            rel = path.relative_to(self.root)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error")  # an invalid escape sequence is refused too, not warned of later
+                    if path.suffix == ".py":
+                        compile(text, str(rel), "exec")
+                    elif path.suffix == ".toml":
+                        tomllib.loads(text)
+                    elif path.suffix == ".ipynb":
+                        for cell in json.loads(text)["cells"]:
+                            if cell["cell_type"] == "code":
+                                compile("".join(cell["source"]), f"{rel} (a code cell)", "exec")
+            except (SyntaxError, ValueError, SyntaxWarning, DeprecationWarning) as exc:
+                where = f" line {exc.lineno}" if getattr(exc, "lineno", None) else ""
+                why = getattr(exc, "msg", None) or str(exc)
+                raise ScaffoldError(f"{rel}{where}: the generated file would not parse ({why}); a title, citation or "
+                                    "label holds characters that break it (quotes, a trailing backslash): change "
+                                    "them; nothing was written") from None
+
     def commit(self) -> list[str]:
+        self.check()
         for path, text in {**self.new, **self.edits}.items():
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
         return sorted(str(p.relative_to(self.root)) for p in {**self.new, **self.edits})
+
+
+def _public_names(root: Path) -> dict[str, str]:
+    """The names ``fairlib``, ``fairlib.multires`` and ``fairlib.market`` export in checkout ``root`` (read from their
+    ``__all__`` lists and ``__all__ += [...]`` lines, and fairlib's lazy exports), each with the module's name."""
+    import ast
+
+    found: dict[str, str] = {}
+    for rel, module in (("fairlib/multires/__init__.py", "fairlib.multires"),
+                        ("fairlib/market/__init__.py", "fairlib.market"), ("fairlib/__init__.py", "fairlib")):
+        path = root / rel
+        if not path.is_file():
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            value = None
+            if isinstance(node, (ast.Assign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if any(isinstance(t, ast.Name) and t.id in ("__all__", "_EXPORTS") for t in targets):
+                    value = node.value
+            if isinstance(value, (ast.List, ast.Tuple)):
+                found.update({e.value: module for e in value.elts if isinstance(e, ast.Constant)})
+            elif isinstance(value, ast.Dict):
+                found.update({k.value: module for k in value.keys if isinstance(k, ast.Constant)})
+    return found
 
 
 def _tuple_added(line: str, field: str, value: str) -> str:
@@ -849,6 +901,10 @@ def scaffold_mechanism(name: str, kind: str, *, label: str | None = None, paper:
     label = label or name
     if "\n" in label or '"' in label or "{" in label or "'" in label:
         raise ScaffoldError(f"--label = {label!r}: one line without quotes or braces")
+    taken = _public_names(root)
+    if name in taken:
+        raise ScaffoldError(f"NAME = {name!r}: already a public name of {taken[name]} (the new function would shadow "
+                            "it); choose another name")
     w = _Writer(root)
     registry = w.read("fairlib/mechanisms.py")
     if re.search(rf'^register\("{name}",', registry, flags=re.M):

@@ -124,7 +124,7 @@ def test_a_name_taken_or_malformed_is_refused_and_nothing_is_written(checkout):
          "--venue-kind = 'book': must be 'conference-paper'"),
         (lambda: scaffold.paper_from_options(*options[:4], "", options[5]), "--venue = '': must be one non-empty"),
         (lambda: scaffold.paper_from_options(*options[:5], "arxiv.org/1"), "--url = 'arxiv.org/1': must be a web"),
-        (lambda: scaffold.scaffold_mechanism("drf", "pooled", root=checkout), "already registered"),
+        (lambda: scaffold.scaffold_mechanism("drf", "pooled", root=checkout), "already a public name"),
         (lambda: scaffold.scaffold_mechanism(MECH, "both", root=checkout), "'pooled' or 'multi_server'"),
         (lambda: scaffold.scaffold_mechanism(MECH, "pooled", paper="li2019", root=checkout), "scaffold the paper"),
         (lambda: scaffold.remove_paper("li2019", root=checkout), "not made by the scaffold"),
@@ -194,3 +194,19 @@ def test_make_test_paper_and_the_quick_run_are_green_on_a_fresh_scaffold(checkou
     run = _run([str(checkout / ".venv" / "bin" / "python"), "run_all.py", "--quick", "--only", KEY], checkout)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "1/1 (quick: provisional)" in run.stdout
+
+
+def test_what_would_not_parse_or_would_shadow_a_public_name_is_refused_and_nothing_is_written(checkout):
+    before = _texts(checkout)
+    quoted = scaffold.paper_from_options("Doe, Jane", 'A title with """ three quotes', 2024, "article",
+                                         "arXiv preprint", "https://arxiv.org/abs/2401.00001")
+    for call, message in [
+        (lambda: scaffold.scaffold_paper(KEY, quoted, DRIVER, root=checkout), "would not parse"),
+        (lambda: scaffold.scaffold_mechanism(MECH, "pooled", label="ends in a backslash\\", root=checkout),
+         "would not parse"),
+        (lambda: scaffold.scaffold_mechanism("best_response", "game", root=checkout), "shadow"),
+        (lambda: scaffold.scaffold_mechanism("dynamic_drf", "pooled", root=checkout), "shadow"),
+    ]:
+        with pytest.raises(scaffold.ScaffoldError, match=message):
+            call()
+        assert _texts(checkout) == before

@@ -77,8 +77,8 @@ def test_a_scaffolded_game_imports_registers_and_passes_its_tests(checkout):
 
 def test_a_game_name_taken_is_refused_and_nothing_is_written(checkout):
     before = {str(p.relative_to(checkout)): p.read_bytes() for p in checkout.rglob("*") if p.is_file()}
-    for name, message in (("proportional_share", "already registered in fairlib/games.py"),
-                          ("drf", "already registered in fairlib/mechanisms.py")):
+    for name, message in (("proportional_share", "already a public name"), ("drf", "already a public name"),
+                          ("weight_proportional", "already (registered in fairlib/games.py|a public name)")):
         with pytest.raises(scaffold.ScaffoldError, match=message):
             scaffold.scaffold_mechanism(name, "game", root=checkout)
     with pytest.raises(scaffold.ScaffoldError, match="'game'"):
