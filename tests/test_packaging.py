@@ -64,12 +64,14 @@ def test_kernels_cache_in_the_keyed_directory_even_when_numba_is_imported_first(
             "print(c.CACHE_DIR == fairlib.KERNEL_CACHE_DIR)\n"
             "locator = inspect.unwrap(edrf).__globals__['_scan_rows']._cache._cache_path\n"
             "key = fairlib.KERNEL_KEYS['multires/edrf.py']\n"
-            "print(locator == fairlib.KERNEL_CACHE_DIR + '/multires.edrf-' + key)\n")
-    env = {k: v for k, v in __import__("os").environ.items() if k != "NUMBA_CACHE_DIR"}
+            "print(locator == fairlib.KERNEL_CACHE_DIR + '/multires.edrf-' + key)\n"
+            "print(fairlib.KERNEL_CACHE_DIR)\n")
+    # nothing inherited: no cache directory of a parent process, and this checkout's fairlib
+    env = {k: v for k, v in __import__("os").environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTHONPATH")}
+    env["PYTHONPATH"] = str(ROOT)
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
                          check=True).stdout.split()
-    assert out == ["True", "True"], out
-    assert str(ROOT / "build" / "numba-cache") == __import__("fairlib").KERNEL_CACHE_DIR
+    assert out == ["True", "True", str(ROOT / "build" / "numba-cache")], out
 
 
 def test_warm_compiles_every_kernel():
