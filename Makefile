@@ -11,7 +11,8 @@
 #               test): ruff, its tests (fairlib/catalog.py), the repository-wide checks (catalog.PAPER_CHECKS:
 #               notebook form and quick run, import graph, guide, docs and README blocks, book, citation, claims
 #               registries, warm-up), the doctests, API contract and own tests of every module it adds or changes,
-#               and the registry-wide tests of the mechanisms and games it introduces
+#               and the registry-wide tests of the mechanisms and games it introduces; every step runs, the exit
+#               status says whether all passed
 #   make site   build the book (build/site/index.html; Jupyter Book, book/) from the committed executed
 #               notebooks in executed/, the claims ledger and docs/; nothing is re-executed, so it installs
 #               the packages (.venv) and registers the 'fairlib' Jupyter kernel but compiles no numba kernel; it
@@ -85,14 +86,16 @@ test-paper: $(STAMP) $(CFFCONVERT)
 	@tests=$$($(BIN)/python -m fairlib.catalog --tests $(KEY)) || exit 2; \
 	mechs=$$($(BIN)/python -m fairlib.catalog --mechanisms $(KEY)); \
 	modules=$$($(BIN)/python -m fairlib.catalog --modules $(KEY)); \
-	set -x; $(BIN)/ruff check fairlib tests benchmarks run_all.py book || exit 1; \
+	status=0; set -x; $(BIN)/ruff check fairlib tests benchmarks run_all.py book || status=1; \
 	$(BIN)/python -m pytest -p no:cacheprovider -n 2 --dist loadgroup --no-loadscope-reorder --max-worker-restart 0 \
-	  $$tests --paper $(KEY) || exit 1; \
-	if [ -n "$$modules" ]; then $(BIN)/python -m pytest -p no:cacheprovider --doctest-modules $$modules && \
+	  $$tests --paper $(KEY) || status=1; \
+	if [ -n "$$modules" ]; then $(BIN)/python -m pytest -p no:cacheprovider --doctest-modules $$modules || status=1; \
 	  $(BIN)/python -m pytest -p no:cacheprovider -o addopts="-ra --strict-markers" tests/test_api_contract.py \
-	  --contract-modules "$$(echo $$modules)" || exit 1; fi; \
+	  --contract-modules "$$(echo $$modules)" || status=1; fi; \
 	if [ -n "$$mechs" ]; then $(BIN)/python -m pytest -p no:cacheprovider -o addopts="-ra --strict-markers" \
-	  -m "registry or games" -k "$$mechs" tests || exit 1; fi
+	  -m "registry or games" -k "$$mechs" tests || status=1; fi; \
+	set +x; if [ $$status -ne 0 ]; then echo "make test-paper: some step failed (every step ran; see above)"; fi; \
+	exit $$status
 
 # every benchmark, side by side with its baselines; writes benchmarks/results/*.json and renders docs/performance.md
 bench: $(STAMP)

@@ -275,6 +275,34 @@ class Declared:
 _FIELDS = {f.name for f in fields(Declared)}
 
 
+def _check_headline(entry: dict, where: str) -> None:
+    """Fill a declared headline with a value of the shape its rule measures (a series for ``monotone`` and
+    ``converges``, a mapping for ``ordered``; a number or a list of them for the other rules, which take either), so
+    a placeholder or format spec that cannot take it (``{ours:.1e}`` on a series) is refused when the registry
+    loads, not when a later run's Findings are rendered."""
+    paper = entry.get("paper_value")
+    if "ordered" in entry:
+        shapes = [{"a": 1.0, "b": 0.5}]
+    elif "monotone" in entry or "converges" in entry:
+        shapes = [[1.0, 0.5]]
+    else:
+        shapes = [1.0, [1.0, 0.5]]
+    errors = []
+    for ours in shapes:
+        values = {"ours": ours, "paper": paper}
+        if isinstance(ours, list):
+            values.update(ours_min=0.5, ours_max=1.0, n=2)
+        try:
+            entry["headline"].format(**values)
+            return
+        except (KeyError, IndexError, ValueError, TypeError) as exc:
+            errors.append(f"{type(exc).__name__}: {exc}")
+    hint = (" (this rule measures a series: use {ours_min}, {ours_max} or {n} with a format spec)"
+            if shapes == [[1.0, 0.5]] else "")
+    raise ValueError(f"{where}: headline {entry['headline']!r} cannot be filled with a value of this rule's shape "
+                     f"({'; '.join(errors)}){hint}")
+
+
 def _declared(entry: dict, where: str) -> Declared:
     """A registry entry checked field by field (errors name the file and the claim) and turned into a Declared."""
     cid = entry.get("id")
@@ -286,6 +314,8 @@ def _declared(entry: dict, where: str) -> Declared:
         raise ValueError(f"{where}: unknown field(s) {sorted(unknown)}; allowed: {sorted(_FIELDS)}")
     if "headline" in entry and (not isinstance(entry["headline"], str) or not entry["headline"].strip()):
         raise ValueError(f"{where}: headline must be a non-empty sentence")
+    if "headline" in entry:
+        _check_headline(entry, where)
     if entry.get("kind") not in KINDS:
         raise ValueError(f"{where}: kind = {entry.get('kind')!r}, must be one of {KINDS}")
     for name in ("source", "statement"):

@@ -282,7 +282,7 @@ def paper_from_options(authors: str, title: str, year, venue_kind: str, venue: s
 
     >>> paper_from_options("Johari, Ramesh; Tsitsiklis, John N.", "Efficiency loss in a network resource allocation "
     ...                    "game", "2004", "article", "Mathematics of Operations Research",
-    ...                    "https://doi.org/10.1287/moor.1030.0091").authors
+    ...                    "https://doi.org/10.1287/moor.1040.0091").authors
     (('Johari', 'Ramesh'), ('Tsitsiklis', 'John N.'))
     >>> paper_from_options("Johari Ramesh", "T", 2004, "article", "V", "https://x.org")
     Traceback (most recent call last):

@@ -224,7 +224,7 @@ def test_every_caption_names_only_what_its_figure_draws(nb):
     assert not problems, f"{nb.key}:\n" + "\n".join(problems)
 
 
-@pytest.mark.parametrize("nb", NOTEBOOKS, ids=_key)
+@pytest.mark.parametrize("nb", ALL, ids=_key)     # the source and the registry only: a paper not yet run too
 def test_every_findings_bullet_is_a_declared_headline(nb):
     """The claims a notebook's Findings show each declare a ``headline`` (plain words, units, the comparison with the
     paper; at most 35 words once filled, which ``findings_markdown`` enforces): a bullet is never a rule's wording."""

@@ -426,3 +426,17 @@ def test_a_tolerance_on_a_vector_refuses_another_length_and_non_numbers():
         _holds("tol = 1e-9", [2.52, 2.16, 0.0], paper_value="[2.52, 2.16]")
     with pytest.raises(ValueError, match="tol needs a numeric paper_value or a list of numbers"):
         ClaimLog("x", write=False, registry=_claim("tol = 1e-9", '["a", "b"]'))
+
+
+def test_a_headline_that_cannot_take_its_rules_value_is_refused_when_the_registry_loads():
+    from fairlib.report import _declared
+
+    base = {"id": "gap", "kind": "paper", "source": "§3", "statement": "the gap closes", "paper_value": 0.0,
+            "converges": {"final_gap": 0.1}}
+    with pytest.raises(ValueError, match=r"claim 'gap': headline .* use \{ours_min\}"):
+        _declared({**base, "headline": "gap {ours:.1e}"}, "x.toml")
+    assert _declared({**base, "headline": "gap down to {ours_min:.1e} over {n} sizes"}, "x.toml").headline
+    scalar = {"id": "s", "kind": "paper", "source": "§3", "statement": "at least 3/4", "at_least": 0.75}
+    assert _declared({**scalar, "headline": "efficiency {ours:.2f}"}, "x.toml").headline
+    with pytest.raises(ValueError, match="headline"):
+        _declared({**scalar, "headline": "efficiency {ourz:.2f}"}, "x.toml")
