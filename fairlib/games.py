@@ -1,11 +1,19 @@
 """The registry of games and market mechanisms: name -> callable, label, colour, capabilities, tolerance.
 
-Every game-type mechanism follows one contract, ``game_mechanism(game, **options) -> GameOutcome``: it takes a
-:class:`~fairlib.market.Game` (weights ``w[user, machine]``, budgets, optional finite parallelism, the reserve bid)
-and returns a :class:`~fairlib.market.GameOutcome` (the bids, the shares, prices and utilities they imply, and the
-certificate ``residual``, :func:`~fairlib.market.nash_gap`). The registry-wide tests (``pytest -m games``), the
-kernel warm-up (:mod:`fairlib.warm`) and the plot colours (:func:`fairlib.plotting.color`) iterate over it, so adding a
-game is one function plus one :func:`register_game` call. It is the games' counterpart of :mod:`fairlib.mechanisms`
+Every game-type mechanism follows one contract, ``game_mechanism(game, **options) -> outcome``: it takes an
+instance of the type it registered (``instance``; by default a :class:`~fairlib.market.Game`: weights
+``w[user, machine]``, budgets, optional finite parallelism, the reserve bid) and returns an outcome with the bids,
+what they imply and the certificate ``residual`` (for a ``Game`` a :class:`~fairlib.market.GameOutcome`, residual
+:func:`~fairlib.market.nash_gap`). Another model, whose strategy space or utilities a ``Game`` cannot state (Kelly's
+mechanism with users who pay their bid and have no budget), registers its own instance type (``instance=``), which
+builds a small instance from a weight matrix with a ``from_weights(weights, reserve=...)`` class method
+(:meth:`GameMechanism.example`: the warm-up and the registry-wide checks, :mod:`fairlib.testing`, use it) and has
+``n_users`` and ``n_machines``; its outcome carries ``bids`` and ``shares`` (users × machines), ``residual``,
+``converged``, ``iterations``, ``method``, ``message`` and ``extras`` as a ``GameOutcome`` does.
+
+The registry-wide tests (``pytest -m games``), the kernel warm-up (:mod:`fairlib.warm`) and the plot colours
+(:func:`fairlib.plotting.color`) iterate over it, so adding a game is one function plus one :func:`register_game`
+call. It is the games' counterpart of :mod:`fairlib.mechanisms`
 (static mechanisms on a ``Cluster``), separate because the instance, the result and the rules differ (it refuses a
 static mechanism's name). The registry sits above the mechanisms it lists: nothing in :mod:`fairlib.market` imports
 it.
@@ -28,8 +36,8 @@ Games from other modules join the registry when the modules named (comma-separat
 
 >>> get("proportional_share").label, "equilibrium" in get("proportional_share").capabilities
 ('proportional share (best-response equilibrium)', True)
->>> names("equilibrium")
-['proportional_share']
+>>> names("equilibrium"), names("equilibrium", instance=Game)
+(['proportional_share'], ['proportional_share'])
 """
 
 from __future__ import annotations
@@ -70,16 +78,32 @@ class GameMechanism:
     options: Mapping = field(default_factory=lambda: MappingProxyType({}))
     #: the largest residual an ``"equilibrium"`` game's default run may leave (None: it claims no equilibrium)
     tol: float | None = None
+    #: the instance type it plays (a ``Game``, or another model's type with a ``from_weights`` class method)
+    instance: type = Game
 
     def __call__(self, game, **options):
         """Run the game mechanism on ``game`` with its default options updated by ``options``."""
         self.refuse_unsupported(game)
         return self.function(game, **{**self.options, **options})
 
+    def example(self, weights, *, reserve: float = 0.0, **kwargs):
+        """A small instance of the type this mechanism plays, built from a weight matrix: ``Game(weights,
+        reserve=reserve, **kwargs)``, or the instance type's ``from_weights(weights, reserve=reserve)`` (which
+        states no budgets and no parallelism)."""
+        if self.instance is Game:
+            return Game(weights, reserve=reserve, **kwargs)
+        return self.instance.from_weights(weights, reserve=reserve)
+
     def refuse_unsupported(self, game) -> None:
         """Raise :class:`~fairlib.InvalidInputError` naming the first feature of ``game`` this mechanism's
-        capabilities do not cover (budgets other than 1, finite parallelism, a reserve)."""
-        as_instance(game, Game, "game")
+        capabilities do not cover (budgets other than 1, finite parallelism, a reserve), or a game of another
+        type than the one it plays."""
+        as_instance(game, self.instance, "game")
+        if self.instance is not Game:
+            if "reserve" not in self.capabilities and getattr(game, "reserve", 0.0) != 0.0:
+                raise InvalidInputError(f"game.reserve = {game.reserve!r}: {self.name} plays the game without a "
+                                        f"reserve (no 'reserve' capability); games that do: {names('reserve')}")
+            return
         if "budgets" not in self.capabilities and (game.budgets != 1.0).any():
             i = int(np.argmax(game.budgets != 1.0))
             raise InvalidInputError(f"game.budgets[{i}] = {float(game.budgets[i])!r}: {self.name} has no budgets (no "
@@ -98,7 +122,7 @@ _REGISTRY: dict[str, GameMechanism] = {}
 
 def register_game(name: str, function: Callable, *, label: str | None = None, color: str | None = None,
                   capabilities=(), options: Mapping | None = None, tol: float | None = None,
-                  replace: bool = False) -> GameMechanism:
+                  replace: bool = False, instance: type = Game) -> GameMechanism:
     """Add a game mechanism ``function(game, **options) -> GameOutcome`` under ``name``.
 
     Parameters
@@ -117,6 +141,10 @@ def register_game(name: str, function: Callable, *, label: str | None = None, co
         With ``"equilibrium"``: the largest residual its default run may leave (default :data:`DEFAULT_TOL`).
     replace : bool
         Re-registering a name needs ``replace=True``.
+    instance : type
+        The instance type it plays (default :class:`~fairlib.market.Game`); another type needs a
+        ``from_weights(weights, reserve=...)`` class method, and the ``"budgets"`` and ``"parallelism"``
+        capabilities are a ``Game``'s only.
 
     Returns
     -------
@@ -141,6 +169,13 @@ def register_game(name: str, function: Callable, *, label: str | None = None, co
         raise InvalidInputError(f"tol = {tol!r}: {name!r} claims no equilibrium (no 'equilibrium' capability)")
     if "equilibrium" in caps:
         tol = as_number(DEFAULT_TOL if tol is None else tol, "tol")
+    if not isinstance(instance, type) or (instance is not Game and not callable(getattr(instance, "from_weights",
+                                                                                        None))):
+        raise InvalidInputError(f"instance = {_short(instance)}: {name!r} needs Game or a type with a from_weights "
+                                "class method")
+    if instance is not Game and caps & {"budgets", "parallelism"}:
+        raise InvalidInputError(f"capabilities: {sorted(caps & {'budgets', 'parallelism'})} are a Game's; "
+                                f"{name!r} plays a {instance.__name__}")
     if name.lower() in _REGISTRY and not replace:
         raise InvalidInputError(f"name = {name!r}: already registered as a game (replace=True to override)")
     try:
@@ -151,7 +186,7 @@ def register_game(name: str, function: Callable, *, label: str | None = None, co
         raise InvalidInputError(f"name = {name!r}: registered as a static mechanism (fairlib.mechanisms); choose "
                                 "another name")
     game = GameMechanism(name, function, label or name, color or mechanisms._fallback_color(name), caps,
-                         MappingProxyType(dict(options or {})), tol)
+                         MappingProxyType(dict(options or {})), tol, instance)
     _REGISTRY[name.lower()] = game
     return game
 
@@ -186,17 +221,22 @@ def get(name: str) -> GameMechanism:
     raise InvalidInputError(f"name = {name!r}: not registered as a game; known: {list(_REGISTRY)}")
 
 
-def select(*capabilities: str) -> list[GameMechanism]:
-    """Registered game mechanisms having every capability given, in registration order."""
+def select(*capabilities: str, instance: type | None = None) -> list[GameMechanism]:
+    """Registered game mechanisms having every capability given (and playing ``instance``, when given), in
+    registration order."""
     unknown = sorted(set(capabilities) - CAPABILITIES)
     if unknown:
         raise InvalidInputError(f"capabilities: {unknown} unknown; known: {sorted(CAPABILITIES)}")
-    return [g for g in _REGISTRY.values() if set(capabilities) <= g.capabilities]
+    if instance is not None and not isinstance(instance, type):
+        raise InvalidInputError(f"instance = {_short(instance)}: must be an instance type (Game, or a game model's "
+                                "own) or None")
+    return [g for g in _REGISTRY.values() if set(capabilities) <= g.capabilities
+            and (instance is None or g.instance is instance)]
 
 
-def names(*capabilities: str) -> list[str]:
+def names(*capabilities: str, instance: type | None = None) -> list[str]:
     """Names of :func:`select`."""
-    return [g.name for g in select(*capabilities)]
+    return [g.name for g in select(*capabilities, instance=instance)]
 
 
 # --- the games of the papers ----------------------------------------------------------------------------------

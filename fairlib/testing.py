@@ -45,9 +45,18 @@ def _requires(capability: str):
     return mark
 
 
+def _plays_game(check):
+    """A check of the bidding game's own features (EC'05's equilibria, budgets, parallelism): it applies to games
+    that play a :class:`~fairlib.market.Game`, not to another model's instance type."""
+    check.instance = Game
+    return check
+
+
 def _applies(check, entry) -> bool:
     need = getattr(check, "requires", None)
-    return need is None or need in entry.capabilities
+    instance = getattr(check, "instance", None)
+    return (need is None or need in entry.capabilities) and (instance is None or
+                                                             getattr(entry, "instance", Game) is instance)
 
 
 def _raises(error: type[Exception], match: str, call: Callable, *args, **kwargs) -> None:
@@ -250,9 +259,14 @@ def check_mechanism(name_or_callable: str | Callable, **register_options) -> Non
 # ------------------------------------------------------------------------------------------------------- games
 
 
-def _game(entry, weights, **kwargs) -> Game:
-    """A game for ``entry``: the perturbed one (reserve ε) when it has the ``"reserve"`` capability."""
-    return Game(weights, reserve=RESERVE if "reserve" in entry.capabilities else 0.0, **kwargs)
+def _game(entry, weights, **kwargs):
+    """An instance for ``entry``: the perturbed one (reserve ε) when it has the ``"reserve"`` capability; a
+    :class:`~fairlib.market.Game`, or the model's own instance type (:meth:`fairlib.games.GameMechanism.example`,
+    budgets and parallelism being a Game's)."""
+    reserve = RESERVE if "reserve" in entry.capabilities else 0.0
+    if entry.instance is not Game:
+        return entry.example(weights, reserve=reserve)
+    return Game(weights, reserve=reserve, **kwargs)
 
 
 def _two_player(entry, kind: str, alpha: float) -> Game:
@@ -269,7 +283,14 @@ def _random_games(entry, count: int = 12):
         yield seed, _game(entry, uniform_preferences(rng, users, machines), budgets=budgets)
 
 
-def _check_feasible(game: Game, out: GameOutcome) -> None:
+def _check_feasible(game, out) -> None:
+    if not isinstance(game, Game):          # another model: the outcome's common fields
+        m, n = game.n_users, game.n_machines
+        assert out.bids.shape == out.shares.shape == (m, n), (out.bids.shape, out.shares.shape)
+        assert (out.bids >= 0).all() and (out.shares >= 0).all()
+        assert (out.shares.sum(axis=0) <= 1 + 1e-12).all(), out.shares.sum(axis=0)
+        assert out.residual >= 0
+        return
     m, n = game.weights.shape
     assert out.bids.shape == out.shares.shape == (m, n) and out.prices.shape == (n,) and out.utilities.shape == (m,)
     np.testing.assert_allclose(out.bids.sum(axis=1), game.budgets, rtol=1e-9)
@@ -296,15 +317,17 @@ def check_game_contract_on_the_two_player_game(entry) -> None:
 
     game = _two_player(entry, "equal", 0.7)
     out = entry(game)
-    assert isinstance(out, GameOutcome), f"{entry.name} returned {type(out).__name__}, not a GameOutcome"
-    assert out.game is game and isinstance(out.method, str) and out.method
+    if isinstance(game, Game):
+        assert isinstance(out, GameOutcome), f"{entry.name} returned {type(out).__name__}, not a GameOutcome"
+    assert getattr(out, "game", game) is game and isinstance(out.method, str) and out.method
     assert isinstance(out.converged, bool) and isinstance(out.iterations, int) and out.iterations >= 0
     assert isinstance(out.residual, float) and isinstance(out.message, str)
     _check_feasible(game, out)
-    for array in (out.bids, out.shares, out.prices, out.utilities):
+    for array in (out.bids, out.shares) + ((out.prices, out.utilities) if isinstance(game, Game) else ()):
         assert array.dtype == np.float64 and not array.flags.writeable
     _extras_are_immutable(out.extras)
-    assert out.residual == nash_gap(game, out.bids), "the residual is not nash_gap of the bids"
+    if isinstance(game, Game):
+        assert out.residual == nash_gap(game, out.bids), "the residual is not nash_gap of the bids"
     assert color(entry.name) == entry.color and label(entry.name) == entry.label
 
 
@@ -324,6 +347,7 @@ def check_game_is_feasible_on_small_random_games(entry) -> None:
             _check_feasible(finite, entry(finite))
 
 
+@_plays_game
 @_requires("equilibrium")
 def check_game_finds_the_two_player_equilibria(entry) -> None:
     """The EC'05 two-player games with a unique equilibrium (:data:`TWO_PLAYER`): converged, certified (residual at
@@ -389,6 +413,12 @@ def check_game_honours_or_refuses_budgets_parallelism_and_a_reserve(entry) -> No
     weights = [[0.7, 0.3], [0.4, 0.6]]
     caps = entry.capabilities
     reserve = RESERVE if "reserve" in caps else 0.0
+    if entry.instance is not Game:          # another model: no budgets or parallelism to play; a reserve or none
+        if "reserve" not in caps:
+            _raises(InvalidInputError, "reserve", entry, entry.example(weights, reserve=1e-6))
+        else:
+            _check_feasible(game := entry.example(weights, reserve=RESERVE), entry(game))
+        return
     for feature, game in (("budgets", Game(weights, budgets=[1.0, 2.0], reserve=reserve)),
                           ("parallelism", Game(weights, parallelism=1, reserve=reserve))):
         if feature not in caps:
@@ -459,7 +489,7 @@ def check_game_kernels_agree_interpreted_and_compiled(entry) -> None:
         with compiled():
             fast = entry(game)
         assert slow.converged == fast.converged, seed
-        scale = float(game.budgets.max())
+        scale = float(game.budgets.max()) if isinstance(game, Game) else 1.0
         np.testing.assert_allclose(slow.bids, fast.bids, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL * scale)
 
 
@@ -482,12 +512,13 @@ def check_game_is_warmed_up(entry) -> None:
 
     spy.__doc__ = entry.function.__doc__
     games.register_game(entry.name, spy, label=entry.label, color=entry.color, capabilities=entry.capabilities,
-                        options=entry.options, tol=entry.tol, replace=True)
+                        options=entry.options, tol=entry.tol, replace=True, instance=entry.instance)
     try:
         warm._registered_games(np.random.default_rng(0).uniform(0.0, 1.0, (6, 4)))
     finally:
         games.register_game(entry.name, entry.function, label=entry.label, color=entry.color,
-                            capabilities=entry.capabilities, options=entry.options, tol=entry.tol, replace=True)
+                            capabilities=entry.capabilities, options=entry.options, tol=entry.tol, replace=True,
+                            instance=entry.instance)
     assert calls, f"the warm-up does not call {entry.name}"
     assert "registered games" in dict(warm.warm_steps())
 

@@ -109,7 +109,7 @@ def _registered_games(weights) -> list:
     for name in games.names():
         game = games.get(name)
         reserve = 1e-6 if "reserve" in game.capabilities else 0.0
-        out.append(game(Game(weights, reserve=reserve)))
+        out.append(game(game.example(weights, reserve=reserve)))      # a Game, or the model's own instance type
         if "parallelism" in game.capabilities:
             out.append(game(Game(weights, parallelism=2, reserve=reserve)))
     return out

@@ -197,8 +197,11 @@ _PROBE = textwrap.dedent("""
     dynamic_drf([[1.0, 0.5], [0.5, 1.0]])
     best_response([1.0, 2.0], [1.0, 1.0], 1.0)
     for name in games.names():
-        for parallelism in (None, 1):
-            games.get(name)(Game([[0.7, 0.3], [0.4, 0.6]], parallelism=parallelism, reserve=1e-9))
+        entry = games.get(name)
+        for parallelism in (None, 1) if entry.instance is Game else (None,):
+            kwargs = {"parallelism": parallelism} if entry.instance is Game else {}
+            entry(entry.example([[0.7, 0.3], [0.4, 0.6]], reserve=1e-9 if "reserve" in entry.capabilities else 0.0,
+                                **kwargs))
     small = compiled_kernels()
     import numpy as np
     rng = np.random.default_rng(0)

@@ -7,8 +7,12 @@ import importlib
 import subprocess
 import sys
 import textwrap
+from types import MappingProxyType, SimpleNamespace
 
+import numpy as np
 import pytest
+
+from fairlib import InvalidInputError
 
 from fairlib import games, mechanisms
 from fairlib.testing import GAME_CHECKS, MECHANISM_CHECKS, check_mechanism, parametrize_with_checks
@@ -104,3 +108,50 @@ def test_fairlib_imports_without_pytest_and_without_fairlib_testing():
              "fairlib.testing; assert 'testing' in fairlib.__all__")
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
+
+
+class _Link:
+    """A model the bidding game's ``Game`` cannot state: one link, users who pay their bid (no budget)."""
+
+    def __init__(self, slopes, reserve=0.0):
+        self.slopes = np.asarray(slopes, dtype=float)
+        self.reserve = float(reserve)
+        self.n_users, self.n_machines = len(self.slopes), 1
+
+    @classmethod
+    def from_weights(cls, weights, reserve=0.0):
+        return cls(np.asarray(weights, dtype=float).sum(axis=1), reserve=reserve)
+
+
+def equal_bids(link):
+    """Every user bids 1 on the link: an equal split.
+
+    Returns
+    -------
+    SimpleNamespace
+        bids and shares (users x 1), residual 0, converged.
+    """
+    from fairlib._validate import as_instance
+
+    as_instance(link, _Link, "game")
+    bids = np.ones((link.n_users, 1))
+    shares = bids / (bids.sum() + link.reserve)
+    for array in (bids, shares):
+        array.flags.writeable = False
+    return SimpleNamespace(bids=bids, shares=shares, residual=0.0, converged=True, iterations=0, method="equal",
+                           message="", extras=MappingProxyType({}), game=link)
+
+
+def test_a_game_of_another_instance_type_meets_the_checks_that_apply_to_it():
+    from fairlib.testing import _applies, check_game
+
+    with games.registered("equal_bids", equal_bids, capabilities=("reserve",), instance=_Link) as entry:
+        assert entry.example([[0.5, 0.5], [1.0, 0.0]], reserve=1e-6).slopes.tolist() == [1.0, 1.0]
+        check_game("equal_bids")
+        applied = [c.__name__ for c in GAME_CHECKS if _applies(c, entry)]
+        assert "check_game_finds_the_two_player_equilibria" not in applied and len(applied) >= 7
+        assert games.names(instance=_Link) == ["equal_bids"]
+    with pytest.raises(InvalidInputError, match="budgets"):
+        games.register_game("bad_link", equal_bids, capabilities=("budgets",), instance=_Link)
+    with pytest.raises(InvalidInputError, match="from_weights"):
+        games.register_game("bad_link", equal_bids, instance=dict)
