@@ -113,7 +113,7 @@ TOLERANCES: dict[str, dict[str, dict[str, Tolerance]]] = {
         "allocations of DRFH and TSF (max-min interior point, gap 1e-10), PS-DSF (the market's Newton steps, or "
         "the fixed point within ~2e-10 of its limit) and PF-VDS (interior point; best responses polish above a Nash "
         "residual of 1e-6): time-averaged utilisation and shares move by up to ~1e-6 (1e-5 leaves a factor 10)"),
-        6, inputs=("arrival", "quanta", "trace_duration", "duration_s"))}},
+        6, inputs=("arrival", "quanta", "trace_duration", "duration_s", "time"))}},
 }
 
 #: wall-clock columns, by table: machine- and load-dependent by nature, excluded from the comparison
