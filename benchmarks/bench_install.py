@@ -3,8 +3,8 @@ on 2 cores; reloading every kernel after editing a driver within 1.2x of reloadi
 
 1. **Install**: ``git clone`` of this checkout's committed tree into a temporary folder, then ``make install`` there
    (a new ``.venv``, the pinned packages from the package registry with pip's own download cache as this machine
-   has it, the Jupyter kernel, and ``python -m fairlib.warm --jobs 2`` compiling every kernel into an empty cache).
-   Wall time of the whole command.
+   has it, the Jupyter kernel, and ``python -m fairlib.warm --jobs 2`` compiling every kernel into the clone's empty
+   cache: nothing of this checkout's environment is passed on). Wall time of the whole command.
 2. **Edits**: in that clone, ``python -m fairlib.warm --jobs 2`` again with nothing edited (every kernel loads from
    the cache), after appending a comment to an experiment driver (``fairlib/experiments/dynamic_drf.py``: no
    kernel module's key changes, nothing recompiles) and after appending one to a kernel module
@@ -27,9 +27,19 @@ INSTALL_TARGET_MIN = 3
 EDIT_RATIO_TARGET = 1.2
 
 
+def _fresh_env() -> dict:
+    """This process's environment without what would reach into this checkout: its numba cache (fairlib's cache
+    keys name the sources, so a clone would load this checkout's compiled kernels), numba's locator setting, the
+    module path and fairlib's own variables."""
+    import os
+
+    return {k: v for k, v in os.environ.items()
+            if not k.startswith(("NUMBA_", "FAIRLIB_", "PYTHONPATH", "VIRTUAL_ENV"))}
+
+
 def _timed(cmd: list[str], cwd: Path) -> float:
     t0 = time.perf_counter()
-    run = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    run = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=_fresh_env())
     if run.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed in {cwd}:\n{run.stdout[-2000:]}\n{run.stderr[-2000:]}")
     return time.perf_counter() - t0
