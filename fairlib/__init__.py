@@ -78,23 +78,6 @@ def _imported_files(here: Path, path: Path, text: bytes) -> list[Path]:
     return found
 
 
-def kernel_sources(texts: dict[Path, bytes] | None = None) -> list[str]:
-    """The source files numba's cache depends on, relative to the package: every module that defines a kernel and
-    every fairlib module those import, at any depth (function-level imports included), read from the sources'
-    import statements (``texts``: the sources as :func:`_read_sources` gives them; default read afresh)."""
-    here = Path(__file__).parent
-    texts = texts or _read_sources()
-    todo = [p for p, text in texts.items() if _DEFINES_KERNEL.search(text)]
-    seen = set(todo)
-    while todo:
-        path = todo.pop()
-        for other in _imported_files(here, path, texts[path]):
-            if other not in seen:
-                seen.add(other)
-                todo.append(other)
-    return sorted(str(p.relative_to(here)) for p in seen)
-
-
 def _closure(here: Path, path: Path, texts: dict[Path, bytes]) -> set[Path]:
     """``path`` and every fairlib source file its imports load, at any depth."""
     seen, todo = {path}, [path]
@@ -125,21 +108,19 @@ def kernel_keys(texts: dict[Path, bytes] | None = None) -> dict[str, str]:
     return keys
 
 
-def _kernel_hash(texts: dict[Path, bytes] | None = None) -> str:
-    h = hashlib.sha256()
-    here = Path(__file__).parent
-    texts = texts or _read_sources()
-    for name in kernel_sources(texts):
-        h.update(name.encode())
-        h.update(texts[here / name])
-    return h.hexdigest()[:16]
-
-
-#: hash of all the kernel sources (:func:`kernel_sources`): names the compiled code as a whole (benchmarks record it)
-KERNEL_HASH = _kernel_hash(_SOURCES)
 #: each kernel module's cache key (:func:`kernel_keys`), read by :mod:`fairlib._kernel_cache`
 KERNEL_KEYS = kernel_keys(_SOURCES)
 del _SOURCES
+
+
+def kernel_sources(texts: dict[Path, bytes] | None = None) -> list[str]:
+    """The source files numba's cache depends on, relative to the package: every module that defines a kernel and
+    every fairlib module those import, at any depth (function-level imports included; the union of the files
+    :func:`kernel_keys` hashes)."""
+    here = Path(__file__).parent
+    texts = texts or _read_sources()
+    seen = set().union(*(_closure(here, p, texts) for p, text in texts.items() if _DEFINES_KERNEL.search(text)))
+    return sorted(str(p.relative_to(here)) for p in seen)
 
 
 def _cache_dir() -> str:
@@ -196,7 +177,7 @@ _EXPORTS = {
 _SUBMODULES = ("market", "multires", "dynamic", "traces", "experiments", "mechanisms", "games", "properties", "sim",
                "sweep", "metrics", "report", "plotting", "paths", "timing", "verify", "catalog", "testing")
 
-__all__ = sorted(_EXPORTS) + list(_SUBMODULES) + ["KERNEL_HASH", "KERNEL_KEYS", "SOURCE_HASH", "__version__"]
+__all__ = sorted(_EXPORTS) + list(_SUBMODULES) + ["KERNEL_KEYS", "SOURCE_HASH", "__version__"]
 
 
 def __getattr__(name: str):

@@ -278,7 +278,7 @@ _FIELDS = {f.name for f in fields(Declared)}
 def _check_headline(entry: dict, where: str) -> None:
     """Fill a declared headline with a value of the shape its rule measures (a series for ``monotone`` and
     ``converges``, a mapping for ``ordered``; a number or a list of them for the other rules, which take either), so
-    a placeholder or format spec that cannot take it (``{ours:.1e}`` on a series) is refused when the registry
+    a replacement field or format spec that cannot take it (``{ours:.1e}`` on a series) is refused when the registry
     loads, not when a later run's Findings are rendered."""
     paper = entry.get("paper_value")
     if "ordered" in entry:

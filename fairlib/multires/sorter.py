@@ -64,7 +64,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import InvalidInputError, _short, as_capacities, check_choice
+from .._validate import InvalidInputError, _short, as_capacities, as_number, check_choice
 
 __all__ = ["DRFSorter", "SORTER_SEMANTICS"]
 
@@ -149,18 +149,12 @@ class DRFSorter:
             raise InvalidInputError(f"client {name!r}: not in the sorter (add it first)") from None
 
     def _weight(self, weight, name: str) -> float:
-        if isinstance(weight, (bool, np.bool_)) or not isinstance(weight, (int, float, np.integer, np.floating)):
-            raise InvalidInputError(f"weight of client {name!r} = {_short(weight)}: must be a finite number")
-        try:
-            w = float(weight)
-        except OverflowError:
-            raise InvalidInputError(f"weight of client {name!r} = {weight!r}: beyond the float range") from None
+        w = as_number(weight, f"weight of client {name!r}", inclusive=True)
+        if w == 0 and self.semantics == "mesos":
+            raise InvalidInputError(f"weight of client {name!r} = {weight}: must be > 0 (Mesos weights are positive)")
         if self.semantics == "volcano" and w != 1:
             raise InvalidInputError(f"weight of client {name!r} = {weight}: Volcano's drf plugin has no weights "
                                     "(give 1 or none)")
-        if not np.isfinite(w) or w < 0 or (w == 0 and self.semantics == "mesos"):
-            rule = "> 0 (Mesos weights are positive)" if self.semantics == "mesos" else ">= 0"
-            raise InvalidInputError(f"weight of client {name!r} = {weight}: must be finite and {rule}")
         return w
 
     # ---- clients ------------------------------------------------------------------------------------------------
