@@ -28,6 +28,8 @@ __all__ = [
     "as_instance",
     "check_columns",
     "check_choice",
+    "result_type",
+    "is_result_type",
 ]
 
 INT64_MAX = np.iinfo(np.int64).max
@@ -467,3 +469,28 @@ def check_choice(value, choices, name: str):
     if isinstance(value, (list, dict, set, np.ndarray)) or value not in tuple(choices):
         raise InvalidInputError(f"{name} = {value!r}: must be one of {list(choices)}")
     return value
+
+
+def result_type(cls):
+    """Mark ``cls`` as a result or record type: the library builds its instances and users read them.
+
+    The API contract (``tests/test_api_contract.py``) feeds bad values to every public callable's arguments; a
+    result type's constructor is not one users call with their data, so the contract leaves it out, and probes its
+    public methods that take arguments instead. Mark a frozen dataclass or named tuple that a mechanism or game
+    returns; an input type (a cluster, a game, a workload) validates its arguments and is not marked.
+
+    >>> from dataclasses import dataclass
+    >>> @result_type
+    ... @dataclass(frozen=True)
+    ... class Outcome:
+    ...     value: float
+    >>> is_result_type(Outcome), is_result_type(dict)
+    (True, False)
+    """
+    cls.__fairlib_result_type__ = True
+    return cls
+
+
+def is_result_type(cls) -> bool:
+    """Whether ``cls`` itself (not only a base class) is marked by :func:`result_type`."""
+    return isinstance(cls, type) and "__fairlib_result_type__" in vars(cls)

@@ -46,7 +46,7 @@ from types import MappingProxyType
 import numpy as np
 
 from . import multires  # noqa: F401 - registrations added by fairlib.scaffold name multires.<name>
-from ._validate import InvalidInputError, _short
+from ._validate import InvalidInputError, result_type, _short
 from .multires import asset_fairness, ceei, drf, drf_machine_offers, drfh, drfh_best_fit, edrf, pdrf, pfvds, psdsf, tsf
 
 __all__ = ["Mechanism", "ByServer", "CAPABILITIES", "register", "unregister", "registered", "get", "names",
@@ -60,6 +60,7 @@ _OKABE_ITO = {"black": "#000000", "orange": "#E69F00", "sky_blue": "#56B4E9", "b
               "yellow": "#F0E442", "blue": "#0072B2", "vermillion": "#D55E00", "reddish_purple": "#CC79A7"}
 
 
+@result_type
 @dataclass(frozen=True)
 class ByServer:
     """An option value given per server by cycling ``values`` over the servers (e.g. α = 1, 2, 4, 1, ... for
@@ -76,6 +77,7 @@ class ByServer:
         return np.resize(np.asarray(self.values, dtype=np.float64), cluster.n_servers)
 
 
+@result_type
 @dataclass(frozen=True)
 class Mechanism:
     """A registered mechanism. Call it as ``mechanism(cluster, **options)``; ``options`` (defaults) and each

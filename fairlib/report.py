@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from . import paths
-from ._validate import InvalidInputError, _short, as_count
+from ._validate import InvalidInputError, result_type, _short, as_count
 
 __all__ = ["save_figure", "save_table", "ClaimLog", "Claim", "ClaimsFailed", "Declared", "Measurement", "load_registry",
            "registry_path", "reported", "display_value", "cell_key", "measured_values", "FLOAT_FORMAT", "KINDS",
@@ -186,6 +186,7 @@ def _exact(bound) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
+@result_type
 @dataclass(frozen=True)
 class Declared:
     """One claim as declared in a registry, before any measurement: the paper's statement and our rule.
@@ -408,6 +409,7 @@ def load_registry(source, key: str = "") -> dict[str, Declared]:
     return out
 
 
+@result_type
 @dataclass(frozen=True)
 class Claim:
     """One claim of the ledger: as declared, with our measurement and its status."""
@@ -450,6 +452,7 @@ def _current_cell() -> str | None:
     return cell_key(history[-1]) if history else None
 
 
+@result_type
 @dataclass(frozen=True)
 class Measurement:
     """What an experiment driver measured for one declared claim: the value the claim's rule is applied to and,

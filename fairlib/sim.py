@@ -31,7 +31,7 @@ from typing import Callable, Mapping, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ._validate import (InvalidInputError, _short, as_array, as_count, as_eligibility, as_finite, as_identifiers,
+from ._validate import (InvalidInputError, result_type, _short, as_array, as_count, as_eligibility, as_finite, as_identifiers,
                         as_instance, as_number, as_real_array, as_rng, as_task_caps, check_choice, check_columns)
 from .metrics import jain_index
 from .multires.cluster import Cluster, on_merged_servers
@@ -463,6 +463,7 @@ def class_eligibility(fleet, scheduling_class, *, reserved=("C", "D"), privilege
     return open_server[None, :] | np.isin(sc, privileged)[:, None]
 
 
+@result_type
 @dataclass(frozen=True, eq=False)
 class ReplayResult:
     """``epochs``: one row per reallocation (start, end, active jobs, utilisation per resource overall, on the

@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from ._validate import InvalidInputError
+from ._validate import InvalidInputError, result_type
 
 __all__ = ["DEFAULT_RTOL", "DEFAULT_ATOL", "ANOTHER_CPU", "Tolerance", "TOLERANCES", "TIMING_COLUMNS", "SENSITIVE",
            "declared_tolerance",
@@ -263,6 +263,7 @@ SENSITIVE: dict[str, dict[str, dict]] = {
 }
 
 
+@result_type
 @dataclass(frozen=True)
 class Difference:
     """One cell that differs: 0-based data row (header excluded), column name or index, both values."""
@@ -278,6 +279,7 @@ class Difference:
         return f"row {self.row}, column {self.column!r}: committed {self.committed!r}, fresh {self.fresh!r}{rel}"
 
 
+@result_type
 @dataclass(frozen=True)
 class TableReport:
     """Outcome of one table's comparison: ``status`` is ``identical``, ``equal`` (within tolerance),
@@ -307,6 +309,7 @@ class TableReport:
             f" — {self.detail}" if self.detail else "") + excl
 
 
+@result_type
 @dataclass(frozen=True)
 class ClaimChange:
     """A claim whose status differs between the committed ledger and the fresh run."""
@@ -321,6 +324,7 @@ class ClaimChange:
         return f"claim {self.claim_id}: {self.committed!r} -> {self.fresh!r}{why}"
 
 
+@result_type
 @dataclass
 class VerifyReport:
     """Everything ``--verify`` found for one notebook: its tables and its claims."""

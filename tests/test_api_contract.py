@@ -20,7 +20,8 @@ and a wrong object in place of a Cluster/Game/Workload/DataFrame. Each call must
   whose message names the argument and, for a scalar, the value; or
 - a result, only where :data:`ACCEPTED` says that value is valid for that argument, with the reason.
 
-Everything left out is in :data:`EXEMPT` (whole callables or modules) and :data:`ACCEPTED` (values), each with its
+Everything left out is in :data:`EXEMPT` (whole callables or modules), :data:`ACCEPTED` (values) or is a class marked
+by :func:`fairlib._validate.result_type` (a type the library returns; its methods with arguments are probed), each with its
 reason — nothing is skipped silently, and :func:`test_exemptions_name_public_callables` keeps both lists current.
 A hypothesis test (:func:`test_scalars_from_hypothesis_never_raise_raw_errors`) adds arbitrary scalars, one test per
 callable, its draws seeded from the callable's name: a public function added or removed elsewhere changes no other
@@ -53,7 +54,7 @@ from hypothesis import HealthCheck, assume, given, seed, settings
 from hypothesis import strategies as st
 
 import fairlib
-from fairlib._validate import InvalidInputError
+from fairlib._validate import InvalidInputError, is_result_type
 
 #: modules walked besides fairlib itself (fairlib.__all__ names them); packages are walked through their __all__
 MODULES = [f"fairlib.{m}" for m in fairlib._SUBMODULES]
@@ -83,14 +84,6 @@ EXEMPT = {
                         "doctest), tests/test_run_all.py and tests/test_scaffold.py exercise the rest",
     "fairlib.timing.median_time": "times a callable by wall clock; its arguments are checked in "
                                   "tests/test_benchmarks_harness.py and a probe would only measure the machine",
-    # result types: the library builds them; users read them (their public methods with arguments are probed)
-    **{f"fairlib.{name}": "a result or record type the library builds and returns (frozen dataclass or named tuple)"
-       for name in ("multires.Allocation", "multires.DRFResult", "multires.EDRFResult",
-                    "multires.PDRFResult", "multires.UtilisationRange", "multires.HierarchicalDRFResult",
-                    "multires.QueueTree", "market.DynamicsResult", "dynamic.DynamicDRFResult", "sim.ReplayResult",
-                    "report.Claim", "report.Declared", "report.Measurement", "verify.Difference",
-                    "verify.TableReport", "verify.ClaimChange", "verify.VerifyReport", "mechanisms.Mechanism",
-                    "mechanisms.ByServer", "games.GameMechanism", "market.GameOutcome")},
     "fairlib.*Error": "an exception class",
     "fairlib.multires.DRFSorter.*": "the stateful scheduler interface (clients added, allocated, removed in turn); "
                                     "each method's errors are tested in tests/test_scheduler_semantics.py",
@@ -378,7 +371,13 @@ def _public_names(module) -> list[str]:
     return list(names)
 
 
-def _exempt_reason(name: str) -> str:
+#: the reason every class marked by fairlib._validate.result_type is left out (its methods with arguments are probed)
+RESULT_TYPE = "a result or record type the library builds and returns (marked @result_type)"
+
+
+def _exempt_reason(name: str, obj=None) -> str:
+    if is_result_type(obj):
+        return RESULT_TYPE
     return next((why for pattern, why in EXEMPT.items() if fnmatch.fnmatchcase(name, pattern)), "")
 
 
@@ -403,7 +402,7 @@ def public_targets() -> list[Target]:
             if not callable(obj) or id(obj) in seen:
                 continue
             seen.add(id(obj))
-            out.append(Target(name, obj, exempt=_exempt_reason(name)))
+            out.append(Target(name, obj, exempt=_exempt_reason(name, obj)))
     methods = []
     for t in out:
         if not inspect.isclass(t.obj) or issubclass(t.obj, BaseException):

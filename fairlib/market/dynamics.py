@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._jit import njit
-from .._validate import InvalidInputError, as_count, as_instance, as_number, as_rng, as_values, check_choice
+from .._validate import InvalidInputError, result_type, as_count, as_instance, as_number, as_rng, as_values, check_choice
 from .best_response import _best_response, _local_search
 from .game import Game, weight_proportional_bids
 
@@ -185,6 +185,7 @@ def _run(w, budgets, bids0, reserve, k, finite, method, order_mode, perms, max_i
         over_two[:last + 1], gaps[:last + 1], converged_at
 
 
+@result_type
 @dataclass(frozen=True)
 class DynamicsResult:
     """Trajectory of iterated bidding.

@@ -19,7 +19,7 @@ from types import MappingProxyType
 import numpy as np
 
 from .._jit import interpreted_when_small
-from .._validate import InvalidInputError, as_instance, as_values
+from .._validate import InvalidInputError, result_type, as_instance, as_values
 from ..metrics import utilities as _utilities
 from .best_response import best_response_finite, finite_utility
 from .equilibrium import equilibrium_violation
@@ -122,6 +122,7 @@ def _frozen(value):
     return value
 
 
+@result_type
 @dataclass(frozen=True, eq=False)
 class GameOutcome:
     """The result of every game-type mechanism: the bids it settles on in a :class:`Game`, and what they imply.

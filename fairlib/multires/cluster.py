@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validate import (InvalidInputError, _short, as_array, as_capacities, as_demands, as_eligibility, as_instance,
+from .._validate import (InvalidInputError, result_type, _short, as_array, as_capacities, as_demands, as_eligibility, as_instance,
                          as_count, as_number, as_real_array, as_rng, as_task_caps, as_values, as_weights)
 
 __all__ = ["Cluster", "Allocation", "Pool", "pool_arrays", "pool_column",
@@ -255,6 +255,7 @@ def _frozen(value):
     return value
 
 
+@result_type
 @dataclass(frozen=True, eq=False)
 class Allocation:
     """The result of every static mechanism: tasks per (user, server) on a :class:`Cluster`.

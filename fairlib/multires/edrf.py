@@ -8,7 +8,7 @@ from functools import cached_property
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import (InvalidInputError, as_array, as_capacities, as_demands, as_instance, as_task_caps, as_weights,
+from .._validate import (InvalidInputError, result_type, as_array, as_capacities, as_demands, as_instance, as_task_caps, as_weights,
                          check_choice, check_task_bound)
 from ._solvers.pair_kernels import largest
 from .cluster import Allocation, Cluster, pool_arrays, pool_column
@@ -60,6 +60,7 @@ class _DominantOnAccess:
         return dominant_resources(*self._inputs)
 
 
+@result_type
 @dataclass(frozen=True)
 class EDRFResult(_DominantOnAccess):
     """Divisible DRF allocation.
@@ -344,6 +345,7 @@ def _start_amounts(start, d, cap) -> np.ndarray | None:
     return held if held.any() else None
 
 
+@result_type
 @dataclass(frozen=True)
 class PDRFResult(_DominantOnAccess):
     """Precomputed DRF allocation.

@@ -57,7 +57,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import InvalidInputError, _short, as_capacities, as_demands, check_choice
+from .._validate import InvalidInputError, result_type, _short, as_capacities, as_demands, check_choice
 from .progressive_filling import (FIT_RTOL, MAX_ALLOCATIONS, _check_reservations, _committed, _few_tasks, _growth,
                                   _start_tasks, committed_amounts, filling_bounds, held_resources, order_buffer,
                                   pool_summary)
@@ -70,6 +70,7 @@ HIERARCHY_VARIANTS = ("hdrf", "naive")
 _MARGIN = 1e-9
 
 
+@result_type
 @dataclass(frozen=True)
 class QueueTree:
     """A weight tree with one leaf per user, nodes numbered breadth first (root 0, a node's children consecutive,
@@ -176,6 +177,7 @@ def queue_tree(paths, weights=None) -> QueueTree:
     return QueueTree(tuple(order), parent, first_child, n_children, weight, user, leaf)
 
 
+@result_type
 @dataclass(frozen=True)
 class HierarchicalDRFResult:
     """Outcome of hierarchical progressive filling.

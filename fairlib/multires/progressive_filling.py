@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import (InvalidInputError, as_capacities, as_count, as_demands, as_instance, as_weights, check_choice,
+from .._validate import (InvalidInputError, result_type, as_capacities, as_count, as_demands, as_instance, as_weights, check_choice,
                          check_task_bound)
 from .cluster import Allocation, Cluster, monopoly_tasks, pool_arrays, pool_column
 from .quotas import Quotas
@@ -33,6 +33,7 @@ _MAX_RECORDED = 10_000_000
 MAX_ALLOCATIONS = 2_000_000_000
 
 
+@result_type
 @dataclass(frozen=True)
 class DRFResult:
     """Outcome of progressive filling.
