@@ -53,7 +53,7 @@ import numpy as np
 
 from . import market  # noqa: F401 - registrations added by fairlib.scaffold name market.<name>
 from . import mechanisms
-from ._validate import InvalidInputError, result_type, _short, as_instance, as_number
+from ._validate import InvalidInputError, _short, as_instance, as_number, result_type
 from .market import Game, proportional_share, weight_proportional
 
 __all__ = ["GameMechanism", "CAPABILITIES", "register_game", "unregister_game", "registered", "get", "names",

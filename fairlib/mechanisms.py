@@ -46,7 +46,7 @@ from types import MappingProxyType
 import numpy as np
 
 from . import multires  # noqa: F401 - registrations added by fairlib.scaffold name multires.<name>
-from ._validate import InvalidInputError, result_type, _short
+from ._validate import InvalidInputError, _short, result_type
 from .multires import asset_fairness, ceei, drf, drf_machine_offers, drfh, drfh_best_fit, edrf, pdrf, pfvds, psdsf, tsf
 
 __all__ = ["Mechanism", "ByServer", "CAPABILITIES", "register", "unregister", "registered", "get", "names",

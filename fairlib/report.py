@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from . import paths
-from ._validate import InvalidInputError, result_type, _short, as_count
+from ._validate import InvalidInputError, _short, as_count, result_type
 
 __all__ = ["save_figure", "save_table", "ClaimLog", "Claim", "ClaimsFailed", "Declared", "Measurement", "load_registry",
            "registry_path", "reported", "display_value", "cell_key", "measured_values", "FLOAT_FORMAT", "KINDS",

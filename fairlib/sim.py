@@ -31,8 +31,9 @@ from typing import Callable, Mapping, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ._validate import (InvalidInputError, result_type, _short, as_array, as_count, as_eligibility, as_finite, as_identifiers,
-                        as_instance, as_number, as_real_array, as_rng, as_task_caps, check_choice, check_columns)
+from ._validate import (InvalidInputError, _short, as_array, as_count, as_eligibility, as_finite, as_identifiers,
+                        as_instance, as_number, as_real_array, as_rng, as_task_caps, check_choice, check_columns,
+                        result_type)
 from .metrics import jain_index
 from .multires.cluster import Cluster, on_merged_servers
 from .sweep import sweep

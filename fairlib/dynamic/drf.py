@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import InvalidInputError, result_type, _short, as_count, as_demands, as_real_array, check_choice
+from .._validate import InvalidInputError, _short, as_count, as_demands, as_real_array, check_choice, result_type
 
 __all__ = ["dynamic_drf", "dynamic_drf_step", "DynamicDRFResult", "METHODS", "normalize_demands",
            "static_drf_levels", "suffix_max_shares"]

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._jit import njit
-from .._validate import InvalidInputError, result_type, as_count, as_instance, as_number, as_rng, as_values, check_choice
+from .._validate import (InvalidInputError, as_count, as_instance, as_number, as_rng, as_values, check_choice,
+                         result_type)
 from .best_response import _best_response, _local_search
 from .game import Game, weight_proportional_bids
 

@@ -19,7 +19,7 @@ from types import MappingProxyType
 import numpy as np
 
 from .._jit import interpreted_when_small
-from .._validate import InvalidInputError, result_type, as_instance, as_values
+from .._validate import InvalidInputError, as_instance, as_values, result_type
 from ..metrics import utilities as _utilities
 from .best_response import best_response_finite, finite_utility
 from .equilibrium import equilibrium_violation

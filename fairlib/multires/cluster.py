@@ -23,8 +23,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validate import (InvalidInputError, result_type, _short, as_array, as_capacities, as_demands, as_eligibility, as_instance,
-                         as_count, as_number, as_real_array, as_rng, as_task_caps, as_values, as_weights)
+from .._validate import (InvalidInputError, _short, as_array, as_capacities, as_count, as_demands, as_eligibility,
+                         as_instance, as_number, as_real_array, as_rng, as_task_caps, as_values, as_weights,
+                         result_type)
 
 __all__ = ["Cluster", "Allocation", "Pool", "pool_arrays", "pool_column",
            "ServerAllocation", "leontief_tasks", "monopoly_tasks", "random_cluster",

@@ -8,8 +8,8 @@ from functools import cached_property
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import (InvalidInputError, result_type, as_array, as_capacities, as_demands, as_instance, as_task_caps, as_weights,
-                         check_choice, check_task_bound)
+from .._validate import (InvalidInputError, as_array, as_capacities, as_demands, as_instance, as_task_caps, as_weights,
+                         check_choice, check_task_bound, result_type)
 from ._solvers.pair_kernels import largest
 from .cluster import Allocation, Cluster, pool_arrays, pool_column
 from .progressive_filling import (_is_cluster, _progressive_filling, check_start_fits, dominant_resources,

@@ -57,7 +57,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import InvalidInputError, result_type, _short, as_capacities, as_demands, check_choice
+from .._validate import InvalidInputError, _short, as_capacities, as_demands, check_choice, result_type
 from .progressive_filling import (FIT_RTOL, MAX_ALLOCATIONS, _check_reservations, _committed, _few_tasks, _growth,
                                   _start_tasks, committed_amounts, filling_bounds, held_resources, order_buffer,
                                   pool_summary)

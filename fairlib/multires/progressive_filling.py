@@ -13,8 +13,8 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import (InvalidInputError, result_type, as_capacities, as_count, as_demands, as_instance, as_weights, check_choice,
-                         check_task_bound)
+from .._validate import (InvalidInputError, as_capacities, as_count, as_demands, as_instance, as_weights, check_choice,
+                         check_task_bound, result_type)
 from .cluster import Allocation, Cluster, monopoly_tasks, pool_arrays, pool_column
 from .quotas import Quotas
 
