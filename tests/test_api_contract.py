@@ -22,7 +22,8 @@ and a wrong object in place of a Cluster/Game/Workload/DataFrame. Each call must
 
 Everything left out is in :data:`EXEMPT` (whole callables or modules), :data:`ACCEPTED` (values) or is a class
 marked by :func:`fairlib._validate.result_type` (a type the library returns; its methods with arguments are probed),
-each with its reason — nothing is skipped silently, and :func:`test_exemptions_name_public_callables` keeps both lists current.
+each with its reason — nothing is skipped silently, and :func:`test_exemptions_name_public_callables` keeps both
+lists current.
 A hypothesis test (:func:`test_scalars_from_hypothesis_never_raise_raw_errors`) adds arbitrary scalars, one test per
 callable, its draws seeded from the callable's name: a public function added or removed elsewhere changes no other
 callable's draws (:func:`test_scalar_draws_of_a_callable_do_not_depend_on_the_others`).
