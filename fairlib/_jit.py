@@ -33,7 +33,7 @@ import numpy as np
 from numba.core.registry import CPUDispatcher
 
 __all__ = ["njit", "Kernel", "KERNELS", "INTERPRET_AT_MOST", "interpreted_when_small", "problem_cells", "compiled",
-           "interpreted", "steered", "STEERED_CALLS", "referenced_names"]
+           "interpreted", "interpreting", "steered", "STEERED_CALLS", "referenced_names"]
 
 #: a public mechanism's kernels run interpreted when its problem has at most this many cells (see module doc):
 #: a 4-user, 4-server, 2-resource cluster is 32 cells, 8 users on 4 servers 64. Measured (AMD EPYC, one
@@ -239,6 +239,12 @@ def _forced(value: bool):
 def compiled():
     """Context: every kernel compiled, whatever the problem's size (the warm-up, speed measurements)."""
     return _forced(False)
+
+
+def interpreting() -> bool:
+    """Whether the kernels called now run as Python (an interpreted public call is running in this thread or task):
+    a driver with a compiled fast path and a vectorised Python one takes the Python one then."""
+    return _INTERPRET.get()
 
 
 def interpreted():

@@ -129,3 +129,65 @@ def test_arguments():
         pfvds_interior_point(c, 1.0, max_iterations="many")
     with pytest.raises(InvalidInputError, match="cluster: expected a Cluster"):
         pfvds_interior_point(np.ones((2, 2)), 1.0)
+
+
+def _stage_both_ways(cluster, alpha, time_shared):
+    """One stage from the same starting point by the reference loop and by the compiled one."""
+    from fairlib._jit import compiled
+    from fairlib.multires._solvers import pfvds_interior as pi
+    from fairlib.multires._solvers.pair_kernels import user_sums
+
+    alphas = np.full(cluster.n_servers, float(alpha))
+    symmetric = alpha == 1.0
+    with compiled():
+        system, _, x, y, z, s = pi._starting_point(pi._pair_system(cluster, alphas, time_shared), cluster.n_servers,
+                                                   symmetric, None)
+        reference = pi._iterate(system, x.copy(), y.copy(), z.copy(), s.copy(), symmetric, 1e-10, 200)
+        fast = pi._iterate_compiled(x, y, z, s, symmetric, 1e-10, 200, pi._STALL_ITERATIONS, pi._BACKTRACKS,
+                                    system.pair_user, system.pair_rows, system.coef, system.price_coef,
+                                    system.log_coef, system.pair_alpha, system.n_users, system.n_rows)
+    totals = [user_sums(r[2], system.pair_user, system.n_users) for r in (reference, fast)]
+    return reference, fast, totals
+
+
+@pytest.mark.parametrize("capped", [False, True])
+@pytest.mark.parametrize("alpha", [0.5, 1.0, 2.0])
+def test_compiled_stage_agrees_with_the_reference_loop(alpha, capped):
+    """The compiled loop is the reference loop's equations in its order: from the same start both converge or both
+    stop short, and where they converge the users' totals (unique, Theorem 7; placements need not be) agree far
+    inside the stopping tolerance's reach."""
+    from fairlib.experiments.heterogeneous_servers import with_random_caps
+
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        cluster = random_cluster(rng, 6, 3, 3, weights=True)
+        if capped:
+            cluster = with_random_caps(rng, cluster)
+        for time_shared in (False, True):
+            reference, fast, (t_ref, t_fast) = _stage_both_ways(cluster, alpha, time_shared)
+            assert reference[1] == fast[1], (seed, time_shared, reference[0], fast[0])
+            assert np.isfinite(fast[2]).all() and (fast[2] >= 0).all()
+            if reference[1]:
+                assert max(fast[4:]) <= 1e-10
+                np.testing.assert_allclose(t_fast, t_ref, rtol=1e-7, atol=1e-9 * t_ref.max())
+
+
+def test_compiled_factorisations_agree_with_lapack():
+    """The compiled loop's Cholesky and LU solves against scipy's (LAPACK) on small random systems."""
+    import scipy.linalg
+
+    from fairlib.multires._solvers import pfvds_interior_serial as serial
+
+    rng = np.random.default_rng(3)
+    for n in (1, 2, 5, 12):
+        a = rng.normal(size=(n, n))
+        b = rng.normal(size=n)
+        spd = a @ a.T + n * np.eye(n)
+        low, ok = serial._cholesky(spd)
+        assert ok
+        np.testing.assert_allclose(serial._cholesky_solve(low, b), scipy.linalg.solve(spd, b), rtol=1e-10)
+        lu, piv = serial._lu(a)
+        np.testing.assert_allclose(serial._lu_solve(lu, piv, b), scipy.linalg.solve(a, b), rtol=1e-8)
+    indefinite = np.array([[1.0, 2.0], [2.0, 1.0]])
+    assert not serial._cholesky(indefinite)[1]
+    assert not serial._cholesky(np.array([[np.nan]]))[1]

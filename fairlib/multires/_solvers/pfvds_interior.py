@@ -39,12 +39,16 @@ from dataclasses import dataclass, replace
 import numpy as np
 import scipy.linalg
 
-from ..._jit import njit
+from ..._jit import interpreting
 from ..._validate import InvalidInputError, as_count, as_number
 from ..cluster import Allocation, Cluster, per_server_alpha
 from . import pfvds_parallel as parallel
 from .pair_kernels import (THREADED_BLAS_FLOPS, blas_threads, column_products, numba_threads, one_blas_thread,
                            row_products, user_chunks, user_sums)
+from .pfvds_interior_serial import iterate as _iterate_compiled
+from .pfvds_interior_serial import pair_marginals as _marginals
+from .pfvds_interior_serial import reduced_matrix_parts as _reduced_matrix_parts
+from .pfvds_interior_serial import solve_m as _solve_m
 
 __all__ = ["pfvds_interior_point", "shared_stages"]
 
@@ -90,47 +94,7 @@ def _solve_stage(cluster, stage_alphas, time_shared, tol, max_iterations, start,
     return result
 
 
-@njit(cache=True)
-def _solve_m(b, d_inv, pair_user, u, beta):
-    """M⁻¹ b with M = diag(1/d_inv) + blockdiag_n(u_n 1ᵀ) (Sherman-Morrison per user; β_n = 1/(1 + 1ᵀD⁻¹u_n))."""
-    n_users = beta.shape[0]
-    sums = np.zeros(n_users)
-    for p in range(b.shape[0]):
-        sums[pair_user[p]] += d_inv[p] * b[p]
-    out = np.empty(b.shape[0])
-    for p in range(b.shape[0]):
-        n = pair_user[p]
-        out[p] = d_inv[p] * (b[p] - u[p] * beta[n] * sums[n])
-    return out
 
-
-@njit(cache=True)
-def _reduced_matrix_parts(d_inv, u, pair_user, pair_rows, coef, price_coef, n_users, n_rows):
-    """A D⁻¹ Pᵀ (dense; nonzero only in per-server blocks and cap rows), V1[n, row] = Σ_{p of n} b_p / D_p and
-    Vu[n, row] = Σ_{p of n} a_p u_p / D_p, for the load coefficients a (``coef``) and the price coefficients b
-    (``price_coef``: equal to ``coef`` except on cap rows, see :func:`_starting_point`)."""
-    diag_part = np.zeros((n_rows, n_rows))
-    v1 = np.zeros((n_users, n_rows))
-    vu = np.zeros((n_users, n_rows))
-    for p in range(coef.shape[0]):
-        parallel.add_pair_terms(p, pair_user[p], pair_rows, coef, price_coef, d_inv, u, diag_part, v1, vu)
-    return diag_part, v1, vu
-
-
-@njit(cache=True)
-def _marginals(totals, pair_user, log_coef, pair_alpha):
-    """g_p = κ_i ŝ^-α/γ = exp(log_coef_p - α_p log x_n) and u_p = -∂g_p/∂x_n = α_p g_p / x_n."""
-    g = np.empty(pair_user.shape[0])
-    u = np.empty(pair_user.shape[0])
-    for p in range(pair_user.shape[0]):
-        t = totals[pair_user[p]]
-        if t <= 0.0:  # a trial step that empties a user (x + t dx hits 0 exactly): infinite marginal, rejected
-            g[p] = np.inf
-            u[p] = np.inf
-            continue
-        g[p] = np.exp(log_coef[p] - pair_alpha[p] * np.log(t))
-        u[p] = pair_alpha[p] * g[p] / t
-    return g, u
 
 
 def _max_step(v, dv):
@@ -552,14 +516,12 @@ def _predictor_corrector(system: _PairSystem, newton: _NewtonSystem, r_d, r_p, n
     return None
 
 
-def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start, shrink_to_caps=False):
-    """One stage of the interior-point method at fixed ``alphas``: residuals, Newton system, predictor-corrector
-    step, until the largest of the primal and dual residuals and the gap is below ``tol``, the iterates stall
-    for :data:`_STALL_ITERATIONS`, or the marginals leave floating point; returns the best iterate."""
-    n_users, n_servers = cluster.n_users, cluster.n_servers
-    symmetric = bool((alphas == 1.0).all())
-    system, log_kappa, x, y, z, s = _starting_point(_pair_system(cluster, alphas, time_shared), n_servers,
-                                                    symmetric, start, shrink_to_caps)
+def _iterate(system: _PairSystem, x, y, z, s, symmetric, tol, max_iterations):
+    """The loop of one stage from the starting point (x, y, z, s): residuals, Newton system, predictor-corrector step,
+    until the largest of the primal and dual residuals and the gap is below ``tol``, the iterates stall for
+    :data:`_STALL_ITERATIONS`, or the marginals leave floating point. Returns (iterations, converged, x, y, primal
+    residual, dual residual, gap) of the best iterate. The reference of :func:`.pfvds_interior_serial.iterate`, and
+    the path of large systems (its passes over the pairs are then the threaded kernels of :mod:`.pfvds_parallel`)."""
     n_comp = len(system.pair_user) + system.n_rows
 
     converged = False
@@ -614,6 +576,24 @@ def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start, sh
             s += t * ds
 
     _, x, y, primal_res, dual_res, gap = best  # the iterate with the smallest residuals
+    return it, converged, x, y, primal_res, dual_res, gap
+
+
+def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start, shrink_to_caps=False):
+    """One stage of the interior-point method at fixed ``alphas``: residuals, Newton system, predictor-corrector
+    step, until the largest of the primal and dual residuals and the gap is below ``tol``, the iterates stall
+    for :data:`_STALL_ITERATIONS`, or the marginals leave floating point; returns the best iterate."""
+    n_users, n_servers = cluster.n_users, cluster.n_servers
+    symmetric = bool((alphas == 1.0).all())
+    system, log_kappa, x, y, z, s = _starting_point(_pair_system(cluster, alphas, time_shared), n_servers,
+                                                    symmetric, start, shrink_to_caps)
+    if system.parallel or interpreting():
+        it, converged, x, y, primal_res, dual_res, gap = _iterate(system, x, y, z, s, symmetric, tol, max_iterations)
+    else:   # a small system: the same loop compiled whole (its interpreter overhead is most of its time)
+        it, converged, x, y, primal_res, dual_res, gap = _iterate_compiled(
+            x, y, z, s, symmetric, float(tol), int(max_iterations), _STALL_ITERATIONS, _BACKTRACKS, system.pair_user,
+            system.pair_rows, system.coef, system.price_coef, system.log_coef, system.pair_alpha, system.n_users,
+            system.n_rows)
     x = x / max(1.0, float(system.load(x).max()))  # exact feasibility (a change of the order of the primal residual)
     tasks = np.zeros((n_users, n_servers))
     tasks[system.pair_user, system.pair_server] = x
