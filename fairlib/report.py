@@ -24,7 +24,7 @@ from . import paths
 from ._validate import InvalidInputError, _short, as_count, result_type
 
 __all__ = ["save_figure", "save_table", "ClaimLog", "Claim", "ClaimsFailed", "Declared", "Measurement", "load_registry",
-           "registry_path", "reported", "display_value", "cell_key", "measured_values", "FLOAT_FORMAT", "KINDS",
+           "quotes_of", "registry_path", "reported", "display_value", "cell_key", "measured_values", "FLOAT_FORMAT", "KINDS",
            "STATUSES", "PROVISIONAL", "ClaimListing", "LEDGER_LINK", "claim_anchor", "MARKS_FILE"]
 
 #: float format of every CSV written by :func:`save_table` (fixed, so output is byte-stable on one machine)
@@ -233,6 +233,15 @@ class Declared:
     #: words once filled); ``{ours}``, ``{paper}``, ``{ours_min}``, ``{ours_max}``, ``{n}`` take the ledger's values,
     #: with format specs (``{ours:.2f}``). Presentation only: the rule and statement stay what decides the claim
     headline: str = ""
+    #: a paper claim's words in the paper: the sentence, table cell or formula it tests, verbatim from the paper's
+    #: text (one string, or a list where the claim joins several places); ``tests/test_claim_quotes.py`` finds each
+    #: in our copy of the paper, whitespace and line-break hyphenation normalised
+    quote: str | list[str] = ""
+    #: which instances, metrics and parameters the measurement covers (what ``ours`` is computed over)
+    scope: str = ""
+    #: every change of the claim's rule, kind or status after its first full run, oldest first: tables with
+    #: ``date`` (YYYY-MM-DD), ``change`` ("status held -> not tested", "kind paper -> finding", "rule ...") and ``why``
+    history: tuple = ()
 
     def rule_text(self, runs: int | None = None, sd: float | None = None) -> str:
         """The claim's rule in words, as CLAIMS.md prints it (the run count, and for ``sd = "pooled"`` the pooled
@@ -351,7 +360,46 @@ def _declared(entry: dict, where: str) -> Declared:
     if ("se" in entry or "converges" in entry) and not _is_number(paper_value):
         raise ValueError(f"{where}: se/converges need a numeric paper_value, got {paper_value!r}")
     _check_trend_rules(entry, where)
+    _check_provenance(entry, where)
     return Declared(**entry)
+
+
+def _check_provenance(entry: dict, where: str) -> None:
+    """A claim's ``quote``, ``scope`` and ``history`` fields, checked (and ``history`` frozen into a tuple)."""
+    import datetime
+
+    quote = entry.get("quote", "")
+    quotes = quote if isinstance(quote, list) else [quote]
+    if not all(isinstance(q, str) for q in quotes) or (isinstance(quote, list) and not all(q.strip() for q in quotes)):
+        raise ValueError(f"{where}: quote must be the paper's words, a string or a list of non-empty strings; got "
+                         f"{quote!r}")
+    if isinstance(quote, list):
+        entry["quote"] = tuple(quote)
+    if not isinstance(entry.get("scope", ""), str):
+        raise ValueError(f"{where}: scope must be a string, got {entry['scope']!r}")
+    history = entry.get("history", [])
+    if not isinstance(history, list):
+        raise ValueError(f"{where}: history must be a list of tables {{date, change, why}}, got {history!r}")
+    for i, event in enumerate(history):
+        if not (isinstance(event, dict) and set(event) == {"date", "change", "why"}
+                and all(isinstance(event[k], str) and event[k].strip() for k in ("change", "why"))):
+            raise ValueError(f"{where}: history[{i}] = {event!r}: must be a table with date, change and why (strings)")
+        date = event["date"]
+        try:
+            datetime.date.fromisoformat(date if isinstance(date, str) else date.isoformat())
+        except (TypeError, ValueError, AttributeError):
+            raise ValueError(f"{where}: history[{i}].date = {date!r}: must be a date YYYY-MM-DD") from None
+    entry["history"] = tuple(dict(e, date=str(e["date"])) for e in history)
+
+
+def quotes_of(declared: "Declared") -> tuple[str, ...]:
+    """A claim's quotes as a tuple (none, one or several).
+
+    >>> quotes_of(Declared("a", "paper", "§1", "s", quote="the mean is about 1/2"))
+    ('the mean is about 1/2',)
+    """
+    q = declared.quote
+    return tuple(q) if isinstance(q, (list, tuple)) else ((q,) if q else ())
 
 
 def _check_trend_rules(entry: dict, where: str) -> None:
