@@ -24,8 +24,8 @@ from . import paths
 from ._validate import InvalidInputError, _short, as_count, result_type
 
 __all__ = ["save_figure", "save_table", "ClaimLog", "Claim", "ClaimsFailed", "Declared", "Measurement", "load_registry",
-           "quotes_of", "registry_path", "reported", "display_value", "cell_key", "measured_values", "FLOAT_FORMAT", "KINDS",
-           "STATUSES", "PROVISIONAL", "ClaimListing", "LEDGER_LINK", "claim_anchor", "MARKS_FILE"]
+           "quotes_of", "registry_path", "reported", "display_value", "cell_key", "measured_values", "FLOAT_FORMAT",
+           "KINDS", "STATUSES", "PROVISIONAL", "ClaimListing", "LEDGER_LINK", "claim_anchor", "MARKS_FILE"]
 
 #: float format of every CSV written by :func:`save_table` (fixed, so output is byte-stable on one machine)
 FLOAT_FORMAT = "%.10g"
