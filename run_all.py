@@ -327,6 +327,24 @@ def _measuring_cells(key: str, mode: str) -> dict[str, str]:
             for k, c in claim_cells(nbformat.read(str(executed), as_version=4)).items()}
 
 
+#: a claim the registry no longer declares (its notebook has not been rerun since): no quote, scope or history
+_NO_PROVENANCE = {"quote": "", "scope": "", "history": ""}
+
+
+def _declarations(key: str) -> dict[str, dict[str, str]]:
+    """Each declared claim's provenance as the ledger prints it, read from its registry (declarations, not
+    measurements: a changed quote shows without a rerun): the quotes in quotation marks (several joined by " … "),
+    the scope, and the history as "date: change (why)" entries joined by "; "."""
+    from fairlib.report import load_registry, quotes_of, registry_path
+
+    path = registry_path(key)
+    if not path.is_file():
+        return {}
+    return {cid: {"quote": " … ".join(f"“{q}”" for q in quotes_of(d)), "scope": d.scope,
+                  "history": "; ".join(f"{e['date']}: {e['change']} ({e['why']})" for e in d.history)}
+            for cid, d in load_registry(path, key).items()}
+
+
 def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path | None:
     """Gather every notebook's claims.json for ``mode`` into claims.csv and CLAIMS.md.
 
@@ -350,6 +368,7 @@ def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path
         except ValueError:  # reported by run_one for the notebook that wrote it
             continue
         where = _measuring_cells(key, mode)
+        declared = _declarations(key)
         for c in doc["claims"]:
             status, note = c["status"], c["note"]
             if key in stale:
@@ -358,7 +377,8 @@ def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path
             rows.append({"paper": key, "data": doc.get("data") or "", "kind": c.get("kind", ""),
                          "claim": c["claim_id"], "source": c["source"], "statement": c.get("statement", ""),
                          "rule": c["rule"], "paper_value": c["paper"], "our_value": c["ours"],
-                         "status": status, "note": note, "measured_in": where.get(c.get("cell") or "", "")})
+                         "status": status, "note": note, **declared.get(c["claim_id"], _NO_PROVENANCE),
+                         "measured_in": where.get(c.get("cell") or "", "")})
     if not rows:
         return None
     root = paths.results_root(mode)
@@ -399,9 +419,13 @@ def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path
             status = r.status + (PROVISIONAL_MARK if mode == "quick" else "")
             # each claim's row carries its anchor: a notebook's Claims list and the coverage page link to it
             anchor = f'<a id="{claim_anchor(r.claim)}"></a>{cell(r.claim)}'
-            lines.append("| " + " | ".join([cell(r.kind), anchor] + [cell(v) for v in (
-                r.source, r.statement, r.rule, r.paper_value, r.our_value, status, r.note)])
-                         + f" | {r.measured_in} |")
+            # the statement with the paper's words it tests and what our measurement covers; the note with the
+            # claim's history (rule, kind and status changes after its first full run)
+            statement = cell(r.statement) + "".join(f"<br>{label} {cell(v)}" for label, v in (
+                ("*Paper:*", r.quote), ("*Scope:*", r.scope)) if v)
+            note = cell(r.note) + (f"<br>*History:* {cell(r.history)}" if r.history else "")
+            lines.append("| " + " | ".join([cell(r.kind), anchor, cell(r.source), statement] + [cell(v) for v in (
+                r.rule, r.paper_value, r.our_value, status)] + [note]) + f" | {r.measured_in} |")
     _write_text_atomic(root / "CLAIMS.md", "\n".join(lines) + "\n")
     return root / "claims.csv"
 

@@ -320,15 +320,21 @@ def _claim_block(row: dict, cell: int | None) -> str:
         values.append(f'<span class="claim-value">{where} <a href="executed/{text(row["paper"])}.html#in-{cell}">'
                       f"In [{cell}]</a></span>")
     note = text(row["note"])
-    more = f'<p>rule: <code>{text(row["rule"])}</code></p>' + (f"<p>{note}</p>" if note else "")
+    scope, history = text(row.get("scope", "")), text(row.get("history", ""))
+    more = (f'<p>rule: <code>{text(row["rule"])}</code></p>' + (f"<p>scope: {scope}</p>" if scope else "")
+            + (f"<p>{note}</p>" if note else "") + (f"<p>history: {history}</p>" if history else ""))
+    quote = text(row.get("quote", ""))
+    folded = ["rule"] + [name for name, v in (("scope", scope), ("note", note), ("history", history)) if v]
+    summary = folded[0] if len(folded) == 1 else ", ".join(folded[:-1]) + " and " + folded[-1]
     return "\n".join([
         f'<div class="claim" id="claim-{text(claim)}">',
         f'<p class="claim-head"><span class="claim-status claim-{badge}">{text(status)}</span> '
         f'<a class="claim-id" href="#claim-{text(claim)}"><code>{text(claim)}</code></a> '
         f'<span class="claim-meta">{meta}</span></p>',
         f'<p class="claim-statement">{text(row["statement"])}</p>',
+        f'<blockquote class="claim-quote">{quote}</blockquote>' if quote else "",
         f'<p class="claim-values">{" ".join(values)}</p>' if values else "",
-        f'<details class="claim-more"><summary>{"rule and note" if note else "rule"}</summary>{more}</details>',
+        f'<details class="claim-more"><summary>{summary}</summary>{more}</details>',
         "</div>"]).replace("\n\n", "\n")
 
 
