@@ -63,7 +63,9 @@ def test_the_ledger_accepts_the_measurements(small_study):
 
 def test_two_player_findings_are_the_closed_form_numbers(small_study):
     v = measured_values(small_study["two"])
-    assert v["two_player_min_efficiency_2sqrt2_minus_2"] == pytest.approx(2 * np.sqrt(2) - 2, abs=1e-12)
+    # the symmetric equilibrium's lowest efficiency over the grid: never below the true minimum 2√2 − 2, and close to
+    # it on a grid through α = 1/√2's neighbourhood
+    assert 2 * np.sqrt(2) - 2 - 1e-12 <= v["two_player_min_efficiency_2sqrt2_minus_2"] < 2 * np.sqrt(2) - 2 + 5e-3
     assert v["asymmetric_equilibria_from_alpha0"] == [1, 3]
     assert v["asymmetric_equilibria_less_efficient"] < 0
     assert v["two_player_efficiency_limit_3_4"] == pytest.approx(0.75, abs=1e-3)
@@ -97,7 +99,7 @@ def test_infinite_parallelism_findings_known_answers():
                     {"preference": p, "users": users, "seed": seed, "mechanism": "best_response_tight",
                      "efficiency": 0.9, "uniformity": uni, "residual": 1e-9 if seed else 1e-3},
                     {"preference": p, "users": users, "seed": seed, "mechanism": "weight_proportional",
-                     "efficiency": 0.75, "uniformity": uni + 0.05},
+                     "efficiency": 0.75, "uniformity": uni + 0.05, "envy_freeness": 1.0 if users < 8 else 0.98},
                     {"preference": p, "users": users, "seed": seed, "mechanism": "social_optimum",
                      "efficiency": 1.0, "uniformity": 0.1},
                     {"preference": p, "users": users, "seed": seed, "mechanism": "local_greedy",
@@ -113,7 +115,9 @@ def test_infinite_parallelism_findings_known_answers():
     assert v["uniformity_flattens_uniform"] == pytest.approx(0.05 / 0.2)
     assert "equilibrium_exists_strong_competition" not in v        # declared not tested: existence is not run
     assert "did not reach 1e-6 on 6 of 18" in found["tight_equilibria_reached"].note
-    assert v["weight_proportional_fairest_correlated"] == pytest.approx(0.05)
+    # fairness is both metrics: ahead on uniformity (+0.05) but behind on envy-freeness at 8 users (-0.02)
+    assert v["weight_proportional_fairest_correlated"] == pytest.approx(-0.02)
+    assert "below at 8 users" in found["weight_proportional_fairest_correlated"].note
     assert v["local_greedy_stabilises_in_25_to_90_correlated"] == [40.0, 40.0, 40.0]   # every run counts
     with pytest.raises(InvalidInputError, match="mid_users = 5"):
         bidding_game.infinite_parallelism_findings(_runs(rows), mid_users=5)

@@ -106,8 +106,8 @@ def replay_findings(summary: pd.DataFrame, variants, alphas, short_jobs: pd.Data
         "fig13_psdsf_highest": Measurement(
             psdsf_top, note="" if psdsf_top else
             f"time-averaged utilisation (mean of CPU and RAM): PS-DSF {trio_util['PS-DSF']:.3f}, DRFH "
-            f"{trio_util['DRFH']:.3f}, TSF {trio_util['TSF']:.3f}. On Bitbrains (Fig. 12) PS-DSF is ahead; on our "
-            f"Google replay it is behind: on classes C/D it fills RAM ({trio.loc['PS-DSF', 'ram_CD']:.2f}) and leaves "
+            f"{trio_util['DRFH']:.3f}, TSF {trio_util['TSF']:.3f}. On our Google replay PS-DSF is behind: on "
+            f"classes C/D it fills RAM ({trio.loc['PS-DSF', 'ram_CD']:.2f}) and leaves "
             f"CPU idle ({trio.loc['PS-DSF', 'cpu_CD']:.2f}), where DRFH fills CPU. This is the lifetime-sum model "
             "without caps; the request-based reconstruction and the sensitivity grid (fig13_psdsf_highest_paper_setup, "
             "open_loop_sensitivity) show when and why PS-DSF trails"),
