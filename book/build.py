@@ -231,7 +231,8 @@ def stage_notebook(doc, key: str, captions_by_source: dict | None = None, links=
 
 
 #: a claim's status → the class of its badge on the ledger page (book/_static/fairlib.css colours them)
-STATUS_CLASS = {"held": "held", "not reproduced": "not-reproduced", "not tested": "not-tested"}
+STATUS_CLASS = {"held": "held", "not reproduced": "not-reproduced", "inconclusive": "inconclusive",
+                "not tested": "not-tested"}
 
 
 _FIGURE_LINK = re.compile(r'(<figure[^>]*\bid="([^"]+)"[^>]*>\s*<a class="reference internal image-reference" href=")'

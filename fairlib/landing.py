@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import catalog, paths
+from .report import KINDS, STATUSES
 
 README = paths.ROOT / "README.md"
 #: the files whose marked blocks this module renders
@@ -41,8 +42,6 @@ CITATION = paths.ROOT / "CITATION.cff"
 RENDERED = (README, paths.ROOT / "docs" / "verify.md", CITATION)
 SUITE_RESULTS = paths.ROOT / "benchmarks" / "results" / "suite.json"
 FULL_RUN_RESULTS = paths.ROOT / "benchmarks" / "results" / "full_run.json"
-STATUSES = ("held", "not reproduced", "not tested")
-KINDS = ("paper", "finding", "check")
 
 __all__ = ["PaperRow", "rows", "count_line", "RENDERED", "claim_counts", "notebook_durations", "notebook_spans",
            "wall_seconds", "cell_durations", "results_block", "papers_block", "book_papers_block", "references_block",
@@ -114,7 +113,7 @@ def results_block(claims_csv: Path | None = None) -> str:
         raise ValueError(f"claims.csv has notebooks the catalogue does not list: {unknown}; add them to "
                          "fairlib/catalog.py (python -m fairlib.scaffold paper)")
     lines = [count_line(), "",
-             "| key | paper | paper claims: held / not reproduced / not tested | headline |", "|---|---|---|---|"]
+             "| key | paper | paper claims: " + " / ".join(STATUSES) + " | headline |", "|---|---|---|---|"]
     for p in table:
         c = counts.get(p.key, Counter())
         paper = f"[{_cell(p.paper)}]({p.url})" if p.url else _cell(p.paper)

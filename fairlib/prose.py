@@ -182,7 +182,8 @@ def show_found(text: str, **kw) -> None:
     display(Markdown(found(text, **kw)))
 
 
-_STATUS_WORD = {"held": "Held", "not reproduced": "Not reproduced", "not tested": "Not tested"}
+_STATUS_WORD = {"held": "Held", "not reproduced": "Not reproduced", "inconclusive": "Inconclusive",
+                "not tested": "Not tested"}
 
 
 def _value_text(value) -> str:
@@ -306,7 +307,8 @@ def findings_markdown(claims: list[dict], chosen: list[str], headlines: dict | N
         lines.append(f"- {bullet}")
     counts = {s: sum(c["status"] == s for c in claims) for s in _STATUS_WORD}
     lines.append(f"\nAll {len(claims)} claims of the ledger: {counts['held']} held, {counts['not reproduced']} not "
-                 f"reproduced, {counts['not tested']} not tested (see Claims below).")
+                 f"reproduced, " + (f"{counts['inconclusive']} inconclusive, " if counts["inconclusive"] else "")
+                 + f"{counts['not tested']} not tested (see Claims below).")
     return "\n".join(lines)
 
 

@@ -165,7 +165,7 @@ def _is_number(x) -> bool:
 KINDS = ("paper", "finding", "check")
 #: appended to every status shown from a quick-mode ledger (its claims.json keeps the plain status and mode "quick")
 PROVISIONAL = " (quick: provisional)"
-STATUSES = ("held", "not reproduced", "not tested")
+STATUSES = ("held", "not reproduced", "inconclusive", "not tested")
 #: ``se = {sd = "pooled"}``: the paper prints no standard deviation of the count; the common one is estimated from
 #: both samples together (:func:`pooled_count_sd`)
 OUR_SD = "pooled"
@@ -229,6 +229,10 @@ class Declared:
     on_data: bool = False        # about the paper's trace data: "not tested" when measured on a synthetic stand-in
     wall_clock: bool = False     # decided by wall-clock time: reported, never gates a run (machines differ)
     not_tested: str = ""         # why it cannot be measured with our data (then no measurement is expected)
+    #: an equivalence margin for an ``at_least`` / ``at_most`` rule, from the paper's printed precision: a value
+    #: within it of a bound (on either side) cannot decide the claim, which is then **inconclusive**; a value beyond
+    #: a bound by more than it is not reproduced
+    margin: float | None = None
     #: the claim as a notebook's Findings bullet says it, in plain words with units and the comparison (at most 35
     #: words once filled); ``{ours}``, ``{paper}``, ``{ours_min}``, ``{ours_max}``, ``{n}`` take the ledger's values,
     #: with format specs (``{ours:.2f}``). Presentation only: the rule and statement stay what decides the claim
@@ -279,7 +283,9 @@ class Declared:
             parts.append(f"ours >= {_exact(self.at_least)}")
         if self.at_most is not None:
             parts.append(f"ours <= {_exact(self.at_most)}")
-        return " and ".join(parts)
+        margin = (f"; inconclusive within {_exact(self.margin)} of the bound (the paper's precision)"
+                  if self.margin is not None else "")
+        return " and ".join(parts) + margin
 
 
 _FIELDS = {f.name for f in fields(Declared)}
@@ -346,6 +352,10 @@ def _declared(entry: dict, where: str) -> Declared:
     for name in ("tol", "at_least", "at_most"):
         if name in entry and not _is_number(entry[name]):
             raise ValueError(f"{where}: {name} = {entry[name]!r} must be a number")
+    if "margin" in entry and not (_is_number(entry["margin"]) and entry["margin"] >= 0
+                                  and ("at_least" in entry or "at_most" in entry)):
+        raise ValueError(f"{where}: margin = {entry['margin']!r}: an equivalence margin is a number >= 0 and goes with "
+                         "an at_least or at_most rule")
     if "se" in entry:
         se = entry["se"]
         if not (isinstance(se, dict) and set(se) == {"k", "sd", "n_paper"} and _is_number(se["k"])
@@ -469,7 +479,7 @@ class Claim:
     paper: object          # the paper's value (None where the statement has no number)
     ours: object           # what we measured (None when not tested)
     rule: str              # how ``ours`` was compared
-    status: str            # "held" | "not reproduced" | "not tested"
+    status: str            # "held" | "not reproduced" | "inconclusive" | "not tested"
     note: str = ""
     wall_clock: bool = False
     cell: str | None = None  # the notebook cell that measured it (:func:`cell_key` of its source); None outside one
@@ -615,6 +625,24 @@ def _pooled_spread(d: Declared, ours, runs, our_sd) -> float | None:
     return pooled_count_sd(d.paper_value, d.se["n_paper"], values[0], runs, our_sd, claim=d.id)
 
 
+def _undecided(d: Declared, ours) -> bool:
+    """Whether ``ours`` sits within ``d``'s equivalence margin of one of its bounds, none of its values beyond a bound
+    by more than the margin: the data cannot decide the claim (status **inconclusive**).
+
+    >>> d = Declared("x", "paper", "§1", "s", at_most=0.0, margin=0.001)
+    >>> _undecided(d, [-0.2, 0.0009]), _undecided(d, [-0.2, 0.002]), _undecided(d, [-0.2, -0.1])
+    (True, False, False)
+    """
+    values = _numbers(ours)
+    if d.margin is None or values is None or any(math.isnan(v) for v in values):
+        return False
+    beyond = [bound - v for v in values for bound in ([d.at_least] if d.at_least is not None else [])]
+    beyond += [v - bound for v in values for bound in ([d.at_most] if d.at_most is not None else [])]
+    if any(b > d.margin for b in beyond):
+        return False
+    return any(abs(b) <= d.margin for b in beyond)
+
+
 def _evaluate(d: Declared, ours, runs: int | None, pooled: float | None = None) -> bool:
     """Whether ``ours`` meets ``d``'s declared rule (a NaN never does); ``runs`` fills a standard-error rule, and
     ``pooled`` (:func:`_pooled_spread`) is its spread where declared ``sd = "pooled"``; a measurement of the wrong
@@ -660,7 +688,8 @@ class ClaimLog:
     Every claim's statement, paper value and rule are declared beforehand in ``notebooks/claims/<key>.toml``
     (:func:`registry_path`); the notebook can only :meth:`measure`. A claim is **held** (the rule holds),
     **not reproduced** (it does not: the note says what we measured and, where known, why) or **not tested**
-    (declared ``not_tested`` with the reason, or ``on_data`` and measured on a synthetic stand-in).
+    (declared ``not_tested`` with the reason, or ``on_data`` and measured on a synthetic stand-in), or **inconclusive**
+    (within the declared equivalence ``margin`` of a bound: the data cannot decide).
     :meth:`finish` writes ``claims.json`` and raises :class:`ClaimsFailed` if a declared claim was not measured.
     Whether a status changed since the committed ledger is checked by ``run_all.py`` (``--accept-claims``).
 
@@ -725,6 +754,8 @@ class ClaimLog:
             status = "not tested"
             note = ("measured on synthetic stand-in data (the real excerpt was not found), which says nothing about "
                     "the paper's trace" + (f"; {note}" if note else ""))
+        elif _undecided(d, ours):
+            status = "inconclusive"
         else:
             status = "held" if satisfied else "not reproduced"
         self.claims.append(Claim(claim_id, d.kind, d.source, d.statement, _plain(d.paper_value), ours,
@@ -866,7 +897,8 @@ class ClaimListing:
 
     def markdown(self) -> str:
         """The list as Markdown (one paragraph per status that has claims, then the link to the ledger)."""
-        words = {"held": "Held", "not reproduced": "Not reproduced", "not tested": "Not tested"}
+        words = {"held": "Held", "not reproduced": "Not reproduced", "inconclusive": "Inconclusive",
+                 "not tested": "Not tested"}
         mark = PROVISIONAL if self.mode == "quick" else ""
         parts = []
         for status in STATUSES:

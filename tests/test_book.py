@@ -151,7 +151,7 @@ def test_the_ledger_page_shows_one_block_per_claim_status_first():
     assert "claim-not-tested" in third and "<strong>" not in third                  # no value to show
     assert 'listed in <a href="executed/other.html#in-12">In [12]</a>' in third
     assert page.index("## Demo — a paper") < page.index("## Other") and "`other` (data: real)" in page
-    assert "| paper | 0 | 1 | 1 | 2 |" in page and "| check | 1 | 0 | 0 | 1 |" in page
+    assert "| paper | 0 | 1 | 0 | 1 | 2 |" in page and "| check | 1 | 0 | 0 | 0 | 1 |" in page
     with pytest.raises(book.BookError, match="more than once"):
         book.ledger_page(rows + [_claim("other", "a-1", "held")], {}, {})
 

@@ -97,7 +97,7 @@ def test_claim_rules_and_statuses(tmp_build):
     assert [c.claim_id for c in log.claims] == list(log.declared)          # registry order
     doc = json.loads((paths.results_dir("demo", "quick") / "claims.json").read_text())
     assert doc["summary"]["held"] == 4 and doc["summary"]["not_reproduced"] == 3 and doc["summary"]["not_tested"] == 1
-    assert doc["summary"]["paper"] == {"held": 3, "not_reproduced": 2, "not_tested": 1}
+    assert doc["summary"]["paper"] == {"held": 3, "not_reproduced": 2, "inconclusive": 0, "not_tested": 1}
     assert doc["claims"][2]["note"] == "we measure 0.9 because ..."
     assert doc["claims"][4]["rule"].startswith("|ours - paper| <= 4 sd sqrt(1/1000 + 1/runs)")
     assert doc["claims"][7]["note"] == "our excerpt spans 7 hours" and doc["claims"][7]["ours"] is None
@@ -440,3 +440,22 @@ def test_a_headline_that_cannot_take_its_rules_value_is_refused_when_the_registr
     assert _declared({**scalar, "headline": "efficiency {ours:.2f}"}, "x.toml").headline
     with pytest.raises(ValueError, match="headline"):
         _declared({**scalar, "headline": "efficiency {ourz:.2f}"}, "x.toml")
+
+
+def test_a_margin_makes_a_tie_at_the_papers_precision_inconclusive():
+    """An at_least / at_most rule with an equivalence margin: within the margin of the bound (either side) the data
+    cannot decide; beyond it by more than the margin, not reproduced; clear of it, held."""
+    from fairlib.report import ClaimLog
+
+    reg = [{"id": f"c{i}", "kind": "paper", "source": "§1", "statement": "s", "at_most": 0.0, "margin": 0.001}
+           for i in range(4)]
+    log = ClaimLog("demo", write=False, registry=reg)
+    for i, ours in enumerate([-0.5, [-0.5, 0.0009], [-0.5, -0.0005], [0.0009, 0.002]]):
+        log.measure(f"c{i}", ours)
+    assert [c.status for c in log.claims] == ["held", "inconclusive", "inconclusive", "not reproduced"]
+    assert "inconclusive within 0.001" in log.claims[1].rule
+    with pytest.raises(ValueError, match="margin"):
+        ClaimLog("demo", write=False, registry=[{**reg[0], "margin": -1}])
+    with pytest.raises(ValueError, match="margin"):
+        ClaimLog("demo", write=False, registry=[{"id": "t", "kind": "paper", "source": "§1", "statement": "s",
+                                                 "paper_value": 1.0, "tol": 0.1, "margin": 0.01}])

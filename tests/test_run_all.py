@@ -133,7 +133,7 @@ def test_success_writes_outputs_table_and_manifest(fixtures, tmp_path):
     claims = (tmp_path / "quick" / "results" / "claims.csv").read_text()
     assert "ok_a,,paper,mode_is_quick" in claims and "template,,paper,mean_near_half" in claims
     ledger = (tmp_path / "quick" / "results" / "CLAIMS.md").read_text()
-    assert "| paper | 2 | 0 | 0 | 2 |" in ledger and "## ok_a" in ledger
+    assert "| paper | 2 | 0 | 0 | 0 | 2 |" in ledger and "## ok_a" in ledger
     assert ('| paper | <a id="claim-mode_is_quick"></a>mode_is_quick | fixture | fixture claim | ours == paper | '
             "quick | quick | held (quick: provisional) |  |") in ledger
     assert "Quick mode: every status here is provisional" in ledger and "1/1 (quick: provisional)" in p.stdout
