@@ -191,7 +191,8 @@ NOTEBOOKS: dict[str, Notebook] = {nb.key: nb for nb in [
     Notebook("metin2025", "notebooks/metin2025_pdrf.ipynb", "Metin — Precomputed Dominant Resource Fairness",
              tests=("tests/test_precomputed_drf_findings.py",),
              paper="metin2025", listed_as="Metin — Precomputed Dominant Resource Fairness",
-             headline="PDRF equals ⌊EDRF⌋ on the paper's instances; Table 1 reproduces; Table 2 does not follow from its stated parameters."),
+             headline="PDRF equals ⌊EDRF⌋ on the paper's instances; Table 1 reproduces; Table 2 does not follow from "
+                      "its stated parameters."),
     Notebook("khamseashari2018", "notebooks/khamseashari2018_pfvds.ipynb",
              "Khamse-Ashari et al. — PF-VDS on heterogeneous servers (analytical part)",
              tests=("tests/test_heterogeneous_findings.py",),
