@@ -68,23 +68,29 @@ def variational_gap(cluster: Cluster, tasks, alpha, *, time_shared: bool = False
     if np.isinf(g[playing]).any():
         return float("inf")
     if cluster.capped:
-        return _capped_variational_gap(cluster, x, g, d3, cap, playing)
+        return _capped_variational_gap(cluster, x, g, d3, cap, playing, alpha)
     worst = 0.0
     for i in range(cluster.n_servers):
         users = np.flatnonzero(cluster.eligible[:, i])
         if users.size == 0:
             continue
         res = cap[i] > 0
-        # max g·x' subject to Σ_n d[n, r] x'_n <= c[i, r], x' >= 0 (HiGHS minimises, hence the sign)
-        lp = linprog(-g[users, i], A_ub=d3[users, i][:, res].T, b_ub=cap[i, res], bounds=(0, None), method="highs")
+        # max g·x' subject to Σ_n d[n, r] x'_n <= c[i, r], x' >= 0 (HiGHS minimises, hence the sign); the
+        # marginals x^-α span many orders of magnitude at large α (α = 73: 1e69 beside 1): in units of the largest
+        unit = float(g[users, i].max())
+        if unit <= 0:
+            continue
+        lp = linprog(-g[users, i] / unit, A_ub=d3[users, i][:, res].T, b_ub=cap[i, res], bounds=(0, None),
+                     method="highs")
         if lp.status != 0:
-            raise RuntimeError(f"server {i}: HiGHS did not solve the eq. (16) program: {lp.message}")
-        current = float(g[users, i] @ x[users, i])
+            raise RuntimeError(f"server {i}: HiGHS did not solve the eq. (16) program at alpha = {_short(alpha)}: "
+                               f"{lp.message}")
+        current = float(g[users, i] @ x[users, i]) / unit
         worst = max(worst, (-lp.fun - current) / max(current, 1e-300))
     return worst
 
 
-def _capped_variational_gap(cluster, x, g, d3, cap, playing) -> float:
+def _capped_variational_gap(cluster, x, g, d3, cap, playing, alpha) -> float:
     """eq. (16) over the capped feasible set of every server at once: max Σ g x' subject to each server's
     constraints and each capped user's Σ_i x'[n, i] <= cap_n (one sparse LP), minus Σ g x, relative to Σ g x."""
     from scipy.sparse import coo_matrix
@@ -112,7 +118,8 @@ def _capped_variational_gap(cluster, x, g, d3, cap, playing) -> float:
     unit = float(g[users, servers].max())
     lp = linprog(-g[users, servers] / unit, A_ub=a_ub, b_ub=bound, bounds=(0, None), method="highs")
     if lp.status != 0:
-        raise RuntimeError(f"HiGHS did not solve eq. (16) over the capped set: {lp.message}")
+        raise RuntimeError(f"HiGHS did not solve eq. (16) over the capped set at alpha = {_short(alpha)}: "
+                           f"{lp.message}")
     current = float(g[users, servers] @ x[users, servers]) / unit
     return max(0.0, (-lp.fun - current) / max(current, 1e-300))
 
