@@ -444,7 +444,11 @@ def repository_url() -> str | None:
     ``$GITHUB_REPOSITORY``, else a GitHub ``origin`` remote, else ``[project.urls] Repository`` of ``pyproject.toml``
     (the environment comes first, so a fork's build points at the fork)."""
     if os.environ.get("FAIRLIB_REPOSITORY_URL"):
-        return os.environ["FAIRLIB_REPOSITORY_URL"].rstrip("/")
+        url = os.environ["FAIRLIB_REPOSITORY_URL"]
+        if not re.fullmatch(r"https?://[^\s/]+/\S+", url):
+            raise BookError(f"FAIRLIB_REPOSITORY_URL = {url!r}: expected the repository's web address, "
+                            "https://host/owner/name")
+        return url.rstrip("/")
     if os.environ.get("GITHUB_REPOSITORY"):
         return f"{os.environ.get('GITHUB_SERVER_URL', 'https://github.com')}/{os.environ['GITHUB_REPOSITORY']}"
     try:

@@ -47,6 +47,7 @@ import itertools
 import json
 import os
 import pickle
+import re
 import time
 import traceback
 import warnings
@@ -288,11 +289,21 @@ def default_backend(scheduler: str | None = None, n_jobs: int | None = None) -> 
 MAX_JOBS = 4096
 
 
+#: a Dask scheduler address: protocol://host:port (``distributed``'s protocols), e.g. tcp://10.0.0.5:8786
+_ADDRESS = re.compile(r"(tcp|tls|ucx|ws|wss|inproc)://[^\s/:]+(:\d{1,5})?")
+
+
 def _check_scheduler(scheduler) -> None:
-    """None, a Dask scheduler address, or a ``distributed.Client`` (anything with ``submit``)."""
+    """None, a Dask scheduler address, or a ``distributed.Client`` (anything with ``submit``); and
+    ``FAIRLIB_DASK_SCHEDULER``, when set, an address (a typo there would otherwise wait for a connection timeout)."""
     if scheduler is not None and not isinstance(scheduler, str) and not callable(getattr(scheduler, "submit", None)):
         raise InvalidInputError(f"scheduler = {_short(scheduler)}: expected a Dask scheduler address (str) or a "
                                 f"distributed.Client, got {type(scheduler).__name__}")
+    for name, value in (("scheduler", scheduler if isinstance(scheduler, str) else None),
+                        (_SCHEDULER_ENV, os.environ.get(_SCHEDULER_ENV) or None)):
+        if value is not None and not _ADDRESS.fullmatch(value):
+            raise InvalidInputError(f"{name} = {value!r}: expected a Dask scheduler address protocol://host:port "
+                                    "(e.g. tcp://10.0.0.5:8786)")
 
 
 def _resolve_jobs(n_jobs) -> int:

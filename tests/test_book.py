@@ -613,3 +613,11 @@ def test_no_page_scrolls_sideways_and_no_block_leaves_the_column(browser_report)
 def test_no_serious_accessibility_violation(browser_report):
     """axe-core finds no serious or critical violation on any page."""
     assert not browser_report["accessibility"], _problems(browser_report, "accessibility", "violations")
+
+
+def test_a_malformed_repository_url_is_refused_by_name(monkeypatch):
+    from book.build import BookError, repository_url
+
+    monkeypatch.setenv("FAIRLIB_REPOSITORY_URL", "github.com/someone")
+    with pytest.raises(BookError, match="FAIRLIB_REPOSITORY_URL"):
+        repository_url()

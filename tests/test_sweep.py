@@ -243,3 +243,17 @@ def test_the_cache_variable_is_read_strictly(monkeypatch):
         with pytest.raises(InvalidInputError, match=f"FAIRLIB_SWEEP_CACHE = {value!r}"):
             _cache_enabled(None)
     assert _cache_enabled(True) is True
+
+
+@pytest.mark.parametrize("value", ["localhost", "tcp//x:1", "8786", "tcp://host:port"])
+def test_a_malformed_scheduler_address_is_refused_by_name(monkeypatch, value):
+    """A typo in FAIRLIB_DASK_SCHEDULER (or scheduler=) is named at once, not found after a connection timeout."""
+    from fairlib.sweep import default_backend
+
+    monkeypatch.setenv("FAIRLIB_DASK_SCHEDULER", value)
+    with pytest.raises(InvalidInputError, match="FAIRLIB_DASK_SCHEDULER"):
+        default_backend()
+    monkeypatch.delenv("FAIRLIB_DASK_SCHEDULER")
+    with pytest.raises(InvalidInputError, match="scheduler = "):
+        default_backend(scheduler=value)
+    assert default_backend(scheduler="tcp://10.0.0.5:8786").name == "dask"
