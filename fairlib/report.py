@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from . import paths
-from ._validate import InvalidInputError, _short, as_count, result_type
+from ._validate import InvalidInputError, _short, as_count, as_instance, result_type
 
 __all__ = ["save_figure", "save_table", "ClaimLog", "Claim", "ClaimsFailed", "Declared", "Measurement", "load_registry",
            "quotes_of", "registry_path", "reported", "display_value", "cell_key", "measured_values", "FLOAT_FORMAT",
@@ -408,7 +408,7 @@ def quotes_of(declared: "Declared") -> tuple[str, ...]:
     >>> quotes_of(Declared("a", "paper", "§1", "s", quote="the mean is about 1/2"))
     ('the mean is about 1/2',)
     """
-    q = declared.quote
+    q = as_instance(declared, Declared, "declared").quote
     return tuple(q) if isinstance(q, (list, tuple)) else ((q,) if q else ())
 
 
