@@ -98,9 +98,12 @@ def utility_uniformity(utils) -> float:
 
 
 def envy_freeness(weights, shares, parallelism=None) -> float:
-    """ρ = min_{i,j} U_i(r_i) / U_i(r_j); >= 1 means envy-free (pairs with U_i(r_j) = 0 are skipped).
+    """ρ = min_{i,j} U_i(r_i) / U_i(r_j) over every pair, j = i included (EC'05 §2's definition), so ρ <= 1 and
+    ρ = 1 means envy-free; pairs with U_i(r_j) = 0 are skipped (1.0 when every pair is).
 
     >>> envy_freeness([[0.5, 0.5], [0.5, 0.5]], [[0.5, 0.5], [0.5, 0.5]])
+    1.0
+    >>> envy_freeness([[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]])   # nobody envies: 1, not infinity
     1.0
     """
     w, r = _user_machine_matrices(weights, shares)
@@ -108,7 +111,6 @@ def envy_freeness(weights, shares, parallelism=None) -> float:
     own = np.diagonal(V)[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(V > 0, own / np.where(V > 0, V, 1.0), np.inf)
-    np.fill_diagonal(ratio, np.inf)
     out = float(ratio.min())
     return out if np.isfinite(out) else 1.0
 

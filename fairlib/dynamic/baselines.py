@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["waterfill_step_sorted"]
+__all__ = ["waterfill_step_sorted", "waterfill_step_fixed_increment"]
 
 
 def waterfill_step_sorted(demands, previous_shares, n: int) -> np.ndarray:
@@ -42,3 +42,47 @@ def waterfill_step_sorted(demands, previous_shares, n: int) -> np.ndarray:
         used += (nxt - level) * raised
         level = nxt
     return np.maximum(x, level)
+
+
+def waterfill_step_fixed_increment(demands, previous_shares, n: int, increment: float) -> tuple[np.ndarray, int, int]:
+    """One arrival step of Kash, Procaccia and Shah's water-filling run with a fixed increment (Li et al.'s [6],
+    whose running time Li et al. call pseudo-polynomial): repeatedly raise every agent at the minimum share by
+    ``increment`` together, while the raised agents' extra demand still fits the capacity k/n; stop at the first
+    raise that would not fit. ``demands`` rows already normalised, agent k = len(previous_shares) + 1 arriving.
+
+    The smallest share it ends with lies within ``increment`` below the exact level M of LP (1) (raising the
+    lowest agents by one more increment stays below the exact allocation max(x_i^{k-1}, M), which fits), and no
+    resource exceeds k/n. Its number of raises grows as 1/``increment``: with the increment one unit of an
+    integer grid of resolution S (increment 1/S) the work grows with S, not with its number of digits.
+
+    Returns (shares, raises, work): ``work`` counts the element operations (per raise: k shares scanned, the m
+    demands of each raised agent summed, m capacities tested).
+
+    >>> shares, raises, work = waterfill_step_fixed_increment(np.array([[1.0, 0.5]]), [], 1, 0.25)
+    >>> shares.tolist(), raises
+    ([1.0], 4)
+    """
+    d = np.asarray(demands, dtype=np.float64)
+    x = np.append(np.asarray(previous_shares, dtype=np.float64), 0.0)
+    k = len(x)
+    if d.ndim != 2 or d.shape[0] < k:
+        raise ValueError(f"demands: need at least {k} rows of an (agents, resources) array, got shape {d.shape}")
+    if not increment > 0:
+        raise ValueError(f"increment: must be > 0, got {increment}")
+    d = d[:k]
+    m = d.shape[1]
+    cap = k / n
+    used = x @ d
+    raises = work = 0
+    while True:
+        low = x.min()
+        group = x <= low + 1e-12 * max(1.0, low)
+        extra = increment * d[group].sum(axis=0)
+        g = int(group.sum())
+        work += k + g * m + m
+        if np.any(used + extra > cap * (1 + 1e-12)):
+            break
+        x[group] += increment
+        used += extra
+        raises += 1
+    return x, raises, work

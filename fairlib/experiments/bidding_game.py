@@ -8,6 +8,9 @@ import pandas as pd
 from .. import metrics
 from .._validate import InvalidInputError, check_choice
 from ..market.dynamics import run_dynamics
+from itertools import combinations
+
+from ..market.best_response import best_response, best_response_finite, utility
 from ..market.equilibrium import (equilibrium_violation, proportional_guarantee_bids, two_player_equilibria,
                                    two_player_equilibria_numeric)
 from ..market.game import (Game, allocation, correlated_preferences, social_optimum, uniform_preferences,
@@ -19,7 +22,9 @@ __all__ = ["settling_iteration", "median_by_users", "outcome_metrics", "infinite
            "finite_parallelism_sweep", "finite_efficiency_trajectories", "efficiency_over_time",
            "proportional_guarantee_runs", "PREFERENCES", "infinite_parallelism_findings",
            "efficiency_over_time_findings", "finite_parallelism_findings", "finite_convergence",
-           "two_player_findings", "theorem3_findings"]
+           "two_player_findings", "theorem3_findings", "random_two_player_games", "local_search_swaps_per_call",
+           "two_player_fixed_points", "CERTIFIED_RESIDUAL",
+           "local_search_vs_exhaustive", "local_search_conjecture_findings"]
 
 PREFERENCES = {"uniform": uniform_preferences, "correlated": correlated_preferences,
                "correlated_unnormalised": lambda rng, m, n: correlated_preferences(rng, m, n, normalize=False)}
@@ -29,6 +34,35 @@ PREFERENCES = {"uniform": uniform_preferences, "correlated": correlated_preferen
 #: residual ~1e-8 on the notebook's instances), at most TIGHT_MAX_ITER more rounds
 TIGHT_EPS = 1e-12
 TIGHT_MAX_ITER = 5000
+#: a stopping point whose Nash residual (largest relative violation of condition (1),
+#: :func:`fairlib.market.equilibrium_violation`) is at most this is taken as a certified equilibrium
+CERTIFIED_RESIDUAL = 1e-6
+
+
+#: damped best response, the second method where continued best response cycles: the share of the way each user
+#: moves to its best response per round, and the most rounds
+DAMPING = 0.5
+DAMPED_MAX_ITER = 5000
+
+
+def damped_best_response(game: Game, bids, *, damping: float = DAMPING, max_iter: int = DAMPED_MAX_ITER,
+                         tol: float = 1e-9, check_every: int = 10) -> np.ndarray:
+    """Sequential damped best response (infinite parallelism): each user in turn moves ``damping`` of the way from
+    its bids to its best response (:func:`fairlib.market.best_response`) against the others' bids plus the reserve,
+    until the Nash residual (:func:`fairlib.market.equilibrium_violation`, read every ``check_every`` rounds) is at
+    most ``tol`` or ``max_iter`` rounds have run. Plain best response can cycle; a damped step can settle where it
+    does. Returns the bids (the caller certifies them by their residual)."""
+    if not 0 < damping <= 1:
+        raise InvalidInputError(f"damping = {damping}: must be in (0, 1]")
+    x = np.array(bids, dtype=np.float64)
+    w, budgets, reserve = game.weights, game.budgets, game.reserve
+    for t in range(int(max_iter)):
+        for i in range(w.shape[0]):
+            y = x.sum(axis=0) - x[i] + reserve
+            x[i] = (1 - damping) * x[i] + damping * best_response(w[i], y, budgets[i])
+        if (t + 1) % check_every == 0 and equilibrium_violation(w, x, reserve) <= tol:
+            break
+    return x
 
 
 def outcome_metrics(weights, shares, optimum: float, parallelism=None) -> dict:
@@ -59,9 +93,14 @@ def _infinite_cell(seed, users, preference, order, step, n_machines, reserve, ga
             # the paper's test (utility change < 0.001) stops short of the equilibrium: continue to a tight one
             tight = run_dynamics(game, method, order=order, initial_bids=res.bids, eps=TIGHT_EPS,
                                  max_iter=TIGHT_MAX_ITER, rng=np.random.default_rng(dynamics_seed))
+            residual = equilibrium_violation(w, tight.bids, reserve)
+            # Theorem 1 (existence), instance by instance: where best response cycles, damped best response from
+            # its last bids is a second method; ``certified_residual`` is the residual of whichever stopped last
+            certified = residual if residual <= CERTIFIED_RESIDUAL else equilibrium_violation(
+                w, damped_best_response(game, tight.bids), reserve)
             rows.append({"mechanism": "best_response_tight", "iterations": res.iterations + tight.iterations,
                          "converged": tight.converged, "stabilised": np.nan,
-                         "residual": equilibrium_violation(w, tight.bids, reserve),
+                         "residual": residual, "certified_residual": certified,
                          **outcome_metrics(w, allocation(tight.bids, reserve), opt)})
     r_opt, _ = social_optimum(w)
     rows.append({"mechanism": "social_optimum", **outcome_metrics(w, r_opt, opt)})
@@ -87,8 +126,9 @@ def infinite_parallelism_sweep(users, seeds: int, rng, *, preference: str = "uni
     One row per (users, order, step, seed, mechanism) with ``iterations`` (convergence; the cap when
     not converged), ``converged``, ``stabilised``, and the outcome metrics; mechanisms: best_response (stopped by
     the paper's test, utility change < 0.001), best_response_tight (continued from there to a tight equilibrium,
-    ``residual`` = Nash residual), local_greedy, social_optimum, weight_proportional. Runs on
-    :func:`fairlib.sweep.sweep`.
+    ``residual`` = Nash residual; ``certified_residual``: the same, or where that is above :data:`CERTIFIED_RESIDUAL`
+    the residual :func:`damped_best_response` reaches from there), local_greedy, social_optimum, weight_proportional.
+    Runs on :func:`fairlib.sweep.sweep`.
     """
     check_choice(preference, PREFERENCES, "preference")
     grid = {"users": [int(u) for u in users], "preference": [preference], "order": _as_list(order),
@@ -97,6 +137,28 @@ def infinite_parallelism_sweep(users, seeds: int, rng, *, preference: str = "uni
                fixed=dict(n_machines=n_machines, reserve=reserve, gap_tol=gap_tol),
                **_sweep_options(n_jobs, backend, progress, preference))
     return df.rename(columns={"rep": "seed"})
+
+
+def local_search_swaps_per_call(game: Game, history) -> np.ndarray:
+    """The improving swaps of every local-search call of a sequential best-response run under finite parallelism
+    (EC §4.2), in call order: each round's calls are replayed against the prices the user faced, read from the
+    recorded bids ``history`` (``run_dynamics(..., record_bids=True)``, sequential order), so every call is counted,
+    including those after which the run stopped improving. The local search makes ``swaps + 1`` passes of its loop
+    ("go to 2"): a call with at most one swap discovers its local maximum within two iterations."""
+    if game.parallelism is None:
+        raise InvalidInputError("game: local search needs finite parallelism (game.parallelism is None)")
+    hist = np.asarray(history, dtype=np.float64)
+    w, budgets, k = game.weights, game.budgets, game.parallelism
+    out = []
+    for t in range(1, hist.shape[0]):
+        bids = hist[t - 1].copy()
+        total = bids.sum(axis=0)
+        for i in range(w.shape[0]):
+            y = total - bids[i] + game.reserve
+            out.append(best_response_finite(w[i], y, budgets[i], int(k[i])).swaps)
+            total += hist[t, i] - bids[i]
+            bids[i] = hist[t, i]
+    return np.asarray(out, dtype=np.int64)
 
 
 def _finite_cell(seed, users, delta, n_machines, reserve, burn_in):
@@ -113,10 +175,13 @@ def _finite_cell(seed, users, delta, n_machines, reserve, burn_in):
                  for b in res.history[min(burn_in, len(res.history) - 1):]]
         m = {key: min(sn[key] for sn in snaps) for key in snaps[0]}
     calls = np.maximum(1, len(res.swaps) - 1) * u
+    per_call = local_search_swaps_per_call(game, res.history)
     return {"competition": u * delta / n_machines,
             "iterations": res.iterations, "converged": res.converged,
             "swaps_per_call": float(res.swaps[1:].sum() / calls),
-            "calls_within_two_swaps": float(1 - res.swaps_over_two[1:].sum() / calls), **m}
+            "calls_within_two_swaps": float(1 - res.swaps_over_two[1:].sum() / calls),
+            "local_search_calls": int(per_call.size),
+            "calls_within_two_iterations": int((per_call <= 1).sum()), **m}
 
 
 def finite_parallelism_sweep(users, seeds: int, rng, *, delta: int, n_machines: int = 100, reserve: float = 1e-6,
@@ -125,8 +190,10 @@ def finite_parallelism_sweep(users, seeds: int, rng, *, delta: int, n_machines: 
     """EC Figs. 4 and 6: best response by local search with parallelism bound ``delta``, uniform preferences.
 
     One row per (users, seed): convergence iteration (200 = not converged), mean local-search swaps per
-    best-response call and the share of calls that stopped within two swaps, and efficiency / uniformity /
-    envy-freeness —
+    best-response call and the share of calls that stopped within two swaps, the number of local-search calls
+    (``local_search_calls``, every call of the run) and how many of them found their local maximum within two
+    iterations of the local search's loop, i.e. with at most one swap (``calls_within_two_iterations``,
+    :func:`local_search_swaps_per_call`), and efficiency / uniformity / envy-freeness —
     at convergence, or (as the paper does when the system does not converge) the minimum over the
     iterations after ``burn_in``. Also the competitors-per-machine ratio δ = m Δ / n.
     """
@@ -196,6 +263,136 @@ def proportional_guarantee_runs(runs: int, rng, *, reserve: float = 1e-6, n_jobs
     df = sweep(_guarantee_cell, [{}], seeds=runs, rng=rng, fixed=dict(reserve=reserve),
                **_sweep_options(n_jobs, backend, False, "guarantee"))
     return df.rename(columns={"rep": "run"})
+
+
+#: the two-player fixed-point solver's grid: points on user 0's simplex (2 machines) or starts per axis (3 machines)
+FIXED_POINT_GRID = 400
+
+
+def _reply_map(game: Game, x0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """User 1's best response to user 0's bids ``x0``, and user 0's best response to that (infinite parallelism,
+    against the other's bids plus the reserve): an equilibrium is a fixed point x0 of the composition."""
+    w, budgets, reserve = game.weights, game.budgets, game.reserve
+    x1 = best_response(w[1], x0 + reserve, budgets[1])
+    return best_response(w[0], x1 + reserve, budgets[0]), x1
+
+
+def two_player_fixed_points(game: Game, grid: int = FIXED_POINT_GRID) -> list[np.ndarray]:
+    """Equilibria of a two-user game (2 or 3 machines, infinite parallelism) as fixed points of user 0's bids under
+    best response to best response (:func:`_reply_map`), a second method besides iterated best response, which can
+    cycle. With 2 machines every sign change of the map along a grid of ``grid`` points of user 0's bids on machine 0
+    is refined by Brent's method (every equilibrium the grid separates); with 3 machines ``scipy.optimize.fsolve``
+    starts from a grid of points of user 0's simplex. Returns the distinct bid matrices (2 × machines) found; the
+    caller certifies each by its Nash residual."""
+    from scipy.optimize import brentq, fsolve
+
+    n = game.weights.shape[1]
+    if game.weights.shape[0] != 2 or n not in (2, 3):
+        raise InvalidInputError(f"game: two users on 2 or 3 machines, got shape {game.weights.shape}")
+    budget = float(game.budgets[0])
+
+    def full(head):
+        head = np.clip(np.asarray(head, dtype=np.float64), 0.0, budget)
+        return np.append(head, max(budget - head.sum(), 0.0))
+
+    def gap(head):
+        x0 = full(head)
+        return _reply_map(game, x0)[0][:-1] - x0[:-1]
+
+    found = []
+    if n == 2:
+        pts = np.linspace(0.0, budget, grid)
+        vals = np.array([gap([p])[0] for p in pts])
+        roots = [p for p, v in zip(pts, vals) if v == 0.0]
+        roots += [brentq(lambda t: gap([t])[0], lo, hi, xtol=1e-15)
+                  for lo, hi, vlo, vhi in zip(pts[:-1], pts[1:], vals[:-1], vals[1:]) if vlo * vhi < 0]
+        heads = [np.array([r]) for r in roots]
+    else:
+        side = max(2, int(round(np.sqrt(grid) / 2)))
+        grid_points = np.linspace(0.02, 0.96, side)
+        starts = [np.array([a, b]) * budget for a in grid_points for b in grid_points if a + b < 0.98]
+        heads = []
+        for s0 in starts:
+            sol, _, ier, _ = fsolve(gap, s0, full_output=True, xtol=1e-14)
+            if ier == 1 and np.abs(gap(sol)).max() < 1e-10:
+                heads.append(sol)
+    for head in heads:
+        x0 = full(head)
+        bids = np.vstack([x0, _reply_map(game, x0)[1]])
+        if not any(np.abs(bids - f).max() < 1e-7 for f in found):
+            found.append(bids)
+    return found
+
+
+def _two_player_cell(seed, machines, grid, reserve):
+    g = np.random.default_rng(seed)
+    w = uniform_preferences(g, 2, int(machines))   # Theorem 2's setting (§3): X_i = 1 and sum_j w_ij = 1
+    game = Game(w, reserve=reserve)
+    opt = game.optimum()
+    # the paper's dynamics from weight-proportional bids, continued to a tight stopping point, and the fixed points
+    found = [("best_response", run_dynamics(game, "best_response", eps=TIGHT_EPS, max_iter=TIGHT_MAX_ITER).bids)]
+    found += [("fixed_point", bids) for bids in two_player_fixed_points(game, grid)]
+    return [{"method": method, "residual": equilibrium_violation(w, bids, reserve),
+             **outcome_metrics(w, allocation(bids, reserve), opt)} for method, bids in found]
+
+
+def random_two_player_games(games: int, rng, *, machines=(2, 3), grid: int = FIXED_POINT_GRID,
+                            reserve: float = 1e-6, n_jobs: int | None = None,
+                            backend: str | None = None) -> pd.DataFrame:
+    """Theorem 2 on random two-player games: ``games`` random games per number of ``machines`` (2 users, weights
+    U(0, 1) normalised per user, budgets 1 as §3 assumes). Per game: best response from weight-proportional bids
+    continued to a tight stopping point (utility change < 1e-12, at most 5,000 rounds; it can cycle), and every
+    equilibrium :func:`two_player_fixed_points` finds. One row per (machines, game, stopping point): ``method``,
+    the Nash ``residual`` (a row with residual <= :data:`CERTIFIED_RESIDUAL` is a certified equilibrium) and
+    efficiency, uniformity and envy-freeness there."""
+    df = sweep(_two_player_cell, {"machines": [int(n) for n in machines]}, seeds=games, rng=rng,
+               fixed=dict(grid=int(grid), reserve=reserve), **_sweep_options(n_jobs, backend, False, "two-player"))
+    return df.rename(columns={"rep": "game"})
+
+
+def _exhaustive_cell(seed, machines, k, others, reserve):
+    g = np.random.default_rng(seed)
+    w = g.random(machines)
+    w /= w.sum()
+    y = np.full(machines, reserve)
+    for _ in range(others):   # each other user bids its budget on k random machines (finite parallelism)
+        on = g.choice(machines, size=k, replace=False)
+        y[on] += g.dirichlet(np.ones(k))
+    local = best_response_finite(w, y, 1.0, k)
+    best = 0.0
+    for subset in combinations(range(machines), k):   # every set of k machines: the user's global optimum
+        idx = np.array(subset)
+        best = max(best, utility(w[idx], best_response(w[idx], y[idx], 1.0), y[idx]))
+    found = utility(w, local.bids, y)
+    return {"local_search": found, "exhaustive": best, "relative_gap": (best - found) / best, "swaps": local.swaps}
+
+
+def local_search_vs_exhaustive(instances: int, rng, *, machines=(6, 8, 10), k=(2, 3, 5), others=(1, 3, 10),
+                               reserve: float = 1e-6, n_jobs: int | None = None,
+                               backend: str | None = None) -> pd.DataFrame:
+    """EC §4.2's conjecture ("the local maxima this algorithm finds are also the global maximum, with respect to an
+    individual user"), by brute force on small instances: one user (weights U(0, 1) normalised, budget 1) against
+    ``others`` users who each bid a random split of budget 1 on ``k`` random machines (plus the reserve), for every
+    (machines, k, others); the local search's utility against the best over every set of k machines of the best
+    response restricted to it. One row per instance with ``relative_gap`` = (best − local) / best."""
+    df = sweep(_exhaustive_cell, {"machines": [int(n) for n in machines], "k": [int(v) for v in k],
+                                  "others": [int(o) for o in others]}, seeds=instances, rng=rng,
+               fixed=dict(reserve=reserve), **_sweep_options(n_jobs, backend, False, "local-search"))
+    return df.rename(columns={"rep": "instance"})
+
+
+def local_search_conjecture_findings(exhaustive: pd.DataFrame) -> dict[str, Measurement]:
+    """The §4.2 conjecture's claim on :func:`local_search_vs_exhaustive`'s table: the largest relative shortfall of
+    the local search's utility from the exhaustive optimum."""
+    if exhaustive.empty:
+        raise InvalidInputError("exhaustive: no instances")
+    short = exhaustive[exhaustive.relative_gap > 1e-9]
+    return {"local_search_local_max_is_global": Measurement(
+        float(exhaustive.relative_gap.max()),
+        note=f"{len(exhaustive)} instances; the local search falls short of the best set of k machines on "
+             f"{len(short)} ({len(short) / len(exhaustive):.1%}), by at most {exhaustive.relative_gap.max():.2g} of "
+             "the optimum" + ("" if short.empty else " (k, machines: " + ", ".join(
+                 sorted({f'{int(a)}/{int(b)}' for a, b in zip(short.k, short.machines)})) + ")"))}
 
 
 def median_by_users(results, column: str):
@@ -270,6 +467,16 @@ def infinite_parallelism_findings(results: pd.DataFrame, *, mid_users: int = 60)
              f"; best response, continued for up to {TIGHT_MAX_ITER:,} more rounds, did not reach 1e-6 on "
              f"{len(stuck)} of {len(tight)} instances (users {sorted(set(stuck.users.astype(int)))}; largest "
              f"residual {stuck.residual.max():.2g}): our dynamics cycle there, which says nothing against existence"))
+    if "certified_residual" not in tight.columns:
+        raise InvalidInputError("results: best_response_tight rows need certified_residual "
+                                "(infinite_parallelism_sweep)")
+    damped = tight[tight.residual > CERTIFIED_RESIDUAL]
+    out["equilibrium_exists_strong_competition"] = Measurement(
+        float(tight.certified_residual.max()),
+        note=f"{int((tight.certified_residual <= CERTIFIED_RESIDUAL).sum())} of {len(tight)} instances have a "
+             f"certified equilibrium (Nash residual <= {CERTIFIED_RESIDUAL:g}): {len(tight) - len(damped)} by best "
+             f"response continued, {int((damped.certified_residual <= CERTIFIED_RESIDUAL).sum())} of the other "
+             f"{len(damped)} by damped best response from where it stopped")
     out["envy_freeness_at_least_2sqrt2_minus_2"] = Measurement(
         float(tight.envy_freeness.min()),
         note=f"smallest envy-freeness over the {len(tight)} tight equilibria of Fig. 2's instances")
@@ -312,9 +519,14 @@ def infinite_parallelism_findings(results: pd.DataFrame, *, mid_users: int = 60)
         gain["correlated"], note=f"median gain {gain['correlated']:.0%}: our weight-proportional baseline is more "
                                  "efficient under correlated preferences than the paper's (≈0.7 implied); unnormalised "
                                  "weights do not change the gain (see the normalisation check)")
-    for p in prefs:
+    for p in prefs:   # §5.1: uniformity "can be infinitely poor"; "the same is true with respect to envy-freeness"
+        so_p = so[so.preference == p]
+        low = {metric: med(so_p, metric) for metric in ("uniformity", "envy_freeness")}
         out[f"social_optimum_fairness_collapses_{p}"] = Measurement(
-            float(med(so[so.preference == p], "uniformity").min()))
+            [float(low["uniformity"].min()), float(low["envy_freeness"].min())],
+            note="smallest median of the social optimum over the numbers of users: "
+                 + "; ".join(f"{metric.replace('_', '-')} {g.min():.3f} (at {int(g.idxmin())} users)"
+                             for metric, g in low.items()))
     so_few = so[(so.preference == "correlated") & (so.users == so.users.min())]
     out["social_optimum_correlated_zero_with_few_users"] = Measurement(
         [float(so_few.uniformity.median()), float(so_few.envy_freeness.median())],
@@ -365,8 +577,10 @@ def finite_parallelism_findings(finite: pd.DataFrame, trajectories: pd.DataFrame
     (20, 10)), ``infinite`` from :func:`infinite_parallelism_sweep` (its uniform best-response rows are Fig. 6's
     infinite-parallelism reference at the same numbers of users).
 
-    Non-convergence is judged where at most half the seeds converge; users below 5 (our extension, below the
-    paper's range) are left out of the claims. Returns ``{claim_id: Measurement}``.
+    Non-convergence is judged where at most half the seeds converge. The paper's simulations vary the users "from 5
+    to 250" (§5), so the Fig. 4 band claims read users from 5 on; runs below 5 users (our extension) count in
+    ``low_competition_converges``, the paper's explanation, which is about competition δ rather than a range of
+    users. Returns ``{claim_id: Measurement}``.
     """
     deltas = set(finite.delta)
     if not {5, 20} <= deltas:
@@ -412,10 +626,35 @@ def finite_parallelism_findings(finite: pd.DataFrame, trajectories: pd.DataFrame
             float(inside.conv.max()) if len(inside) else 1.0)
         out[f"delta{delta}_converges_elsewhere"] = Measurement(float(outside.conv.min()))
     nonconv = fin[(fin.conv < 0.5) & (fin.users >= 5)]
+    below5 = fin[(fin.conv < 0.5) & (fin.users < 5)]
     out["non_convergence_at_competition_1_to_2"] = Measurement(
-        [float(nonconv.comp.min()), float(nonconv.comp.max())] if len(nonconv) else [np.nan, np.nan])
-    out["local_search_within_two_swaps"] = Measurement(float(finite.calls_within_two_swaps.mean()))
+        [float(nonconv.comp.min()), float(nonconv.comp.max())] if len(nonconv) else [np.nan, np.nan],
+        note="users 5 and more (the paper's range); " + (
+            "below 5 users (outside it) no convergence also at δ = "
+            + ", ".join(f"{c:g} (Δ = {int(d)}, {int(u)} users)" for c, d, u in zip(below5.comp, below5.delta,
+                                                                                   below5.users))
+            if len(below5) else "no setting below 5 users fails to converge"))
+    low = fin[fin.comp < 1]   # §5.2: "the absence of competition lets the system equilibrate quickly"
+    out["low_competition_converges"] = Measurement(
+        float(low.conv.min()) if len(low) else np.nan,
+        note="share of seeds converged where δ = mΔ/n < 1: " + ", ".join(
+            f"Δ = {int(d)}, {int(u)} users (δ = {c:g}) {f:.0%}" for d, u, c, f in zip(low.delta, low.users, low.comp,
+                                                                                    low.conv)))
+    if not {"local_search_calls", "calls_within_two_iterations"} <= set(finite.columns):
+        raise InvalidInputError("finite: needs the columns local_search_calls and calls_within_two_iterations")
+    calls = finite.groupby("delta")[["local_search_calls", "calls_within_two_iterations"]].sum()
+    share_two = calls.calls_within_two_iterations / calls.local_search_calls
+    out["local_search_within_two_iterations"] = Measurement(
+        [float(share_two.loc[5]), float(share_two.loc[20])],
+        note="every local-search call of every run, pooled per Δ: " + "; ".join(
+            f"Δ = {int(d)}: {int(calls.calls_within_two_iterations[d]):,} of {int(calls.local_search_calls[d]):,} "
+            f"calls ({share_two[d]:.1%}) with at most one swap" for d in (5, 20)))
     out["finite_parallelism_efficiency_at_least_0_7"] = Measurement(float(fin.eff.min()))
+    quick = finite[finite.converged.astype(bool)].groupby(["delta", "users"]).iterations.median()
+    out["finite_converges_quickly_when_it_converges"] = Measurement(
+        quick.tolist() if len(quick) else [np.nan],
+        note="median iterations of the runs that converge, per (Δ, users): " + ", ".join(
+            f"Δ = {int(d)}, {int(u)} users {v:g}" for (d, u), v in quick.items()))
     return out
 
 
@@ -440,19 +679,39 @@ def _asymmetric_minus_symmetric(opposite: pd.DataFrame) -> Measurement:
                                               f"ones are {-gap.max():.2g} to {-gap.min():.2g} less efficient")
 
 
-def two_player_findings(opposite: pd.DataFrame, equal: pd.DataFrame, check_alphas) -> dict[str, Measurement]:
+def _random_two_player(random_games: pd.DataFrame, metric: str) -> tuple[float, str]:
+    """The smallest ``metric`` over the certified equilibria of :func:`random_two_player_games`' table, and a note
+    saying how many stopping points were certified."""
+    ok = random_games.residual <= CERTIFIED_RESIDUAL
+    games = random_games.groupby(["machines", "game"]).ngroups
+    certified_games = random_games[ok].groupby(["machines", "game"]).ngroups
+    note = (f"random games: {int(ok.sum())} of {len(random_games)} stopping points certified (Nash residual <= "
+            f"{CERTIFIED_RESIDUAL:g}) in {certified_games} of {games} games ("
+            + ", ".join(f"{int(n)} machines: smallest {metric.replace('_', '-')} {g[metric].min():.4f}"
+                        for n, g in random_games[ok].groupby("machines")) + ")")
+    return (float(random_games.loc[ok, metric].min()) if ok.any() else np.nan), note
+
+
+def two_player_findings(opposite: pd.DataFrame, equal: pd.DataFrame, check_alphas,
+                        random_games: pd.DataFrame) -> dict[str, Measurement]:
     """The §3.1 / Theorem 2 claims of the feldman2005 ledger. ``opposite`` and ``equal``: the equilibria of the
     opposite- and equal-weight games over a grid of α (rows of :func:`fairlib.market.two_player_equilibria`, the
     symmetric one where ``delta`` is 1); ``check_alphas``: where the closed-form equilibria are counted against
     :func:`fairlib.market.two_player_equilibria_numeric`. The symmetric equilibrium's lowest efficiency and where it
     falls are read from the grid; the count just below and above α₀ = (2 + √2)/4 and the limits at α = 0.9999 come
-    from the closed form itself.
+    from the closed form itself. ``random_games``: :func:`random_two_player_games`' table; Theorem 2's bounds are
+    read on the families and on its certified equilibria, as [families, random games].
     """
     if opposite.empty or equal.empty:
         raise InvalidInputError("opposite and equal: need the equilibria over a grid of α (got an empty table)")
     symmetric = opposite[np.isclose(opposite.delta, 1.0)]
     alpha0 = (2 + np.sqrt(2)) / 4
     near_one = two_player_equilibria(0.9999)
+    if random_games.empty:
+        raise InvalidInputError("random_games: need random_two_player_games' table (got an empty table)")
+    random_eff, random_ef = (_random_two_player(random_games, m) for m in ("efficiency", "envy_freeness"))
+    equal_counts = [len(two_player_fixed_points(Game(np.array([[a, 1 - a], [a, 1 - a]]), reserve=1e-9)))
+                    for a in check_alphas]
     return {
         # the symmetric equilibrium's lowest efficiency over the grid of α, wherever it falls (not evaluated at the
         # paper's α = 1/√2, which would take the paper's answer as given)
@@ -465,9 +724,20 @@ def two_player_findings(opposite: pd.DataFrame, equal: pd.DataFrame, check_alpha
         "asymmetric_equilibria_less_efficient": _asymmetric_minus_symmetric(opposite),
         "two_player_efficiency_limit_3_4": Measurement(min(e["efficiency"] for e in near_one)),
         "two_player_uniformity_limit_1_2": Measurement(min(e["uniformity"] for e in near_one)),
-        "two_player_efficiency_at_least_3_4": Measurement(float(opposite.efficiency.min())),
-        "two_player_envy_free": Measurement(float(min(opposite.envy_freeness.min(), equal.envy_freeness.min()))),
-        "equal_weight_game_perfect": Measurement(float(equal.efficiency.min())),
+        "two_player_efficiency_at_least_3_4": Measurement(
+            [float(min(opposite.efficiency.min(), equal.efficiency.min())), random_eff[0]],
+            note=f"2×2 families: smallest {min(opposite.efficiency.min(), equal.efficiency.min()):.4f}; "
+                 + random_eff[1]),
+        "two_player_envy_free": Measurement(
+            [float(min(opposite.envy_freeness.min(), equal.envy_freeness.min())), random_ef[0]],
+            note=f"2×2 families: smallest {min(opposite.envy_freeness.min(), equal.envy_freeness.min()):.4f}; "
+                 + random_ef[1]),
+        "equal_weight_game_perfect": Measurement(
+            [float(equal.efficiency.min()), float(equal.uniformity.min()), float(equal.envy_freeness.min())]),
+        "equal_weight_game_unique_equilibrium": Measurement(
+            [min(equal_counts), max(equal_counts)],
+            note="equilibria found as fixed points of best response to best response at α = "
+                 + ", ".join(f"{a:.3f}" for a in check_alphas) + ": " + ", ".join(map(str, equal_counts))),
         "two_player_equilibria_cross_checked": Measurement(bool(all(
             len(two_player_equilibria_numeric(a)) == len(two_player_equilibria(a)) for a in check_alphas))),
     }

@@ -9,15 +9,18 @@ import pandas as pd
 
 from .._jit import compiled
 from .._validate import InvalidInputError
-from ..dynamic.analysis import check_properties, strategyproofness_spot_check
-from ..dynamic.baselines import waterfill_step_sorted
+from ..dynamic.analysis import (check_properties, maxmin_tight_example, maxsum_counterexample,
+                               strategyproofness_spot_check)
+from ..dynamic.baselines import waterfill_step_fixed_increment, waterfill_step_sorted
 from ..dynamic.cautious import cautious_lp
 from ..dynamic.drf import (_linear_prefix_block, _linear_prefix_state, _linear_step, _lp_one_step, dynamic_drf,
                            normalize_demands, static_drf_levels)
+from ..report import Measurement
 from ..sweep import sweep
 
 __all__ = ["random_order_experiment", "random_order_runs", "order_summary", "agreement_runs", "strategyproofness_runs",
-           "per_step_times", "total_times"]
+           "per_step_times", "total_times", "instance_share_findings", "fixed_increment_work",
+           "waterfill_baseline_findings"]
 
 
 def _order_cell(seed, n, order, pool, cautious):
@@ -218,3 +221,87 @@ def total_times(ns, *, m: int = 2, rng=None, methods=("linear", "linear_rescan",
                 rows.append({"n": int(n), "method": method, "seconds": time.perf_counter() - t0,
                              "work": float(res.work) if res.work is not None else np.nan})
     return pd.DataFrame(rows)
+
+
+def instance_share_findings(cr1_ms, cr2_ms) -> dict[str, Measurement]:
+    """§4's two instances agent by agent (ε = 1e-9): on the n = m + 1 instance (m in ``cr1_ms``) the largest
+    distance of the last step's shares from the paper's limits (x_1 = … = x_m → m/(m + 1), x_n = x_1/m → 1/(m + 1);
+    static DRF's common share → 1/2), and on the n = m² + 1 instance (m in ``cr2_ms``) the largest distance of
+    every share at step k = m² from m/(m² + 1)."""
+    dyn_gap, static_gap, step_gap = 0.0, 0.0, 0.0
+    for m in cr1_ms:
+        d = maxsum_counterexample(int(m))
+        x = dynamic_drf(d).shares(int(m) + 1)
+        limits = np.append(np.full(int(m), m / (m + 1)), 1 / (m + 1))
+        dyn_gap = max(dyn_gap, float(np.abs(x - limits).max()), float(abs(x[-1] * m - x[:-1].max())))
+        static_gap = max(static_gap, float(abs(static_drf_levels(d)[-1] - 0.5)))
+    for m in cr2_ms:
+        k = int(m) * int(m)
+        step_gap = max(step_gap, float(np.abs(dynamic_drf(maxmin_tight_example(int(m))).shares(k)
+                                              - m / (k + 1)).max()))
+    cr1_list, cr2_list = ", ".join(str(int(m)) for m in cr1_ms), ", ".join(str(int(m)) for m in cr2_ms)
+    return {
+        "cr1_individual_shares": Measurement(
+            max(dyn_gap, static_gap),
+            note=f"m = {cr1_list}: largest distance of dynamic DRF's last-step shares from m/(m + 1) (agents 1..m) "
+                 f"and 1/(m + 1) (agent n), and of x_n m from x_1: {dyn_gap:.2g}; of static DRF's share from 1/2: "
+                 f"{static_gap:.2g}"),
+        "cr2_step_m2_shares": Measurement(
+            step_gap, note=f"m = {cr2_list}: largest |x_i^k - m/(m² + 1)| over the k = m² agents at step m²"),
+    }
+
+
+def fixed_increment_work(scales, *, k: int = 1000, m: int = 2, rng=None) -> pd.DataFrame:
+    """One arrival step at k (n = k, uniform random demands on 0.01-1, previous shares from the exact water-filling)
+    computed by Kash, Procaccia and Shah's water-filling with a fixed increment (Li et al.'s [6],
+    :func:`fairlib.dynamic.baselines.waterfill_step_fixed_increment`) at each numeric scale S of ``scales``: every
+    resource counted in n S units, shares raised one unit (1/(n S)) at a time; and by Algorithm 1 with the printed
+    loops (line 6 corrected), whose work does not depend on S. One row per S: ``raises``, counted ``work`` of the
+    fixed-increment step, ``alg1_work``, ``gap`` (exact level minus the fixed-increment minimum share)."""
+    rng = np.random.default_rng(rng)
+    k, m = int(k), int(m)
+    d = normalize_demands(rng.uniform(0.01, 1.0, size=(k, m)))
+    prev = dynamic_drf(d[:k - 1], k, method="waterfill").final_shares if k > 1 else np.zeros(0)
+    exact = dynamic_drf(d, k, method="waterfill").final_shares
+    counted = np.zeros(1, np.int64)
+    _linear_step(d, np.append(prev, 0.0), k - 1, float(k), True, np.zeros(m), np.zeros(m), counted)
+    rows = []
+    for scale in scales:
+        x, raises, work = waterfill_step_fixed_increment(d, prev, k, 1.0 / (k * float(scale)))
+        rows.append({"scale": float(scale), "k": k, "raises": raises, "work": float(work),
+                     "alg1_work": float(counted[0]), "gap": float(exact.min() - x.min())})
+    return pd.DataFrame(rows)
+
+
+def waterfill_baseline_findings(fixed: pd.DataFrame, per_step: pd.DataFrame, *, ks=(3000, 10000)) -> dict:
+    """Algorithm 1 against the water-fillings: [6]'s fixed increment (:func:`fixed_increment_work`: raises and the
+    work ratio to Algorithm 1 against the numeric scale) and our exact event-driven one, the fastest we have
+    (:func:`per_step_times` rows ``linear`` and ``waterfill``: wall-time ratio event-driven / Algorithm 1 at
+    ``ks``)."""
+    from ..plotting import log_log_slope
+
+    if len(fixed) < 2:
+        raise InvalidInputError(f"fixed: needs two scales or more, has {len(fixed)}")
+    fixed = fixed.sort_values("scale")
+    slope = float(log_log_slope(fixed.scale, fixed.raises.clip(lower=1)))
+    ratio = (fixed.work / fixed.alg1_work).tolist()
+    cross = fixed.scale[fixed.work > fixed.alg1_work]
+    per_k = per_step.pivot(index="k", columns="method", values="seconds")
+    missing = [kk for kk in ks if kk not in per_k.index or not {"linear", "waterfill"} <= set(per_k.columns)]
+    if missing:
+        raise InvalidInputError(f"per_step: needs 'linear' and 'waterfill' times at k = {missing}")
+    event = [float(per_k.loc[kk, "waterfill"] / per_k.loc[kk, "linear"]) for kk in ks]
+    scales = ", ".join(f"{s:,.0f}" for s in fixed.scale)
+    return {
+        "waterfill_pseudo_polynomial": Measurement(
+            slope, note=f"raises of one fixed-increment step at k = {int(fixed.k.iloc[0]):,} for S = {scales} units "
+                        f"per fair share: {', '.join(str(int(r)) for r in fixed.raises)} (log-log slope {slope:.2f})"),
+        "linear_improves_on_fixed_increment_waterfill": Measurement(
+            ratio,
+            note=f"counted work of the fixed-increment step over Algorithm 1's (printed loops) for S = {scales}: "
+                 + ", ".join(f"{r:.3g}" for r in ratio)
+                 + (f"; above 1 from S = {cross.iloc[0]:,.0f}" if len(cross) else "; never above 1")),
+        "linear_vs_event_waterfill": Measurement(
+            event, note="wall time of one event-driven water-filling step (amortised) over one Algorithm 1 step "
+                        "(prefix sums): " + ", ".join(f"{r:.2f} at k = {kk:,}" for r, kk in zip(event, ks))),
+    }

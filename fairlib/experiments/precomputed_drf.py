@@ -26,7 +26,10 @@ __all__ = ["DEVIATION_FIELDS", "deviation_counts", "table_row", "random_single_p
            "speed_sweep", "scaled_instances", "row_distance", "parameter_search", "MATCH_FIELDS",
            "over_allocation_profile", "RATE_EDGES", "TABLE_COLUMNS", "SUBCOUNT_SD", "table_findings",
            "over_allocation_search_findings", "parameter_search_findings", "identity_findings",
-           "drf_work_per_task_findings", "repository_example_findings", "over_allocation_findings"]
+           "drf_work_per_task_findings", "repository_example_findings", "over_allocation_findings",
+           "subcycle_lower_counts", "SECTION_6_1", "worked_example_findings",
+           "TAIL_CLAIMS", "sd_bootstrap_interval", "max_plausibility", "table1_tail_findings",
+           "median_interval", "variant_time_ratios", "variant_speed_findings"]
 
 DEVIATION_FIELDS = ("under_1", "under_2", "under_gt2", "under_max", "under_total",
                     "over_1", "over_2", "over_gt2", "over_max", "over_total")
@@ -288,7 +291,8 @@ def _identity_cell(seed, run, n_users, keep_points):
            "pdrf_over_allocates": bool((pdrf(d, c).tasks > literal_run.tasks).any()),
            "bound_violations": int(((gap <= lower) | (gap >= upper)).sum()),
            "max_gap_over_bound": float((gap / upper).max()),
-           "drf_minus_edrf_max": float((literal_run.tasks - e).max())}
+           "drf_minus_edrf_max": float((literal_run.tasks - e).max()),
+           "corrected_drf_minus_edrf_max": float((skip_run.tasks - e).max())}
     if run < keep_points:
         ds = (d / c).max(axis=1)
         row["points"] = np.column_stack([ds.max() / ds, gap, upper])
@@ -442,21 +446,17 @@ TABLE_COLUMNS = ("under_1", "under_2", "under_gt2", "under_max", "under_avg", "u
 SUBCOUNT_SD = ("over_1", "over_2", "over_gt2")
 _TABLE2_NOTE = ("; Table 2 does not follow from its stated parameters (see the parameter search: the 1-1000 row "
                 "matches reserves 10^6-10^7 with demands 1-100)")
-#: where a Table 1 cell can miss for a known reason, the reason (tail statistics of rare events)
-_TAIL_NOTES = {
-    "over_max": "; a maximum over runs of a rare event: the paper's own 'Over 2' mean (0.001) is one two-task "
-                "over-allocation in its 1000 runs, so whether 1000 runs contain one is chance (about 0.63 at that "
-                "rate)",
-    "over_sd": "; the standard deviation of a count made of rare runs: its sampling error is likely larger than the "
-               "rule's normal approximation allows",
-}
+#: Table 1's columns of a rare count whose claims are decided on the runs themselves (:func:`table1_tail_findings`):
+#: the standard deviation of the over-allocated users per run and the largest over-allocation
+TAIL_CLAIMS = ("over_sd", "over_max")
 
 
 def table_findings(table1: pd.DataFrame, table2: pd.DataFrame) -> dict[str, Measurement]:
     """One claim per cell of Tables 1–2 (§4): ``table1`` and ``table2`` have a row per demand range (column
     ``demands``, e.g. "1-10") of :func:`table_row` statistics and ``runs``; each cell is measured with its number
     of runs (the claims' rule is four standard errors of a difference of run-means) and, for the columns of
-    :data:`SUBCOUNT_SD`, with its standard deviation over our runs."""
+    :data:`SUBCOUNT_SD`, with its standard deviation over our runs. Table 1's columns of :data:`TAIL_CLAIMS` are
+    left to :func:`table1_tail_findings`, which needs the runs themselves."""
     out = {}
     for table_no, table in ((1, table1), (2, table2)):
         missing = [c for c in (*TABLE_COLUMNS, *(f"{c}_sd" for c in SUBCOUNT_SD), "runs", "demands")
@@ -465,8 +465,10 @@ def table_findings(table1: pd.DataFrame, table2: pd.DataFrame) -> dict[str, Meas
             raise InvalidInputError(f"table{table_no}: missing column(s) {missing}")
         for name, row in table.set_index("demands").iterrows():
             for col in TABLE_COLUMNS:
+                if table_no == 1 and col in TAIL_CLAIMS:
+                    continue   # measured on the runs themselves: table1_tail_findings
                 note = (f"{row[col]:.4g} over {int(row['runs'])} runs of the stated parameters (scripts' DRF)"
-                        + (_TABLE2_NOTE if table_no == 2 else _TAIL_NOTES.get(col, "")))
+                        + (_TABLE2_NOTE if table_no == 2 else ""))
                 sd = float(row[f"{col}_sd"]) if col in SUBCOUNT_SD else None
                 if sd is not None:
                     note += f"; the column's standard deviation over our runs: {sd:.4g}"
@@ -527,7 +529,11 @@ def identity_findings(identity: pd.DataFrame) -> dict[str, Measurement]:
             simplified - ds_max, note=f"users off ⌊EDRF⌋ over {len(identity)} random instances: k' form {simplified}, "
                                       f"ds* form {ds_max}"),
         "literal_drf_within_derived_bound": Measurement(int(identity["bound_violations"].sum())),
-        "drf_never_exceeds_edrf_plus_one": Measurement(float(identity["drf_minus_edrf_max"].max())),
+        "drf_never_exceeds_edrf_plus_one": Measurement(
+            float(identity["drf_minus_edrf_max"].max()),
+            note=f"largest literal-DRF minus EDRF tasks over {len(identity)} random instances: "
+                 f"{identity['drf_minus_edrf_max'].max():.3g}; with blocked users skipped (corrected DRF, not the "
+                 f"claim's loop): {identity['corrected_drf_minus_edrf_max'].max():.3g}"),
         "topup_equals_corrected_drf_when_no_over_allocation": Measurement(
             bool(identity.loc[~identity.pdrf_over_allocates, "topup_equals_corrected_drf"].all())),
     }
@@ -590,3 +596,210 @@ def over_allocation_findings(profile: pd.DataFrame, types_table: pd.DataFrame) -
             note="over-allocated users per run for 2, 3, 5, 10 resource types: "
                  + ", ".join(f"{v:.3f}" for v in types_table.over_avg)),
     }
+
+
+#: Metin §6.1's single-resource example: reserve 35, demands of A, B, C, and the cycle counts the text prints for them
+SECTION_6_1 = {"reserve": 35, "demands": (2, 4, 10), "printed_counts": (4, 2, 1)}
+
+
+def subcycle_lower_counts(ds_high: int, ds_low: int, n_subcycles: int = 20) -> list[int]:
+    """Metin §3.3's subcycles of two users on one resource whose per-task dominant shares are ``ds_high`` >
+    ``ds_low`` (integers, ratio ds_high/ds_low): DRF's progressive filling with the paper's tie rule (higher
+    per-task share first), its allocation sequence split into subcycles each starting at an allocation of the ds*
+    user; returns how many tasks the other user takes in each of the first ``n_subcycles`` subcycles.
+
+    >>> subcycle_lower_counts(5, 4, 6)   # ratio 1.25: an extra task in the first and every 4th subcycle
+    [2, 1, 1, 1, 2, 1]
+    """
+    ds_high, ds_low, n_subcycles = as_count(ds_high, "ds_high"), as_count(ds_low, "ds_low"), as_count(
+        n_subcycles, "n_subcycles")
+    if not ds_high > ds_low > 0:
+        raise InvalidInputError(f"need ds_high > ds_low > 0, got {ds_high} and {ds_low}")
+    # each subcycle uses ds_high plus at most (ratio + 1) ds_low < 2 ds_high: room for n_subcycles + 1 of them
+    capacity = 3.0 * ds_high * (n_subcycles + 2)
+    order = drf(np.array([[float(ds_high)], [float(ds_low)]]), np.array([capacity]), tie_break="higher_share",
+                record_order=True).order
+    starts = np.flatnonzero(order == 0)
+    if len(starts) < n_subcycles + 1 or starts[0] != 0:
+        raise InvalidInputError("the filling did not complete the subcycles asked for")   # cannot happen
+    return [int((order[a:b] == 1).sum()) for a, b in zip(starts[:n_subcycles], starts[1:n_subcycles + 1])]
+
+
+def worked_example_findings() -> dict[str, Measurement]:
+    """The paper's small examples that need no table: §3.3's subcycles for ratios 1.25 and 1.4, §6.1's cycle (its
+    printed counts' units, and the reserve one cycle leaves with the counts of the paper's basic-subcycle formula
+    ⌊ds*/ds_i⌋) and §6.2's count of iterations before the literal loop halts."""
+    reserve, dem, printed = SECTION_6_1["reserve"], np.array(SECTION_6_1["demands"]), np.array(
+        SECTION_6_1["printed_counts"])
+    ds = dem / reserve
+    basic = np.floor(ds.max() / ds + 1e-12).astype(int)   # the basic subcycle's counts, |l*| = sum ⌊ds*/ds_i⌋
+    printed_units, basic_units = int(printed @ dem), int(basic @ dem)
+    pdrf_left = float(reserve - pdrf(dem[:, None].astype(float), np.array([float(reserve)])).tasks @ dem)
+    counts = "(" + ", ".join(str(c) for c in basic) + ")"
+    literal = drf(np.array([[1.0, 4.0], [3.0, 1.0]]), np.array([59.0, 19.0]), stop="first_blocked",
+                  tie_break="lowest_index")
+    higher = drf(np.array([[1.0, 4.0], [3.0, 1.0]]), np.array([59.0, 19.0]), stop="first_blocked",
+                 tie_break="higher_share")
+    return {
+        "subcycle_ratio_1_25": Measurement(
+            subcycle_lower_counts(5, 4), note="per-task shares 5 and 4 (ratio 1.25): tasks of the lower-share user "
+                                              "in each of the first 20 subcycles"),
+        "subcycle_ratio_1_4": Measurement(
+            subcycle_lower_counts(7, 5), note="per-task shares 7 and 5 (ratio 1.4): tasks of the lower-share user "
+                                              "in each of the first 20 subcycles"),
+        "higher_order_cycle_uses_26_units": Measurement(
+            printed_units,
+            note=f"the printed counts (A, B, C) = ({', '.join(str(c) for c in printed)}) use {printed_units} units; "
+                 f"the paper's own basic-subcycle counts ⌊ds*/ds_i⌋ are {counts} (rates "
+                 f"{', '.join(f'{r:g}' for r in ds.max() / ds)}), which use {basic_units}"),
+        "higher_order_nine_units_left": Measurement(
+            int(reserve - basic_units),
+            note=f"one cycle of the counts ⌊ds*/ds_i⌋ = {counts} uses {basic_units} of {reserve} units and leaves "
+                 f"{reserve - basic_units} (PDRF leaves {pdrf_left:g}); the printed counts would leave "
+                 f"{reserve - printed_units}"),
+        "pareto_halts_after_10_iterations": Measurement(
+            int(literal.n_allocations),
+            note=f"tasks the literal loop allocates before it halts: {literal.n_allocations} with ties to the lowest "
+                 f"index, {higher.n_allocations} with ties to the higher share"),
+    }
+
+
+def sd_bootstrap_interval(per_run, *, n_paper: int = 1000, resamples: int = 2000, level: float = 0.99,
+                          seed: int = 0) -> tuple[float, float]:
+    """Where another sample of ``n_paper`` runs from the distribution of ``per_run`` puts its (population)
+    standard deviation, given ours: the percentile interval [ours − q_hi, ours − q_lo] of D = sd(resample of
+    len(per_run) runs) − sd(resample of n_paper runs), both resampled with replacement from ``per_run``
+    (``resamples`` pairs, ``level`` central mass, a fixed ``seed``). A paper's printed standard deviation outside it
+    is not what the runs' distribution gives; no normality is assumed (a rare, skewed count's sd has a much wider
+    spread than the normal approximation sd/√(2n))."""
+    x = np.asarray(per_run, dtype=np.float64)
+    if x.ndim != 1 or x.size < 2:
+        raise InvalidInputError(f"per_run: needs a 1-d sample of 2 runs or more, got shape {x.shape}")
+    if not 0 < level < 1:
+        raise InvalidInputError(f"level: must lie in (0, 1), got {level}")
+    g = np.random.default_rng(seed)
+    ours = x.std()
+    d = (x[g.integers(0, x.size, size=(int(resamples), x.size))].std(axis=1)
+         - x[g.integers(0, x.size, size=(int(resamples), int(n_paper)))].std(axis=1))
+    q_lo, q_hi = np.quantile(d, [(1 - level) / 2, (1 + level) / 2])
+    return float(ours - q_hi), float(ours - q_lo)
+
+
+def max_plausibility(per_run_max, paper_max: int, *, n_paper: int = 1000, alpha: float = 0.01) -> dict:
+    """How likely ``n_paper`` runs end with largest value exactly ``paper_max``, given our runs' per-run maxima:
+    P = (1 − p_gt)^n − (1 − p_ge)^n with p_ge, p_gt the per-run rates of a maximum >= and > ``paper_max``, each
+    anywhere in its exact (Clopper–Pearson) 1 − ``alpha`` interval from our counts. Returns ``p_low``, ``p_high``
+    (the least and largest P over those intervals), the counts and ``score``: ``p_low`` when at least ``alpha`` (the
+    paper's maximum is a likely outcome at any plausible rate), ``p_high`` when below ``alpha`` (unlikely at every
+    plausible rate), else ``alpha`` itself (our runs cannot decide). With no more runs than ``n_paper`` and none
+    above ``paper_max``, ``p_low`` < ``alpha`` always (a rate of exceeding it that makes ``n_paper`` runs without one
+    unlikely cannot be excluded): a maximum is confirmed only by more runs than it was printed from."""
+    from scipy.stats import beta
+
+    x = np.asarray(per_run_max)
+    n_ours = x.size
+    if n_ours < 1:
+        raise InvalidInputError("per_run_max: needs at least one run")
+
+    def interval(c):
+        lo = 0.0 if c == 0 else float(beta.ppf(alpha / 2, c, n_ours - c + 1))
+        hi = 1.0 if c == n_ours else float(beta.ppf(1 - alpha / 2, c + 1, n_ours - c))
+        return lo, hi
+
+    c_ge, c_gt = int((x >= paper_max).sum()), int((x > paper_max).sum())
+    (l_ge, u_ge), (l_gt, u_gt) = interval(c_ge), interval(c_gt)
+    p_high = (1 - l_gt) ** n_paper - (1 - u_ge) ** n_paper
+    p_low = max(0.0, (1 - u_gt) ** n_paper - (1 - l_ge) ** n_paper)
+    score = p_low if p_low >= alpha else (p_high if p_high < alpha else alpha)
+    return {"p_low": float(p_low), "p_high": float(p_high), "runs_at_least": c_ge, "runs_above": c_gt,
+            "runs": int(n_ours), "score": float(score)}
+
+
+def table1_tail_findings(table1_runs: pd.DataFrame, *, n_paper: int = 1000, resamples: int = 2000,
+                         seed: int = 2025) -> dict[str, Measurement]:
+    """Table 1's tail cells on the runs themselves (:func:`deviation_runs`' table: ``demands``, ``over_total``,
+    ``over_max`` per run): ``over_sd`` — the paper's printed value against :func:`sd_bootstrap_interval` (99%,
+    ``resamples`` pairs, ``seed``), measured as [paper − low, high − paper] (both >= 0: inside); ``over_max`` —
+    :func:`max_plausibility`'s score of the paper's printed maximum."""
+    missing = [c for c in ("demands", "over_total", "over_max") if c not in table1_runs]
+    if missing:
+        raise InvalidInputError(f"table1_runs: missing column(s) {missing}")
+    paper = PAPER_TABLES[PAPER_TABLES.table == 1]
+    out = {}
+    for name, runs in table1_runs.groupby("demands", sort=False):
+        low_d, high_d = (int(v) for v in str(name).split("-"))
+        row = paper[(paper.demand_low == low_d) & (paper.demand_high == high_d)]
+        if row.empty:
+            raise InvalidInputError(f"table1_runs: demands {name!r} is not a row of Table 1")
+        row = row.iloc[0]
+        lo, hi = sd_bootstrap_interval(runs.over_total.to_numpy(), n_paper=n_paper, resamples=resamples, seed=seed)
+        sd_paper = float(row.over_sd)
+        out[f"table1_{name}_over_sd"] = Measurement(
+            [sd_paper - lo, hi - sd_paper],
+            note=f"our sd {runs.over_total.std(ddof=0):.4g} over {len(runs)} runs; a sample of {n_paper} runs from "
+                 f"their distribution has sd in [{lo:.4g}, {hi:.4g}] (99% percentile bootstrap, {resamples} "
+                 f"resamples); the paper prints {sd_paper:g}")
+        m_paper = int(row.over_max)
+        pl = max_plausibility(runs.over_max.to_numpy(), m_paper, n_paper=n_paper)
+        verdict = ("likely at any plausible rate" if pl["p_low"] >= 0.01 else
+                   "unlikely at every plausible rate" if pl["p_high"] < 0.01 else "our runs cannot decide")
+        out[f"table1_{name}_over_max"] = Measurement(
+            pl["score"],
+            note=f"our largest over-allocation {int(runs.over_max.max())} over {len(runs)} runs; {pl['runs_at_least']} "
+                 f"run(s) reach the paper's {m_paper}, {pl['runs_above']} exceed it; the chance that {n_paper} runs "
+                 f"end with maximum exactly {m_paper} is {pl['p_low']:.2g} to {pl['p_high']:.2g} over 99% exact "
+                 f"intervals of those rates: {verdict}")
+    return out
+
+
+def median_interval(values, level: float = 0.95) -> tuple[float, float, float, float]:
+    """The median of ``values`` and a distribution-free confidence interval for it from order statistics: [x_(j),
+    x_(R+1-j)] with the largest j such that P(Binomial(R, 1/2) < j) <= (1 - level)/2; returns (median, low, high,
+    coverage). With too few values for ``level`` (R < 6 at 95%) the interval is the full range, with its coverage.
+
+    >>> median_interval(range(1, 16))   # R = 15: the 4th and 12th values, coverage 1 - 2 P(Bin(15, 1/2) <= 3)
+    (8.0, 4.0, 12.0, 0.96484375)
+    """
+    from scipy.stats import binom
+
+    x = np.sort(np.asarray(values, dtype=np.float64))
+    r = x.size
+    if r < 1:
+        raise InvalidInputError("values: needs at least one value")
+    j = 1
+    while j + 1 <= (r + 1) // 2 and binom.cdf(j, r, 0.5) <= (1 - level) / 2:
+        j += 1
+    coverage = 1 - 2 * float(binom.cdf(j - 1, r, 0.5))
+    return float(np.median(x)), float(x[j - 1]), float(x[r - j]), coverage
+
+
+def variant_time_ratios(demands, capacity, *, repetitions: int = 15, repeat: int = 5) -> pd.DataFrame:
+    """§3.4's two PDRF forms timed in alternation on one instance: ``repetitions`` rounds, each the
+    :func:`fairlib.timing.median_time` (``repeat`` samples) of the simplified k' form and of the ds* form, in an
+    order that alternates between rounds (so a load change on the machine hits both); one row per round with both
+    times and ``ratio`` = simplified / ds*."""
+    from functools import partial
+
+    from ..timing import median_time
+
+    forms = {"simplified": partial(pdrf, demands, capacity, variant="simplified"),
+             "ds_max": partial(pdrf, demands, capacity, variant="ds_max")}
+    rows = []
+    for r in range(int(repetitions)):
+        order = ("simplified", "ds_max") if r % 2 == 0 else ("ds_max", "simplified")
+        t = {name: median_time(forms[name], repeat=repeat) for name in order}
+        rows.append({"round": r, "simplified": t["simplified"], "ds_max": t["ds_max"],
+                     "ratio": t["simplified"] / t["ds_max"]})
+    return pd.DataFrame(rows)
+
+
+def variant_speed_findings(ratios: pd.DataFrame) -> dict[str, Measurement]:
+    """§3.4 "poorer algorithm performance" of the simplified form, on :func:`variant_time_ratios`' table: the low end
+    of the 95% distribution-free interval of the median ratio simplified / ds* (above 1: slower beyond the
+    rounds' spread)."""
+    if "ratio" not in ratios or len(ratios) < 1:
+        raise InvalidInputError("ratios: needs a column 'ratio' with one row per round")
+    med, lo, hi, cover = median_interval(ratios.ratio)
+    return {"simplified_variant_slower": Measurement(
+        lo, note=f"time of the simplified form over the ds* form: median {med:.3f} over {len(ratios)} alternating "
+                 f"rounds, {cover:.0%} interval [{lo:.3f}, {hi:.3f}] (one shared machine)")}
