@@ -239,6 +239,13 @@ runs.
   stage need thousands of sweeps. Above α = 16 the marginals x^-α span more orders of magnitude than a smaller step
   bridges, and retries cost more than they save. A driver that solves an α list on one cluster solves the shared
   stages once (`fairlib.multires.pfvds.shared_stages`; bit-identical answers, `tests/test_shared_stages.py`).
+  On a small cluster (the property tables' 6 users on 3 servers) a Newton step is a few microseconds of arithmetic
+  inside some fifty numpy calls on arrays of a few dozen entries, and a capped PF-VDS solve takes about fifty stages
+  of a dozen steps: the interpreter was most of the time. Such a stage runs as one compiled loop
+  (`fairlib/multires/_solvers/pfvds_interior_serial.py`), the same equations in the same order with the reduced
+  matrix factorised in the kernel; the numpy loop stays the reference and the path of large systems, whose passes
+  over the pairs are threaded kernels (`tests/test_pfvds_interior.py` compares the two). About 4× less time per
+  capped instance, the rest being eq. (16)'s certificate (one HiGHS LP per solve, half of it scipy's set-up).
 - **Merging identical servers** keys each server on bytes (its capacities and its eligible users packed into bits):
   a float row per user made the sort take seconds on a whole Google cell (12,000 machines, 4,000 jobs).
 - **Compilation**: numba's cache is keyed per kernel module on its source and what it imports, so a changed driver or
