@@ -39,7 +39,7 @@ print(json.dumps({"rows": len(ev), "seconds": seconds}))
 def main(argv=None) -> list[Row]:
     from fairlib import sim
     from fairlib._jit import compiled
-    from fairlib.experiments import google_open_loop
+    from fairlib.repro.experiments import google_open_loop
     from fairlib.multires import Cluster, psdsf
     from fairlib.traces import google_fleet, google_workload, read_task_events
 

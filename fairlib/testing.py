@@ -98,7 +98,7 @@ def check_converges_on_the_drf_example(mech) -> None:
     >>> from fairlib import mechanisms
     >>> check_converges_on_the_drf_example(mechanisms.get("drf"))
     """
-    from fairlib.plotting import color, label
+    from fairlib.repro.plotting import color, label
 
     cluster = _drf_example(mech)
     for run_name, run in mech.runs().items():
@@ -313,7 +313,7 @@ def check_game_contract_on_the_two_player_game(entry) -> None:
     >>> from fairlib import games
     >>> check_game_contract_on_the_two_player_game(games.get(games.names()[0]))
     """
-    from fairlib.plotting import color, label
+    from fairlib.repro.plotting import color, label
 
     game = _two_player(entry, "equal", 0.7)
     out = entry(game)
@@ -470,7 +470,7 @@ def check_game_refuses_bad_input_naming_the_argument(entry) -> None:
 
 def check_game_kernels_agree_interpreted_and_compiled(entry) -> None:
     """The same games both ways, on both sides of the size rule (fairlib._jit: up to 64 cells run interpreted),
-    within fairlib.verify's tolerances.
+    within fairlib.repro.verify's tolerances.
 
     Examples
     --------
@@ -478,7 +478,7 @@ def check_game_kernels_agree_interpreted_and_compiled(entry) -> None:
     >>> check_game_kernels_agree_interpreted_and_compiled(games.get(games.names()[0]))
     """
     from fairlib._jit import compiled, interpreted
-    from fairlib.verify import DEFAULT_ATOL, DEFAULT_RTOL
+    from fairlib.repro.verify import DEFAULT_ATOL, DEFAULT_RTOL
 
     for seed in range(6):
         rng = np.random.default_rng(100 + seed)
@@ -494,7 +494,7 @@ def check_game_kernels_agree_interpreted_and_compiled(entry) -> None:
 
 
 def check_game_is_warmed_up(entry) -> None:
-    """``python -m fairlib.warm`` calls the game (its kernels are then in the keyed cache). The game is
+    """``python -m fairlib.repro.warm`` calls the game (its kernels are then in the keyed cache). The game is
     re-registered around a spy for the check and restored after it.
 
     Examples
@@ -502,7 +502,7 @@ def check_game_is_warmed_up(entry) -> None:
     >>> from fairlib import games
     >>> check_game_is_warmed_up(games.get(games.names()[0]))
     """
-    from fairlib import warm
+    from fairlib.repro import warm
 
     calls = []
 

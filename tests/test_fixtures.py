@@ -2,7 +2,7 @@
 
 Regenerating gives the same bytes on the machine that wrote them; another CPU may round a synthetic float one ulp
 differently (vectorised math differs by architecture), so the fixtures are compared by content: integers and
-strings exactly, floats to 1e-9 relative (:func:`fairlib.verify.compare_text`).
+strings exactly, floats to 1e-9 relative (:func:`fairlib.repro.verify.compare_text`).
 """
 import gzip
 
@@ -13,7 +13,7 @@ from fairlib import sim
 from fairlib.multires import pfvds, psdsf
 from fairlib.traces import (bitbrains_workload, google_fleet, google_workload, machine_configurations, read_task_events,
                             read_task_usage, read_vms)
-from fairlib.verify import compare_text, compare_values
+from fairlib.repro.verify import compare_text, compare_values
 from tests.fixtures.make_fixtures import HERE, make
 
 GOOGLE = HERE / "google_clusterdata_2011_2"

@@ -15,7 +15,7 @@ every one of them on it). The rules (:data:`fairlib.testing.GAME_CHECKS`), as CO
 - budgets, parallelism and a reserve honoured or refused by capability; anything but a Game, and a bad value of any
   keyword option, refused with an InvalidInputError naming the argument;
 - interpreted and compiled kernels agreeing (fairlib._jit), on both sides of the size rule;
-- reached by the kernel warm-up (``python -m fairlib.warm``; the test of the warm-up itself,
+- reached by the kernel warm-up (``python -m fairlib.repro.warm``; the test of the warm-up itself,
   tests/test_packaging.py, checks that every kernel of the library is), and documented.
 
 A plugin author runs the same checks with :func:`fairlib.testing.check_game`.

@@ -123,7 +123,7 @@ def test_the_registry_sits_above_the_mechanisms():
     below = [m for m in graph if m.startswith("fairlib.multires")]
     assert below and not [m for m in below if "fairlib.mechanisms" in graph[m]]
     # run_all and the site share the notebook catalogue; neither imports the other's module
-    assert "fairlib.catalog" in graph["run_all"] and not any("run_all" in graph[m] for m in graph)
+    assert "fairlib.repro.catalog" in graph["run_all"] and not any("run_all" in graph[m] for m in graph)
 
 
 def test_the_game_registry_sits_above_the_games():
