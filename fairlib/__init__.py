@@ -1,7 +1,8 @@
 """fairlib: fair and market-based resource allocation for shared clusters.
 
 The public API is :data:`__all__`: the subpackages (``market``, ``multires``, ``dynamic``, ``traces``) and modules
-(``mechanisms``, ``games``, ``properties``, ``sim``, ``sweep``, ``metrics``, ``paths``, ``timing``, ``testing``), and
+(``mechanisms``, ``games``, ``properties``, ``sim``, ``sweep``, ``metrics``, ``paths``, ``timing``, ``tolerances``,
+``testing``), and
 the names most code needs, importable from ``fairlib`` directly (``from fairlib import Cluster, drf, psdsf``). They load
 on first use, so ``import fairlib`` stays light. The reproduction pipeline (ledger, figures, notebooks, the papers'
 drivers) is the package :mod:`fairlib.repro`, imported explicitly (``from fairlib.repro import report``); the library
@@ -176,7 +177,7 @@ _EXPORTS = {
     "register": "mechanisms", "register_game": "games",
 }
 _SUBMODULES = ("market", "multires", "dynamic", "traces", "mechanisms", "games", "properties", "sim", "sweep",
-               "metrics", "paths", "timing", "testing")
+               "metrics", "paths", "timing", "tolerances", "testing")
 
 __all__ = sorted(_EXPORTS) + list(_SUBMODULES) + ["KERNEL_KEYS", "SOURCE_HASH", "__version__"]
 

@@ -28,15 +28,15 @@ from typing import NamedTuple
 import pandas as pd
 
 from .._validate import InvalidInputError, result_type
+from ..tolerances import DEFAULT_ATOL, DEFAULT_RTOL
 
 __all__ = ["DEFAULT_RTOL", "DEFAULT_ATOL", "ANOTHER_CPU", "Tolerance", "TOLERANCES", "TIMING_COLUMNS", "SENSITIVE",
            "declared_tolerance",
            "Difference", "TableReport", "ClaimChange", "VerifyReport", "compare_values", "compare_text",
            "compare_table", "claim_changes", "compare_claims", "verify_results"]
 
-#: default tolerances of ``run_all.py --verify``: numbers equal when |a - b| <= rtol·max(|a|, |b|) or <= atol
-DEFAULT_RTOL = 1e-6
-DEFAULT_ATOL = 1e-9
+# default tolerances of ``run_all.py --verify`` (DEFAULT_RTOL, DEFAULT_ATOL, re-exported here): the library's
+# (:mod:`fairlib.tolerances`), which its own checks of interpreted against compiled kernels use too
 
 #: "another CPU" on this machine: numba's kernels compiled for a generic x86-64 (no AVX, other vectorisation),
 #: OpenBLAS on an old core's kernels and one thread everywhere (sums in another order). ``run_all.py --verify`` under

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["warm_steps", "warm", "uncompiled_kernels", "main"]
+__all__ = ["warm_steps", "warm", "uncompiled_kernels", "check_game_is_warmed_up", "main"]
 
 
 def warm_steps() -> list[tuple[str, Callable[[], object]]]:
@@ -113,6 +113,37 @@ def _registered_games(weights) -> list:
         if "parallelism" in game.capabilities:
             out.append(game(Game(weights, parallelism=2, reserve=reserve)))
     return out
+
+
+def check_game_is_warmed_up(entry) -> None:
+    """``python -m fairlib.repro.warm`` calls the registered game ``entry`` (its kernels are then in the keyed cache):
+    raises ``AssertionError`` if not. The game is re-registered around a spy for the check and restored after it
+    (``tests/test_game_registry.py`` runs it on every registered game).
+
+    Examples
+    --------
+    >>> from fairlib import games
+    >>> check_game_is_warmed_up(games.get(games.names()[0]))
+    """
+    from .. import games
+
+    calls = []
+
+    def spy(game, **options):
+        calls.append(game)
+        return entry.function(game, **options)
+
+    spy.__doc__ = entry.function.__doc__
+    games.register_game(entry.name, spy, label=entry.label, color=entry.color, capabilities=entry.capabilities,
+                        options=entry.options, tol=entry.tol, replace=True, instance=entry.instance)
+    try:
+        _registered_games(np.random.default_rng(0).uniform(0.0, 1.0, (6, 4)))
+    finally:
+        games.register_game(entry.name, entry.function, label=entry.label, color=entry.color,
+                            capabilities=entry.capabilities, options=entry.options, tol=entry.tol, replace=True,
+                            instance=entry.instance)
+    assert calls, f"the warm-up does not call {entry.name}"
+    assert "registered games" in dict(warm_steps())
 
 
 def _parallel(call):
