@@ -129,12 +129,12 @@ ACCEPTED = {
     ("fairlib.dynamic.normalize_demands", "name", "'no-such-choice'*"): "free text: the argument's name as messages "
                                                                          "show it",
     ("fairlib.multires.Cluster.refuse_caps", "mechanism", "'*'*"): "free text: the mechanism's name for the message",
-    ("fairlib.sim.jobs_from_task_events", "source", "'no-such-choice'*"): "free text: a provenance label",
+    ("fairlib.traces.task_event_demands", "source", "'no-such-choice'*"): "free text: a provenance label",
     ("fairlib.sim.snapshot_cluster", "t", "-1.0 (negative)"): "an answer, not an error: a time before the first "
                                                               "arrival has no active user (a workload's clock may "
                                                               "start below 0)",
     ("fairlib.sim.Jobs", "source", "'no-such-choice'*"): "free text: a provenance label",
-    ("fairlib.sim.jobs_from_task_usage", "source", "'no-such-choice'*"): "free text: a provenance label",
+    ("fairlib.traces.task_usage_demands", "source", "'no-such-choice'*"): "free text: a provenance label",
     ("fairlib.sim.Jobs", "arrival", "negative entry"): "a time: a trace's clock may start below 0",
     ("fairlib.sim.replay", "start", "-1.0 (negative)"): "a time: replaying from before the first arrival starts with "
                                                         "idle epochs (a trace's clock may start below 0)",
@@ -342,11 +342,12 @@ EXAMPLES = {
                                                                             "job_fraction": 0.5}),
     # a task scheduled at the trace's first instant (600 s, the default origin) runs at the first interval start
     # whatever the window, so a valid window never meets "no task runs at any interval start"
-    "fairlib.sim.jobs_from_task_events": lambda: ((_task_events().assign(
+    "fairlib.traces.task_event_demands": lambda: ((_task_events().assign(
         time=[600_000_000, 600_000_000, 600_000_001, 1_200_000_000], event_type=[0, 1, 1, 4], task_index=[0, 0, 0, 0],
         job_id=[1, 1, 1, 1]),), {}),
     "fairlib.market.two_player_equilibria": lambda: ((0.5,), {}),
     "fairlib.market.two_player_equilibria_numeric": lambda: ((0.5,), {"grid": 5}),
+    "fairlib.sim.jobs_from_demands": lambda: ((fairlib.traces.task_usage_demands(_task_usage()),), {}),
     "fairlib.sim.replay": lambda: ((_fleet(), _jobs(), "drfh"), {}),
     "fairlib.sim.open_loop": lambda: ((_fleet(), _jobs()), {}),
     "fairlib.sim.snapshot_utilisation": lambda: ((_fleet(), _workload(), {"drfh": fairlib.multires.drfh}, 1, 0), {}),

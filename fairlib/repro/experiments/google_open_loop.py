@@ -5,7 +5,7 @@ mechanisms are compared on different jobs. Here every mechanism allocates the *s
 the trace (:func:`fairlib.sim.open_loop`), and the comparison is repeated over the choices the paper leaves
 open or our copy lost:
 
-- **demand model** — ``"per-interval"``: §6.2 as reconstructed [INF] (:func:`fairlib.sim.jobs_from_task_events`:
+- **demand model** — ``"per-interval"``: §6.2 as reconstructed [INF] (:func:`fairlib.traces.task_event_demands`:
   the requests of the tasks running at the start of each 5-minute interval, a job never given more than that);
   ``"lifetime"``: the earlier model, one demand per job (the sum of all its tasks' requests,
   :func:`fairlib.traces.google_workload`) held from arrival to departure, no cap (a job may absorb any share);
@@ -81,9 +81,9 @@ def typical_task(task_events: pd.DataFrame) -> float:
     """The median task's dominant request (normalised units) among the tasks of ``task_events`` that ever run
     (SCHEDULE or UPDATE_RUNNING), each task counted once with its last such request: the size of one task for
     :func:`fairlib.multires.drfh_best_fit` on jobs whose demand unit is a whole dominant unit
-    (:func:`fairlib.sim.jobs_from_task_events`). Our choice: the per-job task counts are not carried into the
+    (:func:`fairlib.traces.task_event_demands`). Our choice: the per-job task counts are not carried into the
     jobs, so every job's tasks are taken to be this size."""
-    from ...sim import _RUNNING_EVENTS
+    from ...traces.google import _RUNNING_EVENTS
 
     need = {"job_id", "task_index", "event_type", "cpu_request", "memory_request"}
     missing = need - set(task_events.columns)
