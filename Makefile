@@ -8,7 +8,7 @@
 #   make test   create .venv if missing, then run the whole test suite on two workers (pytest-xdist: the tests of
 #               a file on one worker, the paper notebooks' quick runs spread one by one)
 #   make test-paper KEY=<key>   one paper's loop, every test its files can affect (so green here is green in make
-#               test): ruff, its tests (fairlib/catalog.py), the repository-wide checks (catalog.PAPER_CHECKS:
+#               test): ruff, its tests (fairlib/repro/catalog.py), the repository-wide checks (catalog.PAPER_CHECKS:
 #               notebook form and quick run, import graph, guide, docs and README blocks, book, citation, claims
 #               registries, warm-up), the doctests, API contract and own tests of every module it adds or changes,
 #               and the registry-wide tests of the mechanisms and games it introduces; every step runs, the exit
@@ -19,7 +19,7 @@
 #               ends by saying how to open or serve the book and how to re-run the notebooks quickly
 #   make install   only create .venv, register the 'fairlib' Jupyter kernel and compile every numba kernel once
 #               into the keyed cache
-#               (python -m fairlib.warm --jobs 2: two compiling processes; e.g. on a Dask worker machine;
+#               (python -m fairlib.repro.warm --jobs 2: two compiling processes; e.g. on a Dask worker machine;
 #               see README, Running at scale)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
@@ -46,7 +46,7 @@ $(PIPSTAMP): pyproject.toml
 	@touch $@
 
 $(STAMP): $(PIPSTAMP)
-	$(BIN)/python -m fairlib.warm --jobs 2
+	$(BIN)/python -m fairlib.repro.warm --jobs 2
 	@touch $@
 
 fetch: $(STAMP)
@@ -82,10 +82,10 @@ test: $(STAMP) $(CFFCONVERT)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup --no-loadscope-reorder --max-worker-restart 0
 
 test-paper: $(STAMP) $(CFFCONVERT)
-	@test -n "$(KEY)" || { echo "usage: make test-paper KEY=<key> (keys: $(BIN)/python -m fairlib.catalog)"; exit 2; }
-	@tests=$$($(BIN)/python -m fairlib.catalog --tests $(KEY)) || exit 2; \
-	mechs=$$($(BIN)/python -m fairlib.catalog --mechanisms $(KEY)); \
-	modules=$$($(BIN)/python -m fairlib.catalog --modules $(KEY)); \
+	@test -n "$(KEY)" || { echo "usage: make test-paper KEY=<key> (keys: $(BIN)/python -m fairlib.repro.catalog)"; exit 2; }
+	@tests=$$($(BIN)/python -m fairlib.repro.catalog --tests $(KEY)) || exit 2; \
+	mechs=$$($(BIN)/python -m fairlib.repro.catalog --mechanisms $(KEY)); \
+	modules=$$($(BIN)/python -m fairlib.repro.catalog --modules $(KEY)); \
 	status=0; set -x; $(BIN)/ruff check fairlib tests benchmarks run_all.py book || status=1; \
 	$(BIN)/python -m pytest -p no:cacheprovider -n 2 --dist loadgroup --no-loadscope-reorder --max-worker-restart 0 \
 	  $$tests --paper $(KEY) || status=1; \

@@ -25,8 +25,8 @@ even when one fails (``--stop-on-failure`` stops at the first).
 ``--verify`` checks the published numbers on this machine: it re-executes the notebooks in full mode with
 their outputs redirected to ``build/verify/`` (``FAIRLIB_OUTPUT_DIR``; the committed ``figures/`` and
 ``data/results/`` are never touched) and compares every committed table of ``data/results/<key>/`` with the
-fresh one (:mod:`fairlib.verify`: same columns and rows, numbers equal within ``--rtol``/``--atol``, the
-wall-clock columns of :data:`fairlib.verify.TIMING_COLUMNS` excluded, :data:`fairlib.verify.SENSITIVE`
+fresh one (:mod:`fairlib.repro.verify`: same columns and rows, numbers equal within ``--rtol``/``--atol``, the
+wall-clock columns of :data:`fairlib.repro.verify.TIMING_COLUMNS` excluded, :data:`fairlib.repro.verify.SENSITIVE`
 quantities reported but not failed) and every claim's status. It prints a report per table. A notebook whose
 committed results come from the real trace excerpts but which ran here on synthetic stand-ins (the excerpts were
 not found) is not compared as if it could differ: it is reported as "could not verify", naming the excerpts and the
@@ -62,11 +62,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))  # this checkout's fairlib, also when run from elsewhere
 
-from fairlib.catalog import NOTEBOOKS, Notebook  # noqa: E402
+from fairlib.repro.catalog import NOTEBOOKS, Notebook  # noqa: E402
 KERNEL_NAME = "fairlib"
 
 
-#: the explicit registry: every paper notebook that run_all executes, in order (fairlib.catalog, which the site
+#: the explicit registry: every paper notebook that run_all executes, in order (fairlib.repro.catalog, which the site
 #: builder reads too)
 REGISTRY: dict[str, Notebook] = NOTEBOOKS
 
@@ -194,9 +194,10 @@ def ledger_claims(f: Path) -> list[dict]:
 
 def claim_regressions(key: str, baseline: list[dict], fresh: list[dict]) -> list[str]:
     """Claims "held" in ``baseline`` that are not "held" in ``fresh`` (or are gone), as ``"id: held -> status"``;
-    claims decided by wall-clock time or declared ulp-sensitive are left out (:func:`fairlib.verify.claim_changes`,
-    :data:`fairlib.verify.SENSITIVE`), as ``--verify`` leaves them out."""
-    from fairlib.verify import SENSITIVE, claim_changes
+    claims decided by wall-clock time or declared ulp-sensitive are left out
+    (:func:`fairlib.repro.verify.claim_changes`, :data:`fairlib.repro.verify.SENSITIVE`), as ``--verify`` leaves them
+    out."""
+    from fairlib.repro.verify import SENSITIVE, claim_changes
 
     changes = claim_changes(baseline, fresh, sensitive=SENSITIVE.get(key, {}).get("claims"))
     return [f"{c.claim_id}: {c.committed} -> {c.fresh}" for c in changes if c.committed == "held" and not c.sensitive]
@@ -255,7 +256,7 @@ def run_one(nb: Notebook, mode: str, build: Path, show_cells: bool, accept_claim
                             log_output=False, kernel_manager_class=_ipc_kernel_manager())
         out.status = "ok"
         if mode == "full":  # the reader's copy, outputs included (fairlib.paths.executed_dir)
-            from fairlib.executed import PublishedNotebook, publish_executed
+            from fairlib.repro.executed import PublishedNotebook, publish_executed
 
             publish_executed(PublishedNotebook(nb.key, nb.title, nb.path), dest)
     except BaseException as exc:  # noqa: BLE001 - reported, never swallowed
@@ -315,7 +316,7 @@ def _measuring_cells(key: str, mode: str) -> dict[str, str]:
     view gives none; the site links to the cell of the notebook page itself); empty where there is no executed
     notebook."""
     from fairlib import paths
-    from fairlib.executed import cell_heading, claim_cells
+    from fairlib.repro.executed import cell_heading, claim_cells
 
     executed = paths.executed_dir() / f"{key}.ipynb" if mode == "full" else None
     if executed is None or not executed.is_file():
@@ -335,7 +336,7 @@ def _declarations(key: str) -> dict[str, dict[str, str]]:
     """Each declared claim's provenance as the ledger prints it, read from its registry (declarations, not
     measurements: a changed quote shows without a rerun): the quotes in quotation marks (several joined by " … "),
     the scope, and the history as "date: change (why)" entries joined by "; "."""
-    from fairlib.report import load_registry, quotes_of, registry_path
+    from fairlib.repro.report import load_registry, quotes_of, registry_path
 
     path = registry_path(key)
     if not path.is_file():
@@ -356,7 +357,7 @@ def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path
     import pandas as pd
 
     from fairlib import paths
-    from fairlib.report import KINDS, STATUSES, claim_anchor, display_value
+    from fairlib.repro.report import KINDS, STATUSES, claim_anchor, display_value
 
     rows = []
     for key in registry:
@@ -475,7 +476,7 @@ def _other_claims(o: Outcome) -> str:
 
 
 #: how a quick-mode claim count or status is marked wherever run_all shows it: quick mode's sizes are too small to
-#: decide statistical claims; the full run's ledger is the one that counts (fairlib.report.PROVISIONAL)
+#: decide statistical claims; the full run's ledger is the one that counts (fairlib.repro.report.PROVISIONAL)
 PROVISIONAL_MARK = " (quick: provisional)"
 
 
@@ -490,9 +491,9 @@ def quick_differences(key: str, committed: list[dict], quick: list[dict]) -> lis
 
 def last_full_run() -> dict[str, float]:
     """Each notebook's wall time in seconds in its last full-mode run: papermill's duration in the published
-    ``executed/<key>.ipynb`` (:func:`fairlib.landing.notebook_durations`); empty where there is none."""
+    ``executed/<key>.ipynb`` (:func:`fairlib.repro.landing.notebook_durations`); empty where there is none."""
     from fairlib import paths
-    from fairlib.landing import notebook_durations
+    from fairlib.repro.landing import notebook_durations
 
     try:
         return {key: seconds for key, (seconds, _) in notebook_durations(paths.executed_dir()).items()}
@@ -562,7 +563,8 @@ def parse_args(argv=None):
                          "notebooks need the real trace excerpts to be verified")
     ap.add_argument("--rtol", type=float, default=None, metavar="R",
                     help="--verify: compare every number with this relative tolerance instead of the tolerances "
-                         "declared per table (fairlib.verify.TOLERANCES; undeclared columns: DEFAULT_RTOL = 1e-6)")
+                         "declared per table (fairlib.repro.verify.TOLERANCES; undeclared columns: "
+                         "DEFAULT_RTOL = 1e-6)")
     ap.add_argument("--atol", type=float, default=None, metavar="A",
                     help="--verify: with --rtol, the absolute tolerance for numbers that are zero up to rounding "
                          "(default 1e-9)")
@@ -586,13 +588,14 @@ def parse_args(argv=None):
 def refresh_renderings() -> None:
     """After a full run has published executed notebooks into the repository: the files rendered from them, the
     ``full_run`` benchmark row (``python -m benchmarks full_run``, read from the executed notebooks' metadata) and the
-    README's and docs' rendered blocks (``python -m fairlib.landing``), so the published numbers and the pages that
-    quote them are committed together. Nothing is rendered when the outputs went elsewhere (``FAIRLIB_OUTPUT_DIR``)."""
+    README's and docs' rendered blocks (``python -m fairlib.repro.landing``), so the published numbers and the pages
+    that quote them are committed together. Nothing is rendered when the outputs went elsewhere
+    (``FAIRLIB_OUTPUT_DIR``)."""
     from fairlib import paths
 
     if paths.executed_dir().resolve() != (paths.ROOT / "executed").resolve():
         return
-    for command in (["-m", "benchmarks", "full_run"], ["-m", "fairlib.landing"]):
+    for command in (["-m", "benchmarks", "full_run"], ["-m", "fairlib.repro.landing"]):
         done = subprocess.run([sys.executable, *command], cwd=paths.ROOT, capture_output=True, text=True)
         if done.returncode != 0:
             print(f"could not render `python {' '.join(command)}` (exit {done.returncode}): "
@@ -807,7 +810,8 @@ def report_verification(outcomes: list[Outcome], rtol: float | None, atol: float
     """Compare the committed ``data/results/<key>/`` with this run's ``build/verify/results/<key>/``; print the
     report; returns ``"ok"`` (everything matched), ``"differs"`` (a table or claim differs in a notebook that could
     be verified) or ``"unverifiable"`` (no difference, but some notebooks need the real trace excerpts)."""
-    from fairlib import paths, verify
+    from fairlib import paths
+    from fairlib.repro import verify
 
     override = rtol is not None or atol is not None   # the reader's own tolerance, in place of the declared ones
     rtol = verify.DEFAULT_RTOL if rtol is None else rtol

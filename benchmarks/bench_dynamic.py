@@ -19,7 +19,7 @@ import numpy as np
 from benchmarks._results import Row, fmt_seconds, standalone
 from benchmarks._timing import write_results
 from fairlib.dynamic import dynamic_drf
-from fairlib.experiments.dynamic_drf import per_step_times
+from fairlib.repro.experiments.dynamic_drf import per_step_times
 
 
 def main(argv=None) -> list[Row]:

@@ -2,15 +2,16 @@
 
 Nothing is re-executed: the rows are read from the papermill metadata of the executed notebooks (``executed/*.ipynb``,
 or ``$FAIRLIB_OUTPUT_DIR/executed``; ``--executed DIR`` reads another folder): each notebook's
-``metadata.papermill.duration``, ``start_time`` and ``end_time`` (:func:`fairlib.landing.notebook_durations`,
-:func:`fairlib.landing.notebook_spans`) and each code cell's duration (:func:`fairlib.landing.cell_durations`).
-``make`` runs the notebooks side by side (``run_all.py --jobs``), so the wall time is the time their runs cover,
-overlaps counted once (:func:`fairlib.landing.wall_seconds`); notebooks rerun apart add up. Installation aside.
+``metadata.papermill.duration``, ``start_time`` and ``end_time`` (:func:`fairlib.repro.landing.notebook_durations`,
+:func:`fairlib.repro.landing.notebook_spans`) and each code cell's duration
+(:func:`fairlib.repro.landing.cell_durations`). ``make`` runs the notebooks side by side (``run_all.py --jobs``), so the
+wall time is the time their runs cover, overlaps counted once (:func:`fairlib.repro.landing.wall_seconds`); notebooks
+rerun apart add up. Installation aside.
 
 Targets (on 2 cores, no result cached across runs): the whole full-mode reproduction in at most 30 minutes, no cell
 over 4 minutes. Reported: each notebook's minutes and its longest cell. The results file's date is the span of the
 runs' end dates and its machine what the notebooks record of theirs (processor, cores, the kernel's Python
-version); the README's ``make`` line is rendered from this file (``python -m fairlib.landing``).
+version); the README's ``make`` line is rendered from this file (``python -m fairlib.repro.landing``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchmarks._results import Row, standalone
-from fairlib import landing, paths
+from fairlib import paths
+from fairlib.repro import landing
 
 #: minutes: the whole full-mode reproduction on 2 cores, and any one cell of it
 TOTAL_TARGET = 30

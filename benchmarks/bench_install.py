@@ -3,10 +3,10 @@ on 2 cores; reloading every kernel after editing a driver within 1.2x of reloadi
 
 1. **Install**: ``git clone`` of this checkout's committed tree into a temporary folder, then ``make install`` there
    (a new ``.venv``, the pinned packages from the package registry with pip's own download cache as this machine
-   has it, the Jupyter kernel, and ``python -m fairlib.warm --jobs 2`` compiling every kernel into the clone's empty
-   cache: nothing of this checkout's environment is passed on). Wall time of the whole command.
-2. **Edits**: in that clone, ``python -m fairlib.warm --jobs 2`` again with nothing edited (every kernel loads from
-   the cache), after appending a comment to an experiment driver (``fairlib/experiments/dynamic_drf.py``: no
+   has it, the Jupyter kernel, and ``python -m fairlib.repro.warm --jobs 2`` compiling every kernel into the clone's
+   empty cache: nothing of this checkout's environment is passed on). Wall time of the whole command.
+2. **Edits**: in that clone, ``python -m fairlib.repro.warm --jobs 2`` again with nothing edited (every kernel loads
+   from the cache), after appending a comment to an experiment driver (``fairlib/repro/experiments/dynamic_drf.py``: no
    kernel module's key changes, nothing recompiles) and after appending one to a kernel module
    (``fairlib/multires/psdsf.py``: its kernels and those of the modules importing it recompile, no other). Each a
    fresh process; the medians of ``--repeat`` runs (default 3) for the first two.
@@ -57,9 +57,9 @@ def main(argv: list[str]) -> list[Row]:
         subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
         install = _timed(["make", "install"], clone)
         print(f"make install on a fresh clone: {install / 60:.1f} min", flush=True)
-        warm = [str(clone / ".venv" / "bin" / "python"), "-m", "fairlib.warm", "--jobs", "2", "--quiet"]
+        warm = [str(clone / ".venv" / "bin" / "python"), "-m", "fairlib.repro.warm", "--jobs", "2", "--quiet"]
         unchanged = statistics.median(_timed(warm, clone) for _ in range(repeat))
-        _append(clone / "fairlib" / "experiments" / "dynamic_drf.py")
+        _append(clone / "fairlib" / "repro" / "experiments" / "dynamic_drf.py")
         driver = statistics.median(_timed(warm, clone) for _ in range(repeat))
         _append(clone / "fairlib" / "multires" / "psdsf.py")
         kernel = _timed(warm, clone)
@@ -71,7 +71,7 @@ def main(argv: list[str]) -> list[Row]:
             f"{install / 60:.1f} min", "git clone, then make install; pip's download cache as the machine has it",
             install / 60, "min", f"<= {INSTALL_TARGET_MIN}"),
         Row("every kernel reloaded after editing an experiment driver, over nothing edited",
-            f"{ratio:.2f}x", f"{fmt_seconds(driver)} vs {fmt_seconds(unchanged)} (python -m fairlib.warm)",
+            f"{ratio:.2f}x", f"{fmt_seconds(driver)} vs {fmt_seconds(unchanged)} (python -m fairlib.repro.warm)",
             ratio, "x", f"<= {EDIT_RATIO_TARGET}"),
         Row("every kernel reloaded after editing a kernel module (multires/psdsf.py)", fmt_seconds(kernel),
             "its kernels and its importers' recompile, the others load", kernel, "s"),

@@ -21,7 +21,7 @@ import numpy as np
 
 from benchmarks._results import Row, fmt_seconds, standalone
 from benchmarks._timing import write_results
-from fairlib.experiments.precomputed_drf import scaled_instances
+from fairlib.repro.experiments.precomputed_drf import scaled_instances
 from fairlib.multires import Quotas, drf, edrf, hierarchical_drf, pdrf, queue_tree
 from fairlib.multires.baselines import drf_argmin_loop, drf_heapq
 from fairlib.timing import median_time

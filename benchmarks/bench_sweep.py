@@ -17,7 +17,7 @@ import pandas as pd
 
 from benchmarks._results import Row, fmt_seconds, standalone
 from benchmarks._timing import write_results
-from fairlib.experiments.bidding_game import _infinite_cell
+from fairlib.repro.experiments.bidding_game import _infinite_cell
 from fairlib.sweep import sweep
 
 # one cell of the feldman2005 Fig. 2 sweep: a random game, best response and local greedy to convergence

@@ -39,9 +39,9 @@ print(json.dumps({"rows": len(ev), "seconds": seconds}))
 def main(argv=None) -> list[Row]:
     from fairlib import sim
     from fairlib._jit import compiled
-    from fairlib.experiments import google_open_loop
+    from fairlib.repro.experiments import google_open_loop
     from fairlib.multires import Cluster, psdsf
-    from fairlib.traces import google_fleet, google_workload, read_task_events
+    from fairlib.traces import google_fleet, google_workload, read_task_events, task_event_demands
 
     load = run_fresh(_LOAD)  # a fresh interpreter's own peak, whatever this process holds
     print(f"task_events parts 0-4: {load['rows']:,} rows in {load['seconds']:.2f} s (target < 10 s), "
@@ -83,7 +83,7 @@ def main(argv=None) -> list[Row]:
     with compiled():  # compile outside the timings (small problems would otherwise run interpreted)
         for mechanism in mechanisms.values():
             mechanism(small)
-    per_interval = sim.jobs_from_task_events(events)
+    per_interval = sim.jobs_from_demands(task_event_demands(events))
     paper_jobs = per_interval.subset(np.isin(per_interval.ids, jobs.ids))
     paper_fleet = google_fleet(120, 4, labels="proportionality")
     open_seconds, totals, rows = {}, {}, []

@@ -6,7 +6,8 @@ full run (``executed/<key>.ipynb``). The staging step only arranges what is comm
 duplicated in the repository:
 
 - ``book/_config.yml``, ``book/_static/`` (the house CSS) and ``book/index.md`` (the landing page's prose; its
-  results table is the README's, rendered by :func:`fairlib.landing.results_block` from ``data/results/claims.csv``);
+  results table is the README's, rendered by :func:`fairlib.repro.landing.results_block` from
+  ``data/results/claims.csv``);
 - one page per executed notebook at its repository path ``executed/<key>.ipynb`` (so the Binder button opens that
   notebook; sidebar order: the keys' order), each cell that measured a claim
   given the anchor ``in-<n>`` its ``In [n]`` label names, papermill's injected cell removed, and every figure of a
@@ -45,7 +46,7 @@ import sys
 import time
 from pathlib import Path
 
-from fairlib.landing import book_papers_block, results_block   # one rendering for the README and the book
+from fairlib.repro.landing import book_papers_block, results_block   # one rendering for the README and the book
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
@@ -282,8 +283,9 @@ def read_claims(path: Path) -> list[dict]:
 
 def measuring_cells(claims: list, doc) -> dict[str, int]:
     """Claim id → the ``In [n]`` of the cell of the executed notebook ``doc`` that measured it: ``claims`` as a
-    notebook's ``claims.json`` lists them (each names its cell by :func:`fairlib.report.cell_key` of its source)."""
-    from fairlib.executed import claim_cells
+    notebook's ``claims.json`` lists them
+    (each names its cell by :func:`fairlib.repro.report.cell_key` of its source)."""
+    from fairlib.repro.executed import claim_cells
 
     cells = claim_cells(doc)
     found = {c["claim_id"]: cells.get(c.get("cell") or "") for c in claims}
@@ -292,9 +294,9 @@ def measuring_cells(claims: list, doc) -> dict[str, int]:
 
 
 def _shown(value: str) -> str:
-    """A value of ``claims.csv`` as the ledger page shows it (:func:`fairlib.tables.reader_value`: yes/no, four
+    """A value of ``claims.csv`` as the ledger page shows it (:func:`fairlib.repro.tables.reader_value`: yes/no, four
     significant digits, powers of ten, a long numeric list as its range); text as it is."""
-    from fairlib.tables import reader_value
+    from fairlib.repro.tables import reader_value
 
     try:
         parsed = json.loads(value)
@@ -347,7 +349,7 @@ def ledger_page(rows: list[dict], cells: dict, titles: dict[str, str]) -> str:
     in its order (within a notebook: paper claims, then findings, then checks, as ``CLAIMS.md``).
 
     A block per claim instead of ``CLAIMS.md``'s ten-column table, which no page column holds."""
-    from fairlib.report import KINDS, STATUSES
+    from fairlib.repro.report import KINDS, STATUSES
 
     seen = [r["claim"] for r in rows]
     twice = sorted({c for c in seen if seen.count(c) > 1})

@@ -1,10 +1,12 @@
 """fairlib: fair and market-based resource allocation for shared clusters.
 
-The public API is :data:`__all__`: the subpackages (``market``, ``multires``, ``dynamic``, ``traces``,
-``experiments``) and modules (``mechanisms``, ``games``, ``properties``, ``catalog``, ``sim``, ``sweep``, ``metrics``,
-``report``, ``plotting``, ``paths``, ``timing``, ``verify``, ``testing``), and the names most code needs, importable
-from ``fairlib`` directly (``from fairlib import Cluster, drf, psdsf``). They load on first use, so ``import fairlib``
-stays light.
+The public API is :data:`__all__`: the subpackages (``market``, ``multires``, ``dynamic``, ``traces``) and modules
+(``mechanisms``, ``games``, ``properties``, ``sim``, ``sweep``, ``metrics``, ``paths``, ``timing``, ``tolerances``,
+``testing``), and
+the names most code needs, importable from ``fairlib`` directly (``from fairlib import Cluster, drf, psdsf``). They load
+on first use, so ``import fairlib`` stays light. The reproduction pipeline (ledger, figures, notebooks, the papers'
+drivers) is the package :mod:`fairlib.repro`, imported explicitly (``from fairlib.repro import report``); the library
+never imports it.
 
 Importing fairlib points numba's on-disk cache at ``<repo>/build/numba-cache`` (or the ``NUMBA_CACHE_DIR`` you set),
 also when numba was imported first, and keys each kernel module's entries on its sources. numba does not invalidate
@@ -174,8 +176,8 @@ _EXPORTS = {
     # adding a mechanism (fairlib.sweep.sweep runs experiments; the module name is kept for it), adding a game
     "register": "mechanisms", "register_game": "games",
 }
-_SUBMODULES = ("market", "multires", "dynamic", "traces", "experiments", "mechanisms", "games", "properties", "sim",
-               "sweep", "metrics", "report", "plotting", "paths", "timing", "verify", "catalog", "testing")
+_SUBMODULES = ("market", "multires", "dynamic", "traces", "mechanisms", "games", "properties", "sim", "sweep",
+               "metrics", "paths", "timing", "tolerances", "testing")
 
 __all__ = sorted(_EXPORTS) + list(_SUBMODULES) + ["KERNEL_KEYS", "SOURCE_HASH", "__version__"]
 

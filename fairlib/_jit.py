@@ -13,7 +13,7 @@ integral allocations identical, divisible ones within ``run_all.py --verify``'s 
 
 Every kernel is made by :func:`njit` (numba's; a plain dispatcher except while an interpreted call runs, see
 :class:`Kernel`). Inside :func:`compiled` every kernel
-is compiled whatever the size (``python -m fairlib.warm`` and the benchmarks use it); inside :func:`interpreted`
+is compiled whatever the size (``python -m fairlib.repro.warm`` and the benchmarks use it); inside :func:`interpreted`
 every kernel runs as Python. :func:`steered` is the third arrangement, whatever the size: a driver's loop as Python
 over compiled kernels, so that a first compilation does not optimise the kernels it calls a second time.
 """
@@ -93,7 +93,7 @@ def njit(*args, **options):
 
 
 #: kernels called from Python by a :func:`steered` driver: each has a cache entry of its own even when it is
-#: ``inline="always"`` for compiled callers (``python -m fairlib.warm`` checks them)
+#: ``inline="always"`` for compiled callers (``python -m fairlib.repro.warm`` checks them)
 STEERED_CALLS: set = set()
 
 

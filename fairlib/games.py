@@ -11,8 +11,8 @@ builds a small instance from a weight matrix with a ``from_weights(weights, rese
 ``n_users`` and ``n_machines``; its outcome carries ``bids`` and ``shares`` (users × machines), ``residual``,
 ``converged``, ``iterations``, ``method``, ``message`` and ``extras`` as a ``GameOutcome`` does.
 
-The registry-wide tests (``pytest -m games``), the kernel warm-up (:mod:`fairlib.warm`) and the plot colours
-(:func:`fairlib.plotting.color`) iterate over it, so adding a game is one function plus one :func:`register_game`
+The registry-wide tests (``pytest -m games``), the kernel warm-up (:mod:`fairlib.repro.warm`) and the plot colours
+(:func:`fairlib.repro.plotting.color`) iterate over it, so adding a game is one function plus one :func:`register_game`
 call. It is the games' counterpart of :mod:`fairlib.mechanisms`
 (static mechanisms on a ``Cluster``), separate because the instance, the result and the rules differ (it refuses a
 static mechanism's name). The registry sits above the mechanisms it lists: nothing in :mod:`fairlib.market` imports
@@ -51,7 +51,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from . import market  # noqa: F401 - registrations added by fairlib.scaffold name market.<name>
+from . import market  # noqa: F401 - registrations added by fairlib.repro.scaffold name market.<name>
 from . import mechanisms
 from ._validate import InvalidInputError, _short, as_instance, as_number, result_type
 from .market import Game, proportional_share, weight_proportional
@@ -247,7 +247,7 @@ register_game("proportional_share", proportional_share, label="proportional shar
               tol=1e-8)
 register_game("weight_proportional", weight_proportional, label="weight-proportional",
               color=mechanisms._OKABE_ITO["bluish_green"], capabilities=("budgets", "parallelism", "reserve"))
-# new games are registered above this line (python -m fairlib.scaffold mechanism NAME --game ...)
+# new games are registered above this line (python -m fairlib.repro.scaffold mechanism NAME --game ...)
 
 
 def _load_plugins(spec: str | None) -> None:

@@ -2,11 +2,11 @@
 
 Every static mechanism follows one contract, ``mechanism(cluster, **options) -> Allocation`` with
 ``tasks[user, server]`` (a single pool is ``Cluster.single_pool(capacity, demand)``). The property tables
-(:func:`fairlib.experiments.heterogeneous_servers.property_table`; :func:`fairlib.properties.mechanism_properties`
+(:func:`fairlib.repro.experiments.heterogeneous_servers.property_table`; :func:`fairlib.properties.mechanism_properties`
 takes a registered name), the trace replays (:func:`fairlib.sim.replay` takes any registered name,
 :func:`fairlib.sim.snapshot_utilisation` defaults to every ``multi_server`` mechanism), the benchmark of every
-mechanism (``benchmarks/bench_mechanisms.py``), the kernel warm-up (:mod:`fairlib.warm`), the plot colours
-(:func:`fairlib.plotting.color`) and the registry-wide tests (``pytest -m registry``) iterate over it, so adding a
+mechanism (``benchmarks/bench_mechanisms.py``), the kernel warm-up (:mod:`fairlib.repro.warm`), the plot colours
+(:func:`fairlib.repro.plotting.color`) and the registry-wide tests (``pytest -m registry``) iterate over it, so adding a
 mechanism is one function plus one :func:`register` call. The registry sits above the mechanisms it lists: nothing
 in :mod:`fairlib.multires` imports it. Games and market mechanisms (a ``Game`` in, a ``GameOutcome`` out) have a
 registry of their own, :mod:`fairlib.games`.
@@ -45,7 +45,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from . import multires  # noqa: F401 - registrations added by fairlib.scaffold name multires.<name>
+from . import multires  # noqa: F401 - registrations added by fairlib.repro.scaffold name multires.<name>
 from ._validate import InvalidInputError, _short, result_type
 from .multires import asset_fairness, ceei, drf, drf_machine_offers, drfh, drfh_best_fit, edrf, pdrf, pfvds, psdsf, tsf
 
@@ -55,7 +55,7 @@ __all__ = ["Mechanism", "ByServer", "CAPABILITIES", "register", "unregister", "r
 CAPABILITIES = frozenset({"pooled", "multi_server", "placement_aware", "integral", "divisible", "weights",
                           "prices", "start"})
 
-#: the Okabe–Ito palette, as in fairlib.plotting.OKABE_ITO (not imported: the registry must not load matplotlib)
+#: the Okabe–Ito palette, as in fairlib.repro.plotting.OKABE_ITO (not imported: the registry must not load matplotlib)
 _OKABE_ITO = {"black": "#000000", "orange": "#E69F00", "sky_blue": "#56B4E9", "bluish_green": "#009E73",
               "yellow": "#F0E442", "blue": "#0072B2", "vermillion": "#D55E00", "reddish_purple": "#CC79A7"}
 
@@ -276,7 +276,7 @@ register("drfh_best_fit", drfh_best_fit, label="DRFH (Best-Fit)", color=_OKABE_I
 # pooled DRF as offer-based schedulers (Mesos, YARN) run it: machine by machine, users in DRF order (never merged)
 register("drf_machine_offers", drf_machine_offers, label="DRF (machine offers)", color=_OKABE_ITO["reddish_purple"],
          capabilities=("multi_server", "weights"))
-# new mechanisms are registered above this line (python -m fairlib.scaffold mechanism NAME ...)
+# new mechanisms are registered above this line (python -m fairlib.repro.scaffold mechanism NAME ...)
 
 
 def _load_plugins(spec: str | None) -> None:

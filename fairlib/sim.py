@@ -8,9 +8,9 @@
 - :func:`replay` — the time-stepped replay of §6.2 (Google): jobs as users, reallocation every 5 minutes and
   whenever a job leaves, work measured in quanta, completion times, utilisation over time, deviation from a
   reference mechanism (PS-DSF), conservation checked at every reallocation. Jobs come as :class:`Jobs`
-  (:func:`jobs_from_workload` for constant request-based demands, :func:`jobs_from_task_events` for the
-  requests of the tasks running at each 5-minute interval's start, :func:`jobs_from_task_usage` for
-  per-window usage).
+  (:func:`jobs_from_workload` for constant request-based demands, :func:`jobs_from_demands` for a trace's
+  per-interval demands: :func:`fairlib.traces.task_event_demands` for the requests of the tasks running at each
+  5-minute interval's start, :func:`fairlib.traces.task_usage_demands` for per-window usage).
 
 Any mechanism from :mod:`fairlib.multires` that maps a :class:`~fairlib.multires.Cluster` to a
 :class:`~fairlib.multires.ServerAllocation` plugs in. Fleets are a few server types, so every mechanism is
@@ -32,15 +32,16 @@ import numpy as np
 import pandas as pd
 
 from ._validate import (InvalidInputError, _short, as_array, as_count, as_eligibility, as_finite, as_identifiers,
-                        as_instance, as_number, as_real_array, as_rng, as_task_caps, check_choice, check_columns,
+                        as_instance, as_number, as_real_array, as_rng, as_task_caps, check_choice,
                         result_type)
 from .metrics import jain_index
 from .multires.cluster import Cluster, on_merged_servers
 from .sweep import sweep
+from .traces.google import JobDemands
 from .traces.workload import Fleet, Workload
 
 __all__ = ["location_eligibility", "snapshot_cluster", "snapshot_utilisation", "Jobs", "jobs_from_workload",
-           "jobs_from_task_usage", "jobs_from_task_events", "class_eligibility", "replay", "ReplayResult", "open_loop",
+           "jobs_from_demands", "class_eligibility", "replay", "ReplayResult", "open_loop",
            "SIMULTANEOUS_S"]
 
 #: events of a replay (job completions, reallocation ticks, the horizon) less than this many seconds apart are
@@ -329,57 +330,27 @@ def jobs_from_workload(workload) -> Jobs:
                 tuple(workload.resources), workload.source, workload.scheduling_class, arrival, departure)
 
 
-def jobs_from_task_usage(task_usage: pd.DataFrame, *, scheduling_class=None, source: str = "synthetic",
-                         window: float = 300.0) -> Jobs:
-    """Jobs from ``task_usage`` rows (µs times; ``cpu_rate`` and ``canonical_memory`` in normalised units):
-    per job and 5-minute window, D_n(k) = the sum of its tasks' mean usage, a segment of
-    ``window`` · max_r D_n,r(k) quanta (pro rata for partial windows) shaped D_n(k) / max_r D_n,r(k). Windows
-    with zero usage are skipped. ``scheduling_class``: a Series (or mapping) job_id -> class (from task_events),
-    with a class for every job that used something; ``source``: a provenance label ("real", "synthetic", ...).
-    ``window`` (seconds) lies in [10⁻⁶, 10⁹]: at least one of the trace's microsecond ticks, and short enough that its
-    length in ticks is an int64."""
-    as_instance(task_usage, pd.DataFrame, "task_usage")
-    as_instance(source, str, "source")
-    need = {"start_time", "end_time", "job_id", "cpu_rate", "canonical_memory"}
-    missing = need - set(task_usage.columns)
-    if missing:
-        raise InvalidInputError(f"task_usage: missing columns {sorted(missing)}")
-    if scheduling_class is not None and not isinstance(scheduling_class, (pd.Series, Mapping)):
-        raise InvalidInputError(f"scheduling_class = {_short(scheduling_class)}: expected a Series or mapping "
-                                f"job_id -> class, got {type(scheduling_class).__name__}")
-    u = task_usage
-    # an empty field (NaN) counts as no usage, as the sums below treat it
-    check_columns(u, "task_usage", ["cpu_rate", "canonical_memory"])
-    # the trace counts microseconds in int64: a window is at least one tick, and at most 10^9 s (32 years, far beyond
-    # any trace) so that its length in ticks stays an int64
-    window = as_number(window, "window", minimum=1e-6, inclusive=True, maximum=1e9)
-    length = (u.end_time.to_numpy() - u.start_time.to_numpy()) / 1e6
-    backwards = ~(length >= 0)
-    if backwards.any():
-        i = int(np.argmax(backwards))
-        raise InvalidInputError(f"task_usage row {i}: end_time {u.end_time.iloc[i]} is before start_time "
-                                f"{u.start_time.iloc[i]}")
-    win = ((u.start_time.to_numpy() - 600_000_000) // int(window * 1e6)).astype(np.int64)
-    frame = pd.DataFrame({"job_id": u.job_id.to_numpy(), "win": win, "cpu": u.cpu_rate.to_numpy(float),
-                          "memory": u.canonical_memory.to_numpy(float), "length": length})
-    g = frame.groupby(["job_id", "win"], sort=True).agg(cpu=("cpu", "sum"), memory=("memory", "sum"),
-                                                        length=("length", "max"))
-    g = g[(g.cpu > 0) | (g.memory > 0)]
-    if g.empty:
-        raise InvalidInputError("task_usage: no job used anything (every window's usage is zero)")
-    seg_start = 600.0 + g.index.get_level_values(1).to_numpy() * window  # the window each demand was measured in
-    held = np.minimum(g.length.to_numpy(float), window)  # partial windows pro rata
-    return _jobs_from_segments(g.index.get_level_values(0).to_numpy(), g[["cpu", "memory"]].to_numpy(float),
-                               seg_start, seg_start + held, held, seg_start + window, scheduling_class, source)
+def jobs_from_demands(demands: JobDemands) -> Jobs:
+    """Jobs from a trace's per-interval demands (:func:`fairlib.traces.task_event_demands`,
+    :func:`fairlib.traces.task_usage_demands`): each segment holds from its start to its end and needs its ``held``
+    seconds × its dominant demand in quanta of its unit-dominant shape, D_n(k) / max_r D_n,r(k) (at most its dominant
+    demand at once: ``segment_cap``); a job arrives with its first segment and leaves in the trace at its last
+    segment's ``window_end``. The demands' ``scheduling_class`` (job id -> class, or None) must give a class to every
+    job. Segment times are recorded for :func:`open_loop`.
 
-
-def _jobs_from_segments(job_of_segment, demand, seg_start, seg_end, held, window_end, scheduling_class,
-                        source) -> Jobs:
-    """Jobs from per-interval demands (rows grouped by job, in time order): each segment holds from ``seg_start`` to
-    ``seg_end`` and needs ``held`` seconds (their difference) × its dominant demand in quanta of its unit-dominant
-    shape (at most its dominant demand at once: ``segment_cap``); a job arrives with its first segment and leaves in
-    the trace at its last segment's ``window_end``.
-    ``scheduling_class``: job id -> class (a Series or mapping; None for none) with a class for every job."""
+    Examples
+    --------
+    >>> from fairlib.traces import task_usage_demands
+    >>> usage = pd.DataFrame({"start_time": [600_000_000], "end_time": [900_000_000], "job_id": [7],
+    ...                       "cpu_rate": [0.25], "canonical_memory": [0.5]})
+    >>> jobs = jobs_from_demands(task_usage_demands(usage))
+    >>> jobs.work.tolist(), jobs.shape.tolist()
+    ([150.0], [[0.5, 1.0]])
+    """
+    as_instance(demands, JobDemands, "demands")
+    job_of_segment, demand, seg_start, seg_end, held, window_end, scheduling_class, source = (
+        demands.job, demands.demand, demands.start, demands.end, demands.held, demands.window_end,
+        demands.scheduling_class, demands.source)
     shape, dominant = _unit_dominant(demand)
     starts = np.flatnonzero(np.r_[True, job_of_segment[1:] != job_of_segment[:-1]])
     offsets = np.r_[starts, len(job_of_segment)]
@@ -399,56 +370,7 @@ def _jobs_from_segments(job_of_segment, demand, seg_start, seg_end, held, window
                                     "jobs have none)")
         cls = _scheduling_classes(classes.to_numpy(), "scheduling_class")
     return Jobs(ids, seg_start[starts], window_end[offsets[1:] - 1], offsets, held * dominant, shape,
-                ("cpu_normalised", "memory_normalised"), source, cls, seg_start, seg_end, dominant)
-
-
-#: task_events event types after which a task is running (SCHEDULE, UPDATE_RUNNING)
-_RUNNING_EVENTS = (1, 8)
-
-
-def jobs_from_task_events(task_events: pd.DataFrame, *, window: float = 300.0, origin: float = 600.0,
-                          horizon: float | None = None, source: str = "real") -> Jobs:
-    """Jobs with per-interval demands from ``task_events`` (µs times): the model of the paper's §6.2 as
-    reconstructed [INF] — for each ``window``-second interval starting at ``origin + k · window`` (the trace's
-    first instant is 600 s), a job's demand D_n(k) is the sum of the CPU and memory requests of its tasks
-    *running at the interval's start* (their last event at or before it is SCHEDULE or UPDATE_RUNNING; a
-    request missing from an event is carried over from the task's previous one), and the job needs
-    ``window · max_r D_n,r(k)`` quanta of shape D_n(k) / max_r D_n,r(k) in that interval (the last one cut at
-    ``horizon``, default the last event). Intervals in which none of a job's tasks runs are not segments; a job
-    runs from its first such interval to its last. Segment times are recorded for :func:`open_loop`.
-    """
-    as_instance(task_events, pd.DataFrame, "task_events")
-    as_instance(source, str, "source")
-    need = {"time", "job_id", "task_index", "event_type", "cpu_request", "memory_request", "scheduling_class"}
-    missing = need - set(task_events.columns)
-    if missing:
-        raise InvalidInputError(f"task_events: missing columns {sorted(missing)}")
-    window, origin = as_number(window, "window"), as_number(origin, "origin", inclusive=True)
-    ev = task_events.sort_values(["job_id", "task_index", "time"], kind="stable")
-    time = ev.time.to_numpy(np.int64) / 1e6
-    end_of_trace = float(time.max()) if horizon is None else as_number(horizon, "horizon")
-    task = ev.job_id.to_numpy(np.int64), ev.task_index.to_numpy(np.int64)
-    same_task = np.r_[(task[0][1:] == task[0][:-1]) & (task[1][1:] == task[1][:-1]), False]
-    next_time = np.where(same_task, np.r_[time[1:], end_of_trace], end_of_trace)
-    requests = ev.groupby(["job_id", "task_index"], sort=False)[["cpu_request", "memory_request"]].ffill()
-    cpu, memory = requests.cpu_request.to_numpy(float), requests.memory_request.to_numpy(float)
-    running = ev.event_type.isin(_RUNNING_EVENTS).to_numpy() & (np.nan_to_num(cpu) + np.nan_to_num(memory) > 0)
-    start, stop = time[running], np.minimum(next_time[running], end_of_trace)
-    first = np.maximum(np.ceil((start - origin) / window), 0).astype(np.int64)    # first interval start covered
-    last = np.ceil((stop - origin) / window).astype(np.int64) - 1                  # last one before the task stops
-    count = np.maximum(last - first + 1, 0)
-    rows = np.repeat(np.arange(count.size), count)
-    k = first[rows] + (np.arange(rows.size) - np.repeat(np.cumsum(count) - count, count))
-    held = pd.DataFrame({"job_id": task[0][running][rows], "k": k, "cpu": np.nan_to_num(cpu[running][rows]),
-                         "memory": np.nan_to_num(memory[running][rows])}).groupby(["job_id", "k"], sort=True).sum()
-    held = held[(held.cpu > 0) | (held.memory > 0)]
-    if held.empty:
-        raise InvalidInputError("task_events: no task runs at any interval start")
-    seg_start = origin + held.index.get_level_values(1).to_numpy() * window
-    seg_end = np.minimum(seg_start + window, end_of_trace)
-    return _jobs_from_segments(held.index.get_level_values(0).to_numpy(), held[["cpu", "memory"]].to_numpy(float),
-                               seg_start, seg_end, seg_end - seg_start, seg_end,
-                               ev.groupby("job_id").scheduling_class.max(), source)
+                tuple(demands.resources), source, cls, seg_start, seg_end, dominant)
 
 
 def class_eligibility(fleet, scheduling_class, *, reserved=("C", "D"), privileged=(2, 3)) -> np.ndarray:
@@ -711,7 +633,7 @@ def open_loop(fleet, jobs: Jobs, mechanisms=None, *, eligible=None, start: float
         raise InvalidInputError(f"fleet.resources {fleet.resources} != jobs.resources {jobs.resources}")
     if jobs.segment_start is None:
         raise InvalidInputError("jobs: no segment times (segment_start/segment_end); build them with "
-                                "jobs_from_workload or jobs_from_task_usage")
+                                "jobs_from_workload or jobs_from_demands")
     interval = as_number(interval, "interval", minimum=MIN_INTERVAL_S, inclusive=True)
     seg_start, seg_end = np.asarray(jobs.segment_start, float), np.asarray(jobs.segment_end, float)
     seg_job = np.repeat(np.arange(jobs.n_jobs), np.diff(jobs.offsets))

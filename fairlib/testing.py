@@ -91,15 +91,13 @@ def _drf_example(mech, weight=None) -> Cluster:
 def check_converges_on_the_drf_example(mech) -> None:
     """Every run (variants expanded) converges on the DRF paper's example and returns a feasible, read-only
     :class:`~fairlib.multires.Allocation` with immutable extras; whole tasks when ``"integral"``,
-    ``extras["prices"]`` (one per resource) when ``"prices"``; the plotting palette knows it.
+    ``extras["prices"]`` (one per resource) when ``"prices"``.
 
     Examples
     --------
     >>> from fairlib import mechanisms
     >>> check_converges_on_the_drf_example(mechanisms.get("drf"))
     """
-    from fairlib.plotting import color, label
-
     cluster = _drf_example(mech)
     for run_name, run in mech.runs().items():
         res = run(cluster)
@@ -113,7 +111,6 @@ def check_converges_on_the_drf_example(mech) -> None:
             assert np.issubdtype(res.tasks.dtype, np.integer), run_name
         if "prices" in mech.capabilities:
             assert np.asarray(res.extras["prices"]).shape == (len(DRF_EXAMPLE[0]),), run_name
-    assert color(mech.name) == mech.color and label(mech.name), f"{mech.name}: no colour or label"
 
 
 @_requires("pooled")
@@ -306,15 +303,13 @@ def _check_feasible(game, out) -> None:
 
 def check_game_contract_on_the_two_player_game(entry) -> None:
     """``game_mechanism(game, **options) -> GameOutcome``: types, shapes, a feasible allocation, read-only arrays
-    and extras, the residual from the bids alone, a colour and label.
+    and extras, the residual from the bids alone.
 
     Examples
     --------
     >>> from fairlib import games
     >>> check_game_contract_on_the_two_player_game(games.get(games.names()[0]))
     """
-    from fairlib.plotting import color, label
-
     game = _two_player(entry, "equal", 0.7)
     out = entry(game)
     if isinstance(game, Game):
@@ -328,7 +323,6 @@ def check_game_contract_on_the_two_player_game(entry) -> None:
     _extras_are_immutable(out.extras)
     if isinstance(game, Game):
         assert out.residual == nash_gap(game, out.bids), "the residual is not nash_gap of the bids"
-    assert color(entry.name) == entry.color and label(entry.name) == entry.label
 
 
 def check_game_is_feasible_on_small_random_games(entry) -> None:
@@ -470,7 +464,7 @@ def check_game_refuses_bad_input_naming_the_argument(entry) -> None:
 
 def check_game_kernels_agree_interpreted_and_compiled(entry) -> None:
     """The same games both ways, on both sides of the size rule (fairlib._jit: up to 64 cells run interpreted),
-    within fairlib.verify's tolerances.
+    within the library's tolerances for a change of rounding order (:mod:`fairlib.tolerances`).
 
     Examples
     --------
@@ -478,7 +472,7 @@ def check_game_kernels_agree_interpreted_and_compiled(entry) -> None:
     >>> check_game_kernels_agree_interpreted_and_compiled(games.get(games.names()[0]))
     """
     from fairlib._jit import compiled, interpreted
-    from fairlib.verify import DEFAULT_ATOL, DEFAULT_RTOL
+    from fairlib.tolerances import DEFAULT_ATOL, DEFAULT_RTOL
 
     for seed in range(6):
         rng = np.random.default_rng(100 + seed)
@@ -491,36 +485,6 @@ def check_game_kernels_agree_interpreted_and_compiled(entry) -> None:
         assert slow.converged == fast.converged, seed
         scale = float(game.budgets.max()) if isinstance(game, Game) else 1.0
         np.testing.assert_allclose(slow.bids, fast.bids, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL * scale)
-
-
-def check_game_is_warmed_up(entry) -> None:
-    """``python -m fairlib.warm`` calls the game (its kernels are then in the keyed cache). The game is
-    re-registered around a spy for the check and restored after it.
-
-    Examples
-    --------
-    >>> from fairlib import games
-    >>> check_game_is_warmed_up(games.get(games.names()[0]))
-    """
-    from fairlib import warm
-
-    calls = []
-
-    def spy(game, **options):
-        calls.append(game)
-        return entry.function(game, **options)
-
-    spy.__doc__ = entry.function.__doc__
-    games.register_game(entry.name, spy, label=entry.label, color=entry.color, capabilities=entry.capabilities,
-                        options=entry.options, tol=entry.tol, replace=True, instance=entry.instance)
-    try:
-        warm._registered_games(np.random.default_rng(0).uniform(0.0, 1.0, (6, 4)))
-    finally:
-        games.register_game(entry.name, entry.function, label=entry.label, color=entry.color,
-                            capabilities=entry.capabilities, options=entry.options, tol=entry.tol, replace=True,
-                            instance=entry.instance)
-    assert calls, f"the warm-up does not call {entry.name}"
-    assert "registered games" in dict(warm.warm_steps())
 
 
 def check_game_is_documented(entry) -> None:
@@ -541,7 +505,7 @@ GAME_CHECKS = (check_game_contract_on_the_two_player_game, check_game_is_feasibl
                check_game_finds_the_two_player_equilibria, check_game_certifies_small_random_games,
                check_game_is_deterministic, check_game_honours_or_refuses_budgets_parallelism_and_a_reserve,
                check_game_refuses_bad_input_naming_the_argument, check_game_kernels_agree_interpreted_and_compiled,
-               check_game_is_warmed_up, check_game_is_documented)
+               check_game_is_documented)
 
 
 def check_game(name: str) -> None:

@@ -21,7 +21,7 @@ def pytest_addoption(parser):
     parser.addoption("--contract-modules", default="", metavar="FILES",
                      help="tests/test_api_contract.py probes only the public callables defined in these fairlib "
                           "source files (paths relative to the repository, separated by spaces, commas or newlines: "
-                          "what `python -m fairlib.catalog --modules KEY` prints; make test-paper passes them)")
+                          "what `python -m fairlib.repro.catalog --modules KEY` prints; make test-paper passes them)")
 
 
 def contract_modules(config) -> set[str] | None:
@@ -54,12 +54,12 @@ def _defined_in(item) -> str | None:
 def selected_papers(config) -> list[str]:
     """The paper keys the notebook tests run for: ``--paper`` options, else ``$FAIRLIB_PAPER`` (comma-separated),
     else every catalogued paper; an unknown key is a usage error listing the known ones."""
-    from fairlib.catalog import NOTEBOOKS
+    from fairlib.repro.catalog import NOTEBOOKS
 
     keys = config.getoption("--paper") or [k for k in os.environ.get("FAIRLIB_PAPER", "").split(",") if k]
     unknown = [k for k in keys if k not in NOTEBOOKS]
     if unknown:
-        raise pytest.UsageError(f"--paper {', '.join(unknown)}: not in fairlib/catalog.py; "
+        raise pytest.UsageError(f"--paper {', '.join(unknown)}: not in fairlib/repro/catalog.py; "
                                 f"known: {', '.join(NOTEBOOKS)}")
     return keys or list(NOTEBOOKS)
 

@@ -6,7 +6,7 @@ baselines; they are re-exported here so every test imports its reference from on
 
 import numpy as np
 
-from fairlib.experiments.heterogeneous_servers import proportional_fair_slsqp  # noqa: F401
+from fairlib.repro.experiments.heterogeneous_servers import proportional_fair_slsqp  # noqa: F401
 from fairlib.multires.baselines import drf_argmin_loop, drf_heapq  # noqa: F401
 from fairlib.multires import Cluster, random_cluster
 from fairlib.multires.best_fit import FIT_SLACK

@@ -356,7 +356,7 @@ def test_dynamic_drf_step_from_a_feasible_state_stays_feasible(rows, extra):
 
 # --- sweep, report and run_all faults ------------------------------------------------------------------------
 
-from fairlib.report import ClaimLog  # noqa: E402
+from fairlib.repro.report import ClaimLog  # noqa: E402
 from fairlib.sweep import SweepError, sweep  # noqa: E402
 from tests.test_sweep import draw_cell  # noqa: E402
 
@@ -406,7 +406,7 @@ def test_outputs_are_written_whole_then_renamed(tmp_path, monkeypatch):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from fairlib.report import save_figure, save_table
+    from fairlib.repro.report import save_figure, save_table
 
     monkeypatch.setenv("FAIRLIB_BUILD_DIR", str(tmp_path))
     path = save_table(pd.DataFrame({"a": [1.0]}), "atomic", "t", mode="quick")
@@ -419,7 +419,7 @@ def test_outputs_are_written_whole_then_renamed(tmp_path, monkeypatch):
 
 
 def test_a_failed_table_write_leaves_the_old_file(tmp_path, monkeypatch):
-    from fairlib.report import save_table
+    from fairlib.repro.report import save_table
 
     monkeypatch.setenv("FAIRLIB_BUILD_DIR", str(tmp_path))
     path = save_table(pd.DataFrame({"a": [1]}), "atomic", "t", mode="quick")

@@ -57,16 +57,18 @@ from hypothesis import strategies as st
 import fairlib
 from fairlib._validate import InvalidInputError, is_result_type
 
-#: modules walked besides fairlib itself (fairlib.__all__ names them); packages are walked through their __all__
-MODULES = [f"fairlib.{m}" for m in fairlib._SUBMODULES]
+#: modules walked besides fairlib itself (fairlib.__all__ names them), and the pipeline modules whose functions take
+#: user input (fairlib.repro); packages are walked through their __all__
+MODULES = [f"fairlib.{m}" for m in fairlib._SUBMODULES] + [
+    f"fairlib.repro.{m}" for m in ("experiments", "report", "plotting", "verify", "catalog")]
 
 #: ONE place for everything the contract leaves out: a qualified name or fnmatch pattern -> the reason
 EXEMPT = {
-    "fairlib.experiments*": "the papers' drivers: each takes the tables of the previous step of its notebook; they are "
-                            "run by the notebooks' smoke tests and tests/test_*_findings.py, and validate through the "
-                            "library functions they call",
-    "fairlib.plotting*": "figure helpers over matplotlib axes and tidy tables; matplotlib and seaborn validate their "
-                         "own arguments, tests/test_site.py renders every figure",
+    "fairlib.repro.experiments*": "the papers' drivers: each takes the tables of the previous step of its notebook; "
+                                  "they are run by the notebooks' smoke tests and tests/test_*_findings.py, and "
+                                  "validate through the library functions they call",
+    "fairlib.repro.plotting*": "figure helpers over matplotlib axes and tidy tables; matplotlib and seaborn validate "
+                               "their own arguments, tests/test_site.py renders every figure",
     "fairlib.mechanisms.register": "mutates the process-wide registry; its errors are tested in tests/test_mechanisms.py",  # noqa: E501
     "fairlib.mechanisms.unregister": "mutates the process-wide registry (tests/test_mechanisms.py)",
     "fairlib.mechanisms.registered": "a context manager around register/unregister (tests/test_mechanisms.py)",
@@ -79,24 +81,26 @@ EXEMPT = {
     "fairlib.games.GameMechanism.refuse_unsupported": "called by the registry with the game of each call; its refusals "
                                                       "are tested in tests/test_games.py and, per registered game, in "
                                                       "tests/test_game_registry.py",
-    "fairlib.plotting.use_style": "no arguments",
-    "fairlib.catalog*": "the repository's own list of notebooks (fairlib/catalog.py), read by run_all.py, the book and "
-                        "the tests, not a computation on user input: get() names an unknown key in its KeyError (its "
-                        "doctest), tests/test_run_all.py and tests/test_scaffold.py exercise the rest",
+    "fairlib.repro.plotting.use_style": "no arguments",
+    "fairlib.repro.catalog*": "the repository's own list of notebooks (fairlib/repro/catalog.py), read by run_all.py, "
+                              "the book and the tests, not a computation on user input: get() names an unknown key "
+                              "in its KeyError (its doctest), tests/test_run_all.py and tests/test_scaffold.py "
+                              "exercise the rest",
     "fairlib.timing.median_time": "times a callable by wall clock; its arguments are checked in "
                                   "tests/test_benchmarks_harness.py and a probe would only measure the machine",
     "fairlib.*Error": "an exception class",
     "fairlib.multires.DRFSorter.*": "the stateful scheduler interface (clients added, allocated, removed in turn); "
                                     "each method's errors are tested in tests/test_scheduler_semantics.py",
-    "fairlib.report.ClaimLog.*": "the claims ledger's recording methods: their rules and errors are tested in "
+    "fairlib.repro.report.ClaimLog.*": "the claims ledger's recording methods: their rules and errors are tested in "
                                  "tests/test_report.py against declared registries",
-    "fairlib.report.load_registry": "parses claim registries (TOML); its errors are tested in tests/test_report.py",
-    "fairlib.verify.*": "compares files on disk by path; tests/test_verify.py covers missing and malformed files",
+    "fairlib.repro.report.load_registry": "parses claim registries (TOML); its errors are tested in "
+                                          "tests/test_report.py",
+    "fairlib.repro.verify.*": "compares files on disk by path; tests/test_verify.py covers missing and malformed files",
     "fairlib.multires.Quotas.resolve": "called by drf(quotas=...) with validated arrays; tests/test_quotas.py",
     "fairlib.multires.HierarchicalDRFResult.node": "looks a queue up by its path; tests/test_hierarchy.py",
-    "fairlib.report.Declared.rule_text": "formats a declared rule for display; tests/test_report.py",
+    "fairlib.repro.report.Declared.rule_text": "formats a declared rule for display; tests/test_report.py",
     "fairlib.mechanisms.ByServer.resolve": "called by the mechanisms with a validated Cluster",
-    "fairlib.report.ClaimsFailed": "an exception class",
+    "fairlib.repro.report.ClaimsFailed": "an exception class",
 }
 
 #: values that are valid for an argument: (callable pattern, argument pattern, probe label pattern) -> reason
@@ -108,27 +112,29 @@ ACCEPTED = {
     ("fairlib.sweep.*", "n_jobs", "-1 (negative)"): "-1 is joblib's 'every core'",
     ("fairlib.sweep.default_backend", "scheduler", "'no-such-choice'*"): "a Dask scheduler's address: contacted only "
                                                                           "when a sweep runs on it",
-    ("fairlib.report.*", "key", "'no-such-choice'*"): "a notebook key is any folder name (a new notebook's is not "
-                                                      "catalogued yet); check_key refuses what could leave the folder",
+    ("fairlib.repro.report.*", "key", "'no-such-choice'*"): "a notebook key is any folder name (a new notebook's is "
+                                                            "not catalogued yet); check_key refuses what could leave "
+                                                            "the folder",
     ("fairlib.paths.*", "key", "'no-such-choice'*"): "a notebook key is any folder name (a new notebook's is not "
                                                      "catalogued yet); check_key refuses what could leave the folder",
-    ("fairlib.report.save_*", "name", "'no-such-choice'*"): "a file name: letters, digits, '_' and '-'",
-    ("fairlib.report.reported", "name", "'no-such-choice'*"): "a table's file name: letters, digits, '_' and '-'",
-    ("fairlib.report.claim_anchor", "claim_id", "'no-such-choice'*"): "a claim id is any registry id (a new "
+    ("fairlib.repro.report.save_*", "name", "'no-such-choice'*"): "a file name: letters, digits, '_' and '-'",
+    ("fairlib.repro.report.reported", "name", "'no-such-choice'*"): "a table's file name: letters, digits, '_' and '-'",
+    ("fairlib.repro.report.claim_anchor", "claim_id", "'no-such-choice'*"): "a claim id is any registry id (a new "
                                                                        "claim's too); claim_anchor refuses what "
                                                                        "would break the HTML anchor",
-    ("fairlib.report.cell_key", "source", "'no-such-choice'*"): "any text is a cell's source",
-    ("fairlib.report.display_value", "value", "*"): "formats any value for a ledger (NaN, text and lists included)",
+    ("fairlib.repro.report.cell_key", "source", "'no-such-choice'*"): "any text is a cell's source",
+    ("fairlib.repro.report.display_value", "value", "*"): "formats any value for a ledger (NaN, text and lists "
+                                                          "included)",
     ("fairlib.mechanisms.resolve", "name", "'no-such-choice'*"): "free text: the argument's name as messages show it",
     ("fairlib.dynamic.normalize_demands", "name", "'no-such-choice'*"): "free text: the argument's name as messages "
                                                                          "show it",
     ("fairlib.multires.Cluster.refuse_caps", "mechanism", "'*'*"): "free text: the mechanism's name for the message",
-    ("fairlib.sim.jobs_from_task_events", "source", "'no-such-choice'*"): "free text: a provenance label",
+    ("fairlib.traces.task_event_demands", "source", "'no-such-choice'*"): "free text: a provenance label",
     ("fairlib.sim.snapshot_cluster", "t", "-1.0 (negative)"): "an answer, not an error: a time before the first "
                                                               "arrival has no active user (a workload's clock may "
                                                               "start below 0)",
     ("fairlib.sim.Jobs", "source", "'no-such-choice'*"): "free text: a provenance label",
-    ("fairlib.sim.jobs_from_task_usage", "source", "'no-such-choice'*"): "free text: a provenance label",
+    ("fairlib.traces.task_usage_demands", "source", "'no-such-choice'*"): "free text: a provenance label",
     ("fairlib.sim.Jobs", "arrival", "negative entry"): "a time: a trace's clock may start below 0",
     ("fairlib.sim.replay", "start", "-1.0 (negative)"): "a time: replaying from before the first arrival starts with "
                                                         "idle epochs (a trace's clock may start below 0)",
@@ -310,9 +316,9 @@ EXAMPLES = {
     "fairlib.multires.Cluster.refuse_caps": lambda: (("pdrf",), {}),
     "fairlib.multires.Quotas": lambda: ((), {"guarantee": [[1.0, 1.0], [1.0, 1.0], [1.0, 1.0]]}),
     "fairlib.sweep.sweep": lambda: ((_cell, {"x": [1, 2]}), {"backend": "serial", "progress": False}),
-    "fairlib.report.ClaimLog": lambda: (("demo",), {"write": False, "registry": []}),
-    "fairlib.report.save_table": lambda: ((pd.DataFrame({"a": [1]}), "demo", "t"), {"mode": "quick"}),
-    "fairlib.report.save_figure": lambda: ((__import__("matplotlib.pyplot").pyplot.figure(), "demo", "f"),
+    "fairlib.repro.report.ClaimLog": lambda: (("demo",), {"write": False, "registry": []}),
+    "fairlib.repro.report.save_table": lambda: ((pd.DataFrame({"a": [1]}), "demo", "t"), {"mode": "quick"}),
+    "fairlib.repro.report.save_figure": lambda: ((__import__("matplotlib.pyplot").pyplot.figure(), "demo", "f"),
                                            {"mode": "quick"}),
     "fairlib.traces.write_vm": lambda: ((_tmp() / "out.csv", __import__("fairlib.traces").traces.read_vm(_write_vm())),
                                         {}),
@@ -336,11 +342,12 @@ EXAMPLES = {
                                                                             "job_fraction": 0.5}),
     # a task scheduled at the trace's first instant (600 s, the default origin) runs at the first interval start
     # whatever the window, so a valid window never meets "no task runs at any interval start"
-    "fairlib.sim.jobs_from_task_events": lambda: ((_task_events().assign(
+    "fairlib.traces.task_event_demands": lambda: ((_task_events().assign(
         time=[600_000_000, 600_000_000, 600_000_001, 1_200_000_000], event_type=[0, 1, 1, 4], task_index=[0, 0, 0, 0],
         job_id=[1, 1, 1, 1]),), {}),
     "fairlib.market.two_player_equilibria": lambda: ((0.5,), {}),
     "fairlib.market.two_player_equilibria_numeric": lambda: ((0.5,), {"grid": 5}),
+    "fairlib.sim.jobs_from_demands": lambda: ((fairlib.traces.task_usage_demands(_task_usage()),), {}),
     "fairlib.sim.replay": lambda: ((_fleet(), _jobs(), "drfh"), {}),
     "fairlib.sim.open_loop": lambda: ((_fleet(), _jobs()), {}),
     "fairlib.sim.snapshot_utilisation": lambda: ((_fleet(), _workload(), {"drfh": fairlib.multires.drfh}, 1, 0), {}),

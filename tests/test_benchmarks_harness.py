@@ -36,7 +36,7 @@ def test_the_full_run_row_is_read_from_the_executed_notebooks_and_gated(tmp_path
     import json
 
     from benchmarks import _results, bench_full_run
-    from fairlib import landing
+    from fairlib.repro import landing
 
     stamps = {"iopub.execute_input": "2026-01-02T10:00:00.000000Z", "shell.execute_reply": "2026-01-02T10:05:00Z"}
     _executed_notebook(tmp_path / "alpha.ipynb", 600.0, "2026-01-01T12:00:00+00:00",
@@ -88,7 +88,7 @@ def test_the_committed_full_run_results_are_those_of_the_executed_notebooks():
 
     record = json.loads((_results.RESULTS_DIR / "full_run.json").read_text(encoding="utf-8"))
     stale = ("benchmarks/results/full_run.json is stale: run python -m benchmarks full_run, then "
-             "python -m fairlib.landing")
+             "python -m fairlib.repro.landing")
     assert [_results.Row(**r) for r in record["rows"]] == bench_full_run.rows(), stale
     assert record["date"] == bench_full_run.runs_span(), stale
 

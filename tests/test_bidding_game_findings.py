@@ -1,4 +1,4 @@
-"""The feldman2005 claims' arithmetic (fairlib.experiments.bidding_game.*_findings): every declared claim is
+"""The feldman2005 claims' arithmetic (fairlib.repro.experiments.bidding_game.*_findings): every declared claim is
 measured by a driver, and the numbers mean what the claims say, on hand-built tables with known answers."""
 
 import numpy as np
@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from fairlib import InvalidInputError, market
-from fairlib.experiments import bidding_game
-from fairlib.report import ClaimLog, Measurement, load_registry, measured_values, registry_path
+from fairlib.repro.experiments import bidding_game
+from fairlib.repro.report import ClaimLog, Measurement, load_registry, measured_values, registry_path
 
 
 @pytest.fixture(scope="module")
@@ -281,5 +281,5 @@ def test_efficiency_over_time_findings_compare_settling():
 
 def test_measure_all_refuses_bare_values():
     log = ClaimLog("feldman2005", write=False)
-    with pytest.raises(TypeError, match="expected a fairlib.report.Measurement"):
+    with pytest.raises(TypeError, match="expected a fairlib.repro.report.Measurement"):
         log.measure_all({"fig3_same_welfare": 0.01})

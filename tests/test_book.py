@@ -157,7 +157,7 @@ def test_the_ledger_page_shows_one_block_per_claim_status_first():
 
 
 def test_the_measuring_cell_of_a_claim_is_found_by_its_source():
-    from fairlib.report import cell_key
+    from fairlib.repro.report import cell_key
 
     nb = _executed_notebook()
     claims = [{"claim_id": "a", "cell": cell_key(nb.cells[2].source)}, {"claim_id": "b", "cell": "0" * 12},
@@ -182,8 +182,9 @@ def test_links_to_files_outside_the_book_go_to_the_repository_or_become_text():
 
 
 def test_the_landing_page_shows_the_readme_results_table(tmp_path):
-    """One results table, rendered once (fairlib.landing): the book's landing page and the README show the same."""
-    from fairlib.landing import results_block
+    """One results table, rendered once (fairlib.repro.landing): the book's landing page and the README show the
+    same."""
+    from fairlib.repro.landing import results_block
 
     staged = book.stage(tmp_path / "src")
     index = (tmp_path / "src" / "index.md").read_text(encoding="utf-8")

@@ -1,13 +1,13 @@
-"""The schedulers notebook's drivers (fairlib.experiments.scheduler_semantics): a cell snapshot read from hand-written
-task and machine events, the rules on a small cell (tie rules agree, a guarantee is kept, the tree moves tasks
-between tenants), the machine comparison, the named findings, bad input, and the real cell's counts."""
+"""The schedulers notebook's drivers (fairlib.repro.experiments.scheduler_semantics): a cell snapshot read from
+hand-written task and machine events, the rules on a small cell (tie rules agree, a guarantee is kept, the tree moves
+tasks between tenants), the machine comparison, the named findings, bad input, and the real cell's counts."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from fairlib import InvalidInputError
-from fairlib.experiments import scheduler_semantics as semantics
+from fairlib.repro.experiments import scheduler_semantics as semantics
 from fairlib.traces import read_machine_events, read_task_events
 
 from .realdata import real_traces

@@ -16,7 +16,8 @@ import subprocess
 import pytest
 
 from benchmarks import _results
-from fairlib import landing, paths
+from fairlib import paths
+from fairlib.repro import landing
 
 ROOT = paths.ROOT
 README = ROOT / "README.md"
@@ -47,7 +48,7 @@ def test_reference_pages_speak_of_the_present(page):
 def test_rendered_blocks_equal_their_rendering(path):
     text = path.read_text(encoding="utf-8")
     assert "<!-- BEGIN " in text or "\n# BEGIN " in text
-    assert landing.render(text) == text, f"{path.name} is stale: run python -m fairlib.landing"
+    assert landing.render(text) == text, f"{path.name} is stale: run python -m fairlib.repro.landing"
 
 
 def test_what_the_catalogue_declares_is_rendered_in_the_readme_and_the_citation():
@@ -55,7 +56,7 @@ def test_what_the_catalogue_declares_is_rendered_in_the_readme_and_the_citation(
     references list every paper of the catalogue, and those blocks exist (so the test above covers them)."""
     import yaml
 
-    from fairlib import catalog
+    from fairlib.repro import catalog
 
     readme = README.read_text(encoding="utf-8")
     for name in ("results", "papers"):
@@ -76,7 +77,7 @@ def test_references_read_back_as_written():
     back to the catalogue's values."""
     import yaml
 
-    from fairlib.catalog import Paper
+    from fairlib.repro.catalog import Paper
 
     odd = Paper((("No", "Yes"), ("O'Brien", "John N."), ("van der Berg", "José"), ('Q "x"', "A: b")),
                 'A title: with "quotes" and # a hash', "conference-paper", "Proc. of: Something", 2024,
@@ -88,7 +89,7 @@ def test_references_read_back_as_written():
 
 
 def test_the_count_line_is_derived():
-    from fairlib.catalog import Notebook
+    from fairlib.repro.catalog import Notebook
 
     one = {"a": Notebook("a", "a.ipynb", "A", paper="p")}
     assert landing.count_line(one) == "1 notebook reproduces 1 paper."
@@ -114,7 +115,7 @@ def test_no_page_types_a_count_of_papers(page):
         text = block.sub("", text)
     typed = sorted({m.group(0) for m in TYPED_COUNT.finditer(" ".join(text.split()))})
     assert not typed, (f"{page.relative_to(ROOT)} types a count of papers ({typed}): the catalogue counts them "
-                       "(fairlib/catalog.py, rendered into the README's results block); reword without a number, "
+                       "(fairlib/repro/catalog.py, rendered into the README's results block); reword without a number, "
                        "e.g. 'every claim of the papers listed below'")
 
 

@@ -193,7 +193,7 @@ def test_step_and_shares_errors():
 def test_counted_work_of_algorithm_1_is_linear_per_step_and_quadratic_in_total():
     """The complexity claims are tested on counted work: the printed loops do Θ(m k) element operations per
     step, so all n steps Θ(m n²); prefix sums never do more than the printed loops."""
-    from fairlib.experiments.dynamic_drf import per_step_times, total_times
+    from fairlib.repro.experiments.dynamic_drf import per_step_times, total_times
 
     steps = per_step_times([500, 1000, 2000], rng=3, methods=("linear", "linear_rescan"), repeat=1)
     rescan = steps[steps.method == "linear_rescan"].set_index("k").work

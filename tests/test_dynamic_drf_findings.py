@@ -1,4 +1,4 @@
-"""The li2019 claims' arithmetic (fairlib.experiments.dynamic_drf.*_findings): known answers, one claim per
+"""The li2019 claims' arithmetic (fairlib.repro.experiments.dynamic_drf.*_findings): known answers, one claim per
 declared id."""
 
 import numpy as np
@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from fairlib import InvalidInputError
-from fairlib.experiments import dynamic_drf
-from fairlib.report import ClaimLog, load_registry, measured_values, registry_path
+from fairlib.repro.experiments import dynamic_drf
+from fairlib.repro.report import ClaimLog, load_registry, measured_values, registry_path
 
 
 def test_instance_shares_reach_the_papers_limits():

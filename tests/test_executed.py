@@ -7,7 +7,8 @@ import re
 import nbformat
 import pytest
 
-from fairlib import catalog, executed, paths, timing
+from fairlib import paths, timing
+from fairlib.repro import catalog, executed
 from fairlib.paths import ROOT
 
 ALL = [executed.PublishedNotebook(nb.key, nb.title, nb.path) for nb in catalog.NOTEBOOKS.values()]
@@ -48,7 +49,7 @@ def test_claims_md_links_every_claim_to_its_cell_in_one_click():
     """Each row of data/results/CLAIMS.md links to the heading of the cell that measured it in executed/<key>.md
     (GitHub gives that heading the anchor; its notebook view has no cell anchors): the heading exists, and the cell
     under it is the one the claim recorded."""
-    from fairlib.report import cell_key
+    from fairlib.repro.report import cell_key
 
     ledger = (paths.RESULTS / "CLAIMS.md").read_text(encoding="utf-8")
     for nb in filter(_ran, ALL):
@@ -152,7 +153,7 @@ def test_an_executed_notebook_with_an_error_or_in_quick_mode_is_reported(tmp_pat
 
 
 def test_claim_log_records_no_cell_outside_a_notebook():
-    from fairlib.report import ClaimLog
+    from fairlib.repro.report import ClaimLog
 
     log = ClaimLog("demo", write=False, registry='[[claim]]\nid = "c"\nkind = "check"\nsource = "s"\n'
                                                  'statement = "t"\nat_least = 0\n')
@@ -205,10 +206,10 @@ def _source_cells(nb):
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=_key)
 def test_every_caption_names_only_what_its_figure_draws(nb):
     """Each saved figure's caption (the source cell's ``metadata.fairlib.captions``) names only marks the figure
-    draws and mechanisms its text names (:func:`fairlib.plotting.caption_problems` against the last full run's
+    draws and mechanisms its text names (:func:`fairlib.repro.plotting.caption_problems` against the last full run's
     ``figures/<key>/marks.json``)."""
-    from fairlib.plotting import caption_problems
-    from fairlib.report import MARKS_FILE
+    from fairlib.repro.plotting import caption_problems
+    from fairlib.repro.report import MARKS_FILE
     marks_file = paths.figures_dir(nb.key, "full") / MARKS_FILE
     assert marks_file.is_file(), f"{marks_file} is missing: the last full run predates it"
     marks = json.loads(marks_file.read_text(encoding="utf-8"))
@@ -228,7 +229,7 @@ def test_every_caption_names_only_what_its_figure_draws(nb):
 def test_every_findings_bullet_is_a_declared_headline(nb):
     """The claims a notebook's Findings show each declare a ``headline`` (plain words, units, the comparison with the
     paper; at most 35 words once filled, which ``findings_markdown`` enforces): a bullet is never a rule's wording."""
-    from fairlib.prose import registry_headlines
+    from fairlib.repro.prose import registry_headlines
 
     cell = next(c for c in _source_cells(nb) if executed.FINDINGS_TAG in c["metadata"].get("tags", []))
     chosen = executed.findings_choice("".join(cell["source"]))

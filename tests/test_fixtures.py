@@ -2,7 +2,7 @@
 
 Regenerating gives the same bytes on the machine that wrote them; another CPU may round a synthetic float one ulp
 differently (vectorised math differs by architecture), so the fixtures are compared by content: integers and
-strings exactly, floats to 1e-9 relative (:func:`fairlib.verify.compare_text`).
+strings exactly, floats to 1e-9 relative (:func:`fairlib.repro.verify.compare_text`).
 """
 import gzip
 
@@ -12,8 +12,8 @@ import pytest
 from fairlib import sim
 from fairlib.multires import pfvds, psdsf
 from fairlib.traces import (bitbrains_workload, google_fleet, google_workload, machine_configurations, read_task_events,
-                            read_task_usage, read_vms)
-from fairlib.verify import compare_text, compare_values
+                            read_task_usage, read_vms, task_usage_demands)
+from fairlib.repro.verify import compare_text, compare_values
 from tests.fixtures.make_fixtures import HERE, make
 
 GOOGLE = HERE / "google_clusterdata_2011_2"
@@ -103,8 +103,9 @@ def test_replay_on_the_fixtures():
     for mechanism in (psdsf, lambda c: pfvds(c, 2.0)):
         res = sim.replay(fleet, jobs, mechanism, eligible=eligible, horizon=jobs.trace_end.max() + 86_400)
         assert res.jobs.finished.all() and res.unfinished == 0 and res.source == "synthetic"
-    usage_jobs = sim.jobs_from_task_usage(read_task_usage([0], directory=GOOGLE),
-                                          scheduling_class=events.groupby("job_id").scheduling_class.max())
+    usage = read_task_usage([0], directory=GOOGLE)
+    usage_jobs = sim.jobs_from_demands(
+        task_usage_demands(usage, scheduling_class=events.groupby("job_id").scheduling_class.max()))
     res = sim.replay(fleet, usage_jobs, psdsf, eligible=sim.class_eligibility(fleet, usage_jobs.scheduling_class,
                                                                                reserved=("C",)),
                      horizon=usage_jobs.trace_end.max() + 86_400)

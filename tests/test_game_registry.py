@@ -15,10 +15,13 @@ every one of them on it). The rules (:data:`fairlib.testing.GAME_CHECKS`), as CO
 - budgets, parallelism and a reserve honoured or refused by capability; anything but a Game, and a bad value of any
   keyword option, refused with an InvalidInputError naming the argument;
 - interpreted and compiled kernels agreeing (fairlib._jit), on both sides of the size rule;
-- reached by the kernel warm-up (``python -m fairlib.warm``; the test of the warm-up itself,
-  tests/test_packaging.py, checks that every kernel of the library is), and documented.
+- documented.
 
-A plugin author runs the same checks with :func:`fairlib.testing.check_game`.
+A plugin author runs the same checks with :func:`fairlib.testing.check_game`. Two more rules here are the reproduction
+pipeline's (:mod:`fairlib.repro`), which the library's checks do not import: every game is reached by the kernel
+warm-up (``python -m fairlib.repro.warm``; the test of the warm-up itself, tests/test_packaging.py, checks that every
+kernel of the library is), and the house palette (:mod:`fairlib.repro.plotting`) draws it in its registered colour
+with its registered label.
 """
 
 from __future__ import annotations
@@ -34,3 +37,18 @@ pytestmark = pytest.mark.games
 @parametrize_with_checks(kind="game")
 def test_game(name, check):
     check(games.get(name))
+
+
+@pytest.mark.parametrize("name", games.names())
+def test_the_warm_up_calls_the_game(name):
+    from fairlib.repro.warm import check_game_is_warmed_up
+
+    check_game_is_warmed_up(games.get(name))
+
+
+@pytest.mark.parametrize("name", games.names())
+def test_the_plotting_palette_draws_the_game_as_registered(name):
+    from fairlib.repro.plotting import color, label
+
+    entry = games.get(name)
+    assert color(entry.name) == entry.color and label(entry.name) == entry.label

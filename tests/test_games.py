@@ -14,7 +14,7 @@ from fairlib._validate import InvalidInputError
 from fairlib.market import (Game, GameOutcome, best_response, best_response_finite, equilibrium_violation,
                             finite_utility, nash_gap, proportional_share, weight_proportional)
 from fairlib.paths import ROOT
-from fairlib.plotting import color, label
+from fairlib.repro.plotting import color, label
 
 EQUAL = Game([[0.7, 0.3], [0.7, 0.3]])          # EC'05 §3.3: the unique equilibrium is both bidding (0.7, 0.3)
 

@@ -1,11 +1,11 @@
-"""The open-loop sensitivity grid of the Google experiment (fairlib.experiments.google_open_loop)."""
+"""The open-loop sensitivity grid of the Google experiment (fairlib.repro.experiments.google_open_loop)."""
 import numpy as np
 import pandas as pd
 import pytest
 
 from fairlib import sim
 from fairlib._validate import InvalidInputError
-from fairlib.experiments import google_open_loop as gol
+from fairlib.repro.experiments import google_open_loop as gol
 from fairlib.multires import drfh, psdsf, tsf
 from fairlib.traces.workload import Fleet
 

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize
 
 from fairlib._validate import InvalidInputError
-from fairlib.experiments import heterogeneous_servers
+from fairlib.repro.experiments import heterogeneous_servers
 from fairlib.multires import Cluster, drfh, edrf, pfvds, psdsf, tsf
 from fairlib.multires.cluster import random_cluster
 from fairlib.multires.global_maxmin import drfh_coefficients, tsf_coefficients
@@ -32,7 +32,7 @@ def clusters(draw, max_users=6, max_servers=3, max_resources=3, min_demand=0):
 
 
 def proportional_fair_reference(cluster):
-    from fairlib.experiments.heterogeneous_servers import proportional_fair_slsqp
+    from fairlib.repro.experiments.heterogeneous_servers import proportional_fair_slsqp
 
     return proportional_fair_slsqp(cluster)
 
@@ -282,14 +282,14 @@ def test_theorem_5_time_shared_servers_give_psdsf(cluster, alpha):
 
 
 def test_fig1_hypothetical_instance_meets_the_surviving_constraints():
-    from fairlib.experiments.heterogeneous_servers import fig1_checks, fig1_instance
+    from fairlib.repro.experiments.heterogeneous_servers import fig1_checks, fig1_instance
 
     checks = fig1_checks(fig1_instance())
     assert all(checks.values()), checks
 
 
 def test_random_bottleneck_clusters_have_a_bottleneck_everywhere():
-    from fairlib.experiments.heterogeneous_servers import random_bottleneck_cluster
+    from fairlib.repro.experiments.heterogeneous_servers import random_bottleneck_cluster
 
     for s in range(10):
         c = random_bottleneck_cluster(s, 8, 4)
@@ -336,7 +336,7 @@ def test_merging_identical_servers_is_exact(mechanism):
 def test_equilibrium_rates_solve_the_property_tables_clusters():
     """The rates are measured on the property table's own clusters (same seeds), both server kinds, with each
     allocation's Nash residual recomputed from scratch."""
-    from fairlib.experiments import heterogeneous_servers as hs
+    from fairlib.repro.experiments import heterogeneous_servers as hs
     from fairlib.sweep import sweep
 
     out = hs.equilibrium_rates(3, 11, [1.0, 4.0])

@@ -1,4 +1,4 @@
-"""The khamseashari2018 claims' arithmetic (fairlib.experiments.heterogeneous_servers.*_findings): every declared
+"""The khamseashari2018 claims' arithmetic (fairlib.repro.experiments.heterogeneous_servers.*_findings): every declared
 claim is measured by a driver, and the numbers mean what the claims say."""
 
 from types import SimpleNamespace
@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 from fairlib import InvalidInputError
-from fairlib.experiments import heterogeneous_servers as hs
+from fairlib.repro.experiments import heterogeneous_servers as hs
 from fairlib.multires import pfvds, random_cluster
-from fairlib.report import ClaimLog, Measurement, load_registry, measured_values, registry_path
+from fairlib.repro.report import ClaimLog, Measurement, load_registry, measured_values, registry_path
 from fairlib.sweep import sweep
 
 

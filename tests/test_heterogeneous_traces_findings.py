@@ -1,4 +1,4 @@
-"""The khamseashari2018_traces claims' arithmetic (fairlib.experiments.heterogeneous_traces): every declared claim
+"""The khamseashari2018_traces claims' arithmetic (fairlib.repro.experiments.heterogeneous_traces): every declared claim
 is measured by a driver or by the notebook's three performance lines, with known answers on hand-built tables."""
 
 from types import SimpleNamespace
@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from fairlib import InvalidInputError
-from fairlib.experiments import heterogeneous_traces as ht
-from fairlib.report import ClaimLog, load_registry, measured_values, registry_path
+from fairlib.repro.experiments import heterogeneous_traces as ht
+from fairlib.repro.report import ClaimLog, load_registry, measured_values, registry_path
 
 VARIANTS = ["PF-VDS(1)", "PF-VDS(4)", "PS-DSF"]
 RESOURCES = ("cpu_ghz", "memory_gb", "storage_gb", "network_mbps")
@@ -179,7 +179,7 @@ def test_order_margins_and_the_fig9_tie_rule():
 
 
 def test_route_mechanisms_record_whether_each_allocation_was_certified():
-    from fairlib.experiments.google_open_loop import route_mechanisms
+    from fairlib.repro.experiments.google_open_loop import route_mechanisms
     from fairlib.multires import Cluster
 
     runs, certified = route_mechanisms([1, 2])

@@ -1,4 +1,8 @@
-"""The import graph of fairlib's modules and run_all.py is a DAG.
+"""The import graph of fairlib's modules and run_all.py is a DAG, and the library never imports the pipeline.
+
+fairlib is two packages with one import direction: the library (``fairlib`` and every ``fairlib.*`` module outside
+``fairlib.repro``) and the reproduction pipeline (``fairlib.repro``: ledger, prose, figures, executed notebooks,
+catalogue, verify, scaffold, warm-up, the papers' drivers), which imports the library and is never imported by it.
 
 Every ``import`` and ``from ... import`` statement counts, wherever it stands: at the top of a module, inside a
 function (a lazy import is still an arrow: it only moves the circle from import time to call time), or under
@@ -117,13 +121,56 @@ def test_the_import_graph_has_no_cycle():
     assert not found, "import cycles (every arrow, lazy imports included):\n" + "\n".join(detail)
 
 
+def is_pipeline(module: str) -> bool:
+    """Whether ``module`` belongs to the reproduction pipeline (``fairlib.repro`` and everything under it)."""
+    return module == "fairlib.repro" or module.startswith("fairlib.repro.")
+
+
+def library_to_pipeline(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """Every arrow from a module of the library (``fairlib`` itself and every ``fairlib.*`` module outside
+    ``fairlib.repro``) to a module of the pipeline, as ``(importer, imported)``, sorted."""
+    library = [m for m in graph if (m == "fairlib" or m.startswith("fairlib.")) and not is_pipeline(m)]
+    return sorted((m, t) for m in library for t in graph[m] if is_pipeline(t))
+
+
+def test_the_library_never_imports_the_pipeline():
+    graph = import_graph()
+    assert "fairlib" in graph and "fairlib.repro" in graph and "fairlib.testing" in graph
+    arrows = library_to_pipeline(graph)
+    assert not arrows, ("the library imports the reproduction pipeline (every arrow counts, lazy imports included; "
+                        "move what both need into the library, or the check that needs the pipeline into it or into "
+                        "tests/):\n" + "\n".join(f"{m} -> {t}" for m, t in arrows))
+
+
+def test_the_pipeline_imports_the_library():
+    graph = import_graph()
+    assert "fairlib.sweep" in graph["fairlib.repro.experiments.precomputed_drf"]
+    assert "fairlib.repro.catalog" in graph["run_all"]
+
+
+@pytest.mark.parametrize("source", [
+    "from .repro import report\n",
+    "def f():\n    from fairlib.repro.report import x\n",                  # a lazy import is an arrow
+    "import fairlib.repro.report\n",
+])
+def test_an_arrow_from_the_library_to_the_pipeline_is_found(tmp_path, source):
+    pkg = tmp_path / "fairlib"
+    (pkg / "repro").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "repro" / "__init__.py").write_text("")
+    (pkg / "repro" / "report.py").write_text("from .. import lib\nx = 1\n")   # the pipeline may import the library
+    (pkg / "lib.py").write_text(source)
+    (tmp_path / "run_all.py").write_text("")
+    assert library_to_pipeline(import_graph(tmp_path)) == [("fairlib.lib", "fairlib.repro.report")]
+
+
 def test_the_registry_sits_above_the_mechanisms():
     graph = import_graph()
     assert "fairlib.multires" in graph["fairlib.mechanisms"]
     below = [m for m in graph if m.startswith("fairlib.multires")]
     assert below and not [m for m in below if "fairlib.mechanisms" in graph[m]]
     # run_all and the site share the notebook catalogue; neither imports the other's module
-    assert "fairlib.catalog" in graph["run_all"] and not any("run_all" in graph[m] for m in graph)
+    assert "fairlib.repro.catalog" in graph["run_all"] and not any("run_all" in graph[m] for m in graph)
 
 
 def test_the_game_registry_sits_above_the_games():

@@ -20,7 +20,7 @@ from fairlib.market import Game, best_response
 from fairlib import InvalidInputError
 from fairlib.multires import Cluster, drfh
 from fairlib.testing import _random_instance
-from fairlib.verify import DEFAULT_ATOL, DEFAULT_RTOL
+from fairlib.tolerances import DEFAULT_ATOL, DEFAULT_RTOL
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -31,12 +31,12 @@ _instance = _random_instance
 
 def _agree(mech, a, b):
     """Integral allocations identical; divisible ones within the tolerance results are held to across machines
-    (fairlib.verify: the two paths round differently, as two CPUs do). A placement on a non-unique optimal face
+    (fairlib.tolerances: the two paths round differently, as two CPUs do). A placement on a non-unique optimal face
     (DRFH/TSF's centre) moves by ~1e-7 with the rounding; each user's total is checked tighter.
 
     PS-DSF and PF-VDS do not pin the placement (Definition 4 and Lemma 2 allow a set of placements; for PS-DSF
     Definition 4 can even allow several totals): there each path's allocation must meet the defining condition
-    (Definition 4; a Nash residual of at most 1e-6) and the totals must agree within fairlib.verify's tolerance
+    (Definition 4; a Nash residual of at most 1e-6) and the totals must agree within fairlib.tolerances
     (PF-VDS's totals are unique, Theorem 7: 1e-8). Regression: on an AMD EPYC the two paths' PS-DSF placements
     differed by 1.7e-6 of the largest total (seed 0, 2 users, 3 servers, 2 resources) and PF-VDS's by 4.3e-6
     (seed 0, 2 users, 4 servers, 1 resource), every one of them an equilibrium."""

@@ -249,7 +249,7 @@ def test_best_response_dynamics_reach_an_equilibrium():
 
 
 def test_finite_sweep_same_results_serial_and_parallel():
-    from fairlib.experiments.bidding_game import finite_parallelism_sweep
+    from fairlib.repro.experiments.bidding_game import finite_parallelism_sweep
     a = finite_parallelism_sweep([4, 8], 2, 7, delta=3, n_machines=12)
     b = finite_parallelism_sweep([4, 8], 2, 7, delta=3, n_machines=12, n_jobs=2)
     assert a.equals(b)

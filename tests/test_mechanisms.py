@@ -10,11 +10,11 @@ from hypothesis import strategies as st
 
 from fairlib import mechanisms
 from fairlib._validate import InvalidInputError
-from fairlib.experiments import heterogeneous_servers
+from fairlib.repro.experiments import heterogeneous_servers
 from fairlib.multires import (Allocation, Cluster, asset_fairness, asset_share_per_task, ceei, drf, edrf,
                               leontief_tasks, maxmin_lp, pdrf, random_cluster)
 from fairlib.properties import mechanism_properties, strategyproofness_violation
-from fairlib.plotting import color, label
+from fairlib.repro.plotting import color, label
 from tests.reference import proportional_fair_slsqp
 
 DRF_EXAMPLE = Cluster.single_pool([9, 18], [[1, 4], [3, 1]])      # Ghodsi et al. 2011, §4

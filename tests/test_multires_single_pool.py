@@ -6,7 +6,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from fairlib._validate import InvalidInputError
-from fairlib.experiments import precomputed_drf as cmp
+from fairlib.repro.experiments import precomputed_drf as cmp
 from fairlib.multires import drf, edrf, pdrf
 from tests.reference import drf_argmin_loop, drf_heapq, maxmin_lp, progressive_filling_exact
 

@@ -13,7 +13,7 @@ from fairlib._validate import InvalidInputError, as_count, as_finite, as_instanc
 from fairlib.dynamic import dynamic_drf, maxmin_tight_example, maxsum_counterexample
 from fairlib.market import Game, best_response_finite, run_dynamics, sqrt_m_construction
 from fairlib.multires import Cluster, drfh, edrf, pdrf, pfvds, tsf
-from fairlib.report import ClaimLog
+from fairlib.repro.report import ClaimLog
 from fairlib.traces import (TraceFormatError, Workload, bitbrains_workload, google_fleet, google_workload,
                             machine_configurations, read_batch_task, read_job_events, read_task_events)
 from fairlib.traces.fetch import main as fetch_main

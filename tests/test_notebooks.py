@@ -10,7 +10,8 @@ import sys
 
 import pytest
 
-from fairlib import catalog, paths
+from fairlib import paths
+from fairlib.repro import catalog
 from fairlib.paths import ROOT
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -61,9 +62,9 @@ def test_house_structure(path):
 
 #: what a notebook may import from: fairlib, its public subpackages and top-level public modules
 PUBLIC_MODULES = {"fairlib", "fairlib.market", "fairlib.multires", "fairlib.dynamic", "fairlib.traces",
-                  "fairlib.experiments", "fairlib.mechanisms", "fairlib.sim", "fairlib.sweep", "fairlib.metrics",
-                  "fairlib.report", "fairlib.plotting", "fairlib.paths", "fairlib.timing", "fairlib.verify",
-                  "fairlib.prose", "fairlib.tables"}
+                  "fairlib.mechanisms", "fairlib.sim", "fairlib.sweep", "fairlib.metrics", "fairlib.paths",
+                  "fairlib.timing", "fairlib.repro", "fairlib.repro.experiments", "fairlib.repro.report",
+                  "fairlib.repro.plotting", "fairlib.repro.verify", "fairlib.repro.prose", "fairlib.repro.tables"}
 
 
 def test_notebooks_import_only_from_public_packages(path):
@@ -86,11 +87,11 @@ def test_notebooks_import_only_from_public_packages(path):
 
 def test_a_notebook_reads_as_a_lecture(path):
     """Title and citation, then the Findings from the ledger; the parameters cell removed from the book and every
-    other code cell folded or its code hidden; "What we found" rendered through fairlib.prose (no visible f-string);
-    every saved figure captioned (cell metadata ``fairlib.captions``, one per ``save_figure``, in order)."""
+    other code cell folded or its code hidden; "What we found" rendered through fairlib.repro.prose (no visible
+    f-string); every saved figure captioned (cell metadata ``fairlib.captions``, one per ``save_figure``, in order)."""
     import re
 
-    from fairlib.executed import FINDINGS_TAG, findings_choice
+    from fairlib.repro.executed import FINDINGS_TAG, findings_choice
 
     nb = json.loads(path.read_text())
     cells = [(c["cell_type"], "".join(c["source"]), c.get("metadata", {})) for c in nb["cells"]]
@@ -122,7 +123,8 @@ def test_a_notebook_reads_as_a_lecture(path):
         assert len(captions) == len(saved), f"{path.name}: cell {i} saves {len(saved)} figure(s), has " \
                                             f"{len(captions)} caption(s) in metadata.fairlib.captions"
         assert all(len(c) >= 40 for c in captions), f"{path.name}: cell {i}: a caption says what the figure shows"
-        assert "**What we found.**" not in source, f"{path.name}: cell {i}: write it with fairlib.prose.show_found"
+        assert "**What we found.**" not in source, (f"{path.name}: cell {i}: write it with "
+                                                     "fairlib.repro.prose.show_found")
 
 
 def test_figures_named_in_the_prose_are_the_ones_saved(path):
@@ -161,8 +163,8 @@ def test_paper_notebook_quick_mode(paper_key, tmp_path):
         assert (data == "synthetic") is not real, p.stdout[-2000:]
     # "another CPU" on this one: the same quick run with numba's kernels compiled for a generic x86-64, OpenBLAS
     # on an old core's code path and one thread everywhere gives the same tables and claims, within the declared
-    # tolerances (fairlib.verify), as the native run above
-    from fairlib.verify import ANOTHER_CPU, verify_results
+    # tolerances (fairlib.repro.verify), as the native run above
+    from fairlib.repro.verify import ANOTHER_CPU, verify_results
 
     other = tmp_path / "another-cpu"
     env = dict(os.environ, FAIRLIB_BUILD_DIR=str(other), **ANOTHER_CPU)

@@ -75,29 +75,30 @@ def test_kernels_cache_in_the_keyed_directory_even_when_numba_is_imported_first(
 
 
 def test_warm_compiles_every_kernel():
-    """``python -m fairlib.warm`` (run by ``make install``) reaches every numba kernel of the library, so a reader's
-    first call loads compiled code; exit status 1 would name the kernels it missed."""
+    """``python -m fairlib.repro.warm`` (run by ``make install``) reaches every numba kernel of the library, so a
+    reader's first call loads compiled code; exit status 1 would name the kernels it missed."""
     import subprocess
     import sys
 
     from fairlib.paths import ROOT
 
-    run = subprocess.run([sys.executable, "-m", "fairlib.warm", "--quiet"], cwd=ROOT, capture_output=True, text=True)
+    run = subprocess.run([sys.executable, "-m", "fairlib.repro.warm", "--quiet"], cwd=ROOT, capture_output=True,
+                         text=True)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "fairlib kernels ready in" in run.stdout
 
 
 def test_warm_in_two_processes_leaves_every_kernel_for_the_next_process(tmp_path):
-    """``python -m fairlib.warm --jobs 2`` (``make install``): two worker processes compile into the keyed cache,
+    """``python -m fairlib.repro.warm --jobs 2`` (``make install``): two worker processes compile into the keyed cache,
     then the parent loads their kernels; a later process running the same steps compiles nothing. Two cheap
     steps on an empty cache directory; the full set runs in every ``make install``."""
     import subprocess
     import sys
 
     steps = ["drfh (best fit), drf (machine offers)", "dynamic DRF: per-step kernels"]
-    first = (f"from fairlib.warm import warm\ntimes = warm(progress=False, jobs=2, only={steps!r})\n"
+    first = (f"from fairlib.repro.warm import warm\ntimes = warm(progress=False, jobs=2, only={steps!r})\n"
              "print(sorted(times))\n")
-    again = ("from numba.core import event\nfrom fairlib.warm import warm\n"
+    again = ("from numba.core import event\nfrom fairlib.repro.warm import warm\n"
              "with event.install_recorder('numba:compile') as rec:\n"
              f"    warm(progress=False, only={steps!r})\n"
              "print(sorted({e.data['dispatcher'].py_func.__qualname__ for _, e in rec.buffer\n"
@@ -115,7 +116,7 @@ def test_warm_in_two_processes_leaves_every_kernel_for_the_next_process(tmp_path
 def test_warm_names_a_bad_step_or_job_count():
     import pytest
 
-    from fairlib.warm import warm
+    from fairlib.repro.warm import warm
 
     with pytest.raises(ValueError, match="no warm-up step named 'drfx'"):
         warm(progress=False, only=["drfx"])
@@ -124,15 +125,15 @@ def test_warm_names_a_bad_step_or_job_count():
 
 
 def test_a_step_failing_in_a_worker_fails_the_warm_up(monkeypatch):
-    """A step that raises in a worker process raises from :func:`fairlib.warm.warm` (the queued steps cancelled).
+    """A step that raises in a worker process raises from :func:`fairlib.repro.warm.warm` (the queued steps cancelled).
     Here the parent lists a step the workers do not know: the worker's KeyError comes back."""
     import pytest
 
-    import fairlib.warm
+    import fairlib.repro.warm
 
-    monkeypatch.setattr(fairlib.warm, "warm_steps", lambda: [("only the parent knows this step", lambda: None)])
+    monkeypatch.setattr(fairlib.repro.warm, "warm_steps", lambda: [("only the parent knows this step", lambda: None)])
     with pytest.raises(KeyError, match="only the parent knows this step"):
-        fairlib.warm.warm(progress=False, jobs=2)
+        fairlib.repro.warm.warm(progress=False, jobs=2)
 
 
 def test_an_unguarded_script_warming_in_two_processes_is_told_why_its_workers_died(tmp_path):
@@ -142,12 +143,12 @@ def test_an_unguarded_script_warming_in_two_processes_is_told_why_its_workers_di
     import sys
 
     script = tmp_path / "unguarded.py"
-    script.write_text("from fairlib.warm import warm\nwarm(progress=False, jobs=2, only=['tsf'])\n")
+    script.write_text("from fairlib.repro.warm import warm\nwarm(progress=False, jobs=2, only=['tsf'])\n")
     run = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True)
     assert run.returncode == 1
     last = run.stderr.strip().splitlines()[-1]
     assert last.startswith("RuntimeError: warm(jobs=2): a worker process ended before finishing step 'tsf'"), last
-    assert "if __name__ == \"__main__\":" in last and "python -m fairlib.warm --jobs N" in last
+    assert "if __name__ == \"__main__\":" in last and "python -m fairlib.repro.warm --jobs N" in last
 
 
 def test_a_cache_directory_set_by_the_user_is_keyed_too(tmp_path):

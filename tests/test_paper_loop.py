@@ -2,8 +2,8 @@
 
 A paper adds a notebook, a claims registry, a driver, perhaps mechanisms or games, and catalogue, docs and citation
 entries. The tests those can break are (1) its own, (2) the repository-wide checks that read the catalogue, the
-registries, the public API or the docs (:data:`fairlib.catalog.PAPER_CHECKS`), (3) the doctests, API contract and own
-tests of every module it adds or changes, and (4) the registry-wide tests of its mechanisms. This file holds the
+registries, the public API or the docs (:data:`fairlib.repro.catalog.PAPER_CHECKS`), (3) the doctests, API contract and
+own tests of every module it adds or changes, and (4) the registry-wide tests of its mechanisms. This file holds the
 suite to that split: a test file that reads what a paper adds is a paper check, or :data:`NOT_PAPER_CHECKS` says how
 the loop covers it or why a paper cannot break it — so a new repository-wide test cannot silently stay out of the
 loop.
@@ -15,7 +15,7 @@ import re
 import subprocess
 import sys
 
-from fairlib import catalog
+from fairlib.repro import catalog
 from fairlib.paths import ROOT
 
 #: what in a test file's text shows that it reads what a paper adds: the catalogue, a registry walked whole, the
@@ -54,8 +54,8 @@ def test_every_test_that_reads_what_a_paper_adds_is_in_the_loop_or_says_why_not(
                    and f not in catalog.PAPER_CHECKS and f not in NOT_PAPER_CHECKS]
     assert not unaccounted, (
         f"{unaccounted}: these tests read the catalogue, a registry, the public API or the docs, so a new paper can "
-        "break them; add each to fairlib.catalog.PAPER_CHECKS (make test-paper runs it) or to NOT_PAPER_CHECKS in "
-        "tests/test_paper_loop.py with how the loop covers it")
+        "break them; add each to fairlib.repro.catalog.PAPER_CHECKS (make test-paper runs it) or to NOT_PAPER_CHECKS "
+        "in tests/test_paper_loop.py with how the loop covers it")
     for f in list(catalog.PAPER_CHECKS) + list(NOT_PAPER_CHECKS):
         assert (ROOT / f).is_file(), f"{f}: listed as a paper check or an exception, but there is no such file"
     assert not set(catalog.PAPER_CHECKS) & set(NOT_PAPER_CHECKS)

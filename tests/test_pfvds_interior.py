@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairlib._validate import InvalidInputError
-from fairlib.experiments.heterogeneous_servers import proportional_fair_slsqp
+from fairlib.repro.experiments.heterogeneous_servers import proportional_fair_slsqp
 from fairlib.multires import Cluster, pfvds, psdsf
 from fairlib.multires._solvers.pfvds_interior import pfvds_interior_point
 from fairlib.multires.cluster import random_cluster
@@ -156,7 +156,7 @@ def test_compiled_stage_agrees_with_the_reference_loop(alpha, capped):
     """The compiled loop is the reference loop's equations in its order: from the same start both converge or both
     stop short, and where they converge the users' totals (unique, Theorem 7; placements need not be) agree far
     inside the stopping tolerance's reach."""
-    from fairlib.experiments.heterogeneous_servers import with_random_caps
+    from fairlib.repro.experiments.heterogeneous_servers import with_random_caps
 
     for seed in range(12):
         rng = np.random.default_rng(seed)

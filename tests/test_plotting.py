@@ -1,4 +1,4 @@
-"""The house figure style: no saved legend covers data (fairlib.plotting.place_legends, called by save_figure)."""
+"""The house figure style: no saved legend covers data (fairlib.repro.plotting.place_legends, called by save_figure)."""
 import matplotlib
 
 matplotlib.use("Agg")
@@ -9,7 +9,7 @@ import numpy as np  # noqa: E402
 def test_a_legend_over_a_band_is_moved_clear_of_the_data():
     """The case of a correlated-bids panel: a band fills the upper right and the middle; the legend moves to a spot
     (or, if none is free, to new headroom above the data) that covers no line, marker or band."""
-    from fairlib.plotting import legend_covers_data, new_figure, place_legends
+    from fairlib.repro.plotting import legend_covers_data, new_figure, place_legends
 
     fig, ax = new_figure("a band under the legend")
     x = np.linspace(0, 150, 20)
@@ -27,7 +27,7 @@ def test_a_legend_over_a_band_is_moved_clear_of_the_data():
 
 
 def test_a_legend_clear_of_the_data_stays_where_it_is_and_a_full_axes_sends_it_outside():
-    from fairlib.plotting import legend_covers_data, new_figure, place_legends
+    from fairlib.repro.plotting import legend_covers_data, new_figure, place_legends
 
     fig, ax = new_figure("clear")
     ax.plot([0, 1], [0, 1], label="diagonal")
@@ -50,7 +50,7 @@ def test_legends_outside_the_axes_keep_the_layout(tmp_path):
     """Legends below two panels (as the speed figures place them): checking them lays the figure out once and keeps
     that layout, so saving PNG and PDF does not shrink the axes pass after pass (constrained layout is not
     idempotent with legends outside the axes)."""
-    from fairlib.plotting import new_figure, place_legends
+    from fairlib.repro.plotting import new_figure, place_legends
 
     fig, axes = new_figure("two panels, legends below", ncols=2, width=11)
     for ax in axes[0]:
@@ -69,7 +69,7 @@ def test_legends_outside_the_axes_keep_the_layout(tmp_path):
 
 def test_two_wide_legends_below_neighbouring_panels_are_redrawn_apart():
     """The case of a two-panel speed figure: each panel's two-column legend below it ran into its neighbour's."""
-    from fairlib.plotting import overlapping_legends, place_legends, use_style
+    from fairlib.repro.plotting import overlapping_legends, place_legends, use_style
 
     use_style()   # side by side on purpose (new_figure would stack two panels this wide)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.4), squeeze=False, layout="constrained")
@@ -86,7 +86,7 @@ def test_two_wide_legends_below_neighbouring_panels_are_redrawn_apart():
 
 
 def test_a_legend_below_starts_under_the_x_label():
-    from fairlib.plotting import legend_below, new_figure
+    from fairlib.repro.plotting import legend_below, new_figure
 
     fig, axes = new_figure("short panels", ncols=2, width=11)
     for ax in axes[0]:

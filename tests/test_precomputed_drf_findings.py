@@ -1,4 +1,4 @@
-"""The metin2025 claims' arithmetic (fairlib.experiments.precomputed_drf.*_findings): known answers on hand-built
+"""The metin2025 claims' arithmetic (fairlib.repro.experiments.precomputed_drf.*_findings): known answers on hand-built
 tables, one claim per declared id, bad input named."""
 
 import numpy as np
@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from fairlib import InvalidInputError
-from fairlib.experiments import precomputed_drf as pd_drf
-from fairlib.report import ClaimLog, load_registry, measured_values, registry_path
+from fairlib.repro.experiments import precomputed_drf as pd_drf
+from fairlib.repro.report import ClaimLog, load_registry, measured_values, registry_path
 
 
 def _table(names, runs=1000):

@@ -1,11 +1,11 @@
-"""The wording rules of every "What we found" and Findings text (fairlib.prose)."""
+"""The wording rules of every "What we found" and Findings text (fairlib.repro.prose)."""
 import math
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fairlib import prose
+from fairlib.repro import prose
 from fairlib._validate import InvalidInputError
 
 

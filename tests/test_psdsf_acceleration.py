@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairlib.multires import Cluster
-from fairlib.experiments.heterogeneous_servers import with_random_caps
+from fairlib.repro.experiments.heterogeneous_servers import with_random_caps
 from fairlib.multires.cluster import random_cluster
 from fairlib.multires.psdsf import psdsf_violation
 

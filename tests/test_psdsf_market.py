@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairlib._validate import InvalidInputError
-from fairlib.experiments.heterogeneous_servers import random_bottleneck_cluster
+from fairlib.repro.experiments.heterogeneous_servers import random_bottleneck_cluster
 from fairlib.multires import Cluster, edrf, pfvds, psdsf
 from fairlib.multires._solvers.psdsf_market import psdsf_market
 from fairlib.multires.cluster import random_cluster

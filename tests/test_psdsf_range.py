@@ -94,7 +94,7 @@ def test_bad_input_is_named():
 
 
 def test_open_loop_reports_the_bounds_around_psdsf():
-    from fairlib.experiments import google_open_loop as gol
+    from fairlib.repro.experiments import google_open_loop as gol
     from fairlib.traces.workload import Fleet
 
     fleet = Fleet(np.array([[1.0, 1.0], [1.0, 0.5], [0.5, 1.0]]), ("cpu_normalised", "memory_normalised"),

@@ -14,7 +14,9 @@ every one of them on it. The rules (:data:`fairlib.testing.MECHANISM_CHECKS`), a
 - a documented function (numpydoc summary line);
 - a feasible Allocation on small seeded random pools and clusters.
 
-A plugin author runs the same checks with :func:`fairlib.testing.check_mechanism` (tests/test_testing.py).
+A plugin author runs the same checks with :func:`fairlib.testing.check_mechanism` (tests/test_testing.py). One more
+rule here is the reproduction pipeline's (:mod:`fairlib.repro`), which the library's checks do not import: the house
+palette (:mod:`fairlib.repro.plotting`) draws every mechanism in its registered colour and has a label for it.
 """
 
 from __future__ import annotations
@@ -30,3 +32,11 @@ pytestmark = pytest.mark.registry
 @parametrize_with_checks()
 def test_mechanism(name, check):
     check(mechanisms.get(name))
+
+
+@pytest.mark.parametrize("name", mechanisms.names())
+def test_the_plotting_palette_draws_the_mechanism_as_registered(name):
+    from fairlib.repro.plotting import color, label
+
+    mech = mechanisms.get(name)
+    assert color(mech.name) == mech.color and label(mech.name), f"{mech.name}: no colour or label"

@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from fairlib import paths  # noqa: E402
 from fairlib._validate import InvalidInputError  # noqa: E402
-from fairlib.report import ClaimLog, ClaimsFailed, load_registry, save_figure, save_table  # noqa: E402
+from fairlib.repro.report import ClaimLog, ClaimsFailed, load_registry, save_figure, save_table  # noqa: E402
 
 REGISTRY = """
 [[claim]]
@@ -180,7 +180,7 @@ def test_every_notebook_registry_loads_and_every_claim_is_measured_or_not_tested
     import ast
     import re
 
-    from fairlib.report import load_registry, registry_path
+    from fairlib.repro.report import load_registry, registry_path
 
     import sys
 
@@ -281,7 +281,7 @@ def test_claims_on_synthetic_data_are_not_tested(tmp_build):
 def test_measure_all_links_each_claim_to_the_cell_that_measured_it():
     """A driver's measurement carries the cell it was made in (the section's), and the ledger keeps that cell; a
     measurement made outside a notebook leaves the choice to the ledger (the cell running when it is recorded)."""
-    from fairlib.report import Measurement
+    from fairlib.repro.report import Measurement
 
     reg = '[[claim]]\nid = "a"\nkind = "check"\nsource = "s"\nstatement = "t"\nat_least = 0\n' \
           '[[claim]]\nid = "b"\nkind = "check"\nsource = "s"\nstatement = "t"\nat_least = 0\n'
@@ -429,7 +429,7 @@ def test_a_tolerance_on_a_vector_refuses_another_length_and_non_numbers():
 
 
 def test_a_headline_that_cannot_take_its_rules_value_is_refused_when_the_registry_loads():
-    from fairlib.report import _declared
+    from fairlib.repro.report import _declared
 
     base = {"id": "gap", "kind": "paper", "source": "§3", "statement": "the gap closes", "paper_value": 0.0,
             "converges": {"final_gap": 0.1}}
@@ -445,7 +445,7 @@ def test_a_headline_that_cannot_take_its_rules_value_is_refused_when_the_registr
 def test_a_margin_makes_a_tie_at_the_papers_precision_inconclusive():
     """An at_least / at_most rule with an equivalence margin: within the margin of the bound (either side) the data
     cannot decide; beyond it by more than the margin, not reproduced; clear of it, held."""
-    from fairlib.report import ClaimLog
+    from fairlib.repro.report import ClaimLog
 
     reg = [{"id": f"c{i}", "kind": "paper", "source": "§1", "statement": "s", "at_most": 0.0, "margin": 0.001}
            for i in range(4)]

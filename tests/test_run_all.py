@@ -46,7 +46,7 @@ QUICK_RULE = 'paper_value = "quick"\nequals = true'
 SUM_RULE = "paper_value = 1.0\ntol = 1e-12"
 WRONG_RULE = "paper_value = 1\nequals = true"
 OK_CELLS = [
-    "from fairlib.report import ClaimLog, save_table\nimport pandas as pd",
+    "from fairlib.repro.report import ClaimLog, save_table\nimport pandas as pd",
     f"log = ClaimLog(KEY, mode=MODE, registry={_registry('mode_is_quick', QUICK_RULE)!r})\n"
     "log.measure('mode_is_quick', MODE)\n"
     "save_table(pd.DataFrame({'seed': [SEED]}), KEY, 'seed', mode=MODE)\nlog.finish()",
@@ -61,31 +61,31 @@ def fixtures(tmp_path_factory):
     _notebook(d / "bad.ipynb", ["x = 1", "raise RuntimeError('deliberate failure')", "y = 2"])
     _notebook(d / "slow.ipynb", ["import time\ntime.sleep(20)"])
     _notebook(d / "sweeping.ipynb", [
-        "import pandas as pd\nfrom fairlib.report import save_table\nfrom fairlib.sweep import sweep\n"
-        "from fairlib.experiments.dynamic_drf import _strategyproofness_cell",
+        "import pandas as pd\nfrom fairlib.repro.report import save_table\nfrom fairlib.sweep import sweep\n"
+        "from fairlib.repro.experiments.dynamic_drf import _strategyproofness_cell",
         "df = sweep(_strategyproofness_cell, [{}], seeds=4, rng=SEED, fixed=dict(agents=5, resources=2, trials=2))\n"
         "save_table(df.assign(backend=df.attrs['sweep']['backend']), 'sweeping', 'sweep', mode=MODE)"])
     _notebook(d / "verifiable.ipynb", [
-        "from fairlib.report import ClaimLog, save_table\nimport pandas as pd\n"
+        "from fairlib.repro.report import ClaimLog, save_table\nimport pandas as pd\n"
         f"log = ClaimLog('verifiable', mode=MODE, registry={_registry('third_sums_to_one', SUM_RULE)!r})\n"
         "log.measure('third_sums_to_one', 3 * (0.1 + 0.2) / 0.9)\n"
         "save_table(pd.DataFrame({'n': [1, 2], 'x': [0.1 + 0.2, 1 / 3]}), 'verifiable', 't',"
         " mode=MODE)\nlog.finish()"])
     _notebook(d / "traced.ipynb", [
-        "import os\nfrom fairlib.report import ClaimLog, save_table\nimport pandas as pd\n"
+        "import os\nfrom fairlib.repro.report import ClaimLog, save_table\nimport pandas as pd\n"
         "DATA = os.environ.get('FIXTURE_DATA', 'real')\n"
         f"log = ClaimLog('traced', mode=MODE, data=DATA, registry={_registry('third_sums_to_one', SUM_RULE)!r})\n"
         "log.measure('third_sums_to_one', 3 * (0.1 + 0.2) / 0.9)\n"
         "save_table(pd.DataFrame({'x': [1.0 if DATA == 'real' else 2.0]}), 'traced', 't', mode=MODE)\nlog.finish()"])
     _notebook(d / "bad_claim.ipynb", [
-        "import os\nfrom fairlib.report import ClaimLog\n"
+        "import os\nfrom fairlib.repro.report import ClaimLog\n"
         f"log = ClaimLog('bad_claim', mode=MODE, registry={_registry('wrong', WRONG_RULE)!r})\n"
         "log.measure('wrong', int(os.environ.get('FIXTURE_VALUE', '2')))\nlog.finish()"])
     _notebook(d / "unmeasured.ipynb", [
-        "from fairlib.report import ClaimLog\n"
+        "from fairlib.repro.report import ClaimLog\n"
         f"log = ClaimLog('unmeasured', mode=MODE, registry={_registry('forgotten', 'at_least = 1')!r})\nlog.finish()"])
     _notebook(d / "flaky.ipynb", [
-        "import os\nfrom fairlib.report import ClaimLog\n"
+        "import os\nfrom fairlib.repro.report import ClaimLog\n"
         f"log = ClaimLog('flaky', mode=MODE, registry={_registry('one', SUM_RULE)!r})",
         "if os.environ.get('FIXTURE_FAIL') == '1':\n    raise RuntimeError('fails before its claims')",
         "log.measure('one', 1.0)\nlog.finish()"])
@@ -447,7 +447,7 @@ def test_a_full_run_renders_what_quotes_its_notebooks_and_only_into_the_reposito
     monkeypatch.setattr(run_all.subprocess, "run", lambda cmd, **kw: calls.append(cmd[1:]) or
                         run_all.subprocess.CompletedProcess(cmd, 0, "", ""))
     run_all.refresh_renderings()
-    assert calls == [["-m", "benchmarks", "full_run"], ["-m", "fairlib.landing"]]
+    assert calls == [["-m", "benchmarks", "full_run"], ["-m", "fairlib.repro.landing"]]
     calls.clear()
     monkeypatch.setenv("FAIRLIB_OUTPUT_DIR", str(tmp_path))
     assert paths.executed_dir().resolve() != (paths.ROOT / "executed").resolve()

@@ -1,5 +1,5 @@
-"""python -m fairlib.scaffold in a copy of this checkout: a new paper and a new mechanism are green at once (ruff, the
-import graph, their tests, the registry-wide tests, the README's, the citation's and the coverage page's tests,
+"""python -m fairlib.repro.scaffold in a copy of this checkout: a new paper and a new mechanism are green at once (ruff,
+the import graph, their tests, the registry-wide tests, the README's, the citation's and the coverage page's tests,
 ``make test-paper`` and the quick run), and ``--remove`` gives the checkout back as it was."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from fairlib import mechanisms, scaffold
+from fairlib import mechanisms
+from fairlib.repro import scaffold
 from fairlib.paths import ROOT
 from tests.test_import_graph import cycles, import_graph
 
@@ -53,11 +54,11 @@ def _run(args, cwd, timeout=1200, **env):
 
 
 def test_a_scaffolded_paper_and_mechanism_are_clean_and_their_tests_pass(checkout):
-    from fairlib import catalog
+    from fairlib.repro import catalog
 
     written = scaffold.scaffold_paper(KEY, PAPER, DRIVER, root=checkout)
-    assert {f"notebooks/{KEY}.ipynb", f"notebooks/claims/{KEY}.toml", f"fairlib/experiments/{DRIVER}.py",
-            f"tests/test_{DRIVER}_findings.py", "fairlib/catalog.py", "docs/claims-coverage.md", "README.md",
+    assert {f"notebooks/{KEY}.ipynb", f"notebooks/claims/{KEY}.toml", f"fairlib/repro/experiments/{DRIVER}.py",
+            f"tests/test_{DRIVER}_findings.py", "fairlib/repro/catalog.py", "docs/claims-coverage.md", "README.md",
             "CITATION.cff"} <= set(written)
     # the catalogue holds the paper, and the README and CITATION.cff are rendered from it
     readme = (checkout / "README.md").read_text(encoding="utf-8")
@@ -68,7 +69,7 @@ def test_a_scaffolded_paper_and_mechanism_are_clean_and_their_tests_pass(checkou
     citation = (checkout / "CITATION.cff").read_text(encoding="utf-8")
     assert ('  - type: article\n    title: "An α-fair family on dominant shares"\n    authors:\n'
             "      - family-names: Doe\n        given-names: Jane\n") in citation
-    assert _run([sys.executable, "-m", "fairlib.landing", "--check"], checkout).returncode == 0
+    assert _run([sys.executable, "-m", "fairlib.repro.landing", "--check"], checkout).returncode == 0
     notebook = (checkout / "notebooks" / f"{KEY}.ipynb").read_text(encoding="utf-8")
     assert "# Doe, Roe — An α-fair family on dominant shares (2024)" in notebook
     assert '**Citation.** Jane Doe, Richard Roe, \\"An α-fair family on dominant shares\\", arXiv preprint' in notebook
@@ -84,14 +85,15 @@ def test_a_scaffolded_paper_and_mechanism_are_clean_and_their_tests_pass(checkou
     assert front.returncode == 0, front.stdout[-4000:] + front.stderr[-2000:]
     tests = _run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-q",
                   f"tests/test_{DRIVER}_findings.py", f"tests/test_{MECH}.py", "tests/test_equal_time.py",
-                  f"fairlib/multires/{MECH}.py", "fairlib/multires/equal_time.py", f"fairlib/experiments/{DRIVER}.py",
+                  f"fairlib/multires/{MECH}.py", "fairlib/multires/equal_time.py",
+                  f"fairlib/repro/experiments/{DRIVER}.py",
                   "tests/test_notebooks.py", "--paper", KEY, "-m", "not notebook"], checkout)
     assert tests.returncode == 0, tests.stdout[-4000:] + tests.stderr[-2000:]
     registry = _run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-o",
                      "addopts=--strict-markers", "-q", "-m", "registry", "-k", f"{MECH} or equal_time", "tests"],
                     checkout)
     assert registry.returncode == 0 and " passed" in registry.stdout, registry.stdout[-4000:]
-    catalog = _run([sys.executable, "-m", "fairlib.catalog", "--mechanisms", KEY], checkout)
+    catalog = _run([sys.executable, "-m", "fairlib.repro.catalog", "--mechanisms", KEY], checkout)
     assert catalog.stdout.strip() == MECH
     colours = _run([sys.executable, "-c", "from fairlib import mechanisms; "
                     "print(*[m.name + ' ' + m.color.lower() for m in mechanisms.select()], sep='\\n')"], checkout)
@@ -102,8 +104,8 @@ def test_a_scaffolded_paper_and_mechanism_are_clean_and_their_tests_pass(checkou
         assert by_name[MECH] in free
     if len(free) >= 2:
         assert by_name["equal_time"] in free - {by_name[MECH]}
-    modules = _run([sys.executable, "-m", "fairlib.catalog", "--modules", KEY], checkout)
-    assert modules.stdout.split() == [f"fairlib/experiments/{DRIVER}.py", f"fairlib/multires/{MECH}.py"]
+    modules = _run([sys.executable, "-m", "fairlib.repro.catalog", "--modules", KEY], checkout)
+    assert modules.stdout.split() == [f"fairlib/repro/experiments/{DRIVER}.py", f"fairlib/multires/{MECH}.py"]
 
 
 def test_a_name_taken_or_malformed_is_refused_and_nothing_is_written(checkout):
@@ -115,7 +117,8 @@ def test_a_name_taken_or_malformed_is_refused_and_nothing_is_written(checkout):
         (lambda: scaffold.scaffold_paper(KEY, PAPER, "template", root=checkout), "already exists"),
         (lambda: scaffold.scaffold_paper(KEY, PAPER, KEY, root=checkout), "by what it studies"),
         (lambda: scaffold.scaffold_paper(KEY, PAPER, DRIVER, citation="two\nlines", root=checkout), "--citation"),
-        (lambda: scaffold.scaffold_paper(KEY, "Doe, A title", DRIVER, root=checkout), "must be a fairlib.catalog"),
+        (lambda: scaffold.scaffold_paper(KEY, "Doe, A title", DRIVER, root=checkout),
+         "must be a fairlib.repro.catalog"),
         (lambda: scaffold.paper_from_options("Doe Jane", *options[1:]), "--authors: 'Doe Jane' is not 'Family, Given'"),
         (lambda: scaffold.paper_from_options("Doe, Jane;", *options[1:]), "--authors: '' is not 'Family, Given'"),
         (lambda: scaffold.paper_from_options(options[0], "two\nlines", *options[2:]), "--title = .*one non-empty line"),
@@ -128,7 +131,7 @@ def test_a_name_taken_or_malformed_is_refused_and_nothing_is_written(checkout):
         (lambda: scaffold.scaffold_mechanism(MECH, "both", root=checkout), "'pooled' or 'multi_server'"),
         (lambda: scaffold.scaffold_mechanism(MECH, "pooled", paper="li2019", root=checkout), "scaffold the paper"),
         (lambda: scaffold.remove_paper("li2019", root=checkout), "not made by the scaffold"),
-        (lambda: scaffold.remove_paper("nope", root=checkout), "not in fairlib/catalog.py"),
+        (lambda: scaffold.remove_paper("nope", root=checkout), "not in fairlib/repro/catalog.py"),
     ]:
         with pytest.raises(scaffold.ScaffoldError, match=message):
             call()
@@ -156,20 +159,20 @@ def test_remove_gives_the_checkout_back(checkout):
     ledger.write_text(text + f"\n## {KEY}\n\n| kind | claim |\n|---|---|\n| paper | mean_near_half |\n",
                       encoding="utf-8")
     assert _texts(checkout) != before
-    run = _run([sys.executable, "-m", "fairlib.scaffold", "--root", str(checkout), "--remove", KEY], checkout)
+    run = _run([sys.executable, "-m", "fairlib.repro.scaffold", "--root", str(checkout), "--remove", KEY], checkout)
     assert run.returncode == 0, run.stderr
     assert _texts(checkout) == before
 
 
 def test_the_command_line_names_a_bad_call(checkout):
-    run = _run([sys.executable, "-m", "fairlib.scaffold", "--root", str(checkout), "paper", "li2019", *OPTIONS,
+    run = _run([sys.executable, "-m", "fairlib.repro.scaffold", "--root", str(checkout), "paper", "li2019", *OPTIONS,
                 "--driver", "x_topic"], checkout)
-    assert run.returncode == 2 and "KEY = 'li2019': already in fairlib/catalog.py" in run.stderr
+    assert run.returncode == 2 and "KEY = 'li2019': already in fairlib/repro/catalog.py" in run.stderr
     bad = [*OPTIONS[:1], "Doe", *OPTIONS[2:]]
-    run = _run([sys.executable, "-m", "fairlib.scaffold", "--root", str(checkout), "paper", KEY, *bad,
+    run = _run([sys.executable, "-m", "fairlib.repro.scaffold", "--root", str(checkout), "paper", KEY, *bad,
                 "--driver", DRIVER], checkout)
     assert run.returncode == 2 and "--authors: 'Doe' is not 'Family, Given'" in run.stderr
-    run = _run([sys.executable, "-m", "fairlib.scaffold", "--root", str(checkout), "paper", KEY, "--title", "t",
+    run = _run([sys.executable, "-m", "fairlib.repro.scaffold", "--root", str(checkout), "paper", KEY, "--title", "t",
                 "--citation", "c", "--driver", DRIVER], checkout)
     assert run.returncode == 2 and "--authors" in run.stderr and "--venue-kind" in run.stderr   # what is missing
 
@@ -179,9 +182,9 @@ def test_the_command_line_names_a_bad_call(checkout):
                     reason="needs this checkout's .venv (make install)")
 def test_make_test_paper_and_the_quick_run_are_green_on_a_fresh_scaffold(checkout):
     """The loop CONTRIBUTING.md gives, in the copy (its .venv a link to this checkout's: run_all.py accepts it)."""
-    assert _run([sys.executable, "-m", "fairlib.scaffold", "--root", str(checkout), "paper", KEY, *OPTIONS,
+    assert _run([sys.executable, "-m", "fairlib.repro.scaffold", "--root", str(checkout), "paper", KEY, *OPTIONS,
                  "--driver", DRIVER], checkout).returncode == 0
-    assert _run([sys.executable, "-m", "fairlib.scaffold", "--root", str(checkout), "mechanism", MECH, "--pooled",
+    assert _run([sys.executable, "-m", "fairlib.repro.scaffold", "--root", str(checkout), "mechanism", MECH, "--pooled",
                  "--paper", KEY], checkout).returncode == 0
     # -o: the linked environment is installed; never rebuild it from the copy's newer pyproject.toml
     loop = _run(["make", "-o", ".venv/.fairlib-installed", "test-paper", f"KEY={KEY}"], checkout)
@@ -189,7 +192,7 @@ def test_make_test_paper_and_the_quick_run_are_green_on_a_fresh_scaffold(checkou
     assert f"test_paper_notebook_quick_mode[{KEY}] PASSED" in loop.stdout or " passed" in loop.stdout
     # the bad-input contract on the modules it adds (its driver and mechanism), registered or not
     contract = [line for line in (loop.stdout + loop.stderr).splitlines() if "--contract-modules" in line]
-    added = (f"fairlib/experiments/{DRIVER}.py", f"fairlib/multires/{MECH}.py")
+    added = (f"fairlib/repro/experiments/{DRIVER}.py", f"fairlib/multires/{MECH}.py")
     assert contract and all(f in contract[0] for f in added)
     run = _run([str(checkout / ".venv" / "bin" / "python"), "run_all.py", "--quick", "--only", KEY], checkout)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]

@@ -1,5 +1,5 @@
-"""python -m fairlib.scaffold mechanism NAME --game in a copy of this checkout: the new game imports, registers, is
-clean (ruff, the import graph) and passes its differential test, its doctest, every registry-wide game test and the
+"""python -m fairlib.repro.scaffold mechanism NAME --game in a copy of this checkout: the new game imports, registers,
+is clean (ruff, the import graph) and passes its differential test, its doctest, every registry-wide game test and the
 API contract, as ``make test-paper`` runs them for the paper it was added to."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fairlib import scaffold
+from fairlib.repro import scaffold
 from fairlib.paths import ROOT
 from tests.test_import_graph import cycles, import_graph
 
@@ -41,7 +41,7 @@ def test_a_scaffolded_game_imports_registers_and_passes_its_tests(checkout):
     scaffold.scaffold_paper(KEY, PAPER, DRIVER, root=checkout)
     written = scaffold.scaffold_mechanism(GAME, "game", paper=KEY, label="budgeted bids", root=checkout)
     assert set(written) == {f"fairlib/market/{GAME}.py", "fairlib/market/__init__.py", "fairlib/games.py",
-                            "tests/reference.py", f"tests/test_{GAME}.py", "fairlib/catalog.py"}
+                            "tests/reference.py", f"tests/test_{GAME}.py", "fairlib/repro/catalog.py"}
     lint = _run([sys.executable, "-m", "ruff", "check", "fairlib", "tests", "run_all.py"], checkout)
     assert lint.returncode == 0, lint.stdout[-3000:]
     assert not cycles(import_graph(checkout))
@@ -49,10 +49,10 @@ def test_a_scaffolded_game_imports_registers_and_passes_its_tests(checkout):
                        f"print(g.label, sorted(g.capabilities), g.function is market.{GAME})"], checkout)
     assert registered.stdout.split("\n")[0] == "budgeted bids ['budgets', 'parallelism', 'reserve'] True", \
         registered.stderr[-2000:]
-    catalog = _run([sys.executable, "-m", "fairlib.catalog", "--mechanisms", KEY], checkout)
+    catalog = _run([sys.executable, "-m", "fairlib.repro.catalog", "--mechanisms", KEY], checkout)
     assert catalog.stdout.strip() == GAME
-    modules = _run([sys.executable, "-m", "fairlib.catalog", "--modules", KEY], checkout)
-    assert modules.stdout.split() == [f"fairlib/experiments/{DRIVER}.py", f"fairlib/market/{GAME}.py"]
+    modules = _run([sys.executable, "-m", "fairlib.repro.catalog", "--modules", KEY], checkout)
+    assert modules.stdout.split() == [f"fairlib/repro/experiments/{DRIVER}.py", f"fairlib/market/{GAME}.py"]
     tests = _run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-q",
                   f"tests/test_{GAME}.py", f"fairlib/market/{GAME}.py"], checkout)
     assert tests.returncode == 0, tests.stdout[-4000:] + tests.stderr[-2000:]
@@ -87,12 +87,12 @@ def test_a_game_name_taken_is_refused_and_nothing_is_written(checkout):
 
 
 def test_the_command_line_scaffolds_a_game(checkout):
-    run = _run([sys.executable, "-m", "fairlib.scaffold", "--root", str(checkout), "mechanism", GAME, "--game"],
+    run = _run([sys.executable, "-m", "fairlib.repro.scaffold", "--root", str(checkout), "mechanism", GAME, "--game"],
                checkout)
     assert run.returncode == 0, run.stderr
     assert f"fairlib/market/{GAME}.py" in run.stdout and f"pytest -m games -k {GAME}" in run.stdout
-    both = _run([sys.executable, "-m", "fairlib.scaffold", "--root", str(checkout), "mechanism", "other", "--game",
-                 "--pooled"], checkout)
+    both = _run([sys.executable, "-m", "fairlib.repro.scaffold", "--root", str(checkout), "mechanism", "other",
+                 "--game", "--pooled"], checkout)
     assert both.returncode == 2 and "not allowed with argument" in both.stderr
 
 
@@ -115,9 +115,9 @@ def test_the_paper_loop_covers_every_test_the_new_paper_adds_to_the_suite(checko
     names = [f"{kind}_{KEY}"[:24].rstrip("_") for kind in kinds]
     for kind, name in zip(kinds, names):
         scaffold.scaffold_mechanism(name, kind, paper=KEY, root=checkout)
-    catalog = {opt: _run([sys.executable, "-m", "fairlib.catalog", f"--{opt}", KEY], checkout).stdout.split()
+    catalog = {opt: _run([sys.executable, "-m", "fairlib.repro.catalog", f"--{opt}", KEY], checkout).stdout.split()
                for opt in ("tests", "modules")}
-    mechanisms = _run([sys.executable, "-m", "fairlib.catalog", "--mechanisms", KEY], checkout).stdout.strip()
+    mechanisms = _run([sys.executable, "-m", "fairlib.repro.catalog", "--mechanisms", KEY], checkout).stdout.strip()
     assert mechanisms == " or ".join(names)
     new = [KEY, DRIVER, *names]
     suite = _collected(checkout, "tests", "fairlib", "-k", " or ".join(new))

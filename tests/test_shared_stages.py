@@ -6,7 +6,7 @@ import importlib
 import numpy as np
 import pytest
 
-from fairlib.experiments.heterogeneous_servers import with_random_caps
+from fairlib.repro.experiments.heterogeneous_servers import with_random_caps
 from fairlib.multires import pfvds
 from fairlib.multires.cluster import random_cluster
 from fairlib.multires.pfvds import shared_stages

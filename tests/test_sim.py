@@ -8,7 +8,8 @@ import pytest
 from fairlib import sim
 from fairlib._validate import InvalidInputError
 from fairlib.multires import drfh, pfvds, psdsf, tsf
-from fairlib.traces import bitbrains_fleet, bitbrains_workload, read_vms, synthetic_bitbrains
+from fairlib.traces import (bitbrains_fleet, bitbrains_workload, read_vms, synthetic_bitbrains, task_event_demands,
+                            task_usage_demands)
 from tests.realdata import real_traces
 
 REAL_GOOGLE, REAL_GOOGLE_MARK = real_traces("google_clusterdata_2011_2",
@@ -144,7 +145,7 @@ def test_jobs_from_workload_and_task_usage(tmp_path):
                           "end_time": [900_000_000, 1_200_000_000, 1_050_000_000, 900_000_000],
                           "job_id": [7, 7, 7, 8], "cpu_rate": [0.1, 0.2, 0.1, 0.0],
                           "canonical_memory": [0.05, 0.1, 0.3, 0.0]})
-    jobs = sim.jobs_from_task_usage(usage, scheduling_class=pd.Series({7: 2, 8: 0}))
+    jobs = sim.jobs_from_demands(task_usage_demands(usage, scheduling_class=pd.Series({7: 2, 8: 0})))
     assert jobs.ids.tolist() == [7] and jobs.offsets.tolist() == [0, 2]       # job 8 never used anything
     np.testing.assert_allclose(jobs.work, [300 * 0.1, 300 * 0.4])
     np.testing.assert_allclose(jobs.shape, [[1.0, 0.5], [0.75, 1.0]])
@@ -287,7 +288,7 @@ def test_jobs_builders_record_segment_times():
     task_usage = pd.DataFrame({"start_time": [600_000_000, 900_000_000, 600_000_000],
                                "end_time": [900_000_000, 1_000_000_000, 900_000_000],
                                "job_id": [7, 7, 8], "cpu_rate": [0.2, 0.1, 0.3], "canonical_memory": [0.1, 0.1, 0.3]})
-    jobs = sim.jobs_from_task_usage(task_usage)
+    jobs = sim.jobs_from_demands(task_usage_demands(task_usage))
     np.testing.assert_allclose(jobs.segment_start, [600.0, 900.0, 600.0])
     np.testing.assert_allclose(jobs.segment_end, [900.0, 1000.0, 900.0])   # the partial window: 100 s
 
@@ -297,14 +298,14 @@ def test_jobs_builders_record_segment_times():
 _EVENT_COLUMNS = ["time", "job_id", "task_index", "event_type", "cpu_request", "memory_request", "scheduling_class"]
 
 
-def test_jobs_from_task_events_hand_computed():
+def test_jobs_from_task_event_demands_hand_computed():
     """Job 1: task 0 runs 600-1250 s, task 1 is submitted at 700, scheduled at 1000, killed at 1500. Job 2: running
     at the snapshot (t = 0), its request updated at 1200 with the CPU request missing (carried over), done at 2000."""
     s = 1_000_000
     rows = [(600 * s, 1, 0, 0, 0.1, 0.2, 1), (600 * s, 1, 0, 1, 0.1, 0.2, 1), (1250 * s, 1, 0, 4, 0.1, 0.2, 1),
             (700 * s, 1, 1, 0, 0.3, 0.1, 1), (1000 * s, 1, 1, 1, 0.3, 0.1, 1), (1500 * s, 1, 1, 5, 0.3, 0.1, 1),
             (0, 2, 0, 1, 0.5, 0.5, 3), (1200 * s, 2, 0, 8, np.nan, 0.25, 3), (2000 * s, 2, 0, 4, 0.5, 0.25, 3)]
-    jobs = sim.jobs_from_task_events(pd.DataFrame(rows, columns=_EVENT_COLUMNS))
+    jobs = sim.jobs_from_demands(task_event_demands(pd.DataFrame(rows, columns=_EVENT_COLUMNS)))
     assert jobs.ids.tolist() == [1, 2] and jobs.offsets.tolist() == [0, 3, 8]
     # job 1 at 600 and 900: task 0 only (0.1, 0.2); at 1200 both (0.4, 0.3); at 1500 nothing runs (killed at 1500)
     np.testing.assert_allclose(jobs.segment_start, [600, 900, 1200, 600, 900, 1200, 1500, 1800])
@@ -343,7 +344,7 @@ def _running_demand_reference(events, window=300.0, origin=600.0):
     return out
 
 
-def test_jobs_from_task_events_against_a_slow_reference():
+def test_jobs_from_task_event_demands_against_a_slow_reference():
     rng = np.random.default_rng(19)
     rows = []
     for job in range(12):
@@ -355,7 +356,7 @@ def test_jobs_from_task_events_against_a_slow_reference():
                              float(rng.uniform(0.01, 0.5)), int(rng.integers(0, 4))))
                 t += int(rng.integers(0, 900))
     events = pd.DataFrame(rows, columns=_EVENT_COLUMNS)
-    jobs = sim.jobs_from_task_events(events)
+    jobs = sim.jobs_from_demands(task_event_demands(events))
     want = _running_demand_reference(events)
     got = {}
     seg_job = np.repeat(jobs.ids, np.diff(jobs.offsets))
@@ -453,24 +454,24 @@ def test_jobs_take_string_ids():
     assert named.n_jobs == 2 and named.subset(np.array([False, True])).ids.tolist() == ["vm2"]
 
 
-def test_jobs_from_task_usage_refuses_bad_input_by_name():
+def test_task_usage_demands_and_jobs_from_demands_refuse_bad_input_by_name():
     usage = pd.DataFrame({"start_time": [600_000_000, 600_000_000], "end_time": [900_000_000, 900_000_000],
                           "job_id": [7, 8], "cpu_rate": [0.1, 0.2], "canonical_memory": [0.05, 0.1]})
     with pytest.raises(InvalidInputError, match=r"task_usage = None: must be a DataFrame"):
-        sim.jobs_from_task_usage(None)
+        sim.jobs_from_demands(task_usage_demands(None))
     with pytest.raises(InvalidInputError, match=r"scheduling_class = \[0, 2\]: expected a Series or mapping"):
-        sim.jobs_from_task_usage(usage, scheduling_class=[0, 2])
+        sim.jobs_from_demands(task_usage_demands(usage, scheduling_class=[0, 2]))
     # a job missing from the classes would be NaN, which class_eligibility cannot place: said here, by job
     with pytest.raises(InvalidInputError, match=r"scheduling_class: no class for job 8 \(1 of 2 jobs"):
-        sim.jobs_from_task_usage(usage, scheduling_class={7: 2})
+        sim.jobs_from_demands(task_usage_demands(usage, scheduling_class={7: 2}))
     with pytest.raises(InvalidInputError, match=r"scheduling_class\[1\] = -1"):
-        sim.jobs_from_task_usage(usage, scheduling_class=pd.Series({7: 2, 8: -1}))
+        sim.jobs_from_demands(task_usage_demands(usage, scheduling_class=pd.Series({7: 2, 8: -1})))
     with pytest.raises(InvalidInputError, match=r"source = 1: must be a str"):
-        sim.jobs_from_task_usage(usage, source=1)
+        sim.jobs_from_demands(task_usage_demands(usage, source=1))
     with pytest.raises(InvalidInputError, match=r"task_usage row 1 \(index 1\), column 'cpu_rate' = -0\.2"):
-        sim.jobs_from_task_usage(usage.assign(cpu_rate=[0.1, -0.2]))
+        sim.jobs_from_demands(task_usage_demands(usage.assign(cpu_rate=[0.1, -0.2])))
     with pytest.raises(InvalidInputError, match="task_usage: no job used anything"):
-        sim.jobs_from_task_usage(usage.assign(cpu_rate=0.0, canonical_memory=0.0))
+        sim.jobs_from_demands(task_usage_demands(usage.assign(cpu_rate=0.0, canonical_memory=0.0)))
 
 
 def test_class_eligibility_refuses_unknown_classes_by_name():
@@ -541,4 +542,4 @@ def test_task_usage_windows_beyond_the_trace_clock_are_refused_by_name():
                           "canonical_memory": [0.25]})
     for window in (9223372036855.0, 1e-9):
         with pytest.raises(InvalidInputError, match="window"):
-            sim.jobs_from_task_usage(usage, scheduling_class={1: 2}, window=window)
+            sim.jobs_from_demands(task_usage_demands(usage, scheduling_class={1: 2}, window=window))

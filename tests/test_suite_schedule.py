@@ -3,7 +3,7 @@ has, so a renamed test file or paper cannot silently fall back to the end of the
 
 import re
 
-from fairlib.catalog import NOTEBOOKS
+from fairlib.repro.catalog import NOTEBOOKS
 from fairlib.paths import ROOT
 from tests.conftest import LONGEST_FIRST
 

@@ -17,7 +17,7 @@ from fairlib.multires import (Cluster, ceei, drf, drfh, merge_identical_servers,
 from fairlib.multires.global_maxmin import drfh_coefficients, tsf_coefficients
 from fairlib.multires.psdsf import psdsf_violation
 from fairlib.multires.server_properties import checked_allocation, pareto_violation, sharing_incentive_violation
-from fairlib.experiments.heterogeneous_servers import proportional_fair_slsqp
+from fairlib.repro.experiments.heterogeneous_servers import proportional_fair_slsqp
 from fairlib.multires._solvers.pfvds_interior import pfvds_interior_point
 from fairlib.multires.pfvds_conditions import variational_gap
 from tests.reference import maxmin_levels_reference

@@ -1,13 +1,13 @@
-"""The template driver's claims (fairlib.experiments.template): a known answer on a hand-built table, one measurement
-per declared claim (the ledger is complete with them), bad input named. ``python -m fairlib.scaffold paper`` copies
-this file for a new paper's driver: keep its three kinds of test."""
+"""The template driver's claims (fairlib.repro.experiments.template): a known answer on a hand-built table, one
+measurement per declared claim (the ledger is complete with them), bad input named. ``python -m fairlib.repro.scaffold
+paper`` copies this file for a new paper's driver: keep its three kinds of test."""
 
 import pandas as pd
 import pytest
 
 from fairlib import InvalidInputError
-from fairlib.experiments import template
-from fairlib.report import ClaimLog, Measurement, load_registry, measured_values, registry_path
+from fairlib.repro.experiments import template
+from fairlib.repro.report import ClaimLog, Measurement, load_registry, measured_values, registry_path
 
 KEY = "template"
 

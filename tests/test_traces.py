@@ -174,7 +174,7 @@ def test_synthetic_task_usage_skips_runs_that_end_before_the_window(tmp_path):
     # a run in the initial snapshot that ends at 300 s, before the window opens at 600 s, has no window: writing one
     # gave end_time < start_time, and a negative amount of work in the replay
     from fairlib import sim
-    from fairlib.traces import read_task_usage, synthetic_task_usage
+    from fairlib.traces import read_task_usage, synthetic_task_usage, task_usage_demands
 
     src = tmp_path / "src"
     src.mkdir()
@@ -185,10 +185,10 @@ def test_synthetic_task_usage_skips_runs_that_end_before_the_window(tmp_path):
     synthetic_task_usage(tmp_path / "out", rng=3, parts=[0], source_directory=src, job_fraction=1.0)
     usage = read_task_usage([0], directory=tmp_path / "out")
     assert (usage.end_time > usage.start_time).all() and usage.job_id.tolist() == [9, 9]
-    assert (sim.jobs_from_task_usage(usage).work > 0).all()
+    assert (sim.jobs_from_demands(task_usage_demands(usage)).work > 0).all()
     backwards = usage.assign(end_time=usage.start_time - 1)
     with pytest.raises(InvalidInputError, match=r"task_usage row 0: end_time .* is before start_time"):
-        sim.jobs_from_task_usage(backwards)
+        sim.jobs_from_demands(task_usage_demands(backwards))
 
 
 def test_task_usage_reader_refuses_backwards_windows(tmp_path):

@@ -1,9 +1,9 @@
-"""fairlib.verify: committed tables and claims compared by content, within stated tolerances."""
+"""fairlib.repro.verify: committed tables and claims compared by content, within stated tolerances."""
 import json
 
 import pytest
 
-from fairlib import verify
+from fairlib.repro import verify
 
 
 def _write(path, text):
@@ -108,7 +108,8 @@ def test_a_declared_tolerance_replaces_the_default_for_its_column_only(tmp_path)
 
 
 def test_every_declared_tolerance_has_a_reason_and_names_real_tables():
-    from fairlib import catalog, paths
+    from fairlib import paths
+    from fairlib.repro import catalog
 
     for key, tables in verify.TOLERANCES.items():
         assert key in catalog.NOTEBOOKS, key
@@ -150,7 +151,8 @@ def test_a_declared_precision_never_lets_rounding_alone_exceed_its_tolerance():
 def test_tables_report_an_iterative_solvers_columns_at_their_declared_digits(tmp_path, monkeypatch):
     import pandas as pd
 
-    from fairlib import paths, report
+    from fairlib import paths
+    from fairlib.repro import report
 
     monkeypatch.setenv("FAIRLIB_OUTPUT_DIR", str(tmp_path))
     monkeypatch.setitem(verify.TOLERANCES, "feldman2005", {

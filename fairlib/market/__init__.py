@@ -16,7 +16,7 @@ from .game import (Game, allocation, correlated_preferences, social_optimum, uni
                    weight_proportional_bids, welfare_optimum)
 from .outcome import GameOutcome, nash_gap
 from .proportional_share import proportional_share, weight_proportional
-# new games are imported above this line (python -m fairlib.scaffold mechanism NAME --game ...)
+# new games are imported above this line (python -m fairlib.repro.scaffold mechanism NAME --game ...)
 
 __all__ = ["best_response", "best_response_finite", "utility", "finite_utility", "Game", "allocation",
            "social_optimum", "welfare_optimum", "weight_proportional_bids", "uniform_preferences",

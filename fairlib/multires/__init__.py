@@ -43,7 +43,7 @@ from .quotas import QUOTA_SHARES, Quotas
 from .sorter import SORTER_SEMANTICS, DRFSorter
 from .server_properties import (bottleneck_fairness_violation, envy_violation, misreports, pareto_violation,
                                 property_violations, sharing_incentive_violation)
-# new mechanisms are imported above this line (python -m fairlib.scaffold mechanism NAME ...)
+# new mechanisms are imported above this line (python -m fairlib.repro.scaffold mechanism NAME ...)
 
 __all__ = [
     # the result and the instance

@@ -7,20 +7,23 @@ CPU and memory requests are normalised by the largest machine capacity of each r
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError, _short, as_count, as_instance, as_rng, check_columns
+from .._validate import (InvalidInputError, _short, as_count, as_instance, as_number, as_rng, check_columns,
+                         result_type)
 from ._source import (TraceFormatError, check_field_counts, check_values, locate_bad_number, missing_hint, read_bytes,
                       trace_folder)
 
 __all__ = ["TASK_EVENT_COLUMNS", "JOB_EVENT_COLUMNS", "MACHINE_EVENT_COLUMNS", "TraceFormatError", "google_dir",
            "read_task_events", "iter_task_events", "read_job_events", "read_machine_events", "machine_configurations",
            "read_task_usage", "TASK_USAGE_COLUMNS", "task_request_pool", "synthetic_task_requests", "SUBMIT", "ADD",
-           "REMOVE", "UPDATE"]
+           "REMOVE", "UPDATE", "JobDemands", "task_event_demands", "task_usage_demands"]
 
 #: task_events fields in file order (schema.csv, fields 1-13)
 TASK_EVENT_COLUMNS = ["time", "missing_info", "job_id", "task_index", "machine_id", "event_type", "user",
@@ -238,3 +241,137 @@ def task_request_pool(*, directory=None, parts=range(5), allow_synthetic: bool =
         return RequestPool(synthetic_task_requests(rng, synthetic_size), "synthetic")
     sub = ev[(ev.event_type == SUBMIT) & (ev.cpu_request > 0) & (ev.memory_request > 0)]
     return RequestPool(sub[["cpu_request", "memory_request"]].to_numpy(dtype=np.float64), "real")
+
+
+# --- per-interval job demands, for the replays (fairlib.sim.jobs_from_demands) --------------------------------
+
+@result_type
+@dataclass(frozen=True, eq=False)
+class JobDemands:
+    """Per-interval demands of a trace's jobs, one row per segment (rows grouped by job, in time order), as
+    :func:`task_event_demands` and :func:`task_usage_demands` read them; :func:`fairlib.sim.jobs_from_demands` turns
+    them into the jobs of a replay.
+
+    ``job[k]``: the job of segment k; ``demand[k]``: its (CPU, memory) demand in normalised units (``resources``),
+    held from ``start[k]`` to ``end[k]`` (seconds), ``held[k]`` seconds of it (their difference);
+    ``window_end[k]``: the end of the interval it was measured in (a job leaves the trace at its last segment's);
+    ``scheduling_class``: job id -> class (a Series or mapping), or None; ``source``: a provenance label ("real",
+    "synthetic", ...)."""
+
+    job: np.ndarray
+    demand: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    held: np.ndarray
+    window_end: np.ndarray
+    scheduling_class: object
+    source: str
+    resources: tuple = ("cpu_normalised", "memory_normalised")
+
+
+#: task_events event types after which a task is running (SCHEDULE, UPDATE_RUNNING)
+_RUNNING_EVENTS = (1, 8)
+
+
+def task_event_demands(task_events: pd.DataFrame, *, window: float = 300.0, origin: float = 600.0,
+                       horizon: float | None = None, source: str = "real") -> JobDemands:
+    """Per-interval job demands from ``task_events`` (µs times): the model of the paper's §6.2 as reconstructed
+    [INF] — for each ``window``-second interval starting at ``origin + k · window`` (the trace's first instant is
+    600 s), a job's demand D_n(k) is the sum of the CPU and memory requests of its tasks *running at the interval's
+    start* (their last event at or before it is SCHEDULE or UPDATE_RUNNING; a request missing from an event is
+    carried over from the task's previous one), held for the interval (the last one cut at ``horizon``, default the
+    last event). Intervals in which none of a job's tasks runs are not segments; a job runs from its first such
+    interval to its last. Each job's scheduling class is the largest its events give it.
+    :func:`fairlib.sim.jobs_from_demands` turns the demands into the replay's jobs.
+
+    Examples
+    --------
+    >>> events = pd.DataFrame({"time": [600_000_000], "job_id": [7], "task_index": [0], "event_type": [1],
+    ...                        "cpu_request": [0.25], "memory_request": [0.5], "scheduling_class": [2]})
+    >>> demands = task_event_demands(events, horizon=900.0)
+    >>> demands.demand.tolist(), demands.start.tolist(), demands.end.tolist()
+    ([[0.25, 0.5]], [600.0], [900.0])
+    """
+    as_instance(task_events, pd.DataFrame, "task_events")
+    as_instance(source, str, "source")
+    need = {"time", "job_id", "task_index", "event_type", "cpu_request", "memory_request", "scheduling_class"}
+    missing = need - set(task_events.columns)
+    if missing:
+        raise InvalidInputError(f"task_events: missing columns {sorted(missing)}")
+    window, origin = as_number(window, "window"), as_number(origin, "origin", inclusive=True)
+    ev = task_events.sort_values(["job_id", "task_index", "time"], kind="stable")
+    time = ev.time.to_numpy(np.int64) / 1e6
+    end_of_trace = float(time.max()) if horizon is None else as_number(horizon, "horizon")
+    task = ev.job_id.to_numpy(np.int64), ev.task_index.to_numpy(np.int64)
+    same_task = np.r_[(task[0][1:] == task[0][:-1]) & (task[1][1:] == task[1][:-1]), False]
+    next_time = np.where(same_task, np.r_[time[1:], end_of_trace], end_of_trace)
+    requests = ev.groupby(["job_id", "task_index"], sort=False)[["cpu_request", "memory_request"]].ffill()
+    cpu, memory = requests.cpu_request.to_numpy(float), requests.memory_request.to_numpy(float)
+    running = ev.event_type.isin(_RUNNING_EVENTS).to_numpy() & (np.nan_to_num(cpu) + np.nan_to_num(memory) > 0)
+    start, stop = time[running], np.minimum(next_time[running], end_of_trace)
+    first = np.maximum(np.ceil((start - origin) / window), 0).astype(np.int64)    # first interval start covered
+    last = np.ceil((stop - origin) / window).astype(np.int64) - 1                  # last one before the task stops
+    count = np.maximum(last - first + 1, 0)
+    rows = np.repeat(np.arange(count.size), count)
+    k = first[rows] + (np.arange(rows.size) - np.repeat(np.cumsum(count) - count, count))
+    held = pd.DataFrame({"job_id": task[0][running][rows], "k": k, "cpu": np.nan_to_num(cpu[running][rows]),
+                         "memory": np.nan_to_num(memory[running][rows])}).groupby(["job_id", "k"], sort=True).sum()
+    held = held[(held.cpu > 0) | (held.memory > 0)]
+    if held.empty:
+        raise InvalidInputError("task_events: no task runs at any interval start")
+    seg_start = origin + held.index.get_level_values(1).to_numpy() * window
+    seg_end = np.minimum(seg_start + window, end_of_trace)
+    return JobDemands(held.index.get_level_values(0).to_numpy(), held[["cpu", "memory"]].to_numpy(float), seg_start,
+                      seg_end, seg_end - seg_start, seg_end, ev.groupby("job_id").scheduling_class.max(), source)
+
+
+def task_usage_demands(task_usage: pd.DataFrame, *, scheduling_class=None, source: str = "synthetic",
+                       window: float = 300.0) -> JobDemands:
+    """Per-window job demands from ``task_usage`` rows (µs times; ``cpu_rate`` and ``canonical_memory`` in normalised
+    units): per job and 5-minute window, D_n(k) = the sum of its tasks' mean usage, held for the window (pro rata for
+    partial windows). Windows with zero usage are skipped. ``scheduling_class``: a Series (or mapping) job_id -> class
+    (from task_events), with a class for every job that used something (checked when
+    :func:`fairlib.sim.jobs_from_demands` builds the jobs); ``source``: a provenance label ("real", "synthetic",
+    ...). ``window`` (seconds) lies in [10⁻⁶, 10⁹]: at least one of the trace's microsecond ticks, and short enough
+    that its length in ticks is an int64.
+
+    Examples
+    --------
+    >>> usage = pd.DataFrame({"start_time": [600_000_000], "end_time": [900_000_000], "job_id": [7],
+    ...                       "cpu_rate": [0.25], "canonical_memory": [0.5]})
+    >>> task_usage_demands(usage).demand.tolist()
+    [[0.25, 0.5]]
+    """
+    as_instance(task_usage, pd.DataFrame, "task_usage")
+    as_instance(source, str, "source")
+    need = {"start_time", "end_time", "job_id", "cpu_rate", "canonical_memory"}
+    missing = need - set(task_usage.columns)
+    if missing:
+        raise InvalidInputError(f"task_usage: missing columns {sorted(missing)}")
+    if scheduling_class is not None and not isinstance(scheduling_class, (pd.Series, Mapping)):
+        raise InvalidInputError(f"scheduling_class = {_short(scheduling_class)}: expected a Series or mapping "
+                                f"job_id -> class, got {type(scheduling_class).__name__}")
+    u = task_usage
+    # an empty field (NaN) counts as no usage, as the sums below treat it
+    check_columns(u, "task_usage", ["cpu_rate", "canonical_memory"])
+    # the trace counts microseconds in int64: a window is at least one tick, and at most 10^9 s (32 years, far beyond
+    # any trace) so that its length in ticks stays an int64
+    window = as_number(window, "window", minimum=1e-6, inclusive=True, maximum=1e9)
+    length = (u.end_time.to_numpy() - u.start_time.to_numpy()) / 1e6
+    backwards = ~(length >= 0)
+    if backwards.any():
+        i = int(np.argmax(backwards))
+        raise InvalidInputError(f"task_usage row {i}: end_time {u.end_time.iloc[i]} is before start_time "
+                                f"{u.start_time.iloc[i]}")
+    win = ((u.start_time.to_numpy() - 600_000_000) // int(window * 1e6)).astype(np.int64)
+    frame = pd.DataFrame({"job_id": u.job_id.to_numpy(), "win": win, "cpu": u.cpu_rate.to_numpy(float),
+                          "memory": u.canonical_memory.to_numpy(float), "length": length})
+    g = frame.groupby(["job_id", "win"], sort=True).agg(cpu=("cpu", "sum"), memory=("memory", "sum"),
+                                                        length=("length", "max"))
+    g = g[(g.cpu > 0) | (g.memory > 0)]
+    if g.empty:
+        raise InvalidInputError("task_usage: no job used anything (every window's usage is zero)")
+    seg_start = 600.0 + g.index.get_level_values(1).to_numpy() * window  # the window each demand was measured in
+    held = np.minimum(g.length.to_numpy(float), window)  # partial windows pro rata
+    return JobDemands(g.index.get_level_values(0).to_numpy(), g[["cpu", "memory"]].to_numpy(float), seg_start,
+                      seg_start + held, held, seg_start + window, scheduling_class, source)

@@ -66,7 +66,7 @@ def numba_threads(n):
 
 @contextlib.contextmanager
 def parallel_from(n_pairs: int):
-    """:data:`PARALLEL_PAIRS` set to ``n_pairs`` inside the block (restored after): ``python -m fairlib.warm``
+    """:data:`PARALLEL_PAIRS` set to ``n_pairs`` inside the block (restored after): ``python -m fairlib.repro.warm``
     compiles the parallel kernels on a tiny instance this way."""
     global PARALLEL_PAIRS
     outer = PARALLEL_PAIRS
@@ -90,7 +90,7 @@ def user_chunks(user_start: np.ndarray) -> np.ndarray:
     return chunks
 
 
-#: every serial twin made by :func:`serial_twins` (``python -m fairlib.warm`` checks each has a cache entry)
+#: every serial twin made by :func:`serial_twins` (``python -m fairlib.repro.warm`` checks each has a cache entry)
 TWINS: list = []
 #: the kernels they stand in for: used only when a problem is split over two or more numba threads
 PARALLEL_CHAINS: list = []

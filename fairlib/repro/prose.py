@@ -28,7 +28,7 @@ import math
 import re
 from pathlib import Path
 
-from ._validate import InvalidInputError
+from .._validate import InvalidInputError
 
 __all__ = ["number", "scientific", "within", "percent", "share", "span", "found", "plain_statement",
            "findings_markdown", "headline_text", "short_source",
@@ -327,12 +327,12 @@ def running_note(key: str, mode: str, *, traces: bool = False, seconds: float | 
     (seconds, reduced sizes, provisional statuses); full mode takes the wall time of its last full run (``seconds``,
     else the papermill metadata of ``executed/<key>.ipynb``). For a notebook that reads traces: where the data comes
     from. The executed copy a full run publishes says it ran in full mode, and how long it took
-    (:func:`fairlib.executed.publish_executed` renders the note again with that run's own time).
+    (:func:`fairlib.repro.executed.publish_executed` renders the note again with that run's own time).
 
     >>> running_note("demo", "full", seconds=300)[:78]
     "**This copy ran in full mode** (the paper's sizes) in about 5 min on 2 cores. "
     """
-    from ._validate import check_choice
+    from .._validate import check_choice
 
     check_choice(mode, ("quick", "full"), "mode")
     if seconds is None:
@@ -363,7 +363,7 @@ def show_running_note(key: str, mode: str, *, traces: bool = False) -> None:
 
 
 def _ledger(key: str, mode: str) -> list[dict] | None:
-    from . import paths
+    from .. import paths
 
     f = Path(paths.results_dir(key, mode)) / "claims.json"
     if not f.is_file():
@@ -374,7 +374,7 @@ def _ledger(key: str, mode: str) -> list[dict] | None:
 def show_findings(key: str, mode: str, chosen: list[str]) -> None:
     """Display the **Findings** of notebook ``key`` from the last ledger of ``mode`` (a full run's is committed);
     ``run_all.py`` renders it again from the ledger of the run that just finished when it publishes the notebook
-    (:func:`fairlib.executed.publish_executed`), so the executed notebook's Findings are that run's."""
+    (:func:`fairlib.repro.executed.publish_executed`), so the executed notebook's Findings are that run's."""
     from IPython.display import Markdown, display
 
     claims = _ledger(key, mode)

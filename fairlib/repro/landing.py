@@ -5,8 +5,8 @@
 committed source of truth:
 
 - ``results``: how many notebooks reproduce how many papers, then one row per notebook (how the catalogue,
-  :mod:`fairlib.catalog`, names what it reproduces, and its headline) with its paper claims held / not reproduced /
-  not tested, counted from ``data/results/claims.csv`` (what ``run_all.py`` aggregates from the ledgers), and the
+  :mod:`fairlib.repro.catalog`, names what it reproduces, and its headline) with its paper claims held / not reproduced
+  / not tested, counted from ``data/results/claims.csv`` (what ``run_all.py`` aggregates from the ledgers), and the
   totals by kind;
 - ``papers``: the README's list of the papers, their authors, venues and links, from the catalogue;
 - ``references`` (``CITATION.cff``): the papers as CFF references, from the catalogue;
@@ -16,10 +16,10 @@ committed source of truth:
   wall time from ``benchmarks/results/suite.json`` (``python -m benchmarks suite``);
 - ``citation``: the repository's BibTeX entry, from ``CITATION.cff``;
 - ``tolerances``, ``timing``, ``sensitive`` (docs/verify.md): ``run_all.py --verify``'s tolerances, the wall-clock
-  columns it leaves out and the quantities it reports but does not fail, from :mod:`fairlib.verify`.
+  columns it leaves out and the quantities it reports but does not fail, from :mod:`fairlib.repro.verify`.
 
-``python -m fairlib.landing`` rewrites the blocks in place; ``python -m fairlib.landing --check`` exits 1 when a
-committed file differs from its rendering (a test does the same).
+``python -m fairlib.repro.landing`` rewrites the blocks in place; ``python -m fairlib.repro.landing --check`` exits 1
+when a committed file differs from its rendering (a test does the same).
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import catalog, paths
+from .. import paths
+from . import catalog
 from .report import KINDS, STATUSES
 
 README = paths.ROOT / "README.md"
@@ -64,8 +65,8 @@ def _catalogue(notebooks=None, papers=None):
 
 
 def rows(notebooks=None, papers=None) -> tuple[PaperRow, ...]:
-    """The results table's rows, from the catalogue (:mod:`fairlib.catalog`): each paper's notebooks, papers in
-    :data:`~fairlib.catalog.PAPERS`' order, then the notebooks that reproduce no paper."""
+    """The results table's rows, from the catalogue (:mod:`fairlib.repro.catalog`): each paper's notebooks, papers in
+    :data:`~fairlib.repro.catalog.PAPERS`' order, then the notebooks that reproduce no paper."""
     notebooks, papers = _catalogue(notebooks, papers)
     ordered = [nb for key in papers for nb in notebooks.values() if nb.paper == key]
     ordered += [nb for nb in notebooks.values() if nb.paper is None]
@@ -111,7 +112,7 @@ def results_block(claims_csv: Path | None = None) -> str:
     unknown = sorted(set(counts) - {p.key for p in table})
     if unknown:
         raise ValueError(f"claims.csv has notebooks the catalogue does not list: {unknown}; add them to "
-                         "fairlib/catalog.py (python -m fairlib.scaffold paper)")
+                         "fairlib/repro/catalog.py (python -m fairlib.repro.scaffold paper)")
     lines = [count_line(), "",
              "| key | paper | paper claims: " + " / ".join(STATUSES) + " | headline |", "|---|---|---|---|"]
     for p in table:
@@ -149,8 +150,8 @@ def papers_block(papers=None) -> str:
 
 def book_papers_block(notebooks=None, papers=None) -> str:
     """The book landing page's list of what the notebooks reproduce, from the catalogue: each paper's citation
-    (:attr:`fairlib.catalog.Paper.citation`) with the notebooks that reproduce it, then each notebook that reproduces
-    no paper, as the results table names it."""
+    (:attr:`fairlib.repro.catalog.Paper.citation`) with the notebooks that reproduce it, then each notebook that
+    reproduces no paper, as the results table names it."""
     notebooks, papers = _catalogue(notebooks, papers)
     lines = []
     for key, paper in papers.items():
@@ -318,7 +319,7 @@ def citation_block(citation: Path | None = None) -> str:
 
 
 def tolerances_block() -> str:
-    """``run_all.py --verify``'s default tolerances and every per-table one declared in :mod:`fairlib.verify`."""
+    """``run_all.py --verify``'s default tolerances and every per-table one declared in :mod:`fairlib.repro.verify`."""
     from . import verify
 
     lines = [_item(f"numbers: equal when |a − b| ≤ {verify.DEFAULT_RTOL:g} · max(|a|, |b|) (relative, `--rtol`) or "
@@ -391,8 +392,8 @@ def render(text: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m fairlib.landing [--check]``: rewrite the rendered blocks, or check them."""
-    parser = argparse.ArgumentParser(prog="python -m fairlib.landing", description=__doc__.splitlines()[0])
+    """``python -m fairlib.repro.landing [--check]``: rewrite the rendered blocks, or check them."""
+    parser = argparse.ArgumentParser(prog="python -m fairlib.repro.landing", description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if a file differs from its rendering")
     args = parser.parse_args(argv)
     stale = []
@@ -404,7 +405,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name} is up to date")
         elif args.check:
             stale.append(name)
-            print(f"{name} is stale: run python -m fairlib.landing", file=sys.stderr)
+            print(f"{name} is stale: run python -m fairlib.repro.landing", file=sys.stderr)
         else:
             path.write_text(fresh, encoding="utf-8")
             print(f"{name} rendered")

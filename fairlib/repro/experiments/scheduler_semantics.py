@@ -22,16 +22,16 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError, as_number, check_choice
-from ..metrics import jain_index
-from ..multires.best_fit import drfh_best_fit
-from ..multires.cluster import Cluster, on_merged_servers
-from ..multires.global_maxmin import drfh, tsf
-from ..multires.hierarchy import hierarchical_drf
-from ..multires.machine_offers import drf_machine_offers
-from ..multires.progressive_filling import drf
-from ..multires.psdsf import psdsf
-from ..multires.quotas import Quotas
+from ..._validate import InvalidInputError, as_number, check_choice
+from ...metrics import jain_index
+from ...multires.best_fit import drfh_best_fit
+from ...multires.cluster import Cluster, on_merged_servers
+from ...multires.global_maxmin import drfh, tsf
+from ...multires.hierarchy import hierarchical_drf
+from ...multires.machine_offers import drf_machine_offers
+from ...multires.progressive_filling import drf
+from ...multires.psdsf import psdsf
+from ...multires.quotas import Quotas
 
 __all__ = ["CellSnapshot", "cell_snapshot", "cell_snapshots", "SEMANTICS", "TIE_RULES", "QUOTA_RULES",
            "HIERARCHY_RULES", "semantics_allocations", "semantics_summary", "tenant_totals", "machine_allocations",
@@ -212,8 +212,8 @@ HIERARCHY_RULES = ("hierarchical, naive", "hierarchical, H-DRF")
 #: the marker of each tree rule in the notebook's per-tenant scatter (a marker per group, not colour alone)
 HIERARCHY_MARKERS = {"hierarchical, naive": "o", "hierarchical, H-DRF": "^"}
 
-#: reader's column names and decimals of :func:`semantics_summary` (for :func:`fairlib.tables.show_table`), and its
-#: columns in narrow groups, one table each (caption -> columns)
+#: reader's column names and decimals of :func:`semantics_summary` (for :func:`fairlib.repro.tables.show_table`), and
+#: its columns in narrow groups, one table each (caption -> columns)
 SUMMARY_NAMES = {"jobs_changed": "jobs changed", "tasks_moved": "tasks moved", "max_job_change": "most for one job",
                  "tenants_changed": "tenants changed", "cpu_utilisation": "CPU used",
                  "memory_utilisation": "memory used", "jobs_satisfied": "jobs served in full",
@@ -233,7 +233,7 @@ SUMMARY_DECIMALS = {"cpu_utilisation": 3, "memory_utilisation": 3, "jobs_satisfi
 def summary_groups(summary: pd.DataFrame):
     """One instant's :func:`semantics_summary` for a reader, in the narrow groups of :data:`SUMMARY_GROUPS`: per
     group ``(caption, frame with human column names, decimals per column)``, for
-    :func:`fairlib.tables.show_table`."""
+    :func:`fairlib.repro.tables.show_table`."""
     for caption, columns in SUMMARY_GROUPS.items():
         frame = summary[["rule", *columns]].rename(columns=SUMMARY_NAMES)
         yield caption, frame, {SUMMARY_NAMES[c]: SUMMARY_DECIMALS[c] for c in columns if c in SUMMARY_DECIMALS}

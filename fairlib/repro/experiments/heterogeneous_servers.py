@@ -11,14 +11,14 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
 
-from .._validate import InvalidInputError, check_choice
-from ..multires.cluster import Cluster, random_cluster, random_pool
-from ..multires.pfvds import nash_residual, pfvds, proportional_fair_objective, shared_stages
-from ..multires.pfvds_conditions import least_merit, random_feasible_start, variational_gap
-from ..multires.psdsf import psdsf, psdsf_violation
-from ..multires.server_properties import property_violations
+from ..._validate import InvalidInputError, check_choice
+from ...multires.cluster import Cluster, random_cluster, random_pool
+from ...multires.pfvds import nash_residual, pfvds, proportional_fair_objective, shared_stages
+from ...multires.pfvds_conditions import least_merit, random_feasible_start, variational_gap
+from ...multires.psdsf import psdsf, psdsf_violation
+from ...multires.server_properties import property_violations
 from ..report import Measurement
-from ..sweep import sweep
+from ...sweep import sweep
 
 __all__ = ["fig1_instance", "fig1_checks", "random_bottleneck_cluster", "property_table", "alpha_sweep",
            "proportional_fair_slsqp", "theorem_checks", "equilibrium_conditions", "definition4_route",
@@ -112,7 +112,7 @@ def property_table(n_instances: int, rng, *, kind: str = "random", n_users: int 
     cluster, or names of registered mechanisms; default every registered run (:func:`fairlib.mechanisms.runs`) of
     the multi-server mechanisms, and on pools of every mechanism, weighted ones only on weighted instances. One row per
     (instance, mechanism); weights in {1, 2, 4} when ``weighted``."""
-    from .. import mechanisms as registry
+    from ... import mechanisms as registry
 
     check_choice(kind, ("random", "bottleneck", "pool"), "kind")
     if mechanisms is None:
@@ -239,7 +239,7 @@ def theorem_checks(seed, instance, *, alphas=(0.5, 1.0, 2.0)) -> dict:
 
 
 def _route_cell(seed, instance, alphas, n_users, n_servers, n_resources):
-    from .._jit import compiled
+    from ..._jit import compiled
 
     cluster = random_cluster(np.random.default_rng(seed), n_users, n_servers, n_resources, weights=True)
     with compiled():
@@ -286,7 +286,7 @@ EQUILIBRIUM_RESIDUAL = 1e-6
 
 
 def _equilibrium_cell(seed, instance, kind, alphas, n_users, n_servers, n_resources, weighted):
-    from .._jit import compiled
+    from ..._jit import compiled
 
     cluster = random_cluster(np.random.default_rng(seed), n_users, n_servers, n_resources, weights=weighted)
     rows = []
@@ -338,7 +338,7 @@ def with_random_caps(rng, cluster: Cluster, *, share: float = 0.6, high: float =
 
 
 def _capped_equilibrium_cell(seed, instance, alphas, n_users, n_servers, n_resources):
-    from .._jit import compiled
+    from ..._jit import compiled
 
     rng = np.random.default_rng(seed)
     cluster = with_random_caps(rng, random_cluster(rng, n_users, n_servers, n_resources, weights=True))
@@ -361,7 +361,7 @@ def capped_equilibrium_rates(n_instances: int, rng, alphas, *, n_users: int = 6,
     clusters of the property table's size with :func:`with_random_caps`, divisible and time-shared: one row per
     (instance, α, time_shared) with eq. (16)'s gap over the capped set; ``certified`` when it is at most
     :data:`fairlib.multires.pfvds.CAPPED_GAP`."""
-    from ..multires.pfvds import CAPPED_GAP
+    from ...multires.pfvds import CAPPED_GAP
 
     grid = [{"instance": i} for i in range(int(n_instances))]
     out = sweep(_capped_equilibrium_cell, grid, rng=rng, fixed=dict(alphas=[float(a) for a in alphas], n_users=n_users,
@@ -697,7 +697,7 @@ def one_server_reductions(n_instances: int, rng, *, n_users: int = 6, n_resource
     >>> sorted(found), all(m.value < 1e-6 for m in found.values())
     (['psdsf_reduces_to_drf_on_one_server', 'tsf_reduces_to_drf_on_one_server'], True)
     """
-    from ..multires import edrf, tsf
+    from ...multires import edrf, tsf
 
     seeds = np.random.SeedSequence(np.random.default_rng(rng).integers(2**63)).spawn(int(n_instances))
     worst = {"tsf": 0.0, "psdsf": 0.0}

@@ -14,11 +14,11 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError, as_capacities, as_count, as_demands
-from ..multires.edrf import edrf, pdrf
-from ..multires.progressive_filling import drf
+from ..._validate import InvalidInputError, as_capacities, as_count, as_demands
+from ...multires.edrf import edrf, pdrf
+from ...multires.progressive_filling import drf
 from ..report import Measurement
-from ..sweep import sweep
+from ...sweep import sweep
 
 __all__ = ["DEVIATION_FIELDS", "deviation_counts", "table_row", "random_single_pool", "DeviationExperiment",
            "run_deviation_experiment", "deviation_runs", "identity_runs", "first_blocked_deviation_bound",
@@ -322,7 +322,7 @@ def identity_runs(runs: int, rng, *, n_users: int = 1000, keep_points: int = 20,
 
 
 def _speed_methods(baselines: dict):
-    from ..multires.baselines import drf_argmin_loop, drf_heapq
+    from ...multires.baselines import drf_argmin_loop, drf_heapq
 
     methods = {
         "drf": lambda d, c: drf(d, c, stop="first_blocked"),
@@ -352,7 +352,7 @@ def speed_sweep(instances, *, max_size: dict | None = None, repeat: int = 3, pro
     """
     from tqdm import tqdm
 
-    from ..timing import median_time
+    from ...timing import median_time
 
     limits = {"drf": None, "pdrf": None, "edrf": None, "numpy_sum": None, "heapq_drf": None,
               "argmin_drf": None, **(max_size or {})}
@@ -442,7 +442,7 @@ TABLE_COLUMNS = ("under_1", "under_2", "under_gt2", "under_max", "under_avg", "u
                  "over_1", "over_2", "over_gt2", "over_max", "over_avg", "over_sd")
 #: the count columns whose spread the paper does not print: their claims' standard-error rule pools the column's
 #: standard deviation over our runs with the paper's least (``se = {sd = "pooled"}``,
-#: :func:`fairlib.report.pooled_count_sd`); :func:`table_row` measures ours as ``<column>_sd``
+#: :func:`fairlib.repro.report.pooled_count_sd`); :func:`table_row` measures ours as ``<column>_sd``
 SUBCOUNT_SD = ("over_1", "over_2", "over_gt2")
 _TABLE2_NOTE = ("; Table 2 does not follow from its stated parameters (see the parameter search: the 1-1000 row "
                 "matches reserves 10^6-10^7 with demands 1-100)")

@@ -5,7 +5,7 @@ mechanisms are compared on different jobs. Here every mechanism allocates the *s
 the trace (:func:`fairlib.sim.open_loop`), and the comparison is repeated over the choices the paper leaves
 open or our copy lost:
 
-- **demand model** — ``"per-interval"``: §6.2 as reconstructed [INF] (:func:`fairlib.sim.jobs_from_task_events`:
+- **demand model** — ``"per-interval"``: §6.2 as reconstructed [INF] (:func:`fairlib.traces.task_event_demands`:
   the requests of the tasks running at the start of each 5-minute interval, a job never given more than that);
   ``"lifetime"``: the earlier model, one demand per job (the sum of all its tasks' requests,
   :func:`fairlib.traces.google_workload`) held from arrival to departure, no cap (a job may absorb any share);
@@ -26,8 +26,8 @@ import time
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError, check_choice
-from ..sweep import sweep
+from ..._validate import InvalidInputError, check_choice
+from ...sweep import sweep
 
 DEMAND_MODELS = ("per-interval", "lifetime")
 LABELS = ("proportionality", "frequency")
@@ -81,9 +81,9 @@ def typical_task(task_events: pd.DataFrame) -> float:
     """The median task's dominant request (normalised units) among the tasks of ``task_events`` that ever run
     (SCHEDULE or UPDATE_RUNNING), each task counted once with its last such request: the size of one task for
     :func:`fairlib.multires.drfh_best_fit` on jobs whose demand unit is a whole dominant unit
-    (:func:`fairlib.sim.jobs_from_task_events`). Our choice: the per-job task counts are not carried into the
+    (:func:`fairlib.traces.task_event_demands`). Our choice: the per-job task counts are not carried into the
     jobs, so every job's tasks are taken to be this size."""
-    from ..sim import _RUNNING_EVENTS
+    from ...traces.google import _RUNNING_EVENTS
 
     need = {"job_id", "task_index", "event_type", "cpu_request", "memory_request"}
     missing = need - set(task_events.columns)
@@ -102,7 +102,7 @@ def paper_setup_mechanisms(task: float) -> dict:
     """The mechanisms of the request-based reconstruction of §6.2: PS-DSF, DRFH and TSF (name -> callable of a cluster),
     and Best-Fit DRFH (:func:`fairlib.multires.drfh_best_fit`, the DRFH paper's own scheduler) placing tasks of ``task``
     dominant units (:func:`typical_task`)."""
-    from ..multires import drfh, drfh_best_fit, psdsf, tsf
+    from ...multires import drfh, drfh_best_fit, psdsf, tsf
 
     return {"PS-DSF": psdsf, "DRFH": drfh, "TSF": tsf,
             "DRFH Best-Fit": functools.partial(drfh_best_fit, quantum=float(task))}
@@ -116,7 +116,7 @@ def route_mechanisms(alphas) -> tuple[dict, dict]:
     ``converged``), so a table built from uncertified allocations says so. Run them on unmerged servers
     (``open_loop(..., merge=False)``): a cap price that every server charges makes the equilibrium depend on each
     server's utility scale, which merging identical servers changes for α != 1."""
-    from ..multires import pfvds, psdsf
+    from ...multires import pfvds, psdsf
 
     values = [float(a) for a in alphas]
     bad = [a for a in values if not (np.isfinite(a) and a > 0)]
@@ -146,7 +146,7 @@ def sample_ids(ids, fraction: float, seed) -> np.ndarray:
 
 def _setup_cell(seed, fraction, demand_model, labels, jobs_by_model, fleets, mechanisms, start, horizon, interval):
     """One job sample in one demand model on one fleet labelling: one row per mechanism."""
-    from .. import sim
+    from ... import sim
 
     # the sample is drawn over every model's ids, so the models of one (fraction, rep) see the same jobs
     ids = sample_ids(np.concatenate([j.ids for j in jobs_by_model.values()]), fraction, seed)
@@ -176,7 +176,7 @@ def sensitivity(jobs_by_model: dict, fleets: dict, *, fractions=(0.02, 0.05, 0.1
     mapping (:data:`LABELS`) -> :class:`fairlib.traces.Fleet`. A cell's seed depends on its fraction and rep
     only (:func:`fairlib.sweep.sweep`'s ``seed_by``), so every model and mapping of one (fraction, rep) sees the
     same job ids."""
-    from ..multires import drfh, psdsf, tsf
+    from ...multires import drfh, psdsf, tsf
 
     if not jobs_by_model or not fleets:
         raise InvalidInputError("jobs_by_model and fleets: need at least one of each")

@@ -1,4 +1,4 @@
-"""Compile every numba kernel of fairlib once, into the keyed cache: ``python -m fairlib.warm``.
+"""Compile every numba kernel of fairlib once, into the keyed cache: ``python -m fairlib.repro.warm``.
 
 ``make install`` (so ``make`` and ``make test``) runs it with ``--jobs 2`` (two compiling processes), and so can a
 Dask worker before its first task: the first call a reader makes in a notebook then loads compiled code instead of
@@ -23,17 +23,17 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["warm_steps", "warm", "uncompiled_kernels", "main"]
+__all__ = ["warm_steps", "warm", "uncompiled_kernels", "check_game_is_warmed_up", "main"]
 
 
 def warm_steps() -> list[tuple[str, Callable[[], object]]]:
     """(name, call) for every entry point whose first call compiles kernels."""
-    from .dynamic import dynamic_drf
+    from ..dynamic import dynamic_drf
     from .experiments.dynamic_drf import per_step_times
-    from .market import Game, best_response, best_response_finite, run_dynamics
-    from .multires import (Cluster, Quotas, asset_fairness, ceei, drf, drf_machine_offers, drfh, drfh_best_fit,
+    from ..market import Game, best_response, best_response_finite, run_dynamics
+    from ..multires import (Cluster, Quotas, asset_fairness, ceei, drf, drf_machine_offers, drfh, drfh_best_fit,
                            edrf, hierarchical_drf, pdrf, pfvds, psdsf, random_cluster, tsf)
-    from .multires._solvers.maxmin_interior import compile_refinement_kernels
+    from ..multires._solvers.maxmin_interior import compile_refinement_kernels
 
     rng = np.random.default_rng(0)
     int_pool = ([[1, 4], [3, 1], [2, 2]], [9, 18])
@@ -89,7 +89,7 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
 
 def _other_registered(warmed: set, pool, cluster) -> list:
     """Every run of the registered mechanisms whose function no step above calls, on ``pool`` or ``cluster``."""
-    from . import mechanisms
+    from .. import mechanisms
 
     out = []
     for name in mechanisms.names():
@@ -102,8 +102,8 @@ def _other_registered(warmed: set, pool, cluster) -> list:
 def _registered_games(weights) -> list:
     """Every registered game on a small game with the weights ``weights`` (a reserve where it plays the perturbed
     game), and with finite parallelism where it has that capability."""
-    from . import games
-    from .market import Game
+    from .. import games
+    from ..market import Game
 
     out = []
     for name in games.names():
@@ -115,11 +115,42 @@ def _registered_games(weights) -> list:
     return out
 
 
+def check_game_is_warmed_up(entry) -> None:
+    """``python -m fairlib.repro.warm`` calls the registered game ``entry`` (its kernels are then in the keyed cache):
+    raises ``AssertionError`` if not. The game is re-registered around a spy for the check and restored after it
+    (``tests/test_game_registry.py`` runs it on every registered game).
+
+    Examples
+    --------
+    >>> from fairlib import games
+    >>> check_game_is_warmed_up(games.get(games.names()[0]))
+    """
+    from .. import games
+
+    calls = []
+
+    def spy(game, **options):
+        calls.append(game)
+        return entry.function(game, **options)
+
+    spy.__doc__ = entry.function.__doc__
+    games.register_game(entry.name, spy, label=entry.label, color=entry.color, capabilities=entry.capabilities,
+                        options=entry.options, tol=entry.tol, replace=True, instance=entry.instance)
+    try:
+        _registered_games(np.random.default_rng(0).uniform(0.0, 1.0, (6, 4)))
+    finally:
+        games.register_game(entry.name, entry.function, label=entry.label, color=entry.color,
+                            capabilities=entry.capabilities, options=entry.options, tol=entry.tol, replace=True,
+                            instance=entry.instance)
+    assert calls, f"the warm-up does not call {entry.name}"
+    assert "registered games" in dict(warm_steps())
+
+
 def _parallel(call):
     """``call`` with every problem split over numba's threads (nothing to compile when there is one thread)."""
     import numba
 
-    from .multires._solvers.pair_kernels import parallel_from
+    from ..multires._solvers.pair_kernels import parallel_from
 
     if numba.get_num_threads() > 1:
         with parallel_from(0):
@@ -137,7 +168,7 @@ def warm(progress: bool = True, jobs: int = 1, only: list[str] | None = None) ->
     an index entry lost to two workers saving the same kernel's signatures at once is compiled again here, so
     the result is the same as with one process. The workers are spawned, so they import the calling script again:
     a script calling ``warm(jobs=...)`` keeps its top level under ``if __name__ == "__main__":`` (or runs
-    ``python -m fairlib.warm --jobs N`` instead)."""
+    ``python -m fairlib.repro.warm --jobs N`` instead)."""
     from tqdm import tqdm
 
     steps = warm_steps()
@@ -166,7 +197,7 @@ def warm(progress: bool = True, jobs: int = 1, only: list[str] | None = None) ->
                             f"warm(jobs={jobs}): a worker process ended before finishing step {futures[future]!r} "
                             "(its own error is printed above). A common cause: the workers are spawned and import "
                             "the calling script again, so a script calling warm(jobs > 1) must keep its top level "
-                            "under 'if __name__ == \"__main__\":' (or run 'python -m fairlib.warm --jobs N')"
+                            "under 'if __name__ == \"__main__\":' (or run 'python -m fairlib.repro.warm --jobs N')"
                         ) from error
                     raise
                 bar.set_postfix_str(futures[future])
@@ -182,7 +213,7 @@ def warm(progress: bool = True, jobs: int = 1, only: list[str] | None = None) ->
 def _timed(call: Callable[[], object]) -> float:
     """Seconds to run one warm-up step's call, its kernels compiled (the steps' instances are small: they would
     run interpreted, see :mod:`fairlib._jit`)."""
-    from ._jit import compiled
+    from .._jit import compiled
 
     t0 = time.perf_counter()
     with compiled():
@@ -229,7 +260,7 @@ def uncompiled_kernels() -> list[str]:
 
 def main(argv=None) -> int:
     """Command line: compile (or load) every kernel, print the time per step; exit 1 if a kernel was missed."""
-    ap = argparse.ArgumentParser(prog="python -m fairlib.warm", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m fairlib.repro.warm", description=__doc__.split("\n")[0])
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     ap.add_argument("--jobs", type=int, default=1, help="worker processes compiling at once (default 1; "
                     "make install uses 2)")
@@ -242,9 +273,9 @@ def main(argv=None) -> int:
 
     import shutil
 
-    from ._kernel_cache import stale_folders
+    from .._kernel_cache import stale_folders
 
-    from .paths import ROOT
+    from ..paths import ROOT
 
     if Path(fairlib.KERNEL_CACHE_DIR) == ROOT / "build" / "numba-cache":
         # this checkout's own cache (not a directory the user shares): folders of sources edited since are never read

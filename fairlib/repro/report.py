@@ -3,7 +3,7 @@
 Every notebook writes through these three entry points, so that full-mode outputs land in the
 tracked ``figures/<key>/`` and ``data/results/<key>/`` and quick-mode outputs under ``build/quick/``
 (see :mod:`fairlib.paths`): byte-identical for the same seed on the same machine; on another CPU equal within the
-tolerances of :mod:`fairlib.verify` (``run_all.py --verify``).
+tolerances of :mod:`fairlib.repro.verify` (``run_all.py --verify``).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import paths
-from ._validate import InvalidInputError, _short, as_count, as_instance, result_type
+from .. import paths
+from .._validate import InvalidInputError, _short, as_count, as_instance, result_type
 
 __all__ = ["save_figure", "save_table", "ClaimLog", "Claim", "ClaimsFailed", "Declared", "Measurement", "load_registry",
            "quotes_of", "registry_path", "reported", "display_value", "cell_key", "measured_values", "FLOAT_FORMAT",
@@ -38,7 +38,7 @@ def save_figure(fig, key: str, name: str, *, mode: str = "full", dpi: int = 150)
     """Save ``fig`` as ``<name>.png`` and ``<name>.pdf`` under :func:`fairlib.paths.figures_dir`.
 
     Metadata that would change between runs (creation dates, library versions) is fixed, so the
-    same figure gives the same bytes. A legend over data is moved first (:func:`fairlib.plotting.place_legends`).
+    same figure gives the same bytes. A legend over data is moved first (:func:`fairlib.repro.plotting.place_legends`).
     Returns the written paths.
     """
     # matplotlib only where a figure is saved
@@ -54,7 +54,7 @@ def save_figure(fig, key: str, name: str, *, mode: str = "full", dpi: int = 150)
     if shown > MAX_SAVED_WIDTH:
         raise InvalidInputError(f"fig: {name!r} is {shown:.1f} inches wide as saved (its legends or labels included); "
                                 f"the book shows at most {MAX_SAVED_WIDTH} at their own size: draw it narrower "
-                                f"(fairlib.plotting.new_figure stacks panels) or put its legend below")
+                                f"(fairlib.repro.plotting.new_figure stacks panels) or put its legend below")
     out = paths.figures_dir(key, mode)
     out.mkdir(parents=True, exist_ok=True)
     _record_marks(out, name, figure_marks(fig))
@@ -72,8 +72,9 @@ def save_figure(fig, key: str, name: str, *, mode: str = "full", dpi: int = 150)
     return written
 
 
-#: the file beside a notebook's figures that records what each one draws (:func:`fairlib.plotting.figure_marks`), so
-#: a test can hold every caption against its figure (:func:`fairlib.plotting.caption_problems`) without a new run
+#: the file beside a notebook's figures that records what each one draws (:func:`fairlib.repro.plotting.figure_marks`),
+#: so a test can hold every caption against its figure (:func:`fairlib.repro.plotting.caption_problems`) without a new
+#: run
 MARKS_FILE = "marks.json"
 
 
@@ -94,7 +95,7 @@ def _round_significant(values: np.ndarray, digits: int) -> np.ndarray:
 
 def reported(df: pd.DataFrame, key: str, name: str) -> pd.DataFrame:
     """``df`` as :func:`save_table` writes it: every float column at the significant digits its declared tolerance
-    guarantees (:attr:`fairlib.verify.Tolerance.digits`: fewer than the format's 10 for an iterative solver's
+    guarantees (:attr:`fairlib.repro.verify.Tolerance.digits`: fewer than the format's 10 for an iterative solver's
     output, so a table reports no digit the solver's certificate does not bound), except the declaration's
     ``inputs`` and columns of whole numbers (time stamps, counts), which keep the format's digits.
 
@@ -782,7 +783,7 @@ class ClaimLog:
         out = {}
         for claim_id, m in measured.items():
             if not isinstance(m, Measurement):
-                raise TypeError(f"measured[{claim_id!r}] = {m!r}: expected a fairlib.report.Measurement")
+                raise TypeError(f"measured[{claim_id!r}] = {m!r}: expected a fairlib.repro.report.Measurement")
             out[claim_id] = self.measure(claim_id, m.value, note=m.note, runs=m.runs, cell=m.cell, sd=m.sd)
         return out
 

@@ -6,17 +6,17 @@
 - :mod:`.heterogeneous_traces` — what the trace-driven experiments (§6) measured, claim by claim;
 - :mod:`.precomputed_drf` — PDRF against DRF, Tables 1–2 (metin2025);
 - :mod:`.dynamic_drf` — dynamic DRF, competitive ratios and properties (li2019);
-- :mod:`.template` — the template notebook's example (copied by ``python -m fairlib.scaffold paper``).
+- :mod:`.template` — the template notebook's example (copied by ``python -m fairlib.repro.scaffold paper``).
 
 Everything with seeds runs on :func:`fairlib.sweep.sweep`. Drivers also turn their tables into the ledger's
-measurements (``*_findings``: one :class:`fairlib.report.Measurement` per declared claim), so a notebook's claims
-cell only hands them to :meth:`fairlib.report.ClaimLog.measure_all`. The mechanisms themselves are in
+measurements (``*_findings``: one :class:`fairlib.repro.report.Measurement` per declared claim), so a notebook's claims
+cell only hands them to :meth:`fairlib.repro.report.ClaimLog.measure_all`. The mechanisms themselves are in
 :mod:`fairlib.multires`, :mod:`fairlib.market` and :mod:`fairlib.dynamic`; drivers only set up and tabulate.
 """
 
 from . import (bidding_game, dynamic_drf, google_open_loop, heterogeneous_servers, heterogeneous_traces,
                precomputed_drf, template)
-# new drivers are imported above this line (python -m fairlib.scaffold paper KEY --driver TOPIC)
+# new drivers are imported above this line (python -m fairlib.repro.scaffold paper KEY --driver TOPIC)
 
 __all__ = ["bidding_game", "heterogeneous_servers", "google_open_loop", "heterogeneous_traces", "precomputed_drf",
            "dynamic_drf", "template"]

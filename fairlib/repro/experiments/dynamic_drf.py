@@ -7,16 +7,16 @@ import time
 import numpy as np
 import pandas as pd
 
-from .._jit import compiled
-from .._validate import InvalidInputError
-from ..dynamic.analysis import (check_properties, maxmin_tight_example, maxsum_counterexample,
-                               strategyproofness_spot_check)
-from ..dynamic.baselines import waterfill_step_fixed_increment, waterfill_step_sorted
-from ..dynamic.cautious import cautious_lp
-from ..dynamic.drf import (_linear_prefix_block, _linear_prefix_state, _linear_step, _lp_one_step, dynamic_drf,
+from ..._jit import compiled
+from ..._validate import InvalidInputError
+from ...dynamic.analysis import (check_properties, maxmin_tight_example, maxsum_counterexample,
+                                strategyproofness_spot_check)
+from ...dynamic.baselines import waterfill_step_fixed_increment, waterfill_step_sorted
+from ...dynamic.cautious import cautious_lp
+from ...dynamic.drf import (_linear_prefix_block, _linear_prefix_state, _linear_step, _lp_one_step, dynamic_drf,
                            normalize_demands, static_drf_levels)
+from ...sweep import sweep
 from ..report import Measurement
-from ..sweep import sweep
 
 __all__ = ["random_order_experiment", "random_order_runs", "order_summary", "agreement_runs", "strategyproofness_runs",
            "per_step_times", "total_times", "instance_share_findings", "fixed_increment_work",
@@ -158,7 +158,7 @@ def per_step_times(ks, *, m: int = 2, rng=None, methods=("linear", "linear_resca
     kernel (the ``linear`` block's count divided by ``block``) — deterministic, so the complexity claims are
     tested on it; ``seconds`` depends on the machine and its load and is shown beside it.
     """
-    from ..timing import median_time
+    from ...timing import median_time
 
     unknown = set(methods) - {"linear", "linear_rescan", "sorted_waterfill", "lp", "waterfill"}
     if unknown:

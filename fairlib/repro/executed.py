@@ -5,7 +5,7 @@ A full-mode ``run_all.py`` run publishes each executed notebook, outputs include
 its metadata records a digest of the source notebook's cells, so a test can tell whether it still comes from the
 current sources (:func:`executed_problems`). Publishing removes what a reader should not see (progress bars and
 warnings on stderr, this machine's paths) and renders the notebook's **Findings** cell from the ledger the run just
-wrote (:func:`fairlib.prose.findings_markdown`), so the summary at the top always states this run's results.
+wrote (:func:`fairlib.repro.prose.findings_markdown`), so the summary at the top always states this run's results.
 """
 
 from __future__ import annotations
@@ -18,21 +18,21 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import paths
+from .. import paths
 
 __all__ = ["PublishedNotebook", "source_digest", "publish_executed", "refresh_findings", "executed_problems",
            "claim_cells", "executed_markdown", "cell_heading", "findings_choice", "FINDINGS_TAG"]
 
 _INJECTED = "injected-parameters"
 _CLEARED_LINE = re.compile(r"^[ \t]*\r(?:\n|$)", re.MULTILINE)  # what a progress bar leaves when it clears itself
-#: tag of the cell that shows a notebook's Findings (fairlib.prose.show_findings)
+#: tag of the cell that shows a notebook's Findings (fairlib.repro.prose.show_findings)
 FINDINGS_TAG = "findings"
 
 
 @dataclass(frozen=True)
 class PublishedNotebook:
     """A notebook ``run_all.py`` publishes: registry key, title and source path (relative to the repository root,
-    as in ``fairlib.catalog.NOTEBOOKS``, or absolute)."""
+    as in ``fairlib.repro.catalog.NOTEBOOKS``, or absolute)."""
 
     key: str
     title: str
@@ -79,7 +79,7 @@ def publish_executed(nb: PublishedNotebook, executed: Path, dest_dir: Path | Non
     import nbformat
     from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 
-    from .timing import cpu_model
+    from ..timing import cpu_model
 
     doc = _read(executed)
     digest = source_digest(_read(_resolve(nb.source)))
@@ -176,8 +176,8 @@ def _running_note_output(source: str, key: str, seconds):
 
 def _render_presentation(doc, key: str) -> None:
     """What a published notebook shows from its run's records rather than from its code: the Findings (from the
-    ledger, :func:`fairlib.prose.findings_markdown`), the Claims list (``claims.listing()``, from the ledger, every
-    claim), the running note (``show_running_note``, with this run's own wall time) and papermill's injected cell
+    ledger, :func:`fairlib.repro.prose.findings_markdown`), the Claims list (``claims.listing()``, from the ledger,
+    every claim), the running note (``show_running_note``, with this run's own wall time) and papermill's injected cell
     (kept as a record in comments). Presentation only: re-rendering needs no new run."""
     seconds = doc.metadata.get("papermill", {}).get("duration")
     has_ledger = (paths.results_dir(key, "full") / "claims.json").is_file()
@@ -220,7 +220,7 @@ def executed_markdown(doc, key: str) -> str:
     its text, table and markdown outputs. Figures are not repeated (they are in the notebook and under
     ``figures/<key>/``)."""
     title = doc.metadata.get("fairlib", {}).get("title", key)
-    parts = [f"<!-- generated from executed/{key}.ipynb by fairlib.executed; do not edit -->",
+    parts = [f"<!-- generated from executed/{key}.ipynb by fairlib.repro.executed; do not edit -->",
              f"*A text view of [`executed/{key}.ipynb`]({key}.ipynb) ({title}), so that every cell has an anchor: "
              f"open the notebook for its figures.*"]
     for cell in _cells(doc):
@@ -264,7 +264,8 @@ def refresh_findings(key: str, executed_dir: Path | None = None) -> Path:
     """Render what ``executed/<key>.ipynb`` (and its text view) shows from its run's records again
     (:func:`_render_presentation`: the Findings and the Claims list from the committed full-mode ledger, the running
     note, the injected cell as a record): wording is presentation, so a change to it needs no new run.
-    ``python -m fairlib.executed --refresh-findings [KEY ...]`` does it for the given (default: every) notebook."""
+    ``python -m fairlib.repro.executed --refresh-findings [KEY ...]`` does it for the given (default: every)
+    notebook."""
     import nbformat
 
     path = (executed_dir or paths.executed_dir()) / f"{key}.ipynb"
@@ -314,7 +315,8 @@ def executed_problems(nb: PublishedNotebook, executed_dir: Path | None = None) -
     if (paths.results_dir(nb.key, "full") / "claims.json").is_file() and _stale_presentation(doc, nb.key):
         problems.append(f"{path}: its Findings, Claims list, running note or injected cell differ from their rendering "
                         f"from the committed ledger and the run's records: run "
-                        f"`python -m fairlib.executed --refresh-findings {nb.key}` and commit executed/{nb.key}.*")
+                        f"`python -m fairlib.repro.executed --refresh-findings {nb.key}` and commit "
+                        f"executed/{nb.key}.*")
     text_view = path.with_suffix(".md")
     if not text_view.is_file() or text_view.read_text(encoding="utf-8") != executed_markdown(doc, nb.key):
         problems.append(f"{text_view} is missing or does not match {path.name}: rerun "
@@ -323,8 +325,8 @@ def executed_problems(nb: PublishedNotebook, executed_dir: Path | None = None) -
 
 
 def claim_cells(doc) -> dict:
-    """:func:`fairlib.report.cell_key` of each code cell's source → the cell: how a claim's recorded ``cell`` finds
-    the cell that measured it (its ``id`` is the anchor ``#cell-id=<id>`` of its page, its ``execution_count`` the
+    """:func:`fairlib.repro.report.cell_key` of each code cell's source → the cell: how a claim's recorded ``cell``
+    finds the cell that measured it (its ``id`` is the anchor ``#cell-id=<id>`` of its page, its ``execution_count`` the
     ``In [n]`` a reader sees)."""
     from .report import cell_key
 
@@ -336,12 +338,12 @@ def claim_cells(doc) -> dict:
 
 
 def main(argv=None) -> int:
-    """``python -m fairlib.executed --refresh-findings [KEY ...]``: see :func:`refresh_findings`."""
+    """``python -m fairlib.repro.executed --refresh-findings [KEY ...]``: see :func:`refresh_findings`."""
     import argparse
 
     from .catalog import NOTEBOOKS
 
-    ap = argparse.ArgumentParser(prog="python -m fairlib.executed", description=main.__doc__)
+    ap = argparse.ArgumentParser(prog="python -m fairlib.repro.executed", description=main.__doc__)
     ap.add_argument("--refresh-findings", nargs="*", metavar="KEY", required=True,
                     help="notebooks whose Findings to render again from their committed ledger (default: every one)")
     args = ap.parse_args(argv)

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
+from itertools import combinations
+
 import numpy as np
 import pandas as pd
 
-from .. import metrics
-from .._validate import InvalidInputError, check_choice
-from ..market.dynamics import run_dynamics
-from itertools import combinations
-
-from ..market.best_response import best_response, best_response_finite, utility
-from ..market.equilibrium import (equilibrium_violation, proportional_guarantee_bids, two_player_equilibria,
+from ... import metrics
+from ..._validate import InvalidInputError, check_choice
+from ...market.dynamics import run_dynamics
+from ...market.best_response import best_response, best_response_finite, utility
+from ...market.equilibrium import (equilibrium_violation, proportional_guarantee_bids, two_player_equilibria,
                                    two_player_equilibria_numeric)
-from ..market.game import (Game, allocation, correlated_preferences, social_optimum, uniform_preferences,
+from ...market.game import (Game, allocation, correlated_preferences, social_optimum, uniform_preferences,
                            weight_proportional_bids)
 from ..report import Measurement
-from ..sweep import sweep
+from ...sweep import sweep
 
 __all__ = ["settling_iteration", "median_by_users", "outcome_metrics", "infinite_parallelism_sweep",
            "finite_parallelism_sweep", "finite_efficiency_trajectories", "efficiency_over_time",
@@ -429,7 +429,7 @@ def infinite_parallelism_findings(results: pd.DataFrame, *, mid_users: int = 60)
 
     Every number is a median over seeds per number of users, one claim per preference model, as Fig. 2 shows them.
     ``mid_users``: where "uniformity decreases, then flattens out" is split (it must be one of the users run).
-    Returns ``{claim_id: Measurement}`` for :meth:`fairlib.report.ClaimLog.measure_all`.
+    Returns ``{claim_id: Measurement}`` for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
     """
     prefs = ("uniform", "correlated")
     missing = sorted({(p, m) for p in prefs for m in ("best_response", "best_response_tight", "local_greedy",

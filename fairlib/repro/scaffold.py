@@ -1,25 +1,25 @@
-"""Start a new paper or a new mechanism from working templates: ``python -m fairlib.scaffold``.
+"""Start a new paper or a new mechanism from working templates: ``python -m fairlib.repro.scaffold``.
 
 A fresh scaffold is green at once (``make test-paper KEY=<key>``, ``python run_all.py --quick --only <key>``); the
 contributor then replaces the examples it contains with the paper's own experiments, claims and mechanism.
 
-``python -m fairlib.scaffold paper KEY --authors "Family, Given; ..." --title "..." --year YEAR --venue-kind
+``python -m fairlib.repro.scaffold paper KEY --authors "Family, Given; ..." --title "..." --year YEAR --venue-kind
 conference-paper|article --venue "..." --url URL [--notes "..."] [--citation "..."] --driver TOPIC`` creates
 
 - ``notebooks/<KEY>.ipynb`` from ``notebooks/_template.ipynb`` (title, citation, key and driver filled in);
 - ``notebooks/claims/<KEY>.toml`` from ``notebooks/claims/template.toml`` (one example claim, with a ``headline``);
-- ``fairlib/experiments/<TOPIC>.py`` from ``fairlib/experiments/template.py`` (the experiment driver: the tables and
-  the ``findings`` that measure the claims) and ``tests/test_<TOPIC>_findings.py`` (its findings test), the driver
-  imported in ``fairlib/experiments/__init__.py``;
-- the paper's entry in ``fairlib/catalog.py``'s ``PAPERS`` (its metadata, as ``CITATION.cff`` cites it) and its
+- ``fairlib/repro/experiments/<TOPIC>.py`` from ``fairlib/repro/experiments/template.py`` (the experiment driver: the
+  tables and the ``findings`` that measure the claims) and ``tests/test_<TOPIC>_findings.py`` (its findings test), the
+  driver imported in ``fairlib/repro/experiments/__init__.py``;
+- the paper's entry in ``fairlib/repro/catalog.py``'s ``PAPERS`` (its metadata, as ``CITATION.cff`` cites it) and its
   notebook's in ``NOTEBOOKS`` (what ``run_all.py`` runs and the site publishes; its tests and mechanisms are what
   ``make test-paper`` runs; how the results table names it, and a headline for the contributor to write);
 - a section for the paper in ``docs/claims-coverage.md`` and in ``docs/reconstructions.md``;
 
 then renders the README's results table, count and list of papers and ``CITATION.cff``'s references from the
-catalogue (``python -m fairlib.landing`` in the checkout), so the landing and citation tests pass at once.
+catalogue (``python -m fairlib.repro.landing`` in the checkout), so the landing and citation tests pass at once.
 
-``python -m fairlib.scaffold mechanism NAME --pooled|--multi-server [--paper KEY] [--label LABEL]`` creates
+``python -m fairlib.repro.scaffold mechanism NAME --pooled|--multi-server [--paper KEY] [--label LABEL]`` creates
 
 - ``fairlib/multires/<NAME>.py``: a kernel (``@njit(cache=True)``) and its public wrapper on the mechanism
   contract ``NAME(cluster, **options) -> Allocation``, with a placeholder rule that meets every registry-wide test
@@ -31,7 +31,7 @@ catalogue (``python -m fairlib.landing`` in the checkout), so the landing and ci
   reference, which needs no edit (the paper's known answer is a claim, asserted in the driver's findings test);
   with ``--paper KEY``, the mechanism and its test added to that paper's catalogue entry.
 
-``python -m fairlib.scaffold mechanism NAME --game [--paper KEY] [--label LABEL]`` creates
+``python -m fairlib.repro.scaffold mechanism NAME --game [--paper KEY] [--label LABEL]`` creates
 
 - ``fairlib/market/<NAME>.py``: a kernel (``@njit(cache=True)``) and its public wrapper on the game contract
   ``NAME(game) -> GameOutcome``, with a placeholder rule that meets every registry-wide game test (each user bids its
@@ -40,7 +40,7 @@ catalogue (``python -m fairlib.landing`` in the checkout), so the landing and ci
 - its slow reference in ``tests/reference.py`` and ``tests/test_<NAME>.py``, the differential test against it; with
   ``--paper KEY``, the game and its test added to that paper's catalogue entry (``mechanisms=`` lists games too).
 
-``python -m fairlib.scaffold --remove KEY`` removes what ``paper KEY`` created (and the paper's outputs under
+``python -m fairlib.repro.scaffold --remove KEY`` removes what ``paper KEY`` created (and the paper's outputs under
 ``figures/``, ``data/results/`` and ``executed/``, and its rows of the aggregated ledger), then renders the README and
 ``CITATION.cff`` again; it refuses a paper the scaffold did not create.
 
@@ -60,7 +60,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import paths
+from .. import paths
 from .catalog import VENUE_KINDS, Paper
 
 __all__ = ["scaffold_paper", "paper_from_options", "scaffold_mechanism", "remove_paper", "ScaffoldError", "main",
@@ -70,7 +70,7 @@ _NAME = re.compile(r"^[a-z][a-z0-9_]{0,23}$")
 _CATALOG_MARKER = "# new paper notebooks go above this line"
 _PAPERS_MARKER = "# new papers go above this line"
 #: the headline a scaffolded notebook's row shows until the contributor writes the paper's
-HEADLINE = "Not written yet: the paper's main result, reproduced or not, in one sentence (fairlib/catalog.py)."
+HEADLINE = "Not written yet: the paper's main result, reproduced or not, in one sentence (fairlib/repro/catalog.py)."
 _DRIVERS_MARKER = "# new drivers are imported above this line"
 _MULTIRES_MARKER = "# new mechanisms are imported above this line"
 _REGISTRY_MARKER = "# new mechanisms are registered above this line"
@@ -216,11 +216,12 @@ def _wrapped(text: str) -> str:
 
 def _catalog_entries(text: str) -> tuple[dict, dict]:
     """``({notebook key: (first line, last line, call)}, {paper key: (first line, last line)})`` of
-    ``fairlib/catalog.py``'s text, line numbers from 1, found by parsing it (an entry may span lines)."""
+    ``fairlib/repro/catalog.py``'s text, line numbers from 1, found by parsing it (an entry may span lines)."""
     try:
         tree = ast.parse(text)
     except SyntaxError as exc:
-        raise ScaffoldError(f"fairlib/catalog.py does not parse (line {exc.lineno}: {exc.msg}); fix it first") from None
+        raise ScaffoldError(f"fairlib/repro/catalog.py does not parse (line {exc.lineno}: {exc.msg}); "
+                            "fix it first") from None
     notebooks, papers = {}, {}
     for node in ast.walk(tree):
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Notebook"
@@ -277,7 +278,7 @@ def _notebook_entry(key: str, paper: Paper, driver: str) -> str:
 
 def paper_from_options(authors: str, title: str, year, venue_kind: str, venue: str, url: str,
                        notes: str = "") -> Paper:
-    """The :class:`~fairlib.catalog.Paper` the command line describes: ``authors`` as ``"Family, Given; Family,
+    """The :class:`~fairlib.repro.catalog.Paper` the command line describes: ``authors`` as ``"Family, Given; Family,
     Given"``; a ScaffoldError naming the option otherwise.
 
     >>> paper_from_options("Johari, Ramesh; Tsitsiklis, John N.", "Efficiency loss in a network resource allocation "
@@ -287,7 +288,7 @@ def paper_from_options(authors: str, title: str, year, venue_kind: str, venue: s
     >>> paper_from_options("Johari Ramesh", "T", 2004, "article", "V", "https://x.org")
     Traceback (most recent call last):
     ...
-    fairlib.scaffold.ScaffoldError: --authors: 'Johari Ramesh' is not 'Family, Given' (authors are separated by ';', e.g. "Johari, Ramesh; Tsitsiklis, John N.")
+    fairlib.repro.scaffold.ScaffoldError: --authors: 'Johari Ramesh' is not 'Family, Given' (authors are separated by ';', e.g. "Johari, Ramesh; Tsitsiklis, John N.")
     """  # noqa: E501
     pairs = []
     for one in (authors or "").split(";"):
@@ -309,14 +310,14 @@ def paper_from_options(authors: str, title: str, year, venue_kind: str, venue: s
 
 def _render(root: Path) -> list[str]:
     """Render the README's and CITATION.cff's blocks in checkout ``root`` from its catalogue (``python -m
-    fairlib.landing`` there: the catalogue is that checkout's module); the files it rewrote."""
+    fairlib.repro.landing`` there: the catalogue is that checkout's module); the files it rewrote."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    run = subprocess.run([sys.executable, "-m", "fairlib.landing"], cwd=root, env=env, capture_output=True,
+    run = subprocess.run([sys.executable, "-m", "fairlib.repro.landing"], cwd=root, env=env, capture_output=True,
                          text=True, timeout=600)
     if run.returncode != 0:
         raise ScaffoldError("the files are written, but rendering the README and CITATION.cff from the catalogue "
-                            f"failed (python -m fairlib.landing in {root}):\n{run.stderr[-2000:]}\nfix it and run "
-                            "python -m fairlib.landing")
+                            f"failed (python -m fairlib.repro.landing in {root}):\n{run.stderr[-2000:]}\n"
+                            "fix it and run python -m fairlib.repro.landing")
     return [line[:-len(" rendered")] for line in run.stdout.splitlines() if line.endswith(" rendered")]
 
 
@@ -331,10 +332,11 @@ def _notebook(template: str, key: str, title: str, citation: str, driver: str) -
                 src = re.sub(r"^# .*$", lambda _: f"# {title}", src, count=1, flags=re.M)
                 src = re.sub(r"^\*\*Citation\.\*\* .*$", lambda _: f"**Citation.** {citation}", src, count=1,
                              flags=re.M)
-            src = src.replace("fairlib/experiments/template.py", f"fairlib/experiments/{driver}.py")
+            src = src.replace("fairlib/repro/experiments/template.py", f"fairlib/repro/experiments/{driver}.py")
         else:
             src = src.replace('KEY = "template"', f'KEY = "{key}"')
-            src = src.replace("from fairlib.experiments import template", f"from fairlib.experiments import {driver}")
+            src = src.replace("from fairlib.repro.experiments import template",
+                              f"from fairlib.repro.experiments import {driver}")
             # the registry's path first: "template.toml" would otherwise read as the driver's attribute "toml"
             src = src.replace("notebooks/claims/template.toml", f"notebooks/claims/{key}.toml")
             src = re.sub(r"\btemplate\.(?=[A-Za-z_])", f"{driver}.", src)
@@ -349,28 +351,28 @@ def scaffold_paper(key: str, paper: Paper, driver: str, *, citation: str | None 
     """Create a new paper's notebook, claims registry, experiment driver and findings test, catalogue entries and docs
     sections, and render the README and CITATION.cff (see the module docstring); returns the paths written, relative
     to ``root``. ``paper`` is its metadata (:func:`paper_from_options` reads the command line's); ``citation``, the
-    notebook's citation line, defaults to :attr:`Paper.citation <fairlib.catalog.Paper.citation>`."""
+    notebook's citation line, defaults to :attr:`Paper.citation <fairlib.repro.catalog.Paper.citation>`."""
     root = Path(root) if root is not None else paths.ROOT
     key = _check_name(key, "KEY")
     driver = _check_name(driver, "--driver")
     if driver == key:
         raise ScaffoldError(f"--driver = {driver!r}: name the driver by what it studies, not by the paper's key")
     if not isinstance(paper, Paper):
-        raise ScaffoldError(f"paper = {paper!r}: must be a fairlib.catalog.Paper (paper_from_options builds one)")
+        raise ScaffoldError(f"paper = {paper!r}: must be a fairlib.repro.catalog.Paper (paper_from_options builds one)")
     citation = paper.citation if citation is None else citation
     if not isinstance(citation, str) or not citation.strip() or "\n" in citation:
         raise ScaffoldError(f"--citation = {citation!r}: must be one line of text")
     title = paper.heading
     w = _Writer(root)
-    catalog = w.read("fairlib/catalog.py")
+    catalog = w.read("fairlib/repro/catalog.py")
     notebooks, papers = _catalog_entries(catalog)
     if key in notebooks or key in papers:
-        raise ScaffoldError(f"KEY = {key!r}: already in fairlib/catalog.py")
+        raise ScaffoldError(f"KEY = {key!r}: already in fairlib/repro/catalog.py")
     w.create(f"notebooks/{key}.ipynb", _notebook(w.read("notebooks/_template.ipynb"), key, title, citation, driver))
     toml = w.read("notebooks/claims/template.toml")
     toml = re.sub(r"\A(#[^\n]*\n)+", f"# Claims of {title}, declared before any run; the experiment driver "
-                  f"fairlib/experiments/{driver}.py measures them.\n# Rules and kinds: notebooks/claims/template.toml "
-                  "and CONTRIBUTING.md. Replace the example claim with the paper's.\n"
+                  f"fairlib/repro/experiments/{driver}.py measures them.\n# Rules and kinds: "
+                  "notebooks/claims/template.toml and CONTRIBUTING.md. Replace the example claim with the paper's.\n"
                   "# headline (optional): a Findings bullet's words, filled from the ledger ({ours}, {paper}, "
                   "{ours_min}, {ours_max}, {n};\n# format specs allowed), at most 35 words: plain words, units, the "
                   "comparison with the paper.\n", toml)
@@ -378,26 +380,28 @@ def scaffold_paper(key: str, paper: Paper, driver: str, *, citation: str | None 
         toml = re.sub(r"^(statement = .*\n)", lambda m: m.group(1) + 'headline = "the sample mean of uniform draws '
                       'on [0, 1] is {ours:.3f}; the paper: {paper}"\n', toml, count=1, flags=re.M)
     w.create(f"notebooks/claims/{key}.toml", toml)
-    module = w.read("fairlib/experiments/template.py")
+    module = w.read("fairlib/repro/experiments/template.py")
     module = re.sub(r'\A"""[^\n]*\n', lambda _: _wrapped(f'"""{title}: the experiment driver of notebooks/{key}.ipynb '
                                                           "(started from the template's example; replace it with "
                                                           "the paper's experiments)."), module)
-    w.create(f"fairlib/experiments/{driver}.py", module.replace("notebooks/claims/template.toml",
+    w.create(f"fairlib/repro/experiments/{driver}.py", module.replace("notebooks/claims/template.toml",
                                                                 f"notebooks/claims/{key}.toml"))
     test = w.read("tests/test_template_findings.py")
-    test = test.replace("from fairlib.experiments import template", f"from fairlib.experiments import {driver}")
+    test = test.replace("from fairlib.repro.experiments import template",
+                        f"from fairlib.repro.experiments import {driver}")
     test = re.sub(r"\btemplate\.(?=[A-Za-z_])", f"{driver}.", test).replace('KEY = "template"', f'KEY = "{key}"')
-    test = re.sub(r'\A""".*?"""', lambda _: _wrapped(f'"""The {key} claims\' arithmetic (fairlib.experiments.'
+    test = re.sub(r'\A""".*?"""', lambda _: _wrapped(f'"""The {key} claims\' arithmetic (fairlib.repro.experiments.'
                                                       f"{driver}.findings): a known answer, one measurement per "
                                                       'declared claim, bad input named."""').rstrip("\n"),
                   test, count=1, flags=re.S)
     w.create(f"tests/test_{driver}_findings.py", test)
-    drivers = w.read("fairlib/experiments/__init__.py")
-    drivers = _insert_before(drivers, _DRIVERS_MARKER, f"from . import {driver}", "fairlib/experiments/__init__.py")
-    w.edit("fairlib/experiments/__init__.py", _add_to_all(drivers, driver, "fairlib/experiments/__init__.py"))
-    catalog = _insert_before(catalog, _PAPERS_MARKER, _paper_entry(key, paper), "fairlib/catalog.py")
-    catalog = _insert_before(catalog, _CATALOG_MARKER, _notebook_entry(key, paper, driver), "fairlib/catalog.py")
-    w.edit("fairlib/catalog.py", catalog)
+    drivers_file = "fairlib/repro/experiments/__init__.py"
+    drivers = w.read(drivers_file)
+    drivers = _insert_before(drivers, _DRIVERS_MARKER, f"from . import {driver}", drivers_file)
+    w.edit(drivers_file, _add_to_all(drivers, driver, drivers_file))
+    catalog = _insert_before(catalog, _PAPERS_MARKER, _paper_entry(key, paper), "fairlib/repro/catalog.py")
+    catalog = _insert_before(catalog, _CATALOG_MARKER, _notebook_entry(key, paper, driver), "fairlib/repro/catalog.py")
+    w.edit("fairlib/repro/catalog.py", catalog)
     section = f'{paper.names}, "{paper.title}" — `{key}`'
     w.edit("docs/claims-coverage.md", w.read("docs/claims-coverage.md").rstrip("\n") + (
         f"\n\n## {section}\n\n| paper | statement | claim(s) or reason |\n|---|---|---|\n"
@@ -460,10 +464,10 @@ def remove_paper(key: str, *, root: Path | None = None) -> list[str]:
     root = Path(root) if root is not None else paths.ROOT
     key = _check_name(key, "KEY")
     w = _Writer(root)
-    catalog = w.read("fairlib/catalog.py")
+    catalog = w.read("fairlib/repro/catalog.py")
     notebooks, papers = _catalog_entries(catalog)
     if key not in notebooks:
-        raise ScaffoldError(f"KEY = {key!r}: not in fairlib/catalog.py")
+        raise ScaffoldError(f"KEY = {key!r}: not in fairlib/repro/catalog.py")
     first, last, call = notebooks[key]
     driver = _keyword(call, "driver")
     if not isinstance(driver, str) or not _NAME.match(driver):
@@ -474,14 +478,14 @@ def remove_paper(key: str, *, root: Path | None = None) -> list[str]:
     spans = [(first, last)] + ([papers[paper]] if paper in papers and not shared else [])
     for span in sorted(spans, reverse=True):   # the later entry first, so the earlier one's lines stay put
         catalog = _without_lines(catalog, *span)
-    w.edit("fairlib/catalog.py", catalog)
-    drivers = w.read("fairlib/experiments/__init__.py").replace(f"from . import {driver}\n", "")
-    w.edit("fairlib/experiments/__init__.py", drivers.replace(f'__all__ += ["{driver}"]\n', ""))
+    w.edit("fairlib/repro/catalog.py", catalog)
+    drivers = w.read("fairlib/repro/experiments/__init__.py").replace(f"from . import {driver}\n", "")
+    w.edit("fairlib/repro/experiments/__init__.py", drivers.replace(f'__all__ += ["{driver}"]\n', ""))
     for doc in ("docs/claims-coverage.md", "docs/reconstructions.md"):
         w.edit(doc, _section_removed(w.read(doc), key))
     _ledger_without(w, key)
     gone = []
-    for rel in (f"notebooks/{key}.ipynb", f"notebooks/claims/{key}.toml", f"fairlib/experiments/{driver}.py",
+    for rel in (f"notebooks/{key}.ipynb", f"notebooks/claims/{key}.toml", f"fairlib/repro/experiments/{driver}.py",
                 f"tests/test_{driver}_findings.py", f"figures/{key}", f"data/results/{key}", f"executed/{key}.ipynb",
                 f"executed/{key}.md"):
         path = root / rel
@@ -501,7 +505,7 @@ _POOLED = '''"""{label}: a pooled mechanism.
 
 Contract: ``{name}(cluster, *, start=None) -> Allocation``.
 
-Started by ``python -m fairlib.scaffold mechanism ... --pooled`` with a placeholder rule — each user's weighted
+Started by ``python -m fairlib.repro.scaffold mechanism ... --pooled`` with a placeholder rule — each user's weighted
 slice of its dominant resource, w_n / Σw / s_n tasks (s_n: one task's dominant share), all scaled by one factor
 until a resource is full, on top of the tasks it holds (``start``) — which meets every registry-wide test.
 Replace the kernel's rule with the paper's, keeping the split: the kernel computes on contiguous float64 arrays, the
@@ -589,7 +593,7 @@ _MULTI = '''"""{label}: a multi-server mechanism.
 
 Contract: ``{name}(cluster) -> Allocation``.
 
-Started by ``python -m fairlib.scaffold mechanism ... --multi-server`` with a placeholder rule — every server's
+Started by ``python -m fairlib.repro.scaffold mechanism ... --multi-server`` with a placeholder rule — every server's
 time split equally among the users who can use it (user n gets γ[n, i] / k_i tasks on server i, k_i the users
 eligible there) — which meets every registry-wide test. Replace the kernel's rule with the paper's, keeping the
 split: the kernel computes on contiguous arrays, the wrapper validates, converts and wraps. Its slow reference is
@@ -752,8 +756,8 @@ _GAME = '''"""{label}: a game-type mechanism.
 
 Contract: ``{name}(game) -> GameOutcome``.
 
-Started by ``python -m fairlib.scaffold mechanism ... --game`` with a placeholder rule — each user bids its budget in
-proportion to its weights, over its k_i highest-weight machines under finite parallelism (EC'05's static baseline) —
+Started by ``python -m fairlib.repro.scaffold mechanism ... --game`` with a placeholder rule — each user bids its budget
+in proportion to its weights, over its k_i highest-weight machines under finite parallelism (EC'05's static baseline) —
 which meets every registry-wide game test. Replace the kernel's rule with the paper's, keeping the split: the kernel
 computes the bids on contiguous arrays, the wrapper validates, converts and wraps them in a ``GameOutcome`` (which
 derives the shares, prices, utilities and the certificate ``residual``). When the rule reaches an equilibrium, add
@@ -882,7 +886,7 @@ def _free_color(registry_text: str, registry=None) -> str | None:
     :mod:`fairlib.mechanisms`; :mod:`fairlib.games` for a game) uses (nor a colour written in ``registry_text``, the
     registry being scaffolded into), or None when all are taken (the mechanism then gets the colour its name fixes,
     and its marker and line style tell it apart)."""
-    from . import mechanisms
+    from .. import mechanisms
 
     used = {m.color.lower() for m in (registry or mechanisms).select()}
     used |= {c.lower() for c in re.findall(r'color="(#[0-9A-Fa-f]{6})"', registry_text)}
@@ -916,20 +920,20 @@ def scaffold_mechanism(name: str, kind: str, *, label: str | None = None, paper:
     else:
         _scaffold_cluster_mechanism(w, name, label, kind, registry)
     if paper is not None:
-        catalog = w.read("fairlib/catalog.py")
+        catalog = w.read("fairlib/repro/catalog.py")
         notebooks, _ = _catalog_entries(catalog)
         entry = _lines(catalog, *notebooks[paper][:2]) if paper in notebooks else ""
         if "mechanisms=(" not in entry or "tests=(" not in entry:
             raise ScaffoldError(f"--paper = {paper!r}: no catalogue entry with tests=(...) and mechanisms=(...) in "
-                                "fairlib/catalog.py (scaffold the paper first)")
+                                "fairlib/repro/catalog.py (scaffold the paper first)")
         new = _tuple_added(_tuple_added(entry, "tests", f"tests/test_{name}.py"), "mechanisms", name)
-        w.edit("fairlib/catalog.py", catalog.replace(entry, new))
+        w.edit("fairlib/repro/catalog.py", catalog.replace(entry, new))
     return w.commit()
 
 
 def _scaffold_game(w: _Writer, name: str, label: str) -> None:
     """A game's module, export, registration, reference and test (:func:`scaffold_mechanism` with ``--game``)."""
-    from . import games
+    from .. import games
 
     fmt = {"name": name, "label": label}
     w.create(f"fairlib/market/{name}.py", _GAME.format(**fmt))
@@ -969,7 +973,7 @@ def _scaffold_cluster_mechanism(w: _Writer, name: str, label: str, kind: str, re
 
 def main(argv=None) -> int:
     """Command line (see the module docstring)."""
-    ap = argparse.ArgumentParser(prog="python -m fairlib.scaffold", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m fairlib.repro.scaffold", description=__doc__.split("\n")[0])
     ap.add_argument("--root", type=Path, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--remove", metavar="KEY", help="remove what `paper KEY` created")
     sub = ap.add_subparsers(dest="what")
@@ -1017,7 +1021,7 @@ def main(argv=None) -> int:
             ap.print_help()
             return 2
     except ScaffoldError as exc:
-        print(f"python -m fairlib.scaffold: {exc}", file=sys.stderr)
+        print(f"python -m fairlib.repro.scaffold: {exc}", file=sys.stderr)
         return 2
     print(f"{verb}:\n  " + "\n  ".join(done))
     if args.what == "paper":

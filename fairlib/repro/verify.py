@@ -27,16 +27,16 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from ._validate import InvalidInputError, result_type
+from .._validate import InvalidInputError, result_type
+from ..tolerances import DEFAULT_ATOL, DEFAULT_RTOL
 
 __all__ = ["DEFAULT_RTOL", "DEFAULT_ATOL", "ANOTHER_CPU", "Tolerance", "TOLERANCES", "TIMING_COLUMNS", "SENSITIVE",
            "declared_tolerance",
            "Difference", "TableReport", "ClaimChange", "VerifyReport", "compare_values", "compare_text",
            "compare_table", "claim_changes", "compare_claims", "verify_results"]
 
-#: default tolerances of ``run_all.py --verify``: numbers equal when |a - b| <= rtol·max(|a|, |b|) or <= atol
-DEFAULT_RTOL = 1e-6
-DEFAULT_ATOL = 1e-9
+# default tolerances of ``run_all.py --verify`` (DEFAULT_RTOL, DEFAULT_ATOL, re-exported here): the library's
+# (:mod:`fairlib.tolerances`), which its own checks of interpreted against compiled kernels use too
 
 #: "another CPU" on this machine: numba's kernels compiled for a generic x86-64 (no AVX, other vectorisation),
 #: OpenBLAS on an old core's kernels and one thread everywhere (sums in another order). ``run_all.py --verify`` under
@@ -49,8 +49,8 @@ class Tolerance(NamedTuple):
     """How far a column's numbers may move between two runs on different CPUs: equal when |a - b| <= rtol·max(|a|,
     |b|) or <= atol; ``reason`` names the certificate that bounds the move (a solver's stopping rule, a duality
     gap, a Nash residual) or why only rounding moves it. ``digits``: the significant digits the tables report the
-    column with (:func:`fairlib.report.save_table`), the ones the certificate guarantees: 10 (the CSV format's) for
-    closed-form arithmetic, fewer for an iterative solver's output, never so few that a rounding step alone exceeds
+    column with (:func:`fairlib.repro.report.save_table`), the ones the certificate guarantees: 10 (the CSV format's)
+    for closed-form arithmetic, fewer for an iterative solver's output, never so few that a rounding step alone exceeds
     ``rtol`` (a test). ``inputs``: columns under the declaration that echo the instance or the trace (a job's
     arrival, its work) rather than a solver's output, reported with the format's digits; so is a column of whole
     numbers (a time stamp, a count)."""

@@ -3,13 +3,14 @@ publishes, in order.
 
 Every paper is declared once, here: :data:`PAPERS` holds what ``CITATION.cff`` cites (authors, title, venue, year,
 link) and :data:`NOTEBOOKS` the notebooks, each naming the paper it reproduces (or none, for a study of our own), how
-the README's results table names it and its headline. ``python -m fairlib.landing`` renders the README's results
+the README's results table names it and its headline. ``python -m fairlib.repro.landing`` renders the README's results
 table, its count of notebooks and papers, its list of papers and ``CITATION.cff``'s ``references:`` from them;
 nothing else lists or counts the papers. One module, imported by ``run_all.py``, the site builder and
-:mod:`fairlib.landing`, so none imports another.
+:mod:`fairlib.repro.landing`, so none imports another.
 
-``python -m fairlib.scaffold paper KEY`` adds a paper above the marker line at the end of :data:`PAPERS` and its
-notebook above the one at the end of :data:`NOTEBOOKS`; ``python -m fairlib.scaffold --remove KEY`` takes both out.
+``python -m fairlib.repro.scaffold paper KEY`` adds a paper above the marker line at the end of :data:`PAPERS` and its
+notebook above the one at the end of :data:`NOTEBOOKS`; ``python -m fairlib.repro.scaffold --remove KEY`` takes both
+out.
 
 >>> NOTEBOOKS["li2019"].path
 'notebooks/li2019_dynamic_drf.ipynb'
@@ -20,7 +21,7 @@ True
 >>> get("nope")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-KeyError: "notebook key 'nope' is not in the catalogue (fairlib/catalog.py); known: feldman2005, ..."
+KeyError: "notebook key 'nope' is not in the catalogue (fairlib/repro/catalog.py); known: feldman2005, ..."
 """
 
 from __future__ import annotations
@@ -29,15 +30,15 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import paths
+from .. import paths
 
 __all__ = ["Paper", "Notebook", "PAPERS", "NOTEBOOKS", "VENUE_KINDS", "get", "paper_of", "source_path", "MARKER",
            "PAPERS_MARKER", "PAPER_CHECKS", "paper_tests", "importing_tests", "changed_modules", "library_modules"]
 
-#: the line above which ``python -m fairlib.scaffold paper`` inserts a new notebook
-MARKER = "# new paper notebooks go above this line (python -m fairlib.scaffold paper KEY ...)"
-#: the line above which ``python -m fairlib.scaffold paper`` inserts a new paper
-PAPERS_MARKER = "# new papers go above this line (python -m fairlib.scaffold paper KEY ...)"
+#: the line above which ``python -m fairlib.repro.scaffold paper`` inserts a new notebook
+MARKER = "# new paper notebooks go above this line (python -m fairlib.repro.scaffold paper KEY ...)"
+#: the line above which ``python -m fairlib.repro.scaffold paper`` inserts a new paper
+PAPERS_MARKER = "# new papers go above this line (python -m fairlib.repro.scaffold paper KEY ...)"
 #: a paper's kind of venue, as CITATION.cff types it -> the CFF key that names the venue
 VENUE_KINDS = {"conference-paper": "collection-title", "article": "journal"}
 _YEAR = range(1900, 2200)
@@ -143,7 +144,7 @@ PAPERS: dict[str, Paper] = {
     "metin2025": Paper(
         (("Metin", "Serdar"),), "Precomputed Dominant Resource Fairness",
         "article", "arXiv preprint", 2025, "https://arxiv.org/abs/2507.08846", notes="arXiv:2507.08846"),
-    # new papers go above this line (python -m fairlib.scaffold paper KEY ...)
+    # new papers go above this line (python -m fairlib.repro.scaffold paper KEY ...)
 }
 
 
@@ -165,7 +166,8 @@ class Notebook:
     tests: tuple = ()
     #: registered mechanisms and games the paper introduces: make test-paper runs the registry-wide tests on them too
     mechanisms: tuple = ()
-    #: its experiment driver, ``fairlib/experiments/<driver>.py`` (set by ``python -m fairlib.scaffold paper``)
+    #: its experiment driver, ``fairlib/repro/experiments/<driver>.py`` (set by
+    #: ``python -m fairlib.repro.scaffold paper``)
     driver: str = ""
     paper: str | None = None
     listed_as: str = ""
@@ -215,7 +217,7 @@ NOTEBOOKS: dict[str, Notebook] = {nb.key: nb for nb in [
              listed_as="not a paper: the DRF rules of Mesos, YARN, Kueue and Volcano on a real Google cell",
              headline="Pooled DRF served machine by machine, as offer-based schedulers run it, trails DRFH, TSF and "
                       "PS-DSF in utilisation at every instant."),
-    # new paper notebooks go above this line (python -m fairlib.scaffold paper KEY ...)
+    # new paper notebooks go above this line (python -m fairlib.repro.scaffold paper KEY ...)
 ]}
 
 
@@ -223,14 +225,14 @@ def _check_catalogue(papers: dict[str, Paper], notebooks: dict[str, Notebook]) -
     """Every notebook's paper is declared and every declared paper has a notebook (a ValueError naming it)."""
     for nb in notebooks.values():
         if nb.paper is not None and nb.paper not in papers:
-            raise ValueError(f"fairlib/catalog.py: notebook {nb.key!r} reproduces paper {nb.paper!r}, which PAPERS "
-                             f"does not declare; declared: {', '.join(papers)}")
+            raise ValueError(f"fairlib/repro/catalog.py: notebook {nb.key!r} reproduces paper {nb.paper!r}, which "
+                             f"PAPERS does not declare; declared: {', '.join(papers)}")
         if not nb.listed_as or not nb.headline:
-            raise ValueError(f"fairlib/catalog.py: notebook {nb.key!r} needs listed_as (how the results table names "
-                             "it) and headline (its result in one sentence)")
+            raise ValueError(f"fairlib/repro/catalog.py: notebook {nb.key!r} needs listed_as (how the results table "
+                             "names it) and headline (its result in one sentence)")
     orphans = [key for key in papers if not any(nb.paper == key for nb in notebooks.values())]
     if orphans:
-        raise ValueError(f"fairlib/catalog.py: papers no notebook reproduces: {', '.join(orphans)}")
+        raise ValueError(f"fairlib/repro/catalog.py: papers no notebook reproduces: {', '.join(orphans)}")
 
 
 _check_catalogue(PAPERS, NOTEBOOKS)
@@ -241,7 +243,7 @@ def get(key: str) -> Notebook:
     try:
         return NOTEBOOKS[key]
     except KeyError:
-        raise KeyError(f"notebook key {key!r} is not in the catalogue (fairlib/catalog.py); known: "
+        raise KeyError(f"notebook key {key!r} is not in the catalogue (fairlib/repro/catalog.py); known: "
                        f"{', '.join(NOTEBOOKS)}") from None
 
 
@@ -347,7 +349,7 @@ def changed_modules(root: Path | None = None) -> list[str]:
 
 def library_modules(nb: Notebook) -> list[str]:
     """The library files behind notebook ``nb`` whose doctests and API contract ``make test-paper`` runs: the
-    experiment drivers its source imports (``from fairlib.experiments import ...``), the modules defining the
+    experiment drivers its source imports (``from fairlib.repro.experiments import ...``), the modules defining the
     mechanisms and games it introduces (found through their registries, wherever they live) and every fairlib module
     new or changed on the branch (:func:`changed_modules`), as paths relative to the repository root."""
     import ast
@@ -363,8 +365,8 @@ def library_modules(nb: Notebook) -> list[str]:
         except SyntaxError:
             continue
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module == "fairlib.experiments":
-                drivers += [f"fairlib/experiments/{alias.name}.py" for alias in node.names]
+            if isinstance(node, ast.ImportFrom) and node.module == "fairlib.repro.experiments":
+                drivers += [f"fairlib/repro/experiments/{alias.name}.py" for alias in node.names]
     mechanisms = importlib.import_module("fairlib.mechanisms")   # lazily: the registries sit above the catalogue
     games = importlib.import_module("fairlib.games")
     game_names = {name.lower() for name in games.names()}
@@ -375,12 +377,13 @@ def library_modules(nb: Notebook) -> list[str]:
 
 
 def main(argv=None) -> int:
-    """``python -m fairlib.catalog [--tests KEY | --mechanisms KEY | --modules KEY]``: the catalogue, or what ``make
-    test-paper`` runs for one paper."""
+    """``python -m fairlib.repro.catalog [--tests KEY | --mechanisms KEY | --modules KEY]``: the catalogue, or what
+    ``make test-paper`` runs for one paper."""
     import argparse
     import sys
 
-    ap = argparse.ArgumentParser(prog="python -m fairlib.catalog", description="The paper notebooks run_all executes.")
+    ap = argparse.ArgumentParser(prog="python -m fairlib.repro.catalog",
+                                 description="The paper notebooks run_all executes.")
     ap.add_argument("--tests", metavar="KEY",
                     help="print the test files make test-paper runs for paper KEY, one per line: its own, the "
                          "repository-wide checks (PAPER_CHECKS) and the tests of the modules it adds or changes")
@@ -397,7 +400,7 @@ def main(argv=None) -> int:
         try:
             nb = get(key)
         except KeyError as exc:
-            print(f"python -m fairlib.catalog: {exc.args[0]}", file=sys.stderr)
+            print(f"python -m fairlib.repro.catalog: {exc.args[0]}", file=sys.stderr)
             return 2
         if args.tests is not None:
             print("\n".join(paper_tests(nb)))
