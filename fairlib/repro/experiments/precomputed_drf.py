@@ -780,7 +780,7 @@ def variant_time_ratios(demands, capacity, *, repetitions: int = 15, repeat: int
     times and ``ratio`` = simplified / ds*."""
     from functools import partial
 
-    from ..timing import median_time
+    from ...timing import median_time
 
     forms = {"simplified": partial(pdrf, demands, capacity, variant="simplified"),
              "ds_max": partial(pdrf, demands, capacity, variant="ds_max")}
