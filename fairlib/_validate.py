@@ -250,7 +250,7 @@ def as_budgets(budgets, n: int, name: str = "budgets") -> np.ndarray:
     """
     if budgets is None:
         return np.ones(n)
-    if np.ndim(budgets) == 0:
+    if as_array(budgets, name).ndim == 0:   # a ragged list is named here, not by numpy's ndim
         budgets = np.full(n, budgets)
     arr = _as_float_array(budgets, name, 1)
     _check_length(arr, name, n, "one per user")

@@ -9,10 +9,11 @@ import pandas as pd
 import pytest
 
 from fairlib import metrics, sim
-from fairlib._validate import InvalidInputError, as_count, as_finite, as_instance, as_rng, as_values, check_columns
+from fairlib._validate import (InvalidInputError, as_budgets, as_count, as_finite, as_instance, as_rng, as_values,
+                              check_columns)
 from fairlib.dynamic import dynamic_drf, maxmin_tight_example, maxsum_counterexample
 from fairlib.market import Game, best_response_finite, run_dynamics, sqrt_m_construction
-from fairlib.multires import Cluster, drfh, edrf, pdrf, pfvds, tsf
+from fairlib.multires import Cluster, Quotas, drfh, edrf, pdrf, pfvds, tsf
 from fairlib.repro.report import ClaimLog
 from fairlib.traces import (TraceFormatError, Workload, bitbrains_workload, google_fleet, google_workload,
                             machine_configurations, read_batch_task, read_job_events, read_task_events)
@@ -167,6 +168,10 @@ def test_bitbrains_workload_refuses_negative_usage():
     (lambda: google_fleet(2.5, configurations=pd.DataFrame({"cpus": [0.5], "memory": [0.5], "machines": [3]})),
      r"n_servers = 2\.5: must be an integer >= 1"),
     (lambda: ClaimLog("demo", mode="bogus", write=False, registry=[]), r"mode = 'bogus': must be one of"),
+    # a ragged list reached numpy's ndim/shape before any check (a bare ValueError)
+    (lambda: as_budgets([[1, 2], [3]], 2), r"budgets = \[\[1, 2\], \[3\]\]: must be"),
+    (lambda: Quotas.mesos([[1, 2], [3]]), r"guarantee = \[\[1, 2\], \[3\]\]"),
+    (lambda: Quotas.kueue([[1, 2], [3]]), r"nominal = \[\[1, 2\], \[3\]\]"),
 ])
 def test_raw_errors_became_named(call, message):
     with pytest.raises(InvalidInputError, match=message):

@@ -38,7 +38,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import njit
-from .._validate import InvalidInputError, _short, as_real_array, check_choice
+from .._validate import InvalidInputError, _short, as_array, as_real_array, check_choice
 
 __all__ = ["Quotas", "QUOTA_SHARES", "ResolvedQuotas", "divisible_bounds"]
 
@@ -165,7 +165,7 @@ class Quotas:
     def mesos(cls, guarantee=None, limit=None) -> "Quotas":
         """Apache Mesos's quota: guarantees allocated first and held back while unused (the allocator's headroom),
         limits never exceeded; the DRF sorter on the whole allocation beyond them."""
-        lending = None if guarantee is None else np.zeros(np.shape(guarantee))
+        lending = None if guarantee is None else np.zeros(as_array(guarantee, "guarantee").shape)
         return cls(guarantee, limit, lending, "dominant", ("guarantee", "limit", "lending_limit"))
 
     @classmethod
@@ -173,7 +173,7 @@ class Quotas:
         """Kubernetes Kueue's ClusterQueues in one cohort with fair sharing: ``nominalQuota``, ``borrowingLimit``
         (``None`` or ``inf``: unlimited; limit = nominal + borrowing limit), ``lendingLimit`` (``None``: all of the
         nominal quota is lendable); beyond the nominal quota, the borrowed share decides."""
-        nominal_arr = _matrix(nominal, "nominal", np.shape(nominal), allow_inf=False)
+        nominal_arr = _matrix(nominal, "nominal", as_array(nominal, "nominal").shape, allow_inf=False)
         limit = None
         if borrowing_limit is not None:
             limit = nominal_arr + _matrix(borrowing_limit, "borrowing_limit", nominal_arr.shape, allow_inf=True)

@@ -74,7 +74,11 @@ class Fleet:
             raise InvalidInputError(f"capacity: expected (servers, {len(resources)}) for resources {resources}, "
                                     f"got shape {cap.shape}")
         n = cap.shape[0]
-        if np.ndim(self.server_class) != 1 or len(self.server_class) != n:
+        try:
+            labels = np.asarray(self.server_class)
+        except ValueError:   # a ragged list of labels
+            labels = None
+        if labels is None or labels.ndim != 1 or len(labels) != n:
             raise InvalidInputError(f"server_class = {_short(self.server_class)}: expected {n} labels (one per "
                                     "server)")
         _check_label(self.source, "source")
