@@ -74,6 +74,17 @@ def test_the_loop_runs_a_papers_tests_the_checks_and_the_tests_of_what_it_change
     assert len(files) == len(set(files))
 
 
+def test_the_scaffolds_registration_lines_bring_in_no_importer(monkeypatch):
+    """Every paper changes the catalogue and the drivers' package by the lines the scaffold adds: their readers are
+    the paper checks, and their importers (the scaffold's nested loop, every other paper's findings) are not run."""
+    nb = catalog.get("li2019")
+    monkeypatch.setattr(catalog, "changed_modules", lambda root=None: list(catalog.REGISTRATION_FILES))
+    files = catalog.paper_tests(nb)
+    assert "tests/test_scaffold.py" not in files and "tests/test_heterogeneous_findings.py" not in files
+    assert set(catalog.PAPER_CHECKS) <= set(files)
+    assert set(catalog.REGISTRATION_FILES) <= set(catalog.library_modules(nb))    # their doctests still run
+
+
 def test_contract_modules_keeps_the_contract_of_those_modules_only():
     run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-q",
                           "--collect-only", "tests/test_api_contract.py", "--contract-modules",
