@@ -239,6 +239,9 @@ def resolve_runs(mechanisms, *capabilities: str) -> dict[str, Callable]:
     if mechanisms is None:
         return runs(*capabilities)
     if isinstance(mechanisms, Mapping):
+        bad = next(((name, fn) for name, fn in mechanisms.items() if not callable(fn)), None)
+        if bad is not None:
+            raise InvalidInputError(f"mechanisms[{bad[0]!r}] = {_short(bad[1])}: expected a callable of a cluster")
         return dict(mechanisms)
     if isinstance(mechanisms, str):
         mechanisms = [mechanisms]       # one name, not its letters

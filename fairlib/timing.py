@@ -9,6 +9,7 @@ import timeit
 from pathlib import Path
 
 from ._jit import compiled
+from ._validate import InvalidInputError, _short, as_count, as_number
 
 __all__ = ["median_time", "cpu_model"]
 
@@ -24,6 +25,12 @@ def median_time(fn, *, repeat: int = 5, min_time: float = 0.02, warmup: int = 1,
     Every call runs the compiled kernels, whatever the problem's size (:func:`fairlib._jit.compiled`): a speed
     comparison is of the methods, not of numba against the interpreter that answers a mechanism's small problems.
     """
+    if not callable(fn):
+        raise InvalidInputError(f"fn = {_short(fn)}: expected a callable of no arguments")
+    repeat = as_count(repeat, "repeat")
+    warmup = as_count(warmup, "warmup", minimum=0)
+    min_time = as_number(min_time, "min_time", inclusive=True, maximum=60.0)
+    slow = as_number(slow, "slow", inclusive=True)
     with compiled():
         return _median_time(fn, repeat, min_time, warmup, slow)
 

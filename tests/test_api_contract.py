@@ -86,8 +86,9 @@ EXEMPT = {
                               "the book and the tests, not a computation on user input: get() names an unknown key "
                               "in its KeyError (its doctest), tests/test_run_all.py and tests/test_scaffold.py "
                               "exercise the rest",
-    "fairlib.timing.median_time": "times a callable by wall clock; its arguments are checked in "
-                                  "tests/test_benchmarks_harness.py and a probe would only measure the machine",
+    "fairlib.timing.median_time": "times a callable by wall clock: it refuses bad arguments by name "
+                                  "(tests/test_named_errors.py), and the battery's valid large counts would only "
+                                  "measure the machine for hours",
     "fairlib.*Error": "an exception class",
     "fairlib.multires.DRFSorter.*": "the stateful scheduler interface (clients added, allocated, removed in turn); "
                                     "each method's errors are tested in tests/test_scheduler_semantics.py",

@@ -168,6 +168,9 @@ def test_bitbrains_workload_refuses_negative_usage():
     (lambda: google_fleet(2.5, configurations=pd.DataFrame({"cpus": [0.5], "memory": [0.5], "machines": [3]})),
      r"n_servers = 2\.5: must be an integer >= 1"),
     (lambda: ClaimLog("demo", mode="bogus", write=False, registry=[]), r"mode = 'bogus': must be one of"),
+    (lambda: __import__("fairlib.timing").timing.median_time(lambda: None, warmup=-1), r"warmup = -1: must be"),
+    (lambda: __import__("fairlib.timing").timing.median_time(None), r"fn = None: expected a callable"),
+    (lambda: __import__("fairlib.mechanisms").mechanisms.resolve_runs({"x": 5}), r"mechanisms\['x'\] = 5: expected"),
     # a ragged list reached numpy's ndim/shape before any check (a bare ValueError)
     (lambda: as_budgets([[1, 2], [3]], 2), r"budgets = \[\[1, 2\], \[3\]\]: must be"),
     (lambda: Quotas.mesos([[1, 2], [3]]), r"guarantee = \[\[1, 2\], \[3\]\]"),
