@@ -101,6 +101,7 @@ class Outcome:
     claims_fresh: bool = False   # this run wrote the notebook's claims.json
     quick_differs: list = field(default_factory=list)   # quick mode: claims whose status differs from the full ledger
     claims_not_reproduced: int = 0
+    claims_inconclusive: int = 0
     claims_not_tested: int = 0
     outputs: int = 0
     error: str = ""
@@ -273,6 +274,7 @@ def run_one(nb: Notebook, mode: str, build: Path, show_cells: bool, accept_claim
             out.claims_held = summary["held"]
             out.claims_total = summary["total"]
             out.claims_not_reproduced = summary["not_reproduced"]
+            out.claims_inconclusive = summary.get("inconclusive", 0)
             out.claims_not_tested = summary.get("not_tested", 0)
             out.data = doc.get("data") or ""
             out.claims_regressed = claim_regressions(nb.key, baseline, doc["claims"])
@@ -471,6 +473,7 @@ def write_manifest(build: Path, mode: str, jobs: int, outcomes: list[Outcome]) -
 
 def _other_claims(o: Outcome) -> str:
     parts = [f"{k} {what}" for k, what in ((o.claims_not_reproduced, "not reproduced"),
+                                           (o.claims_inconclusive, "inconclusive"),
                                            (o.claims_not_tested, "not tested")) if k]
     return f" ({', '.join(parts)})" if parts else ""
 
