@@ -272,6 +272,7 @@ PAPER_CHECKS: dict[str, str] = {
     "tests/test_book.py": "the book lists every catalogued notebook and renders the landing table once",
     "tests/test_executed.py": "an executed notebook, once committed, matches its source and links its claims",
     "tests/test_report.py": "every claims registry loads, and its rules and headlines are well formed",
+    "tests/test_claim_quotes.py": "every paper claim of the paper's registry quotes the paper and states its scope",
     "tests/test_packaging.py": "the kernel warm-up reaches every kernel, the paper's included; CITATION.cff is valid",
     "tests/test_verify.py": "declared tolerances name catalogued notebooks and committed tables",
     "tests/test_suite_schedule.py": "the suite's schedule names notebooks and tests that exist",
