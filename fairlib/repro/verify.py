@@ -141,8 +141,8 @@ _CAPPED_ABOVE_ONE = ("PF-VDS with per-job caps at α > 1: an allocation certifie
 #: tables and claims whose values may change on an ulp of input, with the reason. ``run_all.py --verify``
 #: compares them, reports a difference as "sensitive", and does not fail on it.
 #: ``{key: {"tables": {table: {column or "*": reason, "rows where <pandas query>": reason}},
-#: "claims": {claim_id: reason}}}``: a "rows where" entry makes every column of the committed rows matching the
-#: query sensitive.
+#: "claims": {claim_id: reason}}}``: a "rows where" entry makes every column of the rows matching the query in the
+#: committed or the fresh table sensitive.
 SENSITIVE: dict[str, dict[str, dict]] = {
     "feldman2005": {
         "tables": {
@@ -455,8 +455,11 @@ def compare_table(committed: Path, fresh: Path, *, rtol: float = DEFAULT_RTOL, a
     sensitive_rows: dict[int, str] = {}
     for spec in [k for k in sensitive if k.startswith("rows where ")]:
         reason = sensitive.pop(spec)
-        for i in pd.read_csv(Path(committed)).query(spec[len("rows where "):]).index:
-            sensitive_rows.setdefault(int(i), reason)
+        # a row is sensitive when the committed or the fresh run's values meet the query: a solve that reached its
+        # equilibrium in one run and stopped short in the other is the case the query names, whichever run it was
+        for table in (Path(committed), Path(fresh)):
+            for i in pd.read_csv(table).query(spec[len("rows where "):]).index:
+                sensitive_rows.setdefault(int(i), reason)
     excluded = tuple(c for c in exclude if c in a.columns or c in b.columns)
     a, b = a.drop(columns=list(excluded), errors="ignore"), b.drop(columns=list(excluded), errors="ignore")
     if list(a.columns) != list(b.columns):
