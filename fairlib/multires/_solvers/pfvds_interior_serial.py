@@ -85,6 +85,16 @@ def _cholesky(a):
 
 
 @njit(cache=True, error_model="numpy")
+def _back_substitute(upper, w):
+    """``w`` overwritten by upper⁻¹ w (``upper`` upper triangular): the last step of both solves below."""
+    n = w.shape[0]
+    for i in range(n - 1, -1, -1):
+        for k in range(i + 1, n):
+            w[i] -= upper[i, k] * w[k]
+        w[i] /= upper[i, i]
+
+
+@njit(cache=True, error_model="numpy")
 def _cholesky_solve(low, b):
     n = b.shape[0]
     w = b.copy()
@@ -92,10 +102,7 @@ def _cholesky_solve(low, b):
         for k in range(i):
             w[i] -= low[i, k] * w[k]
         w[i] /= low[i, i]
-    for i in range(n - 1, -1, -1):
-        for k in range(i + 1, n):
-            w[i] -= low[k, i] * w[k]
-        w[i] /= low[i, i]
+    _back_substitute(low.T, w)
     return w
 
 
@@ -136,10 +143,7 @@ def _lu_solve(lu, piv, b):
     for i in range(n):
         for k in range(i):
             w[i] -= lu[i, k] * w[k]
-    for i in range(n - 1, -1, -1):
-        for k in range(i + 1, n):
-            w[i] -= lu[i, k] * w[k]
-        w[i] /= lu[i, i]
+    _back_substitute(lu, w)
     return w
 
 
