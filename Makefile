@@ -79,6 +79,7 @@ $(CFFCONVERT): | $(STAMP)
 # replaces one (pytest-dev/pytest-xdist#1378)
 test: $(STAMP) $(CFFCONVERT)
 	$(BIN)/ruff check fairlib tests benchmarks run_all.py book
+	$(BIN)/ruff format --check fairlib tests benchmarks run_all.py book
 	$(BIN)/python -m pytest -n 2 --dist loadgroup --no-loadscope-reorder --max-worker-restart 0
 
 test-paper: $(STAMP) $(CFFCONVERT)
@@ -87,6 +88,7 @@ test-paper: $(STAMP) $(CFFCONVERT)
 	mechs=$$($(BIN)/python -m fairlib.repro.catalog --mechanisms $(KEY)); \
 	modules=$$($(BIN)/python -m fairlib.repro.catalog --modules $(KEY)); \
 	status=0; set -x; $(BIN)/ruff check fairlib tests benchmarks run_all.py book || status=1; \
+	$(BIN)/ruff format --check fairlib tests benchmarks run_all.py book || status=1; \
 	$(BIN)/python -m pytest -p no:cacheprovider -n 2 --dist loadgroup --no-loadscope-reorder --max-worker-restart 0 \
 	  $$tests --paper $(KEY) || status=1; \
 	if [ -n "$$modules" ]; then $(BIN)/python -m pytest -p no:cacheprovider --doctest-modules $$modules || status=1; \

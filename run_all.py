@@ -63,6 +63,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))  # this checkout's fairlib, also when run from elsewhere
 
 from fairlib.repro.catalog import NOTEBOOKS, Notebook  # noqa: E402
+
 KERNEL_NAME = "fairlib"
 
 
@@ -72,8 +73,22 @@ REGISTRY: dict[str, Notebook] = NOTEBOOKS
 
 
 #: packages whose versions go into the run manifest
-MANIFEST_PACKAGES = ["fairlib", "numpy", "scipy", "numba", "pandas", "matplotlib", "seaborn", "papermill",
-                     "ipykernel", "nbformat", "tqdm", "joblib", "dask", "distributed"]
+MANIFEST_PACKAGES = [
+    "fairlib",
+    "numpy",
+    "scipy",
+    "numba",
+    "pandas",
+    "matplotlib",
+    "seaborn",
+    "papermill",
+    "ipykernel",
+    "nbformat",
+    "tqdm",
+    "joblib",
+    "dask",
+    "distributed",
+]
 
 
 def load_registry(path: str | None) -> dict[str, Notebook]:
@@ -93,13 +108,17 @@ def _nb_path(nb: Notebook) -> Path:
 class Outcome:
     key: str
     mode: str
-    status: str = "not run"   # ok | FAILED
+    status: str = "not run"  # ok | FAILED
     wall_s: float = 0.0
     claims_held: int = 0
     claims_total: int = 0
-    claims_regressed: list = field(default_factory=list)  # claims held in the committed ledger and not any more
-    claims_fresh: bool = False   # this run wrote the notebook's claims.json
-    quick_differs: list = field(default_factory=list)   # quick mode: claims whose status differs from the full ledger
+    claims_regressed: list = field(
+        default_factory=list
+    )  # claims held in the committed ledger and not any more
+    claims_fresh: bool = False  # this run wrote the notebook's claims.json
+    quick_differs: list = field(
+        default_factory=list
+    )  # quick mode: claims whose status differs from the full ledger
     claims_not_reproduced: int = 0
     claims_inconclusive: int = 0
     claims_not_tested: int = 0
@@ -107,7 +126,7 @@ class Outcome:
     error: str = ""
     seed: object = None
     executed: str = ""
-    data: str = ""            # trace data the notebook read: real | synthetic | "" (none)
+    data: str = ""  # trace data the notebook read: real | synthetic | "" (none)
 
 
 def check_kernel() -> None:
@@ -118,22 +137,33 @@ def check_kernel() -> None:
     """
     venv_share = Path(sys.prefix) / "share" / "jupyter"
     os.environ["JUPYTER_PATH"] = os.pathsep.join(
-        [str(venv_share)] + [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p])
+        [str(venv_share)] + [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p]
+    )
     from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
-    fix = (f"register it with: {sys.executable} -m ipykernel install --sys-prefix --name {KERNEL_NAME}"
-           " (the Makefile does this)")
+    fix = (
+        f"register it with: {sys.executable} -m ipykernel install --sys-prefix --name {KERNEL_NAME}"
+        " (the Makefile does this)"
+    )
     try:
         spec = KernelSpecManager().get_kernel_spec(KERNEL_NAME)
     except NoSuchKernel:
         sys.exit(f"run_all.py: no Jupyter kernel named {KERNEL_NAME!r}; {fix}")
     kernel_python = spec.argv[0]
     if not same_interpreter(kernel_python, sys.executable):
-        shared = "" if Path(sys.prefix).resolve().is_relative_to(ROOT) else (
-            f" (this environment, {Path(sys.prefix).resolve()}, is outside this checkout: registering the kernel there "
-            "changes it for every checkout that uses it; `make install` in this checkout makes its own .venv)")
-        sys.exit(f"run_all.py: kernel {KERNEL_NAME!r} runs {kernel_python}, not this interpreter "
-                 f"{sys.executable}; {fix}{shared}")
+        shared = (
+            ""
+            if Path(sys.prefix).resolve().is_relative_to(ROOT)
+            else (
+                f" (this environment, {Path(sys.prefix).resolve()}, is outside this checkout: "
+                "registering the kernel there "
+                "changes it for every checkout that uses it; `make install` in this checkout makes its own .venv)"
+            )
+        )
+        sys.exit(
+            f"run_all.py: kernel {KERNEL_NAME!r} runs {kernel_python}, not this interpreter "
+            f"{sys.executable}; {fix}{shared}"
+        )
 
 
 def same_interpreter(a: str, b: str) -> bool:
@@ -175,8 +205,10 @@ def _describe_error(exc: BaseException, executed: Path) -> str:
         ename, evalue = getattr(exc, "ename", type(exc).__name__), getattr(exc, "evalue", str(exc))
         source = (getattr(exc, "source", "") or "").strip().splitlines()
         first = source[0][:80] if source else ""
-        return (f"cell {cell} (execution count {getattr(exc, 'exec_count', '?')}; starts {first!r}) "
-                f"raised {ename}: {evalue}")
+        return (
+            f"cell {cell} (execution count {getattr(exc, 'exec_count', '?')}; starts {first!r}) "
+            f"raised {ename}: {evalue}"
+        )
     return f"{type(exc).__name__}: {exc}".strip()
 
 
@@ -201,7 +233,11 @@ def claim_regressions(key: str, baseline: list[dict], fresh: list[dict]) -> list
     from fairlib.repro.verify import SENSITIVE, claim_changes
 
     changes = claim_changes(baseline, fresh, sensitive=SENSITIVE.get(key, {}).get("claims"))
-    return [f"{c.claim_id}: {c.committed} -> {c.fresh}" for c in changes if c.committed == "held" and not c.sensitive]
+    return [
+        f"{c.claim_id}: {c.committed} -> {c.fresh}"
+        for c in changes
+        if c.committed == "held" and not c.sensitive
+    ]
 
 
 def _ipc_kernel_manager():
@@ -229,8 +265,14 @@ def _ipc_kernel_manager():
     return IPCKernelManager
 
 
-def run_one(nb: Notebook, mode: str, build: Path, show_cells: bool, accept_claims: bool = False,
-            gate: bool = True) -> Outcome:
+def run_one(
+    nb: Notebook,
+    mode: str,
+    build: Path,
+    show_cells: bool,
+    accept_claims: bool = False,
+    gate: bool = True,
+) -> Outcome:
     import papermill as pm
 
     from fairlib import paths
@@ -249,12 +291,20 @@ def run_one(nb: Notebook, mode: str, build: Path, show_cells: bool, accept_claim
     # --verify compares with the committed ledger itself, quick mode has no baseline
     baseline = ledger_claims(claims_file) if gate and mode == "full" else []
     before = _file_identity(claims_file)
-    start_wall = time.time()   # outputs written since (counted for the run table)
+    start_wall = time.time()  # outputs written since (counted for the run table)
     t0 = time.perf_counter()
     try:
-        pm.execute_notebook(str(src), str(dest), parameters={"MODE": mode}, kernel_name=KERNEL_NAME,
-                            progress_bar=show_cells, execution_timeout=nb.cell_timeout_s, cwd=str(ROOT),
-                            log_output=False, kernel_manager_class=_ipc_kernel_manager())
+        pm.execute_notebook(
+            str(src),
+            str(dest),
+            parameters={"MODE": mode},
+            kernel_name=KERNEL_NAME,
+            progress_bar=show_cells,
+            execution_timeout=nb.cell_timeout_s,
+            cwd=str(ROOT),
+            log_output=False,
+            kernel_manager_class=_ipc_kernel_manager(),
+        )
         out.status = "ok"
         if mode == "full":  # the reader's copy, outputs included (fairlib.paths.executed_dir)
             from fairlib.repro.executed import PublishedNotebook, publish_executed
@@ -280,13 +330,22 @@ def run_one(nb: Notebook, mode: str, build: Path, show_cells: bool, accept_claim
             out.claims_regressed = claim_regressions(nb.key, baseline, doc["claims"])
             if out.claims_regressed and not accept_claims:
                 out.status = "FAILED"
-                out.error = ((out.error + "; " if out.error else "") + f"{len(out.claims_regressed)} claim(s) held in "
-                             "the committed ledger are not any more: " + "; ".join(out.claims_regressed)
-                             + " (rerun with --accept-claims to accept the new statuses; the change then shows in "
-                             f"the diff of {_shown(claims_file)})")
-        except (ValueError, KeyError) as exc:  # unreadable ledger: a failure of this notebook, not of the run
+                out.error = (
+                    (out.error + "; " if out.error else "")
+                    + f"{len(out.claims_regressed)} claim(s) held in "
+                    "the committed ledger are not any more: "
+                    + "; ".join(out.claims_regressed)
+                    + " (rerun with --accept-claims to accept the new statuses; the change then shows in "
+                    f"the diff of {_shown(claims_file)})"
+                )
+        except (
+            ValueError,
+            KeyError,
+        ) as exc:  # unreadable ledger: a failure of this notebook, not of the run
             out.status = "FAILED"
-            out.error = (out.error + "; " if out.error else "") + f"{claims_file}: unreadable claims ledger ({exc})"
+            out.error = (
+                out.error + "; " if out.error else ""
+            ) + f"{claims_file}: unreadable claims ledger ({exc})"
     out.outputs = _count_outputs(nb.key, mode, start_wall)
     return out
 
@@ -325,9 +384,13 @@ def _measuring_cells(key: str, mode: str) -> dict[str, str]:
         return {}
     import nbformat
 
-    link = "../../executed" if paths.executed_dir() == ROOT / "executed" else str(paths.executed_dir())
-    return {k: f"[{cell_heading(c.execution_count)[0]}]({link}/{key}.md#{cell_heading(c.execution_count)[1]})"
-            for k, c in claim_cells(nbformat.read(str(executed), as_version=4)).items()}
+    link = (
+        "../../executed" if paths.executed_dir() == ROOT / "executed" else str(paths.executed_dir())
+    )
+    return {
+        k: f"[{cell_heading(c.execution_count)[0]}]({link}/{key}.md#{cell_heading(c.execution_count)[1]})"
+        for k, c in claim_cells(nbformat.read(str(executed), as_version=4)).items()
+    }
 
 
 #: a claim the registry no longer declares (its notebook has not been rerun since): no quote, scope or history
@@ -343,9 +406,14 @@ def _declarations(key: str) -> dict[str, dict[str, str]]:
     path = registry_path(key)
     if not path.is_file():
         return {}
-    return {cid: {"quote": " … ".join(f"“{q}”" for q in quotes_of(d)), "scope": d.scope,
-                  "history": "; ".join(f"{e['date']}: {e['change']} ({e['why']})" for e in d.history)}
-            for cid, d in load_registry(path, key).items()}
+    return {
+        cid: {
+            "quote": " … ".join(f"“{q}”" for q in quotes_of(d)),
+            "scope": d.scope,
+            "history": "; ".join(f"{e['date']}: {e['change']} ({e['why']})" for e in d.history),
+        }
+        for cid, d in load_registry(path, key).items()
+    }
 
 
 def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path | None:
@@ -375,13 +443,30 @@ def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path
         for c in doc["claims"]:
             status, note = c["status"], c["note"]
             if key in stale:
-                status, note = STALE, (f"the notebook failed in this run before measuring; an earlier run had "
-                                       f"'{c['status']}'" + (f" ({note})" if note else ""))
-            rows.append({"paper": key, "data": doc.get("data") or "", "kind": c.get("kind", ""),
-                         "claim": c["claim_id"], "source": c["source"], "statement": c.get("statement", ""),
-                         "rule": c["rule"], "paper_value": c["paper"], "our_value": c["ours"],
-                         "status": status, "note": note, **declared.get(c["claim_id"], _NO_PROVENANCE),
-                         "measured_in": where.get(c.get("cell") or "", "")})
+                status, note = (
+                    STALE,
+                    (
+                        f"the notebook failed in this run before measuring; an earlier run had "
+                        f"'{c['status']}'" + (f" ({note})" if note else "")
+                    ),
+                )
+            rows.append(
+                {
+                    "paper": key,
+                    "data": doc.get("data") or "",
+                    "kind": c.get("kind", ""),
+                    "claim": c["claim_id"],
+                    "source": c["source"],
+                    "statement": c.get("statement", ""),
+                    "rule": c["rule"],
+                    "paper_value": c["paper"],
+                    "our_value": c["ours"],
+                    "status": status,
+                    "note": note,
+                    **declared.get(c["claim_id"], _NO_PROVENANCE),
+                    "measured_in": where.get(c.get("cell") or "", ""),
+                }
+            )
     if not rows:
         return None
     root = paths.results_root(mode)
@@ -398,45 +483,75 @@ def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path
         return display_value(v).replace("|", "\\|").replace("\n", " ")
 
     counts = df.groupby(["kind", "status"]).size()
-    lines = ["# Claims ledger", "",
-             f"Every claim the notebooks check ({mode} mode), generated by `run_all.py` from the registries in "
-             "`notebooks/claims/`, where each claim's statement and rule are declared before any run. "
-             "**held**: our measurement meets the rule; **not reproduced**: it does not (the note says what we "
-             "measured); **not tested**: our data cannot measure it (the note says why). Kinds: **paper** (the "
-             "paper says it), **finding** (ours, not in the paper), **check** (our solvers and speed targets).", "",
-             *(["**Quick mode: every status here is provisional.** Quick mode shrinks sizes and repetitions so "
+    lines = [
+        "# Claims ledger",
+        "",
+        f"Every claim the notebooks check ({mode} mode), generated by `run_all.py` from the registries in "
+        "`notebooks/claims/`, where each claim's statement and rule are declared before any run. "
+        "**held**: our measurement meets the rule; **not reproduced**: it does not (the note says what we "
+        "measured); **not tested**: our data cannot measure it (the note says why). Kinds: **paper** (the "
+        "paper says it), **finding** (ours, not in the paper), **check** (our solvers and speed targets).",
+        "",
+        *(
+            [
+                "**Quick mode: every status here is provisional.** Quick mode shrinks sizes and repetitions so "
                 "the notebooks run in seconds; the committed full-mode ledger (`data/results/CLAIMS.md`) is the one "
-                "that counts.", ""] if mode == "quick" else []),
-             "| kind | " + " | ".join(STATUSES) + " | total |", "|---|" + "---|" * (len(STATUSES) + 1)]
+                "that counts.",
+                "",
+            ]
+            if mode == "quick"
+            else []
+        ),
+        "| kind | " + " | ".join(STATUSES) + " | total |",
+        "|---|" + "---|" * (len(STATUSES) + 1),
+    ]
     for kind in KINDS:
         n = [int(counts.get((kind, s), 0)) for s in STATUSES]
         lines.append(f"| {kind} | " + " | ".join(map(str, n)) + f" | {sum(n)} |")
     for key in dict.fromkeys(df.paper):
         part = df[df.paper == key]
         data = part.data.iloc[0]
-        lines += ["", f"## {key}" + (f" (data: {data})" if data else ""), "",
-                  "| kind | claim | source | paper statement | rule | paper value | our value | status | note | "
-                  "measured in |", "|---|---|---|---|---|---|---|---|---|---|"]
-        part = part.assign(_k=part.kind.map({k: i for i, k in enumerate(KINDS)})).sort_values("_k", kind="stable")
+        lines += [
+            "",
+            f"## {key}" + (f" (data: {data})" if data else ""),
+            "",
+            "| kind | claim | source | paper statement | rule | paper value | our value | status | note | "
+            "measured in |",
+            "|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        part = part.assign(_k=part.kind.map({k: i for i, k in enumerate(KINDS)})).sort_values(
+            "_k", kind="stable"
+        )
         for r in part.itertuples():
             status = r.status + (PROVISIONAL_MARK if mode == "quick" else "")
             # each claim's row carries its anchor: a notebook's Claims list and the coverage page link to it
             anchor = f'<a id="{claim_anchor(r.claim)}"></a>{cell(r.claim)}'
             # the statement with the paper's words it tests and what our measurement covers; the note with the
             # claim's history (rule, kind and status changes after its first full run)
-            statement = cell(r.statement) + "".join(f"<br>{label} {cell(v)}" for label, v in (
-                ("*Paper:*", r.quote), ("*Scope:*", r.scope)) if v)
+            statement = cell(r.statement) + "".join(
+                f"<br>{label} {cell(v)}"
+                for label, v in (("*Paper:*", r.quote), ("*Scope:*", r.scope))
+                if v
+            )
             note = cell(r.note) + (f"<br>*History:* {cell(r.history)}" if r.history else "")
-            lines.append("| " + " | ".join([cell(r.kind), anchor, cell(r.source), statement] + [cell(v) for v in (
-                r.rule, r.paper_value, r.our_value, status)] + [note]) + f" | {r.measured_in} |")
+            lines.append(
+                "| "
+                + " | ".join(
+                    [cell(r.kind), anchor, cell(r.source), statement]
+                    + [cell(v) for v in (r.rule, r.paper_value, r.our_value, status)]
+                    + [note]
+                )
+                + f" | {r.measured_in} |"
+            )
     _write_text_atomic(root / "CLAIMS.md", "\n".join(lines) + "\n")
     return root / "claims.csv"
 
 
 def _git(*args: str) -> str:
     try:
-        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
-                              timeout=20).stdout.strip()
+        return subprocess.run(
+            ["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=20
+        ).stdout.strip()
     except Exception:
         return ""
 
@@ -458,12 +573,26 @@ def write_manifest(build: Path, mode: str, jobs: int, outcomes: list[Outcome]) -
         "machine": platform.machine(),
         "cpu_count": os.cpu_count(),
         "versions": versions,
-        "sweeps": {"dask_scheduler": os.environ.get("FAIRLIB_DASK_SCHEDULER"),
-                   "local_jobs": os.environ.get("FAIRLIB_SWEEP_JOBS"),
-                   "cache": os.environ.get("FAIRLIB_SWEEP_CACHE", "") not in ("", "0")},
-        "notebooks": [{"key": o.key, "status": o.status, "data": o.data, "wall_s": round(o.wall_s, 2), "seed": o.seed,
-                       "claims_held": o.claims_held, "claims_total": o.claims_total,
-                       "outputs": o.outputs, "executed": o.executed, "error": o.error} for o in outcomes],
+        "sweeps": {
+            "dask_scheduler": os.environ.get("FAIRLIB_DASK_SCHEDULER"),
+            "local_jobs": os.environ.get("FAIRLIB_SWEEP_JOBS"),
+            "cache": os.environ.get("FAIRLIB_SWEEP_CACHE", "") not in ("", "0"),
+        },
+        "notebooks": [
+            {
+                "key": o.key,
+                "status": o.status,
+                "data": o.data,
+                "wall_s": round(o.wall_s, 2),
+                "seed": o.seed,
+                "claims_held": o.claims_held,
+                "claims_total": o.claims_total,
+                "outputs": o.outputs,
+                "executed": o.executed,
+                "error": o.error,
+            }
+            for o in outcomes
+        ],
     }
     path = build / "run_manifest.json"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -472,9 +601,15 @@ def write_manifest(build: Path, mode: str, jobs: int, outcomes: list[Outcome]) -
 
 
 def _other_claims(o: Outcome) -> str:
-    parts = [f"{k} {what}" for k, what in ((o.claims_not_reproduced, "not reproduced"),
-                                           (o.claims_inconclusive, "inconclusive"),
-                                           (o.claims_not_tested, "not tested")) if k]
+    parts = [
+        f"{k} {what}"
+        for k, what in (
+            (o.claims_not_reproduced, "not reproduced"),
+            (o.claims_inconclusive, "inconclusive"),
+            (o.claims_not_tested, "not tested"),
+        )
+        if k
+    ]
     return f" ({', '.join(parts)})" if parts else ""
 
 
@@ -488,8 +623,11 @@ def quick_differences(key: str, committed: list[dict], quick: list[dict]) -> lis
     ``"key/id: quick 'status', committed full 'status'"`` (claims absent on one side are left out: a new claim has
     no committed status yet)."""
     full = {c["claim_id"]: c["status"] for c in committed}
-    return [f"{key}/{c['claim_id']}: quick {c['status']!r}, committed full {full[c['claim_id']]!r}"
-            for c in quick if c["claim_id"] in full and full[c["claim_id"]] != c["status"]]
+    return [
+        f"{key}/{c['claim_id']}: quick {c['status']!r}, committed full {full[c['claim_id']]!r}"
+        for c in quick
+        if c["claim_id"] in full and full[c["claim_id"]] != c["status"]
+    ]
 
 
 def last_full_run() -> dict[str, float]:
@@ -499,8 +637,10 @@ def last_full_run() -> dict[str, float]:
     from fairlib.repro.landing import notebook_durations
 
     try:
-        return {key: seconds for key, (seconds, _) in notebook_durations(paths.executed_dir()).items()}
-    except (OSError, ValueError):   # an unreadable notebook: no estimate, never a failed run
+        return {
+            key: seconds for key, (seconds, _) in notebook_durations(paths.executed_dir()).items()
+        }
+    except (OSError, ValueError):  # an unreadable notebook: no estimate, never a failed run
         return {}
 
 
@@ -511,8 +651,9 @@ def _wall(seconds: float) -> str:
     return f"{seconds / 60:.1f} min" if seconds < 600 else f"{seconds / 60:.0f} min"
 
 
-def progress_line(done: int, total: int, outcome: Outcome, left: list[str], last: dict[str, float],
-                  jobs: int = 1) -> str:
+def progress_line(
+    done: int, total: int, outcome: Outcome, left: list[str], last: dict[str, float], jobs: int = 1
+) -> str:
     """The line printed as a notebook finishes: ``[3/6] li2019 ok in 4.9 min — about 62 min left (from the last full
     run)``. The estimate adds the last full run's durations (``last``, seconds by key) of the notebooks ``left``
     (not finished yet) and divides by the ``jobs`` running at once; a quick run, whose notebooks take seconds,
@@ -527,18 +668,32 @@ def progress_line(done: int, total: int, outcome: Outcome, left: list[str], last
     if not known:
         return f"{line} — {len(left)} left, none of them timed in a full run before"
     untimed = f"; {', '.join(unknown)} not timed before" if unknown else ""
-    return f"{line} — about {_wall(sum(known) / max(1, jobs))} left (from the last full run{untimed})"
+    return (
+        f"{line} — about {_wall(sum(known) / max(1, jobs))} left (from the last full run{untimed})"
+    )
 
 
 def format_table(outcomes: list[Outcome]) -> str:
     head = ("key", "mode", "data", "status", "wall s", "claims held/total", "outputs")
-    rows = [(o.key, o.mode, o.data.upper() if o.data == "synthetic" else (o.data or "-"), o.status, f"{o.wall_s:.1f}",
-             f"{o.claims_held}/{o.claims_total}" + _other_claims(o) + (PROVISIONAL_MARK if o.mode == "quick" else ""),
-             str(o.outputs)) for o in outcomes]
+    rows = [
+        (
+            o.key,
+            o.mode,
+            o.data.upper() if o.data == "synthetic" else (o.data or "-"),
+            o.status,
+            f"{o.wall_s:.1f}",
+            f"{o.claims_held}/{o.claims_total}"
+            + _other_claims(o)
+            + (PROVISIONAL_MARK if o.mode == "quick" else ""),
+            str(o.outputs),
+        )
+        for o in outcomes
+    ]
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     fmt = "  ".join("{:<%d}" % w for w in widths)
-    return "\n".join([fmt.format(*head), fmt.format(*("-" * w for w in widths)),
-                      *(fmt.format(*r) for r in rows)])
+    return "\n".join(
+        [fmt.format(*head), fmt.format(*("-" * w for w in widths)), *(fmt.format(*r) for r in rows)]
+    )
 
 
 def side_by_side_order(keys: list[str], last: dict[str, float]) -> list[str]:
@@ -548,43 +703,91 @@ def side_by_side_order(keys: list[str], last: dict[str, float]) -> list[str]:
 
 
 def parse_args(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], epilog=__doc__[__doc__.index("Exit status:"):],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="quick mode: small sizes, outputs under build/")
-    ap.add_argument("--only", nargs="+", metavar="KEY", help="run only these notebooks (each key once)")
-    ap.add_argument("--jobs", type=int, default=None, metavar="N",
-                    help="notebooks executed side by side (default: one per core; one worker takes the longest "
-                         "notebook left by the last full run, the others the shortest; numba's threads are split "
-                         "between them, the sweeps' processes are not)")
-    ap.add_argument("--keep-going", action="store_true",
-                    help="run the remaining notebooks after a failure (the default; kept for compatibility)")
-    ap.add_argument("--stop-on-failure", action="store_true",
-                    help="start no notebook after the first failure (side by side, the ones already running finish)")
-    ap.add_argument("--verify", action="store_true",
-                    help="re-execute in full mode into build/verify and compare every committed table and claim "
-                         "status with the fresh ones; exit 1 if anything differs, 3 if nothing differs but some "
-                         "notebooks need the real trace excerpts to be verified")
-    ap.add_argument("--rtol", type=float, default=None, metavar="R",
-                    help="--verify: compare every number with this relative tolerance instead of the tolerances "
-                         "declared per table (fairlib.repro.verify.TOLERANCES; undeclared columns: "
-                         "DEFAULT_RTOL = 1e-6)")
-    ap.add_argument("--atol", type=float, default=None, metavar="A",
-                    help="--verify: with --rtol, the absolute tolerance for numbers that are zero up to rounding "
-                         "(default 1e-9)")
-    ap.add_argument("--accept-claims", action="store_true",
-                    help="accept claims that went from held to another status since the committed ledger "
-                         "(otherwise such a notebook fails, naming them)")
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n")[0],
+        epilog=__doc__[__doc__.index("Exit status:") :],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ap.add_argument(
+        "--quick", action="store_true", help="quick mode: small sizes, outputs under build/"
+    )
+    ap.add_argument(
+        "--only", nargs="+", metavar="KEY", help="run only these notebooks (each key once)"
+    )
+    ap.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="notebooks executed side by side (default: one per core; one worker takes the longest "
+        "notebook left by the last full run, the others the shortest; numba's threads are split "
+        "between them, the sweeps' processes are not)",
+    )
+    ap.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="run the remaining notebooks after a failure (the default; kept for compatibility)",
+    )
+    ap.add_argument(
+        "--stop-on-failure",
+        action="store_true",
+        help="start no notebook after the first failure (side by side, the ones already running finish)",
+    )
+    ap.add_argument(
+        "--verify",
+        action="store_true",
+        help="re-execute in full mode into build/verify and compare every committed table and claim "
+        "status with the fresh ones; exit 1 if anything differs, 3 if nothing differs but some "
+        "notebooks need the real trace excerpts to be verified",
+    )
+    ap.add_argument(
+        "--rtol",
+        type=float,
+        default=None,
+        metavar="R",
+        help="--verify: compare every number with this relative tolerance instead of the tolerances "
+        "declared per table (fairlib.repro.verify.TOLERANCES; undeclared columns: "
+        "DEFAULT_RTOL = 1e-6)",
+    )
+    ap.add_argument(
+        "--atol",
+        type=float,
+        default=None,
+        metavar="A",
+        help="--verify: with --rtol, the absolute tolerance for numbers that are zero up to rounding "
+        "(default 1e-9)",
+    )
+    ap.add_argument(
+        "--accept-claims",
+        action="store_true",
+        help="accept claims that went from held to another status since the committed ledger "
+        "(otherwise such a notebook fails, naming them)",
+    )
     ap.add_argument("--list", action="store_true", help="list the registry and exit")
-    ap.add_argument("--dask", metavar="ADDRESS",
-                    help="run the notebooks' parameter sweeps on this Dask scheduler (tcp://host:8786); "
-                         "sets FAIRLIB_DASK_SCHEDULER for the kernels")
-    ap.add_argument("--sweep-jobs", type=int, metavar="N",
-                    help="local processes per sweep (default: every core for each notebook, not split between "
-                         "the notebooks --jobs runs side by side)")
-    ap.add_argument("--resume", action="store_true",
-                    help="cache finished sweep cells under build/sweep-cache and reuse them (FAIRLIB_SWEEP_CACHE=1)")
-    ap.add_argument("--registry", metavar="FILE", help=argparse.SUPPRESS)  # tests: JSON registry of fixtures
-    ap.add_argument("--committed-results", metavar="DIR", help=argparse.SUPPRESS)  # tests: stands in for data/results
+    ap.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="run the notebooks' parameter sweeps on this Dask scheduler (tcp://host:8786); "
+        "sets FAIRLIB_DASK_SCHEDULER for the kernels",
+    )
+    ap.add_argument(
+        "--sweep-jobs",
+        type=int,
+        metavar="N",
+        help="local processes per sweep (default: every core for each notebook, not split between "
+        "the notebooks --jobs runs side by side)",
+    )
+    ap.add_argument(
+        "--resume",
+        action="store_true",
+        help="cache finished sweep cells under build/sweep-cache and reuse them (FAIRLIB_SWEEP_CACHE=1)",
+    )
+    ap.add_argument(
+        "--registry", metavar="FILE", help=argparse.SUPPRESS
+    )  # tests: JSON registry of fixtures
+    ap.add_argument(
+        "--committed-results", metavar="DIR", help=argparse.SUPPRESS
+    )  # tests: stands in for data/results
     return ap.parse_args(argv)
 
 
@@ -599,10 +802,15 @@ def refresh_renderings() -> None:
     if paths.executed_dir().resolve() != (paths.ROOT / "executed").resolve():
         return
     for command in (["-m", "benchmarks", "full_run"], ["-m", "fairlib.repro.landing"]):
-        done = subprocess.run([sys.executable, *command], cwd=paths.ROOT, capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, *command], cwd=paths.ROOT, capture_output=True, text=True
+        )
         if done.returncode != 0:
-            print(f"could not render `python {' '.join(command)}` (exit {done.returncode}): "
-                  f"{(done.stderr or done.stdout).strip()[-400:]}", file=sys.stderr)
+            print(
+                f"could not render `python {' '.join(command)}` (exit {done.returncode}): "
+                f"{(done.stderr or done.stdout).strip()[-400:]}",
+                file=sys.stderr,
+            )
 
 
 def main(argv=None) -> int:
@@ -614,20 +822,28 @@ def main(argv=None) -> int:
         return 0
     repeated = repeated_keys(args.only or [])
     if repeated:
-        print(f"run_all.py: --only names {', '.join(repeated)} more than once (a typo for another key?); valid keys: "
-              f"{', '.join(registry)}", file=sys.stderr)
+        print(
+            f"run_all.py: --only names {', '.join(repeated)} more than once (a typo for another key?); valid keys: "
+            f"{', '.join(registry)}",
+            file=sys.stderr,
+        )
         return 2
     keys = list(args.only) if args.only else list(registry)
     unknown = [k for k in keys if k not in registry]
     if unknown:
-        print(f"run_all.py: unknown notebook key(s): {', '.join(unknown)}; valid keys: {', '.join(registry)}",
-              file=sys.stderr)
+        print(
+            f"run_all.py: unknown notebook key(s): {', '.join(unknown)}; valid keys: {', '.join(registry)}",
+            file=sys.stderr,
+        )
         return 2
     if args.jobs is not None and args.jobs < 1:
         print(f"run_all.py: --jobs = {args.jobs}: must be >= 1", file=sys.stderr)
         return 2
     if args.verify and args.quick:
-        print("run_all.py: --verify compares full-mode results; it cannot be combined with --quick", file=sys.stderr)
+        print(
+            "run_all.py: --verify compares full-mode results; it cannot be combined with --quick",
+            file=sys.stderr,
+        )
         return 2
     for name in ("rtol", "atol"):
         value = getattr(args, name)
@@ -642,8 +858,10 @@ def main(argv=None) -> int:
     from fairlib import paths
 
     build = paths.build_dir()
-    last = last_full_run() if mode == "full" else {}   # read before this run publishes over them
-    if args.verify:  # full-mode outputs of this run go under build/verify, never over the committed ones
+    last = last_full_run() if mode == "full" else {}  # read before this run publishes over them
+    if (
+        args.verify
+    ):  # full-mode outputs of this run go under build/verify, never over the committed ones
         verify_root = build / "verify"
         for key in keys:
             for sub in ("figures", "results"):
@@ -655,7 +873,9 @@ def main(argv=None) -> int:
     # for (NUMBA_NUM_THREADS=1: another CPU's code path, see docs/verify.md) are kept
     share = max(1, (os.cpu_count() or 1) // jobs)
     asked = os.environ.get("NUMBA_NUM_THREADS", "")
-    os.environ["NUMBA_NUM_THREADS"] = str(min(share, int(asked)) if asked.isdigit() and int(asked) > 0 else share)
+    os.environ["NUMBA_NUM_THREADS"] = str(
+        min(share, int(asked)) if asked.isdigit() and int(asked) > 0 else share
+    )
     if args.sweep_jobs is not None and args.sweep_jobs < 1:
         print(f"run_all.py: --sweep-jobs = {args.sweep_jobs}: must be >= 1", file=sys.stderr)
         return 2
@@ -668,14 +888,22 @@ def main(argv=None) -> int:
         os.environ.setdefault("FAIRLIB_SWEEP_JOBS", str(max(1, os.cpu_count() or 1)))
     if args.dask:
         if not args.dask.startswith(("tcp://", "tls://", "ucx://", "inproc://")):
-            print(f"run_all.py: --dask = {args.dask!r}: expected a scheduler address such as tcp://host:8786",
-                  file=sys.stderr)
+            print(
+                f"run_all.py: --dask = {args.dask!r}: expected a scheduler address such as tcp://host:8786",
+                file=sys.stderr,
+            )
             return 2
         os.environ["FAIRLIB_DASK_SCHEDULER"] = args.dask
     if args.resume:
         os.environ["FAIRLIB_SWEEP_CACHE"] = "1"
-    sweeps_on = os.environ.get("FAIRLIB_DASK_SCHEDULER") or f"{os.environ['FAIRLIB_SWEEP_JOBS']} local process(es)"
-    print(f"run_all.py: {len(keys)} notebook(s), {mode} mode, {jobs} job(s); sweeps on {sweeps_on}", flush=True)
+    sweeps_on = (
+        os.environ.get("FAIRLIB_DASK_SCHEDULER")
+        or f"{os.environ['FAIRLIB_SWEEP_JOBS']} local process(es)"
+    )
+    print(
+        f"run_all.py: {len(keys)} notebook(s), {mode} mode, {jobs} job(s); sweeps on {sweeps_on}",
+        flush=True,
+    )
 
     outcomes: dict[str, Outcome] = {}
     show_cells = jobs == 1 and sys.stderr.isatty()
@@ -683,10 +911,15 @@ def main(argv=None) -> int:
         if jobs == 1:
             for key in keys:
                 bar.set_postfix_str(key)
-                outcomes[key] = o = run_one(registry[key], mode, build, show_cells, args.accept_claims,
-                                            not args.verify)
+                outcomes[key] = o = run_one(
+                    registry[key], mode, build, show_cells, args.accept_claims, not args.verify
+                )
                 bar.update()
-                tqdm.write(progress_line(len(outcomes), len(keys), o, [k for k in keys if k not in outcomes], last))
+                tqdm.write(
+                    progress_line(
+                        len(outcomes), len(keys), o, [k for k in keys if k not in outcomes], last
+                    )
+                )
                 if o.status != "ok":
                     tqdm.write(f"FAILED {key}: {o.error}")
                     if args.stop_on_failure:
@@ -695,7 +928,7 @@ def main(argv=None) -> int:
             queue = side_by_side_order(keys, last if mode == "full" else {})
             done: "queue_module.Queue[Outcome | None]" = queue_module.Queue()
             lock = threading.Lock()
-            stop = threading.Event()      # --stop-on-failure: no notebook starts after a failure
+            stop = threading.Event()  # --stop-on-failure: no notebook starts after a failure
 
             def worker(first: bool) -> None:
                 # one worker takes the longest notebook left, the others the shortest: two long notebooks (and
@@ -708,18 +941,26 @@ def main(argv=None) -> int:
                             key = queue.pop(0) if first else queue.pop()
                         run_key(key)
                 finally:
-                    done.put(None)          # this worker is finished
+                    done.put(None)  # this worker is finished
 
             def run_key(key: str) -> None:
                 try:
-                    outcome = run_one(registry[key], mode, build, False, args.accept_claims, not args.verify)
-                except BaseException as exc:   # never leave the main thread waiting for this notebook
-                    outcome = Outcome(key, mode, status="FAILED", error=f"{type(exc).__name__}: {exc}")
+                    outcome = run_one(
+                        registry[key], mode, build, False, args.accept_claims, not args.verify
+                    )
+                except (
+                    BaseException
+                ) as exc:  # never leave the main thread waiting for this notebook
+                    outcome = Outcome(
+                        key, mode, status="FAILED", error=f"{type(exc).__name__}: {exc}"
+                    )
                 if outcome.status != "ok" and args.stop_on_failure:
-                    stop.set()     # before this worker takes another: the ones already running finish
+                    stop.set()  # before this worker takes another: the ones already running finish
                 done.put(outcome)
 
-            threads = [threading.Thread(target=worker, args=(i == 0,), daemon=True) for i in range(jobs)]
+            threads = [
+                threading.Thread(target=worker, args=(i == 0,), daemon=True) for i in range(jobs)
+            ]
             for t in threads:
                 t.start()
             running = len(threads)
@@ -730,15 +971,26 @@ def main(argv=None) -> int:
                     continue
                 outcomes[o.key] = o
                 bar.update()
-                tqdm.write(progress_line(len(outcomes), len(keys), o, [k for k in keys if k not in outcomes],
-                                         last, jobs))
+                tqdm.write(
+                    progress_line(
+                        len(outcomes),
+                        len(keys),
+                        o,
+                        [k for k in keys if k not in outcomes],
+                        last,
+                        jobs,
+                    )
+                )
                 if o.status != "ok":
                     tqdm.write(f"FAILED {o.key}: {o.error}")
             for t in threads:
                 t.join()
     ordered = [outcomes.get(k, Outcome(k, mode, status="skipped")) for k in keys]
-    claims_csv = aggregate_claims(registry, mode, stale={o.key for o in ordered
-                                                         if o.status == "FAILED" and not o.claims_fresh})
+    claims_csv = aggregate_claims(
+        registry,
+        mode,
+        stale={o.key for o in ordered if o.status == "FAILED" and not o.claims_fresh},
+    )
     manifest = write_manifest(build, mode, jobs, ordered)
     print()
     print(format_table(ordered))
@@ -750,20 +1002,28 @@ def main(argv=None) -> int:
         refresh_renderings()
     synthetic = [o.key for o in ordered if o.data == "synthetic"]
     if synthetic:
-        print(f"SYNTHETIC DATA: {', '.join(synthetic)} ran on synthetic stand-ins in the real trace formats (no real "
-              "excerpt found; `python -m fairlib.traces.fetch --notebooks` gets it): their claims about the paper's "
-              "data are 'not tested'")
+        print(
+            f"SYNTHETIC DATA: {', '.join(synthetic)} ran on synthetic stand-ins in the real trace formats (no real "
+            "excerpt found; `python -m fairlib.traces.fetch --notebooks` gets it): their claims about the paper's "
+            "data are 'not tested'"
+        )
     if mode == "quick":
         committed_root = Path(args.committed_results) if args.committed_results else paths.RESULTS
         for o in ordered:
             if o.claims_fresh:
-                o.quick_differs = quick_differences(o.key, ledger_claims(committed_root / o.key / "claims.json"),
-                                                    ledger_claims(paths.results_dir(o.key, "quick") / "claims.json"))
+                o.quick_differs = quick_differences(
+                    o.key,
+                    ledger_claims(committed_root / o.key / "claims.json"),
+                    ledger_claims(paths.results_dir(o.key, "quick") / "claims.json"),
+                )
     differs = [line for o in ordered for line in o.quick_differs]
     if differs:
-        print(f"WARNING: {len(differs)} quick-mode claim status(es) differ from the committed full-mode ledger "
-              "(data/results/<key>/claims.json). Quick mode shrinks sizes and repetitions, so its statuses are "
-              "provisional; a full run (python run_all.py --only KEY) decides:", file=sys.stderr)
+        print(
+            f"WARNING: {len(differs)} quick-mode claim status(es) differ from the committed full-mode ledger "
+            "(data/results/<key>/claims.json). Quick mode shrinks sizes and repetitions, so its statuses are "
+            "provisional; a full run (python run_all.py --only KEY) decides:",
+            file=sys.stderr,
+        )
         for line in differs:
             print(f"  {line}", file=sys.stderr)
     failed = [o for o in ordered if o.status != "ok"]
@@ -772,8 +1032,9 @@ def main(argv=None) -> int:
             print(f"FAILED {o.key} ({registry[o.key].path}): {o.error}", file=sys.stderr)
     verified = "ok"
     if args.verify:
-        verified = report_verification([o for o in ordered if o.status == "ok"], args.rtol, args.atol,
-                                       args.committed_results)
+        verified = report_verification(
+            [o for o in ordered if o.status == "ok"], args.rtol, args.atol, args.committed_results
+        )
     return 1 if failed or verified == "differs" else 3 if verified == "unverifiable" else 0
 
 
@@ -799,35 +1060,54 @@ def unverifiable_reason(key: str, committed_dir: Path, fresh_data: str) -> str:
     from fairlib import paths
     from fairlib.traces.fetch import NOTEBOOK_DATA, SOURCES
 
-    missing = [f"{SOURCES[name].folder} ({', '.join(tables)})" for name, (tables, _) in NOTEBOOK_DATA.items()
-               if paths.find_traces(SOURCES[name].folder) is None]
+    missing = [
+        f"{SOURCES[name].folder} ({', '.join(tables)})"
+        for name, (tables, _) in NOTEBOOK_DATA.items()
+        if paths.find_traces(SOURCES[name].folder) is None
+    ]
     where = ", ".join(str(d) for d in paths.trace_dirs())
-    return (f"could not verify: the committed results come from the real trace excerpts, this run found "
-            f"{'none of ' if missing else 'not all of '}them and ran on synthetic stand-ins; needs the real excerpt "
-            f"{' and '.join(missing) or 'the notebook reads'} (looked in {where}): fetch with "
-            "`python -m fairlib.traces.fetch --notebooks` (or set FAIRLIB_TRACE_DIR) and rerun --verify")
+    return (
+        f"could not verify: the committed results come from the real trace excerpts, this run found "
+        f"{'none of ' if missing else 'not all of '}them and ran on synthetic stand-ins; needs the real excerpt "
+        f"{' and '.join(missing) or 'the notebook reads'} (looked in {where}): fetch with "
+        "`python -m fairlib.traces.fetch --notebooks` (or set FAIRLIB_TRACE_DIR) and rerun --verify"
+    )
 
 
-def report_verification(outcomes: list[Outcome], rtol: float | None, atol: float | None,
-                        committed: str | None = None) -> str:
+def report_verification(
+    outcomes: list[Outcome], rtol: float | None, atol: float | None, committed: str | None = None
+) -> str:
     """Compare the committed ``data/results/<key>/`` with this run's ``build/verify/results/<key>/``; print the
     report; returns ``"ok"`` (everything matched), ``"differs"`` (a table or claim differs in a notebook that could
     be verified) or ``"unverifiable"`` (no difference, but some notebooks need the real trace excerpts)."""
     from fairlib import paths
     from fairlib.repro import verify
 
-    override = rtol is not None or atol is not None   # the reader's own tolerance, in place of the declared ones
+    override = (
+        rtol is not None or atol is not None
+    )  # the reader's own tolerance, in place of the declared ones
     rtol = verify.DEFAULT_RTOL if rtol is None else rtol
     atol = verify.DEFAULT_ATOL if atol is None else atol
-    fresh_root = paths.results_root("full")          # redirected to build/verify/results by FAIRLIB_OUTPUT_DIR
+    fresh_root = paths.results_root(
+        "full"
+    )  # redirected to build/verify/results by FAIRLIB_OUTPUT_DIR
     committed_root = Path(committed) if committed else paths.RESULTS
-    tolerances = (f"rtol {rtol:g}, atol {atol:g} for every number" if override else
-                  "the tolerances declared per table, docs/verify.md")
+    tolerances = (
+        f"rtol {rtol:g}, atol {atol:g} for every number"
+        if override
+        else "the tolerances declared per table, docs/verify.md"
+    )
     print(f"\nverify: committed {committed_root} vs fresh {fresh_root} ({tolerances})")
     all_ok, unverified = True, []
     for o in outcomes:
-        report = verify.verify_results(o.key, committed_root / o.key, fresh_root / o.key, rtol=rtol, atol=atol,
-                                       declared=not override)
+        report = verify.verify_results(
+            o.key,
+            committed_root / o.key,
+            fresh_root / o.key,
+            rtol=rtol,
+            atol=atol,
+            declared=not override,
+        )
         reason = unverifiable_reason(o.key, committed_root / o.key, o.data)
         if reason:
             unverified.append(o.key)
@@ -839,12 +1119,20 @@ def report_verification(outcomes: list[Outcome], rtol: float | None, atol: float
         for line in report.lines():
             print(line)
     if not all_ok:
-        print("verify: DIFFERENCES FOUND" + (f" (and could not verify {', '.join(unverified)}: needs the real trace "
-                                             "excerpts)" if unverified else ""))
+        print(
+            "verify: DIFFERENCES FOUND"
+            + (
+                f" (and could not verify {', '.join(unverified)}: needs the real trace excerpts)"
+                if unverified
+                else ""
+            )
+        )
         return "differs"
     if unverified:
-        print(f"verify: could not verify {', '.join(unverified)}: needs the real trace excerpts (`python -m "
-              "fairlib.traces.fetch --notebooks`); everything else reproduced")
+        print(
+            f"verify: could not verify {', '.join(unverified)}: needs the real trace excerpts (`python -m "
+            "fairlib.traces.fetch --notebooks`); everything else reproduced"
+        )
         return "unverifiable"
     print("verify: every committed table and claim status reproduced")
     return "ok"

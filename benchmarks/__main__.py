@@ -24,7 +24,11 @@ from benchmarks import _results
 def available() -> list[str]:
     """The benchmark names (``bench_<name>.py`` beside this file)."""
     here = Path(__file__).parent
-    return sorted(m.name[len("bench_"):] for m in pkgutil.iter_modules([str(here)]) if m.name.startswith("bench_"))
+    return sorted(
+        m.name[len("bench_") :]
+        for m in pkgutil.iter_modules([str(here)])
+        if m.name.startswith("bench_")
+    )
 
 
 def main(argv: list[str]) -> int:

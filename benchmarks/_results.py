@@ -32,8 +32,10 @@ PAGE = ROOT / "docs" / "performance.md"
 #: reference pages with blocks rendered from the committed results: between ``<!-- BEGIN bench:NAME -->`` and
 #: ``<!-- END bench:NAME -->``, ``benchmarks.bench_NAME.doc_block(record)`` of ``benchmarks/results/NAME.json``
 DOC_PAGES = (ROOT / "docs" / "scale.md",)
-_DOC_BLOCK = re.compile(r"(<!-- BEGIN bench:(?P<name>[a-z_]+) -->\n)(?P<body>.*?\n)?(<!-- END bench:(?P=name) -->)",
-                        re.DOTALL)
+_DOC_BLOCK = re.compile(
+    r"(<!-- BEGIN bench:(?P<name>[a-z_]+) -->\n)(?P<body>.*?\n)?(<!-- END bench:(?P=name) -->)",
+    re.DOTALL,
+)
 
 _OPS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq}
 _SHOWN_OP = {">=": "≥", ">": ">", "<=": "≤", "<": "<", "==": "="}
@@ -62,7 +64,9 @@ class Row:
         if self.target:
             op, _, threshold = self.target.partition(" ")
             if op not in _OPS:
-                raise ValueError(f"target {self.target!r}: the operator must be one of {sorted(_OPS)}")
+                raise ValueError(
+                    f"target {self.target!r}: the operator must be one of {sorted(_OPS)}"
+                )
             float(threshold)
 
     @property
@@ -110,7 +114,9 @@ def fmt_seconds(seconds: float) -> str:
 
 def _commit() -> str:
     try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+        )
         return out.stdout.strip()
     except OSError:
         return ""
@@ -130,19 +136,31 @@ def _versions() -> dict[str, str]:
 
 def run_context() -> dict:
     """What a results file says about its run: machine, versions, commit and the load when it started."""
-    return {"cpu": cpu_model(), "cores": os.cpu_count(), "versions": _versions(), "commit": _commit(),
-            "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d"),
-            "load_before": round(os.getloadavg()[0], 2)}
+    return {
+        "cpu": cpu_model(),
+        "cores": os.cpu_count(),
+        "versions": _versions(),
+        "commit": _commit(),
+        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d"),
+        "load_before": round(os.getloadavg()[0], 2),
+    }
 
 
-def save(name: str, rows: list[Row], context: dict, command: str, results_dir: Path | None = None) -> Path:
+def save(
+    name: str, rows: list[Row], context: dict, command: str, results_dir: Path | None = None
+) -> Path:
     """Write ``rows`` and their run's ``context`` to ``<results_dir>/<name>.json`` (written whole)."""
     if not all(isinstance(r, Row) for r in rows):
         raise TypeError(f"benchmark {name!r} must return a list of benchmarks._results.Row")
     out_dir = Path(results_dir or RESULTS_DIR)
     out_dir.mkdir(parents=True, exist_ok=True)
-    record = {"benchmark": name, "command": command, **context,
-              "load_after": round(os.getloadavg()[0], 2), "rows": [asdict(r) for r in rows]}
+    record = {
+        "benchmark": name,
+        "command": command,
+        **context,
+        "load_after": round(os.getloadavg()[0], 2),
+        "rows": [asdict(r) for r in rows],
+    }
     path = out_dir / f"{name}.json"
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
@@ -184,8 +202,14 @@ def _met(row: Row) -> str:
         return "—"
     word = "met" if row.met else "**not met**"
     margin = row.margin
-    if margin is not None and margin != float("inf"):    # rounded down: 1.199 is not shown as the 1.2 it misses
-        word += f", {math.floor(margin * 100) / 100:.2f}×" if margin < 10 else f", {math.floor(margin):,}×"
+    if margin is not None and margin != float(
+        "inf"
+    ):  # rounded down: 1.199 is not shown as the 1.2 it misses
+        word += (
+            f", {math.floor(margin * 100) / 100:.2f}×"
+            if margin < 10
+            else f", {math.floor(margin):,}×"
+        )
     return word if row.gated else f"{word} (not gated)"
 
 
@@ -263,19 +287,49 @@ the metin2025 notebook, which measure baselines that are slow by design.
 
 def render(records: list[dict]) -> str:
     """The performance page for ``records`` (see :func:`load`)."""
-    lines = [INTRO, "## Results", "",
-             "| benchmark | row | ours | baseline | value | target | met |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        INTRO,
+        "## Results",
+        "",
+        "| benchmark | row | ours | baseline | value | target | met |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for record in records:
         for r in record["rows"]:
-            lines.append("| " + " | ".join(_cell(x) for x in (
-                record["benchmark"], r.row, r.ours, r.baseline, _value(r), _target(r), _met(r))) + " |")
+            lines.append(
+                "| "
+                + " | ".join(
+                    _cell(x)
+                    for x in (
+                        record["benchmark"],
+                        r.row,
+                        r.ours,
+                        r.baseline,
+                        _value(r),
+                        _target(r),
+                        _met(r),
+                    )
+                )
+                + " |"
+            )
     gated = [r for rec in records for r in rec["rows"] if r.target and r.gated]
-    missed = [f"{rec['benchmark']}: {r.row}" for rec in records for r in rec["rows"]
-              if r.target and r.gated and not r.met]
-    thin = [f"{rec['benchmark']}: {r.row}" for rec in records for r in rec["rows"] if r.target and r.gated
-            and r.met and r.margin is not None and r.margin < MARGIN]
-    lines += ["", f"{len(gated) - len(missed)} of {len(gated)} gated rows met; {len(gated) - len(missed) - len(thin)}"
-              f" of them with the {MARGIN:g}× margin."]
+    missed = [
+        f"{rec['benchmark']}: {r.row}"
+        for rec in records
+        for r in rec["rows"]
+        if r.target and r.gated and not r.met
+    ]
+    thin = [
+        f"{rec['benchmark']}: {r.row}"
+        for rec in records
+        for r in rec["rows"]
+        if r.target and r.gated and r.met and r.margin is not None and r.margin < MARGIN
+    ]
+    lines += [
+        "",
+        f"{len(gated) - len(missed)} of {len(gated)} gated rows met; {len(gated) - len(missed) - len(thin)}"
+        f" of them with the {MARGIN:g}× margin.",
+    ]
     if missed:
         lines += ["", "Not met:", ""] + [f"- {m}" for m in missed]
     if thin:
@@ -285,21 +339,47 @@ def render(records: list[dict]) -> str:
         lines += ["", "## Notes on rows", ""]
         lines += [f"- **{b}, {row}**: {note}" for b, row, note in notes]
     lines += ["", RERUN_PROFILE.rstrip("\n")]
-    lines += ["", "## Runs", "", "| benchmark | command | date | CPU | cores | Python, NumPy, numba | load (1 min) "
-              "before / after | commit |", "|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "## Runs",
+        "",
+        "| benchmark | command | date | CPU | cores | Python, NumPy, numba | load (1 min) "
+        "before / after | commit |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for rec in records:
         v = rec.get("versions", {})
         versions = ", ".join(v[k] for k in ("python", "numpy", "numba") if k in v)
-        lines.append("| " + " | ".join(_cell(x) for x in (
-            rec["benchmark"], f"`{rec['command']}`", rec["date"], rec["cpu"], rec["cores"], versions,
-            f"{rec['load_before']:g} / {rec['load_after']:g}", rec.get("commit", ""))) + " |")
+        lines.append(
+            "| "
+            + " | ".join(
+                _cell(x)
+                for x in (
+                    rec["benchmark"],
+                    f"`{rec['command']}`",
+                    rec["date"],
+                    rec["cpu"],
+                    rec["cores"],
+                    versions,
+                    f"{rec['load_before']:g} / {rec['load_after']:g}",
+                    rec.get("commit", ""),
+                )
+            )
+            + " |"
+        )
     return "\n".join(lines) + "\n"
 
 
 def item(text: str) -> str:
     """A Markdown list item wrapped at 116 columns (a doc block's line)."""
-    return textwrap.fill(text, width=116, initial_indent="- ", subsequent_indent="  ", break_long_words=False,
-                         break_on_hyphens=False)
+    return textwrap.fill(
+        text,
+        width=116,
+        initial_indent="- ",
+        subsequent_indent="  ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 def render_doc(text: str, records: list[dict]) -> str:
@@ -324,7 +404,7 @@ def report(results_dir: Path | None = None, page: Path | None = None, doc_pages=
     records = load(results_dir)
     page = Path(page or PAGE)
     page.write_text(render(records))
-    for doc in (DOC_PAGES if doc_pages is None else doc_pages):
+    for doc in DOC_PAGES if doc_pages is None else doc_pages:
         text = Path(doc).read_text(encoding="utf-8")
         fresh = render_doc(text, records)
         if fresh != text:
@@ -332,7 +412,9 @@ def report(results_dir: Path | None = None, page: Path | None = None, doc_pages=
     return page
 
 
-def run_one(name: str, main, argv: list[str], results_dir: Path | None = None, context=None) -> Path:
+def run_one(
+    name: str, main, argv: list[str], results_dir: Path | None = None, context=None
+) -> Path:
     """Run one benchmark's ``main`` and save what it returns (the entry point of ``python -m benchmarks``).
 
     ``context(argv)``, when the benchmark defines one, returns fields of the run's record that it knows better than

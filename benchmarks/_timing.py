@@ -44,8 +44,14 @@ def run_fresh(code: str, *, env: dict | None = None, timeout: float | None = Non
     import subprocess
     import sys
 
-    out = subprocess.run([sys.executable, "-c", code + _PEAK], check=True, capture_output=True, text=True, env=env,
-                         timeout=timeout).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code + _PEAK],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    ).stdout
     result = {}
     for line in out.strip().splitlines():
         if line.startswith("{"):

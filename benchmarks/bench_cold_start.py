@@ -64,8 +64,13 @@ print(json.dumps({{"import_s": t1 - t0, "first_call_s": t2 - t1}}))
 def _launch(names: list[str], cache: str, large: bool) -> dict:
     """Import time and first-call time of ``names`` (in turn) in a fresh interpreter caching in ``cache``."""
     env = {**os.environ, "NUMBA_CACHE_DIR": cache}
-    run = subprocess.run([sys.executable, "-c", first_call_script(names, large)], env=env, capture_output=True,
-                         text=True, check=True)
+    run = subprocess.run(
+        [sys.executable, "-c", first_call_script(names, large)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
@@ -84,8 +89,12 @@ def measure_all(names: list[str], large: bool = False) -> dict:
     """Every mechanism in turn in one fresh interpreter on one empty cache (shared kernels compiled once)."""
     with tempfile.TemporaryDirectory() as cache:
         times = _launch(names, cache, large)
-    return {"mechanism": "all, one process", "problem": _PROBLEM[large], "cold_import_s": times["import_s"],
-            "cold_first_call_s": times["first_call_s"]}
+    return {
+        "mechanism": "all, one process",
+        "problem": _PROBLEM[large],
+        "cold_import_s": times["import_s"],
+        "cold_first_call_s": times["first_call_s"],
+    }
 
 
 _PROBLEM = {False: "2 users (interpreted)", True: "12 users x 4 servers (compiled)"}
@@ -113,23 +122,43 @@ def main(argv: list[str]) -> list[Row]:
         for name in names:
             row = measure(name, large)
             block.append(row)
-            print(f"  {name:16s} cold first call {row['cold_first_call_s']:6.2f} s (import "
-                  f"{row['cold_import_s']:.1f} s); warm {row['warm_first_call_s']:.2f} s", flush=True)
+            print(
+                f"  {name:16s} cold first call {row['cold_first_call_s']:6.2f} s (import "
+                f"{row['cold_import_s']:.1f} s); warm {row['warm_first_call_s']:.2f} s",
+                flush=True,
+            )
         total = sum(r["cold_first_call_s"] for r in block)
         together = measure_all(names, large)
-        print(f"  all {len(block)} cold first calls: {total:.2f} s, each in its own process and cache; "
-              f"{together['cold_first_call_s']:.2f} s one after another in one process (target: each <= 5 s, "
-              f"all <= 20 s)", flush=True)
+        print(
+            f"  all {len(block)} cold first calls: {total:.2f} s, each in its own process and cache; "
+            f"{together['cold_first_call_s']:.2f} s one after another in one process (target: each <= 5 s, "
+            f"all <= 20 s)",
+            flush=True,
+        )
         rows += block + [together]
         slowest = max(block, key=lambda r: r["cold_first_call_s"])
         problem = _PROBLEM[large]
         # the compiled rows are reported against their targets but not gated: `make install` compiles every kernel
-        speed += [Row(f"cold start, slowest first call with an empty kernel cache, {problem} ({slowest['mechanism']})",
-                      fmt_seconds(slowest["cold_first_call_s"]), f"warm {fmt_seconds(slowest['warm_first_call_s'])}",
-                      slowest["cold_first_call_s"], "s", "<= 5", gated=not large),
-                  Row(f"cold start, all {len(block)} first calls in one fresh process, {problem}",
-                      fmt_seconds(together["cold_first_call_s"]), "", together["cold_first_call_s"], "s", "<= 20",
-                      gated=not large)]
+        speed += [
+            Row(
+                f"cold start, slowest first call with an empty kernel cache, {problem} ({slowest['mechanism']})",
+                fmt_seconds(slowest["cold_first_call_s"]),
+                f"warm {fmt_seconds(slowest['warm_first_call_s'])}",
+                slowest["cold_first_call_s"],
+                "s",
+                "<= 5",
+                gated=not large,
+            ),
+            Row(
+                f"cold start, all {len(block)} first calls in one fresh process, {problem}",
+                fmt_seconds(together["cold_first_call_s"]),
+                "",
+                together["cold_first_call_s"],
+                "s",
+                "<= 20",
+                gated=not large,
+            ),
+        ]
     write_results("cold_start", rows)
     return speed
 

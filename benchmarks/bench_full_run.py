@@ -47,8 +47,10 @@ def rows(executed: Path | None = None) -> list[Row]:
     executed = Path(executed or paths.executed_dir())
     durations = landing.notebook_durations(executed)
     if not durations:
-        raise SystemExit(f"no executed notebook with papermill's duration in {executed}: a full run (python "
-                         "run_all.py) publishes them")
+        raise SystemExit(
+            f"no executed notebook with papermill's duration in {executed}: a full run (python "
+            "run_all.py) publishes them"
+        )
     cells = landing.cell_durations(executed)
     longest = {key: max(cells.get(key) or [(None, 0.0)], key=lambda c: c[1]) for key in durations}
     busy = sum(s for s, _ in durations.values())
@@ -58,28 +60,49 @@ def rows(executed: Path | None = None) -> list[Row]:
     over = [(k, c, s) for k in durations for c, s in cells.get(k, []) if s > CELL_TARGET * 60]
     listed = "; ".join(f"{k} {_cell(c)} {minutes(s)}" for k, c, s in over)
     over_text = f"{len(over)} {'cell' if len(over) == 1 else 'cells'} over {CELL_TARGET} min" + (
-        f": {listed}" if over else "")
+        f": {listed}" if over else ""
+    )
     out = [
-        Row(landing.FULL_RUN_TOTAL, minutes(total),
+        Row(
+            landing.FULL_RUN_TOTAL,
+            minutes(total),
             f"{len(durations)} notebooks' papermill runs, from start to end, time side by side counted once",
-            total / 60, "min", f"<= {TOTAL_TARGET}",
+            total / 60,
+            "min",
+            f"<= {TOTAL_TARGET}",
             note=f"read from the executed notebooks' metadata (nothing re-executed): {minutes(busy)} of notebook time "
-                 f"in all, {minutes(total)} of wall time (run_all.py runs notebooks side by side); the target is the "
-                 "whole full-mode reproduction on 2 cores with no result cached across runs"),
-        Row(landing.FULL_RUN_CELL, minutes(seconds), f"{key}, {_cell(count)}", seconds / 60, "min",
+            f"in all, {minutes(total)} of wall time (run_all.py runs notebooks side by side); the target is the "
+            "whole full-mode reproduction on 2 cores with no result cached across runs",
+        ),
+        Row(
+            landing.FULL_RUN_CELL,
+            minutes(seconds),
+            f"{key}, {_cell(count)}",
+            seconds / 60,
+            "min",
             f"<= {CELL_TARGET}",
-            note=over_text),
+            note=over_text,
+        ),
     ]
     for k, (s, _) in durations.items():
         c, cs = longest[k]
-        out.append(Row(f"{landing.FULL_RUN_NOTEBOOK}{k}", minutes(s), f"longest cell {_cell(c)}, {minutes(cs)}",
-                       s / 60, "min"))
+        out.append(
+            Row(
+                f"{landing.FULL_RUN_NOTEBOOK}{k}",
+                minutes(s),
+                f"longest cell {_cell(c)}, {minutes(cs)}",
+                s / 60,
+                "min",
+            )
+        )
     return out
 
 
 def runs_span(executed: Path | None = None) -> str:
     """The runs' end dates: ``"2026-11-26 to 2026-11-28"``, or the one date."""
-    dates = sorted(d for _, d in landing.notebook_durations(executed or paths.executed_dir()).values() if d)
+    dates = sorted(
+        d for _, d in landing.notebook_durations(executed or paths.executed_dir()).values() if d
+    )
     if not dates:
         return "unknown"
     return dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
@@ -89,8 +112,13 @@ def _pythons(executed: Path) -> list[str]:
     """The Python versions the executed notebooks' kernels report (``metadata.language_info.version``)."""
     import json
 
-    found = {json.loads(f.read_text(encoding="utf-8")).get("metadata", {}).get("language_info", {}).get("version")
-             for f in sorted(executed.glob("*.ipynb"))}
+    found = {
+        json.loads(f.read_text(encoding="utf-8"))
+        .get("metadata", {})
+        .get("language_info", {})
+        .get("version")
+        for f in sorted(executed.glob("*.ipynb"))
+    }
     return sorted(v for v in found if v)
 
 
@@ -100,7 +128,12 @@ def _machines(executed: Path) -> tuple[str, str]:
 
     cpus, cores = set(), set()
     for f in sorted(executed.glob("*.ipynb")):
-        machine = json.loads(f.read_text(encoding="utf-8")).get("metadata", {}).get("fairlib", {}).get("machine", {})
+        machine = (
+            json.loads(f.read_text(encoding="utf-8"))
+            .get("metadata", {})
+            .get("fairlib", {})
+            .get("machine", {})
+        )
         cpus.add(machine.get("cpu") or "not recorded")
         cores.add(str(machine.get("cores") or "not recorded"))
     return "; ".join(sorted(cpus)) or "not recorded", "; ".join(sorted(cores)) or "not recorded"
@@ -112,15 +145,22 @@ def context(argv=None) -> dict:
     ``metadata.fairlib.machine``, the kernel's Python version)."""
     executed = _executed(list(argv or []))
     cpu, cores = _machines(executed)
-    return {"date": runs_span(executed), "cpu": cpu, "cores": cores,
-            "versions": {"python": ", ".join(_pythons(executed))}}
+    return {
+        "date": runs_span(executed),
+        "cpu": cpu,
+        "cores": cores,
+        "versions": {"python": ", ".join(_pythons(executed))},
+    }
 
 
 def main(argv=None) -> list[Row]:
     executed = _executed(list(argv or []))
     out = rows(executed)
     for r in out:
-        print(f"{r.row}: {r.ours} ({r.baseline})" + (f", target {r.target} min" if r.target else ""), flush=True)
+        print(
+            f"{r.row}: {r.ours} ({r.baseline})" + (f", target {r.target} min" if r.target else ""),
+            flush=True,
+        )
     return out
 
 

@@ -68,37 +68,71 @@ def main(argv=None) -> list[Row]:
     rows, speed = [], []
     ps, t_ps = _timed(lambda: psdsf(cluster), REPEATS)
     fixed, t_fixed = _timed(lambda: psdsf(cluster, method="fixed_point"))
-    print(f"{n_users} users x {n_servers} servers x 3 resources, {cluster.eligible.mean():.0%} eligible pairs")
+    print(
+        f"{n_users} users x {n_servers} servers x 3 resources, {cluster.eligible.mean():.0%} eligible pairs"
+    )
     lp_times = {}
     size = f"{n_users:,} users × {n_servers} servers × 3 resources"
-    for name, mechanism, coefficients in (("drfh", drfh, drfh_coefficients), ("tsf", tsf, tsf_coefficients)):
+    for name, mechanism, coefficients in (
+        ("drfh", drfh, drfh_coefficients),
+        ("tsf", tsf, tsf_coefficients),
+    ):
         ref, t_lp = _timed(lambda: mechanism(cluster, method="highs"))
         ours, t_ours = _timed(lambda: mechanism(cluster), REPEATS)
         q = coefficients(cluster) / cluster.weight
         gap = float(np.max(np.abs(q * ours.totals - q * ref.totals) / (q * ref.totals)))
         lp_times[name] = t_lp
-        print(f"{name.upper()}: interior point {t_ours * 1e3:.0f} ms ({ours.diagnostics['rounds']} round(s), "
-              f"{ours.diagnostics['iterations']} iterations, {ours.diagnostics['highs_fallbacks']} HiGHS fallbacks) "
-              f"vs HiGHS LP {t_lp:.2f} s ({ref.diagnostics['lps']} LP(s)): HiGHS / ours = {t_lp / t_ours:.0f}x "
-              f"(target >= 100); largest level difference {gap:.1e} relative")
-        speed.append(Row(f"{name.upper()} (structured interior point) vs HiGHS on the max-min LP, {size}",
-                         fmt_seconds(t_ours), f"HiGHS LP {fmt_seconds(t_lp)}", t_lp / t_ours, "×", ">= 100",
-                         note=f"{ours.diagnostics['iterations']} iterations; largest level difference {gap:.1e}"))
-        rows += [{"method": f"{name}_highs_lp", "seconds": t_lp},
-                 {"method": f"{name}_interior_point", "seconds": t_ours}]
+        print(
+            f"{name.upper()}: interior point {t_ours * 1e3:.0f} ms ({ours.diagnostics['rounds']} round(s), "
+            f"{ours.diagnostics['iterations']} iterations, {ours.diagnostics['highs_fallbacks']} HiGHS fallbacks) "
+            f"vs HiGHS LP {t_lp:.2f} s ({ref.diagnostics['lps']} LP(s)): HiGHS / ours = {t_lp / t_ours:.0f}x "
+            f"(target >= 100); largest level difference {gap:.1e} relative"
+        )
+        speed.append(
+            Row(
+                f"{name.upper()} (structured interior point) vs HiGHS on the max-min LP, {size}",
+                fmt_seconds(t_ours),
+                f"HiGHS LP {fmt_seconds(t_lp)}",
+                t_lp / t_ours,
+                "×",
+                ">= 100",
+                note=f"{ours.diagnostics['iterations']} iterations; largest level difference {gap:.1e}",
+            )
+        )
+        rows += [
+            {"method": f"{name}_highs_lp", "seconds": t_lp},
+            {"method": f"{name}_interior_point", "seconds": t_ours},
+        ]
     d = ps.diagnostics
     definition4 = psdsf_violation(cluster, ps.tasks, tol=1e-8)
-    print(f"PS-DSF: market {t_ps * 1e3:.0f} ms ({d['method']}: {d.get('newton_iterations')} Newton steps, "
-          f"{d.get('stages')} stages; Definition 4 at 1e-8: {definition4['holds']}) vs fixed point {t_fixed:.2f} s "
-          f"({fixed.diagnostics['sweeps']} sweeps, converged {fixed.diagnostics['converged']}): HiGHS max-min LP "
-          f"(DRFH) / PS-DSF = {lp_times['drfh'] / t_ps:.0f}x (target >= 100); fixed point / market = "
-          f"{t_fixed / t_ps:.0f}x")
-    speed.append(Row(f"PS-DSF (smoothed market) vs HiGHS on DRFH's max-min LP, {size}", fmt_seconds(t_ps),
-                     f"HiGHS LP {fmt_seconds(lp_times['drfh'])}", lp_times["drfh"] / t_ps, "×", ">= 100"))
+    print(
+        f"PS-DSF: market {t_ps * 1e3:.0f} ms ({d['method']}: {d.get('newton_iterations')} Newton steps, "
+        f"{d.get('stages')} stages; Definition 4 at 1e-8: {definition4['holds']}) vs fixed point {t_fixed:.2f} s "
+        f"({fixed.diagnostics['sweeps']} sweeps, converged {fixed.diagnostics['converged']}): HiGHS max-min LP "
+        f"(DRFH) / PS-DSF = {lp_times['drfh'] / t_ps:.0f}x (target >= 100); fixed point / market = "
+        f"{t_fixed / t_ps:.0f}x"
+    )
+    speed.append(
+        Row(
+            f"PS-DSF (smoothed market) vs HiGHS on DRFH's max-min LP, {size}",
+            fmt_seconds(t_ps),
+            f"HiGHS LP {fmt_seconds(lp_times['drfh'])}",
+            lp_times["drfh"] / t_ps,
+            "×",
+            ">= 100",
+        )
+    )
     pf, t_pf = _timed(lambda: pfvds(cluster, 1.0), REPEATS)
     ip, t_ip = _timed(lambda: pfvds_interior_point(cluster, 1.0), REPEATS)
-    rows += [{"method": m, "seconds": t} for m, t in (("psdsf", t_ps), ("psdsf_fixed_point", t_fixed),
-                                                       ("pfvds_1", t_pf), ("pfvds_1_interior_point", t_ip))]
+    rows += [
+        {"method": m, "seconds": t}
+        for m, t in (
+            ("psdsf", t_ps),
+            ("psdsf_fixed_point", t_fixed),
+            ("pfvds_1", t_pf),
+            ("pfvds_1_interior_point", t_ip),
+        )
+    ]
     try:
         ref, t_cl = _timed(lambda: _clarabel_pf(cluster))
     except ImportError:
@@ -106,16 +140,32 @@ def main(argv=None) -> list[Row]:
     else:
         f_ref = proportional_fair_objective(cluster, ref)
         gap = (f_ref - proportional_fair_objective(cluster, pf.tasks)) / abs(f_ref)
-        print(f"PF-VDS(1) pfvds() {t_pf:.2f} s (interior point {pf.diagnostics['stages']} + "
-              f"{pf.diagnostics['sweeps']} best-response sweeps; interior point alone {t_ip:.2f} s) vs Clarabel "
-              f"{t_cl:.2f} s: Clarabel / pfvds() = {t_cl / t_pf:.1f}x, Clarabel / interior point = {t_cl / t_ip:.1f}x "
-              f"(target >= 20); objective shortfall vs Clarabel {gap:.1e} relative (target <= 1e-6; negative = "
-              f"ours higher); Clarabel feasible: {cluster.feasible(ref, tol=1e-7)}")
+        print(
+            f"PF-VDS(1) pfvds() {t_pf:.2f} s (interior point {pf.diagnostics['stages']} + "
+            f"{pf.diagnostics['sweeps']} best-response sweeps; interior point alone {t_ip:.2f} s) vs Clarabel "
+            f"{t_cl:.2f} s: Clarabel / pfvds() = {t_cl / t_pf:.1f}x, Clarabel / interior point = {t_cl / t_ip:.1f}x "
+            f"(target >= 20); objective shortfall vs Clarabel {gap:.1e} relative (target <= 1e-6; negative = "
+            f"ours higher); Clarabel feasible: {cluster.feasible(ref, tol=1e-7)}"
+        )
         rows.append({"method": "clarabel_pf", "seconds": t_cl})
-        speed += [Row(f"PF-VDS(1) (`pfvds`: interior point + Nash-residual check) vs Clarabel through cvxpy, {size}",
-                      fmt_seconds(t_pf), f"Clarabel {fmt_seconds(t_cl)}", t_cl / t_pf, "×", ">= 20"),
-                  Row(f"PF-VDS(1): objective shortfall relative to Clarabel's (negative: ours higher), {size}",
-                      f"{gap:.1e}", "Clarabel's objective", gap, "", "<= 1e-06")]
+        speed += [
+            Row(
+                f"PF-VDS(1) (`pfvds`: interior point + Nash-residual check) vs Clarabel through cvxpy, {size}",
+                fmt_seconds(t_pf),
+                f"Clarabel {fmt_seconds(t_cl)}",
+                t_cl / t_pf,
+                "×",
+                ">= 20",
+            ),
+            Row(
+                f"PF-VDS(1): objective shortfall relative to Clarabel's (negative: ours higher), {size}",
+                f"{gap:.1e}",
+                "Clarabel's objective",
+                gap,
+                "",
+                "<= 1e-06",
+            ),
+        ]
     print(f"raw times: {write_results('heterogeneous', rows)}")
     return speed
 

@@ -33,15 +33,20 @@ def _fresh_env() -> dict:
     module path and fairlib's own variables."""
     import os
 
-    return {k: v for k, v in os.environ.items()
-            if not k.startswith(("NUMBA_", "FAIRLIB_", "PYTHONPATH", "VIRTUAL_ENV"))}
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("NUMBA_", "FAIRLIB_", "PYTHONPATH", "VIRTUAL_ENV"))
+    }
 
 
 def _timed(cmd: list[str], cwd: Path) -> float:
     t0 = time.perf_counter()
     run = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=_fresh_env())
     if run.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed in {cwd}:\n{run.stdout[-2000:]}\n{run.stderr[-2000:]}")
+        raise SystemExit(
+            f"{' '.join(cmd)} failed in {cwd}:\n{run.stdout[-2000:]}\n{run.stderr[-2000:]}"
+        )
     return time.perf_counter() - t0
 
 
@@ -57,24 +62,49 @@ def main(argv: list[str]) -> list[Row]:
         subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
         install = _timed(["make", "install"], clone)
         print(f"make install on a fresh clone: {install / 60:.1f} min", flush=True)
-        warm = [str(clone / ".venv" / "bin" / "python"), "-m", "fairlib.repro.warm", "--jobs", "2", "--quiet"]
+        warm = [
+            str(clone / ".venv" / "bin" / "python"),
+            "-m",
+            "fairlib.repro.warm",
+            "--jobs",
+            "2",
+            "--quiet",
+        ]
         unchanged = statistics.median(_timed(warm, clone) for _ in range(repeat))
         _append(clone / "fairlib" / "repro" / "experiments" / "dynamic_drf.py")
         driver = statistics.median(_timed(warm, clone) for _ in range(repeat))
         _append(clone / "fairlib" / "multires" / "psdsf.py")
         kernel = _timed(warm, clone)
     ratio = driver / unchanged
-    print(f"every kernel reloaded: {unchanged:.1f} s with nothing edited, {driver:.1f} s after editing a driver "
-          f"({ratio:.2f}x), {kernel:.1f} s after editing multires/psdsf.py", flush=True)
+    print(
+        f"every kernel reloaded: {unchanged:.1f} s with nothing edited, {driver:.1f} s after editing a driver "
+        f"({ratio:.2f}x), {kernel:.1f} s after editing multires/psdsf.py",
+        flush=True,
+    )
     return [
-        Row("make install on a fresh clone (packages, Jupyter kernel, every kernel compiled)",
-            f"{install / 60:.1f} min", "git clone, then make install; pip's download cache as the machine has it",
-            install / 60, "min", f"<= {INSTALL_TARGET_MIN}"),
-        Row("every kernel reloaded after editing an experiment driver, over nothing edited",
-            f"{ratio:.2f}x", f"{fmt_seconds(driver)} vs {fmt_seconds(unchanged)} (python -m fairlib.repro.warm)",
-            ratio, "x", f"<= {EDIT_RATIO_TARGET}"),
-        Row("every kernel reloaded after editing a kernel module (multires/psdsf.py)", fmt_seconds(kernel),
-            "its kernels and its importers' recompile, the others load", kernel, "s"),
+        Row(
+            "make install on a fresh clone (packages, Jupyter kernel, every kernel compiled)",
+            f"{install / 60:.1f} min",
+            "git clone, then make install; pip's download cache as the machine has it",
+            install / 60,
+            "min",
+            f"<= {INSTALL_TARGET_MIN}",
+        ),
+        Row(
+            "every kernel reloaded after editing an experiment driver, over nothing edited",
+            f"{ratio:.2f}x",
+            f"{fmt_seconds(driver)} vs {fmt_seconds(unchanged)} (python -m fairlib.repro.warm)",
+            ratio,
+            "x",
+            f"<= {EDIT_RATIO_TARGET}",
+        ),
+        Row(
+            "every kernel reloaded after editing a kernel module (multires/psdsf.py)",
+            fmt_seconds(kernel),
+            "its kernels and its importers' recompile, the others load",
+            kernel,
+            "s",
+        ),
     ]
 
 

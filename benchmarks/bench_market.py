@@ -35,36 +35,82 @@ def main(argv=None) -> list[Row]:
     slsqp_ahead = market.utility(w, x_slsqp / x_slsqp.sum(), y) - ours
     gap = -slsqp_ahead
     raw_gap = market.utility(w, x_ours, y) - market.utility(w, x_slsqp, y)
-    bid_gap = float(np.abs(x_ours - best_response_numpy(w, y, 1.0)).max())   # budget 1: relative to it
-    print(f"n=1000: SLSQP / best_response = {t_slsqp / t_fast:,.0f}x (target >= 1000; SLSQP {t_slsqp:.0f} s, one run); "
-          f"NumPy / best_response = {t_numpy / t_fast:.1f}x (target >= 10); our utility minus SLSQP's on the budget "
-          f"= {gap:.1e} (target: SLSQP not better than ours by more than 1e-9; raw {raw_gap:.1e} with SLSQP "
-          f"spending {x_slsqp.sum() - 1:+.1e} over)")
+    bid_gap = float(
+        np.abs(x_ours - best_response_numpy(w, y, 1.0)).max()
+    )  # budget 1: relative to it
+    print(
+        f"n=1000: SLSQP / best_response = {t_slsqp / t_fast:,.0f}x (target >= 1000; SLSQP {t_slsqp:.0f} s, one run); "
+        f"NumPy / best_response = {t_numpy / t_fast:.1f}x (target >= 10); our utility minus SLSQP's on the budget "
+        f"= {gap:.1e} (target: SLSQP not better than ours by more than 1e-9; raw {raw_gap:.1e} with SLSQP "
+        f"spending {x_slsqp.sum() - 1:+.1e} over)"
+    )
     game = market.Game(market.uniform_preferences(1, 150, 100), reserve=1e-6)
     market.run_dynamics(game, max_iter=1, stop_at_convergence=False)
-    t_one = median_time(lambda: market.run_dynamics(game, max_iter=1, stop_at_convergence=False), repeat=9)
-    t_ten = median_time(lambda: market.run_dynamics(game, max_iter=11, stop_at_convergence=False), repeat=5)
-    print(f"one best-response iteration, 150 users x 100 machines: {(t_ten - t_one) / 10 * 1e3:.2f} ms "
-          f"(target < 1 ms; {t_one * 1e3:.2f} ms including set-up)")
-    rows = [{"case": "best response n=1000", "method": k, "seconds": v}
-            for k, v in (("best_response", t_fast), ("numpy", t_numpy), ("slsqp", t_slsqp))]
-    rows.append({"case": "one iteration 150x100", "method": "run_dynamics", "seconds": (t_ten - t_one) / 10})
+    t_one = median_time(
+        lambda: market.run_dynamics(game, max_iter=1, stop_at_convergence=False), repeat=9
+    )
+    t_ten = median_time(
+        lambda: market.run_dynamics(game, max_iter=11, stop_at_convergence=False), repeat=5
+    )
+    print(
+        f"one best-response iteration, 150 users x 100 machines: {(t_ten - t_one) / 10 * 1e3:.2f} ms "
+        f"(target < 1 ms; {t_one * 1e3:.2f} ms including set-up)"
+    )
+    rows = [
+        {"case": "best response n=1000", "method": k, "seconds": v}
+        for k, v in (("best_response", t_fast), ("numpy", t_numpy), ("slsqp", t_slsqp))
+    ]
+    rows.append(
+        {"case": "one iteration 150x100", "method": "run_dynamics", "seconds": (t_ten - t_one) / 10}
+    )
     print(f"raw medians: {write_results('market', rows)}")
     one = (t_ten - t_one) / 10
-    return [Row("closed-form best response vs SLSQP, n = 1,000 machines", fmt_seconds(t_fast),
-                f"SLSQP {fmt_seconds(t_slsqp)} (one run)", t_slsqp / t_fast, "×", ">= 1000"),
-            Row("closed-form best response: SLSQP's utility on the budget minus ours, n = 1,000", f"{slsqp_ahead:.1e}",
-                "SLSQP's utility", slsqp_ahead, "", "<= 1e-09",
-                note="one-sided: the closed form is the exact optimum (EC'05 §4.1), so the row fails only if a generic "
-                     "solver finds bids better than ours by more than 1e-9; SLSQP stopping short of the optimum "
-                     "(a negative value) is its tolerance, not a disagreement"),
-            Row("closed-form best response vs the vectorised NumPy closed form, n = 1,000", fmt_seconds(t_fast),
-                f"NumPy {fmt_seconds(t_numpy)}", t_numpy / t_fast, "×", ">= 10"),
-            Row("closed-form best response: largest bid difference from the NumPy closed form (sorted), relative to "
-                "the budget, n = 1,000", f"{bid_gap:.1e}", "the same closed form, another order of operations",
-                bid_gap, "", "<= 1e-12"),
-            Row("one best-response iteration of the bidding game, 150 users × 100 machines", fmt_seconds(one), "",
-                one * 1e3, "ms", "< 1")]
+    return [
+        Row(
+            "closed-form best response vs SLSQP, n = 1,000 machines",
+            fmt_seconds(t_fast),
+            f"SLSQP {fmt_seconds(t_slsqp)} (one run)",
+            t_slsqp / t_fast,
+            "×",
+            ">= 1000",
+        ),
+        Row(
+            "closed-form best response: SLSQP's utility on the budget minus ours, n = 1,000",
+            f"{slsqp_ahead:.1e}",
+            "SLSQP's utility",
+            slsqp_ahead,
+            "",
+            "<= 1e-09",
+            note="one-sided: the closed form is the exact optimum (EC'05 §4.1), so the row fails only if a generic "
+            "solver finds bids better than ours by more than 1e-9; SLSQP stopping short of the optimum "
+            "(a negative value) is its tolerance, not a disagreement",
+        ),
+        Row(
+            "closed-form best response vs the vectorised NumPy closed form, n = 1,000",
+            fmt_seconds(t_fast),
+            f"NumPy {fmt_seconds(t_numpy)}",
+            t_numpy / t_fast,
+            "×",
+            ">= 10",
+        ),
+        Row(
+            "closed-form best response: largest bid difference from the NumPy closed form (sorted), relative to "
+            "the budget, n = 1,000",
+            f"{bid_gap:.1e}",
+            "the same closed form, another order of operations",
+            bid_gap,
+            "",
+            "<= 1e-12",
+        ),
+        Row(
+            "one best-response iteration of the bidding game, 150 users × 100 machines",
+            fmt_seconds(one),
+            "",
+            one * 1e3,
+            "ms",
+            "< 1",
+        ),
+    ]
 
 
 if __name__ == "__main__":

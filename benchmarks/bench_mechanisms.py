@@ -22,7 +22,9 @@ REPEATS = 5
 BASELINES = {"pool": "edrf", "cluster": "drfh"}
 
 
-def cases(pool_users: int = 2000, users: int = 300, servers: int = 30, rng=0) -> list[tuple[str, str, object]]:
+def cases(
+    pool_users: int = 2000, users: int = 300, servers: int = 30, rng=0
+) -> list[tuple[str, str, object]]:
     """(instance kind, run name, instance) for every registered run: pooled mechanisms on the pool, the
     multi-server ones on the pool and on the cluster."""
     rng = np.random.default_rng(rng)
@@ -39,18 +41,40 @@ def main(argv: list[str]) -> list[Row]:
     rows = []
     for kind, name, instance in cases(users=users, servers=servers):
         seconds = median_time(lambda: runs[name](instance), repeat=REPEATS)
-        rows.append({"instance": kind, "mechanism": name, "users": instance.n_users,
-                     "servers": instance.n_servers, "median_s": seconds})
-    base = {r["instance"]: r["median_s"] for r in rows if r["mechanism"] == BASELINES[r["instance"]]}
+        rows.append(
+            {
+                "instance": kind,
+                "mechanism": name,
+                "users": instance.n_users,
+                "servers": instance.n_servers,
+                "median_s": seconds,
+            }
+        )
+    base = {
+        r["instance"]: r["median_s"] for r in rows if r["mechanism"] == BASELINES[r["instance"]]
+    }
     for r in rows:
-        r["ratio_to_baseline"] = r["median_s"] / base[r["instance"]] if r["instance"] in base else float("nan")
-        print(f"{r['instance']:8s} {r['mechanism']:16s} {r['users']:6d} x {r['servers']:3d}  "
-              f"{r['ratio_to_baseline']:8.2f}x {BASELINES[r['instance']]}", flush=True)
+        r["ratio_to_baseline"] = (
+            r["median_s"] / base[r["instance"]] if r["instance"] in base else float("nan")
+        )
+        print(
+            f"{r['instance']:8s} {r['mechanism']:16s} {r['users']:6d} x {r['servers']:3d}  "
+            f"{r['ratio_to_baseline']:8.2f}x {BASELINES[r['instance']]}",
+            flush=True,
+        )
     write_results("mechanisms", rows)
-    return [Row(f"`{r['mechanism']}` on a {r['users']:,}-user {'pool' if r['instance'] == 'pool' else 'cluster'}"
-                + ("" if r["instance"] == "pool" else f" × {r['servers']} servers"), fmt_seconds(r["median_s"]),
-                BASELINES[r["instance"]], r["ratio_to_baseline"], "× baseline")
-            for r in rows if r["mechanism"] != BASELINES[r["instance"]]]
+    return [
+        Row(
+            f"`{r['mechanism']}` on a {r['users']:,}-user {'pool' if r['instance'] == 'pool' else 'cluster'}"
+            + ("" if r["instance"] == "pool" else f" × {r['servers']} servers"),
+            fmt_seconds(r["median_s"]),
+            BASELINES[r["instance"]],
+            r["ratio_to_baseline"],
+            "× baseline",
+        )
+        for r in rows
+        if r["mechanism"] != BASELINES[r["instance"]]
+    ]
 
 
 if __name__ == "__main__":

@@ -33,19 +33,30 @@ from benchmarks._timing import run_fresh, write_results
 
 #: (users, servers); ~70% of pairs eligible: 7e3, 7e4, 7e5, 7e6 pairs
 SIZES = [(100, 100), (1000, 100), (1000, 1000), (10_000, 1000)]
-MECHANISMS = {"DRFH": "drfh(c)", "TSF": "tsf(c)", "PS-DSF": "psdsf(c)", "PF-VDS(1)": "pfvds(c, 1.0)"}
+MECHANISMS = {
+    "DRFH": "drfh(c)",
+    "TSF": "tsf(c)",
+    "PS-DSF": "psdsf(c)",
+    "PF-VDS(1)": "pfvds(c, 1.0)",
+}
 THREADS = (1, 2)
 REPEATS = 5
-HIGHS_LIMIT = 600.0   # seconds: HiGHS is timed at the largest size it finishes within this
+HIGHS_LIMIT = 600.0  # seconds: HiGHS is timed at the largest size it finishes within this
 GATED = ("DRFH", "TSF", "PS-DSF")
-MEMORY_GB = 4.0     # the process's peak resident memory at the largest size, GB
-REGRESSION = 1.2    # the 2-thread time at the largest size against the committed result's, at most this factor
+MEMORY_GB = 4.0  # the process's peak resident memory at the largest size, GB
+REGRESSION = (
+    1.2  # the 2-thread time at the largest size against the committed result's, at most this factor
+)
 #: where the time, speed-up and exponent rows are explained (linked from the performance page's notes)
-WHY_REPORTED = ("time, 1 → 2 thread speed-up and exponent are reported, not gated: at this size the normal "
-                "equations' users × rows² product runs at the BLAS peak ([scale.md](scale.md)); gated: peak memory "
-                f"≤ {MEMORY_GB:g} GB and the 2-thread time within {REGRESSION:g}× of the committed result")
+WHY_REPORTED = (
+    "time, 1 → 2 thread speed-up and exponent are reported, not gated: at this size the normal "
+    "equations' users × rows² product runs at the BLAS peak ([scale.md](scale.md)); gated: peak memory "
+    f"≤ {MEMORY_GB:g} GB and the 2-thread time within {REGRESSION:g}× of the committed result"
+)
 COMMITTED = "benchmarks/results/scale.json"
-EXPONENT_FROM = 50_000  # pairs: the exponent is fitted over the sizes from ~10^5 pairs up (7e4, 7e5, 7e6)
+EXPONENT_FROM = (
+    50_000  # pairs: the exponent is fitted over the sizes from ~10^5 pairs up (7e4, 7e5, 7e6)
+)
 
 _CODE = """
 import json, time
@@ -70,15 +81,25 @@ print(json.dumps({{"seconds": float(np.median(times)), "calls": len(times), "pai
 """
 
 
-def _fresh(call: str, users: int, servers: int, threads: int, timeout: float | None = None) -> dict | None:
+def _fresh(
+    call: str, users: int, servers: int, threads: int, timeout: float | None = None
+) -> dict | None:
     """One measurement in a fresh interpreter; None if it ran past ``timeout`` seconds."""
     # the warm-up cluster has the same side of the serial/parallel switch as the measured one, so both kernels
     # it will use are loaded before the clock starts
     warm_users, warm_servers = (users, servers) if users * servers <= 100_000 else (500, 100)
-    code = _CODE.format(call=call, users=users, servers=servers, repeats=REPEATS, warm_users=warm_users,
-                        warm_servers=warm_servers)
+    code = _CODE.format(
+        call=call,
+        users=users,
+        servers=servers,
+        repeats=REPEATS,
+        warm_users=warm_users,
+        warm_servers=warm_servers,
+    )
     try:
-        return run_fresh(code, env=dict(os.environ, NUMBA_NUM_THREADS=str(threads)), timeout=timeout)
+        return run_fresh(
+            code, env=dict(os.environ, NUMBA_NUM_THREADS=str(threads)), timeout=timeout
+        )
     except subprocess.TimeoutExpired:
         return None
 
@@ -100,7 +121,7 @@ def _parse_sizes(argv: list[str]) -> list[tuple[int, int]]:
 def main(argv=None) -> list[Row]:
     argv = list(argv or [])
     sizes = _parse_sizes(argv)
-    committed = committed_results()   # before this run replaces it
+    committed = committed_results()  # before this run replaces it
     raw, rows = [], []
     measured: dict[tuple[str, tuple[int, int], int], dict] = {}
     for users, servers in sizes:
@@ -108,39 +129,84 @@ def main(argv=None) -> list[Row]:
             for threads in THREADS:
                 r = _fresh(call, users, servers, threads)
                 measured[name, (users, servers), threads] = r
-                raw.append({"mechanism": name, "users": users, "servers": servers, "threads": threads, **r})
-                print(f"{name:10s} {users:>6}x{servers:<5} {r['pairs']:>9,} pairs  {threads} thread(s): "
-                      f"{fmt_seconds(r['seconds'])}, {r['iterations']} iterations, peak {r['peak_rss_gb']:.2f} GB",
-                      flush=True)
+                raw.append(
+                    {"mechanism": name, "users": users, "servers": servers, "threads": threads, **r}
+                )
+                print(
+                    f"{name:10s} {users:>6}x{servers:<5} {r['pairs']:>9,} pairs  {threads} thread(s): "
+                    f"{fmt_seconds(r['seconds'])}, {r['iterations']} iterations, peak {r['peak_rss_gb']:.2f} GB",
+                    flush=True,
+                )
     largest = sizes[-1]
     label = f"{largest[0]:,} users × {largest[1]:,} servers"
     for name in MECHANISMS:
         one, two = measured[name, largest, 1], measured[name, largest, 2]
-        rows.append(Row(f"{name} at {label} ({two['pairs']:,} pairs), 2 threads", fmt_seconds(two["seconds"]),
-                        f"{two['iterations']} iterations; peak {two['peak_rss_gb']:.2f} GB", two["seconds"], "s"))
-        rows.append(Row(f"{name}: 1 → 2 threads at {label}", f"{fmt_seconds(two['seconds'])} on 2",
-                        f"{fmt_seconds(one['seconds'])} on 1", one["seconds"] / two["seconds"], "×"))
-        rows.append(Row(f"{name}: peak memory at {label}", f"{max(one['peak_rss_gb'], two['peak_rss_gb']):.2f} GB",
-                        "the process's own high-water mark (VmHWM)", max(one["peak_rss_gb"], two["peak_rss_gb"]),
-                        "GB"))
-        points = [(measured[name, s, 2]["pairs"], measured[name, s, 2]["seconds"]) for s in sizes
-                  if measured[name, s, 2]["pairs"] >= EXPONENT_FROM]
+        rows.append(
+            Row(
+                f"{name} at {label} ({two['pairs']:,} pairs), 2 threads",
+                fmt_seconds(two["seconds"]),
+                f"{two['iterations']} iterations; peak {two['peak_rss_gb']:.2f} GB",
+                two["seconds"],
+                "s",
+            )
+        )
+        rows.append(
+            Row(
+                f"{name}: 1 → 2 threads at {label}",
+                f"{fmt_seconds(two['seconds'])} on 2",
+                f"{fmt_seconds(one['seconds'])} on 1",
+                one["seconds"] / two["seconds"],
+                "×",
+            )
+        )
+        rows.append(
+            Row(
+                f"{name}: peak memory at {label}",
+                f"{max(one['peak_rss_gb'], two['peak_rss_gb']):.2f} GB",
+                "the process's own high-water mark (VmHWM)",
+                max(one["peak_rss_gb"], two["peak_rss_gb"]),
+                "GB",
+            )
+        )
+        points = [
+            (measured[name, s, 2]["pairs"], measured[name, s, 2]["seconds"])
+            for s in sizes
+            if measured[name, s, 2]["pairs"] >= EXPONENT_FROM
+        ]
         if len(points) >= 2:
             lo, hi = points[0][0], points[-1][0]
-            rows.append(Row(f"{name}: time exponent in pairs, 2 threads", f"{_exponent(points):.2f}",
-                            f"fitted over {len(points)} sizes, {lo:,} to {hi:,} pairs", _exponent(points), ""))
+            rows.append(
+                Row(
+                    f"{name}: time exponent in pairs, 2 threads",
+                    f"{_exponent(points):.2f}",
+                    f"fitted over {len(points)} sizes, {lo:,} to {hi:,} pairs",
+                    _exponent(points),
+                    "",
+                )
+            )
     # HiGHS on DRFH's LP: from the largest size down, the first that finishes within the limit
     for users, servers in reversed(sizes):
         h = _fresh('drfh(c, method="highs")', users, servers, 2, timeout=HIGHS_LIMIT)
         if h is None:
-            print(f"HiGHS at {users}x{servers}: not finished within {HIGHS_LIMIT:.0f} s", flush=True)
+            print(
+                f"HiGHS at {users}x{servers}: not finished within {HIGHS_LIMIT:.0f} s", flush=True
+            )
             continue
         ours = measured["DRFH", (users, servers), 2]
         print(f"HiGHS at {users}x{servers}: {fmt_seconds(h['seconds'])}", flush=True)
-        raw.append({"mechanism": "HiGHS (DRFH LP)", "users": users, "servers": servers, "threads": 2, **h})
-        rows.append(Row(f"DRFH vs HiGHS at {users:,} × {servers:,} (largest size HiGHS finishes within "
-                        f"{HIGHS_LIMIT / 60:.0f} min)", fmt_seconds(ours["seconds"]),
-                        f"HiGHS {fmt_seconds(h['seconds'])}", h["seconds"] / ours["seconds"], "×"))
+        raw.append(
+            {"mechanism": "HiGHS (DRFH LP)", "users": users, "servers": servers, "threads": 2, **h}
+        )
+        rows.append(
+            Row(
+                f"DRFH vs HiGHS at {users:,} × {servers:,} (largest size HiGHS finishes within "
+                f"{HIGHS_LIMIT / 60:.0f} min)",
+                fmt_seconds(ours["seconds"]),
+                f"HiGHS {fmt_seconds(h['seconds'])}",
+                h["seconds"] / ours["seconds"],
+                "×",
+            )
+        )
         break
     write_results("scale", raw)
     rows = apply_targets(rows, committed)
@@ -152,8 +218,13 @@ def committed_results() -> dict | None:
     """The results a run is held against: ``benchmarks/results/scale.json`` as committed (git's HEAD), else the
     file on disk, else None (no regression rows)."""
     try:
-        out = subprocess.run(["git", "show", f"HEAD:{COMMITTED}"], cwd=ROOT, capture_output=True, text=True,
-                             check=True)
+        out = subprocess.run(
+            ["git", "show", f"HEAD:{COMMITTED}"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         return json.loads(out.stdout)
     except (OSError, subprocess.CalledProcessError, ValueError):
         path = ROOT / COMMITTED
@@ -168,8 +239,12 @@ def row_kind(row: str) -> tuple[str, str]:
     for name in MECHANISMS:
         if row.startswith(f"{name} at ") and row.endswith(": time against the committed result"):
             return name, "regression"
-        for prefix, kind in ((f"{name}: 1 → 2 threads", "speedup"), (f"{name}: peak memory", "memory"),
-                             (f"{name}: time exponent", "exponent"), (f"{name} at ", "time")):
+        for prefix, kind in (
+            (f"{name}: 1 → 2 threads", "speedup"),
+            (f"{name}: peak memory", "memory"),
+            (f"{name}: time exponent", "exponent"),
+            (f"{name} at ", "time"),
+        ):
             if row.startswith(prefix):
                 return name, kind
     raise ValueError(f"scale row {row!r}: not one of the rows bench_scale writes")
@@ -198,10 +273,17 @@ def apply_targets(rows: list[Row], committed: dict | None) -> list[Row]:
         now = times.get(name)
         if kind == "memory" and name in GATED and now is not None and now.row in before:
             then = before[now.row]
-            out.append(Row(f"{now.row}: time against the committed result", now.ours,
-                           f"committed {then['ours']} (run at {committed.get('commit', '?')}, "
-                           f"{committed.get('date', '?')})", now.value / then["value"], "×",
-                           target(f"{now.row}: time against the committed result")))
+            out.append(
+                Row(
+                    f"{now.row}: time against the committed result",
+                    now.ours,
+                    f"committed {then['ours']} (run at {committed.get('commit', '?')}, "
+                    f"{committed.get('date', '?')})",
+                    now.value / then["value"],
+                    "×",
+                    target(f"{now.row}: time against the committed result"),
+                )
+            )
     return out
 
 
@@ -227,18 +309,22 @@ def doc_block(record: dict) -> str:
     for r in record["rows"]:
         kinds.setdefault(row_kind(r.row)[1], []).append(r)
     first = kinds["time"][0]
-    size = first.row[len(row_kind(first.row)[0]) + len(" at "):].removesuffix(", 2 threads")
+    size = first.row[len(row_kind(first.row)[0]) + len(" at ") :].removesuffix(", 2 threads")
     times = _listed([f"{row_kind(r.row)[0]} {r.ours}" for r in kinds["time"]])
     speedups = _listed([f"{r.value:.2f}×" for r in kinds["speedup"]])
     gated = [r for r in kinds["memory"] if r.target]
-    text = (f"At {size} on 2 threads (reported): {times}; from one thread to two {speedups}, in that order. Peak "
-            f"memory of {_listed([row_kind(r.row)[0] for r in gated])}: {_listed([r.ours for r in gated])} "
-            f"(target ≤ {MEMORY_GB:g} GB: {_verdict(gated)})")
+    text = (
+        f"At {size} on 2 threads (reported): {times}; from one thread to two {speedups}, in that order. Peak "
+        f"memory of {_listed([row_kind(r.row)[0] for r in gated])}: {_listed([r.ours for r in gated])} "
+        f"(target ≤ {MEMORY_GB:g} GB: {_verdict(gated)})"
+    )
     regression = kinds.get("regression", [])
     if regression:
         ratios = _listed([f"{r.value:.2f}×" for r in regression])
-        text += (f"; their 2-thread time against the committed result {ratios} (target ≤ {REGRESSION:g}×: "
-                 f"{_verdict(regression)})")
+        text += (
+            f"; their 2-thread time against the committed result {ratios} (target ≤ {REGRESSION:g}×: "
+            f"{_verdict(regression)})"
+        )
     return item(text + f". From `{record['command']}`, {record['date']}.")
 
 

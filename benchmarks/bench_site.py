@@ -36,11 +36,26 @@ def _make_site() -> float:
 def main(argv=None) -> list[Row]:
     site = statistics.median(_make_site() for _ in range(3))
     export = statistics.median(run_fresh(_EXPORT)["seconds"] for _ in range(3))
-    write_results("site", [{"what": "make site", "median_s": site, "runs": 3},
-                           {"what": "nbconvert HTML export only", "median_s": export, "runs": 3}])
-    print(f"make site: {site:.1f} s median of 3 (target < 120 s); nbconvert export alone {export:.1f} s")
-    return [Row("`make site`: the book from the committed executed notebooks", fmt_seconds(site),
-                f"nbconvert export alone {fmt_seconds(export)}", site, "s", "< 120")]
+    write_results(
+        "site",
+        [
+            {"what": "make site", "median_s": site, "runs": 3},
+            {"what": "nbconvert HTML export only", "median_s": export, "runs": 3},
+        ],
+    )
+    print(
+        f"make site: {site:.1f} s median of 3 (target < 120 s); nbconvert export alone {export:.1f} s"
+    )
+    return [
+        Row(
+            "`make site`: the book from the committed executed notebooks",
+            fmt_seconds(site),
+            f"nbconvert export alone {fmt_seconds(export)}",
+            site,
+            "s",
+            "< 120",
+        )
+    ]
 
 
 if __name__ == "__main__":

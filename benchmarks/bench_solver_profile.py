@@ -59,21 +59,54 @@ print(json.dumps({{"total": total, **spent, "iterations": int(out.iterations), "
 def main(argv=None) -> list[Row]:
     argv = list(argv or [])
     users, servers = (int(argv[0]), int(argv[1])) if len(argv) >= 2 else (USERS, SERVERS)
-    r = run_fresh(_CODE.format(users=users, servers=servers), env=dict(os.environ, NUMBA_NUM_THREADS=str(THREADS)))
+    r = run_fresh(
+        _CODE.format(users=users, servers=servers),
+        env=dict(os.environ, NUMBA_NUM_THREADS=str(THREADS)),
+    )
     total = r["total"]
     serial = max(total - r["blas"] - r["parallel"], 0.0)
-    size = f"{users:,} users × {servers:,} servers ({r['pairs']:,} pairs), {THREADS} threads, {r['iterations']} " \
-           "iterations"
-    print(f"DRFH at {size}: {fmt_seconds(total)}; threaded BLAS {fmt_seconds(r['blas'])}, parallel pair kernels "
-          f"{fmt_seconds(r['parallel'])}, one core {fmt_seconds(serial)}", flush=True)
-    write_results("solver_profile", [{"part": k, "seconds": v} for k, v in
-                                     (("total", total), ("blas", r["blas"]), ("parallel", r["parallel"]),
-                                      ("serial", serial))])
-    parts = [("threaded BLAS: the normal matrix's product and Cholesky factorisation", r["blas"]),
-             ("numba's parallel pair kernels: assembly, Newton solves, residuals, steps, updates", r["parallel"]),
-             ("one core: the centring target's and the gap's ordered sums, vectors of users and rows, Python", serial)]
-    return [Row(f"DRFH at {size}: share in {what}", fmt_seconds(seconds), f"of {fmt_seconds(total)}",
-                100.0 * seconds / total, "%") for what, seconds in parts]
+    size = (
+        f"{users:,} users × {servers:,} servers ({r['pairs']:,} pairs), {THREADS} threads, {r['iterations']} "
+        "iterations"
+    )
+    print(
+        f"DRFH at {size}: {fmt_seconds(total)}; threaded BLAS {fmt_seconds(r['blas'])}, parallel pair kernels "
+        f"{fmt_seconds(r['parallel'])}, one core {fmt_seconds(serial)}",
+        flush=True,
+    )
+    write_results(
+        "solver_profile",
+        [
+            {"part": k, "seconds": v}
+            for k, v in (
+                ("total", total),
+                ("blas", r["blas"]),
+                ("parallel", r["parallel"]),
+                ("serial", serial),
+            )
+        ],
+    )
+    parts = [
+        ("threaded BLAS: the normal matrix's product and Cholesky factorisation", r["blas"]),
+        (
+            "numba's parallel pair kernels: assembly, Newton solves, residuals, steps, updates",
+            r["parallel"],
+        ),
+        (
+            "one core: the centring target's and the gap's ordered sums, vectors of users and rows, Python",
+            serial,
+        ),
+    ]
+    return [
+        Row(
+            f"DRFH at {size}: share in {what}",
+            fmt_seconds(seconds),
+            f"of {fmt_seconds(total)}",
+            100.0 * seconds / total,
+            "%",
+        )
+        for what, seconds in parts
+    ]
 
 
 def doc_block(record: dict) -> str:
@@ -84,11 +117,15 @@ def doc_block(record: dict) -> str:
     parts = []
     for r in rows:
         where, _, what = r.row.partition(": share in ")[2].partition(": ")
-        parts.append(f"{r.value:.0f}% {'on' if where == 'one core' else 'in'} {where} ({what}, {r.ours})")
+        parts.append(
+            f"{r.value:.0f}% {'on' if where == 'one core' else 'in'} {where} ({what}, {r.ours})"
+        )
     shares = ", ".join(parts[:-1]) + f" and {parts[-1]}"
     mechanism, _, size = solve.partition(" at ")
-    return item(f"One {mechanism} solve at {size} takes {rows[0].baseline.removeprefix('of ')}: {shares}. From "
-                f"`{record['command']}`, {record['date']}.")
+    return item(
+        f"One {mechanism} solve at {size} takes {rows[0].baseline.removeprefix('of ')}: {shares}. From "
+        f"`{record['command']}`, {record['date']}."
+    )
 
 
 if __name__ == "__main__":

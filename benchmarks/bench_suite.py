@@ -26,10 +26,20 @@ def main(argv=None) -> list[Row]:
     print(f"make test: {seconds:.0f} s ({summary}; exit status {run.returncode})")
     if run.returncode != 0:
         print(run.stdout[-4000:], run.stderr[-2000:])
-        raise SystemExit(f"make test failed (exit status {run.returncode}): its time is not a result")
+        raise SystemExit(
+            f"make test failed (exit status {run.returncode}): its time is not a result"
+        )
     minutes = seconds / 60
-    return [Row("make test: the whole suite, kernel cache warm", f"{minutes:.1f} min", summary, minutes, "min",
-                "<= 6")]
+    return [
+        Row(
+            "make test: the whole suite, kernel cache warm",
+            f"{minutes:.1f} min",
+            summary,
+            minutes,
+            "min",
+            "<= 6",
+        )
+    ]
 
 
 if __name__ == "__main__":

@@ -46,12 +46,24 @@ import sys
 import time
 from pathlib import Path
 
-from fairlib.repro.landing import book_papers_block, results_block   # one rendering for the README and the book
+from fairlib.repro.landing import (
+    book_papers_block,
+    results_block,
+)  # one rendering for the README and the book
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
 #: reference pages shown first, in this order; any other docs/*.md follows alphabetically
-DOCS_ORDER = ["library", "performance", "scale", "kernels", "verify", "data", "claims-coverage", "reconstructions"]
+DOCS_ORDER = [
+    "library",
+    "performance",
+    "scale",
+    "kernels",
+    "verify",
+    "data",
+    "claims-coverage",
+    "reconstructions",
+]
 
 
 class BookError(RuntimeError):
@@ -70,7 +82,8 @@ def _tags(cell) -> list:
 
 def _is_image(output) -> bool:
     return output.get("output_type") in ("display_data", "execute_result") and any(
-        k.startswith("image/") for k in output.get("data", {}))
+        k.startswith("image/") for k in output.get("data", {})
+    )
 
 
 def image_width(output) -> int | None:
@@ -86,7 +99,9 @@ def image_width(output) -> int | None:
             try:
                 with Image.open(io.BytesIO(raw)) as img:
                     return img.size[0]
-            except OSError:   # not an image Pillow can read: shown without its width (and without its link)
+            except (
+                OSError
+            ):  # not an image Pillow can read: shown without its width (and without its link)
                 return None
     return None
 
@@ -130,16 +145,35 @@ def _findings_first(cells: list) -> list:
     prose and the (hidden) set-up cells follow the Findings."""
     import nbformat
 
-    heading = next((i for i, c in enumerate(cells) if c.cell_type == "markdown" and c.source.strip() == "## Findings"),
-                   None)
+    heading = next(
+        (
+            i
+            for i, c in enumerate(cells)
+            if c.cell_type == "markdown" and c.source.strip() == "## Findings"
+        ),
+        None,
+    )
     if heading is None or not cells or cells[0].cell_type != "markdown":
         return cells
-    end = next((i for i in range(heading + 1, len(cells)) if "findings" in cells[i].metadata.get("tags", [])), None)
+    end = next(
+        (
+            i
+            for i in range(heading + 1, len(cells))
+            if "findings" in cells[i].metadata.get("tags", [])
+        ),
+        None,
+    )
     if end is None:
         return cells
     paragraphs = cells[0].source.split("\n\n")
-    cut = next((i + 1 for i, p in enumerate(paragraphs) if p.startswith(("**Citation.**", "**What this notebook is"))),
-               len(paragraphs))
+    cut = next(
+        (
+            i + 1
+            for i, p in enumerate(paragraphs)
+            if p.startswith(("**Citation.**", "**What this notebook is"))
+        ),
+        len(paragraphs),
+    )
     title = copy.deepcopy(cells[0])
     title.source = "\n\n".join(paragraphs[:cut])
     moved = cells[1:heading]
@@ -148,7 +182,7 @@ def _findings_first(cells: list) -> list:
         tail = nbformat.v4.new_markdown_cell(rest)
         tail.pop("id", None)
         moved = [tail] + moved
-    return [title] + cells[heading:end + 1] + moved + cells[end + 1:]
+    return [title] + cells[heading : end + 1] + moved + cells[end + 1 :]
 
 
 def stage_notebook(doc, key: str, captions_by_source: dict | None = None, links=None) -> tuple:
@@ -179,18 +213,24 @@ def stage_notebook(doc, key: str, captions_by_source: dict | None = None, links=
             for o in cell.outputs:
                 if "text/markdown" in o.get("data", {}):
                     text = o["data"]["text/markdown"]
-                    o["data"]["text/markdown"] = links(text if isinstance(text, str) else "".join(text), True)
+                    o["data"]["text/markdown"] = links(
+                        text if isinstance(text, str) else "".join(text), True
+                    )
         if cell.get("execution_count") is not None and "remove-cell" not in tags:
             cells.append(_anchor_cell(cell.execution_count))
         images = [o for o in cell.outputs if _is_image(o)]
-        captions = (captions_by_source or {}).get(cell.source, cell.metadata.get("fairlib", {}).get("captions", []))
+        captions = (captions_by_source or {}).get(
+            cell.source, cell.metadata.get("fairlib", {}).get("captions", [])
+        )
         if not images:
             cells.append(cell)
             continue
         if len(captions) != len(images):
-            raise BookError(f"executed/{key}.ipynb, cell {i}: {len(images)} figure(s) but {len(captions)} caption(s) "
-                            f"in metadata.fairlib.captions; give every figure of the source notebook a caption (what "
-                            f"it shows, what a band or bar means, which paper figure) and rerun the notebook")
+            raise BookError(
+                f"executed/{key}.ipynb, cell {i}: {len(images)} figure(s) but {len(captions)} caption(s) "
+                f"in metadata.fairlib.captions; give every figure of the source notebook a caption (what "
+                f"it shows, what a band or bar means, which paper figure) and rerun the notebook"
+            )
         saved = re.findall(r'save_figure\(\s*\w+\s*,\s*\w+\s*,\s*f?"([^"{]+)', cell.source)
         # the cell keeps its input and the outputs before its first figure; each figure becomes a figure cell,
         # followed by the outputs up to the next figure (so the order of the outputs is kept)
@@ -211,7 +251,11 @@ def stage_notebook(doc, key: str, captions_by_source: dict | None = None, links=
                 if seg:
                     cells.append(_output_cell(seg))
                 continue
-            name = f"{key}-{saved[figure] if figure < len(saved) else f'figure-{i}-{figure}'}".replace("_", "-")
+            name = (
+                f"{key}-{saved[figure] if figure < len(saved) else f'figure-{i}-{figure}'}".replace(
+                    "_", "-"
+                )
+            )
             names.append(name)
             # the image's alternative text from its caption; its natural width as its width, which never enlarges
             # it, lets the page's CSS shrink it to a narrower column, and has Sphinx link the image to its file
@@ -220,24 +264,43 @@ def stage_notebook(doc, key: str, captions_by_source: dict | None = None, links=
             width = image_width(seg)
             if width:
                 image["width"] = f"{width}px"
-            cells.append(_output_cell([seg], {"mystnb": {"figure": {"caption": captions[figure], "name": name},
-                                                         "image": image}}, note=f"figure {name}"))
+            cells.append(
+                _output_cell(
+                    [seg],
+                    {
+                        "mystnb": {
+                            "figure": {"caption": captions[figure], "name": name},
+                            "image": image,
+                        }
+                    },
+                    note=f"figure {name}",
+                )
+            )
             figure += 1
     cells = _findings_first(cells)
     out.cells = [nbformat.from_dict(c) for c in cells]
-    out.nbformat, out.nbformat_minor = 4, max(out.get("nbformat_minor", 0), 5)   # 4.5: every cell has an id
+    out.nbformat, out.nbformat_minor = (
+        4,
+        max(out.get("nbformat_minor", 0), 5),
+    )  # 4.5: every cell has an id
     for i, c in enumerate(out.cells):
         c.setdefault("id", f"{key}-{i}")
     return out, names
 
 
 #: a claim's status → the class of its badge on the ledger page (book/_static/fairlib.css colours them)
-STATUS_CLASS = {"held": "held", "not reproduced": "not-reproduced", "inconclusive": "inconclusive",
-                "not tested": "not-tested"}
+STATUS_CLASS = {
+    "held": "held",
+    "not reproduced": "not-reproduced",
+    "inconclusive": "inconclusive",
+    "not tested": "not-tested",
+}
 
 
-_FIGURE_LINK = re.compile(r'(<figure[^>]*\bid="([^"]+)"[^>]*>\s*<a class="reference internal image-reference" href=")'
-                          r'([^"]+)(")')
+_FIGURE_LINK = re.compile(
+    r'(<figure[^>]*\bid="([^"]+)"[^>]*>\s*<a class="reference internal image-reference" href=")'
+    r'([^"]+)(")'
+)
 
 
 def link_full_size(page: str, full_size: dict, prefix: str) -> str:
@@ -248,6 +311,7 @@ def link_full_size(page: str, full_size: dict, prefix: str) -> str:
     ...                'href="../_images/h.png"><img', {"k-fig1": "_static/figures/k/fig1.png"}, "../")[-50:]
     'ference" href="../_static/figures/k/fig1.png"><img'
     """
+
     def repl(m):
         target = full_size.get(m[2])
         return f"{m[1]}{prefix}{target}{m[4]}" if target else m[0]
@@ -263,12 +327,17 @@ def link_claim_ids(text: str, claim_ids: set) -> str:
     >>> link_claim_ids("| a | `x_1` and `not_a_claim` |\\nprose `x_1`", {"x_1"})
     '| a | [`x_1`](../data/results/CLAIMS.md#claim-x_1) and `not_a_claim` |\\nprose `x_1`'
     """
+
     def row(line: str) -> str:
         if not line.startswith("|"):
             return line
-        return re.sub(r"(?<!\[)`([^`\s]+)`(?!\])",
-                      lambda m: f"[`{m[1]}`](../data/results/CLAIMS.md#claim-{m[1]})" if m[1] in claim_ids else m[0],
-                      line)
+        return re.sub(
+            r"(?<!\[)`([^`\s]+)`(?!\])",
+            lambda m: (
+                f"[`{m[1]}`](../data/results/CLAIMS.md#claim-{m[1]})" if m[1] in claim_ids else m[0]
+            ),
+            line,
+        )
 
     return "\n".join(row(line) for line in text.split("\n"))
 
@@ -289,8 +358,11 @@ def measuring_cells(claims: list, doc) -> dict[str, int]:
 
     cells = claim_cells(doc)
     found = {c["claim_id"]: cells.get(c.get("cell") or "") for c in claims}
-    return {claim: cell.execution_count for claim, cell in found.items()
-            if cell is not None and cell.get("execution_count") is not None}
+    return {
+        claim: cell.execution_count
+        for claim, cell in found.items()
+        if cell is not None and cell.get("execution_count") is not None
+    }
 
 
 def _shown(value: str) -> str:
@@ -315,30 +387,44 @@ def _claim_block(row: dict, cell: int | None) -> str:
     claim, status = row["claim"], " ".join(row["status"].split())
     badge = STATUS_CLASS.get(status, "other")
     meta = " · ".join(text(v) for v in (row["kind"], row["source"]) if v)
-    values = [f'<span class="claim-value">{label} <strong>{text(_shown(row[k]))}</strong></span>'
-              for label, k in (("ours", "our_value"), ("paper", "paper_value")) if row[k].strip()]
+    values = [
+        f'<span class="claim-value">{label} <strong>{text(_shown(row[k]))}</strong></span>'
+        for label, k in (("ours", "our_value"), ("paper", "paper_value"))
+        if row[k].strip()
+    ]
     if cell is not None:
         # a claim not tested is listed by the cell that completes the ledger, not measured there
         where = "listed in" if status == "not tested" else "measured in"
-        values.append(f'<span class="claim-value">{where} <a href="executed/{text(row["paper"])}.html#in-{cell}">'
-                      f"In [{cell}]</a></span>")
+        values.append(
+            f'<span class="claim-value">{where} <a href="executed/{text(row["paper"])}.html#in-{cell}">'
+            f"In [{cell}]</a></span>"
+        )
     note = text(row["note"])
     scope, history = text(row.get("scope", "")), text(row.get("history", ""))
-    more = (f'<p>rule: <code>{text(row["rule"])}</code></p>' + (f"<p>scope: {scope}</p>" if scope else "")
-            + (f"<p>{note}</p>" if note else "") + (f"<p>history: {history}</p>" if history else ""))
+    more = (
+        f"<p>rule: <code>{text(row['rule'])}</code></p>"
+        + (f"<p>scope: {scope}</p>" if scope else "")
+        + (f"<p>{note}</p>" if note else "")
+        + (f"<p>history: {history}</p>" if history else "")
+    )
     quote = text(row.get("quote", ""))
-    folded = ["rule"] + [name for name, v in (("scope", scope), ("note", note), ("history", history)) if v]
+    folded = ["rule"] + [
+        name for name, v in (("scope", scope), ("note", note), ("history", history)) if v
+    ]
     summary = folded[0] if len(folded) == 1 else ", ".join(folded[:-1]) + " and " + folded[-1]
-    return "\n".join([
-        f'<div class="claim" id="claim-{text(claim)}">',
-        f'<p class="claim-head"><span class="claim-status claim-{badge}">{text(status)}</span> '
-        f'<a class="claim-id" href="#claim-{text(claim)}"><code>{text(claim)}</code></a> '
-        f'<span class="claim-meta">{meta}</span></p>',
-        f'<p class="claim-statement">{text(row["statement"])}</p>',
-        f'<blockquote class="claim-quote">{quote}</blockquote>' if quote else "",
-        f'<p class="claim-values">{" ".join(values)}</p>' if values else "",
-        f'<details class="claim-more"><summary>{summary}</summary>{more}</details>',
-        "</div>"]).replace("\n\n", "\n")
+    return "\n".join(
+        [
+            f'<div class="claim" id="claim-{text(claim)}">',
+            f'<p class="claim-head"><span class="claim-status claim-{badge}">{text(status)}</span> '
+            f'<a class="claim-id" href="#claim-{text(claim)}"><code>{text(claim)}</code></a> '
+            f'<span class="claim-meta">{meta}</span></p>',
+            f'<p class="claim-statement">{text(row["statement"])}</p>',
+            f'<blockquote class="claim-quote">{quote}</blockquote>' if quote else "",
+            f'<p class="claim-values">{" ".join(values)}</p>' if values else "",
+            f'<details class="claim-more"><summary>{summary}</summary>{more}</details>',
+            "</div>",
+        ]
+    ).replace("\n\n", "\n")
 
 
 def ledger_page(rows: list[dict], cells: dict, titles: dict[str, str]) -> str:
@@ -354,32 +440,49 @@ def ledger_page(rows: list[dict], cells: dict, titles: dict[str, str]) -> str:
     seen = [r["claim"] for r in rows]
     twice = sorted({c for c in seen if seen.count(c) > 1})
     if twice:
-        raise BookError(f"claims.csv: claim id(s) {twice} appear more than once; a claim's anchor on the ledger page "
-                        f"(claim-<id>) must be unique: rename one in its notebooks/claims/<key>.toml")
+        raise BookError(
+            f"claims.csv: claim id(s) {twice} appear more than once; a claim's anchor on the ledger page "
+            f"(claim-<id>) must be unique: rename one in its notebooks/claims/<key>.toml"
+        )
     rank = {k: i for i, k in enumerate(KINDS)}
-    counts = {(kind, status): sum(r["kind"] == kind and r["status"] == status for r in rows)
-              for kind in KINDS for status in STATUSES}
-    lines = ["# Claims ledger", "",
-             "Every claim the notebooks check, from the last full run's ledger (`data/results/claims.csv`). Each "
-             "claim's statement and rule are declared in `notebooks/claims/<key>.toml` before any run; the notebook "
-             "only measures. **held**: our measurement meets the rule; **not reproduced**: it does not (the note "
-             "says what we measured); **not tested**: our data cannot measure it (the note says why). Kinds: "
-             "**paper** (the paper says it), **finding** (ours, not in the paper), **check** (our solvers and speed "
-             "targets). Each claim links to the cell of its notebook that measured it; its rule and note unfold "
-             "below it.", "",
-             "| kind | " + " | ".join(STATUSES) + " | total |", "|---|" + "---:|" * (len(STATUSES) + 1)]
+    counts = {
+        (kind, status): sum(r["kind"] == kind and r["status"] == status for r in rows)
+        for kind in KINDS
+        for status in STATUSES
+    }
+    lines = [
+        "# Claims ledger",
+        "",
+        "Every claim the notebooks check, from the last full run's ledger (`data/results/claims.csv`). Each "
+        "claim's statement and rule are declared in `notebooks/claims/<key>.toml` before any run; the notebook "
+        "only measures. **held**: our measurement meets the rule; **not reproduced**: it does not (the note "
+        "says what we measured); **not tested**: our data cannot measure it (the note says why). Kinds: "
+        "**paper** (the paper says it), **finding** (ours, not in the paper), **check** (our solvers and speed "
+        "targets). Each claim links to the cell of its notebook that measured it; its rule and note unfold "
+        "below it.",
+        "",
+        "| kind | " + " | ".join(STATUSES) + " | total |",
+        "|---|" + "---:|" * (len(STATUSES) + 1),
+    ]
     for kind in KINDS:
         n = [counts[kind, s] for s in STATUSES]
         lines.append(f"| {kind} | " + " | ".join(map(str, n)) + f" | {sum(n)} |")
     keys = [k for k in titles if any(r["paper"] == k for r in rows)]
     keys += [k for k in dict.fromkeys(r["paper"] for r in rows) if k not in titles]
     for key in keys:
-        part = sorted((r for r in rows if r["paper"] == key), key=lambda r: rank.get(r["kind"], len(rank)))
+        part = sorted(
+            (r for r in rows if r["paper"] == key), key=lambda r: rank.get(r["kind"], len(rank))
+        )
         data = next((r["data"] for r in part if r.get("data")), "")
         tally = ", ".join(f"{sum(r['status'] == s for r in part)} {s}" for s in STATUSES)
         page = f"[the notebook](executed/{key}.ipynb)" if key in titles else "no page in the book"
-        lines += ["", f"## {titles.get(key, key)}", "",
-                  f"`{key}`{f' (data: {data})' if data else ''}: {tally}; {page}.", ""]
+        lines += [
+            "",
+            f"## {titles.get(key, key)}",
+            "",
+            f"`{key}`{f' (data: {data})' if data else ''}: {tally}; {page}.",
+            "",
+        ]
         for r in part:
             lines += [_claim_block(r, cells.get((key, r["claim"]))), ""]
     return "\n".join(lines).rstrip() + "\n"
@@ -392,8 +495,14 @@ _MD_LINK = re.compile(r'(?<!!)\[([^\]\n]*)\]\(([^)\s]+)(?:\s+"([^"\n]*)")?\)')
 _HTML_ANCHOR = re.compile(r"claim-[\w.-]+$")
 
 
-def rewrite_links(text: str, repo_path: str, staged_path: str, pages: dict[str, str], repo_url: str | None,
-                  html_links: bool = False) -> str:
+def rewrite_links(
+    text: str,
+    repo_path: str,
+    staged_path: str,
+    pages: dict[str, str],
+    repo_url: str | None,
+    html_links: bool = False,
+) -> str:
     """The relative Markdown links of a page written as ``repo_path`` in the repository, for its staged copy at
     ``staged_path``: a link to a file the book shows (``pages``: repository path → staged path; a notebook's text
     view ``executed/<key>.md`` counts as its notebook) points at that page; a link to any other file of the
@@ -427,7 +536,9 @@ def rewrite_links(text: str, repo_path: str, staged_path: str, pages: dict[str, 
         titled = f' "{title}"' if title is not None else ""
         if resolved in pages:
             rel = posixpath.relpath(pages[resolved], here)
-            if html_links or (fragment and (rel.endswith(".ipynb") or _HTML_ANCHOR.match(fragment))):
+            if html_links or (
+                fragment and (rel.endswith(".ipynb") or _HTML_ANCHOR.match(fragment))
+            ):
                 # a cell's or a claim's anchor: a plain link to the page's HTML
                 attr = f' title="{html.escape(title)}"' if title is not None else ""
                 href = posixpath.splitext(rel)[0] + ".html" + (f"#{fragment}" if fragment else "")
@@ -448,14 +559,21 @@ def repository_url() -> str | None:
     if os.environ.get("FAIRLIB_REPOSITORY_URL"):
         url = os.environ["FAIRLIB_REPOSITORY_URL"]
         if not re.fullmatch(r"https?://[^\s/]+/\S+", url):
-            raise BookError(f"FAIRLIB_REPOSITORY_URL = {url!r}: expected the repository's web address, "
-                            "https://host/owner/name")
+            raise BookError(
+                f"FAIRLIB_REPOSITORY_URL = {url!r}: expected the repository's web address, "
+                "https://host/owner/name"
+            )
         return url.rstrip("/")
     if os.environ.get("GITHUB_REPOSITORY"):
         return f"{os.environ.get('GITHUB_SERVER_URL', 'https://github.com')}/{os.environ['GITHUB_REPOSITORY']}"
     try:
-        url = subprocess.run(["git", "remote", "get-url", "origin"], cwd=ROOT, capture_output=True, text=True,
-                             check=True).stdout.strip()
+        url = subprocess.run(
+            ["git", "remote", "get-url", "origin"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         url = ""
     m = re.match(r"(?:https://|git@)github\.com[:/]([^/]+/[^/]+?)(?:\.git)?$", url)
@@ -463,7 +581,9 @@ def repository_url() -> str | None:
         return f"https://github.com/{m[1]}"
     import tomllib
 
-    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"].get("urls", {})
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"].get(
+        "urls", {}
+    )
     return declared["Repository"].rstrip("/") if declared.get("Repository") else None
 
 
@@ -501,7 +621,9 @@ def stage(src: Path, *, root: Path = ROOT, executed_dir: Path | None = None) -> 
     results = paths.results_root("full") if root == ROOT else root / "data" / "results"
     executed = sorted(executed_dir.glob("*.ipynb"))
     if not executed:
-        raise BookError(f"no executed notebooks in {executed_dir}: run `python run_all.py` (full mode) first")
+        raise BookError(
+            f"no executed notebooks in {executed_dir}: run `python run_all.py` (full mode) first"
+        )
     if src.exists():
         shutil.rmtree(src)
     (src / "executed").mkdir(parents=True)
@@ -510,34 +632,53 @@ def stage(src: Path, *, root: Path = ROOT, executed_dir: Path | None = None) -> 
     if url:
         config.setdefault("repository", {})["url"] = url
     else:
-        print("book: no repository URL ($FAIRLIB_REPOSITORY_URL, $GITHUB_REPOSITORY or a GitHub 'origin' remote): "
-              "building without the launch (Binder) and repository buttons", file=sys.stderr)
+        print(
+            "book: no repository URL ($FAIRLIB_REPOSITORY_URL, $GITHUB_REPOSITORY or a GitHub 'origin' remote): "
+            "building without the launch (Binder) and repository buttons",
+            file=sys.stderr,
+        )
         config.pop("launch_buttons", None)
         config.get("html", {}).pop("use_repository_button", None)
         config.get("html", {}).pop("use_edit_page_button", None)
-    (src / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    (src / "_config.yml").write_text(
+        yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8"
+    )
     shutil.copytree(BOOK / "_static", src / "_static")
 
     # the Markdown pages: repository path -> (staged path, text); the ledger page is written from claims.csv below
     index = (BOOK / "index.md").read_text(encoding="utf-8")
     if "<!-- results at a glance -->" not in index:
-        raise BookError("book/index.md has no '<!-- results at a glance -->' line for the results table")
+        raise BookError(
+            "book/index.md has no '<!-- results at a glance -->' line for the results table"
+        )
     # (book/index.md is written with the book's own paths: executed/<key>.ipynb, claims.md)
     if "<!-- the papers -->" not in index:
-        raise BookError("book/index.md has no '<!-- the papers -->' line for the list of papers (from the catalogue)")
-    markdown = {"index.md": ("index.md", index.replace("<!-- results at a glance -->",
-                                                            results_block(results / "claims.csv"))
-                             .replace("<!-- the papers -->", book_papers_block()))}
+        raise BookError(
+            "book/index.md has no '<!-- the papers -->' line for the list of papers (from the catalogue)"
+        )
+    markdown = {
+        "index.md": (
+            "index.md",
+            index.replace(
+                "<!-- results at a glance -->", results_block(results / "claims.csv")
+            ).replace("<!-- the papers -->", book_papers_block()),
+        )
+    }
     reference = []
     claim_ids = {r["claim"] for r in read_claims(results / "claims.csv")}
     for page in docs_pages(root / "docs"):
         text = page.read_text(encoding="utf-8")
-        if page.name == "claims-coverage.md":   # its tables name claims by id: each links to the ledger's block
+        if (
+            page.name == "claims-coverage.md"
+        ):  # its tables name claims by id: each links to the ledger's block
             text = link_claim_ids(text, claim_ids)
         markdown[f"docs/{page.name}"] = (f"docs/{page.name}", text)
         reference.append({"file": f"docs/{page.stem}"})
     if not (root / "docs" / "data.md").is_file() and (root / "data" / "README.md").is_file():
-        markdown["data/README.md"] = ("docs/data-folder.md", (root / "data" / "README.md").read_text("utf-8"))
+        markdown["data/README.md"] = (
+            "docs/data-folder.md",
+            (root / "data" / "README.md").read_text("utf-8"),
+        )
         reference.append({"file": "docs/data-folder"})
     pages = {repo: staged for repo, (staged, _) in markdown.items()}
     pages.update({f"executed/{p.stem}.ipynb": f"executed/{p.stem}.ipynb" for p in executed})
@@ -550,16 +691,27 @@ def stage(src: Path, *, root: Path = ROOT, executed_dir: Path | None = None) -> 
         titles[key] = _title(doc, key)
         source = root / doc.metadata.get("fairlib", {}).get("source", f"notebooks/{key}.ipynb")
         source_cells = _read_nb(source).cells if source.is_file() else []
-        captions = {c.source: c.metadata["fairlib"]["captions"] for c in source_cells
-                    if c.cell_type == "code" and "captions" in c.metadata.get("fairlib", {})}
+        captions = {
+            c.source: c.metadata["fairlib"]["captions"]
+            for c in source_cells
+            if c.cell_type == "code" and "captions" in c.metadata.get("fairlib", {})
+        }
         repo_path = f"executed/{key}.ipynb"
-        page, _ = stage_notebook(doc, key, captions, links=lambda text, output, p=repo_path: rewrite_links(
-            text, p, p, pages, url, html_links=output))
+        page, _ = stage_notebook(
+            doc,
+            key,
+            captions,
+            links=lambda text, output, p=repo_path: rewrite_links(
+                text, p, p, pages, url, html_links=output
+            ),
+        )
         nbformat.write(page, str(src / "executed" / f"{key}.ipynb"))
         papers.append({"file": f"executed/{key}", "title": titles[key]})
         ledger = results / key / "claims.json"
         if ledger.is_file():
-            measured = measuring_cells(json.loads(ledger.read_text(encoding="utf-8"))["claims"], doc)
+            measured = measuring_cells(
+                json.loads(ledger.read_text(encoding="utf-8"))["claims"], doc
+            )
             cells.update({(key, claim): n for claim, n in measured.items()})
 
     # each figure's full-size file (figures/<key>/<name>.png, saved at print resolution) beside the pages, so a click
@@ -572,36 +724,55 @@ def stage(src: Path, *, root: Path = ROOT, executed_dir: Path | None = None) -> 
             shutil.copyfile(png, target)
             full_size[f"{key}-{png.stem}".replace("_", "-")] = f"_static/figures/{key}/{png.name}"
     (src / "_full_size.json").write_text(json.dumps(full_size, indent=1), encoding="utf-8")
-    (src / "claims.md").write_text(ledger_page(read_claims(results / "claims.csv"), cells, titles), encoding="utf-8")
+    (src / "claims.md").write_text(
+        ledger_page(read_claims(results / "claims.csv"), cells, titles), encoding="utf-8"
+    )
     (src / "docs").mkdir()
     for repo, (staged, text) in markdown.items():
         (src / staged).write_text(rewrite_links(text, repo, staged, pages, url), encoding="utf-8")
 
-    toc = {"format": "jb-book", "root": "index", "parts": [
-        {"caption": "Papers", "chapters": papers},
-        {"caption": "Results", "chapters": [{"file": "claims"}]},
-        {"caption": "Reference", "chapters": reference},
-    ]}
-    (src / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    toc = {
+        "format": "jb-book",
+        "root": "index",
+        "parts": [
+            {"caption": "Papers", "chapters": papers},
+            {"caption": "Results", "chapters": [{"file": "claims"}]},
+            {"caption": "Reference", "chapters": reference},
+        ],
+    }
+    (src / "_toc.yml").write_text(
+        yaml.safe_dump(toc, sort_keys=False, allow_unicode=True), encoding="utf-8"
+    )
     return toc
 
 
-def build(out: Path, *, src: Path | None = None, root: Path = ROOT, executed_dir: Path | None = None) -> Path:
+def build(
+    out: Path, *, src: Path | None = None, root: Path = ROOT, executed_dir: Path | None = None
+) -> Path:
     """Stage the sources and run ``jupyter-book build``; the site ends up in ``out`` (``out/index.html``)."""
     src = src or root / "build" / "book"
     t0 = time.perf_counter()
     stage(src, root=root, executed_dir=executed_dir)
     jb = Path(sys.executable).with_name("jupyter-book")
-    cmd = [str(jb) if jb.exists() else "jupyter-book", "build", str(src), "--builder", "html", "--quiet",
-           "--keep-going"]
+    cmd = [
+        str(jb) if jb.exists() else "jupyter-book",
+        "build",
+        str(src),
+        "--builder",
+        "html",
+        "--quiet",
+        "--keep-going",
+    ]
     env = dict(os.environ, PYDEVD_DISABLE_FILE_VALIDATION="1")
     p = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
     log = src / "_build" / "build.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text(p.stdout + p.stderr, encoding="utf-8")
     if p.returncode != 0:
-        raise BookError(f"jupyter-book build failed (exit {p.returncode}); its output is in {log}:\n"
-                        + (p.stdout + p.stderr)[-3000:])
+        raise BookError(
+            f"jupyter-book build failed (exit {p.returncode}); its output is in {log}:\n"
+            + (p.stdout + p.stderr)[-3000:]
+        )
     html = src / "_build" / "html"
     if out.exists():
         shutil.rmtree(out)
@@ -609,8 +780,12 @@ def build(out: Path, *, src: Path | None = None, root: Path = ROOT, executed_dir
     (out / ".nojekyll").touch()  # GitHub Pages serves _static/ and _images/ as they are
     full_size = json.loads((src / "_full_size.json").read_text(encoding="utf-8"))
     for page in (out / "executed").glob("*.html"):
-        page.write_text(link_full_size(page.read_text(encoding="utf-8"), full_size, "../"), encoding="utf-8")
-    print(f"book: {out / 'index.html'} in {time.perf_counter() - t0:.0f} s (sources: {src}; log: {log})")
+        page.write_text(
+            link_full_size(page.read_text(encoding="utf-8"), full_size, "../"), encoding="utf-8"
+        )
+    print(
+        f"book: {out / 'index.html'} in {time.perf_counter() - t0:.0f} s (sources: {src}; log: {log})"
+    )
     return out / "index.html"
 
 
@@ -618,9 +793,15 @@ def main(argv=None) -> int:
     """Command line: build the book into ``--out`` (default ``build/site``)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "site", help="where the HTML goes")
-    ap.add_argument("--executed", type=Path, default=None,
-                    help="folder of the executed notebooks (default: executed/, the last full run's)")
-    ap.add_argument("--stage-only", action="store_true", help="only write the sources under build/book")
+    ap.add_argument(
+        "--executed",
+        type=Path,
+        default=None,
+        help="folder of the executed notebooks (default: executed/, the last full run's)",
+    )
+    ap.add_argument(
+        "--stage-only", action="store_true", help="only write the sources under build/book"
+    )
     args = ap.parse_args(argv)
     try:
         if args.stage_only:

@@ -45,7 +45,9 @@ SOURCE_HASH = _source_hash(_SOURCES)
 _DEFINES_KERNEL = re.compile(rb"^[ \t]*@(?:njit|jit|numba\.)|\bnjit\(", re.M)
 
 
-_FROM_IMPORT = re.compile(rb"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)", re.M)
+_FROM_IMPORT = re.compile(
+    rb"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)", re.M
+)
 _PLAIN_IMPORT = re.compile(rb"^[ \t]*import[ \t]+([\w., \t]+)", re.M)
 
 
@@ -57,7 +59,7 @@ def _imported_files(here: Path, path: Path, text: bytes) -> list[Path]:
     for dots, module, names in _FROM_IMPORT.findall(text):
         module = module.decode().split(".") if module else []
         if dots:
-            base = package[:len(package) - len(dots) + 1]
+            base = package[: len(package) - len(dots) + 1]
         elif module and module[0] == "fairlib":
             base, module = (), module[1:]
         else:
@@ -74,7 +76,8 @@ def _imported_files(here: Path, path: Path, text: bytes) -> list[Path]:
     found = []
     for stem in stems:
         for candidate in ((here.joinpath(*stem).with_suffix(".py"),) if stem else ()) + (
-                here.joinpath(*stem, "__init__.py"),):
+            here.joinpath(*stem, "__init__.py"),
+        ):
             if candidate.is_file():
                 found.append(candidate)
     return found
@@ -121,7 +124,9 @@ def kernel_sources(texts: dict[Path, bytes] | None = None) -> list[str]:
     :func:`kernel_keys` hashes)."""
     here = Path(__file__).parent
     texts = texts or _read_sources()
-    seen = set().union(*(_closure(here, p, texts) for p, text in texts.items() if _DEFINES_KERNEL.search(text)))
+    seen = set().union(
+        *(_closure(here, p, texts) for p, text in texts.items() if _DEFINES_KERNEL.search(text))
+    )
     return sorted(str(p.relative_to(here)) for p in seen)
 
 
@@ -129,18 +134,25 @@ def _cache_dir() -> str:
     """``<repo>/build/numba-cache``, or the directory ``NUMBA_CACHE_DIR`` names (a user's own cache, a benchmark's
     empty one, or the one a worker inherits from its parent): fairlib's kernels sit there under ``<module>-<key>``
     (:func:`kernel_keys`), so a directory can be shared by checkouts and edits without reusing a stale callee."""
-    return os.environ.get("NUMBA_CACHE_DIR") or str(Path(__file__).resolve().parents[1] / "build" / "numba-cache")
+    return os.environ.get("NUMBA_CACHE_DIR") or str(
+        Path(__file__).resolve().parents[1] / "build" / "numba-cache"
+    )
 
 
 #: where numba caches compiled code; fairlib's kernels under ``<module>-<key>`` in it (:mod:`fairlib._kernel_cache`)
 KERNEL_CACHE_DIR = _cache_dir()
 # numba's own locators after ours, for code outside fairlib (numba.core.caching._CacheImpl's default order)
-_LOCATORS = ("fairlib._kernel_cache.KernelModuleLocator,UserProvidedCacheLocator,InTreeCacheLocator,"
-             "UserWideCacheLocator,IPythonCacheLocator,ZipCacheLocator")
-os.environ["NUMBA_CACHE_DIR"] = KERNEL_CACHE_DIR  # read by numba when it is imported, and by child processes
+_LOCATORS = (
+    "fairlib._kernel_cache.KernelModuleLocator,UserProvidedCacheLocator,InTreeCacheLocator,"
+    "UserWideCacheLocator,IPythonCacheLocator,ZipCacheLocator"
+)
+os.environ["NUMBA_CACHE_DIR"] = (
+    KERNEL_CACHE_DIR  # read by numba when it is imported, and by child processes
+)
 if "fairlib._kernel_cache" not in os.environ.get("NUMBA_CACHE_LOCATOR_CLASSES", ""):
     os.environ["NUMBA_CACHE_LOCATOR_CLASSES"] = ",".join(
-        filter(None, [_LOCATORS, os.environ.get("NUMBA_CACHE_LOCATOR_CLASSES", "")]))
+        filter(None, [_LOCATORS, os.environ.get("NUMBA_CACHE_LOCATOR_CLASSES", "")])
+    )
 if "numba" in sys.modules:
     # numba read its configuration when it was imported (by a script, a test module or a plugin before
     # fairlib); its cache locators read the config when a kernel is decorated, which for fairlib's kernels is after
@@ -155,10 +167,20 @@ __version__ = "0.1.0"
 #: name -> module it comes from (loaded on first access, PEP 562)
 _EXPORTS = {
     # instances, results, errors
-    "Cluster": "multires", "Allocation": "multires", "InvalidInputError": "_validate",
+    "Cluster": "multires",
+    "Allocation": "multires",
+    "InvalidInputError": "_validate",
     # static mechanisms (also in the registry, fairlib.mechanisms)
-    "drf": "multires", "edrf": "multires", "pdrf": "multires", "asset_fairness": "multires", "ceei": "multires",
-    "drfh": "multires", "drfh_best_fit": "multires", "tsf": "multires", "psdsf": "multires", "pfvds": "multires",
+    "drf": "multires",
+    "edrf": "multires",
+    "pdrf": "multires",
+    "asset_fairness": "multires",
+    "ceei": "multires",
+    "drfh": "multires",
+    "drfh_best_fit": "multires",
+    "tsf": "multires",
+    "psdsf": "multires",
+    "pfvds": "multires",
     "psmfa": "multires",
     # pooled DRF served machine by machine, as Mesos's and YARN's offer loops run it
     "drf_machine_offers": "multires",
@@ -168,16 +190,37 @@ _EXPORTS = {
     "hierarchical_drf": "multires",
     # guarantees, limits and lending limits as resource vectors for drf (YARN, Mesos, Kueue)
     "Quotas": "multires",
-    "leontief_tasks": "multires", "property_violations": "multires", "mechanism_properties": "properties",
+    "leontief_tasks": "multires",
+    "property_violations": "multires",
+    "mechanism_properties": "properties",
     # dynamic DRF and the bidding game
-    "dynamic_drf": "dynamic", "best_response": "market", "run_dynamics": "market", "Game": "market",
+    "dynamic_drf": "dynamic",
+    "best_response": "market",
+    "run_dynamics": "market",
+    "Game": "market",
     # the game contract and its registered games (also in the registry, fairlib.games)
-    "GameOutcome": "market", "proportional_share": "market",
+    "GameOutcome": "market",
+    "proportional_share": "market",
     # adding a mechanism (fairlib.sweep.sweep runs experiments; the module name is kept for it), adding a game
-    "register": "mechanisms", "register_game": "games",
+    "register": "mechanisms",
+    "register_game": "games",
 }
-_SUBMODULES = ("market", "multires", "dynamic", "traces", "mechanisms", "games", "properties", "sim", "sweep",
-               "metrics", "paths", "timing", "tolerances", "testing")
+_SUBMODULES = (
+    "market",
+    "multires",
+    "dynamic",
+    "traces",
+    "mechanisms",
+    "games",
+    "properties",
+    "sim",
+    "sweep",
+    "metrics",
+    "paths",
+    "timing",
+    "tolerances",
+    "testing",
+)
 
 __all__ = sorted(_EXPORTS) + list(_SUBMODULES) + ["KERNEL_KEYS", "SOURCE_HASH", "__version__"]
 

@@ -32,24 +32,44 @@ import numba
 import numpy as np
 from numba.core.registry import CPUDispatcher
 
-__all__ = ["njit", "Kernel", "KERNELS", "INTERPRET_AT_MOST", "interpreted_when_small", "problem_cells", "compiled",
-           "interpreted", "interpreting", "steered", "STEERED_CALLS", "referenced_names"]
+__all__ = [
+    "njit",
+    "Kernel",
+    "KERNELS",
+    "INTERPRET_AT_MOST",
+    "interpreted_when_small",
+    "problem_cells",
+    "compiled",
+    "interpreted",
+    "interpreting",
+    "steered",
+    "STEERED_CALLS",
+    "referenced_names",
+]
 
 #: a public mechanism's kernels run interpreted when its problem has at most this many cells (see module doc):
 #: a 4-user, 4-server, 2-resource cluster is 32 cells, 8 users on 4 servers 64. Measured (AMD EPYC, one
 #: thread): 2 users x 2 servers x 2 resources DRFH 4.6 ms interpreted vs 1.8 ms compiled, PF-VDS 25 vs 11 ms;
 #: 5 x 3 x 2 DRFH 13 vs 2.2 ms, PF-VDS 52 vs 13 ms; an empty cache costs 10-30 s per mechanism compiled.
 INTERPRET_AT_MOST = 64
-if os.environ.get("FAIRLIB_INTERPRET_AT_MOST"):  # 0: always compiled (a sweep of many small problems)
+if os.environ.get(
+    "FAIRLIB_INTERPRET_AT_MOST"
+):  # 0: always compiled (a sweep of many small problems)
     _value = os.environ["FAIRLIB_INTERPRET_AT_MOST"]
     if not _value.isdigit():
-        raise ValueError(f"FAIRLIB_INTERPRET_AT_MOST must be a count of cells (an integer >= 0); got {_value!r}")
+        raise ValueError(
+            f"FAIRLIB_INTERPRET_AT_MOST must be a count of cells (an integer >= 0); got {_value!r}"
+        )
     INTERPRET_AT_MOST = int(_value)
 
 # None: each public mechanism decides by its size; True / False: forced by interpreted() / compiled()
-_FORCED: contextvars.ContextVar[bool | None] = contextvars.ContextVar("fairlib_forced_tier", default=None)
+_FORCED: contextvars.ContextVar[bool | None] = contextvars.ContextVar(
+    "fairlib_forced_tier", default=None
+)
 # whether the kernels called now run as Python (set by the public mechanism being run, per thread and task)
-_INTERPRET: contextvars.ContextVar[bool] = contextvars.ContextVar("fairlib_interpret", default=False)
+_INTERPRET: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "fairlib_interpret", default=False
+)
 
 
 #: every kernel made by :func:`njit` (their class is switched while an interpreted call runs, see _interpreting)
@@ -77,6 +97,7 @@ class Kernel(CPUDispatcher):
 
 def njit(*args, **options):
     """``numba.njit`` (same options, same cache files), the kernel registered in :data:`KERNELS`."""
+
     def make(function):
         kernel = numba.njit(**options)(function)
         with _SWITCH:
@@ -88,7 +109,9 @@ def njit(*args, **options):
     if args and callable(args[0]):
         return make(args[0])
     if args:
-        raise TypeError(f"fairlib._jit.njit takes keyword options only (no signatures); got {args!r}")
+        raise TypeError(
+            f"fairlib._jit.njit takes keyword options only (no signatures); got {args!r}"
+        )
     return make
 
 
@@ -123,10 +146,14 @@ def steered(kernel, *inner: str):
         scope[name] = scope[name].py_func
     function = kernel.py_func
     for code in [function.__code__] + [scope[name].__code__ for name in inner]:
-        STEERED_CALLS.update(value for name, value in scope.items()
-                             if name in referenced_names(code) and isinstance(value, CPUDispatcher))
-    copy = types.FunctionType(function.__code__, scope, function.__name__, function.__defaults__,
-                              function.__closure__)
+        STEERED_CALLS.update(
+            value
+            for name, value in scope.items()
+            if name in referenced_names(code) and isinstance(value, CPUDispatcher)
+        )
+    copy = types.FunctionType(
+        function.__code__, scope, function.__name__, function.__defaults__, function.__closure__
+    )
     copy.__qualname__, copy.__doc__ = f"{function.__qualname__}__steered", function.__doc__
     return copy
 
@@ -158,10 +185,15 @@ def problem_cells(problem) -> int | None:
     """Cells of a mechanism's first argument: users x servers x resources for a cluster, users x machines for a
     game (:class:`fairlib.market.Game`), else the array's size (None when it is none of these: the mechanism's own
     validation then reports the argument)."""
-    if type(problem) is np.ndarray:     # the common case first: a microsecond matters for a small kernel's call
+    if (
+        type(problem) is np.ndarray
+    ):  # the common case first: a microsecond matters for a small kernel's call
         return int(problem.size)
-    shape = getattr(problem, "n_users", None), getattr(problem, "n_servers", None), \
-        getattr(problem, "n_resources", None)
+    shape = (
+        getattr(problem, "n_users", None),
+        getattr(problem, "n_servers", None),
+        getattr(problem, "n_resources", None),
+    )
     if all(isinstance(n, int) for n in shape):
         return shape[0] * shape[1] * shape[2]
     machines = getattr(problem, "n_machines", None)
@@ -194,11 +226,15 @@ def interpreted_when_small(function=None, *, bounded=None):
         forced = _FORCED.get()
         if forced is None:
             cells = problem_cells(args[0] if args else kwargs.get(first))
-            forced = cells is not None and cells <= INTERPRET_AT_MOST and _bounded(bounded, args, kwargs)
+            forced = (
+                cells is not None and cells <= INTERPRET_AT_MOST and _bounded(bounded, args, kwargs)
+            )
         if forced:
             with _interpreting(function.__name__):
                 return function(*args, **kwargs)
-        if not _INTERPRET.get():        # compiled already: no context to set (it costs more than a small kernel)
+        if (
+            not _INTERPRET.get()
+        ):  # compiled already: no context to set (it costs more than a small kernel)
             return function(*args, **kwargs)
         with _compiling():
             return function(*args, **kwargs)

@@ -65,6 +65,7 @@ def stale_folders(cache_dir: str | os.PathLike) -> list[Path]:
     for folder in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
         module, _, key = folder.name.rpartition("-")
         if re.fullmatch(r"[0-9a-f]{16}", folder.name) or (
-                module in modules and re.fullmatch(r"[0-9a-f]{16}", key) and folder.name not in current):
+            module in modules and re.fullmatch(r"[0-9a-f]{16}", key) and folder.name not in current
+        ):
             stale.append(folder)
     return stale

@@ -36,8 +36,14 @@ def solve(a, b):
 def _solve_compiled(a, b):
     """The compiled :func:`solve`: checks as numba's ``np.linalg.solve`` does (square, finite), then ``dgesv`` on a
     column-major copy of ``a`` with ``b``'s copy overwritten by the solution."""
-    if not (isinstance(a, types.Array) and a.ndim == 2 and a.dtype == types.float64
-            and isinstance(b, types.Array) and b.ndim == 1 and b.dtype == types.float64):
+    if not (
+        isinstance(a, types.Array)
+        and a.ndim == 2
+        and a.dtype == types.float64
+        and isinstance(b, types.Array)
+        and b.ndim == 1
+        and b.dtype == types.float64
+    ):
         raise TypingError(f"fairlib solve: a float64 matrix and a float64 vector; got {a} and {b}")
     ensure_lapack()
     xgesv = _LAPACK().numba_xgesv(types.float64)
@@ -46,7 +52,9 @@ def _solve_compiled(a, b):
     def impl(a, b):
         n = a.shape[0]
         if a.shape[1] != n or b.shape[0] != n:
-            raise np.linalg.LinAlgError("solve: the matrix must be square and match the right-hand side")
+            raise np.linalg.LinAlgError(
+                "solve: the matrix must be square and match the right-hand side"
+            )
         for i in range(n):
             if not np.isfinite(b[i]):
                 raise np.linalg.LinAlgError("Array must not contain infs or NaNs.")
@@ -69,7 +77,9 @@ def _solve_compiled(a, b):
     return impl
 
 
-@njit(cache=True, inline="always", nogil=True)  # nogil: PF-VDS's certificate calls it from worker threads
+@njit(
+    cache=True, inline="always", nogil=True
+)  # nogil: PF-VDS's certificate calls it from worker threads
 def solve_compiled(a, b):
     """:func:`solve` as a kernel: from Python (a driver steered from Python, :func:`._jit.steered`) the compiled
     LAPACK call that kernels make, not NumPy's; inside a kernel :func:`solve` itself (inlined)."""

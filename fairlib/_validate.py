@@ -62,7 +62,9 @@ def as_array(x, name: str) -> np.ndarray:
     except Exception:  # ragged lists and similar
         arr = None
     if arr is None or arr.dtype == object:
-        raise InvalidInputError(f"{name} = {_short(x)}: must be a numeric array, got ragged or object data")
+        raise InvalidInputError(
+            f"{name} = {_short(x)}: must be a numeric array, got ragged or object data"
+        )
     if arr.dtype.kind not in "biufc":
         raise InvalidInputError(f"{name}: must be numeric, got dtype {arr.dtype}: {_short(x)}")
     return arr
@@ -82,7 +84,9 @@ def as_real_array(x, name: str, *, copy: bool = True) -> np.ndarray:
     """
     arr = as_array(x, name)
     if arr.dtype.kind not in "iuf":
-        raise InvalidInputError(f"{name} = {_short(x)}: must be real numbers, got dtype {arr.dtype}")
+        raise InvalidInputError(
+            f"{name} = {_short(x)}: must be real numbers, got dtype {arr.dtype}"
+        )
     return arr.astype(np.float64, copy=copy)
 
 
@@ -99,19 +103,31 @@ def as_identifiers(ids, name: str, *, allow_empty: bool = False) -> np.ndarray:
     """
     try:
         arr = np.asarray(ids)
-    except (TypeError, ValueError):     # ragged lists
+    except (TypeError, ValueError):  # ragged lists
         arr = None
     if arr is None or arr.ndim != 1:
         shape = "ragged" if arr is None else f"shape {arr.shape}"
-        raise InvalidInputError(f"{name} = {_short(ids)}: expected a 1-D array of identifiers (integers or text), "
-                                f"got {shape}")
+        raise InvalidInputError(
+            f"{name} = {_short(ids)}: expected a 1-D array of identifiers (integers or text), "
+            f"got {shape}"
+        )
     if arr.size == 0 and not allow_empty:
         raise InvalidInputError(f"{name} = {_short(ids)}: empty (at least one identifier)")
-    ok = arr.size == 0 or arr.dtype.kind in "iuUS" or (arr.dtype == object and all(
-        isinstance(x, (str, int, np.integer)) and not isinstance(x, (bool, np.bool_)) for x in arr))
+    ok = (
+        arr.size == 0
+        or arr.dtype.kind in "iuUS"
+        or (
+            arr.dtype == object
+            and all(
+                isinstance(x, (str, int, np.integer)) and not isinstance(x, (bool, np.bool_))
+                for x in arr
+            )
+        )
+    )
     if not ok:
-        raise InvalidInputError(f"{name} = {_short(ids)}: identifiers must be integers or text, got dtype "
-                                f"{arr.dtype}")
+        raise InvalidInputError(
+            f"{name} = {_short(ids)}: identifiers must be integers or text, got dtype {arr.dtype}"
+        )
     return arr
 
 
@@ -154,8 +170,9 @@ def _check_length(arr: np.ndarray, name: str, n: int | None, what: str) -> None:
         raise InvalidInputError(f"{name}: expected length {n} ({what}), got shape {arr.shape}")
 
 
-def as_demands(demands, name: str = "demands", *, n_resources: int | None = None,
-               allow_zero_rows: bool = False) -> np.ndarray:
+def as_demands(
+    demands, name: str = "demands", *, n_resources: int | None = None, allow_zero_rows: bool = False
+) -> np.ndarray:
     """Per-task demand matrix ``demands[user, resource]`` >= 0, finite, no all-zero row.
 
     >>> as_demands([[1, 4], [3, 1]]).dtype
@@ -167,7 +184,9 @@ def as_demands(demands, name: str = "demands", *, n_resources: int | None = None
     """
     arr = _as_float_array(demands, name, 2)
     if n_resources is not None and arr.shape[1] != n_resources:
-        raise InvalidInputError(f"{name}: expected {n_resources} resource columns, got shape {arr.shape}")
+        raise InvalidInputError(
+            f"{name}: expected {n_resources} resource columns, got shape {arr.shape}"
+        )
     _check_sign(arr, name, strict=False)
     if not allow_zero_rows:
         zero = ~(arr > 0).any(axis=1)
@@ -177,8 +196,14 @@ def as_demands(demands, name: str = "demands", *, n_resources: int | None = None
     return arr
 
 
-def as_capacities(capacity, name: str = "capacity", *, ndim: int = 1, n_resources: int | None = None,
-                  allow_zero: bool = False) -> np.ndarray:
+def as_capacities(
+    capacity,
+    name: str = "capacity",
+    *,
+    ndim: int = 1,
+    n_resources: int | None = None,
+    allow_zero: bool = False,
+) -> np.ndarray:
     """Capacity vector ``capacity[resource]`` (``ndim=1``) or matrix ``capacity[server, resource]``.
 
     Entries must be finite and > 0 (>= 0 with ``allow_zero``; a server may lack a resource).
@@ -193,7 +218,8 @@ def as_capacities(capacity, name: str = "capacity", *, ndim: int = 1, n_resource
     arr = _as_float_array(capacity, name, ndim)
     if n_resources is not None and arr.shape[-1] != n_resources:
         raise InvalidInputError(
-            f"{name}: expected {n_resources} resources (the demand columns), got shape {arr.shape}")
+            f"{name}: expected {n_resources} resources (the demand columns), got shape {arr.shape}"
+        )
     _check_sign(arr, name, strict=not allow_zero)
     if allow_zero and ndim == 2:
         empty = ~(arr > 0).any(axis=1)
@@ -231,8 +257,10 @@ def as_task_caps(caps, n: int, name: str = "max_tasks") -> np.ndarray:
         return np.full(n, np.inf)
     arr = np.asarray(caps)
     if arr.dtype == object or arr.dtype.kind not in "iuf" or arr.ndim != 1:
-        raise InvalidInputError(f"{name}: expected {n} numbers (one per user, inf for no cap), got "
-                                f"shape {arr.shape} dtype {arr.dtype}")
+        raise InvalidInputError(
+            f"{name}: expected {n} numbers (one per user, inf for no cap), got "
+            f"shape {arr.shape} dtype {arr.dtype}"
+        )
     arr = arr.astype(np.float64)
     _check_length(arr, name, n, "one per user")
     if np.isnan(arr).any():
@@ -250,7 +278,7 @@ def as_budgets(budgets, n: int, name: str = "budgets") -> np.ndarray:
     """
     if budgets is None:
         return np.ones(n)
-    if as_array(budgets, name).ndim == 0:   # a ragged list is named here, not by numpy's ndim
+    if as_array(budgets, name).ndim == 0:  # a ragged list is named here, not by numpy's ndim
         budgets = np.full(n, budgets)
     arr = _as_float_array(budgets, name, 1)
     _check_length(arr, name, n, "one per user")
@@ -272,14 +300,17 @@ def as_eligibility(eligible, n_users: int, n_servers: int, name: str = "eligible
     arr = np.asarray(eligible)
     if arr.shape != (n_users, n_servers):
         raise InvalidInputError(
-            f"{name}: expected shape ({n_users}, {n_servers}) (users x servers), got {arr.shape}")
+            f"{name}: expected shape ({n_users}, {n_servers}) (users x servers), got {arr.shape}"
+        )
     if arr.dtype.kind != "b":
         if arr.dtype.kind not in "iuf":
             raise InvalidInputError(f"{name}: must be boolean or 0/1, got dtype {arr.dtype}")
         bad = ~np.isin(arr, (0, 1))
         if bad.any():
             idx = _first(bad)
-            raise InvalidInputError(f"{name}[{_fmt_index(idx)}] = {arr[idx]}: {name} must be 0/1 or boolean")
+            raise InvalidInputError(
+                f"{name}[{_fmt_index(idx)}] = {arr[idx]}: {name} must be 0/1 or boolean"
+            )
         arr = arr.astype(bool)
     arr = np.ascontiguousarray(arr, dtype=bool)
     nowhere = ~arr.any(axis=1)
@@ -299,10 +330,14 @@ def check_task_bound(bound: float, name: str = "task count") -> None:
     (max 9223372036854775807)
     """
     if not np.isfinite(bound) or bound >= INT64_MAX / 4:
-        raise InvalidInputError(f"{name} = {bound:g}: task counts would overflow int64 (max {INT64_MAX})")
+        raise InvalidInputError(
+            f"{name} = {bound:g}: task counts would overflow int64 (max {INT64_MAX})"
+        )
 
 
-def as_number(value, name: str, *, minimum: float = 0.0, inclusive: bool = False, maximum: float = np.inf) -> float:
+def as_number(
+    value, name: str, *, minimum: float = 0.0, inclusive: bool = False, maximum: float = np.inf
+) -> float:
     """A finite real number above ``minimum`` (or equal to it when ``inclusive``) and at most ``maximum``;
     booleans, strings and complex numbers are errors naming the argument.
 
@@ -314,16 +349,21 @@ def as_number(value, name: str, *, minimum: float = 0.0, inclusive: bool = False
     fairlib._validate.InvalidInputError: tol = nan: must be a finite number > 0.0
     """
     bound = f">= {minimum}" if inclusive else f"> {minimum}"
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+        value, (int, float, np.integer, np.floating)
+    ):
         raise InvalidInputError(f"{name} = {_short(value)}: must be a finite number {bound}")
     try:
         v = float(value)
     except OverflowError:
-        raise InvalidInputError(f"{name} = {value!r}: must be a finite number {bound} (beyond the float range)") \
-            from None
+        raise InvalidInputError(
+            f"{name} = {value!r}: must be a finite number {bound} (beyond the float range)"
+        ) from None
     if not (np.isfinite(v) and (v >= minimum if inclusive else v > minimum) and v <= maximum):
-        raise InvalidInputError(f"{name} = {v}: must be a finite number {bound}"
-                                + (f" and <= {maximum}" if np.isfinite(maximum) else ""))
+        raise InvalidInputError(
+            f"{name} = {v}: must be a finite number {bound}"
+            + (f" and <= {maximum}" if np.isfinite(maximum) else "")
+        )
     return v
 
 
@@ -341,7 +381,9 @@ def as_count(value, name: str, *, minimum: int = 1, maximum: int = INT64_MAX) ->
     if not integer or value < minimum:
         raise InvalidInputError(f"{name} = {_short(value)}: must be an integer >= {minimum}")
     if value > maximum:
-        raise InvalidInputError(f"{name} = {value!r}: must be an integer >= {minimum} and <= {maximum}")
+        raise InvalidInputError(
+            f"{name} = {value!r}: must be an integer >= {minimum} and <= {maximum}"
+        )
     return int(value)
 
 
@@ -356,19 +398,30 @@ def as_finite(value, name: str) -> float:
     ...
     fairlib._validate.InvalidInputError: t = nan: must be a finite number
     """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+        value, (int, float, np.integer, np.floating)
+    ):
         raise InvalidInputError(f"{name} = {value!r}: must be a finite number")
     try:
         v = float(value)
     except OverflowError:
-        raise InvalidInputError(f"{name} = {value!r}: must be a finite number (beyond the float range)") from None
+        raise InvalidInputError(
+            f"{name} = {value!r}: must be a finite number (beyond the float range)"
+        ) from None
     if not np.isfinite(v):
         raise InvalidInputError(f"{name} = {v}: must be a finite number")
     return v
 
 
-def as_values(x, name: str, *, ndim: int, shape: tuple | None = None, sign: str | None = ">= 0",
-              allow_nan: bool = False) -> np.ndarray:
+def as_values(
+    x,
+    name: str,
+    *,
+    ndim: int,
+    shape: tuple | None = None,
+    sign: str | None = ">= 0",
+    allow_nan: bool = False,
+) -> np.ndarray:
     """A contiguous float64 array of ``ndim`` dimensions (and ``shape`` when given; ``-1`` matches any length),
     finite (NaN allowed with ``allow_nan``, as an empty field), with ``sign`` ``">= 0"``, ``"> 0"`` or None.
 
@@ -415,8 +468,9 @@ def check_columns(frame, name: str, columns, *, sign: str | None = ">= 0") -> No
         try:
             v = np.asarray(frame[col].to_numpy(dtype=np.float64, na_value=np.nan))
         except (TypeError, ValueError):
-            raise InvalidInputError(f"{name}, column {col!r}: must hold numbers, got dtype {frame[col].dtype}") \
-                from None
+            raise InvalidInputError(
+                f"{name}, column {col!r}: must hold numbers, got dtype {frame[col].dtype}"
+            ) from None
         bad = np.isinf(v)
         if sign is not None:
             with np.errstate(invalid="ignore"):
@@ -426,8 +480,9 @@ def check_columns(frame, name: str, columns, *, sign: str | None = ">= 0") -> No
             rule = "finite" + (f" and {sign}" if sign else "")
             label = frame.index[k]
             label = label.item() if isinstance(label, np.generic) else label
-            raise InvalidInputError(f"{name} row {k} (index {label!r}), column {col!r} = {v[k]}: must be "
-                                    f"{rule}")
+            raise InvalidInputError(
+                f"{name} row {k} (index {label!r}), column {col!r} = {v[k]}: must be {rule}"
+            )
 
 
 def as_rng(rng, name: str = "rng") -> np.random.Generator:
@@ -439,11 +494,19 @@ def as_rng(rng, name: str = "rng") -> np.random.Generator:
     ...
     fairlib._validate.InvalidInputError: rng = 'abc': must be None, an integer >= 0, a SeedSequence or a Generator
     """
-    ok = (rng is None or isinstance(rng, (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence))
-          or (isinstance(rng, (int, np.integer)) and not isinstance(rng, (bool, np.bool_)) and rng >= 0))
+    ok = (
+        rng is None
+        or isinstance(rng, (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence))
+        or (
+            isinstance(rng, (int, np.integer))
+            and not isinstance(rng, (bool, np.bool_))
+            and rng >= 0
+        )
+    )
     if not ok:
-        raise InvalidInputError(f"{name} = {_short(rng)}: must be None, an integer >= 0, a SeedSequence or a "
-                                "Generator")
+        raise InvalidInputError(
+            f"{name} = {_short(rng)}: must be None, an integer >= 0, a SeedSequence or a Generator"
+        )
     return np.random.default_rng(rng)
 
 
@@ -456,7 +519,9 @@ def as_instance(value, cls, name: str):
     fairlib._validate.InvalidInputError: grid = [[1, 2]]: must be a dict, got list
     """
     if not isinstance(value, cls):
-        raise InvalidInputError(f"{name} = {_short(value)}: must be a {cls.__name__}, got {type(value).__name__}")
+        raise InvalidInputError(
+            f"{name} = {_short(value)}: must be a {cls.__name__}, got {type(value).__name__}"
+        )
     return value
 
 

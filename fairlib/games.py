@@ -56,8 +56,16 @@ from . import mechanisms
 from ._validate import InvalidInputError, _short, as_instance, as_number, result_type
 from .market import Game, proportional_share, weight_proportional
 
-__all__ = ["GameMechanism", "CAPABILITIES", "register_game", "unregister_game", "registered", "get", "names",
-           "select"]
+__all__ = [
+    "GameMechanism",
+    "CAPABILITIES",
+    "register_game",
+    "unregister_game",
+    "registered",
+    "get",
+    "names",
+    "select",
+]
 
 CAPABILITIES = frozenset({"budgets", "parallelism", "reserve", "equilibrium"})
 
@@ -102,28 +110,45 @@ class GameMechanism:
         as_instance(game, self.instance, "game")
         if self.instance is not Game:
             if "reserve" not in self.capabilities and getattr(game, "reserve", 0.0) != 0.0:
-                raise InvalidInputError(f"game.reserve = {game.reserve!r}: {self.name} plays the game without a "
-                                        f"reserve (no 'reserve' capability); games that do: {names('reserve')}")
+                raise InvalidInputError(
+                    f"game.reserve = {game.reserve!r}: {self.name} plays the game without a "
+                    f"reserve (no 'reserve' capability); games that do: {names('reserve')}"
+                )
             return
         if "budgets" not in self.capabilities and (game.budgets != 1.0).any():
             i = int(np.argmax(game.budgets != 1.0))
-            raise InvalidInputError(f"game.budgets[{i}] = {float(game.budgets[i])!r}: {self.name} has no budgets (no "
-                                    f"'budgets' capability); games that do: {names('budgets')}")
+            raise InvalidInputError(
+                f"game.budgets[{i}] = {float(game.budgets[i])!r}: {self.name} has no budgets (no "
+                f"'budgets' capability); games that do: {names('budgets')}"
+            )
         if "parallelism" not in self.capabilities and game.parallelism is not None:
-            raise InvalidInputError(f"game.parallelism[0] = {int(game.parallelism[0])}: {self.name} assumes infinite "
-                                    f"parallelism (no 'parallelism' capability); games that do: "
-                                    f"{names('parallelism')}")
+            raise InvalidInputError(
+                f"game.parallelism[0] = {int(game.parallelism[0])}: {self.name} assumes infinite "
+                f"parallelism (no 'parallelism' capability); games that do: "
+                f"{names('parallelism')}"
+            )
         if "reserve" not in self.capabilities and game.reserve != 0.0:
-            raise InvalidInputError(f"game.reserve = {game.reserve!r}: {self.name} plays the game without a "
-                                    f"reserve (no 'reserve' capability); games that do: {names('reserve')}")
+            raise InvalidInputError(
+                f"game.reserve = {game.reserve!r}: {self.name} plays the game without a "
+                f"reserve (no 'reserve' capability); games that do: {names('reserve')}"
+            )
 
 
 _REGISTRY: dict[str, GameMechanism] = {}
 
 
-def register_game(name: str, function: Callable, *, label: str | None = None, color: str | None = None,
-                  capabilities=(), options: Mapping | None = None, tol: float | None = None,
-                  replace: bool = False, instance: type = Game) -> GameMechanism:
+def register_game(
+    name: str,
+    function: Callable,
+    *,
+    label: str | None = None,
+    color: str | None = None,
+    capabilities=(),
+    options: Mapping | None = None,
+    tol: float | None = None,
+    replace: bool = False,
+    instance: type = Game,
+) -> GameMechanism:
     """Add a game mechanism ``function(game, **options) -> GameOutcome`` under ``name``.
 
     Parameters
@@ -161,33 +186,56 @@ def register_game(name: str, function: Callable, *, label: str | None = None, co
     if not isinstance(name, str) or not name or name != name.strip():
         raise InvalidInputError(f"name = {_short(name)}: must be a non-empty string")
     if not callable(function):
-        raise InvalidInputError(f"function: {name!r} needs a callable, got {type(function).__name__}")
+        raise InvalidInputError(
+            f"function: {name!r} needs a callable, got {type(function).__name__}"
+        )
     caps = frozenset(capabilities)
     unknown = sorted(caps - CAPABILITIES)
     if unknown:
-        raise InvalidInputError(f"capabilities: {unknown} unknown for {name!r}; known: {sorted(CAPABILITIES)}")
+        raise InvalidInputError(
+            f"capabilities: {unknown} unknown for {name!r}; known: {sorted(CAPABILITIES)}"
+        )
     if tol is not None and "equilibrium" not in caps:
-        raise InvalidInputError(f"tol = {tol!r}: {name!r} claims no equilibrium (no 'equilibrium' capability)")
+        raise InvalidInputError(
+            f"tol = {tol!r}: {name!r} claims no equilibrium (no 'equilibrium' capability)"
+        )
     if "equilibrium" in caps:
         tol = as_number(DEFAULT_TOL if tol is None else tol, "tol")
-    if not isinstance(instance, type) or (instance is not Game and not callable(getattr(instance, "from_weights",
-                                                                                        None))):
-        raise InvalidInputError(f"instance = {_short(instance)}: {name!r} needs Game or a type with a from_weights "
-                                "class method")
+    if not isinstance(instance, type) or (
+        instance is not Game and not callable(getattr(instance, "from_weights", None))
+    ):
+        raise InvalidInputError(
+            f"instance = {_short(instance)}: {name!r} needs Game or a type with a from_weights "
+            "class method"
+        )
     if instance is not Game and caps & {"budgets", "parallelism"}:
-        raise InvalidInputError(f"capabilities: {sorted(caps & {'budgets', 'parallelism'})} are a Game's; "
-                                f"{name!r} plays a {instance.__name__}")
+        raise InvalidInputError(
+            f"capabilities: {sorted(caps & {'budgets', 'parallelism'})} are a Game's; "
+            f"{name!r} plays a {instance.__name__}"
+        )
     if name.lower() in _REGISTRY and not replace:
-        raise InvalidInputError(f"name = {name!r}: already registered as a game (replace=True to override)")
+        raise InvalidInputError(
+            f"name = {name!r}: already registered as a game (replace=True to override)"
+        )
     try:
         mechanisms.get(name)
     except InvalidInputError:
         pass
     else:
-        raise InvalidInputError(f"name = {name!r}: registered as a static mechanism (fairlib.mechanisms); choose "
-                                "another name")
-    game = GameMechanism(name, function, label or name, color or mechanisms._fallback_color(name), caps,
-                         MappingProxyType(dict(options or {})), tol, instance)
+        raise InvalidInputError(
+            f"name = {name!r}: registered as a static mechanism (fairlib.mechanisms); choose "
+            "another name"
+        )
+    game = GameMechanism(
+        name,
+        function,
+        label or name,
+        color or mechanisms._fallback_color(name),
+        caps,
+        MappingProxyType(dict(options or {})),
+        tol,
+        instance,
+    )
     _REGISTRY[name.lower()] = game
     return game
 
@@ -215,8 +263,10 @@ def get(name: str) -> GameMechanism:
     'weight_proportional'
     """
     if not isinstance(name, str):
-        raise InvalidInputError(f"name = {_short(name)}: expected a registered game's name (str), got "
-                                f"{type(name).__name__}")
+        raise InvalidInputError(
+            f"name = {_short(name)}: expected a registered game's name (str), got "
+            f"{type(name).__name__}"
+        )
     if name.lower() in _REGISTRY:
         return _REGISTRY[name.lower()]
     raise InvalidInputError(f"name = {name!r}: not registered as a game; known: {list(_REGISTRY)}")
@@ -229,10 +279,15 @@ def select(*capabilities: str, instance: type | None = None) -> list[GameMechani
     if unknown:
         raise InvalidInputError(f"capabilities: {unknown} unknown; known: {sorted(CAPABILITIES)}")
     if instance is not None and not isinstance(instance, type):
-        raise InvalidInputError(f"instance = {_short(instance)}: must be an instance type (Game, or a game model's "
-                                "own) or None")
-    return [g for g in _REGISTRY.values() if set(capabilities) <= g.capabilities
-            and (instance is None or g.instance is instance)]
+        raise InvalidInputError(
+            f"instance = {_short(instance)}: must be an instance type (Game, or a game model's "
+            "own) or None"
+        )
+    return [
+        g
+        for g in _REGISTRY.values()
+        if set(capabilities) <= g.capabilities and (instance is None or g.instance is instance)
+    ]
 
 
 def names(*capabilities: str, instance: type | None = None) -> list[str]:
@@ -242,11 +297,21 @@ def names(*capabilities: str, instance: type | None = None) -> list[str]:
 
 # --- the games of the papers ----------------------------------------------------------------------------------
 
-register_game("proportional_share", proportional_share, label="proportional share (best-response equilibrium)",
-              color=mechanisms._OKABE_ITO["blue"], capabilities=("budgets", "parallelism", "reserve", "equilibrium"),
-              tol=1e-8)
-register_game("weight_proportional", weight_proportional, label="weight-proportional",
-              color=mechanisms._OKABE_ITO["bluish_green"], capabilities=("budgets", "parallelism", "reserve"))
+register_game(
+    "proportional_share",
+    proportional_share,
+    label="proportional share (best-response equilibrium)",
+    color=mechanisms._OKABE_ITO["blue"],
+    capabilities=("budgets", "parallelism", "reserve", "equilibrium"),
+    tol=1e-8,
+)
+register_game(
+    "weight_proportional",
+    weight_proportional,
+    label="weight-proportional",
+    color=mechanisms._OKABE_ITO["bluish_green"],
+    capabilities=("budgets", "parallelism", "reserve"),
+)
 # new games are registered above this line (python -m fairlib.repro.scaffold mechanism NAME --game ...)
 
 
@@ -257,7 +322,9 @@ def _load_plugins(spec: str | None) -> None:
         try:
             importlib.import_module(module)
         except ImportError as exc:
-            raise ImportError(f"FAIRLIB_GAMES names {module!r}, which cannot be imported: {exc}") from exc
+            raise ImportError(
+                f"FAIRLIB_GAMES names {module!r}, which cannot be imported: {exc}"
+            ) from exc
 
 
 _load_plugins(os.environ.get("FAIRLIB_GAMES"))

@@ -47,17 +47,59 @@ import numpy as np
 
 from . import multires  # noqa: F401 - registrations added by fairlib.repro.scaffold name multires.<name>
 from ._validate import InvalidInputError, _short, result_type
-from .multires import asset_fairness, ceei, drf, drf_machine_offers, drfh, drfh_best_fit, edrf, pdrf, pfvds, psdsf, tsf
+from .multires import (
+    asset_fairness,
+    ceei,
+    drf,
+    drf_machine_offers,
+    drfh,
+    drfh_best_fit,
+    edrf,
+    pdrf,
+    pfvds,
+    psdsf,
+    tsf,
+)
 
-__all__ = ["Mechanism", "ByServer", "CAPABILITIES", "register", "unregister", "registered", "get", "names",
-           "select", "runs", "resolve", "resolve_runs"]
+__all__ = [
+    "Mechanism",
+    "ByServer",
+    "CAPABILITIES",
+    "register",
+    "unregister",
+    "registered",
+    "get",
+    "names",
+    "select",
+    "runs",
+    "resolve",
+    "resolve_runs",
+]
 
-CAPABILITIES = frozenset({"pooled", "multi_server", "placement_aware", "integral", "divisible", "weights",
-                          "prices", "start"})
+CAPABILITIES = frozenset(
+    {
+        "pooled",
+        "multi_server",
+        "placement_aware",
+        "integral",
+        "divisible",
+        "weights",
+        "prices",
+        "start",
+    }
+)
 
 #: the Okabe–Ito palette, as in fairlib.repro.plotting.OKABE_ITO (not imported: the registry must not load matplotlib)
-_OKABE_ITO = {"black": "#000000", "orange": "#E69F00", "sky_blue": "#56B4E9", "bluish_green": "#009E73",
-              "yellow": "#F0E442", "blue": "#0072B2", "vermillion": "#D55E00", "reddish_purple": "#CC79A7"}
+_OKABE_ITO = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky_blue": "#56B4E9",
+    "bluish_green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish_purple": "#CC79A7",
+}
 
 
 @result_type
@@ -94,12 +136,19 @@ class Mechanism:
 
     def __call__(self, cluster, **options):
         """Run the mechanism on ``cluster`` with its default options updated by ``options``."""
-        if options.get("start") is not None and "start" not in self.capabilities and not _accepts(self.function,
-                                                                                                    "start"):
-            raise InvalidInputError(f"start: {self.name} does not continue from held tasks (no 'start' capability); "
-                                    f"mechanisms that do: {names('start')}")
+        if (
+            options.get("start") is not None
+            and "start" not in self.capabilities
+            and not _accepts(self.function, "start")
+        ):
+            raise InvalidInputError(
+                f"start: {self.name} does not continue from held tasks (no 'start' capability); "
+                f"mechanisms that do: {names('start')}"
+            )
         merged = {**self.options, **options}
-        merged = {k: v.resolve(cluster) if isinstance(v, ByServer) else v for k, v in merged.items()}
+        merged = {
+            k: v.resolve(cluster) if isinstance(v, ByServer) else v for k, v in merged.items()
+        }
         return self.function(cluster, **merged)
 
     def sweep_key(self) -> dict:
@@ -127,13 +176,21 @@ def _accepts(function: Callable, option: str) -> bool:
 
 def _fallback_color(name: str) -> str:
     """A colour for a mechanism registered without one: fixed by its name (the same in every process)."""
-    palette = [c for k, c in _OKABE_ITO.items() if k != "yellow"]   # yellow is too light on white
+    palette = [c for k, c in _OKABE_ITO.items() if k != "yellow"]  # yellow is too light on white
     return palette[int(hashlib.sha256(name.encode()).hexdigest(), 16) % len(palette)]
 
 
-def register(name: str, function: Callable, *, label: str | None = None, color: str | None = None,
-             capabilities=(), options: Mapping | None = None, variants: Mapping | None = None,
-             replace: bool = False) -> Mechanism:
+def register(
+    name: str,
+    function: Callable,
+    *,
+    label: str | None = None,
+    color: str | None = None,
+    capabilities=(),
+    options: Mapping | None = None,
+    variants: Mapping | None = None,
+    replace: bool = False,
+) -> Mechanism:
     """Add a mechanism ``function(cluster, **options) -> Allocation`` under ``name``.
 
     ``capabilities`` from :data:`CAPABILITIES` (it needs ``"pooled"`` or ``"multi_server"``); ``variants`` maps
@@ -142,24 +199,36 @@ def register(name: str, function: Callable, *, label: str | None = None, color: 
     if not isinstance(name, str) or not name or name != name.strip():
         raise InvalidInputError(f"name = {name!r}: must be a non-empty string")
     if not callable(function):
-        raise InvalidInputError(f"function: {name!r} needs a callable, got {type(function).__name__}")
+        raise InvalidInputError(
+            f"function: {name!r} needs a callable, got {type(function).__name__}"
+        )
     caps = frozenset(capabilities)
     unknown = sorted(caps - CAPABILITIES)
     if unknown:
-        raise InvalidInputError(f"capabilities: {unknown} unknown for {name!r}; known: {sorted(CAPABILITIES)}")
+        raise InvalidInputError(
+            f"capabilities: {unknown} unknown for {name!r}; known: {sorted(CAPABILITIES)}"
+        )
     if not caps & {"pooled", "multi_server"}:
         raise InvalidInputError(f"capabilities: {name!r} must declare 'pooled' or 'multi_server'")
     if "start" in caps and not _accepts(function, "start"):
-        raise InvalidInputError(f"capabilities: {name!r} declares 'start' but its function takes no start= argument")
+        raise InvalidInputError(
+            f"capabilities: {name!r} declares 'start' but its function takes no start= argument"
+        )
     if name.lower() in _REGISTRY and not replace:
         raise InvalidInputError(f"name = {name!r}: already registered (replace=True to override)")
     variants = dict(variants or {})
     clash = [v for v in variants if v.lower() in _REGISTRY and v.lower() != name.lower()]
     if clash:
         raise InvalidInputError(f"variants: {clash} are registered mechanisms' names")
-    mech = Mechanism(name, function, label or name, color or _fallback_color(name), caps,
-                     MappingProxyType(dict(options or {})),
-                     MappingProxyType({k: MappingProxyType(dict(v)) for k, v in variants.items()}))
+    mech = Mechanism(
+        name,
+        function,
+        label or name,
+        color or _fallback_color(name),
+        caps,
+        MappingProxyType(dict(options or {})),
+        MappingProxyType({k: MappingProxyType(dict(v)) for k, v in variants.items()}),
+    )
     _REGISTRY[name.lower()] = mech
     return mech
 
@@ -188,15 +257,19 @@ def get(name: str) -> Mechanism:
 def _lookup(name, argument: str) -> Mechanism:
     """:func:`get`, with the caller's argument named in the error."""
     if not isinstance(name, str):
-        raise InvalidInputError(f"{argument} = {_short(name)}: expected a registered mechanism's name (str), got "
-                                f"{type(name).__name__}")
+        raise InvalidInputError(
+            f"{argument} = {_short(name)}: expected a registered mechanism's name (str), got "
+            f"{type(name).__name__}"
+        )
     key = name.lower()
     if key in _REGISTRY:
         return _REGISTRY[key]
     for mech in _REGISTRY.values():
         if key in (v.lower() for v in mech.variants):
             return mech
-    raise InvalidInputError(f"{argument} = {name!r}: not registered as a mechanism; known: {list(_REGISTRY)}")
+    raise InvalidInputError(
+        f"{argument} = {name!r}: not registered as a mechanism; known: {list(_REGISTRY)}"
+    )
 
 
 def select(*capabilities: str) -> list[Mechanism]:
@@ -224,13 +297,17 @@ def resolve(mechanism, name: str = "mechanism"):
     """A registered name resolved to its mechanism; a callable ``cluster -> Allocation`` (and None) passes
     through; anything else is an error naming the argument."""
     if not isinstance(name, str):
-        raise InvalidInputError(f"name = {_short(name)}: the argument's name for messages must be a str")
+        raise InvalidInputError(
+            f"name = {_short(name)}: the argument's name for messages must be a str"
+        )
     if mechanism is None or callable(mechanism):
         return mechanism
     if isinstance(mechanism, str):
         return _lookup(mechanism, name)
-    raise InvalidInputError(f"{name} = {_short(mechanism)}: expected a registered name or a callable Cluster -> "
-                            f"Allocation, got {type(mechanism).__name__}")
+    raise InvalidInputError(
+        f"{name} = {_short(mechanism)}: expected a registered name or a callable Cluster -> "
+        f"Allocation, got {type(mechanism).__name__}"
+    )
 
 
 def resolve_runs(mechanisms, *capabilities: str) -> dict[str, Callable]:
@@ -241,44 +318,106 @@ def resolve_runs(mechanisms, *capabilities: str) -> dict[str, Callable]:
     if isinstance(mechanisms, Mapping):
         bad = next(((name, fn) for name, fn in mechanisms.items() if not callable(fn)), None)
         if bad is not None:
-            raise InvalidInputError(f"mechanisms[{bad[0]!r}] = {_short(bad[1])}: expected a callable of a cluster")
+            raise InvalidInputError(
+                f"mechanisms[{bad[0]!r}] = {_short(bad[1])}: expected a callable of a cluster"
+            )
         return dict(mechanisms)
     if isinstance(mechanisms, str):
-        mechanisms = [mechanisms]       # one name, not its letters
+        mechanisms = [mechanisms]  # one name, not its letters
     if not isinstance(mechanisms, Iterable):
-        raise InvalidInputError(f"mechanisms = {_short(mechanisms)}: expected a list of registered names, a dict "
-                                "name -> callable, or None")
+        raise InvalidInputError(
+            f"mechanisms = {_short(mechanisms)}: expected a list of registered names, a dict "
+            "name -> callable, or None"
+        )
     return {str(name): _lookup(name, f"mechanisms[{i}]") for i, name in enumerate(mechanisms)}
 
 
 # --- the mechanisms of the papers reproduced ------------------------------------------------------------
 
-register("drf", drf, label="DRF (progressive filling)", color=_OKABE_ITO["blue"],
-         capabilities=("pooled", "integral", "weights", "start"))
-register("edrf", edrf, label="EDRF", color=_OKABE_ITO["bluish_green"],
-         capabilities=("pooled", "divisible", "weights", "start"))
-register("pdrf", pdrf, label="PDRF", color=_OKABE_ITO["vermillion"], capabilities=("pooled", "integral"))
-register("asset_fairness", asset_fairness, label="asset fairness", color="#666666",
-         capabilities=("pooled", "divisible", "weights", "start"))
-register("ceei", ceei, label="CEEI", color=_OKABE_ITO["reddish_purple"],
-         capabilities=("pooled", "divisible", "weights", "prices", "start"))
-register("drfh", drfh, label="DRFH", color=_OKABE_ITO["orange"],
-         capabilities=("multi_server", "divisible", "weights"))
-register("tsf", tsf, label="TSF", color=_OKABE_ITO["sky_blue"],
-         capabilities=("multi_server", "placement_aware", "divisible", "weights"))
-register("psdsf", psdsf, label="PS-DSF", color=_OKABE_ITO["vermillion"],
-         capabilities=("multi_server", "placement_aware", "divisible", "weights"))
-register("pfvds", pfvds, label="PF-VDS", color=_OKABE_ITO["blue"],
-         capabilities=("multi_server", "placement_aware", "divisible", "weights"), options={"alpha": 1.0},
-         # the α of the paper's comparisons (§6); 1_2_4: α_i = 1, 2, 4, 1, ... by server index (Theorem 3, §3)
-         variants={"pfvds_0.5": {"alpha": 0.5}, "pfvds_1": {"alpha": 1.0}, "pfvds_2": {"alpha": 2.0},
-                   "pfvds_4": {"alpha": 4.0}, "pfvds_1_2_4": {"alpha": ByServer((1.0, 2.0, 4.0))}})
+register(
+    "drf",
+    drf,
+    label="DRF (progressive filling)",
+    color=_OKABE_ITO["blue"],
+    capabilities=("pooled", "integral", "weights", "start"),
+)
+register(
+    "edrf",
+    edrf,
+    label="EDRF",
+    color=_OKABE_ITO["bluish_green"],
+    capabilities=("pooled", "divisible", "weights", "start"),
+)
+register(
+    "pdrf", pdrf, label="PDRF", color=_OKABE_ITO["vermillion"], capabilities=("pooled", "integral")
+)
+register(
+    "asset_fairness",
+    asset_fairness,
+    label="asset fairness",
+    color="#666666",
+    capabilities=("pooled", "divisible", "weights", "start"),
+)
+register(
+    "ceei",
+    ceei,
+    label="CEEI",
+    color=_OKABE_ITO["reddish_purple"],
+    capabilities=("pooled", "divisible", "weights", "prices", "start"),
+)
+register(
+    "drfh",
+    drfh,
+    label="DRFH",
+    color=_OKABE_ITO["orange"],
+    capabilities=("multi_server", "divisible", "weights"),
+)
+register(
+    "tsf",
+    tsf,
+    label="TSF",
+    color=_OKABE_ITO["sky_blue"],
+    capabilities=("multi_server", "placement_aware", "divisible", "weights"),
+)
+register(
+    "psdsf",
+    psdsf,
+    label="PS-DSF",
+    color=_OKABE_ITO["vermillion"],
+    capabilities=("multi_server", "placement_aware", "divisible", "weights"),
+)
+register(
+    "pfvds",
+    pfvds,
+    label="PF-VDS",
+    color=_OKABE_ITO["blue"],
+    capabilities=("multi_server", "placement_aware", "divisible", "weights"),
+    options={"alpha": 1.0},
+    # the α of the paper's comparisons (§6); 1_2_4: α_i = 1, 2, 4, 1, ... by server index (Theorem 3, §3)
+    variants={
+        "pfvds_0.5": {"alpha": 0.5},
+        "pfvds_1": {"alpha": 1.0},
+        "pfvds_2": {"alpha": 2.0},
+        "pfvds_4": {"alpha": 4.0},
+        "pfvds_1_2_4": {"alpha": ByServer((1.0, 2.0, 4.0))},
+    },
+)
 # the DRFH paper's own scheduler: task by task, each on the best-fitting server (never run on merged servers)
-register("drfh_best_fit", drfh_best_fit, label="DRFH (Best-Fit)", color=_OKABE_ITO["bluish_green"],
-         capabilities=("multi_server", "divisible", "weights"))
+register(
+    "drfh_best_fit",
+    drfh_best_fit,
+    label="DRFH (Best-Fit)",
+    color=_OKABE_ITO["bluish_green"],
+    capabilities=("multi_server", "divisible", "weights"),
+)
 # pooled DRF as offer-based schedulers (Mesos, YARN) run it: machine by machine, users in DRF order (never merged)
-register("drf_machine_offers", drf_machine_offers, label="DRF (machine offers)", color=_OKABE_ITO["reddish_purple"],
-         capabilities=("multi_server", "weights"))
+register(
+    "drf_machine_offers",
+    drf_machine_offers,
+    label="DRF (machine offers)",
+    color=_OKABE_ITO["reddish_purple"],
+    capabilities=("multi_server", "weights"),
+)
 # new mechanisms are registered above this line (python -m fairlib.repro.scaffold mechanism NAME ...)
 
 
@@ -289,7 +428,9 @@ def _load_plugins(spec: str | None) -> None:
         try:
             importlib.import_module(module)
         except ImportError as exc:
-            raise ImportError(f"FAIRLIB_MECHANISMS names {module!r}, which cannot be imported: {exc}") from exc
+            raise ImportError(
+                f"FAIRLIB_MECHANISMS names {module!r}, which cannot be imported: {exc}"
+            ) from exc
 
 
 _load_plugins(os.environ.get("FAIRLIB_MECHANISMS"))

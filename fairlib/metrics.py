@@ -10,7 +10,14 @@ import numpy as np
 
 from ._validate import InvalidInputError, as_array, as_number, as_values
 
-__all__ = ["bundle_values", "utilities", "efficiency", "utility_uniformity", "envy_freeness", "jain_index"]
+__all__ = [
+    "bundle_values",
+    "utilities",
+    "efficiency",
+    "utility_uniformity",
+    "envy_freeness",
+    "jain_index",
+]
 
 
 def bundle_values(weights, shares, parallelism=None) -> np.ndarray:
@@ -25,10 +32,14 @@ def bundle_values(weights, shares, parallelism=None) -> np.ndarray:
     k = _parallelism(parallelism, w.shape[0])
     n = w.shape[1]
     out = np.empty((w.shape[0], r.shape[0]))
-    for kk in np.unique(k):                       # users sharing a bound: top-k by partition, O(n) per pair
+    for kk in np.unique(k):  # users sharing a bound: top-k by partition, O(n) per pair
         rows = np.flatnonzero(k == kk)
-        v = w[rows, None, :] * r[None, :, :]      # (i, j, machine)
-        out[rows] = v.sum(axis=2) if kk >= n else np.partition(v, n - kk, axis=2)[:, :, n - kk:].sum(axis=2)
+        v = w[rows, None, :] * r[None, :, :]  # (i, j, machine)
+        out[rows] = (
+            v.sum(axis=2)
+            if kk >= n
+            else np.partition(v, n - kk, axis=2)[:, :, n - kk :].sum(axis=2)
+        )
     return out
 
 
@@ -45,8 +56,10 @@ def _user_machine_matrices(weights, shares):
     naming the argument (the shape first, so a mismatch is named as one)."""
     w, r = as_array(weights, "weights"), as_array(shares, "shares")
     if w.ndim != 2 or r.shape != w.shape:
-        raise InvalidInputError(f"weights, shares: expected two (users x machines) matrices of one shape, got "
-                                f"{w.shape} and {r.shape}")
+        raise InvalidInputError(
+            f"weights, shares: expected two (users x machines) matrices of one shape, got "
+            f"{w.shape} and {r.shape}"
+        )
     return _weights_and_shares(w, r)
 
 
@@ -54,7 +67,9 @@ def _parallelism(parallelism, m: int) -> np.ndarray:
     """One integer bound >= 1 per user (a scalar is broadcast)."""
     k = as_array(parallelism, "parallelism")
     if k.dtype.kind not in "iu" or k.ndim > 1 or (k.ndim == 1 and k.shape != (m,)):
-        raise InvalidInputError(f"parallelism = {parallelism!r}: must be an integer or one integer per user ({m})")
+        raise InvalidInputError(
+            f"parallelism = {parallelism!r}: must be an integer or one integer per user ({m})"
+        )
     k = np.broadcast_to(k.astype(np.int64), (m,))
     if (k < 1).any():
         i = int(np.argmax(k < 1))
@@ -135,4 +150,4 @@ def jain_index(values) -> float:
     # the index is scale-free: dividing by the largest value first keeps the squares finite and normal for values
     # from 1e-300 to 1e300 (squared directly, 1e200 overflowed and 1e-200 underflowed to 0/0)
     x = x / x.max()
-    return float(x.sum() ** 2 / (len(x) * (x ** 2).sum()))
+    return float(x.sum() ** 2 / (len(x) * (x**2).sum()))

@@ -27,7 +27,9 @@ RESULTS = DATA / "results"
 NOTEBOOKS = ROOT / "notebooks"
 #: the project's reference excerpts beside the checkout (absent in a reader's clone); ``FAIRLIB_SHARED_TRACES``
 #: moves it (CI points it at nothing to run as a reader's clone would)
-SHARED_TRACES = Path(os.environ.get("FAIRLIB_SHARED_TRACES") or ROOT.parent / "shared" / "data" / "traces")
+SHARED_TRACES = Path(
+    os.environ.get("FAIRLIB_SHARED_TRACES") or ROOT.parent / "shared" / "data" / "traces"
+)
 
 MODES = ("quick", "full")
 
@@ -56,8 +58,10 @@ def _check_file_name(value, name: str) -> str:
     if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_\-]*", value):
         from ._validate import InvalidInputError, _short
 
-        raise InvalidInputError(f"{name} = {_short(value)}: must be letters, digits, '_' and '-' (it names an output "
-                                "folder or file)")
+        raise InvalidInputError(
+            f"{name} = {_short(value)}: must be letters, digits, '_' and '-' (it names an output "
+            "folder or file)"
+        )
     return value
 
 
@@ -91,8 +95,11 @@ def results_dir(key: str, mode: str = "full") -> Path:
 
 
 #: the trace folders the notebooks use, by source (``fetch`` names)
-TRACE_FOLDERS = {"google": "google_clusterdata_2011_2", "bitbrains": "bitbrains_gwa_t12",
-                 "alibaba": "alibaba_clusterdata"}
+TRACE_FOLDERS = {
+    "google": "google_clusterdata_2011_2",
+    "bitbrains": "bitbrains_gwa_t12",
+    "alibaba": "alibaba_clusterdata",
+}
 
 
 def trace_dirs() -> list[Path]:
@@ -119,14 +126,18 @@ def find_traces(folder: str) -> Path | None:
 
 def _holds_data(folder: Path) -> bool:
     """A folder with at least one finished file (a failed fetch leaves empty folders and ``.part`` files)."""
-    return folder.is_dir() and any(p.is_file() and not p.name.endswith(".part") for p in folder.rglob("*"))
+    return folder.is_dir() and any(
+        p.is_file() and not p.name.endswith(".part") for p in folder.rglob("*")
+    )
 
 
 def missing_traces_message(folder: str) -> str:
     """Why real data is absent and how to get it (the skip reason of tests that need it)."""
     name = next((k for k, v in TRACE_FOLDERS.items() if v == folder), folder)
-    return (f"real trace folder {folder!r} not found in {', '.join(str(d) for d in trace_dirs())}; "
-            f"get it with `python -m fairlib.traces.fetch {name}` or point FAIRLIB_TRACE_DIR at a copy")
+    return (
+        f"real trace folder {folder!r} not found in {', '.join(str(d) for d in trace_dirs())}; "
+        f"get it with `python -m fairlib.traces.fetch {name}` or point FAIRLIB_TRACE_DIR at a copy"
+    )
 
 
 def trace_dir() -> Path:

@@ -21,17 +21,20 @@ __all__ = ["mechanism_properties", "strategyproofness_violation"]
 
 def _resolve(mechanism):
     if mechanism is None:
-        raise InvalidInputError("mechanism: expected a registered name or a callable Cluster -> Allocation, got None")
+        raise InvalidInputError(
+            "mechanism: expected a registered name or a callable Cluster -> Allocation, got None"
+        )
     return resolve(mechanism)
 
 
 def _run(mechanism, cluster: Cluster) -> np.ndarray:
     res = mechanism(cluster)
     if not isinstance(res, Allocation):
-        raise InvalidInputError(f"mechanism {getattr(mechanism, 'name', mechanism)!r} returned "
-                                f"{type(res).__name__}, not an Allocation (the mechanism contract)")
+        raise InvalidInputError(
+            f"mechanism {getattr(mechanism, 'name', mechanism)!r} returned "
+            f"{type(res).__name__}, not an Allocation (the mechanism contract)"
+        )
     return res.tasks
-
 
 
 def strategyproofness_violation(mechanism, cluster: Cluster, *, n_random: int = 8, rng=0) -> float:
@@ -53,8 +56,13 @@ def strategyproofness_violation(mechanism, cluster: Cluster, *, n_random: int = 
         for lie in misreports(cluster.demand[n], rng, n_random):
             demand = cluster.demand.copy()
             demand[n] = lie
-            lied = Cluster(cluster.capacity, demand, weight=cluster.weight, eligible=cluster.eligible,
-                           max_tasks=cluster.max_tasks)
+            lied = Cluster(
+                cluster.capacity,
+                demand,
+                weight=cluster.weight,
+                eligible=cluster.eligible,
+                max_tasks=cluster.max_tasks,
+            )
             per_task = float(leontief_tasks(lie, cluster.demand[n]))
             got = _run(mech, lied)[n] * per_task
             value = float((np.floor(got + 1e-9) if integral else got).sum())
@@ -62,8 +70,9 @@ def strategyproofness_violation(mechanism, cluster: Cluster, *, n_random: int = 
     return float(worst)
 
 
-def mechanism_properties(mechanism, cluster: Cluster, *, strategyproofness: bool = True, n_random: int = 8,
-                         rng=0) -> dict:
+def mechanism_properties(
+    mechanism, cluster: Cluster, *, strategyproofness: bool = True, n_random: int = 8, rng=0
+) -> dict:
     """Run ``mechanism`` (a registered name or a callable ``cluster -> Allocation``) on ``cluster`` (a pool or
     a cluster) and check SI, EF, PO, BF and, if asked, strategy-proofness by search ("SP"); <= 0 (or within a
     tolerance) means the property holds, NaN that it says nothing here (BF without bottlenecks)."""

@@ -31,18 +31,41 @@ from typing import Callable, Mapping, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ._validate import (InvalidInputError, _short, as_array, as_count, as_eligibility, as_finite, as_identifiers,
-                        as_instance, as_number, as_real_array, as_rng, as_task_caps, check_choice,
-                        result_type)
+from ._validate import (
+    InvalidInputError,
+    _short,
+    as_array,
+    as_count,
+    as_eligibility,
+    as_finite,
+    as_identifiers,
+    as_instance,
+    as_number,
+    as_real_array,
+    as_rng,
+    as_task_caps,
+    check_choice,
+    result_type,
+)
 from .metrics import jain_index
 from .multires.cluster import Cluster, on_merged_servers
 from .sweep import sweep
 from .traces.google import JobDemands
 from .traces.workload import Fleet, Workload
 
-__all__ = ["location_eligibility", "snapshot_cluster", "snapshot_utilisation", "Jobs", "jobs_from_workload",
-           "jobs_from_demands", "class_eligibility", "replay", "ReplayResult", "open_loop",
-           "SIMULTANEOUS_S"]
+__all__ = [
+    "location_eligibility",
+    "snapshot_cluster",
+    "snapshot_utilisation",
+    "Jobs",
+    "jobs_from_workload",
+    "jobs_from_demands",
+    "class_eligibility",
+    "replay",
+    "ReplayResult",
+    "open_loop",
+    "SIMULTANEOUS_S",
+]
 
 #: events of a replay (job completions, reallocation ticks, the horizon) less than this many seconds apart are
 #: simultaneous: the Google trace's resolution is 1 µs, and an ulp of rounding must not split one event into two
@@ -53,7 +76,9 @@ MIN_INTERVAL_S = 1e-3
 MAX_EPOCHS = 10_000_000
 
 
-def location_eligibility(fleet, n_users: int, rng=None, *, reach: int = 1, topology: str = "line") -> np.ndarray:
+def location_eligibility(
+    fleet, n_users: int, rng=None, *, reach: int = 1, topology: str = "line"
+) -> np.ndarray:
     """``eligible[user, server]``: each user gets a uniformly random location and may use servers whose
     location is within ``reach`` steps of it (0: own location only). ``topology="line"`` (default) puts the
     locations on a line (with 3 sites, the middle one is near both ends, the ends are not near each other);
@@ -77,7 +102,9 @@ def _check_fleet_and_workload(fleet, workload) -> None:
     as_instance(fleet, Fleet, "fleet")
     as_instance(workload, Workload, "workload")
     if tuple(fleet.resources) != tuple(workload.resources):
-        raise InvalidInputError(f"fleet.resources {fleet.resources} != workload.resources {workload.resources}")
+        raise InvalidInputError(
+            f"fleet.resources {fleet.resources} != workload.resources {workload.resources}"
+        )
 
 
 def _per_user_rows(values, name: str, n_users: int, width: int | None = None) -> np.ndarray | None:
@@ -87,7 +114,9 @@ def _per_user_rows(values, name: str, n_users: int, width: int | None = None) ->
     arr = as_array(values, name)
     want = (n_users,) if width is None else (n_users, width)
     if arr.shape != want:
-        raise InvalidInputError(f"{name}: expected shape {want} (one per workload user), got {arr.shape}")
+        raise InvalidInputError(
+            f"{name}: expected shape {want} (one per workload user), got {arr.shape}"
+        )
     return arr
 
 
@@ -123,15 +152,32 @@ def _snapshot_cell(seed, run, fleet, workload, mechanisms, reach, topology, merg
     rows = []
     for name, mechanism in mechanisms.items():
         alloc = on_merged_servers(mechanism, cluster) if merge else mechanism(cluster)
-        util = alloc.utilisation      # the snapshot cluster has the fleet's capacities
-        rows += [{"time": t, "active_users": int(idx.size), "mechanism": name, "resource": resource,
-                  "utilisation": float(u)} for resource, u in zip(fleet.resources, util)]
+        util = alloc.utilisation  # the snapshot cluster has the fleet's capacities
+        rows += [
+            {
+                "time": t,
+                "active_users": int(idx.size),
+                "mechanism": name,
+                "resource": resource,
+                "utilisation": float(u),
+            }
+            for resource, u in zip(fleet.resources, util)
+        ]
     return rows
 
 
-def snapshot_utilisation(fleet, workload, mechanisms: Mapping[str, Callable] | None, n_runs: int, rng, *,
-                         reach: int = 1, topology: str = "line", merge: bool = True,
-                         progress: bool = False) -> pd.DataFrame:
+def snapshot_utilisation(
+    fleet,
+    workload,
+    mechanisms: Mapping[str, Callable] | None,
+    n_runs: int,
+    rng,
+    *,
+    reach: int = 1,
+    topology: str = "line",
+    merge: bool = True,
+    progress: bool = False,
+) -> pd.DataFrame:
     """§6.1-style experiment: ``n_runs`` random instants (uniform over the workload's span), a random
     location per user, every mechanism on the active users; one row per (run, mechanism, resource) with
     the cluster-wide utilisation. Runs on :func:`fairlib.sweep.sweep`. Label with ``workload.source``.
@@ -145,11 +191,22 @@ def snapshot_utilisation(fleet, workload, mechanisms: Mapping[str, Callable] | N
     check_choice(topology, ("line", "ring"), "topology")
     from .mechanisms import resolve_runs
 
-    out = sweep(_snapshot_cell, [{"run": i} for i in range(n_runs)], rng=rng,
-                fixed=dict(fleet=fleet, workload=workload, mechanisms=resolve_runs(mechanisms, "multi_server"),
-                           reach=reach,
-                           topology=topology, merge=merge),
-                progress=progress, desc="snapshots", cache=False)
+    out = sweep(
+        _snapshot_cell,
+        [{"run": i} for i in range(n_runs)],
+        rng=rng,
+        fixed=dict(
+            fleet=fleet,
+            workload=workload,
+            mechanisms=resolve_runs(mechanisms, "multi_server"),
+            reach=reach,
+            topology=topology,
+            merge=merge,
+        ),
+        progress=progress,
+        desc="snapshots",
+        cache=False,
+    )
     out = out.drop(columns="rep")
     out["source"] = workload.source
     return out
@@ -157,11 +214,14 @@ def snapshot_utilisation(fleet, workload, mechanisms: Mapping[str, Callable] | N
 
 # --- time-stepped replay (§6.2) ------------------------------------------------------------------------------
 
+
 def _check_interval_times(start_name, start, end_name, end, count, per, start_phrase) -> None:
     """One finite time per ``per`` in each array, and no end before its start; errors name field and index."""
     for name, arr in ((start_name, start), (end_name, end)):
         if arr.shape != (count,):
-            raise InvalidInputError(f"jobs.{name}: expected shape ({count},) (one per {per}), got {arr.shape}")
+            raise InvalidInputError(
+                f"jobs.{name}: expected shape ({count},) (one per {per}), got {arr.shape}"
+            )
         bad = ~np.isfinite(arr)
         if bad.any():
             j = int(np.argmax(bad))
@@ -169,16 +229,21 @@ def _check_interval_times(start_name, start, end_name, end, count, per, start_ph
     early = end < start
     if early.any():
         j = int(np.argmax(early))
-        raise InvalidInputError(f"jobs.{end_name}[{j}] = {end[j]}: before {start_phrase} {start[j]}")
+        raise InvalidInputError(
+            f"jobs.{end_name}[{j}] = {end[j]}: before {start_phrase} {start[j]}"
+        )
 
 
-def _scheduling_classes(values, name: str, n: int | None = None, *, what: str = "one per job") -> np.ndarray:
+def _scheduling_classes(
+    values, name: str, n: int | None = None, *, what: str = "one per job"
+) -> np.ndarray:
     """A non-empty 1-D array of scheduling classes (``n`` of them when given): whole numbers >= 0 (Google's are
     0-3), returned as given (an integer array stays one). ``what`` says in an error what the array holds."""
     arr = as_array(values, name)
     if arr.dtype.kind not in "iuf":
-        raise InvalidInputError(f"{name} = {_short(values)}: scheduling classes must be integers, got dtype "
-                                f"{arr.dtype}")
+        raise InvalidInputError(
+            f"{name} = {_short(values)}: scheduling classes must be integers, got dtype {arr.dtype}"
+        )
     if arr.ndim != 1 or arr.size == 0 or (n is not None and arr.shape != (n,)):
         want = what if n is None else f"shape ({n},), {what}"
         raise InvalidInputError(f"{name}: expected {want}, got shape {arr.shape}")
@@ -221,32 +286,52 @@ class Jobs:
         n = len(as_identifiers(self.ids, "jobs.ids"))
         arrival = as_real_array(self.arrival, "jobs.arrival")
         trace_end = as_real_array(self.trace_end, "jobs.trace_end")
-        offsets, work = as_array(self.offsets, "jobs.offsets"), as_real_array(self.work, "jobs.work")
+        offsets, work = (
+            as_array(self.offsets, "jobs.offsets"),
+            as_real_array(self.work, "jobs.work"),
+        )
         shape = as_real_array(self.shape, "jobs.shape")
         _check_interval_times("arrival", arrival, "trace_end", trace_end, n, "job", "its arrival")
         if work.ndim != 1:
-            raise InvalidInputError(f"jobs.work: expected one number per segment (1-D), got shape {work.shape}")
-        if offsets.shape != (n + 1,) or offsets.dtype.kind not in "iu" or offsets[0] != 0 or offsets[-1] != len(work):
-            raise InvalidInputError(f"jobs.offsets = {_short(self.offsets)}: expected {n + 1} integers from 0 to "
-                                    f"len(work) = {len(work)}")
+            raise InvalidInputError(
+                f"jobs.work: expected one number per segment (1-D), got shape {work.shape}"
+            )
+        if (
+            offsets.shape != (n + 1,)
+            or offsets.dtype.kind not in "iu"
+            or offsets[0] != 0
+            or offsets[-1] != len(work)
+        ):
+            raise InvalidInputError(
+                f"jobs.offsets = {_short(self.offsets)}: expected {n + 1} integers from 0 to "
+                f"len(work) = {len(work)}"
+            )
         if (np.diff(offsets) < 1).any():
             j = int(np.argmax(np.diff(offsets) < 1))
-            raise InvalidInputError(f"jobs.offsets[{j}:{j + 2}] = {offsets[j:j + 2].tolist()}: every job needs a "
-                                    "segment")
+            raise InvalidInputError(
+                f"jobs.offsets[{j}:{j + 2}] = {offsets[j : j + 2].tolist()}: every job needs a "
+                "segment"
+            )
         bad = ~np.isfinite(work) | (work < 0)
         if bad.any():
             k = int(np.argmax(bad))
             raise InvalidInputError(f"jobs.work[{k}] = {work[k]}: must be finite and >= 0")
         if shape.ndim != 2 or shape.shape[0] != len(work):
-            raise InvalidInputError(f"jobs.shape: expected one row per segment ({len(work)}), got {shape.shape}")
+            raise InvalidInputError(
+                f"jobs.shape: expected one row per segment ({len(work)}), got {shape.shape}"
+            )
         bad = ~np.isfinite(shape) | (shape < 0)
         if bad.any():
             k, r = map(int, np.argwhere(bad)[0])
-            raise InvalidInputError(f"jobs.shape[{k}, {r}] = {shape[k, r]}: must be finite and >= 0")
+            raise InvalidInputError(
+                f"jobs.shape[{k}, {r}] = {shape[k, r]}: must be finite and >= 0"
+            )
         empty = ~(shape.max(axis=1, initial=0.0) > 0)
         if empty.any():
             k = int(np.argmax(empty))
-            raise InvalidInputError(f"jobs.shape[{k}] = {shape[k].tolist()}: a segment must demand some resource")
+            raise InvalidInputError(
+                f"jobs.shape[{k}] = {shape[k].tolist()}: a segment must demand some resource"
+            )
         self._check_segment_times(len(work))
         if self.segment_cap is not None:
             as_task_caps(self.segment_cap, len(work), "jobs.segment_cap")
@@ -262,15 +347,19 @@ class Jobs:
             return
         seg_start = as_real_array(self.segment_start, "jobs.segment_start")
         seg_end = as_real_array(self.segment_end, "jobs.segment_end")
-        _check_interval_times("segment_start", seg_start, "segment_end", seg_end, n_segments, "segment", "its start")
+        _check_interval_times(
+            "segment_start", seg_start, "segment_end", seg_end, n_segments, "segment", "its start"
+        )
         # a job's segments follow one another: each starts once the previous one has ended
         same_job = np.ones(n_segments - 1, dtype=bool) if n_segments else np.zeros(0, dtype=bool)
         same_job[np.asarray(self.offsets)[1:-1] - 1] = False
         overlap = same_job & (seg_start[1:] < seg_end[:-1] - SIMULTANEOUS_S)
         if overlap.any():
             k = int(np.argmax(overlap)) + 1
-            raise InvalidInputError(f"jobs.segment_start[{k}] = {seg_start[k]}: before the job's previous segment "
-                                    f"ends ({seg_end[k - 1]})")
+            raise InvalidInputError(
+                f"jobs.segment_start[{k}] = {seg_start[k]}: before the job's previous segment "
+                f"ends ({seg_end[k - 1]})"
+            )
 
     @property
     def n_jobs(self) -> int:
@@ -287,8 +376,10 @@ class Jobs:
         jobs); at least one job must be kept."""
         keep = np.asarray(keep)
         if keep.dtype != bool or keep.shape != (self.n_jobs,):
-            raise InvalidInputError(f"keep: expected a boolean mask of shape ({self.n_jobs},), "
-                                    f"got {keep.dtype} {keep.shape}")
+            raise InvalidInputError(
+                f"keep: expected a boolean mask of shape ({self.n_jobs},), "
+                f"got {keep.dtype} {keep.shape}"
+            )
         if not keep.any():
             raise InvalidInputError("keep: selects no job")
         counts = np.diff(self.offsets)
@@ -297,10 +388,20 @@ class Jobs:
         def pick(field, mask):
             return None if field is None else np.asarray(field)[mask]
 
-        return Jobs(self.ids[keep], self.arrival[keep], self.trace_end[keep], np.r_[0, np.cumsum(counts[keep])],
-                    self.work[segments], self.shape[segments], self.resources, self.source,
-                    pick(self.scheduling_class, keep), pick(self.segment_start, segments),
-                    pick(self.segment_end, segments), pick(self.segment_cap, segments))
+        return Jobs(
+            self.ids[keep],
+            self.arrival[keep],
+            self.trace_end[keep],
+            np.r_[0, np.cumsum(counts[keep])],
+            self.work[segments],
+            self.shape[segments],
+            self.resources,
+            self.source,
+            pick(self.scheduling_class, keep),
+            pick(self.segment_start, segments),
+            pick(self.segment_end, segments),
+            pick(self.segment_cap, segments),
+        )
 
 
 def _unit_dominant(demand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -317,17 +418,32 @@ def jobs_from_workload(workload) -> Jobs:
     bad = ~(demand.max(axis=1) > 0)
     if bad.any():
         j = int(np.argmax(bad))
-        raise InvalidInputError(f"workload.demand[{j}] = {demand[j].tolist()}: every job needs a positive demand")
+        raise InvalidInputError(
+            f"workload.demand[{j}] = {demand[j].tolist()}: every job needs a positive demand"
+        )
     shape, dominant = _unit_dominant(demand)
     duration = np.asarray(workload.departure, float) - np.asarray(workload.arrival, float)
     if (duration < 0).any():
         j = int(np.argmax(duration < 0))
-        raise InvalidInputError(f"workload: job {j} departs ({workload.departure[j]}) before it arrives "
-                                f"({workload.arrival[j]})")
+        raise InvalidInputError(
+            f"workload: job {j} departs ({workload.departure[j]}) before it arrives "
+            f"({workload.arrival[j]})"
+        )
     n = len(demand)
     arrival, departure = np.asarray(workload.arrival, float), np.asarray(workload.departure, float)
-    return Jobs(np.asarray(workload.users), arrival, departure, np.arange(n + 1), duration * dominant, shape,
-                tuple(workload.resources), workload.source, workload.scheduling_class, arrival, departure)
+    return Jobs(
+        np.asarray(workload.users),
+        arrival,
+        departure,
+        np.arange(n + 1),
+        duration * dominant,
+        shape,
+        tuple(workload.resources),
+        workload.source,
+        workload.scheduling_class,
+        arrival,
+        departure,
+    )
 
 
 def jobs_from_demands(demands: JobDemands) -> Jobs:
@@ -349,8 +465,15 @@ def jobs_from_demands(demands: JobDemands) -> Jobs:
     """
     as_instance(demands, JobDemands, "demands")
     job_of_segment, demand, seg_start, seg_end, held, window_end, scheduling_class, source = (
-        demands.job, demands.demand, demands.start, demands.end, demands.held, demands.window_end,
-        demands.scheduling_class, demands.source)
+        demands.job,
+        demands.demand,
+        demands.start,
+        demands.end,
+        demands.held,
+        demands.window_end,
+        demands.scheduling_class,
+        demands.source,
+    )
     shape, dominant = _unit_dominant(demand)
     starts = np.flatnonzero(np.r_[True, job_of_segment[1:] != job_of_segment[:-1]])
     offsets = np.r_[starts, len(job_of_segment)]
@@ -359,29 +482,50 @@ def jobs_from_demands(demands: JobDemands) -> Jobs:
     if scheduling_class is not None:
         classes = pd.Series(scheduling_class)
         if classes.dtype.kind not in "iuf":
-            raise InvalidInputError(f"scheduling_class = {_short(scheduling_class)}: scheduling classes must be "
-                                    f"integers, got dtype {classes.dtype}")
+            raise InvalidInputError(
+                f"scheduling_class = {_short(scheduling_class)}: scheduling classes must be "
+                f"integers, got dtype {classes.dtype}"
+            )
         classes = classes.reindex(ids)
         unknown = classes.isna().to_numpy()
         if unknown.any():
             job = ids[int(np.argmax(unknown))]
             job = job.item() if isinstance(job, np.generic) else job
-            raise InvalidInputError(f"scheduling_class: no class for job {job!r} ({int(unknown.sum())} of {ids.size} "
-                                    "jobs have none)")
+            raise InvalidInputError(
+                f"scheduling_class: no class for job {job!r} ({int(unknown.sum())} of {ids.size} "
+                "jobs have none)"
+            )
         cls = _scheduling_classes(classes.to_numpy(), "scheduling_class")
-    return Jobs(ids, seg_start[starts], window_end[offsets[1:] - 1], offsets, held * dominant, shape,
-                tuple(demands.resources), source, cls, seg_start, seg_end, dominant)
+    return Jobs(
+        ids,
+        seg_start[starts],
+        window_end[offsets[1:] - 1],
+        offsets,
+        held * dominant,
+        shape,
+        tuple(demands.resources),
+        source,
+        cls,
+        seg_start,
+        seg_end,
+        dominant,
+    )
 
 
-def class_eligibility(fleet, scheduling_class, *, reserved=("C", "D"), privileged=(2, 3)) -> np.ndarray:
+def class_eligibility(
+    fleet, scheduling_class, *, reserved=("C", "D"), privileged=(2, 3)
+) -> np.ndarray:
     """§6.2 placement: servers of the ``reserved`` classes serve only jobs whose scheduling class is in
     ``privileged`` (latency-sensitive); every other server serves everyone. ``eligible[job, server]``.
     ``scheduling_class``: one integer >= 0 per job; ``privileged``: one class or several (at least one)."""
     as_instance(fleet, Fleet, "fleet")
     sc = _scheduling_classes(scheduling_class, "scheduling_class")
     privileged = as_array(privileged, "privileged")
-    privileged = _scheduling_classes(privileged.reshape(1) if privileged.ndim == 0 else privileged, "privileged",
-                                     what="at least one class whose jobs may use the reserved servers")
+    privileged = _scheduling_classes(
+        privileged.reshape(1) if privileged.ndim == 0 else privileged,
+        "privileged",
+        what="at least one class whose jobs may use the reserved servers",
+    )
     open_server = ~np.isin(fleet.server_class, reserved)
     return open_server[None, :] | np.isin(sc, privileged)[:, None]
 
@@ -404,7 +548,9 @@ class ReplayResult:
         """Time-weighted mean of an ``epochs`` column."""
         check_choice(column, tuple(self.epochs.columns), "column")
         span = (self.epochs.end - self.epochs.start).to_numpy()
-        return float(np.average(self.epochs[column], weights=span)) if span.sum() > 0 else float("nan")
+        return (
+            float(np.average(self.epochs[column], weights=span)) if span.sum() > 0 else float("nan")
+        )
 
     def binned(self, column: str, width: float) -> pd.Series:
         """Exact time-weighted means of an ``epochs`` column over consecutive bins of ``width`` seconds from
@@ -415,8 +561,10 @@ class ReplayResult:
         e = self.epochs
         start, end = float(e.start.iloc[0]), float(e.end.iloc[-1])
         if (end - start) / width > MAX_EPOCHS:
-            raise InvalidInputError(f"width = {width:g}: {end - start:g} s in bins of {width:g} s are more than "
-                                    f"{MAX_EPOCHS:,} bins")
+            raise InvalidInputError(
+                f"width = {width:g}: {end - start:g} s in bins of {width:g} s are more than "
+                f"{MAX_EPOCHS:,} bins"
+            )
         edges = np.r_[np.arange(start, end, width), end]
         integral = np.r_[0.0, np.cumsum(e[column].to_numpy() * (e.end - e.start).to_numpy())]
         at = np.interp(edges, np.r_[start, e.end.to_numpy()], integral)
@@ -432,28 +580,49 @@ class _Usage:
         self.reserved = np.isin(fleet.server_class, reserved)
         self.pooled = fleet.capacity.sum(axis=0)
         self.pooled_reserved = fleet.capacity[self.reserved].sum(axis=0)
-        self.classes = {str(label): np.flatnonzero(fleet.server_class == label)
-                        for label in np.unique(fleet.server_class)}
+        self.classes = {
+            str(label): np.flatnonzero(fleet.server_class == label)
+            for label in np.unique(fleet.server_class)
+        }
 
     def columns(self, used: np.ndarray | None) -> dict:
         """``used[server, resource]`` -> the epoch's utilisation columns (None: an idle epoch, all zero)."""
         row = {}
         capacity = self.fleet.capacity
         for r, name in enumerate(self.fleet.resources):
-            row[f"utilisation_{name}"] = 0.0 if used is None else float(used[:, r].sum() / self.pooled[r])
+            row[f"utilisation_{name}"] = (
+                0.0 if used is None else float(used[:, r].sum() / self.pooled[r])
+            )
             if self.reserved.any():
-                row[f"reserved_utilisation_{name}"] = (0.0 if used is None else
-                                                       float(used[self.reserved, r].sum() / self.pooled_reserved[r]))
+                row[f"reserved_utilisation_{name}"] = (
+                    0.0
+                    if used is None
+                    else float(used[self.reserved, r].sum() / self.pooled_reserved[r])
+                )
             for label, members in self.classes.items():
-                row[f"class_{label}_utilisation_{name}"] = (0.0 if used is None else
-                                                            float(used[members, r].sum()
-                                                                  / max(capacity[members, r].sum(), 1e-300)))
+                row[f"class_{label}_utilisation_{name}"] = (
+                    0.0
+                    if used is None
+                    else float(used[members, r].sum() / max(capacity[members, r].sum(), 1e-300))
+                )
         return row
 
 
-def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start: float | None = None,
-           horizon: float | None = None, interval: float = 300.0, reference: Callable | str | None = None,
-           reserved=("C", "D"), merge: bool = True, caps: bool = True, progress: bool = False) -> ReplayResult:
+def replay(
+    fleet,
+    jobs: Jobs,
+    mechanism: Callable | str,
+    *,
+    eligible=None,
+    start: float | None = None,
+    horizon: float | None = None,
+    interval: float = 300.0,
+    reference: Callable | str | None = None,
+    reserved=("C", "D"),
+    merge: bool = True,
+    caps: bool = True,
+    progress: bool = False,
+) -> ReplayResult:
     """Replay ``jobs`` on ``fleet`` with ``mechanism`` (a registered name, :mod:`fairlib.mechanisms`, or a
     callable Cluster -> Allocation), §6.2 style.
 
@@ -478,7 +647,9 @@ def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start
 
     mechanism, reference = resolve(mechanism, "mechanism"), resolve(reference, "reference")
     if tuple(fleet.resources) != tuple(jobs.resources):
-        raise InvalidInputError(f"fleet.resources {fleet.resources} != jobs.resources {jobs.resources}")
+        raise InvalidInputError(
+            f"fleet.resources {fleet.resources} != jobs.resources {jobs.resources}"
+        )
     interval = as_number(interval, "interval", minimum=MIN_INTERVAL_S, inclusive=True)
     n = jobs.n_jobs
     elig = as_eligibility(eligible, n, fleet.n_servers)
@@ -490,11 +661,15 @@ def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start
     # every epoch ends at a tick, a completion or the horizon: this bounds the loop
     max_epochs = int(np.ceil((horizon - start) / interval)) + n + 2
     if max_epochs > MAX_EPOCHS:
-        raise InvalidInputError(f"horizon - start = {horizon - start:g} s at interval = {interval:g} s: up to "
-                                f"{max_epochs:,} reallocations, more than {MAX_EPOCHS:,}")
+        raise InvalidInputError(
+            f"horizon - start = {horizon - start:g} s at interval = {interval:g} s: up to "
+            f"{max_epochs:,} reallocations, more than {MAX_EPOCHS:,}"
+        )
     total = jobs.total_work
-    seg_end = np.cumsum(jobs.work)                      # cumulative work at each segment's end (global)
-    seg_base = np.r_[0.0, seg_end][jobs.offsets[:-1]]   # cumulative work before each job's first segment
+    seg_end = np.cumsum(jobs.work)  # cumulative work at each segment's end (global)
+    seg_base = np.r_[0.0, seg_end][
+        jobs.offsets[:-1]
+    ]  # cumulative work before each job's first segment
     done = np.zeros(n)
     completion = np.full(n, np.nan)
     usage = _Usage(fleet, reserved)
@@ -502,11 +677,12 @@ def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start
     t = start
     next_tick = start
     name = getattr(mechanism, "name", getattr(mechanism, "__name__", "mechanism"))
-    bar = tqdm(total=horizon - start, desc=f"replay {name}",
-               disable=not progress, unit="s")
+    bar = tqdm(total=horizon - start, desc=f"replay {name}", disable=not progress, unit="s")
     unconverged = _Unconverged()
     while t < horizon:
-        if len(rows) >= max_epochs:     # cannot happen: each epoch ends at a tick, a completion or the horizon
+        if (
+            len(rows) >= max_epochs
+        ):  # cannot happen: each epoch ends at a tick, a completion or the horizon
             raise RuntimeError(f"replay: more than {max_epochs} reallocations at t = {t}")
         if t >= next_tick:
             next_tick += interval * np.floor((t - next_tick) / interval + 1)
@@ -517,15 +693,23 @@ def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start
         if active.size:
             # segment each active job is in: the first whose end exceeds its work done (seg_end is one
             # cumulative sum over all jobs' segments, so one search finds every job's)
-            seg = np.minimum(np.searchsorted(seg_end, seg_base[active] + done[active], side="right"),
-                             jobs.offsets[active + 1] - 1)
-            cluster = Cluster(fleet.capacity, jobs.shape[seg], eligible=elig[active],
-                              max_tasks=None if segment_cap is None else segment_cap[seg])
+            seg = np.minimum(
+                np.searchsorted(seg_end, seg_base[active] + done[active], side="right"),
+                jobs.offsets[active + 1] - 1,
+            )
+            cluster = Cluster(
+                fleet.capacity,
+                jobs.shape[seg],
+                eligible=elig[active],
+                max_tasks=None if segment_cap is None else segment_cap[seg],
+            )
             alloc = on_merged_servers(mechanism, cluster) if merge else mechanism(cluster)
             unconverged.see(name, alloc)
             used = alloc.used
             assert (used <= fleet.capacity * (1 + 1e-7) + 1e-12).all(), f"over capacity at t = {t}"
-            assert (alloc.tasks[~cluster.eligible] <= 1e-12).all(), f"tasks on ineligible servers at t = {t}"
+            assert (alloc.tasks[~cluster.eligible] <= 1e-12).all(), (
+                f"tasks on ineligible servers at t = {t}"
+            )
             rate[active] = alloc.totals
             row.update(usage.columns(used))
             if reference is not None:
@@ -555,12 +739,22 @@ def replay(fleet, jobs: Jobs, mechanism: Callable | str, *, eligible=None, start
     unconverged.warn("replay")
     finished = ~np.isnan(completion)
     started = jobs.arrival < horizon
-    table = pd.DataFrame({"job_id": jobs.ids, "arrival": jobs.arrival, "completion": completion, "quanta": total,
-                          "trace_duration": jobs.trace_end - jobs.arrival,
-                          "delay": completion - jobs.arrival, "finished": finished})
+    table = pd.DataFrame(
+        {
+            "job_id": jobs.ids,
+            "arrival": jobs.arrival,
+            "completion": completion,
+            "quanta": total,
+            "trace_duration": jobs.trace_end - jobs.arrival,
+            "delay": completion - jobs.arrival,
+            "finished": finished,
+        }
+    )
     if jobs.scheduling_class is not None:
         table["scheduling_class"] = jobs.scheduling_class
-    return ReplayResult(pd.DataFrame(rows), table, int((started & ~finished).sum()), len(rows), jobs.source)
+    return ReplayResult(
+        pd.DataFrame(rows), table, int((started & ~finished).sum()), len(rows), jobs.source
+    )
 
 
 class _Unconverged:
@@ -575,23 +769,41 @@ class _Unconverged:
         if not alloc.converged:
             self.count[name] = self.count.get(name, 0) + 1
             residual = float(alloc.residual)
-            self.worst[name] = max(self.worst.get(name, -np.inf), residual if np.isfinite(residual) else np.inf)
+            self.worst[name] = max(
+                self.worst.get(name, -np.inf), residual if np.isfinite(residual) else np.inf
+            )
 
     def warn(self, where: str) -> None:
         import warnings
 
         for name, count in self.count.items():
-            warnings.warn(f"{where}: {name}'s solver did not converge on {count} of {self.total[name]} allocations "
-                          f"(largest residual {self.worst[name]:.3g}); they are used as returned", RuntimeWarning,
-                          stacklevel=3)
+            warnings.warn(
+                f"{where}: {name}'s solver did not converge on {count} of {self.total[name]} allocations "
+                f"(largest residual {self.worst[name]:.3g}); they are used as returned",
+                RuntimeWarning,
+                stacklevel=3,
+            )
 
 
 # --- open-loop scoring: every mechanism on the trace's own active sets -------------------------------------------
 
-def open_loop(fleet, jobs: Jobs, mechanisms=None, *, eligible=None, start: float | None = None,
-              horizon: float | None = None, interval: float = 300.0, reserved=("C", "D"), merge: bool = True,
-              caps: bool = True, ranges: bool = False, definition4: bool = False,
-              progress: bool = False) -> pd.DataFrame:
+
+def open_loop(
+    fleet,
+    jobs: Jobs,
+    mechanisms=None,
+    *,
+    eligible=None,
+    start: float | None = None,
+    horizon: float | None = None,
+    interval: float = 300.0,
+    reserved=("C", "D"),
+    merge: bool = True,
+    caps: bool = True,
+    ranges: bool = False,
+    definition4: bool = False,
+    progress: bool = False,
+) -> pd.DataFrame:
     """Every mechanism allocates the *same* sequence of active sets, taken from the trace; one row per (epoch,
     mechanism).
 
@@ -630,10 +842,14 @@ def open_loop(fleet, jobs: Jobs, mechanisms=None, *, eligible=None, start: float
     if not mechanisms:
         raise InvalidInputError("mechanisms: none to run")
     if tuple(fleet.resources) != tuple(jobs.resources):
-        raise InvalidInputError(f"fleet.resources {fleet.resources} != jobs.resources {jobs.resources}")
+        raise InvalidInputError(
+            f"fleet.resources {fleet.resources} != jobs.resources {jobs.resources}"
+        )
     if jobs.segment_start is None:
-        raise InvalidInputError("jobs: no segment times (segment_start/segment_end); build them with "
-                                "jobs_from_workload or jobs_from_demands")
+        raise InvalidInputError(
+            "jobs: no segment times (segment_start/segment_end); build them with "
+            "jobs_from_workload or jobs_from_demands"
+        )
     interval = as_number(interval, "interval", minimum=MIN_INTERVAL_S, inclusive=True)
     seg_start, seg_end = np.asarray(jobs.segment_start, float), np.asarray(jobs.segment_end, float)
     seg_job = np.repeat(np.arange(jobs.n_jobs), np.diff(jobs.offsets))
@@ -644,55 +860,128 @@ def open_loop(fleet, jobs: Jobs, mechanisms=None, *, eligible=None, start: float
         raise InvalidInputError(f"horizon = {horizon}: must be after start = {start}")
     ticks = start + interval * np.arange(int(np.ceil((horizon - start) / interval)))
     if ticks.size + seg_end.size > MAX_EPOCHS:
-        raise InvalidInputError(f"up to {ticks.size + seg_end.size:,} epochs, more than {MAX_EPOCHS:,}")
+        raise InvalidInputError(
+            f"up to {ticks.size + seg_end.size:,} epochs, more than {MAX_EPOCHS:,}"
+        )
     events = np.unique(np.r_[ticks, seg_end[(seg_end > start) & (seg_end < horizon)], horizon])
     # events less than SIMULTANEOUS_S apart are one (the earlier one stands for both)
     events = events[np.r_[True, np.diff(events) > SIMULTANEOUS_S]]
     usage = _Usage(fleet, reserved)
     rows, previous, cached, unconverged = [], None, {}, _Unconverged()
-    for e, (t, t_end) in enumerate(tqdm(list(zip(events[:-1], events[1:])), desc="open-loop epochs",
-                                        disable=not progress, unit="epoch")):
+    for e, (t, t_end) in enumerate(
+        tqdm(
+            list(zip(events[:-1], events[1:])),
+            desc="open-loop epochs",
+            disable=not progress,
+            unit="epoch",
+        )
+    ):
         live = np.flatnonzero((seg_start <= t + SIMULTANEOUS_S) & (seg_end > t + SIMULTANEOUS_S))
         key = live.tobytes()
         if key != previous:
-            cached = _open_loop_epoch(fleet, jobs, mechanisms, live, seg_job, elig, usage, merge, t,
-                                      jobs.segment_cap if caps else None, ranges, definition4, unconverged)
+            cached = _open_loop_epoch(
+                fleet,
+                jobs,
+                mechanisms,
+                live,
+                seg_job,
+                elig,
+                usage,
+                merge,
+                t,
+                jobs.segment_cap if caps else None,
+                ranges,
+                definition4,
+                unconverged,
+            )
             previous = key
         for name, columns in cached.items():
-            rows.append({"epoch": e, "start": float(t), "end": float(t_end),
-                         "active_jobs": int(live.size), "mechanism": name, **columns})
+            rows.append(
+                {
+                    "epoch": e,
+                    "start": float(t),
+                    "end": float(t_end),
+                    "active_jobs": int(live.size),
+                    "mechanism": name,
+                    **columns,
+                }
+            )
     unconverged.warn("open_loop")
     table = pd.DataFrame(rows)
     table.attrs["source"] = jobs.source
     return table
 
 
-def _open_loop_epoch(fleet, jobs, mechanisms, live, seg_job, elig, usage, merge, t, segment_cap,
-                     ranges, definition4, unconverged) -> dict:
+def _open_loop_epoch(
+    fleet,
+    jobs,
+    mechanisms,
+    live,
+    seg_job,
+    elig,
+    usage,
+    merge,
+    t,
+    segment_cap,
+    ranges,
+    definition4,
+    unconverged,
+) -> dict:
     """Every mechanism on one epoch's active segments: name -> its columns (utilisation, fairness)."""
     if live.size == 0:
-        idle = {f"reserved_{end}_{r}": 0.0 for r in fleet.resources for end in ("low", "high")} if ranges else {}
+        idle = (
+            {f"reserved_{end}_{r}": 0.0 for r in fleet.resources for end in ("low", "high")}
+            if ranges
+            else {}
+        )
         if definition4:
-            idle.update({f"psdsf_{where}{end}_{r}": 0.0 for r in fleet.resources for end in ("low", "high")
-                         for where in ("", "reserved_")})
-        return {name: {**usage.columns(None), "jain_dominant_share": np.nan, "min_dominant_share": np.nan, **idle}
-                for name in mechanisms}
-    owners = seg_job[live]  # one segment per job at a time (Jobs checks that a job's segments do not overlap)
-    cluster = Cluster(fleet.capacity, jobs.shape[live], eligible=elig[owners],
-                      max_tasks=None if segment_cap is None else segment_cap[live])
+            idle.update(
+                {
+                    f"psdsf_{where}{end}_{r}": 0.0
+                    for r in fleet.resources
+                    for end in ("low", "high")
+                    for where in ("", "reserved_")
+                }
+            )
+        return {
+            name: {
+                **usage.columns(None),
+                "jain_dominant_share": np.nan,
+                "min_dominant_share": np.nan,
+                **idle,
+            }
+            for name in mechanisms
+        }
+    owners = seg_job[
+        live
+    ]  # one segment per job at a time (Jobs checks that a job's segments do not overlap)
+    cluster = Cluster(
+        fleet.capacity,
+        jobs.shape[live],
+        eligible=elig[owners],
+        max_tasks=None if segment_cap is None else segment_cap[live],
+    )
     out = {}
     for name, mechanism in mechanisms.items():
         alloc = on_merged_servers(mechanism, cluster) if merge else mechanism(cluster)
         unconverged.see(name, alloc)
         used = alloc.used
-        assert (used <= fleet.capacity * (1 + 1e-7) + 1e-12).all(), f"{name}: over capacity at t = {t}"
-        assert (alloc.tasks[~cluster.eligible] <= 1e-12).all(), f"{name}: tasks on ineligible servers at t = {t}"
+        assert (used <= fleet.capacity * (1 + 1e-7) + 1e-12).all(), (
+            f"{name}: over capacity at t = {t}"
+        )
+        assert (alloc.tasks[~cluster.eligible] <= 1e-12).all(), (
+            f"{name}: tasks on ineligible servers at t = {t}"
+        )
         shares = alloc.dominant_shares
-        out[name] = {**usage.columns(used),
-                     "jain_dominant_share": jain_index(shares) if (shares > 0).any() else np.nan,
-                     "min_dominant_share": float(shares.min())}
+        out[name] = {
+            **usage.columns(used),
+            "jain_dominant_share": jain_index(shares) if (shares > 0).any() else np.nan,
+            "min_dominant_share": float(shares.min()),
+        }
         if ranges:
-            out[name].update(_reserved_ranges(cluster, alloc.tasks.sum(axis=1), usage.reserved, fleet.resources))
+            out[name].update(
+                _reserved_ranges(cluster, alloc.tasks.sum(axis=1), usage.reserved, fleet.resources)
+            )
     if definition4:
         bounds = _definition4_bounds(cluster, usage.reserved, fleet.resources)
         for columns in out.values():

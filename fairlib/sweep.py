@@ -88,14 +88,20 @@ class _Cell:
 
 # --- cells and seeds -----------------------------------------------------------------------------------
 
+
 def _plain(value):
     """JSON-able canonical form of a parameter value (numpy scalars and arrays included)."""
     if isinstance(value, np.generic):
         return value.item()
-    if isinstance(value, np.ndarray):  # by content hash: large arrays (demand pools) stay cheap to key
+    if isinstance(
+        value, np.ndarray
+    ):  # by content hash: large arrays (demand pools) stay cheap to key
         data = np.ascontiguousarray(value)
-        return {"ndarray_sha256": hashlib.sha256(data.tobytes()).hexdigest(), "shape": list(data.shape),
-                "dtype": str(data.dtype)}
+        return {
+            "ndarray_sha256": hashlib.sha256(data.tobytes()).hexdigest(),
+            "shape": list(data.shape),
+            "dtype": str(data.dtype),
+        }
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     if isinstance(value, Mapping):
@@ -107,12 +113,22 @@ def _plain(value):
     if hasattr(value, "sweep_key"):  # e.g. a registered mechanism (fairlib.mechanisms.Mechanism)
         return _plain(value.sweep_key())
     if isinstance(value, functools.partial):
-        return {"partial": _plain(value.func), "args": _plain(value.args), "keywords": _plain(value.keywords)}
-    if callable(value):  # a function by name and code: two lambdas of one function share a name, not a key
-        return {"callable": f"{getattr(value, '__module__', '?')}.{getattr(value, '__qualname__', repr(value))}",
-                "code": hashlib.sha256(_code_text(value).encode()).hexdigest()}
-    raise InvalidInputError(f"grid: parameter value {value!r} of type {type(value).__name__} has no canonical "
-                            "form for seeding and caching (use numbers, strings, tuples, lists, dicts or arrays)")
+        return {
+            "partial": _plain(value.func),
+            "args": _plain(value.args),
+            "keywords": _plain(value.keywords),
+        }
+    if callable(
+        value
+    ):  # a function by name and code: two lambdas of one function share a name, not a key
+        return {
+            "callable": f"{getattr(value, '__module__', '?')}.{getattr(value, '__qualname__', repr(value))}",
+            "code": hashlib.sha256(_code_text(value).encode()).hexdigest(),
+        }
+    raise InvalidInputError(
+        f"grid: parameter value {value!r} of type {type(value).__name__} has no canonical "
+        "form for seeding and caching (use numbers, strings, tuples, lists, dicts or arrays)"
+    )
 
 
 def _canonical(obj) -> str:
@@ -123,8 +139,10 @@ def _root_sequence(rng) -> np.random.SeedSequence:
     if isinstance(rng, np.random.SeedSequence):
         return rng
     if isinstance(rng, (bool, np.bool_)) or not isinstance(rng, (int, np.integer)) or rng < 0:
-        raise InvalidInputError(f"rng = {rng!r}: the root seed must be a non-negative integer or a SeedSequence "
-                                "(a Generator would make the cells' seeds depend on its state)")
+        raise InvalidInputError(
+            f"rng = {rng!r}: the root seed must be a non-negative integer or a SeedSequence "
+            "(a Generator would make the cells' seeds depend on its state)"
+        )
     return np.random.SeedSequence(int(rng))
 
 
@@ -137,12 +155,16 @@ def cell_seed(rng, params: Mapping, rep: int) -> np.random.SeedSequence:
     (True, False)
     """
     if not isinstance(params, Mapping):
-        raise InvalidInputError(f"params = {_short(params)}: expected a dict of parameter name -> value")
+        raise InvalidInputError(
+            f"params = {_short(params)}: expected a dict of parameter name -> value"
+        )
     rep = as_count(rep, "rep", minimum=0)
     root = _root_sequence(rng)
     digest = hashlib.sha256(_canonical(params).encode()).digest()
-    words = tuple(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4))
-    return np.random.SeedSequence(root.entropy, spawn_key=tuple(root.spawn_key) + words + (int(rep),))
+    words = tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
+    return np.random.SeedSequence(
+        root.entropy, spawn_key=tuple(root.spawn_key) + words + (int(rep),)
+    )
 
 
 def _grid_points(grid) -> list[dict]:
@@ -151,27 +173,38 @@ def _grid_points(grid) -> list[dict]:
             if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
                 raise InvalidInputError(f"grid[{name!r}] = {values!r}: expected a list of values")
         names = list(grid)
-        points = [dict(zip(names, combo)) for combo in itertools.product(*(list(grid[n]) for n in names))]
+        points = [
+            dict(zip(names, combo)) for combo in itertools.product(*(list(grid[n]) for n in names))
+        ]
     else:
         if isinstance(grid, (str, bytes)) or not isinstance(grid, Iterable):
-            raise InvalidInputError(f"grid = {grid!r}: expected a dict of name -> values or a list of dicts")
+            raise InvalidInputError(
+                f"grid = {grid!r}: expected a dict of name -> values or a list of dicts"
+            )
         points = list(grid)
         for i, p in enumerate(points):
             if not isinstance(p, Mapping):
-                raise InvalidInputError(f"grid[{i}] = {p!r}: a list grid must hold dicts of parameters")
+                raise InvalidInputError(
+                    f"grid[{i}] = {p!r}: a list grid must hold dicts of parameters"
+                )
         points = [dict(p) for p in points]
     for i, p in enumerate(points):
         for reserved in ("seed", "rep"):
             if reserved in p:
-                raise InvalidInputError(f"grid point {i}: parameter name {reserved!r} is reserved by the sweep")
+                raise InvalidInputError(
+                    f"grid point {i}: parameter name {reserved!r} is reserved by the sweep"
+                )
     keys = [_canonical(p) for p in points]
     if len(set(keys)) != len(keys):
         dup = next(k for k in keys if keys.count(k) > 1)
-        raise InvalidInputError(f"grid: the point {dup} appears more than once (it would get the same seeds)")
+        raise InvalidInputError(
+            f"grid: the point {dup} appears more than once (it would get the same seeds)"
+        )
     return points
 
 
 # --- cache -----------------------------------------------------------------------------------------------
+
 
 def _code_text(fn) -> str:
     """A function's source, or its bytecode and constants when the source is not available."""
@@ -191,16 +224,26 @@ def _function_fingerprint(fn) -> str:
 
 
 def _cache_key(fingerprint: str, fixed_key: str, root: np.random.SeedSequence, cell: _Cell) -> str:
-    text = "\n".join([fingerprint, fixed_key, _canonical(cell.params), str(cell.rep),
-                      repr(root.entropy), repr(tuple(root.spawn_key))])
+    text = "\n".join(
+        [
+            fingerprint,
+            fixed_key,
+            _canonical(cell.params),
+            str(cell.rep),
+            repr(root.entropy),
+            repr(tuple(root.spawn_key)),
+        ]
+    )
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def _cache_enabled(cache) -> bool:
     if cache is None:
         value = os.environ.get(_CACHE_ENV, "")
-        if value not in ("", "0", "1"):    # "false" or "no" must not turn the cache on
-            raise InvalidInputError(f"{_CACHE_ENV} = {value!r}: must be 1 (cache on), or 0 or empty (off)")
+        if value not in ("", "0", "1"):  # "false" or "no" must not turn the cache on
+            raise InvalidInputError(
+                f"{_CACHE_ENV} = {value!r}: must be 1 (cache on), or 0 or empty (off)"
+            )
         return value == "1"
     return bool(cache)
 
@@ -219,6 +262,7 @@ def _write_atomic(path: Path, payload) -> None:
 
 
 # --- execution -------------------------------------------------------------------------------------------
+
 
 def _run_cell(fn, fixed, cell: _Cell):
     """(index, rows, None) or (index, None, (error, traceback)); never raises for an ordinary exception."""
@@ -264,7 +308,9 @@ def _as_rows(out) -> list[dict]:
         return [dict(out)]
     if isinstance(out, (list, tuple)) and all(isinstance(r, Mapping) for r in out):
         return [dict(r) for r in out]
-    raise TypeError(f"a sweep function must return a dict, a list of dicts or a DataFrame, got {type(out).__name__}")
+    raise TypeError(
+        f"a sweep function must return a dict, a list of dicts or a DataFrame, got {type(out).__name__}"
+    )
 
 
 class Backend(NamedTuple):
@@ -296,14 +342,24 @@ _ADDRESS = re.compile(r"(tcp|tls|ucx|ws|wss|inproc)://[^\s/:]+(:\d{1,5})?")
 def _check_scheduler(scheduler) -> None:
     """None, a Dask scheduler address, or a ``distributed.Client`` (anything with ``submit``); and
     ``FAIRLIB_DASK_SCHEDULER``, when set, an address (a typo there would otherwise wait for a connection timeout)."""
-    if scheduler is not None and not isinstance(scheduler, str) and not callable(getattr(scheduler, "submit", None)):
-        raise InvalidInputError(f"scheduler = {_short(scheduler)}: expected a Dask scheduler address (str) or a "
-                                f"distributed.Client, got {type(scheduler).__name__}")
-    for name, value in (("scheduler", scheduler if isinstance(scheduler, str) else None),
-                        (_SCHEDULER_ENV, os.environ.get(_SCHEDULER_ENV) or None)):
+    if (
+        scheduler is not None
+        and not isinstance(scheduler, str)
+        and not callable(getattr(scheduler, "submit", None))
+    ):
+        raise InvalidInputError(
+            f"scheduler = {_short(scheduler)}: expected a Dask scheduler address (str) or a "
+            f"distributed.Client, got {type(scheduler).__name__}"
+        )
+    for name, value in (
+        ("scheduler", scheduler if isinstance(scheduler, str) else None),
+        (_SCHEDULER_ENV, os.environ.get(_SCHEDULER_ENV) or None),
+    ):
         if value is not None and not _ADDRESS.fullmatch(value):
-            raise InvalidInputError(f"{name} = {value!r}: expected a Dask scheduler address protocol://host:port "
-                                    "(e.g. tcp://10.0.0.5:8786)")
+            raise InvalidInputError(
+                f"{name} = {value!r}: expected a Dask scheduler address protocol://host:port "
+                "(e.g. tcp://10.0.0.5:8786)"
+            )
 
 
 def _resolve_jobs(n_jobs) -> int:
@@ -316,10 +372,17 @@ def _resolve_jobs(n_jobs) -> int:
                 raise InvalidInputError(f"{_JOBS_ENV} = {env!r}: must be an integer") from None
         else:
             n_jobs = os.cpu_count() or 1
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0 or n_jobs < -1 \
-            or n_jobs > MAX_JOBS:
-        raise InvalidInputError(f"n_jobs = {_short(n_jobs)}: must be an integer from 1 to {MAX_JOBS}, or -1 "
-                                "(every core)")
+    if (
+        isinstance(n_jobs, bool)
+        or not isinstance(n_jobs, (int, np.integer))
+        or n_jobs == 0
+        or n_jobs < -1
+        or n_jobs > MAX_JOBS
+    ):
+        raise InvalidInputError(
+            f"n_jobs = {_short(n_jobs)}: must be an integer from 1 to {MAX_JOBS}, or -1 "
+            "(every core)"
+        )
     return (os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs)
 
 
@@ -357,9 +420,13 @@ def _execute_dask(fn, fixed, cells, scheduler):
     client = Client(address) if isinstance(address, str) else address
     try:
         workers = max(1, sum(client.nthreads().values()))
-        size = max(1, len(cells) // (4 * workers))   # a few chunks per worker: batching without idling
-        chunks = [cells[i:i + size] for i in range(0, len(cells), size)]
-        futures = client.map(_run_chunk, [fn] * len(chunks), [fixed] * len(chunks), chunks, pure=False)
+        size = max(
+            1, len(cells) // (4 * workers)
+        )  # a few chunks per worker: batching without idling
+        chunks = [cells[i : i + size] for i in range(0, len(cells), size)]
+        futures = client.map(
+            _run_chunk, [fn] * len(chunks), [fixed] * len(chunks), chunks, pure=False
+        )
         for future in as_completed(futures):
             yield from future.result()
     finally:
@@ -367,11 +434,23 @@ def _execute_dask(fn, fixed, cells, scheduler):
             client.close()
 
 
-def sweep(fn: Callable[..., Any], grid, *, seeds: int = 1, rng=0, fixed: Mapping | None = None,
-          seed_by: Iterable[str] | None = None, backend: str | None = None, n_jobs: int | None = None,
-          scheduler=None, progress: bool = True,
-          desc: str | None = None, errors: str = "raise", cache: bool | None = None,
-          cache_name: str | None = None) -> pd.DataFrame:
+def sweep(
+    fn: Callable[..., Any],
+    grid,
+    *,
+    seeds: int = 1,
+    rng=0,
+    fixed: Mapping | None = None,
+    seed_by: Iterable[str] | None = None,
+    backend: str | None = None,
+    n_jobs: int | None = None,
+    scheduler=None,
+    progress: bool = True,
+    desc: str | None = None,
+    errors: str = "raise",
+    cache: bool | None = None,
+    cache_name: str | None = None,
+) -> pd.DataFrame:
     """Run ``fn(seed=SeedSequence, **point, **fixed)`` for every grid point x ``seeds`` repetitions.
 
     Parameters
@@ -403,16 +482,25 @@ def sweep(fn: Callable[..., Any], grid, *, seeds: int = 1, rng=0, fixed: Mapping
     if backend is not None:
         check_choice(backend, BACKENDS, "backend")
     if fixed is not None and not isinstance(fixed, Mapping):
-        raise InvalidInputError(f"fixed = {_short(fixed)}: expected a dict of keyword arguments for fn")
+        raise InvalidInputError(
+            f"fixed = {_short(fixed)}: expected a dict of keyword arguments for fn"
+        )
     fixed = dict(fixed or {})
-    if seed_by is not None and (isinstance(seed_by, (str, bytes)) or not isinstance(seed_by, Iterable)
-                                or not all(isinstance(k, str) for k in seed_by)):
-        raise InvalidInputError(f"seed_by = {_short(seed_by)}: expected a list of grid parameter names")
+    if seed_by is not None and (
+        isinstance(seed_by, (str, bytes))
+        or not isinstance(seed_by, Iterable)
+        or not all(isinstance(k, str) for k in seed_by)
+    ):
+        raise InvalidInputError(
+            f"seed_by = {_short(seed_by)}: expected a list of grid parameter names"
+        )
     if n_jobs is not None:
         _resolve_jobs(n_jobs)
     _check_scheduler(scheduler)
     if cache is not None and not isinstance(cache, (bool, np.bool_)):
-        raise InvalidInputError(f"cache = {_short(cache)}: expected True, False or None (FAIRLIB_SWEEP_CACHE)")
+        raise InvalidInputError(
+            f"cache = {_short(cache)}: expected True, False or None (FAIRLIB_SWEEP_CACHE)"
+        )
     if cache_name is not None:
         from .paths import _check_file_name
 
@@ -430,12 +518,24 @@ def sweep(fn: Callable[..., Any], grid, *, seeds: int = 1, rng=0, fixed: Mapping
     rows_of = _read_cache(cells, paths) if paths is not None else {}
     todo = [c for c in cells if c.index not in rows_of]
     started = time.perf_counter()
-    failures = _run_cells(fn, fixed, cells, todo, rows_of, paths, backend, jobs, scheduler, progress, desc)
+    failures = _run_cells(
+        fn, fixed, cells, todo, rows_of, paths, backend, jobs, scheduler, progress, desc
+    )
     by_index = {c.index: c for c in cells}
-    table = pd.DataFrame([{**by_index[i].params, "rep": by_index[i].rep, **row}
-                          for i in sorted(rows_of) for row in rows_of[i]])
-    table.attrs["sweep"] = {"backend": backend, "n_jobs": jobs, "cells": len(cells), "ran": len(todo),
-                            "seconds": time.perf_counter() - started}
+    table = pd.DataFrame(
+        [
+            {**by_index[i].params, "rep": by_index[i].rep, **row}
+            for i in sorted(rows_of)
+            for row in rows_of[i]
+        ]
+    )
+    table.attrs["sweep"] = {
+        "backend": backend,
+        "n_jobs": jobs,
+        "cells": len(cells),
+        "ran": len(todo),
+        "seconds": time.perf_counter() - started,
+    }
     if failures:
         _report_failures(fn, table, by_index, failures, len(cells), len(rows_of), errors)
     return table
@@ -453,8 +553,11 @@ def _make_cells(points, seeds: int, root, seed_by) -> list[_Cell]:
     def seed_params(p):
         return p if seed_by is None else {k: p[k] for k in seed_by if k in p}
 
-    return [_Cell(i * seeds + r, p, r, cell_seed(root, seed_params(p), r))
-            for i, p in enumerate(points) for r in range(seeds)]
+    return [
+        _Cell(i * seeds + r, p, r, cell_seed(root, seed_params(p), r))
+        for i, p in enumerate(points)
+        for r in range(seeds)
+    ]
 
 
 def _choose_backend(backend, scheduler, n_jobs, n_cells: int) -> tuple[str, int]:
@@ -470,7 +573,9 @@ def _choose_backend(backend, scheduler, n_jobs, n_cells: int) -> tuple[str, int]
 
 def _cache_paths(fn, fixed, root, cells, cache_name) -> dict[int, Path]:
     """Per cell, its cache file: keyed on the function's code, the fixed arguments, the root seed and the cell."""
-    folder = _cache_dir(cache_name or getattr(fn, "__qualname__", "sweep").replace("<", "").replace(">", ""))
+    folder = _cache_dir(
+        cache_name or getattr(fn, "__qualname__", "sweep").replace("<", "").replace(">", "")
+    )
     folder.mkdir(parents=True, exist_ok=True)
     fingerprint, fixed_key = _function_fingerprint(fn), _canonical(fixed)
     return {c.index: folder / f"{_cache_key(fingerprint, fixed_key, root, c)}.pkl" for c in cells}
@@ -485,16 +590,24 @@ def _read_cache(cells, paths) -> dict[int, list[dict]]:
                 with open(paths[c.index], "rb") as f:
                     rows = pickle.load(f)
                 if not (isinstance(rows, list) and all(isinstance(r, dict) for r in rows)):
-                    raise TypeError(f"holds a {type(rows).__name__}, not a cell's rows (a list of dicts)")
+                    raise TypeError(
+                        f"holds a {type(rows).__name__}, not a cell's rows (a list of dicts)"
+                    )
                 rows_of[c.index] = rows
             except Exception as exc:  # noqa: BLE001 - any unreadable or foreign file: recompute, never trust
-                warnings.warn(f"sweep cache: {paths[c.index]} is unreadable ({type(exc).__name__}: {exc}); "
-                              "recomputing that cell", RuntimeWarning, stacklevel=3)
+                warnings.warn(
+                    f"sweep cache: {paths[c.index]} is unreadable ({type(exc).__name__}: {exc}); "
+                    "recomputing that cell",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
                 paths[c.index].unlink(missing_ok=True)
     return rows_of
 
 
-def _run_cells(fn, fixed, cells, todo, rows_of, paths, backend, jobs, scheduler, progress, desc) -> dict:
+def _run_cells(
+    fn, fixed, cells, todo, rows_of, paths, backend, jobs, scheduler, progress, desc
+) -> dict:
     """Run ``todo`` on the backend, filling ``rows_of`` (and the cache) as cells finish, with a progress bar; a
     broken worker pool keeps what finished and names what did not. Returns failures: index -> (error, traceback).
     """
@@ -512,8 +625,13 @@ def _run_cells(fn, fixed, cells, todo, rows_of, paths, backend, jobs, scheduler,
         stream = _execute_loky(fn, fixed, todo, jobs, spool)
     else:
         stream = _execute_dask(fn, fixed, todo, scheduler)
-    bar = tqdm(total=len(cells), initial=len(cells) - len(todo), disable=not progress, leave=False,
-               desc=desc or getattr(fn, "__name__", "sweep"))
+    bar = tqdm(
+        total=len(cells),
+        initial=len(cells) - len(todo),
+        disable=not progress,
+        leave=False,
+        desc=desc or getattr(fn, "__name__", "sweep"),
+    )
     by_index = {c.index: c for c in cells}
 
     def record(index, rows, failure):
@@ -522,8 +640,10 @@ def _run_cells(fn, fixed, cells, todo, rows_of, paths, backend, jobs, scheduler,
         else:
             clash = sorted({k for r in rows for k in r} & (set(by_index[index].params) | {"rep"}))
             if clash:
-                raise ValueError(f"sweep({getattr(fn, '__name__', fn)!s}): a cell returned column(s) {clash}, "
-                                 "which name grid parameters (or 'rep'); rename them")
+                raise ValueError(
+                    f"sweep({getattr(fn, '__name__', fn)!s}): a cell returned column(s) {clash}, "
+                    "which name grid parameters (or 'rep'); rename them"
+                )
             rows_of[index] = rows
             if paths is not None:
                 _write_atomic(paths[index], rows)
@@ -539,7 +659,7 @@ def _run_cells(fn, fixed, cells, todo, rows_of, paths, backend, jobs, scheduler,
         for c in todo:
             if c.index not in rows_of and c.index not in failures:
                 spooled = _read_spool(spool, c.index)
-                if spooled is not None:     # finished in a worker whose batch never came back
+                if spooled is not None:  # finished in a worker whose batch never came back
                     record(*spooled)
                 else:
                     failures[c.index] = (lost, traceback.format_exc())
@@ -555,13 +675,26 @@ def _run_cells(fn, fixed, cells, todo, rows_of, paths, backend, jobs, scheduler,
 def _report_failures(fn, table, by_index, failures, n_cells, n_finished, errors) -> None:
     """Raise :class:`SweepError` naming the failed cells (``errors="raise"``), or warn and attach them to
     ``table.attrs["failures"]``."""
-    failed = pd.DataFrame([{**by_index[i].params, "rep": by_index[i].rep, "error": failures[i][0],
-                            "traceback": failures[i][1]} for i in sorted(failures)])
-    lines = [f"  {_canonical(by_index[i].params)} rep {by_index[i].rep}: {failures[i][0]}"
-             for i in sorted(failures)[:10]]
+    failed = pd.DataFrame(
+        [
+            {
+                **by_index[i].params,
+                "rep": by_index[i].rep,
+                "error": failures[i][0],
+                "traceback": failures[i][1],
+            }
+            for i in sorted(failures)
+        ]
+    )
+    lines = [
+        f"  {_canonical(by_index[i].params)} rep {by_index[i].rep}: {failures[i][0]}"
+        for i in sorted(failures)[:10]
+    ]
     more = f"\n  ... and {len(failures) - 10} more" if len(failures) > 10 else ""
-    message = (f"sweep({getattr(fn, '__name__', fn)!s}): {len(failures)} of {n_cells} cells failed "
-               f"(the other {n_finished} finished):\n" + "\n".join(lines) + more)
+    message = (
+        f"sweep({getattr(fn, '__name__', fn)!s}): {len(failures)} of {n_cells} cells failed "
+        f"(the other {n_finished} finished):\n" + "\n".join(lines) + more
+    )
     if errors == "raise":
         raise SweepError(message, table, failed)
     warnings.warn(message, RuntimeWarning, stacklevel=3)

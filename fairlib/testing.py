@@ -25,7 +25,13 @@ from fairlib._validate import InvalidInputError
 from fairlib.market import Game, GameOutcome, nash_gap, two_player_equilibria, uniform_preferences
 from fairlib.multires import Allocation, Cluster
 
-__all__ = ["GAME_CHECKS", "MECHANISM_CHECKS", "check_game", "check_mechanism", "parametrize_with_checks"]
+__all__ = [
+    "GAME_CHECKS",
+    "MECHANISM_CHECKS",
+    "check_game",
+    "check_mechanism",
+    "parametrize_with_checks",
+]
 
 #: Ghodsi et al. 2011, §4: 9 CPUs, 18 GB; A = <1 CPU, 4 GB>, B = <3 CPUs, 1 GB>
 DRF_EXAMPLE = ([9, 18], [[1, 4], [3, 1]])
@@ -42,6 +48,7 @@ def _requires(capability: str):
     def mark(check):
         check.requires = capability
         return check
+
     return mark
 
 
@@ -55,8 +62,9 @@ def _plays_game(check):
 def _applies(check, entry) -> bool:
     need = getattr(check, "requires", None)
     instance = getattr(check, "instance", None)
-    return (need is None or need in entry.capabilities) and (instance is None or
-                                                             getattr(entry, "instance", Game) is instance)
+    return (need is None or need in entry.capabilities) and (
+        instance is None or getattr(entry, "instance", Game) is instance
+    )
 
 
 def _raises(error: type[Exception], match: str, call: Callable, *args, **kwargs) -> None:
@@ -101,9 +109,13 @@ def check_converges_on_the_drf_example(mech) -> None:
     cluster = _drf_example(mech)
     for run_name, run in mech.runs().items():
         res = run(cluster)
-        assert isinstance(res, Allocation), f"{run_name} returned {type(res).__name__}, not an Allocation"
+        assert isinstance(res, Allocation), (
+            f"{run_name} returned {type(res).__name__}, not an Allocation"
+        )
         assert res.tasks.shape == (2, cluster.n_servers) and res.converged, (run_name, res.message)
-        assert cluster.feasible(res.tasks), f"{run_name}: the allocation is infeasible: {res.tasks.tolist()}"
+        assert cluster.feasible(res.tasks), (
+            f"{run_name}: the allocation is infeasible: {res.tasks.tolist()}"
+        )
         assert not res.tasks.flags.writeable, f"{run_name}: tasks are writeable"
         assert res.tasks.sum() > 0, f"{run_name} allocates nothing"
         _extras_are_immutable(res.extras)
@@ -173,7 +185,9 @@ def check_is_documented(mech) -> None:
     >>> check_is_documented(mechanisms.get("drf"))
     """
     doc = inspect.getdoc(mech.function) or ""
-    assert doc.strip() and doc.splitlines()[0].strip(), f"{mech.name}: its function needs a numpydoc docstring"
+    assert doc.strip() and doc.splitlines()[0].strip(), (
+        f"{mech.name}: its function needs a numpydoc docstring"
+    )
 
 
 def _random_instance(mech, rng, users, servers, resources) -> Cluster:
@@ -197,18 +211,29 @@ def check_runs_on_small_random_clusters(mech) -> None:
     """
     for seed in range(8):
         rng = np.random.default_rng(seed)
-        users, servers, resources = int(rng.integers(1, 8)), int(rng.integers(1, 5)), int(rng.integers(1, 4))
+        users, servers, resources = (
+            int(rng.integers(1, 8)),
+            int(rng.integers(1, 5)),
+            int(rng.integers(1, 4)),
+        )
         cluster = _random_instance(mech, rng, users, servers, resources)
         res = mech(cluster)
         assert isinstance(res, Allocation), f"seed {seed}: {type(res).__name__}, not an Allocation"
         assert res.tasks.shape == (cluster.n_users, cluster.n_servers), (seed, res.tasks.shape)
-        assert cluster.feasible(res.tasks), f"seed {seed}: the allocation is infeasible: {res.tasks.tolist()}"
+        assert cluster.feasible(res.tasks), (
+            f"seed {seed}: the allocation is infeasible: {res.tasks.tolist()}"
+        )
 
 
 #: every rule a registered mechanism must meet, in the order :func:`check_mechanism` runs them
-MECHANISM_CHECKS = (check_converges_on_the_drf_example, check_keeps_a_start_or_refuses_it,
-                    check_honours_or_refuses_weights, check_refuses_several_servers, check_is_documented,
-                    check_runs_on_small_random_clusters)
+MECHANISM_CHECKS = (
+    check_converges_on_the_drf_example,
+    check_keeps_a_start_or_refuses_it,
+    check_honours_or_refuses_weights,
+    check_refuses_several_servers,
+    check_is_documented,
+    check_runs_on_small_random_clusters,
+)
 
 
 def _run_checks(kind: str, entry, checks) -> None:
@@ -218,7 +243,9 @@ def _run_checks(kind: str, entry, checks) -> None:
         try:
             check(entry)
         except AssertionError as error:
-            raise AssertionError(f"{kind} {entry.name!r} fails {check.__name__}: {error}") from error
+            raise AssertionError(
+                f"{kind} {entry.name!r} fails {check.__name__}: {error}"
+            ) from error
 
 
 def check_mechanism(name_or_callable: str | Callable, **register_options) -> None:
@@ -245,7 +272,9 @@ def check_mechanism(name_or_callable: str | Callable, **register_options) -> Non
     """
     if isinstance(name_or_callable, str):
         if register_options:
-            raise TypeError("check_mechanism: register options are for a callable, not a registered name")
+            raise TypeError(
+                "check_mechanism: register options are for a callable, not a registered name"
+            )
         _run_checks("mechanism", mechanisms.get(name_or_callable), MECHANISM_CHECKS)
         return
     name = getattr(name_or_callable, "__name__", "candidate")
@@ -267,7 +296,11 @@ def _game(entry, weights, **kwargs):
 
 
 def _two_player(entry, kind: str, alpha: float) -> Game:
-    weights = [[alpha, 1 - alpha], [alpha, 1 - alpha]] if kind == "equal" else [[alpha, 1 - alpha], [1 - alpha, alpha]]
+    weights = (
+        [[alpha, 1 - alpha], [alpha, 1 - alpha]]
+        if kind == "equal"
+        else [[alpha, 1 - alpha], [1 - alpha, alpha]]
+    )
     return _game(entry, weights)
 
 
@@ -281,7 +314,7 @@ def _random_games(entry, count: int = 12):
 
 
 def _check_feasible(game, out) -> None:
-    if not isinstance(game, Game):          # another model: the outcome's common fields
+    if not isinstance(game, Game):  # another model: the outcome's common fields
         m, n = game.n_users, game.n_machines
         assert out.bids.shape == out.shares.shape == (m, n), (out.bids.shape, out.shares.shape)
         assert (out.bids >= 0).all() and (out.shares >= 0).all()
@@ -289,16 +322,24 @@ def _check_feasible(game, out) -> None:
         assert out.residual >= 0
         return
     m, n = game.weights.shape
-    assert out.bids.shape == out.shares.shape == (m, n) and out.prices.shape == (n,) and out.utilities.shape == (m,)
+    assert (
+        out.bids.shape == out.shares.shape == (m, n)
+        and out.prices.shape == (n,)
+        and out.utilities.shape == (m,)
+    )
     np.testing.assert_allclose(out.bids.sum(axis=1), game.budgets, rtol=1e-9)
     assert (out.bids >= 0).all() and (out.shares >= 0).all()
     assert (out.shares.sum(axis=0) <= 1 + 1e-12).all(), out.shares.sum(axis=0)
     np.testing.assert_allclose(out.prices, out.bids.sum(axis=0) + game.reserve, rtol=1e-12)
     if game.parallelism is None:
-        np.testing.assert_allclose(out.utilities, (game.weights * out.shares).sum(axis=1), rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(
+            out.utilities, (game.weights * out.shares).sum(axis=1), rtol=1e-12, atol=1e-15
+        )
     else:
         assert ((out.bids > 0).sum(axis=1) <= game.parallelism).all()
-    assert out.residual >= 0     # inf where no best response exists (a machine left to one bidder, no reserve)
+    assert (
+        out.residual >= 0
+    )  # inf where no best response exists (a machine left to one bidder, no reserve)
 
 
 def check_game_contract_on_the_two_player_game(entry) -> None:
@@ -313,12 +354,18 @@ def check_game_contract_on_the_two_player_game(entry) -> None:
     game = _two_player(entry, "equal", 0.7)
     out = entry(game)
     if isinstance(game, Game):
-        assert isinstance(out, GameOutcome), f"{entry.name} returned {type(out).__name__}, not a GameOutcome"
+        assert isinstance(out, GameOutcome), (
+            f"{entry.name} returned {type(out).__name__}, not a GameOutcome"
+        )
     assert getattr(out, "game", game) is game and isinstance(out.method, str) and out.method
-    assert isinstance(out.converged, bool) and isinstance(out.iterations, int) and out.iterations >= 0
+    assert (
+        isinstance(out.converged, bool) and isinstance(out.iterations, int) and out.iterations >= 0
+    )
     assert isinstance(out.residual, float) and isinstance(out.message, str)
     _check_feasible(game, out)
-    for array in (out.bids, out.shares) + ((out.prices, out.utilities) if isinstance(game, Game) else ()):
+    for array in (out.bids, out.shares) + (
+        (out.prices, out.utilities) if isinstance(game, Game) else ()
+    ):
         assert array.dtype == np.float64 and not array.flags.writeable
     _extras_are_immutable(out.extras)
     if isinstance(game, Game):
@@ -336,8 +383,12 @@ def check_game_is_feasible_on_small_random_games(entry) -> None:
     for seed, game in _random_games(entry):
         _check_feasible(game, entry(game))
         if "parallelism" in entry.capabilities:
-            finite = Game(game.weights, budgets=game.budgets, parallelism=np.arange(game.n_users) % game.n_machines + 1,
-                          reserve=game.reserve)
+            finite = Game(
+                game.weights,
+                budgets=game.budgets,
+                parallelism=np.arange(game.n_users) % game.n_machines + 1,
+                reserve=game.reserve,
+            )
             _check_feasible(finite, entry(finite))
 
 
@@ -356,7 +407,9 @@ def check_game_finds_the_two_player_equilibria(entry) -> None:
         out = entry(_two_player(entry, kind, alpha))
         assert out.converged and out.residual <= entry.tol, (kind, alpha, out.residual, out.message)
         (known,) = two_player_equilibria(alpha, kind)
-        np.testing.assert_allclose(out.bids[:, 0], [known["x"], known["y"]], atol=1e-6, err_msg=f"{kind} {alpha}")
+        np.testing.assert_allclose(
+            out.bids[:, 0], [known["x"], known["y"]], atol=1e-6, err_msg=f"{kind} {alpha}"
+        )
 
 
 @_requires("equilibrium")
@@ -391,8 +444,11 @@ def check_game_is_deterministic(entry) -> None:
     for _, game in list(_random_games(entry))[:4]:
         first, again = entry(game), entry(game)
         np.testing.assert_array_equal(first.bids, again.bids)
-        assert (first.converged, first.iterations, first.residual) == (again.converged, again.iterations,
-                                                                        again.residual)
+        assert (first.converged, first.iterations, first.residual) == (
+            again.converged,
+            again.iterations,
+            again.residual,
+        )
 
 
 def check_game_honours_or_refuses_budgets_parallelism_and_a_reserve(entry) -> None:
@@ -407,21 +463,25 @@ def check_game_honours_or_refuses_budgets_parallelism_and_a_reserve(entry) -> No
     weights = [[0.7, 0.3], [0.4, 0.6]]
     caps = entry.capabilities
     reserve = RESERVE if "reserve" in caps else 0.0
-    if entry.instance is not Game:          # another model: no budgets or parallelism to play; a reserve or none
+    if (
+        entry.instance is not Game
+    ):  # another model: no budgets or parallelism to play; a reserve or none
         if "reserve" not in caps:
             _raises(InvalidInputError, "reserve", entry, entry.example(weights, reserve=1e-6))
         else:
             _check_feasible(game := entry.example(weights, reserve=RESERVE), entry(game))
         return
-    for feature, game in (("budgets", Game(weights, budgets=[1.0, 2.0], reserve=reserve)),
-                          ("parallelism", Game(weights, parallelism=1, reserve=reserve))):
+    for feature, game in (
+        ("budgets", Game(weights, budgets=[1.0, 2.0], reserve=reserve)),
+        ("parallelism", Game(weights, parallelism=1, reserve=reserve)),
+    ):
         if feature not in caps:
             _raises(InvalidInputError, feature, entry, game)
             continue
         _check_feasible(game, entry(game))
     if "reserve" not in caps:
         _raises(InvalidInputError, "reserve", entry, Game(weights, reserve=1e-6))
-    else:                     # the unperturbed game is played, or refused by a mechanism that needs the reserve
+    else:  # the unperturbed game is played, or refused by a mechanism that needs the reserve
         unperturbed = Game(weights)
         try:
             out = entry(unperturbed)
@@ -433,7 +493,11 @@ def check_game_honours_or_refuses_budgets_parallelism_and_a_reserve(entry) -> No
 
 def _keyword_options(entry) -> list[inspect.Parameter]:
     params = list(inspect.signature(entry.function).parameters.values())[1:]
-    return [p for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is not p.empty]
+    return [
+        p
+        for p in params
+        if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is not p.empty
+    ]
 
 
 def check_game_refuses_bad_input_naming_the_argument(entry) -> None:
@@ -484,7 +548,9 @@ def check_game_kernels_agree_interpreted_and_compiled(entry) -> None:
             fast = entry(game)
         assert slow.converged == fast.converged, seed
         scale = float(game.budgets.max()) if isinstance(game, Game) else 1.0
-        np.testing.assert_allclose(slow.bids, fast.bids, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL * scale)
+        np.testing.assert_allclose(
+            slow.bids, fast.bids, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL * scale
+        )
 
 
 def check_game_is_documented(entry) -> None:
@@ -496,16 +562,24 @@ def check_game_is_documented(entry) -> None:
     >>> check_game_is_documented(games.get(games.names()[0]))
     """
     doc = inspect.getdoc(entry.function) or ""
-    assert doc.strip() and doc.splitlines()[0].strip(), f"{entry.name}: its function needs a numpydoc docstring"
+    assert doc.strip() and doc.splitlines()[0].strip(), (
+        f"{entry.name}: its function needs a numpydoc docstring"
+    )
     assert "Returns" in doc, f"{entry.name}: its docstring needs a Returns section (a GameOutcome)"
 
 
 #: every rule a registered game must meet, in the order :func:`check_game` runs them
-GAME_CHECKS = (check_game_contract_on_the_two_player_game, check_game_is_feasible_on_small_random_games,
-               check_game_finds_the_two_player_equilibria, check_game_certifies_small_random_games,
-               check_game_is_deterministic, check_game_honours_or_refuses_budgets_parallelism_and_a_reserve,
-               check_game_refuses_bad_input_naming_the_argument, check_game_kernels_agree_interpreted_and_compiled,
-               check_game_is_documented)
+GAME_CHECKS = (
+    check_game_contract_on_the_two_player_game,
+    check_game_is_feasible_on_small_random_games,
+    check_game_finds_the_two_player_equilibria,
+    check_game_certifies_small_random_games,
+    check_game_is_deterministic,
+    check_game_honours_or_refuses_budgets_parallelism_and_a_reserve,
+    check_game_refuses_bad_input_naming_the_argument,
+    check_game_kernels_agree_interpreted_and_compiled,
+    check_game_is_documented,
+)
 
 
 def check_game(name: str) -> None:
@@ -534,8 +608,12 @@ def check_game(name: str) -> None:
 
 
 def _pairs(registry, names: Iterable[str] | None, checks) -> list[tuple[str, Callable]]:
-    return [(name, check) for name in (registry.names() if names is None else names)
-            for check in checks if _applies(check, registry.get(name))]
+    return [
+        (name, check)
+        for name in (registry.names() if names is None else names)
+        for check in checks
+        if _applies(check, registry.get(name))
+    ]
 
 
 def parametrize_with_checks(names: Iterable[str] | None = None, *, kind: str = "mechanism"):
@@ -561,6 +639,10 @@ def parametrize_with_checks(names: Iterable[str] | None = None, *, kind: str = "
 
     if kind not in ("mechanism", "game"):
         raise ValueError(f"kind: expected 'mechanism' or 'game', got {kind!r}")
-    registry, checks = (mechanisms, MECHANISM_CHECKS) if kind == "mechanism" else (games, GAME_CHECKS)
+    registry, checks = (
+        (mechanisms, MECHANISM_CHECKS) if kind == "mechanism" else (games, GAME_CHECKS)
+    )
     pairs = _pairs(registry, names, checks)
-    return pytest.mark.parametrize("name, check", pairs, ids=[f"{name}-{check.__name__}" for name, check in pairs])
+    return pytest.mark.parametrize(
+        "name, check", pairs, ids=[f"{name}-{check.__name__}" for name, check in pairs]
+    )

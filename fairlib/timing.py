@@ -14,7 +14,9 @@ from ._validate import InvalidInputError, _short, as_count, as_number
 __all__ = ["median_time", "cpu_model"]
 
 
-def median_time(fn, *, repeat: int = 5, min_time: float = 0.02, warmup: int = 1, slow: float = 0.5) -> float:
+def median_time(
+    fn, *, repeat: int = 5, min_time: float = 0.02, warmup: int = 1, slow: float = 0.5
+) -> float:
     """Median wall time of ``fn()`` in seconds, sampled with :class:`timeit.Timer` (garbage collection off).
 
     ``warmup`` calls first (numba compilation, caches); calls cheaper than ``min_time`` are looped so
@@ -61,6 +63,16 @@ def cpu_model() -> str:
     except OSError:
         return platform.machine()
     flags = set(fields.get("flags", "").split())
-    vector = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "SSE" if "sse2" in flags else "?"
-    return (f"{platform.machine()} {fields.get('vendor_id', '')} family {fields.get('cpu family', '?')} "
-            f"model {fields.get('model', '?')}, {vector}")
+    vector = (
+        "AVX-512"
+        if "avx512f" in flags
+        else "AVX2"
+        if "avx2" in flags
+        else "SSE"
+        if "sse2" in flags
+        else "?"
+    )
+    return (
+        f"{platform.machine()} {fields.get('vendor_id', '')} family {fields.get('cpu family', '?')} "
+        f"model {fields.get('model', '?')}, {vector}"
+    )

@@ -7,21 +7,40 @@ from hypothesis import HealthCheck, settings
 
 # Derandomized: the suite has no unseeded randomness; deadline off because the first call of a
 # numba kernel includes its compilation.
-settings.register_profile("fairlib", derandomize=True, deadline=None, max_examples=60,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("thorough", derandomize=False, deadline=None, max_examples=1000,
-                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "fairlib",
+    derandomize=True,
+    deadline=None,
+    max_examples=60,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "thorough",
+    derandomize=False,
+    deadline=None,
+    max_examples=1000,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fairlib"))
 
 
 def pytest_addoption(parser):
-    parser.addoption("--paper", action="append", default=[], metavar="KEY",
-                     help="notebook tests (tests/test_notebooks.py) for these catalogued papers only (repeatable; "
-                          "default: every paper, or $FAIRLIB_PAPER)")
-    parser.addoption("--contract-modules", default="", metavar="FILES",
-                     help="tests/test_api_contract.py probes only the public callables defined in these fairlib "
-                          "source files (paths relative to the repository, separated by spaces, commas or newlines: "
-                          "what `python -m fairlib.repro.catalog --modules KEY` prints; make test-paper passes them)")
+    parser.addoption(
+        "--paper",
+        action="append",
+        default=[],
+        metavar="KEY",
+        help="notebook tests (tests/test_notebooks.py) for these catalogued papers only (repeatable; "
+        "default: every paper, or $FAIRLIB_PAPER)",
+    )
+    parser.addoption(
+        "--contract-modules",
+        default="",
+        metavar="FILES",
+        help="tests/test_api_contract.py probes only the public callables defined in these fairlib "
+        "source files (paths relative to the repository, separated by spaces, commas or newlines: "
+        "what `python -m fairlib.repro.catalog --modules KEY` prints; make test-paper passes them)",
+    )
 
 
 def contract_modules(config) -> set[str] | None:
@@ -56,11 +75,15 @@ def selected_papers(config) -> list[str]:
     else every catalogued paper; an unknown key is a usage error listing the known ones."""
     from fairlib.repro.catalog import NOTEBOOKS
 
-    keys = config.getoption("--paper") or [k for k in os.environ.get("FAIRLIB_PAPER", "").split(",") if k]
+    keys = config.getoption("--paper") or [
+        k for k in os.environ.get("FAIRLIB_PAPER", "").split(",") if k
+    ]
     unknown = [k for k in keys if k not in NOTEBOOKS]
     if unknown:
-        raise pytest.UsageError(f"--paper {', '.join(unknown)}: not in fairlib/repro/catalog.py; "
-                                f"known: {', '.join(NOTEBOOKS)}")
+        raise pytest.UsageError(
+            f"--paper {', '.join(unknown)}: not in fairlib/repro/catalog.py; "
+            f"known: {', '.join(NOTEBOOKS)}"
+        )
     return keys or list(NOTEBOOKS)
 
 
@@ -78,28 +101,41 @@ def pytest_configure(config):
 #: take under 15 s each). They are handed out first so that the two workers finish together (longest processing time
 #: first): pytest-xdist's own order, units with the most tests first, left the one-test notebook runs to the end and
 #: one worker idle for half a minute.
-LONGEST_FIRST = ("tests/test_scaffold.py", "tests/test_scaffold_game.py",
-                 "test_paper_notebook_quick_mode[khamseashari2018_traces]",
-                 "tests/test_run_all.py", "test_paper_notebook_quick_mode[khamseashari2018]", "tests/test_book.py",
-                 "tests/test_psdsf_range.py", "test_paper_notebook_quick_mode[metin2025]", "tests/test_packaging.py",
-                 "test_paper_notebook_quick_mode[feldman2005]", "tests/test_api_contract.py",
-                 "tests/test_cache_entry_points.py", "test_paper_notebook_quick_mode[li2019]")
+LONGEST_FIRST = (
+    "tests/test_scaffold.py",
+    "tests/test_scaffold_game.py",
+    "test_paper_notebook_quick_mode[khamseashari2018_traces]",
+    "tests/test_run_all.py",
+    "test_paper_notebook_quick_mode[khamseashari2018]",
+    "tests/test_book.py",
+    "tests/test_psdsf_range.py",
+    "test_paper_notebook_quick_mode[metin2025]",
+    "tests/test_packaging.py",
+    "test_paper_notebook_quick_mode[feldman2005]",
+    "tests/test_api_contract.py",
+    "tests/test_cache_entry_points.py",
+    "test_paper_notebook_quick_mode[li2019]",
+)
 
 
 def _work_unit(item) -> str:
     """The unit pytest-xdist's ``loadgroup`` hands to one worker: its group name as pytest-xdist forms it (every
     ``xdist_group`` marker's name, positional or ``name=``, sorted and joined by ``_``), else the item itself."""
-    names = {str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
-             for mark in item.iter_markers("xdist_group")}
+    names = {
+        str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+        for mark in item.iter_markers("xdist_group")
+    }
     return "_".join(sorted(names)) if names else item.nodeid
 
 
 def _long_rank(unit: str) -> int:
-    return next((k for k, name in enumerate(LONGEST_FIRST) if unit == name or unit.endswith("::" + name)),
-                len(LONGEST_FIRST))
+    return next(
+        (k for k, name in enumerate(LONGEST_FIRST) if unit == name or unit.endswith("::" + name)),
+        len(LONGEST_FIRST),
+    )
 
 
-@pytest.hookimpl(tryfirst=True)      # before pytest-xdist reads the groups into the node ids
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups into the node ids
 def pytest_collection_modifyitems(config, items):
     """Under pytest-xdist (``make test``: ``-n 2 --dist loadgroup --no-loadscope-reorder``) the tests of one file run
     on one worker, as they share module fixtures and files; the quick runs of the paper notebooks are spread one by
@@ -114,18 +150,30 @@ def pytest_collection_modifyitems(config, items):
 
         kept, dropped = [], []
         for item in items:
-            defined = _defined_in(item) if item.nodeid.startswith("tests/test_api_contract.py::") else None
-            (dropped if defined is not None and str(Path(defined).resolve()) not in chosen else kept).append(item)
+            defined = (
+                _defined_in(item)
+                if item.nodeid.startswith("tests/test_api_contract.py::")
+                else None
+            )
+            (
+                dropped
+                if defined is not None and str(Path(defined).resolve()) not in chosen
+                else kept
+            ).append(item)
         if dropped:
             config.hook.pytest_deselected(items=dropped)
             items[:] = kept
     if not config.pluginmanager.hasplugin("xdist"):
         return
     for item in items:
-        if "paper_key" in getattr(item, "fixturenames", ()) or item.get_closest_marker("xdist_group"):
+        if "paper_key" in getattr(item, "fixturenames", ()) or item.get_closest_marker(
+            "xdist_group"
+        ):
             continue
         item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
-    if not os.environ.get("PYTEST_XDIST_WORKER"):  # the workers' collections are what pytest-xdist schedules
+    if not os.environ.get(
+        "PYTEST_XDIST_WORKER"
+    ):  # the workers' collections are what pytest-xdist schedules
         return
     sizes = collections.Counter(_work_unit(item) for item in items)
     items.sort(key=lambda item: (_long_rank(_work_unit(item)), -sizes[_work_unit(item)]))
@@ -160,9 +208,14 @@ def pytest_sessionfinish(session, exitstatus):
     from pathlib import Path
 
     here = Path(__file__).resolve().parents[1] / "fairlib"
-    stray = sorted(str(p.relative_to(here.parent)) for p in here.rglob("*.nb[ic]")
-                   if _SESSION_START is not None and p.stat().st_mtime >= _SESSION_START)
+    stray = sorted(
+        str(p.relative_to(here.parent))
+        for p in here.rglob("*.nb[ic]")
+        if _SESSION_START is not None and p.stat().st_mtime >= _SESSION_START
+    )
     if stray:
-        print(f"\nnumba cache files written under fairlib/ during this run (not in the keyed cache): {stray[:5]}"
-              f"{' ...' if len(stray) > 5 else ''}")
+        print(
+            f"\nnumba cache files written under fairlib/ during this run (not in the keyed cache): {stray[:5]}"
+            f"{' ...' if len(stray) > 5 else ''}"
+        )
         session.exitstatus = 1

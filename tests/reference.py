@@ -13,8 +13,17 @@ from fairlib.multires.best_fit import FIT_SLACK
 from fairlib.multires.lp import maxmin_lp  # noqa: F401
 
 
-def progressive_filling_exact(demands, capacity, *, weights=None, stop="skip_blocked", tie_break="lowest_index",
-                              max_tasks=None, start=None, accumulated=False):
+def progressive_filling_exact(
+    demands,
+    capacity,
+    *,
+    weights=None,
+    stop="skip_blocked",
+    tie_break="lowest_index",
+    max_tasks=None,
+    start=None,
+    accumulated=False,
+):
     """Progressive filling in exact rational arithmetic (``fractions.Fraction``), the obvious O(n) scan per task.
 
     Every share is compared exactly, so users whose shares are equal as fractions are tied and the tie rule
@@ -27,9 +36,14 @@ def progressive_filling_exact(demands, capacity, *, weights=None, stop="skip_blo
     d = [[Fraction(x) for x in row] for row in np.asarray(demands, dtype=float).tolist()]
     cap = [Fraction(c) for c in np.asarray(capacity, dtype=float).tolist()]
     n, m = len(d), len(cap)
-    w = [Fraction(x) for x in (np.ones(n) if weights is None else np.asarray(weights, dtype=float)).tolist()]
+    w = [
+        Fraction(x)
+        for x in (np.ones(n) if weights is None else np.asarray(weights, dtype=float)).tolist()
+    ]
     step = [max(d[i][r] / cap[r] for r in range(m)) / w[i] for i in range(n)]
-    step_f = [float(max(float(d[i][r]) / float(cap[r]) for r in range(m)) / float(w[i])) for i in range(n)]
+    step_f = [
+        float(max(float(d[i][r]) / float(cap[r]) for r in range(m)) / float(w[i])) for i in range(n)
+    ]
     caps = [None] * n if max_tasks is None else [int(x) for x in max_tasks]
     tasks = [0] * n if start is None else [int(x) for x in start]
     used = [sum(tasks[i] * d[i][r] for i in range(n)) for r in range(m)]
@@ -40,10 +54,12 @@ def progressive_filling_exact(demands, capacity, *, weights=None, stop="skip_blo
     active = [caps[i] is None or tasks[i] < caps[i] for i in range(n)]
     order = []
     while any(active):
+
         def key(i):
             share = acc[i] if accumulated else tasks[i] * step[i]
             rank = -(step_f[i] if accumulated else step[i]) if tie_break == "higher_share" else 0
             return (share, rank, i)
+
         i = min((j for j in range(n) if active[j]), key=key)
         if any(used[r] + d[i][r] > cap[r] for r in range(m)):
             if stop == "first_blocked":
@@ -60,8 +76,19 @@ def progressive_filling_exact(demands, capacity, *, weights=None, stop="skip_blo
     return np.array(tasks, dtype=np.int64), order
 
 
-def hierarchical_filling_reference(demands, capacity, paths, *, weights=None, variant="hdrf", max_tasks=None,
-                                   start=None, guarantee=None, limit=None, lending_limit=None):
+def hierarchical_filling_reference(
+    demands,
+    capacity,
+    paths,
+    *,
+    weights=None,
+    variant="hdrf",
+    max_tasks=None,
+    start=None,
+    guarantee=None,
+    limit=None,
+    lending_limit=None,
+):
     """Hierarchical progressive filling recomputed from scratch before every task (O(nodes · m) per task).
 
     Every node's blocked flag, share and (H-DRF) direction are rebuilt bottom-up from the tasks held, by the
@@ -82,8 +109,12 @@ def hierarchical_filling_reference(demands, capacity, paths, *, weights=None, va
     n, m = d.shape
     tree = queue_tree(paths, weights)
     n_nodes = len(tree.nodes)
-    kids = [range(tree.first_child[v], tree.first_child[v] + tree.n_children[v]) if tree.user[v] < 0 else range(0)
-            for v in range(n_nodes)]
+    kids = [
+        range(tree.first_child[v], tree.first_child[v] + tree.n_children[v])
+        if tree.user[v] < 0
+        else range(0)
+        for v in range(n_nodes)
+    ]
     per_task = (d / cap).max(axis=1)
     step = per_task / tree.weight[tree.leaf]
     caps = [None] * n if max_tasks is None else [int(x) for x in max_tasks]
@@ -91,7 +122,9 @@ def hierarchical_filling_reference(demands, capacity, paths, *, weights=None, va
     reserved = g - (g if lending_limit is None else np.asarray(lending_limit, dtype=float))
 
     def most_within(i, bound):  # most whole tasks with t d_i <= bound (None: no bound)
-        counts = [int(bound[r] // d[i, r]) for r in range(m) if d[i, r] > 0 and np.isfinite(bound[r])]
+        counts = [
+            int(bound[r] // d[i, r]) for r in range(m) if d[i, r] > 0 and np.isfinite(bound[r])
+        ]
         return min(counts) if counts else None
 
     def least(a, b):
@@ -105,7 +138,9 @@ def hierarchical_filling_reference(demands, capacity, paths, *, weights=None, va
     if guarantee is not None:
         phases = [[max(tasks[i], least(caps[i], most_within(i, g[i]))) for i in range(n)], caps]
     for phase_caps in phases:
-        _hierarchical_phase(d, cap, tree, kids, per_task, step, phase_caps, reserved, variant, tasks, order)
+        _hierarchical_phase(
+            d, cap, tree, kids, per_task, step, phase_caps, reserved, variant, tasks, order
+        )
     return np.array(tasks, dtype=np.int64), np.array(order, dtype=np.int64)
 
 
@@ -132,8 +167,12 @@ def _hierarchical_phase(d, cap, tree, kids, per_task, step, caps, reserved, vari
                 key[v] = tasks[i] * step[i]
                 direction[v] = d[i] / cap / per_task[i]
                 held[v] = tasks[i] * d[i]
-                growth = np.maximum((tasks[i] + 1) * d[i], reserved[i]) - np.maximum(tasks[i] * d[i], reserved[i])
-                blocked[v] = (caps[i] is not None and tasks[i] >= caps[i]) or bool((consumed + growth > limit).any())
+                growth = np.maximum((tasks[i] + 1) * d[i], reserved[i]) - np.maximum(
+                    tasks[i] * d[i], reserved[i]
+                )
+                blocked[v] = (caps[i] is not None and tasks[i] >= caps[i]) or bool(
+                    (consumed + growth > limit).any()
+                )
                 continue
             open_kids = [c for c in kids[v] if not blocked[c]]
             blocked[v] = not open_kids
@@ -160,8 +199,18 @@ def _hierarchical_phase(d, cap, tree, kids, per_task, step, caps, reserved, vari
         order.append(i)
 
 
-def quota_filling_reference(demands, capacity, *, guarantee=None, limit=None, lending_limit=None, share="dominant",
-                            weights=None, max_tasks=None, start=None):
+def quota_filling_reference(
+    demands,
+    capacity,
+    *,
+    guarantee=None,
+    limit=None,
+    lending_limit=None,
+    share="dominant",
+    weights=None,
+    max_tasks=None,
+    start=None,
+):
     """``drf(..., quotas=Quotas(guarantee, limit, lending_limit, share))`` written from its definition, in exact
     rational arithmetic with an O(n) scan per task (ties: lowest index).
 
@@ -178,16 +227,26 @@ def quota_filling_reference(demands, capacity, *, guarantee=None, limit=None, le
     n, m = len(d), len(cap)
 
     def matrix(x, fill):
-        return [[Fraction(fill) if x is None else Fraction(v) for v in row]
-                for row in (np.zeros((n, m)) if x is None else np.asarray(x, dtype=float)).tolist()]
+        return [
+            [Fraction(fill) if x is None else Fraction(v) for v in row]
+            for row in (np.zeros((n, m)) if x is None else np.asarray(x, dtype=float)).tolist()
+        ]
 
-    g_vec, lend_vec = matrix(guarantee, 0), matrix(lending_limit if lending_limit is not None else guarantee, 0)
+    g_vec, lend_vec = (
+        matrix(guarantee, 0),
+        matrix(lending_limit if lending_limit is not None else guarantee, 0),
+    )
     lim = None if limit is None else np.asarray(limit, dtype=float).tolist()
-    w = [Fraction(x) for x in (np.ones(n) if weights is None else np.asarray(weights, dtype=float)).tolist()]
+    w = [
+        Fraction(x)
+        for x in (np.ones(n) if weights is None else np.asarray(weights, dtype=float)).tolist()
+    ]
     reserved = [[g_vec[i][r] - lend_vec[i][r] for r in range(m)] for i in range(n)]
     lendable = [cap[r] - sum(reserved[i][r] for i in range(n)) for r in range(m)]
 
-    def most_within(i, bound):  # most whole tasks with t d_i <= bound on every resource (bound None: inf)
+    def most_within(
+        i, bound
+    ):  # most whole tasks with t d_i <= bound on every resource (bound None: inf)
         best = None
         for r in range(m):
             if d[i][r] > 0 and bound[r] is not None:
@@ -197,13 +256,20 @@ def quota_filling_reference(demands, capacity, *, guarantee=None, limit=None, le
 
     caps = []
     for i in range(n):
-        c = most_within(i, [None if lim is None or lim[i][r] == float("inf") else Fraction(lim[i][r])
-                            for r in range(m)])
+        c = most_within(
+            i,
+            [
+                None if lim is None or lim[i][r] == float("inf") else Fraction(lim[i][r])
+                for r in range(m)
+            ],
+        )
         if max_tasks is not None:
             c = int(max_tasks[i]) if c is None else min(c, int(max_tasks[i]))
         caps.append(c)
-    guaranteed = [min(most_within(i, g_vec[i]), caps[i]) if caps[i] is not None else most_within(i, g_vec[i])
-                  for i in range(n)]
+    guaranteed = [
+        min(most_within(i, g_vec[i]), caps[i]) if caps[i] is not None else most_within(i, g_vec[i])
+        for i in range(n)
+    ]
 
     def key(i, t):
         if share == "borrowed":
@@ -218,7 +284,9 @@ def quota_filling_reference(demands, capacity, *, guarantee=None, limit=None, le
         while any(active):
             i = min((j for j in range(n) if active[j]), key=lambda j: (key(j, tasks[j]), j))
             after = [tasks[j] + (j == i) for j in range(n)]
-            committed = [sum(max(after[j] * d[j][r], reserved[j][r]) for j in range(n)) for r in range(m)]
+            committed = [
+                sum(max(after[j] * d[j][r], reserved[j][r]) for j in range(n)) for r in range(m)
+            ]
             if any(committed[r] > cap[r] for r in range(m)):
                 active[i] = False
                 continue
@@ -229,7 +297,9 @@ def quota_filling_reference(demands, capacity, *, guarantee=None, limit=None, le
     return np.array(tasks, dtype=np.int64), order
 
 
-def borrowed_waterfilling_reference(demands, capacity, *, guarantee, limit=None, lending_limit=None, weights=None):
+def borrowed_waterfilling_reference(
+    demands, capacity, *, guarantee, limit=None, lending_limit=None, weights=None
+):
     """Divisible-task counterpart of ``drf(..., quotas=Quotas(guarantee, limit, lending_limit, "borrowed"))``
     (Kueue's fair sharing), by water-filling with bisection on the level (the borrowed share is a maximum over
     resources, so "share >= level" is not a linear constraint and this is not an LP).
@@ -257,7 +327,9 @@ def borrowed_waterfilling_reference(demands, capacity, *, guarantee, limit=None,
     def at_level(lam, free, x):
         y = x.copy()
         with np.errstate(divide="ignore", invalid="ignore"):
-            h = np.where(keyed, (g + lam * w[:, None] * lendable) / np.where(pos, d, 1.0), np.inf).min(axis=1)
+            h = np.where(
+                keyed, (g + lam * w[:, None] * lendable) / np.where(pos, d, 1.0), np.inf
+            ).min(axis=1)
         y[free] = np.clip(h, lower, upper)[free]
         return y
 
@@ -283,8 +355,10 @@ def borrowed_waterfilling_reference(demands, capacity, *, guarantee, limit=None,
                 hi = mid
         x = at_level(lo, free, x)
         full = committed(x) >= cap * (1 - 1e-9)
-        grows = free & (((x[:, None] * d >= reserved - 1e-9) & pos & full[None, :]).any(axis=1)
-                        | (x >= upper * (1 - 1e-12)))
+        grows = free & (
+            ((x[:, None] * d >= reserved - 1e-9) & pos & full[None, :]).any(axis=1)
+            | (x >= upper * (1 - 1e-12))
+        )
         frozen |= grows if grows.any() else free
     return x
 
@@ -300,7 +374,7 @@ def maxmin_levels_reference(cluster, coef, floors=None):
     p = len(users)
     a_cap = np.zeros((cluster.n_servers * cluster.n_resources, p + 1))
     for k, (u, i) in enumerate(zip(users, servers)):
-        a_cap[i * cluster.n_resources:(i + 1) * cluster.n_resources, k] = cluster.demand[u]
+        a_cap[i * cluster.n_resources : (i + 1) * cluster.n_resources, k] = cluster.demand[u]
     total = np.zeros((n, p + 1))
     total[users, np.arange(p)] = 1.0
     caps = np.isfinite(cluster.max_tasks)
@@ -317,17 +391,26 @@ def maxmin_levels_reference(cluster, coef, floors=None):
         raise_t[active, p] = 1.0
         c = np.zeros(p + 1)
         c[p] = -1.0
-        res = linprog(c, A_ub=np.vstack(rows[:3] + [raise_t]), b_ub=np.concatenate(rhs[:3] + [-floor]),
-                      bounds=[(0, None)] * (p + 1), method="highs")
+        res = linprog(
+            c,
+            A_ub=np.vstack(rows[:3] + [raise_t]),
+            b_ub=np.concatenate(rhs[:3] + [-floor]),
+            bounds=[(0, None)] * (p + 1),
+            method="highs",
+        )
         assert res.status == 0
         t = res.x[p]
         floor_t = np.where(active, t, np.nan_to_num(level)) * (1 - 1e-9)
         for j in np.flatnonzero(active):
             c = np.zeros(p + 1)
             c[:p] = -coef[j] * total[j, :p]
-            best = linprog(c, A_ub=np.vstack(rows[:3] + [-(coef[:, None] * total)]),
-                           b_ub=np.concatenate(rhs[:3] + [-floor_t]), bounds=[(0, None)] * p + [(0, 0)],
-                           method="highs")
+            best = linprog(
+                c,
+                A_ub=np.vstack(rows[:3] + [-(coef[:, None] * total)]),
+                b_ub=np.concatenate(rhs[:3] + [-floor_t]),
+                bounds=[(0, None)] * p + [(0, 0)],
+                method="highs",
+            )
             # infeasible: HiGHS's t (met to its tolerance) is a hair above what all can keep, so j cannot exceed it
             if best.status == 2 or -best.fun <= t * (1 + 1e-6) + 1e-12:
                 level[j] = t
@@ -337,7 +420,9 @@ def maxmin_levels_reference(cluster, coef, floors=None):
 def best_fit_reference(cluster, quantum):
     """Best-Fit DRFH written step by step with NumPy: shares and fitness as whole vectors, argmin picks."""
     pooled = cluster.capacity.sum(axis=0)
-    share_per_task = np.max(np.where(pooled > 0, cluster.demand / np.where(pooled > 0, pooled, 1), 0), axis=1)
+    share_per_task = np.max(
+        np.where(pooled > 0, cluster.demand / np.where(pooled > 0, pooled, 1), 0), axis=1
+    )
     share_per_task = share_per_task / cluster.weight
     caps = np.asarray(cluster.max_tasks, float)
     available = cluster.capacity.astype(float).copy()
@@ -348,14 +433,18 @@ def best_fit_reference(cluster, quantum):
         user = int(np.argmin(share))
         amount = min(quantum, caps[user] - tasks[user].sum())
         need = cluster.demand[user] * amount
-        room = cluster.eligible[user] & (need[None, :] <= available + FIT_SLACK * cluster.capacity).all(axis=1)
+        room = cluster.eligible[user] & (
+            need[None, :] <= available + FIT_SLACK * cluster.capacity
+        ).all(axis=1)
         if not room.any():
             active[user] = False
             continue
         demand = cluster.demand[user]
         d = demand / (demand[0] if demand[0] > 0 else demand.max())
         scale = np.where(available[:, 0] > 0, available[:, 0], available.max(axis=1))
-        shape = np.divide(available, scale[:, None], out=np.zeros_like(available), where=scale[:, None] > 0)
+        shape = np.divide(
+            available, scale[:, None], out=np.zeros_like(available), where=scale[:, None] > 0
+        )
         fitness = np.where(room, np.abs(d[None, :] - shape).sum(axis=1), np.inf)
         server = int(np.argmin(fitness))
         tasks[user, server] += amount
@@ -369,7 +458,9 @@ def machine_offers_reference(cluster):
     """The offer loop with NumPy vectors: for each machine, argmin of the shares of the users that may still take a
     task there (lexicographic on (share, index) by argmin's first-minimum rule)."""
     pooled = cluster.capacity.sum(axis=0)
-    share_per_task = np.max(np.where(pooled > 0, cluster.demand / np.where(pooled > 0, pooled, 1), 0), axis=1)
+    share_per_task = np.max(
+        np.where(pooled > 0, cluster.demand / np.where(pooled > 0, pooled, 1), 0), axis=1
+    )
     share_per_task = share_per_task / cluster.weight
     caps = np.asarray(cluster.max_tasks, float)
     tasks = np.zeros((cluster.n_users, cluster.n_servers))
@@ -395,5 +486,11 @@ def random_capped_cluster(seed, users, servers, resources, capped, weighted, *, 
     caps = None
     if capped:
         some = rng.random(users) < 0.5
-        caps = np.where(some, rng.integers(0, 30, users) if whole_caps else rng.uniform(0.5, 30.0, users), np.inf)
-    return Cluster(base.capacity, base.demand, weight=base.weight, eligible=base.eligible, max_tasks=caps)
+        caps = np.where(
+            some,
+            rng.integers(0, 30, users) if whole_caps else rng.uniform(0.5, 30.0, users),
+            np.inf,
+        )
+    return Cluster(
+        base.capacity, base.demand, weight=base.weight, eligible=base.eligible, max_tasks=caps
+    )

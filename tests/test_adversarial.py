@@ -1,6 +1,7 @@
 """Bad input and faults: every call ends in one of two ways — a documented exception naming the argument,
 index and value, or a result that passes the mechanism's own invariants. Each reproducer of issue-listed
 failures is a regression test here; hypothesis strategies push magnitudes, zeros and ties."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -13,8 +14,11 @@ from tests.test_sim import _jobs, _one_server_fleet
 
 # --- hangs ------------------------------------------------------------------------------------------------
 
+
 def test_drf_refuses_instances_beyond_its_step_bound():
-    with pytest.raises(InvalidInputError, match=r"up to 1e\+13 steps .* max_allocations = 2000000000"):
+    with pytest.raises(
+        InvalidInputError, match=r"up to 1e\+13 steps .* max_allocations = 2000000000"
+    ):
         drf([[1.0]], [1e13])
     assert drf([[1.0]], [1e6]).tasks.tolist() == [1_000_000]
     with pytest.raises(InvalidInputError, match="max_allocations"):
@@ -23,35 +27,47 @@ def test_drf_refuses_instances_beyond_its_step_bound():
         drf([[1.0]], [5], max_allocations=0)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"horizon": np.inf}, r"horizon = inf: must be a finite number"),
-    ({"horizon": np.nan}, r"horizon = nan: must be a finite number"),
-    ({"start": np.nan}, r"start = nan: must be a finite number"),
-    ({"start": 50.0, "horizon": 10.0}, r"horizon = 10\.0: must be after start = 50\.0"),
-    ({"interval": 1e-300}, r"interval = 1e-300: must be a finite number >= 0\.001"),
-    ({"interval": np.inf}, r"interval = inf"),
-    ({"horizon": 1e12, "interval": 1.0}, r"more than 10,000,000"),
-    ({"eligible": [[0.5], [1.0]]}, r"eligible\[0, 0\] = 0\.5"),
-    ({"eligible": [[np.nan], [1.0]]}, r"eligible\[0, 0\] = nan"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"horizon": np.inf}, r"horizon = inf: must be a finite number"),
+        ({"horizon": np.nan}, r"horizon = nan: must be a finite number"),
+        ({"start": np.nan}, r"start = nan: must be a finite number"),
+        ({"start": 50.0, "horizon": 10.0}, r"horizon = 10\.0: must be after start = 50\.0"),
+        ({"interval": 1e-300}, r"interval = 1e-300: must be a finite number >= 0\.001"),
+        ({"interval": np.inf}, r"interval = inf"),
+        ({"horizon": 1e12, "interval": 1.0}, r"more than 10,000,000"),
+        ({"eligible": [[0.5], [1.0]]}, r"eligible\[0, 0\] = 0\.5"),
+        ({"eligible": [[np.nan], [1.0]]}, r"eligible\[0, 0\] = nan"),
+    ],
+)
 def test_replay_refuses_unbounded_or_meaningless_times(kwargs, message):
     fleet = _one_server_fleet()
     with pytest.raises(InvalidInputError, match=message):
         sim.replay(fleet, _jobs([0, 0], [10, 5], [[1, 0.5], [0.5, 1]]), psdsf, **kwargs)
 
 
-@pytest.mark.parametrize("field, value, message", [
-    ("arrival", [np.nan, 0.0], r"jobs\.arrival\[0\] = nan: must be finite"),
-    ("work", [-1.0, 5.0], r"jobs\.work\[0\] = -1\.0: must be finite and >= 0"),
-    ("work", [np.inf, 5.0], r"jobs\.work\[0\] = inf"),
-    ("shape", [[-1.0, 1.0], [1.0, 1.0]], r"jobs\.shape\[0, 0\] = -1\.0"),
-    ("shape", [[0.0, 0.0], [1.0, 1.0]], r"jobs\.shape\[0\] = \[0\.0, 0\.0\]: a segment must demand some resource"),
-    ("trace_end", [-5.0, 100.0], r"jobs\.trace_end\[0\] = -5\.0: before its arrival"),
-])
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("arrival", [np.nan, 0.0], r"jobs\.arrival\[0\] = nan: must be finite"),
+        ("work", [-1.0, 5.0], r"jobs\.work\[0\] = -1\.0: must be finite and >= 0"),
+        ("work", [np.inf, 5.0], r"jobs\.work\[0\] = inf"),
+        ("shape", [[-1.0, 1.0], [1.0, 1.0]], r"jobs\.shape\[0, 0\] = -1\.0"),
+        (
+            "shape",
+            [[0.0, 0.0], [1.0, 1.0]],
+            r"jobs\.shape\[0\] = \[0\.0, 0\.0\]: a segment must demand some resource",
+        ),
+        ("trace_end", [-5.0, 100.0], r"jobs\.trace_end\[0\] = -5\.0: before its arrival"),
+    ],
+)
 def test_jobs_reject_nonsense(field, value, message):
     good = _jobs([0, 0], [10, 5], [[1, 0.5], [0.5, 1]])
-    fields = {f: getattr(good, f) for f in ("ids", "arrival", "trace_end", "offsets", "work", "shape", "resources",
-                                            "source")}
+    fields = {
+        f: getattr(good, f)
+        for f in ("ids", "arrival", "trace_end", "offsets", "work", "shape", "resources", "source")
+    }
     fields[field] = np.array(value, dtype=float)
     with pytest.raises(InvalidInputError, match=message):
         sim.Jobs(**fields)
@@ -59,24 +75,29 @@ def test_jobs_reject_nonsense(field, value, message):
 
 # --- silent wrong answers -----------------------------------------------------------------------------------
 
+
 def test_drf_uint64_caps_do_not_wrap():
     caps = np.array([2**64 - 1, 5], dtype=np.uint64)
     assert drf([[1, 1], [1, 1]], [10, 10], max_tasks=caps).tasks.tolist() == [5, 5]
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.lists(st.integers(0, 6), min_size=2, max_size=2), min_size=1, max_size=5),
-       st.lists(st.floats(1e-3, 1e6), min_size=2, max_size=2),
-       st.lists(st.integers(0, 2**63 - 1), min_size=5, max_size=5))
+@given(
+    st.lists(st.lists(st.integers(0, 6), min_size=2, max_size=2), min_size=1, max_size=5),
+    st.lists(st.floats(1e-3, 1e6), min_size=2, max_size=2),
+    st.lists(st.integers(0, 2**63 - 1), min_size=5, max_size=5),
+)
 def test_drf_either_refuses_or_allocates_feasibly(demands, capacity, caps):
     d = np.array(demands, dtype=float)
     d[d.sum(axis=1) == 0, 0] = 1.0
     try:
-        res = drf(d, capacity, max_tasks=np.array(caps[:len(d)], dtype=np.int64), max_allocations=10**6)
+        res = drf(
+            d, capacity, max_tasks=np.array(caps[: len(d)], dtype=np.int64), max_allocations=10**6
+        )
     except InvalidInputError as e:
         assert "max_allocations" in str(e) or "overflow" in str(e)
         return
-    assert (res.tasks >= 0).all() and (res.tasks <= np.array(caps[:len(d)])).all()
+    assert (res.tasks >= 0).all() and (res.tasks <= np.array(caps[: len(d)])).all()
     assert (res.tasks @ d <= np.array(capacity) * (1 + 1e-9)).all()
 
 
@@ -87,13 +108,16 @@ from fairlib.multires import Cluster, edrf, pdrf, pfvds  # noqa: E402
 from fairlib.multires.pfvds import nash_residual  # noqa: E402
 
 
-@pytest.mark.parametrize("w, y, budget", [
-    ([1e300] * 3, [1e300] * 3, 1e300),
-    ([1, 1], [1, 1], 1e-17),
-    ([5e-324], [2.0], 1.0),
-    ([1, 1, 1], [1, 2, 3], 1e-12),
-    ([1e-300, 1.0], [1.0, 1.0], 1.0),
-])
+@pytest.mark.parametrize(
+    "w, y, budget",
+    [
+        ([1e300] * 3, [1e300] * 3, 1e300),
+        ([1, 1], [1, 1], 1e-17),
+        ([5e-324], [2.0], 1.0),
+        ([1, 1, 1], [1, 2, 3], 1e-12),
+        ([1e-300, 1.0], [1.0, 1.0], 1.0),
+    ],
+)
 def test_best_response_at_extreme_magnitudes_spends_the_budget(w, y, budget):
     bids = market.best_response(w, y, budget)
     assert np.isfinite(bids).all() and (bids >= 0).all()
@@ -103,21 +127,27 @@ def test_best_response_at_extreme_magnitudes_spends_the_budget(w, y, budget):
 
 
 def test_best_response_names_a_bid_below_the_float_range():
-    with pytest.raises(InvalidInputError, match=r"y\[0\] = 1e-300: more than the float range below"):
+    with pytest.raises(
+        InvalidInputError, match=r"y\[0\] = 1e-300: more than the float range below"
+    ):
         market.best_response([1, 1], [1e-300, 1e300], 1.0)
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.floats(1e-6, 1.0), min_size=1, max_size=6), st.integers(-300, 300), st.integers(-300, 300),
-       st.integers(0, 2**32 - 1))
+@given(
+    st.lists(st.floats(1e-6, 1.0), min_size=1, max_size=6),
+    st.integers(-300, 300),
+    st.integers(-300, 300),
+    st.integers(0, 2**32 - 1),
+)
 def test_best_response_is_scale_free(w, wexp, yexp, seed):
     # bids scale with (y, X) and do not depend on the scale of w (the closed form is homogeneous)
     g = np.random.default_rng(seed)
     w = np.array(w)
     y = g.uniform(0.1, 1.0, len(w))
     ref = market.best_response(w, y, 1.0)
-    got = market.best_response(w * 10.0 ** wexp, y * 10.0 ** yexp, 10.0 ** yexp)
-    np.testing.assert_allclose(got / 10.0 ** yexp, ref, rtol=1e-9, atol=1e-12)
+    got = market.best_response(w * 10.0**wexp, y * 10.0**yexp, 10.0**yexp)
+    np.testing.assert_allclose(got / 10.0**yexp, ref, rtol=1e-9, atol=1e-12)
 
 
 def test_dynamics_with_budgets_near_the_float_range():
@@ -128,13 +158,18 @@ def test_dynamics_with_budgets_near_the_float_range():
     np.testing.assert_allclose(huge.efficiency, small.efficiency, rtol=1e-9)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"eps": np.nan}, r"eps = nan"), ({"eps": -1.0}, r"eps = -1\.0"), ({"max_iter": 2.5}, r"max_iter = 2\.5"),
-    ({"gap_tol": 0.0}, r"gap_tol = 0\.0"),
-    ({"initial_bids": np.full((3, 4), np.nan)}, r"initial_bids\[0, 0\] = nan"),
-    ({"initial_bids": -np.ones((3, 4))}, r"initial_bids\[0, 0\] = -1\.0"),
-    ({"initial_bids": np.ones((3, 4))}, r"initial_bids\[0\] sums to 4\.0"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"eps": np.nan}, r"eps = nan"),
+        ({"eps": -1.0}, r"eps = -1\.0"),
+        ({"max_iter": 2.5}, r"max_iter = 2\.5"),
+        ({"gap_tol": 0.0}, r"gap_tol = 0\.0"),
+        ({"initial_bids": np.full((3, 4), np.nan)}, r"initial_bids\[0, 0\] = nan"),
+        ({"initial_bids": -np.ones((3, 4))}, r"initial_bids\[0, 0\] = -1\.0"),
+        ({"initial_bids": np.ones((3, 4))}, r"initial_bids\[0\] sums to 4\.0"),
+    ],
+)
 def test_dynamics_secondary_parameters(kwargs, message):
     game = market.Game(market.uniform_preferences(np.random.default_rng(1), 3, 4), reserve=1e-6)
     with pytest.raises(InvalidInputError, match=message):
@@ -142,38 +177,56 @@ def test_dynamics_secondary_parameters(kwargs, message):
 
 
 def test_pdrf_overflowing_share_is_named():
-    with pytest.raises(InvalidInputError, match=r"demands\[0\] / capacity: a per-task share overflows"):
+    with pytest.raises(
+        InvalidInputError, match=r"demands\[0\] / capacity: a per-task share overflows"
+    ):
         pdrf([[1e300, 1], [1, 1]], [1e-300, 10])
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.lists(st.integers(0, 6), min_size=3, max_size=3), min_size=1, max_size=6),
-       st.lists(st.integers(1, 60), min_size=3, max_size=3))
+@given(
+    st.lists(st.lists(st.integers(0, 6), min_size=3, max_size=3), min_size=1, max_size=6),
+    st.lists(st.integers(1, 60), min_size=3, max_size=3),
+)
 def test_pdrf_documented_guarantee_with_zero_demands(demands, capacity):
     # PDRF = floor(first round of EDRF) <= floor(EDRF); equality when every user demands every resource
     d = np.array(demands, dtype=float)
     d[d.sum(axis=1) == 0, 0] = 1.0
     p, e = pdrf(d, capacity).tasks, edrf(d, capacity).tasks
     assert (p <= np.floor(e + 1e-9)).all()
-    if (d > 0).all():   # one EDRF round: PDRF is its floor (an exact integer EDRF value may round either way)
+    if (
+        d > 0
+    ).all():  # one EDRF round: PDRF is its floor (an exact integer EDRF value may round either way)
         assert (p >= np.floor(e - 1e-9)).all()
 
 
 # --- results that said converged when they did not ----------------------------------------------------------
 
-@pytest.mark.parametrize("alpha, message", [
-    (1e-300, r"alpha\[0\] = 1e-300: below 0\.01"), (1e-4, r"alpha\[0\] = 0\.0001"),
-    ("1", r"alpha = '1'"), (True, r"alpha = True"),
-])
+
+@pytest.mark.parametrize(
+    "alpha, message",
+    [
+        (1e-300, r"alpha\[0\] = 1e-300: below 0\.01"),
+        (1e-4, r"alpha\[0\] = 0\.0001"),
+        ("1", r"alpha = '1'"),
+        (True, r"alpha = True"),
+    ],
+)
 def test_pfvds_alpha_range(alpha, message):
     with pytest.raises(InvalidInputError, match=message):
         pfvds(Cluster([[9, 18]], [[1, 4], [3, 1]]), alpha)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"step": np.nan}, r"step = nan"), ({"kappa": -1.0}, r"kappa = -1\.0"), ({"max_sweeps": 0}, r"max_sweeps = 0"),
-    ({"tol": np.nan}, r"tol = nan"), ({"iterations": 2.5}, r"iterations = 2\.5"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"step": np.nan}, r"step = nan"),
+        ({"kappa": -1.0}, r"kappa = -1\.0"),
+        ({"max_sweeps": 0}, r"max_sweeps = 0"),
+        ({"tol": np.nan}, r"tol = nan"),
+        ({"iterations": 2.5}, r"iterations = 2\.5"),
+    ],
+)
 def test_pfvds_secondary_parameters(kwargs, message):
     with pytest.raises(InvalidInputError, match=message):
         pfvds(Cluster([[9, 18]], [[1, 4], [3, 1]]), 1.0, **kwargs)
@@ -199,19 +252,31 @@ import pandas as pd  # noqa: E402
 from fairlib.traces import TraceFormatError, read_batch_task, read_task_events  # noqa: E402
 from tests.test_traces import ROW, _write  # noqa: E402
 
-SHORT = ROW.rsplit(",", 1)[0] + "\n"                      # the trailing field missing
+SHORT = ROW.rsplit(",", 1)[0] + "\n"  # the trailing field missing
 
 
-@pytest.mark.parametrize("text, message", [
-    (ROW + SHORT, r"part-00000-of-00500\.csv\.gz, line 2: 12 field\(s\), expected 13"),
-    (ROW + "\n" + ROW, r"line 2: 1 field\(s\), expected 13 \(a blank line\)"),
-    (ROW + ROW.replace("0.125", "abc"), r"line 2, column 'cpu_request': 'abc' is not a number"),
-    (ROW + ROW.replace("0.125", "-0.5"), r"line 2, column 'cpu_request': -0\.5 must be finite and >= 0"),
-    (ROW + ROW.replace("0.125", "inf"), r"line 2, column 'cpu_request': inf must be finite and >= 0"),
-    (ROW + ROW.replace(",3418309,", ",,"), r"line 2, column 'job_id': empty, a value is required"),
-    ("", r"is empty \(no rows\)"),
-    ("\n\n", r"is empty \(no rows\)"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (ROW + SHORT, r"part-00000-of-00500\.csv\.gz, line 2: 12 field\(s\), expected 13"),
+        (ROW + "\n" + ROW, r"line 2: 1 field\(s\), expected 13 \(a blank line\)"),
+        (ROW + ROW.replace("0.125", "abc"), r"line 2, column 'cpu_request': 'abc' is not a number"),
+        (
+            ROW + ROW.replace("0.125", "-0.5"),
+            r"line 2, column 'cpu_request': -0\.5 must be finite and >= 0",
+        ),
+        (
+            ROW + ROW.replace("0.125", "inf"),
+            r"line 2, column 'cpu_request': inf must be finite and >= 0",
+        ),
+        (
+            ROW + ROW.replace(",3418309,", ",,"),
+            r"line 2, column 'job_id': empty, a value is required",
+        ),
+        ("", r"is empty \(no rows\)"),
+        ("\n\n", r"is empty \(no rows\)"),
+    ],
+)
 def test_google_loader_names_file_and_line(tmp_path, text, message):
     _write(tmp_path, text)
     with pytest.raises(TraceFormatError, match=message):
@@ -228,9 +293,11 @@ def test_google_loader_file_faults(tmp_path):
     (folder / "part-00002-of-00500.csv.gz").write_bytes(b"")
     with pytest.raises(TraceFormatError, match=r"part-00002-of-00500\.csv\.gz: .*(empty|corrupt)"):
         read_task_events([2], directory=tmp_path)
-    if os.geteuid() != 0:                   # root reads anything: the permission case needs a normal user
+    if os.geteuid() != 0:  # root reads anything: the permission case needs a normal user
         path.chmod(0)
-        with pytest.raises(PermissionError, match=r"part-00001-of-00500\.csv\.gz: .*cannot be read"):
+        with pytest.raises(
+            PermissionError, match=r"part-00001-of-00500\.csv\.gz: .*cannot be read"
+        ):
             read_task_events([1], directory=tmp_path)
     with pytest.raises(InvalidInputError, match=r"parts: 500 is not a part of task_events"):
         read_task_events([500], directory=tmp_path)
@@ -241,12 +308,17 @@ def test_alibaba_loader_negative_request(tmp_path):
     path.parent.mkdir(parents=True)
     with gzip.open(path, "wt") as f:
         f.write("1,2,3,4,5,Terminated,100,0.5\n1,2,3,4,5,Terminated,-100,0.5\n")
-    with pytest.raises(TraceFormatError, match=r"line 2, column 'plan_cpu': -100\.0 must be finite and >= 0"):
+    with pytest.raises(
+        TraceFormatError, match=r"line 2, column 'plan_cpu': -100\.0 must be finite and >= 0"
+    ):
         read_batch_task("2017", directory=tmp_path)
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(0, 5), st.sampled_from(["drop_field", "extra_field", "blank", "text", "negative", "truncate"]))
+@given(
+    st.integers(0, 5),
+    st.sampled_from(["drop_field", "extra_field", "blank", "text", "negative", "truncate"]),
+)
 def test_google_loader_any_corruption_is_an_error_or_clean(tmp_path_factory, row, kind):
     tmp = tmp_path_factory.mktemp("corrupt")
     rows = [ROW] * 6
@@ -263,7 +335,7 @@ def test_google_loader_any_corruption_is_an_error_or_clean(tmp_path_factory, row
     _write(tmp, "".join(rows))
     if kind == "truncate":
         path = tmp / "task_events" / "part-00000-of-00500.csv.gz"
-        path.write_bytes(path.read_bytes()[:-(row + 8)])
+        path.write_bytes(path.read_bytes()[: -(row + 8)])
     with pytest.raises((TraceFormatError, InvalidInputError)) as err:
         read_task_events([0], directory=tmp)
     assert "part-00000-of-00500.csv.gz" in str(err.value)
@@ -276,20 +348,38 @@ from fairlib.multires import drfh, tsf  # noqa: E402
 from fairlib.multires.server_properties import property_violations  # noqa: E402
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: market.two_player_equilibria(1 - 1e-16), r"alpha = 0\.9999999999999999: must be a finite number >= 0\.5"),
-    (lambda: market.two_player_equilibria_numeric(2.0), r"alpha = 2\.0"),
-    (lambda: market.allocation([[-1.0, 1.0], [1.0, 1.0]]), r"bids\[0, 0\] = -1\.0"),
-    (lambda: market.weight_proportional_bids([[np.nan, 1.0]], [1.0]), r"weights\[0, 0\] = nan"),
-    (lambda: market.welfare_optimum([[np.nan, 1.0]]), r"weights\[0, 0\] = nan"),
-    (lambda: market.social_optimum(np.ones((2, 3)), 0), r"parallelism\[0\] = 0"),
-    (lambda: metrics.jain_index([]), r"values: expected a non-empty vector"),
-    (lambda: metrics.envy_freeness(np.ones((2, 3)), np.ones((3, 2))), r"weights, shares: expected two"),
-    (lambda: market.best_response(np.array([1 + 1j, 1]), [1, 1], 1), r"w = .*: expected real numbers, got dtype c"),
-    (lambda: market.best_response(["1", "1"], [1, 1], 1), r"w: must be numeric, got dtype <U1: \[.1., .1.\]"),
-    (lambda: market.best_response([True, True], [1, 1], 1), r"w = .*: expected real numbers, got dtype bool"),
-    (lambda: market.best_response([1, 1], [1, 1], True), r"budget = True"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda: market.two_player_equilibria(1 - 1e-16),
+            r"alpha = 0\.9999999999999999: must be a finite number >= 0\.5",
+        ),
+        (lambda: market.two_player_equilibria_numeric(2.0), r"alpha = 2\.0"),
+        (lambda: market.allocation([[-1.0, 1.0], [1.0, 1.0]]), r"bids\[0, 0\] = -1\.0"),
+        (lambda: market.weight_proportional_bids([[np.nan, 1.0]], [1.0]), r"weights\[0, 0\] = nan"),
+        (lambda: market.welfare_optimum([[np.nan, 1.0]]), r"weights\[0, 0\] = nan"),
+        (lambda: market.social_optimum(np.ones((2, 3)), 0), r"parallelism\[0\] = 0"),
+        (lambda: metrics.jain_index([]), r"values: expected a non-empty vector"),
+        (
+            lambda: metrics.envy_freeness(np.ones((2, 3)), np.ones((3, 2))),
+            r"weights, shares: expected two",
+        ),
+        (
+            lambda: market.best_response(np.array([1 + 1j, 1]), [1, 1], 1),
+            r"w = .*: expected real numbers, got dtype c",
+        ),
+        (
+            lambda: market.best_response(["1", "1"], [1, 1], 1),
+            r"w: must be numeric, got dtype <U1: \[.1., .1.\]",
+        ),
+        (
+            lambda: market.best_response([True, True], [1, 1], 1),
+            r"w = .*: expected real numbers, got dtype bool",
+        ),
+        (lambda: market.best_response([1, 1], [1, 1], True), r"budget = True"),
+    ],
+)
 def test_helpers_name_bad_arguments(call, message):
     with pytest.raises(InvalidInputError, match=message):
         call()
@@ -298,13 +388,22 @@ def test_helpers_name_bad_arguments(call, message):
 FIG1 = Cluster([[12, 4, 75], [8, 16, 0]], [[1, 1, 5], [0.5, 0.5, 2], [1, 3, 0], [2, 5, 0]])
 
 
-@pytest.mark.parametrize("tasks, message", [
-    (np.full((4, 2), np.nan), r"tasks\[0, 0\] = nan"),
-    (-np.ones((4, 2)), r"tasks\[0, 0\] = -1\.0"),
-    (np.array([[0, 1.0], [0, 0], [0, 0], [0, 0]]), r"tasks\[0, 1\] = 1\.0: .*cannot use server 1"),
-    (np.array([[100.0, 0], [0, 0], [0, 0], [0, 0]]), r"server 0 uses 100 of resource 0, capacity 12"),
-    (np.ones((3, 2)), r"tasks = .*: expected shape \(4, 2\)"),
-])
+@pytest.mark.parametrize(
+    "tasks, message",
+    [
+        (np.full((4, 2), np.nan), r"tasks\[0, 0\] = nan"),
+        (-np.ones((4, 2)), r"tasks\[0, 0\] = -1\.0"),
+        (
+            np.array([[0, 1.0], [0, 0], [0, 0], [0, 0]]),
+            r"tasks\[0, 1\] = 1\.0: .*cannot use server 1",
+        ),
+        (
+            np.array([[100.0, 0], [0, 0], [0, 0], [0, 0]]),
+            r"server 0 uses 100 of resource 0, capacity 12",
+        ),
+        (np.ones((3, 2)), r"tasks = .*: expected shape \(4, 2\)"),
+    ],
+)
 def test_property_checkers_refuse_non_allocations(tasks, message):
     with pytest.raises(InvalidInputError, match=message):
         property_violations(FIG1, tasks)
@@ -312,7 +411,9 @@ def test_property_checkers_refuse_non_allocations(tasks, message):
 
 @pytest.mark.parametrize("scale", [1e300, 1e-300])
 def test_clusters_outside_the_solvers_range_are_named(scale):
-    with pytest.raises(InvalidInputError, match=r"capacity\[0\] / demand\[0\]: user 0 could run .* tasks alone"):
+    with pytest.raises(
+        InvalidInputError, match=r"capacity\[0\] / demand\[0\]: user 0 could run .* tasks alone"
+    ):
         Cluster(FIG1.capacity * scale, FIG1.demand)
 
 
@@ -328,27 +429,36 @@ from fairlib.dynamic import dynamic_drf, dynamic_drf_step, static_drf_levels  # 
 D3 = np.array([[1, 0.5], [0.5, 1], [1, 1.0]])
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: dynamic_drf_step(D3, [5, 5], 3), r"previous_shares: use 7\.5 of resource 0, more than the capacity"),
-    (lambda: dynamic_drf_step(D3, [np.nan, 0.1], 3), r"previous_shares\[0\] = nan"),
-    (lambda: dynamic_drf_step(D3, [0.1, 0.1], 2.5), r"n = 2\.5: must be an integer"),
-    (lambda: static_drf_levels(D3, 3.9), r"n = 3\.9: must be an integer"),
-    (lambda: dynamic_drf(D3, 3.5), r"n = 3\.5: must be an integer"),
-    (lambda: dynamic_drf(D3, float("nan")), r"n = nan: must be an integer"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda: dynamic_drf_step(D3, [5, 5], 3),
+            r"previous_shares: use 7\.5 of resource 0, more than the capacity",
+        ),
+        (lambda: dynamic_drf_step(D3, [np.nan, 0.1], 3), r"previous_shares\[0\] = nan"),
+        (lambda: dynamic_drf_step(D3, [0.1, 0.1], 2.5), r"n = 2\.5: must be an integer"),
+        (lambda: static_drf_levels(D3, 3.9), r"n = 3\.9: must be an integer"),
+        (lambda: dynamic_drf(D3, 3.5), r"n = 3\.5: must be an integer"),
+        (lambda: dynamic_drf(D3, float("nan")), r"n = nan: must be an integer"),
+    ],
+)
 def test_dynamic_drf_arguments(call, message):
     with pytest.raises(InvalidInputError, match=message):
         call()
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.lists(st.floats(0.0, 1.0), min_size=2, max_size=2), min_size=1, max_size=8), st.integers(0, 3))
+@given(
+    st.lists(st.lists(st.floats(0.0, 1.0), min_size=2, max_size=2), min_size=1, max_size=8),
+    st.integers(0, 3),
+)
 def test_dynamic_drf_step_from_a_feasible_state_stays_feasible(rows, extra):
     d = np.array(rows)
     d[d.max(axis=1) == 0, 0] = 1.0
     d = d / d.max(axis=1, keepdims=True)
     k, n = len(d), len(d) + extra
-    prev = dynamic_drf(d[:k - 1], n).shares(k - 1) if k > 1 else np.zeros(0)
+    prev = dynamic_drf(d[: k - 1], n).shares(k - 1) if k > 1 else np.zeros(0)
     x = dynamic_drf_step(d, prev, n)
     assert np.isfinite(x).all() and (x >= prev.tolist() + [0.0]).all()
     assert (x @ d <= k / n * (1 + 1e-9) + 1e-12).all()
@@ -367,8 +477,9 @@ def clashing_cell(seed, users):
 
 def dying_cell(seed, x):
     import os as _os
+
     if x == 2:
-        _os._exit(3)            # the worker process dies, as an out-of-memory kill would
+        _os._exit(3)  # the worker process dies, as an out-of-memory kill would
     return {"value": x}
 
 
@@ -379,11 +490,25 @@ def test_sweep_refuses_a_column_named_like_the_grid():
 
 def test_sweep_recomputes_a_truncated_cache_entry(tmp_path, monkeypatch):
     monkeypatch.setenv("FAIRLIB_BUILD_DIR", str(tmp_path))
-    first = sweep(draw_cell, {"users": [3], "scale": [1.0]}, rng=1, backend="serial", cache=True, progress=False)
+    first = sweep(
+        draw_cell,
+        {"users": [3], "scale": [1.0]},
+        rng=1,
+        backend="serial",
+        cache=True,
+        progress=False,
+    )
     (entry,) = (tmp_path / "sweep-cache").rglob("*.pkl")
     entry.write_bytes(entry.read_bytes()[:5])
     with pytest.warns(RuntimeWarning, match=rf"{entry.name} is unreadable"):
-        again = sweep(draw_cell, {"users": [3], "scale": [1.0]}, rng=1, backend="serial", cache=True, progress=False)
+        again = sweep(
+            draw_cell,
+            {"users": [3], "scale": [1.0]},
+            rng=1,
+            backend="serial",
+            cache=True,
+            progress=False,
+        )
     assert again.attrs["sweep"]["ran"] == 1
     pd.testing.assert_frame_equal(first, again)
 
@@ -403,6 +528,7 @@ def test_claim_log_key_cannot_leave_the_output_folders():
 
 def test_outputs_are_written_whole_then_renamed(tmp_path, monkeypatch):
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -441,8 +567,12 @@ MAGNITUDE = st.sampled_from([1e-300, 1e-150, 1e-30, 1e-6, 1.0, 1e6, 1e30, 1e150,
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.lists(st.integers(0, 4), min_size=2, max_size=2), min_size=1, max_size=4), MAGNITUDE, MAGNITUDE,
-       st.lists(st.integers(1, 50), min_size=2, max_size=2))
+@given(
+    st.lists(st.lists(st.integers(0, 4), min_size=2, max_size=2), min_size=1, max_size=4),
+    MAGNITUDE,
+    MAGNITUDE,
+    st.lists(st.integers(1, 50), min_size=2, max_size=2),
+)
 def test_single_pool_mechanisms_at_extreme_magnitudes(demands, d_scale, c_scale, capacity):
     d = np.array(demands, dtype=float)
     d[d.sum(axis=1) == 0, 0] = 1.0
@@ -451,7 +581,7 @@ def test_single_pool_mechanisms_at_extreme_magnitudes(demands, d_scale, c_scale,
         try:
             res = mech(d, cap)
         except InvalidInputError as e:
-            assert str(e)            # named, never empty
+            assert str(e)  # named, never empty
             continue
         t = np.asarray(res.tasks, dtype=float)
         assert np.isfinite(t).all() and (t >= 0).all()
@@ -473,7 +603,11 @@ def test_cluster_mechanisms_at_extreme_magnitudes(c_scale, d_scale, seed):
         return
     for mech in (drfh, tsf, psdsf, lambda c: pfvds(c, 2.0)):
         x = mech(c).tasks
-        assert np.isfinite(x).all() and (x >= -1e-12 * x.max()).all() and c.feasible(np.maximum(x, 0), tol=1e-7)
+        assert (
+            np.isfinite(x).all()
+            and (x >= -1e-12 * x.max()).all()
+            and c.feasible(np.maximum(x, 0), tol=1e-7)
+        )
 
 
 # --- secondary parameters across the public API ----------------------------------------------------------------
@@ -487,20 +621,30 @@ _X = market.weight_proportional_bids(_W)
 SECONDARY = {
     "drfh tol": lambda v: drfh(FIG1, tol=v),
     "tsf tol": lambda v: tsf(FIG1, tol=v),
-    "equilibrium_violation tol": lambda v: market.equilibrium_violation(_W, _X, tol=v, reserve=1e-6),
+    "equilibrium_violation tol": lambda v: market.equilibrium_violation(
+        _W, _X, tol=v, reserve=1e-6
+    ),
     "equilibrium_violation reserve": lambda v: market.equilibrium_violation(_W, _X, reserve=v),
     "marginal_utilities reserve": lambda v: market.marginal_utilities(_W, _X, reserve=v),
-    "proportional_guarantee_bids budget": lambda v: market.proportional_guarantee_bids(np.ones(4), budget=v),
+    "proportional_guarantee_bids budget": lambda v: market.proportional_guarantee_bids(
+        np.ones(4), budget=v
+    ),
     "correlated_preferences dim": lambda v: market.correlated_preferences(0, 3, 4, dim=v),
     "uniform_preferences n_users": lambda v: market.uniform_preferences(0, v, 4),
     "maxsum_counterexample eps": lambda v: _dyn.maxsum_counterexample(3, eps=v),
     "check_properties tol": lambda v: _dyn.check_properties(_dyn.dynamic_drf(D3), tol=v),
-    "strategyproofness_spot_check trials": lambda v: _dyn.strategyproofness_spot_check(D3, rng=0, trials=v),
-    "location_eligibility reach": lambda v: _sim.location_eligibility(bitbrains_fleet(), 10, rng=0, reach=v),
+    "strategyproofness_spot_check trials": lambda v: _dyn.strategyproofness_spot_check(
+        D3, rng=0, trials=v
+    ),
+    "location_eligibility reach": lambda v: _sim.location_eligibility(
+        bitbrains_fleet(), 10, rng=0, reach=v
+    ),
     "synthetic_task_requests size": lambda v: synthetic_task_requests(0, v),
     "bitbrains_fleet locations": lambda v: bitbrains_fleet(locations=v),
     "pfvds max_sweeps": lambda v: pfvds(FIG1, 1.0, max_sweeps=v),
-    "run_dynamics max_iter": lambda v: market.run_dynamics(market.Game(_W, reserve=1e-6), max_iter=v),
+    "run_dynamics max_iter": lambda v: market.run_dynamics(
+        market.Game(_W, reserve=1e-6), max_iter=v
+    ),
 }
 
 

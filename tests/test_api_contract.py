@@ -35,6 +35,7 @@ Mutation evidence: :func:`test_the_contract_fails_a_target_whose_validation_is_r
 of three passing targets (:data:`MUTATIONS`) a pass-through and asserts that the contract then fails that target. The
 callables in KNOWN_GAPS are strict expected failures, so a mutation there would show nothing.
 """
+
 from __future__ import annotations
 
 import doctest
@@ -60,42 +61,43 @@ from fairlib._validate import InvalidInputError, is_result_type
 #: modules walked besides fairlib itself (fairlib.__all__ names them), and the pipeline modules whose functions take
 #: user input (fairlib.repro); packages are walked through their __all__
 MODULES = [f"fairlib.{m}" for m in fairlib._SUBMODULES] + [
-    f"fairlib.repro.{m}" for m in ("experiments", "report", "plotting", "verify", "catalog")]
+    f"fairlib.repro.{m}" for m in ("experiments", "report", "plotting", "verify", "catalog")
+]
 
 #: ONE place for everything the contract leaves out: a qualified name or fnmatch pattern -> the reason
 EXEMPT = {
     "fairlib.repro.experiments*": "the papers' drivers: each takes the tables of the previous step of its notebook; "
-                                  "they are run by the notebooks' smoke tests and tests/test_*_findings.py, and "
-                                  "validate through the library functions they call",
+    "they are run by the notebooks' smoke tests and tests/test_*_findings.py, and "
+    "validate through the library functions they call",
     "fairlib.repro.plotting*": "figure helpers over matplotlib axes and tidy tables; matplotlib and seaborn validate "
-                               "their own arguments, tests/test_site.py renders every figure",
+    "their own arguments, tests/test_site.py renders every figure",
     "fairlib.mechanisms.register": "mutates the process-wide registry; its errors are tested in tests/test_mechanisms.py",  # noqa: E501
     "fairlib.mechanisms.unregister": "mutates the process-wide registry (tests/test_mechanisms.py)",
     "fairlib.mechanisms.registered": "a context manager around register/unregister (tests/test_mechanisms.py)",
     "fairlib.games.register_game": "mutates the process-wide game registry; its errors are tested in "
-                                   "tests/test_games.py",
+    "tests/test_games.py",
     "fairlib.games.unregister_game": "mutates the process-wide game registry (tests/test_games.py)",
     "fairlib.games.registered": "a context manager around register_game (tests/test_games.py)",
     "fairlib.testing*": "the registry's checks for plugin authors: they take registered mechanisms and games (or a "
-                        "callable to register), not data; tests/test_testing.py and tests/test_registry.py run them",
+    "callable to register), not data; tests/test_testing.py and tests/test_registry.py run them",
     "fairlib.games.GameMechanism.refuse_unsupported": "called by the registry with the game of each call; its refusals "
-                                                      "are tested in tests/test_games.py and, per registered game, in "
-                                                      "tests/test_game_registry.py",
+    "are tested in tests/test_games.py and, per registered game, in "
+    "tests/test_game_registry.py",
     "fairlib.repro.plotting.use_style": "no arguments",
     "fairlib.repro.catalog*": "the repository's own list of notebooks (fairlib/repro/catalog.py), read by run_all.py, "
-                              "the book and the tests, not a computation on user input: get() names an unknown key "
-                              "in its KeyError (its doctest), tests/test_run_all.py and tests/test_scaffold.py "
-                              "exercise the rest",
+    "the book and the tests, not a computation on user input: get() names an unknown key "
+    "in its KeyError (its doctest), tests/test_run_all.py and tests/test_scaffold.py "
+    "exercise the rest",
     "fairlib.timing.median_time": "times a callable by wall clock: it refuses bad arguments by name "
-                                  "(tests/test_named_errors.py), and the battery's valid large counts would only "
-                                  "measure the machine for hours",
+    "(tests/test_named_errors.py), and the battery's valid large counts would only "
+    "measure the machine for hours",
     "fairlib.*Error": "an exception class",
     "fairlib.multires.DRFSorter.*": "the stateful scheduler interface (clients added, allocated, removed in turn); "
-                                    "each method's errors are tested in tests/test_scheduler_semantics.py",
+    "each method's errors are tested in tests/test_scheduler_semantics.py",
     "fairlib.repro.report.ClaimLog.*": "the claims ledger's recording methods: their rules and errors are tested in "
-                                 "tests/test_report.py against declared registries",
+    "tests/test_report.py against declared registries",
     "fairlib.repro.report.load_registry": "parses claim registries (TOML); its errors are tested in "
-                                          "tests/test_report.py",
+    "tests/test_report.py",
     "fairlib.repro.verify.*": "compares files on disk by path; tests/test_verify.py covers missing and malformed files",
     "fairlib.multires.Quotas.resolve": "called by drf(quotas=...) with validated arrays; tests/test_quotas.py",
     "fairlib.multires.HierarchicalDRFResult.node": "looks a queue up by its path; tests/test_hierarchy.py",
@@ -107,69 +109,161 @@ EXEMPT = {
 #: values that are valid for an argument: (callable pattern, argument pattern, probe label pattern) -> reason
 ACCEPTED = {
     ("*", "*", "None"): "None is the documented default of this argument",
-    ("*", "progress", "*"): "a display switch: any truthy value shows the bar, as tqdm's disable= does",
+    (
+        "*",
+        "progress",
+        "*",
+    ): "a display switch: any truthy value shows the bar, as tqdm's disable= does",
     ("fairlib.sweep.sweep", "desc", "*"): "free text: the progress bar's label",
-    ("fairlib.sweep.sweep", "cache_name", "'no-such-choice'*"): "a folder name under build/sweep-cache",
+    (
+        "fairlib.sweep.sweep",
+        "cache_name",
+        "'no-such-choice'*",
+    ): "a folder name under build/sweep-cache",
     ("fairlib.sweep.*", "n_jobs", "-1 (negative)"): "-1 is joblib's 'every core'",
-    ("fairlib.sweep.default_backend", "scheduler", "'no-such-choice'*"): "a Dask scheduler's address: contacted only "
-                                                                          "when a sweep runs on it",
-    ("fairlib.repro.report.*", "key", "'no-such-choice'*"): "a notebook key is any folder name (a new notebook's is "
-                                                            "not catalogued yet); check_key refuses what could leave "
-                                                            "the folder",
-    ("fairlib.paths.*", "key", "'no-such-choice'*"): "a notebook key is any folder name (a new notebook's is not "
-                                                     "catalogued yet); check_key refuses what could leave the folder",
-    ("fairlib.repro.report.save_*", "name", "'no-such-choice'*"): "a file name: letters, digits, '_' and '-'",
-    ("fairlib.repro.report.reported", "name", "'no-such-choice'*"): "a table's file name: letters, digits, '_' and '-'",
-    ("fairlib.repro.report.claim_anchor", "claim_id", "'no-such-choice'*"): "a claim id is any registry id (a new "
-                                                                       "claim's too); claim_anchor refuses what "
-                                                                       "would break the HTML anchor",
+    (
+        "fairlib.sweep.default_backend",
+        "scheduler",
+        "'no-such-choice'*",
+    ): "a Dask scheduler's address: contacted only when a sweep runs on it",
+    (
+        "fairlib.repro.report.*",
+        "key",
+        "'no-such-choice'*",
+    ): "a notebook key is any folder name (a new notebook's is "
+    "not catalogued yet); check_key refuses what could leave "
+    "the folder",
+    (
+        "fairlib.paths.*",
+        "key",
+        "'no-such-choice'*",
+    ): "a notebook key is any folder name (a new notebook's is not "
+    "catalogued yet); check_key refuses what could leave the folder",
+    (
+        "fairlib.repro.report.save_*",
+        "name",
+        "'no-such-choice'*",
+    ): "a file name: letters, digits, '_' and '-'",
+    (
+        "fairlib.repro.report.reported",
+        "name",
+        "'no-such-choice'*",
+    ): "a table's file name: letters, digits, '_' and '-'",
+    (
+        "fairlib.repro.report.claim_anchor",
+        "claim_id",
+        "'no-such-choice'*",
+    ): "a claim id is any registry id (a new "
+    "claim's too); claim_anchor refuses what "
+    "would break the HTML anchor",
     ("fairlib.repro.report.cell_key", "source", "'no-such-choice'*"): "any text is a cell's source",
-    ("fairlib.repro.report.display_value", "value", "*"): "formats any value for a ledger (NaN, text and lists "
-                                                          "included)",
-    ("fairlib.mechanisms.resolve", "name", "'no-such-choice'*"): "free text: the argument's name as messages show it",
-    ("fairlib.dynamic.normalize_demands", "name", "'no-such-choice'*"): "free text: the argument's name as messages "
-                                                                         "show it",
-    ("fairlib.multires.Cluster.refuse_caps", "mechanism", "'*'*"): "free text: the mechanism's name for the message",
-    ("fairlib.traces.task_event_demands", "source", "'no-such-choice'*"): "free text: a provenance label",
-    ("fairlib.sim.snapshot_cluster", "t", "-1.0 (negative)"): "an answer, not an error: a time before the first "
-                                                              "arrival has no active user (a workload's clock may "
-                                                              "start below 0)",
+    (
+        "fairlib.repro.report.display_value",
+        "value",
+        "*",
+    ): "formats any value for a ledger (NaN, text and lists included)",
+    (
+        "fairlib.mechanisms.resolve",
+        "name",
+        "'no-such-choice'*",
+    ): "free text: the argument's name as messages show it",
+    (
+        "fairlib.dynamic.normalize_demands",
+        "name",
+        "'no-such-choice'*",
+    ): "free text: the argument's name as messages show it",
+    (
+        "fairlib.multires.Cluster.refuse_caps",
+        "mechanism",
+        "'*'*",
+    ): "free text: the mechanism's name for the message",
+    (
+        "fairlib.traces.task_event_demands",
+        "source",
+        "'no-such-choice'*",
+    ): "free text: a provenance label",
+    (
+        "fairlib.sim.snapshot_cluster",
+        "t",
+        "-1.0 (negative)",
+    ): "an answer, not an error: a time before the first "
+    "arrival has no active user (a workload's clock may "
+    "start below 0)",
     ("fairlib.sim.Jobs", "source", "'no-such-choice'*"): "free text: a provenance label",
-    ("fairlib.traces.task_usage_demands", "source", "'no-such-choice'*"): "free text: a provenance label",
+    (
+        "fairlib.traces.task_usage_demands",
+        "source",
+        "'no-such-choice'*",
+    ): "free text: a provenance label",
     ("fairlib.sim.Jobs", "arrival", "negative entry"): "a time: a trace's clock may start below 0",
-    ("fairlib.sim.replay", "start", "-1.0 (negative)"): "a time: replaying from before the first arrival starts with "
-                                                        "idle epochs (a trace's clock may start below 0)",
-    ("fairlib.sim.open_loop", "start", "-1.0 (negative)"): "a time: scoring from before the first segment starts "
-                                                           "with idle epochs (a trace's clock may start below 0)",
-    ("fairlib.traces.Fleet", "source", "'no-such-choice'*"): "free text: a provenance label (the builders write "
-                                                             "real, synthetic, given or paper)",
+    (
+        "fairlib.sim.replay",
+        "start",
+        "-1.0 (negative)",
+    ): "a time: replaying from before the first arrival starts with "
+    "idle epochs (a trace's clock may start below 0)",
+    (
+        "fairlib.sim.open_loop",
+        "start",
+        "-1.0 (negative)",
+    ): "a time: scoring from before the first segment starts "
+    "with idle epochs (a trace's clock may start below 0)",
+    (
+        "fairlib.traces.Fleet",
+        "source",
+        "'no-such-choice'*",
+    ): "free text: a provenance label (the builders write real, synthetic, given or paper)",
     ("fairlib.traces.Fleet", "notes", "'no-such-choice'*"): "free text: how the fleet was built",
-    ("fairlib.traces.Workload", "arrival", "negative entry"): "a time: a trace's clock may start below 0 (as for "
-                                                              "fairlib.sim.Jobs)",
-    ("fairlib.traces.Workload.active_at", "t", "-1.0 (negative)"): "an answer, not an error: a time before the first "
-                                                                   "arrival has no active user (a workload's clock "
-                                                                   "may start below 0)",
+    (
+        "fairlib.traces.Workload",
+        "arrival",
+        "negative entry",
+    ): "a time: a trace's clock may start below 0 (as for fairlib.sim.Jobs)",
+    (
+        "fairlib.traces.Workload.active_at",
+        "t",
+        "-1.0 (negative)",
+    ): "an answer, not an error: a time before the first "
+    "arrival has no active user (a workload's clock "
+    "may start below 0)",
     ("fairlib.multires.psmfa", "alphas", "inf"): "α = ∞ is PS-DSF on that server (Theorem 2)",
-    ("fairlib.multires.*", "alpha", "[[]1.0] (list)"): "one α per server: the baseline's cluster has one server",
-    ("fairlib.multires.nash_residual", "tasks", "nan entry"): "an answer, not an error: a diverged solver's NaN task "
-                                                              "counts are no equilibrium (residual inf)",
-    ("fairlib.multires.nash_residual", "tasks", "inf entry"): "an answer, not an error: infinite task counts are no "
-                                                              "equilibrium (residual inf)",
+    (
+        "fairlib.multires.*",
+        "alpha",
+        "[[]1.0] (list)",
+    ): "one α per server: the baseline's cluster has one server",
+    (
+        "fairlib.multires.nash_residual",
+        "tasks",
+        "nan entry",
+    ): "an answer, not an error: a diverged solver's NaN task "
+    "counts are no equilibrium (residual inf)",
+    (
+        "fairlib.multires.nash_residual",
+        "tasks",
+        "inf entry",
+    ): "an answer, not an error: infinite task counts are no equilibrium (residual inf)",
     ("fairlib.multires.*", "alpha", "inf"): "α = ∞ is PS-DSF, the limit of Theorem 2 "
-                                            "(fairlib.multires.per_server_alpha documents it)",
-    ("fairlib.multires.Cluster.feasible", "tasks", "negative entry"): "an answer, not an error: an allocation with a "
-                                                                      "negative entry is not feasible (False)",
+    "(fairlib.multires.per_server_alpha documents it)",
+    (
+        "fairlib.multires.Cluster.feasible",
+        "tasks",
+        "negative entry",
+    ): "an answer, not an error: an allocation with a negative entry is not feasible (False)",
 }
 
 
 #: callables the contract still finds bad values accepted or refused without a name (the first full run found
 #: 1,025 such probes over these callables): expected failures, strict — a callable fixed here turns its XFAIL into
 #: an XPASS that fails the run until it is removed from this list. Listed with the reason "not yet validated".
-KNOWN_GAPS_REASON = "not yet validated: the contract finds bad values accepted or refused by a raw error"
+KNOWN_GAPS_REASON = (
+    "not yet validated: the contract finds bad values accepted or refused by a raw error"
+)
 KNOWN_GAPS: set[str] = set()
 
 
 # --- valid examples ----------------------------------------------------------------------------------------------
+
 
 def _cluster():
     from fairlib.multires import Cluster
@@ -186,36 +280,76 @@ def _game():
 def _fleet():
     from fairlib.traces import Fleet
 
-    return Fleet(np.array([[1.0, 1.0], [0.5, 0.5]]), ("cpu_normalised", "memory_normalised"), np.array(["A", "B"]),
-                 "synthetic", location=np.array([0, 1]))
+    return Fleet(
+        np.array([[1.0, 1.0], [0.5, 0.5]]),
+        ("cpu_normalised", "memory_normalised"),
+        np.array(["A", "B"]),
+        "synthetic",
+        location=np.array([0, 1]),
+    )
 
 
 def _workload():
     from fairlib.traces import Workload
 
-    return Workload(np.array([1, 2]), np.array([[0.5, 0.25], [0.2, 0.1]]), np.array([0.0, 5.0]),
-                    np.array([600.0, 900.0]), ("cpu_normalised", "memory_normalised"), "synthetic",
-                    scheduling_class=np.array([0, 2]))
+    return Workload(
+        np.array([1, 2]),
+        np.array([[0.5, 0.25], [0.2, 0.1]]),
+        np.array([0.0, 5.0]),
+        np.array([600.0, 900.0]),
+        ("cpu_normalised", "memory_normalised"),
+        "synthetic",
+        scheduling_class=np.array([0, 2]),
+    )
 
 
 def _task_events():
-    return pd.DataFrame({"time": [0, 5_000_000, 9_000_000, 600_000_000], "missing_info": [pd.NA] * 4,
-                         "job_id": [1, 1, 2, 1], "task_index": [0, 1, 0, 0], "machine_id": [5, 5, 6, 5],
-                         "event_type": [0, 0, 0, 4], "user": ["u"] * 4, "scheduling_class": [0, 0, 1, 0],
-                         "priority": [9] * 4, "cpu_request": [0.1, 0.2, 0.3, 0.1],
-                         "memory_request": [0.1, 0.1, 0.2, 0.1], "disk_request": [0.0] * 4,
-                         "different_machines": [0] * 4})
+    return pd.DataFrame(
+        {
+            "time": [0, 5_000_000, 9_000_000, 600_000_000],
+            "missing_info": [pd.NA] * 4,
+            "job_id": [1, 1, 2, 1],
+            "task_index": [0, 1, 0, 0],
+            "machine_id": [5, 5, 6, 5],
+            "event_type": [0, 0, 0, 4],
+            "user": ["u"] * 4,
+            "scheduling_class": [0, 0, 1, 0],
+            "priority": [9] * 4,
+            "cpu_request": [0.1, 0.2, 0.3, 0.1],
+            "memory_request": [0.1, 0.1, 0.2, 0.1],
+            "disk_request": [0.0] * 4,
+            "different_machines": [0] * 4,
+        }
+    )
 
 
 def _vms():
-    return pd.DataFrame({"vm": [1, 1], "time": [0, 300], "active": [True, True], "cpu_usage_mhz": [100.0, 200.0],
-                         "memory_usage_kb": [1024.0, 2048.0], "disk_read_kbps": [0.0, 1.0],
-                         "disk_write_kbps": [0.0, 0.0], "net_rx_kbps": [1.0, 1.0], "net_tx_kbps": [0.0, 0.0]})
+    return pd.DataFrame(
+        {
+            "vm": [1, 1],
+            "time": [0, 300],
+            "active": [True, True],
+            "cpu_usage_mhz": [100.0, 200.0],
+            "memory_usage_kb": [1024.0, 2048.0],
+            "disk_read_kbps": [0.0, 1.0],
+            "disk_write_kbps": [0.0, 0.0],
+            "net_rx_kbps": [1.0, 1.0],
+            "net_tx_kbps": [0.0, 0.0],
+        }
+    )
 
 
 def _machine_events():
-    return pd.DataFrame({"time": [0, 0], "machine_id": [1, 2], "event_type": [0, 0], "platform_id": ["a", "a"],
-                         "cpus": [0.5, 0.5], "memory": [0.5, 0.25]})
+    return pd.DataFrame(
+        {
+            "time": [0, 0],
+            "machine_id": [1, 2],
+            "event_type": [0, 0],
+            "platform_id": ["a", "a"],
+            "cpus": [0.5, 0.5],
+            "memory": [0.5, 0.25],
+        }
+    )
 
 
 def _jobs():
@@ -242,26 +376,74 @@ def _cell(seed, x):
 
 #: candidate valid values by parameter name (tried in order); a callable is called once per baseline search
 FACTORIES: dict[str, list] = {
-    "cluster": [_cluster], "game": [_game], "fleet": [_fleet], "workload": [_workload], "jobs": [_jobs],
-    "task_events": [_task_events], "vms": [_vms], "machine_events": [_machine_events],
-    "result": [_dynamic_result], "tasks": [_tasks],
+    "cluster": [_cluster],
+    "game": [_game],
+    "fleet": [_fleet],
+    "workload": [_workload],
+    "jobs": [_jobs],
+    "task_events": [_task_events],
+    "vms": [_vms],
+    "machine_events": [_machine_events],
+    "result": [_dynamic_result],
+    "tasks": [_tasks],
     "demands": [[[1.0, 4.0], [3.0, 1.0]], [[1.0, 0.5], [0.5, 1.0], [1.0, 1.0]]],
     "demand": [[[1.0, 4.0], [3.0, 1.0]], [1.0, 2.0]],
     "capacity": [[9.0, 18.0], [[4.0, 4.0], [6.0, 2.0]]],
-    "weights": [[[0.5, 0.5], [0.2, 0.8], [0.9, 0.1]]], "bids": [[[0.5, 0.5], [0.2, 0.8], [0.9, 0.1]]],
-    "w": [[0.5, 0.5]], "y": [[1.0, 2.0]], "x": [[0.5, 0.5]], "budget": [1.0], "k": [1],
-    "others_bids": [[[0.5, 0.5], [0.2, 0.8]]], "alpha": [2.0], "alphas": [[2.0, 2.0]], "prices": [[[1.0, 1.0]] * 2],
-    "server": [0], "resource": [0], "totals": [lambda: _tasks().sum(axis=1)], "servers": [[0, 1]],
-    "q": [[1.0, 1.0, 1.0]], "bundle": [[2.0, 2.0]],
-    "mechanism": [lambda: fairlib.multires.drfh], "mechanisms": [lambda: {"drfh": fairlib.multires.drfh}],
-    "rng": [0], "seed": [0], "n_users": [3], "n_servers": [2], "n_machines": [3], "n_resources": [2], "n": [3],
-    "m": [2], "size": [4], "n_runs": [1], "n_random": [2], "t": [10.0], "scheduling_class": [[0, 2]],
-    "paths": [["a/x", "a/y", "b"]], "values": [[1.0, 2.0]], "previous_shares": [[0.25]], "keep": [lambda: np.array([True, False])],  # noqa: E501
-    "column": ["utilisation_cpu_normalised", "y"], "width": [600.0], "node": ["a"], "directory": [None], "path": [lambda: _tmp() / "vm.csv"], "folder": [lambda: _tmp()],  # noqa: E501
-    "fn": [lambda: _cell], "grid": [{"x": [1, 2]}], "params": [{"x": 1}], "rep": [0],
-    "key": ["demo"], "name": ["drfh", "demo", "google"], "df": [pd.DataFrame({"a": [1]})],
-    "fig": [lambda: __import__("matplotlib.pyplot").pyplot.figure()], "source": ["real", "drfh"],
-    "value": [0.5], "committed": ["1.0"], "fresh": ["1.0"], "task_usage": [lambda: _task_usage()],
+    "weights": [[[0.5, 0.5], [0.2, 0.8], [0.9, 0.1]]],
+    "bids": [[[0.5, 0.5], [0.2, 0.8], [0.9, 0.1]]],
+    "w": [[0.5, 0.5]],
+    "y": [[1.0, 2.0]],
+    "x": [[0.5, 0.5]],
+    "budget": [1.0],
+    "k": [1],
+    "others_bids": [[[0.5, 0.5], [0.2, 0.8]]],
+    "alpha": [2.0],
+    "alphas": [[2.0, 2.0]],
+    "prices": [[[1.0, 1.0]] * 2],
+    "server": [0],
+    "resource": [0],
+    "totals": [lambda: _tasks().sum(axis=1)],
+    "servers": [[0, 1]],
+    "q": [[1.0, 1.0, 1.0]],
+    "bundle": [[2.0, 2.0]],
+    "mechanism": [lambda: fairlib.multires.drfh],
+    "mechanisms": [lambda: {"drfh": fairlib.multires.drfh}],
+    "rng": [0],
+    "seed": [0],
+    "n_users": [3],
+    "n_servers": [2],
+    "n_machines": [3],
+    "n_resources": [2],
+    "n": [3],
+    "m": [2],
+    "size": [4],
+    "n_runs": [1],
+    "n_random": [2],
+    "t": [10.0],
+    "scheduling_class": [[0, 2]],
+    "paths": [["a/x", "a/y", "b"]],
+    "values": [[1.0, 2.0]],
+    "previous_shares": [[0.25]],
+    "keep": [lambda: np.array([True, False])],  # noqa: E501
+    "column": ["utilisation_cpu_normalised", "y"],
+    "width": [600.0],
+    "node": ["a"],
+    "directory": [None],
+    "path": [lambda: _tmp() / "vm.csv"],
+    "folder": [lambda: _tmp()],  # noqa: E501
+    "fn": [lambda: _cell],
+    "grid": [{"x": [1, 2]}],
+    "params": [{"x": 1}],
+    "rep": [0],
+    "key": ["demo"],
+    "name": ["drfh", "demo", "google"],
+    "df": [pd.DataFrame({"a": [1]})],
+    "fig": [lambda: __import__("matplotlib.pyplot").pyplot.figure()],
+    "source": ["real", "drfh"],
+    "value": [0.5],
+    "committed": ["1.0"],
+    "fresh": ["1.0"],
+    "task_usage": [lambda: _task_usage()],
     "frame": [lambda: __import__("fairlib.traces").traces.read_vm(_write_vm())],
 }
 
@@ -275,8 +457,11 @@ def _write_vm():
 
     path = _tmp() / "vm_in.csv"
     if not path.exists():
-        path.write_text(";\t".join(BITBRAINS_HEADER) + "\n1375308120;\t4;\t10400.0;\t100.0;\t1.0;\t16000.0;\t1000.0;\t0.0;\t0.0;"  # noqa: E501
-                        "\t1.0;\t0.0\n")
+        path.write_text(
+            ";\t".join(BITBRAINS_HEADER)
+            + "\n1375308120;\t4;\t10400.0;\t100.0;\t1.0;\t16000.0;\t1000.0;\t0.0;\t0.0;"  # noqa: E501
+            "\t1.0;\t0.0\n"
+        )
     return path
 
 
@@ -284,8 +469,14 @@ def _task_usage():
     from fairlib.traces import TASK_USAGE_COLUMNS
 
     row = dict.fromkeys(TASK_USAGE_COLUMNS, 0.1)
-    row.update(start_time=600_000_000, end_time=900_000_000, job_id=7, task_index=0, machine_id=5,
-               aggregation_type=0)
+    row.update(
+        start_time=600_000_000,
+        end_time=900_000_000,
+        job_id=7,
+        task_index=0,
+        machine_id=5,
+        aggregation_type=0,
+    )
     return pd.DataFrame([row])
 
 
@@ -295,14 +486,29 @@ def _write_traces(root: Path) -> None:
 
     from fairlib.traces import synthetic_bitbrains, synthetic_google, synthetic_task_usage
 
-    google = synthetic_google(root / "google_clusterdata_2011_2", rng=0, hours=1.0, initial_jobs=5,
-                              jobs_per_hour=200.0, max_tasks=3, parts=5)
+    google = synthetic_google(
+        root / "google_clusterdata_2011_2",
+        rng=0,
+        hours=1.0,
+        initial_jobs=5,
+        jobs_per_hour=200.0,
+        max_tasks=3,
+        parts=5,
+    )
     synthetic_task_usage(google, rng=0, source_directory=google, job_fraction=0.5)
     synthetic_bitbrains(root / "bitbrains_gwa_t12", n_vms=2, rng=0, days=0.01)
     folder = root / "alibaba_clusterdata"
-    for rel, text in (("cluster-trace-v2018/machine_meta.csv.gz", "m_1,0,219,17,96,100,USING\n"),
-                      ("cluster-trace-v2018/batch_task.csv.gz", "M1,10,j_1,1,Terminated,157297,157325,100,0.39\n"),
-                      ("cluster-trace-v2017/batch_task.csv.gz", "6459,6524,3,4,15740,Terminated,50,0.007956928\n")):
+    for rel, text in (
+        ("cluster-trace-v2018/machine_meta.csv.gz", "m_1,0,219,17,96,100,USING\n"),
+        (
+            "cluster-trace-v2018/batch_task.csv.gz",
+            "M1,10,j_1,1,Terminated,157297,157325,100,0.39\n",
+        ),
+        (
+            "cluster-trace-v2017/batch_task.csv.gz",
+            "6459,6524,3,4,15740,Terminated,50,0.007956928\n",
+        ),
+    ):
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
         with gzip.open(folder / rel, "wt") as f:
             f.write(text)
@@ -316,48 +522,120 @@ def _write_traces(root: Path) -> None:
 EXAMPLES = {
     "fairlib.multires.Cluster.refuse_caps": lambda: (("pdrf",), {}),
     "fairlib.multires.Quotas": lambda: ((), {"guarantee": [[1.0, 1.0], [1.0, 1.0], [1.0, 1.0]]}),
-    "fairlib.sweep.sweep": lambda: ((_cell, {"x": [1, 2]}), {"backend": "serial", "progress": False}),
+    "fairlib.sweep.sweep": lambda: (
+        (_cell, {"x": [1, 2]}),
+        {"backend": "serial", "progress": False},
+    ),
     "fairlib.repro.report.ClaimLog": lambda: (("demo",), {"write": False, "registry": []}),
-    "fairlib.repro.report.save_table": lambda: ((pd.DataFrame({"a": [1]}), "demo", "t"), {"mode": "quick"}),
-    "fairlib.repro.report.save_figure": lambda: ((__import__("matplotlib.pyplot").pyplot.figure(), "demo", "f"),
-                                           {"mode": "quick"}),
-    "fairlib.traces.write_vm": lambda: ((_tmp() / "out.csv", __import__("fairlib.traces").traces.read_vm(_write_vm())),
-                                        {}),
-    "fairlib.traces.synthetic_google": lambda: ((_tmp() / "google",), {"rng": 0, "hours": 0.5, "initial_jobs": 3,
-                                                                        "jobs_per_hour": 10.0, "max_tasks": 3,
-                                                                        "parts": 1}),
-    "fairlib.traces.synthetic_bitbrains": lambda: ((_tmp() / "bitbrains",), {"n_vms": 2, "rng": 0, "days": 0.01}),
+    "fairlib.repro.report.save_table": lambda: (
+        (pd.DataFrame({"a": [1]}), "demo", "t"),
+        {"mode": "quick"},
+    ),
+    "fairlib.repro.report.save_figure": lambda: (
+        (__import__("matplotlib.pyplot").pyplot.figure(), "demo", "f"),
+        {"mode": "quick"},
+    ),
+    "fairlib.traces.write_vm": lambda: (
+        (_tmp() / "out.csv", __import__("fairlib.traces").traces.read_vm(_write_vm())),
+        {},
+    ),
+    "fairlib.traces.synthetic_google": lambda: (
+        (_tmp() / "google",),
+        {
+            "rng": 0,
+            "hours": 0.5,
+            "initial_jobs": 3,
+            "jobs_per_hour": 10.0,
+            "max_tasks": 3,
+            "parts": 1,
+        },
+    ),
+    "fairlib.traces.synthetic_bitbrains": lambda: (
+        (_tmp() / "bitbrains",),
+        {"n_vms": 2, "rng": 0, "days": 0.01},
+    ),
     "fairlib.multires.psmfa": lambda: ((_cluster(), 2.0), {"iterations": 50}),
     "fairlib.market.proportional_guarantee_bids": lambda: (([0.5, 0.25],), {}),
-    "fairlib.multires.asset_share_per_task": lambda: ((fairlib.multires.Cluster([[9.0, 18.0]], [[1.0, 4.0],
-                                                                                                 [3.0, 1.0]]),), {}),
-    "fairlib.traces.Fleet": lambda: ((np.array([[1.0, 1.0]]), ("cpu", "memory"), np.array(["A"]), "synthetic"), {}),
-    "fairlib.traces.Workload": lambda: ((np.array([1]), np.array([[0.5, 0.25]]), np.array([0.0]), np.array([60.0]),
-                                         ("cpu", "memory"), "synthetic"), {}),
-    "fairlib.sim.Jobs": lambda: ((), {f: getattr(_jobs(), f) for f in ("ids", "arrival", "trace_end", "offsets",
-                                                                        "work", "shape", "resources", "source")}),
-    "fairlib.traces.google_fleet": lambda: ((4, 1), {"configurations": __import__("fairlib.traces").traces
-                                                     .machine_configurations(_machine_events())}),
+    "fairlib.multires.asset_share_per_task": lambda: (
+        (fairlib.multires.Cluster([[9.0, 18.0]], [[1.0, 4.0], [3.0, 1.0]]),),
+        {},
+    ),
+    "fairlib.traces.Fleet": lambda: (
+        (np.array([[1.0, 1.0]]), ("cpu", "memory"), np.array(["A"]), "synthetic"),
+        {},
+    ),
+    "fairlib.traces.Workload": lambda: (
+        (
+            np.array([1]),
+            np.array([[0.5, 0.25]]),
+            np.array([0.0]),
+            np.array([60.0]),
+            ("cpu", "memory"),
+            "synthetic",
+        ),
+        {},
+    ),
+    "fairlib.sim.Jobs": lambda: (
+        (),
+        {
+            f: getattr(_jobs(), f)
+            for f in (
+                "ids",
+                "arrival",
+                "trace_end",
+                "offsets",
+                "work",
+                "shape",
+                "resources",
+                "source",
+            )
+        },
+    ),
+    "fairlib.traces.google_fleet": lambda: (
+        (4, 1),
+        {
+            "configurations": __import__("fairlib.traces").traces.machine_configurations(
+                _machine_events()
+            )
+        },
+    ),
     "fairlib.traces.read_vm": lambda: ((_write_vm(),), {}),
-    "fairlib.traces.synthetic_task_usage": lambda: ((_tmp() / "usage",), {"rng": 0, "parts": [0],
-                                                                            "job_fraction": 0.5}),
+    "fairlib.traces.synthetic_task_usage": lambda: (
+        (_tmp() / "usage",),
+        {"rng": 0, "parts": [0], "job_fraction": 0.5},
+    ),
     # a task scheduled at the trace's first instant (600 s, the default origin) runs at the first interval start
     # whatever the window, so a valid window never meets "no task runs at any interval start"
-    "fairlib.traces.task_event_demands": lambda: ((_task_events().assign(
-        time=[600_000_000, 600_000_000, 600_000_001, 1_200_000_000], event_type=[0, 1, 1, 4], task_index=[0, 0, 0, 0],
-        job_id=[1, 1, 1, 1]),), {}),
+    "fairlib.traces.task_event_demands": lambda: (
+        (
+            _task_events().assign(
+                time=[600_000_000, 600_000_000, 600_000_001, 1_200_000_000],
+                event_type=[0, 1, 1, 4],
+                task_index=[0, 0, 0, 0],
+                job_id=[1, 1, 1, 1],
+            ),
+        ),
+        {},
+    ),
     "fairlib.market.two_player_equilibria": lambda: ((0.5,), {}),
     "fairlib.market.two_player_equilibria_numeric": lambda: ((0.5,), {"grid": 5}),
-    "fairlib.sim.jobs_from_demands": lambda: ((fairlib.traces.task_usage_demands(_task_usage()),), {}),
+    "fairlib.sim.jobs_from_demands": lambda: (
+        (fairlib.traces.task_usage_demands(_task_usage()),),
+        {},
+    ),
     "fairlib.sim.replay": lambda: ((_fleet(), _jobs(), "drfh"), {}),
     "fairlib.sim.open_loop": lambda: ((_fleet(), _jobs()), {}),
-    "fairlib.sim.snapshot_utilisation": lambda: ((_fleet(), _workload(), {"drfh": fairlib.multires.drfh}, 1, 0), {}),
+    "fairlib.sim.snapshot_utilisation": lambda: (
+        (_fleet(), _workload(), {"drfh": fairlib.multires.drfh}, 1, 0),
+        {},
+    ),
 }
 
 _STATE: dict = {}
 
 
 # --- walking the API ---------------------------------------------------------------------------------------------
+
 
 @dataclass
 class Target:
@@ -375,8 +653,11 @@ class Target:
 def _public_names(module) -> list[str]:
     names = getattr(module, "__all__", None)
     if names is None:
-        names = [k for k, v in vars(module).items() if not k.startswith("_")
-                 and getattr(v, "__module__", None) == module.__name__]
+        names = [
+            k
+            for k, v in vars(module).items()
+            if not k.startswith("_") and getattr(v, "__module__", None) == module.__name__
+        ]
     return list(names)
 
 
@@ -422,7 +703,9 @@ def public_targets() -> list[Target]:
             params = list(inspect.signature(member).parameters.values())[1:]
             if any(p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in params):
                 qual = f"{t.name}.{mname}"
-                methods.append(Target(qual, member, owner=t.obj, method=mname, exempt=_exempt_reason(qual)))
+                methods.append(
+                    Target(qual, member, owner=t.obj, method=mname, exempt=_exempt_reason(qual))
+                )
     return out + methods
 
 
@@ -430,6 +713,7 @@ TARGETS = public_targets()
 
 
 # --- baselines ---------------------------------------------------------------------------------------------------
+
 
 class _Recorder:
     """Stands in for a callable while its doctests run: records the first call's arguments."""
@@ -468,9 +752,25 @@ def _doctest_call(target: Target):
 
 
 def _materialise(value):
-    return value() if callable(value) and getattr(value, "__name__", "") == "<lambda>" or value in (
-        _cluster, _game, _fleet, _workload, _jobs, _task_events, _vms, _machine_events, _dynamic_result,
-        _tasks) else value
+    return (
+        value()
+        if callable(value)
+        and getattr(value, "__name__", "") == "<lambda>"
+        or value
+        in (
+            _cluster,
+            _game,
+            _fleet,
+            _workload,
+            _jobs,
+            _task_events,
+            _vms,
+            _machine_events,
+            _dynamic_result,
+            _tasks,
+        )
+        else value
+    )
 
 
 def _signature(target: Target):
@@ -487,8 +787,12 @@ def _factory_call(target: Target):
     params = _signature(target)
     if params is None:
         return None
-    required = [p for p in params if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY,
-                                                                         p.POSITIONAL_ONLY)]
+    required = [
+        p
+        for p in params
+        if p.default is p.empty
+        and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY, p.POSITIONAL_ONLY)
+    ]
     if any(p.name not in FACTORIES for p in required):
         return None
     import itertools
@@ -529,7 +833,7 @@ def _invoke(target: Target, args, kwargs):
 
 def _succeeds(target, args, kwargs) -> bool:
     try:
-        with warnings.catch_warnings():     # no time limit: a hang is the probing process's guard
+        with warnings.catch_warnings():  # no time limit: a hang is the probing process's guard
             warnings.simplefilter("ignore")
             out = _invoke(target, args, kwargs)
     except Exception:  # noqa: BLE001 - not a valid call
@@ -557,6 +861,7 @@ class _deadline:
     def __enter__(self):
         def on_alarm(signum, frame):
             raise _Timeout(f"still running after {self.seconds} s")
+
         self.previous = signal.signal(signal.SIGALRM, on_alarm)
         signal.alarm(self.seconds)
 
@@ -602,13 +907,20 @@ def _find_baselines(tmp: Path) -> dict:
     folders the calls write redirected under ``tmp``; changes this process's environment."""
     import os
 
-    os.environ.update(FAIRLIB_BUILD_DIR=str(tmp / "build"), FAIRLIB_OUTPUT_DIR=str(tmp / "out"),
-                      FAIRLIB_TRACE_DIR=str(tmp / "traces"))
+    os.environ.update(
+        FAIRLIB_BUILD_DIR=str(tmp / "build"),
+        FAIRLIB_OUTPUT_DIR=str(tmp / "out"),
+        FAIRLIB_TRACE_DIR=str(tmp / "traces"),
+    )
     _STATE.update(tmp=tmp, instances={})
     for make in (_dynamic_result, _cluster, _game, _fleet, _workload, _jobs):
         _remember(make())
     _write_traces(tmp / "traces")
-    return {t.name: baseline(t) for t in sorted(TARGETS, key=lambda t: t.owner is not None) if not t.exempt}
+    return {
+        t.name: baseline(t)
+        for t in sorted(TARGETS, key=lambda t: t.owner is not None)
+        if not t.exempt
+    }
 
 
 # --- the probing process -----------------------------------------------------------------------------------------
@@ -618,8 +930,12 @@ def _find_baselines(tmp: Path) -> dict:
 # code. So the probes run in one child process (spawned, not forked: numba's threads do not survive a fork), with
 # its address space capped; if it dies or hangs, the target in hand fails with the reason and a new child takes over.
 
-_PROBE_MEMORY = 8 << 30          # bytes of address space for the probing process: ample for every valid call
-_BASELINE_GUARD = 1800           # seconds: hang guards (not timing assertions), far above a loaded machine's time
+_PROBE_MEMORY = (
+    8 << 30
+)  # bytes of address space for the probing process: ample for every valid call
+_BASELINE_GUARD = (
+    1800  # seconds: hang guards (not timing assertions), far above a loaded machine's time
+)
 _PROBE_GUARD = 900
 
 
@@ -675,8 +991,11 @@ class _Prober:
         ctx = multiprocessing.get_context("spawn")
         self.started += 1
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_serve, args=(child, str(self.tmp / f"child{self.started}")),
-                                name="contract-probes")
+        self.proc = ctx.Process(
+            target=_serve,
+            args=(child, str(self.tmp / f"child{self.started}")),
+            name="contract-probes",
+        )
         self.proc.start()
         child.close()
 
@@ -689,7 +1008,7 @@ class _Prober:
         try:
             self.conn.send((fn, args))
             answered = self.conn.poll(guard)
-        except OSError:         # the process ended before it could read the call
+        except OSError:  # the process ended before it could read the call
             answered = True
         if answered:
             try:
@@ -698,8 +1017,10 @@ class _Prober:
                 self.proc.join(10)
                 code = self.proc.exitcode
                 self.close()
-                raise _ProbeLost(f"the probing process died {doing} (exit code {code}; a negative code is the signal "
-                                 "that ended it: -11 a segmentation fault, -9 killed)") from None
+                raise _ProbeLost(
+                    f"the probing process died {doing} (exit code {code}; a negative code is the signal "
+                    "that ended it: -11 a segmentation fault, -9 killed)"
+                ) from None
         self.close()
         raise _ProbeLost(f"the probing process was still {doing} after {guard} s and was stopped")
 
@@ -721,12 +1042,17 @@ def prober(tmp_path_factory):
 
 
 def test_every_public_callable_has_a_valid_baseline(prober):
-    missing = [name + "".join(f" [{p}]" for p in problems)
-               for name, problems in prober.call(_missing_in_child, guard=_BASELINE_GUARD).items()]
+    missing = [
+        name + "".join(f" [{p}]" for p in problems)
+        for name, problems in prober.call(_missing_in_child, guard=_BASELINE_GUARD).items()
+    ]
     assert not missing, (
-        "no valid example call could be derived for: " + ", ".join(missing) + ".\nAdd a doctest example that calls "
+        "no valid example call could be derived for: "
+        + ", ".join(missing)
+        + ".\nAdd a doctest example that calls "
         "it to its docstring, a valid value per required argument name to FACTORIES, or an entry to EXAMPLES in "
-        "tests/test_api_contract.py (or, with the reason, to EXEMPT).")
+        "tests/test_api_contract.py (or, with the reason, to EXEMPT)."
+    )
 
 
 def test_a_probe_that_ends_its_process_fails_alone(tmp_path):
@@ -748,9 +1074,11 @@ def test_a_probe_that_ends_its_process_fails_alone(tmp_path):
 
 # Mutation evidence: with one validator of a passing target made a pass-through (it returns its argument unchecked),
 # the contract must fail that target. (target, module whose name the target calls, validator's name there)
-MUTATIONS = [("fairlib.metrics.efficiency", "fairlib.metrics", "as_number"),
-             ("fairlib.sim.jobs_from_workload", "fairlib.sim", "as_instance"),
-             ("fairlib.market.sqrt_m_construction", "fairlib.market.equilibrium", "as_count")]
+MUTATIONS = [
+    ("fairlib.metrics.efficiency", "fairlib.metrics", "as_number"),
+    ("fairlib.sim.jobs_from_workload", "fairlib.sim", "as_instance"),
+    ("fairlib.market.sqrt_m_construction", "fairlib.market.equilibrium", "as_count"),
+]
 
 
 def _probe_mutated_in_child(name: str, module: str, validator: str):
@@ -766,10 +1094,13 @@ def _probe_mutated_in_child(name: str, module: str, validator: str):
 
 @pytest.mark.parametrize("name,module,validator", MUTATIONS, ids=[m[0] for m in MUTATIONS])
 def test_the_contract_fails_a_target_whose_validation_is_removed(prober, name, module, validator):
-    assert name not in KNOWN_GAPS and prober.call(_probe_in_child, name, guard=_BASELINE_GUARD) == [], \
-        f"{name} must meet the contract before its mutation can show anything"
+    assert (
+        name not in KNOWN_GAPS and prober.call(_probe_in_child, name, guard=_BASELINE_GUARD) == []
+    ), f"{name} must meet the contract before its mutation can show anything"
     mutated = prober.call(_probe_mutated_in_child, name, module, validator, guard=_PROBE_GUARD)
-    assert mutated, f"{name} still meets the contract with {module}.{validator} removed: the test cannot see it"
+    assert mutated, (
+        f"{name} still meets the contract with {module}.{validator} removed: the test cannot see it"
+    )
 
 
 # --- the battery -------------------------------------------------------------------------------------------------
@@ -792,9 +1123,14 @@ def battery(name: str, value, annotation) -> list[tuple[str, object]]:
     """(label, bad value) pairs for an argument whose valid value is ``value``."""
     ann = str(annotation)
     if name in ("rng", "seed"):
-        return [("'abc' (str)", "abc"), ("-1 (negative)", -1), ("2.5 (float)", 2.5), ("(1+1j) (complex)", 1 + 1j)]
+        return [
+            ("'abc' (str)", "abc"),
+            ("-1 (negative)", -1),
+            ("2.5 (float)", 2.5),
+            ("(1+1j) (complex)", 1 + 1j),
+        ]
     if isinstance(value, (bool, np.bool_)):
-        return []           # flags: see ACCEPTED's display switches; truthiness is Python's convention
+        return []  # flags: see ACCEPTED's display switches; truthiness is Python's convention
     if value is None:
         if "int" in ann and "float" not in ann:
             value = 2
@@ -813,22 +1149,46 @@ def battery(name: str, value, annotation) -> list[tuple[str, object]]:
         return [(label, v) for label, v in bad if v is not None]
     common = [("None", None)]
     if isinstance(value, (int, np.integer)):
-        return common + [("'2' (str)", "2"), ("2.5 (float)", 2.5), ("True (bool)", True), ("(1+1j) (complex)", 1 + 1j),
-                         ("nan", NAN), ("inf", INF), ("-1 (negative)", -1), ("10**20 (huge)", 10**20),
-                         ("[2] (list)", [2])]
+        return common + [
+            ("'2' (str)", "2"),
+            ("2.5 (float)", 2.5),
+            ("True (bool)", True),
+            ("(1+1j) (complex)", 1 + 1j),
+            ("nan", NAN),
+            ("inf", INF),
+            ("-1 (negative)", -1),
+            ("10**20 (huge)", 10**20),
+            ("[2] (list)", [2]),
+        ]
     if isinstance(value, (float, np.floating)):
-        out = common + [("'1.0' (str)", "1.0"), ("True (bool)", True), ("(1+1j) (complex)", 1 + 1j), ("nan", NAN),
-                        ("-inf", -INF), ("-1.0 (negative)", -1.0), ("10**400 (huge)", 10**400), ("[1.0] (list)", [1.0])]
+        out = common + [
+            ("'1.0' (str)", "1.0"),
+            ("True (bool)", True),
+            ("(1+1j) (complex)", 1 + 1j),
+            ("nan", NAN),
+            ("-inf", -INF),
+            ("-1.0 (negative)", -1.0),
+            ("10**400 (huge)", 10**400),
+            ("[1.0] (list)", [1.0]),
+        ]
         return out + ([("inf", INF)] if math.isfinite(value) else [])
     if isinstance(value, str):
-        return common + [("1 (int)", 1), ("'no-such-choice' (str)", "no-such-choice"), ("['x'] (list)", ["x"])]
+        return common + [
+            ("1 (int)", 1),
+            ("'no-such-choice' (str)", "no-such-choice"),
+            ("['x'] (list)", ["x"]),
+        ]
     if isinstance(value, pd.DataFrame):
         return common + [("array (ndarray)", np.ones((2, 2))), ("'x' (str)", "x")]
     arr = _array_kind(value)
     if arr is not None:
-        out = common + [("'abc' (str)", "abc"), ("[] (empty)", []), ("ragged", [[1.0, 2.0], [3.0]] if arr.ndim < 2
-                                                                          else [[[1.0, 2.0], [3.0]]]),
-                        ("extra dimension", np.ones(arr.shape + (2,))), ("complex", arr.astype(complex) + 1j)]
+        out = common + [
+            ("'abc' (str)", "abc"),
+            ("[] (empty)", []),
+            ("ragged", [[1.0, 2.0], [3.0]] if arr.ndim < 2 else [[[1.0, 2.0], [3.0]]]),
+            ("extra dimension", np.ones(arr.shape + (2,))),
+            ("complex", arr.astype(complex) + 1j),
+        ]
         for label, fill in (("nan entry", NAN), ("inf entry", INF), ("negative entry", -1.0)):
             bad = arr.astype(float).copy()
             bad.flat[0] = fill
@@ -854,7 +1214,7 @@ def _value_texts(value) -> list[str]:
     if isinstance(value, (bool, np.bool_, str, complex)) or value is None:
         return [repr(value), str(value)]
     if isinstance(value, (int, np.integer)):
-        if abs(value) > 1e300:      # shown cut short (fairlib._validate._short) or in full
+        if abs(value) > 1e300:  # shown cut short (fairlib._validate._short) or in full
             return [str(value)[:40]]
         return [str(value), repr(float(value)), f"{float(value):g}"]
     if isinstance(value, float):
@@ -875,16 +1235,25 @@ def _documented_errors(target: Target) -> tuple:
     for n in names:
         import builtins
 
-        cls = getattr(builtins, n, None) or getattr(importlib.import_module(target.obj.__module__), n, None)
+        cls = getattr(builtins, n, None) or getattr(
+            importlib.import_module(target.obj.__module__), n, None
+        )
         if isinstance(cls, type) and issubclass(cls, BaseException):
             errors.append(cls)
     return (InvalidInputError, *errors)
 
 
 def _accepted(target: Target, param: str, label: str) -> str:
-    return next((why for (f, p, lab), why in ACCEPTED.items()
-                 if fnmatch.fnmatchcase(target.name, f) and fnmatch.fnmatchcase(param, p)
-                 and fnmatch.fnmatchcase(label, lab)), "")
+    return next(
+        (
+            why
+            for (f, p, lab), why in ACCEPTED.items()
+            if fnmatch.fnmatchcase(target.name, f)
+            and fnmatch.fnmatchcase(param, p)
+            and fnmatch.fnmatchcase(label, lab)
+        ),
+        "",
+    )
 
 
 def probe(target: Target, base) -> list[str]:
@@ -923,47 +1292,77 @@ def probe(target: Target, base) -> list[str]:
             except allowed as exc:
                 message = str(exc)
                 texts = _value_texts(bad)
-                names_it = p.name in message or any(t in message for t in texts) and not isinstance(bad, str)
+                names_it = (
+                    p.name in message
+                    or any(t in message for t in texts)
+                    and not isinstance(bad, str)
+                )
                 if not names_it:
-                    problems.append(f"{target.name}({p.name}={label}) raised {type(exc).__name__} without naming "
-                                    f"{p.name!r}: {message[:160]}")
+                    problems.append(
+                        f"{target.name}({p.name}={label}) raised {type(exc).__name__} without naming "
+                        f"{p.name!r}: {message[:160]}"
+                    )
                 elif texts and not any(t in message for t in texts):
-                    problems.append(f"{target.name}({p.name}={label}) raised {type(exc).__name__} without the value: "
-                                    f"{message[:160]}")
+                    problems.append(
+                        f"{target.name}({p.name}={label}) raised {type(exc).__name__} without the value: "
+                        f"{message[:160]}"
+                    )
                 if label.endswith("(negative)") and ("> 0" in message or ">= 1" in message):
                     zero = 0 if isinstance(bad, int) else 0.0
                     probes.append((f"{zero} (zero; the message asks > 0)", zero))
             except _Timeout as exc:
-                problems.append(f"{target.name}({p.name}={label}) {exc}: a bad value must be refused up front")
+                problems.append(
+                    f"{target.name}({p.name}={label}) {exc}: a bad value must be refused up front"
+                )
             except Exception as exc:  # noqa: BLE001 - the finding
-                problems.append(f"{target.name}({p.name}={label}) raised {type(exc).__name__}: {str(exc)[:160]}")
+                problems.append(
+                    f"{target.name}({p.name}={label}) raised {type(exc).__name__}: {str(exc)[:160]}"
+                )
             else:
                 if not _accepted(target, p.name, label):
-                    problems.append(f"{target.name}({p.name}={label}) returned a result: validate {p.name} "
-                                    "(fairlib._validate), or list the value in ACCEPTED with the reason it is valid")
+                    problems.append(
+                        f"{target.name}({p.name}={label}) returned a result: validate {p.name} "
+                        "(fairlib._validate), or list the value in ACCEPTED with the reason it is valid"
+                    )
     del bound_names
     return problems
 
 
-@pytest.mark.parametrize("target", [
-    pytest.param(t, marks=pytest.mark.xfail(strict=True, reason=KNOWN_GAPS_REASON)) if t.name in KNOWN_GAPS else t
-    for t in TARGETS if not t.exempt], ids=lambda t: t.name)
+@pytest.mark.parametrize(
+    "target",
+    [
+        pytest.param(t, marks=pytest.mark.xfail(strict=True, reason=KNOWN_GAPS_REASON))
+        if t.name in KNOWN_GAPS
+        else t
+        for t in TARGETS
+        if not t.exempt
+    ],
+    ids=lambda t: t.name,
+)
 def test_contract(target, prober):
     try:
         problems = prober.call(_probe_in_child, target.name, guard=_BASELINE_GUARD + _PROBE_GUARD)
     except _ProbeLost as exc:
         pytest.fail(f"{target.name}: {exc}; run probe() on it in a debugger to see which bad value")
     if problems is None:
-        pytest.fail(f"{target.name}: no valid baseline (see test_every_public_callable_has_a_valid_baseline)")
-    assert not problems, f"{len(problems)} bad value(s) not refused by name:\n  " + "\n  ".join(problems)
+        pytest.fail(
+            f"{target.name}: no valid baseline (see test_every_public_callable_has_a_valid_baseline)"
+        )
+    assert not problems, f"{len(problems)} bad value(s) not refused by name:\n  " + "\n  ".join(
+        problems
+    )
 
 
 def test_exemptions_name_public_callables():
     names = [t.name for t in TARGETS]
     stale = sorted(KNOWN_GAPS - {t.name for t in TARGETS if not t.exempt})
-    assert not stale, f"KNOWN_GAPS names no probed callable (renamed, exempt or listed under another module): {stale}"
+    assert not stale, (
+        f"KNOWN_GAPS names no probed callable (renamed, exempt or listed under another module): {stale}"
+    )
     for pattern, why in EXEMPT.items():
-        assert why and any(fnmatch.fnmatchcase(n, pattern) for n in names) or pattern.endswith("*"), pattern
+        assert (
+            why and any(fnmatch.fnmatchcase(n, pattern) for n in names) or pattern.endswith("*")
+        ), pattern
     for (f, p, lab), why in ACCEPTED.items():
         assert why and any(fnmatch.fnmatchcase(n, f) for n in names), (f, p, lab)
 
@@ -973,8 +1372,14 @@ def test_exemptions_name_public_callables():
 #: any scalar a user could pass for a numeric argument. Integers are drawn within ±1000: a size (users, servers,
 #: hours) of 10**12 is a request the machine cannot serve, not nonsense to refuse, and the deterministic battery
 #: already tries the huge ones (10**20, 10**400) where they are nonsense
-SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-1000, 1000), st.floats(allow_nan=True, allow_infinity=True),
-                    st.complex_numbers(), st.text(max_size=3))
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-1000, 1000),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.complex_numbers(),
+    st.text(max_size=3),
+)
 #: seconds one hypothesis call may run in the probing process before it is discarded as slow (not judged: a slow
 #: machine is not a raw error; hangs are the deterministic probes' concern)
 SCALAR_SECONDS = 20
@@ -988,13 +1393,18 @@ def _scalar_arguments(baselines) -> list[tuple[str, int, str]]:
     out = []
     for t in TARGETS:
         base = baselines.get(t.name)
-        if t.exempt or base is None or t.name in KNOWN_GAPS:   # known gaps are expected failures of test_contract
+        if (
+            t.exempt or base is None or t.name in KNOWN_GAPS
+        ):  # known gaps are expected failures of test_contract
             continue
         args, kwargs = base
         for i, p in enumerate(_signature(t)):
             valid = args[i] if i < len(args) else kwargs.get(p.name, p.default)
-            if isinstance(valid, (int, float, np.integer, np.floating)) and not isinstance(valid, bool) \
-                    and p.name not in ("rng", "seed"):
+            if (
+                isinstance(valid, (int, float, np.integer, np.floating))
+                and not isinstance(valid, bool)
+                and p.name not in ("rng", "seed")
+            ):
                 out.append((t.name, i, p.name))
     return out
 
@@ -1057,7 +1467,9 @@ def _scalar_test(scalar_arguments, name: str, check, *, seeded: bool | None = No
         return None
     budget = SCALAR_EXAMPLES_PER_ARGUMENT * len(arguments)
 
-    @settings(max_examples=budget, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=budget, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+    )
     @given(data=st.data())
     def run(data):
         _, i, pname = data.draw(st.sampled_from(arguments))
@@ -1082,15 +1494,25 @@ def test_scalars_from_hypothesis_never_raise_raw_errors(name, scalar_arguments, 
 
     def check(name, i, pname, value):
         try:
-            prober.call(_baselines_in_child, guard=_BASELINE_GUARD)     # a new process finds them first
-            outcome, message = prober.call(_call_with_scalar_in_child, name, i, pname, value, guard=SCALAR_GUARD)
+            prober.call(
+                _baselines_in_child, guard=_BASELINE_GUARD
+            )  # a new process finds them first
+            outcome, message = prober.call(
+                _call_with_scalar_in_child, name, i, pname, value, guard=SCALAR_GUARD
+            )
         except _ProbeLost as exc:
             assume("still running" not in str(exc))
-            raise AssertionError(f"{name}({pname}={value!r}) ended the probing process: {exc}") from None
+            raise AssertionError(
+                f"{name}({pname}={value!r}) ended the probing process: {exc}"
+            ) from None
         assume(outcome != "slow")
         assert outcome != "raw", f"{name}({pname}={value!r}) raised {message}"
         if outcome == "named":
-            assert pname in message or any(t in message for t in _value_texts(value)), (name, pname, message)
+            assert pname in message or any(t in message for t in _value_texts(value)), (
+                name,
+                pname,
+                message,
+            )
 
     run = _scalar_test(scalar_arguments, name, check)
     if run is not None:
@@ -1107,9 +1529,17 @@ def test_scalar_draws_of_a_callable_do_not_depend_on_the_others():
         return drawn
 
     google = "fairlib.traces.synthetic_google"
-    registry = [(google, 2, "hours"), (google, 7, "machine_scale"), ("fairlib.multires.psmfa", 1, "alpha")]
-    grown = [("fairlib.multires.added_later", 0, "size"), *registry[:2], ("fairlib.traces.added_later", 1, "n"),
-             *registry[2:]]
+    registry = [
+        (google, 2, "hours"),
+        (google, 7, "machine_scale"),
+        ("fairlib.multires.psmfa", 1, "alpha"),
+    ]
+    grown = [
+        ("fairlib.multires.added_later", 0, "size"),
+        *registry[:2],
+        ("fairlib.traces.added_later", 1, "n"),
+        *registry[2:],
+    ]
     before = draws(registry, google)
     assert len(before) == 2 * SCALAR_EXAMPLES_PER_ARGUMENT
     assert draws(grown, google) == before
@@ -1117,5 +1547,7 @@ def test_scalar_draws_of_a_callable_do_not_depend_on_the_others():
     assert draws(registry, google) == before
     assert draws(grown, "fairlib.multires.psmfa") == draws(registry, "fairlib.multires.psmfa")
     renamed = [("fairlib.traces.other", i, p) for _, i, p in registry[:2]]
-    assert draws(renamed, "fairlib.traces.other") != [d.replace("synthetic_google", "other") for d in before]
+    assert draws(renamed, "fairlib.traces.other") != [
+        d.replace("synthetic_google", "other") for d in before
+    ]
     assert _scalar_test(registry, "fairlib.market.no_numeric_argument", None) is None

@@ -18,10 +18,18 @@ from .reference import best_fit_reference, random_capped_cluster
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), users=st.integers(1, 8), servers=st.integers(1, 5),
-       resources=st.integers(1, 3), capped=st.booleans(), weighted=st.booleans(),
-       quantum=st.sampled_from([1.0, 0.5, 2.5]))
-def test_matches_the_reference_and_stops_for_a_reason(seed, users, servers, resources, capped, weighted, quantum):
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    users=st.integers(1, 8),
+    servers=st.integers(1, 5),
+    resources=st.integers(1, 3),
+    capped=st.booleans(),
+    weighted=st.booleans(),
+    quantum=st.sampled_from([1.0, 0.5, 2.5]),
+)
+def test_matches_the_reference_and_stops_for_a_reason(
+    seed, users, servers, resources, capped, weighted, quantum
+):
     cluster = random_capped_cluster(seed, users, servers, resources, capped, weighted)
     with compiled():
         fast = drfh_best_fit(cluster, quantum=quantum)
@@ -38,7 +46,9 @@ def test_matches_the_reference_and_stops_for_a_reason(seed, users, servers, reso
     for n in np.flatnonzero(totals < cluster.max_tasks):
         step = min(quantum, cluster.max_tasks[n] - totals[n])
         room = (cluster.demand[n] * step <= left + FIT_SLACK * cluster.capacity).all(axis=1)
-        assert not (room & cluster.eligible[n]).any(), f"user {n} stopped with room on a usable server"
+        assert not (room & cluster.eligible[n]).any(), (
+            f"user {n} stopped with room on a usable server"
+        )
 
 
 def test_each_task_goes_where_the_leftover_has_its_shape():
@@ -67,7 +77,9 @@ def test_caps_cut_the_last_step_and_zero_caps_get_nothing():
     # users alternate whole tasks; user 0's third step is cut to 0.3 at its cap; user 2 then takes whole tasks until
     # the 0.7 left holds none (no cut step without a cap)
     cluster = Cluster([[10, 10]], [[1, 1], [1, 1], [1, 1]], max_tasks=[2.3, 0.0, np.inf])
-    assert drfh_best_fit(cluster).tasks.ravel().tolist() == pytest.approx([2.3, 0.0, 7.0], abs=1e-12)
+    assert drfh_best_fit(cluster).tasks.ravel().tolist() == pytest.approx(
+        [2.3, 0.0, 7.0], abs=1e-12
+    )
 
 
 def test_weights_order_the_filling():
@@ -80,10 +92,15 @@ def test_never_run_on_merged_servers():
     # two identical servers: merged, one big server would take a task neither half has room for
     cluster = Cluster([[1.5, 1.5], [1.5, 1.5]], [[1.0, 1.0]])
     assert drfh_best_fit(cluster).tasks.sum() == 2.0
-    for mechanism in (drfh_best_fit, mechanisms.get("drfh_best_fit"),
-                      functools.partial(mechanisms.get("drfh_best_fit"), quantum=1.0)):
+    for mechanism in (
+        drfh_best_fit,
+        mechanisms.get("drfh_best_fit"),
+        functools.partial(mechanisms.get("drfh_best_fit"), quantum=1.0),
+    ):
         assert keeps_servers(mechanism)
-        np.testing.assert_array_equal(on_merged_servers(mechanism, cluster).tasks, drfh_best_fit(cluster).tasks)
+        np.testing.assert_array_equal(
+            on_merged_servers(mechanism, cluster).tasks, drfh_best_fit(cluster).tasks
+        )
     assert not keeps_servers(drfh) and not keeps_servers(mechanisms.get("drfh"))
 
 
@@ -94,7 +111,9 @@ def test_bad_quantum_is_named(quantum):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.one_of(st.just(0.0), st.just(np.nan), st.floats(0.0, 1e6)), min_size=1, max_size=5))
+@given(
+    st.lists(st.one_of(st.just(0.0), st.just(np.nan), st.floats(0.0, 1e6)), min_size=1, max_size=5)
+)
 def test_the_fitness_scale_is_the_first_component_else_numpys_max(values):
     """A shape is normalised by its first component, or by its largest when the first is zero: the loop that
     finds it agrees with NumPy's ``max`` (a NaN anywhere wins, as there)."""

@@ -1,4 +1,5 @@
 """Bitbrains GWA-T-12 reader: round trip through the real format, format errors, and the real excerpt."""
+
 import gzip
 
 import numpy as np
@@ -6,7 +7,14 @@ import pandas as pd
 import pytest
 
 from fairlib._validate import InvalidInputError
-from fairlib.traces import BITBRAINS_COLUMNS, TraceFormatError, iter_vms, read_vm, read_vms, write_vm
+from fairlib.traces import (
+    BITBRAINS_COLUMNS,
+    TraceFormatError,
+    iter_vms,
+    read_vm,
+    read_vms,
+    write_vm,
+)
 from tests.realdata import real_traces
 
 REAL, real = real_traces("bitbrains_gwa_t12", needs="rnd/2013-8/1.csv.gz")
@@ -17,7 +25,7 @@ def _frame(n=5, seed=0):
     f = pd.DataFrame({c: rng.uniform(0, 100, n) for c in BITBRAINS_COLUMNS})
     f["time"] = 1375308176 + 300 * np.arange(n)
     f["cpu_cores"] = 2.0
-    f.loc[1, ["cpu_cores", "memory_capacity_kb"]] = 0.0    # a powered-off sample
+    f.loc[1, ["cpu_cores", "memory_capacity_kb"]] = 0.0  # a powered-off sample
     return f
 
 
@@ -27,10 +35,11 @@ def test_round_trip_in_the_real_format(tmp_path):
     text = gzip.open(path, "rt").read()
     assert text.startswith("Timestamp [ms];\tCPU cores;\t") and ";\t" in text.splitlines()[1]
     back = read_vm(path)
-    np.testing.assert_allclose(back[BITBRAINS_COLUMNS].to_numpy(dtype=float),
-                               f[BITBRAINS_COLUMNS].to_numpy(dtype=float))
+    np.testing.assert_allclose(
+        back[BITBRAINS_COLUMNS].to_numpy(dtype=float), f[BITBRAINS_COLUMNS].to_numpy(dtype=float)
+    )
     assert back.time.dtype == np.int64 and back.vm.unique().tolist() == ["7"]
-    assert back.active.tolist() == [True, False, True, True, True]    # kept and flagged, not dropped
+    assert back.active.tolist() == [True, False, True, True, True]  # kept and flagged, not dropped
     write_vm(tmp_path / "rnd" / "2013-8" / "12.csv.gz", _frame(seed=1))
     assert [v.vm[0] for v in iter_vms(directory=tmp_path)] == ["7", "12"]
     assert len(read_vms([12, 7], directory=tmp_path)) == 10
@@ -42,19 +51,45 @@ def _write_text(path, text):
     return path
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda lines: ["Timestamp;CPU"] + lines[1:], r"x\.csv\.gz:1: header"),
-    (lambda lines: lines[:3] + [lines[3] + ";\t5"] + lines[4:], r"x\.csv\.gz:4: 12 fields, expected 11"),
-    (lambda lines: lines[:2] + [";".join([lines[2].split(";")[0], "\ttwo"] + lines[2].split(";")[2:])] + lines[3:],
-     r"x\.csv\.gz:3: CPU cores = 'two'"),
-    (lambda lines: lines[:2] + [""] + lines[2:], r"x\.csv\.gz:3: empty line"),
-    (lambda lines: lines[:2] + [";".join([lines[2].split(";")[0], "\t-4"] + lines[2].split(";")[2:])] + lines[3:],
-     r"x\.csv\.gz:3: CPU cores = '-4' must be finite and >= 0"),
-    (lambda lines: lines[:2] + [";".join(lines[2].split(";")[:3] + ["\tinf"] + lines[2].split(";")[4:])] + lines[3:],
-     r"x\.csv\.gz:3: CPU usage \[MHZ\] = 'inf' must be finite and >= 0"),
-    (lambda lines: lines[:3] + [";".join(lines[3].split(";")[:-1])] + lines[4:],
-     r"x\.csv\.gz:4: 10 fields, expected 11"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda lines: ["Timestamp;CPU"] + lines[1:], r"x\.csv\.gz:1: header"),
+        (
+            lambda lines: lines[:3] + [lines[3] + ";\t5"] + lines[4:],
+            r"x\.csv\.gz:4: 12 fields, expected 11",
+        ),
+        (
+            lambda lines: (
+                lines[:2]
+                + [";".join([lines[2].split(";")[0], "\ttwo"] + lines[2].split(";")[2:])]
+                + lines[3:]
+            ),
+            r"x\.csv\.gz:3: CPU cores = 'two'",
+        ),
+        (lambda lines: lines[:2] + [""] + lines[2:], r"x\.csv\.gz:3: empty line"),
+        (
+            lambda lines: (
+                lines[:2]
+                + [";".join([lines[2].split(";")[0], "\t-4"] + lines[2].split(";")[2:])]
+                + lines[3:]
+            ),
+            r"x\.csv\.gz:3: CPU cores = '-4' must be finite and >= 0",
+        ),
+        (
+            lambda lines: (
+                lines[:2]
+                + [";".join(lines[2].split(";")[:3] + ["\tinf"] + lines[2].split(";")[4:])]
+                + lines[3:]
+            ),
+            r"x\.csv\.gz:3: CPU usage \[MHZ\] = 'inf' must be finite and >= 0",
+        ),
+        (
+            lambda lines: lines[:3] + [";".join(lines[3].split(";")[:-1])] + lines[4:],
+            r"x\.csv\.gz:4: 10 fields, expected 11",
+        ),
+    ],
+)
 def test_format_errors_name_file_and_line(tmp_path, edit, message):
     good = gzip.open(write_vm(tmp_path / "good.csv.gz", _frame()), "rt").read().splitlines()
     path = _write_text(tmp_path / "x.csv.gz", "\n".join(edit(good)) + "\n")
@@ -78,8 +113,8 @@ def test_truncated_gzip_and_missing_files(tmp_path):
 def test_real_excerpt():
     vm = read_vm(REAL / "rnd" / "2013-8" / "1.csv.gz")
     gaps = np.diff(vm.time.to_numpy())
-    assert 8000 < len(vm) < 9000 and np.median(gaps) == 300            # 5-minute samples, ~30 days
-    start = pd.to_datetime(vm.time.iloc[0], unit="s")                  # Unix seconds despite "[ms]"
+    assert 8000 < len(vm) < 9000 and np.median(gaps) == 300  # 5-minute samples, ~30 days
+    start = pd.to_datetime(vm.time.iloc[0], unit="s")  # Unix seconds despite "[ms]"
     assert (start.year, start.month) in ((2013, 7), (2013, 8))
     assert vm.active.mean() > 0.5
 
@@ -89,34 +124,44 @@ def test_synthetic_bitbrains_is_read_back_labelled_and_calibrated(tmp_path):
 
     folder = synthetic_bitbrains(tmp_path / "bb", 120, rng=5, days=2)
     frame = read_vms(directory=tmp_path / "bb")
-    assert frame.attrs["source"] == "synthetic" and frame.vm.nunique() == 120 and len(frame) == 120 * 576
-    per_vm = frame.groupby("vm").agg(cores=("cpu_cores", "first"), cpu=("cpu_usage_pct", "mean"),
-                                     mem=("memory_capacity_kb", "first"))
+    assert (
+        frame.attrs["source"] == "synthetic"
+        and frame.vm.nunique() == 120
+        and len(frame) == 120 * 576
+    )
+    per_vm = frame.groupby("vm").agg(
+        cores=("cpu_cores", "first"),
+        cpu=("cpu_usage_pct", "mean"),
+        mem=("memory_capacity_kb", "first"),
+    )
     assert set(per_vm.cores.unique()) <= {1, 2, 4, 6, 8, 16, 32}
     # SCHEMAS.md §4.2: 78 % of VMs average under 5 % CPU, median provisioned memory 3.87 GB
     assert 0.6 < (per_vm.cpu < 5).mean() < 0.95
-    assert 1.0 < per_vm.mem.median() / 1024 ** 2 < 10.0
+    assert 1.0 < per_vm.mem.median() / 1024**2 < 10.0
     again = synthetic_bitbrains(tmp_path / "bb2", 3, rng=5, days=2)
-    assert (folder / "1.csv.gz").read_bytes() == (again / "1.csv.gz").read_bytes()     # deterministic
+    assert (folder / "1.csv.gz").read_bytes() == (again / "1.csv.gz").read_bytes()  # deterministic
     assert read_vm(again / "2.csv.gz").attrs["source"] == "synthetic"
     assert read_vm(write_vm(tmp_path / "plain" / "1.csv.gz", _frame())).attrs["source"] == "real"
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"vms": "x"}, r"vms = 'x': must be a list of VM numbers"),
-    ({"vms": np.ones((2, 2))}, r"vms: array\(\[1\., 1\.\]\) is not a VM number"),
-    ({"vms": [1.0]}, r"vms: 1\.0 is not a VM number"),
-    ({"vms": [0]}, r"vms: 0 is not a VM number"),
-    ({"vms": ["../x"]}, r"vms: '\.\./x' is not a VM number"),
-    ({"vms": []}, r"vms: no VM numbers given"),
-    ({"month": None}, r"month = None: must be one of \['2013-7', '2013-8', '2013-9'\]"),
-    ({"month": "no-such-choice"}, r"month = 'no-such-choice'"),
-    ({"month": ["x"]}, r"month = \['x'\]"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"vms": "x"}, r"vms = 'x': must be a list of VM numbers"),
+        ({"vms": np.ones((2, 2))}, r"vms: array\(\[1\., 1\.\]\) is not a VM number"),
+        ({"vms": [1.0]}, r"vms: 1\.0 is not a VM number"),
+        ({"vms": [0]}, r"vms: 0 is not a VM number"),
+        ({"vms": ["../x"]}, r"vms: '\.\./x' is not a VM number"),
+        ({"vms": []}, r"vms: no VM numbers given"),
+        ({"month": None}, r"month = None: must be one of \['2013-7', '2013-8', '2013-9'\]"),
+        ({"month": "no-such-choice"}, r"month = 'no-such-choice'"),
+        ({"month": ["x"]}, r"month = \['x'\]"),
+    ],
+)
 @pytest.mark.parametrize("reader", [iter_vms, read_vms])
 def test_vm_readers_refuse_bad_arguments_by_name_before_reading(tmp_path, reader, kwargs, message):
     with pytest.raises(InvalidInputError, match=message):
-        reader(directory=tmp_path, **kwargs)      # iter_vms too: when called, not at the first frame
+        reader(directory=tmp_path, **kwargs)  # iter_vms too: when called, not at the first frame
 
 
 def test_vms_may_be_named_as_the_vm_column_holds_them(tmp_path):
@@ -124,17 +169,23 @@ def test_vms_may_be_named_as_the_vm_column_holds_them(tmp_path):
     assert read_vms(["7"], directory=tmp_path).vm.unique().tolist() == ["7"]
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"n_vms": True}, r"n_vms = True: must be an integer >= 1"),
-    ({"n_vms": 10**20}, r"n_vms = 100000000000000000000: must be an integer >= 1 and <= "),
-    ({"rng": "abc"}, r"rng = 'abc'"),
-    ({"month": "no-such-choice"}, r"month = 'no-such-choice': must be one of"),
-    ({"days": float("inf")}, r"days = inf: must be a finite number > 0"),
-    ({"days": [1.0]}, r"days = \[1\.0\]: must be a finite number > 0"),
-    ({"start": -1}, r"start = -1: must be an integer >= 0"),
-    ({"start": 2.5}, r"start = 2\.5: must be an integer >= 0"),
-    ({"start": 10**20}, r"start = 100000000000000000000: must be an integer >= 0 and <= 9007199254740992"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"n_vms": True}, r"n_vms = True: must be an integer >= 1"),
+        ({"n_vms": 10**20}, r"n_vms = 100000000000000000000: must be an integer >= 1 and <= "),
+        ({"rng": "abc"}, r"rng = 'abc'"),
+        ({"month": "no-such-choice"}, r"month = 'no-such-choice': must be one of"),
+        ({"days": float("inf")}, r"days = inf: must be a finite number > 0"),
+        ({"days": [1.0]}, r"days = \[1\.0\]: must be a finite number > 0"),
+        ({"start": -1}, r"start = -1: must be an integer >= 0"),
+        ({"start": 2.5}, r"start = 2\.5: must be an integer >= 0"),
+        (
+            {"start": 10**20},
+            r"start = 100000000000000000000: must be an integer >= 0 and <= 9007199254740992",
+        ),
+    ],
+)
 def test_synthetic_bitbrains_refuses_each_bad_argument_by_name(tmp_path, kwargs, message):
     from fairlib.traces import synthetic_bitbrains
 

@@ -8,6 +8,7 @@ hypothesis and doctests, a papermill kernel, loky and Dask sweep workers, a benc
 ``.nbi``/``.nbc`` file under ``fairlib/``. Then the callee is edited — same file size, so numba's own
 timestamp-and-size check could miss it — and every entry point must see the new result.
 """
+
 import json
 import os
 import subprocess
@@ -50,7 +51,7 @@ def cell(seed, x):
     return {{"value": twice(x)}}
 '''
 
-PYTEST_FILE = '''import numba  # before fairlib, as a test module or plugin may
+PYTEST_FILE = """import numba  # before fairlib, as a test module or plugin may
 from hypothesis import given, settings, strategies as st
 
 import fairlib._probe_callee as callee
@@ -61,18 +62,18 @@ from fairlib._probe_caller import twice
 @given(st.floats(0.0, 10.0))
 def test_twice(x):
     assert twice(x) == 2.0 * (x + callee.STEP)
-'''
+"""
 
 SCRIPT = "import numba\nfrom fairlib._probe_caller import twice\nprint('RESULT', twice(1.0))\n"
 
-SWEEP = '''import numba
+SWEEP = """import numba
 from fairlib.sweep import sweep
 from fairlib._probe_caller import cell
 table = sweep(cell, {{"x": [1.0]}}, seeds=4, backend={backend!r}, n_jobs=2, cache=False, progress=False)
 print("RESULT", *sorted(set(table.value)))
-'''
+"""
 
-DASK = '''import numba
+DASK = """import numba
 from distributed import Client, LocalCluster
 from fairlib.sweep import sweep
 from fairlib._probe_caller import cell
@@ -81,26 +82,49 @@ if __name__ == "__main__":
                       dashboard_address=None) as cluster, Client(cluster) as client:
         table = sweep(cell, {"x": [1.0]}, seeds=2, backend="dask", scheduler=client, cache=False, progress=False)
     print("RESULT", *sorted(set(table.value)))
-'''
+"""
 
-BENCHMARK = '''import numba
+BENCHMARK = """import numba
 from benchmarks._timing import write_results  # the benchmarks' own harness, imported as they import it
 from fairlib._probe_caller import twice
 print("RESULT", twice(1.0))
-'''
+"""
 
 
 def _notebook(path: Path) -> None:
-    cell = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-            "source": ["import numba\n", "from fairlib._probe_caller import twice\n", "print('RESULT', twice(1.0))"]}
-    nb = {"cells": [cell], "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                       "language": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+    cell = {
+        "cell_type": "code",
+        "execution_count": None,
+        "metadata": {},
+        "outputs": [],
+        "source": [
+            "import numba\n",
+            "from fairlib._probe_caller import twice\n",
+            "print('RESULT', twice(1.0))",
+        ],
+    }
+    nb = {
+        "cells": [cell],
+        "metadata": {
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     path.write_text(json.dumps(nb))
 
 
 def _clean_copy(dest: Path) -> None:
-    tracked = subprocess.run(["git", "ls-files", "-z", "fairlib", "benchmarks", "pyproject.toml"], cwd=ROOT,
-                             capture_output=True, check=True).stdout.decode().split("\0")
+    tracked = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "fairlib", "benchmarks", "pyproject.toml"],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for name in filter(None, tracked):
         target = dest / name
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -115,13 +139,23 @@ def _entry_points(tree: Path) -> dict[str, list[str]]:
     (tree / "probe_dask.py").write_text(DASK)
     (tree / "benchmarks" / "probe_bench.py").write_text(BENCHMARK)
     _notebook(tree / "probe.ipynb")
-    papermill = ("import papermill, sys\n"
-                 "nb = papermill.execute_notebook('probe.ipynb', 'probe_out.ipynb', progress_bar=False, cwd='.')\n"
-                 "print(''.join(o.get('text', '') for o in nb.cells[0].outputs))\n")
+    papermill = (
+        "import papermill, sys\n"
+        "nb = papermill.execute_notebook('probe.ipynb', 'probe_out.ipynb', progress_bar=False, cwd='.')\n"
+        "print(''.join(o.get('text', '') for o in nb.cells[0].outputs))\n"
+    )
     return {
         "script": [py, "probe_script.py"],
-        "pytest, hypothesis and doctests": [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "probe_test.py",
-                                            "fairlib/_probe_caller.py"],
+        "pytest, hypothesis and doctests": [
+            py,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "probe_test.py",
+            "fairlib/_probe_caller.py",
+        ],
         "papermill kernel": [py, "-c", papermill],
         "loky sweep workers": [py, "probe_loky.py"],
         "Dask sweep workers": [py, "probe_dask.py"],
@@ -130,14 +164,22 @@ def _entry_points(tree: Path) -> dict[str, list[str]]:
 
 
 def _run_all(tree: Path, expected: float) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "PYTHONPATH", "FAIRLIB_"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("NUMBA_", "PYTHONPATH", "FAIRLIB_"))
+    }
     env["PYTHONPATH"] = str(tree)
     for name, cmd in _entry_points(tree).items():
         run = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True, timeout=600)
         assert run.returncode == 0, f"{name}: {run.stdout[-1500:]}\n{run.stderr[-1500:]}"
         if "pytest" not in name:
-            results = [line.split()[1:] for line in run.stdout.splitlines() if line.startswith("RESULT")]
-            assert results == [[repr(expected)]], f"{name}: expected {expected}, printed {run.stdout[-800:]}"
+            results = [
+                line.split()[1:] for line in run.stdout.splitlines() if line.startswith("RESULT")
+            ]
+            assert results == [[repr(expected)]], (
+                f"{name}: expected {expected}, printed {run.stdout[-800:]}"
+            )
         stray = sorted(str(p.relative_to(tree)) for p in (tree / "fairlib").rglob("*.nb[ic]"))
         assert not stray, f"{name} cached kernels beside the sources: {stray}"
 
@@ -151,31 +193,52 @@ def test_every_entry_point_uses_the_keyed_cache_and_sees_an_edited_callee(tmp_pa
     _run_all(tree, 4.0)
     cache = tree / "build" / "numba-cache"
     first = {p.name for p in cache.iterdir()}
-    assert any(n.startswith("_probe_caller-") for n in first) and any(cache.rglob("*_probe_caller*.nbi")), first
+    assert any(n.startswith("_probe_caller-") for n in first) and any(
+        cache.rglob("*_probe_caller*.nbi")
+    ), first
 
     stat = callee.stat()
-    callee.write_text(CALLEE.format(step=2))  # same size; the timestamp restored too: only the content differs
+    callee.write_text(
+        CALLEE.format(step=2)
+    )  # same size; the timestamp restored too: only the content differs
     os.utime(callee, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     _run_all(tree, 6.0)
     second = {p.name for p in cache.iterdir()}
-    assert first <= second                    # the old entries untouched
+    assert first <= second  # the old entries untouched
     # new keys for the edited module and the one that imports it; every other module's kernels loaded as they were
-    assert {name.rsplit("-", 1)[0] for name in second - first} == {"_probe_callee", "_probe_caller"}, second - first
+    assert {name.rsplit("-", 1)[0] for name in second - first} == {
+        "_probe_callee",
+        "_probe_caller",
+    }, second - first
 
 
-def test_editing_a_driver_keeps_the_kernel_cache_and_editing_a_kernel_module_recompiles_what_sees_it(tmp_path):
+def test_editing_a_driver_keeps_the_kernel_cache_and_editing_a_kernel_module_recompiles_what_sees_it(
+    tmp_path,
+):
     """Each kernel module's cache key covers its source and the fairlib modules it imports: a changed experiment
     driver, report or notebook helper changes no key; a changed kernel module changes its own key and the keys of
     the modules that import it, and no other."""
     tree = tmp_path / "clone"
     _clean_copy(tree)
-    code = "import fairlib, json; print(json.dumps(fairlib.KERNEL_KEYS)); print(fairlib.SOURCE_HASH)"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "PYTHONPATH", "FAIRLIB_"))}
+    code = (
+        "import fairlib, json; print(json.dumps(fairlib.KERNEL_KEYS)); print(fairlib.SOURCE_HASH)"
+    )
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("NUMBA_", "PYTHONPATH", "FAIRLIB_"))
+    }
     env["PYTHONPATH"] = str(tree)
 
     def keys():
-        run = subprocess.run([sys.executable, "-c", code], cwd=tree, env=env, capture_output=True, text=True,
-                             check=True)
+        run = subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=tree,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         kernel_keys, source = run.stdout.splitlines()
         return json.loads(kernel_keys), source
 
@@ -184,14 +247,22 @@ def test_editing_a_driver_keeps_the_kernel_cache_and_editing_a_kernel_module_rec
         with open(tree / "fairlib" / driver, "a", encoding="utf-8") as f:
             f.write("\n# an edit\n")
         now, now_source = keys()
-        assert now == kernel and now_source != source, f"editing {driver} changed a kernel module's key"
+        assert now == kernel and now_source != source, (
+            f"editing {driver} changed a kernel module's key"
+        )
         source = now_source
-    assert "multires/cluster.py" in __import__("fairlib").kernel_sources()   # imported by kernel modules
-    assert not (tree / "build").exists()   # importing fairlib writes nothing into the checkout
+    assert (
+        "multires/cluster.py" in __import__("fairlib").kernel_sources()
+    )  # imported by kernel modules
+    assert not (tree / "build").exists()  # importing fairlib writes nothing into the checkout
     for edited, moves, stays in [
-            ("multires/psdsf.py", {"multires/psdsf.py", "multires/pfvds.py"},
-             {"market/best_response.py", "dynamic/drf.py", "multires/edrf.py", "_jit.py"}),
-            ("_validate.py", {"multires/psdsf.py", "multires/edrf.py"}, {"_jit.py"})]:
+        (
+            "multires/psdsf.py",
+            {"multires/psdsf.py", "multires/pfvds.py"},
+            {"market/best_response.py", "dynamic/drf.py", "multires/edrf.py", "_jit.py"},
+        ),
+        ("_validate.py", {"multires/psdsf.py", "multires/edrf.py"}, {"_jit.py"}),
+    ]:
         with open(tree / "fairlib" / edited, "a", encoding="utf-8") as f:
             f.write("\n# an edit\n")
         now, _ = keys()

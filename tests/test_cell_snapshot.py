@@ -12,33 +12,59 @@ from fairlib.traces import read_machine_events, read_task_events
 
 from .realdata import real_traces
 
-GOOGLE, needs_google = real_traces("google_clusterdata_2011_2", "task_events/part-00004-of-00500.csv.gz")
+GOOGLE, needs_google = real_traces(
+    "google_clusterdata_2011_2", "task_events/part-00004-of-00500.csv.gz"
+)
 S = 1_000_000  # µs per second
 
 
 def _event(t_s, job, task, kind, user="u", priority=0, cpu=None, memory=None):
-    return {"time": int(t_s * S), "job_id": job, "task_index": task, "event_type": kind, "user": user,
-            "priority": priority, "scheduling_class": 0, "cpu_request": cpu, "memory_request": memory}
+    return {
+        "time": int(t_s * S),
+        "job_id": job,
+        "task_index": task,
+        "event_type": kind,
+        "user": user,
+        "priority": priority,
+        "scheduling_class": 0,
+        "cpu_request": cpu,
+        "memory_request": memory,
+    }
 
 
 def _events():
-    return pd.DataFrame([
-        # job 1: two tasks, one running, one pending; the second event carries no request (carried over)
-        _event(0, 1, 0, 0, "alice", 9, 0.1, 0.2), _event(5, 1, 0, 1, "alice", 9),
-        _event(0, 1, 1, 0, "alice", 9, 0.1, 0.2),
-        # job 2: one task finished before the instant, one running with another request (median of one: its own)
-        _event(0, 2, 0, 0, "bob", 0, 0.3, 0.1), _event(1, 2, 0, 1, "bob"), _event(50, 2, 0, 4, "bob"),
-        _event(0, 2, 1, 0, "bob", 0, 0.2, 0.1), _event(2, 2, 1, 1, "bob"),
-        # job 3: requests zero in both resources (no dominant share): left out, counted
-        _event(0, 3, 0, 0, "carol", 0, 0.0, 0.0), _event(1, 3, 0, 1, "carol"),
-        # job 4: submitted after the instant
-        _event(200, 4, 0, 0, "dave", 0, 0.1, 0.1),
-    ])
+    return pd.DataFrame(
+        [
+            # job 1: two tasks, one running, one pending; the second event carries no request (carried over)
+            _event(0, 1, 0, 0, "alice", 9, 0.1, 0.2),
+            _event(5, 1, 0, 1, "alice", 9),
+            _event(0, 1, 1, 0, "alice", 9, 0.1, 0.2),
+            # job 2: one task finished before the instant, one running with another request (median of one: its own)
+            _event(0, 2, 0, 0, "bob", 0, 0.3, 0.1),
+            _event(1, 2, 0, 1, "bob"),
+            _event(50, 2, 0, 4, "bob"),
+            _event(0, 2, 1, 0, "bob", 0, 0.2, 0.1),
+            _event(2, 2, 1, 1, "bob"),
+            # job 3: requests zero in both resources (no dominant share): left out, counted
+            _event(0, 3, 0, 0, "carol", 0, 0.0, 0.0),
+            _event(1, 3, 0, 1, "carol"),
+            # job 4: submitted after the instant
+            _event(200, 4, 0, 0, "dave", 0, 0.1, 0.1),
+        ]
+    )
 
 
 def _machines():
-    return pd.DataFrame({"time": [0, 0, 0, 90 * S], "machine_id": [10, 11, 12, 12], "event_type": [0, 0, 0, 1],
-                         "platform_id": "p", "cpus": [0.5, 1.0, 0.5, np.nan], "memory": [0.5, 1.0, 0.25, np.nan]})
+    return pd.DataFrame(
+        {
+            "time": [0, 0, 0, 90 * S],
+            "machine_id": [10, 11, 12, 12],
+            "event_type": [0, 0, 0, 1],
+            "platform_id": "p",
+            "cpus": [0.5, 1.0, 0.5, np.nan],
+            "memory": [0.5, 1.0, 0.25, np.nan],
+        }
+    )
 
 
 def test_snapshot_reads_present_tasks_requests_and_machines():
@@ -47,7 +73,7 @@ def test_snapshot_reads_present_tasks_requests_and_machines():
     assert snap.jobs.tasks.tolist() == [2, 1] and snap.jobs.running.tolist() == [1, 1]
     np.testing.assert_allclose(snap.demand, [[0.1, 0.2], [0.2, 0.1]])
     assert snap.skipped == {"tasks without a request": 0, "jobs with a zero request": 1}
-    np.testing.assert_allclose(snap.capacity, [1.5, 1.5])          # machine 12 was removed at 90 s
+    np.testing.assert_allclose(snap.capacity, [1.5, 1.5])  # machine 12 was removed at 90 s
     assert snap.tenant_paths == ["tenant0/1", "tenant1/2"]
     np.testing.assert_allclose(snap.requested(), [0.4 / 1.5, 0.5 / 1.5])
     np.testing.assert_allclose(snap.requested("running"), [0.3 / 1.5, 0.3 / 1.5])
@@ -75,9 +101,18 @@ def test_bad_input_is_named():
 
 def _contended_cell():
     """Six jobs of three tenants on two machines, wanting twice the cell; tenant t0 has four small jobs."""
-    jobs = pd.DataFrame({"job_id": np.arange(6), "tenant": ["t0"] * 4 + ["t1", "t2"], "priority": [9, 0, 0, 0, 0, 0],
-                         "scheduling_class": 0, "tasks": [10, 10, 10, 10, 40, 40], "running": [4, 0, 0, 0, 0, 0],
-                         "cpu": [0.05, 0.05, 0.05, 0.05, 0.05, 0.02], "memory": [0.02, 0.02, 0.02, 0.02, 0.02, 0.05]})
+    jobs = pd.DataFrame(
+        {
+            "job_id": np.arange(6),
+            "tenant": ["t0"] * 4 + ["t1", "t2"],
+            "priority": [9, 0, 0, 0, 0, 0],
+            "scheduling_class": 0,
+            "tasks": [10, 10, 10, 10, 40, 40],
+            "running": [4, 0, 0, 0, 0, 0],
+            "cpu": [0.05, 0.05, 0.05, 0.05, 0.05, 0.02],
+            "memory": [0.02, 0.02, 0.02, 0.02, 0.02, 0.05],
+        }
+    )
     return semantics.CellSnapshot(3600.0, jobs, np.array([[1.0, 1.0], [0.5, 0.25]]), "synthetic", 0)
 
 
@@ -97,14 +132,25 @@ def test_rules_on_a_contended_cell():
     assert tree[:4].sum() < flat[:4].sum() and tree[4:].sum() > flat[4:].sum()
     assert summary.loc["hierarchical, H-DRF", "tenants_changed"] == 3
     tenants = semantics.tenant_totals(snap, allocations)
-    assert tenants[tenants.rule == "DRF, lowest index"].set_index("tenant").jobs.to_dict() == {"t0": 4, "t1": 1,
-                                                                                              "t2": 1}
+    assert tenants[tenants.rule == "DRF, lowest index"].set_index("tenant").jobs.to_dict() == {
+        "t0": 4,
+        "t1": 1,
+        "t2": 1,
+    }
     machines = semantics.machine_allocations(snap).set_index("mechanism")
-    assert (machines.cpu_utilisation <= 1 + 1e-9).all() and (machines.memory_utilisation <= 1 + 1e-9).all()
-    assert machines.loc["pooled DRF (no placement)", "tasks"] == allocations[
-        allocations.rule == "DRF, lowest index"].tasks.sum()
-    found = semantics.findings(summary.reset_index().assign(at_s=3600.0), machines.reset_index().assign(at_s=3600.0),
-                               {3600.0: snap}, allocations.assign(at_s=3600.0))
+    assert (machines.cpu_utilisation <= 1 + 1e-9).all() and (
+        machines.memory_utilisation <= 1 + 1e-9
+    ).all()
+    assert (
+        machines.loc["pooled DRF (no placement)", "tasks"]
+        == allocations[allocations.rule == "DRF, lowest index"].tasks.sum()
+    )
+    found = semantics.findings(
+        summary.reset_index().assign(at_s=3600.0),
+        machines.reset_index().assign(at_s=3600.0),
+        {3600.0: snap},
+        allocations.assign(at_s=3600.0),
+    )
     assert found["tie_max_job_change"] <= 1 and found["quota_min_guarantee_margin"] >= 0
     assert found["yarn_vs_mesos_tasks_moved"] == 0 and found["contended_instants"] == 1
     assert found["hdrf_minus_ties_tasks_moved"] >= 1
@@ -112,9 +158,12 @@ def test_rules_on_a_contended_cell():
 
 @needs_google
 def test_the_real_cell_at_one_hour():
-    snap = semantics.cell_snapshot(read_task_events(range(5), directory=GOOGLE),
-                                   read_machine_events(directory=GOOGLE), 3600.0)
+    snap = semantics.cell_snapshot(
+        read_task_events(range(5), directory=GOOGLE), read_machine_events(directory=GOOGLE), 3600.0
+    )
     # counted once from the excerpt (SCHEMAS.md: 12,583 machines in all, some removed by then)
-    assert len(snap.jobs) == 3978 and len(snap.machines) == 12475 and snap.jobs.tenant.nunique() == 508
+    assert (
+        len(snap.jobs) == 3978 and len(snap.machines) == 12475 and snap.jobs.tenant.nunique() == 508
+    )
     assert snap.skipped["jobs with a zero request"] == 2 and snap.mixed_requests == 9
-    assert snap.requested("running")[0] > 1       # Borg over-commits CPU requests
+    assert snap.requested("running")[0] > 1  # Borg over-commits CPU requests

@@ -61,23 +61,30 @@ def _paper_claims():
 @pytest.mark.parametrize("key, declared", list(_paper_claims()))
 def test_every_paper_claim_quotes_its_paper(key, declared):
     quotes = quotes_of(declared)
-    assert quotes, (f"{key}: paper claim {declared.id!r} has no quote: give the paper's words it tests (quote = "
-                    "\"...\" in its registry), or declare it a finding if the paper does not say it")
-    assert declared.scope.strip(), f"{key}: paper claim {declared.id!r} has no scope (what the measurement covers)"
+    assert quotes, (
+        f"{key}: paper claim {declared.id!r} has no quote: give the paper's words it tests (quote = "
+        '"..." in its registry), or declare it a finding if the paper does not say it'
+    )
+    assert declared.scope.strip(), (
+        f"{key}: paper claim {declared.id!r} has no scope (what the measurement covers)"
+    )
     text = paper_text(key)
     if text is None:
         if key in PAPER_TEXTS:
-            pytest.skip(f"our copy of {key}'s paper is not in {PAPERS}: quotes present, not searched")
+            pytest.skip(
+                f"our copy of {key}'s paper is not in {PAPERS}: quotes present, not searched"
+            )
         return  # a paper whose text we do not keep (a scaffolded one): presence only
     for q in quotes:
-        assert normalise(q) in text, (f"{key}: claim {declared.id!r}: quote not found verbatim in the paper's "
-                                      f"text: {q!r}")
+        assert normalise(q) in text, (
+            f"{key}: claim {declared.id!r}: quote not found verbatim in the paper's text: {q!r}"
+        )
 
 
 def test_normalise_makes_hyphenation_and_spacing_irrelevant():
     assert normalise("multi-\nresource   fair") == normalise("multiresource fair")
     assert normalise("Dominant  Resource\tFairness") == "Dominant Resource Fairness"
-    assert normalise("x - y") == "x - y"   # a dash between spaces is not a line break's hyphen
+    assert normalise("x - y") == "x - y"  # a dash between spaces is not a line break's hyphen
 
 
 def test_paper_texts_name_existing_registries():

@@ -14,9 +14,11 @@ from fairlib import paths
 
 COVERAGE = paths.ROOT / "docs" / "claims-coverage.md"
 #: how a table's third column is read, as every failure message states it
-RULE = ("in a table's third column of docs/claims-coverage.md, a name in backticks made of letters, digits, _ and - "
-        "that starts with a lower-case letter and holds an underscore is read as a claim id, and one with a "
-        "<placeholder> as a family of claim ids (table1_<row>_<column>); notebook keys are not")
+RULE = (
+    "in a table's third column of docs/claims-coverage.md, a name in backticks made of letters, digits, _ and - "
+    "that starts with a lower-case letter and holds an underscore is read as a claim id, and one with a "
+    "<placeholder> as a family of claim ids (table1_<row>_<column>); notebook keys are not"
+)
 _ID = re.compile(r"[a-z][A-Za-z0-9_\-]*_[A-Za-z0-9_\-]+")
 REGISTRIES = sorted(p for p in (paths.NOTEBOOKS / "claims").glob("*.toml") if p.stem != "template")
 
@@ -46,10 +48,15 @@ def _named() -> tuple[set[str], list[re.Pattern]]:
 
 def test_every_declared_claim_is_in_the_coverage():
     ids, patterns = _named()
-    missing = [f"{key}: {cid}" for cid, key in _declared().items()
-               if cid not in ids and not any(p.match(cid) for p in patterns)]
-    assert not missing, (f"claims declared but not mapped in docs/claims-coverage.md: {missing}. Name each in the "
-                         f"third column of its paper's table, in backticks ({RULE}).")
+    missing = [
+        f"{key}: {cid}"
+        for cid, key in _declared().items()
+        if cid not in ids and not any(p.match(cid) for p in patterns)
+    ]
+    assert not missing, (
+        f"claims declared but not mapped in docs/claims-coverage.md: {missing}. Name each in the "
+        f"third column of its paper's table, in backticks ({RULE})."
+    )
 
 
 def test_every_claim_the_coverage_names_is_declared():
@@ -57,21 +64,32 @@ def test_every_claim_the_coverage_names_is_declared():
     ids, patterns = _named()
     keys = {p.stem for p in REGISTRIES}
     unknown = sorted(i for i in ids - keys if i not in declared)
-    assert not unknown, (f"docs/claims-coverage.md names claims no registry declares: {unknown}. Each "
-                         f"{RULE}: declare it in notebooks/claims/<key>.toml, or, if it is not a claim (a function, "
-                         "a parameter), write it without backticks.")
+    assert not unknown, (
+        f"docs/claims-coverage.md names claims no registry declares: {unknown}. Each "
+        f"{RULE}: declare it in notebooks/claims/<key>.toml, or, if it is not a claim (a function, "
+        "a parameter), write it without backticks."
+    )
     for p in patterns:
-        assert any(p.match(cid) for cid in declared), (f"the pattern {p.pattern} matches no declared claim ({RULE})")
+        assert any(p.match(cid) for cid in declared), (
+            f"the pattern {p.pattern} matches no declared claim ({RULE})"
+        )
 
 
 def test_the_rule_is_written_where_a_contributor_reads():
     """The rule the tests above apply is stated at the top of the coverage page and in CONTRIBUTING.md."""
     for page in (COVERAGE, paths.ROOT / "CONTRIBUTING.md"):
         text = " ".join(page.read_text(encoding="utf-8").split())
-        for words in ("starts with a lower-case letter and holds an underscore", "is read as a claim id",
-                      "without backticks"):
+        for words in (
+            "starts with a lower-case letter and holds an underscore",
+            "is read as a claim id",
+            "without backticks",
+        ):
             assert words in text, f"{page.name} does not state the rule ({words!r})"
-    assert _ID.fullmatch("worked_example_tasks") and not _ID.fullmatch("li2019") and not _ID.fullmatch("drf")
+    assert (
+        _ID.fullmatch("worked_example_tasks")
+        and not _ID.fullmatch("li2019")
+        and not _ID.fullmatch("drf")
+    )
 
 
 def test_no_paper_claim_is_held_on_a_wall_clock_ratio_near_one():
@@ -84,7 +102,11 @@ def test_no_paper_claim_is_held_on_a_wall_clock_ratio_near_one():
         for c in json.loads(ledger.read_text(encoding="utf-8"))["claims"]:
             values = c["ours"] if isinstance(c["ours"], list) else [c["ours"]]
             numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
-            if (c["kind"] == "paper" and c["status"] == "held" and c.get("wall_clock")
-                    and any(abs(v - 1) <= 0.1 for v in numbers)):
+            if (
+                c["kind"] == "paper"
+                and c["status"] == "held"
+                and c.get("wall_clock")
+                and any(abs(v - 1) <= 0.1 for v in numbers)
+            ):
                 near_one.append(f"{ledger.parent.name}: {c['claim_id']} = {c['ours']}")
     assert not near_one, near_one

@@ -19,8 +19,8 @@ def test_every_path_the_guide_names_exists():
     assert len(named) > 25, named
     missing = []
     for path in named:
-        if "<" in path:   # a placeholder: the folder before it exists
-            fixed = path[:path.index("<")].rsplit("/", 1)[0]
+        if "<" in path:  # a placeholder: the folder before it exists
+            fixed = path[: path.index("<")].rsplit("/", 1)[0]
             if not (ROOT / fixed).is_dir():
                 missing.append(path)
         elif not (ROOT / path).exists():
@@ -40,5 +40,6 @@ def test_the_commands_it_gives_exist():
 
 
 def test_the_path_pattern_finds_placeholders_and_plain_files():
-    assert _paths("`notebooks/<key>.ipynb` and `fairlib/mechanisms.py`, `CONTRIBUTING.md`, `x = 1`") == [
-        "CONTRIBUTING.md", "fairlib/mechanisms.py", "notebooks/<key>.ipynb"]
+    assert _paths(
+        "`notebooks/<key>.ipynb` and `fairlib/mechanisms.py`, `CONTRIBUTING.md`, `x = 1`"
+    ) == ["CONTRIBUTING.md", "fairlib/mechanisms.py", "notebooks/<key>.ipynb"]

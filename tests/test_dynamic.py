@@ -1,4 +1,5 @@
 """Dynamic DRF (Li et al.; Kash, Procaccia, Shah): agreement of methods, lemmas, properties, worst cases."""
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -14,8 +15,10 @@ def arrivals(draw, max_agents=10, max_resources=3):
     K = draw(st.integers(1, max_agents))
     m = draw(st.integers(1, max_resources))
     # small integer grid: many ties and equal demand vectors
-    d = np.array(draw(st.lists(st.lists(st.integers(0, 4), min_size=m, max_size=m), min_size=K, max_size=K)),
-                 dtype=float)
+    d = np.array(
+        draw(st.lists(st.lists(st.integers(0, 4), min_size=m, max_size=m), min_size=K, max_size=K)),
+        dtype=float,
+    )
     d[d.sum(axis=1) == 0, 0] = 1.0
     n = K + draw(st.integers(0, 3))
     return d, n
@@ -55,13 +58,15 @@ def test_prefix_sums_on_many_arrivals():
     # level = (k/n - α) / β cancels when a resource is nearly full: compare absolutely (shares are <= 1)
     np.testing.assert_allclose(fast.levels, loops.levels, rtol=0, atol=1e-13)
     np.testing.assert_allclose(fast.maxsum, loops.maxsum, rtol=1e-10)
-    np.testing.assert_allclose(fast.final_shares, dynamic.dynamic_drf(d, method="waterfill").final_shares,
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        fast.final_shares, dynamic.dynamic_drf(d, method="waterfill").final_shares, rtol=1e-10
+    )
 
 
 def test_prefix_block_from_a_rebuilt_state():
     """The timing harness resumes Algorithm 1 at step k from a rebuilt state: same levels as a full run."""
     from fairlib.dynamic.drf import _linear_prefix_block, _linear_prefix_state
+
     d = dynamic.normalize_demands(np.random.default_rng(5).uniform(0.01, 1.0, size=(400, 2)))
     full = dynamic.dynamic_drf(d)
     x, dp, up = _linear_prefix_state(d, 300, 400)
@@ -78,7 +83,9 @@ def test_lemmas_1_and_2(case):
     prev = np.zeros(0)
     for k in range(1, len(d) + 1):
         x = res.shares(k)
-        np.testing.assert_allclose(x, np.maximum(np.append(prev, 0.0), res.levels[k - 1]), atol=1e-12)
+        np.testing.assert_allclose(
+            x, np.maximum(np.append(prev, 0.0), res.levels[k - 1]), atol=1e-12
+        )
         assert (np.diff(x) <= 1e-12).all()
         assert x[-1] == pytest.approx(res.levels[k - 1]) == pytest.approx(x.min())
         prev = x
@@ -98,9 +105,13 @@ def test_single_step_functions(case):
     res = dynamic.dynamic_drf(d, n)
     for k in range(1, len(d) + 1):
         prev = res.shares(k - 1) if k > 1 else np.zeros(0)
-        np.testing.assert_allclose(dynamic.dynamic_drf_step(d[:k], prev, n), res.shares(k), atol=1e-12)
+        np.testing.assert_allclose(
+            dynamic.dynamic_drf_step(d[:k], prev, n), res.shares(k), atol=1e-12
+        )
         if k > 1:
-            np.testing.assert_allclose(waterfill_step_sorted(d[:k], prev, n), res.shares(k), atol=1e-12)
+            np.testing.assert_allclose(
+                waterfill_step_sorted(d[:k], prev, n), res.shares(k), atol=1e-12
+            )
 
 
 def test_printed_line6_violates_capacity():
@@ -120,7 +131,7 @@ def test_maxsum_counterexample_closed_forms(m):
     assert res.maxsum[-1] == pytest.approx((m * m + 1) / (m + 1), abs=1e-6)
     assert cr["static"][-1] * (m + 1) == pytest.approx((m + 1) / 2, abs=1e-6)
     np.testing.assert_allclose(res.final_shares[:m], m / (m + 1), atol=1e-6)
-    assert cr["cr1"][-1] > 1          # dynamic beats the offline benchmark: CR1 is ill-posed
+    assert cr["cr1"][-1] > 1  # dynamic beats the offline benchmark: CR1 is ill-posed
 
 
 @pytest.mark.parametrize("m", [2, 3, 4, 6])
@@ -146,7 +157,10 @@ def test_cr2_lower_bound_on_random_instances(case):
 
 def test_strategyproofness_spot_check():
     rng = np.random.default_rng(3)
-    assert dynamic.strategyproofness_spot_check(rng.uniform(0.05, 1, size=(8, 3)), rng=4, trials=15) <= 1e-9
+    assert (
+        dynamic.strategyproofness_spot_check(rng.uniform(0.05, 1, size=(8, 3)), rng=4, trials=15)
+        <= 1e-9
+    )
 
 
 def test_compact_representation_scales():
@@ -163,20 +177,35 @@ def test_cautious_lp_reconstruction_is_feasible_and_fair():
     d = np.random.default_rng(5).uniform(0.05, 1, size=(8, 2))
     out = dynamic.cautious_lp(d)
     assert (out["used_max"] <= 1 + 1e-9).all()
-    assert (out["levels"] >= 1 / 8 - 1e-9).all()                   # SI
+    assert (out["levels"] >= 1 / 8 - 1e-9).all()  # SI
     assert out["used_max"][-1] == pytest.approx(1.0, abs=1e-6)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(demands=[[1, 0], [0, 0]]), r"demands\[1\] = \[0\. 0\.\]: every user must demand some resource"),
-    (dict(demands=[[1, -1]]), r"demands\[0, 1\] = -1\.0"),
-    (dict(demands=[[1, np.nan]]), r"demands\[0, 1\] = nan"),
-    (dict(demands=[[1, 1], [1, 1]], n=1), r"n = 1: must be >= the number of arriving agents \(2\)"),
-    (dict(demands=[[1, 1]], n=2.5), r"n = 2\.5: must be an integer"),
-    (dict(demands=[[1, 1]], method="fast"), r"method = 'fast'"),
-    (dict(demands=[[1, 1]], method="lp", line6="as_printed"), r"applies to method='linear' only"),
-    (dict(demands=[[1, 1]], sums="cumulative"), r"sums = 'cumulative': must be one of \['prefix', 'rescan'\]"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (
+            dict(demands=[[1, 0], [0, 0]]),
+            r"demands\[1\] = \[0\. 0\.\]: every user must demand some resource",
+        ),
+        (dict(demands=[[1, -1]]), r"demands\[0, 1\] = -1\.0"),
+        (dict(demands=[[1, np.nan]]), r"demands\[0, 1\] = nan"),
+        (
+            dict(demands=[[1, 1], [1, 1]], n=1),
+            r"n = 1: must be >= the number of arriving agents \(2\)",
+        ),
+        (dict(demands=[[1, 1]], n=2.5), r"n = 2\.5: must be an integer"),
+        (dict(demands=[[1, 1]], method="fast"), r"method = 'fast'"),
+        (
+            dict(demands=[[1, 1]], method="lp", line6="as_printed"),
+            r"applies to method='linear' only",
+        ),
+        (
+            dict(demands=[[1, 1]], sums="cumulative"),
+            r"sums = 'cumulative': must be one of \['prefix', 'rescan'\]",
+        ),
+    ],
+)
 def test_validation(kwargs, message):
     with pytest.raises(InvalidInputError, match=message):
         dynamic.dynamic_drf(**kwargs)
@@ -186,7 +215,9 @@ def test_step_and_shares_errors():
     res = dynamic.dynamic_drf([[1, 1], [1, 0.5]])
     with pytest.raises(InvalidInputError, match=r"k = 3: steps run from 1 to 2"):
         res.shares(3)
-    with pytest.raises(InvalidInputError, match=r"previous_shares = \[0.5, 0.5\]: expected 1 shares"):
+    with pytest.raises(
+        InvalidInputError, match=r"previous_shares = \[0.5, 0.5\]: expected 1 shares"
+    ):
         dynamic.dynamic_drf_step([[1, 1], [1, 0.5]], [0.5, 0.5], 2)
 
 
@@ -197,11 +228,13 @@ def test_counted_work_of_algorithm_1_is_linear_per_step_and_quadratic_in_total()
 
     steps = per_step_times([500, 1000, 2000], rng=3, methods=("linear", "linear_rescan"), repeat=1)
     rescan = steps[steps.method == "linear_rescan"].set_index("k").work
-    assert ((rescan >= 2 * (rescan.index + 1)) & (rescan <= 3 * 2 * (rescan.index + 1) + 64)).all()  # m = 2
+    assert (
+        (rescan >= 2 * (rescan.index + 1)) & (rescan <= 3 * 2 * (rescan.index + 1) + 64)
+    ).all()  # m = 2
     prefix = steps[steps.method == "linear"].set_index("k").work
     assert (prefix <= rescan).all()
     totals = total_times([400, 800], rng=4, methods=("linear_rescan",)).set_index("n").work
     assert 3.5 <= totals[800] / totals[400] <= 4.5
     d = np.random.default_rng(6).uniform(0.1, 1, size=(300, 3))
-    assert dynamic.dynamic_drf(d).work == dynamic.dynamic_drf(d).work > 0            # deterministic
+    assert dynamic.dynamic_drf(d).work == dynamic.dynamic_drf(d).work > 0  # deterministic
     assert dynamic.dynamic_drf(d, method="waterfill").work is None

@@ -47,11 +47,13 @@ def test_fixed_increment_waterfill_closed_form_and_exact_level():
         k, m = int(rng.integers(2, 30)), int(rng.integers(1, 4))
         n = k + int(rng.integers(0, 3))
         d = normalize_demands(rng.uniform(0.01, 1.0, size=(k, m)))
-        prev = dynamic_drf.dynamic_drf(d[:k - 1], n, method="waterfill").final_shares
+        prev = dynamic_drf.dynamic_drf(d[: k - 1], n, method="waterfill").final_shares
         exact = dynamic_drf.dynamic_drf(d, n, method="lp").shares(k)
         for inc in (1e-2, 1e-3):
             x, raises, _ = waterfill_step_fixed_increment(d, prev, n, inc)
-            assert exact.min() - inc - 1e-12 <= x.min() <= exact.min() + 1e-9   # within one increment below LP (1)
+            assert (
+                exact.min() - inc - 1e-12 <= x.min() <= exact.min() + 1e-9
+            )  # within one increment below LP (1)
             assert (x @ d <= k / n * (1 + 1e-9)).all() and (x[:-1] >= prev).all()
     with pytest.raises(ValueError, match="increment"):
         waterfill_step_fixed_increment(np.ones((1, 1)), [], 1, 0.0)
@@ -64,10 +66,24 @@ def test_fixed_increment_work_grows_with_the_scale():
 
 
 def test_waterfill_baseline_findings_read_both_baselines():
-    fixed = pd.DataFrame({"scale": [10.0, 100.0, 1000.0], "k": 1000, "raises": [10, 100, 1000],
-                          "work": [500.0, 5000.0, 50000.0], "alg1_work": 1000.0, "gap": 0.0})
-    steps = pd.DataFrame({"k": [3000, 3000, 10000, 10000], "method": ["linear", "waterfill"] * 2,
-                          "seconds": [2.0, 1.0, 4.0, 1.0], "work": np.nan})
+    fixed = pd.DataFrame(
+        {
+            "scale": [10.0, 100.0, 1000.0],
+            "k": 1000,
+            "raises": [10, 100, 1000],
+            "work": [500.0, 5000.0, 50000.0],
+            "alg1_work": 1000.0,
+            "gap": 0.0,
+        }
+    )
+    steps = pd.DataFrame(
+        {
+            "k": [3000, 3000, 10000, 10000],
+            "method": ["linear", "waterfill"] * 2,
+            "seconds": [2.0, 1.0, 4.0, 1.0],
+            "work": np.nan,
+        }
+    )
     found = dynamic_drf.waterfill_baseline_findings(fixed, steps)
     v = measured_values(found)
     assert v["waterfill_pseudo_polynomial"] == pytest.approx(1.0)
@@ -79,6 +95,6 @@ def test_waterfill_baseline_findings_read_both_baselines():
     status = {c.claim_id: c.status for c in log.claims}
     assert status["waterfill_pseudo_polynomial"] == "held"
     assert status["linear_improves_on_fixed_increment_waterfill"] == "held"
-    assert status["linear_vs_event_waterfill"] != "held"    # the event-driven one is faster here
+    assert status["linear_vs_event_waterfill"] != "held"  # the event-driven one is faster here
     with pytest.raises(InvalidInputError, match="k = \\[10000\\]"):
         dynamic_drf.waterfill_baseline_findings(fixed, steps[steps.k == 3000])

@@ -16,7 +16,9 @@ def test_envy_free_allocation_scores_one_not_more():
 
 def test_envy_is_below_one():
     w = np.array([[0.9, 0.1], [0.1, 0.9]])
-    r = np.array([[0.0, 1.0], [1.0, 0.0]])    # each user holds the machine it values at 0.1, and envies the other
+    r = np.array(
+        [[0.0, 1.0], [1.0, 0.0]]
+    )  # each user holds the machine it values at 0.1, and envies the other
     assert metrics.envy_freeness(w, r) == pytest.approx(0.1 / 0.9)
 
 
@@ -25,7 +27,7 @@ def test_never_above_one_on_random_allocations():
     for _ in range(200):
         m, n = g.integers(2, 6), g.integers(2, 6)
         w = g.random((m, n))
-        r = g.dirichlet(np.ones(m), size=n).T          # every machine's shares sum to 1
+        r = g.dirichlet(np.ones(m), size=n).T  # every machine's shares sum to 1
         rho = metrics.envy_freeness(w, r)
         assert 0 <= rho <= 1.0
         # equal to the off-diagonal minimum capped at 1, the definition without j = i

@@ -1,4 +1,5 @@
 """python -m fairlib.traces.fetch against a local HTTP server on loopback (no real network)."""
+
 import functools
 import gzip
 import hashlib
@@ -42,12 +43,19 @@ def test_fetch_from_a_mirror_then_read(mirror, tmp_path, monkeypatch):
     dest = tmp_path / "traces"
     # the fixtures are not the published files: drop the known checksums for this test
     monkeypatch.setattr(fetch_module, "KNOWN_SHA256", {})
-    got = fetch_module.fetch("google", tables=["machine_events", "task_events"], parts=[0, 1], dest=dest, base_url=url,
-                             progress=False)
+    got = fetch_module.fetch(
+        "google",
+        tables=["machine_events", "task_events"],
+        parts=[0, 1],
+        dest=dest,
+        base_url=url,
+        progress=False,
+    )
     assert [p.relative_to(dest).as_posix() for p in got] == [
         "google_clusterdata_2011_2/machine_events/part-00000-of-00001.csv.gz",
         "google_clusterdata_2011_2/task_events/part-00000-of-00500.csv.gz",
-        "google_clusterdata_2011_2/task_events/part-00001-of-00500.csv.gz"]
+        "google_clusterdata_2011_2/task_events/part-00001-of-00500.csv.gz",
+    ]
     assert len(read_machine_events(directory=dest / "google_clusterdata_2011_2")) == 2
     assert not list(dest.rglob("*.part"))
 
@@ -58,23 +66,47 @@ def test_checksum_mismatch_removes_the_file(mirror, tmp_path, monkeypatch):
     monkeypatch.setattr(fetch_module, "KNOWN_SHA256", {("google", rel): "0" * 64})
     dest = tmp_path / "traces"
     with pytest.raises(RuntimeError, match="does not match the published 0000"):
-        fetch_module.fetch("google", tables=["machine_events"], dest=dest, base_url=url, progress=False)
+        fetch_module.fetch(
+            "google", tables=["machine_events"], dest=dest, base_url=url, progress=False
+        )
     assert not list(dest.rglob("part-00000-of-00001.csv.gz*"))
     good = hashlib.sha256((root / rel).read_bytes()).hexdigest()
     monkeypatch.setattr(fetch_module, "KNOWN_SHA256", {("google", rel): good})
-    (path,) = fetch_module.fetch("google", tables=["machine_events"], dest=dest, base_url=url, progress=False)
+    (path,) = fetch_module.fetch(
+        "google", tables=["machine_events"], dest=dest, base_url=url, progress=False
+    )
     assert path.is_file()
 
 
 def test_missing_file_and_bad_arguments(mirror, tmp_path, capsys):
     _, url = mirror
-    with pytest.raises(RuntimeError, match=r"task_events/part-00007-of-00500\.csv\.gz: download failed"):
-        fetch_module.fetch("google", tables=["task_events"], parts=[7], dest=tmp_path, base_url=url, progress=False)
-    assert fetch_module.main(["google", "--tables", "task_events", "--parts", "900", "--dest", str(tmp_path),
-                              "--base-url", url]) == 1
+    with pytest.raises(
+        RuntimeError, match=r"task_events/part-00007-of-00500\.csv\.gz: download failed"
+    ):
+        fetch_module.fetch(
+            "google", tables=["task_events"], parts=[7], dest=tmp_path, base_url=url, progress=False
+        )
+    assert (
+        fetch_module.main(
+            [
+                "google",
+                "--tables",
+                "task_events",
+                "--parts",
+                "900",
+                "--dest",
+                str(tmp_path),
+                "--base-url",
+                url,
+            ]
+        )
+        == 1
+    )
     assert "parts: 900 is out of range" in capsys.readouterr().err
     assert fetch_module.main(["nope"]) == 1
-    assert fetch_module.main(["--list"]) == 0 and "task_usage (500 parts)" in capsys.readouterr().out
+    assert (
+        fetch_module.main(["--list"]) == 0 and "task_usage (500 parts)" in capsys.readouterr().out
+    )
 
 
 def test_fetch_bitbrains_vms_then_read(tmp_path):
@@ -84,18 +116,29 @@ def test_fetch_bitbrains_vms_then_read(tmp_path):
     from fairlib.traces.bitbrains import BITBRAINS_COLUMNS, write_vm
 
     root = tmp_path / "mirror"
-    rows = pd.DataFrame([[1375308176, 2, 5000.0, 1000.0, 20.0, 4.0e6, 1.0e6, 1.0, 2.0, 3.0, 4.0]],
-                        columns=BITBRAINS_COLUMNS)
+    rows = pd.DataFrame(
+        [[1375308176, 2, 5000.0, 1000.0, 20.0, 4.0e6, 1.0e6, 1.0, 2.0, 3.0, 4.0]],
+        columns=BITBRAINS_COLUMNS,
+    )
     for vm in (1, 2):
         write_vm(root / "rnd" / "2013-8" / f"{vm}.csv", rows)
     server, url = _serve(root)
     try:
-        got = fetch_module.fetch("bitbrains", tables=["rnd_2013-8"], parts=[1, 2], dest=tmp_path / "traces",
-                                 base_url=url, progress=False)
+        got = fetch_module.fetch(
+            "bitbrains",
+            tables=["rnd_2013-8"],
+            parts=[1, 2],
+            dest=tmp_path / "traces",
+            base_url=url,
+            progress=False,
+        )
         assert [p.name for p in got] == ["1.csv", "2.csv"]
         vms = read_vms([1, 2], directory=tmp_path / "traces" / "bitbrains_gwa_t12")
         assert len(vms) == 2 and vms.cpu_usage_mhz.tolist() == [1000.0, 1000.0]
-        with pytest.raises(InvalidInputError, match=r"parts: 0 is out of range for bitbrains/rnd_2013-8 \(1\.\.500\)"):
+        with pytest.raises(
+            InvalidInputError,
+            match=r"parts: 0 is out of range for bitbrains/rnd_2013-8 \(1\.\.500\)",
+        ):
             fetch_module.files_for("bitbrains", ["rnd_2013-8"], [0])
     finally:
         server.shutdown()
@@ -117,23 +160,48 @@ def test_fetch_alibaba_unpacks_the_archive(tmp_path):
     (root / "batch_task.tar.gz").write_bytes(b"not a tar archive")
     server, url = _serve(tmp_path / "mirror")
     try:
-        (meta,) = fetch_module.fetch("alibaba", tables=["machine_meta_v2018"], dest=tmp_path / "traces", base_url=url,
-                                     progress=False)
-        assert meta.relative_to(tmp_path / "traces").as_posix() == \
-            "alibaba_clusterdata/cluster-trace-v2018/machine_meta.csv.gz"
-        assert read_machine_meta(directory=tmp_path / "traces" / "alibaba_clusterdata").machine_id.tolist() == \
-            ["m_1", "m_2"]
-        with pytest.raises(RuntimeError, match="(?s)batch_task.tar.gz: cannot unpack.*archive was removed"):
-            fetch_module.fetch("alibaba", tables=["batch_task_v2018"], dest=tmp_path / "traces", base_url=url,
-                               progress=False)
+        (meta,) = fetch_module.fetch(
+            "alibaba",
+            tables=["machine_meta_v2018"],
+            dest=tmp_path / "traces",
+            base_url=url,
+            progress=False,
+        )
+        assert (
+            meta.relative_to(tmp_path / "traces").as_posix()
+            == "alibaba_clusterdata/cluster-trace-v2018/machine_meta.csv.gz"
+        )
+        assert read_machine_meta(
+            directory=tmp_path / "traces" / "alibaba_clusterdata"
+        ).machine_id.tolist() == ["m_1", "m_2"]
+        with pytest.raises(
+            RuntimeError, match="(?s)batch_task.tar.gz: cannot unpack.*archive was removed"
+        ):
+            fetch_module.fetch(
+                "alibaba",
+                tables=["batch_task_v2018"],
+                dest=tmp_path / "traces",
+                base_url=url,
+                progress=False,
+            )
         # the corrupt archive does not count as done: the next fetch downloads and fails again, not exit 0
         with pytest.raises(RuntimeError, match="batch_task.tar.gz: cannot unpack"):
-            fetch_module.fetch("alibaba", tables=["batch_task_v2018"], dest=tmp_path / "traces", base_url=url,
-                               progress=False)
+            fetch_module.fetch(
+                "alibaba",
+                tables=["batch_task_v2018"],
+                dest=tmp_path / "traces",
+                base_url=url,
+                progress=False,
+            )
         # an archive downloaded earlier whose unpacked file went missing is unpacked again
         meta.unlink()
-        (again,) = fetch_module.fetch("alibaba", tables=["machine_meta_v2018"], dest=tmp_path / "traces",
-                                      base_url=url, progress=False)
+        (again,) = fetch_module.fetch(
+            "alibaba",
+            tables=["machine_meta_v2018"],
+            dest=tmp_path / "traces",
+            base_url=url,
+            progress=False,
+        )
         assert again == meta and meta.is_file()
     finally:
         server.shutdown()
@@ -142,12 +210,14 @@ def test_fetch_alibaba_unpacks_the_archive(tmp_path):
 def test_parts_of_a_single_part_table():
     with pytest.raises(InvalidInputError, match=r"machine_events has a single part \(0\)"):
         fetch_module.files_for("google", ["machine_events"], [5])
-    assert fetch_module.files_for("google", ["machine_events"], [0, 1]) == \
-        ["machine_events/part-00000-of-00001.csv.gz"]
+    assert fetch_module.files_for("google", ["machine_events"], [0, 1]) == [
+        "machine_events/part-00000-of-00001.csv.gz"
+    ]
 
 
 def _serve_ranges(root, seen):
     """A mirror that honours ``Range: bytes=N-`` (206 Partial Content), recording the ranges asked for."""
+
     class Ranged(SimpleHTTPRequestHandler):
         def log_message(self, *args):
             pass
@@ -155,7 +225,11 @@ def _serve_ranges(root, seen):
         def do_GET(self):
             seen.append(self.headers.get("Range"))
             data = (root / self.path.lstrip("/")).read_bytes()
-            start = int(self.headers["Range"].split("=")[1].rstrip("-")) if self.headers.get("Range") else 0
+            start = (
+                int(self.headers["Range"].split("=")[1].rstrip("-"))
+                if self.headers.get("Range")
+                else 0
+            )
             self.send_response(206 if start else 200)
             self.send_header("Content-Length", str(len(data) - start))
             self.end_headers()
@@ -170,30 +244,37 @@ def test_interrupted_download_resumes_from_its_part_file(mirror, tmp_path, monke
     root, _ = mirror
     rel = "task_events/part-00000-of-00500.csv.gz"
     body = (root / rel).read_bytes()
-    monkeypatch.setattr(fetch_module, "KNOWN_SHA256", {("google", rel): hashlib.sha256(body).hexdigest()})
+    monkeypatch.setattr(
+        fetch_module, "KNOWN_SHA256", {("google", rel): hashlib.sha256(body).hexdigest()}
+    )
     dest = tmp_path / "traces"
     partial = dest / "google_clusterdata_2011_2" / (rel + ".part")
     partial.parent.mkdir(parents=True)
-    partial.write_bytes(body[:20])                     # what an interrupted download left
+    partial.write_bytes(body[:20])  # what an interrupted download left
     seen = []
     server, url = _serve_ranges(root, seen)
     try:
-        (path,) = fetch_module.fetch("google", tables=["task_events"], parts=[0], dest=dest, base_url=url,
-                                     progress=False)
+        (path,) = fetch_module.fetch(
+            "google", tables=["task_events"], parts=[0], dest=dest, base_url=url, progress=False
+        )
     finally:
         server.shutdown()
     assert seen == ["bytes=20-"] and path.read_bytes() == body and not partial.exists()
 
 
-def test_fetch_for_notebooks_reports_an_unreachable_source_and_exits_0(tmp_path, monkeypatch, capsys):
+def test_fetch_for_notebooks_reports_an_unreachable_source_and_exits_0(
+    tmp_path, monkeypatch, capsys
+):
     """No real data anywhere and no network: fetch says so (the notebooks then run on labelled synthetic data)."""
     from fairlib import paths
 
     monkeypatch.setattr(paths, "SHARED_TRACES", tmp_path / "no_shared")
     monkeypatch.setattr(paths, "DATA", tmp_path / "data")
     monkeypatch.setenv("FAIRLIB_TRACE_DIR", str(tmp_path / "traces"))
-    closed = "http://127.0.0.1:9"                       # the discard port: nothing listens there
+    closed = "http://127.0.0.1:9"  # the discard port: nothing listens there
     status = fetch_module.fetch_for_notebooks(base_url=closed, progress=False, timeout=5)
-    assert set(status) == {"google", "bitbrains"} and all(s.startswith("unavailable") for s in status.values())
+    assert set(status) == {"google", "bitbrains"} and all(
+        s.startswith("unavailable") for s in status.values()
+    )
     assert fetch_module.main(["--notebooks", "--base-url", closed]) == 0
     assert "will run on synthetic data" in capsys.readouterr().err

@@ -43,12 +43,36 @@ PLUGIN = textwrap.dedent('''
 
 
 def _pytest(args, tmp_path):
-    env = dict(os.environ, FAIRLIB_GAMES="fairlib_toy_game_plugin",
-               PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+    env = dict(
+        os.environ,
+        FAIRLIB_GAMES="fairlib_toy_game_plugin",
+        PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]).rstrip(
+            os.pathsep
+        ),
+    )
     # the registry-wide game tests only (no doctests, no parallel workers inside this test)
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-o",
-                           "addopts=--strict-markers", "-m", "games", "tests", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=1800)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "-o",
+            "addopts=--strict-markers",
+            "-m",
+            "games",
+            "tests",
+            *args,
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
 
 
 def _rule(node: str) -> str:
@@ -70,11 +94,22 @@ def test_a_game_from_another_module_meets_every_registry_wide_game_test_unchange
     assert len(by_test) >= 8, sorted(by_test)
     # every registry-wide game test is parametrised by game: each has an instance for the toy, except those for
     # the "equilibrium" capability, which the toy does not claim
-    needs_equilibrium = [c.__name__ for c in GAME_CHECKS if getattr(c, "requires", None) == "equilibrium"]
-    equilibrium = {test for test in by_test if "equilibrium" in test or any(c in test for c in needs_equilibrium)}
-    missing = [test for test, nodes in by_test.items() if test not in equilibrium
-               and not any("toy_even_bids" in n for n in nodes)]
-    assert not missing, f"registry-wide game tests that do not run on a newly registered game: {missing}"
+    needs_equilibrium = [
+        c.__name__ for c in GAME_CHECKS if getattr(c, "requires", None) == "equilibrium"
+    ]
+    equilibrium = {
+        test
+        for test in by_test
+        if "equilibrium" in test or any(c in test for c in needs_equilibrium)
+    }
+    missing = [
+        test
+        for test, nodes in by_test.items()
+        if test not in equilibrium and not any("toy_even_bids" in n for n in nodes)
+    ]
+    assert not missing, (
+        f"registry-wide game tests that do not run on a newly registered game: {missing}"
+    )
     assert equilibrium, sorted(by_test)
     toy = [n for n in ids if "toy_even_bids" in n]
     run = _pytest(["-q", "-k", "toy_even_bids"], tmp_path)

@@ -11,18 +11,35 @@ import pytest
 
 from fairlib import games, mechanisms
 from fairlib._validate import InvalidInputError
-from fairlib.market import (Game, GameOutcome, best_response, best_response_finite, equilibrium_violation,
-                            finite_utility, nash_gap, proportional_share, weight_proportional)
+from fairlib.market import (
+    Game,
+    GameOutcome,
+    best_response,
+    best_response_finite,
+    equilibrium_violation,
+    finite_utility,
+    nash_gap,
+    proportional_share,
+    weight_proportional,
+)
 from fairlib.paths import ROOT
 from fairlib.repro.plotting import color, label
 
-EQUAL = Game([[0.7, 0.3], [0.7, 0.3]])          # EC'05 §3.3: the unique equilibrium is both bidding (0.7, 0.3)
+EQUAL = Game(
+    [[0.7, 0.3], [0.7, 0.3]]
+)  # EC'05 §3.3: the unique equilibrium is both bidding (0.7, 0.3)
 
 
 def test_an_outcome_is_derived_from_the_bids():
     game = Game([[0.7, 0.3], [0.4, 0.6]], budgets=[1.0, 2.0], reserve=0.5)
-    out = GameOutcome(game, [[0.5, 0.5], [1.5, 0.5]], "by hand", converged=False, iterations=3,
-                      extras={"trace": [1, 2], "array": np.ones(2)})
+    out = GameOutcome(
+        game,
+        [[0.5, 0.5], [1.5, 0.5]],
+        "by hand",
+        converged=False,
+        iterations=3,
+        extras={"trace": [1, 2], "array": np.ones(2)},
+    )
     np.testing.assert_allclose(out.prices, [2.5, 1.5])
     np.testing.assert_allclose(out.shares, [[0.2, 1 / 3], [0.6, 1 / 3]])
     np.testing.assert_allclose(out.utilities, [0.7 * 0.2 + 0.3 / 3, 0.4 * 0.6 + 0.6 / 3])
@@ -32,20 +49,28 @@ def test_an_outcome_is_derived_from_the_bids():
     assert out.extras["trace"] == (1, 2) and not out.extras["array"].flags.writeable
 
 
-@pytest.mark.parametrize("bids, message", [
-    ([[0.5, 0.5]], r"bids: expected shape \(2, 2\)"),
-    ([[0.5, np.nan], [0.5, 0.5]], r"bids\[0, 1\] = nan"),
-    ([[1.5, -0.5], [0.5, 0.5]], r"bids\[0, 1\] = -0.5"),
-    ([[0.5, 0.4], [0.5, 0.5]], r"bids\[0\] sums to 0.9: user 0 must bid its whole budget 1.0"),
-])
+@pytest.mark.parametrize(
+    "bids, message",
+    [
+        ([[0.5, 0.5]], r"bids: expected shape \(2, 2\)"),
+        ([[0.5, np.nan], [0.5, 0.5]], r"bids\[0, 1\] = nan"),
+        ([[1.5, -0.5], [0.5, 0.5]], r"bids\[0, 1\] = -0.5"),
+        ([[0.5, 0.4], [0.5, 0.5]], r"bids\[0\] sums to 0.9: user 0 must bid its whole budget 1.0"),
+    ],
+)
 def test_bids_that_break_the_game_are_named(bids, message):
     with pytest.raises(InvalidInputError, match=message):
         GameOutcome(EQUAL, bids, "by hand")
 
 
 def test_bids_beyond_the_parallelism_and_anything_but_a_game_are_named():
-    with pytest.raises(InvalidInputError, match=r"bids\[1\]: user 1 bids on 2 machines, more than its parallelism 1"):
-        GameOutcome(Game([[0.7, 0.3], [0.7, 0.3]], parallelism=1), [[1.0, 0.0], [0.5, 0.5]], "by hand")
+    with pytest.raises(
+        InvalidInputError,
+        match=r"bids\[1\]: user 1 bids on 2 machines, more than its parallelism 1",
+    ):
+        GameOutcome(
+            Game([[0.7, 0.3], [0.7, 0.3]], parallelism=1), [[1.0, 0.0], [0.5, 0.5]], "by hand"
+        )
     with pytest.raises(InvalidInputError, match="game = .*must be a Game, got list"):
         GameOutcome([[0.7, 0.3]], [[1.0, 0.0]], "by hand")
     with pytest.raises(InvalidInputError, match="game = .*must be a Game"):
@@ -70,13 +95,15 @@ def test_the_finite_certificate_is_the_local_search_gain(seed):
     game = Game(rng.random((m, n)), parallelism=rng.integers(1, n + 1, m), reserve=1e-3)
     bids = np.zeros((m, n))
     for i in range(m):
-        top = np.argsort(-game.weights[i])[:game.parallelism[i]]
+        top = np.argsort(-game.weights[i])[: game.parallelism[i]]
         bids[i, top] = 1.0 / len(top)
     gains = []
     for i in range(m):
         y = bids.sum(axis=0) - bids[i] + game.reserve
         k = int(game.parallelism[i])
-        best = finite_utility(game.weights[i], best_response_finite(game.weights[i], y, 1.0, k).bids, y, k)
+        best = finite_utility(
+            game.weights[i], best_response_finite(game.weights[i], y, 1.0, k).bids, y, k
+        )
         gains.append(max(0.0, best - finite_utility(game.weights[i], bids[i], y, k)) / best)
     assert nash_gap(game, bids) == pytest.approx(max(gains), rel=1e-9, abs=1e-12)
 
@@ -143,9 +170,11 @@ def test_a_registered_toy_game_is_refused_what_its_capabilities_do_not_cover():
         assert games.names()[-1] == "toy_game" and entry.tol is None
         assert color("toy_game") == entry.color and label("toy_game") == "toy"
         assert entry(EQUAL).method == "weight_proportional"
-        for game, message in [(Game(EQUAL.weights, budgets=[1.0, 3.0]), r"game.budgets\[1\] = 3.0: toy_game has no"),
-                              (Game(EQUAL.weights, parallelism=[2, 1]), r"game.parallelism\[0\] = 2: toy_game"),
-                              (Game(EQUAL.weights, reserve=0.1), "game.reserve = 0.1: toy_game plays the game")]:
+        for game, message in [
+            (Game(EQUAL.weights, budgets=[1.0, 3.0]), r"game.budgets\[1\] = 3.0: toy_game has no"),
+            (Game(EQUAL.weights, parallelism=[2, 1]), r"game.parallelism\[0\] = 2: toy_game"),
+            (Game(EQUAL.weights, reserve=0.1), "game.reserve = 0.1: toy_game plays the game"),
+        ]:
             with pytest.raises(InvalidInputError, match=message):
                 entry(game)
     assert "toy_game" not in games.names()
@@ -160,6 +189,12 @@ def test_the_registries_are_separate():
 
 def test_a_games_module_that_cannot_be_imported_is_named():
     env = dict(os.environ, FAIRLIB_GAMES="fairlib_no_such_game_plugin")
-    run = subprocess.run([sys.executable, "-c", "import fairlib.games"], env=env, capture_output=True, text=True,
-                         timeout=300, cwd=ROOT)
+    run = subprocess.run(
+        [sys.executable, "-c", "import fairlib.games"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
     assert run.returncode != 0 and "FAIRLIB_GAMES names 'fairlib_no_such_game_plugin'" in run.stderr

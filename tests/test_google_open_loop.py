@@ -1,4 +1,5 @@
 """The open-loop sensitivity grid of the Google experiment (fairlib.repro.experiments.google_open_loop)."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -18,13 +19,29 @@ def _jobs(segments, ids, cls, caps=None):
     flat = [seg for job in segments for seg in job]
     start, end = np.array([s[0] for s in flat], float), np.array([s[1] for s in flat], float)
     shape = np.array([s[2] for s in flat], float)
-    return sim.Jobs(np.array(ids), start[offsets[:-1]], end[offsets[1:] - 1], offsets, end - start, shape, RESOURCES,
-                    "test", np.array(cls), start, end, None if caps is None else np.array(caps, float))
+    return sim.Jobs(
+        np.array(ids),
+        start[offsets[:-1]],
+        end[offsets[1:] - 1],
+        offsets,
+        end - start,
+        shape,
+        RESOURCES,
+        "test",
+        np.array(cls),
+        start,
+        end,
+        None if caps is None else np.array(caps, float),
+    )
 
 
 def test_jobs_subset_keeps_whole_jobs_with_their_segments():
-    jobs = _jobs([[(0, 300, (1, 0.5)), (300, 600, (0.5, 1))], [(0, 100, (1, 1))], [(50, 350, (1, 0.25))]],
-                 [10, 11, 12], [0, 2, 1], caps=[0.5, 0.25, 1.0, 0.75])
+    jobs = _jobs(
+        [[(0, 300, (1, 0.5)), (300, 600, (0.5, 1))], [(0, 100, (1, 1))], [(50, 350, (1, 0.25))]],
+        [10, 11, 12],
+        [0, 2, 1],
+        caps=[0.5, 0.25, 1.0, 0.75],
+    )
     sub = jobs.subset(np.array([True, False, True]))
     assert sub.ids.tolist() == [10, 12] and sub.offsets.tolist() == [0, 2, 3]
     assert sub.scheduling_class.tolist() == [0, 1]
@@ -40,19 +57,31 @@ def test_jobs_subset_keeps_whole_jobs_with_their_segments():
 
 def test_time_averaged_weights_epochs_by_length():
     """Two epochs of 100 s and 300 s: CPU 1.0 then 0.2 -> (100 + 60) / 400 = 0.4."""
-    table = pd.DataFrame({"mechanism": ["m", "m"], "start": [0.0, 100.0], "end": [100.0, 400.0],
-                          "active_jobs": [2, 4], "utilisation_cpu_normalised": [1.0, 0.2],
-                          "utilisation_memory_normalised": [0.5, 0.5], "reserved_utilisation_cpu_normalised": [0, 1.0],
-                          "reserved_utilisation_memory_normalised": [0.0, 0.0],
-                          "jain_dominant_share": [np.nan, 0.5]})
+    table = pd.DataFrame(
+        {
+            "mechanism": ["m", "m"],
+            "start": [0.0, 100.0],
+            "end": [100.0, 400.0],
+            "active_jobs": [2, 4],
+            "utilisation_cpu_normalised": [1.0, 0.2],
+            "utilisation_memory_normalised": [0.5, 0.5],
+            "reserved_utilisation_cpu_normalised": [0, 1.0],
+            "reserved_utilisation_memory_normalised": [0.0, 0.0],
+            "jain_dominant_share": [np.nan, 0.5],
+        }
+    )
     row = gol.time_averaged(table).loc["m"]
     assert row.cpu == pytest.approx(0.4) and row.ram == pytest.approx(0.5)
     assert row.utilisation == pytest.approx(0.45) and row.cpu_CD == pytest.approx(0.75)
     assert row.utilisation_CD == pytest.approx(0.375) and row.mean_active_jobs == pytest.approx(3.5)
-    assert row.jain_dominant_share == pytest.approx(0.5)     # idle epochs (NaN) do not count
+    assert row.jain_dominant_share == pytest.approx(0.5)  # idle epochs (NaN) do not count
     assert "cpu_CD_low" not in row
-    ranged = table.assign(reserved_low_cpu_normalised=[0.0, 0.5], reserved_high_cpu_normalised=[0.5, 1.0],
-                          reserved_low_memory_normalised=0.0, reserved_high_memory_normalised=0.25)
+    ranged = table.assign(
+        reserved_low_cpu_normalised=[0.0, 0.5],
+        reserved_high_cpu_normalised=[0.5, 1.0],
+        reserved_low_memory_normalised=0.0,
+        reserved_high_memory_normalised=0.25,
+    )
     row = gol.time_averaged(ranged).loc["m"]
     assert row.cpu_CD_low == pytest.approx(0.375) and row.cpu_CD_high == pytest.approx(0.875)
     assert row.ram_CD_low == 0.0 and row.ram_CD_high == pytest.approx(0.25)
@@ -61,7 +90,7 @@ def test_time_averaged_weights_epochs_by_length():
 
 
 def test_sample_ids_is_seeded_and_validated():
-    ids = np.repeat(np.arange(1000), 2)     # duplicates count once
+    ids = np.repeat(np.arange(1000), 2)  # duplicates count once
     a, b = gol.sample_ids(ids, 0.1, 3), gol.sample_ids(ids, 0.1, 3)
     np.testing.assert_array_equal(a, b)
     assert 60 < a.size < 140 and np.unique(a).size == a.size
@@ -74,18 +103,29 @@ def test_sample_ids_is_seeded_and_validated():
 def _fleets():
     """Two servers; in the "proportionality" mapping the CPU-rich one is reserved (C), in "frequency" it is public."""
     capacity = np.array([[1.0, 1.0], [1.0, 0.25]])
-    return {"proportionality": Fleet(capacity, RESOURCES, np.array(["A", "C"]), "test"),
-            "frequency": Fleet(capacity, RESOURCES, np.array(["C", "A"]), "test")}
+    return {
+        "proportionality": Fleet(capacity, RESOURCES, np.array(["A", "C"]), "test"),
+        "frequency": Fleet(capacity, RESOURCES, np.array(["C", "A"]), "test"),
+    }
 
 
 def test_sensitivity_runs_every_setup_on_the_same_jobs_and_hand_checks_one():
     """Per-interval (capped): job 10 (public) wants (0.5, 0.5) at most; job 11 (privileged, class 2) wants
     (1, 0.25) at most. With fraction 1 both are sampled; every mechanism gives both their caps when they fit:
     CPU (0.5 + 1) / 2 = 0.75, RAM (0.5 + 0.25) / 1.25 = 0.6. Lifetime: the same jobs uncapped fill more."""
-    per_interval = _jobs([[(0, 300, (1, 1))], [(0, 300, (1, 0.25))]], [10, 11], [0, 2], caps=[0.5, 1.0])
+    per_interval = _jobs(
+        [[(0, 300, (1, 1))], [(0, 300, (1, 0.25))]], [10, 11], [0, 2], caps=[0.5, 1.0]
+    )
     lifetime = _jobs([[(0, 300, (1, 1))], [(0, 300, (1, 0.25))]], [10, 11], [0, 2])
-    grid = gol.sensitivity({"per-interval": per_interval, "lifetime": lifetime}, _fleets(), fractions=[1.0],
-                           seeds=2, rng=1, horizon=300.0, n_jobs=1)
+    grid = gol.sensitivity(
+        {"per-interval": per_interval, "lifetime": lifetime},
+        _fleets(),
+        fractions=[1.0],
+        seeds=2,
+        rng=1,
+        horizon=300.0,
+        n_jobs=1,
+    )
     assert len(grid) == 2 * 2 * 2 * 3 and set(grid.mechanism) == {"PS-DSF", "DRFH", "TSF"}
     capped = grid[(grid.demand_model == "per-interval") & (grid.labels == "proportionality")]
     np.testing.assert_allclose(capped.cpu, 0.75, atol=1e-6)
@@ -109,10 +149,18 @@ def test_sensitivity_samples_the_same_ids_in_every_model_and_mapping():
     ids, cls = np.arange(100, 100 + n), rng.integers(0, 4, n)
     caps = rng.uniform(0.01, 0.05, n)
     models = {"per-interval": _jobs(segs, ids, cls, caps), "lifetime": _jobs(segs, ids, cls)}
-    grid = gol.sensitivity(models, _fleets(), fractions=[0.3, 0.6], seeds=2, rng=5, horizon=300.0, n_jobs=1,
-                           mechanisms={"PS-DSF": psdsf, "DRFH": drfh, "TSF": tsf})
+    grid = gol.sensitivity(
+        models,
+        _fleets(),
+        fractions=[0.3, 0.6],
+        seeds=2,
+        rng=5,
+        horizon=300.0,
+        n_jobs=1,
+        mechanisms={"PS-DSF": psdsf, "DRFH": drfh, "TSF": tsf},
+    )
     counts = grid.groupby(["fraction", "rep"]).jobs.nunique()
-    assert (counts == 1).all()       # one sample per (fraction, rep), whatever the model and mapping
+    assert (counts == 1).all()  # one sample per (fraction, rep), whatever the model and mapping
     assert grid.groupby("fraction").jobs.mean().is_monotonic_increasing
 
 
@@ -121,22 +169,44 @@ def test_sensitivity_and_leads_reject_bad_input():
     with pytest.raises(InvalidInputError, match="jobs_by_model = 'daily'"):
         gol.sensitivity({"daily": jobs}, _fleets(), fractions=[1.0], seeds=1, n_jobs=1)
     with pytest.raises(InvalidInputError, match="fleets = 'size'"):
-        gol.sensitivity({"lifetime": jobs}, {"size": _fleets()["frequency"]}, fractions=[1.0], seeds=1, n_jobs=1)
-    grid = pd.DataFrame({"fraction": [0.1], "rep": [0], "demand_model": ["lifetime"], "labels": ["frequency"],
-                         "mechanism": ["DRFH"], "utilisation": [1.0], "utilisation_CD": [1.0], "cpu": [1.0],
-                         "ram": [1.0]})
+        gol.sensitivity(
+            {"lifetime": jobs}, {"size": _fleets()["frequency"]}, fractions=[1.0], seeds=1, n_jobs=1
+        )
+    grid = pd.DataFrame(
+        {
+            "fraction": [0.1],
+            "rep": [0],
+            "demand_model": ["lifetime"],
+            "labels": ["frequency"],
+            "mechanism": ["DRFH"],
+            "utilisation": [1.0],
+            "utilisation_CD": [1.0],
+            "cpu": [1.0],
+            "ram": [1.0],
+        }
+    )
     with pytest.raises(InvalidInputError, match="'PS-DSF', 'TSF'"):
         gol.leads(grid)
 
 
 def test_typical_task_is_the_median_running_tasks_last_dominant_request():
-    events = pd.DataFrame({
-        "job_id":         [1, 1, 1, 1, 2, 2, 3],
-        "task_index":     [0, 0, 1, 2, 0, 1, 0],
-        "event_type":     [1, 8, 1, 0, 1, 1, 0],     # job 1 task 2 and job 3 only submitted: not counted
-        "cpu_request":    [0.1, 0.3, 0.05, 9.0, np.nan, 0.02, 9.0],
-        "memory_request": [0.2, 0.1, 0.01, 9.0, 0.04, 0.01, 9.0],
-    })
+    events = pd.DataFrame(
+        {
+            "job_id": [1, 1, 1, 1, 2, 2, 3],
+            "task_index": [0, 0, 1, 2, 0, 1, 0],
+            "event_type": [
+                1,
+                8,
+                1,
+                0,
+                1,
+                1,
+                0,
+            ],  # job 1 task 2 and job 3 only submitted: not counted
+            "cpu_request": [0.1, 0.3, 0.05, 9.0, np.nan, 0.02, 9.0],
+            "memory_request": [0.2, 0.1, 0.01, 9.0, 0.04, 0.01, 9.0],
+        }
+    )
     # tasks (1, 0): last running request (0.3, 0.1) -> 0.3; (1, 1): 0.05; (2, 0): NaN CPU -> 0.04; (2, 1): 0.02
     assert gol.typical_task(events) == pytest.approx(np.median([0.3, 0.05, 0.04, 0.02]))
     with pytest.raises(InvalidInputError, match="missing columns \\['task_index'\\]"):
@@ -155,6 +225,12 @@ def test_paper_setup_runs_best_fit_drfh_on_the_servers_as_given():
     assert list(mechanisms) == ["PS-DSF", "DRFH", "TSF", "DRFH Best-Fit"]
     table = sim.open_loop(fleet, jobs, mechanisms, start=0.0, horizon=300.0, reserved=())
     used = table.set_index("mechanism").utilisation_cpu_normalised
-    assert used.to_dict() == pytest.approx({"PS-DSF": 1.0, "DRFH": 1.0, "TSF": 1.0, "DRFH Best-Fit": 1.0})
-    whole = sim.open_loop(fleet, jobs, gol.paper_setup_mechanisms(1.0), start=0.0, horizon=300.0, reserved=())
-    assert whole.set_index("mechanism").utilisation_cpu_normalised["DRFH Best-Fit"] == pytest.approx(2 / 3)
+    assert used.to_dict() == pytest.approx(
+        {"PS-DSF": 1.0, "DRFH": 1.0, "TSF": 1.0, "DRFH Best-Fit": 1.0}
+    )
+    whole = sim.open_loop(
+        fleet, jobs, gol.paper_setup_mechanisms(1.0), start=0.0, horizon=300.0, reserved=()
+    )
+    assert whole.set_index("mechanism").utilisation_cpu_normalised[
+        "DRFH Best-Fit"
+    ] == pytest.approx(2 / 3)

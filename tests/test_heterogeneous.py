@@ -1,4 +1,5 @@
 """Heterogeneous servers (Khamse-Ashari et al.): Cluster, PS-DSF, DRFH, TSF, PF-VDS(α)."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -20,12 +21,24 @@ def clusters(draw, max_users=6, max_servers=3, max_resources=3, min_demand=0):
     n = draw(st.integers(1, max_users))
     k = draw(st.integers(1, max_servers))
     m = draw(st.integers(1, max_resources))
-    cap = np.array(draw(st.lists(st.lists(st.integers(1, 20), min_size=m, max_size=m), min_size=k, max_size=k)),
-                   dtype=float)
-    dem = np.array(draw(st.lists(st.lists(st.integers(min_demand, 5), min_size=m, max_size=m), min_size=n,
-                                 max_size=n)), dtype=float)
+    cap = np.array(
+        draw(
+            st.lists(st.lists(st.integers(1, 20), min_size=m, max_size=m), min_size=k, max_size=k)
+        ),
+        dtype=float,
+    )
+    dem = np.array(
+        draw(
+            st.lists(
+                st.lists(st.integers(min_demand, 5), min_size=m, max_size=m), min_size=n, max_size=n
+            )
+        ),
+        dtype=float,
+    )
     dem[dem.sum(axis=1) == 0, 0] = 1.0
-    elig = np.array(draw(st.lists(st.lists(st.booleans(), min_size=k, max_size=k), min_size=n, max_size=n)))
+    elig = np.array(
+        draw(st.lists(st.lists(st.booleans(), min_size=k, max_size=k), min_size=n, max_size=n))
+    )
     elig[~elig.any(axis=1), 0] = True
     w = np.array(draw(st.lists(st.sampled_from([1.0, 2.0, 0.5]), min_size=n, max_size=n)))
     return Cluster(cap, dem, weight=w, eligible=elig)
@@ -39,6 +52,7 @@ def proportional_fair_reference(cluster):
 
 # --- Cluster -------------------------------------------------------------------------------------------
 
+
 def test_cluster_derived_quantities():
     c = Cluster([[12, 4, 75], [8, 16, 0]], [[1, 1, 5], [1, 2, 0]], eligible=[[1, 1], [1, 1]])
     np.testing.assert_allclose(c.gamma, [[4.0, 0.0], [2.0, 8.0]])
@@ -51,21 +65,31 @@ def test_cluster_derived_quantities():
     assert c.bottlenecks().tolist() == [1, 1]
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(capacity=[[1, 1]], demand=[[1, 1]], eligible=[[0]]), r"eligible\[0\]: user 0 is eligible for no server"),
-    (dict(capacity=[[1, 0]], demand=[[1, 1]]), r"demand\[0\] = \[1\.0, 1\.0\]: user 0 has no usable server .* lack "
-                                               r"resource\(s\) \[1\]"),
-    (dict(capacity=[[1, 1]], demand=[[0, 0]]), r"demand\[0\]"),
-    (dict(capacity=[[1, -1]], demand=[[1, 1]]), r"capacity\[0, 1\] = -1\.0"),
-    (dict(capacity=[[1, 1]], demand=[[1, 1, 1]]), r"demand"),
-    (dict(capacity=[[1, 1]], demand=[[1, 1]], weight=[0.0]), r"weight\[0\] = 0\.0"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (
+            dict(capacity=[[1, 1]], demand=[[1, 1]], eligible=[[0]]),
+            r"eligible\[0\]: user 0 is eligible for no server",
+        ),
+        (
+            dict(capacity=[[1, 0]], demand=[[1, 1]]),
+            r"demand\[0\] = \[1\.0, 1\.0\]: user 0 has no usable server .* lack "
+            r"resource\(s\) \[1\]",
+        ),
+        (dict(capacity=[[1, 1]], demand=[[0, 0]]), r"demand\[0\]"),
+        (dict(capacity=[[1, -1]], demand=[[1, 1]]), r"capacity\[0, 1\] = -1\.0"),
+        (dict(capacity=[[1, 1]], demand=[[1, 1, 1]]), r"demand"),
+        (dict(capacity=[[1, 1]], demand=[[1, 1]], weight=[0.0]), r"weight\[0\] = 0\.0"),
+    ],
+)
 def test_cluster_validation(kwargs, message):
     with pytest.raises(InvalidInputError, match=message):
         Cluster(**kwargs)
 
 
 # --- PS-DSF ----------------------------------------------------------------------------------------------
+
 
 def test_single_server_psdsf_drfh_tsf_pfvds_inf_are_drf():
     rng = np.random.default_rng(4)
@@ -93,7 +117,9 @@ def test_psdsf_satisfies_definition_4(cluster):
 @given(clusters())
 def test_time_shared_psdsf(cluster):
     res = psdsf(cluster, time_shared=True)
-    load = np.where(cluster.eligible, res.tasks / np.where(cluster.eligible, cluster.gamma, 1.0), 0.0).sum(axis=0)
+    load = np.where(
+        cluster.eligible, res.tasks / np.where(cluster.eligible, cluster.gamma, 1.0), 0.0
+    ).sum(axis=0)
     assert (load <= 1 + 1e-9).all()
     assert psdsf_violation(cluster, res.tasks, time_shared=True)["holds"]
 
@@ -102,11 +128,14 @@ def test_psdsf_violation_detects_a_non_psdsf_allocation():
     c = Cluster([[10, 10]], [[1, 1], [1, 1]])
     assert psdsf_violation(c, [[5], [5]])["holds"]
     bad = psdsf_violation(c, [[7], [3]])
-    assert not bad["holds"] and bad["violating_pairs"] == 1 and bad["gap"] == pytest.approx(7 / 3 - 1)
+    assert (
+        not bad["holds"] and bad["violating_pairs"] == 1 and bad["gap"] == pytest.approx(7 / 3 - 1)
+    )
     assert psdsf_violation(c, [[4], [4]])["free_pairs"] == 2
 
 
 # --- DRFH / TSF -----------------------------------------------------------------------------------------
+
 
 @settings(max_examples=30, deadline=None)
 @given(clusters(max_users=5))
@@ -133,11 +162,14 @@ def test_drfh_and_tsf_are_lexicographic_maxmin(cluster):
                 if level[u] <= level[j] * (1 + 1e-6):
                     rows.append(np.where(users == u, -q[u] / cluster.weight[u], 0.0))
                     rhs.append(-level[u] * (1 - 1e-10))
-            out = linprog(c, A_ub=np.array(rows), b_ub=np.array(rhs), bounds=[(0, None)] * p, method="highs")
+            out = linprog(
+                c, A_ub=np.array(rows), b_ub=np.array(rhs), bounds=[(0, None)] * p, method="highs"
+            )
             assert out.status == 0 and -out.fun <= level[j] * (1 + 1e-6) + 1e-9, (mech.__name__, j)
 
 
 # --- PF-VDS ----------------------------------------------------------------------------------------------
+
 
 @settings(max_examples=25, deadline=None)
 @given(clusters(max_users=5))
@@ -145,7 +177,10 @@ def test_alpha_one_is_weighted_proportional_fairness(cluster):
     ours = pfvds(cluster, 1.0)
     assert cluster.feasible(ours.tasks, tol=1e-7)
     ref = proportional_fair_reference(cluster)
-    assert proportional_fair_objective(cluster, ours.tasks) >= proportional_fair_objective(cluster, ref) - 1e-7
+    assert (
+        proportional_fair_objective(cluster, ours.tasks)
+        >= proportional_fair_objective(cluster, ref) - 1e-7
+    )
     np.testing.assert_allclose(ours.totals, ref.sum(axis=1), rtol=1e-4, atol=1e-6)
 
 
@@ -160,8 +195,11 @@ def test_pfvds_is_a_nash_equilibrium(cluster, alpha):
 def test_best_response_column_against_slsqp():
     rng = np.random.default_rng(8)
     for alpha in (0.5, 1.0, 3.0):
-        c = Cluster(rng.integers(5, 20, size=(2, 3)).astype(float), rng.integers(1, 5, size=(4, 3)).astype(float),
-                    weight=[1.0, 2.0, 1.0, 0.5])
+        c = Cluster(
+            rng.integers(5, 20, size=(2, 3)).astype(float),
+            rng.integers(1, 5, size=(4, 3)).astype(float),
+            weight=[1.0, 2.0, 1.0, 0.5],
+        )
         x = np.abs(rng.normal(size=(4, 2)))
         col = best_response_column(c, x, 1, alpha)
         other = x[:, 0]
@@ -172,9 +210,18 @@ def test_best_response_column_against_slsqp():
             f = np.log(s) if alpha == 1 else s ** (1 - alpha) / (1 - alpha)
             return -(c.weight * f).sum()
 
-        cons = [{"type": "ineq", "fun": lambda v, r=r: c.capacity[1, r] - c.demand[:, r] @ v} for r in range(3)]
-        ref = minimize(neg, np.full(4, 0.1), constraints=cons, bounds=[(0, None)] * 4, method="SLSQP",
-                       options={"ftol": 1e-15, "maxiter": 1000}).x
+        cons = [
+            {"type": "ineq", "fun": lambda v, r=r: c.capacity[1, r] - c.demand[:, r] @ v}
+            for r in range(3)
+        ]
+        ref = minimize(
+            neg,
+            np.full(4, 0.1),
+            constraints=cons,
+            bounds=[(0, None)] * 4,
+            method="SLSQP",
+            options={"ftol": 1e-15, "maxiter": 1000},
+        ).x
         assert neg(col) <= neg(ref) + 1e-8
         np.testing.assert_allclose(col, ref, atol=1e-4)
 
@@ -184,8 +231,12 @@ def test_bottleneck_instances_pfvds_equals_psdsf_for_every_alpha():
     rng = np.random.default_rng(11)
     for _ in range(10):
         k, n = 3, 5
-        cap = np.column_stack([rng.uniform(5, 10, k), rng.uniform(50, 100, k), rng.uniform(50, 100, k)])
-        dem = np.column_stack([rng.uniform(1, 2, n), rng.uniform(0.1, 1, n), rng.uniform(0.1, 1, n)])
+        cap = np.column_stack(
+            [rng.uniform(5, 10, k), rng.uniform(50, 100, k), rng.uniform(50, 100, k)]
+        )
+        dem = np.column_stack(
+            [rng.uniform(1, 2, n), rng.uniform(0.1, 1, n), rng.uniform(0.1, 1, n)]
+        )
         elig = rng.random((n, k)) < 0.7
         elig[~elig.any(axis=1), 0] = True
         c = Cluster(cap, dem, eligible=elig)
@@ -197,10 +248,15 @@ def test_bottleneck_instances_pfvds_equals_psdsf_for_every_alpha():
 
 def test_pfvds_approaches_psdsf_as_alpha_grows():
     rng = np.random.default_rng(3)
-    c = Cluster(rng.integers(5, 20, size=(3, 3)).astype(float), rng.integers(1, 6, size=(6, 3)).astype(float),
-                eligible=rng.random((6, 3)) < 0.8)
+    c = Cluster(
+        rng.integers(5, 20, size=(3, 3)).astype(float),
+        rng.integers(1, 6, size=(6, 3)).astype(float),
+        eligible=rng.random((6, 3)) < 0.8,
+    )
     target = psdsf(c).totals
-    dist = [np.abs(pfvds(c, a).totals - target).max() / target.max() for a in (1.0, 4.0, 16.0, 64.0)]
+    dist = [
+        np.abs(pfvds(c, a).totals - target).max() / target.max() for a in (1.0, 4.0, 16.0, 64.0)
+    ]
     assert dist[-1] < dist[0] and dist[-1] < 0.05
 
 
@@ -217,6 +273,7 @@ def test_pfvds_arguments():
 
 # --- properties --------------------------------------------------------------------------------------------
 
+
 def test_property_checkers_on_hand_computed_cases():
     from fairlib.multires.server_properties import property_violations
 
@@ -225,7 +282,11 @@ def test_property_checkers_on_hand_computed_cases():
     assert fair["SI"] == pytest.approx(0.0) and fair["EF"] == pytest.approx(0.0)
     assert abs(fair["PO"]) < 1e-8 and fair["BF"] == pytest.approx(0.0)
     skew = property_violations(c, [[6.0], [4.0]])
-    assert skew["SI"] == pytest.approx(0.2) and skew["EF"] == pytest.approx(0.5) and skew["BF"] == pytest.approx(0.5)
+    assert (
+        skew["SI"] == pytest.approx(0.2)
+        and skew["EF"] == pytest.approx(0.5)
+        and skew["BF"] == pytest.approx(0.5)
+    )
     assert property_violations(c, [[4.0], [4.0]])["PO"] == pytest.approx(0.25)
     # weighted: φ = (2, 1) makes (20/3, 10/3) the fair split
     w = Cluster([[10.0]], [[1.0], [1.0]], weight=[2.0, 1.0])
@@ -278,7 +339,9 @@ def test_iterative_solvers_report_their_merit():
 @given(clusters(max_users=5), st.sampled_from([0.5, 1.0, 3.0]))
 def test_theorem_5_time_shared_servers_give_psdsf(cluster, alpha):
     ours = pfvds(cluster, alpha, time_shared=True)
-    np.testing.assert_allclose(ours.totals, psdsf(cluster, time_shared=True).totals, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(
+        ours.totals, psdsf(cluster, time_shared=True).totals, rtol=1e-6, atol=1e-9
+    )
 
 
 def test_fig1_hypothetical_instance_meets_the_surviving_constraints():
@@ -298,20 +361,31 @@ def test_random_bottleneck_clusters_have_a_bottleneck_everywhere():
 
 # --- merging identical servers -------------------------------------------------------------------------------
 
+
 def _with_duplicates(rng, n_users, n_types, copies):
     base = random_cluster(rng, n_users, n_types, 3, weights=True)
     reps = rng.integers(1, copies + 1, size=n_types)
     servers = np.repeat(np.arange(n_types), reps)
-    return Cluster(base.capacity[servers], base.demand, weight=base.weight, eligible=base.eligible[:, servers])
+    return Cluster(
+        base.capacity[servers], base.demand, weight=base.weight, eligible=base.eligible[:, servers]
+    )
 
 
-@pytest.mark.parametrize("mechanism", ["psdsf", "psdsf_time_shared", "drfh", "tsf", "pfvds_1", "pfvds_2"])
+@pytest.mark.parametrize(
+    "mechanism", ["psdsf", "psdsf_time_shared", "drfh", "tsf", "pfvds_1", "pfvds_2"]
+)
 def test_merging_identical_servers_is_exact(mechanism):
     from fairlib.multires.cluster import merge_identical_servers, on_merged_servers
     from fairlib.multires.psdsf import psdsf_violation
 
-    fns = {"psdsf": psdsf, "psdsf_time_shared": lambda c: psdsf(c, time_shared=True), "drfh": drfh, "tsf": tsf,
-           "pfvds_1": lambda c: pfvds(c, 1.0), "pfvds_2": lambda c: pfvds(c, 2.0)}
+    fns = {
+        "psdsf": psdsf,
+        "psdsf_time_shared": lambda c: psdsf(c, time_shared=True),
+        "drfh": drfh,
+        "tsf": tsf,
+        "pfvds_1": lambda c: pfvds(c, 1.0),
+        "pfvds_2": lambda c: pfvds(c, 2.0),
+    }
     rng = np.random.default_rng(17)
     compared = 0
     for _ in range(6):
@@ -321,10 +395,16 @@ def test_merging_identical_servers_is_exact(mechanism):
         ours = on_merged_servers(fns[mechanism], c)
         assert c.feasible(ours.tasks, tol=1e-9)
         if mechanism.startswith("psdsf"):  # the defining property on the original servers
-            assert psdsf_violation(c, ours.tasks, time_shared=mechanism.endswith("shared"), tol=1e-6)["holds"]
+            assert psdsf_violation(
+                c, ours.tasks, time_shared=mechanism.endswith("shared"), tol=1e-6
+            )["holds"]
         elif mechanism.startswith("pfvds"):
             assert nash_residual(c, ours.tasks, float(mechanism[-1])) < 1e-6
-        if mechanism in ("drfh", "tsf", "pfvds_1"):  # unique totals: lexicographic max-min / strictly concave
+        if mechanism in (
+            "drfh",
+            "tsf",
+            "pfvds_1",
+        ):  # unique totals: lexicographic max-min / strictly concave
             np.testing.assert_allclose(ours.totals, fns[mechanism](c).totals, rtol=1e-6, atol=1e-9)
             compared += 1
     # Definition 4 and the α != 1 equilibrium are not unique: with identical servers an uneven split can be
@@ -342,26 +422,45 @@ def test_equilibrium_rates_solve_the_property_tables_clusters():
     out = hs.equilibrium_rates(3, 11, [1.0, 4.0])
     assert len(out) == 3 * 2 * 2 and set(out.time_shared) == {False, True}
     assert (out.error == "").all() and out.solved.all()
-    clusters = sweep(lambda seed, instance, kind: {"cluster": random_cluster(np.random.default_rng(seed), 6, 3, 3,
-                                                                             weights=True)},
-                     [{"instance": i, "kind": "random"} for i in range(3)], rng=11, backend="serial", progress=False)
+    clusters = sweep(
+        lambda seed, instance, kind: {
+            "cluster": random_cluster(np.random.default_rng(seed), 6, 3, 3, weights=True)
+        },
+        [{"instance": i, "kind": "random"} for i in range(3)],
+        rng=11,
+        backend="serial",
+        progress=False,
+    )
     row = out[(out.instance == 1) & (out.alpha == 4.0) & ~out.time_shared].iloc[0]
     from fairlib._jit import compiled
 
     with compiled():  # the driver's path (its residuals, ~1e-10, are rounding: the interpreted path's differ by ~2%)
         alloc = pfvds(clusters.cluster[1], 4.0)
-        assert nash_residual(clusters.cluster[1], alloc.tasks, 4.0) == pytest.approx(row.nash_residual, rel=1e-3,
-                                                                                     abs=1e-12)
+        assert nash_residual(clusters.cluster[1], alloc.tasks, 4.0) == pytest.approx(
+            row.nash_residual, rel=1e-3, abs=1e-12
+        )
 
 
 def test_definition4_route_compares_pfvds_with_both_psdsf_constructions():
     route = heterogeneous_servers.definition4_route(4, 11, alphas=(4, 64))
     assert len(route) == 8 and sorted(set(route.alpha)) == [4.0, 64.0]
-    assert {"market_definition4", "fixed_point_definition4", "market_to_fixed_point", "nash_residual", "to_market",
-            "to_fixed_point", "definition4_gap", "several"} <= set(route.columns)
-    assert route.market_definition4.all()          # our PS-DSF always meets Definition 4
-    np.testing.assert_array_equal(route.several, route.market_definition4 & route.fixed_point_definition4
-                                  & (route.market_to_fixed_point > 1e-6))
+    assert {
+        "market_definition4",
+        "fixed_point_definition4",
+        "market_to_fixed_point",
+        "nash_residual",
+        "to_market",
+        "to_fixed_point",
+        "definition4_gap",
+        "several",
+    } <= set(route.columns)
+    assert route.market_definition4.all()  # our PS-DSF always meets Definition 4
+    np.testing.assert_array_equal(
+        route.several,
+        route.market_definition4
+        & route.fixed_point_definition4
+        & (route.market_to_fixed_point > 1e-6),
+    )
     # Theorem 2: PF-VDS(α) -> PS-DSF, so its Definition-4 gap and distance to PS-DSF shrink as α grows
     by_alpha = route.groupby("alpha")[["to_market", "definition4_gap"]].median()
     assert by_alpha.loc[64.0, "to_market"] < by_alpha.loc[4.0, "to_market"]
@@ -376,8 +475,12 @@ def test_a_fixed_point_that_stops_short_says_why_and_what_to_use():
     assert not short.converged
     assert "did not converge in 1 sweeps" in short.message and "method='market'" in short.message
     assert "Definition-4 gap of the last sweep" in short.message
-    capped = Cluster(cluster.capacity, cluster.demand, eligible=cluster.eligible, max_tasks=np.full(6, 5.0))
-    short_capped = psdsf(capped, max_sweeps=1)            # the market hands a capped cluster to the fixed point
+    capped = Cluster(
+        cluster.capacity, cluster.demand, eligible=cluster.eligible, max_tasks=np.full(6, 5.0)
+    )
+    short_capped = psdsf(
+        capped, max_sweeps=1
+    )  # the market hands a capped cluster to the fixed point
     assert not short_capped.converged and "market cannot (per-user caps)" in short_capped.message
     full = psdsf(cluster, method="fixed_point")
     assert full.converged and full.message == ""
@@ -392,14 +495,17 @@ def test_merging_groups_as_the_numeric_row_key_does(n_servers, n_users, seed):
     from fairlib.multires.cluster import merge_identical_servers
 
     rng = np.random.default_rng(seed)
-    capacity = rng.integers(1, 3, size=(n_servers, 2)).astype(float) * rng.choice([0.5, 1.0, 1e3], size=(1, 2))
+    capacity = rng.integers(1, 3, size=(n_servers, 2)).astype(float) * rng.choice(
+        [0.5, 1.0, 1e3], size=(1, 2)
+    )
     eligible = rng.random((n_users, n_servers)) < 0.8
-    eligible[:, 0] = True   # every user usable somewhere
+    eligible[:, 0] = True  # every user usable somewhere
     c = Cluster(capacity, rng.random((n_users, 2)) + 0.1, eligible=eligible)
     merged, group, counts = merge_identical_servers(c)
     key = np.concatenate([c.capacity, c.eligible.T.astype(np.float64)], axis=1)
-    _, first, ref_group, ref_counts = np.unique(key, axis=0, return_index=True, return_inverse=True,
-                                                return_counts=True)
+    _, first, ref_group, ref_counts = np.unique(
+        key, axis=0, return_index=True, return_inverse=True, return_counts=True
+    )
     np.testing.assert_array_equal(group, ref_group.ravel())
     np.testing.assert_array_equal(counts, ref_counts)
     np.testing.assert_array_equal(merged.capacity, c.capacity[first] * ref_counts[:, None])

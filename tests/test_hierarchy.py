@@ -32,12 +32,18 @@ def test_volcano_rescaling_case(variant):
     <1, 0> pods and prod (50) with <0, 1G>; ten pods each. Expected: pg1 5 CPUs and 5 GB, pg21 5 CPUs, pg22 5 GB.
     (From zero the naive rule reaches the same: the rescaling matters once a queue is ahead, see the starvation
     cases below.)"""
-    res = hierarchical_drf([[1, 1], [1, 0], [0, 1]], [10, 10], ["sci/pg1", "eng/dev/pg21", "eng/prod/pg22"],
-                           weights={"sci": 50, "eng": 50, "eng/dev": 50, "eng/prod": 50}, max_tasks=[10, 10, 10],
-                           variant=variant)
+    res = hierarchical_drf(
+        [[1, 1], [1, 0], [0, 1]],
+        [10, 10],
+        ["sci/pg1", "eng/dev/pg21", "eng/prod/pg22"],
+        weights={"sci": 50, "eng": 50, "eng/dev": 50, "eng/prod": 50},
+        max_tasks=[10, 10, 10],
+        variant=variant,
+    )
     assert res.tasks.tolist() == [5, 5, 5]
-    np.testing.assert_array_equal(res.tasks[:, None] * np.array([[1, 1], [1, 0], [0, 1]]),
-                                  [[5, 5], [5, 0], [0, 5]])
+    np.testing.assert_array_equal(
+        res.tasks[:, None] * np.array([[1, 1], [1, 0], [0, 1]]), [[5, 5], [5, 0], [0, 5]]
+    )
 
 
 @pytest.mark.parametrize("variant", ["hdrf", "naive"])
@@ -45,10 +51,14 @@ def test_volcano_blocking_case(variant):
     """TestHDRF "blocking nodes test": 30 CPUs, 30 GB; pg1, pg2, pg3, pg4 weigh 25 each; pg1, pg2 and pg3/pg31 run
     CPU-only pods, pg3/pg32 and pg4 memory-only pods, thirty each. Expected: 10 CPUs to each CPU group, 15 GB to
     each memory group — once the CPUs are gone, pg3 competes for memory through pg32 alone."""
-    res = hierarchical_drf([[1, 0], [1, 0], [1, 0], [0, 1], [0, 1]], [30, 30],
-                           ["pg1/j", "pg2/j", "pg3/pg31/j", "pg3/pg32/j", "pg4/j"],
-                           weights={"pg1": 25, "pg2": 25, "pg3": 25, "pg4": 25, "pg3/pg31": 50, "pg3/pg32": 50},
-                           max_tasks=[30] * 5, variant=variant)
+    res = hierarchical_drf(
+        [[1, 0], [1, 0], [1, 0], [0, 1], [0, 1]],
+        [30, 30],
+        ["pg1/j", "pg2/j", "pg3/pg31/j", "pg3/pg32/j", "pg4/j"],
+        weights={"pg1": 25, "pg2": 25, "pg3": 25, "pg4": 25, "pg3/pg31": 50, "pg3/pg32": 50},
+        max_tasks=[30] * 5,
+        variant=variant,
+    )
     assert res.tasks.tolist() == [10, 10, 10, 15, 15]
 
 
@@ -86,10 +96,15 @@ def test_entitlement_is_a_floor_not_a_ceiling():
     (Volcano's blocking case: pg4 is owed a quarter but takes half the memory, as nobody else but pg3/pg32 wants
     it). So "a leaf's share never exceeds its parent's entitlement" holds only while every sibling still demands;
     the property tests below check the rule that makes the floor hold instead (the lowest weighted share is served)."""
-    res = hierarchical_drf([[1, 0], [1, 0], [1, 0], [0, 1], [0, 1]], [30, 30],
-                           ["pg1", "pg2", "pg3/pg31", "pg3/pg32", "pg4"])
+    res = hierarchical_drf(
+        [[1, 0], [1, 0], [1, 0], [0, 1], [0, 1]],
+        [30, 30],
+        ["pg1", "pg2", "pg3/pg31", "pg3/pg32", "pg4"],
+    )
     pg4 = res.node("pg4")
-    assert res.node_dominant_shares[pg4] == pytest.approx(0.5) and res.node_dominant_resource[pg4] == 1
+    assert (
+        res.node_dominant_shares[pg4] == pytest.approx(0.5) and res.node_dominant_resource[pg4] == 1
+    )
 
 
 def test_result_reports_nodes_and_dominant_resources():
@@ -98,7 +113,9 @@ def test_result_reports_nodes_and_dominant_resources():
     np.testing.assert_array_equal(res.node_consumed[res.node("eng")], [5, 5])
     np.testing.assert_array_equal(res.node_consumed[0], res.consumed)
     assert res.dominant_resource.tolist() == [0, 0, 1]
-    assert res.decision_shares[res.node("eng")] == pytest.approx(0.5)  # rescaled: 5 CPUs and 5 GB, both 1/2
+    assert res.decision_shares[res.node("eng")] == pytest.approx(
+        0.5
+    )  # rescaled: 5 CPUs and 5 GB, both 1/2
 
 
 # ---- the kernel against the reference ---------------------------------------------------------------------------
@@ -106,7 +123,11 @@ def test_result_reports_nodes_and_dominant_resources():
 def hierarchies(draw, max_users=7):
     n = draw(st.integers(1, max_users))
     m = draw(st.integers(1, 3))
-    rows = draw(st.lists(st.lists(st.integers(0, 4), min_size=m, max_size=m).filter(any), min_size=n, max_size=n))
+    rows = draw(
+        st.lists(
+            st.lists(st.integers(0, 4), min_size=m, max_size=m).filter(any), min_size=n, max_size=n
+        )
+    )
     cap = draw(st.lists(st.sampled_from([8, 16, 32]), min_size=m, max_size=m))
     groups = draw(st.lists(st.lists(st.sampled_from("ab"), max_size=2), min_size=n, max_size=n))
     paths = ["/".join([*g, f"u{i}"]) for i, g in enumerate(groups)]
@@ -119,7 +140,9 @@ def hierarchies(draw, max_users=7):
 def _start_from(args, variant, cut):
     """A reachable allocation: the first ``cut`` tasks of the reference's own run."""
     d, cap, paths, weights, caps = args
-    _, order = hierarchical_filling_reference(d, cap, paths, weights=weights, variant=variant, max_tasks=caps)
+    _, order = hierarchical_filling_reference(
+        d, cap, paths, weights=weights, variant=variant, max_tasks=caps
+    )
     return np.bincount(order[:cut], minlength=len(d)).astype(np.int64)
 
 
@@ -130,10 +153,19 @@ def test_kernel_matches_reference(args, variant, cut):
     minimum and direction updates, the per-resource blocking scan and the heaps are what this checks)."""
     d, cap, paths, weights, caps = args
     held = _start_from(args, variant, cut) if cut else None
-    res = hierarchical_drf(d, cap, paths, weights=weights, variant=variant, max_tasks=caps, start=held,
-                           record_order=True)
-    tasks, order = hierarchical_filling_reference(d, cap, paths, weights=weights, variant=variant, max_tasks=caps,
-                                                  start=held)
+    res = hierarchical_drf(
+        d,
+        cap,
+        paths,
+        weights=weights,
+        variant=variant,
+        max_tasks=caps,
+        start=held,
+        record_order=True,
+    )
+    tasks, order = hierarchical_filling_reference(
+        d, cap, paths, weights=weights, variant=variant, max_tasks=caps, start=held
+    )
     np.testing.assert_array_equal(res.tasks, tasks)
     np.testing.assert_array_equal(res.order, order)
 
@@ -144,8 +176,12 @@ def test_compiled_kernel_matches_reference(args, variant):
     """The same, compiled (small problems run the kernel's Python source, fairlib._jit)."""
     d, cap, paths, weights, caps = args
     with compiled():
-        res = hierarchical_drf(d, cap, paths, weights=weights, variant=variant, max_tasks=caps, record_order=True)
-    tasks, order = hierarchical_filling_reference(d, cap, paths, weights=weights, variant=variant, max_tasks=caps)
+        res = hierarchical_drf(
+            d, cap, paths, weights=weights, variant=variant, max_tasks=caps, record_order=True
+        )
+    tasks, order = hierarchical_filling_reference(
+        d, cap, paths, weights=weights, variant=variant, max_tasks=caps
+    )
     np.testing.assert_array_equal(res.tasks, tasks)
     np.testing.assert_array_equal(res.order, order)
 
@@ -153,8 +189,10 @@ def test_compiled_kernel_matches_reference(args, variant):
 def test_reference_differs_between_variants():
     """The differential test can tell the variants apart (so it would catch one computed as the other)."""
     args = ([[1, 1, 0], [0, 0, 1], [1, 1, 0]], [10, 10, 1], ["n1", "n2/a", "n2/b"])
-    assert (hierarchical_filling_reference(*args, variant="naive")[0].tolist()
-            != hierarchical_filling_reference(*args, variant="hdrf")[0].tolist())
+    assert (
+        hierarchical_filling_reference(*args, variant="naive")[0].tolist()
+        != hierarchical_filling_reference(*args, variant="hdrf")[0].tolist()
+    )
 
 
 # ---- properties -------------------------------------------------------------------------------------------------
@@ -167,7 +205,9 @@ def test_flat_tree_is_weighted_drf(args, variant):
     w = np.arange(len(d)) % 3 + 1.0
     paths = [f"u{i}" for i in range(len(d))]
     cap = cap + 0.5
-    res = hierarchical_drf(d, cap, paths, weights=dict(zip(paths, w)), variant=variant, max_tasks=caps)
+    res = hierarchical_drf(
+        d, cap, paths, weights=dict(zip(paths, w)), variant=variant, max_tasks=caps
+    )
     flat = drf(d, cap, weights=w, max_tasks=caps)
     assert flat.share_arithmetic == "float"
     np.testing.assert_array_equal(res.tasks, flat.tasks)
@@ -180,7 +220,9 @@ def test_single_child_nodes_change_nothing(args, variant):
     weight to it) leaves every allocation unchanged. Weights are powers of two and capacities too, so the shares'
     floats are exact and the comparison is exact."""
     d, cap, paths, weights, caps = args
-    wrapped = ["/".join([*p.split("/")[:-1], f"x{i}", p.split("/")[-1]]) for i, p in enumerate(paths)]
+    wrapped = [
+        "/".join([*p.split("/")[:-1], f"x{i}", p.split("/")[-1]]) for i, p in enumerate(paths)
+    ]
     moved = {}
     for key, value in weights.items():
         moved[wrapped[paths.index(key)].rsplit("/", 1)[0] if key in paths else key] = value
@@ -197,8 +239,10 @@ def test_scaling_siblings_weights_changes_nothing(args, variant):
     tree = queue_tree(paths, weights)
     doubled = {p: 2 * w for p, w in zip(tree.nodes[1:], tree.weight[1:])}
     res = hierarchical_drf(d, cap, paths, weights=weights, variant=variant, max_tasks=caps)
-    np.testing.assert_array_equal(res.tasks, hierarchical_drf(d, cap, paths, weights=doubled, variant=variant,
-                                                              max_tasks=caps).tasks)
+    np.testing.assert_array_equal(
+        res.tasks,
+        hierarchical_drf(d, cap, paths, weights=doubled, variant=variant, max_tasks=caps).tasks,
+    )
 
 
 @settings(max_examples=80, deadline=None)
@@ -223,14 +267,20 @@ def test_hdrf_serves_the_lowest_rescaled_share(args):
     res = hierarchical_drf(d, cap, paths, weights=weights, max_tasks=caps, record_order=True)
     for k in range(len(res.order)):
         held = np.bincount(res.order[:k], minlength=len(d)).astype(np.int64)
-        _, nxt = hierarchical_filling_reference(d, cap, paths, weights=weights, max_tasks=caps, start=held)
+        _, nxt = hierarchical_filling_reference(
+            d, cap, paths, weights=weights, max_tasks=caps, start=held
+        )
         assert nxt[0] == res.order[k]
         if k > 12:
             break
 
 
 @settings(max_examples=120, deadline=None)
-@given(args=hierarchies(), variant=st.sampled_from(["hdrf", "naive"]), scale=st.sampled_from([10, 50, 250]))
+@given(
+    args=hierarchies(),
+    variant=st.sampled_from(["hdrf", "naive"]),
+    scale=st.sampled_from([10, 50, 250]),
+)
 def test_hierarchical_share_guarantee(args, variant, scale):
     """H-DRF's hierarchical share guarantee (Bhattacharya et al., §3 ``[MEM]``): every leaf's dominant share is at
     least its entitlement, the product of its and its ancestors' weight fractions among their siblings. That is a
@@ -244,7 +294,7 @@ def test_hierarchical_share_guarantee(args, variant, scale):
     entitlement = np.ones(len(tree.nodes))
     for v in range(1, len(tree.nodes)):  # parents are numbered before their children
         p = tree.parent[v]
-        siblings = tree.weight[tree.first_child[p]:tree.first_child[p] + tree.n_children[p]]
+        siblings = tree.weight[tree.first_child[p] : tree.first_child[p] + tree.n_children[p]]
         entitlement[v] = entitlement[p] * tree.weight[v] / siblings.sum()
     res = hierarchical_drf(d, cap, paths, weights=weights, variant=variant)
     allowance = (len(d) + 1) * (d / cap).max()
@@ -269,7 +319,9 @@ def test_quotas_in_a_tree_known_answers(variant):
     d, cap, paths = VOLCANO_TREE
 
     def run(q, mt=None):
-        return hierarchical_drf(d, cap, paths, variant=variant, quotas=q, max_tasks=mt).tasks.tolist()
+        return hierarchical_drf(
+            d, cap, paths, variant=variant, quotas=q, max_tasks=mt
+        ).tasks.tolist()
 
     assert run(Quotas.yarn(max_share=[[INF, INF], [2, INF], [INF, INF]])) == [5, 2, 5]
     assert run(Quotas.yarn(min_share=[[0, 0], [0, 0], [0, 8]])) == [2, 8, 8]
@@ -284,8 +336,13 @@ def test_a_reservation_that_runs_out(variant):
     commits 1 more), users 1 and 3 no longer fit (10 + 3 > 12), user 0's second task would commit 4 more and
     does not fit, user 2's second commits 2 (8 over its 6): [1, 0, 2, 0]. A user that fits only by its
     reservation, and stops fitting after its own task, is what the kernel's candidate heaps track."""
-    res = hierarchical_drf([[4], [3], [4], [3]], [12], ["a/u0", "a/u1", "b/u2", "b/u3"], variant=variant,
-                           quotas=Quotas.mesos(guarantee=[[3], [0], [6], [0]]))
+    res = hierarchical_drf(
+        [[4], [3], [4], [3]],
+        [12],
+        ["a/u0", "a/u1", "b/u2", "b/u3"],
+        variant=variant,
+        quotas=Quotas.mesos(guarantee=[[3], [0], [6], [0]]),
+    )
     assert res.tasks.tolist() == [1, 0, 2, 0]
 
 
@@ -295,38 +352,74 @@ def hierarchies_with_quotas(draw):
     limits below them (or everything lendable)."""
     d, cap, paths, weights, caps = draw(hierarchies())
     n, m = d.shape
-    frac = np.array(draw(st.lists(st.lists(st.integers(0, 10), min_size=m, max_size=m), min_size=n, max_size=n)))
+    frac = np.array(
+        draw(st.lists(st.lists(st.integers(0, 10), min_size=m, max_size=m), min_size=n, max_size=n))
+    )
     g = np.floor(frac / 10 * cap / n)
     lend = np.floor(g * draw(st.integers(0, 10)) / 10) if draw(st.booleans()) else None
-    lim = g + np.array(draw(st.lists(st.lists(st.integers(0, 12), min_size=m, max_size=m), min_size=n,
-                                     max_size=n))) if draw(st.booleans()) else None
+    lim = (
+        g
+        + np.array(
+            draw(
+                st.lists(
+                    st.lists(st.integers(0, 12), min_size=m, max_size=m), min_size=n, max_size=n
+                )
+            )
+        )
+        if draw(st.booleans())
+        else None
+    )
     return d, cap, paths, weights, caps, g, lim, lend
 
 
 @settings(max_examples=150, deadline=None)
-@given(args=hierarchies_with_quotas(), variant=st.sampled_from(["hdrf", "naive"]), cut=st.integers(0, 30))
+@given(
+    args=hierarchies_with_quotas(),
+    variant=st.sampled_from(["hdrf", "naive"]),
+    cut=st.integers(0, 30),
+)
 def test_kernel_with_quotas_matches_reference(args, variant, cut):
     """Same tasks in the same order as the from-scratch reference with quotas (guarantees first, limits as caps,
     the unlent part of each guarantee held back: the kernel's candidate heaps are what this checks), from zero and
     from a start the reference reached after ``cut`` tasks."""
     d, cap, paths, weights, caps, g, lim, lend = args
     quota = dict(guarantee=g, limit=lim, lending_limit=lend)
-    tasks, order = hierarchical_filling_reference(d, cap, paths, weights=weights, variant=variant, max_tasks=caps,
-                                                  **quota)
-    res = hierarchical_drf(d, cap, paths, weights=weights, variant=variant, max_tasks=caps,
-                           quotas=Quotas(g, lim, lend), record_order=True)
+    tasks, order = hierarchical_filling_reference(
+        d, cap, paths, weights=weights, variant=variant, max_tasks=caps, **quota
+    )
+    res = hierarchical_drf(
+        d,
+        cap,
+        paths,
+        weights=weights,
+        variant=variant,
+        max_tasks=caps,
+        quotas=Quotas(g, lim, lend),
+        record_order=True,
+    )
     np.testing.assert_array_equal(res.tasks, tasks)
     np.testing.assert_array_equal(res.order, order)
     # without the order, the guarantees' phase is written down instead of run: same tasks, same count
-    fast = hierarchical_drf(d, cap, paths, weights=weights, variant=variant, max_tasks=caps,
-                            quotas=Quotas(g, lim, lend))
+    fast = hierarchical_drf(
+        d, cap, paths, weights=weights, variant=variant, max_tasks=caps, quotas=Quotas(g, lim, lend)
+    )
     np.testing.assert_array_equal(fast.tasks, tasks)
     assert fast.n_allocations == res.n_allocations == len(order)
     held = np.bincount(order[:cut], minlength=len(d)).astype(np.int64)
-    tasks2, order2 = hierarchical_filling_reference(d, cap, paths, weights=weights, variant=variant, max_tasks=caps,
-                                                    start=held, **quota)
-    res2 = hierarchical_drf(d, cap, paths, weights=weights, variant=variant, max_tasks=caps, start=held,
-                            quotas=Quotas(g, lim, lend), record_order=True)
+    tasks2, order2 = hierarchical_filling_reference(
+        d, cap, paths, weights=weights, variant=variant, max_tasks=caps, start=held, **quota
+    )
+    res2 = hierarchical_drf(
+        d,
+        cap,
+        paths,
+        weights=weights,
+        variant=variant,
+        max_tasks=caps,
+        start=held,
+        quotas=Quotas(g, lim, lend),
+        record_order=True,
+    )
     np.testing.assert_array_equal(res2.tasks, tasks2)
     np.testing.assert_array_equal(res2.order, order2)
 
@@ -335,11 +428,28 @@ def test_kernel_with_quotas_matches_reference(args, variant, cut):
 @given(args=hierarchies_with_quotas(), variant=st.sampled_from(["hdrf", "naive"]))
 def test_compiled_kernel_with_quotas_matches_reference(args, variant):
     d, cap, paths, weights, caps, g, lim, lend = args
-    tasks, order = hierarchical_filling_reference(d, cap, paths, weights=weights, variant=variant, max_tasks=caps,
-                                                  guarantee=g, limit=lim, lending_limit=lend)
+    tasks, order = hierarchical_filling_reference(
+        d,
+        cap,
+        paths,
+        weights=weights,
+        variant=variant,
+        max_tasks=caps,
+        guarantee=g,
+        limit=lim,
+        lending_limit=lend,
+    )
     with compiled():
-        res = hierarchical_drf(d, cap, paths, weights=weights, variant=variant, max_tasks=caps,
-                               quotas=Quotas(g, lim, lend), record_order=True)
+        res = hierarchical_drf(
+            d,
+            cap,
+            paths,
+            weights=weights,
+            variant=variant,
+            max_tasks=caps,
+            quotas=Quotas(g, lim, lend),
+            record_order=True,
+        )
     np.testing.assert_array_equal(res.tasks, tasks)
     np.testing.assert_array_equal(res.order, order)
 
@@ -349,8 +459,9 @@ def test_reference_with_quotas_catches_dropped_reservations():
     them back (Mesos) on the known-answer tree."""
     d, cap, paths = VOLCANO_TREE
     g, nothing_lent = [[0, 0], [0, 0], [0, 8]], np.zeros((3, 2))
-    ref, _ = hierarchical_filling_reference(d, cap, paths, max_tasks=[10, 10, 3], guarantee=g,
-                                            lending_limit=nothing_lent)
+    ref, _ = hierarchical_filling_reference(
+        d, cap, paths, max_tasks=[10, 10, 3], guarantee=g, lending_limit=nothing_lent
+    )
     lent = hierarchical_drf(d, cap, paths, max_tasks=[10, 10, 3], quotas=Quotas(g))
     assert lent.tasks.tolist() != ref.tolist()
 
@@ -363,7 +474,9 @@ def test_flat_tree_with_quotas_is_drf_with_quotas(args, variant):
     w = np.arange(len(d)) % 3 + 1.0
     paths = [f"u{i}" for i in range(len(d))]
     q = Quotas(g, lim, lend)
-    res = hierarchical_drf(d, cap, paths, weights=dict(zip(paths, w)), variant=variant, max_tasks=caps, quotas=q)
+    res = hierarchical_drf(
+        d, cap, paths, weights=dict(zip(paths, w)), variant=variant, max_tasks=caps, quotas=q
+    )
     np.testing.assert_array_equal(res.tasks, drf(d, cap, weights=w, max_tasks=caps, quotas=q).tasks)
 
 
@@ -374,16 +487,24 @@ def test_quotas_are_honoured_and_filling_stops_only_when_nothing_fits(args, vari
     and never more than its limit; what is committed (``Σ max(tasks d, reserved)``) fits; and every user is at its
     cap or its next task would commit more than the capacity."""
     d, cap, paths, weights, caps, g, lim, lend = args
-    res = hierarchical_drf(d, cap, paths, weights=weights, variant=variant, max_tasks=caps,
-                           quotas=Quotas(g, lim, lend))
+    res = hierarchical_drf(
+        d, cap, paths, weights=weights, variant=variant, max_tasks=caps, quotas=Quotas(g, lim, lend)
+    )
     reserved = g - (g if lend is None else lend)
     held = res.tasks[:, None] * d
     limit = np.full_like(g, INF) if lim is None else lim
-    cap_tasks = np.full(len(d), 10 ** 9) if caps is None else np.array(caps)
+    cap_tasks = np.full(len(d), 10**9) if caps is None else np.array(caps)
     assert (held <= limit * (1 + 1e-12)).all()
-    within = np.where(d > 0, np.floor(np.where(d > 0, g / np.where(d > 0, d, 1), INF)), INF).min(axis=1)
-    assert (res.tasks >= np.minimum(np.minimum(within, cap_tasks),
-                                    np.where(d > 0, np.floor(limit / np.where(d > 0, d, 1)), INF).min(axis=1))).all()
+    within = np.where(d > 0, np.floor(np.where(d > 0, g / np.where(d > 0, d, 1), INF)), INF).min(
+        axis=1
+    )
+    assert (
+        res.tasks
+        >= np.minimum(
+            np.minimum(within, cap_tasks),
+            np.where(d > 0, np.floor(limit / np.where(d > 0, d, 1)), INF).min(axis=1),
+        )
+    ).all()
     committed = np.maximum(held, reserved).sum(axis=0)
     assert (committed <= cap * (1 + 1e-12)).all()
     for i in range(len(d)):
@@ -395,32 +516,51 @@ def test_quotas_are_honoured_and_filling_stops_only_when_nothing_fits(args, vari
 
 def test_quotas_bad_input():
     d, cap, paths = VOLCANO_TREE
-    with pytest.raises(InvalidInputError, match="quotas: expected a fairlib.multires.Quotas, got dict"):
+    with pytest.raises(
+        InvalidInputError, match="quotas: expected a fairlib.multires.Quotas, got dict"
+    ):
         hierarchical_drf(d, cap, paths, quotas={"guarantee": None})
     with pytest.raises(InvalidInputError, match="quotas.share = 'borrowed'.*not modelled"):
         hierarchical_drf(d, cap, paths, quotas=Quotas.kueue(nominal=np.zeros((3, 2))))
-    with pytest.raises(InvalidInputError, match=r"min_share: the guarantees of resource 1 add up to 12"):
+    with pytest.raises(
+        InvalidInputError, match=r"min_share: the guarantees of resource 1 add up to 12"
+    ):
         hierarchical_drf(d, cap, paths, quotas=Quotas.yarn(min_share=[[0, 6], [0, 0], [0, 6]]))
-    with pytest.raises(InvalidInputError, match=r"start: with the guarantees' reserved parts, commits 14 of "
-                                                 r"resource 1"):
-        hierarchical_drf(d, cap, paths, start=[6, 0, 0], quotas=Quotas.mesos(guarantee=[[0, 0], [0, 0], [0, 8]]))
-    with pytest.raises(InvalidInputError, match=r"start\[1\] = 3: must be within max_tasks\[1\] = 2"):
-        hierarchical_drf(d, cap, paths, start=[0, 3, 0], quotas=Quotas.yarn(max_share=[[INF, INF], [2, INF],
-                                                                                       [INF, INF]]))
+    with pytest.raises(
+        InvalidInputError,
+        match=r"start: with the guarantees' reserved parts, commits 14 of "
+        r"resource 1",
+    ):
+        hierarchical_drf(
+            d, cap, paths, start=[6, 0, 0], quotas=Quotas.mesos(guarantee=[[0, 0], [0, 0], [0, 8]])
+        )
+    with pytest.raises(
+        InvalidInputError, match=r"start\[1\] = 3: must be within max_tasks\[1\] = 2"
+    ):
+        hierarchical_drf(
+            d,
+            cap,
+            paths,
+            start=[0, 3, 0],
+            quotas=Quotas.yarn(max_share=[[INF, INF], [2, INF], [INF, INF]]),
+        )
 
 
 # ---- bad input --------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("paths, weights, match", [
-    (["a", "a"], None, r"paths\[1\] = 'a' repeats paths\[0\]"),
-    (["a", "a/b"], None, r"paths\[1\] = 'a/b' lies under paths\[0\] = 'a'"),
-    (["a//b", "c"], None, r"paths\[0\] = 'a//b'"),
-    (["a", ""], None, r"paths\[1\] = ''"),
-    (["a", 3], None, r"paths\[1\] = 3"),
-    (["a", "b"], {"c": 1}, r"weights\['c'\]: no such node"),
-    (["a", "b"], {"a": 0}, r"weights\['a'\] = 0: must be positive"),
-    (["a", "b"], {"a": float("nan")}, r"weights\['a'\] = nan"),
-    (["a", "b"], {"a": "x"}, r"weights\['a'\] = 'x': expected a number"),
-])
+@pytest.mark.parametrize(
+    "paths, weights, match",
+    [
+        (["a", "a"], None, r"paths\[1\] = 'a' repeats paths\[0\]"),
+        (["a", "a/b"], None, r"paths\[1\] = 'a/b' lies under paths\[0\] = 'a'"),
+        (["a//b", "c"], None, r"paths\[0\] = 'a//b'"),
+        (["a", ""], None, r"paths\[1\] = ''"),
+        (["a", 3], None, r"paths\[1\] = 3"),
+        (["a", "b"], {"c": 1}, r"weights\['c'\]: no such node"),
+        (["a", "b"], {"a": 0}, r"weights\['a'\] = 0: must be positive"),
+        (["a", "b"], {"a": float("nan")}, r"weights\['a'\] = nan"),
+        (["a", "b"], {"a": "x"}, r"weights\['a'\] = 'x': expected a number"),
+    ],
+)
 def test_bad_trees(paths, weights, match):
     with pytest.raises(InvalidInputError, match=match):
         hierarchical_drf([[1, 1], [1, 2]], [4, 4], paths, weights=weights)

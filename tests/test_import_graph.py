@@ -68,7 +68,7 @@ def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
                         edges.add(target)
             elif isinstance(node, ast.ImportFrom):
                 if node.level:
-                    base = package.split(".")[:len(package.split(".")) - (node.level - 1)]
+                    base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
                     source = ".".join(base + ([node.module] if node.module else []))
                 else:
                     source = node.module or ""
@@ -129,7 +129,9 @@ def is_pipeline(module: str) -> bool:
 def library_to_pipeline(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
     """Every arrow from a module of the library (``fairlib`` itself and every ``fairlib.*`` module outside
     ``fairlib.repro``) to a module of the pipeline, as ``(importer, imported)``, sorted."""
-    library = [m for m in graph if (m == "fairlib" or m.startswith("fairlib.")) and not is_pipeline(m)]
+    library = [
+        m for m in graph if (m == "fairlib" or m.startswith("fairlib.")) and not is_pipeline(m)
+    ]
     return sorted((m, t) for m in library for t in graph[m] if is_pipeline(t))
 
 
@@ -137,9 +139,11 @@ def test_the_library_never_imports_the_pipeline():
     graph = import_graph()
     assert "fairlib" in graph and "fairlib.repro" in graph and "fairlib.testing" in graph
     arrows = library_to_pipeline(graph)
-    assert not arrows, ("the library imports the reproduction pipeline (every arrow counts, lazy imports included; "
-                        "move what both need into the library, or the check that needs the pipeline into it or into "
-                        "tests/):\n" + "\n".join(f"{m} -> {t}" for m, t in arrows))
+    assert not arrows, (
+        "the library imports the reproduction pipeline (every arrow counts, lazy imports included; "
+        "move what both need into the library, or the check that needs the pipeline into it or into "
+        "tests/):\n" + "\n".join(f"{m} -> {t}" for m, t in arrows)
+    )
 
 
 def test_the_pipeline_imports_the_library():
@@ -148,17 +152,22 @@ def test_the_pipeline_imports_the_library():
     assert "fairlib.repro.catalog" in graph["run_all"]
 
 
-@pytest.mark.parametrize("source", [
-    "from .repro import report\n",
-    "def f():\n    from fairlib.repro.report import x\n",                  # a lazy import is an arrow
-    "import fairlib.repro.report\n",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from .repro import report\n",
+        "def f():\n    from fairlib.repro.report import x\n",  # a lazy import is an arrow
+        "import fairlib.repro.report\n",
+    ],
+)
 def test_an_arrow_from_the_library_to_the_pipeline_is_found(tmp_path, source):
     pkg = tmp_path / "fairlib"
     (pkg / "repro").mkdir(parents=True)
     (pkg / "__init__.py").write_text("")
     (pkg / "repro" / "__init__.py").write_text("")
-    (pkg / "repro" / "report.py").write_text("from .. import lib\nx = 1\n")   # the pipeline may import the library
+    (pkg / "repro" / "report.py").write_text(
+        "from .. import lib\nx = 1\n"
+    )  # the pipeline may import the library
     (pkg / "lib.py").write_text(source)
     (tmp_path / "run_all.py").write_text("")
     assert library_to_pipeline(import_graph(tmp_path)) == [("fairlib.lib", "fairlib.repro.report")]
@@ -170,7 +179,9 @@ def test_the_registry_sits_above_the_mechanisms():
     below = [m for m in graph if m.startswith("fairlib.multires")]
     assert below and not [m for m in below if "fairlib.mechanisms" in graph[m]]
     # run_all and the site share the notebook catalogue; neither imports the other's module
-    assert "fairlib.repro.catalog" in graph["run_all"] and not any("run_all" in graph[m] for m in graph)
+    assert "fairlib.repro.catalog" in graph["run_all"] and not any(
+        "run_all" in graph[m] for m in graph
+    )
 
 
 def test_the_game_registry_sits_above_the_games():
@@ -178,16 +189,21 @@ def test_the_game_registry_sits_above_the_games():
     assert "fairlib.market" in graph["fairlib.games"]
     below = [m for m in graph if m.startswith("fairlib.market")]
     assert below and not [m for m in below if "fairlib.games" in graph[m]]
-    assert "fairlib.games" not in graph["fairlib.mechanisms"]      # the two registries: games above mechanisms
+    assert (
+        "fairlib.games" not in graph["fairlib.mechanisms"]
+    )  # the two registries: games above mechanisms
 
 
-@pytest.mark.parametrize("source, expected", [
-    ("from . import b\n", {"p.b"}),
-    ("def f():\n    from .b import x\n", {"p.b"}),                 # a lazy import is an arrow
-    ("from . import thing\n", {"p"}),                              # a name the package binds, not a module
-    ("import p.b\n", {"p.b"}),
-    ("from p import shadowed\n", {"p"}),                           # the package binds it: no arrow to p.shadowed
-])
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("from . import b\n", {"p.b"}),
+        ("def f():\n    from .b import x\n", {"p.b"}),  # a lazy import is an arrow
+        ("from . import thing\n", {"p"}),  # a name the package binds, not a module
+        ("import p.b\n", {"p.b"}),
+        ("from p import shadowed\n", {"p"}),  # the package binds it: no arrow to p.shadowed
+    ],
+)
 def test_the_arrows_are_read_as_python_resolves_them(tmp_path, source, expected):
     pkg = tmp_path / "fairlib"
     (pkg / "p").mkdir(parents=True)

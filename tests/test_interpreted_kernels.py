@@ -53,17 +53,25 @@ def _agree(mech, a, b):
             else:
                 assert alloc.diagnostics["nash_residual"] <= 1e-6
         rtol = DEFAULT_RTOL if mech.name == "psdsf" else 1e-8
-        np.testing.assert_allclose(a.tasks.sum(axis=1), b.tasks.sum(axis=1), rtol=rtol, atol=1e-10 * scale)
+        np.testing.assert_allclose(
+            a.tasks.sum(axis=1), b.tasks.sum(axis=1), rtol=rtol, atol=1e-10 * scale
+        )
         return
     np.testing.assert_allclose(a.tasks, b.tasks, rtol=DEFAULT_RTOL, atol=DEFAULT_ATOL * scale)
-    np.testing.assert_allclose(a.tasks.sum(axis=1), b.tasks.sum(axis=1), rtol=1e-8, atol=1e-10 * scale)
+    np.testing.assert_allclose(
+        a.tasks.sum(axis=1), b.tasks.sum(axis=1), rtol=1e-8, atol=1e-10 * scale
+    )
 
 
 @pytest.mark.registry
 @pytest.mark.parametrize("name", mechanisms.names())
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), users=st.integers(1, 7), servers=st.integers(1, 4),
-       resources=st.integers(1, 3))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    users=st.integers(1, 7),
+    servers=st.integers(1, 4),
+    resources=st.integers(1, 3),
+)
 def test_interpreted_and_compiled_kernels_agree(name, seed, users, servers, resources):
     """Every registered mechanism, the same instance both ways, sizes on both sides of the rule (up to 84 cells)."""
     mech = mechanisms.get(name)
@@ -92,7 +100,7 @@ def test_dynamic_drf_and_best_response_agree_both_ways():
 def test_problem_cells_counts_users_servers_resources():
     cluster = Cluster(np.ones((3, 2)), np.ones((5, 2)))
     assert problem_cells(cluster) == 5 * 3 * 2
-    assert problem_cells(Game(np.ones((4, 3)))) == 4 * 3        # a game: users x machines
+    assert problem_cells(Game(np.ones((4, 3)))) == 4 * 3  # a game: users x machines
     assert problem_cells(np.ones((7, 4))) == 28
     assert problem_cells([1.0, 2.0, 3.0]) == 3
     assert problem_cells(object()) is None
@@ -100,8 +108,10 @@ def test_problem_cells_counts_users_servers_resources():
 
 
 def test_the_problem_may_be_passed_by_keyword():
-    assert np.allclose(dynamic_drf(demands=[[1.0, 0.5], [0.5, 1.0]]).final_shares,
-                       dynamic_drf([[1.0, 0.5], [0.5, 1.0]]).final_shares)
+    assert np.allclose(
+        dynamic_drf(demands=[[1.0, 0.5], [0.5, 1.0]]).final_shares,
+        dynamic_drf([[1.0, 0.5], [0.5, 1.0]]).final_shares,
+    )
 
 
 def _record_interpreted_calls(monkeypatch) -> list:
@@ -121,8 +131,8 @@ def test_the_rule_sets_the_path_per_call_and_resets_it(monkeypatch):
     kernels are plain numba dispatchers again after an interpreted call."""
     entered = _record_interpreted_calls(monkeypatch)
     rng = np.random.default_rng(0)
-    small = Cluster(rng.uniform(1, 4, (2, 2)), rng.uniform(0.1, 1, (3, 2)))       # 12 cells
-    large = Cluster(rng.uniform(1, 4, (4, 2)), rng.uniform(0.1, 1, (9, 2)))       # 72 cells
+    small = Cluster(rng.uniform(1, 4, (2, 2)), rng.uniform(0.1, 1, (3, 2)))  # 12 cells
+    large = Cluster(rng.uniform(1, 4, (4, 2)), rng.uniform(0.1, 1, (9, 2)))  # 72 cells
     assert problem_cells(small) <= INTERPRET_AT_MOST < problem_cells(large)
     drfh(small)
     assert entered == ["drfh"]
@@ -146,12 +156,14 @@ def test_work_the_size_does_not_bound_stays_compiled(monkeypatch):
 
     entered = _record_interpreted_calls(monkeypatch)
     cluster = Cluster([[4.0, 4.0], [6.0, 2.0]], [[1.0, 2.0], [2.0, 1.0]])
-    for call, name, interpreted_ in [(lambda: pfvds(cluster, 1.0), "pfvds", True),
-                                     (lambda: pfvds(cluster, 1.0, method="best_response"), "pfvds", False),
-                                     (lambda: psdsf(cluster), "psdsf", True),
-                                     (lambda: psdsf(cluster, method="fixed_point"), "psdsf", False),
-                                     (lambda: drf([[1.0, 2.0], [2.0, 1.0]], [10.0, 10.0]), "drf", True),
-                                     (lambda: drf([[1.0, 2.0], [2.0, 1.0]], [1e5, 1e5]), "drf", False)]:
+    for call, name, interpreted_ in [
+        (lambda: pfvds(cluster, 1.0), "pfvds", True),
+        (lambda: pfvds(cluster, 1.0, method="best_response"), "pfvds", False),
+        (lambda: psdsf(cluster), "psdsf", True),
+        (lambda: psdsf(cluster, method="fixed_point"), "psdsf", False),
+        (lambda: drf([[1.0, 2.0], [2.0, 1.0]], [10.0, 10.0]), "drf", True),
+        (lambda: drf([[1.0, 2.0], [2.0, 1.0]], [1e5, 1e5]), "drf", False),
+    ]:
         entered.clear()
         call()
         assert (entered[:1] == [name]) is interpreted_, (name, entered)
@@ -210,21 +222,40 @@ def test_a_small_first_call_loads_or_compiles_no_kernel():
     without a compiled specialisation (nothing compiled, nothing loaded from the cache); one 12-user DRFH call then
     has some."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
-    run = subprocess.run([sys.executable, "-c", _PROBE], cwd=ROOT, env=env, capture_output=True, text=True,
-                         timeout=600)
+    run = subprocess.run(
+        [sys.executable, "-c", _PROBE],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     kernels = json.loads(run.stdout.strip().splitlines()[-1])
     assert kernels["small"] == []
     assert "_newton_solve__serial" in kernels["large"], kernels["large"]
 
 
-@pytest.mark.parametrize("value, expected", [("0", "0"), ("12", "12"), ("abc", "FAIRLIB_INTERPRET_AT_MOST"),
-                                             ("-1", "FAIRLIB_INTERPRET_AT_MOST")])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ("0", "0"),
+        ("12", "12"),
+        ("abc", "FAIRLIB_INTERPRET_AT_MOST"),
+        ("-1", "FAIRLIB_INTERPRET_AT_MOST"),
+    ],
+)
 def test_the_rule_can_be_set_by_the_environment(value, expected):
     """FAIRLIB_INTERPRET_AT_MOST=0 compiles every problem (a sweep of many small ones); anything but a count is
     an error naming the variable."""
     env = dict(os.environ, FAIRLIB_INTERPRET_AT_MOST=value)
-    run = subprocess.run([sys.executable, "-c", "import fairlib._jit as j; print(j.INTERPRET_AT_MOST)"], cwd=ROOT,
-                         env=env, capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-c", "import fairlib._jit as j; print(j.INTERPRET_AT_MOST)"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert expected in (run.stdout if run.returncode == 0 else run.stderr)
     assert (run.returncode == 0) == value.isdigit()

@@ -32,16 +32,21 @@ def test_compiled_solve_is_numbas_np_linalg_solve_bit_for_bit(n, seed, transpose
         a = a.T
     b = rng.normal(size=n)
     assert _lean(a, b).tobytes() == _numba_solve(a, b).tobytes()
-    with compiled():  # the kernel called from Python (steered drivers): the compiled call, not NumPy's
+    with (
+        compiled()
+    ):  # the kernel called from Python (steered drivers): the compiled call, not NumPy's
         assert solve_compiled(a, b).tobytes() == _numba_solve(a, b).tobytes()
     assert np.allclose(solve(a, b), np.linalg.solve(a, b), rtol=1e-8, atol=0.0) or n == 0
 
 
-@pytest.mark.parametrize("a, b", [
-    (np.zeros((2, 2)), np.ones(2)),                          # singular
-    (np.array([[1.0, np.nan], [0.0, 1.0]]), np.ones(2)),     # NaN in the matrix
-    (np.eye(2), np.array([1.0, np.inf])),                    # inf in the right-hand side
-])
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        (np.zeros((2, 2)), np.ones(2)),  # singular
+        (np.array([[1.0, np.nan], [0.0, 1.0]]), np.ones(2)),  # NaN in the matrix
+        (np.eye(2), np.array([1.0, np.inf])),  # inf in the right-hand side
+    ],
+)
 def test_errors_are_np_linalg_solves(a, b):
     """A singular matrix or a non-finite entry raises numpy.linalg.LinAlgError, compiled as numba's solve does and
     as Python."""

@@ -17,16 +17,26 @@ from .reference import machine_offers_reference, random_capped_cluster
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), users=st.integers(1, 8), servers=st.integers(1, 5),
-       resources=st.integers(1, 3), capped=st.booleans(), weighted=st.booleans())
-def test_matches_the_reference_and_stops_for_a_reason(seed, users, servers, resources, capped, weighted):
-    cluster = random_capped_cluster(seed, users, servers, resources, capped, weighted, whole_caps=True)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    users=st.integers(1, 8),
+    servers=st.integers(1, 5),
+    resources=st.integers(1, 3),
+    capped=st.booleans(),
+    weighted=st.booleans(),
+)
+def test_matches_the_reference_and_stops_for_a_reason(
+    seed, users, servers, resources, capped, weighted
+):
+    cluster = random_capped_cluster(
+        seed, users, servers, resources, capped, weighted, whole_caps=True
+    )
     with compiled():
         fast = drf_machine_offers(cluster)
     np.testing.assert_array_equal(fast.tasks, machine_offers_reference(cluster))
     with interpreted():
         np.testing.assert_array_equal(drf_machine_offers(cluster).tasks, fast.tasks)
-    assert (fast.tasks == np.round(fast.tasks)).all()                       # whole tasks
+    assert (fast.tasks == np.round(fast.tasks)).all()  # whole tasks
     assert (fast.used <= cluster.capacity * (1 + 1e-8) + 1e-12).all()
     assert (fast.tasks[~cluster.eligible] == 0).all()
     totals = fast.tasks.sum(axis=1)
@@ -35,7 +45,9 @@ def test_matches_the_reference_and_stops_for_a_reason(seed, users, servers, reso
     left = cluster.capacity - fast.used
     for n in np.flatnonzero(totals + 1 <= cluster.max_tasks):
         room = (cluster.demand[n] <= left + FIT_SLACK * cluster.capacity).all(axis=1)
-        assert not (room & cluster.eligible[n]).any(), f"user {n} stopped with room on a usable machine"
+        assert not (room & cluster.eligible[n]).any(), (
+            f"user {n} stopped with room on a usable machine"
+        )
 
 
 def test_machine_first_order_loses_where_drfh_and_best_fit_do_not():
@@ -63,7 +75,12 @@ def test_weights_caps_and_constraints():
     cluster = Cluster([[6.0]], [[1.0], [1.0]], weight=[1.0, 2.0])
     assert drf_machine_offers(cluster).tasks.ravel().tolist() == [2.0, 4.0]
     # a cap of 2.5 allows two whole tasks; user 0 may not use machine 1
-    cluster = Cluster([[10.0], [10.0]], [[1.0], [1.0]], eligible=[[True, False], [True, True]], max_tasks=[2.5, 100])
+    cluster = Cluster(
+        [[10.0], [10.0]],
+        [[1.0], [1.0]],
+        eligible=[[True, False], [True, True]],
+        max_tasks=[2.5, 100],
+    )
     got = drf_machine_offers(cluster).tasks
     assert got.tolist() == [[2.0, 0.0], [8.0, 10.0]]
 
@@ -71,7 +88,8 @@ def test_weights_caps_and_constraints():
 def test_never_merged_and_bad_input():
     cluster = Cluster([[2, 8], [2, 8], [8, 2]], [[1, 0.25], [0.25, 1]])
     assert keeps_servers(drf_machine_offers)
-    np.testing.assert_array_equal(on_merged_servers(drf_machine_offers, cluster).tasks,
-                                  drf_machine_offers(cluster).tasks)
+    np.testing.assert_array_equal(
+        on_merged_servers(drf_machine_offers, cluster).tasks, drf_machine_offers(cluster).tasks
+    )
     with pytest.raises(InvalidInputError, match=r"demand\[0, 1\]"):
         drf_machine_offers(Cluster([[1.0, 1.0]], [[1.0, -1.0]]))

@@ -1,4 +1,5 @@
 """The proportional-share bidding game (Feldman, Lai, Zhang EC'05): best responses, equilibria, metrics."""
+
 import itertools
 import re
 import warnings
@@ -43,8 +44,12 @@ def test_best_response_properties_and_kkt(case):
     assert value == pytest.approx(market.utility(w, x, y), rel=1e-12, abs=1e-15)
 
 
-@given(st.integers(1, 4000), st.sampled_from(["uniform", "heavy", "ties", "sparse"]), st.integers(0, 2**32 - 1),
-       st.floats(1e-3, 1e3))
+@given(
+    st.integers(1, 4000),
+    st.sampled_from(["uniform", "heavy", "ties", "sparse"]),
+    st.integers(0, 2**32 - 1),
+    st.floats(1e-3, 1e3),
+)
 def test_sort_free_best_response_matches_the_sorted_scan(n, shape, seed, budget):
     """The threshold fixed point (no sort) against the sorted closed form, on sizes and shapes that
     exercise the strided start, its rebuild when the guess cuts into the optimum, and ties."""
@@ -83,9 +88,19 @@ def test_local_search_is_exact_for_small_k_against_brute_force(rng):
         w, y = rng.random(n), rng.uniform(0.05, 2, n)
         bids, swaps = market.best_response_finite(w, y, 1.0, k)
         assert (bids > 0).sum() <= k and bids.sum() == pytest.approx(1.0)
-        best = max(market.utility(w, np.where(np.isin(np.arange(n), s), market.best_response(
-            np.where(np.isin(np.arange(n), s), w, 0.0), y, 1.0), 0.0), y)
-            for s in itertools.combinations(range(n), k) if w[list(s)].max() > 0)
+        best = max(
+            market.utility(
+                w,
+                np.where(
+                    np.isin(np.arange(n), s),
+                    market.best_response(np.where(np.isin(np.arange(n), s), w, 0.0), y, 1.0),
+                    0.0,
+                ),
+                y,
+            )
+            for s in itertools.combinations(range(n), k)
+            if w[list(s)].max() > 0
+        )
         # a local optimum: never better than the best subset, usually equal on these sizes
         assert market.utility(w, bids, y) <= best + 1e-12
         assert swaps >= 0
@@ -93,6 +108,7 @@ def test_local_search_is_exact_for_small_k_against_brute_force(rng):
 
 def test_local_search_pruning_is_exact(rng):
     from fairlib.market.best_response import _local_search
+
     for _ in range(200):
         n, k = int(rng.integers(2, 40)), int(rng.integers(1, 12))
         w, y = rng.random(n) ** 2, rng.uniform(0.01, 3, n)
@@ -105,7 +121,9 @@ def test_local_search_pruning_is_exact(rng):
 
 
 def test_best_response_errors():
-    with pytest.raises(InvalidInputError, match=r"y\[1\] = 0\.0 with w\[1\] = 0\.5: no best response exists"):
+    with pytest.raises(
+        InvalidInputError, match=r"y\[1\] = 0\.0 with w\[1\] = 0\.5: no best response exists"
+    ):
         market.best_response([0.5, 0.5], [1.0, 0.0], 1.0)
     with pytest.raises(InvalidInputError, match=r"w\[0\] = -1\.0"):
         market.best_response([-1.0, 0.5], [1.0, 1.0], 1.0)
@@ -128,12 +146,14 @@ def test_best_response_errors():
 def test_game_validation():
     with pytest.raises(InvalidInputError, match="machine 1 is valued by 1 user"):
         market.Game([[1.0, 1.0], [1.0, 0.0]])
-    market.Game([[1.0, 1.0], [1.0, 0.0]], reserve=1e-6)          # perturbed game is fine
+    market.Game([[1.0, 1.0], [1.0, 0.0]], reserve=1e-6)  # perturbed game is fine
     with pytest.raises(InvalidInputError, match=r"weights\[0, 1\] = nan"):
         market.Game([[1.0, np.nan], [1.0, 1.0]])
     with pytest.raises(InvalidInputError, match=r"weights\[1\]: user 1 values no machine"):
         market.Game([[1.0, 1.0], [0.0, 0.0]], reserve=1e-6)
-    with pytest.raises(InvalidInputError, match=r"parallelism\[0\] = 3: must be between 1 and n_machines = 2"):
+    with pytest.raises(
+        InvalidInputError, match=r"parallelism\[0\] = 3: must be between 1 and n_machines = 2"
+    ):
         market.Game([[1.0, 1.0], [1.0, 1.0]], parallelism=3)
     with pytest.raises(InvalidInputError, match=r"budgets\[1\] = -1\.0"):
         market.Game([[1.0, 1.0], [1.0, 1.0]], budgets=[1.0, -1.0])
@@ -142,6 +162,7 @@ def test_game_validation():
 
 
 # --- equilibria and worst cases ----------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("alpha", [0.55, 1 / np.sqrt(2), 0.85, 0.9, 0.97])
 def test_two_player_closed_forms(alpha):
@@ -164,7 +185,9 @@ def test_two_player_reference_values():
     eqs = market.two_player_equilibria(0.9)
     np.testing.assert_allclose([e["delta"] for e in eqs], [0.308, 1.0, 3.248], atol=1e-3)
     np.testing.assert_allclose([e["efficiency"] for e in eqs], [0.833, 0.911, 0.833], atol=1e-3)
-    assert min(e["efficiency"] for e in market.two_player_equilibria(0.99)) == pytest.approx(0.758, abs=1e-3)
+    assert min(e["efficiency"] for e in market.two_player_equilibria(0.99)) == pytest.approx(
+        0.758, abs=1e-3
+    )
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 8])
@@ -185,12 +208,13 @@ def test_best_response_is_fixed_point_at_equilibrium():
 
 def test_proportional_guarantee(rng):
     others = rng.uniform(0.1, 2.0, size=7)
-    others *= 4 / others.sum()                     # 4 other users with unit budgets
+    others *= 4 / others.sum()  # 4 other users with unit budgets
     p = market.proportional_guarantee_bids(others)
     np.testing.assert_allclose(p / (p + others), 1 / 5)
 
 
 # --- optimum, baselines, metrics ---------------------------------------------------------------------
+
 
 def test_matching_optimum_vs_brute_force(rng):
     for _ in range(15):
@@ -198,7 +222,7 @@ def test_matching_optimum_vs_brute_force(rng):
         k = rng.integers(1, 3, size=m)
         w = rng.random((m, n))
         best = 0.0
-        for assign in itertools.product(range(-1, m), repeat=n):   # machine -> user or nobody
+        for assign in itertools.product(range(-1, m), repeat=n):  # machine -> user or nobody
             counts = np.bincount([a for a in assign if a >= 0], minlength=m)
             if (counts <= k).all():
                 best = max(best, sum(w[a, j] for j, a in enumerate(assign) if a >= 0))
@@ -219,10 +243,14 @@ def test_metrics_hand_computed():
     r = np.array([[0.0, 1.0], [1.0, 0.0]])
     np.testing.assert_allclose(metrics.utilities(w, r), [0.5, 0.9])
     assert metrics.utility_uniformity([0.5, 0.9]) == pytest.approx(5 / 9)
-    assert metrics.envy_freeness(w, r) == pytest.approx(1.0)     # user 0 indifferent, user 1 prefers its own
+    assert metrics.envy_freeness(w, r) == pytest.approx(
+        1.0
+    )  # user 0 indifferent, user 1 prefers its own
     r2 = np.array([[1.0, 0.0], [0.0, 1.0]])
     assert metrics.envy_freeness(w, r2) == pytest.approx(0.1 / 0.9)
-    np.testing.assert_allclose(metrics.bundle_values(w, r, parallelism=[1, 1]), [[0.5, 0.5], [0.1, 0.9]])
+    np.testing.assert_allclose(
+        metrics.bundle_values(w, r, parallelism=[1, 1]), [[0.5, 0.5], [0.1, 0.9]]
+    )
     assert metrics.jain_index([1, 1, 1]) == pytest.approx(1.0)
 
 
@@ -238,6 +266,7 @@ def test_weight_proportional_and_generators():
 
 # --- dynamics ---------------------------------------------------------------------------------------------
 
+
 def test_best_response_dynamics_reach_an_equilibrium():
     w = market.uniform_preferences(3, 20, 30)
     game = market.Game(w, reserve=1e-9)
@@ -250,6 +279,7 @@ def test_best_response_dynamics_reach_an_equilibrium():
 
 def test_finite_sweep_same_results_serial_and_parallel():
     from fairlib.repro.experiments.bidding_game import finite_parallelism_sweep
+
     a = finite_parallelism_sweep([4, 8], 2, 7, delta=3, n_machines=12)
     b = finite_parallelism_sweep([4, 8], 2, 7, delta=3, n_machines=12, n_jobs=2)
     assert a.equals(b)
@@ -311,14 +341,20 @@ def test_best_response_in_the_safe_range_is_the_closed_form_on_the_inputs_and_sc
         for trial in range(120):
             n = int(rng.integers(1, 300 if mode == "compiled" else 40))
             w = rng.random(n) * 10.0 ** rng.uniform(-15, 15, n)
-            y = rng.random(n) * 10.0 ** rng.uniform(-15, 15, n) + 1e-3 * 10.0 ** rng.uniform(-15, 15)
+            y = rng.random(n) * 10.0 ** rng.uniform(-15, 15, n) + 1e-3 * 10.0 ** rng.uniform(
+                -15, 15
+            )
             budget = float(10.0 ** rng.uniform(-10, 10))
-            if trial % 4 == 0:    # one entry beyond the safe range: subnormal, tiny or huge
-                (w if trial % 8 else y)[int(rng.integers(n))] = float(rng.choice([5e-324, 1e-30, 1e30]))
+            if trial % 4 == 0:  # one entry beyond the safe range: subnormal, tiny or huge
+                (w if trial % 8 else y)[int(rng.integers(n))] = float(
+                    rng.choice([5e-324, 1e-30, 1e30])
+                )
             try:
                 bids = market.best_response(w, y, budget)
-            except InvalidInputError as exc:   # the precision limit, or a bid lost at unit scale
-                assert "too small beside the other bids" in str(exc) or "more than the float range" in str(exc)
+            except InvalidInputError as exc:  # the precision limit, or a bid lost at unit scale
+                assert "too small beside the other bids" in str(
+                    exc
+                ) or "more than the float range" in str(exc)
                 continue
             np.testing.assert_array_equal(bids, _best_response_by_parts(w, y, budget))
             if _in_safe_range(w, y, budget):
@@ -326,8 +362,12 @@ def test_best_response_in_the_safe_range_is_the_closed_form_on_the_inputs_and_sc
                 np.testing.assert_array_equal(bids, _best_response(w, y, budget))
                 w_unit, y_unit, budget_unit, scale = _unit_scale(w, y, budget)
                 at_unit_scale = _best_response(w_unit, y_unit, budget_unit)
-                np.testing.assert_allclose(bids, at_unit_scale * scale, rtol=0,
-                                           atol=n * np.finfo(float).eps * max(budget, float(y.max())))
+                np.testing.assert_allclose(
+                    bids,
+                    at_unit_scale * scale,
+                    rtol=0,
+                    atol=n * np.finfo(float).eps * max(budget, float(y.max())),
+                )
             else:
                 outside += 1
     assert inside >= 40 and outside >= 20
@@ -359,16 +399,19 @@ def test_best_response_is_bit_identical_to_scaling_then_solving(mode):
             np.testing.assert_array_equal(market.best_response(w, y, budget), expected)
 
 
-@pytest.mark.parametrize("w, y, budget, message", [
-    ([np.inf, 1.0], [1.0, 1.0], 1.0, "w[0] = inf: w must be finite and >= 0"),
-    ([1.0, 1.0], [1.0, np.inf], 1.0, "y[1] = inf: y must be finite and >= 0"),
-    ([np.nan, 1.0], [1.0, 1.0], 1.0, "w[0] = nan"),
-    ([1.0, -np.inf], [1.0, 1.0], 1.0, "w[1] = -inf"),
-    ([1.0, 1.0], [1e300, 1e-300], 1.0, "y[1] = 1e-300: more than the float range below"),
-    ([1.0, 1.0], [1e300, 1.0], 1e-300, "budget = 1e-300: more than the float range below"),
-    ([1.0, 1.0], [5e-324, 1.0], 4.0, "y[0] = 5e-324: more than the float range below"),
-    ([1.0, 1.0], [1.0, 2.0], 5e-324, "budget = 5e-324: more than the float range below"),
-])
+@pytest.mark.parametrize(
+    "w, y, budget, message",
+    [
+        ([np.inf, 1.0], [1.0, 1.0], 1.0, "w[0] = inf: w must be finite and >= 0"),
+        ([1.0, 1.0], [1.0, np.inf], 1.0, "y[1] = inf: y must be finite and >= 0"),
+        ([np.nan, 1.0], [1.0, 1.0], 1.0, "w[0] = nan"),
+        ([1.0, -np.inf], [1.0, 1.0], 1.0, "w[1] = -inf"),
+        ([1.0, 1.0], [1e300, 1e-300], 1.0, "y[1] = 1e-300: more than the float range below"),
+        ([1.0, 1.0], [1e300, 1.0], 1e-300, "budget = 1e-300: more than the float range below"),
+        ([1.0, 1.0], [5e-324, 1.0], 4.0, "y[0] = 5e-324: more than the float range below"),
+        ([1.0, 1.0], [1.0, 2.0], 5e-324, "budget = 5e-324: more than the float range below"),
+    ],
+)
 def test_best_response_names_bad_input_without_a_floating_point_warning(w, y, budget, message):
     """Validation by comparisons: an interpreted (small) call raises the named error and warns of nothing first."""
     with warnings.catch_warnings():

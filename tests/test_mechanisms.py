@@ -11,19 +11,33 @@ from hypothesis import strategies as st
 from fairlib import mechanisms
 from fairlib._validate import InvalidInputError
 from fairlib.repro.experiments import heterogeneous_servers
-from fairlib.multires import (Allocation, Cluster, asset_fairness, asset_share_per_task, ceei, drf, edrf,
-                              leontief_tasks, maxmin_lp, pdrf, random_cluster)
+from fairlib.multires import (
+    Allocation,
+    Cluster,
+    asset_fairness,
+    asset_share_per_task,
+    ceei,
+    drf,
+    edrf,
+    leontief_tasks,
+    maxmin_lp,
+    pdrf,
+    random_cluster,
+)
 from fairlib.properties import mechanism_properties, strategyproofness_violation
 from fairlib.repro.plotting import color, label
 from tests.reference import proportional_fair_slsqp
 
-DRF_EXAMPLE = Cluster.single_pool([9, 18], [[1, 4], [3, 1]])      # Ghodsi et al. 2011, §4
+DRF_EXAMPLE = Cluster.single_pool([9, 18], [[1, 4], [3, 1]])  # Ghodsi et al. 2011, §4
 
 
 def random_pool(seed, n_users=5, n_resources=3):
     rng = np.random.default_rng(seed)
-    return Cluster.single_pool(rng.uniform(5, 20, n_resources), rng.uniform(0.1, 1.0, (n_users, n_resources)),
-                               weight=rng.choice([1.0, 2.0, 4.0], n_users))
+    return Cluster.single_pool(
+        rng.uniform(5, 20, n_resources),
+        rng.uniform(0.1, 1.0, (n_users, n_resources)),
+        weight=rng.choice([1.0, 2.0, 4.0], n_users),
+    )
 
 
 def test_array_signatures_agree_with_the_contract():
@@ -53,7 +67,7 @@ def test_pooled_mechanisms_refuse_multi_server_clusters_and_unsupported_weights(
 
 
 def test_asset_fairness_known_answer_and_equal_asset_shares():
-    res = asset_fairness(DRF_EXAMPLE)                # a_A = 1/3, a_B = 7/18; CPU saturates
+    res = asset_fairness(DRF_EXAMPLE)  # a_A = 1/3, a_B = 7/18; CPU saturates
     assert np.allclose(res.tasks.ravel(), [2.52, 2.16])
     assert np.allclose(res.extras["asset_shares"], [0.84, 0.84])
 
@@ -61,18 +75,22 @@ def test_asset_fairness_known_answer_and_equal_asset_shares():
 @pytest.mark.parametrize("seed", range(40))
 def test_asset_fairness_matches_the_lexicographic_maxmin_lp(seed):
     pool = random_pool(seed)
-    if seed % 4 == 0:                                  # zero demands: several water-filling rounds
+    if seed % 4 == 0:  # zero demands: several water-filling rounds
         demand = pool.demand.copy()
         demand[::2, seed % 3] = 0.0
         pool = Cluster.single_pool(pool.capacity[0], demand, weight=pool.weight)
     ours = asset_fairness(pool).tasks.ravel()
-    ref = maxmin_lp(pool.demand, pool.capacity[0], weights=pool.weight,
-                    per_task_share=asset_share_per_task(pool))
+    ref = maxmin_lp(
+        pool.demand,
+        pool.capacity[0],
+        weights=pool.weight,
+        per_task_share=asset_share_per_task(pool),
+    )
     assert np.allclose(ours, ref, rtol=1e-6, atol=1e-9)
 
 
 def test_ceei_known_answer_prices_and_budgets():
-    res = ceei(DRF_EXAMPLE)      # both resources saturate: x_A + 3 x_B = 9, 4 x_A + x_B = 18
+    res = ceei(DRF_EXAMPLE)  # both resources saturate: x_A + 3 x_B = 9, 4 x_A + x_B = 18
     assert np.allclose(res.tasks.ravel(), [45 / 11, 18 / 11], rtol=1e-7)
     assert np.allclose(res.extras["prices"], [0.2, 1 / 90], rtol=1e-6)
     assert res.converged and res.residual < 1e-6
@@ -110,9 +128,12 @@ def test_edrf_drfh_and_asset_fairness_resist_every_misreport_searched(seed):
 
 def test_ceei_is_manipulable_and_asset_fairness_breaks_sharing_incentive_somewhere():
     ceei_gain = max(strategyproofness_violation("ceei", random_pool(s, 5), rng=s) for s in range(6))
-    assert ceei_gain > 1e-3                        # Ghodsi et al. 2011, §6.2: CEEI is not strategy-proof
+    assert ceei_gain > 1e-3  # Ghodsi et al. 2011, §6.2: CEEI is not strategy-proof
     # §6.1: asset fairness can leave a user below its 1/n slice of every resource
-    si = [mechanism_properties("asset_fairness", random_pool(s, 3), strategyproofness=False)["SI"] for s in range(40)]
+    si = [
+        mechanism_properties("asset_fairness", random_pool(s, 3), strategyproofness=False)["SI"]
+        for s in range(40)
+    ]
     assert max(si) > 1e-3
 
 
@@ -121,7 +142,9 @@ def test_mechanism_properties_takes_any_registered_mechanism_on_a_pool_or_a_clus
     for name in ("drfh", "psdsf"):
         props = mechanism_properties(name, cluster, n_random=2)
         assert set(props) == {"SI", "EF", "PO", "BF", "SP"} and np.isfinite(props["SP"])
-    assert mechanism_properties("drfh", cluster, strategyproofness=False)["PO"] <= 1e-6   # DRFH is PO
+    assert (
+        mechanism_properties("drfh", cluster, strategyproofness=False)["PO"] <= 1e-6
+    )  # DRFH is PO
     props = mechanism_properties("edrf", DRF_EXAMPLE)
     assert props["SI"] <= 1e-9 and props["EF"] <= 1e-9 and props["SP"] <= 1e-9
     with pytest.raises(InvalidInputError, match="not an Allocation"):
@@ -152,27 +175,42 @@ def test_a_registered_toy_mechanism_appears_in_tables_replays_and_benchmarks_wit
     from fairlib import sim
     from tests.test_sim import _jobs, _one_server_fleet
 
-    with mechanisms.registered("equal_split", equal_split, label="equal split",
-                               capabilities=("multi_server", "divisible", "weights")):
+    with mechanisms.registered(
+        "equal_split",
+        equal_split,
+        label="equal split",
+        capabilities=("multi_server", "divisible", "weights"),
+    ):
         table = heterogeneous_servers.property_table(2, 7, n_users=4, n_servers=2, n_resources=2)
         assert "equal_split" in set(table["mechanism"])
         assert set(mechanisms.runs("multi_server")) <= set(table["mechanism"])
-        assert [n for _, n, _ in cases(pool_users=20, users=10, servers=3)].count("equal_split") == 1
+        assert [n for _, n, _ in cases(pool_users=20, users=10, servers=3)].count(
+            "equal_split"
+        ) == 1
         assert color("equal_split").startswith("#") and label("equal_split") == "equal split"
         # one server (1, 1), A: 10 quanta of (1, 0.5), B: 5 of (0.5, 1); equal split gives each half the server:
         # A runs 0.5 quanta/s (CPU-bound), B 0.5 (RAM-bound): B done at 10 s, then A alone at 1/s: 15 s
-        res = sim.replay(_one_server_fleet(), _jobs([0, 0], [10, 5], [[1, 0.5], [0.5, 1]]), "equal_split",
-                         horizon=1000)
+        res = sim.replay(
+            _one_server_fleet(),
+            _jobs([0, 0], [10, 5], [[1, 0.5], [0.5, 1]]),
+            "equal_split",
+            horizon=1000,
+        )
         np.testing.assert_allclose(res.jobs.completion, [15.0, 10.0])
     assert "equal_split" not in mechanisms.names()
 
 
 def test_the_pool_property_table_lists_every_registered_mechanism_it_can_run():
     weighted = heterogeneous_servers.property_table(2, 5, kind="pool", n_users=4, n_resources=2)
-    unweighted = heterogeneous_servers.property_table(2, 5, kind="pool", n_users=4, n_resources=2, weighted=False)
+    unweighted = heterogeneous_servers.property_table(
+        2, 5, kind="pool", n_users=4, n_resources=2, weighted=False
+    )
     # a mechanism without weights (PDRF) is left out on weighted pools and in on unweighted ones
     assert set(mechanisms.runs("weights")) <= set(weighted["mechanism"])
-    assert set(mechanisms.runs()) - set(mechanisms.runs("weights")) <= (set(unweighted["mechanism"])
-                                                                         - set(weighted["mechanism"]))
+    assert set(mechanisms.runs()) - set(mechanisms.runs("weights")) <= (
+        set(unweighted["mechanism"]) - set(weighted["mechanism"])
+    )
     edrf_rows = unweighted[unweighted["mechanism"] == "edrf"]
-    assert (edrf_rows[["SI", "EF", "PO"]] <= 1e-7).all().all()      # DRF's properties on divisible tasks
+    assert (
+        (edrf_rows[["SI", "EF", "PO"]] <= 1e-7).all().all()
+    )  # DRF's properties on divisible tasks

@@ -1,4 +1,5 @@
 """Single-pool DRF family: progressive filling, EDRF, PDRF (Metin 2025; reconstructions §1–2)."""
+
 import numba
 import numpy as np
 import pytest
@@ -16,21 +17,30 @@ def pools(draw, max_users=8, max_resources=3, positive=False, weighted=False):
     n = draw(st.integers(1, max_users))
     m = draw(st.integers(1, max_resources))
     lo = 1 if positive else 0
-    d = np.array(draw(st.lists(st.lists(st.integers(lo, 6), min_size=m, max_size=m), min_size=n, max_size=n)),
-                 dtype=float)
+    d = np.array(
+        draw(
+            st.lists(st.lists(st.integers(lo, 6), min_size=m, max_size=m), min_size=n, max_size=n)
+        ),
+        dtype=float,
+    )
     d[d.sum(axis=1) == 0, 0] = 1.0
     cap = np.array(draw(st.lists(st.integers(1, 60), min_size=m, max_size=m)), dtype=float)
-    w = np.array(draw(st.lists(st.sampled_from([0.5, 1.0, 2.0, 3.0]), min_size=n, max_size=n))) if weighted else None
+    w = (
+        np.array(draw(st.lists(st.sampled_from([0.5, 1.0, 2.0, 3.0]), min_size=n, max_size=n)))
+        if weighted
+        else None
+    )
     return d, cap, w
 
 
 # --- known answers -------------------------------------------------------------------------------------
 
+
 def test_worked_example_trace_and_tie_breaks():
     """Metin §3.1 / DRF paper: 9 CPUs, 18 GB; A=<1,4>, B=<3,1> -> 3 and 2 tasks, shares 2/3."""
     hi = drf([[1, 4], [3, 1]], [9, 18], tie_break="higher_share", record_order=True)
     lo = drf([[1, 4], [3, 1]], [9, 18], tie_break="lowest_index", record_order=True)
-    assert hi.order.tolist() == [1, 0, 0, 1, 0]          # B, A, A, B, A (reconstructions §1.1 table)
+    assert hi.order.tolist() == [1, 0, 0, 1, 0]  # B, A, A, B, A (reconstructions §1.1 table)
     assert lo.order.tolist() == [0, 1, 0, 1, 0]
     assert hi.tasks.tolist() == lo.tasks.tolist() == [3, 2]
     np.testing.assert_allclose(hi.dominant_shares, [2 / 3, 2 / 3])
@@ -52,7 +62,9 @@ def test_repository_example_pdrf_752_1637():
     res = pdrf([[1, 4], [3, 1]], [7583, 4649])
     assert res.tasks.tolist() == [752, 1637] and int(res.cycles) == 752
     assert drf([[1, 4], [3, 1]], [7583, 4649]).tasks.tolist() == [753, 1637]
-    np.testing.assert_allclose(edrf([[1, 4], [3, 1]], [7583, 4649]).dominant_shares, 0.64779, atol=5e-6)
+    np.testing.assert_allclose(
+        edrf([[1, 4], [3, 1]], [7583, 4649]).dominant_shares, 0.64779, atol=5e-6
+    )
 
 
 def test_higher_order_example():
@@ -63,7 +75,7 @@ def test_higher_order_example():
     assert p.tasks.tolist() == [5, 2, 1] and p.rates.tolist() == [5, 2.5, 1]
     assert pdrf(d, c, top_up=True).tasks.tolist() == [6, 3, 1]
     ho = pdrf(d, c, higher_order=True)
-    assert ho.tasks.tolist() == [8, 2, 1] and ho.stages == 2   # over-allocates A (documented)
+    assert ho.tasks.tolist() == [8, 2, 1] and ho.stages == 2  # over-allocates A (documented)
     assert ho.consumed[0] <= 35
 
 
@@ -85,6 +97,7 @@ def test_edrf_multi_round_with_zero_demands():
 
 # --- differential ------------------------------------------------------------------------------------
 
+
 @given(pools(max_users=12), st.sampled_from(["first_blocked", "skip_blocked"]))
 def test_drf_matches_heapq_and_argmin_references_on_non_integer_inputs(pool, stop):
     """The float baselines compare ``tasks * step`` in floating point, which is what ``drf`` does on
@@ -93,7 +106,11 @@ def test_drf_matches_heapq_and_argmin_references_on_non_integer_inputs(pool, sto
     c = c + 0.37
     res = drf(d, c, stop=stop)
     assert res.share_arithmetic == "float"
-    assert res.tasks.tolist() == drf_heapq(d, c, stop=stop).tolist() == drf_argmin_loop(d, c, stop=stop).tolist()
+    assert (
+        res.tasks.tolist()
+        == drf_heapq(d, c, stop=stop).tolist()
+        == drf_argmin_loop(d, c, stop=stop).tolist()
+    )
 
 
 def test_exact_ties_follow_the_tie_rule():
@@ -104,8 +121,10 @@ def test_exact_ties_follow_the_tie_rule():
     assert progressive_filling_exact([[1], [5], [6], [3]], [20])[0].tolist() == [6, 1, 1, 1]
     scripts = drf([[1], [5], [6], [3]], [20], share_arithmetic="accumulated")
     assert scripts.share_arithmetic == "accumulated"
-    assert scripts.tasks.tolist() == progressive_filling_exact([[1], [5], [6], [3]], [20],
-                                                                accumulated=True)[0].tolist()
+    assert (
+        scripts.tasks.tolist()
+        == progressive_filling_exact([[1], [5], [6], [3]], [20], accumulated=True)[0].tolist()
+    )
     with pytest.raises(InvalidInputError, match="share_arithmetic = 'fast'"):
         drf([[1]], [2], share_arithmetic="fast")
 
@@ -128,8 +147,12 @@ def test_drf_equals_exact_fraction_reference_on_integer_instances(stop, tie_brea
     """Every stop rule and tie break, weights and caps included: allocation and order equal the Fraction
     reference on 1,000 random integer instances each (ties are common with small integers)."""
     for d, cap, w, caps in _random_integer_pools(1000, seed=hash((stop, tie_break)) % 2**32):
-        res = drf(d, cap, weights=w, stop=stop, tie_break=tie_break, max_tasks=caps, record_order=True)
-        ref, order = progressive_filling_exact(d, cap, weights=w, stop=stop, tie_break=tie_break, max_tasks=caps)
+        res = drf(
+            d, cap, weights=w, stop=stop, tie_break=tie_break, max_tasks=caps, record_order=True
+        )
+        ref, order = progressive_filling_exact(
+            d, cap, weights=w, stop=stop, tie_break=tie_break, max_tasks=caps
+        )
         assert res.share_arithmetic == "rational"
         assert res.tasks.tolist() == ref.tolist(), (d, cap, w, caps)
         assert res.order.tolist() == order, (d, cap, w, caps)
@@ -139,8 +162,18 @@ def test_drf_equals_exact_fraction_reference_on_integer_instances(stop, tie_brea
 def test_accumulated_shares_equal_the_scripts_float_sums(stop):
     """``share_arithmetic="accumulated"`` is the author's ``s += ds`` with ``argmin`` (lowest index on ties)."""
     for d, cap, w, caps in _random_integer_pools(500, seed=11 if stop == "first_blocked" else 12):
-        res = drf(d, cap, weights=w, stop=stop, max_tasks=caps, record_order=True, share_arithmetic="accumulated")
-        ref, order = progressive_filling_exact(d, cap, weights=w, stop=stop, max_tasks=caps, accumulated=True)
+        res = drf(
+            d,
+            cap,
+            weights=w,
+            stop=stop,
+            max_tasks=caps,
+            record_order=True,
+            share_arithmetic="accumulated",
+        )
+        ref, order = progressive_filling_exact(
+            d, cap, weights=w, stop=stop, max_tasks=caps, accumulated=True
+        )
         assert res.tasks.tolist() == ref.tolist() and res.order.tolist() == order, (d, cap, w, caps)
 
 
@@ -156,7 +189,9 @@ def test_pdrf_top_up_equals_exact_reference():
 @given(pools(weighted=True))
 def test_edrf_matches_lexicographic_lp(pool):
     d, c, w = pool
-    np.testing.assert_allclose(edrf(d, c, weights=w).tasks, maxmin_lp(d, c, weights=w), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(
+        edrf(d, c, weights=w).tasks, maxmin_lp(d, c, weights=w), rtol=1e-9, atol=1e-9
+    )
 
 
 @given(pools(weighted=True), st.lists(st.integers(0, 10), min_size=8, max_size=8))
@@ -165,9 +200,12 @@ def test_edrf_from_a_start_matches_the_lp_with_the_start_as_floors(pool, parts):
     lexicographic max-min — the LP reference with the start as guarantees (``quota_maxmin_lp``)."""
     from fairlib.multires import Quotas
     from fairlib.multires.lp import quota_maxmin_lp
+
     d, c, w = pool
     n = len(d)
-    start = np.array(parts[:n], dtype=float) / 10 * (c / np.maximum(d.sum(axis=0), 1e-300)).min() * 2
+    start = (
+        np.array(parts[:n], dtype=float) / 10 * (c / np.maximum(d.sum(axis=0), 1e-300)).min() * 2
+    )
     start *= min(1.0, float((c / np.maximum(start @ d, 1e-300)).min()))  # fit the capacity
     res = edrf(d, c, weights=w, start=start)
     ref = quota_maxmin_lp(d, c, Quotas.yarn(min_share=start[:, None] * d), weights=w)
@@ -182,14 +220,19 @@ def test_edrf_continued_from_its_own_path_changes_nothing(pool, fraction):
     d, c, w = pool
     full = edrf(d, c, weights=w)
     first = full.levels.min()
-    start = np.minimum(full.tasks, fraction * first * (w if w is not None else 1.0) / (d / c).max(axis=1))
-    np.testing.assert_allclose(edrf(d, c, weights=w, start=start).tasks, full.tasks, rtol=1e-9, atol=1e-12)
+    start = np.minimum(
+        full.tasks, fraction * first * (w if w is not None else 1.0) / (d / c).max(axis=1)
+    )
+    np.testing.assert_allclose(
+        edrf(d, c, weights=w, start=start).tasks, full.tasks, rtol=1e-9, atol=1e-12
+    )
 
 
 def test_asset_fairness_continues_from_a_start():
     """Asset fairness runs on EDRF's kernel: from half of its own allocation it reaches the same allocation, and a
     user given more than its share at the start keeps it."""
     from fairlib.multires import Cluster, asset_fairness
+
     pool = Cluster.single_pool([9, 18], [[1, 4], [3, 1]])
     full = asset_fairness(pool).totals
     np.testing.assert_allclose(asset_fairness(pool, start=full / 2).totals, full, rtol=1e-12)
@@ -203,7 +246,9 @@ def test_edrf_start_bad_input():
         edrf(d, c, start=[1, -1])
     with pytest.raises(InvalidInputError, match="start: expected 2 numbers"):
         edrf(d, c, start=[1, 1, 1])
-    with pytest.raises(InvalidInputError, match="start: uses 12 of resource 0, more than its capacity 9"):
+    with pytest.raises(
+        InvalidInputError, match="start: uses 12 of resource 0, more than its capacity 9"
+    ):
         edrf(d, c, start=[3, 3])
 
 
@@ -248,11 +293,15 @@ def test_pdrf_top_up_equals_corrected_drf_without_over_allocation(pool):
 
 # --- axioms ------------------------------------------------------------------------------------------
 
+
 @given(pools(weighted=True), st.sampled_from(["first_blocked", "skip_blocked"]))
 def test_feasibility(pool, stop):
     d, c, w = pool
-    for consumed in (drf(d, c, weights=w, stop=stop).consumed, edrf(d, c, weights=w).consumed,
-                     pdrf(d, c).consumed if (d > 0).any(axis=1).all() else c):
+    for consumed in (
+        drf(d, c, weights=w, stop=stop).consumed,
+        edrf(d, c, weights=w).consumed,
+        pdrf(d, c).consumed if (d > 0).any(axis=1).all() else c,
+    ):
         assert (consumed <= c * (1 + 1e-9)).all()
 
 
@@ -299,7 +348,9 @@ def test_weight_scaling_invariance(pool, factor):
     d, c, w = pool
     w = np.ones(len(d)) if w is None else w
     assert drf(d, c, weights=w).tasks.tolist() == drf(d, c, weights=w * factor).tasks.tolist()
-    np.testing.assert_allclose(edrf(d, c, weights=w).tasks, edrf(d, c, weights=w * factor * 1.7).tasks, rtol=1e-12)
+    np.testing.assert_allclose(
+        edrf(d, c, weights=w).tasks, edrf(d, c, weights=w * factor * 1.7).tasks, rtol=1e-12
+    )
 
 
 @given(pools(max_users=10, positive=True), st.randoms(use_true_random=False))
@@ -310,23 +361,42 @@ def test_permutation_equivariance(pool, random):
     assert pdrf(d[perm], c).tasks.tolist() == pdrf(d, c).tasks[perm].tolist()
     ds = (d / c).max(axis=1)
     if len(np.unique(ds)) == len(ds):  # higher_share breaks every tie by value, not index
-        assert drf(d[perm], c, tie_break="higher_share").tasks.tolist() == \
-            drf(d, c, tie_break="higher_share").tasks[perm].tolist()
+        assert (
+            drf(d[perm], c, tie_break="higher_share").tasks.tolist()
+            == drf(d, c, tie_break="higher_share").tasks[perm].tolist()
+        )
 
 
 # --- comparison counting ----------------------------------------------------------------------------
 
+
 def test_deviation_counts_and_table_row():
     drf_t = np.array([5, 5, 5, 5, 5, 5])
-    pdrf_t = np.array([4, 3, 1, 6, 7, 5])      # under 1, 2, 4; over 1, 2; equal
+    pdrf_t = np.array([4, 3, 1, 6, 7, 5])  # under 1, 2, 4; over 1, 2; equal
     c = cmp.deviation_counts(drf_t, pdrf_t, n_resources=3)
-    assert c == {"under_1": 1, "under_2": 1, "under_gt2": 1, "under_max": 4, "under_total": 3,
-                 "over_1": 1, "over_2": 1, "over_gt2": 0, "over_max": 2, "over_total": 2}
+    assert c == {
+        "under_1": 1,
+        "under_2": 1,
+        "under_gt2": 1,
+        "under_max": 4,
+        "under_total": 3,
+        "over_1": 1,
+        "over_2": 1,
+        "over_gt2": 0,
+        "over_max": 2,
+        "over_total": 2,
+    }
     assert cmp.deviation_counts(drf_t, pdrf_t, n_resources=3, entries_quirk=True)["under_gt2"] == 3
     import pandas as pd
+
     runs = pd.DataFrame([c, {**c, "under_total": 5, "under_max": 1}])
     row = cmp.table_row(runs)
-    assert row["under_avg"] == 4 and row["under_sd"] == 1.0 and row["under_max"] == 4 and row["runs"] == 2
+    assert (
+        row["under_avg"] == 4
+        and row["under_sd"] == 1.0
+        and row["under_max"] == 4
+        and row["runs"] == 2
+    )
 
 
 def test_experiment_runs_are_seed_stable():
@@ -338,17 +408,25 @@ def test_experiment_runs_are_seed_stable():
 
 # --- validation ----------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("fn", [drf, edrf, pdrf])
-@pytest.mark.parametrize("demands, capacity, message", [
-    ([[1, -1]], [5, 5], r"demands\[0, 1\] = -1\.0: demands must be >= 0"),
-    ([[1, np.nan]], [5, 5], r"demands\[0, 1\] = nan: demands must be finite"),
-    ([[1, 1], [0, 0]], [5, 5], r"demands\[1\] = \[0\. 0\.\]: every user must demand some resource"),
-    ([[1, 1]], [5, 0], r"capacity\[1\] = 0\.0: capacity must be > 0"),
-    ([[1, 1]], [5, -2], r"capacity\[1\] = -2\.0"),
-    ([[1, 1]], [5, np.inf], r"capacity\[1\] = inf: capacity must be finite"),
-    ([[1, 1]], [5, 5, 5], r"capacity: expected 2 resources"),
-    ([1, 1], [5, 5], r"demands: must be 2-D"),
-])
+@pytest.mark.parametrize(
+    "demands, capacity, message",
+    [
+        ([[1, -1]], [5, 5], r"demands\[0, 1\] = -1\.0: demands must be >= 0"),
+        ([[1, np.nan]], [5, 5], r"demands\[0, 1\] = nan: demands must be finite"),
+        (
+            [[1, 1], [0, 0]],
+            [5, 5],
+            r"demands\[1\] = \[0\. 0\.\]: every user must demand some resource",
+        ),
+        ([[1, 1]], [5, 0], r"capacity\[1\] = 0\.0: capacity must be > 0"),
+        ([[1, 1]], [5, -2], r"capacity\[1\] = -2\.0"),
+        ([[1, 1]], [5, np.inf], r"capacity\[1\] = inf: capacity must be finite"),
+        ([[1, 1]], [5, 5, 5], r"capacity: expected 2 resources"),
+        ([1, 1], [5, 5], r"demands: must be 2-D"),
+    ],
+)
 def test_validation_errors(fn, demands, capacity, message):
     with pytest.raises(InvalidInputError, match=message):
         fn(demands, capacity)
@@ -387,8 +465,13 @@ def test_counted_work_of_drf_and_pdrf():
     cap = rng.uniform(50_000, 100_000, size=4)
     small, large = drf(d, cap, stop="first_blocked"), drf(d, 4 * cap, stop="first_blocked")
     for res in (small, large):
-        assert 4 * res.n_allocations <= res.work <= res.n_allocations * (4 + 4 * 4 + 4)  # m + ≤ 4 log4(n) + 4
-    assert 3.5 <= large.work / small.work <= 4.5 and drf(d, cap, stop="first_blocked").work == small.work
+        assert (
+            4 * res.n_allocations <= res.work <= res.n_allocations * (4 + 4 * 4 + 4)
+        )  # m + ≤ 4 log4(n) + 4
+    assert (
+        3.5 <= large.work / small.work <= 4.5
+        and drf(d, cap, stop="first_blocked").work == small.work
+    )
     n, m = d.shape
     assert pdrf(d, cap).work == pdrf(d, 10 * cap).work == 2 * n * m + n + m
     assert pdrf(d, cap, top_up=True).work > 2 * n * m + n + m
@@ -408,15 +491,20 @@ def test_over_allocation_profile_counts_the_table_runs_instances():
 
 # --- per-user caps (Khamse-Ashari et al. §5.8: a job is never given more than its running tasks request) -----
 
-@given(pools(weighted=True), st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.5, 4.0, np.inf]), min_size=8, max_size=8),
-       st.booleans())
+
+@given(
+    pools(weighted=True),
+    st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.5, 4.0, np.inf]), min_size=8, max_size=8),
+    st.booleans(),
+)
 def test_edrf_with_caps_matches_the_lp_with_upper_bounds(pool, cap_list, from_start):
     """Weighted max-min with each user at most its cap: the lexicographic LP with the caps as upper bounds
     (``quota_maxmin_lp(max_tasks=...)``), from zero or from a start below the caps."""
     from fairlib.multires import Quotas
     from fairlib.multires.lp import quota_maxmin_lp
+
     d, c, w = pool
-    caps = np.array(cap_list[:len(d)])
+    caps = np.array(cap_list[: len(d)])
     start = None
     if from_start:
         start = np.minimum(caps, 0.3 * (c / np.maximum(d.sum(axis=0), 1e-300)).min())
@@ -426,7 +514,9 @@ def test_edrf_with_caps_matches_the_lp_with_upper_bounds(pool, cap_list, from_st
     ref = quota_maxmin_lp(d, c, quotas, weights=w, max_tasks=caps)
     np.testing.assert_allclose(res.tasks, ref, rtol=1e-7, atol=1e-9)
     assert (res.tasks <= caps).all()
-    assert (res.consumed <= c * (1 + 1e-12)).all() and np.allclose(res.consumed, res.tasks @ d, rtol=1e-9)
+    assert (res.consumed <= c * (1 + 1e-12)).all() and np.allclose(
+        res.consumed, res.tasks @ d, rtol=1e-9
+    )
 
 
 @given(pools(weighted=True))
@@ -434,8 +524,9 @@ def test_edrf_with_caps_it_never_reaches_is_edrf(pool):
     """Caps above what a user gets change nothing (the one-round closed form and the rounds agree)."""
     d, c, w = pool
     free = edrf(d, c, weights=w)
-    np.testing.assert_allclose(edrf(d, c, weights=w, max_tasks=free.tasks * 2 + 1).tasks, free.tasks, rtol=1e-9,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        edrf(d, c, weights=w, max_tasks=free.tasks * 2 + 1).tasks, free.tasks, rtol=1e-9, atol=1e-12
+    )
 
 
 def test_edrf_and_asset_fairness_honour_the_clusters_caps():
@@ -444,13 +535,21 @@ def test_edrf_and_asset_fairness_honour_the_clusters_caps():
     from fairlib.multires import Cluster, Quotas, asset_fairness
     from fairlib.multires.lp import quota_maxmin_lp
     from fairlib.multires.pooled import asset_share_per_task
+
     pool = Cluster.single_pool([9, 18], [[1, 4], [3, 1]], max_tasks=[2, np.inf])
     assert np.allclose(edrf(pool).totals, [2, 7 / 3])
     af = asset_fairness(pool).totals
-    ref = quota_maxmin_lp(pool.demand, pool.capacity[0], Quotas(), max_tasks=pool.max_tasks,
-                          per_task_share=asset_share_per_task(pool))
+    ref = quota_maxmin_lp(
+        pool.demand,
+        pool.capacity[0],
+        Quotas(),
+        max_tasks=pool.max_tasks,
+        per_task_share=asset_share_per_task(pool),
+    )
     assert np.allclose(af, ref, rtol=1e-7) and af[0] == 2.0
-    with pytest.raises(InvalidInputError, match="max_tasks: on a cluster the caps are the cluster's"):
+    with pytest.raises(
+        InvalidInputError, match="max_tasks: on a cluster the caps are the cluster's"
+    ):
         edrf(pool, max_tasks=[1, 1])
     with pytest.raises(InvalidInputError, match=r"max_tasks\[1\] = -1.0: max_tasks must be >= 0"):
         edrf([[1, 4], [3, 1]], [9, 18], max_tasks=[1, -1])
@@ -467,6 +566,7 @@ def test_edrf_with_caps_compiled_matches_the_lp(seed):
     from fairlib._jit import compiled
     from fairlib.multires import Quotas
     from fairlib.multires.lp import quota_maxmin_lp
+
     g = np.random.default_rng(seed)
     n, m = 30, 3
     d = g.integers(0, 5, size=(n, m)).astype(float)
@@ -475,12 +575,15 @@ def test_edrf_with_caps_compiled_matches_the_lp(seed):
     w = g.choice([0.5, 1.0, 2.0], size=n)
     caps = np.where(g.random(n) < 0.5, g.uniform(0, 3, size=n), np.inf)
     start = np.minimum(caps, 0.2) if seed % 2 else None
-    start = None if start is None else np.where(np.isfinite(start), start, 0.2) * (g.random(n) < 0.5)
+    start = (
+        None if start is None else np.where(np.isfinite(start), start, 0.2) * (g.random(n) < 0.5)
+    )
     with compiled():
         res = edrf(d, c, weights=w, max_tasks=caps, start=start)
     quotas = Quotas() if start is None else Quotas.yarn(min_share=start[:, None] * d)
-    np.testing.assert_allclose(res.tasks, quota_maxmin_lp(d, c, quotas, weights=w, max_tasks=caps), rtol=1e-7,
-                               atol=1e-9)
+    np.testing.assert_allclose(
+        res.tasks, quota_maxmin_lp(d, c, quotas, weights=w, max_tasks=caps), rtol=1e-7, atol=1e-9
+    )
 
 
 @numba.njit
@@ -500,7 +603,9 @@ def test_the_starting_heap_order_is_the_compiled_sorts(n, distinct_keys, distinc
 
     rng = np.random.default_rng(seed)
     keys = rng.integers(0, distinct_keys, n) * 0.1
-    sec0 = (rng.permutation(n) if distinct_secondary >= n else rng.integers(0, distinct_secondary, n)).astype(np.int64)
+    sec0 = (
+        rng.permutation(n) if distinct_secondary >= n else rng.integers(0, distinct_secondary, n)
+    ).astype(np.int64)
     assert _start_order(keys, sec0).tolist() == _kernel_start_order(keys, sec0).tolist()
 
 
@@ -525,17 +630,22 @@ def test_pdrf_cycle_is_metins_formula_with_numpys_largest_share(n, m, seed, simp
         for r in range(m):
             cycle[r] += f * d[i, r]
     want_k = min([cap[r] / cycle[r] for r in range(m) if cycle[r] > 0.0], default=np.inf)
-    want = [int(np.floor(want_k / ds[i] if simplified else want_k * (ds_max / ds[i]))) for i in range(n)]
+    want = [
+        int(np.floor(want_k / ds[i] if simplified else want_k * (ds_max / ds[i]))) for i in range(n)
+    ]
     assert k == want_k and tasks.tolist() == want
 
 
-@pytest.mark.parametrize("row, message", [
-    ([0.0, -1.0], "demands[1, 1] = -1.0"),
-    ([np.nan, 1.0], "demands[1, 0] = nan"),
-    ([np.inf, 0.0], "demands[1, 0] = inf"),
-    ([-np.inf, 1.0], "demands[1, 0] = -inf"),
-    ([0.0, 0.0], "demands[1]"),
-])
+@pytest.mark.parametrize(
+    "row, message",
+    [
+        ([0.0, -1.0], "demands[1, 1] = -1.0"),
+        ([np.nan, 1.0], "demands[1, 0] = nan"),
+        ([np.inf, 0.0], "demands[1, 0] = inf"),
+        ([-np.inf, 1.0], "demands[1, 0] = -inf"),
+        ([0.0, 0.0], "demands[1]"),
+    ],
+)
 @pytest.mark.parametrize("mechanism", [pdrf, edrf])
 def test_the_branch_free_row_scan_names_every_bad_entry_without_a_warning(mechanism, row, message):
     """The row scan of EDRF and PDRF validates by comparisons (no floating-point flag, interpreted or compiled)."""
@@ -582,7 +692,7 @@ def test_pool_summary_is_the_numpy_expressions(n, m, seed):
     rng = np.random.default_rng(seed)
     d = rng.integers(0, 4, (n, m)).astype(float) * 10.0 ** rng.integers(-300, 300, (n, m))
     d[rng.random((n, m)) < 0.3] = 0.0
-    d[:, rng.integers(m)] = d[:, 0]   # repeated columns: ties between resources
+    d[:, rng.integers(m)] = d[:, 0]  # repeated columns: ties between resources
     cap = rng.uniform(0.5, 2.0, m) * 10.0 ** rng.integers(-300, 300, m)
     with np.errstate(divide="ignore", over="ignore", under="ignore"):
         per_task = (d / cap).max(axis=1)

@@ -2,6 +2,7 @@
 error, now gets an InvalidInputError (or a TraceFormatError for a file) naming the argument, the index or line and
 the value. One test per case found by probing as a user would; tests/test_api_contract.py checks the whole public
 API the same way."""
+
 import gzip
 
 import numpy as np
@@ -9,14 +10,31 @@ import pandas as pd
 import pytest
 
 from fairlib import metrics, sim
-from fairlib._validate import (InvalidInputError, as_budgets, as_count, as_finite, as_instance, as_rng, as_values,
-                              check_columns)
+from fairlib._validate import (
+    InvalidInputError,
+    as_budgets,
+    as_count,
+    as_finite,
+    as_instance,
+    as_rng,
+    as_values,
+    check_columns,
+)
 from fairlib.dynamic import dynamic_drf, maxmin_tight_example, maxsum_counterexample
 from fairlib.market import Game, best_response_finite, run_dynamics, sqrt_m_construction
 from fairlib.multires import Cluster, Quotas, drfh, edrf, pdrf, pfvds, tsf
 from fairlib.repro.report import ClaimLog
-from fairlib.traces import (TraceFormatError, Workload, bitbrains_workload, google_fleet, google_workload,
-                            machine_configurations, read_batch_task, read_job_events, read_task_events)
+from fairlib.traces import (
+    TraceFormatError,
+    Workload,
+    bitbrains_workload,
+    google_fleet,
+    google_workload,
+    machine_configurations,
+    read_batch_task,
+    read_job_events,
+    read_task_events,
+)
 from fairlib.traces.fetch import main as fetch_main
 
 W = [[0.5, 0.5], [0.2, 0.8], [0.9, 0.1]]
@@ -24,8 +42,11 @@ W = [[0.5, 0.5], [0.2, 0.8], [0.9, 0.1]]
 
 # --- the validation helpers -----------------------------------------------------------------------------------
 
+
 def test_helpers_name_argument_and_value():
-    with pytest.raises(InvalidInputError, match=r"k = 100000000000000000000: must be an integer >= 1 and <= 922"):
+    with pytest.raises(
+        InvalidInputError, match=r"k = 100000000000000000000: must be an integer >= 1 and <= 922"
+    ):
         as_count(10**20, "k")
     with pytest.raises(InvalidInputError, match=r"k = 2\.5: must be an integer >= 1"):
         as_count(2.5, "k")
@@ -47,29 +68,40 @@ def test_helpers_name_argument_and_value():
     with pytest.raises(InvalidInputError, match=r"x\[1\] = -1\.0: x must be > 0"):
         as_values([1, -1], "x", ndim=1, sign="> 0")
     frame = pd.DataFrame({"cpu": [0.5, np.nan, -np.inf]}, index=[10, 11, 12])
-    with pytest.raises(InvalidInputError, match=r"jobs row 2 \(index 12\), column 'cpu' = -inf: must be finite"):
+    with pytest.raises(
+        InvalidInputError, match=r"jobs row 2 \(index 12\), column 'cpu' = -inf: must be finite"
+    ):
         check_columns(frame, "jobs", ["cpu"])
 
 
 # --- silent answers ----------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("reserve, message", [
-    (True, r"reserve = True: must be a finite number >= 0"),
-    ("x", r"reserve = 'x': must be a finite number"),
-    (None, r"reserve = None: must be a finite number"),
-    (-1.0, r"reserve = -1\.0: must be a finite number >= 0"),
-    (1 + 1j, r"reserve = \(1\+1j\)"),
-])
+
+@pytest.mark.parametrize(
+    "reserve, message",
+    [
+        (True, r"reserve = True: must be a finite number >= 0"),
+        ("x", r"reserve = 'x': must be a finite number"),
+        (None, r"reserve = None: must be a finite number"),
+        (-1.0, r"reserve = -1\.0: must be a finite number >= 0"),
+        (1 + 1j, r"reserve = \(1\+1j\)"),
+    ],
+)
 def test_game_reserve(reserve, message):
     with pytest.raises(InvalidInputError, match=message):
         Game(W, reserve=reserve)
 
 
 def test_game_ragged_weights_and_parallelism_of_the_wrong_length():
-    with pytest.raises(InvalidInputError, match=r"weights = \[\[0\.5, 0\.5\], \[0\.2\]\]: must be a numeric array"):
+    with pytest.raises(
+        InvalidInputError, match=r"weights = \[\[0\.5, 0\.5\], \[0\.2\]\]: must be a numeric array"
+    ):
         Game([[0.5, 0.5], [0.2]], reserve=1e-6)
-    with pytest.raises(InvalidInputError, match=r"parallelism: expected a scalar or one bound per user \(3\), got "
-                                                r"shape \(2,\)"):
+    with pytest.raises(
+        InvalidInputError,
+        match=r"parallelism: expected a scalar or one bound per user \(3\), got "
+        r"shape \(2,\)",
+    ):
         Game(W, parallelism=[1, 2], reserve=1e-6)
     with pytest.raises(InvalidInputError, match=r"parallelism = 1\.5: must be integers"):
         Game(W, parallelism=1.5, reserve=1e-6)
@@ -86,17 +118,26 @@ def test_metrics_refuse_nan_negative_and_zero_optimum():
         metrics.utility_uniformity([])
     with pytest.raises(InvalidInputError, match=r"shares\[0, 1\] = nan: shares must be finite"):
         metrics.utilities(W, [[0.5, np.nan], [0.2, 0.8], [0.3, 0.2]])
-    with pytest.raises(InvalidInputError, match=r"shares: expected shape \(3, 2\)|weights, shares: expected two .* got \(3, 2\) and \(1, 2\)"):  # noqa: E501
+    with pytest.raises(
+        InvalidInputError,
+        match=r"shares: expected shape \(3, 2\)|weights, shares: expected two .* got \(3, 2\) and \(1, 2\)",
+    ):  # noqa: E501
         metrics.utilities(W, [[0.5, 0.5]])
     with pytest.raises(InvalidInputError, match=r"parallelism\[0\] = 0: must be >= 1"):
         metrics.bundle_values(W, W, parallelism=0)
-    assert metrics.efficiency(1.5, 2.0) == 0.75                   # valid input: unchanged
+    assert metrics.efficiency(1.5, 2.0) == 0.75  # valid input: unchanged
     assert metrics.utility_uniformity([0.5, 0.25]) == 0.5
 
 
-@pytest.mark.parametrize("k, message", [(1.5, r"k = 1\.5: must be an integer >= 1"),
-                                        ("1", r"k = '1': must be an integer >= 1"),
-                                        (True, r"k = True"), (9, r"k = 9: steps run from 1 to 3")])
+@pytest.mark.parametrize(
+    "k, message",
+    [
+        (1.5, r"k = 1\.5: must be an integer >= 1"),
+        ("1", r"k = '1': must be an integer >= 1"),
+        (True, r"k = True"),
+        (9, r"k = 9: steps run from 1 to 3"),
+    ],
+)
 def test_dynamic_result_step_must_be_an_integer(k, message):
     result = dynamic_drf([[1.0, 0.5], [0.5, 1.0], [1.0, 1.0]])
     with pytest.raises(InvalidInputError, match=message):
@@ -108,8 +149,14 @@ def _fleet_and_workload():
     from fairlib.traces import Fleet
 
     fleet = Fleet(np.array([[1.0, 1.0]]), ("cpu", "memory"), np.array(["A"]), "synthetic")
-    workload = Workload(np.array([1, 2]), np.array([[0.5, 0.5], [0.2, 0.1]]), np.array([0.0, 5.0]),
-                        np.array([10.0, 20.0]), ("cpu", "memory"), "synthetic")
+    workload = Workload(
+        np.array([1, 2]),
+        np.array([[0.5, 0.5], [0.2, 0.1]]),
+        np.array([0.0, 5.0]),
+        np.array([10.0, 20.0]),
+        ("cpu", "memory"),
+        "synthetic",
+    )
     return fleet, workload
 
 
@@ -125,57 +172,120 @@ def test_snapshot_wrong_objects_and_shapes():
     fleet, workload = _fleet_and_workload()
     with pytest.raises(InvalidInputError, match=r"workload = .*: must be a Workload, got Fleet"):
         sim.snapshot_cluster(fleet, fleet, 1.0)
-    with pytest.raises(InvalidInputError, match=r"eligible: expected shape \(2, 1\) \(one per workload user\)"):
+    with pytest.raises(
+        InvalidInputError, match=r"eligible: expected shape \(2, 1\) \(one per workload user\)"
+    ):
         sim.snapshot_cluster(fleet, workload, 6.0, eligible=[[1]])
 
 
 def test_machine_configurations_refuse_negative_capacity():
-    events = pd.DataFrame({"time": [0, 0], "machine_id": [1, 2], "event_type": [0, 0], "platform_id": ["a", "a"],
-                           "cpus": [0.5, -0.5], "memory": [0.5, 0.5]})
-    with pytest.raises(InvalidInputError, match=r"machine_events row 1 \(index 1\), column 'cpus' = -0\.5: must "
-                                                r"be finite and >= 0"):
+    events = pd.DataFrame(
+        {
+            "time": [0, 0],
+            "machine_id": [1, 2],
+            "event_type": [0, 0],
+            "platform_id": ["a", "a"],
+            "cpus": [0.5, -0.5],
+            "memory": [0.5, 0.5],
+        }
+    )
+    with pytest.raises(
+        InvalidInputError,
+        match=r"machine_events row 1 \(index 1\), column 'cpus' = -0\.5: must "
+        r"be finite and >= 0",
+    ):
         machine_configurations(events)
     assert machine_configurations(events.assign(cpus=0.5)).machines.tolist() == [2]
 
 
 def _vms(cpu):
-    return pd.DataFrame({"vm": [1, 1], "time": [0, 300], "active": [True, True], "cpu_usage_mhz": cpu,
-                         "memory_usage_kb": [1024.0, 2048.0], "disk_read_kbps": [0.0, 1.0],
-                         "disk_write_kbps": [0.0, 0.0], "net_rx_kbps": [1.0, 1.0], "net_tx_kbps": [0.0, 0.0]})
+    return pd.DataFrame(
+        {
+            "vm": [1, 1],
+            "time": [0, 300],
+            "active": [True, True],
+            "cpu_usage_mhz": cpu,
+            "memory_usage_kb": [1024.0, 2048.0],
+            "disk_read_kbps": [0.0, 1.0],
+            "disk_write_kbps": [0.0, 0.0],
+            "net_rx_kbps": [1.0, 1.0],
+            "net_tx_kbps": [0.0, 0.0],
+        }
+    )
 
 
 def test_bitbrains_workload_refuses_negative_usage():
-    with pytest.raises(InvalidInputError, match=r"vms row 1 \(index 1\), column 'cpu_usage_mhz' = -5\.0"):
+    with pytest.raises(
+        InvalidInputError, match=r"vms row 1 \(index 1\), column 'cpu_usage_mhz' = -5\.0"
+    ):
         bitbrains_workload(_vms([100.0, -5.0]))
     assert bitbrains_workload(_vms([100.0, 5.0])).demand[0, 0] == pytest.approx(0.1)
 
 
 # --- raw Python or NumPy errors ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: best_response_finite([1, 1], [1, 1], 1.0, 10**20), r"k = 100000000000000000000: must be an integer"),
-    (lambda: run_dynamics(Game(W, reserve=1e-6), rng="abc"), r"rng = 'abc': must be None, an integer >= 0"),
-    (lambda: run_dynamics(np.array(W)), r"game = array\(.*\): must be a Game, got ndarray"),
-    (lambda: run_dynamics(Game(W, reserve=1e-6), step=True), r"step = True"),
-    (lambda: sqrt_m_construction(2.5), r"n = 2\.5: must be an integer >= 1"),
-    (lambda: maxsum_counterexample("2"), r"m = '2': must be an integer >= 1"),
-    (lambda: maxmin_tight_example(10**12), r"m = 1000000000000: must be an integer >= 1 and <= 2147483648"),
-    (lambda: edrf([[1, 2], [3]], [10, 10]), r"demands = \[\[1, 2\], \[3\]\]: must be a numeric array, got ragged"),
-    (lambda: pdrf([[1, 2], [3]], [10, 10]), r"demands = \[\[1, 2\], \[3\]\]: must be a numeric array, got ragged"),
-    (lambda: drfh(None), r"cluster = None: must be a Cluster, got NoneType"),
-    (lambda: tsf(np.ones((2, 2))), r"cluster = array\(.*\): must be a Cluster, got ndarray"),
-    (lambda: pfvds(Cluster([[4, 4]], [[1, 2], [2, 1]]), 1 + 1j), r"alpha = \(1\+1j\): must be a real number"),
-    (lambda: google_fleet(2.5, configurations=pd.DataFrame({"cpus": [0.5], "memory": [0.5], "machines": [3]})),
-     r"n_servers = 2\.5: must be an integer >= 1"),
-    (lambda: ClaimLog("demo", mode="bogus", write=False, registry=[]), r"mode = 'bogus': must be one of"),
-    (lambda: __import__("fairlib.timing").timing.median_time(lambda: None, warmup=-1), r"warmup = -1: must be"),
-    (lambda: __import__("fairlib.timing").timing.median_time(None), r"fn = None: expected a callable"),
-    (lambda: __import__("fairlib.mechanisms").mechanisms.resolve_runs({"x": 5}), r"mechanisms\['x'\] = 5: expected"),
-    # a ragged list reached numpy's ndim/shape before any check (a bare ValueError)
-    (lambda: as_budgets([[1, 2], [3]], 2), r"budgets = \[\[1, 2\], \[3\]\]: must be"),
-    (lambda: Quotas.mesos([[1, 2], [3]]), r"guarantee = \[\[1, 2\], \[3\]\]"),
-    (lambda: Quotas.kueue([[1, 2], [3]]), r"nominal = \[\[1, 2\], \[3\]\]"),
-])
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda: best_response_finite([1, 1], [1, 1], 1.0, 10**20),
+            r"k = 100000000000000000000: must be an integer",
+        ),
+        (
+            lambda: run_dynamics(Game(W, reserve=1e-6), rng="abc"),
+            r"rng = 'abc': must be None, an integer >= 0",
+        ),
+        (lambda: run_dynamics(np.array(W)), r"game = array\(.*\): must be a Game, got ndarray"),
+        (lambda: run_dynamics(Game(W, reserve=1e-6), step=True), r"step = True"),
+        (lambda: sqrt_m_construction(2.5), r"n = 2\.5: must be an integer >= 1"),
+        (lambda: maxsum_counterexample("2"), r"m = '2': must be an integer >= 1"),
+        (
+            lambda: maxmin_tight_example(10**12),
+            r"m = 1000000000000: must be an integer >= 1 and <= 2147483648",
+        ),
+        (
+            lambda: edrf([[1, 2], [3]], [10, 10]),
+            r"demands = \[\[1, 2\], \[3\]\]: must be a numeric array, got ragged",
+        ),
+        (
+            lambda: pdrf([[1, 2], [3]], [10, 10]),
+            r"demands = \[\[1, 2\], \[3\]\]: must be a numeric array, got ragged",
+        ),
+        (lambda: drfh(None), r"cluster = None: must be a Cluster, got NoneType"),
+        (lambda: tsf(np.ones((2, 2))), r"cluster = array\(.*\): must be a Cluster, got ndarray"),
+        (
+            lambda: pfvds(Cluster([[4, 4]], [[1, 2], [2, 1]]), 1 + 1j),
+            r"alpha = \(1\+1j\): must be a real number",
+        ),
+        (
+            lambda: google_fleet(
+                2.5, configurations=pd.DataFrame({"cpus": [0.5], "memory": [0.5], "machines": [3]})
+            ),
+            r"n_servers = 2\.5: must be an integer >= 1",
+        ),
+        (
+            lambda: ClaimLog("demo", mode="bogus", write=False, registry=[]),
+            r"mode = 'bogus': must be one of",
+        ),
+        (
+            lambda: __import__("fairlib.timing").timing.median_time(lambda: None, warmup=-1),
+            r"warmup = -1: must be",
+        ),
+        (
+            lambda: __import__("fairlib.timing").timing.median_time(None),
+            r"fn = None: expected a callable",
+        ),
+        (
+            lambda: __import__("fairlib.mechanisms").mechanisms.resolve_runs({"x": 5}),
+            r"mechanisms\['x'\] = 5: expected",
+        ),
+        # a ragged list reached numpy's ndim/shape before any check (a bare ValueError)
+        (lambda: as_budgets([[1, 2], [3]], 2), r"budgets = \[\[1, 2\], \[3\]\]: must be"),
+        (lambda: Quotas.mesos([[1, 2], [3]]), r"guarantee = \[\[1, 2\], \[3\]\]"),
+        (lambda: Quotas.kueue([[1, 2], [3]]), r"nominal = \[\[1, 2\], \[3\]\]"),
+    ],
+)
 def test_raw_errors_became_named(call, message):
     with pytest.raises(InvalidInputError, match=message):
         call()
@@ -193,48 +303,80 @@ def _events(tmp_path, table, text):
 
 def test_read_task_events_unknown_column_is_named(tmp_path):
     _events(tmp_path, "task_events", ROW)
-    with pytest.raises(InvalidInputError, match=r"columns = \['nonexistent'\]: \['nonexistent'\] are not columns "
-                                                r"of task_events"):
+    with pytest.raises(
+        InvalidInputError,
+        match=r"columns = \['nonexistent'\]: \['nonexistent'\] are not columns "
+        r"of task_events",
+    ):
         read_task_events([0], directory=tmp_path, columns=["nonexistent"])
-    assert read_task_events([0], directory=tmp_path, columns=["cpu_request"]).cpu_request.tolist() == [0.125]
+    assert read_task_events(
+        [0], directory=tmp_path, columns=["cpu_request"]
+    ).cpu_request.tolist() == [0.125]
 
 
 def _task_events_frame(cpu):
-    return pd.DataFrame({"time": [0, 5_000_000, 9_000_000], "job_id": [1, 1, 2], "task_index": [0, 1, 0],
-                         "event_type": [0, 0, 0], "cpu_request": cpu, "memory_request": [0.1, 0.1, 0.1],
-                         "scheduling_class": [0, 0, 1]}, index=[7, 8, 9])
+    return pd.DataFrame(
+        {
+            "time": [0, 5_000_000, 9_000_000],
+            "job_id": [1, 1, 2],
+            "task_index": [0, 1, 0],
+            "event_type": [0, 0, 0],
+            "cpu_request": cpu,
+            "memory_request": [0.1, 0.1, 0.1],
+            "scheduling_class": [0, 0, 1],
+        },
+        index=[7, 8, 9],
+    )
 
 
 def test_google_workload_names_the_row_and_column_and_refuses_a_nan_horizon():
-    with pytest.raises(InvalidInputError, match=r"task_events row 1 \(index 8\), column 'cpu_request' = -0\.5: "
-                                                r"must be finite and >= 0"):
+    with pytest.raises(
+        InvalidInputError,
+        match=r"task_events row 1 \(index 8\), column 'cpu_request' = -0\.5: "
+        r"must be finite and >= 0",
+    ):
         google_workload(_task_events_frame([0.1, -0.5, 0.2]))
     with pytest.raises(InvalidInputError, match=r"horizon = nan: must be a finite number"):
         google_workload(_task_events_frame([0.1, 0.5, 0.2]), horizon=float("nan"))
     assert google_workload(_task_events_frame([0.1, 0.5, 0.2])).demand[:, 0].tolist() == [0.6, 0.2]
 
 
-@pytest.mark.parametrize("time, message", [
-    ("-5", r"line 2, column 'time': -5\.0 must be finite and >= 0"),
-    ("inf", r"line 2, column 'time': 'inf' is not an integer"),
-    ("1.5", r"line 2, column 'time': '1\.5' is not an integer"),
-])
+@pytest.mark.parametrize(
+    "time, message",
+    [
+        ("-5", r"line 2, column 'time': -5\.0 must be finite and >= 0"),
+        ("inf", r"line 2, column 'time': 'inf' is not an integer"),
+        ("1.5", r"line 2, column 'time': '1\.5' is not an integer"),
+    ],
+)
 def test_job_events_bad_time_names_file_and_line(tmp_path, time, message):
     good = "0,,1,0,user=,2,name=,lname=\n"
     _events(tmp_path, "job_events", good + good.replace("0,,1", f"{time},,1", 1))
-    with pytest.raises(TraceFormatError, match=r"job_events/part-00000-of-00500\.csv\.gz, " + message):
+    with pytest.raises(
+        TraceFormatError, match=r"job_events/part-00000-of-00500\.csv\.gz, " + message
+    ):
         read_job_events([0], directory=tmp_path)
 
 
 def test_alibaba_2017_error_names_the_line_counting_the_header(tmp_path):
     path = tmp_path / "cluster-trace-v2017" / "batch_task.csv.gz"
     path.parent.mkdir(parents=True)
-    rows = ["6459,6524,3,4,15740,Terminated,50,0.007956928"] * 498 + ["6459,6524,3,x,15740,Terminated,50,0.01"]
-    with gzip.open(path, "wt") as f:       # header = line 1, rows = lines 2..499, the bad one is line 500
-        f.write("task_create_time, task_end_time, job_id, task_id,number_of_instances, status, a,b\n"
-                + "\n".join(rows) + "\n")
-    with pytest.raises(TraceFormatError, match=r"batch_task\.csv\.gz, line 500, column 'task_id': 'x' is not a "
-                                               r"number"):
+    rows = ["6459,6524,3,4,15740,Terminated,50,0.007956928"] * 498 + [
+        "6459,6524,3,x,15740,Terminated,50,0.01"
+    ]
+    with gzip.open(
+        path, "wt"
+    ) as f:  # header = line 1, rows = lines 2..499, the bad one is line 500
+        f.write(
+            "task_create_time, task_end_time, job_id, task_id,number_of_instances, status, a,b\n"
+            + "\n".join(rows)
+            + "\n"
+        )
+    with pytest.raises(
+        TraceFormatError,
+        match=r"batch_task\.csv\.gz, line 500, column 'task_id': 'x' is not a "
+        r"number",
+    ):
         read_batch_task("2017", directory=tmp_path)
 
 

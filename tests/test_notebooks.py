@@ -3,6 +3,7 @@
 ``pytest tests/test_notebooks.py --paper KEY`` (or ``FAIRLIB_PAPER=KEY``) checks one catalogued paper's notebook
 only; every notebook runs in its own test (so pytest-xdist spreads them over the workers) with its own build
 folder."""
+
 import json
 import os
 import subprocess
@@ -38,8 +39,11 @@ def test_there_are_notebooks():
 
 def test_committed_notebook_outputs_are_stripped(path):
     nb = json.loads(path.read_text())
-    dirty = [i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code"
-             and (c.get("outputs") or c.get("execution_count") is not None)]
+    dirty = [
+        i
+        for i, c in enumerate(nb["cells"])
+        if c["cell_type"] == "code" and (c.get("outputs") or c.get("execution_count") is not None)
+    ]
     assert not dirty, f"{path.name}: code cells {dirty} carry outputs; strip them before committing"
 
 
@@ -55,16 +59,37 @@ def test_house_structure(path):
     code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
     import ast
 
-    helpers = [type(n).__name__ for n in ast.walk(ast.parse(code))
-               if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))]
-    assert not helpers, f"{path.name}: thin notebooks only — move functions, lambdas, classes into fairlib ({helpers})"
+    helpers = [
+        type(n).__name__
+        for n in ast.walk(ast.parse(code))
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
+    ]
+    assert not helpers, (
+        f"{path.name}: thin notebooks only — move functions, lambdas, classes into fairlib ({helpers})"
+    )
 
 
 #: what a notebook may import from: fairlib, its public subpackages and top-level public modules
-PUBLIC_MODULES = {"fairlib", "fairlib.market", "fairlib.multires", "fairlib.dynamic", "fairlib.traces",
-                  "fairlib.mechanisms", "fairlib.sim", "fairlib.sweep", "fairlib.metrics", "fairlib.paths",
-                  "fairlib.timing", "fairlib.repro", "fairlib.repro.experiments", "fairlib.repro.report",
-                  "fairlib.repro.plotting", "fairlib.repro.verify", "fairlib.repro.prose", "fairlib.repro.tables"}
+PUBLIC_MODULES = {
+    "fairlib",
+    "fairlib.market",
+    "fairlib.multires",
+    "fairlib.dynamic",
+    "fairlib.traces",
+    "fairlib.mechanisms",
+    "fairlib.sim",
+    "fairlib.sweep",
+    "fairlib.metrics",
+    "fairlib.paths",
+    "fairlib.timing",
+    "fairlib.repro",
+    "fairlib.repro.experiments",
+    "fairlib.repro.report",
+    "fairlib.repro.plotting",
+    "fairlib.repro.verify",
+    "fairlib.repro.prose",
+    "fairlib.repro.tables",
+}
 
 
 def test_notebooks_import_only_from_public_packages(path):
@@ -75,13 +100,20 @@ def test_notebooks_import_only_from_public_packages(path):
     bad = []
     for node in ast.walk(ast.parse(code)):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("fairlib"):
-            modules = [node.module] + [f"{node.module}.{a.name}" for a in node.names
-                                       if node.module == "fairlib"]
+            modules = [node.module] + [
+                f"{node.module}.{a.name}" for a in node.names if node.module == "fairlib"
+            ]
             bad += [m for m in modules[:1] if m not in PUBLIC_MODULES]
             bad += [f"{node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
         elif isinstance(node, ast.Import):
-            bad += [a.name for a in node.names if a.name.startswith("fairlib") and a.name not in PUBLIC_MODULES]
-    assert not bad, f"{path.name}: imports {bad}; import from the public packages ({sorted(PUBLIC_MODULES)})"
+            bad += [
+                a.name
+                for a in node.names
+                if a.name.startswith("fairlib") and a.name not in PUBLIC_MODULES
+            ]
+    assert not bad, (
+        f"{path.name}: imports {bad}; import from the public packages ({sorted(PUBLIC_MODULES)})"
+    )
     assert " as mx" not in code and " as sx" not in code and " as cmp" not in code
 
 
@@ -99,32 +131,49 @@ def test_a_notebook_reads_as_a_lecture(path):
     assert cells[0][0] == "markdown" and cells[0][1].startswith("# ")
     assert "**Citation.**" in cells[0][1] or "What this notebook is" in cells[0][1]
     first_md_after = next(i for i, (t, s, _) in enumerate(cells) if i > 0 and t == "markdown")
-    assert cells[first_md_after][1] == "## Findings", f"{path.name}: the first section after the title is Findings"
+    assert cells[first_md_after][1] == "## Findings", (
+        f"{path.name}: the first section after the title is Findings"
+    )
     findings = [i for i, t in enumerate(tags) if FINDINGS_TAG in t]
     assert findings == [first_md_after + 1] and "remove-input" in tags[findings[0]]
     chosen = findings_choice(cells[findings[0]][1])
     assert len(chosen) <= 5
-    if not chosen:      # [] shows the registry's first claims: a new paper's, until its first full run is committed
-        key = next((nb.key for nb in catalog.NOTEBOOKS.values() if catalog.source_path(nb).resolve() == path.resolve()),
-                   None)
-        assert key is None or not (paths.results_dir(key, "full") / "claims.json").exists(), \
+    if (
+        not chosen
+    ):  # [] shows the registry's first claims: a new paper's, until its first full run is committed
+        key = next(
+            (
+                nb.key
+                for nb in catalog.NOTEBOOKS.values()
+                if catalog.source_path(nb).resolve() == path.resolve()
+            ),
+            None,
+        )
+        assert key is None or not (paths.results_dir(key, "full") / "claims.json").exists(), (
             f"{path.name}: its full-mode ledger is committed; name the paper's 3-5 main claims in show_findings"
+        )
     for i, ((kind, source, meta), t) in enumerate(zip(cells, tags)):
         if kind != "code":
             continue
-        assert t & {"remove-cell", "hide-cell", "hide-input", "remove-input"}, \
+        assert t & {"remove-cell", "hide-cell", "hide-input", "remove-input"}, (
             f"{path.name}: code cell {i} is shown to the reader; tag it hide-input (or remove-input)"
+        )
         if "parameters" in t:
             assert "remove-cell" in t
         if "What we found" in source or "show_found(" in source:
             assert "remove-input" in t, f"{path.name}: cell {i} shows the code of its prose"
         saved = re.findall(r'save_figure\(\s*\w+\s*,\s*\w+\s*,\s*f?"', source)
         captions = meta.get("fairlib", {}).get("captions", [])
-        assert len(captions) == len(saved), f"{path.name}: cell {i} saves {len(saved)} figure(s), has " \
-                                            f"{len(captions)} caption(s) in metadata.fairlib.captions"
-        assert all(len(c) >= 40 for c in captions), f"{path.name}: cell {i}: a caption says what the figure shows"
-        assert "**What we found.**" not in source, (f"{path.name}: cell {i}: write it with "
-                                                     "fairlib.repro.prose.show_found")
+        assert len(captions) == len(saved), (
+            f"{path.name}: cell {i} saves {len(saved)} figure(s), has "
+            f"{len(captions)} caption(s) in metadata.fairlib.captions"
+        )
+        assert all(len(c) >= 40 for c in captions), (
+            f"{path.name}: cell {i}: a caption says what the figure shows"
+        )
+        assert "**What we found.**" not in source, (
+            f"{path.name}: cell {i}: write it with fairlib.repro.prose.show_found"
+        )
 
 
 def test_figures_named_in_the_prose_are_the_ones_saved(path):
@@ -138,8 +187,11 @@ def test_figures_named_in_the_prose_are_the_ones_saved(path):
     saved = set(re.findall(r'save_figure\(\s*\w+\s*,\s*\w+\s*,\s*"([^"]+)"', code))
     prefixes = set(re.findall(r'save_figure\(\s*\w+\s*,\s*\w+\s*,\s*f"([^"{]*)', code))
     cited = set(re.findall(r"`(fig[\w]*)`", text))
-    missing = sorted(name for name in cited if name not in saved and not any(name.startswith(p) for p in prefixes
-                                                                               if p))
+    missing = sorted(
+        name
+        for name in cited
+        if name not in saved and not any(name.startswith(p) for p in prefixes if p)
+    )
     assert not missing, f"{path.name}: the text cites figures the notebook never saves: {missing}"
 
 
@@ -148,18 +200,30 @@ def test_paper_notebook_quick_mode(paper_key, tmp_path):
     """The paper notebook runs end to end in quick mode, claims included (its own build folder: notebooks run side by
     side under pytest-xdist)."""
     env = dict(os.environ, FAIRLIB_BUILD_DIR=str(tmp_path))
-    p = subprocess.run([sys.executable, str(ROOT / "run_all.py"), "--quick", "--only", paper_key],
-                       capture_output=True, text=True, env=env, cwd=ROOT, timeout=1800)
+    p = subprocess.run(
+        [sys.executable, str(ROOT / "run_all.py"), "--quick", "--only", paper_key],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=1800,
+    )
     assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-4000:]
     # where the real excerpts are absent (a reader's clone), the trace notebooks run on labelled stand-ins
     from fairlib import paths
 
     manifest = json.loads((tmp_path / "run_manifest.json").read_text())
     data = manifest["notebooks"][0]["data"]
-    real = all(paths.find_traces(f) is not None for f in ("google_clusterdata_2011_2", "bitbrains_gwa_t12"))
-    synthetic = next((line for line in p.stdout.splitlines() if line.startswith("SYNTHETIC DATA:")), "")
+    real = all(
+        paths.find_traces(f) is not None for f in ("google_clusterdata_2011_2", "bitbrains_gwa_t12")
+    )
+    synthetic = next(
+        (line for line in p.stdout.splitlines() if line.startswith("SYNTHETIC DATA:")), ""
+    )
     assert (data == "synthetic") == (paper_key in synthetic)
-    if data:   # a notebook that reads traces says which; synthetic exactly where the excerpts are missing
+    if (
+        data
+    ):  # a notebook that reads traces says which; synthetic exactly where the excerpts are missing
         assert (data == "synthetic") is not real, p.stdout[-2000:]
     # "another CPU" on this one: the same quick run with numba's kernels compiled for a generic x86-64, OpenBLAS
     # on an old core's code path and one thread everywhere gives the same tables and claims, within the declared
@@ -168,11 +232,19 @@ def test_paper_notebook_quick_mode(paper_key, tmp_path):
 
     other = tmp_path / "another-cpu"
     env = dict(os.environ, FAIRLIB_BUILD_DIR=str(other), **ANOTHER_CPU)
-    q = subprocess.run([sys.executable, str(ROOT / "run_all.py"), "--quick", "--only", paper_key],
-                       capture_output=True, text=True, env=env, cwd=ROOT, timeout=1800)
+    q = subprocess.run(
+        [sys.executable, str(ROOT / "run_all.py"), "--quick", "--only", paper_key],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=1800,
+    )
     assert q.returncode == 0, q.stdout[-4000:] + q.stderr[-4000:]
     native, generic = (folder / "quick" / "results" / paper_key for folder in (tmp_path, other))
-    assert native.is_dir() and generic.is_dir(), sorted(str(p) for p in tmp_path.rglob("claims.json"))
+    assert native.is_dir() and generic.is_dir(), sorted(
+        str(p) for p in tmp_path.rglob("claims.json")
+    )
     report = verify_results(paper_key, native, generic)
     assert report.ok, "\n".join(report.lines())
 

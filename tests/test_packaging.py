@@ -1,4 +1,5 @@
 """The conda environment mirrors the pip pins, and every direct dependency is pinned exactly."""
+
 import re
 import tomllib
 
@@ -7,7 +8,9 @@ from fairlib.paths import ROOT
 
 def _pyproject_pins():
     proj = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    deps = proj["dependencies"] + [d for extra in proj["optional-dependencies"].values() for d in extra]
+    deps = proj["dependencies"] + [
+        d for extra in proj["optional-dependencies"].values() for d in extra
+    ]
     return deps
 
 
@@ -29,9 +32,16 @@ def test_numba_cache_keyed_on_sources():
 
     import fairlib
 
-    assert os.environ["NUMBA_CACHE_DIR"] == fairlib.KERNEL_CACHE_DIR and "numba-cache" in fairlib.KERNEL_CACHE_DIR
-    assert os.environ["NUMBA_CACHE_LOCATOR_CLASSES"].startswith("fairlib._kernel_cache.KernelModuleLocator,")
-    assert fairlib.KERNEL_KEYS == fairlib.kernel_keys() and "multires/psdsf.py" in fairlib.KERNEL_KEYS
+    assert (
+        os.environ["NUMBA_CACHE_DIR"] == fairlib.KERNEL_CACHE_DIR
+        and "numba-cache" in fairlib.KERNEL_CACHE_DIR
+    )
+    assert os.environ["NUMBA_CACHE_LOCATOR_CLASSES"].startswith(
+        "fairlib._kernel_cache.KernelModuleLocator,"
+    )
+    assert (
+        fairlib.KERNEL_KEYS == fairlib.kernel_keys() and "multires/psdsf.py" in fairlib.KERNEL_KEYS
+    )
 
 
 def test_long_library_functions_say_what_they_compute():
@@ -43,8 +53,11 @@ def test_long_library_functions_say_what_they_compute():
     missing = []
     for path in sorted((ROOT / "fairlib").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.FunctionDef) and node.end_lineno - node.lineno + 1 > 30 \
-                    and not ast.get_docstring(node):
+            if (
+                isinstance(node, ast.FunctionDef)
+                and node.end_lineno - node.lineno + 1 > 30
+                and not ast.get_docstring(node)
+            ):
                 missing.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
     assert not missing, f"functions over 30 lines without a docstring: {missing}"
 
@@ -57,20 +70,32 @@ def test_kernels_cache_in_the_keyed_directory_even_when_numba_is_imported_first(
 
     from fairlib.paths import ROOT
 
-    code = ("import numba, sys\n"
-            "import fairlib\n"
-            "import inspect\nfrom fairlib.multires import edrf\n"
-            "import numba.core.config as c\n"
-            "print(c.CACHE_DIR == fairlib.KERNEL_CACHE_DIR)\n"
-            "locator = inspect.unwrap(edrf).__globals__['_scan_rows']._cache._cache_path\n"
-            "key = fairlib.KERNEL_KEYS['multires/edrf.py']\n"
-            "print(locator == fairlib.KERNEL_CACHE_DIR + '/multires.edrf-' + key)\n"
-            "print(fairlib.KERNEL_CACHE_DIR)\n")
+    code = (
+        "import numba, sys\n"
+        "import fairlib\n"
+        "import inspect\nfrom fairlib.multires import edrf\n"
+        "import numba.core.config as c\n"
+        "print(c.CACHE_DIR == fairlib.KERNEL_CACHE_DIR)\n"
+        "locator = inspect.unwrap(edrf).__globals__['_scan_rows']._cache._cache_path\n"
+        "key = fairlib.KERNEL_KEYS['multires/edrf.py']\n"
+        "print(locator == fairlib.KERNEL_CACHE_DIR + '/multires.edrf-' + key)\n"
+        "print(fairlib.KERNEL_CACHE_DIR)\n"
+    )
     # nothing inherited: no cache directory of a parent process, and this checkout's fairlib
-    env = {k: v for k, v in __import__("os").environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTHONPATH")}
+    env = {
+        k: v
+        for k, v in __import__("os").environ.items()
+        if k not in ("NUMBA_CACHE_DIR", "PYTHONPATH")
+    }
     env["PYTHONPATH"] = str(ROOT)
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
-                         check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     assert out == ["True", "True", str(ROOT / "build" / "numba-cache")], out
 
 
@@ -82,8 +107,12 @@ def test_warm_compiles_every_kernel():
 
     from fairlib.paths import ROOT
 
-    run = subprocess.run([sys.executable, "-m", "fairlib.repro.warm", "--quiet"], cwd=ROOT, capture_output=True,
-                         text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "fairlib.repro.warm", "--quiet"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     assert "fairlib kernels ready in" in run.stdout
 
@@ -96,19 +125,25 @@ def test_warm_in_two_processes_leaves_every_kernel_for_the_next_process(tmp_path
     import sys
 
     steps = ["drfh (best fit), drf (machine offers)", "dynamic DRF: per-step kernels"]
-    first = (f"from fairlib.repro.warm import warm\ntimes = warm(progress=False, jobs=2, only={steps!r})\n"
-             "print(sorted(times))\n")
-    again = ("from numba.core import event\nfrom fairlib.repro.warm import warm\n"
-             "with event.install_recorder('numba:compile') as rec:\n"
-             f"    warm(progress=False, only={steps!r})\n"
-             "print(sorted({e.data['dispatcher'].py_func.__qualname__ for _, e in rec.buffer\n"
-             "              if e.is_start and e.data.get('dispatcher') is not None\n"
-             "              and e.data['dispatcher'].py_func.__module__.startswith('fairlib')}))\n")
+    first = (
+        f"from fairlib.repro.warm import warm\ntimes = warm(progress=False, jobs=2, only={steps!r})\n"
+        "print(sorted(times))\n"
+    )
+    again = (
+        "from numba.core import event\nfrom fairlib.repro.warm import warm\n"
+        "with event.install_recorder('numba:compile') as rec:\n"
+        f"    warm(progress=False, only={steps!r})\n"
+        "print(sorted({e.data['dispatcher'].py_func.__qualname__ for _, e in rec.buffer\n"
+        "              if e.is_start and e.data.get('dispatcher') is not None\n"
+        "              and e.data['dispatcher'].py_func.__module__.startswith('fairlib')}))\n"
+    )
     env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", first], env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == repr(sorted(steps))
-    compiled = subprocess.run([sys.executable, "-c", again], env=env, capture_output=True, text=True)
+    compiled = subprocess.run(
+        [sys.executable, "-c", again], env=env, capture_output=True, text=True
+    )
     assert compiled.returncode == 0, compiled.stderr[-2000:]
     assert compiled.stdout.strip() == "[]", compiled.stdout
 
@@ -131,7 +166,11 @@ def test_a_step_failing_in_a_worker_fails_the_warm_up(monkeypatch):
 
     import fairlib.repro.warm
 
-    monkeypatch.setattr(fairlib.repro.warm, "warm_steps", lambda: [("only the parent knows this step", lambda: None)])
+    monkeypatch.setattr(
+        fairlib.repro.warm,
+        "warm_steps",
+        lambda: [("only the parent knows this step", lambda: None)],
+    )
     with pytest.raises(KeyError, match="only the parent knows this step"):
         fairlib.repro.warm.warm(progress=False, jobs=2)
 
@@ -143,12 +182,18 @@ def test_an_unguarded_script_warming_in_two_processes_is_told_why_its_workers_di
     import sys
 
     script = tmp_path / "unguarded.py"
-    script.write_text("from fairlib.repro.warm import warm\nwarm(progress=False, jobs=2, only=['tsf'])\n")
-    run = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True)
+    script.write_text(
+        "from fairlib.repro.warm import warm\nwarm(progress=False, jobs=2, only=['tsf'])\n"
+    )
+    run = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True
+    )
     assert run.returncode == 1
     last = run.stderr.strip().splitlines()[-1]
-    assert last.startswith("RuntimeError: warm(jobs=2): a worker process ended before finishing step 'tsf'"), last
-    assert "if __name__ == \"__main__\":" in last and "python -m fairlib.repro.warm --jobs N" in last
+    assert last.startswith(
+        "RuntimeError: warm(jobs=2): a worker process ended before finishing step 'tsf'"
+    ), last
+    assert 'if __name__ == "__main__":' in last and "python -m fairlib.repro.warm --jobs N" in last
 
 
 def test_a_cache_directory_set_by_the_user_is_keyed_too(tmp_path):
@@ -159,12 +204,16 @@ def test_a_cache_directory_set_by_the_user_is_keyed_too(tmp_path):
 
     import fairlib
 
-    code = ("import fairlib, os\n"
-            "import inspect\nfrom fairlib.multires import edrf\n"
-            "print(fairlib.KERNEL_CACHE_DIR, os.environ['NUMBA_CACHE_DIR'])\n"
-            "print(inspect.unwrap(edrf).__globals__['_scan_rows']._cache._cache_path)\n")
+    code = (
+        "import fairlib, os\n"
+        "import inspect\nfrom fairlib.multires import edrf\n"
+        "print(fairlib.KERNEL_CACHE_DIR, os.environ['NUMBA_CACHE_DIR'])\n"
+        "print(inspect.unwrap(edrf).__globals__['_scan_rows']._cache._cache_path)\n"
+    )
     env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path)}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
     chosen, inherited, kernel_path = out.stdout.split()
     assert chosen == inherited == str(tmp_path)
     assert kernel_path == str(tmp_path / f"multires.edrf-{fairlib.KERNEL_KEYS['multires/edrf.py']}")
@@ -180,13 +229,16 @@ def test_the_mechanisms_compile_each_kernel_for_one_set_of_argument_types():
 
     from benchmarks.bench_cold_start import first_call_script, public_mechanisms
 
-    code = first_call_script(public_mechanisms(), large=True) + """
+    code = (
+        first_call_script(public_mechanisms(), large=True)
+        + """
 import gc
 from numba.core.registry import CPUDispatcher
 for kernel in gc.get_objects():
     if isinstance(kernel, CPUDispatcher) and kernel.py_func.__module__.startswith("fairlib"):
         print("kernel", kernel.py_func.__qualname__, len(kernel.signatures))
 """
+    )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     rows = [line.split() for line in run.stdout.splitlines() if line.startswith("kernel ")]
     counts = {name: int(n) for _, name, n in rows}
@@ -207,8 +259,10 @@ def test_binder_environment_is_the_runtime_pins():
     assert pins == set(proj["dependencies"]) and "python=3.11" in text
     post = ROOT / "binder" / "postBuild"
     assert os.access(post, os.X_OK)
-    kernels = {json.loads(p.read_text())["metadata"]["kernelspec"]["name"]
-               for p in (ROOT / "notebooks").glob("*.ipynb")}
+    kernels = {
+        json.loads(p.read_text())["metadata"]["kernelspec"]["name"]
+        for p in (ROOT / "notebooks").glob("*.ipynb")
+    }
     assert kernels == {"fairlib"} and "--name fairlib" in post.read_text()
 
 
@@ -217,9 +271,17 @@ def test_stale_cache_folders_are_those_no_current_source_can_use(tmp_path):
     from fairlib._kernel_cache import stale_folders
 
     current = f"multires.psdsf-{fairlib.KERNEL_KEYS['multires/psdsf.py']}"
-    names = [current, "multires.psdsf-0123456789abcdef", "0123456789abcdef", "other.module-0123456789abcdef",
-             "multires.psdsf-notakey"]
+    names = [
+        current,
+        "multires.psdsf-0123456789abcdef",
+        "0123456789abcdef",
+        "other.module-0123456789abcdef",
+        "multires.psdsf-notakey",
+    ]
     for name in names:
         (tmp_path / name).mkdir()
-    assert [p.name for p in stale_folders(tmp_path)] == ["0123456789abcdef", "multires.psdsf-0123456789abcdef"]
+    assert [p.name for p in stale_folders(tmp_path)] == [
+        "0123456789abcdef",
+        "multires.psdsf-0123456789abcdef",
+    ]
     assert stale_folders(tmp_path / "absent") == []

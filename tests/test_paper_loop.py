@@ -20,30 +20,32 @@ from fairlib.paths import ROOT
 
 #: what in a test file's text shows that it reads what a paper adds: the catalogue, a registry walked whole, the
 #: public API walked whole, the docs or the citation, the package's modules walked whole
-READS_WHAT_A_PAPER_ADDS = re.compile(r"catalog\b|NOTEBOOKS|mechanisms\.(names|select)\(|games\.(names|select)\(|"
-                                     r"README|docs/|CITATION|__all__|_SUBMODULES|walk_packages|glob\(\"\*\.toml\"\)")
+READS_WHAT_A_PAPER_ADDS = re.compile(
+    r"catalog\b|NOTEBOOKS|mechanisms\.(names|select)\(|games\.(names|select)\(|"
+    r"README|docs/|CITATION|__all__|_SUBMODULES|walk_packages|glob\(\"\*\.toml\"\)"
+)
 
 #: test files that match :data:`READS_WHAT_A_PAPER_ADDS` but are not in PAPER_CHECKS: how the loop covers them, or why a
 #: paper's files cannot break them
 NOT_PAPER_CHECKS = {
     "tests/test_pdrf_floor.py": "PDRF against EDRF on fixed and generated pools: it reads no catalogue, registry or "
-                                "list of public names, so a paper cannot change what it checks",
+    "list of public names, so a paper cannot change what it checks",
     "tests/test_api_contract.py": "run by the loop on the callables of every module the paper adds or changes "
-                                  "(--contract-modules); the callables it leaves alone are the same as on main",
+    "(--contract-modules); the callables it leaves alone are the same as on main",
     "tests/test_registry.py": "parametrised by mechanism name: the loop runs it with -m registry -k <the paper's "
-                              "mechanisms>",
+    "mechanisms>",
     "tests/test_game_registry.py": "parametrised by game name: the loop runs it with -m games -k <the paper's "
-                                   "mechanisms>",
+    "mechanisms>",
     "tests/test_testing.py": "fairlib.testing on toy mechanisms of its own and on drf; the registry's checks, on "
-                             "the paper's mechanisms, run in tests/test_registry.py and tests/test_game_registry.py",
+    "the paper's mechanisms, run in tests/test_registry.py and tests/test_game_registry.py",
     "tests/test_mechanisms.py": "registers and removes a mechanism of its own inside one test; reads no other entry",
     "tests/test_run_all.py": "run_all.py on made-up notebooks in temporary folders; it names the README only in a "
-                             "docstring",
+    "docstring",
     "tests/test_workflows.py": "the CI workflow file; it names the README only in a docstring",
     "tests/test_scaffold.py": "scaffolds its own papers and mechanisms in a temporary copy of the checkout and runs "
-                              "the loop there; a paper of the checkout is one more file copied",
+    "the loop there; a paper of the checkout is one more file copied",
     "tests/test_scaffold_game.py": "scaffolds its own papers, mechanisms and games in a temporary copy and checks the "
-                                   "loop there; a paper of the checkout is one more file copied",
+    "loop there; a paper of the checkout is one more file copied",
 }
 
 
@@ -52,14 +54,22 @@ def _test_files() -> list[str]:
 
 
 def test_every_test_that_reads_what_a_paper_adds_is_in_the_loop_or_says_why_not():
-    unaccounted = [f for f in _test_files() if READS_WHAT_A_PAPER_ADDS.search((ROOT / f).read_text(encoding="utf-8"))
-                   and f not in catalog.PAPER_CHECKS and f not in NOT_PAPER_CHECKS]
+    unaccounted = [
+        f
+        for f in _test_files()
+        if READS_WHAT_A_PAPER_ADDS.search((ROOT / f).read_text(encoding="utf-8"))
+        and f not in catalog.PAPER_CHECKS
+        and f not in NOT_PAPER_CHECKS
+    ]
     assert not unaccounted, (
         f"{unaccounted}: these tests read the catalogue, a registry, the public API or the docs, so a new paper can "
         "break them; add each to fairlib.repro.catalog.PAPER_CHECKS (make test-paper runs it) or to NOT_PAPER_CHECKS "
-        "in tests/test_paper_loop.py with how the loop covers it")
+        "in tests/test_paper_loop.py with how the loop covers it"
+    )
     for f in list(catalog.PAPER_CHECKS) + list(NOT_PAPER_CHECKS):
-        assert (ROOT / f).is_file(), f"{f}: listed as a paper check or an exception, but there is no such file"
+        assert (ROOT / f).is_file(), (
+            f"{f}: listed as a paper check or an exception, but there is no such file"
+        )
     assert not set(catalog.PAPER_CHECKS) & set(NOT_PAPER_CHECKS)
 
 
@@ -67,9 +77,9 @@ def test_the_loop_runs_a_papers_tests_the_checks_and_the_tests_of_what_it_change
     nb = catalog.get("li2019")
     monkeypatch.setattr(catalog, "changed_modules", lambda root=None: ["fairlib/multires/psdsf.py"])
     files = catalog.paper_tests(nb)
-    assert files[:len(nb.tests)] == list(nb.tests)
+    assert files[: len(nb.tests)] == list(nb.tests)
     assert set(catalog.PAPER_CHECKS) <= set(files)
-    assert "tests/test_psdsf_range.py" in files                  # a changed module's own tests
+    assert "tests/test_psdsf_range.py" in files  # a changed module's own tests
     assert "fairlib/multires/psdsf.py" in catalog.library_modules(nb)
     assert len(files) == len(set(files))
 
@@ -78,21 +88,48 @@ def test_the_scaffolds_registration_lines_bring_in_no_importer(monkeypatch):
     """Every paper changes the catalogue and the drivers' package by the lines the scaffold adds: their readers are
     the paper checks, and their importers (the scaffold's nested loop, every other paper's findings) are not run."""
     nb = catalog.get("li2019")
-    monkeypatch.setattr(catalog, "changed_modules", lambda root=None: list(catalog.REGISTRATION_FILES))
+    monkeypatch.setattr(
+        catalog, "changed_modules", lambda root=None: list(catalog.REGISTRATION_FILES)
+    )
     files = catalog.paper_tests(nb)
-    assert "tests/test_scaffold.py" not in files and "tests/test_heterogeneous_findings.py" not in files
+    assert (
+        "tests/test_scaffold.py" not in files
+        and "tests/test_heterogeneous_findings.py" not in files
+    )
     assert set(catalog.PAPER_CHECKS) <= set(files)
-    assert set(catalog.REGISTRATION_FILES) <= set(catalog.library_modules(nb))    # their doctests still run
+    assert set(catalog.REGISTRATION_FILES) <= set(
+        catalog.library_modules(nb)
+    )  # their doctests still run
 
 
 def test_contract_modules_keeps_the_contract_of_those_modules_only():
-    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-q",
-                          "--collect-only", "tests/test_api_contract.py", "--contract-modules",
-                          "fairlib/metrics.py fairlib/market/game.py"], cwd=ROOT, capture_output=True, text=True,
-                         timeout=600)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "-q",
+            "--collect-only",
+            "tests/test_api_contract.py",
+            "--contract-modules",
+            "fairlib/metrics.py fairlib/market/game.py",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     ids = [line for line in run.stdout.splitlines() if "::" in line]
     probed = [i for i in ids if "::test_contract[" in i or "::test_scalars_from_hypothesis" in i]
-    assert probed and all("fairlib.metrics." in i or "Game" in i or "fairlib.market." in i for i in probed), probed
+    assert probed and all(
+        "fairlib.metrics." in i or "Game" in i or "fairlib.market." in i for i in probed
+    ), probed
     assert any("jain_index" in i for i in probed) and any("Game" in i for i in probed)
-    assert any("test_every_public_callable_has_a_valid_baseline" in i for i in ids)   # the walk itself stays
+    assert any(
+        "test_every_public_callable_has_a_valid_baseline" in i for i in ids
+    )  # the walk itself stays

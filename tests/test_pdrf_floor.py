@@ -11,7 +11,7 @@ from fairlib.multires import edrf, pdrf
 def test_a_user_without_the_saturated_resource_leaves_pdrf_below_the_floor():
     demands, capacity = [[1, 0], [1, 0], [0, 2]], [1, 3]
     assert edrf(demands, capacity).tasks.tolist() == [0.5, 0.5, 1.5]
-    assert pdrf(demands, capacity).tasks.tolist() == [0, 0, 0]       # the floor of EDRF is (0, 0, 1)
+    assert pdrf(demands, capacity).tasks.tolist() == [0, 0, 0]  # the floor of EDRF is (0, 0, 1)
 
 
 @st.composite
@@ -19,9 +19,13 @@ def pools(draw, positive: bool):
     n = draw(st.integers(1, 6))
     m = draw(st.integers(1, 4))
     low = 1 if positive else 0
-    demands = np.array(draw(st.lists(st.lists(st.integers(low, 9), min_size=m, max_size=m), min_size=n, max_size=n)))
+    demands = np.array(
+        draw(
+            st.lists(st.lists(st.integers(low, 9), min_size=m, max_size=m), min_size=n, max_size=n)
+        )
+    )
     if not positive:
-        for i in range(n):   # every user demands something
+        for i in range(n):  # every user demands something
             if not demands[i].any():
                 demands[i, draw(st.integers(0, m - 1))] = draw(st.integers(1, 9))
     capacity = np.array(draw(st.lists(st.integers(10, 200), min_size=m, max_size=m)))

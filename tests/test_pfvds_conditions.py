@@ -1,4 +1,5 @@
 """Optimality conditions of Problem 1 (Theorem 1, Lemmas 1–2, Theorem 7) against the solvers."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -8,8 +9,13 @@ from fairlib._validate import InvalidInputError
 from fairlib.multires import Cluster, pfvds
 from fairlib.multires.cluster import random_cluster
 from fairlib.multires.pfvds import nash_residual
-from fairlib.multires.pfvds_conditions import (least_merit, marginal_utilities, random_feasible_start,
-                                               server_multipliers, variational_gap)
+from fairlib.multires.pfvds_conditions import (
+    least_merit,
+    marginal_utilities,
+    random_feasible_start,
+    server_multipliers,
+    variational_gap,
+)
 from tests.test_heterogeneous import clusters
 
 
@@ -37,7 +43,9 @@ def test_no_tasks_means_unbounded_marginal():
 @given(clusters(max_users=5), st.sampled_from([1.0, 2.0, 4.0]))
 def test_theorem_1_equilibria_satisfy_eq16_and_lemma_1(cluster, alpha):
     x = pfvds(cluster, alpha).tasks
-    if nash_residual(cluster, x, alpha) > 1e-7:    # a solver miss is tested elsewhere, not a Theorem 1 failure
+    if (
+        nash_residual(cluster, x, alpha) > 1e-7
+    ):  # a solver miss is tested elsewhere, not a Theorem 1 failure
         return
     assert variational_gap(cluster, x, alpha) < 1e-5
     assert least_merit(cluster, x, alpha) < 1e-9
@@ -69,8 +77,9 @@ def test_theorem_1_converse_on_perturbed_allocations(cluster, alpha, seed):
 def test_theorem_7_totals_unique_from_random_starts(seed):
     rng = np.random.default_rng(seed)
     c = random_cluster(rng, 5, 3, 3, weights=True)
-    runs = [pfvds(c, 2.0)] + [pfvds(c, 2.0, method="best_response", start=random_feasible_start(rng, c))
-                              for _ in range(3)]
+    runs = [pfvds(c, 2.0)] + [
+        pfvds(c, 2.0, method="best_response", start=random_feasible_start(rng, c)) for _ in range(3)
+    ]
     totals = np.array([r.totals for r in runs])
     assert np.abs(totals - totals[0]).max() <= 1e-6 * totals.max()
     # Lemma 2: the midpoint of two equilibria is one
@@ -87,7 +96,9 @@ def test_random_feasible_start_is_feasible_and_fills_a_resource():
 
 def test_arguments():
     c = Cluster([[9, 18]], [[1, 4], [3, 1]])
-    with pytest.raises(InvalidInputError, match=r"tasks = \[\[1.0, 2.0\]\]: expected shape \(2, 1\)"):
+    with pytest.raises(
+        InvalidInputError, match=r"tasks = \[\[1.0, 2.0\]\]: expected shape \(2, 1\)"
+    ):
         variational_gap(c, [[1.0, 2.0]], 1.0)
     with pytest.raises(InvalidInputError, match=r"tasks\[1, 0\] = -1\.0"):
         least_merit(c, [[1.0], [-1.0]], 1.0)

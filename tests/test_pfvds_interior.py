@@ -1,4 +1,5 @@
 """PF-VDS(α) by the interior-point method: against best responses, SLSQP and PS-DSF (Theorem 5)."""
+
 import warnings
 
 import numpy as np
@@ -32,8 +33,15 @@ def test_interior_point_is_a_nash_equilibrium(cluster, alpha):
 @settings(max_examples=20, deadline=None)
 @given(clusters(max_users=6, max_servers=4), st.data())
 def test_per_server_alpha(cluster, data):
-    alphas = np.array(data.draw(st.lists(st.sampled_from([0.5, 1.0, 3.0]), min_size=cluster.n_servers,
-                                         max_size=cluster.n_servers)))
+    alphas = np.array(
+        data.draw(
+            st.lists(
+                st.sampled_from([0.5, 1.0, 3.0]),
+                min_size=cluster.n_servers,
+                max_size=cluster.n_servers,
+            )
+        )
+    )
     res = pfvds_interior_point(cluster, alphas)
     assert res.diagnostics["converged"]
     assert nash_residual(cluster, res.tasks, alphas) < 1e-4
@@ -62,7 +70,9 @@ def test_agrees_with_best_responses(alpha):
         c = random_cluster(seed, 30, 6, 3)
         ours = pfvds_interior_point(c, alpha)
         best = pfvds(c, alpha, method="best_response")
-        if best.diagnostics["nash_residual"] < 1e-7:  # the Gauss-Seidel iteration does not always get there
+        if (
+            best.diagnostics["nash_residual"] < 1e-7
+        ):  # the Gauss-Seidel iteration does not always get there
             np.testing.assert_allclose(ours.totals, best.totals, rtol=1e-5)
             compared += 1
     assert compared >= 2
@@ -79,14 +89,19 @@ def test_time_shared_alpha_one_is_time_shared_psdsf():
         load = (ours.tasks / np.where(c.eligible, c.gamma, np.inf)).sum(axis=0)
         assert load.max() <= 1 + 1e-12
         ref = psdsf(c, time_shared=True)
-        if ref.diagnostics["converged"]:  # the fixed-point iteration cycles on some instances (seed 2 here)
+        if ref.diagnostics[
+            "converged"
+        ]:  # the fixed-point iteration cycles on some instances (seed 2 here)
             np.testing.assert_allclose(ours.totals, ref.totals, rtol=1e-6)
 
 
 def test_vacuous_rows_and_idle_servers():
     """A resource nobody needs and a server nobody may use leave no trace in the system."""
-    c = Cluster([[4.0, 0.0, 3.0], [2.0, 5.0, 1.0], [1.0, 1.0, 1.0]], [[1.0, 0.0, 1.0], [2.0, 0.0, 0.0]],
-                eligible=[[1, 1, 0], [1, 1, 0]])
+    c = Cluster(
+        [[4.0, 0.0, 3.0], [2.0, 5.0, 1.0], [1.0, 1.0, 1.0]],
+        [[1.0, 0.0, 1.0], [2.0, 0.0, 0.0]],
+        eligible=[[1, 1, 0], [1, 1, 0]],
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         res = pfvds_interior_point(c, 2.0)
@@ -140,12 +155,31 @@ def _stage_both_ways(cluster, alpha, time_shared):
     alphas = np.full(cluster.n_servers, float(alpha))
     symmetric = alpha == 1.0
     with compiled():
-        system, _, x, y, z, s = pi._starting_point(pi._pair_system(cluster, alphas, time_shared), cluster.n_servers,
-                                                   symmetric, None)
-        reference = pi._iterate(system, x.copy(), y.copy(), z.copy(), s.copy(), symmetric, 1e-10, 200)
-        fast = pi._iterate_compiled(x, y, z, s, symmetric, 1e-10, 200, pi._STALL_ITERATIONS, pi._BACKTRACKS,
-                                    system.pair_user, system.pair_rows, system.coef, system.price_coef,
-                                    system.log_coef, system.pair_alpha, system.n_users, system.n_rows)
+        system, _, x, y, z, s = pi._starting_point(
+            pi._pair_system(cluster, alphas, time_shared), cluster.n_servers, symmetric, None
+        )
+        reference = pi._iterate(
+            system, x.copy(), y.copy(), z.copy(), s.copy(), symmetric, 1e-10, 200
+        )
+        fast = pi._iterate_compiled(
+            x,
+            y,
+            z,
+            s,
+            symmetric,
+            1e-10,
+            200,
+            pi._STALL_ITERATIONS,
+            pi._BACKTRACKS,
+            system.pair_user,
+            system.pair_rows,
+            system.coef,
+            system.price_coef,
+            system.log_coef,
+            system.pair_alpha,
+            system.n_users,
+            system.n_rows,
+        )
     totals = [user_sums(r[2], system.pair_user, system.n_users) for r in (reference, fast)]
     return reference, fast, totals
 
@@ -185,9 +219,13 @@ def test_compiled_factorisations_agree_with_lapack():
         spd = a @ a.T + n * np.eye(n)
         low, ok = serial._cholesky(spd)
         assert ok
-        np.testing.assert_allclose(serial._cholesky_solve(low, b), scipy.linalg.solve(spd, b), rtol=1e-10)
+        np.testing.assert_allclose(
+            serial._cholesky_solve(low, b), scipy.linalg.solve(spd, b), rtol=1e-10
+        )
         lu, piv = serial._lu(a)
-        np.testing.assert_allclose(serial._lu_solve(lu, piv, b), scipy.linalg.solve(a, b), rtol=1e-8)
+        np.testing.assert_allclose(
+            serial._lu_solve(lu, piv, b), scipy.linalg.solve(a, b), rtol=1e-8
+        )
     indefinite = np.array([[1.0, 2.0], [2.0, 1.0]])
     assert not serial._cholesky(indefinite)[1]
     assert not serial._cholesky(np.array([[np.nan]]))[1]

@@ -15,7 +15,12 @@ from scipy.optimize import minimize
 
 from fairlib._jit import compiled
 from fairlib.multires import pfvds, random_cluster
-from fairlib.multires.pfvds import _best_response, _coordinate_prices, _dual_newton_response, _log_price_response
+from fairlib.multires.pfvds import (
+    _best_response,
+    _coordinate_prices,
+    _dual_newton_response,
+    _log_price_response,
+)
 
 
 def demands_at(lam, d, x_o, a, gamma, alpha):
@@ -37,7 +42,9 @@ def assert_best_response(x, lam, cap, d, x_o, a, gamma, alpha, tol=1e-9):
     # at α = 256 a price can be e^-868, below the float range (it is then reported as 0): the demands at the
     # reported prices are only checked where every full resource's price is representable
     if (lam[full] > 0).all() and (lam < 1e300).all():
-        np.testing.assert_allclose(x, demands_at(lam, d, x_o, a, gamma, alpha), rtol=1e-7, atol=1e-9 * cap.max())
+        np.testing.assert_allclose(
+            x, demands_at(lam, d, x_o, a, gamma, alpha), rtol=1e-7, atol=1e-9 * cap.max()
+        )
     assert (use <= cap * (1 + tol)).all()
     assert (np.abs(use - cap)[lam > 0] <= cap[lam > 0] * 1e-7).all()
 
@@ -46,7 +53,7 @@ def assert_best_response(x, lam, cap, d, x_o, a, gamma, alpha, tol=1e-9):
 def servers(draw):
     """One server's best-response problem: users' demands, what they get elsewhere, weights, and α."""
     n, m = draw(st.integers(1, 6)), draw(st.integers(1, 3))
-    rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     d = rng.uniform(0.1, 3.0, (n, m)) * (rng.random((n, m)) < 0.8)
     d[~(d > 0).any(axis=1), 0] = 1.0
     cap = rng.uniform(5.0, 20.0, m)
@@ -70,8 +77,11 @@ def test_log_price_newton_from_scratch_meets_the_conditions(problem):
 
 
 @settings(max_examples=120, deadline=None)
-@given(problem=servers(), warm=st.lists(st.floats(-60, 60), min_size=3, max_size=3),
-       unpriced=st.lists(st.booleans(), min_size=3, max_size=3))
+@given(
+    problem=servers(),
+    warm=st.lists(st.floats(-60, 60), min_size=3, max_size=3),
+    unpriced=st.lists(st.booleans(), min_size=3, max_size=3),
+)
 def test_best_response_does_not_depend_on_the_warm_start(problem, warm, unpriced):
     """From zero and from wild warm prices (10^-60..10^60, some resources unpriced) the same answer, meeting the
     conditions: the stalls the fallbacks exist for came from warm starts in the wrong basin."""
@@ -79,8 +89,12 @@ def test_best_response_does_not_depend_on_the_warm_start(problem, warm, unpriced
     m = len(cap)
     start = np.where(np.array(unpriced[:m]), 0.0, 10.0 ** np.array(warm[:m]))
     with compiled():
-        x0, _, gap0 = _best_response(cap, d, x_o, a, gamma, weight, alpha, lam0 := np.zeros(m), 1e-13, 200)
-        x1, _, gap1 = _best_response(cap, d, x_o, a, gamma, weight, alpha, lam1 := start.copy(), 1e-13, 200)
+        x0, _, gap0 = _best_response(
+            cap, d, x_o, a, gamma, weight, alpha, lam0 := np.zeros(m), 1e-13, 200
+        )
+        x1, _, gap1 = _best_response(
+            cap, d, x_o, a, gamma, weight, alpha, lam1 := start.copy(), 1e-13, 200
+        )
     assert gap0 <= 1e-10 and gap1 <= 1e-10
     assert_best_response(x0, lam0, cap, d, x_o, a, gamma, alpha)
     np.testing.assert_allclose(x1, x0, rtol=1e-7, atol=1e-9 * cap.max() / d[d > 0].min())
@@ -94,7 +108,11 @@ def test_log_price_newton_against_slsqp(alpha):
     for _ in range(5):
         n, m = 4, 3
         d = rng.uniform(0.2, 2.0, (n, m))
-        cap, gamma, weight = rng.uniform(5, 15, m), rng.uniform(0.5, 3, n), rng.choice([1.0, 2.0], n)
+        cap, gamma, weight = (
+            rng.uniform(5, 15, m),
+            rng.uniform(0.5, 3, n),
+            rng.choice([1.0, 2.0], n),
+        )
         x_o, a = rng.uniform(0, 2, n), weight * gamma
         lam = np.zeros(m)
         with compiled():
@@ -112,15 +130,28 @@ def test_log_price_newton_against_slsqp(alpha):
         # 1 there, it converges (unscaled, scipy 1.17 reports success at its starting point on the second instance).
         start = np.full(n, 0.05)
         scale = abs(neg(start))
-        problem = dict(jac=lambda v: neg_grad(v) / scale, bounds=[(0, None)] * n,
-                       constraints=[{"type": "ineq", "fun": lambda v: cap - v @ d, "jac": lambda v: -d.T}])
-        solved = minimize(lambda v: neg(v) / scale, start, method="SLSQP", options={"ftol": 1e-15, "maxiter": 1000},
-                          **problem)
+        problem = dict(
+            jac=lambda v: neg_grad(v) / scale,
+            bounds=[(0, None)] * n,
+            constraints=[{"type": "ineq", "fun": lambda v: cap - v @ d, "jac": lambda v: -d.T}],
+        )
+        solved = minimize(
+            lambda v: neg(v) / scale,
+            start,
+            method="SLSQP",
+            options={"ftol": 1e-15, "maxiter": 1000},
+            **problem,
+        )
         if not solved.success:
             # SLSQP's line search can fail on rounding that differs between CPUs (seen at α = 0.5 on an AMD CPU:
             # "Positive directional derivative for linesearch"): the other general solver is the reference then
-            solved = minimize(lambda v: neg(v) / scale, start, method="trust-constr",
-                              options={"gtol": 1e-12, "xtol": 1e-14, "maxiter": 5000}, **problem)
+            solved = minimize(
+                lambda v: neg(v) / scale,
+                start,
+                method="trust-constr",
+                options={"gtol": 1e-12, "xtol": 1e-14, "maxiter": 5000},
+                **problem,
+            )
         assert solved.success, solved.message
         ref = solved.x
         assert gap <= 1e-10
@@ -137,8 +168,15 @@ def test_dual_newton_stalls_where_log_prices_do_not():
         x = pfvds(cluster, 64.0).tasks
     d3, cap = cluster.server_constraints(False)
     users = np.flatnonzero(cluster.eligible[:, 1])
-    args = (cap[1], np.ascontiguousarray(d3[users, 1]), x.sum(1)[users] - x[users, 1],
-            cluster.weight[users] * cluster.gamma[users, 1], cluster.gamma[users, 1], cluster.weight[users], 64.0)
+    args = (
+        cap[1],
+        np.ascontiguousarray(d3[users, 1]),
+        x.sum(1)[users] - x[users, 1],
+        cluster.weight[users] * cluster.gamma[users, 1],
+        cluster.gamma[users, 1],
+        cluster.weight[users],
+        64.0,
+    )
     warm = np.array([5.07993305e41, 0.0, 8.08767132])
     with compiled():
         _, _, stalled = _dual_newton_response(*args, warm.copy(), 1e-13, 200)
@@ -146,8 +184,17 @@ def test_dual_newton_stalls_where_log_prices_do_not():
     assert stalled > 1e-3 and solved <= 1e-10
 
 
-@pytest.mark.parametrize("seed, alpha, time_shared", [(10, 64.0, False), (13, 64.0, False), (87, 64.0, False),
-                                                      (1354, 16.0, False), (1256, 0.25, True), (2093, 64.0, True)])
+@pytest.mark.parametrize(
+    "seed, alpha, time_shared",
+    [
+        (10, 64.0, False),
+        (13, 64.0, False),
+        (87, 64.0, False),
+        (1354, 16.0, False),
+        (1256, 0.25, True),
+        (2093, 64.0, True),
+    ],
+)
 def test_equilibria_the_solver_used_to_miss(seed, alpha, time_shared):
     """Random 6 x 3 x 3 weighted clusters on which PF-VDS ended away from the equilibrium (Nash residual 1e-5-1e-2):
     at α = 64 best responses stalled; at α = 16 and 0.25 (time-shared) two polishing sweeps were not enough; on
@@ -174,7 +221,9 @@ def _property_table_cluster(instance):
     spawn, one cell per instance)."""
     from fairlib.sweep import cell_seed
 
-    seed = cell_seed(np.random.SeedSequence(2018).spawn(7)[0], {"instance": instance, "kind": "random"}, 0)
+    seed = cell_seed(
+        np.random.SeedSequence(2018).spawn(7)[0], {"instance": instance, "kind": "random"}, 0
+    )
     return random_cluster(np.random.default_rng(seed), 6, 3, 3, weights=True)
 
 
@@ -199,14 +248,14 @@ def test_sweeps_that_creep_are_extrapolated(instance, tier, monkeypatch):
     assert res.diagnostics["jumps"] >= 1 and res.diagnostics["sweeps"] < 500
     assert cluster.feasible(res.tasks)
     if tier == "interpreted":
-        monkeypatch.setattr(pfvds_module, "_EXTRAPOLATE_AFTER", 10 ** 9)
+        monkeypatch.setattr(pfvds_module, "_EXTRAPOLATE_AFTER", 10**9)
         with _jit.interpreted():
             plain = pfvds(cluster, 64.0, max_sweeps=500)
         assert plain.diagnostics["jumps"] == 0 and plain.diagnostics["nash_residual"] > 1e-6
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2 ** 32 - 1), time_shared=st.booleans(), scale=st.floats(0.0, 50.0))
+@given(seed=st.integers(0, 2**32 - 1), time_shared=st.booleans(), scale=st.floats(0.0, 50.0))
 def test_a_jump_is_made_feasible(seed, time_shared, scale):
     """``_into_capacity`` returns a feasible point (non-negative, nothing on unusable pairs, every server constraint
     held) from any point, and leaves a point inside capacity as it is."""
@@ -220,7 +269,9 @@ def test_a_jump_is_made_feasible(seed, time_shared, scale):
         _into_capacity(d3, cap, np.ascontiguousarray(cluster.eligible), y)
     assert (y >= 0).all() and (y[~cluster.eligible] == 0).all()
     assert (np.einsum("ni,nik->ik", y, d3) <= cap * (1 + 1e-12)).all()
-    inside = y * 0.5  # within capacity by a margin (y itself may sit an ulp above a constraint after scaling)
+    inside = (
+        y * 0.5
+    )  # within capacity by a margin (y itself may sit an ulp above a constraint after scaling)
     kept = inside.copy()
     with compiled():
         _into_capacity(d3, cap, np.ascontiguousarray(cluster.eligible), inside)

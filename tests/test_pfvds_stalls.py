@@ -17,9 +17,14 @@ from fairlib.multires.pfvds_stalls import descent_rate, equilibrium_merits, pena
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2 ** 32 - 1), alpha=st.sampled_from([0.5, 1.0, 2.0, 4.0]),
-       kappa=st.sampled_from([10.0, 1e3, 1e6]))
-def test_the_equilibrium_zeroes_the_merit_with_multipliers_not_with_penalty_prices(seed, alpha, kappa):
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    alpha=st.sampled_from([0.5, 1.0, 2.0, 4.0]),
+    kappa=st.sampled_from([10.0, 1e3, 1e6]),
+)
+def test_the_equilibrium_zeroes_the_merit_with_multipliers_not_with_penalty_prices(
+    seed, alpha, kappa
+):
     cluster = random_cluster(np.random.default_rng(seed), 4, 2, 2)
     m = equilibrium_merits(cluster, alpha, kappa=kappa)
     assert m["nash_residual"] <= 1e-6 and m["overuse"] <= 1e-9
@@ -44,7 +49,9 @@ def test_psmfa_stops_where_its_direction_still_descends():
     seed = np.random.SeedSequence(2018).spawn(7)[4]
     cluster = random_cluster(np.random.default_rng(seed), 20, 4, 3)
     run = pfvds(cluster, 2.0, method="psmfa", iterations=300)
-    d = descent_rate(cluster, 2.0, run.tasks, run.diagnostics["prices"], run.diagnostics["psi"], tail=100)
+    d = descent_rate(
+        cluster, 2.0, run.tasks, run.diagnostics["prices"], run.diagnostics["psi"], tail=100
+    )
     assert d["psi"] > 0.1 and d["slope"] < 0
     assert 0 < d["rate"] < 1e-3 and d["iterations_to_tol"] > 1e4
     assert 0 < d["best_step"] <= d["longest_step"] and d["best_gain"] > 0

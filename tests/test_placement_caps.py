@@ -12,21 +12,23 @@ from fairlib.multires.best_fit import MAX_PLACEMENTS, placement_bound
 DRF_EXAMPLE = Cluster([[9, 18]], [[1, 4], [3, 1]])
 
 
-@pytest.mark.parametrize("mechanism,options", [(drfh_best_fit, {}), (drfh_best_fit, {"quantum": 1e-300}),
-                                               (drf_machine_offers, {})])
+@pytest.mark.parametrize(
+    "mechanism,options",
+    [(drfh_best_fit, {}), (drfh_best_fit, {"quantum": 1e-300}), (drf_machine_offers, {})],
+)
 def test_an_instance_past_the_cap_is_refused_at_once(mechanism, options):
     huge = Cluster([[1e10, 1e10]], [[1.0, 1.0], [1.0, 1.0]])
     cluster = DRF_EXAMPLE if options else huge
     t0 = time.process_time()
     with pytest.raises(InvalidInputError, match="max_placements = 100000000"):
         mechanism(cluster, **options)
-    assert time.process_time() - t0 < 5          # refused before the filling, not after it
+    assert time.process_time() - t0 < 5  # refused before the filling, not after it
 
 
 @pytest.mark.parametrize("mechanism", [drfh_best_fit, drf_machine_offers])
 def test_at_the_cap_it_runs_and_past_it_it_refuses(mechanism):
     bound = placement_bound(DRF_EXAMPLE)
-    assert bound == 4.5 + 3                    # 4.5 tasks of <1, 4> alone on <9, 18>, 3 of <3, 1>
+    assert bound == 4.5 + 3  # 4.5 tasks of <1, 4> alone on <9, 18>, 3 of <3, 1>
     assert mechanism(DRF_EXAMPLE, max_placements=8).tasks.sum() <= bound
     with pytest.raises(InvalidInputError, match=r"up to 7.5 placements .* max_placements = 7"):
         mechanism(DRF_EXAMPLE, max_placements=7)

@@ -1,4 +1,5 @@
 """utilisation_range: a per-class utilisation over every placement of fixed totals (two HiGHS LPs)."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -22,8 +23,9 @@ def test_two_identical_servers_hand_computed():
 
 def test_a_full_server_pins_the_range():
     """Two users fill both servers exactly: only one placement exists, so the range is a point."""
-    cluster = Cluster([[2.0, 1.0], [1.0, 2.0]], [[1.0, 0.0], [0.0, 1.0]],
-                      eligible=[[True, False], [False, True]])
+    cluster = Cluster(
+        [[2.0, 1.0], [1.0, 2.0]], [[1.0, 0.0], [0.0, 1.0]], eligible=[[True, False], [False, True]]
+    )
     r = utilisation_range(cluster, [2.0, 2.0], [0], 0)
     assert r.low == pytest.approx(1.0, rel=1e-6) and r.high == pytest.approx(1.0, rel=1e-6)
 
@@ -34,7 +36,9 @@ def test_the_mechanisms_own_placement_lies_in_the_range(seed, mechanism):
     """The defining property: the interior point's placement is one feasible placement of its totals, so its
     per-class utilisation lies between the two LP optima; and over all servers the range is one number."""
     rng = np.random.default_rng(seed)
-    cluster = random_cluster(rng, int(rng.integers(2, 12)), int(rng.integers(2, 6)), 2, server_types=2)
+    cluster = random_cluster(
+        rng, int(rng.integers(2, 12)), int(rng.integers(2, 6)), 2, server_types=2
+    )
     alloc = mechanism(cluster)
     servers = rng.random(cluster.n_servers) < 0.5
     servers[0] = True

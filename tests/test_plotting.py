@@ -1,4 +1,5 @@
 """The house figure style: no saved legend covers data (fairlib.repro.plotting.place_legends, called by save_figure)."""
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -22,7 +23,7 @@ def test_a_legend_over_a_band_is_moved_clear_of_the_data():
     bottom = ax.get_ylim()[0]
     assert place_legends(fig) == [ax]
     assert not legend_covers_data(ax)
-    assert ax.get_ylim()[0] == bottom                     # headroom only above: an axis from 0 stays from 0
+    assert ax.get_ylim()[0] == bottom  # headroom only above: an axis from 0 stays from 0
     plt.close(fig)
 
 
@@ -42,7 +43,9 @@ def test_a_legend_clear_of_the_data_stays_where_it_is_and_a_full_axes_sends_it_o
     assert place_legends(fig) == [ax]
     fig.canvas.draw()
     assert not legend_covers_data(ax)
-    assert ax.get_legend().get_window_extent().x0 > ax.get_window_extent().x1   # to the right of the axes
+    assert (
+        ax.get_legend().get_window_extent().x0 > ax.get_window_extent().x1
+    )  # to the right of the axes
     plt.close(fig)
 
 
@@ -55,11 +58,15 @@ def test_legends_outside_the_axes_keep_the_layout(tmp_path):
     fig, axes = new_figure("two panels, legends below", ncols=2, width=11)
     for ax in axes[0]:
         for k in range(6):
-            ax.plot([1e3, 1e4, 1e5], [1e-3 * (k + 1), 1e-2 * (k + 1), 1e-1 * (k + 1)], marker="o",
-                    label=f"a fairly long legend label {k} (slope 1.00)")
+            ax.plot(
+                [1e3, 1e4, 1e5],
+                [1e-3 * (k + 1), 1e-2 * (k + 1), 1e-1 * (k + 1)],
+                marker="o",
+                label=f"a fairly long legend label {k} (slope 1.00)",
+            )
         ax.set_xscale("log")
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
-    place_legends(fig)          # the two-column legends overlap each other: redrawn in one column
+    place_legends(fig)  # the two-column legends overlap each other: redrawn in one column
     widths = [ax.get_position().width for ax in axes[0]]
     for ext in ("png", "pdf", "png"):
         fig.savefig(tmp_path / f"f.{ext}", bbox_inches="tight")
@@ -71,7 +78,7 @@ def test_two_wide_legends_below_neighbouring_panels_are_redrawn_apart():
     """The case of a two-panel speed figure: each panel's two-column legend below it ran into its neighbour's."""
     from fairlib.repro.plotting import overlapping_legends, place_legends, use_style
 
-    use_style()   # side by side on purpose (new_figure would stack two panels this wide)
+    use_style()  # side by side on purpose (new_figure would stack two panels this wide)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.4), squeeze=False, layout="constrained")
     for ax in axes[0]:
         for k in range(6):
@@ -98,5 +105,8 @@ def test_a_legend_below_starts_under_the_x_label():
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     for ax in axes[0]:
-        assert ax.get_legend().get_window_extent(renderer).y1 < ax.xaxis.label.get_window_extent(renderer).y0
+        assert (
+            ax.get_legend().get_window_extent(renderer).y1
+            < ax.xaxis.label.get_window_extent(renderer).y0
+        )
     plt.close(fig)

@@ -23,11 +23,18 @@ def eisenberg_gale_with_floors(cap, dem, w, held):
     """max Σ w log x subject to dem.T x <= cap and x >= held, by SLSQP from a feasible interior point."""
     cap, dem, w, held = (np.asarray(a, dtype=float) for a in (cap, dem, w, held))
     room = cap - held @ dem
-    x0 = held + 0.5 * np.min(np.where(dem > 0, room / np.where(dem > 0, dem, 1) / len(w), np.inf), axis=1)
-    res = minimize(lambda x: -(w * np.log(x)).sum(), x0, jac=lambda x: -w / x, method="SLSQP",
-                   bounds=[(max(h, 1e-12), None) for h in held],
-                   constraints=[{"type": "ineq", "fun": lambda x: cap - x @ dem, "jac": lambda x: -dem.T}],
-                   options={"ftol": 1e-13, "maxiter": 2000})
+    x0 = held + 0.5 * np.min(
+        np.where(dem > 0, room / np.where(dem > 0, dem, 1) / len(w), np.inf), axis=1
+    )
+    res = minimize(
+        lambda x: -(w * np.log(x)).sum(),
+        x0,
+        jac=lambda x: -w / x,
+        method="SLSQP",
+        bounds=[(max(h, 1e-12), None) for h in held],
+        constraints=[{"type": "ineq", "fun": lambda x: cap - x @ dem, "jac": lambda x: -dem.T}],
+        options={"ftol": 1e-13, "maxiter": 2000},
+    )
     # status 8 ("positive directional derivative in line search") is SLSQP stopping at the optimum it cannot improve
     assert res.success or res.status == 8, res.message
     return res.x
@@ -36,11 +43,22 @@ def eisenberg_gale_with_floors(cap, dem, w, held):
 @st.composite
 def markets_with_holdings(draw):
     n, m = draw(st.integers(1, 5)), draw(st.integers(1, 3))
-    dem = np.array(draw(st.lists(st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0]), min_size=m, max_size=m)
-                                 .filter(any), min_size=n, max_size=n)))
+    dem = np.array(
+        draw(
+            st.lists(
+                st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0]), min_size=m, max_size=m).filter(
+                    any
+                ),
+                min_size=n,
+                max_size=n,
+            )
+        )
+    )
     cap = np.array(draw(st.lists(st.sampled_from([6.0, 10.0, 16.0]), min_size=m, max_size=m)))
     w = np.array(draw(st.lists(st.sampled_from([1.0, 2.0, 3.0]), min_size=n, max_size=n)))
-    frac = np.array(draw(st.lists(st.sampled_from([0.0, 0.1, 0.3, 0.6, 0.9]), min_size=n, max_size=n)))
+    frac = np.array(
+        draw(st.lists(st.sampled_from([0.0, 0.1, 0.3, 0.6, 0.9]), min_size=n, max_size=n))
+    )
     # holdings: a share of what each user could hold alone, scaled down until they fit together with room left
     alone = np.min(np.where(dem > 0, cap / np.where(dem > 0, dem, 1), np.inf), axis=1)
     held = frac * alone
@@ -111,12 +129,15 @@ def test_no_finite_optimum_is_reported():
     np.testing.assert_allclose(res.tasks.ravel(), [0, 3])
 
 
-@pytest.mark.parametrize("start, match", [
-    ([1, -1], r"start\[1\] = -1.0: must be finite and >= 0"),
-    ([1, np.nan], r"start\[1\] = nan"),
-    ([1], r"start: expected 2 numbers"),
-    ([5, 0], r"start: uses 20 of resource 1, more than its capacity 18"),
-])
+@pytest.mark.parametrize(
+    "start, match",
+    [
+        ([1, -1], r"start\[1\] = -1.0: must be finite and >= 0"),
+        ([1, np.nan], r"start\[1\] = nan"),
+        ([1], r"start: expected 2 numbers"),
+        ([5, 0], r"start: uses 20 of resource 1, more than its capacity 18"),
+    ],
+)
 def test_bad_start(start, match):
     with pytest.raises(InvalidInputError, match=match):
         ceei(Cluster.single_pool(*DOC), start=start)

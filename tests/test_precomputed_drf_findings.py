@@ -11,22 +11,37 @@ from fairlib.repro.report import ClaimLog, load_registry, measured_values, regis
 
 
 def _table(names, runs=1000):
-    return pd.DataFrame([{"demands": name, "runs": runs, **{c: float(i) for i, c in enumerate(pd_drf.TABLE_COLUMNS)},
-                          **{f"{c}_sd": 0.5 for c in pd_drf.SUBCOUNT_SD}} for name in names])
+    return pd.DataFrame(
+        [
+            {
+                "demands": name,
+                "runs": runs,
+                **{c: float(i) for i, c in enumerate(pd_drf.TABLE_COLUMNS)},
+                **{f"{c}_sd": 0.5 for c in pd_drf.SUBCOUNT_SD},
+            }
+            for name in names
+        ]
+    )
 
 
 def test_table_findings_one_claim_per_cell_with_its_runs():
-    found = pd_drf.table_findings(_table(["1-10", "1-20", "10-20"]), _table(["1-100", "1-1000"], runs=20))
+    found = pd_drf.table_findings(
+        _table(["1-10", "1-20", "10-20"]), _table(["1-100", "1-1000"], runs=20)
+    )
     assert len(found) == 5 * len(pd_drf.TABLE_COLUMNS) - 3 * len(pd_drf.TAIL_CLAIMS)
     declared = load_registry(registry_path("metin2025"), "metin2025")
     assert set(found) <= set(declared)
     assert found["table2_1-1000_over_sd"].runs == 20 and found["table1_1-10_under_1"].runs == 1000
-    assert "table1_1-20_over_max" not in found and "table1_1-20_over_sd" not in found   # table1_tail_findings
+    assert (
+        "table1_1-20_over_max" not in found and "table1_1-20_over_sd" not in found
+    )  # table1_tail_findings
     assert "does not follow from its stated parameters" in found["table2_1-100_over_1"].note
     assert found["table1_10-20_over_avg"].value == float(pd_drf.TABLE_COLUMNS.index("over_avg"))
     assert found["table2_1-100_over_2"].sd == 0.5 and found["table2_1-100_over_avg"].sd is None
     log = ClaimLog("metin2025", write=False)
-    log.measure_all(found)   # the se rules get their runs, and the sub-count columns our runs' standard deviation
+    log.measure_all(
+        found
+    )  # the se rules get their runs, and the sub-count columns our runs' standard deviation
     over_2 = next(c for c in log.claims if c.claim_id == "table2_1-100_over_2")
     assert "sd = pooled = " in over_2.rule and over_2.rule.endswith("runs = 20")
     with pytest.raises(InvalidInputError, match=r"table2: missing column\(s\) \['runs'\]"):
@@ -34,21 +49,38 @@ def test_table_findings_one_claim_per_cell_with_its_runs():
 
 
 def test_identity_findings_count_what_the_claims_say():
-    identity = pd.DataFrame({"other": [0, 1], "simplified_off_floor_edrf": [3, 2], "ds_max_off_floor_edrf": [1, 0],
-                             "bound_violations": [0, 0], "drf_minus_edrf_max": [0.5, 1.0],
-                             "corrected_drf_minus_edrf_max": [1.5, 0.25],
-                             "pdrf_over_allocates": [False, True], "topup_equals_corrected_drf": [True, False]})
+    identity = pd.DataFrame(
+        {
+            "other": [0, 1],
+            "simplified_off_floor_edrf": [3, 2],
+            "ds_max_off_floor_edrf": [1, 0],
+            "bound_violations": [0, 0],
+            "drf_minus_edrf_max": [0.5, 1.0],
+            "corrected_drf_minus_edrf_max": [1.5, 0.25],
+            "pdrf_over_allocates": [False, True],
+            "topup_equals_corrected_drf": [True, False],
+        }
+    )
     v = measured_values(pd_drf.identity_findings(identity))
-    assert v == {"pdrf_equals_floor_edrf": 1, "simplified_variant_less_accurate": 4,
-                 "literal_drf_within_derived_bound": 0, "drf_never_exceeds_edrf_plus_one": 1.0,
-                 "topup_equals_corrected_drf_when_no_over_allocation": True}
+    assert v == {
+        "pdrf_equals_floor_edrf": 1,
+        "simplified_variant_less_accurate": 4,
+        "literal_drf_within_derived_bound": 0,
+        "drf_never_exceeds_edrf_plus_one": 1.0,
+        "topup_equals_corrected_drf_when_no_over_allocation": True,
+    }
     note = pd_drf.identity_findings(identity)["drf_never_exceeds_edrf_plus_one"].note
-    assert "over 2 random instances: 1;" in note and "corrected DRF, not the claim's loop): 1.5" in note
+    assert (
+        "over 2 random instances: 1;" in note
+        and "corrected DRF, not the claim's loop): 1.5" in note
+    )
 
 
 def test_drf_work_per_task_slope_per_doubling():
     n = np.array([1_000, 2_000, 4_000, 8_000])
-    speed = pd.DataFrame({"method": "drf", "n": n, "tasks": 10 * n, "work": 10 * n * (3 + 2 * np.log2(n))})
+    speed = pd.DataFrame(
+        {"method": "drf", "n": n, "tasks": 10 * n, "work": 10 * n * (3 + 2 * np.log2(n))}
+    )
     found = pd_drf.drf_work_per_task_findings(pd.concat([speed, speed.assign(method="pdrf")]))
     assert found["drf_heap_work_grows_with_log_n"].value == pytest.approx(2.0)
     assert "at n = 8,000" in found["drf_heap_work_grows_with_log_n"].note
@@ -58,30 +90,50 @@ def test_drf_work_per_task_slope_per_doubling():
 
 def test_repository_example_is_the_papers():
     v = measured_values(pd_drf.repository_example_findings())
-    assert v == {"repository_example_pdrf_752_1637": [752, 1637], "repository_example_drf_753_1637": [753, 1637]}
+    assert v == {
+        "repository_example_pdrf_752_1637": [752, 1637],
+        "repository_example_drf_753_1637": [753, 1637],
+    }
 
 
 def test_over_allocation_search_adds_both_searches():
     runs = pd.DataFrame({"over_total": [0, 1, 0]})
-    found = pd_drf.over_allocation_search_findings(runs, runs.iloc[:2], runs.iloc[:1], runs.iloc[:1])
+    found = pd_drf.over_allocation_search_findings(
+        runs, runs.iloc[:2], runs.iloc[:1], runs.iloc[:1]
+    )
     assert found["table1_10-20_never_over_allocates"].value == 2
     assert found["table1_10-20_never_over_allocates_exact_shares"].value == 0
-    assert "in 5 runs (the 3 Table 1 runs and 2 more)" in found["table1_10-20_never_over_allocates"].note
+    assert (
+        "in 5 runs (the 3 Table 1 runs and 2 more)"
+        in found["table1_10-20_never_over_allocates"].note
+    )
 
 
 def test_parameter_search_findings_read_the_ranked_grid():
-    rows = [(50_000, 100_000, 1, 100, 0.9), (50_000, 100_000, 1, 1000, 0.5), (1_000_000, 10_000_000, 1, 100, 0.05),
-            (1_000_000, 10_000_000, 1, 1000, 0.08)]
-    grid = pd.DataFrame(rows, columns=["reserve_low", "reserve_high", "demand_low", "demand_high", "distance"])
+    rows = [
+        (50_000, 100_000, 1, 100, 0.9),
+        (50_000, 100_000, 1, 1000, 0.5),
+        (1_000_000, 10_000_000, 1, 100, 0.05),
+        (1_000_000, 10_000_000, 1, 1000, 0.08),
+    ]
+    grid = pd.DataFrame(
+        rows, columns=["reserve_low", "reserve_high", "demand_low", "demand_high", "distance"]
+    )
     ranked = grid.sort_values("distance").reset_index(drop=True)
-    found = pd_drf.parameter_search_findings({"1-1000": ranked, "1-100": ranked.iloc[::-1].reset_index(drop=True)},
-                                             grid_runs=7)
+    found = pd_drf.parameter_search_findings(
+        {"1-1000": ranked, "1-100": ranked.iloc[::-1].reset_index(drop=True)}, grid_runs=7
+    )
     v = measured_values(found)
     assert v["table2_1-1000_row_from_reserves_1e6_1e7_demands_1_100"] == 0.05
     assert v["table2_1-1000_row_needs_reserves_above_stated"] == 0.5
     assert v["table2_1-100_row_found_in_grid"] == 0.9
-    assert "2 of 5 demand ranges within 0.1" in found["table2_1-1000_row_needs_reserves_above_stated"].note
-    quick = pd_drf.parameter_search_findings({"1-1000": ranked, "1-100": ranked}, grid_runs=2, ranked=False)
+    assert (
+        "2 of 5 demand ranges within 0.1"
+        in found["table2_1-1000_row_needs_reserves_above_stated"].note
+    )
+    quick = pd_drf.parameter_search_findings(
+        {"1-1000": ranked, "1-100": ranked}, grid_runs=2, ranked=False
+    )
     assert quick["table2_1-1000_row_needs_reserves_above_stated"].note.startswith("quick mode")
 
 
@@ -90,7 +142,11 @@ def test_subcycles_follow_the_hand_traced_filling():
     assert pd_drf.subcycle_lower_counts(5, 4, 5) == [2, 1, 1, 1, 2]
     # shares 7 and 5: C L L | C L | C L L | C L | C L | C L L  (gaps 2, 3)
     assert pd_drf.subcycle_lower_counts(7, 5, 6) == [2, 1, 2, 1, 1, 2]
-    assert pd_drf.subcycle_lower_counts(4, 2, 3) == [2, 2, 2]      # an integer ratio: no extra subcycles
+    assert pd_drf.subcycle_lower_counts(4, 2, 3) == [
+        2,
+        2,
+        2,
+    ]  # an integer ratio: no extra subcycles
     with pytest.raises(InvalidInputError, match="ds_high > ds_low"):
         pd_drf.subcycle_lower_counts(4, 5)
 
@@ -109,11 +165,15 @@ def test_worked_example_findings_measure_the_papers_counts_and_the_formulas():
 
 def test_sd_bootstrap_interval_is_wider_than_the_normal_rule_for_a_rare_count():
     rng = np.random.default_rng(3)
-    rare = rng.poisson(0.2, size=1000) * (rng.random(1000) < 0.05) * 20   # mostly 0, a few large counts
+    rare = (
+        rng.poisson(0.2, size=1000) * (rng.random(1000) < 0.05) * 20
+    )  # mostly 0, a few large counts
     lo, hi = pd_drf.sd_bootstrap_interval(rare, n_paper=1000, resamples=2000, seed=1)
     sd = rare.std()
     assert lo < sd < hi
-    normal_half = 2.576 * sd * np.sqrt(1 / 2000 + 1 / 2000)   # 99% of a difference of two sd's, normal data
+    normal_half = (
+        2.576 * sd * np.sqrt(1 / 2000 + 1 / 2000)
+    )  # 99% of a difference of two sd's, normal data
     assert (hi - lo) / 2 > 1.5 * normal_half
     assert pd_drf.sd_bootstrap_interval(np.zeros(50)) == (0.0, 0.0)
     # deterministic: the seed fixes the interval
@@ -138,19 +198,32 @@ def test_max_plausibility_three_ways():
 
 
 def test_table1_tail_findings_decide_the_tail_claims():
-    runs = pd.DataFrame({"demands": ["10-20"] * 1000 + ["1-10"] * 1000,
-                         "over_total": np.r_[np.zeros(1000), np.tile([0, 0, 0, 20], 250)],
-                         "over_max": np.r_[np.zeros(1000), np.full(1000, 3)]})
+    runs = pd.DataFrame(
+        {
+            "demands": ["10-20"] * 1000 + ["1-10"] * 1000,
+            "over_total": np.r_[np.zeros(1000), np.tile([0, 0, 0, 20], 250)],
+            "over_max": np.r_[np.zeros(1000), np.full(1000, 3)],
+        }
+    )
     found = pd_drf.table1_tail_findings(runs, resamples=500)
     log = ClaimLog("metin2025", write=False)
     log.measure_all(found)
     status = {c.claim_id: c.status for c in log.claims}
-    assert status["table1_10-20_over_sd"] == "held"            # all zero, as the paper prints
-    assert status["table1_10-20_over_max"] == "inconclusive"   # 0 in 1000 runs: a rate up to 0.5% stays possible
-    assert status["table1_1-10_over_sd"] == "not reproduced"   # sd 8.7 here: the printed 2.137 is far outside
+    assert status["table1_10-20_over_sd"] == "held"  # all zero, as the paper prints
+    assert (
+        status["table1_10-20_over_max"] == "inconclusive"
+    )  # 0 in 1000 runs: a rate up to 0.5% stays possible
+    assert (
+        status["table1_1-10_over_sd"] == "not reproduced"
+    )  # sd 8.7 here: the printed 2.137 is far outside
     assert status["table1_1-10_over_max"] == "not reproduced"  # every run above the printed 2
-    near = runs.assign(over_total=np.r_[np.zeros(1000), np.tile([0, 0, 0, 5], 250)])   # sd 2.17 vs 2.137
-    assert measured_values(pd_drf.table1_tail_findings(near, resamples=500))["table1_1-10_over_sd"][0] > 0
+    near = runs.assign(
+        over_total=np.r_[np.zeros(1000), np.tile([0, 0, 0, 5], 250)]
+    )  # sd 2.17 vs 2.137
+    assert (
+        measured_values(pd_drf.table1_tail_findings(near, resamples=500))["table1_1-10_over_sd"][0]
+        > 0
+    )
     with pytest.raises(InvalidInputError, match="not a row of Table 1"):
         pd_drf.table1_tail_findings(runs.assign(demands="2-30"))
 
@@ -158,20 +231,28 @@ def test_table1_tail_findings_decide_the_tail_claims():
 def test_median_interval_order_statistics():
     assert pd_drf.median_interval(range(1, 16)) == (8.0, 4.0, 12.0, 0.96484375)
     med, lo, hi, cover = pd_drf.median_interval([3.0, 1.0, 2.0])
-    assert (med, lo, hi) == (2.0, 1.0, 3.0) and cover == 0.75   # too few rounds: the range, with its coverage
+    assert (med, lo, hi) == (
+        2.0,
+        1.0,
+        3.0,
+    ) and cover == 0.75  # too few rounds: the range, with its coverage
     with pytest.raises(InvalidInputError):
         pd_drf.median_interval([])
 
 
 def test_variant_speed_findings_take_the_interval_low_end():
-    ratios = pd.DataFrame({"ratio": [0.9, 1.2, 1.1, 1.3, 1.05, 1.15, 1.25, 1.0, 1.1, 1.2, 1.3, 1.4, 1.1, 1.2, 0.95]})
+    ratios = pd.DataFrame(
+        {"ratio": [0.9, 1.2, 1.1, 1.3, 1.05, 1.15, 1.25, 1.0, 1.1, 1.2, 1.3, 1.4, 1.1, 1.2, 0.95]}
+    )
     found = pd_drf.variant_speed_findings(ratios)["simplified_variant_slower"]
-    assert found.value == pytest.approx(sorted(ratios.ratio)[3])     # the 4th of 15
+    assert found.value == pytest.approx(sorted(ratios.ratio)[3])  # the 4th of 15
     assert "over 15 alternating rounds" in found.note
     log = ClaimLog("metin2025", write=False)
     log.measure_all({"simplified_variant_slower": found})
     assert next(c for c in log.claims if c.claim_id == "simplified_variant_slower").status == "held"
-    slow = pd_drf.variant_speed_findings(ratios.assign(ratio=ratios.ratio - 0.2))["simplified_variant_slower"]
+    slow = pd_drf.variant_speed_findings(ratios.assign(ratio=ratios.ratio - 0.2))[
+        "simplified_variant_slower"
+    ]
     assert slow.value < 1
 
 

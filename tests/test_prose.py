@@ -1,4 +1,5 @@
 """The wording rules of every "What we found" and Findings text (fairlib.repro.prose)."""
+
 import math
 
 import pytest
@@ -46,20 +47,34 @@ def test_never_minus_zero(x):
         assert (text == "0") == (x == 0)
         assert not text.startswith("-0") and "0.00" not in text
     if x != 0:
-        assert float(prose.number(x, 2).replace(" × 10", "e").translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789"))
-                     ) == pytest.approx(x, rel=0.06)
+        assert float(
+            prose.number(x, 2)
+            .replace(" × 10", "e")
+            .translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789"))
+        ) == pytest.approx(x, rel=0.06)
     assert not prose.percent(x / 100, 2).startswith("-0")
 
 
 def test_exact_agreement_and_tiny_differences_read_as_words():
     assert prose.within(0.0) == "exactly" and prose.within(-8.91e-10) == "to within 8.9 × 10⁻¹⁰"
-    assert prose.number(0.0, 6) == "0" and prose.percent(0.0, 1) == "0%" and prose.span(0.0, 0.0, 3) == "0"
+    assert (
+        prose.number(0.0, 6) == "0"
+        and prose.percent(0.0, 1) == "0%"
+        and prose.span(0.0, 0.0, 3) == "0"
+    )
 
 
 def test_signs_and_undefined_values():
-    assert prose.number(0.0312, 3, sign=True) == "+0.031" and prose.number(-0.0312, 3, sign=True) == "-0.031"
+    assert (
+        prose.number(0.0312, 3, sign=True) == "+0.031"
+        and prose.number(-0.0312, 3, sign=True) == "-0.031"
+    )
     assert prose.percent(-0.021, 1, sign=True) == "-2.1%"
-    assert prose.number(math.nan) == "n/a" and prose.number(math.inf) == "∞" and prose.share(math.nan) == "n/a"
+    assert (
+        prose.number(math.nan) == "n/a"
+        and prose.number(math.inf) == "∞"
+        and prose.share(math.nan) == "n/a"
+    )
     with pytest.raises(InvalidInputError, match="digits"):
         prose.number(1.0, -1)
 
@@ -71,14 +86,42 @@ def test_found_is_one_paragraph_with_its_lead():
 
 
 LEDGER = [
-    {"claim_id": "worst", "kind": "paper", "source": "§3.1", "statement": "the worst efficiency is 2√2 − 2",
-     "status": "held", "ours": 0.8284271247, "note": ""},
-    {"claim_id": "gain", "kind": "paper", "source": "§5", "statement": "about 50% more efficient",
-     "status": "not reproduced", "ours": 0.39, "note": "median gain 39%"},
-    {"claim_id": "mixed", "kind": "paper", "source": "§4", "statement": "no mixed equilibrium",
-     "status": "not tested", "ours": None, "note": "a proof, not a measurement"},
-    {"claim_id": "steps", "kind": "check", "source": "§6", "statement": "converges in few steps",
-     "status": "held", "ours": 12.0, "note": ""},
+    {
+        "claim_id": "worst",
+        "kind": "paper",
+        "source": "§3.1",
+        "statement": "the worst efficiency is 2√2 − 2",
+        "status": "held",
+        "ours": 0.8284271247,
+        "note": "",
+    },
+    {
+        "claim_id": "gain",
+        "kind": "paper",
+        "source": "§5",
+        "statement": "about 50% more efficient",
+        "status": "not reproduced",
+        "ours": 0.39,
+        "note": "median gain 39%",
+    },
+    {
+        "claim_id": "mixed",
+        "kind": "paper",
+        "source": "§4",
+        "statement": "no mixed equilibrium",
+        "status": "not tested",
+        "ours": None,
+        "note": "a proof, not a measurement",
+    },
+    {
+        "claim_id": "steps",
+        "kind": "check",
+        "source": "§6",
+        "statement": "converges in few steps",
+        "status": "held",
+        "ours": 12.0,
+        "note": "",
+    },
 ]
 
 
@@ -106,8 +149,13 @@ def test_findings_are_three_to_five_known_claims():
 def test_findings_not_yet_chosen_are_the_ledgers_first_paper_claims():
     """``[]``: the first five claims, the paper's before ours (a new paper's notebook until it names its own)."""
     ledger = [dict(LEDGER[3], claim_id=f"check{i}") for i in range(3)] + LEDGER[:3]
-    bullets = [line for line in prose.findings_markdown(ledger, []).splitlines() if line.startswith("- ")]
+    bullets = [
+        line for line in prose.findings_markdown(ledger, []).splitlines() if line.startswith("- ")
+    ]
     assert len(bullets) == 5
-    assert bullets[:3] == [line for line in prose.findings_markdown(LEDGER, ["worst", "gain", "mixed"]).splitlines()
-                           if line.startswith("- ")]
+    assert bullets[:3] == [
+        line
+        for line in prose.findings_markdown(LEDGER, ["worst", "gain", "mixed"]).splitlines()
+        if line.startswith("- ")
+    ]
     assert prose.findings_markdown(LEDGER[:1], []).startswith("- **Held** (§3.1)")

@@ -18,15 +18,27 @@ psdsf_module = importlib.import_module("fairlib.multires.psdsf")
 
 def _both(cluster, time_shared=False):
     start = np.zeros((cluster.n_users, cluster.n_servers))
-    plain = psdsf_module._fixed_point(cluster, time_shared, 50_000, 1e-12, start, {}, accelerate=False)
-    fast = psdsf_module._fixed_point(cluster, time_shared, 50_000, 1e-12, start, {}, accelerate=True)
+    plain = psdsf_module._fixed_point(
+        cluster, time_shared, 50_000, 1e-12, start, {}, accelerate=False
+    )
+    fast = psdsf_module._fixed_point(
+        cluster, time_shared, 50_000, 1e-12, start, {}, accelerate=True
+    )
     return plain, fast
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(2, 40), st.integers(1, 5), st.integers(1, 3), st.booleans(),
-       st.booleans())
-def test_jumps_land_on_the_plain_iterations_limit(seed, n_users, n_servers, n_resources, time_shared, capped):
+@given(
+    st.integers(0, 2**32 - 1),
+    st.integers(2, 40),
+    st.integers(1, 5),
+    st.integers(1, 3),
+    st.booleans(),
+    st.booleans(),
+)
+def test_jumps_land_on_the_plain_iterations_limit(
+    seed, n_users, n_servers, n_resources, time_shared, capped
+):
     rng = np.random.default_rng(seed)
     cluster = random_cluster(rng, n_users, n_servers, n_resources, weights=True)
     if capped:
@@ -44,7 +56,9 @@ def _slow_cluster():
     fixed point converges linearly over hundreds of sweeps (as on the Google open-loop epochs)."""
     rng = np.random.default_rng(11)
     capacity = np.array([[8.0, 4.0], [8.0, 4.0], [2.0, 8.0], [4.0, 4.0]]) * 50
-    demand = np.where(rng.random((120, 1)) < 0.5, [[1.0, 0.2]], [[0.2, 1.0]]) * rng.uniform(0.5, 2.0, (120, 1))
+    demand = np.where(rng.random((120, 1)) < 0.5, [[1.0, 0.2]], [[0.2, 1.0]]) * rng.uniform(
+        0.5, 2.0, (120, 1)
+    )
     eligible = rng.random((120, 4)) < 0.5
     eligible[np.arange(120), rng.integers(0, 4, 120)] = True
     return Cluster(capacity, demand, eligible=eligible)
@@ -52,7 +66,7 @@ def _slow_cluster():
 
 def test_a_slowly_converging_instance_jumps_and_needs_fewer_sweeps():
     plain, fast = _both(_slow_cluster())
-    assert plain.diagnostics["sweeps"] > 100, plain.diagnostics   # the case the jumps are for
+    assert plain.diagnostics["sweeps"] > 100, plain.diagnostics  # the case the jumps are for
     assert fast.diagnostics["jumps"] >= 1
     assert fast.diagnostics["sweeps"] < plain.diagnostics["sweeps"]
     np.testing.assert_allclose(fast.tasks, plain.tasks, rtol=0, atol=1e-8 * plain.tasks.max())

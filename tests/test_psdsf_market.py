@@ -1,6 +1,7 @@
 """PS-DSF by the smoothed market (fairlib.multires._solvers.psdsf_market): Definition 4 is the oracle; where the
 allocation is unique (one server, time-shared servers, a bottleneck everywhere) it is compared with the
 independent references (progressive-filling DRF, PF-VDS(1)'s interior point, the fixed point)."""
+
 import importlib
 
 import numpy as np
@@ -16,7 +17,9 @@ from fairlib.multires.cluster import random_cluster
 from fairlib.multires.psdsf import psdsf_violation
 from tests.test_heterogeneous import clusters
 
-psdsf_module = importlib.import_module("fairlib.multires.psdsf")  # the package re-exports the function
+psdsf_module = importlib.import_module(
+    "fairlib.multires.psdsf"
+)  # the package re-exports the function
 
 
 def single_level(cluster):
@@ -48,9 +51,15 @@ def test_market_on_random_clusters_of_every_shape():
     rng = np.random.default_rng(11)
     for _ in range(40):
         k = int(rng.integers(1, 10))
-        c = random_cluster(rng, int(rng.integers(1, 60)), k, int(rng.integers(1, 5)),
-                           eligible_fraction=float(rng.uniform(0.2, 1.0)), weights=bool(rng.random() < 0.5),
-                           server_types=int(rng.integers(1, k + 1)))
+        c = random_cluster(
+            rng,
+            int(rng.integers(1, 60)),
+            k,
+            int(rng.integers(1, 5)),
+            eligible_fraction=float(rng.uniform(0.2, 1.0)),
+            weights=bool(rng.random() < 0.5),
+            server_types=int(rng.integers(1, k + 1)),
+        )
         for time_shared in (False, True):
             tasks, diag = psdsf_market(c, time_shared=time_shared)
             assert diag["converged"] and diag["residual"] < 1e-12
@@ -63,13 +72,16 @@ def test_market_at_a_medium_size():
     assert res.diagnostics["method"] == "market" and res.diagnostics["newton_iterations"] < 60
     assert psdsf_violation(c, res.tasks, tol=1e-8)["holds"]
     used = np.einsum("ni,nr->ir", res.tasks, c.demand) / c.capacity
-    np.testing.assert_allclose(used.max(axis=1), 1.0, atol=1e-12)  # every server full (one level each)
+    np.testing.assert_allclose(
+        used.max(axis=1), 1.0, atol=1e-12
+    )  # every server full (one level each)
 
 
 def test_one_server_is_drf():
     """One server: PS-DSF is weighted DRF, unique; against the divisible progressive filling of one pool."""
-    assert psdsf(Cluster([[9, 18]], [[1, 4], [3, 1]]), method="market").tasks.ravel().tolist() == \
-        pytest.approx([3.0, 2.0], rel=1e-12)
+    assert psdsf(
+        Cluster([[9, 18]], [[1, 4], [3, 1]]), method="market"
+    ).tasks.ravel().tolist() == pytest.approx([3.0, 2.0], rel=1e-12)
     rng = np.random.default_rng(4)
     for _ in range(10):
         c = random_cluster(rng, int(rng.integers(2, 12)), 1, 3, weights=True)
@@ -114,18 +126,28 @@ def test_definition_4_is_not_unique():
 
 
 def test_method_choice_and_validation(monkeypatch):
-    several_levels = Cluster([[10.0, 20.0]], [[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])  # levels 5 and 15
+    several_levels = Cluster(
+        [[10.0, 20.0]], [[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]
+    )  # levels 5 and 15
     assert not single_level(several_levels)
-    res = psdsf(several_levels)  # the market's one level per server leaves a user free: the fixed point takes over
+    res = psdsf(
+        several_levels
+    )  # the market's one level per server leaves a user free: the fixed point takes over
     assert res.diagnostics["method"] == "market+fixed_point"
     assert res.diagnostics["handover"] == "several VDS levels on a server"
     assert psdsf_violation(several_levels, res.tasks, tol=1e-9)["holds"]
-    np.testing.assert_allclose(res.totals, psdsf(several_levels, method="fixed_point").totals, rtol=1e-12)
+    np.testing.assert_allclose(
+        res.totals, psdsf(several_levels, method="fixed_point").totals, rtol=1e-12
+    )
     with pytest.raises(InvalidInputError, match="method = 'newton'"):
         psdsf(several_levels, method="newton")
-    for kwargs, message in ((dict(mu_final=0.0), "mu_final = 0.0"), (dict(factor=1.5), "factor = 1.5"),
-                            (dict(drop=-1e-3), "drop = -0.001"), (dict(stage_tol=0), "stage_tol = 0"),
-                            (dict(max_newton=0), "max_newton = 0")):
+    for kwargs, message in (
+        (dict(mu_final=0.0), "mu_final = 0.0"),
+        (dict(factor=1.5), "factor = 1.5"),
+        (dict(drop=-1e-3), "drop = -0.001"),
+        (dict(stage_tol=0), "stage_tol = 0"),
+        (dict(max_newton=0), "max_newton = 0"),
+    ):
         with pytest.raises(InvalidInputError, match=message):
             psdsf_market(several_levels, **kwargs)
     with pytest.raises(InvalidInputError, match="cluster: expected a Cluster, got list"):
@@ -136,7 +158,10 @@ def test_method_choice_and_validation(monkeypatch):
     assert not diag["converged"]
     monkeypatch.setattr(psdsf_module, "psdsf_market", lambda cluster, time_shared: (tasks, diag))
     res = psdsf(c)
-    assert res.diagnostics["method"] == "market+fixed_point" and dict(res.diagnostics["market"]) == diag
+    assert (
+        res.diagnostics["method"] == "market+fixed_point"
+        and dict(res.diagnostics["market"]) == diag
+    )
     assert res.diagnostics["handover"] == "not converged"
     assert psdsf_violation(c, res.tasks, tol=1e-7)["holds"]
 
@@ -176,4 +201,6 @@ def test_residual_norms_round_as_numbas_reductions(values):
     res = np.array(values)
     got, expected = _norms(res), numbas(res)
     for g, e in zip(got, expected):
-        assert np.isnan(g) == np.isnan(e) and (np.isnan(g) or np.float64(g).tobytes() == np.float64(e).tobytes())
+        assert np.isnan(g) == np.isnan(e) and (
+            np.isnan(g) or np.float64(g).tobytes() == np.float64(e).tobytes()
+        )

@@ -26,14 +26,18 @@ def _capped_cluster(seed, n_users=5, n_servers=5, server_types=2):
 
 
 @settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 2 ** 32 - 1), method=st.sampled_from(["market", "fixed_point"]))
+@given(seed=st.integers(0, 2**32 - 1), method=st.sampled_from(["market", "fixed_point"]))
 def test_every_psdsf_allocation_is_blocked_everywhere_and_inside_the_bounds(seed, method):
     cluster = _capped_cluster(seed)
-    if method == "market":  # the market has no caps: lift them (a capped cluster goes to the fixed point)
+    if (
+        method == "market"
+    ):  # the market has no caps: lift them (a capped cluster goes to the fixed point)
         cluster = dataclasses.replace(cluster, max_tasks=None)
     alloc = psdsf(cluster, method=method)
     assert psdsf_violation(cluster, alloc.tasks)["holds"]
-    assert psdsf_violation(cluster, alloc.tasks, tol=1e-6)["free_pairs"] == 0   # the relaxation's premise
+    assert (
+        psdsf_violation(cluster, alloc.tasks, tol=1e-6)["free_pairs"] == 0
+    )  # the relaxation's premise
     some = np.arange(cluster.n_servers) < cluster.n_servers // 2 + 1
     for r in range(2):
         for servers in (None, some):
@@ -47,7 +51,7 @@ def test_every_psdsf_allocation_is_blocked_everywhere_and_inside_the_bounds(seed
 
 
 @settings(max_examples=20, deadline=None)
-@given(seed=st.integers(0, 2 ** 32 - 1))
+@given(seed=st.integers(0, 2**32 - 1))
 def test_grouped_bounds_contain_the_per_server_bounds(seed):
     cluster = _capped_cluster(seed, n_users=4, n_servers=6)
     for r in range(2):
@@ -57,7 +61,9 @@ def test_grouped_bounds_contain_the_per_server_bounds(seed):
             single = psdsf_utilisation_bounds(cluster, r, grouped=False, ordered=ordered)
             assert grouped.low <= single.low + 1e-7 and single.high <= grouped.high + 1e-7
             assert single.low <= single.high + 1e-9
-        assert loose.low <= grouped.low + 1e-7 and grouped.high <= loose.high + 1e-7   # the order only tightens
+        assert (
+            loose.low <= grouped.low + 1e-7 and grouped.high <= loose.high + 1e-7
+        )  # the order only tightens
 
 
 def test_one_server_hand_computed():
@@ -97,20 +103,48 @@ def test_open_loop_reports_the_bounds_around_psdsf():
     from fairlib.repro.experiments import google_open_loop as gol
     from fairlib.traces.workload import Fleet
 
-    fleet = Fleet(np.array([[1.0, 1.0], [1.0, 0.5], [0.5, 1.0]]), ("cpu_normalised", "memory_normalised"),
-                  np.array(["A", "C", "D"]), "test")
+    fleet = Fleet(
+        np.array([[1.0, 1.0], [1.0, 0.5], [0.5, 1.0]]),
+        ("cpu_normalised", "memory_normalised"),
+        np.array(["A", "C", "D"]),
+        "test",
+    )
     offsets = np.arange(4)
     start, end = np.zeros(3), np.array([300.0, 600.0, 600.0])
-    jobs = sim.Jobs(np.arange(3), start, end, offsets, end - start, np.array([[1, 0.5], [0.5, 1], [1, 1]], float),
-                    ("cpu_normalised", "memory_normalised"), "test", np.array([0, 2, 2]), start, end)
+    jobs = sim.Jobs(
+        np.arange(3),
+        start,
+        end,
+        offsets,
+        end - start,
+        np.array([[1, 0.5], [0.5, 1], [1, 1]], float),
+        ("cpu_normalised", "memory_normalised"),
+        "test",
+        np.array([0, 2, 2]),
+        start,
+        end,
+    )
     jobs = dataclasses.replace(jobs, segment_cap=np.array([0.4, np.inf, 0.5]))
     eligible = sim.class_eligibility(fleet, jobs.scheduling_class)
     table = sim.open_loop(fleet, jobs, {"PS-DSF": psdsf}, eligible=eligible, definition4=True)
     for _, row in table.iterrows():
         for res in ("cpu_normalised", "memory_normalised"):
-            assert row[f"psdsf_low_{res}"] - 1e-7 <= row[f"utilisation_{res}"] <= row[f"psdsf_high_{res}"] + 1e-7
-            assert row[f"psdsf_reserved_low_{res}"] - 1e-7 <= row[f"reserved_utilisation_{res}"] <= \
-                row[f"psdsf_reserved_high_{res}"] + 1e-7
+            assert (
+                row[f"psdsf_low_{res}"] - 1e-7
+                <= row[f"utilisation_{res}"]
+                <= row[f"psdsf_high_{res}"] + 1e-7
+            )
+            assert (
+                row[f"psdsf_reserved_low_{res}"] - 1e-7
+                <= row[f"reserved_utilisation_{res}"]
+                <= row[f"psdsf_reserved_high_{res}"] + 1e-7
+            )
     averaged = gol.time_averaged(table).loc["PS-DSF"]
-    assert averaged.cpu_definition4_low - 1e-7 <= averaged.cpu <= averaged.cpu_definition4_high + 1e-7
-    assert averaged.ram_CD_definition4_low - 1e-7 <= averaged.ram_CD <= averaged.ram_CD_definition4_high + 1e-7
+    assert (
+        averaged.cpu_definition4_low - 1e-7 <= averaged.cpu <= averaged.cpu_definition4_high + 1e-7
+    )
+    assert (
+        averaged.ram_CD_definition4_low - 1e-7
+        <= averaged.ram_CD
+        <= averaged.ram_CD_definition4_high + 1e-7
+    )

@@ -26,7 +26,9 @@ def test_an_unused_guarantee_is_lent_by_yarn_held_by_mesos_and_partly_held_by_ku
     g = [[6], [0]]
     assert drf(d, cap, max_tasks=mt, quotas=Quotas.yarn(min_share=g)).tasks.tolist() == [2, 8]
     assert drf(d, cap, max_tasks=mt, quotas=Quotas.mesos(guarantee=g)).tasks.tolist() == [2, 4]
-    assert drf(d, cap, max_tasks=mt, quotas=Quotas.kueue(nominal=g, lending_limit=[[3], [0]])).tasks.tolist() == [2, 7]
+    assert drf(
+        d, cap, max_tasks=mt, quotas=Quotas.kueue(nominal=g, lending_limit=[[3], [0]])
+    ).tasks.tolist() == [2, 7]
 
 
 def test_limits_cap_a_user_as_whole_tasks_within_the_vector():
@@ -37,13 +39,20 @@ def test_limits_cap_a_user_as_whole_tasks_within_the_vector():
     capped = drf([[1, 4], [3, 1]], [9, 18], quotas=Quotas.yarn(max_share=[[9, 8], [9, 18]]))
     assert capped.tasks.tolist() == [2, 2]
     # a limit that is not a whole number of tasks rounds down: 11 GB is two tasks of 4 GB
-    assert drf([[1, 4], [3, 1]], [9, 18], quotas=Quotas.yarn(max_share=[[9, 11], [9, 18]])).tasks.tolist() == [2, 2]
+    assert drf(
+        [[1, 4], [3, 1]], [9, 18], quotas=Quotas.yarn(max_share=[[9, 11], [9, 18]])
+    ).tasks.tolist() == [2, 2]
 
 
 def test_guaranteed_tasks_come_first_in_the_recorded_order():
     """YARN min share <4, 16> for A: A's four guaranteed tasks are served before anyone beyond a guarantee, then DRF
     by the whole allocation: B (share 0) takes one task, after which nothing fits."""
-    res = drf([[1, 4], [3, 1]], [9, 18], quotas=Quotas.yarn(min_share=[[4, 16], [0, 0]]), record_order=True)
+    res = drf(
+        [[1, 4], [3, 1]],
+        [9, 18],
+        quotas=Quotas.yarn(min_share=[[4, 16], [0, 0]]),
+        record_order=True,
+    )
     assert res.tasks.tolist() == [4, 1]
     assert res.order.tolist() == [0, 0, 0, 0, 1]
 
@@ -52,7 +61,9 @@ def test_kueue_orders_by_the_borrowed_share():
     """Kueue: nominal <4, 9> for A and <5, 9> for B (the pool is their sum, 9 CPUs, 18 GB). Within nominal both have
     share 0 (index order): A two tasks, B one. Then borrowed shares: A's third task borrows 3 GB of the 18 lendable
     (1/6), B's second 1 CPU of 9 (1/9): A goes first at share 0, B next; B's third and A's fourth need a tenth CPU."""
-    res = drf([[1, 4], [3, 1]], [9, 18], quotas=Quotas.kueue(nominal=[[4, 9], [5, 9]]), record_order=True)
+    res = drf(
+        [[1, 4], [3, 1]], [9, 18], quotas=Quotas.kueue(nominal=[[4, 9], [5, 9]]), record_order=True
+    )
     assert res.tasks.tolist() == [3, 2]
     assert res.order.tolist() == [0, 0, 1, 0, 1]
     assert res.share_arithmetic == "float"
@@ -83,15 +94,33 @@ def test_no_quotas_is_plain_drf():
 def quota_instances(draw, share=None):
     """Small integer instances with guarantees that fit, limits above them, lending limits below them."""
     n, m = draw(st.integers(1, 5)), draw(st.integers(1, 3))
-    d = np.array(draw(st.lists(st.lists(st.integers(0, 4), min_size=m, max_size=m), min_size=n, max_size=n)))
+    d = np.array(
+        draw(st.lists(st.lists(st.integers(0, 4), min_size=m, max_size=m), min_size=n, max_size=n))
+    )
     d[d.sum(axis=1) == 0, 0] = 1
     cap = np.array(draw(st.lists(st.integers(4, 30), min_size=m, max_size=m)))
-    frac = np.array(draw(st.lists(st.lists(st.integers(0, 10), min_size=m, max_size=m), min_size=n, max_size=n)))
+    frac = np.array(
+        draw(st.lists(st.lists(st.integers(0, 10), min_size=m, max_size=m), min_size=n, max_size=n))
+    )
     g = np.floor(frac / 10 * cap / n)
     lend = np.floor(g * draw(st.integers(0, 10)) / 10) if draw(st.booleans()) else None
-    lim = g + np.array(draw(st.lists(st.lists(st.integers(0, 15), min_size=m, max_size=m), min_size=n,
-                                     max_size=n))) if draw(st.booleans()) else None
-    mt = np.array(draw(st.lists(st.integers(0, 12), min_size=n, max_size=n))) if draw(st.booleans()) else None
+    lim = (
+        g
+        + np.array(
+            draw(
+                st.lists(
+                    st.lists(st.integers(0, 15), min_size=m, max_size=m), min_size=n, max_size=n
+                )
+            )
+        )
+        if draw(st.booleans())
+        else None
+    )
+    mt = (
+        np.array(draw(st.lists(st.integers(0, 12), min_size=n, max_size=n)))
+        if draw(st.booleans())
+        else None
+    )
     share = share or draw(st.sampled_from(["dominant", "borrowed"]))
     return d, cap, g, lim, lend, share, mt
 
@@ -102,13 +131,16 @@ def test_kernel_matches_the_reference(args, cut):
     """Same tasks in the same order, from zero and from a start the reference reached after ``cut`` tasks."""
     d, cap, g, lim, lend, share, mt = args
     q = Quotas(g, lim, lend, share)
-    ref, order = quota_filling_reference(d, cap, guarantee=g, limit=lim, lending_limit=lend, share=share, max_tasks=mt)
+    ref, order = quota_filling_reference(
+        d, cap, guarantee=g, limit=lim, lending_limit=lend, share=share, max_tasks=mt
+    )
     res = drf(d, cap, quotas=q, max_tasks=mt, record_order=True)
     assert res.tasks.tolist() == ref.tolist()
     assert res.order.tolist() == order
     start = np.bincount(np.array(order[:cut], dtype=np.int64), minlength=len(d))
-    ref2, order2 = quota_filling_reference(d, cap, guarantee=g, limit=lim, lending_limit=lend, share=share,
-                                           max_tasks=mt, start=start)
+    ref2, order2 = quota_filling_reference(
+        d, cap, guarantee=g, limit=lim, lending_limit=lend, share=share, max_tasks=mt, start=start
+    )
     res2 = drf(d, cap, quotas=q, max_tasks=mt, record_order=True, start=start)
     assert res2.tasks.tolist() == ref2.tolist()
     assert res2.order.tolist() == order2
@@ -118,7 +150,9 @@ def test_kernel_matches_the_reference(args, cut):
 @given(args=quota_instances())
 def test_compiled_kernel_matches_the_reference(args):
     d, cap, g, lim, lend, share, mt = args
-    ref, order = quota_filling_reference(d, cap, guarantee=g, limit=lim, lending_limit=lend, share=share, max_tasks=mt)
+    ref, order = quota_filling_reference(
+        d, cap, guarantee=g, limit=lim, lending_limit=lend, share=share, max_tasks=mt
+    )
     with compiled():
         res = drf(d, cap, quotas=Quotas(g, lim, lend, share), max_tasks=mt, record_order=True)
     assert res.tasks.tolist() == ref.tolist()
@@ -129,7 +163,9 @@ def test_the_reference_catches_a_kernel_that_ignores_reservations():
     """The differential test can fail: the same quotas with everything lendable (the reservation dropped) differ
     from the reference on the Mesos case."""
     d, cap, mt = [[1], [1]], [10], [2, 100]
-    ref, _ = quota_filling_reference(d, cap, guarantee=[[6], [0]], lending_limit=[[0], [0]], max_tasks=mt)
+    ref, _ = quota_filling_reference(
+        d, cap, guarantee=[[6], [0]], lending_limit=[[0], [0]], max_tasks=mt
+    )
     dropped = drf(d, cap, max_tasks=np.array(mt), quotas=Quotas([[6], [0]]))
     assert dropped.tasks.tolist() != ref.tolist()
 
@@ -175,8 +211,9 @@ def test_progressive_filling_with_quotas_property(args):
         before[j] -= 1
         for i in range(len(d)):
             if i != j:
-                assert (_share(share, d, cap, g, lendable, j, t[j] - 1) <= _share(share, d, cap, g, lendable, i, t[i])
-                        or not can_take(before, i)), (i, j)
+                assert _share(share, d, cap, g, lendable, j, t[j] - 1) <= _share(
+                    share, d, cap, g, lendable, i, t[i]
+                ) or not can_take(before, i), (i, j)
 
 
 # ---- continuous references --------------------------------------------------------------------------------------
@@ -206,33 +243,65 @@ def test_whole_tasks_converge_to_the_divisible_allocation(seed, share):
     if share == "dominant":
         x = quota_maxmin_lp(d, cap, q, weights=w)
     else:
-        x = borrowed_waterfilling_reference(d, cap, guarantee=g, limit=lim, lending_limit=lend, weights=w)
-    scaled = Quotas(g * SCALE, None if lim is None else lim * SCALE, None if lend is None else lend * SCALE, share)
+        x = borrowed_waterfilling_reference(
+            d, cap, guarantee=g, limit=lim, lending_limit=lend, weights=w
+        )
+    scaled = Quotas(
+        g * SCALE,
+        None if lim is None else lim * SCALE,
+        None if lend is None else lend * SCALE,
+        share,
+    )
     tasks = drf(d, cap * SCALE, weights=w, quotas=scaled).tasks
     assert np.abs(tasks - SCALE * x).max() <= 2 * len(d)
 
 
 def test_lp_reference_without_quotas_is_edrf():
     from fairlib.multires import edrf
+
     d, cap, w = [[1, 4], [3, 1], [2, 2]], [19, 23], [1, 2, 1]
-    np.testing.assert_allclose(quota_maxmin_lp(d, cap, Quotas(), weights=w), edrf(d, cap, weights=w).tasks,
-                               rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(
+        quota_maxmin_lp(d, cap, Quotas(), weights=w),
+        edrf(d, cap, weights=w).tasks,
+        rtol=1e-7,
+        atol=1e-9,
+    )
 
 
 # ---- bad input --------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("make, match", [
-    (lambda: Quotas(guarantee=[[1, 1]]), r"quotas.guarantee = \[\[1, 1\]\]: expected shape \(2, 2\)"),
-    (lambda: Quotas(guarantee=[[1, -1], [0, 0]]), r"quotas.guarantee\[0, 1\] = -1.0"),
-    (lambda: Quotas(guarantee=[[1, np.nan], [0, 0]]), r"quotas.guarantee\[0, 1\] = nan"),
-    (lambda: Quotas(guarantee=[[1, np.inf], [0, 0]]), r"quotas.guarantee\[0, 1\] = inf: must be finite"),
-    (lambda: Quotas(limit=[[1, -2], [0, 0]]), r"quotas.limit\[0, 1\] = -2.0"),
-    (lambda: Quotas(guarantee=[[5, 0], [0, 0]], limit=[[4, 9], [9, 9]]),
-     r"quotas.guarantee\[0, 0\] = 5.*must be <= quotas.limit"),
-    (lambda: Quotas(guarantee=[[5, 0], [0, 0]], lending_limit=[[6, 0], [0, 0]]), r"quotas.lending_limit must be <="),
-    (lambda: Quotas(guarantee=[[5, 0], [5, 0]]), r"resource 0 add up to 10, more than its capacity 9"),
-    (lambda: Quotas.kueue(nominal=[[5, 0], [5, 0]]), r"nominal: the guarantees of resource 0 add up to 10"),
-    (lambda: Quotas.yarn(min_share=[[1, 1], [1, -1]]), r"min_share\[1, 1\] = -1.0"),
-])
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (
+            lambda: Quotas(guarantee=[[1, 1]]),
+            r"quotas.guarantee = \[\[1, 1\]\]: expected shape \(2, 2\)",
+        ),
+        (lambda: Quotas(guarantee=[[1, -1], [0, 0]]), r"quotas.guarantee\[0, 1\] = -1.0"),
+        (lambda: Quotas(guarantee=[[1, np.nan], [0, 0]]), r"quotas.guarantee\[0, 1\] = nan"),
+        (
+            lambda: Quotas(guarantee=[[1, np.inf], [0, 0]]),
+            r"quotas.guarantee\[0, 1\] = inf: must be finite",
+        ),
+        (lambda: Quotas(limit=[[1, -2], [0, 0]]), r"quotas.limit\[0, 1\] = -2.0"),
+        (
+            lambda: Quotas(guarantee=[[5, 0], [0, 0]], limit=[[4, 9], [9, 9]]),
+            r"quotas.guarantee\[0, 0\] = 5.*must be <= quotas.limit",
+        ),
+        (
+            lambda: Quotas(guarantee=[[5, 0], [0, 0]], lending_limit=[[6, 0], [0, 0]]),
+            r"quotas.lending_limit must be <=",
+        ),
+        (
+            lambda: Quotas(guarantee=[[5, 0], [5, 0]]),
+            r"resource 0 add up to 10, more than its capacity 9",
+        ),
+        (
+            lambda: Quotas.kueue(nominal=[[5, 0], [5, 0]]),
+            r"nominal: the guarantees of resource 0 add up to 10",
+        ),
+        (lambda: Quotas.yarn(min_share=[[1, 1], [1, -1]]), r"min_share\[1, 1\] = -1.0"),
+    ],
+)
 def test_bad_quotas_are_named(make, match):
     """Refused when built (signs, finiteness) or when resolved against the instance (shape, order, capacity)."""
     with pytest.raises(InvalidInputError, match=match):
@@ -245,6 +314,7 @@ def test_guarantee_summary_matches_numpy(seed, m, order):
     """Resolution's one compiled pass against the NumPy expressions it replaced: the same first offending entries
     (row-major, as ``np.argwhere``) and the same answer to "is anything held back", in either memory order."""
     from fairlib.multires.quotas import _guarantee_summary
+
     rng = np.random.default_rng(seed)
     n = 50
     guarantee = rng.integers(0, 4, (n, m)).astype(float) * rng.random((n, 1))
@@ -264,7 +334,11 @@ def test_guarantees_that_numpy_adds_up_to_the_capacity_are_accepted():
     """10⁵ guarantees of 1/10⁵ of one resource: NumPy's pairwise sum is the capacity to the bit, a running sum drifts
     above it (a resolution that added them one by one refused them)."""
     n = 100_000
-    guarantee, demands, capacity = np.full((n, 1), 100 / n), np.full((n, 1), 5e-4), np.array([100.0])
+    guarantee, demands, capacity = (
+        np.full((n, 1), 100 / n),
+        np.full((n, 1), 5e-4),
+        np.array([100.0]),
+    )
     assert guarantee.sum(axis=0)[0] <= 100.0 * (1 + 1e-12)
     Quotas.mesos(guarantee=guarantee).resolve(demands, capacity)  # no error
     assert drf(demands, capacity, quotas=Quotas.yarn(min_share=guarantee)).tasks.sum() == 2 * n - 1
@@ -287,7 +361,9 @@ def test_mesos_guarantees_of_whole_tasks_that_fill_the_pool_are_each_run(seed):
     guaranteed = rng.integers(1, 4, n)
     guarantee = guaranteed[:, None] * demands
     capacity = np.array([math.fsum(guarantee[:, r]) for r in range(3)])
-    assert (committed_amounts(np.zeros(n, dtype=np.int64), demands, guarantee) > capacity).any()  # the drift is there
+    assert (
+        committed_amounts(np.zeros(n, dtype=np.int64), demands, guarantee) > capacity
+    ).any()  # the drift is there
     tasks = drf(demands, capacity, quotas=Quotas.mesos(guarantee=guarantee)).tasks
     assert tasks.tolist() == guaranteed.tolist()
 
@@ -300,12 +376,14 @@ def test_committed_amounts_are_numpys_sums(n, m, order, reserving):
     ``np.maximum(held[:, None] * d, reserved)`` over users, bit for bit: the compiled pass adds row by row as NumPy
     does with two resources or more (this fails if NumPy ever sums otherwise), NumPy itself with one."""
     from fairlib.multires.progressive_filling import committed_amounts
+
     rng = np.random.default_rng(n + m)
     d = rng.random((n, m)) * 10
     held = rng.integers(0, 5, n)
     reserved = np.asarray(rng.random((n, m)) * 20, order=order) if reserving else np.empty((0, m))
     expected = np.maximum(held[:, None] * d, reserved if reserving else 0.0).sum(axis=0)
     assert committed_amounts(held, d, reserved).tobytes() == expected.tobytes()
+
 
 def test_resolving_keeps_none_of_the_callers_arrays():
     """Resolution reads the quota matrices in place; what it returns must not alias them."""
@@ -320,7 +398,9 @@ def test_bad_combinations_are_refused():
     d, cap = [[1, 4], [3, 1]], [9, 18]
     with pytest.raises(InvalidInputError, match="quotas.share"):
         Quotas(share="total")
-    with pytest.raises(InvalidInputError, match="quotas: expected a fairlib.multires.Quotas, got dict"):
+    with pytest.raises(
+        InvalidInputError, match="quotas: expected a fairlib.multires.Quotas, got dict"
+    ):
         drf(d, cap, quotas={"guarantee": [[1, 1], [1, 1]]})
     with pytest.raises(InvalidInputError, match="tie_break = 'higher_share'"):
         drf(d, cap, quotas=Quotas.kueue(nominal=[[1, 1], [1, 1]]), tie_break="higher_share")
@@ -329,16 +409,22 @@ def test_bad_combinations_are_refused():
     with pytest.raises(InvalidInputError, match=r"borrowing_limit\[0, 1\] = -1.0"):
         Quotas.kueue(nominal=[[1, 1], [1, 1]], borrowing_limit=[[0, -1], [0, 0]])
     # a start that lends out a reserved guarantee: user 1 holds 8 CPUs while 6 are held back for user 0
-    with pytest.raises(InvalidInputError, match="start: with the guarantees' reserved parts, commits 14 of resource 0"):
+    with pytest.raises(
+        InvalidInputError,
+        match="start: with the guarantees' reserved parts, commits 14 of resource 0",
+    ):
         drf([[1], [1]], [10], quotas=Quotas.mesos(guarantee=[[6], [0]]), start=np.array([0, 8]))
     # a start beyond a limit is beyond the user's cap
-    with pytest.raises(InvalidInputError, match=r"start\[0\] = 3: must be within max_tasks\[0\] = 2"):
+    with pytest.raises(
+        InvalidInputError, match=r"start\[0\] = 3: must be within max_tasks\[0\] = 2"
+    ):
         drf(d, cap, quotas=Quotas.yarn(max_share=[[9, 8], [9, 18]]), start=np.array([3, 0]))
 
 
 # ---- DRFH and TSF: guarantees and limits on heterogeneous servers -------------------------------------------------
 def _heterogeneous_case(seed):
     from fairlib.multires import random_cluster
+
     rng = np.random.default_rng(seed)
     cluster = random_cluster(rng, 4, 3, 2, weights=True)
     g = np.floor(rng.random((4, 2)) * cluster.pooled_capacity / 4 * 0.8 * 100) / 100
@@ -361,7 +447,9 @@ def test_heterogeneous_guarantees_and_limits_match_the_lp_reference(seed, method
     from tests.reference import maxmin_levels_reference
 
     cluster, q = _heterogeneous_case(seed)
-    run, coefficients = (drfh, drfh_coefficients) if mechanism == "drfh" else (tsf, tsf_coefficients)
+    run, coefficients = (
+        (drfh, drfh_coefficients) if mechanism == "drfh" else (tsf, tsf_coefficients)
+    )
     alloc = run(cluster, quotas=q, method=method)
     lower, upper = divisible_bounds(q, cluster.demand, cluster.max_tasks)
     coef = coefficients(cluster) / cluster.weight
@@ -375,6 +463,7 @@ def test_guarantees_matter_on_heterogeneous_servers():
     """Without quotas DRFH equalises; a guarantee above that level holds (case seed 2 of the LP comparison: user 0's
     guarantee is about 20.3 tasks, above its 17.2 under plain DRFH)."""
     from fairlib.multires import drfh
+
     cluster, q = _heterogeneous_case(2)
     plain, guaranteed = drfh(cluster).totals, drfh(cluster, quotas=q).totals
     floor = np.min(np.asarray(q.guarantee)[0] / cluster.demand[0])
@@ -383,7 +472,13 @@ def test_guarantees_matter_on_heterogeneous_servers():
 
 def test_single_server_drfh_with_quotas_is_the_pooled_lp():
     from fairlib.multires import drfh
-    d, cap, g, lim = [[1, 4], [3, 1], [2, 2]], [19, 23], [[4, 16], [0, 0], [2, 2]], [[19, 23], [9, 5], [19, 23]]
+
+    d, cap, g, lim = (
+        [[1, 4], [3, 1], [2, 2]],
+        [19, 23],
+        [[4, 16], [0, 0], [2, 2]],
+        [[19, 23], [9, 5], [19, 23]],
+    )
     q = Quotas.yarn(min_share=g, max_share=lim)
     alloc = drfh(Cluster([cap], d), quotas=q)
     np.testing.assert_allclose(alloc.totals, quota_maxmin_lp(d, cap, q), rtol=1e-6)
@@ -391,10 +486,16 @@ def test_single_server_drfh_with_quotas_is_the_pooled_lp():
 
 def test_heterogeneous_quotas_bad_input():
     from fairlib.multires import drfh
+
     two = Cluster([[10, 10], [10, 10]], [[6, 6], [1, 1]], eligible=[[True, False], [True, True]])
-    with pytest.raises(InvalidInputError, match=r"min_share: the guaranteed tasks \[2.5, 0.0\] cannot all be placed"):
+    with pytest.raises(
+        InvalidInputError,
+        match=r"min_share: the guaranteed tasks \[2.5, 0.0\] cannot all be placed",
+    ):
         drfh(two, quotas=Quotas.yarn(min_share=[[15, 15], [0, 0]]))
-    with pytest.raises(InvalidInputError, match="resource 1 add up to 21, more than its capacity 20"):
+    with pytest.raises(
+        InvalidInputError, match="resource 1 add up to 21, more than its capacity 20"
+    ):
         drfh(two, quotas=Quotas.yarn(min_share=[[5, 11], [5, 10]]))
     with pytest.raises(InvalidInputError, match="quotas.share = 'borrowed'"):
         drfh(two, quotas=Quotas.kueue(nominal=[[5, 5], [5, 5]]))
@@ -403,7 +504,12 @@ def test_heterogeneous_quotas_bad_input():
     with pytest.raises(InvalidInputError, match="quotas: expected a fairlib.multires.Quotas"):
         drfh(two, quotas=[[5, 5], [5, 5]])
     from fairlib.multires import weighted_maxmin_totals
-    with pytest.raises(InvalidInputError, match=r"floors\[1\] = -1.0: expected 2 finite numbers >= 0"):
+
+    with pytest.raises(
+        InvalidInputError, match=r"floors\[1\] = -1.0: expected 2 finite numbers >= 0"
+    ):
         weighted_maxmin_totals(two, [1.0, 1.0], floors=[0.0, -1.0])
-    with pytest.raises(InvalidInputError, match=r"floors: expected 2 finite numbers >= 0 .* got shape \(3,\)"):
+    with pytest.raises(
+        InvalidInputError, match=r"floors: expected 2 finite numbers >= 0 .* got shape \(3,\)"
+    ):
         weighted_maxmin_totals(two, [1.0, 1.0], floors=[0.0, 1.0, 2.0])

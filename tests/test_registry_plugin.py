@@ -60,12 +60,36 @@ PLUGIN = textwrap.dedent('''
 
 
 def _pytest(args, tmp_path):
-    env = dict(os.environ, FAIRLIB_MECHANISMS="fairlib_toy_plugin",
-               PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+    env = dict(
+        os.environ,
+        FAIRLIB_MECHANISMS="fairlib_toy_plugin",
+        PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]).rstrip(
+            os.pathsep
+        ),
+    )
     # the registry-wide tests only (no doctests, no parallel workers inside this test)
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-o",
-                           "addopts=--strict-markers", "-m", "registry", "tests", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=1800)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "-o",
+            "addopts=--strict-markers",
+            "-m",
+            "registry",
+            "tests",
+            *args,
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
 
 
 def _rule(node: str) -> str:
@@ -87,7 +111,9 @@ def test_a_mechanism_from_another_module_meets_every_registry_wide_test_unchange
     assert len(by_test) >= 6, sorted(by_test)
     # every registry-wide test is parametrised by mechanism: each has an instance for a toy
     missing = [test for test, nodes in by_test.items() if not any("toy_" in n for n in nodes)]
-    assert not missing, f"registry-wide tests that do not run on a newly registered mechanism: {missing}"
+    assert not missing, (
+        f"registry-wide tests that do not run on a newly registered mechanism: {missing}"
+    )
     toy = [n for n in ids if "toy_" in n]
     run = _pytest(["-q", "-k", "toy_"], tmp_path)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-3000:]
@@ -96,6 +122,11 @@ def test_a_mechanism_from_another_module_meets_every_registry_wide_test_unchange
 
 def test_a_module_that_cannot_be_imported_is_named(tmp_path):
     env = dict(os.environ, FAIRLIB_MECHANISMS="fairlib_no_such_plugin")
-    run = subprocess.run([sys.executable, "-c", "import fairlib.mechanisms"], env=env, capture_output=True,
-                         text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-c", "import fairlib.mechanisms"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode != 0 and "FAIRLIB_MECHANISMS names 'fairlib_no_such_plugin'" in run.stderr

@@ -84,23 +84,43 @@ def test_claim_rules_and_statuses(tmp_build):
     assert log.measure("exact", np.int64(3))
     assert log.measure("tol", 0.8284)
     assert not log.measure("tol_bad", 0.9, note="we measure 0.9 because ...")
-    assert log.measure("range", [40, 25, 90]) and not ClaimLog("d", write=False, registry=REGISTRY).measure(
-        "range", [40, 91])
-    assert log.measure("se", 470.0, runs=1000)        # bound 4 × 86.373 × sqrt(2/1000) = 15.45
+    assert log.measure("range", [40, 25, 90]) and not ClaimLog(
+        "d", write=False, registry=REGISTRY
+    ).measure("range", [40, 91])
+    assert log.measure("se", 470.0, runs=1000)  # bound 4 × 86.373 × sqrt(2/1000) = 15.45
     assert not ClaimLog("d", write=False, registry=REGISTRY).measure("se", 460.0, runs=1000)
     assert not log.measure("speed", 1.5)
     assert not log.measure("trace_share", 0.9)
     summary = log.finish()
     statuses = {c.claim_id: c.status for c in log.claims}
-    assert statuses == {"exact": "held", "tol": "held", "tol_bad": "not reproduced", "range": "held", "se": "held",
-                        "speed": "not reproduced", "trace_share": "not reproduced", "day_long": "not tested"}
-    assert [c.claim_id for c in log.claims] == list(log.declared)          # registry order
+    assert statuses == {
+        "exact": "held",
+        "tol": "held",
+        "tol_bad": "not reproduced",
+        "range": "held",
+        "se": "held",
+        "speed": "not reproduced",
+        "trace_share": "not reproduced",
+        "day_long": "not tested",
+    }
+    assert [c.claim_id for c in log.claims] == list(log.declared)  # registry order
     doc = json.loads((paths.results_dir("demo", "quick") / "claims.json").read_text())
-    assert doc["summary"]["held"] == 4 and doc["summary"]["not_reproduced"] == 3 and doc["summary"]["not_tested"] == 1
-    assert doc["summary"]["paper"] == {"held": 3, "not_reproduced": 2, "inconclusive": 0, "not_tested": 1}
+    assert (
+        doc["summary"]["held"] == 4
+        and doc["summary"]["not_reproduced"] == 3
+        and doc["summary"]["not_tested"] == 1
+    )
+    assert doc["summary"]["paper"] == {
+        "held": 3,
+        "not_reproduced": 2,
+        "inconclusive": 0,
+        "not_tested": 1,
+    }
     assert doc["claims"][2]["note"] == "we measure 0.9 because ..."
     assert doc["claims"][4]["rule"].startswith("|ours - paper| <= 4 sd sqrt(1/1000 + 1/runs)")
-    assert doc["claims"][7]["note"] == "our excerpt spans 7 hours" and doc["claims"][7]["ours"] is None
+    assert (
+        doc["claims"][7]["note"] == "our excerpt spans 7 hours" and doc["claims"][7]["ours"] is None
+    )
     assert summary == doc["summary"]
     assert str(paths.results_dir("demo", "quick")).startswith(str(tmp_build))
 
@@ -109,7 +129,9 @@ def test_an_se_rule_without_the_papers_spread_pools_it():
     """``sd = "pooled"``: the paper prints no standard deviation of the count, so the common one is estimated from
     both samples (ours given with the measurement; the paper's at the least its mean allows); no other rule takes
     our standard deviation."""
-    registry = REGISTRY + """
+    registry = (
+        REGISTRY
+        + """
 [[claim]]
 id = "rare"
 kind = "paper"
@@ -118,18 +140,23 @@ statement = "5.588 over 1000 runs, no spread printed"
 paper_value = 5.588
 se = { k = 4, sd = "pooled", n_paper = 1000 }
 """
+    )
     # pooled variance (1000 × 2² + 1000 × 0.588 × 0.412 + 500 d²) / 2000: bound 0.261 at d = 0.212, 0.262 at 0.312
     log = ClaimLog("d", write=False, registry=registry)
     assert log.measure("rare", 5.8, runs=1000, sd=2.0)
     assert not ClaimLog("d", write=False, registry=registry).measure("rare", 5.9, runs=1000, sd=2.0)
-    assert log.claims[-1].rule.startswith("|ours - paper| <= 4 sd sqrt(1/1000 + 1/runs), sd = pooled = 1.460")
-    assert log.claims[-1].rule.endswith("(the paper prints none: ours and the least its mean allows), runs = 1000")
+    assert log.claims[-1].rule.startswith(
+        "|ours - paper| <= 4 sd sqrt(1/1000 + 1/runs), sd = pooled = 1.460"
+    )
+    assert log.claims[-1].rule.endswith(
+        "(the paper prints none: ours and the least its mean allows), runs = 1000"
+    )
     # a count the paper saw once in 1000 runs and we never saw is no difference (a spread of 0 would demand one)
     rare = registry.replace("5.588", "0.001")
     assert ClaimLog("d", write=False, registry=rare).measure("rare", 0.0, runs=1000, sd=0.0)
     assert not ClaimLog("d", write=False, registry=rare).measure("rare", 0.01, runs=1000, sd=0.0)
     nan = ClaimLog("d", write=False, registry=registry)
-    assert not nan.measure("rare", float("nan"), runs=1000, sd=2.0)          # not reproduced, and said so
+    assert not nan.measure("rare", float("nan"), runs=1000, sd=2.0)  # not reproduced, and said so
     assert nan.claims[-1].status == "not reproduced" and "sd = pooled (" in nan.claims[-1].rule
     with pytest.raises(ValueError, match="one mean per run set"):
         ClaimLog("d", write=False, registry=registry).measure("rare", [5.8, 5.9], runs=1000, sd=2.0)
@@ -147,7 +174,7 @@ def test_notebook_cannot_set_rules_or_skip_claims(tmp_build):
     with pytest.raises(KeyError, match="'undeclared' is not declared"):
         log.measure("undeclared", 1)
     with pytest.raises(TypeError):
-        log.measure("tol", 0.8, tol=0.5)                      # rules live in the registry only
+        log.measure("tol", 0.8, tol=0.5)  # rules live in the registry only
     with pytest.raises(ValueError, match="declared not_tested"):
         log.measure("day_long", 0.2)
     with pytest.raises(ValueError, match="needs runs"):
@@ -155,20 +182,36 @@ def test_notebook_cannot_set_rules_or_skip_claims(tmp_build):
     log.measure("exact", 3)
     with pytest.raises(ValueError, match="twice"):
         log.measure("exact", 3)
-    with pytest.raises(ClaimsFailed, match="were not measured: tol, tol_bad, range, se, speed, trace_share"):
+    with pytest.raises(
+        ClaimsFailed, match="were not measured: tol, tol_bad, range, se, speed, trace_share"
+    ):
         log.finish()
 
 
-@pytest.mark.parametrize("entry, message", [
-    ('id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"', "no rule"),
-    ('id = "a"\nkind = "guess"\nsource = "s"\nstatement = "x"\nat_least = 1', "kind = 'guess'"),
-    ('id = "a"\nkind = "paper"\nsource = ""\nstatement = "x"\nat_least = 1', "source must be"),
-    ('id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\ntol = 0.1', "compares with paper_value"),
-    ('id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\nat_least = 1\nequals = true\npaper_value = 1',
-     "given together"),
-    ('id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\nat_least = 1\nexpect = "hold"', "unknown field"),
-    ('id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\nat_least = "0.5"', "must be a number"),
-])
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        ('id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"', "no rule"),
+        ('id = "a"\nkind = "guess"\nsource = "s"\nstatement = "x"\nat_least = 1', "kind = 'guess'"),
+        ('id = "a"\nkind = "paper"\nsource = ""\nstatement = "x"\nat_least = 1', "source must be"),
+        (
+            'id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\ntol = 0.1',
+            "compares with paper_value",
+        ),
+        (
+            'id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\nat_least = 1\nequals = true\npaper_value = 1',
+            "given together",
+        ),
+        (
+            'id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\nat_least = 1\nexpect = "hold"',
+            "unknown field",
+        ),
+        (
+            'id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\nat_least = "0.5"',
+            "must be a number",
+        ),
+    ],
+)
 def test_registry_errors_name_the_claim_and_field(entry, message):
     with pytest.raises(ValueError, match=message):
         ClaimLog("x", write=False, registry="[[claim]]\n" + entry)
@@ -189,16 +232,24 @@ def test_every_notebook_registry_loads_and_every_claim_is_measured_or_not_tested
 
     notebooks = sorted(p for p in paths.NOTEBOOKS.glob("*.ipynb") if not p.name.startswith("_"))
     # every notebook is registered (run_all.py runs it) and every registered notebook exists
-    assert {p.relative_to(paths.ROOT).as_posix() for p in notebooks} == {nb.path for nb in run_all.REGISTRY.values()}
+    assert {p.relative_to(paths.ROOT).as_posix() for p in notebooks} == {
+        nb.path for nb in run_all.REGISTRY.values()
+    }
     for nb_path in notebooks:
         nb = json.loads(nb_path.read_text())
         code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
         key = re.search(r'^KEY = "([^"]+)"', code, re.M).group(1)
         declared = load_registry(registry_path(key), key)
         tree = ast.parse(code)
-        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                 and n.func.attr in ("measure", "check", "measure_all") and isinstance(n.func.value, ast.Name)
-                 and n.func.value.id == "claims"]
+        calls = [
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and n.func.attr in ("measure", "check", "measure_all")
+            and isinstance(n.func.value, ast.Name)
+            and n.func.value.id == "claims"
+        ]
         assert calls, nb_path
         # measurements handed over whole (measure_all) come from experiment drivers, whose claim ids their own
         # tests check against the registry (e.g. tests/test_bidding_game_findings.py); ClaimLog.finish fails a
@@ -207,20 +258,34 @@ def test_every_notebook_registry_loads_and_every_claim_is_measured_or_not_tested
         calls = [c for c in calls if c.func.attr != "measure_all"]
         for call in calls:
             assert call.func.attr == "measure", f"{nb_path.name}: claims.check( sets its own rule"
-            assert {k.arg for k in call.keywords} <= {"note", "runs"}, (nb_path.name, ast.unparse(call)[:80])
+            assert {k.arg for k in call.keywords} <= {"note", "runs"}, (
+                nb_path.name,
+                ast.unparse(call)[:80],
+            )
             first = call.args[0]
             if isinstance(first, ast.Constant):
                 assert first.value in declared, f"{nb_path.name}: {first.value!r} not declared"
             else:
                 assert isinstance(first, ast.JoinedStr), ast.unparse(first)
         literal = {c.args[0].value for c in calls if isinstance(c.args[0], ast.Constant)}
-        patterns = [re.compile("^" + "".join(re.escape(v.value) if isinstance(v, ast.Constant) else ".+"
-                                             for v in c.args[0].values) + "$")
-                    for c in calls if isinstance(c.args[0], ast.JoinedStr)]
+        patterns = [
+            re.compile(
+                "^"
+                + "".join(
+                    re.escape(v.value) if isinstance(v, ast.Constant) else ".+"
+                    for v in c.args[0].values
+                )
+                + "$"
+            )
+            for c in calls
+            if isinstance(c.args[0], ast.JoinedStr)
+        ]
         for cid, d in declared.items():
             if d.not_tested or handed_over:
                 continue
-            assert cid in literal or any(p.match(cid) for p in patterns), f"{key}: {cid} declared, never measured"
+            assert cid in literal or any(p.match(cid) for p in patterns), (
+                f"{key}: {cid} declared, never measured"
+            )
 
 
 def test_quick_mode_never_writes_tracked_dirs(tmp_build):
@@ -264,15 +329,26 @@ def test_save_table_rejects_non_frame(tmp_build):
 
 def test_claims_on_synthetic_data_are_not_tested(tmp_build):
     log = ClaimLog("synthetic_demo", mode="quick", data="synthetic", registry=REGISTRY)
-    for cid, value in (("exact", 3), ("tol", 0.828), ("tol_bad", 0.828), ("range", 30), ("speed", 3.0),
-                       ("trace_share", 0.9)):
+    for cid, value in (
+        ("exact", 3),
+        ("tol", 0.828),
+        ("tol_bad", 0.828),
+        ("range", 30),
+        ("speed", 3.0),
+        ("trace_share", 0.9),
+    ):
         log.measure(cid, value)
     log.measure("se", 477.0, runs=10)
     log.finish()
     by_id = {c.claim_id: c for c in log.claims}
-    assert by_id["trace_share"].status == "not tested" and "synthetic stand-in" in by_id["trace_share"].note
+    assert (
+        by_id["trace_share"].status == "not tested"
+        and "synthetic stand-in" in by_id["trace_share"].note
+    )
     assert by_id["exact"].status == "held"
-    doc = json.loads((tmp_build / "quick" / "results" / "synthetic_demo" / "claims.json").read_text())
+    doc = json.loads(
+        (tmp_build / "quick" / "results" / "synthetic_demo" / "claims.json").read_text()
+    )
     assert doc["data"] == "synthetic"
     with pytest.raises(ValueError, match="data = 'fake'"):
         ClaimLog("x", data="fake", registry=REGISTRY)
@@ -283,34 +359,46 @@ def test_measure_all_links_each_claim_to_the_cell_that_measured_it():
     measurement made outside a notebook leaves the choice to the ledger (the cell running when it is recorded)."""
     from fairlib.repro.report import Measurement
 
-    reg = '[[claim]]\nid = "a"\nkind = "check"\nsource = "s"\nstatement = "t"\nat_least = 0\n' \
-          '[[claim]]\nid = "b"\nkind = "check"\nsource = "s"\nstatement = "t"\nat_least = 0\n'
+    reg = (
+        '[[claim]]\nid = "a"\nkind = "check"\nsource = "s"\nstatement = "t"\nat_least = 0\n'
+        '[[claim]]\nid = "b"\nkind = "check"\nsource = "s"\nstatement = "t"\nat_least = 0\n'
+    )
     log = ClaimLog("demo", write=False, registry=reg)
     assert Measurement(1.0).cell is None
     log.measure_all({"a": Measurement(1.0, cell="abc123"), "b": Measurement(2.0)})
     assert [c.cell for c in log.claims] == ["abc123", None]
-    assert Measurement(1.0, cell="x") == Measurement(1.0, cell="y")   # where it was measured is not what it is
+    assert Measurement(1.0, cell="x") == Measurement(
+        1.0, cell="y"
+    )  # where it was measured is not what it is
 
 
 # --- trend and limit rules: monotone, converges, ordered ---------------------------------------------------------
 
+
 def _claim(rule: str, paper_value: str | None = None) -> str:
-    return ('[[claim]]\nid = "c"\nkind = "paper"\nsource = "§1"\nstatement = "s"\n'
-            + (f"paper_value = {paper_value}\n" if paper_value is not None else "") + rule + "\n")
+    return (
+        '[[claim]]\nid = "c"\nkind = "paper"\nsource = "§1"\nstatement = "s"\n'
+        + (f"paper_value = {paper_value}\n" if paper_value is not None else "")
+        + rule
+        + "\n"
+    )
 
 
 def _holds(rule: str, ours, paper_value: str | None = None) -> bool:
     return ClaimLog("x", write=False, registry=_claim(rule, paper_value)).measure("c", ours)
 
 
-@pytest.mark.parametrize("ours, expected", [
-    ([0.5, 0.6, 0.6, 0.9], True),            # non-decreasing, moving up overall
-    ([0.5, 0.6, 0.59, 0.9], True),            # a step down within tol = 0.02
-    ([0.5, 0.6, 0.55, 0.9], False),           # a step down beyond tol
-    ([0.5, 0.5, 0.5], False),                 # flat: no trend at all
-    ([0.9, 0.6], False),                      # the other direction
-    ([0.5, float("nan"), 0.9], False),
-])
+@pytest.mark.parametrize(
+    "ours, expected",
+    [
+        ([0.5, 0.6, 0.6, 0.9], True),  # non-decreasing, moving up overall
+        ([0.5, 0.6, 0.59, 0.9], True),  # a step down within tol = 0.02
+        ([0.5, 0.6, 0.55, 0.9], False),  # a step down beyond tol
+        ([0.5, 0.5, 0.5], False),  # flat: no trend at all
+        ([0.9, 0.6], False),  # the other direction
+        ([0.5, float("nan"), 0.9], False),
+    ],
+)
 def test_monotone_rule(ours, expected):
     assert _holds('monotone = { direction = "increasing", tol = 0.02 }', ours) is expected
 
@@ -320,16 +408,35 @@ def test_monotone_decreasing_and_a_pandas_series():
     assert not _holds('monotone = { direction = "decreasing" }', [3.0, 2.0, 2.5])
 
 
-@pytest.mark.parametrize("rule, ours, expected", [
-    ("converges = { final_gap = 0.01 }", [0.5, 0.2, 0.05, 0.005], True),
-    ("converges = { final_gap = 0.01 }", [0.5, 0.2, 0.05, 0.02], False),      # ends too far from the limit
-    ("converges = { final_gap = 0.01 }", [0.001, 0.2, 0.005], False),         # ends further than it started
-    ("converges = { rate = 0.5 }", [1.0, 0.5, 0.2, 0.1], True),               # each gap at most half the last
-    ("converges = { rate = 0.5 }", [1.0, 0.5, 0.3, 0.1], False),              # 0.3 > 0.5 * 0.5
-    ("converges = { rate = 0.5 }", [1.0, 0.0, 0.0], True),                    # reached the limit and stays
-    ("converges = { rate = 0.5 }", [1.0, 0.0, 0.1], False),                   # left it again
-    ("converges = { rate = 0.5, final_gap = 0.05 }", [1.0, 0.4, 0.1], False),  # rate met, final gap not
-])
+@pytest.mark.parametrize(
+    "rule, ours, expected",
+    [
+        ("converges = { final_gap = 0.01 }", [0.5, 0.2, 0.05, 0.005], True),
+        (
+            "converges = { final_gap = 0.01 }",
+            [0.5, 0.2, 0.05, 0.02],
+            False,
+        ),  # ends too far from the limit
+        (
+            "converges = { final_gap = 0.01 }",
+            [0.001, 0.2, 0.005],
+            False,
+        ),  # ends further than it started
+        (
+            "converges = { rate = 0.5 }",
+            [1.0, 0.5, 0.2, 0.1],
+            True,
+        ),  # each gap at most half the last
+        ("converges = { rate = 0.5 }", [1.0, 0.5, 0.3, 0.1], False),  # 0.3 > 0.5 * 0.5
+        ("converges = { rate = 0.5 }", [1.0, 0.0, 0.0], True),  # reached the limit and stays
+        ("converges = { rate = 0.5 }", [1.0, 0.0, 0.1], False),  # left it again
+        (
+            "converges = { rate = 0.5, final_gap = 0.05 }",
+            [1.0, 0.4, 0.1],
+            False,
+        ),  # rate met, final gap not
+    ],
+)
 def test_converges_rule(rule, ours, expected):
     assert _holds(rule, ours, paper_value="0.0") is expected
 
@@ -339,52 +446,83 @@ def test_converges_to_a_nonzero_limit_from_either_side():
     assert _holds("converges = { rate = 0.5 }", [2.0, 0.6, 1.1, 0.95], paper_value="1.0")
 
 
-@pytest.mark.parametrize("ours, expected", [
-    ({"drfh": 1.0, "tsf": 0.9, "drf": 0.7}, True),
-    ({"drfh": [1.0, 0.8], "tsf": [0.9, 0.8], "drf": [0.7, 0.79]}, True),      # point by point, ties allowed
-    ({"drfh": [1.0, 0.8], "tsf": [0.9, 0.81], "drf": [0.7, 0.5]}, True),      # 0.81 above 0.8 within tol 0.02
-    ({"drfh": [1.0, 0.8], "tsf": [0.9, 0.9], "drf": [0.7, 0.5]}, False),
-    ({"drfh": 0.7, "tsf": 0.9, "drf": 0.8}, False),
-])
+@pytest.mark.parametrize(
+    "ours, expected",
+    [
+        ({"drfh": 1.0, "tsf": 0.9, "drf": 0.7}, True),
+        (
+            {"drfh": [1.0, 0.8], "tsf": [0.9, 0.8], "drf": [0.7, 0.79]},
+            True,
+        ),  # point by point, ties allowed
+        (
+            {"drfh": [1.0, 0.8], "tsf": [0.9, 0.81], "drf": [0.7, 0.5]},
+            True,
+        ),  # 0.81 above 0.8 within tol 0.02
+        ({"drfh": [1.0, 0.8], "tsf": [0.9, 0.9], "drf": [0.7, 0.5]}, False),
+        ({"drfh": 0.7, "tsf": 0.9, "drf": 0.8}, False),
+    ],
+)
 def test_ordered_rule(ours, expected):
     rule = 'ordered = { series = ["drfh", "tsf", "drf"], direction = "descending", tol = 0.02 }'
     assert _holds(rule, ours) is expected
 
 
 def test_ordered_ascending_and_its_ledger_entry():
-    log = ClaimLog("x", write=False, registry=_claim('ordered = { series = ["a", "b"], direction = "ascending" }'))
+    log = ClaimLog(
+        "x",
+        write=False,
+        registry=_claim('ordered = { series = ["a", "b"], direction = "ascending" }'),
+    )
     assert log.measure("c", {"a": np.float64(1.0), "b": 2.0})
     claim = log.claims[0]
     assert claim.ours == {"a": 1.0, "b": 2.0} and claim.rule == "a <= b" and claim.status == "held"
     assert log.table().loc[0, "ours"] == "a: 1.0; b: 2.0"
 
 
-@pytest.mark.parametrize("rule, ours, message", [
-    ('monotone = { direction = "increasing" }', 0.5, "needs a list of at least 2 numbers"),
-    ('monotone = { direction = "increasing" }', [0.5], "needs a list of at least 2 numbers"),
-    ("converges = { rate = 0.5 }", "x", "needs a list"),
-    ('ordered = { series = ["a", "b"], direction = "descending" }', {"a": 1.0}, "exactly"),
-    ('ordered = { series = ["a", "b"], direction = "descending" }', {"a": [1.0], "b": [1.0, 2.0]}, "one length"),
-])
+@pytest.mark.parametrize(
+    "rule, ours, message",
+    [
+        ('monotone = { direction = "increasing" }', 0.5, "needs a list of at least 2 numbers"),
+        ('monotone = { direction = "increasing" }', [0.5], "needs a list of at least 2 numbers"),
+        ("converges = { rate = 0.5 }", "x", "needs a list"),
+        ('ordered = { series = ["a", "b"], direction = "descending" }', {"a": 1.0}, "exactly"),
+        (
+            'ordered = { series = ["a", "b"], direction = "descending" }',
+            {"a": [1.0], "b": [1.0, 2.0]},
+            "one length",
+        ),
+    ],
+)
 def test_trend_rules_refuse_a_measurement_of_the_wrong_shape(rule, ours, message):
     with pytest.raises(ValueError, match=message):
         _holds(rule, ours, paper_value="0.0")
 
 
-@pytest.mark.parametrize("rule, paper_value, message", [
-    ('monotone = { direction = "up" }', None, "must be one of"),
-    ("monotone = { tol = 0.1 }", None, "required"),
-    ('monotone = { direction = "increasing", tol = -1 }', None, "must be a number >= 0"),
-    ("converges = { final_gap = 0.1 }", None, "numeric paper_value"),
-    ("converges = {}", "0.0", "needs final_gap, rate or both"),
-    ("converges = { rate = 1.5 }", "0.0", "below 1"),
-    ("converges = { step = 0.1 }", "0.0", "takes"),
-    ('ordered = { series = ["a"], direction = "descending" }', None, "two or more distinct names"),
-    ('ordered = { series = ["a", "a"], direction = "descending" }', None, "two or more distinct names"),
-    ('ordered = { series = ["a", "b"], direction = "down" }', None, "must be one of"),
-    ('monotone = { direction = "increasing" }\nat_least = 1', None, "given together"),
-    ("monotone = 1", None, "must be a table"),
-])
+@pytest.mark.parametrize(
+    "rule, paper_value, message",
+    [
+        ('monotone = { direction = "up" }', None, "must be one of"),
+        ("monotone = { tol = 0.1 }", None, "required"),
+        ('monotone = { direction = "increasing", tol = -1 }', None, "must be a number >= 0"),
+        ("converges = { final_gap = 0.1 }", None, "numeric paper_value"),
+        ("converges = {}", "0.0", "needs final_gap, rate or both"),
+        ("converges = { rate = 1.5 }", "0.0", "below 1"),
+        ("converges = { step = 0.1 }", "0.0", "takes"),
+        (
+            'ordered = { series = ["a"], direction = "descending" }',
+            None,
+            "two or more distinct names",
+        ),
+        (
+            'ordered = { series = ["a", "a"], direction = "descending" }',
+            None,
+            "two or more distinct names",
+        ),
+        ('ordered = { series = ["a", "b"], direction = "down" }', None, "must be one of"),
+        ('monotone = { direction = "increasing" }\nat_least = 1', None, "given together"),
+        ("monotone = 1", None, "must be a table"),
+    ],
+)
 def test_trend_rule_declarations_are_checked(rule, paper_value, message):
     with pytest.raises(ValueError, match=message):
         ClaimLog("x", write=False, registry=_claim(rule, paper_value))
@@ -397,12 +535,14 @@ def test_trend_rules_read_in_words():
     assert "increasing" in text('monotone = { direction = "increasing", tol = 0.01 }')
     assert "0.01" in text('monotone = { direction = "increasing", tol = 0.01 }')
     assert text("converges = { final_gap = 0.01, rate = 0.5 }", "0.0") == (
-        "ours converges to paper: final |ours - paper| <= 0.01, below the first and each gap <= 0.5 x the one before")
+        "ours converges to paper: final |ours - paper| <= 0.01, below the first and each gap <= 0.5 x the one before"
+    )
     assert text('ordered = { series = ["a", "b", "c"], direction = "descending" }') == "a >= b >= c"
 
 
 def test_a_rule_prints_its_bound_exactly():
     """A value of 1.0000000000000902 held under "ours <= 1.000000001" must not read as held under "<= 1"."""
+
     def text(rule):
         return next(iter(load_registry(_claim(rule, None)).values())).rule_text()
 
@@ -411,12 +551,15 @@ def test_a_rule_prints_its_bound_exactly():
     assert text("at_most = 1e-06") == "ours <= 1e-06" and text("at_least = 60") == "ours >= 60"
 
 
-@pytest.mark.parametrize("ours, expected", [
-    ([2.52, 2.16], True),
-    ([2.52 + 4e-10, 2.16 - 4e-10], True),
-    ([2.52, 2.1600001], False),             # one element beyond the tolerance
-    ([2.52, float("nan")], False),
-])
+@pytest.mark.parametrize(
+    "ours, expected",
+    [
+        ([2.52, 2.16], True),
+        ([2.52 + 4e-10, 2.16 - 4e-10], True),
+        ([2.52, 2.1600001], False),  # one element beyond the tolerance
+        ([2.52, float("nan")], False),
+    ],
+)
 def test_a_tolerance_on_a_vector_of_the_papers_values_holds_element_by_element(ours, expected):
     assert _holds("tol = 1e-9", ours, paper_value="[2.52, 2.16]") is expected
 
@@ -431,12 +574,26 @@ def test_a_tolerance_on_a_vector_refuses_another_length_and_non_numbers():
 def test_a_headline_that_cannot_take_its_rules_value_is_refused_when_the_registry_loads():
     from fairlib.repro.report import _declared
 
-    base = {"id": "gap", "kind": "paper", "source": "§3", "statement": "the gap closes", "paper_value": 0.0,
-            "converges": {"final_gap": 0.1}}
+    base = {
+        "id": "gap",
+        "kind": "paper",
+        "source": "§3",
+        "statement": "the gap closes",
+        "paper_value": 0.0,
+        "converges": {"final_gap": 0.1},
+    }
     with pytest.raises(ValueError, match=r"claim 'gap': headline .* use \{ours_min\}"):
         _declared({**base, "headline": "gap {ours:.1e}"}, "x.toml")
-    assert _declared({**base, "headline": "gap down to {ours_min:.1e} over {n} sizes"}, "x.toml").headline
-    scalar = {"id": "s", "kind": "paper", "source": "§3", "statement": "at least 3/4", "at_least": 0.75}
+    assert _declared(
+        {**base, "headline": "gap down to {ours_min:.1e} over {n} sizes"}, "x.toml"
+    ).headline
+    scalar = {
+        "id": "s",
+        "kind": "paper",
+        "source": "§3",
+        "statement": "at least 3/4",
+        "at_least": 0.75,
+    }
     assert _declared({**scalar, "headline": "efficiency {ours:.2f}"}, "x.toml").headline
     with pytest.raises(ValueError, match="headline"):
         _declared({**scalar, "headline": "efficiency {ourz:.2f}"}, "x.toml")
@@ -447,15 +604,42 @@ def test_a_margin_makes_a_tie_at_the_papers_precision_inconclusive():
     cannot decide; beyond it by more than the margin, not reproduced; clear of it, held."""
     from fairlib.repro.report import ClaimLog
 
-    reg = [{"id": f"c{i}", "kind": "paper", "source": "§1", "statement": "s", "at_most": 0.0, "margin": 0.001}
-           for i in range(4)]
+    reg = [
+        {
+            "id": f"c{i}",
+            "kind": "paper",
+            "source": "§1",
+            "statement": "s",
+            "at_most": 0.0,
+            "margin": 0.001,
+        }
+        for i in range(4)
+    ]
     log = ClaimLog("demo", write=False, registry=reg)
     for i, ours in enumerate([-0.5, [-0.5, 0.0009], [-0.5, -0.0005], [0.0009, 0.002]]):
         log.measure(f"c{i}", ours)
-    assert [c.status for c in log.claims] == ["held", "inconclusive", "inconclusive", "not reproduced"]
+    assert [c.status for c in log.claims] == [
+        "held",
+        "inconclusive",
+        "inconclusive",
+        "not reproduced",
+    ]
     assert "inconclusive within 0.001" in log.claims[1].rule
     with pytest.raises(ValueError, match="margin"):
         ClaimLog("demo", write=False, registry=[{**reg[0], "margin": -1}])
     with pytest.raises(ValueError, match="margin"):
-        ClaimLog("demo", write=False, registry=[{"id": "t", "kind": "paper", "source": "§1", "statement": "s",
-                                                 "paper_value": 1.0, "tol": 0.1, "margin": 0.01}])
+        ClaimLog(
+            "demo",
+            write=False,
+            registry=[
+                {
+                    "id": "t",
+                    "kind": "paper",
+                    "source": "§1",
+                    "statement": "s",
+                    "paper_value": 1.0,
+                    "tol": 0.1,
+                    "margin": 0.01,
+                }
+            ],
+        )

@@ -22,12 +22,34 @@ from tests.test_import_graph import cycles, import_graph
 # length
 KEY, DRIVER, MECH = "scaffoldcheck2024", "scaffold_check_driver", "scaffold_check_mechanism"
 #: the paper's metadata as the command line gives it (what CITATION.cff cites)
-OPTIONS = ["--authors", "Doe, Jane; Roe, Richard", "--title", "An α-fair family on dominant shares", "--year", "2024",
-           "--venue-kind", "article", "--venue", "arXiv preprint", "--url", "https://arxiv.org/abs/2401.00001",
-           "--notes", "arXiv:2401.00001"]
-PAPER = scaffold.paper_from_options("Doe, Jane; Roe, Richard", "An α-fair family on dominant shares", 2024, "article",
-                                    "arXiv preprint", "https://arxiv.org/abs/2401.00001", "arXiv:2401.00001")
-_SKIP = shutil.ignore_patterns(".venv", "build", ".git", "__pycache__", ".hypothesis", ".pytest_cache", "*.egg-info")
+OPTIONS = [
+    "--authors",
+    "Doe, Jane; Roe, Richard",
+    "--title",
+    "An α-fair family on dominant shares",
+    "--year",
+    "2024",
+    "--venue-kind",
+    "article",
+    "--venue",
+    "arXiv preprint",
+    "--url",
+    "https://arxiv.org/abs/2401.00001",
+    "--notes",
+    "arXiv:2401.00001",
+]
+PAPER = scaffold.paper_from_options(
+    "Doe, Jane; Roe, Richard",
+    "An α-fair family on dominant shares",
+    2024,
+    "article",
+    "arXiv preprint",
+    "https://arxiv.org/abs/2401.00001",
+    "arXiv:2401.00001",
+)
+_SKIP = shutil.ignore_patterns(
+    ".venv", "build", ".git", "__pycache__", ".hypothesis", ".pytest_cache", "*.egg-info"
+)
 
 
 @pytest.fixture
@@ -41,95 +63,233 @@ def checkout(tmp_path):
 
 
 def _texts(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*")
-            if p.is_file() and ".venv" not in p.parts and "__pycache__" not in p.parts}
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and ".venv" not in p.parts and "__pycache__" not in p.parts
+    }
 
 
 def _run(args, cwd, timeout=1200, **env):
     # PYTHONPATH: every process of the copy (and the ones its tests start) imports the copy's fairlib, not the
     # checkout's that the linked environment has installed
-    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, "FAIRLIB_BUILD_DIR": str(Path(cwd) / "build"), "PYTHONPATH": str(cwd),
-                               **env})
+    return subprocess.run(
+        args,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={
+            **os.environ,
+            "FAIRLIB_BUILD_DIR": str(Path(cwd) / "build"),
+            "PYTHONPATH": str(cwd),
+            **env,
+        },
+    )
 
 
 def test_a_scaffolded_paper_and_mechanism_are_clean_and_their_tests_pass(checkout):
     from fairlib.repro import catalog
 
     written = scaffold.scaffold_paper(KEY, PAPER, DRIVER, root=checkout)
-    assert {f"notebooks/{KEY}.ipynb", f"notebooks/claims/{KEY}.toml", f"fairlib/repro/experiments/{DRIVER}.py",
-            f"tests/test_{DRIVER}_findings.py", "fairlib/repro/catalog.py", "docs/claims-coverage.md", "README.md",
-            "CITATION.cff"} <= set(written)
+    assert {
+        f"notebooks/{KEY}.ipynb",
+        f"notebooks/claims/{KEY}.toml",
+        f"fairlib/repro/experiments/{DRIVER}.py",
+        f"tests/test_{DRIVER}_findings.py",
+        "fairlib/repro/catalog.py",
+        "docs/claims-coverage.md",
+        "README.md",
+        "CITATION.cff",
+    } <= set(written)
     # the catalogue holds the paper, and the README and CITATION.cff are rendered from it
     readme = (checkout / "README.md").read_text(encoding="utf-8")
-    assert f"{len(catalog.NOTEBOOKS) + 1} notebooks reproduce {len(catalog.PAPERS) + 1} papers" in readme
-    assert f"| {KEY} | [Doe, Roe — An α-fair family on dominant shares (2024)]({PAPER.url}) | not run yet | " \
-           f"{scaffold.HEADLINE} |" in readme
-    assert f"Doe, Roe, 2024 ([arXiv:2401.00001]({PAPER.url}))" in " ".join(readme.split())   # wrapped as it falls
+    assert (
+        f"{len(catalog.NOTEBOOKS) + 1} notebooks reproduce {len(catalog.PAPERS) + 1} papers"
+        in readme
+    )
+    assert (
+        f"| {KEY} | [Doe, Roe — An α-fair family on dominant shares (2024)]({PAPER.url}) | not run yet | "
+        f"{scaffold.HEADLINE} |" in readme
+    )
+    assert f"Doe, Roe, 2024 ([arXiv:2401.00001]({PAPER.url}))" in " ".join(
+        readme.split()
+    )  # wrapped as it falls
     citation = (checkout / "CITATION.cff").read_text(encoding="utf-8")
-    assert ('  - type: article\n    title: "An α-fair family on dominant shares"\n    authors:\n'
-            "      - family-names: Doe\n        given-names: Jane\n") in citation
-    assert _run([sys.executable, "-m", "fairlib.repro.landing", "--check"], checkout).returncode == 0
+    assert (
+        '  - type: article\n    title: "An α-fair family on dominant shares"\n    authors:\n'
+        "      - family-names: Doe\n        given-names: Jane\n"
+    ) in citation
+    assert (
+        _run([sys.executable, "-m", "fairlib.repro.landing", "--check"], checkout).returncode == 0
+    )
     notebook = (checkout / "notebooks" / f"{KEY}.ipynb").read_text(encoding="utf-8")
     assert "# Doe, Roe — An α-fair family on dominant shares (2024)" in notebook
-    assert '**Citation.** Jane Doe, Richard Roe, \\"An α-fair family on dominant shares\\", arXiv preprint' in notebook
+    assert (
+        '**Citation.** Jane Doe, Richard Roe, \\"An α-fair family on dominant shares\\", arXiv preprint'
+        in notebook
+    )
     scaffold.scaffold_mechanism(MECH, "pooled", paper=KEY, label="α-dominant", root=checkout)
     scaffold.scaffold_mechanism("equal_time", "multi_server", root=checkout)
     lint = _run([sys.executable, "-m", "ruff", "check", "fairlib", "tests", "run_all.py"], checkout)
     assert lint.returncode == 0, lint.stdout[-3000:]
     assert not cycles(import_graph(checkout))
     # every test of the README, the citation and the coverage page holds in the scaffolded checkout
-    front = _run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-q",
-                  "tests/test_docs.py", "tests/test_claims_coverage.py", "tests/test_contributing.py", "-k",
-                  "not library_example and not performance_page and not benchmark_blocks"], checkout)
+    front = _run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "-q",
+            "tests/test_docs.py",
+            "tests/test_claims_coverage.py",
+            "tests/test_contributing.py",
+            "-k",
+            "not library_example and not performance_page and not benchmark_blocks",
+        ],
+        checkout,
+    )
     assert front.returncode == 0, front.stdout[-4000:] + front.stderr[-2000:]
-    tests = _run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-q",
-                  f"tests/test_{DRIVER}_findings.py", f"tests/test_{MECH}.py", "tests/test_equal_time.py",
-                  f"fairlib/multires/{MECH}.py", "fairlib/multires/equal_time.py",
-                  f"fairlib/repro/experiments/{DRIVER}.py",
-                  "tests/test_notebooks.py", "--paper", KEY, "-m", "not notebook"], checkout)
+    tests = _run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "-q",
+            f"tests/test_{DRIVER}_findings.py",
+            f"tests/test_{MECH}.py",
+            "tests/test_equal_time.py",
+            f"fairlib/multires/{MECH}.py",
+            "fairlib/multires/equal_time.py",
+            f"fairlib/repro/experiments/{DRIVER}.py",
+            "tests/test_notebooks.py",
+            "--paper",
+            KEY,
+            "-m",
+            "not notebook",
+        ],
+        checkout,
+    )
     assert tests.returncode == 0, tests.stdout[-4000:] + tests.stderr[-2000:]
-    registry = _run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-o",
-                     "addopts=--strict-markers", "-q", "-m", "registry", "-k", f"{MECH} or equal_time", "tests"],
-                    checkout)
+    registry = _run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "-o",
+            "addopts=--strict-markers",
+            "-q",
+            "-m",
+            "registry",
+            "-k",
+            f"{MECH} or equal_time",
+            "tests",
+        ],
+        checkout,
+    )
     assert registry.returncode == 0 and " passed" in registry.stdout, registry.stdout[-4000:]
     catalog = _run([sys.executable, "-m", "fairlib.repro.catalog", "--mechanisms", KEY], checkout)
     assert catalog.stdout.strip() == MECH
-    colours = _run([sys.executable, "-c", "from fairlib import mechanisms; "
-                    "print(*[m.name + ' ' + m.color.lower() for m in mechanisms.select()], sep='\\n')"], checkout)
+    colours = _run(
+        [
+            sys.executable,
+            "-c",
+            "from fairlib import mechanisms; "
+            "print(*[m.name + ' ' + m.color.lower() for m in mechanisms.select()], sep='\\n')",
+        ],
+        checkout,
+    )
     by_name = dict(line.split() for line in colours.stdout.splitlines())
     others = {c for n, c in by_name.items() if n not in (MECH, "equal_time")}
     free = {c.lower() for k, c in mechanisms._OKABE_ITO.items() if k != "yellow"} - others
-    if free:                # while the house palette (yellow left out) has a colour to spare, a new one takes it
+    if free:  # while the house palette (yellow left out) has a colour to spare, a new one takes it
         assert by_name[MECH] in free
     if len(free) >= 2:
         assert by_name["equal_time"] in free - {by_name[MECH]}
     modules = _run([sys.executable, "-m", "fairlib.repro.catalog", "--modules", KEY], checkout)
-    assert modules.stdout.split() == [f"fairlib/repro/experiments/{DRIVER}.py", f"fairlib/multires/{MECH}.py"]
+    assert modules.stdout.split() == [
+        f"fairlib/repro/experiments/{DRIVER}.py",
+        f"fairlib/multires/{MECH}.py",
+    ]
 
 
 def test_a_name_taken_or_malformed_is_refused_and_nothing_is_written(checkout):
     before = _texts(checkout)
-    options = ["Doe, Jane", "A title", 2024, "article", "arXiv preprint", "https://arxiv.org/abs/2401.00001"]
+    options = [
+        "Doe, Jane",
+        "A title",
+        2024,
+        "article",
+        "arXiv preprint",
+        "https://arxiv.org/abs/2401.00001",
+    ]
     for call, message in [
         (lambda: scaffold.scaffold_paper("li2019", PAPER, DRIVER, root=checkout), "already in"),
         (lambda: scaffold.scaffold_paper("Doe-2024", PAPER, DRIVER, root=checkout), "identifier"),
         (lambda: scaffold.scaffold_paper(KEY, PAPER, "template", root=checkout), "already exists"),
         (lambda: scaffold.scaffold_paper(KEY, PAPER, KEY, root=checkout), "by what it studies"),
-        (lambda: scaffold.scaffold_paper(KEY, PAPER, DRIVER, citation="two\nlines", root=checkout), "--citation"),
-        (lambda: scaffold.scaffold_paper(KEY, "Doe, A title", DRIVER, root=checkout),
-         "must be a fairlib.repro.catalog"),
-        (lambda: scaffold.paper_from_options("Doe Jane", *options[1:]), "--authors: 'Doe Jane' is not 'Family, Given'"),
-        (lambda: scaffold.paper_from_options("Doe, Jane;", *options[1:]), "--authors: '' is not 'Family, Given'"),
-        (lambda: scaffold.paper_from_options(options[0], "two\nlines", *options[2:]), "--title = .*one non-empty line"),
-        (lambda: scaffold.paper_from_options(*options[:2], "20x4", *options[3:]), "--year = '20x4': must be a year"),
-        (lambda: scaffold.paper_from_options(*options[:3], "book", *options[4:]),
-         "--venue-kind = 'book': must be 'conference-paper'"),
-        (lambda: scaffold.paper_from_options(*options[:4], "", options[5]), "--venue = '': must be one non-empty"),
-        (lambda: scaffold.paper_from_options(*options[:5], "arxiv.org/1"), "--url = 'arxiv.org/1': must be a web"),
-        (lambda: scaffold.scaffold_mechanism("drf", "pooled", root=checkout), "already a public name"),
-        (lambda: scaffold.scaffold_mechanism(MECH, "both", root=checkout), "'pooled' or 'multi_server'"),
-        (lambda: scaffold.scaffold_mechanism(MECH, "pooled", paper="li2019", root=checkout), "scaffold the paper"),
+        (
+            lambda: scaffold.scaffold_paper(
+                KEY, PAPER, DRIVER, citation="two\nlines", root=checkout
+            ),
+            "--citation",
+        ),
+        (
+            lambda: scaffold.scaffold_paper(KEY, "Doe, A title", DRIVER, root=checkout),
+            "must be a fairlib.repro.catalog",
+        ),
+        (
+            lambda: scaffold.paper_from_options("Doe Jane", *options[1:]),
+            "--authors: 'Doe Jane' is not 'Family, Given'",
+        ),
+        (
+            lambda: scaffold.paper_from_options("Doe, Jane;", *options[1:]),
+            "--authors: '' is not 'Family, Given'",
+        ),
+        (
+            lambda: scaffold.paper_from_options(options[0], "two\nlines", *options[2:]),
+            "--title = .*one non-empty line",
+        ),
+        (
+            lambda: scaffold.paper_from_options(*options[:2], "20x4", *options[3:]),
+            "--year = '20x4': must be a year",
+        ),
+        (
+            lambda: scaffold.paper_from_options(*options[:3], "book", *options[4:]),
+            "--venue-kind = 'book': must be 'conference-paper'",
+        ),
+        (
+            lambda: scaffold.paper_from_options(*options[:4], "", options[5]),
+            "--venue = '': must be one non-empty",
+        ),
+        (
+            lambda: scaffold.paper_from_options(*options[:5], "arxiv.org/1"),
+            "--url = 'arxiv.org/1': must be a web",
+        ),
+        (
+            lambda: scaffold.scaffold_mechanism("drf", "pooled", root=checkout),
+            "already a public name",
+        ),
+        (
+            lambda: scaffold.scaffold_mechanism(MECH, "both", root=checkout),
+            "'pooled' or 'multi_server'",
+        ),
+        (
+            lambda: scaffold.scaffold_mechanism(MECH, "pooled", paper="li2019", root=checkout),
+            "scaffold the paper",
+        ),
         (lambda: scaffold.remove_paper("li2019", root=checkout), "not made by the scaffold"),
         (lambda: scaffold.remove_paper("nope", root=checkout), "not in fairlib/repro/catalog.py"),
     ]:
@@ -150,63 +310,173 @@ def test_remove_gives_the_checkout_back(checkout):
     claims_csv = checkout / "data" / "results" / "claims.csv"
     header = claims_csv.read_text(encoding="utf-8").splitlines()[0].split(",")
     row = {"paper": KEY, "kind": "paper", "claim": "mean_near_half", "status": "held"}
-    claims_csv.write_text(claims_csv.read_text(encoding="utf-8") + ",".join(row.get(h, "") for h in header) + "\n",
-                          encoding="utf-8")
+    claims_csv.write_text(
+        claims_csv.read_text(encoding="utf-8") + ",".join(row.get(h, "") for h in header) + "\n",
+        encoding="utf-8",
+    )
     ledger = checkout / "data" / "results" / "CLAIMS.md"
-    text = re.sub(r"^\| paper \| (\d+) \|(.*) \| (\d+) \|$",
-                  lambda m: f"| paper | {int(m.group(1)) + 1} |{m.group(2)} | {int(m.group(3)) + 1} |",
-                  ledger.read_text(encoding="utf-8"), count=1, flags=re.M)
-    ledger.write_text(text + f"\n## {KEY}\n\n| kind | claim |\n|---|---|\n| paper | mean_near_half |\n",
-                      encoding="utf-8")
+    text = re.sub(
+        r"^\| paper \| (\d+) \|(.*) \| (\d+) \|$",
+        lambda m: f"| paper | {int(m.group(1)) + 1} |{m.group(2)} | {int(m.group(3)) + 1} |",
+        ledger.read_text(encoding="utf-8"),
+        count=1,
+        flags=re.M,
+    )
+    ledger.write_text(
+        text + f"\n## {KEY}\n\n| kind | claim |\n|---|---|\n| paper | mean_near_half |\n",
+        encoding="utf-8",
+    )
     assert _texts(checkout) != before
-    run = _run([sys.executable, "-m", "fairlib.repro.scaffold", "--root", str(checkout), "--remove", KEY], checkout)
+    run = _run(
+        [sys.executable, "-m", "fairlib.repro.scaffold", "--root", str(checkout), "--remove", KEY],
+        checkout,
+    )
     assert run.returncode == 0, run.stderr
     assert _texts(checkout) == before
 
 
 def test_the_command_line_names_a_bad_call(checkout):
-    run = _run([sys.executable, "-m", "fairlib.repro.scaffold", "--root", str(checkout), "paper", "li2019", *OPTIONS,
-                "--driver", "x_topic"], checkout)
-    assert run.returncode == 2 and "KEY = 'li2019': already in fairlib/repro/catalog.py" in run.stderr
+    run = _run(
+        [
+            sys.executable,
+            "-m",
+            "fairlib.repro.scaffold",
+            "--root",
+            str(checkout),
+            "paper",
+            "li2019",
+            *OPTIONS,
+            "--driver",
+            "x_topic",
+        ],
+        checkout,
+    )
+    assert (
+        run.returncode == 2 and "KEY = 'li2019': already in fairlib/repro/catalog.py" in run.stderr
+    )
     bad = [*OPTIONS[:1], "Doe", *OPTIONS[2:]]
-    run = _run([sys.executable, "-m", "fairlib.repro.scaffold", "--root", str(checkout), "paper", KEY, *bad,
-                "--driver", DRIVER], checkout)
+    run = _run(
+        [
+            sys.executable,
+            "-m",
+            "fairlib.repro.scaffold",
+            "--root",
+            str(checkout),
+            "paper",
+            KEY,
+            *bad,
+            "--driver",
+            DRIVER,
+        ],
+        checkout,
+    )
     assert run.returncode == 2 and "--authors: 'Doe' is not 'Family, Given'" in run.stderr
-    run = _run([sys.executable, "-m", "fairlib.repro.scaffold", "--root", str(checkout), "paper", KEY, "--title", "t",
-                "--citation", "c", "--driver", DRIVER], checkout)
-    assert run.returncode == 2 and "--authors" in run.stderr and "--venue-kind" in run.stderr   # what is missing
+    run = _run(
+        [
+            sys.executable,
+            "-m",
+            "fairlib.repro.scaffold",
+            "--root",
+            str(checkout),
+            "paper",
+            KEY,
+            "--title",
+            "t",
+            "--citation",
+            "c",
+            "--driver",
+            DRIVER,
+        ],
+        checkout,
+    )
+    assert (
+        run.returncode == 2 and "--authors" in run.stderr and "--venue-kind" in run.stderr
+    )  # what is missing
 
 
 @pytest.mark.notebook
-@pytest.mark.skipif(not (ROOT / ".venv" / "bin" / "python").exists(),
-                    reason="needs this checkout's .venv (make install)")
+@pytest.mark.skipif(
+    not (ROOT / ".venv" / "bin" / "python").exists(),
+    reason="needs this checkout's .venv (make install)",
+)
 def test_make_test_paper_and_the_quick_run_are_green_on_a_fresh_scaffold(checkout):
     """The loop CONTRIBUTING.md gives, in the copy (its .venv a link to this checkout's: run_all.py accepts it)."""
-    assert _run([sys.executable, "-m", "fairlib.repro.scaffold", "--root", str(checkout), "paper", KEY, *OPTIONS,
-                 "--driver", DRIVER], checkout).returncode == 0
-    assert _run([sys.executable, "-m", "fairlib.repro.scaffold", "--root", str(checkout), "mechanism", MECH, "--pooled",
-                 "--paper", KEY], checkout).returncode == 0
+    assert (
+        _run(
+            [
+                sys.executable,
+                "-m",
+                "fairlib.repro.scaffold",
+                "--root",
+                str(checkout),
+                "paper",
+                KEY,
+                *OPTIONS,
+                "--driver",
+                DRIVER,
+            ],
+            checkout,
+        ).returncode
+        == 0
+    )
+    assert (
+        _run(
+            [
+                sys.executable,
+                "-m",
+                "fairlib.repro.scaffold",
+                "--root",
+                str(checkout),
+                "mechanism",
+                MECH,
+                "--pooled",
+                "--paper",
+                KEY,
+            ],
+            checkout,
+        ).returncode
+        == 0
+    )
     # -o: the linked environment is installed; never rebuild it from the copy's newer pyproject.toml
     loop = _run(["make", "-o", ".venv/.fairlib-installed", "test-paper", f"KEY={KEY}"], checkout)
     assert loop.returncode == 0, loop.stdout[-5000:] + loop.stderr[-3000:]
-    assert f"test_paper_notebook_quick_mode[{KEY}] PASSED" in loop.stdout or " passed" in loop.stdout
+    assert (
+        f"test_paper_notebook_quick_mode[{KEY}] PASSED" in loop.stdout or " passed" in loop.stdout
+    )
     # the bad-input contract on the modules it adds (its driver and mechanism), registered or not
-    contract = [line for line in (loop.stdout + loop.stderr).splitlines() if "--contract-modules" in line]
+    contract = [
+        line for line in (loop.stdout + loop.stderr).splitlines() if "--contract-modules" in line
+    ]
     added = (f"fairlib/repro/experiments/{DRIVER}.py", f"fairlib/multires/{MECH}.py")
     assert contract and all(f in contract[0] for f in added)
-    run = _run([str(checkout / ".venv" / "bin" / "python"), "run_all.py", "--quick", "--only", KEY], checkout)
+    run = _run(
+        [str(checkout / ".venv" / "bin" / "python"), "run_all.py", "--quick", "--only", KEY],
+        checkout,
+    )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "1/1 (quick: provisional)" in run.stdout
 
 
-def test_what_would_not_parse_or_would_shadow_a_public_name_is_refused_and_nothing_is_written(checkout):
+def test_what_would_not_parse_or_would_shadow_a_public_name_is_refused_and_nothing_is_written(
+    checkout,
+):
     before = _texts(checkout)
-    quoted = scaffold.paper_from_options("Doe, Jane", 'A title with """ three quotes', 2024, "article",
-                                         "arXiv preprint", "https://arxiv.org/abs/2401.00001")
+    quoted = scaffold.paper_from_options(
+        "Doe, Jane",
+        'A title with """ three quotes',
+        2024,
+        "article",
+        "arXiv preprint",
+        "https://arxiv.org/abs/2401.00001",
+    )
     for call, message in [
         (lambda: scaffold.scaffold_paper(KEY, quoted, DRIVER, root=checkout), "would not parse"),
-        (lambda: scaffold.scaffold_mechanism(MECH, "pooled", label="ends in a backslash\\", root=checkout),
-         "would not parse"),
+        (
+            lambda: scaffold.scaffold_mechanism(
+                MECH, "pooled", label="ends in a backslash\\", root=checkout
+            ),
+            "would not parse",
+        ),
         (lambda: scaffold.scaffold_mechanism("best_response", "game", root=checkout), "shadow"),
         (lambda: scaffold.scaffold_mechanism("dynamic_drf", "pooled", root=checkout), "shadow"),
     ]:

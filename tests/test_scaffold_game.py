@@ -19,9 +19,18 @@ from tests.test_import_graph import cycles, import_graph
 # names no contributor would choose; a name of the longest length allowed (24) also checks the generated files
 # against ruff's line length
 KEY, DRIVER, GAME = "scaffoldgame2024", "scaffold_game_driver", "scaffold_check_game_mech"
-PAPER = scaffold.paper_from_options("Doe, Jane; Roe, Richard", "A budgeted bidding game", 2024, "article",
-                                    "arXiv preprint", "https://arxiv.org/abs/2401.00002", "arXiv:2401.00002")
-_SKIP = shutil.ignore_patterns(".venv", "build", ".git", "__pycache__", ".hypothesis", ".pytest_cache", "*.egg-info")
+PAPER = scaffold.paper_from_options(
+    "Doe, Jane; Roe, Richard",
+    "A budgeted bidding game",
+    2024,
+    "article",
+    "arXiv preprint",
+    "https://arxiv.org/abs/2401.00002",
+    "arXiv:2401.00002",
+)
+_SKIP = shutil.ignore_patterns(
+    ".venv", "build", ".git", "__pycache__", ".hypothesis", ".pytest_cache", "*.egg-info"
+)
 
 
 @pytest.fixture
@@ -39,72 +48,225 @@ def _run(args, cwd, timeout=1800):
 
 def test_a_scaffolded_game_imports_registers_and_passes_its_tests(checkout):
     scaffold.scaffold_paper(KEY, PAPER, DRIVER, root=checkout)
-    written = scaffold.scaffold_mechanism(GAME, "game", paper=KEY, label="budgeted bids", root=checkout)
-    assert set(written) == {f"fairlib/market/{GAME}.py", "fairlib/market/__init__.py", "fairlib/games.py",
-                            "tests/reference.py", f"tests/test_{GAME}.py", "fairlib/repro/catalog.py"}
+    written = scaffold.scaffold_mechanism(
+        GAME, "game", paper=KEY, label="budgeted bids", root=checkout
+    )
+    assert set(written) == {
+        f"fairlib/market/{GAME}.py",
+        "fairlib/market/__init__.py",
+        "fairlib/games.py",
+        "tests/reference.py",
+        f"tests/test_{GAME}.py",
+        "fairlib/repro/catalog.py",
+    }
     lint = _run([sys.executable, "-m", "ruff", "check", "fairlib", "tests", "run_all.py"], checkout)
     assert lint.returncode == 0, lint.stdout[-3000:]
     assert not cycles(import_graph(checkout))
-    registered = _run([sys.executable, "-c", f"from fairlib import games, market; g = games.get({GAME!r}); "
-                       f"print(g.label, sorted(g.capabilities), g.function is market.{GAME})"], checkout)
-    assert registered.stdout.split("\n")[0] == "budgeted bids ['budgets', 'parallelism', 'reserve'] True", \
-        registered.stderr[-2000:]
+    registered = _run(
+        [
+            sys.executable,
+            "-c",
+            f"from fairlib import games, market; g = games.get({GAME!r}); "
+            f"print(g.label, sorted(g.capabilities), g.function is market.{GAME})",
+        ],
+        checkout,
+    )
+    assert (
+        registered.stdout.split("\n")[0]
+        == "budgeted bids ['budgets', 'parallelism', 'reserve'] True"
+    ), registered.stderr[-2000:]
     catalog = _run([sys.executable, "-m", "fairlib.repro.catalog", "--mechanisms", KEY], checkout)
     assert catalog.stdout.strip() == GAME
     modules = _run([sys.executable, "-m", "fairlib.repro.catalog", "--modules", KEY], checkout)
-    assert modules.stdout.split() == [f"fairlib/repro/experiments/{DRIVER}.py", f"fairlib/market/{GAME}.py"]
-    tests = _run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-q",
-                  f"tests/test_{GAME}.py", f"fairlib/market/{GAME}.py"], checkout)
+    assert modules.stdout.split() == [
+        f"fairlib/repro/experiments/{DRIVER}.py",
+        f"fairlib/market/{GAME}.py",
+    ]
+    tests = _run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "-q",
+            f"tests/test_{GAME}.py",
+            f"fairlib/market/{GAME}.py",
+        ],
+        checkout,
+    )
     assert tests.returncode == 0, tests.stdout[-4000:] + tests.stderr[-2000:]
     # what make test-paper runs on the mechanisms and games a paper introduces (the Makefile's test-paper target)
     mechs = catalog.stdout.strip()
-    registry = _run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-o",
-                     "addopts=-ra --strict-markers", "-q", "-m", "registry or games", "-k", mechs, "tests"], checkout)
+    registry = _run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "-o",
+            "addopts=-ra --strict-markers",
+            "-q",
+            "-m",
+            "registry or games",
+            "-k",
+            mechs,
+            "tests",
+        ],
+        checkout,
+    )
     assert registry.returncode == 0 and " passed" in registry.stdout, registry.stdout[-4000:]
-    assert "check_game_is_feasible_on_small_random_games" in _run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-o", "addopts=--strict-markers",
-         "-q", "--collect-only", "-m", "registry or games", "-k", mechs, "tests"], checkout).stdout
+    assert (
+        "check_game_is_feasible_on_small_random_games"
+        in _run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-p",
+                "no:cacheprovider",
+                "-p",
+                "no:xdist",
+                "-o",
+                "addopts=--strict-markers",
+                "-q",
+                "--collect-only",
+                "-m",
+                "registry or games",
+                "-k",
+                mechs,
+                "tests",
+            ],
+            checkout,
+        ).stdout
+    )
     contract_modules = " ".join(modules.stdout.split())
-    contract = _run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-o",
-                     "addopts=-ra --strict-markers", "-q", "tests/test_api_contract.py", "--contract-modules",
-                     contract_modules], checkout)
+    contract = _run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "-o",
+            "addopts=-ra --strict-markers",
+            "-q",
+            "tests/test_api_contract.py",
+            "--contract-modules",
+            contract_modules,
+        ],
+        checkout,
+    )
     assert contract.returncode == 0 and " passed" in contract.stdout, contract.stdout[-4000:]
-    assert f"fairlib.market.{GAME}" in _run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-o", "addopts=--strict-markers",
-         "-q", "--collect-only", "tests/test_api_contract.py", "--contract-modules", contract_modules],
-        checkout).stdout
+    assert (
+        f"fairlib.market.{GAME}"
+        in _run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-p",
+                "no:cacheprovider",
+                "-p",
+                "no:xdist",
+                "-o",
+                "addopts=--strict-markers",
+                "-q",
+                "--collect-only",
+                "tests/test_api_contract.py",
+                "--contract-modules",
+                contract_modules,
+            ],
+            checkout,
+        ).stdout
+    )
 
 
 def test_a_game_name_taken_is_refused_and_nothing_is_written(checkout):
-    before = {str(p.relative_to(checkout)): p.read_bytes() for p in checkout.rglob("*") if p.is_file()}
-    for name, message in (("proportional_share", "already a public name"), ("drf", "already a public name"),
-                          ("weight_proportional", "already (registered in fairlib/games.py|a public name)")):
+    before = {
+        str(p.relative_to(checkout)): p.read_bytes() for p in checkout.rglob("*") if p.is_file()
+    }
+    for name, message in (
+        ("proportional_share", "already a public name"),
+        ("drf", "already a public name"),
+        ("weight_proportional", "already (registered in fairlib/games.py|a public name)"),
+    ):
         with pytest.raises(scaffold.ScaffoldError, match=message):
             scaffold.scaffold_mechanism(name, "game", root=checkout)
     with pytest.raises(scaffold.ScaffoldError, match="'game'"):
         scaffold.scaffold_mechanism(GAME, "auction", root=checkout)
-    assert {str(p.relative_to(checkout)): p.read_bytes() for p in checkout.rglob("*") if p.is_file()} == before
+    assert {
+        str(p.relative_to(checkout)): p.read_bytes() for p in checkout.rglob("*") if p.is_file()
+    } == before
 
 
 def test_the_command_line_scaffolds_a_game(checkout):
-    run = _run([sys.executable, "-m", "fairlib.repro.scaffold", "--root", str(checkout), "mechanism", GAME, "--game"],
-               checkout)
+    run = _run(
+        [
+            sys.executable,
+            "-m",
+            "fairlib.repro.scaffold",
+            "--root",
+            str(checkout),
+            "mechanism",
+            GAME,
+            "--game",
+        ],
+        checkout,
+    )
     assert run.returncode == 0, run.stderr
     assert f"fairlib/market/{GAME}.py" in run.stdout and f"pytest -m games -k {GAME}" in run.stdout
-    both = _run([sys.executable, "-m", "fairlib.repro.scaffold", "--root", str(checkout), "mechanism", "other",
-                 "--game", "--pooled"], checkout)
+    both = _run(
+        [
+            sys.executable,
+            "-m",
+            "fairlib.repro.scaffold",
+            "--root",
+            str(checkout),
+            "mechanism",
+            "other",
+            "--game",
+            "--pooled",
+        ],
+        checkout,
+    )
     assert both.returncode == 2 and "not allowed with argument" in both.stderr
 
 
 def _collected(checkout: Path, *args: str) -> list[str]:
-    run = _run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-o",
-                "addopts=--strict-markers", "-q", "--collect-only", *args], checkout)
+    run = _run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "-o",
+            "addopts=--strict-markers",
+            "-q",
+            "--collect-only",
+            *args,
+        ],
+        checkout,
+    )
     assert run.returncode in (0, 5), run.stdout[-3000:] + run.stderr[-2000:]
     return [line.strip() for line in run.stdout.splitlines() if "::" in line]
 
 
-@pytest.mark.parametrize("kinds", [(), ("pooled",), ("multi_server",), ("game",)],
-                         ids=["reuse", "pooled", "multi_server", "game"])
+@pytest.mark.parametrize(
+    "kinds",
+    [(), ("pooled",), ("multi_server",), ("game",)],
+    ids=["reuse", "pooled", "multi_server", "game"],
+)
 def test_the_paper_loop_covers_every_test_the_new_paper_adds_to_the_suite(checkout, kinds):
     """``make test-paper`` predicts ``make test``: a paper of each kind (one reusing existing mechanisms, one with a
     pooled or multi-server mechanism, one with a game) is scaffolded in a copy, and every test of the whole suite
@@ -115,16 +277,38 @@ def test_the_paper_loop_covers_every_test_the_new_paper_adds_to_the_suite(checko
     names = [f"{kind}_{KEY}"[:24].rstrip("_") for kind in kinds]
     for kind, name in zip(kinds, names):
         scaffold.scaffold_mechanism(name, kind, paper=KEY, root=checkout)
-    catalog = {opt: _run([sys.executable, "-m", "fairlib.repro.catalog", f"--{opt}", KEY], checkout).stdout.split()
-               for opt in ("tests", "modules")}
-    mechanisms = _run([sys.executable, "-m", "fairlib.repro.catalog", "--mechanisms", KEY], checkout).stdout.strip()
+    catalog = {
+        opt: _run(
+            [sys.executable, "-m", "fairlib.repro.catalog", f"--{opt}", KEY], checkout
+        ).stdout.split()
+        for opt in ("tests", "modules")
+    }
+    mechanisms = _run(
+        [sys.executable, "-m", "fairlib.repro.catalog", "--mechanisms", KEY], checkout
+    ).stdout.strip()
     assert mechanisms == " or ".join(names)
     new = [KEY, DRIVER, *names]
     suite = _collected(checkout, "tests", "fairlib", "-k", " or ".join(new))
     assert suite, "the suite has no test of the new paper"
     in_files = set(catalog["tests"]) | set(catalog["modules"])
-    loop_registry = set(_collected(checkout, "-m", "registry or games", "-k", mechanisms, "tests")) if names else set()
-    loop_contract = set(_collected(checkout, "tests/test_api_contract.py", "--contract-modules",
-                                   " ".join(catalog["modules"])))
-    missed = [i for i in suite if i.split("::")[0] not in in_files and i not in loop_registry | loop_contract]
-    assert not missed, f"tests of the new paper that make test runs and make test-paper does not: {missed[:10]}"
+    loop_registry = (
+        set(_collected(checkout, "-m", "registry or games", "-k", mechanisms, "tests"))
+        if names
+        else set()
+    )
+    loop_contract = set(
+        _collected(
+            checkout,
+            "tests/test_api_contract.py",
+            "--contract-modules",
+            " ".join(catalog["modules"]),
+        )
+    )
+    missed = [
+        i
+        for i in suite
+        if i.split("::")[0] not in in_files and i not in loop_registry | loop_contract
+    ]
+    assert not missed, (
+        f"tests of the new paper that make test runs and make test-paper does not: {missed[:10]}"
+    )

@@ -35,9 +35,12 @@ from fairlib.multires import drf
 from fairlib.multires.sorter import DRFSorter
 
 MESOS = ("apache/mesos", "src/tests/sorter_tests.cpp")
-YARN = ("apache/hadoop", "hadoop-yarn-project/hadoop-yarn/hadoop-yarn-server/hadoop-yarn-server-resourcemanager/src/"
-        "test/java/org/apache/hadoop/yarn/server/resourcemanager/scheduler/fair/policies/"
-        "TestDominantResourceFairnessPolicy.java")
+YARN = (
+    "apache/hadoop",
+    "hadoop-yarn-project/hadoop-yarn/hadoop-yarn-server/hadoop-yarn-server-resourcemanager/src/"
+    "test/java/org/apache/hadoop/yarn/server/resourcemanager/scheduler/fair/policies/"
+    "TestDominantResourceFairnessPolicy.java",
+)
 
 # ---- Mesos: each source test as a script of sorter calls; every ("expect", order) is one case --------------------
 # ops: ("total", vector) | ("add", name[, weight]) | ("alloc", name, vector) | ("unalloc", name, vector)
@@ -45,15 +48,27 @@ YARN = ("apache/hadoop", "hadoop-yarn-project/hadoop-yarn/hadoop-yarn-server/had
 MESOS_SCRIPTS = {
     "DRFSorterTest.DRF": [
         ("total", [100, 100]),
-        ("add", "a"), ("alloc", "a", [5, 5]), ("add", "b"), ("alloc", "b", [6, 6]),
+        ("add", "a"),
+        ("alloc", "a", [5, 5]),
+        ("add", "b"),
+        ("alloc", "b", [6, 6]),
         ("expect", ["a", "b"]),  # shares a = .05, b = .06
-        ("add", "c"), ("alloc", "c", [1, 1]), ("add", "d"), ("alloc", "d", [3, 1]),
+        ("add", "c"),
+        ("alloc", "c", [1, 1]),
+        ("add", "d"),
+        ("alloc", "d", [3, 1]),
         ("expect", ["c", "d", "a", "b"]),
-        ("remove", "a"), ("unalloc", "b", [4, 4]),
+        ("remove", "a"),
+        ("unalloc", "b", [4, 4]),
         ("expect", ["c", "b", "d"]),
-        ("add", "e"), ("alloc", "e", [1, 5]), ("total", [50, 100]),  # agent loses cpus:50
+        ("add", "e"),
+        ("alloc", "e", [1, 5]),
+        ("total", [50, 100]),  # agent loses cpus:50
         ("expect", ["c", "b", "e", "d"]),
-        ("total", [50, 200]), ("add", "f"), ("alloc", "f", [5, 1]), ("alloc", "c", [0, 15]),
+        ("total", [50, 200]),
+        ("add", "f"),
+        ("alloc", "f", [5, 1]),
+        ("alloc", "c", [0, 15]),
         ("expect", ["e", "b", "d", "c", "f"]),
         ("deactivate", "d"),
         ("expect", ["e", "b", "c", "f"]),
@@ -62,58 +77,86 @@ MESOS_SCRIPTS = {
     ],
     "DRFSorterTest.WDRF": [
         ("total", [100, 100]),
-        ("add", "a"), ("alloc", "a", [5, 5]), ("add", "b", 2), ("alloc", "b", [6, 6]),
+        ("add", "a"),
+        ("alloc", "a", [5, 5]),
+        ("add", "b", 2),
+        ("alloc", "b", [6, 6]),
         ("expect", ["b", "a"]),
-        ("add", "c"), ("alloc", "c", [4, 4]),
+        ("add", "c"),
+        ("alloc", "c", [4, 4]),
         ("expect", ["b", "c", "a"]),
-        ("add", "d", 10), ("alloc", "d", [10, 20]),
+        ("add", "d", 10),
+        ("alloc", "d", [10, 20]),
         ("expect", ["d", "b", "c", "a"]),
         ("remove", "b"),
         ("expect", ["d", "c", "a"]),
         ("alloc", "d", [10, 25]),
         ("expect", ["c", "d", "a"]),
-        ("add", "e", 0.1), ("alloc", "e", [1, 1]),
+        ("add", "e", 0.1),
+        ("alloc", "e", [1, 1]),
         ("expect", ["c", "d", "a", "e"]),
         ("remove", "a"),
         ("expect", ["c", "d", "e"]),
     ],
     "DRFSorterTest.UpdateWeight": [
         ("total", [100, 100]),
-        ("add", "a"), ("alloc", "a", [5, 5]), ("add", "b"), ("alloc", "b", [6, 6]),
+        ("add", "a"),
+        ("alloc", "a", [5, 5]),
+        ("add", "b"),
+        ("alloc", "b", [6, 6]),
         ("expect", ["a", "b"]),
         ("weight", "b", 2),
         ("expect", ["b", "a"]),
     ],
     "DRFSorterTest.AllocationCountTieBreak": [
         ("total", [100, 100]),
-        ("add", "a"), ("add", "b"), ("add", "c"), ("add", "d"), ("add", "e"),
-        ("alloc", "a", [3, 3]), ("alloc", "b", [3, 3]),
-        ("alloc", "c", [1, 1]), ("alloc", "c", [1, 1]), ("alloc", "c", [1, 1]),
-        ("alloc", "d", [2, 2]), ("alloc", "d", [1, 1]), ("alloc", "e", [3, 3]),
+        ("add", "a"),
+        ("add", "b"),
+        ("add", "c"),
+        ("add", "d"),
+        ("add", "e"),
+        ("alloc", "a", [3, 3]),
+        ("alloc", "b", [3, 3]),
+        ("alloc", "c", [1, 1]),
+        ("alloc", "c", [1, 1]),
+        ("alloc", "c", [1, 1]),
+        ("alloc", "d", [2, 2]),
+        ("alloc", "d", [1, 1]),
+        ("alloc", "e", [3, 3]),
         ("expect", ["a", "b", "e", "d", "c"]),  # allocation counts {a,b,e} = 1, d = 2, c = 3
         ("unalloc", "c", [3, 3]),
         ("expect", ["c", "a", "b", "e", "d"]),
         ("alloc", "c", [3, 3]),  # the count is not reset by unallocating: c = 4
         ("expect", ["a", "b", "e", "d", "c"]),
-        ("deactivate", "c"), ("activate", "c"),
+        ("deactivate", "c"),
+        ("activate", "c"),
         ("expect", ["a", "b", "e", "d", "c"]),
-        ("unalloc", "c", [3, 3]), ("alloc", "c", [3, 3]),
+        ("unalloc", "c", [3, 3]),
+        ("alloc", "c", [3, 3]),
         ("expect", ["a", "b", "e", "d", "c"]),
-        ("deactivate", "a"), ("unalloc", "a", [1, 3]), ("alloc", "a", [1, 3]),  # an inactive client's count grows
+        ("deactivate", "a"),
+        ("unalloc", "a", [1, 3]),
+        ("alloc", "a", [1, 3]),  # an inactive client's count grows
         ("expect", ["b", "e", "d", "c"]),
         ("activate", "a"),
         ("expect", ["b", "e", "a", "d", "c"]),
     ],
     "DRFSorterTest.UpdateTotal": [
         ("total", [10, 100]),
-        ("add", "a"), ("add", "b"), ("alloc", "a", [2, 1]), ("alloc", "b", [1, 2]),
+        ("add", "a"),
+        ("add", "b"),
+        ("alloc", "a", [2, 1]),
+        ("alloc", "b", [1, 2]),
         ("expect", ["b", "a"]),
         ("total", [100, 10]),
         ("expect", ["a", "b"]),
     ],
     "DRFSorterTest.MultipleSlavesUpdateTotal": [
         ("total", [10, 100]),  # agents A and B, cpus:5;mem:50 each, pooled
-        ("add", "a"), ("add", "b"), ("alloc", "a", [2, 1]), ("alloc", "b", [1, 3]),
+        ("add", "a"),
+        ("add", "b"),
+        ("alloc", "a", [2, 1]),
+        ("alloc", "b", [1, 3]),
         ("expect", ["b", "a"]),
         ("total", [100, 100]),  # agent A becomes cpus:95;mem:50
         ("expect", ["a", "b"]),
@@ -121,19 +164,28 @@ MESOS_SCRIPTS = {
     # resources: cpus, mem, revocable cpus
     "DRFSorterTest.RevocableResources": [
         ("total", [10, 100, 10]),
-        ("add", "a"), ("add", "b"), ("alloc", "a", [2, 1, 0]), ("alloc", "b", [1, 1, 9]),
+        ("add", "a"),
+        ("add", "b"),
+        ("alloc", "a", [2, 1, 0]),
+        ("alloc", "b", [1, 1, 9]),
         ("expect", ["a", "b"]),
     ],
     # resources: cpus, mem, disk (a shared persistent volume of 100 counted in each holder's allocation)
     "DRFSorterTest.SharedResources": [
         ("total", [100, 100, 1000]),
-        ("add", "a"), ("alloc", "a", [5, 5, 100]), ("add", "b"), ("alloc", "b", [6, 6, 0]),
+        ("add", "a"),
+        ("alloc", "a", [5, 5, 100]),
+        ("add", "b"),
+        ("alloc", "b", [6, 6, 0]),
         ("expect", ["b", "a"]),
-        ("add", "c"), ("alloc", "c", [1, 1, 100]),
+        ("add", "c"),
+        ("alloc", "c", [1, 1, 100]),
         ("expect", ["b", "a", "c"]),  # a and c tie at .1 with one allocation each: by name
-        ("remove", "a"), ("unalloc", "b", [4, 4, 0]),
+        ("remove", "a"),
+        ("unalloc", "b", [4, 4, 0]),
         ("expect", ["b", "c"]),
-        ("add", "d"), ("alloc", "d", [1, 5, 100]),
+        ("add", "d"),
+        ("alloc", "d", [1, 5, 100]),
         ("expect", ["b", "c", "d"]),
         ("total", [50, 100, 1000]),
         ("expect", ["b", "c", "d"]),
@@ -142,30 +194,50 @@ MESOS_SCRIPTS = {
     ],
     "DRFSorterTest.SameDominantSharedResourcesAcrossClients": [
         ("total", [100, 100, 1000]),
-        ("add", "b"), ("alloc", "b", [5, 20, 900]), ("add", "c"), ("alloc", "c", [10, 6, 900]),
+        ("add", "b"),
+        ("alloc", "b", [5, 20, 900]),
+        ("add", "c"),
+        ("alloc", "c", [10, 6, 900]),
         ("expect", ["b", "c"]),
-        ("add", "a"), ("alloc", "a", [50, 40, 900]),
+        ("add", "a"),
+        ("alloc", "a", [50, 40, 900]),
         ("expect", ["a", "b", "c"]),  # all at .9 (disk), one allocation each: by name
     ],
     "DRFSorterTest.RemoveResources": [  # resources: cpus only
         ("total", [10]),
-        ("add", "a"), ("add", "b"), ("alloc", "a", [6]), ("alloc", "b", [4]),
+        ("add", "a"),
+        ("add", "b"),
+        ("alloc", "a", [6]),
+        ("alloc", "b", [4]),
         ("expect", ["b", "a"]),
-        ("total", [5]), ("update", "a", [6], [1]),  # 5 cpus leave the agent and a's allocation
+        ("total", [5]),
+        ("update", "a", [6], [1]),  # 5 cpus leave the agent and a's allocation
         ("expect", ["a", "b"]),
     ],
     # ---- nested roles (names with '/'): the naive hierarchical rule, hierarchical_drf(variant="naive")'s sorter --
     "DRFSorterTest.DeepHierarchy": [
         ("total", [100, 100]),
-        ("add", "a/a/a/a/a"), ("alloc", "a/a/a/a/a", [5, 5]), ("add", "b/b/b/b"), ("alloc", "b/b/b/b", [6, 6]),
+        ("add", "a/a/a/a/a"),
+        ("alloc", "a/a/a/a/a", [5, 5]),
+        ("add", "b/b/b/b"),
+        ("alloc", "b/b/b/b", [6, 6]),
         ("expect", ["a/a/a/a/a", "b/b/b/b"]),
-        ("add", "c/c/c"), ("alloc", "c/c/c", [1, 1]), ("add", "d/d"), ("alloc", "d/d", [3, 1]),
+        ("add", "c/c/c"),
+        ("alloc", "c/c/c", [1, 1]),
+        ("add", "d/d"),
+        ("alloc", "d/d", [3, 1]),
         ("expect", ["c/c/c", "d/d", "a/a/a/a/a", "b/b/b/b"]),
-        ("remove", "a/a/a/a/a"), ("unalloc", "b/b/b/b", [4, 4]),
+        ("remove", "a/a/a/a/a"),
+        ("unalloc", "b/b/b/b", [4, 4]),
         ("expect", ["c/c/c", "b/b/b/b", "d/d"]),
-        ("add", "e/e/e/e/e/e"), ("alloc", "e/e/e/e/e/e", [1, 5]), ("total", [50, 100]),
+        ("add", "e/e/e/e/e/e"),
+        ("alloc", "e/e/e/e/e/e", [1, 5]),
+        ("total", [50, 100]),
         ("expect", ["c/c/c", "b/b/b/b", "e/e/e/e/e/e", "d/d"]),
-        ("total", [50, 200]), ("add", "f/f"), ("alloc", "f/f", [5, 1]), ("alloc", "c/c/c", [0, 15]),
+        ("total", [50, 200]),
+        ("add", "f/f"),
+        ("alloc", "f/f", [5, 1]),
+        ("alloc", "c/c/c", [0, 15]),
         ("expect", ["e/e/e/e/e/e", "b/b/b/b", "d/d", "c/c/c", "f/f"]),
         ("deactivate", "d/d"),
         ("expect", ["e/e/e/e/e/e", "b/b/b/b", "c/c/c", "f/f"]),
@@ -174,11 +246,14 @@ MESOS_SCRIPTS = {
     ],
     "DRFSorterTest.HierarchicalAllocation": [
         ("total", [100, 100]),
-        ("add", "a"), ("add", "b/c"), ("add", "b/d"),
+        ("add", "a"),
+        ("add", "b/c"),
+        ("add", "b/d"),
         ("expect", ["a", "b/c", "b/d"]),
         ("alloc", "a", [6, 6]),
         ("expect", ["b/c", "b/d", "a"]),
-        ("alloc", "b/c", [4, 4]), ("alloc", "b/d", [3, 3]),
+        ("alloc", "b/c", [4, 4]),
+        ("alloc", "b/d", [3, 3]),
         ("expect", ["a", "b/d", "b/c"]),  # role b holds .07 > a's .06
         ("alloc", "a", [2, 2]),
         ("expect", ["b/d", "b/c", "a"]),
@@ -190,29 +265,39 @@ MESOS_SCRIPTS = {
         ("expect", ["b/d", "b/c", "a"]),
         ("update", "b/c", [4, 4], [1, 1]),
         ("expect", ["b/c", "b/d", "a"]),
-        ("add", "b/e/f"), ("alloc", "b/e/f", [3.5, 3.5]),
+        ("add", "b/e/f"),
+        ("alloc", "b/e/f", [3.5, 3.5]),
         ("expect", ["b/c", "b/d", "b/e/f", "a"]),
     ],
     "DRFSorterTest.HierarchicalIterationOrder": [
         ("total", [100, 100]),
-        ("add", "a/b"), ("add", "c"), ("add", "d"), ("add", "d/e"),
+        ("add", "a/b"),
+        ("add", "c"),
+        ("add", "d"),
+        ("add", "d/e"),
         ("expect", ["a/b", "c", "d", "d/e"]),
         ("alloc", "c", [8, 8]),
         ("expect", ["a/b", "d", "d/e", "c"]),
-        ("alloc", "d", [3, 3]), ("alloc", "d/e", [2, 2]),
+        ("alloc", "d", [3, 3]),
+        ("alloc", "d/e", [2, 2]),
         ("expect", ["a/b", "d/e", "d", "c"]),
         ("alloc", "a/b", [6, 6]),
         ("expect", ["d/e", "d", "a/b", "c"]),
     ],
     "DRFSorterTest.AddChildToLeaf": [
         ("total", [100, 100]),
-        ("add", "a"), ("alloc", "a", [10, 10]), ("add", "b"), ("alloc", "b", [6, 6]),
+        ("add", "a"),
+        ("alloc", "a", [10, 10]),
+        ("add", "b"),
+        ("alloc", "b", [6, 6]),
         ("expect", ["b", "a"]),
-        ("add", "a/c"), ("alloc", "a/c", [5, 5]),
+        ("add", "a/c"),
+        ("alloc", "a/c", [5, 5]),
         ("expect", ["b", "a/c", "a"]),
         ("remove", "a"),
         ("expect", ["a/c", "b"]),
-        ("add", "a"), ("alloc", "a", [10, 10]),
+        ("add", "a"),
+        ("alloc", "a", [10, 10]),
         ("expect", ["b", "a/c", "a"]),
         ("weight", "a/c", 0.2),  # "a" competes inside its role with weight 1
         ("expect", ["b", "a", "a/c"]),
@@ -223,35 +308,50 @@ MESOS_SCRIPTS = {
     ],
     "DRFSorterTest.AddChildToInternal": [
         ("total", [100, 100]),
-        ("add", "x/a"), ("alloc", "x/a", [10, 10]), ("add", "x/b"), ("alloc", "x/b", [6, 6]),
+        ("add", "x/a"),
+        ("alloc", "x/a", [10, 10]),
+        ("add", "x/b"),
+        ("alloc", "x/b", [6, 6]),
         ("expect", ["x/b", "x/a"]),
-        ("add", "x"), ("alloc", "x", [7, 7]),
+        ("add", "x"),
+        ("alloc", "x", [7, 7]),
         ("expect", ["x/b", "x", "x/a"]),
-        ("add", "z"), ("alloc", "z", [20, 20]),
+        ("add", "z"),
+        ("alloc", "z", [20, 20]),
         ("expect", ["z", "x/b", "x", "x/a"]),
         ("remove", "x"),
         ("expect", ["x/b", "x/a", "z"]),
     ],
     "DRFSorterTest.AddChildToInactiveLeaf": [
         ("total", [100, 100]),
-        ("add", "a"), ("alloc", "a", [10, 10]), ("add", "b"), ("alloc", "b", [6, 6]),
+        ("add", "a"),
+        ("alloc", "a", [10, 10]),
+        ("add", "b"),
+        ("alloc", "b", [6, 6]),
         ("deactivate", "a"),
         ("expect", ["b"]),
-        ("add", "a/c"), ("alloc", "a/c", [5, 5]),
+        ("add", "a/c"),
+        ("alloc", "a/c", [5, 5]),
         ("expect", ["b", "a/c"]),  # inactive a still counts in its role's share
     ],
     "DRFSorterTest.ChangeWeightOnSubtree": [
         ("total", [100, 100]),
-        ("weight", "b", 3), ("weight", "a", 2),  # roles weighted before any client exists
-        ("add", "a/x"), ("add", "b/y"),
+        ("weight", "b", 3),
+        ("weight", "a", 2),  # roles weighted before any client exists
+        ("add", "a/x"),
+        ("add", "b/y"),
         ("expect", ["a/x", "b/y"]),
-        ("alloc", "a/x", [10, 10]), ("alloc", "b/y", [10, 10]),
+        ("alloc", "a/x", [10, 10]),
+        ("alloc", "b/y", [10, 10]),
         ("expect", ["b/y", "a/x"]),
-        ("add", "b/z"), ("alloc", "b/z", [5, 5]),
+        ("add", "b/z"),
+        ("alloc", "b/z", [5, 5]),
         ("expect", ["b/z", "b/y", "a/x"]),
-        ("add", "b"), ("alloc", "b", [4, 4]),
+        ("add", "b"),
+        ("alloc", "b", [4, 4]),
         ("expect", ["a/x", "b", "b/z", "b/y"]),
-        ("add", "a/zz"), ("alloc", "a/zz", [2, 2]),
+        ("add", "a/zz"),
+        ("alloc", "a/zz", [2, 2]),
         ("expect", ["a/zz", "a/x", "b", "b/z", "b/y"]),
     ],
 }
@@ -261,7 +361,7 @@ def _mesos_cases():
     for test, script in MESOS_SCRIPTS.items():
         checks = [k for k, op in enumerate(script) if op[0] == "expect"]
         for n, k in enumerate(checks, 1):
-            yield pytest.param(script[:k + 1], id=f"{test}#{n}")
+            yield pytest.param(script[: k + 1], id=f"{test}#{n}")
 
 
 def _replay(script, semantics="mesos", resources=None):
@@ -318,13 +418,40 @@ KUEUE = ("kubernetes-sigs/kueue", "pkg/cache/fair_sharing_test.go", "TestDominan
 # (case, cq (nominal, lending limit, weight), lending cq (nominal, lending limit) or None, usage + workload,
 #  wantDRValue, wantDRName); resources (cpu in millicores, example.com/gpu)
 KUEUE_CASES = [
-    ("no cohort", ([2000, 5], None, 1), None, [1000, 2], 0, None),  # no other queue: nothing to borrow from
+    (
+        "no cohort",
+        ([2000, 5], None, 1),
+        None,
+        [1000, 2],
+        0,
+        None,
+    ),  # no other queue: nothing to borrow from
     ("usage below nominal", ([2000, 5], None, 1), ([8000, 5], None), [1000, 2], 0, None),
-    ("usage above nominal", ([2000, 5], None, 1), ([8000, 5], None), [3000, 7], 200, "gpu"),  # (7-5)*1000/10
+    (
+        "usage above nominal",
+        ([2000, 5], None, 1),
+        ([8000, 5], None),
+        [3000, 7],
+        200,
+        "gpu",
+    ),  # (7-5)*1000/10
     ("one resource above nominal", ([2000, 5], None, 1), ([8000, 5], None), [3000, 3], 100, "cpu"),
-    ("usage with workload above nominal", ([2000, 5], None, 1), ([8000, 5], None), [1000 + 4000, 2 + 4], 300, "cpu"),
-    ("A resource with zero lendable", ([2000, 2], [2000, 0], 1), ([8000, 64], [8000, 0]), [1000 + 4000, 1 + 4], 300,
-     "cpu"),
+    (
+        "usage with workload above nominal",
+        ([2000, 5], None, 1),
+        ([8000, 5], None),
+        [1000 + 4000, 2 + 4],
+        300,
+        "cpu",
+    ),
+    (
+        "A resource with zero lendable",
+        ([2000, 2], [2000, 0], 1),
+        ([8000, 64], [8000, 0]),
+        [1000 + 4000, 1 + 4],
+        300,
+        "cpu",
+    ),
     ("above nominal with integer weight", ([0, 5], None, 2), ([0, 5], None), [0, 7], 100, "gpu"),
     ("above nominal with decimal weight", ([0, 5], None, 0.5), ([0, 5], None), [0, 7], 400, "gpu"),
     ("above nominal with zero weight", ([0, 5], None, 0), ([0, 10], None), [0, 7], np.inf, None),
@@ -350,7 +477,12 @@ def test_kueue_orders_by_borrowed_share():
     """Queues within their quota come first (share 0, by the order added), then by what they borrow per lendable
     unit, weighted; a zero-weight queue that borrows goes last."""
     s = DRFSorter([100, 100], semantics="kueue")
-    for name, weight, held in (("a", 1, [14, 10]), ("b", 1, [12, 13]), ("c", 2, [16, 10]), ("idle", 0, [11, 0])):
+    for name, weight, held in (
+        ("a", 1, [14, 10]),
+        ("b", 1, [12, 13]),
+        ("c", 2, [16, 10]),
+        ("idle", 0, [11, 0]),
+    ):
         s.add(name, weight, nominal=[10, 10])
         s.allocated(name, held)
     # lendable 40 each: a borrows 4 cpu (0.1), b 3 mem (0.075), c 6 cpu / 2 (0.075), idle borrows with weight 0
@@ -374,18 +506,64 @@ def test_kueue_needs_quotas():
 # (source test, cluster (memory, vcores), s1 (usage, weight, min share), s2 (...), expected first)
 YARN_CASES = [
     ("testSameDominantResource", [8000, 4], ([1000, 1], 1.0, None), ([2000, 1], 1.0, None), "s1"),
-    ("testDifferentDominantResource", [8000, 8], ([4000, 3], 1.0, None), ([2000, 5], 1.0, None), "s1"),
+    (
+        "testDifferentDominantResource",
+        [8000, 8],
+        ([4000, 3], 1.0, None),
+        ([2000, 5], 1.0, None),
+        "s1",
+    ),
     ("testOneIsNeedy", [8000, 8], ([2000, 5], 1.0, [0, 6]), ([4000, 3], 1.0, [0, 0]), "s1"),
     ("testBothAreNeedy#1", [8000, 100], ([2000, 5], 1.0, None), ([4000, 3], 1.0, None), "s1"),
-    ("testBothAreNeedy#2", [8000, 100], ([2000, 5], 1.0, [3000, 6]), ([4000, 3], 1.0, [5000, 4]), "s1"),
-    ("testEvenWeightsSameDominantResource#1", [8000, 8], ([3000, 1], 2.0, None), ([2000, 1], 1.0, None), "s1"),
-    ("testEvenWeightsSameDominantResource#2", [8000, 8], ([1000, 3], 2.0, None), ([1000, 2], 1.0, None), "s1"),
-    ("testEvenWeightsDifferentDominantResource#1", [8000, 8], ([1000, 3], 2.0, None), ([2000, 1], 1.0, None), "s1"),
-    ("testEvenWeightsDifferentDominantResource#2", [8000, 8], ([3000, 1], 2.0, None), ([1000, 2], 1.0, None), "s1"),
-    ("testCompareSchedulablesWithClusterResourceChanges#1", [4000, 5], ([2000, 1], 1.0, None),
-     ([1000, 2], 1.0, None), "s2"),
-    ("testCompareSchedulablesWithClusterResourceChanges#2", [8000, 6], ([2000, 1], 1.0, None),
-     ([1000, 2], 1.0, None), "s1"),
+    (
+        "testBothAreNeedy#2",
+        [8000, 100],
+        ([2000, 5], 1.0, [3000, 6]),
+        ([4000, 3], 1.0, [5000, 4]),
+        "s1",
+    ),
+    (
+        "testEvenWeightsSameDominantResource#1",
+        [8000, 8],
+        ([3000, 1], 2.0, None),
+        ([2000, 1], 1.0, None),
+        "s1",
+    ),
+    (
+        "testEvenWeightsSameDominantResource#2",
+        [8000, 8],
+        ([1000, 3], 2.0, None),
+        ([1000, 2], 1.0, None),
+        "s1",
+    ),
+    (
+        "testEvenWeightsDifferentDominantResource#1",
+        [8000, 8],
+        ([1000, 3], 2.0, None),
+        ([2000, 1], 1.0, None),
+        "s1",
+    ),
+    (
+        "testEvenWeightsDifferentDominantResource#2",
+        [8000, 8],
+        ([3000, 1], 2.0, None),
+        ([1000, 2], 1.0, None),
+        "s1",
+    ),
+    (
+        "testCompareSchedulablesWithClusterResourceChanges#1",
+        [4000, 5],
+        ([2000, 1], 1.0, None),
+        ([1000, 2], 1.0, None),
+        "s2",
+    ),
+    (
+        "testCompareSchedulablesWithClusterResourceChanges#2",
+        [8000, 6],
+        ([2000, 1], 1.0, None),
+        ([1000, 2], 1.0, None),
+        "s1",
+    ),
 ]
 
 
@@ -485,7 +663,9 @@ def test_zero_weight_served_last_in_yarn_and_refused_by_mesos():
     yarn.add("big")
     yarn.allocated("big", [9, 9])
     assert yarn.share("free") == np.inf and yarn.order() == ["big", "free"]
-    yarn.add("new_free", 0.0)  # no usage: still after every positive weight, first among zero weights
+    yarn.add(
+        "new_free", 0.0
+    )  # no usage: still after every positive weight, first among zero weights
     assert yarn.order() == ["big", "new_free", "free"]
     with pytest.raises(InvalidInputError, match=r"weight of client 'x' = 0.*positive"):
         DRFSorter([10, 10]).add("x", 0)
@@ -511,9 +691,13 @@ def test_sorter_bad_input_names_argument_and_value():
         DRFSorter([-1, 1])
     with pytest.raises(InvalidInputError, match=r"semantics"):
         DRFSorter([1, 1], semantics="slurm")
-    with pytest.raises(InvalidInputError, match=r"weight of client 'a' = 2: Volcano's drf plugin has no weights"):
+    with pytest.raises(
+        InvalidInputError, match=r"weight of client 'a' = 2: Volcano's drf plugin has no weights"
+    ):
         DRFSorter([1, 1], semantics="volcano").add("a", 2)
-    with pytest.raises(InvalidInputError, match=r"client 'a//b': a nested name needs non-empty parts"):
+    with pytest.raises(
+        InvalidInputError, match=r"client 'a//b': a nested name needs non-empty parts"
+    ):
         DRFSorter([1, 1]).add("a//b")
     with pytest.raises(InvalidInputError, match=r"nested names \('a/b'\) are Mesos roles"):
         DRFSorter([1, 1], semantics="yarn").add("a/b")
@@ -550,11 +734,15 @@ def _fill_by_sorter(d, cap, w, semantics, start):
 def _pools(draw):
     n = draw(st.integers(2, 6))
     m = draw(st.integers(1, 3))
-    d = np.array(draw(st.lists(st.lists(st.integers(0, 3), min_size=m, max_size=m), min_size=n, max_size=n)),
-                 dtype=float)
+    d = np.array(
+        draw(st.lists(st.lists(st.integers(0, 3), min_size=m, max_size=m), min_size=n, max_size=n)),
+        dtype=float,
+    )
     d[d.sum(axis=1) == 0, 0] = 1.0
     # capacities from few values, so dominant shares often tie and the tie rules decide
-    cap = np.array(draw(st.lists(st.sampled_from([6, 12, 24]), min_size=m, max_size=m)), dtype=float)
+    cap = np.array(
+        draw(st.lists(st.sampled_from([6, 12, 24]), min_size=m, max_size=m)), dtype=float
+    )
     # powers of two keep the sorter's float shares exactly tied where drf's exact fractions are
     w = np.array(draw(st.lists(st.sampled_from([1.0, 2.0, 4.0]), min_size=n, max_size=n)))
     return d, cap, w
@@ -590,10 +778,17 @@ def test_scheduler_tie_rules_by_hand():
     assert yarn.order.tolist() == [0, 1, 2, 1, 2, 0, 1] and yarn.tasks.tolist() == [2, 3, 2]
     index = drf(d, cap, tie_break="lowest_index", record_order=True)
     assert index.order.tolist() == [0, 1, 2, 0, 1, 2, 0, 0] and index.tasks.tolist() == [4, 2, 2]
-    assert drf(d, cap, tie_break="allocation_count", record_order=True).order.tolist() == index.order.tolist()
+    assert (
+        drf(d, cap, tie_break="allocation_count", record_order=True).order.tolist()
+        == index.order.tolist()
+    )
     # per-task shares 1/4 and 1/2: at share 0 Mesos goes by index (its name), higher_share by the larger share
     d2, cap2 = np.array([[1, 0], [2, 0]], dtype=float), np.array([4, 4], dtype=float)
-    assert drf(d2, cap2, tie_break="allocation_count", record_order=True).order.tolist() == [0, 1, 0]
+    assert drf(d2, cap2, tie_break="allocation_count", record_order=True).order.tolist() == [
+        0,
+        1,
+        0,
+    ]
     assert drf(d2, cap2, tie_break="higher_share", record_order=True).order.tolist() == [1, 0, 0]
 
 
@@ -603,9 +798,13 @@ def test_drf_start_bad_input():
         drf(d, cap, start=[1.0, 1.0])
     with pytest.raises(InvalidInputError, match=r"start\[1\] = -1"):
         drf(d, cap, start=[1, -1])
-    with pytest.raises(InvalidInputError, match=r"start: uses 5 of resource 1, more than its capacity 4"):
+    with pytest.raises(
+        InvalidInputError, match=r"start: uses 5 of resource 1, more than its capacity 4"
+    ):
         drf(d, cap, start=[1, 2])
-    with pytest.raises(InvalidInputError, match=r"start\[0\] = 2: must be within max_tasks\[0\] = 1"):
+    with pytest.raises(
+        InvalidInputError, match=r"start\[0\] = 2: must be within max_tasks\[0\] = 1"
+    ):
         drf(d, cap, start=[2, 0], max_tasks=np.array([1, 5]))
 
 
@@ -648,9 +847,13 @@ def test_drf_zero_rules_by_hand():
     assert res.tasks.tolist() == [6, 0, 0, 2, 0] and res.left_out.tolist() == [1, 2]
     assert res.order.tolist() == [0, 3, 0, 0, 3, 0, 0, 0]
     # with room left after users 0 and 3 are blocked, the zero-weight user takes it
-    res = drf([[2, 2], [2, 2], [1, 0]], [5, 4], weights=[1, 1, 0], zeros="scheduler", record_order=True)
+    res = drf(
+        [[2, 2], [2, 2], [1, 0]], [5, 4], weights=[1, 1, 0], zeros="scheduler", record_order=True
+    )
     assert res.tasks.tolist() == [1, 1, 1] and res.order.tolist() == [0, 1, 2]
-    with pytest.raises(InvalidInputError, match=r"demands\[1\] = \[0. 0.\]: every user must demand some"):
+    with pytest.raises(
+        InvalidInputError, match=r"demands\[1\] = \[0. 0.\]: every user must demand some"
+    ):
         drf([[1, 1], [0, 0]], [2, 2])  # the default still refuses it
     with pytest.raises(InvalidInputError, match=r"weights\[1\] = -1.0: weights must be >= 0"):
         drf([[1, 1], [1, 0]], [2, 2], weights=[1, -1], zeros="scheduler")
@@ -675,10 +878,21 @@ def test_scheduler_rules_compiled_equal_interpreted():
             runs = {}
             for name, mode in (("compiled", compiled), ("interpreted", interpreted)):
                 with mode():
-                    runs[name] = (drf(d, cap, weights=np.where(w == 0, 1.0, w), tie_break=tie, record_order=True),
-                                  drf(d, cap, weights=w, tie_break=tie, zeros="scheduler", record_order=True))
+                    runs[name] = (
+                        drf(
+                            d,
+                            cap,
+                            weights=np.where(w == 0, 1.0, w),
+                            tie_break=tie,
+                            record_order=True,
+                        ),
+                        drf(d, cap, weights=w, tie_break=tie, zeros="scheduler", record_order=True),
+                    )
             for fast, slow in zip(runs["compiled"], runs["interpreted"]):
-                assert fast.order.tolist() == slow.order.tolist() and fast.tasks.tolist() == slow.tasks.tolist()
+                assert (
+                    fast.order.tolist() == slow.order.tolist()
+                    and fast.tasks.tolist() == slow.tasks.tolist()
+                )
 
 
 def test_yarn_order_fast_path_equals_fractions():
@@ -690,7 +904,9 @@ def test_yarn_order_fast_path_equals_fractions():
     from fairlib.multires.progressive_filling import _by_next_shares
 
     def by_fractions(d, cap):
-        rows = [sorted((Fraction(int(v), int(c)) for v, c in zip(row, cap)), reverse=True) for row in d]
+        rows = [
+            sorted((Fraction(int(v), int(c)) for v, c in zip(row, cap)), reverse=True) for row in d
+        ]
         rho = [tuple(x / r[0] for x in r) for r in rows]
         return sorted(range(len(d)), key=lambda i: (rho[i], i))
 
@@ -701,7 +917,7 @@ def test_yarn_order_fast_path_equals_fractions():
         d[d.sum(axis=1) == 0, 0] = 1.0
         cap = rng.choice([3.0, 6.0, 7.0, 12.0], m)
         assert _by_next_shares(d, cap, True).tolist() == by_fractions(d, cap)
-    x = 2 ** 28
+    x = 2**28
     d, cap = np.array([[x + 2, x + 1], [x + 1, x]], dtype=float), np.array([1.0, 1.0])
     assert _by_next_shares(d, cap, False).tolist() == [0, 1]  # the floats tie
     assert _by_next_shares(d, cap, True).tolist() == by_fractions(d, cap) == [1, 0]
@@ -722,17 +938,19 @@ def test_drf_reports_each_users_dominant_resource():
 # tests/test_hierarchy.py); these cases follow drf.go's jobOrderFn and helpers.Share, read in volcano-sh/volcano.
 def test_volcano_orders_jobs_by_unweighted_dominant_share_then_creation():
     s = DRFSorter([10, 20], semantics="volcano", resources=["cpu", "memory"])
-    s.add("late")     # created first: ties go to it although its name sorts after
+    s.add("late")  # created first: ties go to it although its name sorts after
     s.add("early")
     s.add("big")
-    s.allocated("big", [2, 2])          # share max(0.2, 0.1) = 0.2, dominant cpu
-    s.allocated("late", [1, 4])         # 0.2 as well (memory)
+    s.allocated("big", [2, 2])  # share max(0.2, 0.1) = 0.2, dominant cpu
+    s.allocated("late", [1, 4])  # 0.2 as well (memory)
     s.allocated("early", [1, 4])
     assert s.order() == ["late", "early", "big"]
     assert [s.dominant_resource(c) for c in ("big", "late")] == ["cpu", "memory"]
     s.allocated("big", [0, 0])
     s.unallocated("big", [2, 2])
-    assert s.order()[0] == "big" and s.dominant_resource("big") is None   # share 0: Volcano's empty name
+    assert (
+        s.order()[0] == "big" and s.dominant_resource("big") is None
+    )  # share 0: Volcano's empty name
 
 
 def test_volcano_counts_a_held_resource_with_zero_total_as_share_one():
@@ -744,7 +962,9 @@ def test_volcano_counts_a_held_resource_with_zero_total_as_share_one():
     s.allocated("b", [1, 1])
     assert s.share("b") == 1.0 and s.dominant_resource("b") == "gpu"
     assert s.order() == ["a", "b"]
-    mesos = DRFSorter([10, 0], semantics="mesos", resources=["cpu", "gpu"])   # Mesos leaves the zero total out
+    mesos = DRFSorter(
+        [10, 0], semantics="mesos", resources=["cpu", "gpu"]
+    )  # Mesos leaves the zero total out
     mesos.add("a")
     mesos.add("b")
     mesos.allocated("a", [9, 0])

@@ -1,4 +1,5 @@
 """Serial twins of the parallel solver kernels (pair_kernels.serial_twins): same values, no parallel region."""
+
 import sys
 
 import numpy as np
@@ -17,8 +18,12 @@ def test_twins_cover_every_kernel_that_reaches_a_parallel_one(module):
     assert serial.keys() == parallel.keys()
     assert any(kernel.targetoptions.get("parallel") for kernel in parallel.values())
     for name, twin in serial.items():
-        if not hasattr(twin, "py_func"):  # an element-wise pass NumPy does on one chunk (serial_twins' in_numpy)
-            assert parallel[name].targetoptions.get("parallel") and twin not in pair_kernels.TWINS, name
+        if not hasattr(
+            twin, "py_func"
+        ):  # an element-wise pass NumPy does on one chunk (serial_twins' in_numpy)
+            assert (
+                parallel[name].targetoptions.get("parallel") and twin not in pair_kernels.TWINS
+            ), name
             continue
         assert not twin.targetoptions.get("parallel"), name
         assert twin.py_func.__qualname__ == f"{name}__serial"
@@ -32,7 +37,11 @@ def test_twins_cover_every_kernel_that_reaches_a_parallel_one(module):
             assert twin.py_func.__globals__[ref] is serial[ref], (name, ref)
     # the chain is closed: no kernel outside it calls into it
     for name, value in vars(module).items():
-        if hasattr(value, "py_func") and value.py_func.__module__ == module.__name__ and name not in serial:
+        if (
+            hasattr(value, "py_func")
+            and value.py_func.__module__ == module.__name__
+            and name not in serial
+        ):
             assert not pair_kernels._references(value.py_func.__code__) & serial.keys(), name
 
 
@@ -40,8 +49,10 @@ def test_serial_twins_and_parallel_kernels_agree_bit_for_bit(monkeypatch):
     """Below PARALLEL_PAIRS (one chunk) the solvers run the twins; the parallel kernels on one thread must give
     the very same numbers, or a problem's result would depend on which variant the process compiled."""
     rng = np.random.default_rng(44)
-    clusters = [random_cluster(rng, n, k, r, weights=bool(i % 2))
-                for i, (n, k, r) in enumerate([(2, 2, 2), (7, 3, 2), (15, 5, 3), (40, 8, 4)])]
+    clusters = [
+        random_cluster(rng, n, k, r, weights=bool(i % 2))
+        for i, (n, k, r) in enumerate([(2, 2, 2), (7, 3, 2), (15, 5, 3), (40, 8, 4)])
+    ]
     mechanisms = (drfh, tsf, psdsf, lambda c: psdsf(c, time_shared=True))
     serial = [m(c).tasks for c in clusters for m in mechanisms]
     monkeypatch.setattr(MAXMIN, "_SERIAL", MAXMIN._PARALLEL)

@@ -1,4 +1,5 @@
 """Semi-static trace-driven experiment (Khamse-Ashari et al. §6.1 style) on synthetic Bitbrains VMs."""
+
 import dataclasses
 
 import numpy as np
@@ -8,12 +9,19 @@ import pytest
 from fairlib import sim
 from fairlib._validate import InvalidInputError
 from fairlib.multires import drfh, pfvds, psdsf, tsf
-from fairlib.traces import (bitbrains_fleet, bitbrains_workload, read_vms, synthetic_bitbrains, task_event_demands,
-                            task_usage_demands)
+from fairlib.traces import (
+    bitbrains_fleet,
+    bitbrains_workload,
+    read_vms,
+    synthetic_bitbrains,
+    task_event_demands,
+    task_usage_demands,
+)
 from tests.realdata import real_traces
 
-REAL_GOOGLE, REAL_GOOGLE_MARK = real_traces("google_clusterdata_2011_2",
-                                           needs="task_events/part-00000-of-00500.csv.gz")
+REAL_GOOGLE, REAL_GOOGLE_MARK = real_traces(
+    "google_clusterdata_2011_2", needs="task_events/part-00000-of-00500.csv.gz"
+)
 
 
 def test_location_eligibility_line_and_ring():
@@ -22,10 +30,12 @@ def test_location_eligibility_line_and_ring():
     near = sim.location_eligibility(fleet, 50, rng=1, reach=1)
     ring = sim.location_eligibility(fleet, 50, rng=1, reach=1, topology="ring")
     assert own.shape == (50, 250) and (own.sum(axis=1) > 0).all()
-    assert (near >= own).all() and (ring >= near).all() and ring.all()   # a ring of 3: every site is near
+    assert (
+        (near >= own).all() and (ring >= near).all() and ring.all()
+    )  # a ring of 3: every site is near
     # on the line, users at the ends cannot use the far end: a third of the servers
     ends = near.sum(axis=1) < 250
-    assert ends.any() and set(near.sum(axis=1)) <= {166, 167, 250}   # sites hold 84, 83, 83 servers
+    assert ends.any() and set(near.sum(axis=1)) <= {166, 167, 250}  # sites hold 84, 83, 83 servers
     with pytest.raises(InvalidInputError, match="topology = 'star'"):
         sim.location_eligibility(fleet, 5, topology="star")
 
@@ -44,28 +54,45 @@ def test_snapshot_utilisation_on_synthetic_vms(tmp_path):
 
 def test_resources_must_match():
     fleet = bitbrains_fleet()
-    other = fleet.__class__(fleet.capacity[:, :2], ("cpu", "mem"), fleet.server_class, "paper", fleet.location)
+    other = fleet.__class__(
+        fleet.capacity[:, :2], ("cpu", "mem"), fleet.server_class, "paper", fleet.location
+    )
     from fairlib.traces import Workload
 
-    workload = object.__new__(Workload)   # only its resources matter here: they differ from the fleet's
-    object.__setattr__(workload, "resources", ("cpu_ghz", "memory_gb", "storage_mbps", "network_mbps"))
+    workload = object.__new__(
+        Workload
+    )  # only its resources matter here: they differ from the fleet's
+    object.__setattr__(
+        workload, "resources", ("cpu_ghz", "memory_gb", "storage_mbps", "network_mbps")
+    )
     with pytest.raises(InvalidInputError, match="fleet.resources"):
         sim.snapshot_cluster(other, workload, 0.0)
 
 
 # --- replay ------------------------------------------------------------------------------------------------------
 
+
 def _one_server_fleet():
     from fairlib.traces.workload import Fleet
 
-    return Fleet(np.array([[1.0, 1.0]]), ("cpu_normalised", "memory_normalised"), np.array(["A"]), "test")
+    return Fleet(
+        np.array([[1.0, 1.0]]), ("cpu_normalised", "memory_normalised"), np.array(["A"]), "test"
+    )
 
 
 def _jobs(arrival, work, shape, cls=None):
     n = len(arrival)
-    return sim.Jobs(np.arange(n), np.array(arrival, float), np.array(arrival, float) + 100.0, np.arange(n + 1),
-                    np.array(work, float), np.array(shape, float), ("cpu_normalised", "memory_normalised"), "test",
-                    None if cls is None else np.array(cls))
+    return sim.Jobs(
+        np.arange(n),
+        np.array(arrival, float),
+        np.array(arrival, float) + 100.0,
+        np.arange(n + 1),
+        np.array(work, float),
+        np.array(shape, float),
+        ("cpu_normalised", "memory_normalised"),
+        "test",
+        None if cls is None else np.array(cls),
+    )
 
 
 def test_replay_hand_computed_completions():
@@ -77,9 +104,14 @@ def test_replay_hand_computed_completions():
     np.testing.assert_allclose(res.jobs.completion, [12.5, 7.5])
     assert res.unfinished == 0 and res.jobs.finished.all()
     # at 0, at B's departure, at A's departure, then (idle) every 300 s until the horizon
-    assert res.epochs.start.tolist() == [0.0, 7.5, 12.5, 300.0, 600.0, 900.0] and res.reallocations == 6
+    assert (
+        res.epochs.start.tolist() == [0.0, 7.5, 12.5, 300.0, 600.0, 900.0]
+        and res.reallocations == 6
+    )
     np.testing.assert_allclose(res.epochs.utilisation_cpu_normalised.iloc[:2], [1.0, 1.0])
-    late = sim.replay(fleet, _jobs([0, 0, 1], [10, 5, 1], [[1, 0.5], [0.5, 1], [1, 1]]), psdsf, horizon=1000)
+    late = sim.replay(
+        fleet, _jobs([0, 0, 1], [10, 5, 1], [[1, 0.5], [0.5, 1], [1, 1]]), psdsf, horizon=1000
+    )
     # at 7.5 s A (5 quanta left) and C (1 quantum of (1, 1)) share equal dominant shares: 0.5 each; C completes
     # at 9.5 s, then A alone: 4 quanta left at rate 1 -> 13.5 s
     np.testing.assert_allclose(late.jobs.completion, [13.5, 7.5, 9.5])
@@ -92,8 +124,10 @@ def test_completions_an_ulp_apart_are_one_event():
     fleet = _one_server_fleet()
     shapes = [[1, 0.5], [1, 0.5], [0.5, 1]]
     exact = sim.replay(fleet, _jobs([0, 0, 0], [5, 5, 150], shapes), psdsf, horizon=1000)
-    for factor in (1 + 2 ** -52, 1 - 2 ** -53):
-        nudged = sim.replay(fleet, _jobs([0, 0, 0], [5 * factor, 5, 150 * factor], shapes), psdsf, horizon=1000)
+    for factor in (1 + 2**-52, 1 - 2**-53):
+        nudged = sim.replay(
+            fleet, _jobs([0, 0, 0], [5 * factor, 5, 150 * factor], shapes), psdsf, horizon=1000
+        )
         assert nudged.reallocations == exact.reallocations
         np.testing.assert_allclose(nudged.jobs.completion, exact.jobs.completion, rtol=1e-12)
     assert exact.jobs.completion[0] == exact.jobs.completion[1]
@@ -113,8 +147,12 @@ def test_replay_respects_placement_and_capacity():
     """Classes C/D serve only latency-sensitive jobs; the replay checks capacity and eligibility itself."""
     from fairlib.traces.workload import Fleet
 
-    fleet = Fleet(np.array([[1.0, 1.0], [0.5, 0.5], [0.5, 1.0]]), ("cpu_normalised", "memory_normalised"),
-                  np.array(["A", "C", "D"]), "test")
+    fleet = Fleet(
+        np.array([[1.0, 1.0], [0.5, 0.5], [0.5, 1.0]]),
+        ("cpu_normalised", "memory_normalised"),
+        np.array(["A", "C", "D"]),
+        "test",
+    )
     jobs = _jobs([0, 0, 50], [300, 200, 100], [[1, 0.2], [0.3, 1], [1, 1]], cls=[0, 2, 3])
     elig = sim.class_eligibility(fleet, jobs.scheduling_class)
     assert elig.tolist() == [[True, False, False], [True, True, True], [True, True, True]]
@@ -133,20 +171,41 @@ def test_replay_respects_placement_and_capacity():
 def test_jobs_from_workload_and_task_usage(tmp_path):
     from fairlib.traces.workload import Workload
 
-    wl = Workload(np.array([1, 2]), np.array([[0.2, 0.1], [0.05, 0.1]]), np.array([0.0, 10.0]),
-                  np.array([100.0, 40.0]), ("cpu_normalised", "memory_normalised"), "real", np.array([0, 3]))
+    wl = Workload(
+        np.array([1, 2]),
+        np.array([[0.2, 0.1], [0.05, 0.1]]),
+        np.array([0.0, 10.0]),
+        np.array([100.0, 40.0]),
+        ("cpu_normalised", "memory_normalised"),
+        "real",
+        np.array([0, 3]),
+    )
     jobs = sim.jobs_from_workload(wl)
     np.testing.assert_allclose(jobs.total_work, [100 * 0.2, 30 * 0.1])
     np.testing.assert_allclose(jobs.shape, [[1, 0.5], [0.5, 1]])
-    bad = Workload(np.array([1]), np.array([[0.0, 0.0]]), np.array([0.0]), np.array([1.0]), wl.resources, "real")
+    bad = Workload(
+        np.array([1]),
+        np.array([[0.0, 0.0]]),
+        np.array([0.0]),
+        np.array([1.0]),
+        wl.resources,
+        "real",
+    )
     with pytest.raises(InvalidInputError, match=r"workload.demand\[0\]"):
         sim.jobs_from_workload(bad)
-    usage = pd.DataFrame({"start_time": [600_000_000, 900_000_000, 900_000_000, 600_000_000],
-                          "end_time": [900_000_000, 1_200_000_000, 1_050_000_000, 900_000_000],
-                          "job_id": [7, 7, 7, 8], "cpu_rate": [0.1, 0.2, 0.1, 0.0],
-                          "canonical_memory": [0.05, 0.1, 0.3, 0.0]})
-    jobs = sim.jobs_from_demands(task_usage_demands(usage, scheduling_class=pd.Series({7: 2, 8: 0})))
-    assert jobs.ids.tolist() == [7] and jobs.offsets.tolist() == [0, 2]       # job 8 never used anything
+    usage = pd.DataFrame(
+        {
+            "start_time": [600_000_000, 900_000_000, 900_000_000, 600_000_000],
+            "end_time": [900_000_000, 1_200_000_000, 1_050_000_000, 900_000_000],
+            "job_id": [7, 7, 7, 8],
+            "cpu_rate": [0.1, 0.2, 0.1, 0.0],
+            "canonical_memory": [0.05, 0.1, 0.3, 0.0],
+        }
+    )
+    jobs = sim.jobs_from_demands(
+        task_usage_demands(usage, scheduling_class=pd.Series({7: 2, 8: 0}))
+    )
+    assert jobs.ids.tolist() == [7] and jobs.offsets.tolist() == [0, 2]  # job 8 never used anything
     np.testing.assert_allclose(jobs.work, [300 * 0.1, 300 * 0.4])
     np.testing.assert_allclose(jobs.shape, [[1.0, 0.5], [0.75, 1.0]])
     assert jobs.arrival.tolist() == [600.0] and jobs.trace_end.tolist() == [1200.0]
@@ -165,8 +224,13 @@ def test_replay_on_the_real_google_excerpt():
     pick = np.random.default_rng(0).random(workload.n_users) < 0.02
     jobs = sim.jobs_from_workload(workload.subset(pick))
     fleet = google_fleet(120, 4, directory=directory)
-    res = sim.replay(fleet, jobs, psdsf, eligible=sim.class_eligibility(fleet, jobs.scheduling_class),
-                     horizon=3600.0)
+    res = sim.replay(
+        fleet,
+        jobs,
+        psdsf,
+        eligible=sim.class_eligibility(fleet, jobs.scheduling_class),
+        horizon=3600.0,
+    )
     arrived = res.jobs.arrival < 3600.0
     assert res.jobs.finished.sum() + res.unfinished == arrived.sum() > 10
     done = res.jobs[res.jobs.finished]
@@ -186,15 +250,28 @@ def test_binned_utilisation_and_workload_subset():
         res.binned("utilisation_cpu_normalised", 0)
     from fairlib.traces.workload import Workload
 
-    wl = Workload(np.array([1, 2, 3]), np.ones((3, 2)), np.zeros(3), np.ones(3), ("a", "b"), "real",
-                  np.array([0, 2, 3]), {"no_request": 4})
+    wl = Workload(
+        np.array([1, 2, 3]),
+        np.ones((3, 2)),
+        np.zeros(3),
+        np.ones(3),
+        ("a", "b"),
+        "real",
+        np.array([0, 2, 3]),
+        {"no_request": 4},
+    )
     sub = wl.subset(np.array([True, False, True]))
-    assert sub.users.tolist() == [1, 3] and sub.scheduling_class.tolist() == [0, 3] and sub.skipped == wl.skipped
+    assert (
+        sub.users.tolist() == [1, 3]
+        and sub.scheduling_class.tolist() == [0, 3]
+        and sub.skipped == wl.skipped
+    )
     with pytest.raises(InvalidInputError, match="keep: expected a boolean mask"):
         wl.subset([0, 2])
 
 
 # --- open-loop scoring ---------------------------------------------------------------------------------------------
+
 
 def _timed_jobs(segments, cls=None):
     """segments: per job a list of (start, end, shape); work is the held time at unit rate (unused here)."""
@@ -204,9 +281,19 @@ def _timed_jobs(segments, cls=None):
     end = np.array([s[1] for s in flat], float)
     shape = np.array([s[2] for s in flat], float)
     n = len(segments)
-    return sim.Jobs(np.arange(n), start[offsets[:-1]], end[offsets[1:] - 1], offsets, np.abs(end - start), shape,
-                    ("cpu_normalised", "memory_normalised"), "test", None if cls is None else np.array(cls),
-                    start, end)
+    return sim.Jobs(
+        np.arange(n),
+        start[offsets[:-1]],
+        end[offsets[1:] - 1],
+        offsets,
+        np.abs(end - start),
+        shape,
+        ("cpu_normalised", "memory_normalised"),
+        "test",
+        None if cls is None else np.array(cls),
+        start,
+        end,
+    )
 
 
 def test_open_loop_hand_computed_epochs():
@@ -222,13 +309,19 @@ def test_open_loop_hand_computed_epochs():
         assert part.active_jobs.tolist() == [2, 2, 2, 1, 1], name
         # A and B share the server at equal dominant shares 2/3: CPU 2/3 + 1/3 = 1, RAM 1/3 + 2/3 = 1;
         # A and C: equal dominant shares 1/2: CPU 1, RAM 0.75; A alone: CPU 1, RAM 0.5
-        np.testing.assert_allclose(part.utilisation_cpu_normalised, [1.0, 1.0, 1.0, 1.0, 1.0], atol=1e-7)
-        np.testing.assert_allclose(part.utilisation_memory_normalised, [1.0, 0.75, 0.75, 0.5, 0.5], atol=1e-7)
+        np.testing.assert_allclose(
+            part.utilisation_cpu_normalised, [1.0, 1.0, 1.0, 1.0, 1.0], atol=1e-7
+        )
+        np.testing.assert_allclose(
+            part.utilisation_memory_normalised, [1.0, 0.75, 0.75, 0.5, 0.5], atol=1e-7
+        )
         np.testing.assert_allclose(part.jain_dominant_share, [1.0, 1.0, 1.0, 1.0, 1.0], atol=1e-7)
     # the same epochs and sets for both mechanisms, whatever they allocate
     by = {name: part.reset_index(drop=True) for name, part in table.groupby("mechanism")}
-    pd.testing.assert_frame_equal(by["psdsf"][["epoch", "start", "end", "active_jobs"]],
-                                  by["drfh"][["epoch", "start", "end", "active_jobs"]])
+    pd.testing.assert_frame_equal(
+        by["psdsf"][["epoch", "start", "end", "active_jobs"]],
+        by["drfh"][["epoch", "start", "end", "active_jobs"]],
+    )
 
 
 def test_open_loop_follows_per_window_demands_and_reserved_classes():
@@ -236,9 +329,15 @@ def test_open_loop_follows_per_window_demands_and_reserved_classes():
     class serves only the privileged job."""
     from fairlib.traces.workload import Fleet
 
-    fleet = Fleet(np.array([[1.0, 1.0], [1.0, 1.0]]), ("cpu_normalised", "memory_normalised"), np.array(["A", "C"]),
-                  "test")
-    jobs = _timed_jobs([[(0, 300, (1, 0.25)), (300, 600, (0.25, 1))], [(0, 600, (1, 1))]], cls=[0, 2])
+    fleet = Fleet(
+        np.array([[1.0, 1.0], [1.0, 1.0]]),
+        ("cpu_normalised", "memory_normalised"),
+        np.array(["A", "C"]),
+        "test",
+    )
+    jobs = _timed_jobs(
+        [[(0, 300, (1, 0.25)), (300, 600, (0.25, 1))], [(0, 600, (1, 1))]], cls=[0, 2]
+    )
     eligible = sim.class_eligibility(fleet, jobs.scheduling_class)
     table = sim.open_loop(fleet, jobs, {"drfh": drfh}, eligible=eligible)
     assert table.start.tolist() == [0.0, 300.0] and table.active_jobs.tolist() == [2, 2]
@@ -256,7 +355,12 @@ def test_open_loop_and_replay_never_give_a_job_more_than_its_segment_cap():
     fleet = _one_server_fleet()
     base = _timed_jobs([[(0, 300, (1, 0.5))], [(0, 300, (0.5, 1))]])
     jobs = dataclasses.replace(base, segment_cap=np.array([0.25, 0.75]))
-    for name, mech in {"psdsf": psdsf, "drfh": drfh, "tsf": tsf, "pfvds": lambda c: pfvds(c, 2.0)}.items():
+    for name, mech in {
+        "psdsf": psdsf,
+        "drfh": drfh,
+        "tsf": tsf,
+        "pfvds": lambda c: pfvds(c, 2.0),
+    }.items():
         capped = sim.open_loop(fleet, jobs, {name: mech})
         np.testing.assert_allclose(capped.utilisation_cpu_normalised, [0.625], atol=1e-7)
         np.testing.assert_allclose(capped.utilisation_memory_normalised, [0.875], atol=1e-7)
@@ -264,7 +368,9 @@ def test_open_loop_and_replay_never_give_a_job_more_than_its_segment_cap():
         np.testing.assert_allclose(free.utilisation_memory_normalised, [1.0], atol=1e-7)
         first = sim.replay(fleet, jobs, mech).epochs.iloc[0]
         np.testing.assert_allclose(first.utilisation_cpu_normalised, 0.625, atol=1e-7)
-    with pytest.raises(InvalidInputError, match=r"max_tasks\[0\] = 0.25: method='best_response' does not honour"):
+    with pytest.raises(
+        InvalidInputError, match=r"max_tasks\[0\] = 0.25: method='best_response' does not honour"
+    ):
         sim.open_loop(fleet, jobs, {"pfvds": lambda c: pfvds(c, 1.0, method="best_response")})
     with pytest.raises(InvalidInputError, match=r"jobs.segment_cap\[1\] = -1.0"):
         dataclasses.replace(base, segment_cap=np.array([1.0, -1.0]))
@@ -277,7 +383,9 @@ def test_open_loop_rejects_what_it_cannot_score():
         sim.open_loop(fleet, untimed, {"drfh": drfh})
     with pytest.raises(InvalidInputError, match="segment_end\\[1\\] = 40.0: before its start 50.0"):
         _timed_jobs([[(0, 100, (1, 1)), (50, 40, (1, 1))]])
-    with pytest.raises(InvalidInputError, match="segment_start\\[1\\] = 50.0: before the job's previous segment"):
+    with pytest.raises(
+        InvalidInputError, match="segment_start\\[1\\] = 50.0: before the job's previous segment"
+    ):
         _timed_jobs([[(0, 100, (1, 1)), (50, 150, (1, 0.5))]])
     _timed_jobs([[(0, 100, (1, 1))], [(50, 150, (1, 0.5))]])  # two jobs may overlap
     with pytest.raises(InvalidInputError, match="interval"):
@@ -285,33 +393,58 @@ def test_open_loop_rejects_what_it_cannot_score():
 
 
 def test_jobs_builders_record_segment_times():
-    task_usage = pd.DataFrame({"start_time": [600_000_000, 900_000_000, 600_000_000],
-                               "end_time": [900_000_000, 1_000_000_000, 900_000_000],
-                               "job_id": [7, 7, 8], "cpu_rate": [0.2, 0.1, 0.3], "canonical_memory": [0.1, 0.1, 0.3]})
+    task_usage = pd.DataFrame(
+        {
+            "start_time": [600_000_000, 900_000_000, 600_000_000],
+            "end_time": [900_000_000, 1_000_000_000, 900_000_000],
+            "job_id": [7, 7, 8],
+            "cpu_rate": [0.2, 0.1, 0.3],
+            "canonical_memory": [0.1, 0.1, 0.3],
+        }
+    )
     jobs = sim.jobs_from_demands(task_usage_demands(task_usage))
     np.testing.assert_allclose(jobs.segment_start, [600.0, 900.0, 600.0])
-    np.testing.assert_allclose(jobs.segment_end, [900.0, 1000.0, 900.0])   # the partial window: 100 s
+    np.testing.assert_allclose(
+        jobs.segment_end, [900.0, 1000.0, 900.0]
+    )  # the partial window: 100 s
 
 
 # --- per-interval demands from task_events (§6.2 [INF]) ------------------------------------------------------------
 
-_EVENT_COLUMNS = ["time", "job_id", "task_index", "event_type", "cpu_request", "memory_request", "scheduling_class"]
+_EVENT_COLUMNS = [
+    "time",
+    "job_id",
+    "task_index",
+    "event_type",
+    "cpu_request",
+    "memory_request",
+    "scheduling_class",
+]
 
 
 def test_jobs_from_task_event_demands_hand_computed():
     """Job 1: task 0 runs 600-1250 s, task 1 is submitted at 700, scheduled at 1000, killed at 1500. Job 2: running
     at the snapshot (t = 0), its request updated at 1200 with the CPU request missing (carried over), done at 2000."""
     s = 1_000_000
-    rows = [(600 * s, 1, 0, 0, 0.1, 0.2, 1), (600 * s, 1, 0, 1, 0.1, 0.2, 1), (1250 * s, 1, 0, 4, 0.1, 0.2, 1),
-            (700 * s, 1, 1, 0, 0.3, 0.1, 1), (1000 * s, 1, 1, 1, 0.3, 0.1, 1), (1500 * s, 1, 1, 5, 0.3, 0.1, 1),
-            (0, 2, 0, 1, 0.5, 0.5, 3), (1200 * s, 2, 0, 8, np.nan, 0.25, 3), (2000 * s, 2, 0, 4, 0.5, 0.25, 3)]
+    rows = [
+        (600 * s, 1, 0, 0, 0.1, 0.2, 1),
+        (600 * s, 1, 0, 1, 0.1, 0.2, 1),
+        (1250 * s, 1, 0, 4, 0.1, 0.2, 1),
+        (700 * s, 1, 1, 0, 0.3, 0.1, 1),
+        (1000 * s, 1, 1, 1, 0.3, 0.1, 1),
+        (1500 * s, 1, 1, 5, 0.3, 0.1, 1),
+        (0, 2, 0, 1, 0.5, 0.5, 3),
+        (1200 * s, 2, 0, 8, np.nan, 0.25, 3),
+        (2000 * s, 2, 0, 4, 0.5, 0.25, 3),
+    ]
     jobs = sim.jobs_from_demands(task_event_demands(pd.DataFrame(rows, columns=_EVENT_COLUMNS)))
     assert jobs.ids.tolist() == [1, 2] and jobs.offsets.tolist() == [0, 3, 8]
     # job 1 at 600 and 900: task 0 only (0.1, 0.2); at 1200 both (0.4, 0.3); at 1500 nothing runs (killed at 1500)
     np.testing.assert_allclose(jobs.segment_start, [600, 900, 1200, 600, 900, 1200, 1500, 1800])
     np.testing.assert_allclose(jobs.segment_end, [900, 1200, 1500, 900, 1200, 1500, 1800, 2000])
-    np.testing.assert_allclose(jobs.shape, [[0.5, 1], [0.5, 1], [1, 0.75], [1, 1], [1, 1], [1, 0.5], [1, 0.5],
-                                            [1, 0.5]])
+    np.testing.assert_allclose(
+        jobs.shape, [[0.5, 1], [0.5, 1], [1, 0.75], [1, 1], [1, 1], [1, 0.5], [1, 0.5], [1, 0.5]]
+    )
     # quanta: interval length x dominant demand (the last interval cut at the trace's end, 2000 s)
     np.testing.assert_allclose(jobs.work, [60, 60, 120, 150, 150, 150, 150, 100])
     # at most the dominant demand at once: a job is never given more than its running tasks request
@@ -351,9 +484,17 @@ def test_jobs_from_task_event_demands_against_a_slow_reference():
         for task in range(int(rng.integers(1, 5))):
             t = int(rng.integers(0, 3000))
             for _ in range(int(rng.integers(1, 7))):
-                rows.append((t * 1_000_000, job, task, int(rng.choice([0, 1, 1, 8, 2, 4, 5])),
-                             np.nan if rng.random() < 0.15 else float(rng.uniform(0.0, 0.5)),
-                             float(rng.uniform(0.01, 0.5)), int(rng.integers(0, 4))))
+                rows.append(
+                    (
+                        t * 1_000_000,
+                        job,
+                        task,
+                        int(rng.choice([0, 1, 1, 8, 2, 4, 5])),
+                        np.nan if rng.random() < 0.15 else float(rng.uniform(0.0, 0.5)),
+                        float(rng.uniform(0.01, 0.5)),
+                        int(rng.integers(0, 4)),
+                    )
+                )
                 t += int(rng.integers(0, 900))
     events = pd.DataFrame(rows, columns=_EVENT_COLUMNS)
     jobs = sim.jobs_from_demands(task_event_demands(events))
@@ -377,20 +518,38 @@ def test_open_loop_ranges_span_every_placement_of_the_same_totals():
     all of A and the privileged one its 0.5, which only C can then hold: C's range is [0.5, 0.5]."""
     from fairlib.traces.workload import Fleet
 
-    fleet = Fleet(np.array([[1.0, 1.0], [1.0, 1.0]]), ("cpu_normalised", "memory_normalised"), np.array(["A", "C"]),
-                  "test")
-    alone = dataclasses.replace(_timed_jobs([[(0, 300, (1, 1))]], cls=[2]), segment_cap=np.array([0.5]))
-    table = sim.open_loop(fleet, alone, {"psdsf": psdsf, "drfh": drfh}, ranges=True,
-                          eligible=sim.class_eligibility(fleet, alone.scheduling_class))
+    fleet = Fleet(
+        np.array([[1.0, 1.0], [1.0, 1.0]]),
+        ("cpu_normalised", "memory_normalised"),
+        np.array(["A", "C"]),
+        "test",
+    )
+    alone = dataclasses.replace(
+        _timed_jobs([[(0, 300, (1, 1))]], cls=[2]), segment_cap=np.array([0.5])
+    )
+    table = sim.open_loop(
+        fleet,
+        alone,
+        {"psdsf": psdsf, "drfh": drfh},
+        ranges=True,
+        eligible=sim.class_eligibility(fleet, alone.scheduling_class),
+    )
     for col in ("cpu_normalised", "memory_normalised"):
         np.testing.assert_allclose(table[f"reserved_low_{col}"], 0.0, atol=1e-7)
         np.testing.assert_allclose(table[f"reserved_high_{col}"], 0.5, atol=1e-6)
         assert (table[f"reserved_low_{col}"] <= table[f"reserved_utilisation_{col}"] + 1e-7).all()
         assert (table[f"reserved_utilisation_{col}"] <= table[f"reserved_high_{col}"] + 1e-7).all()
-    pair = dataclasses.replace(_timed_jobs([[(0, 300, (1, 1))], [(0, 300, (1, 1))]], cls=[2, 0]),
-                               segment_cap=np.array([0.5, 1.5]))
-    table = sim.open_loop(fleet, pair, {"drfh": drfh}, ranges=True,
-                          eligible=sim.class_eligibility(fleet, pair.scheduling_class))
+    pair = dataclasses.replace(
+        _timed_jobs([[(0, 300, (1, 1))], [(0, 300, (1, 1))]], cls=[2, 0]),
+        segment_cap=np.array([0.5, 1.5]),
+    )
+    table = sim.open_loop(
+        fleet,
+        pair,
+        {"drfh": drfh},
+        ranges=True,
+        eligible=sim.class_eligibility(fleet, pair.scheduling_class),
+    )
     # DRFH: the public job takes A (1 task), the privileged one its cap 0.5, which only C can still hold
     np.testing.assert_allclose(table.reserved_low_cpu_normalised, 0.5, atol=1e-6)
     np.testing.assert_allclose(table.reserved_high_cpu_normalised, 0.5, atol=1e-6)
@@ -407,13 +566,31 @@ def test_unconverged_allocations_are_reported_once_per_mechanism():
     def stops_short(cluster):
         return dataclasses.replace(drfh(cluster), converged=False, residual=0.25)
 
-    fleet = Fleet(np.array([[1.0, 1.0], [1.0, 0.5]]), ("cpu_normalised", "memory_normalised"), np.array(["A", "C"]),
-                  "test")
+    fleet = Fleet(
+        np.array([[1.0, 1.0], [1.0, 0.5]]),
+        ("cpu_normalised", "memory_normalised"),
+        np.array(["A", "C"]),
+        "test",
+    )
     start, end = np.array([0.0, 0.0]), np.array([600.0, 300.0])
-    jobs = sim.Jobs(np.array([1, 2]), start, end, np.array([0, 1, 2]), end - start, np.array([[1, 1], [1, 0.5]]),
-                    ("cpu_normalised", "memory_normalised"), "test", np.array([0, 2]), start, end)
-    with pytest.warns(RuntimeWarning, match=r"open_loop: short's solver did not converge on 2 of 2 allocations "
-                                            r"\(largest residual 0.25\)"):
+    jobs = sim.Jobs(
+        np.array([1, 2]),
+        start,
+        end,
+        np.array([0, 1, 2]),
+        end - start,
+        np.array([[1, 1], [1, 0.5]]),
+        ("cpu_normalised", "memory_normalised"),
+        "test",
+        np.array([0, 2]),
+        start,
+        end,
+    )
+    with pytest.warns(
+        RuntimeWarning,
+        match=r"open_loop: short's solver did not converge on 2 of 2 allocations "
+        r"\(largest residual 0.25\)",
+    ):
         sim.open_loop(fleet, jobs, {"short": stops_short, "exact": drfh}, start=0.0, horizon=600.0)
     with pytest.warns(RuntimeWarning, match="replay: stops_short's solver did not converge"):
         sim.replay(fleet, jobs, stops_short, start=0.0, horizon=600.0)
@@ -424,21 +601,37 @@ def test_unconverged_allocations_are_reported_once_per_mechanism():
 
 # --- bad input: refused up front, by name ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("field, value, message", [
-    ("ids", None, r"jobs\.ids = None: expected a 1-D array of identifiers"),
-    ("ids", np.array([], dtype=int), r"jobs\.ids = .*: empty"),
-    ("ids", np.array([0.0, np.nan]), r"jobs\.ids = .*: identifiers must be integers or text"),
-    ("arrival", "abc", r"jobs\.arrival: must be numeric, got dtype <U3: 'abc'"),
-    ("arrival", np.array([0, 1j]), r"jobs\.arrival = .*: must be real numbers, got dtype complex128"),
-    ("work", np.ones((2, 2)), r"jobs\.work: expected one number per segment \(1-D\), got shape \(2, 2\)"),
-    ("offsets", None, r"jobs\.offsets = None"),
-    ("shape", [[1.0, 0.5], [0.5]], r"jobs\.shape = .*ragged"),
-    ("scheduling_class", np.array([0.0, np.nan]), r"jobs\.scheduling_class\[1\] = nan: a scheduling class is an "
-                                                  r"integer >= 0"),
-    ("scheduling_class", np.array([2.5, 0.0]), r"jobs\.scheduling_class\[0\] = 2\.5"),
-    ("scheduling_class", np.array([0, 2, 3]), r"jobs\.scheduling_class: expected shape \(2,\)"),
-    ("source", 1, r"jobs\.source = 1: must be a str"),
-])
+
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("ids", None, r"jobs\.ids = None: expected a 1-D array of identifiers"),
+        ("ids", np.array([], dtype=int), r"jobs\.ids = .*: empty"),
+        ("ids", np.array([0.0, np.nan]), r"jobs\.ids = .*: identifiers must be integers or text"),
+        ("arrival", "abc", r"jobs\.arrival: must be numeric, got dtype <U3: 'abc'"),
+        (
+            "arrival",
+            np.array([0, 1j]),
+            r"jobs\.arrival = .*: must be real numbers, got dtype complex128",
+        ),
+        (
+            "work",
+            np.ones((2, 2)),
+            r"jobs\.work: expected one number per segment \(1-D\), got shape \(2, 2\)",
+        ),
+        ("offsets", None, r"jobs\.offsets = None"),
+        ("shape", [[1.0, 0.5], [0.5]], r"jobs\.shape = .*ragged"),
+        (
+            "scheduling_class",
+            np.array([0.0, np.nan]),
+            r"jobs\.scheduling_class\[1\] = nan: a scheduling class is an "
+            r"integer >= 0",
+        ),
+        ("scheduling_class", np.array([2.5, 0.0]), r"jobs\.scheduling_class\[0\] = 2\.5"),
+        ("scheduling_class", np.array([0, 2, 3]), r"jobs\.scheduling_class: expected shape \(2,\)"),
+        ("source", 1, r"jobs\.source = 1: must be a str"),
+    ],
+)
 def test_jobs_refuse_malformed_fields_by_name(field, value, message):
     good = _jobs([0, 0], [10, 5], [[1, 0.5], [0.5, 1]], cls=[0, 2])
     fields = {f.name: getattr(good, f.name) for f in dataclasses.fields(good)}
@@ -455,20 +648,33 @@ def test_jobs_take_string_ids():
 
 
 def test_task_usage_demands_and_jobs_from_demands_refuse_bad_input_by_name():
-    usage = pd.DataFrame({"start_time": [600_000_000, 600_000_000], "end_time": [900_000_000, 900_000_000],
-                          "job_id": [7, 8], "cpu_rate": [0.1, 0.2], "canonical_memory": [0.05, 0.1]})
+    usage = pd.DataFrame(
+        {
+            "start_time": [600_000_000, 600_000_000],
+            "end_time": [900_000_000, 900_000_000],
+            "job_id": [7, 8],
+            "cpu_rate": [0.1, 0.2],
+            "canonical_memory": [0.05, 0.1],
+        }
+    )
     with pytest.raises(InvalidInputError, match=r"task_usage = None: must be a DataFrame"):
         sim.jobs_from_demands(task_usage_demands(None))
-    with pytest.raises(InvalidInputError, match=r"scheduling_class = \[0, 2\]: expected a Series or mapping"):
+    with pytest.raises(
+        InvalidInputError, match=r"scheduling_class = \[0, 2\]: expected a Series or mapping"
+    ):
         sim.jobs_from_demands(task_usage_demands(usage, scheduling_class=[0, 2]))
     # a job missing from the classes would be NaN, which class_eligibility cannot place: said here, by job
-    with pytest.raises(InvalidInputError, match=r"scheduling_class: no class for job 8 \(1 of 2 jobs"):
+    with pytest.raises(
+        InvalidInputError, match=r"scheduling_class: no class for job 8 \(1 of 2 jobs"
+    ):
         sim.jobs_from_demands(task_usage_demands(usage, scheduling_class={7: 2}))
     with pytest.raises(InvalidInputError, match=r"scheduling_class\[1\] = -1"):
         sim.jobs_from_demands(task_usage_demands(usage, scheduling_class=pd.Series({7: 2, 8: -1})))
     with pytest.raises(InvalidInputError, match=r"source = 1: must be a str"):
         sim.jobs_from_demands(task_usage_demands(usage, source=1))
-    with pytest.raises(InvalidInputError, match=r"task_usage row 1 \(index 1\), column 'cpu_rate' = -0\.2"):
+    with pytest.raises(
+        InvalidInputError, match=r"task_usage row 1 \(index 1\), column 'cpu_rate' = -0\.2"
+    ):
         sim.jobs_from_demands(task_usage_demands(usage.assign(cpu_rate=[0.1, -0.2])))
     with pytest.raises(InvalidInputError, match="task_usage: no job used anything"):
         sim.jobs_from_demands(task_usage_demands(usage.assign(cpu_rate=0.0, canonical_memory=0.0)))
@@ -484,13 +690,20 @@ def test_class_eligibility_refuses_unknown_classes_by_name():
         sim.class_eligibility(fleet, [0, 2], privileged=())
     with pytest.raises(InvalidInputError, match=r"privileged\[0\] = -1"):
         sim.class_eligibility(fleet, [0, 2], privileged=[-1, 2])
-    assert sim.class_eligibility(fleet, [0, 2], reserved=("A",), privileged=2).ravel().tolist() == [False, True]
+    assert sim.class_eligibility(fleet, [0, 2], reserved=("A",), privileged=2).ravel().tolist() == [
+        False,
+        True,
+    ]
 
 
 def test_replay_open_loop_and_results_refuse_bad_scalars_by_name():
     fleet = _one_server_fleet()
     jobs = _jobs([0, 0], [10, 5], [[1, 0.5], [0.5, 1]])
-    for bad, message in ((True, r"interval = True"), ("300", r"interval = '300'"), (1e-4, r"interval = 0\.0001")):
+    for bad, message in (
+        (True, r"interval = True"),
+        ("300", r"interval = '300'"),
+        (1e-4, r"interval = 0\.0001"),
+    ):
         with pytest.raises(InvalidInputError, match=message):
             sim.replay(fleet, jobs, psdsf, interval=bad)
     with pytest.raises(InvalidInputError, match=r"start = '0': must be a finite number"):
@@ -515,16 +728,30 @@ def test_snapshot_and_location_arguments_are_checked_up_front():
     from fairlib.traces.workload import Fleet, Workload
 
     resources = ("cpu_normalised", "memory_normalised")
-    fleet = Fleet(np.array([[1.0, 1.0], [0.5, 0.5]]), resources, np.array(["A", "B"]), "test",
-                  location=np.array([0, 1]))
-    workload = Workload(np.array([1, 2]), np.array([[0.5, 0.25], [0.2, 0.1]]), np.array([0.0, 5.0]),
-                        np.array([600.0, 900.0]), resources, "synthetic")
+    fleet = Fleet(
+        np.array([[1.0, 1.0], [0.5, 0.5]]),
+        resources,
+        np.array(["A", "B"]),
+        "test",
+        location=np.array([0, 1]),
+    )
+    workload = Workload(
+        np.array([1, 2]),
+        np.array([[0.5, 0.25], [0.2, 0.1]]),
+        np.array([0.0, 5.0]),
+        np.array([600.0, 900.0]),
+        resources,
+        "synthetic",
+    )
     with pytest.raises(InvalidInputError, match=r"rng = 'abc'"):
         sim.location_eligibility(fleet, 5, rng="abc")
     # one error, not a sweep of failed runs
-    for n_runs, kwargs, message in ((2.5, {}, r"n_runs = 2\.5"), (0, {}, r"n_runs = 0"),
-                                    (1, {"reach": -1}, r"^reach = -1"),
-                                    (1, {"topology": "star"}, r"^topology = 'star'")):
+    for n_runs, kwargs, message in (
+        (2.5, {}, r"n_runs = 2\.5"),
+        (0, {}, r"n_runs = 0"),
+        (1, {"reach": -1}, r"^reach = -1"),
+        (1, {"topology": "star"}, r"^topology = 'star'"),
+    ):
         with pytest.raises(InvalidInputError, match=message):
             sim.snapshot_utilisation(fleet, workload, {"drfh": drfh}, n_runs, 0, **kwargs)
 
@@ -538,8 +765,15 @@ def test_task_usage_windows_beyond_the_trace_clock_are_refused_by_name():
     from fairlib import sim
     from fairlib._validate import InvalidInputError
 
-    usage = pd.DataFrame({"start_time": [600_000_000], "end_time": [900_000_000], "job_id": [1], "cpu_rate": [0.5],
-                          "canonical_memory": [0.25]})
+    usage = pd.DataFrame(
+        {
+            "start_time": [600_000_000],
+            "end_time": [900_000_000],
+            "job_id": [1],
+            "cpu_rate": [0.5],
+            "canonical_memory": [0.25],
+        }
+    )
     for window in (9223372036855.0, 1e-9):
         with pytest.raises(InvalidInputError, match="window"):
             sim.jobs_from_demands(task_usage_demands(usage, scheduling_class={1: 2}, window=window))

@@ -58,7 +58,9 @@ def machine(semantics: str):
 
         @rule(name=_BAD_NAME)
         def add_a_bad_name(self, name):
-            self._refused(lambda: self.sorter.add(name, nominal=[5.0, 10.0] if semantics == "kueue" else None))
+            self._refused(
+                lambda: self.sorter.add(name, nominal=[5.0, 10.0] if semantics == "kueue" else None)
+            )
 
         @rule(name=clients, amounts=_AMOUNT)
         def allocate(self, name, amounts):
@@ -93,9 +95,16 @@ def machine(semantics: str):
             else:
                 self.sorter.unallocated(name, amounts)
 
-        @rule(name=clients, weight=st.sampled_from([0.5, 1.0, 2.0, -1.0, float("nan"), "2", None, True]))
+        @rule(
+            name=clients,
+            weight=st.sampled_from([0.5, 1.0, 2.0, -1.0, float("nan"), "2", None, True]),
+        )
         def reweight(self, name, weight):
-            valid = isinstance(weight, float) and weight > 0 and (semantics != "volcano" or weight == 1.0)
+            valid = (
+                isinstance(weight, float)
+                and weight > 0
+                and (semantics != "volcano" or weight == 1.0)
+            )
             if not self.sorter.contains(name):
                 return
             if valid:
@@ -140,11 +149,13 @@ def test_the_probes_that_found_the_gaps():
     sorter.allocated("a", [1.0, 1.0])
     with pytest.raises(InvalidInputError, match="update"):
         sorter.update("a", [1.0, 1.0], [float("nan"), 1.0])
-    assert sorter.allocation("a").tolist() == [1.0, 1.0]           # the old allocation kept
+    assert sorter.allocation("a").tolist() == [1.0, 1.0]  # the old allocation kept
     for bad in (None, 1):
         with pytest.raises(InvalidInputError, match="string"):
             sorter.add(bad)
     kueue = DRFSorter(CAPACITY, semantics="kueue")
-    with pytest.raises(InvalidInputError, match=r"lending_limit\['q'\]\[0\] = 6: above the nominal quota 5"):
+    with pytest.raises(
+        InvalidInputError, match=r"lending_limit\['q'\]\[0\] = 6: above the nominal quota 5"
+    ):
         kueue.add("q", nominal=[5.0, 10.0], lending_limit=[6.0, 1.0])
     assert not kueue.contains("q")

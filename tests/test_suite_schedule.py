@@ -9,12 +9,17 @@ from tests.conftest import LONGEST_FIRST
 
 
 def test_every_unit_started_first_exists():
-    notebook_tests = re.findall(r"^def (test_\w+)\(paper_key", (ROOT / "tests" / "test_notebooks.py").read_text(),
-                                re.M)
+    notebook_tests = re.findall(
+        r"^def (test_\w+)\(paper_key", (ROOT / "tests" / "test_notebooks.py").read_text(), re.M
+    )
     missing = []
     for unit in LONGEST_FIRST:
         call = re.fullmatch(r"(\w+)\[(\w+)\]", unit)
-        exists = (call.group(1) in notebook_tests and call.group(2) in NOTEBOOKS) if call else (ROOT / unit).is_file()
+        exists = (
+            (call.group(1) in notebook_tests and call.group(2) in NOTEBOOKS)
+            if call
+            else (ROOT / unit).is_file()
+        )
         if not exists:
             missing.append(unit)
     assert notebook_tests and not missing, missing

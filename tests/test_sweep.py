@@ -1,4 +1,5 @@
 """fairlib.sweep: deterministic seeds across backends, failures with their parameters, resumable cache."""
+
 import warnings
 
 import numpy as np
@@ -37,10 +38,22 @@ def test_same_seed_same_results_serial_loky_dask():
 
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None) as cluster, Client(cluster) as client:
-        dask = sweep(draw_cell, GRID, seeds=4, rng=11, backend="dask", scheduler=client, progress=False)
-        by_address = sweep(draw_cell, GRID, seeds=4, rng=11, scheduler=cluster.scheduler_address, progress=False)
+    with (
+        LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        dask = sweep(
+            draw_cell, GRID, seeds=4, rng=11, backend="dask", scheduler=client, progress=False
+        )
+        by_address = sweep(
+            draw_cell, GRID, seeds=4, rng=11, scheduler=cluster.scheduler_address, progress=False
+        )
     pd.testing.assert_frame_equal(serial, dask)
     pd.testing.assert_frame_equal(serial, by_address)
     assert by_address.attrs["sweep"]["backend"] == "dask"
@@ -48,18 +61,28 @@ def test_same_seed_same_results_serial_loky_dask():
 
 def test_seeds_depend_on_parameters_not_on_position():
     full = sweep(draw_cell, GRID, seeds=2, rng=5, backend="serial", progress=False)
-    part = sweep(draw_cell, {"users": [20], "scale": [2.5]}, seeds=2, rng=5, backend="serial", progress=False)
-    pd.testing.assert_frame_equal(full[(full.users == 20) & (full.scale == 2.5)].reset_index(drop=True), part)
+    part = sweep(
+        draw_cell, {"users": [20], "scale": [2.5]}, seeds=2, rng=5, backend="serial", progress=False
+    )
+    pd.testing.assert_frame_equal(
+        full[(full.users == 20) & (full.scale == 2.5)].reset_index(drop=True), part
+    )
     other = sweep(draw_cell, GRID, seeds=2, rng=6, backend="serial", progress=False)
     assert not np.allclose(full.draw, other.draw)
     # the documented seed of a cell is the one it receives
-    got = np.random.default_rng(cell_seed(5, {"users": 3, "scale": 1.0}, 1)).integers(1, 10, size=(3, 2))
-    want = np.random.default_rng(cell_seed(5, {"users": 3, "scale": 1.0}, 1)).integers(1, 10, size=(3, 2))
+    got = np.random.default_rng(cell_seed(5, {"users": 3, "scale": 1.0}, 1)).integers(
+        1, 10, size=(3, 2)
+    )
+    want = np.random.default_rng(cell_seed(5, {"users": 3, "scale": 1.0}, 1)).integers(
+        1, 10, size=(3, 2)
+    )
     np.testing.assert_array_equal(got, want)
 
 
 def test_seed_by_gives_common_random_numbers():
-    out = sweep(draw_cell, GRID, seeds=2, rng=5, seed_by=["users"], backend="serial", progress=False)
+    out = sweep(
+        draw_cell, GRID, seeds=2, rng=5, seed_by=["users"], backend="serial", progress=False
+    )
     wide = out.pivot_table(index=["users", "rep"], columns="scale", values="draw")
     np.testing.assert_array_equal(wide[1.0], wide[2.5])
     with pytest.raises(InvalidInputError, match=r"seed_by: \['user'\] are not grid parameters"):
@@ -68,14 +91,18 @@ def test_seed_by_gives_common_random_numbers():
 
 @pytest.mark.parametrize("backend", ["serial", "loky"])
 def test_failing_cell_reported_with_parameters_others_kept(backend):
-    with pytest.raises(SweepError, match=r'(?s)1 of 6 cells failed.*\{"x":3\} rep 0: ValueError: bad x = 3') as info:
+    with pytest.raises(
+        SweepError, match=r'(?s)1 of 6 cells failed.*\{"x":3\} rep 0: ValueError: bad x = 3'
+    ) as info:
         sweep(failing_cell, {"x": range(6)}, backend=backend, n_jobs=2, progress=False)
     assert sorted(info.value.results.x) == [0, 1, 2, 4, 5]
     assert info.value.failures.x.tolist() == [3]
     assert "Traceback" in info.value.failures.traceback[0]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        kept = sweep(failing_cell, {"x": range(6)}, backend=backend, n_jobs=2, progress=False, errors="keep")
+        kept = sweep(
+            failing_cell, {"x": range(6)}, backend=backend, n_jobs=2, progress=False, errors="keep"
+        )
     assert kept.value.tolist() == [0, 10, 20, 40, 50]
     assert kept.attrs["failures"].x.tolist() == [3]
     assert any("bad x = 3" in str(w.message) for w in caught)
@@ -88,8 +115,13 @@ def test_cache_resume_keeps_finished_cells(tmp_path, monkeypatch):
     log.mkdir()
     stop = tmp_path / "stop"
     stop.touch()
-    args = dict(fixed={"log_dir": log, "stop_file": stop}, backend="serial", cache=True, cache_name="r2",
-                progress=False)
+    args = dict(
+        fixed={"log_dir": log, "stop_file": stop},
+        backend="serial",
+        cache=True,
+        cache_name="r2",
+        progress=False,
+    )
     with pytest.raises(KeyboardInterrupt):
         sweep(interruptible_cell, {"x": list(range(8))}, **args)
     assert len(list(log.iterdir())) == 6
@@ -110,18 +142,51 @@ def interruptible_cell(seed, x, log_dir, stop_file):
 
 def test_cache_key_follows_code_and_seed(tmp_path, monkeypatch):
     monkeypatch.setenv("FAIRLIB_BUILD_DIR", str(tmp_path))
-    a = sweep(draw_cell, {"users": [3], "scale": [1.0]}, rng=1, backend="serial", cache=True, progress=False)
-    b = sweep(draw_cell, {"users": [3], "scale": [1.0]}, rng=1, backend="serial", cache=True, progress=False)
-    c = sweep(draw_cell, {"users": [3], "scale": [1.0]}, rng=2, backend="serial", cache=True, progress=False)
+    a = sweep(
+        draw_cell,
+        {"users": [3], "scale": [1.0]},
+        rng=1,
+        backend="serial",
+        cache=True,
+        progress=False,
+    )
+    b = sweep(
+        draw_cell,
+        {"users": [3], "scale": [1.0]},
+        rng=1,
+        backend="serial",
+        cache=True,
+        progress=False,
+    )
+    c = sweep(
+        draw_cell,
+        {"users": [3], "scale": [1.0]},
+        rng=2,
+        backend="serial",
+        cache=True,
+        progress=False,
+    )
     assert (a.attrs["sweep"]["ran"], b.attrs["sweep"]["ran"], c.attrs["sweep"]["ran"]) == (1, 0, 1)
     monkeypatch.setattr(sweep_module, "_function_fingerprint", lambda fn: "edited")
-    d = sweep(draw_cell, {"users": [3], "scale": [1.0]}, rng=1, backend="serial", cache=True, progress=False)
+    d = sweep(
+        draw_cell,
+        {"users": [3], "scale": [1.0]},
+        rng=1,
+        backend="serial",
+        cache=True,
+        progress=False,
+    )
     assert d.attrs["sweep"]["ran"] == 1
 
 
 def test_explicit_points_and_row_lists():
     out = sweep(failing_cell, [{"x": 1}, {"x": 7}], seeds=2, backend="serial", progress=False)
-    assert out[["x", "rep", "value"]].values.tolist() == [[1, 0, 10], [1, 1, 10], [7, 0, 70], [7, 1, 70]]
+    assert out[["x", "rep", "value"]].values.tolist() == [
+        [1, 0, 10],
+        [1, 1, 10],
+        [7, 0, 70],
+        [7, 1, 70],
+    ]
 
 
 def test_default_backend(monkeypatch):
@@ -138,18 +203,21 @@ def test_default_backend(monkeypatch):
         sweep_module.default_backend()
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(grid={"x": 3}), r"grid\['x'\] = 3: expected a list"),
-    (dict(grid={"x": [1, 1]}), r"appears more than once"),
-    (dict(grid={"seed": [1]}), r"'seed' is reserved"),
-    (dict(grid={"x": [object()]}), r"no canonical form"),
-    (dict(grid={"x": [1]}, seeds=0), r"seeds = 0"),
-    (dict(grid={"x": [1]}, rng=np.random.default_rng(1)), r"rng = Generator"),
-    (dict(grid={"x": [1]}, backend="threads"), r"backend = 'threads'"),
-    (dict(grid={"x": [1]}, errors="ignore"), r"errors = 'ignore'"),
-    (dict(grid={"x": [1]}, fixed={"x": 2}), r"fixed: \['x'\] also vary"),
-    (dict(grid={"x": [1, 2]}, backend="loky", n_jobs=0), r"n_jobs = 0"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(grid={"x": 3}), r"grid\['x'\] = 3: expected a list"),
+        (dict(grid={"x": [1, 1]}), r"appears more than once"),
+        (dict(grid={"seed": [1]}), r"'seed' is reserved"),
+        (dict(grid={"x": [object()]}), r"no canonical form"),
+        (dict(grid={"x": [1]}, seeds=0), r"seeds = 0"),
+        (dict(grid={"x": [1]}, rng=np.random.default_rng(1)), r"rng = Generator"),
+        (dict(grid={"x": [1]}, backend="threads"), r"backend = 'threads'"),
+        (dict(grid={"x": [1]}, errors="ignore"), r"errors = 'ignore'"),
+        (dict(grid={"x": [1]}, fixed={"x": 2}), r"fixed: \['x'\] also vary"),
+        (dict(grid={"x": [1, 2]}, backend="loky", n_jobs=0), r"n_jobs = 0"),
+    ],
+)
 def test_bad_arguments(kwargs, message):
     grid = kwargs.pop("grid")
     with pytest.raises(InvalidInputError, match=message):
@@ -161,12 +229,15 @@ def test_bad_return_type_is_a_cell_failure():
         sweep(lambda seed, x: x, {"x": [1]}, backend="serial", progress=False)
 
 
-@pytest.mark.parametrize("grid, message", [
-    ([1, 2], r"grid\[0\] = 1: a list grid must hold dicts"),
-    ([{"x": 1}, [("x", 2)]], r"grid\[1\] = \[\('x', 2\)\]: a list grid must hold dicts"),
-    (5, r"grid = 5: expected a dict of name -> values or a list of dicts"),
-    ("xy", r"grid = 'xy': expected a dict"),
-])
+@pytest.mark.parametrize(
+    "grid, message",
+    [
+        ([1, 2], r"grid\[0\] = 1: a list grid must hold dicts"),
+        ([{"x": 1}, [("x", 2)]], r"grid\[1\] = \[\('x', 2\)\]: a list grid must hold dicts"),
+        (5, r"grid = 5: expected a dict of name -> values or a list of dicts"),
+        ("xy", r"grid = 'xy': expected a dict"),
+    ],
+)
 def test_a_grid_list_of_non_dicts_is_named(grid, message):
     with pytest.raises(InvalidInputError, match=message):
         sweep(failing_cell, grid, progress=False)
@@ -182,7 +253,9 @@ def test_a_cache_file_of_foreign_content_is_recomputed_not_trusted(tmp_path, mon
     files = sorted((tmp_path / "sweep-cache" / "foreign").glob("*.pkl"))
     assert len(files) == 2
     files[0].write_bytes(pickle.dumps(foreign))
-    with pytest.warns(RuntimeWarning, match=r"is unreadable \(TypeError: holds a .*, not a cell's rows"):
+    with pytest.warns(
+        RuntimeWarning, match=r"is unreadable \(TypeError: holds a .*, not a cell's rows"
+    ):
         again = sweep(failing_cell, {"x": [1, 2]}, **args)
     pd.testing.assert_frame_equal(first, again)
     assert again.attrs["sweep"]["ran"] == 1
@@ -195,8 +268,11 @@ def dying_cell(seed, x, n, spool_root):
     import time
 
     if x == n - 1:
-        deadline = time.monotonic() + 120        # a guard, not a timing assertion: the others are quick
-        while time.monotonic() < deadline and len(list(spool_root.glob("fairlib-sweep-spool-*/*.pkl"))) < n - 1:
+        deadline = time.monotonic() + 120  # a guard, not a timing assertion: the others are quick
+        while (
+            time.monotonic() < deadline
+            and len(list(spool_root.glob("fairlib-sweep-spool-*/*.pkl"))) < n - 1
+        ):
             time.sleep(0.05)
         os._exit(3)
     return {"value": 10 * x}
@@ -207,18 +283,24 @@ def test_a_dead_worker_fails_only_the_cells_that_did_not_finish(tmp_path, monkey
     dying worker's own batch: only that cell is reported failed; every finished cell is kept, in grid order."""
     import tempfile
 
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))     # where the sweep spools finished cells
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the sweep spools finished cells
     n = 12
     with pytest.raises(SweepError) as info:
-        sweep(dying_cell, {"x": list(range(n))}, fixed={"n": n, "spool_root": tmp_path}, backend="loky", n_jobs=2,
-              progress=False)
+        sweep(
+            dying_cell,
+            {"x": list(range(n))},
+            fixed={"n": n, "spool_root": tmp_path},
+            backend="loky",
+            n_jobs=2,
+            progress=False,
+        )
     err = info.value
     assert f"1 of {n} cells failed (the other {n - 1} finished)" in str(err)
     assert err.failures.x.tolist() == [n - 1]
     assert "the workers stopped; this cell did not finish" in err.failures.error.iloc[0]
     assert err.results.x.tolist() == list(range(n - 1))
     assert err.results.value.tolist() == [10 * x for x in range(n - 1)]
-    assert not list(tmp_path.glob("fairlib-sweep-spool-*"))     # the spool is removed
+    assert not list(tmp_path.glob("fairlib-sweep-spool-*"))  # the spool is removed
 
 
 def test_the_spool_recovers_cells_a_dead_worker_finished(tmp_path):

@@ -12,11 +12,24 @@ from hypothesis import strategies as st
 
 from fairlib import InvalidInputError
 from fairlib._jit import compiled
-from fairlib.multires import (Cluster, ceei, drf, drfh, merge_identical_servers, pdrf, pfvds,
-                              psdsf, tsf)
+from fairlib.multires import (
+    Cluster,
+    ceei,
+    drf,
+    drfh,
+    merge_identical_servers,
+    pdrf,
+    pfvds,
+    psdsf,
+    tsf,
+)
 from fairlib.multires.global_maxmin import drfh_coefficients, tsf_coefficients
 from fairlib.multires.psdsf import psdsf_violation
-from fairlib.multires.server_properties import checked_allocation, pareto_violation, sharing_incentive_violation
+from fairlib.multires.server_properties import (
+    checked_allocation,
+    pareto_violation,
+    sharing_incentive_violation,
+)
 from fairlib.repro.experiments.heterogeneous_servers import proportional_fair_slsqp
 from fairlib.multires._solvers.pfvds_interior import pfvds_interior_point
 from fairlib.multires.pfvds_conditions import variational_gap
@@ -31,23 +44,36 @@ def _capped_cluster(rng, users, servers, resources):
     alone = Cluster(capacity, demand, eligible=eligible).gamma.sum(axis=1)
     caps = np.where(rng.random(users) < 0.6, rng.uniform(0.0, 0.6, users) * alone, np.inf)
     caps[rng.random(users) < 0.1] = 0.0
-    return Cluster(capacity, demand, weight=rng.uniform(0.5, 2.0, users), eligible=eligible, max_tasks=caps)
+    return Cluster(
+        capacity, demand, weight=rng.uniform(0.5, 2.0, users), eligible=eligible, max_tasks=caps
+    )
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), users=st.integers(1, 7), servers=st.integers(1, 4),
-       resources=st.integers(1, 3), method=st.sampled_from(["interior_point", "highs"]),
-       mechanism=st.sampled_from(["drfh", "tsf"]))
-def test_drfh_and_tsf_with_caps_match_the_reference(seed, users, servers, resources, method, mechanism):
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    users=st.integers(1, 7),
+    servers=st.integers(1, 4),
+    resources=st.integers(1, 3),
+    method=st.sampled_from(["interior_point", "highs"]),
+    mechanism=st.sampled_from(["drfh", "tsf"]),
+)
+def test_drfh_and_tsf_with_caps_match_the_reference(
+    seed, users, servers, resources, method, mechanism
+):
     """Each user's weighted level equals the reference's; no user exceeds its cap; the allocation is feasible."""
     cluster = _capped_cluster(np.random.default_rng(seed), users, servers, resources)
     run, q = (drfh, drfh_coefficients) if mechanism == "drfh" else (tsf, tsf_coefficients)
     coef = q(cluster) / cluster.weight
-    with compiled():  # the interpreted path is compared with this one in test_interpreted_kernels.py
+    with (
+        compiled()
+    ):  # the interpreted path is compared with this one in test_interpreted_kernels.py
         tasks = run(cluster, method=method).tasks
-    checked_allocation(cluster, tasks)                      # feasible, zero off-eligible, within every cap
+    checked_allocation(cluster, tasks)  # feasible, zero off-eligible, within every cap
     expected = maxmin_levels_reference(cluster, coef)
-    np.testing.assert_allclose(coef * tasks.sum(axis=1), expected, rtol=2e-6, atol=1e-9 * max(1, expected.max()))
+    np.testing.assert_allclose(
+        coef * tasks.sum(axis=1), expected, rtol=2e-6, atol=1e-9 * max(1, expected.max())
+    )
 
 
 @settings(max_examples=25, deadline=None)
@@ -62,8 +88,14 @@ def test_drfh_with_caps_is_pareto_efficient_and_keeps_sharing_incentive(seed, us
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), users=st.integers(1, 7), mechanism=st.sampled_from(["edrf", "asset_fairness"]))
-def test_pooled_water_filling_with_caps_is_pareto_efficient_and_keeps_sharing_incentive(seed, users, mechanism):
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    users=st.integers(1, 7),
+    mechanism=st.sampled_from(["edrf", "asset_fairness"]),
+)
+def test_pooled_water_filling_with_caps_is_pareto_efficient_and_keeps_sharing_incentive(
+    seed, users, mechanism
+):
     """EDRF and asset fairness on a capped pool: within every cap (the checker), Pareto efficient with caps (a
     user wants nothing beyond its cap) and each user at least min(cap, its weighted share of the pool)."""
     from fairlib.multires import asset_fairness, edrf
@@ -72,18 +104,25 @@ def test_pooled_water_filling_with_caps_is_pareto_efficient_and_keeps_sharing_in
     tasks = (edrf if mechanism == "edrf" else asset_fairness)(pool).tasks
     checked_allocation(pool, tasks)
     assert pareto_violation(pool, tasks) <= 1e-6
-    if mechanism == "edrf":   # asset fairness equalises asset shares, not dominant ones: no SI in this sense
+    if (
+        mechanism == "edrf"
+    ):  # asset fairness equalises asset shares, not dominant ones: no SI in this sense
         assert sharing_incentive_violation(pool, tasks) <= 1e-6
 
 
 def test_a_cap_freezes_a_user_and_frees_the_rest_for_others():
     """Hand-computed: two servers (10, 10) and (6, 2); user 0 (1, 2) capped at 1, user 2 (1, 1) at 2.5, user 1
     (2, 1) uncapped runs 3.25 tasks on server 0 (CPU left 6.5) and 2 on server 1 (RAM 2): 5.25."""
-    cluster = Cluster([[10.0, 10.0], [6.0, 2.0]], [[1.0, 2.0], [2.0, 1.0], [1.0, 1.0]],
-                      max_tasks=[1.0, np.inf, 2.5])
+    cluster = Cluster(
+        [[10.0, 10.0], [6.0, 2.0]],
+        [[1.0, 2.0], [2.0, 1.0], [1.0, 1.0]],
+        max_tasks=[1.0, np.inf, 2.5],
+    )
     for method in ("interior_point", "highs"):
         for run in (drfh, tsf):
-            np.testing.assert_allclose(run(cluster, method=method).tasks.sum(axis=1), [1.0, 5.25, 2.5], rtol=1e-7)
+            np.testing.assert_allclose(
+                run(cluster, method=method).tasks.sum(axis=1), [1.0, 5.25, 2.5], rtol=1e-7
+            )
 
 
 @pytest.mark.parametrize("method", ["interior_point", "highs"])
@@ -99,14 +138,18 @@ def test_users_below_the_round_level_freeze_at_their_caps_together(method):
     capped = drfh(Cluster(capacity, demand, max_tasks=caps), method=method)
     np.testing.assert_allclose(capped.tasks.sum(axis=1), caps, rtol=1e-7)
     assert capped.diagnostics["rounds"] == 1
-    cluster = Cluster(capacity, demand, max_tasks=np.where(rng.random(30) < 0.5, caps * 2.5, np.inf))
+    cluster = Cluster(
+        capacity, demand, max_tasks=np.where(rng.random(30) < 0.5, caps * 2.5, np.inf)
+    )
     for run in (drfh, tsf):
         q = drfh_coefficients if run is drfh else tsf_coefficients
         coef = q(cluster) / cluster.weight
         tasks = run(cluster, method=method).tasks
         checked_allocation(cluster, tasks)
         expected = maxmin_levels_reference(cluster, coef)
-        np.testing.assert_allclose(coef * tasks.sum(axis=1), expected, rtol=2e-6, atol=1e-9 * expected.max())
+        np.testing.assert_allclose(
+            coef * tasks.sum(axis=1), expected, rtol=2e-6, atol=1e-9 * expected.max()
+        )
 
 
 def test_uncapped_cluster_is_unchanged_by_infinite_caps():
@@ -120,8 +163,10 @@ def test_uncapped_cluster_is_unchanged_by_infinite_caps():
 def test_drf_on_a_capped_pool_runs_floor_of_the_cap():
     pool = Cluster.single_pool([10.0, 10.0], [[1.0, 2.0], [2.0, 1.0]], max_tasks=[1.5, np.inf])
     np.testing.assert_array_equal(drf(pool).tasks.ravel(), [1, 4])
-    np.testing.assert_array_equal(drf(pool).tasks.ravel(),
-                                  drf([[1.0, 2.0], [2.0, 1.0]], [10.0, 10.0], max_tasks=[1, 10**6]).tasks)
+    np.testing.assert_array_equal(
+        drf(pool).tasks.ravel(),
+        drf([[1.0, 2.0], [2.0, 1.0]], [10.0, 10.0], max_tasks=[1, 10**6]).tasks,
+    )
     with pytest.raises(InvalidInputError, match="the caps are the cluster's"):
         drf(pool, max_tasks=np.array([1, 1]))
 
@@ -129,7 +174,9 @@ def test_drf_on_a_capped_pool_runs_floor_of_the_cap():
 @pytest.mark.parametrize("run", [pdrf])
 def test_pooled_mechanisms_without_caps_refuse_them(run):
     pool = Cluster.single_pool([10.0, 10.0], [[1.0, 2.0], [2.0, 1.0]], max_tasks=[np.inf, 3.0])
-    with pytest.raises(InvalidInputError, match=r"max_tasks\[1\] = 3.0: .* does not honour per-user caps"):
+    with pytest.raises(
+        InvalidInputError, match=r"max_tasks\[1\] = 3.0: .* does not honour per-user caps"
+    ):
         run(pool)
 
 
@@ -137,7 +184,9 @@ def test_pfvds_iterative_methods_refuse_caps():
     """Only the interior point computes the capped (variational) equilibrium; the others say so by name."""
     cluster = Cluster([[10.0, 10.0], [6.0, 2.0]], [[1.0, 2.0], [2.0, 1.0]], max_tasks=[2.0, np.inf])
     for method in ("best_response", "distributed", "psmfa"):
-        with pytest.raises(InvalidInputError, match=rf"max_tasks\[0\] = 2.0: method='{method}' does not honour"):
+        with pytest.raises(
+            InvalidInputError, match=rf"max_tasks\[0\] = 2.0: method='{method}' does not honour"
+        ):
             pfvds(cluster, 1.0, method=method)
     with pytest.raises(InvalidInputError, match="continuation"):
         pfvds_interior_point(cluster, 4.0, continuation=(1.0, 1.0))
@@ -149,17 +198,27 @@ def _made_feasible(cluster, tasks):
     feasible point, which the optimum must match or beat."""
     totals = tasks.sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        tasks = tasks * np.where(totals > cluster.max_tasks, cluster.max_tasks / totals, 1.0)[:, None]
+        tasks = (
+            tasks * np.where(totals > cluster.max_tasks, cluster.max_tasks / totals, 1.0)[:, None]
+        )
         used = np.einsum("ni,nr->ir", tasks, cluster.demand)
         server_scale = np.where(used > cluster.capacity, cluster.capacity / used, 1.0).min(axis=1)
     return tasks * server_scale[None, :]
 
 
 @settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), users=st.integers(1, 6), servers=st.integers(1, 4),
-       resources=st.integers(1, 3))
-@example(seed=5, users=5, servers=1, resources=3)  # a cap of 2.9e-3 priced at 595: SLSQP's reference exceeds it
-def test_pfvds_alpha_one_with_caps_is_the_capped_proportional_fair_optimum(seed, users, servers, resources):
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    users=st.integers(1, 6),
+    servers=st.integers(1, 4),
+    resources=st.integers(1, 3),
+)
+@example(
+    seed=5, users=5, servers=1, resources=3
+)  # a cap of 2.9e-3 priced at 595: SLSQP's reference exceeds it
+def test_pfvds_alpha_one_with_caps_is_the_capped_proportional_fair_optimum(
+    seed, users, servers, resources
+):
     """α = 1: the variational equilibrium is max Σ φ log x_n with the caps as constraints (SLSQP reference): the
     same totals (unique: strictly concave in them), an objective no worse, every cap kept."""
     cluster = _capped_cluster(np.random.default_rng(seed), users, servers, resources)
@@ -175,10 +234,17 @@ def test_pfvds_alpha_one_with_caps_is_the_capped_proportional_fair_optimum(seed,
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), users=st.integers(1, 6), servers=st.integers(1, 4),
-       resources=st.integers(1, 3), alpha=st.sampled_from([0.25, 0.5, 1.0, 2.0, 4.0]), time_shared=st.booleans())
-def test_pfvds_with_caps_solves_definition_6_over_the_capped_set(seed, users, servers, resources, alpha,
-                                                                 time_shared):
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    users=st.integers(1, 6),
+    servers=st.integers(1, 4),
+    resources=st.integers(1, 3),
+    alpha=st.sampled_from([0.25, 0.5, 1.0, 2.0, 4.0]),
+    time_shared=st.booleans(),
+)
+def test_pfvds_with_caps_solves_definition_6_over_the_capped_set(
+    seed, users, servers, resources, alpha, time_shared
+):
     """The defining property, checked by an LP independent of the solver: no feasible x' (caps included) has a
     larger Σ g·x' than the allocation (eq. 16 over the capped set); a user charged a cap price holds its cap."""
     cluster = _capped_cluster(np.random.default_rng(seed), users, servers, resources)
@@ -196,11 +262,17 @@ def test_pfvds_with_caps_selects_the_variational_equilibrium():
     """A capped user on two servers, each shared with one uncapped user: (0.5, 0) is a generalised equilibrium
     (each server's column is its best response under the cap the other leaves), but only the symmetric split,
     where both servers charge the capped user the same price, solves eq. (16) over the capped set."""
-    cluster = Cluster([[1.0], [1.0]], [[1.0], [1.0], [1.0]], eligible=[[1, 1], [1, 0], [0, 1]],
-                      max_tasks=[0.5, np.inf, np.inf])
+    cluster = Cluster(
+        [[1.0], [1.0]],
+        [[1.0], [1.0], [1.0]],
+        eligible=[[1, 1], [1, 0], [0, 1]],
+        max_tasks=[0.5, np.inf, np.inf],
+    )
     res = pfvds(cluster, 1.0)
     np.testing.assert_allclose(res.tasks, [[0.25, 0.25], [0.75, 0.0], [0.0, 0.75]], atol=1e-8)
-    np.testing.assert_allclose(res.diagnostics["cap_prices"], [2.0 - 4.0 / 3.0, 0.0, 0.0], rtol=1e-6)
+    np.testing.assert_allclose(
+        res.diagnostics["cap_prices"], [2.0 - 4.0 / 3.0, 0.0, 0.0], rtol=1e-6
+    )
     np.testing.assert_allclose(res.diagnostics["prices"], [[4.0 / 3.0], [4.0 / 3.0]], rtol=1e-6)
     other = np.array([[0.5, 0.0], [0.5, 0.0], [0.0, 1.0]])
     assert variational_gap(cluster, other, 1.0) == pytest.approx(1.0 / 6.0, rel=1e-9)
@@ -211,23 +283,42 @@ def test_pfvds_with_caps_selects_the_variational_equilibrium():
 def test_pfvds_with_caps_that_do_not_bind_is_pfvds(alpha):
     """Caps above the uncapped equilibrium's totals change nothing (cap prices 0); caps of 0 take the user out."""
     cluster = _capped_cluster(np.random.default_rng(3), 6, 3, 2)
-    free = Cluster(cluster.capacity, cluster.demand, weight=cluster.weight, eligible=cluster.eligible)
+    free = Cluster(
+        cluster.capacity, cluster.demand, weight=cluster.weight, eligible=cluster.eligible
+    )
     uncapped = pfvds(free, alpha)
-    loose = Cluster(free.capacity, free.demand, weight=free.weight, eligible=free.eligible,
-                    max_tasks=uncapped.totals * 1.5)
+    loose = Cluster(
+        free.capacity,
+        free.demand,
+        weight=free.weight,
+        eligible=free.eligible,
+        max_tasks=uncapped.totals * 1.5,
+    )
     res = pfvds(loose, alpha)
     assert res.converged and res.diagnostics["variational_gap"] <= 1e-7
     np.testing.assert_allclose(res.totals, uncapped.totals, rtol=1e-6)
     assert (res.diagnostics["cap_prices"] <= 1e-8 * res.diagnostics["prices"].max()).all()
-    nobody = Cluster(free.capacity, free.demand, weight=free.weight, eligible=free.eligible,
-                     max_tasks=np.zeros(free.n_users))
+    nobody = Cluster(
+        free.capacity,
+        free.demand,
+        weight=free.weight,
+        eligible=free.eligible,
+        max_tasks=np.zeros(free.n_users),
+    )
     assert pfvds(nobody, alpha).tasks.sum() == 0.0
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), users=st.integers(1, 7), servers=st.integers(1, 4),
-       resources=st.integers(1, 3), time_shared=st.booleans())
-def test_psdsf_with_caps_satisfies_definition_4_below_the_caps(seed, users, servers, resources, time_shared):
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    users=st.integers(1, 7),
+    servers=st.integers(1, 4),
+    resources=st.integers(1, 3),
+    time_shared=st.booleans(),
+)
+def test_psdsf_with_caps_satisfies_definition_4_below_the_caps(
+    seed, users, servers, resources, time_shared
+):
     """Per-server progressive filling with caps, iterated to its fixed point: within every cap and capacity,
     and Definition 4 holds for every user below its cap (none could grow on a server without taking from a user
     of lower or equal weighted VDS there)."""
@@ -235,7 +326,9 @@ def test_psdsf_with_caps_satisfies_definition_4_below_the_caps(seed, users, serv
     res = psdsf(cluster, time_shared=time_shared)
     assert res.converged
     assert res.extras.get("handover") == ("per-user caps" if cluster.capped else None)
-    if not time_shared:  # a time-shared allocation is feasible for the server's time, not its resources
+    if (
+        not time_shared
+    ):  # a time-shared allocation is feasible for the server's time, not its resources
         checked_allocation(cluster, res.tasks)
     assert (res.tasks.sum(axis=1) <= cluster.max_tasks * (1 + 1e-12) + 1e-12).all()
     verdict = psdsf_violation(cluster, res.tasks, time_shared=time_shared)
@@ -245,26 +338,43 @@ def test_psdsf_with_caps_satisfies_definition_4_below_the_caps(seed, users, serv
 def test_psdsf_caps_above_what_users_get_change_nothing():
     rng = np.random.default_rng(11)
     for _ in range(10):
-        base = Cluster(rng.uniform(1, 5, (3, 2)), rng.uniform(0.1, 1, (6, 2)),
-                       eligible=rng.random((6, 3)) < 0.8 + (np.arange(3) == 0))
+        base = Cluster(
+            rng.uniform(1, 5, (3, 2)),
+            rng.uniform(0.1, 1, (6, 2)),
+            eligible=rng.random((6, 3)) < 0.8 + (np.arange(3) == 0),
+        )
         free = psdsf(base, method="fixed_point").tasks
-        loose = Cluster(base.capacity, base.demand, eligible=base.eligible, max_tasks=free.sum(axis=1) * 1.5 + 1e-9)
+        loose = Cluster(
+            base.capacity,
+            base.demand,
+            eligible=base.eligible,
+            max_tasks=free.sum(axis=1) * 1.5 + 1e-9,
+        )
         np.testing.assert_array_equal(psdsf(loose).tasks, free)
 
 
-@pytest.mark.parametrize("caps, match", [([1.0], r"max_tasks: expected length 2"),
-                                         ([1.0, -2.0], r"max_tasks\[1\] = -2.0"),
-                                         ([np.nan, 1.0], r"max_tasks\[0\] = nan"),
-                                         ([[1.0, 2.0]], r"max_tasks: expected 2 numbers"),
-                                         (["a", "b"], r"max_tasks: expected 2 numbers")])
+@pytest.mark.parametrize(
+    "caps, match",
+    [
+        ([1.0], r"max_tasks: expected length 2"),
+        ([1.0, -2.0], r"max_tasks\[1\] = -2.0"),
+        ([np.nan, 1.0], r"max_tasks\[0\] = nan"),
+        ([[1.0, 2.0]], r"max_tasks: expected 2 numbers"),
+        (["a", "b"], r"max_tasks: expected 2 numbers"),
+    ],
+)
 def test_bad_caps_are_named(caps, match):
     with pytest.raises(InvalidInputError, match=match):
         Cluster([[1.0, 1.0]], [[1.0, 1.0], [1.0, 0.5]], max_tasks=caps)
 
 
 def test_checkers_reject_an_allocation_above_a_cap_and_merging_keeps_caps():
-    cluster = Cluster([[10.0, 10.0], [10.0, 10.0]], [[1.0, 1.0], [1.0, 1.0]], max_tasks=[1.0, np.inf])
-    with pytest.raises(InvalidInputError, match=r"user 0 is given 2 tasks, above its cap max_tasks\[0\] = 1"):
+    cluster = Cluster(
+        [[10.0, 10.0], [10.0, 10.0]], [[1.0, 1.0], [1.0, 1.0]], max_tasks=[1.0, np.inf]
+    )
+    with pytest.raises(
+        InvalidInputError, match=r"user 0 is given 2 tasks, above its cap max_tasks\[0\] = 1"
+    ):
         checked_allocation(cluster, [[1.0, 1.0], [0.0, 0.0]])
     merged = merge_identical_servers(cluster)[0]
     assert merged.n_servers == 1 and merged.max_tasks.tolist() == [1.0, np.inf]
@@ -285,18 +395,23 @@ def eisenberg_gale_with_caps(cap, dem, w, limit):
 
     alone = np.min(np.where(dem > 0, cap / np.where(dem > 0, dem, 1), np.inf), axis=1)
     x0 = np.minimum(alone / (2 * len(w)), limit / 2)
-    res = minimize(lambda x: -(w * np.log(x)).sum(), x0, jac=lambda x: -w / x, method="SLSQP",
-                   bounds=[(1e-12, u) for u in limit],
-                   constraints=[{"type": "ineq", "fun": lambda x: cap - x @ dem, "jac": lambda x: -dem.T}],
-                   options={"ftol": 1e-14, "maxiter": 3000})
-    assert res.success or res.status == 8, res.message   # 8: stopped at an optimum it cannot improve
+    res = minimize(
+        lambda x: -(w * np.log(x)).sum(),
+        x0,
+        jac=lambda x: -w / x,
+        method="SLSQP",
+        bounds=[(1e-12, u) for u in limit],
+        constraints=[{"type": "ineq", "fun": lambda x: cap - x @ dem, "jac": lambda x: -dem.T}],
+        options={"ftol": 1e-14, "maxiter": 3000},
+    )
+    assert res.success or res.status == 8, res.message  # 8: stopped at an optimum it cannot improve
     return res.x
 
 
 @st.composite
 def capped_markets(draw):
     n, m = draw(st.integers(1, 6)), draw(st.integers(1, 3))
-    rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     dem = rng.choice([0.0, 0.5, 1.0, 2.0, 3.0], (n, m))
     dem[~(dem > 0).any(axis=1), 0] = 1.0
     cap = rng.choice([6.0, 10.0, 16.0], m)
@@ -325,7 +440,7 @@ def test_ceei_with_caps_matches_the_convex_program(market):
 
 def test_ceei_caps_that_do_not_bind_change_nothing_and_a_binding_one_frees_the_rest():
     pool = ([9.0, 18.0], [[1.0, 4.0], [3.0, 1.0]])
-    free = ceei(Cluster.single_pool(*pool)).tasks.ravel()                      # (4.0909, 1.6364)
+    free = ceei(Cluster.single_pool(*pool)).tasks.ravel()  # (4.0909, 1.6364)
     loose = ceei(Cluster.single_pool(*pool, max_tasks=[5.0, 2.0])).tasks.ravel()
     np.testing.assert_allclose(loose, free, rtol=1e-9)
     # the first user capped at 2 tasks: the second buys what is left with its whole budget: min(7/3, 10) tasks
@@ -342,4 +457,6 @@ def test_pfvds_alpha_one_on_one_server_with_caps_is_ceei(market):
     """One server, α = 1: PF-VDS with caps and CEEI with caps solve the same Eisenberg-Gale program."""
     cap, dem, w, limit = market
     cluster = Cluster.single_pool(cap, dem, weight=w, max_tasks=limit)
-    np.testing.assert_allclose(pfvds(cluster, 1.0).totals, ceei(cluster).tasks.ravel(), rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(
+        pfvds(cluster, 1.0).totals, ceei(cluster).tasks.ravel(), rtol=1e-6, atol=1e-9
+    )

@@ -7,7 +7,13 @@ import pytest
 
 from fairlib import InvalidInputError
 from fairlib.repro.experiments import template
-from fairlib.repro.report import ClaimLog, Measurement, load_registry, measured_values, registry_path
+from fairlib.repro.report import (
+    ClaimLog,
+    Measurement,
+    load_registry,
+    measured_values,
+    registry_path,
+)
 
 KEY = "template"
 
@@ -27,7 +33,9 @@ def test_every_declared_claim_is_measured_once():
     assert not log._complete(), "declared claims no driver measures"
 
 
-@pytest.mark.parametrize("bad, match", [(pd.DataFrame(), "non-empty DataFrame"), ([0.5], "got list")])
+@pytest.mark.parametrize(
+    "bad, match", [(pd.DataFrame(), "non-empty DataFrame"), ([0.5], "got list")]
+)
 def test_bad_tables_are_named(bad, match):
     with pytest.raises(InvalidInputError, match=match):
         template.findings(bad)

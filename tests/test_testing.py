@@ -60,21 +60,30 @@ def test_a_mechanism_registered_from_another_module_passes_by_name(plugin):
 
 
 def test_a_callable_is_registered_for_the_checks_only(plugin):
-    assert check_mechanism(_renamed(plugin.toy_split, "toy_split_again"),
-                           capabilities=("multi_server", "divisible", "weights")) is None
+    assert (
+        check_mechanism(
+            _renamed(plugin.toy_split, "toy_split_again"),
+            capabilities=("multi_server", "divisible", "weights"),
+        )
+        is None
+    )
     assert "toy_split_again" not in mechanisms.names()
 
 
 def _renamed(function, name):
     def wrapper(cluster, **options):
         return function(cluster, **options)
+
     wrapper.__name__, wrapper.__doc__ = name, function.__doc__
     return wrapper
 
 
 def test_an_infeasible_mechanism_fails_with_the_check_and_the_mechanism_named(plugin):
-    with pytest.raises(AssertionError, match=r"mechanism 'toy_greedy' fails check_converges_on_the_drf_example: "
-                                             r"toy_greedy: the allocation is infeasible"):
+    with pytest.raises(
+        AssertionError,
+        match=r"mechanism 'toy_greedy' fails check_converges_on_the_drf_example: "
+        r"toy_greedy: the allocation is infeasible",
+    ):
         check_mechanism(plugin.toy_greedy, capabilities=("multi_server", "divisible", "weights"))
     assert "toy_greedy" not in mechanisms.names()
 
@@ -95,8 +104,11 @@ def test_the_ids_name_the_mechanism_and_the_check_and_skip_checks_that_do_not_ap
     mark = parametrize_with_checks(["drf", "drfh"])
     (name_arg, pairs), ids = mark.args, mark.kwargs["ids"]
     assert name_arg == "name, check"
-    assert "drf-check_converges_on_the_drf_example" in ids and "drf-check_refuses_several_servers" in ids
-    assert "drfh-check_refuses_several_servers" not in ids        # a pooled-only check
+    assert (
+        "drf-check_converges_on_the_drf_example" in ids
+        and "drf-check_refuses_several_servers" in ids
+    )
+    assert "drfh-check_refuses_several_servers" not in ids  # a pooled-only check
     assert len(ids) == len(pairs) == len(MECHANISM_CHECKS) * 2 - 2
     game_ids = parametrize_with_checks(kind="game").kwargs["ids"]
     assert {i.split("-", 1)[1] for i in game_ids} == {c.__name__ for c in GAME_CHECKS}
@@ -104,8 +116,10 @@ def test_the_ids_name_the_mechanism_and_the_check_and_skip_checks_that_do_not_ap
 
 
 def test_fairlib_imports_without_pytest_and_without_fairlib_testing():
-    probe = ("import sys; sys.modules['pytest'] = None; import fairlib, fairlib.mechanisms, fairlib.games, "
-             "fairlib.testing; assert 'testing' in fairlib.__all__")
+    probe = (
+        "import sys; sys.modules['pytest'] = None; import fairlib, fairlib.mechanisms, fairlib.games, "
+        "fairlib.testing; assert 'testing' in fairlib.__all__"
+    )
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
 
@@ -138,14 +152,25 @@ def equal_bids(link):
     shares = bids / (bids.sum() + link.reserve)
     for array in (bids, shares):
         array.flags.writeable = False
-    return SimpleNamespace(bids=bids, shares=shares, residual=0.0, converged=True, iterations=0, method="equal",
-                           message="", extras=MappingProxyType({}), game=link)
+    return SimpleNamespace(
+        bids=bids,
+        shares=shares,
+        residual=0.0,
+        converged=True,
+        iterations=0,
+        method="equal",
+        message="",
+        extras=MappingProxyType({}),
+        game=link,
+    )
 
 
 def test_a_game_of_another_instance_type_meets_the_checks_that_apply_to_it():
     from fairlib.testing import _applies, check_game
 
-    with games.registered("equal_bids", equal_bids, capabilities=("reserve",), instance=_Link) as entry:
+    with games.registered(
+        "equal_bids", equal_bids, capabilities=("reserve",), instance=_Link
+    ) as entry:
         assert entry.example([[0.5, 0.5], [1.0, 0.0]], reserve=1e-6).slopes.tolist() == [1.0, 1.0]
         check_game("equal_bids")
         applied = [c.__name__ for c in GAME_CHECKS if _applies(c, entry)]

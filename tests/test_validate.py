@@ -1,8 +1,15 @@
 import numpy as np
 import pytest
 
-from fairlib._validate import (InvalidInputError, as_budgets, as_capacities, as_demands, as_eligibility, as_weights,
-                               check_task_bound)
+from fairlib._validate import (
+    InvalidInputError,
+    as_budgets,
+    as_capacities,
+    as_demands,
+    as_eligibility,
+    as_weights,
+    check_task_bound,
+)
 
 
 def test_demands_ok_and_contiguous():
@@ -10,33 +17,41 @@ def test_demands_ok_and_contiguous():
     assert d.dtype == np.float64 and d.flags.c_contiguous
 
 
-@pytest.mark.parametrize("bad, message", [
-    ([[1, 4], [3, -2]], r"demands\[1, 1\] = -2\.0: demands must be >= 0"),
-    ([[1, np.nan]], r"demands\[0, 1\] = nan: demands must be finite"),
-    ([[1, np.inf]], r"demands\[0, 1\] = inf: demands must be finite"),
-    ([[1, 4], [0, 0]], r"demands\[1\] = \[0\. 0\.\]: every user must demand some resource"),
-    ([1, 2], r"demands: must be 2-D, got shape \(2,\)"),
-    (np.zeros((0, 2)), r"demands: must not be empty"),
-    ([[1, 2], [3]], r"demands: cannot be converted|ragged"),
-    ([["a", "b"]], r"demands: must be numeric"),
-    ([[True, False]], r"demands: must be numeric, got a boolean"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ([[1, 4], [3, -2]], r"demands\[1, 1\] = -2\.0: demands must be >= 0"),
+        ([[1, np.nan]], r"demands\[0, 1\] = nan: demands must be finite"),
+        ([[1, np.inf]], r"demands\[0, 1\] = inf: demands must be finite"),
+        ([[1, 4], [0, 0]], r"demands\[1\] = \[0\. 0\.\]: every user must demand some resource"),
+        ([1, 2], r"demands: must be 2-D, got shape \(2,\)"),
+        (np.zeros((0, 2)), r"demands: must not be empty"),
+        ([[1, 2], [3]], r"demands: cannot be converted|ragged"),
+        ([["a", "b"]], r"demands: must be numeric"),
+        ([[True, False]], r"demands: must be numeric, got a boolean"),
+    ],
+)
 def test_demands_errors_name_argument_and_index(bad, message):
     with pytest.raises(InvalidInputError, match=message):
         as_demands(bad)
 
 
 def test_demands_resource_count_and_custom_name():
-    with pytest.raises(InvalidInputError, match=r"tasks: expected 3 resource columns, got shape \(1, 2\)"):
+    with pytest.raises(
+        InvalidInputError, match=r"tasks: expected 3 resource columns, got shape \(1, 2\)"
+    ):
         as_demands([[1, 2]], "tasks", n_resources=3)
     assert as_demands([[0, 0], [1, 0]], allow_zero_rows=True).shape == (2, 2)
 
 
-@pytest.mark.parametrize("bad, message", [
-    ([9, 0], r"capacity\[1\] = 0\.0: capacity must be > 0"),
-    ([9, -1], r"capacity\[1\] = -1\.0: capacity must be > 0"),
-    ([9, np.nan], r"capacity\[1\] = nan: capacity must be finite"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ([9, 0], r"capacity\[1\] = 0\.0: capacity must be > 0"),
+        ([9, -1], r"capacity\[1\] = -1\.0: capacity must be > 0"),
+        ([9, np.nan], r"capacity\[1\] = nan: capacity must be finite"),
+    ],
+)
 def test_capacity_errors(bad, message):
     with pytest.raises(InvalidInputError, match=message):
         as_capacities(bad)
@@ -45,7 +60,9 @@ def test_capacity_errors(bad, message):
 def test_capacity_matrix_allows_missing_resource_but_not_empty_server():
     c = as_capacities([[12, 4, 75], [8, 16, 0]], ndim=2, allow_zero=True)
     assert c.shape == (2, 3)
-    with pytest.raises(InvalidInputError, match=r"capacity\[1\] = \[0\. 0\.\]: a server must have some capacity"):
+    with pytest.raises(
+        InvalidInputError, match=r"capacity\[1\] = \[0\. 0\.\]: a server must have some capacity"
+    ):
         as_capacities([[1, 1], [0, 0]], ndim=2, allow_zero=True)
     with pytest.raises(InvalidInputError, match=r"capacity\[1, 2\] = -1\.0"):
         as_capacities([[1, 1, 1], [1, 1, -1]], ndim=2, allow_zero=True)
@@ -57,7 +74,9 @@ def test_weights_and_budgets():
     assert as_weights(None, 2).tolist() == [1, 1]
     with pytest.raises(InvalidInputError, match=r"weights\[1\] = 0\.0: weights must be > 0"):
         as_weights([1, 0], 2)
-    with pytest.raises(InvalidInputError, match=r"weights: expected length 3 \(one per user\), got shape \(2,\)"):
+    with pytest.raises(
+        InvalidInputError, match=r"weights: expected length 3 \(one per user\), got shape \(2,\)"
+    ):
         as_weights([1, 1], 3)
     assert as_budgets(None, 2).tolist() == [1, 1]
     assert as_budgets(3, 2).tolist() == [3, 3]
@@ -69,9 +88,13 @@ def test_eligibility():
     assert as_eligibility(None, 2, 3).all()
     with pytest.raises(InvalidInputError, match=r"eligible\[1\]: user 1 is eligible for no server"):
         as_eligibility([[1, 0], [0, 0]], 2, 2)
-    with pytest.raises(InvalidInputError, match=r"eligible\[0, 1\] = 2: eligible must be 0/1 or boolean"):
+    with pytest.raises(
+        InvalidInputError, match=r"eligible\[0, 1\] = 2: eligible must be 0/1 or boolean"
+    ):
         as_eligibility([[1, 2], [1, 1]], 2, 2)
-    with pytest.raises(InvalidInputError, match=r"expected shape \(2, 3\) \(users x servers\), got \(2, 2\)"):
+    with pytest.raises(
+        InvalidInputError, match=r"expected shape \(2, 3\) \(users x servers\), got \(2, 2\)"
+    ):
         as_eligibility([[1, 1], [1, 1]], 2, 3)
 
 

@@ -1,4 +1,5 @@
 """fairlib.repro.verify: committed tables and claims compared by content, within stated tolerances."""
+
 import json
 
 import pytest
@@ -14,14 +15,22 @@ def _write(path, text):
 
 def test_identical_equal_within_tolerance_and_differs(tmp_path):
     a = _write(tmp_path / "a.csv", "m,x,y\nDRF,0.1,5\nTSF,0.2,6\n")
-    assert verify.compare_table(a, _write(tmp_path / "b.csv", "m,x,y\nDRF,0.1,5\nTSF,0.2,6\n")).status == "identical"
-    near = verify.compare_table(a, _write(tmp_path / "c.csv", "m,x,y\nDRF,0.10000000001,5\nTSF,0.2,6\n"))
+    assert (
+        verify.compare_table(a, _write(tmp_path / "b.csv", "m,x,y\nDRF,0.1,5\nTSF,0.2,6\n")).status
+        == "identical"
+    )
+    near = verify.compare_table(
+        a, _write(tmp_path / "c.csv", "m,x,y\nDRF,0.10000000001,5\nTSF,0.2,6\n")
+    )
     assert near.status == "equal" and 0 < near.max_relative < 1e-9 and near.ok
     far = verify.compare_table(a, _write(tmp_path / "d.csv", "m,x,y\nDRF,0.1,5\nTSF,0.2000003,6\n"))
     assert far.status == "differs" and not far.ok
-    assert str(far.first) == "row 1, column 'x': committed '0.2', fresh '0.2000003' (relative difference 1.50e-06)"
+    assert (
+        str(far.first)
+        == "row 1, column 'x': committed '0.2', fresh '0.2000003' (relative difference 1.50e-06)"
+    )
     count = verify.compare_table(a, _write(tmp_path / "e.csv", "m,x,y\nDRF,0.1,5\nTSF,0.2,7\n"))
-    assert count.status == "differs" and count.first.column == "y"          # integers compare exactly
+    assert count.status == "differs" and count.first.column == "y"  # integers compare exactly
     label = verify.compare_table(a, _write(tmp_path / "f.csv", "m,x,y\nDRF,0.1,5\nPSDSF,0.2,6\n"))
     assert label.status == "differs" and label.first.column == "m"
 
@@ -29,7 +38,10 @@ def test_identical_equal_within_tolerance_and_differs(tmp_path):
 def test_shape_changes_are_differences(tmp_path):
     a = _write(tmp_path / "a.csv", "m,x\nDRF,0.1\n")
     assert "columns" in verify.compare_table(a, _write(tmp_path / "b.csv", "m,z\nDRF,0.1\n")).detail
-    assert "rows" in verify.compare_table(a, _write(tmp_path / "c.csv", "m,x\nDRF,0.1\nTSF,0.2\n")).detail
+    assert (
+        "rows"
+        in verify.compare_table(a, _write(tmp_path / "c.csv", "m,x\nDRF,0.1\nTSF,0.2\n")).detail
+    )
 
 
 def test_near_zero_values_compare_absolutely(tmp_path):
@@ -43,11 +55,13 @@ def test_timing_columns_are_excluded_by_the_explicit_list(tmp_path):
     old, new = tmp_path / "old", tmp_path / "new"
     _write(old / "per_step_times.csv", "k,method,seconds\n100,linear,1.5e-06\n")
     _write(new / "per_step_times.csv", "k,method,seconds\n100,linear,9.1e-06\n")
-    _write(old / "cr2.csv", "m,seconds\n2,0.5\n")                       # not a listed timing column here
+    _write(old / "cr2.csv", "m,seconds\n2,0.5\n")  # not a listed timing column here
     _write(new / "cr2.csv", "m,seconds\n2,0.7\n")
     report = verify.verify_results("li2019", old, new)
     status = {t.name: t for t in report.tables}
-    assert status["per_step_times.csv"].status == "identical" and status["per_step_times.csv"].excluded == ("seconds",)
+    assert status["per_step_times.csv"].status == "identical" and status[
+        "per_step_times.csv"
+    ].excluded == ("seconds",)
     assert status["cr2.csv"].status == "differs" and not report.ok
 
 
@@ -58,13 +72,20 @@ def test_declared_sensitive_quantities_are_reported_not_failed(tmp_path):
     report = verify.verify_results("khamseashari2018", old, new)
     (table,) = report.tables
     assert table.status == "sensitive" and "chaotic" in table.detail and report.ok
-    _write(new / "convergence.csv", "method,iteration,psi\npsmfa,1,3092\n")   # other columns still count
+    _write(
+        new / "convergence.csv", "method,iteration,psi\npsmfa,1,3092\n"
+    )  # other columns still count
     assert not verify.verify_results("khamseashari2018", old, new).ok
 
 
 def test_claim_status_changes_are_named_and_missing_tables_reported(tmp_path):
     old, new = tmp_path / "old", tmp_path / "new"
-    doc = {"claims": [{"claim_id": "a", "status": "held"}, {"claim_id": "b", "status": "not reproduced"}]}
+    doc = {
+        "claims": [
+            {"claim_id": "a", "status": "held"},
+            {"claim_id": "b", "status": "not reproduced"},
+        ]
+    }
     _write(old / "claims.json", json.dumps(doc))
     doc["claims"][0]["status"] = "FAILED"
     doc["claims"].append({"claim_id": "c", "status": "held"})
@@ -72,13 +93,22 @@ def test_claim_status_changes_are_named_and_missing_tables_reported(tmp_path):
     _write(old / "t.csv", "x\n1\n")
     report = verify.verify_results("demo", old, new)
     assert report.claims_compared == 3 and [str(c) for c in report.claims] == [
-        "claim a: 'held' -> 'FAILED'", "claim c: 'absent' -> 'held'"]
+        "claim a: 'held' -> 'FAILED'",
+        "claim c: 'absent' -> 'held'",
+    ]
     assert [t.status for t in report.tables] == ["missing"] and not report.ok
     assert any("2 changed" in line for line in report.lines())
 
 
-@pytest.mark.parametrize("tokens, equal", [(("1", "1.0000000001"), True), (("7", "7.0"), True),
-                                           (("1e300", "1.0000001e300"), False), (("-0.0", "0.0"), True)])
+@pytest.mark.parametrize(
+    "tokens, equal",
+    [
+        (("1", "1.0000000001"), True),
+        (("7", "7.0"), True),
+        (("1e300", "1.0000001e300"), False),
+        (("-0.0", "0.0"), True),
+    ],
+)
 def test_compare_values(tokens, equal):
     assert verify.compare_values(*tokens, rtol=1e-9)[0] is equal
 
@@ -115,7 +145,9 @@ def test_every_declared_tolerance_has_a_reason_and_names_real_tables():
         assert key in catalog.NOTEBOOKS, key
         for table, columns in tables.items():
             if table == "*":
-                assert set(columns) == {"*"}, f"{key}: a notebook-wide declaration covers every column"
+                assert set(columns) == {"*"}, (
+                    f"{key}: a notebook-wide declaration covers every column"
+                )
                 header = []
             else:
                 path = paths.ROOT / "data" / "results" / key / f"{table}.csv"
@@ -123,17 +155,28 @@ def test_every_declared_tolerance_has_a_reason_and_names_real_tables():
                 header = path.read_text(encoding="utf-8").splitlines()[0].split(",")
             for column, tol in columns.items():
                 assert column == "*" or column in header, f"{key}/{table}: no column {column}"
-                assert 0 <= tol.rtol < 1 and tol.atol >= 0 and len(tol.reason) > 20, (key, table, column)
-                headers = {c for p in (paths.ROOT / "data" / "results" / key).glob("*.csv")
-                           for c in p.read_text(encoding="utf-8").splitlines()[0].split(",")}
-                assert set(tol.inputs) <= headers, f"{key}: inputs {set(tol.inputs) - headers} name no column"
+                assert 0 <= tol.rtol < 1 and tol.atol >= 0 and len(tol.reason) > 20, (
+                    key,
+                    table,
+                    column,
+                )
+                headers = {
+                    c
+                    for p in (paths.ROOT / "data" / "results" / key).glob("*.csv")
+                    for c in p.read_text(encoding="utf-8").splitlines()[0].split(",")
+                }
+                assert set(tol.inputs) <= headers, (
+                    f"{key}: inputs {set(tol.inputs) - headers} name no column"
+                )
 
 
 def test_verify_results_uses_the_declared_tolerances_unless_told_otherwise(tmp_path, monkeypatch):
     committed, fresh = tmp_path / "c", tmp_path / "f"
     _write(committed / "t.csv", "m,x\nDRF,0.2\n")
     _write(fresh / "t.csv", "m,x\nDRF,0.2000003\n")
-    monkeypatch.setitem(verify.TOLERANCES, "demo", {"t": {"x": verify.Tolerance(1e-5, 0.0, "a residual of 1e-6")}})
+    monkeypatch.setitem(
+        verify.TOLERANCES, "demo", {"t": {"x": verify.Tolerance(1e-5, 0.0, "a residual of 1e-6")}}
+    )
     assert verify.verify_results("demo", committed, fresh).ok
     assert not verify.verify_results("demo", committed, fresh, rtol=1e-6, declared=False).ok
     assert verify.verify_results("demo", committed, fresh, rtol=1e-5, declared=False).ok
@@ -145,7 +188,13 @@ def test_a_declared_precision_never_lets_rounding_alone_exceed_its_tolerance():
             for column, tol in columns.items():
                 assert 1 <= tol.digits <= 10, (key, table, column)
                 # one step of the last reported digit, relative to the smallest value with that many digits
-                assert 10.0 ** (1 - tol.digits) <= tol.rtol, (key, table, column, tol.digits, tol.rtol)
+                assert 10.0 ** (1 - tol.digits) <= tol.rtol, (
+                    key,
+                    table,
+                    column,
+                    tol.digits,
+                    tol.rtol,
+                )
 
 
 def test_tables_report_an_iterative_solvers_columns_at_their_declared_digits(tmp_path, monkeypatch):
@@ -155,21 +204,37 @@ def test_tables_report_an_iterative_solvers_columns_at_their_declared_digits(tmp
     from fairlib.repro import report
 
     monkeypatch.setenv("FAIRLIB_OUTPUT_DIR", str(tmp_path))
-    monkeypatch.setitem(verify.TOLERANCES, "feldman2005", {
-        "*": {"*": verify.Tolerance(1e-8, 1e-12, "closed form")},
-        "solved": {"*": verify.Tolerance(1e-5, 1e-9, "a residual of 1e-6", 6, inputs=("y",))}})
-    df = pd.DataFrame({"m": ["DRF", "TSF"], "x": [0.123456789012, -2.0 / 3e7], "y": [0.123456789012, 1.0],
-                       "n": [3, 4], "time": [1377798845.0, float("nan")]})
+    monkeypatch.setitem(
+        verify.TOLERANCES,
+        "feldman2005",
+        {
+            "*": {"*": verify.Tolerance(1e-8, 1e-12, "closed form")},
+            "solved": {"*": verify.Tolerance(1e-5, 1e-9, "a residual of 1e-6", 6, inputs=("y",))},
+        },
+    )
+    df = pd.DataFrame(
+        {
+            "m": ["DRF", "TSF"],
+            "x": [0.123456789012, -2.0 / 3e7],
+            "y": [0.123456789012, 1.0],
+            "n": [3, 4],
+            "time": [1377798845.0, float("nan")],
+        }
+    )
     shown = report.reported(df, "feldman2005", "solved")
     assert shown["x"].tolist() == [0.123457, -6.66667e-08]
-    assert shown["time"][0] == 1377798845.0           # whole numbers (a time stamp): as they are
+    assert shown["time"][0] == 1377798845.0  # whole numbers (a time stamp): as they are
     assert shown["y"].tolist() == df["y"].tolist() and shown["n"].tolist() == [3, 4]
-    assert df["x"][0] == 0.123456789012                      # the caller's frame is left as it was
-    assert report.reported(df, "feldman2005", "other") is df        # closed form: the format's 10 digits
+    assert df["x"][0] == 0.123456789012  # the caller's frame is left as it was
+    assert report.reported(df, "feldman2005", "other") is df  # closed form: the format's 10 digits
     path = report.save_table(df, "feldman2005", "solved", mode="full")
-    assert path == paths.results_dir("feldman2005") / "solved.csv" and str(path).startswith(str(tmp_path))
+    assert path == paths.results_dir("feldman2005") / "solved.csv" and str(path).startswith(
+        str(tmp_path)
+    )
     assert path.read_text().splitlines()[1] == "DRF,0.123457,0.123456789,3,1377798845"
-    assert pd.isna(report.reported(pd.DataFrame({"x": [float("nan")]}), "feldman2005", "solved")["x"][0])
+    assert pd.isna(
+        report.reported(pd.DataFrame({"x": [float("nan")]}), "feldman2005", "solved")["x"][0]
+    )
 
 
 def test_a_comparison_of_nothing_is_not_a_pass(tmp_path):

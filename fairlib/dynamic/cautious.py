@@ -48,10 +48,10 @@ def cautious_lp(demands, n: int | None = None) -> dict:
         rows.append(a), rhs.append(np.ones(m))
         for i in range(k):
             e = np.zeros(nv)
-            e[i], e[iz] = 1.0, -1.0               # x_i <= z
+            e[i], e[iz] = 1.0, -1.0  # x_i <= z
             rows.append(e[None]), rhs.append([0.0])
             e = np.zeros(nv)
-            e[im], e[i] = 1.0, -1.0               # M <= x_i
+            e[im], e[i] = 1.0, -1.0  # M <= x_i
             rows.append(e[None]), rhs.append([0.0])
         # EF: x_j * min_r d_jr/d_ir - x_i <= 0   (ratio[j, i] = min_r d_jr / d_ir)
         ef = np.zeros((k * k, nv))

@@ -15,10 +15,25 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import InvalidInputError, _short, as_count, as_demands, as_real_array, check_choice, result_type
+from .._validate import (
+    InvalidInputError,
+    _short,
+    as_count,
+    as_demands,
+    as_real_array,
+    check_choice,
+    result_type,
+)
 
-__all__ = ["dynamic_drf", "dynamic_drf_step", "DynamicDRFResult", "METHODS", "normalize_demands",
-           "static_drf_levels", "suffix_max_shares"]
+__all__ = [
+    "dynamic_drf",
+    "dynamic_drf_step",
+    "DynamicDRFResult",
+    "METHODS",
+    "normalize_demands",
+    "static_drf_levels",
+    "suffix_max_shares",
+]
 
 METHODS = ("linear", "waterfill", "lp")
 _DENSE_LIMIT = 5000
@@ -31,7 +46,9 @@ def normalize_demands(demands, name: str = "demands") -> np.ndarray:
     [[1.0, 0.5], [0.25, 1.0]]
     """
     if not isinstance(name, str):
-        raise InvalidInputError(f"name = {_short(name)}: the argument's name for messages must be a str")
+        raise InvalidInputError(
+            f"name = {_short(name)}: the argument's name for messages must be a str"
+        )
     d = as_demands(demands, name)
     return d / d.max(axis=1, keepdims=True)
 
@@ -109,8 +126,10 @@ class DynamicDRFResult:
     def dense_shares(self) -> np.ndarray:
         """The lower-triangular matrix X[k-1, i] = x_i^k (small instances only: K^2 memory)."""
         if self.n_steps > _DENSE_LIMIT:
-            raise InvalidInputError(f"dense_shares: {self.n_steps} steps need {self.n_steps}^2 floats; "
-                                    f"limited to {_DENSE_LIMIT} steps (use shares(k))")
+            raise InvalidInputError(
+                f"dense_shares: {self.n_steps} steps need {self.n_steps}^2 floats; "
+                f"limited to {_DENSE_LIMIT} steps (use shares(k))"
+            )
         out = np.zeros((self.n_steps, self.n_steps))
         for k in range(1, self.n_steps + 1):
             out[k - 1, :k] = self.shares(k)
@@ -118,6 +137,7 @@ class DynamicDRFResult:
 
 
 # --- linear: Li et al., Algorithm 1 --------------------------------------------------------------------
+
 
 @njit(cache=True)
 def _fits(alpha, beta, x, cap):
@@ -237,7 +257,11 @@ def _linear_step_prefix(d, x, k, n, corrected_line6, demand_prefix, usage_prefix
             work[0] += m
             fits = True
             for r in range(m):
-                if usage_prefix[tau, r] + (demand_prefix[k + 1, r] - demand_prefix[tau, r]) * x[tau] > cap:
+                if (
+                    usage_prefix[tau, r]
+                    + (demand_prefix[k + 1, r] - demand_prefix[tau, r]) * x[tau]
+                    > cap
+                ):
                     fits = False
                     break
             if fits:
@@ -281,7 +305,7 @@ def _linear_prefix_state(d, k, n):
     demand_prefix = np.zeros((K + 1, m))
     demand_prefix[1:] = np.cumsum(d, axis=0)
     usage_prefix = np.zeros((K + 1, m))
-    usage_prefix[1:k + 1] = np.cumsum(d[:k] * x[:k, None], axis=0)
+    usage_prefix[1 : k + 1] = np.cumsum(d[:k] * x[:k, None], axis=0)
     return x, demand_prefix, usage_prefix
 
 
@@ -305,17 +329,21 @@ def _linear_kernel(d, n, corrected_line6, rescan, work):
     for r in range(m):
         demand_prefix[1, r] = d[0, r]
         usage_prefix[1, r] = d[0, r] * x[0]
-    for k in range(1, K):            # step k + 1 in the paper's numbering
+    for k in range(1, K):  # step k + 1 in the paper's numbering
         if rescan:
-            levels[k], split[k], maxsum[k] = _linear_step(d, x, k, n, corrected_line6, alpha, beta, work)
+            levels[k], split[k], maxsum[k] = _linear_step(
+                d, x, k, n, corrected_line6, alpha, beta, work
+            )
         else:
-            levels[k], split[k], change = _linear_step_prefix(d, x, k, n, corrected_line6,
-                                                              demand_prefix, usage_prefix, work)
+            levels[k], split[k], change = _linear_step_prefix(
+                d, x, k, n, corrected_line6, demand_prefix, usage_prefix, work
+            )
             maxsum[k] = maxsum[k - 1] + change
     return x, levels, split, maxsum
 
 
 # --- waterfill: exact, event-driven ------------------------------------------------------------------
+
 
 @njit(cache=True)
 def _waterfill_kernel(d, n):
@@ -381,6 +409,7 @@ def _waterfill_kernel(d, n):
 
 # --- lp: HiGHS on eq. (1) ------------------------------------------------------------------------------
 
+
 def _lp_one_step(d, prev, n):
     """LP (1) at step k = len(prev) + 1 with HiGHS; returns (shares, level)."""
     from scipy.optimize import linprog
@@ -390,10 +419,15 @@ def _lp_one_step(d, prev, n):
     c = np.zeros(k + 1)
     c[k] = -1.0
     a_cap = np.hstack([d[:k].T, np.zeros((m, 1))])
-    a_min = np.hstack([-np.eye(k), np.ones((k, 1))])           # M - x_i <= 0
+    a_min = np.hstack([-np.eye(k), np.ones((k, 1))])  # M - x_i <= 0
     bounds = [(p, None) for p in prev] + [(0, None), (0, None)]  # irrevocable: x_i >= x_i^{k-1}
-    res = linprog(c, A_ub=np.vstack([a_cap, a_min]), b_ub=np.concatenate([np.full(m, k / n), np.zeros(k)]),
-                  bounds=bounds, method="highs")
+    res = linprog(
+        c,
+        A_ub=np.vstack([a_cap, a_min]),
+        b_ub=np.concatenate([np.full(m, k / n), np.zeros(k)]),
+        bounds=bounds,
+        method="highs",
+    )
     if res.status != 0:
         raise RuntimeError(f"dynamic_drf(method='lp'): HiGHS failed at step {k}: {res.message}")
     level = res.x[k]
@@ -415,8 +449,14 @@ def _lp_steps(d, n):
 
 
 @interpreted_when_small
-def dynamic_drf(demands, n: int | None = None, method: str = "linear", *, line6: str = "corrected",
-                sums: str = "prefix") -> DynamicDRFResult:
+def dynamic_drf(
+    demands,
+    n: int | None = None,
+    method: str = "linear",
+    *,
+    line6: str = "corrected",
+    sums: str = "prefix",
+) -> DynamicDRFResult:
     """Dynamic DRF allocation of agents arriving in row order.
 
     Parameters
@@ -466,15 +506,24 @@ def dynamic_drf(demands, n: int | None = None, method: str = "linear", *, line6:
     step_shares = None
     work = np.zeros(1, np.int64)
     if method == "linear":
-        x, levels, split, maxsum = _linear_kernel(d, float(n), line6 == "corrected",
-                                                  sums == "rescan" or line6 == "as_printed", work)
+        x, levels, split, maxsum = _linear_kernel(
+            d, float(n), line6 == "corrected", sums == "rescan" or line6 == "as_printed", work
+        )
     elif method == "waterfill":
         x, levels, split, maxsum = _waterfill_kernel(d, float(n))
     else:
         x, levels, split, maxsum, step_shares = _lp_steps(d, n)
-    return DynamicDRFResult(demands=d, n=n, levels=levels, split=split, maxsum=maxsum, final_shares=x,
-                            method=method, step_shares=step_shares,
-                            work=int(work[0]) if method == "linear" else None)
+    return DynamicDRFResult(
+        demands=d,
+        n=n,
+        levels=levels,
+        split=split,
+        maxsum=maxsum,
+        final_shares=x,
+        method=method,
+        step_shares=step_shares,
+        work=int(work[0]) if method == "linear" else None,
+    )
 
 
 def _planned_agents(n, present: int) -> int:
@@ -485,7 +534,7 @@ def _planned_agents(n, present: int) -> int:
         raise InvalidInputError(f"n = {_short(n)}: must be an integer")
     if n < present:
         raise InvalidInputError(f"n = {n}: must be >= the number of arriving agents ({present})")
-    return as_count(n, "n", minimum=present)     # and within the int64 range the kernels count in
+    return as_count(n, "n", minimum=present)  # and within the int64 range the kernels count in
 
 
 def dynamic_drf_step(demands, previous_shares, n: int, method: str = "linear") -> np.ndarray:
@@ -499,20 +548,24 @@ def dynamic_drf_step(demands, previous_shares, n: int, method: str = "linear") -
     k = d.shape[0]
     prev = as_real_array(previous_shares, "previous_shares")
     if prev.shape != (k - 1,):
-        raise InvalidInputError(f"previous_shares = {_short(previous_shares)}: expected {k - 1} shares (one per "
-                                f"earlier agent), got shape {prev.shape}")
+        raise InvalidInputError(
+            f"previous_shares = {_short(previous_shares)}: expected {k - 1} shares (one per "
+            f"earlier agent), got shape {prev.shape}"
+        )
     n = _planned_agents(n, k)
     bad = ~np.isfinite(prev) | (prev < 0)
     if bad.any():
         i = int(np.argmax(bad))
         raise InvalidInputError(f"previous_shares[{i}] = {prev[i]}: shares must be finite and >= 0")
     # the previous step's allocation must fit its capacity (k - 1)/n, or no step from it is feasible
-    used = prev @ d[:k - 1] if k > 1 else np.zeros(d.shape[1])
+    used = prev @ d[: k - 1] if k > 1 else np.zeros(d.shape[1])
     over = used > (k - 1) / n * (1 + 1e-9) + 1e-15
     if over.any():
         r = int(np.argmax(over))
-        raise InvalidInputError(f"previous_shares: use {used[r]:g} of resource {r}, more than the capacity "
-                                f"(k - 1)/n = {(k - 1) / n:g} of step {k - 1}")
+        raise InvalidInputError(
+            f"previous_shares: use {used[r]:g} of resource {r}, more than the capacity "
+            f"(k - 1)/n = {(k - 1) / n:g} of step {k - 1}"
+        )
     if method == "linear":
         x = np.append(prev, 0.0)
         if k == 1:

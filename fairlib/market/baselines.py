@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import minimize
 
-from .best_response import _check_inputs   # the same named errors as the library's best response
+from .best_response import _check_inputs  # the same named errors as the library's best response
 
 __all__ = ["best_response_numpy", "best_response_slsqp"]
 
@@ -43,7 +43,15 @@ def best_response_slsqp(w, y, budget) -> np.ndarray:
         return -w * y / (x + y) ** 2
 
     x0 = np.full(n, budget / n)
-    res = minimize(neg, x0, jac=grad, method="SLSQP", bounds=[(0, budget)] * n,
-                   constraints=[{"type": "eq", "fun": lambda x: x.sum() - budget, "jac": lambda x: np.ones(n)}],
-                   options={"ftol": 1e-14, "maxiter": 1000})
+    res = minimize(
+        neg,
+        x0,
+        jac=grad,
+        method="SLSQP",
+        bounds=[(0, budget)] * n,
+        constraints=[
+            {"type": "eq", "fun": lambda x: x.sum() - budget, "jac": lambda x: np.ones(n)}
+        ],
+        options={"ftol": 1e-14, "maxiter": 1000},
+    )
     return np.maximum(res.x, 0.0)

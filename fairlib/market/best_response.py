@@ -275,7 +275,9 @@ def _closed_form_into(w, y, budget, out):
     if stride > 1:
         m, sub_y, sub_s, _ = _collect_above(w, y, 0.0, idx, sq, ratio2, stride)
         if m > 0:
-            m, sub_y, sub_s = _shrink_to_prefix(y, budget / stride, idx, sq, ratio2, m, sub_y, sub_s)
+            m, sub_y, sub_s = _shrink_to_prefix(
+                y, budget / stride, idx, sq, ratio2, m, sub_y, sub_s
+            )
             q = sub_s / (budget / stride + sub_y)
             cut2 = 0.5 * q * q  # shaded down: a cut-off below the optimum saves the rebuild
     count, sum_y, sum_s, zero_price = _collect_above(w, y, cut2, idx, sq, ratio2, np.int64(1))
@@ -288,7 +290,7 @@ def _closed_form_into(w, y, budget, out):
     if count == 0 or q2 < cut2:
         count, sum_y, sum_s, _ = _collect_above(w, y, q2, idx, sq, ratio2, np.int64(1))
     count, sum_y, sum_s = _shrink_to_prefix(y, budget, idx, sq, ratio2, count, sum_y, sum_s)
-    if count == 1:              # the whole budget on one machine, exactly
+    if count == 1:  # the whole budget on one machine, exactly
         out[idx[0]] = budget
         return 0, -1
     scale = (budget + sum_y) / sum_s
@@ -312,7 +314,7 @@ def _sum_reassociated(v):
 #: [1 / SAFE_MAGNITUDE, SAFE_MAGNITUDE]: its products and ratios then lie in [2^-128, 2^128] and its sums of up to
 #: 2^64 terms below 2^192, far inside the float range, and no bid can be lost at unit scale; beyond, it runs at
 #: unit scale
-SAFE_MAGNITUDE = 2.0 ** 64
+SAFE_MAGNITUDE = 2.0**64
 
 
 @njit(cache=True)
@@ -330,7 +332,7 @@ def _checked_best_response_into(w, y, budget, out):
     code, j = _input_status(w, y)
     if code != 0:
         return code, j, 0.0
-    w_low, w_top = _extent(w)       # every entry finite and >= 0 here
+    w_low, w_top = _extent(w)  # every entry finite and >= 0 here
     y_low, y_top = _extent(y)
     scale = max(y_top, budget)
     if 1.0 / SAFE_MAGNITUDE <= min(w_low, y_low, budget) and max(w_top, scale) <= SAFE_MAGNITUDE:
@@ -341,7 +343,7 @@ def _checked_best_response_into(w, y, budget, out):
         w_unit = np.empty(n)
         y_unit = np.empty(n)
         lost = 0
-        for j in range(n):          # branch-free, so it vectorises
+        for j in range(n):  # branch-free, so it vectorises
             w_unit[j] = w[j] / w_top
             y_unit[j] = y[j] / scale
             lost += (y[j] > 0.0) & (y_unit[j] == 0.0)
@@ -448,25 +450,43 @@ def _coerce_inputs(w, y, budget):
     """(w, y, budget) as contiguous float64 vectors of one length and a finite float > 0, or the error naming the
     argument. Inputs already in that form pass through untouched (the common case, checked first: at a thousand
     machines the general path costs a fifth of the best response)."""
-    if (type(w) is np.ndarray and type(y) is np.ndarray and w.dtype is _FLOAT64 and y.dtype is _FLOAT64
-            and w.ndim == 1 and w.shape == y.shape and w.shape[0] > 0 and w.flags.c_contiguous
-            and y.flags.c_contiguous and type(budget) is float and 0.0 < budget < math.inf):
+    if (
+        type(w) is np.ndarray
+        and type(y) is np.ndarray
+        and w.dtype is _FLOAT64
+        and y.dtype is _FLOAT64
+        and w.ndim == 1
+        and w.shape == y.shape
+        and w.shape[0] > 0
+        and w.flags.c_contiguous
+        and y.flags.c_contiguous
+        and type(budget) is float
+        and 0.0 < budget < math.inf
+    ):
         return w, y, budget
     for name, value in (("w", w), ("y", y)):
-        dtype = as_array(value, name).dtype      # ragged lists, None and objects: named, with the value
+        dtype = as_array(value, name).dtype  # ragged lists, None and objects: named, with the value
         if dtype.kind not in "iuf":
-            raise InvalidInputError(f"{name} = {_short(value)}: expected real numbers, got dtype {dtype} (booleans, "
-                                    "strings and complex numbers are not bids or weights)")
+            raise InvalidInputError(
+                f"{name} = {_short(value)}: expected real numbers, got dtype {dtype} (booleans, "
+                "strings and complex numbers are not bids or weights)"
+            )
     if isinstance(budget, (bool, np.bool_, str, bytes, complex, np.complexfloating)):
         raise InvalidInputError(f"budget = {budget!r}: must be a real number > 0")
     w = np.ascontiguousarray(w, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.float64)
     if w.ndim != 1 or y.shape != w.shape or w.size == 0:
-        raise InvalidInputError(f"w, y: expected two vectors of the same length (one per machine), got shapes "
-                                f"{np.shape(w)} and {np.shape(y)}")
+        raise InvalidInputError(
+            f"w, y: expected two vectors of the same length (one per machine), got shapes "
+            f"{np.shape(w)} and {np.shape(y)}"
+        )
     try:
         budget = float(budget)
-    except (TypeError, ValueError, OverflowError):   # OverflowError: an integer beyond the float range
+    except (
+        TypeError,
+        ValueError,
+        OverflowError,
+    ):  # OverflowError: an integer beyond the float range
         raise InvalidInputError(f"budget = {_short(budget)}: must be a real number > 0") from None
     if not (math.isfinite(budget) and budget > 0):
         raise InvalidInputError(f"budget = {budget}: must be finite and > 0")
@@ -484,7 +504,8 @@ def _raise_for_status(code, j, w, y):
     if code == 4:
         raise InvalidInputError(
             f"y[{j}] = 0.0 with w[{j}] = {w[j]}: no best response exists (any positive bid wins the whole machine, "
-            "and there is no smallest one); add a reserve bid to y, as in the existence proof")
+            "and there is no smallest one); add a reserve bid to y, as in the existence proof"
+        )
 
 
 def _check_inputs(w, y, budget):
@@ -518,8 +539,10 @@ def _unit_scale(w, y, budget):
 
 def _lost_at_unit_scale(what: str, scale: float) -> InvalidInputError:
     """The error for a bid or budget that is 0 to double precision at the unit scale ``scale``."""
-    return InvalidInputError(f"{what}: more than the float range below the largest of y and the budget ({scale:g}); "
-                             "such a bid is 0 to double precision")
+    return InvalidInputError(
+        f"{what}: more than the float range below the largest of y and the budget ({scale:g}); "
+        "such a bid is 0 to double precision"
+    )
 
 
 @interpreted_when_small
@@ -546,12 +569,16 @@ def best_response(w, y, budget) -> np.ndarray:
     """
     w, y, budget = _coerce_inputs(w, y, budget)
     out = np.zeros(w.shape[0])
-    code, j, value = _checked_best_response_into(w, y, budget, out)  # validation runs inside the kernel
+    code, j, value = _checked_best_response_into(
+        w, y, budget, out
+    )  # validation runs inside the kernel
     if code == 5 or code == 6:
         raise _lost_at_unit_scale(f"y[{j}] = {y[j]}" if code == 5 else f"budget = {budget}", value)
     if code == 7:
-        raise InvalidInputError(f"budget = {budget}: too small beside the other bids (largest y = {y.max():g}) for "
-                                f"double precision: the bids would sum to {value:g}")
+        raise InvalidInputError(
+            f"budget = {budget}: too small beside the other bids (largest y = {y.max():g}) for "
+            f"double precision: the bids would sum to {value:g}"
+        )
     _raise_for_status(code, j, w, y)
     return out
 

@@ -14,8 +14,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._jit import njit
-from .._validate import (InvalidInputError, as_count, as_instance, as_number, as_rng, as_values, check_choice,
-                         result_type)
+from .._validate import (
+    InvalidInputError,
+    as_count,
+    as_instance,
+    as_number,
+    as_rng,
+    as_values,
+    check_choice,
+    result_type,
+)
 from .best_response import _best_response, _local_search
 from .game import Game, weight_proportional_bids
 
@@ -115,8 +123,23 @@ def _largest_mu_gap(w, bids, Y, reserve):
 
 
 @njit(cache=True)
-def _run(w, budgets, bids0, reserve, k, finite, method, order_mode, perms, max_iter, eps, step, gap_tol,
-         stop_at_convergence, record_bids):
+def _run(
+    w,
+    budgets,
+    bids0,
+    reserve,
+    k,
+    finite,
+    method,
+    order_mode,
+    perms,
+    max_iter,
+    eps,
+    step,
+    gap_tol,
+    stop_at_convergence,
+    record_bids,
+):
     """Iterated bidding (EC'05 §4): up to ``max_iter`` rounds, each user in turn (``order_mode``: sequential, in
     ``perms``' random order, or all simultaneously against the previous round's prices) replacing its bids by
     :func:`_next_bids`. Converged when no utility changes by ``eps`` or more (best response; the paper's test) or
@@ -135,7 +158,7 @@ def _run(w, budgets, bids0, reserve, k, finite, method, order_mode, perms, max_i
     if record_bids:
         history[0] = bids
     swaps = np.zeros(T, dtype=np.int64)
-    over_two = np.zeros(T, dtype=np.int64)   # local-search calls needing more than two swaps
+    over_two = np.zeros(T, dtype=np.int64)  # local-search calls needing more than two swaps
     gaps = np.zeros(T)
     converged_at = -1
     last = 0
@@ -182,8 +205,15 @@ def _run(w, budgets, bids0, reserve, k, finite, method, order_mode, perms, max_i
             converged_at = t
             if stop_at_convergence:
                 break
-    return bids, utils[:last + 1], history[:last + 1] if record_bids else history, swaps[:last + 1], \
-        over_two[:last + 1], gaps[:last + 1], converged_at
+    return (
+        bids,
+        utils[: last + 1],
+        history[: last + 1] if record_bids else history,
+        swaps[: last + 1],
+        over_two[: last + 1],
+        gaps[: last + 1],
+        converged_at,
+    )
 
 
 @result_type
@@ -220,10 +250,20 @@ class DynamicsResult:
     optimum: float
 
 
-def run_dynamics(game: Game, method: str = "best_response", *, order: str = "sequential",
-                 max_iter: int | None = None, eps: float = 1e-3, step: float = 0.01, gap_tol: float = 0.05,
-                 initial_bids=None, rng=None, stop_at_convergence: bool = True,
-                 record_bids: bool = False) -> DynamicsResult:
+def run_dynamics(
+    game: Game,
+    method: str = "best_response",
+    *,
+    order: str = "sequential",
+    max_iter: int | None = None,
+    eps: float = 1e-3,
+    step: float = 0.01,
+    gap_tol: float = 0.05,
+    initial_bids=None,
+    rng=None,
+    stop_at_convergence: bool = True,
+    record_bids: bool = False,
+) -> DynamicsResult:
     """Iterate best responses or local greedy adjustments from weight-proportional bids.
 
     Parameters
@@ -253,43 +293,70 @@ def run_dynamics(game: Game, method: str = "best_response", *, order: str = "seq
     if method == "local_greedy" and game.parallelism is not None:
         raise InvalidInputError("local_greedy is defined for infinite parallelism only (EC §4.3)")
     step = as_number(step, "step", maximum=1.0)
-    as_rng(rng)   # checked before the run; drawn from below
+    as_rng(rng)  # checked before the run; drawn from below
     eps, gap_tol = as_number(eps, "eps", inclusive=True), as_number(gap_tol, "gap_tol")
     if max_iter is None:
         max_iter = 200 if method == "best_response" else 500
     max_iter = as_count(max_iter, "max_iter")
     if game.reserve == 0:
-        raise InvalidInputError("run_dynamics needs game.reserve > 0: a user alone on a machine has no best "
-                                "response otherwise (use e.g. reserve=1e-6, the existence proof's perturbation)")
+        raise InvalidInputError(
+            "run_dynamics needs game.reserve > 0: a user alone on a machine has no best "
+            "response otherwise (use e.g. reserve=1e-6, the existence proof's perturbation)"
+        )
     m, n = game.weights.shape
     k = game.parallelism if game.parallelism is not None else np.full(m, n, dtype=np.int64)
-    x0 = weight_proportional_bids(game.weights, game.budgets, game.parallelism) if initial_bids is None \
+    x0 = (
+        weight_proportional_bids(game.weights, game.budgets, game.parallelism)
+        if initial_bids is None
         else as_values(initial_bids, "initial_bids", ndim=2, sign=None)
+    )
     if x0.shape != (m, n):
         raise InvalidInputError(f"initial_bids: expected shape {(m, n)}, got {x0.shape}")
     bad = ~np.isfinite(x0) | (x0 < 0)
     if bad.any():
         i, j = map(int, np.argwhere(bad)[0])
-        raise InvalidInputError(f"initial_bids[{i}, {j}] = {x0[i, j]}: bids must be finite and >= 0")
+        raise InvalidInputError(
+            f"initial_bids[{i}, {j}] = {x0[i, j]}: bids must be finite and >= 0"
+        )
     off = ~np.isclose(x0.sum(axis=1), game.budgets, rtol=1e-9, atol=0.0)
     if off.any():
         i = int(np.argmax(off))
-        raise InvalidInputError(f"initial_bids[{i}] sums to {x0[i].sum()}: a user bids its whole budget "
-                                f"{game.budgets[i]}")
+        raise InvalidInputError(
+            f"initial_bids[{i}] sums to {x0[i].sum()}: a user bids its whole budget "
+            f"{game.budgets[i]}"
+        )
     # shares, utilities and efficiency do not change when budgets, bids and the reserve are scaled together:
     # iterate at unit scale so budgets near the float range neither overflow nor underflow
     scale = float(max(game.budgets.max(), game.reserve))
     if game.reserve / scale == 0.0:
-        raise InvalidInputError(f"reserve = {game.reserve}: more than the float range below the largest budget "
-                                f"({scale:g})")
+        raise InvalidInputError(
+            f"reserve = {game.reserve}: more than the float range below the largest budget "
+            f"({scale:g})"
+        )
     g = as_rng(rng)
-    perms = np.array([g.permutation(m) for _ in range(max_iter)], dtype=np.int64) if order == "random" \
+    perms = (
+        np.array([g.permutation(m) for _ in range(max_iter)], dtype=np.int64)
+        if order == "random"
         else np.zeros((1, m), dtype=np.int64)
+    )
     mode = {"sequential": _SEQ, "simultaneous": _SIM, "random": _RAND}[order]
     bids, utils, hist, swaps, over_two, gaps, conv = _run(
-        game.weights, game.budgets / scale, x0 / scale, game.reserve / scale, k, game.parallelism is not None,
-        0 if method == "best_response" else 1, mode, perms, int(max_iter), float(eps), float(step),
-        float(gap_tol), bool(stop_at_convergence), bool(record_bids))
+        game.weights,
+        game.budgets / scale,
+        x0 / scale,
+        game.reserve / scale,
+        k,
+        game.parallelism is not None,
+        0 if method == "best_response" else 1,
+        mode,
+        perms,
+        int(max_iter),
+        float(eps),
+        float(step),
+        float(gap_tol),
+        bool(stop_at_convergence),
+        bool(record_bids),
+    )
     bids = bids * scale
     if record_bids:
         hist = hist * scale
@@ -299,7 +366,17 @@ def run_dynamics(game: Game, method: str = "best_response", *, order: str = "seq
     change = np.abs(np.diff(eff))
     big = np.flatnonzero(change > eps)
     stabilised = int(big[-1] + 1) if big.size else 0
-    return DynamicsResult(bids=bids, utilities=utils, welfare=welfare, efficiency=eff, converged=conv >= 0,
-                          iterations=int(conv) if conv >= 0 else int(max_iter), stabilised=stabilised,
-                          swaps=swaps, swaps_over_two=over_two, mu_gap=gaps, history=hist if record_bids else None,
-                          optimum=optimum)
+    return DynamicsResult(
+        bids=bids,
+        utilities=utils,
+        welfare=welfare,
+        efficiency=eff,
+        converged=conv >= 0,
+        iterations=int(conv) if conv >= 0 else int(max_iter),
+        stabilised=stabilised,
+        swaps=swaps,
+        swaps_over_two=over_two,
+        mu_gap=gaps,
+        history=hist if record_bids else None,
+        optimum=optimum,
+    )

@@ -10,9 +10,14 @@ from .._validate import InvalidInputError, as_count, as_number, as_values, check
 from ..metrics import efficiency, envy_freeness, utilities, utility_uniformity
 from .game import allocation
 
-__all__ = ["marginal_utilities", "equilibrium_violation", "two_player_equilibria", "two_player_equilibria_numeric",
-           "sqrt_m_construction",
-           "proportional_guarantee_bids"]
+__all__ = [
+    "marginal_utilities",
+    "equilibrium_violation",
+    "two_player_equilibria",
+    "two_player_equilibria_numeric",
+    "sqrt_m_construction",
+    "proportional_guarantee_bids",
+]
 
 
 def marginal_utilities(weights, bids, reserve: float = 0.0) -> np.ndarray:
@@ -20,7 +25,9 @@ def marginal_utilities(weights, bids, reserve: float = 0.0) -> np.ndarray:
     from .game import as_weight_matrix
 
     w = as_weight_matrix(weights)
-    x = as_values(bids, "bids", ndim=2, shape=w.shape)   # users x machines, like weights; finite and >= 0
+    x = as_values(
+        bids, "bids", ndim=2, shape=w.shape
+    )  # users x machines, like weights; finite and >= 0
     reserve = as_number(reserve, "reserve", inclusive=True)
     Y = x.sum(axis=0) + reserve
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -77,7 +84,9 @@ def two_player_equilibria(alpha: float, kind: str = "opposite") -> list[dict]:
         w = np.array([[alpha, 1 - alpha], [1 - alpha, alpha]])
         c = 1.0 / (2 * alpha * (1 - alpha)) - 1.0
         roots = np.roots([1.0, -c, c, -1.0])
-        deltas = sorted({round(float(r.real), 12) for r in roots if abs(r.imag) < 1e-9 and r.real > 0})
+        deltas = sorted(
+            {round(float(r.real), 12) for r in roots if abs(r.imag) < 1e-9 and r.real > 0}
+        )
         sols = []
         for d in deltas:
             a = alpha / ((1 - alpha) * d * d)
@@ -88,14 +97,25 @@ def two_player_equilibria(alpha: float, kind: str = "opposite") -> list[dict]:
         bids = np.array([[x, 1 - x], [y, 1 - y]])
         r = allocation(bids)
         u = utilities(w, r)
-        out.append({"alpha": alpha, "kind": kind, "delta": d, "x": x, "y": y,
-                    "efficiency": efficiency(u.sum(), w.max(axis=0).sum()),
-                    "uniformity": utility_uniformity(u), "envy_freeness": envy_freeness(w, r),
-                    "residual": equilibrium_violation(w, bids)})
+        out.append(
+            {
+                "alpha": alpha,
+                "kind": kind,
+                "delta": d,
+                "x": x,
+                "y": y,
+                "efficiency": efficiency(u.sum(), w.max(axis=0).sum()),
+                "uniformity": utility_uniformity(u),
+                "envy_freeness": envy_freeness(w, r),
+                "residual": equilibrium_violation(w, bids),
+            }
+        )
     return out
 
 
-def two_player_equilibria_numeric(alpha: float, kind: str = "opposite", grid: int = 25) -> np.ndarray:
+def two_player_equilibria_numeric(
+    alpha: float, kind: str = "opposite", grid: int = 25
+) -> np.ndarray:
     """Equilibria of the two-player games found by solving condition (1) numerically (cross-check).
 
     Solves, for interior bids (x, y) on machine 1, the two first-order conditions
@@ -117,8 +137,10 @@ def two_player_equilibria_numeric(alpha: float, kind: str = "opposite", grid: in
     def foc(v):
         x, y = v
         s = x + y
-        return [w[0, 0] * y / s**2 - w[0, 1] * (1 - y) / (2 - s) ** 2,
-                w[1, 0] * x / s**2 - w[1, 1] * (1 - x) / (2 - s) ** 2]
+        return [
+            w[0, 0] * y / s**2 - w[0, 1] * (1 - y) / (2 - s) ** 2,
+            w[1, 0] * x / s**2 - w[1, 1] * (1 - x) / (2 - s) ** 2,
+        ]
 
     found = []
     for x0 in np.linspace(0.02, 0.98, grid):
@@ -145,7 +167,9 @@ def sqrt_m_construction(n: int) -> GameInstance:
     n = as_count(n, "n")
     spread_w = np.full((n * n, n), 1.0 / n)
     spec_w = np.eye(n)
-    return GameInstance(np.vstack([spread_w, spec_w]), np.vstack([np.full((n * n, n), 1.0 / n), np.eye(n)]))
+    return GameInstance(
+        np.vstack([spread_w, spec_w]), np.vstack([np.full((n * n, n), 1.0 / n), np.eye(n)])
+    )
 
 
 def proportional_guarantee_bids(others_bids, budget: float = 1.0) -> np.ndarray:
@@ -154,6 +178,8 @@ def proportional_guarantee_bids(others_bids, budget: float = 1.0) -> np.ndarray:
     S = as_values(others_bids, "others_bids", ndim=1)
     budget = as_number(budget, "budget")
     if S.size == 0 or not S.sum() > 0:
-        raise InvalidInputError(f"others_bids: expected a non-empty vector of finite bids >= 0 with a positive sum, "
-                                f"got {S.tolist() if S.size <= 8 else S.shape}")
+        raise InvalidInputError(
+            f"others_bids: expected a non-empty vector of finite bids >= 0 with a positive sum, "
+            f"got {S.tolist() if S.size <= 8 else S.shape}"
+        )
     return budget * S / S.sum()

@@ -16,8 +16,15 @@ from scipy.optimize import linear_sum_assignment
 
 from .._validate import InvalidInputError, as_array, as_budgets, as_count, as_number, as_rng
 
-__all__ = ["Game", "allocation", "social_optimum", "weight_proportional_bids", "uniform_preferences",
-           "correlated_preferences", "welfare_optimum"]
+__all__ = [
+    "Game",
+    "allocation",
+    "social_optimum",
+    "weight_proportional_bids",
+    "uniform_preferences",
+    "correlated_preferences",
+    "welfare_optimum",
+]
 
 
 @dataclass(frozen=True, init=False)
@@ -53,7 +60,8 @@ class Game:
                 j = int(np.argmax(lonely))
                 raise InvalidInputError(
                     f"machine {j} is valued by {int(wanted[j])} user(s): the game is not strongly competitive and "
-                    "has no equilibrium (EC'05 Thm 1); pass reserve=eps > 0 for the perturbed game")
+                    "has no equilibrium (EC'05 Thm 1); pass reserve=eps > 0 for the perturbed game"
+                )
         object.__setattr__(self, "weights", w)
         object.__setattr__(self, "budgets", X)
         object.__setattr__(self, "parallelism", k)
@@ -78,8 +86,10 @@ def as_weight_matrix(weights, name: str = "weights") -> np.ndarray:
     """Valuations ``w[user, machine]``: a non-empty numeric matrix, finite, >= 0, every user valuing some machine."""
     w = as_array(weights, name)
     if w.ndim != 2 or w.size == 0 or w.dtype.kind not in "iuf":
-        raise InvalidInputError(f"{name}: expected a numeric (users x machines) matrix, got shape {w.shape} "
-                                f"dtype {w.dtype}")
+        raise InvalidInputError(
+            f"{name}: expected a numeric (users x machines) matrix, got shape {w.shape} "
+            f"dtype {w.dtype}"
+        )
     w = np.ascontiguousarray(w, dtype=np.float64)
     bad = ~np.isfinite(w) | (w < 0)
     if bad.any():
@@ -99,15 +109,21 @@ def as_parallelism(parallelism, m: int, n: int, *, at_most_machines: bool = True
         return None
     k = as_array(parallelism, "parallelism")
     if k.dtype.kind not in "iu":
-        raise InvalidInputError(f"parallelism = {parallelism!r}: must be integers, got dtype {k.dtype}")
+        raise InvalidInputError(
+            f"parallelism = {parallelism!r}: must be integers, got dtype {k.dtype}"
+        )
     if k.ndim > 1 or (k.ndim == 1 and k.shape != (m,)):
-        raise InvalidInputError(f"parallelism: expected a scalar or one bound per user ({m}), got shape {k.shape}")
+        raise InvalidInputError(
+            f"parallelism: expected a scalar or one bound per user ({m}), got shape {k.shape}"
+        )
     k = np.broadcast_to(k, (m,))
     out = (k < 1) | ((k > n) if at_most_machines else False)
     if out.any():
         i = int(np.argmax(out))
-        raise InvalidInputError(f"parallelism[{i}] = {k[i]}: must be " +
-                                (f"between 1 and n_machines = {n}" if at_most_machines else ">= 1"))
+        raise InvalidInputError(
+            f"parallelism[{i}] = {k[i]}: must be "
+            + (f"between 1 and n_machines = {n}" if at_most_machines else ">= 1")
+        )
     return np.ascontiguousarray(k, dtype=np.int64)
 
 
@@ -119,8 +135,10 @@ def allocation(bids, reserve: float = 0.0) -> np.ndarray:
     """
     x = as_array(bids, "bids")
     if x.ndim != 2 or x.dtype.kind not in "iuf":
-        raise InvalidInputError(f"bids: expected a numeric (users x machines) matrix, got shape {x.shape} "
-                                f"dtype {x.dtype}")
+        raise InvalidInputError(
+            f"bids: expected a numeric (users x machines) matrix, got shape {x.shape} "
+            f"dtype {x.dtype}"
+        )
     x = x.astype(np.float64)
     bad = ~np.isfinite(x) | (x < 0)
     if bad.any():
@@ -189,13 +207,19 @@ def uniform_preferences(rng, n_users: int, n_machines: int) -> np.ndarray:
     return w / w.sum(axis=1, keepdims=True)
 
 
-def correlated_preferences(rng, n_users: int, n_machines: int, dim: int = 3, *, normalize: bool = True) -> np.ndarray:
+def correlated_preferences(
+    rng, n_users: int, n_machines: int, dim: int = 3, *, normalize: bool = True
+) -> np.ndarray:
     """w_ij = p_i . q_j with user and machine profiles in U(0, 1)^dim (EC §5, dim = 3), rows normalised to 1.
 
     The paper does not say whether these weights were normalised; the analysis assumes sum_j w_ij = 1, so we
     normalise by default [INF]; ``normalize=False`` keeps the raw products.
     """
-    n_users, n_machines, dim = as_count(n_users, "n_users"), as_count(n_machines, "n_machines"), as_count(dim, "dim")
+    n_users, n_machines, dim = (
+        as_count(n_users, "n_users"),
+        as_count(n_machines, "n_machines"),
+        as_count(dim, "dim"),
+    )
     g = as_rng(rng)
     w = g.random((n_users, dim)) @ g.random((dim, n_machines))
     return w / w.sum(axis=1, keepdims=True) if normalize else w

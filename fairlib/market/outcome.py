@@ -40,15 +40,19 @@ def _game_bids(game, bids) -> tuple[Game, np.ndarray]:
     off = ~np.isclose(spent, game.budgets, rtol=BUDGET_RTOL, atol=0.0)
     if off.any():
         i = int(np.argmax(off))
-        raise InvalidInputError(f"bids[{i}] sums to {float(spent[i])!r}: user {i} must bid its whole budget "
-                                f"{float(game.budgets[i])!r}")
+        raise InvalidInputError(
+            f"bids[{i}] sums to {float(spent[i])!r}: user {i} must bid its whole budget "
+            f"{float(game.budgets[i])!r}"
+        )
     if game.parallelism is not None:
         used = (x > 0).sum(axis=1)
         over = used > game.parallelism
         if over.any():
             i = int(np.argmax(over))
-            raise InvalidInputError(f"bids[{i}]: user {i} bids on {int(used[i])} machines, more than its "
-                                    f"parallelism {int(game.parallelism[i])}")
+            raise InvalidInputError(
+                f"bids[{i}]: user {i} bids on {int(used[i])} machines, more than its "
+                f"parallelism {int(game.parallelism[i])}"
+            )
     return game, x
 
 
@@ -102,8 +106,12 @@ def nash_gap(game: Game, bids) -> float:
             return float("inf")
         k = int(game.parallelism[i])
         now = finite_utility(game.weights[i], x[i], y, k)
-        best = finite_utility(game.weights[i], best_response_finite(game.weights[i], y, float(budgets[i]), k).bids,
-                              y, k)
+        best = finite_utility(
+            game.weights[i],
+            best_response_finite(game.weights[i], y, float(budgets[i]), k).bids,
+            y,
+            k,
+        )
         if best > 0.0:
             worst = max(worst, (best - now) / best)
     return float(worst)
@@ -182,7 +190,12 @@ class GameOutcome:
         shares = allocation(bids, game.reserve)
         prices = bids.sum(axis=0) + game.reserve
         utils = _utilities(game.weights, shares, game.parallelism)
-        for name, value in (("bids", bids), ("shares", shares), ("prices", prices), ("utilities", utils)):
+        for name, value in (
+            ("bids", bids),
+            ("shares", shares),
+            ("prices", prices),
+            ("utilities", utils),
+        ):
             value = np.array(value, dtype=np.float64)
             value.setflags(write=False)
             object.__setattr__(self, name, value)

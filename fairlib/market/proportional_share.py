@@ -28,8 +28,9 @@ INTERPRETED_ROUNDS = 5000
 
 
 @interpreted_when_small(bounded=lambda *args, max_iter=5000, **_: max_iter <= INTERPRETED_ROUNDS)
-def proportional_share(game: Game, *, order: str = "sequential", eps: float = TIGHT_EPS, max_iter: int = 5000,
-                       rng=None) -> GameOutcome:
+def proportional_share(
+    game: Game, *, order: str = "sequential", eps: float = TIGHT_EPS, max_iter: int = 5000, rng=None
+) -> GameOutcome:
     """The equilibrium of the proportional-share bidding game, reached by best-response dynamics (EC'05 §4).
 
     Users start from weight-proportional bids and, in turn, replace their bids by their best response to the
@@ -72,10 +73,23 @@ def proportional_share(game: Game, *, order: str = "sequential", eps: float = TI
     eps = as_number(eps, "eps")
     max_iter = as_count(max_iter, "max_iter")
     result = run_dynamics(game, "best_response", order=order, eps=eps, max_iter=max_iter, rng=rng)
-    message = "" if result.converged else (f"best responses did not settle within max_iter = {max_iter} rounds: "
-                                           "they can cycle, e.g. on games with several equilibria")
-    return GameOutcome(game, result.bids, "proportional_share", converged=result.converged,
-                       iterations=result.iterations, message=message, extras={"welfare": result.welfare})
+    message = (
+        ""
+        if result.converged
+        else (
+            f"best responses did not settle within max_iter = {max_iter} rounds: "
+            "they can cycle, e.g. on games with several equilibria"
+        )
+    )
+    return GameOutcome(
+        game,
+        result.bids,
+        "proportional_share",
+        converged=result.converged,
+        iterations=result.iterations,
+        message=message,
+        extras={"welfare": result.welfare},
+    )
 
 
 def weight_proportional(game: Game) -> GameOutcome:

@@ -26,10 +26,27 @@ References: :func:`maxmin_lp` (HiGHS). The private solvers live in ``fairlib.mul
 
 from .best_fit import drfh_best_fit
 from .machine_offers import drf_machine_offers
-from .cluster import (Allocation, Cluster, ServerAllocation, keeps_servers, leontief_tasks, merge_identical_servers,
-                      monopoly_tasks, on_merged_servers, per_server_alpha, random_cluster, random_pool)
+from .cluster import (
+    Allocation,
+    Cluster,
+    ServerAllocation,
+    keeps_servers,
+    leontief_tasks,
+    merge_identical_servers,
+    monopoly_tasks,
+    on_merged_servers,
+    per_server_alpha,
+    random_cluster,
+    random_pool,
+)
 from .edrf import EDRFResult, PDRFResult, edrf, pdrf
-from .hierarchy import HIERARCHY_VARIANTS, HierarchicalDRFResult, QueueTree, hierarchical_drf, queue_tree
+from .hierarchy import (
+    HIERARCHY_VARIANTS,
+    HierarchicalDRFResult,
+    QueueTree,
+    hierarchical_drf,
+    queue_tree,
+)
 from .global_maxmin import drfh, drfh_coefficients, tsf, tsf_coefficients, weighted_maxmin_totals
 from .lp import maxmin_lp
 from .pfvds import best_response_column, merit, nash_residual, pfvds, proportional_fair_objective
@@ -41,29 +58,78 @@ from .psdsf import psdsf, psdsf_violation
 from .psmfa import psmfa
 from .quotas import QUOTA_SHARES, Quotas
 from .sorter import SORTER_SEMANTICS, DRFSorter
-from .server_properties import (bottleneck_fairness_violation, envy_violation, misreports, pareto_violation,
-                                property_violations, sharing_incentive_violation)
+from .server_properties import (
+    bottleneck_fairness_violation,
+    envy_violation,
+    misreports,
+    pareto_violation,
+    property_violations,
+    sharing_incentive_violation,
+)
 # new mechanisms are imported above this line (python -m fairlib.repro.scaffold mechanism NAME ...)
 
 __all__ = [
     # the result and the instance
-    "Cluster", "Allocation", "ServerAllocation", "random_cluster", "random_pool", "leontief_tasks", "monopoly_tasks",
-    "merge_identical_servers", "on_merged_servers", "keeps_servers", "per_server_alpha",
+    "Cluster",
+    "Allocation",
+    "ServerAllocation",
+    "random_cluster",
+    "random_pool",
+    "leontief_tasks",
+    "monopoly_tasks",
+    "merge_identical_servers",
+    "on_merged_servers",
+    "keeps_servers",
+    "per_server_alpha",
     # single pool
-    "drf", "DRFResult", "edrf", "EDRFResult", "pdrf", "PDRFResult", "asset_fairness", "asset_share_per_task", "ceei",
+    "drf",
+    "DRFResult",
+    "edrf",
+    "EDRFResult",
+    "pdrf",
+    "PDRFResult",
+    "asset_fairness",
+    "asset_share_per_task",
+    "ceei",
     # heterogeneous servers
-    "drfh", "drfh_best_fit", "drf_machine_offers",
-    "tsf", "drfh_coefficients", "tsf_coefficients", "weighted_maxmin_totals", "psdsf",
+    "drfh",
+    "drfh_best_fit",
+    "drf_machine_offers",
+    "tsf",
+    "drfh_coefficients",
+    "tsf_coefficients",
+    "weighted_maxmin_totals",
+    "psdsf",
     "psdsf_violation",
-    "pfvds", "nash_residual", "best_response_column", "merit", "proportional_fair_objective", "psmfa",
-    "marginal_utilities", "variational_gap", "server_multipliers", "least_merit", "utilisation_range",
+    "pfvds",
+    "nash_residual",
+    "best_response_column",
+    "merit",
+    "proportional_fair_objective",
+    "psmfa",
+    "marginal_utilities",
+    "variational_gap",
+    "server_multipliers",
+    "least_merit",
+    "utilisation_range",
     "UtilisationRange",
     # properties and references
-    "property_violations", "sharing_incentive_violation", "envy_violation", "pareto_violation",
-    "bottleneck_fairness_violation", "misreports",
+    "property_violations",
+    "sharing_incentive_violation",
+    "envy_violation",
+    "pareto_violation",
+    "bottleneck_fairness_violation",
+    "misreports",
     "maxmin_lp",
     # production schedulers' offer order
-    "DRFSorter", "SORTER_SEMANTICS", "Quotas", "QUOTA_SHARES",
+    "DRFSorter",
+    "SORTER_SEMANTICS",
+    "Quotas",
+    "QUOTA_SHARES",
     # hierarchical DRF over a tree of queues
-    "hierarchical_drf", "HierarchicalDRFResult", "queue_tree", "QueueTree", "HIERARCHY_VARIANTS",
+    "hierarchical_drf",
+    "HierarchicalDRFResult",
+    "queue_tree",
+    "QueueTree",
+    "HIERARCHY_VARIANTS",
 ]

@@ -41,7 +41,9 @@ __all__ = ["drfh_best_fit", "FIT_SLACK"]
 FIT_SLACK = 1e-9
 
 
-@njit(cache=True, inline="always")  # called on read-only demands and writable capacities: two compilations if not
+@njit(
+    cache=True, inline="always"
+)  # called on read-only demands and writable capacities: two compilations if not
 def _shape_scale(vector):
     """The component the fitness normalises by: the first, or the largest when the first is zero."""
     if vector[0] > 0:
@@ -115,10 +117,12 @@ def check_placements(cluster, quantum: float, max_placements, what: str) -> None
     max_placements = as_count(max_placements, "max_placements")
     bound = placement_bound(cluster, quantum)
     if not bound <= max_placements:
-        raise InvalidInputError(f"{what}: up to {bound:.3g} placements (tasks each user fits on each server"
-                                f"{' / quantum' if quantum != 1 else ''}), more than max_placements = "
-                                f"{max_placements}; raise quantum or max_placements, or use drfh for instances "
-                                "this large")
+        raise InvalidInputError(
+            f"{what}: up to {bound:.3g} placements (tasks each user fits on each server"
+            f"{' / quantum' if quantum != 1 else ''}), more than max_placements = "
+            f"{max_placements}; raise quantum or max_placements, or use drfh for instances "
+            "this large"
+        )
 
 
 def _bounded_steps(cluster, *, quantum: float = 1.0, **_) -> bool:
@@ -130,7 +134,9 @@ def _bounded_steps(cluster, *, quantum: float = 1.0, **_) -> bool:
 
 
 @interpreted_when_small(bounded=_bounded_steps)
-def drfh_best_fit(cluster: Cluster, *, quantum: float = 1.0, max_placements: int = MAX_PLACEMENTS) -> Allocation:
+def drfh_best_fit(
+    cluster: Cluster, *, quantum: float = 1.0, max_placements: int = MAX_PLACEMENTS
+) -> Allocation:
     """Best-Fit DRFH (the DRFH paper's placement heuristic; module docstring): lowest global dominant share first,
     each task on the usable server whose available resources best match its shape.
 
@@ -146,9 +152,18 @@ def drfh_best_fit(cluster: Cluster, *, quantum: float = 1.0, max_placements: int
     quantum = as_number(quantum, "quantum")
     check_placements(cluster, quantum, max_placements, "drfh_best_fit")
     share_per_task = drfh_coefficients(cluster) / cluster.weight
-    tasks, steps = _best_fit_fill(cluster.capacity, cluster.demand, cluster.eligible, share_per_task,
-                                  np.asarray(cluster.max_tasks, dtype=np.float64), float(quantum), FIT_SLACK)
+    tasks, steps = _best_fit_fill(
+        cluster.capacity,
+        cluster.demand,
+        cluster.eligible,
+        share_per_task,
+        np.asarray(cluster.max_tasks, dtype=np.float64),
+        float(quantum),
+        FIT_SLACK,
+    )
     return Allocation.from_diagnostics(cluster, tasks, "drfh_best_fit", {"steps": int(steps)})
 
 
-drfh_best_fit.keeps_servers = True  # never merged: identical servers are not interchangeable (module docstring)
+drfh_best_fit.keeps_servers = (
+    True  # never merged: identical servers are not interchangeable (module docstring)
+)

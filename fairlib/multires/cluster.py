@@ -23,14 +23,41 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validate import (InvalidInputError, _short, as_array, as_capacities, as_count, as_demands, as_eligibility,
-                         as_instance, as_number, as_real_array, as_rng, as_task_caps, as_values, as_weights,
-                         result_type)
+from .._validate import (
+    InvalidInputError,
+    _short,
+    as_array,
+    as_capacities,
+    as_count,
+    as_demands,
+    as_eligibility,
+    as_instance,
+    as_number,
+    as_real_array,
+    as_rng,
+    as_task_caps,
+    as_values,
+    as_weights,
+    result_type,
+)
 
-__all__ = ["Cluster", "Allocation", "Pool", "pool_arrays", "pool_column",
-           "ServerAllocation", "leontief_tasks", "monopoly_tasks", "random_cluster",
-           "random_pool", "merge_identical_servers", "on_merged_servers", "keeps_servers", "per_server_alpha",
-           "placement_capacity_rows"]
+__all__ = [
+    "Cluster",
+    "Allocation",
+    "Pool",
+    "pool_arrays",
+    "pool_column",
+    "ServerAllocation",
+    "leontief_tasks",
+    "monopoly_tasks",
+    "random_cluster",
+    "random_pool",
+    "merge_identical_servers",
+    "on_merged_servers",
+    "keeps_servers",
+    "per_server_alpha",
+    "placement_capacity_rows",
+]
 
 
 #: monopoly task counts γ the mechanisms accept (tested accurate across it: results scale exactly with units)
@@ -98,25 +125,40 @@ class Cluster:
         nowhere = ~usable.any(axis=1)
         if nowhere.any():
             u = int(np.argmax(nowhere))
-            missing = [int(r) for r in np.flatnonzero(needs[u]) if not (cap[declared[u]][:, r] > 0).any()]
+            missing = [
+                int(r) for r in np.flatnonzero(needs[u]) if not (cap[declared[u]][:, r] > 0).any()
+            ]
             raise InvalidInputError(
                 f"demand[{u}] = {dem[u].tolist()}: user {u} has no usable server (its eligible servers "
-                f"{np.flatnonzero(declared[u]).tolist()} lack resource(s) {missing})")
+                f"{np.flatnonzero(declared[u]).tolist()} lack resource(s) {missing})"
+            )
         with np.errstate(over="ignore", under="ignore"):
             gamma = np.where(usable, monopoly_tasks(cap, dem), 0.0)
         out = usable & ~((gamma >= GAMMA_RANGE[0]) & (gamma <= GAMMA_RANGE[1]))
         if out.any():
             u, i = map(int, np.argwhere(out)[0])
-            raise InvalidInputError(f"capacity[{i}] / demand[{u}]: user {u} could run {gamma[u, i]:.3g} tasks alone on "
-                                    f"server {i}, outside [{GAMMA_RANGE[0]:g}, {GAMMA_RANGE[1]:g}] where the solvers "
-                                    "keep their accuracy; rescale the units of that resource")
+            raise InvalidInputError(
+                f"capacity[{i}] / demand[{u}]: user {u} could run {gamma[u, i]:.3g} tasks alone on "
+                f"server {i}, outside [{GAMMA_RANGE[0]:g}, {GAMMA_RANGE[1]:g}] where the solvers "
+                "keep their accuracy; rescale the units of that resource"
+            )
         with np.errstate(divide="ignore", invalid="ignore"):
-            share = np.where(cap[None, :, :] > 0, dem[:, None, :] / cap[None, :, :], np.where(needs[:, None, :],
-                                                                                             np.inf, 0.0))
+            share = np.where(
+                cap[None, :, :] > 0,
+                dem[:, None, :] / cap[None, :, :],
+                np.where(needs[:, None, :], np.inf, 0.0),
+            )
         dominant = np.where(usable, share.argmax(axis=2), -1)
-        for name, value in (("capacity", cap), ("demand", dem), ("weight", w), ("eligible", usable),
-                            ("max_tasks", caps), ("lacking", declared & ~has_all), ("gamma", gamma),
-                            ("dominant", dominant)):
+        for name, value in (
+            ("capacity", cap),
+            ("demand", dem),
+            ("weight", w),
+            ("eligible", usable),
+            ("max_tasks", caps),
+            ("lacking", declared & ~has_all),
+            ("gamma", gamma),
+            ("dominant", dominant),
+        ):
             value.setflags(write=False)
             object.__setattr__(self, name, value)
 
@@ -128,13 +170,16 @@ class Cluster:
     def refuse_caps(self, mechanism: str) -> None:
         """Raise naming the first capped user when ``mechanism`` does not honour per-user caps."""
         if not isinstance(mechanism, str):
-            raise InvalidInputError(f"mechanism = {_short(mechanism)}: the mechanism's name for the message must be a "
-                                    "str")
+            raise InvalidInputError(
+                f"mechanism = {_short(mechanism)}: the mechanism's name for the message must be a "
+                "str"
+            )
         if self.capped:
             n = int(np.argmax(np.isfinite(self.max_tasks)))
             raise InvalidInputError(
                 f"max_tasks[{n}] = {self.max_tasks[n]}: {mechanism} does not honour per-user caps; drf, edrf, "
-                "asset_fairness, ceei, drfh, tsf, psdsf and pfvds do (or build the cluster without max_tasks)")
+                "asset_fairness, ceei, drfh, tsf, psdsf and pfvds do (or build the cluster without max_tasks)"
+            )
 
     @property
     def n_users(self) -> int:
@@ -191,7 +236,7 @@ class Cluster:
 
     def vds(self, totals) -> np.ndarray:
         """Weighted VDS ŝ[n, i] = x_n / (φ_n γ[n, i]) for usable pairs, NaN elsewhere."""
-        x = as_values(totals, "totals", ndim=1, shape=(self.n_users,))   # one per user
+        x = as_values(totals, "totals", ndim=1, shape=(self.n_users,))  # one per user
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(self.eligible, x[:, None] / (self.weight[:, None] * self.gamma), np.nan)
 
@@ -204,7 +249,9 @@ class Cluster:
             if not users.any():
                 continue
             with np.errstate(divide="ignore", invalid="ignore"):
-                share = self.demand[users] / self.capacity[i]          # usable users need only c > 0 entries
+                share = (
+                    self.demand[users] / self.capacity[i]
+                )  # usable users need only c > 0 entries
             share = np.where(np.isnan(share), 0.0, share)
             top = share.max(axis=1, keepdims=True)
             common = np.flatnonzero((share >= top * (1 - 1e-12)).all(axis=0))
@@ -218,10 +265,14 @@ class Cluster:
         per server, Σ_n x[n, i] / γ[n, i] <= 1."""
         n, k, m = self.n_users, self.n_servers, self.n_resources
         if time_shared:
-            d3 = np.where(self.eligible, 1.0 / np.where(self.eligible, self.gamma, 1.0), 0.0)[:, :, None]
+            d3 = np.where(self.eligible, 1.0 / np.where(self.eligible, self.gamma, 1.0), 0.0)[
+                :, :, None
+            ]
             return ServerConstraints(np.ascontiguousarray(d3), np.ones((k, 1)))
-        return ServerConstraints(np.ascontiguousarray(np.broadcast_to(self.demand[:, None, :], (n, k, m))),
-                np.ascontiguousarray(self.capacity))
+        return ServerConstraints(
+            np.ascontiguousarray(np.broadcast_to(self.demand[:, None, :], (n, k, m))),
+            np.ascontiguousarray(self.capacity),
+        )
 
     def load(self, tasks, time_shared: bool = False) -> np.ndarray:
         """Fraction of every server constraint that ``tasks[user, server]`` uses: ``load[server, k]`` over the
@@ -239,8 +290,11 @@ class Cluster:
         x = self._tasks(tasks, sign=None)
         tol = as_number(tol, "tol", inclusive=True)
         used = np.einsum("ni,nr->ir", x, self.demand)
-        return bool((x >= -tol).all() and (x[~self.eligible] <= tol).all()
-                    and (used <= self.capacity * (1 + tol) + tol).all())
+        return bool(
+            (x >= -tol).all()
+            and (x[~self.eligible] <= tol).all()
+            and (used <= self.capacity * (1 + tol) + tol).all()
+        )
 
 
 def _frozen(value):
@@ -304,15 +358,21 @@ class Allocation:
         object.__setattr__(self, "extras", _frozen(dict(self.extras)))
 
     @classmethod
-    def from_diagnostics(cls, cluster: Cluster, tasks, method: str, diagnostics: Mapping) -> "Allocation":
+    def from_diagnostics(
+        cls, cluster: Cluster, tasks, method: str, diagnostics: Mapping
+    ) -> "Allocation":
         """Build from a solver's diagnostics dict: ``converged``, ``iterations`` and ``message`` become the typed
         fields, ``residual`` is its ``nash_residual`` (else ``variational_gap``, else ``last_change``), and the rest
         goes to ``extras``."""
         extras = dict(diagnostics)
         converged = bool(extras.pop("converged", True))
-        iterations = extras.pop("iterations", extras.get("sweeps", extras.get("newton_iterations", 0)))
+        iterations = extras.pop(
+            "iterations", extras.get("sweeps", extras.get("newton_iterations", 0))
+        )
         message = str(extras.pop("message", ""))
-        residual = extras.get("nash_residual", extras.get("variational_gap", extras.get("last_change", float("nan"))))
+        residual = extras.get(
+            "nash_residual", extras.get("variational_gap", extras.get("last_change", float("nan")))
+        )
         return cls(
             cluster,
             tasks,
@@ -327,7 +387,9 @@ class Allocation:
     @property
     def diagnostics(self) -> Mapping:
         """Read-only view of ``extras`` with ``converged`` and ``iterations`` (the solvers' former dict)."""
-        return MappingProxyType({**self.extras, "converged": self.converged, "iterations": self.iterations})
+        return MappingProxyType(
+            {**self.extras, "converged": self.converged, "iterations": self.iterations}
+        )
 
     @property
     def mechanism(self) -> str:
@@ -389,12 +451,16 @@ def leontief_tasks(bundle, demand) -> np.ndarray:
             where = f"[{', '.join(map(str, idx))}]" if idx else ""
             raise InvalidInputError(f"{name}{where} = {arr[idx]}: must be finite and >= 0")
     if b.ndim == 0 or d.ndim == 0 or b.shape[-1] != d.shape[-1]:
-        raise InvalidInputError(f"bundle = {_short(bundle)}, demand = {_short(demand)}: expected one entry per "
-                                f"resource in both (shapes {b.shape} and {d.shape})")
+        raise InvalidInputError(
+            f"bundle = {_short(bundle)}, demand = {_short(demand)}: expected one entry per "
+            f"resource in both (shapes {b.shape} and {d.shape})"
+        )
     try:
         shape = np.broadcast_shapes(b.shape, d.shape)
     except ValueError:
-        raise InvalidInputError(f"bundle, demand: shapes {b.shape} and {d.shape} do not broadcast") from None
+        raise InvalidInputError(
+            f"bundle, demand: shapes {b.shape} and {d.shape} do not broadcast"
+        ) from None
     needs = np.broadcast_to(d > 0, shape)
     if not needs.any(axis=-1).all():
         raise InvalidInputError("demand: a user must demand some resource")
@@ -412,7 +478,9 @@ def monopoly_tasks(capacity: np.ndarray, demand: np.ndarray) -> np.ndarray:
     capacity = as_values(capacity, "capacity", ndim=2)
     demand = as_values(demand, "demand", ndim=2, shape=(-1, capacity.shape[1]))
     gamma = np.full((demand.shape[0], capacity.shape[0]), np.inf)
-    for r in range(demand.shape[1]):  # one resource at a time: no (users x servers x resources) temporary
+    for r in range(
+        demand.shape[1]
+    ):  # one resource at a time: no (users x servers x resources) temporary
         need = demand[:, r] > 0
         gamma[need] = np.minimum(gamma[need], capacity[None, :, r] / demand[need, r, None])
     return gamma
@@ -439,13 +507,24 @@ def placement_capacity_rows(cluster: "Cluster", n_columns: int | None = None) ->
     rows = servers[:, None] * m + np.arange(m)[None, :]
     vals = cluster.demand[users]
     keep = vals > 0
-    a_cap = coo_matrix((vals[keep], (rows[keep], np.repeat(np.arange(p), m).reshape(p, m)[keep])),
-                       shape=(cluster.n_servers * m, p if n_columns is None else n_columns))
+    a_cap = coo_matrix(
+        (vals[keep], (rows[keep], np.repeat(np.arange(p), m).reshape(p, m)[keep])),
+        shape=(cluster.n_servers * m, p if n_columns is None else n_columns),
+    )
     return PlacementRows(users, servers, a_cap)
 
 
-def random_cluster(rng, n_users: int, n_servers: int, n_resources: int = 3, *, eligible_fraction: float = 0.7,
-                   server_types: int | None = None, demand_range=(0.1, 1.0), weights: bool = False) -> Cluster:
+def random_cluster(
+    rng,
+    n_users: int,
+    n_servers: int,
+    n_resources: int = 3,
+    *,
+    eligible_fraction: float = 0.7,
+    server_types: int | None = None,
+    demand_range=(0.1, 1.0),
+    weights: bool = False,
+) -> Cluster:
     """A random heterogeneous cluster with placement constraints (for experiments and benchmarks).
 
     Server capacities are drawn per *type* (``server_types``, default min(n_servers, 4)) uniformly in
@@ -461,7 +540,9 @@ def random_cluster(rng, n_users: int, n_servers: int, n_resources: int = 3, *, e
     types = min(n_servers, 4) if server_types is None else as_count(server_types, "server_types")
     low, high = as_values(demand_range, "demand_range", ndim=1, shape=(2,), sign="> 0")
     if low > high:
-        raise InvalidInputError(f"demand_range = {_short(demand_range)}: expected (low, high) with low <= high")
+        raise InvalidInputError(
+            f"demand_range = {_short(demand_range)}: expected (low, high) with low <= high"
+        )
     kinds = rng.uniform(0.5, 2.0, size=(types, n_resources))
     capacity = kinds[rng.integers(types, size=n_servers)] * 20.0
     demand = rng.uniform(low, high, size=(n_users, n_resources))
@@ -484,17 +565,23 @@ MIN_ALPHA = 0.01
 def per_server_alpha(cluster: Cluster, alpha) -> np.ndarray:
     """α as one value per server (a scalar is broadcast), validated: > 0, ``np.inf`` allowed (PS-DSF)."""
     as_instance(cluster, Cluster, "cluster")
-    if isinstance(alpha, (bool, np.bool_, str, bytes)) or (isinstance(alpha, (list, tuple)) and any(
-            isinstance(a, (bool, np.bool_, str, bytes)) for a in alpha)):
+    if isinstance(alpha, (bool, np.bool_, str, bytes)) or (
+        isinstance(alpha, (list, tuple))
+        and any(isinstance(a, (bool, np.bool_, str, bytes)) for a in alpha)
+    ):
         raise InvalidInputError(f"alpha = {alpha!r}: must be a number or one number per server")
     arr = as_array(alpha, "alpha")
     if arr.dtype.kind not in "iuf":
-        raise InvalidInputError(f"alpha = {alpha!r}: must be a real number or one real number per server")
+        raise InvalidInputError(
+            f"alpha = {alpha!r}: must be a real number or one real number per server"
+        )
     arr = arr.astype(np.float64)
     arr = np.full(cluster.n_servers, float(arr)) if arr.ndim == 0 else arr
     if arr.shape != (cluster.n_servers,):
-        raise InvalidInputError(f"alpha: expected a scalar or one value per server ({cluster.n_servers}), "
-                                f"got shape {arr.shape}")
+        raise InvalidInputError(
+            f"alpha: expected a scalar or one value per server ({cluster.n_servers}), "
+            f"got shape {arr.shape}"
+        )
     bad = ~(arr > 0) | np.isnan(arr)
     if bad.any():
         i = int(np.argmax(bad))
@@ -502,9 +589,11 @@ def per_server_alpha(cluster: Cluster, alpha) -> np.ndarray:
     small = arr < MIN_ALPHA
     if small.any():
         i = int(np.argmax(small))
-        raise InvalidInputError(f"alpha[{i}] = {arr[i]}: below {MIN_ALPHA} the α-fair utilities are nearly linear "
-                                "and the solvers' equilibria are not reliable; use α >= "
-                                f"{MIN_ALPHA}")
+        raise InvalidInputError(
+            f"alpha[{i}] = {arr[i]}: below {MIN_ALPHA} the α-fair utilities are nearly linear "
+            "and the solvers' equilibria are not reliable; use α >= "
+            f"{MIN_ALPHA}"
+        )
     return arr
 
 
@@ -536,18 +625,28 @@ def merge_identical_servers(cluster: Cluster) -> MergedServers:
     capacity = np.ascontiguousarray(cluster.capacity, dtype=np.float64).view(np.uint8)
     users = np.packbits(np.ascontiguousarray(cluster.eligible.T), axis=1)
     key = np.ascontiguousarray(np.concatenate([capacity, users], axis=1))
-    _, first, group, counts = np.unique(key.view(np.dtype((np.void, key.shape[1]))).ravel(), return_index=True,
-                                        return_inverse=True, return_counts=True)
+    _, first, group, counts = np.unique(
+        key.view(np.dtype((np.void, key.shape[1]))).ravel(),
+        return_index=True,
+        return_inverse=True,
+        return_counts=True,
+    )
     # the merged servers in the numeric order of (capacities, eligible users), whatever the bytes' order, so that an
     # order-dependent solver (PS-DSF's Gauss-Seidel sweep) sees them as it always has
-    rows = np.concatenate([cluster.capacity[first], cluster.eligible.T[first].astype(np.float64)], axis=1)
+    rows = np.concatenate(
+        [cluster.capacity[first], cluster.eligible.T[first].astype(np.float64)], axis=1
+    )
     order = np.lexsort(rows.T[::-1])
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
     first, counts, group = first[order], counts[order], rank[group.ravel()]
-    merged = Cluster(cluster.capacity[first] * counts[:, None], cluster.demand, weight=cluster.weight,
-                     max_tasks=cluster.max_tasks,
-                     eligible=cluster.eligible[:, first])
+    merged = Cluster(
+        cluster.capacity[first] * counts[:, None],
+        cluster.demand,
+        weight=cluster.weight,
+        max_tasks=cluster.max_tasks,
+        eligible=cluster.eligible[:, first],
+    )
     return MergedServers(merged, group.ravel(), counts)
 
 
@@ -556,10 +655,14 @@ def keeps_servers(mechanism) -> bool:
     ``functools.partial`` of either) must see the servers as given: its function sets ``keeps_servers = True``
     because its allocation depends on individual servers, so merging identical ones would change it."""
     if not callable(mechanism) and not callable(getattr(mechanism, "function", None)):
-        raise InvalidInputError(f"mechanism = {_short(mechanism)}: expected a mechanism (a function, a registered "
-                                f"Mechanism or a partial of either), got {type(mechanism).__name__}")
+        raise InvalidInputError(
+            f"mechanism = {_short(mechanism)}: expected a mechanism (a function, a registered "
+            f"Mechanism or a partial of either), got {type(mechanism).__name__}"
+        )
     while not getattr(mechanism, "keeps_servers", False):
-        mechanism = getattr(mechanism, "func", None) or getattr(mechanism, "function", None)  # partial, Mechanism
+        mechanism = getattr(mechanism, "func", None) or getattr(
+            mechanism, "function", None
+        )  # partial, Mechanism
         if mechanism is None:
             return False
     return True
@@ -571,14 +674,18 @@ def on_merged_servers(mechanism, cluster: Cluster) -> ServerAllocation:
     A mechanism that :func:`keeps_servers` (a packing heuristic such as Best-Fit DRFH) runs on ``cluster`` as given."""
     as_instance(cluster, Cluster, "cluster")
     if not callable(mechanism):
-        raise InvalidInputError(f"mechanism = {_short(mechanism)}: expected a callable Cluster -> ServerAllocation, "
-                                f"got {type(mechanism).__name__}")
+        raise InvalidInputError(
+            f"mechanism = {_short(mechanism)}: expected a callable Cluster -> ServerAllocation, "
+            f"got {type(mechanism).__name__}"
+        )
     if keeps_servers(mechanism):
         return mechanism(cluster)
     merged, group, counts = merge_identical_servers(cluster)
     res = mechanism(merged)
     tasks = res.tasks[:, group] / counts[group][None, :]
-    return replace(res, cluster=cluster, tasks=tasks, extras={**res.extras, "merged_servers": merged.n_servers})
+    return replace(
+        res, cluster=cluster, tasks=tasks, extras={**res.extras, "merged_servers": merged.n_servers}
+    )
 
 
 class Pool(NamedTuple):
@@ -594,8 +701,10 @@ def pool_arrays(cluster, mechanism: str, *, weighted: bool = True, caps: bool = 
     mechanism when ``cluster`` is not one (or, for an unweighted mechanism, has weights other than 1; or, for one
     that does not honour caps, has ``max_tasks``)."""
     if not isinstance(cluster, Cluster):
-        raise InvalidInputError(f"cluster: {mechanism} expects a Cluster (Cluster.single_pool(capacity, demand)), "
-                                f"got {type(cluster).__name__}")
+        raise InvalidInputError(
+            f"cluster: {mechanism} expects a Cluster (Cluster.single_pool(capacity, demand)), "
+            f"got {type(cluster).__name__}"
+        )
     if not cluster.is_single_pool:
         raise InvalidInputError(
             f"cluster: {mechanism} allocates a single pool, this cluster has {cluster.n_servers} "
@@ -603,7 +712,9 @@ def pool_arrays(cluster, mechanism: str, *, weighted: bool = True, caps: bool = 
         )
     if not weighted and (cluster.weight != 1).any():
         n = int(np.argmax(cluster.weight != 1))
-        raise InvalidInputError(f"weight[{n}] = {cluster.weight[n]}: {mechanism} has no weights (all must be 1)")
+        raise InvalidInputError(
+            f"weight[{n}] = {cluster.weight[n]}: {mechanism} has no weights (all must be 1)"
+        )
     if not caps:
         cluster.refuse_caps(mechanism)
     return Pool(cluster.capacity[0], cluster.demand, cluster.weight)

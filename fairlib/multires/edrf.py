@@ -8,12 +8,29 @@ from functools import cached_property
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import (InvalidInputError, as_array, as_capacities, as_demands, as_instance, as_task_caps, as_weights,
-                         check_choice, check_task_bound, result_type)
+from .._validate import (
+    InvalidInputError,
+    as_array,
+    as_capacities,
+    as_demands,
+    as_instance,
+    as_task_caps,
+    as_weights,
+    check_choice,
+    check_task_bound,
+    result_type,
+)
 from ._solvers.pair_kernels import largest
 from .cluster import Allocation, Cluster, pool_arrays, pool_column
-from .progressive_filling import (_is_cluster, _progressive_filling, check_start_fits, dominant_resources,
-                                  held_resources, no_quotas, share_steps)
+from .progressive_filling import (
+    _is_cluster,
+    _progressive_filling,
+    check_start_fits,
+    dominant_resources,
+    held_resources,
+    no_quotas,
+    share_steps,
+)
 
 __all__ = ["edrf", "EDRFResult", "pdrf", "PDRFResult", "SATURATION_RTOL"]
 
@@ -46,7 +63,9 @@ def _raise_scan_error(d, cap):
     with np.errstate(under="ignore"):
         tiny = ~((d / cap) > 0).any(axis=1)
     i = int(np.argmax(tiny))
-    raise InvalidInputError(f"demands[{i}] / capacity underflows to 0: task counts would overflow int64")
+    raise InvalidInputError(
+        f"demands[{i}] / capacity underflows to 0: task counts would overflow int64"
+    )
 
 
 class _DominantOnAccess:
@@ -136,16 +155,18 @@ def _edrf_rounds(demands, capacity, rate_per_level, start, caps):
     has_caps = caps.shape[0] > 0
     cap_level = np.full(n, np.inf)
     by_cap = np.empty(0, dtype=np.int64)
-    cpos = n           # the next user in cap order not yet frozen by its cap (none without caps: no sort, no counts)
+    cpos = n  # the next user in cap order not yet frozen by its cap (none without caps: no sort, no counts)
     if has_caps:
         cap_level = caps / rate_per_level
         by_cap = np.argsort(cap_level, kind="mergesort")
         cpos = 0
     consumed = np.zeros(m)
     rate = np.zeros(m)
-    rising = np.zeros(m, dtype=np.int64)  # rising users demanding each resource: a rate with none is exactly 0
+    rising = np.zeros(
+        m, dtype=np.int64
+    )  # rising users demanding each resource: a rate with none is exactly 0
     active = np.zeros(n, dtype=np.bool_)
-    nxt = 0            # the next user in wake order not yet woken
+    nxt = 0  # the next user in wake order not yet woken
     if start.shape[0] == 0:  # from zero: everyone rises from the first round (no sort)
         start_level = np.zeros(n)
         wake = np.empty(0, dtype=np.int64)
@@ -167,7 +188,7 @@ def _edrf_rounds(demands, capacity, rate_per_level, start, caps):
     remaining = capacity - consumed
     saturated = np.zeros(m, dtype=np.bool_)
     level = 0.0
-    n_open = n         # users not frozen (waiting or rising)
+    n_open = n  # users not frozen (waiting or rising)
     rounds = 0
     while n_open > 0:
         if rounds > 2 * n + m + 1:  # every round wakes a user, caps one or saturates a resource
@@ -184,7 +205,9 @@ def _edrf_rounds(demands, capacity, rate_per_level, start, caps):
                         rising[r] += 1
         dt = np.inf
         for r in range(m):
-            if rate[r] > 0.0 and not saturated[r]:  # a start may fill a resource to within rounding of full
+            if (
+                rate[r] > 0.0 and not saturated[r]
+            ):  # a start may fill a resource to within rounding of full
                 dt = min(dt, max(remaining[r], 0.0) / rate[r])
         if nxt < n:
             dt = min(dt, start_level[wake[nxt]] - level)
@@ -192,7 +215,9 @@ def _edrf_rounds(demands, capacity, rate_per_level, start, caps):
             cpos += 1
         if cpos < n and cap_level[by_cap[cpos]] < np.inf:
             dt = min(dt, max(cap_level[by_cap[cpos]] - level, 0.0))
-        if dt == np.inf:  # nobody rising can saturate anything (not reached: every user demands a resource)
+        if (
+            dt == np.inf
+        ):  # nobody rising can saturate anything (not reached: every user demands a resource)
             return levels, consumed, -1
         level += dt
         for r in range(m):
@@ -229,16 +254,24 @@ def _edrf_rounds(demands, capacity, rate_per_level, start, caps):
         while cpos < n and (frozen[by_cap[cpos]] or cap_level[by_cap[cpos]] <= level):
             i = by_cap[cpos]
             cpos += 1
-            if not frozen[i]:  # at its cap: rising (its level is the cap's, exactly) or waiting there
+            if not frozen[
+                i
+            ]:  # at its cap: rising (its level is the cap's, exactly) or waiting there
                 frozen[i] = True
                 n_open -= 1
                 levels[i] = cap_level[i]
-                if active[i]:  # its rate leaves the sum (O(m), not a recount: one cap event per user)
+                if active[
+                    i
+                ]:  # its rate leaves the sum (O(m), not a recount: one cap event per user)
                     active[i] = False
                     for r in range(m):
                         if demands[i, r] > 0.0:
                             rising[r] -= 1
-                            rate[r] = rate[r] - rate_per_level[i] * demands[i, r] if rising[r] > 0 else 0.0
+                            rate[r] = (
+                                rate[r] - rate_per_level[i] * demands[i, r]
+                                if rising[r] > 0
+                                else 0.0
+                            )
     return levels, consumed, rounds
 
 
@@ -286,7 +319,9 @@ def edrf(demands, capacity=None, *, weights=None, start=None, max_tasks=None):
     """
     if _is_cluster(demands, capacity, weights):
         if max_tasks is not None:
-            raise InvalidInputError("max_tasks: on a cluster the caps are the cluster's (Cluster(..., max_tasks=...))")
+            raise InvalidInputError(
+                "max_tasks: on a cluster the caps are the cluster's (Cluster(..., max_tasks=...))"
+            )
         return edrf_allocation(demands, start=start)
     d, cap, w = _as_pool(demands, capacity, weights)
     n, m = d.shape
@@ -295,14 +330,18 @@ def edrf(demands, capacity=None, *, weights=None, start=None, max_tasks=None):
         _raise_scan_error(d, cap)
     if not np.isfinite(per_task).all():
         i = int(np.argmax(~np.isfinite(per_task)))
-        raise InvalidInputError(f"demands[{i}] / capacity: a per-task share overflows the float range "
-                                f"(demands[{i}] = {d[i].tolist()}, capacity = {cap.tolist()}); rescale the units")
+        raise InvalidInputError(
+            f"demands[{i}] / capacity: a per-task share overflows the float range "
+            f"(demands[{i}] = {d[i].tolist()}, capacity = {cap.tolist()}); rescale the units"
+        )
     with np.errstate(over="ignore", divide="ignore"):
         per_level = w / per_task
     if not np.isfinite(per_level).all() or not np.isfinite(rate).all():
         i = int(np.argmax(~np.isfinite(per_level))) if not np.isfinite(per_level).all() else 0
-        raise InvalidInputError(f"demands[{i}] / capacity: a per-task share ({per_task[i]:g}) too small for the "
-                                "float range (tasks per unit share overflow); rescale the units")
+        raise InvalidInputError(
+            f"demands[{i}] / capacity: a per-task share ({per_task[i]:g}) too small for the "
+            "float range (tasks per unit share overflow); rescale the units"
+        )
     held = _start_amounts(start, d, cap)
     caps = None
     if max_tasks is not None:
@@ -312,21 +351,36 @@ def edrf(demands, capacity=None, *, weights=None, start=None, max_tasks=None):
             raise InvalidInputError(f"start[{i}] = {held[i]}: above max_tasks[{i}] = {caps[i]}")
         caps = caps if np.isfinite(caps).any() else None
     if any_zero or held is not None or caps is not None:
-        levels, consumed, rounds = _edrf_rounds(d, cap, per_level, np.empty(0) if held is None else held,
-                                                np.empty(0) if caps is None else caps)
+        levels, consumed, rounds = _edrf_rounds(
+            d,
+            cap,
+            per_level,
+            np.empty(0) if held is None else held,
+            np.empty(0) if caps is None else caps,
+        )
         if rounds < 0:
-            raise InvalidInputError("demands / capacity: water-filling saturated no resource in a round (the "
-                                    "magnitudes are beyond double precision); rescale the units")
+            raise InvalidInputError(
+                "demands / capacity: water-filling saturated no resource in a round (the "
+                "magnitudes are beyond double precision); rescale the units"
+            )
     else:  # every user demands every resource: one round, the closed form
         level = np.min(cap / rate)
         levels = np.full(n, level)
         consumed = np.minimum(rate * level, cap)
         rounds = 1
     tasks = levels * w / per_task
-    if caps is not None:  # a capped user's level is its cap's: its tasks are the cap, not an ulp above
+    if (
+        caps is not None
+    ):  # a capped user's level is its cap's: its tasks are the cap, not an ulp above
         tasks = np.minimum(tasks, caps)
-    return EDRFResult(tasks=tasks, dominant_shares=tasks * per_task, consumed=consumed, levels=levels,
-                      rounds=int(rounds), _inputs=(d, cap))
+    return EDRFResult(
+        tasks=tasks,
+        dominant_shares=tasks * per_task,
+        consumed=consumed,
+        levels=levels,
+        rounds=int(rounds),
+        _inputs=(d, cap),
+    )
 
 
 def _start_amounts(start, d, cap) -> np.ndarray | None:
@@ -336,7 +390,9 @@ def _start_amounts(start, d, cap) -> np.ndarray | None:
     n = len(d)
     held = np.asarray(start, dtype=np.float64) if np.asarray(start).dtype.kind in "iuf" else None
     if held is None or held.shape != (n,):
-        raise InvalidInputError(f"start: expected {n} numbers (tasks each user holds), got {np.asarray(start)!r}")
+        raise InvalidInputError(
+            f"start: expected {n} numbers (tasks each user holds), got {np.asarray(start)!r}"
+        )
     bad = ~np.isfinite(held) | (held < 0)
     if bad.any():
         i = int(np.argmax(bad))
@@ -371,7 +427,9 @@ class PDRFResult(_DominantOnAccess):
     stages: int
     work: int = 0
     _inputs: tuple = field(default=(), repr=False, compare=False)
-    _per_task_shares: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False, compare=False)
+    _per_task_shares: np.ndarray = field(
+        default_factory=lambda: np.empty(0), repr=False, compare=False
+    )
 
     @cached_property
     def rates(self) -> np.ndarray:
@@ -408,8 +466,16 @@ def _pdrf_cycle(demands, capacity, ds, simplified):
 
 
 @interpreted_when_small
-def pdrf(demands, capacity=None, *, variant: str = "ds_max", top_up: bool = False,
-         higher_order: bool = False, share_arithmetic: str = "exact", start=None):
+def pdrf(
+    demands,
+    capacity=None,
+    *,
+    variant: str = "ds_max",
+    top_up: bool = False,
+    higher_order: bool = False,
+    share_arithmetic: str = "exact",
+    start=None,
+):
     """Precomputed Dominant Resource Fairness (Metin 2025, Algorithm 1); on a single-pool Cluster, an Allocation.
 
     With ds_i = max_r d_ir / R_r and ds* = max_i ds_i, one *cycle* gives ds*/ds_i tasks to user i;
@@ -455,12 +521,19 @@ def pdrf(demands, capacity=None, *, variant: str = "ds_max", top_up: bool = Fals
     """
     check_choice(share_arithmetic, ("exact", "accumulated"), "share_arithmetic")
     if start is not None:
-        raise InvalidInputError("start: PDRF (Metin, Algorithm 1) precomputes its cycles from an empty pool and has "
-                                "no form that continues from an allocation; use drf(..., start=tasks) or "
-                                "edrf(..., start=x)")
+        raise InvalidInputError(
+            "start: PDRF (Metin, Algorithm 1) precomputes its cycles from an empty pool and has "
+            "no form that continues from an allocation; use drf(..., start=tasks) or "
+            "edrf(..., start=x)"
+        )
     if _is_cluster(demands, capacity, None):
-        return pdrf_allocation(demands, variant=variant, top_up=top_up, higher_order=higher_order,
-                               share_arithmetic=share_arithmetic)
+        return pdrf_allocation(
+            demands,
+            variant=variant,
+            top_up=top_up,
+            higher_order=higher_order,
+            share_arithmetic=share_arithmetic,
+        )
     check_choice(variant, ("ds_max", "simplified"), "variant")
     d, cap, no_weights = _as_pool(demands, capacity, None, with_weights=False)
     n, m = d.shape
@@ -473,14 +546,18 @@ def pdrf(demands, capacity=None, *, variant: str = "ds_max", top_up: bool = Fals
     ds_top = float(ds.max())
     if not np.isfinite(ds_top):
         i = int(np.argmax(~np.isfinite(ds)))
-        raise InvalidInputError(f"demands[{i}] / capacity: a per-task share overflows the float range "
-                                f"(demands[{i}] = {d[i].tolist()}, capacity = {cap.tolist()})")
+        raise InvalidInputError(
+            f"demands[{i}] / capacity: a per-task share overflows the float range "
+            f"(demands[{i}] = {d[i].tolist()}, capacity = {cap.tolist()})"
+        )
     with np.errstate(over="ignore"):
         rate_top = ds_top / float(ds[i_min])
     check_task_bound(rate_top, f"ds* / ds[{i_min}] (the largest rate)")
     simplified = variant == "simplified"
     tasks, k = _pdrf_cycle(d, cap, ds, simplified)
-    work = n * m + (n * m + m + n)     # _scan_rows, then _pdrf_cycle: loops with data-independent bounds
+    work = n * m + (
+        n * m + m + n
+    )  # _scan_rows, then _pdrf_cycle: loops with data-independent bounds
     stages = 1
     if higher_order:
         remaining = cap - tasks @ d
@@ -500,16 +577,39 @@ def pdrf(demands, capacity=None, *, variant: str = "ds_max", top_up: bool = Fals
     if top_up:
         caps = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
         no_order = np.empty(0, dtype=np.int64)
-        step, share_num, share_den, accumulate, _ = share_steps(d, cap, np.ones(n), share_arithmetic)
+        step, share_num, share_den, accumulate, _ = share_steps(
+            d, cap, np.ones(n), share_arithmetic
+        )
         by_index = np.arange(n, dtype=np.int64)
-        filled, _, _, _, fill_work = _progressive_filling(d, cap, step, share_num, share_den, accumulate, by_index,
-                                                          by_index, caps, True, False, no_order, tasks,
-                                                          *no_quotas(m))
+        filled, _, _, _, fill_work = _progressive_filling(
+            d,
+            cap,
+            step,
+            share_num,
+            share_den,
+            accumulate,
+            by_index,
+            by_index,
+            caps,
+            True,
+            False,
+            no_order,
+            tasks,
+            *no_quotas(m),
+        )
         work += fill_work
         top = filled - tasks
         tasks = filled
-    return PDRFResult(tasks=tasks, consumed=held_resources(tasks, d), cycles=float(k), top_up_tasks=top,
-                      stages=stages, work=int(work), _inputs=(d, cap), _per_task_shares=ds)
+    return PDRFResult(
+        tasks=tasks,
+        consumed=held_resources(tasks, d),
+        cycles=float(k),
+        top_up_tasks=top,
+        stages=stages,
+        work=int(work),
+        _inputs=(d, cap),
+        _per_task_shares=ds,
+    )
 
 
 def edrf_allocation(cluster: Cluster, start=None) -> Allocation:
@@ -517,7 +617,9 @@ def edrf_allocation(cluster: Cluster, start=None) -> Allocation:
     cap (``cluster.max_tasks``). ``extras``: ``levels`` (each round's level), ``rounds``."""
     as_instance(cluster, Cluster, "cluster")
     cap, dem, w = pool_arrays(cluster, "edrf", caps=True)
-    res = edrf(dem, cap, weights=w, start=start, max_tasks=cluster.max_tasks if cluster.capped else None)
+    res = edrf(
+        dem, cap, weights=w, start=start, max_tasks=cluster.max_tasks if cluster.capped else None
+    )
     return Allocation(
         cluster,
         pool_column(res.tasks),

@@ -32,7 +32,15 @@ from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
 from .._jit import interpreted_when_small
-from .._validate import InvalidInputError, _short, as_count, as_instance, as_number, as_real_array, check_choice
+from .._validate import (
+    InvalidInputError,
+    _short,
+    as_count,
+    as_instance,
+    as_number,
+    as_real_array,
+    check_choice,
+)
 from ._solvers.maxmin_interior import maxmin_round_interior_point
 from .cluster import Allocation, Cluster, monopoly_tasks, placement_capacity_rows
 from .quotas import Quotas, divisible_bounds
@@ -66,8 +74,15 @@ def _pair_index(cluster: Cluster):
     return users, servers
 
 
-def weighted_maxmin_totals(cluster: Cluster, q, *, tol: float = 1e-9, max_rounds: int | None = None,
-                           method: str = "interior_point", floors=None) -> tuple[np.ndarray, dict]:
+def weighted_maxmin_totals(
+    cluster: Cluster,
+    q,
+    *,
+    tol: float = 1e-9,
+    max_rounds: int | None = None,
+    method: str = "interior_point",
+    floors=None,
+) -> tuple[np.ndarray, dict]:
     """Lexicographic weighted max-min of q_n x_n / φ_n over feasible placements.
 
     ``method``: "interior_point" (default) or "highs" (the reference; see the module docstring). ``tol``:
@@ -89,8 +104,10 @@ def weighted_maxmin_totals(cluster: Cluster, q, *, tol: float = 1e-9, max_rounds
     bad = ~(np.isfinite(floors) & (floors >= 0)) if floors.shape == (n,) else None
     if bad is None or bad.any():
         where = "" if bad is None else f"[{int(np.argmax(bad))}] = {floors[int(np.argmax(bad))]}"
-        raise InvalidInputError(f"floors{where}: expected {n} finite numbers >= 0 (guaranteed tasks per user), "
-                                f"got shape {floors.shape}")
+        raise InvalidInputError(
+            f"floors{where}: expected {n} finite numbers >= 0 (guaranteed tasks per user), "
+            f"got shape {floors.shape}"
+        )
     if method == "interior_point":
         return _maxmin_interior(cluster, q / cluster.weight, tol, max_rounds, floors)
     return _maxmin_highs(cluster, q, tol, max_rounds, floors)
@@ -135,12 +152,15 @@ def _maxmin_interior(cluster: Cluster, coef, tol, max_rounds, floors):
         if not np.isnan(level).any():  # only floored users left: the lowest floors rise
             _release_parked(level, parked, level[parked].min())
         active = np.isnan(level)
-        x, t, blocked, diag = maxmin_round_interior_point(demand, capacity, users, servers, coef, level,
-                                                          tol=min(tol, 1e-9))
+        x, t, blocked, diag = maxmin_round_interior_point(
+            demand, capacity, users, servers, coef, level, tol=min(tol, 1e-9)
+        )
         iterations += diag["iterations"]
         lps += 1
         worst = max(worst, diag["merit"])
-        if diag["merit"] > _IPM_ACCEPT:  # stalled far from the optimum (degenerate, ill-conditioned): HiGHS
+        if (
+            diag["merit"] > _IPM_ACCEPT
+        ):  # stalled far from the optimum (degenerate, ill-conditioned): HiGHS
             highs = highs or _highs_lp(cluster, coef)
             x, t, blocked, used = _highs_round(highs, level, tol)
             fallbacks += 1
@@ -162,8 +182,15 @@ def _maxmin_interior(cluster: Cluster, coef, tol, max_rounds, floors):
         frozen = ~np.isnan(level) & ~parked
         level[frozen] = np.minimum(level[frozen], achieved[frozen]) * (1 - _IPM_FREEZE_SLACK)
     tasks = _within_caps(tasks, cluster.max_tasks)
-    return tasks, {"rounds": rounds, "lps": lps, "levels": level, "iterations": iterations,
-                   "largest_residual": worst, "highs_fallbacks": fallbacks, "method": "interior_point"}
+    return tasks, {
+        "rounds": rounds,
+        "lps": lps,
+        "levels": level,
+        "iterations": iterations,
+        "largest_residual": worst,
+        "highs_fallbacks": fallbacks,
+        "method": "interior_point",
+    }
 
 
 def _highs_lp(cluster: Cluster, coef):
@@ -175,9 +202,16 @@ def _highs_lp(cluster: Cluster, coef):
     # level rows: t - coef_n Σ_i x[n, i] <= 0 (active) ; -coef_n Σ_i x[n, i] <= -level_n (frozen)
     a_user = coo_matrix((-coef[users], (users, np.arange(p))), shape=(n, p + 1)).tocsr()
     t_col = coo_matrix((np.ones(n), (np.arange(n), np.full(n, p))), shape=(n, p + 1)).tocsr()
-    return {"cluster": cluster, "users": users, "servers": servers, "coef": coef, "a_cap": a_cap,
-            "b_cap": cluster.capacity.ravel(),
-            "a_user": a_user, "t_col": t_col}
+    return {
+        "cluster": cluster,
+        "users": users,
+        "servers": servers,
+        "coef": coef,
+        "a_cap": a_cap,
+        "b_cap": cluster.capacity.ravel(),
+        "a_user": a_user,
+        "t_col": t_col,
+    }
 
 
 def _highs_round(lp, level, tol):
@@ -191,16 +225,23 @@ def _highs_round(lp, level, tol):
     b_lvl = np.where(active, 0.0, -np.nan_to_num(level) * (1 - _FREEZE_SLACK))
     c = np.zeros(p + 1)
     c[p] = -1.0
-    res = linprog(c, A_ub=vstack([a_cap, a_lvl]).tocsr(), b_ub=np.concatenate([b_cap, b_lvl]),
-                  bounds=[(0, None)] * (p + 1), method="highs")
+    res = linprog(
+        c,
+        A_ub=vstack([a_cap, a_lvl]).tocsr(),
+        b_ub=np.concatenate([b_cap, b_lvl]),
+        bounds=[(0, None)] * (p + 1),
+        method="highs",
+    )
     if res.status != 0:
         raise RuntimeError(f"weighted_maxmin_totals: HiGHS failed ({res.message})")
     lps = 1
     t = res.x[p]
-    duals = -res.ineqlin.marginals[len(b_cap):]
+    duals = -res.ineqlin.marginals[len(b_cap) :]
     block = active & (duals > tol)
-    if not block.any():       # numerically flat duals: fall back to one LP per active user
-        block = active & _blocked_by_lp(cluster, lp["users"], a_cap, b_cap, lp["coef"], level, active, t, tol)
+    if not block.any():  # numerically flat duals: fall back to one LP per active user
+        block = active & _blocked_by_lp(
+            cluster, lp["users"], a_cap, b_cap, lp["coef"], level, active, t, tol
+        )
         lps += int(active.sum())
     if not block.any():
         raise RuntimeError("weighted_maxmin_totals: no user could be frozen (numerical trouble)")
@@ -230,11 +271,17 @@ def _maxmin_highs(cluster: Cluster, q, tol, max_rounds, floors):
         achieved = lp["coef"] * np.bincount(lp["users"], x, minlength=n)
         scale, t, block = _stop_at_caps(achieved, lp["coef"], cluster.max_tasks, active, t, block)
         x = x * scale[lp["users"]]
-        level[block] = np.minimum(t, lp["coef"][block] * cluster.max_tasks[block])  # a capped user at its cap
+        level[block] = np.minimum(
+            t, lp["coef"][block] * cluster.max_tasks[block]
+        )  # a capped user at its cap
     tasks = np.zeros((n, cluster.n_servers))
     np.add.at(tasks, (lp["users"], lp["servers"]), x)
-    return _within_caps(tasks, cluster.max_tasks), {"rounds": rounds, "lps": lps, "levels": level,
-                                                     "method": "highs"}
+    return _within_caps(tasks, cluster.max_tasks), {
+        "rounds": rounds,
+        "lps": lps,
+        "levels": level,
+        "method": "highs",
+    }
 
 
 def _stop_at_caps(achieved, coef, caps, active, t, blocked):
@@ -277,8 +324,13 @@ def _blocked_by_lp(cluster, users, a_cap, b_cap, coef, level, active, t, tol):
     for j in np.flatnonzero(active):
         c = np.zeros(p)
         c[users == j] = -coef[j]
-        res = linprog(c, A_ub=vstack([a_cap[:, :p], a_tot]).tocsr(), b_ub=np.concatenate([b_cap, -floor]),
-                      bounds=[(0, None)] * p, method="highs")
+        res = linprog(
+            c,
+            A_ub=vstack([a_cap[:, :p], a_tot]).tocsr(),
+            b_ub=np.concatenate([b_cap, -floor]),
+            bounds=[(0, None)] * p,
+            method="highs",
+        )
         out[j] = res.status == 0 and -res.fun <= t * (1 + 10 * tol) + tol
     return out
 
@@ -289,14 +341,20 @@ def _with_quotas(cluster: Cluster, quotas) -> tuple[Cluster, np.ndarray | None]:
     if quotas is None:
         return cluster, None
     if not isinstance(quotas, Quotas):
-        raise InvalidInputError(f"quotas: expected a fairlib.multires.Quotas, got {type(quotas).__name__}")
+        raise InvalidInputError(
+            f"quotas: expected a fairlib.multires.Quotas, got {type(quotas).__name__}"
+        )
     if quotas.share != "dominant":
-        raise InvalidInputError(f"quotas.share = {quotas.share!r}: Kueue's borrowed share is a pooled rule (drf); "
-                                "on heterogeneous servers the mechanism's own share decides")
+        raise InvalidInputError(
+            f"quotas.share = {quotas.share!r}: Kueue's borrowed share is a pooled rule (drf); "
+            "on heterogeneous servers the mechanism's own share decides"
+        )
     resolved = quotas.resolve(cluster.demand, cluster.pooled_capacity)
     if resolved.reserved.shape[0]:
-        raise InvalidInputError(f"{quotas.names[2]}: below the guarantee, it holds part of a guarantee back in the "
-                                "pool; heterogeneous servers have no pool to hold it in (give lending_limit=None)")
+        raise InvalidInputError(
+            f"{quotas.names[2]}: below the guarantee, it holds part of a guarantee back in the "
+            "pool; heterogeneous servers have no pool to hold it in (give lending_limit=None)"
+        )
     floors, caps = divisible_bounds(quotas, cluster.demand, cluster.max_tasks)
     capped = replace(cluster, max_tasks=caps)
     _check_placeable(capped, floors, quotas.names[0])
@@ -308,15 +366,24 @@ def _check_placeable(cluster: Cluster, floors, name: str) -> None:
     users, servers, a_cap = placement_capacity_rows(cluster)
     p = len(users)
     a_tot = coo_matrix((-np.ones(p), (users, np.arange(p))), shape=(cluster.n_users, p))
-    res = linprog(np.zeros(p), A_ub=vstack([a_cap, a_tot]).tocsr(),
-                  b_ub=np.concatenate([cluster.capacity.ravel(), -floors]), bounds=[(0, None)] * p, method="highs")
+    res = linprog(
+        np.zeros(p),
+        A_ub=vstack([a_cap, a_tot]).tocsr(),
+        b_ub=np.concatenate([cluster.capacity.ravel(), -floors]),
+        bounds=[(0, None)] * p,
+        method="highs",
+    )
     if res.status != 0:
-        raise InvalidInputError(f"{name}: the guaranteed tasks {np.round(floors, 6).tolist()} cannot all be placed "
-                                "on the servers together (their capacities and placement constraints)")
+        raise InvalidInputError(
+            f"{name}: the guaranteed tasks {np.round(floors, 6).tolist()} cannot all be placed "
+            "on the servers together (their capacities and placement constraints)"
+        )
 
 
 @interpreted_when_small
-def drfh(cluster: Cluster, *, tol: float = 1e-9, method: str = "interior_point", quotas=None) -> Allocation:
+def drfh(
+    cluster: Cluster, *, tol: float = 1e-9, method: str = "interior_point", quotas=None
+) -> Allocation:
     """DRFH: weighted max-min on global dominant shares x_n max_r d[n, r] / C_r (pooled C), placed on servers.
 
     ``method``: "interior_point" (default) or "highs" (reference LPs); see :func:`weighted_maxmin_totals`.
@@ -332,12 +399,16 @@ def drfh(cluster: Cluster, *, tol: float = 1e-9, method: str = "interior_point",
     as_instance(cluster, Cluster, "cluster")
     tol = as_number(tol, "tol", maximum=0.1)
     capped, floors = _with_quotas(cluster, quotas)
-    tasks, diag = weighted_maxmin_totals(capped, drfh_coefficients(cluster), tol=tol, method=method, floors=floors)
+    tasks, diag = weighted_maxmin_totals(
+        capped, drfh_coefficients(cluster), tol=tol, method=method, floors=floors
+    )
     return Allocation.from_diagnostics(cluster, tasks, "drfh", diag)
 
 
 @interpreted_when_small
-def tsf(cluster: Cluster, *, tol: float = 1e-9, method: str = "interior_point", quotas=None) -> Allocation:
+def tsf(
+    cluster: Cluster, *, tol: float = 1e-9, method: str = "interior_point", quotas=None
+) -> Allocation:
     """TSF: weighted max-min on x_n / γ_n (γ_n: monopoly tasks on every server, placement ignored).
 
     ``method``: "interior_point" (default) or "highs" (reference LPs); see :func:`weighted_maxmin_totals`.
@@ -349,5 +420,7 @@ def tsf(cluster: Cluster, *, tol: float = 1e-9, method: str = "interior_point", 
     as_instance(cluster, Cluster, "cluster")
     tol = as_number(tol, "tol", maximum=0.1)
     capped, floors = _with_quotas(cluster, quotas)
-    tasks, diag = weighted_maxmin_totals(capped, tsf_coefficients(cluster), tol=tol, method=method, floors=floors)
+    tasks, diag = weighted_maxmin_totals(
+        capped, tsf_coefficients(cluster), tol=tol, method=method, floors=floors
+    )
     return Allocation.from_diagnostics(cluster, tasks, "tsf", diag)

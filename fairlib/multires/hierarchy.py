@@ -57,13 +57,37 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import InvalidInputError, _short, as_capacities, as_demands, check_choice, result_type
-from .progressive_filling import (FIT_RTOL, MAX_ALLOCATIONS, _check_reservations, _committed, _few_tasks, _growth,
-                                  _start_tasks, committed_amounts, filling_bounds, held_resources, order_buffer,
-                                  pool_summary)
+from .._validate import (
+    InvalidInputError,
+    _short,
+    as_capacities,
+    as_demands,
+    check_choice,
+    result_type,
+)
+from .progressive_filling import (
+    FIT_RTOL,
+    MAX_ALLOCATIONS,
+    _check_reservations,
+    _committed,
+    _few_tasks,
+    _growth,
+    _start_tasks,
+    committed_amounts,
+    filling_bounds,
+    held_resources,
+    order_buffer,
+    pool_summary,
+)
 from .quotas import Quotas
 
-__all__ = ["hierarchical_drf", "HierarchicalDRFResult", "QueueTree", "queue_tree", "HIERARCHY_VARIANTS"]
+__all__ = [
+    "hierarchical_drf",
+    "HierarchicalDRFResult",
+    "QueueTree",
+    "queue_tree",
+    "HIERARCHY_VARIANTS",
+]
 
 HIERARCHY_VARIANTS = ("hdrf", "naive")
 #: the guarantees' phase is skipped (its end state written down) when what it commits is this far within capacity
@@ -117,21 +141,26 @@ def queue_tree(paths, weights=None) -> QueueTree:
         Weight of any node (queue or user) by its path; positive and finite. Unlisted nodes weigh 1.
     """
     if isinstance(paths, str) or not hasattr(paths, "__len__"):
-        raise InvalidInputError(f"paths: expected a sequence of strings (one leaf per user), got "
-                                f"{type(paths).__name__}")
+        raise InvalidInputError(
+            f"paths: expected a sequence of strings (one leaf per user), got {type(paths).__name__}"
+        )
     seen: dict[str, int] = {}
     children: dict[str, list[str]] = {"": []}
     for i, p in enumerate(paths):
         if not isinstance(p, str) or not p or "//" in p or p[0] == "/" or p[-1] == "/":
-            raise InvalidInputError(f"paths[{i}] = {p!r}: expected '/'-separated non-empty node names")
+            raise InvalidInputError(
+                f"paths[{i}] = {p!r}: expected '/'-separated non-empty node names"
+            )
         if p in seen:
-            raise InvalidInputError(f"paths[{i}] = {p!r} repeats paths[{seen[p]}]: each user is its own leaf")
+            raise InvalidInputError(
+                f"paths[{i}] = {p!r} repeats paths[{seen[p]}]: each user is its own leaf"
+            )
         seen[p] = i
         # walk up to the first known node; the new ones join their parents top-down, in order of first appearance
         node, new = p, []
         while node not in children:
             children[node] = []
-            up = node[:max(node.rfind("/"), 0)]
+            up = node[: max(node.rfind("/"), 0)]
             new.append((up, node))
             node = up
         for up, node in reversed(new):
@@ -143,8 +172,10 @@ def queue_tree(paths, weights=None) -> QueueTree:
             below = children[p][0]
             while below not in seen:
                 below = children[below][0]
-            raise InvalidInputError(f"paths[{seen[below]}] = {below!r} lies under paths[{i}] = {p!r}: a user is a "
-                                    "leaf and has no children")
+            raise InvalidInputError(
+                f"paths[{seen[below]}] = {below!r} lies under paths[{i}] = {p!r}: a user is a "
+                "leaf and has no children"
+            )
     order = [""]
     for v in order:  # breadth first: the list grows while it is walked
         order.extend(children[v])
@@ -158,12 +189,16 @@ def queue_tree(paths, weights=None) -> QueueTree:
     first_child[n_children == 0] = 0
     weight = np.ones(n_nodes)
     if weights is not None and not isinstance(weights, Mapping):
-        raise InvalidInputError(f"weights = {_short(weights)}: expected a mapping of node path to weight, e.g. "
-                                "{'prod': 2.0}")
+        raise InvalidInputError(
+            f"weights = {_short(weights)}: expected a mapping of node path to weight, e.g. "
+            "{'prod': 2.0}"
+        )
     for key, value in dict(weights or {}).items():
         if key not in index or key == "":
-            raise InvalidInputError(f"weights[{key!r}]: no such node (nodes are the paths' prefixes, the root "
-                                    "has no weight)")
+            raise InvalidInputError(
+                f"weights[{key!r}]: no such node (nodes are the paths' prefixes, the root "
+                "has no weight)"
+            )
         try:
             w = float(value)
         except (TypeError, ValueError):
@@ -248,7 +283,12 @@ def _sift(slots, hpos, base, size, j):
         if c >= size:
             break
         if c + 1 < size:  # the smaller child, without a branch
-            c += _before(slots[base + c + 1, 0], slots[base + c + 1, 1], slots[base + c, 0], slots[base + c, 1])
+            c += _before(
+                slots[base + c + 1, 0],
+                slots[base + c + 1, 1],
+                slots[base + c, 0],
+                slots[base + c, 1],
+            )
         k_c, u = slots[base + c, 0], slots[base + c, 1]
         if not _before(k_c, u, k, v):
             break
@@ -283,7 +323,9 @@ def _held_share(held, v, capacity):
 
 
 @njit(cache=True)
-def _refresh_direction(v, first_child, n_children, blocked, weight, direction, umax, share, key, slots):
+def _refresh_direction(
+    v, first_child, n_children, blocked, weight, direction, umax, share, key, slots
+):
     """H-DRF: node ``v``'s direction ``Σ_c w_c dir_c`` over its unblocked children, from scratch, and its share."""
     m = direction.shape[1]
     for r in range(m):
@@ -361,7 +403,11 @@ def _demand_sift_down(heaps, r, j, size):
             c += heaps[r, c + 1, 0] > heaps[r, c, 0]
         if heaps[r, c, 0] <= key:
             break
-        heaps[r, j, 0], heaps[r, j, 1], heaps[r, j, 2] = heaps[r, c, 0], heaps[r, c, 1], heaps[r, c, 2]
+        heaps[r, j, 0], heaps[r, j, 1], heaps[r, j, 2] = (
+            heaps[r, c, 0],
+            heaps[r, c, 1],
+            heaps[r, c, 2],
+        )
         j = c
     heaps[r, j, 0], heaps[r, j, 1], heaps[r, j, 2] = key, v, held_back
 
@@ -398,8 +444,24 @@ def _demand_heap(heaps, demands, reserved, r):
 
 
 @njit(cache=True)
-def _newly_blocked(r, tasks, demands, committed, limit, heaps, heaped, unscanned, reserved, cand, ckey, cpos, csize,
-                   out, blocked, leaf):
+def _newly_blocked(
+    r,
+    tasks,
+    demands,
+    committed,
+    limit,
+    heaps,
+    heaped,
+    unscanned,
+    reserved,
+    cand,
+    ckey,
+    cpos,
+    csize,
+    out,
+    blocked,
+    leaf,
+):
     """Users whose next task no longer fits resource r, written to ``out`` (returns how many; a user may already be
     blocked for another reason). Without reservations they are the users of largest demand on r, taken off the top
     of r's max-heap of the ``unscanned[r]`` users not yet looked at (built on the first call for r,
@@ -418,7 +480,11 @@ def _newly_blocked(r, tasks, demands, committed, limit, heaps, heaped, unscanned
         unscanned[r] -= 1
         if unscanned[r] > 0:
             last = unscanned[r]
-            heaps[r, 0, 0], heaps[r, 0, 1], heaps[r, 0, 2] = heaps[r, last, 0], heaps[r, last, 1], heaps[r, last, 2]
+            heaps[r, 0, 0], heaps[r, 0, 1], heaps[r, 0, 2] = (
+                heaps[r, last, 0],
+                heaps[r, last, 1],
+                heaps[r, last, 2],
+            )
             _demand_sift_down(heaps, r, 0, last)
         if blocked[leaf[u]]:
             continue
@@ -439,8 +505,24 @@ def _newly_blocked(r, tasks, demands, committed, limit, heaps, heaped, unscanned
 
 
 @njit(cache=True)
-def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child, n_children, weight, user, leaf,
-                          caps, start, naive, record, order, reserved):
+def _hierarchical_filling(
+    demands,
+    capacity,
+    per_task,
+    step,
+    parent,
+    first_child,
+    n_children,
+    weight,
+    user,
+    leaf,
+    caps,
+    start,
+    naive,
+    record,
+    order,
+    reserved,
+):
     """Hierarchical progressive filling from ``start`` (tasks per user); see the module docstring.
 
     ``reserved`` ((n, m), or (0, m) without quotas): the part of each user's guarantee held back for it; a task fits
@@ -460,7 +542,9 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
     limit = capacity * (1.0 + FIT_RTOL)
     share = np.zeros(n_nodes)
     key = np.zeros(n_nodes)
-    direction = np.empty((n_nodes, m))  # H-DRF: dir of each node; naive: what each node's subtree holds
+    direction = np.empty(
+        (n_nodes, m)
+    )  # H-DRF: dir of each node; naive: what each node's subtree holds
     umax = np.zeros(n_nodes)
     blocked = np.zeros(n_nodes, dtype=np.bool_)
     slots = np.zeros((n_nodes, 2))  # the children's heaps, (key, node) rows
@@ -472,7 +556,9 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
         share[v] = tasks[i] * per_task[i]
         key[v] = tasks[i] * step[i]
         for r in range(m):
-            direction[v, r] = tasks[i] * demands[i, r] if naive else demands[i, r] / capacity[r] / per_task[i]
+            direction[v, r] = (
+                tasks[i] * demands[i, r] if naive else demands[i, r] / capacity[r] / per_task[i]
+            )
         blocked[v] = tasks[i] >= caps[i]
     # per resource, users by demand in a max-heap: as a resource fills, those whose task no longer fits come off its top
     heaps = _demand_tops(demands)
@@ -489,8 +575,26 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
     for r in range(m):
         if committed[r] + heaps[r, 0, 0] <= limit[r]:
             continue  # every task fits r (and no heap is needed yet)
-        for k in range(_newly_blocked(r, tasks, demands, committed, limit, heaps, heaped, unscanned, reserved, cand,
-                                      ckey, cpos, csize, found, blocked, leaf)):
+        for k in range(
+            _newly_blocked(
+                r,
+                tasks,
+                demands,
+                committed,
+                limit,
+                heaps,
+                heaped,
+                unscanned,
+                reserved,
+                cand,
+                ckey,
+                cpos,
+                csize,
+                found,
+                blocked,
+                leaf,
+            )
+        ):
             blocked[leaf[found[k]]] = True
     # internal nodes, deepest first: heaps of unblocked children, then the node's own share
     for v in range(n_nodes - 1, -1, -1):
@@ -517,7 +621,9 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
             share[v] = _held_share(direction, v, capacity)
             key[v] = share[v] / weight[v]
         elif size > 0:
-            _refresh_direction(v, first_child, n_children, blocked, weight, direction, umax, share, key, slots)
+            _refresh_direction(
+                v, first_child, n_children, blocked, weight, direction, umax, share, key, slots
+            )
     count = 0
     marked = np.zeros(n_nodes, dtype=np.bool_)
     pending = np.empty(n_nodes, dtype=np.int64)  # max-heap of marked nodes, by number
@@ -535,7 +641,9 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
             for r in range(m):
                 j = cpos[i, r]
                 if 0 <= j < csize[r] and cand[r, j] == i:
-                    _candidate_sift_up(cand, ckey, cpos, r, j, _growth(tasks[i], i, r, demands, reserved, True))
+                    _candidate_sift_up(
+                        cand, ckey, cpos, r, j, _growth(tasks[i], i, r, demands, reserved, True)
+                    )
         if record:
             order[count] = i
         count += 1
@@ -543,7 +651,9 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
         key[v] = tasks[i] * step[i]
         # (naive: the leaf's own row of what it holds is read only while the heaps are built, above)
         c = v
-        while c != 0:  # c is at the top of its parent's heap (the walk took it): sift it down from there
+        while (
+            c != 0
+        ):  # c is at the top of its parent's heap (the walk took it): sift it down from there
             p = parent[c]
             slots[first_child[p], 0] = key[c]
             _sift(slots, hpos, first_child[p], hsize[p], 0)
@@ -564,17 +674,39 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
             _heap_remove(slots, hpos, hsize, first_child, parent, v)
             n_pending = _mark(parent[v], marked, pending, n_pending)
         for r in range(m):
-            if not ((unscanned[r] > 0 and committed[r] + heaps[r, 0, 0] > limit[r])
-                    or (csize[r] > 0 and committed[r] + ckey[r, 0] > limit[r])):
+            if not (
+                (unscanned[r] > 0 and committed[r] + heaps[r, 0, 0] > limit[r])
+                or (csize[r] > 0 and committed[r] + ckey[r, 0] > limit[r])
+            ):
                 continue  # nobody's next task stopped fitting r (most steps): skip the call
-            for k in range(_newly_blocked(r, tasks, demands, committed, limit, heaps, heaped, unscanned, reserved,
-                                          cand, ckey, cpos, csize, found, blocked, leaf)):
+            for k in range(
+                _newly_blocked(
+                    r,
+                    tasks,
+                    demands,
+                    committed,
+                    limit,
+                    heaps,
+                    heaped,
+                    unscanned,
+                    reserved,
+                    cand,
+                    ckey,
+                    cpos,
+                    csize,
+                    found,
+                    blocked,
+                    leaf,
+                )
+            ):
                 u = leaf[found[k]]
                 if not blocked[u]:
                     blocked[u] = True
                     _heap_remove(slots, hpos, hsize, first_child, parent, u)
                     n_pending = _mark(parent[u], marked, pending, n_pending)
-        while n_pending > 0:  # deepest first (largest number): children are settled before their parent
+        while (
+            n_pending > 0
+        ):  # deepest first (largest number): children are settled before their parent
             p = pending[0]
             n_pending -= 1
             marked[p] = False
@@ -586,7 +718,9 @@ def _hierarchical_filling(demands, capacity, per_task, step, parent, first_child
                     _heap_remove(slots, hpos, hsize, first_child, parent, p)
                     n_pending = _mark(parent[p], marked, pending, n_pending)
             elif not naive and p != 0:
-                _refresh_direction(p, first_child, n_children, blocked, weight, direction, umax, share, key, slots)
+                _refresh_direction(
+                    p, first_child, n_children, blocked, weight, direction, umax, share, key, slots
+                )
                 q = parent[p]
                 slots[hpos[p], 0] = key[p]
                 _sift(slots, hpos, first_child[q], hsize[q], hpos[p] - first_child[q])
@@ -658,9 +792,19 @@ def _node_totals(tasks, demands, capacity, first_child, n_children, user, leaf):
 
 
 @interpreted_when_small(bounded=_few_tasks)  # as drf: its extra arguments are ignored
-def hierarchical_drf(demands, capacity, paths, *, weights=None, variant: str = "hdrf", max_tasks=None, start=None,
-                     quotas=None, record_order: bool = False,
-                     max_allocations: int = MAX_ALLOCATIONS) -> HierarchicalDRFResult:
+def hierarchical_drf(
+    demands,
+    capacity,
+    paths,
+    *,
+    weights=None,
+    variant: str = "hdrf",
+    max_tasks=None,
+    start=None,
+    quotas=None,
+    record_order: bool = False,
+    max_allocations: int = MAX_ALLOCATIONS,
+) -> HierarchicalDRFResult:
     """DRF over a tree of weighted queues, one indivisible task at a time (module docstring).
 
     Parameters
@@ -720,13 +864,21 @@ def hierarchical_drf(demands, capacity, paths, *, weights=None, variant: str = "
     cap = as_capacities(capacity, n_resources=m)
     if isinstance(paths, QueueTree):
         if weights is not None:
-            raise InvalidInputError("weights: a QueueTree carries its weights (give them to queue_tree)")
+            raise InvalidInputError(
+                "weights: a QueueTree carries its weights (give them to queue_tree)"
+            )
         if len(paths.leaf) != n:
-            raise InvalidInputError(f"paths: a QueueTree with {len(paths.leaf)} users, expected {n} (one per user)")
+            raise InvalidInputError(
+                f"paths: a QueueTree with {len(paths.leaf)} users, expected {n} (one per user)"
+            )
         tree = paths
     else:
         if isinstance(paths, str) or not hasattr(paths, "__len__") or len(paths) != n:
-            got = type(paths).__name__ if isinstance(paths, str) or not hasattr(paths, "__len__") else len(paths)
+            got = (
+                type(paths).__name__
+                if isinstance(paths, str) or not hasattr(paths, "__len__")
+                else len(paths)
+            )
             raise InvalidInputError(f"paths: expected {n} leaf paths (one per user), got {got}")
         tree = queue_tree(paths, weights)
     per_task, alone, dominant = pool_summary(d, cap)
@@ -735,10 +887,14 @@ def hierarchical_drf(demands, capacity, paths, *, weights=None, variant: str = "
     reserved = np.empty((0, m))
     if quotas is not None:
         if not isinstance(quotas, Quotas):
-            raise InvalidInputError(f"quotas: expected a fairlib.multires.Quotas, got {type(quotas).__name__}")
+            raise InvalidInputError(
+                f"quotas: expected a fairlib.multires.Quotas, got {type(quotas).__name__}"
+            )
         if quotas.share != "dominant":
-            raise InvalidInputError(f"quotas.share = {quotas.share!r}: hierarchical_drf compares queues by dominant "
-                                    "shares; Kueue's borrowed share over a tree of cohorts is not modelled")
+            raise InvalidInputError(
+                f"quotas.share = {quotas.share!r}: hierarchical_drf compares queues by dominant "
+                "shares; Kueue's borrowed share over a tree of cohorts is not modelled"
+            )
         quota = quotas.resolve(d, cap)
         caps = np.minimum(caps, quota.limit_tasks)
         reserved = quota.reserved
@@ -758,16 +914,39 @@ def hierarchical_drf(demands, capacity, paths, *, weights=None, variant: str = "
     for phase_caps in phases:
         order = order_buffer(record_order, steps_bound)
         tasks, consumed, steps, decision = _hierarchical_filling(
-            d, cap, per_task, step, tree.parent, tree.first_child, tree.n_children, tree.weight, tree.user,
-            tree.leaf, phase_caps, tasks, variant == "naive", record_order, order, reserved)
+            d,
+            cap,
+            per_task,
+            step,
+            tree.parent,
+            tree.first_child,
+            tree.n_children,
+            tree.weight,
+            tree.user,
+            tree.leaf,
+            phase_caps,
+            tasks,
+            variant == "naive",
+            record_order,
+            order,
+            reserved,
+        )
         orders.append(order[:steps])
         count += steps
-    node_consumed, node_shares, node_dominant = _node_totals(tasks, d, cap, tree.first_child, tree.n_children,
-                                                            tree.user, tree.leaf)
+    node_consumed, node_shares, node_dominant = _node_totals(
+        tasks, d, cap, tree.first_child, tree.n_children, tree.user, tree.leaf
+    )
     return HierarchicalDRFResult(
-        tasks=tasks, consumed=consumed, dominant_shares=tasks * per_task,
-        dominant_resource=dominant, n_allocations=int(count), variant=variant,
-        tree=tree, node_consumed=node_consumed, node_dominant_shares=node_shares,
+        tasks=tasks,
+        consumed=consumed,
+        dominant_shares=tasks * per_task,
+        dominant_resource=dominant,
+        n_allocations=int(count),
+        variant=variant,
+        tree=tree,
+        node_consumed=node_consumed,
+        node_dominant_shares=node_shares,
         node_dominant_resource=node_dominant,
         decision_shares=np.where(np.arange(len(tree.nodes)) == 0, 0.0, decision),
-        order=np.concatenate(orders) if record_order else None)
+        order=np.concatenate(orders) if record_order else None,
+    )

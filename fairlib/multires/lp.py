@@ -8,13 +8,22 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linprog
 
-from .._validate import InvalidInputError, as_capacities, as_demands, as_number, as_real_array, as_weights
+from .._validate import (
+    InvalidInputError,
+    as_capacities,
+    as_demands,
+    as_number,
+    as_real_array,
+    as_weights,
+)
 from .quotas import Quotas, divisible_bounds
 
 __all__ = ["maxmin_lp", "quota_maxmin_lp"]
 
 
-def maxmin_lp(demands, capacity, *, weights=None, tol: float = 1e-9, per_task_share=None) -> np.ndarray:
+def maxmin_lp(
+    demands, capacity, *, weights=None, tol: float = 1e-9, per_task_share=None
+) -> np.ndarray:
     """Lexicographic weighted max-min on dominant shares for divisible tasks, by repeated LPs.
 
     ``per_task_share`` (n_users,) replaces the dominant share of one task (e.g. the asset share Σ_r d_ir / C_r
@@ -27,11 +36,21 @@ def maxmin_lp(demands, capacity, *, weights=None, tol: float = 1e-9, per_task_sh
     >>> maxmin_lp([[1, 4], [3, 1]], [9, 18]).round(9).tolist()
     [3.0, 2.0]
     """
-    return quota_maxmin_lp(demands, capacity, Quotas(), weights=weights, tol=tol, per_task_share=per_task_share)
+    return quota_maxmin_lp(
+        demands, capacity, Quotas(), weights=weights, tol=tol, per_task_share=per_task_share
+    )
 
 
-def quota_maxmin_lp(demands, capacity, quotas, *, weights=None, max_tasks=None, tol: float = 1e-9,
-                    per_task_share=None) -> np.ndarray:
+def quota_maxmin_lp(
+    demands,
+    capacity,
+    quotas,
+    *,
+    weights=None,
+    max_tasks=None,
+    tol: float = 1e-9,
+    per_task_share=None,
+) -> np.ndarray:
     """Lexicographic weighted max-min on dominant shares for divisible tasks with :class:`~.quotas.Quotas`
     (``share="dominant"``), by repeated LPs: the continuous counterpart of ``drf(..., quotas=quotas)``.
 
@@ -52,15 +71,23 @@ def quota_maxmin_lp(demands, capacity, quotas, *, weights=None, max_tasks=None, 
     w = as_weights(weights, n)
     tol = as_number(tol, "tol", inclusive=True)
     if not isinstance(quotas, Quotas) or quotas.share != "dominant":
-        raise InvalidInputError("quotas: expected a Quotas with share='dominant' (the borrowed share is not an LP)")
-    share = (d / cap).max(axis=1) if per_task_share is None else as_real_array(per_task_share, "per_task_share")
+        raise InvalidInputError(
+            "quotas: expected a Quotas with share='dominant' (the borrowed share is not an LP)"
+        )
+    share = (
+        (d / cap).max(axis=1)
+        if per_task_share is None
+        else as_real_array(per_task_share, "per_task_share")
+    )
     if share.shape != (n,):
-        raise InvalidInputError(f"per_task_share: expected shape ({n},) (one per user), got {share.shape}")
+        raise InvalidInputError(
+            f"per_task_share: expected shape ({n},) (one per user), got {share.shape}"
+        )
     bad = ~(np.isfinite(share) & (share > 0))
     if bad.any():
         i = int(np.argmax(bad))
         raise InvalidInputError(f"per_task_share[{i}] = {share[i]}: must be finite and > 0")
-    coef = share / w           # weighted share per task
+    coef = share / w  # weighted share per task
     reserved = quotas.resolve(d, cap).reserved
     lower, upper = divisible_bounds(quotas, d, max_tasks)
     # variables: x (n), then with reservations y (n m, row-major by user), then M
@@ -75,8 +102,11 @@ def quota_maxmin_lp(demands, capacity, quotas, *, weights=None, max_tasks=None, 
                 a_hold[i * m + r, i], a_hold[i * m + r, n + i * m + r] = d[i, r], -1.0
     else:
         a_pack[:, :n] = d.T
-    bounds = ([(lo, None if not np.isfinite(hi) else hi) for lo, hi in zip(lower, upper)]
-              + [(v, None) for v in reserved.ravel()] + [(0, None)])
+    bounds = (
+        [(lo, None if not np.isfinite(hi) else hi) for lo, hi in zip(lower, upper)]
+        + [(v, None) for v in reserved.ravel()]
+        + [(0, None)]
+    )
     level = np.full(n, np.nan)
     for _ in range(2 * n + 2):
         free = np.isnan(level)
@@ -101,7 +131,9 @@ def quota_maxmin_lp(demands, capacity, quotas, *, weights=None, max_tasks=None, 
         top = res.x[-1]
         fixed = bounds[:-1] + [(top, top)]
         newly = []
-        for j in np.flatnonzero(free):  # can user j exceed the level while every free user keeps it?
+        for j in np.flatnonzero(
+            free
+        ):  # can user j exceed the level while every free user keeps it?
             cj = np.zeros(nv)
             cj[j] = -coef[j]
             r = linprog(cj, A_ub=a_ub, b_ub=b_ub, bounds=fixed, method="highs", **eq)

@@ -89,9 +89,17 @@ def drf_machine_offers(cluster: Cluster, *, max_placements: int = MAX_PLACEMENTS
     as_instance(cluster, Cluster, "cluster")
     check_placements(cluster, 1.0, max_placements, "drf_machine_offers")
     share_per_task = drfh_coefficients(cluster) / cluster.weight
-    tasks, steps = _offer_fill(cluster.capacity, cluster.demand, cluster.eligible, share_per_task,
-                               np.asarray(cluster.max_tasks, dtype=np.float64), FIT_SLACK)
+    tasks, steps = _offer_fill(
+        cluster.capacity,
+        cluster.demand,
+        cluster.eligible,
+        share_per_task,
+        np.asarray(cluster.max_tasks, dtype=np.float64),
+        FIT_SLACK,
+    )
     return Allocation.from_diagnostics(cluster, tasks, "drf_machine_offers", {"steps": int(steps)})
 
 
-drf_machine_offers.keeps_servers = True  # identical machines are not interchangeable once partly filled
+drf_machine_offers.keeps_servers = (
+    True  # identical machines are not interchangeable once partly filled
+)

@@ -53,14 +53,29 @@ import numpy as np
 
 from .._jit import interpreted_when_small, njit, steered
 from .._linear_solve import solve, solve_compiled
-from .._validate import InvalidInputError, _short, as_count, as_instance, as_number, as_real_array, check_choice
+from .._validate import (
+    InvalidInputError,
+    _short,
+    as_count,
+    as_instance,
+    as_number,
+    as_real_array,
+    check_choice,
+)
 from ._solvers import pair_kernels
 from ._solvers.pfvds_interior import pfvds_interior_point, shared_stages
 from .cluster import Allocation, Cluster, per_server_alpha
 from .psdsf import psdsf
 from .psmfa import merit
 
-__all__ = ["pfvds", "best_response_column", "nash_residual", "merit", "proportional_fair_objective", "shared_stages"]
+__all__ = [
+    "pfvds",
+    "best_response_column",
+    "nash_residual",
+    "merit",
+    "proportional_fair_objective",
+    "shared_stages",
+]
 
 
 @njit(cache=True, nogil=True)
@@ -160,7 +175,9 @@ def _kkt_gap(cap, grad, lam):
     for r in range(cap.shape[0]):
         if cap[r] > 0.0:
             viol = max(-grad[r], 0.0) / cap[r]
-            comp = abs(lam[r] * grad[r]) / max(abs(lam[r] * cap[r]), 1e-300) if lam[r] > 0.0 else 0.0
+            comp = (
+                abs(lam[r] * grad[r]) / max(abs(lam[r] * cap[r]), 1e-300) if lam[r] > 0.0 else 0.0
+            )
             gap = max(gap, viol, comp)
     return gap
 
@@ -210,7 +227,9 @@ def _price_step(cap, grad, hess, lam):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _line_search(step, grad, hess, lam, value, cap, d, x_o, a, gamma, weight, alpha, lam_try, x_try, p_try):
+def _line_search(
+    step, grad, hess, lam, value, cap, d, x_o, a, gamma, weight, alpha, lam_try, x_try, p_try
+):
     """Backtracking on the dual value along the projected path λ + t·step (t halved up to 60 times); if the Newton
     direction fails, a diagonally scaled gradient step. Fills ``lam_try``, ``x_try``, ``p_try`` with the accepted
     point; returns (accepted, its dual value)."""
@@ -219,8 +238,11 @@ def _line_search(step, grad, hess, lam, value, cap, d, x_o, a, gamma, weight, al
     for attempt in range(2):
         if attempt == 1:
             for r in range(m):
-                step[r] = -grad[r] / max(hess[r, r], 1e-12 * max(abs(grad[r]), 1e-300)) if (
-                    lam[r] > 0.0 or grad[r] < 0.0) else 0.0
+                step[r] = (
+                    -grad[r] / max(hess[r, r], 1e-12 * max(abs(grad[r]), 1e-300))
+                    if (lam[r] > 0.0 or grad[r] < 0.0)
+                    else 0.0
+                )
         t = 1.0
         for _ in range(60):
             for r in range(m):
@@ -390,8 +412,15 @@ def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, tol, max_iter):
             continue
         jac = _log_price_jacobian(d, x, x_o, share, alpha)
         jumped = False
-        for r in range(m):  # overused, but its price too small to move anyone (e^-90 of another): raise it to theirs
-            if active[r] and used[r] > cap[r] and abs(jac[r, r]) <= 1e-9 * used[r] and theta[r] < top:
+        for r in range(
+            m
+        ):  # overused, but its price too small to move anyone (e^-90 of another): raise it to theirs
+            if (
+                active[r]
+                and used[r] > cap[r]
+                and abs(jac[r, r]) <= 1e-9 * used[r]
+                and theta[r] < top
+            ):
                 theta[r] = top
                 jumped = True
         if jumped:
@@ -399,7 +428,9 @@ def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, tol, max_iter):
             gap = _log_price_gap(cap, d, x, active)
             continue
         left = False
-        for r in range(m):  # under-used: unprice it if it stays within capacity at price 0 (complementarity)
+        for r in range(
+            m
+        ):  # under-used: unprice it if it stays within capacity at price 0 (complementarity)
             if active[r] and used[r] < cap[r]:
                 active[r] = False
                 if _log_price_state(theta, active, d, x_o, a, gamma, alpha, x_try, share_try):
@@ -442,7 +473,9 @@ def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, tol, max_iter):
                 for u in range(k_act):
                     theta_try[idx[u]] = theta[idx[u]] + t * step[u]
                     finite = finite and np.isfinite(theta_try[idx[u]])
-                if finite and _log_price_state(theta_try, active, d, x_o, a, gamma, alpha, x_try, share_try):
+                if finite and _log_price_state(
+                    theta_try, active, d, x_o, a, gamma, alpha, x_try, share_try
+                ):
                     gap_try = _log_price_gap(cap, d, x_try, active)
                     if gap_try < gap:
                         accepted = True
@@ -495,18 +528,27 @@ def _coordinate_prices(cap, d, x_o, a, gamma, alpha, lam, rounds):
             if _use_of(r, lam, d, x_o, a, gamma, alpha, x, p) <= cap[r]:
                 continue
             hi = min(max(keep, 1e-300), 1e300) if np.isfinite(keep) else 1.0
-            while hi < 1e300 and _use_of(r, np.where(np.arange(m) == r, hi, lam), d, x_o, a, gamma, alpha, x,
-                                         p) > cap[r]:
+            while (
+                hi < 1e300
+                and _use_of(r, np.where(np.arange(m) == r, hi, lam), d, x_o, a, gamma, alpha, x, p)
+                > cap[r]
+            ):
                 hi = min(hi * 1e4, 1e300)
             lo = hi
-            while lo > 1e-300 and _use_of(r, np.where(np.arange(m) == r, lo, lam), d, x_o, a, gamma, alpha, x,
-                                          p) <= cap[r]:
+            while (
+                lo > 1e-300
+                and _use_of(r, np.where(np.arange(m) == r, lo, lam), d, x_o, a, gamma, alpha, x, p)
+                <= cap[r]
+            ):
                 lo = max(lo * 1e-4, 1e-300)
             for _ in range(100):  # log-bisection: use(lo) > cap >= use(hi)
                 mid = np.sqrt(lo) * np.sqrt(hi)
                 if not (lo < mid < hi):
                     break
-                if _use_of(r, np.where(np.arange(m) == r, mid, lam), d, x_o, a, gamma, alpha, x, p) > cap[r]:
+                if (
+                    _use_of(r, np.where(np.arange(m) == r, mid, lam), d, x_o, a, gamma, alpha, x, p)
+                    > cap[r]
+                ):
                     lo = mid
                 else:
                     hi = mid
@@ -531,12 +573,15 @@ def _best_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_iter):
             break
         trial = stalled.copy() if attempt == 0 else np.zeros(m)
         if attempt == 1:
-            x_try, it_try, gap_try = _dual_newton_response(cap, d, x_o, a, gamma, weight, alpha, trial, tol,
-                                                           max_iter)
+            x_try, it_try, gap_try = _dual_newton_response(
+                cap, d, x_o, a, gamma, weight, alpha, trial, tol, max_iter
+            )
         else:
             if attempt == 3:  # the right priced resources first, globally, then Newton in logs
                 _coordinate_prices(cap, d, x_o, a, gamma, alpha, trial, 20)
-            x_try, it_try, gap_try = _log_price_response(cap, d, x_o, a, gamma, alpha, trial, tol, max_iter)
+            x_try, it_try, gap_try = _log_price_response(
+                cap, d, x_o, a, gamma, alpha, trial, tol, max_iter
+            )
         it += it_try
         if gap_try < gap:
             x, gap = x_try, gap_try
@@ -558,7 +603,7 @@ def _dual_newton_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_it
         if not lam[r] > 0.0:
             lam[r] = 1.0 / max(cap[r], 1e-300)
     value = _dual_value(lam, cap, d, x_o, a, gamma, weight, alpha, x, p)
-    for _ in range(700):        # some user unpriced: raise every price (10^700 spans the float range)
+    for _ in range(700):  # some user unpriced: raise every price (10^700 spans the float range)
         if value != np.inf:
             break
         for r in range(m):
@@ -573,8 +618,23 @@ def _dual_newton_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_it
         if gap <= tol:
             break
         step = _price_step(cap, grad, hess, lam)
-        accepted, v = _line_search(step, grad, hess, lam, value, cap, d, x_o, a, gamma, weight, alpha, lam_try,
-                                   x_try, p_try)
+        accepted, v = _line_search(
+            step,
+            grad,
+            hess,
+            lam,
+            value,
+            cap,
+            d,
+            x_o,
+            a,
+            gamma,
+            weight,
+            alpha,
+            lam_try,
+            x_try,
+            p_try,
+        )
         if not accepted:
             break
         _copy_vector(lam, lam_try)
@@ -615,7 +675,9 @@ def _sweep_once(cap, d3, gamma, weight, usable, alphas, x, totals, lams, inner_t
             g[t] = gamma[n, i]
             w[t] = weight[n]
             a[t] = weight[n] * gamma[n, i]
-        col, _, _ = _best_response(cap[i], d, x_o, a, g, w, alphas[i], lams[i], inner_tol, inner_iter)
+        col, _, _ = _best_response(
+            cap[i], d, x_o, a, g, w, alphas[i], lams[i], inner_tol, inner_iter
+        )
         for t in range(k):
             n = users[t]
             change = max(change, abs(col[t] - x[n, i]))
@@ -628,7 +690,9 @@ def _sweep_once(cap, d3, gamma, weight, usable, alphas, x, totals, lams, inner_t
 #: plain sweeps before :func:`_gauss_seidel` may extrapolate (on the property table's 16,000 runs plain sweeps
 #: that settle take at most a few hundred; the slow ones creep by a constant step for thousands of sweeps)
 _EXTRAPOLATE_AFTER = 100
-_STRAIGHT_SWEEPS = 5     # consecutive sweeps moving in one direction (cosine above _STRAIGHT) before a jump
+_STRAIGHT_SWEEPS = (
+    5  # consecutive sweeps moving in one direction (cosine above _STRAIGHT) before a jump
+)
 _STRAIGHT = 0.99
 _LONGEST_JUMP = 65536.0  # the jump tries 2, 4, ... up to this many times the last sweep's move
 
@@ -657,7 +721,9 @@ def _into_capacity(d3, cap, usable, y):
 
 
 @njit(cache=True, nogil=True)
-def _extrapolate(cap, d3, gamma, weight, usable, alphas, x, move, change, lams, inner_tol, inner_iter):
+def _extrapolate(
+    cap, d3, gamma, weight, usable, alphas, x, move, change, lams, inner_tol, inner_iter
+):
     """Jump along the sweeps' common direction ``move``: the longest of x + 2^j move (j = 1, 2, ..., made
     feasible) from which one sweep moves no more than the last sweep did (``change``); ``x`` is replaced by it.
     Returns whether a jump was taken and the trial sweeps it cost."""
@@ -671,8 +737,19 @@ def _extrapolate(cap, d3, gamma, weight, usable, alphas, x, move, change, lams, 
         trial = y.copy()
         trial_totals = trial.sum(axis=1)
         trial_lams = lams.copy()
-        trial_change, _ = _sweep_once(cap, d3, gamma, weight, usable, alphas, trial, trial_totals, trial_lams,
-                                      inner_tol, inner_iter)
+        trial_change, _ = _sweep_once(
+            cap,
+            d3,
+            gamma,
+            weight,
+            usable,
+            alphas,
+            trial,
+            trial_totals,
+            trial_lams,
+            inner_tol,
+            inner_iter,
+        )
         trials += 1
         if trial_change > change:
             break
@@ -685,7 +762,9 @@ def _extrapolate(cap, d3, gamma, weight, usable, alphas, x, move, change, lams, 
 
 
 @njit(cache=True, nogil=True)
-def _gauss_seidel(cap, d3, gamma, weight, usable, alphas, x, lams, max_sweeps, tol, inner_tol, inner_iter):
+def _gauss_seidel(
+    cap, d3, gamma, weight, usable, alphas, x, lams, max_sweeps, tol, inner_tol, inner_iter
+):
     """Gauss-Seidel best-response sweeps over the servers until no x[n, i] changes by more than ``tol`` relative
     to the largest total; updates ``x`` and the prices ``lams`` in place and returns (sweeps, last relative
     change, jumps, trial sweeps).
@@ -705,18 +784,23 @@ def _gauss_seidel(cap, d3, gamma, weight, usable, alphas, x, lams, max_sweeps, t
     sweeps = 0
     for sweeps in range(1, max_sweeps + 1):
         previous[:] = x
-        change, scale = _sweep_once(cap, d3, gamma, weight, usable, alphas, x, totals, lams, inner_tol, inner_iter)
+        change, scale = _sweep_once(
+            cap, d3, gamma, weight, usable, alphas, x, totals, lams, inner_tol, inner_iter
+        )
         if change <= tol * scale:
             break
         move = x - previous
         if sweeps > _EXTRAPOLATE_AFTER:
             norms = np.sqrt(np.sum(move * move) * np.sum(last_move * last_move))
-            straight = straight + 1 if norms > 0.0 and np.sum(move * last_move) > _STRAIGHT * norms else 0
+            straight = (
+                straight + 1 if norms > 0.0 and np.sum(move * last_move) > _STRAIGHT * norms else 0
+            )
         last_move[:] = move
         if straight >= _STRAIGHT_SWEEPS:
             straight = 0
-            jumped, cost = _extrapolate(cap, d3, gamma, weight, usable, alphas, x, move, change, lams, inner_tol,
-                                        inner_iter)
+            jumped, cost = _extrapolate(
+                cap, d3, gamma, weight, usable, alphas, x, move, change, lams, inner_tol, inner_iter
+            )
             trials += cost
             if jumped:
                 jumps += 1
@@ -724,8 +808,12 @@ def _gauss_seidel(cap, d3, gamma, weight, usable, alphas, x, lams, max_sweeps, t
     return sweeps, change, jumps, trials
 
 
-_POLISH_SWEEPS = 2  # best-response sweeps after a converged interior point: degenerate pairs settle in one
-_POLISH_ABOVE = 1e-6  # Nash residual above which a converged interior point's allocation is polished
+_POLISH_SWEEPS = (
+    2  # best-response sweeps after a converged interior point: degenerate pairs settle in one
+)
+_POLISH_ABOVE = (
+    1e-6  # Nash residual above which a converged interior point's allocation is polished
+)
 
 
 def _sweeps(cluster: Cluster, alphas, start, time_shared: bool, max_sweeps: int, tol: float):
@@ -733,16 +821,40 @@ def _sweeps(cluster: Cluster, alphas, start, time_shared: bool, max_sweeps: int,
     d3, cap = cluster.server_constraints(time_shared)
     x = np.array(start, dtype=np.float64)
     lams = np.zeros((cluster.n_servers, cap.shape[1]))
-    sweeps, change, jumps, trials = _gauss_seidel(cap, d3, np.ascontiguousarray(cluster.gamma), cluster.weight,
-                                                  np.ascontiguousarray(cluster.eligible), alphas, x, lams,
-                                                  int(max_sweeps), float(tol), 1e-13, 200)
-    return x, {"sweeps": int(sweeps), "last_change": float(change), "prices": lams, "jumps": int(jumps),
-               "trial_sweeps": int(trials),
-               "converged": bool(change <= tol * max(x.sum(1).max(), 1e-300))}
+    sweeps, change, jumps, trials = _gauss_seidel(
+        cap,
+        d3,
+        np.ascontiguousarray(cluster.gamma),
+        cluster.weight,
+        np.ascontiguousarray(cluster.eligible),
+        alphas,
+        x,
+        lams,
+        int(max_sweeps),
+        float(tol),
+        1e-13,
+        200,
+    )
+    return x, {
+        "sweeps": int(sweeps),
+        "last_change": float(change),
+        "prices": lams,
+        "jumps": int(jumps),
+        "trial_sweeps": int(trials),
+        "converged": bool(change <= tol * max(x.sum(1).max(), 1e-300)),
+    }
 
 
-def best_response_column(cluster: Cluster, tasks, server: int, alpha: float, *, time_shared: bool = False,
-                         tol: float = 1e-12, max_iter: int = 200) -> np.ndarray:
+def best_response_column(
+    cluster: Cluster,
+    tasks,
+    server: int,
+    alpha: float,
+    *,
+    time_shared: bool = False,
+    tol: float = 1e-12,
+    max_iter: int = 200,
+) -> np.ndarray:
     """Server ``server``'s exact α-fair best response (its column) to the other servers' tasks
     (``time_shared``: under Problem 2's constraint Σ_n x[n, i]/γ[n, i] <= 1)."""
     as_instance(cluster, Cluster, "cluster")
@@ -759,9 +871,18 @@ def _best_response_column(cluster, x, totals, server, alpha, d3, cap, tol=1e-12,
     x_o = totals[users] - x[users, server]
     col = np.zeros(cluster.n_users)
     lam = np.zeros(cap.shape[1])
-    got, _, _ = _BEST_RESPONSE_STEERED(cap[server], np.ascontiguousarray(d3[users, server]), x_o,
-                               cluster.weight[users] * cluster.gamma[users, server], cluster.gamma[users, server],
-                               cluster.weight[users], float(alpha), lam, tol, max_iter)
+    got, _, _ = _BEST_RESPONSE_STEERED(
+        cap[server],
+        np.ascontiguousarray(d3[users, server]),
+        x_o,
+        cluster.weight[users] * cluster.gamma[users, server],
+        cluster.gamma[users, server],
+        cluster.weight[users],
+        float(alpha),
+        lam,
+        tol,
+        max_iter,
+    )
     col[users] = got
     return col
 
@@ -771,18 +892,26 @@ def nash_residual(cluster: Cluster, tasks, alpha, *, time_shared: bool = False) 
     as_instance(cluster, Cluster, "cluster")
     x = as_real_array(tasks, "tasks")
     if x.shape != (cluster.n_users, cluster.n_servers):
-        raise InvalidInputError(f"tasks = {_short(tasks)}: expected shape ({cluster.n_users}, {cluster.n_servers}) "
-                                "(users x servers)")
+        raise InvalidInputError(
+            f"tasks = {_short(tasks)}: expected shape ({cluster.n_users}, {cluster.n_servers}) "
+            "(users x servers)"
+        )
     alphas = per_server_alpha(cluster, alpha)
     if not np.isfinite(x).all():
-        return float("inf")        # a diverged solver's NaN or inf tasks are no equilibrium: an answer, not an error
+        return float(
+            "inf"
+        )  # a diverged solver's NaN or inf tasks are no equilibrium: an answer, not an error
     if (x < 0).any():
         n, i = (int(v) for v in np.argwhere(x < 0)[0])
         raise InvalidInputError(f"tasks[{n}, {i}] = {x[n, i]}: task counts must be >= 0")
     totals = x.sum(axis=1)
     scale = max(float(totals.max()), 1e-300)
     d3, cap = cluster.server_constraints(time_shared)  # once: (users x servers x constraints)
-    servers = [i for i in range(cluster.n_servers) if not (np.isinf(alphas[i]) or not cluster.eligible[:, i].any())]
+    servers = [
+        i
+        for i in range(cluster.n_servers)
+        if not (np.isinf(alphas[i]) or not cluster.eligible[:, i].any())
+    ]
 
     def distance(i):
         column = _best_response_column(cluster, x, totals, i, alphas[i], d3, cap)
@@ -790,9 +919,13 @@ def nash_residual(cluster: Cluster, tasks, alpha, *, time_shared: bool = False) 
 
     # the servers' best responses are independent: on many pairs, one per numba thread at a time (their kernels
     # release the GIL; the Python steering them is a few percent of their time)
-    threads = numba.get_num_threads() if int(cluster.eligible.sum()) >= pair_kernels.PARALLEL_PAIRS else 1
+    threads = (
+        numba.get_num_threads() if int(cluster.eligible.sum()) >= pair_kernels.PARALLEL_PAIRS else 1
+    )
     if threads > 1 and len(servers) > 1:
-        caller = contextvars.copy_context()  # the caller's settings (NumPy's errstate, fairlib's compiled/interpreted)
+        caller = (
+            contextvars.copy_context()
+        )  # the caller's settings (NumPy's errstate, fairlib's compiled/interpreted)
         with ThreadPoolExecutor(min(threads, len(servers))) as pool:
             distances = list(pool.map(lambda i: caller.copy().run(distance, i), servers))
     else:
@@ -847,7 +980,10 @@ def _distributed(cluster, alphas, x, *, kappa, step, iterations, tol):
         if psi < tol:
             break
         move = _update_direction(cluster, x, lam, alphas)
-        x = np.maximum(x + step * move * cluster.gamma ** 2 / cluster.gamma.max(), 0.0) * cluster.eligible
+        x = (
+            np.maximum(x + step * move * cluster.gamma**2 / cluster.gamma.max(), 0.0)
+            * cluster.eligible
+        )
     return x, np.array(trajectory), lam
 
 
@@ -864,17 +1000,36 @@ def _capped_equilibrium(cluster: Cluster, alphas, time_shared: bool):
 
     tried = []
     # the default start, then capped users started within their caps, then finer continuation steps (α > 1)
-    for continuation, shrink in (((2.0, 2.0), False), ((2.0, 2.0), True), ((1.0, 1.25), False), ((1.0, 1.25), True)):
+    for continuation, shrink in (
+        ((2.0, 2.0), False),
+        ((2.0, 2.0), True),
+        ((1.0, 1.25), False),
+        ((1.0, 1.25), True),
+    ):
         if continuation[0] < 2.0 and alphas.max() <= 1.0:
             break
-        res = pfvds_interior_point(cluster, alphas, time_shared=time_shared, continuation=continuation,
-                                   shrink_to_caps=shrink, retries=0)   # its own retries: these four tries
-        tried.append((variational_gap(cluster, res.tasks, alphas, time_shared=time_shared), len(tried), res))
+        res = pfvds_interior_point(
+            cluster,
+            alphas,
+            time_shared=time_shared,
+            continuation=continuation,
+            shrink_to_caps=shrink,
+            retries=0,
+        )  # its own retries: these four tries
+        tried.append(
+            (variational_gap(cluster, res.tasks, alphas, time_shared=time_shared), len(tried), res)
+        )
         if tried[-1][0] <= CAPPED_GAP:
             break
     gap, _, res = min(tried)
-    diag = dict(res.diagnostics, method="interior_point", sweeps=0, variational_gap=gap,
-                converged=bool(gap <= CAPPED_GAP), interior_point_converged=res.diagnostics["converged"])
+    diag = dict(
+        res.diagnostics,
+        method="interior_point",
+        sweeps=0,
+        variational_gap=gap,
+        converged=bool(gap <= CAPPED_GAP),
+        interior_point_converged=res.diagnostics["converged"],
+    )
     x = res.tasks
     if not diag["converged"]:
         # where no cap binds, the capped equilibrium is the uncapped one (cap prices 0; its totals are unique,
@@ -884,11 +1039,18 @@ def _capped_equilibrium(cluster: Cluster, alphas, time_shared: bool):
             free_gap = variational_gap(cluster, uncapped.tasks, alphas, time_shared=time_shared)
             if free_gap < gap:
                 x, gap = uncapped.tasks, free_gap
-                diag.update(uncapped.diagnostics, variational_gap=gap, converged=bool(gap <= CAPPED_GAP),
-                            cap_prices=np.zeros(cluster.n_users), no_cap_binds=True)
+                diag.update(
+                    uncapped.diagnostics,
+                    variational_gap=gap,
+                    converged=bool(gap <= CAPPED_GAP),
+                    cap_prices=np.zeros(cluster.n_users),
+                    no_cap_binds=True,
+                )
     if not diag["converged"]:
-        diag["message"] = (f"the interior point stopped short of the capped equilibrium (eq. (16) gap {gap:.2g}); "
-                           "best responses cannot finish it under caps")
+        diag["message"] = (
+            f"the interior point stopped short of the capped equilibrium (eq. (16) gap {gap:.2g}); "
+            "best responses cannot finish it under caps"
+        )
     return x, diag
 
 
@@ -897,18 +1059,34 @@ def _start(cluster: Cluster, start) -> np.ndarray:
         return np.zeros((cluster.n_users, cluster.n_servers))
     x = np.asarray(start, dtype=np.float64)
     if x.shape != (cluster.n_users, cluster.n_servers):
-        raise InvalidInputError(f"start: expected shape ({cluster.n_users}, {cluster.n_servers}), got {x.shape}")
+        raise InvalidInputError(
+            f"start: expected shape ({cluster.n_users}, {cluster.n_servers}), got {x.shape}"
+        )
     bad = ~np.isfinite(x) | (x < 0) | ((x != 0) & ~cluster.eligible)
     if bad.any():
         n, i = map(int, np.argwhere(bad)[0])
-        raise InvalidInputError(f"start[{n}, {i}] = {x[n, i]}: must be finite, >= 0 and 0 on an unusable pair")
+        raise InvalidInputError(
+            f"start[{n}, {i}] = {x[n, i]}: must be finite, >= 0 and 0 on an unusable pair"
+        )
     return x
 
 
-@interpreted_when_small(bounded=lambda *args, method="interior_point", **_: method == "interior_point")
-def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_shared: bool = False,
-          max_sweeps: int = 2000, tol: float = 1e-10,
-          kappa: float = 1e3, step: float = 1e-2, iterations: int = 20000, start=None) -> Allocation:
+@interpreted_when_small(
+    bounded=lambda *args, method="interior_point", **_: method == "interior_point"
+)
+def pfvds(
+    cluster: Cluster,
+    alpha,
+    *,
+    method: str = "interior_point",
+    time_shared: bool = False,
+    max_sweeps: int = 2000,
+    tol: float = 1e-10,
+    kappa: float = 1e3,
+    step: float = 1e-2,
+    iterations: int = 20000,
+    start=None,
+) -> Allocation:
     """PF-VDS(α) allocation: a Nash equilibrium of Problem 1 (α-fair utilities of the weighted VDS).
 
     Parameters
@@ -953,19 +1131,29 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_share
     tol, kappa, step = as_number(tol, "tol"), as_number(kappa, "kappa"), as_number(step, "step")
     check_choice(method, ("interior_point", "best_response", "distributed", "psmfa"), "method")
     if time_shared and method not in ("interior_point", "best_response"):
-        raise InvalidInputError(f"time_shared=True needs method='interior_point' or 'best_response', got {method!r}")
+        raise InvalidInputError(
+            f"time_shared=True needs method='interior_point' or 'best_response', got {method!r}"
+        )
     if start is not None and method != "best_response":
-        raise InvalidInputError(f"start: only method='best_response' takes a starting point, got method={method!r}")
+        raise InvalidInputError(
+            f"start: only method='best_response' takes a starting point, got method={method!r}"
+        )
     if cluster.capped and method != "interior_point" and not np.isinf(alphas).all():
         n = int(np.argmax(np.isfinite(cluster.max_tasks)))
-        raise InvalidInputError(f"max_tasks[{n}] = {cluster.max_tasks[n]}: method={method!r} does not honour per-user "
-                                "caps; method='interior_point' does (the variational equilibrium, see pfvds)")
+        raise InvalidInputError(
+            f"max_tasks[{n}] = {cluster.max_tasks[n]}: method={method!r} does not honour per-user "
+            "caps; method='interior_point' does (the variational equilibrium, see pfvds)"
+        )
     if np.isinf(alphas).all():
         res = psdsf(cluster, time_shared=time_shared)
-        return Allocation.from_diagnostics(cluster, res.tasks, "pfvds_inf", {**res.diagnostics, "alpha": alphas})
+        return Allocation.from_diagnostics(
+            cluster, res.tasks, "pfvds_inf", {**res.diagnostics, "alpha": alphas}
+        )
     if np.isinf(alphas).any():
-        raise InvalidInputError("alpha: mixing np.inf (PS-DSF) with finite values per server is not supported; "
-                                "use a large finite α on those servers")
+        raise InvalidInputError(
+            "alpha: mixing np.inf (PS-DSF) with finite values per server is not supported; "
+            "use a large finite α on those servers"
+        )
     if method == "interior_point" and cluster.capped:
         x, diag = _capped_equilibrium(cluster, alphas, time_shared)
     elif method == "interior_point":
@@ -977,40 +1165,75 @@ def pfvds(cluster: Cluster, alpha, *, method: str = "interior_point", time_share
         # at O(sqrt(tol)) instead of 0 (degenerate equilibria), which one exact best response settles. The
         # polished allocation is kept only if it is closer to an equilibrium.
         if not res.diagnostics["converged"] or residual > _POLISH_ABOVE:
-            polished, sweeps_diag = _sweeps(cluster, alphas, x, time_shared, max_sweeps if not res.diagnostics[
-                "converged"] else min(int(max_sweeps), _POLISH_SWEEPS), tol)
+            polished, sweeps_diag = _sweeps(
+                cluster,
+                alphas,
+                x,
+                time_shared,
+                max_sweeps
+                if not res.diagnostics["converged"]
+                else min(int(max_sweeps), _POLISH_SWEEPS),
+                tol,
+            )
             after = nash_residual(cluster, polished, alphas, time_shared=time_shared)
-            if res.diagnostics["converged"] and after > _POLISH_ABOVE and max_sweeps > _POLISH_SWEEPS:
+            if (
+                res.diagnostics["converged"]
+                and after > _POLISH_ABOVE
+                and max_sweeps > _POLISH_SWEEPS
+            ):
                 # a few sweeps were not enough (a slowly settling pair): go on until the sweeps' own rule stops them
-                more, more_diag = _sweeps(cluster, alphas, polished, time_shared, max_sweeps - _POLISH_SWEEPS, tol)
+                more, more_diag = _sweeps(
+                    cluster, alphas, polished, time_shared, max_sweeps - _POLISH_SWEEPS, tol
+                )
                 more_after = nash_residual(cluster, more, alphas, time_shared=time_shared)
                 if more_after < after:
                     polished, after = more, more_after
                     sweeps_diag = dict(more_diag, sweeps=more_diag["sweeps"] + _POLISH_SWEEPS)
             if not res.diagnostics["converged"] or after < residual:
                 x, residual = polished, after
-                diag.update(method="interior_point+best_response", sweeps=sweeps_diag["sweeps"],
-                            jumps=sweeps_diag["jumps"], last_change=sweeps_diag["last_change"],
-                            converged=sweeps_diag["converged"] or after <= _POLISH_ABOVE)
+                diag.update(
+                    method="interior_point+best_response",
+                    sweeps=sweeps_diag["sweeps"],
+                    jumps=sweeps_diag["jumps"],
+                    last_change=sweeps_diag["last_change"],
+                    converged=sweeps_diag["converged"] or after <= _POLISH_ABOVE,
+                )
         diag["nash_residual"] = residual
     elif method == "best_response":
         x, diag = _sweeps(cluster, alphas, _start(cluster, start), time_shared, max_sweeps, tol)
     elif method == "distributed":
         x0 = psdsf(cluster).tasks * 0.5
-        x, psi, lam = _distributed(cluster, alphas, x0, kappa=kappa, step=step, iterations=iterations, tol=tol)
-        over = np.einsum("ni,nr->ir", x, cluster.demand) / np.maximum(cluster.capacity, 1e-300) - 1.0
-        diag = {"iterations": len(psi), "psi": psi, "prices": lam, "overuse": float(max(over.max(), 0.0))}
+        x, psi, lam = _distributed(
+            cluster, alphas, x0, kappa=kappa, step=step, iterations=iterations, tol=tol
+        )
+        over = (
+            np.einsum("ni,nr->ir", x, cluster.demand) / np.maximum(cluster.capacity, 1e-300) - 1.0
+        )
+        diag = {
+            "iterations": len(psi),
+            "psi": psi,
+            "prices": lam,
+            "overuse": float(max(over.max(), 0.0)),
+        }
     else:
         from .psmfa import psmfa
+
         x, psi, lam = psmfa(cluster, alphas, tol=tol, iterations=iterations)
         diag = {"iterations": len(psi), "psi": psi, "prices": lam}
     if "nash_residual" not in diag and not cluster.capped:
         diag["nash_residual"] = nash_residual(cluster, x, alphas, time_shared=time_shared)
     if not np.isfinite(x).all():
-        raise RuntimeError(f"pfvds(alpha={alpha!r}, method={method!r}): the solver produced non-finite tasks; "
-                           "please report this instance")
-    if "converged" in diag and diag.get("nash_residual", 0.0) > _POLISH_ABOVE * 100 and method in (
-            "interior_point", "best_response"):
-        diag["converged"] = False   # "converged" says the allocation is an equilibrium, not that a loop stopped
+        raise RuntimeError(
+            f"pfvds(alpha={alpha!r}, method={method!r}): the solver produced non-finite tasks; "
+            "please report this instance"
+        )
+    if (
+        "converged" in diag
+        and diag.get("nash_residual", 0.0) > _POLISH_ABOVE * 100
+        and method in ("interior_point", "best_response")
+    ):
+        diag["converged"] = (
+            False  # "converged" says the allocation is an equilibrium, not that a loop stopped
+        )
     diag["alpha"] = alphas
     return Allocation.from_diagnostics(cluster, x, f"pfvds_{method}", diag)

@@ -23,8 +23,14 @@ from .cluster import Cluster, per_server_alpha
 from .psmfa import merit
 from .server_properties import checked_allocation
 
-__all__ = ["marginal_utilities", "variational_gap", "saturated_resources", "server_multipliers", "least_merit",
-           "random_feasible_start"]
+__all__ = [
+    "marginal_utilities",
+    "variational_gap",
+    "saturated_resources",
+    "server_multipliers",
+    "least_merit",
+    "random_feasible_start",
+]
 
 #: a resource counts as saturated on a server when its load is within this fraction of the capacity
 SATURATED = 1e-7
@@ -37,8 +43,10 @@ def marginal_utilities(cluster: Cluster, tasks, alpha) -> np.ndarray:
     x = checked_allocation(cluster, tasks)
     alphas = per_server_alpha(cluster, alpha)
     if np.isinf(alphas).any():
-        raise InvalidInputError(f"alpha = {_short(alpha)}: finite values only (α = ∞ is PS-DSF, Definition 4, whose "
-                                "conditions these are not)")
+        raise InvalidInputError(
+            f"alpha = {_short(alpha)}: finite values only (α = ∞ is PS-DSF, Definition 4, whose "
+            "conditions these are not)"
+        )
     vds = cluster.vds(x.sum(axis=1))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         g = vds ** (-alphas[None, :]) / cluster.gamma
@@ -80,11 +88,18 @@ def variational_gap(cluster: Cluster, tasks, alpha, *, time_shared: bool = False
         unit = float(g[users, i].max())
         if unit <= 0:
             continue
-        lp = linprog(-g[users, i] / unit, A_ub=d3[users, i][:, res].T, b_ub=cap[i, res], bounds=(0, None),
-                     method="highs")
+        lp = linprog(
+            -g[users, i] / unit,
+            A_ub=d3[users, i][:, res].T,
+            b_ub=cap[i, res],
+            bounds=(0, None),
+            method="highs",
+        )
         if lp.status != 0:
-            raise RuntimeError(f"server {i}: HiGHS did not solve the eq. (16) program at alpha = {_short(alpha)}: "
-                               f"{lp.message}")
+            raise RuntimeError(
+                f"server {i}: HiGHS did not solve the eq. (16) program at alpha = {_short(alpha)}: "
+                f"{lp.message}"
+            )
         current = float(g[users, i] @ x[users, i]) / unit
         worst = max(worst, (-lp.fun - current) / max(current, 1e-300))
     return worst
@@ -112,14 +127,18 @@ def _capped_variational_gap(cluster, x, g, d3, cap, playing, alpha) -> float:
     cols.append(np.flatnonzero(capped))
     vals.append(np.ones(int(capped.sum())))
     bound = np.concatenate([cap.ravel(), cluster.max_tasks[np.isfinite(cluster.max_tasks)]])
-    a_ub = coo_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                      shape=(len(bound), len(users))).tocsr()
+    a_ub = coo_matrix(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+        shape=(len(bound), len(users)),
+    ).tocsr()
     # the marginals span many orders of magnitude at large α: the objective in units of the largest
     unit = float(g[users, servers].max())
     lp = linprog(-g[users, servers] / unit, A_ub=a_ub, b_ub=bound, bounds=(0, None), method="highs")
     if lp.status != 0:
-        raise RuntimeError(f"HiGHS did not solve eq. (16) over the capped set at alpha = {_short(alpha)}: "
-                           f"{lp.message}")
+        raise RuntimeError(
+            f"HiGHS did not solve eq. (16) over the capped set at alpha = {_short(alpha)}: "
+            f"{lp.message}"
+        )
     current = float(g[users, servers] @ x[users, servers]) / unit
     return max(0.0, (-lp.fun - current) / max(current, 1e-300))
 
@@ -127,7 +146,9 @@ def _capped_variational_gap(cluster, x, g, d3, cap, playing, alpha) -> float:
 def saturated_resources(cluster: Cluster, tasks) -> np.ndarray:
     """``saturated[server, resource]``: the load is within :data:`SATURATED` of a positive capacity (eq. 44)."""
     as_instance(cluster, Cluster, "cluster")
-    return (cluster.load(checked_allocation(cluster, tasks)) >= 1 - SATURATED) & (cluster.capacity > 0)
+    return (cluster.load(checked_allocation(cluster, tasks)) >= 1 - SATURATED) & (
+        cluster.capacity > 0
+    )
 
 
 def server_multipliers(cluster: Cluster, tasks, alpha) -> np.ndarray:
@@ -167,8 +188,13 @@ def least_merit(cluster: Cluster, tasks, alpha) -> float:
         lam[free] = v
         return merit(cluster, x, lam, alphas)
 
-    res = minimize(psi, lam0[free], method="L-BFGS-B", bounds=[(0, None)] * int(free.sum()),
-                   options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 500})
+    res = minimize(
+        psi,
+        lam0[free],
+        method="L-BFGS-B",
+        bounds=[(0, None)] * int(free.sum()),
+        options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 500},
+    )
     return float(min(best, res.fun))
 
 

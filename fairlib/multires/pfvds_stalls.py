@@ -51,16 +51,19 @@ def equilibrium_merits(cluster: Cluster, alpha, *, kappa: float = 1000.0) -> dic
     lam_star = sweeps["prices"]
     lam_penalty = penalty_prices(cluster, x, kappa)
     over = np.where(cluster.capacity > 0, cluster.load(x) - 1.0, -1.0)
-    return {"nash_residual": nash_residual(cluster, x, alphas),
-            "psi_multipliers": merit(cluster, x, lam_star, alphas),
-            "move_multipliers": _update_move(cluster, x, lam_star, alphas),
-            "psi_penalty": merit(cluster, x, lam_penalty, alphas),
-            "move_penalty": _update_move(cluster, x, lam_penalty, alphas),
-            "overuse": float(over.max())}
+    return {
+        "nash_residual": nash_residual(cluster, x, alphas),
+        "psi_multipliers": merit(cluster, x, lam_star, alphas),
+        "move_multipliers": _update_move(cluster, x, lam_star, alphas),
+        "psi_penalty": merit(cluster, x, lam_penalty, alphas),
+        "move_penalty": _update_move(cluster, x, lam_penalty, alphas),
+        "overuse": float(over.max()),
+    }
 
 
-def descent_rate(cluster: Cluster, alpha, tasks, prices, trajectory, *, tail: int = 1000,
-                 tol: float = 1e-10) -> dict:
+def descent_rate(
+    cluster: Cluster, alpha, tasks, prices, trajectory, *, tail: int = 1000, tol: float = 1e-10
+) -> dict:
     """PS-MFA's descent where it stopped: ``tasks``/``prices`` its last iterate, ``trajectory`` its Ψ per iteration.
 
     Returns ``psi`` (Ψ there), ``slope`` (Ψ's directional derivative along PS-MFA's projected direction; < 0: still
@@ -79,8 +82,9 @@ def descent_rate(cluster: Cluster, alpha, tasks, prices, trajectory, *, tail: in
     tail, tol = as_count(tail, "tail"), as_number(tol, "tol")
     psi_trace = np.asarray(trajectory, dtype=np.float64)
     if psi_trace.ndim != 1 or psi_trace.size < 2:
-        raise InvalidInputError(f"trajectory: expected Ψ per iteration (at least 2 values), got shape "
-                                f"{psi_trace.shape}")
+        raise InvalidInputError(
+            f"trajectory: expected Ψ per iteration (at least 2 values), got shape {psi_trace.shape}"
+        )
     if tail < 1:
         raise InvalidInputError(f"tail: expected at least 1 iteration, got {tail}")
     alphas = per_server_alpha(cluster, alpha)
@@ -90,19 +94,35 @@ def descent_rate(cluster: Cluster, alpha, tasks, prices, trajectory, *, tail: in
     psi, grad_x, grad_lam = _fb_parts(cluster, x, lam, alphas)
     dx, dlam = _direction(cluster, x, lam, grad_x, grad_lam, saturated)
     slope = float((grad_x * dx).sum() + (grad_lam * dlam).sum())
-    longest = _max_step(cluster, x, dx, lam, dlam, saturated)   # keeps x >= 0, λ >= 0 and every capacity
+    longest = _max_step(
+        cluster, x, dx, lam, dlam, saturated
+    )  # keeps x >= 0, λ >= 0 and every capacity
     steps = 2.0 ** np.arange(-40, 11)
     steps = np.append(steps[steps < longest], longest) if np.isfinite(longest) else steps
     best, best_step = psi, 0.0
     for t in steps:
-        trial = _fb_parts(cluster, np.maximum(x + t * dx, 0.0) * cluster.eligible, np.maximum(lam + t * dlam, 0.0),
-                          alphas)[0]
+        trial = _fb_parts(
+            cluster,
+            np.maximum(x + t * dx, 0.0) * cluster.eligible,
+            np.maximum(lam + t * dlam, 0.0),
+            alphas,
+        )[0]
         if trial < best:
             best, best_step = trial, float(t)
     span = min(tail, psi_trace.size - 1)
     ratio = psi_trace[-1] / psi_trace[-1 - span]
     rate = float(1.0 - ratio ** (1.0 / span))
-    to_tol = 0.0 if psi_trace[-1] <= tol else (float(np.log(tol / psi_trace[-1]) / np.log1p(-rate)) if rate > 0
-                                               else np.inf)
-    return {"psi": float(psi), "slope": slope, "longest_step": float(longest), "best_step": best_step,
-            "best_gain": float((psi - best) / psi) if psi > 0 else 0.0, "rate": rate, "iterations_to_tol": to_tol}
+    to_tol = (
+        0.0
+        if psi_trace[-1] <= tol
+        else (float(np.log(tol / psi_trace[-1]) / np.log1p(-rate)) if rate > 0 else np.inf)
+    )
+    return {
+        "psi": float(psi),
+        "slope": slope,
+        "longest_step": float(longest),
+        "best_step": best_step,
+        "best_gain": float((psi - best) / psi) if psi > 0 else 0.0,
+        "rate": rate,
+        "iterations_to_tol": to_tol,
+    }

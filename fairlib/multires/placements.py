@@ -15,7 +15,14 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
-from .._validate import InvalidInputError, _short, as_instance, as_number, as_real_array, result_type
+from .._validate import (
+    InvalidInputError,
+    _short,
+    as_instance,
+    as_number,
+    as_real_array,
+    result_type,
+)
 from .cluster import Cluster, placement_capacity_rows
 
 __all__ = ["utilisation_range", "UtilisationRange"]
@@ -31,7 +38,9 @@ class UtilisationRange(NamedTuple):
     high_tasks: np.ndarray
 
 
-def utilisation_range(cluster: Cluster, totals, servers, resource: int, *, slack: float = 1e-7) -> UtilisationRange:
+def utilisation_range(
+    cluster: Cluster, totals, servers, resource: int, *, slack: float = 1e-7
+) -> UtilisationRange:
     """Min and max of Σ_{i in servers} Σ_n x[n, i] d[n, r] / Σ_{i in servers} c[i, r] over placements x >= 0 on
     eligible pairs that respect every server's capacities and give user n between ``totals[n] (1 - slack)`` and
     ``totals[n] (1 + slack)`` tasks (a solver's totals are feasible only to its tolerance).
@@ -45,8 +54,10 @@ def utilisation_range(cluster: Cluster, totals, servers, resource: int, *, slack
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
     totals_in, totals = totals, as_real_array(totals, "totals")
     if totals.shape != (cluster.n_users,):
-        raise InvalidInputError(f"totals = {_short(totals_in)}: expected shape ({cluster.n_users},) (one per user), "
-                                f"got {totals.shape}")
+        raise InvalidInputError(
+            f"totals = {_short(totals_in)}: expected shape ({cluster.n_users},) (one per user), "
+            f"got {totals.shape}"
+        )
     bad = ~np.isfinite(totals) | (totals < 0)
     if bad.any():
         n = int(np.argmax(bad))
@@ -56,17 +67,26 @@ def utilisation_range(cluster: Cluster, totals, servers, resource: int, *, slack
     try:
         mask[np.asarray(servers)] = True
     except (IndexError, ValueError) as exc:
-        raise InvalidInputError(f"servers = {_short(servers)}: expected a mask or indices of {cluster.n_servers} "
-                                f"servers ({exc})") from None
-    if isinstance(resource, bool) or not isinstance(resource, (int, np.integer)) or \
-            not 0 <= resource < cluster.n_resources:
-        raise InvalidInputError(f"resource = {resource!r}: must be a column index in [0, {cluster.n_resources})")
+        raise InvalidInputError(
+            f"servers = {_short(servers)}: expected a mask or indices of {cluster.n_servers} "
+            f"servers ({exc})"
+        ) from None
+    if (
+        isinstance(resource, bool)
+        or not isinstance(resource, (int, np.integer))
+        or not 0 <= resource < cluster.n_resources
+    ):
+        raise InvalidInputError(
+            f"resource = {resource!r}: must be a column index in [0, {cluster.n_resources})"
+        )
     held = cluster.capacity[mask, resource].sum()
     if not held > 0:
         raise InvalidInputError(f"servers: hold none of resource {resource}")
     users, where, a_cap = placement_capacity_rows(cluster)
     n_pairs = len(users)
-    a_user = coo_matrix((np.ones(n_pairs), (users, np.arange(n_pairs))), shape=(cluster.n_users, n_pairs))
+    a_user = coo_matrix(
+        (np.ones(n_pairs), (users, np.arange(n_pairs))), shape=(cluster.n_users, n_pairs)
+    )
     a_ub = vstack([a_cap, a_user, -a_user]).tocsr()
     b_ub = np.concatenate([cluster.capacity.ravel(), totals * (1 + slack), -totals * (1 - slack)])
     weight = np.where(mask[where], cluster.demand[users, resource], 0.0) / held
@@ -74,8 +94,12 @@ def utilisation_range(cluster: Cluster, totals, servers, resource: int, *, slack
     for sign in (1.0, -1.0):
         res = linprog(sign * weight, A_ub=a_ub, b_ub=b_ub, bounds=(0, None), method="highs")
         if res.status != 0:
-            raise InvalidInputError(f"totals: no placement gives every user its total ({res.message})")
-        x = np.maximum(res.x, 0.0)  # HiGHS meets bounds to its feasibility tolerance (1e-7): no negative tasks
+            raise InvalidInputError(
+                f"totals: no placement gives every user its total ({res.message})"
+            )
+        x = np.maximum(
+            res.x, 0.0
+        )  # HiGHS meets bounds to its feasibility tolerance (1e-7): no negative tasks
         tasks = np.zeros((cluster.n_users, cluster.n_servers))
         tasks[users, where] = x
         out.append((float(weight @ x), tasks))

@@ -23,8 +23,15 @@ from .cluster import Allocation, Cluster, pool_arrays, pool_column
 from .edrf import edrf_allocation, pdrf_allocation
 from .progressive_filling import drf_allocation
 
-__all__ = ["pool_arrays", "drf_allocation", "edrf_allocation", "pdrf_allocation", "asset_fairness", "ceei",
-           "asset_share_per_task"]
+__all__ = [
+    "pool_arrays",
+    "drf_allocation",
+    "edrf_allocation",
+    "pdrf_allocation",
+    "asset_fairness",
+    "ceei",
+    "asset_share_per_task",
+]
 
 #: relative KKT residual above which CEEI's prices are reported as not converged
 PRICE_RESIDUAL_TOL = 1e-6
@@ -62,8 +69,13 @@ def asset_fairness(cluster: Cluster, *, start=None) -> Allocation:
     cap, dem, w = pool_arrays(cluster, "asset fairness", caps=True)
     dominant = (dem / cap).max(axis=1)
     asset = asset_share_per_task(cluster)
-    res = edrf(dem, cap, weights=w * dominant / asset, start=start,
-               max_tasks=cluster.max_tasks if cluster.capped else None)
+    res = edrf(
+        dem,
+        cap,
+        weights=w * dominant / asset,
+        start=start,
+        max_tasks=cluster.max_tasks if cluster.capped else None,
+    )
     return Allocation(
         cluster,
         pool_column(res.tasks),
@@ -122,7 +134,9 @@ def ceei(cluster: Cluster, *, start=None) -> Allocation:
     held = _start_amounts(start, dem, cap)
     if cluster.capped:
         if held is not None:
-            raise InvalidInputError("start: ceei takes a start or per-user caps (max_tasks), not both")
+            raise InvalidInputError(
+                "start: ceei takes a start or per-user caps (max_tasks), not both"
+            )
         return _ceei_capped(cluster)
     if held is not None:
         return _ceei_from(cluster, held)
@@ -137,7 +151,9 @@ def ceei(cluster: Cluster, *, start=None) -> Allocation:
     target = w[served] / x[served]
     if saturated.any() and served.any():
         prices[saturated], _ = nnls(dem[served][:, saturated], target)
-    residual = float(np.abs(dem[served] @ prices - target).max() / target.max()) if served.any() else 0.0
+    residual = (
+        float(np.abs(dem[served] @ prices - target).max() / target.max()) if served.any() else 0.0
+    )
     ok = solved.converged and residual <= PRICE_RESIDUAL_TOL
     message = (
         ""
@@ -156,8 +172,13 @@ def ceei(cluster: Cluster, *, start=None) -> Allocation:
         iterations=solved.iterations,
         residual=residual,
         message=message,
-        extras={"prices": prices, "spending": x * (dem @ prices), "price_residual": residual,
-                "held": np.zeros(len(w), dtype=bool), "capped": np.zeros(len(w), dtype=bool)},
+        extras={
+            "prices": prices,
+            "spending": x * (dem @ prices),
+            "price_residual": residual,
+            "held": np.zeros(len(w), dtype=bool),
+            "capped": np.zeros(len(w), dtype=bool),
+        },
     )
 
 
@@ -170,12 +191,32 @@ def _fixed_set_result(cluster, x, prices, fixed, solved_ok, message, rounds, kin
     residual = float(np.abs(spending[free] - w[free]).max() / w[free].max()) if free.any() else 0.0
     ok = solved_ok and residual <= PRICE_RESIDUAL_TOL
     if not ok and not message:
-        message = ("the Eisenberg-Gale solve did not converge" if not solved_ok
-                   else f"prices do not support the allocation (relative residual {residual:.2g})")
-    sets = {"held": np.zeros(len(w), dtype=bool), "capped": np.zeros(len(w), dtype=bool), kind: fixed}
-    return Allocation(cluster, x[:, None], "ceei", converged=ok, iterations=rounds, residual=residual,
-                      message=message, extras={"prices": prices, "spending": spending, "price_residual": residual,
-                                               **sets, "rounds": rounds})
+        message = (
+            "the Eisenberg-Gale solve did not converge"
+            if not solved_ok
+            else f"prices do not support the allocation (relative residual {residual:.2g})"
+        )
+    sets = {
+        "held": np.zeros(len(w), dtype=bool),
+        "capped": np.zeros(len(w), dtype=bool),
+        kind: fixed,
+    }
+    return Allocation(
+        cluster,
+        x[:, None],
+        "ceei",
+        converged=ok,
+        iterations=rounds,
+        residual=residual,
+        message=message,
+        extras={
+            "prices": prices,
+            "spending": spending,
+            "price_residual": residual,
+            **sets,
+            "rounds": rounds,
+        },
+    )
 
 
 def _ceei_capped(cluster: Cluster) -> Allocation:
@@ -184,10 +225,12 @@ def _ceei_capped(cluster: Cluster) -> Allocation:
     cap, dem, w = pool_arrays(cluster, "ceei", caps=True)
     limit = cluster.max_tasks
     n, m = dem.shape
-    fixed = limit <= 0                                  # a cap of 0: the user holds nothing, whatever the prices
+    fixed = limit <= 0  # a cap of 0: the user holds nothing, whatever the prices
     solved_ok, message = True, ""
     x, prices = np.zeros(n), np.zeros(m)
-    for rounds in range(1, 2 * n + 3):  # a round moves users between the sets; cycling is reported below
+    for rounds in range(
+        1, 2 * n + 3
+    ):  # a round moves users between the sets; cycling is reported below
         x = np.where(fixed, limit, 0.0)
         prices = np.zeros(m)
         free = ~fixed
@@ -195,7 +238,10 @@ def _ceei_capped(cluster: Cluster) -> Allocation:
         keep = left > cap * 1e-12
         if free.any():
             if (dem[free][:, ~keep] > 0).any():
-                solved_ok, message = False, "the capped users' caps fill a resource a free user needs"
+                solved_ok, message = (
+                    False,
+                    "the capped users' caps fill a resource a free user needs",
+                )
                 break
             sub = ceei(Cluster.single_pool(left[keep], dem[free][:, keep], weight=w[free]))
             solved_ok = sub.converged
@@ -218,7 +264,9 @@ def _ceei_from(cluster: Cluster, held: np.ndarray) -> Allocation:
     n, m = dem.shape
     fixed = np.zeros(n, dtype=bool)
     solved_ok, message = True, ""
-    for rounds in range(1, 2 * n + 3):  # a round moves users between the sets; cycling is reported below
+    for rounds in range(
+        1, 2 * n + 3
+    ):  # a round moves users between the sets; cycling is reported below
         left = cap - held[fixed] @ dem[fixed]
         full = left <= cap * 1e-12
         needs_full = (dem[:, full] > 0).any(axis=1)  # cannot grow whatever the prices
@@ -247,6 +295,8 @@ def _ceei_from(cluster: Cluster, held: np.ndarray) -> Allocation:
     starved = np.flatnonzero(needs_full & (held == 0))
     if starved.size and not message:
         solved_ok = False
-        message = (f"user {int(starved[0])} holds nothing and needs a resource the others' holdings fill: log 0, "
-                   "the program has no finite optimum (every feasible allocation leaves it at 0)")
+        message = (
+            f"user {int(starved[0])} holds nothing and needs a resource the others' holdings fill: log 0, "
+            "the program has no finite optimum (every feasible allocation leaves it at 0)"
+        )
     return _fixed_set_result(cluster, x, prices, fixed, solved_ok, message, rounds, "held")

@@ -13,13 +13,31 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import (InvalidInputError, as_capacities, as_count, as_demands, as_instance, as_weights, check_choice,
-                         check_task_bound, result_type)
+from .._validate import (
+    InvalidInputError,
+    as_capacities,
+    as_count,
+    as_demands,
+    as_instance,
+    as_weights,
+    check_choice,
+    check_task_bound,
+    result_type,
+)
 from .cluster import Allocation, Cluster, monopoly_tasks, pool_arrays, pool_column
 from .quotas import Quotas
 
-__all__ = ["drf", "DRFResult", "dominant_resources", "STOP_RULES", "ZERO_RULES", "TIE_BREAKS", "SHARE_ARITHMETIC",
-           "FIT_RTOL", "share_steps"]
+__all__ = [
+    "drf",
+    "DRFResult",
+    "dominant_resources",
+    "STOP_RULES",
+    "ZERO_RULES",
+    "TIE_BREAKS",
+    "SHARE_ARITHMETIC",
+    "FIT_RTOL",
+    "share_steps",
+]
 
 STOP_RULES = ("skip_blocked", "first_blocked")
 #: how drf treats zero capacities, all-zero demands and zero weights (see ``drf``'s ``zeros``)
@@ -111,7 +129,9 @@ def dominant_resources(demands, capacity) -> np.ndarray:
     (the first of equals), -1 for a user demanding none of them."""
     d, cap = np.asarray(demands, dtype=float), np.asarray(capacity, dtype=float)
     pos = cap > 0
-    with np.errstate(over="ignore"):  # a ratio beyond float range is inf, still the largest: the answer stands
+    with np.errstate(
+        over="ignore"
+    ):  # a ratio beyond float range is inf, still the largest: the answer stands
         ratios = np.where(pos, d / np.where(pos, cap, 1.0), 0.0)
     return np.where((ratios > 0).any(axis=1), ratios.argmax(axis=1), -1).astype(np.int64)
 
@@ -139,6 +159,7 @@ def _before(key_a, num_a, den_a, sec_a, key_b, num_b, den_b, sec_b, exact):
 # built from shared inlined helpers: numba's inlining of nested helpers tripled DRF's first compilation, and a
 # flag tested inside the walk cost a third of its speed.
 
+
 @njit(cache=True)
 def _replace_top_exact(heap, size, num, den, sec, user):
     """Put (num/den, sec, user) at the root of the 4-ary heap of exact shares and restore it; returns the number of
@@ -163,7 +184,9 @@ def _replace_top_exact(heap, size, num, den, sec, user):
             n3, d3, s3 = heap[first + 3, _NUM], heap[first + 3, _DEN], heap[first + 3, _SEC]
             one = _before(0.0, n1, d1, s1, 0.0, n0, d0, s0, True)
             three = _before(0.0, n3, d3, s3, 0.0, n2, d2, s2, True)
-            n_l = n1 if one else n0  # one select per value: a tuple-valued conditional compiles to a branch
+            n_l = (
+                n1 if one else n0
+            )  # one select per value: a tuple-valued conditional compiles to a branch
             d_l = d1 if one else d0
             s_l = s1 if one else s0
             n_r = n3 if three else n2
@@ -175,8 +198,17 @@ def _replace_top_exact(heap, size, num, den, sec, user):
         else:
             best = first
             for c in range(first + 1, last):
-                if _before(0.0, heap[c, _NUM], heap[c, _DEN], heap[c, _SEC], 0.0, heap[best, _NUM],
-                           heap[best, _DEN], heap[best, _SEC], True):
+                if _before(
+                    0.0,
+                    heap[c, _NUM],
+                    heap[c, _DEN],
+                    heap[c, _SEC],
+                    0.0,
+                    heap[best, _NUM],
+                    heap[best, _DEN],
+                    heap[best, _SEC],
+                    True,
+                ):
                     best = c
         for k in range(4):
             heap[pos, k] = heap[best, k]
@@ -185,7 +217,17 @@ def _replace_top_exact(heap, size, num, den, sec, user):
     while pos > 0:
         parent = (pos - 1) // 4
         compared += 1
-        if _before(0.0, num, den, sec, 0.0, heap[parent, _NUM], heap[parent, _DEN], heap[parent, _SEC], True):
+        if _before(
+            0.0,
+            num,
+            den,
+            sec,
+            0.0,
+            heap[parent, _NUM],
+            heap[parent, _DEN],
+            heap[parent, _SEC],
+            True,
+        ):
             for k in range(4):
                 heap[pos, k] = heap[parent, k]
             pos = parent
@@ -283,8 +325,25 @@ def _borrowed_share(t, i, demands, nominal, lendable, weights):
     return share / weights[i]
 
 
-def _progressive_filling(demands, capacity, step, share_num, share_den, accumulate, secondary, zero_secondary, caps,
-                         skip_blocked, record, order, start, reserved, nominal, lendable, weights):
+def _progressive_filling(
+    demands,
+    capacity,
+    step,
+    share_num,
+    share_den,
+    accumulate,
+    secondary,
+    zero_secondary,
+    caps,
+    skip_blocked,
+    record,
+    order,
+    start,
+    reserved,
+    nominal,
+    lendable,
+    weights,
+):
     """Heap-based progressive filling from the allocation ``start`` (tasks per user).
 
     ``step[i]`` is the weighted dominant share of one task of user i; ``secondary[i]`` orders users
@@ -306,13 +365,36 @@ def _progressive_filling(demands, capacity, step, share_num, share_den, accumula
     The starting heap is sorted as Python (:func:`_start_order`) between two kernels (:func:`_start_keys`,
     :func:`_fill`): numba's sorts are ~2.5 s of a first compilation, and a sort of distinct keys has one answer.
     """
-    keys, sec0 = _start_keys(demands, step, accumulate, secondary, zero_secondary, start, nominal, lendable, weights)
-    return _fill(demands, capacity, step, share_num, share_den, accumulate, secondary, caps, skip_blocked, record,
-                 order, start, reserved, nominal, lendable, weights, keys, sec0, _start_order(keys, sec0))
+    keys, sec0 = _start_keys(
+        demands, step, accumulate, secondary, zero_secondary, start, nominal, lendable, weights
+    )
+    return _fill(
+        demands,
+        capacity,
+        step,
+        share_num,
+        share_den,
+        accumulate,
+        secondary,
+        caps,
+        skip_blocked,
+        record,
+        order,
+        start,
+        reserved,
+        nominal,
+        lendable,
+        weights,
+        keys,
+        sec0,
+        _start_order(keys, sec0),
+    )
 
 
 @njit(cache=True)
-def _start_keys(demands, step, accumulate, secondary, zero_secondary, start, nominal, lendable, weights):
+def _start_keys(
+    demands, step, accumulate, secondary, zero_secondary, start, nominal, lendable, weights
+):
     """Each user's share at the ``start`` allocation and its secondary key (``zero_secondary`` for a user with no
     task yet): the heap's (share, secondary) items."""
     n = demands.shape[0]
@@ -328,7 +410,9 @@ def _start_keys(demands, step, accumulate, secondary, zero_secondary, start, nom
             keys[i] = s
         else:
             keys[i] = start[i] * step[i]
-    sec0 = np.empty(n, dtype=np.int64)  # a loop, not np.where: its broadcasting compiles ~0.7 s of error paths
+    sec0 = np.empty(
+        n, dtype=np.int64
+    )  # a loop, not np.where: its broadcasting compiles ~0.7 s of error paths
     for i in range(n):
         sec0[i] = secondary[i] if start[i] > 0 else zero_secondary[i]
     return keys, sec0
@@ -342,7 +426,9 @@ def _start_order(keys, sec0):
     heap keeps that order among exact ties, so it is used (:func:`_argsort_repeated`)."""
     n = sec0.shape[0]
     if n and 0 <= sec0.min() and sec0.max() < n and np.bincount(sec0, minlength=n).max() == 1:
-        perm = np.empty(n, dtype=np.int64)  # a permutation of 0..n-1: its sort is its inverse, in O(n)
+        perm = np.empty(
+            n, dtype=np.int64
+        )  # a permutation of 0..n-1: its sort is its inverse, in O(n)
         perm[sec0] = np.arange(n)
     elif np.unique(sec0).size == n:
         perm = np.argsort(sec0, kind="stable")
@@ -358,8 +444,27 @@ def _argsort_repeated(values):
 
 
 @njit(cache=True)
-def _fill(demands, capacity, step, share_num, share_den, accumulate, secondary, caps, skip_blocked, record, order,
-          start, reserved, nominal, lendable, weights, keys, sec0, perm):
+def _fill(
+    demands,
+    capacity,
+    step,
+    share_num,
+    share_den,
+    accumulate,
+    secondary,
+    caps,
+    skip_blocked,
+    record,
+    order,
+    start,
+    reserved,
+    nominal,
+    lendable,
+    weights,
+    keys,
+    sec0,
+    perm,
+):
     """The heap-based filling of :func:`_progressive_filling` from the users in starting order ``perm`` (shares
     ``keys``, secondary keys ``sec0``)."""
     n, m = demands.shape
@@ -372,7 +477,9 @@ def _fill(demands, capacity, step, share_num, share_den, accumulate, secondary, 
     limit = capacity * (1.0 + FIT_RTOL)
     hkey = np.zeros(n)
     heap = np.zeros((n, 4), dtype=np.int64)
-    size = n - n  # not the literal 0: numba would first compile _replace_top for a constant size of 0
+    size = (
+        n - n
+    )  # not the literal 0: numba would first compile _replace_top for a constant size of 0
     for j in range(n):
         i = perm[j]
         if tasks[i] < caps[i]:
@@ -384,12 +491,27 @@ def _fill(demands, capacity, step, share_num, share_den, accumulate, secondary, 
         for j in range(1, size):
             k, nm, dn, sc, ix = hkey[j], heap[j, _NUM], heap[j, _DEN], heap[j, _SEC], heap[j, _USER]
             pos = j
-            while pos > 0 and _before(k, nm, dn, sc, 0.0, heap[pos - 1, _NUM], heap[pos - 1, _DEN],
-                                      heap[pos - 1, _SEC], True):
+            while pos > 0 and _before(
+                k,
+                nm,
+                dn,
+                sc,
+                0.0,
+                heap[pos - 1, _NUM],
+                heap[pos - 1, _DEN],
+                heap[pos - 1, _SEC],
+                True,
+            ):
                 for c in range(4):
                     heap[pos, c] = heap[pos - 1, c]
                 pos -= 1
-            hkey[pos], heap[pos, _NUM], heap[pos, _DEN], heap[pos, _SEC], heap[pos, _USER] = k, nm, dn, sc, ix
+            hkey[pos], heap[pos, _NUM], heap[pos, _DEN], heap[pos, _SEC], heap[pos, _USER] = (
+                k,
+                nm,
+                dn,
+                sc,
+                ix,
+            )
     count = 0
     blocked = -1
     work = 0
@@ -401,7 +523,9 @@ def _fill(demands, capacity, step, share_num, share_den, accumulate, secondary, 
         # apart from the reservations' so that it vectorises
         if reserving:
             for r in range(m):
-                over |= committed[r] + _growth(tasks[i], i, r, demands, reserved, reserving) > limit[r]
+                over |= (
+                    committed[r] + _growth(tasks[i], i, r, demands, reserved, reserving) > limit[r]
+                )
         else:
             for r in range(m):
                 over |= consumed[r] + demands[i, r] > limit[r]
@@ -417,7 +541,9 @@ def _fill(demands, capacity, step, share_num, share_den, accumulate, secondary, 
             count += 1
             if tasks[i] < caps[i]:
                 if exact:
-                    work += _replace_top_exact(heap, size, tasks[i] * share_num[i], share_den[i], secondary[i], i)
+                    work += _replace_top_exact(
+                        heap, size, tasks[i] * share_num[i], share_den[i], secondary[i], i
+                    )
                 else:
                     if borrowed:
                         key = _borrowed_share(tasks[i], i, demands, nominal, lendable, weights)
@@ -432,10 +558,18 @@ def _fill(demands, capacity, step, share_num, share_den, accumulate, secondary, 
         size -= 1
         if size > 0:
             if exact:
-                work += _replace_top_exact(heap, size, heap[size, _NUM], heap[size, _DEN], heap[size, _SEC],
-                                           heap[size, _USER])
+                work += _replace_top_exact(
+                    heap,
+                    size,
+                    heap[size, _NUM],
+                    heap[size, _DEN],
+                    heap[size, _SEC],
+                    heap[size, _USER],
+                )
             else:
-                work += _replace_top_float(heap, hkey, size, hkey[size], heap[size, _SEC], heap[size, _USER])
+                work += _replace_top_float(
+                    heap, hkey, size, hkey[size], heap[size, _SEC], heap[size, _USER]
+                )
     return tasks, consumed, count, blocked, work
 
 
@@ -447,7 +581,7 @@ def no_quotas(m: int) -> tuple:
 
 SHARE_ARITHMETIC = ("exact", "accumulated")
 #: exact shares need every cross-product (share numerator × denominator) below this (int64, with headroom)
-_EXACT_LIMIT = 2.0 ** 62
+_EXACT_LIMIT = 2.0**62
 
 
 def _is_cluster(first, capacity, weights) -> bool:
@@ -457,11 +591,15 @@ def _is_cluster(first, capacity, weights) -> bool:
 
     if not isinstance(first, Cluster):
         if capacity is None:
-            raise InvalidInputError("capacity: required when the first argument is a demands array "
-                                    "(or pass a Cluster: Cluster.single_pool(capacity, demand))")
+            raise InvalidInputError(
+                "capacity: required when the first argument is a demands array "
+                "(or pass a Cluster: Cluster.single_pool(capacity, demand))"
+            )
         return False
     if capacity is not None or weights is not None:
-        raise InvalidInputError("capacity, weights: a Cluster carries its own; pass only the cluster")
+        raise InvalidInputError(
+            "capacity, weights: a Cluster carries its own; pass only the cluster"
+        )
     return True
 
 
@@ -475,7 +613,9 @@ class ShareSteps(NamedTuple):
     arithmetic: str
 
 
-def share_steps(demands, capacity, weights, share_arithmetic: str = "exact", *, per_task=None) -> ShareSteps:
+def share_steps(
+    demands, capacity, weights, share_arithmetic: str = "exact", *, per_task=None
+) -> ShareSteps:
     """Per-task weighted dominant shares for progressive filling, and how they are compared.
 
     Returns ``(step, share_num, share_den, accumulate, arithmetic)``: ``step[i] = max_r d[i,r]/c[r] / w[i]`` in
@@ -562,14 +702,19 @@ def _by_next_shares(d, cap, exact: bool) -> np.ndarray:
     if exact:
         di, ci = d.astype(np.int64), cap.astype(np.int64)
         num, den = di[rows, cols] * ci[top], ci[cols] * di[rows, top]
-        if max(int(num.max()), int(den.max())) < 2 ** 53:
+        if max(int(num.max()), int(den.max())) < 2**53:
             g = np.gcd(num, den)
             num, den = num // g, den // g
             rho = num / den
             exact_parts = (num, den)
     if exact and exact_parts is None:  # products too large for exact floats: fractions for everyone
-        keys = [tuple(Fraction(int(di[i, c]) * int(ci[cols[i, 0]]), int(ci[c]) * int(di[i, cols[i, 0]]))
-                      for c in cols[i]) for i in range(n)]
+        keys = [
+            tuple(
+                Fraction(int(di[i, c]) * int(ci[cols[i, 0]]), int(ci[c]) * int(di[i, cols[i, 0]]))
+                for c in cols[i]
+            )
+            for i in range(n)
+        ]
         return np.array(sorted(range(n), key=lambda i: (keys[i], i)), dtype=np.int64)
     if not exact:
         shares = np.take_along_axis(d / cap, cols, axis=1)
@@ -585,9 +730,13 @@ def _by_next_shares(d, cap, exact: bool) -> np.ndarray:
         if j < n and same[j - 1]:
             continue
         run = order[start:j]
-        if len(run) > 1 and not (np.all(num[run] == num[run[0]]) and np.all(den[run] == den[run[0]])):
-            order[start:j] = sorted(run, key=lambda i: (tuple(Fraction(int(a), int(b))
-                                                              for a, b in zip(num[i], den[i])), i))
+        if len(run) > 1 and not (
+            np.all(num[run] == num[run[0]]) and np.all(den[run] == den[run[0]])
+        ):
+            order[start:j] = sorted(
+                run,
+                key=lambda i: (tuple(Fraction(int(a), int(b)) for a, b in zip(num[i], den[i])), i),
+            )
         start = j
     return order
 
@@ -598,15 +747,19 @@ def _whole_task_caps(max_tasks, n: int) -> np.ndarray | None:
         return None
     caps = np.asarray(max_tasks)
     if caps.shape != (n,) or caps.dtype.kind not in "iu":
-        raise InvalidInputError(f"max_tasks: expected {n} integers (one per user), got "
-                                f"shape {caps.shape} dtype {caps.dtype}")
+        raise InvalidInputError(
+            f"max_tasks: expected {n} integers (one per user), got "
+            f"shape {caps.shape} dtype {caps.dtype}"
+        )
     if (caps < 0).any():
         i = int(np.argmax(caps < 0))
         raise InvalidInputError(f"max_tasks[{i}] = {caps[i]}: max_tasks must be >= 0")
     return caps
 
 
-def filling_bounds(d, cap, per_task, max_tasks, max_allocations, *, alone=None) -> tuple[np.ndarray, float]:
+def filling_bounds(
+    d, cap, per_task, max_tasks, max_allocations, *, alone=None
+) -> tuple[np.ndarray, float]:
     """Each user's task cap (``max_tasks`` checked, clipped to what the user could run alone) and a bound on the
     steps of a filling run (one per task), refused above ``max_allocations``. ``alone``: the most tasks each user
     could run alone, when the caller has it (:func:`pool_summary`)."""
@@ -624,14 +777,19 @@ def filling_bounds(d, cap, per_task, max_tasks, max_allocations, *, alone=None) 
     else:
         # a cap above what the user could run alone never binds: clip it there (as Python ints, so uint64 values
         # beyond int64 cannot wrap to negative); alone is finite and below 2^61 (checked above)
-        caps = np.array([min(int(v), int(a) + 1) for v, a in zip(caps_f.tolist(), alone.tolist())], dtype=np.int64)
+        caps = np.array(
+            [min(int(v), int(a) + 1) for v, a in zip(caps_f.tolist(), alone.tolist())],
+            dtype=np.int64,
+        )
     max_allocations = as_count(max_allocations, "max_allocations")
     with np.errstate(divide="ignore"):
         steps_bound = min(float(np.minimum(alone, caps).sum()), m / float(per_task.min()))
     if steps_bound > max_allocations:
-        raise InvalidInputError(f"capacity / demands: progressive filling could take up to {steps_bound:.3g} steps "
-                                f"(one per task), more than max_allocations = {max_allocations}; use edrf or pdrf "
-                                "for instances this large, or raise max_allocations")
+        raise InvalidInputError(
+            f"capacity / demands: progressive filling could take up to {steps_bound:.3g} steps "
+            f"(one per task), more than max_allocations = {max_allocations}; use edrf or pdrf "
+            "for instances this large, or raise max_allocations"
+        )
     return caps, steps_bound
 
 
@@ -641,8 +799,10 @@ def order_buffer(record_order: bool, steps_bound: float) -> np.ndarray:
     if not record_order:
         return np.empty(0, dtype=np.int64)
     if steps_bound > _MAX_RECORDED:
-        raise InvalidInputError(f"record_order: up to {steps_bound:.3g} allocations; recording is limited to "
-                                f"{_MAX_RECORDED} (use it on small instances)")
+        raise InvalidInputError(
+            f"record_order: up to {steps_bound:.3g} allocations; recording is limited to "
+            f"{_MAX_RECORDED} (use it on small instances)"
+        )
     return np.empty(int(steps_bound) + 1, dtype=np.int64)
 
 
@@ -653,15 +813,19 @@ def _start_tasks(start, d, cap, caps) -> np.ndarray:
         return np.zeros(n, dtype=np.int64)
     arr = np.asarray(start)
     if arr.shape != (n,) or arr.dtype.kind not in "iu":
-        raise InvalidInputError(f"start: expected {n} integers (tasks each user holds), got shape {arr.shape} "
-                                f"dtype {arr.dtype}")
+        raise InvalidInputError(
+            f"start: expected {n} integers (tasks each user holds), got shape {arr.shape} "
+            f"dtype {arr.dtype}"
+        )
     held = arr.astype(np.int64)
     if (held < 0).any():
         i = int(np.argmax(held < 0))
         raise InvalidInputError(f"start[{i}] = {held[i]}: must be >= 0")
     if (held > caps).any():
         i = int(np.argmax(held > caps))
-        raise InvalidInputError(f"start[{i}] = {held[i]}: must be within max_tasks[{i}] = {caps[i]}")
+        raise InvalidInputError(
+            f"start[{i}] = {held[i]}: must be within max_tasks[{i}] = {caps[i]}"
+        )
     check_start_fits(held, d, cap)
     return held
 
@@ -673,7 +837,9 @@ def check_start_fits(held, d, cap) -> None:
     over = used > cap * (1.0 + FIT_RTOL)
     if over.any():
         r = int(np.argmax(over))
-        raise InvalidInputError(f"start: uses {used[r]:g} of resource {r}, more than its capacity {cap[r]:g}")
+        raise InvalidInputError(
+            f"start: uses {used[r]:g} of resource {r}, more than its capacity {cap[r]:g}"
+        )
 
 
 #: progressive filling runs one step per task: a pool of at most this many tasks may run interpreted (fairlib._jit)
@@ -685,14 +851,28 @@ def _few_tasks(demands, capacity=None, *args, **kwargs) -> bool:
     each user could run alone, summed, bound them (``drf(demands, capacity)`` or ``drf(cluster)``)."""
     if capacity is None:  # a single-pool cluster
         return bool(demands.gamma.sum() <= INTERPRET_TASKS_AT_MOST)
-    alone = monopoly_tasks(np.asarray(capacity, dtype=float)[None, :], np.asarray(demands, dtype=float))
+    alone = monopoly_tasks(
+        np.asarray(capacity, dtype=float)[None, :], np.asarray(demands, dtype=float)
+    )
     return bool(np.isfinite(alone).all() and alone.sum() <= INTERPRET_TASKS_AT_MOST)
 
 
 @interpreted_when_small(bounded=_few_tasks)
-def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie_break: str = "lowest_index",
-        max_tasks=None, record_order: bool = False, share_arithmetic: str = "exact",
-        max_allocations: int = MAX_ALLOCATIONS, start=None, zeros: str = "error", quotas=None):
+def drf(
+    demands,
+    capacity=None,
+    *,
+    weights=None,
+    stop: str = "skip_blocked",
+    tie_break: str = "lowest_index",
+    max_tasks=None,
+    record_order: bool = False,
+    share_arithmetic: str = "exact",
+    max_allocations: int = MAX_ALLOCATIONS,
+    start=None,
+    zeros: str = "error",
+    quotas=None,
+):
     """Dominant Resource Fairness for indivisible tasks by progressive filling.
 
     Called on a single-pool :class:`~.cluster.Cluster` (``drf(cluster, **options)``, the mechanism contract) it
@@ -779,19 +959,40 @@ def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie
     """
     if _is_cluster(demands, capacity, weights):
         if zeros != "error":
-            raise InvalidInputError(f"zeros = {zeros!r}: a Cluster refuses zero capacities, demands and weights when "
-                                    "it is built; use the array form, drf(demands, capacity, zeros='scheduler')")
-        return drf_allocation(demands, stop=stop, tie_break=tie_break, max_tasks=max_tasks, record_order=record_order,
-                              share_arithmetic=share_arithmetic, max_allocations=max_allocations, start=start,
-                              quotas=quotas)
+            raise InvalidInputError(
+                f"zeros = {zeros!r}: a Cluster refuses zero capacities, demands and weights when "
+                "it is built; use the array form, drf(demands, capacity, zeros='scheduler')"
+            )
+        return drf_allocation(
+            demands,
+            stop=stop,
+            tie_break=tie_break,
+            max_tasks=max_tasks,
+            record_order=record_order,
+            share_arithmetic=share_arithmetic,
+            max_allocations=max_allocations,
+            start=start,
+            quotas=quotas,
+        )
     check_choice(zeros, ZERO_RULES, "zeros")
     if zeros == "scheduler":
         if quotas is not None:
-            raise InvalidInputError("quotas: not combined with zeros='scheduler'; give every user a positive weight "
-                                    "and a demand, and every resource a capacity")
-        return _drf_with_zeros(demands, capacity, weights, stop=stop, tie_break=tie_break, max_tasks=max_tasks,
-                               record_order=record_order, share_arithmetic=share_arithmetic,
-                               max_allocations=max_allocations, start=start)
+            raise InvalidInputError(
+                "quotas: not combined with zeros='scheduler'; give every user a positive weight "
+                "and a demand, and every resource a capacity"
+            )
+        return _drf_with_zeros(
+            demands,
+            capacity,
+            weights,
+            stop=stop,
+            tie_break=tie_break,
+            max_tasks=max_tasks,
+            record_order=record_order,
+            share_arithmetic=share_arithmetic,
+            max_allocations=max_allocations,
+            start=start,
+        )
     d = as_demands(demands)
     n, m = d.shape
     cap = as_capacities(capacity, n_resources=m)
@@ -800,7 +1001,9 @@ def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie
     check_choice(tie_break, TIE_BREAKS, "tie_break")
     per_task, alone, dominant = pool_summary(d, cap)
     quota = _resolve_quotas(quotas, d, cap, tie_break, share_arithmetic)
-    step, share_num, share_den, accumulate, arithmetic = share_steps(d, cap, w, share_arithmetic, per_task=per_task)
+    step, share_num, share_den, accumulate, arithmetic = share_steps(
+        d, cap, w, share_arithmetic, per_task=per_task
+    )
     caps, steps_bound = filling_bounds(d, cap, per_task, max_tasks, max_allocations, alone=alone)
     quota_arrays = no_quotas(m)
     if quota is not None:
@@ -823,16 +1026,36 @@ def drf(demands, capacity=None, *, weights=None, stop: str = "skip_blocked", tie
     for phase_caps in phases:
         order = order_buffer(record_order, steps_bound)
         tasks, consumed, steps, blocked, phase_work = _progressive_filling(
-            d, cap, step, share_num, share_den, accumulate, secondary, zero_secondary, phase_caps,
-            stop == "skip_blocked", record_order, order, tasks, *quota_arrays)
+            d,
+            cap,
+            step,
+            share_num,
+            share_den,
+            accumulate,
+            secondary,
+            zero_secondary,
+            phase_caps,
+            stop == "skip_blocked",
+            record_order,
+            order,
+            tasks,
+            *quota_arrays,
+        )
         orders.append(order[:steps])
         count, work = count + steps, work + phase_work
         if blocked >= 0:
             break
-    return DRFResult(tasks=tasks, consumed=consumed, dominant_shares=tasks * per_task,
-                     n_allocations=int(count), blocked_user=int(blocked),
-                     order=np.concatenate(orders) if record_order else None, work=int(work),
-                     share_arithmetic=arithmetic, dominant_resource=dominant)
+    return DRFResult(
+        tasks=tasks,
+        consumed=consumed,
+        dominant_shares=tasks * per_task,
+        n_allocations=int(count),
+        blocked_user=int(blocked),
+        order=np.concatenate(orders) if record_order else None,
+        work=int(work),
+        share_arithmetic=arithmetic,
+        dominant_resource=dominant,
+    )
 
 
 def _resolve_quotas(quotas, d, cap, tie_break, share_arithmetic):
@@ -840,10 +1063,14 @@ def _resolve_quotas(quotas, d, cap, tie_break, share_arithmetic):
     if quotas is None:
         return None
     if not isinstance(quotas, Quotas):
-        raise InvalidInputError(f"quotas: expected a fairlib.multires.Quotas, got {type(quotas).__name__}")
+        raise InvalidInputError(
+            f"quotas: expected a fairlib.multires.Quotas, got {type(quotas).__name__}"
+        )
     if quotas.share == "borrowed" and (tie_break != "lowest_index" or share_arithmetic != "exact"):
-        raise InvalidInputError(f"quotas.share = 'borrowed' (Kueue) orders equal shares by index and compares floats: "
-                                f"tie_break = {tie_break!r} and share_arithmetic = {share_arithmetic!r} do not apply")
+        raise InvalidInputError(
+            f"quotas.share = 'borrowed' (Kueue) orders equal shares by index and compares floats: "
+            f"tie_break = {tie_break!r} and share_arithmetic = {share_arithmetic!r} do not apply"
+        )
     return quotas.resolve(d, cap)
 
 
@@ -856,12 +1083,25 @@ def _check_reservations(held, d, cap, reserved) -> None:
     over = committed > cap * (1.0 + FIT_RTOL)
     if over.any():
         r = int(np.argmax(over))
-        raise InvalidInputError(f"start: with the guarantees' reserved parts, commits {committed[r]:g} of resource "
-                                f"{r}, more than its capacity {cap[r]:g}")
+        raise InvalidInputError(
+            f"start: with the guarantees' reserved parts, commits {committed[r]:g} of resource "
+            f"{r}, more than its capacity {cap[r]:g}"
+        )
 
 
-def _drf_with_zeros(demands, capacity, weights, *, stop, tie_break, max_tasks, record_order, share_arithmetic,
-                    max_allocations, start) -> DRFResult:
+def _drf_with_zeros(
+    demands,
+    capacity,
+    weights,
+    *,
+    stop,
+    tie_break,
+    max_tasks,
+    record_order,
+    share_arithmetic,
+    max_allocations,
+    start,
+) -> DRFResult:
     """``drf(..., zeros="scheduler")``: progressive filling on the users and resources the zero rules keep, then on
     the zero-weight users from where the others stopped (see ``drf``'s ``zeros``)."""
     d = as_demands(demands, allow_zero_rows=True)
@@ -870,42 +1110,77 @@ def _drf_with_zeros(demands, capacity, weights, *, stop, tie_break, max_tasks, r
     w = as_weights(weights, n, allow_zero=True)
     usable = cap > 0
     if not usable.any():
-        raise InvalidInputError(f"capacity = {cap}: every resource has zero capacity, nothing can be allocated")
+        raise InvalidInputError(
+            f"capacity = {cap}: every resource has zero capacity, nothing can be allocated"
+        )
     idle = ~(d > 0).any(axis=1)
     blocked = (d[:, ~usable] > 0).any(axis=1)
     left_out = np.flatnonzero(idle | blocked)
     big = np.iinfo(np.int64).max
     given = _whole_task_caps(max_tasks, n)
-    all_caps = (np.full(n, big, dtype=np.int64) if given is None
-                else np.array([min(int(v), big) for v in given.tolist()], dtype=np.int64))
+    all_caps = (
+        np.full(n, big, dtype=np.int64)
+        if given is None
+        else np.array([min(int(v), big) for v in given.tolist()], dtype=np.int64)
+    )
     all_held = _start_tasks(start, d, cap, all_caps)
     if (all_held[left_out] != 0).any():
         i = int(left_out[np.argmax(all_held[left_out] != 0)])
-        raise InvalidInputError(f"start[{i}] = {all_held[i]}: user {i} demands nothing or needs a resource "
-                                "with zero capacity, so it can hold no task")
+        raise InvalidInputError(
+            f"start[{i}] = {all_held[i]}: user {i} demands nothing or needs a resource "
+            "with zero capacity, so it can hold no task"
+        )
     kept = np.flatnonzero(~(idle | blocked))
     tasks = np.zeros(n, dtype=np.int64)
     if kept.size == 0:
-        return DRFResult(tasks=tasks, consumed=np.zeros(m), dominant_shares=np.zeros(n), n_allocations=0,
-                         blocked_user=-1, order=np.empty(0, dtype=np.int64) if record_order else None,
-                         left_out=left_out, dominant_resource=np.full(n, -1, dtype=np.int64))
+        return DRFResult(
+            tasks=tasks,
+            consumed=np.zeros(m),
+            dominant_shares=np.zeros(n),
+            n_allocations=0,
+            blocked_user=-1,
+            order=np.empty(0, dtype=np.int64) if record_order else None,
+            left_out=left_out,
+            dominant_resource=np.full(n, -1, dtype=np.int64),
+        )
     sub_d, sub_cap = d[np.ix_(kept, usable)], cap[usable]
     caps, held = all_caps[kept], all_held[kept]
     free = w[kept] == 0
-    options = dict(stop=stop, tie_break=tie_break, record_order=record_order, share_arithmetic=share_arithmetic,
-                   max_allocations=max_allocations)
+    options = dict(
+        stop=stop,
+        tie_break=tie_break,
+        record_order=record_order,
+        share_arithmetic=share_arithmetic,
+        max_allocations=max_allocations,
+    )
     # pass 1: positive weights (a zero-weight user holds what it starts with); pass 2: zero weights, unweighted,
     # from where pass 1 stopped (the others frozen there) — unless pass 1 halted on a block (stop="first_blocked")
     try:
-        first = drf(sub_d, sub_cap, weights=np.where(free, 1.0, w[kept]), start=held,
-                    max_tasks=np.where(free, held, caps), **options)
+        first = drf(
+            sub_d,
+            sub_cap,
+            weights=np.where(free, 1.0, w[kept]),
+            start=held,
+            max_tasks=np.where(free, held, caps),
+            **options,
+        )
         runs = [first]
         if free.any() and first.blocked_user < 0:
-            runs.append(drf(sub_d, sub_cap, weights=np.ones(len(kept)), start=first.tasks,
-                            max_tasks=np.where(free, caps, first.tasks), **options))
+            runs.append(
+                drf(
+                    sub_d,
+                    sub_cap,
+                    weights=np.ones(len(kept)),
+                    start=first.tasks,
+                    max_tasks=np.where(free, caps, first.tasks),
+                    **options,
+                )
+            )
     except InvalidInputError as exc:  # indices there are among the kept users and resources
-        raise InvalidInputError(f"{exc} (indices among the users {kept.tolist()} and resources "
-                                f"{np.flatnonzero(usable).tolist()} that zeros='scheduler' keeps)") from None
+        raise InvalidInputError(
+            f"{exc} (indices among the users {kept.tolist()} and resources "
+            f"{np.flatnonzero(usable).tolist()} that zeros='scheduler' keeps)"
+        ) from None
     last = runs[-1]
     tasks[kept] = last.tasks
     consumed = np.zeros(m)
@@ -914,10 +1189,18 @@ def _drf_with_zeros(demands, capacity, weights, *, stop, tie_break, max_tasks, r
     per_task[kept] = (sub_d / sub_cap).max(axis=1)
     blocked_user = next((int(kept[r.blocked_user]) for r in runs if r.blocked_user >= 0), -1)
     order = np.concatenate([kept[r.order] for r in runs]) if record_order else None
-    return replace(first, tasks=tasks, consumed=consumed, dominant_shares=tasks * per_task,
-                   n_allocations=sum(r.n_allocations for r in runs), blocked_user=blocked_user, order=order,
-                   work=sum(r.work for r in runs), left_out=left_out,
-                   dominant_resource=np.where(idle | blocked, -1, dominant_resources(d, cap)))
+    return replace(
+        first,
+        tasks=tasks,
+        consumed=consumed,
+        dominant_shares=tasks * per_task,
+        n_allocations=sum(r.n_allocations for r in runs),
+        blocked_user=blocked_user,
+        order=order,
+        work=sum(r.work for r in runs),
+        left_out=left_out,
+        dominant_resource=np.where(idle | blocked, -1, dominant_resources(d, cap)),
+    )
 
 
 def drf_allocation(cluster: Cluster, **options) -> Allocation:
@@ -925,14 +1208,20 @@ def drf_allocation(cluster: Cluster, **options) -> Allocation:
     (when ``record_order=True``), ``blocked_user``, ``n_allocations``, ``work``, ``share_arithmetic``."""
     as_instance(cluster, Cluster, "cluster")
     if "weights" in options:
-        raise InvalidInputError("weights: on a cluster the weights are the cluster's (Cluster(..., weight=...))")
+        raise InvalidInputError(
+            "weights: on a cluster the weights are the cluster's (Cluster(..., weight=...))"
+        )
     cap, dem, w = pool_arrays(cluster, "drf", caps=True)
     if cluster.capped:  # at most floor(cap) whole tasks
         if options.get("max_tasks") is not None:
-            raise InvalidInputError("max_tasks: on a cluster the caps are the cluster's (Cluster(..., max_tasks=...))")
+            raise InvalidInputError(
+                "max_tasks: on a cluster the caps are the cluster's (Cluster(..., max_tasks=...))"
+            )
         big = np.iinfo(np.int64).max
-        options["max_tasks"] = np.array([min(int(c), big) if np.isfinite(c) else big
-                                         for c in cluster.max_tasks.tolist()], dtype=np.int64)
+        options["max_tasks"] = np.array(
+            [min(int(c), big) if np.isfinite(c) else big for c in cluster.max_tasks.tolist()],
+            dtype=np.int64,
+        )
     res = drf(dem, cap, weights=w, **options)
     extras = {
         "blocked_user": res.blocked_user,

@@ -37,7 +37,9 @@ __all__ = ["psdsf", "psdsf_violation"]
 
 
 @njit(cache=True)
-def _fill_server(i, d3, cap, coef, usable, x_other, out, order, rising, frozen, used, slope, max_tasks):
+def _fill_server(
+    i, d3, cap, coef, usable, x_other, out, order, rising, frozen, used, slope, max_tasks
+):
     """Progressive filling of server i on the weighted VDS; writes out[:] = x[:, i].
 
     d3[n, i, r]: per-task demand of n on server i; cap[r]: capacity; coef[n] = φ_n γ[n, i]; max_tasks[n]: the
@@ -70,7 +72,7 @@ def _fill_server(i, d3, cap, coef, usable, x_other, out, order, rising, frozen, 
         used[r] = 0.0
         slope[r] = 0.0
     saturated = np.zeros(m, dtype=np.bool_)
-    nxt = 0                       # next user (in breakpoint order) not yet rising
+    nxt = 0  # next user (in breakpoint order) not yet rising
     level = keys[perm[0]]
     active = count
     while active > 0:
@@ -98,7 +100,7 @@ def _fill_server(i, d3, cap, coef, usable, x_other, out, order, rising, frozen, 
                     hit = r
         if rise < 0.0:
             rise = 0.0
-        next_cap = np.inf          # the lowest level at which a rising user's total reaches its cap
+        next_cap = np.inf  # the lowest level at which a rising user's total reaches its cap
         for n in range(n_users):
             if rising[n] and max_tasks[n] / coef[n] < next_cap:
                 next_cap = max_tasks[n] / coef[n]
@@ -119,7 +121,7 @@ def _fill_server(i, d3, cap, coef, usable, x_other, out, order, rising, frozen, 
             continue
         if hit < 0 or level + rise > next_break:
             if next_break == np.inf:
-                break                 # nothing rising and nobody left: cannot happen for usable users
+                break  # nothing rising and nobody left: cannot happen for usable users
             for r in range(m):
                 used[r] += slope[r] * (next_break - level)
             level = next_break
@@ -153,7 +155,7 @@ def _fill_server(i, d3, cap, coef, usable, x_other, out, order, rising, frozen, 
                     slope[r] -= coef[n] * d3[n, i, r]
                     if slope[r] < 0.0:
                         slope[r] = 0.0
-    for n in range(n_users):      # users still rising when the loop ends (none in practice)
+    for n in range(n_users):  # users still rising when the loop ends (none in practice)
         if rising[n]:
             out[n] = max(0.0, coef[n] * level - x_other[n])
 
@@ -170,7 +172,9 @@ _DRIFT_CHECK = 1e-6
 
 
 @njit(cache=True)
-def _sweep(d3, cap, coef, usable, x, totals, col, x_other, order, rising, frozen, used, slope, max_tasks):
+def _sweep(
+    d3, cap, coef, usable, x, totals, col, x_other, order, rising, frozen, used, slope, max_tasks
+):
     """One Gauss-Seidel sweep over the servers, in place; returns (largest change of an x[n, i], largest total)."""
     n_users, n_servers, _ = d3.shape
     change = 0.0
@@ -178,8 +182,21 @@ def _sweep(d3, cap, coef, usable, x, totals, col, x_other, order, rising, frozen
     for i in range(n_servers):
         for n in range(n_users):
             x_other[n] = totals[n] - x[n, i]
-        _fill_server(i, d3, cap[i], coef[:, i], usable[:, i], x_other, col, order, rising, frozen, used, slope,
-                     max_tasks)
+        _fill_server(
+            i,
+            d3,
+            cap[i],
+            coef[:, i],
+            usable[:, i],
+            x_other,
+            col,
+            order,
+            rising,
+            frozen,
+            used,
+            slope,
+            max_tasks,
+        )
         for n in range(n_users):
             delta = abs(col[n] - x[n, i])
             if delta > change:
@@ -236,7 +253,7 @@ def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start, max_tasks, acce
     before = x.copy()
     saved = x.copy()
     saved_totals = totals.copy()
-    last = np.zeros_like(x)        # the previous sweep's change
+    last = np.zeros_like(x)  # the previous sweep's change
     last_norm = -1.0
     last_ratio = -1.0
     steady = 0
@@ -247,8 +264,22 @@ def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start, max_tasks, acce
     while sweeps < max_sweeps:
         sweeps += 1
         before[:, :] = x
-        change, scale = _sweep(d3, cap, coef, usable, x, totals, col, x_other, order, rising, frozen, used, slope,
-                               max_tasks)
+        change, scale = _sweep(
+            d3,
+            cap,
+            coef,
+            usable,
+            x,
+            totals,
+            col,
+            x_other,
+            order,
+            rising,
+            frozen,
+            used,
+            slope,
+            max_tasks,
+        )
         if change <= tol * max(scale, 1e-300):
             break
         if not accelerate:
@@ -272,7 +303,7 @@ def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start, max_tasks, acce
             steady += 1
         else:
             steady = 0
-            drift_steps = 16          # a new regime: drift jumps start short again
+            drift_steps = 16  # a new regime: drift jumps start short again
         last_ratio = ratio
         last_norm = change
         if steady < _STEADY_SWEEPS:
@@ -290,20 +321,36 @@ def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start, max_tasks, acce
                 step_total = 0.0
                 for i in range(n_servers):
                     step_total += last[n, i]
-                    if last[n, i] < 0.0 and x[n, i] > 0.0:   # one at 0 already stays there (clamped below)
+                    if (
+                        last[n, i] < 0.0 and x[n, i] > 0.0
+                    ):  # one at 0 already stays there (clamped below)
                         k = min(k, np.floor(x[n, i] / -last[n, i]))
                 if step_total > 0.0 and max_tasks[n] < np.inf:
                     k = min(k, np.floor((max_tasks[n] - totals[n]) / step_total))
             if k < 2.0:
-                drift_steps = 0       # a boundary is near: plain sweeps take it from here
+                drift_steps = 0  # a boundary is near: plain sweeps take it from here
                 continue
             saved[:, :] = x
             saved_totals[:] = totals
             _step_along(x, totals, last, k)
             sweeps += 1
             before[:, :] = x
-            change, scale = _sweep(d3, cap, coef, usable, x, totals, col, x_other, order, rising, frozen, used,
-                                   slope, max_tasks)
+            change, scale = _sweep(
+                d3,
+                cap,
+                coef,
+                usable,
+                x,
+                totals,
+                col,
+                x_other,
+                order,
+                rising,
+                frozen,
+                used,
+                slope,
+                max_tasks,
+            )
             off = 0.0
             for n in range(n_users):
                 for i in range(n_servers):
@@ -313,7 +360,7 @@ def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start, max_tasks, acce
                 drift_steps *= 2
                 if change <= tol * max(scale, 1e-300):
                     break
-            else:                     # past the face's end: back, and half as far next time
+            else:  # past the face's end: back, and half as far next time
                 x[:, :] = saved
                 totals[:] = saved_totals
                 drift_steps //= 2
@@ -323,8 +370,14 @@ def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start, max_tasks, acce
 
 
 @interpreted_when_small(bounded=lambda *args, method="market", **_: method == "market")
-def psdsf(cluster: Cluster, *, time_shared: bool = False, method: str = "market", max_sweeps: int = 50_000,
-          tol: float = 1e-12) -> Allocation:
+def psdsf(
+    cluster: Cluster,
+    *,
+    time_shared: bool = False,
+    method: str = "market",
+    max_sweeps: int = 50_000,
+    tol: float = 1e-12,
+) -> Allocation:
     """PS-DSF allocation (Definition 4).
 
     Parameters
@@ -363,19 +416,35 @@ def psdsf(cluster: Cluster, *, time_shared: bool = False, method: str = "market"
     check_choice(method, ("market", "fixed_point"), "method")
     name = "psdsf_time_shared" if time_shared else "psdsf"
     if method != "fixed_point" and cluster.capped:  # the market has no caps: the fixed point has
-        return _fixed_point(cluster, time_shared, int(max_sweeps), float(tol),
-                            np.zeros((cluster.n_users, cluster.n_servers)),
-                            {"method": "market+fixed_point", "handover": "per-user caps"})
+        return _fixed_point(
+            cluster,
+            time_shared,
+            int(max_sweeps),
+            float(tol),
+            np.zeros((cluster.n_users, cluster.n_servers)),
+            {"method": "market+fixed_point", "handover": "per-user caps"},
+        )
     if method != "fixed_point":
         tasks, diag = psdsf_market(cluster, time_shared=time_shared)
         if diag["converged"] and not _free_pairs(cluster, tasks, time_shared):
             return Allocation.from_diagnostics(cluster, tasks, name, {"method": "market", **diag})
         reason = "not converged" if not diag["converged"] else "several VDS levels on a server"
-        return _fixed_point(cluster, time_shared, int(max_sweeps), float(tol),
-                            np.zeros((cluster.n_users, cluster.n_servers)),
-                            {"method": "market+fixed_point", "market": diag, "handover": reason})
-    return _fixed_point(cluster, time_shared, int(max_sweeps), float(tol),
-                        np.zeros((cluster.n_users, cluster.n_servers)), {"method": "fixed_point"})
+        return _fixed_point(
+            cluster,
+            time_shared,
+            int(max_sweeps),
+            float(tol),
+            np.zeros((cluster.n_users, cluster.n_servers)),
+            {"method": "market+fixed_point", "market": diag, "handover": reason},
+        )
+    return _fixed_point(
+        cluster,
+        time_shared,
+        int(max_sweeps),
+        float(tol),
+        np.zeros((cluster.n_users, cluster.n_servers)),
+        {"method": "fixed_point"},
+    )
 
 
 def _free_pairs(cluster, tasks, time_shared):
@@ -390,14 +459,38 @@ def _fixed_point(cluster, time_shared, max_sweeps, tol, start, diagnostics, acce
     coef = np.ascontiguousarray(cluster.weight[:, None] * cluster.gamma)
     usable = np.ascontiguousarray(cluster.eligible)
     d3, cap = cluster.server_constraints(time_shared)
-    x, sweeps, change, jumps = _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, np.ascontiguousarray(start),
-                                             np.ascontiguousarray(cluster.max_tasks), bool(accelerate))
+    x, sweeps, change, jumps = _psdsf_kernel(
+        d3,
+        cap,
+        coef,
+        usable,
+        max_sweeps,
+        tol,
+        np.ascontiguousarray(start),
+        np.ascontiguousarray(cluster.max_tasks),
+        bool(accelerate),
+    )
     converged = bool(sweeps < max_sweeps or change <= tol * max(x.sum(1).max(), 1e-300))
-    message = "" if converged else _not_converged_reason(cluster, x, time_shared, int(sweeps), float(change),
-                                                         diagnostics.get("handover"))
-    return Allocation.from_diagnostics(cluster, x, "psdsf_time_shared" if time_shared else "psdsf",
-                            {**diagnostics, "sweeps": int(sweeps), "jumps": int(jumps), "last_change": float(change),
-                             "converged": converged, "message": message})
+    message = (
+        ""
+        if converged
+        else _not_converged_reason(
+            cluster, x, time_shared, int(sweeps), float(change), diagnostics.get("handover")
+        )
+    )
+    return Allocation.from_diagnostics(
+        cluster,
+        x,
+        "psdsf_time_shared" if time_shared else "psdsf",
+        {
+            **diagnostics,
+            "sweeps": int(sweeps),
+            "jumps": int(jumps),
+            "last_change": float(change),
+            "converged": converged,
+            "message": message,
+        },
+    )
 
 
 def _not_converged_reason(cluster, x, time_shared, sweeps, change, handover):
@@ -409,16 +502,22 @@ def _not_converged_reason(cluster, x, time_shared, sweeps, change, handover):
     except InvalidInputError:  # the last sweep is not even feasible to the checker's tolerance
         gap = "not measured (infeasible to 1e-7)"
     scale = max(float(x.sum(axis=1).max()), 1e-300)
-    why = (f"the per-server fixed point did not converge in {sweeps} sweeps (last change {change / scale:.2g} of the "
-           f"largest total; Definition-4 gap of the last sweep {gap})")
+    why = (
+        f"the per-server fixed point did not converge in {sweeps} sweeps (last change {change / scale:.2g} of the "
+        f"largest total; Definition-4 gap of the last sweep {gap})"
+    )
     if handover is not None:
-        return f"{why}; it was used because the market cannot ({handover}); no further method applies"
+        return (
+            f"{why}; it was used because the market cannot ({handover}); no further method applies"
+        )
     if cluster.capped:
         return f"{why}; the market does not honour per-user caps, so no other method applies"
     return f"{why}; method='market' (the default) computes PS-DSF without this iteration"
 
 
-def psdsf_violation(cluster: Cluster, tasks, *, time_shared: bool = False, tol: float = 1e-7) -> dict:
+def psdsf_violation(
+    cluster: Cluster, tasks, *, time_shared: bool = False, tol: float = 1e-7
+) -> dict:
     """How far ``tasks`` is from Definition 4.
 
     For each server i and usable user n below its cap (``max_tasks``; a user at its cap wants no more): if no
@@ -432,7 +531,9 @@ def psdsf_violation(cluster: Cluster, tasks, *, time_shared: bool = False, tol: 
     as_instance(cluster, Cluster, "cluster")
     x = cluster._tasks(tasks)
     if not cluster.feasible(x, tol=tol):
-        raise InvalidInputError("tasks: infeasible for this cluster (capacity, eligibility or sign)")
+        raise InvalidInputError(
+            "tasks: infeasible for this cluster (capacity, eligibility or sign)"
+        )
     vds = cluster.vds(x.sum(axis=1))
     d3, caps = cluster.server_constraints(time_shared)
     scale = max(float(x.sum(axis=1).max()), 1e-300)
@@ -455,8 +556,15 @@ def psdsf_violation(cluster: Cluster, tasks, *, time_shared: bool = False, tol: 
             for r in np.flatnonzero(need & sat):
                 above = holders & (demand[:, r] > 0) & (vds[users, i] > vds[n, i] * (1 + tol))
                 above[a] = False
-                best = min(best, (vds[users[above], i] / vds[n, i] - 1).max() if above.any() else -np.inf)
+                best = min(
+                    best, (vds[users[above], i] / vds[n, i] - 1).max() if above.any() else -np.inf
+                )
             if best > 0:
                 violating += 1
                 gap = max(gap, float(best))
-    return {"free_pairs": free, "violating_pairs": violating, "gap": gap, "holds": free == 0 and violating == 0}
+    return {
+        "free_pairs": free,
+        "violating_pairs": violating,
+        "gap": gap,
+        "holds": free == 0 and violating == 0,
+    }

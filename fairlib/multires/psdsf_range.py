@@ -42,12 +42,21 @@ def _groups(cluster: Cluster, mask: np.ndarray):
     """Servers grouped by (capacities, which users may use them, measured or not): (group of each server,
     representative server of each group, size of each group)."""
     key = np.column_stack([cluster.capacity, cluster.eligible.T.astype(float), mask.astype(float)])
-    _, first, group, size = np.unique(key, axis=0, return_index=True, return_inverse=True, return_counts=True)
+    _, first, group, size = np.unique(
+        key, axis=0, return_index=True, return_inverse=True, return_counts=True
+    )
     return group.ravel(), first, size
 
 
-def psdsf_utilisation_bounds(cluster: Cluster, resource: int, servers=None, *, grouped: bool = True,
-                             ordered: bool = False, time_limit: float = 60.0) -> UtilisationBounds:
+def psdsf_utilisation_bounds(
+    cluster: Cluster,
+    resource: int,
+    servers=None,
+    *,
+    grouped: bool = True,
+    ordered: bool = False,
+    time_limit: float = 60.0,
+) -> UtilisationBounds:
     """Lower and upper bounds on Σ_{i in servers} Σ_n x[n, i] d[n, r] / Σ_{i in servers} c[i, r] over every
     allocation meeting Definition 4 with the cluster's caps (``max_tasks``); see the module's doc for why they
     hold.
@@ -71,9 +80,14 @@ def psdsf_utilisation_bounds(cluster: Cluster, resource: int, servers=None, *, g
     as_instance(cluster, Cluster, "cluster")
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
-    if isinstance(resource, bool) or not isinstance(resource, (int, np.integer)) or \
-            not 0 <= resource < cluster.n_resources:
-        raise InvalidInputError(f"resource = {resource!r}: must be a column index in [0, {cluster.n_resources})")
+    if (
+        isinstance(resource, bool)
+        or not isinstance(resource, (int, np.integer))
+        or not 0 <= resource < cluster.n_resources
+    ):
+        raise InvalidInputError(
+            f"resource = {resource!r}: must be a column index in [0, {cluster.n_resources})"
+        )
     time_limit = as_number(time_limit, "time_limit")
     mask = np.ones(cluster.n_servers, dtype=bool)
     if servers is not None:
@@ -81,8 +95,9 @@ def psdsf_utilisation_bounds(cluster: Cluster, resource: int, servers=None, *, g
         try:
             mask[np.asarray(servers)] = True
         except (IndexError, ValueError) as exc:
-            raise InvalidInputError(f"servers: expected a mask or indices of {cluster.n_servers} servers "
-                                    f"({exc})") from None
+            raise InvalidInputError(
+                f"servers: expected a mask or indices of {cluster.n_servers} servers ({exc})"
+            ) from None
     held = cluster.capacity[mask, resource].sum()
     if not held > 0:
         raise InvalidInputError(f"servers: hold none of resource {resource}")
@@ -95,10 +110,10 @@ def psdsf_utilisation_bounds(cluster: Cluster, resource: int, servers=None, *, g
     users, where = np.nonzero(eligible)
     n_pairs = users.size
     capped = np.flatnonzero(np.isfinite(cluster.max_tasks))
-    present = np.argwhere(cap > 0)                               # (block, resource) pairs that can saturate
+    present = np.argwhere(cap > 0)  # (block, resource) pairs that can saturate
     # columns: tasks per usable (user, block), then a_n per capped user, then k[g, r] per present (block, resource)
     n_cap, n_sat = capped.size, len(present)
-    n_hold = n_pairs if ordered else 0                          # y per usable pair: the user holds tasks there
+    n_hold = n_pairs if ordered else 0  # y per usable pair: the user holds tasks there
     n_vars = n_pairs + n_cap + n_sat + n_hold
     cap_col = np.full(n_users, -1)
     cap_col[capped] = n_pairs + np.arange(n_cap)
@@ -125,36 +140,58 @@ def psdsf_utilisation_bounds(cluster: Cluster, resource: int, servers=None, *, g
         mine = np.flatnonzero(users == n)
         # at most its cap; at its cap when a_n = 1
         add(mine.tolist(), [1.0] * mine.size, -np.inf, float(cluster.max_tasks[n]))
-        add(mine.tolist() + [int(cap_col[n])], [1.0] * mine.size + [-float(cluster.max_tasks[n])], 0.0, np.inf)
+        add(
+            mine.tolist() + [int(cap_col[n])],
+            [1.0] * mine.size + [-float(cluster.max_tasks[n])],
+            0.0,
+            np.inf,
+        )
     needs = cluster.demand > 0
     for p in range(n_pairs):
         n, g = users[p], where[p]
         blockers = [int(sat_col[g, r]) for r in np.flatnonzero(needs[n]) if sat_col[g, r] >= 0]
         if not blockers and cap_col[n] < 0:
-            raise InvalidInputError(f"cluster: user {n} may run on server {first[g]} but needs none of its resources")
+            raise InvalidInputError(
+                f"cluster: user {n} may run on server {first[g]} but needs none of its resources"
+            )
         # Σ_{r n needs} k[g, r] + |g| a_n >= |g|: below its cap, n is blocked on every server of the block
-        add(blockers + ([int(cap_col[n])] if cap_col[n] >= 0 else []),
-            [1.0] * len(blockers) + ([float(size[g])] if cap_col[n] >= 0 else []), float(size[g]), np.inf)
+        add(
+            blockers + ([int(cap_col[n])] if cap_col[n] >= 0 else []),
+            [1.0] * len(blockers) + ([float(size[g])] if cap_col[n] >= 0 else []),
+            float(size[g]),
+            np.inf,
+        )
     if ordered:
         _add_order(cluster, cap, size, users, where, cap_col, n_pairs + n_cap + n_sat, add)
     a = csr_matrix(coo_matrix((vals, (rows, cols)), shape=(len(lower), n_vars)))
     constraints = LinearConstraint(a, np.array(lower), np.array(upper))
     integrality = np.r_[np.zeros(n_pairs), np.ones(n_cap + n_sat + n_hold)]
     sat_size = size[present[:, 0]] if n_sat else np.zeros(0)
-    bounds = Bounds(np.zeros(n_vars), np.r_[np.full(n_pairs, np.inf), np.ones(n_cap), sat_size, np.ones(n_hold)])
+    bounds = Bounds(
+        np.zeros(n_vars), np.r_[np.full(n_pairs, np.inf), np.ones(n_cap), sat_size, np.ones(n_hold)]
+    )
     weight = np.where(measured[where], cluster.demand[users, resource], 0.0) / held
     out, proven = [], True
     for sign in (1.0, -1.0):
-        res = milp(np.r_[sign * weight, np.zeros(n_cap + n_sat + n_hold)], constraints=constraints,
-                   integrality=integrality, bounds=bounds, options={"time_limit": time_limit, "mip_rel_gap": 0.0})
+        res = milp(
+            np.r_[sign * weight, np.zeros(n_cap + n_sat + n_hold)],
+            constraints=constraints,
+            integrality=integrality,
+            bounds=bounds,
+            options={"time_limit": time_limit, "mip_rel_gap": 0.0},
+        )
         bound = getattr(res, "mip_dual_bound", None)
         if res.status not in (0, 1) or bound is None or not np.isfinite(bound):
-            raise RuntimeError(f"psdsf_utilisation_bounds: HiGHS proved no {'lower' if sign > 0 else 'upper'} "
-                               f"bound (status {res.status}: {res.message})")
+            raise RuntimeError(
+                f"psdsf_utilisation_bounds: HiGHS proved no {'lower' if sign > 0 else 'upper'} "
+                f"bound (status {res.status}: {res.message})"
+            )
         proven &= res.status == 0
         value = np.nan if res.x is None else float(weight @ np.maximum(res.x[:n_pairs], 0.0))
         # the proven (dual) bound, on the outer side of the best allocation found
-        out.append(float(np.nanmin([value, bound])) if sign > 0 else float(np.nanmax([value, -bound])))
+        out.append(
+            float(np.nanmin([value, bound])) if sign > 0 else float(np.nanmax([value, -bound]))
+        )
     return UtilisationBounds(max(out[0], 0.0), min(out[1], 1.0), proven)
 
 
@@ -164,12 +201,14 @@ def _add_order(cluster, cap, size, users, where, cap_col, hold_start, add) -> No
     below its cap, whose needs m's demand covers: VDS_m(g) - VDS_n(g) <= M (1 - y_p + a_n), M = most[m] / (φ_m γ)."""
     from .cluster import monopoly_tasks
 
-    gamma = monopoly_tasks(cap, cluster.demand)                               # per block, one server's worth
+    gamma = monopoly_tasks(cap, cluster.demand)  # per block, one server's worth
     reach = np.zeros(cluster.n_users)
     np.add.at(reach, users, size[where] * gamma[users, where])
-    most = np.minimum(reach, cluster.max_tasks)                               # the most tasks a user can hold
+    most = np.minimum(reach, cluster.max_tasks)  # the most tasks a user can hold
     needs = cluster.demand > 0
-    covers = (needs[:, None, :] <= needs[None, :, :]).all(axis=2)             # covers[n, m]: m needs all n needs
+    covers = (needs[:, None, :] <= needs[None, :, :]).all(
+        axis=2
+    )  # covers[n, m]: m needs all n needs
     weight = cluster.weight
     mine = [np.flatnonzero(users == n) for n in range(cluster.n_users)]
     on_block = [np.flatnonzero(where == g) for g in range(cap.shape[0])]

@@ -39,14 +39,14 @@ def _fb_parts(cluster, x, lam, alphas):
     a, b = x / gamma, gamma * f
     root = np.sqrt(a * a + b * b)
     phi = np.where(elig, a + b - root, 0.0)
-    psi = 0.5 * float((phi ** 2).sum())
+    psi = 0.5 * float((phi**2).sum())
     safe = np.where(root > 0, root, 1.0)
     d_a = np.where(elig, phi * (1 - np.where(root > 0, a / safe, 0.0)), 0.0)
     d_b = np.where(elig, phi * (1 - np.where(root > 0, b / safe, 0.0)), 0.0)
     # ∂b[n, i]/∂x[n, j] = γ[n, i] α ŝ[n, i]^(-α-1) / (φ_n γ[n, i]^2) for every server j
     dbdx = np.where(elig, alpha * vds ** (-alpha - 1) / (cluster.weight[:, None] * gamma), 0.0)
     grad_x = (d_a / gamma + (d_b * dbdx).sum(axis=1, keepdims=True)) * elig
-    grad_lam = (d_b * gamma).T @ cluster.demand                           # [i, r]
+    grad_lam = (d_b * gamma).T @ cluster.demand  # [i, r]
     return psi, grad_x, grad_lam
 
 
@@ -65,7 +65,7 @@ def _direction(cluster, x, lam, grad_x, grad_lam, saturated):
         g = -grad_x[users, i]
         free = (x[users, i] > 0) | (g > 0)
         sat = np.flatnonzero(saturated[i])
-        for _ in range(len(users) + 1):        # hold users at 0 whom the projection pushes below 0
+        for _ in range(len(users) + 1):  # hold users at 0 whom the projection pushes below 0
             y = np.zeros(len(users))
             if free.any():
                 dfree = cluster.demand[users[free]][:, sat]
@@ -108,7 +108,9 @@ class PSMFAResult(NamedTuple):
     prices: np.ndarray
 
 
-def psmfa(cluster: Cluster, alphas, *, tol: float = 1e-10, iterations: int = 20000, x0=None) -> PSMFAResult:
+def psmfa(
+    cluster: Cluster, alphas, *, tol: float = 1e-10, iterations: int = 20000, x0=None
+) -> PSMFAResult:
     """Returns (tasks, Ψ trajectory, prices λ[i, r])."""
     as_instance(cluster, Cluster, "cluster")
     try:
@@ -116,10 +118,15 @@ def psmfa(cluster: Cluster, alphas, *, tol: float = 1e-10, iterations: int = 200
     except InvalidInputError as exc:
         raise InvalidInputError(f"alphas: {exc}") from None
     tol, iterations = as_number(tol, "tol"), as_count(iterations, "iterations")
-    x = None if x0 is None else as_values(x0, "x0", ndim=2, shape=(cluster.n_users, cluster.n_servers)).copy()
+    x = (
+        None
+        if x0 is None
+        else as_values(x0, "x0", ndim=2, shape=(cluster.n_users, cluster.n_servers)).copy()
+    )
     if x is None:
         from .psdsf import psdsf
-        x = psdsf(cluster).tasks.copy()          # feasible, every user served
+
+        x = psdsf(cluster).tasks.copy()  # feasible, every user served
     lam = np.zeros((cluster.n_servers, cluster.n_resources))
     trajectory = []
     for _ in range(iterations):

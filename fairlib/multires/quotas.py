@@ -48,15 +48,19 @@ QUOTA_SHARES = ("dominant", "borrowed")
 _RTOL = 1e-12
 
 
-def _matrix(value, name: str, shape: tuple[int, int] | None, *, allow_inf: bool, copy: bool = True) -> np.ndarray:
+def _matrix(
+    value, name: str, shape: tuple[int, int] | None, *, allow_inf: bool, copy: bool = True
+) -> np.ndarray:
     """A quota matrix, one row per user and one column per resource, >= 0 (``inf`` allowed for limits); ``shape``
     None: any non-empty 2-D shape (a :class:`Quotas` is built before it meets an instance). ``copy=False``: the
     caller's array itself when it is already float64, in its own memory order (for a check that keeps nothing)."""
     arr = as_real_array(value, name, copy=copy)
     if (arr.shape != shape) if shape is not None else (arr.ndim != 2 or arr.size == 0):
         want = shape if shape is not None else "(users, resources)"
-        raise InvalidInputError(f"{name} = {_short(value)}: expected shape {want} (one row per user, one column per "
-                                f"resource), got {arr.shape}")
+        raise InvalidInputError(
+            f"{name} = {_short(value)}: expected shape {want} (one row per user, one column per "
+            f"resource), got {arr.shape}"
+        )
     ok = arr >= 0  # false for NaN too
     if not allow_inf:
         ok &= arr < np.inf
@@ -71,10 +75,10 @@ class ResolvedQuotas(NamedTuple):
     """A :class:`Quotas` checked against an instance, in the terms progressive filling uses."""
 
     guaranteed_tasks: np.ndarray  #: (n,) int64 — whole tasks within each user's guarantee and limit
-    limit_tasks: np.ndarray       #: (n,) int64 — most tasks within each user's limit
-    reserved: np.ndarray          #: (n, m) — guarantee minus lending limit, held back for its user
-    nominal: np.ndarray           #: (n, m) for share="borrowed" (the guarantees), else (0, m)
-    lendable: np.ndarray          #: (m,) for share="borrowed" (capacity - Σ reserved), else (0,)
+    limit_tasks: np.ndarray  #: (n,) int64 — most tasks within each user's limit
+    reserved: np.ndarray  #: (n, m) — guarantee minus lending limit, held back for its user
+    nominal: np.ndarray  #: (n, m) for share="borrowed" (the guarantees), else (0, m)
+    lendable: np.ndarray  #: (m,) for share="borrowed" (capacity - Σ reserved), else (0,)
 
 
 def _tasks_within(bound, demands) -> np.ndarray:
@@ -104,7 +108,7 @@ def _whole_tasks_within(bound, demands, rtol):
         for r in range(m):
             if demands[i, r] > 0:
                 ratio = min(ratio, bound[i, r] / demands[i, r])
-        if not ratio < 2.0 ** 62:
+        if not ratio < 2.0**62:
             out[i] = big
             continue
         t = np.floor(ratio)
@@ -150,8 +154,9 @@ class Quotas:
     def __post_init__(self):
         check_choice(self.share, QUOTA_SHARES, "quotas.share")
         # refused when built, not first when a mechanism resolves them against an instance
-        for value, name, allow_inf in zip((self.guarantee, self.limit, self.lending_limit), self.names,
-                                          (False, True, False)):
+        for value, name, allow_inf in zip(
+            (self.guarantee, self.limit, self.lending_limit), self.names, (False, True, False)
+        ):
             if value is not None:
                 _matrix(value, name, None, allow_inf=allow_inf)
 
@@ -159,7 +164,9 @@ class Quotas:
     def yarn(cls, min_share=None, max_share=None) -> "Quotas":
         """Hadoop YARN's fair scheduler: ``minResources`` (served first, lent to others while unused) and
         ``maxResources``; DRF on the whole allocation beyond them."""
-        return cls(min_share, max_share, None, "dominant", ("min_share", "max_share", "lending_limit"))
+        return cls(
+            min_share, max_share, None, "dominant", ("min_share", "max_share", "lending_limit")
+        )
 
     @classmethod
     def mesos(cls, guarantee=None, limit=None) -> "Quotas":
@@ -173,12 +180,21 @@ class Quotas:
         """Kubernetes Kueue's ClusterQueues in one cohort with fair sharing: ``nominalQuota``, ``borrowingLimit``
         (``None`` or ``inf``: unlimited; limit = nominal + borrowing limit), ``lendingLimit`` (``None``: all of the
         nominal quota is lendable); beyond the nominal quota, the borrowed share decides."""
-        nominal_arr = _matrix(nominal, "nominal", as_array(nominal, "nominal").shape, allow_inf=False)
+        nominal_arr = _matrix(
+            nominal, "nominal", as_array(nominal, "nominal").shape, allow_inf=False
+        )
         limit = None
         if borrowing_limit is not None:
-            limit = nominal_arr + _matrix(borrowing_limit, "borrowing_limit", nominal_arr.shape, allow_inf=True)
-        return cls(nominal_arr, limit, lending_limit, "borrowed",
-                   ("nominal", "nominal + borrowing_limit", "lending_limit"))
+            limit = nominal_arr + _matrix(
+                borrowing_limit, "borrowing_limit", nominal_arr.shape, allow_inf=True
+            )
+        return cls(
+            nominal_arr,
+            limit,
+            lending_limit,
+            "borrowed",
+            ("nominal", "nominal + borrowing_limit", "lending_limit"),
+        )
 
     def resolve(self, demands: np.ndarray, capacity: np.ndarray) -> ResolvedQuotas:
         """Check the quotas against an instance (shapes, signs, ``lending_limit <= guarantee <= limit``, guarantees
@@ -186,35 +202,54 @@ class Quotas:
         n, m = demands.shape
         g_name, l_name, lend_name = self.names
         # read in place (nothing below keeps them: what is returned is computed from them)
-        guarantee = np.zeros((n, m)) if self.guarantee is None else _matrix(self.guarantee, g_name, (n, m),
-                                                                             allow_inf=False, copy=False)
-        limit = np.full((n, m), np.inf) if self.limit is None else _matrix(self.limit, l_name, (n, m), allow_inf=True,
-                                                                            copy=False)
-        lending = guarantee if self.lending_limit is None else _matrix(self.lending_limit, lend_name, (n, m),
-                                                                       allow_inf=False, copy=False)
+        guarantee = (
+            np.zeros((n, m))
+            if self.guarantee is None
+            else _matrix(self.guarantee, g_name, (n, m), allow_inf=False, copy=False)
+        )
+        limit = (
+            np.full((n, m), np.inf)
+            if self.limit is None
+            else _matrix(self.limit, l_name, (n, m), allow_inf=True, copy=False)
+        )
+        lending = (
+            guarantee
+            if self.lending_limit is None
+            else _matrix(self.lending_limit, lend_name, (n, m), allow_inf=False, copy=False)
+        )
         over_limit, over_guarantee, reserving = _guarantee_summary(guarantee, limit, lending)
-        for first, what in ((over_limit, f"{g_name} must be <= {l_name}"),
-                            (over_guarantee, f"{lend_name} must be <= {g_name}")):
+        for first, what in (
+            (over_limit, f"{g_name} must be <= {l_name}"),
+            (over_guarantee, f"{lend_name} must be <= {g_name}"),
+        ):
             if first >= 0:
                 i, r = divmod(first, m)
-                raise InvalidInputError(f"{g_name}[{i}, {r}] = {guarantee[i, r]:g}, {l_name}[{i}, {r}] = "
-                                        f"{limit[i, r]:g}, {lend_name}[{i}, {r}] = {lending[i, r]:g}: {what}")
+                raise InvalidInputError(
+                    f"{g_name}[{i}, {r}] = {guarantee[i, r]:g}, {l_name}[{i}, {r}] = "
+                    f"{limit[i, r]:g}, {lend_name}[{i}, {r}] = {lending[i, r]:g}: {what}"
+                )
         # NumPy's own sum: it adds pairwise along a contiguous axis (one resource, or a column-major matrix), and a
         # total a hair over the capacity is refused
         total = guarantee.sum(axis=0)
         over = total > capacity * (1.0 + _RTOL)
         if over.any():
             r = int(np.argmax(over))
-            raise InvalidInputError(f"{g_name}: the guarantees of resource {r} add up to {total[r]:g}, more than "
-                                    f"its capacity {capacity[r]:g}; the pool cannot honour them all")
+            raise InvalidInputError(
+                f"{g_name}: the guarantees of resource {r} add up to {total[r]:g}, more than "
+                f"its capacity {capacity[r]:g}; the pool cannot honour them all"
+            )
         limit_tasks = whole_tasks_within(limit, demands)
         guaranteed = np.minimum(whole_tasks_within(guarantee, demands), limit_tasks)
-        reserved = guarantee - lending if reserving or self.share == "borrowed" else np.empty((0, m))
+        reserved = (
+            guarantee - lending if reserving or self.share == "borrowed" else np.empty((0, m))
+        )
         if self.share == "borrowed":
             nominal, lendable = guarantee.copy(), capacity - reserved.sum(axis=0)
         else:
             nominal, lendable = np.empty((0, m)), np.empty(0)
-        return ResolvedQuotas(guaranteed, limit_tasks, reserved if reserving else np.empty((0, m)), nominal, lendable)
+        return ResolvedQuotas(
+            guaranteed, limit_tasks, reserved if reserving else np.empty((0, m)), nominal, lendable
+        )
 
 
 @njit(cache=True)
@@ -236,13 +271,19 @@ def _guarantee_summary(guarantee, limit, lending):
     return over_limit, over_guarantee, reserving
 
 
-def divisible_bounds(quotas: Quotas, demands: np.ndarray, max_tasks=None) -> tuple[np.ndarray, np.ndarray]:
+def divisible_bounds(
+    quotas: Quotas, demands: np.ndarray, max_tasks=None
+) -> tuple[np.ndarray, np.ndarray]:
     """Divisible tasks per user between a checked :class:`Quotas`' guarantee and limit: ``lower_i = min(min_r
     G_ir / d_ir, upper_i)``, ``upper_i = min(min_r L_ir / d_ir, max_tasks_i)`` over the resources the user demands
     (``inf`` where nothing bounds it). Call :meth:`Quotas.resolve` first: this reads the raw vectors."""
     n, m = demands.shape
-    guarantee = np.zeros((n, m)) if quotas.guarantee is None else np.asarray(quotas.guarantee, dtype=float)
-    limit = np.full((n, m), np.inf) if quotas.limit is None else np.asarray(quotas.limit, dtype=float)
+    guarantee = (
+        np.zeros((n, m)) if quotas.guarantee is None else np.asarray(quotas.guarantee, dtype=float)
+    )
+    limit = (
+        np.full((n, m), np.inf) if quotas.limit is None else np.asarray(quotas.limit, dtype=float)
+    )
     caps = np.full(n, np.inf) if max_tasks is None else np.asarray(max_tasks, dtype=float)
     upper = np.minimum(_tasks_within(limit, demands), caps)
     return np.minimum(_tasks_within(guarantee, demands), upper), upper

@@ -22,12 +22,26 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
-from .._validate import InvalidInputError, _short, as_count, as_instance, as_real_array, as_rng, as_values
+from .._validate import (
+    InvalidInputError,
+    _short,
+    as_count,
+    as_instance,
+    as_real_array,
+    as_rng,
+    as_values,
+)
 from .cluster import Cluster, leontief_tasks, placement_capacity_rows
 from .psdsf import psdsf_violation
 
-__all__ = ["sharing_incentive_violation", "envy_violation", "pareto_violation", "bottleneck_fairness_violation",
-           "property_violations", "misreports"]
+__all__ = [
+    "sharing_incentive_violation",
+    "envy_violation",
+    "pareto_violation",
+    "bottleneck_fairness_violation",
+    "property_violations",
+    "misreports",
+]
 
 
 #: relative overuse of a capacity tolerated in an allocation handed to the checkers (solver round-off)
@@ -43,24 +57,32 @@ def checked_allocation(cluster: Cluster, tasks, name: str = "tasks") -> np.ndarr
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
     x = as_real_array(tasks, name)
     if x.shape != (cluster.n_users, cluster.n_servers):
-        raise InvalidInputError(f"{name} = {_short(tasks)}: expected shape ({cluster.n_users}, {cluster.n_servers}) "
-                                f"(users x servers), got {x.shape}")
+        raise InvalidInputError(
+            f"{name} = {_short(tasks)}: expected shape ({cluster.n_users}, {cluster.n_servers}) "
+            f"(users x servers), got {x.shape}"
+        )
     bad = ~np.isfinite(x) | (x < 0) | ((x != 0) & ~cluster.eligible)
     if bad.any():
         n, i = (int(v) for v in np.argwhere(bad)[0])
-        raise InvalidInputError(f"{name}[{n}, {i}] = {x[n, i]}: tasks must be finite, >= 0 and 0 where user {n} "
-                                f"cannot use server {i}")
+        raise InvalidInputError(
+            f"{name}[{n}, {i}] = {x[n, i]}: tasks must be finite, >= 0 and 0 where user {n} "
+            f"cannot use server {i}"
+        )
     used = np.einsum("ni,nr->ir", x, cluster.demand)
     over = used > cluster.capacity * (1 + FEASIBILITY_RTOL) + 1e-12
     if over.any():
         i, r = (int(v) for v in np.argwhere(over)[0])
-        raise InvalidInputError(f"{name}: server {i} uses {used[i, r]:g} of resource {r}, capacity "
-                                f"{cluster.capacity[i, r]:g}")
+        raise InvalidInputError(
+            f"{name}: server {i} uses {used[i, r]:g} of resource {r}, capacity "
+            f"{cluster.capacity[i, r]:g}"
+        )
     beyond = x.sum(axis=1) > cluster.max_tasks * (1 + FEASIBILITY_RTOL) + 1e-12
     if beyond.any():
         n = int(np.argmax(beyond))
-        raise InvalidInputError(f"{name}[{n}]: user {n} is given {x[n].sum():g} tasks, above its cap max_tasks[{n}] = "
-                                f"{cluster.max_tasks[n]:g}")
+        raise InvalidInputError(
+            f"{name}[{n}]: user {n} is given {x[n].sum():g} tasks, above its cap max_tasks[{n}] = "
+            f"{cluster.max_tasks[n]:g}"
+        )
     return x
 
 
@@ -69,7 +91,9 @@ def sharing_incentive_violation(cluster: Cluster, tasks) -> float:
     user wants no more; a user capped at 0 is left out)."""
     as_instance(cluster, Cluster, "cluster")
     totals = checked_allocation(cluster, tasks).sum(axis=1)
-    bound = np.minimum(cluster.weight / cluster.weight.sum() * cluster.gamma.sum(axis=1), cluster.max_tasks)
+    bound = np.minimum(
+        cluster.weight / cluster.weight.sum() * cluster.gamma.sum(axis=1), cluster.max_tasks
+    )
     wants = bound > 0
     return float(((bound[wants] - totals[wants]) / bound[wants]).max(initial=-np.inf))
 
@@ -84,10 +108,15 @@ def envy_violation(cluster: Cluster, tasks) -> float:
     as_instance(cluster, Cluster, "cluster")
     x = checked_allocation(cluster, tasks)
     d = cluster.demand
-    ratio = leontief_tasks(d[None, :, :], d[:, None, :])   # [n, m]: n's tasks from one task's bundle of m
-    from_bundle = (ratio[:, :, None] * x[None, :, :] * cluster.eligible[:, None, :]).sum(axis=2)   # [n, m]
-    scaled = np.minimum(from_bundle * cluster.weight[:, None] / cluster.weight[None, :],
-                        cluster.max_tasks[:, None])
+    ratio = leontief_tasks(
+        d[None, :, :], d[:, None, :]
+    )  # [n, m]: n's tasks from one task's bundle of m
+    from_bundle = (ratio[:, :, None] * x[None, :, :] * cluster.eligible[:, None, :]).sum(
+        axis=2
+    )  # [n, m]
+    scaled = np.minimum(
+        from_bundle * cluster.weight[:, None] / cluster.weight[None, :], cluster.max_tasks[:, None]
+    )
     np.fill_diagonal(scaled, -np.inf)
     totals = x.sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -108,14 +137,28 @@ def pareto_violation(cluster: Cluster, tasks) -> float:
     capped = np.flatnonzero(np.isfinite(cluster.max_tasks))
     if capped.size:  # x'_n <= cap_n (the rows of the capped users only)
         keep = np.isin(users, capped)
-        rows.append(coo_matrix((np.ones(int(keep.sum())), (np.searchsorted(capped, users[keep]),
-                                                            np.flatnonzero(keep))), shape=(capped.size, p)))
+        rows.append(
+            coo_matrix(
+                (
+                    np.ones(int(keep.sum())),
+                    (np.searchsorted(capped, users[keep]), np.flatnonzero(keep)),
+                ),
+                shape=(capped.size, p),
+            )
+        )
         bounds.append(np.maximum(cluster.max_tasks[capped], totals[capped]))
-    res = linprog(-np.ones(p), A_ub=vstack(rows).tocsr(), b_ub=np.concatenate(bounds),
-                  bounds=[(0, None)] * p, method="highs")
+    res = linprog(
+        -np.ones(p),
+        A_ub=vstack(rows).tocsr(),
+        b_ub=np.concatenate(bounds),
+        bounds=[(0, None)] * p,
+        method="highs",
+    )
     if res.status != 0:
         return float("nan")
-    if totals.sum() == 0.0:  # nobody holds anything (e.g. every user capped at 0): PO iff nothing can be added
+    if (
+        totals.sum() == 0.0
+    ):  # nobody holds anything (e.g. every user capped at 0): PO iff nothing can be added
         return 0.0 if -res.fun <= 1e-12 else float("inf")
     return float(-res.fun / totals.sum() - 1.0)
 
@@ -127,7 +170,7 @@ def bottleneck_fairness_violation(cluster: Cluster, tasks) -> float:
     checked_allocation(cluster, tasks)
     if cluster.capped:
         return float("nan")
-    served = cluster.eligible.any(axis=0)          # a server nobody can use constrains nothing
+    served = cluster.eligible.any(axis=0)  # a server nobody can use constrains nothing
     if (cluster.bottlenecks()[served] < 0).any():
         return float("nan")
     v = psdsf_violation(cluster, tasks, tol=1e-7)
@@ -138,8 +181,12 @@ def property_violations(cluster: Cluster, tasks) -> dict:
     """All four: {"SI", "EF", "PO", "BF"} (<= 0, or within a tolerance, means the property holds)."""
     as_instance(cluster, Cluster, "cluster")
     tasks = checked_allocation(cluster, tasks)
-    return {"SI": sharing_incentive_violation(cluster, tasks), "EF": envy_violation(cluster, tasks),
-            "PO": pareto_violation(cluster, tasks), "BF": bottleneck_fairness_violation(cluster, tasks)}
+    return {
+        "SI": sharing_incentive_violation(cluster, tasks),
+        "EF": envy_violation(cluster, tasks),
+        "PO": pareto_violation(cluster, tasks),
+        "BF": bottleneck_fairness_violation(cluster, tasks),
+    }
 
 
 def misreports(demand, rng, n_random: int = 8) -> np.ndarray:
@@ -148,7 +195,9 @@ def misreports(demand, rng, n_random: int = 8) -> np.ndarray:
     The support (which resources it demands) is kept, so the user keeps the same usable servers."""
     d = as_values(demand, "demand", ndim=1)
     if not (d > 0).any():
-        raise InvalidInputError(f"demand = {_short(demand)}: a per-task demand needs a resource > 0")
+        raise InvalidInputError(
+            f"demand = {_short(demand)}: a per-task demand needs a resource > 0"
+        )
     rng, n_random = as_rng(rng), as_count(n_random, "n_random", minimum=0, maximum=10**6)
     out = []
     for r in np.flatnonzero(d > 0):

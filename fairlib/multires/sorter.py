@@ -121,14 +121,20 @@ class DRFSorter:
         if resources is None:
             resources = [f"r{r}" for r in range(n)]
         if isinstance(resources, (str, bytes)) or not hasattr(resources, "__iter__"):
-            raise InvalidInputError(f"resources = {resources!r}: expected a list of {n} resource names")
+            raise InvalidInputError(
+                f"resources = {resources!r}: expected a list of {n} resource names"
+            )
         resources = [str(r) for r in resources]
         if len(resources) != n or len(set(resources)) != n:
-            raise InvalidInputError(f"resources: expected {n} distinct names (one per capacity entry), got "
-                                    f"{resources!r}")
+            raise InvalidInputError(
+                f"resources: expected {n} distinct names (one per capacity entry), got "
+                f"{resources!r}"
+            )
         self.resources = tuple(resources)
         self._clients: dict[str, _Client] = {}
-        self._role_weights: dict[str, float] = {}  # Mesos roles that are not clients: weight by path
+        self._role_weights: dict[
+            str, float
+        ] = {}  # Mesos roles that are not clients: weight by path
         self._added = 0
 
     # ---- input checks -------------------------------------------------------------------------------------------
@@ -136,13 +142,17 @@ class DRFSorter:
         """A resource vector: one finite entry >= 0 per resource."""
         arr = as_capacities(values, name, allow_zero=True)  # 1-D, finite, >= 0
         if arr.shape != self._total.shape:
-            raise InvalidInputError(f"{name}: expected a vector ({len(self._total)} entries, one per resource), "
-                                    f"got shape {arr.shape}")
+            raise InvalidInputError(
+                f"{name}: expected a vector ({len(self._total)} entries, one per resource), "
+                f"got shape {arr.shape}"
+            )
         return arr
 
     def _client(self, name: str) -> _Client:
         if not isinstance(name, str):
-            raise InvalidInputError(f"name = {_short(name)}: a client name is a string, got {type(name).__name__}")
+            raise InvalidInputError(
+                f"name = {_short(name)}: a client name is a string, got {type(name).__name__}"
+            )
         try:
             return self._clients[name]
         except KeyError:
@@ -151,10 +161,14 @@ class DRFSorter:
     def _weight(self, weight, name: str) -> float:
         w = as_number(weight, f"weight of client {name!r}", inclusive=True)
         if w == 0 and self.semantics == "mesos":
-            raise InvalidInputError(f"weight of client {name!r} = {weight}: must be > 0 (Mesos weights are positive)")
+            raise InvalidInputError(
+                f"weight of client {name!r} = {weight}: must be > 0 (Mesos weights are positive)"
+            )
         if self.semantics == "volcano" and w != 1:
-            raise InvalidInputError(f"weight of client {name!r} = {weight}: Volcano's drf plugin has no weights "
-                                    "(give 1 or none)")
+            raise InvalidInputError(
+                f"weight of client {name!r} = {weight}: Volcano's drf plugin has no weights "
+                "(give 1 or none)"
+            )
         return w
 
     # ---- clients ------------------------------------------------------------------------------------------------
@@ -162,20 +176,34 @@ class DRFSorter:
         """A client or role name (a string): Mesos's may nest (``a/b``), with no empty part; YARN's are flat here.
         Anything else is refused rather than turned into text (``add(1)`` then ``contains(1)`` would be False)."""
         if not isinstance(name, str):
-            raise InvalidInputError(f"name = {_short(name)}: a client or role name is a string, got "
-                                    f"{type(name).__name__}")
+            raise InvalidInputError(
+                f"name = {_short(name)}: a client or role name is a string, got "
+                f"{type(name).__name__}"
+            )
         if "/" in name:
             if self.semantics != "mesos":
-                raise InvalidInputError(f"client {name!r}: nested names ('a/b') are Mesos roles; the YARN policy "
-                                        "mirrored here orders one flat queue")
+                raise InvalidInputError(
+                    f"client {name!r}: nested names ('a/b') are Mesos roles; the YARN policy "
+                    "mirrored here orders one flat queue"
+                )
             if any(part == "" for part in name.split("/")):
-                raise InvalidInputError(f"client {name!r}: a nested name needs non-empty parts ('a/b')")
+                raise InvalidInputError(
+                    f"client {name!r}: a nested name needs non-empty parts ('a/b')"
+                )
         elif not name:
             raise InvalidInputError("client '': names must be non-empty")
         return name
 
-    def add(self, name: str, weight: float | None = None, *, min_share=None, nominal=None, lending_limit=None,
-            active: bool = True) -> None:
+    def add(
+        self,
+        name: str,
+        weight: float | None = None,
+        *,
+        min_share=None,
+        nominal=None,
+        lending_limit=None,
+        active: bool = True,
+    ) -> None:
         """Add a client (active unless ``active=False``) with ``weight`` (default 1). ``min_share`` (a resource
         vector, YARN only) is its configured minimum share; default none. ``nominal`` and ``lending_limit`` (Kueue
         only) are its quotas. Mesos: ``name`` may nest (``"eng/dev"``, module docstring); if it names a role whose
@@ -186,26 +214,48 @@ class DRFSorter:
         if name in self._clients:
             raise InvalidInputError(f"client {name!r}: already in the sorter")
         if min_share is not None and self.semantics != "yarn":
-            raise InvalidInputError(f"min_share of client {name!r}: only semantics='yarn' has minimum shares")
-        mins = np.zeros_like(self._total) if min_share is None else self._vector(min_share, f"min_share[{name!r}]")
+            raise InvalidInputError(
+                f"min_share of client {name!r}: only semantics='yarn' has minimum shares"
+            )
+        mins = (
+            np.zeros_like(self._total)
+            if min_share is None
+            else self._vector(min_share, f"min_share[{name!r}]")
+        )
         quota = lend = None
         if self.semantics == "kueue":
             if nominal is None:
-                raise InvalidInputError(f"nominal of client {name!r}: a Kueue ClusterQueue needs its nominal quota "
-                                        "(a resource vector)")
+                raise InvalidInputError(
+                    f"nominal of client {name!r}: a Kueue ClusterQueue needs its nominal quota "
+                    "(a resource vector)"
+                )
             quota = self._vector(nominal, f"nominal[{name!r}]")
-            lend = quota if lending_limit is None else self._vector(lending_limit, f"lending_limit[{name!r}]")
+            lend = (
+                quota
+                if lending_limit is None
+                else self._vector(lending_limit, f"lending_limit[{name!r}]")
+            )
             over = lend > quota
-            if over.any():      # as Quotas.resolve: a queue lends at most its own nominal quota
+            if over.any():  # as Quotas.resolve: a queue lends at most its own nominal quota
                 r = int(np.argmax(over))
-                raise InvalidInputError(f"lending_limit[{name!r}][{r}] = {lend[r]:g}: above the nominal quota "
-                                        f"{quota[r]:g} of {self.resources[r]!r} (a queue lends at most its own)")
+                raise InvalidInputError(
+                    f"lending_limit[{name!r}][{r}] = {lend[r]:g}: above the nominal quota "
+                    f"{quota[r]:g} of {self.resources[r]!r} (a queue lends at most its own)"
+                )
         elif nominal is not None or lending_limit is not None:
-            raise InvalidInputError(f"nominal / lending_limit of client {name!r}: only semantics='kueue' has quotas")
+            raise InvalidInputError(
+                f"nominal / lending_limit of client {name!r}: only semantics='kueue' has quotas"
+            )
         weight = self._weight(weight, name)
-        self._clients[name] = _Client(weight=weight, added=self._added,
-                                      allocation=np.zeros_like(self._total), min_share=mins, nominal=quota,
-                                      lendable=lend, active=bool(active))
+        self._clients[name] = _Client(
+            weight=weight,
+            added=self._added,
+            allocation=np.zeros_like(self._total),
+            min_share=mins,
+            nominal=quota,
+            lendable=lend,
+            active=bool(active),
+        )
         self._added += 1
 
     def remove(self, name: str) -> None:
@@ -234,7 +284,9 @@ class DRFSorter:
     def contains(self, name: str) -> bool:
         """Whether ``name`` is a client, active or not."""
         if not isinstance(name, str):
-            raise InvalidInputError(f"name = {_short(name)}: a client name is a string, got {type(name).__name__}")
+            raise InvalidInputError(
+                f"name = {_short(name)}: a client name is a string, got {type(name).__name__}"
+            )
         return name in self._clients
 
     def __len__(self) -> int:
@@ -261,13 +313,15 @@ class DRFSorter:
         from disk): not an allocation, so the count is unchanged."""
         c = self._client(name)
         left = self._returned(c, f"update({name!r})", self._vector(old, f"update({name!r}).old"))
-        added = self._vector(new, f"update({name!r}).new")     # both checked before anything changes
+        added = self._vector(new, f"update({name!r}).new")  # both checked before anything changes
         c.allocation = left + added
 
     def unallocated(self, name: str, amounts) -> None:
         """Record resources returned by ``name``; more than it holds is an error naming the resource."""
         c = self._client(name)
-        c.allocation = self._returned(c, f"unallocated({name!r})", self._vector(amounts, f"unallocated({name!r})"))
+        c.allocation = self._returned(
+            c, f"unallocated({name!r})", self._vector(amounts, f"unallocated({name!r})")
+        )
 
     def _returned(self, c: _Client, call: str, amounts: np.ndarray) -> np.ndarray:
         """What ``c`` holds once ``amounts`` come back; more than it holds is an error naming the resource (and
@@ -276,8 +330,10 @@ class DRFSorter:
         short = left < -1e-12 * np.maximum(self._total, 1.0)
         if short.any():
             r = int(np.argmax(short))
-            raise InvalidInputError(f"{call}: returns {c.allocation[r] - left[r]:g} of "
-                                    f"{self.resources[r]!r}, more than the {c.allocation[r]:g} it holds")
+            raise InvalidInputError(
+                f"{call}: returns {c.allocation[r] - left[r]:g} of "
+                f"{self.resources[r]!r}, more than the {c.allocation[r]:g} it holds"
+            )
         return np.maximum(left, 0.0)
 
     def allocation(self, name: str) -> np.ndarray:
@@ -304,7 +360,9 @@ class DRFSorter:
     def _volcano_ratios(self, allocation: np.ndarray) -> np.ndarray:
         """Volcano's ``helpers.Share`` per resource: ``allocated / total``; with a zero total, 1 if any is held."""
         pos = self._total > 0
-        return np.where(pos, allocation / np.where(pos, self._total, 1.0), (allocation > 0).astype(float))
+        return np.where(
+            pos, allocation / np.where(pos, self._total, 1.0), (allocation > 0).astype(float)
+        )
 
     def _usage_ratios(self, c: _Client) -> np.ndarray:
         if self.semantics == "kueue":
@@ -329,14 +387,18 @@ class DRFSorter:
         Kueue: of its largest borrowed share, ``None`` when it borrows nothing or its weight is 0 (as Kueue reports
         an empty name)."""
         c = self._client(name)
-        if self.semantics == "volcano":  # Volcano: the first resource of the largest share, "" (None) when 0
+        if (
+            self.semantics == "volcano"
+        ):  # Volcano: the first resource of the largest share, "" (None) when 0
             ratios = self._volcano_ratios(c.allocation)
             return self.resources[int(np.argmax(ratios))] if (ratios > 0).any() else None
         if self.semantics == "kueue":
             ratios = self._borrowed_ratios(c)
             if c.weight == 0 or not (ratios > 0).any():
                 return None
-            return min(self.resources[r] for r in np.flatnonzero(ratios == ratios.max()))  # Kueue: by name on ties
+            return min(
+                self.resources[r] for r in np.flatnonzero(ratios == ratios.max())
+            )  # Kueue: by name on ties
         return self.resources[int(np.argmax(self._ratios(c.allocation)))]
 
     def _key(self, name: str, c: _Client):
@@ -347,12 +409,19 @@ class DRFSorter:
         usage = self._ratios(c.allocation)
         dominant = int(np.argmax(usage))
         needy = c.allocation[dominant] < c.min_share[dominant]
-        by_usage = np.argsort(-usage, kind="stable")  # YARN sorts resources by usage share, largest first
+        by_usage = np.argsort(
+            -usage, kind="stable"
+        )  # YARN sorts resources by usage share, largest first
         if needy:
             pos = c.min_share > 0
-            ratios = np.where(pos, c.allocation / np.where(pos, c.min_share, 1.0),
-                              np.where(c.allocation > 0, np.inf, 0.0))
-        elif c.weight == 0:  # served after every positive weight; among themselves by unweighted shares
+            ratios = np.where(
+                pos,
+                c.allocation / np.where(pos, c.min_share, 1.0),
+                np.where(c.allocation > 0, np.inf, 0.0),
+            )
+        elif (
+            c.weight == 0
+        ):  # served after every positive weight; among themselves by unweighted shares
             ratios = usage
         else:
             ratios = usage / c.weight
@@ -375,7 +444,7 @@ class DRFSorter:
         for name, c in self._clients.items():
             parts = name.split("/")
             for k in range(1, len(parts) + 1):
-                path, up = "/".join(parts[:k]), "/".join(parts[:k - 1])
+                path, up = "/".join(parts[:k]), "/".join(parts[: k - 1])
                 children.setdefault(path, set())
                 children[up].add(path)
                 held[path] = held.get(path, 0.0) + c.allocation
@@ -389,11 +458,18 @@ class DRFSorter:
             # entries: (key, path, is the client itself); a client that is also a role competes inside it
             entries = []
             for path in children[role]:
-                entries.append(((float(self._ratios(held[path]).max()) / weight(path), counts[path], path), path,
-                                False))
+                entries.append(
+                    (
+                        (float(self._ratios(held[path]).max()) / weight(path), counts[path], path),
+                        path,
+                        False,
+                    )
+                )
             own = self._clients.get(role) if role else None
             if own is not None:
-                entries.append(((float(self._ratios(own.allocation).max()), own.allocations, role), role, True))
+                entries.append(
+                    ((float(self._ratios(own.allocation).max()), own.allocations, role), role, True)
+                )
             out = []
             for _, path, itself in sorted(entries, key=lambda e: e[0]):
                 if itself or not children[path]:

@@ -19,8 +19,19 @@ on first attribute access (``fairlib.repro.report``).
 """
 
 #: the pipeline's modules and packages, loaded on first use (PEP 562)
-_SUBMODULES = ("report", "prose", "plotting", "tables", "executed", "landing", "catalog", "verify", "scaffold", "warm",
-               "experiments")
+_SUBMODULES = (
+    "report",
+    "prose",
+    "plotting",
+    "tables",
+    "executed",
+    "landing",
+    "catalog",
+    "verify",
+    "scaffold",
+    "warm",
+    "experiments",
+)
 
 __all__ = list(_SUBMODULES)
 

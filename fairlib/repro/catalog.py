@@ -32,9 +32,24 @@ from pathlib import Path
 
 from .. import paths
 
-__all__ = ["Paper", "Notebook", "PAPERS", "NOTEBOOKS", "VENUE_KINDS", "get", "paper_of", "source_path", "MARKER",
-           "PAPERS_MARKER", "PAPER_CHECKS", "REGISTRATION_FILES", "paper_tests", "importing_tests", "changed_modules",
-           "library_modules"]
+__all__ = [
+    "Paper",
+    "Notebook",
+    "PAPERS",
+    "NOTEBOOKS",
+    "VENUE_KINDS",
+    "get",
+    "paper_of",
+    "source_path",
+    "MARKER",
+    "PAPERS_MARKER",
+    "PAPER_CHECKS",
+    "REGISTRATION_FILES",
+    "paper_tests",
+    "importing_tests",
+    "changed_modules",
+    "library_modules",
+]
 
 #: the line above which ``python -m fairlib.repro.scaffold paper`` inserts a new notebook
 MARKER = "# new paper notebooks go above this line (python -m fairlib.repro.scaffold paper KEY ...)"
@@ -72,14 +87,23 @@ class Paper:
 
     def __post_init__(self):
         if not isinstance(self.authors, tuple) or not self.authors:
-            raise ValueError(f"authors = {self.authors!r}: must be a non-empty tuple of (family names, given names) "
-                             "pairs")
+            raise ValueError(
+                f"authors = {self.authors!r}: must be a non-empty tuple of (family names, given names) "
+                "pairs"
+            )
         for i, author in enumerate(self.authors):
-            if (not isinstance(author, tuple) or len(author) != 2
-                    or not all(isinstance(n, str) and n.strip() and n == n.strip() and "\n" not in n
-                               for n in author)):
-                raise ValueError(f"authors[{i}] = {author!r}: must be a (family names, given names) pair of "
-                                 "non-empty one-line names")
+            if (
+                not isinstance(author, tuple)
+                or len(author) != 2
+                or not all(
+                    isinstance(n, str) and n.strip() and n == n.strip() and "\n" not in n
+                    for n in author
+                )
+            ):
+                raise ValueError(
+                    f"authors[{i}] = {author!r}: must be a (family names, given names) pair of "
+                    "non-empty one-line names"
+                )
         for name in ("title", "venue", "url"):
             value = getattr(self, name)
             if not isinstance(value, str) or not value.strip() or "\n" in value:
@@ -89,13 +113,17 @@ class Paper:
             if not isinstance(value, str) or "\n" in value:
                 raise ValueError(f"{name} = {value!r}: must be one line of text (or empty)")
         if self.venue_kind not in VENUE_KINDS:
-            raise ValueError(f"venue_kind = {self.venue_kind!r}: must be "
-                             + " or ".join(f"{k!r} (venue: its {v})" for k, v in VENUE_KINDS.items()))
+            raise ValueError(
+                f"venue_kind = {self.venue_kind!r}: must be "
+                + " or ".join(f"{k!r} (venue: its {v})" for k, v in VENUE_KINDS.items())
+            )
         if isinstance(self.year, bool) or not isinstance(self.year, int) or self.year not in _YEAR:
             raise ValueError(f"year = {self.year!r}: must be a year, e.g. 2024")
         if not re.match(r"https?://[^\s/]+\.[^\s]+$", self.url):
-            raise ValueError(f"url = {self.url!r}: must be a web address (https://...), e.g. the arXiv abstract or "
-                             "the DOI link")
+            raise ValueError(
+                f"url = {self.url!r}: must be a web address (https://...), e.g. the arXiv abstract or "
+                "the DOI link"
+            )
 
     @property
     def names(self) -> str:
@@ -108,7 +136,7 @@ class Paper:
         """``arXiv:<id>`` for an arXiv abstract, ``doi:<doi>`` for a DOI link, else the address without its scheme."""
         for prefix, name in (("https://arxiv.org/abs/", "arXiv:"), ("https://doi.org/", "doi:")):
             if self.url.startswith(prefix):
-                return name + self.url[len(prefix):]
+                return name + self.url[len(prefix) :]
         return re.sub(r"^https?://", "", self.url)
 
     @property
@@ -128,23 +156,48 @@ PAPERS: dict[str, Paper] = {
     "feldman2005": Paper(
         (("Feldman", "Michal"), ("Lai", "Kevin"), ("Zhang", "Li")),
         "A Price-Anticipating Resource Allocation Mechanism for Distributed Shared Clusters",
-        "conference-paper", "Proceedings of the 6th ACM Conference on Electronic Commerce (EC '05)", 2005,
-        "https://arxiv.org/abs/cs/0502019", notes="arXiv:cs/0502019", short="EC'05"),
+        "conference-paper",
+        "Proceedings of the 6th ACM Conference on Electronic Commerce (EC '05)",
+        2005,
+        "https://arxiv.org/abs/cs/0502019",
+        notes="arXiv:cs/0502019",
+        short="EC'05",
+    ),
     "khamseashari2018": Paper(
-        (("Khamse-Ashari", "Jalal"), ("Lambadaris", "Ioannis"), ("Kesidis", "George"), ("Urgaonkar", "Bhuvan"),
-         ("Zhao", "Yiqiang")),
+        (
+            ("Khamse-Ashari", "Jalal"),
+            ("Lambadaris", "Ioannis"),
+            ("Kesidis", "George"),
+            ("Urgaonkar", "Bhuvan"),
+            ("Zhao", "Yiqiang"),
+        ),
         "An Efficient and Fair Multi-Resource Allocation Mechanism for Heterogeneous Servers",
-        "article", "IEEE Transactions on Parallel and Distributed Systems", 2018,
-        "https://arxiv.org/abs/1712.10114", notes="arXiv:1712.10114", short="IEEE TPDS 2018"),
+        "article",
+        "IEEE Transactions on Parallel and Distributed Systems",
+        2018,
+        "https://arxiv.org/abs/1712.10114",
+        notes="arXiv:1712.10114",
+        short="IEEE TPDS 2018",
+    ),
     "li2019": Paper(
         (("Li", "Weidong"), ("Liu", "Xi"), ("Zhang", "Xiaolu"), ("Zhang", "Xuejie")),
         "A note on dynamic fair division of multiple resources",
-        "article", "arXiv preprint", 2019, "https://arxiv.org/abs/1509.07935",
+        "article",
+        "arXiv preprint",
+        2019,
+        "https://arxiv.org/abs/1509.07935",
         notes="arXiv:1509.07935; it revisits Kash, Procaccia and Shah, No Agent Left Behind: Dynamic Fair Division "
-              "of Multiple Resources, JAIR 51 (2014)"),
+        "of Multiple Resources, JAIR 51 (2014)",
+    ),
     "metin2025": Paper(
-        (("Metin", "Serdar"),), "Precomputed Dominant Resource Fairness",
-        "article", "arXiv preprint", 2025, "https://arxiv.org/abs/2507.08846", notes="arXiv:2507.08846"),
+        (("Metin", "Serdar"),),
+        "Precomputed Dominant Resource Fairness",
+        "article",
+        "arXiv preprint",
+        2025,
+        "https://arxiv.org/abs/2507.08846",
+        notes="arXiv:2507.08846",
+    ),
     # new papers go above this line (python -m fairlib.repro.scaffold paper KEY ...)
 }
 
@@ -176,64 +229,102 @@ class Notebook:
 
 
 #: every paper notebook, in the order run_all.py runs them
-NOTEBOOKS: dict[str, Notebook] = {nb.key: nb for nb in [
-    Notebook("feldman2005", "notebooks/feldman2005_price_anticipating.ipynb",
-             "Feldman, Lai, Zhang — price-anticipating proportional-share game",
-             tests=("tests/test_bidding_game_findings.py", "tests/test_market.py", "tests/test_games.py"),
-             mechanisms=("proportional_share", "weight_proportional"),
-             paper="feldman2005",
-             listed_as="Feldman, Lai, Zhang — A Price-Anticipating Resource Allocation Mechanism for Distributed "
-                       "Shared Clusters (EC'05)",
-             headline="The closed-form worst cases (2√2 − 2, 3/4, the m = n² + n construction) reproduce exactly; "
-                      "the simulated efficiency and fairness mostly do; local-greedy convergence speed does not."),
-    Notebook("li2019", "notebooks/li2019_dynamic_drf.ipynb", "Li, Liu, Zhang, Zhang — dynamic DRF",
-             tests=("tests/test_dynamic.py",),
-             paper="li2019", listed_as="Li, Liu, Zhang, Zhang — A note on dynamic fair division of multiple resources",
-             headline="Algorithm 1, with its line-6 erratum corrected, equals water-filling and the LP; the "
-                      "competitive-ratio bounds and their tight examples reproduce."),
-    Notebook("metin2025", "notebooks/metin2025_pdrf.ipynb", "Metin — Precomputed Dominant Resource Fairness",
-             tests=("tests/test_precomputed_drf_findings.py",),
-             paper="metin2025", listed_as="Metin — Precomputed Dominant Resource Fairness",
-             headline="PDRF equals ⌊EDRF⌋ on the paper's instances; Table 1 reproduces; Table 2 does not follow from "
-                      "its stated parameters."),
-    Notebook("khamseashari2018", "notebooks/khamseashari2018_pfvds.ipynb",
-             "Khamse-Ashari et al. — PF-VDS on heterogeneous servers (analytical part)",
-             tests=("tests/test_heterogeneous_findings.py",),
-             paper="khamseashari2018",
-             listed_as="Khamse-Ashari et al. — An Efficient and Fair Multi-Resource Allocation Mechanism for "
-                       "Heterogeneous Servers (TPDS 2018)",
-             headline="PF-VDS and PS-DSF are solved to certified equilibria and the recoverable theorems hold; TSF "
-                      "fails placement-aware sharing incentive; PS-MFA and the heuristic stall."),
-    # an hour per cell: on the synthetic stand-ins (a clone without the excerpts) on a busy 2-core machine the
-    # 100 Bitbrains snapshots took ~27 s each
-    Notebook("khamseashari2018_traces", "notebooks/khamseashari2018_traces.ipynb",
-             "Khamse-Ashari et al. — PF-VDS on the Bitbrains and Google traces (§6)", cell_timeout_s=3600,
-             tests=("tests/test_heterogeneous_traces_findings.py", "tests/test_google_open_loop.py"),
-             paper="khamseashari2018", listed_as="the same paper, §6: Bitbrains and Google trace experiments",
-             headline="On the real trace excerpts PS-DSF does not lead DRFH and TSF in utilisation as §6 reports; "
-                      "certified bounds show Definition 4 alone does not force the gap."),
-    Notebook("schedulers", "notebooks/schedulers_drf_semantics.ipynb",
-             "Production schedulers' DRF semantics (Mesos, YARN, Kueue, Volcano) on a real Google cell",
-             cell_timeout_s=3600, tests=("tests/test_scheduler_semantics.py",),
-             listed_as="not a paper: the DRF rules of Mesos, YARN, Kueue and Volcano on a real Google cell",
-             headline="Pooled DRF served machine by machine, as offer-based schedulers run it, trails DRFH, TSF and "
-                      "PS-DSF in utilisation at every instant."),
-    # new paper notebooks go above this line (python -m fairlib.repro.scaffold paper KEY ...)
-]}
+NOTEBOOKS: dict[str, Notebook] = {
+    nb.key: nb
+    for nb in [
+        Notebook(
+            "feldman2005",
+            "notebooks/feldman2005_price_anticipating.ipynb",
+            "Feldman, Lai, Zhang — price-anticipating proportional-share game",
+            tests=(
+                "tests/test_bidding_game_findings.py",
+                "tests/test_market.py",
+                "tests/test_games.py",
+            ),
+            mechanisms=("proportional_share", "weight_proportional"),
+            paper="feldman2005",
+            listed_as="Feldman, Lai, Zhang — A Price-Anticipating Resource Allocation Mechanism for Distributed "
+            "Shared Clusters (EC'05)",
+            headline="The closed-form worst cases (2√2 − 2, 3/4, the m = n² + n construction) reproduce exactly; "
+            "the simulated efficiency and fairness mostly do; local-greedy convergence speed does not.",
+        ),
+        Notebook(
+            "li2019",
+            "notebooks/li2019_dynamic_drf.ipynb",
+            "Li, Liu, Zhang, Zhang — dynamic DRF",
+            tests=("tests/test_dynamic.py",),
+            paper="li2019",
+            listed_as="Li, Liu, Zhang, Zhang — A note on dynamic fair division of multiple resources",
+            headline="Algorithm 1, with its line-6 erratum corrected, equals water-filling and the LP; the "
+            "competitive-ratio bounds and their tight examples reproduce.",
+        ),
+        Notebook(
+            "metin2025",
+            "notebooks/metin2025_pdrf.ipynb",
+            "Metin — Precomputed Dominant Resource Fairness",
+            tests=("tests/test_precomputed_drf_findings.py",),
+            paper="metin2025",
+            listed_as="Metin — Precomputed Dominant Resource Fairness",
+            headline="PDRF equals ⌊EDRF⌋ on the paper's instances; Table 1 reproduces; Table 2 does not follow from "
+            "its stated parameters.",
+        ),
+        Notebook(
+            "khamseashari2018",
+            "notebooks/khamseashari2018_pfvds.ipynb",
+            "Khamse-Ashari et al. — PF-VDS on heterogeneous servers (analytical part)",
+            tests=("tests/test_heterogeneous_findings.py",),
+            paper="khamseashari2018",
+            listed_as="Khamse-Ashari et al. — An Efficient and Fair Multi-Resource Allocation Mechanism for "
+            "Heterogeneous Servers (TPDS 2018)",
+            headline="PF-VDS and PS-DSF are solved to certified equilibria and the recoverable theorems hold; TSF "
+            "fails placement-aware sharing incentive; PS-MFA and the heuristic stall.",
+        ),
+        # an hour per cell: on the synthetic stand-ins (a clone without the excerpts) on a busy 2-core machine the
+        # 100 Bitbrains snapshots took ~27 s each
+        Notebook(
+            "khamseashari2018_traces",
+            "notebooks/khamseashari2018_traces.ipynb",
+            "Khamse-Ashari et al. — PF-VDS on the Bitbrains and Google traces (§6)",
+            cell_timeout_s=3600,
+            tests=("tests/test_heterogeneous_traces_findings.py", "tests/test_google_open_loop.py"),
+            paper="khamseashari2018",
+            listed_as="the same paper, §6: Bitbrains and Google trace experiments",
+            headline="On the real trace excerpts PS-DSF does not lead DRFH and TSF in utilisation as §6 reports; "
+            "certified bounds show Definition 4 alone does not force the gap.",
+        ),
+        Notebook(
+            "schedulers",
+            "notebooks/schedulers_drf_semantics.ipynb",
+            "Production schedulers' DRF semantics (Mesos, YARN, Kueue, Volcano) on a real Google cell",
+            cell_timeout_s=3600,
+            tests=("tests/test_scheduler_semantics.py",),
+            listed_as="not a paper: the DRF rules of Mesos, YARN, Kueue and Volcano on a real Google cell",
+            headline="Pooled DRF served machine by machine, as offer-based schedulers run it, trails DRFH, TSF and "
+            "PS-DSF in utilisation at every instant.",
+        ),
+        # new paper notebooks go above this line (python -m fairlib.repro.scaffold paper KEY ...)
+    ]
+}
 
 
 def _check_catalogue(papers: dict[str, Paper], notebooks: dict[str, Notebook]) -> None:
     """Every notebook's paper is declared and every declared paper has a notebook (a ValueError naming it)."""
     for nb in notebooks.values():
         if nb.paper is not None and nb.paper not in papers:
-            raise ValueError(f"fairlib/repro/catalog.py: notebook {nb.key!r} reproduces paper {nb.paper!r}, which "
-                             f"PAPERS does not declare; declared: {', '.join(papers)}")
+            raise ValueError(
+                f"fairlib/repro/catalog.py: notebook {nb.key!r} reproduces paper {nb.paper!r}, which "
+                f"PAPERS does not declare; declared: {', '.join(papers)}"
+            )
         if not nb.listed_as or not nb.headline:
-            raise ValueError(f"fairlib/repro/catalog.py: notebook {nb.key!r} needs listed_as (how the results table "
-                             "names it) and headline (its result in one sentence)")
+            raise ValueError(
+                f"fairlib/repro/catalog.py: notebook {nb.key!r} needs listed_as (how the results table "
+                "names it) and headline (its result in one sentence)"
+            )
     orphans = [key for key in papers if not any(nb.paper == key for nb in notebooks.values())]
     if orphans:
-        raise ValueError(f"fairlib/repro/catalog.py: papers no notebook reproduces: {', '.join(orphans)}")
+        raise ValueError(
+            f"fairlib/repro/catalog.py: papers no notebook reproduces: {', '.join(orphans)}"
+        )
 
 
 _check_catalogue(PAPERS, NOTEBOOKS)
@@ -244,8 +335,10 @@ def get(key: str) -> Notebook:
     try:
         return NOTEBOOKS[key]
     except KeyError:
-        raise KeyError(f"notebook key {key!r} is not in the catalogue (fairlib/repro/catalog.py); known: "
-                       f"{', '.join(NOTEBOOKS)}") from None
+        raise KeyError(
+            f"notebook key {key!r} is not in the catalogue (fairlib/repro/catalog.py); known: "
+            f"{', '.join(NOTEBOOKS)}"
+        ) from None
 
 
 def paper_of(nb: Notebook) -> Paper | None:
@@ -277,7 +370,7 @@ PAPER_CHECKS: dict[str, str] = {
     "tests/test_verify.py": "declared tolerances name catalogued notebooks and committed tables",
     "tests/test_suite_schedule.py": "the suite's schedule names notebooks and tests that exist",
     "tests/test_interpreted_kernels.py": "every registered mechanism's small instances run interpreted, no kernel "
-                                         "compiled, and agree with the compiled kernels",
+    "compiled, and agree with the compiled kernels",
     "tests/test_paper_loop.py": "this list itself: every test that reads what a paper adds is in the loop",
     "tests/test_games.py": "the game registry's own rules: no name both a game and a mechanism",
 }
@@ -302,7 +395,7 @@ def importing_tests(modules: list[str], root: Path | None = None) -> list[str]:
         try:
             tree = ast.parse(test.read_text(encoding="utf-8"))
         except SyntaxError:
-            found.append(test)          # pytest reports it; the loop must not skip it
+            found.append(test)  # pytest reports it; the loop must not skip it
             continue
         names = set()
         for node in ast.walk(tree):
@@ -344,17 +437,26 @@ def changed_modules(root: Path | None = None) -> list[str]:
 
     def git(*args: str) -> str | None:
         try:
-            run = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=60)
+            run = subprocess.run(
+                ["git", *args], cwd=root, capture_output=True, text=True, timeout=60
+            )
         except (OSError, subprocess.SubprocessError):
             return None
         return run.stdout if run.returncode == 0 else None
 
     if git("rev-parse", "--is-inside-work-tree") is None:
         return []
-    base = next((out.strip() for ref in ("@{upstream}", "origin/main", "main")
-                 if (out := git("merge-base", "HEAD", ref))), "HEAD")
+    base = next(
+        (
+            out.strip()
+            for ref in ("@{upstream}", "origin/main", "main")
+            if (out := git("merge-base", "HEAD", ref))
+        ),
+        "HEAD",
+    )
     listed = (git("diff", "--name-only", base, "--", "fairlib") or "").split() + (
-        git("ls-files", "--others", "--exclude-standard", "--", "fairlib") or "").split()
+        git("ls-files", "--others", "--exclude-standard", "--", "fairlib") or ""
+    ).split()
     return sorted({f for f in listed if f.endswith(".py") and (root / f).is_file()})
 
 
@@ -378,12 +480,20 @@ def library_modules(nb: Notebook) -> list[str]:
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module == "fairlib.repro.experiments":
                 drivers += [f"fairlib/repro/experiments/{alias.name}.py" for alias in node.names]
-    mechanisms = importlib.import_module("fairlib.mechanisms")   # lazily: the registries sit above the catalogue
+    mechanisms = importlib.import_module(
+        "fairlib.mechanisms"
+    )  # lazily: the registries sit above the catalogue
     games = importlib.import_module("fairlib.games")
     game_names = {name.lower() for name in games.names()}
-    entries = [(games if name.lower() in game_names else mechanisms).get(name) for name in nb.mechanisms]
+    entries = [
+        (games if name.lower() in game_names else mechanisms).get(name) for name in nb.mechanisms
+    ]
     defined = [importlib.import_module(entry.function.__module__).__file__ for entry in entries]
-    files = drivers + [str(Path(f).resolve().relative_to(paths.ROOT)) for f in defined] + changed_modules()
+    files = (
+        drivers
+        + [str(Path(f).resolve().relative_to(paths.ROOT)) for f in defined]
+        + changed_modules()
+    )
     return [f for f in dict.fromkeys(files) if (paths.ROOT / f).exists()]
 
 
@@ -393,18 +503,28 @@ def main(argv=None) -> int:
     import argparse
     import sys
 
-    ap = argparse.ArgumentParser(prog="python -m fairlib.repro.catalog",
-                                 description="The paper notebooks run_all executes.")
-    ap.add_argument("--tests", metavar="KEY",
-                    help="print the test files make test-paper runs for paper KEY, one per line: its own, the "
-                         "repository-wide checks (PAPER_CHECKS) and the tests of the modules it adds or changes")
-    ap.add_argument("--mechanisms", metavar="KEY",
-                    help="print the mechanisms and games paper KEY introduces as a pytest -k expression (empty if "
-                         "none)")
-    ap.add_argument("--modules", metavar="KEY",
-                    help="print the library modules of paper KEY whose doctests and API contract make test-paper "
-                         "runs: the drivers its notebook imports, the modules of the mechanisms it introduces and "
-                         "every fairlib module new or changed on the branch")
+    ap = argparse.ArgumentParser(
+        prog="python -m fairlib.repro.catalog", description="The paper notebooks run_all executes."
+    )
+    ap.add_argument(
+        "--tests",
+        metavar="KEY",
+        help="print the test files make test-paper runs for paper KEY, one per line: its own, the "
+        "repository-wide checks (PAPER_CHECKS) and the tests of the modules it adds or changes",
+    )
+    ap.add_argument(
+        "--mechanisms",
+        metavar="KEY",
+        help="print the mechanisms and games paper KEY introduces as a pytest -k expression (empty if "
+        "none)",
+    )
+    ap.add_argument(
+        "--modules",
+        metavar="KEY",
+        help="print the library modules of paper KEY whose doctests and API contract make test-paper "
+        "runs: the drivers its notebook imports, the modules of the mechanisms it introduces and "
+        "every fairlib module new or changed on the branch",
+    )
     args = ap.parse_args(argv)
     key = next((k for k in (args.tests, args.mechanisms, args.modules) if k is not None), None)
     if key is not None:

@@ -20,11 +20,23 @@ from pathlib import Path
 
 from .. import paths
 
-__all__ = ["PublishedNotebook", "source_digest", "publish_executed", "refresh_findings", "executed_problems",
-           "claim_cells", "executed_markdown", "cell_heading", "findings_choice", "FINDINGS_TAG"]
+__all__ = [
+    "PublishedNotebook",
+    "source_digest",
+    "publish_executed",
+    "refresh_findings",
+    "executed_problems",
+    "claim_cells",
+    "executed_markdown",
+    "cell_heading",
+    "findings_choice",
+    "FINDINGS_TAG",
+]
 
 _INJECTED = "injected-parameters"
-_CLEARED_LINE = re.compile(r"^[ \t]*\r(?:\n|$)", re.MULTILINE)  # what a progress bar leaves when it clears itself
+_CLEARED_LINE = re.compile(
+    r"^[ \t]*\r(?:\n|$)", re.MULTILINE
+)  # what a progress bar leaves when it clears itself
 #: tag of the cell that shows a notebook's Findings (fairlib.repro.prose.show_findings)
 FINDINGS_TAG = "findings"
 
@@ -62,7 +74,9 @@ def _read(path: Path):
 def _scrub(text: str) -> str:
     """Paths of this machine out of an output: the repository's becomes relative, its parent's ``..``, a trace
     folder's (:func:`fairlib.paths.trace_dirs`) the name of the trace under it, the home folder ``~``."""
-    text = text.replace(str(paths.ROOT) + os.sep, "").replace(str(paths.ROOT.parent) + os.sep, ".." + os.sep)
+    text = text.replace(str(paths.ROOT) + os.sep, "").replace(
+        str(paths.ROOT.parent) + os.sep, ".." + os.sep
+    )
     for folder in paths.trace_dirs():
         text = text.replace(str(folder) + os.sep, "")
     return text.replace(str(Path.home()) + os.sep, "~" + os.sep)
@@ -84,7 +98,9 @@ def publish_executed(nb: PublishedNotebook, executed: Path, dest_dir: Path | Non
     doc = _read(executed)
     digest = source_digest(_read(_resolve(nb.source)))
     if source_digest(doc) != digest:
-        raise ValueError(f"{executed}: its cells differ from {nb.source}'s (edited during the run?); not published")
+        raise ValueError(
+            f"{executed}: its cells differ from {nb.source}'s (edited during the run?); not published"
+        )
     coalesce = CoalesceStreamsPreprocessor()
     for i, cell in enumerate(doc.cells):
         if cell.cell_type != "code":
@@ -96,15 +112,22 @@ def publish_executed(nb: PublishedNotebook, executed: Path, dest_dir: Path | Non
             elif "text/plain" in out.get("data", {}):
                 out.data["text/plain"] = _scrub(out.data["text/plain"])
         # stderr holds progress bars and library warnings (with this machine's paths): not for a reader
-        cell.outputs = [o for o in cell.outputs if o.output_type != "stream" or (o.text and o.name != "stderr")]
+        cell.outputs = [
+            o for o in cell.outputs if o.output_type != "stream" or (o.text and o.name != "stderr")
+        ]
         doc.cells[i] = cell
     _render_presentation(doc, nb.key)
     pm = doc.metadata.get("papermill", {})
     pm["input_path"], pm["output_path"] = nb.source, f"executed/{nb.key}.ipynb"
-    doc.metadata["fairlib"] = {"key": nb.key, "title": nb.title, "source": nb.source,
-                               "source_digest": digest, "mode": "full",
-                               # what the run's times belong to (the full_run benchmark row reads it)
-                               "machine": {"cpu": cpu_model(), "cores": os.cpu_count()}}
+    doc.metadata["fairlib"] = {
+        "key": nb.key,
+        "title": nb.title,
+        "source": nb.source,
+        "source_digest": digest,
+        "mode": "full",
+        # what the run's times belong to (the full_run benchmark row reads it)
+        "machine": {"cpu": cpu_model(), "cores": os.cpu_count()},
+    }
     dest = (dest_dir or paths.executed_dir()) / f"{nb.key}.ipynb"
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
@@ -121,11 +144,16 @@ def findings_choice(source: str) -> list[str]:
     ['a', 'b', 'c']
     """
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "show_findings":
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", getattr(node.func, "attr", "")) == "show_findings"
+        ):
             args = list(node.args) + [k.value for k in node.keywords if k.arg == "chosen"]
             if len(args) >= 3:
                 return list(ast.literal_eval(args[2]))
-    raise ValueError(f"a cell tagged {FINDINGS_TAG!r} must call show_findings(key, MODE, [claim ids]): {source!r}")
+    raise ValueError(
+        f"a cell tagged {FINDINGS_TAG!r} must call show_findings(key, MODE, [claim ids]): {source!r}"
+    )
 
 
 def _findings_output(source: str, key: str):
@@ -134,7 +162,9 @@ def _findings_output(source: str, key: str):
 
     from .prose import findings_markdown, registry_headlines
 
-    ledger = json.loads((paths.results_dir(key, "full") / "claims.json").read_text(encoding="utf-8"))["claims"]
+    ledger = json.loads(
+        (paths.results_dir(key, "full") / "claims.json").read_text(encoding="utf-8")
+    )["claims"]
     text = findings_markdown(ledger, findings_choice(source), registry_headlines(key))
     return nbformat.v4.new_output("display_data", data={"text/markdown": text, "text/plain": text})
 
@@ -147,9 +177,17 @@ INJECTED_HEADER = "# run_all.py ran this copy with these parameters (papermill's
 def _record_injected(cell) -> None:
     if cell.source.startswith(INJECTED_HEADER):
         return
-    lines = [line if line.startswith("#") or not line.strip() else f"# {line}" for line in cell.source.splitlines()]
-    cell.source = "\n".join([INJECTED_HEADER, *lines,
-                             "# Re-running it uses the parameters cell above (quick mode unless MODE is set there)."])
+    lines = [
+        line if line.startswith("#") or not line.strip() else f"# {line}"
+        for line in cell.source.splitlines()
+    ]
+    cell.source = "\n".join(
+        [
+            INJECTED_HEADER,
+            *lines,
+            "# Re-running it uses the parameters cell above (quick mode unless MODE is set there).",
+        ]
+    )
 
 
 def _markdown_output(text: str):
@@ -162,15 +200,22 @@ def _listing_output(key: str):
     """The Claims list rendered from the committed full-mode ledger (every claim, the not-tested ones included)."""
     from .report import ClaimListing
 
-    ledger = json.loads((paths.results_dir(key, "full") / "claims.json").read_text(encoding="utf-8"))["claims"]
+    ledger = json.loads(
+        (paths.results_dir(key, "full") / "claims.json").read_text(encoding="utf-8")
+    )["claims"]
     return _markdown_output(ClaimListing.from_ledger(ledger).markdown())
 
 
 def _running_note_output(source: str, key: str, seconds):
     from .prose import running_note
 
-    traces = any(isinstance(n, ast.keyword) and n.arg == "traces" and isinstance(n.value, ast.Constant)
-                 and n.value.value is True for n in ast.walk(ast.parse(source)))
+    traces = any(
+        isinstance(n, ast.keyword)
+        and n.arg == "traces"
+        and isinstance(n.value, ast.Constant)
+        and n.value.value is True
+        for n in ast.walk(ast.parse(source))
+    )
     return _markdown_output(running_note(key, "full", traces=traces, seconds=seconds))
 
 
@@ -220,9 +265,11 @@ def executed_markdown(doc, key: str) -> str:
     its text, table and markdown outputs. Figures are not repeated (they are in the notebook and under
     ``figures/<key>/``)."""
     title = doc.metadata.get("fairlib", {}).get("title", key)
-    parts = [f"<!-- generated from executed/{key}.ipynb by fairlib.repro.executed; do not edit -->",
-             f"*A text view of [`executed/{key}.ipynb`]({key}.ipynb) ({title}), so that every cell has an anchor: "
-             f"open the notebook for its figures.*"]
+    parts = [
+        f"<!-- generated from executed/{key}.ipynb by fairlib.repro.executed; do not edit -->",
+        f"*A text view of [`executed/{key}.ipynb`]({key}.ipynb) ({title}), so that every cell has an anchor: "
+        f"open the notebook for its figures.*",
+    ]
     for cell in _cells(doc):
         if cell.cell_type == "markdown":
             parts.append(cell.source)
@@ -270,7 +317,9 @@ def refresh_findings(key: str, executed_dir: Path | None = None) -> Path:
 
     path = (executed_dir or paths.executed_dir()) / f"{key}.ipynb"
     if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing: run `python run_all.py --only {key}` (full mode) first")
+        raise FileNotFoundError(
+            f"{path} is missing: run `python run_all.py --only {key}` (full mode) first"
+        )
     doc = nbformat.read(str(path), as_version=4)
     _render_presentation(doc, key)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -288,7 +337,10 @@ def _stale_presentation(doc, key: str) -> bool:
     _render_presentation(fresh, key)
 
     def shown(d):
-        return [(c.source, [o.get("data", {}).get("text/markdown") for o in c.get("outputs", [])]) for c in d.cells]
+        return [
+            (c.source, [o.get("data", {}).get("text/markdown") for o in c.get("outputs", [])])
+            for c in d.cells
+        ]
 
     return shown(fresh) != shown(doc)
 
@@ -298,29 +350,47 @@ def executed_problems(nb: PublishedNotebook, executed_dir: Path | None = None) -
     from other cells, not in full mode, with an error output, or its text view ``<key>.md`` out of date."""
     path = (executed_dir or paths.executed_dir()) / f"{nb.key}.ipynb"
     if not path.is_file():
-        return [f"{path} is missing: run `python run_all.py --only {nb.key}` (full mode) and commit it"]
+        return [
+            f"{path} is missing: run `python run_all.py --only {nb.key}` (full mode) and commit it"
+        ]
     doc, digest = _read(path), source_digest(_read(_resolve(nb.source)))
     problems = []
-    if doc.metadata.get("fairlib", {}).get("source_digest") != digest or source_digest(doc) != digest:
-        problems.append(f"{path} was run from other cells than {nb.source} has now: rerun "
-                        f"`python run_all.py --only {nb.key}` and commit executed/{nb.key}.ipynb")
+    if (
+        doc.metadata.get("fairlib", {}).get("source_digest") != digest
+        or source_digest(doc) != digest
+    ):
+        problems.append(
+            f"{path} was run from other cells than {nb.source} has now: rerun "
+            f"`python run_all.py --only {nb.key}` and commit executed/{nb.key}.ipynb"
+        )
     if doc.metadata.get("papermill", {}).get("parameters", {}).get("MODE") != "full":
         problems.append(f"{path} was not run in full mode")
-    errors = [i for i, c in enumerate(_cells(doc)) if c.cell_type == "code"
-              and any(o.output_type == "error" for o in c.outputs)]
+    errors = [
+        i
+        for i, c in enumerate(_cells(doc))
+        if c.cell_type == "code" and any(o.output_type == "error" for o in c.outputs)
+    ]
     if errors:
         problems.append(f"{path}: cells {errors} end in an error")
     if not any(c.cell_type == "code" and c.outputs for c in doc.cells):
         problems.append(f"{path} has no outputs")
-    if (paths.results_dir(nb.key, "full") / "claims.json").is_file() and _stale_presentation(doc, nb.key):
-        problems.append(f"{path}: its Findings, Claims list, running note or injected cell differ from their rendering "
-                        f"from the committed ledger and the run's records: run "
-                        f"`python -m fairlib.repro.executed --refresh-findings {nb.key}` and commit "
-                        f"executed/{nb.key}.*")
+    if (paths.results_dir(nb.key, "full") / "claims.json").is_file() and _stale_presentation(
+        doc, nb.key
+    ):
+        problems.append(
+            f"{path}: its Findings, Claims list, running note or injected cell differ from their rendering "
+            f"from the committed ledger and the run's records: run "
+            f"`python -m fairlib.repro.executed --refresh-findings {nb.key}` and commit "
+            f"executed/{nb.key}.*"
+        )
     text_view = path.with_suffix(".md")
-    if not text_view.is_file() or text_view.read_text(encoding="utf-8") != executed_markdown(doc, nb.key):
-        problems.append(f"{text_view} is missing or does not match {path.name}: rerun "
-                        f"`python run_all.py --only {nb.key}` (or publish it again) and commit both")
+    if not text_view.is_file() or text_view.read_text(encoding="utf-8") != executed_markdown(
+        doc, nb.key
+    ):
+        problems.append(
+            f"{text_view} is missing or does not match {path.name}: rerun "
+            f"`python run_all.py --only {nb.key}` (or publish it again) and commit both"
+        )
     return problems
 
 
@@ -344,8 +414,13 @@ def main(argv=None) -> int:
     from .catalog import NOTEBOOKS
 
     ap = argparse.ArgumentParser(prog="python -m fairlib.repro.executed", description=main.__doc__)
-    ap.add_argument("--refresh-findings", nargs="*", metavar="KEY", required=True,
-                    help="notebooks whose Findings to render again from their committed ledger (default: every one)")
+    ap.add_argument(
+        "--refresh-findings",
+        nargs="*",
+        metavar="KEY",
+        required=True,
+        help="notebooks whose Findings to render again from their committed ledger (default: every one)",
+    )
     args = ap.parse_args(argv)
     keys = args.refresh_findings or list(NOTEBOOKS)
     unknown = [k for k in keys if k not in NOTEBOOKS]

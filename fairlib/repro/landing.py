@@ -44,10 +44,28 @@ RENDERED = (README, paths.ROOT / "docs" / "verify.md", CITATION)
 SUITE_RESULTS = paths.ROOT / "benchmarks" / "results" / "suite.json"
 FULL_RUN_RESULTS = paths.ROOT / "benchmarks" / "results" / "full_run.json"
 
-__all__ = ["PaperRow", "rows", "count_line", "RENDERED", "claim_counts", "notebook_durations", "notebook_spans",
-           "wall_seconds", "cell_durations", "results_block", "papers_block", "book_papers_block", "references_block",
-           "timings_block",
-           "citation_block", "tolerances_block", "timing_block", "sensitive_block", "render", "main"]
+__all__ = [
+    "PaperRow",
+    "rows",
+    "count_line",
+    "RENDERED",
+    "claim_counts",
+    "notebook_durations",
+    "notebook_spans",
+    "wall_seconds",
+    "cell_durations",
+    "results_block",
+    "papers_block",
+    "book_papers_block",
+    "references_block",
+    "timings_block",
+    "citation_block",
+    "tolerances_block",
+    "timing_block",
+    "sensitive_block",
+    "render",
+    "main",
+]
 
 
 @dataclass(frozen=True)
@@ -61,7 +79,9 @@ class PaperRow:
 
 
 def _catalogue(notebooks=None, papers=None):
-    return (catalog.NOTEBOOKS if notebooks is None else notebooks), (catalog.PAPERS if papers is None else papers)
+    return (catalog.NOTEBOOKS if notebooks is None else notebooks), (
+        catalog.PAPERS if papers is None else papers
+    )
 
 
 def rows(notebooks=None, papers=None) -> tuple[PaperRow, ...]:
@@ -70,8 +90,10 @@ def rows(notebooks=None, papers=None) -> tuple[PaperRow, ...]:
     notebooks, papers = _catalogue(notebooks, papers)
     ordered = [nb for key in papers for nb in notebooks.values() if nb.paper == key]
     ordered += [nb for nb in notebooks.values() if nb.paper is None]
-    return tuple(PaperRow(nb.key, nb.listed_as, papers[nb.paper].url if nb.paper else "", nb.headline)
-                 for nb in ordered)
+    return tuple(
+        PaperRow(nb.key, nb.listed_as, papers[nb.paper].url if nb.paper else "", nb.headline)
+        for nb in ordered
+    )
 
 
 def _count(n: int, one: str, many: str) -> str:
@@ -83,8 +105,10 @@ def count_line(notebooks=None) -> str:
     notebooks, _ = _catalogue(notebooks)
     reproducing = [nb for nb in notebooks.values() if nb.paper is not None]
     ours = [nb.key for nb in notebooks.values() if nb.paper is None]
-    line = (f"{_count(len(notebooks), 'notebook reproduces', 'notebooks reproduce')} "
-            f"{_count(len({nb.paper for nb in reproducing}), 'paper', 'papers')}")
+    line = (
+        f"{_count(len(notebooks), 'notebook reproduces', 'notebooks reproduce')} "
+        f"{_count(len({nb.paper for nb in reproducing}), 'paper', 'papers')}"
+    )
     if ours:
         line += f" and run {_count(len(ours), 'study', 'studies')} of our own ({', '.join(f'`{k}`' for k in ours)})"
     return line + "."
@@ -111,10 +135,16 @@ def results_block(claims_csv: Path | None = None) -> str:
     table = rows()
     unknown = sorted(set(counts) - {p.key for p in table})
     if unknown:
-        raise ValueError(f"claims.csv has notebooks the catalogue does not list: {unknown}; add them to "
-                         "fairlib/repro/catalog.py (python -m fairlib.repro.scaffold paper)")
-    lines = [count_line(), "",
-             "| key | paper | paper claims: " + " / ".join(STATUSES) + " | headline |", "|---|---|---|---|"]
+        raise ValueError(
+            f"claims.csv has notebooks the catalogue does not list: {unknown}; add them to "
+            "fairlib/repro/catalog.py (python -m fairlib.repro.scaffold paper)"
+        )
+    lines = [
+        count_line(),
+        "",
+        "| key | paper | paper claims: " + " / ".join(STATUSES) + " | headline |",
+        "|---|---|---|---|",
+    ]
     for p in table:
         c = counts.get(p.key, Counter())
         paper = f"[{_cell(p.paper)}]({p.url})" if p.url else _cell(p.paper)
@@ -142,10 +172,17 @@ def papers_block(papers=None) -> str:
     _, papers = _catalogue(None, papers)
     import textwrap
 
-    cited = [f"{', '.join(family for family, _ in p.authors)}, {p.short or p.year} "
-             f"([{p.link_text}]({p.url}))" for p in papers.values()]
-    return textwrap.fill("The papers: " + "; ".join(cited) + ".", width=120, break_long_words=False,
-                         break_on_hyphens=False)
+    cited = [
+        f"{', '.join(family for family, _ in p.authors)}, {p.short or p.year} "
+        f"([{p.link_text}]({p.url}))"
+        for p in papers.values()
+    ]
+    return textwrap.fill(
+        "The papers: " + "; ".join(cited) + ".",
+        width=120,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 def book_papers_block(notebooks=None, papers=None) -> str:
@@ -155,10 +192,15 @@ def book_papers_block(notebooks=None, papers=None) -> str:
     notebooks, papers = _catalogue(notebooks, papers)
     lines = []
     for key, paper in papers.items():
-        pages = ", ".join(f"[{nb.key}](executed/{nb.key}.ipynb)" for nb in notebooks.values() if nb.paper == key)
+        pages = ", ".join(
+            f"[{nb.key}](executed/{nb.key}.ipynb)" for nb in notebooks.values() if nb.paper == key
+        )
         lines.append(f"- {paper.citation} Notebooks: {pages}.")
-    lines += [f"- {nb.listed_as} ([{nb.key}](executed/{nb.key}.ipynb))." for nb in notebooks.values()
-              if nb.paper is None]
+    lines += [
+        f"- {nb.listed_as} ([{nb.key}](executed/{nb.key}.ipynb))."
+        for nb in notebooks.values()
+        if nb.paper is None
+    ]
     return "\n".join(lines)
 
 
@@ -176,9 +218,15 @@ def references_block(papers=None) -> str:
     for p in papers.values():
         lines += [f"  - type: {p.venue_kind}", f"    title: {_quoted(p.title)}", "    authors:"]
         for family, given in p.authors:
-            lines += [f"      - family-names: {_yaml(family)}", f"        given-names: {_yaml(given)}"]
-        lines += [f"    {catalog.VENUE_KINDS[p.venue_kind]}: {_quoted(p.venue)}", f"    year: {p.year}",
-                  f"    url: {_quoted(p.url)}"]
+            lines += [
+                f"      - family-names: {_yaml(family)}",
+                f"        given-names: {_yaml(given)}",
+            ]
+        lines += [
+            f"    {catalog.VENUE_KINDS[p.venue_kind]}: {_quoted(p.venue)}",
+            f"    year: {p.year}",
+            f"    url: {_quoted(p.url)}",
+        ]
         if p.notes:
             lines.append(f"    notes: {_quoted(p.notes)}")
     return "\n".join(lines)
@@ -243,8 +291,15 @@ def cell_durations(executed: Path | None = None) -> dict[str, list[tuple[int | N
             meta = cell.get("metadata", {})
             seconds = meta.get("papermill", {}).get("duration")
             stamps = meta.get("execution", {})
-            if seconds is None and "iopub.execute_input" in stamps and "shell.execute_reply" in stamps:
-                began, ended = _stamp(stamps["iopub.execute_input"]), _stamp(stamps["shell.execute_reply"])
+            if (
+                seconds is None
+                and "iopub.execute_input" in stamps
+                and "shell.execute_reply" in stamps
+            ):
+                began, ended = (
+                    _stamp(stamps["iopub.execute_input"]),
+                    _stamp(stamps["shell.execute_reply"]),
+                )
                 seconds = (ended - began).total_seconds()
             if seconds is not None:
                 cells.append((cell.get("execution_count"), float(seconds)))
@@ -281,13 +336,18 @@ def full_run_line(full_run: Path | None = None) -> str:
     rec = json.loads(path.read_text(encoding="utf-8"))
     rows = {r["row"]: r for r in rec["rows"]}
     total, cell = rows[FULL_RUN_TOTAL], rows[FULL_RUN_CELL]
-    per = ", ".join(f"{r['row'][len(FULL_RUN_NOTEBOOK):]} {r['ours']}" for r in rec["rows"]
-                    if r["row"].startswith(FULL_RUN_NOTEBOOK))
-    return _item(f"`make`: the notebooks' last full-mode runs took {total['ours']} of wall time in all (target "
-                 f"{_shown_target(total)}: {'met' if _met(total) else 'not met'}; {per}); the longest cell "
-                 f"{cell['ours']} ({cell['baseline']}; target {_shown_target(cell)}: "
-                 f"{'met' if _met(cell) else 'not met'}). Runs of {rec['date']}, from "
-                 "`benchmarks/results/full_run.json`; plus a few minutes of installation.")
+    per = ", ".join(
+        f"{r['row'][len(FULL_RUN_NOTEBOOK) :]} {r['ours']}"
+        for r in rec["rows"]
+        if r["row"].startswith(FULL_RUN_NOTEBOOK)
+    )
+    return _item(
+        f"`make`: the notebooks' last full-mode runs took {total['ours']} of wall time in all (target "
+        f"{_shown_target(total)}: {'met' if _met(total) else 'not met'}; {per}); the longest cell "
+        f"{cell['ours']} ({cell['baseline']}; target {_shown_target(cell)}: "
+        f"{'met' if _met(cell) else 'not met'}). Runs of {rec['date']}, from "
+        "`benchmarks/results/full_run.json`; plus a few minutes of installation."
+    )
 
 
 def timings_block(full_run: Path | None = None, suite: Path | None = None) -> str:
@@ -297,8 +357,10 @@ def timings_block(full_run: Path | None = None, suite: Path | None = None) -> st
     if suite_path.exists():
         rec = json.loads(suite_path.read_text(encoding="utf-8"))
         row = next(r for r in rec["rows"] if r["row"].startswith("make test"))
-        lines.append(f"- `make test`: {row['ours']} on {rec['cores']} cores with the kernel cache warm "
-                     f"({row['baseline']}; {rec['date']}, from `benchmarks/results/suite.json`).")
+        lines.append(
+            f"- `make test`: {row['ours']} on {rec['cores']} cores with the kernel cache warm "
+            f"({row['baseline']}; {rec['date']}, from `benchmarks/results/suite.json`)."
+        )
     else:
         lines.append("- `make test`: not measured yet (`python -m benchmarks suite`).")
     return "\n".join(lines)
@@ -309,9 +371,15 @@ def citation_block(citation: Path | None = None) -> str:
     import yaml
 
     cff = yaml.safe_load(Path(citation or CITATION).read_text(encoding="utf-8"))
-    authors = " and ".join(a.get("name") or f"{a['family-names']}, {a['given-names']}" for a in cff["authors"])
-    fields = [("author", authors), ("title", cff["title"]), ("year", str(cff["date-released"])[:4]),
-              ("version", str(cff["version"]))]
+    authors = " and ".join(
+        a.get("name") or f"{a['family-names']}, {a['given-names']}" for a in cff["authors"]
+    )
+    fields = [
+        ("author", authors),
+        ("title", cff["title"]),
+        ("year", str(cff["date-released"])[:4]),
+        ("version", str(cff["version"])),
+    ]
     if cff.get("repository-code"):
         fields.append(("url", cff["repository-code"]))
     body = ",\n".join(f"  {k:<7} = {{{v}}}" for k, v in fields)
@@ -322,20 +390,34 @@ def tolerances_block() -> str:
     """``run_all.py --verify``'s default tolerances and every per-table one declared in :mod:`fairlib.repro.verify`."""
     from . import verify
 
-    lines = [_item(f"numbers: equal when |a − b| ≤ {verify.DEFAULT_RTOL:g} · max(|a|, |b|) (relative, `--rtol`) or "
-                   f"|a − b| ≤ {verify.DEFAULT_ATOL:g} (absolute, for values that are zero up to rounding, `--atol`), "
-                   "except where a tolerance is declared below;"),
-             "- integers, labels and every claim's status: exactly."]
+    lines = [
+        _item(
+            f"numbers: equal when |a − b| ≤ {verify.DEFAULT_RTOL:g} · max(|a|, |b|) (relative, `--rtol`) or "
+            f"|a − b| ≤ {verify.DEFAULT_ATOL:g} (absolute, for values that are zero up to rounding, `--atol`), "
+            "except where a tolerance is declared below;"
+        ),
+        "- integers, labels and every claim's status: exactly.",
+    ]
     for key, tables in verify.TOLERANCES.items():
         for table, columns in tables.items():
             for column, tol in columns.items():
                 what = "every column" if column == "*" else f"`{column}`"
-                where = f"table `{table}`" if table != "*" else (
-                    "every other table" if len(tables) > 1 else "every table")
-                inputs = (f" (inputs as they are: {', '.join(f'`{c}`' for c in tol.inputs)})" if tol.inputs
-                          else "")
-                lines.append(_item(f"`{key}`, {where}, {what}: rtol {tol.rtol:g}, atol {tol.atol:g}, reported at "
-                                   f"{tol.digits} significant digits{inputs} — {tol.reason}"))
+                where = (
+                    f"table `{table}`"
+                    if table != "*"
+                    else ("every other table" if len(tables) > 1 else "every table")
+                )
+                inputs = (
+                    f" (inputs as they are: {', '.join(f'`{c}`' for c in tol.inputs)})"
+                    if tol.inputs
+                    else ""
+                )
+                lines.append(
+                    _item(
+                        f"`{key}`, {where}, {what}: rtol {tol.rtol:g}, atol {tol.atol:g}, reported at "
+                        f"{tol.digits} significant digits{inputs} — {tol.reason}"
+                    )
+                )
     return "\n".join(lines)
 
 
@@ -343,9 +425,15 @@ def timing_block() -> str:
     """The wall-clock columns ``--verify`` leaves out, by notebook and table."""
     from . import verify
 
-    return "\n".join(_item(f"`{key}`: " + "; ".join(f"`{table}` ({', '.join(f'`{c}`' for c in cols)})"
-                                                   for table, cols in tables.items()))
-                     for key, tables in verify.TIMING_COLUMNS.items())
+    return "\n".join(
+        _item(
+            f"`{key}`: "
+            + "; ".join(
+                f"`{table}` ({', '.join(f'`{c}`' for c in cols)})" for table, cols in tables.items()
+            )
+        )
+        for key, tables in verify.TIMING_COLUMNS.items()
+    )
 
 
 def sensitive_block() -> str:
@@ -366,20 +454,41 @@ def _item(text: str) -> str:
     """A Markdown list item wrapped at 116 columns (no line of a rendered page runs past 400 characters)."""
     import textwrap
 
-    return textwrap.fill(text, width=116, initial_indent="- ", subsequent_indent="  ", break_long_words=False,
-                         break_on_hyphens=False)
+    return textwrap.fill(
+        text,
+        width=116,
+        initial_indent="- ",
+        subsequent_indent="  ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
-BLOCKS = {"results": results_block, "papers": papers_block, "timings": timings_block, "citation": citation_block,
-          "tolerances": tolerances_block, "timing": timing_block, "sensitive": sensitive_block,
-          "references": references_block}
+BLOCKS = {
+    "results": results_block,
+    "papers": papers_block,
+    "timings": timings_block,
+    "citation": citation_block,
+    "tolerances": tolerances_block,
+    "timing": timing_block,
+    "sensitive": sensitive_block,
+    "references": references_block,
+}
 #: the markers of a block: an HTML comment in Markdown, a comment line in YAML (``CITATION.cff``)
-_BLOCKS = (re.compile(r"(<!-- BEGIN (?P<name>[a-z]+) -->\n)(?P<body>.*?\n)?(<!-- END (?P=name) -->)", re.DOTALL),
-           re.compile(r"(^# BEGIN (?P<name>[a-z]+)\n)(?P<body>.*?\n)?(^# END (?P=name)$)", re.DOTALL | re.MULTILINE))
+_BLOCKS = (
+    re.compile(
+        r"(<!-- BEGIN (?P<name>[a-z]+) -->\n)(?P<body>.*?\n)?(<!-- END (?P=name) -->)", re.DOTALL
+    ),
+    re.compile(
+        r"(^# BEGIN (?P<name>[a-z]+)\n)(?P<body>.*?\n)?(^# END (?P=name)$)",
+        re.DOTALL | re.MULTILINE,
+    ),
+)
 
 
 def render(text: str) -> str:
     """``text`` with every marked block rendered afresh (an unknown block name is an error)."""
+
     def one(m: re.Match) -> str:
         name = m.group("name")
         if name not in BLOCKS:
@@ -393,8 +502,12 @@ def render(text: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m fairlib.repro.landing [--check]``: rewrite the rendered blocks, or check them."""
-    parser = argparse.ArgumentParser(prog="python -m fairlib.repro.landing", description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if a file differs from its rendering")
+    parser = argparse.ArgumentParser(
+        prog="python -m fairlib.repro.landing", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="exit 1 if a file differs from its rendering"
+    )
     args = parser.parse_args(argv)
     stale = []
     for path in RENDERED:

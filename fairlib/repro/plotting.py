@@ -16,16 +16,43 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-__all__ = ["OKABE_ITO", "MECHANISM_STYLES", "MECHANISM_COLORS", "MECHANISM_LABELS", "RESOURCE_COLORS", "MechanismStyle",
-           "color", "marker", "linestyle", "style", "label", "resource_color", "use_style", "spread_band",
-           "new_figure", "log_log_slope", "LEGEND_FONTSIZE", "MAX_WIDTH", "MAX_SAVED_WIDTH", "figure_marks",
-           "caption_problems", "legend_covers_data", "place_legends"]
+__all__ = [
+    "OKABE_ITO",
+    "MECHANISM_STYLES",
+    "MECHANISM_COLORS",
+    "MECHANISM_LABELS",
+    "RESOURCE_COLORS",
+    "MechanismStyle",
+    "color",
+    "marker",
+    "linestyle",
+    "style",
+    "label",
+    "resource_color",
+    "use_style",
+    "spread_band",
+    "new_figure",
+    "log_log_slope",
+    "LEGEND_FONTSIZE",
+    "MAX_WIDTH",
+    "MAX_SAVED_WIDTH",
+    "figure_marks",
+    "caption_problems",
+    "legend_covers_data",
+    "place_legends",
+]
 
 #: the Okabe–Ito palette (Okabe & Ito 2008, "Color Universal Design"): eight colours told apart with every common
 #: colour-vision deficiency; yellow is left out of the mechanism table (too light on white)
 OKABE_ITO: dict[str, str] = {
-    "black": "#000000", "orange": "#E69F00", "sky_blue": "#56B4E9", "bluish_green": "#009E73",
-    "yellow": "#F0E442", "blue": "#0072B2", "vermillion": "#D55E00", "reddish_purple": "#CC79A7",
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky_blue": "#56B4E9",
+    "bluish_green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish_purple": "#CC79A7",
 }
 
 #: the smallest legend text of any figure (points at the figure's own size): shown at no less than 90 % of its size
@@ -91,14 +118,29 @@ MECHANISM_COLORS: dict[str, str] = {k: v.color for k, v in MECHANISM_STYLES.item
 
 #: readable legend labels
 MECHANISM_LABELS: dict[str, str] = {
-    "best_response": "best response", "local_greedy": "local greedy", "social_optimum": "social optimum",
-    "weight_proportional": "weight-proportional", "local_search": "local search",
-    "drf": "DRF (progressive filling)", "drf_first_blocked": "DRF, literal stop rule", "pdrf": "PDRF",
-    "pdrf_top_up": "PDRF + top-up", "edrf": "EDRF", "heapq_drf": "pure-Python heapq DRF",
-    "argmin_drf": "argmin-loop DRF (as published)", "numpy_sum": "demands.sum(axis=0)",
-    "drfh": "DRFH", "tsf": "TSF", "psdsf": "PS-DSF", "pfvds": "PF-VDS",
-    "dynamic_drf": "dynamic DRF", "linear": "linear-time (Li et al.)", "waterfill": "water-filling",
-    "lp": "LP (HiGHS)", "cautious_lp": "cautious LP [INF]", "static_drf": "static DRF",
+    "best_response": "best response",
+    "local_greedy": "local greedy",
+    "social_optimum": "social optimum",
+    "weight_proportional": "weight-proportional",
+    "local_search": "local search",
+    "drf": "DRF (progressive filling)",
+    "drf_first_blocked": "DRF, literal stop rule",
+    "pdrf": "PDRF",
+    "pdrf_top_up": "PDRF + top-up",
+    "edrf": "EDRF",
+    "heapq_drf": "pure-Python heapq DRF",
+    "argmin_drf": "argmin-loop DRF (as published)",
+    "numpy_sum": "demands.sum(axis=0)",
+    "drfh": "DRFH",
+    "tsf": "TSF",
+    "psdsf": "PS-DSF",
+    "pfvds": "PF-VDS",
+    "dynamic_drf": "dynamic DRF",
+    "linear": "linear-time (Li et al.)",
+    "waterfill": "water-filling",
+    "lp": "LP (HiGHS)",
+    "cautious_lp": "cautious LP [INF]",
+    "static_drf": "static DRF",
 }
 
 
@@ -125,8 +167,10 @@ def color(mechanism: str) -> str:
         return MECHANISM_COLORS[key]
     mech = _registered(mechanism)
     if mech is None:
-        raise KeyError(f"mechanism = {mechanism!r}: no house colour and not registered; known: "
-                       f"{sorted(MECHANISM_COLORS)}")
+        raise KeyError(
+            f"mechanism = {mechanism!r}: no house colour and not registered; known: "
+            f"{sorted(MECHANISM_COLORS)}"
+        )
     return mech.color
 
 
@@ -166,28 +210,49 @@ def label(mechanism: str) -> str:
 def use_style() -> None:
     """Apply the house style (seaborn whitegrid, readable font sizes, fixed figure size)."""
     sns.set_theme(context="notebook", style="whitegrid", font_scale=0.95)
-    plt.rcParams.update({
-        "figure.figsize": (6.4, 4.0),
-        "figure.dpi": 100,
-        "axes.titlesize": 11,
-        "axes.titleweight": "bold",
-        "axes.labelsize": 10,
-        "xtick.labelsize": 9,
-        "ytick.labelsize": 9,
-        "legend.fontsize": LEGEND_FONTSIZE,
-        "legend.title_fontsize": LEGEND_FONTSIZE,
-        "legend.frameon": True,      # a legend placed over the plot area stays readable
-        "legend.framealpha": 0.9,
-        "axes.prop_cycle": plt.cycler(color=[OKABE_ITO[k] for k in ("blue", "vermillion", "bluish_green", "orange",
-                                                                    "reddish_purple", "sky_blue", "black")]),
-        "savefig.bbox": "tight",
-        "svg.hashsalt": "fairlib",
-        "pdf.fonttype": 42,
-    })
+    plt.rcParams.update(
+        {
+            "figure.figsize": (6.4, 4.0),
+            "figure.dpi": 100,
+            "axes.titlesize": 11,
+            "axes.titleweight": "bold",
+            "axes.labelsize": 10,
+            "xtick.labelsize": 9,
+            "ytick.labelsize": 9,
+            "legend.fontsize": LEGEND_FONTSIZE,
+            "legend.title_fontsize": LEGEND_FONTSIZE,
+            "legend.frameon": True,  # a legend placed over the plot area stays readable
+            "legend.framealpha": 0.9,
+            "axes.prop_cycle": plt.cycler(
+                color=[
+                    OKABE_ITO[k]
+                    for k in (
+                        "blue",
+                        "vermillion",
+                        "bluish_green",
+                        "orange",
+                        "reddish_purple",
+                        "sky_blue",
+                        "black",
+                    )
+                ]
+            ),
+            "savefig.bbox": "tight",
+            "svg.hashsalt": "fairlib",
+            "pdf.fonttype": 42,
+        }
+    )
 
 
-def new_figure(title: str, *, ncols: int = 1, nrows: int = 1, width: float | None = None,
-               height: float | None = None, **kw):
+def new_figure(
+    title: str,
+    *,
+    ncols: int = 1,
+    nrows: int = 1,
+    width: float | None = None,
+    height: float | None = None,
+    **kw,
+):
     """A figure in the house style with the paper's figure number in ``title``; returns ``(fig, axes)`` with
     ``axes[row, col]`` (a single Axes for one panel).
 
@@ -212,38 +277,77 @@ def new_figure(title: str, *, ncols: int = 1, nrows: int = 1, width: float | Non
         # as it was (it is wider now, never narrower)
         panel_height = (h - 0.4) / nrows
         rows, cols, h, w = nrows * ncols, 1, panel_height * nrows * ncols + 0.4, MAX_WIDTH
-        if "sharey" in kw and kw["sharey"] is True:   # side by side they shared a y axis; stacked, each keeps its own
+        if (
+            "sharey" in kw and kw["sharey"] is True
+        ):  # side by side they shared a y axis; stacked, each keeps its own
             kw.pop("sharey")
-    elif w > MAX_WIDTH:   # narrower, as tall as asked: a squat panel would leave no room for its legend
+    elif (
+        w > MAX_WIDTH
+    ):  # narrower, as tall as asked: a squat panel would leave no room for its legend
         w = MAX_WIDTH
     fig, axes = plt.subplots(rows, cols, figsize=(w, h), squeeze=False, **kw)
     axes = axes.reshape(nrows, ncols)
     # a bold character is about 0.6 of the font size wide: wrap the title to the figure's width
-    size = matplotlib.font_manager.FontProperties(size=plt.rcParams["figure.titlesize"]).get_size_in_points()
+    size = matplotlib.font_manager.FontProperties(
+        size=plt.rcParams["figure.titlesize"]
+    ).get_size_in_points()
     fig.suptitle(textwrap.fill(title, width=max(20, int(w * 72 / (0.6 * size)))), fontweight="bold")
     return fig, (axes[0, 0] if axes.size == 1 else axes)
 
 
-def spread_band(ax, data: pd.DataFrame, x: str, y: str, mechanism: str, *, interval: float = 80,
-                marker: str = "o", label_: str | None = None, estimator: str = "median", **kw):
+def spread_band(
+    ax,
+    data: pd.DataFrame,
+    x: str,
+    y: str,
+    mechanism: str,
+    *,
+    interval: float = 80,
+    marker: str = "o",
+    label_: str | None = None,
+    estimator: str = "median",
+    **kw,
+):
     """Plot the ``estimator`` (median by default, or ``"mean"``) of ``y`` per ``x`` with a shaded band holding the
     central ``interval`` % of the runs (the 10th to 90th percentile by default): seaborn's ``lineplot`` with
     ``errorbar=("pi", interval)``. The line takes the mechanism's marker and line style (:func:`style`) unless
     ``marker`` or ``linestyle`` is given."""
     c = kw.pop("color", None) or color(mechanism)
-    if marker == "o" and mechanism.lower() in MECHANISM_STYLES:   # the mechanism's own marker and line style
+    if (
+        marker == "o" and mechanism.lower() in MECHANISM_STYLES
+    ):  # the mechanism's own marker and line style
         marker = MECHANISM_STYLES[mechanism.lower()].marker
         if "ls" not in kw:
             kw.setdefault("linestyle", MECHANISM_STYLES[mechanism.lower()].linestyle)
-    sns.lineplot(data=data, x=x, y=y, estimator=estimator, errorbar=("pi", interval), color=c, marker=marker or None,
-                 markersize=5, markeredgewidth=1, label=label_ or label(mechanism), err_kws={"alpha": 0.2, "lw": 0},
-                 ax=ax, **kw)
+    sns.lineplot(
+        data=data,
+        x=x,
+        y=y,
+        estimator=estimator,
+        errorbar=("pi", interval),
+        color=c,
+        marker=marker or None,
+        markersize=5,
+        markeredgewidth=1,
+        label=label_ or label(mechanism),
+        err_kws={"alpha": 0.2, "lw": 0},
+        ax=ax,
+        **kw,
+    )
     return ax
 
 
 #: where :func:`place_legends` tries a legend, in order, before it makes room above the data
-_LEGEND_SPOTS = ("upper right", "upper left", "lower right", "lower left", "center right", "center left",
-                 "upper center", "lower center")
+_LEGEND_SPOTS = (
+    "upper right",
+    "upper left",
+    "lower right",
+    "lower left",
+    "center right",
+    "center left",
+    "upper center",
+    "lower center",
+)
 
 
 def legend_covers_data(ax) -> bool:
@@ -255,7 +359,9 @@ def legend_covers_data(ax) -> bool:
     renderer = ax.figure.canvas.get_renderer()
     box = legend.get_window_extent(renderer)
     for line in ax.get_lines():
-        if line.get_visible() and line.get_transform().transform_path(line.get_path()).intersects_bbox(box, False):
+        if line.get_visible() and line.get_transform().transform_path(
+            line.get_path()
+        ).intersects_bbox(box, False):
             return True
         if line.get_visible() and line.get_marker() not in (None, "", "None", " "):
             points = line.get_transform().transform(line.get_xydata())
@@ -265,9 +371,12 @@ def legend_covers_data(ax) -> bool:
         if not collection.get_visible():
             continue
         transform = collection.get_transform()
-        if any(transform.transform_path(path).intersects_bbox(box, True) for path in collection.get_paths()):
+        if any(
+            transform.transform_path(path).intersects_bbox(box, True)
+            for path in collection.get_paths()
+        ):
             return True
-        if isinstance(collection, PathCollection):   # scatter markers sit at the offsets
+        if isinstance(collection, PathCollection):  # scatter markers sit at the offsets
             points = collection.get_offset_transform().transform(collection.get_offsets())
             if box.count_contains(points):
                 return True
@@ -309,7 +418,9 @@ def place_legends(fig, *, headroom_steps: int = 4) -> list:
         if any(fits(loc) for loc in _LEGEND_SPOTS):
             continue
         found = False
-        for _ in range(0 if ax.images else headroom_steps):   # an image fills its axes: no room to make
+        for _ in range(
+            0 if ax.images else headroom_steps
+        ):  # an image fills its axes: no room to make
             bottom, top = ax.get_ylim()
             if ax.get_yscale() == "log":
                 ax.set_ylim(bottom, top * (top / bottom) ** 0.15)
@@ -344,9 +455,17 @@ def overlapping_legends(fig) -> list[tuple]:
     """Pairs of axes whose legends overlap each other on the drawn figure (e.g. two wide legends placed below
     neighbouring panels)."""
     renderer = fig.canvas.get_renderer()
-    boxes = [(ax, ax.get_legend().get_window_extent(renderer)) for ax in fig.axes
-             if ax.get_legend() is not None and ax.get_legend().get_visible()]
-    return [(a, b) for i, (a, box_a) in enumerate(boxes) for b, box_b in boxes[i + 1:] if box_a.overlaps(box_b)]
+    boxes = [
+        (ax, ax.get_legend().get_window_extent(renderer))
+        for ax in fig.axes
+        if ax.get_legend() is not None and ax.get_legend().get_visible()
+    ]
+    return [
+        (a, b)
+        for i, (a, box_a) in enumerate(boxes)
+        for b, box_b in boxes[i + 1 :]
+        if box_a.overlaps(box_b)
+    ]
 
 
 def _unstack_legends(fig, moved: list) -> None:
@@ -360,22 +479,35 @@ def _unstack_legends(fig, moved: list) -> None:
         if getattr(legend, "_ncols", 1) > 1:
             handles, labels = ax.get_legend_handles_labels()
             anchor = legend.get_bbox_to_anchor().transformed(ax.transAxes.inverted())
-            ax.legend(handles, labels, loc=legend._loc, bbox_to_anchor=anchor, ncols=1,
-                      title=legend.get_title().get_text() or None, fontsize=legend.get_texts()[0].get_fontsize()
-                      if legend.get_texts() else None)
+            ax.legend(
+                handles,
+                labels,
+                loc=legend._loc,
+                bbox_to_anchor=anchor,
+                ncols=1,
+                title=legend.get_title().get_text() or None,
+                fontsize=legend.get_texts()[0].get_fontsize() if legend.get_texts() else None,
+            )
             if ax not in moved:
                 moved.append(ax)
     fig.canvas.draw()
     still = overlapping_legends(fig)
     if still:
         names = ", ".join(f"{a.get_title()!r} and {b.get_title()!r}" for a, b in still)
-        raise ValueError(f"the legends of the axes {names} overlap each other even in one column: give the figure "
-                         "more width or put one legend for both")
+        raise ValueError(
+            f"the legends of the axes {names} overlap each other even in one column: give the figure "
+            "more width or put one legend for both"
+        )
 
 
 #: resource colours: greys, so a resource is never read as a mechanism (mechanisms have the palette's colours)
-RESOURCE_COLORS: dict[str, str] = {"cpu": "#4d4d4d", "ram": "#a6a6a6", "memory": "#a6a6a6", "storage": "#7f7f7f",
-                                   "network": "#cccccc"}
+RESOURCE_COLORS: dict[str, str] = {
+    "cpu": "#4d4d4d",
+    "ram": "#a6a6a6",
+    "memory": "#a6a6a6",
+    "storage": "#7f7f7f",
+    "network": "#cccccc",
+}
 
 
 def resource_color(resource: str) -> str:
@@ -387,7 +519,9 @@ def resource_color(resource: str) -> str:
     try:
         return RESOURCE_COLORS[resource.lower()]
     except KeyError:
-        raise ValueError(f"resource = {resource!r}: no colour; known: {sorted(RESOURCE_COLORS)}") from None
+        raise ValueError(
+            f"resource = {resource!r}: no colour; known: {sorted(RESOURCE_COLORS)}"
+        ) from None
 
 
 def log_log_slope(x, y) -> float:
@@ -397,11 +531,26 @@ def log_log_slope(x, y) -> float:
 
 
 #: words a caption uses for a mark, and the matplotlib markers or line styles that draw it
-_MARKER_WORDS = {"circle": ("o",), "square": ("s",), "triangle": ("^", "v", "<", ">"), "diamond": ("D", "d"),
-                 "cross": ("x", "X", "+", "P"), "plus": ("+", "P"), "star": ("*",)}
+_MARKER_WORDS = {
+    "circle": ("o",),
+    "square": ("s",),
+    "triangle": ("^", "v", "<", ">"),
+    "diamond": ("D", "d"),
+    "cross": ("x", "X", "+", "P"),
+    "plus": ("+", "P"),
+    "star": ("*",),
+}
 _LINE_WORDS = {"dotted": (":",), "dashed": ("--",), "dash-dotted": ("-.",), "dash-dot": ("-.",)}
-_LINESTYLE_NAMES = {"-": "-", "solid": "-", "--": "--", "dashed": "--", ":": ":", "dotted": ":", "-.": "-.",
-                    "dashdot": "-."}
+_LINESTYLE_NAMES = {
+    "-": "-",
+    "solid": "-",
+    "--": "--",
+    "dashed": "--",
+    ":": ":",
+    "dotted": ":",
+    "-.": "-.",
+    "dashdot": "-.",
+}
 
 
 def _linestyle_name(line) -> str | None:
@@ -422,7 +571,10 @@ def figure_marks(fig) -> dict:
     if fig._suptitle is not None:
         texts.add(fig._suptitle.get_text())
     for ax in fig.axes:
-        texts.update(t.get_text() for t in [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label])
+        texts.update(
+            t.get_text()
+            for t in [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label]
+        )
         texts.update(t.get_text() for t in ax.get_xticklabels() + ax.get_yticklabels())
         texts.update(t.get_text() for t in ax.texts)
         legend = ax.get_legend()
@@ -442,8 +594,11 @@ def figure_marks(fig) -> dict:
                 markers.add("scatter")
     for legend in fig.legends:
         texts.update(t.get_text() for t in legend.get_texts())
-    return {"texts": sorted(t for t in texts if t and t.strip()), "markers": sorted(markers),
-            "linestyles": sorted(lines)}
+    return {
+        "texts": sorted(t for t in texts if t and t.strip()),
+        "markers": sorted(markers),
+        "linestyles": sorted(lines),
+    }
 
 
 def caption_problems(caption: str, marks: dict) -> list[str]:
@@ -468,13 +623,19 @@ def caption_problems(caption: str, marks: dict) -> list[str]:
     drawn = set(marks.get("markers", []))
     for word, shapes in _MARKER_WORDS.items():
         if re.search(rf"\b{word}(e?s)?\b", lower) and not drawn & set(shapes):
-            if word == "circle" and "scatter" in drawn:   # a scatter's default marker is a circle
+            if word == "circle" and "scatter" in drawn:  # a scatter's default marker is a circle
                 continue
-            problems.append(f"names {word}{'es' if word.endswith('s') else 's'}, but no line or point is drawn with "
-                            f"{', '.join(shapes)}")
+            problems.append(
+                f"names {word}{'es' if word.endswith('s') else 's'}, but no line or point is drawn with "
+                f"{', '.join(shapes)}"
+            )
     styles = set(marks.get("linestyles", []))
     for word, style_ in _LINE_WORDS.items():
-        if re.search(rf"\b{word}\b", lower) and not styles & set(style_) and "dashed-pattern" not in styles:
+        if (
+            re.search(rf"\b{word}\b", lower)
+            and not styles & set(style_)
+            and "dashed-pattern" not in styles
+        ):
             problems.append(f"names {word} lines, but no line is {word}")
     text = " ".join(marks.get("texts", [])).lower()
     names = sorted(set(MECHANISM_LABELS.values()) | {"Best-Fit DRFH"}, key=len, reverse=True)

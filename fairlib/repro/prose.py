@@ -30,10 +30,25 @@ from pathlib import Path
 
 from .._validate import InvalidInputError
 
-__all__ = ["number", "scientific", "within", "percent", "share", "span", "found", "plain_statement",
-           "findings_markdown", "headline_text", "short_source",
-           "registry_headlines", "HEADLINE_WORDS", "show_findings", "running_note", "show_running_note",
-           "show_found"]
+__all__ = [
+    "number",
+    "scientific",
+    "within",
+    "percent",
+    "share",
+    "span",
+    "found",
+    "plain_statement",
+    "findings_markdown",
+    "headline_text",
+    "short_source",
+    "registry_headlines",
+    "HEADLINE_WORDS",
+    "show_findings",
+    "running_note",
+    "show_running_note",
+    "show_found",
+]
 
 
 def _real(value, name: str) -> float:
@@ -67,7 +82,9 @@ def number(value, digits: int = 2, *, sign: bool = False) -> str:
     if x == 0:
         return "0"
     text = f"{x:,.{digits}f}"
-    if text.lstrip("-").strip("0,.") == "":  # rounds to zero but is not zero: its size, never "0.000" or "-0.00"
+    if (
+        text.lstrip("-").strip("0,.") == ""
+    ):  # rounds to zero but is not zero: its size, never "0.000" or "-0.00"
         return ("+" if sign and x > 0 else "") + scientific(x)
     return "+" + text if sign and x > 0 else text
 
@@ -105,7 +122,7 @@ def within(difference, digits: int = 2) -> str:
         return "n/a"
     if x == 0:
         return "exactly"
-    return f"to within {number(x, digits) if x >= 10 ** -digits else scientific(x, digits)}"
+    return f"to within {number(x, digits) if x >= 10**-digits else scientific(x, digits)}"
 
 
 def percent(value, digits: int = 0, *, sign: bool = False) -> str:
@@ -120,8 +137,10 @@ def percent(value, digits: int = 0, *, sign: bool = False) -> str:
     if x == 0:
         return "0%"
     text = f"{x * 100:,.{digits}f}"
-    if text.lstrip("-").strip("0,.") == "":   # rounds to zero but is not zero: its bound, never "-0.0%"
-        smallest = f"{10 ** -digits:.{digits}f}%"
+    if (
+        text.lstrip("-").strip("0,.") == ""
+    ):  # rounds to zero but is not zero: its bound, never "-0.0%"
+        smallest = f"{10**-digits:.{digits}f}%"
         return f"<{smallest}" if x > 0 else f">-{smallest}"
     return number(x * 100, digits, sign=sign) + "%"
 
@@ -144,9 +163,9 @@ def share(value, digits: int = 0) -> str:
         return "all"
     text = percent(x, digits)
     if text == percent(0, digits):
-        return f"<{percent(10 ** -digits / 100, digits)}"
+        return f"<{percent(10**-digits / 100, digits)}"
     if text == percent(1, digits):
-        return f">{percent(1 - 10 ** -digits / 100, digits)}"
+        return f">{percent(1 - 10**-digits / 100, digits)}"
     return text
 
 
@@ -158,7 +177,9 @@ def span(low, high, digits: int = 0, *, percent: bool = False, sep: str = "–")
     """
     lo, hi = _real(low, "low"), _real(high, "high")
     if lo > hi:
-        raise InvalidInputError(f"low = {low!r} > high = {high!r}: a range runs from its smaller end")
+        raise InvalidInputError(
+            f"low = {low!r} > high = {high!r}: a range runs from its smaller end"
+        )
     fmt = (lambda x: globals()["percent"](x, digits)) if percent else (lambda x: number(x, digits))
     a, b = fmt(lo), fmt(hi)
     return a if a == b else f"{a}{sep}{b}"
@@ -182,8 +203,12 @@ def show_found(text: str, **kw) -> None:
     display(Markdown(found(text, **kw)))
 
 
-_STATUS_WORD = {"held": "Held", "not reproduced": "Not reproduced", "inconclusive": "Inconclusive",
-                "not tested": "Not tested"}
+_STATUS_WORD = {
+    "held": "Held",
+    "not reproduced": "Not reproduced",
+    "inconclusive": "Inconclusive",
+    "not tested": "Not tested",
+}
 
 
 def _value_text(value) -> str:
@@ -196,7 +221,11 @@ def _value_text(value) -> str:
     if isinstance(value, int):
         return f"{value:,}"
     if isinstance(value, float):
-        return number(value, 4).rstrip("0").rstrip(".") if abs(value) >= 1e-4 or value == 0 else f"{value:.3g}"
+        return (
+            number(value, 4).rstrip("0").rstrip(".")
+            if abs(value) >= 1e-4 or value == 0
+            else f"{value:.3g}"
+        )
     return display_value(value)
 
 
@@ -240,13 +269,19 @@ def headline_text(template: str, claim: dict) -> str:
     """
     ours = claim.get("ours")
     values = {"ours": ours, "paper": claim.get("paper")}
-    if isinstance(ours, list) and ours and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in ours):
+    if (
+        isinstance(ours, list)
+        and ours
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in ours)
+    ):
         values.update(ours_min=min(ours), ours_max=max(ours), n=len(ours))
     try:
         return template.format(**values)
     except (KeyError, IndexError, ValueError, TypeError) as exc:
-        raise InvalidInputError(f"headline = {template!r} of claim {claim.get('claim_id')!r}: cannot be filled "
-                                f"with the ledger's values {values} ({exc})") from None
+        raise InvalidInputError(
+            f"headline = {template!r} of claim {claim.get('claim_id')!r}: cannot be filled "
+            f"with the ledger's values {values} ({exc})"
+        ) from None
 
 
 def short_source(source: str) -> str:
@@ -279,19 +314,27 @@ def findings_markdown(claims: list[dict], chosen: list[str], headlines: dict | N
     - **Held** (§3): worst efficiency 0.750; the paper: 3/4.
     """
     headlines = headlines or {}
-    if len(chosen) == 0:    # not chosen yet (a new paper's notebook): the ledger's first claims, the paper's first
-        chosen = ([c["claim_id"] for c in claims if c.get("kind") == "paper"]
-                  + [c["claim_id"] for c in claims if c.get("kind") != "paper"])[:5]
+    if (
+        len(chosen) == 0
+    ):  # not chosen yet (a new paper's notebook): the ledger's first claims, the paper's first
+        chosen = (
+            [c["claim_id"] for c in claims if c.get("kind") == "paper"]
+            + [c["claim_id"] for c in claims if c.get("kind") != "paper"]
+        )[:5]
     least = min(3, len(claims))
     if not least <= len(chosen) <= 5:
-        raise InvalidInputError(f"chosen = {chosen!r}: a Findings list has {least} to 5 bullets (3 to 5 where the "
-                                f"ledger has 3 claims or more), got {len(chosen)}")
+        raise InvalidInputError(
+            f"chosen = {chosen!r}: a Findings list has {least} to 5 bullets (3 to 5 where the "
+            f"ledger has 3 claims or more), got {len(chosen)}"
+        )
     by_id = {c["claim_id"]: c for c in claims}
     lines = []
     for i, claim_id in enumerate(chosen):
         c = by_id.get(claim_id)
         if c is None:
-            raise InvalidInputError(f"chosen[{i}] = {claim_id!r}: not a claim of the ledger; known: {sorted(by_id)}")
+            raise InvalidInputError(
+                f"chosen[{i}] = {claim_id!r}: not a claim of the ledger; known: {sorted(by_id)}"
+            )
         word = _STATUS_WORD[c["status"]]
         if headlines.get(claim_id) and not (c["status"] == "not tested" or c.get("ours") is None):
             body = headline_text(headlines[claim_id], c).rstrip(".") + "."
@@ -302,13 +345,18 @@ def findings_markdown(claims: list[dict], chosen: list[str], headlines: dict | N
         bullet = f"**{word}** ({short_source(c['source'])}): {body}"
         words = len(bullet.replace("**", "").split())
         if headlines.get(claim_id) and words > HEADLINE_WORDS:
-            raise InvalidInputError(f"headline of claim {claim_id!r}: its bullet has {words} words once filled, "
-                                    f"more than {HEADLINE_WORDS}: {bullet!r}")
+            raise InvalidInputError(
+                f"headline of claim {claim_id!r}: its bullet has {words} words once filled, "
+                f"more than {HEADLINE_WORDS}: {bullet!r}"
+            )
         lines.append(f"- {bullet}")
     counts = {s: sum(c["status"] == s for c in claims) for s in _STATUS_WORD}
-    lines.append(f"\nAll {len(claims)} claims of the ledger: {counts['held']} held, {counts['not reproduced']} not "
-                 f"reproduced, " + (f"{counts['inconclusive']} inconclusive, " if counts["inconclusive"] else "")
-                 + f"{counts['not tested']} not tested (see Claims below).")
+    lines.append(
+        f"\nAll {len(claims)} claims of the ledger: {counts['held']} held, {counts['not reproduced']} not "
+        f"reproduced, "
+        + (f"{counts['inconclusive']} inconclusive, " if counts["inconclusive"] else "")
+        + f"{counts['not tested']} not tested (see Claims below)."
+    )
     return "\n".join(lines)
 
 
@@ -341,17 +389,23 @@ def running_note(key: str, mode: str, *, traces: bool = False, seconds: float | 
         seconds = notebook_durations().get(key, (None, ""))[0]
     minutes = f"about {max(1, round(seconds / 60))} min on 2 cores" if seconds else None
     if mode == "full":
-        text = (f"**This copy ran in full mode** (the paper's sizes){' in ' + minutes if minutes else ''}. Opened on "
-                f"Binder or on your machine, the notebook runs in quick mode (seconds; reduced sizes, provisional "
-                f"statuses) unless you set `MODE = \"full\"` in its parameters cell or run "
-                f"`python run_all.py --only {key}`.")
+        text = (
+            f"**This copy ran in full mode** (the paper's sizes){' in ' + minutes if minutes else ''}. Opened on "
+            f"Binder or on your machine, the notebook runs in quick mode (seconds; reduced sizes, provisional "
+            f'statuses) unless you set `MODE = "full"` in its parameters cell or run '
+            f"`python run_all.py --only {key}`."
+        )
     else:
-        text = ("**This run: quick mode** — reduced sizes and repetitions, statuses provisional. Set "
-                f"`MODE = \"full\"` in the parameters cell (or run `python run_all.py --only {key}`) for the "
-                f"paper's sizes: {minutes + ' (the last full run)' if minutes else 'longer'}.")
+        text = (
+            "**This run: quick mode** — reduced sizes and repetitions, statuses provisional. Set "
+            f'`MODE = "full"` in the parameters cell (or run `python run_all.py --only {key}`) for the '
+            f"paper's sizes: {minutes + ' (the last full run)' if minutes else 'longer'}."
+        )
     if traces:
-        text += (" The trace excerpts come from `python -m fairlib.traces.fetch --notebooks` (into `data/traces/`, "
-                 "or `$FAIRLIB_TRACE_DIR`); without them the notebook runs on labelled synthetic stand-ins.")
+        text += (
+            " The trace excerpts come from `python -m fairlib.traces.fetch --notebooks` (into `data/traces/`, "
+            "or `$FAIRLIB_TRACE_DIR`); without them the notebook runs on labelled synthetic stand-ins."
+        )
     return text
 
 
@@ -379,6 +433,10 @@ def show_findings(key: str, mode: str, chosen: list[str]) -> None:
 
     claims = _ledger(key, mode)
     if claims is None:
-        display(Markdown(f"*No {mode}-mode ledger of `{key}` yet: the Findings appear after the first run.*"))
+        display(
+            Markdown(
+                f"*No {mode}-mode ledger of `{key}` yet: the Findings appear after the first run.*"
+            )
+        )
         return
     display(Markdown(findings_markdown(claims, chosen, registry_headlines(key))))

@@ -23,9 +23,30 @@ import pandas as pd
 from .. import paths
 from .._validate import InvalidInputError, _short, as_count, as_instance, result_type
 
-__all__ = ["save_figure", "save_table", "ClaimLog", "Claim", "ClaimsFailed", "Declared", "Measurement", "load_registry",
-           "quotes_of", "registry_path", "reported", "display_value", "cell_key", "measured_values", "FLOAT_FORMAT",
-           "KINDS", "STATUSES", "PROVISIONAL", "ClaimListing", "LEDGER_LINK", "claim_anchor", "MARKS_FILE"]
+__all__ = [
+    "save_figure",
+    "save_table",
+    "ClaimLog",
+    "Claim",
+    "ClaimsFailed",
+    "Declared",
+    "Measurement",
+    "load_registry",
+    "quotes_of",
+    "registry_path",
+    "reported",
+    "display_value",
+    "cell_key",
+    "measured_values",
+    "FLOAT_FORMAT",
+    "KINDS",
+    "STATUSES",
+    "PROVISIONAL",
+    "ClaimListing",
+    "LEDGER_LINK",
+    "claim_anchor",
+    "MARKS_FILE",
+]
 
 #: float format of every CSV written by :func:`save_table` (fixed, so output is byte-stable on one machine)
 FLOAT_FORMAT = "%.10g"
@@ -45,23 +66,31 @@ def save_figure(fig, key: str, name: str, *, mode: str = "full", dpi: int = 150)
     from .plotting import MAX_SAVED_WIDTH, figure_marks, place_legends
 
     paths._check_file_name(name, "name")
-    dpi = as_count(dpi, "dpi", maximum=2400)    # beyond print resolution: a typo, and a figure of gigapixels
+    dpi = as_count(
+        dpi, "dpi", maximum=2400
+    )  # beyond print resolution: a typo, and a figure of gigapixels
     if not hasattr(fig, "savefig"):
-        raise InvalidInputError(f"fig = {_short(fig)}: expected a matplotlib Figure, got {type(fig).__name__}")
+        raise InvalidInputError(
+            f"fig = {_short(fig)}: expected a matplotlib Figure, got {type(fig).__name__}"
+        )
     place_legends(fig)
     # the width the page shows: bbox_inches="tight" grows a figure by the legends placed outside its axes
     shown = fig.get_tightbbox(fig.canvas.get_renderer()).width
     if shown > MAX_SAVED_WIDTH:
-        raise InvalidInputError(f"fig: {name!r} is {shown:.1f} inches wide as saved (its legends or labels included); "
-                                f"the book shows at most {MAX_SAVED_WIDTH} at their own size: draw it narrower "
-                                f"(fairlib.repro.plotting.new_figure stacks panels) or put its legend below")
+        raise InvalidInputError(
+            f"fig: {name!r} is {shown:.1f} inches wide as saved (its legends or labels included); "
+            f"the book shows at most {MAX_SAVED_WIDTH} at their own size: draw it narrower "
+            f"(fairlib.repro.plotting.new_figure stacks panels) or put its legend below"
+        )
     out = paths.figures_dir(key, mode)
     out.mkdir(parents=True, exist_ok=True)
     _record_marks(out, name, figure_marks(fig))
     written = []
     for ext, meta in (("png", _PNG_METADATA), ("pdf", _PDF_METADATA)):
         path = out / f"{name}.{ext}"
-        tmp = out / f".{name}.{os.getpid()}.tmp.{ext}"    # written whole, then renamed: never half a file
+        tmp = (
+            out / f".{name}.{os.getpid()}.tmp.{ext}"
+        )  # written whole, then renamed: never half a file
         try:
             fig.savefig(tmp, dpi=dpi, metadata=meta, bbox_inches="tight", format=ext)
         except BaseException:
@@ -83,7 +112,10 @@ def _record_marks(folder: Path, name: str, marks: dict) -> None:
     recorded = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     recorded[name] = marks
     tmp = folder / f".{MARKS_FILE}.{os.getpid()}.tmp"
-    tmp.write_text(json.dumps(dict(sorted(recorded.items())), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.write_text(
+        json.dumps(dict(sorted(recorded.items())), indent=1, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
     os.replace(tmp, path)
 
 
@@ -106,18 +138,26 @@ def reported(df: pd.DataFrame, key: str, name: str) -> pd.DataFrame:
     from .verify import declared_tolerance
 
     if not isinstance(df, pd.DataFrame):
-        raise InvalidInputError(f"df = {_short(df)}: expected a pandas DataFrame, got {type(df).__name__}")
+        raise InvalidInputError(
+            f"df = {_short(df)}: expected a pandas DataFrame, got {type(df).__name__}"
+        )
     paths.check_key(key)
     paths._check_file_name(name, "name")
     out = None
     for column in df.columns:
         declared = declared_tolerance(key, name, str(column))
-        if (declared is None or declared.digits >= 10 or str(column) in declared.inputs
-                or not pd.api.types.is_float_dtype(df[column].dtype)):
+        if (
+            declared is None
+            or declared.digits >= 10
+            or str(column) in declared.inputs
+            or not pd.api.types.is_float_dtype(df[column].dtype)
+        ):
             continue
         values = df[column].to_numpy(dtype=float)
         finite = values[np.isfinite(values)]
-        if np.array_equal(finite, np.round(finite)):     # time stamps and counts: no solver digit to drop
+        if np.array_equal(
+            finite, np.round(finite)
+        ):  # time stamps and counts: no solver digit to drop
             continue
         out = df.copy() if out is None else out
         out[column] = _round_significant(df[column].to_numpy(dtype=float), declared.digits)
@@ -128,13 +168,15 @@ def save_table(df: pd.DataFrame, key: str, name: str, *, mode: str = "full") -> 
     """Write ``df`` as tidy CSV ``<name>.csv`` with fixed float formatting (:data:`FLOAT_FORMAT`), each float column
     at the precision its solver's certificate guarantees (:func:`reported`); returns the path."""
     if not isinstance(df, pd.DataFrame):
-        raise InvalidInputError(f"df = {_short(df)}: expected a pandas DataFrame, got {type(df).__name__}")
+        raise InvalidInputError(
+            f"df = {_short(df)}: expected a pandas DataFrame, got {type(df).__name__}"
+        )
     paths._check_file_name(name, "name")
     df = reported(df, key, name)
     out = paths.results_dir(key, mode)
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{name}.csv"
-    tmp = out / f".{name}.csv.{os.getpid()}.tmp"          # written whole, then renamed: never half a file
+    tmp = out / f".{name}.csv.{os.getpid()}.tmp"  # written whole, then renamed: never half a file
     try:
         df.to_csv(tmp, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
     except BaseException:
@@ -150,7 +192,9 @@ def _plain(value):
         return value.item()
     if isinstance(value, np.ndarray):
         return value.tolist()
-    if hasattr(value, "to_numpy") and not isinstance(value, (str, bytes)):  # a pandas Series: its values in order
+    if hasattr(value, "to_numpy") and not isinstance(
+        value, (str, bytes)
+    ):  # a pandas Series: its values in order
         return _plain(value.to_numpy())
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
@@ -227,9 +271,15 @@ class Declared:
     monotone: dict | None = None
     converges: dict | None = None
     ordered: dict | None = None
-    on_data: bool = False        # about the paper's trace data: "not tested" when measured on a synthetic stand-in
-    wall_clock: bool = False     # decided by wall-clock time: reported, never gates a run (machines differ)
-    not_tested: str = ""         # why it cannot be measured with our data (then no measurement is expected)
+    on_data: bool = (
+        False  # about the paper's trace data: "not tested" when measured on a synthetic stand-in
+    )
+    wall_clock: bool = (
+        False  # decided by wall-clock time: reported, never gates a run (machines differ)
+    )
+    not_tested: str = (
+        ""  # why it cannot be measured with our data (then no measurement is expected)
+    )
     #: an equivalence margin for an ``at_least`` / ``at_most`` rule, from the paper's printed precision: a value
     #: within it of a bound (on either side) cannot decide the claim, which is then **inconclusive**; a value beyond
     #: a bound by more than it is not reproduced
@@ -259,19 +309,29 @@ class Declared:
             return f"|ours - paper| <= {_exact(self.tol)}"
         if self.se is not None:
             if self.se["sd"] == OUR_SD:
-                spread = ("sd = pooled" + (f" = {_exact(sd)}" if sd is not None else "")
-                          + " (the paper prints none: ours and the least its mean allows)")
+                spread = (
+                    "sd = pooled"
+                    + (f" = {_exact(sd)}" if sd is not None else "")
+                    + " (the paper prints none: ours and the least its mean allows)"
+                )
             else:
                 spread = f"sd = {_exact(self.se['sd'])}"
-            return (f"|ours - paper| <= {_exact(self.se['k'])} sd sqrt(1/{self.se['n_paper']} + 1/runs), "
-                    + spread + (f", runs = {runs}" if runs else ""))
+            return (
+                f"|ours - paper| <= {_exact(self.se['k'])} sd sqrt(1/{self.se['n_paper']} + 1/runs), "
+                + spread
+                + (f", runs = {runs}" if runs else "")
+            )
         if self.monotone is not None:
-            return (f"ours {self.monotone['direction']} along its parameter (steps against it at most "
-                    f"{_exact(self.monotone.get('tol', 0.0))})")
+            return (
+                f"ours {self.monotone['direction']} along its parameter (steps against it at most "
+                f"{_exact(self.monotone.get('tol', 0.0))})"
+            )
         if self.converges is not None:
             parts = []
             if "final_gap" in self.converges:
-                parts.append(f"final |ours - paper| <= {_exact(self.converges['final_gap'])}, below the first")
+                parts.append(
+                    f"final |ours - paper| <= {_exact(self.converges['final_gap'])}, below the first"
+                )
             if "rate" in self.converges:
                 parts.append(f"each gap <= {_exact(self.converges['rate'])} x the one before")
             return "ours converges to paper: " + " and ".join(parts)
@@ -284,8 +344,11 @@ class Declared:
             parts.append(f"ours >= {_exact(self.at_least)}")
         if self.at_most is not None:
             parts.append(f"ours <= {_exact(self.at_most)}")
-        margin = (f"; inconclusive within {_exact(self.margin)} of the bound (the paper's precision)"
-                  if self.margin is not None else "")
+        margin = (
+            f"; inconclusive within {_exact(self.margin)} of the bound (the paper's precision)"
+            if self.margin is not None
+            else ""
+        )
         return " and ".join(parts) + margin
 
 
@@ -314,10 +377,15 @@ def _check_headline(entry: dict, where: str) -> None:
             return
         except (KeyError, IndexError, ValueError, TypeError) as exc:
             errors.append(f"{type(exc).__name__}: {exc}")
-    hint = (" (this rule measures a series: use {ours_min}, {ours_max} or {n} with a format spec)"
-            if shapes == [[1.0, 0.5]] else "")
-    raise ValueError(f"{where}: headline {entry['headline']!r} cannot be filled with a value of this rule's shape "
-                     f"({'; '.join(errors)}){hint}")
+    hint = (
+        " (this rule measures a series: use {ours_min}, {ours_max} or {n} with a format spec)"
+        if shapes == [[1.0, 0.5]]
+        else ""
+    )
+    raise ValueError(
+        f"{where}: headline {entry['headline']!r} cannot be filled with a value of this rule's shape "
+        f"({'; '.join(errors)}){hint}"
+    )
 
 
 def _declared(entry: dict, where: str) -> Declared:
@@ -329,7 +397,9 @@ def _declared(entry: dict, where: str) -> Declared:
     unknown = set(entry) - _FIELDS
     if unknown:
         raise ValueError(f"{where}: unknown field(s) {sorted(unknown)}; allowed: {sorted(_FIELDS)}")
-    if "headline" in entry and (not isinstance(entry["headline"], str) or not entry["headline"].strip()):
+    if "headline" in entry and (
+        not isinstance(entry["headline"], str) or not entry["headline"].strip()
+    ):
         raise ValueError(f"{where}: headline must be a non-empty sentence")
     if "headline" in entry:
         _check_headline(entry, where)
@@ -345,7 +415,9 @@ def _declared(entry: dict, where: str) -> Declared:
     elif not rules:
         raise ValueError(f"{where}: no rule (one of {_RULES}) and not declared not_tested")
     if len(rules) > 1 and set(rules) != {"at_least", "at_most"}:
-        raise ValueError(f"{where}: rules {rules} given together; give one (at_least and at_most may pair)")
+        raise ValueError(
+            f"{where}: rules {rules} given together; give one (at_least and at_most may pair)"
+        )
     if "equals" in entry and entry["equals"] is not True:
         raise ValueError(f"{where}: equals must be true")
     if ("equals" in entry or "tol" in entry or "se" in entry) and "paper_value" not in entry:
@@ -353,21 +425,39 @@ def _declared(entry: dict, where: str) -> Declared:
     for name in ("tol", "at_least", "at_most"):
         if name in entry and not _is_number(entry[name]):
             raise ValueError(f"{where}: {name} = {entry[name]!r} must be a number")
-    if "margin" in entry and not (_is_number(entry["margin"]) and entry["margin"] >= 0
-                                  and ("at_least" in entry or "at_most" in entry)):
-        raise ValueError(f"{where}: margin = {entry['margin']!r}: an equivalence margin is a number >= 0 and goes with "
-                         "an at_least or at_most rule")
+    if "margin" in entry and not (
+        _is_number(entry["margin"])
+        and entry["margin"] >= 0
+        and ("at_least" in entry or "at_most" in entry)
+    ):
+        raise ValueError(
+            f"{where}: margin = {entry['margin']!r}: an equivalence margin is a number >= 0 and goes with "
+            "an at_least or at_most rule"
+        )
     if "se" in entry:
         se = entry["se"]
-        if not (isinstance(se, dict) and set(se) == {"k", "sd", "n_paper"} and _is_number(se["k"])
-                and _is_number(se["n_paper"]) and (_is_number(se["sd"]) or se["sd"] == OUR_SD)):
-            raise ValueError(f"{where}: se must be a table with numbers k, n_paper and sd (a number, or {OUR_SD!r} "
-                             f"where the paper prints no standard deviation); got {se!r}")
+        if not (
+            isinstance(se, dict)
+            and set(se) == {"k", "sd", "n_paper"}
+            and _is_number(se["k"])
+            and _is_number(se["n_paper"])
+            and (_is_number(se["sd"]) or se["sd"] == OUR_SD)
+        ):
+            raise ValueError(
+                f"{where}: se must be a table with numbers k, n_paper and sd (a number, or {OUR_SD!r} "
+                f"where the paper prints no standard deviation); got {se!r}"
+            )
     paper_value = entry.get("paper_value")
-    vector = isinstance(paper_value, list) and len(paper_value) > 0 and all(_is_number(v) for v in paper_value)
+    vector = (
+        isinstance(paper_value, list)
+        and len(paper_value) > 0
+        and all(_is_number(v) for v in paper_value)
+    )
     if "tol" in entry and not (_is_number(paper_value) or vector):
-        raise ValueError(f"{where}: tol needs a numeric paper_value or a list of numbers (compared element by "
-                         f"element), got {paper_value!r}")
+        raise ValueError(
+            f"{where}: tol needs a numeric paper_value or a list of numbers (compared element by "
+            f"element), got {paper_value!r}"
+        )
     if ("se" in entry or "converges" in entry) and not _is_number(paper_value):
         raise ValueError(f"{where}: se/converges need a numeric paper_value, got {paper_value!r}")
     _check_trend_rules(entry, where)
@@ -381,25 +471,38 @@ def _check_provenance(entry: dict, where: str) -> None:
 
     quote = entry.get("quote", "")
     quotes = quote if isinstance(quote, list) else [quote]
-    if not all(isinstance(q, str) for q in quotes) or (isinstance(quote, list) and not all(q.strip() for q in quotes)):
-        raise ValueError(f"{where}: quote must be the paper's words, a string or a list of non-empty strings; got "
-                         f"{quote!r}")
+    if not all(isinstance(q, str) for q in quotes) or (
+        isinstance(quote, list) and not all(q.strip() for q in quotes)
+    ):
+        raise ValueError(
+            f"{where}: quote must be the paper's words, a string or a list of non-empty strings; got "
+            f"{quote!r}"
+        )
     if isinstance(quote, list):
         entry["quote"] = tuple(quote)
     if not isinstance(entry.get("scope", ""), str):
         raise ValueError(f"{where}: scope must be a string, got {entry['scope']!r}")
     history = entry.get("history", [])
     if not isinstance(history, list):
-        raise ValueError(f"{where}: history must be a list of tables {{date, change, why}}, got {history!r}")
+        raise ValueError(
+            f"{where}: history must be a list of tables {{date, change, why}}, got {history!r}"
+        )
     for i, event in enumerate(history):
-        if not (isinstance(event, dict) and set(event) == {"date", "change", "why"}
-                and all(isinstance(event[k], str) and event[k].strip() for k in ("change", "why"))):
-            raise ValueError(f"{where}: history[{i}] = {event!r}: must be a table with date, change and why (strings)")
+        if not (
+            isinstance(event, dict)
+            and set(event) == {"date", "change", "why"}
+            and all(isinstance(event[k], str) and event[k].strip() for k in ("change", "why"))
+        ):
+            raise ValueError(
+                f"{where}: history[{i}] = {event!r}: must be a table with date, change and why (strings)"
+            )
         date = event["date"]
         try:
             datetime.date.fromisoformat(date if isinstance(date, str) else date.isoformat())
         except (TypeError, ValueError, AttributeError):
-            raise ValueError(f"{where}: history[{i}].date = {date!r}: must be a date YYYY-MM-DD") from None
+            raise ValueError(
+                f"{where}: history[{i}].date = {date!r}: must be a date YYYY-MM-DD"
+            ) from None
     entry["history"] = tuple(dict(e, date=str(e["date"])) for e in history)
 
 
@@ -415,6 +518,7 @@ def quotes_of(declared: "Declared") -> tuple[str, ...]:
 
 def _check_trend_rules(entry: dict, where: str) -> None:
     """The tables of the monotone, converges and ordered rules, checked key by key."""
+
     def table(name, required, optional):
         spec = entry[name]
         if not isinstance(spec, dict):
@@ -422,13 +526,17 @@ def _check_trend_rules(entry: dict, where: str) -> None:
         unknown = set(spec) - set(required) - set(optional)
         missing = set(required) - set(spec)
         if unknown or missing:
-            raise ValueError(f"{where}: {name} takes {sorted(required)} (required) and {sorted(optional)} (optional);"
-                             f" got {sorted(spec)}")
+            raise ValueError(
+                f"{where}: {name} takes {sorted(required)} (required) and {sorted(optional)} (optional);"
+                f" got {sorted(spec)}"
+            )
         for key in ("tol", "final_gap", "rate"):
             if key in spec and not (_is_number(spec[key]) and spec[key] >= 0):
                 raise ValueError(f"{where}: {name}.{key} = {spec[key]!r} must be a number >= 0")
         if "direction" in spec and spec["direction"] not in _DIRECTIONS[name]:
-            raise ValueError(f"{where}: {name}.direction = {spec['direction']!r}, must be one of {_DIRECTIONS[name]}")
+            raise ValueError(
+                f"{where}: {name}.direction = {spec['direction']!r}, must be one of {_DIRECTIONS[name]}"
+            )
         return spec
 
     if "monotone" in entry:
@@ -438,13 +546,21 @@ def _check_trend_rules(entry: dict, where: str) -> None:
         if not spec:
             raise ValueError(f"{where}: converges needs final_gap, rate or both")
         if spec.get("rate", 0.0) >= 1:
-            raise ValueError(f"{where}: converges.rate = {spec['rate']!r} must be below 1 (gaps that shrink)")
+            raise ValueError(
+                f"{where}: converges.rate = {spec['rate']!r} must be below 1 (gaps that shrink)"
+            )
     if "ordered" in entry:
         spec = table("ordered", ("series", "direction"), ("tol",))
         series = spec["series"]
-        if not (isinstance(series, list) and len(series) >= 2 and all(isinstance(s, str) and s for s in series)
-                and len(set(series)) == len(series)):
-            raise ValueError(f"{where}: ordered.series must list two or more distinct names, got {series!r}")
+        if not (
+            isinstance(series, list)
+            and len(series) >= 2
+            and all(isinstance(s, str) and s for s in series)
+            and len(set(series)) == len(series)
+        ):
+            raise ValueError(
+                f"{where}: ordered.series must list two or more distinct names, got {series!r}"
+            )
 
 
 def load_registry(source, key: str = "") -> dict[str, Declared]:
@@ -454,8 +570,10 @@ def load_registry(source, key: str = "") -> dict[str, Declared]:
     where = key or "registry"
     if isinstance(source, Path):
         if not source.is_file():
-            raise FileNotFoundError(f"claims registry of {key!r} not found: {source} (declare the notebook's "
-                                    "claims there before measuring them)")
+            raise FileNotFoundError(
+                f"claims registry of {key!r} not found: {source} (declare the notebook's "
+                "claims there before measuring them)"
+            )
         where = str(source)
         source = source.read_text()
     entries = tomllib.loads(source).get("claim", []) if isinstance(source, str) else source
@@ -477,13 +595,15 @@ class Claim:
     kind: str
     source: str
     statement: str
-    paper: object          # the paper's value (None where the statement has no number)
-    ours: object           # what we measured (None when not tested)
-    rule: str              # how ``ours`` was compared
-    status: str            # "held" | "not reproduced" | "inconclusive" | "not tested"
+    paper: object  # the paper's value (None where the statement has no number)
+    ours: object  # what we measured (None when not tested)
+    rule: str  # how ``ours`` was compared
+    status: str  # "held" | "not reproduced" | "inconclusive" | "not tested"
     note: str = ""
     wall_clock: bool = False
-    cell: str | None = None  # the notebook cell that measured it (:func:`cell_key` of its source); None outside one
+    cell: str | None = (
+        None  # the notebook cell that measured it (:func:`cell_key` of its source); None outside one
+    )
 
 
 def cell_key(source: str) -> str:
@@ -494,8 +614,10 @@ def cell_key(source: str) -> str:
     True
     """
     if not isinstance(source, str):
-        raise InvalidInputError(f"source = {_short(source)}: expected a cell's source text (str), got "
-                                f"{type(source).__name__}")
+        raise InvalidInputError(
+            f"source = {_short(source)}: expected a cell's source text (str), got "
+            f"{type(source).__name__}"
+        )
     return hashlib.sha1(source.strip().encode()).hexdigest()[:12]
 
 
@@ -546,8 +668,10 @@ def _series(d: Declared, ours, minimum: int = 2) -> list:
     """``ours`` as a series of at least ``minimum`` numbers, or an error naming the claim."""
     values = ours if isinstance(ours, list) else None
     if values is None or len(values) < minimum or _numbers(values) is None:
-        raise ValueError(f"claim {d.id!r}: rule {d.rule_text()!r} needs a list of at least {minimum} numbers "
-                         f"(the series in the order of its parameter), got {ours!r}")
+        raise ValueError(
+            f"claim {d.id!r}: rule {d.rule_text()!r} needs a list of at least {minimum} numbers "
+            f"(the series in the order of its parameter), got {ours!r}"
+        )
     return values
 
 
@@ -570,27 +694,38 @@ def _converges(d: Declared, ours) -> bool:
     if "final_gap" in d.converges:
         ok &= gaps[-1] <= d.converges["final_gap"] and (gaps[-1] < gaps[0] or gaps[0] == 0.0)
     if "rate" in d.converges:
-        ok &= all(b <= d.converges["rate"] * a for a, b in zip(gaps, gaps[1:]) if a > 0) and \
-            all(b == 0.0 for a, b in zip(gaps, gaps[1:]) if a == 0)
+        ok &= all(b <= d.converges["rate"] * a for a, b in zip(gaps, gaps[1:]) if a > 0) and all(
+            b == 0.0 for a, b in zip(gaps, gaps[1:]) if a == 0
+        )
     return bool(ok)
 
 
 def _ordered(d: Declared, ours) -> bool:
     names = d.ordered["series"]
     if not isinstance(ours, dict) or set(ours) != set(names):
-        raise ValueError(f"claim {d.id!r}: rule {d.rule_text()!r} needs a mapping of exactly {names} to numbers or "
-                         f"lists, got {ours!r}")
+        raise ValueError(
+            f"claim {d.id!r}: rule {d.rule_text()!r} needs a mapping of exactly {names} to numbers or "
+            f"lists, got {ours!r}"
+        )
     columns = [ours[name] if isinstance(ours[name], list) else [ours[name]] for name in names]
     if len({len(c) for c in columns}) != 1 or any(_numbers(c) is None for c in columns):
-        raise ValueError(f"claim {d.id!r}: the series of {names} must be numbers or lists of one length, got {ours!r}")
+        raise ValueError(
+            f"claim {d.id!r}: the series of {names} must be numbers or lists of one length, got {ours!r}"
+        )
     if any(math.isnan(v) for c in columns for v in c):
         return False
     sign = 1.0 if d.ordered["direction"] == "descending" else -1.0
     tol = d.ordered.get("tol", 0.0)
-    return all(sign * (a - b) >= -tol for upper, lower in zip(columns, columns[1:]) for a, b in zip(upper, lower))
+    return all(
+        sign * (a - b) >= -tol
+        for upper, lower in zip(columns, columns[1:])
+        for a, b in zip(upper, lower)
+    )
 
 
-def pooled_count_sd(paper_mean: float, n_paper: int, our_mean: float, runs: int, our_sd, *, claim: str = "") -> float:
+def pooled_count_sd(
+    paper_mean: float, n_paper: int, our_mean: float, runs: int, our_sd, *, claim: str = ""
+) -> float:
     """The standard deviation of a count per run estimated from two samples together, as under the hypothesis that
     they draw from one distribution: the combined sample's variance (within both samples and between their means),
     with the paper's unprinted spread taken at its least — a whole-number count with a mean whose fractional part is
@@ -605,12 +740,14 @@ def pooled_count_sd(paper_mean: float, n_paper: int, our_mean: float, runs: int,
     0.0224
     """
     if not (_is_number(our_sd) and our_sd >= 0 and math.isfinite(our_sd)):
-        raise ValueError(f"claim {claim!r}: its se rule pools our runs' spread with the paper's (the paper prints "
-                         f"none): give sd = the standard deviation over our runs, got {our_sd!r}")
+        raise ValueError(
+            f"claim {claim!r}: its se rule pools our runs' spread with the paper's (the paper prints "
+            f"none): give sd = the standard deviation over our runs, got {our_sd!r}"
+        )
     frac = paper_mean - math.floor(paper_mean)
     n = n_paper + runs
     between = n_paper * runs / n * (our_mean - paper_mean) ** 2
-    return math.sqrt((runs * our_sd ** 2 + n_paper * frac * (1 - frac) + between) / n)
+    return math.sqrt((runs * our_sd**2 + n_paper * frac * (1 - frac) + between) / n)
 
 
 def _pooled_spread(d: Declared, ours, runs, our_sd) -> float | None:
@@ -620,9 +757,13 @@ def _pooled_spread(d: Declared, ours, runs, our_sd) -> float | None:
     if values is None or math.isnan(values[0]):
         return None
     if len(values) != 1:
-        raise ValueError(f"claim {d.id!r}: a pooled se rule judges one mean per run set, got {ours!r}")
+        raise ValueError(
+            f"claim {d.id!r}: a pooled se rule judges one mean per run set, got {ours!r}"
+        )
     if not (isinstance(runs, numbers.Integral) and runs > 0):
-        raise ValueError(f"claim {d.id!r}: an se rule needs runs = the number of runs behind ours, got {runs!r}")
+        raise ValueError(
+            f"claim {d.id!r}: an se rule needs runs = the number of runs behind ours, got {runs!r}"
+        )
     return pooled_count_sd(d.paper_value, d.se["n_paper"], values[0], runs, our_sd, claim=d.id)
 
 
@@ -637,8 +778,12 @@ def _undecided(d: Declared, ours) -> bool:
     values = _numbers(ours)
     if d.margin is None or values is None or any(math.isnan(v) for v in values):
         return False
-    beyond = [bound - v for v in values for bound in ([d.at_least] if d.at_least is not None else [])]
-    beyond += [v - bound for v in values for bound in ([d.at_most] if d.at_most is not None else [])]
+    beyond = [
+        bound - v for v in values for bound in ([d.at_least] if d.at_least is not None else [])
+    ]
+    beyond += [
+        v - bound for v in values for bound in ([d.at_most] if d.at_most is not None else [])
+    ]
     if any(b > d.margin for b in beyond):
         return False
     return any(abs(b) <= d.margin for b in beyond)
@@ -658,19 +803,25 @@ def _evaluate(d: Declared, ours, runs: int | None, pooled: float | None = None) 
         return _ordered(d, ours)
     values = _numbers(ours)
     if values is None:
-        raise ValueError(f"claim {d.id!r}: rule {d.rule_text()!r} needs a number or a list of numbers, got {ours!r}")
+        raise ValueError(
+            f"claim {d.id!r}: rule {d.rule_text()!r} needs a number or a list of numbers, got {ours!r}"
+        )
     if any(math.isnan(v) for v in values):
         return False
     if d.tol is not None:
-        if isinstance(d.paper_value, list):     # a vector of the paper's values: element by element
+        if isinstance(d.paper_value, list):  # a vector of the paper's values: element by element
             if len(values) != len(d.paper_value):
-                raise ValueError(f"claim {d.id!r}: paper_value has {len(d.paper_value)} numbers, ours "
-                                 f"{len(values)}: {ours!r}")
+                raise ValueError(
+                    f"claim {d.id!r}: paper_value has {len(d.paper_value)} numbers, ours "
+                    f"{len(values)}: {ours!r}"
+                )
             return all(abs(v - p) <= d.tol for v, p in zip(values, d.paper_value))
         return all(abs(v - d.paper_value) <= d.tol for v in values)
     if d.se is not None:
         if not (isinstance(runs, numbers.Integral) and runs > 0):
-            raise ValueError(f"claim {d.id!r}: an se rule needs runs = the number of runs behind ours, got {runs!r}")
+            raise ValueError(
+                f"claim {d.id!r}: an se rule needs runs = the number of runs behind ours, got {runs!r}"
+            )
         spread = pooled if d.se["sd"] == OUR_SD else d.se["sd"]
         bound = d.se["k"] * spread * math.sqrt(1 / d.se["n_paper"] + 1 / runs)
         return all(abs(v - d.paper_value) <= bound for v in values)
@@ -725,10 +876,20 @@ class ClaimLog:
         paths._check_mode(self.mode)
         if self.data not in (None, "real", "synthetic"):
             raise InvalidInputError(f"data = {self.data!r}: must be 'real', 'synthetic' or None")
-        self.declared = load_registry(registry_path(self.key) if self.registry is None else self.registry, self.key)
+        self.declared = load_registry(
+            registry_path(self.key) if self.registry is None else self.registry, self.key
+        )
 
-    def measure(self, claim_id: str, ours, *, note: str = "", runs: int | None = None,
-                cell: str | None = None, sd: float | None = None) -> bool:
+    def measure(
+        self,
+        claim_id: str,
+        ours,
+        *,
+        note: str = "",
+        runs: int | None = None,
+        cell: str | None = None,
+        sd: float | None = None,
+    ) -> bool:
         """Record our measurement of declared claim ``claim_id``; returns whether its declared rule holds.
 
         ``note``: what we measured and why, for a reader (shown with every status). ``runs``: the number of
@@ -738,29 +899,52 @@ class ClaimLog:
         """
         d = self.declared.get(claim_id)
         if d is None:
-            raise KeyError(f"claim {claim_id!r} is not declared in the registry of {self.key!r}; declare its "
-                           f"statement and rule in {registry_path(self.key)} first")
+            raise KeyError(
+                f"claim {claim_id!r} is not declared in the registry of {self.key!r}; declare its "
+                f"statement and rule in {registry_path(self.key)} first"
+            )
         if d.not_tested:
-            raise ValueError(f"claim {claim_id!r} is declared not_tested ({d.not_tested}); it cannot be measured")
+            raise ValueError(
+                f"claim {claim_id!r} is declared not_tested ({d.not_tested}); it cannot be measured"
+            )
         if any(c.claim_id == claim_id for c in self.claims):
             raise ValueError(f"claim {claim_id!r} measured twice")
         if sd is not None and not (d.se is not None and d.se["sd"] == OUR_SD):
-            raise ValueError(f"claim {claim_id!r}: sd = {sd!r} given, but its rule ({d.rule_text()}) does not take our "
-                             "runs' standard deviation (only an se rule declared with sd = \"pooled\" does)")
+            raise ValueError(
+                f"claim {claim_id!r}: sd = {sd!r} given, but its rule ({d.rule_text()}) does not take our "
+                'runs\' standard deviation (only an se rule declared with sd = "pooled" does)'
+            )
         ours = _plain(ours)
         # a pooled rule's spread, computed once: judged with, and shown in the rule (none for a NaN: not reproduced)
-        pooled = _pooled_spread(d, ours, runs, sd) if d.se is not None and d.se["sd"] == OUR_SD else None
+        pooled = (
+            _pooled_spread(d, ours, runs, sd) if d.se is not None and d.se["sd"] == OUR_SD else None
+        )
         satisfied = _evaluate(d, ours, runs, pooled)
         if d.on_data and self.data == "synthetic":
             status = "not tested"
-            note = ("measured on synthetic stand-in data (the real excerpt was not found), which says nothing about "
-                    "the paper's trace" + (f"; {note}" if note else ""))
+            note = (
+                "measured on synthetic stand-in data (the real excerpt was not found), which says nothing about "
+                "the paper's trace" + (f"; {note}" if note else "")
+            )
         elif _undecided(d, ours):
             status = "inconclusive"
         else:
             status = "held" if satisfied else "not reproduced"
-        self.claims.append(Claim(claim_id, d.kind, d.source, d.statement, _plain(d.paper_value), ours,
-                                 d.rule_text(runs, pooled), status, note, d.wall_clock, cell or _current_cell()))
+        self.claims.append(
+            Claim(
+                claim_id,
+                d.kind,
+                d.source,
+                d.statement,
+                _plain(d.paper_value),
+                ours,
+                d.rule_text(runs, pooled),
+                status,
+                note,
+                d.wall_clock,
+                cell or _current_cell(),
+            )
+        )
         return satisfied
 
     def measure_all(self, measured) -> dict[str, bool]:
@@ -783,8 +967,12 @@ class ClaimLog:
         out = {}
         for claim_id, m in measured.items():
             if not isinstance(m, Measurement):
-                raise TypeError(f"measured[{claim_id!r}] = {m!r}: expected a fairlib.repro.report.Measurement")
-            out[claim_id] = self.measure(claim_id, m.value, note=m.note, runs=m.runs, cell=m.cell, sd=m.sd)
+                raise TypeError(
+                    f"measured[{claim_id!r}] = {m!r}: expected a fairlib.repro.report.Measurement"
+                )
+            out[claim_id] = self.measure(
+                claim_id, m.value, note=m.note, runs=m.runs, cell=m.cell, sd=m.sd
+            )
         return out
 
     def _complete(self) -> list[str]:
@@ -797,8 +985,21 @@ class ClaimLog:
             if d.id in measured:
                 continue
             if d.not_tested:
-                self.claims.append(Claim(d.id, d.kind, d.source, d.statement, _plain(d.paper_value), None,
-                                         d.rule_text(), "not tested", d.not_tested, d.wall_clock, cell))
+                self.claims.append(
+                    Claim(
+                        d.id,
+                        d.kind,
+                        d.source,
+                        d.statement,
+                        _plain(d.paper_value),
+                        None,
+                        d.rule_text(),
+                        "not tested",
+                        d.not_tested,
+                        d.wall_clock,
+                        cell,
+                    )
+                )
             else:
                 missing.append(d.id)
         rank = {cid: i for i, cid in enumerate(self.declared)}
@@ -811,8 +1012,12 @@ class ClaimLog:
         for status in STATUSES:
             out[status.replace(" ", "_")] = sum(c.status == status for c in self.claims)
         for kind in KINDS:
-            out[kind] = {status.replace(" ", "_"): sum(c.status == status and c.kind == kind for c in self.claims)
-                         for status in STATUSES}
+            out[kind] = {
+                status.replace(" ", "_"): sum(
+                    c.status == status and c.kind == kind for c in self.claims
+                )
+                for status in STATUSES
+            }
         return out
 
     def table(self) -> pd.DataFrame:
@@ -820,8 +1025,13 @@ class ClaimLog:
         provisional (quick mode's sizes cannot decide the paper's claims; the full run's ledger counts)."""
         cols = ["claim_id", "kind", "source", "paper", "ours", "rule", "status", "note"]
         mark = PROVISIONAL if self.mode == "quick" else ""
-        return pd.DataFrame([{k: display_value(getattr(c, k)) + (mark if k == "status" else "") for k in cols}
-                             for c in self.claims], columns=cols)
+        return pd.DataFrame(
+            [
+                {k: display_value(getattr(c, k)) + (mark if k == "status" else "") for k in cols}
+                for c in self.claims
+            ],
+            columns=cols,
+        )
 
     def listing(self) -> "ClaimListing":
         """The notebook's **Claims** section: its claims as a short list per status, each id linking to its row of
@@ -831,8 +1041,11 @@ class ClaimLog:
         measured = {c.claim_id for c in self.claims}
         rows = [(c.claim_id, c.kind, c.status, c.statement) for c in self.claims]
         # the declared not-tested claims, listed by finish() (the ledger has them): the list shows them too
-        rows += [(d.id, d.kind, "not tested", d.statement) for d in self.declared.values()
-                 if d.not_tested and d.id not in measured]
+        rows += [
+            (d.id, d.kind, "not tested", d.statement)
+            for d in self.declared.values()
+            if d.not_tested and d.id not in measured
+        ]
         rank = {cid: i for i, cid in enumerate(self.declared)}
         return ClaimListing(tuple(sorted(rows, key=lambda r: rank.get(r[0], len(rank)))), self.mode)
 
@@ -843,15 +1056,22 @@ class ClaimLog:
         if self.write:
             out = paths.results_dir(self.key, self.mode)
             out.mkdir(parents=True, exist_ok=True)
-            doc = {"key": self.key, "mode": self.mode, "data": self.data, "summary": summary,
-                   "claims": [asdict(c) for c in self.claims]}
+            doc = {
+                "key": self.key,
+                "mode": self.mode,
+                "data": self.data,
+                "summary": summary,
+                "claims": [asdict(c) for c in self.claims],
+            }
             # atomic: a kernel killed mid-write must not leave a truncated claims.json for run_all to read
             tmp = out / f".claims.json.{os.getpid()}.tmp"
             tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False, default=str) + "\n")
             os.replace(tmp, out / "claims.json")
         if missing:
-            raise ClaimsFailed(f"{len(missing)} declared claim(s) of {self.key} were not measured: "
-                               + ", ".join(missing))
+            raise ClaimsFailed(
+                f"{len(missing)} declared claim(s) of {self.key} were not measured: "
+                + ", ".join(missing)
+            )
         return summary
 
 
@@ -865,9 +1085,15 @@ def claim_anchor(claim_id: str) -> str:
     >>> claim_anchor("table1_1-20_over_sd")
     'claim-table1_1-20_over_sd'
     """
-    if not isinstance(claim_id, str) or not claim_id or any(ch.isspace() or ch in "\"'<>#" for ch in claim_id):
-        raise InvalidInputError(f"claim_id = {_short(claim_id)}: expected a claim id (a string without spaces, "
-                                f"quotes, angle brackets or #)")
+    if (
+        not isinstance(claim_id, str)
+        or not claim_id
+        or any(ch.isspace() or ch in "\"'<>#" for ch in claim_id)
+    ):
+        raise InvalidInputError(
+            f"claim_id = {_short(claim_id)}: expected a claim id (a string without spaces, "
+            f"quotes, angle brackets or #)"
+        )
     return f"claim-{claim_id}"
 
 
@@ -889,17 +1115,25 @@ class ClaimListing:
     def __post_init__(self):
         paths._check_mode(self.mode)
         if not isinstance(self.claims, tuple):
-            raise InvalidInputError(f"claims = {_short(self.claims)}: expected a tuple of (claim id, kind, status, "
-                                    f"statement)")
+            raise InvalidInputError(
+                f"claims = {_short(self.claims)}: expected a tuple of (claim id, kind, status, "
+                f"statement)"
+            )
         for i, c in enumerate(self.claims):
             if not (isinstance(c, tuple) and len(c) == 4 and c[2] in STATUSES and c[1] in KINDS):
-                raise InvalidInputError(f"claims[{i}] = {_short(c)}: expected (claim id, kind, status, statement) "
-                                        f"with a kind of {KINDS} and a status of {STATUSES}")
+                raise InvalidInputError(
+                    f"claims[{i}] = {_short(c)}: expected (claim id, kind, status, statement) "
+                    f"with a kind of {KINDS} and a status of {STATUSES}"
+                )
 
     def markdown(self) -> str:
         """The list as Markdown (one paragraph per status that has claims, then the link to the ledger)."""
-        words = {"held": "Held", "not reproduced": "Not reproduced", "inconclusive": "Inconclusive",
-                 "not tested": "Not tested"}
+        words = {
+            "held": "Held",
+            "not reproduced": "Not reproduced",
+            "inconclusive": "Inconclusive",
+            "not tested": "Not tested",
+        }
         mark = PROVISIONAL if self.mode == "quick" else ""
         parts = []
         for status in STATUSES:
@@ -911,15 +1145,21 @@ class ClaimListing:
                 title = " ".join(str(statement).split()).replace('"', "'")
                 link = LEDGER_LINK.format(claim_id=claim_id)
                 # the id as code: its underscores stay visible under a link's underline
-                items.append(f'[`{claim_id}`]({link} "{title}")' + ("" if kind == "paper" else f" ({kind})"))
+                items.append(
+                    f'[`{claim_id}`]({link} "{title}")' + ("" if kind == "paper" else f" ({kind})")
+                )
             parts.append(f"**{words[status]}{mark}** ({len(chosen)}): " + ", ".join(items))
-        parts.append("Rules, the paper's values and ours, and notes: the [claims ledger](../data/results/CLAIMS.md).")
+        parts.append(
+            "Rules, the paper's values and ours, and notes: the [claims ledger](../data/results/CLAIMS.md)."
+        )
         return "\n\n".join(parts)
 
     @classmethod
     def from_ledger(cls, claims: list, mode: str = "full") -> "ClaimListing":
         """The list of a ledger as ``claims.json`` holds it (every claim, the not-tested ones included)."""
-        return cls(tuple((c["claim_id"], c["kind"], c["status"], c["statement"]) for c in claims), mode)
+        return cls(
+            tuple((c["claim_id"], c["kind"], c["status"], c["statement"]) for c in claims), mode
+        )
 
     def _repr_markdown_(self) -> str:
         return self.markdown()
@@ -931,7 +1171,7 @@ class ClaimListing:
 def display_value(value) -> str:
     """A measured or paper value as shown in ledgers: 6 significant digits, long numeric lists as their range."""
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        return str(value)                   # exact, with no float in between (10**400 has none)
+        return str(value)  # exact, with no float in between (10**400 has none)
     if _is_number(value) and not float(value).is_integer():
         return f"{value:.6g}"
     if isinstance(value, list) and len(value) > 4 and _numbers(value):
@@ -950,5 +1190,7 @@ def measured_values(measured) -> dict:
     {'worst_efficiency': 0.75}
     """
     if not isinstance(measured, Mapping):
-        raise InvalidInputError(f"measured = {_short(measured)}: expected a dict of claim id -> Measurement")
+        raise InvalidInputError(
+            f"measured = {_short(measured)}: expected a dict of claim id -> Measurement"
+        )
     return {claim_id: m.value for claim_id, m in measured.items()}

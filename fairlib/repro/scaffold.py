@@ -63,8 +63,15 @@ from pathlib import Path
 from .. import paths
 from .catalog import VENUE_KINDS, Paper
 
-__all__ = ["scaffold_paper", "paper_from_options", "scaffold_mechanism", "remove_paper", "ScaffoldError", "main",
-           "HEADLINE"]
+__all__ = [
+    "scaffold_paper",
+    "paper_from_options",
+    "scaffold_mechanism",
+    "remove_paper",
+    "ScaffoldError",
+    "main",
+    "HEADLINE",
+]
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,23}$")
 _CATALOG_MARKER = "# new paper notebooks go above this line"
@@ -85,8 +92,10 @@ class ScaffoldError(ValueError):
 
 def _check_name(value: str, what: str) -> str:
     if not isinstance(value, str) or not _NAME.match(value) or keyword.iskeyword(value):
-        raise ScaffoldError(f"{what} = {value!r}: must be a lower-case Python identifier of at most 24 characters "
-                            "(letters, digits, _; starting with a letter)")
+        raise ScaffoldError(
+            f"{what} = {value!r}: must be a lower-case Python identifier of at most 24 characters "
+            "(letters, digits, _; starting with a letter)"
+        )
     return value
 
 
@@ -95,12 +104,19 @@ def _insert_before(text: str, marker: str, line: str, where: str) -> str:
     line (a line past the house's 120 columns, a long title or list of authors, carries ``# noqa: E501``)."""
     for i, current in enumerate(lines := text.splitlines(keepends=True)):
         if current.strip().startswith(marker):
-            indent = current[:len(current) - len(current.lstrip())]
+            indent = current[: len(current) - len(current.lstrip())]
             new = [indent + one for one in line.split("\n")]
-            lines.insert(i, "".join(one + ("  # noqa: E501" if len(one) > 120 and "noqa" not in one else "") + "\n"
-                                    for one in new))
+            lines.insert(
+                i,
+                "".join(
+                    one + ("  # noqa: E501" if len(one) > 120 and "noqa" not in one else "") + "\n"
+                    for one in new
+                ),
+            )
             return "".join(lines)
-    raise ScaffoldError(f"{where}: the marker line {marker!r} is missing; add it back where new entries go")
+    raise ScaffoldError(
+        f"{where}: the marker line {marker!r} is missing; add it back where new entries go"
+    )
 
 
 def _add_to_all(text: str, name: str, where: str) -> str:
@@ -124,7 +140,9 @@ class _Writer:
         if path in self.edits:
             return self.edits[path]
         if not path.is_file():
-            raise ScaffoldError(f"{rel} is missing under {self.root}: is --root a fairlib checkout?")
+            raise ScaffoldError(
+                f"{rel} is missing under {self.root}: is --root a fairlib checkout?"
+            )
         return path.read_text(encoding="utf-8")
 
     def create(self, rel: str, text: str) -> None:
@@ -147,7 +165,9 @@ class _Writer:
             rel = path.relative_to(self.root)
             try:
                 with warnings.catch_warnings():
-                    warnings.simplefilter("error")  # an invalid escape sequence is refused too, not warned of later
+                    warnings.simplefilter(
+                        "error"
+                    )  # an invalid escape sequence is refused too, not warned of later
                     if path.suffix == ".py":
                         compile(text, str(rel), "exec")
                     elif path.suffix == ".toml":
@@ -159,9 +179,11 @@ class _Writer:
             except (SyntaxError, ValueError, SyntaxWarning, DeprecationWarning) as exc:
                 where = f" line {exc.lineno}" if getattr(exc, "lineno", None) else ""
                 why = getattr(exc, "msg", None) or str(exc)
-                raise ScaffoldError(f"{rel}{where}: the generated file would not parse ({why}); a title, citation or "
-                                    "label holds characters that break it (quotes, a trailing backslash): change "
-                                    "them; nothing was written") from None
+                raise ScaffoldError(
+                    f"{rel}{where}: the generated file would not parse ({why}); a title, citation or "
+                    "label holds characters that break it (quotes, a trailing backslash): change "
+                    "them; nothing was written"
+                ) from None
 
     def commit(self) -> list[str]:
         self.check()
@@ -177,8 +199,11 @@ def _public_names(root: Path) -> dict[str, str]:
     import ast
 
     found: dict[str, str] = {}
-    for rel, module in (("fairlib/multires/__init__.py", "fairlib.multires"),
-                        ("fairlib/market/__init__.py", "fairlib.market"), ("fairlib/__init__.py", "fairlib")):
+    for rel, module in (
+        ("fairlib/multires/__init__.py", "fairlib.multires"),
+        ("fairlib/market/__init__.py", "fairlib.market"),
+        ("fairlib/__init__.py", "fairlib"),
+    ):
         path = root / rel
         if not path.is_file():
             continue
@@ -186,7 +211,9 @@ def _public_names(root: Path) -> dict[str, str]:
             value = None
             if isinstance(node, (ast.Assign, ast.AugAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                if any(isinstance(t, ast.Name) and t.id in ("__all__", "_EXPORTS") for t in targets):
+                if any(
+                    isinstance(t, ast.Name) and t.id in ("__all__", "_EXPORTS") for t in targets
+                ):
                     value = node.value
             if isinstance(value, (ast.List, ast.Tuple)):
                 found.update({e.value: module for e in value.elts if isinstance(e, ast.Constant)})
@@ -198,20 +225,30 @@ def _public_names(root: Path) -> dict[str, str]:
 def _tuple_added(line: str, field: str, value: str) -> str:
     """A catalogue entry with ``value`` added to its tuple ``field=(...)`` (a line it takes past the house's 120
     columns carries ``# noqa: E501``)."""
+
     def rebuilt(match):
         items = re.findall(r'"([^"]*)"', match.group(1)) + [value]
-        return f"{field}=(" + ", ".join(f'"{v}"' for v in items) + ("," if len(items) == 1 else "") + ")"
+        return (
+            f"{field}=("
+            + ", ".join(f'"{v}"' for v in items)
+            + ("," if len(items) == 1 else "")
+            + ")"
+        )
 
     added = re.sub(rf"\b{field}=\(([^)]*)\)", rebuilt, line, count=1)
-    return "\n".join(one + "  # noqa: E501" if len(one) > 120 and "noqa" not in one else one
-                     for one in added.split("\n"))
+    return "\n".join(
+        one + "  # noqa: E501" if len(one) > 120 and "noqa" not in one else one
+        for one in added.split("\n")
+    )
 
 
 def _wrapped(text: str) -> str:
     """``text`` as lines of at most 116 characters (the house's 120 less a margin), ending in a newline."""
     import textwrap
 
-    return "\n".join(textwrap.wrap(text, 116, break_long_words=False, break_on_hyphens=False)) + "\n"
+    return (
+        "\n".join(textwrap.wrap(text, 116, break_long_words=False, break_on_hyphens=False)) + "\n"
+    )
 
 
 def _catalog_entries(text: str) -> tuple[dict, dict]:
@@ -220,16 +257,27 @@ def _catalog_entries(text: str) -> tuple[dict, dict]:
     try:
         tree = ast.parse(text)
     except SyntaxError as exc:
-        raise ScaffoldError(f"fairlib/repro/catalog.py does not parse (line {exc.lineno}: {exc.msg}); "
-                            "fix it first") from None
+        raise ScaffoldError(
+            f"fairlib/repro/catalog.py does not parse (line {exc.lineno}: {exc.msg}); fix it first"
+        ) from None
     notebooks, papers = {}, {}
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Notebook"
-                and node.args and isinstance(node.args[0], ast.Constant)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "Notebook"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+        ):
             notebooks[node.args[0].value] = (node.lineno, node.end_lineno, node)
-        elif (isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict)
-              and any(isinstance(t, ast.Name) and t.id == "PAPERS"
-                      for t in (node.targets if isinstance(node, ast.Assign) else [node.target]))):
+        elif (
+            isinstance(node, (ast.Assign, ast.AnnAssign))
+            and isinstance(node.value, ast.Dict)
+            and any(
+                isinstance(t, ast.Name) and t.id == "PAPERS"
+                for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            )
+        ):
             for k, v in zip(node.value.keys, node.value.values):
                 if isinstance(k, ast.Constant):
                     papers[k.value] = (k.lineno, v.end_lineno)
@@ -243,17 +291,19 @@ def _keyword(call: ast.Call, name: str):
 
 
 def _lines(text: str, first: int, last: int) -> str:
-    return "".join(text.splitlines(keepends=True)[first - 1:last])
+    return "".join(text.splitlines(keepends=True)[first - 1 : last])
 
 
 def _without_lines(text: str, first: int, last: int) -> str:
     lines = text.splitlines(keepends=True)
-    return "".join(lines[:first - 1] + lines[last:])
+    return "".join(lines[: first - 1] + lines[last:])
 
 
 def _field_lines(indent: str, fields: list[str]) -> list[str]:
     """``fields`` (``name=value``), one per line at ``indent``, comma-separated, the last closing the call."""
-    return [indent + field + ("," if i < len(fields) - 1 else "),") for i, field in enumerate(fields)]
+    return [
+        indent + field + ("," if i < len(fields) - 1 else "),") for i, field in enumerate(fields)
+    ]
 
 
 def _py(value: str) -> str:
@@ -262,22 +312,42 @@ def _py(value: str) -> str:
 
 
 def _paper_entry(key: str, paper: Paper) -> str:
-    authors = "(" + ", ".join(f"({_py(f)}, {_py(g)})" for f, g in paper.authors) + ("," if len(paper.authors) == 1
-                                                                                     else "") + ")"
-    fields = [f"authors={authors}", f"title={_py(paper.title)}", f"venue_kind={_py(paper.venue_kind)}",
-              f"venue={_py(paper.venue)}", f"year={paper.year}", f"url={_py(paper.url)}"]
+    authors = (
+        "("
+        + ", ".join(f"({_py(f)}, {_py(g)})" for f, g in paper.authors)
+        + ("," if len(paper.authors) == 1 else "")
+        + ")"
+    )
+    fields = [
+        f"authors={authors}",
+        f"title={_py(paper.title)}",
+        f"venue_kind={_py(paper.venue_kind)}",
+        f"venue={_py(paper.venue)}",
+        f"year={paper.year}",
+        f"url={_py(paper.url)}",
+    ]
     fields += [f"notes={_py(paper.notes)}"] if paper.notes else []
     return "\n".join([f"{_py(key)}: Paper("] + _field_lines("    ", fields))
 
 
 def _notebook_entry(key: str, paper: Paper, driver: str) -> str:
-    fields = [f"title={_py(paper.heading)}", f'tests=("tests/test_{driver}_findings.py",)', "mechanisms=()",
-              f'driver="{driver}"', f'paper="{key}"', f"listed_as={_py(paper.heading)}", f"headline={_py(HEADLINE)}"]
-    return "\n".join([f'Notebook("{key}", "notebooks/{key}.ipynb",'] + _field_lines("         ", fields))
+    fields = [
+        f"title={_py(paper.heading)}",
+        f'tests=("tests/test_{driver}_findings.py",)',
+        "mechanisms=()",
+        f'driver="{driver}"',
+        f'paper="{key}"',
+        f"listed_as={_py(paper.heading)}",
+        f"headline={_py(HEADLINE)}",
+    ]
+    return "\n".join(
+        [f'Notebook("{key}", "notebooks/{key}.ipynb",'] + _field_lines("         ", fields)
+    )
 
 
-def paper_from_options(authors: str, title: str, year, venue_kind: str, venue: str, url: str,
-                       notes: str = "") -> Paper:
+def paper_from_options(
+    authors: str, title: str, year, venue_kind: str, venue: str, url: str, notes: str = ""
+) -> Paper:
     """The :class:`~fairlib.repro.catalog.Paper` the command line describes: ``authors`` as ``"Family, Given; Family,
     Given"``; a ScaffoldError naming the option otherwise.
 
@@ -294,8 +364,10 @@ def paper_from_options(authors: str, title: str, year, venue_kind: str, venue: s
     for one in (authors or "").split(";"):
         parts = [p.strip() for p in one.split(",")]
         if len(parts) != 2 or not all(parts):
-            raise ScaffoldError(f"--authors: {one.strip()!r} is not 'Family, Given' (authors are separated by ';', "
-                                'e.g. "Johari, Ramesh; Tsitsiklis, John N.")')
+            raise ScaffoldError(
+                f"--authors: {one.strip()!r} is not 'Family, Given' (authors are separated by ';', "
+                'e.g. "Johari, Ramesh; Tsitsiklis, John N.")'
+            )
         pairs.append(tuple(parts))
     try:
         year = int(year)
@@ -303,7 +375,7 @@ def paper_from_options(authors: str, title: str, year, venue_kind: str, venue: s
         raise ScaffoldError(f"--year = {year!r}: must be a year, e.g. 2024") from None
     try:
         return Paper(tuple(pairs), title, venue_kind, venue, year, url, notes=notes or "")
-    except ValueError as exc:   # Paper names the field; the option has the same name
+    except ValueError as exc:  # Paper names the field; the option has the same name
         name, _, why = str(exc).partition(" = ")
         raise ScaffoldError(f"--{name.replace('_', '-')} = {why}") from None
 
@@ -311,17 +383,31 @@ def paper_from_options(authors: str, title: str, year, venue_kind: str, venue: s
 def _render(root: Path) -> list[str]:
     """Render the README's and CITATION.cff's blocks in checkout ``root`` from its catalogue (``python -m
     fairlib.repro.landing`` there: the catalogue is that checkout's module); the files it rewrote."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    run = subprocess.run([sys.executable, "-m", "fairlib.repro.landing"], cwd=root, env=env, capture_output=True,
-                         text=True, timeout=600)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(root), *filter(None, [os.environ.get("PYTHONPATH")])]),
+    }
+    run = subprocess.run(
+        [sys.executable, "-m", "fairlib.repro.landing"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if run.returncode != 0:
-        raise ScaffoldError("the files are written, but rendering the README and CITATION.cff from the catalogue "
-                            f"failed (python -m fairlib.repro.landing in {root}):\n{run.stderr[-2000:]}\n"
-                            "fix it and run python -m fairlib.repro.landing")
-    return [line[:-len(" rendered")] for line in run.stdout.splitlines() if line.endswith(" rendered")]
+        raise ScaffoldError(
+            "the files are written, but rendering the README and CITATION.cff from the catalogue "
+            f"failed (python -m fairlib.repro.landing in {root}):\n{run.stderr[-2000:]}\n"
+            "fix it and run python -m fairlib.repro.landing"
+        )
+    return [
+        line[: -len(" rendered")] for line in run.stdout.splitlines() if line.endswith(" rendered")
+    ]
 
 
 # --- a paper ------------------------------------------------------------------------------------------------------
+
 
 def _notebook(template: str, key: str, title: str, citation: str, driver: str) -> str:
     nb = json.loads(template)
@@ -330,13 +416,22 @@ def _notebook(template: str, key: str, title: str, citation: str, driver: str) -
         if cell["cell_type"] == "markdown":
             if src.lstrip().startswith("# "):
                 src = re.sub(r"^# .*$", lambda _: f"# {title}", src, count=1, flags=re.M)
-                src = re.sub(r"^\*\*Citation\.\*\* .*$", lambda _: f"**Citation.** {citation}", src, count=1,
-                             flags=re.M)
-            src = src.replace("fairlib/repro/experiments/template.py", f"fairlib/repro/experiments/{driver}.py")
+                src = re.sub(
+                    r"^\*\*Citation\.\*\* .*$",
+                    lambda _: f"**Citation.** {citation}",
+                    src,
+                    count=1,
+                    flags=re.M,
+                )
+            src = src.replace(
+                "fairlib/repro/experiments/template.py", f"fairlib/repro/experiments/{driver}.py"
+            )
         else:
             src = src.replace('KEY = "template"', f'KEY = "{key}"')
-            src = src.replace("from fairlib.repro.experiments import template",
-                              f"from fairlib.repro.experiments import {driver}")
+            src = src.replace(
+                "from fairlib.repro.experiments import template",
+                f"from fairlib.repro.experiments import {driver}",
+            )
             # the registry's path first: "template.toml" would otherwise read as the driver's attribute "toml"
             src = src.replace("notebooks/claims/template.toml", f"notebooks/claims/{key}.toml")
             src = re.sub(r"\btemplate\.(?=[A-Za-z_])", f"{driver}.", src)
@@ -346,8 +441,9 @@ def _notebook(template: str, key: str, title: str, citation: str, driver: str) -
     return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
 
 
-def scaffold_paper(key: str, paper: Paper, driver: str, *, citation: str | None = None,
-                   root: Path | None = None) -> list[str]:
+def scaffold_paper(
+    key: str, paper: Paper, driver: str, *, citation: str | None = None, root: Path | None = None
+) -> list[str]:
     """Create a new paper's notebook, claims registry, experiment driver and findings test, catalogue entries and docs
     sections, and render the README and CITATION.cff (see the module docstring); returns the paths written, relative
     to ``root``. ``paper`` is its metadata (:func:`paper_from_options` reads the command line's); ``citation``, the
@@ -356,9 +452,13 @@ def scaffold_paper(key: str, paper: Paper, driver: str, *, citation: str | None 
     key = _check_name(key, "KEY")
     driver = _check_name(driver, "--driver")
     if driver == key:
-        raise ScaffoldError(f"--driver = {driver!r}: name the driver by what it studies, not by the paper's key")
+        raise ScaffoldError(
+            f"--driver = {driver!r}: name the driver by what it studies, not by the paper's key"
+        )
     if not isinstance(paper, Paper):
-        raise ScaffoldError(f"paper = {paper!r}: must be a fairlib.repro.catalog.Paper (paper_from_options builds one)")
+        raise ScaffoldError(
+            f"paper = {paper!r}: must be a fairlib.repro.catalog.Paper (paper_from_options builds one)"
+        )
     citation = paper.citation if citation is None else citation
     if not isinstance(citation, str) or not citation.strip() or "\n" in citation:
         raise ScaffoldError(f"--citation = {citation!r}: must be one line of text")
@@ -368,57 +468,110 @@ def scaffold_paper(key: str, paper: Paper, driver: str, *, citation: str | None 
     notebooks, papers = _catalog_entries(catalog)
     if key in notebooks or key in papers:
         raise ScaffoldError(f"KEY = {key!r}: already in fairlib/repro/catalog.py")
-    w.create(f"notebooks/{key}.ipynb", _notebook(w.read("notebooks/_template.ipynb"), key, title, citation, driver))
+    w.create(
+        f"notebooks/{key}.ipynb",
+        _notebook(w.read("notebooks/_template.ipynb"), key, title, citation, driver),
+    )
     toml = w.read("notebooks/claims/template.toml")
-    toml = re.sub(r"\A(#[^\n]*\n)+", f"# Claims of {title}, declared before any run; the experiment driver "
-                  f"fairlib/repro/experiments/{driver}.py measures them.\n# Rules and kinds: "
-                  "notebooks/claims/template.toml and CONTRIBUTING.md. Replace the example claim with the paper's.\n"
-                  "# headline (optional): a Findings bullet's words, filled from the ledger ({ours}, {paper}, "
-                  "{ours_min}, {ours_max}, {n};\n# format specs allowed), at most 35 words: plain words, units, the "
-                  "comparison with the paper.\n", toml)
-    if not re.search(r"^headline\s*=", toml, flags=re.M):   # the example claim shows one
-        toml = re.sub(r"^(statement = .*\n)", lambda m: m.group(1) + 'headline = "the sample mean of uniform draws '
-                      'on [0, 1] is {ours:.3f}; the paper: {paper}"\n', toml, count=1, flags=re.M)
+    toml = re.sub(
+        r"\A(#[^\n]*\n)+",
+        f"# Claims of {title}, declared before any run; the experiment driver "
+        f"fairlib/repro/experiments/{driver}.py measures them.\n# Rules and kinds: "
+        "notebooks/claims/template.toml and CONTRIBUTING.md. Replace the example claim with the paper's.\n"
+        "# headline (optional): a Findings bullet's words, filled from the ledger ({ours}, {paper}, "
+        "{ours_min}, {ours_max}, {n};\n# format specs allowed), at most 35 words: plain words, units, the "
+        "comparison with the paper.\n",
+        toml,
+    )
+    if not re.search(r"^headline\s*=", toml, flags=re.M):  # the example claim shows one
+        toml = re.sub(
+            r"^(statement = .*\n)",
+            lambda m: (
+                m.group(1) + 'headline = "the sample mean of uniform draws '
+                'on [0, 1] is {ours:.3f}; the paper: {paper}"\n'
+            ),
+            toml,
+            count=1,
+            flags=re.M,
+        )
     w.create(f"notebooks/claims/{key}.toml", toml)
     module = w.read("fairlib/repro/experiments/template.py")
-    module = re.sub(r'\A"""[^\n]*\n', lambda _: _wrapped(f'"""{title}: the experiment driver of notebooks/{key}.ipynb '
-                                                          "(started from the template's example; replace it with "
-                                                          "the paper's experiments)."), module)
-    w.create(f"fairlib/repro/experiments/{driver}.py", module.replace("notebooks/claims/template.toml",
-                                                                f"notebooks/claims/{key}.toml"))
+    module = re.sub(
+        r'\A"""[^\n]*\n',
+        lambda _: _wrapped(
+            f'"""{title}: the experiment driver of notebooks/{key}.ipynb '
+            "(started from the template's example; replace it with "
+            "the paper's experiments)."
+        ),
+        module,
+    )
+    w.create(
+        f"fairlib/repro/experiments/{driver}.py",
+        module.replace("notebooks/claims/template.toml", f"notebooks/claims/{key}.toml"),
+    )
     test = w.read("tests/test_template_findings.py")
-    test = test.replace("from fairlib.repro.experiments import template",
-                        f"from fairlib.repro.experiments import {driver}")
-    test = re.sub(r"\btemplate\.(?=[A-Za-z_])", f"{driver}.", test).replace('KEY = "template"', f'KEY = "{key}"')
-    test = re.sub(r'\A""".*?"""', lambda _: _wrapped(f'"""The {key} claims\' arithmetic (fairlib.repro.experiments.'
-                                                      f"{driver}.findings): a known answer, one measurement per "
-                                                      'declared claim, bad input named."""').rstrip("\n"),
-                  test, count=1, flags=re.S)
+    test = test.replace(
+        "from fairlib.repro.experiments import template",
+        f"from fairlib.repro.experiments import {driver}",
+    )
+    test = re.sub(r"\btemplate\.(?=[A-Za-z_])", f"{driver}.", test).replace(
+        'KEY = "template"', f'KEY = "{key}"'
+    )
+    test = re.sub(
+        r'\A""".*?"""',
+        lambda _: _wrapped(
+            f'"""The {key} claims\' arithmetic (fairlib.repro.experiments.'
+            f"{driver}.findings): a known answer, one measurement per "
+            'declared claim, bad input named."""'
+        ).rstrip("\n"),
+        test,
+        count=1,
+        flags=re.S,
+    )
     w.create(f"tests/test_{driver}_findings.py", test)
     drivers_file = "fairlib/repro/experiments/__init__.py"
     drivers = w.read(drivers_file)
     drivers = _insert_before(drivers, _DRIVERS_MARKER, f"from . import {driver}", drivers_file)
     w.edit(drivers_file, _add_to_all(drivers, driver, drivers_file))
-    catalog = _insert_before(catalog, _PAPERS_MARKER, _paper_entry(key, paper), "fairlib/repro/catalog.py")
-    catalog = _insert_before(catalog, _CATALOG_MARKER, _notebook_entry(key, paper, driver), "fairlib/repro/catalog.py")
+    catalog = _insert_before(
+        catalog, _PAPERS_MARKER, _paper_entry(key, paper), "fairlib/repro/catalog.py"
+    )
+    catalog = _insert_before(
+        catalog, _CATALOG_MARKER, _notebook_entry(key, paper, driver), "fairlib/repro/catalog.py"
+    )
     w.edit("fairlib/repro/catalog.py", catalog)
     section = f'{paper.names}, "{paper.title}" — `{key}`'
-    w.edit("docs/claims-coverage.md", w.read("docs/claims-coverage.md").rstrip("\n") + (
-        f"\n\n## {section}\n\n| paper | statement | claim(s) or reason |\n|---|---|---|\n"
-        "| template §1 | the example claim of the scaffold (replace with the paper's statements, in its order) | "
-        "`mean_near_half` |\n"))
-    w.edit("docs/reconstructions.md", w.read("docs/reconstructions.md").rstrip("\n") + (
-        f"\n\n## {section}\n\nNothing is reconstructed yet: every equation and number used is read from the "
-        "paper's printed text. List here, with a provenance tag ([INF] inferred, [MEM] recalled), anything the code "
-        "relies on that the paper does not print.\n"))
+    w.edit(
+        "docs/claims-coverage.md",
+        w.read("docs/claims-coverage.md").rstrip("\n")
+        + (
+            f"\n\n## {section}\n\n| paper | statement | claim(s) or reason |\n|---|---|---|\n"
+            "| template §1 | the example claim of the scaffold (replace with the paper's statements, in its order) | "
+            "`mean_near_half` |\n"
+        ),
+    )
+    w.edit(
+        "docs/reconstructions.md",
+        w.read("docs/reconstructions.md").rstrip("\n")
+        + (
+            f"\n\n## {section}\n\nNothing is reconstructed yet: every equation and number used is read from the "
+            "paper's printed text. List here, with a provenance tag ([INF] inferred, [MEM] "
+            "recalled), anything the code "
+            "relies on that the paper does not print.\n"
+        ),
+    )
     written = w.commit()
     return sorted(set(written + _render(root)))
 
 
 def _section_removed(text: str, key: str) -> str:
     """``text`` without the ``## ... — `key``` section (up to the next ``## `` heading)."""
-    return re.sub(rf"\n*^## [^\n]*— `{re.escape(key)}`\n.*?(?=^## |\Z)", "\n\n", text, flags=re.M | re.S
-                  ).rstrip("\n") + "\n"
+    return (
+        re.sub(
+            rf"\n*^## [^\n]*— `{re.escape(key)}`\n.*?(?=^## |\Z)", "\n\n", text, flags=re.M | re.S
+        ).rstrip("\n")
+        + "\n"
+    )
 
 
 def _ledger_without(w: _Writer, key: str) -> None:
@@ -441,11 +594,21 @@ def _ledger_without(w: _Writer, key: str) -> None:
     w.edit("data/results/claims.csv", out.getvalue())
     if not (w.root / "data/results/CLAIMS.md").is_file():
         return
-    ledger = re.sub(rf"\n## {re.escape(key)}\b[^\n]*\n.*?(?=\n## |\Z)", "", w.read("data/results/CLAIMS.md"),
-                    flags=re.S)
-    header = re.search(r"^\| kind \| (.*) \| total \|$", ledger, flags=re.M)   # the counts: kind by status
+    ledger = re.sub(
+        rf"\n## {re.escape(key)}\b[^\n]*\n.*?(?=\n## |\Z)",
+        "",
+        w.read("data/results/CLAIMS.md"),
+        flags=re.S,
+    )
+    header = re.search(
+        r"^\| kind \| (.*) \| total \|$", ledger, flags=re.M
+    )  # the counts: kind by status
     if header is not None:
-        statuses, kind, status = header.group(1).split(" | "), records[0].index("kind"), records[0].index("status")
+        statuses, kind, status = (
+            header.group(1).split(" | "),
+            records[0].index("kind"),
+            records[0].index("status"),
+        )
 
         def recounted(m: re.Match) -> str:
             n = [sum(r[kind] == m.group(1) and r[status] == s for r in kept) for s in statuses]
@@ -453,8 +616,13 @@ def _ledger_without(w: _Writer, key: str) -> None:
 
         end = ledger.find("\n\n", header.end())
         end = len(ledger) if end < 0 else end
-        ledger = ledger[:header.end()] + re.sub(r"^\| (\w+) \|(?: \d+ \|)+$", recounted, ledger[header.end():end],
-                                                flags=re.M) + ledger[end:]
+        ledger = (
+            ledger[: header.end()]
+            + re.sub(
+                r"^\| (\w+) \|(?: \d+ \|)+$", recounted, ledger[header.end() : end], flags=re.M
+            )
+            + ledger[end:]
+        )
     w.edit("data/results/CLAIMS.md", ledger)
 
 
@@ -471,23 +639,38 @@ def remove_paper(key: str, *, root: Path | None = None) -> list[str]:
     first, last, call = notebooks[key]
     driver = _keyword(call, "driver")
     if not isinstance(driver, str) or not _NAME.match(driver):
-        raise ScaffoldError(f"KEY = {key!r}: its catalogue entry was not made by the scaffold (no driver=...); remove "
-                            "it by hand")
+        raise ScaffoldError(
+            f"KEY = {key!r}: its catalogue entry was not made by the scaffold (no driver=...); remove "
+            "it by hand"
+        )
     paper = _keyword(call, "paper")
     shared = any(_keyword(c, "paper") == paper for k, (_, _, c) in notebooks.items() if k != key)
     spans = [(first, last)] + ([papers[paper]] if paper in papers and not shared else [])
-    for span in sorted(spans, reverse=True):   # the later entry first, so the earlier one's lines stay put
+    for span in sorted(
+        spans, reverse=True
+    ):  # the later entry first, so the earlier one's lines stay put
         catalog = _without_lines(catalog, *span)
     w.edit("fairlib/repro/catalog.py", catalog)
-    drivers = w.read("fairlib/repro/experiments/__init__.py").replace(f"from . import {driver}\n", "")
-    w.edit("fairlib/repro/experiments/__init__.py", drivers.replace(f'__all__ += ["{driver}"]\n', ""))
+    drivers = w.read("fairlib/repro/experiments/__init__.py").replace(
+        f"from . import {driver}\n", ""
+    )
+    w.edit(
+        "fairlib/repro/experiments/__init__.py", drivers.replace(f'__all__ += ["{driver}"]\n', "")
+    )
     for doc in ("docs/claims-coverage.md", "docs/reconstructions.md"):
         w.edit(doc, _section_removed(w.read(doc), key))
     _ledger_without(w, key)
     gone = []
-    for rel in (f"notebooks/{key}.ipynb", f"notebooks/claims/{key}.toml", f"fairlib/repro/experiments/{driver}.py",
-                f"tests/test_{driver}_findings.py", f"figures/{key}", f"data/results/{key}", f"executed/{key}.ipynb",
-                f"executed/{key}.md"):
+    for rel in (
+        f"notebooks/{key}.ipynb",
+        f"notebooks/claims/{key}.toml",
+        f"fairlib/repro/experiments/{driver}.py",
+        f"tests/test_{driver}_findings.py",
+        f"figures/{key}",
+        f"data/results/{key}",
+        f"executed/{key}.ipynb",
+        f"executed/{key}.md",
+    ):
         path = root / rel
         if path.is_dir():
             shutil.rmtree(path)
@@ -700,7 +883,9 @@ import pytest
 from fairlib import InvalidInputError
 '''
 
-_POOLED_TEST = _TEST_HEADER + '''from fairlib.multires import Cluster, {name}
+_POOLED_TEST = (
+    _TEST_HEADER
+    + '''from fairlib.multires import Cluster, {name}
 from tests.reference import {name}_reference
 
 
@@ -727,8 +912,11 @@ def test_a_start_beyond_the_capacity_is_named():
     with pytest.raises(InvalidInputError, match="start: uses"):
         {name}(Cluster.single_pool([9, 18], [[1, 4], [3, 1]]), start=[10, 0])
 '''
+)
 
-_MULTI_TEST = _TEST_HEADER + '''from fairlib.multires import Cluster, random_cluster, {name}
+_MULTI_TEST = (
+    _TEST_HEADER
+    + """from fairlib.multires import Cluster, random_cluster, {name}
 from tests.reference import {name}_reference
 
 
@@ -749,7 +937,8 @@ def test_matches_the_reference(seed):
 def test_anything_but_a_cluster_is_named():
     with pytest.raises(InvalidInputError, match="cluster: expected a Cluster"):
         {name}(np.ones((2, 2)))
-'''
+"""
+)
 
 
 _GAME = '''"""{label}: a game-type mechanism.
@@ -890,25 +1079,38 @@ def _free_color(registry_text: str, registry=None) -> str | None:
 
     used = {m.color.lower() for m in (registry or mechanisms).select()}
     used |= {c.lower() for c in re.findall(r'color="(#[0-9A-Fa-f]{6})"', registry_text)}
-    return next((c for k, c in mechanisms._OKABE_ITO.items() if k != "yellow" and c.lower() not in used), None)
+    return next(
+        (c for k, c in mechanisms._OKABE_ITO.items() if k != "yellow" and c.lower() not in used),
+        None,
+    )
 
 
-def scaffold_mechanism(name: str, kind: str, *, label: str | None = None, paper: str | None = None,
-                       root: Path | None = None) -> list[str]:
+def scaffold_mechanism(
+    name: str,
+    kind: str,
+    *,
+    label: str | None = None,
+    paper: str | None = None,
+    root: Path | None = None,
+) -> list[str]:
     """Create mechanism ``name`` (``kind``: ``"pooled"``, ``"multi_server"`` or ``"game"``): module, export,
     registration, reference and test (see the module docstring); returns the paths written, relative to ``root``."""
     root = Path(root) if root is not None else paths.ROOT
     name = _check_name(name, "NAME")
     if kind not in ("pooled", "multi_server", "game"):
-        raise ScaffoldError(f"kind = {kind!r}: must be 'pooled' or 'multi_server' (a mechanism on a Cluster) or "
-                            "'game' (a game-type mechanism on a Game)")
+        raise ScaffoldError(
+            f"kind = {kind!r}: must be 'pooled' or 'multi_server' (a mechanism on a Cluster) or "
+            "'game' (a game-type mechanism on a Game)"
+        )
     label = label or name
     if "\n" in label or '"' in label or "{" in label or "'" in label:
         raise ScaffoldError(f"--label = {label!r}: one line without quotes or braces")
     taken = _public_names(root)
     if name in taken:
-        raise ScaffoldError(f"NAME = {name!r}: already a public name of {taken[name]} (the new function would shadow "
-                            "it); choose another name")
+        raise ScaffoldError(
+            f"NAME = {name!r}: already a public name of {taken[name]} (the new function would shadow "
+            "it); choose another name"
+        )
     w = _Writer(root)
     registry = w.read("fairlib/mechanisms.py")
     if re.search(rf'^register\("{name}",', registry, flags=re.M):
@@ -924,9 +1126,13 @@ def scaffold_mechanism(name: str, kind: str, *, label: str | None = None, paper:
         notebooks, _ = _catalog_entries(catalog)
         entry = _lines(catalog, *notebooks[paper][:2]) if paper in notebooks else ""
         if "mechanisms=(" not in entry or "tests=(" not in entry:
-            raise ScaffoldError(f"--paper = {paper!r}: no catalogue entry with tests=(...) and mechanisms=(...) in "
-                                "fairlib/repro/catalog.py (scaffold the paper first)")
-        new = _tuple_added(_tuple_added(entry, "tests", f"tests/test_{name}.py"), "mechanisms", name)
+            raise ScaffoldError(
+                f"--paper = {paper!r}: no catalogue entry with tests=(...) and mechanisms=(...) in "
+                "fairlib/repro/catalog.py (scaffold the paper first)"
+            )
+        new = _tuple_added(
+            _tuple_added(entry, "tests", f"tests/test_{name}.py"), "mechanisms", name
+        )
         w.edit("fairlib/repro/catalog.py", catalog.replace(entry, new))
     return w.commit()
 
@@ -937,72 +1143,154 @@ def _scaffold_game(w: _Writer, name: str, label: str) -> None:
 
     fmt = {"name": name, "label": label}
     w.create(f"fairlib/market/{name}.py", _GAME.format(**fmt))
-    exports = _insert_before(w.read("fairlib/market/__init__.py"), _MARKET_MARKER, f"from .{name} import {name}",
-                             "fairlib/market/__init__.py")
+    exports = _insert_before(
+        w.read("fairlib/market/__init__.py"),
+        _MARKET_MARKER,
+        f"from .{name} import {name}",
+        "fairlib/market/__init__.py",
+    )
     w.edit("fairlib/market/__init__.py", _add_to_all(exports, name, "fairlib/market/__init__.py"))
     registry = w.read("fairlib/games.py")
     free = _free_color(registry, games)
     color = f'color="{free}", ' if free else ""
-    registry = _insert_before(registry, _GAMES_MARKER, f'register_game("{name}", market.{name}, label="{label}",',
-                              "fairlib/games.py")
-    w.edit("fairlib/games.py", _insert_before(registry, _GAMES_MARKER, f'              {color}capabilities=("budgets", '
-                                              '"parallelism", "reserve"))', "fairlib/games.py"))
-    w.edit("tests/reference.py", w.read("tests/reference.py").rstrip("\n") + "\n" + _GAME_REFERENCE.format(**fmt))
+    registry = _insert_before(
+        registry,
+        _GAMES_MARKER,
+        f'register_game("{name}", market.{name}, label="{label}",',
+        "fairlib/games.py",
+    )
+    w.edit(
+        "fairlib/games.py",
+        _insert_before(
+            registry,
+            _GAMES_MARKER,
+            f'              {color}capabilities=("budgets", "parallelism", "reserve"))',
+            "fairlib/games.py",
+        ),
+    )
+    w.edit(
+        "tests/reference.py",
+        w.read("tests/reference.py").rstrip("\n") + "\n" + _GAME_REFERENCE.format(**fmt),
+    )
     w.create(f"tests/test_{name}.py", _GAME_TEST.format(**fmt))
 
 
-def _scaffold_cluster_mechanism(w: _Writer, name: str, label: str, kind: str, registry: str) -> None:
+def _scaffold_cluster_mechanism(
+    w: _Writer, name: str, label: str, kind: str, registry: str
+) -> None:
     """A pooled or multi-server mechanism's module, export, registration, reference and test."""
     pooled = kind == "pooled"
     fmt = {"name": name, "label": label}
     w.create(f"fairlib/multires/{name}.py", (_POOLED if pooled else _MULTI).format(**fmt))
-    exports = _insert_before(w.read("fairlib/multires/__init__.py"), _MULTIRES_MARKER, f"from .{name} import {name}",
-                             "fairlib/multires/__init__.py")
-    w.edit("fairlib/multires/__init__.py", _add_to_all(exports, name, "fairlib/multires/__init__.py"))
-    caps = '("pooled", "divisible", "weights", "start")' if pooled else '("multi_server", "divisible", "weights")'
+    exports = _insert_before(
+        w.read("fairlib/multires/__init__.py"),
+        _MULTIRES_MARKER,
+        f"from .{name} import {name}",
+        "fairlib/multires/__init__.py",
+    )
+    w.edit(
+        "fairlib/multires/__init__.py", _add_to_all(exports, name, "fairlib/multires/__init__.py")
+    )
+    caps = (
+        '("pooled", "divisible", "weights", "start")'
+        if pooled
+        else '("multi_server", "divisible", "weights")'
+    )
     free = _free_color(registry)
     color = f'color="{free}", ' if free else ""
-    registry = _insert_before(registry, _REGISTRY_MARKER, f'register("{name}", multires.{name}, label="{label}",',
-                              "fairlib/mechanisms.py")
-    w.edit("fairlib/mechanisms.py", _insert_before(registry, _REGISTRY_MARKER,
-                                                   f"         {color}capabilities={caps})", "fairlib/mechanisms.py"))
-    w.edit("tests/reference.py", w.read("tests/reference.py").rstrip("\n") + "\n"
-           + (_POOLED_REFERENCE if pooled else _MULTI_REFERENCE).format(**fmt))
+    registry = _insert_before(
+        registry,
+        _REGISTRY_MARKER,
+        f'register("{name}", multires.{name}, label="{label}",',
+        "fairlib/mechanisms.py",
+    )
+    w.edit(
+        "fairlib/mechanisms.py",
+        _insert_before(
+            registry,
+            _REGISTRY_MARKER,
+            f"         {color}capabilities={caps})",
+            "fairlib/mechanisms.py",
+        ),
+    )
+    w.edit(
+        "tests/reference.py",
+        w.read("tests/reference.py").rstrip("\n")
+        + "\n"
+        + (_POOLED_REFERENCE if pooled else _MULTI_REFERENCE).format(**fmt),
+    )
     w.create(f"tests/test_{name}.py", (_POOLED_TEST if pooled else _MULTI_TEST).format(**fmt))
 
 
 def main(argv=None) -> int:
     """Command line (see the module docstring)."""
-    ap = argparse.ArgumentParser(prog="python -m fairlib.repro.scaffold", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m fairlib.repro.scaffold", description=__doc__.split("\n")[0]
+    )
     ap.add_argument("--root", type=Path, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--remove", metavar="KEY", help="remove what `paper KEY` created")
     sub = ap.add_subparsers(dest="what")
-    p = sub.add_parser("paper", help="a new paper: notebook, claims, driver and its test, catalogue, docs, README and "
-                                     "CITATION.cff")
+    p = sub.add_parser(
+        "paper",
+        help="a new paper: notebook, claims, driver and its test, catalogue, docs, README and "
+        "CITATION.cff",
+    )
     p.add_argument("key", metavar="KEY", help="the paper's key: author and year, e.g. smith2024")
-    p.add_argument("--authors", required=True, metavar='"FAMILY, GIVEN; ..."',
-                   help='the authors in the paper\'s order, e.g. "Johari, Ramesh; Tsitsiklis, John N."')
+    p.add_argument(
+        "--authors",
+        required=True,
+        metavar='"FAMILY, GIVEN; ..."',
+        help='the authors in the paper\'s order, e.g. "Johari, Ramesh; Tsitsiklis, John N."',
+    )
     p.add_argument("--title", required=True, help="the paper's title, as printed")
     p.add_argument("--year", required=True, help="the year of the version reproduced")
-    p.add_argument("--venue-kind", required=True, choices=sorted(VENUE_KINDS),
-                   help="conference-paper (--venue: the proceedings) or article (--venue: the journal, or "
-                        "'arXiv preprint')")
-    p.add_argument("--venue", required=True, help="the proceedings or journal, as CITATION.cff names it")
-    p.add_argument("--url", required=True, help="where a reader finds the paper: its arXiv abstract or DOI link")
-    p.add_argument("--notes", default="", help="CITATION.cff's notes, e.g. the arXiv id or a related paper")
-    p.add_argument("--citation", help="the notebook's citation line (default: built from the options above)")
-    p.add_argument("--driver", required=True, metavar="TOPIC",
-                   help="the experiment driver's module name, by what it studies (e.g. alpha_fair_drf)")
-    m = sub.add_parser("mechanism", help="a new mechanism or game: module, registration, reference and test")
+    p.add_argument(
+        "--venue-kind",
+        required=True,
+        choices=sorted(VENUE_KINDS),
+        help="conference-paper (--venue: the proceedings) or article (--venue: the journal, or "
+        "'arXiv preprint')",
+    )
+    p.add_argument(
+        "--venue", required=True, help="the proceedings or journal, as CITATION.cff names it"
+    )
+    p.add_argument(
+        "--url",
+        required=True,
+        help="where a reader finds the paper: its arXiv abstract or DOI link",
+    )
+    p.add_argument(
+        "--notes", default="", help="CITATION.cff's notes, e.g. the arXiv id or a related paper"
+    )
+    p.add_argument(
+        "--citation", help="the notebook's citation line (default: built from the options above)"
+    )
+    p.add_argument(
+        "--driver",
+        required=True,
+        metavar="TOPIC",
+        help="the experiment driver's module name, by what it studies (e.g. alpha_fair_drf)",
+    )
+    m = sub.add_parser(
+        "mechanism", help="a new mechanism or game: module, registration, reference and test"
+    )
     m.add_argument("name", metavar="NAME")
     kind = m.add_mutually_exclusive_group(required=True)
     kind.add_argument("--pooled", action="store_const", const="pooled", dest="kind")
     kind.add_argument("--multi-server", action="store_const", const="multi_server", dest="kind")
-    kind.add_argument("--game", action="store_const", const="game", dest="kind",
-                      help="a game or market mechanism: NAME(game) -> GameOutcome (fairlib.games)")
+    kind.add_argument(
+        "--game",
+        action="store_const",
+        const="game",
+        dest="kind",
+        help="a game or market mechanism: NAME(game) -> GameOutcome (fairlib.games)",
+    )
     m.add_argument("--label", help="the name plots and tables show (default NAME)")
-    m.add_argument("--paper", metavar="KEY",
-                   help="add its test and registry-wide tests to that paper's make test-paper")
+    m.add_argument(
+        "--paper",
+        metavar="KEY",
+        help="add its test and registry-wide tests to that paper's make test-paper",
+    )
     args = ap.parse_args(argv)
     try:
         if args.remove:
@@ -1010,13 +1298,28 @@ def main(argv=None) -> int:
                 ap.error("--remove KEY takes no sub-command")
             done, verb = remove_paper(args.remove, root=args.root), "removed or edited"
         elif args.what == "paper":
-            paper = paper_from_options(args.authors, args.title, args.year, args.venue_kind, args.venue, args.url,
-                                       args.notes)
-            done, verb = scaffold_paper(args.key, paper, args.driver, citation=args.citation,
-                                        root=args.root), "written"
+            paper = paper_from_options(
+                args.authors,
+                args.title,
+                args.year,
+                args.venue_kind,
+                args.venue,
+                args.url,
+                args.notes,
+            )
+            done, verb = (
+                scaffold_paper(
+                    args.key, paper, args.driver, citation=args.citation, root=args.root
+                ),
+                "written",
+            )
         elif args.what == "mechanism":
-            done, verb = scaffold_mechanism(args.name, args.kind, label=args.label, paper=args.paper,
-                                            root=args.root), "written"
+            done, verb = (
+                scaffold_mechanism(
+                    args.name, args.kind, label=args.label, paper=args.paper, root=args.root
+                ),
+                "written",
+            )
         else:
             ap.print_help()
             return 2
@@ -1025,10 +1328,14 @@ def main(argv=None) -> int:
         return 2
     print(f"{verb}:\n  " + "\n  ".join(done))
     if args.what == "paper":
-        print(f"next: make test-paper KEY={args.key}; python run_all.py --quick --only {args.key} (CONTRIBUTING.md)")
+        print(
+            f"next: make test-paper KEY={args.key}; python run_all.py --quick --only {args.key} (CONTRIBUTING.md)"
+        )
     elif args.what == "mechanism":
         marker = "games" if args.kind == "game" else "registry"
-        print(f"next: pytest tests/test_{args.name}.py; pytest -m {marker} -k {args.name} (CONTRIBUTING.md)")
+        print(
+            f"next: pytest tests/test_{args.name}.py; pytest -m {marker} -k {args.name} (CONTRIBUTING.md)"
+        )
     return 0
 
 

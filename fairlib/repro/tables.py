@@ -64,7 +64,7 @@ def _text(value, decimals: int) -> str:
         if math.isinf(value):
             return "∞" if value > 0 else "−∞"
         text = f"{float(value):,.{decimals}f}"
-        if text.lstrip("-").strip("0,.") == "":   # a rounded zero has no sign
+        if text.lstrip("-").strip("0,.") == "":  # a rounded zero has no sign
             text = text.lstrip("-")
         return text.replace("-", "−")
     text = str(value)
@@ -91,16 +91,24 @@ class Table:
 
     def _repr_html_(self) -> str:
         parts = [f"<p><strong>{self.caption}</strong></p>"] if self.caption else []
-        parts += [f.to_html(index=False, border=0, classes="fairlib-table", escape=True, na_rep=MISSING)
-                  for f in self.frames]
+        parts += [
+            f.to_html(index=False, border=0, classes="fairlib-table", escape=True, na_rep=MISSING)
+            for f in self.frames
+        ]
         return "\n".join(parts)
 
     def __repr__(self) -> str:
         return "\n\n".join(f.to_string(index=False) for f in self.frames)
 
 
-def table(df: pd.DataFrame, *, names: dict | None = None, decimals: dict | int | None = None,
-          caption: str | None = None, width_px: float = CONTENT_WIDTH_PX) -> Table:
+def table(
+    df: pd.DataFrame,
+    *,
+    names: dict | None = None,
+    decimals: dict | int | None = None,
+    caption: str | None = None,
+    width_px: float = CONTENT_WIDTH_PX,
+) -> Table:
     """``df`` formatted for a reader (see the module docstring).
 
     ``names``: column → header (other columns: underscores become spaces). ``decimals``: one count for every
@@ -109,29 +117,51 @@ def table(df: pd.DataFrame, *, names: dict | None = None, decimals: dict | int |
     groups that each repeat the first column.
     """
     if not isinstance(df, pd.DataFrame):
-        raise InvalidInputError(f"df = {_short(df)}: expected a pandas DataFrame, got {type(df).__name__}")
+        raise InvalidInputError(
+            f"df = {_short(df)}: expected a pandas DataFrame, got {type(df).__name__}"
+        )
     names = dict(names or {})
     unknown = [c for c in names if c not in df.columns]
     if unknown:
-        raise InvalidInputError(f"names: {unknown} are not columns of df; its columns: {list(df.columns)}")
+        raise InvalidInputError(
+            f"names: {unknown} are not columns of df; its columns: {list(df.columns)}"
+        )
     if isinstance(decimals, dict):
         bad = [c for c in decimals if c not in df.columns]
         if bad:
-            raise InvalidInputError(f"decimals: {bad} are not columns of df; its columns: {list(df.columns)}")
+            raise InvalidInputError(
+                f"decimals: {bad} are not columns of df; its columns: {list(df.columns)}"
+            )
     # an index that carries labels (named, or not 0..n-1) is a column for the reader; a plain row count is not
-    plain = isinstance(df.index, pd.RangeIndex) and df.index.start == 0 and df.index.step == 1 and df.index.name is None
+    plain = (
+        isinstance(df.index, pd.RangeIndex)
+        and df.index.start == 0
+        and df.index.step == 1
+        and df.index.name is None
+    )
     frame = df.reset_index(drop=True) if plain else df.reset_index()
     out = {}
     for col in frame.columns:
         values = frame[col].tolist()
-        numeric = pd.api.types.is_float_dtype(frame[col]) or any(isinstance(v, float) for v in values)
+        numeric = pd.api.types.is_float_dtype(frame[col]) or any(
+            isinstance(v, float) for v in values
+        )
         if isinstance(decimals, dict) and col in decimals:
             d = decimals[col]
         elif isinstance(decimals, int):
             d = decimals
         else:
-            d = column_decimals([v for v in values if isinstance(v, (int, float, np.number))
-                                 and not isinstance(v, bool)]) if numeric else 0
+            d = (
+                column_decimals(
+                    [
+                        v
+                        for v in values
+                        if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
+                    ]
+                )
+                if numeric
+                else 0
+            )
         out[names.get(col, _human(col))] = [_text(v, d) for v in values]
     text = pd.DataFrame(out)
     frames = [text]

@@ -30,10 +30,26 @@ import pandas as pd
 from .._validate import InvalidInputError, result_type
 from ..tolerances import DEFAULT_ATOL, DEFAULT_RTOL
 
-__all__ = ["DEFAULT_RTOL", "DEFAULT_ATOL", "ANOTHER_CPU", "Tolerance", "TOLERANCES", "TIMING_COLUMNS", "SENSITIVE",
-           "declared_tolerance",
-           "Difference", "TableReport", "ClaimChange", "VerifyReport", "compare_values", "compare_text",
-           "compare_table", "claim_changes", "compare_claims", "verify_results"]
+__all__ = [
+    "DEFAULT_RTOL",
+    "DEFAULT_ATOL",
+    "ANOTHER_CPU",
+    "Tolerance",
+    "TOLERANCES",
+    "TIMING_COLUMNS",
+    "SENSITIVE",
+    "declared_tolerance",
+    "Difference",
+    "TableReport",
+    "ClaimChange",
+    "VerifyReport",
+    "compare_values",
+    "compare_text",
+    "compare_table",
+    "claim_changes",
+    "compare_claims",
+    "verify_results",
+]
 
 # default tolerances of ``run_all.py --verify`` (DEFAULT_RTOL, DEFAULT_ATOL, re-exported here): the library's
 # (:mod:`fairlib.tolerances`), which its own checks of interpreted against compiled kernels use too
@@ -42,8 +58,15 @@ __all__ = ["DEFAULT_RTOL", "DEFAULT_ATOL", "ANOTHER_CPU", "Tolerance", "TOLERANC
 #: OpenBLAS on an old core's kernels and one thread everywhere (sums in another order). ``run_all.py --verify`` under
 #: these variables, and the quick-mode test that runs every notebook natively and under them, check that the results
 #: belong to the method, not the machine.
-ANOTHER_CPU = {"NUMBA_CPU_NAME": "generic", "OPENBLAS_CORETYPE": "Sandybridge", "NUMBA_NUM_THREADS": "1",
-               "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+ANOTHER_CPU = {
+    "NUMBA_CPU_NAME": "generic",
+    "OPENBLAS_CORETYPE": "Sandybridge",
+    "NUMBA_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+}
+
 
 class Tolerance(NamedTuple):
     """How far a column's numbers may move between two runs on different CPUs: equal when |a - b| <= rtol·max(|a|,
@@ -65,55 +88,155 @@ class Tolerance(NamedTuple):
 #: per-table tolerances of ``run_all.py --verify``, declared from what bounds each value's move between CPUs:
 #: ``{key: {table or "*": {column or "*": Tolerance}}}`` (table "*": every table of the notebook not declared
 #: itself). A column declared nowhere is compared with DEFAULT_RTOL and DEFAULT_ATOL (``--rtol``/``--atol``).
-_ROUNDING = ("closed-form arithmetic only (progressive filling, water-filling, sorting, counting): the order of float "
-             "sums moves the last bits (~1e-12), and the tables keep 10 significant digits, so a last-bit change "
-             "can show as 1e-9 relative; 1e-8 leaves a factor 10")
-_HIGHS = ("LPs solved by HiGHS at its primal and dual feasibility tolerance 1e-7: their solutions move by up to "
-          "~1e-7 relative; 1e-6 leaves a factor 10")
+_ROUNDING = (
+    "closed-form arithmetic only (progressive filling, water-filling, sorting, counting): the order of float "
+    "sums moves the last bits (~1e-12), and the tables keep 10 significant digits, so a last-bit change "
+    "can show as 1e-9 relative; 1e-8 leaves a factor 10"
+)
+_HIGHS = (
+    "LPs solved by HiGHS at its primal and dual feasibility tolerance 1e-7: their solutions move by up to "
+    "~1e-7 relative; 1e-6 leaves a factor 10"
+)
 TOLERANCES: dict[str, dict[str, dict[str, Tolerance]]] = {
-    "feldman2005": {"*": {"*": Tolerance(1e-5, 1e-9, (
-        "bidding-game equilibria reached by best response to a relative Nash residual of 1e-6 (the loop's stopping "
-        "test) or 1e-12, and the dynamics' iterates from them: utilities, prices and efficiency move by up to "
-        "~1e-6 with the round the loop stops in (1e-5 leaves a factor 10); closed-form bounds otherwise"), 6)}},
-    "li2019": {
-        "*": {"*": Tolerance(1e-8, 1e-12, _ROUNDING + " (Algorithm 1, the static DRF levels, the ratios' minima)")},
-        "google_random_orders": {"*": Tolerance(1e-6, 1e-9, "the cautious mechanism's allocations: " + _HIGHS, 7)},
-        "methods_agree_and_properties": {"*": Tolerance(1e-6, 1e-9, (
-            "Algorithm 1 against the LP of the same step: " + _HIGHS + "; the differences themselves sit at "
-            "~1e-16 and compare absolutely"), 7)},
-        "line6_as_printed": {"*": Tolerance(1e-6, 1e-9, "the printed line 6 against the LP's shares: " + _HIGHS,
-                                              7)},
+    "feldman2005": {
+        "*": {
+            "*": Tolerance(
+                1e-5,
+                1e-9,
+                (
+                    "bidding-game equilibria reached by best response to a relative Nash residual "
+                    "of 1e-6 (the loop's stopping "
+                    "test) or 1e-12, and the dynamics' iterates from them: utilities, prices and "
+                    "efficiency move by up to "
+                    "~1e-6 with the round the loop stops in (1e-5 leaves a factor 10); closed-form bounds otherwise"
+                ),
+                6,
+            )
+        }
     },
-    "metin2025": {"*": {"*": Tolerance(1e-8, 1e-12, _ROUNDING + " (PDRF's precomputed shares, DRF's progressive "
-                                                               "filling, over-allocation counts over the runs)")}},
+    "li2019": {
+        "*": {
+            "*": Tolerance(
+                1e-8, 1e-12, _ROUNDING + " (Algorithm 1, the static DRF levels, the ratios' minima)"
+            )
+        },
+        "google_random_orders": {
+            "*": Tolerance(1e-6, 1e-9, "the cautious mechanism's allocations: " + _HIGHS, 7)
+        },
+        "methods_agree_and_properties": {
+            "*": Tolerance(
+                1e-6,
+                1e-9,
+                (
+                    "Algorithm 1 against the LP of the same step: "
+                    + _HIGHS
+                    + "; the differences themselves sit at "
+                    "~1e-16 and compare absolutely"
+                ),
+                7,
+            )
+        },
+        "line6_as_printed": {
+            "*": Tolerance(1e-6, 1e-9, "the printed line 6 against the LP's shares: " + _HIGHS, 7)
+        },
+    },
+    "metin2025": {
+        "*": {
+            "*": Tolerance(
+                1e-8,
+                1e-12,
+                _ROUNDING + " (PDRF's precomputed shares, DRF's progressive "
+                "filling, over-allocation counts over the runs)",
+            )
+        }
+    },
     "schedulers": {
-        "*": {"*": Tolerance(1e-8, 1e-12, _ROUNDING + " (DRF with its tie, quota and hierarchy rules, whole tasks)")},
-        "machine_allocations": {"*": Tolerance(1e-7, 1e-9, (
-            "DRFH and TSF from the max-min interior point (each round to a relative gap of 1e-10) and PS-DSF from the "
-            "per-server fixed point (stopped when no x moves by 1e-12 of the largest total, within ~2e-10 of its "
-            "limit): tasks and utilisation move by ~1e-8 at most"), 8)},
+        "*": {
+            "*": Tolerance(
+                1e-8,
+                1e-12,
+                _ROUNDING + " (DRF with its tie, quota and hierarchy rules, whole tasks)",
+            )
+        },
+        "machine_allocations": {
+            "*": Tolerance(
+                1e-7,
+                1e-9,
+                (
+                    "DRFH and TSF from the max-min interior point (each round to a relative gap of "
+                    "1e-10) and PS-DSF from the "
+                    "per-server fixed point (stopped when no x moves by 1e-12 of the largest "
+                    "total, within ~2e-10 of its "
+                    "limit): tasks and utilisation move by ~1e-8 at most"
+                ),
+                8,
+            )
+        },
     },
     "khamseashari2018": {
         "definition4_route": {
-            "market_to_fixed_point": Tolerance(1e-5, 1e-7, (
-                "the distance between PS-DSF's market and fixed-point allocations (over the largest total), each "
-                "within ~1e-10 to 1e-8 of its own limit: below 1e-7 it is noise; the 'several' rule counts distances "
-                "above 1e-6, a factor 10 above"), 6),
-            **{col: Tolerance(1e-5, 1e-5, (
-                "the distance from PF-VDS's allocation to a PS-DSF allocation (over the largest total): PF-VDS counts "
-                "as an equilibrium at a Nash residual of up to 1e-6 of the largest total, so the distance moves by up "
-                "to ~1e-6; 1e-5 leaves a factor 10"), 6) for col in ("to_market", "to_fixed_point")},
+            "market_to_fixed_point": Tolerance(
+                1e-5,
+                1e-7,
+                (
+                    "the distance between PS-DSF's market and fixed-point allocations (over the largest total), each "
+                    "within ~1e-10 to 1e-8 of its own limit: below 1e-7 it is noise; the 'several' "
+                    "rule counts distances "
+                    "above 1e-6, a factor 10 above"
+                ),
+                6,
+            ),
+            **{
+                col: Tolerance(
+                    1e-5,
+                    1e-5,
+                    (
+                        "the distance from PF-VDS's allocation to a PS-DSF allocation (over the "
+                        "largest total): PF-VDS counts "
+                        "as an equilibrium at a Nash residual of up to 1e-6 of the largest total, "
+                        "so the distance moves by up "
+                        "to ~1e-6; 1e-5 leaves a factor 10"
+                    ),
+                    6,
+                )
+                for col in ("to_market", "to_fixed_point")
+            },
         },
-        "*": {"*": Tolerance(1e-5, 1e-9, (
-        "PF-VDS equilibria count as reached at a Nash residual of 1e-6 of the largest total (EQUILIBRIUM_RESIDUAL; "
-        "the capped ones at an eq. (16) gap of 1e-7), max-min allocations at a relative gap of 1e-10: values linear "
-        "in the allocation move by up to ~1e-6 (1e-5 leaves a factor 10); the residuals themselves are in the "
-        "sensitive list"), 6)}},
-    "khamseashari2018_traces": {"*": {"*": Tolerance(1e-5, 1e-9, (
-        "allocations of DRFH and TSF (max-min interior point, gap 1e-10), PS-DSF (the market's Newton steps, or "
-        "the fixed point within ~2e-10 of its limit) and PF-VDS (interior point; best responses polish above a Nash "
-        "residual of 1e-6): time-averaged utilisation and shares move by up to ~1e-6 (1e-5 leaves a factor 10)"),
-        6, inputs=("arrival", "quanta", "trace_duration", "duration_s", "time"))}},
+        "*": {
+            "*": Tolerance(
+                1e-5,
+                1e-9,
+                (
+                    "PF-VDS equilibria count as reached at a Nash residual of 1e-6 of the largest "
+                    "total (EQUILIBRIUM_RESIDUAL; "
+                    "the capped ones at an eq. (16) gap of 1e-7), max-min allocations at a "
+                    "relative gap of 1e-10: values linear "
+                    "in the allocation move by up to ~1e-6 (1e-5 leaves a factor 10); the "
+                    "residuals themselves are in the "
+                    "sensitive list"
+                ),
+                6,
+            )
+        },
+    },
+    "khamseashari2018_traces": {
+        "*": {
+            "*": Tolerance(
+                1e-5,
+                1e-9,
+                (
+                    "allocations of DRFH and TSF (max-min interior point, gap 1e-10), PS-DSF (the "
+                    "market's Newton steps, or "
+                    "the fixed point within ~2e-10 of its limit) and PF-VDS (interior point; best "
+                    "responses polish above a Nash "
+                    "residual of 1e-6): time-averaged utilisation and shares move by up to ~1e-6 "
+                    "(1e-5 leaves a factor 10)"
+                ),
+                6,
+                inputs=("arrival", "quanta", "trace_duration", "duration_s", "time"),
+            )
+        }
+    },
 }
 
 #: wall-clock columns, by table: machine- and load-dependent by nature, excluded from the comparison
@@ -126,17 +249,21 @@ TIMING_COLUMNS: dict[str, dict[str, list[str]]] = {
     "schedulers": {"machine_allocations": ["seconds"]},
 }
 
-_PLACEMENT = ("where on the server classes a mechanism's tasks sit: DRFH and TSF fix each job's total (any placement "
-              "of the max-min totals is max-min) and the interior point's path picks the placement, so a class's "
-              "utilisation moves with the last bits (seen: 2e-3 on classes C/D under ANOTHER_CPU) while the overall "
-              "utilisation, set by the totals, is compared; the paper setup's placement ranges bound it "
-              "(open_loop_epochs, reserved_low/high)")
+_PLACEMENT = (
+    "where on the server classes a mechanism's tasks sit: DRFH and TSF fix each job's total (any placement "
+    "of the max-min totals is max-min) and the interior point's path picks the placement, so a class's "
+    "utilisation moves with the last bits (seen: 2e-3 on classes C/D under ANOTHER_CPU) while the overall "
+    "utilisation, set by the totals, is compared; the paper setup's placement ranges bound it "
+    "(open_loop_epochs, reserved_low/high)"
+)
 
 _CAPPED_ABOVE_ONE_ROWS = "rows where mechanism in ['PF-VDS(2)', 'PF-VDS(4)']"
-_CAPPED_ABOVE_ONE = ("PF-VDS with per-job caps at α > 1: an allocation certified by the LP (eq. (16) gap at most 1e-7) "
-                     "is a capped equilibrium, but for α > 1 the certificate does not make it unique, and the interior "
-                     "point's path decides which one it reaches (seen: one epoch's CPU utilisation 2e-3 apart under "
-                     "ANOTHER_CPU, both certified); α = 1 is a concave program, compared")
+_CAPPED_ABOVE_ONE = (
+    "PF-VDS with per-job caps at α > 1: an allocation certified by the LP (eq. (16) gap at most 1e-7) "
+    "is a capped equilibrium, but for α > 1 the certificate does not make it unique, and the interior "
+    "point's path decides which one it reaches (seen: one epoch's CPU utilisation 2e-3 apart under "
+    "ANOTHER_CPU, both certified); α = 1 is a concave program, compared"
+)
 
 #: tables and claims whose values may change on an ulp of input, with the reason. ``run_all.py --verify``
 #: compares them, reports a difference as "sensitive", and does not fail on it.
@@ -148,8 +275,8 @@ SENSITIVE: dict[str, dict[str, dict]] = {
         "tables": {
             "fig2_infinite_parallelism": {
                 "rows where mechanism == 'best_response_tight'": "best response continued until utilities change by "
-                    "less than 1e-12: the round it stops in, and so its Nash residual (~1e-8) and last digits of the "
-                    "metrics, depend on the last bits",
+                "less than 1e-12: the round it stops in, and so its Nash residual (~1e-8) and last digits of the "
+                "metrics, depend on the last bits",
             },
             "fig2_paper_test_vs_tight_equilibrium": {
                 "residual_tight": "a stopping residual near 1e-8, not a result: its digits are noise",
@@ -157,107 +284,138 @@ SENSITIVE: dict[str, dict[str, dict]] = {
         },
         "claims": {
             cid: "whether continued best response reaches residual 1e-6 on the one instance where it cycles (1 of "
-                 "240) depends on the last bits"
+            "240) depends on the last bits"
             for cid in ("tight_equilibria_reached", "equilibrium_exists_strong_competition")
         },
     },
     "khamseashari2018": {
         "tables": {
-            "convergence": {"psi": "PS-MFA and the distributed heuristic ([INF] reconstructions) stall in a chaotic "
-                                   "regime: the merit after thousands of projected steps changes by O(1) factors "
-                                   "with an ulp of input. Only the stall itself (Ψ far above 0) is a result."},
+            "convergence": {
+                "psi": "PS-MFA and the distributed heuristic ([INF] reconstructions) stall in a chaotic "
+                "regime: the merit after thousands of projected steps changes by O(1) factors "
+                "with an ulp of input. Only the stall itself (Ψ far above 0) is a result."
+            },
             "alpha_sweep": {
                 "solver": "which PF-VDS solver finished an instance: the interior point hands over to best responses "
-                          "when its Nash residual is above the hand-over threshold, and residuals near it cross on "
-                          "an ulp (seen: interior_point -> interior_point+best_response on another CPU)",
+                "when its Nash residual is above the hand-over threshold, and residuals near it cross on "
+                "an ulp (seen: interior_point -> interior_point+best_response on another CPU)",
                 "nash_residual": "a solver's stopping residual (1e-12 to 1e-7), not a result: its digits are noise",
                 "rows where alpha >= 64": "at α = 64 our PF-VDS solvers reach the equilibrium on only ~70% of the "
-                                          "instances (claim pfvds_equilibrium_reached_large_alpha); whether one "
-                                          "does depends on the last bits (seen: instance 0 reached on one CPU, "
-                                          "stopped at Nash residual 2e-3 on another)",
+                "instances (claim pfvds_equilibrium_reached_large_alpha); whether one "
+                "does depends on the last bits (seen: instance 0 reached on one CPU, "
+                "stopped at Nash residual 2e-3 on another)",
             },
-            **{f"property_violations_{kind}": {
-                col: "violation magnitudes of allocations computed by iterative solvers (stopping near 1e-8) and of "
-                     "mechanisms whose allocation is not unique (Definition 4; DRFH/TSF placement): values at noise "
-                     "level or differing by up to ~1e-4 between CPUs; whether each violation exceeds the property "
-                     "tolerance is counted in property_table.csv, which is compared exactly"
-                for col in ("SI", "EF", "PO", "BF")} for kind in ("random", "bottleneck")},
+            **{
+                f"property_violations_{kind}": {
+                    col: "violation magnitudes of allocations computed by iterative solvers "
+                    "(stopping near 1e-8) and of "
+                    "mechanisms whose allocation is not unique (Definition 4; DRFH/TSF placement): values at noise "
+                    "level or differing by up to ~1e-4 between CPUs; whether each violation exceeds the property "
+                    "tolerance is counted in property_table.csv, which is compared exactly"
+                    for col in ("SI", "EF", "PO", "BF")
+                }
+                for kind in ("random", "bottleneck")
+            },
             "theorem_checks": {
                 col: "a solver residual or a distance between two solvers' answers at noise level (1e-12 to 1e-7)"
-                for col in ("pf_objective_shortfall", "pf_nash_residual", "bottleneck_distance",
-                            "time_shared_distance", "time_shared_definition4_gap", "psdsf_solutions_distance")},
+                for col in (
+                    "pf_objective_shortfall",
+                    "pf_nash_residual",
+                    "bottleneck_distance",
+                    "time_shared_distance",
+                    "time_shared_definition4_gap",
+                    "psdsf_solutions_distance",
+                )
+            },
             "capped_equilibrium_rates": {
                 "variational_gap": "eq. (16)'s gap of an interior point's allocation: below 1e-7 a stopping residual "
-                                   "(noise), above it the place where a stalled solve stopped",
+                "(noise), above it the place where a stalled solve stopped",
                 "rows where alpha >= 4": "whether the capped interior point is certified at α >= 4 depends on the "
-                                         "last bits for the few allocations whose gap sits near 1e-7 (seen: "
-                                         "uncertified gaps from 1.1e-7); the check (not held, 0.78) has a wide margin",
+                "last bits for the few allocations whose gap sits near 1e-7 (seen: "
+                "uncertified gaps from 1.1e-7); the check (not held, 0.78) has a wide margin",
             },
             "equilibrium_rates": {
                 "nash_residual": "a solver's stopping residual (1e-12 to 1e-7) or, where a solve stopped short, its "
-                                 "last residual: noise either way; the table's result is 'solved' (residual <= "
-                                 "EQUILIBRIUM_RESIDUAL), compared exactly",
+                "last residual: noise either way; the table's result is 'solved' (residual <= "
+                "EQUILIBRIUM_RESIDUAL), compared exactly",
                 "sweeps": "best-response sweeps after the interior point: how many a solve needs to reach its "
-                          "stopping rule moves with the last bits of the allocation it starts from",
+                "stopping rule moves with the last bits of the allocation it starts from",
                 "method": "which PF-VDS solver finished an instance: the interior point hands over to best responses "
-                          "when a continuation stage stops short or its Nash residual is above the hand-over "
-                          "threshold, and a stage's iterates near either limit cross it on an ulp",
+                "when a continuation stage stops short or its Nash residual is above the hand-over "
+                "threshold, and a stage's iterates near either limit cross it on an ulp",
             },
             "definition4_route": {
                 "nash_residual": "a solver's stopping residual (1e-12 to 1e-7), not a result: its digits are noise",
                 "rows where nash_residual > 1e-6": "PF-VDS at α = 64 and 256 where the solvers stop short of an "
-                                                    "equilibrium (Nash residual above EQUILIBRIUM_RESIDUAL = 1e-6): "
-                                                    "its distances to PS-DSF are where the solve stopped, which "
-                                                    "moves with the last bits",
+                "equilibrium (Nash residual above EQUILIBRIUM_RESIDUAL = 1e-6): "
+                "its distances to PS-DSF are where the solve stopped, which "
+                "moves with the last bits",
                 "rows where several": "instances with several Definition-4 allocations (the market's and the fixed "
-                                      "point's differ): which one the fixed point lands on depends on its path, so "
-                                      "the distances between them move with it; 'several' itself is compared "
-                                      "exactly",
+                "point's differ): which one the fixed point lands on depends on its path, so "
+                "the distances between them move with it; 'several' itself is compared "
+                "exactly",
             },
             "equilibrium_conditions": {
                 col: "residuals and gaps of equilibria reached by iterative solvers (1e-14 to 1e-7: noise), and "
-                     "placements of equilibria that are not unique (random starts), and the gaps at non-equilibria "
-                     "computed "
-                     "from those solutions; the claims compare them with "
-                     "1e-6 / 1e-10 at margins of 30x or more, and left_out is compared exactly"
-                for col in ("equilibrium_nash_residual", "totals_spread", "placement_spread", "midpoint_nash_residual",
-                            "equilibrium_variational_gap", "equilibrium_least_merit", "other_nash_residual",
-                            "other_variational_gap", "other_least_merit")},
+                "placements of equilibria that are not unique (random starts), and the gaps at non-equilibria "
+                "computed "
+                "from those solutions; the claims compare them with "
+                "1e-6 / 1e-10 at margins of 30x or more, and left_out is compared exactly"
+                for col in (
+                    "equilibrium_nash_residual",
+                    "totals_spread",
+                    "placement_spread",
+                    "midpoint_nash_residual",
+                    "equilibrium_variational_gap",
+                    "equilibrium_least_merit",
+                    "other_nash_residual",
+                    "other_variational_gap",
+                    "other_least_merit",
+                )
+            },
         },
     },
     "schedulers": {
         "tables": {
             "machine_allocations": {
-                "rows where mechanism in ['DRF machine offers (whole tasks)', 'Best-Fit DRFH (whole tasks)']":
+                "rows where mechanism in ['DRF machine offers (whole tasks)', 'Best-Fit DRFH (whole tasks)']": (
                     "whole-task placement heuristics (machine offers, Best-Fit DRFH) order users by shares over "
                     "the cluster's pooled capacity, a NumPy sum that can differ by an ulp between CPUs; a near-tie "
-                    "flipped moves a task (~1e-5 of the utilisation). The claim on them has a margin of ~6 points",
+                    "flipped moves a task (~1e-5 of the utilisation). The claim on them has a margin of ~6 points"
+                ),
             },
         },
     },
     "khamseashari2018_traces": {
         "tables": {
-            "fig6_convergence": {"psi": "the distributed heuristic ([INF]) stalls; its late iterates are chaotic "
-                                        "(see khamseashari2018 convergence)"},
-            "replay_epochs": {f"{where}utilisation_{r}_normalised": _PLACEMENT for r in ("cpu", "memory")
-                              for where in ("reserved_", "class_A_", "class_B_", "class_C_", "class_D_")},
+            "fig6_convergence": {
+                "psi": "the distributed heuristic ([INF]) stalls; its late iterates are chaotic "
+                "(see khamseashari2018 convergence)"
+            },
+            "replay_epochs": {
+                f"{where}utilisation_{r}_normalised": _PLACEMENT
+                for r in ("cpu", "memory")
+                for where in ("reserved_", "class_A_", "class_B_", "class_C_", "class_D_")
+            },
             "open_loop_route_epochs": {_CAPPED_ABOVE_ONE_ROWS: _CAPPED_ABOVE_ONE},
             "open_loop_grid": {
                 **{col: _PLACEMENT for col in ("cpu_CD", "ram_CD", "utilisation_CD")},
                 "rows where mechanism == 'PS-DSF'": "on epochs where the market hands PS-DSF to the per-server fixed "
-                    "point (several VDS levels on a server), Definition 4 can have several allocations and the "
-                    "fixed point's path decides which one it reaches (seen: 8e-6 of the CPU utilisation on classes "
-                    "C/D); the paper-setup table bounds every Definition-4 allocation's utilisation "
-                    "(open_loop_definition4_bounds)",
+                "point (several VDS levels on a server), Definition 4 can have several allocations and the "
+                "fixed point's path decides which one it reaches (seen: 8e-6 of the CPU utilisation on classes "
+                "C/D); the paper-setup table bounds every Definition-4 allocation's utilisation "
+                "(open_loop_definition4_bounds)",
             },
             "open_loop_leads": {
                 col: "PS-DSF's lead over DRFH and TSF: it moves with the Definition-4 allocation the fixed point "
-                     "reaches (see open_loop_grid); the claims count leads above 1e-6, far from where these move"
-                for col in ("lead", "lead_cpu", "lead_ram", "lead_CD")},
+                "reaches (see open_loop_grid); the claims count leads above 1e-6, far from where these move"
+                for col in ("lead", "lead_cpu", "lead_ram", "lead_CD")
+            },
             "open_loop_route_summary": {
                 _CAPPED_ABOVE_ONE_ROWS: _CAPPED_ABOVE_ONE,
                 "certified": "allocations whose eq. (16) gap is at most 1e-7: one near the threshold can cross on an "
-                             "ulp (another 2% job sample, the benchmark's, has 2 of 84 uncertified at α = 4)"},
+                "ulp (another 2% job sample, the benchmark's, has 2 of 84 uncertified at α = 4)",
+            },
         },
     },
 }
@@ -272,7 +430,7 @@ class Difference:
     column: object
     committed: str
     fresh: str
-    relative: float = math.inf   # relative difference of two numbers; inf for strings or integers
+    relative: float = math.inf  # relative difference of two numbers; inf for strings or integers
 
     def __str__(self) -> str:
         rel = "" if math.isinf(self.relative) else f" (relative difference {self.relative:.2e})"
@@ -305,8 +463,11 @@ class TableReport:
         if self.status == "equal":
             return f"{self.name}: equal within tolerance (largest relative difference {self.max_relative:.2e}){excl}"
         what = f": {self.first}" if self.first is not None else ""
-        return f"{self.name}: {self.status.upper() if not self.ok else self.status}{what}" + (
-            f" — {self.detail}" if self.detail else "") + excl
+        return (
+            f"{self.name}: {self.status.upper() if not self.ok else self.status}{what}"
+            + (f" — {self.detail}" if self.detail else "")
+            + excl
+        )
 
 
 @result_type
@@ -346,8 +507,10 @@ class VerifyReport:
         out = [f"  {t.line()}" for t in self.tables]
         if not self.tables and not self.claims_compared:
             out.append("  NOTHING COMPARED: no table and no claims.json on either side")
-        out.append(f"  claims.json: {self.claims_compared} claim statuses compared, "
-                   + (f"{len(self.claims)} changed" if self.claims else "all unchanged"))
+        out.append(
+            f"  claims.json: {self.claims_compared} claim statuses compared, "
+            + (f"{len(self.claims)} changed" if self.claims else "all unchanged")
+        )
         out += [f"    {c}" for c in self.claims]
         return out
 
@@ -398,7 +561,9 @@ def compare_values(committed: str, fresh: str, *, rtol: float, atol: float = 0.0
         return Comparison(False, math.inf)
     a, b = float(a), float(b)
     if math.isnan(a) or math.isnan(b):
-        return Comparison(math.isnan(a) and math.isnan(b), 0.0 if (math.isnan(a) and math.isnan(b)) else math.inf)
+        return Comparison(
+            math.isnan(a) and math.isnan(b), 0.0 if (math.isnan(a) and math.isnan(b)) else math.inf
+        )
     if math.isinf(a) or math.isinf(b):
         return Comparison(a == b, 0.0 if a == b else math.inf)
     diff = abs(a - b)
@@ -407,7 +572,9 @@ def compare_values(committed: str, fresh: str, *, rtol: float, atol: float = 0.0
     return Comparison(bool(diff <= atol or diff <= rtol * scale), relative)
 
 
-def compare_text(committed: str, fresh: str, *, rtol: float = 1e-9, sep: str = r";\t|[,;\t]") -> list[Difference]:
+def compare_text(
+    committed: str, fresh: str, *, rtol: float = 1e-9, sep: str = r";\t|[,;\t]"
+) -> list[Difference]:
     """Compare two delimited text files record by record (lines, then fields split on ``sep``).
 
     Returns every differing cell (empty when equal within ``rtol``); a different number of lines or fields is a
@@ -438,9 +605,17 @@ def _read(path: Path) -> pd.DataFrame:
     return pd.read_csv(path, dtype=str, keep_default_na=False)
 
 
-def compare_table(committed: Path, fresh: Path, *, rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL,
-                  exclude=(), sensitive: dict | None = None, name: str | None = None,
-                  tolerances: dict | None = None) -> TableReport:
+def compare_table(
+    committed: Path,
+    fresh: Path,
+    *,
+    rtol: float = DEFAULT_RTOL,
+    atol: float = DEFAULT_ATOL,
+    exclude=(),
+    sensitive: dict | None = None,
+    name: str | None = None,
+    tolerances: dict | None = None,
+) -> TableReport:
     """Compare two CSV tables cell by cell (see :func:`compare_values`).
 
     ``exclude``: column names left out (wall-clock timings). ``sensitive``: ``{column or "*": reason,
@@ -458,19 +633,30 @@ def compare_table(committed: Path, fresh: Path, *, rtol: float = DEFAULT_RTOL, a
         # a row is sensitive when the committed or the fresh run's values meet the query: a solve that reached its
         # equilibrium in one run and stopped short in the other is the case the query names, whichever run it was
         for table in (Path(committed), Path(fresh)):
-            for i in pd.read_csv(table).query(spec[len("rows where "):]).index:
+            for i in pd.read_csv(table).query(spec[len("rows where ") :]).index:
                 sensitive_rows.setdefault(int(i), reason)
     excluded = tuple(c for c in exclude if c in a.columns or c in b.columns)
-    a, b = a.drop(columns=list(excluded), errors="ignore"), b.drop(columns=list(excluded), errors="ignore")
+    a, b = (
+        a.drop(columns=list(excluded), errors="ignore"),
+        b.drop(columns=list(excluded), errors="ignore"),
+    )
     if list(a.columns) != list(b.columns):
-        return TableReport(name, "differs", detail=f"columns {list(a.columns)} committed, {list(b.columns)} fresh",
-                           excluded=excluded)
+        return TableReport(
+            name,
+            "differs",
+            detail=f"columns {list(a.columns)} committed, {list(b.columns)} fresh",
+            excluded=excluded,
+        )
     if len(a) != len(b):
-        return TableReport(name, "differs", detail=f"{len(a)} rows committed, {len(b)} fresh", excluded=excluded)
+        return TableReport(
+            name, "differs", detail=f"{len(a)} rows committed, {len(b)} fresh", excluded=excluded
+        )
     max_rel, first, first_sensitive, identical = 0.0, None, None, True
     for j, col in enumerate(a.columns):
         declared = tolerances.get(col, tolerances.get("*"))
-        col_rtol, col_atol = (declared.rtol, declared.atol) if declared is not None else (rtol, atol)
+        col_rtol, col_atol = (
+            (declared.rtol, declared.atol) if declared is not None else (rtol, atol)
+        )
         ca, cb = a[col].to_numpy(), b[col].to_numpy()
         for i in range(len(ca)):
             x, y = ca[i], cb[i]
@@ -483,17 +669,23 @@ def compare_table(committed: Path, fresh: Path, *, rtol: float = DEFAULT_RTOL, a
             elif col in sensitive or "*" in sensitive or i in sensitive_rows:
                 if first_sensitive is None:
                     first_sensitive = Difference(i, col, x, y, rel)
-                    first_reason = sensitive_rows.get(i) or sensitive.get(col, sensitive.get("*", ""))
+                    first_reason = sensitive_rows.get(i) or sensitive.get(
+                        col, sensitive.get("*", "")
+                    )
             elif first is None:
                 first = Difference(i, col, x, y, rel)
     if first is not None:
         return TableReport(name, "differs", max_rel, first, excluded=excluded)
     if first_sensitive is not None:
-        return TableReport(name, "sensitive", max_rel, first_sensitive, detail=first_reason, excluded=excluded)
+        return TableReport(
+            name, "sensitive", max_rel, first_sensitive, detail=first_reason, excluded=excluded
+        )
     return TableReport(name, "identical" if identical else "equal", max_rel, excluded=excluded)
 
 
-def claim_changes(committed: list[dict], fresh: list[dict], *, sensitive: dict | None = None) -> list[ClaimChange]:
+def claim_changes(
+    committed: list[dict], fresh: list[dict], *, sensitive: dict | None = None
+) -> list[ClaimChange]:
     """Claims whose status differs between two ledgers (lists of claims as in ``claims.json``); a claim present in
     only one is a change (status ``"absent"`` on the other side). Claims decided by wall-clock time are marked
     sensitive: machines and load differ, so their status is reported, never failed."""
@@ -503,8 +695,11 @@ def claim_changes(committed: list[dict], fresh: list[dict], *, sensitive: dict |
             sensitive.setdefault(c["claim_id"], "decided by wall-clock time")
     old = {c["claim_id"]: c["status"] for c in committed}
     new = {c["claim_id"]: c["status"] for c in fresh}
-    return [ClaimChange(cid, old.get(cid, "absent"), new.get(cid, "absent"), sensitive.get(cid, ""))
-            for cid in list(old) + [c for c in new if c not in old] if old.get(cid) != new.get(cid)]
+    return [
+        ClaimChange(cid, old.get(cid, "absent"), new.get(cid, "absent"), sensitive.get(cid, ""))
+        for cid in list(old) + [c for c in new if c not in old]
+        if old.get(cid) != new.get(cid)
+    ]
 
 
 class ClaimComparison(NamedTuple):
@@ -514,15 +709,24 @@ class ClaimComparison(NamedTuple):
     changes: list
 
 
-def compare_claims(committed: Path, fresh: Path, *, sensitive: dict | None = None) -> ClaimComparison:
+def compare_claims(
+    committed: Path, fresh: Path, *, sensitive: dict | None = None
+) -> ClaimComparison:
     """Every claim's status in two ``claims.json`` files: ``(claims compared, changes)`` (:func:`claim_changes`)."""
     old, new = (json.loads(Path(f).read_text())["claims"] for f in (committed, fresh))
     ids = {c["claim_id"] for c in old} | {c["claim_id"] for c in new}
     return ClaimComparison(len(ids), claim_changes(old, new, sensitive=sensitive))
 
 
-def verify_results(key: str, committed_dir: Path, fresh_dir: Path, *, rtol: float = DEFAULT_RTOL,
-                   atol: float = DEFAULT_ATOL, declared: bool = True) -> VerifyReport:
+def verify_results(
+    key: str,
+    committed_dir: Path,
+    fresh_dir: Path,
+    *,
+    rtol: float = DEFAULT_RTOL,
+    atol: float = DEFAULT_ATOL,
+    declared: bool = True,
+) -> VerifyReport:
     """Compare every table of ``committed_dir`` (the committed ``data/results/<key>/``) with ``fresh_dir``: with the
     tolerances declared in :data:`TOLERANCES` and ``rtol``/``atol`` for columns declared nowhere, or, with
     ``declared=False``, ``rtol``/``atol`` for every number."""
@@ -537,19 +741,36 @@ def verify_results(key: str, committed_dir: Path, fresh_dir: Path, *, rtol: floa
     new = {p.stem for p in fresh_dir.glob("*.csv")}
     for name in sorted(old | new):
         if name not in new:
-            report.tables.append(TableReport(name, "missing", detail="committed, not written by the fresh run"))
+            report.tables.append(
+                TableReport(name, "missing", detail="committed, not written by the fresh run")
+            )
         elif name not in old:
-            report.tables.append(TableReport(name, "new", detail="written by the fresh run, not committed"))
+            report.tables.append(
+                TableReport(name, "new", detail="written by the fresh run, not committed")
+            )
         else:
-            report.tables.append(compare_table(committed_dir / f"{name}.csv", fresh_dir / f"{name}.csv", rtol=rtol,
-                                               atol=atol, exclude=timing.get(name, []) + timing.get("*", []),
-                                               sensitive=sensitive.get("tables", {}).get(name), name=f"{name}.csv",
-                                               tolerances={**TOLERANCES.get(key, {}).get("*", {}),
-                                                           **TOLERANCES.get(key, {}).get(name, {})}
-                                               if declared else None))
+            report.tables.append(
+                compare_table(
+                    committed_dir / f"{name}.csv",
+                    fresh_dir / f"{name}.csv",
+                    rtol=rtol,
+                    atol=atol,
+                    exclude=timing.get(name, []) + timing.get("*", []),
+                    sensitive=sensitive.get("tables", {}).get(name),
+                    name=f"{name}.csv",
+                    tolerances={
+                        **TOLERANCES.get(key, {}).get("*", {}),
+                        **TOLERANCES.get(key, {}).get(name, {}),
+                    }
+                    if declared
+                    else None,
+                )
+            )
     a, b = committed_dir / "claims.json", fresh_dir / "claims.json"
     if a.is_file() and b.is_file():
-        report.claims_compared, report.claims = compare_claims(a, b, sensitive=sensitive.get("claims"))
+        report.claims_compared, report.claims = compare_claims(
+            a, b, sensitive=sensitive.get("claims")
+        )
     elif a.is_file() or b.is_file():
         report.tables.append(TableReport("claims.json", "missing" if a.is_file() else "new"))
     return report

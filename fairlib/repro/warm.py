@@ -31,8 +31,23 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
     from ..dynamic import dynamic_drf
     from .experiments.dynamic_drf import per_step_times
     from ..market import Game, best_response, best_response_finite, run_dynamics
-    from ..multires import (Cluster, Quotas, asset_fairness, ceei, drf, drf_machine_offers, drfh, drfh_best_fit,
-                           edrf, hierarchical_drf, pdrf, pfvds, psdsf, random_cluster, tsf)
+    from ..multires import (
+        Cluster,
+        Quotas,
+        asset_fairness,
+        ceei,
+        drf,
+        drf_machine_offers,
+        drfh,
+        drfh_best_fit,
+        edrf,
+        hierarchical_drf,
+        pdrf,
+        pfvds,
+        psdsf,
+        random_cluster,
+        tsf,
+    )
     from ..multires._solvers.maxmin_interior import compile_refinement_kernels
 
     rng = np.random.default_rng(0)
@@ -44,43 +59,116 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
     demands = rng.uniform(0.01, 1.0, (12, 3))
     return [
         # a start with and without tasks under YARN's ties repeats secondary keys: the starting order's own sort
-        ("drf (exact shares)", lambda: (drf(*int_pool, record_order=True),
-                                        drf(*int_pool, tie_break="lexicographic", start=[1, 0, 0]))),
-        ("drf (float, accumulated)", lambda: (drf(float_pool), drf(*zero_demands, share_arithmetic="accumulated"))),
-        ("hierarchical drf (H-DRF, naive), quotas", lambda: [
-            hierarchical_drf(*int_pool, ["a", "b/c", "b/d"], variant=v, quotas=q)
-            for v in ("hdrf", "naive") for q in (None, Quotas.mesos(guarantee=[[2, 4], [0, 0], [0, 0]]))]),
-        ("edrf, pdrf", lambda: (edrf(*zero_demands), edrf(float_pool), pdrf(*int_pool, top_up=True))),
+        (
+            "drf (exact shares)",
+            lambda: (
+                drf(*int_pool, record_order=True),
+                drf(*int_pool, tie_break="lexicographic", start=[1, 0, 0]),
+            ),
+        ),
+        (
+            "drf (float, accumulated)",
+            lambda: (drf(float_pool), drf(*zero_demands, share_arithmetic="accumulated")),
+        ),
+        (
+            "hierarchical drf (H-DRF, naive), quotas",
+            lambda: [
+                hierarchical_drf(*int_pool, ["a", "b/c", "b/d"], variant=v, quotas=q)
+                for v in ("hdrf", "naive")
+                for q in (None, Quotas.mesos(guarantee=[[2, 4], [0, 0], [0, 0]]))
+            ],
+        ),
+        (
+            "edrf, pdrf",
+            lambda: (edrf(*zero_demands), edrf(float_pool), pdrf(*int_pool, top_up=True)),
+        ),
         ("asset fairness, CEEI", lambda: (asset_fairness(float_pool), ceei(float_pool))),
         # the interior point refines its corrector only near convergence (merit below 1e-6): a problem that gets
         # there before converging compiles the refinement's kernel too (drfh on the 8 x 3 x 3 cluster does not)
-        ("drfh", lambda: (drfh(cluster), drfh(random_cluster(np.random.default_rng(1), 12, 4, 2, weights=True)))),
+        (
+            "drfh",
+            lambda: (
+                drfh(cluster),
+                drfh(random_cluster(np.random.default_rng(1), 12, 4, 2, weights=True)),
+            ),
+        ),
         ("tsf", lambda: tsf(cluster)),
-        ("drfh (best fit), drf (machine offers)", lambda: (drfh_best_fit(cluster, quantum=0.5),
-                                                           drf_machine_offers(cluster))),
+        (
+            "drfh (best fit), drf (machine offers)",
+            lambda: (drfh_best_fit(cluster, quantum=0.5), drf_machine_offers(cluster)),
+        ),
         ("psdsf (market)", lambda: (psdsf(cluster), psdsf(cluster, time_shared=True))),
-        ("drfh, tsf, psdsf, pfvds: parallel kernels (problems from 20,000 pairs)", lambda: _parallel(lambda: (
-            drfh(cluster), tsf(cluster), psdsf(cluster), psdsf(cluster, time_shared=True),
-            compile_refinement_kernels(), pfvds(cluster, 1.0), pfvds(cluster, 2.0)))),
+        (
+            "drfh, tsf, psdsf, pfvds: parallel kernels (problems from 20,000 pairs)",
+            lambda: _parallel(
+                lambda: (
+                    drfh(cluster),
+                    tsf(cluster),
+                    psdsf(cluster),
+                    psdsf(cluster, time_shared=True),
+                    compile_refinement_kernels(),
+                    pfvds(cluster, 1.0),
+                    pfvds(cluster, 2.0),
+                )
+            ),
+        ),
         ("psdsf (fixed point)", lambda: psdsf(cluster, method="fixed_point")),
         ("pfvds (interior point)", lambda: (pfvds(cluster, 1.0), pfvds(cluster, 2.0))),
         ("pfvds (best responses)", lambda: pfvds(cluster, 2.0, method="best_response")),
         ("pfvds (distributed)", lambda: pfvds(cluster, 1.0, method="distributed", iterations=50)),
-        ("bidding game: best response", lambda: (best_response(weights[0], np.ones(4), 1.0),
-                                                 best_response_finite(weights[0], np.ones(4), 1.0, 2))),
-        ("bidding game: dynamics", lambda: [run_dynamics(Game(weights, parallelism=k, reserve=1e-6), method,
-                                                         order=order, rng=0)
-                                            for k, method in ((None, "best_response"), (2, "best_response"),
-                                                              (None, "local_greedy"))
-                                            for order in ("sequential", "random", "simultaneous")]),
-        ("dynamic DRF", lambda: [dynamic_drf(demands, method=m).shares(5) for m in ("linear", "waterfill")]
-         + [dynamic_drf(demands, sums="rescan")]),
-        ("dynamic DRF: per-step kernels", lambda: per_step_times([8], rng=0, methods=("linear", "linear_rescan"),
-                                                                  repeat=1, block=4)),
+        (
+            "bidding game: best response",
+            lambda: (
+                best_response(weights[0], np.ones(4), 1.0),
+                best_response_finite(weights[0], np.ones(4), 1.0, 2),
+            ),
+        ),
+        (
+            "bidding game: dynamics",
+            lambda: [
+                run_dynamics(Game(weights, parallelism=k, reserve=1e-6), method, order=order, rng=0)
+                for k, method in (
+                    (None, "best_response"),
+                    (2, "best_response"),
+                    (None, "local_greedy"),
+                )
+                for order in ("sequential", "random", "simultaneous")
+            ],
+        ),
+        (
+            "dynamic DRF",
+            lambda: (
+                [dynamic_drf(demands, method=m).shares(5) for m in ("linear", "waterfill")]
+                + [dynamic_drf(demands, sums="rescan")]
+            ),
+        ),
+        (
+            "dynamic DRF: per-step kernels",
+            lambda: per_step_times(
+                [8], rng=0, methods=("linear", "linear_rescan"), repeat=1, block=4
+            ),
+        ),
         # mechanisms registered since (fairlib.mechanisms, FAIRLIB_MECHANISMS): every run on a small instance
-        ("other registered mechanisms", lambda: _other_registered(
-            {asset_fairness, ceei, drf, drf_machine_offers, drfh, drfh_best_fit, edrf, pdrf, pfvds, psdsf, tsf},
-            float_pool, cluster)),
+        (
+            "other registered mechanisms",
+            lambda: _other_registered(
+                {
+                    asset_fairness,
+                    ceei,
+                    drf,
+                    drf_machine_offers,
+                    drfh,
+                    drfh_best_fit,
+                    edrf,
+                    pdrf,
+                    pfvds,
+                    psdsf,
+                    tsf,
+                },
+                float_pool,
+                cluster,
+            ),
+        ),
         # every registered game (fairlib.games, FAIRLIB_GAMES), the built-in ones included: the certificate's
         # kernels are reached through them
         ("registered games", lambda: _registered_games(weights)),
@@ -95,7 +183,10 @@ def _other_registered(warmed: set, pool, cluster) -> list:
     for name in mechanisms.names():
         mech = mechanisms.get(name)
         if mech.function not in warmed:
-            out += [run(pool if "pooled" in mech.capabilities else cluster) for run in mech.runs().values()]
+            out += [
+                run(pool if "pooled" in mech.capabilities else cluster)
+                for run in mech.runs().values()
+            ]
     return out
 
 
@@ -109,7 +200,9 @@ def _registered_games(weights) -> list:
     for name in games.names():
         game = games.get(name)
         reserve = 1e-6 if "reserve" in game.capabilities else 0.0
-        out.append(game(game.example(weights, reserve=reserve)))      # a Game, or the model's own instance type
+        out.append(
+            game(game.example(weights, reserve=reserve))
+        )  # a Game, or the model's own instance type
         if "parallelism" in game.capabilities:
             out.append(game(Game(weights, parallelism=2, reserve=reserve)))
     return out
@@ -134,14 +227,31 @@ def check_game_is_warmed_up(entry) -> None:
         return entry.function(game, **options)
 
     spy.__doc__ = entry.function.__doc__
-    games.register_game(entry.name, spy, label=entry.label, color=entry.color, capabilities=entry.capabilities,
-                        options=entry.options, tol=entry.tol, replace=True, instance=entry.instance)
+    games.register_game(
+        entry.name,
+        spy,
+        label=entry.label,
+        color=entry.color,
+        capabilities=entry.capabilities,
+        options=entry.options,
+        tol=entry.tol,
+        replace=True,
+        instance=entry.instance,
+    )
     try:
         _registered_games(np.random.default_rng(0).uniform(0.0, 1.0, (6, 4)))
     finally:
-        games.register_game(entry.name, entry.function, label=entry.label, color=entry.color,
-                            capabilities=entry.capabilities, options=entry.options, tol=entry.tol, replace=True,
-                            instance=entry.instance)
+        games.register_game(
+            entry.name,
+            entry.function,
+            label=entry.label,
+            color=entry.color,
+            capabilities=entry.capabilities,
+            options=entry.options,
+            tol=entry.tol,
+            replace=True,
+            instance=entry.instance,
+        )
     assert calls, f"the warm-up does not call {entry.name}"
     assert "registered games" in dict(warm_steps())
 
@@ -182,15 +292,25 @@ def warm(progress: bool = True, jobs: int = 1, only: list[str] | None = None) ->
         raise ValueError(f"jobs = {jobs!r}: must be an integer >= 1")
     times = {}
     if jobs > 1:
-        context = multiprocessing.get_context("spawn")  # not fork: numba's threads and compiler state
-        with (ProcessPoolExecutor(jobs, mp_context=context) as pool,
-              tqdm(total=len(steps), desc=f"compiling fairlib's kernels ({jobs} processes)", disable=not progress,
-                   unit="step") as bar):
+        context = multiprocessing.get_context(
+            "spawn"
+        )  # not fork: numba's threads and compiler state
+        with (
+            ProcessPoolExecutor(jobs, mp_context=context) as pool,
+            tqdm(
+                total=len(steps),
+                desc=f"compiling fairlib's kernels ({jobs} processes)",
+                disable=not progress,
+                unit="step",
+            ) as bar,
+        ):
             futures = {pool.submit(_run_step, name): name for name, _ in steps}
             for future in as_completed(futures):
                 try:
                     times[futures[future]] = future.result()
-                except BaseException as error:  # a failed step fails the warm-up now, not after the queued ones
+                except (
+                    BaseException
+                ) as error:  # a failed step fails the warm-up now, not after the queued ones
                     pool.shutdown(cancel_futures=True)
                     if isinstance(error, BrokenProcessPool):
                         raise RuntimeError(
@@ -239,7 +359,9 @@ def uncompiled_kernels() -> list[str]:
     def cached(kernel):  # numba's cache layout: one index file per kernel
         return kernel.signatures or os.path.exists(kernel._cache._cache_file._index_path)
 
-    def inlined(kernel):  # compiled only inside its callers (unless a steered driver calls it): no cache entry
+    def inlined(
+        kernel,
+    ):  # compiled only inside its callers (unless a steered driver calls it): no cache entry
         return kernel.targetoptions.get("inline") == "always" and kernel not in STEERED_CALLS
 
     missing = []
@@ -248,22 +370,35 @@ def uncompiled_kernels() -> list[str]:
             continue
         module = importlib.import_module(info.name)
         for name, value in vars(module).items():
-            if isinstance(value, CPUDispatcher) and value.__module__ == info.name and not inlined(value):
+            if (
+                isinstance(value, CPUDispatcher)
+                and value.__module__ == info.name
+                and not inlined(value)
+            ):
                 # with one numba thread every problem is one chunk: the parallel chains are never used
                 unused = numba.get_num_threads() == 1 and value in pair_kernels.PARALLEL_CHAINS
                 if not cached(value) and not unused:
                     missing.append(f"{info.name}.{name}")
-    missing += [f"{twin.py_func.__module__}.{twin.py_func.__qualname__}" for twin in pair_kernels.TWINS
-                if not cached(twin) and not inlined(twin)]
+    missing += [
+        f"{twin.py_func.__module__}.{twin.py_func.__qualname__}"
+        for twin in pair_kernels.TWINS
+        if not cached(twin) and not inlined(twin)
+    ]
     return missing
 
 
 def main(argv=None) -> int:
     """Command line: compile (or load) every kernel, print the time per step; exit 1 if a kernel was missed."""
-    ap = argparse.ArgumentParser(prog="python -m fairlib.repro.warm", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m fairlib.repro.warm", description=__doc__.split("\n")[0]
+    )
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
-    ap.add_argument("--jobs", type=int, default=1, help="worker processes compiling at once (default 1; "
-                    "make install uses 2)")
+    ap.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="worker processes compiling at once (default 1; make install uses 2)",
+    )
     args = ap.parse_args(argv)
     if args.jobs < 1:
         ap.error(f"--jobs = {args.jobs}: must be >= 1")
@@ -284,8 +419,10 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     times = warm(progress=not args.quiet, jobs=args.jobs)
     total = time.perf_counter() - t0
-    print(f"fairlib kernels ready in {config.CACHE_DIR}: {total:.1f} s "
-          f"({', '.join(f'{k} {v:.1f} s' for k, v in times.items())})")
+    print(
+        f"fairlib kernels ready in {config.CACHE_DIR}: {total:.1f} s "
+        f"({', '.join(f'{k} {v:.1f} s' for k, v in times.items())})"
+    )
     missing = uncompiled_kernels()
     if missing:
         print(f"kernels no warm-up step compiled: {missing}", file=sys.stderr)

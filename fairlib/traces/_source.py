@@ -31,8 +31,10 @@ def trace_folder(folder: str, directory=None, name: str = "directory") -> Path:
         if not isinstance(directory, (str, os.PathLike)):
             from .._validate import InvalidInputError, _short
 
-            raise InvalidInputError(f"{name} = {_short(directory)}: expected a folder path (str or Path), got "
-                                    f"{type(directory).__name__}")
+            raise InvalidInputError(
+                f"{name} = {_short(directory)}: expected a folder path (str or Path), got "
+                f"{type(directory).__name__}"
+            )
         return Path(directory)
     return paths.find_traces(folder) or paths.trace_dir() / folder
 
@@ -70,7 +72,9 @@ def read_bytes(path: Path, what: str, hint: str) -> bytes:
     return data
 
 
-def check_field_counts(data: bytes, path: Path, n_fields: int, first_line: int = 1, block: int = 1 << 23) -> None:
+def check_field_counts(
+    data: bytes, path: Path, n_fields: int, first_line: int = 1, block: int = 1 << 23
+) -> None:
     """Every line has exactly ``n_fields`` comma-separated fields (a blank line has one empty field): else a
     TraceFormatError naming file and line. Counted on the raw bytes (no quoting in these traces), in blocks of
     about ``block`` bytes cut at line ends, so the memory it needs does not grow with the file."""
@@ -80,7 +84,7 @@ def check_field_counts(data: bytes, path: Path, n_fields: int, first_line: int =
     pos, line_no = 0, first_line
     while pos < raw.size:
         stop = min(pos + block, raw.size)
-        if stop < raw.size:                       # extend to the end of the line
+        if stop < raw.size:  # extend to the end of the line
             nxt = data.find(b"\n", stop)
             stop = raw.size if nxt < 0 else nxt + 1
         chunk = raw[pos:stop]
@@ -93,16 +97,26 @@ def check_field_counts(data: bytes, path: Path, n_fields: int, first_line: int =
         bad = np.flatnonzero(fields != n_fields)
         if bad.size:
             k = int(bad[0])
-            line = bytes(chunk[starts[k]:ends[k]]).decode("utf-8", "replace").rstrip("\r")
+            line = bytes(chunk[starts[k] : ends[k]]).decode("utf-8", "replace").rstrip("\r")
             shown = line if len(line) <= 120 else line[:117] + "..."
-            raise TraceFormatError(f"{path}, line {line_no + k}: {int(fields[k])} field(s), expected {n_fields}"
-                                   + (" (a blank line)" if not line.strip() else f": {shown!r}"))
+            raise TraceFormatError(
+                f"{path}, line {line_no + k}: {int(fields[k])} field(s), expected {n_fields}"
+                + (" (a blank line)" if not line.strip() else f": {shown!r}")
+            )
         line_no += ends.size
         pos = stop
 
 
-def locate_bad_number(data: bytes, path: Path, names, numeric, required=(), skiprows: int = 0, *,
-                      first_line: int | None = None) -> None:
+def locate_bad_number(
+    data: bytes,
+    path: Path,
+    names,
+    numeric,
+    required=(),
+    skiprows: int = 0,
+    *,
+    first_line: int | None = None,
+) -> None:
     """After a parse failure: raise a TraceFormatError naming the first line and column whose non-empty value
     is not a number (``numeric``: the columns that must be numbers), whose value is missing where one is
     ``required`` (the integer columns), or is not an integer there (``1.5``, ``inf``). ``first_line``: the 1-based
@@ -114,28 +128,39 @@ def locate_bad_number(data: bytes, path: Path, names, numeric, required=(), skip
     import pandas as pd
 
     first = 1 + skiprows if first_line is None else first_line + skiprows
-    text = pd.read_csv(io.BytesIO(data), header=None, names=names, dtype=str, skiprows=skiprows,
-                       keep_default_na=False)
+    text = pd.read_csv(
+        io.BytesIO(data),
+        header=None,
+        names=names,
+        dtype=str,
+        skiprows=skiprows,
+        keep_default_na=False,
+    )
     for col in required:
         empty = text[col].str.strip() == ""
         if empty.any():
             k = int(empty.to_numpy().argmax())
-            raise TraceFormatError(f"{path}, line {k + first}, column {col!r}: empty, a value is required")
+            raise TraceFormatError(
+                f"{path}, line {k + first}, column {col!r}: empty, a value is required"
+            )
     for col in numeric:
         values = text[col].str.strip()
         parsed = pd.to_numeric(values.where(values != ""), errors="coerce")
         bad = parsed.isna() & (values != "")
         if bad.any():
             k = int(bad.to_numpy().argmax())
-            raise TraceFormatError(f"{path}, line {k + first}, column {col!r}: {values.iloc[k]!r} is not a "
-                                   "number")
+            raise TraceFormatError(
+                f"{path}, line {k + first}, column {col!r}: {values.iloc[k]!r} is not a number"
+            )
     for col in required:
         parsed = pd.to_numeric(text[col].str.strip(), errors="coerce").to_numpy(dtype=np.float64)
         bad = ~np.isfinite(parsed) | (parsed != np.round(parsed))
         if bad.any():
             k = int(bad.argmax())
-            raise TraceFormatError(f"{path}, line {k + first}, column {col!r}: {text[col].iloc[k].strip()!r} is "
-                                   "not an integer")
+            raise TraceFormatError(
+                f"{path}, line {k + first}, column {col!r}: {text[col].iloc[k].strip()!r} is "
+                "not an integer"
+            )
 
 
 def check_values(df, path: Path, nonnegative=(), first_line: int = 1) -> None:
@@ -148,4 +173,6 @@ def check_values(df, path: Path, nonnegative=(), first_line: int = 1) -> None:
         bad = (v < 0) | np.isinf(v)
         if bad.any():
             k = int(np.argmax(bad))
-            raise TraceFormatError(f"{path}, line {k + first_line}, column {col!r}: {v[k]} must be finite and >= 0")
+            raise TraceFormatError(
+                f"{path}, line {k + first_line}, column {col!r}: {v[k]} must be finite and >= 0"
+            )

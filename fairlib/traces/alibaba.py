@@ -14,24 +14,85 @@ from pathlib import Path
 import pandas as pd
 
 from .._validate import InvalidInputError
-from ._source import (TraceFormatError, check_field_counts, check_values, locate_bad_number, missing_hint, read_bytes,
-                      trace_folder)
+from ._source import (
+    TraceFormatError,
+    check_field_counts,
+    check_values,
+    locate_bad_number,
+    missing_hint,
+    read_bytes,
+    trace_folder,
+)
 
-__all__ = ["MACHINE_META_COLUMNS", "BATCH_TASK_2018_COLUMNS", "BATCH_TASK_2017_COLUMNS", "alibaba_dir",
-           "read_machine_meta", "read_batch_task"]
+__all__ = [
+    "MACHINE_META_COLUMNS",
+    "BATCH_TASK_2018_COLUMNS",
+    "BATCH_TASK_2017_COLUMNS",
+    "alibaba_dir",
+    "read_machine_meta",
+    "read_batch_task",
+]
 
-MACHINE_META_COLUMNS = ["machine_id", "time", "failure_domain_1", "failure_domain_2", "cpu_num", "mem_size", "status"]
-_MACHINE_META_DTYPES = {"machine_id": "string", "time": "int64", "failure_domain_1": "int64",
-                        "failure_domain_2": "string", "cpu_num": "float64", "mem_size": "float64", "status": "string"}
-BATCH_TASK_2018_COLUMNS = ["task_name", "instance_num", "job_name", "task_type", "status", "start_time", "end_time",
-                           "plan_cpu", "plan_mem"]
-_BATCH_2018_DTYPES = {"task_name": "string", "instance_num": "float64", "job_name": "string", "task_type": "string",
-                      "status": "string", "start_time": "int64", "end_time": "int64", "plan_cpu": "float64",
-                      "plan_mem": "float64"}
-BATCH_TASK_2017_COLUMNS = ["create_time", "end_time", "job_id", "task_id", "instance_num", "status", "plan_cpu",
-                           "plan_mem"]
-_BATCH_2017_DTYPES = {"create_time": "int64", "end_time": "int64", "job_id": "int64", "task_id": "int64",
-                      "instance_num": "int64", "status": "string", "plan_cpu": "float64", "plan_mem": "float64"}
+MACHINE_META_COLUMNS = [
+    "machine_id",
+    "time",
+    "failure_domain_1",
+    "failure_domain_2",
+    "cpu_num",
+    "mem_size",
+    "status",
+]
+_MACHINE_META_DTYPES = {
+    "machine_id": "string",
+    "time": "int64",
+    "failure_domain_1": "int64",
+    "failure_domain_2": "string",
+    "cpu_num": "float64",
+    "mem_size": "float64",
+    "status": "string",
+}
+BATCH_TASK_2018_COLUMNS = [
+    "task_name",
+    "instance_num",
+    "job_name",
+    "task_type",
+    "status",
+    "start_time",
+    "end_time",
+    "plan_cpu",
+    "plan_mem",
+]
+_BATCH_2018_DTYPES = {
+    "task_name": "string",
+    "instance_num": "float64",
+    "job_name": "string",
+    "task_type": "string",
+    "status": "string",
+    "start_time": "int64",
+    "end_time": "int64",
+    "plan_cpu": "float64",
+    "plan_mem": "float64",
+}
+BATCH_TASK_2017_COLUMNS = [
+    "create_time",
+    "end_time",
+    "job_id",
+    "task_id",
+    "instance_num",
+    "status",
+    "plan_cpu",
+    "plan_mem",
+]
+_BATCH_2017_DTYPES = {
+    "create_time": "int64",
+    "end_time": "int64",
+    "job_id": "int64",
+    "task_id": "int64",
+    "instance_num": "int64",
+    "status": "string",
+    "plan_cpu": "float64",
+    "plan_mem": "float64",
+}
 _V2017_HEADER_START = "task_create_time"
 
 
@@ -57,11 +118,23 @@ def _read(path: Path, names, dtypes, what: str) -> pd.DataFrame:
         raise TraceFormatError(f"{path}: Alibaba {what} has a header but no rows")
     check_field_counts(body, path, len(names), first_line=1 + skip)
     try:
-        df = pd.read_csv(io.BytesIO(body), header=None, names=names, dtype=dtypes, on_bad_lines="error",
-                         skipinitialspace=True)
+        df = pd.read_csv(
+            io.BytesIO(body),
+            header=None,
+            names=names,
+            dtype=dtypes,
+            on_bad_lines="error",
+            skipinitialspace=True,
+        )
     except (ValueError, pd.errors.ParserError) as exc:
-        locate_bad_number(body, path, names, [c for c, t in dtypes.items() if t != "string"],
-                          [c for c, t in dtypes.items() if t == "int64"], first_line=1 + skip)
+        locate_bad_number(
+            body,
+            path,
+            names,
+            [c for c, t in dtypes.items() if t != "string"],
+            [c for c, t in dtypes.items() if t == "int64"],
+            first_line=1 + skip,
+        )
         raise TraceFormatError(f"{path}: {exc}") from None
     check_values(df, path, [c for c in _NONNEGATIVE if c in df], first_line=1 + skip)
     return df
@@ -69,8 +142,12 @@ def _read(path: Path, names, dtypes, what: str) -> pd.DataFrame:
 
 def read_machine_meta(*, directory=None) -> pd.DataFrame:
     """v2018 ``machine_meta`` (:data:`MACHINE_META_COLUMNS`; one row per machine event)."""
-    return _read(alibaba_dir(directory) / "cluster-trace-v2018" / "machine_meta.csv.gz", MACHINE_META_COLUMNS,
-                 _MACHINE_META_DTYPES, "v2018 machine_meta")
+    return _read(
+        alibaba_dir(directory) / "cluster-trace-v2018" / "machine_meta.csv.gz",
+        MACHINE_META_COLUMNS,
+        _MACHINE_META_DTYPES,
+        "v2018 machine_meta",
+    )
 
 
 def read_batch_task(version: str = "2017", *, directory=None) -> pd.DataFrame:
@@ -80,9 +157,17 @@ def read_batch_task(version: str = "2017", *, directory=None) -> pd.DataFrame:
     ``cluster-trace-v2018/batch_task.csv.gz`` (e.g. by the fetch command).
     """
     if version == "2017":
-        return _read(alibaba_dir(directory) / "cluster-trace-v2017" / "batch_task.csv.gz", BATCH_TASK_2017_COLUMNS,
-                     _BATCH_2017_DTYPES, "v2017 batch_task")
+        return _read(
+            alibaba_dir(directory) / "cluster-trace-v2017" / "batch_task.csv.gz",
+            BATCH_TASK_2017_COLUMNS,
+            _BATCH_2017_DTYPES,
+            "v2017 batch_task",
+        )
     if version == "2018":
-        return _read(alibaba_dir(directory) / "cluster-trace-v2018" / "batch_task.csv.gz", BATCH_TASK_2018_COLUMNS,
-                     _BATCH_2018_DTYPES, "v2018 batch_task")
+        return _read(
+            alibaba_dir(directory) / "cluster-trace-v2018" / "batch_task.csv.gz",
+            BATCH_TASK_2018_COLUMNS,
+            _BATCH_2018_DTYPES,
+            "v2018 batch_task",
+        )
     raise InvalidInputError(f"version = {version!r}: must be '2017' or '2018'")

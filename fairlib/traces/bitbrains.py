@@ -25,21 +25,48 @@ from .._validate import InvalidInputError, _short, check_choice
 from ._source import missing_hint, source_of, trace_folder
 from .google import TraceFormatError
 
-__all__ = ["BITBRAINS_HEADER", "BITBRAINS_COLUMNS", "RND_MONTHS", "bitbrains_dir", "read_vm", "iter_vms",
-           "read_vms", "write_vm"]
+__all__ = [
+    "BITBRAINS_HEADER",
+    "BITBRAINS_COLUMNS",
+    "RND_MONTHS",
+    "bitbrains_dir",
+    "read_vm",
+    "iter_vms",
+    "read_vms",
+    "write_vm",
+]
 
 #: the months of the Rnd trace, named as its folders are (``rnd/<month>/<vm>.csv``)
 RND_MONTHS = ("2013-7", "2013-8", "2013-9")
 
 #: the header line's fields, as in the files
-BITBRAINS_HEADER = ["Timestamp [ms]", "CPU cores", "CPU capacity provisioned [MHZ]", "CPU usage [MHZ]",
-                    "CPU usage [%]", "Memory capacity provisioned [KB]", "Memory usage [KB]",
-                    "Disk read throughput [KB/s]", "Disk write throughput [KB/s]",
-                    "Network received throughput [KB/s]", "Network transmitted throughput [KB/s]"]
+BITBRAINS_HEADER = [
+    "Timestamp [ms]",
+    "CPU cores",
+    "CPU capacity provisioned [MHZ]",
+    "CPU usage [MHZ]",
+    "CPU usage [%]",
+    "Memory capacity provisioned [KB]",
+    "Memory usage [KB]",
+    "Disk read throughput [KB/s]",
+    "Disk write throughput [KB/s]",
+    "Network received throughput [KB/s]",
+    "Network transmitted throughput [KB/s]",
+]
 #: the returned column names, in file order
-BITBRAINS_COLUMNS = ["time", "cpu_cores", "cpu_capacity_mhz", "cpu_usage_mhz", "cpu_usage_pct",
-                     "memory_capacity_kb", "memory_usage_kb", "disk_read_kbps", "disk_write_kbps",
-                     "net_rx_kbps", "net_tx_kbps"]
+BITBRAINS_COLUMNS = [
+    "time",
+    "cpu_cores",
+    "cpu_capacity_mhz",
+    "cpu_usage_mhz",
+    "cpu_usage_pct",
+    "memory_capacity_kb",
+    "memory_usage_kb",
+    "disk_read_kbps",
+    "disk_write_kbps",
+    "net_rx_kbps",
+    "net_tx_kbps",
+]
 
 
 def bitbrains_dir(directory=None) -> Path:
@@ -74,21 +101,27 @@ def read_vm(path) -> pd.DataFrame:
     """
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"{path}: Bitbrains VM file not found ({missing_hint('bitbrains_gwa_t12')})")
+        raise FileNotFoundError(
+            f"{path}: Bitbrains VM file not found ({missing_hint('bitbrains_gwa_t12')})"
+        )
     text = _read_text(path)
     lines = text.splitlines()
     if not lines:
         raise TraceFormatError(f"{path}: empty file (expected the GWA-T-12 header)")
     header = [h.strip() for h in lines[0].split(";")]
     if header != BITBRAINS_HEADER:
-        raise TraceFormatError(f"{path}:1: header {header} is not the GWA-T-12 header {BITBRAINS_HEADER}")
+        raise TraceFormatError(
+            f"{path}:1: header {header} is not the GWA-T-12 header {BITBRAINS_HEADER}"
+        )
     rows = []
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
             raise TraceFormatError(f"{path}:{number}: empty line")
         fields = line.split(";")
         if len(fields) != len(BITBRAINS_COLUMNS):
-            raise TraceFormatError(f"{path}:{number}: {len(fields)} fields, expected {len(BITBRAINS_COLUMNS)}")
+            raise TraceFormatError(
+                f"{path}:{number}: {len(fields)} fields, expected {len(BITBRAINS_COLUMNS)}"
+            )
         rows.append(fields)
     raw = np.array(rows, dtype=object).reshape(-1, len(BITBRAINS_COLUMNS))
     out = {}
@@ -97,19 +130,25 @@ def read_vm(path) -> pd.DataFrame:
         bad = values.isna().to_numpy()
         if bad.any():
             i = int(np.argmax(bad))
-            raise TraceFormatError(f"{path}:{i + 2}: {BITBRAINS_HEADER[j]} = {raw[i, j].strip()!r} is not a number")
+            raise TraceFormatError(
+                f"{path}:{i + 2}: {BITBRAINS_HEADER[j]} = {raw[i, j].strip()!r} is not a number"
+            )
         arr = values.to_numpy(dtype=np.float64)
         bad = np.isinf(arr) | (arr < 0)
         if bad.any():
             i = int(np.argmax(bad))
-            raise TraceFormatError(f"{path}:{i + 2}: {BITBRAINS_HEADER[j]} = {raw[i, j].strip()!r} must be finite "
-                                   "and >= 0")
+            raise TraceFormatError(
+                f"{path}:{i + 2}: {BITBRAINS_HEADER[j]} = {raw[i, j].strip()!r} must be finite "
+                "and >= 0"
+            )
         out[name] = arr
     frame = pd.DataFrame(out)
     seconds = frame["time"].to_numpy()
     if (seconds != np.round(seconds)).any():
         i = int(np.argmax(seconds != np.round(seconds)))
-        raise TraceFormatError(f"{path}:{i + 2}: Timestamp = {seconds[i]} is not a whole number of seconds")
+        raise TraceFormatError(
+            f"{path}:{i + 2}: Timestamp = {seconds[i]} is not a whole number of seconds"
+        )
     frame["time"] = seconds.astype(np.int64)
     frame["active"] = (frame["cpu_cores"] > 0) & (frame["memory_capacity_kb"] > 0)
     frame["vm"] = path.name.split(".")[0]
@@ -123,14 +162,20 @@ def _vm_numbers(vms) -> list:
     from collections.abc import Iterable
 
     if isinstance(vms, (str, bytes)) or not isinstance(vms, Iterable):
-        raise InvalidInputError(f"vms = {_short(vms)}: must be a list of VM numbers (the file names of rnd/<month>)")
+        raise InvalidInputError(
+            f"vms = {_short(vms)}: must be a list of VM numbers (the file names of rnd/<month>)"
+        )
     vms = list(vms)
     if not vms:
         raise InvalidInputError("vms: no VM numbers given")
     for vm in vms:
-        number = isinstance(vm, (int, np.integer)) and not isinstance(vm, (bool, np.bool_)) and vm >= 1
+        number = (
+            isinstance(vm, (int, np.integer)) and not isinstance(vm, (bool, np.bool_)) and vm >= 1
+        )
         if not (number or isinstance(vm, str) and vm.isdecimal()):
-            raise InvalidInputError(f"vms: {_short(vm)} is not a VM number (an integer >= 1 or its text)")
+            raise InvalidInputError(
+                f"vms: {_short(vm)} is not a VM number (an integer >= 1 or its text)"
+            )
     return vms
 
 
@@ -142,7 +187,9 @@ def _vm_paths(vms, month: str, directory) -> list[Path]:
     if vms is None:
         found = sorted(folder.glob("*.csv*"), key=lambda p: (len(p.name), p.name))
         if not found:
-            raise FileNotFoundError(f"{folder}: no Bitbrains VM files ({missing_hint('bitbrains_gwa_t12')})")
+            raise FileNotFoundError(
+                f"{folder}: no Bitbrains VM files ({missing_hint('bitbrains_gwa_t12')})"
+            )
         return found
     out = []
     for vm in vms:
@@ -169,7 +216,9 @@ def iter_vms(vms=None, *, month: str = "2013-8", directory=None) -> Iterator[pd.
     return (read_vm(path) for path in paths_)
 
 
-def read_vms(vms=None, *, month: str = "2013-8", directory=None, progress: bool = False) -> pd.DataFrame:
+def read_vms(
+    vms=None, *, month: str = "2013-8", directory=None, progress: bool = False
+) -> pd.DataFrame:
     """Every requested VM in one frame (see :func:`iter_vms`).
 
     Raises
@@ -180,7 +229,9 @@ def read_vms(vms=None, *, month: str = "2013-8", directory=None, progress: bool 
     from tqdm import tqdm
 
     paths_ = _vm_paths(vms, month, directory)
-    frames = [read_vm(p) for p in tqdm(paths_, disable=not progress, desc="Bitbrains VMs", leave=False)]
+    frames = [
+        read_vm(p) for p in tqdm(paths_, disable=not progress, desc="Bitbrains VMs", leave=False)
+    ]
     out = pd.concat(frames, ignore_index=True)
     out.attrs["source"] = source_of(paths_[0].parent)
     return out
@@ -191,8 +242,10 @@ def write_vm(path, frame: pd.DataFrame) -> Path:
     separators, gzip when the name ends in ``.gz``): synthetic VMs and test fixtures are read back by
     :func:`read_vm` like the real files."""
     if not isinstance(frame, pd.DataFrame):
-        raise InvalidInputError(f"frame = {_short(frame)}: expected a DataFrame of {BITBRAINS_COLUMNS}, got "
-                                f"{type(frame).__name__}")
+        raise InvalidInputError(
+            f"frame = {_short(frame)}: expected a DataFrame of {BITBRAINS_COLUMNS}, got "
+            f"{type(frame).__name__}"
+        )
     missing = [c for c in BITBRAINS_COLUMNS if c not in frame]
     if missing:
         raise InvalidInputError(f"frame: missing columns {missing}")
@@ -206,7 +259,10 @@ def write_vm(path, frame: pd.DataFrame) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     data = buf.getvalue().encode("utf-8")
     if path.suffix == ".gz":
-        with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:  # mtime 0: reproducible
+        with (
+            open(path, "wb") as raw,
+            gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f,
+        ):  # mtime 0: reproducible
             f.write(data)
     else:
         path.write_bytes(data)

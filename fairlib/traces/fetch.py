@@ -44,75 +44,131 @@ from pathlib import Path
 from .. import paths
 from .._validate import InvalidInputError, check_choice
 
-__all__ = ["SOURCES", "KNOWN_SHA256", "NOTEBOOK_DATA", "fetch", "fetch_for_notebooks", "files_for", "main"]
+__all__ = [
+    "SOURCES",
+    "KNOWN_SHA256",
+    "NOTEBOOK_DATA",
+    "fetch",
+    "fetch_for_notebooks",
+    "files_for",
+    "main",
+]
 
 
 @dataclass(frozen=True)
 class Source:
-    folder: str          # under the trace directory
+    folder: str  # under the trace directory
     base_url: str
-    tables: dict         # table -> (file pattern with {part}, number of parts[, first part number]), under base_url
+    tables: dict  # table -> (file pattern with {part}, number of parts[, first part number]), under base_url
     licence: str
     #: archives unpacked after download: downloaded file -> (member to extract, path written, gzip it?)
     unpack: dict = None
 
 
-_BITBRAINS_REPO = ("https://raw.githubusercontent.com/JessieRayeBauer/Time-Series-Forecasting-/"
-                   "0901a0da3024507c7732c782621e590077abca64")
+_BITBRAINS_REPO = (
+    "https://raw.githubusercontent.com/JessieRayeBauer/Time-Series-Forecasting-/"
+    "0901a0da3024507c7732c782621e590077abca64"
+)
 
 SOURCES = {
-    "google": Source("google_clusterdata_2011_2", "https://commondatastorage.googleapis.com/clusterdata-2011-2",
-                     {"schema": ("schema.csv", 1),
-                      "machine_events": ("machine_events/part-{part:05d}-of-00001.csv.gz", 1),
-                      "job_events": ("job_events/part-{part:05d}-of-00500.csv.gz", 500),
-                      "task_events": ("task_events/part-{part:05d}-of-00500.csv.gz", 500),
-                      "task_usage": ("task_usage/part-{part:05d}-of-00500.csv.gz", 500)},
-                     "CC-BY 4.0 (Google cluster-data)"),
+    "google": Source(
+        "google_clusterdata_2011_2",
+        "https://commondatastorage.googleapis.com/clusterdata-2011-2",
+        {
+            "schema": ("schema.csv", 1),
+            "machine_events": ("machine_events/part-{part:05d}-of-00001.csv.gz", 1),
+            "job_events": ("job_events/part-{part:05d}-of-00500.csv.gz", 500),
+            "task_events": ("task_events/part-{part:05d}-of-00500.csv.gz", 500),
+            "task_usage": ("task_usage/part-{part:05d}-of-00500.csv.gz", 500),
+        },
+        "CC-BY 4.0 (Google cluster-data)",
+    ),
     # GWA-T-12 Rnd as kept in a public repository at a fixed commit (the GWA site serves the same files as one
     # zip archive); parts are VM ids 1-500, one CSV per VM and month
-    "bitbrains": Source("bitbrains_gwa_t12", _BITBRAINS_REPO,
-                        {f"rnd_{month}": (f"rnd/{month}/{{part}}.csv", 500, 1)
-                         for month in ("2013-7", "2013-8", "2013-9")},
-                        "BSD-2-Clause (source repository); GWA-T-12 terms of the Grid Workloads Archive"),
+    "bitbrains": Source(
+        "bitbrains_gwa_t12",
+        _BITBRAINS_REPO,
+        {
+            f"rnd_{month}": (f"rnd/{month}/{{part}}.csv", 500, 1)
+            for month in ("2013-7", "2013-8", "2013-9")
+        },
+        "BSD-2-Clause (source repository); GWA-T-12 terms of the Grid Workloads Archive",
+    ),
     # v2018: the official archives (unpacked to the loader's layout); v2017 batch_task from a public repository
-    "alibaba": Source("alibaba_clusterdata", "http://aliopentrace.oss-cn-beijing.aliyuncs.com",
-                      {"machine_meta_v2018": ("v2018Traces/machine_meta.tar.gz", 1),
-                       "batch_task_v2018": ("v2018Traces/batch_task.tar.gz", 1)},
-                      "Alibaba cluster-data terms (research use)",
-                      unpack={"v2018Traces/machine_meta.tar.gz": ("machine_meta.csv",
-                                                                   "cluster-trace-v2018/machine_meta.csv.gz", True),
-                              "v2018Traces/batch_task.tar.gz": ("batch_task.csv",
-                                                                 "cluster-trace-v2018/batch_task.csv.gz", True)}),
+    "alibaba": Source(
+        "alibaba_clusterdata",
+        "http://aliopentrace.oss-cn-beijing.aliyuncs.com",
+        {
+            "machine_meta_v2018": ("v2018Traces/machine_meta.tar.gz", 1),
+            "batch_task_v2018": ("v2018Traces/batch_task.tar.gz", 1),
+        },
+        "Alibaba cluster-data terms (research use)",
+        unpack={
+            "v2018Traces/machine_meta.tar.gz": (
+                "machine_meta.csv",
+                "cluster-trace-v2018/machine_meta.csv.gz",
+                True,
+            ),
+            "v2018Traces/batch_task.tar.gz": (
+                "batch_task.csv",
+                "cluster-trace-v2018/batch_task.csv.gz",
+                True,
+            ),
+        },
+    ),
 }
 
 #: SHA-256 of files whose published bytes are known (google: PROVENANCE.md of the shared excerpt)
 KNOWN_SHA256 = {
-    ("google", "schema.csv"):
-        "e313db9a8831de8777ed6a6cf889c39409e157a88f231303080787d32c43d546",
-    ("google", "machine_events/part-00000-of-00001.csv.gz"):
-        "fc44b8d2b33a96a261382488789855be7a0ce338888c99930ff45cb592249664",
-    ("google", "job_events/part-00000-of-00500.csv.gz"):
-        "921fa8e019fb8ec5be9a2cb096912850d5959da33d9fb3b46807d9d0a9eae86f",
-    ("google", "job_events/part-00001-of-00500.csv.gz"):
-        "8d8c0278664757c79b2ce865d3e4e83531abf836e7ed6da3321b8309a3099c58",
-    ("google", "job_events/part-00002-of-00500.csv.gz"):
-        "d8ef067adfc1e968816d02ca1f29fdae9fe5d5c92e3a893c72e7754189e22556",
-    ("google", "job_events/part-00003-of-00500.csv.gz"):
-        "91560eb58db4b79e420c87b61a2f1c391ff5f35a256a6ec822e39d4bd9419626",
-    ("google", "job_events/part-00004-of-00500.csv.gz"):
-        "4957d5114389fe282abf7b73719aa7a61026f1b535337a0bfb067d42cf2442df",
-    ("google", "task_events/part-00000-of-00500.csv.gz"):
-        "eae977d521bc6ed5d8deef56f1e06009d41844d4eb9a7e308e610d68e1b10f18",
-    ("google", "task_events/part-00001-of-00500.csv.gz"):
-        "c122f250cf1f9817dc722a5b7457eb5caf122619accfada078de66d40f311501",
-    ("google", "task_events/part-00002-of-00500.csv.gz"):
-        "3534b71a7c6a3952f192485c4726119ff8d904fc2d7b828b8d96987db4aab767",
-    ("google", "task_events/part-00003-of-00500.csv.gz"):
-        "23b3df1b0e6c06d56c0cb28359635931bd0bbb7e584423537e23104580c56740",
-    ("google", "task_events/part-00004-of-00500.csv.gz"):
-        "84f2198e7a083021294ce9c764ba4dcbed6baad30746f257b3580874f802e88e",
-    ("google", "task_usage/part-00000-of-00500.csv.gz"):
-        "841254d3bc4199c26c82890dcd6bc87fcfb1ff23d75be8e39f0337f0ed1c6e28",
+    ("google", "schema.csv"): "e313db9a8831de8777ed6a6cf889c39409e157a88f231303080787d32c43d546",
+    (
+        "google",
+        "machine_events/part-00000-of-00001.csv.gz",
+    ): "fc44b8d2b33a96a261382488789855be7a0ce338888c99930ff45cb592249664",
+    (
+        "google",
+        "job_events/part-00000-of-00500.csv.gz",
+    ): "921fa8e019fb8ec5be9a2cb096912850d5959da33d9fb3b46807d9d0a9eae86f",
+    (
+        "google",
+        "job_events/part-00001-of-00500.csv.gz",
+    ): "8d8c0278664757c79b2ce865d3e4e83531abf836e7ed6da3321b8309a3099c58",
+    (
+        "google",
+        "job_events/part-00002-of-00500.csv.gz",
+    ): "d8ef067adfc1e968816d02ca1f29fdae9fe5d5c92e3a893c72e7754189e22556",
+    (
+        "google",
+        "job_events/part-00003-of-00500.csv.gz",
+    ): "91560eb58db4b79e420c87b61a2f1c391ff5f35a256a6ec822e39d4bd9419626",
+    (
+        "google",
+        "job_events/part-00004-of-00500.csv.gz",
+    ): "4957d5114389fe282abf7b73719aa7a61026f1b535337a0bfb067d42cf2442df",
+    (
+        "google",
+        "task_events/part-00000-of-00500.csv.gz",
+    ): "eae977d521bc6ed5d8deef56f1e06009d41844d4eb9a7e308e610d68e1b10f18",
+    (
+        "google",
+        "task_events/part-00001-of-00500.csv.gz",
+    ): "c122f250cf1f9817dc722a5b7457eb5caf122619accfada078de66d40f311501",
+    (
+        "google",
+        "task_events/part-00002-of-00500.csv.gz",
+    ): "3534b71a7c6a3952f192485c4726119ff8d904fc2d7b828b8d96987db4aab767",
+    (
+        "google",
+        "task_events/part-00003-of-00500.csv.gz",
+    ): "23b3df1b0e6c06d56c0cb28359635931bd0bbb7e584423537e23104580c56740",
+    (
+        "google",
+        "task_events/part-00004-of-00500.csv.gz",
+    ): "84f2198e7a083021294ce9c764ba4dcbed6baad30746f257b3580874f802e88e",
+    (
+        "google",
+        "task_usage/part-00000-of-00500.csv.gz",
+    ): "841254d3bc4199c26c82890dcd6bc87fcfb1ff23d75be8e39f0337f0ed1c6e28",
 }
 
 
@@ -127,13 +183,17 @@ def files_for(name: str, tables=None, parts=None) -> list[str]:
         pattern, count, *first = source.tables[table]
         first = first[0] if first else 0
         if parts is not None and count == 1 and first not in [int(p) for p in parts]:
-            raise InvalidInputError(f"parts: {list(parts)} — {name}/{table} has a single part ({first}); leave "
-                                    "--parts out for it")
+            raise InvalidInputError(
+                f"parts: {list(parts)} — {name}/{table} has a single part ({first}); leave "
+                "--parts out for it"
+            )
         wanted = range(first, first + count) if parts is None or count == 1 else parts
         for part in wanted:
             if not first <= int(part) < first + count:
-                raise InvalidInputError(f"parts: {part} is out of range for {name}/{table} "
-                                        f"({first}..{first + count - 1})")
+                raise InvalidInputError(
+                    f"parts: {part} is out of range for {name}/{table} "
+                    f"({first}..{first + count - 1})"
+                )
             out.append(pattern.format(part=int(part)))
     return out
 
@@ -144,8 +204,16 @@ def _sha256(path: Path) -> str:
         return hashlib.file_digest(f, "sha256").hexdigest()
 
 
-def fetch(name: str, *, tables=None, parts=None, dest=None, base_url: str | None = None, progress: bool = True,
-          timeout: float = 60.0) -> list[Path]:
+def fetch(
+    name: str,
+    *,
+    tables=None,
+    parts=None,
+    dest=None,
+    base_url: str | None = None,
+    progress: bool = True,
+    timeout: float = 60.0,
+) -> list[Path]:
     """Download the files of ``name`` (see :data:`SOURCES`) into ``dest`` (default: the trace directory).
 
     Returns the local paths. Raises ``RuntimeError`` naming the URL on an HTTP or network error, and on a
@@ -160,7 +228,9 @@ def fetch(name: str, *, tables=None, parts=None, dest=None, base_url: str | None
             raise InvalidInputError(f"dest = {dest!r}: must be a directory path")
         for parent in [Path(dest), *Path(dest).parents]:
             if parent.exists() and not parent.is_dir():
-                raise InvalidInputError(f"dest = {str(dest)!r}: {parent} is a file, not a directory")
+                raise InvalidInputError(
+                    f"dest = {str(dest)!r}: {parent} is a file, not a directory"
+                )
     root = (Path(dest) if dest is not None else paths.trace_dir()) / source.folder
     base = (base_url or source.base_url).rstrip("/")
     done = []
@@ -168,7 +238,7 @@ def fetch(name: str, *, tables=None, parts=None, dest=None, base_url: str | None
         target = root / rel
         known = KNOWN_SHA256.get((name, rel))
         if target.is_file() and (known is None or _sha256(target) == known):
-            if source.unpack and rel in source.unpack:       # downloaded earlier: unpacked too?
+            if source.unpack and rel in source.unpack:  # downloaded earlier: unpacked too?
                 target = _unpack_or_discard(target, root, *source.unpack[rel])
             done.append(target)
             continue
@@ -179,24 +249,45 @@ def fetch(name: str, *, tables=None, parts=None, dest=None, base_url: str | None
         request = urllib.request.Request(url, headers={"Range": f"bytes={have}-"} if have else {})
         try:
             with urllib.request.urlopen(request, timeout=timeout) as response:
-                resumed = have > 0 and response.status == 206   # else the server sends the whole file again
+                resumed = (
+                    have > 0 and response.status == 206
+                )  # else the server sends the whole file again
                 total = int(response.headers.get("Content-Length") or 0) or None
                 out = open(partial, "ab" if resumed else "wb")
-                with out, tqdm(total=(total + have if resumed and total else total), initial=have if resumed else 0,
-                               unit="B", unit_scale=True, desc=rel, disable=not progress, leave=False) as bar:
+                with (
+                    out,
+                    tqdm(
+                        total=(total + have if resumed and total else total),
+                        initial=have if resumed else 0,
+                        unit="B",
+                        unit_scale=True,
+                        desc=rel,
+                        disable=not progress,
+                        leave=False,
+                    ) as bar,
+                ):
                     for block in iter(lambda: response.read(1 << 16), b""):
                         out.write(block)
                         bar.update(len(block))
         except urllib.error.HTTPError as exc:
-            if exc.code == 416:  # the range is past the end: the .part file is stale; start afresh next time
+            if (
+                exc.code == 416
+            ):  # the range is past the end: the .part file is stale; start afresh next time
                 partial.unlink(missing_ok=True)
             raise RuntimeError(f"{url}: download failed ({exc})") from None
-        except (urllib.error.URLError, OSError) as exc:  # the .part file stays: the next fetch resumes it
-            raise RuntimeError(f"{url}: download failed ({exc}); run the same fetch again to resume") from None
+        except (
+            urllib.error.URLError,
+            OSError,
+        ) as exc:  # the .part file stays: the next fetch resumes it
+            raise RuntimeError(
+                f"{url}: download failed ({exc}); run the same fetch again to resume"
+            ) from None
         digest = _sha256(partial)
         if known is not None and digest != known:
             partial.unlink()
-            raise RuntimeError(f"{url}: SHA-256 {digest} does not match the published {known}; file removed")
+            raise RuntimeError(
+                f"{url}: SHA-256 {digest} does not match the published {known}; file removed"
+            )
         os.replace(partial, target)
         if progress:
             print(f"{target}  sha256 {digest}{'  (verified)' if known else ''}", file=sys.stderr)
@@ -206,7 +297,9 @@ def fetch(name: str, *, tables=None, parts=None, dest=None, base_url: str | None
     return done
 
 
-def _unpack_or_discard(archive: Path, root: Path, member: str, written: str, compress: bool) -> Path:
+def _unpack_or_discard(
+    archive: Path, root: Path, member: str, written: str, compress: bool
+) -> Path:
     """The unpacked file (unpacking now if it is missing); an archive that cannot be unpacked is removed, so
     the next fetch downloads it again instead of counting it as done."""
     out = root / written
@@ -216,16 +309,22 @@ def _unpack_or_discard(archive: Path, root: Path, member: str, written: str, com
         return _unpack(archive, root, member, written, compress)
     except RuntimeError as exc:
         archive.unlink(missing_ok=True)
-        raise RuntimeError(f"{exc}; the archive was removed: run the same fetch again to download it afresh") from None
+        raise RuntimeError(
+            f"{exc}; the archive was removed: run the same fetch again to download it afresh"
+        ) from None
 
 
 #: what the notebooks read: {trace: (tables, parts)} (khamseashari2018_traces: Bitbrains VMs 1-150 of 2013-8, Google
 #: task_events parts 0-4 and machine_events; li2019: Google task_events parts 0-4)
-NOTEBOOK_DATA = {"google": (["machine_events", "task_events"], list(range(5))),
-                 "bitbrains": (["rnd_2013-8"], list(range(1, 151)))}
+NOTEBOOK_DATA = {
+    "google": (["machine_events", "task_events"], list(range(5))),
+    "bitbrains": (["rnd_2013-8"], list(range(1, 151))),
+}
 
 
-def fetch_for_notebooks(*, base_url: str | None = None, progress: bool = True, timeout: float = 30.0) -> dict:
+def fetch_for_notebooks(
+    *, base_url: str | None = None, progress: bool = True, timeout: float = 30.0
+) -> dict:
     """Fetch :data:`NOTEBOOK_DATA` for each trace not found by :func:`fairlib.paths.find_traces`.
 
     Returns ``{trace: "found at <dir>" | "fetched to <dir>" | "unavailable: <reason>"}``; never raises on a network
@@ -234,12 +333,21 @@ def fetch_for_notebooks(*, base_url: str | None = None, progress: bool = True, t
     status = {}
     for name, (tables, parts) in NOTEBOOK_DATA.items():
         found = paths.find_traces(SOURCES[name].folder)
-        if found is not None and all((found / rel).is_file() or (found / f"{rel}.gz").is_file()
-                                     for rel in files_for(name, tables, parts)):
+        if found is not None and all(
+            (found / rel).is_file() or (found / f"{rel}.gz").is_file()
+            for rel in files_for(name, tables, parts)
+        ):
             status[name] = f"found at {found}"
             continue
         try:
-            fetch(name, tables=tables, parts=parts, base_url=base_url, progress=progress, timeout=timeout)
+            fetch(
+                name,
+                tables=tables,
+                parts=parts,
+                base_url=base_url,
+                progress=progress,
+                timeout=timeout,
+            )
             status[name] = f"fetched to {paths.trace_dir() / SOURCES[name].folder}"
         except RuntimeError as exc:
             status[name] = f"unavailable: {exc}"
@@ -255,8 +363,10 @@ def _unpack(archive: Path, root: Path, member: str, written: str, compress: bool
         with tarfile.open(archive) as tar:
             found = [m for m in tar.getmembers() if m.isfile() and Path(m.name).name == member]
             if not found:
-                raise RuntimeError(f"{archive}: no member named {member!r} "
-                                   f"(has {[m.name for m in tar.getmembers()][:5]})")
+                raise RuntimeError(
+                    f"{archive}: no member named {member!r} "
+                    f"(has {[m.name for m in tar.getmembers()][:5]})"
+                )
             src = tar.extractfile(found[0])
             partial = out.with_name(out.name + ".part")
             opener = gzip.open if compress else open
@@ -270,29 +380,50 @@ def _unpack(archive: Path, root: Path, member: str, written: str, compress: bool
 
 def main(argv=None) -> int:
     """Command line: ``python -m fairlib.traces.fetch [NAME] [--notebooks] ...``; returns the exit status."""
-    ap = argparse.ArgumentParser(prog="python -m fairlib.traces.fetch", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m fairlib.traces.fetch", description=__doc__.split("\n")[0]
+    )
     ap.add_argument("name", nargs="?", help=f"one of {sorted(SOURCES)}")
     ap.add_argument("--tables", nargs="+", help="tables to fetch (default: all of the trace)")
-    ap.add_argument("--parts", nargs="+", type=int, help="part numbers of sharded tables (default: all)")
+    ap.add_argument(
+        "--parts", nargs="+", type=int, help="part numbers of sharded tables (default: all)"
+    )
     ap.add_argument("--dest", help="trace directory (default: FAIRLIB_TRACE_DIR or data/traces)")
     ap.add_argument("--base-url", help="download from this mirror instead")
     ap.add_argument("--list", action="store_true", help="list the traces, tables and licences")
-    ap.add_argument("--notebooks", action="store_true",
-                    help="fetch what the notebooks read, where it is not found already; on a network failure say so "
-                         "and exit 0 (the notebooks then run on labelled synthetic data)")
+    ap.add_argument(
+        "--notebooks",
+        action="store_true",
+        help="fetch what the notebooks read, where it is not found already; on a network failure say so "
+        "and exit 0 (the notebooks then run on labelled synthetic data)",
+    )
     args = ap.parse_args(argv)
     if args.notebooks:
         for name, state in fetch_for_notebooks(base_url=args.base_url).items():
-            print(f"fetch {name}: {state}" + ("; its notebooks will run on synthetic data in the real formats"
-                                             if state.startswith("unavailable") else ""), file=sys.stderr)
+            print(
+                f"fetch {name}: {state}"
+                + (
+                    "; its notebooks will run on synthetic data in the real formats"
+                    if state.startswith("unavailable")
+                    else ""
+                ),
+                file=sys.stderr,
+            )
         return 0
     if args.list or not args.name:
         for key, src in SOURCES.items():
-            tables = ", ".join(f"{t} ({spec[1]} part{'s' if spec[1] > 1 else ''})" for t, spec in src.tables.items())
-            print(f"{key:<12} {src.base_url}\n             tables: {tables}\n             licence: {src.licence}")
+            tables = ", ".join(
+                f"{t} ({spec[1]} part{'s' if spec[1] > 1 else ''})"
+                for t, spec in src.tables.items()
+            )
+            print(
+                f"{key:<12} {src.base_url}\n             tables: {tables}\n             licence: {src.licence}"
+            )
         return 0 if args.list else 2
     try:
-        fetch(args.name, tables=args.tables, parts=args.parts, dest=args.dest, base_url=args.base_url)
+        fetch(
+            args.name, tables=args.tables, parts=args.parts, dest=args.dest, base_url=args.base_url
+        )
     except (InvalidInputError, RuntimeError) as exc:
         print(f"fetch: {exc}", file=sys.stderr)
         return 1

@@ -15,24 +15,81 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from .._validate import (InvalidInputError, _short, as_count, as_instance, as_number, as_rng, check_columns,
-                         result_type)
-from ._source import (TraceFormatError, check_field_counts, check_values, locate_bad_number, missing_hint, read_bytes,
-                      trace_folder)
+from .._validate import (
+    InvalidInputError,
+    _short,
+    as_count,
+    as_instance,
+    as_number,
+    as_rng,
+    check_columns,
+    result_type,
+)
+from ._source import (
+    TraceFormatError,
+    check_field_counts,
+    check_values,
+    locate_bad_number,
+    missing_hint,
+    read_bytes,
+    trace_folder,
+)
 
-__all__ = ["TASK_EVENT_COLUMNS", "JOB_EVENT_COLUMNS", "MACHINE_EVENT_COLUMNS", "TraceFormatError", "google_dir",
-           "read_task_events", "iter_task_events", "read_job_events", "read_machine_events", "machine_configurations",
-           "read_task_usage", "TASK_USAGE_COLUMNS", "task_request_pool", "synthetic_task_requests", "SUBMIT", "ADD",
-           "REMOVE", "UPDATE", "JobDemands", "task_event_demands", "task_usage_demands"]
+__all__ = [
+    "TASK_EVENT_COLUMNS",
+    "JOB_EVENT_COLUMNS",
+    "MACHINE_EVENT_COLUMNS",
+    "TraceFormatError",
+    "google_dir",
+    "read_task_events",
+    "iter_task_events",
+    "read_job_events",
+    "read_machine_events",
+    "machine_configurations",
+    "read_task_usage",
+    "TASK_USAGE_COLUMNS",
+    "task_request_pool",
+    "synthetic_task_requests",
+    "SUBMIT",
+    "ADD",
+    "REMOVE",
+    "UPDATE",
+    "JobDemands",
+    "task_event_demands",
+    "task_usage_demands",
+]
 
 #: task_events fields in file order (schema.csv, fields 1-13)
-TASK_EVENT_COLUMNS = ["time", "missing_info", "job_id", "task_index", "machine_id", "event_type", "user",
-                      "scheduling_class", "priority", "cpu_request", "memory_request", "disk_request",
-                      "different_machines"]
-_DTYPES = {"time": "int64", "missing_info": "Int64", "job_id": "int64", "task_index": "int64",
-           "machine_id": "Int64", "event_type": "int64", "user": "string", "scheduling_class": "int64",
-           "priority": "int64", "cpu_request": "float64", "memory_request": "float64", "disk_request": "float64",
-           "different_machines": "Int64"}
+TASK_EVENT_COLUMNS = [
+    "time",
+    "missing_info",
+    "job_id",
+    "task_index",
+    "machine_id",
+    "event_type",
+    "user",
+    "scheduling_class",
+    "priority",
+    "cpu_request",
+    "memory_request",
+    "disk_request",
+    "different_machines",
+]
+_DTYPES = {
+    "time": "int64",
+    "missing_info": "Int64",
+    "job_id": "int64",
+    "task_index": "int64",
+    "machine_id": "Int64",
+    "event_type": "int64",
+    "user": "string",
+    "scheduling_class": "int64",
+    "priority": "int64",
+    "cpu_request": "float64",
+    "memory_request": "float64",
+    "disk_request": "float64",
+    "different_machines": "Int64",
+}
 SUBMIT = 0
 
 
@@ -44,32 +101,91 @@ def google_dir(directory=None) -> Path:
 
 #: machine_events and job_events fields in file order (schema.csv)
 MACHINE_EVENT_COLUMNS = ["time", "machine_id", "event_type", "platform_id", "cpus", "memory"]
-_MACHINE_DTYPES = {"time": "int64", "machine_id": "int64", "event_type": "int64", "platform_id": "string",
-                   "cpus": "float64", "memory": "float64"}
-JOB_EVENT_COLUMNS = ["time", "missing_info", "job_id", "event_type", "user", "scheduling_class", "job_name",
-                     "logical_job_name"]
-_JOB_DTYPES = {"time": "int64", "missing_info": "Int64", "job_id": "int64", "event_type": "int64", "user": "string",
-               "scheduling_class": "int64", "job_name": "string", "logical_job_name": "string"}
+_MACHINE_DTYPES = {
+    "time": "int64",
+    "machine_id": "int64",
+    "event_type": "int64",
+    "platform_id": "string",
+    "cpus": "float64",
+    "memory": "float64",
+}
+JOB_EVENT_COLUMNS = [
+    "time",
+    "missing_info",
+    "job_id",
+    "event_type",
+    "user",
+    "scheduling_class",
+    "job_name",
+    "logical_job_name",
+]
+_JOB_DTYPES = {
+    "time": "int64",
+    "missing_info": "Int64",
+    "job_id": "int64",
+    "event_type": "int64",
+    "user": "string",
+    "scheduling_class": "int64",
+    "job_name": "string",
+    "logical_job_name": "string",
+}
 #: task_usage fields in file order (schema.csv, fields 1-20)
-TASK_USAGE_COLUMNS = ["start_time", "end_time", "job_id", "task_index", "machine_id", "cpu_rate",
-                      "canonical_memory", "assigned_memory", "unmapped_page_cache", "total_page_cache",
-                      "maximum_memory", "disk_io_time", "local_disk_space", "maximum_cpu_rate", "maximum_disk_io_time",
-                      "cpi", "mai", "sample_portion", "aggregation_type", "sampled_cpu_usage"]
+TASK_USAGE_COLUMNS = [
+    "start_time",
+    "end_time",
+    "job_id",
+    "task_index",
+    "machine_id",
+    "cpu_rate",
+    "canonical_memory",
+    "assigned_memory",
+    "unmapped_page_cache",
+    "total_page_cache",
+    "maximum_memory",
+    "disk_io_time",
+    "local_disk_space",
+    "maximum_cpu_rate",
+    "maximum_disk_io_time",
+    "cpi",
+    "mai",
+    "sample_portion",
+    "aggregation_type",
+    "sampled_cpu_usage",
+]
 _USAGE_DTYPES = {c: "float64" for c in TASK_USAGE_COLUMNS} | {
-    "start_time": "int64", "end_time": "int64", "job_id": "int64", "task_index": "int64", "machine_id": "int64",
-    "aggregation_type": "Int64"}
+    "start_time": "int64",
+    "end_time": "int64",
+    "job_id": "int64",
+    "task_index": "int64",
+    "machine_id": "int64",
+    "aggregation_type": "Int64",
+}
 #: machine event types
 ADD, REMOVE, UPDATE = 0, 1, 2
-_TABLES = {"task_events": (TASK_EVENT_COLUMNS, _DTYPES, 500), "job_events": (JOB_EVENT_COLUMNS, _JOB_DTYPES, 500),
-           "machine_events": (MACHINE_EVENT_COLUMNS, _MACHINE_DTYPES, 1),
-           "task_usage": (TASK_USAGE_COLUMNS, _USAGE_DTYPES, 500)}
+_TABLES = {
+    "task_events": (TASK_EVENT_COLUMNS, _DTYPES, 500),
+    "job_events": (JOB_EVENT_COLUMNS, _JOB_DTYPES, 500),
+    "machine_events": (MACHINE_EVENT_COLUMNS, _MACHINE_DTYPES, 1),
+    "task_usage": (TASK_USAGE_COLUMNS, _USAGE_DTYPES, 500),
+}
 
 
 #: columns that hold amounts, counts or times: finite and >= 0 where present
-_NONNEGATIVE = {"task_events": ["time", "cpu_request", "memory_request", "disk_request"],
-                "job_events": ["time"], "machine_events": ["time", "cpus", "memory"],
-                "task_usage": ["start_time", "end_time", "cpu_rate", "canonical_memory", "assigned_memory",
-                               "maximum_memory", "maximum_cpu_rate", "local_disk_space"]}
+_NONNEGATIVE = {
+    "task_events": ["time", "cpu_request", "memory_request", "disk_request"],
+    "job_events": ["time"],
+    "machine_events": ["time", "cpus", "memory"],
+    "task_usage": [
+        "start_time",
+        "end_time",
+        "cpu_rate",
+        "canonical_memory",
+        "assigned_memory",
+        "maximum_memory",
+        "maximum_cpu_rate",
+        "local_disk_space",
+    ],
+}
 
 
 def _part_numbers(parts, table: str = "task_events") -> list[int]:
@@ -77,13 +193,21 @@ def _part_numbers(parts, table: str = "task_events") -> list[int]:
     integers in range, else an error naming ``parts`` and the value."""
     total = _TABLES[table][2]
     if isinstance(parts, (str, bytes)) or not hasattr(parts, "__iter__"):
-        raise InvalidInputError(f"parts = {_short(parts)}: must be an iterable of part numbers (0 to {total - 1})")
+        raise InvalidInputError(
+            f"parts = {_short(parts)}: must be an iterable of part numbers (0 to {total - 1})"
+        )
     parts = list(parts)
     if not parts:
         raise InvalidInputError("parts: no part numbers given")
     for part in parts:
-        if isinstance(part, (bool, np.bool_)) or not isinstance(part, (int, np.integer)) or not 0 <= part < total:
-            raise InvalidInputError(f"parts: {_short(part)} is not a part of {table} (0 to {total - 1})")
+        if (
+            isinstance(part, (bool, np.bool_))
+            or not isinstance(part, (int, np.integer))
+            or not 0 <= part < total
+        ):
+            raise InvalidInputError(
+                f"parts: {_short(part)} is not a part of {table} (0 to {total - 1})"
+            )
     return [int(part) for part in parts]
 
 
@@ -96,23 +220,38 @@ def _read_parts(table: str, parts, directory, columns, chunksize=None):
     if columns is not None:
         from collections.abc import Iterable
 
-        if isinstance(columns, (str, bytes)) or not isinstance(columns, Iterable) \
-                or not all(isinstance(c, str) for c in columns):
-            raise InvalidInputError(f"columns = {columns!r}: must be a list of column names of {table}")
+        if (
+            isinstance(columns, (str, bytes))
+            or not isinstance(columns, Iterable)
+            or not all(isinstance(c, str) for c in columns)
+        ):
+            raise InvalidInputError(
+                f"columns = {columns!r}: must be a list of column names of {table}"
+            )
         unknown = [c for c in columns if c not in names]
         if unknown:
-            raise InvalidInputError(f"columns = {list(columns)!r}: {unknown} are not columns of {table} ({names})")
+            raise InvalidInputError(
+                f"columns = {list(columns)!r}: {unknown} are not columns of {table} ({names})"
+            )
     if chunksize is not None:
         chunksize = as_count(chunksize, "chunksize")
     folder = google_dir(directory) / table
     for part in _part_numbers(parts, table):
         path = folder / f"part-{int(part):05d}-of-{total:05d}.csv.gz"
-        data = read_bytes(path, f"Google {table} part {part}", missing_hint("google_clusterdata_2011_2"))
+        data = read_bytes(
+            path, f"Google {table} part {part}", missing_hint("google_clusterdata_2011_2")
+        )
         check_field_counts(data, path, len(names))
         numeric = [c for c, t in dtypes.items() if t != "string"]
         try:
-            reader = pd.read_csv(io.BytesIO(data), header=None, names=names, dtype=dtypes, on_bad_lines="error",
-                                 chunksize=chunksize)
+            reader = pd.read_csv(
+                io.BytesIO(data),
+                header=None,
+                names=names,
+                dtype=dtypes,
+                on_bad_lines="error",
+                chunksize=chunksize,
+            )
             chunks = reader if chunksize else [reader]
             first_line = 1
             for df in chunks:
@@ -121,14 +260,18 @@ def _read_parts(table: str, parts, directory, columns, chunksize=None):
                     backwards = (df.end_time < df.start_time).to_numpy()
                     if backwards.any():
                         k = int(backwards.argmax())
-                        raise TraceFormatError(f"{path}, line {first_line + k}: end_time {df.end_time.iloc[k]} is "
-                                               f"before start_time {df.start_time.iloc[k]}")
+                        raise TraceFormatError(
+                            f"{path}, line {first_line + k}: end_time {df.end_time.iloc[k]} is "
+                            f"before start_time {df.start_time.iloc[k]}"
+                        )
                 first_line += len(df)
                 yield df if columns is None else df[list(columns)]
         except (ValueError, pd.errors.ParserError) as exc:
             if isinstance(exc, TraceFormatError):
                 raise
-            locate_bad_number(data, path, names, numeric, [c for c, t in dtypes.items() if t == "int64"])
+            locate_bad_number(
+                data, path, names, numeric, [c for c, t in dtypes.items() if t == "int64"]
+            )
             raise TraceFormatError(f"{path}: {exc}") from None
 
 
@@ -179,7 +322,9 @@ def read_machine_events(*, directory=None) -> pd.DataFrame:
     return pd.concat(_read_parts("machine_events", [0], directory, None), ignore_index=True)
 
 
-def machine_configurations(machine_events: pd.DataFrame | None = None, *, directory=None) -> pd.DataFrame:
+def machine_configurations(
+    machine_events: pd.DataFrame | None = None, *, directory=None
+) -> pd.DataFrame:
     """Count machines by (platform, CPU, memory) at each machine's **last non-empty** capacity
     (SCHEMAS.md §3.3). Columns: platform_id, cpus, memory, machines, share — most common first."""
     if machine_events is None:
@@ -192,15 +337,25 @@ def machine_configurations(machine_events: pd.DataFrame | None = None, *, direct
         check_columns(ev, "machine_events", ["time", "cpus", "memory"])
     known = ev.dropna(subset=["cpus", "memory"])
     last = known.sort_values(["machine_id", "time"], kind="stable").groupby("machine_id").tail(1)
-    out = last.groupby(["platform_id", "cpus", "memory"], dropna=False).size().rename("machines").reset_index()
+    out = (
+        last.groupby(["platform_id", "cpus", "memory"], dropna=False)
+        .size()
+        .rename("machines")
+        .reset_index()
+    )
     out["share"] = out["machines"] / out["machines"].sum()
     return out.sort_values("machines", ascending=False, kind="stable").reset_index(drop=True)
 
 
 # Quantiles of per-task requests at SUBMIT in parts 0-4 (SCHEMAS.md §3.4): used by the synthetic fallback.
-_CPU_Q = ([0.0, 0.10, 0.25, 0.50, 0.75, 0.90, 0.99, 1.0], [0.001, 0.00625, 0.0125, 0.025, 0.0625, 0.0687, 0.241, 0.5])
-_MEM_Q = ([0.0, 0.10, 0.25, 0.50, 0.75, 0.90, 0.99, 1.0],
-          [0.0005, 0.0039, 0.0119, 0.0207, 0.0334, 0.0714, 0.159, 0.955])
+_CPU_Q = (
+    [0.0, 0.10, 0.25, 0.50, 0.75, 0.90, 0.99, 1.0],
+    [0.001, 0.00625, 0.0125, 0.025, 0.0625, 0.0687, 0.241, 0.5],
+)
+_MEM_Q = (
+    [0.0, 0.10, 0.25, 0.50, 0.75, 0.90, 0.99, 1.0],
+    [0.0005, 0.0039, 0.0119, 0.0207, 0.0334, 0.0714, 0.159, 0.955],
+)
 
 
 def synthetic_task_requests(rng, size: int) -> np.ndarray:
@@ -222,8 +377,14 @@ class RequestPool(NamedTuple):
     source: str
 
 
-def task_request_pool(*, directory=None, parts=range(5), allow_synthetic: bool = True, rng=None,
-                      synthetic_size: int = 200_000) -> RequestPool:
+def task_request_pool(
+    *,
+    directory=None,
+    parts=range(5),
+    allow_synthetic: bool = True,
+    rng=None,
+    synthetic_size: int = 200_000,
+) -> RequestPool:
     """(CPU, memory) requests of submitted tasks with both > 0, and their source: "real" or "synthetic".
 
     Real: every SUBMIT row of the given task_events parts with CPU > 0 and memory > 0. When the excerpt is not
@@ -234,7 +395,9 @@ def task_request_pool(*, directory=None, parts=range(5), allow_synthetic: bool =
     rng = as_rng(rng)
     synthetic_size = as_count(synthetic_size, "synthetic_size")
     try:
-        ev = read_task_events(parts, directory=directory, columns=["event_type", "cpu_request", "memory_request"])
+        ev = read_task_events(
+            parts, directory=directory, columns=["event_type", "cpu_request", "memory_request"]
+        )
     except FileNotFoundError:
         if not allow_synthetic:
             raise
@@ -244,6 +407,7 @@ def task_request_pool(*, directory=None, parts=range(5), allow_synthetic: bool =
 
 
 # --- per-interval job demands, for the replays (fairlib.sim.jobs_from_demands) --------------------------------
+
 
 @result_type
 @dataclass(frozen=True, eq=False)
@@ -273,8 +437,14 @@ class JobDemands:
 _RUNNING_EVENTS = (1, 8)
 
 
-def task_event_demands(task_events: pd.DataFrame, *, window: float = 300.0, origin: float = 600.0,
-                       horizon: float | None = None, source: str = "real") -> JobDemands:
+def task_event_demands(
+    task_events: pd.DataFrame,
+    *,
+    window: float = 300.0,
+    origin: float = 600.0,
+    horizon: float | None = None,
+    source: str = "real",
+) -> JobDemands:
     """Per-interval job demands from ``task_events`` (µs times): the model of the paper's §6.2 as reconstructed
     [INF] — for each ``window``-second interval starting at ``origin + k · window`` (the trace's first instant is
     600 s), a job's demand D_n(k) is the sum of the CPU and memory requests of its tasks *running at the interval's
@@ -294,7 +464,15 @@ def task_event_demands(task_events: pd.DataFrame, *, window: float = 300.0, orig
     """
     as_instance(task_events, pd.DataFrame, "task_events")
     as_instance(source, str, "source")
-    need = {"time", "job_id", "task_index", "event_type", "cpu_request", "memory_request", "scheduling_class"}
+    need = {
+        "time",
+        "job_id",
+        "task_index",
+        "event_type",
+        "cpu_request",
+        "memory_request",
+        "scheduling_class",
+    }
     missing = need - set(task_events.columns)
     if missing:
         raise InvalidInputError(f"task_events: missing columns {sorted(missing)}")
@@ -305,28 +483,57 @@ def task_event_demands(task_events: pd.DataFrame, *, window: float = 300.0, orig
     task = ev.job_id.to_numpy(np.int64), ev.task_index.to_numpy(np.int64)
     same_task = np.r_[(task[0][1:] == task[0][:-1]) & (task[1][1:] == task[1][:-1]), False]
     next_time = np.where(same_task, np.r_[time[1:], end_of_trace], end_of_trace)
-    requests = ev.groupby(["job_id", "task_index"], sort=False)[["cpu_request", "memory_request"]].ffill()
+    requests = ev.groupby(["job_id", "task_index"], sort=False)[
+        ["cpu_request", "memory_request"]
+    ].ffill()
     cpu, memory = requests.cpu_request.to_numpy(float), requests.memory_request.to_numpy(float)
-    running = ev.event_type.isin(_RUNNING_EVENTS).to_numpy() & (np.nan_to_num(cpu) + np.nan_to_num(memory) > 0)
+    running = ev.event_type.isin(_RUNNING_EVENTS).to_numpy() & (
+        np.nan_to_num(cpu) + np.nan_to_num(memory) > 0
+    )
     start, stop = time[running], np.minimum(next_time[running], end_of_trace)
-    first = np.maximum(np.ceil((start - origin) / window), 0).astype(np.int64)    # first interval start covered
-    last = np.ceil((stop - origin) / window).astype(np.int64) - 1                  # last one before the task stops
+    first = np.maximum(np.ceil((start - origin) / window), 0).astype(
+        np.int64
+    )  # first interval start covered
+    last = np.ceil((stop - origin) / window).astype(np.int64) - 1  # last one before the task stops
     count = np.maximum(last - first + 1, 0)
     rows = np.repeat(np.arange(count.size), count)
     k = first[rows] + (np.arange(rows.size) - np.repeat(np.cumsum(count) - count, count))
-    held = pd.DataFrame({"job_id": task[0][running][rows], "k": k, "cpu": np.nan_to_num(cpu[running][rows]),
-                         "memory": np.nan_to_num(memory[running][rows])}).groupby(["job_id", "k"], sort=True).sum()
+    held = (
+        pd.DataFrame(
+            {
+                "job_id": task[0][running][rows],
+                "k": k,
+                "cpu": np.nan_to_num(cpu[running][rows]),
+                "memory": np.nan_to_num(memory[running][rows]),
+            }
+        )
+        .groupby(["job_id", "k"], sort=True)
+        .sum()
+    )
     held = held[(held.cpu > 0) | (held.memory > 0)]
     if held.empty:
         raise InvalidInputError("task_events: no task runs at any interval start")
     seg_start = origin + held.index.get_level_values(1).to_numpy() * window
     seg_end = np.minimum(seg_start + window, end_of_trace)
-    return JobDemands(held.index.get_level_values(0).to_numpy(), held[["cpu", "memory"]].to_numpy(float), seg_start,
-                      seg_end, seg_end - seg_start, seg_end, ev.groupby("job_id").scheduling_class.max(), source)
+    return JobDemands(
+        held.index.get_level_values(0).to_numpy(),
+        held[["cpu", "memory"]].to_numpy(float),
+        seg_start,
+        seg_end,
+        seg_end - seg_start,
+        seg_end,
+        ev.groupby("job_id").scheduling_class.max(),
+        source,
+    )
 
 
-def task_usage_demands(task_usage: pd.DataFrame, *, scheduling_class=None, source: str = "synthetic",
-                       window: float = 300.0) -> JobDemands:
+def task_usage_demands(
+    task_usage: pd.DataFrame,
+    *,
+    scheduling_class=None,
+    source: str = "synthetic",
+    window: float = 300.0,
+) -> JobDemands:
     """Per-window job demands from ``task_usage`` rows (µs times; ``cpu_rate`` and ``canonical_memory`` in normalised
     units): per job and 5-minute window, D_n(k) = the sum of its tasks' mean usage, held for the window (pro rata for
     partial windows). Windows with zero usage are skipped. ``scheduling_class``: a Series (or mapping) job_id -> class
@@ -349,8 +556,10 @@ def task_usage_demands(task_usage: pd.DataFrame, *, scheduling_class=None, sourc
     if missing:
         raise InvalidInputError(f"task_usage: missing columns {sorted(missing)}")
     if scheduling_class is not None and not isinstance(scheduling_class, (pd.Series, Mapping)):
-        raise InvalidInputError(f"scheduling_class = {_short(scheduling_class)}: expected a Series or mapping "
-                                f"job_id -> class, got {type(scheduling_class).__name__}")
+        raise InvalidInputError(
+            f"scheduling_class = {_short(scheduling_class)}: expected a Series or mapping "
+            f"job_id -> class, got {type(scheduling_class).__name__}"
+        )
     u = task_usage
     # an empty field (NaN) counts as no usage, as the sums below treat it
     check_columns(u, "task_usage", ["cpu_rate", "canonical_memory"])
@@ -361,17 +570,37 @@ def task_usage_demands(task_usage: pd.DataFrame, *, scheduling_class=None, sourc
     backwards = ~(length >= 0)
     if backwards.any():
         i = int(np.argmax(backwards))
-        raise InvalidInputError(f"task_usage row {i}: end_time {u.end_time.iloc[i]} is before start_time "
-                                f"{u.start_time.iloc[i]}")
+        raise InvalidInputError(
+            f"task_usage row {i}: end_time {u.end_time.iloc[i]} is before start_time "
+            f"{u.start_time.iloc[i]}"
+        )
     win = ((u.start_time.to_numpy() - 600_000_000) // int(window * 1e6)).astype(np.int64)
-    frame = pd.DataFrame({"job_id": u.job_id.to_numpy(), "win": win, "cpu": u.cpu_rate.to_numpy(float),
-                          "memory": u.canonical_memory.to_numpy(float), "length": length})
-    g = frame.groupby(["job_id", "win"], sort=True).agg(cpu=("cpu", "sum"), memory=("memory", "sum"),
-                                                        length=("length", "max"))
+    frame = pd.DataFrame(
+        {
+            "job_id": u.job_id.to_numpy(),
+            "win": win,
+            "cpu": u.cpu_rate.to_numpy(float),
+            "memory": u.canonical_memory.to_numpy(float),
+            "length": length,
+        }
+    )
+    g = frame.groupby(["job_id", "win"], sort=True).agg(
+        cpu=("cpu", "sum"), memory=("memory", "sum"), length=("length", "max")
+    )
     g = g[(g.cpu > 0) | (g.memory > 0)]
     if g.empty:
         raise InvalidInputError("task_usage: no job used anything (every window's usage is zero)")
-    seg_start = 600.0 + g.index.get_level_values(1).to_numpy() * window  # the window each demand was measured in
+    seg_start = (
+        600.0 + g.index.get_level_values(1).to_numpy() * window
+    )  # the window each demand was measured in
     held = np.minimum(g.length.to_numpy(float), window)  # partial windows pro rata
-    return JobDemands(g.index.get_level_values(0).to_numpy(), g[["cpu", "memory"]].to_numpy(float), seg_start,
-                      seg_start + held, held, seg_start + window, scheduling_class, source)
+    return JobDemands(
+        g.index.get_level_values(0).to_numpy(),
+        g[["cpu", "memory"]].to_numpy(float),
+        seg_start,
+        seg_start + held,
+        held,
+        seg_start + window,
+        scheduling_class,
+        source,
+    )

@@ -25,21 +25,30 @@ from .._validate import InvalidInputError, as_count, as_number, as_rng, as_value
 from ._source import SYNTHETIC_MARKER, trace_folder
 from .bitbrains import BITBRAINS_COLUMNS, RND_MONTHS, bitbrains_dir, write_vm
 
-__all__ = ["synthetic_bitbrains", "synthetic_task_usage", "synthetic_google", "real_or_synthetic", "STAND_IN_SIZES"]
+__all__ = [
+    "synthetic_bitbrains",
+    "synthetic_task_usage",
+    "synthetic_google",
+    "real_or_synthetic",
+    "STAND_IN_SIZES",
+]
 
 
 # SCHEMAS.md §4.2: VM-months by provisioned cores (rows) and memory bin (columns, upper bounds in GB)
 _CORES = np.array([1, 2, 4, 6, 8, 16, 32])
 _MEM_EDGES = np.array([0.125, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64, 128])
-_JOINT = np.array([
-    [220, 80, 92, 112, 177, 3, 2, 0, 0, 0],
-    [0, 0, 9, 17, 93, 152, 11, 0, 0, 0],
-    [0, 2, 1, 30, 88, 29, 184, 12, 0, 0],
-    [0, 0, 0, 0, 0, 0, 3, 3, 0, 0],
-    [0, 0, 0, 0, 12, 6, 3, 108, 39, 0],
-    [0, 0, 0, 0, 0, 0, 0, 0, 0, 3],
-    [0, 0, 0, 0, 0, 1, 5, 0, 0, 3],
-], dtype=float)
+_JOINT = np.array(
+    [
+        [220, 80, 92, 112, 177, 3, 2, 0, 0, 0],
+        [0, 0, 9, 17, 93, 152, 11, 0, 0, 0],
+        [0, 2, 1, 30, 88, 29, 184, 12, 0, 0],
+        [0, 0, 0, 0, 0, 0, 3, 3, 0, 0],
+        [0, 0, 0, 0, 12, 6, 3, 108, 39, 0],
+        [0, 0, 0, 0, 0, 0, 0, 0, 0, 3],
+        [0, 0, 0, 0, 0, 1, 5, 0, 0, 3],
+    ],
+    dtype=float,
+)
 _Z90 = 1.2815515655446004
 
 
@@ -61,8 +70,16 @@ MAX_JOBS = 100_000
 MAX_MACHINE_SCALE = 100.0
 
 
-def synthetic_bitbrains(dest=None, n_vms: int = 150, rng=None, *, month: str = "2013-8", days: float = 30.0,
-                        start: int = 1375308120, fast_storage: bool = False) -> Path:
+def synthetic_bitbrains(
+    dest=None,
+    n_vms: int = 150,
+    rng=None,
+    *,
+    month: str = "2013-8",
+    days: float = 30.0,
+    start: int = 1375308120,
+    fast_storage: bool = False,
+) -> Path:
     """Write ``n_vms`` synthetic VM files to ``<dest>/rnd/<month>/<i>.csv.gz`` (dest: the Bitbrains folder,
     default ``bitbrains_dir()``) and the marker; returns the month folder. Deterministic for a seed.
 
@@ -75,13 +92,14 @@ def synthetic_bitbrains(dest=None, n_vms: int = 150, rng=None, *, month: str = "
     rng = as_rng(rng)
     check_choice(month, RND_MONTHS, "month")
     as_number(days, "days", maximum=MAX_DAYS)
-    as_count(start, "start", minimum=0, maximum=2 ** 53)
+    as_count(start, "start", minimum=0, maximum=2**53)
     root = bitbrains_dir(dest)
     folder = root / "rnd" / month
     folder.mkdir(parents=True, exist_ok=True)
     (root / SYNTHETIC_MARKER).write_text(
         "# Synthetic Bitbrains GWA-T-12 data\n\nWritten by `fairlib.traces.synthetic.synthetic_bitbrains`; not real "
-        "measurements. Results derived from these files must be labelled synthetic.\n")
+        "measurements. Results derived from these files must be labelled synthetic.\n"
+    )
     steps = max(1, int(days * 288))
     t = start + 300 * np.arange(steps)
     flat = _JOINT.ravel() / _JOINT.sum()
@@ -97,32 +115,55 @@ def synthetic_bitbrains(dest=None, n_vms: int = 150, rng=None, *, month: str = "
         mean_cpu = min(mean_cpu, 95.0)
         noise = np.empty(steps)
         noise[0] = rng.normal()
-        shocks = rng.normal(size=steps) * np.sqrt(1 - 0.6 ** 2)
+        shocks = rng.normal(size=steps) * np.sqrt(1 - 0.6**2)
         for k in range(1, steps):
             noise[k] = 0.6 * noise[k - 1] + shocks[k]
         daily = 0.2 * np.sin(2 * np.pi * (t - t[0]) / 86_400 + rng.uniform(0, 2 * np.pi))
         cpu_pct = np.clip(mean_cpu * (1 + daily + 0.5 * noise), 0.0, 100.0)
         mem_frac = float(np.clip(_lognormal(rng, 0.056, 0.29, 1)[0], 0.001, 1.0))
         mem_pct = np.clip(mem_frac * (1 + 0.05 * rng.normal(size=steps)), 0.0, 1.0)
-        capacity_kb = mem_gb * 1024 ** 2
-        io = {name: _lognormal(rng, median, p90, 1)[0] * np.abs(1 + 0.3 * rng.normal(size=steps))
-              for name, median, p90 in (("disk_read_kbps", 0.46, 34.0), ("disk_write_kbps", 8.2, 113.0),
-                                        ("net_rx_kbps", 3.8, 142.0), ("net_tx_kbps", 1.8, 71.0))}
-        frame = pd.DataFrame({"time": t, "cpu_cores": cores, "cpu_capacity_mhz": cores * mhz,
-                              "cpu_usage_mhz": cpu_pct / 100 * cores * mhz, "cpu_usage_pct": cpu_pct,
-                              "memory_capacity_kb": capacity_kb, "memory_usage_kb": mem_pct * capacity_kb, **io})
+        capacity_kb = mem_gb * 1024**2
+        io = {
+            name: _lognormal(rng, median, p90, 1)[0] * np.abs(1 + 0.3 * rng.normal(size=steps))
+            for name, median, p90 in (
+                ("disk_read_kbps", 0.46, 34.0),
+                ("disk_write_kbps", 8.2, 113.0),
+                ("net_rx_kbps", 3.8, 142.0),
+                ("net_tx_kbps", 1.8, 71.0),
+            )
+        }
+        frame = pd.DataFrame(
+            {
+                "time": t,
+                "cpu_cores": cores,
+                "cpu_capacity_mhz": cores * mhz,
+                "cpu_usage_mhz": cpu_pct / 100 * cores * mhz,
+                "cpu_usage_pct": cpu_pct,
+                "memory_capacity_kb": capacity_kb,
+                "memory_usage_kb": mem_pct * capacity_kb,
+                **io,
+            }
+        )
         write_vm(folder / f"{vm}.csv.gz", frame[BITBRAINS_COLUMNS])
     return folder
 
 
 _SCHEDULE = 1
-_RUN_ENDS = (2, 3, 4, 5, 6)    # EVICT, FAIL, FINISH, KILL, LOST
+_RUN_ENDS = (2, 3, 4, 5, 6)  # EVICT, FAIL, FINISH, KILL, LOST
 _WINDOW_US = 300_000_000
 _OFFSET_US = 600_000_000
 
 
-def synthetic_task_usage(dest=None, rng=None, *, parts=range(5), source_directory=None, job_fraction: float = 0.02,
-                         cpu_fraction=(0.3, 0.8), memory_fraction=(4.0, 2.0)) -> Path:
+def synthetic_task_usage(
+    dest=None,
+    rng=None,
+    *,
+    parts=range(5),
+    source_directory=None,
+    job_fraction: float = 0.02,
+    cpu_fraction=(0.3, 0.8),
+    memory_fraction=(4.0, 2.0),
+) -> Path:
     """Write a synthetic Google ``task_usage`` (20 columns, headerless gzip) from the real task runs.
 
     The recipe of SCHEMAS.md §3.6: every task run of a random ``job_fraction`` of the jobs in the
@@ -149,9 +190,19 @@ def synthetic_task_usage(dest=None, rng=None, *, parts=range(5), source_director
     as_number(job_fraction, "job_fraction", maximum=1.0)
     cpu_fraction = as_values(cpu_fraction, "cpu_fraction", ndim=1, shape=(2,))
     if not cpu_fraction[0] > 0:
-        raise InvalidInputError(f"cpu_fraction[0] = {cpu_fraction[0]}: the median usage fraction must be > 0")
+        raise InvalidInputError(
+            f"cpu_fraction[0] = {cpu_fraction[0]}: the median usage fraction must be > 0"
+        )
     memory_fraction = as_values(memory_fraction, "memory_fraction", ndim=1, shape=(2,), sign="> 0")
-    cols = ["time", "job_id", "task_index", "machine_id", "event_type", "cpu_request", "memory_request"]
+    cols = [
+        "time",
+        "job_id",
+        "task_index",
+        "machine_id",
+        "event_type",
+        "cpu_request",
+        "memory_request",
+    ]
     per_part = [read_task_events([p], directory=source_directory, columns=cols) for p in parts]
     part_end = np.array([int(f.time.max()) for f in per_part])
     ev = pd.concat(per_part, ignore_index=True)
@@ -163,14 +214,33 @@ def synthetic_task_usage(dest=None, rng=None, *, parts=range(5), source_director
         cpu_cap = machines.sort_values("time", kind="stable").groupby("machine_id").cpus.last()
     except FileNotFoundError:
         cpu_cap = pd.Series(dtype=float)
-    requests = ev[ev.event_type == 0][["time", "job_id", "task_index", "cpu_request", "memory_request"]]
-    runs = ev[ev.event_type == _SCHEDULE][["time", "job_id", "task_index", "machine_id"]].rename(
-        columns={"time": "start"}).sort_values("start", kind="stable")
-    ends = ev[ev.event_type.isin(_RUN_ENDS)][["time", "job_id", "task_index"]].rename(columns={"time": "end"})
-    runs = pd.merge_asof(runs, ends.sort_values("end", kind="stable"), left_on="start", right_on="end",
-                         by=["job_id", "task_index"], direction="forward")
-    runs = pd.merge_asof(runs, requests.sort_values("time", kind="stable").rename(columns={"time": "req_time"}),
-                         left_on="start", right_on="req_time", by=["job_id", "task_index"], direction="backward")
+    requests = ev[ev.event_type == 0][
+        ["time", "job_id", "task_index", "cpu_request", "memory_request"]
+    ]
+    runs = (
+        ev[ev.event_type == _SCHEDULE][["time", "job_id", "task_index", "machine_id"]]
+        .rename(columns={"time": "start"})
+        .sort_values("start", kind="stable")
+    )
+    ends = ev[ev.event_type.isin(_RUN_ENDS)][["time", "job_id", "task_index"]].rename(
+        columns={"time": "end"}
+    )
+    runs = pd.merge_asof(
+        runs,
+        ends.sort_values("end", kind="stable"),
+        left_on="start",
+        right_on="end",
+        by=["job_id", "task_index"],
+        direction="forward",
+    )
+    runs = pd.merge_asof(
+        runs,
+        requests.sort_values("time", kind="stable").rename(columns={"time": "req_time"}),
+        left_on="start",
+        right_on="req_time",
+        by=["job_id", "task_index"],
+        direction="backward",
+    )
     runs = runs.dropna(subset=["cpu_request", "memory_request", "machine_id"])
     runs = runs[(runs.cpu_request > 0) | (runs.memory_request > 0)]
     horizon = int(part_end.max())
@@ -187,20 +257,39 @@ def synthetic_task_usage(dest=None, rng=None, *, parts=range(5), source_director
     u_cpu = cpu_fraction[0] * np.exp(rng.normal(0.0, cpu_fraction[1], n_runs))
     u_mem = rng.beta(memory_fraction[0], memory_fraction[1], n_runs)
     cap = runs.machine_id.map(cpu_cap).fillna(1.0).to_numpy(float)
-    cpu = np.minimum(runs.cpu_request.to_numpy(float)[row_run] * u_cpu[row_run] * np.exp(rng.normal(0, 0.1, n_rows)),
-                     cap[row_run])
+    cpu = np.minimum(
+        runs.cpu_request.to_numpy(float)[row_run]
+        * u_cpu[row_run]
+        * np.exp(rng.normal(0, 0.1, n_rows)),
+        cap[row_run],
+    )
     mem_req = runs.memory_request.to_numpy(float)[row_run]
     mem = mem_req * u_mem[row_run]
     small = lambda scale: scale * rng.random(n_rows)  # noqa: E731 - positive noise columns
-    table = pd.DataFrame({
-        "start_time": w_start, "end_time": w_end, "job_id": runs.job_id.to_numpy(np.int64)[row_run],
-        "task_index": runs.task_index.to_numpy(np.int64)[row_run],
-        "machine_id": runs.machine_id.to_numpy(np.int64)[row_run], "cpu_rate": cpu, "canonical_memory": mem,
-        "assigned_memory": mem_req, "unmapped_page_cache": small(1e-4), "total_page_cache": small(1e-3),
-        "maximum_memory": mem * (1 + np.abs(rng.normal(0, 0.1, n_rows))), "disk_io_time": small(1e-3),
-        "local_disk_space": small(1e-4), "maximum_cpu_rate": cpu * (1 + np.abs(rng.normal(0, 0.3, n_rows))),
-        "maximum_disk_io_time": small(1e-2), "cpi": 1 + small(2.0), "mai": small(1e-2), "sample_portion": 1.0,
-        "aggregation_type": 0, "sampled_cpu_usage": cpu * np.exp(rng.normal(0, 0.3, n_rows))})
+    table = pd.DataFrame(
+        {
+            "start_time": w_start,
+            "end_time": w_end,
+            "job_id": runs.job_id.to_numpy(np.int64)[row_run],
+            "task_index": runs.task_index.to_numpy(np.int64)[row_run],
+            "machine_id": runs.machine_id.to_numpy(np.int64)[row_run],
+            "cpu_rate": cpu,
+            "canonical_memory": mem,
+            "assigned_memory": mem_req,
+            "unmapped_page_cache": small(1e-4),
+            "total_page_cache": small(1e-3),
+            "maximum_memory": mem * (1 + np.abs(rng.normal(0, 0.1, n_rows))),
+            "disk_io_time": small(1e-3),
+            "local_disk_space": small(1e-4),
+            "maximum_cpu_rate": cpu * (1 + np.abs(rng.normal(0, 0.3, n_rows))),
+            "maximum_disk_io_time": small(1e-2),
+            "cpi": 1 + small(2.0),
+            "mai": small(1e-2),
+            "sample_portion": 1.0,
+            "aggregation_type": 0,
+            "sampled_cpu_usage": cpu * np.exp(rng.normal(0, 0.3, n_rows)),
+        }
+    )
     # a run that ended before the trace window opens (600 s) has no window of its own: no row for it
     table = table[table.end_time > table.start_time]
     table = table.sort_values(["start_time", "job_id", "task_index"], kind="stable")
@@ -210,29 +299,54 @@ def synthetic_task_usage(dest=None, rng=None, *, parts=range(5), source_director
     (root / SYNTHETIC_MARKER).write_text(
         "# Synthetic Google task_usage\n\nWritten by `fairlib.traces.synthetic.synthetic_task_usage` from the real "
         "task_events runs; usage-to-request fractions are assumptions. Results derived from it must be labelled "
-        "synthetic. (The other tables in this folder, if any, are whatever was placed here.)\n")
-    which = np.searchsorted(part_end, table.start_time.to_numpy(), side="left").clip(0, len(parts) - 1)
+        "synthetic. (The other tables in this folder, if any, are whatever was placed here.)\n"
+    )
+    which = np.searchsorted(part_end, table.start_time.to_numpy(), side="left").clip(
+        0, len(parts) - 1
+    )
     for j, p in enumerate(parts):
-        table[which == j].to_csv(folder / f"part-{p:05d}-of-00500.csv.gz", header=False, index=False,
-                                 compression={"method": "gzip", "mtime": 0}, lineterminator="\n")
+        table[which == j].to_csv(
+            folder / f"part-{p:05d}-of-00500.csv.gz",
+            header=False,
+            index=False,
+            compression={"method": "gzip", "mtime": 0},
+            lineterminator="\n",
+        )
     return folder
 
 
 # SCHEMAS.md §3.3: the machine configurations of the excerpt (count, CPU, memory), normalised units
-_MACHINE_CONFIGURATIONS = ((6732, 0.5, 0.4995), (3863, 0.5, 0.2493), (1001, 0.5, 0.749), (795, 1.0, 1.0),
-                           (126, 0.25, 0.2498), (52, 0.5, 0.1241), (5, 0.5, 0.03085), (5, 0.5, 0.9678),
-                           (3, 1.0, 0.5), (1, 0.5, 0.06158))
+_MACHINE_CONFIGURATIONS = (
+    (6732, 0.5, 0.4995),
+    (3863, 0.5, 0.2493),
+    (1001, 0.5, 0.749),
+    (795, 1.0, 1.0),
+    (126, 0.25, 0.2498),
+    (52, 0.5, 0.1241),
+    (5, 0.5, 0.03085),
+    (5, 0.5, 0.9678),
+    (3, 1.0, 0.5),
+    (1, 0.5, 0.06158),
+)
 # SCHEMAS.md §3.4: SUBMIT rows by scheduling class and by priority; task run outcomes; run length quantiles
 _CLASS_P = np.array([207_439, 45_257, 77_781, 29_153], float)
 _PRIORITIES = np.array([0, 1, 2, 8, 9, 10, 11])
 _PRIORITY_P = np.array([119_072, 31_522, 144_822, 4_943, 51_801, 915, 6_555], float)
-_END_TYPES = np.array([4, 5, 2, 3])                      # FINISH, KILL, EVICT, FAIL
+_END_TYPES = np.array([4, 5, 2, 3])  # FINISH, KILL, EVICT, FAIL
 _END_P = np.array([0.63, 0.28, 0.046, 0.039]) / 0.995  # as published: 99.5 %
 
 
-def synthetic_google(dest=None, rng=None, *, hours: float = 7.1, initial_jobs: int = 3_981,
-                     jobs_per_hour: float = 837.0, max_tasks: int = 1_000, parts: int = 5,
-                     machine_scale: float = 1.0) -> Path:
+def synthetic_google(
+    dest=None,
+    rng=None,
+    *,
+    hours: float = 7.1,
+    initial_jobs: int = 3_981,
+    jobs_per_hour: float = 837.0,
+    max_tasks: int = 1_000,
+    parts: int = 5,
+    machine_scale: float = 1.0,
+) -> Path:
     """Write a synthetic Google clusterdata-2011-2 folder (``task_events`` parts and ``machine_events``) in the
     real formats, calibrated to the excerpt's statistics (SCHEMAS.md §3.3–3.4); returns the folder.
 
@@ -271,7 +385,8 @@ def synthetic_google(dest=None, rng=None, *, hours: float = 7.1, initial_jobs: i
     if not expected <= MAX_JOBS:
         raise InvalidInputError(
             f"jobs_per_hour = {rate!r} with hours = {checked_hours!r} and initial_jobs = {initial_jobs}: "
-            f"{initial_jobs} + {checked_hours!r} × {rate!r} = {expected:.6g} jobs expected, at most {MAX_JOBS}")
+            f"{initial_jobs} + {checked_hours!r} × {rate!r} = {expected:.6g} jobs expected, at most {MAX_JOBS}"
+        )
     as_count(max_tasks, "max_tasks")
     as_count(parts, "parts", maximum=500)
     as_number(machine_scale, "machine_scale", maximum=MAX_MACHINE_SCALE)
@@ -283,17 +398,35 @@ def synthetic_google(dest=None, rng=None, *, hours: float = 7.1, initial_jobs: i
     memory = np.repeat([m for _, _, m in _MACHINE_CONFIGURATIONS], counts)
     machine_ids = 1_000_000 + np.arange(len(cpus))
     (folder / "machine_events").mkdir(parents=True, exist_ok=True)
-    pd.DataFrame({"time": 0, "machine_id": machine_ids, "event_type": 0, "platform_id": "synthetic",
-                  "cpus": cpus, "memory": memory}).to_csv(
-        folder / "machine_events" / "part-00000-of-00001.csv.gz", header=False, index=False,
-        compression={"method": "gzip", "mtime": 0}, lineterminator="\n", float_format="%.10g")
+    pd.DataFrame(
+        {
+            "time": 0,
+            "machine_id": machine_ids,
+            "event_type": 0,
+            "platform_id": "synthetic",
+            "cpus": cpus,
+            "memory": memory,
+        }
+    ).to_csv(
+        folder / "machine_events" / "part-00000-of-00001.csv.gz",
+        header=False,
+        index=False,
+        compression={"method": "gzip", "mtime": 0},
+        lineterminator="\n",
+        float_format="%.10g",
+    )
     # jobs
-    arrivals = 600e6 + np.cumsum(rng.exponential(3600e6 / jobs_per_hour, size=int(hours * jobs_per_hour * 1.5) + 10)
-                                 if jobs_per_hour > 0 else np.array([np.inf]))
+    arrivals = 600e6 + np.cumsum(
+        rng.exponential(3600e6 / jobs_per_hour, size=int(hours * jobs_per_hour * 1.5) + 10)
+        if jobs_per_hour > 0
+        else np.array([np.inf])
+    )
     arrivals = arrivals[arrivals < end_us]
     submit = np.concatenate([np.zeros(initial_jobs), np.floor(arrivals)]).astype(np.int64)
     n_jobs = len(submit)
-    tasks = np.minimum(np.floor(np.exp(rng.normal(0.0, np.log(25) / _Z90, n_jobs))), max_tasks).astype(np.int64)
+    tasks = np.minimum(
+        np.floor(np.exp(rng.normal(0.0, np.log(25) / _Z90, n_jobs))), max_tasks
+    ).astype(np.int64)
     tasks = np.maximum(tasks, 1)
     requests = synthetic_task_requests(rng, n_jobs)
     cls = rng.choice(4, size=n_jobs, p=_CLASS_P / _CLASS_P.sum())
@@ -304,7 +437,10 @@ def synthetic_google(dest=None, rng=None, *, hours: float = 7.1, initial_jobs: i
     t_submit = submit[job_of]
     delay = np.where(t_submit == 0, 0, rng.integers(1, 31, size=len(job_of)) * 1_000_000)
     t_start = t_submit + delay
-    run = np.maximum(1, np.round(_lognormal(rng, 261.0, 2846.0, len(job_of)))).astype(np.int64) * 1_000_000
+    run = (
+        np.maximum(1, np.round(_lognormal(rng, 261.0, 2846.0, len(job_of)))).astype(np.int64)
+        * 1_000_000
+    )
     t_end = t_start + run
     end_type = rng.choice(_END_TYPES, size=len(job_of), p=_END_P)
     machine = rng.choice(machine_ids, size=len(job_of))
@@ -313,36 +449,62 @@ def synthetic_google(dest=None, rng=None, *, hours: float = 7.1, initial_jobs: i
 
     def rows(times, event, mask, placed):
         j = job_of[mask]
-        return pd.DataFrame({"time": times[mask], "missing": "", "job_id": job_ids[j], "task_index": task_index[mask],
-                             "machine_id": machine[mask] if placed else "", "event_type": event,
-                             "user": "user" + pd.Series(j % 530).astype(str).to_numpy(), "scheduling_class": cls[j],
-                             "priority": priority[j], "cpu_request": np.round(requests[j, 0], 6),
-                             "memory_request": np.round(requests[j, 1], 6), "disk_request": 0.0002,
-                             "different_machines": 0})
+        return pd.DataFrame(
+            {
+                "time": times[mask],
+                "missing": "",
+                "job_id": job_ids[j],
+                "task_index": task_index[mask],
+                "machine_id": machine[mask] if placed else "",
+                "event_type": event,
+                "user": "user" + pd.Series(j % 530).astype(str).to_numpy(),
+                "scheduling_class": cls[j],
+                "priority": priority[j],
+                "cpu_request": np.round(requests[j, 0], 6),
+                "memory_request": np.round(requests[j, 1], 6),
+                "disk_request": 0.0002,
+                "different_machines": 0,
+            }
+        )
 
     every = np.ones(len(job_of), bool)
-    frames = [rows(t_submit, 0, every, False), rows(t_start, 1, started, True),
-              rows(t_end, end_type[ended], ended, True)]
+    frames = [
+        rows(t_submit, 0, every, False),
+        rows(t_start, 1, started, True),
+        rows(t_end, end_type[ended], ended, True),
+    ]
     events = pd.concat(frames, ignore_index=True).sort_values("time", kind="stable")
     edges = np.linspace(0, end_us, parts + 1)
-    part_of = np.clip(np.searchsorted(edges, events.time.to_numpy(), side="right") - 1, 0, parts - 1)
+    part_of = np.clip(
+        np.searchsorted(edges, events.time.to_numpy(), side="right") - 1, 0, parts - 1
+    )
     (folder / "task_events").mkdir(parents=True, exist_ok=True)
     for p in range(parts):
-        events[part_of == p].to_csv(folder / "task_events" / f"part-{p:05d}-of-00500.csv.gz", header=False,
-                                    index=False, compression={"method": "gzip", "mtime": 0}, lineterminator="\n",
-                                    float_format="%.10g")
+        events[part_of == p].to_csv(
+            folder / "task_events" / f"part-{p:05d}-of-00500.csv.gz",
+            header=False,
+            index=False,
+            compression={"method": "gzip", "mtime": 0},
+            lineterminator="\n",
+            float_format="%.10g",
+        )
     (folder / SYNTHETIC_MARKER).write_text(
         "# Synthetic Google clusterdata-2011-2 data\n\nWritten by `fairlib.traces.synthetic.synthetic_google` "
         f"(hours = {hours}, initial jobs = {initial_jobs}, {jobs_per_hour} jobs/h, {n_jobs} jobs, {len(job_of)} "
-        "tasks); not real data. Results derived from these files must be labelled synthetic.\n")
+        "tasks); not real data. Results derived from these files must be labelled synthetic.\n"
+    )
     return folder
 
 
 #: sizes of the synthetic stand-ins written when a notebook finds no real excerpt, by mode
 STAND_IN_SIZES = {
     "full": {"bitbrains": dict(n_vms=150, days=30.0), "google": dict(hours=7.1)},
-    "quick": {"bitbrains": dict(n_vms=150, days=2.0),
-              "google": dict(hours=2.5, initial_jobs=1_000, jobs_per_hour=837.0, max_tasks=200, machine_scale=0.1)},
+    "quick": {
+        "bitbrains": dict(n_vms=150, days=2.0),
+        "google": dict(
+            hours=2.5, initial_jobs=1_000, jobs_per_hour=837.0, max_tasks=200, machine_scale=0.1
+        ),
+    },
 }
 
 

@@ -24,25 +24,53 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._validate import (INT64_MAX, InvalidInputError, _short, as_count, as_finite, as_identifiers, as_instance,
-                         as_number, as_rng, as_values, check_choice, check_columns)
+from .._validate import (
+    INT64_MAX,
+    InvalidInputError,
+    _short,
+    as_count,
+    as_finite,
+    as_identifiers,
+    as_instance,
+    as_number,
+    as_rng,
+    as_values,
+    check_choice,
+    check_columns,
+)
 
-__all__ = ["Fleet", "Workload", "google_fleet", "google_workload", "bitbrains_fleet", "bitbrains_workload",
-           "peak_total_bandwidth", "BITBRAINS_SERVER_TYPES"]
+__all__ = [
+    "Fleet",
+    "Workload",
+    "google_fleet",
+    "google_workload",
+    "bitbrains_fleet",
+    "bitbrains_workload",
+    "peak_total_bandwidth",
+    "BITBRAINS_SERVER_TYPES",
+]
 
 
 def _check_resources(resources) -> tuple:
     """The resource names: a non-empty tuple or list of text."""
-    if not isinstance(resources, (tuple, list)) or not resources or not all(isinstance(r, str) for r in resources):
-        raise InvalidInputError(f"resources = {_short(resources)}: must be a non-empty tuple of resource names "
-                                "(text, with units)")
+    if (
+        not isinstance(resources, (tuple, list))
+        or not resources
+        or not all(isinstance(r, str) for r in resources)
+    ):
+        raise InvalidInputError(
+            f"resources = {_short(resources)}: must be a non-empty tuple of resource names "
+            "(text, with units)"
+        )
     return tuple(resources)
 
 
 def _check_label(value, name: str) -> None:
     """Free text (a provenance label, a note): any str; anything else is a mistake."""
     if not isinstance(value, str):
-        raise InvalidInputError(f"{name} = {_short(value)}: must be text (str), got {type(value).__name__}")
+        raise InvalidInputError(
+            f"{name} = {_short(value)}: must be text (str), got {type(value).__name__}"
+        )
 
 
 def _check_whole(arr: np.ndarray, name: str) -> None:
@@ -71,16 +99,19 @@ class Fleet:
         resources = _check_resources(self.resources)
         cap = as_values(self.capacity, "capacity", ndim=2)
         if cap.shape[1] != len(resources):
-            raise InvalidInputError(f"capacity: expected (servers, {len(resources)}) for resources {resources}, "
-                                    f"got shape {cap.shape}")
+            raise InvalidInputError(
+                f"capacity: expected (servers, {len(resources)}) for resources {resources}, "
+                f"got shape {cap.shape}"
+            )
         n = cap.shape[0]
         try:
             labels = np.asarray(self.server_class)
-        except ValueError:   # a ragged list of labels
+        except ValueError:  # a ragged list of labels
             labels = None
         if labels is None or labels.ndim != 1 or len(labels) != n:
-            raise InvalidInputError(f"server_class = {_short(self.server_class)}: expected {n} labels (one per "
-                                    "server)")
+            raise InvalidInputError(
+                f"server_class = {_short(self.server_class)}: expected {n} labels (one per server)"
+            )
         _check_label(self.source, "source")
         if self.location is not None:
             _check_whole(as_values(self.location, "location", ndim=1, shape=(n,)), "location")
@@ -114,17 +145,25 @@ class Workload:
         resources = _check_resources(self.resources)
         d = as_values(self.demand, "demand", ndim=2)
         if d.shape != (n, len(resources)):
-            raise InvalidInputError(f"demand: expected shape ({n}, {len(resources)}) (one row per entry of users, "
-                                    f"one column per resource), got {d.shape}")
+            raise InvalidInputError(
+                f"demand: expected shape ({n}, {len(resources)}) (one row per entry of users, "
+                f"one column per resource), got {d.shape}"
+            )
         arrival = as_values(self.arrival, "arrival", ndim=1, shape=(n,), sign=None)
         departure = as_values(self.departure, "departure", ndim=1, shape=(n,), sign=None)
         early = departure < arrival
         if early.any():
             j = int(np.argmax(early))
-            raise InvalidInputError(f"departure[{j}] = {departure[j]}: before arrival[{j}] = {arrival[j]}")
+            raise InvalidInputError(
+                f"departure[{j}] = {departure[j]}: before arrival[{j}] = {arrival[j]}"
+            )
         check_choice(self.source, ("real", "synthetic"), "source")
         if self.scheduling_class is not None:
-            _check_whole(as_values(self.scheduling_class, "scheduling_class", ndim=1, shape=(n,)), "scheduling_class")
+            _check_whole(
+                as_values(self.scheduling_class, "scheduling_class", ndim=1, shape=(n,)),
+                "scheduling_class",
+            )
+
     skipped: dict = field(default_factory=dict)
 
     @property
@@ -141,15 +180,31 @@ class Workload:
         """The users where the boolean mask ``keep`` is True (e.g. a random 2% of the jobs); ``skipped`` is kept."""
         keep = np.asarray(keep)
         if keep.dtype != bool or keep.shape != (self.n_users,):
-            raise InvalidInputError(f"keep: expected a boolean mask of shape ({self.n_users},), "
-                                    f"got {keep.dtype} {keep.shape}")
-        return Workload(self.users[keep], self.demand[keep], self.arrival[keep], self.departure[keep], self.resources,
-                        self.source, None if self.scheduling_class is None else self.scheduling_class[keep],
-                        dict(self.skipped))
+            raise InvalidInputError(
+                f"keep: expected a boolean mask of shape ({self.n_users},), "
+                f"got {keep.dtype} {keep.shape}"
+            )
+        return Workload(
+            self.users[keep],
+            self.demand[keep],
+            self.arrival[keep],
+            self.departure[keep],
+            self.resources,
+            self.source,
+            None if self.scheduling_class is None else self.scheduling_class[keep],
+            dict(self.skipped),
+        )
 
 
-def google_fleet(n_servers: int = 120, classes: int = 4, rng=None, *, configurations=None, directory=None,
-                 labels: str = "frequency") -> Fleet:
+def google_fleet(
+    n_servers: int = 120,
+    classes: int = 4,
+    rng=None,
+    *,
+    configurations=None,
+    directory=None,
+    labels: str = "frequency",
+) -> Fleet:
     """``n_servers`` servers of the ``classes`` most common (CPU, memory) configurations, in proportion to
     their counts (largest remainder). ``configurations``: the output of
     :func:`fairlib.traces.machine_configurations` (read from the trace when omitted).
@@ -176,20 +231,28 @@ def google_fleet(n_servers: int = 120, classes: int = 4, rng=None, *, configurat
     n_servers, classes = as_count(n_servers, "n_servers"), as_count(classes, "classes")
     rng = as_rng(rng) if rng is not None else None
     if directory is not None:
-        google_dir(directory)           # a folder path, or an error naming it
+        google_dir(directory)  # a folder path, or an error naming it
     if configurations is None:
         conf = machine_configurations(directory=directory)
     else:
         conf = as_instance(configurations, pd.DataFrame, "configurations")
         missing = [c for c in ("cpus", "memory", "machines") if c not in conf]
         if missing:
-            raise InvalidInputError(f"configurations: missing columns {missing} (the output of "
-                                    "machine_configurations has cpus, memory and machines)")
+            raise InvalidInputError(
+                f"configurations: missing columns {missing} (the output of "
+                "machine_configurations has cpus, memory and machines)"
+            )
         check_columns(conf, "configurations", ["cpus", "memory", "machines"])
     if n_servers < classes or classes < 1:
-        raise InvalidInputError(f"n_servers = {n_servers}, classes = {classes}: need 1 <= classes <= n_servers")
-    top = conf.groupby(["cpus", "memory"], as_index=False).machines.sum().sort_values(
-        "machines", ascending=False, kind="stable").head(classes)
+        raise InvalidInputError(
+            f"n_servers = {n_servers}, classes = {classes}: need 1 <= classes <= n_servers"
+        )
+    top = (
+        conf.groupby(["cpus", "memory"], as_index=False)
+        .machines.sum()
+        .sort_values("machines", ascending=False, kind="stable")
+        .head(classes)
+    )
     share = top.machines.to_numpy(float) / top.machines.sum()
     counts = np.floor(share * n_servers).astype(int)
     counts = np.maximum(counts, 1)
@@ -203,20 +266,34 @@ def google_fleet(n_servers: int = 120, classes: int = 4, rng=None, *, configurat
         total = counts @ shapes
         cosine = shapes @ total / (np.linalg.norm(shapes, axis=1) * np.linalg.norm(total))
         angle = np.arccos(np.clip(cosine, -1.0, 1.0))
-        near = np.argsort(angle, kind="stable")[:(classes + 1) // 2]
+        near = np.argsort(angle, kind="stable")[: (classes + 1) // 2]
         order = np.concatenate([np.sort(near), np.setdiff1d(np.arange(classes), near)])
         rank = np.argsort(order, kind="stable")
     capacity = np.repeat(shapes, counts, axis=0)
     names = np.array([chr(ord("A") + j) for j in range(classes)])
     server_labels = np.repeat(names[rank], counts)
-    order = np.random.default_rng(rng).permutation(n_servers) if rng is not None else np.arange(n_servers)
-    return Fleet(capacity[order], ("cpu_normalised", "memory_normalised"), server_labels[order],
-                 source_of(google_dir(directory)) if configurations is None else "given",
-                 notes=f"top {classes} configurations, counts {counts.tolist()}"
-                 + (", labelled by proportionality (A/B near the total's direction)" if labels != "frequency" else ""))
+    order = (
+        np.random.default_rng(rng).permutation(n_servers)
+        if rng is not None
+        else np.arange(n_servers)
+    )
+    return Fleet(
+        capacity[order],
+        ("cpu_normalised", "memory_normalised"),
+        server_labels[order],
+        source_of(google_dir(directory)) if configurations is None else "given",
+        notes=f"top {classes} configurations, counts {counts.tolist()}"
+        + (
+            ", labelled by proportionality (A/B near the total's direction)"
+            if labels != "frequency"
+            else ""
+        ),
+    )
 
 
-def google_workload(task_events: pd.DataFrame, *, horizon: int | None = None, source: str = "real") -> Workload:
+def google_workload(
+    task_events: pd.DataFrame, *, horizon: int | None = None, source: str = "real"
+) -> Workload:
     """Jobs as users from ``task_events`` rows (times in µs; returned in seconds from the trace origin).
 
     A job's demand is the sum of its tasks' (CPU, memory) requests at their SUBMIT events; arrival is its
@@ -225,7 +302,15 @@ def google_workload(task_events: pd.DataFrame, *, horizon: int | None = None, so
     counted in ``skipped["no_request"]``. ``horizon`` (µs) is a whole number, not before the last event.
     """
     as_instance(task_events, pd.DataFrame, "task_events")
-    need = {"time", "job_id", "task_index", "event_type", "cpu_request", "memory_request", "scheduling_class"}
+    need = {
+        "time",
+        "job_id",
+        "task_index",
+        "event_type",
+        "cpu_request",
+        "memory_request",
+        "scheduling_class",
+    }
     missing = need - set(task_events.columns)
     if missing:
         raise InvalidInputError(f"task_events: missing columns {sorted(missing)}")
@@ -240,31 +325,50 @@ def google_workload(task_events: pd.DataFrame, *, horizon: int | None = None, so
     else:
         as_number(horizon, "horizon", inclusive=True, maximum=INT64_MAX)
         if horizon != round(horizon):
-            raise InvalidInputError(f"horizon = {horizon}: must be a whole number of µs (trace times are integers)")
+            raise InvalidInputError(
+                f"horizon = {horizon}: must be a whole number of µs (trace times are integers)"
+            )
         if horizon < last_event:
-            raise InvalidInputError(f"horizon = {horizon}: before the last event of task_events ({last_event} µs); "
-                                    "the horizon ends the observation")
+            raise InvalidInputError(
+                f"horizon = {horizon}: before the last event of task_events ({last_event} µs); "
+                "the horizon ends the observation"
+            )
         horizon = int(horizon)
     sub = ev[ev.event_type == 0].sort_values("time", kind="stable")
-    task = sub.groupby(["job_id", "task_index"]).agg(first_submit=("time", "min"), last_submit=("time", "max"),
-                                                     cpu=("cpu_request", "last"), memory=("memory_request", "last"),
-                                                     scheduling_class=("scheduling_class", "max"))
+    task = sub.groupby(["job_id", "task_index"]).agg(
+        first_submit=("time", "min"),
+        last_submit=("time", "max"),
+        cpu=("cpu_request", "last"),
+        memory=("memory_request", "last"),
+        scheduling_class=("scheduling_class", "max"),
+    )
     last_end = ev[ev.event_type.isin([2, 3, 4, 5, 6])].groupby(["job_id", "task_index"]).time.max()
     task["last_end"] = last_end.reindex(task.index)
     # a task has left when its last end event follows its last (re)submission
     task["ended"] = task.last_end >= task.last_submit
-    per_job = task.groupby("job_id").agg(cpu=("cpu", "sum"), memory=("memory", "sum"), arrival=("first_submit", "min"),
-                                         scheduling_class=("scheduling_class", "max"), all_ended=("ended", "all"),
-                                         last_end=("last_end", "max"))
-    departure = np.where(per_job.all_ended.to_numpy(), per_job.last_end.to_numpy(float), float(horizon))
+    per_job = task.groupby("job_id").agg(
+        cpu=("cpu", "sum"),
+        memory=("memory", "sum"),
+        arrival=("first_submit", "min"),
+        scheduling_class=("scheduling_class", "max"),
+        all_ended=("ended", "all"),
+        last_end=("last_end", "max"),
+    )
+    departure = np.where(
+        per_job.all_ended.to_numpy(), per_job.last_end.to_numpy(float), float(horizon)
+    )
     empty = (per_job.cpu.fillna(0) <= 0) & (per_job.memory.fillna(0) <= 0)
     keep = ~empty.to_numpy()
-    return Workload(users=per_job.index.to_numpy()[keep],
-                    demand=per_job[["cpu", "memory"]].fillna(0).to_numpy(float)[keep],
-                    arrival=per_job.arrival.to_numpy(float)[keep] / 1e6, departure=departure[keep] / 1e6,
-                    resources=("cpu_normalised", "memory_normalised"), source=source,
-                    scheduling_class=per_job.scheduling_class.to_numpy()[keep],
-                    skipped={"no_request": int(empty.sum())})
+    return Workload(
+        users=per_job.index.to_numpy()[keep],
+        demand=per_job[["cpu", "memory"]].fillna(0).to_numpy(float)[keep],
+        arrival=per_job.arrival.to_numpy(float)[keep] / 1e6,
+        departure=departure[keep] / 1e6,
+        resources=("cpu_normalised", "memory_normalised"),
+        source=source,
+        scheduling_class=per_job.scheduling_class.to_numpy()[keep],
+        skipped={"no_request": int(empty.sum())},
+    )
 
 
 #: §6.1: (count, CPU GHz, RAM GB) per server type
@@ -284,13 +388,27 @@ def peak_total_bandwidth(vms: pd.DataFrame) -> tuple[float, float]:
     act = vms[vms.active]
     if act.empty:
         raise InvalidInputError("vms: no active sample to size the bandwidths from")
-    per_time = pd.DataFrame({"time": act.time, "storage": (act.disk_read_kbps + act.disk_write_kbps) / 1024.0,
-                             "network": (act.net_rx_kbps + act.net_tx_kbps) / 1024.0}).groupby("time").sum()
+    per_time = (
+        pd.DataFrame(
+            {
+                "time": act.time,
+                "storage": (act.disk_read_kbps + act.disk_write_kbps) / 1024.0,
+                "network": (act.net_rx_kbps + act.net_tx_kbps) / 1024.0,
+            }
+        )
+        .groupby("time")
+        .sum()
+    )
     return float(per_time.storage.max()), float(per_time.network.max())
 
 
-def bitbrains_fleet(*, locations: int = 3, storage_mbps: float = 2000.0, network_mbps: float = 1000.0,
-                    size_from: pd.DataFrame | None = None) -> Fleet:
+def bitbrains_fleet(
+    *,
+    locations: int = 3,
+    storage_mbps: float = 2000.0,
+    network_mbps: float = 1000.0,
+    size_from: pd.DataFrame | None = None,
+) -> Fleet:
     """The 250-server fleet of §6.1 over ``locations`` sites (types spread round-robin). Resources: CPU (GHz),
     RAM (GB), storage and network bandwidth (MB/s). Each server type at each location shares one storage
     device and one network link in the paper; their capacities were **not recovered** — here each server
@@ -301,46 +419,76 @@ def bitbrains_fleet(*, locations: int = 3, storage_mbps: float = 2000.0, network
     usage of those VMs at one instant (:func:`peak_total_bandwidth`), split evenly over the servers. Reading
     "overall usage" as the total at one instant (not the sum of per-VM peaks) is our choice, said in ``notes``."""
     locations = as_count(locations, "locations")
-    storage_mbps, network_mbps = as_number(storage_mbps, "storage_mbps"), as_number(network_mbps, "network_mbps")
+    storage_mbps, network_mbps = (
+        as_number(storage_mbps, "storage_mbps"),
+        as_number(network_mbps, "network_mbps"),
+    )
     n_servers = sum(count for count, _, _ in BITBRAINS_SERVER_TYPES)
     note = f"storage {storage_mbps} MB/s and network {network_mbps} MB/s per server: not recovered, chosen"
     if size_from is not None:
         as_instance(size_from, pd.DataFrame, "size_from")
         storage_total, network_total = peak_total_bandwidth(size_from)
         storage_mbps, network_mbps = storage_total / n_servers, network_total / n_servers
-        note = (f"storage {storage_mbps:.4g} MB/s and network {network_mbps:.4g} MB/s per server: the VMs' largest "
-                f"total usage at one instant ({storage_total:.4g} and {network_total:.4g} MB/s, §6.1's sizing rule) "
-                f"split over {n_servers} servers")
+        note = (
+            f"storage {storage_mbps:.4g} MB/s and network {network_mbps:.4g} MB/s per server: the VMs' largest "
+            f"total usage at one instant ({storage_total:.4g} and {network_total:.4g} MB/s, §6.1's sizing rule) "
+            f"split over {n_servers} servers"
+        )
     rows, labels, where = [], [], []
     for t, (count, ghz, gb) in enumerate(BITBRAINS_SERVER_TYPES, start=1):
         for j in range(count):
             rows.append([ghz, gb, storage_mbps, network_mbps])
             labels.append(f"type {t}")
             where.append(j % locations)
-    return Fleet(np.array(rows), ("cpu_ghz", "memory_gb", "storage_mbps", "network_mbps"), np.array(labels),
-                 "paper", np.array(where), notes=note)
+    return Fleet(
+        np.array(rows),
+        ("cpu_ghz", "memory_gb", "storage_mbps", "network_mbps"),
+        np.array(labels),
+        "paper",
+        np.array(where),
+        notes=note,
+    )
 
 
 def bitbrains_workload(vms: pd.DataFrame) -> Workload:
     """VMs as users from :func:`fairlib.traces.read_vms` rows: demand = peak (CPU GHz, memory GB, disk MB/s,
     network MB/s) over active samples; VMs never active are skipped and counted in ``skipped["never_active"]``."""
     as_instance(vms, pd.DataFrame, "vms")
-    need = {"vm", "time", "active", "cpu_usage_mhz", "memory_usage_kb", "disk_read_kbps", "disk_write_kbps",
-            "net_rx_kbps", "net_tx_kbps"}
+    need = {
+        "vm",
+        "time",
+        "active",
+        "cpu_usage_mhz",
+        "memory_usage_kb",
+        "disk_read_kbps",
+        "disk_write_kbps",
+        "net_rx_kbps",
+        "net_tx_kbps",
+    }
     missing = need - set(vms.columns)
     if missing:
         raise InvalidInputError(f"vms: missing columns {sorted(missing)}")
     check_columns(vms, "vms", sorted(need - {"vm", "time", "active"}))
     act = vms[vms.active]
-    frame = pd.DataFrame({"vm": act.vm, "time": act.time, "cpu": act.cpu_usage_mhz / 1000.0,
-                          "memory": act.memory_usage_kb / 1024 ** 2,
-                          "storage": (act.disk_read_kbps + act.disk_write_kbps) / 1024.0,
-                          "network": (act.net_rx_kbps + act.net_tx_kbps) / 1024.0})
+    frame = pd.DataFrame(
+        {
+            "vm": act.vm,
+            "time": act.time,
+            "cpu": act.cpu_usage_mhz / 1000.0,
+            "memory": act.memory_usage_kb / 1024**2,
+            "storage": (act.disk_read_kbps + act.disk_write_kbps) / 1024.0,
+            "network": (act.net_rx_kbps + act.net_tx_kbps) / 1024.0,
+        }
+    )
     g = frame.groupby("vm", sort=False)
     peak = g[["cpu", "memory", "storage", "network"]].max()
     all_vms = pd.unique(vms.vm)
-    return Workload(users=peak.index.to_numpy(), demand=peak.to_numpy(float),
-                    arrival=g.time.min().to_numpy(float), departure=g.time.max().to_numpy(float) + 300.0,
-                    resources=("cpu_ghz", "memory_gb", "storage_mbps", "network_mbps"),
-                    source=vms.attrs.get("source", "real"),
-                    skipped={"never_active": int(len(all_vms) - len(peak))})
+    return Workload(
+        users=peak.index.to_numpy(),
+        demand=peak.to_numpy(float),
+        arrival=g.time.min().to_numpy(float),
+        departure=g.time.max().to_numpy(float) + 300.0,
+        resources=("cpu_ghz", "memory_gb", "storage_mbps", "network_mbps"),
+        source=vms.attrs.get("source", "real"),
+        skipped={"never_active": int(len(all_vms) - len(peak))},
+    )

@@ -37,15 +37,44 @@ import scipy.linalg
 from numba import prange
 
 from ..._jit import njit
-from .pair_kernels import (THREADED_BLAS_FLOPS, blas_threads, largest, numba_threads, one_blas_thread,
-                           serial_twins, sum_chunks, user_chunks)
+from .pair_kernels import (
+    THREADED_BLAS_FLOPS,
+    blas_threads,
+    largest,
+    numba_threads,
+    one_blas_thread,
+    serial_twins,
+    sum_chunks,
+    user_chunks,
+)
 
 __all__ = ["maxmin_round_interior_point", "compile_refinement_kernels"]
 
 
 @njit(cache=True, parallel=True)
-def _normal_matrix(x, z, w, u, s, y, a_act, user_start, pair_server, dem, inv_cap, row_of, chunks, n_rows, r_dense,
-                   dense, r_single, single, weight, lows, mt):
+def _normal_matrix(
+    x,
+    z,
+    w,
+    u,
+    s,
+    y,
+    a_act,
+    user_start,
+    pair_server,
+    dem,
+    inv_cap,
+    row_of,
+    chunks,
+    n_rows,
+    r_dense,
+    dense,
+    r_single,
+    single,
+    weight,
+    lows,
+    mt,
+):
     """The weights D = x/z, 1/G per user, b = A D Eᵀ(a/G), c0 = aᵀG⁻¹a and the reduced normal matrix on the
     capacity rows, without cancellation: M = A D Aᵀ + S/Y - V G⁻¹ Vᵀ + b bᵀ/c0.
 
@@ -94,10 +123,33 @@ def _normal_matrix(x, z, w, u, s, y, a_act, user_start, pair_server, dem, inv_ca
             inv_g[n] = 1.0 / g
             if dense:
                 r_dense[n, :] = 0.0
-            n_e, n_r = _user_terms(n, lo, hi, star, delta, w[n] / u[n], g, weight, a_act[n] / g, pair_server, dem,
-                                   inv_cap, row_of, dense, r_dense, blocks[c], b_parts[c], e_rows, e_vals, r_rows,
-                                   r_vals, r_mark)
-            _subtract_cross_terms(lows[c], n, n_e, n_r, e_rows, e_vals, r_rows, r_vals, r_mark, dense, r_dense)
+            n_e, n_r = _user_terms(
+                n,
+                lo,
+                hi,
+                star,
+                delta,
+                w[n] / u[n],
+                g,
+                weight,
+                a_act[n] / g,
+                pair_server,
+                dem,
+                inv_cap,
+                row_of,
+                dense,
+                r_dense,
+                blocks[c],
+                b_parts[c],
+                e_rows,
+                e_vals,
+                r_rows,
+                r_vals,
+                r_mark,
+            )
+            _subtract_cross_terms(
+                lows[c], n, n_e, n_r, e_rows, e_vals, r_rows, r_vals, r_mark, dense, r_dense
+            )
             if dense and single:
                 for j in range(n_rows):
                     r_single[n, j] = r_dense[n, j]
@@ -119,8 +171,30 @@ def _pair_weights(x, z, lo, hi, weight):
 
 
 @njit(cache=True, inline="always")
-def _user_terms(n, lo, hi, star, delta, omega, g, weight, share, pair_server, dem, inv_cap, row_of, dense, r_dense,
-                block, b_vec, e_rows, e_vals, r_rows, r_vals, r_mark):
+def _user_terms(
+    n,
+    lo,
+    hi,
+    star,
+    delta,
+    omega,
+    g,
+    weight,
+    share,
+    pair_server,
+    dem,
+    inv_cap,
+    row_of,
+    dense,
+    r_dense,
+    block,
+    b_vec,
+    e_rows,
+    e_vals,
+    r_rows,
+    r_vals,
+    r_mark,
+):
     """User n's contributions: b += Σ_p D_p a_p (a_n/G); the compact per-server blocks get D_p a_p a_pᵀ (κ for p*);
     E[n] = D* a*/√G (sparse, into e_rows/e_vals) and R[n] = Σ_{p≠p*} D_p a_p/√G (into ``r_dense[n]`` when dense,
     else sparse into r_rows/r_vals with ``r_mark`` as the row -> slot index). Returns (entries of E, of R)."""
@@ -184,7 +258,9 @@ def _assemble(lows, blocks, b_parts, row_of, a_act, inv_g, s, y, n_rows, weight,
     n_chunks, n_servers, kk = blocks.shape[0], blocks.shape[1], blocks.shape[2]
     n_users = inv_g.shape[0]
     low = lows[0]
-    for c in range(1, n_chunks):  # a loop: the in-place array operator compiles a broadcasting kernel
+    for c in range(
+        1, n_chunks
+    ):  # a loop: the in-place array operator compiles a broadcasting kernel
         for i in range(n_rows):
             for j in range(n_rows):
                 low[i, j] += lows[c, i, j]
@@ -246,8 +322,10 @@ def _linear_parts(x, y, u, z, user_start, pair_server, dem, inv_cap, row_of, chu
                 if acc > aty_max[c]:
                     aty_max[c] = acc
                 magnitude = abs(dual[p])
-                if not (magnitude <= largest_dual or largest_dual != largest_dual):  # a NaN, once seen, stays (as
-                    largest_dual = magnitude                                        # in pair_kernels.largest)
+                if not (
+                    magnitude <= largest_dual or largest_dual != largest_dual
+                ):  # a NaN, once seen, stays (as
+                    largest_dual = magnitude  # in pair_kernels.largest)
             ex[n] = acc_x
         dual_max[c] = largest_dual
     top = aty_max[0]  # no NaN: each entry is a running maximum from 0
@@ -262,8 +340,12 @@ def _cho_solve(upper, b):
     is ignored)."""
     n = b.shape[0]
     v = b.copy()
-    for k in range(n):  # Uᵀ v' = b, column by column: independent updates, which vectorise (a row-by-row sum is one
-        v[k] /= upper[k, k]  # chain of dependent subtractions, slower at the sizes the notebooks use)
+    for k in range(
+        n
+    ):  # Uᵀ v' = b, column by column: independent updates, which vectorise (a row-by-row sum is one
+        v[k] /= upper[
+            k, k
+        ]  # chain of dependent subtractions, slower at the sizes the notebooks use)
         vk = v[k]
         for i in range(k + 1, n):
             v[i] -= upper[k, i] * vk
@@ -276,8 +358,35 @@ def _cho_solve(upper, b):
 
 
 @njit(cache=True, parallel=True)
-def _newton_solve(upper, b_vec, c0, rc, ru, rd, rt, rxz, rsy, rwu, dx, dz, x, s, w, y, u, z, d, inv_g, a_act,
-                  user_start, pair_server, dem, inv_cap, row_of, chunks):
+def _newton_solve(
+    upper,
+    b_vec,
+    c0,
+    rc,
+    ru,
+    rd,
+    rt,
+    rxz,
+    rsy,
+    rwu,
+    dx,
+    dz,
+    x,
+    s,
+    w,
+    y,
+    u,
+    z,
+    d,
+    inv_g,
+    a_act,
+    user_start,
+    pair_server,
+    dem,
+    inv_cap,
+    row_of,
+    chunks,
+):
     """The Newton step for residuals (rc, ru, rd, rt, rxz, rsy, rwu), user rows and t eliminated (module doc); the
     pairs' steps are written into ``dx`` and ``dz``.
 
@@ -288,7 +397,9 @@ def _newton_solve(upper, b_vec, c0, rc, ru, rd, rt, rxz, rsy, rwu, dx, dz, x, s,
     n_chunks = chunks.shape[0] - 1
     n_rows = rc.shape[0]
     h = np.empty(n_users)
-    for n in range(n_users):  # element-wise loops, not array expressions: each of those compiles a kernel
+    for n in range(
+        n_users
+    ):  # element-wise loops, not array expressions: each of those compiles a kernel
         h[n] = -ru[n] - rwu[n] / u[n]
     hg = np.empty(n_users)
     g_parts = np.zeros((n_chunks, n_rows))
@@ -346,30 +457,100 @@ def _newton_solve(upper, b_vec, c0, rc, ru, rd, rt, rxz, rsy, rwu, dx, dz, x, s,
     return dx, ds, dw, dt, dy, du, dz
 
 
-def _direction(kernels, work, refine, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, rxz, rsy, rwu, x, s, w, y, u, z,
-               d, inv_g, a_act, user_start, pair_server, dem, inv_cap, row_of, chunks):
+def _direction(
+    kernels,
+    work,
+    refine,
+    upper,
+    b_vec,
+    c0,
+    r_cap,
+    r_usr,
+    r_dual,
+    r_t,
+    rxz,
+    rsy,
+    rwu,
+    x,
+    s,
+    w,
+    y,
+    u,
+    z,
+    d,
+    inv_g,
+    a_act,
+    user_start,
+    pair_server,
+    dem,
+    inv_cap,
+    row_of,
+    chunks,
+):
     """Newton step (its pair steps in ``work.dx`` and ``work.dz``), plus (``refine``) one round of iterative
     refinement on the unreduced equations: the reduced matrix loses accuracy as complementarity -> 0 (and is formed
     partly in single precision early on).
     ``kernels``: the serial or parallel pair kernels. Plain Python calling the kernels, so the refinement (and
     this orchestration) is not compiled into every solve: element-wise NumPy rounds as a compiled array
     expression does, and the dot product is the kernels' own (:func:`_dot`)."""
-    args = (x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_server, dem, inv_cap, row_of, chunks)
-    dx, ds, dw, dt, dy, du, dz = kernels._newton_solve(upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, rxz, rsy, rwu,
-                                                       work.dx, work.dz, *args)
+    args = (
+        x,
+        s,
+        w,
+        y,
+        u,
+        z,
+        d,
+        inv_g,
+        a_act,
+        user_start,
+        pair_server,
+        dem,
+        inv_cap,
+        row_of,
+        chunks,
+    )
+    dx, ds, dw, dt, dy, du, dz = kernels._newton_solve(
+        upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, rxz, rsy, rwu, work.dx, work.dz, *args
+    )
     if not refine:
         return dx, ds, dw, dt, dy, du, dz
     # the refinement (at most once per iteration, near the end) allocates its own pair vectors
-    a_dx, e_dx, e_d, _, _ = kernels._linear_parts(dx, dy, du, dz, user_start, pair_server, dem, inv_cap, row_of,
-                                                  chunks, r_cap.shape[0], np.empty_like(dx))
+    a_dx, e_dx, e_d, _, _ = kernels._linear_parts(
+        dx,
+        dy,
+        du,
+        dz,
+        user_start,
+        pair_server,
+        dem,
+        inv_cap,
+        row_of,
+        chunks,
+        r_cap.shape[0],
+        np.empty_like(dx),
+    )
     e_c = a_dx + ds + r_cap
     e_u = e_dx - dw - a_act * dt + r_usr
     e_xz = kernels._pair_refinement_residuals(e_d, r_dual, z, dx, x, dz, rxz, user_start, chunks)
     e_t = _dot(a_act, du) + r_t
     e_sy = y * ds + s * dy + rsy
     e_wu = u * dw + w * du + rwu
-    cx, cs, cw, ct, cy, cu, cz = kernels._newton_solve(upper, b_vec, c0, e_c, e_u, e_d, e_t, e_xz, e_sy, e_wu,
-                                                       np.empty_like(dx), np.empty_like(dz), *args)
+    cx, cs, cw, ct, cy, cu, cz = kernels._newton_solve(
+        upper,
+        b_vec,
+        c0,
+        e_c,
+        e_u,
+        e_d,
+        e_t,
+        e_xz,
+        e_sy,
+        e_wu,
+        np.empty_like(dx),
+        np.empty_like(dz),
+        *args,
+    )
     kernels._pair_add(dx, cx, dz, cz, user_start, chunks)
     return dx, ds + cs, dw + cw, dt + ct, dy + cy, du + cu, dz
 
@@ -405,27 +586,97 @@ def _centring_target(x, s, w, y, u, z, dx, ds, dw, dy, du, dz, tp, td, n_comp, m
     return min((mu_aff / n_comp / mu) ** 3, 1.0) * mu
 
 
-def _predictor_corrector(kernels, work, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x, s, w, t, y, u, z, d, inv_g,
-                         a_act, user_start, pair_server, dem, inv_cap, row_of, chunks, mu, n_comp, refine, fraction):
+def _predictor_corrector(
+    kernels,
+    work,
+    upper,
+    b_vec,
+    c0,
+    r_cap,
+    r_usr,
+    r_dual,
+    r_t,
+    x,
+    s,
+    w,
+    t,
+    y,
+    u,
+    z,
+    d,
+    inv_g,
+    a_act,
+    user_start,
+    pair_server,
+    dem,
+    inv_cap,
+    row_of,
+    chunks,
+    mu,
+    n_comp,
+    refine,
+    fraction,
+):
     """Mehrotra's predictor-corrector step, taken in place (x, s, w, y, u, z); returns (new t, finite).
     ``refine``: one round of iterative refinement of the corrector (needed only as the system degenerates);
     ``fraction``: of the step to the boundary taken. Plain Python calling the kernels (see :func:`_direction`);
     the per-pair arithmetic stays in fused kernels split over the threads (:func:`_pair_step_lengths`,
     :func:`_complementarity`, :func:`_pair_advance`), or in NumPy on one chunk (the same values)."""
-    args = (x, s, w, y, u, z, d, inv_g, a_act, user_start, pair_server, dem, inv_cap, row_of, chunks)
+    args = (
+        x,
+        s,
+        w,
+        y,
+        u,
+        z,
+        d,
+        inv_g,
+        a_act,
+        user_start,
+        pair_server,
+        dem,
+        inv_cap,
+        row_of,
+        chunks,
+    )
     # the predictor only sets the centring and the second-order term: no refinement
-    dx, ds, dw, dt, dy, du, dz = _direction(kernels, work, False, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t,
-                                            kernels._pair_products(x, z, user_start, chunks, work.rxz), s * y, w * u,
-                                            *args)
+    dx, ds, dw, dt, dy, du, dz = _direction(
+        kernels,
+        work,
+        False,
+        upper,
+        b_vec,
+        c0,
+        r_cap,
+        r_usr,
+        r_dual,
+        r_t,
+        kernels._pair_products(x, z, user_start, chunks, work.rxz),
+        s * y,
+        w * u,
+        *args,
+    )
     tp_pairs, td_pairs, _ = kernels._pair_step_lengths(x, dx, z, dz, user_start, chunks)
     tp = min(tp_pairs, _step(s, ds), _step(w, dw))
     td = min(_step(y, dy), _step(u, du), td_pairs)
     target = _centring_target(x, s, w, y, u, z, dx, ds, dw, dy, du, dz, tp, td, n_comp, mu)
     # the predictor's steps are read here for the last time: the corrector's overwrite them in the workspace
-    dx, ds, dw, dt, dy, du, dz = _direction(kernels, work, refine, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t,
-                                            kernels._complementarity(x, z, dx, dz, target, user_start, chunks,
-                                                                     work.rxz),
-                                            s * y + ds * dy - target, w * u + dw * du - target, *args)
+    dx, ds, dw, dt, dy, du, dz = _direction(
+        kernels,
+        work,
+        refine,
+        upper,
+        b_vec,
+        c0,
+        r_cap,
+        r_usr,
+        r_dual,
+        r_t,
+        kernels._complementarity(x, z, dx, dz, target, user_start, chunks, work.rxz),
+        s * y + ds * dy - target,
+        w * u + dw * du - target,
+        *args,
+    )
     tp_pairs, td_pairs, finite = kernels._pair_step_lengths(x, dx, z, dz, user_start, chunks)
     if not (np.isfinite(dt) and finite and all(_all_finite(v) for v in (ds, dw, dy, du))):
         return t, False
@@ -441,6 +692,7 @@ def _predictor_corrector(kernels, work, upper, b_vec, c0, r_cap, r_usr, r_dual, 
 
 # Element-wise passes over the pairs, split over the user chunks' pair ranges (one per thread): each entry is
 # computed as the NumPy expression computes it, and a minimum does not round, so the split changes no bit.
+
 
 @njit(cache=True, parallel=True)
 def _pair_products(x, z, user_start, chunks, out):
@@ -481,7 +733,9 @@ def _pair_step_lengths(x, dx, z, dz, user_start, chunks):
                 r = -z[p] / dz[p]
                 if r < td:
                     td = r
-            ok &= (dx[p] - dx[p] == 0.0) & (dz[p] - dz[p] == 0.0)  # false for NaN and ±inf, without a branch
+            ok &= (dx[p] - dx[p] == 0.0) & (
+                dz[p] - dz[p] == 0.0
+            )  # false for NaN and ±inf, without a branch
         primal[c] = tp
         dual[c] = td
         finite[c] = ok
@@ -528,7 +782,11 @@ def compile_refinement_kernels():
     """Compile the refinement's parallel pair kernels on one pair (on one chunk they are NumPy: nothing to compile): a
     solve reaches them only when its residual passes below ``_REFINE_BELOW`` before it converges, which the warm-up's
     small instances may skip."""
-    one, user_start, chunks = np.ones(1), np.array([0, 1], dtype=np.int64), np.array([0, 1], dtype=np.int64)
+    one, user_start, chunks = (
+        np.ones(1),
+        np.array([0, 1], dtype=np.int64),
+        np.array([0, 1], dtype=np.int64),
+    )
     _pair_refinement_residuals(one.copy(), one, one, one, one, one, one, user_start, chunks)
     _pair_add(one.copy(), one, one.copy(), one, user_start, chunks)
 
@@ -544,6 +802,7 @@ def _all_finite(v):
 
 # The element-wise passes on one chunk: NumPy computes each entry as the kernels do (no contraction into a fused
 # multiply-add, the same order of operations; a minimum does not round), without compiling anything.
+
 
 def _pair_products_numpy(x, z, user_start, chunks, out):
     return np.multiply(x, z, out=out)
@@ -577,10 +836,17 @@ def _pair_add_numpy(dx, cx, dz, cz, user_start, chunks):
 
 # one chunk (below PARALLEL_PAIRS pairs) runs serial copies that never compile a parallel region, and NumPy for
 # the element-wise passes (their serial twins had added a second to the first solve's compilation)
-_SERIAL, _PARALLEL = serial_twins(globals(), in_numpy={
-    "_pair_products": _pair_products_numpy, "_complementarity": _complementarity_numpy,
-    "_pair_step_lengths": _pair_step_lengths_numpy, "_pair_advance": _pair_advance_numpy,
-    "_pair_refinement_residuals": _pair_refinement_residuals_numpy, "_pair_add": _pair_add_numpy})
+_SERIAL, _PARALLEL = serial_twins(
+    globals(),
+    in_numpy={
+        "_pair_products": _pair_products_numpy,
+        "_complementarity": _complementarity_numpy,
+        "_pair_step_lengths": _pair_step_lengths_numpy,
+        "_pair_advance": _pair_advance_numpy,
+        "_pair_refinement_residuals": _pair_refinement_residuals_numpy,
+        "_pair_add": _pair_add_numpy,
+    },
+)
 
 
 def _cholesky(matrix, factor):
@@ -609,7 +875,9 @@ class _Workspace:
     anew for every call and its first writes fault it in), about a tenth of a solve."""
 
     def __init__(self, n_pairs: int, n_users: int, n_rows: int, n_chunks: int, dense: bool):
-        self.dx, self.dz, self.rxz, self.dual, self.weight, self.best_x = (np.empty(n_pairs) for _ in range(6))
+        self.dx, self.dz, self.rxz, self.dual, self.weight, self.best_x = (
+            np.empty(n_pairs) for _ in range(6)
+        )
         self.r_dense = np.zeros((n_users, n_rows) if dense else (0, n_rows))
         self.r_single = np.zeros((n_users, n_rows) if dense else (0, n_rows), dtype=np.float32)
         self.lows = np.empty((n_chunks, n_rows, n_rows))
@@ -619,7 +887,9 @@ class _Workspace:
 
 
 _SINGLE_ABOVE = 1e-2  # residual above which the low-rank product is formed in single precision
-_REFINE_BELOW = 1e-6  # residual below which corrector steps are refined (conditioning degrades as μ -> 0)
+_REFINE_BELOW = (
+    1e-6  # residual below which corrector steps are refined (conditioning degrades as μ -> 0)
+)
 _STALL_ITERATIONS = 5  # iterations without halving the residual before the best iterate is returned
 
 
@@ -632,8 +902,9 @@ class MaxminRound(NamedTuple):
     diagnostics: dict
 
 
-def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, level, *, tol=1e-10,
-                                max_iterations=100) -> MaxminRound:
+def maxmin_round_interior_point(
+    demand, capacity, pair_user, pair_server, coef, level, *, tol=1e-10, max_iterations=100
+) -> MaxminRound:
     """Solve one progressive-filling round; returns (x per pair, t, blocked users, diagnostics).
 
     Parameters
@@ -658,12 +929,24 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
     pair_server = np.ascontiguousarray(pair_server, dtype=np.int32)
     user_start = np.searchsorted(pair_user, np.arange(n_users + 1)).astype(np.int64)
     # capacity rows (server, resource) some pair loads; vacuous rows are left out (they would be singular)
-    if (dem > 0).all():  # every user demands every resource (the common case): a row is loaded if its server has a pair
-        loaded = np.repeat((np.bincount(pair_server, minlength=capacity.shape[0]) > 0)[:, None], kk, axis=1)
+    if (
+        dem > 0
+    ).all():  # every user demands every resource (the common case): a row is loaded if its server has a pair
+        loaded = np.repeat(
+            (np.bincount(pair_server, minlength=capacity.shape[0]) > 0)[:, None], kk, axis=1
+        )
     else:
-        loaded = np.stack([np.bincount(pair_server, weights=dem[pair_user, k] > 0, minlength=capacity.shape[0]) > 0
-                           for k in range(kk)], axis=1)
-    row_of = np.where(loaded, np.cumsum(loaded.ravel()).reshape(loaded.shape) - 1, -1).astype(np.int64)
+        loaded = np.stack(
+            [
+                np.bincount(pair_server, weights=dem[pair_user, k] > 0, minlength=capacity.shape[0])
+                > 0
+                for k in range(kk)
+            ],
+            axis=1,
+        )
+    row_of = np.where(loaded, np.cumsum(loaded.ravel()).reshape(loaded.shape) - 1, -1).astype(
+        np.int64
+    )
     n_rows = int(loaded.sum())
     chunks = user_chunks(user_start)
     n_chunks = len(chunks) - 1
@@ -684,8 +967,15 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
     work = _Workspace(n_pairs, n_users, n_rows, n_chunks, dense)
     # Start: every pair at half the load the busiest row can take, slacks from there; duals balanced (the column
     # sums col_sum live in work.dual, read only here, before the first iteration overwrites them).
-    load1, _, col_sum, _, _ = kernels._linear_parts(np.ones(n_pairs), np.ones(n_rows), np.zeros(n_users),
-                                                 np.zeros(n_pairs), *structure, n_rows, work.dual)
+    load1, _, col_sum, _, _ = kernels._linear_parts(
+        np.ones(n_pairs),
+        np.ones(n_rows),
+        np.zeros(n_users),
+        np.zeros(n_pairs),
+        *structure,
+        n_rows,
+        work.dual,
+    )
     x = np.full(n_pairs, 0.9 / max(load1.max(initial=0.0), 1e-300))
     s = np.maximum(1.0 - load1 * x[0] if n_pairs else np.ones(n_rows), 0.1)
     totals = np.bincount(pair_user, weights=x, minlength=n_users)
@@ -698,23 +988,31 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
     n_comp = n_pairs + n_rows + n_users
     # the normal matrix's product (users x rows² operations) and factorisation (rows³ / 3) on the numba loops' threads
     # when large enough to gain from them (see THREADED_BLAS_FLOPS); one BLAS thread otherwise
-    big = max(n_users * n_rows * n_rows if dense else 0, n_rows ** 3 / 3) >= THREADED_BLAS_FLOPS
+    big = max(n_users * n_rows * n_rows if dense else 0, n_rows**3 / 3) >= THREADED_BLAS_FLOPS
 
     converged = False
     best = (np.inf, x, t, u, w)
     stalled = 0
     it = 0
-    with np.errstate(all="ignore"), warnings.catch_warnings(), one_blas_thread(), numba_threads(n_chunks):
+    with (
+        np.errstate(all="ignore"),
+        warnings.catch_warnings(),
+        one_blas_thread(),
+        numba_threads(n_chunks),
+    ):
         warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
         for it in range(1, max_iterations + 1):
-            r_cap, totals, r_dual, aty_max, dual_max = kernels._linear_parts(x, y, u, z, *structure, n_rows,
-                                                                             work.dual)
+            r_cap, totals, r_dual, aty_max, dual_max = kernels._linear_parts(
+                x, y, u, z, *structure, n_rows, work.dual
+            )
             r_cap += s - 1.0
             r_usr = totals - w - a_act * t - floor
             r_t = float(a_act @ u) - 1.0
             gap = float(x @ z + s @ y + w @ u)
-            primal_res = max(float(np.abs(r_cap).max(initial=0.0)),
-                             float(np.abs(r_usr).max()) / max(1.0, float(totals.max())))
+            primal_res = max(
+                float(np.abs(r_cap).max(initial=0.0)),
+                float(np.abs(r_usr).max()) / max(1.0, float(totals.max())),
+            )
             dual_res = max(dual_max / max(1.0, aty_max), abs(r_t))
             merit = max(primal_res, dual_res, gap / max(1.0, abs(t)))
             if merit < 0.5 * best[0]:
@@ -726,31 +1024,87 @@ def maxmin_round_interior_point(demand, capacity, pair_user, pair_server, coef, 
             if merit <= tol:
                 converged = True
                 break
-            if stalled >= _STALL_ITERATIONS:  # degenerate and ill-conditioned: keep the best iterate
+            if (
+                stalled >= _STALL_ITERATIONS
+            ):  # degenerate and ill-conditioned: keep the best iterate
                 break
-            single = merit > _SINGLE_ABOVE  # early steps need little accuracy: the product in single precision
-            m_mat, d, inv_g, b_vec, c0 = kernels._normal_matrix(x, z, w, u, s, y, a_act, *structure, n_rows,
-                                                                work.r_dense, dense, work.r_single, single,
-                                                                work.weight, work.lows, work.mt)
+            single = (
+                merit > _SINGLE_ABOVE
+            )  # early steps need little accuracy: the product in single precision
+            m_mat, d, inv_g, b_vec, c0 = kernels._normal_matrix(
+                x,
+                z,
+                w,
+                u,
+                s,
+                y,
+                a_act,
+                *structure,
+                n_rows,
+                work.r_dense,
+                dense,
+                work.r_single,
+                single,
+                work.weight,
+                work.lows,
+                work.mt,
+            )
             with blas_threads(n_chunks) if big else contextlib.nullcontext():
-                if dense:  # M -= RᵀR on the upper triangle, which is all the Cholesky factorisation reads
+                if (
+                    dense
+                ):  # M -= RᵀR on the upper triangle, which is all the Cholesky factorisation reads
                     if single:
-                        m_mat -= scipy.linalg.blas.ssyrk(1.0, work.r_single.T, beta=0.0, c=work.product, trans=0,
-                                                         lower=0, overwrite_c=1)
+                        m_mat -= scipy.linalg.blas.ssyrk(
+                            1.0,
+                            work.r_single.T,
+                            beta=0.0,
+                            c=work.product,
+                            trans=0,
+                            lower=0,
+                            overwrite_c=1,
+                        )
                     else:
-                        m_mat = scipy.linalg.blas.dsyrk(-1.0, work.r_dense.T, beta=1.0, c=m_mat, trans=0, lower=0,
-                                                        overwrite_c=1)
+                        m_mat = scipy.linalg.blas.dsyrk(
+                            -1.0, work.r_dense.T, beta=1.0, c=m_mat, trans=0, lower=0, overwrite_c=1
+                        )
                 upper = _cholesky(m_mat, work.factor)
             if upper is None:
                 break
-            t, finite = _predictor_corrector(kernels, work, upper, b_vec, c0, r_cap, r_usr, r_dual, r_t, x, s, w, t,
-                                             y, u, z, d, inv_g, a_act, *structure, gap / n_comp, float(n_comp),
-                                             merit < _REFINE_BELOW, 1.0 - min(0.005, merit))
+            t, finite = _predictor_corrector(
+                kernels,
+                work,
+                upper,
+                b_vec,
+                c0,
+                r_cap,
+                r_usr,
+                r_dual,
+                r_t,
+                x,
+                s,
+                w,
+                t,
+                y,
+                u,
+                z,
+                d,
+                inv_g,
+                a_act,
+                *structure,
+                gap / n_comp,
+                float(n_comp),
+                merit < _REFINE_BELOW,
+                1.0 - min(0.005, merit),
+            )
             if not finite:
                 break
 
     merit, x, t, u, w = best
     with np.errstate(divide="ignore", invalid="ignore"):
         blocked = active & (u * a > w / np.maximum(a * abs(t), 1e-300))
-    return MaxminRound(x, t / unit, blocked,
-                       {"iterations": it, "converged": converged, "merit": merit, "dual_share": u * a})
+    return MaxminRound(
+        x,
+        t / unit,
+        blocked,
+        {"iterations": it, "converged": converged, "merit": merit, "dual_share": u * a},
+    )

@@ -20,9 +20,21 @@ from threadpoolctl import ThreadpoolController
 from ..._jit import njit
 from ..._jit import referenced_names as _references
 
-__all__ = ["row_products", "column_products", "user_sums", "one_blas_thread", "blas_threads", "numba_threads",
-           "user_chunks", "serial_twins", "parallel_from", "sum_chunks", "TWINS", "PARALLEL_CHAINS",
-           "THREADED_BLAS_FLOPS"]
+__all__ = [
+    "row_products",
+    "column_products",
+    "user_sums",
+    "one_blas_thread",
+    "blas_threads",
+    "numba_threads",
+    "user_chunks",
+    "serial_twins",
+    "parallel_from",
+    "sum_chunks",
+    "TWINS",
+    "PARALLEL_CHAINS",
+    "THREADED_BLAS_FLOPS",
+]
 
 _BLAS = None
 PARALLEL_PAIRS = 20_000  # problems with fewer eligible pairs run on one thread
@@ -96,8 +108,9 @@ TWINS: list = []
 PARALLEL_CHAINS: list = []
 
 
-def serial_twins(namespace: dict, in_numpy: dict | None = None) -> tuple[types.SimpleNamespace,
-                                                                          types.SimpleNamespace]:
+def serial_twins(
+    namespace: dict, in_numpy: dict | None = None
+) -> tuple[types.SimpleNamespace, types.SimpleNamespace]:
     """Serial copies of a module's parallel kernels and of every kernel that calls one, directly or not.
 
     numba compiles a kernel together with everything it calls, so one ``parallel=True`` kernel deep in a solver
@@ -118,28 +131,46 @@ def serial_twins(namespace: dict, in_numpy: dict | None = None) -> tuple[types.S
     """
     module = namespace["__name__"]
     in_numpy = in_numpy or {}
-    kernels = {name: value for name, value in namespace.items()
-               if isinstance(value, CPUDispatcher) and value.py_func.__module__ == module}
+    kernels = {
+        name: value
+        for name, value in namespace.items()
+        if isinstance(value, CPUDispatcher) and value.py_func.__module__ == module
+    }
     for name in in_numpy:
-        callers = [other for other, kernel in kernels.items() if name in _references(kernel.py_func.__code__)]
+        callers = [
+            other
+            for other, kernel in kernels.items()
+            if name in _references(kernel.py_func.__code__)
+        ]
         if name not in kernels or not kernels[name].targetoptions.get("parallel") or callers:
-            raise ValueError(f"in_numpy[{name!r}]: only a parallel kernel of {module} that no kernel calls can run "
-                             f"in NumPy (called by {callers})")
-    chain = {name for name, kernel in kernels.items() if kernel.targetoptions.get("parallel")} - set(in_numpy)
+            raise ValueError(
+                f"in_numpy[{name!r}]: only a parallel kernel of {module} that no kernel calls can run "
+                f"in NumPy (called by {callers})"
+            )
+    chain = {
+        name for name, kernel in kernels.items() if kernel.targetoptions.get("parallel")
+    } - set(in_numpy)
     grown = True
     while grown:  # callers of the chain join it until nothing changes
-        callers = {name for name, kernel in kernels.items() if _references(kernel.py_func.__code__) & chain}
+        callers = {
+            name for name, kernel in kernels.items() if _references(kernel.py_func.__code__) & chain
+        }
         grown = not callers <= chain
         chain |= callers
     scope = dict(namespace)  # the twins' globals: the chain's names rebound to the twins below
     twins = {}
     for name in sorted(chain):
         original = kernels[name].py_func
-        copy = types.FunctionType(original.__code__, scope, original.__name__, original.__defaults__,
-                                  original.__closure__)
+        copy = types.FunctionType(
+            original.__code__, scope, original.__name__, original.__defaults__, original.__closure__
+        )
         copy.__qualname__ = f"{original.__qualname__}__serial"
         copy.__module__, copy.__doc__ = module, original.__doc__
-        options = {k: v for k, v in kernels[name].targetoptions.items() if k not in ("parallel", "nopython")}
+        options = {
+            k: v
+            for k, v in kernels[name].targetoptions.items()
+            if k not in ("parallel", "nopython")
+        }
         if kernels[name].targetoptions.get("parallel"):
             # a chunk loop's twin is one plain loop: inlined into its callers, not compiled, linked and
             # re-optimised as a function of its own under each of them
@@ -149,8 +180,10 @@ def serial_twins(namespace: dict, in_numpy: dict | None = None) -> tuple[types.S
     TWINS.extend(twins.values())
     PARALLEL_CHAINS.extend(kernels[name] for name in twins)
     PARALLEL_CHAINS.extend(kernels[name] for name in in_numpy)
-    return (types.SimpleNamespace(**twins, **in_numpy),
-            types.SimpleNamespace(**{name: kernels[name] for name in [*twins, *in_numpy]}))
+    return (
+        types.SimpleNamespace(**twins, **in_numpy),
+        types.SimpleNamespace(**{name: kernels[name] for name in [*twins, *in_numpy]}),
+    )
 
 
 @njit(cache=True, inline="always")

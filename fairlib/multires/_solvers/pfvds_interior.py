@@ -43,8 +43,16 @@ from ..._jit import interpreting
 from ..._validate import InvalidInputError, as_count, as_number
 from ..cluster import Allocation, Cluster, per_server_alpha
 from . import pfvds_parallel as parallel
-from .pair_kernels import (THREADED_BLAS_FLOPS, blas_threads, column_products, numba_threads, one_blas_thread,
-                           row_products, user_chunks, user_sums)
+from .pair_kernels import (
+    THREADED_BLAS_FLOPS,
+    blas_threads,
+    column_products,
+    numba_threads,
+    one_blas_thread,
+    row_products,
+    user_chunks,
+    user_sums,
+)
 from .pfvds_interior_serial import iterate as _iterate_compiled
 from .pfvds_interior_serial import pair_marginals as _marginals
 from .pfvds_interior_serial import reduced_matrix_parts as _reduced_matrix_parts
@@ -53,7 +61,9 @@ from .pfvds_interior_serial import solve_m as _solve_m
 __all__ = ["pfvds_interior_point", "shared_stages"]
 
 # stage results kept by shared_stages(): key -> _interior_point's result (None: not sharing)
-_SHARED: contextvars.ContextVar[dict | None] = contextvars.ContextVar("fairlib_pfvds_shared_stages", default=None)
+_SHARED: contextvars.ContextVar[dict | None] = contextvars.ContextVar(
+    "fairlib_pfvds_shared_stages", default=None
+)
 
 
 @contextlib.contextmanager
@@ -71,7 +81,14 @@ def shared_stages():
 
 def _stage_key(cluster, stage_alphas, time_shared, tol, max_iterations, start, shrink) -> bytes:
     h = hashlib.sha256()
-    for arr in (cluster.capacity, cluster.demand, cluster.weight, cluster.eligible, cluster.max_tasks, stage_alphas):
+    for arr in (
+        cluster.capacity,
+        cluster.demand,
+        cluster.weight,
+        cluster.eligible,
+        cluster.max_tasks,
+        stage_alphas,
+    ):
         a = np.ascontiguousarray(arr)
         h.update(str((a.dtype.str, a.shape)).encode())
         h.update(a.tobytes())
@@ -83,18 +100,20 @@ def _stage_key(cluster, stage_alphas, time_shared, tol, max_iterations, start, s
 def _solve_stage(cluster, stage_alphas, time_shared, tol, max_iterations, start, shrink):
     """One continuation stage (:func:`_interior_point` on one BLAS thread), reused inside :func:`shared_stages`."""
     shared = _SHARED.get()
-    key = None if shared is None else _stage_key(cluster, stage_alphas, time_shared, tol, max_iterations, start,
-                                                 shrink)
+    key = (
+        None
+        if shared is None
+        else _stage_key(cluster, stage_alphas, time_shared, tol, max_iterations, start, shrink)
+    )
     if key is not None and key in shared:
         return shared[key]
     with one_blas_thread():
-        result = _interior_point(cluster, stage_alphas, time_shared, tol, max_iterations, start, shrink)
+        result = _interior_point(
+            cluster, stage_alphas, time_shared, tol, max_iterations, start, shrink
+        )
     if key is not None:
         shared[key] = result
     return result
-
-
-
 
 
 def _max_step(v, dv):
@@ -109,8 +128,10 @@ def _alphas_per_server(cluster: Cluster, alpha) -> np.ndarray:
     arr = per_server_alpha(cluster, alpha)
     if np.isinf(arr).any():
         i = int(np.argmax(np.isinf(arr)))
-        raise InvalidInputError(f"alpha[{i}] = {arr[i]}: the interior-point method needs a finite α > 0 "
-                                "(α = ∞ is PS-DSF: use psdsf)")
+        raise InvalidInputError(
+            f"alpha[{i}] = {arr[i]}: the interior-point method needs a finite α > 0 "
+            "(α = ∞ is PS-DSF: use psdsf)"
+        )
     return arr
 
 
@@ -125,9 +146,17 @@ RETRIES = 3
 RETRY_ALPHA_AT_MOST = 16.0
 
 
-def pfvds_interior_point(cluster: Cluster, alpha=1.0, *, time_shared: bool = False, tol: float = 1e-10,
-                         max_iterations: int = 200, continuation: tuple[float, float] = (_DIRECT_ALPHA, 2.0),
-                         shrink_to_caps: bool = False, retries: int = RETRIES) -> Allocation:
+def pfvds_interior_point(
+    cluster: Cluster,
+    alpha=1.0,
+    *,
+    time_shared: bool = False,
+    tol: float = 1e-10,
+    max_iterations: int = 200,
+    continuation: tuple[float, float] = (_DIRECT_ALPHA, 2.0),
+    shrink_to_caps: bool = False,
+    retries: int = RETRIES,
+) -> Allocation:
     """PF-VDS(α) by a primal-dual interior-point method on the equilibrium conditions of Problem 1.
 
     Every server's KKT conditions together — ŝ[n, i]^-α / γ[n, i] + z[n, i] = λ_i·d_n on eligible pairs,
@@ -182,23 +211,57 @@ def pfvds_interior_point(cluster: Cluster, alpha=1.0, *, time_shared: bool = Fal
     retries = as_count(retries, "retries", minimum=0)
     first, factor = (as_number(v, "continuation") for v in continuation)
     if not (first > 0 and factor > 1):
-        raise InvalidInputError(f"continuation = {continuation!r}: expected (first α > 0, factor > 1)")
+        raise InvalidInputError(
+            f"continuation = {continuation!r}: expected (first α > 0, factor > 1)"
+        )
     if not (cluster.max_tasks > 0).any():  # every user capped at 0: nothing to allocate
-        return Allocation.from_diagnostics(cluster, np.zeros((cluster.n_users, cluster.n_servers)), "pfvds", {
-            "iterations": 0, "converged": True, "gap": 0.0, "primal_residual": 0.0, "dual_residual": 0.0,
-            "prices": np.zeros(cluster.capacity.shape if not time_shared else (cluster.n_servers, 1)),
-            "cap_prices": np.zeros(cluster.n_users), "alpha": alphas, "time_shared": time_shared,
-            "method": "interior_point", "stages": []})
+        return Allocation.from_diagnostics(
+            cluster,
+            np.zeros((cluster.n_users, cluster.n_servers)),
+            "pfvds",
+            {
+                "iterations": 0,
+                "converged": True,
+                "gap": 0.0,
+                "primal_residual": 0.0,
+                "dual_residual": 0.0,
+                "prices": np.zeros(
+                    cluster.capacity.shape if not time_shared else (cluster.n_servers, 1)
+                ),
+                "cap_prices": np.zeros(cluster.n_users),
+                "alpha": alphas,
+                "time_shared": time_shared,
+                "method": "interior_point",
+                "stages": [],
+            },
+        )
     cap_level, step = first, factor
-    start = previous = converged_level = None    # the last converged stage and its α cap
+    start = previous = converged_level = None  # the last converged stage and its α cap
     restarted = False
     stages, retried = [], 0
     while True:
         stage_alphas = np.minimum(alphas, cap_level)
-        result = _solve_stage(cluster, stage_alphas, time_shared, tol, int(max_iterations), start,
-                              bool(shrink_to_caps))
-        stages.append((float(stage_alphas.max()), result.diagnostics["iterations"], result.diagnostics["converged"]))
-        if not result.diagnostics["converged"] and retried < retries and stage_alphas.max() <= RETRY_ALPHA_AT_MOST:
+        result = _solve_stage(
+            cluster,
+            stage_alphas,
+            time_shared,
+            tol,
+            int(max_iterations),
+            start,
+            bool(shrink_to_caps),
+        )
+        stages.append(
+            (
+                float(stage_alphas.max()),
+                result.diagnostics["iterations"],
+                result.diagnostics["converged"],
+            )
+        )
+        if (
+            not result.diagnostics["converged"]
+            and retried < retries
+            and stage_alphas.max() <= RETRY_ALPHA_AT_MOST
+        ):
             retried += 1
             # A stage that stops short is retried closer to the last converged one, the homotopy's factor
             # shrinking to its square root, or, when the first stage fails, from α = 1 (the concave program) with
@@ -212,7 +275,9 @@ def pfvds_interior_point(cluster: Cluster, alpha=1.0, *, time_shared: bool = Fal
                 restarted, cap_level = True, 1.0
                 continue
         if not result.diagnostics["converged"]:
-            if previous is not None and not (np.isfinite(result.tasks).all() and (result.tasks >= 0).all()):
+            if previous is not None and not (
+                np.isfinite(result.tasks).all() and (result.tasks >= 0).all()
+            ):
                 # a stage that went astray (very large α: negative or non-finite iterates) hands back the last
                 # converged stage's allocation, still marked not converged, for the best responses to finish from
                 result = replace(previous, converged=False)
@@ -221,7 +286,11 @@ def pfvds_interior_point(cluster: Cluster, alpha=1.0, *, time_shared: bool = Fal
             break
         start, previous, converged_level = result.tasks, result, cap_level
         cap_level *= step
-    return replace(result, iterations=sum(it for _, it, _ in stages), extras={**result.extras, "stages": stages})
+    return replace(
+        result,
+        iterations=sum(it for _, it, _ in stages),
+        extras={**result.extras, "stages": stages},
+    )
 
 
 @dataclass(frozen=True)
@@ -243,10 +312,14 @@ class _PairSystem:
     active: np.ndarray
     scale: np.ndarray
     n_constraints: int  # per server: R resources, or 1 when time-shared
-    n_server_rows: int  # the first rows are servers' constraints; the rest one cap row per user in cap_users
+    n_server_rows: (
+        int  # the first rows are servers' constraints; the rest one cap row per user in cap_users
+    )
     cap_users: np.ndarray
     price_coef: np.ndarray
-    cap_unit: np.ndarray  # per cap row: the utility scale its price is measured in (see _starting_point)
+    cap_unit: (
+        np.ndarray
+    )  # per cap row: the utility scale its price is measured in (see _starting_point)
     user_start: np.ndarray  # user n's pairs are user_start[n] .. user_start[n + 1] - 1
     chunks: np.ndarray  # user chunks, one per numba thread (:func:`.pair_kernels.user_chunks`)
 
@@ -258,7 +331,9 @@ class _PairSystem:
     def load(self, x):
         """A x: each kept row's load (fraction of its capacity)."""
         if self.parallel:
-            return parallel.load(x, self.pair_rows, self.coef, self.n_rows, self.user_start, self.chunks)
+            return parallel.load(
+                x, self.pair_rows, self.coef, self.n_rows, self.user_start, self.chunks
+            )
         return row_products(x, self.pair_rows, self.coef, self.n_rows)
 
     def price(self, y):
@@ -272,7 +347,9 @@ class _PairSystem:
     def marginals(self, x):
         """(g, u): each pair's marginal utility and the derivative's rank-one factor, at the totals of ``x``."""
         if self.parallel:
-            return parallel.marginals(x, self.log_coef, self.pair_alpha, self.user_start, self.chunks)[:2]
+            return parallel.marginals(
+                x, self.log_coef, self.pair_alpha, self.user_start, self.chunks
+            )[:2]
         return _marginals(self.totals(x), self.pair_user, self.log_coef, self.pair_alpha)
 
     def big(self) -> bool:
@@ -309,12 +386,36 @@ def _pair_system(cluster, alphas, time_shared) -> _PairSystem:
         rows_of_pair = cap_row[pair_user]
         capped = rows_of_pair >= 0
         pair_rows = np.ascontiguousarray(np.column_stack([pair_rows, rows_of_pair]))
-        coef = np.ascontiguousarray(np.column_stack([coef, np.where(capped, 1.0 / np.where(
-            capped, cluster.max_tasks[pair_user], 1.0), 0.0)]))
+        coef = np.ascontiguousarray(
+            np.column_stack(
+                [
+                    coef,
+                    np.where(
+                        capped, 1.0 / np.where(capped, cluster.max_tasks[pair_user], 1.0), 0.0
+                    ),
+                ]
+            )
+        )
     user_start = np.searchsorted(pair_user, np.arange(cluster.n_users + 1)).astype(np.int64)
-    return _PairSystem(pair_user, pair_server, pair_rows, coef, cluster.n_users, n_server_rows + int(cap_users.size),
-                       pair_alpha, log_coef, active, scale, kk, n_server_rows, cap_users, coef,
-                       np.ones(cap_users.size), user_start, user_chunks(user_start))
+    return _PairSystem(
+        pair_user,
+        pair_server,
+        pair_rows,
+        coef,
+        cluster.n_users,
+        n_server_rows + int(cap_users.size),
+        pair_alpha,
+        log_coef,
+        active,
+        scale,
+        kk,
+        n_server_rows,
+        cap_users,
+        coef,
+        np.ones(cap_users.size),
+        user_start,
+        user_chunks(user_start),
+    )
 
 
 def _starting_point(system: _PairSystem, n_servers, symmetric, start, shrink_to_caps=False):
@@ -328,10 +429,12 @@ def _starting_point(system: _PairSystem, n_servers, symmetric, start, shrink_to_
     user's servers' scales, is the unit of that row's dual) while its load coefficient stays 1 / cap_n: the
     Newton system is then unsymmetric (LU), as it already is for α != 1."""
     n_pairs = len(system.pair_user)
-    rows = system.n_server_rows if shrink_to_caps else system.n_rows  # the rows the uniform start half-loads at most
+    rows = (
+        system.n_server_rows if shrink_to_caps else system.n_rows
+    )  # the rows the uniform start half-loads at most
     x = np.full(n_pairs, 0.5 / max(system.load(np.ones(n_pairs))[:rows].max(), 1e-300))
     if system.cap_users.size and shrink_to_caps:  # a capped user at most a quarter of its cap
-        cap_load = system.load(x)[system.n_server_rows:]
+        cap_load = system.load(x)[system.n_server_rows :]
         shrink = np.ones(system.n_users)
         shrink[system.cap_users] = np.minimum(1.0, 0.25 / np.maximum(cap_load, 1e-300))
         x = x * shrink[system.pair_user]
@@ -340,7 +443,9 @@ def _starting_point(system: _PairSystem, n_servers, symmetric, start, shrink_to_
     s = 1.0 - system.load(x)
     log_g0 = system.log_coef - system.pair_alpha * np.log(system.totals(x)[system.pair_user])
     log_kappa = np.zeros(n_servers)
-    if symmetric:  # one scale for all servers keeps the α = 1 system symmetric (the Hessian of Σφ log x_n)
+    if (
+        symmetric
+    ):  # one scale for all servers keeps the α = 1 system symmetric (the Hessian of Σφ log x_n)
         log_kappa[:] = -np.median(log_g0) if n_pairs else 0.0
     else:
         for i in np.unique(system.pair_server):
@@ -352,8 +457,9 @@ def _starting_point(system: _PairSystem, n_servers, symmetric, start, shrink_to_
         cap_col = system.pair_rows[:, -1]
         on = cap_col >= 0
         row = cap_col[on] - system.n_server_rows
-        log_unit = (np.bincount(row, weights=log_kappa[system.pair_server[on]], minlength=system.cap_users.size)
-                    / np.maximum(np.bincount(row, minlength=system.cap_users.size), 1))
+        log_unit = np.bincount(
+            row, weights=log_kappa[system.pair_server[on]], minlength=system.cap_users.size
+        ) / np.maximum(np.bincount(row, minlength=system.cap_users.size), 1)
         price_coef = system.coef.copy()
         price_coef[on, -1] *= np.exp(log_kappa[system.pair_server[on]] - log_unit[row])
         system = replace(system, price_coef=price_coef, cap_unit=np.exp(log_unit))
@@ -374,8 +480,16 @@ class _NewtonSystem:
         self.system, self.x, self.y, self.z, self.s, self.u = system, x, y, z, s, u
         if system.parallel:
             self.d_inv, self.beta, reduced, v1, vub = parallel.newton_parts(
-                x, z, u, system.pair_rows, system.coef, system.price_coef, system.n_rows, system.user_start,
-                system.chunks)
+                x,
+                z,
+                u,
+                system.pair_rows,
+                system.coef,
+                system.price_coef,
+                system.n_rows,
+                system.user_start,
+                system.chunks,
+            )
             with blas_threads(len(system.chunks) - 1) if system.big() else contextlib.nullcontext():
                 reduced -= vub.T @ v1
                 reduced[np.diag_indices(system.n_rows)] += s / y
@@ -383,9 +497,16 @@ class _NewtonSystem:
             return
         self.d_inv = x / z
         self.beta = 1.0 / (1.0 + system.totals(self.d_inv * u))
-        reduced, v1, vu = _reduced_matrix_parts(self.d_inv, u, system.pair_user, system.pair_rows, system.coef,
-                                                system.price_coef,
-                                                system.n_users, system.n_rows)
+        reduced, v1, vu = _reduced_matrix_parts(
+            self.d_inv,
+            u,
+            system.pair_user,
+            system.pair_rows,
+            system.coef,
+            system.price_coef,
+            system.n_users,
+            system.n_rows,
+        )
         reduced -= (vu.T * self.beta) @ v1
         reduced[np.diag_indices(system.n_rows)] += s / y
         self._factorise(reduced, symmetric)
@@ -409,11 +530,34 @@ class _NewtonSystem:
         """(dx, dy, dz, ds) for the residuals of dual feasibility, primal feasibility and both complementarities."""
         sysm, x, y, z, s = self.system, self.x, self.y, self.z, self.s
         if sysm.parallel:
-            b1, load_w = parallel.reduced_rhs(rd, r_xz, x, self.d_inv, self.u, self.beta, sysm.pair_rows, sysm.coef,
-                                              sysm.n_rows, sysm.user_start, sysm.chunks)
+            b1, load_w = parallel.reduced_rhs(
+                rd,
+                r_xz,
+                x,
+                self.d_inv,
+                self.u,
+                self.beta,
+                sysm.pair_rows,
+                sysm.coef,
+                sysm.n_rows,
+                sysm.user_start,
+                sysm.chunks,
+            )
             dy = self.solve_reduced(self.factor, load_w + rp - r_sy / y, check_finite=False)
-            dx, dz = parallel.back_substitute(b1, dy, r_xz, x, z, self.d_inv, self.u, self.beta, sysm.pair_rows,
-                                              sysm.price_coef, sysm.user_start, sysm.chunks)
+            dx, dz = parallel.back_substitute(
+                b1,
+                dy,
+                r_xz,
+                x,
+                z,
+                self.d_inv,
+                self.u,
+                self.beta,
+                sysm.pair_rows,
+                sysm.price_coef,
+                sysm.user_start,
+                sysm.chunks,
+            )
             return dx, dy, dz, (-r_sy - s * dy) / y
         b1 = rd - r_xz / x
         w = self._m_inverse(b1)
@@ -427,9 +571,22 @@ class _NewtonSystem:
         sysm, x, y, z, s, u = self.system, self.x, self.y, self.z, self.s, self.u
         dx, dy, dz, ds = self.solve(r_d, r_p, r_xz, r_sy)
         if sysm.parallel:
-            e_d, e_xz, load_dx = parallel.refinement_residuals(dx, dy, dz, u, x, z, r_d, r_xz, sysm.pair_rows,
-                                                               sysm.coef, sysm.price_coef, sysm.n_rows,
-                                                               sysm.user_start, sysm.chunks)
+            e_d, e_xz, load_dx = parallel.refinement_residuals(
+                dx,
+                dy,
+                dz,
+                u,
+                x,
+                z,
+                r_d,
+                r_xz,
+                sysm.pair_rows,
+                sysm.coef,
+                sysm.price_coef,
+                sysm.n_rows,
+                sysm.user_start,
+                sysm.chunks,
+            )
             cx, cy, cz, cs = self.solve(e_d, load_dx + ds + r_p, e_xz, y * ds + s * dy + r_sy)
             parallel.advance(dx, cx, dz, cz, 1.0, sysm.user_start, sysm.chunks)
             return dx, dy + cy, dz, ds + cs
@@ -442,22 +599,43 @@ class _NewtonSystem:
         return dx + cx, dy + cy, dz + cz, ds + cs
 
 
-def _centred_residual(system: _PairSystem, target, x, y, z, s, t=0.0, dx=None, dy=None, dz=None, ds=None):
+def _centred_residual(
+    system: _PairSystem, target, x, y, z, s, t=0.0, dx=None, dy=None, dz=None, ds=None
+):
     """2-norm of the residual of the centred KKT system (complementarity products at ``target``) at the trial point
     (x, y, z, s) + t (dx, dy, dz, ds), or at (x, y, z, s) itself without a direction."""
     if dx is not None:
         y, s = y + t * dy, s + t * ds
-    if system.parallel:  # the pairs' trial point is formed on the fly (x itself when there is no direction)
+    if (
+        system.parallel
+    ):  # the pairs' trial point is formed on the fly (x itself when there is no direction)
         pair_sq, load_t = parallel.centred_pair_residual(
-            target, x, x if dx is None else dx, z, z if dz is None else dz, t, y,
-            system.log_coef, system.pair_alpha, system.pair_rows, system.coef, system.price_coef, system.n_rows,
-            system.user_start, system.chunks)
+            target,
+            x,
+            x if dx is None else dx,
+            z,
+            z if dz is None else dz,
+            t,
+            y,
+            system.log_coef,
+            system.pair_alpha,
+            system.pair_rows,
+            system.coef,
+            system.price_coef,
+            system.n_rows,
+            system.user_start,
+            system.chunks,
+        )
         return np.sqrt(pair_sq + np.sum((load_t + s - 1.0) ** 2) + np.sum((s * y - target) ** 2))
     if dx is not None:
         x, z = x + t * dx, z + t * dz
     gt, _ = system.marginals(x)
-    return np.sqrt(np.sum((gt - system.price(y) + z) ** 2) + np.sum((system.load(x) + s - 1.0) ** 2)
-                   + np.sum((x * z - target) ** 2) + np.sum((s * y - target) ** 2))
+    return np.sqrt(
+        np.sum((gt - system.price(y) + z) ** 2)
+        + np.sum((system.load(x) + s - 1.0) ** 2)
+        + np.sum((x * z - target) ** 2)
+        + np.sum((s * y - target) ** 2)
+    )
 
 
 def _step_to_boundary(system: _PairSystem, x, dx, y, dy, z, dz, s, ds):
@@ -472,9 +650,17 @@ def _complementarity_rhs(system: _PairSystem, x, z, dx=None, dz=None, target=Non
     """x z, x z - target, or x z + dx dz - target per pair (the predictor's, the plain Newton's and the corrector's
     right-hand sides)."""
     if system.parallel:
-        return parallel.complementarity_rhs(x, z, x if dx is None else dx, z if dz is None else dz,
-                                            0.0 if target is None else target, dx is not None, target is not None,
-                                            system.user_start, system.chunks)
+        return parallel.complementarity_rhs(
+            x,
+            z,
+            x if dx is None else dx,
+            z if dz is None else dz,
+            0.0 if target is None else target,
+            dx is not None,
+            target is not None,
+            system.user_start,
+            system.chunks,
+        )
     if target is None:
         return x * z
     return x * z - target if dx is None else x * z + dx * dz - target
@@ -483,7 +669,8 @@ def _complementarity_rhs(system: _PairSystem, x, z, dx=None, dz=None, target=Non
 def _all_finite(system: _PairSystem, dx, dy, dz, ds) -> bool:
     if system.parallel:
         return parallel.all_finite(dx, dz, system.user_start, system.chunks) and bool(
-            np.isfinite(dy).all() and np.isfinite(ds).all())
+            np.isfinite(dy).all() and np.isfinite(ds).all()
+        )
     return all(np.isfinite(v).all() for v in (dx, dy, dz, ds))
 
 
@@ -494,7 +681,9 @@ def _predictor_corrector(system: _PairSystem, newton: _NewtonSystem, r_d, r_p, n
     when the corrector's does not. Returns (t, dx, dy, dz, ds), or None when no direction reduces the residual."""
     x, y, z, s = newton.x, newton.y, newton.z, newton.s
     mu = float(x @ z + s @ y) / n_comp
-    dx, dy, dz, ds = newton.direction(r_d, r_p, _complementarity_rhs(system, x, z), s * y)  # affine predictor
+    dx, dy, dz, ds = newton.direction(
+        r_d, r_p, _complementarity_rhs(system, x, z), s * y
+    )  # affine predictor
     t = _step_to_boundary(system, x, dx, y, dy, z, dz, s, ds)
     if system.parallel:
         pair_mu = parallel.trial_complementarity(x, dx, z, dz, t, system.user_start, system.chunks)
@@ -510,7 +699,10 @@ def _predictor_corrector(system: _PairSystem, newton: _NewtonSystem, r_d, r_p, n
             continue
         t = 0.99 * _step_to_boundary(system, x, dx, y, dy, z, dz, s, ds)
         for _ in range(_BACKTRACKS):
-            if _centred_residual(system, target, x, y, z, s, t, dx, dy, dz, ds) <= (1.0 - 1e-4 * t) * here:
+            if (
+                _centred_residual(system, target, x, y, z, s, t, dx, dy, dz, ds)
+                <= (1.0 - 1e-4 * t) * here
+            ):
                 return t, dx, dy, dz, ds
             t *= 0.5
     return None
@@ -530,16 +722,28 @@ def _iterate(system: _PairSystem, x, y, z, s, symmetric, tol, max_iterations):
     best = (np.inf, x, y, gap, gap, gap)
     stalled = 0
     # Overflow or a singular reduced matrix (very large α) ends the stage with the best iterate so far.
-    with np.errstate(all="ignore"), warnings.catch_warnings(), numba_threads(len(system.chunks) - 1):
+    with (
+        np.errstate(all="ignore"),
+        warnings.catch_warnings(),
+        numba_threads(len(system.chunks) - 1),
+    ):
         warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
         for it in range(1, int(max_iterations) + 1):
             if system.parallel:
-                grad, u, finite = parallel.marginals(x, system.log_coef, system.pair_alpha, system.user_start,
-                                                     system.chunks)
+                grad, u, finite = parallel.marginals(
+                    x, system.log_coef, system.pair_alpha, system.user_start, system.chunks
+                )
                 if not finite:
                     break
-                r_d, dual_max, grad_max = parallel.dual_residual(grad, y, z, system.pair_rows, system.price_coef,
-                                                                 system.user_start, system.chunks)
+                r_d, dual_max, grad_max = parallel.dual_residual(
+                    grad,
+                    y,
+                    z,
+                    system.pair_rows,
+                    system.price_coef,
+                    system.user_start,
+                    system.chunks,
+                )
             else:
                 grad, u = system.marginals(x)
                 if not (np.isfinite(grad).all() and np.isfinite(u).all()):
@@ -585,24 +789,63 @@ def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start, sh
     for :data:`_STALL_ITERATIONS`, or the marginals leave floating point; returns the best iterate."""
     n_users, n_servers = cluster.n_users, cluster.n_servers
     symmetric = bool((alphas == 1.0).all())
-    system, log_kappa, x, y, z, s = _starting_point(_pair_system(cluster, alphas, time_shared), n_servers,
-                                                    symmetric, start, shrink_to_caps)
+    system, log_kappa, x, y, z, s = _starting_point(
+        _pair_system(cluster, alphas, time_shared), n_servers, symmetric, start, shrink_to_caps
+    )
     if system.parallel or interpreting():
-        it, converged, x, y, primal_res, dual_res, gap = _iterate(system, x, y, z, s, symmetric, tol, max_iterations)
-    else:   # a small system: the same loop compiled whole (its interpreter overhead is most of its time)
+        it, converged, x, y, primal_res, dual_res, gap = _iterate(
+            system, x, y, z, s, symmetric, tol, max_iterations
+        )
+    else:  # a small system: the same loop compiled whole (its interpreter overhead is most of its time)
         it, converged, x, y, primal_res, dual_res, gap = _iterate_compiled(
-            x, y, z, s, symmetric, float(tol), int(max_iterations), _STALL_ITERATIONS, _BACKTRACKS, system.pair_user,
-            system.pair_rows, system.coef, system.price_coef, system.log_coef, system.pair_alpha, system.n_users,
-            system.n_rows)
-    x = x / max(1.0, float(system.load(x).max()))  # exact feasibility (a change of the order of the primal residual)
+            x,
+            y,
+            z,
+            s,
+            symmetric,
+            float(tol),
+            int(max_iterations),
+            _STALL_ITERATIONS,
+            _BACKTRACKS,
+            system.pair_user,
+            system.pair_rows,
+            system.coef,
+            system.price_coef,
+            system.log_coef,
+            system.pair_alpha,
+            system.n_users,
+            system.n_rows,
+        )
+    x = x / max(
+        1.0, float(system.load(x).max())
+    )  # exact feasibility (a change of the order of the primal residual)
     tasks = np.zeros((n_users, n_servers))
     tasks[system.pair_user, system.pair_server] = x
     y_full = np.zeros(n_servers * system.n_constraints)
-    y_full[system.active] = y[:system.n_server_rows]
-    prices = y_full.reshape(n_servers, system.n_constraints) * system.scale * np.exp(-log_kappa)[:, None]
-    cap_prices = np.zeros(n_users)  # ν_n per task, in the paper's units (its row's dual is in units of κ_n)
-    cap_prices[system.cap_users] = y[system.n_server_rows:] / cluster.max_tasks[system.cap_users] / system.cap_unit
-    return Allocation.from_diagnostics(cluster, tasks, "pfvds", {
-        "iterations": it, "converged": converged, "gap": gap, "primal_residual": primal_res,
-        "dual_residual": dual_res, "prices": prices, "cap_prices": cap_prices, "alpha": alphas,
-        "time_shared": time_shared, "method": "interior_point"})
+    y_full[system.active] = y[: system.n_server_rows]
+    prices = (
+        y_full.reshape(n_servers, system.n_constraints) * system.scale * np.exp(-log_kappa)[:, None]
+    )
+    cap_prices = np.zeros(
+        n_users
+    )  # ν_n per task, in the paper's units (its row's dual is in units of κ_n)
+    cap_prices[system.cap_users] = (
+        y[system.n_server_rows :] / cluster.max_tasks[system.cap_users] / system.cap_unit
+    )
+    return Allocation.from_diagnostics(
+        cluster,
+        tasks,
+        "pfvds",
+        {
+            "iterations": it,
+            "converged": converged,
+            "gap": gap,
+            "primal_residual": primal_res,
+            "dual_residual": dual_res,
+            "prices": prices,
+            "cap_prices": cap_prices,
+            "alpha": alphas,
+            "time_shared": time_shared,
+            "method": "interior_point",
+        },
+    )

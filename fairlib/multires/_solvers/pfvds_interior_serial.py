@@ -44,7 +44,9 @@ def reduced_matrix_parts(d_inv, u, pair_user, pair_rows, coef, price_coef, n_use
     v1 = np.zeros((n_users, n_rows))
     vu = np.zeros((n_users, n_rows))
     for p in range(coef.shape[0]):
-        parallel.add_pair_terms(p, pair_user[p], pair_rows, coef, price_coef, d_inv, u, diag_part, v1, vu)
+        parallel.add_pair_terms(
+            p, pair_user[p], pair_rows, coef, price_coef, d_inv, u, diag_part, v1, vu
+        )
     return diag_part, v1, vu
 
 
@@ -55,7 +57,9 @@ def pair_marginals(totals, pair_user, log_coef, pair_alpha):
     u = np.empty(pair_user.shape[0])
     for p in range(pair_user.shape[0]):
         t = totals[pair_user[p]]
-        if t <= 0.0:  # a trial step that empties a user (x + t dx hits 0 exactly): infinite marginal, rejected
+        if (
+            t <= 0.0
+        ):  # a trial step that empties a user (x + t dx hits 0 exactly): infinite marginal, rejected
             g[p] = np.inf
             u[p] = np.inf
             continue
@@ -165,42 +169,137 @@ def _reduced_solve(factor, piv, symmetric, rhs):
 
 
 @njit(cache=True, error_model="numpy")
-def _solve(rd, rp, r_xz, r_sy, x, y, z, s, u, d_inv, beta, factor, piv, symmetric, pair_user, pair_rows, coef,
-           price_coef, n_rows):
+def _solve(
+    rd,
+    rp,
+    r_xz,
+    r_sy,
+    x,
+    y,
+    z,
+    s,
+    u,
+    d_inv,
+    beta,
+    factor,
+    piv,
+    symmetric,
+    pair_user,
+    pair_rows,
+    coef,
+    price_coef,
+    n_rows,
+):
     """(dx, dy, dz, ds) for the residuals of dual and primal feasibility and both complementarities
     (:meth:`.pfvds_interior._NewtonSystem.solve`)."""
     b1 = rd - r_xz / x
     w = solve_m(b1, d_inv, pair_user, u, beta)
-    dy = _reduced_solve(factor, piv, symmetric, row_products(w, pair_rows, coef, n_rows) + rp - r_sy / y)
+    dy = _reduced_solve(
+        factor, piv, symmetric, row_products(w, pair_rows, coef, n_rows) + rp - r_sy / y
+    )
     dx = solve_m(b1 - column_products(dy, pair_rows, price_coef), d_inv, pair_user, u, beta)
     return dx, dy, (-r_xz - z * dx) / x, (-r_sy - s * dy) / y
 
 
 @njit(cache=True, error_model="numpy")
-def _direction(rd, rp, r_xz, r_sy, x, y, z, s, u, d_inv, beta, factor, piv, symmetric, pair_user, pair_rows, coef,
-               price_coef, n_users, n_rows):
+def _direction(
+    rd,
+    rp,
+    r_xz,
+    r_sy,
+    x,
+    y,
+    z,
+    s,
+    u,
+    d_inv,
+    beta,
+    factor,
+    piv,
+    symmetric,
+    pair_user,
+    pair_rows,
+    coef,
+    price_coef,
+    n_users,
+    n_rows,
+):
     """:func:`_solve` plus one round of iterative refinement on the unreduced equations
     (:meth:`.pfvds_interior._NewtonSystem.direction`)."""
-    dx, dy, dz, ds = _solve(rd, rp, r_xz, r_sy, x, y, z, s, u, d_inv, beta, factor, piv, symmetric, pair_user,
-                            pair_rows, coef, price_coef, n_rows)
+    dx, dy, dz, ds = _solve(
+        rd,
+        rp,
+        r_xz,
+        r_sy,
+        x,
+        y,
+        z,
+        s,
+        u,
+        d_inv,
+        beta,
+        factor,
+        piv,
+        symmetric,
+        pair_user,
+        pair_rows,
+        coef,
+        price_coef,
+        n_rows,
+    )
     h_dx = u * user_sums(dx, pair_user, n_users)[pair_user]
     e_d = -h_dx - column_products(dy, pair_rows, price_coef) + dz + rd
     e_p = row_products(dx, pair_rows, coef, n_rows) + ds + rp
     e_xz = z * dx + x * dz + r_xz
     e_sy = y * ds + s * dy + r_sy
-    cx, cy, cz, cs = _solve(e_d, e_p, e_xz, e_sy, x, y, z, s, u, d_inv, beta, factor, piv, symmetric, pair_user,
-                            pair_rows, coef, price_coef, n_rows)
+    cx, cy, cz, cs = _solve(
+        e_d,
+        e_p,
+        e_xz,
+        e_sy,
+        x,
+        y,
+        z,
+        s,
+        u,
+        d_inv,
+        beta,
+        factor,
+        piv,
+        symmetric,
+        pair_user,
+        pair_rows,
+        coef,
+        price_coef,
+        n_rows,
+    )
     return dx + cx, dy + cy, dz + cz, ds + cs
 
 
 @njit(cache=True, error_model="numpy")
-def _centred_residual(target, x, y, z, s, pair_user, pair_rows, coef, price_coef, log_coef, pair_alpha, n_users,
-                      n_rows):
+def _centred_residual(
+    target,
+    x,
+    y,
+    z,
+    s,
+    pair_user,
+    pair_rows,
+    coef,
+    price_coef,
+    log_coef,
+    pair_alpha,
+    n_users,
+    n_rows,
+):
     """2-norm of the residual of the centred KKT system at (x, y, z, s) (:func:`.pfvds_interior._centred_residual`)."""
     g, _ = pair_marginals(user_sums(x, pair_user, n_users), pair_user, log_coef, pair_alpha)
-    return np.sqrt(np.sum((g - column_products(y, pair_rows, price_coef) + z) ** 2)
-                   + np.sum((row_products(x, pair_rows, coef, n_rows) + s - 1.0) ** 2)
-                   + np.sum((x * z - target) ** 2) + np.sum((s * y - target) ** 2))
+    return np.sqrt(
+        np.sum((g - column_products(y, pair_rows, price_coef) + z) ** 2)
+        + np.sum((row_products(x, pair_rows, coef, n_rows) + s - 1.0) ** 2)
+        + np.sum((x * z - target) ** 2)
+        + np.sum((s * y - target) ** 2)
+    )
 
 
 @njit(cache=True, error_model="numpy")
@@ -212,8 +311,25 @@ def _all_finite(*arrays):
 
 
 @njit(cache=True, error_model="numpy")
-def iterate(x, y, z, s, symmetric, tol, max_iterations, stall_iterations, backtracks, pair_user, pair_rows, coef,
-            price_coef, log_coef, pair_alpha, n_users, n_rows):
+def iterate(
+    x,
+    y,
+    z,
+    s,
+    symmetric,
+    tol,
+    max_iterations,
+    stall_iterations,
+    backtracks,
+    pair_user,
+    pair_rows,
+    coef,
+    price_coef,
+    log_coef,
+    pair_alpha,
+    n_users,
+    n_rows,
+):
     """The interior-point loop of one stage from the starting point (x, y, z, s), as
     :func:`.pfvds_interior._iterate` runs it: returns (iterations, converged, best x, best y, primal residual, dual
     residual, gap) of the iterate with the smallest of the three.
@@ -259,7 +375,9 @@ def iterate(x, y, z, s, symmetric, tol, max_iterations, stall_iterations, backtr
         # the Newton system, reduced to the rows and factorised once
         d_inv = x / z
         beta = 1.0 / (1.0 + user_sums(d_inv * u, pair_user, n_users))
-        diag_part, v1, vu = reduced_matrix_parts(d_inv, u, pair_user, pair_rows, coef, price_coef, n_users, n_rows)
+        diag_part, v1, vu = reduced_matrix_parts(
+            d_inv, u, pair_user, pair_rows, coef, price_coef, n_users, n_rows
+        )
         reduced = diag_part - np.dot(np.ascontiguousarray((vu * beta[:, None]).T), v1)
         for r in range(n_rows):
             reduced[r, r] += s[r] / y[r]
@@ -270,13 +388,46 @@ def iterate(x, y, z, s, symmetric, tol, max_iterations, stall_iterations, backtr
             factor, piv = _lu(reduced)
         # Mehrotra's predictor-corrector, globalised (:func:`.pfvds_interior._predictor_corrector`)
         mu = (np.dot(x, z) + np.dot(s, y)) / n_comp
-        dx, dy, dz, ds = _direction(r_d, r_p, x * z, s * y, x, y, z, s, u, d_inv, beta, factor, piv, symmetric,
-                                    pair_user, pair_rows, coef, price_coef, n_users, n_rows)
+        dx, dy, dz, ds = _direction(
+            r_d,
+            r_p,
+            x * z,
+            s * y,
+            x,
+            y,
+            z,
+            s,
+            u,
+            d_inv,
+            beta,
+            factor,
+            piv,
+            symmetric,
+            pair_user,
+            pair_rows,
+            coef,
+            price_coef,
+            n_users,
+            n_rows,
+        )
         t = min(_max_step(x, dx), _max_step(z, dz), _max_step(s, ds), _max_step(y, dy))
         mu_aff = (np.dot(x + t * dx, z + t * dz) + np.dot(s + t * ds, y + t * dy)) / n_comp
         target = min((mu_aff / mu) ** 3, 1.0) * mu
-        here = _centred_residual(target, x, y, z, s, pair_user, pair_rows, coef, price_coef, log_coef, pair_alpha,
-                                 n_users, n_rows)
+        here = _centred_residual(
+            target,
+            x,
+            y,
+            z,
+            s,
+            pair_user,
+            pair_rows,
+            coef,
+            price_coef,
+            log_coef,
+            pair_alpha,
+            n_users,
+            n_rows,
+        )
         corrector_xz, corrector_sy = x * z + dx * dz - target, s * y + ds * dy - target
         found = False
         for attempt in range(2):
@@ -284,14 +435,47 @@ def iterate(x, y, z, s, symmetric, tol, max_iterations, stall_iterations, backtr
                 r_xz, r_sy = corrector_xz, corrector_sy
             else:  # plain Newton on the centred system
                 r_xz, r_sy = x * z - target, s * y - target
-            dx, dy, dz, ds = _direction(r_d, r_p, r_xz, r_sy, x, y, z, s, u, d_inv, beta, factor, piv, symmetric,
-                                        pair_user, pair_rows, coef, price_coef, n_users, n_rows)
+            dx, dy, dz, ds = _direction(
+                r_d,
+                r_p,
+                r_xz,
+                r_sy,
+                x,
+                y,
+                z,
+                s,
+                u,
+                d_inv,
+                beta,
+                factor,
+                piv,
+                symmetric,
+                pair_user,
+                pair_rows,
+                coef,
+                price_coef,
+                n_users,
+                n_rows,
+            )
             if not _all_finite(dx, dy, dz, ds):
                 continue
             t = 0.99 * min(_max_step(x, dx), _max_step(z, dz), _max_step(s, ds), _max_step(y, dy))
             for _ in range(backtracks):
-                trial = _centred_residual(target, x + t * dx, y + t * dy, z + t * dz, s + t * ds, pair_user,
-                                          pair_rows, coef, price_coef, log_coef, pair_alpha, n_users, n_rows)
+                trial = _centred_residual(
+                    target,
+                    x + t * dx,
+                    y + t * dy,
+                    z + t * dz,
+                    s + t * ds,
+                    pair_user,
+                    pair_rows,
+                    coef,
+                    price_coef,
+                    log_coef,
+                    pair_alpha,
+                    n_users,
+                    n_rows,
+                )
                 if trial <= (1.0 - 1e-4 * t) * here:
                     found = True
                     break

@@ -20,9 +20,22 @@ from numba import prange
 from ..._jit import njit
 from .pair_kernels import sum_chunks
 
-__all__ = ["load", "marginals", "dual_residual", "add_pair_terms", "newton_parts", "reduced_rhs", "back_substitute",
-           "refinement_residuals", "centred_pair_residual", "step_to_boundary", "trial_complementarity", "advance",
-           "complementarity_rhs", "all_finite"]
+__all__ = [
+    "load",
+    "marginals",
+    "dual_residual",
+    "add_pair_terms",
+    "newton_parts",
+    "reduced_rhs",
+    "back_substitute",
+    "refinement_residuals",
+    "centred_pair_residual",
+    "step_to_boundary",
+    "trial_complementarity",
+    "advance",
+    "complementarity_rhs",
+    "all_finite",
+]
 
 
 @njit(cache=True, parallel=True)
@@ -152,7 +165,13 @@ def newton_parts(x, z, u, pair_rows, coef, price_coef, n_rows, user_start, chunk
                 add_pair_terms(p, n, pair_rows, coef, price_coef, d_inv, u, part, v1, vub)
             for j in range(n_rows):
                 vub[n, j] *= b
-    return d_inv, beta, sum_chunks(parts.reshape((n_chunks, n_rows * n_rows))).reshape((n_rows, n_rows)), v1, vub
+    return (
+        d_inv,
+        beta,
+        sum_chunks(parts.reshape((n_chunks, n_rows * n_rows))).reshape((n_rows, n_rows)),
+        v1,
+        vub,
+    )
 
 
 @njit(cache=True, inline="always")
@@ -209,7 +228,9 @@ def back_substitute(b1, dy, r_xz, x, z, d_inv, u, beta, pair_rows, price_coef, u
 
 
 @njit(cache=True, parallel=True)
-def refinement_residuals(dx, dy, dz, u, x, z, r_d, r_xz, pair_rows, coef, price_coef, n_rows, user_start, chunks):
+def refinement_residuals(
+    dx, dy, dz, u, x, z, r_d, r_xz, pair_rows, coef, price_coef, n_rows, user_start, chunks
+):
     """The unreduced equations' residuals at a direction, pair part: e_d = -u (E dx)_n - Aᵀdy + dz + r_d and
     e_xz = z dx + x dz + r_xz per pair, and A dx."""
     n_chunks = chunks.shape[0] - 1
@@ -233,8 +254,23 @@ def refinement_residuals(dx, dy, dz, u, x, z, r_d, r_xz, pair_rows, coef, price_
 
 
 @njit(cache=True, parallel=True)
-def centred_pair_residual(target, x, dx, z, dz, t, y_t, log_coef, pair_alpha, pair_rows, coef, price_coef, n_rows,
-                          user_start, chunks):
+def centred_pair_residual(
+    target,
+    x,
+    dx,
+    z,
+    dz,
+    t,
+    y_t,
+    log_coef,
+    pair_alpha,
+    pair_rows,
+    coef,
+    price_coef,
+    n_rows,
+    user_start,
+    chunks,
+):
     """At the trial point x + t dx, z + t dz (prices ``y_t``): (Σ over pairs of (g - Aᵀy_t + z_t)² + (x_t z_t -
     target)², A x_t), without forming the trial vectors."""
     n_chunks = chunks.shape[0] - 1

@@ -54,8 +54,22 @@ _SHARE_FLOOR = 1e-17
 
 
 @njit(cache=True, inline="always")
-def _shares_chunk(q, inv_price, mu, n_lo, n_hi, user_start, pair_server, log_gamma, gamma, weight, load, x, share,
-                  use):
+def _shares_chunk(
+    q,
+    inv_price,
+    mu,
+    n_lo,
+    n_hi,
+    user_start,
+    pair_server,
+    log_gamma,
+    gamma,
+    weight,
+    load,
+    x,
+    share,
+    use,
+):
     for n in range(n_lo, n_hi):
         lo, hi = user_start[n], user_start[n + 1]
         best = -np.inf
@@ -81,13 +95,28 @@ def _shares_chunk(q, inv_price, mu, n_lo, n_hi, user_start, pair_server, log_gam
 
 
 @njit(cache=True, parallel=True)
-def _shares_over_chunks(q, inv_price, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, x,
-                        share):
+def _shares_over_chunks(
+    q, inv_price, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, x, share
+):
     """:func:`_shares_chunk` per user chunk, each into its own part; returns the summed use."""
     parts = np.zeros((chunk_start.shape[0] - 1, q.shape[0], load.shape[1]))
     for c in prange(chunk_start.shape[0] - 1):
-        _shares_chunk(q, inv_price, mu, chunk_start[c], chunk_start[c + 1], user_start, pair_server, log_gamma,
-                      gamma, weight, load, x, share, parts[c])
+        _shares_chunk(
+            q,
+            inv_price,
+            mu,
+            chunk_start[c],
+            chunk_start[c + 1],
+            user_start,
+            pair_server,
+            log_gamma,
+            gamma,
+            weight,
+            load,
+            x,
+            share,
+            parts[c],
+        )
     return sum_chunks(parts.reshape((parts.shape[0], -1))).reshape(parts.shape[1:])
 
 
@@ -97,8 +126,20 @@ def _shares(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chun
     use[i, k] = Σ_n x[n, i] load[n, i, k] (load = per-task use / capacity), over user chunks (in parallel when
     there are several; one chunk runs the serial twins: see :func:`.pair_kernels.serial_twins`).
     Shares below e^-40 (under the Jacobian's floor) are zero, which skips their exponentials."""
-    return _shares_over_chunks(q, np.exp(-q), mu, user_start, pair_server, log_gamma, gamma, weight, load,
-                               chunk_start, x, share)
+    return _shares_over_chunks(
+        q,
+        np.exp(-q),
+        mu,
+        user_start,
+        pair_server,
+        log_gamma,
+        gamma,
+        weight,
+        load,
+        chunk_start,
+        x,
+        share,
+    )
 
 
 @njit(cache=True)
@@ -153,7 +194,9 @@ def _coupling_chunk(n_lo, n_hi, x, share, user_start, pair_server, load, binding
 
 
 @njit(cache=True, inline="always")
-def _coupling_block(n_lo, n_hi, dense, x, share, user_start, pair_server, load, binding, dense_u, dense_s, out):
+def _coupling_block(
+    n_lo, n_hi, dense, x, share, user_start, pair_server, load, binding, dense_u, dense_s, out
+):
     if not dense:
         _coupling_chunk(n_lo, n_hi, x, share, user_start, pair_server, load, binding, out)
         return
@@ -168,13 +211,36 @@ def _coupling_block(n_lo, n_hi, dense, x, share, user_start, pair_server, load, 
 
 
 @njit(cache=True, parallel=True)
-def _coupling_over_chunks(dense, x, share, user_start, pair_server, load, binding, n_servers, chunk_start, dense_u,
-                          dense_s):
+def _coupling_over_chunks(
+    dense,
+    x,
+    share,
+    user_start,
+    pair_server,
+    load,
+    binding,
+    n_servers,
+    chunk_start,
+    dense_u,
+    dense_s,
+):
     """:func:`_coupling_block` per user chunk, each into its own part; returns the summed coupling."""
     parts = np.zeros((chunk_start.shape[0] - 1, n_servers, n_servers))
     for c in prange(chunk_start.shape[0] - 1):
-        _coupling_block(chunk_start[c], chunk_start[c + 1], dense, x, share, user_start, pair_server, load, binding,
-                        dense_u, dense_s, parts[c])
+        _coupling_block(
+            chunk_start[c],
+            chunk_start[c + 1],
+            dense,
+            x,
+            share,
+            user_start,
+            pair_server,
+            load,
+            binding,
+            dense_u,
+            dense_s,
+            parts[c],
+        )
     return sum_chunks(parts.reshape((parts.shape[0], -1))).reshape(parts.shape[1:])
 
 
@@ -190,7 +256,9 @@ def _scattered_update_cost(n_servers):
 
 
 @njit(cache=True)
-def _price_coupling(x, share, user_start, pair_server, load, binding, n_servers, chunk_start, dense_u, dense_s):
+def _price_coupling(
+    x, share, user_start, pair_server, load, binding, n_servers, chunk_start, dense_u, dense_s
+):
     """coupling[i, j] = Σ_n x[n, i] load[n, i, binding_i] π[n, j]. Pairs with a share below the floor
     contribute nothing; when few remain (small μ) loops over each user's remaining pairs are cheaper than one
     dense (users x servers) product (:func:`_scattered_update_cost`). User chunks in parallel when there are
@@ -204,8 +272,19 @@ def _price_coupling(x, share, user_start, pair_server, load, binding, n_servers,
                 count += 1
         work += count * count
     dense = work * _scattered_update_cost(n_servers) > n_users * n_servers * n_servers
-    return _coupling_over_chunks(dense, x, share, user_start, pair_server, load, binding, n_servers, chunk_start,
-                                 dense_u, dense_s)
+    return _coupling_over_chunks(
+        dense,
+        x,
+        share,
+        user_start,
+        pair_server,
+        load,
+        binding,
+        n_servers,
+        chunk_start,
+        dense_u,
+        dense_s,
+    )
 
 
 @njit(cache=True)
@@ -226,7 +305,9 @@ def _newton_matrix(coupling, fullness, has_pairs, diagonal, scale):
 
 
 @njit(cache=True, inline="always")
-def _derivative_chunk(q, mu, n_lo, n_hi, user_start, pair_server, log_gamma, load, x, share, binding, out):
+def _derivative_chunk(
+    q, mu, n_lo, n_hi, user_start, pair_server, log_gamma, load, x, share, binding, out
+):
     for n in range(n_lo, n_hi):
         lo, hi = user_start[n], user_start[n + 1]
         best = -np.inf
@@ -244,21 +325,49 @@ def _derivative_chunk(q, mu, n_lo, n_hi, user_start, pair_server, log_gamma, loa
 
 
 @njit(cache=True, parallel=True)
-def _derivative_over_chunks(q, mu, user_start, pair_server, log_gamma, load, x, share, binding, chunk_start):
+def _derivative_over_chunks(
+    q, mu, user_start, pair_server, log_gamma, load, x, share, binding, chunk_start
+):
     """:func:`_derivative_chunk` per user chunk, each into its own part; returns the summed derivative."""
     parts = np.zeros((chunk_start.shape[0] - 1, q.shape[0]))
     for c in prange(chunk_start.shape[0] - 1):
-        _derivative_chunk(q, mu, chunk_start[c], chunk_start[c + 1], user_start, pair_server, log_gamma, load, x,
-                          share, binding, parts[c])
+        _derivative_chunk(
+            q,
+            mu,
+            chunk_start[c],
+            chunk_start[c + 1],
+            user_start,
+            pair_server,
+            log_gamma,
+            load,
+            x,
+            share,
+            binding,
+            parts[c],
+        )
     return sum_chunks(parts)
 
 
 @njit(cache=True)
-def _mu_derivative(q, mu, user_start, pair_server, log_gamma, load, x, share, binding, fullness, has_pairs,
-                   chunk_start):
+def _mu_derivative(
+    q,
+    mu,
+    user_start,
+    pair_server,
+    log_gamma,
+    load,
+    x,
+    share,
+    binding,
+    fullness,
+    has_pairs,
+    chunk_start,
+):
     """∂F/∂μ at fixed prices: log π[n, i] moves by -(z[n, i] - Σ_j π[n, j] z[n, j]) / μ with
     z = (v - max v) / μ."""
-    out = _derivative_over_chunks(q, mu, user_start, pair_server, log_gamma, load, x, share, binding, chunk_start)
+    out = _derivative_over_chunks(
+        q, mu, user_start, pair_server, log_gamma, load, x, share, binding, chunk_start
+    )
     for i in range(q.shape[0]):
         out[i] = out[i] / fullness[i] if has_pairs[i] else 0.0
     return out
@@ -270,8 +379,22 @@ def _newton_solve(coupling, fullness, has_pairs, diagonal, scale, rhs):
     return solve(_newton_matrix(coupling, fullness, has_pairs, diagonal, scale), rhs)
 
 
-def _continuation(kernels, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, n_servers,
-                  has_pairs, mu_final, stage_tol, max_newton, factor):
+def _continuation(
+    kernels,
+    user_start,
+    pair_server,
+    log_gamma,
+    gamma,
+    weight,
+    load,
+    chunk_start,
+    n_servers,
+    has_pairs,
+    mu_final,
+    stage_tol,
+    max_newton,
+    factor,
+):
     """Newton on F(q) = 0 for μ = 1, factor, factor², ..., mu_final; each stage starts from the tangent
     predictor q + (dq/dμ) Δμ, dq/dμ = -J⁻¹ ∂F/∂μ. A stage whose line search stalls is retried from the last
     root without the predictor, then with μ moved half as far (geometrically). Returns (q, μ, converged,
@@ -309,23 +432,48 @@ def _continuation(kernels, user_start, pair_server, log_gamma, gamma, weight, lo
     while iterations < max_newton:
         q = root + (mu - mu_root) * tangent if predict else root.copy()
         last = mu <= mu_final * (1 + 1e-12)
-        use = kernels._shares(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, x, share)
+        use = kernels._shares(
+            q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, x, share
+        )
         evaluations += 1
         res = _residual(use, has_pairs, binding, fullness)
         norm, merit = _norms(res)
         # shares evaluated from q carry rounding ~1e-16/μ: no stage asks for less than 100x that
         target = max(1e-14 / mu, 0.0 if last else stage_tol * mu)
         while norm >= target and iterations < max_newton:
-            coupling = kernels._price_coupling(x, share, user_start, pair_server, load, binding, n_servers,
-                                               chunk_start, dense_u, dense_s)
-            step_dir = _newton_solve(coupling, fullness, has_pairs, -(1.0 + 1.0 / mu), 1.0 / mu, -res)
+            coupling = kernels._price_coupling(
+                x,
+                share,
+                user_start,
+                pair_server,
+                load,
+                binding,
+                n_servers,
+                chunk_start,
+                dense_u,
+                dense_s,
+            )
+            step_dir = _newton_solve(
+                coupling, fullness, has_pairs, -(1.0 + 1.0 / mu), 1.0 / mu, -res
+            )
             step = 1.0
             accepted = False
             trial_q = q.copy()
             while step > 1e-3:
                 trial_q = q + step * step_dir
-                trial_use = kernels._shares(trial_q, mu, user_start, pair_server, log_gamma, gamma, weight, load,
-                                            chunk_start, trial_x, trial_share)
+                trial_use = kernels._shares(
+                    trial_q,
+                    mu,
+                    user_start,
+                    pair_server,
+                    log_gamma,
+                    gamma,
+                    weight,
+                    load,
+                    chunk_start,
+                    trial_x,
+                    trial_share,
+                )
                 trial_res = _residual(trial_use, has_pairs, trial_binding, trial_fullness)
                 _, trial_merit = _norms(trial_res)
                 evaluations += 1
@@ -363,11 +511,39 @@ def _continuation(kernels, user_start, pair_server, log_gamma, gamma, weight, lo
             break
         # the predictor needs the Jacobian at the stage's root (the last Newton matrix, one step older,
         # predicts worse: 50% more iterations)
-        coupling = kernels._price_coupling(x, share, user_start, pair_server, load, binding, n_servers, chunk_start,
-                                           dense_u, dense_s)
-        tangent = _newton_solve(coupling, fullness, has_pairs, -(1.0 + 1.0 / mu), 1.0 / mu,
-                                -kernels._mu_derivative(q, mu, user_start, pair_server, log_gamma, load, x, share,
-                                                        binding, fullness, has_pairs, chunk_start))
+        coupling = kernels._price_coupling(
+            x,
+            share,
+            user_start,
+            pair_server,
+            load,
+            binding,
+            n_servers,
+            chunk_start,
+            dense_u,
+            dense_s,
+        )
+        tangent = _newton_solve(
+            coupling,
+            fullness,
+            has_pairs,
+            -(1.0 + 1.0 / mu),
+            1.0 / mu,
+            -kernels._mu_derivative(
+                q,
+                mu,
+                user_start,
+                pair_server,
+                log_gamma,
+                load,
+                x,
+                share,
+                binding,
+                fullness,
+                has_pairs,
+                chunk_start,
+            ),
+        )
         predict = True
         mu = max(mu * factor, mu_final)
     return root, mu_root, converged, iterations, evaluations, stages, retries, norm
@@ -411,8 +587,21 @@ def _polish_start(q, x_all, user_start, pair_server, gamma, load, drop):
 
 
 @njit(cache=True)
-def _polish_state(x, server, kept_load, kept_start, inv_gamma, price, weight, has_pairs, binding, fullness, spend,
-                  budget_gap, spent):
+def _polish_state(
+    x,
+    server,
+    kept_load,
+    kept_start,
+    inv_gamma,
+    price,
+    weight,
+    has_pairs,
+    binding,
+    fullness,
+    spend,
+    budget_gap,
+    spent,
+):
     """The polish's residuals at x: each server's unfilled fraction of its binding constraint (``binding``,
     ``fullness`` updated in place) and each user's unspent budget (``budget_gap``, ``spent``; ``spend`` becomes
     its spending shares). Returns (the largest of them, relative to the budget for budgets; the fill gaps)."""
@@ -443,8 +632,22 @@ def _polish_state(x, server, kept_load, kept_start, inv_gamma, price, weight, ha
 
 
 @njit(cache=True)
-def _polish_step(coupling, fill_gap, budget_gap, spent, spend, x, server, kept_load, kept_start, binding, fullness,
-                 has_pairs, kappa, price):
+def _polish_step(
+    coupling,
+    fill_gap,
+    budget_gap,
+    spent,
+    spend,
+    x,
+    server,
+    kept_load,
+    kept_start,
+    binding,
+    fullness,
+    has_pairs,
+    kappa,
+    price,
+):
     """One Newton step of the polish: ``x`` and ``price`` updated in place (multiplicatively)."""
     n_servers = has_pairs.shape[0]
     # rhs: fill_gap - Σ_n x load (budget_gap / spent)
@@ -469,8 +672,22 @@ def _polish_step(coupling, fill_gap, budget_gap, spent, spend, x, server, kept_l
         price[i] *= np.exp(dq[i])
 
 
-def _polish(kernels, q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, n_servers,
-            has_pairs, drop, steps):
+def _polish(
+    kernels,
+    q,
+    mu,
+    user_start,
+    pair_server,
+    log_gamma,
+    gamma,
+    weight,
+    load,
+    chunk_start,
+    n_servers,
+    has_pairs,
+    drop,
+    steps,
+):
     """Newton on (log x, q, log budget multipliers) with x updated multiplicatively: fills every server's
     binding constraint and spends every budget exactly. Works on the pairs kept after the drop (a few per
     user). Returns (x per pair, the largest unfilled fraction of a server or unspent fraction of a budget).
@@ -479,9 +696,12 @@ def _polish(kernels, q, mu, user_start, pair_server, log_gamma, gamma, weight, l
     n_pairs = pair_server.shape[0]
     x_all = np.empty(n_pairs)
     share = np.empty(n_pairs)
-    kernels._shares(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, x_all, share)
-    kept, kept_start, x, server, kept_load, inv_gamma, price = _polish_start(q, x_all, user_start, pair_server,
-                                                                             gamma, load, drop)
+    kernels._shares(
+        q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, x_all, share
+    )
+    kept, kept_start, x, server, kept_load, inv_gamma, price = _polish_start(
+        q, x_all, user_start, pair_server, gamma, load, drop
+    )
     kappa = 1.0 + 1.0 / mu
     dense_u = np.zeros((n_users, n_servers))
     dense_s = np.zeros((n_users, n_servers))
@@ -492,14 +712,51 @@ def _polish(kernels, q, mu, user_start, pair_server, log_gamma, gamma, weight, l
     spent = np.empty(n_users)
     residual = np.inf
     for step in range(steps + 1):
-        residual, fill_gap = _polish_state(x, server, kept_load, kept_start, inv_gamma, price, weight, has_pairs,
-                                           binding, fullness, spend, budget_gap, spent)
+        residual, fill_gap = _polish_state(
+            x,
+            server,
+            kept_load,
+            kept_start,
+            inv_gamma,
+            price,
+            weight,
+            has_pairs,
+            binding,
+            fullness,
+            spend,
+            budget_gap,
+            spent,
+        )
         if residual < 1e-13 or step == steps:
             break
-        coupling = kernels._price_coupling(x, spend, kept_start, server, kept_load, binding, n_servers, chunk_start,
-                                           dense_u, dense_s)
-        _polish_step(coupling, fill_gap, budget_gap, spent, spend, x, server, kept_load, kept_start, binding,
-                     fullness, has_pairs, kappa, price)
+        coupling = kernels._price_coupling(
+            x,
+            spend,
+            kept_start,
+            server,
+            kept_load,
+            binding,
+            n_servers,
+            chunk_start,
+            dense_u,
+            dense_s,
+        )
+        _polish_step(
+            coupling,
+            fill_gap,
+            budget_gap,
+            spent,
+            spend,
+            x,
+            server,
+            kept_load,
+            kept_start,
+            binding,
+            fullness,
+            has_pairs,
+            kappa,
+            price,
+        )
     x_all[:] = 0.0
     x_all[kept] = x
     return x_all, residual
@@ -516,8 +773,16 @@ class MarketSolution(NamedTuple):
 _SERIAL, _PARALLEL = serial_twins(globals())
 
 
-def psdsf_market(cluster: Cluster, *, time_shared: bool = False, mu_final: float = 1e-10, drop: float = 1e-7,
-                 max_newton: int = 500, factor: float = 0.1, stage_tol: float = 10.0) -> MarketSolution:
+def psdsf_market(
+    cluster: Cluster,
+    *,
+    time_shared: bool = False,
+    mu_final: float = 1e-10,
+    drop: float = 1e-7,
+    max_newton: int = 500,
+    factor: float = 0.1,
+    stage_tol: float = 10.0,
+) -> MarketSolution:
     """PS-DSF tasks[user, server] by the smoothed market (module docstring), one VDS level per server: the
     caller checks that every usable user loads a full constraint (:func:`.psdsf.psdsf` does).
 
@@ -532,8 +797,12 @@ def psdsf_market(cluster: Cluster, *, time_shared: bool = False, mu_final: float
     after the polish) and ``converged`` (residual below 1e-9)."""
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
-    for name, value, low, high in (("mu_final", mu_final, 0.0, 1.0), ("drop", drop, 0.0, 1.0),
-                                   ("factor", factor, 0.0, 1.0), ("stage_tol", stage_tol, 0.0, np.inf)):
+    for name, value, low, high in (
+        ("mu_final", mu_final, 0.0, 1.0),
+        ("drop", drop, 0.0, 1.0),
+        ("factor", factor, 0.0, 1.0),
+        ("stage_tol", stage_tol, 0.0, np.inf),
+    ):
         if not (isinstance(value, (int, float, np.floating)) and low < value < high):
             raise InvalidInputError(f"{name} = {value!r}: must be a number in ({low:g}, {high:g})")
     max_newton = as_count(max_newton, "max_newton")
@@ -545,7 +814,9 @@ def psdsf_market(cluster: Cluster, *, time_shared: bool = False, mu_final: float
         load = (1.0 / gamma)[:, None]
     else:
         cap = cluster.capacity[servers]
-        with np.errstate(divide="ignore", invalid="ignore"):  # a missing resource (cap 0) meets only zero demands
+        with np.errstate(
+            divide="ignore", invalid="ignore"
+        ):  # a missing resource (cap 0) meets only zero demands
             load = np.where(cap > 0, cluster.demand[users] / cap, 0.0)
     load = np.ascontiguousarray(load)
     log_gamma = np.log(gamma)
@@ -555,22 +826,57 @@ def psdsf_market(cluster: Cluster, *, time_shared: bool = False, mu_final: float
     kernels = _PARALLEL if len(chunk_start) > 2 else _SERIAL
     with one_blas_thread(), numba_threads(len(chunk_start) - 1):
         q, mu, converged, iterations, evaluations, stages, retries, stage_residual = _continuation(
-            kernels, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, cluster.n_servers, has_pairs,
-            float(mu_final), float(stage_tol), int(max_newton), float(factor))
+            kernels,
+            user_start,
+            pair_server,
+            log_gamma,
+            gamma,
+            weight,
+            load,
+            chunk_start,
+            cluster.n_servers,
+            has_pairs,
+            float(mu_final),
+            float(stage_tol),
+            int(max_newton),
+            float(factor),
+        )
         x, residual = np.zeros(len(pair_server)), np.inf
         if converged:
             try:
-                x, residual = _polish(kernels, q, mu, user_start, pair_server, log_gamma, gamma, weight, load,
-                                              chunk_start, cluster.n_servers, has_pairs, float(drop), 4)
-            except np.linalg.LinAlgError:  # non-finite or singular Newton matrix: reported as not converged
+                x, residual = _polish(
+                    kernels,
+                    q,
+                    mu,
+                    user_start,
+                    pair_server,
+                    log_gamma,
+                    gamma,
+                    weight,
+                    load,
+                    chunk_start,
+                    cluster.n_servers,
+                    has_pairs,
+                    float(drop),
+                    4,
+                )
+            except (
+                np.linalg.LinAlgError
+            ):  # non-finite or singular Newton matrix: reported as not converged
                 pass
     tasks = np.zeros((cluster.n_users, cluster.n_servers))
     tasks[users, servers] = x
     fullest = float(cluster.load(tasks, time_shared).max(initial=0.0))
     if fullest > 1.0:  # the polish leaves servers full to ~1e-15: scale onto the feasible side
         tasks /= fullest
-    diagnostics = {"newton_iterations": int(iterations), "evaluations": int(evaluations), "stages": int(stages),
-                   "retries": int(retries), "mu": float(mu),
-                   "stage_residual": float(stage_residual), "residual": float(residual),
-                   "converged": bool(np.isfinite(residual) and residual < 1e-9 and np.isfinite(tasks).all())}
+    diagnostics = {
+        "newton_iterations": int(iterations),
+        "evaluations": int(evaluations),
+        "stages": int(stages),
+        "retries": int(retries),
+        "mu": float(mu),
+        "stage_residual": float(stage_residual),
+        "residual": float(residual),
+        "converged": bool(np.isfinite(residual) and residual < 1e-9 and np.isfinite(tasks).all()),
+    }
     return MarketSolution(tasks, diagnostics)

@@ -14,9 +14,23 @@ cell only hands them to :meth:`fairlib.repro.report.ClaimLog.measure_all`. The m
 :mod:`fairlib.multires`, :mod:`fairlib.market` and :mod:`fairlib.dynamic`; drivers only set up and tabulate.
 """
 
-from . import (bidding_game, dynamic_drf, google_open_loop, heterogeneous_servers, heterogeneous_traces,
-               precomputed_drf, template)
+from . import (
+    bidding_game,
+    dynamic_drf,
+    google_open_loop,
+    heterogeneous_servers,
+    heterogeneous_traces,
+    precomputed_drf,
+    template,
+)
 # new drivers are imported above this line (python -m fairlib.repro.scaffold paper KEY --driver TOPIC)
 
-__all__ = ["bidding_game", "heterogeneous_servers", "google_open_loop", "heterogeneous_traces", "precomputed_drf",
-           "dynamic_drf", "template"]
+__all__ = [
+    "bidding_game",
+    "heterogeneous_servers",
+    "google_open_loop",
+    "heterogeneous_traces",
+    "precomputed_drf",
+    "dynamic_drf",
+    "template",
+]

@@ -9,18 +9,38 @@ import pandas as pd
 
 from ..._jit import compiled
 from ..._validate import InvalidInputError
-from ...dynamic.analysis import (check_properties, maxmin_tight_example, maxsum_counterexample,
-                                strategyproofness_spot_check)
+from ...dynamic.analysis import (
+    check_properties,
+    maxmin_tight_example,
+    maxsum_counterexample,
+    strategyproofness_spot_check,
+)
 from ...dynamic.baselines import waterfill_step_fixed_increment, waterfill_step_sorted
 from ...dynamic.cautious import cautious_lp
-from ...dynamic.drf import (_linear_prefix_block, _linear_prefix_state, _linear_step, _lp_one_step, dynamic_drf,
-                           normalize_demands, static_drf_levels)
+from ...dynamic.drf import (
+    _linear_prefix_block,
+    _linear_prefix_state,
+    _linear_step,
+    _lp_one_step,
+    dynamic_drf,
+    normalize_demands,
+    static_drf_levels,
+)
 from ...sweep import sweep
 from ..report import Measurement
 
-__all__ = ["random_order_experiment", "random_order_runs", "order_summary", "agreement_runs", "strategyproofness_runs",
-           "per_step_times", "total_times", "instance_share_findings", "fixed_increment_work",
-           "waterfill_baseline_findings"]
+__all__ = [
+    "random_order_experiment",
+    "random_order_runs",
+    "order_summary",
+    "agreement_runs",
+    "strategyproofness_runs",
+    "per_step_times",
+    "total_times",
+    "instance_share_findings",
+    "fixed_increment_work",
+    "waterfill_baseline_findings",
+]
 
 
 def _order_cell(seed, n, order, pool, cautious):
@@ -31,15 +51,29 @@ def _order_cell(seed, n, order, pool, cautious):
     k = np.arange(1, n + 1)
     static = static_drf_levels(d, n)
     res = dynamic_drf(d, n, method="waterfill")
-    out = {"dynamic_drf_maxsum": res.maxsum / (k * static), "dynamic_drf_maxmin": res.levels / static}
+    out = {
+        "dynamic_drf_maxsum": res.maxsum / (k * static),
+        "dynamic_drf_maxmin": res.levels / static,
+    }
     if cautious:
         c = cautious_lp(d, n)
-        out.update(cautious_lp_maxsum=c["maxsum"] / (k * static), cautious_lp_maxmin=c["levels"] / static)
+        out.update(
+            cautious_lp_maxsum=c["maxsum"] / (k * static), cautious_lp_maxmin=c["levels"] / static
+        )
     return out
 
 
-def random_order_runs(pool, ns, orders, rng, *, cautious_orders=None, progress: bool = False,
-                      n_jobs: int | None = None, backend: str | None = None) -> pd.DataFrame:
+def random_order_runs(
+    pool,
+    ns,
+    orders,
+    rng,
+    *,
+    cautious_orders=None,
+    progress: bool = False,
+    n_jobs: int | None = None,
+    backend: str | None = None,
+) -> pd.DataFrame:
     """Kash et al.-style experiment: n demands drawn at random from ``pool`` arrive in random order.
 
     For each n in ``ns`` and each of ``orders[n]`` (or ``orders``) samples, runs dynamic DRF (and the
@@ -54,25 +88,48 @@ def random_order_runs(pool, ns, orders, rng, *, cautious_orders=None, progress: 
     if max(ns) > len(pool):
         raise InvalidInputError(f"ns: n = {max(ns)} exceeds the {len(pool)} demands in the pool")
     n_orders = {n: int(orders[n] if isinstance(orders, dict) else orders) for n in ns}
-    n_caut = {n: int(cautious_orders[n] if isinstance(cautious_orders, dict) else (cautious_orders or 0))
-              for n in ns}
+    n_caut = {
+        n: int(cautious_orders[n] if isinstance(cautious_orders, dict) else (cautious_orders or 0))
+        for n in ns
+    }
     grid = [{"n": n, "order": i, "cautious": i < n_caut[n]} for n in ns for i in range(n_orders[n])]
-    cells = sweep(_order_cell, grid, rng=rng, seed_by=["n", "order"], fixed={"pool": pool}, n_jobs=n_jobs,
-                  backend=backend, progress=progress, desc="random orders")
+    cells = sweep(
+        _order_cell,
+        grid,
+        rng=rng,
+        seed_by=["n", "order"],
+        fixed={"pool": pool},
+        n_jobs=n_jobs,
+        backend=backend,
+        progress=progress,
+        desc="random orders",
+    )
     parts = []
     for n in ns:
         mine = cells[cells.n == n]
         for mech in ("dynamic_drf", "cautious_lp"):
             for obj in ("maxsum", "maxmin"):
                 col = f"{mech}_{obj}"
-                kept = [(o, v) for o, v in zip(mine.order, mine.get(col, pd.Series(dtype=object)))
-                        if isinstance(v, np.ndarray)]
+                kept = [
+                    (o, v)
+                    for o, v in zip(mine.order, mine.get(col, pd.Series(dtype=object)))
+                    if isinstance(v, np.ndarray)
+                ]
                 if not kept:
                     continue
                 a = np.vstack([v for _, v in kept])
-                parts.append(pd.DataFrame({"n": n, "order": np.repeat([o for o, _ in kept], n), "mechanism": mech,
-                                           "objective": obj, "k": np.tile(np.arange(1, n + 1), len(kept)),
-                                           "ratio": a.ravel()}))
+                parts.append(
+                    pd.DataFrame(
+                        {
+                            "n": n,
+                            "order": np.repeat([o for o, _ in kept], n),
+                            "mechanism": mech,
+                            "objective": obj,
+                            "k": np.tile(np.arange(1, n + 1), len(kept)),
+                            "ratio": a.ravel(),
+                        }
+                    )
+                )
     columns = ["n", "order", "mechanism", "objective", "k", "ratio"]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
 
@@ -84,46 +141,95 @@ def order_summary(runs: pd.DataFrame) -> pd.DataFrame:
     for (n, mech, obj), g in runs.groupby(["n", "mechanism", "objective"], sort=False):
         a = g.pivot(index="order", columns="k", values="ratio").to_numpy()
         for j in range(a.shape[1]):
-            rows.append({"n": n, "mechanism": mech, "objective": obj, "k": j + 1, "mean": a[:, j].mean(),
-                         "q10": np.quantile(a[:, j], 0.1), "q90": np.quantile(a[:, j], 0.9), "samples": a.shape[0]})
+            rows.append(
+                {
+                    "n": n,
+                    "mechanism": mech,
+                    "objective": obj,
+                    "k": j + 1,
+                    "mean": a[:, j].mean(),
+                    "q10": np.quantile(a[:, j], 0.1),
+                    "q90": np.quantile(a[:, j], 0.9),
+                    "samples": a.shape[0],
+                }
+            )
     return pd.DataFrame(rows)
 
 
-def random_order_experiment(pool, ns, orders, rng, *, cautious_orders=None, progress: bool = False,
-                            n_jobs: int | None = None, backend: str | None = None) -> pd.DataFrame:
+def random_order_experiment(
+    pool,
+    ns,
+    orders,
+    rng,
+    *,
+    cautious_orders=None,
+    progress: bool = False,
+    n_jobs: int | None = None,
+    backend: str | None = None,
+) -> pd.DataFrame:
     """:func:`order_summary` of :func:`random_order_runs` (same arguments): one row per (n, mechanism, objective,
     k) with the mean, 10th and 90th percentiles of the ratio to static DRF, and the sample count."""
-    return order_summary(random_order_runs(pool, ns, orders, rng, cautious_orders=cautious_orders, progress=progress,
-                                           n_jobs=n_jobs, backend=backend))
+    return order_summary(
+        random_order_runs(
+            pool,
+            ns,
+            orders,
+            rng,
+            cautious_orders=cautious_orders,
+            progress=progress,
+            n_jobs=n_jobs,
+            backend=backend,
+        )
+    )
 
 
 def _agreement_cell(seed, run):
     g = np.random.default_rng(seed)
     K, m = int(g.integers(2, 16)), int(g.integers(1, 5))
     d = g.uniform(0.01, 1.0, size=(K, m))
-    if run % 4 == 0:                      # ties and equal demands
+    if run % 4 == 0:  # ties and equal demands
         d = np.round(d, 1) + 0.1
         d[g.integers(K)] = d[0]
     n = K + int(g.integers(0, 3))
     res = {meth: dynamic_drf(d, n, method=meth) for meth in ("linear", "waterfill", "lp")}
-    diff = max(np.abs(res["linear"].shares(k) - res[meth].shares(k)).max() for meth in ("waterfill", "lp")
-               for k in range(1, K + 1))
+    diff = max(
+        np.abs(res["linear"].shares(k) - res[meth].shares(k)).max()
+        for meth in ("waterfill", "lp")
+        for k in range(1, K + 1)
+    )
     rescan = dynamic_drf(d, n, sums="rescan")
-    diff = max(diff, max(np.abs(res["linear"].shares(k) - rescan.shares(k)).max() for k in range(1, K + 1)))
+    diff = max(
+        diff, max(np.abs(res["linear"].shares(k) - rescan.shares(k)).max() for k in range(1, K + 1))
+    )
     printed = dynamic_drf(d, n, method="linear", line6="as_printed")
     over = max((printed.used(k) - k / n).max() for k in range(1, K + 1))
     share_err = max(np.abs(printed.shares(k) - res["lp"].shares(k)).max() for k in range(1, K + 1))
-    return {"agents": K, "resources": m, "n": n, "max_share_difference": diff, **check_properties(res["linear"]),
-            "printed_capacity_violation": max(over, 0.0), "printed_share_error": share_err}
+    return {
+        "agents": K,
+        "resources": m,
+        "n": n,
+        "max_share_difference": diff,
+        **check_properties(res["linear"]),
+        "printed_capacity_violation": max(over, 0.0),
+        "printed_share_error": share_err,
+    }
 
 
-def agreement_runs(runs: int, rng, *, n_jobs: int | None = None, backend: str | None = None) -> pd.DataFrame:
+def agreement_runs(
+    runs: int, rng, *, n_jobs: int | None = None, backend: str | None = None
+) -> pd.DataFrame:
     """Random small instances (2-15 agents, 1-4 resources, every fourth with ties and repeated demand
     vectors, n = K..K+2): the largest share difference between Algorithm 1 (prefix sums and printed
     loops), water-filling and the LP over every step; SI/DEF/DPO/capacity violations of Algorithm 1; and
     what the printed line 6 does (capacity violation, share error against the LP). One row per run."""
-    return sweep(_agreement_cell, [{"run": i} for i in range(int(runs))], rng=rng, n_jobs=n_jobs,
-                 backend=backend, progress=False).drop(columns="rep")
+    return sweep(
+        _agreement_cell,
+        [{"run": i} for i in range(int(runs))],
+        rng=rng,
+        n_jobs=n_jobs,
+        backend=backend,
+        progress=False,
+    ).drop(columns="rep")
 
 
 def _strategyproofness_cell(seed, agents, resources, trials):
@@ -132,17 +238,40 @@ def _strategyproofness_cell(seed, agents, resources, trials):
     return {"largest_gain": strategyproofness_spot_check(demands, rng=g, trials=trials)}
 
 
-def strategyproofness_runs(runs: int, rng, *, agents: int = 12, resources: int = 3, trials: int = 10,
-                           n_jobs: int | None = None, backend: str | None = None) -> pd.DataFrame:
+def strategyproofness_runs(
+    runs: int,
+    rng,
+    *,
+    agents: int = 12,
+    resources: int = 3,
+    trials: int = 10,
+    n_jobs: int | None = None,
+    backend: str | None = None,
+) -> pd.DataFrame:
     """``runs`` random instances, each with ``trials`` random misreports (``strategyproofness_spot_check``);
     one row per instance with the largest gain from lying."""
-    return sweep(_strategyproofness_cell, [{}], seeds=runs, rng=rng,
-                 fixed=dict(agents=agents, resources=resources, trials=trials), n_jobs=n_jobs, backend=backend,
-                 progress=False)
+    return sweep(
+        _strategyproofness_cell,
+        [{}],
+        seeds=runs,
+        rng=rng,
+        fixed=dict(agents=agents, resources=resources, trials=trials),
+        n_jobs=n_jobs,
+        backend=backend,
+        progress=False,
+    )
 
 
-def per_step_times(ks, *, m: int = 2, rng=None, methods=("linear", "linear_rescan", "sorted_waterfill", "lp"),
-                   lp_max_k: int = 3000, repeat: int = 5, block: int | None = None) -> pd.DataFrame:
+def per_step_times(
+    ks,
+    *,
+    m: int = 2,
+    rng=None,
+    methods=("linear", "linear_rescan", "sorted_waterfill", "lp"),
+    lp_max_k: int = 3000,
+    repeat: int = 5,
+    block: int | None = None,
+) -> pd.DataFrame:
     """Median time of one arrival step at each k, kernels called directly (no input validation).
 
     ``linear``: Algorithm 1 with prefix sums kept across steps — its state carries over from step to
@@ -169,25 +298,44 @@ def per_step_times(ks, *, m: int = 2, rng=None, methods=("linear", "linear_resca
         k = int(k)
         blk = int(block) if block is not None else max(64, k // 16)
         d = normalize_demands(rng.uniform(0.01, 1.0, size=(k + blk - 1, m)))
-        prev = dynamic_drf(d[:k - 1], k, method="waterfill").final_shares if k > 1 else np.zeros(0)
+        prev = dynamic_drf(d[: k - 1], k, method="waterfill").final_shares if k > 1 else np.zeros(0)
         x0 = np.append(prev, 0.0)
         a, b = np.zeros(m), np.zeros(m)
         n_block = k + blk - 1
         x_block, demand_prefix, usage_prefix = _linear_prefix_state(d, k - 1, n_block)
 
         def linear_block(work=None):
-            _linear_prefix_block(d, x_block.copy(), float(n_block), demand_prefix, usage_prefix.copy(),
-                                 k - 1, n_block, np.zeros(1, np.int64) if work is None else work)
+            _linear_prefix_block(
+                d,
+                x_block.copy(),
+                float(n_block),
+                demand_prefix,
+                usage_prefix.copy(),
+                k - 1,
+                n_block,
+                np.zeros(1, np.int64) if work is None else work,
+            )
 
         counted = {"linear": np.zeros(1, np.int64), "linear_rescan": np.zeros(1, np.int64)}
         linear_block(counted["linear"])
-        _linear_step(d[:k], x0.copy(), k - 1, float(k), True, np.zeros(m), np.zeros(m), counted["linear_rescan"])
+        _linear_step(
+            d[:k],
+            x0.copy(),
+            k - 1,
+            float(k),
+            True,
+            np.zeros(m),
+            np.zeros(m),
+            counted["linear_rescan"],
+        )
         spare = np.zeros(1, np.int64)
 
         dk = d[:k]
         steps = {
             "linear": linear_block,
-            "linear_rescan": lambda: _linear_step(dk, x0.copy(), k - 1, float(k), True, a, b, spare),
+            "linear_rescan": lambda: _linear_step(
+                dk, x0.copy(), k - 1, float(k), True, a, b, spare
+            ),
             "sorted_waterfill": lambda: waterfill_step_sorted(dk, prev, k),
             "lp": lambda: _lp_one_step(dk, prev, k),
             "waterfill": lambda: dynamic_drf(dk, k, method="waterfill"),
@@ -202,15 +350,22 @@ def per_step_times(ks, *, m: int = 2, rng=None, methods=("linear", "linear_resca
     return pd.DataFrame(rows)
 
 
-def total_times(ns, *, m: int = 2, rng=None, methods=("linear", "linear_rescan", "waterfill")) -> pd.DataFrame:
+def total_times(
+    ns, *, m: int = 2, rng=None, methods=("linear", "linear_rescan", "waterfill")
+) -> pd.DataFrame:
     """Wall time of processing all n arrivals (one run each, after a warm-up on a small instance).
     ``linear_rescan`` is Algorithm 1 with the printed O(k m) loops (``sums="rescan"``). Column ``work``: the
     element operations counted by Algorithm 1's kernel over all steps (NaN for water-filling)."""
     rng = np.random.default_rng(rng)
-    options = {"linear": dict(method="linear"), "linear_rescan": dict(method="linear", sums="rescan"),
-               "waterfill": dict(method="waterfill")}
+    options = {
+        "linear": dict(method="linear"),
+        "linear_rescan": dict(method="linear", sums="rescan"),
+        "waterfill": dict(method="waterfill"),
+    }
     rows = []
-    with compiled():  # compiled kernels at every n, also below the interpreter's size rule (fairlib._jit)
+    with (
+        compiled()
+    ):  # compiled kernels at every n, also below the interpreter's size rule (fairlib._jit)
         for method in methods:
             dynamic_drf(rng.uniform(0.1, 1, size=(50, m)), **options[method])
         for n in ns:
@@ -218,8 +373,14 @@ def total_times(ns, *, m: int = 2, rng=None, methods=("linear", "linear_rescan",
             for method in methods:
                 t0 = time.perf_counter()
                 res = dynamic_drf(d, **options[method])
-                rows.append({"n": int(n), "method": method, "seconds": time.perf_counter() - t0,
-                             "work": float(res.work) if res.work is not None else np.nan})
+                rows.append(
+                    {
+                        "n": int(n),
+                        "method": method,
+                        "seconds": time.perf_counter() - t0,
+                        "work": float(res.work) if res.work is not None else np.nan,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -233,21 +394,31 @@ def instance_share_findings(cr1_ms, cr2_ms) -> dict[str, Measurement]:
         d = maxsum_counterexample(int(m))
         x = dynamic_drf(d).shares(int(m) + 1)
         limits = np.append(np.full(int(m), m / (m + 1)), 1 / (m + 1))
-        dyn_gap = max(dyn_gap, float(np.abs(x - limits).max()), float(abs(x[-1] * m - x[:-1].max())))
+        dyn_gap = max(
+            dyn_gap, float(np.abs(x - limits).max()), float(abs(x[-1] * m - x[:-1].max()))
+        )
         static_gap = max(static_gap, float(abs(static_drf_levels(d)[-1] - 0.5)))
     for m in cr2_ms:
         k = int(m) * int(m)
-        step_gap = max(step_gap, float(np.abs(dynamic_drf(maxmin_tight_example(int(m))).shares(k)
-                                              - m / (k + 1)).max()))
-    cr1_list, cr2_list = ", ".join(str(int(m)) for m in cr1_ms), ", ".join(str(int(m)) for m in cr2_ms)
+        step_gap = max(
+            step_gap,
+            float(np.abs(dynamic_drf(maxmin_tight_example(int(m))).shares(k) - m / (k + 1)).max()),
+        )
+    cr1_list, cr2_list = (
+        ", ".join(str(int(m)) for m in cr1_ms),
+        ", ".join(str(int(m)) for m in cr2_ms),
+    )
     return {
         "cr1_individual_shares": Measurement(
             max(dyn_gap, static_gap),
             note=f"m = {cr1_list}: largest distance of dynamic DRF's last-step shares from m/(m + 1) (agents 1..m) "
-                 f"and 1/(m + 1) (agent n), and of x_n m from x_1: {dyn_gap:.2g}; of static DRF's share from 1/2: "
-                 f"{static_gap:.2g}"),
+            f"and 1/(m + 1) (agent n), and of x_n m from x_1: {dyn_gap:.2g}; of static DRF's share from 1/2: "
+            f"{static_gap:.2g}",
+        ),
         "cr2_step_m2_shares": Measurement(
-            step_gap, note=f"m = {cr2_list}: largest |x_i^k - m/(m² + 1)| over the k = m² agents at step m²"),
+            step_gap,
+            note=f"m = {cr2_list}: largest |x_i^k - m/(m² + 1)| over the k = m² agents at step m²",
+        ),
     }
 
 
@@ -261,19 +432,29 @@ def fixed_increment_work(scales, *, k: int = 1000, m: int = 2, rng=None) -> pd.D
     rng = np.random.default_rng(rng)
     k, m = int(k), int(m)
     d = normalize_demands(rng.uniform(0.01, 1.0, size=(k, m)))
-    prev = dynamic_drf(d[:k - 1], k, method="waterfill").final_shares if k > 1 else np.zeros(0)
+    prev = dynamic_drf(d[: k - 1], k, method="waterfill").final_shares if k > 1 else np.zeros(0)
     exact = dynamic_drf(d, k, method="waterfill").final_shares
     counted = np.zeros(1, np.int64)
     _linear_step(d, np.append(prev, 0.0), k - 1, float(k), True, np.zeros(m), np.zeros(m), counted)
     rows = []
     for scale in scales:
         x, raises, work = waterfill_step_fixed_increment(d, prev, k, 1.0 / (k * float(scale)))
-        rows.append({"scale": float(scale), "k": k, "raises": raises, "work": float(work),
-                     "alg1_work": float(counted[0]), "gap": float(exact.min() - x.min())})
+        rows.append(
+            {
+                "scale": float(scale),
+                "k": k,
+                "raises": raises,
+                "work": float(work),
+                "alg1_work": float(counted[0]),
+                "gap": float(exact.min() - x.min()),
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def waterfill_baseline_findings(fixed: pd.DataFrame, per_step: pd.DataFrame, *, ks=(3000, 10000)) -> dict:
+def waterfill_baseline_findings(
+    fixed: pd.DataFrame, per_step: pd.DataFrame, *, ks=(3000, 10000)
+) -> dict:
     """Algorithm 1 against the water-fillings: [6]'s fixed increment (:func:`fixed_increment_work`: raises and the
     work ratio to Algorithm 1 against the numeric scale) and our exact event-driven one, the fastest we have
     (:func:`per_step_times` rows ``linear`` and ``waterfill``: wall-time ratio event-driven / Algorithm 1 at
@@ -287,21 +468,30 @@ def waterfill_baseline_findings(fixed: pd.DataFrame, per_step: pd.DataFrame, *, 
     ratio = (fixed.work / fixed.alg1_work).tolist()
     cross = fixed.scale[fixed.work > fixed.alg1_work]
     per_k = per_step.pivot(index="k", columns="method", values="seconds")
-    missing = [kk for kk in ks if kk not in per_k.index or not {"linear", "waterfill"} <= set(per_k.columns)]
+    missing = [
+        kk
+        for kk in ks
+        if kk not in per_k.index or not {"linear", "waterfill"} <= set(per_k.columns)
+    ]
     if missing:
         raise InvalidInputError(f"per_step: needs 'linear' and 'waterfill' times at k = {missing}")
     event = [float(per_k.loc[kk, "waterfill"] / per_k.loc[kk, "linear"]) for kk in ks]
     scales = ", ".join(f"{s:,.0f}" for s in fixed.scale)
     return {
         "waterfill_pseudo_polynomial": Measurement(
-            slope, note=f"raises of one fixed-increment step at k = {int(fixed.k.iloc[0]):,} for S = {scales} units "
-                        f"per fair share: {', '.join(str(int(r)) for r in fixed.raises)} (log-log slope {slope:.2f})"),
+            slope,
+            note=f"raises of one fixed-increment step at k = {int(fixed.k.iloc[0]):,} for S = {scales} units "
+            f"per fair share: {', '.join(str(int(r)) for r in fixed.raises)} (log-log slope {slope:.2f})",
+        ),
         "linear_improves_on_fixed_increment_waterfill": Measurement(
             ratio,
             note=f"counted work of the fixed-increment step over Algorithm 1's (printed loops) for S = {scales}: "
-                 + ", ".join(f"{r:.3g}" for r in ratio)
-                 + (f"; above 1 from S = {cross.iloc[0]:,.0f}" if len(cross) else "; never above 1")),
+            + ", ".join(f"{r:.3g}" for r in ratio)
+            + (f"; above 1 from S = {cross.iloc[0]:,.0f}" if len(cross) else "; never above 1"),
+        ),
         "linear_vs_event_waterfill": Measurement(
-            event, note="wall time of one event-driven water-filling step (amortised) over one Algorithm 1 step "
-                        "(prefix sums): " + ", ".join(f"{r:.2f} at k = {kk:,}" for r, kk in zip(event, ks))),
+            event,
+            note="wall time of one event-driven water-filling step (amortised) over one Algorithm 1 step "
+            "(prefix sums): " + ", ".join(f"{r:.2f} at k = {kk:,}" for r, kk in zip(event, ks)),
+        ),
     }

@@ -32,8 +32,12 @@ from ...sweep import sweep
 DEMAND_MODELS = ("per-interval", "lifetime")
 LABELS = ("proportionality", "frequency")
 #: time-averaged columns of :func:`time_averaged` (normalised CPU and RAM, overall and on classes C/D)
-UTILISATION = {"cpu": "utilisation_cpu_normalised", "ram": "utilisation_memory_normalised",
-               "cpu_CD": "reserved_utilisation_cpu_normalised", "ram_CD": "reserved_utilisation_memory_normalised"}
+UTILISATION = {
+    "cpu": "utilisation_cpu_normalised",
+    "ram": "utilisation_memory_normalised",
+    "cpu_CD": "reserved_utilisation_cpu_normalised",
+    "ram_CD": "reserved_utilisation_memory_normalised",
+}
 
 
 def time_averaged(table: pd.DataFrame) -> pd.DataFrame:
@@ -46,32 +50,57 @@ def time_averaged(table: pd.DataFrame) -> pd.DataFrame:
     exactly). From a table run with ``definition4=True``, also ``<measure>_definition4_low``/``_high`` for cpu, ram,
     cpu_CD and ram_CD: time-averaged certified bounds on the utilisation of every allocation meeting PS-DSF's
     Definition 4 (the same for every mechanism)."""
-    missing = {"mechanism", "start", "end", "active_jobs", *UTILISATION.values()} - set(table.columns)
+    missing = {"mechanism", "start", "end", "active_jobs", *UTILISATION.values()} - set(
+        table.columns
+    )
     if missing:
-        raise InvalidInputError(f"table: missing columns {sorted(missing)} (expected an open_loop table)")
+        raise InvalidInputError(
+            f"table: missing columns {sorted(missing)} (expected an open_loop table)"
+        )
     rows = {}
     for name, part in table.groupby("mechanism", sort=False):
         length = (part.end - part.start).to_numpy(float)
         if not length.sum() > 0:
             raise InvalidInputError(f"table: the epochs of {name!r} have no length")
         w = length / length.sum()
-        row = {short: float((part[col].to_numpy(float) * w).sum()) for short, col in UTILISATION.items()}
-        for short, col in UTILISATION.items():  # placement ranges, when open_loop ran with ranges=True
+        row = {
+            short: float((part[col].to_numpy(float) * w).sum())
+            for short, col in UTILISATION.items()
+        }
+        for (
+            short,
+            col,
+        ) in UTILISATION.items():  # placement ranges, when open_loop ran with ranges=True
             if short.endswith("_CD") and col.replace("utilisation", "low") in part:
                 for end in ("low", "high"):
                     values = part[col.replace("utilisation", end)].to_numpy(float)
                     row[f"{short}_{end}"] = float((values * w).sum())
-        for short, col in UTILISATION.items():  # Definition-4 bounds, when open_loop ran with definition4=True
-            bound = ("psdsf_reserved_" if short.endswith("_CD") else "psdsf_") + "{}_" + col.split("utilisation_")[1]
+        for (
+            short,
+            col,
+        ) in UTILISATION.items():  # Definition-4 bounds, when open_loop ran with definition4=True
+            bound = (
+                ("psdsf_reserved_" if short.endswith("_CD") else "psdsf_")
+                + "{}_"
+                + col.split("utilisation_")[1]
+            )
             if bound.format("low") in part:
                 for end in ("low", "high"):
-                    row[f"{short}_definition4_{end}"] = float((part[bound.format(end)].to_numpy(float) * w).sum())
+                    row[f"{short}_definition4_{end}"] = float(
+                        (part[bound.format(end)].to_numpy(float) * w).sum()
+                    )
         row["utilisation"] = (row["cpu"] + row["ram"]) / 2
         row["utilisation_CD"] = (row["cpu_CD"] + row["ram_CD"]) / 2
         row["mean_active_jobs"] = float((part.active_jobs.to_numpy(float) * w).sum())
-        jain = part.jain_dominant_share.to_numpy(float) if "jain_dominant_share" in part else np.full(len(part), np.nan)
+        jain = (
+            part.jain_dominant_share.to_numpy(float)
+            if "jain_dominant_share" in part
+            else np.full(len(part), np.nan)
+        )
         seen = ~np.isnan(jain)
-        row["jain_dominant_share"] = float((jain[seen] * w[seen]).sum() / w[seen].sum()) if seen.any() else np.nan
+        row["jain_dominant_share"] = (
+            float((jain[seen] * w[seen]).sum() / w[seen].sum()) if seen.any() else np.nan
+        )
         row["epochs"] = len(part)
         rows[name] = row
     return pd.DataFrame(rows).T.rename_axis("mechanism")
@@ -104,8 +133,12 @@ def paper_setup_mechanisms(task: float) -> dict:
     dominant units (:func:`typical_task`)."""
     from ...multires import drfh, drfh_best_fit, psdsf, tsf
 
-    return {"PS-DSF": psdsf, "DRFH": drfh, "TSF": tsf,
-            "DRFH Best-Fit": functools.partial(drfh_best_fit, quantum=float(task))}
+    return {
+        "PS-DSF": psdsf,
+        "DRFH": drfh,
+        "TSF": tsf,
+        "DRFH Best-Fit": functools.partial(drfh_best_fit, quantum=float(task)),
+    }
 
 
 def route_mechanisms(alphas) -> tuple[dict, dict]:
@@ -129,9 +162,13 @@ def route_mechanisms(alphas) -> tuple[dict, dict]:
             result = run(cluster)
             certified.setdefault(name, []).append(bool(result.converged))
             return result
+
         return call
 
-    runs = {f"PF-VDS({a:g})": recording(f"PF-VDS({a:g})", functools.partial(pfvds, alpha=a)) for a in values}
+    runs = {
+        f"PF-VDS({a:g})": recording(f"PF-VDS({a:g})", functools.partial(pfvds, alpha=a))
+        for a in values
+    }
     runs["PS-DSF"] = recording("PS-DSF", psdsf)
     return runs, certified
 
@@ -144,7 +181,18 @@ def sample_ids(ids, fraction: float, seed) -> np.ndarray:
     return unique[np.random.default_rng(seed).random(unique.size) < fraction]
 
 
-def _setup_cell(seed, fraction, demand_model, labels, jobs_by_model, fleets, mechanisms, start, horizon, interval):
+def _setup_cell(
+    seed,
+    fraction,
+    demand_model,
+    labels,
+    jobs_by_model,
+    fleets,
+    mechanisms,
+    start,
+    horizon,
+    interval,
+):
     """One job sample in one demand model on one fleet labelling: one row per mechanism."""
     from ... import sim
 
@@ -153,20 +201,43 @@ def _setup_cell(seed, fraction, demand_model, labels, jobs_by_model, fleets, mec
     all_jobs, fleet = jobs_by_model[demand_model], fleets[labels]
     keep = np.isin(all_jobs.ids, ids)
     if not keep.any():
-        raise InvalidInputError(f"fraction = {fraction}: the sample holds no job of the {demand_model} model")
+        raise InvalidInputError(
+            f"fraction = {fraction}: the sample holds no job of the {demand_model} model"
+        )
     jobs = all_jobs.subset(keep)
     eligible = sim.class_eligibility(fleet, jobs.scheduling_class)
     t0 = time.perf_counter()
-    table = sim.open_loop(fleet, jobs, mechanisms, eligible=eligible, start=start, horizon=horizon,
-                          interval=interval, caps=demand_model == "per-interval")
+    table = sim.open_loop(
+        fleet,
+        jobs,
+        mechanisms,
+        eligible=eligible,
+        start=start,
+        horizon=horizon,
+        interval=interval,
+        caps=demand_model == "per-interval",
+    )
     seconds = time.perf_counter() - t0
-    return [{"mechanism": name, "jobs": jobs.n_jobs, **row.to_dict(), "seconds": seconds}
-            for name, row in time_averaged(table).iterrows()]
+    return [
+        {"mechanism": name, "jobs": jobs.n_jobs, **row.to_dict(), "seconds": seconds}
+        for name, row in time_averaged(table).iterrows()
+    ]
 
 
-def sensitivity(jobs_by_model: dict, fleets: dict, *, fractions=(0.02, 0.05, 0.10), seeds: int = 3, rng=0,
-                mechanisms=None, start: float | None = None, horizon: float | None = None, interval: float = 300.0,
-                n_jobs: int | None = None, progress: bool = False) -> pd.DataFrame:
+def sensitivity(
+    jobs_by_model: dict,
+    fleets: dict,
+    *,
+    fractions=(0.02, 0.05, 0.10),
+    seeds: int = 3,
+    rng=0,
+    mechanisms=None,
+    start: float | None = None,
+    horizon: float | None = None,
+    interval: float = 300.0,
+    n_jobs: int | None = None,
+    progress: bool = False,
+) -> pd.DataFrame:
     """PS-DSF, DRFH and TSF (or ``mechanisms``) in open loop on every (job fraction, seed) × demand model ×
     labels; one row per (fraction, rep, demand_model, labels, mechanism) with :func:`time_averaged`'s columns,
     the job count and the open-loop run's seconds (all its mechanisms).
@@ -184,12 +255,33 @@ def sensitivity(jobs_by_model: dict, fleets: dict, *, fractions=(0.02, 0.05, 0.1
         check_choice(model, DEMAND_MODELS, "jobs_by_model")
     for labels in fleets:
         check_choice(labels, LABELS, "fleets")
-    mechanisms = {"PS-DSF": psdsf, "DRFH": drfh, "TSF": tsf} if mechanisms is None else dict(mechanisms)
-    grid = {"fraction": [float(f) for f in fractions], "demand_model": list(jobs_by_model), "labels": list(fleets)}
-    return sweep(_setup_cell, grid, seeds=seeds, rng=rng, seed_by=("fraction",),
-                 fixed=dict(jobs_by_model=jobs_by_model, fleets=fleets, mechanisms=mechanisms, start=start,
-                            horizon=horizon, interval=interval), n_jobs=n_jobs, progress=progress,
-                 desc="open-loop setups", cache_name="google_open_loop")
+    mechanisms = (
+        {"PS-DSF": psdsf, "DRFH": drfh, "TSF": tsf} if mechanisms is None else dict(mechanisms)
+    )
+    grid = {
+        "fraction": [float(f) for f in fractions],
+        "demand_model": list(jobs_by_model),
+        "labels": list(fleets),
+    }
+    return sweep(
+        _setup_cell,
+        grid,
+        seeds=seeds,
+        rng=rng,
+        seed_by=("fraction",),
+        fixed=dict(
+            jobs_by_model=jobs_by_model,
+            fleets=fleets,
+            mechanisms=mechanisms,
+            start=start,
+            horizon=horizon,
+            interval=interval,
+        ),
+        n_jobs=n_jobs,
+        progress=progress,
+        desc="open-loop setups",
+        cache_name="google_open_loop",
+    )
 
 
 def leads(grid: pd.DataFrame, *, leader: str = "PS-DSF", others=("DRFH", "TSF")) -> pd.DataFrame:
@@ -197,9 +289,13 @@ def leads(grid: pd.DataFrame, *, leader: str = "PS-DSF", others=("DRFH", "TSF"))
     the best of ``others`` — overall (``lead``), on CPU and RAM, and on classes C/D (``lead_CD``) — and the
     mean number of active jobs. Positive: the leader utilises more."""
     keys = ["fraction", "rep", "demand_model", "labels"]
-    missing = {*keys, "mechanism", "utilisation", "utilisation_CD", "cpu", "ram"} - set(grid.columns)
+    missing = {*keys, "mechanism", "utilisation", "utilisation_CD", "cpu", "ram"} - set(
+        grid.columns
+    )
     if missing:
-        raise InvalidInputError(f"grid: missing columns {sorted(missing)} (expected sensitivity's rows)")
+        raise InvalidInputError(
+            f"grid: missing columns {sorted(missing)} (expected sensitivity's rows)"
+        )
     out = []
     for key, part in grid.groupby(keys, sort=True):
         by = part.set_index("mechanism")
@@ -207,8 +303,12 @@ def leads(grid: pd.DataFrame, *, leader: str = "PS-DSF", others=("DRFH", "TSF"))
         if absent:
             raise InvalidInputError(f"grid: {sorted(absent)} missing at {dict(zip(keys, key))}")
         row = dict(zip(keys, key))
-        for col, out_col in (("utilisation", "lead"), ("cpu", "lead_cpu"), ("ram", "lead_ram"),
-                             ("utilisation_CD", "lead_CD")):
+        for col, out_col in (
+            ("utilisation", "lead"),
+            ("cpu", "lead_cpu"),
+            ("ram", "lead_ram"),
+            ("utilisation_CD", "lead_CD"),
+        ):
             row[out_col] = float(by.loc[leader, col] - by.loc[list(others), col].max())
         row["mean_active_jobs"] = float(by.loc[leader, "mean_active_jobs"])
         row["jobs"] = int(by.loc[leader, "jobs"])

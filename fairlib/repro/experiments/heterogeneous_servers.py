@@ -20,13 +20,37 @@ from ...multires.server_properties import property_violations
 from ..report import Measurement
 from ...sweep import sweep
 
-__all__ = ["fig1_instance", "fig1_checks", "random_bottleneck_cluster", "property_table", "alpha_sweep",
-           "proportional_fair_slsqp", "theorem_checks", "equilibrium_conditions", "definition4_route",
-           "NEVER_VIOLATED", "fig1_findings", "property_rates", "property_findings", "alpha_means",
-           "approach_per_instance", "theorem_findings",
-           "solver_rates", "solver_findings", "with_random_caps", "capped_equilibrium_rates", "capped_solver_findings",
-           "route_findings", "condition_findings", "relative_gap",
-           "convergence_findings", "one_server_reductions", "fds_kkt_residual", "one_server_fds"]
+__all__ = [
+    "fig1_instance",
+    "fig1_checks",
+    "random_bottleneck_cluster",
+    "property_table",
+    "alpha_sweep",
+    "proportional_fair_slsqp",
+    "theorem_checks",
+    "equilibrium_conditions",
+    "definition4_route",
+    "NEVER_VIOLATED",
+    "fig1_findings",
+    "property_rates",
+    "property_findings",
+    "alpha_means",
+    "approach_per_instance",
+    "theorem_findings",
+    "solver_rates",
+    "solver_findings",
+    "with_random_caps",
+    "capped_equilibrium_rates",
+    "capped_solver_findings",
+    "route_findings",
+    "condition_findings",
+    "relative_gap",
+    "convergence_findings",
+    "one_server_reductions",
+    "fds_kkt_residual",
+    "one_server_fds",
+]
+
 
 def fig1_instance() -> Cluster:
     """A *hypothetical* instance for the paper's Fig. 1 (the demand vectors were lost, reconstructions §5.2 [NR]).
@@ -58,8 +82,15 @@ def fig1_checks(cluster: Cluster) -> dict:
     }
 
 
-def random_bottleneck_cluster(rng, n_users: int, n_servers: int, n_resources: int = 3, *,
-                              eligible_fraction: float = 0.7, weights: bool = False) -> Cluster:
+def random_bottleneck_cluster(
+    rng,
+    n_users: int,
+    n_servers: int,
+    n_resources: int = 3,
+    *,
+    eligible_fraction: float = 0.7,
+    weights: bool = False,
+) -> Cluster:
     """A random cluster where resource 0 is every usable user's dominant resource on every server
     (Definition 2 holds everywhere), built like the Fig. 1 example: the last resource ("bandwidth")
     exists only on the first half of the servers and about 40% of the users need it, in amounts that
@@ -67,21 +98,29 @@ def random_bottleneck_cluster(rng, n_users: int, n_servers: int, n_resources: in
     dominant on each server. Needs n_resources >= 2 and n_servers >= 2."""
     rng = np.random.default_rng(rng)
     if n_resources < 2 or n_servers < 2:
-        raise InvalidInputError(f"n_resources = {n_resources}, n_servers = {n_servers}: need at least 2 of each")
+        raise InvalidInputError(
+            f"n_resources = {n_resources}, n_servers = {n_servers}: need at least 2 of each"
+        )
     half = max(1, n_servers // 2)
-    capacity = np.column_stack([rng.uniform(8, 10, n_servers)] +
-                               [rng.uniform(50, 100, n_servers) for _ in range(n_resources - 2)] +
-                               [np.where(np.arange(n_servers) < half, 100.0, 0.0)])
-    demand = np.column_stack([rng.uniform(1, 2, n_users)] +
-                             [rng.uniform(0.05, 0.5, n_users) for _ in range(n_resources - 2)] +
-                             [np.zeros(n_users)])
+    capacity = np.column_stack(
+        [rng.uniform(8, 10, n_servers)]
+        + [rng.uniform(50, 100, n_servers) for _ in range(n_resources - 2)]
+        + [np.where(np.arange(n_servers) < half, 100.0, 0.0)]
+    )
+    demand = np.column_stack(
+        [rng.uniform(1, 2, n_users)]
+        + [rng.uniform(0.05, 0.5, n_users) for _ in range(n_resources - 2)]
+        + [np.zeros(n_users)]
+    )
     needs_bw = rng.random(n_users) < 0.4
     # bandwidth per task between (half/K) and 1 times resource 0's share on a server: globally dominant,
     # never dominant on a server (c_0 <= 10, c_bw = 100)
     ratio = rng.uniform(max(0.6, 1.2 * half / n_servers), 0.95, n_users)
     demand[:, -1] = np.where(needs_bw, ratio * demand[:, 0] / 10.0 * 100.0, 0.0)
     eligible = rng.random((n_users, n_servers)) < eligible_fraction
-    eligible[np.arange(n_users), rng.integers(half, size=n_users)] = True     # a bandwidth server for everyone
+    eligible[np.arange(n_users), rng.integers(half, size=n_users)] = (
+        True  # a bandwidth server for everyone
+    )
     weight = rng.choice([1.0, 2.0, 4.0], size=n_users) if weights else None
     return Cluster(capacity, demand, weight=weight, eligible=eligible)
 
@@ -94,17 +133,31 @@ def _property_cell(seed, instance, kind, n_users, n_servers, n_resources, weight
         make = random_bottleneck_cluster if kind == "bottleneck" else random_cluster
         cluster = make(rng, n_users, n_servers, n_resources, weights=weighted)
     rows = []
-    with shared_stages():   # PF-VDS at α = 2 and 4 pass through the same first stage
+    with shared_stages():  # PF-VDS at α = 2 and 4 pass through the same first stage
         for name, mechanism in mechanisms.items():
             alloc = mechanism(cluster)
-            rows.append({"mechanism": name, **property_violations(cluster, alloc.tasks),
-                         "utilisation": float(np.nanmean(alloc.utilisation))})
+            rows.append(
+                {
+                    "mechanism": name,
+                    **property_violations(cluster, alloc.tasks),
+                    "utilisation": float(np.nanmean(alloc.utilisation)),
+                }
+            )
     return rows
 
 
-def property_table(n_instances: int, rng, *, kind: str = "random", n_users: int = 6, n_servers: int = 3,
-                   n_resources: int = 3, weighted: bool = True, mechanisms=None,
-                   progress: bool = False) -> pd.DataFrame:
+def property_table(
+    n_instances: int,
+    rng,
+    *,
+    kind: str = "random",
+    n_users: int = 6,
+    n_servers: int = 3,
+    n_resources: int = 3,
+    weighted: bool = True,
+    mechanisms=None,
+    progress: bool = False,
+) -> pd.DataFrame:
     """Violations of SI, EF, PO and BF for every mechanism on random instances.
 
     ``kind``: ``"random"`` (:func:`~fairlib.multires.random_cluster`), ``"bottleneck"`` (a bottleneck everywhere)
@@ -119,14 +172,26 @@ def property_table(n_instances: int, rng, *, kind: str = "random", n_users: int 
         mechanisms = registry.runs("pooled") if kind == "pool" else {}
         mechanisms = {**mechanisms, **registry.runs("multi_server")}
         if weighted:
-            mechanisms = {k: v for k, v in mechanisms.items() if "weights" in registry.get(k).capabilities}
+            mechanisms = {
+                k: v for k, v in mechanisms.items() if "weights" in registry.get(k).capabilities
+            }
     else:
         mechanisms = registry.resolve_runs(mechanisms)
     grid = [{"instance": i, "kind": kind} for i in range(int(n_instances))]
-    out = sweep(_property_cell, grid, rng=rng, fixed=dict(n_users=n_users, n_servers=n_servers,
-                                                          n_resources=n_resources, weighted=weighted,
-                                                          mechanisms=dict(mechanisms)),
-                progress=progress, desc=f"{kind} instances")
+    out = sweep(
+        _property_cell,
+        grid,
+        rng=rng,
+        fixed=dict(
+            n_users=n_users,
+            n_servers=n_servers,
+            n_resources=n_resources,
+            weighted=weighted,
+            mechanisms=dict(mechanisms),
+        ),
+        progress=progress,
+        desc=f"{kind} instances",
+    )
     return out.drop(columns="rep")
 
 
@@ -134,30 +199,56 @@ def _alpha_cell(seed, instance, alphas, n_users, n_servers, n_resources):
     cluster = random_cluster(np.random.default_rng(seed), n_users, n_servers, n_resources)
     ref = psdsf(cluster)
     rows = []
-    with shared_stages():   # one instance's α list: its shared continuation stages once
+    with shared_stages():  # one instance's α list: its shared continuation stages once
         for alpha in alphas:
             alloc = ref if np.isinf(alpha) else pfvds(cluster, alpha)
             util = alloc.utilisation
-            rows.append({"alpha": alpha, "distance_to_psdsf": float(np.abs(alloc.totals - ref.totals).max()
-                                                                    / ref.totals.max()),
-                         # how far from meeting Definition 4 at all: 0 at *some* PS-DSF allocation (it has several)
-                         "definition4_gap": float(psdsf_violation(cluster, alloc.tasks, tol=1e-7)["gap"]),
-                         "nash_residual": float(alloc.diagnostics.get("nash_residual", 0.0)),
-                         "solver": alloc.diagnostics.get("method", "psdsf"),
-                         **{f"utilisation_r{r}": float(u) for r, u in enumerate(util)},
-                         "utilisation_mean": float(np.nanmean(util))})
+            rows.append(
+                {
+                    "alpha": alpha,
+                    "distance_to_psdsf": float(
+                        np.abs(alloc.totals - ref.totals).max() / ref.totals.max()
+                    ),
+                    # how far from meeting Definition 4 at all: 0 at *some* PS-DSF allocation (it has several)
+                    "definition4_gap": float(
+                        psdsf_violation(cluster, alloc.tasks, tol=1e-7)["gap"]
+                    ),
+                    "nash_residual": float(alloc.diagnostics.get("nash_residual", 0.0)),
+                    "solver": alloc.diagnostics.get("method", "psdsf"),
+                    **{f"utilisation_r{r}": float(u) for r, u in enumerate(util)},
+                    "utilisation_mean": float(np.nanmean(util)),
+                }
+            )
     return rows
 
 
-def alpha_sweep(n_instances: int, rng, alphas, *, n_users: int = 20, n_servers: int = 5, n_resources: int = 3,
-                progress: bool = False) -> pd.DataFrame:
+def alpha_sweep(
+    n_instances: int,
+    rng,
+    alphas,
+    *,
+    n_users: int = 20,
+    n_servers: int = 5,
+    n_resources: int = 3,
+    progress: bool = False,
+) -> pd.DataFrame:
     """PF-VDS(α) on random clusters: distance of the totals to PS-DSF (relative to the largest total), Definition 4's
     gap (:func:`~fairlib.multires.psdsf.psdsf_violation`: 0 at any PS-DSF allocation) and per-resource utilisation,
     for every α (``np.inf`` = PS-DSF). One row per (instance, α)."""
     grid = [{"instance": i} for i in range(int(n_instances))]
-    out = sweep(_alpha_cell, grid, rng=rng, fixed=dict(alphas=[float(a) for a in alphas], n_users=n_users,
-                                                       n_servers=n_servers, n_resources=n_resources),
-                progress=progress, desc="alpha sweep")
+    out = sweep(
+        _alpha_cell,
+        grid,
+        rng=rng,
+        fixed=dict(
+            alphas=[float(a) for a in alphas],
+            n_users=n_users,
+            n_servers=n_servers,
+            n_resources=n_resources,
+        ),
+        progress=progress,
+        desc="alpha sweep",
+    )
     return out.drop(columns="rep")
 
 
@@ -184,13 +275,30 @@ def proportional_fair_slsqp(cluster: Cluster) -> np.ndarray:
         for r in range(cluster.n_resources):
             row = np.where(servers == i, cluster.demand[users, r], 0.0)
             if row.any():
-                cons.append({"type": "ineq", "fun": lambda v, row=row, c=cluster.capacity[i, r]: c - row @ v,
-                             "jac": lambda v, row=row: -row})
+                cons.append(
+                    {
+                        "type": "ineq",
+                        "fun": lambda v, row=row, c=cluster.capacity[i, r]: c - row @ v,
+                        "jac": lambda v, row=row: -row,
+                    }
+                )
     for n in np.flatnonzero(np.isfinite(cluster.max_tasks) & playing):
-        cons.append({"type": "ineq", "fun": lambda v, row=agg[n], c=cluster.max_tasks[n]: c - row @ v,
-                     "jac": lambda v, row=agg[n]: -row})
-    res = minimize(neg, np.full(p, 1e-3), jac=grad, constraints=cons, bounds=[(0, None)] * p, method="SLSQP",
-                   options={"ftol": 1e-14, "maxiter": 2000})
+        cons.append(
+            {
+                "type": "ineq",
+                "fun": lambda v, row=agg[n], c=cluster.max_tasks[n]: c - row @ v,
+                "jac": lambda v, row=agg[n]: -row,
+            }
+        )
+    res = minimize(
+        neg,
+        np.full(p, 1e-3),
+        jac=grad,
+        constraints=cons,
+        bounds=[(0, None)] * p,
+        method="SLSQP",
+        options={"ftol": 1e-14, "maxiter": 2000},
+    )
     x = np.zeros((cluster.n_users, cluster.n_servers))
     x[users, servers] = res.x
     return x
@@ -215,8 +323,9 @@ def theorem_checks(seed, instance, *, alphas=(0.5, 1.0, 2.0)) -> dict:
     rng = np.random.default_rng(seed)
     general = random_cluster(rng, 5, 3, 3, weights=True)
     ours = pfvds(general, 1.0)
-    shortfall = proportional_fair_objective(general, proportional_fair_slsqp(general)) - \
-        proportional_fair_objective(general, ours.tasks)
+    shortfall = proportional_fair_objective(
+        general, proportional_fair_slsqp(general)
+    ) - proportional_fair_objective(general, ours.tasks)
     bottleneck = random_bottleneck_cluster(rng, 6, 3, 3, weights=True)
     ref = psdsf(bottleneck).totals
     b_dist = max(float(np.abs(pfvds(bottleneck, a).totals - ref).max() / ref.max()) for a in alphas)
@@ -224,41 +333,74 @@ def theorem_checks(seed, instance, *, alphas=(0.5, 1.0, 2.0)) -> dict:
     t_dist, t_gap = 0.0, 0.0
     for a in alphas:
         shared = pfvds(general, a, time_shared=True)
-        t_dist = max(t_dist, float(np.abs(shared.totals - ts_ref.totals).max() / ts_ref.totals.max()))
+        t_dist = max(
+            t_dist, float(np.abs(shared.totals - ts_ref.totals).max() / ts_ref.totals.max())
+        )
         v = psdsf_violation(general, shared.tasks, time_shared=True, tol=1e-6)
         t_gap = max(t_gap, v["gap"] if v["free_pairs"] == 0 else np.inf)
     divisible = psdsf(general)
     fixed = psdsf(general, method="fixed_point")
     fixed_ts = psdsf(general, time_shared=True, method="fixed_point")
-    return {"pf_objective_shortfall": float(shortfall), "pf_nash_residual": float(ours.diagnostics["nash_residual"]),
-            "bottleneck_distance": b_dist, "time_shared_distance": t_dist, "time_shared_definition4_gap": t_gap,
-            "psdsf_converged": bool(ts_ref.diagnostics["converged"] and divisible.diagnostics["converged"]),
-            "psdsf_fixed_point_converged": bool(fixed.diagnostics["converged"] and fixed_ts.diagnostics["converged"]),
-            "psdsf_solutions_distance": float(np.abs(divisible.totals - fixed.totals).max() / divisible.totals.max()),
-            "psdsf_fixed_point_definition4": bool(psdsf_violation(general, fixed.tasks, tol=1e-7)["holds"])}
+    return {
+        "pf_objective_shortfall": float(shortfall),
+        "pf_nash_residual": float(ours.diagnostics["nash_residual"]),
+        "bottleneck_distance": b_dist,
+        "time_shared_distance": t_dist,
+        "time_shared_definition4_gap": t_gap,
+        "psdsf_converged": bool(
+            ts_ref.diagnostics["converged"] and divisible.diagnostics["converged"]
+        ),
+        "psdsf_fixed_point_converged": bool(
+            fixed.diagnostics["converged"] and fixed_ts.diagnostics["converged"]
+        ),
+        "psdsf_solutions_distance": float(
+            np.abs(divisible.totals - fixed.totals).max() / divisible.totals.max()
+        ),
+        "psdsf_fixed_point_definition4": bool(
+            psdsf_violation(general, fixed.tasks, tol=1e-7)["holds"]
+        ),
+    }
 
 
 def _route_cell(seed, instance, alphas, n_users, n_servers, n_resources):
     from ..._jit import compiled
 
-    cluster = random_cluster(np.random.default_rng(seed), n_users, n_servers, n_resources, weights=True)
+    cluster = random_cluster(
+        np.random.default_rng(seed), n_users, n_servers, n_resources, weights=True
+    )
     with compiled():
         market, fixed = psdsf(cluster), psdsf(cluster, method="fixed_point")
         routes = {alpha: pfvds(cluster, alpha) for alpha in alphas}
     scale = float(market.totals.max())
     fixed_holds = fixed.converged and psdsf_violation(cluster, fixed.tasks, tol=1e-7)["holds"]
-    base = {"market_definition4": bool(psdsf_violation(cluster, market.tasks, tol=1e-7)["holds"]),
-            "fixed_point_definition4": bool(fixed_holds),
-            "market_to_fixed_point": float(np.abs(market.totals - fixed.totals).max() / scale)}
-    return [{**base, "alpha": alpha, "nash_residual": float(alloc.diagnostics["nash_residual"]),
-             "to_market": float(np.abs(alloc.totals - market.totals).max() / scale),
-             "to_fixed_point": float(np.abs(alloc.totals - fixed.totals).max() / scale),
-             "definition4_gap": float(psdsf_violation(cluster, alloc.tasks, tol=1e-7)["gap"])}
-            for alpha, alloc in routes.items()]
+    base = {
+        "market_definition4": bool(psdsf_violation(cluster, market.tasks, tol=1e-7)["holds"]),
+        "fixed_point_definition4": bool(fixed_holds),
+        "market_to_fixed_point": float(np.abs(market.totals - fixed.totals).max() / scale),
+    }
+    return [
+        {
+            **base,
+            "alpha": alpha,
+            "nash_residual": float(alloc.diagnostics["nash_residual"]),
+            "to_market": float(np.abs(alloc.totals - market.totals).max() / scale),
+            "to_fixed_point": float(np.abs(alloc.totals - fixed.totals).max() / scale),
+            "definition4_gap": float(psdsf_violation(cluster, alloc.tasks, tol=1e-7)["gap"]),
+        }
+        for alpha, alloc in routes.items()
+    ]
 
 
-def definition4_route(n_instances: int, rng, alphas=(4.0, 16.0, 64.0), *, n_users: int = 5, n_servers: int = 3,
-                      n_resources: int = 3, progress: bool = False) -> pd.DataFrame:
+def definition4_route(
+    n_instances: int,
+    rng,
+    alphas=(4.0, 16.0, 64.0),
+    *,
+    n_users: int = 5,
+    n_servers: int = 3,
+    n_resources: int = 3,
+    progress: bool = False,
+) -> pd.DataFrame:
     """Which PS-DSF allocation the paper's own route selects where Definition 4 admits several: on random weighted
     clusters (the theorem checks' size), PS-DSF by the market (ours) and by the fixed point, and PF-VDS(α) for
     growing α (Theorem 2: α → ∞ is PS-DSF; PF-VDS's totals are unique, Theorem 7). One row per (instance, α):
@@ -270,10 +412,17 @@ def definition4_route(n_instances: int, rng, alphas=(4.0, 16.0, 64.0), *, n_user
     if not alphas or not all(np.isfinite(a) and a > 0 for a in alphas):
         raise InvalidInputError(f"alphas = {alphas}: need finite positive values")
     grid = [{"instance": i} for i in range(int(n_instances))]
-    out = sweep(_route_cell, grid, rng=rng, fixed=dict(alphas=alphas, n_users=n_users, n_servers=n_servers,
-                                                       n_resources=n_resources),
-                progress=progress, desc="PF-VDS route to PS-DSF").drop(columns="rep")
-    out["several"] = out.market_definition4 & out.fixed_point_definition4 & (out.market_to_fixed_point > 1e-6)
+    out = sweep(
+        _route_cell,
+        grid,
+        rng=rng,
+        fixed=dict(alphas=alphas, n_users=n_users, n_servers=n_servers, n_resources=n_resources),
+        progress=progress,
+        desc="PF-VDS route to PS-DSF",
+    ).drop(columns="rep")
+    out["several"] = (
+        out.market_definition4 & out.fixed_point_definition4 & (out.market_to_fixed_point > 1e-6)
+    )
     return out
 
 
@@ -288,7 +437,9 @@ EQUILIBRIUM_RESIDUAL = 1e-6
 def _equilibrium_cell(seed, instance, kind, alphas, n_users, n_servers, n_resources, weighted):
     from ..._jit import compiled
 
-    cluster = random_cluster(np.random.default_rng(seed), n_users, n_servers, n_resources, weights=weighted)
+    cluster = random_cluster(
+        np.random.default_rng(seed), n_users, n_servers, n_resources, weights=weighted
+    )
     rows = []
     # thousands of small solves: compiled once beats interpreting each; the α list's shared continuation stages
     # are solved once per instance
@@ -297,28 +448,60 @@ def _equilibrium_cell(seed, instance, kind, alphas, n_users, n_servers, n_resour
             for alpha in alphas:
                 try:
                     alloc = pfvds(cluster, alpha, time_shared=time_shared)
-                    residual, method, error = (float(alloc.diagnostics["nash_residual"]),
-                                               alloc.diagnostics.get("method", ""), "")
+                    residual, method, error = (
+                        float(alloc.diagnostics["nash_residual"]),
+                        alloc.diagnostics.get("method", ""),
+                        "",
+                    )
                     sweeps = int(alloc.diagnostics.get("sweeps", 0))
-                except Exception as exc:  # a solver failure is a result here, recorded with its reason
+                except (
+                    Exception
+                ) as exc:  # a solver failure is a result here, recorded with its reason
                     residual, method, error, sweeps = np.nan, "", f"{type(exc).__name__}: {exc}", 0
-                rows.append({"alpha": alpha, "time_shared": time_shared, "nash_residual": residual,
-                             "method": method, "sweeps": sweeps, "error": error})
+                rows.append(
+                    {
+                        "alpha": alpha,
+                        "time_shared": time_shared,
+                        "nash_residual": residual,
+                        "method": method,
+                        "sweeps": sweeps,
+                        "error": error,
+                    }
+                )
     return rows
 
 
-def equilibrium_rates(n_instances: int, rng, alphas, *, n_users: int = 6, n_servers: int = 3, n_resources: int = 3,
-                      weighted: bool = True, progress: bool = False) -> pd.DataFrame:
+def equilibrium_rates(
+    n_instances: int,
+    rng,
+    alphas,
+    *,
+    n_users: int = 6,
+    n_servers: int = 3,
+    n_resources: int = 3,
+    weighted: bool = True,
+    progress: bool = False,
+) -> pd.DataFrame:
     """PF-VDS(α)'s default solver on the property table's random instances (same seeds as
     :func:`property_table` with ``kind="random"`` and the same ``rng``: the same clusters), divisible and
     time-shared: one row per (instance, α, time_shared) with the Nash residual of the returned allocation, the
     method that finished it, the best-response sweeps it took (``pfvds``'s budget is ``max_sweeps = 2000``) and any
     error. An instance counts as solved when its residual is at most :data:`EQUILIBRIUM_RESIDUAL`."""
     grid = [{"instance": i, "kind": "random"} for i in range(int(n_instances))]
-    out = sweep(_equilibrium_cell, grid, rng=rng, fixed=dict(alphas=[float(a) for a in alphas], n_users=n_users,
-                                                             n_servers=n_servers, n_resources=n_resources,
-                                                             weighted=weighted),
-                progress=progress, desc="PF-VDS equilibria")
+    out = sweep(
+        _equilibrium_cell,
+        grid,
+        rng=rng,
+        fixed=dict(
+            alphas=[float(a) for a in alphas],
+            n_users=n_users,
+            n_servers=n_servers,
+            n_resources=n_resources,
+            weighted=weighted,
+        ),
+        progress=progress,
+        desc="PF-VDS equilibria",
+    )
     out = out.drop(columns="rep")
     out["solved"] = out.nash_residual <= EQUILIBRIUM_RESIDUAL
     return out
@@ -341,22 +524,41 @@ def _capped_equilibrium_cell(seed, instance, alphas, n_users, n_servers, n_resou
     from ..._jit import compiled
 
     rng = np.random.default_rng(seed)
-    cluster = with_random_caps(rng, random_cluster(rng, n_users, n_servers, n_resources, weights=True))
+    cluster = with_random_caps(
+        rng, random_cluster(rng, n_users, n_servers, n_resources, weights=True)
+    )
     rows = []
-    with compiled(), shared_stages():   # the α list's shared continuation stages once per instance
+    with compiled(), shared_stages():  # the α list's shared continuation stages once per instance
         for time_shared in (False, True):
             for alpha in alphas:
                 try:
                     alloc = pfvds(cluster, alpha, time_shared=time_shared)
                     gap, error = float(alloc.diagnostics["variational_gap"]), ""
-                except Exception as exc:  # a solver failure is a result here, recorded with its reason
+                except (
+                    Exception
+                ) as exc:  # a solver failure is a result here, recorded with its reason
                     gap, error = np.nan, f"{type(exc).__name__}: {exc}"
-                rows.append({"alpha": alpha, "time_shared": time_shared, "variational_gap": gap, "error": error})
+                rows.append(
+                    {
+                        "alpha": alpha,
+                        "time_shared": time_shared,
+                        "variational_gap": gap,
+                        "error": error,
+                    }
+                )
     return rows
 
 
-def capped_equilibrium_rates(n_instances: int, rng, alphas, *, n_users: int = 6, n_servers: int = 3,
-                             n_resources: int = 3, progress: bool = False) -> pd.DataFrame:
+def capped_equilibrium_rates(
+    n_instances: int,
+    rng,
+    alphas,
+    *,
+    n_users: int = 6,
+    n_servers: int = 3,
+    n_resources: int = 3,
+    progress: bool = False,
+) -> pd.DataFrame:
     """PF-VDS(α) with per-user caps (our variational equilibrium, :func:`fairlib.multires.pfvds`) on random weighted
     clusters of the property table's size with :func:`with_random_caps`, divisible and time-shared: one row per
     (instance, α, time_shared) with eq. (16)'s gap over the capped set; ``certified`` when it is at most
@@ -364,9 +566,19 @@ def capped_equilibrium_rates(n_instances: int, rng, alphas, *, n_users: int = 6,
     from ...multires.pfvds import CAPPED_GAP
 
     grid = [{"instance": i} for i in range(int(n_instances))]
-    out = sweep(_capped_equilibrium_cell, grid, rng=rng, fixed=dict(alphas=[float(a) for a in alphas], n_users=n_users,
-                                                                    n_servers=n_servers, n_resources=n_resources),
-                progress=progress, desc="capped PF-VDS equilibria").drop(columns="rep")
+    out = sweep(
+        _capped_equilibrium_cell,
+        grid,
+        rng=rng,
+        fixed=dict(
+            alphas=[float(a) for a in alphas],
+            n_users=n_users,
+            n_servers=n_servers,
+            n_resources=n_resources,
+        ),
+        progress=progress,
+        desc="capped PF-VDS equilibria",
+    ).drop(columns="rep")
     out["certified"] = out.variational_gap <= CAPPED_GAP
     return out
 
@@ -376,13 +588,20 @@ def capped_solver_findings(capped: pd.DataFrame) -> dict[str, Measurement]:
     :func:`capped_equilibrium_rates`' table; the note gives the share per α and the worst gaps left."""
     shares = capped.groupby(["time_shared", "alpha"]).certified.mean()
     missed = capped[~capped.certified]
-    note = "" if shares.min() == 1.0 else (
-        "share certified per α, divisible: " + ", ".join(f"{a:g}: {r:.1%}" for a, r in shares.loc[False].items())
-        + "; time-shared: " + ", ".join(f"{a:g}: {r:.1%}" for a, r in shares.loc[True].items())
-        + f"; the {len(missed)} uncertified allocations have eq. (16) gaps {missed.variational_gap.min():.1e}–"
-        f"{missed.variational_gap.max():.1e} ({int((missed.error != '').sum())} errors): the interior point's "
-        "continuation stops short at large α (marginals x^-α beyond its reach), and best responses, which finish "
-        "the uncapped equilibrium, would leave the variational one under caps")
+    note = (
+        ""
+        if shares.min() == 1.0
+        else (
+            "share certified per α, divisible: "
+            + ", ".join(f"{a:g}: {r:.1%}" for a, r in shares.loc[False].items())
+            + "; time-shared: "
+            + ", ".join(f"{a:g}: {r:.1%}" for a, r in shares.loc[True].items())
+            + f"; the {len(missed)} uncertified allocations have eq. (16) gaps {missed.variational_gap.min():.1e}–"
+            f"{missed.variational_gap.max():.1e} ({int((missed.error != '').sum())} errors): the interior point's "
+            "continuation stops short at large α (marginals x^-α beyond its reach), and best responses, which finish "
+            "the uncapped equilibrium, would leave the variational one under caps"
+        )
+    )
     return {"pfvds_capped_equilibrium_every_alpha": Measurement(float(shares.min()), note)}
 
 
@@ -391,7 +610,9 @@ def _continued(cluster, alpha, alloc, max_sweeps: int = 50_000):
     exceeds a hundredth of :data:`EQUILIBRIUM_RESIDUAL` — whichever is closer to an equilibrium."""
     if alloc.diagnostics["nash_residual"] <= EQUILIBRIUM_RESIDUAL / 100:
         return alloc
-    more = pfvds(cluster, alpha, method="best_response", start=alloc.tasks, max_sweeps=max_sweeps, tol=1e-14)
+    more = pfvds(
+        cluster, alpha, method="best_response", start=alloc.tasks, max_sweeps=max_sweeps, tol=1e-14
+    )
     return more if more.diagnostics["nash_residual"] < alloc.diagnostics["nash_residual"] else alloc
 
 
@@ -403,8 +624,10 @@ def _conditions_cell(seed, instance, alphas, n_starts, n_users, n_servers, n_res
     rows = []
     for alpha in alphas:
         tried = [pfvds(cluster, alpha), pfvds(cluster, alpha, method="best_response")]
-        tried += [pfvds(cluster, alpha, method="best_response", start=random_feasible_start(rng, cluster))
-                  for _ in range(n_starts)]
+        tried += [
+            pfvds(cluster, alpha, method="best_response", start=random_feasible_start(rng, cluster))
+            for _ in range(n_starts)
+        ]
         # the theorems are about equilibria: a solver run that stopped short (its sweeps' change fell below tol
         # while still off equilibrium) is continued, and one still above EQUILIBRIUM_RESIDUAL is left out, counted
         tried = [_continued(cluster, alpha, a) for a in tried]
@@ -414,25 +637,42 @@ def _conditions_cell(seed, instance, alphas, n_starts, n_users, n_servers, n_res
         scale = totals.max()
         far = int(np.abs(tasks - tasks[0]).max(axis=(1, 2)).argmax())
         midpoint = 0.5 * (tasks[0] + tasks[far])
-        other = pfvds(cluster, 2 * alpha).tasks      # an equilibrium of another α: in general not one of this α
-        rows.append({
-            "alpha": float(alpha),
-            "left_out": len(tried) - len(found),
-            "equilibrium_nash_residual": max(float(a.diagnostics["nash_residual"]) for a in found),
-            "totals_spread": float(np.abs(totals - totals[0]).max() / scale),
-            "placement_spread": float(np.abs(tasks - tasks[0]).max() / scale),
-            "midpoint_nash_residual": nash_residual(cluster, midpoint, alpha),
-            "equilibrium_variational_gap": max(variational_gap(cluster, a.tasks, alpha) for a in found),
-            "equilibrium_least_merit": least_merit(cluster, found[0].tasks, alpha),
-            "other_nash_residual": nash_residual(cluster, other, alpha),
-            "other_variational_gap": variational_gap(cluster, other, alpha),
-            "other_least_merit": least_merit(cluster, other, alpha),
-        })
+        other = pfvds(
+            cluster, 2 * alpha
+        ).tasks  # an equilibrium of another α: in general not one of this α
+        rows.append(
+            {
+                "alpha": float(alpha),
+                "left_out": len(tried) - len(found),
+                "equilibrium_nash_residual": max(
+                    float(a.diagnostics["nash_residual"]) for a in found
+                ),
+                "totals_spread": float(np.abs(totals - totals[0]).max() / scale),
+                "placement_spread": float(np.abs(tasks - tasks[0]).max() / scale),
+                "midpoint_nash_residual": nash_residual(cluster, midpoint, alpha),
+                "equilibrium_variational_gap": max(
+                    variational_gap(cluster, a.tasks, alpha) for a in found
+                ),
+                "equilibrium_least_merit": least_merit(cluster, found[0].tasks, alpha),
+                "other_nash_residual": nash_residual(cluster, other, alpha),
+                "other_variational_gap": variational_gap(cluster, other, alpha),
+                "other_least_merit": least_merit(cluster, other, alpha),
+            }
+        )
     return rows
 
 
-def equilibrium_conditions(n_instances: int, rng, *, alphas=(1.0, 2.0, 4.0), n_starts: int = 3, n_users: int = 5,
-                           n_servers: int = 3, n_resources: int = 3, progress: bool = False) -> pd.DataFrame:
+def equilibrium_conditions(
+    n_instances: int,
+    rng,
+    *,
+    alphas=(1.0, 2.0, 4.0),
+    n_starts: int = 3,
+    n_users: int = 5,
+    n_servers: int = 3,
+    n_resources: int = 3,
+    progress: bool = False,
+) -> pd.DataFrame:
     """Theorem 1, Lemmas 1–2 and Theorem 7 on random weighted clusters, one row per (instance, α).
 
     Equilibria of Problem 1 are found ``2 + n_starts`` ways (interior point; best responses from no tasks and
@@ -449,17 +689,33 @@ def equilibrium_conditions(n_instances: int, rng, *, alphas=(1.0, 2.0, 4.0), n_s
       matter on that instance, as with a bottleneck at every server).
     """
     grid = [{"instance": i} for i in range(int(n_instances))]
-    out = sweep(_conditions_cell, grid, rng=rng, fixed=dict(alphas=[float(a) for a in alphas], n_starts=int(n_starts),
-                                                            n_users=n_users, n_servers=n_servers,
-                                                            n_resources=n_resources),
-                progress=progress, desc="equilibrium conditions")
+    out = sweep(
+        _conditions_cell,
+        grid,
+        rng=rng,
+        fixed=dict(
+            alphas=[float(a) for a in alphas],
+            n_starts=int(n_starts),
+            n_users=n_users,
+            n_servers=n_servers,
+            n_resources=n_resources,
+        ),
+        progress=progress,
+        desc="equilibrium conditions",
+    )
     return out.drop(columns="rep")
 
 
 #: the property-table cells the paper marks ✓ (Theorem 3 for PF-VDS): their violation rate must be zero
-NEVER_VIOLATED = (("drfh", ("EF", "PO")), ("tsf", ("EF", "PO")), ("psdsf", ("SI", "EF")),
-                  ("pfvds_1", ("SI", "EF", "PO")), ("pfvds_2", ("SI", "EF")), ("pfvds_4", ("SI", "EF")),
-                  ("pfvds_1_2_4", ("SI", "EF")))
+NEVER_VIOLATED = (
+    ("drfh", ("EF", "PO")),
+    ("tsf", ("EF", "PO")),
+    ("psdsf", ("SI", "EF")),
+    ("pfvds_1", ("SI", "EF", "PO")),
+    ("pfvds_2", ("SI", "EF")),
+    ("pfvds_4", ("SI", "EF")),
+    ("pfvds_1_2_4", ("SI", "EF")),
+)
 
 
 def _alpha_spread(fig3: pd.DataFrame, prefix: str) -> float:
@@ -470,55 +726,72 @@ def _alpha_spread(fig3: pd.DataFrame, prefix: str) -> float:
     return float(part.groupby("user").server_2.agg(["max", "min"]).diff(axis=1).abs().max().max())
 
 
-def fig1_findings(checks: dict, bottleneck_fairness: dict, utilisation: pd.DataFrame,
-                  fig3: pd.DataFrame) -> dict[str, Measurement]:
+def fig1_findings(
+    checks: dict, bottleneck_fairness: dict, utilisation: pd.DataFrame, fig3: pd.DataFrame
+) -> dict[str, Measurement]:
     """The §2 claims (Figs. 1–3) on the hypothetical Fig. 1 instance: ``checks`` from :func:`fig1_checks`,
     ``bottleneck_fairness`` the BF violation of each mechanism's allocation ("PS-DSF", "DRFH", "TSF"),
     ``utilisation`` one column per mechanism over the (server, resource) pairs (NaN where a server lacks the
     resource), ``fig3`` PF-VDS's tasks on server 2 per α for the Fig. 1 instance (``instance`` starting "Fig") and
     the variant without a RAM bottleneck ("variant")."""
-    mean_util = utilisation.mean()   # over the (server, resource) pairs with capacity
+    mean_util = utilisation.mean()  # over the (server, resource) pairs with capacity
     return {
         "fig1_hypothetical_instance_meets_constraints": Measurement(bool(all(checks.values()))),
-        "fig1_ram_bottleneck_at_both_servers": Measurement(bool(checks["ram_bottleneck_every_server"])),
+        "fig1_ram_bottleneck_at_both_servers": Measurement(
+            bool(checks["ram_bottleneck_every_server"])
+        ),
         "fig1_drfh_violates_bottleneck_fairness": Measurement(bottleneck_fairness["DRFH"]),
         "fig1_tsf_violates_bottleneck_fairness": Measurement(bottleneck_fairness["TSF"]),
         "fig1_psdsf_bottleneck_fair": Measurement(bottleneck_fairness["PS-DSF"]),
         "fig2_psdsf_more_efficient": Measurement(
             float(mean_util["PS-DSF"] - mean_util[["DRFH", "TSF"]].max()),
             note="mean utilisation over servers and resources on our stand-in for the lost instance: "
-                 + ", ".join(f"{k} {v:.4f}" for k, v in mean_util.items())
-                 + f" (PS-DSF ahead by {mean_util['PS-DSF'] - mean_util[['DRFH', 'TSF']].max():.2g})"),
+            + ", ".join(f"{k} {v:.4f}" for k, v in mean_util.items())
+            + f" (PS-DSF ahead by {mean_util['PS-DSF'] - mean_util[['DRFH', 'TSF']].max():.2g})",
+        ),
         "fig3_alpha_irrelevant_with_bottleneck": Measurement(_alpha_spread(fig3, "Fig")),
         "fig3_alpha_matters_without_bottleneck": Measurement(_alpha_spread(fig3, "variant")),
     }
 
 
-def property_rates(random_table: pd.DataFrame, bottleneck_table: pd.DataFrame, tol: float = 1e-6) -> pd.DataFrame:
+def property_rates(
+    random_table: pd.DataFrame, bottleneck_table: pd.DataFrame, tol: float = 1e-6
+) -> pd.DataFrame:
     """Violation rates per mechanism (rows, in table order) of SI, EF and PO over :func:`property_table`'s random
     instances and of BF over its bottleneck instances; a property counts as violated above ``tol`` (relative)."""
-    rates = random_table[["SI", "EF", "PO"]].gt(tol).groupby(random_table.mechanism, sort=False).mean()
-    rates["BF"] = bottleneck_table["BF"].gt(tol).groupby(bottleneck_table.mechanism, sort=False).mean()
+    rates = (
+        random_table[["SI", "EF", "PO"]].gt(tol).groupby(random_table.mechanism, sort=False).mean()
+    )
+    rates["BF"] = (
+        bottleneck_table["BF"].gt(tol).groupby(bottleneck_table.mechanism, sort=False).mean()
+    )
     return rates
 
 
 def property_findings(rates: pd.DataFrame) -> dict[str, Measurement]:
     """The property-table claims (§2–3, Theorem 3) on :func:`property_rates`: every ✓ cell of the paper's table
     (:data:`NEVER_VIOLATED`) is a zero rate; the ✗ cells and α < 1 say a property *can* fail."""
-    out = {f"{mech}_{col}_never_violated": Measurement(float(rates.loc[mech, col]))
-           for mech, cols in NEVER_VIOLATED for col in cols}
-    out.update({
-        "drfh_violates_SI": Measurement(float(rates.loc["drfh", "SI"])),
-        "psdsf_not_PO": Measurement(float(rates.loc["psdsf", "PO"])),
-        "psdsf_BF_never_violated": Measurement(float(rates.loc["psdsf", "BF"])),
-        "drfh_violates_BF": Measurement(float(rates.loc["drfh", "BF"])),
-        "tsf_violates_BF": Measurement(float(rates.loc["tsf", "BF"])),
-        "tsf_SI_placement_aware": Measurement(
-            float(rates.loc["tsf", "SI"]),
-            note="TSF's SI is against γ_n over all servers, placement ignored; against the placement-aware bound of "
-                 "Theorem 3 it fails when a user's eligible servers are fewer than those counted in its γ_n"),
-        "alpha_below_1_can_violate_EF": Measurement(float(rates.loc["pfvds_0.5", "EF"])),
-    })
+    out = {
+        f"{mech}_{col}_never_violated": Measurement(float(rates.loc[mech, col]))
+        for mech, cols in NEVER_VIOLATED
+        for col in cols
+    }
+    out.update(
+        {
+            "drfh_violates_SI": Measurement(float(rates.loc["drfh", "SI"])),
+            "psdsf_not_PO": Measurement(float(rates.loc["psdsf", "PO"])),
+            "psdsf_BF_never_violated": Measurement(float(rates.loc["psdsf", "BF"])),
+            "drfh_violates_BF": Measurement(float(rates.loc["drfh", "BF"])),
+            "tsf_violates_BF": Measurement(float(rates.loc["tsf", "BF"])),
+            "tsf_SI_placement_aware": Measurement(
+                float(rates.loc["tsf", "SI"]),
+                note="TSF's SI is against γ_n over all servers, placement ignored; against the "
+                "placement-aware bound of "
+                "Theorem 3 it fails when a user's eligible servers are fewer than those counted in its γ_n",
+            ),
+            "alpha_below_1_can_violate_EF": Measurement(float(rates.loc["pfvds_0.5", "EF"])),
+        }
+    )
     return out
 
 
@@ -537,17 +810,30 @@ def approach_per_instance(alpha_table: pd.DataFrame) -> pd.DataFrame:
     rows = {}
     for instance, part in finite.groupby("instance", sort=True):
         d = part.distance_to_psdsf.to_numpy(float)
-        rows[instance] = {"first": float(d[0]), "final": float(d[-1]),
-                          "non_increasing": bool((np.diff(d) <= APPROACH_TOL).all()), "series": d.tolist(),
-                          "definition4_gap": float(part.definition4_gap.iloc[-1]) if "definition4_gap" in part
-                          else np.nan}
+        rows[instance] = {
+            "first": float(d[0]),
+            "final": float(d[-1]),
+            "non_increasing": bool((np.diff(d) <= APPROACH_TOL).all()),
+            "series": d.tolist(),
+            "definition4_gap": float(part.definition4_gap.iloc[-1])
+            if "definition4_gap" in part
+            else np.nan,
+        }
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("instance")
 
 
 def alpha_means(alpha_table: pd.DataFrame) -> pd.DataFrame:
     """:func:`alpha_sweep`'s table averaged over clusters per α (α = inf is PS-DSF)."""
-    return alpha_table.groupby("alpha")[["distance_to_psdsf", "utilisation_mean", "utilisation_r0", "utilisation_r1",
-                                         "utilisation_r2", "nash_residual"]].mean()
+    return alpha_table.groupby("alpha")[
+        [
+            "distance_to_psdsf",
+            "utilisation_mean",
+            "utilisation_r0",
+            "utilisation_r1",
+            "utilisation_r2",
+            "nash_residual",
+        ]
+    ].mean()
 
 
 def theorem_findings(theorem: pd.DataFrame, alpha_table: pd.DataFrame) -> dict[str, Measurement]:
@@ -571,42 +857,74 @@ def theorem_findings(theorem: pd.DataFrame, alpha_table: pd.DataFrame) -> dict[s
         "theorem2_alpha_to_infinity_psdsf": Measurement(
             float(per_instance.final.max()),
             note=f"at α = {top_alpha:g}, {len(far)} of {len(per_instance)} clusters are more than "
-                 f"{THEOREM2_DISTANCE:g} from our PS-DSF (median distance {per_instance.final.median():.2g})"
-                 + "".join(f"; cluster {i}: distance along α " + ", ".join(f"{x:.3g}" for x in r.series)
-                           + f", Definition-4 gap at α = {top_alpha:g} {r.definition4_gap:.2g}"
-                           for i, r in far.iterrows())),
+            f"{THEOREM2_DISTANCE:g} from our PS-DSF (median distance {per_instance.final.median():.2g})"
+            + "".join(
+                f"; cluster {i}: distance along α "
+                + ", ".join(f"{x:.3g}" for x in r.series)
+                + f", Definition-4 gap at α = {top_alpha:g} {r.definition4_gap:.2g}"
+                for i, r in far.iterrows()
+            ),
+        ),
         "theorem2_distance_decreases_with_alpha": Measurement(
             float(per_instance.non_increasing.mean()),
             note=f"{len(rising)} of {len(per_instance)} clusters' distances rise somewhere along α"
-                 + "".join(f"; cluster {i}: " + ", ".join(f"{x:.3g}" for x in r.series) for i, r in rising.iterrows())),
-        "theorem4_bottleneck_pfvds_equals_psdsf": Measurement(float(theorem.bottleneck_distance.max())),
-        "theorem5_time_shared_solutions_are_psdsf": Measurement(float(theorem.time_shared_definition4_gap.max())),
+            + "".join(
+                f"; cluster {i}: " + ", ".join(f"{x:.3g}" for x in r.series)
+                for i, r in rising.iterrows()
+            ),
+        ),
+        "theorem4_bottleneck_pfvds_equals_psdsf": Measurement(
+            float(theorem.bottleneck_distance.max())
+        ),
+        "theorem5_time_shared_solutions_are_psdsf": Measurement(
+            float(theorem.time_shared_definition4_gap.max())
+        ),
         "psdsf_market_converges": Measurement(float(theorem.psdsf_converged.mean())),
         "psdsf_fixed_point_iteration_converges": Measurement(
-            float(converged), note="" if converged == 1 else
-            f"the per-server progressive-filling iteration did not converge on {(1 - converged):.0%} of the small "
-            "random instances within psdsf's max_sweeps; the market, our default, converges on all of them"),
-        "definition4_has_several_allocations": Measurement(float((both.psdsf_solutions_distance > 1e-6).mean())),
+            float(converged),
+            note=""
+            if converged == 1
+            else f"the per-server progressive-filling iteration did not converge on {(1 - converged):.0%} of the small "
+            "random instances within psdsf's max_sweeps; the market, our default, converges on all of them",
+        ),
+        "definition4_has_several_allocations": Measurement(
+            float((both.psdsf_solutions_distance > 1e-6).mean())
+        ),
         "theorem5_distance_to_our_psdsf": Measurement(float(theorem.time_shared_distance.max())),
         "smaller_alpha_higher_utilisation": Measurement(
-            float(by_alpha.loc[1.0, "utilisation_mean"] - by_alpha.loc[np.inf, "utilisation_mean"])),
-        "pfvds_equilibrium_reached_alpha_up_to_16": Measurement(float(moderate.nash_residual.max())),
+            float(by_alpha.loc[1.0, "utilisation_mean"] - by_alpha.loc[np.inf, "utilisation_mean"])
+        ),
+        "pfvds_equilibrium_reached_alpha_up_to_16": Measurement(
+            float(moderate.nash_residual.max())
+        ),
         "pfvds_equilibrium_reached_large_alpha": Measurement(
-            reached, note="" if reached == 1.0 else
-            f"at α = {large.alpha.max():g} the interior point's continuation stops short on "
+            reached,
+            note=""
+            if reached == 1.0
+            else f"at α = {large.alpha.max():g} the interior point's continuation stops short on "
             f"{(large.solver != 'interior_point').sum()} of {len(large)} instances (marginals x^-α beyond its reach) "
             f"and best responses finish; on {(large.nash_residual > 1e-5).sum()} they end after the sweeps' budget at "
-            f"Nash residual {large.nash_residual.max():.2g}"),
+            f"Nash residual {large.nash_residual.max():.2g}",
+        ),
     }
 
 
 def solver_rates(rates_table: pd.DataFrame) -> pd.DataFrame:
     """Per (time_shared, α) of :func:`equilibrium_rates`' table: the share solved (Nash residual ≤ 1e-6), the worst
     residual, the share that best responses finished, and the number of errors."""
-    return rates_table.assign(best_response_finished=rates_table.method != "interior_point",
-                              errors=rates_table.error != "").groupby(["time_shared", "alpha"]).agg(
-        solved=("solved", "mean"), worst_residual=("nash_residual", "max"),
-        best_response_finished=("best_response_finished", "mean"), errors=("errors", "sum"))
+    return (
+        rates_table.assign(
+            best_response_finished=rates_table.method != "interior_point",
+            errors=rates_table.error != "",
+        )
+        .groupby(["time_shared", "alpha"])
+        .agg(
+            solved=("solved", "mean"),
+            worst_residual=("nash_residual", "max"),
+            best_response_finished=("best_response_finished", "mean"),
+            errors=("errors", "sum"),
+        )
+    )
 
 
 def solver_findings(rates_table: pd.DataFrame) -> dict[str, Measurement]:
@@ -614,18 +932,28 @@ def solver_findings(rates_table: pd.DataFrame) -> dict[str, Measurement]:
     time-shared servers, from :func:`equilibrium_rates`' table."""
     per_alpha = solver_rates(rates_table)
     out = {}
-    for shared, claim_id in ((False, "pfvds_equilibrium_every_alpha"),
-                             (True, "pfvds_time_shared_equilibrium_every_alpha")):
+    for shared, claim_id in (
+        (False, "pfvds_equilibrium_every_alpha"),
+        (True, "pfvds_time_shared_equilibrium_every_alpha"),
+    ):
         rates_here = per_alpha.loc[shared, "solved"]
         unsolved = rates_table[(rates_table.time_shared == shared) & ~rates_table.solved]
-        out[claim_id] = Measurement(float(rates_here.min()), "" if rates_here.min() == 1.0 else
-            "share of instances solved per α: " + ", ".join(f"{a:g}: {r:.1%}" for a, r in rates_here.items())
+        out[claim_id] = Measurement(
+            float(rates_here.min()),
+            ""
+            if rates_here.min() == 1.0
+            else "share of instances solved per α: "
+            + ", ".join(f"{a:g}: {r:.1%}" for a, r in rates_here.items())
             + f"; the {len(unsolved)} unsolved ones end with Nash residuals "
             f"{unsolved.nash_residual.min():.1e}–{unsolved.nash_residual.max():.1e}: "
-            + "; ".join(f"{int((unsolved.method == m).sum())} finished by {m}" for m in sorted(set(unsolved.method)))
+            + "; ".join(
+                f"{int((unsolved.method == m).sum())} finished by {m}"
+                for m in sorted(set(unsolved.method))
+            )
             + f"; {int((unsolved.sweeps >= 2000).sum())} of them stopped at the best responses' budget of 2,000 "
             "sweeps while still changing (at α = 64 the sweeps can oscillate for thousands of sweeps before they "
-            "settle), the others on the change rule")
+            "settle), the others on the change rule",
+        )
     return out
 
 
@@ -634,17 +962,26 @@ def route_findings(route: pd.DataFrame) -> dict[str, Measurement]:
     clusters with several Definition-4 allocations solved to Nash residual 1e-6, the share closer to the market's
     totals than to the fixed point's."""
     top_alpha = route.alpha.max()
-    medians = route.groupby(["several", "alpha"])[["to_market", "to_fixed_point", "definition4_gap",
-                                                    "nash_residual"]].median()
+    medians = route.groupby(["several", "alpha"])[
+        ["to_market", "to_fixed_point", "definition4_gap", "nash_residual"]
+    ].median()
     top = route[route.several & (route.alpha == top_alpha) & (route.nash_residual <= 1e-6)]
     closer = float((top.to_market < top.to_fixed_point).mean()) if len(top) else float("nan")
-    one = medians.loc[(False, top_alpha), "to_market"] if (False, top_alpha) in medians.index else float("nan")
-    return {"pfvds_limit_selects_market_psdsf": Measurement(
-        closer, note=f"on {len(top)} clusters with several Definition-4 allocations, PF-VDS({top_alpha:g}) is closer "
-                     f"to the market's totals on {closer:.0%}; median distance to the market's "
-                     f"{top.to_market.median():.2g}, to the fixed point's {top.to_fixed_point.median():.2g} (where "
-                     f"Definition 4 has one allocation: {one:.2g}); Definition-4 gap of PF-VDS "
-                     f"{top.definition4_gap.median():.2g}")}
+    one = (
+        medians.loc[(False, top_alpha), "to_market"]
+        if (False, top_alpha) in medians.index
+        else float("nan")
+    )
+    return {
+        "pfvds_limit_selects_market_psdsf": Measurement(
+            closer,
+            note=f"on {len(top)} clusters with several Definition-4 allocations, PF-VDS({top_alpha:g}) is closer "
+            f"to the market's totals on {closer:.0%}; median distance to the market's "
+            f"{top.to_market.median():.2g}, to the fixed point's {top.to_fixed_point.median():.2g} (where "
+            f"Definition 4 has one allocation: {one:.2g}); Definition-4 gap of PF-VDS "
+            f"{top.definition4_gap.median():.2g}",
+        )
+    }
 
 
 def condition_findings(conditions: pd.DataFrame) -> dict[str, Measurement]:
@@ -656,27 +993,37 @@ def condition_findings(conditions: pd.DataFrame) -> dict[str, Measurement]:
         "theorem1_equilibria_satisfy_eq16": Measurement(
             float(conditions.equilibrium_variational_gap.max()),
             note=f"largest Nash residual among the equilibria: {conditions.equilibrium_nash_residual.max():.1e}; "
-                 f"solver runs left out (still above Nash residual 1e-6 after continuing): "
-                 f"{int(conditions.left_out.sum())} of {5 * len(conditions)}"),
+            f"solver runs left out (still above Nash residual 1e-6 after continuing): "
+            f"{int(conditions.left_out.sum())} of {5 * len(conditions)}",
+        ),
         "theorem1_non_equilibria_violate_eq16": Measurement(
             float(non_eq.other_variational_gap.min()) if len(non_eq) else np.nan,
-            note=f"{len(non_eq)} non-equilibria of {len(conditions)} (the others: α does not change the allocation)"),
-        "lemma1_merit_zero_at_equilibria": Measurement(float(conditions.equilibrium_least_merit.max())),
+            note=f"{len(non_eq)} non-equilibria of {len(conditions)} (the others: α does not change the allocation)",
+        ),
+        "lemma1_merit_zero_at_equilibria": Measurement(
+            float(conditions.equilibrium_least_merit.max())
+        ),
         "lemma1_merit_positive_elsewhere": Measurement(
-            float(non_eq.other_least_merit.min()) if len(non_eq) else np.nan, note=f"{len(non_eq)} non-equilibria"),
+            float(non_eq.other_least_merit.min()) if len(non_eq) else np.nan,
+            note=f"{len(non_eq)} non-equilibria",
+        ),
         "lemma2_midpoints_are_equilibria": Measurement(
             float(differ.midpoint_nash_residual.max()) if len(differ) else np.nan,
-            note=f"placements differ between equilibria in {len(differ)} of {len(conditions)} (instance, α) pairs"),
+            note=f"placements differ between equilibria in {len(differ)} of {len(conditions)} (instance, α) pairs",
+        ),
         "theorem7_totals_unique": Measurement(
             float(conditions.totals_spread.max()),
             note=f"placements differ by up to {conditions.placement_spread.max():.2f} of the largest total in "
-                 f"{len(differ)} of {len(conditions)} (instance, α) pairs"),
+            f"{len(differ)} of {len(conditions)} (instance, α) pairs",
+        ),
     }
 
 
 def relative_gap(totals, reference) -> float:
     """max |totals − reference| / max reference: how far one solver's per-user totals are from another's."""
-    return float(np.abs(np.asarray(totals) - np.asarray(reference)).max() / np.asarray(reference).max())
+    return float(
+        np.abs(np.asarray(totals) - np.asarray(reference)).max() / np.asarray(reference).max()
+    )
 
 
 def convergence_findings(exact, by_best_response) -> dict[str, Measurement]:
@@ -684,10 +1031,16 @@ def convergence_findings(exact, by_best_response) -> dict[str, Measurement]:
     iteration). PS-MFA (§5.1) and the distributed heuristic (§5.2) are not judged: their update equations were lost in
     our copy, so the claims psmfa_decreases_merit and distributed_converges are declared not tested (the notebook still
     runs our [INF] reconstructions and says, with :mod:`fairlib.multires.pfvds_stalls`, why they stall)."""
-    return {"interior_point_equals_best_responses": Measurement(relative_gap(by_best_response.totals, exact.totals))}
+    return {
+        "interior_point_equals_best_responses": Measurement(
+            relative_gap(by_best_response.totals, exact.totals)
+        )
+    }
 
 
-def one_server_reductions(n_instances: int, rng, *, n_users: int = 6, n_resources: int = 3) -> dict[str, Measurement]:
+def one_server_reductions(
+    n_instances: int, rng, *, n_users: int = 6, n_resources: int = 3
+) -> dict[str, Measurement]:
     """§2.2 ("when there is only one server ... TSF reduces to DRF") and §2.3 ("PS-DSF reduces to DRF when there is
     only one server"): on ``n_instances`` random one-server clusters with weights, the largest relative difference
     of TSF's and PS-DSF's task counts from weighted divisible DRF (:func:`fairlib.multires.edrf`, progressive
@@ -699,17 +1052,30 @@ def one_server_reductions(n_instances: int, rng, *, n_users: int = 6, n_resource
     """
     from ...multires import edrf, tsf
 
-    seeds = np.random.SeedSequence(np.random.default_rng(rng).integers(2**63)).spawn(int(n_instances))
+    seeds = np.random.SeedSequence(np.random.default_rng(rng).integers(2**63)).spawn(
+        int(n_instances)
+    )
     worst = {"tsf": 0.0, "psdsf": 0.0}
     for seed in seeds:
-        cluster = random_cluster(np.random.default_rng(seed), n_users, 1, n_resources, eligible_fraction=1.0,
-                                 weights=True)
+        cluster = random_cluster(
+            np.random.default_rng(seed),
+            n_users,
+            1,
+            n_resources,
+            eligible_fraction=1.0,
+            weights=True,
+        )
         drf_tasks = edrf(cluster.demand, cluster.capacity[0], weights=cluster.weight).tasks
         for name, run in (("tsf", tsf), ("psdsf", psdsf)):
             tasks = run(cluster).tasks[:, 0]
             worst[name] = max(worst[name], float(np.max(np.abs(tasks - drf_tasks) / drf_tasks)))
-    note = f"largest relative difference in task counts over {len(seeds)} weighted one-server clusters"
-    return {f"{name}_reduces_to_drf_on_one_server": Measurement(value, note=note) for name, value in worst.items()}
+    note = (
+        f"largest relative difference in task counts over {len(seeds)} weighted one-server clusters"
+    )
+    return {
+        f"{name}_reduces_to_drf_on_one_server": Measurement(value, note=note)
+        for name, value in worst.items()
+    }
 
 
 def fds_kkt_residual(demand, capacity, tasks, alpha: float, *, tol: float = 1e-7) -> float:
@@ -729,7 +1095,11 @@ def fds_kkt_residual(demand, capacity, tasks, alpha: float, *, tol: float = 1e-7
     """
     from scipy.optimize import nnls
 
-    d, c, x = np.asarray(demand, float), np.asarray(capacity, float), np.asarray(tasks, float).ravel()
+    d, c, x = (
+        np.asarray(demand, float),
+        np.asarray(capacity, float),
+        np.asarray(tasks, float).ravel(),
+    )
     used = x @ d
     if (x <= 0).any() or (used > c * (1 + tol) + tol).any():
         return float("inf")
@@ -738,14 +1108,15 @@ def fds_kkt_residual(demand, capacity, tasks, alpha: float, *, tol: float = 1e-7
     g = s ** (1 - alpha) * x ** (-alpha)
     saturated = have & (used >= c * (1 - tol))
     if not saturated.any():
-        return float("inf")          # nothing binds: every user could grow
+        return float("inf")  # nothing binds: every user could grow
     a, b = d[:, saturated], g / g.max()
     lam, _ = nnls(a, b)
     return float(np.abs(a @ lam - b).max())
 
 
-def one_server_fds(n_instances: int, rng, alphas=(0.5, 1.0, 2.0, 4.0), *, n_users: int = 6,
-                   n_resources: int = 3) -> Measurement:
+def one_server_fds(
+    n_instances: int, rng, alphas=(0.5, 1.0, 2.0, 4.0), *, n_users: int = 6, n_resources: int = 3
+) -> Measurement:
     """§3 ("PF-VDS reduces to α-proportional FDS when there exists only one server"): on ``n_instances`` random
     unweighted one-server clusters, PF-VDS(α)'s allocation (our interior point) checked against FDS's optimality
     conditions (:func:`fds_kkt_residual`) at each α of ``alphas``: the largest relative KKT residual.
@@ -753,15 +1124,22 @@ def one_server_fds(n_instances: int, rng, alphas=(0.5, 1.0, 2.0, 4.0), *, n_user
     >>> one_server_fds(2, 0, alphas=(1.0, 2.0)).value < 1e-6
     True
     """
-    seeds = np.random.SeedSequence(np.random.default_rng(rng).integers(2**63)).spawn(int(n_instances))
+    seeds = np.random.SeedSequence(np.random.default_rng(rng).integers(2**63)).spawn(
+        int(n_instances)
+    )
     worst, where = 0.0, None
     for k, seed in enumerate(seeds):
-        cluster = random_cluster(np.random.default_rng(seed), n_users, 1, n_resources, eligible_fraction=1.0)
+        cluster = random_cluster(
+            np.random.default_rng(seed), n_users, 1, n_resources, eligible_fraction=1.0
+        )
         for alpha in alphas:
             x = pfvds(cluster, float(alpha)).tasks[:, 0]
             r = fds_kkt_residual(cluster.demand, cluster.capacity[0], x, float(alpha))
             if r > worst or where is None:
                 worst, where = max(worst, r), (k, alpha)
-    return Measurement(worst, note=f"largest relative KKT residual of FDS at PF-VDS(α)'s allocation over {len(seeds)} "
-                                   f"unweighted one-server clusters × α in {{{', '.join(f'{a:g}' for a in alphas)}}} "
-                                   f"(at cluster {where[0]}, α = {where[1]:g})")
+    return Measurement(
+        worst,
+        note=f"largest relative KKT residual of FDS at PF-VDS(α)'s allocation over {len(seeds)} "
+        f"unweighted one-server clusters × α in {{{', '.join(f'{a:g}' for a in alphas)}}} "
+        f"(at cluster {where[0]}, α = {where[1]:g})",
+    )

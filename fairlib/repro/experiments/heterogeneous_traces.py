@@ -4,7 +4,7 @@ The khamseashari2018_traces notebook runs the experiments with :mod:`fairlib.sim
 closed-loop replay) and :mod:`.google_open_loop` (the request-based reconstruction of §6.2 and its sensitivity grid);
 the functions here turn their tables into one :class:`fairlib.repro.report.Measurement` per declared claim, so that the
 arithmetic behind every claim is library code with tests and the notebook's claims cell only hands it over
-(:meth:`fairlib.repro.report.ClaimLog.measure_all`). """
+(:meth:`fairlib.repro.report.ClaimLog.measure_all`)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,18 @@ import pandas as pd
 from ..._validate import InvalidInputError
 from ..report import Measurement
 
-__all__ = ["bitbrains_findings", "replay_findings", "definition4_finding", "route_finding",
-           "paper_setup_findings", "order_margins", "setup_findings", "TRIO", "PAPER_JOB_FRACTION",
-           "PAPER_BITBRAINS_TYPES"]
+__all__ = [
+    "bitbrains_findings",
+    "replay_findings",
+    "definition4_finding",
+    "route_finding",
+    "paper_setup_findings",
+    "order_margins",
+    "setup_findings",
+    "TRIO",
+    "PAPER_JOB_FRACTION",
+    "PAPER_BITBRAINS_TYPES",
+]
 
 #: the three mechanisms Figs. 12–14 compare
 TRIO = ("PS-DSF", "DRFH", "TSF")
@@ -32,7 +41,9 @@ def _require(frame: pd.DataFrame, rows, name: str) -> None:
         raise InvalidInputError(f"{name}: no row for mechanism(s) {missing}")
 
 
-def order_margins(per_resource: pd.DataFrame, top: str, bottom: str = "PS-DSF", resources=("cpu", "ram")) -> list:
+def order_margins(
+    per_resource: pd.DataFrame, top: str, bottom: str = "PS-DSF", resources=("cpu", "ram")
+) -> list:
     """Fig. 9's ordering, per resource, as a margin: for each of ``resources`` (columns of ``per_resource``, one row
     per variant), the smaller of ``top``'s lead over the highest other variant and the lowest other variant's lead
     over ``bottom``. Positive: ``top`` highest and ``bottom`` lowest on that resource, by that much; negative: the
@@ -44,7 +55,9 @@ def order_margins(per_resource: pd.DataFrame, top: str, bottom: str = "PS-DSF", 
     """
     names = list(per_resource.index)
     if top not in names or bottom not in names or top == bottom or len(names) < 3:
-        raise InvalidInputError(f"per_resource: needs rows {top!r}, {bottom!r} and at least one other, got {names}")
+        raise InvalidInputError(
+            f"per_resource: needs rows {top!r}, {bottom!r} and at least one other, got {names}"
+        )
     middle = [n for n in names if n not in (top, bottom)]
     out = []
     for r in resources:
@@ -53,8 +66,9 @@ def order_margins(per_resource: pd.DataFrame, top: str, bottom: str = "PS-DSF", 
     return out
 
 
-def bitbrains_findings(exact, utilisation: pd.DataFrame, variants, resources, *,
-                       full_mode: bool = True) -> dict[str, Measurement]:
+def bitbrains_findings(
+    exact, utilisation: pd.DataFrame, variants, resources, *, full_mode: bool = True
+) -> dict[str, Measurement]:
     """Figs. 6, 7 and 12 (§6.1, Bitbrains random instants).
 
     ``exact``: PF-VDS(2) on one snapshot by the interior point (Fig. 6's equilibrium; the distributed heuristic of
@@ -70,17 +84,26 @@ def bitbrains_findings(exact, utilisation: pd.DataFrame, variants, resources, *,
     gain = gain[cpu_ram]
     return {
         "fig6_exact_equilibrium_reached": Measurement(float(exact.diagnostics["nash_residual"])),
-        "fig7_smaller_alpha_higher_utilisation": Measurement(float(mean["PF-VDS(1)"] - mean["PS-DSF"])),
-        "fig7_utilisation_falls_with_alpha": Measurement(bool((np.diff([mean[m] for m in variants]) <= 1e-9).all())),
+        "fig7_smaller_alpha_higher_utilisation": Measurement(
+            float(mean["PF-VDS(1)"] - mean["PS-DSF"])
+        ),
+        "fig7_utilisation_falls_with_alpha": Measurement(
+            bool((np.diff([mean[m] for m in variants]) <= 1e-9).all())
+        ),
         "fig12_psdsf_beats_drfh_and_tsf": Measurement(float(gain.min())),
         "fig12_gain_up_to_20_percent": Measurement(
-            float(gain.max()), note="" if full_mode and 0.05 <= gain.max() <= 0.25 else
-            f"largest gain of PS-DSF over the better of DRFH and TSF on CPU or RAM: {gain.max():.1%} on our fleet "
-            "(storage and network sized from our 150 VMs' peak total usage, 150 of the paper's 1,750 VMs)"),
+            float(gain.max()),
+            note=""
+            if full_mode and 0.05 <= gain.max() <= 0.25
+            else f"largest gain of PS-DSF over the better of DRFH and TSF on CPU or RAM: {gain.max():.1%} on our fleet "
+            "(storage and network sized from our 150 VMs' peak total usage, 150 of the paper's 1,750 VMs)",
+        ),
     }
 
 
-def replay_findings(summary: pd.DataFrame, variants, alphas, short_jobs: pd.DataFrame) -> dict[str, Measurement]:
+def replay_findings(
+    summary: pd.DataFrame, variants, alphas, short_jobs: pd.DataFrame
+) -> dict[str, Measurement]:
     """Figs. 9–11, 13 and 14 on the Google closed-loop replay (lifetime-sum demands, no caps).
 
     ``summary``: one row per mechanism with time-averaged ``cpu``, ``ram``, ``cpu_CD``, ``ram_CD`` and the PF-VDS
@@ -101,35 +124,51 @@ def replay_findings(summary: pd.DataFrame, variants, alphas, short_jobs: pd.Data
     trio_util = trio[["cpu", "ram"]].mean(axis=1)
     psdsf_top = bool(trio_util.idxmax() == "PS-DSF")
     gain_all = float(trio_util["PS-DSF"] - trio_util[["DRFH", "TSF"]].max())
-    gain_cd = float(trio.loc["PS-DSF", ["cpu_CD", "ram_CD"]].mean()
-                    - trio.loc[["DRFH", "TSF"], ["cpu_CD", "ram_CD"]].mean(axis=1).max())
+    gain_cd = float(
+        trio.loc["PS-DSF", ["cpu_CD", "ram_CD"]].mean()
+        - trio.loc[["DRFH", "TSF"], ["cpu_CD", "ram_CD"]].mean(axis=1).max()
+    )
     cd_ok = bool(gain_cd > gain_all)
     fig9 = order_margins(summary.loc[variants, ["cpu", "ram"]], "PF-VDS(1)")
     return {
-        "fig9_alpha1_highest_psdsf_lowest": Measurement(   # Fig. 9 is per resource: CPU, then RAM
-            fig9, note=f"margin of the order (PF-VDS(1) highest, PS-DSF lowest) {fig9[0]:+.4f} on CPU, {fig9[1]:+.4f} "
-                       "on RAM; time-averaged utilisation, CPU / RAM: " + ", ".join(
-                f"{v} {float(summary.loc[v, 'cpu']):.4f} / {float(summary.loc[v, 'ram']):.4f}" for v in variants)),
+        "fig9_alpha1_highest_psdsf_lowest": Measurement(  # Fig. 9 is per resource: CPU, then RAM
+            fig9,
+            note=f"margin of the order (PF-VDS(1) highest, PS-DSF lowest) {fig9[0]:+.4f} on CPU, {fig9[1]:+.4f} "
+            "on RAM; time-averaged utilisation, CPU / RAM: "
+            + ", ".join(
+                f"{v} {float(summary.loc[v, 'cpu']):.4f} / {float(summary.loc[v, 'ram']):.4f}"
+                for v in variants
+            ),
+        ),
         "fig10_deviation_grows_as_alpha_shrinks": Measurement(bool((np.diff(dev) <= 1e-9).all())),
         "fig11_more_spread_for_smaller_alpha": Measurement(
-            spread_ok, note="" if spread_ok else
-            f"std of the short jobs' delay: {spread[0]:.0f} s at α = {alphas[0]} vs {spread[-1]:.0f} s at "
+            spread_ok,
+            note=""
+            if spread_ok
+            else f"std of the short jobs' delay: {spread[0]:.0f} s at α = {alphas[0]} vs {spread[-1]:.0f} s at "
             f"α = {alphas[-1]} (means {delay['mean'].iloc[0]:.0f} s and {delay['mean'].loc[finite[-1]]:.0f} s, "
             f"{len(short_jobs) // len(variants)} short jobs): a short job's delay is dominated by the wait for the "
-            "next reallocation (arrivals wait up to 5 minutes under our [INF] arrival rule), which α does not change"),
+            "next reallocation (arrivals wait up to 5 minutes under our [INF] arrival rule), which α does not change",
+        ),
         "fig13_psdsf_highest": Measurement(
-            psdsf_top, note="" if psdsf_top else
-            f"time-averaged utilisation (mean of CPU and RAM): PS-DSF {trio_util['PS-DSF']:.3f}, DRFH "
+            psdsf_top,
+            note=""
+            if psdsf_top
+            else f"time-averaged utilisation (mean of CPU and RAM): PS-DSF {trio_util['PS-DSF']:.3f}, DRFH "
             f"{trio_util['DRFH']:.3f}, TSF {trio_util['TSF']:.3f}. On our Google replay PS-DSF is behind: on "
             f"classes C/D it fills RAM ({trio.loc['PS-DSF', 'ram_CD']:.2f}) and leaves "
             f"CPU idle ({trio.loc['PS-DSF', 'cpu_CD']:.2f}), where DRFH fills CPU. This is the lifetime-sum model "
             "without caps; the request-based reconstruction and the sensitivity grid (fig13_psdsf_highest_paper_setup, "
-            "open_loop_sensitivity) show when and why PS-DSF trails"),
+            "open_loop_sensitivity) show when and why PS-DSF trails",
+        ),
         "fig13_drfh_close_to_tsf": Measurement(float(abs(trio_util["DRFH"] - trio_util["TSF"]))),
         "fig14_gain_larger_on_classes_cd": Measurement(
-            cd_ok, note="" if cd_ok else
-            f"PS-DSF minus the better of DRFH and TSF (mean of CPU and RAM utilisation): {gain_all:+.3f} overall, "
-            f"{gain_cd:+.3f} on classes C/D — PS-DSF trails on our replay (see fig13_psdsf_highest)"),
+            cd_ok,
+            note=""
+            if cd_ok
+            else f"PS-DSF minus the better of DRFH and TSF (mean of CPU and RAM utilisation): {gain_all:+.3f} overall, "
+            f"{gain_cd:+.3f} on classes C/D — PS-DSF trails on our replay (see fig13_psdsf_highest)",
+        ),
     }
 
 
@@ -137,10 +176,20 @@ def _definition4_bounds(summary: pd.DataFrame, where: str) -> dict[str, float]:
     """PS-DSF's certified low and high utilisation (mean of CPU and RAM) over every Definition-4 allocation, overall
     (``where=""``) or on classes C/D (``"_CD"``), from an open loop run with ``definition4=True``."""
     try:
-        return {e: float(summary.loc["PS-DSF", [f"cpu{where}_definition4_{e}", f"ram{where}_definition4_{e}"]]
-                         .astype(float).mean()) for e in ("low", "high")}
+        return {
+            e: float(
+                summary.loc[
+                    "PS-DSF", [f"cpu{where}_definition4_{e}", f"ram{where}_definition4_{e}"]
+                ]
+                .astype(float)
+                .mean()
+            )
+            for e in ("low", "high")
+        }
     except KeyError:
-        raise InvalidInputError("summary: no Definition-4 bounds (run open_loop with definition4=True)") from None
+        raise InvalidInputError(
+            "summary: no Definition-4 bounds (run open_loop with definition4=True)"
+        ) from None
 
 
 def definition4_finding(summary: pd.DataFrame) -> Measurement:
@@ -156,12 +205,16 @@ def definition4_finding(summary: pd.DataFrame) -> Measurement:
     return Measurement(
         margin,
         note=f"every Definition-4 allocation's utilisation lies in [{whole['low']:.4f}, {whole['high']:.4f}] "
-             f"(certified bounds, time-averaged; ours {s.loc['PS-DSF', 'utilisation']:.4f}), on classes C/D in "
-             f"[{cd['low']:.4f}, {cd['high']:.4f}] (ours {s.loc['PS-DSF', ['cpu_CD', 'ram_CD']].mean():.4f}); the "
-             f"better of DRFH and TSF {better:.4f}: " + (
-                 "PS-DSF trails whichever allocation the paper's algorithm returns" if margin > 1e-6
-                 else "Definition 4 alone does not make PS-DSF trail here — which PS-DSF allocation the paper's "
-                      "algorithm returns decides it, and these bounds do not say which"))
+        f"(certified bounds, time-averaged; ours {s.loc['PS-DSF', 'utilisation']:.4f}), on classes C/D in "
+        f"[{cd['low']:.4f}, {cd['high']:.4f}] (ours {s.loc['PS-DSF', ['cpu_CD', 'ram_CD']].mean():.4f}); the "
+        f"better of DRFH and TSF {better:.4f}: "
+        + (
+            "PS-DSF trails whichever allocation the paper's algorithm returns"
+            if margin > 1e-6
+            else "Definition 4 alone does not make PS-DSF trail here — which PS-DSF allocation the paper's "
+            "algorithm returns decides it, and these bounds do not say which"
+        ),
+    )
 
 
 def route_finding(route: pd.DataFrame, certified: dict, paper_summary: pd.DataFrame) -> Measurement:
@@ -185,19 +238,33 @@ def route_finding(route: pd.DataFrame, certified: dict, paper_summary: pd.DataFr
     ordered = order_margins(per_resource, finite[0])
     p = paper_summary.astype(float)
     bounds = _definition4_bounds(p, "")
-    return Measurement(ordered, note=(
-        f"margin of the order ({finite[0]} highest, PS-DSF lowest) {ordered[0]:+.4f} on CPU, {ordered[1]:+.4f} on RAM; "
-        "time-averaged utilisation, 120 servers unmerged, CPU / RAM: " + ", ".join(
-            f"{n} {per_resource.loc[n, 'cpu']:.4f} / {per_resource.loc[n, 'ram']:.4f}" for n in names)
-        + "; certified allocations: " + (
-            "all" if not uncertified else "all but " + "; ".join(uncertified) + " (used as returned)")
-        + f". The route's last step {finite[-1]} {util[finite[-1]]:.4f} (mean of CPU and RAM) against the "
-        f"request-based reconstruction's PS-DSF (merged servers) {p.loc['PS-DSF', 'utilisation']:.4f}, every "
-        f"Definition-4 allocation in [{bounds['low']:.4f}, "
-        f"{bounds['high']:.4f}], DRFH {p.loc['DRFH', 'utilisation']:.4f}, TSF {p.loc['TSF', 'utilisation']:.4f}"))
+    return Measurement(
+        ordered,
+        note=(
+            f"margin of the order ({finite[0]} highest, PS-DSF lowest) {ordered[0]:+.4f} on CPU, "
+            f"{ordered[1]:+.4f} on RAM; "
+            "time-averaged utilisation, 120 servers unmerged, CPU / RAM: "
+            + ", ".join(
+                f"{n} {per_resource.loc[n, 'cpu']:.4f} / {per_resource.loc[n, 'ram']:.4f}"
+                for n in names
+            )
+            + "; certified allocations: "
+            + (
+                "all"
+                if not uncertified
+                else "all but " + "; ".join(uncertified) + " (used as returned)"
+            )
+            + f". The route's last step {finite[-1]} {util[finite[-1]]:.4f} (mean of CPU and RAM) against the "
+            f"request-based reconstruction's PS-DSF (merged servers) {p.loc['PS-DSF', 'utilisation']:.4f}, every "
+            f"Definition-4 allocation in [{bounds['low']:.4f}, "
+            f"{bounds['high']:.4f}], DRFH {p.loc['DRFH', 'utilisation']:.4f}, TSF {p.loc['TSF', 'utilisation']:.4f}"
+        ),
+    )
 
 
-def paper_setup_findings(summary: pd.DataFrame, task: float, leads: pd.DataFrame) -> dict[str, Measurement]:
+def paper_setup_findings(
+    summary: pd.DataFrame, task: float, leads: pd.DataFrame
+) -> dict[str, Measurement]:
     """Figs. 13–14 on the request-based reconstruction of §6.2 (open loop, per-interval capped demands [INF], classes
     by proportionality).
 
@@ -209,9 +276,13 @@ def paper_setup_findings(summary: pd.DataFrame, task: float, leads: pd.DataFrame
     _require(summary, [*TRIO, "DRFH Best-Fit"], "summary")
     s = summary.astype(float)
     lead = float(s.loc["PS-DSF", "utilisation"] - s.loc[["DRFH", "TSF"], "utilisation"].max())
-    lead_cd = float(s.loc["PS-DSF", "utilisation_CD"] - s.loc[["DRFH", "TSF"], "utilisation_CD"].max())
+    lead_cd = float(
+        s.loc["PS-DSF", "utilisation_CD"] - s.loc[["DRFH", "TSF"], "utilisation_CD"].max()
+    )
     top = lead > 1e-6
-    best_cd_placement = max(s.loc[m, ["cpu_CD_high", "ram_CD_high"]].mean() for m in ("DRFH", "TSF"))
+    best_cd_placement = max(
+        s.loc[m, ["cpu_CD_high", "ram_CD_high"]].mean() for m in ("DRFH", "TSF")
+    )
     psdsf_cd = float(s.loc["PS-DSF", ["cpu_CD", "ram_CD"]].mean())
     bf, bf_name = s.loc["DRFH Best-Fit"], "DRFH Best-Fit"
     bf_lead = float(s.loc["PS-DSF", "utilisation"] - bf.utilisation)
@@ -220,8 +291,10 @@ def paper_setup_findings(summary: pd.DataFrame, task: float, leads: pd.DataFrame
     # the paper ran one random 2% sample: each 2% sample of ours is judged on its own (a list, one lead per sample)
     paper_samples = paper_grid[np.isclose(paper_grid.fraction, PAPER_JOB_FRACTION)]
     if paper_samples.empty:
-        raise InvalidInputError(f"leads: no per-interval, proportionality sample of {PAPER_JOB_FRACTION:.0%} of the "
-                                "jobs")
+        raise InvalidInputError(
+            f"leads: no per-interval, proportionality sample of {PAPER_JOB_FRACTION:.0%} of the "
+            "jobs"
+        )
     if "rep" in paper_samples:
         paper_samples = paper_samples.sort_values("rep")
     sample_leads = [float(x) for x in paper_samples.lead]
@@ -229,38 +302,62 @@ def paper_setup_findings(summary: pd.DataFrame, task: float, leads: pd.DataFrame
     return {
         "fig13_definition4_forces_psdsf_to_trail_paper_setup": definition4_finding(summary),
         "fig13_psdsf_highest_paper_setup": Measurement(
-            bool(top), note="" if top else
-            "time-averaged utilisation (mean of CPU and RAM) in the request-based reconstruction of §6.2: " + ", ".join(
+            bool(top),
+            note=""
+            if top
+            else "time-averaged utilisation (mean of CPU and RAM) in the request-based reconstruction of §6.2: "
+            + ", ".join(
                 f"{m} {s.loc[m, 'utilisation']:.4f} (CPU {s.loc[m, 'cpu']:.3f}, RAM {s.loc[m, 'ram']:.3f})"
-                for m in TRIO) + f"; PS-DSF's lead {lead:+.4f}"),
+                for m in TRIO
+            )
+            + f"; PS-DSF's lead {lead:+.4f}",
+        ),
         "fig14_gain_larger_on_classes_cd_paper_setup": Measurement(
-            bool(lead_cd > lead), note="" if lead_cd > lead else
-            f"PS-DSF minus the better of DRFH and TSF: {lead:+.4f} overall, {lead_cd:+.4f} on classes C/D"),
+            bool(lead_cd > lead),
+            note=""
+            if lead_cd > lead
+            else f"PS-DSF minus the better of DRFH and TSF: {lead:+.4f} overall, {lead_cd:+.4f} on classes C/D",
+        ),
         "fig14_cd_gain_beyond_any_placement_paper_setup": Measurement(
             float(psdsf_cd - best_cd_placement),
             note=f"PS-DSF's C/D utilisation {psdsf_cd:.4f}; DRFH and TSF's totals can be placed to reach up to "
-                 f"{best_cd_placement:.4f} there (their own placement: "
-                 f"{s.loc[['DRFH', 'TSF'], ['cpu_CD', 'ram_CD']].mean(axis=1).max():.4f})"),
+            f"{best_cd_placement:.4f} there (their own placement: "
+            f"{s.loc[['DRFH', 'TSF'], ['cpu_CD', 'ram_CD']].mean(axis=1).max():.4f})",
+        ),
         "fig13_psdsf_above_best_fit_drfh_paper_setup": Measurement(
-            bf_lead, note=f"PS-DSF {s.loc['PS-DSF', 'utilisation']:.4f} vs Best-Fit DRFH {bf.utilisation:.4f} (CPU "
-                          f"{s.loc[bf_name, 'cpu']:.3f}, RAM {s.loc[bf_name, 'ram']:.3f}; DRFH on the optimal face "
-                          f"{s.loc['DRFH', 'utilisation']:.4f}); tasks of {task:.4f}"),
+            bf_lead,
+            note=f"PS-DSF {s.loc['PS-DSF', 'utilisation']:.4f} vs Best-Fit DRFH {bf.utilisation:.4f} (CPU "
+            f"{s.loc[bf_name, 'cpu']:.3f}, RAM {s.loc[bf_name, 'ram']:.3f}; DRFH on the optimal face "
+            f"{s.loc['DRFH', 'utilisation']:.4f}); tasks of {task:.4f}",
+        ),
         "fig14_gain_over_best_fit_drfh_larger_on_classes_cd_paper_setup": Measurement(
             float(bf_lead_cd - bf_lead),
-            note=f"PS-DSF minus Best-Fit DRFH: {bf_lead:+.4f} overall, {bf_lead_cd:+.4f} on classes C/D"),
+            note=f"PS-DSF minus Best-Fit DRFH: {bf_lead:+.4f} overall, {bf_lead_cd:+.4f} on classes C/D",
+        ),
         "fig13_psdsf_highest_every_sample_paper_setup": Measurement(
             sample_leads,
             note=f"PS-DSF is ahead by more than 1e-6 in {ahead} of the {len(sample_leads)} samples of "
-                 f"{PAPER_JOB_FRACTION:.0%} of the jobs (the paper's fraction; leads "
-                 + ", ".join(f"{x:+.4f}" for x in sample_leads) + ")"
-                 + "".join(f"; not judged, {f:.0%} of jobs: ahead in {int((g.lead > 1e-6).sum())} of {len(g)}, leads "
-                           f"{g.lead.min():+.4f} to {g.lead.max():+.4f}"
-                           for f, g in paper_grid.groupby("fraction") if not np.isclose(f, PAPER_JOB_FRACTION))),
+            f"{PAPER_JOB_FRACTION:.0%} of the jobs (the paper's fraction; leads "
+            + ", ".join(f"{x:+.4f}" for x in sample_leads)
+            + ")"
+            + "".join(
+                f"; not judged, {f:.0%} of jobs: ahead in {int((g.lead > 1e-6).sum())} of {len(g)}, leads "
+                f"{g.lead.min():+.4f} to {g.lead.max():+.4f}"
+                for f, g in paper_grid.groupby("fraction")
+                if not np.isclose(f, PAPER_JOB_FRACTION)
+            ),
+        ),
     }
 
 
-def setup_findings(bitbrains_fleet, snapshots: pd.DataFrame, google_fleet, eligible, scheduling_class,
-                   sampled_share: float) -> dict[str, Measurement]:
+def setup_findings(
+    bitbrains_fleet,
+    snapshots: pd.DataFrame,
+    google_fleet,
+    eligible,
+    scheduling_class,
+    sampled_share: float,
+) -> dict[str, Measurement]:
     """§6's set-up (Figs. 4–5), as our fleets and samples build it, from the objects the notebook ran on.
 
     ``bitbrains_fleet``: the §6.1 fleet (:class:`fairlib.traces.Fleet`, CPU in GHz and RAM in GB first, with
@@ -276,31 +373,47 @@ def setup_findings(bitbrains_fleet, snapshots: pd.DataFrame, google_fleet, eligi
     - ``google_job_sample_2_percent``: the share of jobs drawn; ``bitbrains_100_runs``: the random instants run.
     """
     cap = np.asarray(bitbrains_fleet.capacity, float)[:, :2]
-    counts = [int(np.sum(np.all(np.isclose(cap, [ghz, gb]), axis=1))) for _, ghz, gb in PAPER_BITBRAINS_TYPES]
+    counts = [
+        int(np.sum(np.all(np.isclose(cap, [ghz, gb]), axis=1)))
+        for _, ghz, gb in PAPER_BITBRAINS_TYPES
+    ]
     other = int(len(cap) - sum(counts))
-    locations = 0 if bitbrains_fleet.location is None else int(np.unique(bitbrains_fleet.location).size)
+    locations = (
+        0 if bitbrains_fleet.location is None else int(np.unique(bitbrains_fleet.location).size)
+    )
     labels = np.asarray(google_fleet.server_class).astype(str)
     eligible = np.asarray(eligible, bool)
     sc = np.asarray(scheduling_class)
     if eligible.shape != (len(sc), len(labels)):
-        raise InvalidInputError(f"eligible: expected shape {(len(sc), len(labels))} (jobs, servers), got "
-                                f"{eligible.shape}")
+        raise InvalidInputError(
+            f"eligible: expected shape {(len(sc), len(labels))} (jobs, servers), got "
+            f"{eligible.shape}"
+        )
     reserved = np.isin(labels, ("C", "D"))
     sensitive = np.isin(sc, (2, 3))
-    placement = bool(eligible[sensitive].all() and (eligible[~sensitive] == ~reserved[None, :]).all())
+    placement = bool(
+        eligible[sensitive].all() and (eligible[~sensitive] == ~reserved[None, :]).all()
+    )
     if "run" not in snapshots:
-        raise InvalidInputError("snapshots: no run column (expected fairlib.sim.snapshot_utilisation's table)")
+        raise InvalidInputError(
+            "snapshots: no run column (expected fairlib.sim.snapshot_utilisation's table)"
+        )
     return {
         "fig5_bitbrains_fleet_as_paper": Measurement(
             [*counts, other, locations],
-            note=f"{len(cap)} servers: " + ", ".join(f"{n} of {ghz:g} GHz / {gb:g} GB"
-                                                     for n, (_, ghz, gb) in zip(counts, PAPER_BITBRAINS_TYPES))
-                 + f", {other} other; {locations} locations"),
+            note=f"{len(cap)} servers: "
+            + ", ".join(
+                f"{n} of {ghz:g} GHz / {gb:g} GB"
+                for n, (_, ghz, gb) in zip(counts, PAPER_BITBRAINS_TYPES)
+            )
+            + f", {other} other; {locations} locations",
+        ),
         "fig4_google_fleet_as_paper": Measurement(
             [int(len(labels)), int(np.unique(labels).size), int(placement)],
-            note=f"{len(labels)} servers in classes " + ", ".join(
-                f"{c}: {int((labels == c).sum())}" for c in np.unique(labels))
-                 + f"; {int(sensitive.sum())} of {len(sc)} jobs latency-sensitive (scheduling class 2–3)"),
+            note=f"{len(labels)} servers in classes "
+            + ", ".join(f"{c}: {int((labels == c).sum())}" for c in np.unique(labels))
+            + f"; {int(sensitive.sum())} of {len(sc)} jobs latency-sensitive (scheduling class 2–3)",
+        ),
         "google_job_sample_2_percent": Measurement(float(sampled_share)),
         "bitbrains_100_runs": Measurement(int(snapshots["run"].nunique())),
     }

@@ -20,35 +20,112 @@ from ...multires.progressive_filling import drf
 from ..report import Measurement
 from ...sweep import sweep
 
-__all__ = ["DEVIATION_FIELDS", "deviation_counts", "table_row", "random_single_pool", "DeviationExperiment",
-           "run_deviation_experiment", "deviation_runs", "identity_runs", "first_blocked_deviation_bound",
-           "pdrf_edrf_identity", "PAPER_TABLES",
-           "speed_sweep", "scaled_instances", "row_distance", "parameter_search", "MATCH_FIELDS",
-           "over_allocation_profile", "RATE_EDGES", "TABLE_COLUMNS", "SUBCOUNT_SD", "table_findings",
-           "over_allocation_search_findings", "parameter_search_findings", "identity_findings",
-           "drf_work_per_task_findings", "repository_example_findings", "over_allocation_findings",
-           "subcycle_lower_counts", "SECTION_6_1", "worked_example_findings",
-           "TAIL_CLAIMS", "sd_bootstrap_interval", "max_plausibility", "table1_tail_findings",
-           "median_interval", "variant_time_ratios", "variant_speed_findings"]
+__all__ = [
+    "DEVIATION_FIELDS",
+    "deviation_counts",
+    "table_row",
+    "random_single_pool",
+    "DeviationExperiment",
+    "run_deviation_experiment",
+    "deviation_runs",
+    "identity_runs",
+    "first_blocked_deviation_bound",
+    "pdrf_edrf_identity",
+    "PAPER_TABLES",
+    "speed_sweep",
+    "scaled_instances",
+    "row_distance",
+    "parameter_search",
+    "MATCH_FIELDS",
+    "over_allocation_profile",
+    "RATE_EDGES",
+    "TABLE_COLUMNS",
+    "SUBCOUNT_SD",
+    "table_findings",
+    "over_allocation_search_findings",
+    "parameter_search_findings",
+    "identity_findings",
+    "drf_work_per_task_findings",
+    "repository_example_findings",
+    "over_allocation_findings",
+    "subcycle_lower_counts",
+    "SECTION_6_1",
+    "worked_example_findings",
+    "TAIL_CLAIMS",
+    "sd_bootstrap_interval",
+    "max_plausibility",
+    "table1_tail_findings",
+    "median_interval",
+    "variant_time_ratios",
+    "variant_speed_findings",
+]
 
-DEVIATION_FIELDS = ("under_1", "under_2", "under_gt2", "under_max", "under_total",
-                    "over_1", "over_2", "over_gt2", "over_max", "over_total")
+DEVIATION_FIELDS = (
+    "under_1",
+    "under_2",
+    "under_gt2",
+    "under_max",
+    "under_total",
+    "over_1",
+    "over_2",
+    "over_gt2",
+    "over_max",
+    "over_total",
+)
 
 #: Metin (2025) Tables 1–2 as printed (reconstructions §2.3); "Over >2" of the 1–100 row prints the std (0.48),
 #: the mean in the author's data is 0.13, and "Over 1" of the 1–1000 row is 56.451 in the data.
-PAPER_TABLES = pd.DataFrame([
-    # table, resources, demand_low, demand_high, under_1, under_2, under_gt2, under_max, under_avg, under_sd,
-    # over_1, over_2, over_gt2, over_max, over_avg, over_sd
-    (1, 10, 1, 10, 477.623, 0, 0, 1, 477.623, 86.373, 0.693, 0.001, 0, 2, 0.694, 2.137),
-    (1, 10, 1, 20, 474.932, 0, 0, 1, 474.932, 38.381, 0.191, 0.001, 0, 2, 0.192, 0.526),
-    (1, 10, 10, 20, 486.521, 0, 0, 1, 486.521, 50.526, 0, 0, 0, 0, 0, 0),
-    (2, 2, 1, 100, 423.517, 0, 0, 1, 423.517, 36.429, 44.689, 5.588, 0.48, 3, 50.407, 25.814),
-    (2, 2, 1, 1000, 407.902, 0, 0, 1, 407.902, 26.373, 56.541, 14.519, 12.989, 32, 83.959, 36.376),
-], columns=["table", "resources", "demand_low", "demand_high", "under_1", "under_2", "under_gt2", "under_max",
-            "under_avg", "under_sd", "over_1", "over_2", "over_gt2", "over_max", "over_avg", "over_sd"])
+PAPER_TABLES = pd.DataFrame(
+    [
+        # table, resources, demand_low, demand_high, under_1, under_2, under_gt2, under_max, under_avg, under_sd,
+        # over_1, over_2, over_gt2, over_max, over_avg, over_sd
+        (1, 10, 1, 10, 477.623, 0, 0, 1, 477.623, 86.373, 0.693, 0.001, 0, 2, 0.694, 2.137),
+        (1, 10, 1, 20, 474.932, 0, 0, 1, 474.932, 38.381, 0.191, 0.001, 0, 2, 0.192, 0.526),
+        (1, 10, 10, 20, 486.521, 0, 0, 1, 486.521, 50.526, 0, 0, 0, 0, 0, 0),
+        (2, 2, 1, 100, 423.517, 0, 0, 1, 423.517, 36.429, 44.689, 5.588, 0.48, 3, 50.407, 25.814),
+        (
+            2,
+            2,
+            1,
+            1000,
+            407.902,
+            0,
+            0,
+            1,
+            407.902,
+            26.373,
+            56.541,
+            14.519,
+            12.989,
+            32,
+            83.959,
+            36.376,
+        ),
+    ],
+    columns=[
+        "table",
+        "resources",
+        "demand_low",
+        "demand_high",
+        "under_1",
+        "under_2",
+        "under_gt2",
+        "under_max",
+        "under_avg",
+        "under_sd",
+        "over_1",
+        "over_2",
+        "over_gt2",
+        "over_max",
+        "over_avg",
+        "over_sd",
+    ],
+)
 
 
-def deviation_counts(drf_tasks, pdrf_tasks, *, n_resources: int = 1, entries_quirk: bool = False) -> dict:
+def deviation_counts(
+    drf_tasks, pdrf_tasks, *, n_resources: int = 1, entries_quirk: bool = False
+) -> dict:
     """Count per-user task differences ``diff = drf_tasks - pdrf_tasks`` as the paper's scripts do.
 
     Under-allocation is ``diff > 0`` (PDRF gave fewer tasks), over-allocation ``diff < 0``.
@@ -63,11 +140,16 @@ def deviation_counts(drf_tasks, pdrf_tasks, *, n_resources: int = 1, entries_qui
     under, over = diff[diff > 0], -diff[diff < 0]
     mult = n_resources if entries_quirk else 1
     return {
-        "under_1": int((under == 1).sum()), "under_2": int((under == 2).sum()),
-        "under_gt2": int((under > 2).sum()) * mult, "under_max": int(under.max(initial=0)),
+        "under_1": int((under == 1).sum()),
+        "under_2": int((under == 2).sum()),
+        "under_gt2": int((under > 2).sum()) * mult,
+        "under_max": int(under.max(initial=0)),
         "under_total": int(under.size),
-        "over_1": int((over == 1).sum()), "over_2": int((over == 2).sum()), "over_gt2": int((over > 2).sum()),
-        "over_max": int(over.max(initial=0)), "over_total": int(over.size),
+        "over_1": int((over == 1).sum()),
+        "over_2": int((over == 2).sum()),
+        "over_gt2": int((over > 2).sum()),
+        "over_max": int(over.max(initial=0)),
+        "over_total": int(over.size),
     }
 
 
@@ -96,8 +178,9 @@ class SinglePool(NamedTuple):
     capacity: np.ndarray
 
 
-def random_single_pool(rng, n_users: int, n_resources: int, reserve_range=(50_000, 100_000),
-                       demand_range=(1, 10)) -> SinglePool:
+def random_single_pool(
+    rng, n_users: int, n_resources: int, reserve_range=(50_000, 100_000), demand_range=(1, 10)
+) -> SinglePool:
     """One random instance as in Metin §4: integer reserves and demands, uniform on inclusive ranges.
 
     Returns ``(demands, capacity)`` as float64 arrays of shapes (n_users, n_resources), (n_resources,).
@@ -105,8 +188,9 @@ def random_single_pool(rng, n_users: int, n_resources: int, reserve_range=(50_00
     rng = np.random.default_rng(rng)
     (r_lo, r_hi), (d_lo, d_hi) = reserve_range, demand_range
     if not (0 < r_lo <= r_hi and 0 < d_lo <= d_hi):
-        raise InvalidInputError(f"reserve_range = {reserve_range}, demand_range = {demand_range}: "
-                                "need 0 < low <= high")
+        raise InvalidInputError(
+            f"reserve_range = {reserve_range}, demand_range = {demand_range}: need 0 < low <= high"
+        )
     capacity = rng.integers(r_lo, r_hi + 1, size=n_resources).astype(np.float64)
     demands = rng.integers(d_lo, d_hi + 1, size=(n_users, n_resources)).astype(np.float64)
     return SinglePool(demands, capacity)
@@ -128,13 +212,28 @@ class DeviationExperiment:
     share_arithmetic: str = "accumulated"
 
 
-def _deviation_cell(seed, n_users, n_resources, reserve_range, demand_range, stop, tie_break, pdrf_variant,
-                    share_arithmetic, **_):
-    d, cap = random_single_pool(np.random.default_rng(seed), n_users, n_resources, reserve_range, demand_range)
+def _deviation_cell(
+    seed,
+    n_users,
+    n_resources,
+    reserve_range,
+    demand_range,
+    stop,
+    tie_break,
+    pdrf_variant,
+    share_arithmetic,
+    **_,
+):
+    d, cap = random_single_pool(
+        np.random.default_rng(seed), n_users, n_resources, reserve_range, demand_range
+    )
     base = drf(d, cap, stop=stop, tie_break=tie_break, share_arithmetic=share_arithmetic)
     pre = pdrf(d, cap, variant=pdrf_variant)
-    return {**deviation_counts(base.tasks, pre.tasks, n_resources=n_resources),
-            "drf_tasks": int(base.tasks.sum()), "cycles": pre.cycles}
+    return {
+        **deviation_counts(base.tasks, pre.tasks, n_resources=n_resources),
+        "drf_tasks": int(base.tasks.sum()),
+        "cycles": pre.cycles,
+    }
 
 
 def _setup_grid(setups, key: str) -> list[dict]:
@@ -144,12 +243,25 @@ def _setup_grid(setups, key: str) -> list[dict]:
     for name, setup in setups.items():
         if not isinstance(setup, DeviationExperiment):
             raise InvalidInputError(f"setups[{name!r}] = {setup!r}: expected a DeviationExperiment")
-    return [{key: name, **{f: (list(v) if isinstance(v, tuple) else v) for f, v in asdict(setup).items()}}
-            for name, setup in setups.items()]
+    return [
+        {
+            key: name,
+            **{f: (list(v) if isinstance(v, tuple) else v) for f, v in asdict(setup).items()},
+        }
+        for name, setup in setups.items()
+    ]
 
 
-def deviation_runs(setups, n_runs: int, rng, *, key: str = "setup", progress: bool = False,
-                   n_jobs: int | None = None, backend: str | None = None) -> pd.DataFrame:
+def deviation_runs(
+    setups,
+    n_runs: int,
+    rng,
+    *,
+    key: str = "setup",
+    progress: bool = False,
+    n_jobs: int | None = None,
+    backend: str | None = None,
+) -> pd.DataFrame:
     """Run ``n_runs`` random instances of every setup in ``setups`` (name -> :class:`DeviationExperiment`)
     as one sweep (:func:`fairlib.sweep.sweep`). One row per (setup, run): the name in column ``key``,
     ``run``, :data:`DEVIATION_FIELDS` and diagnostics. A run's instance depends on its setup's name and
@@ -158,49 +270,117 @@ def deviation_runs(setups, n_runs: int, rng, *, key: str = "setup", progress: bo
     from dataclasses import asdict
 
     grid = _setup_grid(setups, key)
-    runs = sweep(_deviation_cell, grid, seeds=n_runs, rng=rng, seed_by=[key], n_jobs=n_jobs, backend=backend,
-                 progress=progress, desc="runs")
+    runs = sweep(
+        _deviation_cell,
+        grid,
+        seeds=n_runs,
+        rng=rng,
+        seed_by=[key],
+        n_jobs=n_jobs,
+        backend=backend,
+        progress=progress,
+        desc="runs",
+    )
     fields = list(asdict(DeviationExperiment()))
     return runs.drop(columns=fields).rename(columns={"rep": "run"})
 
 
-def run_deviation_experiment(setup: DeviationExperiment, n_runs: int, rng, *, progress: bool = False,
-                             n_jobs: int | None = None, backend: str | None = None) -> pd.DataFrame:
+def run_deviation_experiment(
+    setup: DeviationExperiment,
+    n_runs: int,
+    rng,
+    *,
+    progress: bool = False,
+    n_jobs: int | None = None,
+    backend: str | None = None,
+) -> pd.DataFrame:
     """Run ``n_runs`` random instances of one setup; one row per run with :data:`DEVIATION_FIELDS` and
     diagnostics (see :func:`deviation_runs`)."""
-    return deviation_runs({"_": setup}, n_runs, rng, key="_", progress=progress, n_jobs=n_jobs,
-                          backend=backend).drop(columns="_")
+    return deviation_runs(
+        {"_": setup}, n_runs, rng, key="_", progress=progress, n_jobs=n_jobs, backend=backend
+    ).drop(columns="_")
 
 
 #: bins of the rate ds*/ds_i (Metin §3.3) for :func:`over_allocation_profile`: [1, 1.5), [1.5, 2), ..., [500, inf)
 RATE_EDGES = (1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0)
 
 
-def _profile_cell(seed, n_users, n_resources, reserve_range, demand_range, stop, tie_break, pdrf_variant,
-                  share_arithmetic, edges, **_):
-    d, cap = random_single_pool(np.random.default_rng(seed), n_users, n_resources, reserve_range, demand_range)
-    diff = drf(d, cap, stop=stop, tie_break=tie_break, share_arithmetic=share_arithmetic).tasks - \
-        pdrf(d, cap, variant=pdrf_variant).tasks
+def _profile_cell(
+    seed,
+    n_users,
+    n_resources,
+    reserve_range,
+    demand_range,
+    stop,
+    tie_break,
+    pdrf_variant,
+    share_arithmetic,
+    edges,
+    **_,
+):
+    d, cap = random_single_pool(
+        np.random.default_rng(seed), n_users, n_resources, reserve_range, demand_range
+    )
+    diff = (
+        drf(d, cap, stop=stop, tie_break=tie_break, share_arithmetic=share_arithmetic).tasks
+        - pdrf(d, cap, variant=pdrf_variant).tasks
+    )
     ds = (d / cap).max(axis=1)
     rate = ds.max() / ds
     over = diff < 0
     ones = (d == 1).all(axis=1)
-    where = np.digitize(rate, edges) - 1          # rate >= 1 always, so bin >= 0
-    rows = [{"group": f"rate [{edges[b]:g}, {edges[b + 1] if b + 1 < len(edges) else np.inf:g})",
-             "rate_low": float(edges[b]), "users": int((where == b).sum()), "over": int(over[where == b].sum()),
-             "rate_sum": float(rate[where == b].sum())} for b in range(len(edges))]
-    rows.append({"group": "all ones", "rate_low": np.nan, "users": int(ones.sum()), "over": int(over[ones].sum()),
-                 "rate_sum": float(rate[ones].sum())})
-    rows.append({"group": "over-allocated", "rate_low": np.nan, "users": int(over.sum()), "over": int(over.sum()),
-                 "rate_sum": float(rate[over].sum())})
-    rows.append({"group": "all", "rate_low": np.nan, "users": int(n_users), "over": int(over.sum()),
-                 "rate_sum": float(rate.sum())})
+    where = np.digitize(rate, edges) - 1  # rate >= 1 always, so bin >= 0
+    rows = [
+        {
+            "group": f"rate [{edges[b]:g}, {edges[b + 1] if b + 1 < len(edges) else np.inf:g})",
+            "rate_low": float(edges[b]),
+            "users": int((where == b).sum()),
+            "over": int(over[where == b].sum()),
+            "rate_sum": float(rate[where == b].sum()),
+        }
+        for b in range(len(edges))
+    ]
+    rows.append(
+        {
+            "group": "all ones",
+            "rate_low": np.nan,
+            "users": int(ones.sum()),
+            "over": int(over[ones].sum()),
+            "rate_sum": float(rate[ones].sum()),
+        }
+    )
+    rows.append(
+        {
+            "group": "over-allocated",
+            "rate_low": np.nan,
+            "users": int(over.sum()),
+            "over": int(over.sum()),
+            "rate_sum": float(rate[over].sum()),
+        }
+    )
+    rows.append(
+        {
+            "group": "all",
+            "rate_low": np.nan,
+            "users": int(n_users),
+            "over": int(over.sum()),
+            "rate_sum": float(rate.sum()),
+        }
+    )
     return rows
 
 
-def over_allocation_profile(setups, n_runs: int, rng, *, key: str = "setup", edges=RATE_EDGES,
-                            progress: bool = False, n_jobs: int | None = None,
-                            backend: str | None = None) -> pd.DataFrame:
+def over_allocation_profile(
+    setups,
+    n_runs: int,
+    rng,
+    *,
+    key: str = "setup",
+    edges=RATE_EDGES,
+    progress: bool = False,
+    n_jobs: int | None = None,
+    backend: str | None = None,
+) -> pd.DataFrame:
     """Who PDRF over-allocates (Metin §4: users with a small dominant share, i.e. a large rate ds*/ds_i,
     "especially the demands containing 1"). The same instances as :func:`deviation_runs` with the same
     ``setups``, ``rng`` and ``key`` (a run's seed depends on its setup's name and number only).
@@ -211,13 +391,33 @@ def over_allocation_profile(setups, n_runs: int, rng, *, key: str = "setup", edg
     """
     edges = np.asarray(edges, dtype=np.float64)
     if edges.ndim != 1 or edges.size < 1 or edges[0] != 1.0 or (np.diff(edges) <= 0).any():
-        raise InvalidInputError(f"edges = {edges.tolist()}: need increasing bin edges starting at 1")
+        raise InvalidInputError(
+            f"edges = {edges.tolist()}: need increasing bin edges starting at 1"
+        )
     grid = _setup_grid(setups, key)
-    cells = sweep(_profile_cell, grid, seeds=n_runs, rng=rng, seed_by=[key], fixed={"edges": edges},
-                  n_jobs=n_jobs, backend=backend, progress=progress, desc="runs")
-    out = cells.groupby([key, "group"], sort=False).agg(rate_low=("rate_low", "first"), users=("users", "sum"),
-                                                         over=("over", "sum"), rate_sum=("rate_sum", "sum"),
-                                                         runs=("rep", "nunique")).reset_index()
+    cells = sweep(
+        _profile_cell,
+        grid,
+        seeds=n_runs,
+        rng=rng,
+        seed_by=[key],
+        fixed={"edges": edges},
+        n_jobs=n_jobs,
+        backend=backend,
+        progress=progress,
+        desc="runs",
+    )
+    out = (
+        cells.groupby([key, "group"], sort=False)
+        .agg(
+            rate_low=("rate_low", "first"),
+            users=("users", "sum"),
+            over=("over", "sum"),
+            rate_sum=("rate_sum", "sum"),
+            runs=("rep", "nunique"),
+        )
+        .reset_index()
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
         out["over_rate"] = out.over / out.users
         out["mean_rate"] = out.rate_sum / out.users
@@ -269,7 +469,11 @@ def pdrf_edrf_identity(demands, capacity, *, variant: str = "ds_max") -> dict:
     near_int = np.abs(e - np.round(e)) <= 1e-9 * np.maximum(1.0, np.abs(e))
     differ = p != f
     boundary = differ & near_int & (np.abs(p - f) <= 1)
-    return {"equal": int((~differ).sum()), "boundary": int(boundary.sum()), "other": int((differ & ~boundary).sum())}
+    return {
+        "equal": int((~differ).sum()),
+        "boundary": int(boundary.sum()),
+        "other": int((differ & ~boundary).sum()),
+    }
 
 
 def _identity_cell(seed, run, n_users, keep_points):
@@ -284,15 +488,20 @@ def _identity_cell(seed, run, n_users, keep_points):
     identity = pdrf_edrf_identity(d, c)
     # Metin §3.4: the algebraically equal k' = k ds* form is "less accurate": users off floor(EDRF), each form
     simplified = pdrf_edrf_identity(d, c, variant="simplified")
-    row = {"resources": m, **identity,
-           "ds_max_off_floor_edrf": n_users - identity["equal"],
-           "simplified_off_floor_edrf": n_users - simplified["equal"],
-           "topup_equals_corrected_drf": bool(np.array_equal(pdrf(d, c, top_up=True).tasks, skip_run.tasks)),
-           "pdrf_over_allocates": bool((pdrf(d, c).tasks > literal_run.tasks).any()),
-           "bound_violations": int(((gap <= lower) | (gap >= upper)).sum()),
-           "max_gap_over_bound": float((gap / upper).max()),
-           "drf_minus_edrf_max": float((literal_run.tasks - e).max()),
-           "corrected_drf_minus_edrf_max": float((skip_run.tasks - e).max())}
+    row = {
+        "resources": m,
+        **identity,
+        "ds_max_off_floor_edrf": n_users - identity["equal"],
+        "simplified_off_floor_edrf": n_users - simplified["equal"],
+        "topup_equals_corrected_drf": bool(
+            np.array_equal(pdrf(d, c, top_up=True).tasks, skip_run.tasks)
+        ),
+        "pdrf_over_allocates": bool((pdrf(d, c).tasks > literal_run.tasks).any()),
+        "bound_violations": int(((gap <= lower) | (gap >= upper)).sum()),
+        "max_gap_over_bound": float((gap / upper).max()),
+        "drf_minus_edrf_max": float((literal_run.tasks - e).max()),
+        "corrected_drf_minus_edrf_max": float((skip_run.tasks - e).max()),
+    }
     if run < keep_points:
         ds = (d / c).max(axis=1)
         row["points"] = np.column_stack([ds.max() / ds, gap, upper])
@@ -306,18 +515,33 @@ class IdentityRuns(NamedTuple):
     points: pd.DataFrame
 
 
-def identity_runs(runs: int, rng, *, n_users: int = 1000, keep_points: int = 20, n_jobs: int | None = None,
-                  backend: str | None = None) -> IdentityRuns:
+def identity_runs(
+    runs: int,
+    rng,
+    *,
+    n_users: int = 1000,
+    keep_points: int = 20,
+    n_jobs: int | None = None,
+    backend: str | None = None,
+) -> IdentityRuns:
     """Random instances (2 or 10 resources; demands up to 10, 20 or 100): the PDRF = EDRF identity
     (:func:`pdrf_edrf_identity`), whether PDRF with top-up equals DRF with blocked users skipped, whether
     PDRF over-allocates against the literal loop, and EDRF − literal DRF against
     :func:`first_blocked_deviation_bound`. Returns (one row per run, per-user points of the first
     ``keep_points`` runs: ``ratio`` = ds*/ds_j, ``gap``, ``bound``)."""
-    out = sweep(_identity_cell, [{"run": i} for i in range(int(runs))], rng=rng,
-                fixed=dict(n_users=n_users, keep_points=keep_points), n_jobs=n_jobs, backend=backend,
-                progress=False).drop(columns="rep")
+    out = sweep(
+        _identity_cell,
+        [{"run": i} for i in range(int(runs))],
+        rng=rng,
+        fixed=dict(n_users=n_users, keep_points=keep_points),
+        n_jobs=n_jobs,
+        backend=backend,
+        progress=False,
+    ).drop(columns="rep")
     arrays = [p for p in out.pop("points") if isinstance(p, np.ndarray)] if "points" in out else []
-    points = pd.DataFrame(np.vstack(arrays) if arrays else np.zeros((0, 3)), columns=["ratio", "gap", "bound"])
+    points = pd.DataFrame(
+        np.vstack(arrays) if arrays else np.zeros((0, 3)), columns=["ratio", "gap", "bound"]
+    )
     return IdentityRuns(out, points)
 
 
@@ -335,7 +559,9 @@ def _speed_methods(baselines: dict):
     return {k: v for k, v in methods.items() if k in baselines}
 
 
-def speed_sweep(instances, *, max_size: dict | None = None, repeat: int = 3, progress: bool = False) -> pd.DataFrame:
+def speed_sweep(
+    instances, *, max_size: dict | None = None, repeat: int = 3, progress: bool = False
+) -> pd.DataFrame:
     """Time every method on every instance, side by side in one run.
 
     Parameters
@@ -354,8 +580,15 @@ def speed_sweep(instances, *, max_size: dict | None = None, repeat: int = 3, pro
 
     from ...timing import median_time
 
-    limits = {"drf": None, "pdrf": None, "edrf": None, "numpy_sum": None, "heapq_drf": None,
-              "argmin_drf": None, **(max_size or {})}
+    limits = {
+        "drf": None,
+        "pdrf": None,
+        "edrf": None,
+        "numpy_sum": None,
+        "heapq_drf": None,
+        "argmin_drf": None,
+        **(max_size or {}),
+    }
     methods = _speed_methods(limits)
     rows = []
     for label, d, c in tqdm(instances, disable=not progress, desc="instances", leave=False):
@@ -370,7 +603,9 @@ def speed_sweep(instances, *, max_size: dict | None = None, repeat: int = 3, pro
     return pd.DataFrame(rows)
 
 
-def work_in_resources(rng, resource_counts=(2, 5, 10, 20, 50), *, n_users: int = 1000) -> pd.DataFrame:
+def work_in_resources(
+    rng, resource_counts=(2, 5, 10, 20, 50), *, n_users: int = 1000
+) -> pd.DataFrame:
     """§5's O(nm) in m: the element operations PDRF and DRF count (:attr:`PDRFResult.work`, :attr:`DRFResult.work`)
     on one :func:`scaled_instances` instance per number of resource types, ``n_users`` users each. Counted work is
     deterministic, so the exponent in m is a property of the kernels, not of the machine.
@@ -379,19 +614,30 @@ def work_in_resources(rng, resource_counts=(2, 5, 10, 20, 50), *, n_users: int =
     >>> sorted(t.columns), sorted(set(t.method))
     (['m', 'method', 'tasks', 'work'], ['drf', 'pdrf'])
     """
-    counts = [as_count(m, f"resource_counts[{i}]", minimum=1) for i, m in enumerate(resource_counts)]
+    counts = [
+        as_count(m, f"resource_counts[{i}]", minimum=1) for i, m in enumerate(resource_counts)
+    ]
     seeds = np.random.SeedSequence(np.random.default_rng(rng).integers(2**63)).spawn(len(counts))
     rows = []
     for m, seed in zip(counts, seeds):
-        (_, d, c), = scaled_instances(np.random.default_rng(seed), n_users=n_users, n_resources=m)
+        ((_, d, c),) = scaled_instances(np.random.default_rng(seed), n_users=n_users, n_resources=m)
         for name, run in (("pdrf", pdrf), ("drf", drf)):
             res = run(d, c)
-            rows.append({"m": m, "method": name, "tasks": int(res.tasks.sum()), "work": float(res.work)})
+            rows.append(
+                {"m": m, "method": name, "tasks": int(res.tasks.sum()), "work": float(res.work)}
+            )
     return pd.DataFrame(rows)
 
 
-def scaled_instances(rng, *, n_users, n_resources: int = 10, reserve_scale=1.0, demand_range=(1, 10),
-                     reserve_range=(50_000, 100_000)):
+def scaled_instances(
+    rng,
+    *,
+    n_users,
+    n_resources: int = 10,
+    reserve_scale=1.0,
+    demand_range=(1, 10),
+    reserve_range=(50_000, 100_000),
+):
     """Instances for the speed figures: reserves ``U(reserve_range) * reserve_scale``.
 
     ``n_users`` and ``reserve_scale`` may be sequences (one instance per pair, zipped after
@@ -404,7 +650,9 @@ def scaled_instances(rng, *, n_users, n_resources: int = 10, reserve_scale=1.0, 
     for n, s, seed in zip(ns, scales, seeds):
         g = np.random.default_rng(seed)
         cap = g.integers(reserve_range[0], reserve_range[1] + 1, size=n_resources) * float(s)
-        d = g.integers(demand_range[0], demand_range[1] + 1, size=(int(n), n_resources)).astype(np.float64)
+        d = g.integers(demand_range[0], demand_range[1] + 1, size=(int(n), n_resources)).astype(
+            np.float64
+        )
         out.append(({"n": int(n), "reserve_scale": float(s)}, d, cap))
     return out
 
@@ -415,37 +663,76 @@ MATCH_FIELDS = ("under_avg", "over_1", "over_2", "over_gt2", "over_avg")
 
 def row_distance(row: dict, paper_row) -> float:
     """Mean relative distance of a measured table row from a paper row over :data:`MATCH_FIELDS`."""
-    return float(np.mean([abs(row[f] - paper_row[f]) / max(1.0, abs(paper_row[f])) for f in MATCH_FIELDS]))
+    return float(
+        np.mean([abs(row[f] - paper_row[f]) / max(1.0, abs(paper_row[f])) for f in MATCH_FIELDS])
+    )
 
 
-def parameter_search(paper_row, grid, n_runs: int, rng, *, n_users: int = 1000, n_resources: int = 2,
-                     progress: bool = False, n_jobs: int | None = None, backend: str | None = None) -> pd.DataFrame:
+def parameter_search(
+    paper_row,
+    grid,
+    n_runs: int,
+    rng,
+    *,
+    n_users: int = 1000,
+    n_resources: int = 2,
+    progress: bool = False,
+    n_jobs: int | None = None,
+    backend: str | None = None,
+) -> pd.DataFrame:
     """Which (reserve range, demand range) reproduce a published row? One table row per grid cell.
 
     ``grid`` is a list of ``(reserve_range, demand_range)`` pairs; the result has the measured row, the
     settings and ``distance`` (:func:`row_distance`), sorted by distance. All cells x runs form one sweep.
     """
-    setups = {f"{tuple(r)}|{tuple(d)}": DeviationExperiment(n_users=n_users, n_resources=n_resources,
-                                                           reserve_range=tuple(r), demand_range=tuple(d))
-              for r, d in grid}
-    runs = deviation_runs(setups, n_runs, rng, key="cell", progress=progress, n_jobs=n_jobs, backend=backend)
+    setups = {
+        f"{tuple(r)}|{tuple(d)}": DeviationExperiment(
+            n_users=n_users, n_resources=n_resources, reserve_range=tuple(r), demand_range=tuple(d)
+        )
+        for r, d in grid
+    }
+    runs = deviation_runs(
+        setups, n_runs, rng, key="cell", progress=progress, n_jobs=n_jobs, backend=backend
+    )
     rows = []
     for (reserve, demand), name in zip(grid, setups):
         row = table_row(runs[runs.cell == name])
-        rows.append({"reserve_low": reserve[0], "reserve_high": reserve[1], "demand_low": demand[0],
-                     "demand_high": demand[1], **row, "distance": row_distance(row, paper_row)})
+        rows.append(
+            {
+                "reserve_low": reserve[0],
+                "reserve_high": reserve[1],
+                "demand_low": demand[0],
+                "demand_high": demand[1],
+                **row,
+                "distance": row_distance(row, paper_row),
+            }
+        )
     return pd.DataFrame(rows).sort_values("distance", kind="stable").reset_index(drop=True)
 
 
 #: Table 1–2 columns the claims compare with the paper, one claim per (table, row, column)
-TABLE_COLUMNS = ("under_1", "under_2", "under_gt2", "under_max", "under_avg", "under_sd",
-                 "over_1", "over_2", "over_gt2", "over_max", "over_avg", "over_sd")
+TABLE_COLUMNS = (
+    "under_1",
+    "under_2",
+    "under_gt2",
+    "under_max",
+    "under_avg",
+    "under_sd",
+    "over_1",
+    "over_2",
+    "over_gt2",
+    "over_max",
+    "over_avg",
+    "over_sd",
+)
 #: the count columns whose spread the paper does not print: their claims' standard-error rule pools the column's
 #: standard deviation over our runs with the paper's least (``se = {sd = "pooled"}``,
 #: :func:`fairlib.repro.report.pooled_count_sd`); :func:`table_row` measures ours as ``<column>_sd``
 SUBCOUNT_SD = ("over_1", "over_2", "over_gt2")
-_TABLE2_NOTE = ("; Table 2 does not follow from its stated parameters (see the parameter search: the 1-1000 row "
-                "matches reserves 10^6-10^7 with demands 1-100)")
+_TABLE2_NOTE = (
+    "; Table 2 does not follow from its stated parameters (see the parameter search: the 1-1000 row "
+    "matches reserves 10^6-10^7 with demands 1-100)"
+)
 #: Table 1's columns of a rare count whose claims are decided on the runs themselves (:func:`table1_tail_findings`):
 #: the standard deviation of the over-allocated users per run and the largest over-allocation
 TAIL_CLAIMS = ("over_sd", "over_max")
@@ -459,40 +746,58 @@ def table_findings(table1: pd.DataFrame, table2: pd.DataFrame) -> dict[str, Meas
     left to :func:`table1_tail_findings`, which needs the runs themselves."""
     out = {}
     for table_no, table in ((1, table1), (2, table2)):
-        missing = [c for c in (*TABLE_COLUMNS, *(f"{c}_sd" for c in SUBCOUNT_SD), "runs", "demands")
-                   if c not in table.columns]
+        missing = [
+            c
+            for c in (*TABLE_COLUMNS, *(f"{c}_sd" for c in SUBCOUNT_SD), "runs", "demands")
+            if c not in table.columns
+        ]
         if missing:
             raise InvalidInputError(f"table{table_no}: missing column(s) {missing}")
         for name, row in table.set_index("demands").iterrows():
             for col in TABLE_COLUMNS:
                 if table_no == 1 and col in TAIL_CLAIMS:
-                    continue   # measured on the runs themselves: table1_tail_findings
-                note = (f"{row[col]:.4g} over {int(row['runs'])} runs of the stated parameters (scripts' DRF)"
-                        + (_TABLE2_NOTE if table_no == 2 else ""))
+                    continue  # measured on the runs themselves: table1_tail_findings
+                note = (
+                    f"{row[col]:.4g} over {int(row['runs'])} runs of the stated parameters (scripts' DRF)"
+                    + (_TABLE2_NOTE if table_no == 2 else "")
+                )
                 sd = float(row[f"{col}_sd"]) if col in SUBCOUNT_SD else None
                 if sd is not None:
                     note += f"; the column's standard deviation over our runs: {sd:.4g}"
-                out[f"table{table_no}_{name}_{col}"] = Measurement(row[col], note=note, runs=int(row["runs"]), sd=sd)
+                out[f"table{table_no}_{name}_{col}"] = Measurement(
+                    row[col], note=note, runs=int(row["runs"]), sd=sd
+                )
     return out
 
 
-def over_allocation_search_findings(table_runs: pd.DataFrame, extra_runs: pd.DataFrame, exact_table_runs: pd.DataFrame,
-                                    exact_extra_runs: pd.DataFrame) -> dict[str, Measurement]:
+def over_allocation_search_findings(
+    table_runs: pd.DataFrame,
+    extra_runs: pd.DataFrame,
+    exact_table_runs: pd.DataFrame,
+    exact_extra_runs: pd.DataFrame,
+) -> dict[str, Measurement]:
     """§4's "demands of at least 10 are never over-allocated": over-allocated users in the Table 1 runs with demands
     10-20 plus the extra runs searching for one, with the scripts' accumulated shares and with exact shares (the
     same instances; tables of :func:`deviation_runs`)."""
     out = {}
-    for suffix, runs_1, runs_2 in (("", table_runs, extra_runs), ("_exact_shares", exact_table_runs, exact_extra_runs)):
+    for suffix, runs_1, runs_2 in (
+        ("", table_runs, extra_runs),
+        ("_exact_shares", exact_table_runs, exact_extra_runs),
+    ):
         n_over = int(runs_1["over_total"].sum()) + int(runs_2.over_total.sum())
         arithmetic = "exact" if suffix else "accumulated (the scripts')"
         out[f"table1_10-20_never_over_allocates{suffix}"] = Measurement(
-            n_over, note=f"{n_over} over-allocated user(s) in {len(runs_1) + len(runs_2)} runs (the {len(runs_1)} "
-                         f"Table 1 runs and {len(runs_2)} more) with {arithmetic} shares; the derived bound allows "
-                         "over-allocation whenever ds*/ds_j > 1")
+            n_over,
+            note=f"{n_over} over-allocated user(s) in {len(runs_1) + len(runs_2)} runs (the {len(runs_1)} "
+            f"Table 1 runs and {len(runs_2)} more) with {arithmetic} shares; the derived bound allows "
+            "over-allocation whenever ds*/ds_j > 1",
+        )
     return out
 
 
-def parameter_search_findings(searches: dict, grid_runs: int, *, ranked: bool = True) -> dict[str, Measurement]:
+def parameter_search_findings(
+    searches: dict, grid_runs: int, *, ranked: bool = True
+) -> dict[str, Measurement]:
     """Which settings reproduce Table 2's rows: ``searches`` maps each published row ("1-100", "1-1000") to
     :func:`parameter_search`'s table scored against it (sorted by distance). ``ranked``: whether ``grid_runs`` runs
     per grid cell are enough to rank the settings (False in quick mode: the note says so)."""
@@ -503,39 +808,52 @@ def parameter_search_findings(searches: dict, grid_runs: int, *, ranked: bool = 
     return {
         "table2_1-1000_row_from_reserves_1e6_1e7_demands_1_100": Measurement(
             float(ref_setting.distance),
-            note=f"mean relative distance {ref_setting.distance:.3f} over {grid_runs} runs per grid cell"),
+            note=f"mean relative distance {ref_setting.distance:.3f} over {grid_runs} runs per grid cell",
+        ),
         "table2_1-1000_row_needs_reserves_above_stated": Measurement(
             float(stated.distance.min()),
-            note=(f"no demand range with the stated reserves comes within 0.1 (closest: demands "
-                  f"{int(stated.iloc[0].demand_low)}-{int(stated.iloc[0].demand_high)} at "
-                  f"{stated.distance.min():.2f}); with reserves 10^6-10^7 the demand range barely matters "
-                  f"({int((close.reserve_low == 1_000_000).sum())} of 5 demand ranges within 0.1)")
-            if ranked else "quick mode: too few runs per grid cell to rank the settings reliably"),
+            note=(
+                f"no demand range with the stated reserves comes within 0.1 (closest: demands "
+                f"{int(stated.iloc[0].demand_low)}-{int(stated.iloc[0].demand_high)} at "
+                f"{stated.distance.min():.2f}); with reserves 10^6-10^7 the demand range barely matters "
+                f"({int((close.reserve_low == 1_000_000).sum())} of 5 demand ranges within 0.1)"
+            )
+            if ranked
+            else "quick mode: too few runs per grid cell to rank the settings reliably",
+        ),
         "table2_1-100_row_found_in_grid": Measurement(
             float(best_100.distance),
             note=f"no setting of the grid reproduces the 1-100 row: the closest (reserves "
-                 f"{int(best_100.reserve_low):,}-{int(best_100.reserve_high):,}, demands {int(best_100.demand_low)}-"
-                 f"{int(best_100.demand_high)}) is at mean relative distance {best_100.distance:.2f}"),
+            f"{int(best_100.reserve_low):,}-{int(best_100.reserve_high):,}, demands {int(best_100.demand_low)}-"
+            f"{int(best_100.demand_high)}) is at mean relative distance {best_100.distance:.2f}",
+        ),
     }
 
 
 def identity_findings(identity: pd.DataFrame) -> dict[str, Measurement]:
     """PDRF = ⌊EDRF⌋ (§3.4), the simplified k' form, the derived bound on the literal loop and the top-up round, on
     :func:`identity_runs`' table."""
-    simplified, ds_max = int(identity["simplified_off_floor_edrf"].sum()), int(identity["ds_max_off_floor_edrf"].sum())
+    simplified, ds_max = (
+        int(identity["simplified_off_floor_edrf"].sum()),
+        int(identity["ds_max_off_floor_edrf"].sum()),
+    )
     return {
         "pdrf_equals_floor_edrf": Measurement(int(identity["other"].sum())),
         "simplified_variant_less_accurate": Measurement(
-            simplified - ds_max, note=f"users off ⌊EDRF⌋ over {len(identity)} random instances: k' form {simplified}, "
-                                      f"ds* form {ds_max}"),
+            simplified - ds_max,
+            note=f"users off ⌊EDRF⌋ over {len(identity)} random instances: k' form {simplified}, "
+            f"ds* form {ds_max}",
+        ),
         "literal_drf_within_derived_bound": Measurement(int(identity["bound_violations"].sum())),
         "drf_never_exceeds_edrf_plus_one": Measurement(
             float(identity["drf_minus_edrf_max"].max()),
             note=f"largest literal-DRF minus EDRF tasks over {len(identity)} random instances: "
-                 f"{identity['drf_minus_edrf_max'].max():.3g}; with blocked users skipped (corrected DRF, not the "
-                 f"claim's loop): {identity['corrected_drf_minus_edrf_max'].max():.3g}"),
+            f"{identity['drf_minus_edrf_max'].max():.3g}; with blocked users skipped (corrected DRF, not the "
+            f"claim's loop): {identity['corrected_drf_minus_edrf_max'].max():.3g}",
+        ),
         "topup_equals_corrected_drf_when_no_over_allocation": Measurement(
-            bool(identity.loc[~identity.pdrf_over_allocates, "topup_equals_corrected_drf"].all())),
+            bool(identity.loc[~identity.pdrf_over_allocates, "topup_equals_corrected_drf"].all())
+        ),
     }
 
 
@@ -544,12 +862,18 @@ def drf_work_per_task_findings(speed_n: pd.DataFrame) -> dict[str, Measurement]:
     :func:`speed_sweep`'s table over n (rows of method "drf" with counted ``work``)."""
     drf_n = speed_n[speed_n.method == "drf"].dropna(subset=["work"])
     if len(drf_n) < 2:
-        raise InvalidInputError(f"speed_n: needs DRF's counted work at two sizes or more, has {len(drf_n)}")
+        raise InvalidInputError(
+            f"speed_n: needs DRF's counted work at two sizes or more, has {len(drf_n)}"
+        )
     per_task = drf_n.work / drf_n.tasks
     slope = float(np.polyfit(np.log2(drf_n.n), per_task, 1)[0])
-    return {"drf_heap_work_grows_with_log_n": Measurement(
-        slope, note="counted work per allocated task: " + ", ".join(f"{w:.1f} at n = {n:,}"
-                                                                    for n, w in zip(drf_n.n, per_task)))}
+    return {
+        "drf_heap_work_grows_with_log_n": Measurement(
+            slope,
+            note="counted work per allocated task: "
+            + ", ".join(f"{w:.1f} at n = {n:,}" for n, w in zip(drf_n.n, per_task)),
+        )
+    }
 
 
 def repository_example_findings() -> dict[str, Measurement]:
@@ -559,42 +883,62 @@ def repository_example_findings() -> dict[str, Measurement]:
     return {
         "repository_example_pdrf_752_1637": Measurement(pdrf(demands, reserves).tasks.tolist()),
         "repository_example_drf_753_1637": Measurement(
-            drf(demands, reserves, stop="first_blocked", tie_break="lowest_index",
-                share_arithmetic="accumulated").tasks.tolist()),
+            drf(
+                demands,
+                reserves,
+                stop="first_blocked",
+                tie_break="lowest_index",
+                share_arithmetic="accumulated",
+            ).tasks.tolist()
+        ),
     }
 
 
-def over_allocation_findings(profile: pd.DataFrame, types_table: pd.DataFrame) -> dict[str, Measurement]:
+def over_allocation_findings(
+    profile: pd.DataFrame, types_table: pd.DataFrame
+) -> dict[str, Measurement]:
     """Who PDRF over-allocates (§4, after Table 1), from :func:`over_allocation_profile`'s table for Tables 1–2
     (column ``table``) and the over-allocations per run by number of resource types (``types_table``: columns
     ``resource_types`` and ``over_avg``, in increasing order of types). Bins of ds*/ds_i with fewer than 100 users
     are left out of the rate comparisons."""
     summary_rows = profile[profile.group.isin(["over-allocated", "all"])].pivot_table(
-        index=["table", "demands"], columns="group", values="mean_rate", sort=False)
+        index=["table", "demands"], columns="group", values="mean_rate", sort=False
+    )
     t2 = profile[(profile.table == 2) & (profile.demands == "1-100")]
     ones = t2[t2.group == "all ones"].iloc[0]
     full_bins = t2[t2.group.str.startswith("rate") & (t2.users >= 100)]
     bins = profile[profile.group.str.startswith("rate")]
     spearman = {}
     for (t, name), g in bins[bins.users >= 100].groupby(["table", "demands"], sort=False):
-        spearman[f"Table {t} {name}"] = float(pd.Series(g.rate_low.values).corr(
-            pd.Series(g.over_rate.values), method="spearman")) if len(g) > 1 else np.nan
+        spearman[f"Table {t} {name}"] = (
+            float(
+                pd.Series(g.rate_low.values).corr(pd.Series(g.over_rate.values), method="spearman")
+            )
+            if len(g) > 1
+            else np.nan
+        )
     return {
         "over_allocation_favours_small_dominant_share": Measurement(
             (summary_rows["over-allocated"] / summary_rows["all"]).tolist(),
-            note="; ".join(f"Table {t} {name}: {r['over-allocated']:.2f} vs {r['all']:.2f}"
-                           for (t, name), r in summary_rows.iterrows())),
+            note="; ".join(
+                f"Table {t} {name}: {r['over-allocated']:.2f} vs {r['all']:.2f}"
+                for (t, name), r in summary_rows.iterrows()
+            ),
+        ),
         "all_ones_demand_most_favoured": Measurement(
             bool(ones.over_rate > full_bins.over_rate.max()),
             note=f"{int(ones.over)} of {int(ones.users)} all-ones users over-allocated ({ones.over_rate:.0%}); the "
-                 f"highest bin rate is {full_bins.over_rate.max():.0%} (ds*/ds_i from "
-                 f"{full_bins.loc[full_bins.over_rate.idxmax(), 'rate_low']:g})"),
+            f"highest bin rate is {full_bins.over_rate.max():.0%} (ds*/ds_i from "
+            f"{full_bins.loc[full_bins.over_rate.idxmax(), 'rate_low']:g})",
+        ),
         "over_allocation_grows_with_rate": Measurement(
-            list(spearman.values()), note="; ".join(f"{k}: {v:.2f}" for k, v in spearman.items())),
+            list(spearman.values()), note="; ".join(f"{k}: {v:.2f}" for k, v in spearman.items())
+        ),
         "more_resource_types_fewer_over_allocations": Measurement(
             np.diff(types_table.over_avg.values).tolist(),
             note="over-allocated users per run for 2, 3, 5, 10 resource types: "
-                 + ", ".join(f"{v:.3f}" for v in types_table.over_avg)),
+            + ", ".join(f"{v:.3f}" for v in types_table.over_avg),
+        ),
     }
 
 
@@ -611,61 +955,96 @@ def subcycle_lower_counts(ds_high: int, ds_low: int, n_subcycles: int = 20) -> l
     >>> subcycle_lower_counts(5, 4, 6)   # ratio 1.25: an extra task in the first and every 4th subcycle
     [2, 1, 1, 1, 2, 1]
     """
-    ds_high, ds_low, n_subcycles = as_count(ds_high, "ds_high"), as_count(ds_low, "ds_low"), as_count(
-        n_subcycles, "n_subcycles")
+    ds_high, ds_low, n_subcycles = (
+        as_count(ds_high, "ds_high"),
+        as_count(ds_low, "ds_low"),
+        as_count(n_subcycles, "n_subcycles"),
+    )
     if not ds_high > ds_low > 0:
         raise InvalidInputError(f"need ds_high > ds_low > 0, got {ds_high} and {ds_low}")
     # each subcycle uses ds_high plus at most (ratio + 1) ds_low < 2 ds_high: room for n_subcycles + 1 of them
     capacity = 3.0 * ds_high * (n_subcycles + 2)
-    order = drf(np.array([[float(ds_high)], [float(ds_low)]]), np.array([capacity]), tie_break="higher_share",
-                record_order=True).order
+    order = drf(
+        np.array([[float(ds_high)], [float(ds_low)]]),
+        np.array([capacity]),
+        tie_break="higher_share",
+        record_order=True,
+    ).order
     starts = np.flatnonzero(order == 0)
     if len(starts) < n_subcycles + 1 or starts[0] != 0:
-        raise InvalidInputError("the filling did not complete the subcycles asked for")   # cannot happen
-    return [int((order[a:b] == 1).sum()) for a, b in zip(starts[:n_subcycles], starts[1:n_subcycles + 1])]
+        raise InvalidInputError(
+            "the filling did not complete the subcycles asked for"
+        )  # cannot happen
+    return [
+        int((order[a:b] == 1).sum())
+        for a, b in zip(starts[:n_subcycles], starts[1 : n_subcycles + 1])
+    ]
 
 
 def worked_example_findings() -> dict[str, Measurement]:
     """The paper's small examples that need no table: §3.3's subcycles for ratios 1.25 and 1.4, §6.1's cycle (its
     printed counts' units, and the reserve one cycle leaves with the counts of the paper's basic-subcycle formula
     ⌊ds*/ds_i⌋) and §6.2's count of iterations before the literal loop halts."""
-    reserve, dem, printed = SECTION_6_1["reserve"], np.array(SECTION_6_1["demands"]), np.array(
-        SECTION_6_1["printed_counts"])
+    reserve, dem, printed = (
+        SECTION_6_1["reserve"],
+        np.array(SECTION_6_1["demands"]),
+        np.array(SECTION_6_1["printed_counts"]),
+    )
     ds = dem / reserve
-    basic = np.floor(ds.max() / ds + 1e-12).astype(int)   # the basic subcycle's counts, |l*| = sum ⌊ds*/ds_i⌋
+    basic = np.floor(ds.max() / ds + 1e-12).astype(
+        int
+    )  # the basic subcycle's counts, |l*| = sum ⌊ds*/ds_i⌋
     printed_units, basic_units = int(printed @ dem), int(basic @ dem)
-    pdrf_left = float(reserve - pdrf(dem[:, None].astype(float), np.array([float(reserve)])).tasks @ dem)
+    pdrf_left = float(
+        reserve - pdrf(dem[:, None].astype(float), np.array([float(reserve)])).tasks @ dem
+    )
     counts = "(" + ", ".join(str(c) for c in basic) + ")"
-    literal = drf(np.array([[1.0, 4.0], [3.0, 1.0]]), np.array([59.0, 19.0]), stop="first_blocked",
-                  tie_break="lowest_index")
-    higher = drf(np.array([[1.0, 4.0], [3.0, 1.0]]), np.array([59.0, 19.0]), stop="first_blocked",
-                 tie_break="higher_share")
+    literal = drf(
+        np.array([[1.0, 4.0], [3.0, 1.0]]),
+        np.array([59.0, 19.0]),
+        stop="first_blocked",
+        tie_break="lowest_index",
+    )
+    higher = drf(
+        np.array([[1.0, 4.0], [3.0, 1.0]]),
+        np.array([59.0, 19.0]),
+        stop="first_blocked",
+        tie_break="higher_share",
+    )
     return {
         "subcycle_ratio_1_25": Measurement(
-            subcycle_lower_counts(5, 4), note="per-task shares 5 and 4 (ratio 1.25): tasks of the lower-share user "
-                                              "in each of the first 20 subcycles"),
+            subcycle_lower_counts(5, 4),
+            note="per-task shares 5 and 4 (ratio 1.25): tasks of the lower-share user "
+            "in each of the first 20 subcycles",
+        ),
         "subcycle_ratio_1_4": Measurement(
-            subcycle_lower_counts(7, 5), note="per-task shares 7 and 5 (ratio 1.4): tasks of the lower-share user "
-                                              "in each of the first 20 subcycles"),
+            subcycle_lower_counts(7, 5),
+            note="per-task shares 7 and 5 (ratio 1.4): tasks of the lower-share user "
+            "in each of the first 20 subcycles",
+        ),
         "higher_order_cycle_uses_26_units": Measurement(
             printed_units,
             note=f"the printed counts (A, B, C) = ({', '.join(str(c) for c in printed)}) use {printed_units} units; "
-                 f"the paper's own basic-subcycle counts ⌊ds*/ds_i⌋ are {counts} (rates "
-                 f"{', '.join(f'{r:g}' for r in ds.max() / ds)}), which use {basic_units}"),
+            f"the paper's own basic-subcycle counts ⌊ds*/ds_i⌋ are {counts} (rates "
+            f"{', '.join(f'{r:g}' for r in ds.max() / ds)}), which use {basic_units}",
+        ),
         "higher_order_nine_units_left": Measurement(
             int(reserve - basic_units),
             note=f"one cycle of the counts ⌊ds*/ds_i⌋ = {counts} uses {basic_units} of {reserve} units and leaves "
-                 f"{reserve - basic_units} (PDRF leaves {pdrf_left:g}); the printed counts would leave "
-                 f"{reserve - printed_units}"),
+            f"{reserve - basic_units} (PDRF leaves {pdrf_left:g}); the printed counts would leave "
+            f"{reserve - printed_units}",
+        ),
         "pareto_halts_after_10_iterations": Measurement(
             int(literal.n_allocations),
             note=f"tasks the literal loop allocates before it halts: {literal.n_allocations} with ties to the lowest "
-                 f"index, {higher.n_allocations} with ties to the higher share"),
+            f"index, {higher.n_allocations} with ties to the higher share",
+        ),
     }
 
 
-def sd_bootstrap_interval(per_run, *, n_paper: int = 1000, resamples: int = 2000, level: float = 0.99,
-                          seed: int = 0) -> tuple[float, float]:
+def sd_bootstrap_interval(
+    per_run, *, n_paper: int = 1000, resamples: int = 2000, level: float = 0.99, seed: int = 0
+) -> tuple[float, float]:
     """Where another sample of ``n_paper`` runs from the distribution of ``per_run`` puts its (population)
     standard deviation, given ours: the percentile interval [ours − q_hi, ours − q_lo] of D = sd(resample of
     len(per_run) runs) − sd(resample of n_paper runs), both resampled with replacement from ``per_run``
@@ -674,18 +1053,23 @@ def sd_bootstrap_interval(per_run, *, n_paper: int = 1000, resamples: int = 2000
     spread than the normal approximation sd/√(2n))."""
     x = np.asarray(per_run, dtype=np.float64)
     if x.ndim != 1 or x.size < 2:
-        raise InvalidInputError(f"per_run: needs a 1-d sample of 2 runs or more, got shape {x.shape}")
+        raise InvalidInputError(
+            f"per_run: needs a 1-d sample of 2 runs or more, got shape {x.shape}"
+        )
     if not 0 < level < 1:
         raise InvalidInputError(f"level: must lie in (0, 1), got {level}")
     g = np.random.default_rng(seed)
     ours = x.std()
-    d = (x[g.integers(0, x.size, size=(int(resamples), x.size))].std(axis=1)
-         - x[g.integers(0, x.size, size=(int(resamples), int(n_paper)))].std(axis=1))
+    d = x[g.integers(0, x.size, size=(int(resamples), x.size))].std(axis=1) - x[
+        g.integers(0, x.size, size=(int(resamples), int(n_paper)))
+    ].std(axis=1)
     q_lo, q_hi = np.quantile(d, [(1 - level) / 2, (1 + level) / 2])
     return float(ours - q_hi), float(ours - q_lo)
 
 
-def max_plausibility(per_run_max, paper_max: int, *, n_paper: int = 1000, alpha: float = 0.01) -> dict:
+def max_plausibility(
+    per_run_max, paper_max: int, *, n_paper: int = 1000, alpha: float = 0.01
+) -> dict:
     """How likely ``n_paper`` runs end with largest value exactly ``paper_max``, given our runs' per-run maxima:
     P = (1 − p_gt)^n − (1 − p_ge)^n with p_ge, p_gt the per-run rates of a maximum >= and > ``paper_max``, each
     anywhere in its exact (Clopper–Pearson) 1 − ``alpha`` interval from our counts. Returns ``p_low``, ``p_high``
@@ -711,12 +1095,19 @@ def max_plausibility(per_run_max, paper_max: int, *, n_paper: int = 1000, alpha:
     p_high = (1 - l_gt) ** n_paper - (1 - u_ge) ** n_paper
     p_low = max(0.0, (1 - u_gt) ** n_paper - (1 - l_ge) ** n_paper)
     score = p_low if p_low >= alpha else (p_high if p_high < alpha else alpha)
-    return {"p_low": float(p_low), "p_high": float(p_high), "runs_at_least": c_ge, "runs_above": c_gt,
-            "runs": int(n_ours), "score": float(score)}
+    return {
+        "p_low": float(p_low),
+        "p_high": float(p_high),
+        "runs_at_least": c_ge,
+        "runs_above": c_gt,
+        "runs": int(n_ours),
+        "score": float(score),
+    }
 
 
-def table1_tail_findings(table1_runs: pd.DataFrame, *, n_paper: int = 1000, resamples: int = 2000,
-                         seed: int = 2025) -> dict[str, Measurement]:
+def table1_tail_findings(
+    table1_runs: pd.DataFrame, *, n_paper: int = 1000, resamples: int = 2000, seed: int = 2025
+) -> dict[str, Measurement]:
     """Table 1's tail cells on the runs themselves (:func:`deviation_runs`' table: ``demands``, ``over_total``,
     ``over_max`` per run): ``over_sd`` — the paper's printed value against :func:`sd_bootstrap_interval` (99%,
     ``resamples`` pairs, ``seed``), measured as [paper − low, high − paper] (both >= 0: inside); ``over_max`` —
@@ -732,23 +1123,32 @@ def table1_tail_findings(table1_runs: pd.DataFrame, *, n_paper: int = 1000, resa
         if row.empty:
             raise InvalidInputError(f"table1_runs: demands {name!r} is not a row of Table 1")
         row = row.iloc[0]
-        lo, hi = sd_bootstrap_interval(runs.over_total.to_numpy(), n_paper=n_paper, resamples=resamples, seed=seed)
+        lo, hi = sd_bootstrap_interval(
+            runs.over_total.to_numpy(), n_paper=n_paper, resamples=resamples, seed=seed
+        )
         sd_paper = float(row.over_sd)
         out[f"table1_{name}_over_sd"] = Measurement(
             [sd_paper - lo, hi - sd_paper],
             note=f"our sd {runs.over_total.std(ddof=0):.4g} over {len(runs)} runs; a sample of {n_paper} runs from "
-                 f"their distribution has sd in [{lo:.4g}, {hi:.4g}] (99% percentile bootstrap, {resamples} "
-                 f"resamples); the paper prints {sd_paper:g}")
+            f"their distribution has sd in [{lo:.4g}, {hi:.4g}] (99% percentile bootstrap, {resamples} "
+            f"resamples); the paper prints {sd_paper:g}",
+        )
         m_paper = int(row.over_max)
         pl = max_plausibility(runs.over_max.to_numpy(), m_paper, n_paper=n_paper)
-        verdict = ("likely at any plausible rate" if pl["p_low"] >= 0.01 else
-                   "unlikely at every plausible rate" if pl["p_high"] < 0.01 else "our runs cannot decide")
+        verdict = (
+            "likely at any plausible rate"
+            if pl["p_low"] >= 0.01
+            else "unlikely at every plausible rate"
+            if pl["p_high"] < 0.01
+            else "our runs cannot decide"
+        )
         out[f"table1_{name}_over_max"] = Measurement(
             pl["score"],
             note=f"our largest over-allocation {int(runs.over_max.max())} over {len(runs)} runs; {pl['runs_at_least']} "
-                 f"run(s) reach the paper's {m_paper}, {pl['runs_above']} exceed it; the chance that {n_paper} runs "
-                 f"end with maximum exactly {m_paper} is {pl['p_low']:.2g} to {pl['p_high']:.2g} over 99% exact "
-                 f"intervals of those rates: {verdict}")
+            f"run(s) reach the paper's {m_paper}, {pl['runs_above']} exceed it; the chance that {n_paper} runs "
+            f"end with maximum exactly {m_paper} is {pl['p_low']:.2g} to {pl['p_high']:.2g} over 99% exact "
+            f"intervals of those rates: {verdict}",
+        )
     return out
 
 
@@ -773,7 +1173,9 @@ def median_interval(values, level: float = 0.95) -> tuple[float, float, float, f
     return float(np.median(x)), float(x[j - 1]), float(x[r - j]), coverage
 
 
-def variant_time_ratios(demands, capacity, *, repetitions: int = 15, repeat: int = 5) -> pd.DataFrame:
+def variant_time_ratios(
+    demands, capacity, *, repetitions: int = 15, repeat: int = 5
+) -> pd.DataFrame:
     """§3.4's two PDRF forms timed in alternation on one instance: ``repetitions`` rounds, each the
     :func:`fairlib.timing.median_time` (``repeat`` samples) of the simplified k' form and of the ds* form, in an
     order that alternates between rounds (so a load change on the machine hits both); one row per round with both
@@ -782,14 +1184,22 @@ def variant_time_ratios(demands, capacity, *, repetitions: int = 15, repeat: int
 
     from ...timing import median_time
 
-    forms = {"simplified": partial(pdrf, demands, capacity, variant="simplified"),
-             "ds_max": partial(pdrf, demands, capacity, variant="ds_max")}
+    forms = {
+        "simplified": partial(pdrf, demands, capacity, variant="simplified"),
+        "ds_max": partial(pdrf, demands, capacity, variant="ds_max"),
+    }
     rows = []
     for r in range(int(repetitions)):
         order = ("simplified", "ds_max") if r % 2 == 0 else ("ds_max", "simplified")
         t = {name: median_time(forms[name], repeat=repeat) for name in order}
-        rows.append({"round": r, "simplified": t["simplified"], "ds_max": t["ds_max"],
-                     "ratio": t["simplified"] / t["ds_max"]})
+        rows.append(
+            {
+                "round": r,
+                "simplified": t["simplified"],
+                "ds_max": t["ds_max"],
+                "ratio": t["simplified"] / t["ds_max"],
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -800,6 +1210,10 @@ def variant_speed_findings(ratios: pd.DataFrame) -> dict[str, Measurement]:
     if "ratio" not in ratios or len(ratios) < 1:
         raise InvalidInputError("ratios: needs a column 'ratio' with one row per round")
     med, lo, hi, cover = median_interval(ratios.ratio)
-    return {"simplified_variant_slower": Measurement(
-        lo, note=f"time of the simplified form over the ds* form: median {med:.3f} over {len(ratios)} alternating "
-                 f"rounds, {cover:.0%} interval [{lo:.3f}, {hi:.3f}] (one shared machine)")}
+    return {
+        "simplified_variant_slower": Measurement(
+            lo,
+            note=f"time of the simplified form over the ds* form: median {med:.3f} over {len(ratios)} alternating "
+            f"rounds, {cover:.0%} interval [{lo:.3f}, {hi:.3f}] (one shared machine)",
+        )
+    }

@@ -33,10 +33,28 @@ from ...multires.progressive_filling import drf
 from ...multires.psdsf import psdsf
 from ...multires.quotas import Quotas
 
-__all__ = ["CellSnapshot", "cell_snapshot", "cell_snapshots", "SEMANTICS", "TIE_RULES", "QUOTA_RULES",
-           "HIERARCHY_RULES", "semantics_allocations", "semantics_summary", "tenant_totals", "machine_allocations",
-           "findings", "PRODUCTION_PRIORITY", "HIERARCHY_MARKERS", "SUMMARY_NAMES", "SUMMARY_GROUPS",
-           "SUMMARY_DECIMALS", "summary_groups", "MACHINE_NAMES", "MACHINE_DECIMALS"]
+__all__ = [
+    "CellSnapshot",
+    "cell_snapshot",
+    "cell_snapshots",
+    "SEMANTICS",
+    "TIE_RULES",
+    "QUOTA_RULES",
+    "HIERARCHY_RULES",
+    "semantics_allocations",
+    "semantics_summary",
+    "tenant_totals",
+    "machine_allocations",
+    "findings",
+    "PRODUCTION_PRIORITY",
+    "HIERARCHY_MARKERS",
+    "SUMMARY_NAMES",
+    "SUMMARY_GROUPS",
+    "SUMMARY_DECIMALS",
+    "summary_groups",
+    "MACHINE_NAMES",
+    "MACHINE_DECIMALS",
+]
 
 #: task event types after which a task is waiting (SUBMIT, UPDATE_PENDING) or running (SCHEDULE, UPDATE_RUNNING)
 PENDING_EVENTS, RUNNING_EVENTS = (0, 7), (1, 8)
@@ -97,9 +115,17 @@ class CellSnapshot:
         jobs = self.jobs[rng.random(len(self.jobs)) < fraction].reset_index(drop=True)
         machines = self.machines[rng.random(len(self.machines)) < fraction]
         if jobs.empty or len(machines) == 0:
-            raise InvalidInputError(f"fraction = {fraction}: left {len(jobs)} jobs and {len(machines)} machines")
-        return CellSnapshot(self.at_s, jobs, machines, self.source, self.mixed_requests,
-                            {**self.skipped, "sampled out (jobs)": len(self.jobs) - len(jobs)})
+            raise InvalidInputError(
+                f"fraction = {fraction}: left {len(jobs)} jobs and {len(machines)} machines"
+            )
+        return CellSnapshot(
+            self.at_s,
+            jobs,
+            machines,
+            self.source,
+            self.mixed_requests,
+            {**self.skipped, "sampled out (jobs)": len(self.jobs) - len(jobs)},
+        )
 
     def requested(self, which: str = "present") -> np.ndarray:
         """Requested (CPU, memory) of the ``"present"`` or ``"running"`` tasks, over the pooled capacity."""
@@ -111,7 +137,9 @@ class CellSnapshot:
 def _machines_up(machine_events: pd.DataFrame, at_us: int) -> np.ndarray:
     """Capacities of the machines whose last event at or before ``at_us`` is not a REMOVE, at their last
     non-empty capacities so far."""
-    ev = machine_events[machine_events.time <= at_us].sort_values(["machine_id", "time"], kind="stable")
+    ev = machine_events[machine_events.time <= at_us].sort_values(
+        ["machine_id", "time"], kind="stable"
+    )
     if ev.empty:
         raise InvalidInputError(f"at_s = {at_us / 1e6}: no machine event at or before it")
     up = ev.groupby("machine_id").event_type.last() != 1
@@ -120,21 +148,35 @@ def _machines_up(machine_events: pd.DataFrame, at_us: int) -> np.ndarray:
     return caps.to_numpy(float)
 
 
-def cell_snapshot(task_events: pd.DataFrame, machine_events: pd.DataFrame, at_s: float, *,
-                  source: str = "real") -> CellSnapshot:
+def cell_snapshot(
+    task_events: pd.DataFrame, machine_events: pd.DataFrame, at_s: float, *, source: str = "real"
+) -> CellSnapshot:
     """Jobs with tasks pending or running at trace time ``at_s`` seconds and the machines up then (module
     docstring). A task's request missing from an event is carried over from its previous event. Left out, and
     counted in ``skipped``: tasks with no known request, and jobs whose median request is zero in every resource
     (no DRF share is defined for them)."""
-    need = {"time", "job_id", "task_index", "event_type", "user", "priority", "scheduling_class", "cpu_request",
-            "memory_request"}
+    need = {
+        "time",
+        "job_id",
+        "task_index",
+        "event_type",
+        "user",
+        "priority",
+        "scheduling_class",
+        "cpu_request",
+        "memory_request",
+    }
     missing = need - set(task_events.columns)
     if missing:
         raise InvalidInputError(f"task_events: missing columns {sorted(missing)}")
     at_s = as_number(at_s, "at_s")
     at_us = int(round(at_s * 1e6))
-    ev = task_events[task_events.time <= at_us].sort_values(["job_id", "task_index", "time"], kind="stable")
-    requests = ev.groupby(["job_id", "task_index"], sort=False)[["cpu_request", "memory_request"]].ffill()
+    ev = task_events[task_events.time <= at_us].sort_values(
+        ["job_id", "task_index", "time"], kind="stable"
+    )
+    requests = ev.groupby(["job_id", "task_index"], sort=False)[
+        ["cpu_request", "memory_request"]
+    ].ffill()
     ev = ev.assign(cpu=requests.cpu_request, memory=requests.memory_request)
     last = ev.groupby(["job_id", "task_index"], sort=False).tail(1)
     present = last[last.event_type.isin(PENDING_EVENTS + RUNNING_EVENTS)]
@@ -143,10 +185,21 @@ def cell_snapshot(task_events: pd.DataFrame, machine_events: pd.DataFrame, at_s:
     known = present.cpu.notna() & present.memory.notna()
     skipped = {"tasks without a request": int((~known).sum())}
     present = present[known].assign(running=present.event_type.isin(RUNNING_EVENTS))
-    jobs = present.groupby("job_id", sort=True).agg(
-        tenant=("user", "first"), priority=("priority", "max"), scheduling_class=("scheduling_class", "max"),
-        tasks=("task_index", "size"), running=("running", "sum"), cpu=("cpu", "median"), memory=("memory", "median"),
-        cpu_spread=("cpu", np.ptp), memory_spread=("memory", np.ptp)).reset_index()
+    jobs = (
+        present.groupby("job_id", sort=True)
+        .agg(
+            tenant=("user", "first"),
+            priority=("priority", "max"),
+            scheduling_class=("scheduling_class", "max"),
+            tasks=("task_index", "size"),
+            running=("running", "sum"),
+            cpu=("cpu", "median"),
+            memory=("memory", "median"),
+            cpu_spread=("cpu", np.ptp),
+            memory_spread=("memory", np.ptp),
+        )
+        .reset_index()
+    )
     mixed = int(((jobs.cpu_spread > 0) | (jobs.memory_spread > 0)).sum())
     zero = (jobs.cpu <= 0) & (jobs.memory <= 0)
     skipped["jobs with a zero request"] = int(zero.sum())
@@ -154,14 +207,25 @@ def cell_snapshot(task_events: pd.DataFrame, machine_events: pd.DataFrame, at_s:
     return CellSnapshot(at_s, jobs, _machines_up(machine_events, at_us), source, mixed, skipped)
 
 
-def cell_snapshots(task_events: pd.DataFrame, machine_events: pd.DataFrame, instants, *, fraction: float = 1.0,
-                   rng=None, source: str = "real") -> dict:
+def cell_snapshots(
+    task_events: pd.DataFrame,
+    machine_events: pd.DataFrame,
+    instants,
+    *,
+    fraction: float = 1.0,
+    rng=None,
+    source: str = "real",
+) -> dict:
     """:func:`cell_snapshot` at each instant (seconds), each scaled down by :meth:`CellSnapshot.sample` with its own
     child seed of ``rng`` (an int, a ``SeedSequence`` or ``None``): ``{at_s: CellSnapshot}``."""
     parent = rng if isinstance(rng, np.random.SeedSequence) else np.random.SeedSequence(rng)
     seeds = parent.spawn(len(instants))
-    return {float(at): cell_snapshot(task_events, machine_events, at, source=source).sample(fraction, seed)
-            for at, seed in zip(instants, seeds)}
+    return {
+        float(at): cell_snapshot(task_events, machine_events, at, source=source).sample(
+            fraction, seed
+        )
+        for at, seed in zip(instants, seeds)
+    }
 
 
 def _production_guarantee(snapshot: CellSnapshot, production_priority: int) -> np.ndarray:
@@ -189,45 +253,89 @@ def _timed(runs: dict, desc: str, progress: bool):
 
 #: the rules compared: name -> (scheduler mirrored, what it changes); :func:`semantics_allocations` runs them
 SEMANTICS = {
-    "DRF, lowest index": ("DRF paper's Algorithm 1; Volcano's drf job order (jobs by creation)",
-                          "ties to the lowest index (job id order)"),
-    "DRF, higher share first": ("Metin's reading of the DRF paper", "ties to the higher per-task share"),
-    "YARN lexicographic": ("Hadoop YARN DominantResourceFairnessPolicy", "ties by the next-largest share"),
+    "DRF, lowest index": (
+        "DRF paper's Algorithm 1; Volcano's drf job order (jobs by creation)",
+        "ties to the lowest index (job id order)",
+    ),
+    "DRF, higher share first": (
+        "Metin's reading of the DRF paper",
+        "ties to the higher per-task share",
+    ),
+    "YARN lexicographic": (
+        "Hadoop YARN DominantResourceFairnessPolicy",
+        "ties by the next-largest share",
+    ),
     "Mesos allocation count": ("Apache Mesos DRFSorter", "ties by fewer allocations, then name"),
-    "YARN min share (production)": ("Hadoop YARN minResources", "production jobs' running tasks served first, "
-                                    "lent while unused"),
-    "Mesos quota (production)": ("Apache Mesos quota guarantee", "production jobs' running tasks served first, "
-                                 "held back while unused"),
-    "Kueue nominal quota (production)": ("Kubernetes Kueue fair sharing", "production nominal quota, borrowed "
-                                         "share beyond it"),
+    "YARN min share (production)": (
+        "Hadoop YARN minResources",
+        "production jobs' running tasks served first, lent while unused",
+    ),
+    "Mesos quota (production)": (
+        "Apache Mesos quota guarantee",
+        "production jobs' running tasks served first, held back while unused",
+    ),
+    "Kueue nominal quota (production)": (
+        "Kubernetes Kueue fair sharing",
+        "production nominal quota, borrowed share beyond it",
+    ),
     "hierarchical, naive": ("Mesos nested roles", "tenant/job tree, a tenant's own dominant share"),
     "hierarchical, H-DRF": ("Volcano hdrf; H-DRF (SoCC 2013)", "tenant/job tree, rescaled shares"),
 }
 
 
 #: the rules of :data:`SEMANTICS` that differ only in how they break ties, change guarantees, or add a tree
-TIE_RULES = ("DRF, lowest index", "DRF, higher share first", "YARN lexicographic", "Mesos allocation count")
-QUOTA_RULES = ("YARN min share (production)", "Mesos quota (production)", "Kueue nominal quota (production)")
+TIE_RULES = (
+    "DRF, lowest index",
+    "DRF, higher share first",
+    "YARN lexicographic",
+    "Mesos allocation count",
+)
+QUOTA_RULES = (
+    "YARN min share (production)",
+    "Mesos quota (production)",
+    "Kueue nominal quota (production)",
+)
 HIERARCHY_RULES = ("hierarchical, naive", "hierarchical, H-DRF")
 #: the marker of each tree rule in the notebook's per-tenant scatter (a marker per group, not colour alone)
 HIERARCHY_MARKERS = {"hierarchical, naive": "o", "hierarchical, H-DRF": "^"}
 
 #: reader's column names and decimals of :func:`semantics_summary` (for :func:`fairlib.repro.tables.show_table`), and
 #: its columns in narrow groups, one table each (caption -> columns)
-SUMMARY_NAMES = {"jobs_changed": "jobs changed", "tasks_moved": "tasks moved", "max_job_change": "most for one job",
-                 "tenants_changed": "tenants changed", "cpu_utilisation": "CPU used",
-                 "memory_utilisation": "memory used", "jobs_satisfied": "jobs served in full",
-                 "jobs_short": "jobs short",
-                 "min_share_short": "lowest dominant share", "jain_short": "Jain's index",
-                 "production_kept": "production kept"}
-SUMMARY_GROUPS = {"Tasks moved from the lowest-index allocation": ["jobs_changed", "tasks_moved", "max_job_change"],
-                  "Who is served": ["tenants_changed", "jobs_satisfied", "jobs_short"],
-                  "The pool's CPU and memory used, production jobs' running tasks kept (shares)":
-                      ["cpu_utilisation", "memory_utilisation", "production_kept"],
-                  "The jobs short of their tasks: their dominant shares": ["min_share_short",
-                                                                                              "jain_short"]}
-SUMMARY_DECIMALS = {"cpu_utilisation": 3, "memory_utilisation": 3, "jobs_satisfied": 3, "min_share_short": 4,
-                    "jain_short": 3, "production_kept": 3}
+SUMMARY_NAMES = {
+    "jobs_changed": "jobs changed",
+    "tasks_moved": "tasks moved",
+    "max_job_change": "most for one job",
+    "tenants_changed": "tenants changed",
+    "cpu_utilisation": "CPU used",
+    "memory_utilisation": "memory used",
+    "jobs_satisfied": "jobs served in full",
+    "jobs_short": "jobs short",
+    "min_share_short": "lowest dominant share",
+    "jain_short": "Jain's index",
+    "production_kept": "production kept",
+}
+SUMMARY_GROUPS = {
+    "Tasks moved from the lowest-index allocation": [
+        "jobs_changed",
+        "tasks_moved",
+        "max_job_change",
+    ],
+    "Who is served": ["tenants_changed", "jobs_satisfied", "jobs_short"],
+    "The pool's CPU and memory used, production jobs' running tasks kept (shares)": [
+        "cpu_utilisation",
+        "memory_utilisation",
+        "production_kept",
+    ],
+    "The jobs short of their tasks: their dominant shares": ["min_share_short", "jain_short"],
+}
+SUMMARY_DECIMALS = {
+    "cpu_utilisation": 3,
+    "memory_utilisation": 3,
+    "jobs_satisfied": 3,
+    "min_share_short": 4,
+    "jain_short": 3,
+    "production_kept": 3,
+}
 
 
 def summary_groups(summary: pd.DataFrame):
@@ -236,17 +344,36 @@ def summary_groups(summary: pd.DataFrame):
     :func:`fairlib.repro.tables.show_table`."""
     for caption, columns in SUMMARY_GROUPS.items():
         frame = summary[["rule", *columns]].rename(columns=SUMMARY_NAMES)
-        yield caption, frame, {SUMMARY_NAMES[c]: SUMMARY_DECIMALS[c] for c in columns if c in SUMMARY_DECIMALS}
+        yield (
+            caption,
+            frame,
+            {SUMMARY_NAMES[c]: SUMMARY_DECIMALS[c] for c in columns if c in SUMMARY_DECIMALS},
+        )
 
 
 #: reader's column names and decimals of :func:`machine_allocations` averaged over instants
-MACHINE_NAMES = {"tasks": "tasks placed", "cpu_utilisation": "CPU used", "memory_utilisation": "memory used",
-                 "jobs_satisfied": "jobs served in full", "seconds": "run time (s)"}
-MACHINE_DECIMALS = {"tasks": 0, "cpu_utilisation": 3, "memory_utilisation": 3, "jobs_satisfied": 4, "seconds": 2}
+MACHINE_NAMES = {
+    "tasks": "tasks placed",
+    "cpu_utilisation": "CPU used",
+    "memory_utilisation": "memory used",
+    "jobs_satisfied": "jobs served in full",
+    "seconds": "run time (s)",
+}
+MACHINE_DECIMALS = {
+    "tasks": 0,
+    "cpu_utilisation": 3,
+    "memory_utilisation": 3,
+    "jobs_satisfied": 4,
+    "seconds": 2,
+}
 
 
-def semantics_allocations(snapshot: CellSnapshot, *, production_priority: int = PRODUCTION_PRIORITY,
-                          progress: bool = False) -> pd.DataFrame:
+def semantics_allocations(
+    snapshot: CellSnapshot,
+    *,
+    production_priority: int = PRODUCTION_PRIORITY,
+    progress: bool = False,
+) -> pd.DataFrame:
     """Every rule of :data:`SEMANTICS` on the snapshot's pooled capacity, each job capped at its present tasks.
 
     Returns one row per (rule, job): ``rule``, ``job`` (row of ``snapshot.jobs``), ``tasks``, ``dominant_share``
@@ -256,37 +383,63 @@ def semantics_allocations(snapshot: CellSnapshot, *, production_priority: int = 
     guarantee = _production_guarantee(snapshot, production_priority)
     runs = {
         "DRF, lowest index": lambda: drf(d, cap, max_tasks=caps).tasks,
-        "DRF, higher share first": lambda: drf(d, cap, max_tasks=caps, tie_break="higher_share").tasks,
+        "DRF, higher share first": lambda: (
+            drf(d, cap, max_tasks=caps, tie_break="higher_share").tasks
+        ),
         "YARN lexicographic": lambda: drf(d, cap, max_tasks=caps, tie_break="lexicographic").tasks,
-        "Mesos allocation count": lambda: drf(d, cap, max_tasks=caps, tie_break="allocation_count").tasks,
-        "YARN min share (production)": lambda: drf(d, cap, max_tasks=caps,
-                                                   quotas=Quotas.yarn(min_share=guarantee)).tasks,
-        "Mesos quota (production)": lambda: drf(d, cap, max_tasks=caps, quotas=Quotas.mesos(guarantee=guarantee)).tasks,
-        "Kueue nominal quota (production)": lambda: drf(d, cap, max_tasks=caps,
-                                                        quotas=Quotas.kueue(nominal=guarantee)).tasks,
-        "hierarchical, naive": lambda: hierarchical_drf(d, cap, snapshot.tenant_paths, variant="naive",
-                                                        max_tasks=caps).tasks,
-        "hierarchical, H-DRF": lambda: hierarchical_drf(d, cap, snapshot.tenant_paths, variant="hdrf",
-                                                        max_tasks=caps).tasks,
+        "Mesos allocation count": lambda: (
+            drf(d, cap, max_tasks=caps, tie_break="allocation_count").tasks
+        ),
+        "YARN min share (production)": lambda: (
+            drf(d, cap, max_tasks=caps, quotas=Quotas.yarn(min_share=guarantee)).tasks
+        ),
+        "Mesos quota (production)": lambda: (
+            drf(d, cap, max_tasks=caps, quotas=Quotas.mesos(guarantee=guarantee)).tasks
+        ),
+        "Kueue nominal quota (production)": lambda: (
+            drf(d, cap, max_tasks=caps, quotas=Quotas.kueue(nominal=guarantee)).tasks
+        ),
+        "hierarchical, naive": lambda: (
+            hierarchical_drf(d, cap, snapshot.tenant_paths, variant="naive", max_tasks=caps).tasks
+        ),
+        "hierarchical, H-DRF": lambda: (
+            hierarchical_drf(d, cap, snapshot.tenant_paths, variant="hdrf", max_tasks=caps).tasks
+        ),
     }
     per_task = snapshot.per_task_share
     rows = []
     for name, result, seconds in _timed(runs, "semantics", progress):
         tasks = np.asarray(result, dtype=np.int64)
-        rows.append(pd.DataFrame({"rule": name, "job": np.arange(len(tasks)), "tasks": tasks,
-                                  "dominant_share": tasks * per_task, "seconds": seconds}))
+        rows.append(
+            pd.DataFrame(
+                {
+                    "rule": name,
+                    "job": np.arange(len(tasks)),
+                    "tasks": tasks,
+                    "dominant_share": tasks * per_task,
+                    "seconds": seconds,
+                }
+            )
+        )
     return pd.concat(rows, ignore_index=True)
 
 
-def semantics_summary(snapshot: CellSnapshot, allocations: pd.DataFrame, *, baseline: str = "DRF, lowest index",
-                      production_priority: int = PRODUCTION_PRIORITY) -> pd.DataFrame:
+def semantics_summary(
+    snapshot: CellSnapshot,
+    allocations: pd.DataFrame,
+    *,
+    baseline: str = "DRF, lowest index",
+    production_priority: int = PRODUCTION_PRIORITY,
+) -> pd.DataFrame:
     """Per rule, against ``baseline``: jobs whose tasks differ, tasks moved (half the L1 distance), the largest
     change of one job, tenants whose total changes; the pool's CPU and memory utilisation; jobs given all their
     tasks; among the jobs short of their tasks (the contended ones), the lowest dominant share and Jain's index of
     dominant shares; production jobs' tasks as a share of what they run now."""
     if baseline not in set(allocations.rule):
-        raise InvalidInputError(f"baseline = {baseline!r}: not a rule of the allocations "
-                                f"({sorted(set(allocations.rule))})")
+        raise InvalidInputError(
+            f"baseline = {baseline!r}: not a rule of the allocations "
+            f"({sorted(set(allocations.rule))})"
+        )
     wide = allocations.pivot(index="job", columns="rule", values="tasks")
     base = wide[baseline].to_numpy()
     tenant = snapshot.jobs.tenant.to_numpy()
@@ -301,13 +454,26 @@ def semantics_summary(snapshot: CellSnapshot, allocations: pd.DataFrame, *, base
         by_tenant = pd.Series(diff).groupby(tenant).sum()
         short, shares = t < caps, t * per_task
         used = (t[:, None] * demand).sum(axis=0) / cap
-        rows.append({"rule": rule, "jobs_changed": int((diff != 0).sum()), "tasks_moved": int(np.abs(diff).sum() // 2),
-                     "max_job_change": int(np.abs(diff).max()), "tenants_changed": int((by_tenant != 0).sum()),
-                     "cpu_utilisation": float(used[0]), "memory_utilisation": float(used[1]),
-                     "jobs_satisfied": float((~short).mean()), "jobs_short": int(short.sum()),
-                     "min_share_short": float(shares[short].min()) if short.any() else float("nan"),
-                     "jain_short": jain_index(shares[short]) if (shares[short] > 0).any() else float("nan"),
-                     "production_kept": float(np.minimum(t, running)[prod].sum() / max(running[prod].sum(), 1))})
+        rows.append(
+            {
+                "rule": rule,
+                "jobs_changed": int((diff != 0).sum()),
+                "tasks_moved": int(np.abs(diff).sum() // 2),
+                "max_job_change": int(np.abs(diff).max()),
+                "tenants_changed": int((by_tenant != 0).sum()),
+                "cpu_utilisation": float(used[0]),
+                "memory_utilisation": float(used[1]),
+                "jobs_satisfied": float((~short).mean()),
+                "jobs_short": int(short.sum()),
+                "min_share_short": float(shares[short].min()) if short.any() else float("nan"),
+                "jain_short": jain_index(shares[short])
+                if (shares[short] > 0).any()
+                else float("nan"),
+                "production_kept": float(
+                    np.minimum(t, running)[prod].sum() / max(running[prod].sum(), 1)
+                ),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -315,9 +481,12 @@ def tenant_totals(snapshot: CellSnapshot, allocations: pd.DataFrame) -> pd.DataF
     """Tasks and dominant share per (rule, tenant), with the tenant's job count."""
     jobs = snapshot.jobs.tenant.rename("tenant")
     frame = allocations.assign(tenant=jobs.to_numpy()[allocations.job.to_numpy()])
-    out = frame.groupby(["rule", "tenant"], sort=False).agg(tasks=("tasks", "sum"),
-                                                            dominant_share=("dominant_share", "sum"))
-    counts = jobs.value_counts().astype(np.int64).rename("jobs")   # pandas gives string columns' counts as Int64
+    out = frame.groupby(["rule", "tenant"], sort=False).agg(
+        tasks=("tasks", "sum"), dominant_share=("dominant_share", "sum")
+    )
+    counts = (
+        jobs.value_counts().astype(np.int64).rename("jobs")
+    )  # pandas gives string columns' counts as Int64
     return out.join(counts, on="tenant").reset_index()
 
 
@@ -347,15 +516,30 @@ def machine_allocations(snapshot: CellSnapshot, *, progress: bool = False) -> pd
         totals = np.asarray(result, dtype=float)
         short = totals < caps - 1e-6 * np.maximum(caps, 1)
         used = (totals[:, None] * d).sum(axis=0) / cap
-        rows.append({"mechanism": name, "tasks": float(totals.sum()), "cpu_utilisation": float(used[0]),
-                     "memory_utilisation": float(used[1]), "jobs_satisfied": float((~short).mean()),
-                     "min_share_short": float((totals * per_task)[short].min()) if short.any() else float("nan"),
-                     "seconds": seconds})
+        rows.append(
+            {
+                "mechanism": name,
+                "tasks": float(totals.sum()),
+                "cpu_utilisation": float(used[0]),
+                "memory_utilisation": float(used[1]),
+                "jobs_satisfied": float((~short).mean()),
+                "min_share_short": float((totals * per_task)[short].min())
+                if short.any()
+                else float("nan"),
+                "seconds": seconds,
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def findings(summaries: pd.DataFrame, machines: pd.DataFrame, snapshots: dict, allocations: pd.DataFrame,
-             *, production_priority: int = PRODUCTION_PRIORITY) -> dict:
+def findings(
+    summaries: pd.DataFrame,
+    machines: pd.DataFrame,
+    snapshots: dict,
+    allocations: pd.DataFrame,
+    *,
+    production_priority: int = PRODUCTION_PRIORITY,
+) -> dict:
     """The named numbers the notebook's claims and prose use, from :func:`semantics_summary` and
     :func:`machine_allocations` tables stacked over instants (column ``at_s``), the snapshots, and the per-job
     allocations of every instant (column ``at_s``).
@@ -382,13 +566,21 @@ def findings(summaries: pd.DataFrame, machines: pd.DataFrame, snapshots: dict, a
     hdrf_lead = (hdrf - ties.groupby("at_s").tasks_moved.max())[contended]
     margins, yarn_mesos = [], 0
     for at, snap in snapshots.items():
-        alloc = allocations[allocations.at_s == at].pivot(index="job", columns="rule", values="tasks")
+        alloc = allocations[allocations.at_s == at].pivot(
+            index="job", columns="rule", values="tasks"
+        )
         guarantee = _production_guarantee(snap, production_priority)
         prod = (snap.jobs.priority >= production_priority).to_numpy()
         with np.errstate(divide="ignore", invalid="ignore"):
-            covered = np.floor(np.min(np.where(snap.demand > 0, guarantee / snap.demand, np.inf), axis=1) + 1e-9)
+            covered = np.floor(
+                np.min(np.where(snap.demand > 0, guarantee / snap.demand, np.inf), axis=1) + 1e-9
+            )
         for rule in QUOTA_RULES:
-            margins.append(float((alloc[rule].to_numpy() - covered)[prod].min()) if prod.any() else float("inf"))
+            margins.append(
+                float((alloc[rule].to_numpy() - covered)[prod].min())
+                if prod.any()
+                else float("inf")
+            )
         yarn_mesos += int(np.abs(alloc[QUOTA_RULES[0]] - alloc[QUOTA_RULES[1]]).sum() // 2)
     util = machines.assign(mean=(machines.cpu_utilisation + machines.memory_utilisation) / 2)
     wide = util.pivot(index="at_s", columns="mechanism", values="mean")
@@ -396,12 +588,17 @@ def findings(summaries: pd.DataFrame, machines: pd.DataFrame, snapshots: dict, a
     cpu = util.pivot(index="at_s", columns="mechanism", values="cpu_utilisation")
     return {
         "tie_max_job_change": int(ties.max_job_change.max()),
-        "tie_jobs_changed": int(ties.jobs_changed.max()), "tie_tasks_moved": int(ties.tasks_moved.max()),
+        "tie_jobs_changed": int(ties.jobs_changed.max()),
+        "tie_tasks_moved": int(ties.tasks_moved.max()),
         "quota_min_guarantee_margin": min(margins),
         "yarn_vs_mesos_tasks_moved": yarn_mesos,
         "hdrf_minus_ties_tasks_moved": float(hdrf_lead.min()) if len(hdrf_lead) else float("nan"),
         "contended_instants": int(len(contended)),
-        "aware_lead_over_offers": float(min((wide[m] - wide[offers]).min() for m in ("DRFH", "TSF", "PS-DSF"))),
+        "aware_lead_over_offers": float(
+            min((wide[m] - wide[offers]).min() for m in ("DRFH", "TSF", "PS-DSF"))
+        ),
         "offers_loss_cpu": float((cpu["DRFH"] - cpu[offers]).max()),
-        "running_cpu_over_capacity": float(min(s.requested("running")[0] for s in snapshots.values())),
+        "running_cpu_over_capacity": float(
+            min(s.requested("running")[0] for s in snapshots.values())
+        ),
     }

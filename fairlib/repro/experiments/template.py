@@ -87,13 +87,19 @@ def findings(table: pd.DataFrame) -> dict[str, Measurement]:
         ``{"mean_near_half": Measurement(mean of the repeats' means)}``.
     """
     table = _checked(table)
-    return {"mean_near_half": Measurement(float(table["mean"].mean()), note=f"over {len(table)} repeats")}
+    return {
+        "mean_near_half": Measurement(
+            float(table["mean"].mean()), note=f"over {len(table)} repeats"
+        )
+    }
 
 
 def _checked(table) -> pd.DataFrame:
     if not isinstance(table, pd.DataFrame) or "mean" not in table.columns or table.empty:
-        raise InvalidInputError(f"table: expected sample_means' table (a non-empty DataFrame with a 'mean' column), "
-                                f"got {type(table).__name__}")
+        raise InvalidInputError(
+            f"table: expected sample_means' table (a non-empty DataFrame with a 'mean' column), "
+            f"got {type(table).__name__}"
+        )
     return table
 
 
@@ -120,5 +126,7 @@ def summary(table: pd.DataFrame, measured: dict) -> str:
     'Over 5 runs the sample mean of the uni'
     """
     table = _checked(table)
-    return (f"Over {len(table)} runs the sample mean of the uniform draws is "
-            f"{number(measured['mean_near_half'].value, 4)} on average (the paper: 1/2).")
+    return (
+        f"Over {len(table)} runs the sample mean of the uniform draws is "
+        f"{number(measured['mean_near_half'].value, 4)} on average (the paper: 1/2)."
+    )
