@@ -168,6 +168,7 @@ def cell_seed(rng, params: Mapping, rep: int) -> np.random.SeedSequence:
 
 
 def _grid_points(grid) -> list[dict]:
+    """The sweep's points: the product of a dict of value lists, or a list of dicts, checked."""
     if isinstance(grid, Mapping):
         for name, values in grid.items():
             if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):

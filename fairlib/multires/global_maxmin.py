@@ -249,6 +249,7 @@ def _highs_round(lp, level, tol):
 
 
 def _maxmin_highs(cluster: Cluster, q, tol, max_rounds, floors):
+    """Weighted max-min totals by one HiGHS LP per round of progressive filling (the reference method)."""
     n = cluster.n_users
     lp = _highs_lp(cluster, q / cluster.weight)
     parked = floors > 0

@@ -108,6 +108,7 @@ _NONNEGATIVE = ["cpu_num", "mem_size", "instance_num", "plan_cpu", "plan_mem"]
 
 
 def _read(path: Path, names, dtypes, what: str) -> pd.DataFrame:
+    """Read one Alibaba CSV (with or without its v2017 header) into typed columns, naming file and line."""
     import io
 
     data = read_bytes(path, f"Alibaba {what}", missing_hint("alibaba_clusterdata"))

@@ -70,6 +70,8 @@ def _shares_chunk(
     share,
     use,
 ):
+    """Users ``n_lo`` to ``n_hi`` spend their weight over their servers by a softmax of
+    ``log_gamma - q`` at temperature ``mu``; their tasks ``x`` and the resources they use add into ``use``."""
     for n in range(n_lo, n_hi):
         lo, hi = user_start[n], user_start[n + 1]
         best = -np.inf
