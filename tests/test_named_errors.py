@@ -388,3 +388,20 @@ def test_fetch_dest_that_is_a_file_is_refused(tmp_path, capsys):
     assert f"fetch: dest = {str(target)!r}: {target} is a file, not a directory" in err
     assert fetch_main(["google", "--tables", "schema", "--dest", str(target / "sub")]) == 1
     assert "is a file, not a directory" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "sep, message",
+    [
+        ("[", r"sep = '\[': not a regular expression"),
+        ("x*", r"sep = 'x\*': matches the empty string"),
+        (b",", r"sep = b',': expected a regular expression \(str\)"),
+    ],
+)
+def test_compare_text_names_a_separator_that_is_no_regular_expression(sep, message):
+    """``re.error`` (or a TypeError) leaked from the separator; a pattern that matches the empty string split every
+    line into characters."""
+    from fairlib.repro.verify import compare_text
+
+    with pytest.raises(InvalidInputError, match=message):
+        compare_text("1,2\n", "1,2\n", sep=sep)
