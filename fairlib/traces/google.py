@@ -435,6 +435,9 @@ class JobDemands:
 
 #: task_events event types after which a task is running (SCHEDULE, UPDATE_RUNNING)
 _RUNNING_EVENTS = (1, 8)
+#: the most (task run, interval) pairs :func:`task_event_demands` expands (about 64 bytes each at its peak): the
+#: shared 7-hour excerpt at 5-minute windows has 11.4 million; a window far shorter than the trace multiplies them
+MAX_TASK_INTERVALS = 50_000_000
 
 
 def task_event_demands(
@@ -451,7 +454,8 @@ def task_event_demands(
     start* (their last event at or before it is SCHEDULE or UPDATE_RUNNING; a request missing from an event is
     carried over from the task's previous one), held for the interval (the last one cut at ``horizon``, default the
     last event). Intervals in which none of a job's tasks runs are not segments; a job runs from its first such
-    interval to its last. Each job's scheduling class is the largest its events give it.
+    interval to its last. Each job's scheduling class is the largest its events give it. At most
+    :data:`MAX_TASK_INTERVALS` (task run, interval) pairs: a shorter ``window`` is refused, naming it.
     :func:`fairlib.sim.jobs_from_demands` turns the demands into the replay's jobs.
 
     Examples
@@ -496,6 +500,12 @@ def task_event_demands(
     )  # first interval start covered
     last = np.ceil((stop - origin) / window).astype(np.int64) - 1  # last one before the task stops
     count = np.maximum(last - first + 1, 0)
+    total = int(count.sum())
+    if total > MAX_TASK_INTERVALS:
+        raise InvalidInputError(
+            f"window = {window:g}: the task runs cover {total:,} (task, interval) pairs, more than "
+            f"MAX_TASK_INTERVALS = {MAX_TASK_INTERVALS:,}; use a longer window or fewer events"
+        )
     rows = np.repeat(np.arange(count.size), count)
     k = first[rows] + (np.arange(rows.size) - np.repeat(np.cumsum(count) - count, count))
     held = (
