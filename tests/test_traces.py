@@ -432,3 +432,62 @@ def test_real_or_synthetic_checks_the_seed_even_when_real_data_is_found(
     assert real_or_synthetic("google") == real.parent
     with pytest.raises(InvalidInputError, match=r"seed = .*: must be an integer >= 0"):
         real_or_synthetic("google", seed=seed)
+
+
+def _fields(row, **changes):
+    """ROW with the named task_events fields replaced."""
+    from fairlib.traces import TASK_EVENT_COLUMNS
+
+    fields = row.rstrip("\n").split(",")
+    for name, value in changes.items():
+        fields[TASK_EVENT_COLUMNS.index(name)] = value
+    return ",".join(fields) + "\n"
+
+
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        (
+            {"scheduling_class": "4"},
+            r"column 'scheduling_class': 4 is outside the documented range 0 to 3",
+        ),
+        ({"event_type": "9"}, r"column 'event_type': 9 is outside the documented range 0 to 8"),
+        ({"priority": "12"}, r"column 'priority': 12 is outside the documented range 0 to 11"),
+        ({"priority": "-1"}, r"column 'priority': -1 is outside the documented range 0 to 11"),
+        ({"different_machines": "2"}, r"column 'different_machines': 2 is outside .* 0 to 1"),
+        ({"missing_info": "3"}, r"column 'missing_info': 3 is outside the documented range 0 to 2"),
+        (
+            {"job_id": "12345678901234567890"},
+            r"column 'job_id': '12345678901234567890' is beyond the int64",
+        ),
+        ({"machine_id": "99999999999999999999"}, r"column 'machine_id': '9+' is beyond the int64"),
+        ({"machine_id": "1.5"}, r"column 'machine_id': '1\.5' is not an integer"),
+    ],
+)
+def test_task_events_codes_and_ids_outside_the_schema_name_file_line_and_column(
+    tmp_path, changes, message
+):
+    """Codes outside the schema's ranges were read as they came; an id beyond int64 raised pandas' bare
+    OverflowError; a fractional machine id a message without a line."""
+    _write(tmp_path, ROW + _fields(ROW, **changes))
+    with pytest.raises(TraceFormatError, match=r"part-00000-of-00500\.csv\.gz, line 2, " + message):
+        read_task_events([0], directory=tmp_path)
+
+
+def test_job_and_machine_event_codes_outside_the_schema_are_refused(tmp_path):
+    from fairlib.traces import read_job_events, read_machine_events
+
+    folder = tmp_path / "job_events"
+    folder.mkdir()
+    with gzip.open(folder / "part-00000-of-00500.csv.gz", "wt") as f:
+        f.write("0,,6251812952,0,user=,1,name=,logical=\n0,,6251812953,0,user=,7,name=,logical=\n")
+    with pytest.raises(TraceFormatError, match=r"line 2, column 'scheduling_class': 7 is outside"):
+        read_job_events([0], directory=tmp_path)
+    folder = tmp_path / "machine_events"
+    folder.mkdir()
+    with gzip.open(folder / "part-00000-of-00001.csv.gz", "wt") as f:
+        f.write("0,5,0,platform=,0.5,0.5\n0,6,3,platform=,0.5,0.5\n")
+    with pytest.raises(
+        TraceFormatError, match=r"line 2, column 'event_type': 3 is outside .* 0 to 2"
+    ):
+        read_machine_events(directory=tmp_path)

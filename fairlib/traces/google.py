@@ -28,6 +28,7 @@ from .._validate import (
 from ._source import (
     TraceFormatError,
     check_field_counts,
+    check_ranges,
     check_values,
     locate_bad_number,
     missing_hint,
@@ -188,6 +189,25 @@ _NONNEGATIVE = {
 }
 
 
+#: codes the schema documents (Reiss, Wilkes, Hellerstein 2011; docs/data.md): each within its range where present
+_EVENT_TYPES = (
+    0,
+    8,
+)  # SUBMIT, SCHEDULE, EVICT, FAIL, FINISH, KILL, LOST, UPDATE_PENDING, UPDATE_RUNNING
+_RANGES = {
+    "task_events": {
+        "missing_info": (0, 2),
+        "event_type": _EVENT_TYPES,
+        "scheduling_class": (0, 3),
+        "priority": (0, 11),
+        "different_machines": (0, 1),
+    },
+    "job_events": {"missing_info": (0, 2), "event_type": _EVENT_TYPES, "scheduling_class": (0, 3)},
+    "machine_events": {"event_type": (0, 2)},
+    "task_usage": {"aggregation_type": (0, 1)},
+}
+
+
 def _part_numbers(parts, table: str = "task_events") -> list[int]:
     """``parts`` as a list of part numbers of ``table`` (0 to 499; 0 for machine_events): a non-empty iterable of
     integers in range, else an error naming ``parts`` and the value."""
@@ -256,6 +276,7 @@ def _read_parts(table: str, parts, directory, columns, chunksize=None):
             first_line = 1
             for df in chunks:
                 check_values(df, path, _NONNEGATIVE[table], first_line)
+                check_ranges(df, path, _RANGES[table], first_line)
                 if table == "task_usage":
                     backwards = (df.end_time < df.start_time).to_numpy()
                     if backwards.any():
@@ -266,11 +287,17 @@ def _read_parts(table: str, parts, directory, columns, chunksize=None):
                         )
                 first_line += len(df)
                 yield df if columns is None else df[list(columns)]
-        except (ValueError, pd.errors.ParserError) as exc:
+        # pandas: OverflowError for an id beyond int64, TypeError for 1.5 in a nullable integer column
+        except (ValueError, TypeError, OverflowError, pd.errors.ParserError) as exc:
             if isinstance(exc, TraceFormatError):
                 raise
             locate_bad_number(
-                data, path, names, numeric, [c for c, t in dtypes.items() if t == "int64"]
+                data,
+                path,
+                names,
+                numeric,
+                [c for c, t in dtypes.items() if t == "int64"],
+                integer=[c for c, t in dtypes.items() if t == "Int64"],
             )
             raise TraceFormatError(f"{path}: {exc}") from None
 
