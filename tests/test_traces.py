@@ -3,6 +3,7 @@
 import gzip
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from fairlib._validate import InvalidInputError
@@ -491,3 +492,108 @@ def test_job_and_machine_event_codes_outside_the_schema_are_refused(tmp_path):
         TraceFormatError, match=r"line 2, column 'event_type': 3 is outside .* 0 to 2"
     ):
         read_machine_events(directory=tmp_path)
+
+
+# --- the Google writer (the synthetic tables) writes only what the readers read back ---------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from fairlib.traces import google  # noqa: E402
+
+#: hashes and names as the trace writes them (salted SHA-256 in base64), words a CSV reader might take for missing
+_TEXT = st.one_of(
+    st.text(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=", min_size=1, max_size=44
+    ),
+    st.sampled_from(["NA", "nan", "null", "None", "N/A"]),
+)
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _column(table, name, dtype, n):
+    low, high = google._RANGES[table].get(name, _INT64)
+    if name in google._NONNEGATIVE[table]:
+        low = max(low, 0)
+    if dtype == "string":
+        values = st.one_of(st.none(), _TEXT)
+    elif dtype == "float64":
+        finite = st.floats(
+            min_value=0.0 if name in google._NONNEGATIVE[table] else None,
+            allow_nan=False,
+            allow_infinity=False,
+        )
+        values = st.one_of(st.none(), finite)
+    else:
+        values = st.integers(low, high)
+        if dtype == "Int64":
+            values = st.one_of(st.none(), values)
+    return st.lists(values, min_size=n, max_size=n)
+
+
+@st.composite
+def _google_tables(draw):
+    table = draw(st.sampled_from(sorted(google._TABLES)))
+    names, dtypes, _ = google._TABLES[table]
+    n = draw(st.integers(1, 5))
+    columns = {name: draw(_column(table, name, dtypes[name], n)) for name in names}
+    frame = pd.DataFrame(columns).astype(dtypes)
+    if table == "task_usage":  # a window ends no earlier than it starts
+        frame["end_time"] = np.maximum(frame.start_time, frame.end_time)
+    return table, frame
+
+
+@settings(max_examples=80, deadline=None)
+@given(drawn=_google_tables())
+def test_what_the_google_writer_writes_the_readers_read_back_unchanged(tmp_path_factory, drawn):
+    table, frame = drawn
+    folder = tmp_path_factory.mktemp("google")
+    total = google._TABLES[table][2]
+    path = folder / table / f"part-00000-of-{total:05d}.csv.gz"
+    google._write_part(path, frame, table)
+    back = google._read_parts(table, [0], folder, None)
+    back = pd.concat(list(back), ignore_index=True)
+    pd.testing.assert_frame_equal(back, frame, check_exact=True)
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # nothing else left beside it
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"user": "a,b"}, r"line 2: 14 field\(s\), expected 13"),
+        ({"scheduling_class": 5}, r"line 2, column 'scheduling_class': 5 is outside"),
+        ({"cpu_request": -0.5}, r"line 2, column 'cpu_request': -0\.5 must be finite and >= 0"),
+        ({"time": -1}, r"line 2, column 'time': -1\.0 must be finite and >= 0"),
+    ],
+)
+def test_the_google_writer_refuses_what_the_readers_refuse_and_writes_nothing(
+    tmp_path, change, message
+):
+    frame = google.read_task_events([0], directory=_fixture_copy(tmp_path)).head(3)
+    for name, value in change.items():
+        frame[name] = frame[name].astype(object)
+        frame.loc[1, name] = value
+    out = tmp_path / "out" / "task_events" / "part-00000-of-00500.csv.gz"
+    with pytest.raises(InvalidInputError, match=r"frame: the reader would refuse .*" + message):
+        google._write_part(out, frame, "task_events")
+    assert not out.parent.exists() or list(out.parent.iterdir()) == []
+    with pytest.raises(InvalidInputError, match=r"frame: no rows"):
+        google._write_part(out, frame.head(0), "task_events")
+
+
+def _fixture_copy(tmp_path):
+    _write(tmp_path, ROW * 3)
+    return tmp_path
+
+
+def test_synthetic_task_usage_refuses_parts_that_would_hold_no_row(tmp_path):
+    """A part whose time range ends before the first 300 s window (600 s) was written as an empty file, which
+    read_task_usage refuses; now the parts are named and nothing is written."""
+    from fairlib.traces import synthetic_google, synthetic_task_usage
+
+    src = synthetic_google(
+        tmp_path / "src", rng=3, hours=0.5, initial_jobs=30, jobs_per_hour=20.0, max_tasks=5
+    )
+    with pytest.raises(InvalidInputError, match=r"parts: \[0\] would hold no task_usage rows"):
+        synthetic_task_usage(tmp_path / "out", rng=4, source_directory=src, job_fraction=1.0)
+    assert not (tmp_path / "out").exists()
