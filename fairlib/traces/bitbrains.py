@@ -263,7 +263,20 @@ def write_vm(path, frame: pd.DataFrame) -> Path:
     What :func:`read_vm` would refuse is refused here, naming the column, the row and the value, and nothing is
     written: a value that is not a finite number >= 0, a time that is not a whole number of seconds up to
     :data:`MAX_TIMESTAMP`, a core count that is not a whole number. The file appears whole or not at all (written
-    beside it, then renamed)."""
+    beside it, then renamed).
+
+    Parameters
+    ----------
+    path : str or Path
+        The file to write (``.csv``, or ``.csv.gz`` for gzip); its folder is created.
+    frame : DataFrame
+        One row per observation with the columns :data:`BITBRAINS_COLUMNS` (others are ignored).
+
+    Returns
+    -------
+    Path
+        ``path``.
+    """
     import os
     import uuid
 
