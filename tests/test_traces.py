@@ -463,6 +463,8 @@ def _fields(row, **changes):
         ),
         ({"machine_id": "99999999999999999999"}, r"column 'machine_id': '9+' is beyond the int64"),
         ({"machine_id": "1.5"}, r"column 'machine_id': '1\.5' is not an integer"),
+        # the trace writes a missing number as an empty field: the text NaN is not one
+        ({"cpu_request": "NaN"}, r"column 'cpu_request': 'NaN' is not a number"),
     ],
 )
 def test_task_events_codes_and_ids_outside_the_schema_name_file_line_and_column(
