@@ -10,7 +10,7 @@ are registered in :mod:`fairlib.games`.
 from __future__ import annotations
 
 from .._jit import interpreted_when_small
-from .._validate import as_count, as_instance, as_number, check_choice
+from .._validate import RngLike, as_count, as_instance, as_number, check_choice
 from .dynamics import ORDERS, run_dynamics
 from .game import Game, weight_proportional_bids
 from .outcome import GameOutcome
@@ -29,7 +29,12 @@ INTERPRETED_ROUNDS = 5000
 
 @interpreted_when_small(bounded=lambda *args, max_iter=5000, **_: max_iter <= INTERPRETED_ROUNDS)
 def proportional_share(
-    game: Game, *, order: str = "sequential", eps: float = TIGHT_EPS, max_iter: int = 5000, rng=None
+    game: Game,
+    *,
+    order: str = "sequential",
+    eps: float = TIGHT_EPS,
+    max_iter: int = 5000,
+    rng: RngLike = None,
 ) -> GameOutcome:
     """The equilibrium of the proportional-share bidding game, reached by best-response dynamics (EC'05 §4).
 
