@@ -75,7 +75,7 @@ class Game:
     def __init__(
         self,
         weights: ArrayLike,
-        budgets: float | ArrayLike | None = None,
+        budgets: ArrayLike | None = None,
         parallelism: int | ArrayLike | None = None,
         reserve: float = 0.0,
     ) -> None:
@@ -306,7 +306,7 @@ def social_optimum(weights: ArrayLike, parallelism: int | ArrayLike | None = Non
 
 def weight_proportional_bids(
     weights: ArrayLike,
-    budgets: float | ArrayLike | None = None,
+    budgets: ArrayLike | None = None,
     parallelism: int | ArrayLike | None = None,
 ) -> npt.NDArray[np.float64]:
     """Static baseline: x_ij = X_i w_ij / sum_j w_ij (on the k_i highest-weight machines when finite).
