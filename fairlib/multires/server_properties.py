@@ -262,7 +262,8 @@ def bottleneck_fairness_violation(cluster: Cluster, tasks: ArrayLike) -> float:
     References
     ----------
     .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and Fair
-       Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, Definition 2, Definition 4, Corollary 1.
+       Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, Definitions 2 and 4,
+       Corollary 1.
     """
     as_instance(cluster, Cluster, "cluster")
     checked_allocation(cluster, tasks)
