@@ -240,7 +240,7 @@ def envy_freeness(
     Returns
     -------
     float
-        ρ, in (0, 1].
+        ρ, in [0, 1].
 
     Raises
     ------

@@ -616,7 +616,8 @@ def leontief_tasks(bundle: ArrayLike, demand: ArrayLike) -> npt.NDArray[np.float
     Returns
     -------
     numpy.ndarray
-        Float64, shape ``bundle.shape[:-1]`` (a 0-d array for one bundle).
+        Float64, the broadcast shape of ``bundle`` and ``demand`` without its last axis (a 0-d array for one
+        bundle).
 
     Raises
     ------
