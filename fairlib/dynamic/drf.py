@@ -42,7 +42,7 @@ _DENSE_LIMIT = 5000
 
 
 def normalize_demands(demands: ArrayLike, name: str = "demands") -> npt.NDArray[np.float64]:
-    """Validate and scale each row so its largest entry is 1 (Li et al. §2: d_ir = D_ir / max_r D_ir).
+    """Validate and scale each row so its largest entry is 1: d_ir = D_ir / max_r D_ir.
 
     Parameters
     ----------
@@ -60,6 +60,11 @@ def normalize_demands(demands: ArrayLike, name: str = "demands") -> npt.NDArray[
     ------
     InvalidInputError
         On invalid demands or a ``name`` that is not a str.
+
+    References
+    ----------
+    .. [1] W. Li, X. Liu, X. Zhang, X. Zhang, "A note on dynamic fair division of multiple resources", arXiv
+       preprint arXiv:1509.07935, 2019, §2.
 
     Examples
     --------

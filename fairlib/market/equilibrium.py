@@ -124,7 +124,7 @@ def _game_alpha(alpha, kind: str) -> float:
 
 
 def two_player_equilibria(alpha: float, kind: str = "opposite") -> list[dict[str, object]]:
-    """All equilibria of the two-user, two-machine games of EC'05 Fig. 1 with budgets 1.
+    """All equilibria of the two-user, two-machine games with budgets 1 (the games of [1]_, Fig. 1).
 
     ``kind="equal"``: both users have weights (α, 1-α): unique equilibrium x = y = α. ``kind="opposite"``: user 1
     (α, 1-α), user 2 (1-α, α), α >= 1/2: equilibria are the non-negative roots of f(δ) = δ³ - cδ² + cδ - 1,

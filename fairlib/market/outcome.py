@@ -216,5 +216,11 @@ class GameOutcome:
 
     @property
     def welfare(self) -> float:
-        """Σ_i U_i, the social welfare of the outcome (EC'05 §2; efficiency is welfare / ``game.optimum()``)."""
+        """Σ_i U_i, the social welfare of the outcome; efficiency is welfare / ``game.optimum()``.
+
+        Returns
+        -------
+        float
+            The welfare (EC'05 §2).
+        """
         return float(self.utilities.sum())

@@ -1193,9 +1193,11 @@ def _pair_add(dx, cx, dz, cz, user_start, chunks):
 
 
 def compile_refinement_kernels() -> None:
-    """Compile the refinement's parallel pair kernels on one pair (on one chunk they are NumPy: nothing to compile): a
-    solve reaches them only when its residual passes below ``_REFINE_BELOW`` before it converges, which the warm-up's
-    small instances may skip."""
+    """Compile the refinement's parallel pair kernels on one pair.
+
+    On one chunk they are NumPy (nothing to compile); a solve reaches them only when its residual passes below
+    ``_REFINE_BELOW`` before it converges, which the warm-up's small instances may skip.
+    """
     one, user_start, chunks = (
         np.ones(1),
         np.array([0, 1], dtype=np.int64),

@@ -258,8 +258,10 @@ def serial_twins(
 
 @njit(cache=True, inline="always")
 def largest(values):
-    """``values.max()`` of a non-empty vector by a loop, without compiling numba's general array reduction (about
-    0.5 s of a first compilation): the same maximum, and a NaN anywhere wins, as there.
+    """``values.max()`` of a non-empty vector by a loop, without compiling numba's general array reduction.
+
+    That reduction is about 0.5 s of a first compilation; this is the same maximum, and a NaN anywhere wins, as
+    there.
 
     Parameters
     ----------
@@ -275,8 +277,9 @@ def largest(values):
 
 @njit(cache=True)
 def sum_chunks(parts):
-    """Σ over the rows of per-chunk partial sums ``parts`` (chunks x size, C-contiguous), added in chunk order from
-    zero: the same additions as ``parts.sum(axis=0)`` compiled, without compiling numba's general axis reduction
+    """Σ over the rows of per-chunk partial sums ``parts``, added in chunk order from zero.
+
+    The same additions as ``parts.sum(axis=0)`` compiled, without compiling numba's general axis reduction
     (its axis checks and error messages cost about a second of every solver's first compilation). Callers pass
     their parts flattened to two dimensions (``parts.reshape((n_chunks, -1))``): one compilation serves them all.
 
