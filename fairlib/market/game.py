@@ -140,8 +140,10 @@ def as_weight_matrix(weights, name: str = "weights") -> np.ndarray:
 
 
 def as_parallelism(parallelism, m: int, n: int, *, at_most_machines: bool = True):
-    """``None`` (infinite parallelism) or one integer bound per user, >= 1 and (``at_most_machines``) at most
-    n_machines; the helpers that only use it as a cap accept larger bounds (they do not bind)."""
+    """``None`` (infinite parallelism) or one integer bound per user, checked.
+
+    Each bound is >= 1 and (``at_most_machines``) at most n_machines; the helpers that only use it as a cap accept
+    larger bounds (they do not bind)."""
     if parallelism is None:
         return None
     k = as_array(parallelism, "parallelism")

@@ -131,8 +131,10 @@ MAX_PLACEMENTS = 100_000_000
 
 
 def placement_bound(cluster, quantum: float = 1.0) -> float:
-    """An upper bound on the placements a one-task-at-a-time filling makes: the tasks each user could run alone on
-    each usable server (γ, zero elsewhere), capped by its ``max_tasks``, over ``quantum`` tasks per placement."""
+    """An upper bound on the placements a one-task-at-a-time filling makes.
+
+    The tasks each user could run alone on each usable server (γ, zero elsewhere), capped by its ``max_tasks``, over
+    ``quantum`` tasks per placement."""
     return float(np.minimum(cluster.gamma.sum(axis=1), cluster.max_tasks).sum() / quantum)
 
 

@@ -587,8 +587,9 @@ class Allocation:
 
     @property
     def dominant_shares(self) -> np.ndarray:
-        """Each user's share of the pooled cluster in its dominant resource, max_r x_n d[n, r] / Σ_i c[i, r]
-        (DRF's and DRFH's measure; resources the cluster lacks are left out)."""
+        """Each user's share of the pooled cluster in its dominant resource, max_r x_n d[n, r] / Σ_i c[i, r].
+
+        DRF's and DRFH's measure; resources the cluster lacks are left out."""
         return self.totals * self.cluster.pooled_dominant_share
 
     @property

@@ -76,8 +76,9 @@ class _DominantOnAccess:
 
     @cached_property
     def dominant_resource(self) -> np.ndarray:
-        """(n_users,) int64 — each user's dominant resource, ``argmax_r demands[i, r] / capacity[r]`` (the first of
-        equals), as :attr:`DRFResult.dominant_resource`."""
+        """(n_users,) int64 — each user's dominant resource, ``argmax_r demands[i, r] / capacity[r]``.
+
+        The first of equals, as :attr:`DRFResult.dominant_resource`."""
         return dominant_resources(*self._inputs)
 
 
@@ -506,8 +507,10 @@ class PDRFResult(_DominantOnAccess):
 
     @cached_property
     def rates(self) -> np.ndarray:
-        """(n_users,) float64 — tasks per cycle, ds* / ds_i (>= 1), computed on first access from the per-task
-        dominant shares the result owns (a copy of nothing the caller holds)."""
+        """(n_users,) float64 — tasks per cycle, ds* / ds_i (>= 1).
+
+        Computed on first access from the per-task dominant shares the result owns (a copy of nothing the caller
+        holds)."""
         shares = self._per_task_shares
         return shares.max(initial=0.0) / shares
 

@@ -101,9 +101,10 @@ class DRFResult:
 
 
 def row_reduce(ufunc, a: np.ndarray) -> np.ndarray:
-    """``ufunc.reduce(a, axis=1)`` of a (users x resources) array, one resource column at a time: NumPy reduces a
-    short contiguous axis several times slower (0.32 against 0.05 ms at 10⁴ x 10). A maximum or minimum does not
-    round, so the result is the same; NaN propagates as there."""
+    """``ufunc.reduce(a, axis=1)`` of a (users x resources) array, one resource column at a time.
+
+    NumPy reduces a short contiguous axis several times slower (0.32 against 0.05 ms at 10⁴ x 10). A maximum or minimum
+    does not round, so the result is the same; NaN propagates as there."""
     out = a[:, 0].copy()
     for r in range(1, a.shape[1]):
         ufunc(out, a[:, r], out=out)
@@ -112,8 +113,10 @@ def row_reduce(ufunc, a: np.ndarray) -> np.ndarray:
 
 @njit(cache=True)
 def pool_summary(demands, capacity):
-    """(max_r d_ir / c_r, the most tasks user i could run alone min_{r: d_ir > 0} c_r / d_ir (inf if none), the
-    dominant resource as :func:`dominant_resources` gives it) per user, for positive capacities, in one pass: the
+    """Per-task dominant share, solo task count and dominant resource of every user, in one pass.
+
+    Per user, for positive capacities: (max_r d_ir / c_r, the most tasks user i could run alone
+    min_{r: d_ir > 0} c_r / d_ir (inf if none), the dominant resource as :func:`dominant_resources` gives it); the
     same divisions, maxima and minima as the NumPy expressions (which do not round), at a tenth of their cost.
 
     Parameters
@@ -428,8 +431,9 @@ def _committed(tasks, demands, reserved):
 
 
 def committed_amounts(held, d, reserved) -> np.ndarray:
-    """``np.maximum(held[:, None] * d, reserved).sum(axis=0)`` (``reserved`` (0, m): none), as NumPy sums it: with
-    two resources or more its temporary is row-major and NumPy adds it row by row, which :func:`_committed` does
+    """``np.maximum(held[:, None] * d, reserved).sum(axis=0)`` (``reserved`` (0, m): none), as NumPy sums it.
+
+    With two resources or more its temporary is row-major and NumPy adds it row by row, which :func:`_committed` does
     without the two temporaries (bit for bit, tested); with one NumPy adds pairwise, so NumPy does it. Tasks and
     demands are >= 0, so without reservations the maximum is the product itself (:func:`held_resources`)."""
     if d.shape[1] >= 2:
@@ -787,8 +791,7 @@ def _fill(
 
 
 def no_quotas(m: int) -> tuple:
-    """The quota arguments of :func:`_progressive_filling` when there are none (reserved, nominal, lendable,
-    weights)."""
+    """The quota arguments (reserved, nominal, lendable, weights) of :func:`_progressive_filling` without quotas."""
     return np.empty((0, m)), np.empty((0, m)), np.empty(0), np.empty(0)
 
 
@@ -1024,8 +1027,10 @@ def _whole_task_caps(max_tasks, n: int) -> np.ndarray | None:
 def filling_bounds(
     d, cap, per_task, max_tasks, max_allocations, *, alone=None
 ) -> tuple[np.ndarray, float]:
-    """Each user's task cap (``max_tasks`` checked, clipped to what the user could run alone) and a bound on the
-    steps of a filling run (one per task), refused above ``max_allocations``. ``alone``: the most tasks each user
+    """Each user's task cap and a bound on the steps of a filling run (one per task).
+
+    The caps are ``max_tasks`` checked and clipped to what the user could run alone; a bound above
+    ``max_allocations`` is refused. ``alone``: the most tasks each user
     could run alone, when the caller has it (:func:`pool_summary`)."""
     n, m = d.shape
     # most tasks any single user could get alone; also bounds every count below
@@ -1058,8 +1063,9 @@ def filling_bounds(
 
 
 def order_buffer(record_order: bool, steps_bound: float) -> np.ndarray:
-    """Room for the users served, one per step of a filling run bounded by ``steps_bound`` (``record_order``), or an
-    empty array; more than :data:`_MAX_RECORDED` steps are refused."""
+    """Room for the users served, one per step of a filling run bounded by ``steps_bound``.
+
+    An empty array without ``record_order``; more than :data:`_MAX_RECORDED` steps are refused."""
     if not record_order:
         return np.empty(0, dtype=np.int64)
     if steps_bound > _MAX_RECORDED:
@@ -1095,8 +1101,9 @@ def _start_tasks(start, d, cap, caps) -> np.ndarray:
 
 
 def check_start_fits(held, d, cap) -> None:
-    """Refuse a ``start`` allocation (tasks per user, whole or divisible) that uses more of a resource than there
-    is (beyond :data:`FIT_RTOL`), naming the resource."""
+    """Refuse a ``start`` allocation that uses more of a resource than there is, naming the resource.
+
+    ``held`` is tasks per user, whole or divisible; a use above ``capacity * (1 + FIT_RTOL)`` is refused."""
     used = held @ d
     over = used > cap * (1.0 + FIT_RTOL)
     if over.any():

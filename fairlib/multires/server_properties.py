@@ -52,8 +52,9 @@ FEASIBILITY_RTOL = 1e-7
 
 
 def checked_allocation(cluster: Cluster, tasks: ArrayLike, name: str = "tasks") -> np.ndarray:
-    """``tasks[user, server]`` as float64 after checking it is an allocation of ``cluster``: the right shape,
-    finite, >= 0, zero on pairs the user cannot use, and within every capacity (up to
+    """``tasks[user, server]`` as float64 after checking it is an allocation of ``cluster``.
+
+    The right shape, finite, >= 0, zero on pairs the user cannot use, and within every capacity (up to
     :data:`FEASIBILITY_RTOL`); otherwise an error naming the entry or the resource."""
     as_instance(cluster, Cluster, "cluster")
     if not isinstance(cluster, Cluster):
