@@ -476,8 +476,19 @@ def as_budgets(budgets: ArrayLike | None, n: int, name: str = "budgets") -> npt.
     """
     if budgets is None:
         return np.ones(n)
-    if as_array(budgets, name).ndim == 0:  # a ragged list is named here, not by numpy's ndim
-        budgets = np.full(n, budgets)
+    scalar = as_array(budgets, name)  # a ragged list is named here, not by numpy's ndim
+    if (
+        scalar.ndim == 0
+    ):  # one budget for all: an error names the scalar given, not a vector made of it
+        if (
+            scalar.dtype == bool
+            or not np.issubdtype(scalar.dtype, np.number)
+            or np.iscomplexobj(scalar)
+        ):
+            raise InvalidInputError(f"{name} = {budgets!r}: must be a positive real number")
+        if not (np.isfinite(scalar) and scalar > 0):
+            raise InvalidInputError(f"{name} = {budgets!r}: must be a positive finite number")
+        budgets = np.full(n, float(scalar))
     arr = _as_float_array(budgets, name, 1)
     _check_length(arr, name, n, "one per user")
     _check_sign(arr, name, strict=True)
