@@ -128,7 +128,7 @@ def ceei(cluster: Cluster, *, start=None) -> Allocation:
     [3.0, 2.0]
     """
     as_instance(cluster, Cluster, "cluster")
-    from .edrf import _start_amounts
+    from ._engine.filling import _start_amounts
 
     cap, dem, w = pool_arrays(cluster, "ceei", caps=True)
     held = _start_amounts(start, dem, cap)

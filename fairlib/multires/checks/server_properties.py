@@ -22,7 +22,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
-from .._validate import (
+from ..._validate import (
     InvalidInputError,
     _short,
     as_count,
@@ -31,8 +31,8 @@ from .._validate import (
     as_rng,
     as_values,
 )
-from .cluster import Cluster, leontief_tasks, placement_capacity_rows
-from .psdsf import psdsf_violation
+from ..cluster import Cluster, leontief_tasks, placement_capacity_rows
+from ..psdsf import psdsf_violation
 
 __all__ = [
     "sharing_incentive_violation",

@@ -17,12 +17,14 @@ servers of very different sizes.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
-from .._validate import InvalidInputError, as_count, as_instance, as_number, as_values
-from .cluster import Cluster, per_server_alpha
+from ..._validate import InvalidInputError, as_count, as_instance, as_number, as_values
+from .._engine.options import MethodOptions
+from ..cluster import Cluster, per_server_alpha
 
 __all__ = ["psmfa", "merit"]
 
@@ -111,7 +113,26 @@ class PSMFAResult(NamedTuple):
 def psmfa(
     cluster: Cluster, alphas, *, tol: float = 1e-10, iterations: int = 20000, x0=None
 ) -> PSMFAResult:
-    """Returns (tasks, Ψ trajectory, prices λ[i, r])."""
+    """Returns (tasks, Ψ trajectory, prices λ[i, r]).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The instance.
+    alphas : float or (K,) array_like
+        α > 0 (one per server, or one for all).
+    tol : float
+        The merit Ψ below which it stops.
+    iterations : int
+        The iteration cap.
+    x0 : (N, K) array_like or None
+        The start (default: PS-DSF's allocation).
+
+    Returns
+    -------
+    PSMFAResult
+        The final tasks, Ψ per iteration and the final prices.
+    """
     as_instance(cluster, Cluster, "cluster")
     try:
         alphas = per_server_alpha(cluster, alphas)
@@ -124,7 +145,7 @@ def psmfa(
         else as_values(x0, "x0", ndim=2, shape=(cluster.n_users, cluster.n_servers)).copy()
     )
     if x is None:
-        from .psdsf import psdsf
+        from ..psdsf import psdsf
 
         x = psdsf(cluster).tasks.copy()  # feasible, every user served
     lam = np.zeros((cluster.n_servers, cluster.n_resources))
@@ -157,7 +178,77 @@ def psmfa(
 def merit(cluster: Cluster, tasks, prices, alpha) -> float:
     """Fischer–Burmeister merit Ψ(x, λ) = Σ ½ φ_FB(x[n, i]/γ[n, i], γ[n, i] F[n, i])² over usable pairs
     (eqs. 35–37, [INF]; the scaling by γ is ours, see this module); ``prices[i, r]`` are the servers'
-    multipliers λ_{i,r}. Both iterative solvers report this Ψ, so their traces are comparable."""
+    multipliers λ_{i,r}. Both iterative solvers report this Ψ, so their traces are comparable.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The instance.
+    tasks : (N, K) array_like
+        Tasks per (user, server).
+    prices : (K, R) array_like
+        The prices λ[i, r].
+    alpha : float or (K,) array_like
+        α > 0 (one per server, or one for all).
+
+    Returns
+    -------
+    float
+        Ψ(x, λ), 0 exactly at a solution of the complementarity problem.
+    """
     as_instance(cluster, Cluster, "cluster")
     prices = as_values(prices, "prices", ndim=2, shape=(cluster.n_servers, cluster.n_resources))
     return _fb_parts(cluster, cluster._tasks(tasks), prices, per_server_alpha(cluster, alpha))[0]
+
+
+#: Problem 2 (time-shared servers) and per-user caps: refused
+TIME_SHARED = False
+CAPS = False
+
+
+@dataclass(frozen=True)
+class PSMFAOptions(MethodOptions):
+    """``pfvds(..., method="psmfa", options=...)``.
+
+    Parameters
+    ----------
+    iterations : int >= 1
+        The iteration cap.
+    tol : float > 0
+        The merit Ψ below which it stops.
+    """
+
+    iterations: int = 20000
+    tol: float = 1e-10
+
+    def __post_init__(self):
+        self._count("iterations")
+        self._number("tol")
+
+
+OPTIONS = PSMFAOptions
+
+
+def run(cluster: Cluster, alphas, time_shared: bool, options: PSMFAOptions):
+    """``method="psmfa"``: :func:`psmfa` from PS-DSF's allocation; (tasks, diagnostics).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The instance.
+    alphas : (K,) ndarray
+        α per server.
+    time_shared : bool
+        Problem 2: each server's one constraint Σ_n x[n, i]/γ[n, i] <= 1.
+    options : PSMFAOptions
+        The method's options.
+
+    Returns
+    -------
+    tasks : (N, K) ndarray
+        The allocation.
+    diagnostics : dict
+        The method's diagnostics (see :func:`fairlib.multires.pfvds`).
+    """
+    x, psi, lam = psmfa(cluster, alphas, tol=options.tol, iterations=options.iterations)
+    return x, {"iterations": len(psi), "psi": psi, "prices": lam}

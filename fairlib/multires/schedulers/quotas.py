@@ -37,8 +37,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._jit import njit
-from .._validate import InvalidInputError, _short, as_array, as_real_array, check_choice
+from ..._jit import njit
+from ..._validate import InvalidInputError, _short, as_array, as_real_array, check_choice
 
 __all__ = ["Quotas", "QUOTA_SHARES", "ResolvedQuotas", "divisible_bounds"]
 
