@@ -224,7 +224,7 @@ def test_pfvds_alpha_range(alpha, message):
         ({"method": "distributed", "options": {"kappa": -1.0}}, r"options\['kappa'\] = -1\.0"),
         ({"options": {"max_sweeps": 0}}, r"options\['max_sweeps'\] = 0"),
         ({"options": {"tol": np.nan}}, r"options\['tol'\] = nan"),
-        ({"method": "psmfa", "iterations": 2.5}, r"options\['iterations'\] = 2\.5"),
+        ({"method": "psmfa", "iterations": 2.5}, r"iterations = 2\.5"),
         ({"method": "psmfa", "options": {"iterations": 2.5}}, r"options\['iterations'\] = 2\.5"),
     ],
 )
