@@ -293,7 +293,7 @@ runs.
   On a small cluster (the property tables' 6 users on 3 servers) a Newton step is a few microseconds of arithmetic
   inside some fifty numpy calls on arrays of a few dozen entries, and a capped PF-VDS solve takes about fifty stages
   of a dozen steps: the interpreter was most of the time. Such a stage runs as one compiled loop
-  (`fairlib/multires/_solvers/pfvds_interior_serial.py`), the same equations in the same order with the reduced
+  (`fairlib/multires/_engine/pfvds_interior_serial.py`), the same equations in the same order with the reduced
   matrix factorised in the kernel; the numpy loop stays the reference and the path of large systems, whose passes
   over the pairs are threaded kernels (`tests/test_pfvds_interior.py` compares the two). About 4× less time per
   capped instance, the rest being eq. (16)'s certificate (one HiGHS LP per solve, half of it scipy's set-up).

@@ -22,7 +22,7 @@ import numpy as np
 from benchmarks._results import Row, fmt_seconds, standalone
 from benchmarks._timing import write_results
 from fairlib.multires import drfh, pfvds, psdsf, tsf
-from fairlib.multires._solvers.pfvds_interior import pfvds_interior_point
+from fairlib.multires._engine.pfvds_interior import pfvds_interior_point
 from fairlib.multires.cluster import random_cluster
 from fairlib.multires.global_maxmin import drfh_coefficients, tsf_coefficients
 from fairlib.multires.pfvds import proportional_fair_objective

@@ -1,7 +1,7 @@
 """Where one DRFH solve at cluster scale spends its time on 2 threads: threaded BLAS, numba's parallel pair kernels,
 and the rest, which runs on one core.
 
-DRFH's and TSF's rounds are the same interior point (``fairlib.multires._solvers.maxmin_interior``). Measured in a
+DRFH's and TSF's rounds are the same interior point (``fairlib.multires._engine.maxmin_interior``). Measured in a
 fresh interpreter with ``NUMBA_NUM_THREADS=2`` at the scale benchmark's largest size (10⁴ users × 10³ servers × 3
 resources), after one solve of the same cluster (which compiles the parallel kernels), by wrapping the solver's
 functions with wall-clock timers:
@@ -31,7 +31,7 @@ import json, time
 import scipy.linalg.blas as blas
 from fairlib.multires import drfh
 from fairlib.multires.cluster import random_cluster
-from fairlib.multires._solvers import maxmin_interior as mi
+from fairlib.multires._engine import maxmin_interior as mi
 spent = {{"blas": 0.0, "parallel": 0.0}}
 def timed(fn, key):
     def run(*args, **kwargs):

@@ -830,7 +830,7 @@ def open_loop(
     ``definition4``: also ``psdsf_low_<resource>`` / ``psdsf_high_<resource>`` and ``psdsf_reserved_low_<resource>``
     / ``psdsf_reserved_high_<resource>``: certified lower and upper bounds on the utilisation, overall and on the
     reserved classes, of *every* allocation meeting PS-DSF's Definition 4 on the epoch's cluster
-    (:func:`fairlib.multires.psdsf_range.psdsf_utilisation_bounds`; one pair of small MILPs per resource and
+    (:func:`fairlib.multires.checks.psdsf_range.psdsf_utilisation_bounds`; one pair of small MILPs per resource and
     measure). They depend on the epoch, not on the mechanism: every row of the epoch carries the same values.
     """
     as_instance(fleet, Fleet, "fleet")
@@ -995,7 +995,7 @@ def _open_loop_epoch(
 
 def _definition4_bounds(cluster, reserved, resources) -> dict:
     """Certified bounds on every Definition-4 allocation's utilisation, overall and on the ``reserved`` servers."""
-    from .multires.psdsf_range import psdsf_utilisation_bounds
+    from .multires.checks.psdsf_range import psdsf_utilisation_bounds
 
     out = {}
     for where, servers in (("", None), ("reserved_", reserved if reserved.any() else None)):
@@ -1013,7 +1013,7 @@ def _reserved_ranges(cluster, totals, reserved, resources) -> dict:
     """Lowest and highest utilisation of each resource on the ``reserved`` servers over placements of ``totals``,
     on the merged servers when no merged server mixes reserved and other servers (same range, far smaller LPs)."""
     from .multires.cluster import merge_identical_servers
-    from .multires.placements import utilisation_range
+    from .multires.checks.utilisation_range import utilisation_range
 
     if not reserved.any():
         return {}

@@ -92,17 +92,17 @@ def hierarchical_filling_reference(
     """Hierarchical progressive filling recomputed from scratch before every task (O(nodes · m) per task).
 
     Every node's blocked flag, share and (H-DRF) direction are rebuilt bottom-up from the tasks held, by the
-    definitions in :mod:`fairlib.multires.hierarchy`'s docstring; then the root's path of lowest (weighted share,
-    node number) unblocked children is walked to a leaf. The floating-point operations are those of the definitions,
-    in child order, so the kernel, which updates them incrementally, must match exactly (with integer demands the
-    naive rule's sums are exact in any order). Returns ``(tasks, order)``.
+    definitions in :mod:`fairlib.multires.schedulers.hierarchy`'s docstring; then the root's path of lowest (weighted
+    share, node number) unblocked children is walked to a leaf. The floating-point operations are those of the
+    definitions, in child order, so the kernel, which updates them incrementally, must match exactly (with integer
+    demands the naive rule's sums are exact in any order). Returns ``(tasks, order)``.
 
     Quotas (``guarantee``, ``limit``, ``lending_limit``: (n, m) or None, as ``Quotas``): caps are the most whole
     tasks within the limit (and ``max_tasks``); phase 1 fills up to the whole tasks within the guarantee, phase 2 up
     to the caps; a leaf is blocked when ``Σ_j max(tasks_j d_j, guarantee_j - lending_limit_j)`` with one more of its
     tasks exceeds the capacity on some resource (recomputed from scratch).
     """
-    from fairlib.multires.hierarchy import queue_tree
+    from fairlib.multires.schedulers.hierarchy import queue_tree
 
     d = np.asarray(demands, dtype=float)
     cap = np.asarray(capacity, dtype=float)

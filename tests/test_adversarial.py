@@ -220,11 +220,12 @@ def test_pfvds_alpha_range(alpha, message):
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        ({"step": np.nan}, r"step = nan"),
-        ({"kappa": -1.0}, r"kappa = -1\.0"),
-        ({"max_sweeps": 0}, r"max_sweeps = 0"),
-        ({"tol": np.nan}, r"tol = nan"),
-        ({"iterations": 2.5}, r"iterations = 2\.5"),
+        ({"method": "distributed", "options": {"step": np.nan}}, r"options\['step'\] = nan"),
+        ({"method": "distributed", "options": {"kappa": -1.0}}, r"options\['kappa'\] = -1\.0"),
+        ({"options": {"max_sweeps": 0}}, r"options\['max_sweeps'\] = 0"),
+        ({"options": {"tol": np.nan}}, r"options\['tol'\] = nan"),
+        ({"method": "psmfa", "iterations": 2.5}, r"iterations = 2\.5"),
+        ({"method": "psmfa", "options": {"iterations": 2.5}}, r"options\['iterations'\] = 2\.5"),
     ],
 )
 def test_pfvds_secondary_parameters(kwargs, message):
@@ -233,8 +234,8 @@ def test_pfvds_secondary_parameters(kwargs, message):
 
 
 def test_psdsf_tolerance_checked():
-    with pytest.raises(InvalidInputError, match=r"tol = nan"):
-        psdsf(Cluster([[9, 18]], [[1, 4], [3, 1]]), method="fixed_point", tol=np.nan)
+    with pytest.raises(InvalidInputError, match=r"options\['tol'\] = nan"):
+        psdsf(Cluster([[9, 18]], [[1, 4], [3, 1]]), method="fixed_point", options={"tol": np.nan})
 
 
 def test_nash_residual_sees_nan_tasks():
@@ -345,7 +346,7 @@ def test_google_loader_any_corruption_is_an_error_or_clean(tmp_path_factory, row
 
 from fairlib import metrics  # noqa: E402
 from fairlib.multires import drfh, tsf  # noqa: E402
-from fairlib.multires.server_properties import property_violations  # noqa: E402
+from fairlib.multires.checks.server_properties import property_violations  # noqa: E402
 
 
 @pytest.mark.parametrize(
@@ -619,8 +620,8 @@ from fairlib.traces import bitbrains_fleet, synthetic_task_requests  # noqa: E40
 _W = market.uniform_preferences(np.random.default_rng(0), 3, 4)
 _X = market.weight_proportional_bids(_W)
 SECONDARY = {
-    "drfh tol": lambda v: drfh(FIG1, tol=v),
-    "tsf tol": lambda v: tsf(FIG1, tol=v),
+    "drfh tol": lambda v: drfh(FIG1, options={"tol": v}),
+    "tsf tol": lambda v: tsf(FIG1, options={"tol": v}),
     "equilibrium_violation tol": lambda v: market.equilibrium_violation(
         _W, _X, tol=v, reserve=1e-6
     ),
@@ -641,7 +642,7 @@ SECONDARY = {
     ),
     "synthetic_task_requests size": lambda v: synthetic_task_requests(0, v),
     "bitbrains_fleet locations": lambda v: bitbrains_fleet(locations=v),
-    "pfvds max_sweeps": lambda v: pfvds(FIG1, 1.0, max_sweeps=v),
+    "pfvds max_sweeps": lambda v: pfvds(FIG1, 1.0, options={"max_sweeps": v}),
     "run_dynamics max_iter": lambda v: market.run_dynamics(
         market.Game(_W, reserve=1e-6), max_iter=v
     ),

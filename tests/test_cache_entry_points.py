@@ -258,8 +258,13 @@ def test_editing_a_driver_keeps_the_kernel_cache_and_editing_a_kernel_module_rec
     for edited, moves, stays in [
         (
             "multires/psdsf.py",
-            {"multires/psdsf.py", "multires/pfvds.py"},
+            {"multires/psdsf.py"},
             {"market/best_response.py", "dynamic/drf.py", "multires/edrf.py", "_jit.py"},
+        ),
+        (
+            "multires/_engine/pair_kernels.py",
+            {"multires/pfvds/_best_response.py", "multires/best_fit.py", "multires/edrf.py"},
+            {"market/best_response.py", "dynamic/drf.py", "multires/_engine/filling.py", "_jit.py"},
         ),
         ("_validate.py", {"multires/psdsf.py", "multires/edrf.py"}, {"_jit.py"}),
     ]:

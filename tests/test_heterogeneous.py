@@ -275,7 +275,7 @@ def test_pfvds_arguments():
 
 
 def test_property_checkers_on_hand_computed_cases():
-    from fairlib.multires.server_properties import property_violations
+    from fairlib.multires.checks.server_properties import property_violations
 
     c = Cluster([[10.0]], [[1.0], [1.0]])
     fair = property_violations(c, [[5.0], [5.0]])
@@ -300,7 +300,7 @@ def test_property_checkers_on_hand_computed_cases():
 @given(clusters(max_users=5))
 def test_theorem_3_and_the_property_table(cluster):
     """SI and EF for PS-DSF and PF-VDS with α >= 1; PO for α = 1, DRFH and TSF; EF for DRFH and TSF."""
-    from fairlib.multires.server_properties import property_violations
+    from fairlib.multires.checks.server_properties import property_violations
 
     tol = 1e-6
     for alloc in (psdsf(cluster), pfvds(cluster, 1.0), pfvds(cluster, 2.0)):
@@ -315,7 +315,7 @@ def test_theorem_3_and_the_property_table(cluster):
 
 
 def test_tsf_can_violate_the_placement_aware_sharing_incentive():
-    from fairlib.multires.server_properties import sharing_incentive_violation
+    from fairlib.multires.checks.server_properties import sharing_incentive_violation
 
     c = Cluster([[1.0, 1.0], [1.0, 2.0]], [[0.0, 1.0], [1.0, 1.0]], eligible=[[1, 0], [1, 0]])
     np.testing.assert_allclose(tsf(c).tasks[:, 0], [0.6, 0.4], rtol=1e-7)
@@ -327,10 +327,10 @@ def test_iterative_solvers_report_their_merit():
     from fairlib.multires.cluster import random_cluster
 
     c = random_cluster(3, 8, 3, 3)
-    ps = pfvds(c, 2.0, method="psmfa", iterations=300)
+    ps = pfvds(c, 2.0, method="psmfa", options={"iterations": 300})
     psi = ps.diagnostics["psi"]
     assert c.feasible(ps.tasks) and (np.diff(psi) < 0).all() and psi[-1] < psi[0]
-    dist = pfvds(c, 2.0, method="distributed", iterations=300)
+    dist = pfvds(c, 2.0, method="distributed", options={"iterations": 300})
     assert len(dist.diagnostics["psi"]) == 300 and dist.diagnostics["overuse"] >= 0
     assert np.isfinite(dist.diagnostics["nash_residual"])
 
@@ -471,16 +471,15 @@ def test_definition4_route_compares_pfvds_with_both_psdsf_constructions():
 
 def test_a_fixed_point_that_stops_short_says_why_and_what_to_use():
     cluster = random_cluster(np.random.default_rng(3), 6, 3, 3)
-    short = psdsf(cluster, method="fixed_point", max_sweeps=1)
+    short = psdsf(cluster, method="fixed_point", options={"max_sweeps": 1})
     assert not short.converged
     assert "did not converge in 1 sweeps" in short.message and "method='market'" in short.message
     assert "Definition-4 gap of the last sweep" in short.message
     capped = Cluster(
         cluster.capacity, cluster.demand, eligible=cluster.eligible, max_tasks=np.full(6, 5.0)
     )
-    short_capped = psdsf(
-        capped, max_sweeps=1
-    )  # the market hands a capped cluster to the fixed point
+    # the market hands a capped cluster to the fixed point, with its options
+    short_capped = psdsf(capped, options={"max_sweeps": 1})
     assert not short_capped.converged and "market cannot (per-user caps)" in short_capped.message
     full = psdsf(cluster, method="fixed_point")
     assert full.converged and full.message == ""

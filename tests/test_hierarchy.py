@@ -1,5 +1,5 @@
-"""Hierarchical DRF (fairlib.multires.hierarchy): known answers, the kernel against a from-scratch reference, the
-properties that tie it to flat weighted DRF, and bad input.
+"""Hierarchical DRF (fairlib.multires.schedulers.hierarchy): known answers, the kernel against a from-scratch
+reference, the properties that tie it to flat weighted DRF, and bad input.
 
 Known answers: Volcano's ``TestHDRF`` (volcano-sh/volcano, ``pkg/scheduler/plugins/drf/hdrf_test.go``), whose two
 cases are the two fixes H-DRF makes to naive hierarchical DRF (Bhattacharya et al., SoCC 2013, §4); and hand-derived

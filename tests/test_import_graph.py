@@ -227,3 +227,88 @@ def test_a_cycle_is_found(tmp_path):
     (pkg / "b.py").write_text("def f():\n    from .a import g\n")
     (tmp_path / "run_all.py").write_text("import fairlib.a\n")
     assert cycles(import_graph(tmp_path)) == [["fairlib.a", "fairlib.b"]]
+
+
+def _is_private(part: str) -> bool:
+    return part.startswith("_") and not (part.startswith("__") and part.endswith("__"))
+
+
+def private_crossings(
+    root: Path = ROOT, package: str = "fairlib.multires"
+) -> list[tuple[str, str, str]]:
+    """Every ``from M import _name`` in ``package``'s modules whose ``M`` is another module than the importer and
+    is not a private module of a package the importer belongs to, as ``(importer, M, _name)``, sorted.
+
+    A private module is one with a private component in its dotted name (``fairlib._validate``,
+    ``fairlib.multires._engine.pair_kernels``, ``fairlib.multires.pfvds._best_response``); the package it is
+    private to is the part of the name before that component. A private name is an implementation detail of the
+    module that defines it: where two modules share one, it lives in such a private module, so that a reader sees
+    from the file's place what else may depend on it."""
+    modules = _modules(root)
+    out = []
+    for name, (path, package_flag) in modules.items():
+        if not (name == package or name.startswith(package + ".")):
+            continue
+        parent = name if package_flag else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level:
+                base = parent.split(".")[: len(parent.split(".")) - (node.level - 1)]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module or ""
+            if source not in modules:
+                continue
+            for alias in node.names:
+                if not _is_private(alias.name) or f"{source}.{alias.name}" in modules:
+                    continue  # a public name, or a (private) module itself
+                parts = source.split(".")
+                owner = next((i for i, p in enumerate(parts) if _is_private(p)), None)
+                if source == name:
+                    continue
+                if owner is not None:
+                    scope = ".".join(parts[:owner])
+                    if name == scope or name.startswith(scope + "."):
+                        continue
+                out.append((name, source, alias.name))
+    return sorted(out)
+
+
+def test_private_names_cross_modules_only_from_private_modules():
+    found = private_crossings()
+    assert not found, (
+        "a private name imported from another module that is not a private module of the importer's package "
+        "(move the shared helper into the package's _engine/ or a private module, or make it public):\n"
+        + "\n".join(f"{m} imports {n} from {s}" for m, s, n in found)
+    )
+
+
+@pytest.mark.parametrize(
+    "importer, source, flagged",
+    [
+        ("b.py", "from .a import _helper\n", True),  # a sibling's private name
+        ("b.py", "def f():\n    from .a import _helper\n", True),  # lazily: the same
+        ("b.py", "from .a import helper\n", False),  # a public name
+        ("b.py", "from ._engine.k import _kernel\n", False),  # from the package's private module
+        ("fam/c.py", "from ._p import _step\n", False),  # from its own package's private module
+        ("b.py", "from .fam._p import _step\n", True),  # another package's private module
+        ("fam/c.py", "from .._engine.k import _kernel\n", False),  # an enclosing package's
+        ("b.py", "from .. import _validate\n", False),  # a private module itself
+    ],
+)
+def test_a_private_name_crossing_modules_is_found(tmp_path, importer, source, flagged):
+    pkg = tmp_path / "fairlib" / "multires"
+    for folder in (pkg / "_engine", pkg / "fam"):
+        folder.mkdir(parents=True)
+        (folder / "__init__.py").write_text("")
+    (tmp_path / "fairlib" / "__init__.py").write_text("")
+    (tmp_path / "fairlib" / "_validate.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("def _helper(): pass\ndef helper(): pass\n")
+    (pkg / "_engine" / "k.py").write_text("def _kernel(): pass\n")
+    (pkg / "fam" / "_p.py").write_text("def _step(): pass\n")
+    (pkg / importer).write_text(source)
+    (tmp_path / "run_all.py").write_text("")
+    found = private_crossings(tmp_path)
+    assert bool(found) == flagged, found

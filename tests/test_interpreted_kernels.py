@@ -139,7 +139,7 @@ def test_the_rule_sets_the_path_per_call_and_resets_it(monkeypatch):
     drfh(large)
     assert entered == ["drfh"]
     with pytest.raises(InvalidInputError, match="tol"):
-        drfh(small, tol=-1.0)
+        drfh(small, options={"tol": -1.0})
     assert _jit._INTERPRET.get() is False and _jit._DEPTH == 0
     assert all(type(kernel) is _jit.CPUDispatcher for kernel in _jit.KERNELS)
     with interpreted():
@@ -192,7 +192,7 @@ _PROBE = textwrap.dedent("""
             for name, value in vars(importlib.import_module(info.name)).items():
                 if isinstance(value, CPUDispatcher) and value.signatures:
                     out.append(f"{info.name}.{name}")
-        from fairlib.multires._solvers.pair_kernels import TWINS
+        from fairlib.multires._engine.pair_kernels import TWINS
         out += [twin.py_func.__qualname__ for twin in TWINS if twin.signatures]
         return sorted(set(out))
 

@@ -99,8 +99,12 @@ def test_method_and_tolerance_are_validated():
     c = Cluster([[9, 18]], [[1, 4], [3, 1]])
     with pytest.raises(InvalidInputError, match="method = 'simplex'"):
         drfh(c, method="simplex")
-    with pytest.raises(InvalidInputError, match="tol = 0"):
-        tsf(c, tol=0)
+    with pytest.raises(InvalidInputError, match=r"options\['tol'\] = 0"):
+        tsf(c, options={"tol": 0})
+    with pytest.raises(
+        InvalidInputError, match=r"options\['tolerance'\]: not an option of method='highs'"
+    ):
+        tsf(c, method="highs", options={"tolerance": 1e-9})
     assert drfh(c, method="highs").diagnostics["method"] == "highs"
     assert drfh(c).diagnostics["method"] == "interior_point"
 
@@ -128,8 +132,8 @@ def test_tsf_coefficients_use_every_server_with_the_needed_resources():
 def test_the_solvers_fused_kernels_round_as_numpy_does(chunks, rows, depth, seed):
     """The interior point's Python orchestration calls small kernels for its per-pair arithmetic and chunk sums;
     each must give NumPy's expression bit for bit (so moving code between the two changes no result)."""
-    from fairlib.multires._solvers import maxmin_interior as mi
-    from fairlib.multires._solvers.pair_kernels import sum_chunks
+    from fairlib.multires._engine import maxmin_interior as mi
+    from fairlib.multires._engine.pair_kernels import sum_chunks
 
     rng = np.random.default_rng(seed)
     parts = rng.normal(size=(chunks,) + (rows,) * depth) * 10.0 ** rng.integers(
@@ -227,7 +231,7 @@ def test_the_solvers_fused_kernels_round_as_numpy_does(chunks, rows, depth, seed
 def test_large_normal_matrices_use_the_numba_threads_for_blas(monkeypatch):
     """Above THREADED_BLAS_FLOPS the normal matrix's product and factorisation run BLAS on the numba loops' threads;
     the allocation is the one-thread one up to the solver's tolerance (below it nothing changes, bit for bit)."""
-    from fairlib.multires._solvers import maxmin_interior
+    from fairlib.multires._engine import maxmin_interior
 
     cluster = random_cluster(5, 600, 60, 3)  # above PARALLEL_PAIRS: the parallel kernels run
     one_thread = drfh(cluster).tasks

@@ -599,7 +599,7 @@ def test_the_starting_heap_order_is_the_compiled_sorts(n, distinct_keys, distinc
     """drf sorts its starting heap in Python (NumPy where secondary keys are distinct, numba's quicksort where some
     repeat); the order must be the one the filling kernel's own sorts gave — numba's np.argsort by secondary key,
     then a stable sort by share — including among exact ties (few distinct values of each)."""
-    from fairlib.multires.progressive_filling import _start_order
+    from fairlib.multires._engine.filling import _start_order
 
     rng = np.random.default_rng(seed)
     keys = rng.integers(0, distinct_keys, n) * 0.1

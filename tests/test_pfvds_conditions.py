@@ -9,7 +9,7 @@ from fairlib._validate import InvalidInputError
 from fairlib.multires import Cluster, pfvds
 from fairlib.multires.cluster import random_cluster
 from fairlib.multires.pfvds import nash_residual
-from fairlib.multires.pfvds_conditions import (
+from fairlib.multires.pfvds.conditions import (
     least_merit,
     marginal_utilities,
     random_feasible_start,
@@ -78,7 +78,8 @@ def test_theorem_7_totals_unique_from_random_starts(seed):
     rng = np.random.default_rng(seed)
     c = random_cluster(rng, 5, 3, 3, weights=True)
     runs = [pfvds(c, 2.0)] + [
-        pfvds(c, 2.0, method="best_response", start=random_feasible_start(rng, c)) for _ in range(3)
+        pfvds(c, 2.0, method="best_response", options={"start": random_feasible_start(rng, c)})
+        for _ in range(3)
     ]
     totals = np.array([r.totals for r in runs])
     assert np.abs(totals - totals[0]).max() <= 1e-6 * totals.max()
@@ -104,15 +105,19 @@ def test_arguments():
         least_merit(c, [[1.0], [-1.0]], 1.0)
     with pytest.raises(InvalidInputError, match="finite values only"):
         variational_gap(c, [[1.0], [1.0]], np.inf)
-    with pytest.raises(InvalidInputError, match=r"start\[0, 0\] = nan"):
-        pfvds(c, 1.0, method="best_response", start=[[np.nan], [1.0]])
-    with pytest.raises(InvalidInputError, match=r"start: expected shape \(2, 1\)"):
-        pfvds(c, 1.0, method="best_response", start=[1.0, 1.0])
-    with pytest.raises(InvalidInputError, match="only method='best_response'"):
-        pfvds(c, 1.0, start=[[1.0], [1.0]])
+    with pytest.raises(InvalidInputError, match=r"options\['start'\]\[0, 0\] = nan"):
+        pfvds(c, 1.0, method="best_response", options={"start": [[np.nan], [1.0]]})
+    with pytest.raises(InvalidInputError, match=r"options\['start'\]: expected shape \(2, 1\)"):
+        pfvds(c, 1.0, method="best_response", options={"start": [1.0, 1.0]})
+    with pytest.raises(
+        InvalidInputError, match=r"options\['start'\]: not an option of method='interior"
+    ):
+        pfvds(c, 1.0, options={"start": [[1.0], [1.0]]})
     c2 = Cluster([[9, 18], [9, 18]], [[1, 4], [3, 1]], eligible=[[True, False], [True, True]])
-    with pytest.raises(InvalidInputError, match=r"start\[0, 1\] = 1\.0: .*unusable pair"):
-        pfvds(c2, 1.0, method="best_response", start=[[1.0, 1.0], [1.0, 1.0]])
+    with pytest.raises(
+        InvalidInputError, match=r"options\['start'\]\[0, 1\] = 1\.0: .*unusable pair"
+    ):
+        pfvds(c2, 1.0, method="best_response", options={"start": [[1.0, 1.0], [1.0, 1.0]]})
 
 
 @pytest.mark.parametrize("alpha", [8.0, 73.0, 300.0])

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from fairlib._validate import InvalidInputError
 from fairlib.repro.experiments.heterogeneous_servers import proportional_fair_slsqp
 from fairlib.multires import Cluster, pfvds, psdsf
-from fairlib.multires._solvers.pfvds_interior import pfvds_interior_point
+from fairlib.multires._engine.pfvds_interior import pfvds_interior_point
 from fairlib.multires.cluster import random_cluster
 from fairlib.multires.pfvds import nash_residual, proportional_fair_objective
 from tests.test_heterogeneous import clusters
@@ -149,8 +149,8 @@ def test_arguments():
 def _stage_both_ways(cluster, alpha, time_shared):
     """One stage from the same starting point by the reference loop and by the compiled one."""
     from fairlib._jit import compiled
-    from fairlib.multires._solvers import pfvds_interior as pi
-    from fairlib.multires._solvers.pair_kernels import user_sums
+    from fairlib.multires._engine import pfvds_interior as pi
+    from fairlib.multires._engine.pair_kernels import user_sums
 
     alphas = np.full(cluster.n_servers, float(alpha))
     symmetric = alpha == 1.0
@@ -210,7 +210,7 @@ def test_compiled_factorisations_agree_with_lapack():
     """The compiled loop's Cholesky and LU solves against scipy's (LAPACK) on small random systems."""
     import scipy.linalg
 
-    from fairlib.multires._solvers import pfvds_interior_serial as serial
+    from fairlib.multires._engine import pfvds_interior_serial as serial
 
     rng = np.random.default_rng(3)
     for n in (1, 2, 5, 12):

@@ -15,7 +15,7 @@ from scipy.optimize import minimize
 
 from fairlib._jit import compiled
 from fairlib.multires import pfvds, random_cluster
-from fairlib.multires.pfvds import (
+from fairlib.multires.pfvds._best_response import (
     _best_response,
     _coordinate_prices,
     _dual_newton_response,
@@ -209,7 +209,7 @@ def test_equilibria_the_solver_used_to_miss(seed, alpha, time_shared):
 def test_a_trial_point_that_empties_a_user_has_infinite_marginals():
     """The interior point's marginal utilities at a total of exactly 0 are infinite (the step is then rejected),
     not a ZeroDivisionError from the compiled kernel."""
-    from fairlib.multires._solvers.pfvds_interior import _marginals
+    from fairlib.multires._engine.pfvds_interior import _marginals
 
     with compiled():
         g, u = _marginals(np.array([0.0, 2.0]), np.array([0, 1, 1]), np.zeros(3), np.full(3, 2.0))
@@ -238,7 +238,7 @@ def test_sweeps_that_creep_are_extrapolated(instance, tier, monkeypatch):
     from fairlib import _jit
     import sys
 
-    pfvds_module = sys.modules["fairlib.multires.pfvds"]  # the package's name pfvds is the function
+    pfvds_module = sys.modules["fairlib.multires.pfvds._best_response"]
 
     cluster = _property_table_cluster(instance)
     tiers = {"compiled": compiled, "interpreted": _jit.interpreted}
@@ -250,7 +250,7 @@ def test_sweeps_that_creep_are_extrapolated(instance, tier, monkeypatch):
     if tier == "interpreted":
         monkeypatch.setattr(pfvds_module, "_EXTRAPOLATE_AFTER", 10**9)
         with _jit.interpreted():
-            plain = pfvds(cluster, 64.0, max_sweeps=500)
+            plain = pfvds(cluster, 64.0, options={"max_sweeps": 500})
         assert plain.diagnostics["jumps"] == 0 and plain.diagnostics["nash_residual"] > 1e-6
 
 
@@ -259,7 +259,7 @@ def test_sweeps_that_creep_are_extrapolated(instance, tier, monkeypatch):
 def test_a_jump_is_made_feasible(seed, time_shared, scale):
     """``_into_capacity`` returns a feasible point (non-negative, nothing on unusable pairs, every server constraint
     held) from any point, and leaves a point inside capacity as it is."""
-    from fairlib.multires.pfvds import _into_capacity
+    from fairlib.multires.pfvds._best_response import _into_capacity
 
     rng = np.random.default_rng(seed)
     cluster = random_cluster(rng, 5, 3, 2)
@@ -283,7 +283,7 @@ def test_a_jump_is_made_feasible(seed, time_shared, scale):
 def test_nonzero_indices_are_numpys_flatnonzero(mask, stride):
     """The best responses' index kernel (it spares numba's general ``np.flatnonzero``) on contiguous vectors and on
     strided ones (a server's column of the eligibility matrix)."""
-    from fairlib.multires.pfvds import _nonzero_indices
+    from fairlib.multires.pfvds._best_response import _nonzero_indices
 
     vector = np.array(mask, dtype=bool)
     column = np.repeat(vector[:, None], stride, axis=1)[:, 0]  # strided when stride > 1

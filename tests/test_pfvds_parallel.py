@@ -1,4 +1,4 @@
-"""PF-VDS's interior point split over numba's threads (fairlib.multires._solvers.pfvds_parallel): each fused kernel
+"""PF-VDS's interior point split over numba's threads (fairlib.multires._engine.pfvds_parallel): each fused kernel
 against the serial path's NumPy expressions and products on any split of the users into chunks (per-pair and
 per-user values bit for bit, sums over chunks to rounding), and whole solves against the serial path."""
 
@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from fairlib.multires import pfvds, random_cluster
 from fairlib.multires.pfvds import CAPPED_GAP, nash_residual
-from fairlib.multires._solvers import pfvds_interior as pi
-from fairlib.multires._solvers import pfvds_parallel as par
-from fairlib.multires._solvers.pair_kernels import (
+from fairlib.multires._engine import pfvds_interior as pi
+from fairlib.multires._engine import pfvds_parallel as par
+from fairlib.multires._engine.pair_kernels import (
     column_products,
     parallel_from,
     row_products,
@@ -216,9 +216,7 @@ def test_the_parallel_path_solves_as_the_serial_one(case):
 def test_the_threaded_certificate_is_the_serial_one(alpha, monkeypatch):
     """The Nash residual with the servers' best responses on the threads equals the serial loop's, bit for bit, at
     an equilibrium and away from it."""
-    module = sys.modules[
-        "fairlib.multires.pfvds"
-    ]  # the package exports the function under the same name
+    module = sys.modules["fairlib.multires.pfvds._best_response"]
     pools = []
 
     class Recorded(module.ThreadPoolExecutor):

@@ -1,4 +1,4 @@
-"""Why our reconstructions of PS-MFA and the distributed heuristic stall (``fairlib.multires.pfvds_stalls``): the
+"""Why our reconstructions of PS-MFA and the distributed heuristic stall (``fairlib.multires.pfvds.stalls``): the
 merit and the NCP are sound (Ψ = 0 at the equilibrium with its multipliers, and the equilibrium is a fixed point of
 the distributed update with them), the distributed heuristic's penalty prices vanish at the equilibrium (so it is
 not a fixed point of eqs. 55–57 as reconstructed, and Ψ > 0 there), and PS-MFA stops where its projected direction
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from fairlib._validate import InvalidInputError
 from fairlib.multires import pfvds, random_cluster
-from fairlib.multires.pfvds_stalls import descent_rate, equilibrium_merits, penalty_prices
+from fairlib.multires.pfvds.stalls import descent_rate, equilibrium_merits, penalty_prices
 
 
 @settings(max_examples=25, deadline=None)
@@ -48,7 +48,7 @@ def test_psmfa_stops_where_its_direction_still_descends():
     less than 0.1% per iteration: hundreds of thousands of iterations short of Ψ = 1e-10."""
     seed = np.random.SeedSequence(2018).spawn(7)[4]
     cluster = random_cluster(np.random.default_rng(seed), 20, 4, 3)
-    run = pfvds(cluster, 2.0, method="psmfa", iterations=300)
+    run = pfvds(cluster, 2.0, method="psmfa", options={"iterations": 300})
     d = descent_rate(
         cluster, 2.0, run.tasks, run.diagnostics["prices"], run.diagnostics["psi"], tail=100
     )

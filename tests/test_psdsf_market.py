@@ -1,4 +1,4 @@
-"""PS-DSF by the smoothed market (fairlib.multires._solvers.psdsf_market): Definition 4 is the oracle; where the
+"""PS-DSF by the smoothed market (fairlib.multires._engine.psdsf_market): Definition 4 is the oracle; where the
 allocation is unique (one server, time-shared servers, a bottleneck everywhere) it is compared with the
 independent references (progressive-filling DRF, PF-VDS(1)'s interior point, the fixed point)."""
 
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from fairlib._validate import InvalidInputError
 from fairlib.repro.experiments.heterogeneous_servers import random_bottleneck_cluster
 from fairlib.multires import Cluster, edrf, pfvds, psdsf
-from fairlib.multires._solvers.psdsf_market import psdsf_market
+from fairlib.multires._engine.psdsf_market import psdsf_market
 from fairlib.multires.cluster import random_cluster
 from fairlib.multires.psdsf import psdsf_violation
 from tests.test_heterogeneous import clusters
@@ -175,7 +175,7 @@ def test_fixed_point_settles_where_a_thousand_sweeps_cut_it_short():
     from fairlib.multires import psdsf, psdsf_violation, random_cluster
 
     cluster = random_cluster(np.random.default_rng(188), 5, 3, 3, weights=True)
-    short = psdsf(cluster, method="fixed_point", max_sweeps=1000)
+    short = psdsf(cluster, method="fixed_point", options={"max_sweeps": 1000})
     assert not short.converged and "did not converge in 1000 sweeps" in short.message
     for time_shared in (False, True):
         fixed = psdsf(cluster, time_shared=time_shared, method="fixed_point")
@@ -192,7 +192,7 @@ def test_residual_norms_round_as_numbas_reductions(values):
     ``np.sqrt(np.sum(F * F))`` gave, bit for bit (the first NaN wins the maximum)."""
     import numba
 
-    from fairlib.multires._solvers.psdsf_market import _norms
+    from fairlib.multires._engine.psdsf_market import _norms
 
     @numba.njit
     def numbas(res):

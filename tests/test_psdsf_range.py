@@ -1,7 +1,8 @@
-"""Certified bounds on the utilisation of every Definition-4 (PS-DSF) allocation (``fairlib.multires.psdsf_range``):
-the premise (every PS-DSF allocation has each usable user at its cap or blocked by a saturated resource it needs),
-bounds that contain both of our PS-DSF constructions, the grouped program's bounds containing the per-server
-program's (the reference), a hand-computed case, and the open-loop columns."""
+"""Certified bounds on the utilisation of every Definition-4 (PS-DSF) allocation
+(``fairlib.multires.checks.psdsf_range``): the premise (every PS-DSF allocation has each usable user at its cap or
+blocked by a saturated resource it needs), bounds that contain both of our PS-DSF constructions, the grouped
+program's bounds containing the per-server program's (the reference), a hand-computed case, and the open-loop
+columns."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 from fairlib import sim
 from fairlib._validate import InvalidInputError
 from fairlib.multires import Cluster, psdsf, psdsf_violation, random_cluster
-from fairlib.multires.psdsf_range import psdsf_utilisation_bounds
+from fairlib.multires.checks.psdsf_range import psdsf_utilisation_bounds
 
 
 def _capped_cluster(seed, n_users=5, n_servers=5, server_types=2):

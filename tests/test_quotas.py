@@ -1,7 +1,7 @@
-"""Guarantees, limits and lending limits as resource vectors for pooled DRF (fairlib.multires.quotas): known answers
-per scheduler, the kernel against a from-scratch reference (interpreted and compiled), the defining property of
-progressive filling with quotas, the continuous references (an LP for the dominant share, water-filling for Kueue's
-borrowed share), and bad input."""
+"""Guarantees, limits and lending limits as resource vectors for pooled DRF (fairlib.multires.schedulers.quotas):
+known answers per scheduler, the kernel against a from-scratch reference (interpreted and compiled), the defining
+property of progressive filling with quotas, the continuous references (an LP for the dominant share, water-filling
+for Kueue's borrowed share), and bad input."""
 
 from __future__ import annotations
 
@@ -313,7 +313,7 @@ def test_bad_quotas_are_named(make, match):
 def test_guarantee_summary_matches_numpy(seed, m, order):
     """Resolution's one compiled pass against the NumPy expressions it replaced: the same first offending entries
     (row-major, as ``np.argwhere``) and the same answer to "is anything held back", in either memory order."""
-    from fairlib.multires.quotas import _guarantee_summary
+    from fairlib.multires.schedulers.quotas import _guarantee_summary
 
     rng = np.random.default_rng(seed)
     n = 50
@@ -353,7 +353,7 @@ def test_mesos_guarantees_of_whole_tasks_that_fill_the_pool_are_each_run(seed):
     a fill without it, or with one that does not cover such drift, runs no task at all."""
     import math
 
-    from fairlib.multires.progressive_filling import committed_amounts
+    from fairlib.multires._engine.filling import committed_amounts
 
     rng = np.random.default_rng(seed)
     n = 100_000
@@ -375,7 +375,7 @@ def test_committed_amounts_are_numpys_sums(n, m, order, reserving):
     """The committed amounts behind the start check and the guarantees' shortcut are NumPy's sums of
     ``np.maximum(held[:, None] * d, reserved)`` over users, bit for bit: the compiled pass adds row by row as NumPy
     does with two resources or more (this fails if NumPy ever sums otherwise), NumPy itself with one."""
-    from fairlib.multires.progressive_filling import committed_amounts
+    from fairlib.multires._engine.filling import committed_amounts
 
     rng = np.random.default_rng(n + m)
     d = rng.random((n, m)) * 10
@@ -443,7 +443,7 @@ def test_heterogeneous_guarantees_and_limits_match_the_lp_reference(seed, method
 
     from fairlib.multires import drfh, tsf
     from fairlib.multires.global_maxmin import drfh_coefficients, tsf_coefficients
-    from fairlib.multires.quotas import divisible_bounds
+    from fairlib.multires.schedulers.quotas import divisible_bounds
     from tests.reference import maxmin_levels_reference
 
     cluster, q = _heterogeneous_case(seed)

@@ -1,5 +1,5 @@
 """Production schedulers' DRF semantics: cases translated from the schedulers' own test suites, and drf's scheduler
-tie rules and ``start`` checked against :class:`fairlib.multires.sorter.DRFSorter`.
+tie rules and ``start`` checked against :class:`fairlib.multires.schedulers.sorter.DRFSorter`.
 
 Every translated case names its source (repository, file, test) and how the scheduler's calls map to fairlib's:
 
@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 
 from fairlib._validate import InvalidInputError
 from fairlib.multires import drf
-from fairlib.multires.sorter import DRFSorter
+from fairlib.multires.schedulers.sorter import DRFSorter
 
 MESOS = ("apache/mesos", "src/tests/sorter_tests.cpp")
 YARN = (

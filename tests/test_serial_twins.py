@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from fairlib.multires import drfh, psdsf, random_cluster, tsf
-from fairlib.multires._solvers import pair_kernels
+from fairlib.multires._engine import pair_kernels
 
-MAXMIN = sys.modules["fairlib.multires._solvers.maxmin_interior"]
-MARKET = sys.modules["fairlib.multires._solvers.psdsf_market"]
+MAXMIN = sys.modules["fairlib.multires._engine.maxmin_interior"]
+MARKET = sys.modules["fairlib.multires._engine.psdsf_market"]
 
 
 @pytest.mark.parametrize("module", [MAXMIN, MARKET], ids=["maxmin_interior", "psdsf_market"])

@@ -11,7 +11,7 @@ from fairlib.multires import pfvds
 from fairlib.multires.cluster import random_cluster
 from fairlib.multires.pfvds import shared_stages
 
-interior = importlib.import_module("fairlib.multires._solvers.pfvds_interior")
+interior = importlib.import_module("fairlib.multires._engine.pfvds_interior")
 ALPHAS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 64.0)
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from fairlib._jit import compiled, steered
 
-PFVDS = importlib.import_module("fairlib.multires.pfvds")
+PFVDS = importlib.import_module("fairlib.multires.pfvds._best_response")
 
 
 def _server(seed):

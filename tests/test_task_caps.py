@@ -25,14 +25,14 @@ from fairlib.multires import (
 )
 from fairlib.multires.global_maxmin import drfh_coefficients, tsf_coefficients
 from fairlib.multires.psdsf import psdsf_violation
-from fairlib.multires.server_properties import (
+from fairlib.multires.checks.server_properties import (
     checked_allocation,
     pareto_violation,
     sharing_incentive_violation,
 )
 from fairlib.repro.experiments.heterogeneous_servers import proportional_fair_slsqp
-from fairlib.multires._solvers.pfvds_interior import pfvds_interior_point
-from fairlib.multires.pfvds_conditions import variational_gap
+from fairlib.multires._engine.pfvds_interior import pfvds_interior_point
+from fairlib.multires.pfvds.conditions import variational_gap
 from tests.reference import maxmin_levels_reference
 
 

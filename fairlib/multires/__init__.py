@@ -21,7 +21,7 @@ them);
 :func:`hierarchical_drf` fills a tree of weighted queues (H-DRF, or the naive rule of Mesos's nested roles);
 :class:`Quotas` (``drf(..., quotas=...)``) adds guarantees, limits and lending limits as resource vectors (YARN's
 min/max shares, Mesos's quota, Kueue's nominal quota with borrowing and lending limits).
-References: :func:`maxmin_lp` (HiGHS). The private solvers live in ``fairlib.multires._solvers``.
+References: :func:`maxmin_lp` (HiGHS). The private kernels the mechanisms share live in ``fairlib.multires._engine``.
 """
 
 from .best_fit import drfh_best_fit
@@ -40,7 +40,7 @@ from .cluster import (
     random_pool,
 )
 from .edrf import EDRFResult, PDRFResult, edrf, pdrf
-from .hierarchy import (
+from .schedulers.hierarchy import (
     HIERARCHY_VARIANTS,
     HierarchicalDRFResult,
     QueueTree,
@@ -49,16 +49,22 @@ from .hierarchy import (
 )
 from .global_maxmin import drfh, drfh_coefficients, tsf, tsf_coefficients, weighted_maxmin_totals
 from .lp import maxmin_lp
-from .pfvds import best_response_column, merit, nash_residual, pfvds, proportional_fair_objective
-from .pfvds_conditions import least_merit, marginal_utilities, server_multipliers, variational_gap
+from .pfvds import (
+    best_response_column,
+    merit,
+    nash_residual,
+    pfvds,
+    proportional_fair_objective,
+    psmfa,
+)
+from .pfvds.conditions import least_merit, marginal_utilities, server_multipliers, variational_gap
 from .pooled import asset_fairness, asset_share_per_task, ceei
 from .progressive_filling import DRFResult, drf
-from .placements import UtilisationRange, utilisation_range
+from .checks.utilisation_range import UtilisationRange, utilisation_range
 from .psdsf import psdsf, psdsf_violation
-from .psmfa import psmfa
-from .quotas import QUOTA_SHARES, Quotas
-from .sorter import SORTER_SEMANTICS, DRFSorter
-from .server_properties import (
+from .schedulers.quotas import QUOTA_SHARES, Quotas
+from .schedulers.sorter import SORTER_SEMANTICS, DRFSorter
+from .checks.server_properties import (
     bottleneck_fairness_violation,
     envy_violation,
     misreports,

@@ -29,11 +29,16 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import InvalidInputError, as_count, as_instance, as_number
-from ._solvers.pair_kernels import largest
+from .._validate import as_instance, as_number
+from ._engine.pair_kernels import largest
+from ._engine.placements import (  # noqa: F401 (placement_bound: shown from here)
+    MAX_PLACEMENTS,
+    _bounded_steps,
+    check_placements,
+    placement_bound,
+)
 from .cluster import Allocation, Cluster
 from .global_maxmin import drfh_coefficients
-from .progressive_filling import INTERPRET_TASKS_AT_MOST
 
 __all__ = ["drfh_best_fit", "FIT_SLACK"]
 
@@ -123,40 +128,6 @@ def _best_fit_fill(capacity, demand, usable, share_per_task, caps, quantum, slac
             active[user] = False
         steps += 1
     return tasks, steps
-
-
-#: the most placements Best-Fit DRFH and DRF's machine offers make before refusing an instance (each placement
-#: scans every user and server: 10⁸ placements of a 100-user, 100-server cluster are ~10¹² operations, hours)
-MAX_PLACEMENTS = 100_000_000
-
-
-def placement_bound(cluster, quantum: float = 1.0) -> float:
-    """An upper bound on the placements a one-task-at-a-time filling makes.
-
-    The tasks each user could run alone on each usable server (γ, zero elsewhere), capped by its ``max_tasks``, over
-    ``quantum`` tasks per placement."""
-    return float(np.minimum(cluster.gamma.sum(axis=1), cluster.max_tasks).sum() / quantum)
-
-
-def check_placements(cluster, quantum: float, max_placements, what: str) -> None:
-    """Refuse, by name, an instance whose placements could exceed ``max_placements`` (an int >= 1)."""
-    max_placements = as_count(max_placements, "max_placements")
-    bound = placement_bound(cluster, quantum)
-    if not bound <= max_placements:
-        raise InvalidInputError(
-            f"{what}: up to {bound:.3g} placements (tasks each user fits on each server"
-            f"{' / quantum' if quantum != 1 else ''}), more than max_placements = "
-            f"{max_placements}; raise quantum or max_placements, or use drfh for instances "
-            "this large"
-        )
-
-
-def _bounded_steps(cluster, *, quantum: float = 1.0, **_) -> bool:
-    """Few enough placements for the interpreter (DRF's rule, :data:`INTERPRET_TASKS_AT_MOST` steps):
-    :func:`placement_bound`."""
-    if not (isinstance(quantum, (int, float, np.integer, np.floating)) and quantum > 0):
-        return False
-    return bool(placement_bound(cluster, float(quantum)) <= INTERPRET_TASKS_AT_MOST)
 
 
 @interpreted_when_small(bounded=_bounded_steps)

@@ -22,14 +22,16 @@ from .._validate import (
     check_task_bound,
     result_type,
 )
-from ._solvers.pair_kernels import largest
+from ._engine.pair_kernels import largest
 from .cluster import Allocation, Cluster, pool_arrays, pool_column
-from .progressive_filling import (
+from ._engine.filling import (
     _is_cluster,
     _progressive_filling,
-    check_start_fits,
-    dominant_resources,
+    _start_amounts,
     held_resources,
+)
+from .progressive_filling import (
+    dominant_resources,
     no_quotas,
     share_steps,
 )
@@ -440,24 +442,6 @@ def edrf(
         rounds=int(rounds),
         _inputs=(d, cap),
     )
-
-
-def _start_amounts(start, d, cap) -> np.ndarray | None:
-    """``edrf``'s ``start`` checked (n finite amounts >= 0 that fit the capacity), or ``None`` (none or all zero)."""
-    if start is None:
-        return None
-    n = len(d)
-    held = np.asarray(start, dtype=np.float64) if np.asarray(start).dtype.kind in "iuf" else None
-    if held is None or held.shape != (n,):
-        raise InvalidInputError(
-            f"start: expected {n} numbers (tasks each user holds), got {np.asarray(start)!r}"
-        )
-    bad = ~np.isfinite(held) | (held < 0)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise InvalidInputError(f"start[{i}] = {held[i]}: must be finite and >= 0")
-    check_start_fits(held, d, cap)
-    return held if held.any() else None
 
 
 @result_type

@@ -25,7 +25,8 @@ Two solvers for the rounds' LPs:
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.optimize import linprog
@@ -41,21 +42,76 @@ from .._validate import (
     as_real_array,
     check_choice,
 )
-from ._solvers.maxmin_interior import maxmin_round_interior_point
+from ._engine.maxmin_interior import maxmin_round_interior_point
+from ._engine.options import MethodOptions
 from .cluster import Allocation, Cluster, monopoly_tasks, placement_capacity_rows
-from .quotas import Quotas, divisible_bounds
+from .schedulers.quotas import Quotas, divisible_bounds
 
 __all__ = ["drfh", "tsf", "weighted_maxmin_totals", "drfh_coefficients", "tsf_coefficients"]
 
 
 _FREEZE_SLACK = 1e-7
 _METHODS = ("interior_point", "highs")
+
+
+@dataclass(frozen=True)
+class InteriorPointOptions(MethodOptions):
+    """``drfh``'s and ``tsf``'s ``options`` with ``method="interior_point"``.
+
+    Parameters
+    ----------
+    tol : float in (0, 0.1]
+        The interior point's stopping tolerance of each round.
+    """
+
+    tol: float = 1e-9
+
+    def __post_init__(self):
+        self._number("tol", maximum=0.1)
+
+
+@dataclass(frozen=True)
+class HighsOptions(MethodOptions):
+    """``drfh``'s and ``tsf``'s ``options`` with ``method="highs"``.
+
+    Parameters
+    ----------
+    tol : float in (0, 0.1]
+        The dual above which HiGHS's duals freeze a user at a round's level.
+    """
+
+    tol: float = 1e-9
+
+    def __post_init__(self):
+        self._number("tol", maximum=0.1)
+
+
+#: each method's option type
+METHOD_OPTIONS = {"interior_point": InteriorPointOptions, "highs": HighsOptions}
+
+
+def _method_options(method, options) -> MethodOptions:
+    check_choice(method, _METHODS, "method")
+    return METHOD_OPTIONS[method].of(options, method)
+
+
 _IPM_FREEZE_SLACK = 1e-12
 _IPM_ACCEPT = 1e-7  # a round whose interior point stalls above this residual is re-solved by HiGHS
 
 
 def drfh_coefficients(cluster: Cluster) -> np.ndarray:
-    """q_n = max_r d[n, r] / C_r on the pooled capacities (resources absent everywhere are skipped)."""
+    """q_n = max_r d[n, r] / C_r on the pooled capacities (resources absent everywhere are skipped).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The instance.
+
+    Returns
+    -------
+    (N,) ndarray
+        q_n.
+    """
     as_instance(cluster, Cluster, "cluster")
     pooled = cluster.pooled_capacity
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -64,7 +120,18 @@ def drfh_coefficients(cluster: Cluster) -> np.ndarray:
 
 
 def tsf_coefficients(cluster: Cluster) -> np.ndarray:
-    """q_n = 1 / γ_n, γ_n = Σ_i min_r c[i, r] / d[n, r] over *all* servers with the needed resources."""
+    """q_n = 1 / γ_n, γ_n = Σ_i min_r c[i, r] / d[n, r] over *all* servers with the needed resources.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The instance.
+
+    Returns
+    -------
+    (N,) ndarray
+        q_n.
+    """
     as_instance(cluster, Cluster, "cluster")
     return 1.0 / monopoly_tasks(cluster.capacity, cluster.demand).sum(axis=1)
 
@@ -91,6 +158,28 @@ def weighted_maxmin_totals(
     first user whose floor breaks that is named): a user waits at its floor's level until the common level reaches
     it, then rises with the others.
     Returns (tasks[n, i], diagnostics: rounds, levels per user, LP count, method).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The instance.
+    q : (N,) array_like
+        The coefficients q_n > 0.
+    tol : float
+        The interior point's stopping tolerance, or the dual above which HiGHS's duals freeze a user.
+    max_rounds : int or None
+        A cap on the rounds.
+    method : str
+        "interior_point" or "highs".
+    floors : (N,) array_like or None
+        Guaranteed total tasks per user.
+
+    Returns
+    -------
+    tasks : (N, K) ndarray
+        The allocation.
+    diagnostics : dict
+        Rounds, levels per user, LP count, method.
     """
     as_instance(cluster, Cluster, "cluster")
     n = cluster.n_users
@@ -440,45 +529,99 @@ def _check_placeable(cluster: Cluster, floors, name: str) -> None:
 
 @interpreted_when_small
 def drfh(
-    cluster: Cluster, *, tol: float = 1e-9, method: str = "interior_point", quotas=None
+    cluster: Cluster,
+    *,
+    method: str = "interior_point",
+    options: Mapping | None = None,
+    quotas=None,
 ) -> Allocation:
     """DRFH: weighted max-min on global dominant shares x_n max_r d[n, r] / C_r (pooled C), placed on servers.
 
-    ``method``: "interior_point" (default) or "highs" (reference LPs); see :func:`weighted_maxmin_totals`.
-    ``quotas``: a :class:`~.quotas.Quotas` with guarantees and limits as vectors of the pooled capacity (YARN's
-    min/max shares; lending limits and Kueue's borrowed share are pooled rules, refused here): each user's tasks
-    lie between ``min_r G_nr / d_nr`` (the guarantees must be placeable together) and ``min_r L_nr / d_nr``; a
-    guaranteed user waits at its guarantee until the others' shares reach it.
+    Parameters
+    ----------
+    cluster : Cluster
+        The instance (weights, placement constraints and per-user caps honoured).
+    method : {"interior_point", "highs"}
+        The algorithm: the structured interior point, round by round (default), or HiGHS's LPs (the reference); see
+        :func:`weighted_maxmin_totals`.
+    options : mapping, optional
+        The method's own options, checked against ``METHOD_OPTIONS[method]`` (an option the method does not take is
+        refused): ``tol``, the interior point's stopping tolerance or the dual above which HiGHS's duals freeze a user
+        (default 1e-9, at most 0.1).
+    quotas : Quotas, optional
+        Guarantees and limits as vectors of the pooled capacity (YARN's min/max shares; lending limits and Kueue's
+        borrowed share are pooled rules, refused here): each user's tasks lie between ``min_r G_nr / d_nr`` (the
+        guarantees must be placeable together) and ``min_r L_nr / d_nr``; a guaranteed user waits at its guarantee
+        until the others' shares reach it.
 
+    Returns
+    -------
+    Allocation
+        Tasks per (user, server); diagnostics: rounds, levels per user, LP count, method.
+
+    References
+    ----------
+    W. Wang, B. Liang, B. Li, "Multi-resource fair allocation in heterogeneous cloud computing systems", IEEE TPDS
+    2015 (DRFH); the module docstring gives the program solved.
+
+    Examples
+    --------
     >>> c = Cluster([[9, 18]], [[1, 4], [3, 1]])    # one server: DRF
     >>> drfh(c).tasks.round(6).ravel().tolist()
     [3.0, 2.0]
     """
     as_instance(cluster, Cluster, "cluster")
-    tol = as_number(tol, "tol", maximum=0.1)
+    opts = _method_options(method, options)
     capped, floors = _with_quotas(cluster, quotas)
     tasks, diag = weighted_maxmin_totals(
-        capped, drfh_coefficients(cluster), tol=tol, method=method, floors=floors
+        capped, drfh_coefficients(cluster), tol=opts.tol, method=method, floors=floors
     )
     return Allocation.from_diagnostics(cluster, tasks, "drfh", diag)
 
 
 @interpreted_when_small
 def tsf(
-    cluster: Cluster, *, tol: float = 1e-9, method: str = "interior_point", quotas=None
+    cluster: Cluster,
+    *,
+    method: str = "interior_point",
+    options: Mapping | None = None,
+    quotas=None,
 ) -> Allocation:
     """TSF: weighted max-min on x_n / γ_n (γ_n: monopoly tasks on every server, placement ignored).
 
-    ``method``: "interior_point" (default) or "highs" (reference LPs); see :func:`weighted_maxmin_totals`.
-    ``quotas``: guarantees and limits, as :func:`drfh` takes them.
+    Parameters
+    ----------
+    cluster : Cluster
+        The instance (weights, placement constraints and per-user caps honoured).
+    method : {"interior_point", "highs"}
+        The algorithm: the structured interior point, round by round (default), or HiGHS's LPs (the reference); see
+        :func:`weighted_maxmin_totals`.
+    options : mapping, optional
+        The method's own options, checked against ``METHOD_OPTIONS[method]`` (an option the method does not take is
+        refused): ``tol``, the interior point's stopping tolerance or the dual above which HiGHS's duals freeze a user
+        (default 1e-9, at most 0.1).
+    quotas : Quotas, optional
+        Guarantees and limits, as :func:`drfh` takes them.
 
+    Returns
+    -------
+    Allocation
+        Tasks per (user, server); diagnostics: rounds, levels per user, LP count, method.
+
+    References
+    ----------
+    W. Wang et al., "Multi-resource fair sharing for datacenter jobs with placement constraints",
+    SC'16 (TSF); the module docstring gives the program solved.
+
+    Examples
+    --------
     >>> tsf(Cluster([[9, 18]], [[1, 4], [3, 1]])).tasks.round(6).ravel().tolist()
     [3.0, 2.0]
     """
     as_instance(cluster, Cluster, "cluster")
-    tol = as_number(tol, "tol", maximum=0.1)
+    opts = _method_options(method, options)
     capped, floors = _with_quotas(cluster, quotas)
     tasks, diag = weighted_maxmin_totals(
-        capped, tsf_coefficients(cluster), tol=tol, method=method, floors=floors
+        capped, tsf_coefficients(cluster), tol=opts.tol, method=method, floors=floors
     )
     return Allocation.from_diagnostics(cluster, tasks, "tsf", diag)

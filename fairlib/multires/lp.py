@@ -18,7 +18,7 @@ from .._validate import (
     as_real_array,
     as_weights,
 )
-from .quotas import Quotas, divisible_bounds
+from .schedulers.quotas import Quotas, divisible_bounds
 
 __all__ = ["maxmin_lp", "quota_maxmin_lp"]
 

@@ -28,7 +28,8 @@ import numpy as np
 
 from .._jit import interpreted_when_small, njit
 from .._validate import as_instance
-from .best_fit import FIT_SLACK, MAX_PLACEMENTS, _bounded_steps, check_placements
+from ._engine.placements import MAX_PLACEMENTS, _bounded_steps, check_placements
+from .best_fit import FIT_SLACK
 from .cluster import Allocation, Cluster
 from .global_maxmin import drfh_coefficients
 

@@ -189,7 +189,7 @@ def ceei(cluster: Cluster, *, start: ArrayLike | None = None) -> Allocation:
     [3.0, 2.0]
     """
     as_instance(cluster, Cluster, "cluster")
-    from .edrf import _start_amounts
+    from ._engine.filling import _start_amounts
 
     cap, dem, w = pool_arrays(cluster, "ceei", caps=True)
     held = _start_amounts(start, dem, cap)

@@ -26,11 +26,15 @@ Time-shared (non-divisible) servers, Problem 2 / Theorem 5: each server's only c
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import InvalidInputError, as_count, as_instance, as_number, check_choice
-from ._solvers.psdsf_market import psdsf_market
+from .._validate import InvalidInputError, as_instance, check_choice
+from ._engine.options import MethodOptions
+from ._engine.psdsf_market import psdsf_market
 from .cluster import Allocation, Cluster
 
 __all__ = ["psdsf", "psdsf_violation"]
@@ -47,6 +51,35 @@ def _fill_server(
     of level; events are a user's breakpoint x_other/coef (it starts rising), a resource saturating (its users
     freeze) or a user's total reaching its cap at level max_tasks/coef (it freezes there). A user whose other
     servers already give it its cap takes nothing here.
+
+    Parameters
+    ----------
+    i : int
+        The server.
+    d3 : (N, K, C) ndarray
+        d3[n, i, r]: per-task use of server i's constraint r by user n.
+    cap : (K, C) ndarray
+        Each server's constraints' capacities.
+    coef : (N, K) ndarray
+        φ_n γ[n, i]: user n's rise per unit of weighted VDS on server i.
+    usable : (N, K) bool ndarray
+        Which (user, server) pairs may hold tasks.
+    x_other : (N,) ndarray
+        Each user's tasks on the other servers (scratch in :func:`_sweep`).
+    out : (N,) ndarray
+        The server's column x[:, i] (written).
+    order : (N,) int64 ndarray
+        Scratch: the users ordered by breakpoint.
+    rising : (N,) bool ndarray
+        Scratch: the users rising.
+    frozen : (N,) bool ndarray
+        Scratch: the users frozen.
+    used : (C,) ndarray
+        Scratch: the server's use of each constraint.
+    slope : (C,) ndarray
+        Scratch: the rate at which each constraint fills.
+    max_tasks : (N,) ndarray
+        Each user's cap on its total tasks (inf: none).
     """
     n_users = x_other.shape[0]
     m = cap.shape[0]
@@ -175,7 +208,46 @@ _DRIFT_CHECK = 1e-6
 def _sweep(
     d3, cap, coef, usable, x, totals, col, x_other, order, rising, frozen, used, slope, max_tasks
 ):
-    """One Gauss-Seidel sweep over the servers, in place; returns (largest change of an x[n, i], largest total)."""
+    """One Gauss-Seidel sweep over the servers, in place; returns (largest change of an x[n, i], largest total).
+
+    Parameters
+    ----------
+    d3 : (N, K, C) ndarray
+        d3[n, i, r]: per-task use of server i's constraint r by user n.
+    cap : (K, C) ndarray
+        Each server's constraints' capacities.
+    coef : (N, K) ndarray
+        φ_n γ[n, i]: user n's rise per unit of weighted VDS on server i.
+    usable : (N, K) bool ndarray
+        Which (user, server) pairs may hold tasks.
+    x : (N, K) ndarray
+        Tasks per (user, server), updated in place.
+    totals : (N,) ndarray
+        Each user's total, updated in place.
+    col : (N,) ndarray
+        Scratch: one server's column.
+    x_other : (N,) ndarray
+        Each user's tasks on the other servers (scratch in :func:`_sweep`).
+    order : (N,) int64 ndarray
+        Scratch: the users ordered by breakpoint.
+    rising : (N,) bool ndarray
+        Scratch: the users rising.
+    frozen : (N,) bool ndarray
+        Scratch: the users frozen.
+    used : (C,) ndarray
+        Scratch: the server's use of each constraint.
+    slope : (C,) ndarray
+        Scratch: the rate at which each constraint fills.
+    max_tasks : (N,) ndarray
+        Each user's cap on its total tasks (inf: none).
+
+    Returns
+    -------
+    change : float
+        The largest change of an x[n, i].
+    scale : float
+        The largest total.
+    """
     n_users, n_servers, _ = d3.shape
     change = 0.0
     scale = 0.0
@@ -210,7 +282,19 @@ def _sweep(
 
 @njit(cache=True)
 def _step_along(x, totals, step, factor):
-    """x += factor · step, in place, clamped at 0, with each user's total recomputed (a jump of the fixed point)."""
+    """x += factor · step, in place, clamped at 0, with each user's total recomputed (a jump of the fixed point).
+
+    Parameters
+    ----------
+    x : (N, K) ndarray
+        Tasks per (user, server), moved in place.
+    totals : (N,) ndarray
+        Each user's total, moved in place.
+    step : (N, K) ndarray
+        The direction.
+    factor : float
+        The multiple of ``step`` added.
+    """
     n_users, n_servers = x.shape
     for n in range(n_users):
         total = 0.0
@@ -239,7 +323,40 @@ def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start, max_tasks, acce
     The stopping rule is still a sweep's own change. On the Google open-loop epochs this takes ~2,000 sweeps to
     ~400, and on a whole Google cell's capped jobs (4,000 users on 10 machine kinds) ~800 to ~320, within 1e-10
     (relative) of the plain iteration's limit, about where the plain iteration stops short of it
-    (tests/test_psdsf_acceleration.py; docs/performance.md)."""
+    (tests/test_psdsf_acceleration.py; docs/performance.md).
+
+    Parameters
+    ----------
+    d3 : (N, K, C) ndarray
+        d3[n, i, r]: per-task use of server i's constraint r by user n.
+    cap : (K, C) ndarray
+        Each server's constraints' capacities.
+    coef : (N, K) ndarray
+        φ_n γ[n, i]: user n's rise per unit of weighted VDS on server i.
+    usable : (N, K) bool ndarray
+        Which (user, server) pairs may hold tasks.
+    max_sweeps : int
+        Sweep cap.
+    tol : float
+        The stopping rule: a sweep's largest change relative to the largest total.
+    start : (N, K) ndarray
+        The starting allocation.
+    max_tasks : (N,) ndarray
+        Each user's cap on its total tasks (inf: none).
+    accelerate : bool
+        Whether to extrapolate linear convergence and drift (above).
+
+    Returns
+    -------
+    tasks : (N, K) ndarray
+        The allocation.
+    sweeps : int
+        Sweeps made.
+    change : float
+        The last sweep's largest relative change.
+    jumps : int
+        Extrapolations kept.
+    """
     n_users, n_servers, m = d3.shape
     x = start.copy()
     totals = x.sum(axis=1)
@@ -369,38 +486,87 @@ def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start, max_tasks, acce
     return x, sweeps, change, jumps
 
 
+@dataclass(frozen=True)
+class FixedPointOptions(MethodOptions):
+    """``psdsf``'s ``options`` with ``method="fixed_point"``.
+
+    Parameters
+    ----------
+    max_sweeps : int >= 1
+        Gauss-Seidel sweeps of per-server progressive filling.
+    tol : float > 0
+        The stopping rule: no x[n, i] moved by more than ``tol`` times the largest total in a sweep.
+    """
+
+    max_sweeps: int = 50_000
+    tol: float = 1e-12
+
+    def __post_init__(self):
+        self._count("max_sweeps")
+        self._number("tol")
+
+
+@dataclass(frozen=True)
+class MarketOptions(FixedPointOptions):
+    """``psdsf``'s ``options`` with ``method="market"``: those of the fixed point it hands over to (where its
+    allocation leaves a usable user without a full constraint, it did not converge, or the cluster has caps).
+
+    Parameters
+    ----------
+    max_sweeps : int >= 1
+        The fixed point's sweeps.
+    tol : float > 0
+        The fixed point's stopping rule.
+    """
+
+
+#: each method's option type
+METHOD_OPTIONS = {"market": MarketOptions, "fixed_point": FixedPointOptions}
+
+
 @interpreted_when_small(bounded=lambda *args, method="market", **_: method == "market")
 def psdsf(
     cluster: Cluster,
     *,
     time_shared: bool = False,
     method: str = "market",
-    max_sweeps: int = 50_000,
-    tol: float = 1e-12,
+    options: Mapping | None = None,
 ) -> Allocation:
     """PS-DSF allocation (Definition 4).
 
     Parameters
     ----------
-    cluster : :class:`~fairlib.multires.cluster.Cluster`.
-    time_shared : bool — Problem 2 (non-divisible servers, Theorem 5): server i's only constraint is
-        Σ_n x[n, i] / γ[n, i] <= 1 instead of its per-resource capacities.
-    method : ``"market"`` (default) — Newton on the smoothed per-server price equations
-        (:mod:`.psdsf_market`); where its allocation leaves a usable user without a full constraint on some
-        server (several VDS levels there, possible only when users of a server load different constraints)
-        or it did not converge, or the cluster has per-user caps (``max_tasks``), the fixed point computes the
-        allocation instead and ``diagnostics["handover"]`` says why; ``"fixed_point"`` — per-server
-        progressive filling iterated to a fixed point (Gauss-Seidel).
-    max_sweeps, tol : the Gauss-Seidel loop stops when no x[n, i] moved by more than ``tol`` times the
-        largest total in a sweep, or after ``max_sweeps`` sweeps. The iteration does not cycle on the instances we
-        have seen, but it can drift for a long time before it settles (up to ~9,000 sweeps over 3,000 random
-        5-user clusters, divisible and time-shared; 1,000, the earlier default, cut ~1% short), hence the large
-        default; a sweep on a small cluster costs microseconds.
+    cluster : Cluster
+        The instance (weights, placement constraints and per-user caps honoured).
+    time_shared : bool
+        Problem 2 (non-divisible servers, Theorem 5): server i's only constraint is Σ_n x[n, i] / γ[n, i] <= 1
+        instead of its per-resource capacities.
+    method : {"market", "fixed_point"}
+        ``"market"`` (default): Newton on the smoothed per-server price equations
+        (:mod:`fairlib.multires._engine.psdsf_market`); where its allocation leaves a usable user without a full
+        constraint on some server (several VDS levels there, possible only when users of a server load different
+        constraints) or it did not converge, or the cluster has per-user caps (``max_tasks``), the fixed point computes
+        the allocation instead and ``diagnostics["handover"]`` says why. ``"fixed_point"``: per-server progressive
+        filling iterated to a fixed point (Gauss-Seidel).
+    options : mapping, optional
+        The method's own options, checked against ``METHOD_OPTIONS[method]`` (an option the method does not take is
+        refused); for both methods those of the fixed point (the market hands over to it): ``max_sweeps`` (default
+        50,000) and ``tol`` (default 1e-12). The Gauss-Seidel loop stops when no x[n, i] moved by more than ``tol``
+        times the largest total in a sweep, or after ``max_sweeps`` sweeps. The iteration does not cycle on the
+        instances we have seen, but it can drift for a long time before it settles (up to ~9,000 sweeps over 3,000
+        random 5-user clusters, divisible and time-shared), hence the large default; a sweep on a small cluster costs
+        microseconds.
 
     Returns
     -------
-    ServerAllocation with diagnostics ``method``, ``converged``, and ``sweeps``/``last_change`` (fixed point)
-    or ``newton_iterations``, ``evaluations``, ``stages``, ``retries``, ``mu``, ``residual`` (market).
+    Allocation
+        Tasks per (user, server), with diagnostics ``method``, ``converged``, and ``sweeps``/``last_change`` (fixed
+        point) or ``newton_iterations``, ``evaluations``, ``stages``, ``retries``, ``mu``, ``residual`` (market).
+
+    References
+    ----------
+    Khamse-Ashari, Lambadaris, Kesidis, Urgaonkar, Zhao, "An Efficient and Fair Multi-Resource
+    Allocation Mechanism for Heterogeneous Servers", IEEE TPDS 2018, §2.3, Definition 4.
 
     Examples
     --------
@@ -412,8 +578,9 @@ def psdsf(
     as_instance(cluster, Cluster, "cluster")
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
-    max_sweeps, tol = as_count(max_sweeps, "max_sweeps"), as_number(tol, "tol")
-    check_choice(method, ("market", "fixed_point"), "method")
+    check_choice(method, tuple(METHOD_OPTIONS), "method")
+    opts = METHOD_OPTIONS[method].of(options, method)
+    max_sweeps, tol = opts.max_sweeps, opts.tol
     name = "psdsf_time_shared" if time_shared else "psdsf"
     if method != "fixed_point" and cluster.capped:  # the market has no caps: the fixed point has
         return _fixed_point(
@@ -528,6 +695,22 @@ def psdsf_violation(
     by taking r from users above it. ``gap`` is the largest such min_r max_m (ŝ_m / ŝ_n - 1).
 
     Returns {"free_pairs", "violating_pairs", "gap", "holds"}.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The instance.
+    tasks : (N, K) array_like
+        Tasks per (user, server).
+    time_shared : bool
+        Problem 2: each server's one constraint Σ_n x[n, i]/γ[n, i] <= 1.
+    tol : float
+        The gap at or below which Definition 4 holds.
+
+    Returns
+    -------
+    dict
+        ``{"free_pairs", "violating_pairs", "gap", "holds"}``.
     """
     as_instance(cluster, Cluster, "cluster")
     x = cluster._tasks(tasks)

@@ -48,7 +48,7 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
         random_cluster,
         tsf,
     )
-    from ..multires._solvers.maxmin_interior import compile_refinement_kernels
+    from ..multires._engine.maxmin_interior import compile_refinement_kernels
 
     rng = np.random.default_rng(0)
     int_pool = ([[1, 4], [3, 1], [2, 2]], [9, 18])
@@ -115,7 +115,10 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
         ("psdsf (fixed point)", lambda: psdsf(cluster, method="fixed_point")),
         ("pfvds (interior point)", lambda: (pfvds(cluster, 1.0), pfvds(cluster, 2.0))),
         ("pfvds (best responses)", lambda: pfvds(cluster, 2.0, method="best_response")),
-        ("pfvds (distributed)", lambda: pfvds(cluster, 1.0, method="distributed", iterations=50)),
+        (
+            "pfvds (distributed)",
+            lambda: pfvds(cluster, 1.0, method="distributed", options={"iterations": 50}),
+        ),
         (
             "bidding game: best response",
             lambda: (
@@ -260,7 +263,7 @@ def _parallel(call):
     """``call`` with every problem split over numba's threads (nothing to compile when there is one thread)."""
     import numba
 
-    from ..multires._solvers.pair_kernels import parallel_from
+    from ..multires._engine.pair_kernels import parallel_from
 
     if numba.get_num_threads() > 1:
         with parallel_from(0):
@@ -354,7 +357,7 @@ def uncompiled_kernels() -> list[str]:
 
     import fairlib
     from fairlib._jit import STEERED_CALLS
-    from fairlib.multires._solvers import pair_kernels
+    from fairlib.multires._engine import pair_kernels
 
     def cached(kernel):  # numba's cache layout: one index file per kernel
         return kernel.signatures or os.path.exists(kernel._cache._cache_file._index_path)

@@ -14,9 +14,9 @@ from scipy.optimize import minimize
 from ..._validate import InvalidInputError, check_choice
 from ...multires.cluster import Cluster, random_cluster, random_pool
 from ...multires.pfvds import nash_residual, pfvds, proportional_fair_objective, shared_stages
-from ...multires.pfvds_conditions import least_merit, random_feasible_start, variational_gap
+from ...multires.pfvds.conditions import least_merit, random_feasible_start, variational_gap
 from ...multires.psdsf import psdsf, psdsf_violation
-from ...multires.server_properties import property_violations
+from ...multires.checks.server_properties import property_violations
 from ..report import Measurement
 from ...sweep import sweep
 
@@ -626,7 +626,12 @@ def _conditions_cell(seed, instance, alphas, n_starts, n_users, n_servers, n_res
     for alpha in alphas:
         tried = [pfvds(cluster, alpha), pfvds(cluster, alpha, method="best_response")]
         tried += [
-            pfvds(cluster, alpha, method="best_response", start=random_feasible_start(rng, cluster))
+            pfvds(
+                cluster,
+                alpha,
+                method="best_response",
+                options={"start": random_feasible_start(rng, cluster)},
+            )
             for _ in range(n_starts)
         ]
         # the theorems are about equilibria: a solver run that stopped short (its sweeps' change fell below tol
@@ -1031,7 +1036,7 @@ def convergence_findings(exact, by_best_response) -> dict[str, Measurement]:
     """§5's check on one cluster and α: ``exact`` (interior point) against ``by_best_response`` (the exact best-response
     iteration). PS-MFA (§5.1) and the distributed heuristic (§5.2) are not judged: their update equations were lost in
     our copy, so the claims psmfa_decreases_merit and distributed_converges are declared not tested (the notebook still
-    runs our [INF] reconstructions and says, with :mod:`fairlib.multires.pfvds_stalls`, why they stall)."""
+    runs our [INF] reconstructions and says, with :mod:`fairlib.multires.pfvds.stalls`, why they stall)."""
     return {
         "interior_point_equals_best_responses": Measurement(
             relative_gap(by_best_response.totals, exact.totals)

@@ -27,11 +27,11 @@ from ...metrics import jain_index
 from ...multires.best_fit import drfh_best_fit
 from ...multires.cluster import Cluster, on_merged_servers
 from ...multires.global_maxmin import drfh, tsf
-from ...multires.hierarchy import hierarchical_drf
+from ...multires.schedulers.hierarchy import hierarchical_drf
 from ...multires.machine_offers import drf_machine_offers
 from ...multires.progressive_filling import drf
 from ...multires.psdsf import psdsf
-from ...multires.quotas import Quotas
+from ...multires.schedulers.quotas import Quotas
 
 __all__ = [
     "CellSnapshot",

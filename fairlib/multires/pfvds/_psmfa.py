@@ -17,13 +17,15 @@ servers of very different sizes.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import InvalidInputError, as_count, as_instance, as_number, as_values
-from .cluster import Cluster, per_server_alpha
+from ..._validate import InvalidInputError, as_count, as_instance, as_number, as_values
+from .._engine.options import MethodOptions
+from ..cluster import Cluster, per_server_alpha
 
 __all__ = ["psmfa", "merit"]
 
@@ -169,7 +171,7 @@ def psmfa(
         else as_values(x0, "x0", ndim=2, shape=(cluster.n_users, cluster.n_servers)).copy()
     )
     if x is None:
-        from .psdsf import psdsf
+        from ..psdsf import psdsf
 
         x = psdsf(cluster).tasks.copy()  # feasible, every user served
     lam = np.zeros((cluster.n_servers, cluster.n_resources))
@@ -234,3 +236,56 @@ def merit(cluster: Cluster, tasks: ArrayLike, prices: ArrayLike, alpha: float | 
     as_instance(cluster, Cluster, "cluster")
     prices = as_values(prices, "prices", ndim=2, shape=(cluster.n_servers, cluster.n_resources))
     return _fb_parts(cluster, cluster._tasks(tasks), prices, per_server_alpha(cluster, alpha))[0]
+
+
+#: Problem 2 (time-shared servers) and per-user caps: refused
+TIME_SHARED = False
+CAPS = False
+
+
+@dataclass(frozen=True)
+class PSMFAOptions(MethodOptions):
+    """``pfvds(..., method="psmfa", options=...)``.
+
+    Parameters
+    ----------
+    iterations : int >= 1
+        The iteration cap.
+    tol : float > 0
+        The merit Ψ below which it stops.
+    """
+
+    iterations: int = 20000
+    tol: float = 1e-10
+
+    def __post_init__(self):
+        self._count("iterations")
+        self._number("tol")
+
+
+OPTIONS = PSMFAOptions
+
+
+def run(cluster: Cluster, alphas, time_shared: bool, options: PSMFAOptions):
+    """``method="psmfa"``: :func:`psmfa` from PS-DSF's allocation; (tasks, diagnostics).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The instance.
+    alphas : (K,) ndarray
+        α per server.
+    time_shared : bool
+        Problem 2: each server's one constraint Σ_n x[n, i]/γ[n, i] <= 1.
+    options : PSMFAOptions
+        The method's options.
+
+    Returns
+    -------
+    tasks : (N, K) ndarray
+        The allocation.
+    diagnostics : dict
+        The method's diagnostics (see :func:`fairlib.multires.pfvds`).
+    """
+    x, psi, lam = psmfa(cluster, alphas, tol=options.tol, iterations=options.iterations)
+    return x, {"iterations": len(psi), "psi": psi, "prices": lam}

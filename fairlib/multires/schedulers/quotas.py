@@ -39,8 +39,8 @@ import numpy as np
 import numpy.typing as npt
 from numpy.typing import ArrayLike
 
-from .._jit import njit
-from .._validate import InvalidInputError, _short, as_array, as_real_array, check_choice
+from ..._jit import njit
+from ..._validate import InvalidInputError, _short, as_array, as_real_array, check_choice
 
 __all__ = ["Quotas", "QUOTA_SHARES", "ResolvedQuotas", "divisible_bounds"]
 

@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
-from .._validate import (
+from ..._validate import (
     InvalidInputError,
     RngLike,
     _short,
@@ -34,8 +34,8 @@ from .._validate import (
     as_rng,
     as_values,
 )
-from .cluster import Cluster, leontief_tasks, placement_capacity_rows
-from .psdsf import psdsf_violation
+from ..cluster import Cluster, leontief_tasks, placement_capacity_rows
+from ..psdsf import psdsf_violation
 
 __all__ = [
     "sharing_incentive_violation",

@@ -1,94 +1,63 @@
-"""PF-VDS(α): the Nash equilibrium of the per-server α-fair game (Khamse-Ashari et al. §3–5, Problem 1).
+"""PF-VDS(α) by best responses: each server's exact α-fair best response to the others' totals, Gauss-Seidel
+sweeps over servers, and the Nash residual that certifies an equilibrium (:func:`nash_residual`).
 
-Each server i is a player maximising U_i = Σ_{n usable on i} φ_n f(ŝ[n, i]) over its own column
-x[:, i] subject to its capacities, where ŝ[n, i] = x_n / (φ_n γ[n, i]) is the weighted VDS of n's
-*total* tasks and f is α-fair: f(s) = s^(1-α)/(1-α), log s for α = 1 (eq. 12; the form is a
-reconstruction, reconstructions §5.3 [INF]). ∂U_i/∂x[n, i] = ŝ^-α / γ[n, i].
-
-- α = 1: the equilibrium is the weighted proportional-fair optimum max Σ_n φ_n log x_n (Theorem 2);
-  the game is then a potential game and best responses are block coordinate ascent on a convex
-  program.
-- α → ∞: PS-DSF (Theorem 2); :func:`pfvds` with ``alpha=np.inf`` returns :func:`.psdsf.psdsf`.
-- α may differ per server (heterogeneous objectives): pass an array of length n_servers.
-
-Solvers (``method``):
-
-- ``"interior_point"`` (default; ours): a primal-dual interior-point method on all servers' KKT
-  conditions at once (:func:`.pfvds_interior.pfvds_interior_point`); for α = 1 it solves the convex
-  program. Best-response sweeps (below) polish its allocation when its Nash residual exceeds 1e-6
-  (an interior method leaves the pairs of exactly indifferent users at O(√tol) instead of 0) and
-  finish the job should it stop short of its tolerance (very large α); ``diagnostics["method"]``
-  says whether they ran.
-- ``"best_response"``: Gauss-Seidel over servers, each server's exact best response
-  given the others' totals. A best response solves an R-dimensional dual: with prices λ >= 0,
-  x[n, i](λ) = max(0, φ_n γ[n, i] (γ[n, i] λ·d_n)^(-1/α) - x_{n,-i}), and λ minimises the (smooth,
-  convex) dual by projected Newton steps with backtracking. Sweeps that creep along one direction for
-  long are extrapolated along it (:func:`_gauss_seidel`).
-- ``"distributed"``: the paper's distributed heuristic (eqs. 55–57, [INF]) — every server moves
-  its users along -F[n, i] = ŝ^-α/γ - λ·d_n with penalty prices λ = κ [used - c]^+.
-- ``"psmfa"``: projected descent on the Fischer–Burmeister merit Ψ (eqs. 44–54, [INF]) — see
-  :func:`psmfa`.
-
-Every result carries the Nash-equilibrium residual :func:`nash_residual` (each server's column
-against its exact best response to the others).
-
-Per-user caps (``Cluster.max_tasks``, x_n <= cap_n) are outside the paper: a cap binds every server's player at
-once, which makes Problem 1 a generalised game with many equilibria (which servers serve a capped user is then
-open). Our modelling choice is its *variational* equilibrium — Definition 6's variational inequality (eq. 16)
-taken over the capped feasible set, where every server charges a capped user the same price per task (in the
-paper's utility units) — computed by the interior point and certified by
-:func:`.pfvds_conditions.variational_gap` (``diagnostics["variational_gap"]`` instead of ``nash_residual``).
-For α = 1 it is max Σ_n φ_n log x_n with the caps as constraints; α = ∞ is PS-DSF's capped fixed point.
-The other methods refuse caps.
+A best response solves an R-dimensional dual: with prices λ >= 0, x[n, i](λ) = max(0, φ_n γ[n, i]
+(γ[n, i] λ·d_n)^(-1/α) - x_{n,-i}), and λ minimises the (smooth, convex) dual by projected Newton steps with
+backtracking. Sweeps that creep along one direction for long are extrapolated along it (:func:`_gauss_seidel`).
+The front door is :func:`fairlib.multires.pfvds.pfvds` (``method="best_response"``).
 """
 
 from __future__ import annotations
 
 import contextvars
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass
 
 import numba
 import numpy as np
 
-from .._jit import interpreted_when_small, njit, steered
-from .._linear_solve import solve, solve_compiled
-from .._validate import (
+from ..._jit import njit, steered
+from ..._linear_solve import solve, solve_compiled
+from ..._validate import (
     InvalidInputError,
     _short,
     as_count,
     as_instance,
     as_number,
     as_real_array,
-    check_choice,
 )
-from ._solvers import pair_kernels
-from ._solvers.pfvds_interior import pfvds_interior_point, shared_stages
-from .cluster import Allocation, Cluster, per_server_alpha
-from .psdsf import psdsf
-from .psmfa import merit
-
-__all__ = [
-    "pfvds",
-    "best_response_column",
-    "nash_residual",
-    "merit",
-    "proportional_fair_objective",
-    "shared_stages",
-]
+from .._engine import pair_kernels
+from .._engine.options import MethodOptions, option_name
+from ..cluster import Cluster, per_server_alpha
 
 
 @njit(cache=True, nogil=True)
 def _copy_vector(dst, src):
     """dst[:] = src as a loop: numba's slice assignment compiles its shape-mismatch message (about a second of
-    string formatting) into every solver that uses it."""
+    string formatting) into every solver that uses it.
+
+    Parameters
+    ----------
+    dst : (n,) ndarray
+        The vector written.
+    src : (n,) ndarray
+        The vector read.
+    """
     for j in range(src.shape[0]):
         dst[j] = src[j]
 
 
 @njit(cache=True, nogil=True)
 def _copy_matrix(dst, src):
-    """dst[:, :] = src as a loop (see :func:`_copy_vector`)."""
+    """dst[:, :] = src as a loop (see :func:`_copy_vector`).
+
+    Parameters
+    ----------
+    dst : (n, m) ndarray
+        The matrix written.
+    src : (n, m) ndarray
+        The matrix read.
+    """
     for i in range(src.shape[0]):
         for j in range(src.shape[1]):
             dst[i, j] = src[i, j]
@@ -96,7 +65,18 @@ def _copy_matrix(dst, src):
 
 @njit(cache=True, nogil=True)
 def _nonzero_indices(mask):
-    """np.flatnonzero(mask) for a boolean vector, without compiling numba's general version (~0.2 s)."""
+    """np.flatnonzero(mask) for a boolean vector, without compiling numba's general version (~0.2 s).
+
+    Parameters
+    ----------
+    mask : (n,) bool ndarray
+        The vector whose True entries are indexed.
+
+    Returns
+    -------
+    (k,) int64 ndarray
+        The indices of the True entries, in order.
+    """
     idx = np.empty(mask.shape[0], dtype=np.int64)
     count = 0
     for j in range(mask.shape[0]):
@@ -108,7 +88,30 @@ def _nonzero_indices(mask):
 
 @njit(cache=True, nogil=True, inline="always")  # one call site
 def _utility_terms(x_o, x, a, gamma, weight, p, alpha):
-    """Σ_n [φ_n f((x_o + x)/a) - x p] over the users (the Lagrangian's user part)."""
+    """Σ_n [φ_n f((x_o + x)/a) - x p] over the users (the Lagrangian's user part).
+
+    Parameters
+    ----------
+    x_o : (n,) ndarray
+        Each user's tasks on the other servers.
+    x : (n,) ndarray
+        The users' tasks on this server.
+    a : (n,) ndarray
+        φ_n γ[n, i]: the weight times the user's monopoly tasks on this server.
+    gamma : (n,) ndarray
+        γ[n, i]: the tasks each user could run alone on this server.
+    weight : (n,) ndarray
+        The users' weights φ_n.
+    p : (n,) ndarray
+        The users' prices per task.
+    alpha : float
+        The server's α (> 0, finite).
+
+    Returns
+    -------
+    float
+        The users' part of the Lagrangian.
+    """
     total = 0.0
     for n in range(x.shape[0]):
         s = (x_o[n] + x[n]) / a[n]
@@ -124,7 +127,32 @@ def _utility_terms(x_o, x, a, gamma, weight, p, alpha):
 
 @njit(cache=True, nogil=True)
 def _primal(lam, d, x_o, a, gamma, alpha, x, p):
-    """x(λ) and the prices p_n = λ·d_n; returns False when some user faces a zero price."""
+    """x(λ) and the prices p_n = λ·d_n; returns False when some user faces a zero price.
+
+    Parameters
+    ----------
+    lam : (R,) ndarray
+        Prices of the server's resources (warm start, updated in place where said).
+    d : (n, R) ndarray
+        Demands of the server's usable users per task.
+    x_o : (n,) ndarray
+        Each user's tasks on the other servers.
+    a : (n,) ndarray
+        φ_n γ[n, i]: the weight times the user's monopoly tasks on this server.
+    gamma : (n,) ndarray
+        γ[n, i]: the tasks each user could run alone on this server.
+    alpha : float
+        The server's α (> 0, finite).
+    x : (n,) ndarray
+        The users' tasks on this server (written).
+    p : (n,) ndarray
+        The users' prices per task p_n = λ·d_n (written).
+
+    Returns
+    -------
+    bool
+        False when some user faces a zero price (its demand is unbounded).
+    """
     for n in range(d.shape[0]):
         pn = 0.0
         for r in range(d.shape[1]):
@@ -139,6 +167,34 @@ def _primal(lam, d, x_o, a, gamma, alpha, x, p):
 
 @njit(cache=True, nogil=True)
 def _dual_value(lam, cap, d, x_o, a, gamma, weight, alpha, x, p):
+    """Parameters
+    ----------
+    lam : (R,) ndarray
+        Prices of the server's resources (warm start, updated in place where said).
+    cap : (R,) ndarray
+        The server's capacities (or its one time-shared constraint).
+    d : (n, R) ndarray
+        Demands of the server's usable users per task.
+    x_o : (n,) ndarray
+        Each user's tasks on the other servers.
+    a : (n,) ndarray
+        φ_n γ[n, i]: the weight times the user's monopoly tasks on this server.
+    gamma : (n,) ndarray
+        γ[n, i]: the tasks each user could run alone on this server.
+    weight : (n,) ndarray
+        The users' weights φ_n.
+    alpha : float
+        The server's α (> 0, finite).
+    x : (n,) ndarray
+        The users' tasks on this server (written).
+    p : (n,) ndarray
+        The users' prices per task p_n = λ·d_n (written).
+
+    Returns
+    -------
+    float
+        The dual value at ``lam`` (inf where some user faces a zero price); fills ``x`` and ``p``.
+    """
     if not _primal(lam, d, x_o, a, gamma, alpha, x, p):
         return np.inf
     value = _utility_terms(x_o, x, a, gamma, weight, p, alpha)
@@ -150,7 +206,28 @@ def _dual_value(lam, cap, d, x_o, a, gamma, weight, alpha, x, p):
 @njit(cache=True, nogil=True, inline="always")
 def _usage_and_hessian(d, x, x_o, p, alpha):
     """Resources the users' demands x(λ) use, and the Hessian of the dual value: Σ_n w_n d_n d_nᵀ over served users,
-    w_n = -dx_n/dp_n = (x_n + x_o,n) / (α p_n)."""
+    w_n = -dx_n/dp_n = (x_n + x_o,n) / (α p_n).
+
+    Parameters
+    ----------
+    d : (n, R) ndarray
+        Demands of the server's usable users per task.
+    x : (n,) ndarray
+        The users' demands x(λ).
+    x_o : (n,) ndarray
+        Each user's tasks on the other servers.
+    p : (n,) ndarray
+        The users' prices per task.
+    alpha : float
+        The server's α (> 0, finite).
+
+    Returns
+    -------
+    used : (R,) ndarray
+        The resources the demands use.
+    hess : (R, R) ndarray
+        The dual's Hessian.
+    """
     n_users, m = d.shape
     used = np.zeros(m)
     hess = np.zeros((m, m))
@@ -170,7 +247,22 @@ def _usage_and_hessian(d, x, x_o, p, alpha):
 @njit(cache=True, nogil=True, inline="always")
 def _kkt_gap(cap, grad, lam):
     """Largest relative violation of the server's KKT conditions: overuse, and complementarity of prices and
-    slack (``grad`` = capacity - use), relative to capacity."""
+    slack (``grad`` = capacity - use), relative to capacity.
+
+    Parameters
+    ----------
+    cap : (R,) ndarray
+        The server's capacities (or its one time-shared constraint).
+    grad : (R,) ndarray
+        The dual's gradient: capacity minus use.
+    lam : (R,) ndarray
+        Prices of the server's resources (warm start, updated in place where said).
+
+    Returns
+    -------
+    float
+        The largest relative violation.
+    """
     gap = 0.0
     for r in range(cap.shape[0]):
         if cap[r] > 0.0:
@@ -187,7 +279,24 @@ def _price_step(cap, grad, hess, lam):
     """Projected Newton direction for the prices: Newton on the free prices whose resource some served user
     demands (with a small ridge: collinear demands make the Hessian singular); a tiny price on a slack resource
     is held at its bound (ε-active set); elsewhere (a zero Hessian row) the price moves multiplicatively
-    towards balance."""
+    towards balance.
+
+    Parameters
+    ----------
+    cap : (R,) ndarray
+        The server's capacities (or its one time-shared constraint).
+    grad : (R,) ndarray
+        The dual's gradient: capacity minus use.
+    hess : (R, R) ndarray
+        The dual's Hessian.
+    lam : (R,) ndarray
+        Prices of the server's resources (warm start, updated in place where said).
+
+    Returns
+    -------
+    (R,) ndarray
+        The direction of the prices.
+    """
     m = cap.shape[0]
     step = np.zeros(m)
     newton = np.zeros(m, dtype=np.bool_)
@@ -232,7 +341,48 @@ def _line_search(
 ):
     """Backtracking on the dual value along the projected path λ + t·step (t halved up to 60 times); if the Newton
     direction fails, a diagonally scaled gradient step. Fills ``lam_try``, ``x_try``, ``p_try`` with the accepted
-    point; returns (accepted, its dual value)."""
+    point; returns (accepted, its dual value).
+
+    Parameters
+    ----------
+    step : (R,) ndarray
+        The search direction of the prices.
+    grad : (R,) ndarray
+        The dual's gradient: capacity minus use.
+    hess : (R, R) ndarray
+        The dual's Hessian.
+    lam : (R,) ndarray
+        Prices of the server's resources (warm start, updated in place where said).
+    value : float
+        The dual value at ``lam``.
+    cap : (R,) ndarray
+        The server's capacities (or its one time-shared constraint).
+    d : (n, R) ndarray
+        Demands of the server's usable users per task.
+    x_o : (n,) ndarray
+        Each user's tasks on the other servers.
+    a : (n,) ndarray
+        φ_n γ[n, i]: the weight times the user's monopoly tasks on this server.
+    gamma : (n,) ndarray
+        γ[n, i]: the tasks each user could run alone on this server.
+    weight : (n,) ndarray
+        The users' weights φ_n.
+    alpha : float
+        The server's α (> 0, finite).
+    lam_try : (R,) ndarray
+        The accepted prices (written).
+    x_try : (n,) ndarray
+        The users' tasks at the accepted prices (written).
+    p_try : (n,) ndarray
+        The users' prices per task at the accepted prices (written).
+
+    Returns
+    -------
+    accepted : bool
+        Whether a point decreasing the dual value was found.
+    value : float
+        Its dual value.
+    """
     m = cap.shape[0]
     v = value
     for attempt in range(2):
@@ -256,7 +406,20 @@ def _line_search(
 
 @njit(cache=True, nogil=True, inline="always")
 def _usage(d, x):
-    """used[r] = Σ_k d[k, r] x[k], added in user order."""
+    """used[r] = Σ_k d[k, r] x[k], added in user order.
+
+    Parameters
+    ----------
+    d : (n, R) ndarray
+        Demands of the server's usable users per task.
+    x : (n,) ndarray
+        The users' tasks on this server.
+
+    Returns
+    -------
+    (R,) ndarray
+        The use of each resource.
+    """
     used = np.zeros(d.shape[1])
     for r in range(d.shape[1]):
         for k in range(d.shape[0]):
@@ -267,7 +430,17 @@ def _usage(d, x):
 @njit(cache=True, nogil=True)
 def _scale_into_capacity(cap, d, x):
     """Scale ``x`` (in place) inside every capacity: the dual iteration can stop (rounding) with a resource over
-    capacity by ~1e-6 relative, and each best response must be feasible."""
+    capacity by ~1e-6 relative, and each best response must be feasible.
+
+    Parameters
+    ----------
+    cap : (R,) ndarray
+        The server's capacities (or its one time-shared constraint).
+    d : (n, R) ndarray
+        Demands of the server's usable users per task.
+    x : (n,) ndarray
+        The users' tasks on this server (scaled in place).
+    """
     factor = 1.0
     used = _usage(d, x)
     for r in range(cap.shape[0]):
@@ -282,7 +455,34 @@ def _scale_into_capacity(cap, d, x):
 def _log_price_state(theta, active, d, x_o, a, gamma, alpha, x, share):
     """Users' demands at prices λ_r = e^θ_r on the ``active`` resources (0 elsewhere), computed in logs: with
     p_n = Σ_r d_nr λ_r, x_n = max(0, a_n (γ_n p_n)^(-1/α) - x_o,n), and ``share[n, r] = d_nr λ_r / p_n``. Returns
-    False when some user has no priced resource (its demand would be unbounded)."""
+    False when some user has no priced resource (its demand would be unbounded).
+
+    Parameters
+    ----------
+    theta : (R,) ndarray
+        Log prices θ_r = log λ_r of the active resources.
+    active : (R,) bool ndarray
+        The resources whose price is free (the others are 0).
+    d : (n, R) ndarray
+        Demands of the server's usable users per task.
+    x_o : (n,) ndarray
+        Each user's tasks on the other servers.
+    a : (n,) ndarray
+        φ_n γ[n, i]: the weight times the user's monopoly tasks on this server.
+    gamma : (n,) ndarray
+        γ[n, i]: the tasks each user could run alone on this server.
+    alpha : float
+        The server's α (> 0, finite).
+    x : (n,) ndarray
+        The users' tasks on this server (written).
+    share : (n, R) ndarray
+        d_nr λ_r / p_n (written).
+
+    Returns
+    -------
+    bool
+        False when some user has no priced resource.
+    """
     n_users, m = d.shape
     top = -np.inf
     for r in range(m):
@@ -304,7 +504,24 @@ def _log_price_state(theta, active, d, x_o, a, gamma, alpha, x, share):
 
 @njit(cache=True, nogil=True)
 def _log_price_gap(cap, d, x, active):
-    """Relative KKT violation at log prices: |use - capacity| on priced resources, overuse on the others."""
+    """Relative KKT violation at log prices: |use - capacity| on priced resources, overuse on the others.
+
+    Parameters
+    ----------
+    cap : (R,) ndarray
+        The server's capacities (or its one time-shared constraint).
+    d : (n, R) ndarray
+        Demands of the server's usable users per task.
+    x : (n,) ndarray
+        The users' demands at the log prices.
+    active : (R,) bool ndarray
+        The resources whose price is free (the others are 0).
+
+    Returns
+    -------
+    float
+        The largest relative violation.
+    """
     gap = 0.0
     used = _usage(d, x)
     for r in range(cap.shape[0]):
@@ -319,7 +536,24 @@ def _log_price_gap(cap, d, x, active):
 @njit(cache=True, nogil=True, inline="always")
 def _log_price_start(d, lam):
     """The log-price Newton's start: which resources some user demands, which are priced (demanded, with a
-    positive price in ``lam``) and their log prices (0 where not finite)."""
+    positive price in ``lam``) and their log prices (0 where not finite).
+
+    Parameters
+    ----------
+    d : (n, R) ndarray
+        Demands of the server's usable users per task.
+    lam : (R,) ndarray
+        The warm-start prices.
+
+    Returns
+    -------
+    demanded : (R,) bool ndarray
+        The resources some user demands.
+    active : (R,) bool ndarray
+        The demanded resources with a positive price.
+    theta : (R,) ndarray
+        Their log prices (0 where not finite).
+    """
     n_users, m = d.shape
     demanded = np.zeros(m, dtype=np.bool_)
     for r in range(m):
@@ -340,7 +574,26 @@ def _log_price_start(d, lam):
 
 @njit(cache=True, nogil=True, inline="always")
 def _log_price_jacobian(d, x, x_o, share, alpha):
-    """∂use_r/∂θ_t = -Σ_n d_nr (x_n + x_o,n) share_nt / α over served users."""
+    """∂use_r/∂θ_t = -Σ_n d_nr (x_n + x_o,n) share_nt / α over served users.
+
+    Parameters
+    ----------
+    d : (n, R) ndarray
+        Demands of the server's usable users per task.
+    x : (n,) ndarray
+        The users' demands at the log prices.
+    x_o : (n,) ndarray
+        Each user's tasks on the other servers.
+    share : (n, R) ndarray
+        d_nr λ_r / p_n.
+    alpha : float
+        The server's α (> 0, finite).
+
+    Returns
+    -------
+    (R, R) ndarray
+        ∂use_r/∂θ_t.
+    """
     n_users, m = d.shape
     jac = np.zeros((m, m))
     for k in range(n_users):
@@ -354,7 +607,17 @@ def _log_price_jacobian(d, x, x_o, share, alpha):
 
 @njit(cache=True, nogil=True, inline="always")
 def _log_price_finish(theta, active, lam):
-    """``lam`` = e^θ on the priced resources (capped at 1e300), 0 on the others."""
+    """``lam`` = e^θ on the priced resources (capped at 1e300), 0 on the others.
+
+    Parameters
+    ----------
+    theta : (R,) ndarray
+        Log prices θ_r = log λ_r of the active resources.
+    active : (R,) bool ndarray
+        The resources whose price is free (the others are 0).
+    lam : (R,) ndarray
+        The prices (written).
+    """
     for r in range(lam.shape[0]):
         lam[r] = min(np.exp(theta[r]), 1e300) if active[r] else 0.0
 
@@ -371,7 +634,38 @@ def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, tol, max_iter):
     ``lam`` is the warm start, updated in place (capped at 1e300). Returns (x, iterations, gap).
     Its loops over users, logarithms, exponentials and solves are kernels of their own (inlined when compiled), so
     that it runs steered from Python (:func:`.._jit.steered`) as the certificate's fallback with the same rounding
-    as compiled."""
+    as compiled.
+
+    Parameters
+    ----------
+    cap : (R,) ndarray
+        The server's capacities (or its one time-shared constraint).
+    d : (n, R) ndarray
+        Demands of the server's usable users per task.
+    x_o : (n,) ndarray
+        Each user's tasks on the other servers.
+    a : (n,) ndarray
+        φ_n γ[n, i]: the weight times the user's monopoly tasks on this server.
+    gamma : (n,) ndarray
+        γ[n, i]: the tasks each user could run alone on this server.
+    alpha : float
+        The server's α (> 0, finite).
+    lam : (R,) ndarray
+        Prices of the server's resources (warm start, updated in place where said).
+    tol : float
+        Relative KKT tolerance.
+    max_iter : int
+        Iteration cap.
+
+    Returns
+    -------
+    x : (n,) ndarray
+        The users' tasks on the server.
+    iterations : int
+        Newton iterations taken.
+    gap : float
+        The relative KKT gap reached.
+    """
     n_users, m = d.shape
     demanded, active, theta = _log_price_start(d, lam)
     x = np.zeros(n_users)
@@ -502,7 +796,34 @@ _STALLED = 1e-10
 
 @njit(cache=True, nogil=True)
 def _use_of(r, lam, d, x_o, a, gamma, alpha, x, p):
-    """Resource r's use by the users' demands at prices ``lam`` (inf if some user is unpriced)."""
+    """Resource r's use by the users' demands at prices ``lam`` (inf if some user is unpriced).
+
+    Parameters
+    ----------
+    r : int
+        A resource index.
+    lam : (R,) ndarray
+        Prices of the server's resources (warm start, updated in place where said).
+    d : (n, R) ndarray
+        Demands of the server's usable users per task.
+    x_o : (n,) ndarray
+        Each user's tasks on the other servers.
+    a : (n,) ndarray
+        φ_n γ[n, i]: the weight times the user's monopoly tasks on this server.
+    gamma : (n,) ndarray
+        γ[n, i]: the tasks each user could run alone on this server.
+    alpha : float
+        The server's α (> 0, finite).
+    x : (n,) ndarray
+        The users' tasks on this server (written).
+    p : (n,) ndarray
+        The users' prices per task p_n = λ·d_n (written).
+
+    Returns
+    -------
+    float
+        The use of resource ``r`` (inf if some user is unpriced).
+    """
     if not _primal(lam, d, x_o, a, gamma, alpha, x, p):
         return np.inf
     use = 0.0
@@ -517,7 +838,27 @@ def _coordinate_prices(cap, d, x_o, a, gamma, alpha, lam, rounds):
     where its resource's use meets its capacity, by bisection on log λ_r (use falls as λ_r rises), or to 0 if the
     resource is within capacity there. It needs only the dual's gradient (capacity - use), never its value, so it
     is immune to the rounding that stalls Newton at very large α; slow but global, it finds the right set of
-    priced resources for :func:`_log_price_response` to finish. ``lam`` is updated in place."""
+    priced resources for :func:`_log_price_response` to finish. ``lam`` is updated in place.
+
+    Parameters
+    ----------
+    cap : (R,) ndarray
+        The server's capacities (or its one time-shared constraint).
+    d : (n, R) ndarray
+        Demands of the server's usable users per task.
+    x_o : (n,) ndarray
+        Each user's tasks on the other servers.
+    a : (n,) ndarray
+        φ_n γ[n, i]: the weight times the user's monopoly tasks on this server.
+    gamma : (n,) ndarray
+        γ[n, i]: the tasks each user could run alone on this server.
+    alpha : float
+        The server's α (> 0, finite).
+    lam : (R,) ndarray
+        Prices of the server's resources (warm start, updated in place where said).
+    rounds : int
+        Rounds of one coordinate step per resource.
+    """
     n_users, m = d.shape
     x = np.zeros(n_users)
     p = np.zeros(n_users)
@@ -561,7 +902,40 @@ def _best_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_iter):
     relative KKT gap). Projected Newton on the dual (:func:`_dual_newton_response`) from the warm start; where it
     stalls (very large α), Newton in log prices (:func:`_log_price_response`) from where it stopped, then both from
     scratch, then log-price Newton after a global coordinate descent on the prices (:func:`_coordinate_prices`),
-    keeping the smallest gap."""
+    keeping the smallest gap.
+
+    Parameters
+    ----------
+    cap : (R,) ndarray
+        The server's capacities (or its one time-shared constraint).
+    d : (n, R) ndarray
+        Demands of the server's usable users per task.
+    x_o : (n,) ndarray
+        Each user's tasks on the other servers.
+    a : (n,) ndarray
+        φ_n γ[n, i]: the weight times the user's monopoly tasks on this server.
+    gamma : (n,) ndarray
+        γ[n, i]: the tasks each user could run alone on this server.
+    weight : (n,) ndarray
+        The users' weights φ_n.
+    alpha : float
+        The server's α (> 0, finite).
+    lam : (R,) ndarray
+        Prices of the server's resources (warm start, updated in place where said).
+    tol : float
+        Relative KKT tolerance.
+    max_iter : int
+        Iteration cap.
+
+    Returns
+    -------
+    x : (n,) ndarray
+        The users' tasks on the server.
+    iterations : int
+        Newton iterations taken.
+    gap : float
+        The relative KKT gap reached.
+    """
     m = cap.shape[0]
     for r in range(m):  # a warm start left by an earlier failure
         if not (np.isfinite(lam[r]) and lam[r] >= 0.0):
@@ -592,7 +966,40 @@ def _best_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_iter):
 @njit(cache=True, nogil=True)
 def _dual_newton_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_iter):
     """Server best response by projected Newton on the dual, backtracking on the dual value; ``lam`` (R,) is the
-    warm start and is updated in place. Returns (x, iterations, relative KKT gap)."""
+    warm start and is updated in place. Returns (x, iterations, relative KKT gap).
+
+    Parameters
+    ----------
+    cap : (R,) ndarray
+        The server's capacities (or its one time-shared constraint).
+    d : (n, R) ndarray
+        Demands of the server's usable users per task.
+    x_o : (n,) ndarray
+        Each user's tasks on the other servers.
+    a : (n,) ndarray
+        φ_n γ[n, i]: the weight times the user's monopoly tasks on this server.
+    gamma : (n,) ndarray
+        γ[n, i]: the tasks each user could run alone on this server.
+    weight : (n,) ndarray
+        The users' weights φ_n.
+    alpha : float
+        The server's α (> 0, finite).
+    lam : (R,) ndarray
+        Prices of the server's resources (warm start, updated in place where said).
+    tol : float
+        Relative KKT tolerance.
+    max_iter : int
+        Iteration cap.
+
+    Returns
+    -------
+    x : (n,) ndarray
+        The users' tasks on the server.
+    iterations : int
+        Newton iterations taken.
+    gap : float
+        The relative KKT gap reached.
+    """
     n_users, m = d.shape
     x = np.zeros(n_users)
     p = np.zeros(n_users)
@@ -654,7 +1061,40 @@ _BEST_RESPONSE_STEERED = steered(_best_response, "_dual_newton_response", "_log_
 def _sweep_once(cap, d3, gamma, weight, usable, alphas, x, totals, lams, inner_tol, inner_iter):
     """One Gauss-Seidel sweep over the servers (each server's users answer the others' totals, eq. (12) [INF]);
     updates ``x``, ``totals`` and the prices ``lams`` in place; returns (largest change of an x[n, i], largest
-    total)."""
+    total).
+
+    Parameters
+    ----------
+    cap : (K, C) ndarray
+        Each server's constraints' capacities.
+    d3 : (N, K, C) ndarray
+        Each user's use of each server's constraints per task (``Cluster.server_constraints``).
+    gamma : (N, K) ndarray
+        γ[n, i]: monopoly tasks per pair.
+    weight : (N,) ndarray
+        The users' weights φ_n.
+    usable : (N, K) bool ndarray
+        Which (user, server) pairs may hold tasks.
+    alphas : (K,) ndarray
+        α per server.
+    x : (N, K) ndarray
+        Tasks per (user, server), updated in place.
+    totals : (N,) ndarray
+        Each user's total tasks over the servers (updated in place).
+    lams : (K, C) ndarray
+        Prices per server and constraint (warm starts, updated in place).
+    inner_tol : float
+        The best responses' relative KKT tolerance.
+    inner_iter : int
+        The best responses' iteration cap.
+
+    Returns
+    -------
+    change : float
+        The largest change of an x[n, i].
+    scale : float
+        The largest total.
+    """
     n_servers = gamma.shape[1]
     change = 0.0
     scale = 1e-300
@@ -700,7 +1140,19 @@ _LONGEST_JUMP = 65536.0  # the jump tries 2, 4, ... up to this many times the la
 @njit(cache=True, nogil=True)
 def _into_capacity(d3, cap, usable, y):
     """``y`` made feasible in place: negatives and unusable pairs to 0, then each server's column scaled down
-    (never up) until every constraint holds."""
+    (never up) until every constraint holds.
+
+    Parameters
+    ----------
+    d3 : (N, K, C) ndarray
+        Each user's use of each server's constraints per task (``Cluster.server_constraints``).
+    cap : (K, C) ndarray
+        Each server's constraints' capacities.
+    usable : (N, K) bool ndarray
+        Which (user, server) pairs may hold tasks.
+    y : (N, K) ndarray
+        A point to make feasible (modified in place).
+    """
     n_users, n_servers = y.shape
     for i in range(n_servers):
         for n in range(n_users):
@@ -726,7 +1178,42 @@ def _extrapolate(
 ):
     """Jump along the sweeps' common direction ``move``: the longest of x + 2^j move (j = 1, 2, ..., made
     feasible) from which one sweep moves no more than the last sweep did (``change``); ``x`` is replaced by it.
-    Returns whether a jump was taken and the trial sweeps it cost."""
+    Returns whether a jump was taken and the trial sweeps it cost.
+
+    Parameters
+    ----------
+    cap : (K, C) ndarray
+        Each server's constraints' capacities.
+    d3 : (N, K, C) ndarray
+        Each user's use of each server's constraints per task (``Cluster.server_constraints``).
+    gamma : (N, K) ndarray
+        γ[n, i]: monopoly tasks per pair.
+    weight : (N,) ndarray
+        The users' weights φ_n.
+    usable : (N, K) bool ndarray
+        Which (user, server) pairs may hold tasks.
+    alphas : (K,) ndarray
+        α per server.
+    x : (N, K) ndarray
+        Tasks per (user, server), replaced by the jump's point.
+    move : (N, K) ndarray
+        The last sweep's change of every x[n, i].
+    change : float
+        The last sweep's largest relative change.
+    lams : (K, C) ndarray
+        Prices per server and constraint (warm starts, updated in place).
+    inner_tol : float
+        The best responses' relative KKT tolerance.
+    inner_iter : int
+        The best responses' iteration cap.
+
+    Returns
+    -------
+    found : bool
+        Whether a jump was taken.
+    trials : int
+        The trial sweeps it cost.
+    """
     best = np.empty_like(x)
     found = False
     trials = 0
@@ -773,7 +1260,46 @@ def _gauss_seidel(
     (α = 64: a change of ~4e-4 per sweep for ~6,000 sweeps). After :data:`_EXTRAPOLATE_AFTER` plain sweeps, once
     :data:`_STRAIGHT_SWEEPS` sweeps in a row moved in one direction, :func:`_extrapolate` jumps along it, keeping
     a jump only if the sweep from the new point moves no more than the last one (the sweeps' own measure of
-    progress); the equilibrium is still what the sweeps converge to, so the stopping rule is unchanged."""
+    progress); the equilibrium is still what the sweeps converge to, so the stopping rule is unchanged.
+
+    Parameters
+    ----------
+    cap : (K, C) ndarray
+        Each server's constraints' capacities.
+    d3 : (N, K, C) ndarray
+        Each user's use of each server's constraints per task (``Cluster.server_constraints``).
+    gamma : (N, K) ndarray
+        γ[n, i]: monopoly tasks per pair.
+    weight : (N,) ndarray
+        The users' weights φ_n.
+    usable : (N, K) bool ndarray
+        Which (user, server) pairs may hold tasks.
+    alphas : (K,) ndarray
+        α per server.
+    x : (N, K) ndarray
+        Tasks per (user, server): the start, updated in place.
+    lams : (K, C) ndarray
+        Prices per server and constraint (warm starts, updated in place).
+    max_sweeps : int
+        Sweep cap.
+    tol : float
+        The stopping rule: the largest change of an x[n, i] relative to the largest total.
+    inner_tol : float
+        The best responses' relative KKT tolerance.
+    inner_iter : int
+        The best responses' iteration cap.
+
+    Returns
+    -------
+    sweeps : int
+        Sweeps made.
+    change : float
+        The last sweep's largest relative change.
+    jumps : int
+        Extrapolations taken.
+    trials : int
+        Trial sweeps they cost.
+    """
     totals = x.sum(axis=1)
     previous = x.copy()
     last_move = np.zeros_like(x)
@@ -806,14 +1332,6 @@ def _gauss_seidel(
                 jumps += 1
                 totals[:] = x.sum(axis=1)
     return sweeps, change, jumps, trials
-
-
-_POLISH_SWEEPS = (
-    2  # best-response sweeps after a converged interior point: degenerate pairs settle in one
-)
-_POLISH_ABOVE = (
-    1e-6  # Nash residual above which a converged interior point's allocation is polished
-)
 
 
 def _sweeps(cluster: Cluster, alphas, start, time_shared: bool, max_sweeps: int, tol: float):
@@ -856,7 +1374,30 @@ def best_response_column(
     max_iter: int = 200,
 ) -> np.ndarray:
     """Server ``server``'s exact α-fair best response (its column) to the other servers' tasks
-    (``time_shared``: under Problem 2's constraint Σ_n x[n, i]/γ[n, i] <= 1)."""
+    (``time_shared``: under Problem 2's constraint Σ_n x[n, i]/γ[n, i] <= 1).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The instance.
+    tasks : (N, K) array_like
+        Tasks per (user, server); the server's own column is ignored.
+    server : int
+        The server's index.
+    alpha : float or (K,) array_like
+        α (one per server, or one for all).
+    time_shared : bool
+        Problem 2: each server's one constraint Σ_n x[n, i]/γ[n, i] <= 1.
+    tol : float
+        The best response's relative KKT tolerance.
+    max_iter : int
+        Its iteration cap.
+
+    Returns
+    -------
+    (N,) ndarray
+        The server's column of tasks.
+    """
     as_instance(cluster, Cluster, "cluster")
     x = cluster._tasks(tasks)
     server = as_count(server, "server", minimum=0, maximum=cluster.n_servers - 1)
@@ -888,7 +1429,24 @@ def _best_response_column(cluster, x, totals, server, alpha, d3, cap, tol=1e-12,
 
 
 def nash_residual(cluster: Cluster, tasks, alpha, *, time_shared: bool = False) -> float:
-    """max over servers of |column - best response to the others| / largest total (0 at a Nash equilibrium)."""
+    """max over servers of |column - best response to the others| / largest total (0 at a Nash equilibrium).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The instance.
+    tasks : (N, K) array_like
+        Tasks per (user, server).
+    alpha : float or (K,) array_like
+        α (one per server, or one for all).
+    time_shared : bool
+        Problem 2: each server's one constraint Σ_n x[n, i]/γ[n, i] <= 1.
+
+    Returns
+    -------
+    float
+        The residual (inf for non-finite tasks).
+    """
     as_instance(cluster, Cluster, "cluster")
     x = as_real_array(tasks, "tasks")
     if x.shape != (cluster.n_users, cluster.n_servers):
@@ -937,121 +1495,90 @@ def nash_residual(cluster: Cluster, tasks, alpha, *, time_shared: bool = False) 
 
 
 def proportional_fair_objective(cluster: Cluster, tasks) -> float:
-    """Σ_n φ_n log x_n (Theorem 2's objective for α = 1)."""
+    """Σ_n φ_n log x_n (Theorem 2's objective for α = 1).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The instance.
+    tasks : (N, K) array_like
+        Tasks per (user, server).
+
+    Returns
+    -------
+    float
+        The objective (-inf if a user has no task).
+    """
     as_instance(cluster, Cluster, "cluster")
     tot = cluster._tasks(tasks).sum(axis=1)
     with np.errstate(divide="ignore"):
         return float((cluster.weight * np.log(tot)).sum())
 
 
-def _complementarity_f(cluster, x, lam, alphas):
-    """F[n, i] = λ_i·d_n - ŝ^-α/γ (eq. 30) on usable pairs (0 elsewhere)."""
-    vds = cluster.vds(x.sum(axis=1))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        marginal = np.where(cluster.eligible, vds ** (-alphas[None, :]) / cluster.gamma, 0.0)
-    return np.where(cluster.eligible, cluster.demand @ lam.T - marginal, 0.0)
+#: Problem 2 (time-shared servers): solved; per-user caps: refused (module doc of :mod:`fairlib.multires.pfvds`)
+TIME_SHARED = True
+CAPS = False
 
 
-def penalty_prices(cluster: Cluster, tasks, kappa: float) -> np.ndarray:
-    """The distributed heuristic's prices λ[i, r] = κ [used/c − 1]^+ / c (eq. 57 as reconstructed, [INF])."""
-    as_instance(cluster, Cluster, "cluster")
-    x = np.asarray(tasks, dtype=np.float64)
-    cap = np.maximum(cluster.capacity, 1e-300)
-    used = np.einsum("ni,nr->ir", x, cluster.demand)
-    return float(kappa) * np.maximum(used / cap - 1.0, 0.0) / cap
+@dataclass(frozen=True)
+class BestResponseOptions(MethodOptions):
+    """``pfvds(..., method="best_response", options=...)``.
+
+    Parameters
+    ----------
+    max_sweeps : int >= 1
+        Gauss-Seidel sweeps over servers. At α = 64 plain sweeps can creep towards the equilibrium by an almost
+        constant step (~4e-4) for thousands of sweeps (about 6,000 on two of the property table's 1,000
+        clusters); after 100 sweeps the solver extrapolates along such a straight run (``diagnostics["jumps"]``),
+        which settled those two in about 200.
+    tol : float > 0
+        The stopping rule: the largest change of any x[n, i] relative to the largest total.
+    start : (N, K) array_like or None
+        Where best responses start (default: no tasks). Finite, >= 0, zero on unusable pairs; it need not be
+        feasible.
+    """
+
+    max_sweeps: int = 2000
+    tol: float = 1e-10
+    start: object = None
+
+    def __post_init__(self):
+        self._count("max_sweeps")
+        self._number("tol")
 
 
-def _update_direction(cluster, x, lam, alphas) -> np.ndarray:
-    """The distributed update's direction [-F]^+_x at (x, λ) (eq. 55 [INF], before its step size)."""
-    f = _complementarity_f(cluster, x, lam, alphas)
-    return np.where((x > 0) | (f < 0), -f, 0.0)
+OPTIONS = BestResponseOptions
 
 
-def _distributed(cluster, alphas, x, *, kappa, step, iterations, tol):
-    """Eqs. 55–57 [INF]: every server moves its users along [-F[n, i]]^+_{x[n, i]} (scaled by γ[n, i], so
-    the step is in units of "a server's worth of tasks") with penalty prices λ[i, r] = κ [used/c - 1]^+ / c
-    standing in for the multipliers. Returns (tasks, Ψ trajectory, final prices)."""
-    trajectory = []
-    lam = np.zeros_like(cluster.capacity)
-    for _ in range(iterations):
-        lam = penalty_prices(cluster, x, kappa)
-        psi = merit(cluster, x, lam, alphas)
-        trajectory.append(psi)
-        if psi < tol:
-            break
-        move = _update_direction(cluster, x, lam, alphas)
-        x = (
-            np.maximum(x + step * move * cluster.gamma**2 / cluster.gamma.max(), 0.0)
-            * cluster.eligible
-        )
-    return x, np.array(trajectory), lam
+def run(cluster: Cluster, alphas, time_shared: bool, options: BestResponseOptions):
+    """``method="best_response"``: Gauss-Seidel sweeps from ``options.start``; (tasks, diagnostics).
 
+    Parameters
+    ----------
+    cluster : Cluster
+        The instance.
+    alphas : (K,) ndarray
+        α per server.
+    time_shared : bool
+        Problem 2: each server's one constraint Σ_n x[n, i]/γ[n, i] <= 1.
+    options : BestResponseOptions
+        The method's options.
 
-#: largest eq. (16) gap (relative) at which a capped interior point's allocation counts as the equilibrium
-CAPPED_GAP = 1e-7
-
-
-def _capped_equilibrium(cluster: Cluster, alphas, time_shared: bool):
-    """PF-VDS with per-user caps: the variational equilibrium by the interior point (caps as rows priced alike
-    on every server). Best-response sweeps do not polish it: a server's best response under a cap that the
-    other servers' tasks also use would drift to another generalised equilibrium. Its certificate is
-    Definition 6's variational inequality over the capped set (an LP, independent of the solver)."""
-    from .pfvds_conditions import variational_gap
-
-    tried = []
-    # the default start, then capped users started within their caps, then finer continuation steps (α > 1)
-    for continuation, shrink in (
-        ((2.0, 2.0), False),
-        ((2.0, 2.0), True),
-        ((1.0, 1.25), False),
-        ((1.0, 1.25), True),
-    ):
-        if continuation[0] < 2.0 and alphas.max() <= 1.0:
-            break
-        res = pfvds_interior_point(
-            cluster,
-            alphas,
-            time_shared=time_shared,
-            continuation=continuation,
-            shrink_to_caps=shrink,
-            retries=0,
-        )  # its own retries: these four tries
-        tried.append(
-            (variational_gap(cluster, res.tasks, alphas, time_shared=time_shared), len(tried), res)
-        )
-        if tried[-1][0] <= CAPPED_GAP:
-            break
-    gap, _, res = min(tried)
-    diag = dict(
-        res.diagnostics,
-        method="interior_point",
-        sweeps=0,
-        variational_gap=gap,
-        converged=bool(gap <= CAPPED_GAP),
-        interior_point_converged=res.diagnostics["converged"],
+    Returns
+    -------
+    tasks : (N, K) ndarray
+        The allocation.
+    diagnostics : dict
+        ``sweeps``, ``last_change``, ``prices``, ``jumps``, ``trial_sweeps``, ``converged``.
+    """
+    return _sweeps(
+        cluster,
+        alphas,
+        _start(cluster, options.start),
+        time_shared,
+        options.max_sweeps,
+        options.tol,
     )
-    x = res.tasks
-    if not diag["converged"]:
-        # where no cap binds, the capped equilibrium is the uncapped one (cap prices 0; its totals are unique,
-        # Theorem 7), which best responses can finish: used when it keeps within every cap
-        uncapped = pfvds(replace(cluster, max_tasks=None), alphas, time_shared=time_shared)
-        if (uncapped.totals <= cluster.max_tasks).all():
-            free_gap = variational_gap(cluster, uncapped.tasks, alphas, time_shared=time_shared)
-            if free_gap < gap:
-                x, gap = uncapped.tasks, free_gap
-                diag.update(
-                    uncapped.diagnostics,
-                    variational_gap=gap,
-                    converged=bool(gap <= CAPPED_GAP),
-                    cap_prices=np.zeros(cluster.n_users),
-                    no_cap_binds=True,
-                )
-    if not diag["converged"]:
-        diag["message"] = (
-            f"the interior point stopped short of the capped equilibrium (eq. (16) gap {gap:.2g}); "
-            "best responses cannot finish it under caps"
-        )
-    return x, diag
 
 
 def _start(cluster: Cluster, start) -> np.ndarray:
@@ -1060,180 +1587,14 @@ def _start(cluster: Cluster, start) -> np.ndarray:
     x = np.asarray(start, dtype=np.float64)
     if x.shape != (cluster.n_users, cluster.n_servers):
         raise InvalidInputError(
-            f"start: expected shape ({cluster.n_users}, {cluster.n_servers}), got {x.shape}"
+            f"{option_name('start')}: expected shape ({cluster.n_users}, {cluster.n_servers}), "
+            f"got {x.shape}"
         )
     bad = ~np.isfinite(x) | (x < 0) | ((x != 0) & ~cluster.eligible)
     if bad.any():
         n, i = map(int, np.argwhere(bad)[0])
         raise InvalidInputError(
-            f"start[{n}, {i}] = {x[n, i]}: must be finite, >= 0 and 0 on an unusable pair"
+            f"{option_name('start')}[{n}, {i}] = {x[n, i]}: must be finite, >= 0 and 0 on an "
+            "unusable pair"
         )
     return x
-
-
-@interpreted_when_small(
-    bounded=lambda *args, method="interior_point", **_: method == "interior_point"
-)
-def pfvds(
-    cluster: Cluster,
-    alpha,
-    *,
-    method: str = "interior_point",
-    time_shared: bool = False,
-    max_sweeps: int = 2000,
-    tol: float = 1e-10,
-    kappa: float = 1e3,
-    step: float = 1e-2,
-    iterations: int = 20000,
-    start=None,
-) -> Allocation:
-    """PF-VDS(α) allocation: a Nash equilibrium of Problem 1 (α-fair utilities of the weighted VDS).
-
-    Parameters
-    ----------
-    cluster : :class:`~fairlib.multires.cluster.Cluster`.
-    alpha : float > 0, ``np.inf`` (PS-DSF), or one value per server.
-    method : ``"interior_point"`` (default), ``"best_response"``, ``"distributed"`` (eqs. 55–57) or ``"psmfa"``.
-    time_shared : Problem 2 (non-divisible servers): each server's constraint is Σ_n x[n, i]/γ[n, i] <= 1
-        (interior_point and best_response). Theorem 5: the solution is PS-DSF for every α.
-    max_sweeps, tol : Gauss-Seidel sweeps over servers and the stopping rule (largest change of any
-        x[n, i] relative to the largest total). At α = 64 plain sweeps can creep towards the equilibrium by an
-        almost constant step (~4e-4) for thousands of sweeps (about 6,000 on two of the property table's 1,000
-        clusters); after 100 sweeps the solver extrapolates along such a straight run (``diagnostics["jumps"]``),
-        which settled those two in about 200.
-    kappa, step, iterations : the distributed heuristic's penalty factor, step size and iteration cap.
-    start : (N, K) array_like, optional — where best responses start (``method="best_response"`` only;
-        default: no tasks). Finite, >= 0, zero on unusable pairs; it need not be feasible.
-
-    A cluster with per-user caps takes ``method="interior_point"`` (module doc): no best-response polish, its
-    equilibrium certified by eq. (16)'s gap over the capped set (``converged`` when it is <= :data:`CAPPED_GAP`);
-    the interior point's continuation can stop short at large α (α >= 8 on some random instances; the analytical
-    notebook's check ``pfvds_capped_equilibrium_every_alpha`` gives the rates), and is then not ``converged``.
-
-    Returns
-    -------
-    ServerAllocation; diagnostics ``sweeps``/``iterations``, ``nash_residual`` (``variational_gap`` and
-    ``cap_prices`` with caps) and, for the iterative methods, the merit trajectory ``psi``.
-
-    Examples
-    --------
-    One server, α = 1: max log x_0 + log x_1 subject to x_0 + 3 x_1 <= 9 and 4 x_0 + x_1 <= 18 (both bind),
-    unlike DRF's (3, 2):
-
-    >>> pfvds(Cluster([[9, 18]], [[1, 4], [3, 1]]), 1.0).tasks.round(6).ravel().tolist()
-    [4.090909, 1.636364]
-    """
-    as_instance(cluster, Cluster, "cluster")
-    if not isinstance(cluster, Cluster):
-        raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
-    alphas = per_server_alpha(cluster, alpha)
-    max_sweeps, iterations = as_count(max_sweeps, "max_sweeps"), as_count(iterations, "iterations")
-    tol, kappa, step = as_number(tol, "tol"), as_number(kappa, "kappa"), as_number(step, "step")
-    check_choice(method, ("interior_point", "best_response", "distributed", "psmfa"), "method")
-    if time_shared and method not in ("interior_point", "best_response"):
-        raise InvalidInputError(
-            f"time_shared=True needs method='interior_point' or 'best_response', got {method!r}"
-        )
-    if start is not None and method != "best_response":
-        raise InvalidInputError(
-            f"start: only method='best_response' takes a starting point, got method={method!r}"
-        )
-    if cluster.capped and method != "interior_point" and not np.isinf(alphas).all():
-        n = int(np.argmax(np.isfinite(cluster.max_tasks)))
-        raise InvalidInputError(
-            f"max_tasks[{n}] = {cluster.max_tasks[n]}: method={method!r} does not honour per-user "
-            "caps; method='interior_point' does (the variational equilibrium, see pfvds)"
-        )
-    if np.isinf(alphas).all():
-        res = psdsf(cluster, time_shared=time_shared)
-        return Allocation.from_diagnostics(
-            cluster, res.tasks, "pfvds_inf", {**res.diagnostics, "alpha": alphas}
-        )
-    if np.isinf(alphas).any():
-        raise InvalidInputError(
-            "alpha: mixing np.inf (PS-DSF) with finite values per server is not supported; "
-            "use a large finite α on those servers"
-        )
-    if method == "interior_point" and cluster.capped:
-        x, diag = _capped_equilibrium(cluster, alphas, time_shared)
-    elif method == "interior_point":
-        res = pfvds_interior_point(cluster, alphas, time_shared=time_shared)
-        x, diag = res.tasks, dict(res.diagnostics, method="interior_point", sweeps=0)
-        residual = nash_residual(cluster, x, alphas, time_shared=time_shared)
-        # Best-response sweeps from the interior point's allocation when it stopped short (very large α), or
-        # when its Nash residual is large: an interior method leaves a pair whose user is exactly indifferent
-        # at O(sqrt(tol)) instead of 0 (degenerate equilibria), which one exact best response settles. The
-        # polished allocation is kept only if it is closer to an equilibrium.
-        if not res.diagnostics["converged"] or residual > _POLISH_ABOVE:
-            polished, sweeps_diag = _sweeps(
-                cluster,
-                alphas,
-                x,
-                time_shared,
-                max_sweeps
-                if not res.diagnostics["converged"]
-                else min(int(max_sweeps), _POLISH_SWEEPS),
-                tol,
-            )
-            after = nash_residual(cluster, polished, alphas, time_shared=time_shared)
-            if (
-                res.diagnostics["converged"]
-                and after > _POLISH_ABOVE
-                and max_sweeps > _POLISH_SWEEPS
-            ):
-                # a few sweeps were not enough (a slowly settling pair): go on until the sweeps' own rule stops them
-                more, more_diag = _sweeps(
-                    cluster, alphas, polished, time_shared, max_sweeps - _POLISH_SWEEPS, tol
-                )
-                more_after = nash_residual(cluster, more, alphas, time_shared=time_shared)
-                if more_after < after:
-                    polished, after = more, more_after
-                    sweeps_diag = dict(more_diag, sweeps=more_diag["sweeps"] + _POLISH_SWEEPS)
-            if not res.diagnostics["converged"] or after < residual:
-                x, residual = polished, after
-                diag.update(
-                    method="interior_point+best_response",
-                    sweeps=sweeps_diag["sweeps"],
-                    jumps=sweeps_diag["jumps"],
-                    last_change=sweeps_diag["last_change"],
-                    converged=sweeps_diag["converged"] or after <= _POLISH_ABOVE,
-                )
-        diag["nash_residual"] = residual
-    elif method == "best_response":
-        x, diag = _sweeps(cluster, alphas, _start(cluster, start), time_shared, max_sweeps, tol)
-    elif method == "distributed":
-        x0 = psdsf(cluster).tasks * 0.5
-        x, psi, lam = _distributed(
-            cluster, alphas, x0, kappa=kappa, step=step, iterations=iterations, tol=tol
-        )
-        over = (
-            np.einsum("ni,nr->ir", x, cluster.demand) / np.maximum(cluster.capacity, 1e-300) - 1.0
-        )
-        diag = {
-            "iterations": len(psi),
-            "psi": psi,
-            "prices": lam,
-            "overuse": float(max(over.max(), 0.0)),
-        }
-    else:
-        from .psmfa import psmfa
-
-        x, psi, lam = psmfa(cluster, alphas, tol=tol, iterations=iterations)
-        diag = {"iterations": len(psi), "psi": psi, "prices": lam}
-    if "nash_residual" not in diag and not cluster.capped:
-        diag["nash_residual"] = nash_residual(cluster, x, alphas, time_shared=time_shared)
-    if not np.isfinite(x).all():
-        raise RuntimeError(
-            f"pfvds(alpha={alpha!r}, method={method!r}): the solver produced non-finite tasks; "
-            "please report this instance"
-        )
-    if (
-        "converged" in diag
-        and diag.get("nash_residual", 0.0) > _POLISH_ABOVE * 100
-        and method in ("interior_point", "best_response")
-    ):
-        diag["converged"] = (
-            False  # "converged" says the allocation is an equilibrium, not that a loop stopped
-        )
-    diag["alpha"] = alphas
-    return Allocation.from_diagnostics(cluster, x, f"pfvds_{method}", diag)

@@ -66,7 +66,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import InvalidInputError, _short, as_capacities, as_number, check_choice
+from ..._validate import InvalidInputError, _short, as_capacities, as_number, check_choice
 
 __all__ = ["DRFSorter", "SORTER_SEMANTICS"]
 

@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
-from .._validate import (
+from ..._validate import (
     InvalidInputError,
     _short,
     as_instance,
@@ -24,7 +24,7 @@ from .._validate import (
     as_real_array,
     result_type,
 )
-from .cluster import Cluster, placement_capacity_rows
+from ..cluster import Cluster, placement_capacity_rows
 
 __all__ = ["utilisation_range", "UtilisationRange"]
 

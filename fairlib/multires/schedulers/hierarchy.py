@@ -58,8 +58,8 @@ import numpy as np
 import numpy.typing as npt
 from numpy.typing import ArrayLike
 
-from .._jit import interpreted_when_small, njit
-from .._validate import (
+from ..._jit import interpreted_when_small, njit
+from ..._validate import (
     InvalidInputError,
     _short,
     as_capacities,
@@ -67,17 +67,19 @@ from .._validate import (
     check_choice,
     result_type,
 )
-from .progressive_filling import (
+from .._engine.filling import (
     FIT_RTOL,
-    MAX_ALLOCATIONS,
     _check_reservations,
     _committed,
     _few_tasks,
     _growth,
     _start_tasks,
     committed_amounts,
-    filling_bounds,
     held_resources,
+)
+from ..progressive_filling import (
+    MAX_ALLOCATIONS,
+    filling_bounds,
     order_buffer,
     pool_summary,
 )
@@ -659,7 +661,7 @@ def _newly_blocked(
     of r's max-heap of the ``unscanned[r]`` users not yet looked at (built on the first call for r,
     ``heaped[r]``: :func:`_demand_tops`) once.
     With them a task grows the committed amount by its demand less what falls inside its owner's reservation
-    (:func:`~.progressive_filling._growth`), which only grows as its owner gets tasks: a scanned user that still
+    (``_engine.filling._growth``), which only grows as its owner gets tasks: a scanned user that still
     fits (thanks to its reservation) waits in r's max-heap of candidates, keyed by that growth, until the headroom
     falls below it. A user already blocked (``blocked[leaf[u]]``: for good, resources only fill up) is passed over.
 
