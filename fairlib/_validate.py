@@ -17,9 +17,11 @@ __all__ = [
     "as_budgets",
     "as_eligibility",
     "check_task_bound",
+    "MAX_ITERATIONS",
     "as_number",
     "as_count",
     "as_finite",
+    "as_flag",
     "as_array",
     "as_real_array",
     "as_identifiers",
@@ -33,6 +35,10 @@ __all__ = [
 ]
 
 INT64_MAX = np.iinfo(np.int64).max
+#: the most iterations, rounds or sweeps a caller may ask of an iterative method (each ``max_iter``,
+#: ``iterations``, ``max_sweeps``, ``max_rounds``): every default is at most 50,000, and a count past this one is a
+#: typo that would keep the loop running for hours, not a budget
+MAX_ITERATIONS = 1_000_000
 
 
 class InvalidInputError(ValueError):
@@ -411,6 +417,24 @@ def as_finite(value, name: str) -> float:
     if not np.isfinite(v):
         raise InvalidInputError(f"{name} = {v}: must be a finite number")
     return v
+
+
+def as_flag(value, name: str) -> bool:
+    """``value`` when it is a bool (``True``, ``False`` or a NumPy bool); an integer, text such as ``"false"`` (which
+    is truthy) or None is an error naming the argument.
+
+    >>> as_flag(True, "record_order")
+    True
+    >>> as_flag("false", "record_order")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: record_order = 'false': must be True or False, got str
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidInputError(
+            f"{name} = {_short(value)}: must be True or False, got {type(value).__name__}"
+        )
+    return bool(value)
 
 
 def as_values(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import InvalidInputError, as_instance, as_rng
+from ._validate import as_flag, InvalidInputError, as_instance, as_rng
 from .mechanisms import resolve
 from .multires import Allocation, Cluster, leontief_tasks, misreports, property_violations
 
@@ -76,6 +76,7 @@ def mechanism_properties(
     """Run ``mechanism`` (a registered name or a callable ``cluster -> Allocation``) on ``cluster`` (a pool or
     a cluster) and check SI, EF, PO, BF and, if asked, strategy-proofness by search ("SP"); <= 0 (or within a
     tolerance) means the property holds, NaN that it says nothing here (BF without bottlenecks)."""
+    strategyproofness = as_flag(strategyproofness, "strategyproofness")
     as_instance(cluster, Cluster, "cluster")
     mech = _resolve(mechanism)
     out = property_violations(cluster, _run(mech, cluster))

@@ -14,7 +14,15 @@ from typing import NamedTuple
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from .._validate import InvalidInputError, as_array, as_budgets, as_count, as_number, as_rng
+from .._validate import (
+    as_flag,
+    InvalidInputError,
+    as_array,
+    as_budgets,
+    as_count,
+    as_number,
+    as_rng,
+)
 
 __all__ = [
     "Game",
@@ -215,6 +223,7 @@ def correlated_preferences(
     The paper does not say whether these weights were normalised; the analysis assumes sum_j w_ij = 1, so we
     normalise by default [INF]; ``normalize=False`` keeps the raw products.
     """
+    normalize = as_flag(normalize, "normalize")
     n_users, n_machines, dim = (
         as_count(n_users, "n_users"),
         as_count(n_machines, "n_machines"),

@@ -24,6 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._validate import (
+    as_flag,
     InvalidInputError,
     _short,
     as_array,
@@ -263,6 +264,7 @@ class Cluster:
         """(d3[user, server, k], cap[server, k]): per-task use of each server constraint. Divisible servers:
         the resources (d3 = demand on every server). Time-shared servers (Problem 2, eq. 17): one constraint
         per server, Σ_n x[n, i] / γ[n, i] <= 1."""
+        time_shared = as_flag(time_shared, "time_shared")
         n, k, m = self.n_users, self.n_servers, self.n_resources
         if time_shared:
             d3 = np.where(self.eligible, 1.0 / np.where(self.eligible, self.gamma, 1.0), 0.0)[
@@ -278,6 +280,7 @@ class Cluster:
         """Fraction of every server constraint that ``tasks[user, server]`` uses: ``load[server, k]`` over the
         resources (0 for a resource the server lacks) or, ``time_shared``, Problem 2's one constraint per
         server, Σ_n x[n, i] / γ[n, i]."""
+        time_shared = as_flag(time_shared, "time_shared")
         x = self._tasks(tasks)
         if time_shared:
             return (x / np.where(self.eligible, self.gamma, np.inf)).sum(axis=0)[:, None]
@@ -533,6 +536,7 @@ def random_cluster(
     is eligible with probability ``eligible_fraction`` (each user keeps at least one server). Weights
     are 1, or uniform in {1, 2, 4} with ``weights=True``.
     """
+    weights = as_flag(weights, "weights")
     rng = as_rng(rng)
     n_users, n_servers = as_count(n_users, "n_users"), as_count(n_servers, "n_servers")
     n_resources = as_count(n_resources, "n_resources")
@@ -554,6 +558,7 @@ def random_cluster(
 
 def random_pool(rng, n_users: int, n_resources: int = 3, *, weights: bool = False) -> Cluster:
     """A random single pool (a one-server cluster) drawn as :func:`random_cluster` draws one server."""
+    weights = as_flag(weights, "weights")
     return random_cluster(rng, n_users, 1, n_resources, eligible_fraction=1.0, weights=weights)
 
 

@@ -54,6 +54,8 @@ import numpy as np
 from .._jit import interpreted_when_small, njit, steered
 from .._linear_solve import solve, solve_compiled
 from .._validate import (
+    as_flag,
+    MAX_ITERATIONS,
     InvalidInputError,
     _short,
     as_count,
@@ -857,11 +859,12 @@ def best_response_column(
 ) -> np.ndarray:
     """Server ``server``'s exact α-fair best response (its column) to the other servers' tasks
     (``time_shared``: under Problem 2's constraint Σ_n x[n, i]/γ[n, i] <= 1)."""
+    time_shared = as_flag(time_shared, "time_shared")
     as_instance(cluster, Cluster, "cluster")
     x = cluster._tasks(tasks)
     server = as_count(server, "server", minimum=0, maximum=cluster.n_servers - 1)
     alpha = float(per_server_alpha(cluster, alpha)[server])
-    tol, max_iter = as_number(tol, "tol"), as_count(max_iter, "max_iter")
+    tol, max_iter = as_number(tol, "tol"), as_count(max_iter, "max_iter", maximum=MAX_ITERATIONS)
     d3, cap = cluster.server_constraints(time_shared)
     return _best_response_column(cluster, x, x.sum(axis=1), server, alpha, d3, cap, tol, max_iter)
 
@@ -889,6 +892,7 @@ def _best_response_column(cluster, x, totals, server, alpha, d3, cap, tol=1e-12,
 
 def nash_residual(cluster: Cluster, tasks, alpha, *, time_shared: bool = False) -> float:
     """max over servers of |column - best response to the others| / largest total (0 at a Nash equilibrium)."""
+    time_shared = as_flag(time_shared, "time_shared")
     as_instance(cluster, Cluster, "cluster")
     x = as_real_array(tasks, "tasks")
     if x.shape != (cluster.n_users, cluster.n_servers):
@@ -1123,11 +1127,15 @@ def pfvds(
     >>> pfvds(Cluster([[9, 18]], [[1, 4], [3, 1]]), 1.0).tasks.round(6).ravel().tolist()
     [4.090909, 1.636364]
     """
+    time_shared = as_flag(time_shared, "time_shared")
     as_instance(cluster, Cluster, "cluster")
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
     alphas = per_server_alpha(cluster, alpha)
-    max_sweeps, iterations = as_count(max_sweeps, "max_sweeps"), as_count(iterations, "iterations")
+    max_sweeps, iterations = (
+        as_count(max_sweeps, "max_sweeps", maximum=MAX_ITERATIONS),
+        as_count(iterations, "iterations", maximum=MAX_ITERATIONS),
+    )
     tol, kappa, step = as_number(tol, "tol"), as_number(kappa, "kappa"), as_number(step, "step")
     check_choice(method, ("interior_point", "best_response", "distributed", "psmfa"), "method")
     if time_shared and method not in ("interior_point", "best_response"):

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linprog, minimize, nnls
 
-from .._validate import InvalidInputError, _short, as_instance, as_rng
+from .._validate import as_flag, InvalidInputError, _short, as_instance, as_rng
 from .cluster import Cluster, per_server_alpha
 from .psmfa import merit
 from .server_properties import checked_allocation
@@ -68,6 +68,7 @@ def variational_gap(cluster: Cluster, tasks, alpha, *, time_shared: bool = False
     >>> variational_gap(c, pfvds(c, 1.0).tasks, 1.0) < 1e-8, variational_gap(c, [[3.0], [2.0]], 1.0) > 1e-3
     (True, True)
     """
+    time_shared = as_flag(time_shared, "time_shared")
     as_instance(cluster, Cluster, "cluster")
     x = checked_allocation(cluster, tasks)
     g = marginal_utilities(cluster, x, alpha)

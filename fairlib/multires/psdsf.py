@@ -29,7 +29,15 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import InvalidInputError, as_count, as_instance, as_number, check_choice
+from .._validate import (
+    as_flag,
+    MAX_ITERATIONS,
+    InvalidInputError,
+    as_count,
+    as_instance,
+    as_number,
+    check_choice,
+)
 from ._solvers.psdsf_market import psdsf_market
 from .cluster import Allocation, Cluster
 
@@ -409,10 +417,14 @@ def psdsf(
     >>> psdsf(Cluster([[9, 18]], [[1, 4], [3, 1]])).tasks.round(9).ravel().tolist()
     [3.0, 2.0]
     """
+    time_shared = as_flag(time_shared, "time_shared")
     as_instance(cluster, Cluster, "cluster")
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
-    max_sweeps, tol = as_count(max_sweeps, "max_sweeps"), as_number(tol, "tol")
+    max_sweeps, tol = (
+        as_count(max_sweeps, "max_sweeps", maximum=MAX_ITERATIONS),
+        as_number(tol, "tol"),
+    )
     check_choice(method, ("market", "fixed_point"), "method")
     name = "psdsf_time_shared" if time_shared else "psdsf"
     if method != "fixed_point" and cluster.capped:  # the market has no caps: the fixed point has
@@ -528,6 +540,7 @@ def psdsf_violation(
 
     Returns {"free_pairs", "violating_pairs", "gap", "holds"}.
     """
+    time_shared = as_flag(time_shared, "time_shared")
     as_instance(cluster, Cluster, "cluster")
     x = cluster._tasks(tasks)
     if not cluster.feasible(x, tol=tol):

@@ -21,7 +21,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError, as_count, as_number, as_rng, as_values, check_choice
+from .._validate import (
+    as_flag,
+    InvalidInputError,
+    as_count,
+    as_number,
+    as_rng,
+    as_values,
+    check_choice,
+)
 from ._source import SYNTHETIC_MARKER, trace_folder
 from .bitbrains import BITBRAINS_COLUMNS, RND_MONTHS, bitbrains_dir, write_vm
 
@@ -88,6 +96,7 @@ def synthetic_bitbrains(
     most 2**53). The work grows with ``n_vms`` × ``days``, so both are capped: ``n_vms`` at most :data:`MAX_VMS`
     (1,250), ``days`` at most :data:`MAX_DAYS` (31, one month folder); a value outside is refused by name before
     anything is written. Each file holds at least one sample, however small ``days``."""
+    fast_storage = as_flag(fast_storage, "fast_storage")
     n_vms = as_count(n_vms, "n_vms", maximum=MAX_VMS)
     rng = as_rng(rng)
     check_choice(month, RND_MONTHS, "month")
