@@ -316,6 +316,12 @@ def resolve_runs(mechanisms, *capabilities: str) -> dict[str, Callable]:
     if mechanisms is None:
         return runs(*capabilities)
     if isinstance(mechanisms, Mapping):
+        label = next((name for name in mechanisms if not isinstance(name, str)), None)
+        if label is not None:
+            raise InvalidInputError(
+                f"mechanisms: key {_short(label)} must be text (the label of its rows), got "
+                f"{type(label).__name__}"
+            )
         bad = next(((name, fn) for name, fn in mechanisms.items() if not callable(fn)), None)
         if bad is not None:
             raise InvalidInputError(

@@ -146,6 +146,7 @@ def find_traces(folder: str) -> Path | None:
 
     ``folder`` is a trace folder name such as ``"google_clusterdata_2011_2"`` (see :data:`TRACE_FOLDERS`).
     """
+    _check_file_name(folder, "folder")
     for d in trace_dirs():
         if _holds_data(d / folder):
             return d / folder

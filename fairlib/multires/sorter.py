@@ -64,7 +64,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import InvalidInputError, _short, as_capacities, as_number, check_choice
+from .._validate import InvalidInputError, _short, as_capacities, as_flag, as_number, check_choice
 
 __all__ = ["DRFSorter", "SORTER_SEMANTICS"]
 
@@ -156,7 +156,9 @@ class DRFSorter:
         try:
             return self._clients[name]
         except KeyError:
-            raise InvalidInputError(f"client {name!r}: not in the sorter (add it first)") from None
+            raise InvalidInputError(
+                f"name = {name!r}: client {name!r} is not in the sorter (add it first)"
+            ) from None
 
     def _weight(self, weight, name: str) -> float:
         w = as_number(weight, f"weight of client {name!r}", inclusive=True)
@@ -209,6 +211,7 @@ class DRFSorter:
         only) are its quotas. Mesos: ``name`` may nest (``"eng/dev"``, module docstring); if it names a role whose
         weight was set, the client takes that weight unless ``weight`` is given."""
         name = self._path(name)
+        active = as_flag(active, "active")
         if weight is None:
             weight = self._role_weights.get(name, 1.0)
         if name in self._clients:
@@ -305,7 +308,7 @@ class DRFSorter:
     def allocated(self, name: str, amounts) -> None:
         """Record resources given to ``name`` (one allocation: Mesos counts it)."""
         c = self._client(name)
-        c.allocation = c.allocation + self._vector(amounts, f"allocated({name!r})")
+        c.allocation = c.allocation + self._vector(amounts, f"amounts of allocated({name!r})")
         c.allocations += 1
 
     def update(self, name: str, old, new) -> None:
@@ -320,7 +323,7 @@ class DRFSorter:
         """Record resources returned by ``name``; more than it holds is an error naming the resource."""
         c = self._client(name)
         c.allocation = self._returned(
-            c, f"unallocated({name!r})", self._vector(amounts, f"unallocated({name!r})")
+            c, f"unallocated({name!r})", self._vector(amounts, f"amounts of unallocated({name!r})")
         )
 
     def _returned(self, c: _Client, call: str, amounts: np.ndarray) -> np.ndarray:

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .._validate import (
+    as_path,
     as_flag,
     InvalidInputError,
     as_count,
@@ -102,6 +103,8 @@ def synthetic_bitbrains(
     check_choice(month, RND_MONTHS, "month")
     as_number(days, "days", maximum=MAX_DAYS)
     as_count(start, "start", minimum=0, maximum=2**53)
+    if dest is not None:
+        as_path(dest, "dest", kind="directory")
     root = bitbrains_dir(dest)
     folder = root / "rnd" / month
     folder.mkdir(parents=True, exist_ok=True)
@@ -302,6 +305,8 @@ def synthetic_task_usage(
     # a run that ended before the trace window opens (600 s) has no window of its own: no row for it
     table = table[table.end_time > table.start_time]
     table = table.sort_values(["start_time", "job_id", "task_index"], kind="stable")
+    if dest is not None:
+        as_path(dest, "dest", kind="directory")
     root = google_dir(dest)
     folder = root / "task_usage"
     folder.mkdir(parents=True, exist_ok=True)
@@ -399,6 +404,8 @@ def synthetic_google(
     as_count(max_tasks, "max_tasks")
     as_count(parts, "parts", maximum=500)
     as_number(machine_scale, "machine_scale", maximum=MAX_MACHINE_SCALE)
+    if dest is not None:
+        as_path(dest, "dest", kind="directory")
     folder = google_dir(dest)
     end_us = int(hours * 3600e6)
     # machines
