@@ -79,13 +79,6 @@ EXEMPT = {
     "validate through the library functions they call",
     "fairlib.repro.plotting*": "figure helpers over matplotlib axes and tidy tables; matplotlib and seaborn validate "
     "their own arguments, tests/test_site.py renders every figure",
-    "fairlib.mechanisms.register": "mutates the process-wide registry; its errors are tested in tests/test_mechanisms.py",  # noqa: E501
-    "fairlib.mechanisms.unregister": "mutates the process-wide registry (tests/test_mechanisms.py)",
-    "fairlib.mechanisms.registered": "a context manager around register/unregister (tests/test_mechanisms.py)",
-    "fairlib.games.register_game": "mutates the process-wide game registry; its errors are tested in "
-    "tests/test_games.py",
-    "fairlib.games.unregister_game": "mutates the process-wide game registry (tests/test_games.py)",
-    "fairlib.games.registered": "a context manager around register_game (tests/test_games.py)",
     "fairlib.testing*": "the registry's checks for plugin authors: they take registered mechanisms and games (or a "
     "callable to register), not data; tests/test_testing.py and tests/test_registry.py run them",
     "fairlib.games.GameMechanism.refuse_unsupported": "called by the registry with the game of each call; its refusals "
@@ -119,6 +112,28 @@ ACCEPTED = {
     ): "a display switch: any truthy value shows the bar, as tqdm's disable= does",
     ("fairlib.sweep.sweep", "desc", "*"): "free text: the progress bar's label",
     ("fairlib.traces.write_vm", "path", "a missing file"): "an output file: the call writes it",
+    (
+        "fairlib.*.register*",
+        "name",
+        "'no-such-choice'*",
+    ): "a new registration's name: any non-empty text",
+    ("fairlib.*.registered", "name", "'no-such-choice'*"): "a new registration's name: any text",
+    ("fairlib.*.register*", "label", "'no-such-choice'*"): "free text: the legend's entry",
+    (
+        "fairlib.*.register*",
+        "color",
+        "'no-such-choice'*",
+    ): "a matplotlib colour name, which matplotlib checks when a figure draws it",
+    (
+        "fairlib.*.register*",
+        "capabilities",
+        "a duplicate label",
+    ): "a set: a capability named twice is the same capability",
+    (
+        "fairlib.games.register_game",
+        "capabilities",
+        "empty labels",
+    ): "a game needs no capability (budgets, parallelism, reserve and equilibrium are extras)",
     (
         "fairlib.paths.find_traces",
         "folder",
@@ -758,6 +773,24 @@ EXAMPLES = {
     ),
     "fairlib.timing.median_time": lambda: ((_noop,), {"repeat": 1, "min_time": 0.0}),
     "fairlib.paths.find_traces": lambda: (("google_clusterdata_2011_2",), {}),
+    "fairlib.mechanisms.register": lambda: (
+        ("probe_mechanism", fairlib.multires.drfh),
+        {"capabilities": ("multi_server",)},
+    ),
+    "fairlib.mechanisms.registered": lambda: (
+        ("probe_mechanism", fairlib.multires.drfh),
+        {"capabilities": ("multi_server",)},
+    ),
+    "fairlib.mechanisms.unregister": lambda: (("drfh",), {}),
+    "fairlib.games.register_game": lambda: (
+        ("probe_game", fairlib.market.proportional_share),
+        {"capabilities": ("budgets",)},
+    ),
+    "fairlib.games.registered": lambda: (
+        ("probe_game", fairlib.market.proportional_share),
+        {"capabilities": ("budgets",)},
+    ),
+    "fairlib.games.unregister_game": lambda: (("proportional_share",), {}),
     # the sorter's methods, on a fresh sorter with client "a" holding <1, 2> (STATEFUL)
     "fairlib.multires.DRFSorter.add": lambda: (("b",), {}),
     "fairlib.multires.DRFSorter.remove": lambda: (("a",), {}),
@@ -990,6 +1023,22 @@ def _sorter():
 #: instance from the factory, so a probe's refused (or wrongly accepted) call cannot change the next one's state
 STATEFUL = {"fairlib.multires.DRFSorter": _sorter}
 
+#: callables that change the process-wide registries: each call's changes are undone after it
+REGISTRY_MUTATORS = (
+    "fairlib.mechanisms.register",
+    "fairlib.mechanisms.unregister",
+    "fairlib.mechanisms.registered",
+    "fairlib.games.register_game",
+    "fairlib.games.unregister_game",
+    "fairlib.games.registered",
+)
+
+
+def _registries() -> list[dict]:
+    from fairlib import games, mechanisms
+
+    return [mechanisms._REGISTRY, games._REGISTRY]
+
 
 def _invoke(target: Target, args, kwargs):
     fn = target.obj
@@ -997,10 +1046,20 @@ def _invoke(target: Target, args, kwargs):
         owner = f"{target.name.rsplit('.', 1)[0]}"
         instance = STATEFUL[owner]() if owner in STATEFUL else _instance_of(target.owner)
         fn = getattr(instance, target.method)
-    out = fn(*args, **kwargs)
-    if inspect.isgenerator(out):
-        out = list(out)
-    return out
+    kept = [dict(r) for r in _registries()] if target.name in REGISTRY_MUTATORS else None
+    try:
+        out = fn(*args, **kwargs)
+        if inspect.isgenerator(out):
+            out = list(out)
+        elif target.name in REGISTRY_MUTATORS and hasattr(out, "__enter__"):
+            with out:  # a context manager registers on entry
+                pass
+        return out
+    finally:
+        if kept is not None:
+            for registry, before in zip(_registries(), kept):
+                registry.clear()
+                registry.update(before)
 
 
 def _succeeds(target, args, kwargs) -> bool:
