@@ -85,10 +85,10 @@ EXEMPT = {
     "are tested in tests/test_games.py and, per registered game, in "
     "tests/test_game_registry.py",
     "fairlib.repro.plotting.use_style": "no arguments",
-    "fairlib.repro.catalog*": "the repository's own list of notebooks (fairlib/repro/catalog.py), read by run_all.py, "
-    "the book and the tests, not a computation on user input: get() names an unknown key "
-    "in its KeyError (its doctest), tests/test_run_all.py and tests/test_scaffold.py "
-    "exercise the rest",
+    "fairlib.repro.catalog.Paper": "the repository's own catalogue entries (fairlib/repro/catalog.py), checked "
+    "together by _check_catalogue when the module loads; tests/test_scaffold.py writes new ones",
+    "fairlib.repro.catalog.Notebook": "the repository's own catalogue entries, checked with the papers when the "
+    "module loads; tests/test_run_all.py builds registries of them",
     "fairlib.*Error": "an exception class",
     "fairlib.repro.report.ClaimLog.*": "the claims ledger's recording methods: their rules and errors are tested in "
     "tests/test_report.py against declared registries",
@@ -112,6 +112,11 @@ ACCEPTED = {
     ): "a display switch: any truthy value shows the bar, as tqdm's disable= does",
     ("fairlib.sweep.sweep", "desc", "*"): "free text: the progress bar's label",
     ("fairlib.traces.write_vm", "path", "a missing file"): "an output file: the call writes it",
+    (
+        "fairlib.repro.catalog.importing_tests",
+        "modules",
+        "empty labels",
+    ): "no module: no test imports it ([])",
     (
         "fairlib.*.register*",
         "name",
@@ -773,6 +778,13 @@ EXAMPLES = {
     ),
     "fairlib.timing.median_time": lambda: ((_noop,), {"repeat": 1, "min_time": 0.0}),
     "fairlib.paths.find_traces": lambda: (("google_clusterdata_2011_2",), {}),
+    "fairlib.repro.catalog.get": lambda: (("li2019",), {}),
+    "fairlib.repro.catalog.paper_of": lambda: ((fairlib.repro.catalog.get("li2019"),), {}),
+    "fairlib.repro.catalog.source_path": lambda: ((fairlib.repro.catalog.get("li2019"),), {}),
+    "fairlib.repro.catalog.paper_tests": lambda: ((fairlib.repro.catalog.get("li2019"),), {}),
+    "fairlib.repro.catalog.library_modules": lambda: ((fairlib.repro.catalog.get("li2019"),), {}),
+    "fairlib.repro.catalog.importing_tests": lambda: ((["fairlib/multires/psdsf.py"],), {}),
+    "fairlib.repro.catalog.changed_modules": lambda: ((), {}),
     "fairlib.mechanisms.register": lambda: (
         ("probe_mechanism", fairlib.multires.drfh),
         {"capabilities": ("multi_server",)},
