@@ -1376,6 +1376,11 @@ UNSEEN_SITES = {
         "two_player_equilibria_numeric",
         "check_choice",
     ): "kind is checked again by _game_alpha, which the function calls next with the same name",
+    (
+        "fairlib.multires.cluster",
+        "random_pool",
+        "as_flag",
+    ): "weights is checked again by random_cluster, which random_pool calls with the same name",
 }
 
 
