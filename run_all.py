@@ -576,7 +576,7 @@ def write_manifest(build: Path, mode: str, jobs: int, outcomes: list[Outcome]) -
         "sweeps": {
             "dask_scheduler": os.environ.get("FAIRLIB_DASK_SCHEDULER"),
             "local_jobs": os.environ.get("FAIRLIB_SWEEP_JOBS"),
-            "cache": os.environ.get("FAIRLIB_SWEEP_CACHE", "") not in ("", "0"),
+            "cache": os.environ.get("FAIRLIB_SWEEP_CACHE", "") == "1",
         },
         "notebooks": [
             {
@@ -813,8 +813,50 @@ def refresh_renderings() -> None:
             )
 
 
+def check_environment() -> str | None:
+    """The ``FAIRLIB_*`` variables the notebooks' kernels inherit, parsed as the library parses them: the first one
+    it refuses (its message names the variable), or None. Checked before any notebook starts, so a typo there fails
+    the run at once, not every notebook in turn."""
+    from fairlib import paths, sweep
+    from fairlib._validate import InvalidInputError
+
+    try:
+        paths.build_dir(), paths.results_root(), paths.trace_dirs()
+        sweep._cache_enabled(None)
+        sweep._check_scheduler(None)
+        if os.environ.get("FAIRLIB_SWEEP_JOBS"):
+            sweep._resolve_jobs(None)
+    except InvalidInputError as exc:
+        return str(exc)
+    return None
+
+
+def _check_path_options(args) -> str | None:
+    """--registry names a JSON file and --committed-results a directory: either the first problem or None."""
+    if args.registry is not None:
+        registry = Path(args.registry)
+        if not registry.is_file():
+            return f"--registry = {args.registry!r}: " + (
+                "a directory, expected a JSON file" if registry.is_dir() else "no such file"
+            )
+        try:
+            entries = json.loads(registry.read_text())
+            if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+                raise ValueError("expected a list of {key, path, title, cell_timeout_s}")
+            {e["key"]: Notebook(**e) for e in entries}
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+            return f"--registry = {args.registry!r}: not a registry ({type(exc).__name__}: {exc})"
+    if args.committed_results is not None and not Path(args.committed_results).is_dir():
+        return f"--committed-results = {args.committed_results!r}: not a directory"
+    return None
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
+    problem = _check_path_options(args)
+    if problem:
+        print(f"run_all.py: {problem}", file=sys.stderr)
+        return 2
     registry = load_registry(args.registry)
     if args.list:
         for nb in registry.values():
@@ -850,6 +892,18 @@ def main(argv=None) -> int:
         if value is not None and not (value >= 0):
             print(f"run_all.py: --{name} = {value}: must be >= 0", file=sys.stderr)
             return 2
+    from fairlib.sweep import MAX_JOBS
+
+    if args.sweep_jobs is not None and not 1 <= args.sweep_jobs <= MAX_JOBS:
+        print(
+            f"run_all.py: --sweep-jobs = {args.sweep_jobs}: must be from 1 to {MAX_JOBS}",
+            file=sys.stderr,
+        )
+        return 2
+    problem = check_environment()
+    if problem:
+        print(f"run_all.py: {problem}", file=sys.stderr)
+        return 2
     mode = "quick" if args.quick else "full"
     sys.path.insert(0, str(ROOT))
     check_kernel()
@@ -876,9 +930,6 @@ def main(argv=None) -> int:
     os.environ["NUMBA_NUM_THREADS"] = str(
         min(share, int(asked)) if asked.isdigit() and int(asked) > 0 else share
     )
-    if args.sweep_jobs is not None and args.sweep_jobs < 1:
-        print(f"run_all.py: --sweep-jobs = {args.sweep_jobs}: must be >= 1", file=sys.stderr)
-        return 2
     if args.sweep_jobs is not None:
         os.environ["FAIRLIB_SWEEP_JOBS"] = str(args.sweep_jobs)
     else:

@@ -30,9 +30,13 @@ __all__ = [
     "as_budgets",
     "as_eligibility",
     "check_task_bound",
+    "MAX_ITERATIONS",
     "as_number",
     "as_count",
     "as_finite",
+    "as_flag",
+    "as_path",
+    "as_labels",
     "as_array",
     "as_real_array",
     "as_identifiers",
@@ -46,6 +50,10 @@ __all__ = [
 ]
 
 INT64_MAX = np.iinfo(np.int64).max
+#: the most iterations, rounds or sweeps a caller may ask of an iterative method (each ``max_iter``,
+#: ``iterations``, ``max_sweeps``, ``max_rounds``): every default is at most 50,000, and a count past this one is a
+#: typo that would keep the loop running for hours, not a budget
+MAX_ITERATIONS = 1_000_000
 
 
 class InvalidInputError(ValueError):
@@ -729,6 +737,133 @@ def as_finite(value: float, name: str) -> float:
     if not np.isfinite(v):
         raise InvalidInputError(f"{name} = {v}: must be a finite number")
     return v
+
+
+def as_flag(value, name: str) -> bool:
+    """``value`` when it is a bool (``True``, ``False`` or a NumPy bool); an integer, text such as ``"false"`` (which
+    is truthy) or None is an error naming the argument.
+
+    Parameters
+    ----------
+    value : object
+        The argument's value.
+    name : str
+        The argument's name, for the message.
+
+    Returns
+    -------
+    bool
+        ``value`` as a Python bool.
+
+    Examples
+    --------
+    >>> as_flag(True, "record_order")
+    True
+    >>> as_flag("false", "record_order")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: record_order = 'false': must be True or False, got str
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidInputError(
+            f"{name} = {_short(value)}: must be True or False, got {type(value).__name__}"
+        )
+    return bool(value)
+
+
+def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):
+    """``value`` (text or a path) as a :class:`pathlib.Path` to a ``kind`` of entry, ``"file"`` or ``"directory"``:
+    an existing entry of the other kind is an error naming the argument, and so is a missing one when
+    ``must_exist`` (an input; an output need not exist yet).
+
+    Parameters
+    ----------
+    value : str or os.PathLike
+        The argument's value.
+    name : str
+        The argument's name, for the message.
+    kind : {"file", "directory"}
+        What the path must name.
+    must_exist : bool
+        Whether a missing entry is an error.
+
+    Returns
+    -------
+    pathlib.Path
+        The path.
+
+    Examples
+    --------
+    >>> as_path("/", "path", kind="file")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: path = '/': a directory, expected a file
+    """
+    import os
+    from pathlib import Path
+
+    if isinstance(value, bytes) or not isinstance(value, (str, os.PathLike)):
+        raise InvalidInputError(
+            f"{name} = {_short(value)}: expected a {kind} path (str or Path), got "
+            f"{type(value).__name__}"
+        )
+    path = Path(value)
+    if path.exists():
+        if (kind == "file") != path.is_file():
+            what = "a directory" if path.is_dir() else "not a regular file"
+            raise InvalidInputError(f"{name} = {str(path)!r}: {what}, expected a {kind}")
+    elif must_exist:
+        raise InvalidInputError(f"{name} = {str(path)!r}: no such {kind}")
+    return path
+
+
+def as_labels(value, name: str, *, length: int | None = None, allow_empty: bool = True) -> tuple:
+    """``value``, a tuple or list of distinct text labels (``length`` of them when given), as a tuple; an element
+    that is not text, a repeated one or a wrong count is an error naming the argument and the element.
+
+    Parameters
+    ----------
+    value : tuple or list of str
+        The argument's value.
+    name : str
+        The argument's name, for the message.
+    length : int, optional
+        How many labels there must be.
+    allow_empty : bool
+        Whether no label at all is valid.
+
+    Returns
+    -------
+    tuple of str
+        The labels.
+
+    Examples
+    --------
+    >>> as_labels(["C", "D"], "reserved")
+    ('C', 'D')
+    >>> as_labels(("C", 1), "reserved")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: reserved[1] = 1: must be text (a label), got int
+    """
+    if not isinstance(value, (tuple, list)):
+        raise InvalidInputError(
+            f"{name} = {_short(value)}: expected a tuple or list of labels, got {type(value).__name__}"
+        )
+    for i, label in enumerate(value):
+        if not isinstance(label, str):
+            raise InvalidInputError(
+                f"{name}[{i}] = {_short(label)}: must be text (a label), got {type(label).__name__}"
+            )
+        if label in value[:i]:
+            raise InvalidInputError(f"{name}[{i}] = {label!r}: repeated (labels are distinct)")
+    if length is not None and len(value) != length:
+        raise InvalidInputError(
+            f"{name} = {_short(value)}: expected {length} labels, got {len(value)}"
+        )
+    if not value and not allow_empty:
+        raise InvalidInputError(f"{name} = {_short(value)}: empty (at least one label)")
+    return tuple(value)
 
 
 def as_values(

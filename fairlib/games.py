@@ -55,7 +55,7 @@ from numpy.typing import ArrayLike
 
 from . import market  # noqa: F401 - registrations added by fairlib.repro.scaffold name market.<name>
 from . import mechanisms
-from ._validate import InvalidInputError, _short, as_instance, as_number, result_type
+from ._validate import InvalidInputError, _short, as_flag, as_instance, as_number, result_type
 from .market import Game, proportional_share, weight_proportional
 
 __all__ = [
@@ -239,8 +239,13 @@ def register_game(
         raise InvalidInputError(f"name = {_short(name)}: must be a non-empty string")
     if not callable(function):
         raise InvalidInputError(
-            f"function: {name!r} needs a callable, got {type(function).__name__}"
+            f"function = {_short(function)}: {name!r} needs a callable, got "
+            f"{type(function).__name__}"
         )
+    mechanisms._check_display(label, color)
+    replace = as_flag(replace, "replace")
+    if options is not None:
+        as_instance(options, Mapping, "options")
     caps = frozenset(capabilities)
     unknown = sorted(caps - CAPABILITIES)
     if unknown:

@@ -48,7 +48,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import multires  # noqa: F401 - registrations added by fairlib.repro.scaffold name multires.<name>
-from ._validate import InvalidInputError, _short, result_type
+from ._validate import InvalidInputError, _short, as_flag, as_instance, result_type
 from .multires import (
     asset_fairness,
     ceei,
@@ -242,6 +242,15 @@ def _fallback_color(name: str) -> str:
     return palette[int(hashlib.sha256(name.encode()).hexdigest(), 16) % len(palette)]
 
 
+def _check_display(label, color) -> None:
+    """``label`` and ``color`` of a registration: text or None (a legend's entry and a matplotlib colour)."""
+    for argument, value in (("label", label), ("color", color)):
+        if value is not None and not isinstance(value, str):
+            raise InvalidInputError(
+                f"{argument} = {_short(value)}: expected text or None, got {type(value).__name__}"
+            )
+
+
 def register(
     name: str,
     function: Callable,
@@ -290,8 +299,13 @@ def register(
         raise InvalidInputError(f"name = {name!r}: must be a non-empty string")
     if not callable(function):
         raise InvalidInputError(
-            f"function: {name!r} needs a callable, got {type(function).__name__}"
+            f"function = {_short(function)}: {name!r} needs a callable, got "
+            f"{type(function).__name__}"
         )
+    _check_display(label, color)
+    replace = as_flag(replace, "replace")
+    if options is not None:
+        as_instance(options, Mapping, "options")
     caps = frozenset(capabilities)
     unknown = sorted(caps - CAPABILITIES)
     if unknown:
@@ -306,6 +320,8 @@ def register(
         )
     if name.lower() in _REGISTRY and not replace:
         raise InvalidInputError(f"name = {name!r}: already registered (replace=True to override)")
+    if variants is not None:
+        as_instance(variants, Mapping, "variants")
     variants = dict(variants or {})
     clash = [v for v in variants if v.lower() in _REGISTRY and v.lower() != name.lower()]
     if clash:
@@ -523,6 +539,12 @@ def resolve_runs(
     if mechanisms is None:
         return runs(*capabilities)
     if isinstance(mechanisms, Mapping):
+        label = next((name for name in mechanisms if not isinstance(name, str)), None)
+        if label is not None:
+            raise InvalidInputError(
+                f"mechanisms: key {_short(label)} must be text (the label of its rows), got "
+                f"{type(label).__name__}"
+            )
         bad = next(((name, fn) for name, fn in mechanisms.items() if not callable(fn)), None)
         if bad is not None:
             raise InvalidInputError(

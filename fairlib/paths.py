@@ -13,6 +13,10 @@ variables redirect output for tests and for users who keep data elsewhere:
     where real trace files are looked for first (see :func:`trace_dirs`).
 ``FAIRLIB_SHARED_TRACES``
     replaces ``../shared/data/traces``, the last place looked (a path that does not exist: a reader's clone).
+
+Each names a directory (``FAIRLIB_TRACE_DIR`` several, separated by ``os.pathsep``); empty means unset. A value
+naming an existing file is an :class:`~fairlib._validate.InvalidInputError` naming the
+variable: a typo there would otherwise write outputs, or look for traces, somewhere no one reads.
 """
 
 from __future__ import annotations
@@ -25,18 +29,42 @@ DATA = ROOT / "data"
 FIGURES = ROOT / "figures"
 RESULTS = DATA / "results"
 NOTEBOOKS = ROOT / "notebooks"
+
+
+def _env_dir(variable: str) -> Path | None:
+    """The directory environment variable ``variable`` names (it need not exist yet), or None when it is unset or
+    empty; an existing file is an error naming the variable."""
+    return next(iter(_env_dirs(variable, several=False)), None)
+
+
+def _env_dirs(variable: str, *, several: bool) -> list[Path]:
+    from ._validate import InvalidInputError
+
+    value = os.environ.get(variable, "")
+    out = []
+    for part in value.split(os.pathsep) if several else [value]:
+        if not part:
+            continue
+        path = Path(part)
+        if path.exists() and not path.is_dir():
+            raise InvalidInputError(
+                f"{variable} = {value!r}: must name a directory, not a file"
+                + (f" ({part!r} is a file)" if several else "")
+            )
+        out.append(path)
+    return out
+
+
 #: the project's reference excerpts beside the checkout (absent in a reader's clone); ``FAIRLIB_SHARED_TRACES``
 #: moves it (CI points it at nothing to run as a reader's clone would)
-SHARED_TRACES = Path(
-    os.environ.get("FAIRLIB_SHARED_TRACES") or ROOT.parent / "shared" / "data" / "traces"
-)
+SHARED_TRACES = _env_dir("FAIRLIB_SHARED_TRACES") or ROOT.parent / "shared" / "data" / "traces"
 
 MODES = ("quick", "full")
 
 
 def build_dir() -> Path:
     """Scratch directory for quick-mode outputs, executed notebooks and caches."""
-    return Path(os.environ.get("FAIRLIB_BUILD_DIR", ROOT / "build"))
+    return _env_dir("FAIRLIB_BUILD_DIR") or ROOT / "build"
 
 
 def _check_mode(mode: str) -> str:
@@ -70,7 +98,7 @@ def figures_dir(key: str, mode: str = "full") -> Path:
     check_key(key)
     if _check_mode(mode) == "quick":
         return build_dir() / "quick" / "figures" / key
-    out = os.environ.get("FAIRLIB_OUTPUT_DIR")
+    out = _env_dir("FAIRLIB_OUTPUT_DIR")
     return (Path(out) / "figures" if out else FIGURES) / key
 
 
@@ -78,14 +106,14 @@ def results_root(mode: str = "full") -> Path:
     """Directory holding every notebook's results directory for ``mode``."""
     if _check_mode(mode) == "quick":
         return build_dir() / "quick" / "results"
-    out = os.environ.get("FAIRLIB_OUTPUT_DIR")
+    out = _env_dir("FAIRLIB_OUTPUT_DIR")
     return Path(out) / "results" if out else RESULTS
 
 
 def executed_dir() -> Path:
     """Where full-mode runs publish the executed notebooks a reader opens: ``executed/`` (beside ``notebooks/``, so
     relative links work in both), or ``$FAIRLIB_OUTPUT_DIR/executed`` when outputs are redirected."""
-    out = os.environ.get("FAIRLIB_OUTPUT_DIR")
+    out = _env_dir("FAIRLIB_OUTPUT_DIR")
     return Path(out) / "executed" if out else ROOT / "executed"
 
 
@@ -109,7 +137,7 @@ def trace_dirs() -> list[Path]:
     2. ``data/traces/`` in the checkout (where ``python -m fairlib.traces.fetch`` writes);
     3. ``../shared/data/traces`` beside the checkout (the project's reference excerpts, when present).
     """
-    env = [Path(p) for p in os.environ.get("FAIRLIB_TRACE_DIR", "").split(os.pathsep) if p]
+    env = _env_dirs("FAIRLIB_TRACE_DIR", several=True)
     return env + [DATA / "traces", SHARED_TRACES]
 
 
@@ -118,6 +146,7 @@ def find_traces(folder: str) -> Path | None:
 
     ``folder`` is a trace folder name such as ``"google_clusterdata_2011_2"`` (see :data:`TRACE_FOLDERS`).
     """
+    _check_file_name(folder, "folder")
     for d in trace_dirs():
         if _holds_data(d / folder):
             return d / folder

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._validate import InvalidInputError, RngLike, as_instance, as_rng
+from ._validate import InvalidInputError, RngLike, as_flag, as_instance, as_rng
 from .mechanisms import resolve
 from .multires import Allocation, Cluster, leontief_tasks, misreports, property_violations
 
@@ -135,6 +135,7 @@ def mechanism_properties(
         When ``cluster`` is not a Cluster, ``mechanism`` is neither a registered name nor a callable, or the
         mechanism returns something other than an Allocation.
     """
+    strategyproofness = as_flag(strategyproofness, "strategyproofness")
     as_instance(cluster, Cluster, "cluster")
     mech = _resolve(mechanism)
     out = property_violations(cluster, _run(mech, cluster))

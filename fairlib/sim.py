@@ -32,6 +32,8 @@ import numpy as np
 import pandas as pd
 
 from ._validate import (
+    as_labels,
+    as_flag,
     InvalidInputError,
     _short,
     as_array,
@@ -183,6 +185,7 @@ def snapshot_utilisation(
     the cluster-wide utilisation. Runs on :func:`fairlib.sweep.sweep`. Label with ``workload.source``.
     ``mechanisms``: name -> callable of a cluster, names of registered mechanisms, or None for every run of the
     registered multi-server mechanisms (:func:`fairlib.mechanisms.runs`)."""
+    merge = as_flag(merge, "merge")
     as_instance(fleet, Fleet, "fleet")
     as_instance(workload, Workload, "workload")
     n_runs = as_count(n_runs, "n_runs")
@@ -518,6 +521,7 @@ def class_eligibility(
     """§6.2 placement: servers of the ``reserved`` classes serve only jobs whose scheduling class is in
     ``privileged`` (latency-sensitive); every other server serves everyone. ``eligible[job, server]``.
     ``scheduling_class``: one integer >= 0 per job; ``privileged``: one class or several (at least one)."""
+    reserved = as_labels(reserved, "reserved")
     as_instance(fleet, Fleet, "fleet")
     sc = _scheduling_classes(scheduling_class, "scheduling_class")
     privileged = as_array(privileged, "privileged")
@@ -639,6 +643,9 @@ def replay(
     Completions and reallocation times less than :data:`SIMULTANEOUS_S` apart are one event (the trace's own
     resolution is 1 µs), so the number of reallocations does not depend on the last bits of a float.
     """
+    reserved = as_labels(reserved, "reserved")
+    caps = as_flag(caps, "caps")
+    merge = as_flag(merge, "merge")
     as_instance(fleet, Fleet, "fleet")
     as_instance(jobs, Jobs, "jobs")
     from tqdm import tqdm
@@ -833,6 +840,11 @@ def open_loop(
     (:func:`fairlib.multires.checks.psdsf_range.psdsf_utilisation_bounds`; one pair of small MILPs per resource and
     measure). They depend on the epoch, not on the mechanism: every row of the epoch carries the same values.
     """
+    reserved = as_labels(reserved, "reserved")
+    caps = as_flag(caps, "caps")
+    definition4 = as_flag(definition4, "definition4")
+    merge = as_flag(merge, "merge")
+    ranges = as_flag(ranges, "ranges")
     as_instance(fleet, Fleet, "fleet")
     as_instance(jobs, Jobs, "jobs")
     from tqdm import tqdm

@@ -369,13 +369,18 @@ def _check_scheduler(scheduler) -> None:
 
 
 def _resolve_jobs(n_jobs) -> int:
+    name = "n_jobs"
     if n_jobs is None:
         env = os.environ.get(_JOBS_ENV)
         if env:
+            name = _JOBS_ENV
             try:
                 n_jobs = int(env)
             except ValueError:
-                raise InvalidInputError(f"{_JOBS_ENV} = {env!r}: must be an integer") from None
+                raise InvalidInputError(
+                    f"{_JOBS_ENV} = {env!r}: must be an integer from 1 to {MAX_JOBS}, or -1 "
+                    "(every core)"
+                ) from None
         else:
             n_jobs = os.cpu_count() or 1
     if (
@@ -386,7 +391,7 @@ def _resolve_jobs(n_jobs) -> int:
         or n_jobs > MAX_JOBS
     ):
         raise InvalidInputError(
-            f"n_jobs = {_short(n_jobs)}: must be an integer from 1 to {MAX_JOBS}, or -1 "
+            f"{name} = {_short(n_jobs)}: must be an integer from 1 to {MAX_JOBS}, or -1 "
             "(every core)"
         )
     return (os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs)

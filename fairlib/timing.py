@@ -14,6 +14,11 @@ from ._validate import InvalidInputError, _short, as_count, as_number
 __all__ = ["median_time", "cpu_model"]
 
 
+#: the most samples (``repeat``) and warm-up calls (``warmup``) a timing takes: a median needs a few dozen; more is a
+#: typo that would time the machine for hours
+MAX_SAMPLES = 1000
+
+
 def median_time(
     fn, *, repeat: int = 5, min_time: float = 0.02, warmup: int = 1, slow: float = 0.5
 ) -> float:
@@ -29,8 +34,8 @@ def median_time(
     """
     if not callable(fn):
         raise InvalidInputError(f"fn = {_short(fn)}: expected a callable of no arguments")
-    repeat = as_count(repeat, "repeat")
-    warmup = as_count(warmup, "warmup", minimum=0)
+    repeat = as_count(repeat, "repeat", maximum=MAX_SAMPLES)
+    warmup = as_count(warmup, "warmup", minimum=0, maximum=MAX_SAMPLES)
     min_time = as_number(min_time, "min_time", inclusive=True, maximum=60.0)
     slow = as_number(slow, "slow", inclusive=True)
     with compiled():

@@ -100,10 +100,10 @@ def test_missing_file_and_bad_arguments(mirror, tmp_path, capsys):
                 url,
             ]
         )
-        == 1
+        == 2
     )
     assert "parts: 900 is out of range" in capsys.readouterr().err
-    assert fetch_module.main(["nope"]) == 1
+    assert fetch_module.main(["nope"]) == 2
     assert (
         fetch_module.main(["--list"]) == 0 and "task_usage (500 parts)" in capsys.readouterr().out
     )

@@ -11,10 +11,12 @@ import pytest
 
 from fairlib import metrics, sim
 from fairlib._validate import (
+    MAX_ITERATIONS,
     InvalidInputError,
     as_budgets,
     as_count,
     as_finite,
+    as_flag,
     as_instance,
     as_rng,
     as_values,
@@ -72,6 +74,29 @@ def test_helpers_name_argument_and_value():
         InvalidInputError, match=r"jobs row 2 \(index 12\), column 'cpu' = -inf: must be finite"
     ):
         check_columns(frame, "jobs", ["cpu"])
+
+
+@pytest.mark.parametrize("value", [0, 1, "false", None, 1.0, [True]])
+def test_a_flag_is_a_bool(value):
+    assert as_flag(True, "merge") is True and as_flag(np.bool_(False), "merge") is False
+    with pytest.raises(InvalidInputError, match=r"merge = .*: must be True or False"):
+        as_flag(value, "merge")
+
+
+def test_flags_of_the_library_refuse_truthy_stand_ins():
+    """'false' is truthy: accepted as a flag, it would turn the option on."""
+    with pytest.raises(InvalidInputError, match=r"time_shared = 'false': must be True or False"):
+        pfvds(Cluster([[4.0, 4.0]], [[1.0, 2.0]]), 2.0, time_shared="false")
+    with pytest.raises(InvalidInputError, match=r"top_up = 1: must be True or False"):
+        pdrf(Cluster([[9.0, 18.0]], [[1.0, 4.0], [3.0, 1.0]]), top_up=1)
+
+
+def test_iteration_counts_are_capped():
+    game = Game(W, reserve=1e-6)
+    with pytest.raises(
+        InvalidInputError, match=rf"max_iter = {MAX_ITERATIONS + 1}: .* <= {MAX_ITERATIONS}"
+    ):
+        run_dynamics(game, max_iter=MAX_ITERATIONS + 1)
 
 
 # --- silent answers ----------------------------------------------------------------------------------------------
@@ -393,10 +418,10 @@ def test_alibaba_2017_error_names_the_line_counting_the_header(tmp_path):
 def test_fetch_dest_that_is_a_file_is_refused(tmp_path, capsys):
     target = tmp_path / "a_file"
     target.write_text("not a directory")
-    assert fetch_main(["google", "--tables", "schema", "--dest", str(target)]) == 1
+    assert fetch_main(["google", "--tables", "schema", "--dest", str(target)]) == 2
     err = capsys.readouterr().err
     assert f"fetch: dest = {str(target)!r}: {target} is a file, not a directory" in err
-    assert fetch_main(["google", "--tables", "schema", "--dest", str(target / "sub")]) == 1
+    assert fetch_main(["google", "--tables", "schema", "--dest", str(target / "sub")]) == 2
     assert "is a file, not a directory" in capsys.readouterr().err
 
 

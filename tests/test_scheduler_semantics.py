@@ -674,7 +674,7 @@ def test_zero_weight_served_last_in_yarn_and_refused_by_mesos():
 def test_sorter_bad_input_names_argument_and_value():
     sorter = DRFSorter([10, 10], resources=["cpus", "mem"])
     sorter.add("a")
-    with pytest.raises(InvalidInputError, match=r"client 'zz': not in the sorter"):
+    with pytest.raises(InvalidInputError, match=r"client 'zz' is not in the sorter"):
         sorter.allocated("zz", [1, 1])
     with pytest.raises(InvalidInputError, match=r"allocated\('a'\)\[1\] = -1.0"):
         sorter.allocated("a", [1, -1])

@@ -141,6 +141,15 @@ TestMesos = machine("mesos").TestCase
 TestYarn = machine("yarn").TestCase
 TestKueue = machine("kueue").TestCase
 TestVolcano = machine("volcano").TestCase
+#: the semantics with a state machine above
+MACHINES = ("mesos", "yarn", "kueue", "volcano")
+
+
+def test_every_semantics_has_a_state_machine():
+    """A semantics added to the sorter needs its machine here."""
+    from fairlib.multires import SORTER_SEMANTICS
+
+    assert set(SORTER_SEMANTICS) == set(MACHINES)
 
 
 def test_the_probes_that_found_the_gaps():

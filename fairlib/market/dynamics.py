@@ -16,6 +16,8 @@ from numpy.typing import ArrayLike
 
 from .._jit import njit
 from .._validate import (
+    as_flag,
+    MAX_ITERATIONS,
     InvalidInputError,
     RngLike,
     as_count,
@@ -442,6 +444,8 @@ def run_dynamics(
     .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
        Shared Clusters", EC '05, 2005, §4–5.
     """
+    record_bids = as_flag(record_bids, "record_bids")
+    stop_at_convergence = as_flag(stop_at_convergence, "stop_at_convergence")
     as_instance(game, Game, "game")
     check_choice(method, METHODS, "method")
     check_choice(order, ORDERS, "order")
@@ -452,7 +456,7 @@ def run_dynamics(
     eps, gap_tol = as_number(eps, "eps", inclusive=True), as_number(gap_tol, "gap_tol")
     if max_iter is None:
         max_iter = 200 if method == "best_response" else 500
-    max_iter = as_count(max_iter, "max_iter")
+    max_iter = as_count(max_iter, "max_iter", maximum=MAX_ITERATIONS)
     if game.reserve == 0:
         raise InvalidInputError(
             "run_dynamics needs game.reserve > 0: a user alone on a machine has no best "

@@ -17,6 +17,7 @@ from numpy.typing import ArrayLike
 from scipy.optimize import linear_sum_assignment
 
 from .._validate import (
+    as_flag,
     InvalidInputError,
     RngLike,
     as_array,
@@ -411,6 +412,7 @@ def correlated_preferences(
     .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
        Shared Clusters", EC '05, 2005, §5.
     """
+    normalize = as_flag(normalize, "normalize")
     n_users, n_machines, dim = (
         as_count(n_users, "n_users"),
         as_count(n_machines, "n_machines"),

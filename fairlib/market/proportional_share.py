@@ -10,7 +10,7 @@ are registered in :mod:`fairlib.games`.
 from __future__ import annotations
 
 from .._jit import interpreted_when_small
-from .._validate import RngLike, as_count, as_instance, as_number, check_choice
+from .._validate import MAX_ITERATIONS, RngLike, as_count, as_instance, as_number, check_choice
 from .dynamics import ORDERS, run_dynamics
 from .game import Game, weight_proportional_bids
 from .outcome import GameOutcome
@@ -86,7 +86,7 @@ def proportional_share(
     as_instance(game, Game, "game")
     check_choice(order, ORDERS, "order")
     eps = as_number(eps, "eps")
-    max_iter = as_count(max_iter, "max_iter")
+    max_iter = as_count(max_iter, "max_iter", maximum=MAX_ITERATIONS)
     result = run_dynamics(game, "best_response", order=order, eps=eps, max_iter=max_iter, rng=rng)
     message = (
         ""

@@ -26,6 +26,7 @@ import numpy.typing as npt
 from numpy.typing import ArrayLike
 
 from .._validate import (
+    as_flag,
     InvalidInputError,
     RngLike,
     _short,
@@ -372,6 +373,7 @@ class Cluster:
             ``(per_task, capacity)``: shapes (n_users, n_servers, k) and (n_servers, k), k = n_resources (divisible)
             or 1 (time-shared).
         """
+        time_shared = as_flag(time_shared, "time_shared")
         n, k, m = self.n_users, self.n_servers, self.n_resources
         if time_shared:
             d3 = np.where(self.eligible, 1.0 / np.where(self.eligible, self.gamma, 1.0), 0.0)[
@@ -404,6 +406,7 @@ class Cluster:
         InvalidInputError
             On a wrong shape or a negative or non-finite entry.
         """
+        time_shared = as_flag(time_shared, "time_shared")
         x = self._tasks(tasks)
         if time_shared:
             return (x / np.where(self.eligible, self.gamma, np.inf)).sum(axis=0)[:, None]
@@ -799,6 +802,7 @@ def random_cluster(
     InvalidInputError
         On an invalid argument.
     """
+    weights = as_flag(weights, "weights")
     rng = as_rng(rng)
     n_users, n_servers = as_count(n_users, "n_users"), as_count(n_servers, "n_servers")
     n_resources = as_count(n_resources, "n_resources")
@@ -844,6 +848,7 @@ def random_pool(
     InvalidInputError
         On an invalid argument.
     """
+    weights = as_flag(weights, "weights")
     return random_cluster(rng, n_users, 1, n_resources, eligible_fraction=1.0, weights=weights)
 
 

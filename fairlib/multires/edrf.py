@@ -11,6 +11,7 @@ from numpy.typing import ArrayLike
 
 from .._jit import interpreted_when_small, njit
 from .._validate import (
+    as_flag,
     InvalidInputError,
     as_array,
     as_capacities,
@@ -605,6 +606,8 @@ def pdrf(
     >>> pdrf([[1, 4], [3, 1]], [7583, 4649]).tasks.tolist()
     [752, 1637]
     """
+    higher_order = as_flag(higher_order, "higher_order")
+    top_up = as_flag(top_up, "top_up")
     check_choice(share_arithmetic, ("exact", "accumulated"), "share_arithmetic")
     if start is not None:
         raise InvalidInputError(

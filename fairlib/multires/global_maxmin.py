@@ -34,6 +34,7 @@ from scipy.sparse import coo_matrix, vstack
 
 from .._jit import interpreted_when_small
 from .._validate import (
+    MAX_ITERATIONS,
     InvalidInputError,
     _short,
     as_count,
@@ -189,7 +190,7 @@ def weighted_maxmin_totals(
     check_choice(method, _METHODS, "method")
     tol = as_number(tol, "tol")
     if max_rounds is not None:
-        max_rounds = as_count(max_rounds, "max_rounds")
+        max_rounds = as_count(max_rounds, "max_rounds", maximum=MAX_ITERATIONS)
     floors = np.zeros(n) if floors is None else as_real_array(floors, "floors")
     bad = ~(np.isfinite(floors) & (floors >= 0)) if floors.shape == (n,) else None
     if bad is None or bad.any():

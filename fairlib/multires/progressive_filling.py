@@ -16,6 +16,7 @@ from numpy.typing import ArrayLike
 
 from .._jit import interpreted_when_small, njit
 from .._validate import (
+    as_flag,
     InvalidInputError,
     as_capacities,
     as_count,
@@ -418,14 +419,14 @@ def filling_bounds(
             [min(int(v), int(a) + 1) for v, a in zip(caps_f.tolist(), alone.tolist())],
             dtype=np.int64,
         )
-    max_allocations = as_count(max_allocations, "max_allocations")
+    max_allocations = as_count(max_allocations, "max_allocations", maximum=MAX_ALLOCATIONS)
     with np.errstate(divide="ignore"):
         steps_bound = min(float(np.minimum(alone, caps).sum()), m / float(per_task.min()))
     if steps_bound > max_allocations:
         raise InvalidInputError(
             f"capacity / demands: progressive filling could take up to {steps_bound:.3g} steps "
             f"(one per task), more than max_allocations = {max_allocations}; use edrf or pdrf "
-            "for instances this large, or raise max_allocations"
+            f"for instances this large, or raise max_allocations up to {MAX_ALLOCATIONS}"
         )
     return caps, steps_bound
 
@@ -557,6 +558,7 @@ def drf(
     >>> res.dominant_shares.round(4).tolist()
     [0.6667, 0.6667]
     """
+    record_order = as_flag(record_order, "record_order")
     if _is_cluster(demands, capacity, weights):
         if zeros != "error":
             raise InvalidInputError(

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import InvalidInputError, as_instance, check_choice
+from .._validate import as_flag, InvalidInputError, as_instance, check_choice
 from ._engine.options import MethodOptions
 from ._engine.psdsf_market import psdsf_market
 from .cluster import Allocation, Cluster
@@ -575,6 +575,7 @@ def psdsf(
     >>> psdsf(Cluster([[9, 18]], [[1, 4], [3, 1]])).tasks.round(9).ravel().tolist()
     [3.0, 2.0]
     """
+    time_shared = as_flag(time_shared, "time_shared")
     as_instance(cluster, Cluster, "cluster")
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
@@ -712,6 +713,7 @@ def psdsf_violation(
     dict
         ``{"free_pairs", "violating_pairs", "gap", "holds"}``.
     """
+    time_shared = as_flag(time_shared, "time_shared")
     as_instance(cluster, Cluster, "cluster")
     x = cluster._tasks(tasks)
     if not cluster.feasible(x, tol=tol):

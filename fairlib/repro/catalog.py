@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import paths
+from .._validate import InvalidInputError, _short, as_instance, as_labels, as_path
 
 __all__ = [
     "Paper",
@@ -332,7 +333,17 @@ _check_catalogue(PAPERS, NOTEBOOKS)
 
 
 def get(key: str) -> Notebook:
-    """The catalogued notebook ``key``; a KeyError listing the known keys otherwise."""
+    """The catalogued notebook ``key``; a KeyError listing the known keys otherwise.
+
+    Raises
+    ------
+    KeyError
+        ``key`` is not catalogued (the message lists the known keys).
+    InvalidInputError
+        ``key`` is not text.
+    """
+    if not isinstance(key, str):
+        raise InvalidInputError(f"key = {_short(key)}: expected a notebook key (text)")
     try:
         return NOTEBOOKS[key]
     except KeyError:
@@ -344,11 +355,13 @@ def get(key: str) -> Notebook:
 
 def paper_of(nb: Notebook) -> Paper | None:
     """The paper notebook ``nb`` reproduces, or None for a study of our own."""
+    as_instance(nb, Notebook, "nb")
     return None if nb.paper is None else PAPERS[nb.paper]
 
 
 def source_path(nb: Notebook) -> Path:
     """The notebook's source file (a relative path is taken from the repository root)."""
+    as_instance(nb, Notebook, "nb")
     p = Path(nb.path)
     return p if p.is_absolute() else paths.ROOT / p
 
@@ -386,7 +399,8 @@ def importing_tests(modules: list[str], root: Path | None = None) -> list[str]:
     """
     import ast
 
-    root = Path(root or paths.ROOT)
+    modules = as_labels(modules, "modules")
+    root = paths.ROOT if root is None else as_path(root, "root", kind="directory", must_exist=True)
     dotted = set()
     for f in modules:
         parts = Path(f).with_suffix("").parts
@@ -422,6 +436,7 @@ def paper_tests(nb: Notebook) -> list[str]:
     """Every test file ``make test-paper`` runs for notebook ``nb``, in order: its own tests (its findings test
     first), the repository-wide checks (:data:`PAPER_CHECKS`) and the tests of every module the paper adds or
     changes (:func:`importing_tests` of :func:`library_modules`, but for :data:`REGISTRATION_FILES`)."""
+    as_instance(nb, Notebook, "nb")
     changed = [m for m in library_modules(nb) if m not in REGISTRATION_FILES]
     files = list(nb.tests) + list(PAPER_CHECKS) + importing_tests(changed)
     return [f for f in dict.fromkeys(files) if (paths.ROOT / f).is_file()]
@@ -434,7 +449,7 @@ def changed_modules(root: Path | None = None) -> list[str]:
     a game under ``fairlib/market/``) is tested by ``make test-paper`` through this list."""
     import subprocess
 
-    root = Path(root or paths.ROOT)
+    root = paths.ROOT if root is None else as_path(root, "root", kind="directory", must_exist=True)
 
     def git(*args: str) -> str | None:
         try:
@@ -470,6 +485,7 @@ def library_modules(nb: Notebook) -> list[str]:
     import importlib
     import json
 
+    as_instance(nb, Notebook, "nb")
     drivers = []
     for cell in json.loads(source_path(nb).read_text(encoding="utf-8"))["cells"]:
         if cell["cell_type"] != "code":

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .._validate import InvalidInputError
+
 __all__ = ["warm_steps", "warm", "uncompiled_kernels", "check_game_is_warmed_up", "main"]
 
 
@@ -270,6 +272,11 @@ def _parallel(call):
             call()
 
 
+#: compiling processes at most: each is a Python process with numba loaded (hundreds of MB), and there are a few
+#: dozen steps to share, so more is a typo, not a request (it would start them all before the first step ends)
+MAX_JOBS = 64
+
+
 def warm(progress: bool = True, jobs: int = 1, only: list[str] | None = None) -> dict[str, float]:
     """Run every :func:`warm_steps` step once (``only``: those named); returns seconds per step (compiling, or
     loading from the cache).
@@ -289,10 +296,12 @@ def warm(progress: bool = True, jobs: int = 1, only: list[str] | None = None) ->
         known = [name for name, _ in steps]
         for name in only:
             if name not in known:
-                raise ValueError(f"only: no warm-up step named {name!r}; the steps are {known}")
+                raise InvalidInputError(
+                    f"only: no warm-up step named {name!r}; the steps are {known}"
+                )
         steps = [(name, call) for name, call in steps if name in only]
-    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
-        raise ValueError(f"jobs = {jobs!r}: must be an integer >= 1")
+    if not isinstance(jobs, int) or isinstance(jobs, bool) or not 1 <= jobs <= MAX_JOBS:
+        raise InvalidInputError(f"jobs = {jobs!r}: must be an integer from 1 to {MAX_JOBS}")
     times = {}
     if jobs > 1:
         context = multiprocessing.get_context(
@@ -403,8 +412,8 @@ def main(argv=None) -> int:
         help="worker processes compiling at once (default 1; make install uses 2)",
     )
     args = ap.parse_args(argv)
-    if args.jobs < 1:
-        ap.error(f"--jobs = {args.jobs}: must be >= 1")
+    if not 1 <= args.jobs <= MAX_JOBS:
+        ap.error(f"--jobs = {args.jobs}: must be from 1 to {MAX_JOBS}")
     from numba.core import config
 
     import fairlib  # noqa: F401 - sets the keyed cache directory before numba compiles anything

@@ -11,7 +11,9 @@ SYNTHETIC_MARKER = "SYNTHETIC.md"
 
 def is_synthetic(folder) -> bool:
     """Whether ``folder`` or one of its three nearest parents carries :data:`SYNTHETIC_MARKER`."""
-    folder = Path(folder)
+    from .._validate import as_path
+
+    folder = as_path(folder, "folder", kind="directory")
     return any((p / SYNTHETIC_MARKER).is_file() for p in [folder, *folder.parents][:4])
 
 

@@ -21,7 +21,7 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError, _short, check_choice
+from .._validate import InvalidInputError, _short, as_path, check_choice
 from ._source import missing_hint, source_of, trace_folder
 from .google import TraceFormatError
 
@@ -280,6 +280,7 @@ def write_vm(path, frame: pd.DataFrame) -> Path:
     import os
     import uuid
 
+    path = as_path(path, "path", kind="file")
     if not isinstance(frame, pd.DataFrame):
         raise InvalidInputError(
             f"frame = {_short(frame)}: expected a DataFrame of {BITBRAINS_COLUMNS}, got "

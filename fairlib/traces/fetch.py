@@ -379,7 +379,8 @@ def _unpack(archive: Path, root: Path, member: str, written: str, compress: bool
 
 
 def main(argv=None) -> int:
-    """Command line: ``python -m fairlib.traces.fetch [NAME] [--notebooks] ...``; returns the exit status."""
+    """Command line: ``python -m fairlib.traces.fetch [NAME] [--notebooks] ...``; returns the exit status: 0 done,
+    1 a download failed, 2 a bad argument (its message names it)."""
     ap = argparse.ArgumentParser(
         prog="python -m fairlib.traces.fetch", description=__doc__.split("\n")[0]
     )
@@ -424,7 +425,10 @@ def main(argv=None) -> int:
         fetch(
             args.name, tables=args.tables, parts=args.parts, dest=args.dest, base_url=args.base_url
         )
-    except (InvalidInputError, RuntimeError) as exc:
+    except InvalidInputError as exc:  # a bad argument: a usage error, as argparse's own
+        print(f"fetch: {exc}", file=sys.stderr)
+        return 2
+    except RuntimeError as exc:  # the download failed
         print(f"fetch: {exc}", file=sys.stderr)
         return 1
     return 0

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .._validate import (
+    as_flag,
     InvalidInputError,
     _short,
     as_count,
@@ -478,6 +479,7 @@ def task_request_pool(
     found and ``allow_synthetic``, returns :func:`synthetic_task_requests` instead (source "synthetic").
     ``rng`` and ``synthetic_size`` (at least 1) are checked even when the real excerpt is found.
     """
+    allow_synthetic = as_flag(allow_synthetic, "allow_synthetic")
     # checked here, not only on the synthetic path, so a bad value fails on every machine, with or without the data
     rng = as_rng(rng)
     synthetic_size = as_count(synthetic_size, "synthetic_size")

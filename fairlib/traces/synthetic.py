@@ -21,7 +21,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError, as_count, as_number, as_rng, as_values, check_choice
+from .._validate import (
+    as_path,
+    as_flag,
+    InvalidInputError,
+    as_count,
+    as_number,
+    as_rng,
+    as_values,
+    check_choice,
+)
 from ._source import SYNTHETIC_MARKER, trace_folder
 from .bitbrains import BITBRAINS_COLUMNS, RND_MONTHS, bitbrains_dir, write_vm
 
@@ -88,11 +97,14 @@ def synthetic_bitbrains(
     most 2**53). The work grows with ``n_vms`` × ``days``, so both are capped: ``n_vms`` at most :data:`MAX_VMS`
     (1,250), ``days`` at most :data:`MAX_DAYS` (31, one month folder); a value outside is refused by name before
     anything is written. Each file holds at least one sample, however small ``days``."""
+    fast_storage = as_flag(fast_storage, "fast_storage")
     n_vms = as_count(n_vms, "n_vms", maximum=MAX_VMS)
     rng = as_rng(rng)
     check_choice(month, RND_MONTHS, "month")
     as_number(days, "days", maximum=MAX_DAYS)
     as_count(start, "start", minimum=0, maximum=2**53)
+    if dest is not None:
+        as_path(dest, "dest", kind="directory")
     root = bitbrains_dir(dest)
     folder = root / "rnd" / month
     folder.mkdir(parents=True, exist_ok=True)
@@ -309,6 +321,8 @@ def synthetic_task_usage(
             f"parts: {empty} would hold no task_usage rows (no task run of the sampled jobs in their "
             "time range after the window opens at 600 s)"
         )
+    if dest is not None:
+        as_path(dest, "dest", kind="directory")
     root = google_dir(dest)
     folder = root / "task_usage"
     folder.mkdir(parents=True, exist_ok=True)
@@ -397,6 +411,8 @@ def synthetic_google(
     as_count(max_tasks, "max_tasks")
     as_count(parts, "parts", maximum=500)
     as_number(machine_scale, "machine_scale", maximum=MAX_MACHINE_SCALE)
+    if dest is not None:
+        as_path(dest, "dest", kind="directory")
     folder = google_dir(dest)
     end_us = int(hours * 3600e6)
     # machines

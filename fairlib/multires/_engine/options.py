@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
-from ..._validate import InvalidInputError, _short, as_count, as_number
+from ..._validate import MAX_ITERATIONS, InvalidInputError, _short, as_count, as_number
 
 
 def option_name(name: str) -> str:
@@ -82,6 +82,8 @@ class MethodOptions:
         return cls(**options)
 
     def _count(self, name: str, **limits) -> None:
+        # every count option is an iteration or sweep budget: capped as the library caps them all
+        limits.setdefault("maximum", MAX_ITERATIONS)
         object.__setattr__(self, name, as_count(getattr(self, name), option_name(name), **limits))
 
     def _number(self, name: str, **limits) -> None:

@@ -40,7 +40,7 @@ import numpy as np
 import scipy.linalg
 
 from ..._jit import interpreting
-from ..._validate import InvalidInputError, as_count, as_number
+from ..._validate import MAX_ITERATIONS, InvalidInputError, as_count, as_number
 from ..cluster import Allocation, Cluster, per_server_alpha
 from . import pfvds_parallel as parallel
 from .pair_kernels import (
@@ -207,7 +207,7 @@ def pfvds_interior_point(
     alphas = _alphas_per_server(cluster, alpha)
     if not (np.isfinite(tol) and tol > 0):
         raise InvalidInputError(f"tol = {tol}: must be a positive finite number")
-    max_iterations = as_count(max_iterations, "max_iterations")
+    max_iterations = as_count(max_iterations, "max_iterations", maximum=MAX_ITERATIONS)
     retries = as_count(retries, "retries", minimum=0)
     first, factor = (as_number(v, "continuation") for v in continuation)
     if not (first > 0 and factor > 1):

@@ -26,14 +26,14 @@ def placement_bound(cluster, quantum: float = 1.0) -> float:
 
 def check_placements(cluster, quantum: float, max_placements, what: str) -> None:
     """Refuse, by name, an instance whose placements could exceed ``max_placements`` (an int >= 1)."""
-    max_placements = as_count(max_placements, "max_placements")
+    max_placements = as_count(max_placements, "max_placements", maximum=MAX_PLACEMENTS)
     bound = placement_bound(cluster, quantum)
     if not bound <= max_placements:
         raise InvalidInputError(
             f"{what}: up to {bound:.3g} placements (tasks each user fits on each server"
             f"{' / quantum' if quantum != 1 else ''}), more than max_placements = "
-            f"{max_placements}; raise quantum or max_placements, or use drfh for instances "
-            "this large"
+            f"{max_placements}; raise quantum, or max_placements up to {MAX_PLACEMENTS}, or use "
+            "drfh for instances this large"
         )
 
 

@@ -55,7 +55,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..._jit import interpreted_when_small
-from ..._validate import InvalidInputError, as_count, as_instance, check_choice
+from ..._validate import MAX_ITERATIONS, InvalidInputError, as_count, as_instance, check_choice
 from .._engine.pfvds_interior import shared_stages
 from ..cluster import Allocation, Cluster, per_server_alpha
 from ..psdsf import psdsf
@@ -159,7 +159,7 @@ def pfvds(
     alphas = per_server_alpha(cluster, alpha)
     check_choice(method, tuple(METHODS), "method")
     if iterations is not None:
-        iterations = as_count(iterations, "iterations")
+        iterations = as_count(iterations, "iterations", maximum=MAX_ITERATIONS)
     if iterations is not None and (options is None or isinstance(options, Mapping)):
         if options is not None and "iterations" in options:
             raise InvalidInputError(

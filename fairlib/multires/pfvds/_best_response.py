@@ -19,6 +19,8 @@ import numpy as np
 from ..._jit import njit, steered
 from ..._linear_solve import solve, solve_compiled
 from ..._validate import (
+    as_flag,
+    MAX_ITERATIONS,
     InvalidInputError,
     _short,
     as_count,
@@ -1398,11 +1400,12 @@ def best_response_column(
     (N,) ndarray
         The server's column of tasks.
     """
+    time_shared = as_flag(time_shared, "time_shared")
     as_instance(cluster, Cluster, "cluster")
     x = cluster._tasks(tasks)
     server = as_count(server, "server", minimum=0, maximum=cluster.n_servers - 1)
     alpha = float(per_server_alpha(cluster, alpha)[server])
-    tol, max_iter = as_number(tol, "tol"), as_count(max_iter, "max_iter")
+    tol, max_iter = as_number(tol, "tol"), as_count(max_iter, "max_iter", maximum=MAX_ITERATIONS)
     d3, cap = cluster.server_constraints(time_shared)
     return _best_response_column(cluster, x, x.sum(axis=1), server, alpha, d3, cap, tol, max_iter)
 
@@ -1447,6 +1450,7 @@ def nash_residual(cluster: Cluster, tasks, alpha, *, time_shared: bool = False) 
     float
         The residual (inf for non-finite tasks).
     """
+    time_shared = as_flag(time_shared, "time_shared")
     as_instance(cluster, Cluster, "cluster")
     x = as_real_array(tasks, "tasks")
     if x.shape != (cluster.n_users, cluster.n_servers):

@@ -23,7 +23,14 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import InvalidInputError, as_count, as_instance, as_number, as_values
+from ..._validate import (
+    MAX_ITERATIONS,
+    InvalidInputError,
+    as_count,
+    as_instance,
+    as_number,
+    as_values,
+)
 from .._engine.options import MethodOptions
 from ..cluster import Cluster, per_server_alpha
 
@@ -164,7 +171,10 @@ def psmfa(
         alphas = per_server_alpha(cluster, alphas)
     except InvalidInputError as exc:
         raise InvalidInputError(f"alphas: {exc}") from None
-    tol, iterations = as_number(tol, "tol"), as_count(iterations, "iterations")
+    tol, iterations = (
+        as_number(tol, "tol"),
+        as_count(iterations, "iterations", maximum=MAX_ITERATIONS),
+    )
     x = (
         None
         if x0 is None

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linprog, minimize, nnls
 
-from ..._validate import InvalidInputError, _short, as_instance, as_rng
+from ..._validate import InvalidInputError, _short, as_flag, as_instance, as_rng
 from ..cluster import Cluster, per_server_alpha
 from ._psmfa import merit
 from ..checks.server_properties import checked_allocation
@@ -99,6 +99,7 @@ def variational_gap(cluster: Cluster, tasks, alpha, *, time_shared: bool = False
     float
         The relative gap, 0 at the (variational) equilibrium.
     """
+    time_shared = as_flag(time_shared, "time_shared")
     as_instance(cluster, Cluster, "cluster")
     x = checked_allocation(cluster, tasks)
     g = marginal_utilities(cluster, x, alpha)

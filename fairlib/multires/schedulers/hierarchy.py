@@ -60,6 +60,7 @@ from numpy.typing import ArrayLike
 
 from ..._jit import interpreted_when_small, njit
 from ..._validate import (
+    as_flag,
     InvalidInputError,
     _short,
     as_capacities,
@@ -1173,6 +1174,7 @@ def hierarchical_drf(
     >>> drf([[1, 1], [1, 0], [0, 1]], [10, 10], weights=[2, 1, 1]).tasks.tolist()
     [7, 3, 3]
     """
+    record_order = as_flag(record_order, "record_order")
     check_choice(variant, HIERARCHY_VARIANTS, "variant")
     d = as_demands(demands)
     n, m = d.shape

@@ -40,7 +40,7 @@ import numpy.typing as npt
 from numpy.typing import ArrayLike
 
 from ..._jit import njit
-from ..._validate import InvalidInputError, _short, as_array, as_real_array, check_choice
+from ..._validate import as_labels, InvalidInputError, _short, as_array, as_real_array, check_choice
 
 __all__ = ["Quotas", "QUOTA_SHARES", "ResolvedQuotas", "divisible_bounds"]
 
@@ -211,6 +211,7 @@ class Quotas:
 
     def __post_init__(self):
         check_choice(self.share, QUOTA_SHARES, "quotas.share")
+        as_labels(self.names, "quotas.names", length=3)
         # refused when built, not first when a mechanism resolves them against an instance
         for value, name, allow_inf in zip(
             (self.guarantee, self.limit, self.lending_limit), self.names, (False, True, False)

@@ -66,7 +66,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import InvalidInputError, _short, as_capacities, as_number, check_choice
+from ..._validate import as_flag, InvalidInputError, _short, as_capacities, as_number, check_choice
 
 __all__ = ["DRFSorter", "SORTER_SEMANTICS"]
 
@@ -167,7 +167,9 @@ class DRFSorter:
         try:
             return self._clients[name]
         except KeyError:
-            raise InvalidInputError(f"client {name!r}: not in the sorter (add it first)") from None
+            raise InvalidInputError(
+                f"name = {name!r}: client {name!r} is not in the sorter (add it first)"
+            ) from None
 
     def _weight(self, weight, name: str) -> float:
         w = as_number(weight, f"weight of client {name!r}", inclusive=True)
@@ -243,6 +245,7 @@ class DRFSorter:
             Kueue client without its nominal quota.
         """
         name = self._path(name)
+        active = as_flag(active, "active")
         if weight is None:
             weight = self._role_weights.get(name, 1.0)
         if name in self._clients:
@@ -422,7 +425,7 @@ class DRFSorter:
             When ``name`` is not a client or ``amounts`` is invalid.
         """
         c = self._client(name)
-        c.allocation = c.allocation + self._vector(amounts, f"allocated({name!r})")
+        c.allocation = c.allocation + self._vector(amounts, f"amounts of allocated({name!r})")
         c.allocations += 1
 
     def update(self, name: str, old: ArrayLike, new: ArrayLike) -> None:
@@ -466,7 +469,7 @@ class DRFSorter:
         """
         c = self._client(name)
         c.allocation = self._returned(
-            c, f"unallocated({name!r})", self._vector(amounts, f"unallocated({name!r})")
+            c, f"unallocated({name!r})", self._vector(amounts, f"amounts of unallocated({name!r})")
         )
 
     def _returned(self, c: _Client, call: str, amounts: np.ndarray) -> np.ndarray:

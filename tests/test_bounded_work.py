@@ -1,0 +1,313 @@
+"""Every loop whose trip count depends on a value has a documented cap, and an input past it is refused by name.
+
+Each case of :data:`CASES` calls one function at its cap (it must finish) and just past it (it must raise
+:class:`~fairlib.InvalidInputError` naming the argument or the cap). Each call runs in a child process under
+``signal.alarm`` (:data:`ALARM_SECONDS`): a guard against a hang, not a timing assertion — every call here takes well
+under a second. The caps themselves are listed in :data:`CAPS`, read from the modules, so a cap that changes its
+value changes the cases with it, and :func:`test_every_cap_has_a_case` keeps the two lists together.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+
+import numpy as np
+import pytest
+
+#: seconds before a call in the child process counts as a hang (every call takes < 1 s; compiling a kernel on an
+#: empty cache can take a minute)
+ALARM_SECONDS = 300
+#: seconds the parent waits for the child (the alarm cannot stop compiled code; the parent's wait can)
+GUARD_SECONDS = ALARM_SECONDS + 60
+
+#: every cap on value-driven work: (module, name)
+CAPS = [
+    ("fairlib._validate", "MAX_ITERATIONS"),
+    ("fairlib.multires.best_fit", "MAX_PLACEMENTS"),
+    ("fairlib.multires.progressive_filling", "MAX_ALLOCATIONS"),
+    ("fairlib.sim", "MAX_EPOCHS"),
+    ("fairlib.sweep", "MAX_JOBS"),
+    ("fairlib.timing", "MAX_SAMPLES"),
+    ("fairlib.repro.warm", "MAX_JOBS"),
+    ("fairlib.traces.synthetic", "MAX_VMS"),
+    ("fairlib.traces.synthetic", "MAX_DAYS"),
+    ("fairlib.traces.synthetic", "MAX_HOURS"),
+    ("fairlib.traces.synthetic", "MAX_JOBS"),
+    ("fairlib.traces.synthetic", "MAX_MACHINE_SCALE"),
+]
+
+
+def _cap(module: str, name: str):
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
+
+def _drf_example():
+    from fairlib.multires import Cluster
+
+    return Cluster([[9.0, 18.0]], [[1.0, 4.0], [3.0, 1.0]])
+
+
+def _game():
+    from fairlib.market import Game
+
+    return Game([[0.5, 0.5], [0.2, 0.8], [0.9, 0.1]], reserve=1e-6)
+
+
+def _iterations(function, argument, cluster=True, **fixed):
+    """A call of ``function`` with ``argument`` set to ``n`` (it converges long before)."""
+
+    def call(n):
+        import fairlib
+
+        fn = eval(function, {"fairlib": fairlib})  # noqa: S307 - a dotted name from this file
+        first = _drf_example() if cluster else _game()
+        return fn(first, **fixed, **{argument: n})
+
+    return call
+
+
+def _placements(function):
+    def call(n):
+        from fairlib import multires
+
+        return getattr(multires, function)(_drf_example(), max_placements=n)
+
+    return call
+
+
+def _allocations(n):
+    from fairlib.multires import drf
+
+    return drf([[1.0, 4.0], [3.0, 1.0]], [9.0, 18.0], max_allocations=n)
+
+
+def _sweep_jobs(n):
+    from fairlib.sweep import default_backend
+
+    return default_backend(n_jobs=n)
+
+
+def _timing_samples(n):
+    from fairlib.timing import median_time
+
+    return median_time(lambda: None, repeat=n, warmup=0, min_time=0.0)
+
+
+def _warm_jobs(n):
+    from fairlib.repro.warm import warm
+
+    return warm(progress=False, jobs=n, only=[])
+
+
+def _replay_horizon(horizon):
+    from fairlib import sim
+    from fairlib.traces import Fleet, Workload
+
+    fleet = Fleet(np.array([[1.0, 1.0]]), ("cpu", "memory"), np.array(["A"]), "synthetic")
+    workload = Workload(
+        np.array([1]),
+        np.array([[0.5, 0.25]]),
+        np.array([0.0]),
+        np.array([60.0]),
+        ("cpu", "memory"),
+        "synthetic",
+    )
+    return sim.replay(
+        fleet,
+        sim.jobs_from_workload(workload),
+        "drfh",
+        interval=sim.MIN_INTERVAL_S,
+        horizon=horizon,
+        progress=False,
+    )
+
+
+def _synthetic(function, argument, **fixed):
+    def call(n):
+        import tempfile
+
+        from fairlib import traces
+
+        with tempfile.TemporaryDirectory() as tmp:
+            return getattr(traces, function)(tmp, **fixed, **{argument: n})
+
+    return call
+
+
+#: id -> (cap (module, name), the call at n, n at the cap, n just past it, the text the refusal names).
+#: A cap whose call at the cap is heavy by design (1,250 VMs for a month) is called past it only: None at the cap.
+CASES = {
+    "psmfa iterations": (
+        ("fairlib._validate", "MAX_ITERATIONS"),
+        _iterations("fairlib.multires.psmfa", "iterations", alphas=2.0),
+        "cap",
+        "cap+1",
+        "iterations",
+    ),
+    "pfvds max_sweeps": (
+        ("fairlib._validate", "MAX_ITERATIONS"),
+        _iterations("fairlib.multires.pfvds", "max_sweeps", alpha=2.0),
+        "cap",
+        "cap+1",
+        "max_sweeps",
+    ),
+    "psdsf max_sweeps": (
+        ("fairlib._validate", "MAX_ITERATIONS"),
+        _iterations("fairlib.multires.psdsf", "max_sweeps"),
+        "cap",
+        "cap+1",
+        "max_sweeps",
+    ),
+    "run_dynamics max_iter": (
+        ("fairlib._validate", "MAX_ITERATIONS"),
+        _iterations("fairlib.market.run_dynamics", "max_iter", cluster=False),
+        "cap",
+        "cap+1",
+        "max_iter",
+    ),
+    "proportional_share max_iter": (
+        ("fairlib._validate", "MAX_ITERATIONS"),
+        _iterations("fairlib.market.proportional_share", "max_iter", cluster=False),
+        "cap",
+        "cap+1",
+        "max_iter",
+    ),
+    "drfh_best_fit max_placements": (
+        ("fairlib.multires.best_fit", "MAX_PLACEMENTS"),
+        _placements("drfh_best_fit"),
+        "cap",
+        "cap+1",
+        "max_placements",
+    ),
+    "drf_machine_offers max_placements": (
+        ("fairlib.multires.best_fit", "MAX_PLACEMENTS"),
+        _placements("drf_machine_offers"),
+        "cap",
+        "cap+1",
+        "max_placements",
+    ),
+    "drf max_allocations": (
+        ("fairlib.multires.progressive_filling", "MAX_ALLOCATIONS"),
+        _allocations,
+        "cap",
+        "cap+1",
+        "max_allocations",
+    ),
+    # replay's epochs: (horizon - start) / interval + jobs + 2; at interval = MIN_INTERVAL_S, a horizon of
+    # MAX_EPOCHS × interval is past the cap by the jobs' epochs, one below it well under
+    "replay epochs": (
+        ("fairlib.sim", "MAX_EPOCHS"),
+        _replay_horizon,
+        None,
+        "cap*1e-3",
+        "reallocations",
+    ),
+    "sweep n_jobs": (("fairlib.sweep", "MAX_JOBS"), _sweep_jobs, "cap", "cap+1", "n_jobs"),
+    "median_time repeat": (
+        ("fairlib.timing", "MAX_SAMPLES"),
+        _timing_samples,
+        "cap",
+        "cap+1",
+        "repeat",
+    ),
+    "warm jobs": (("fairlib.repro.warm", "MAX_JOBS"), _warm_jobs, None, "cap+1", "jobs"),
+    "synthetic_bitbrains n_vms": (
+        ("fairlib.traces.synthetic", "MAX_VMS"),
+        _synthetic("synthetic_bitbrains", "n_vms", rng=0, days=0.01),
+        None,
+        "cap+1",
+        "n_vms",
+    ),
+    "synthetic_bitbrains days": (
+        ("fairlib.traces.synthetic", "MAX_DAYS"),
+        _synthetic("synthetic_bitbrains", "days", rng=0, n_vms=1),
+        None,
+        "cap*1.01",
+        "days",
+    ),
+    "synthetic_google hours": (
+        ("fairlib.traces.synthetic", "MAX_HOURS"),
+        _synthetic("synthetic_google", "hours", rng=0, jobs_per_hour=0.0, initial_jobs=1),
+        None,
+        "cap*1.01",
+        "hours",
+    ),
+    "synthetic_google initial_jobs": (
+        ("fairlib.traces.synthetic", "MAX_JOBS"),
+        _synthetic("synthetic_google", "initial_jobs", rng=0, hours=1.0),
+        None,
+        "cap+1",
+        "initial_jobs",
+    ),
+    "synthetic_google machine_scale": (
+        ("fairlib.traces.synthetic", "MAX_MACHINE_SCALE"),
+        _synthetic("synthetic_google", "machine_scale", rng=0, hours=1.0, initial_jobs=1),
+        None,
+        "cap*1.01",
+        "machine_scale",
+    ),
+}
+
+
+def _n(spec: str, cap):
+    return {"cap": cap, "cap+1": cap + 1, "cap*1.01": cap * 1.01, "cap*1e-3": cap * 1e-3}[spec]
+
+
+def _run_case(case: str, which: str):
+    """In the child: the call of ``case`` at ``which`` ("at" or "past") under an alarm; ("ok", ""),
+    ("refused", message), ("raised", type and message) or ("hang", "")."""
+    import warnings
+
+    from fairlib import InvalidInputError
+
+    (module, name), call, at, past, _ = CASES[case]
+    n = _n(at if which == "at" else past, _cap(module, name))
+
+    def on_alarm(signum, frame):
+        raise TimeoutError
+
+    signal.signal(signal.SIGALRM, on_alarm)
+    signal.alarm(ALARM_SECONDS)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            call(n)
+    except TimeoutError:
+        return "hang", ""
+    except InvalidInputError as exc:
+        return "refused", str(exc)
+    except Exception as exc:  # noqa: BLE001 - the finding
+        return "raised", f"{type(exc).__name__}: {exc}"
+    finally:
+        signal.alarm(0)
+    return "ok", ""
+
+
+@pytest.fixture(scope="module")
+def pool():
+    from concurrent.futures import ProcessPoolExecutor
+
+    # spawned: numba's threads do not survive a fork
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as executor:
+        yield executor
+
+
+def test_every_cap_has_a_case():
+    covered = {spec[0] for spec in CASES.values()}
+    assert covered == set(CAPS), {"caps without a case": set(CAPS) - covered}
+    for module, name in CAPS:
+        assert isinstance(_cap(module, name), (int, float)), (module, name)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_at_the_cap_it_finishes_and_past_it_it_refuses_by_name(case, pool):
+    _, _, at, _, names = CASES[case]
+    if at is not None:
+        outcome, message = pool.submit(_run_case, case, "at").result(timeout=GUARD_SECONDS)
+        assert outcome == "ok", f"{case} at the cap: {outcome} {message}"
+    outcome, message = pool.submit(_run_case, case, "past").result(timeout=GUARD_SECONDS)
+    assert outcome == "refused", f"{case} past the cap: {outcome} {message}"
+    assert names in message, message

@@ -1,0 +1,191 @@
+"""The command lines and the ``FAIRLIB_*`` environment variables are boundaries too.
+
+Every command line given a bad argument (an unknown key, a negative count, a file where a directory is meant, ...)
+exits with status 2 and a message naming the option. Every ``FAIRLIB_*`` variable the code reads is parsed strictly:
+an unrecognised value is an error naming the variable. The variables are enumerated from the source
+(``fairlib/``, ``run_all.py``, ``benchmarks/``, ``book/``), so a new variable without a case in :data:`ENVIRONMENT`
+fails :func:`test_every_environment_variable_has_a_case`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: seconds before a command is reported as hanging (a guard, not a timing assertion: each refuses in about a second
+#: of imports)
+GUARD = 300
+
+
+def _run(args, tmp_path, env=None, **kwargs):
+    environ = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        # outputs of a command that wrongly starts work go to the test's folder, never the checkout
+        "FAIRLIB_BUILD_DIR": str(tmp_path / "build"),
+        "FAIRLIB_OUTPUT_DIR": str(tmp_path / "out"),
+        **(env or {}),
+    }
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=ROOT,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=GUARD,
+        **kwargs,
+    )
+
+
+def _a_file(tmp_path) -> str:
+    path = tmp_path / "a_file.txt"
+    path.write_text("not a directory\n")
+    return str(path)
+
+
+#: (command line, text the message must hold); ``{file}`` is an existing file, ``{dir}`` an existing directory
+COMMANDS = [
+    (["run_all.py", "--only", "no_such_key"], "no_such_key"),
+    (["run_all.py", "--only", "li2019", "li2019"], "--only"),
+    (["run_all.py", "--jobs", "-1"], "--jobs"),
+    (["run_all.py", "--jobs", "x"], "--jobs"),
+    (["run_all.py", "--sweep-jobs", "0"], "--sweep-jobs"),
+    (["run_all.py", "--sweep-jobs", "100000"], "--sweep-jobs"),
+    (["run_all.py", "--rtol", "nan"], "--rtol"),
+    (["run_all.py", "--atol", "-1"], "--atol"),
+    (["run_all.py", "--dask", "localhost"], "--dask"),
+    (["run_all.py", "--verify", "--quick"], "--verify"),
+    (["run_all.py", "--no-such-option"], "--no-such-option"),
+    (["run_all.py", "--registry", "{dir}"], "--registry"),
+    (["run_all.py", "--registry", "{file}"], "--registry"),
+    (["run_all.py", "--committed-results", "{file}"], "--committed-results"),
+    (["-m", "benchmarks", "no_such_benchmark"], "no_such_benchmark"),
+    (["-m", "fairlib.repro.scaffold", "--remove", "no_such_key"], "no_such_key"),
+    (["-m", "fairlib.repro.scaffold", "paper"], "KEY"),
+    (["-m", "fairlib.repro.scaffold", "mechanism", "x"], "--pooled"),
+    (["-m", "fairlib.repro.landing", "--no-such-option"], "--no-such-option"),
+    (["-m", "fairlib.repro.catalog", "--tests", "no_such_key"], "no_such_key"),
+    (["-m", "fairlib.repro.catalog", "--modules", "no_such_key"], "no_such_key"),
+    (["-m", "fairlib.repro.warm", "--jobs", "-1"], "--jobs"),
+    (["-m", "fairlib.repro.warm", "--jobs", "100000"], "--jobs"),
+    (["-m", "fairlib.traces.fetch", "no_such_trace"], "name"),
+    (["-m", "fairlib.traces.fetch", "google", "--dest", "{file}"], "dest"),
+    (["-m", "fairlib.traces.fetch", "google", "--tables", "nope", "--dest", "{dir}"], "table"),
+    (["-m", "fairlib.traces.fetch", "google", "--parts", "x"], "--parts"),
+]
+
+
+@pytest.mark.parametrize("argv,names", COMMANDS, ids=[" ".join(c[0]) for c in COMMANDS])
+def test_a_bad_argument_exits_2_naming_the_option(argv, names, tmp_path):
+    argv = [a.format(file=_a_file(tmp_path), dir=str(tmp_path)) for a in argv]
+    done = _run(argv, tmp_path)
+    assert done.returncode == 2, (done.returncode, done.stdout[-400:], done.stderr[-800:])
+    assert names in done.stderr, done.stderr[-800:]
+    assert "Traceback" not in done.stderr, done.stderr[-800:]
+
+
+#: every FAIRLIB_* variable -> (an unrecognised value, Python code that reads it); ``{file}`` is an existing file
+ENVIRONMENT = {
+    "FAIRLIB_BUILD_DIR": ("{file}", "from fairlib import paths; paths.build_dir()"),
+    "FAIRLIB_OUTPUT_DIR": ("{file}", "from fairlib import paths; paths.results_root()"),
+    "FAIRLIB_TRACE_DIR": (
+        "{dir}" + os.pathsep + "{file}",
+        "from fairlib import paths; paths.trace_dirs()",
+    ),
+    "FAIRLIB_SHARED_TRACES": ("{file}", "import fairlib.paths"),
+    "FAIRLIB_GAMES": ("no_such_module_for_games", "import fairlib.games"),
+    "FAIRLIB_MECHANISMS": ("no_such_module_for_mechanisms", "import fairlib.mechanisms"),
+    "FAIRLIB_INTERPRET_AT_MOST": ("many", "from fairlib.multires import drf"),
+    "FAIRLIB_DASK_SCHEDULER": ("localhost", "from fairlib import sweep; sweep.default_backend()"),
+    "FAIRLIB_SWEEP_JOBS": ("0", "from fairlib import sweep; sweep.default_backend()"),
+    "FAIRLIB_SWEEP_CACHE": (
+        "false",
+        "from fairlib import sweep; "
+        "sweep.sweep(lambda seed, x: {'y': x}, {'x': [1]}, backend='serial', progress=False)",
+    ),
+    "FAIRLIB_REPOSITORY_URL": ("github.com/x", "import book.build as b; b.repository_url()"),
+}
+
+#: more unrecognised values per variable, each refused the same way
+MORE_VALUES = [
+    ("FAIRLIB_SWEEP_JOBS", "many"),
+    ("FAIRLIB_SWEEP_JOBS", "100000"),
+    ("FAIRLIB_SWEEP_JOBS", "-2"),
+    ("FAIRLIB_SWEEP_CACHE", "yes"),
+    ("FAIRLIB_INTERPRET_AT_MOST", "-1"),
+    ("FAIRLIB_DASK_SCHEDULER", "tcp://"),
+]
+
+
+def _variables_in_source() -> set[str]:
+    found = set()
+    files = [ROOT / "run_all.py"] + [
+        f for d in ("fairlib", "benchmarks", "book") for f in (ROOT / d).rglob("*.py")
+    ]
+    for path in files:
+        found |= set(re.findall(r"FAIRLIB_[A-Z][A-Z0-9_]*[A-Z0-9]", path.read_text()))
+    return found
+
+
+def test_every_environment_variable_has_a_case():
+    found = _variables_in_source()
+    missing, stale = sorted(found - set(ENVIRONMENT)), sorted(set(ENVIRONMENT) - found)
+    assert not missing, (
+        f"FAIRLIB_* variables read in the source with no case in ENVIRONMENT: {missing}"
+    )
+    assert not stale, f"ENVIRONMENT names variables the source no longer reads: {stale}"
+
+
+def _refused(variable, value, code, tmp_path):
+    value = value.format(file=_a_file(tmp_path), dir=str(tmp_path))
+    done = _run(["-c", code], tmp_path, env={variable: value})
+    assert done.returncode != 0, f"{variable}={value!r} was accepted by: {code}"
+    last = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ""
+    assert variable in last, f"{variable}={value!r}: the error does not name it: {last}"
+
+
+@pytest.mark.parametrize("variable", sorted(ENVIRONMENT))
+def test_an_unrecognised_value_is_an_error_naming_the_variable(variable, tmp_path):
+    value, code = ENVIRONMENT[variable]
+    _refused(variable, value, code, tmp_path)
+
+
+@pytest.mark.parametrize("variable,value", MORE_VALUES)
+def test_more_unrecognised_values(variable, value, tmp_path):
+    _refused(variable, value, ENVIRONMENT[variable][1], tmp_path)
+
+
+@pytest.mark.parametrize(
+    "variable", ["FAIRLIB_SWEEP_CACHE", "FAIRLIB_SWEEP_JOBS", "FAIRLIB_DASK_SCHEDULER"]
+)
+def test_run_all_refuses_a_bad_inherited_variable_before_any_notebook(variable, tmp_path):
+    value = ENVIRONMENT[variable][0]
+    done = _run(["run_all.py", "--quick", "--only", "li2019"], tmp_path, env={variable: value})
+    assert done.returncode == 2 and variable in done.stderr, done.stderr[-800:]
+
+
+def test_empty_means_unset_and_a_new_directory_is_accepted(tmp_path):
+    code = (
+        "from fairlib import paths; import sys; "
+        "print(paths.build_dir(), paths.results_root(), paths.trace_dirs()[0])"
+    )
+    new = tmp_path / "not_yet"
+    done = _run(
+        ["-c", code],
+        tmp_path,
+        env={
+            "FAIRLIB_BUILD_DIR": "",
+            "FAIRLIB_OUTPUT_DIR": str(new),
+            "FAIRLIB_TRACE_DIR": str(new),
+        },
+    )
+    assert done.returncode == 0, done.stderr
+    build, results, traces = done.stdout.split()
+    assert build == str(ROOT / "build") and results == str(new / "results") and traces == str(new)
