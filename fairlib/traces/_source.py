@@ -130,7 +130,7 @@ def _check_text(data: bytes, raw, path: Path, first_line: int) -> None:
 _INTEGER_TEXT = r"\s*[+-]?[0-9]+\s*"
 
 
-def check_integer_text(data: bytes, path: Path, names, integer, first_line: int = 1) -> None:
+def _check_integer_text(data: bytes, path: Path, names, integer, first_line: int = 1) -> None:
     """The integer columns (ids, times, counts) hold integers written as integers: a number in a float's notation
     (``1e3``, ``5.0``), which the CSV parser would turn into an integer, is refused naming the file, line, column
     and value. Empty fields and texts that are not numbers at all are left to the callers' other checks."""

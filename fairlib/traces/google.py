@@ -28,7 +28,7 @@ from .._validate import (
 from ._source import (
     TraceFormatError,
     check_field_counts,
-    check_integer_text,
+    _check_integer_text,
     check_ranges,
     check_values,
     locate_bad_number,
@@ -282,7 +282,9 @@ def _parse_part(data: bytes, path: Path, table: str, chunksize=None):
 
     names, dtypes, _ = _TABLES[table]
     check_field_counts(data, path, len(names))
-    check_integer_text(data, path, names, [c for c, t in dtypes.items() if t in ("int64", "Int64")])
+    _check_integer_text(
+        data, path, names, [c for c, t in dtypes.items() if t in ("int64", "Int64")]
+    )
     numeric = [c for c, t in dtypes.items() if t != "string"]
     try:
         reader = pd.read_csv(
