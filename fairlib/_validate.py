@@ -954,7 +954,7 @@ def check_columns(
     ------
     InvalidInputError
         Naming the table, the row (0-based position and index label), the column and the value, when a column is not
-        numeric or a value is infinite or of the wrong sign.
+        numeric (text, even text of numbers, and booleans are not) or a value is infinite or of the wrong sign.
 
     Examples
     --------
@@ -964,9 +964,31 @@ def check_columns(
     ...
     fairlib._validate.InvalidInputError: jobs row 1 (index 1), column 'cpu' = -2.0: must be finite and >= 0
     """
+    import pandas as pd
+
     for col in columns:
+        column = frame[col]
+        # text that looks like numbers ("0.5") and booleans convert to floats, but are no amounts: refused, as
+        # every other non-numeric column is
+        dtype = (
+            column.dtype.categories.dtype
+            if isinstance(column.dtype, pd.CategoricalDtype)
+            else column.dtype
+        )
+        numeric = pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+        if not numeric and pd.api.types.is_object_dtype(dtype):
+            numeric = pd.api.types.infer_dtype(column, skipna=True) in (
+                "integer",
+                "floating",
+                "mixed-integer-float",
+                "empty",
+            )
+        if not numeric:
+            raise InvalidInputError(
+                f"{name}, column {col!r}: must hold numbers, got dtype {column.dtype}"
+            )
         try:
-            v = np.asarray(frame[col].to_numpy(dtype=np.float64, na_value=np.nan))
+            v = np.asarray(column.to_numpy(dtype=np.float64, na_value=np.nan))
         except (TypeError, ValueError):
             raise InvalidInputError(
                 f"{name}, column {col!r}: must hold numbers, got dtype {frame[col].dtype}"

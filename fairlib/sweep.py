@@ -45,6 +45,7 @@ import hashlib
 import inspect
 import itertools
 import json
+import math
 import os
 import pickle
 import re
@@ -63,6 +64,9 @@ from ._validate import InvalidInputError, _short, as_count, check_choice
 __all__ = ["sweep", "SweepError", "cell_seed", "default_backend", "BACKENDS"]
 
 BACKENDS = ("serial", "loky", "dask")
+#: the most cells (grid points x seeds) one sweep runs: each holds its parameters and seed in memory before the
+#: first runs, so a grid or ``seeds`` far beyond any experiment's is refused, naming it, rather than filling memory
+MAX_CELLS = 1_000_000
 _SCHEDULER_ENV = "FAIRLIB_DASK_SCHEDULER"
 _JOBS_ENV = "FAIRLIB_SWEEP_JOBS"
 _CACHE_ENV = "FAIRLIB_SWEEP_CACHE"
@@ -167,22 +171,48 @@ def cell_seed(rng, params: Mapping, rep: int) -> np.random.SeedSequence:
     )
 
 
+def _at_most(values, name: str) -> list:
+    """``values`` as a list of at most :data:`MAX_CELLS` items (an endless generator is refused, not drained)."""
+    out = list(itertools.islice(values, MAX_CELLS + 1))
+    if len(out) > MAX_CELLS:
+        raise InvalidInputError(f"{name}: more than MAX_CELLS = {MAX_CELLS:,} values")
+    return out
+
+
 def _grid_points(grid) -> list[dict]:
     """The sweep's points: the product of a dict of value lists, or a list of dicts, checked."""
     if isinstance(grid, Mapping):
+        lists = {}
         for name, values in grid.items():
             if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
                 raise InvalidInputError(f"grid[{name!r}] = {values!r}: expected a list of values")
-        names = list(grid)
-        points = [
-            dict(zip(names, combo)) for combo in itertools.product(*(list(grid[n]) for n in names))
-        ]
+            if isinstance(values, (set, frozenset)):
+                # a set's order of strings changes from one interpreter to the next, and with it the table's rows
+                raise InvalidInputError(
+                    f"grid[{name!r}] = {_short(values)}: a set has no fixed order; give a list "
+                    "(e.g. sorted(...))"
+                )
+            lists[name] = _at_most(values, f"grid[{name!r}]")
+            if not lists[name]:
+                raise InvalidInputError(
+                    f"grid[{name!r}]: no values (the grid would have no points)"
+                )
+        size = math.prod(len(v) for v in lists.values())
+        if size > MAX_CELLS:
+            raise InvalidInputError(
+                f"grid: {size:,} points ({' x '.join(str(len(v)) for v in lists.values())}), more than "
+                f"MAX_CELLS = {MAX_CELLS:,}"
+            )
+        names = list(lists)
+        points = [dict(zip(names, combo)) for combo in itertools.product(*lists.values())]
     else:
         if isinstance(grid, (str, bytes)) or not isinstance(grid, Iterable):
             raise InvalidInputError(
                 f"grid = {grid!r}: expected a dict of name -> values or a list of dicts"
             )
-        points = list(grid)
+        points = _at_most(grid, "grid")
+        if not points:
+            raise InvalidInputError("grid: no points (an empty list of parameter dicts)")
         for i, p in enumerate(points):
             if not isinstance(p, Mapping):
                 raise InvalidInputError(
@@ -468,8 +498,9 @@ def sweep(
     ----------
     fn : callable taking ``seed``, the grid's parameters and ``fixed`` as keyword arguments (checked against its
         signature before any cell runs), returning a dict (one row), a list of dicts or a DataFrame.
-    grid : dict of name -> list of values (the cartesian product), or a list of dicts (explicit points).
-    seeds : repetitions per point (the ``rep`` column, 0-based).
+    grid : dict of name -> list of values (the cartesian product), or a list of dicts (explicit points); at least
+        one point; a set of values is refused (it has no fixed order).
+    seeds : repetitions per point (the ``rep`` column, 0-based); at most :data:`MAX_CELLS` cells in all.
     rng : root seed (non-negative int or ``np.random.SeedSequence``).
     fixed : constant keyword arguments for ``fn`` (names that are strings, neither ``seed`` nor a grid parameter);
         part of the cache key, not of the seeds or columns.
@@ -527,8 +558,15 @@ def sweep(
         from .paths import _check_file_name
 
         _check_file_name(cache_name, "cache_name")
+    if not isinstance(progress, (bool, np.bool_)):
+        raise InvalidInputError(f"progress = {_short(progress)}: expected True or False")
     root = _root_sequence(rng)
     points = _grid_points(grid)
+    if len(points) * seeds > MAX_CELLS:
+        raise InvalidInputError(
+            f"seeds = {seeds}: {len(points):,} grid points x {seeds:,} seeds are more than "
+            f"MAX_CELLS = {MAX_CELLS:,} cells"
+        )
     clash = set(fixed) & (set().union(*points) if points else set())
     if clash:
         raise InvalidInputError(f"fixed: {sorted(clash)} also vary in the grid")

@@ -83,6 +83,7 @@ def check_field_counts(
     import numpy as np
 
     raw = np.frombuffer(data, dtype=np.uint8)
+    _check_text(data, raw, path, first_line)
     pos, line_no = 0, first_line
     while pos < raw.size:
         stop = min(pos + block, raw.size)
@@ -107,6 +108,61 @@ def check_field_counts(
             )
         line_no += ends.size
         pos = stop
+
+
+def _check_text(data: bytes, raw, path: Path, first_line: int) -> None:
+    """The traces are UTF-8 text without NUL bytes: a byte that is neither (a file saved as Latin-1, a binary
+    file) is refused naming the line, rather than read into a text field or failing in the decoder."""
+    import numpy as np
+
+    nul = np.flatnonzero(raw == 0) if raw.size else raw
+    try:
+        data.decode("utf-8")
+        where = int(nul[0]) if nul.size else -1
+        what = "a NUL byte"
+    except UnicodeDecodeError as exc:
+        where = exc.start if not nul.size else min(exc.start, int(nul[0]))
+        what = "a NUL byte" if nul.size and where == int(nul[0]) else f"byte {data[where]:#04x}"
+    if where >= 0:
+        line = first_line + data.count(b"\n", 0, where)
+        raise TraceFormatError(f"{path}, line {line}: {what} (the trace is UTF-8 text)")
+
+
+#: an integer field's text: ASCII digits, an optional sign, surrounding blanks (never 1e3, 5.0 or 0x10)
+_INTEGER_TEXT = r"\s*[+-]?[0-9]+\s*"
+
+
+def _check_integer_text(data: bytes, path: Path, names, integer, first_line: int = 1) -> None:
+    """The integer columns (ids, times, counts) hold integers written as integers: a number in a float's notation
+    (``1e3``, ``5.0``), which the CSV parser would turn into an integer, is refused naming the file, line, column
+    and value. Empty fields and texts that are not numbers at all are left to the callers' other checks."""
+    import io
+
+    import pandas as pd
+
+    if not integer:
+        return
+    text = pd.read_csv(
+        io.BytesIO(data),
+        header=None,
+        names=names,
+        usecols=list(integer),
+        dtype=str,
+        keep_default_na=False,
+    )
+    for col in [c for c in names if c in integer]:
+        values = text[col]
+        odd = ~values.str.fullmatch(_INTEGER_TEXT) & (values.str.strip() != "")
+        if not odd.any():
+            continue
+        number = pd.to_numeric(values.where(odd, "0").str.strip(), errors="coerce").notna()
+        bad = (odd & number).to_numpy()
+        if bad.any():
+            k = int(bad.argmax())
+            raise TraceFormatError(
+                f"{path}, line {k + first_line}, column {col!r}: {values.iloc[k]!r} is not an "
+                "integer (an id, time or count is written in digits)"
+            )
 
 
 #: the int64 range, in which the integer columns (ids, times, counts) are read

@@ -17,6 +17,7 @@ from .._validate import InvalidInputError
 from ._source import (
     TraceFormatError,
     check_field_counts,
+    _check_integer_text,
     check_order,
     check_values,
     locate_bad_number,
@@ -125,6 +126,9 @@ def _read(path: Path, names, dtypes, what: str, order=None) -> pd.DataFrame:
     if not body.strip():
         raise TraceFormatError(f"{path}: Alibaba {what} has a header but no rows")
     check_field_counts(body, path, len(names), first_line=1 + skip)
+    _check_integer_text(
+        body, path, names, [c for c, t in dtypes.items() if t in ("int64", "Int64")], 1 + skip
+    )
     try:
         df = pd.read_csv(
             io.BytesIO(body),

@@ -78,6 +78,17 @@ def bitbrains_dir(directory=None) -> Path:
     return trace_folder("bitbrains_gwa_t12", directory)
 
 
+def _as_path(path, name: str) -> Path:
+    """``path`` as a Path: a str or os.PathLike of text, else an error naming ``name`` and the value."""
+    import os
+
+    if not isinstance(path, (str, os.PathLike)) or isinstance(os.fspath(path), bytes):
+        raise InvalidInputError(
+            f"{name} = {_short(path)}: expected a file path (str or Path), got {type(path).__name__}"
+        )
+    return Path(path)
+
+
 def _read_text(path: Path) -> str:
     try:
         if path.suffix == ".gz":
@@ -98,11 +109,16 @@ def read_vm(path) -> pd.DataFrame:
     ------
     FileNotFoundError
         The file does not exist.
+    InvalidInputError
+        ``path`` is not a str or Path.
     TraceFormatError
-        Wrong header, a row with the wrong number of fields, a value that is not a number, or a
-        truncated gzip stream — the message names the file and the line (1-based, header = line 1).
+        ``path`` is a directory; wrong header, a row with the wrong number of fields, a value
+        that is not a number, or a truncated gzip stream — the message names the file and the line (1-based,
+        header = line 1).
     """
-    path = Path(path)
+    path = _as_path(path, "path")
+    if path.is_dir():
+        raise TraceFormatError(f"{path}: Bitbrains VM file is a directory, not a file")
     if not path.is_file():
         raise FileNotFoundError(
             f"{path}: Bitbrains VM file not found ({missing_hint('bitbrains_gwa_t12')})"
@@ -190,10 +206,19 @@ def _vm_numbers(vms) -> list:
         number = (
             isinstance(vm, (int, np.integer)) and not isinstance(vm, (bool, np.bool_)) and vm >= 1
         )
-        if not (number or isinstance(vm, str) and vm.isdecimal()):
+        # ASCII digits only: str.isdecimal accepts other scripts' digits, which name no file of the trace
+        if not (number or isinstance(vm, str) and vm.isascii() and vm.isdecimal()):
             raise InvalidInputError(
                 f"vms: {_short(vm)} is not a VM number (an integer >= 1 or its text)"
             )
+    seen = set()
+    for vm in vms:
+        key = int(vm)
+        if key in seen:
+            raise InvalidInputError(
+                f"vms: VM {vm!r} is given more than once (its rows would be read twice)"
+            )
+        seen.add(key)
     return vms
 
 
@@ -261,9 +286,9 @@ def write_vm(path, frame: pd.DataFrame) -> Path:
     :func:`read_vm` like the real files, every value as it was.
 
     What :func:`read_vm` would refuse is refused here, naming the column, the row and the value, and nothing is
-    written: a value that is not a finite number >= 0, a time that is not a whole number of seconds up to
-    :data:`MAX_TIMESTAMP`, a core count that is not a whole number. The file appears whole or not at all (written
-    beside it, then renamed).
+    written: a value that is not a finite number >= 0, a time that is not a whole number
+    of seconds up to :data:`MAX_TIMESTAMP`, a core count that is not a whole number. The file appears whole or
+    not at all (written beside it, then renamed).
 
     Parameters
     ----------
@@ -289,6 +314,9 @@ def write_vm(path, frame: pd.DataFrame) -> Path:
     missing = [c for c in BITBRAINS_COLUMNS if c not in frame]
     if missing:
         raise InvalidInputError(f"frame: missing columns {missing}")
+    path = _as_path(path, "path")
+    if path.is_dir():
+        raise InvalidInputError(f"path = {str(path)!r}: is a directory, not a file name")
     values = {}
     for name in BITBRAINS_COLUMNS:
         column = frame[name]
@@ -320,7 +348,6 @@ def write_vm(path, frame: pd.DataFrame) -> Path:
         # decimal that reads back to the same float
         fields = [str(int(row[0])), str(int(row[1]))] + [repr(float(v)) for v in row[2:]]
         buf.write(";\t".join(fields) + "\n")
-    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = buf.getvalue().encode("utf-8")
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.part")

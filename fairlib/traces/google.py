@@ -29,6 +29,7 @@ from .._validate import (
 from ._source import (
     TraceFormatError,
     check_field_counts,
+    _check_integer_text,
     check_ranges,
     check_values,
     locate_bad_number,
@@ -229,7 +230,18 @@ def _part_numbers(parts, table: str = "task_events") -> list[int]:
             raise InvalidInputError(
                 f"parts: {_short(part)} is not a part of {table} (0 to {total - 1})"
             )
-    return [int(part) for part in parts]
+    parts = [int(part) for part in parts]
+    _refuse_repeats(parts, "parts", "its rows would be read twice")
+    return parts
+
+
+def _refuse_repeats(values, name: str, why: str) -> None:
+    """An error naming ``name`` and the first value given more than once."""
+    seen = set()
+    for value in values:
+        if value in seen:
+            raise InvalidInputError(f"{name}: {value!r} is given more than once ({why})")
+        seen.add(value)
 
 
 def _read_parts(table: str, parts, directory, columns, chunksize=None):
@@ -247,6 +259,7 @@ def _read_parts(table: str, parts, directory, columns, chunksize=None):
             raise InvalidInputError(
                 f"columns = {columns!r}: must be a list of column names of {table}"
             )
+        _refuse_repeats(columns, "columns", "a frame holds each column once")
         unknown = [c for c in columns if c not in names]
         if unknown:
             raise InvalidInputError(
@@ -270,6 +283,9 @@ def _parse_part(data: bytes, path: Path, table: str, chunksize=None):
 
     names, dtypes, _ = _TABLES[table]
     check_field_counts(data, path, len(names))
+    _check_integer_text(
+        data, path, names, [c for c, t in dtypes.items() if t in ("int64", "Int64")]
+    )
     numeric = [c for c, t in dtypes.items() if t != "string"]
     try:
         reader = pd.read_csv(
@@ -522,6 +538,22 @@ class JobDemands:
     resources: tuple = ("cpu_normalised", "memory_normalised")
 
 
+def _check_event_times(frame: pd.DataFrame, name: str) -> None:
+    """A frame's ``time`` column holds trace times: at least one row, numbers (not text), each a whole number of
+    µs from 0 to 2⁶³ − 1; else an error naming ``name``, the row and the value."""
+    if len(frame) == 0:
+        raise InvalidInputError(f"{name}: no rows")
+    check_columns(frame, name, ["time"])
+    t = frame["time"].to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = ~((t == np.round(t)) & (t <= 2.0**63))
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InvalidInputError(
+            f"{name} row {i} (index {frame.index[i]!r}), column 'time' = {t[i]}: must be a whole number "
+            "of µs from 0 to 2**63 - 1 (the trace's times)"
+        )
+
+
 #: task_events event types after which a task is running (SCHEDULE, UPDATE_RUNNING)
 _RUNNING_EVENTS = (1, 8)
 #: the most (task run, interval) pairs :func:`task_event_demands` expands (about 64 bytes each at its peak): the
@@ -569,7 +601,13 @@ def task_event_demands(
     missing = need - set(task_events.columns)
     if missing:
         raise InvalidInputError(f"task_events: missing columns {sorted(missing)}")
+    _check_event_times(task_events, "task_events")
+    check_columns(task_events, "task_events", ["cpu_request", "memory_request"])
     window, origin = as_number(window, "window"), as_number(origin, "origin", inclusive=True)
+    if horizon is not None and as_number(horizon, "horizon") <= origin:
+        raise InvalidInputError(
+            f"horizon = {horizon}: not after origin = {origin} (no interval would start before it)"
+        )
     ev = task_events.sort_values(["job_id", "task_index", "time"], kind="stable")
     time = ev.time.to_numpy(np.int64) / 1e6
     end_of_trace = float(time.max()) if horizon is None else as_number(horizon, "horizon")
@@ -584,17 +622,17 @@ def task_event_demands(
         np.nan_to_num(cpu) + np.nan_to_num(memory) > 0
     )
     start, stop = time[running], np.minimum(next_time[running], end_of_trace)
-    first = np.maximum(np.ceil((start - origin) / window), 0).astype(
-        np.int64
-    )  # first interval start covered
-    last = np.ceil((stop - origin) / window).astype(np.int64) - 1  # last one before the task stops
-    count = np.maximum(last - first + 1, 0)
-    total = int(count.sum())
+    # counted in floats before any cast: a tiny window makes interval numbers beyond int64, which a cast would wrap
+    first = np.maximum(np.ceil((start - origin) / window), 0)  # first interval start covered
+    last = np.ceil((stop - origin) / window) - 1  # last one before the task stops
+    total = float(np.maximum(last - first + 1, 0).sum())
     if total > MAX_TASK_INTERVALS:
         raise InvalidInputError(
-            f"window = {window:g}: the task runs cover {total:,} (task, interval) pairs, more than "
+            f"window = {window:g}: the task runs cover {total:,.0f} (task, interval) pairs, more than "
             f"MAX_TASK_INTERVALS = {MAX_TASK_INTERVALS:,}; use a longer window or fewer events"
         )
+    first, last = first.astype(np.int64), last.astype(np.int64)
+    count = np.maximum(last - first + 1, 0)
     rows = np.repeat(np.arange(count.size), count)
     k = first[rows] + (np.arange(rows.size) - np.repeat(np.cumsum(count) - count, count))
     held = (
@@ -661,7 +699,7 @@ def task_usage_demands(
         )
     u = task_usage
     # an empty field (NaN) counts as no usage, as the sums below treat it
-    check_columns(u, "task_usage", ["cpu_rate", "canonical_memory"])
+    check_columns(u, "task_usage", ["start_time", "end_time", "cpu_rate", "canonical_memory"])
     # the trace counts microseconds in int64: a window is at least one tick, and at most 10^9 s (32 years, far beyond
     # any trace) so that its length in ticks stays an int64
     window = as_number(window, "window", minimum=1e-6, inclusive=True, maximum=1e9)

@@ -331,12 +331,13 @@ def google_workload(
     missing = need - set(task_events.columns)
     if missing:
         raise InvalidInputError(f"task_events: missing columns {sorted(missing)}")
-    check_columns(task_events, "task_events", ["time", "cpu_request", "memory_request"])
+    from .google import _check_event_times
+
+    _check_event_times(task_events, "task_events")
+    check_columns(task_events, "task_events", ["cpu_request", "memory_request"])
     _check_codes(task_events, "task_events", ("event_type", "scheduling_class"))
     check_choice(source, ("real", "synthetic"), "source")
     ev = task_events
-    if len(ev) == 0:
-        raise InvalidInputError("task_events: no rows")
     last_event = int(ev.time.max())
     if horizon is None:
         horizon = last_event
@@ -486,8 +487,15 @@ def bitbrains_workload(vms: pd.DataFrame) -> Workload:
     missing = need - set(vms.columns)
     if missing:
         raise InvalidInputError(f"vms: missing columns {sorted(missing)}")
-    check_columns(vms, "vms", sorted(need - {"vm", "time", "active"}))
-    act = vms[vms.active]
+    if len(vms) == 0:
+        raise InvalidInputError("vms: no rows")
+    check_columns(vms, "vms", sorted(need - {"vm", "active"}))
+    if not pd.api.types.is_bool_dtype(vms["active"]) or vms["active"].isna().any():
+        raise InvalidInputError(
+            f"vms, column 'active': must hold True or False (as read_vm writes it), got dtype "
+            f"{vms['active'].dtype}"
+        )
+    act = vms[vms.active.to_numpy(dtype=bool)]
     frame = pd.DataFrame(
         {
             "vm": act.vm,
