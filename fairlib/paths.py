@@ -51,7 +51,7 @@ def check_key(key: str) -> str:
     return _check_file_name(key, "key")
 
 
-def _check_file_name(value, name: str) -> str:
+def _check_file_name(value: object, name: str) -> str:
     """``value`` (the argument ``name``) becomes a folder or file name: letters, digits, ``_`` and ``-`` only."""
     import re
 

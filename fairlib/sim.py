@@ -26,7 +26,7 @@ quanta per second (``x_n``) on the unit-dominant shapes, and a job completes whe
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Mapping, NamedTuple
+from typing import Callable, Mapping, NamedTuple, cast
 
 import numpy as np
 import pandas as pd
@@ -139,7 +139,9 @@ def snapshot_cluster(fleet, workload, t: float, eligible=None, weight=None) -> S
         return Snapshot(None, idx)
     elig = None if eligible is None else eligible[idx]
     w = None if weight is None else weight[idx]
-    return Snapshot(Cluster(fleet.capacity, workload.demand[idx], weight=w, eligible=elig), idx)
+    # Cluster takes None for its defaults; its field annotations name the arrays it holds
+    cluster = Cluster(fleet.capacity, workload.demand[idx], weight=w, eligible=elig)  # type: ignore[arg-type]
+    return Snapshot(cluster, idx)
 
 
 def _snapshot_cell(seed, run, fleet, workload, mechanisms, reach, topology, merge):
@@ -275,10 +277,10 @@ class Jobs:
     shape: np.ndarray
     resources: tuple
     source: str
-    scheduling_class: np.ndarray = None
-    segment_start: np.ndarray = None
-    segment_end: np.ndarray = None
-    segment_cap: np.ndarray = None
+    scheduling_class: np.ndarray | None = None
+    segment_start: np.ndarray | None = None
+    segment_end: np.ndarray | None = None
+    segment_cap: np.ndarray | None = None
 
     def __post_init__(self):
         """Validate every field (types, shapes, finite times, segments, work >= 0, classes, source); errors name
@@ -645,7 +647,9 @@ def replay(
 
     from .mechanisms import resolve
 
-    mechanism, reference = resolve(mechanism, "mechanism"), resolve(reference, "reference")
+    # names resolved to their callables
+    mechanism = cast(Callable, resolve(mechanism, "mechanism"))
+    reference = cast("Callable | None", resolve(reference, "reference"))
     if tuple(fleet.resources) != tuple(jobs.resources):
         raise InvalidInputError(
             f"fleet.resources {fleet.resources} != jobs.resources {jobs.resources}"
@@ -673,7 +677,7 @@ def replay(
     done = np.zeros(n)
     completion = np.full(n, np.nan)
     usage = _Usage(fleet, reserved)
-    rows = []
+    rows: list[dict] = []
     t = start
     next_tick = start
     name = getattr(mechanism, "name", getattr(mechanism, "__name__", "mechanism"))
@@ -701,7 +705,7 @@ def replay(
                 fleet.capacity,
                 jobs.shape[seg],
                 eligible=elig[active],
-                max_tasks=None if segment_cap is None else segment_cap[seg],
+                max_tasks=None if segment_cap is None else segment_cap[seg],  # type: ignore[arg-type]
             )
             alloc = on_merged_servers(mechanism, cluster) if merge else mechanism(cluster)
             unconverged.see(name, alloc)
@@ -959,7 +963,7 @@ def _open_loop_epoch(
         fleet.capacity,
         jobs.shape[live],
         eligible=elig[owners],
-        max_tasks=None if segment_cap is None else segment_cap[live],
+        max_tasks=None if segment_cap is None else segment_cap[live],  # type: ignore[arg-type]
     )
     out = {}
     for name, mechanism in mechanisms.items():

@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 #: Ghodsi et al. 2011, §4: 9 CPUs, 18 GB; A = <1 CPU, 4 GB>, B = <3 CPUs, 1 GB>
-DRF_EXAMPLE = ([9, 18], [[1, 4], [3, 1]])
+DRF_EXAMPLE: tuple[list[float], list[list[float]]] = ([9, 18], [[1, 4], [3, 1]])
 
 #: the reserve bid of the perturbed game, for the games that play it (EC'05's existence proof, ε -> 0)
 RESERVE = 1e-9
@@ -93,7 +93,7 @@ def _drf_example(mech, weight=None) -> Cluster:
     cap, dem = DRF_EXAMPLE
     if "pooled" in mech.capabilities:
         return Cluster.single_pool(cap, dem, weight=weight)
-    return Cluster([[c / 2 for c in cap]] * 2, dem, weight=weight)
+    return Cluster(np.array([[c / 2 for c in cap]] * 2), np.asarray(dem), weight=weight)
 
 
 def check_converges_on_the_drf_example(mech) -> None:
@@ -173,7 +173,7 @@ def check_refuses_several_servers(mech) -> None:
     >>> check_refuses_several_servers(mechanisms.get("drf"))
     """
     cap, dem = DRF_EXAMPLE
-    _raises(InvalidInputError, "server", mech, Cluster([cap, cap], dem))
+    _raises(InvalidInputError, "server", mech, Cluster(np.array([cap, cap]), np.asarray(dem)))
 
 
 def check_is_documented(mech) -> None:
@@ -516,6 +516,7 @@ def check_game_refuses_bad_input_naming_the_argument(entry) -> None:
         default = entry.options.get(p.name, p.default)
         if isinstance(default, bool) or default is None:
             continue
+        bad_values: list[object]
         if isinstance(default, (int, float)):
             bad_values = [float("nan"), -1]
         elif isinstance(default, str):

@@ -55,7 +55,7 @@ def cpu_model() -> str:
     (``"x86_64 GenuineIntel family 6 model 85, AVX-512"``).
 
     Described by these fields rather than by its marketing name, which virtual machines often truncate."""
-    fields = {}
+    fields: dict[str, str] = {}
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             key, _, value = line.partition(":")

@@ -244,7 +244,7 @@ def _render_presentation(doc, key: str) -> None:
 _STYLE = re.compile(r"<style[^>]*>.*?</style>\s*", re.DOTALL)
 
 
-def cell_heading(execution_count) -> str:
+def cell_heading(execution_count: int | None) -> tuple[str, str]:
     """The heading :func:`executed_markdown` puts above a code cell, ``In [n]``, and its anchor as GitHub derives it
     from the heading (``in-n``): how a row of ``CLAIMS.md`` links to the cell that measured the claim.
 

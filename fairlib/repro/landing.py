@@ -156,7 +156,7 @@ def results_block(claims_csv: Path | None = None) -> str:
             held = f"— ({ours} findings and checks of ours)"
         key = f"[{p.key}](executed/{p.key}.ipynb)" if c else p.key
         lines.append(f"| {key} | {paper} | {held} | {_cell(p.headline)} |")
-    total = Counter()
+    total: Counter[tuple[str, str]] = Counter()
     for c in counts.values():
         total.update(c)
     lines.append("")

@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 import matplotlib
 import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
 from matplotlib.collections import PathCollection
 import numpy as np
 import pandas as pd
@@ -392,7 +393,7 @@ def place_legends(fig, *, headroom_steps: int = 4) -> list:
     names their axes). Returns the axes whose legend moved. :func:`fairlib.repro.report.save_figure` calls it, so no
     saved figure has a legend over its data or over another legend. The figure's layout is computed once and then
     kept."""
-    moved = []
+    moved: list[Axes] = []
     if not any(ax.get_legend() is not None for ax in fig.axes):
         return moved
     # One layout pass, then the layout is frozen: constrained layout is not idempotent with legends outside the axes
@@ -590,7 +591,11 @@ def figure_marks(fig) -> dict:
             if (name := _linestyle_name(line)) is not None and line.get_xydata().shape[0] != 1:
                 lines.add(name)
         for coll in ax.collections:
-            if isinstance(coll, PathCollection) and coll.get_visible() and len(coll.get_offsets()):
+            if (
+                isinstance(coll, PathCollection)
+                and coll.get_visible()
+                and np.shape(coll.get_offsets())[0]
+            ):
                 markers.add("scatter")
     for legend in fig.legends:
         texts.update(t.get_text() for t in legend.get_texts())

@@ -173,7 +173,8 @@ def table(
             if _width_px(flipped) <= width_px:
                 frames = [flipped]
         if frames[0] is text:
-            frames, key, group = [], text.columns[0], []
+            group: list[str] = []
+            frames, key = [], text.columns[0]
             for col in text.columns[1:]:
                 if group and _width_px(text[[key] + group + [col]]) > width_px:
                     frames.append(text[[key] + group])

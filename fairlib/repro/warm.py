@@ -420,7 +420,7 @@ def main(argv=None) -> int:
     times = warm(progress=not args.quiet, jobs=args.jobs)
     total = time.perf_counter() - t0
     print(
-        f"fairlib kernels ready in {config.CACHE_DIR}: {total:.1f} s "
+        f"fairlib kernels ready in {getattr(config, 'CACHE_DIR')}: {total:.1f} s "
         f"({', '.join(f'{k} {v:.1f} s' for k, v in times.items())})"
     )
     missing = uncompiled_kernels()

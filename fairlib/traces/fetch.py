@@ -62,7 +62,7 @@ class Source:
     tables: dict  # table -> (file pattern with {part}, number of parts[, first part number]), under base_url
     licence: str
     #: archives unpacked after download: downloaded file -> (member to extract, path written, gzip it?)
-    unpack: dict = None
+    unpack: dict | None = None
 
 
 _BITBRAINS_REPO = (
@@ -221,8 +221,8 @@ def fetch(
     """
     from tqdm import tqdm
 
-    source = SOURCES.get(name)
-    rel_paths = files_for(name, tables, parts)
+    rel_paths = files_for(name, tables, parts)  # refuses an unknown name
+    source = SOURCES[name]
     if dest is not None:
         if not isinstance(dest, (str, os.PathLike)):
             raise InvalidInputError(f"dest = {dest!r}: must be a directory path")
@@ -368,6 +368,8 @@ def _unpack(archive: Path, root: Path, member: str, written: str, compress: bool
                     f"(has {[m.name for m in tar.getmembers()][:5]})"
                 )
             src = tar.extractfile(found[0])
+            if src is None:
+                raise RuntimeError(f"{archive}: member {member!r} is not a regular file")
             partial = out.with_name(out.name + ".part")
             opener = gzip.open if compress else open
             with opener(partial, "wb") as dst:

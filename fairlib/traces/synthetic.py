@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -497,7 +499,7 @@ def synthetic_google(
 
 
 #: sizes of the synthetic stand-ins written when a notebook finds no real excerpt, by mode
-STAND_IN_SIZES = {
+STAND_IN_SIZES: dict[str, dict[str, dict[str, Any]]] = {
     "full": {"bitbrains": dict(n_vms=150, days=30.0), "google": dict(hours=7.1)},
     "quick": {
         "bitbrains": dict(n_vms=150, days=2.0),

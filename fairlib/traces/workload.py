@@ -92,7 +92,7 @@ class Fleet:
     resources: tuple
     server_class: np.ndarray
     source: str
-    location: np.ndarray = None
+    location: np.ndarray | None = None
     notes: str = ""
 
     def __post_init__(self):
@@ -138,7 +138,7 @@ class Workload:
     departure: np.ndarray
     resources: tuple
     source: str
-    scheduling_class: np.ndarray = None
+    scheduling_class: np.ndarray | None = None
 
     def __post_init__(self):
         n = as_identifiers(self.users, "users", allow_empty=True).size

@@ -464,7 +464,7 @@ def two_player_fixed_points(game: Game, grid: int = FIXED_POINT_GRID) -> list[np
         x0 = full(head)
         return _reply_map(game, x0)[0][:-1] - x0[:-1]
 
-    found = []
+    found: list[np.ndarray] = []
     if n == 2:
         pts = np.linspace(0.0, budget, grid)
         vals = np.array([gap([p])[0] for p in pts])

@@ -61,7 +61,7 @@ def fig1_instance() -> Cluster:
     """
     capacity = [[12.0, 4.0, 75.0], [8.0, 16.0, 0.0]]
     demand = [[1.0, 1.0, 5.0], [0.5, 0.5, 2.0], [1.0, 3.0, 0.0], [2.0, 5.0, 0.0]]
-    return Cluster(capacity, demand)
+    return Cluster(np.array(capacity), np.array(demand))
 
 
 def fig1_checks(cluster: Cluster) -> dict:
@@ -122,7 +122,8 @@ def random_bottleneck_cluster(
         True  # a bandwidth server for everyone
     )
     weight = rng.choice([1.0, 2.0, 4.0], size=n_users) if weights else None
-    return Cluster(capacity, demand, weight=weight, eligible=eligible)
+    # Cluster takes None for its default weight; its field annotation names the array it holds
+    return Cluster(capacity, demand, weight=weight, eligible=eligible)  # type: ignore[arg-type]
 
 
 def _property_cell(seed, instance, kind, n_users, n_servers, n_resources, weighted, mechanisms):
@@ -1137,6 +1138,7 @@ def one_server_fds(
             r = fds_kkt_residual(cluster.demand, cluster.capacity[0], x, float(alpha))
             if r > worst or where is None:
                 worst, where = max(worst, r), (k, alpha)
+    assert where is not None  # the first instance's first α sets it (n_instances >= 1)
     return Measurement(
         worst,
         note=f"largest relative KKT residual of FDS at PF-VDS(α)'s allocation over {len(seeds)} "

@@ -9,7 +9,7 @@ per-run number of users under- or over-allocated).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -943,7 +943,7 @@ def over_allocation_findings(
 
 
 #: Metin §6.1's single-resource example: reserve 35, demands of A, B, C, and the cycle counts the text prints for them
-SECTION_6_1 = {"reserve": 35, "demands": (2, 4, 10), "printed_counts": (4, 2, 1)}
+SECTION_6_1: dict[str, Any] = {"reserve": 35, "demands": (2, 4, 10), "printed_counts": (4, 2, 1)}
 
 
 def subcycle_lower_counts(ds_high: int, ds_low: int, n_subcycles: int = 20) -> list[int]:
