@@ -19,6 +19,10 @@ import fairlib
 #: modules (or packages, with every module under them) whose public callables are fully annotated
 ANNOTATED = (
     "fairlib.paths",
+    "fairlib.sim",
+    "fairlib.sweep",
+    "fairlib.testing",
+    "fairlib.timing",
     "fairlib.tolerances",
 )
 
