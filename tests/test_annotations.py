@@ -24,6 +24,7 @@ ANNOTATED = (
     "fairlib.testing",
     "fairlib.timing",
     "fairlib.tolerances",
+    "fairlib.traces",
 )
 
 

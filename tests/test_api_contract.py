@@ -116,6 +116,12 @@ ACCEPTED = {
     ): "a display switch: any truthy value shows the bar, as tqdm's disable= does",
     ("fairlib.sweep.sweep", "desc", "*"): "free text: the progress bar's label",
     (
+        "fairlib.traces.*_vms",
+        "vms",
+        "[[]2[]] (list)",
+    ): "a list of VM numbers: [2] reads VM 2 (its annotation, "
+    "Iterable[int | str], draws the integer battery)",
+    (
         "fairlib.sweep.sweep",
         "cache_name",
         "'no-such-choice'*",
