@@ -25,6 +25,14 @@ ANNOTATED = (
     "fairlib.timing",
     "fairlib.tolerances",
     "fairlib.traces",
+    "fairlib.repro.executed",
+    "fairlib.repro.experiments",
+    "fairlib.repro.landing",
+    "fairlib.repro.plotting",
+    "fairlib.repro.prose",
+    "fairlib.repro.tables",
+    "fairlib.repro.verify",
+    "fairlib.repro.warm",
 )
 
 

@@ -66,7 +66,7 @@ class PublishedNotebook:
     source: str
 
 
-def _cells(nb) -> list:
+def _cells(nb: NotebookNode) -> list:
     """The cells of a notebook as its author wrote them (papermill's injected-parameters cell left out)."""
     return [c for c in nb.cells if _INJECTED not in c.get("metadata", {}).get("tags", [])]
 
@@ -91,7 +91,7 @@ def source_digest(nb: NotebookNode) -> str:
     return h.hexdigest()
 
 
-def _read(path: Path):
+def _read(path: Path) -> NotebookNode:
     import nbformat
 
     return nbformat.read(str(path), as_version=4)
@@ -218,7 +218,7 @@ def findings_choice(source: str) -> list[str]:
     )
 
 
-def _findings_output(source: str, key: str):
+def _findings_output(source: str, key: str) -> NotebookNode:
     """The Findings cell's output rendered from the full-mode ledger the run just wrote."""
     import nbformat
 
@@ -236,7 +236,7 @@ def _findings_output(source: str, key: str):
 INJECTED_HEADER = "# run_all.py ran this copy with these parameters (papermill's injected cell), kept as a record:"
 
 
-def _record_injected(cell) -> None:
+def _record_injected(cell: NotebookNode) -> None:
     if cell.source.startswith(INJECTED_HEADER):
         return
     lines = [
@@ -252,13 +252,13 @@ def _record_injected(cell) -> None:
     )
 
 
-def _markdown_output(text: str):
+def _markdown_output(text: str) -> NotebookNode:
     import nbformat
 
     return nbformat.v4.new_output("display_data", data={"text/markdown": text, "text/plain": text})
 
 
-def _listing_output(key: str):
+def _listing_output(key: str) -> NotebookNode:
     """The Claims list rendered from the committed full-mode ledger (every claim, the not-tested ones included)."""
     from .report import ClaimListing
 
@@ -268,7 +268,7 @@ def _listing_output(key: str):
     return _markdown_output(ClaimListing.from_ledger(ledger).markdown())
 
 
-def _running_note_output(source: str, key: str, seconds):
+def _running_note_output(source: str, key: str, seconds: float | None) -> NotebookNode:
     from .prose import running_note
 
     traces = any(
@@ -281,7 +281,7 @@ def _running_note_output(source: str, key: str, seconds):
     return _markdown_output(running_note(key, "full", traces=traces, seconds=seconds))
 
 
-def _render_presentation(doc, key: str) -> None:
+def _render_presentation(doc: NotebookNode, key: str) -> None:
     """What a published notebook shows from its run's records rather than from its code: the Findings (from the
     ledger, :func:`fairlib.repro.prose.findings_markdown`), the Claims list (``claims.listing()``, from the ledger,
     every claim), the running note (``show_running_note``, with this run's own wall time) and papermill's injected cell
@@ -434,7 +434,7 @@ def refresh_findings(key: str, executed_dir: Path | None = None) -> Path:
     return path
 
 
-def _stale_presentation(doc, key: str) -> bool:
+def _stale_presentation(doc: NotebookNode, key: str) -> bool:
     """Whether what ``doc`` shows from its run's records differs from their rendering now."""
     import copy
 
@@ -536,7 +536,7 @@ def claim_cells(doc: NotebookNode) -> dict[str, NotebookNode]:
     return out
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """``python -m fairlib.repro.executed --refresh-findings [KEY ...]``: see :func:`refresh_findings`."""
     import argparse
 

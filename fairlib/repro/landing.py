@@ -25,6 +25,7 @@ when a committed file differs from its rendering (a test does the same).
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import csv
 import json
 import re
@@ -363,10 +364,8 @@ def notebook_durations(executed: Path | None = None) -> dict[str, tuple[float, s
     return out
 
 
-def _stamp(text: str):
+def _stamp(text: str) -> dt.datetime:
     """A Jupyter or papermill ISO time stamp (``...Z`` for UTC) as an aware datetime."""
-    import datetime as dt
-
     return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 

@@ -15,6 +15,8 @@ import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.collections import PathCollection
 from matplotlib.figure import Figure
+from matplotlib.legend import Legend
+from matplotlib.lines import Line2D
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
@@ -158,7 +160,7 @@ MECHANISM_LABELS: dict[str, str] = {
 }
 
 
-def _registered(mechanism: str):
+def _registered(mechanism: str) -> Any:
     """The registered mechanism (fairlib.mechanisms) of a name or variant name, or the registered game
     (fairlib.games) of a name, or None."""
     from .. import games, mechanisms
@@ -590,7 +592,9 @@ def place_legends(fig: Figure, *, headroom_steps: int = 4) -> list[Axes]:
     return moved
 
 
-def legend_below(ax, *, gap: float = 0.03, **kwargs):
+# drawn-figure helpers: matplotlib's annotations type every legend, bbox and renderer as optional (and a canvas
+# without a renderer), which these functions rule out by drawing the figure first, so they take its objects as Any
+def legend_below(ax: Any, *, gap: float = 0.03, **kwargs: Any) -> Legend:
     """A legend centred under ``ax`` with its top just below the axes' tick labels and x label, as measured on the
     drawn figure (a fixed offset such as ``bbox_to_anchor=(0.5, -0.2)`` runs into the x label when the axes are
     short). ``kwargs`` go to :meth:`~matplotlib.axes.Axes.legend`; ``gap`` is in axes heights. The figure's layout
@@ -606,7 +610,7 @@ def legend_below(ax, *, gap: float = 0.03, **kwargs):
     return ax.legend(loc="upper center", bbox_to_anchor=(0.5, y), **kwargs)
 
 
-def overlapping_legends(fig) -> list[tuple]:
+def overlapping_legends(fig: Any) -> list[tuple[Any, Any]]:
     """Pairs of axes whose legends overlap each other on the drawn figure (e.g. two wide legends placed below
     neighbouring panels)."""
     renderer = fig.canvas.get_renderer()
@@ -623,7 +627,7 @@ def overlapping_legends(fig) -> list[tuple]:
     ]
 
 
-def _unstack_legends(fig, moved: list) -> None:
+def _unstack_legends(fig: Any, moved: list) -> None:
     """Legends that overlap each other are redrawn in one column where they stand (narrower, so side by side
     panels keep their legends apart); a pair that still overlaps is an error naming both axes' titles."""
     pairs = overlapping_legends(fig)
@@ -736,7 +740,7 @@ _LINESTYLE_NAMES = {
 }
 
 
-def _linestyle_name(line) -> str | None:
+def _linestyle_name(line: Line2D) -> str | None:
     ls = line.get_linestyle()
     if ls in _LINESTYLE_NAMES:
         return _LINESTYLE_NAMES[ls]

@@ -53,7 +53,7 @@ __all__ = [
 ]
 
 
-def _real(value, name: str) -> float:
+def _real(value: Any, name: str) -> float:
     try:
         return float(value)
     except (TypeError, ValueError):
@@ -362,7 +362,7 @@ _STATUS_WORD = {
 }
 
 
-def _value_text(value) -> str:
+def _value_text(value: object) -> str:
     from .report import display_value
 
     if isinstance(value, bool):

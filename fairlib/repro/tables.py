@@ -67,7 +67,7 @@ def column_decimals(values: Iterable[object]) -> int:
     return int(min(6, max(0, 2 - math.floor(math.log10(top)))))
 
 
-def _text(value, decimals: int) -> str:
+def _text(value: object, decimals: int) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return MISSING
     if isinstance(value, (bool, np.bool_)):
@@ -85,7 +85,7 @@ def _text(value, decimals: int) -> str:
     return MISSING if text in ("nan", "NaN", "None", "") else text
 
 
-def _human(name) -> str:
+def _human(name: object) -> str:
     text = str(name)
     return text.replace("_", " ") if " " not in text else text
 

@@ -617,7 +617,7 @@ def declared_tolerance(key: str, table: str, column: str) -> Tolerance | None:
     return declared.get(column, declared.get("*"))
 
 
-def _number(token: str):
+def _number(token: str) -> int | float | None:
     """``int`` for an integer token, ``float`` for another numeric one, ``None`` for text."""
     t = token.strip()
     if _INT.match(t):

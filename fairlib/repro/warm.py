@@ -26,6 +26,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from ..games import GameMechanism
+    from ..multires import Cluster
 
 __all__ = ["warm_steps", "warm", "uncompiled_kernels", "check_game_is_warmed_up", "main"]
 
@@ -185,7 +186,7 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
     ]
 
 
-def _other_registered(warmed: set, pool, cluster) -> list:
+def _other_registered(warmed: set, pool: Cluster, cluster: Cluster) -> list:
     """Every run of the registered mechanisms whose function no step above calls, on ``pool`` or ``cluster``."""
     from .. import mechanisms
 
@@ -200,7 +201,7 @@ def _other_registered(warmed: set, pool, cluster) -> list:
     return out
 
 
-def _registered_games(weights) -> list:
+def _registered_games(weights: np.ndarray) -> list:
     """Every registered game on a small game with the weights ``weights`` (a reserve where it plays the perturbed
     game), and with finite parallelism where it has that capability."""
     from .. import games

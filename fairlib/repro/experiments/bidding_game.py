@@ -78,7 +78,7 @@ DAMPED_MAX_ITER = 5000
 
 def damped_best_response(
     game: Game,
-    bids,
+    bids: npt.ArrayLike,
     *,
     damping: float = DAMPING,
     max_iter: int = DAMPED_MAX_ITER,
@@ -938,7 +938,7 @@ def settling_iteration(curve: pd.Series, within: float = 0.01) -> int:
     return int(curve.index[np.flatnonzero(off)[-1] + 1]) if off.any() else int(curve.index[0])
 
 
-def _median_range(series) -> str:
+def _median_range(series: pd.Series) -> str:
     return f"{series.min():.3f}-{series.max():.3f}"
 
 

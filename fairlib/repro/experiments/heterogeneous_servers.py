@@ -618,8 +618,8 @@ def _equilibrium_cell(seed, instance, kind, alphas, n_users, n_servers, n_resour
 
 def equilibrium_rates(
     n_instances: int,
-    rng,
-    alphas,
+    rng: int | np.random.SeedSequence,
+    alphas: Iterable[float],
     *,
     n_users: int = 6,
     n_servers: int = 3,
@@ -807,7 +807,9 @@ def capped_solver_findings(capped: pd.DataFrame) -> dict[str, Measurement]:
     return {"pfvds_capped_equilibrium_every_alpha": Measurement(float(shares.min()), note)}
 
 
-def _continued(cluster, alpha, alloc, max_sweeps: int = 50_000):
+def _continued(
+    cluster: Cluster, alpha: float, alloc: Allocation, max_sweeps: int = 50_000
+) -> Allocation:
     """``alloc``, or best-response sweeps continued from it with a tighter stopping rule when its Nash residual
     exceeds a hundredth of :data:`EQUILIBRIUM_RESIDUAL` — whichever is closer to an equilibrium."""
     if alloc.diagnostics["nash_residual"] <= EQUILIBRIUM_RESIDUAL / 100:

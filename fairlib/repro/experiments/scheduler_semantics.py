@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -336,7 +337,7 @@ def _production_guarantee(snapshot: CellSnapshot, production_priority: int) -> n
     return guarantee / over if over > 1 else guarantee
 
 
-def _timed(runs: dict, desc: str, progress: bool):
+def _timed(runs: dict, desc: str, progress: bool) -> Iterator[tuple[str, Any, float]]:
     """Call each of ``runs`` (name -> callable) in turn, yielding ``(name, result, seconds)``; a progress bar
     named ``desc`` when ``progress``."""
     items = list(runs.items())
