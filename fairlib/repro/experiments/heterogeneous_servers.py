@@ -580,6 +580,8 @@ EQUILIBRIUM_RESIDUAL = 1e-6
 
 
 def _equilibrium_cell(seed, instance, kind, alphas, n_users, n_servers, n_resources, weighted):
+    """One random cluster of :func:`equilibrium_rates`: PF-VDS(α) by its default solver at every α, divisible and
+    time-shared; one row per (α, time_shared) with the Nash residual, the method, the sweeps and any error."""
     from ..._jit import compiled
 
     cluster = random_cluster(

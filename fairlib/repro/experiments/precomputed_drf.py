@@ -437,6 +437,9 @@ def _profile_cell(
     edges,
     **_,
 ):
+    """One run of :func:`over_allocation_profile`: DRF and PDRF on a random pool, and per rate bin of ds*/ds_i (and
+    for the all-ones users, the over-allocated users and all users) the users, the over-allocated ones among them
+    and the sum of their rates."""
     d, cap = random_single_pool(
         np.random.default_rng(seed), n_users, n_resources, reserve_range, demand_range
     )
