@@ -5,10 +5,10 @@
 #               run on labelled synthetic data), then run every notebook in full mode (run_all.py;
 #               every notebook runs even when one fails; the exit status says whether all passed), then
 #               build the book into build/site (make site)
-#   make test   create .venv if missing, then run the whole test suite on two workers (pytest-xdist: the tests of
+#   make test   create .venv if missing, check the code with ruff and mypy, then run the whole test suite on two workers (pytest-xdist: the tests of
 #               a file on one worker, the paper notebooks' quick runs spread one by one)
 #   make test-paper KEY=<key>   one paper's loop, every test its files can affect (so green here is green in make
-#               test): ruff, its tests (fairlib/repro/catalog.py), the repository-wide checks (catalog.PAPER_CHECKS:
+#               test): ruff, mypy, its tests (fairlib/repro/catalog.py), the repository-wide checks (catalog.PAPER_CHECKS:
 #               notebook form and quick run, import graph, guide, docs and README blocks, book, citation, claims
 #               registries, warm-up), the doctests, API contract and own tests of every module it adds or changes,
 #               and the registry-wide tests of the mechanisms and games it introduces; every step runs, the exit
@@ -80,6 +80,7 @@ $(CFFCONVERT): | $(STAMP)
 test: $(STAMP) $(CFFCONVERT)
 	$(BIN)/ruff check fairlib tests benchmarks run_all.py book
 	$(BIN)/ruff format --check fairlib tests benchmarks run_all.py book
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2 --dist loadgroup --no-loadscope-reorder --max-worker-restart 0
 
 test-paper: $(STAMP) $(CFFCONVERT)
@@ -89,6 +90,7 @@ test-paper: $(STAMP) $(CFFCONVERT)
 	modules=$$($(BIN)/python -m fairlib.repro.catalog --modules $(KEY)); \
 	status=0; set -x; $(BIN)/ruff check fairlib tests benchmarks run_all.py book || status=1; \
 	$(BIN)/ruff format --check fairlib tests benchmarks run_all.py book || status=1; \
+	$(BIN)/mypy || status=1; \
 	$(BIN)/python -m pytest -p no:cacheprovider -n 2 --dist loadgroup --no-loadscope-reorder --max-worker-restart 0 \
 	  $$tests --paper $(KEY) || status=1; \
 	if [ -n "$$modules" ]; then $(BIN)/python -m pytest -p no:cacheprovider --doctest-modules $$modules || status=1; \

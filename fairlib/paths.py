@@ -63,7 +63,13 @@ MODES = ("quick", "full")
 
 
 def build_dir() -> Path:
-    """Scratch directory for quick-mode outputs, executed notebooks and caches."""
+    """Scratch directory for quick-mode outputs, executed notebooks and caches.
+
+    Returns
+    -------
+    pathlib.Path
+        ``$FAIRLIB_BUILD_DIR`` when set, else ``build/`` in the checkout (it need not exist yet).
+    """
     return _env_dir("FAIRLIB_BUILD_DIR") or ROOT / "build"
 
 
@@ -74,12 +80,28 @@ def _check_mode(mode: str) -> str:
 
 
 def check_key(key: str) -> str:
-    """A notebook key names a folder under ``figures/`` and ``data/results/``: letters, digits, ``_`` and ``-``
-    only, so it cannot point elsewhere (``../x``)."""
+    """A notebook key, checked to be a safe folder name under ``figures/`` and ``data/results/``.
+
+    Parameters
+    ----------
+    key : str
+        The notebook's key (``"metin2025"``): letters, digits, ``_`` and ``-`` only, starting with a letter or
+        digit, so it cannot point elsewhere (``../x``).
+
+    Returns
+    -------
+    str
+        ``key`` unchanged.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``key`` is not a string of those characters.
+    """
     return _check_file_name(key, "key")
 
 
-def _check_file_name(value, name: str) -> str:
+def _check_file_name(value: object, name: str) -> str:
     """``value`` (the argument ``name``) becomes a folder or file name: letters, digits, ``_`` and ``-`` only."""
     import re
 
@@ -94,7 +116,26 @@ def _check_file_name(value, name: str) -> str:
 
 
 def figures_dir(key: str, mode: str = "full") -> Path:
-    """Directory for the figures of notebook ``key``: ``figures/<key>`` (full) or under build (quick)."""
+    """Directory for the figures of notebook ``key``.
+
+    Parameters
+    ----------
+    key : str
+        The notebook's key (:func:`check_key`).
+    mode : {"full", "quick"}, default "full"
+        Full-mode figures are tracked (``figures/<key>``, or ``$FAIRLIB_OUTPUT_DIR/figures/<key>``); quick-mode
+        figures go to ``<build>/quick/figures/<key>``.
+
+    Returns
+    -------
+    pathlib.Path
+        The directory (not created).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``key`` is not a safe folder name or ``mode`` is neither ``"full"`` nor ``"quick"``.
+    """
     check_key(key)
     if _check_mode(mode) == "quick":
         return build_dir() / "quick" / "figures" / key
@@ -103,7 +144,23 @@ def figures_dir(key: str, mode: str = "full") -> Path:
 
 
 def results_root(mode: str = "full") -> Path:
-    """Directory holding every notebook's results directory for ``mode``."""
+    """Directory holding every notebook's results directory for ``mode``.
+
+    Parameters
+    ----------
+    mode : {"full", "quick"}, default "full"
+        ``"full"``: ``data/results`` (or ``$FAIRLIB_OUTPUT_DIR/results``); ``"quick"``: ``<build>/quick/results``.
+
+    Returns
+    -------
+    pathlib.Path
+        The directory (not created).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``mode`` is neither ``"full"`` nor ``"quick"``.
+    """
     if _check_mode(mode) == "quick":
         return build_dir() / "quick" / "results"
     out = _env_dir("FAIRLIB_OUTPUT_DIR")
@@ -111,14 +168,38 @@ def results_root(mode: str = "full") -> Path:
 
 
 def executed_dir() -> Path:
-    """Where full-mode runs publish the executed notebooks a reader opens: ``executed/`` (beside ``notebooks/``, so
-    relative links work in both), or ``$FAIRLIB_OUTPUT_DIR/executed`` when outputs are redirected."""
+    """Where full-mode runs publish the executed notebooks a reader opens.
+
+    Returns
+    -------
+    pathlib.Path
+        ``executed/`` in the checkout (beside ``notebooks/``, so relative links work in both), or
+        ``$FAIRLIB_OUTPUT_DIR/executed`` when outputs are redirected.
+    """
     out = _env_dir("FAIRLIB_OUTPUT_DIR")
     return Path(out) / "executed" if out else ROOT / "executed"
 
 
 def results_dir(key: str, mode: str = "full") -> Path:
-    """Directory for the tables and ``claims.json`` of notebook ``key``."""
+    """Directory for the tables and ``claims.json`` of notebook ``key``.
+
+    Parameters
+    ----------
+    key : str
+        The notebook's key (:func:`check_key`).
+    mode : {"full", "quick"}, default "full"
+        Which outputs (:func:`results_root`).
+
+    Returns
+    -------
+    pathlib.Path
+        ``results_root(mode) / key`` (not created).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``key`` is not a safe folder name or ``mode`` is neither ``"full"`` nor ``"quick"``.
+    """
     return results_root(mode) / check_key(key)
 
 
@@ -131,11 +212,15 @@ TRACE_FOLDERS = {
 
 
 def trace_dirs() -> list[Path]:
-    """Directories searched for real trace excerpts, in the order below (the library and the tests use it alike).
+    """Directories searched for real trace excerpts, in order (the library and the tests use it alike).
 
-    1. every directory in ``$FAIRLIB_TRACE_DIR`` (several may be given, separated by ``os.pathsep``);
-    2. ``data/traces/`` in the checkout (where ``python -m fairlib.traces.fetch`` writes);
-    3. ``../shared/data/traces`` beside the checkout (the project's reference excerpts, when present).
+    Returns
+    -------
+    list of pathlib.Path
+        1. every directory in ``$FAIRLIB_TRACE_DIR`` (several may be given, separated by ``os.pathsep``);
+        2. ``data/traces/`` in the checkout (where ``python -m fairlib.traces.fetch`` writes);
+        3. :data:`SHARED_TRACES`, ``../shared/data/traces`` beside the checkout (the project's reference excerpts,
+           when present).
     """
     env = _env_dirs("FAIRLIB_TRACE_DIR", several=True)
     return env + [DATA / "traces", SHARED_TRACES]
@@ -144,7 +229,16 @@ def trace_dirs() -> list[Path]:
 def find_traces(folder: str) -> Path | None:
     """The first ``<dir>/<folder>`` over :func:`trace_dirs` that holds any finished file, or None.
 
-    ``folder`` is a trace folder name such as ``"google_clusterdata_2011_2"`` (see :data:`TRACE_FOLDERS`).
+    Parameters
+    ----------
+    folder : str
+        A trace folder name such as ``"google_clusterdata_2011_2"`` (see :data:`TRACE_FOLDERS`).
+
+    Returns
+    -------
+    pathlib.Path or None
+        The folder, or None when no directory holds a finished file of it (a failed fetch leaves empty folders
+        and ``.part`` files, which do not count).
     """
     _check_file_name(folder, "folder")
     for d in trace_dirs():
@@ -161,7 +255,18 @@ def _holds_data(folder: Path) -> bool:
 
 
 def missing_traces_message(folder: str) -> str:
-    """Why real data is absent and how to get it (the skip reason of tests that need it)."""
+    """Why real data is absent and how to get it (the skip reason of tests that need it).
+
+    Parameters
+    ----------
+    folder : str
+        The trace folder looked for (a value of :data:`TRACE_FOLDERS`, or any folder name).
+
+    Returns
+    -------
+    str
+        One sentence naming the folder, the directories searched and the ``fetch`` command that downloads it.
+    """
     name = next((k for k, v in TRACE_FOLDERS.items() if v == folder), folder)
     return (
         f"real trace folder {folder!r} not found in {', '.join(str(d) for d in trace_dirs())}; "
@@ -170,5 +275,11 @@ def missing_traces_message(folder: str) -> str:
 
 
 def trace_dir() -> Path:
-    """Where :mod:`fairlib.traces.fetch` writes: the first ``$FAIRLIB_TRACE_DIR`` entry, else ``data/traces``."""
+    """Where :mod:`fairlib.traces.fetch` writes.
+
+    Returns
+    -------
+    pathlib.Path
+        The first ``$FAIRLIB_TRACE_DIR`` entry, else ``data/traces`` in the checkout.
+    """
     return trace_dirs()[0]

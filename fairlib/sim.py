@@ -26,9 +26,10 @@ quanta per second (``x_n``) on the unit-dominant shapes, and a job completes whe
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Mapping, NamedTuple
+from typing import Callable, Iterable, Mapping, NamedTuple, Sequence, cast
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from ._validate import (
@@ -50,7 +51,7 @@ from ._validate import (
     result_type,
 )
 from .metrics import jain_index
-from .multires.cluster import Cluster, on_merged_servers
+from .multires.cluster import Allocation, Cluster, on_merged_servers
 from .sweep import sweep
 from .traces.google import JobDemands
 from .traces.workload import Fleet, Workload
@@ -79,12 +80,42 @@ MAX_EPOCHS = 10_000_000
 
 
 def location_eligibility(
-    fleet, n_users: int, rng=None, *, reach: int = 1, topology: str = "line"
+    fleet: Fleet,
+    n_users: int,
+    rng: int | np.random.Generator | np.random.SeedSequence | None = None,
+    *,
+    reach: int = 1,
+    topology: str = "line",
 ) -> np.ndarray:
-    """``eligible[user, server]``: each user gets a uniformly random location and may use servers whose
-    location is within ``reach`` steps of it (0: own location only). ``topology="line"`` (default) puts the
-    locations on a line (with 3 sites, the middle one is near both ends, the ends are not near each other);
-    ``"ring"`` closes it (with 3 sites every site is then near every other)."""
+    """``eligible[user, server]`` from a random location per user and a reach over the fleet's sites.
+
+    Each user gets a uniformly random site among the fleet's locations and may use the servers whose location is within
+    ``reach`` steps of it.
+
+    Parameters
+    ----------
+    fleet : Fleet
+        The servers; ``fleet.location`` (one site number per server) must be set.
+    n_users : int
+        Number of users (rows), >= 1.
+    rng : int, numpy.random.Generator, numpy.random.SeedSequence or None, optional
+        Seed or generator for the users' sites.
+    reach : int, default 1
+        Steps from a user's site to the farthest site it may use, >= 0 (0: its own site only).
+    topology : {"line", "ring"}, default "line"
+        ``"line"`` puts the sites on a line (with 3 sites, the middle one is near both ends, the ends are not near each
+        other); ``"ring"`` closes it (with 3 sites every site is then near every other).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``eligible[user, server]``, bool, shape (n_users, fleet.n_servers).
+
+    Raises
+    ------
+    InvalidInputError
+        When the fleet has no locations or an argument is out of range, naming it.
+    """
     as_instance(fleet, Fleet, "fleet")
     if fleet.location is None:
         raise InvalidInputError("fleet: has no server locations (location is None)")
@@ -99,7 +130,7 @@ def location_eligibility(
     return gap <= reach
 
 
-def _check_fleet_and_workload(fleet, workload) -> None:
+def _check_fleet_and_workload(fleet: Fleet, workload: Workload) -> None:
     """A :class:`~fairlib.traces.Fleet` and a :class:`~fairlib.traces.Workload` over the same resources."""
     as_instance(fleet, Fleet, "fleet")
     as_instance(workload, Workload, "workload")
@@ -109,7 +140,9 @@ def _check_fleet_and_workload(fleet, workload) -> None:
         )
 
 
-def _per_user_rows(values, name: str, n_users: int, width: int | None = None) -> np.ndarray | None:
+def _per_user_rows(
+    values: npt.ArrayLike | None, name: str, n_users: int, width: int | None = None
+) -> np.ndarray | None:
     """None, or an array with one row (or entry) per workload user, indexable by the active users."""
     if values is None:
         return None
@@ -129,9 +162,41 @@ class Snapshot(NamedTuple):
     active: np.ndarray
 
 
-def snapshot_cluster(fleet, workload, t: float, eligible=None, weight=None) -> Snapshot:
-    """The cluster of the users active at ``t`` (users with an all-zero demand are left out), and their
-    indices into the workload. Returns (None, empty) when nobody with a demand is active."""
+def snapshot_cluster(
+    fleet: Fleet,
+    workload: Workload,
+    t: float,
+    eligible: npt.ArrayLike | None = None,
+    weight: npt.ArrayLike | None = None,
+) -> Snapshot:
+    """The cluster of the users active at ``t``, and their indices into the workload.
+
+    Users with an all-zero demand are left out.
+
+    Parameters
+    ----------
+    fleet : Fleet
+        The servers (``capacity[server, resource]``).
+    workload : Workload
+        The users, over the same resources as ``fleet``.
+    t : float
+        The instant, in the workload's time unit (seconds for the readers of :mod:`fairlib.traces`).
+    eligible : array_like of bool, shape (workload.n_users, fleet.n_servers), optional
+        ``eligible[user, server]`` for every workload user (default: every server).
+    weight : array_like, shape (workload.n_users,), optional
+        A weight > 0 per workload user (default 1).
+
+    Returns
+    -------
+    Snapshot
+        ``(cluster, active)``: the :class:`~fairlib.multires.Cluster` of the active users (rows in the order of
+        ``active``) and their indices; ``(None, empty)`` when nobody with a demand is active.
+
+    Raises
+    ------
+    InvalidInputError
+        When the fleet and workload disagree on their resources or an array has the wrong shape.
+    """
     _check_fleet_and_workload(fleet, workload)
     t = as_finite(t, "t")
     eligible = _per_user_rows(eligible, "eligible", workload.n_users, fleet.n_servers)
@@ -141,7 +206,9 @@ def snapshot_cluster(fleet, workload, t: float, eligible=None, weight=None) -> S
         return Snapshot(None, idx)
     elig = None if eligible is None else eligible[idx]
     w = None if weight is None else weight[idx]
-    return Snapshot(Cluster(fleet.capacity, workload.demand[idx], weight=w, eligible=elig), idx)
+    # Cluster takes None for its defaults; its field annotations name the arrays it holds
+    cluster = Cluster(fleet.capacity, workload.demand[idx], weight=w, eligible=elig)  # type: ignore[arg-type]
+    return Snapshot(cluster, idx)
 
 
 def _snapshot_cell(seed, run, fleet, workload, mechanisms, reach, topology, merge):
@@ -169,22 +236,56 @@ def _snapshot_cell(seed, run, fleet, workload, mechanisms, reach, topology, merg
 
 
 def snapshot_utilisation(
-    fleet,
-    workload,
-    mechanisms: Mapping[str, Callable] | None,
+    fleet: Fleet,
+    workload: Workload,
+    mechanisms: Mapping[str, Callable] | Iterable[str] | None,
     n_runs: int,
-    rng,
+    rng: int | np.random.SeedSequence,
     *,
     reach: int = 1,
     topology: str = "line",
     merge: bool = True,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """§6.1-style experiment: ``n_runs`` random instants (uniform over the workload's span), a random
-    location per user, every mechanism on the active users; one row per (run, mechanism, resource) with
-    the cluster-wide utilisation. Runs on :func:`fairlib.sweep.sweep`. Label with ``workload.source``.
-    ``mechanisms``: name -> callable of a cluster, names of registered mechanisms, or None for every run of the
-    registered multi-server mechanisms (:func:`fairlib.mechanisms.runs`)."""
+    """§6.1-style semi-static experiment: every mechanism on the users active at random instants.
+
+    ``n_runs`` random instants (uniform over the workload's span), a random location per user
+    (:func:`location_eligibility`), every mechanism on the active users. Runs on :func:`fairlib.sweep.sweep`.
+
+    Parameters
+    ----------
+    fleet : Fleet
+        The servers, with locations.
+    workload : Workload
+        The users, over the same resources as ``fleet``.
+    mechanisms : mapping of str to callable, iterable of str, or None
+        name -> callable of a cluster, names of registered mechanisms, or None for every run of the registered
+        multi-server mechanisms (:func:`fairlib.mechanisms.runs`).
+    n_runs : int
+        Number of instants, >= 1.
+    rng : int or numpy.random.SeedSequence
+        Root seed of the sweep, an integer >= 0 or a SeedSequence (each run's seed is
+        :func:`fairlib.sweep.cell_seed`).
+    reach : int, default 1
+        Sites a user reaches beyond its own (:func:`location_eligibility`).
+    topology : {"line", "ring"}, default "line"
+        How the sites are arranged (:func:`location_eligibility`).
+    merge : bool, default True
+        Run each mechanism on the distinct servers (:func:`fairlib.multires.cluster.on_merged_servers`, exact).
+    progress : bool, default False
+        Show a progress bar.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (run, mechanism, resource): ``run``, ``time``, ``active_users``, ``mechanism``, ``resource``,
+        ``utilisation`` (cluster-wide, 0 to 1) and ``source`` (``workload.source``, to label the data).
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is of the wrong type or out of range, naming it.
+    """
     merge = as_flag(merge, "merge")
     as_instance(fleet, Fleet, "fleet")
     as_instance(workload, Workload, "workload")
@@ -218,7 +319,15 @@ def snapshot_utilisation(
 # --- time-stepped replay (§6.2) ------------------------------------------------------------------------------
 
 
-def _check_interval_times(start_name, start, end_name, end, count, per, start_phrase) -> None:
+def _check_interval_times(
+    start_name: str,
+    start: np.ndarray,
+    end_name: str,
+    end: np.ndarray,
+    count: int,
+    per: str,
+    start_phrase: str,
+) -> None:
     """One finite time per ``per`` in each array, and no end before its start; errors name field and index."""
     for name, arr in ((start_name, start), (end_name, end)):
         if arr.shape != (count,):
@@ -238,7 +347,7 @@ def _check_interval_times(start_name, start, end_name, end, count, per, start_ph
 
 
 def _scheduling_classes(
-    values, name: str, n: int | None = None, *, what: str = "one per job"
+    values: npt.ArrayLike, name: str, n: int | None = None, *, what: str = "one per job"
 ) -> np.ndarray:
     """A non-empty 1-D array of scheduling classes (``n`` of them when given): whole numbers >= 0 (Google's are
     0-3), returned as given (an integer array stays one). ``what`` says in an error what the array holds."""
@@ -260,15 +369,41 @@ def _scheduling_classes(
 
 @dataclass(frozen=True, eq=False)
 class Jobs:
-    """Jobs for :func:`replay`. Job j has segments ``offsets[j]:offsets[j + 1]``; segment k needs ``work[k]``
-    quanta with per-quantum shape ``shape[k]`` (unit dominant component). ``trace_end[j]``: when the job left
-    in the trace (for comparison; the replay finds its own completion time). ``segment_start``/``segment_end``
-    (optional, seconds): when each segment's demand held in the trace — what :func:`open_loop` schedules by.
-    ``segment_cap`` (optional, quanta per second, ``inf`` for none): the most a segment can use at once — its
-    dominant demand for the per-interval models (a job is never given more than its running tasks request);
-    :func:`open_loop` and :func:`replay` pass it to the mechanisms as ``Cluster.max_tasks``. ``ids``: job
-    identifiers (integers or strings), at least one; ``scheduling_class`` (optional): one integer >= 0 per job;
-    ``source``: a provenance label ("real", "synthetic", ...)."""
+    """Jobs for :func:`replay` and :func:`open_loop`, each a sequence of segments of constant shape.
+
+    Parameters
+    ----------
+    ids : numpy.ndarray, shape (J,)
+        Job identifiers (integers or strings), at least one.
+    arrival : numpy.ndarray, shape (J,)
+        When each job arrives (seconds).
+    trace_end : numpy.ndarray, shape (J,)
+        When each job left in the trace (for comparison; the replay finds its own completion time), >= arrival.
+    offsets : numpy.ndarray, shape (J + 1,)
+        Job j's segments are ``offsets[j]:offsets[j + 1]`` (integers, from 0, non-decreasing).
+    work : numpy.ndarray, shape (S,)
+        Quanta each segment needs, >= 0.
+    shape : numpy.ndarray, shape (S, R)
+        Per-quantum demand of each segment over the resources, its dominant component 1.
+    resources : tuple of str
+        The R resource names, in column order.
+    source : str
+        A provenance label ("real", "synthetic", ...).
+    scheduling_class : numpy.ndarray, shape (J,), optional
+        One integer >= 0 per job (Google's are 0-3).
+    segment_start, segment_end : numpy.ndarray, shape (S,), optional
+        When each segment's demand held in the trace (seconds): what :func:`open_loop` schedules by.
+    segment_cap : numpy.ndarray, shape (S,), optional
+        The most quanta per second a segment can use at once (``inf`` for none): its dominant demand for the
+        per-interval models (a job is never given more than its running tasks request); :func:`open_loop` and
+        :func:`replay` pass it to the mechanisms as ``Cluster.max_tasks``.
+
+    Raises
+    ------
+    InvalidInputError
+        When a field has the wrong type or shape, a time is not finite, segments overlap or work is negative, naming
+        the field and the job.
+    """
 
     ids: np.ndarray
     arrival: np.ndarray
@@ -278,10 +413,10 @@ class Jobs:
     shape: np.ndarray
     resources: tuple
     source: str
-    scheduling_class: np.ndarray = None
-    segment_start: np.ndarray = None
-    segment_end: np.ndarray = None
-    segment_cap: np.ndarray = None
+    scheduling_class: np.ndarray | None = None
+    segment_start: np.ndarray | None = None
+    segment_end: np.ndarray | None = None
+    segment_cap: np.ndarray | None = None
 
     def __post_init__(self):
         """Validate every field (types, shapes, finite times, segments, work >= 0, classes, source); errors name
@@ -374,9 +509,24 @@ class Jobs:
         """Quanta per job."""
         return np.add.reduceat(self.work, self.offsets[:-1]) if len(self.work) else np.zeros(0)
 
-    def subset(self, keep) -> "Jobs":
-        """The jobs where the boolean mask ``keep`` is True, with all their segments (e.g. a random 2% of the
-        jobs); at least one job must be kept."""
+    def subset(self, keep: npt.ArrayLike) -> Jobs:
+        """The jobs where ``keep`` is True, with all their segments (e.g. a random 2% of the jobs).
+
+        Parameters
+        ----------
+        keep : numpy.ndarray of bool, shape (n_jobs,)
+            Which jobs to keep; at least one.
+
+        Returns
+        -------
+        Jobs
+            The kept jobs in their order, every field restricted to them.
+
+        Raises
+        ------
+        InvalidInputError
+            When ``keep`` is not a boolean mask of one entry per job, or keeps none.
+        """
         keep = np.asarray(keep)
         if keep.dtype != bool or keep.shape != (self.n_jobs,):
             raise InvalidInputError(
@@ -412,10 +562,27 @@ def _unit_dominant(demand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return demand / dominant[:, None], dominant
 
 
-def jobs_from_workload(workload) -> Jobs:
-    """One segment per job: its (constant) demand D_n held from arrival to departure, i.e.
-    (departure - arrival) · max_r D_n,r quanta of shape D_n / max_r D_n,r. Jobs with zero duration are kept
-    (zero work: they complete at their first reallocation)."""
+def jobs_from_workload(workload: Workload) -> Jobs:
+    """Jobs of one segment each, from a workload's constant demands.
+
+    Job n holds its demand D_n from arrival to departure: (departure - arrival) · max_r D_n,r quanta of shape
+    D_n / max_r D_n,r. Jobs with zero duration are kept (zero work: they complete at their first reallocation).
+
+    Parameters
+    ----------
+    workload : Workload
+        The jobs as users; every demand row positive somewhere.
+
+    Returns
+    -------
+    Jobs
+        One segment per job, its segment times the job's arrival and departure, its scheduling class the workload's.
+
+    Raises
+    ------
+    InvalidInputError
+        When a job's demand is all zero or it departs before it arrives, naming the job.
+    """
     as_instance(workload, Workload, "workload")
     demand = np.asarray(workload.demand, dtype=np.float64)
     bad = ~(demand.max(axis=1) > 0)
@@ -450,12 +617,28 @@ def jobs_from_workload(workload) -> Jobs:
 
 
 def jobs_from_demands(demands: JobDemands) -> Jobs:
-    """Jobs from a trace's per-interval demands (:func:`fairlib.traces.task_event_demands`,
-    :func:`fairlib.traces.task_usage_demands`): each segment holds from its start to its end and needs its ``held``
-    seconds × its dominant demand in quanta of its unit-dominant shape, D_n(k) / max_r D_n,r(k) (at most its dominant
-    demand at once: ``segment_cap``); a job arrives with its first segment and leaves in the trace at its last
-    segment's ``window_end``. The demands' ``scheduling_class`` (job id -> class, or None) must give a class to every
-    job. Segment times are recorded for :func:`open_loop`.
+    """Jobs from a trace's per-interval demands.
+
+    Each segment of :func:`fairlib.traces.task_event_demands` or :func:`fairlib.traces.task_usage_demands` holds from
+    its start to its end and needs its ``held`` seconds × its dominant demand in quanta of its unit-dominant shape,
+    D_n(k) / max_r D_n,r(k) (at most its dominant demand at once: ``segment_cap``); a job arrives with its first segment
+    and leaves in the trace at its last segment's ``window_end``. Segment times are recorded for :func:`open_loop`.
+
+    Parameters
+    ----------
+    demands : JobDemands
+        The per-interval demands. Their ``scheduling_class`` (job id -> class, or None) must give a class to every
+        job.
+
+    Returns
+    -------
+    Jobs
+        One job per distinct job id, in the order of the demands.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``demands`` is not a :class:`~fairlib.traces.JobDemands` or a job has no scheduling class.
 
     Examples
     --------
@@ -516,11 +699,37 @@ def jobs_from_demands(demands: JobDemands) -> Jobs:
 
 
 def class_eligibility(
-    fleet, scheduling_class, *, reserved=("C", "D"), privileged=(2, 3)
+    fleet: Fleet,
+    scheduling_class: npt.ArrayLike,
+    *,
+    reserved: Sequence[str] = ("C", "D"),
+    privileged: npt.ArrayLike = (2, 3),
 ) -> np.ndarray:
-    """§6.2 placement: servers of the ``reserved`` classes serve only jobs whose scheduling class is in
-    ``privileged`` (latency-sensitive); every other server serves everyone. ``eligible[job, server]``.
-    ``scheduling_class``: one integer >= 0 per job; ``privileged``: one class or several (at least one)."""
+    """§6.2 placement: servers of the ``reserved`` classes serve only jobs of a ``privileged`` scheduling class.
+
+    Every other server serves everyone.
+
+    Parameters
+    ----------
+    fleet : Fleet
+        The servers, with ``server_class``.
+    scheduling_class : array_like of int, shape (J,)
+        One scheduling class (an integer >= 0) per job.
+    reserved : sequence of str, default ("C", "D")
+        Server classes kept for the privileged jobs.
+    privileged : int or array_like of int, default (2, 3)
+        The latency-sensitive scheduling classes (one or several, at least one).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``eligible[job, server]``, bool, shape (J, fleet.n_servers).
+
+    Raises
+    ------
+    InvalidInputError
+        When a class is not a whole number >= 0 or an array is empty.
+    """
     reserved = as_labels(reserved, "reserved")
     as_instance(fleet, Fleet, "fleet")
     sc = _scheduling_classes(scheduling_class, "scheduling_class")
@@ -537,10 +746,22 @@ def class_eligibility(
 @result_type
 @dataclass(frozen=True, eq=False)
 class ReplayResult:
-    """``epochs``: one row per reallocation (start, end, active jobs, utilisation per resource overall, on the
-    reserved classes and per server class, deviation from the reference); ``jobs``: one row per job (arrival,
-    completion or NaN, quanta, trace duration, delay); ``unfinished``: jobs still running at the horizon (reported,
-    not dropped)."""
+    """What :func:`replay` measured.
+
+    Parameters
+    ----------
+    epochs : pandas.DataFrame
+        One row per reallocation: start, end, active jobs, utilisation per resource overall, on the reserved classes
+        and per server class, deviation from the reference.
+    jobs : pandas.DataFrame
+        One row per job: arrival, completion (NaN when unfinished), quanta, trace duration, delay.
+    unfinished : int
+        Jobs still running at the horizon (reported, not dropped).
+    reallocations : int
+        Number of reallocations (rows of ``epochs``).
+    source : str
+        The jobs' provenance label.
+    """
 
     epochs: pd.DataFrame
     jobs: pd.DataFrame
@@ -549,7 +770,23 @@ class ReplayResult:
     source: str
 
     def mean_utilisation(self, column: str) -> float:
-        """Time-weighted mean of an ``epochs`` column."""
+        """Time-weighted mean of an ``epochs`` column.
+
+        Parameters
+        ----------
+        column : str
+            A column of ``epochs`` (e.g. ``"utilisation_cpu"``).
+
+        Returns
+        -------
+        float
+            The mean weighted by each epoch's length; NaN when the epochs span no time.
+
+        Raises
+        ------
+        InvalidInputError
+            When ``column`` is not a column of ``epochs``.
+        """
         check_choice(column, tuple(self.epochs.columns), "column")
         span = (self.epochs.end - self.epochs.start).to_numpy()
         return (
@@ -557,9 +794,28 @@ class ReplayResult:
         )
 
     def binned(self, column: str, width: float) -> pd.Series:
-        """Exact time-weighted means of an ``epochs`` column over consecutive bins of ``width`` seconds from
-        the first reallocation to the horizon (the last bin may be shorter; the running integral of a step
-        function is piecewise linear); indexed by bin start. At most :data:`MAX_EPOCHS` bins."""
+        """Exact time-weighted means of an ``epochs`` column over consecutive bins of ``width`` seconds.
+
+        The bins run from the first reallocation to the horizon (the last bin may be shorter); the running integral of a
+        step function is piecewise linear, so the means are exact.
+
+        Parameters
+        ----------
+        column : str
+            A column of ``epochs``.
+        width : float
+            Bin width in seconds, > 0; at most :data:`MAX_EPOCHS` bins.
+
+        Returns
+        -------
+        pandas.Series
+            The mean per bin, indexed by bin start, named ``column``.
+
+        Raises
+        ------
+        InvalidInputError
+            When ``column`` is unknown, ``width`` is not positive or makes too many bins.
+        """
         check_choice(column, tuple(self.epochs.columns), "column")
         width = as_number(width, "width")
         e = self.epochs
@@ -613,35 +869,71 @@ class _Usage:
 
 
 def replay(
-    fleet,
+    fleet: Fleet,
     jobs: Jobs,
     mechanism: Callable | str,
     *,
-    eligible=None,
+    eligible: npt.ArrayLike | None = None,
     start: float | None = None,
     horizon: float | None = None,
     interval: float = 300.0,
     reference: Callable | str | None = None,
-    reserved=("C", "D"),
+    reserved: Sequence[str] = ("C", "D"),
     merge: bool = True,
     caps: bool = True,
     progress: bool = False,
 ) -> ReplayResult:
-    """Replay ``jobs`` on ``fleet`` with ``mechanism`` (a registered name, :mod:`fairlib.mechanisms`, or a
-    callable Cluster -> Allocation), §6.2 style.
+    """Replay ``jobs`` on ``fleet`` with ``mechanism``, §6.2 style.
 
-    Reallocation at ``start`` and every ``interval`` seconds, and whenever a job completes; a job arriving
-    in between waits for the next reallocation. Between reallocations each active job is served at the rate
-    the mechanism gave it (``tasks`` = quanta per second, on the unit-dominant shape of the segment it is in
-    at the reallocation). At every reallocation the allocation is checked: no server over capacity, nothing
-    on an ineligible server (``AssertionError`` otherwise); allocations whose solver did not converge are used
-    and reported in one ``RuntimeWarning`` at the end. ``reference`` (e.g. PS-DSF) is run on the same
-    clusters for the deviation columns: mean and max over active jobs of |x_n - x_n^ref| / x_n^ref (our
-    stand-in for the lost eq. 58, [INF]). Jobs unfinished at ``horizon`` are counted, not dropped. With
-    ``caps`` (default) and ``jobs.segment_cap``, no job is given more than its segment's cap (``Cluster.max_tasks``;
-    mechanisms without caps refuse); ``caps=False`` ignores them (the uncapped ablation).
-    Completions and reallocation times less than :data:`SIMULTANEOUS_S` apart are one event (the trace's own
-    resolution is 1 µs), so the number of reallocations does not depend on the last bits of a float.
+    Reallocation at ``start`` and every ``interval`` seconds, and whenever a job completes; a job arriving in between
+    waits for the next reallocation. Between reallocations each active job is served at the rate the mechanism gave it
+    (``tasks`` = quanta per second, on the unit-dominant shape of the segment it is in at the reallocation). At every
+    reallocation the allocation is checked: no server over capacity, nothing on an ineligible server
+    (``AssertionError`` otherwise); allocations whose solver did not converge are used and reported in one
+    ``RuntimeWarning`` at the end. Jobs unfinished at ``horizon`` are counted, not dropped. Completions and reallocation
+    times less than :data:`SIMULTANEOUS_S` apart are one event (the trace's own resolution is 1 µs), so the number of
+    reallocations does not depend on the last bits of a float.
+
+    Parameters
+    ----------
+    fleet : Fleet
+        The servers (``capacity[server, resource]``, ``server_class``).
+    jobs : Jobs
+        The jobs, over the fleet's resources.
+    mechanism : str or callable
+        A registered name (:mod:`fairlib.mechanisms`) or a callable Cluster -> Allocation.
+    eligible : array_like of bool, shape (n_jobs, n_servers), optional
+        ``eligible[job, server]`` (default: every server; :func:`class_eligibility` for §6.2's placement).
+    start : float, optional
+        First reallocation, seconds (default: the first arrival).
+    horizon : float, optional
+        End of the replay, seconds, after ``start`` (default: the last ``trace_end``).
+    interval : float, default 300.0
+        Seconds between periodic reallocations, at least :data:`MIN_INTERVAL_S`.
+    reference : str or callable, optional
+        A mechanism run on the same clusters (e.g. PS-DSF) for the deviation columns: mean and max over active jobs of
+        |x_n - x_n^ref| / x_n^ref (our stand-in for the lost eq. 58, [INF]).
+    reserved : sequence of str, default ("C", "D")
+        Server classes whose utilisation is also reported on its own.
+    merge : bool, default True
+        Run the mechanisms on the distinct servers (:func:`fairlib.multires.cluster.on_merged_servers`, exact).
+    caps : bool, default True
+        Give no job more than its segment's ``jobs.segment_cap`` (``Cluster.max_tasks``; mechanisms without caps
+        refuse); False ignores the caps (the uncapped ablation).
+    progress : bool, default False
+        Show a progress bar over simulated time.
+
+    Returns
+    -------
+    ReplayResult
+        The epochs, the jobs, the unfinished count and the number of reallocations.
+
+    Raises
+    ------
+    InvalidInputError
+        When the fleet and jobs disagree on their resources, or a time or the interval is out of range.
+    RuntimeError
+        When the replay would exceed :data:`MAX_EPOCHS` reallocations.
     """
     reserved = as_labels(reserved, "reserved")
     caps = as_flag(caps, "caps")
@@ -652,7 +944,9 @@ def replay(
 
     from .mechanisms import resolve
 
-    mechanism, reference = resolve(mechanism, "mechanism"), resolve(reference, "reference")
+    # names resolved to their callables
+    mechanism = cast(Callable, resolve(mechanism, "mechanism"))
+    reference = cast("Callable | None", resolve(reference, "reference"))
     if tuple(fleet.resources) != tuple(jobs.resources):
         raise InvalidInputError(
             f"fleet.resources {fleet.resources} != jobs.resources {jobs.resources}"
@@ -680,7 +974,7 @@ def replay(
     done = np.zeros(n)
     completion = np.full(n, np.nan)
     usage = _Usage(fleet, reserved)
-    rows = []
+    rows: list[dict] = []
     t = start
     next_tick = start
     name = getattr(mechanism, "name", getattr(mechanism, "__name__", "mechanism"))
@@ -708,7 +1002,7 @@ def replay(
                 fleet.capacity,
                 jobs.shape[seg],
                 eligible=elig[active],
-                max_tasks=None if segment_cap is None else segment_cap[seg],
+                max_tasks=None if segment_cap is None else segment_cap[seg],  # type: ignore[arg-type]
             )
             alloc = on_merged_servers(mechanism, cluster) if merge else mechanism(cluster)
             unconverged.see(name, alloc)
@@ -771,7 +1065,7 @@ class _Unconverged:
     def __init__(self):
         self.count, self.worst, self.total = {}, {}, {}
 
-    def see(self, name: str, alloc) -> None:
+    def see(self, name: str, alloc: Allocation) -> None:
         self.total[name] = self.total.get(name, 0) + 1
         if not alloc.converged:
             self.count[name] = self.count.get(name, 0) + 1
@@ -796,23 +1090,22 @@ class _Unconverged:
 
 
 def open_loop(
-    fleet,
+    fleet: Fleet,
     jobs: Jobs,
-    mechanisms=None,
+    mechanisms: Mapping[str, Callable] | Iterable[str] | None = None,
     *,
-    eligible=None,
+    eligible: npt.ArrayLike | None = None,
     start: float | None = None,
     horizon: float | None = None,
     interval: float = 300.0,
-    reserved=("C", "D"),
+    reserved: Sequence[str] = ("C", "D"),
     merge: bool = True,
     caps: bool = True,
     ranges: bool = False,
     definition4: bool = False,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """Every mechanism allocates the *same* sequence of active sets, taken from the trace; one row per (epoch,
-    mechanism).
+    """Every mechanism on the *same* sequence of active sets, taken from the trace; a row per (epoch, mechanism).
 
     In :func:`replay` a job leaves when the mechanism has served its quanta, so late in a replay mechanisms are
     compared on different sets of jobs. Here the trace decides: a job is active while one of its segments holds
@@ -820,25 +1113,60 @@ def open_loop(
     fairness compare epoch by epoch. Epochs start at ``start``, every ``interval`` seconds and whenever a segment
     ends (a job leaving, or its demand changing with the next 5-minute window) — the replay's rule, with the
     trace's departures in place of the replay's completions; a segment starting between two epochs waits for the
-    next one. Events less than :data:`SIMULTANEOUS_S` apart are one. At most :data:`MAX_EPOCHS` epochs (ticks and
-    segment ends, counted before any is built): a shorter ``interval`` is refused, naming it.
-
-    ``mechanisms``: name -> callable, registered names, or None for every registered multi-server run. Columns:
-    ``epoch``, ``start``, ``end``, ``active_jobs``, ``mechanism``, the utilisation columns of :func:`replay`
-    (overall, reserved classes, per class), ``jain_dominant_share`` (Jain's index of the active jobs' dominant
-    shares of the pooled cluster) and ``min_dominant_share``. An epoch whose active set equals the previous one's
-    reuses its allocations (mechanisms are deterministic). Each allocation is checked as in :func:`replay`, and
+    next one. Events less than :data:`SIMULTANEOUS_S` apart are one. At most :data:`MAX_EPOCHS` epochs (ticks
+    and segment ends, counted before any is built): a shorter ``interval`` is refused, naming it. An epoch whose
+    active set equals the previous one's reuses its allocations (mechanisms are deterministic). Each allocation is checked as in :func:`replay`, and
     allocations whose solver did not converge are counted and reported in one ``RuntimeWarning`` at the end.
-    ``caps``: as in :func:`replay` (each active segment's ``jobs.segment_cap`` becomes its ``max_tasks``).
-    ``ranges``: also ``reserved_low_<resource>`` / ``reserved_high_<resource>``, the lowest and highest utilisation
-    on the reserved classes over every placement of the mechanism's per-job totals
-    (:func:`fairlib.multires.utilisation_range`, two HiGHS LPs per resource and epoch): how much of a reserved-class
-    difference between mechanisms is only *where* the same totals were placed.
-    ``definition4``: also ``psdsf_low_<resource>`` / ``psdsf_high_<resource>`` and ``psdsf_reserved_low_<resource>``
-    / ``psdsf_reserved_high_<resource>``: certified lower and upper bounds on the utilisation, overall and on the
-    reserved classes, of *every* allocation meeting PS-DSF's Definition 4 on the epoch's cluster
-    (:func:`fairlib.multires.checks.psdsf_range.psdsf_utilisation_bounds`; one pair of small MILPs per resource and
-    measure). They depend on the epoch, not on the mechanism: every row of the epoch carries the same values.
+
+    Parameters
+    ----------
+    fleet : Fleet
+        The servers.
+    jobs : Jobs
+        The jobs, with segment times (:func:`jobs_from_workload`, :func:`jobs_from_demands`).
+    mechanisms : mapping of str to callable, iterable of str, or None, optional
+        name -> callable, registered names, or None for every registered multi-server run.
+    eligible : array_like of bool, shape (n_jobs, n_servers), optional
+        ``eligible[job, server]`` (default: every server).
+    start : float, optional
+        First epoch, seconds (default: the first segment start).
+    horizon : float, optional
+        End, seconds, after ``start`` (default: the last segment end).
+    interval : float, default 300.0
+        Seconds between periodic epochs, at least :data:`MIN_INTERVAL_S`.
+    reserved : sequence of str, default ("C", "D")
+        Server classes whose utilisation is also reported on its own.
+    merge : bool, default True
+        Run the mechanisms on the distinct servers (exact).
+    caps : bool, default True
+        As in :func:`replay`: each active segment's ``jobs.segment_cap`` becomes its ``max_tasks``.
+    ranges : bool, default False
+        Also ``reserved_low_<resource>`` / ``reserved_high_<resource>``, the lowest and highest utilisation on the
+        reserved classes over every placement of the mechanism's per-job totals
+        (:func:`fairlib.multires.utilisation_range`, two HiGHS LPs per resource and epoch): how much of a
+        reserved-class difference between mechanisms is only *where* the same totals were placed.
+    definition4 : bool, default False
+        Also ``psdsf_low_<resource>`` / ``psdsf_high_<resource>`` and ``psdsf_reserved_low_<resource>`` /
+        ``psdsf_reserved_high_<resource>``: certified lower and upper bounds on the utilisation, overall and on the
+        reserved classes, of *every* allocation meeting PS-DSF's Definition 4 on the epoch's cluster
+        (:func:`fairlib.multires.checks.psdsf_range.psdsf_utilisation_bounds`; one pair of small MILPs per resource and
+        measure). They depend on the epoch, not on the mechanism: every row of the epoch carries the same values.
+    progress : bool, default False
+        Show a progress bar.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``epoch``, ``start``, ``end``, ``active_jobs``, ``mechanism``, the utilisation columns of
+        :func:`replay` (overall, reserved classes, per class), ``jain_dominant_share`` (Jain's index of the active
+        jobs' dominant shares of the pooled cluster), ``min_dominant_share``, and the columns ``ranges`` and
+        ``definition4`` add.
+
+    Raises
+    ------
+    InvalidInputError
+        When no mechanism is given, the fleet and jobs disagree on their resources, the jobs have no segment times, or
+        a time or the interval is out of range.
     """
     reserved = as_labels(reserved, "reserved")
     caps = as_flag(caps, "caps")
@@ -929,19 +1257,19 @@ def open_loop(
 
 
 def _open_loop_epoch(
-    fleet,
-    jobs,
-    mechanisms,
-    live,
-    seg_job,
-    elig,
-    usage,
-    merge,
-    t,
-    segment_cap,
-    ranges,
-    definition4,
-    unconverged,
+    fleet: Fleet,
+    jobs: Jobs,
+    mechanisms: Mapping[str, Callable],
+    live: np.ndarray,
+    seg_job: np.ndarray,
+    elig: np.ndarray,
+    usage: _Usage,
+    merge: bool,
+    t: float,
+    segment_cap: np.ndarray | None,
+    ranges: bool,
+    definition4: bool,
+    unconverged: _Unconverged,
 ) -> dict:
     """Every mechanism on one epoch's active segments: name -> its columns (utilisation, fairness)."""
     if live.size == 0:
@@ -975,7 +1303,7 @@ def _open_loop_epoch(
         fleet.capacity,
         jobs.shape[live],
         eligible=elig[owners],
-        max_tasks=None if segment_cap is None else segment_cap[live],
+        max_tasks=None if segment_cap is None else segment_cap[live],  # type: ignore[arg-type]
     )
     out = {}
     for name, mechanism in mechanisms.items():
@@ -1005,7 +1333,7 @@ def _open_loop_epoch(
     return out
 
 
-def _definition4_bounds(cluster, reserved, resources) -> dict:
+def _definition4_bounds(cluster: Cluster, reserved: np.ndarray, resources: Sequence[str]) -> dict:
     """Certified bounds on every Definition-4 allocation's utilisation, overall and on the ``reserved`` servers."""
     from .multires.checks.psdsf_range import psdsf_utilisation_bounds
 
@@ -1021,7 +1349,9 @@ def _definition4_bounds(cluster, reserved, resources) -> dict:
     return out
 
 
-def _reserved_ranges(cluster, totals, reserved, resources) -> dict:
+def _reserved_ranges(
+    cluster: Cluster, totals: np.ndarray, reserved: np.ndarray, resources: Sequence[str]
+) -> dict:
     """Lowest and highest utilisation of each resource on the ``reserved`` servers over placements of ``totals``,
     on the merged servers when no merged server mixes reserved and other servers (same range, far smaller LPs)."""
     from .multires.cluster import merge_identical_servers

@@ -73,8 +73,17 @@ _CACHE_ENV = "FAIRLIB_SWEEP_CACHE"
 
 
 class SweepError(RuntimeError):
-    """Some cells failed. ``results``: the rows of the cells that finished; ``failures``: one row per
-    failed cell (its parameters, ``rep``, ``error`` and ``traceback``)."""
+    """Some cells of a sweep failed; the others finished.
+
+    Parameters
+    ----------
+    message : str
+        What failed: how many cells, and the first error.
+    results : pandas.DataFrame
+        The rows of the cells that finished (as :func:`sweep` would return them).
+    failures : pandas.DataFrame
+        One row per failed cell: its parameters, ``rep``, ``error`` and ``traceback``.
+    """
 
     def __init__(self, message: str, results: pd.DataFrame, failures: pd.DataFrame):
         super().__init__(message)
@@ -135,11 +144,11 @@ def _plain(value):
     )
 
 
-def _canonical(obj) -> str:
+def _canonical(obj: Any) -> str:
     return json.dumps(_plain(obj), sort_keys=True, separators=(",", ":"))
 
 
-def _root_sequence(rng) -> np.random.SeedSequence:
+def _root_sequence(rng: object) -> np.random.SeedSequence:
     if isinstance(rng, np.random.SeedSequence):
         return rng
     if isinstance(rng, (bool, np.bool_)) or not isinstance(rng, (int, np.integer)) or rng < 0:
@@ -150,9 +159,35 @@ def _root_sequence(rng) -> np.random.SeedSequence:
     return np.random.SeedSequence(int(rng))
 
 
-def cell_seed(rng, params: Mapping, rep: int) -> np.random.SeedSequence:
+def cell_seed(
+    rng: int | np.random.SeedSequence, params: Mapping[str, Any], rep: int
+) -> np.random.SeedSequence:
     """The seed a sweep gives the cell ``params`` at repetition ``rep`` under root seed ``rng``.
 
+    It depends on the root seed, a hash of the parameters' canonical JSON and the repetition only, never on the cell's
+    position in the grid or the schedule.
+
+    Parameters
+    ----------
+    rng : int or numpy.random.SeedSequence
+        The sweep's root seed (an integer >= 0 or a SeedSequence).
+    params : mapping of str to object
+        The cell's parameters (the ones its seed depends on: ``seed_by`` of :func:`sweep`).
+    rep : int
+        The repetition, >= 0.
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+        The root's entropy, spawned by the parameters' hash and ``rep``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``params`` is not a mapping, ``rep`` is negative or ``rng`` is not a seed.
+
+    Examples
+    --------
     >>> a = cell_seed(7, {"users": 10}, 0).generate_state(1)
     >>> b = cell_seed(7, {"users": 10}, 0).generate_state(1)
     >>> bool((a == b).all()), bool((a == cell_seed(7, {"users": 10}, 1).generate_state(1)).all())
@@ -179,7 +214,7 @@ def _at_most(values, name: str) -> list:
     return out
 
 
-def _grid_points(grid) -> list[dict]:
+def _grid_points(grid: object) -> list[dict]:
     """The sweep's points: the product of a dict of value lists, or a list of dicts, checked."""
     if isinstance(grid, Mapping):
         lists = {}
@@ -242,7 +277,7 @@ def _grid_points(grid) -> list[dict]:
 # --- cache -----------------------------------------------------------------------------------------------
 
 
-def _code_text(fn) -> str:
+def _code_text(fn: Callable[..., Any]) -> str:
     """A function's source, or its bytecode and constants when the source is not available."""
     try:
         return inspect.getsource(fn)
@@ -251,7 +286,7 @@ def _code_text(fn) -> str:
         return repr(code.co_code) + repr(code.co_consts) if code is not None else repr(fn)
 
 
-def _function_fingerprint(fn) -> str:
+def _function_fingerprint(fn: Callable[..., Any]) -> str:
     body = _code_text(fn)
     from . import SOURCE_HASH
 
@@ -273,7 +308,7 @@ def _cache_key(fingerprint: str, fixed_key: str, root: np.random.SeedSequence, c
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def _cache_enabled(cache) -> bool:
+def _cache_enabled(cache: object) -> bool:
     if cache is None:
         value = os.environ.get(_CACHE_ENV, "")
         if value not in ("", "0", "1"):  # "false" or "no" must not turn the cache on
@@ -290,7 +325,7 @@ def _cache_dir(name: str) -> Path:
     return build_dir() / "sweep-cache" / name
 
 
-def _write_atomic(path: Path, payload) -> None:
+def _write_atomic(path: Path, payload: object) -> None:
     tmp = path.with_suffix(f".tmp{os.getpid()}")
     with open(tmp, "wb") as f:
         pickle.dump(payload, f, protocol=pickle.HIGHEST_PROTOCOL)
@@ -299,8 +334,11 @@ def _write_atomic(path: Path, payload) -> None:
 
 # --- execution -------------------------------------------------------------------------------------------
 
+#: what a cell comes back as: (index, rows, None), or (index, None, (error, traceback)) when it raised
+_Outcome = tuple[int, "list[dict] | None", "tuple[str, str] | None"]
 
-def _run_cell(fn, fixed, cell: _Cell):
+
+def _run_cell(fn: Callable[..., Any], fixed: Mapping[str, Any], cell: _Cell) -> _Outcome:
     """(index, rows, None) or (index, None, (error, traceback)); never raises for an ordinary exception."""
     try:
         out = fn(seed=cell.seed, **cell.params, **fixed)
@@ -309,7 +347,9 @@ def _run_cell(fn, fixed, cell: _Cell):
         return cell.index, None, (f"{type(exc).__name__}: {exc}", traceback.format_exc())
 
 
-def _run_cell_spooled(fn, fixed, cell: _Cell, spool: str):
+def _run_cell_spooled(
+    fn: Callable[..., Any], fixed: Mapping[str, Any], cell: _Cell, spool: str
+) -> _Outcome:
     """:func:`_run_cell`, its outcome also written to ``spool/<index>.pkl`` as soon as the cell finishes: loky
     returns a batch's results together, so when a worker dies the cells it had finished are read back from there
     instead of being reported lost with the rest of the batch."""
@@ -321,7 +361,7 @@ def _run_cell_spooled(fn, fixed, cell: _Cell, spool: str):
     return out
 
 
-def _read_spool(spool: Path | None, index: int):
+def _read_spool(spool: Path | None, index: int) -> _Outcome | None:
     """The outcome a worker spooled for cell ``index`` before the pool broke, or None."""
     if spool is None:
         return None
@@ -337,7 +377,7 @@ def _run_chunk(fn, fixed, cells):
     return [_run_cell(fn, fixed, c) for c in cells]
 
 
-def _as_rows(out) -> list[dict]:
+def _as_rows(out: object) -> list[dict]:
     if isinstance(out, pd.DataFrame):
         return out.to_dict("records")
     if isinstance(out, Mapping):
@@ -356,8 +396,27 @@ class Backend(NamedTuple):
     jobs: int
 
 
-def default_backend(scheduler: str | None = None, n_jobs: int | None = None) -> Backend:
-    """(backend, n_jobs) that ``sweep(backend=None)`` would use."""
+def default_backend(scheduler: str | Any | None = None, n_jobs: int | None = None) -> Backend:
+    """The backend and worker count that ``sweep(backend=None)`` would use.
+
+    Parameters
+    ----------
+    scheduler : str or distributed.Client, optional
+        A Dask scheduler address (``tcp://host:port``) or client; default ``$FAIRLIB_DASK_SCHEDULER``.
+    n_jobs : int, optional
+        Local processes, 1 to :data:`MAX_JOBS` or -1 for every core (default ``$FAIRLIB_SWEEP_JOBS``, else every core).
+
+    Returns
+    -------
+    Backend
+        ``("dask", 0)`` when a scheduler is configured, else ``("loky", n)`` for n > 1 local processes or
+        ``("serial", 1)``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``scheduler`` is not an address or client, or ``n_jobs`` is out of range.
+    """
     _check_scheduler(scheduler)
     if n_jobs is not None:
         _resolve_jobs(n_jobs)
@@ -375,7 +434,7 @@ MAX_JOBS = 4096
 _ADDRESS = re.compile(r"(tcp|tls|ucx|ws|wss|inproc)://[^\s/:]+(:\d{1,5})?")
 
 
-def _check_scheduler(scheduler) -> None:
+def _check_scheduler(scheduler: object) -> None:
     """None, a Dask scheduler address, or a ``distributed.Client`` (anything with ``submit``); and
     ``FAIRLIB_DASK_SCHEDULER``, when set, an address (a typo there would otherwise wait for a connection timeout)."""
     if (
@@ -398,7 +457,7 @@ def _check_scheduler(scheduler) -> None:
             )
 
 
-def _resolve_jobs(n_jobs) -> int:
+def _resolve_jobs(n_jobs: object) -> int:
     name = "n_jobs"
     if n_jobs is None:
         env = os.environ.get(_JOBS_ENV)
@@ -477,15 +536,15 @@ def _execute_dask(fn, fixed, cells, scheduler):
 
 def sweep(
     fn: Callable[..., Any],
-    grid,
+    grid: Mapping[str, Iterable[Any]] | Iterable[Mapping[str, Any]],
     *,
     seeds: int = 1,
-    rng=0,
-    fixed: Mapping | None = None,
+    rng: int | np.random.SeedSequence = 0,
+    fixed: Mapping[str, Any] | None = None,
     seed_by: Iterable[str] | None = None,
     backend: str | None = None,
     n_jobs: int | None = None,
-    scheduler=None,
+    scheduler: str | Any | None = None,
     progress: bool = True,
     desc: str | None = None,
     errors: str = "raise",
@@ -496,28 +555,54 @@ def sweep(
 
     Parameters
     ----------
-    fn : callable taking ``seed``, the grid's parameters and ``fixed`` as keyword arguments (checked against its
-        signature before any cell runs), returning a dict (one row), a list of dicts or a DataFrame.
-    grid : dict of name -> list of values (the cartesian product), or a list of dicts (explicit points); at least
-        one point; a set of values is refused (it has no fixed order).
-    seeds : repetitions per point (the ``rep`` column, 0-based); at most :data:`MAX_CELLS` cells in all.
-    rng : root seed (non-negative int or ``np.random.SeedSequence``).
-    fixed : constant keyword arguments for ``fn`` (names that are strings, neither ``seed`` nor a grid parameter);
+    fn : callable
+        Called as ``fn(seed=..., **point, **fixed)`` (checked against its signature before any cell runs); returns
+        a dict (one row), a list of dicts or a DataFrame; it must be importable by the workers.
+    grid : dict of str to list, or list of dict
+        name -> list of values (the cartesian product), or a list of dicts (explicit points); at least one point;
+        a set of values is refused (it has no fixed order).
+    seeds : int, default 1
+        Repetitions per point (the ``rep`` column, 0-based); at most :data:`MAX_CELLS` cells in all.
+    rng : int or numpy.random.SeedSequence, default 0
+        The root seed (an integer >= 0 or a SeedSequence); each cell's seed is :func:`cell_seed`.
+    fixed : mapping of str to object, optional
+        Constant keyword arguments for ``fn`` (names that are strings, neither ``seed`` nor a grid parameter);
         part of the cache key, not of the seeds or columns.
-    seed_by : the parameters a cell's seed depends on (default: all). Leaving a parameter out gives
-        every value of it the same seeds — common random numbers, for paired comparisons (e.g. the
-        same random instances under several update orders).
-    backend : ``"serial"``, ``"loky"``, ``"dask"`` or None (see the module docstring).
-    n_jobs : local processes for loky (default every core, or ``FAIRLIB_SWEEP_JOBS``).
-    scheduler : Dask scheduler address or a ``distributed.Client`` (default ``FAIRLIB_DASK_SCHEDULER``).
-    progress : show a progress bar of finished cells.
-    errors : ``"raise"`` (after every cell has run) or ``"keep"``.
-    cache, cache_name : resumable per-cell cache under ``build/sweep-cache/<cache_name>``.
+    seed_by : iterable of str, optional
+        The parameters a cell's seed depends on (default: all). Leaving a parameter out gives every value of it the
+        same seeds — common random numbers, for paired comparisons (e.g. the same random instances under several
+        update orders).
+    backend : {"serial", "loky", "dask"}, optional
+        Where the cells run; None picks one (:func:`default_backend`, and serial for a single cell).
+    n_jobs : int, optional
+        Local processes for loky (default every core, or ``FAIRLIB_SWEEP_JOBS``).
+    scheduler : str or distributed.Client, optional
+        Dask scheduler address or a ``distributed.Client`` (default ``FAIRLIB_DASK_SCHEDULER``).
+    progress : bool, default True
+        Show a progress bar of finished cells.
+    desc : str, optional
+        The progress bar's label.
+    errors : {"raise", "keep"}, default "raise"
+        ``"raise"``: :class:`SweepError` after every cell has run; ``"keep"``: return the finished rows, the failures in
+        ``attrs["failures"]``, with a warning naming them.
+    cache : bool, optional
+        A resumable per-cell cache under ``build/sweep-cache/<cache_name>`` (default: on when
+        ``FAIRLIB_SWEEP_CACHE=1``).
+    cache_name : str, optional
+        The cache's folder name (letters, digits, ``_``, ``-``; default ``fn``'s qualified name).
 
     Returns
     -------
-    DataFrame with the grid's parameters, ``rep`` and ``fn``'s fields, in grid order x rep (never in
-    completion order).
+    pandas.DataFrame
+        The grid's parameters, ``rep`` and ``fn``'s fields, in grid order x rep (never in completion order);
+        ``attrs["sweep"]`` records the backend, workers, cells, cells run and seconds.
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument has the wrong type or value, naming it.
+    SweepError
+        When a cell failed and ``errors="raise"``.
     """
     if not callable(fn):
         raise InvalidInputError(f"fn = {fn!r}: must be callable")
@@ -629,7 +714,9 @@ def _check_signature(fn, points, fixed) -> None:
             ) from None
 
 
-def _make_cells(points, seeds: int, root, seed_by) -> list[_Cell]:
+def _make_cells(
+    points: list[dict], seeds: int, root: np.random.SeedSequence, seed_by: Iterable[str] | None
+) -> list[_Cell]:
     """Every (grid point, repetition) with its seed, derived from the root and the parameters in ``seed_by``."""
     names = set().union(*points) if points else set()
     if seed_by is not None:
@@ -648,7 +735,9 @@ def _make_cells(points, seeds: int, root, seed_by) -> list[_Cell]:
     ]
 
 
-def _choose_backend(backend, scheduler, n_jobs, n_cells: int) -> tuple[str, int]:
+def _choose_backend(
+    backend: str | None, scheduler: object, n_jobs: int | None, n_cells: int
+) -> tuple[str, int]:
     """The backend and its local processes: the default (Dask when a scheduler is set, else loky on every core)
     falls back to serial for a single cell; an explicit backend is kept."""
     if backend is None:
@@ -659,7 +748,13 @@ def _choose_backend(backend, scheduler, n_jobs, n_cells: int) -> tuple[str, int]
     return backend, _resolve_jobs(n_jobs) if backend == "loky" else 1
 
 
-def _cache_paths(fn, fixed, root, cells, cache_name) -> dict[int, Path]:
+def _cache_paths(
+    fn: Callable[..., Any],
+    fixed: Mapping[str, Any],
+    root: np.random.SeedSequence,
+    cells: list[_Cell],
+    cache_name: str | None,
+) -> dict[int, Path]:
     """Per cell, its cache file: keyed on the function's code, the fixed arguments, the root seed and the cell."""
     folder = _cache_dir(
         cache_name or getattr(fn, "__qualname__", "sweep").replace("<", "").replace(">", "")
@@ -669,7 +764,7 @@ def _cache_paths(fn, fixed, root, cells, cache_name) -> dict[int, Path]:
     return {c.index: folder / f"{_cache_key(fingerprint, fixed_key, root, c)}.pkl" for c in cells}
 
 
-def _read_cache(cells, paths) -> dict[int, list[dict]]:
+def _read_cache(cells: list[_Cell], paths: dict[int, Path]) -> dict[int, list[dict]]:
     """The rows of every cell found in the cache; a half-written or stale entry is recomputed, never trusted."""
     rows_of = {}
     for c in cells:
@@ -694,7 +789,17 @@ def _read_cache(cells, paths) -> dict[int, list[dict]]:
 
 
 def _run_cells(
-    fn, fixed, cells, todo, rows_of, paths, backend, jobs, scheduler, progress, desc
+    fn: Callable[..., Any],
+    fixed: Mapping[str, Any],
+    cells: list[_Cell],
+    todo: list[_Cell],
+    rows_of: dict[int, list[dict]],
+    paths: dict[int, Path] | None,
+    backend: str,
+    jobs: int,
+    scheduler: object,
+    progress: bool,
+    desc: str | None,
 ) -> dict:
     """Run ``todo`` on the backend, filling ``rows_of`` (and the cache) as cells finish, with a progress bar; a
     broken worker pool keeps what finished and names what did not. Returns failures: index -> (error, traceback).
@@ -760,7 +865,15 @@ def _run_cells(
     return failures
 
 
-def _report_failures(fn, table, by_index, failures, n_cells, n_finished, errors) -> None:
+def _report_failures(
+    fn: Callable[..., Any],
+    table: pd.DataFrame,
+    by_index: dict[int, _Cell],
+    failures: dict[int, tuple[str, str]],
+    n_cells: int,
+    n_finished: int,
+    errors: str,
+) -> None:
     """Raise :class:`SweepError` naming the failed cells (``errors="raise"``), or warn and attach them to
     ``table.attrs["failures"]``."""
     failed = pd.DataFrame(

@@ -16,7 +16,9 @@ The checks take registry entries, not data: they do not validate their argument 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,6 +26,9 @@ from fairlib import games, mechanisms
 from fairlib._validate import InvalidInputError
 from fairlib.market import Game, GameOutcome, nash_gap, two_player_equilibria, uniform_preferences
 from fairlib.multires import Allocation, Cluster
+
+if TYPE_CHECKING:
+    import pytest
 
 __all__ = [
     "GAME_CHECKS",
@@ -34,7 +39,7 @@ __all__ = [
 ]
 
 #: Ghodsi et al. 2011, §4: 9 CPUs, 18 GB; A = <1 CPU, 4 GB>, B = <3 CPUs, 1 GB>
-DRF_EXAMPLE = ([9, 18], [[1, 4], [3, 1]])
+DRF_EXAMPLE: tuple[list[float], list[list[float]]] = ([9, 18], [[1, 4], [3, 1]])
 
 #: the reserve bid of the perturbed game, for the games that play it (EC'05's existence proof, ε -> 0)
 RESERVE = 1e-9
@@ -44,7 +49,7 @@ RESERVE = 1e-9
 TWO_PLAYER = [("equal", 0.7), ("equal", 0.9), ("opposite", 0.6), ("opposite", 0.75)]
 
 
-def _requires(capability: str):
+def _requires(capability: str) -> Callable[[Callable], Callable]:
     def mark(check):
         check.requires = capability
         return check
@@ -59,7 +64,7 @@ def _plays_game(check):
     return check
 
 
-def _applies(check, entry) -> bool:
+def _applies(check: Callable, entry: Any) -> bool:
     need = getattr(check, "requires", None)
     instance = getattr(check, "instance", None)
     return (need is None or need in entry.capabilities) and (
@@ -67,7 +72,7 @@ def _applies(check, entry) -> bool:
     )
 
 
-def _raises(error: type[Exception], match: str, call: Callable, *args, **kwargs) -> None:
+def _raises(error: type[Exception], match: str, call: Callable, *args: Any, **kwargs: Any) -> None:
     """Assert that ``call(*args, **kwargs)`` raises ``error`` with ``match`` in its message."""
     try:
         call(*args, **kwargs)
@@ -77,7 +82,7 @@ def _raises(error: type[Exception], match: str, call: Callable, *args, **kwargs)
         raise AssertionError(f"no {error.__name__} naming {match!r} was raised")
 
 
-def _extras_are_immutable(extras) -> None:
+def _extras_are_immutable(extras: Any) -> None:
     try:
         extras["new"] = 1
     except TypeError:
@@ -88,15 +93,16 @@ def _extras_are_immutable(extras) -> None:
 # --------------------------------------------------------------------------------------------------- mechanisms
 
 
-def _drf_example(mech, weight=None) -> Cluster:
+def _drf_example(mech: mechanisms.Mechanism, weight: list[float] | None = None) -> Cluster:
     """The DRF example as a pool, or (multi-server mechanisms) as two servers of half the capacity each."""
     cap, dem = DRF_EXAMPLE
     if "pooled" in mech.capabilities:
         return Cluster.single_pool(cap, dem, weight=weight)
-    return Cluster([[c / 2 for c in cap]] * 2, dem, weight=weight)
+    # Cluster takes None (its default) and lists; its field annotation names the array it holds
+    return Cluster(np.array([[c / 2 for c in cap]] * 2), np.asarray(dem), weight=weight)  # type: ignore[arg-type]
 
 
-def check_converges_on_the_drf_example(mech) -> None:
+def check_converges_on_the_drf_example(mech: mechanisms.Mechanism) -> None:
     """Every run (variants expanded) converges on the DRF paper's example and returns a feasible, read-only
     :class:`~fairlib.multires.Allocation` with immutable extras; whole tasks when ``"integral"``,
     ``extras["prices"]`` (one per resource) when ``"prices"``.
@@ -126,7 +132,7 @@ def check_converges_on_the_drf_example(mech) -> None:
 
 
 @_requires("pooled")
-def check_keeps_a_start_or_refuses_it(mech) -> None:
+def check_keeps_a_start_or_refuses_it(mech: mechanisms.Mechanism) -> None:
     """A pooled mechanism keeps held tasks (one each) within the capacities; without ``"start"`` it refuses
     ``start=`` with an InvalidInputError naming ``start``.
 
@@ -146,7 +152,7 @@ def check_keeps_a_start_or_refuses_it(mech) -> None:
     assert res.tasks.sum() >= held.sum() - 1e-9
 
 
-def check_honours_or_refuses_weights(mech) -> None:
+def check_honours_or_refuses_weights(mech: mechanisms.Mechanism) -> None:
     """Weights (1, 2) give a feasible converged allocation with ``"weights"``, an InvalidInputError naming
     ``weight`` without it.
 
@@ -164,7 +170,7 @@ def check_honours_or_refuses_weights(mech) -> None:
 
 
 @_requires("pooled")
-def check_refuses_several_servers(mech) -> None:
+def check_refuses_several_servers(mech: mechanisms.Mechanism) -> None:
     """A pooled mechanism refuses a cluster of two servers with an InvalidInputError naming ``server``.
 
     Examples
@@ -173,10 +179,10 @@ def check_refuses_several_servers(mech) -> None:
     >>> check_refuses_several_servers(mechanisms.get("drf"))
     """
     cap, dem = DRF_EXAMPLE
-    _raises(InvalidInputError, "server", mech, Cluster([cap, cap], dem))
+    _raises(InvalidInputError, "server", mech, Cluster(np.array([cap, cap]), np.asarray(dem)))
 
 
-def check_is_documented(mech) -> None:
+def check_is_documented(mech: mechanisms.Mechanism) -> None:
     """The registered function has a docstring with a summary line (numpydoc).
 
     Examples
@@ -190,7 +196,9 @@ def check_is_documented(mech) -> None:
     )
 
 
-def _random_instance(mech, rng, users, servers, resources) -> Cluster:
+def _random_instance(
+    mech: mechanisms.Mechanism, rng: np.random.Generator, users: int, servers: int, resources: int
+) -> Cluster:
     demand = rng.uniform(0.05, 1.0, (users, resources))
     if "pooled" in mech.capabilities:
         return Cluster.single_pool(rng.uniform(2.0, 8.0, resources), demand)
@@ -200,7 +208,7 @@ def _random_instance(mech, rng, users, servers, resources) -> Cluster:
     return Cluster(capacity, demand, eligible=eligible)
 
 
-def check_runs_on_small_random_clusters(mech) -> None:
+def check_runs_on_small_random_clusters(mech: mechanisms.Mechanism) -> None:
     """On eight seeded random instances (1-7 users; a pool, or 1-4 servers with placement constraints; 1-3
     resources) the default run returns a feasible Allocation of the cluster's shape.
 
@@ -236,7 +244,7 @@ MECHANISM_CHECKS = (
 )
 
 
-def _run_checks(kind: str, entry, checks) -> None:
+def _run_checks(kind: str, entry: Any, checks: Iterable[Callable]) -> None:
     for check in checks:
         if not _applies(check, entry):
             continue
@@ -248,7 +256,7 @@ def _run_checks(kind: str, entry, checks) -> None:
             ) from error
 
 
-def check_mechanism(name_or_callable: str | Callable, **register_options) -> None:
+def check_mechanism(name_or_callable: str | Callable, **register_options: Any) -> None:
     """Run every check of :data:`MECHANISM_CHECKS` that applies to one mechanism; stop at the first failure.
 
     Parameters
@@ -295,7 +303,7 @@ def _game(entry, weights, **kwargs):
     return Game(weights, reserve=reserve, **kwargs)
 
 
-def _two_player(entry, kind: str, alpha: float) -> Game:
+def _two_player(entry: Any, kind: str, alpha: float) -> Game:
     weights = (
         [[alpha, 1 - alpha], [alpha, 1 - alpha]]
         if kind == "equal"
@@ -304,7 +312,7 @@ def _two_player(entry, kind: str, alpha: float) -> Game:
     return _game(entry, weights)
 
 
-def _random_games(entry, count: int = 12):
+def _random_games(entry: Any, count: int = 12) -> Iterator[tuple[int, Any]]:
     """Small games of 2-5 users and 1-4 machines (EC §5's uniform preferences), budgets 1, 2 or 4 where honoured."""
     for seed in range(count):
         rng = np.random.default_rng(seed)
@@ -313,7 +321,7 @@ def _random_games(entry, count: int = 12):
         yield seed, _game(entry, uniform_preferences(rng, users, machines), budgets=budgets)
 
 
-def _check_feasible(game, out) -> None:
+def _check_feasible(game: Any, out: Any) -> None:
     if not isinstance(game, Game):  # another model: the outcome's common fields
         m, n = game.n_users, game.n_machines
         assert out.bids.shape == out.shares.shape == (m, n), (out.bids.shape, out.shares.shape)
@@ -342,7 +350,7 @@ def _check_feasible(game, out) -> None:
     )  # inf where no best response exists (a machine left to one bidder, no reserve)
 
 
-def check_game_contract_on_the_two_player_game(entry) -> None:
+def check_game_contract_on_the_two_player_game(entry: games.GameMechanism) -> None:
     """``game_mechanism(game, **options) -> GameOutcome``: types, shapes, a feasible allocation, read-only arrays
     and extras, the residual from the bids alone.
 
@@ -372,7 +380,7 @@ def check_game_contract_on_the_two_player_game(entry) -> None:
         assert out.residual == nash_gap(game, out.bids), "the residual is not nash_gap of the bids"
 
 
-def check_game_is_feasible_on_small_random_games(entry) -> None:
+def check_game_is_feasible_on_small_random_games(entry: games.GameMechanism) -> None:
     """Feasible outcomes on twelve seeded random games (and, with ``"parallelism"``, with finite parallelism).
 
     Examples
@@ -394,7 +402,7 @@ def check_game_is_feasible_on_small_random_games(entry) -> None:
 
 @_plays_game
 @_requires("equilibrium")
-def check_game_finds_the_two_player_equilibria(entry) -> None:
+def check_game_finds_the_two_player_equilibria(entry: games.GameMechanism) -> None:
     """The EC'05 two-player games with a unique equilibrium (:data:`TWO_PLAYER`): converged, certified (residual at
     most ``tol``), and the paper's bids.
 
@@ -413,7 +421,7 @@ def check_game_finds_the_two_player_equilibria(entry) -> None:
 
 
 @_requires("equilibrium")
-def check_game_certifies_small_random_games(entry) -> None:
+def check_game_certifies_small_random_games(entry: games.GameMechanism) -> None:
     """On 24 small random games a converged outcome has a residual at most ``tol``; one that did not converge says
     so in its message; at least one converges.
 
@@ -433,7 +441,7 @@ def check_game_certifies_small_random_games(entry) -> None:
     assert converged, "no small random game converged"
 
 
-def check_game_is_deterministic(entry) -> None:
+def check_game_is_deterministic(entry: games.GameMechanism) -> None:
     """The same game and options give the same outcome (four random games).
 
     Examples
@@ -451,7 +459,9 @@ def check_game_is_deterministic(entry) -> None:
         )
 
 
-def check_game_honours_or_refuses_budgets_parallelism_and_a_reserve(entry) -> None:
+def check_game_honours_or_refuses_budgets_parallelism_and_a_reserve(
+    entry: games.GameMechanism,
+) -> None:
     """Budgets, parallelism and a reserve played feasibly with the capability, refused (InvalidInputError naming
     it) without; the unperturbed game played or refused naming ``reserve``.
 
@@ -491,7 +501,7 @@ def check_game_honours_or_refuses_budgets_parallelism_and_a_reserve(entry) -> No
             _check_feasible(unperturbed, out)
 
 
-def _keyword_options(entry) -> list[inspect.Parameter]:
+def _keyword_options(entry: Any) -> list[inspect.Parameter]:
     params = list(inspect.signature(entry.function).parameters.values())[1:]
     return [
         p
@@ -500,7 +510,7 @@ def _keyword_options(entry) -> list[inspect.Parameter]:
     ]
 
 
-def check_game_refuses_bad_input_naming_the_argument(entry) -> None:
+def check_game_refuses_bad_input_naming_the_argument(entry: games.GameMechanism) -> None:
     """Anything but a Game, and a bad value of each keyword option (by the kind of its default: NaN and a negative
     for a number, an unknown word for a choice), end in an InvalidInputError naming the argument.
 
@@ -516,6 +526,7 @@ def check_game_refuses_bad_input_naming_the_argument(entry) -> None:
         default = entry.options.get(p.name, p.default)
         if isinstance(default, bool) or default is None:
             continue
+        bad_values: list[object]
         if isinstance(default, (int, float)):
             bad_values = [float("nan"), -1]
         elif isinstance(default, str):
@@ -526,7 +537,7 @@ def check_game_refuses_bad_input_naming_the_argument(entry) -> None:
             _raises(InvalidInputError, p.name, entry, game, **{p.name: value})
 
 
-def check_game_kernels_agree_interpreted_and_compiled(entry) -> None:
+def check_game_kernels_agree_interpreted_and_compiled(entry: games.GameMechanism) -> None:
     """The same games both ways, on both sides of the size rule (fairlib._jit: up to 64 cells run interpreted),
     within the library's tolerances for a change of rounding order (:mod:`fairlib.tolerances`).
 
@@ -553,7 +564,7 @@ def check_game_kernels_agree_interpreted_and_compiled(entry) -> None:
         )
 
 
-def check_game_is_documented(entry) -> None:
+def check_game_is_documented(entry: games.GameMechanism) -> None:
     """The registered function has a docstring with a summary line and a Returns section (a GameOutcome).
 
     Examples
@@ -607,7 +618,9 @@ def check_game(name: str) -> None:
 # ------------------------------------------------------------------------------------------------------ pytest
 
 
-def _pairs(registry, names: Iterable[str] | None, checks) -> list[tuple[str, Callable]]:
+def _pairs(
+    registry: ModuleType, names: Iterable[str] | None, checks: Iterable[Callable]
+) -> list[tuple[str, Callable]]:
     return [
         (name, check)
         for name in (registry.names() if names is None else names)
@@ -616,7 +629,9 @@ def _pairs(registry, names: Iterable[str] | None, checks) -> list[tuple[str, Cal
     ]
 
 
-def parametrize_with_checks(names: Iterable[str] | None = None, *, kind: str = "mechanism"):
+def parametrize_with_checks(
+    names: Iterable[str] | None = None, *, kind: str = "mechanism"
+) -> pytest.MarkDecorator:
     """A ``pytest.mark.parametrize`` over (name, check) pairs: every applicable check for each name.
 
     The test takes ``name`` and ``check`` and runs ``check(registry.get(name))``. Ids read ``drf-check_...``, so
@@ -626,8 +641,18 @@ def parametrize_with_checks(names: Iterable[str] | None = None, *, kind: str = "
     ----------
     names : iterable of str, optional
         Registered names; every registered mechanism (or game) by default, read when the decorator is made.
-    kind : {"mechanism", "game"}
+    kind : {"mechanism", "game"}, default "mechanism"
         The registry and checks: :data:`MECHANISM_CHECKS` or :data:`GAME_CHECKS`.
+
+    Returns
+    -------
+    pytest.MarkDecorator
+        ``pytest.mark.parametrize("name, check", pairs, ids=...)`` over every (name, applicable check) pair.
+
+    Raises
+    ------
+    ValueError
+        When ``kind`` is neither ``"mechanism"`` nor ``"game"``.
 
     Examples
     --------

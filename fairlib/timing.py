@@ -6,6 +6,7 @@ import platform
 import statistics
 import time
 import timeit
+from collections.abc import Callable
 from pathlib import Path
 
 from ._jit import compiled
@@ -20,17 +21,44 @@ MAX_SAMPLES = 1000
 
 
 def median_time(
-    fn, *, repeat: int = 5, min_time: float = 0.02, warmup: int = 1, slow: float = 0.5
+    fn: Callable[[], object],
+    *,
+    repeat: int = 5,
+    min_time: float = 0.02,
+    warmup: int = 1,
+    slow: float = 0.5,
 ) -> float:
     """Median wall time of ``fn()`` in seconds, sampled with :class:`timeit.Timer` (garbage collection off).
 
-    ``warmup`` calls first (numba compilation, caches); calls cheaper than ``min_time`` are looped so
-    each of the ``repeat`` samples lasts at least ``min_time``. Calls slower than ``slow`` seconds
-    are sampled three times at most, the (already compiled) first call counting as a sample.
     ``Timer.autorange`` is not used: its 0.2 s floor per sample would make the notebooks' speed sweeps (hundreds of
     cells) ten times longer for no better median.
     Every call runs the compiled kernels, whatever the problem's size (:func:`fairlib._jit.compiled`): a speed
     comparison is of the methods, not of numba against the interpreter that answers a mechanism's small problems.
+
+    Parameters
+    ----------
+    fn : callable
+        The call to time, taking no arguments (its result is discarded).
+    repeat : int, default 5
+        Samples whose median is returned (>= 1).
+    min_time : float, default 0.02
+        Seconds each sample lasts at least: calls cheaper than this are looped within a sample and the loop's time
+        divided by its count (0 to 60).
+    warmup : int, default 1
+        Untimed calls first (numba compilation, caches), >= 0.
+    slow : float, default 0.5
+        Seconds above which a call is sampled three times at most, the (already compiled) first timed call
+        counting as a sample (>= 0).
+
+    Returns
+    -------
+    float
+        The median over the samples of the seconds per call.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``fn`` is not callable or a number is out of its range, naming the argument.
     """
     if not callable(fn):
         raise InvalidInputError(f"fn = {_short(fn)}: expected a callable of no arguments")
@@ -42,7 +70,9 @@ def median_time(
         return _median_time(fn, repeat, min_time, warmup, slow)
 
 
-def _median_time(fn, repeat, min_time, warmup, slow):
+def _median_time(
+    fn: Callable[[], object], repeat: int, min_time: float, warmup: int, slow: float
+) -> float:
     for _ in range(warmup):
         fn()
     timer = timeit.Timer(fn)
@@ -56,11 +86,17 @@ def _median_time(fn, repeat, min_time, warmup, slow):
 
 
 def cpu_model() -> str:
-    """The processor as what decides the numbers: architecture, vendor, family/model and widest vector unit
-    (``"x86_64 GenuineIntel family 6 model 85, AVX-512"``).
+    """The processor as what decides the numbers: architecture, vendor, family/model and widest vector unit.
 
-    Described by these fields rather than by its marketing name, which virtual machines often truncate."""
-    fields = {}
+    Described by these fields rather than by its marketing name, which virtual machines often truncate.
+
+    Returns
+    -------
+    str
+        For example ``"x86_64 GenuineIntel family 6 model 85, AVX-512"``; the architecture alone
+        (:func:`platform.machine`) where ``/proc/cpuinfo`` cannot be read.
+    """
+    fields: dict[str, str] = {}
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             key, _, value = line.partition(":")

@@ -200,6 +200,12 @@ ACCEPTED = {
         "1e-300 (tiny)",
     ): "a floor in seconds: below one call's time, each sample is one call",
     (
+        "fairlib.traces.*_vms",
+        "vms",
+        "[[]2[]] (list)",
+    ): "a list of VM numbers: [2] reads VM 2 (its annotation, "
+    "Iterable[int | str], draws the integer battery)",
+    (
         "fairlib.sweep.sweep",
         "cache_name",
         "'no-such-choice'*",

@@ -36,7 +36,7 @@ _SUBMODULES = (
 __all__ = list(_SUBMODULES)
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     import importlib
 
     if name in _SUBMODULES:

@@ -17,8 +17,12 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import paths
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
 
 __all__ = [
     "PublishedNotebook",
@@ -44,28 +48,50 @@ FINDINGS_TAG = "findings"
 @dataclass(frozen=True)
 class PublishedNotebook:
     """A notebook ``run_all.py`` publishes: registry key, title and source path (relative to the repository root,
-    as in ``fairlib.repro.catalog.NOTEBOOKS``, or absolute)."""
+    as in ``fairlib.repro.catalog.NOTEBOOKS``, or absolute).
+
+    Parameters
+    ----------
+    key : str
+        The notebook's registry key.
+    title : str
+        Its title.
+    source : str
+        The source notebook's path, relative to the repository root (as in ``fairlib.repro.catalog.NOTEBOOKS``) or
+        absolute.
+    """
 
     key: str
     title: str
     source: str
 
 
-def _cells(nb) -> list:
+def _cells(nb: NotebookNode) -> list:
     """The cells of a notebook as its author wrote them (papermill's injected-parameters cell left out)."""
     return [c for c in nb.cells if _INJECTED not in c.get("metadata", {}).get("tags", [])]
 
 
-def source_digest(nb) -> str:
+def source_digest(nb: NotebookNode) -> str:
     """SHA-256 of a notebook's cells (type and source, in order; papermill's injected cell left out): equal for a
-    source notebook and every executed copy made from it, and different after any edit of a cell."""
+    source notebook and every executed copy made from it, and different after any edit of a cell.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        A notebook, source or executed.
+
+    Returns
+    -------
+    str
+        The hexadecimal digest.
+    """
     h = hashlib.sha256()
     for cell in _cells(nb):
         h.update(json.dumps([cell.cell_type, cell.source]).encode())
     return h.hexdigest()
 
 
-def _read(path: Path):
+def _read(path: Path) -> NotebookNode:
     import nbformat
 
     return nbformat.read(str(path), as_version=4)
@@ -89,6 +115,25 @@ def publish_executed(nb: PublishedNotebook, executed: Path, dest_dir: Path | Non
     Progress-bar updates are collapsed to their last state (nbconvert's ``CoalesceStreamsPreprocessor``), this
     machine's paths are made relative, and ``metadata.fairlib`` records the key, title, source and
     :func:`source_digest` of the source notebook as it was run, and the machine it ran on (processor and cores).
+
+    Parameters
+    ----------
+    nb : PublishedNotebook
+        The notebook's key, title and source.
+    executed : pathlib.Path
+        The executed copy papermill wrote.
+    dest_dir : pathlib.Path, optional
+        Where to publish (default :func:`fairlib.paths.executed_dir`).
+
+    Returns
+    -------
+    pathlib.Path
+        The published ``<dest_dir>/<key>.ipynb``.
+
+    Raises
+    ------
+    ValueError
+        When the executed copy's cells differ from the source's (edited during the run): nothing is published.
     """
     import nbformat
     from nbconvert.preprocessors import CoalesceStreamsPreprocessor
@@ -140,6 +185,23 @@ def publish_executed(nb: PublishedNotebook, executed: Path, dest_dir: Path | Non
 def findings_choice(source: str) -> list[str]:
     """The claim ids a Findings cell shows: the list literal of its ``show_findings(key, MODE, [...])`` call.
 
+    Parameters
+    ----------
+    source : str
+        The Findings cell's source.
+
+    Returns
+    -------
+    list of str
+        The claim ids, in order.
+
+    Raises
+    ------
+    ValueError
+        When the cell does not call ``show_findings(key, MODE, [claim ids])``.
+
+    Examples
+    --------
     >>> findings_choice('show_findings("demo", MODE, ["a", "b", "c"])')
     ['a', 'b', 'c']
     """
@@ -156,7 +218,7 @@ def findings_choice(source: str) -> list[str]:
     )
 
 
-def _findings_output(source: str, key: str):
+def _findings_output(source: str, key: str) -> NotebookNode:
     """The Findings cell's output rendered from the full-mode ledger the run just wrote."""
     import nbformat
 
@@ -174,7 +236,7 @@ def _findings_output(source: str, key: str):
 INJECTED_HEADER = "# run_all.py ran this copy with these parameters (papermill's injected cell), kept as a record:"
 
 
-def _record_injected(cell) -> None:
+def _record_injected(cell: NotebookNode) -> None:
     if cell.source.startswith(INJECTED_HEADER):
         return
     lines = [
@@ -190,13 +252,13 @@ def _record_injected(cell) -> None:
     )
 
 
-def _markdown_output(text: str):
+def _markdown_output(text: str) -> NotebookNode:
     import nbformat
 
     return nbformat.v4.new_output("display_data", data={"text/markdown": text, "text/plain": text})
 
 
-def _listing_output(key: str):
+def _listing_output(key: str) -> NotebookNode:
     """The Claims list rendered from the committed full-mode ledger (every claim, the not-tested ones included)."""
     from .report import ClaimListing
 
@@ -206,7 +268,7 @@ def _listing_output(key: str):
     return _markdown_output(ClaimListing.from_ledger(ledger).markdown())
 
 
-def _running_note_output(source: str, key: str, seconds):
+def _running_note_output(source: str, key: str, seconds: float | None) -> NotebookNode:
     from .prose import running_note
 
     traces = any(
@@ -219,7 +281,7 @@ def _running_note_output(source: str, key: str, seconds):
     return _markdown_output(running_note(key, "full", traces=traces, seconds=seconds))
 
 
-def _render_presentation(doc, key: str) -> None:
+def _render_presentation(doc: NotebookNode, key: str) -> None:
     """What a published notebook shows from its run's records rather than from its code: the Findings (from the
     ledger, :func:`fairlib.repro.prose.findings_markdown`), the Claims list (``claims.listing()``, from the ledger,
     every claim), the running note (``show_running_note``, with this run's own wall time) and papermill's injected cell
@@ -244,10 +306,22 @@ def _render_presentation(doc, key: str) -> None:
 _STYLE = re.compile(r"<style[^>]*>.*?</style>\s*", re.DOTALL)
 
 
-def cell_heading(execution_count) -> str:
+def cell_heading(execution_count: int | None) -> tuple[str, str]:
     """The heading :func:`executed_markdown` puts above a code cell, ``In [n]``, and its anchor as GitHub derives it
     from the heading (``in-n``): how a row of ``CLAIMS.md`` links to the cell that measured the claim.
 
+    Parameters
+    ----------
+    execution_count : int or None
+        The cell's execution count (None for a cell never run).
+
+    Returns
+    -------
+    tuple of str
+        ``(heading, anchor)``.
+
+    Examples
+    --------
     >>> cell_heading(14)
     ('In [14]', 'in-14')
     """
@@ -259,11 +333,24 @@ def _fence(text: str, lang: str = "") -> str:
     return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
 
 
-def executed_markdown(doc, key: str) -> str:
+def executed_markdown(doc: NotebookNode, key: str) -> str:
     """A Markdown view of an executed notebook, for reading on GitHub, where a notebook's cells have no anchors:
     markdown cells as written, each code cell under a heading ``In [n]`` (:func:`cell_heading`) with its source and
     its text, table and markdown outputs. Figures are not repeated (they are in the notebook and under
-    ``figures/<key>/``)."""
+    ``figures/<key>/``).
+
+    Parameters
+    ----------
+    doc : nbformat.NotebookNode
+        The executed notebook.
+    key : str
+        Its key (links and the title's fallback).
+
+    Returns
+    -------
+    str
+        The Markdown text, headed by a do-not-edit comment.
+    """
     title = doc.metadata.get("fairlib", {}).get("title", key)
     parts = [
         f"<!-- generated from executed/{key}.ipynb by fairlib.repro.executed; do not edit -->",
@@ -312,7 +399,25 @@ def refresh_findings(key: str, executed_dir: Path | None = None) -> Path:
     (:func:`_render_presentation`: the Findings and the Claims list from the committed full-mode ledger, the running
     note, the injected cell as a record): wording is presentation, so a change to it needs no new run.
     ``python -m fairlib.repro.executed --refresh-findings [KEY ...]`` does it for the given (default: every)
-    notebook."""
+    notebook.
+
+    Parameters
+    ----------
+    key : str
+        The notebook's key.
+    executed_dir : pathlib.Path, optional
+        Where the executed notebooks are (default :func:`fairlib.paths.executed_dir`).
+
+    Returns
+    -------
+    pathlib.Path
+        The rewritten notebook.
+
+    Raises
+    ------
+    FileNotFoundError
+        When the notebook has no executed copy.
+    """
     import nbformat
 
     path = (executed_dir or paths.executed_dir()) / f"{key}.ipynb"
@@ -329,7 +434,7 @@ def refresh_findings(key: str, executed_dir: Path | None = None) -> Path:
     return path
 
 
-def _stale_presentation(doc, key: str) -> bool:
+def _stale_presentation(doc: NotebookNode, key: str) -> bool:
     """Whether what ``doc`` shows from its run's records differs from their rendering now."""
     import copy
 
@@ -347,7 +452,20 @@ def _stale_presentation(doc, key: str) -> bool:
 
 def executed_problems(nb: PublishedNotebook, executed_dir: Path | None = None) -> list[str]:
     """Why ``executed/<key>.ipynb`` does not stand for the current source notebook (empty if it does): missing, run
-    from other cells, not in full mode, with an error output, or its text view ``<key>.md`` out of date."""
+    from other cells, not in full mode, with an error output, or its text view ``<key>.md`` out of date.
+
+    Parameters
+    ----------
+    nb : PublishedNotebook
+        The notebook's key, title and source.
+    executed_dir : pathlib.Path, optional
+        Where the executed notebooks are (default :func:`fairlib.paths.executed_dir`).
+
+    Returns
+    -------
+    list of str
+        One sentence per problem, each naming the file.
+    """
     path = (executed_dir or paths.executed_dir()) / f"{nb.key}.ipynb"
     if not path.is_file():
         return [
@@ -394,10 +512,21 @@ def executed_problems(nb: PublishedNotebook, executed_dir: Path | None = None) -
     return problems
 
 
-def claim_cells(doc) -> dict:
+def claim_cells(doc: NotebookNode) -> dict[str, NotebookNode]:
     """:func:`fairlib.repro.report.cell_key` of each code cell's source → the cell: how a claim's recorded ``cell``
     finds the cell that measured it (its ``id`` is the anchor ``#cell-id=<id>`` of its page, its ``execution_count`` the
-    ``In [n]`` a reader sees)."""
+    ``In [n]`` a reader sees).
+
+    Parameters
+    ----------
+    doc : nbformat.NotebookNode
+        An executed notebook.
+
+    Returns
+    -------
+    dict of str to nbformat.NotebookNode
+        Cell key → code cell.
+    """
     from .report import cell_key
 
     out: dict = {}
@@ -407,7 +536,7 @@ def claim_cells(doc) -> dict:
     return out
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """``python -m fairlib.repro.executed --refresh-findings [KEY ...]``: see :func:`refresh_findings`."""
     import argparse
 

@@ -25,11 +25,13 @@ when a committed file differs from its rendering (a test does the same).
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import csv
 import json
 import re
 import sys
 from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,7 +72,19 @@ __all__ = [
 
 @dataclass(frozen=True)
 class PaperRow:
-    """One row of the results table: the notebook key, what it reproduces as a reader finds it, and its headline."""
+    """One row of the results table: the notebook key, what it reproduces as a reader finds it, and its headline.
+
+    Parameters
+    ----------
+    key : str
+        The notebook's key.
+    paper : str
+        What it reproduces, as the catalogue lists it.
+    url : str
+        The paper's link; empty for a study of our own.
+    headline : str
+        The notebook's headline (the table's last column).
+    """
 
     key: str
     paper: str
@@ -84,9 +98,25 @@ def _catalogue(notebooks=None, papers=None):
     )
 
 
-def rows(notebooks=None, papers=None) -> tuple[PaperRow, ...]:
+def rows(
+    notebooks: Mapping[str, catalog.Notebook] | None = None,
+    papers: Mapping[str, catalog.Paper] | None = None,
+) -> tuple[PaperRow, ...]:
     """The results table's rows, from the catalogue (:mod:`fairlib.repro.catalog`): each paper's notebooks, papers in
-    :data:`~fairlib.repro.catalog.PAPERS`' order, then the notebooks that reproduce no paper."""
+    :data:`~fairlib.repro.catalog.PAPERS`' order, then the notebooks that reproduce no paper.
+
+    Parameters
+    ----------
+    notebooks : mapping of str to Notebook, optional
+        The catalogue's notebooks (default :data:`fairlib.repro.catalog.NOTEBOOKS`).
+    papers : mapping of str to Paper, optional
+        The catalogue's papers (default :data:`fairlib.repro.catalog.PAPERS`).
+
+    Returns
+    -------
+    tuple of PaperRow
+        One row per notebook.
+    """
     notebooks, papers = _catalogue(notebooks, papers)
     ordered = [nb for key in papers for nb in notebooks.values() if nb.paper == key]
     ordered += [nb for nb in notebooks.values() if nb.paper is None]
@@ -100,8 +130,19 @@ def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def count_line(notebooks=None) -> str:
-    """How many notebooks reproduce how many papers, and which notebooks are studies of our own."""
+def count_line(notebooks: Mapping[str, catalog.Notebook] | None = None) -> str:
+    """How many notebooks reproduce how many papers, and which notebooks are studies of our own.
+
+    Parameters
+    ----------
+    notebooks : mapping of str to Notebook, optional
+        The catalogue's notebooks (default :data:`fairlib.repro.catalog.NOTEBOOKS`).
+
+    Returns
+    -------
+    str
+        One sentence (``"4 notebooks reproduce 4 papers."``).
+    """
     notebooks, _ = _catalogue(notebooks)
     reproducing = [nb for nb in notebooks.values() if nb.paper is not None]
     ours = [nb.key for nb in notebooks.values() if nb.paper is None]
@@ -114,10 +155,21 @@ def count_line(notebooks=None) -> str:
     return line + "."
 
 
-def claim_counts(claims_csv: Path | None = None) -> dict[str, Counter]:
-    """``{paper key: Counter({(kind, status): n})}`` from the aggregated ledger (``data/results/claims.csv``)."""
+def claim_counts(claims_csv: Path | None = None) -> dict[str, Counter[tuple[str, str]]]:
+    """``{paper key: Counter({(kind, status): n})}`` from the aggregated ledger (``data/results/claims.csv``).
+
+    Parameters
+    ----------
+    claims_csv : pathlib.Path, optional
+        The aggregated ledger (default ``data/results/claims.csv``).
+
+    Returns
+    -------
+    dict of str to collections.Counter
+        Per notebook key, the claims counted by (kind, status).
+    """
     path = Path(claims_csv or paths.RESULTS / "claims.csv")
-    counts: dict[str, Counter] = {}
+    counts: dict[str, Counter[tuple[str, str]]] = {}
     with path.open(newline="", encoding="utf-8") as f:
         for row in csv.DictReader(f):
             counts.setdefault(row["paper"], Counter())[row["kind"], row["status"]] += 1
@@ -130,7 +182,23 @@ def _cell(text: str) -> str:
 
 def results_block(claims_csv: Path | None = None) -> str:
     """How many notebooks reproduce how many papers, then the results-at-a-glance table (paper claims per notebook)
-    and the totals by kind. A notebook not yet in the ledger shows "not run yet", its key without a link."""
+    and the totals by kind. A notebook not yet in the ledger shows "not run yet", its key without a link.
+
+    Parameters
+    ----------
+    claims_csv : pathlib.Path, optional
+        The aggregated ledger (default ``data/results/claims.csv``).
+
+    Returns
+    -------
+    str
+        The block's Markdown.
+
+    Raises
+    ------
+    ValueError
+        When the ledger counts a notebook the catalogue does not list.
+    """
     counts = claim_counts(claims_csv)
     table = rows()
     unknown = sorted(set(counts) - {p.key for p in table})
@@ -156,7 +224,7 @@ def results_block(claims_csv: Path | None = None) -> str:
             held = f"— ({ours} findings and checks of ours)"
         key = f"[{p.key}](executed/{p.key}.ipynb)" if c else p.key
         lines.append(f"| {key} | {paper} | {held} | {_cell(p.headline)} |")
-    total = Counter()
+    total: Counter[tuple[str, str]] = Counter()
     for c in counts.values():
         total.update(c)
     lines.append("")
@@ -167,8 +235,19 @@ def results_block(claims_csv: Path | None = None) -> str:
     return "\n".join(lines)
 
 
-def papers_block(papers=None) -> str:
-    """The README's list of papers, from the catalogue: each one's authors, venue and year, and its link."""
+def papers_block(papers: Mapping[str, catalog.Paper] | None = None) -> str:
+    """The README's list of papers, from the catalogue: each one's authors, venue and year, and its link.
+
+    Parameters
+    ----------
+    papers : mapping of str to Paper, optional
+        The catalogue's papers (default :data:`fairlib.repro.catalog.PAPERS`).
+
+    Returns
+    -------
+    str
+        One paragraph, wrapped at 120 columns.
+    """
     _, papers = _catalogue(None, papers)
     import textwrap
 
@@ -185,10 +264,26 @@ def papers_block(papers=None) -> str:
     )
 
 
-def book_papers_block(notebooks=None, papers=None) -> str:
+def book_papers_block(
+    notebooks: Mapping[str, catalog.Notebook] | None = None,
+    papers: Mapping[str, catalog.Paper] | None = None,
+) -> str:
     """The book landing page's list of what the notebooks reproduce, from the catalogue: each paper's citation
     (:attr:`fairlib.repro.catalog.Paper.citation`) with the notebooks that reproduce it, then each notebook that
-    reproduces no paper, as the results table names it."""
+    reproduces no paper, as the results table names it.
+
+    Parameters
+    ----------
+    notebooks : mapping of str to Notebook, optional
+        The catalogue's notebooks (default :data:`fairlib.repro.catalog.NOTEBOOKS`).
+    papers : mapping of str to Paper, optional
+        The catalogue's papers (default :data:`fairlib.repro.catalog.PAPERS`).
+
+    Returns
+    -------
+    str
+        A Markdown list.
+    """
     notebooks, papers = _catalogue(notebooks, papers)
     lines = []
     for key, paper in papers.items():
@@ -211,8 +306,19 @@ def _yaml(text: str) -> str:
     return text if plain and not special else _quoted(text)
 
 
-def references_block(papers=None) -> str:
-    """``CITATION.cff``'s ``references:`` list, one entry per paper of the catalogue."""
+def references_block(papers: Mapping[str, catalog.Paper] | None = None) -> str:
+    """``CITATION.cff``'s ``references:`` list, one entry per paper of the catalogue.
+
+    Parameters
+    ----------
+    papers : mapping of str to Paper, optional
+        The catalogue's papers (default :data:`fairlib.repro.catalog.PAPERS`).
+
+    Returns
+    -------
+    str
+        The YAML lines of the list.
+    """
     _, papers = _catalogue(None, papers)
     lines = []
     for p in papers.values():
@@ -238,7 +344,18 @@ def _quoted(text: str) -> str:
 
 
 def notebook_durations(executed: Path | None = None) -> dict[str, tuple[float, str]]:
-    """``{key: (seconds, ISO date)}`` of each executed notebook's last full-mode run (papermill's metadata)."""
+    """``{key: (seconds, ISO date)}`` of each executed notebook's last full-mode run (papermill's metadata).
+
+    Parameters
+    ----------
+    executed : pathlib.Path, optional
+        The folder of executed notebooks (default ``executed/``).
+
+    Returns
+    -------
+    dict of str to (float, str)
+        Per key, the run's seconds and date; a notebook without a duration is left out.
+    """
     out = {}
     for f in sorted(Path(executed or paths.ROOT / "executed").glob("*.ipynb")):
         meta = json.loads(f.read_text(encoding="utf-8")).get("metadata", {}).get("papermill", {})
@@ -247,16 +364,25 @@ def notebook_durations(executed: Path | None = None) -> dict[str, tuple[float, s
     return out
 
 
-def _stamp(text: str):
+def _stamp(text: str) -> dt.datetime:
     """A Jupyter or papermill ISO time stamp (``...Z`` for UTC) as an aware datetime."""
-    import datetime as dt
-
     return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def notebook_spans(executed: Path | None = None) -> dict[str, tuple[float, float]]:
     """``{key: (start, end)}`` in POSIX seconds of each executed notebook's last full-mode run (papermill's
-    ``start_time`` and ``end_time``); a notebook without both is left out."""
+    ``start_time`` and ``end_time``); a notebook without both is left out.
+
+    Parameters
+    ----------
+    executed : pathlib.Path, optional
+        The folder of executed notebooks (default ``executed/``).
+
+    Returns
+    -------
+    dict of str to (float, float)
+        Per key, the run's start and end.
+    """
     out = {}
     for f in sorted(Path(executed or paths.ROOT / "executed").glob("*.ipynb")):
         meta = json.loads(f.read_text(encoding="utf-8")).get("metadata", {}).get("papermill", {})
@@ -266,9 +392,20 @@ def notebook_spans(executed: Path | None = None) -> dict[str, tuple[float, float
     return out
 
 
-def wall_seconds(spans) -> float:
+def wall_seconds(spans: Iterable[tuple[float, float]]) -> float:
     """The wall time covered by ``spans`` (``(start, end)`` pairs): overlapping runs (notebooks run side by side by
-    ``run_all.py --jobs``) count once, runs apart (notebooks rerun on different days) add up."""
+    ``run_all.py --jobs``) count once, runs apart (notebooks rerun on different days) add up.
+
+    Parameters
+    ----------
+    spans : iterable of (float, float)
+        ``(start, end)`` pairs, POSIX seconds.
+
+    Returns
+    -------
+    float
+        Seconds covered by their union.
+    """
     total, reach = 0.0, -float("inf")
     for start, end in sorted(spans):
         if end > reach:
@@ -281,7 +418,18 @@ def cell_durations(executed: Path | None = None) -> dict[str, list[tuple[int | N
     """``{key: [(execution count, seconds), ...]}``: every code cell of each executed notebook's last full-mode run,
     in order, with its wall time (papermill's ``metadata.papermill.duration``, else the kernel's
     ``metadata.execution`` stamps from ``iopub.execute_input`` to ``shell.execute_reply``); a cell with neither
-    is left out."""
+    is left out.
+
+    Parameters
+    ----------
+    executed : pathlib.Path, optional
+        The folder of executed notebooks (default ``executed/``).
+
+    Returns
+    -------
+    dict of str to list of (int or None, float)
+        Per key, each timed code cell's execution count and seconds.
+    """
     out = {}
     for f in sorted(Path(executed or paths.ROOT / "executed").glob("*.ipynb")):
         cells = []
@@ -351,7 +499,20 @@ def full_run_line(full_run: Path | None = None) -> str:
 
 
 def timings_block(full_run: Path | None = None, suite: Path | None = None) -> str:
-    """The two commands' wall times on 2 cores, from the last full run and the last suite benchmark."""
+    """The two commands' wall times on 2 cores, from the last full run and the last suite benchmark.
+
+    Parameters
+    ----------
+    full_run : pathlib.Path, optional
+        The full-run benchmark's results (default ``benchmarks/results/full_run.json``).
+    suite : pathlib.Path, optional
+        The suite benchmark's results (default ``benchmarks/results/suite.json``).
+
+    Returns
+    -------
+    str
+        The block's Markdown: a ``make`` line and, when measured, a ``make test`` line.
+    """
     lines = [full_run_line(full_run)]
     suite_path = Path(suite or SUITE_RESULTS)
     if suite_path.exists():
@@ -367,7 +528,18 @@ def timings_block(full_run: Path | None = None, suite: Path | None = None) -> st
 
 
 def citation_block(citation: Path | None = None) -> str:
-    """The repository's BibTeX entry, rendered from ``CITATION.cff``."""
+    """The repository's BibTeX entry, rendered from ``CITATION.cff``.
+
+    Parameters
+    ----------
+    citation : pathlib.Path, optional
+        The citation file (default ``CITATION.cff``).
+
+    Returns
+    -------
+    str
+        The ``@software`` BibTeX entry, in a fenced ``bibtex`` block.
+    """
     import yaml
 
     cff = yaml.safe_load(Path(citation or CITATION).read_text(encoding="utf-8"))
@@ -387,7 +559,13 @@ def citation_block(citation: Path | None = None) -> str:
 
 
 def tolerances_block() -> str:
-    """``run_all.py --verify``'s default tolerances and every per-table one declared in :mod:`fairlib.repro.verify`."""
+    """``run_all.py --verify``'s default tolerances and every per-table one declared in :mod:`fairlib.repro.verify`.
+
+    Returns
+    -------
+    str
+        A Markdown list.
+    """
     from . import verify
 
     lines = [
@@ -422,7 +600,13 @@ def tolerances_block() -> str:
 
 
 def timing_block() -> str:
-    """The wall-clock columns ``--verify`` leaves out, by notebook and table."""
+    """The wall-clock columns ``--verify`` leaves out, by notebook and table.
+
+    Returns
+    -------
+    str
+        A Markdown list.
+    """
     from . import verify
 
     return "\n".join(
@@ -437,7 +621,13 @@ def timing_block() -> str:
 
 
 def sensitive_block() -> str:
-    """Every quantity ``--verify`` reports but does not fail, with its reason."""
+    """Every quantity ``--verify`` reports but does not fail, with its reason.
+
+    Returns
+    -------
+    str
+        A Markdown list.
+    """
     from . import verify
 
     items = []
@@ -464,7 +654,7 @@ def _item(text: str) -> str:
     )
 
 
-BLOCKS = {
+BLOCKS: dict[str, Callable[[], str]] = {
     "results": results_block,
     "papers": papers_block,
     "timings": timings_block,
@@ -487,7 +677,23 @@ _BLOCKS = (
 
 
 def render(text: str) -> str:
-    """``text`` with every marked block rendered afresh (an unknown block name is an error)."""
+    """``text`` with every marked block rendered afresh (an unknown block name is an error).
+
+    Parameters
+    ----------
+    text : str
+        A file's text with ``BEGIN``/``END`` markers.
+
+    Returns
+    -------
+    str
+        The text, each block replaced by its rendering.
+
+    Raises
+    ------
+    ValueError
+        When a block's name is not one of :data:`BLOCKS`.
+    """
 
     def one(m: re.Match) -> str:
         name = m.group("name")
@@ -501,7 +707,18 @@ def render(text: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m fairlib.repro.landing [--check]``: rewrite the rendered blocks, or check them."""
+    """``python -m fairlib.repro.landing [--check]``: rewrite the rendered blocks, or check them.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default ``sys.argv[1:]``): ``--check`` to check instead of rewriting.
+
+    Returns
+    -------
+    int
+        The exit status: 1 when ``--check`` finds a stale file, else 0.
+    """
     parser = argparse.ArgumentParser(
         prog="python -m fairlib.repro.landing", description=__doc__.splitlines()[0]
     )

@@ -7,12 +7,18 @@ True
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Mapping
+from typing import Any, NamedTuple
 
 import matplotlib
 import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
 from matplotlib.collections import PathCollection
+from matplotlib.figure import Figure
+from matplotlib.legend import Legend
+from matplotlib.lines import Line2D
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 import seaborn as sns
 
@@ -68,7 +74,17 @@ MAX_SAVED_WIDTH = 7.6
 
 
 class MechanismStyle(NamedTuple):
-    """Colour, marker and line style of a mechanism."""
+    """Colour, marker and line style of a mechanism.
+
+    Parameters
+    ----------
+    color : str
+        A hex colour of :data:`OKABE_ITO`.
+    marker : str
+        A matplotlib marker.
+    linestyle : str or tuple
+        A matplotlib line style (a name or an on-off dash sequence).
+    """
 
     color: str
     marker: str
@@ -144,7 +160,7 @@ MECHANISM_LABELS: dict[str, str] = {
 }
 
 
-def _registered(mechanism: str):
+def _registered(mechanism: str) -> Any:
     """The registered mechanism (fairlib.mechanisms) of a name or variant name, or the registered game
     (fairlib.games) of a name, or None."""
     from .. import games, mechanisms
@@ -161,7 +177,23 @@ def _registered(mechanism: str):
 def color(mechanism: str) -> str:
     """The fixed colour of ``mechanism`` (case-insensitive): the house table above, else the colour it was
     registered with (:mod:`fairlib.mechanisms`, :mod:`fairlib.games`); names none knows raise ``KeyError`` (a typo,
-    not a new colour)."""
+    not a new colour).
+
+    Parameters
+    ----------
+    mechanism : str
+        A mechanism's (or game's) name or variant name, case ignored.
+
+    Returns
+    -------
+    str
+        A hex colour.
+
+    Raises
+    ------
+    KeyError
+        When no table or registry knows the name.
+    """
     key = mechanism.lower()
     if key in MECHANISM_COLORS:
         return MECHANISM_COLORS[key]
@@ -174,10 +206,27 @@ def color(mechanism: str) -> str:
     return mech.color
 
 
-def style(mechanism: str) -> dict:
+def style(mechanism: str) -> dict[str, Any]:
     """Keyword arguments drawing ``mechanism`` in its house style: ``color``, ``marker`` and ``linestyle``
     (a mechanism only registered in :mod:`fairlib.mechanisms` gets its registered colour, a circle, a solid line).
 
+    Parameters
+    ----------
+    mechanism : str
+        A mechanism's (or game's) name or variant name, case ignored.
+
+    Returns
+    -------
+    dict of str to object
+        ``{"color": ..., "marker": ..., "linestyle": ...}``.
+
+    Raises
+    ------
+    KeyError
+        When no table or registry knows the name.
+
+    Examples
+    --------
     >>> style("TSF") == {"color": color("tsf"), "marker": "^", "linestyle": ":"}
     True
     """
@@ -189,17 +238,50 @@ def style(mechanism: str) -> dict:
 
 
 def marker(mechanism: str) -> str:
-    """The fixed marker of ``mechanism`` (see :func:`style`)."""
+    """The fixed marker of ``mechanism`` (see :func:`style`).
+
+    Parameters
+    ----------
+    mechanism : str
+        A mechanism's (or game's) name or variant name, case ignored.
+
+    Returns
+    -------
+    str
+        A matplotlib marker.
+    """
     return style(mechanism)["marker"]
 
 
-def linestyle(mechanism: str):
-    """The fixed line style of ``mechanism`` (see :func:`style`)."""
+def linestyle(mechanism: str) -> str | tuple:
+    """The fixed line style of ``mechanism`` (see :func:`style`).
+
+    Parameters
+    ----------
+    mechanism : str
+        A mechanism's (or game's) name or variant name, case ignored.
+
+    Returns
+    -------
+    str or tuple
+        A matplotlib line style.
+    """
     return style(mechanism)["linestyle"]
 
 
 def label(mechanism: str) -> str:
-    """Legend label of ``mechanism``: the house table, else its registered label, else the name itself."""
+    """Legend label of ``mechanism``: the house table, else its registered label, else the name itself.
+
+    Parameters
+    ----------
+    mechanism : str
+        A mechanism's (or game's) name or variant name, case ignored.
+
+    Returns
+    -------
+    str
+        The label.
+    """
     key = mechanism.lower()
     if key in MECHANISM_LABELS:
         return MECHANISM_LABELS[key]
@@ -251,8 +333,8 @@ def new_figure(
     nrows: int = 1,
     width: float | None = None,
     height: float | None = None,
-    **kw,
-):
+    **kw: Any,
+) -> tuple[Figure, Any]:
     """A figure in the house style with the paper's figure number in ``title``; returns ``(fig, axes)`` with
     ``axes[row, col]`` (a single Axes for one panel).
 
@@ -261,6 +343,24 @@ def new_figure(
     keeps the grid's shape (``axes[0, 1]`` is then the second panel from the top), so plotting code is the same
     either way. A long title is wrapped to the width.
 
+    Parameters
+    ----------
+    title : str
+        The title, with the paper's figure number (``"Fig. 3 (c): ..."``).
+    ncols, nrows : int, default 1
+        The grid of panels.
+    width, height : float, optional
+        Inches (default 4.2 per column + 1, 3.4 per row + 0.4); the width is capped at :data:`MAX_WIDTH`.
+    **kw
+        Passed to :func:`matplotlib.pyplot.subplots` (``sharey=``, ...; ``layout`` defaults to ``"constrained"``).
+
+    Returns
+    -------
+    tuple of (matplotlib.figure.Figure, matplotlib.axes.Axes or numpy.ndarray)
+        The figure and ``axes[row, col]`` (a single Axes for one panel).
+
+    Examples
+    --------
     >>> fig, axes = new_figure("two panels side by side would be 11 inches wide", ncols=2, width=11)
     >>> axes.shape, [round(float(x), 1) for x in fig.get_size_inches()]
     ((1, 2), [7.0, 7.2])
@@ -296,7 +396,7 @@ def new_figure(
 
 
 def spread_band(
-    ax,
+    ax: Axes,
     data: pd.DataFrame,
     x: str,
     y: str,
@@ -306,12 +406,39 @@ def spread_band(
     marker: str = "o",
     label_: str | None = None,
     estimator: str = "median",
-    **kw,
-):
+    **kw: Any,
+) -> Axes:
     """Plot the ``estimator`` (median by default, or ``"mean"``) of ``y`` per ``x`` with a shaded band holding the
     central ``interval`` % of the runs (the 10th to 90th percentile by default): seaborn's ``lineplot`` with
     ``errorbar=("pi", interval)``. The line takes the mechanism's marker and line style (:func:`style`) unless
-    ``marker`` or ``linestyle`` is given."""
+    ``marker`` or ``linestyle`` is given.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    data : pandas.DataFrame
+        One row per run and ``x`` value (tidy).
+    x, y : str
+        Columns of ``data``.
+    mechanism : str
+        Whose colour, marker, line style and label to use.
+    interval : float, default 80
+        Percent of the runs the band holds, centred.
+    marker : str, default "o"
+        The line's marker; the default gives way to the mechanism's own.
+    label_ : str, optional
+        Legend label (default :func:`label`).
+    estimator : {"median", "mean"}, default "median"
+        The line's statistic.
+    **kw
+        Passed to :func:`seaborn.lineplot` (``color=``, ``linestyle=``, ...).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax``.
+    """
     c = kw.pop("color", None) or color(mechanism)
     if (
         marker == "o" and mechanism.lower() in MECHANISM_STYLES
@@ -350,13 +477,25 @@ _LEGEND_SPOTS = (
 )
 
 
-def legend_covers_data(ax) -> bool:
+def legend_covers_data(ax: Axes) -> bool:
     """Whether ``ax``'s legend lies over any of its data: a line or its markers, a shaded band, a bar or an image
-    (reference lines count: a reader needs them too). Judged in display coordinates on the drawn figure."""
+    (reference lines count: a reader needs them too). Judged in display coordinates on the drawn figure.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The axes.
+
+    Returns
+    -------
+    bool
+        False when it has no visible legend.
+    """
     legend = ax.get_legend()
     if legend is None or not legend.get_visible():
         return False
-    renderer = ax.figure.canvas.get_renderer()
+    # the figures are drawn on Agg canvases, which have a renderer (the base canvas class does not declare it)
+    renderer = ax.figure.canvas.get_renderer()  # type: ignore[attr-defined]
     box = legend.get_window_extent(renderer)
     for line in ax.get_lines():
         if line.get_visible() and line.get_transform().transform_path(
@@ -384,15 +523,33 @@ def legend_covers_data(ax) -> bool:
     return any(a.get_visible() and a.get_window_extent(renderer).overlaps(box) for a in artists)
 
 
-def place_legends(fig, *, headroom_steps: int = 4) -> list:
+def place_legends(fig: Figure, *, headroom_steps: int = 4) -> list[Axes]:
     """Move every axes legend of ``fig`` that covers data to a spot that covers none: first the usual corners and
     edges; failing those, the y axis grows upwards by 15 % at a time (up to ``headroom_steps`` times, the lower
     limit kept, so an axis from 0 stays from 0) and the upper spots are tried again; failing that, the legend goes
     outside the axes, to its right. Legends that overlap each other are then redrawn in one column (else an error
     names their axes). Returns the axes whose legend moved. :func:`fairlib.repro.report.save_figure` calls it, so no
     saved figure has a legend over its data or over another legend. The figure's layout is computed once and then
-    kept."""
-    moved = []
+    kept.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure.
+    headroom_steps : int, default 4
+        Times the y axis may grow by 15 % to make room.
+
+    Returns
+    -------
+    list of matplotlib.axes.Axes
+        The axes whose legend moved.
+
+    Raises
+    ------
+    ValueError
+        When legends still overlap each other after they are redrawn in one column.
+    """
+    moved: list[Axes] = []
     if not any(ax.get_legend() is not None for ax in fig.axes):
         return moved
     # One layout pass, then the layout is frozen: constrained layout is not idempotent with legends outside the axes
@@ -435,7 +592,9 @@ def place_legends(fig, *, headroom_steps: int = 4) -> list:
     return moved
 
 
-def legend_below(ax, *, gap: float = 0.03, **kwargs):
+# drawn-figure helpers: matplotlib's annotations type every legend, bbox and renderer as optional (and a canvas
+# without a renderer), which these functions rule out by drawing the figure first, so they take its objects as Any
+def legend_below(ax: Any, *, gap: float = 0.03, **kwargs: Any) -> Legend:
     """A legend centred under ``ax`` with its top just below the axes' tick labels and x label, as measured on the
     drawn figure (a fixed offset such as ``bbox_to_anchor=(0.5, -0.2)`` runs into the x label when the axes are
     short). ``kwargs`` go to :meth:`~matplotlib.axes.Axes.legend`; ``gap`` is in axes heights. The figure's layout
@@ -451,7 +610,7 @@ def legend_below(ax, *, gap: float = 0.03, **kwargs):
     return ax.legend(loc="upper center", bbox_to_anchor=(0.5, y), **kwargs)
 
 
-def overlapping_legends(fig) -> list[tuple]:
+def overlapping_legends(fig: Any) -> list[tuple[Any, Any]]:
     """Pairs of axes whose legends overlap each other on the drawn figure (e.g. two wide legends placed below
     neighbouring panels)."""
     renderer = fig.canvas.get_renderer()
@@ -468,7 +627,7 @@ def overlapping_legends(fig) -> list[tuple]:
     ]
 
 
-def _unstack_legends(fig, moved: list) -> None:
+def _unstack_legends(fig: Any, moved: list) -> None:
     """Legends that overlap each other are redrawn in one column where they stand (narrower, so side by side
     panels keep their legends apart); a pair that still overlaps is an error naming both axes' titles."""
     pairs = overlapping_legends(fig)
@@ -513,6 +672,23 @@ RESOURCE_COLORS: dict[str, str] = {
 def resource_color(resource: str) -> str:
     """The colour of a resource (``"CPU"``, ``"RAM"``/``"memory"``, ``"storage"``, ``"network"``; case ignored).
 
+    Parameters
+    ----------
+    resource : str
+        The resource's name, case ignored.
+
+    Returns
+    -------
+    str
+        A grey, as a hex colour.
+
+    Raises
+    ------
+    ValueError
+        When the resource is not one of :data:`RESOURCE_COLORS`.
+
+    Examples
+    --------
     >>> resource_color("CPU") != color("drf")
     True
     """
@@ -524,8 +700,19 @@ def resource_color(resource: str) -> str:
         ) from None
 
 
-def log_log_slope(x, y) -> float:
-    """Least-squares slope of log(y) on log(x): the empirical scaling exponent."""
+def log_log_slope(x: npt.ArrayLike, y: npt.ArrayLike) -> float:
+    """Least-squares slope of log(y) on log(x): the empirical scaling exponent.
+
+    Parameters
+    ----------
+    x, y : array_like of float
+        Positive values, same length.
+
+    Returns
+    -------
+    float
+        The slope.
+    """
     x, y = np.asarray(x, float), np.asarray(y, float)
     return float(np.polyfit(np.log(x), np.log(y), 1)[0])
 
@@ -553,28 +740,36 @@ _LINESTYLE_NAMES = {
 }
 
 
-def _linestyle_name(line) -> str | None:
+def _linestyle_name(line: Line2D) -> str | None:
     ls = line.get_linestyle()
     if ls in _LINESTYLE_NAMES:
         return _LINESTYLE_NAMES[ls]
     return "dashed-pattern" if ls not in (None, "None", "", " ") else None
 
 
-def figure_marks(fig) -> dict:
+def figure_marks(fig: Figure) -> dict[str, list[str]]:
     """What ``fig`` draws, as a caption may name it: its text (titles, axis labels, tick labels, legend entries,
     annotations), the markers and the line styles of its visible lines and scatter points. Sorted lists, so the
-    result is stable and can be stored (:func:`fairlib.repro.report.save_figure` writes it beside the figure)."""
+    result is stable and can be stored (:func:`fairlib.repro.report.save_figure` writes it beside the figure).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure (drawn here).
+
+    Returns
+    -------
+    dict of str to list of str
+        ``{"texts": [...], "markers": [...], "linestyles": [...]}``.
+    """
     from matplotlib.lines import Line2D
 
     texts, markers, lines = set(), set(), set()
     fig.canvas.draw()
-    if fig._suptitle is not None:
-        texts.add(fig._suptitle.get_text())
+    texts.add(fig.get_suptitle())  # "" when there is none (dropped below)
     for ax in fig.axes:
-        texts.update(
-            t.get_text()
-            for t in [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label]
-        )
+        texts.update(t.get_text() for t in [ax.title, ax.xaxis.label, ax.yaxis.label])
+        texts.update(ax.get_title(loc) for loc in ("left", "right"))
         texts.update(t.get_text() for t in ax.get_xticklabels() + ax.get_yticklabels())
         texts.update(t.get_text() for t in ax.texts)
         legend = ax.get_legend()
@@ -587,10 +782,14 @@ def figure_marks(fig) -> dict:
             m = line.get_marker()
             if m not in (None, "", "None", " ", "none"):
                 markers.add(str(m))
-            if (name := _linestyle_name(line)) is not None and line.get_xydata().shape[0] != 1:
+            if (name := _linestyle_name(line)) is not None and np.shape(line.get_xydata())[0] != 1:
                 lines.add(name)
         for coll in ax.collections:
-            if isinstance(coll, PathCollection) and coll.get_visible() and len(coll.get_offsets()):
+            if (
+                isinstance(coll, PathCollection)
+                and coll.get_visible()
+                and np.shape(coll.get_offsets())[0]
+            ):
                 markers.add("scatter")
     for legend in fig.legends:
         texts.update(t.get_text() for t in legend.get_texts())
@@ -601,11 +800,25 @@ def figure_marks(fig) -> dict:
     }
 
 
-def caption_problems(caption: str, marks: dict) -> list[str]:
+def caption_problems(caption: str, marks: Mapping[str, list[str]]) -> list[str]:
     """What ``caption`` names that the figure (``marks``, :func:`figure_marks`) does not draw: a mark ("circles",
     "crosses", "dotted", ...) no line or point of the figure has, or a mechanism (its house label, e.g. "PS-DSF")
     that no text of the figure names. Empty when the caption describes only what is drawn.
 
+    Parameters
+    ----------
+    caption : str
+        The figure's caption.
+    marks : dict of str to list of str
+        :func:`figure_marks` of the figure.
+
+    Returns
+    -------
+    list of str
+        One sentence per problem.
+
+    Examples
+    --------
     >>> caption_problems("PS-DSF (circles) against DRFH", {"texts": ["PS-DSF", "DRFH"], "markers": ["o"],
     ...                  "linestyles": ["-"]})
     []

@@ -26,7 +26,9 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from .._validate import InvalidInputError
 
@@ -51,7 +53,7 @@ __all__ = [
 ]
 
 
-def _real(value, name: str) -> float:
+def _real(value: Any, name: str) -> float:
     try:
         return float(value)
     except (TypeError, ValueError):
@@ -67,10 +69,31 @@ def _undefined(x: float) -> str | None:
     return None
 
 
-def number(value, digits: int = 2, *, sign: bool = False) -> str:
+def number(value: float, digits: int = 2, *, sign: bool = False) -> str:
     """``value`` with ``digits`` decimals and thousands separated; ``sign=True`` writes "+" before a positive value.
     A value that rounds to zero has no sign (never "-0.00"); NaN reads "n/a" and infinity "∞".
 
+    Parameters
+    ----------
+    value : float
+        A real number (NaN reads "n/a", infinity "∞").
+    digits : int, default 2
+        Decimals, >= 0.
+    sign : bool, default False
+        Write "+" before a positive value.
+
+    Returns
+    -------
+    str
+        The number as prose writes it; a non-zero value that rounds to zero in its size (:func:`scientific`).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is not a real number or ``digits`` is negative.
+
+    Examples
+    --------
     >>> number(-0.004), number(12345.678, 1), number(3, 0), number(0.25, 2, sign=True), number(0.0, 2, sign=True)
     ('-4.0 × 10⁻³', '12,345.7', '3', '+0.25', '0')
     """
@@ -92,10 +115,29 @@ def number(value, digits: int = 2, *, sign: bool = False) -> str:
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
-def scientific(value, digits: int = 2) -> str:
+def scientific(value: float, digits: int = 2) -> str:
     """``value`` with ``digits`` significant digits as a power of ten, as prose writes it: ``8.9 × 10⁻¹⁰``; zero
     is ``0``.
 
+    Parameters
+    ----------
+    value : float
+        A real number.
+    digits : int, default 2
+        Significant digits, >= 1.
+
+    Returns
+    -------
+    str
+        ``mantissa × 10ⁿ`` with a superscript exponent; ``"0"`` for zero, "n/a" for NaN, "∞" for infinity.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is not a real number or ``digits`` < 1.
+
+    Examples
+    --------
     >>> scientific(8.91e-10), scientific(-0.000123), scientific(0), scientific(3e5, 1)
     ('8.9 × 10⁻¹⁰', '-1.2 × 10⁻⁴', '0', '3 × 10⁵')
     """
@@ -110,10 +152,29 @@ def scientific(value, digits: int = 2) -> str:
     return f"{'-' if x < 0 else ''}{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
 
 
-def within(difference, digits: int = 2) -> str:
+def within(difference: float, digits: int = 2) -> str:
     """How close two values are, in words: ``"exactly"`` when ``difference`` is 0, else ``"to within 8.9 × 10⁻¹⁰"``
     (its magnitude, :func:`scientific`). Never "to within 0.0e+00".
 
+    Parameters
+    ----------
+    difference : float
+        The difference of the two values (its sign is ignored).
+    digits : int, default 2
+        Decimals (or significant digits, for a difference below ``10**-digits``).
+
+    Returns
+    -------
+    str
+        ``"exactly"``, ``"to within ..."``, or "n/a" for NaN.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``difference`` is not a real number.
+
+    Examples
+    --------
     >>> within(0.0), within(-8.91e-10), within(0.25)
     ('exactly', 'to within 8.9 × 10⁻¹⁰', 'to within 0.25')
     """
@@ -125,9 +186,30 @@ def within(difference, digits: int = 2) -> str:
     return f"to within {number(x, digits) if x >= 10**-digits else scientific(x, digits)}"
 
 
-def percent(value, digits: int = 0, *, sign: bool = False) -> str:
+def percent(value: float, digits: int = 0, *, sign: bool = False) -> str:
     """A fraction as a percentage, ``0.256 -> '26%'`` (no sign on a rounded zero; ``sign=True`` marks a gain "+").
 
+    Parameters
+    ----------
+    value : float
+        A fraction (0.256 is 26%).
+    digits : int, default 0
+        Decimals of the percentage.
+    sign : bool, default False
+        Write "+" before a positive value.
+
+    Returns
+    -------
+    str
+        The percentage; a non-zero value that rounds to zero is shown by its bound (``"<0.1%"``, ``">-0.1%"``).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is not a real number.
+
+    Examples
+    --------
     >>> percent(0.256), percent(-0.0001, 1), percent(0.02, sign=True), percent(0)
     ('26%', '>-0.1%', '+2%', '0%')
     """
@@ -145,10 +227,29 @@ def percent(value, digits: int = 0, *, sign: bool = False) -> str:
     return number(x * 100, digits, sign=sign) + "%"
 
 
-def share(value, digits: int = 0) -> str:
+def share(value: float, digits: int = 0) -> str:
     """A share of a whole in words: exactly 0 is ``"none"``, exactly 1 is ``"all"``, anything else a percentage
     (a share that only rounds to 0% or 100% is shown as "<1%" / ">99%" so it is never mistaken for none or all).
 
+    Parameters
+    ----------
+    value : float
+        A share in [0, 1] (NaN reads "n/a").
+    digits : int, default 0
+        Decimals of the percentage.
+
+    Returns
+    -------
+    str
+        ``"none"``, ``"all"``, or a percentage.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is not a real number in [0, 1].
+
+    Examples
+    --------
     >>> share(0.0), share(1.0), share(0.004), share(0.9996), share(0.5)
     ('none', 'all', '<1%', '>99%', '50%')
     """
@@ -169,9 +270,32 @@ def share(value, digits: int = 0) -> str:
     return text
 
 
-def span(low, high, digits: int = 0, *, percent: bool = False, sep: str = "–") -> str:
+def span(low: float, high: float, digits: int = 0, *, percent: bool = False, sep: str = "–") -> str:
     """A range ``low–high``, or one number when both ends read the same after rounding.
 
+    Parameters
+    ----------
+    low, high : float
+        The range's ends, ``low <= high``.
+    digits : int, default 0
+        Decimals of each end.
+    percent : bool, default False
+        Write the ends as percentages of fractions (:func:`percent`).
+    sep : str, default "–"
+        Between the ends.
+
+    Returns
+    -------
+    str
+        ``"low–high"``, or one number when both ends read the same.
+
+    Raises
+    ------
+    InvalidInputError
+        When an end is not a real number or ``low > high``.
+
+    Examples
+    --------
     >>> span(3964, 4034), span(0.5, 0.5, 2), span(1.258, 1.262, percent=True)
     ('3,964–4,034', '0.50', '126%')
     """
@@ -188,6 +312,25 @@ def span(low, high, digits: int = 0, *, percent: bool = False, sep: str = "–")
 def found(text: str, *, lead: str = "What we found.") -> str:
     """A "What we found" paragraph as Markdown: ``**What we found.** text`` (``lead=""`` for none).
 
+    Parameters
+    ----------
+    text : str
+        The finding, a non-empty sentence.
+    lead : str, default "What we found."
+        The bold lead-in; ``""`` for none.
+
+    Returns
+    -------
+    str
+        The Markdown paragraph.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``text`` is not a non-empty string.
+
+    Examples
+    --------
     >>> found("Every run converged.")
     '**What we found.** Every run converged.'
     """
@@ -196,8 +339,16 @@ def found(text: str, *, lead: str = "What we found.") -> str:
     return f"**{lead}** {text.strip()}" if lead else text.strip()
 
 
-def show_found(text: str, **kw) -> None:
-    """Display :func:`found` as rendered Markdown in a notebook (the cell's code is hidden in the book)."""
+def show_found(text: str, **kw: str) -> None:
+    """Display :func:`found` as rendered Markdown in a notebook (the cell's code is hidden in the book).
+
+    Parameters
+    ----------
+    text : str
+        The finding, a non-empty sentence.
+    **kw
+        ``lead=``, as :func:`found` takes it.
+    """
     from IPython.display import Markdown, display
 
     display(Markdown(found(text, **kw)))
@@ -211,7 +362,7 @@ _STATUS_WORD = {
 }
 
 
-def _value_text(value) -> str:
+def _value_text(value: object) -> str:
     from .report import display_value
 
     if isinstance(value, bool):
@@ -233,6 +384,18 @@ def plain_statement(statement: str) -> str:
     """A ledger statement as a Findings bullet says it: without its ``[setup: ...]`` block (the run's set-up, which the
     ledger below keeps), brackets inside it such as ``[INF]`` included.
 
+    Parameters
+    ----------
+    statement : str
+        A claim's statement as the ledger records it.
+
+    Returns
+    -------
+    str
+        The statement without its ``[setup: ...]`` block, spaces tidied.
+
+    Examples
+    --------
     >>> plain_statement("PS-DSF leads [setup: open loop, demands capped [INF], 2% of the jobs] on CPU")
     'PS-DSF leads on CPU'
     """
@@ -258,10 +421,30 @@ def plain_statement(statement: str) -> str:
 HEADLINE_WORDS = 35
 
 
-def headline_text(template: str, claim: dict) -> str:
+def headline_text(template: str, claim: Mapping[str, Any]) -> str:
     """A claim's declared ``headline`` filled with its ledger values: ``{ours}``, ``{paper}``, and for a list of
     values ``{ours_min}``, ``{ours_max}`` and ``{n}`` (format specs allowed: ``{ours:.2f}``).
 
+    Parameters
+    ----------
+    template : str
+        The declared headline, a :meth:`str.format` template.
+    claim : dict
+        The claim's ledger row (``ours``, ``paper``).
+
+    Returns
+    -------
+    str
+        The filled headline.
+
+    Raises
+    ------
+    InvalidInputError
+        When the template names a field the ledger does not give or its format does not fit the value, naming the
+        claim and the template.
+
+    Examples
+    --------
     >>> headline_text("PDRF is {ours:.0f}x faster than DRF; the paper says considerably", {"ours": 31.4})
     'PDRF is 31x faster than DRF; the paper says considerably'
     >>> headline_text("median efficiency {ours_min:.2f} to {ours_max:.2f} over {n} user counts", {"ours": [0.88, 0.91]})
@@ -288,6 +471,18 @@ def short_source(source: str) -> str:
     """A claim's source as a Findings bullet cites it: the reference without its parenthesised gloss (the ledger
     keeps the whole source).
 
+    Parameters
+    ----------
+    source : str
+        The claim's ``source`` (``"§6.1, Fig. 7 (mean of CPU and RAM utilisation)"``).
+
+    Returns
+    -------
+    str
+        The part before the first ``" ("``; the whole source when that part is empty.
+
+    Examples
+    --------
     >>> short_source("§6.1, Fig. 7 (mean of CPU and RAM utilisation)"), short_source("Thm 2")
     ('§6.1, Fig. 7', 'Thm 2')
     """
@@ -295,7 +490,9 @@ def short_source(source: str) -> str:
     return head or source
 
 
-def findings_markdown(claims: list[dict], chosen: list[str], headlines: dict | None = None) -> str:
+def findings_markdown(
+    claims: list[dict], chosen: list[str], headlines: Mapping[str, str] | None = None
+) -> str:
     """The **Findings** list of a notebook: one Markdown bullet per claim of ``chosen`` (3 to 5 claim ids of the
     ledger ``claims``, as written to ``claims.json``; all of them where it has fewer than 3; empty: the ledger's
     first five, its paper claims first, until the notebook names its main ones), in that order, each saying whether
@@ -305,6 +502,28 @@ def findings_markdown(claims: list[dict], chosen: list[str], headlines: dict | N
     the bullet's words; a claim without one says its statement and the value we measured. A bullet is at most
     :data:`HEADLINE_WORDS` words, its status and short source (:func:`short_source`) included.
 
+    Parameters
+    ----------
+    claims : list of dict
+        The ledger's claims, as ``claims.json`` holds them.
+    chosen : list of str
+        The claim ids to show, in order (see above).
+    headlines : dict of str to str, optional
+        Claim id → declared headline (see above).
+
+    Returns
+    -------
+    str
+        Markdown: the bullets, then a line of the ledger's counts by status.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``chosen`` has the wrong length or names a claim not in the ledger, or a bullet is longer than
+        :data:`HEADLINE_WORDS` words.
+
+    Examples
+    --------
     >>> ledger = [{"claim_id": "a", "statement": "the worst efficiency is 3/4", "status": "held", "ours": 0.7502,
     ...            "kind": "paper", "source": "§3"}]
     >>> print(findings_markdown(ledger, ["a", "a", "a"]).splitlines()[0])
@@ -360,8 +579,19 @@ def findings_markdown(claims: list[dict], chosen: list[str], headlines: dict | N
     return "\n".join(lines)
 
 
-def registry_headlines(key: str) -> dict:
-    """Claim id → declared ``headline`` of notebook ``key``'s claims registry (``notebooks/claims/<key>.toml``)."""
+def registry_headlines(key: str) -> dict[str, str]:
+    """Claim id → declared ``headline`` of notebook ``key``'s claims registry (``notebooks/claims/<key>.toml``).
+
+    Parameters
+    ----------
+    key : str
+        The notebook's key.
+
+    Returns
+    -------
+    dict of str to str
+        The claims that declare a headline; empty when the notebook has no registry.
+    """
     from .report import load_registry, registry_path
 
     path = registry_path(key)
@@ -377,6 +607,29 @@ def running_note(key: str, mode: str, *, traces: bool = False, seconds: float | 
     from. The executed copy a full run publishes says it ran in full mode, and how long it took
     (:func:`fairlib.repro.executed.publish_executed` renders the note again with that run's own time).
 
+    Parameters
+    ----------
+    key : str
+        The notebook's key.
+    mode : {"quick", "full"}
+        The mode this copy runs in.
+    traces : bool, default False
+        Add where the notebook's trace data comes from.
+    seconds : float, optional
+        The full run's wall time (default: read from ``executed/<key>.ipynb``).
+
+    Returns
+    -------
+    str
+        The Markdown note.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``mode`` is neither ``"quick"`` nor ``"full"``.
+
+    Examples
+    --------
     >>> running_note("demo", "full", seconds=300)[:78]
     "**This copy ran in full mode** (the paper's sizes) in about 5 min on 2 cores. "
     """
@@ -410,7 +663,17 @@ def running_note(key: str, mode: str, *, traces: bool = False, seconds: float | 
 
 
 def show_running_note(key: str, mode: str, *, traces: bool = False) -> None:
-    """Display :func:`running_note` as Markdown (the cell's code is hidden in the book)."""
+    """Display :func:`running_note` as Markdown (the cell's code is hidden in the book).
+
+    Parameters
+    ----------
+    key : str
+        The notebook's key.
+    mode : {"quick", "full"}
+        The mode this copy runs in.
+    traces : bool, default False
+        Add where the notebook's trace data comes from.
+    """
     from IPython.display import Markdown, display
 
     display(Markdown(running_note(key, mode, traces=traces)))
@@ -428,7 +691,17 @@ def _ledger(key: str, mode: str) -> list[dict] | None:
 def show_findings(key: str, mode: str, chosen: list[str]) -> None:
     """Display the **Findings** of notebook ``key`` from the last ledger of ``mode`` (a full run's is committed);
     ``run_all.py`` renders it again from the ledger of the run that just finished when it publishes the notebook
-    (:func:`fairlib.repro.executed.publish_executed`), so the executed notebook's Findings are that run's."""
+    (:func:`fairlib.repro.executed.publish_executed`), so the executed notebook's Findings are that run's.
+
+    Parameters
+    ----------
+    key : str
+        The notebook's key.
+    mode : {"quick", "full"}
+        Whose ledger to read (``paths.results_dir(key, mode)/claims.json``).
+    chosen : list of str
+        The claim ids to show (:func:`findings_markdown`).
+    """
     from IPython.display import Markdown, display
 
     claims = _ledger(key, mode)

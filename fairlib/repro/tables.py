@@ -18,7 +18,9 @@ when it has few rows, else split into column groups that each repeat the first c
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -36,10 +38,22 @@ _TRANSPOSE_ROWS = 12
 MISSING = "—"
 
 
-def column_decimals(values) -> int:
+def column_decimals(values: Iterable[object]) -> int:
     """Decimals for a numeric column: none for whole numbers, else enough for about three significant digits of
     its largest magnitude (at most 6).
 
+    Parameters
+    ----------
+    values : iterable of float or None
+        The column's values (None and non-finite values are ignored).
+
+    Returns
+    -------
+    int
+        Decimals, 0 to 6.
+
+    Examples
+    --------
     >>> column_decimals([1.0, 2.0]), column_decimals([49.5, 3.25]), column_decimals([0.00123, 0.0004])
     (0, 1, 5)
     """
@@ -53,7 +67,7 @@ def column_decimals(values) -> int:
     return int(min(6, max(0, 2 - math.floor(math.log10(top)))))
 
 
-def _text(value, decimals: int) -> str:
+def _text(value: object, decimals: int) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return MISSING
     if isinstance(value, (bool, np.bool_)):
@@ -71,7 +85,7 @@ def _text(value, decimals: int) -> str:
     return MISSING if text in ("nan", "NaN", "None", "") else text
 
 
-def _human(name) -> str:
+def _human(name: object) -> str:
     text = str(name)
     return text.replace("_", " ") if " " not in text else text
 
@@ -84,9 +98,17 @@ def _width_px(frame: pd.DataFrame) -> float:
 @dataclass(frozen=True)
 class Table:
     """One table as a reader sees it: one or more frames of text (several when a wide table is split), shown as
-    HTML in a notebook (:func:`show_table`)."""
+    HTML in a notebook (:func:`show_table`).
 
-    frames: tuple
+    Parameters
+    ----------
+    frames : tuple of pandas.DataFrame
+        The frames of text, shown one under the other.
+    caption : str, optional
+        Shown above the first frame.
+    """
+
+    frames: tuple[pd.DataFrame, ...]
     caption: str | None = None
 
     def _repr_html_(self) -> str:
@@ -104,8 +126,8 @@ class Table:
 def table(
     df: pd.DataFrame,
     *,
-    names: dict | None = None,
-    decimals: dict | int | None = None,
+    names: Mapping[str, str] | None = None,
+    decimals: dict[str, int] | int | None = None,
     caption: str | None = None,
     width_px: float = CONTENT_WIDTH_PX,
 ) -> Table:
@@ -115,6 +137,29 @@ def table(
     numeric column, or column → count (others: :func:`column_decimals`). A table wider than ``width_px`` is
     transposed (its first column becomes the header row) when it has at most 12 rows, else split into column
     groups that each repeat the first column.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The tidy table.
+    names : dict of str to str, optional
+        Column → header (other columns: underscores become spaces).
+    decimals : int or dict of str to int, optional
+        One count for every numeric column, or column → count (others: :func:`column_decimals`).
+    caption : str, optional
+        The table's caption.
+    width_px : float, default CONTENT_WIDTH_PX
+        The widest a frame may be, CSS pixels (the book's content column: 680).
+
+    Returns
+    -------
+    Table
+        The frames of text and the caption.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``df`` is not a DataFrame, or ``names`` or ``decimals`` names a column it does not have.
     """
     if not isinstance(df, pd.DataFrame):
         raise InvalidInputError(
@@ -173,7 +218,8 @@ def table(
             if _width_px(flipped) <= width_px:
                 frames = [flipped]
         if frames[0] is text:
-            frames, key, group = [], text.columns[0], []
+            group: list[str] = []
+            frames, key = [], text.columns[0]
             for col in text.columns[1:]:
                 if group and _width_px(text[[key] + group + [col]]) > width_px:
                     frames.append(text[[key] + group])
@@ -183,18 +229,38 @@ def table(
     return Table(tuple(frames), caption)
 
 
-def show_table(df: pd.DataFrame, **kw) -> None:
-    """Display :func:`table` (``df`` formatted for a reader) in a notebook."""
+def show_table(df: pd.DataFrame, **kw: Any) -> None:
+    """Display :func:`table` (``df`` formatted for a reader) in a notebook.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The tidy table.
+    **kw
+        ``names``, ``decimals``, ``caption``, ``width_px`` as :func:`table` takes them.
+    """
     from IPython.display import display
 
     display(table(df, **kw))
 
 
-def reader_value(value) -> str:
+def reader_value(value: object) -> str:
     """One measured or paper value as a reader's page shows it: yes/no for a truth value, whole numbers with
     thousands separated, four significant digits, a power of ten for a tiny or huge number (never ``6.7e-16``), a
     long list of numbers as its range.
 
+    Parameters
+    ----------
+    value : object
+        A bool, number, list of numbers, or anything else (shown as :func:`fairlib.repro.report.display_value` does).
+
+    Returns
+    -------
+    str
+        The value as the page shows it.
+
+    Examples
+    --------
     >>> [reader_value(v) for v in (True, 12345, 1.0, 0.750075, 6.66134e-16, 7.19882e6, [1, 3], [0.5, 0.25, 1, 2, 3])]
     ['yes', '12,345', '1', '0.7501', '6.66 × 10⁻¹⁶', '7.2 × 10⁶', '1, 3', '0.25 to 3 (5 values)']
     """

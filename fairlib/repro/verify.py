@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -76,13 +77,27 @@ class Tolerance(NamedTuple):
     for closed-form arithmetic, fewer for an iterative solver's output, never so few that a rounding step alone exceeds
     ``rtol`` (a test). ``inputs``: columns under the declaration that echo the instance or the trace (a job's
     arrival, its work) rather than a solver's output, reported with the format's digits; so is a column of whole
-    numbers (a time stamp, a count)."""
+    numbers (a time stamp, a count).
+
+    Parameters
+    ----------
+    rtol : float
+        Relative tolerance.
+    atol : float
+        Absolute tolerance.
+    reason : str
+        The certificate that bounds the move, or why only rounding moves it.
+    digits : int, default 10
+        Significant digits the tables report the column with.
+    inputs : tuple of str, default ()
+        Columns under the declaration that echo the instance or the trace.
+    """
 
     rtol: float
     atol: float
     reason: str
     digits: int = 10
-    inputs: tuple = ()
+    inputs: tuple[str, ...] = ()
 
 
 #: per-table tolerances of ``run_all.py --verify``, declared from what bounds each value's move between CPUs:
@@ -424,7 +439,19 @@ SENSITIVE: dict[str, dict[str, dict]] = {
 @result_type
 @dataclass(frozen=True)
 class Difference:
-    """One cell that differs: 0-based data row (header excluded), column name or index, both values."""
+    """One cell that differs: 0-based data row (header excluded), column name or index, both values.
+
+    Parameters
+    ----------
+    row : int
+        0-based data row (-1 for a difference in the number of lines).
+    column : str or int
+        The column's name, or its index in a text comparison.
+    committed, fresh : str
+        The two cells as written.
+    relative : float, default inf
+        Relative difference of two numbers; inf for text or integers.
+    """
 
     row: int
     column: object
@@ -441,7 +468,23 @@ class Difference:
 @dataclass(frozen=True)
 class TableReport:
     """Outcome of one table's comparison: ``status`` is ``identical``, ``equal`` (within tolerance),
-    ``sensitive`` (differs only in declared sensitive columns), ``differs``, ``missing`` or ``new``."""
+    ``sensitive`` (differs only in declared sensitive columns), ``differs``, ``missing`` or ``new``.
+
+    Parameters
+    ----------
+    name : str
+        The table's name (its file's stem).
+    status : {"identical", "equal", "sensitive", "differs", "missing", "new"}
+        The outcome.
+    max_relative : float, default 0.0
+        The largest relative difference of the numbers compared.
+    first : Difference, optional
+        The first cell that differs.
+    detail : str, default ""
+        What else the report says (columns or rows that differ in number, the sensitive reason).
+    excluded : tuple of str, default ()
+        Columns left out (wall-clock timings).
+    """
 
     name: str
     status: str
@@ -456,7 +499,13 @@ class TableReport:
         return self.status in ("identical", "equal", "sensitive")
 
     def line(self) -> str:
-        """One line of the verify report for this table."""
+        """One line of the verify report for this table.
+
+        Returns
+        -------
+        str
+            ``"<name>: <status> ..."`` with the largest difference, the first differing cell or the detail.
+        """
         excl = f"; excluded {', '.join(self.excluded)}" if self.excluded else ""
         if self.status == "identical":
             return f"{self.name}: identical{excl}"
@@ -473,7 +522,17 @@ class TableReport:
 @result_type
 @dataclass(frozen=True)
 class ClaimChange:
-    """A claim whose status differs between the committed ledger and the fresh run."""
+    """A claim whose status differs between the committed ledger and the fresh run.
+
+    Parameters
+    ----------
+    claim_id : str
+        The claim.
+    committed, fresh : str
+        Its status in each ledger (``"absent"`` where it is not in one).
+    sensitive : str, default ""
+        Why the change is expected (a wall-clock claim, a declared sensitive claim); empty when it is not.
+    """
 
     claim_id: str
     committed: str
@@ -488,7 +547,19 @@ class ClaimChange:
 @result_type
 @dataclass
 class VerifyReport:
-    """Everything ``--verify`` found for one notebook: its tables and its claims."""
+    """Everything ``--verify`` found for one notebook: its tables and its claims.
+
+    Parameters
+    ----------
+    key : str
+        The notebook's key.
+    tables : list of TableReport, optional
+        One report per table (and for ``claims.json`` when one side lacks it).
+    claims : list of ClaimChange, optional
+        The claims whose status changed.
+    claims_compared : int, default 0
+        Claims compared.
+    """
 
     key: str
     tables: list[TableReport] = field(default_factory=list)
@@ -503,7 +574,13 @@ class VerifyReport:
         return compared and all(t.ok for t in self.tables) and all(c.sensitive for c in self.claims)
 
     def lines(self) -> list[str]:
-        """The report's lines, as printed by ``run_all.py --verify``."""
+        """The report's lines, as printed by ``run_all.py --verify``.
+
+        Returns
+        -------
+        list of str
+            One line per table, then the claims' summary and one line per changed claim.
+        """
         out = [f"  {t.line()}" for t in self.tables]
         if not self.tables and not self.claims_compared:
             out.append("  NOTHING COMPARED: no table and no claims.json on either side")
@@ -520,12 +597,27 @@ _INT = re.compile(r"[+-]?\d+\Z")
 
 def declared_tolerance(key: str, table: str, column: str) -> Tolerance | None:
     """The :data:`TOLERANCES` declaration that covers ``column`` of ``table`` in notebook ``key`` (the table's own,
-    then the notebook's ``"*"``; a column's own, then the table's ``"*"``), or None where nothing is declared."""
+    then the notebook's ``"*"``; a column's own, then the table's ``"*"``), or None where nothing is declared.
+
+    Parameters
+    ----------
+    key : str
+        The notebook's key.
+    table : str
+        The table's name.
+    column : str
+        The column.
+
+    Returns
+    -------
+    Tolerance or None
+        The declaration, or None where nothing is declared.
+    """
     declared = {**TOLERANCES.get(key, {}).get("*", {}), **TOLERANCES.get(key, {}).get(table, {})}
     return declared.get(column, declared.get("*"))
 
 
-def _number(token: str):
+def _number(token: str) -> int | float | None:
     """``int`` for an integer token, ``float`` for another numeric one, ``None`` for text."""
     t = token.strip()
     if _INT.match(t):
@@ -549,6 +641,22 @@ def compare_values(committed: str, fresh: str, *, rtol: float, atol: float = 0.0
     Returns ``(equal, relative difference)``; the relative difference is 0 for identical cells and inf when
     the cells are not both numbers (or are integers that differ).
 
+    Parameters
+    ----------
+    committed, fresh : str
+        The two cells as written in the CSV files.
+    rtol : float
+        Relative tolerance.
+    atol : float, default 0.0
+        Absolute tolerance.
+
+    Returns
+    -------
+    Comparison
+        ``(equal, relative difference)``.
+
+    Examples
+    --------
     >>> compare_values("0.002833789932588676", "0.0028337899325886766", rtol=1e-9)[0]
     True
     >>> tuple(compare_values("12", "13", rtol=0.5))
@@ -581,6 +689,22 @@ def compare_text(
     Returns every differing cell (empty when equal within ``rtol``); a different number of lines or fields is a
     difference too.
 
+    Parameters
+    ----------
+    committed, fresh : str
+        The two files' text.
+    rtol : float, default 1e-9
+        Relative tolerance for numbers.
+    sep : str, default ``r";\\t|[,;\\t]"``
+        The field separator, a regular expression.
+
+    Returns
+    -------
+    list of Difference
+        Every differing cell, empty when the files agree.
+
+    Examples
+    --------
     >>> compare_text("1;\\t2.5\\n", "1;\\t2.5000000000000004\\n")
     []
     >>> [str(d) for d in compare_text("1,2.5\\n", "1,2.50001\\n")]
@@ -620,10 +744,10 @@ def compare_table(
     *,
     rtol: float = DEFAULT_RTOL,
     atol: float = DEFAULT_ATOL,
-    exclude=(),
-    sensitive: dict | None = None,
+    exclude: Iterable[str] = (),
+    sensitive: dict[str, str] | None = None,
     name: str | None = None,
-    tolerances: dict | None = None,
+    tolerances: dict[str, Tolerance] | None = None,
 ) -> TableReport:
     """Compare two CSV tables cell by cell (see :func:`compare_values`).
 
@@ -631,6 +755,29 @@ def compare_table(
     "rows where <query>": reason}``; differences confined to those columns or rows make the status ``sensitive``
     (reported, not failed). ``tolerances``: ``{column or "*": Tolerance}``, the declared tolerance of a column (or
     of every column) in place of ``rtol``/``atol``.
+
+    Parameters
+    ----------
+    committed, fresh : pathlib.Path
+        The two CSV files.
+    rtol : float, default DEFAULT_RTOL
+        Relative tolerance of the columns ``tolerances`` does not cover.
+    atol : float, default DEFAULT_ATOL
+        Absolute tolerance of those columns.
+    exclude : iterable of str, default ()
+        Columns left out (wall-clock timings).
+    sensitive : dict of str to str, optional
+        ``{column or "*": reason, "rows where <query>": reason}``: differences confined to those columns or rows
+        make the status ``sensitive`` (reported, not failed).
+    name : str, optional
+        The table's name in the report (default: the committed file's stem).
+    tolerances : dict of str to Tolerance, optional
+        ``{column or "*": Tolerance}``, the declared tolerance of a column (or of every column).
+
+    Returns
+    -------
+    TableReport
+        The outcome: ``identical``, ``equal``, ``sensitive`` or ``differs``.
     """
     tolerances = dict(tolerances or {})
     name = name or Path(committed).stem
@@ -693,11 +840,24 @@ def compare_table(
 
 
 def claim_changes(
-    committed: list[dict], fresh: list[dict], *, sensitive: dict | None = None
+    committed: list[dict], fresh: list[dict], *, sensitive: dict[str, str] | None = None
 ) -> list[ClaimChange]:
     """Claims whose status differs between two ledgers (lists of claims as in ``claims.json``); a claim present in
     only one is a change (status ``"absent"`` on the other side). Claims decided by wall-clock time are marked
-    sensitive: machines and load differ, so their status is reported, never failed."""
+    sensitive: machines and load differ, so their status is reported, never failed.
+
+    Parameters
+    ----------
+    committed, fresh : list of dict
+        The two ledgers' claims (``claim_id``, ``status``, ``wall_clock``).
+    sensitive : dict of str to str, optional
+        Claim id → why its change is expected.
+
+    Returns
+    -------
+    list of ClaimChange
+        The changes, the committed ledger's order first.
+    """
     sensitive = dict(sensitive or {})
     for c in committed + fresh:
         if c.get("wall_clock"):
@@ -719,9 +879,22 @@ class ClaimComparison(NamedTuple):
 
 
 def compare_claims(
-    committed: Path, fresh: Path, *, sensitive: dict | None = None
+    committed: Path, fresh: Path, *, sensitive: dict[str, str] | None = None
 ) -> ClaimComparison:
-    """Every claim's status in two ``claims.json`` files: ``(claims compared, changes)`` (:func:`claim_changes`)."""
+    """Every claim's status in two ``claims.json`` files: ``(claims compared, changes)`` (:func:`claim_changes`).
+
+    Parameters
+    ----------
+    committed, fresh : pathlib.Path
+        The two ``claims.json`` files.
+    sensitive : dict of str to str, optional
+        Claim id → why its change is expected.
+
+    Returns
+    -------
+    ClaimComparison
+        The number of distinct claims over both, and the changes.
+    """
     old, new = (json.loads(Path(f).read_text())["claims"] for f in (committed, fresh))
     ids = {c["claim_id"] for c in old} | {c["claim_id"] for c in new}
     return ClaimComparison(len(ids), claim_changes(old, new, sensitive=sensitive))
@@ -738,7 +911,33 @@ def verify_results(
 ) -> VerifyReport:
     """Compare every table of ``committed_dir`` (the committed ``data/results/<key>/``) with ``fresh_dir``: with the
     tolerances declared in :data:`TOLERANCES` and ``rtol``/``atol`` for columns declared nowhere, or, with
-    ``declared=False``, ``rtol``/``atol`` for every number."""
+    ``declared=False``, ``rtol``/``atol`` for every number.
+
+    Parameters
+    ----------
+    key : str
+        The notebook's key (whose declarations apply).
+    committed_dir : pathlib.Path
+        The committed ``data/results/<key>/``.
+    fresh_dir : pathlib.Path
+        The fresh run's results.
+    rtol : float, default DEFAULT_RTOL
+        Relative tolerance of the columns declared nowhere (of every column with ``declared=False``).
+    atol : float, default DEFAULT_ATOL
+        Absolute tolerance, likewise.
+    declared : bool, default True
+        Use the declarations of :data:`TOLERANCES`.
+
+    Returns
+    -------
+    VerifyReport
+        One report per table (and ``claims.json``), and the claims whose status changed.
+
+    Raises
+    ------
+    InvalidInputError
+        When either directory exists but is a file.
+    """
     committed_dir, fresh_dir = Path(committed_dir), Path(fresh_dir)
     for name, folder in (("committed_dir", committed_dir), ("fresh_dir", fresh_dir)):
         if folder.exists() and not folder.is_dir():

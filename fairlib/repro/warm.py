@@ -20,16 +20,27 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._validate import InvalidInputError
 
+if TYPE_CHECKING:
+    from ..games import GameMechanism
+    from ..multires import Cluster
+
 __all__ = ["warm_steps", "warm", "uncompiled_kernels", "check_game_is_warmed_up", "main"]
 
 
 def warm_steps() -> list[tuple[str, Callable[[], object]]]:
-    """(name, call) for every entry point whose first call compiles kernels."""
+    """(name, call) for every entry point whose first call compiles kernels.
+
+    Returns
+    -------
+    list of (str, callable)
+        Each step's name and a call of no arguments that runs its entry points on small instances.
+    """
     from ..dynamic import dynamic_drf
     from .experiments.dynamic_drf import per_step_times
     from ..market import Game, best_response, best_response_finite, run_dynamics
@@ -180,7 +191,7 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
     ]
 
 
-def _other_registered(warmed: set, pool, cluster) -> list:
+def _other_registered(warmed: set, pool: Cluster, cluster: Cluster) -> list:
     """Every run of the registered mechanisms whose function no step above calls, on ``pool`` or ``cluster``."""
     from .. import mechanisms
 
@@ -195,7 +206,7 @@ def _other_registered(warmed: set, pool, cluster) -> list:
     return out
 
 
-def _registered_games(weights) -> list:
+def _registered_games(weights: np.ndarray) -> list:
     """Every registered game on a small game with the weights ``weights`` (a reserve where it plays the perturbed
     game), and with finite parallelism where it has that capability."""
     from .. import games
@@ -213,10 +224,20 @@ def _registered_games(weights) -> list:
     return out
 
 
-def check_game_is_warmed_up(entry) -> None:
+def check_game_is_warmed_up(entry: GameMechanism) -> None:
     """``python -m fairlib.repro.warm`` calls the registered game ``entry`` (its kernels are then in the keyed cache):
     raises ``AssertionError`` if not. The game is re-registered around a spy for the check and restored after it
     (``tests/test_game_registry.py`` runs it on every registered game).
+
+    Parameters
+    ----------
+    entry : GameMechanism
+        A registered game (:func:`fairlib.games.get`).
+
+    Raises
+    ------
+    AssertionError
+        When no warm-up step calls the game.
 
     Examples
     --------
@@ -288,7 +309,29 @@ def warm(progress: bool = True, jobs: int = 1, only: list[str] | None = None) ->
     an index entry lost to two workers saving the same kernel's signatures at once is compiled again here, so
     the result is the same as with one process. The workers are spawned, so they import the calling script again:
     a script calling ``warm(jobs=...)`` keeps its top level under ``if __name__ == "__main__":`` (or runs
-    ``python -m fairlib.repro.warm --jobs N`` instead)."""
+    ``python -m fairlib.repro.warm --jobs N`` instead).
+
+    Parameters
+    ----------
+    progress : bool, default True
+        Show a progress bar.
+    jobs : int, default 1
+        Worker processes compiling at once, >= 1.
+    only : list of str, optional
+        The names of the steps to run (default: every step).
+
+    Returns
+    -------
+    dict of str to float
+        Seconds per step, in the steps' order (the workers' time and this process's, with ``jobs`` > 1).
+
+    Raises
+    ------
+    ValueError
+        When ``only`` names an unknown step or ``jobs`` is not an integer >= 1.
+    RuntimeError
+        When a worker process ended before finishing its step.
+    """
     from tqdm import tqdm
 
     steps = warm_steps()
@@ -360,7 +403,14 @@ def _run_step(name: str) -> float:
 
 def uncompiled_kernels() -> list[str]:
     """Every numba kernel of fairlib (module.function) with no entry in the on-disk cache — neither compiled by
-    this process nor found there (a kernel only called from other kernels is cached too: its own index file)."""
+    this process nor found there (a kernel only called from other kernels is cached too: its own index file).
+
+    Returns
+    -------
+    list of str
+        The kernels missing from the cache, as ``module.function``; kernels compiled only inside their callers and
+        parallel chains unused with one thread are not counted.
+    """
     import numba
     from numba.core.registry import CPUDispatcher
 
@@ -399,8 +449,19 @@ def uncompiled_kernels() -> list[str]:
     return missing
 
 
-def main(argv=None) -> int:
-    """Command line: compile (or load) every kernel, print the time per step; exit 1 if a kernel was missed."""
+def main(argv: list[str] | None = None) -> int:
+    """Command line: compile (or load) every kernel, print the time per step; exit 1 if a kernel was missed.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default ``sys.argv[1:]``): ``--quiet`` (no progress bar), ``--jobs N`` (worker processes).
+
+    Returns
+    -------
+    int
+        The exit status: 0 when every kernel is in the cache, 1 when a kernel was missed.
+    """
     ap = argparse.ArgumentParser(
         prog="python -m fairlib.repro.warm", description=__doc__.split("\n")[0]
     )
@@ -432,7 +493,7 @@ def main(argv=None) -> int:
     times = warm(progress=not args.quiet, jobs=args.jobs)
     total = time.perf_counter() - t0
     print(
-        f"fairlib kernels ready in {config.CACHE_DIR}: {total:.1f} s "
+        f"fairlib kernels ready in {getattr(config, 'CACHE_DIR')}: {total:.1f} s "
         f"({', '.join(f'{k} {v:.1f} s' for k, v in times.items())})"
     )
     missing = uncompiled_kernels()

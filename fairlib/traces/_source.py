@@ -2,34 +2,81 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import paths
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SYNTHETIC_MARKER = "SYNTHETIC.md"
 
 
-def is_synthetic(folder) -> bool:
-    """Whether ``folder`` or one of its three nearest parents carries :data:`SYNTHETIC_MARKER`."""
+def is_synthetic(folder: str | os.PathLike[str]) -> bool:
+    """Whether ``folder`` or one of its three nearest parents carries :data:`SYNTHETIC_MARKER`.
+
+    Parameters
+    ----------
+    folder : str or os.PathLike
+        A trace folder or file.
+
+    Returns
+    -------
+    bool
+        True when a synthetic generator wrote it.
+    """
     from .._validate import as_path
 
     folder = as_path(folder, "folder", kind="directory")
     return any((p / SYNTHETIC_MARKER).is_file() for p in [folder, *folder.parents][:4])
 
 
-def source_of(folder) -> str:
-    """``"synthetic"`` or ``"real"``."""
+def source_of(folder: str | os.PathLike[str]) -> str:
+    """The provenance label of the data under ``folder``.
+
+    Parameters
+    ----------
+    folder : str or os.PathLike
+        A trace folder or file.
+
+    Returns
+    -------
+    str
+        ``"synthetic"`` when :func:`is_synthetic`, else ``"real"``.
+    """
     return "synthetic" if is_synthetic(folder) else "real"
 
 
-def trace_folder(folder: str, directory=None, name: str = "directory") -> Path:
-    """``directory`` when given; else the first ``<dir>/<folder>`` over :func:`fairlib.paths.trace_dirs`
-    (``$FAIRLIB_TRACE_DIR``, ``data/traces``, ``../shared/data/traces``); else ``data/traces/<folder>``, whose
-    absence the readers report with :func:`missing_hint`. ``name``: the argument's name in the error for a
-    ``directory`` that is not a path."""
-    if directory is not None:
-        import os
+def trace_folder(
+    folder: str, directory: os.PathLike[str] | str | None = None, name: str = "directory"
+) -> Path:
+    """The folder a reader reads: ``directory`` when given, else where the trace excerpts are found.
 
+    Parameters
+    ----------
+    folder : str
+        The trace folder name (a value of :data:`fairlib.paths.TRACE_FOLDERS`).
+    directory : str or os.PathLike, optional
+        An explicit folder, used as it is.
+    name : str, default "directory"
+        The argument's name in the error for a ``directory`` that is not a path.
+
+    Returns
+    -------
+    pathlib.Path
+        ``directory``; else the first ``<dir>/<folder>`` over :func:`fairlib.paths.trace_dirs` (``$FAIRLIB_TRACE_DIR``,
+        ``data/traces``, ``../shared/data/traces``) that holds data; else ``data/traces/<folder>``, whose absence the
+        readers report with :func:`missing_hint`.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``directory`` is neither a string nor a path.
+    """
+    if directory is not None:
         if not isinstance(directory, (str, os.PathLike)):
             from .._validate import InvalidInputError, _short
 
@@ -42,7 +89,18 @@ def trace_folder(folder: str, directory=None, name: str = "directory") -> Path:
 
 
 def missing_hint(folder: str) -> str:
-    """The end of a reader's FileNotFoundError: where it looked and how to get the data."""
+    """The end of a reader's FileNotFoundError: where it looked and how to get the data.
+
+    Parameters
+    ----------
+    folder : str
+        The trace folder name.
+
+    Returns
+    -------
+    str
+        :func:`fairlib.paths.missing_traces_message` of ``folder``.
+    """
     return paths.missing_traces_message(folder)
 
 
@@ -51,8 +109,31 @@ class TraceFormatError(ValueError):
 
 
 def read_bytes(path: Path, what: str, hint: str) -> bytes:
-    """The whole (gunzipped) file: FileNotFoundError with ``hint`` when it is not there, a TraceFormatError when
-    it is a directory, truncated, corrupt or empty; a PermissionError names the file."""
+    """The whole (gunzipped) file, refused with an error naming it when it is absent, unreadable or empty.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file; a ``.gz`` suffix is decompressed.
+    what : str
+        What the file is, for the messages (``"machine_events part 0"``).
+    hint : str
+        Where the reader looked and how to get the data (:func:`missing_hint`), for a missing file.
+
+    Returns
+    -------
+    bytes
+        The file's contents.
+
+    Raises
+    ------
+    FileNotFoundError
+        When the file is not there (the message ends with ``hint``).
+    TraceFormatError
+        When ``path`` is a directory, or the file is truncated, corrupt or empty.
+    PermissionError
+        When it cannot be read, naming the file.
+    """
     import gzip
     import zlib
 
@@ -77,9 +158,29 @@ def read_bytes(path: Path, what: str, hint: str) -> bytes:
 def check_field_counts(
     data: bytes, path: Path, n_fields: int, first_line: int = 1, block: int = 1 << 23
 ) -> None:
-    """Every line has exactly ``n_fields`` comma-separated fields (a blank line has one empty field): else a
-    TraceFormatError naming file and line. Counted on the raw bytes (no quoting in these traces), in blocks of
-    about ``block`` bytes cut at line ends, so the memory it needs does not grow with the file."""
+    """Check that every line has exactly ``n_fields`` comma-separated fields (a blank line has one empty field).
+
+    Counted on the raw bytes (no quoting in these traces), in blocks of about ``block`` bytes cut at line ends, so the
+    memory it needs does not grow with the file.
+
+    Parameters
+    ----------
+    data : bytes
+        The file's contents.
+    path : pathlib.Path
+        The file, for the message.
+    n_fields : int
+        Fields each line must have.
+    first_line : int, default 1
+        The 1-based line number of the first line of ``data`` in the file.
+    block : int, default 8 MiB
+        Bytes counted at a time.
+
+    Raises
+    ------
+    TraceFormatError
+        At the first line with another count, naming file, line and the line's text.
+    """
     import numpy as np
 
     raw = np.frombuffer(data, dtype=np.uint8)
@@ -197,20 +298,45 @@ def _to_float(text):
 def locate_bad_number(
     data: bytes,
     path: Path,
-    names,
-    numeric,
-    required=(),
+    names: list[str],
+    numeric: Iterable[str],
+    required: Iterable[str] = (),
     skiprows: int = 0,
     *,
     first_line: int | None = None,
     integer=(),
 ) -> None:
-    """After a parse failure: raise a TraceFormatError naming the first line and column whose non-empty value
-    is not a number (``numeric``: the columns that must be numbers), whose value is missing where one is
-    ``required`` (the integer columns), or is not an integer within int64 there or, where present, in ``integer``
-    (the integer columns that may be empty): ``1.5``, ``inf``, a 20-digit id. ``first_line``: the 1-based line
-    number of the first line of ``data`` in the file (default ``1 + skiprows``; a header cut off before ``data``
-    counts)."""
+    """After a parse failure: raise a TraceFormatError naming the first bad line and column.
+
+    Bad is a non-empty value that is not a number in a ``numeric`` column, a missing value in a ``required`` column (the
+    integer columns), or a value there or in an ``integer`` column that is not an integer within int64 (``1.5``,
+    ``inf``, a 20-digit id).
+
+    Parameters
+    ----------
+    data : bytes
+        The file's contents.
+    path : pathlib.Path
+        The file, for the message.
+    names : list of str
+        The column names, in file order.
+    numeric : iterable of str
+        The columns whose non-empty values must be numbers.
+    required : iterable of str, default ()
+        The integer columns: a value required, and whole.
+    skiprows : int, default 0
+        Lines of ``data`` to skip first (a header).
+    first_line : int, optional
+        The 1-based line number of the first line of ``data`` in the file (default ``1 + skiprows``; a header cut off
+        before ``data`` counts).
+    integer : iterable of str, default ()
+        The integer columns that may be empty: a value, where present, must be whole and within int64.
+
+    Raises
+    ------
+    TraceFormatError
+        Naming file, line, column and value, when a bad value is found (it returns only when none is).
+    """
     import io
 
     import numpy as np
@@ -260,9 +386,27 @@ def locate_bad_number(
             )
 
 
-def check_values(df, path: Path, nonnegative=(), first_line: int = 1) -> None:
-    """Columns in ``nonnegative`` must be finite and >= 0 where present (NaN = an empty field, allowed):
-    else a TraceFormatError naming file, line, column and value."""
+def check_values(
+    df: pd.DataFrame, path: Path, nonnegative: Iterable[str] = (), first_line: int = 1
+) -> None:
+    """Check that the columns in ``nonnegative`` are finite and >= 0 where present (NaN, an empty field, is allowed).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The parsed rows, in file order.
+    path : pathlib.Path
+        The file, for the message.
+    nonnegative : iterable of str, default ()
+        The columns to check.
+    first_line : int, default 1
+        The 1-based line number of ``df``'s first row in the file.
+
+    Raises
+    ------
+    TraceFormatError
+        Naming file, line, column and value at the first bad value.
+    """
     import numpy as np
 
     for col in nonnegative:

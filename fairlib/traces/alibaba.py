@@ -9,6 +9,7 @@ and skipped.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -98,9 +99,24 @@ _BATCH_2017_DTYPES = {
 _V2017_HEADER_START = "task_create_time"
 
 
-def alibaba_dir(directory=None) -> Path:
-    """The Alibaba folder: ``directory``, else the first ``alibaba_clusterdata`` over
-    :func:`fairlib.paths.trace_dirs`."""
+def alibaba_dir(directory: os.PathLike[str] | str | None = None) -> Path:
+    """The Alibaba folder: ``directory``, else the first ``alibaba_clusterdata`` over :func:`fairlib.paths.trace_dirs`.
+
+    Parameters
+    ----------
+    directory : str or os.PathLike, optional
+        An explicit folder, used as it is.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder (:func:`fairlib.traces._source.trace_folder`).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``directory`` is neither a string nor a path.
+    """
     return trace_folder("alibaba_clusterdata", directory)
 
 
@@ -156,8 +172,28 @@ def _read(path: Path, names, dtypes, what: str, order=None) -> pd.DataFrame:
     return df
 
 
-def read_machine_meta(*, directory=None) -> pd.DataFrame:
-    """v2018 ``machine_meta`` (:data:`MACHINE_META_COLUMNS`; one row per machine event)."""
+def read_machine_meta(*, directory: os.PathLike[str] | str | None = None) -> pd.DataFrame:
+    """v2018 ``machine_meta``: one row per machine event.
+
+    Parameters
+    ----------
+    directory : str or os.PathLike, optional
+        The trace folder (default :func:`alibaba_dir`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`MACHINE_META_COLUMNS`: CPU counts in cores, memory normalised 0-100, times in seconds from the
+        trace start.
+
+    Raises
+    ------
+    FileNotFoundError
+        When the file is not there, saying where the reader looked and how to fetch the data.
+    TraceFormatError
+        When the file is a directory, truncated, corrupt or empty, a line has the wrong number of fields, or a value is
+        not a number, missing where required or negative, naming the file, line and column.
+    """
     return _read(
         alibaba_dir(directory) / "cluster-trace-v2018" / "machine_meta.csv.gz",
         MACHINE_META_COLUMNS,
@@ -166,11 +202,37 @@ def read_machine_meta(*, directory=None) -> pd.DataFrame:
     )
 
 
-def read_batch_task(version: str = "2017", *, directory=None) -> pd.DataFrame:
-    """``batch_task`` of v2017 (:data:`BATCH_TASK_2017_COLUMNS`) or v2018 (:data:`BATCH_TASK_2018_COLUMNS`).
+def read_batch_task(
+    version: str = "2017", *, directory: os.PathLike[str] | str | None = None
+) -> pd.DataFrame:
+    """``batch_task`` of v2017 or v2018.
 
-    Only v2017's is in the shared excerpt; v2018's is read when placed at
-    ``cluster-trace-v2018/batch_task.csv.gz`` (e.g. by the fetch command).
+    Only v2017's is in the shared excerpt; v2018's is read when placed at ``cluster-trace-v2018/batch_task.csv.gz``
+    (e.g. by the fetch command).
+
+    Parameters
+    ----------
+    version : {"2017", "2018"}, default "2017"
+        Which trace.
+    directory : str or os.PathLike, optional
+        The trace folder (default :func:`alibaba_dir`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`BATCH_TASK_2017_COLUMNS` or :data:`BATCH_TASK_2018_COLUMNS`: CPU in hundredths of a core
+        (``plan_cpu`` 100 = 1 core), memory normalised (v2018: 0-100; v2017: a fraction), times in seconds from the
+        trace start (0 = outside the window).
+
+    Raises
+    ------
+    FileNotFoundError
+        When the file is not there, saying where the reader looked and how to fetch the data.
+    TraceFormatError
+        When the file is a directory, truncated, corrupt or empty, a line has the wrong number of fields, or a value is
+        not a number, missing where required or negative, naming the file, line and column.
+    InvalidInputError
+        When ``version`` is neither ``"2017"`` nor ``"2018"``.
     """
     if version == "2017":
         return _read(

@@ -16,7 +16,8 @@ from __future__ import annotations
 import gzip
 import io
 from pathlib import Path
-from typing import Iterator
+import os
+from typing import Iterable, Iterator
 
 import numpy as np
 import pandas as pd
@@ -72,9 +73,24 @@ BITBRAINS_COLUMNS = [
 ]
 
 
-def bitbrains_dir(directory=None) -> Path:
-    """The GWA-T-12 folder: ``directory``, else the first ``bitbrains_gwa_t12`` over
-    :func:`fairlib.paths.trace_dirs`."""
+def bitbrains_dir(directory: os.PathLike[str] | str | None = None) -> Path:
+    """The GWA-T-12 folder: ``directory``, else the first ``bitbrains_gwa_t12`` over :func:`fairlib.paths.trace_dirs`.
+
+    Parameters
+    ----------
+    directory : str or os.PathLike, optional
+        An explicit folder, used as it is.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``directory`` is neither a string nor a path.
+    """
     return trace_folder("bitbrains_gwa_t12", directory)
 
 
@@ -101,9 +117,20 @@ def _read_text(path: Path) -> str:
         raise TraceFormatError(f"{path}: not UTF-8 text ({exc})") from None
 
 
-def read_vm(path) -> pd.DataFrame:
-    """One VM file (``.csv`` or ``.csv.gz``) as a DataFrame with :data:`BITBRAINS_COLUMNS`, ``active`` and
-    ``vm`` (the file name's stem); ``attrs["source"]`` is "synthetic" under a synthetic folder, else "real".
+def read_vm(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """One VM file (``.csv`` or ``.csv.gz``) as a DataFrame.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The VM's file (``<n>.csv`` or ``<n>.csv.gz``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per 5-minute sample: :data:`BITBRAINS_COLUMNS` (``time`` in Unix seconds, CPU in MHz and percent,
+        memory in KB, disk and network in KB/s), ``active`` (cores > 0 and provisioned memory > 0) and ``vm`` (the file
+        name's stem); ``attrs["source"]`` is "synthetic" under a synthetic folder, else "real".
 
     Raises
     ------
@@ -190,7 +217,7 @@ def read_vm(path) -> pd.DataFrame:
     return frame
 
 
-def _vm_numbers(vms) -> list:
+def _vm_numbers(vms: object) -> list:
     """``vms`` as a list of VM numbers: a non-empty iterable of integers >= 1 or their text ("7", as the ``vm``
     column holds them), else an error naming ``vms`` and the value."""
     from collections.abc import Iterable
@@ -222,7 +249,9 @@ def _vm_numbers(vms) -> list:
     return vms
 
 
-def _vm_paths(vms, month: str, directory) -> list[Path]:
+def _vm_paths(
+    vms: Iterable[int | str] | None, month: str, directory: os.PathLike[str] | str | None
+) -> list[Path]:
     check_choice(month, RND_MONTHS, "month")
     if vms is not None:
         vms = _vm_numbers(vms)
@@ -244,30 +273,76 @@ def _vm_paths(vms, month: str, directory) -> list[Path]:
     return out
 
 
-def iter_vms(vms=None, *, month: str = "2013-8", directory=None) -> Iterator[pd.DataFrame]:
-    """Yield one VM's frame at a time (memory stays at one file), in VM-number order.
+def iter_vms(
+    vms: Iterable[int | str] | None = None,
+    *,
+    month: str = "2013-8",
+    directory: os.PathLike[str] | str | None = None,
+) -> Iterator[pd.DataFrame]:
+    """One VM's frame at a time (memory stays at one file), in VM-number order.
 
-    ``vms``: VM numbers, integers >= 1 or their text (default: every file of ``rnd/<month>``, ``month`` one of
-    :data:`RND_MONTHS`). The arguments are checked and the files located when it is called, before the first frame.
+    The arguments are checked and the files located when it is called, before the first frame.
+
+    Parameters
+    ----------
+    vms : iterable of int or str, optional
+        VM numbers, integers >= 1 or their text (``"7"``, as the ``vm`` column holds them); default every file of
+        ``rnd/<month>``.
+    month : str, default "2013-8"
+        One of :data:`RND_MONTHS`.
+    directory : str or os.PathLike, optional
+        The trace folder (default :func:`bitbrains_dir`).
+
+    Returns
+    -------
+    iterator of pandas.DataFrame
+        :func:`read_vm` of each VM's file, read as the iterator advances.
 
     Raises
     ------
     FileNotFoundError
         A requested VM's file, or any VM file of the month, is not there.
+    InvalidInputError
+        When ``vms`` is empty or holds a value that is not a VM number, or ``month`` is unknown.
     """
     paths_ = _vm_paths(vms, month, directory)
     return (read_vm(path) for path in paths_)
 
 
 def read_vms(
-    vms=None, *, month: str = "2013-8", directory=None, progress: bool = False
+    vms: Iterable[int | str] | None = None,
+    *,
+    month: str = "2013-8",
+    directory: os.PathLike[str] | str | None = None,
+    progress: bool = False,
 ) -> pd.DataFrame:
     """Every requested VM in one frame (see :func:`iter_vms`).
+
+    Parameters
+    ----------
+    vms : iterable of int or str, optional
+        VM numbers, integers >= 1 or their text (``"7"``, as the ``vm`` column holds them); default every file of
+        ``rnd/<month>``.
+    month : str, default "2013-8"
+        One of :data:`RND_MONTHS`.
+    directory : str or os.PathLike, optional
+        The trace folder (default :func:`bitbrains_dir`).
+    progress : bool, default False
+        Show a progress bar over the files.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The frames of :func:`read_vm`, concatenated in VM-number order; ``attrs["source"]`` as theirs.
 
     Raises
     ------
     FileNotFoundError
         A requested VM's file, or any VM file of the month, is not there.
+    TraceFormatError
+        A file does not have the GWA-T-12 format (:func:`read_vm`).
+    InvalidInputError
+        When ``vms`` is empty or holds a value that is not a VM number, or ``month`` is unknown.
     """
     from tqdm import tqdm
 

@@ -38,6 +38,7 @@ import sys
 import tarfile
 import urllib.error
 import urllib.request
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,7 +63,7 @@ class Source:
     tables: dict  # table -> (file pattern with {part}, number of parts[, first part number]), under base_url
     licence: str
     #: archives unpacked after download: downloaded file -> (member to extract, path written, gzip it?)
-    unpack: dict = None
+    unpack: dict | None = None
 
 
 _BITBRAINS_REPO = (
@@ -172,8 +173,30 @@ KNOWN_SHA256 = {
 }
 
 
-def files_for(name: str, tables=None, parts=None) -> list[str]:
-    """Relative paths of the files ``fetch`` would download."""
+def files_for(
+    name: str, tables: Iterable[str] | None = None, parts: Iterable[int] | None = None
+) -> list[str]:
+    """Relative paths of the files :func:`fetch` would download.
+
+    Parameters
+    ----------
+    name : str
+        A trace of :data:`SOURCES` (``"google"``, ``"bitbrains"``, ``"alibaba"``).
+    tables : iterable of str, optional
+        Tables of that trace (default: all of them).
+    parts : iterable of int, optional
+        Part numbers of the sharded tables (default: all); a single-part table accepts only its own number.
+
+    Returns
+    -------
+    list of str
+        Paths under the trace's folder, table by table, part by part.
+
+    Raises
+    ------
+    InvalidInputError
+        When the name or a table is unknown, or a part is out of range.
+    """
     check_choice(name, SOURCES, "name")
     source = SOURCES[name]
     tables = list(source.tables) if tables is None else list(tables)
@@ -207,22 +230,52 @@ def _sha256(path: Path) -> str:
 def fetch(
     name: str,
     *,
-    tables=None,
-    parts=None,
-    dest=None,
+    tables: Iterable[str] | None = None,
+    parts: Iterable[int] | None = None,
+    dest: os.PathLike[str] | str | None = None,
     base_url: str | None = None,
     progress: bool = True,
     timeout: float = 60.0,
 ) -> list[Path]:
-    """Download the files of ``name`` (see :data:`SOURCES`) into ``dest`` (default: the trace directory).
+    """Download the files of ``name`` (see :data:`SOURCES`) into ``dest``, with checksums and a progress bar.
 
-    Returns the local paths. Raises ``RuntimeError`` naming the URL on an HTTP or network error, and on a
-    checksum mismatch (the downloaded file is removed).
+    A file already there whose SHA-256 matches the published one (:data:`KNOWN_SHA256`), or that has none published, is
+    kept; a download goes to a ``.part`` file renamed when complete; archives listed in the source's ``unpack`` are
+    unpacked after download.
+
+    Parameters
+    ----------
+    name : str
+        A trace of :data:`SOURCES`.
+    tables : iterable of str, optional
+        Tables to fetch (default: all of the trace).
+    parts : iterable of int, optional
+        Part numbers of sharded tables (default: all).
+    dest : str or os.PathLike, optional
+        The trace directory (default :func:`fairlib.paths.trace_dir`); files go to ``dest/<folder>``.
+    base_url : str, optional
+        Download from this mirror instead of the source's URL.
+    progress : bool, default True
+        Show a progress bar per file and print each file's checksum.
+    timeout : float, default 60.0
+        Seconds to wait for the server before giving up.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The local paths (of the unpacked files, for archives).
+
+    Raises
+    ------
+    InvalidInputError
+        When the name, a table or a part is unknown, or ``dest`` is not a directory path.
+    RuntimeError
+        Naming the URL on an HTTP or network error, and on a checksum mismatch (the downloaded file is removed).
     """
     from tqdm import tqdm
 
-    source = SOURCES.get(name)
-    rel_paths = files_for(name, tables, parts)
+    rel_paths = files_for(name, tables, parts)  # refuses an unknown name
+    source = SOURCES[name]
     if dest is not None:
         if not isinstance(dest, (str, os.PathLike)):
             raise InvalidInputError(f"dest = {dest!r}: must be a directory path")
@@ -324,11 +377,24 @@ NOTEBOOK_DATA = {
 
 def fetch_for_notebooks(
     *, base_url: str | None = None, progress: bool = True, timeout: float = 30.0
-) -> dict:
+) -> dict[str, str]:
     """Fetch :data:`NOTEBOOK_DATA` for each trace not found by :func:`fairlib.paths.find_traces`.
 
-    Returns ``{trace: "found at <dir>" | "fetched to <dir>" | "unavailable: <reason>"}``; never raises on a network
-    failure (the notebooks then run on synthetic stand-ins, labelled as such: :func:`fairlib.traces.real_or_synthetic`).
+    Parameters
+    ----------
+    base_url : str, optional
+        Download from this mirror instead of the sources' URLs.
+    progress : bool, default True
+        Show the downloads' progress.
+    timeout : float, default 30.0
+        Seconds to wait for a server.
+
+    Returns
+    -------
+    dict of str to str
+        ``{trace: "found at <dir>" | "fetched to <dir>" | "unavailable: <reason>"}``; it never raises on a network
+        failure (the notebooks then run on synthetic stand-ins, labelled as such:
+        :func:`fairlib.traces.real_or_synthetic`).
     """
     status = {}
     for name, (tables, parts) in NOTEBOOK_DATA.items():
@@ -368,6 +434,8 @@ def _unpack(archive: Path, root: Path, member: str, written: str, compress: bool
                     f"(has {[m.name for m in tar.getmembers()][:5]})"
                 )
             src = tar.extractfile(found[0])
+            if src is None:
+                raise RuntimeError(f"{archive}: member {member!r} is not a regular file")
             partial = out.with_name(out.name + ".part")
             opener = gzip.open if compress else open
             with opener(partial, "wb") as dst:
@@ -378,9 +446,21 @@ def _unpack(archive: Path, root: Path, member: str, written: str, compress: bool
     return out
 
 
-def main(argv=None) -> int:
-    """Command line: ``python -m fairlib.traces.fetch [NAME] [--notebooks] ...``; returns the exit status: 0 done,
-    1 a download failed, 2 a bad argument (its message names it)."""
+def main(argv: list[str] | None = None) -> int:
+    """The command line, ``python -m fairlib.traces.fetch [NAME] [--notebooks] ...``.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default ``sys.argv[1:]``): a trace name with ``--tables``, ``--parts``, ``--dest``,
+        ``--base-url``; ``--list``; or ``--notebooks`` (what the notebooks read, where it is not found already).
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success (``--notebooks`` also on a network failure, which it reports), 1 when a
+        download failed, 2 when an argument is refused (its message names it).
+    """
     ap = argparse.ArgumentParser(
         prog="python -m fairlib.traces.fetch", description=__doc__.split("\n")[0]
     )

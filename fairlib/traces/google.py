@@ -7,7 +7,8 @@ CPU and memory requests are normalised by the largest machine capacity of each r
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -96,9 +97,24 @@ _DTYPES = {
 SUBMIT = 0
 
 
-def google_dir(directory=None) -> Path:
-    """The clusterdata-2011-2 folder: ``directory``, else the first ``google_clusterdata_2011_2`` over
-    :func:`fairlib.paths.trace_dirs`."""
+def google_dir(directory: os.PathLike[str] | str | None = None) -> Path:
+    """The clusterdata-2011-2 folder: ``directory``, else the first ``google_clusterdata_2011_2`` over the trace dirs.
+
+    Parameters
+    ----------
+    directory : str or os.PathLike, optional
+        An explicit folder, used as it is.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder (:func:`fairlib.paths.trace_dirs` says where it is looked for).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``directory`` is neither a string nor a path.
+    """
     return trace_folder("google_clusterdata_2011_2", directory)
 
 
@@ -210,7 +226,7 @@ _RANGES = {
 }
 
 
-def _part_numbers(parts, table: str = "task_events") -> list[int]:
+def _part_numbers(parts: object, table: str = "task_events") -> list[int]:
     """``parts`` as a list of part numbers of ``table`` (0 to 499; 0 for machine_events): a non-empty iterable of
     integers in range, else an error naming ``parts`` and the value."""
     total = _TABLES[table][2]
@@ -244,7 +260,13 @@ def _refuse_repeats(values, name: str, why: str) -> None:
         seen.add(value)
 
 
-def _read_parts(table: str, parts, directory, columns, chunksize=None):
+def _read_parts(
+    table: str,
+    parts: object,
+    directory: os.PathLike[str] | str | None,
+    columns: list[str] | None,
+    chunksize: int | None = None,
+) -> Iterator[pd.DataFrame]:
     """Read parts of a Google table strictly (field counts and values checked, errors name file and line); one
     DataFrame, or an iterator of chunks of ``chunksize`` rows."""
     names, dtypes, total = _TABLES[table]
@@ -379,58 +401,201 @@ def _write_part(path, frame: pd.DataFrame, table: str, *, float_format: str | No
     return path
 
 
-def read_task_events(parts=range(5), *, directory=None, columns=None) -> pd.DataFrame:
+def read_task_events(
+    parts: Iterable[int] = range(5),
+    *,
+    directory: os.PathLike[str] | str | None = None,
+    columns: list[str] | None = None,
+) -> pd.DataFrame:
     """Read ``task_events/part-NNNNN-of-00500.csv.gz`` for the given part numbers.
 
     Parameters
     ----------
-    parts : iterable of int
-        Part numbers (the shared excerpt has 0-4: the first ≈7.1 h).
-    directory : path, optional
-        The clusterdata-2011-2 folder (default :func:`google_dir`).
+    parts : iterable of int, default range(5)
+        Part numbers, 0 to 499 (the excerpt holds 0-4).
+    directory : str or os.PathLike, optional
+        The trace folder (default :func:`google_dir`).
     columns : list of str, optional
-        Subset of :data:`TASK_EVENT_COLUMNS` to keep (parsing still checks every field).
+        The columns to keep (default: all of the table's).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per task event (:data:`TASK_EVENT_COLUMNS`): ``time`` in µs since 600 s before the trace window (0 =
+        initial snapshot), requests normalised by the largest machine's capacity.
 
     Raises
     ------
     FileNotFoundError
-        A part is missing (the message says where it was looked for and how to fetch it).
+        When a part's file is not there, saying where the reader looked and how to fetch the data.
     TraceFormatError
-        A row has the wrong number of fields or a non-numeric value where a number belongs.
+        When a file is truncated or corrupt, a line has the wrong number of fields, or a value is not a number,
+        missing where required or negative, naming the file, line and column.
+    InvalidInputError
+        When ``parts`` holds a number out of range or ``columns`` an unknown column.
     """
     return pd.concat(_read_parts("task_events", parts, directory, columns), ignore_index=True)
 
 
-def iter_task_events(parts=range(5), *, directory=None, columns=None, chunksize: int = 200_000):
-    """:func:`read_task_events` in chunks of ``chunksize`` rows (memory-safe for the full 500 parts)."""
+def iter_task_events(
+    parts: Iterable[int] = range(5),
+    *,
+    directory: os.PathLike[str] | str | None = None,
+    columns: list[str] | None = None,
+    chunksize: int = 200_000,
+) -> Iterator[pd.DataFrame]:
+    """:func:`read_task_events` in chunks of ``chunksize`` rows (memory-safe for the full 500 parts).
+
+    Parameters
+    ----------
+    parts : iterable of int, default range(5)
+        Part numbers, 0 to 499 (the excerpt holds 0-4).
+    directory : str or os.PathLike, optional
+        The trace folder (default :func:`google_dir`).
+    columns : list of str, optional
+        The columns to keep (default: all of the table's).
+    chunksize : int, default 200000
+        Rows per chunk.
+
+    Yields
+    ------
+    pandas.DataFrame
+        The next chunk of task events, in file order.
+
+    Raises
+    ------
+    FileNotFoundError
+        When a part's file is not there, saying where the reader looked and how to fetch the data.
+    TraceFormatError
+        When a file is truncated or corrupt, a line has the wrong number of fields, or a value is not a number,
+        missing where required or negative, naming the file, line and column.
+    InvalidInputError
+        When ``parts`` holds a number out of range or ``columns`` an unknown column.
+    """
     yield from _read_parts("task_events", parts, directory, columns, chunksize=chunksize)
 
 
-def read_job_events(parts=range(5), *, directory=None, columns=None) -> pd.DataFrame:
-    """``job_events`` parts (:data:`JOB_EVENT_COLUMNS`; scheduling class 0-3, 3 most latency-sensitive)."""
+def read_job_events(
+    parts: Iterable[int] = range(5),
+    *,
+    directory: os.PathLike[str] | str | None = None,
+    columns: list[str] | None = None,
+) -> pd.DataFrame:
+    """``job_events`` parts: one row per job event.
+
+    Parameters
+    ----------
+    parts : iterable of int, default range(5)
+        Part numbers, 0 to 499 (the excerpt holds 0-4).
+    directory : str or os.PathLike, optional
+        The trace folder (default :func:`google_dir`).
+    columns : list of str, optional
+        The columns to keep (default: all of the table's).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`JOB_EVENT_COLUMNS` (scheduling class 0-3, 3 most latency-sensitive).
+
+    Raises
+    ------
+    FileNotFoundError
+        When a part's file is not there, saying where the reader looked and how to fetch the data.
+    TraceFormatError
+        When a file is truncated or corrupt, a line has the wrong number of fields, or a value is not a number,
+        missing where required or negative, naming the file, line and column.
+    InvalidInputError
+        When ``parts`` holds a number out of range or ``columns`` an unknown column.
+    """
     return pd.concat(_read_parts("job_events", parts, directory, columns), ignore_index=True)
 
 
-def read_task_usage(parts=range(5), *, directory=None, columns=None) -> pd.DataFrame:
-    """``task_usage`` parts (:data:`TASK_USAGE_COLUMNS`; 300 s windows, rates normalised like requests).
+def read_task_usage(
+    parts: Iterable[int] = range(5),
+    *,
+    directory: os.PathLike[str] | str | None = None,
+    columns: list[str] | None = None,
+) -> pd.DataFrame:
+    """``task_usage`` parts: one row per task and measurement window.
 
-    The real table is not in the shared excerpt (92 MB per part): fetch it, or write a labelled synthetic
-    one with :func:`fairlib.traces.synthetic.synthetic_task_usage`.
+    The real table is not in the shared excerpt (92 MB per part): fetch it, or write a labelled synthetic one with
+    :func:`fairlib.traces.synthetic.synthetic_task_usage`.
+
+    Parameters
+    ----------
+    parts : iterable of int, default range(5)
+        Part numbers, 0 to 499 (the excerpt holds 0-4).
+    directory : str or os.PathLike, optional
+        The trace folder (default :func:`google_dir`).
+    columns : list of str, optional
+        The columns to keep (default: all of the table's).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`TASK_USAGE_COLUMNS` (300 s windows, rates normalised like requests).
+
+    Raises
+    ------
+    FileNotFoundError
+        When a part's file is not there, saying where the reader looked and how to fetch the data.
+    TraceFormatError
+        When a file is truncated or corrupt, a line has the wrong number of fields, or a value is not a number,
+        missing where required or negative, naming the file, line and column.
+    InvalidInputError
+        When ``parts`` holds a number out of range or ``columns`` an unknown column.
     """
     return pd.concat(_read_parts("task_usage", parts, directory, columns), ignore_index=True)
 
 
-def read_machine_events(*, directory=None) -> pd.DataFrame:
-    """The complete ``machine_events`` table (:data:`MACHINE_EVENT_COLUMNS`; capacities normalised to the
-    largest machine, per resource; empty capacities read as NaN)."""
+def read_machine_events(*, directory: os.PathLike[str] | str | None = None) -> pd.DataFrame:
+    """The complete ``machine_events`` table (one part).
+
+    Parameters
+    ----------
+    directory : str or os.PathLike, optional
+        The trace folder (default :func:`google_dir`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`MACHINE_EVENT_COLUMNS`: capacities normalised to the largest machine, per resource; empty
+        capacities read as NaN.
+
+    Raises
+    ------
+    FileNotFoundError
+        When the file is not there.
+    TraceFormatError
+        When the file does not have the documented format, naming the file, line and column.
+    """
     return pd.concat(_read_parts("machine_events", [0], directory, None), ignore_index=True)
 
 
 def machine_configurations(
-    machine_events: pd.DataFrame | None = None, *, directory=None
+    machine_events: pd.DataFrame | None = None, *, directory: os.PathLike[str] | str | None = None
 ) -> pd.DataFrame:
-    """Count machines by (platform, CPU, memory) at each machine's **last non-empty** capacity
-    (SCHEMAS.md §3.3). Columns: platform_id, cpus, memory, machines, share — most common first."""
+    """Count machines by (platform, CPU, memory) at each machine's **last non-empty** capacity (SCHEMAS.md §3.3).
+
+    Parameters
+    ----------
+    machine_events : pandas.DataFrame, optional
+        The ``machine_events`` table (with ``machine_id``, ``time``, ``platform_id``, ``cpus``, ``memory``); default
+        :func:`read_machine_events` of ``directory``.
+    directory : str or os.PathLike, optional
+        The trace folder, when ``machine_events`` is not given.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``platform_id``, ``cpus``, ``memory`` (normalised), ``machines`` and ``share`` (of all machines), most
+        common first.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``machine_events`` is not a DataFrame or lacks a column.
+    """
     if machine_events is None:
         ev = read_machine_events(directory=directory)
     else:
@@ -462,11 +627,30 @@ _MEM_Q = (
 )
 
 
-def synthetic_task_requests(rng, size: int) -> np.ndarray:
-    """(size, 2) synthetic (CPU, memory) requests with the marginal quantiles of the real SUBMIT rows.
+def synthetic_task_requests(
+    rng: int | np.random.Generator | np.random.SeedSequence | None, size: int
+) -> np.ndarray:
+    """Synthetic (CPU, memory) task requests with the marginal quantiles of the real SUBMIT rows.
 
-    CPU and memory are drawn independently by inverse-CDF interpolation of the quantiles in SCHEMAS.md
-    §3.4, so the marginals match the excerpt but their dependence does not. Label results SYNTHETIC.
+    CPU and memory are drawn independently by inverse-CDF interpolation of the quantiles in SCHEMAS.md §3.4, so the
+    marginals match the excerpt but their dependence does not. Label results SYNTHETIC.
+
+    Parameters
+    ----------
+    rng : int, numpy.random.Generator, numpy.random.SeedSequence or None
+        Seed or generator.
+    size : int
+        Number of tasks, >= 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``requests[task, (cpu, memory)]``, shape (size, 2), normalised units.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``size`` is negative or ``rng`` is not a seed.
     """
     size = as_count(size, "size", minimum=0)
     rng = as_rng(rng)
@@ -483,17 +667,41 @@ class RequestPool(NamedTuple):
 
 def task_request_pool(
     *,
-    directory=None,
-    parts=range(5),
+    directory: os.PathLike[str] | str | None = None,
+    parts: Iterable[int] = range(5),
     allow_synthetic: bool = True,
-    rng=None,
+    rng: int | np.random.Generator | np.random.SeedSequence | None = None,
     synthetic_size: int = 200_000,
 ) -> RequestPool:
     """(CPU, memory) requests of submitted tasks with both > 0, and their source: "real" or "synthetic".
 
-    Real: every SUBMIT row of the given task_events parts with CPU > 0 and memory > 0. When the excerpt is not
-    found and ``allow_synthetic``, returns :func:`synthetic_task_requests` instead (source "synthetic").
-    ``rng`` and ``synthetic_size`` (at least 1) are checked even when the real excerpt is found.
+    Real: every SUBMIT row of the given task_events parts with CPU > 0 and memory > 0. ``rng`` and ``synthetic_size``
+    are checked even when the real excerpt is found.
+
+    Parameters
+    ----------
+    directory : str or os.PathLike, optional
+        The trace folder (default :func:`google_dir`).
+    parts : iterable of int, default range(5)
+        The task_events parts read.
+    allow_synthetic : bool, default True
+        When the excerpt is not found, return :func:`synthetic_task_requests` instead (source "synthetic").
+    rng : int, numpy.random.Generator, numpy.random.SeedSequence or None, optional
+        Seed of the synthetic requests.
+    synthetic_size : int, default 200000
+        Number of synthetic requests, >= 1.
+
+    Returns
+    -------
+    RequestPool
+        ``requests[task, (cpu, memory)]`` (normalised units) and ``source``.
+
+    Raises
+    ------
+    FileNotFoundError
+        When the excerpt is not found and ``allow_synthetic`` is False.
+    InvalidInputError
+        When ``rng`` or ``synthetic_size`` is invalid.
     """
     allow_synthetic = as_flag(allow_synthetic, "allow_synthetic")
     # checked here, not only on the synthetic path, so a bad value fails on every machine, with or without the data
@@ -517,15 +725,30 @@ def task_request_pool(
 @result_type
 @dataclass(frozen=True, eq=False)
 class JobDemands:
-    """Per-interval demands of a trace's jobs, one row per segment (rows grouped by job, in time order), as
+    """Per-interval demands of a trace's jobs, one row per segment (rows grouped by job, in time order).
+
     :func:`task_event_demands` and :func:`task_usage_demands` read them; :func:`fairlib.sim.jobs_from_demands` turns
     them into the jobs of a replay.
 
-    ``job[k]``: the job of segment k; ``demand[k]``: its (CPU, memory) demand in normalised units (``resources``),
-    held from ``start[k]`` to ``end[k]`` (seconds), ``held[k]`` seconds of it (their difference);
-    ``window_end[k]``: the end of the interval it was measured in (a job leaves the trace at its last segment's);
-    ``scheduling_class``: job id -> class (a Series or mapping), or None; ``source``: a provenance label ("real",
-    "synthetic", ...)."""
+    Parameters
+    ----------
+    job : numpy.ndarray, shape (S,)
+        The job of each segment.
+    demand : numpy.ndarray, shape (S, 2)
+        Each segment's (CPU, memory) demand in normalised units (``resources``).
+    start, end : numpy.ndarray, shape (S,)
+        When each segment's demand holds, seconds.
+    held : numpy.ndarray, shape (S,)
+        Seconds the demand is held (``end - start``).
+    window_end : numpy.ndarray, shape (S,)
+        The end of the interval each segment was measured in (a job leaves the trace at its last segment's).
+    scheduling_class : pandas.Series, mapping or None
+        job id -> scheduling class, or None.
+    source : str
+        A provenance label ("real", "synthetic", ...).
+    resources : tuple of str, default ("cpu_normalised", "memory_normalised")
+        The names of ``demand``'s columns.
+    """
 
     job: np.ndarray
     demand: np.ndarray
@@ -569,15 +792,41 @@ def task_event_demands(
     horizon: float | None = None,
     source: str = "real",
 ) -> JobDemands:
-    """Per-interval job demands from ``task_events`` (µs times): the model of the paper's §6.2 as reconstructed
-    [INF] — for each ``window``-second interval starting at ``origin + k · window`` (the trace's first instant is
-    600 s), a job's demand D_n(k) is the sum of the CPU and memory requests of its tasks *running at the interval's
-    start* (their last event at or before it is SCHEDULE or UPDATE_RUNNING; a request missing from an event is
-    carried over from the task's previous one), held for the interval (the last one cut at ``horizon``, default the
-    last event). Intervals in which none of a job's tasks runs are not segments; a job runs from its first such
-    interval to its last. Each job's scheduling class is the largest its events give it. At most
-    :data:`MAX_TASK_INTERVALS` (task run, interval) pairs: a shorter ``window`` is refused, naming it.
-    :func:`fairlib.sim.jobs_from_demands` turns the demands into the replay's jobs.
+    """Per-interval job demands from ``task_events``: the model of the paper's §6.2 as reconstructed [INF].
+
+    For each ``window``-second interval starting at ``origin + k · window`` (the trace's first instant is 600 s), a
+    job's demand D_n(k) is the sum of the CPU and memory requests of its tasks *running at the interval's start*
+    (their last event at or before it is SCHEDULE or UPDATE_RUNNING; a request missing from an event is carried over
+    from the task's previous one), held for the interval (the last one cut at ``horizon``). Intervals in which none
+    of a job's tasks runs are not segments; a job runs from its first such interval to its last. Each job's
+    scheduling class is the largest its events give it. At most :data:`MAX_TASK_INTERVALS` (task run, interval)
+    pairs: a shorter ``window`` is refused, naming it. :func:`fairlib.sim.jobs_from_demands` turns the demands into
+    the replay's jobs.
+
+    Parameters
+    ----------
+    task_events : pandas.DataFrame
+        Task events with ``time`` (µs), ``job_id``, ``task_index``, ``event_type``, ``cpu_request``,
+        ``memory_request`` and ``scheduling_class``.
+    window : float, default 300.0
+        Interval length, seconds, > 0.
+    origin : float, default 600.0
+        Start of the first interval, seconds, >= 0.
+    horizon : float, optional
+        End of the last interval, seconds (default: the last event).
+    source : str, default "real"
+        A provenance label.
+
+    Returns
+    -------
+    JobDemands
+        One segment per (job, interval with a running task).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``task_events`` is not a DataFrame, lacks a column, a number is out of range, or no task runs at any
+        interval start.
 
     Examples
     --------
@@ -667,17 +916,38 @@ def task_event_demands(
 def task_usage_demands(
     task_usage: pd.DataFrame,
     *,
-    scheduling_class=None,
+    scheduling_class: pd.Series | Mapping[object, int] | None = None,
     source: str = "synthetic",
     window: float = 300.0,
 ) -> JobDemands:
-    """Per-window job demands from ``task_usage`` rows (µs times; ``cpu_rate`` and ``canonical_memory`` in normalised
-    units): per job and 5-minute window, D_n(k) = the sum of its tasks' mean usage, held for the window (pro rata for
-    partial windows). Windows with zero usage are skipped. ``scheduling_class``: a Series (or mapping) job_id -> class
-    (from task_events), with a class for every job that used something (checked when
-    :func:`fairlib.sim.jobs_from_demands` builds the jobs); ``source``: a provenance label ("real", "synthetic",
-    ...). ``window`` (seconds) lies in [10⁻⁶, 10⁹]: at least one of the trace's microsecond ticks, and short enough
-    that its length in ticks is an int64.
+    """Per-window job demands from ``task_usage`` rows: per job and window, the sum of its tasks' mean usage.
+
+    D_n(k) is held for the window (pro rata for partial windows). Windows with zero usage are skipped.
+
+    Parameters
+    ----------
+    task_usage : pandas.DataFrame
+        Rows with ``start_time`` and ``end_time`` (µs), ``job_id``, ``cpu_rate`` and ``canonical_memory`` (normalised
+        units).
+    scheduling_class : pandas.Series or mapping, optional
+        job_id -> class (from task_events), with a class for every job that used something (checked when
+        :func:`fairlib.sim.jobs_from_demands` builds the jobs).
+    source : str, default "synthetic"
+        A provenance label ("real", "synthetic", ...).
+    window : float, default 300.0
+        Seconds, in [10⁻⁶, 10⁹]: at least one of the trace's microsecond ticks, and short enough that its length in
+        ticks is an int64.
+
+    Returns
+    -------
+    JobDemands
+        One segment per (job, window with usage).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``task_usage`` is not a DataFrame or lacks a column, ``scheduling_class`` is not a mapping, or ``window``
+        is out of range.
 
     Examples
     --------

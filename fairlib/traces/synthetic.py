@@ -16,9 +16,13 @@ Every folder written here carries a ``SYNTHETIC.md`` marker; the loaders report 
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from .._validate import (
@@ -80,23 +84,49 @@ MAX_MACHINE_SCALE = 100.0
 
 
 def synthetic_bitbrains(
-    dest=None,
+    dest: os.PathLike[str] | str | None = None,
     n_vms: int = 150,
-    rng=None,
+    rng: int | np.random.Generator | np.random.SeedSequence | None = None,
     *,
     month: str = "2013-8",
     days: float = 30.0,
     start: int = 1375308120,
     fast_storage: bool = False,
 ) -> Path:
-    """Write ``n_vms`` synthetic VM files to ``<dest>/rnd/<month>/<i>.csv.gz`` (dest: the Bitbrains folder,
-    default ``bitbrains_dir()``) and the marker; returns the month folder. Deterministic for a seed.
+    """Write ``n_vms`` synthetic VM files in the GWA-T-12 format, and the synthetic marker.
 
-    ``month`` is one of the Rnd trace's months (:data:`~fairlib.traces.bitbrains.RND_MONTHS`); ``days`` of
-    5-minute samples from ``start`` (Unix seconds, >= 0; the files hold whole seconds, read back as float64, so at
-    most 2**53). The work grows with ``n_vms`` × ``days``, so both are capped: ``n_vms`` at most :data:`MAX_VMS`
-    (1,250), ``days`` at most :data:`MAX_DAYS` (31, one month folder); a value outside is refused by name before
-    anything is written. Each file holds at least one sample, however small ``days``."""
+    Deterministic for a seed. Each file holds at least one sample, however small ``days``. The work grows with
+    ``n_vms`` × ``days``, so both are capped; a value outside is refused by name before anything is written.
+
+    Parameters
+    ----------
+    dest : str or os.PathLike, optional
+        The Bitbrains folder (default :func:`~fairlib.traces.bitbrains.bitbrains_dir`); files go to
+        ``<dest>/rnd/<month>/<i>.csv.gz``.
+    n_vms : int, default 150
+        Number of VMs, 1 to :data:`MAX_VMS` (1,250).
+    rng : int, numpy.random.Generator, numpy.random.SeedSequence or None, optional
+        Seed or generator.
+    month : str, default "2013-8"
+        One of the Rnd trace's months (:data:`~fairlib.traces.bitbrains.RND_MONTHS`).
+    days : float, default 30.0
+        Days of 5-minute samples, > 0 and at most :data:`MAX_DAYS` (31, one month folder).
+    start : int, default 1375308120
+        First sample's time, Unix seconds, >= 0 (the files hold whole seconds, read back as float64, so at most 2**53).
+    fast_storage : bool, default False
+        Emulate the missing fastStorage trace by keeping only VMs whose mean CPU exceeds 1 % (an assumption stated in
+        SCHEMAS.md §4.4).
+
+    Returns
+    -------
+    pathlib.Path
+        The month folder, ``<dest>/rnd/<month>``.
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is out of range, naming it, its value and the cap.
+    """
     fast_storage = as_flag(fast_storage, "fast_storage")
     n_vms = as_count(n_vms, "n_vms", maximum=MAX_VMS)
     rng = as_rng(rng)
@@ -167,32 +197,58 @@ _OFFSET_US = 600_000_000
 
 
 def synthetic_task_usage(
-    dest=None,
-    rng=None,
+    dest: os.PathLike[str] | str | None = None,
+    rng: int | np.random.Generator | np.random.SeedSequence | None = None,
     *,
-    parts=range(5),
-    source_directory=None,
+    parts: Iterable[int] = range(5),
+    source_directory: os.PathLike[str] | str | None = None,
     job_fraction: float = 0.02,
-    cpu_fraction=(0.3, 0.8),
-    memory_fraction=(4.0, 2.0),
+    cpu_fraction: npt.ArrayLike = (0.3, 0.8),
+    memory_fraction: npt.ArrayLike = (4.0, 2.0),
 ) -> Path:
     """Write a synthetic Google ``task_usage`` (20 columns, headerless gzip) from the real task runs.
 
-    The recipe of SCHEMAS.md §3.6: every task run of a random ``job_fraction`` of the jobs in the
-    ``task_events`` parts (SCHEDULE on machine M until EVICT/FAIL/FINISH/KILL/LOST or the end of the
-    excerpt) gets one row per 300 s window aligned at k·300 s + 600 s. CPU rate = min(request · U_c,
-    capacity of M) with U_c lognormal per task (median ``cpu_fraction[0]``, log-sd ``cpu_fraction[1]``)
-    times a per-window lognormal wobble (σ 0.1; independent across windows — the recipe's AR(1) wobble is
-    simplified); canonical memory = request · U_m with U_m ~ Beta(``memory_fraction``) per task; assigned
-    memory = request; maximum CPU = CPU · (1 + |N(0, 0.3)|); sampled CPU = CPU · lognormal(0, 0.3); the
-    other columns small positive noise; sample portion 1, aggregation type 0. **The usage-to-request
-    fractions are assumptions** (SCHEMAS.md §3.6), and results built on this table must say synthetic.
+    The recipe of SCHEMAS.md §3.6: every task run of a random ``job_fraction`` of the jobs in the ``task_events`` parts
+    (SCHEDULE on machine M until EVICT/FAIL/FINISH/KILL/LOST or the end of the excerpt) gets one row per 300 s window
+    aligned at k·300 s + 600 s. CPU rate = min(request · U_c, capacity of M) with U_c lognormal per task times a
+    per-window lognormal wobble (σ 0.1; independent across windows — the recipe's AR(1) wobble is simplified); canonical
+    memory = request · U_m with U_m ~ Beta(``memory_fraction``) per task; assigned memory = request; maximum CPU = CPU ·
+    (1 + |N(0, 0.3)|); sampled CPU = CPU · lognormal(0, 0.3); the other columns small positive noise; sample portion 1,
+    aggregation type 0. **The usage-to-request fractions are assumptions** (SCHEMAS.md §3.6), and results built on this
+    table must say synthetic. Rows go to part files by window start, following the source parts' time ranges.
     Refused: ``job_fraction`` outside (0, 1], a ``cpu_fraction`` median <= 0 or log-sd < 0, Beta parameters
     ``memory_fraction`` <= 0, ``parts`` that are not task_events part numbers, or that would hold no row (the
     readers refuse an empty part; nothing is written then).
 
-    Rows go to ``<dest>/google_clusterdata_2011_2/task_usage/part-NNNNN-of-00500.csv.gz`` by window start,
-    following the source parts' time ranges. Returns the task_usage folder.
+    Parameters
+    ----------
+    dest : str or os.PathLike, optional
+        The Google folder written into (default :func:`~fairlib.traces.google.google_dir`): rows go to
+        ``<dest>/task_usage/part-NNNNN-of-00500.csv.gz``, and the synthetic marker to ``<dest>``.
+    rng : int, numpy.random.Generator, numpy.random.SeedSequence or None, optional
+        Seed or generator.
+    parts : iterable of int, default range(5)
+        The task_events part numbers read (and written).
+    source_directory : str or os.PathLike, optional
+        Where the real ``task_events`` and ``machine_events`` are read (default: the Google folder found).
+    job_fraction : float, default 0.02
+        Fraction of the jobs kept, in (0, 1].
+    cpu_fraction : array_like of 2 floats, default (0.3, 0.8)
+        Median (> 0) and log-sd (>= 0) of the per-task CPU usage fraction U_c.
+    memory_fraction : array_like of 2 floats, default (4.0, 2.0)
+        Beta parameters (both > 0) of the per-task memory usage fraction U_m.
+
+    Returns
+    -------
+    pathlib.Path
+        The task_usage folder.
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is out of range or ``parts`` are not task_events part numbers.
+    FileNotFoundError
+        When the real task_events or machine_events are not found.
     """
     from .google import (
         _part_numbers,
@@ -358,8 +414,8 @@ _END_P = np.array([0.63, 0.28, 0.046, 0.039]) / 0.995  # as published: 99.5 %
 
 
 def synthetic_google(
-    dest=None,
-    rng=None,
+    dest: os.PathLike[str] | str | None = None,
+    rng: int | np.random.Generator | np.random.SeedSequence | None = None,
     *,
     hours: float = 7.1,
     initial_jobs: int = 3_981,
@@ -368,28 +424,53 @@ def synthetic_google(
     parts: int = 5,
     machine_scale: float = 1.0,
 ) -> Path:
-    """Write a synthetic Google clusterdata-2011-2 folder (``task_events`` parts and ``machine_events``) in the
-    real formats, calibrated to the excerpt's statistics (SCHEMAS.md §3.3–3.4); returns the folder.
+    """Write a synthetic Google clusterdata-2011-2 folder (``task_events`` parts and ``machine_events``) in the real
+    formats.
 
-    ``initial_jobs`` jobs are present at t = 0 (the trace's initial snapshot), then jobs arrive as a Poisson
-    process at ``jobs_per_hour`` from 600 s to ``hours``. Per job: tasks lognormal (median 1, 90th percentile 25,
-    at most ``max_tasks``), one (CPU, memory) request shared by its tasks (:func:`synthetic_task_requests`),
-    scheduling class and priority with the excerpt's SUBMIT frequencies. Per task: SUBMIT, SCHEDULE 1-30 s later
-    (at once at t = 0) on a random machine, and an end event (FINISH 63 %, KILL 28 %, EVICT 4.6 %, FAIL 3.9 %)
-    after a lognormal run (median 261 s, 90th percentile 2,846 s) unless it falls after the window (censored, as
-    in the excerpt). Rows go to ``parts`` part files by equal time spans. Machines: the excerpt's configuration
-    counts × ``machine_scale``, all added at t = 0. **Not real data**: the folder carries the synthetic marker and
-    everything read from it reports ``source = "synthetic"``. Deterministic for a seed.
+    Calibrated to the excerpt's statistics (SCHEMAS.md §3.3–3.4). ``initial_jobs`` jobs are present at t = 0 (the
+    trace's initial snapshot), then jobs arrive as a Poisson process at ``jobs_per_hour`` from 600 s to ``hours``. Per
+    job: tasks lognormal (median 1, 90th percentile 25, at most ``max_tasks``), one (CPU, memory) request shared by its
+    tasks (:func:`~fairlib.traces.google.synthetic_task_requests`), scheduling class and priority with the excerpt's
+    SUBMIT frequencies. Per task: SUBMIT, SCHEDULE 1-30 s later (at once at t = 0) on a random machine, and an end event
+    (FINISH 63 %, KILL 28 %, EVICT 4.6 %, FAIL 3.9 %) after a lognormal run (median 261 s, 90th percentile 2,846 s)
+    unless it falls after the window (censored, as in the excerpt). Rows go to ``parts`` part files by equal time spans.
+    Machines: the excerpt's configuration counts × ``machine_scale``, all added at t = 0. **Not real data**: the folder
+    carries the synthetic marker and everything read from it reports ``source = "synthetic"``. Deterministic for a
+    seed. The work and memory grow with the number of jobs and of machines, so the sizes are capped.
 
-    ``dest``: the folder to write (default ``<trace dir>/google_clusterdata_2011_2``). Refused: ``hours`` <= 1/6
-    (the window opens at 600 s), negative ``initial_jobs`` or ``jobs_per_hour``, ``max_tasks`` < 1, ``parts``
-    outside 1-500, ``machine_scale`` <= 0. The work and memory grow with the number of jobs and of machines, so
-    the sizes are capped, each refusal naming the argument, its value and the cap: ``hours`` at most
-    :data:`MAX_HOURS` (744, a month), ``initial_jobs + hours × jobs_per_hour`` (the jobs expected) at most
-    :data:`MAX_JOBS` (100,000, ten times the excerpt), ``machine_scale`` at most :data:`MAX_MACHINE_SCALE` (100,
-    1,458,300 machines). Tasks per job are lognormal whatever ``max_tasks`` (about 17 per job on average at the
-    default 1,000, at most 24 for any), so ``max_tasks`` needs no cap of its own.
+    Parameters
+    ----------
+    dest : str or os.PathLike, optional
+        The folder to write (default ``<trace dir>/google_clusterdata_2011_2``).
+    rng : int, numpy.random.Generator, numpy.random.SeedSequence or None, optional
+        Seed or generator.
+    hours : float, default 7.1
+        End of the window, hours; above 1/6 (the window opens at 600 s) and at most :data:`MAX_HOURS` (744, a month).
+    initial_jobs : int, default 3981
+        Jobs present at t = 0, >= 0.
+    jobs_per_hour : float, default 837.0
+        Arrival rate, >= 0; ``initial_jobs + hours × jobs_per_hour`` (the jobs expected) is at most :data:`MAX_JOBS`
+        (100,000, ten times the excerpt).
+    max_tasks : int, default 1000
+        Most tasks per job, >= 1 (tasks per job are lognormal whatever ``max_tasks``: about 17 per job on average at the
+        default, at most 24 for any, so it needs no cap of its own).
+    parts : int, default 5
+        Part files of ``task_events``, 1 to 500.
+    machine_scale : float, default 1.0
+        Multiplies the excerpt's machine counts, > 0 and at most :data:`MAX_MACHINE_SCALE` (100, 1,458,300 machines).
 
+    Returns
+    -------
+    pathlib.Path
+        The folder written.
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is out of range, naming it, its value and the cap.
+
+    Examples
+    --------
     >>> synthetic_google(machine_scale=10598.0)
     Traceback (most recent call last):
     ...
@@ -517,7 +598,7 @@ def synthetic_google(
 
 
 #: sizes of the synthetic stand-ins written when a notebook finds no real excerpt, by mode
-STAND_IN_SIZES = {
+STAND_IN_SIZES: dict[str, dict[str, dict[str, Any]]] = {
     "full": {"bitbrains": dict(n_vms=150, days=30.0), "google": dict(hours=7.1)},
     "quick": {
         "bitbrains": dict(n_vms=150, days=2.0),
@@ -529,14 +610,32 @@ STAND_IN_SIZES = {
 
 
 def real_or_synthetic(name: str, *, mode: str = "full", seed: int = 0) -> Path:
-    """The trace folder a notebook should read for ``name`` (``"google"`` or ``"bitbrains"``).
+    """The trace folder a notebook should read for ``name``: the real excerpt, else a synthetic stand-in.
 
-    The real excerpt when :func:`fairlib.paths.find_traces` finds it (``$FAIRLIB_TRACE_DIR``, ``data/traces``,
-    ``../shared/data/traces``, in that order); otherwise a synthetic stand-in in the real formats
-    (:func:`synthetic_google` / :func:`synthetic_bitbrains`, sizes :data:`STAND_IN_SIZES`), written once under
-    ``build/synthetic_traces/<mode>/seed<seed>/`` and marked, so everything read from it reports
-    ``source = "synthetic"``.
     Fetch the real data first with ``python -m fairlib.traces.fetch --notebooks``.
+
+    Parameters
+    ----------
+    name : {"google", "bitbrains"}
+        The trace.
+    mode : {"full", "quick"}, default "full"
+        The stand-in's size (:data:`STAND_IN_SIZES`).
+    seed : int, default 0
+        The stand-in's seed, >= 0 (checked whether or not the real excerpt is found).
+
+    Returns
+    -------
+    pathlib.Path
+        The real excerpt when :func:`fairlib.paths.find_traces` finds it (``$FAIRLIB_TRACE_DIR``, ``data/traces``,
+        ``../shared/data/traces``, in that order); otherwise a synthetic stand-in in the real formats
+        (:func:`synthetic_google` / :func:`synthetic_bitbrains`), written once under
+        ``build/synthetic_traces/<mode>/seed<seed>/`` and marked, so everything read from it reports
+        ``source = "synthetic"``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``name`` or ``mode`` is unknown or ``seed`` negative.
     """
     from .. import paths
 

@@ -19,9 +19,11 @@ Builders:
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from .._validate import (
@@ -51,7 +53,7 @@ __all__ = [
 ]
 
 
-def _check_resources(resources) -> tuple:
+def _check_resources(resources: object) -> tuple:
     """The resource names: a non-empty tuple or list of text."""
     if (
         not isinstance(resources, (tuple, list))
@@ -82,7 +84,7 @@ def _check_codes(frame: pd.DataFrame, name: str, columns) -> None:
             )
 
 
-def _check_label(value, name: str) -> None:
+def _check_label(value: object, name: str) -> None:
     """Free text (a provenance label, a note): any str; anything else is a mistake."""
     if not isinstance(value, str):
         raise InvalidInputError(
@@ -101,15 +103,32 @@ def _check_whole(arr: np.ndarray, name: str) -> None:
 class Fleet:
     """Servers: ``capacity[server, resource]`` in the units named by ``resources``.
 
-    ``capacity``: finite and >= 0, one column per resource; ``server_class``: one label per server; ``location``:
-    None or one site number (a whole number >= 0) per server; ``source`` and ``notes``: free text.
+    Parameters
+    ----------
+    capacity : numpy.ndarray, shape (K, R)
+        ``capacity[server, resource]``, finite and >= 0, one column per resource.
+    resources : tuple of str
+        The R resource names, with units (``"cpu_ghz"``).
+    server_class : numpy.ndarray, shape (K,)
+        One label per server (``"A"``, ``"B"``, ...).
+    source : str
+        Free text: where the fleet comes from (``"real"``, ``"synthetic"``, ``"paper"``, ``"given"``).
+    location : numpy.ndarray, shape (K,), optional
+        One site number (a whole number >= 0) per server, or None.
+    notes : str, default ""
+        Free text: the choices made in building it.
+
+    Raises
+    ------
+    InvalidInputError
+        When a field has the wrong type, shape or value, naming the field and the server.
     """
 
     capacity: np.ndarray
     resources: tuple
     server_class: np.ndarray
     source: str
-    location: np.ndarray = None
+    location: np.ndarray | None = None
     notes: str = ""
 
     def __post_init__(self):
@@ -144,9 +163,27 @@ class Fleet:
 class Workload:
     """Users: ``demand[user, resource]`` (same resources as the fleet), arrival and departure in seconds.
 
-    ``users``: identifiers (integers or text); ``demand``: finite and >= 0; arrival and departure: finite times (of
-    either sign: the clock's origin is the caller's), no departure before its arrival; ``scheduling_class``: None or
-    one whole number >= 0 per user (Google's 0-3); ``source``: "real" or "synthetic".
+    Parameters
+    ----------
+    users : numpy.ndarray, shape (N,)
+        Identifiers (integers or text).
+    demand : numpy.ndarray, shape (N, R)
+        ``demand[user, resource]``, finite and >= 0.
+    arrival, departure : numpy.ndarray, shape (N,)
+        Finite times (of either sign: the clock's origin is the caller's), no departure before its arrival.
+    resources : tuple of str
+        The R resource names, with units.
+    source : str
+        ``"real"`` or ``"synthetic"``.
+    scheduling_class : numpy.ndarray, shape (N,), optional
+        One whole number >= 0 per user (Google's 0-3), or None.
+    skipped : dict of str to int, optional
+        Rows left out while reading, by reason (``{"no_request": 12}``).
+
+    Raises
+    ------
+    InvalidInputError
+        When a field has the wrong type, shape or value, naming the field and the user.
     """
 
     users: np.ndarray
@@ -155,7 +192,7 @@ class Workload:
     departure: np.ndarray
     resources: tuple
     source: str
-    scheduling_class: np.ndarray = None
+    scheduling_class: np.ndarray | None = None
 
     def __post_init__(self):
         n = as_identifiers(self.users, "users", allow_empty=True).size
@@ -189,12 +226,44 @@ class Workload:
         return self.demand.shape[0]
 
     def active_at(self, t: float) -> np.ndarray:
-        """Users present at time ``t`` (arrival <= t < departure); ``t`` a finite number."""
+        """Users present at time ``t`` (arrival <= t < departure).
+
+        Parameters
+        ----------
+        t : float
+            The instant, a finite number of seconds on the workload's clock.
+
+        Returns
+        -------
+        numpy.ndarray
+            Boolean mask, shape (n_users,).
+
+        Raises
+        ------
+        InvalidInputError
+            When ``t`` is not a finite number.
+        """
         t = as_finite(t, "t")
         return (self.arrival <= t) & (t < self.departure)
 
-    def subset(self, keep) -> "Workload":
-        """The users where the boolean mask ``keep`` is True (e.g. a random 2% of the jobs); ``skipped`` is kept."""
+    def subset(self, keep: npt.ArrayLike) -> Workload:
+        """The users where ``keep`` is True (e.g. a random 2% of the jobs); ``skipped`` is kept.
+
+        Parameters
+        ----------
+        keep : numpy.ndarray of bool, shape (n_users,)
+            Which users to keep.
+
+        Returns
+        -------
+        Workload
+            The kept users in their order.
+
+        Raises
+        ------
+        InvalidInputError
+            When ``keep`` is not a boolean mask of one entry per user.
+        """
         keep = np.asarray(keep)
         if keep.dtype != bool or keep.shape != (self.n_users,):
             raise InvalidInputError(
@@ -216,30 +285,51 @@ class Workload:
 def google_fleet(
     n_servers: int = 120,
     classes: int = 4,
-    rng=None,
+    rng: int | np.random.Generator | np.random.SeedSequence | None = None,
     *,
-    configurations=None,
-    directory=None,
+    configurations: pd.DataFrame | None = None,
+    directory: os.PathLike[str] | str | None = None,
     labels: str = "frequency",
 ) -> Fleet:
-    """``n_servers`` servers of the ``classes`` most common (CPU, memory) configurations, in proportion to
-    their counts (largest remainder). ``configurations``: the output of
-    :func:`fairlib.traces.machine_configurations` (read from the trace when omitted).
+    """``n_servers`` servers of the ``classes`` most common (CPU, memory) configurations, in proportion to their counts.
 
-    ``labels`` names the classes A, B, ...:
+    Counts are rounded by largest remainder. Closeness (for ``labels="proportionality"``) is the angle between a
+    configuration's capacity vector and the fleet's total (ties: the more common first).
 
-    - ``"frequency"``: by how many machines have the configuration (A the most common);
-    - ``"proportionality"``: as the paper's §6.2 describes them — the first half of the labels (A, B for four
-      classes) go to the configurations whose (CPU, memory) direction is closest to the fleet's total capacity
-      ("almost proportional to the overall capacities"), the rest (C, D) to the more heterogeneous ones, each
-      half in order of frequency. The paper gives no per-class numbers; this reading of its text is a
-      reconstruction (the paper's Fig. 4 caption and §6.2), and with the 2011 trace's four commonest
-      configurations it gives A/B = (0.5, 0.5)/(1, 1) and C/D = (0.5, 0.25)/(0.5, 0.75). The replay reserves
-      C and D for latency-sensitive jobs (:func:`fairlib.sim.class_eligibility`), so the labelling decides
-      which servers are public.
+    Parameters
+    ----------
+    n_servers : int, default 120
+        Servers in the fleet, >= 1.
+    classes : int, default 4
+        Configurations kept (the most common), >= 1.
+    rng : int, numpy.random.Generator, numpy.random.SeedSequence or None, optional
+        When given, the servers are put in a random order (default: grouped by class).
+    configurations : pandas.DataFrame, optional
+        The output of :func:`fairlib.traces.machine_configurations` (read from the trace when omitted).
+    directory : str or os.PathLike, optional
+        The Google folder, when ``configurations`` is omitted.
+    labels : {"frequency", "proportionality"}, default "frequency"
+        How the classes A, B, ... are named. ``"frequency"``: by how many machines have the configuration (A the most
+        common). ``"proportionality"``: as the paper's §6.2 describes them — the first half of the labels (A, B for four
+        classes) go to the configurations whose (CPU, memory) direction is closest to the fleet's total capacity
+        ("almost proportional to the overall capacities"), the rest (C, D) to the more heterogeneous ones, each half in
+        order of frequency. The paper gives no per-class numbers; this reading of its text is a reconstruction (the
+        paper's Fig. 4 caption and §6.2), and with the 2011 trace's four commonest configurations it gives A/B = (0.5,
+        0.5)/(1, 1) and C/D = (0.5, 0.25)/(0.5, 0.75). The replay reserves C and D for latency-sensitive jobs
+        (:func:`fairlib.sim.class_eligibility`), so the labelling decides which servers are public.
 
-    Closeness is the angle between a configuration's capacity vector and the fleet's total (ties: the more
-    common first).
+    Returns
+    -------
+    Fleet
+        Resources ``("cpu_normalised", "memory_normalised")``; ``notes`` records the configurations' counts and the
+        labelling.
+
+    Raises
+    ------
+    InvalidInputError
+        When a count or ``labels`` is invalid, or ``configurations`` lacks a column.
+    FileNotFoundError
+        When ``configurations`` is omitted and the trace's machine_events are not found.
     """
     from ._source import source_of
     from .google import google_dir, machine_configurations
@@ -313,10 +403,29 @@ def google_workload(
 ) -> Workload:
     """Jobs as users from ``task_events`` rows (times in µs; returned in seconds from the trace origin).
 
-    A job's demand is the sum of its tasks' (CPU, memory) requests at their SUBMIT events; arrival is its
-    first SUBMIT, departure its last FINISH/FAIL/KILL/EVICT/LOST event (or ``horizon``, default the last
-    event time, when some task has not ended). Jobs whose requests are all empty or zero are skipped and
-    counted in ``skipped["no_request"]``. ``horizon`` (µs) is a whole number, not before the last event.
+    A job's demand is the sum of its tasks' (CPU, memory) requests at their SUBMIT events; arrival is its first SUBMIT,
+    departure its last FINISH/FAIL/KILL/EVICT/LOST event (or ``horizon`` when some task has not ended). Jobs whose
+    requests are all empty or zero are skipped and counted in ``skipped["no_request"]``.
+
+    Parameters
+    ----------
+    task_events : pandas.DataFrame
+        Rows with ``time``, ``job_id``, ``task_index``, ``event_type``, ``cpu_request``, ``memory_request`` and
+        ``scheduling_class``.
+    horizon : int, optional
+        The end for unfinished jobs, µs, a whole number not before the last event (default: the last event time).
+    source : {"real", "synthetic"}, default "real"
+        Provenance label.
+
+    Returns
+    -------
+    Workload
+        One user per job with requests, resources ``("cpu_normalised", "memory_normalised")``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``task_events`` is not a DataFrame, lacks a column or holds a bad value, or ``horizon`` is invalid.
     """
     as_instance(task_events, pd.DataFrame, "task_events")
     need = {
@@ -395,9 +504,25 @@ BITBRAINS_SERVER_TYPES = ((75, 4.0, 12.0), (100, 8.0, 8.0), (75, 16.0, 4.0))
 
 
 def peak_total_bandwidth(vms: pd.DataFrame) -> tuple[float, float]:
-    """(storage, network) in MB/s: the largest total over all VMs at one sampling instant (active samples of
-    :func:`fairlib.traces.read_vms` rows) — the "maximum overall usage" §6.1 sizes the storage devices and network
-    links to meet."""
+    """The largest total (storage, network) bandwidth over all VMs at one sampling instant, in MB/s.
+
+    The "maximum overall usage" §6.1 sizes the storage devices and network links to meet, over the active samples.
+
+    Parameters
+    ----------
+    vms : pandas.DataFrame
+        VM rows of :func:`fairlib.traces.read_vms` (``time``, ``active``, disk read/write and network rx/tx in KB/s).
+
+    Returns
+    -------
+    tuple of float
+        ``(storage, network)`` in MB/s.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``vms`` is not a DataFrame, lacks a column, or has no active sample.
+    """
     as_instance(vms, pd.DataFrame, "vms")
     need = {"time", "active", "disk_read_kbps", "disk_write_kbps", "net_rx_kbps", "net_tx_kbps"}
     missing = need - set(vms.columns)
@@ -428,15 +553,36 @@ def bitbrains_fleet(
     network_mbps: float = 1000.0,
     size_from: pd.DataFrame | None = None,
 ) -> Fleet:
-    """The 250-server fleet of §6.1 over ``locations`` sites (types spread round-robin). Resources: CPU (GHz),
-    RAM (GB), storage and network bandwidth (MB/s). Each server type at each location shares one storage
-    device and one network link in the paper; their capacities were **not recovered** — here each server
-    gets ``storage_mbps`` and ``network_mbps`` (a labelled choice, see ``notes``).
+    """The 250-server fleet of §6.1 over ``locations`` sites (types spread round-robin).
 
-    ``size_from`` (VM rows of :func:`fairlib.traces.read_vms`) sizes them instead as §6.1 says — "capacity sized
-    so the maximum overall usage is met": the fleet's storage and network capacities equal the largest total
-    usage of those VMs at one instant (:func:`peak_total_bandwidth`), split evenly over the servers. Reading
-    "overall usage" as the total at one instant (not the sum of per-VM peaks) is our choice, said in ``notes``."""
+    Resources: CPU (GHz), RAM (GB), storage and network bandwidth (MB/s). Each server type at each location shares one
+    storage device and one network link in the paper; their capacities were **not recovered**.
+
+    Parameters
+    ----------
+    locations : int, default 3
+        Number of sites, >= 1.
+    storage_mbps : float, default 2000.0
+        Storage bandwidth per server, MB/s, > 0 (a labelled choice, see ``notes``).
+    network_mbps : float, default 1000.0
+        Network bandwidth per server, MB/s, > 0 (a labelled choice).
+    size_from : pandas.DataFrame, optional
+        VM rows of :func:`fairlib.traces.read_vms`: sizes the bandwidths instead as §6.1 says — "capacity sized so the
+        maximum overall usage is met": the fleet's storage and network capacities equal the largest total usage of
+        those VMs at one instant (:func:`peak_total_bandwidth`), split evenly over the servers. Reading "overall usage"
+        as the total at one instant (not the sum of per-VM peaks) is our choice, said in ``notes``.
+
+    Returns
+    -------
+    Fleet
+        Resources ``("cpu_ghz", "memory_gb", "storage_mbps", "network_mbps")``, server classes by type, a location per
+        server, source ``"paper"``.
+
+    Raises
+    ------
+    InvalidInputError
+        When a number is out of range or ``size_from`` is not valid VM rows.
+    """
     locations = as_count(locations, "locations")
     storage_mbps, network_mbps = (
         as_number(storage_mbps, "storage_mbps"),
@@ -470,8 +616,25 @@ def bitbrains_fleet(
 
 
 def bitbrains_workload(vms: pd.DataFrame) -> Workload:
-    """VMs as users from :func:`fairlib.traces.read_vms` rows: demand = peak (CPU GHz, memory GB, disk MB/s,
-    network MB/s) over active samples; VMs never active are skipped and counted in ``skipped["never_active"]``."""
+    """VMs as users from :func:`fairlib.traces.read_vms` rows.
+
+    Parameters
+    ----------
+    vms : pandas.DataFrame
+        VM rows (``vm``, ``time``, ``active``, CPU in MHz, memory in KB, disk and network in KB/s).
+
+    Returns
+    -------
+    Workload
+        One user per VM ever active: demand = peak (CPU GHz, memory GB, disk MB/s, network MB/s) over its active
+        samples, present from its first active sample to 300 s after its last; source ``vms.attrs["source"]``
+        (default "real"); VMs never active are skipped and counted in ``skipped["never_active"]``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``vms`` is not a DataFrame or lacks a column.
+    """
     as_instance(vms, pd.DataFrame, "vms")
     need = {
         "vm",

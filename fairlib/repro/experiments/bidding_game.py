@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from itertools import combinations
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from ... import metrics
@@ -76,7 +78,7 @@ DAMPED_MAX_ITER = 5000
 
 def damped_best_response(
     game: Game,
-    bids,
+    bids: npt.ArrayLike,
     *,
     damping: float = DAMPING,
     max_iter: int = DAMPED_MAX_ITER,
@@ -101,8 +103,30 @@ def damped_best_response(
     return x
 
 
-def outcome_metrics(weights, shares, optimum: float, parallelism=None) -> dict:
-    """Efficiency, utility uniformity and envy-freeness of one allocation."""
+def outcome_metrics(
+    weights: npt.ArrayLike,
+    shares: npt.ArrayLike,
+    optimum: float,
+    parallelism: npt.ArrayLike | None = None,
+) -> dict[str, float]:
+    """Efficiency, utility uniformity and envy-freeness of one allocation.
+
+    Parameters
+    ----------
+    weights : array_like, shape (n_users, n_machines)
+        The users' preference weights.
+    shares : array_like, shape (n_users, n_machines)
+        The allocation's shares of each machine.
+    optimum : float
+        The social optimum's welfare, > 0.
+    parallelism : array_like of int, shape (n_users,), optional
+        Machines each user can use at once (None: infinite parallelism).
+
+    Returns
+    -------
+    dict of str to float
+        ``efficiency`` (welfare over the optimum), ``uniformity`` and ``envy_freeness``.
+    """
     u = metrics.utilities(weights, shares, parallelism)
     return {
         "efficiency": metrics.efficiency(u.sum(), optimum),
@@ -187,15 +211,15 @@ def _as_list(value):
 
 
 def infinite_parallelism_sweep(
-    users,
+    users: Iterable[int],
     seeds: int,
-    rng,
+    rng: int | np.random.SeedSequence,
     *,
     preference: str = "uniform",
     n_machines: int = 100,
     reserve: float = 1e-6,
-    order="sequential",
-    step=0.01,
+    order: str | list[str] = "sequential",
+    step: float | list[float] = 0.01,
     gap_tol: float = 0.05,
     progress: bool = False,
     n_jobs: int | None = None,
@@ -213,6 +237,38 @@ def infinite_parallelism_sweep(
     ``residual`` = Nash residual; ``certified_residual``: the same, or where that is above :data:`CERTIFIED_RESIDUAL`
     the residual :func:`damped_best_response` reaches from there), local_greedy, social_optimum, weight_proportional.
     Runs on :func:`fairlib.sweep.sweep`.
+
+    Parameters
+    ----------
+    users : iterable of int
+        Numbers of users.
+    seeds : int
+        Instances per number of users.
+    rng : int or numpy.random.SeedSequence
+        The sweep's root seed.
+    preference : {"uniform", "correlated"}, default "uniform"
+        The preference model.
+    n_machines : int, default 100
+        Machines.
+    reserve : float, default 1e-6
+        The reserve bid of the perturbed game.
+    order : str or list of str, default "sequential"
+        Best response's update order(s).
+    step : float or list of float, default 0.01
+        Local greedy's step(s).
+    gap_tol : float, default 0.05
+        The gap at which an instance's best response counts as stabilised.
+    progress : bool, default False
+        Show the sweep's progress bar.
+    n_jobs : int, optional
+        Local processes of the sweep.
+    backend : {"serial", "loky", "dask"}, optional
+        The sweep's backend.
+
+    Returns
+    -------
+    pandas.DataFrame
+        See above.
     """
     check_choice(preference, PREFERENCES, "preference")
     grid = {
@@ -233,12 +289,30 @@ def infinite_parallelism_sweep(
     return df.rename(columns={"rep": "seed"})
 
 
-def local_search_swaps_per_call(game: Game, history) -> np.ndarray:
+def local_search_swaps_per_call(game: Game, history: npt.ArrayLike) -> np.ndarray:
     """The improving swaps of every local-search call of a sequential best-response run under finite parallelism
     (EC §4.2), in call order: each round's calls are replayed against the prices the user faced, read from the
     recorded bids ``history`` (``run_dynamics(..., record_bids=True)``, sequential order), so every call is counted,
     including those after which the run stopped improving. The local search makes ``swaps + 1`` passes of its loop
-    ("go to 2"): a call with at most one swap discovers its local maximum within two iterations."""
+    ("go to 2"): a call with at most one swap discovers its local maximum within two iterations.
+
+    Parameters
+    ----------
+    game : Game
+        The game, with finite parallelism.
+    history : array_like, shape (rounds + 1, n_users, n_machines)
+        The run's recorded bids, round by round.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        The swaps of each call, in call order.
+
+    Raises
+    ------
+    InvalidInputError
+        When the game has infinite parallelism.
+    """
     if game.parallelism is None:
         raise InvalidInputError(
             "game: local search needs finite parallelism (game.parallelism is None)"
@@ -287,9 +361,9 @@ def _finite_cell(seed, users, delta, n_machines, reserve, burn_in):
 
 
 def finite_parallelism_sweep(
-    users,
+    users: Iterable[int],
     seeds: int,
-    rng,
+    rng: int | np.random.SeedSequence,
     *,
     delta: int,
     n_machines: int = 100,
@@ -308,6 +382,34 @@ def finite_parallelism_sweep(
     :func:`local_search_swaps_per_call`), and efficiency / uniformity / envy-freeness —
     at convergence, or (as the paper does when the system does not converge) the minimum over the
     iterations after ``burn_in``. Also the competitors-per-machine ratio δ = m Δ / n.
+
+    Parameters
+    ----------
+    users : iterable of int
+        Numbers of users.
+    seeds : int
+        Instances per number of users.
+    rng : int or numpy.random.SeedSequence
+        The sweep's root seed.
+    delta : int
+        The parallelism bound Δ (capped at ``n_machines``).
+    n_machines : int, default 100
+        Machines.
+    reserve : float, default 1e-6
+        The reserve bid.
+    burn_in : int, default 10
+        Iterations skipped before the minimum of a run that does not converge.
+    n_jobs : int, optional
+        Local processes of the sweep.
+    backend : {"serial", "loky", "dask"}, optional
+        The sweep's backend.
+    progress : bool, default False
+        Show the sweep's progress bar.
+
+    Returns
+    -------
+    pandas.DataFrame
+        See above.
     """
     df = sweep(
         _finite_cell,
@@ -327,9 +429,9 @@ def _trajectory_cell(seed, delta, users, n_machines, reserve, iterations):
 
 
 def finite_efficiency_trajectories(
-    configs,
+    configs: Iterable[tuple[int, int]],
     seeds: int,
-    rng,
+    rng: int | np.random.SeedSequence,
     *,
     n_machines: int = 100,
     reserve: float = 1e-6,
@@ -338,7 +440,32 @@ def finite_efficiency_trajectories(
     backend: str | None = None,
 ) -> pd.DataFrame:
     """EC Fig. 5: efficiency over iterations for each (delta, users) in ``configs``, ``seeds`` runs each
-    (local-search best response, uniform preferences, run for ``iterations`` whether or not it converges)."""
+    (local-search best response, uniform preferences, run for ``iterations`` whether or not it converges).
+
+    Parameters
+    ----------
+    configs : iterable of (int, int)
+        ``(delta, users)`` pairs.
+    seeds : int
+        Runs per pair.
+    rng : int or numpy.random.SeedSequence
+        The sweep's root seed.
+    n_machines : int, default 100
+        Machines.
+    reserve : float, default 1e-6
+        The reserve bid.
+    iterations : int, default 100
+        Iterations per run.
+    n_jobs : int, optional
+        Local processes of the sweep.
+    backend : {"serial", "loky", "dask"}, optional
+        The sweep's backend.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (delta, users, seed, iteration) with ``efficiency``.
+    """
     grid = [{"delta": int(d), "users": int(u)} for d, u in configs]
     df = sweep(
         _trajectory_cell,
@@ -374,7 +501,7 @@ def _efficiency_over_time_cell(seed, users, n_machines, reserve, max_iter, order
 def efficiency_over_time(
     users: int,
     seeds: int,
-    rng,
+    rng: int | np.random.SeedSequence,
     *,
     n_machines: int = 100,
     reserve: float = 1e-6,
@@ -385,7 +512,34 @@ def efficiency_over_time(
 ) -> pd.DataFrame:
     """EC Fig. 3: welfare efficiency per iteration of best response and local greedy (infinite
     parallelism, uniform preferences), both from the same instance in each run, run for ``max_iter``
-    iterations whether or not they converge. One row per (seed, mechanism, iteration)."""
+    iterations whether or not they converge. One row per (seed, mechanism, iteration).
+
+    Parameters
+    ----------
+    users : int
+        Users.
+    seeds : int
+        Runs.
+    rng : int or numpy.random.SeedSequence
+        The sweep's root seed.
+    n_machines : int, default 100
+        Machines.
+    reserve : float, default 1e-6
+        The reserve bid.
+    max_iter : int, default 100
+        Iterations per run.
+    order : str, default "random"
+        The update order.
+    n_jobs : int, optional
+        Local processes of the sweep.
+    backend : {"serial", "loky", "dask"}, optional
+        The sweep's backend.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``users``, ``seed``, ``mechanism``, ``iteration``, ``efficiency``.
+    """
     df = sweep(
         _efficiency_over_time_cell,
         {"users": [int(users)]},
@@ -412,11 +566,35 @@ def _guarantee_cell(seed, reserve):
 
 
 def proportional_guarantee_runs(
-    runs: int, rng, *, reserve: float = 1e-6, n_jobs: int | None = None, backend: str | None = None
+    runs: int,
+    rng: int | np.random.SeedSequence,
+    *,
+    reserve: float = 1e-6,
+    n_jobs: int | None = None,
+    backend: str | None = None,
 ) -> pd.DataFrame:
     """EC'05 §3.2 (1/m guarantee): random games (2-29 users, 2-19 machines, uniform preferences) run to
     equilibrium by best response; per run, m times the smallest equilibrium utility and m times user 0's
-    guaranteed share from proportional bidding against the others' equilibrium bids. One row per run."""
+    guaranteed share from proportional bidding against the others' equilibrium bids. One row per run.
+
+    Parameters
+    ----------
+    runs : int
+        Random games.
+    rng : int or numpy.random.SeedSequence
+        The sweep's root seed.
+    reserve : float, default 1e-6
+        The reserve bid.
+    n_jobs : int, optional
+        Local processes of the sweep.
+    backend : {"serial", "loky", "dask"}, optional
+        The sweep's backend.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``run``, ``users``, ``min_utility_times_m``, ``proportional_share_times_m``.
+    """
     df = sweep(
         _guarantee_cell,
         [{}],
@@ -446,7 +624,20 @@ def two_player_fixed_points(game: Game, grid: int = FIXED_POINT_GRID) -> list[np
     cycle. With 2 machines every sign change of the map along a grid of ``grid`` points of user 0's bids on machine 0
     is refined by Brent's method (every equilibrium the grid separates); with 3 machines ``scipy.optimize.fsolve``
     starts from a grid of points of user 0's simplex. Returns the distinct bid matrices (2 × machines) found; the
-    caller certifies each by its Nash residual."""
+    caller certifies each by its Nash residual.
+
+    Parameters
+    ----------
+    game : Game
+        A two-user game on 2 or 3 machines, infinite parallelism.
+    grid : int, default FIXED_POINT_GRID
+        Grid points (2 machines) or starts per axis (3 machines).
+
+    Returns
+    -------
+    list of numpy.ndarray
+        Each equilibrium's bids, shape (2, n_machines).
+    """
     from scipy.optimize import brentq, fsolve
 
     n = game.weights.shape[1]
@@ -464,7 +655,7 @@ def two_player_fixed_points(game: Game, grid: int = FIXED_POINT_GRID) -> list[np
         x0 = full(head)
         return _reply_map(game, x0)[0][:-1] - x0[:-1]
 
-    found = []
+    found: list[np.ndarray] = []
     if n == 2:
         pts = np.linspace(0.0, budget, grid)
         vals = np.array([gap([p])[0] for p in pts])
@@ -521,9 +712,9 @@ def _two_player_cell(seed, machines, grid, reserve):
 
 def random_two_player_games(
     games: int,
-    rng,
+    rng: int | np.random.SeedSequence,
     *,
-    machines=(2, 3),
+    machines: Iterable[int] = (2, 3),
     grid: int = FIXED_POINT_GRID,
     reserve: float = 1e-6,
     n_jobs: int | None = None,
@@ -534,7 +725,30 @@ def random_two_player_games(
     continued to a tight stopping point (utility change < 1e-12, at most 5,000 rounds; it can cycle), and every
     equilibrium :func:`two_player_fixed_points` finds. One row per (machines, game, stopping point): ``method``,
     the Nash ``residual`` (a row with residual <= :data:`CERTIFIED_RESIDUAL` is a certified equilibrium) and
-    efficiency, uniformity and envy-freeness there."""
+    efficiency, uniformity and envy-freeness there.
+
+    Parameters
+    ----------
+    games : int
+        Random games per number of machines.
+    rng : int or numpy.random.SeedSequence
+        The sweep's root seed.
+    machines : iterable of int, default (2, 3)
+        Numbers of machines.
+    grid : int, default FIXED_POINT_GRID
+        :func:`two_player_fixed_points`' grid.
+    reserve : float, default 1e-6
+        The reserve bid.
+    n_jobs : int, optional
+        Local processes of the sweep.
+    backend : {"serial", "loky", "dask"}, optional
+        The sweep's backend.
+
+    Returns
+    -------
+    pandas.DataFrame
+        See above.
+    """
     df = sweep(
         _two_player_cell,
         {"machines": [int(n) for n in machines]},
@@ -574,11 +788,11 @@ def _exhaustive_cell(seed, machines, k, others, reserve):
 
 def local_search_vs_exhaustive(
     instances: int,
-    rng,
+    rng: int | np.random.SeedSequence,
     *,
-    machines=(6, 8, 10),
-    k=(2, 3, 5),
-    others=(1, 3, 10),
+    machines: Iterable[int] = (6, 8, 10),
+    k: Iterable[int] = (2, 3, 5),
+    others: Iterable[int] = (1, 3, 10),
     reserve: float = 1e-6,
     n_jobs: int | None = None,
     backend: str | None = None,
@@ -587,7 +801,32 @@ def local_search_vs_exhaustive(
     individual user"), by brute force on small instances: one user (weights U(0, 1) normalised, budget 1) against
     ``others`` users who each bid a random split of budget 1 on ``k`` random machines (plus the reserve), for every
     (machines, k, others); the local search's utility against the best over every set of k machines of the best
-    response restricted to it. One row per instance with ``relative_gap`` = (best − local) / best."""
+    response restricted to it. One row per instance with ``relative_gap`` = (best − local) / best.
+
+    Parameters
+    ----------
+    instances : int
+        Instances per (machines, k, others).
+    rng : int or numpy.random.SeedSequence
+        The sweep's root seed.
+    machines : iterable of int, default (6, 8, 10)
+        Numbers of machines.
+    k : iterable of int, default (2, 3, 5)
+        The user's parallelism bounds.
+    others : iterable of int, default (1, 3, 10)
+        Numbers of other users.
+    reserve : float, default 1e-6
+        The reserve bid.
+    n_jobs : int, optional
+        Local processes of the sweep.
+    backend : {"serial", "loky", "dask"}, optional
+        The sweep's backend.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per instance (see above).
+    """
     df = sweep(
         _exhaustive_cell,
         {
@@ -605,7 +844,23 @@ def local_search_vs_exhaustive(
 
 def local_search_conjecture_findings(exhaustive: pd.DataFrame) -> dict[str, Measurement]:
     """The §4.2 conjecture's claim on :func:`local_search_vs_exhaustive`'s table: the largest relative shortfall of
-    the local search's utility from the exhaustive optimum."""
+    the local search's utility from the exhaustive optimum.
+
+    Parameters
+    ----------
+    exhaustive : pandas.DataFrame
+        :func:`local_search_vs_exhaustive`' table, non-empty.
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+
+    Raises
+    ------
+    InvalidInputError
+        When the table is empty.
+    """
     if exhaustive.empty:
         raise InvalidInputError("exhaustive: no instances")
     short = exhaustive[exhaustive.relative_gap > 1e-9]
@@ -626,16 +881,48 @@ def local_search_conjecture_findings(exhaustive: pd.DataFrame) -> dict[str, Meas
     }
 
 
-def median_by_users(results, column: str):
+def median_by_users(results: pd.DataFrame, column: str) -> pd.Series:
     """Median of ``column`` per number of users (a Series indexed by ``users``): how Fig. 2's curves and the claims
-    about them read a table of runs."""
+    about them read a table of runs.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        A table of runs with a ``users`` column.
+    column : str
+        The column.
+
+    Returns
+    -------
+    pandas.Series
+        The medians, indexed by ``users``.
+    """
     return results.groupby("users")[column].median()
 
 
-def settling_iteration(curve, within: float = 0.01) -> int:
+def settling_iteration(curve: pd.Series, within: float = 0.01) -> int:
     """First iteration from which ``curve`` (a pandas Series indexed by iteration, e.g. a median efficiency per
     iteration) stays within ``within`` of its last value — when the curve has "got there" (EC Fig. 3).
 
+    Parameters
+    ----------
+    curve : pandas.Series
+        Finite values indexed by iteration, non-empty.
+    within : float, default 0.01
+        The distance from the last value that counts as settled, >= 0.
+
+    Returns
+    -------
+    int
+        The iteration (an index label of ``curve``).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``curve`` is empty or not finite, or ``within`` is negative.
+
+    Examples
+    --------
     >>> import pandas as pd
     >>> settling_iteration(pd.Series([0.5, 0.8, 0.905, 0.908, 0.91], index=[0, 1, 2, 3, 4]))
     2
@@ -651,7 +938,7 @@ def settling_iteration(curve, within: float = 0.01) -> int:
     return int(curve.index[np.flatnonzero(off)[-1] + 1]) if off.any() else int(curve.index[0])
 
 
-def _median_range(series) -> str:
+def _median_range(series: pd.Series) -> str:
     return f"{series.min():.3f}-{series.max():.3f}"
 
 
@@ -665,6 +952,18 @@ def infinite_parallelism_findings(
     Every number is a median over seeds per number of users, one claim per preference model, as Fig. 2 shows them.
     ``mid_users``: where "uniformity decreases, then flattens out" is split (it must be one of the users run).
     Returns ``{claim_id: Measurement}`` for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        :func:`infinite_parallelism_sweep`'s table, both preference models.
+    mid_users : int, default 60
+        See above.
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
     """
     prefs = ("uniform", "correlated")
     missing = sorted(
@@ -870,7 +1169,18 @@ def infinite_parallelism_findings(
 def efficiency_over_time_findings(trajectories: pd.DataFrame) -> dict[str, Measurement]:
     """EC Fig. 3's claims (same welfare, best response faster) on :func:`efficiency_over_time`'s table: the median
     efficiency per iteration of best response and local greedy, compared at the last iteration and by when each
-    settles within 0.01 of its last value (:func:`settling_iteration`)."""
+    settles within 0.01 of its last value (:func:`settling_iteration`).
+
+    Parameters
+    ----------
+    trajectories : pandas.DataFrame
+        :func:`efficiency_over_time`'s table.
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+    """
     curve = trajectories.groupby(["mechanism", "iteration"]).efficiency.median()
     mechs = ("best_response", "local_greedy")
     absent = [m for m in mechs if m not in curve.index.get_level_values(0)]
@@ -904,6 +1214,20 @@ def finite_parallelism_findings(
     to 250" (§5), so the Fig. 4 band claims read users from 5 on; runs below 5 users (our extension) count in
     ``low_competition_converges``, the paper's explanation, which is about competition δ rather than a range of
     users. Returns ``{claim_id: Measurement}``.
+
+    Parameters
+    ----------
+    finite : pandas.DataFrame
+        :func:`finite_parallelism_sweep`'s rows, every Δ.
+    trajectories : pandas.DataFrame
+        :func:`finite_efficiency_trajectories`' table.
+    infinite : pandas.DataFrame
+        :func:`infinite_parallelism_sweep`'s table.
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
     """
     deltas = set(finite.delta)
     if not {5, 20} <= deltas:
@@ -1026,7 +1350,18 @@ def finite_parallelism_findings(
 
 def finite_convergence(finite: pd.DataFrame) -> pd.DataFrame:
     """Per (Δ, users) of :func:`finite_parallelism_sweep`'s table: the share of seeds that converged (``conv``), the
-    competition δ = mΔ/n (``comp``) and the median efficiency (``eff``)."""
+    competition δ = mΔ/n (``comp``) and the median efficiency (``eff``).
+
+    Parameters
+    ----------
+    finite : pandas.DataFrame
+        :func:`finite_parallelism_sweep`'s rows, with a ``delta`` column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (delta, users): ``conv``, ``comp``, ``eff``.
+    """
     return (
         finite.groupby(["delta", "users"])
         .agg(
@@ -1072,7 +1407,10 @@ def _random_two_player(random_games: pd.DataFrame, metric: str) -> tuple[float, 
 
 
 def two_player_findings(
-    opposite: pd.DataFrame, equal: pd.DataFrame, check_alphas, random_games: pd.DataFrame
+    opposite: pd.DataFrame,
+    equal: pd.DataFrame,
+    check_alphas: Iterable[float],
+    random_games: pd.DataFrame,
 ) -> dict[str, Measurement]:
     """The §3.1 / Theorem 2 claims of the feldman2005 ledger. ``opposite`` and ``equal``: the equilibria of the
     opposite- and equal-weight games over a grid of α (rows of :func:`fairlib.market.two_player_equilibria`, the
@@ -1081,6 +1419,20 @@ def two_player_findings(
     falls are read from the grid; the count just below and above α₀ = (2 + √2)/4 and the limits at α = 0.9999 come
     from the closed form itself. ``random_games``: :func:`random_two_player_games`' table; Theorem 2's bounds are
     read on the families and on its certified equilibria, as [families, random games].
+
+    Parameters
+    ----------
+    opposite, equal : pandas.DataFrame
+        The equilibria of the opposite- and equal-weight games over a grid of α.
+    check_alphas : iterable of float
+        Where the closed-form equilibria are counted against the numeric ones.
+    random_games : pandas.DataFrame
+        :func:`random_two_player_games`' table.
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
     """
     if opposite.empty or equal.empty:
         raise InvalidInputError(
@@ -1156,7 +1508,20 @@ def theorem3_findings(
 ) -> dict[str, Measurement]:
     """Theorem 3's claims: ``construction`` has one row per n of the m = n² + n construction (its efficiency,
     ``bound_2_over_n_plus_1`` and ``condition1_violation``); ``guarantee`` is :func:`proportional_guarantee_runs`'s
-    table (utilities times m)."""
+    table (utilities times m).
+
+    Parameters
+    ----------
+    construction : pandas.DataFrame
+        One row per n of the construction (see above).
+    guarantee : pandas.DataFrame
+        :func:`proportional_guarantee_runs`' table.
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+    """
     return {
         "sqrt_m_construction_is_equilibrium": Measurement(
             float(construction.condition1_violation.max())

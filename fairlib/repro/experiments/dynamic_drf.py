@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from ..._jit import compiled
@@ -64,12 +66,12 @@ def _order_cell(seed, n, order, pool, cautious):
 
 
 def random_order_runs(
-    pool,
-    ns,
-    orders,
-    rng,
+    pool: npt.ArrayLike,
+    ns: Iterable[int],
+    orders: int | dict[int, int],
+    rng: int | np.random.SeedSequence,
     *,
-    cautious_orders=None,
+    cautious_orders: int | dict[int, int] | None = None,
     progress: bool = False,
     n_jobs: int | None = None,
     backend: str | None = None,
@@ -82,6 +84,35 @@ def random_order_runs(
     per (n, order, mechanism, objective, k) with that ``ratio``: the raw runs, for plots that show their spread
     (seaborn's percentile interval); :func:`order_summary` aggregates them. Runs on :func:`fairlib.sweep.sweep`
     (one cell per sample).
+
+    Parameters
+    ----------
+    pool : array_like, shape (P, m)
+        Demand vectors (one per row) the arrivals are drawn from (normalised as dynamic DRF takes them).
+    ns : iterable of int
+        Numbers of agents, each at most P.
+    orders : int or dict of int to int
+        Samples (random orders) per n, one count for every n or n → count.
+    rng : int or numpy.random.SeedSequence
+        The sweep's root seed; a sample's draw depends on (n, order) only.
+    cautious_orders : int or dict of int to int, optional
+        Samples per n (the first ones) on which the cautious LP also runs (default none).
+    progress : bool, default False
+        Show the sweep's progress bar.
+    n_jobs : int, optional
+        Local processes of the sweep.
+    backend : {"serial", "loky", "dask"}, optional
+        The sweep's backend.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``n``, ``order``, ``mechanism``, ``objective``, ``k``, ``ratio``.
+
+    Raises
+    ------
+    InvalidInputError
+        When the pool is not valid demands or an n exceeds its size.
     """
     pool = normalize_demands(pool, "pool")
     ns = [int(n) for n in ns]
@@ -136,7 +167,18 @@ def random_order_runs(
 
 def order_summary(runs: pd.DataFrame) -> pd.DataFrame:
     """:func:`random_order_runs` per (n, mechanism, objective, k), in that order: the mean ratio over the orders,
-    its 10th and 90th percentiles (``q10``, ``q90``) and the number of orders (``samples``)."""
+    its 10th and 90th percentiles (``q10``, ``q90``) and the number of orders (``samples``).
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        :func:`random_order_runs`' rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``n``, ``mechanism``, ``objective``, ``k``, ``mean``, ``q10``, ``q90``, ``samples``.
+    """
     rows = []
     for (n, mech, obj), g in runs.groupby(["n", "mechanism", "objective"], sort=False):
         a = g.pivot(index="order", columns="k", values="ratio").to_numpy()
@@ -157,18 +199,48 @@ def order_summary(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def random_order_experiment(
-    pool,
-    ns,
-    orders,
-    rng,
+    pool: npt.ArrayLike,
+    ns: Iterable[int],
+    orders: int | dict[int, int],
+    rng: int | np.random.SeedSequence,
     *,
-    cautious_orders=None,
+    cautious_orders: int | dict[int, int] | None = None,
     progress: bool = False,
     n_jobs: int | None = None,
     backend: str | None = None,
 ) -> pd.DataFrame:
     """:func:`order_summary` of :func:`random_order_runs` (same arguments): one row per (n, mechanism, objective,
-    k) with the mean, 10th and 90th percentiles of the ratio to static DRF, and the sample count."""
+    k) with the mean, 10th and 90th percentiles of the ratio to static DRF, and the sample count.
+
+    Parameters
+    ----------
+    pool : array_like, shape (P, m)
+        Demand vectors (one per row) the arrivals are drawn from (normalised as dynamic DRF takes them).
+    ns : iterable of int
+        Numbers of agents, each at most P.
+    orders : int or dict of int to int
+        Samples (random orders) per n, one count for every n or n → count.
+    rng : int or numpy.random.SeedSequence
+        The sweep's root seed; a sample's draw depends on (n, order) only.
+    cautious_orders : int or dict of int to int, optional
+        Samples per n (the first ones) on which the cautious LP also runs (default none).
+    progress : bool, default False
+        Show the sweep's progress bar.
+    n_jobs : int, optional
+        Local processes of the sweep.
+    backend : {"serial", "loky", "dask"}, optional
+        The sweep's backend.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`order_summary`'s table.
+
+    Raises
+    ------
+    InvalidInputError
+        When the pool is not valid demands or an n exceeds its size.
+    """
     return order_summary(
         random_order_runs(
             pool,
@@ -216,12 +288,33 @@ def _agreement_cell(seed, run):
 
 
 def agreement_runs(
-    runs: int, rng, *, n_jobs: int | None = None, backend: str | None = None
+    runs: int,
+    rng: int | np.random.SeedSequence,
+    *,
+    n_jobs: int | None = None,
+    backend: str | None = None,
 ) -> pd.DataFrame:
     """Random small instances (2-15 agents, 1-4 resources, every fourth with ties and repeated demand
     vectors, n = K..K+2): the largest share difference between Algorithm 1 (prefix sums and printed
     loops), water-filling and the LP over every step; SI/DEF/DPO/capacity violations of Algorithm 1; and
-    what the printed line 6 does (capacity violation, share error against the LP). One row per run."""
+    what the printed line 6 does (capacity violation, share error against the LP). One row per run.
+
+    Parameters
+    ----------
+    runs : int
+        Number of random instances.
+    rng : int or numpy.random.SeedSequence
+        The sweep's root seed.
+    n_jobs : int, optional
+        Local processes of the sweep.
+    backend : {"serial", "loky", "dask"}, optional
+        The sweep's backend.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per run.
+    """
     return sweep(
         _agreement_cell,
         [{"run": i} for i in range(int(runs))],
@@ -240,7 +333,7 @@ def _strategyproofness_cell(seed, agents, resources, trials):
 
 def strategyproofness_runs(
     runs: int,
-    rng,
+    rng: int | np.random.SeedSequence,
     *,
     agents: int = 12,
     resources: int = 3,
@@ -249,7 +342,30 @@ def strategyproofness_runs(
     backend: str | None = None,
 ) -> pd.DataFrame:
     """``runs`` random instances, each with ``trials`` random misreports (``strategyproofness_spot_check``);
-    one row per instance with the largest gain from lying."""
+    one row per instance with the largest gain from lying.
+
+    Parameters
+    ----------
+    runs : int
+        Number of random instances.
+    rng : int or numpy.random.SeedSequence
+        The sweep's root seed.
+    agents : int, default 12
+        Agents per instance.
+    resources : int, default 3
+        Resources per instance.
+    trials : int, default 10
+        Misreports tried per instance.
+    n_jobs : int, optional
+        Local processes of the sweep.
+    backend : {"serial", "loky", "dask"}, optional
+        The sweep's backend.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per instance.
+    """
     return sweep(
         _strategyproofness_cell,
         [{}],
@@ -263,11 +379,11 @@ def strategyproofness_runs(
 
 
 def per_step_times(
-    ks,
+    ks: Iterable[int],
     *,
     m: int = 2,
-    rng=None,
-    methods=("linear", "linear_rescan", "sorted_waterfill", "lp"),
+    rng: int | np.random.Generator | np.random.SeedSequence | None = None,
+    methods: Iterable[str] = ("linear", "linear_rescan", "sorted_waterfill", "lp"),
     lp_max_k: int = 3000,
     repeat: int = 5,
     block: int | None = None,
@@ -286,6 +402,28 @@ def per_step_times(
     Column ``work`` (``linear`` and ``linear_rescan``): the element operations of one step, counted by the
     kernel (the ``linear`` block's count divided by ``block``) — deterministic, so the complexity claims are
     tested on it; ``seconds`` depends on the machine and its load and is shown beside it.
+
+    Parameters
+    ----------
+    ks : iterable of int
+        The steps timed.
+    m : int, default 2
+        Resources.
+    rng : int, numpy.random.Generator, numpy.random.SeedSequence or None, optional
+        Randomness of the demands.
+    methods : iterable of str, default ("linear", "linear_rescan", "sorted_waterfill", "lp")
+        The methods timed (see above; ``"waterfill"`` also accepted).
+    lp_max_k : int, default 3000
+        The largest k the LP is timed at.
+    repeat : int, default 5
+        Samples per median (:func:`fairlib.timing.median_time`).
+    block : int, optional
+        Steps per ``linear`` sample (default max(64, k // 16)).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (k, method): ``k``, ``method``, ``seconds``, ``work``.
     """
     from ...timing import median_time
 
@@ -351,11 +489,32 @@ def per_step_times(
 
 
 def total_times(
-    ns, *, m: int = 2, rng=None, methods=("linear", "linear_rescan", "waterfill")
+    ns: Iterable[int],
+    *,
+    m: int = 2,
+    rng: int | np.random.Generator | np.random.SeedSequence | None = None,
+    methods: Iterable[str] = ("linear", "linear_rescan", "waterfill"),
 ) -> pd.DataFrame:
     """Wall time of processing all n arrivals (one run each, after a warm-up on a small instance).
     ``linear_rescan`` is Algorithm 1 with the printed O(k m) loops (``sums="rescan"``). Column ``work``: the
-    element operations counted by Algorithm 1's kernel over all steps (NaN for water-filling)."""
+    element operations counted by Algorithm 1's kernel over all steps (NaN for water-filling).
+
+    Parameters
+    ----------
+    ns : iterable of int
+        Numbers of arrivals.
+    m : int, default 2
+        Resources.
+    rng : int, numpy.random.Generator, numpy.random.SeedSequence or None, optional
+        Randomness of the demands.
+    methods : iterable of str, default ("linear", "linear_rescan", "waterfill")
+        The methods timed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (n, method): ``n``, ``method``, ``seconds``, ``work``.
+    """
     rng = np.random.default_rng(rng)
     options = {
         "linear": dict(method="linear"),
@@ -384,11 +543,24 @@ def total_times(
     return pd.DataFrame(rows)
 
 
-def instance_share_findings(cr1_ms, cr2_ms) -> dict[str, Measurement]:
+def instance_share_findings(cr1_ms: Iterable[int], cr2_ms: Iterable[int]) -> dict[str, Measurement]:
     """§4's two instances agent by agent (ε = 1e-9): on the n = m + 1 instance (m in ``cr1_ms``) the largest
     distance of the last step's shares from the paper's limits (x_1 = … = x_m → m/(m + 1), x_n = x_1/m → 1/(m + 1);
     static DRF's common share → 1/2), and on the n = m² + 1 instance (m in ``cr2_ms``) the largest distance of
-    every share at step k = m² from m/(m² + 1)."""
+    every share at step k = m² from m/(m² + 1).
+
+    Parameters
+    ----------
+    cr1_ms : iterable of int
+        The m of the n = m + 1 instances.
+    cr2_ms : iterable of int
+        The m of the n = m² + 1 instances.
+
+    Returns
+    -------
+    dict of str to Measurement
+        ``cr1_individual_shares`` and ``cr2_step_m2_shares``.
+    """
     dyn_gap, static_gap, step_gap = 0.0, 0.0, 0.0
     for m in cr1_ms:
         d = maxsum_counterexample(int(m))
@@ -422,13 +594,36 @@ def instance_share_findings(cr1_ms, cr2_ms) -> dict[str, Measurement]:
     }
 
 
-def fixed_increment_work(scales, *, k: int = 1000, m: int = 2, rng=None) -> pd.DataFrame:
+def fixed_increment_work(
+    scales: Iterable[float],
+    *,
+    k: int = 1000,
+    m: int = 2,
+    rng: int | np.random.Generator | np.random.SeedSequence | None = None,
+) -> pd.DataFrame:
     """One arrival step at k (n = k, uniform random demands on 0.01-1, previous shares from the exact water-filling)
     computed by Kash, Procaccia and Shah's water-filling with a fixed increment (Li et al.'s [6],
     :func:`fairlib.dynamic.baselines.waterfill_step_fixed_increment`) at each numeric scale S of ``scales``: every
     resource counted in n S units, shares raised one unit (1/(n S)) at a time; and by Algorithm 1 with the printed
     loops (line 6 corrected), whose work does not depend on S. One row per S: ``raises``, counted ``work`` of the
-    fixed-increment step, ``alg1_work``, ``gap`` (exact level minus the fixed-increment minimum share)."""
+    fixed-increment step, ``alg1_work``, ``gap`` (exact level minus the fixed-increment minimum share).
+
+    Parameters
+    ----------
+    scales : iterable of float
+        The numeric scales S.
+    k : int, default 1000
+        The step.
+    m : int, default 2
+        Resources.
+    rng : int, numpy.random.Generator, numpy.random.SeedSequence or None, optional
+        Randomness of the demands.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per S (see above).
+    """
     rng = np.random.default_rng(rng)
     k, m = int(k), int(m)
     d = normalize_demands(rng.uniform(0.01, 1.0, size=(k, m)))
@@ -453,12 +648,32 @@ def fixed_increment_work(scales, *, k: int = 1000, m: int = 2, rng=None) -> pd.D
 
 
 def waterfill_baseline_findings(
-    fixed: pd.DataFrame, per_step: pd.DataFrame, *, ks=(3000, 10000)
-) -> dict:
+    fixed: pd.DataFrame, per_step: pd.DataFrame, *, ks: Iterable[int] = (3000, 10000)
+) -> dict[str, Measurement]:
     """Algorithm 1 against the water-fillings: [6]'s fixed increment (:func:`fixed_increment_work`: raises and the
     work ratio to Algorithm 1 against the numeric scale) and our exact event-driven one, the fastest we have
     (:func:`per_step_times` rows ``linear`` and ``waterfill``: wall-time ratio event-driven / Algorithm 1 at
-    ``ks``)."""
+    ``ks``).
+
+    Parameters
+    ----------
+    fixed : pandas.DataFrame
+        :func:`fixed_increment_work`'s rows, two scales or more.
+    per_step : pandas.DataFrame
+        :func:`per_step_times`' rows, with ``linear`` and ``waterfill`` at each of ``ks``.
+    ks : iterable of int, default (3000, 10000)
+        The steps compared.
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``fixed`` has fewer than two scales or ``per_step`` lacks a time at one of ``ks``.
+    """
     from ..plotting import log_log_slope
 
     if len(fixed) < 2:

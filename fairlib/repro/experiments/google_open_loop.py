@@ -22,12 +22,20 @@ from __future__ import annotations
 
 import functools
 import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from ..._validate import InvalidInputError, check_choice
 from ...sweep import sweep
+
+if TYPE_CHECKING:
+    from ...multires import Allocation, Cluster
+    from ...sim import Jobs
+    from ...traces import Fleet
 
 DEMAND_MODELS = ("per-interval", "lifetime")
 LABELS = ("proportionality", "frequency")
@@ -49,7 +57,24 @@ def time_averaged(table: pd.DataFrame) -> pd.DataFrame:
     utilisation over placements of the same per-job totals (epochs are independent, so these bound the average
     exactly). From a table run with ``definition4=True``, also ``<measure>_definition4_low``/``_high`` for cpu, ram,
     cpu_CD and ram_CD: time-averaged certified bounds on the utilisation of every allocation meeting PS-DSF's
-    Definition 4 (the same for every mechanism)."""
+    Definition 4 (the same for every mechanism).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        An :func:`fairlib.sim.open_loop` table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per mechanism: ``cpu``, ``ram``, ``utilisation``, their ``_CD`` counterparts, ``mean_active_jobs``,
+        ``jain_dominant_share``, ``epochs``, and the range and Definition-4 columns where the table has them.
+
+    Raises
+    ------
+    InvalidInputError
+        When a column is missing or a mechanism's epochs have no length.
+    """
     missing = {"mechanism", "start", "end", "active_jobs", *UTILISATION.values()} - set(
         table.columns
     )
@@ -111,7 +136,23 @@ def typical_task(task_events: pd.DataFrame) -> float:
     (SCHEDULE or UPDATE_RUNNING), each task counted once with its last such request: the size of one task for
     :func:`fairlib.multires.drfh_best_fit` on jobs whose demand unit is a whole dominant unit
     (:func:`fairlib.traces.task_event_demands`). Our choice: the per-job task counts are not carried into the
-    jobs, so every job's tasks are taken to be this size."""
+    jobs, so every job's tasks are taken to be this size.
+
+    Parameters
+    ----------
+    task_events : pandas.DataFrame
+        Task events with ``job_id``, ``task_index``, ``event_type``, ``cpu_request`` and ``memory_request``.
+
+    Returns
+    -------
+    float
+        The median dominant request, normalised units.
+
+    Raises
+    ------
+    InvalidInputError
+        When a column is missing or no running task requests any resource.
+    """
     from ...traces.google import _RUNNING_EVENTS
 
     need = {"job_id", "task_index", "event_type", "cpu_request", "memory_request"}
@@ -127,10 +168,21 @@ def typical_task(task_events: pd.DataFrame) -> float:
     return float(per_task.median())
 
 
-def paper_setup_mechanisms(task: float) -> dict:
+def paper_setup_mechanisms(task: float) -> dict[str, Callable[[Cluster], Allocation]]:
     """The mechanisms of the request-based reconstruction of §6.2: PS-DSF, DRFH and TSF (name -> callable of a cluster),
     and Best-Fit DRFH (:func:`fairlib.multires.drfh_best_fit`, the DRFH paper's own scheduler) placing tasks of ``task``
-    dominant units (:func:`typical_task`)."""
+    dominant units (:func:`typical_task`).
+
+    Parameters
+    ----------
+    task : float
+        The size of one task in dominant units, > 0.
+
+    Returns
+    -------
+    dict of str to callable
+        ``{"PS-DSF": ..., "DRFH": ..., "TSF": ..., "Best-Fit DRFH": ...}``, each a callable of a cluster.
+    """
     from ...multires import drfh, drfh_best_fit, psdsf, tsf
 
     return {
@@ -141,14 +193,32 @@ def paper_setup_mechanisms(task: float) -> dict:
     }
 
 
-def route_mechanisms(alphas) -> tuple[dict, dict]:
+def route_mechanisms(
+    alphas: Iterable[float],
+) -> tuple[dict[str, Callable[[Cluster], Allocation]], dict[str, list[bool]]]:
     """The paper's route to PS-DSF (PF-VDS(α) as α grows, Theorem 2) under the request-based reconstruction's per-job
     caps: ``({"PF-VDS(α)": callable, ..., "PS-DSF": psdsf}, certified)``. With caps PF-VDS is our variational
     equilibrium (:func:`fairlib.multires.pfvds`); ``certified[name]`` collects, call by call, whether the allocation was
     certified (``converged``: eq. (16)'s gap over the capped set <= ``CAPPED_GAP``; PS-DSF: its fixed point's
     ``converged``), so a table built from uncertified allocations says so. Run them on unmerged servers
     (``open_loop(..., merge=False)``): a cap price that every server charges makes the equilibrium depend on each
-    server's utility scale, which merging identical servers changes for α != 1."""
+    server's utility scale, which merging identical servers changes for α != 1.
+
+    Parameters
+    ----------
+    alphas : iterable of float
+        The values of α, finite and > 0, at least one.
+
+    Returns
+    -------
+    tuple of (dict of str to callable, dict of str to list of bool)
+        The mechanisms, and the certificates each call appends to.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``alphas`` is empty or holds a value that is not finite and > 0.
+    """
     from ...multires import pfvds, psdsf
 
     values = [float(a) for a in alphas]
@@ -173,8 +243,32 @@ def route_mechanisms(alphas) -> tuple[dict, dict]:
     return runs, certified
 
 
-def sample_ids(ids, fraction: float, seed) -> np.ndarray:
-    """A Bernoulli(``fraction``) sample of the unique job ``ids`` (sorted), drawn from ``seed``."""
+def sample_ids(
+    ids: npt.ArrayLike,
+    fraction: float,
+    seed: int | np.random.SeedSequence | np.random.Generator,
+) -> np.ndarray:
+    """A Bernoulli(``fraction``) sample of the unique job ``ids`` (sorted), drawn from ``seed``.
+
+    Parameters
+    ----------
+    ids : array_like
+        Job ids (repeats allowed).
+    fraction : float
+        Each unique id's chance of being kept, in (0, 1].
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        Randomness of the draw.
+
+    Returns
+    -------
+    numpy.ndarray
+        The kept ids, sorted.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``fraction`` is not in (0, 1].
+    """
     if not (np.isfinite(fraction) and 0 < fraction <= 1):
         raise InvalidInputError(f"fraction = {fraction}: must be in (0, 1]")
     unique = np.unique(np.asarray(ids))
@@ -225,13 +319,13 @@ def _setup_cell(
 
 
 def sensitivity(
-    jobs_by_model: dict,
-    fleets: dict,
+    jobs_by_model: Mapping[str, Jobs],
+    fleets: Mapping[str, Fleet],
     *,
-    fractions=(0.02, 0.05, 0.10),
+    fractions: Iterable[float] = (0.02, 0.05, 0.10),
     seeds: int = 3,
-    rng=0,
-    mechanisms=None,
+    rng: int | np.random.SeedSequence = 0,
+    mechanisms: Mapping[str, Callable[[Cluster], Allocation]] | None = None,
     start: float | None = None,
     horizon: float | None = None,
     interval: float = 300.0,
@@ -246,7 +340,41 @@ def sensitivity(
     with segment times); the per-interval model runs capped, the lifetime model uncapped. ``fleets``: label
     mapping (:data:`LABELS`) -> :class:`fairlib.traces.Fleet`. A cell's seed depends on its fraction and rep
     only (:func:`fairlib.sweep.sweep`'s ``seed_by``), so every model and mapping of one (fraction, rep) sees the
-    same job ids."""
+    same job ids.
+
+    Parameters
+    ----------
+    jobs_by_model : dict of str to Jobs
+        Demand model name → all jobs in that model (see above).
+    fleets : dict of str to Fleet
+        Label mapping → fleet (see above).
+    fractions : iterable of float, default (0.02, 0.05, 0.10)
+        Fractions of the jobs sampled (:func:`sample_ids`).
+    seeds : int, default 3
+        Samples per fraction.
+    rng : int or numpy.random.SeedSequence, default 0
+        The sweep's root seed.
+    mechanisms : dict of str to callable, optional
+        Name → callable of a cluster (default PS-DSF, DRFH, TSF).
+    start, horizon : float, optional
+        The open loop's first epoch and end, seconds (default: the jobs' own).
+    interval : float, default 300.0
+        Seconds between periodic epochs.
+    n_jobs : int, optional
+        Local processes of the sweep.
+    progress : bool, default False
+        Show the sweep's progress bar.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (fraction, rep, demand_model, labels, mechanism).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``jobs_by_model`` or ``fleets`` is empty or names an unknown model or labelling.
+    """
     from ...multires import drfh, psdsf, tsf
 
     if not jobs_by_model or not fleets:
@@ -258,7 +386,7 @@ def sensitivity(
     mechanisms = (
         {"PS-DSF": psdsf, "DRFH": drfh, "TSF": tsf} if mechanisms is None else dict(mechanisms)
     )
-    grid = {
+    grid: dict[str, list[Any]] = {
         "fraction": [float(f) for f in fractions],
         "demand_model": list(jobs_by_model),
         "labels": list(fleets),
@@ -284,10 +412,33 @@ def sensitivity(
     )
 
 
-def leads(grid: pd.DataFrame, *, leader: str = "PS-DSF", others=("DRFH", "TSF")) -> pd.DataFrame:
+def leads(
+    grid: pd.DataFrame, *, leader: str = "PS-DSF", others: Iterable[str] = ("DRFH", "TSF")
+) -> pd.DataFrame:
     """From :func:`sensitivity`'s rows: per (fraction, rep, demand_model, labels), ``leader``'s utilisation minus
     the best of ``others`` — overall (``lead``), on CPU and RAM, and on classes C/D (``lead_CD``) — and the
-    mean number of active jobs. Positive: the leader utilises more."""
+    mean number of active jobs. Positive: the leader utilises more.
+
+    Parameters
+    ----------
+    grid : pandas.DataFrame
+        :func:`sensitivity`'s rows.
+    leader : str, default "PS-DSF"
+        The mechanism whose lead is measured.
+    others : iterable of str, default ("DRFH", "TSF")
+        The mechanisms it is measured against.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (fraction, rep, demand_model, labels): ``lead``, ``lead_cpu``, ``lead_ram``, ``lead_CD``,
+        ``mean_active_jobs``, ``jobs``.
+
+    Raises
+    ------
+    InvalidInputError
+        When a column or a mechanism is missing.
+    """
     keys = ["fraction", "rep", "demand_model", "labels"]
     missing = {*keys, "mechanism", "utilisation", "utilisation_CD", "cpu", "ram"} - set(
         grid.columns

@@ -5,14 +5,16 @@ Everything with seeds runs on :func:`fairlib.sweep.sweep`.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 from scipy.optimize import minimize
 
 from ..._validate import InvalidInputError, check_choice
-from ...multires.cluster import Cluster, random_cluster, random_pool
+from ...multires.cluster import Allocation, Cluster, random_cluster, random_pool
 from ...multires.pfvds import nash_residual, pfvds, proportional_fair_objective, shared_stages
 from ...multires.pfvds.conditions import least_merit, random_feasible_start, variational_gap
 from ...multires.psdsf import psdsf, psdsf_violation
@@ -58,14 +60,30 @@ def fig1_instance() -> Cluster:
     Servers [12 cores, 4 GB, 75 Mb/s] and [8 cores, 16 GB, 0 Mb/s]; users 1–2 need bandwidth (server 1
     only), users 3–4 need none (both servers); equal weights. Demands chosen to meet every constraint
     that survives (checked by :func:`fig1_checks`).
+
+    Returns
+    -------
+    Cluster
+        Two servers, three resources (the second server has no bandwidth), four users.
     """
     capacity = [[12.0, 4.0, 75.0], [8.0, 16.0, 0.0]]
     demand = [[1.0, 1.0, 5.0], [0.5, 0.5, 2.0], [1.0, 3.0, 0.0], [2.0, 5.0, 0.0]]
-    return Cluster(capacity, demand)
+    return Cluster(np.array(capacity), np.array(demand))
 
 
-def fig1_checks(cluster: Cluster) -> dict:
-    """The surviving constraints of the Fig. 1 example, each True or False."""
+def fig1_checks(cluster: Cluster) -> dict[str, bool]:
+    """The surviving constraints of the Fig. 1 example, each True or False.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        :func:`fig1_instance`.
+
+    Returns
+    -------
+    dict of str to bool
+        Constraint → whether it holds.
+    """
     d, c = cluster.demand, cluster.capacity
     pooled = cluster.pooled_capacity
     share1, share2 = d / c[0], np.where(c[1] > 0, d / np.where(c[1] > 0, c[1], 1.0), 0.0)
@@ -83,7 +101,7 @@ def fig1_checks(cluster: Cluster) -> dict:
 
 
 def random_bottleneck_cluster(
-    rng,
+    rng: int | np.random.Generator | np.random.SeedSequence | None,
     n_users: int,
     n_servers: int,
     n_resources: int = 3,
@@ -95,7 +113,28 @@ def random_bottleneck_cluster(
     (Definition 2 holds everywhere), built like the Fig. 1 example: the last resource ("bandwidth")
     exists only on the first half of the servers and about 40% of the users need it, in amounts that
     make it their *global* dominant resource (against the pooled capacities) while resource 0 stays
-    dominant on each server. Needs n_resources >= 2 and n_servers >= 2."""
+    dominant on each server. Needs n_resources >= 2 and n_servers >= 2.
+
+    Parameters
+    ----------
+    rng : int, numpy.random.Generator, numpy.random.SeedSequence or None
+        Randomness.
+    n_users : int
+        Users.
+    n_servers : int
+        Servers, >= 2.
+    n_resources : int, default 3
+        Resources, >= 2.
+    eligible_fraction : float, default 0.7
+        The chance a user may use a server (every user keeps one server with bandwidth).
+    weights : bool, default False
+        Draw weights from {1, 2, 4} (default all 1).
+
+    Returns
+    -------
+    Cluster
+        The cluster.
+    """
     rng = np.random.default_rng(rng)
     if n_resources < 2 or n_servers < 2:
         raise InvalidInputError(
@@ -122,7 +161,8 @@ def random_bottleneck_cluster(
         True  # a bandwidth server for everyone
     )
     weight = rng.choice([1.0, 2.0, 4.0], size=n_users) if weights else None
-    return Cluster(capacity, demand, weight=weight, eligible=eligible)
+    # Cluster takes None for its default weight; its field annotation names the array it holds
+    return Cluster(capacity, demand, weight=weight, eligible=eligible)  # type: ignore[arg-type]
 
 
 def _property_cell(seed, instance, kind, n_users, n_servers, n_resources, weighted, mechanisms):
@@ -148,14 +188,14 @@ def _property_cell(seed, instance, kind, n_users, n_servers, n_resources, weight
 
 def property_table(
     n_instances: int,
-    rng,
+    rng: int | np.random.SeedSequence,
     *,
     kind: str = "random",
     n_users: int = 6,
     n_servers: int = 3,
     n_resources: int = 3,
     weighted: bool = True,
-    mechanisms=None,
+    mechanisms: Mapping[str, Callable] | Iterable[str] | None = None,
     progress: bool = False,
 ) -> pd.DataFrame:
     """Violations of SI, EF, PO and BF for every mechanism on random instances.
@@ -164,7 +204,39 @@ def property_table(
     or ``"pool"`` (:func:`~fairlib.multires.random_pool`, one server). ``mechanisms``: name -> callable of a
     cluster, or names of registered mechanisms; default every registered run (:func:`fairlib.mechanisms.runs`) of
     the multi-server mechanisms, and on pools of every mechanism, weighted ones only on weighted instances. One row per
-    (instance, mechanism); weights in {1, 2, 4} when ``weighted``."""
+    (instance, mechanism); weights in {1, 2, 4} when ``weighted``.
+
+    Parameters
+    ----------
+    n_instances : int
+        Random instances.
+    rng : int or numpy.random.SeedSequence
+        The sweep's root seed.
+    kind : {"random", "bottleneck", "pool"}, default "random"
+        The instances (see above).
+    n_users : int, default 6
+        Users per cluster.
+    n_servers : int, default 3
+        Servers per cluster.
+    n_resources : int, default 3
+        Resources per cluster.
+    weighted : bool, default True
+        Draw user weights.
+    mechanisms : mapping of str to callable, iterable of str, or None, optional
+        See above.
+    progress : bool, default False
+        Show the sweep's progress bar.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (instance, mechanism) with the violations.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``kind`` is unknown.
+    """
     from ... import mechanisms as registry
 
     check_choice(kind, ("random", "bottleneck", "pool"), "kind")
@@ -224,8 +296,8 @@ def _alpha_cell(seed, instance, alphas, n_users, n_servers, n_resources):
 
 def alpha_sweep(
     n_instances: int,
-    rng,
-    alphas,
+    rng: int | np.random.SeedSequence,
+    alphas: Iterable[float],
     *,
     n_users: int = 20,
     n_servers: int = 5,
@@ -234,7 +306,30 @@ def alpha_sweep(
 ) -> pd.DataFrame:
     """PF-VDS(α) on random clusters: distance of the totals to PS-DSF (relative to the largest total), Definition 4's
     gap (:func:`~fairlib.multires.psdsf.psdsf_violation`: 0 at any PS-DSF allocation) and per-resource utilisation,
-    for every α (``np.inf`` = PS-DSF). One row per (instance, α)."""
+    for every α (``np.inf`` = PS-DSF). One row per (instance, α).
+
+    Parameters
+    ----------
+    n_instances : int
+        Random clusters.
+    rng : int or numpy.random.SeedSequence
+        The sweep's root seed.
+    alphas : iterable of float
+        The α, ``np.inf`` for PS-DSF.
+    n_users : int, default 20
+        Users per cluster.
+    n_servers : int, default 5
+        Servers per cluster.
+    n_resources : int, default 3
+        Resources per cluster.
+    progress : bool, default False
+        Show the sweep's progress bar.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (instance, α).
+    """
     grid = [{"instance": i} for i in range(int(n_instances))]
     out = sweep(
         _alpha_cell,
@@ -254,7 +349,18 @@ def alpha_sweep(
 
 def proportional_fair_slsqp(cluster: Cluster) -> np.ndarray:
     """Reference for α = 1: max Σ φ_n log x_n over feasible placements with SLSQP (small instances); with
-    per-user caps, x_n <= cap_n are constraints too (a user capped at 0 holds nothing and is left out)."""
+    per-user caps, x_n <= cap_n are constraints too (a user capped at 0 holds nothing and is left out).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        A small cluster.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``tasks[user, server]``, SLSQP's optimum.
+    """
     users, servers = np.nonzero(cluster.eligible & (cluster.max_tasks > 0)[:, None])
     p = len(users)
     if p == 0:  # every user capped at 0
@@ -304,7 +410,9 @@ def proportional_fair_slsqp(cluster: Cluster) -> np.ndarray:
     return x
 
 
-def theorem_checks(seed, instance, *, alphas=(0.5, 1.0, 2.0)) -> dict:
+def theorem_checks(
+    seed: np.random.SeedSequence, instance: int, *, alphas: Iterable[float] = (0.5, 1.0, 2.0)
+) -> dict[str, float]:
     """One random instance of each kind for Theorems 2, 4 and 5 (a :func:`fairlib.sweep.sweep` cell).
 
     - ``pf_objective_shortfall``: Σ φ log x of the SLSQP optimum minus PF-VDS(1)'s (Theorem 2; <= 0 up
@@ -319,6 +427,20 @@ def theorem_checks(seed, instance, *, alphas=(0.5, 1.0, 2.0)) -> dict:
     - ``psdsf_solutions_distance``: |x_n(market) - x_n(fixed point)| / max x_n on the divisible servers, and
       ``psdsf_fixed_point_definition4``: whether the fixed point's allocation meets Definition 4 (both
       meeting it while apart means Definition 4 has several allocations there).
+
+    Parameters
+    ----------
+    seed : numpy.random.SeedSequence
+        The cell's seed.
+    instance : int
+        The instance's number (a grid parameter of the sweep).
+    alphas : iterable of float, default (0.5, 1.0, 2.0)
+        The α of the distance checks.
+
+    Returns
+    -------
+    dict of str to float
+        The checks above, by name.
     """
     rng = np.random.default_rng(seed)
     general = random_cluster(rng, 5, 3, 3, weights=True)
@@ -393,8 +515,8 @@ def _route_cell(seed, instance, alphas, n_users, n_servers, n_resources):
 
 def definition4_route(
     n_instances: int,
-    rng,
-    alphas=(4.0, 16.0, 64.0),
+    rng: int | np.random.SeedSequence,
+    alphas: Iterable[float] = (4.0, 16.0, 64.0),
     *,
     n_users: int = 5,
     n_servers: int = 3,
@@ -407,7 +529,30 @@ def definition4_route(
     whether each PS-DSF meets Definition 4, their distance (max |Δx_n| / max x_n of the market), PF-VDS(α)'s
     Nash residual, the distance of its totals to each and its own Definition-4 gap (:func:`psdsf_violation`: how far
     PF-VDS(α) still is from *some* PS-DSF allocation). ``several``: both PS-DSFs meet Definition 4 and are more than
-    1e-6 apart."""
+    1e-6 apart.
+
+    Parameters
+    ----------
+    n_instances : int
+        Random clusters.
+    rng : int or numpy.random.SeedSequence
+        The sweep's root seed.
+    alphas : iterable of float, default (4.0, 16.0, 64.0)
+        The growing α.
+    n_users : int, default 5
+        Users per cluster.
+    n_servers : int, default 3
+        Servers per cluster.
+    n_resources : int, default 3
+        Resources per cluster.
+    progress : bool, default False
+        Show the sweep's progress bar.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (instance, α).
+    """
     alphas = [float(a) for a in alphas]
     if not alphas or not all(np.isfinite(a) and a > 0 for a in alphas):
         raise InvalidInputError(f"alphas = {alphas}: need finite positive values")
@@ -435,7 +580,8 @@ EQUILIBRIUM_RESIDUAL = 1e-6
 
 
 def _equilibrium_cell(seed, instance, kind, alphas, n_users, n_servers, n_resources, weighted):
-    """One random cluster's PF-VDS equilibria at every α, with and without time sharing: one row each."""
+    """One random cluster of :func:`equilibrium_rates`: PF-VDS(α) by its default solver at every α, divisible and
+    time-shared; one row per (α, time_shared) with the Nash residual, the method, the sweeps and any error."""
     from ..._jit import compiled
 
     cluster = random_cluster(
@@ -474,8 +620,8 @@ def _equilibrium_cell(seed, instance, kind, alphas, n_users, n_servers, n_resour
 
 def equilibrium_rates(
     n_instances: int,
-    rng,
-    alphas,
+    rng: int | np.random.SeedSequence,
+    alphas: Iterable[float],
     *,
     n_users: int = 6,
     n_servers: int = 3,
@@ -508,9 +654,32 @@ def equilibrium_rates(
     return out
 
 
-def with_random_caps(rng, cluster: Cluster, *, share: float = 0.6, high: float = 0.6) -> Cluster:
+def with_random_caps(
+    rng: int | np.random.Generator | np.random.SeedSequence | None,
+    cluster: Cluster,
+    *,
+    share: float = 0.6,
+    high: float = 0.6,
+) -> Cluster:
     """``cluster`` with about ``share`` of its users capped (at least one), each at a uniform fraction in
-    [0, ``high``) of the tasks it could run on all its servers alone (Σ_i γ[n, i]): caps that bind for most."""
+    [0, ``high``) of the tasks it could run on all its servers alone (Σ_i γ[n, i]): caps that bind for most.
+
+    Parameters
+    ----------
+    rng : int, numpy.random.Generator, numpy.random.SeedSequence or None
+        Randomness.
+    cluster : Cluster
+        The cluster (its other fields are kept).
+    share : float, default 0.6
+        The chance a user is capped.
+    high : float, default 0.6
+        The caps' upper bound, as a fraction of what the user could run alone.
+
+    Returns
+    -------
+    Cluster
+        The capped cluster (``max_tasks`` set).
+    """
     rng = np.random.default_rng(rng)
     alone = cluster.gamma.sum(axis=1)
     capped = rng.random(cluster.n_users) < share
@@ -552,8 +721,8 @@ def _capped_equilibrium_cell(seed, instance, alphas, n_users, n_servers, n_resou
 
 def capped_equilibrium_rates(
     n_instances: int,
-    rng,
-    alphas,
+    rng: int | np.random.SeedSequence,
+    alphas: Iterable[float],
     *,
     n_users: int = 6,
     n_servers: int = 3,
@@ -563,7 +732,30 @@ def capped_equilibrium_rates(
     """PF-VDS(α) with per-user caps (our variational equilibrium, :func:`fairlib.multires.pfvds`) on random weighted
     clusters of the property table's size with :func:`with_random_caps`, divisible and time-shared: one row per
     (instance, α, time_shared) with eq. (16)'s gap over the capped set; ``certified`` when it is at most
-    :data:`fairlib.multires.pfvds.CAPPED_GAP`."""
+    :data:`fairlib.multires.pfvds.CAPPED_GAP`.
+
+    Parameters
+    ----------
+    n_instances : int
+        Random clusters.
+    rng : int or numpy.random.SeedSequence
+        The sweep's root seed.
+    alphas : iterable of float
+        The α.
+    n_users : int, default 6
+        Users per cluster.
+    n_servers : int, default 3
+        Servers per cluster.
+    n_resources : int, default 3
+        Resources per cluster.
+    progress : bool, default False
+        Show the sweep's progress bar.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (instance, α, time_shared).
+    """
     from ...multires.pfvds import CAPPED_GAP
 
     grid = [{"instance": i} for i in range(int(n_instances))]
@@ -586,7 +778,18 @@ def capped_equilibrium_rates(
 
 def capped_solver_findings(capped: pd.DataFrame) -> dict[str, Measurement]:
     """The capped solver's check (held means every instance certified at every α, divisible and time-shared), from
-    :func:`capped_equilibrium_rates`' table; the note gives the share per α and the worst gaps left."""
+    :func:`capped_equilibrium_rates`' table; the note gives the share per α and the worst gaps left.
+
+    Parameters
+    ----------
+    capped : pandas.DataFrame
+        :func:`capped_equilibrium_rates`' table.
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+    """
     shares = capped.groupby(["time_shared", "alpha"]).certified.mean()
     missed = capped[~capped.certified]
     note = (
@@ -606,7 +809,9 @@ def capped_solver_findings(capped: pd.DataFrame) -> dict[str, Measurement]:
     return {"pfvds_capped_equilibrium_every_alpha": Measurement(float(shares.min()), note)}
 
 
-def _continued(cluster, alpha, alloc, max_sweeps: int = 50_000):
+def _continued(
+    cluster: Cluster, alpha: float, alloc: Allocation, max_sweeps: int = 50_000
+) -> Allocation:
     """``alloc``, or best-response sweeps continued from it with a tighter stopping rule when its Nash residual
     exceeds a hundredth of :data:`EQUILIBRIUM_RESIDUAL` — whichever is closer to an equilibrium."""
     if alloc.diagnostics["nash_residual"] <= EQUILIBRIUM_RESIDUAL / 100:
@@ -670,9 +875,9 @@ def _conditions_cell(seed, instance, alphas, n_starts, n_users, n_servers, n_res
 
 def equilibrium_conditions(
     n_instances: int,
-    rng,
+    rng: int | np.random.SeedSequence,
     *,
-    alphas=(1.0, 2.0, 4.0),
+    alphas: Iterable[float] = (1.0, 2.0, 4.0),
     n_starts: int = 3,
     n_users: int = 5,
     n_servers: int = 3,
@@ -693,6 +898,30 @@ def equilibrium_conditions(
       (:func:`~.pfvds_conditions.variational_gap`) and min_λ Ψ (:func:`~.pfvds_conditions.least_merit`) there;
     - ``other_*``: the same at PF-VDS(2α), judged as an allocation for α (a non-equilibrium unless α does not
       matter on that instance, as with a bottleneck at every server).
+
+    Parameters
+    ----------
+    n_instances : int
+        Random clusters.
+    rng : int or numpy.random.SeedSequence
+        The sweep's root seed.
+    alphas : iterable of float, default (1.0, 2.0, 4.0)
+        The α.
+    n_starts : int, default 3
+        Random starts of the best responses.
+    n_users : int, default 5
+        Users per cluster.
+    n_servers : int, default 3
+        Servers per cluster.
+    n_resources : int, default 3
+        Resources per cluster.
+    progress : bool, default False
+        Show the sweep's progress bar.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (instance, α).
     """
     grid = [{"instance": i} for i in range(int(n_instances))]
     out = sweep(
@@ -733,13 +962,33 @@ def _alpha_spread(fig3: pd.DataFrame, prefix: str) -> float:
 
 
 def fig1_findings(
-    checks: dict, bottleneck_fairness: dict, utilisation: pd.DataFrame, fig3: pd.DataFrame
+    checks: Mapping[str, bool],
+    bottleneck_fairness: Mapping[str, float],
+    utilisation: pd.DataFrame,
+    fig3: pd.DataFrame,
 ) -> dict[str, Measurement]:
     """The §2 claims (Figs. 1–3) on the hypothetical Fig. 1 instance: ``checks`` from :func:`fig1_checks`,
     ``bottleneck_fairness`` the BF violation of each mechanism's allocation ("PS-DSF", "DRFH", "TSF"),
     ``utilisation`` one column per mechanism over the (server, resource) pairs (NaN where a server lacks the
     resource), ``fig3`` PF-VDS's tasks on server 2 per α for the Fig. 1 instance (``instance`` starting "Fig") and
-    the variant without a RAM bottleneck ("variant")."""
+    the variant without a RAM bottleneck ("variant").
+
+    Parameters
+    ----------
+    checks : dict of str to bool
+        :func:`fig1_checks`.
+    bottleneck_fairness : dict of str to float
+        The BF violation of each mechanism's allocation.
+    utilisation : pandas.DataFrame
+        One column per mechanism over the (server, resource) pairs.
+    fig3 : pandas.DataFrame
+        PF-VDS's tasks on server 2 per α (see above).
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+    """
     mean_util = utilisation.mean()  # over the (server, resource) pairs with capacity
     return {
         "fig1_hypothetical_instance_meets_constraints": Measurement(bool(all(checks.values()))),
@@ -764,7 +1013,22 @@ def property_rates(
     random_table: pd.DataFrame, bottleneck_table: pd.DataFrame, tol: float = 1e-6
 ) -> pd.DataFrame:
     """Violation rates per mechanism (rows, in table order) of SI, EF and PO over :func:`property_table`'s random
-    instances and of BF over its bottleneck instances; a property counts as violated above ``tol`` (relative)."""
+    instances and of BF over its bottleneck instances; a property counts as violated above ``tol`` (relative).
+
+    Parameters
+    ----------
+    random_table : pandas.DataFrame
+        :func:`property_table` on random instances.
+    bottleneck_table : pandas.DataFrame
+        :func:`property_table` on bottleneck instances.
+    tol : float, default 1e-6
+        Relative violation counted.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rates per mechanism (rows) and property (columns ``SI``, ``EF``, ``PO``, ``BF``).
+    """
     rates = (
         random_table[["SI", "EF", "PO"]].gt(tol).groupby(random_table.mechanism, sort=False).mean()
     )
@@ -776,7 +1040,18 @@ def property_rates(
 
 def property_findings(rates: pd.DataFrame) -> dict[str, Measurement]:
     """The property-table claims (§2–3, Theorem 3) on :func:`property_rates`: every ✓ cell of the paper's table
-    (:data:`NEVER_VIOLATED`) is a zero rate; the ✗ cells and α < 1 say a property *can* fail."""
+    (:data:`NEVER_VIOLATED`) is a zero rate; the ✗ cells and α < 1 say a property *can* fail.
+
+    Parameters
+    ----------
+    rates : pandas.DataFrame
+        :func:`property_rates`' table.
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+    """
     out = {
         f"{mech}_{col}_never_violated": Measurement(float(rates.loc[mech, col]))
         for mech, cols in NEVER_VIOLATED
@@ -809,7 +1084,18 @@ def approach_per_instance(alpha_table: pd.DataFrame) -> pd.DataFrame:
     """Theorem 2's limit, instance by instance, from :func:`alpha_sweep`'s table: per instance, the distance of
     PF-VDS(α)'s totals to PS-DSF at the largest finite α (``final``) and at the smallest (``first``), whether it never
     rises by more than :data:`APPROACH_TOL` along α (``non_increasing``), its distances in the order of α
-    (``series``) and Definition 4's gap at the largest finite α (``definition4_gap``, when the table has it)."""
+    (``series``) and Definition 4's gap at the largest finite α (``definition4_gap``, when the table has it).
+
+    Parameters
+    ----------
+    alpha_table : pandas.DataFrame
+        :func:`alpha_sweep`'s table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per instance.
+    """
     finite = alpha_table[np.isfinite(alpha_table.alpha)].sort_values(["instance", "alpha"])
     if finite.empty:
         raise InvalidInputError("alpha_table: no finite α")
@@ -829,7 +1115,18 @@ def approach_per_instance(alpha_table: pd.DataFrame) -> pd.DataFrame:
 
 
 def alpha_means(alpha_table: pd.DataFrame) -> pd.DataFrame:
-    """:func:`alpha_sweep`'s table averaged over clusters per α (α = inf is PS-DSF)."""
+    """:func:`alpha_sweep`'s table averaged over clusters per α (α = inf is PS-DSF).
+
+    Parameters
+    ----------
+    alpha_table : pandas.DataFrame
+        :func:`alpha_sweep`'s table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per α.
+    """
     return alpha_table.groupby("alpha")[
         [
             "distance_to_psdsf",
@@ -845,7 +1142,25 @@ def alpha_means(alpha_table: pd.DataFrame) -> pd.DataFrame:
 def theorem_findings(theorem: pd.DataFrame, alpha_table: pd.DataFrame) -> dict[str, Measurement]:
     """Theorems 2, 4 and 5 and the α trade-off: ``theorem`` has one row of :func:`theorem_checks` per random
     instance, ``alpha_table`` is :func:`alpha_sweep`'s (α = inf included). PF-VDS counts as at the equilibrium where
-    its Nash residual is at most 1e-5 (α > 16: the continuation's reach)."""
+    its Nash residual is at most 1e-5 (α > 16: the continuation's reach).
+
+    Parameters
+    ----------
+    theorem : pandas.DataFrame
+        One row of :func:`theorem_checks` per instance.
+    alpha_table : pandas.DataFrame
+        :func:`alpha_sweep`'s table, α = inf included.
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``alpha_table`` has no α = inf.
+    """
     by_alpha = alpha_means(alpha_table)
     if np.inf not in by_alpha.index:
         raise InvalidInputError("alpha_table: needs α = inf (PS-DSF) to compare with")
@@ -917,7 +1232,18 @@ def theorem_findings(theorem: pd.DataFrame, alpha_table: pd.DataFrame) -> dict[s
 
 def solver_rates(rates_table: pd.DataFrame) -> pd.DataFrame:
     """Per (time_shared, α) of :func:`equilibrium_rates`' table: the share solved (Nash residual ≤ 1e-6), the worst
-    residual, the share that best responses finished, and the number of errors."""
+    residual, the share that best responses finished, and the number of errors.
+
+    Parameters
+    ----------
+    rates_table : pandas.DataFrame
+        :func:`equilibrium_rates`' table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (time_shared, α).
+    """
     return (
         rates_table.assign(
             best_response_finished=rates_table.method != "interior_point",
@@ -935,7 +1261,18 @@ def solver_rates(rates_table: pd.DataFrame) -> pd.DataFrame:
 
 def solver_findings(rates_table: pd.DataFrame) -> dict[str, Measurement]:
     """Our PF-VDS solver's convergence checks (held means every instance solved at every α), on divisible and on
-    time-shared servers, from :func:`equilibrium_rates`' table."""
+    time-shared servers, from :func:`equilibrium_rates`' table.
+
+    Parameters
+    ----------
+    rates_table : pandas.DataFrame
+        :func:`equilibrium_rates`' table.
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+    """
     per_alpha = solver_rates(rates_table)
     out = {}
     for shared, claim_id in (
@@ -966,7 +1303,18 @@ def solver_findings(rates_table: pd.DataFrame) -> dict[str, Measurement]:
 def route_findings(route: pd.DataFrame) -> dict[str, Measurement]:
     """Which PS-DSF PF-VDS(α → ∞) approaches, from :func:`definition4_route`'s table: at the largest α, on the
     clusters with several Definition-4 allocations solved to Nash residual 1e-6, the share closer to the market's
-    totals than to the fixed point's."""
+    totals than to the fixed point's.
+
+    Parameters
+    ----------
+    route : pandas.DataFrame
+        :func:`definition4_route`'s table.
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+    """
     top_alpha = route.alpha.max()
     medians = route.groupby(["several", "alpha"])[
         ["to_market", "to_fixed_point", "definition4_gap", "nash_residual"]
@@ -992,7 +1340,18 @@ def route_findings(route: pd.DataFrame) -> dict[str, Measurement]:
 
 def condition_findings(conditions: pd.DataFrame) -> dict[str, Measurement]:
     """Theorem 1, Lemmas 1–2 and Theorem 7 on :func:`equilibrium_conditions`' table: non-equilibria are the
-    (instance, α) pairs whose PF-VDS(2α) has Nash residual above 1e-4 at α; placements differ above 1e-6."""
+    (instance, α) pairs whose PF-VDS(2α) has Nash residual above 1e-4 at α; placements differ above 1e-6.
+
+    Parameters
+    ----------
+    conditions : pandas.DataFrame
+        :func:`equilibrium_conditions`' table.
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+    """
     non_eq = conditions[conditions.other_nash_residual > 1e-4]
     differ = conditions[conditions.placement_spread > 1e-6]
     return {
@@ -1025,18 +1384,42 @@ def condition_findings(conditions: pd.DataFrame) -> dict[str, Measurement]:
     }
 
 
-def relative_gap(totals, reference) -> float:
-    """max |totals − reference| / max reference: how far one solver's per-user totals are from another's."""
+def relative_gap(totals: npt.ArrayLike, reference: npt.ArrayLike) -> float:
+    """max |totals − reference| / max reference: how far one solver's per-user totals are from another's.
+
+    Parameters
+    ----------
+    totals, reference : array_like of float, shape (N,)
+        Per-user totals of two solvers.
+
+    Returns
+    -------
+    float
+        The gap, relative to the reference's largest total.
+    """
     return float(
         np.abs(np.asarray(totals) - np.asarray(reference)).max() / np.asarray(reference).max()
     )
 
 
-def convergence_findings(exact, by_best_response) -> dict[str, Measurement]:
+def convergence_findings(exact: Allocation, by_best_response: Allocation) -> dict[str, Measurement]:
     """§5's check on one cluster and α: ``exact`` (interior point) against ``by_best_response`` (the exact best-response
     iteration). PS-MFA (§5.1) and the distributed heuristic (§5.2) are not judged: their update equations were lost in
     our copy, so the claims psmfa_decreases_merit and distributed_converges are declared not tested (the notebook still
-    runs our [INF] reconstructions and says, with :mod:`fairlib.multires.pfvds.stalls`, why they stall)."""
+    runs our [INF] reconstructions and says, with :mod:`fairlib.multires.pfvds_stalls`, why they stall).
+
+    Parameters
+    ----------
+    exact : Allocation
+        The interior point's allocation.
+    by_best_response : Allocation
+        The best-response iteration's allocation on the same cluster and α.
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+    """
     return {
         "interior_point_equals_best_responses": Measurement(
             relative_gap(by_best_response.totals, exact.totals)
@@ -1045,13 +1428,35 @@ def convergence_findings(exact, by_best_response) -> dict[str, Measurement]:
 
 
 def one_server_reductions(
-    n_instances: int, rng, *, n_users: int = 6, n_resources: int = 3
+    n_instances: int,
+    rng: int | np.random.Generator | np.random.SeedSequence | None,
+    *,
+    n_users: int = 6,
+    n_resources: int = 3,
 ) -> dict[str, Measurement]:
     """§2.2 ("when there is only one server ... TSF reduces to DRF") and §2.3 ("PS-DSF reduces to DRF when there is
     only one server"): on ``n_instances`` random one-server clusters with weights, the largest relative difference
     of TSF's and PS-DSF's task counts from weighted divisible DRF (:func:`fairlib.multires.edrf`, progressive
     filling on the dominant shares).
 
+    Parameters
+    ----------
+    n_instances : int
+        Random clusters.
+    rng : int, numpy.random.Generator, numpy.random.SeedSequence or None
+        Randomness of the clusters.
+    n_users : int, default 6
+        Users per cluster.
+    n_resources : int, default 3
+        Resources per cluster.
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+
+    Examples
+    --------
     >>> found = one_server_reductions(3, 0)
     >>> sorted(found), all(m.value < 1e-6 for m in found.values())
     (['psdsf_reduces_to_drf_on_one_server', 'tsf_reduces_to_drf_on_one_server'], True)
@@ -1084,7 +1489,14 @@ def one_server_reductions(
     }
 
 
-def fds_kkt_residual(demand, capacity, tasks, alpha: float, *, tol: float = 1e-7) -> float:
+def fds_kkt_residual(
+    demand: npt.ArrayLike,
+    capacity: npt.ArrayLike,
+    tasks: npt.ArrayLike,
+    alpha: float,
+    *,
+    tol: float = 1e-7,
+) -> float:
     """How far ``tasks`` is from α-proportional fairness on dominant shares (FDS, Joe-Wong et al.) on one server with
     ``capacity``: the optimum of max Σ_n f_α(x_n s_n) subject to Σ_n x_n d[n] <= c, with s_n = max_r d[n, r] / c_r the
     dominant share of one task and f_α the α-fair utility (log at α = 1). The problem is convex, so ``tasks`` is its
@@ -1093,6 +1505,26 @@ def fds_kkt_residual(demand, capacity, tasks, alpha: float, *, tol: float = 1e-7
     Returns the relative residual max_n |Σ_r λ_r d[n, r] − g_n| / max_n g_n of the best such λ (non-negative least
     squares); infinite if ``tasks`` is infeasible or a user gets nothing.
 
+    Parameters
+    ----------
+    demand : array_like, shape (N, R)
+        ``demand[user, resource]`` per task.
+    capacity : array_like, shape (R,)
+        The server's capacity.
+    tasks : array_like, shape (N,)
+        Tasks per user.
+    alpha : float
+        The fairness parameter α > 0.
+    tol : float, default 1e-7
+        Relative slack within which a resource counts as saturated and the allocation as feasible.
+
+    Returns
+    -------
+    float
+        The relative KKT residual (infinite when infeasible, when a user gets nothing, or when nothing binds).
+
+    Examples
+    --------
     >>> d, c = np.array([[1.0, 4.0], [3.0, 1.0]]), np.array([9.0, 18.0])
     >>> fds_kkt_residual(d, c, [4.090909090909, 1.636363636364], 1.0) < 1e-9     # pfvds's one-server example
     True
@@ -1121,12 +1553,37 @@ def fds_kkt_residual(demand, capacity, tasks, alpha: float, *, tol: float = 1e-7
 
 
 def one_server_fds(
-    n_instances: int, rng, alphas=(0.5, 1.0, 2.0, 4.0), *, n_users: int = 6, n_resources: int = 3
+    n_instances: int,
+    rng: int | np.random.Generator | np.random.SeedSequence | None,
+    alphas: Sequence[float] = (0.5, 1.0, 2.0, 4.0),
+    *,
+    n_users: int = 6,
+    n_resources: int = 3,
 ) -> Measurement:
     """§3 ("PF-VDS reduces to α-proportional FDS when there exists only one server"): on ``n_instances`` random
     unweighted one-server clusters, PF-VDS(α)'s allocation (our interior point) checked against FDS's optimality
     conditions (:func:`fds_kkt_residual`) at each α of ``alphas``: the largest relative KKT residual.
 
+    Parameters
+    ----------
+    n_instances : int
+        Random clusters, >= 1.
+    rng : int, numpy.random.Generator, numpy.random.SeedSequence or None
+        Randomness of the clusters.
+    alphas : iterable of float, default (0.5, 1.0, 2.0, 4.0)
+        The α.
+    n_users : int, default 6
+        Users per cluster.
+    n_resources : int, default 3
+        Resources per cluster.
+
+    Returns
+    -------
+    Measurement
+        The largest relative KKT residual, with a note naming where it occurs.
+
+    Examples
+    --------
     >>> one_server_fds(2, 0, alphas=(1.0, 2.0)).value < 1e-6
     True
     """
@@ -1143,6 +1600,7 @@ def one_server_fds(
             r = fds_kkt_residual(cluster.demand, cluster.capacity[0], x, float(alpha))
             if r > worst or where is None:
                 worst, where = max(worst, r), (k, alpha)
+    assert where is not None  # the first instance's first α sets it (n_instances >= 1)
     return Measurement(
         worst,
         note=f"largest relative KKT residual of FDS at PF-VDS(α)'s allocation over {len(seeds)} "

@@ -8,11 +8,18 @@ arithmetic behind every claim is library code with tests and the notebook's clai
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from ..._validate import InvalidInputError
 from ..report import Measurement
+
+if TYPE_CHECKING:
+    from ...multires import Allocation
+    from ...traces import Fleet
 
 __all__ = [
     "bitbrains_findings",
@@ -35,20 +42,46 @@ PAPER_JOB_FRACTION = 0.02
 PAPER_BITBRAINS_TYPES = ((75, 4.0, 12.0), (100, 8.0, 8.0), (75, 16.0, 4.0))
 
 
-def _require(frame: pd.DataFrame, rows, name: str) -> None:
+def _require(frame: pd.DataFrame, rows: Iterable[str], name: str) -> None:
     missing = [r for r in rows if r not in frame.index]
     if missing:
         raise InvalidInputError(f"{name}: no row for mechanism(s) {missing}")
 
 
 def order_margins(
-    per_resource: pd.DataFrame, top: str, bottom: str = "PS-DSF", resources=("cpu", "ram")
-) -> list:
+    per_resource: pd.DataFrame,
+    top: str,
+    bottom: str = "PS-DSF",
+    resources: Iterable[str] = ("cpu", "ram"),
+) -> list[float]:
     """Fig. 9's ordering, per resource, as a margin: for each of ``resources`` (columns of ``per_resource``, one row
     per variant), the smaller of ``top``'s lead over the highest other variant and the lowest other variant's lead
     over ``bottom``. Positive: ``top`` highest and ``bottom`` lowest on that resource, by that much; negative: the
     order is broken by that much; zero: a tie.
 
+    Parameters
+    ----------
+    per_resource : pandas.DataFrame
+        One row per variant, a column per resource (utilisation).
+    top : str
+        The variant that should be highest.
+    bottom : str, default "PS-DSF"
+        The variant that should be lowest.
+    resources : iterable of str, default ("cpu", "ram")
+        The columns judged.
+
+    Returns
+    -------
+    list of float
+        One margin per resource.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``top`` or ``bottom`` is not a row, they are the same, or there is no third row.
+
+    Examples
+    --------
     >>> t = pd.DataFrame({"cpu": [1.0, 0.9, 0.8], "ram": [0.9, 0.7, 0.71]}, index=["a", "b", "c"])
     >>> [round(m, 3) for m in order_margins(t, "a", "c")]
     [0.1, -0.01]
@@ -67,7 +100,12 @@ def order_margins(
 
 
 def bitbrains_findings(
-    exact, utilisation: pd.DataFrame, variants, resources, *, full_mode: bool = True
+    exact: Allocation,
+    utilisation: pd.DataFrame,
+    variants: Iterable[str],
+    resources: Sequence[str],
+    *,
+    full_mode: bool = True,
 ) -> dict[str, Measurement]:
     """Figs. 6, 7 and 12 (§6.1, Bitbrains random instants).
 
@@ -76,6 +114,29 @@ def bitbrains_findings(
     ``utilisation``: mean utilisation per mechanism (rows) and resource (columns); ``variants``: the PF-VDS variants
     in increasing α, PS-DSF last; ``resources``: the fleet's resources, CPU and RAM first. ``full_mode``: whether the
     run had the paper's size (else the up-to-20% claim's note always says what was measured).
+
+    Parameters
+    ----------
+    exact : Allocation
+        PF-VDS(2)'s allocation of one snapshot by the interior point.
+    utilisation : pandas.DataFrame
+        Mean utilisation per mechanism (rows) and resource (columns).
+    variants : iterable of str
+        The PF-VDS variants in increasing α, PS-DSF last.
+    resources : sequence of str
+        The fleet's resources, CPU and RAM first.
+    full_mode : bool, default True
+        Whether the run had the paper's size.
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for Figs. 6, 7 and 12's claims.
+
+    Raises
+    ------
+    InvalidInputError
+        When a table lacks a mechanism's row.
     """
     variants, cpu_ram = list(variants), list(resources[:2])
     _require(utilisation, [*variants, *TRIO, "PF-VDS(1)"], "utilisation")
@@ -102,7 +163,10 @@ def bitbrains_findings(
 
 
 def replay_findings(
-    summary: pd.DataFrame, variants, alphas, short_jobs: pd.DataFrame
+    summary: pd.DataFrame,
+    variants: Iterable[str],
+    alphas: Sequence[float],
+    short_jobs: pd.DataFrame,
 ) -> dict[str, Measurement]:
     """Figs. 9–11, 13 and 14 on the Google closed-loop replay (lifetime-sum demands, no caps).
 
@@ -110,6 +174,27 @@ def replay_findings(
     variants' ``deviation_mean``; ``variants``: the PF-VDS variants in increasing α, PS-DSF last (``alphas`` their
     finite α); ``short_jobs``: the finished jobs of less than one quantum, one row per (job, ``mechanism``), with
     their ``delay``.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        One row per mechanism (see above).
+    variants : iterable of str
+        The PF-VDS variants in increasing α, PS-DSF last.
+    alphas : sequence of float
+        The finite variants' α, in the same order.
+    short_jobs : pandas.DataFrame
+        The finished jobs of less than one quantum (see above).
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for Figs. 9–11, 13 and 14's claims.
+
+    Raises
+    ------
+    InvalidInputError
+        When a table lacks a mechanism's row.
     """
     variants = list(variants)
     finite = [v for v in variants if v != "PS-DSF"]
@@ -196,7 +281,23 @@ def definition4_finding(summary: pd.DataFrame) -> Measurement:
     """Whether Definition 4 alone makes PS-DSF trail in the request-based reconstruction of §6.2: the better of DRFH's
     and TSF's utilisation (mean of time-averaged CPU and RAM) minus the certified upper bound over every Definition-4
     allocation (``summary``: :func:`.google_open_loop.time_averaged` of an open loop run with ``definition4=True``); the
-    note gives both bounds, overall and on classes C/D, beside our PS-DSF's value."""
+    note gives both bounds, overall and on classes C/D, beside our PS-DSF's value.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        :func:`.google_open_loop.time_averaged` of an open loop run with ``definition4=True``.
+
+    Returns
+    -------
+    Measurement
+        The margin (positive: even the best Definition-4 allocation trails DRFH or TSF).
+
+    Raises
+    ------
+    InvalidInputError
+        When a mechanism's row or the Definition-4 columns are missing.
+    """
     _require(summary, list(TRIO), "summary")
     s = summary.astype(float)
     better = float(s.loc[["DRFH", "TSF"], "utilisation"].max())
@@ -217,14 +318,36 @@ def definition4_finding(summary: pd.DataFrame) -> Measurement:
     )
 
 
-def route_finding(route: pd.DataFrame, certified: dict, paper_summary: pd.DataFrame) -> Measurement:
+def route_finding(
+    route: pd.DataFrame, certified: Mapping[str, list[bool]], paper_summary: pd.DataFrame
+) -> Measurement:
     """Fig. 9 in the request-based reconstruction of §6.2, along the paper's route to PS-DSF: by how much PF-VDS(1) has
     the highest utilisation and PS-DSF the lowest (:func:`order_margins`, one margin per resource: positive where the
     order holds), on time-averaged CPU and on RAM each (Fig. 9 is per resource), among the
     capped PF-VDS(α) and PS-DSF on unmerged servers (``route``: :func:`.google_open_loop.time_averaged` of
     :func:`.google_open_loop.route_mechanisms`' run, ``certified`` its record). The note gives each variant's value and
     certified share, and where the route ends against the request-based reconstruction's PS-DSF (merged servers), the
-    Definition-4 bounds and DRFH/TSF (``paper_summary``)."""
+    Definition-4 bounds and DRFH/TSF (``paper_summary``).
+
+    Parameters
+    ----------
+    route : pandas.DataFrame
+        :func:`.google_open_loop.time_averaged` of the route's run, one row per variant.
+    certified : dict of str to list of bool
+        The route's certificates (:func:`.google_open_loop.route_mechanisms`).
+    paper_summary : pandas.DataFrame
+        :func:`.google_open_loop.time_averaged` of the request-based reconstruction's run.
+
+    Returns
+    -------
+    Measurement
+        The smaller of the two resources' margins (:func:`order_margins`).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``route`` lacks PS-DSF or a PF-VDS variant, or ``paper_summary`` a mechanism's row.
+    """
     names = list(route.index)
     if "PS-DSF" not in names or not any(n.startswith("PF-VDS(") for n in names):
         raise InvalidInputError(f"route: expected PF-VDS(α) rows and PS-DSF, got {names}")
@@ -272,6 +395,25 @@ def paper_setup_findings(
     TSF and "DRFH Best-Fit"; with the C/D placement ranges and the Definition-4 bounds); ``task``: Best-Fit DRFH's task
     size; ``leads``: :func:`.google_open_loop.leads` of the sensitivity grid (its per-interval, proportionality rows are
     the request-based reconstruction's samples).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The request-based reconstruction's time averages (see above).
+    task : float
+        Best-Fit DRFH's task size, dominant units.
+    leads : pandas.DataFrame
+        :func:`.google_open_loop.leads` of the sensitivity grid.
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for Figs. 13–14's claims.
+
+    Raises
+    ------
+    InvalidInputError
+        When a table lacks a mechanism's row.
     """
     _require(summary, [*TRIO, "DRFH Best-Fit"], "summary")
     s = summary.astype(float)
@@ -351,11 +493,11 @@ def paper_setup_findings(
 
 
 def setup_findings(
-    bitbrains_fleet,
+    bitbrains_fleet: Fleet,
     snapshots: pd.DataFrame,
-    google_fleet,
-    eligible,
-    scheduling_class,
+    google_fleet: Fleet,
+    eligible: np.ndarray,
+    scheduling_class: np.ndarray,
     sampled_share: float,
 ) -> dict[str, Measurement]:
     """§6's set-up (Figs. 4–5), as our fleets and samples build it, from the objects the notebook ran on.
@@ -371,6 +513,26 @@ def setup_findings(
     - ``fig4_google_fleet_as_paper``: the servers, the classes (labels A–D), and 1 if classes C/D serve exactly the
       latency-sensitive jobs (scheduling classes 2–3) and A/B every job, else 0;
     - ``google_job_sample_2_percent``: the share of jobs drawn; ``bitbrains_100_runs``: the random instants run.
+
+    Parameters
+    ----------
+    bitbrains_fleet : Fleet
+        The §6.1 fleet.
+    snapshots : pandas.DataFrame
+        :func:`fairlib.sim.snapshot_utilisation`'s table.
+    google_fleet : Fleet
+        The §6.2 fleet.
+    eligible : numpy.ndarray of bool, shape (n_jobs, n_servers)
+        The §6.2 placement.
+    scheduling_class : numpy.ndarray of int, shape (n_jobs,)
+        The jobs' scheduling classes.
+    sampled_share : float
+        The share of the Google jobs the replay drew.
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for the claims listed above.
     """
     cap = np.asarray(bitbrains_fleet.capacity, float)[:, :2]
     counts = [

@@ -8,10 +8,12 @@ per-run number of users under- or over-allocated).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from ..._validate import InvalidInputError, as_capacities, as_count, as_demands
@@ -124,8 +126,12 @@ PAPER_TABLES = pd.DataFrame(
 
 
 def deviation_counts(
-    drf_tasks, pdrf_tasks, *, n_resources: int = 1, entries_quirk: bool = False
-) -> dict:
+    drf_tasks: npt.ArrayLike,
+    pdrf_tasks: npt.ArrayLike,
+    *,
+    n_resources: int = 1,
+    entries_quirk: bool = False,
+) -> dict[str, int]:
     """Count per-user task differences ``diff = drf_tasks - pdrf_tasks`` as the paper's scripts do.
 
     Under-allocation is ``diff > 0`` (PDRF gave fewer tasks), over-allocation ``diff < 0``.
@@ -133,6 +139,22 @@ def deviation_counts(
     with diff > 2 over all ``n_resources`` columns (a factor ``n_resources`` too large; zero in all
     the paper's data).
 
+    Parameters
+    ----------
+    drf_tasks, pdrf_tasks : array_like of int, shape (n_users,)
+        Tasks per user under DRF and PDRF.
+    n_resources : int, default 1
+        Resources (the factor of the quirk).
+    entries_quirk : bool, default False
+        Reproduce the scripts' entry count (see above).
+
+    Returns
+    -------
+    dict of str to int
+        The counts of :data:`DEVIATION_FIELDS` (under/over-allocated users by size of the difference, totals, maxima).
+
+    Examples
+    --------
     >>> deviation_counts([3, 5, 2, 7], [2, 5, 3, 7])["under_1"], deviation_counts([3, 5, 2, 7], [2, 5, 3, 7])["over_1"]
     (1, 1)
     """
@@ -153,8 +175,20 @@ def deviation_counts(
     }
 
 
-def table_row(runs: pd.DataFrame) -> dict:
-    """Aggregate per-run :func:`deviation_counts` into one row of the paper's tables."""
+def table_row(runs: pd.DataFrame) -> dict[str, float]:
+    """Aggregate per-run :func:`deviation_counts` into one row of the paper's tables.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        One row per run with :data:`DEVIATION_FIELDS`.
+
+    Returns
+    -------
+    dict of str to float
+        Per side (under, over): the fields' means and standard deviations, the maximum, the total's mean and
+        standard deviation; and ``runs``.
+    """
     missing = [f for f in DEVIATION_FIELDS if f not in runs]
     if missing:
         raise InvalidInputError(f"runs: missing columns {missing}")
@@ -179,11 +213,33 @@ class SinglePool(NamedTuple):
 
 
 def random_single_pool(
-    rng, n_users: int, n_resources: int, reserve_range=(50_000, 100_000), demand_range=(1, 10)
+    rng: int | np.random.Generator | np.random.SeedSequence | None,
+    n_users: int,
+    n_resources: int,
+    reserve_range: tuple[int, int] = (50_000, 100_000),
+    demand_range: tuple[int, int] = (1, 10),
 ) -> SinglePool:
     """One random instance as in Metin §4: integer reserves and demands, uniform on inclusive ranges.
 
     Returns ``(demands, capacity)`` as float64 arrays of shapes (n_users, n_resources), (n_resources,).
+
+    Parameters
+    ----------
+    rng : int, numpy.random.Generator, numpy.random.SeedSequence or None
+        Randomness.
+    n_users : int
+        Users.
+    n_resources : int
+        Resources.
+    reserve_range : (int, int), default (50000, 100000)
+        Inclusive range of each resource's reserve.
+    demand_range : (int, int), default (1, 10)
+        Inclusive range of each per-task demand.
+
+    Returns
+    -------
+    SinglePool
+        ``(demands, capacity)``.
     """
     rng = np.random.default_rng(rng)
     (r_lo, r_hi), (d_lo, d_hi) = reserve_range, demand_range
@@ -200,7 +256,27 @@ def random_single_pool(
 class DeviationExperiment:
     """Settings of one table row (DRF semantics default to the author's scripts: the literal stop rule, ties to the
     lowest index, shares accumulated as ``s += ds`` in floating point; ``share_arithmetic="exact"`` compares them
-    exactly, see :func:`fairlib.multires.drf`)."""
+    exactly, see :func:`fairlib.multires.drf`).
+
+    Parameters
+    ----------
+    n_users : int, default 1000
+        Users per instance.
+    n_resources : int, default 10
+        Resources per instance.
+    reserve_range : (int, int), default (50000, 100000)
+        Inclusive range of the reserves.
+    demand_range : (int, int), default (1, 10)
+        Inclusive range of the per-task demands.
+    stop : str, default "first_blocked"
+        DRF's stop rule (:func:`fairlib.multires.drf`).
+    tie_break : str, default "lowest_index"
+        DRF's tie rule.
+    pdrf_variant : str, default "ds_max"
+        PDRF's form (:func:`fairlib.multires.pdrf`).
+    share_arithmetic : {"accumulated", "exact"}, default "accumulated"
+        How DRF adds up shares.
+    """
 
     n_users: int = 1000
     n_resources: int = 10
@@ -236,7 +312,7 @@ def _deviation_cell(
     }
 
 
-def _setup_grid(setups, key: str) -> list[dict]:
+def _setup_grid(setups: Mapping[str, DeviationExperiment], key: str) -> list[dict]:
     """One sweep grid point per named :class:`DeviationExperiment` (tuples as lists, the name under ``key``)."""
     from dataclasses import asdict
 
@@ -253,9 +329,9 @@ def _setup_grid(setups, key: str) -> list[dict]:
 
 
 def deviation_runs(
-    setups,
+    setups: Mapping[str, DeviationExperiment],
     n_runs: int,
-    rng,
+    rng: int | np.random.SeedSequence,
     *,
     key: str = "setup",
     progress: bool = False,
@@ -266,6 +342,28 @@ def deviation_runs(
     as one sweep (:func:`fairlib.sweep.sweep`). One row per (setup, run): the name in column ``key``,
     ``run``, :data:`DEVIATION_FIELDS` and diagnostics. A run's instance depends on its setup's name and
     run number only, so run i is the same whatever ``n_runs`` is and whichever other setups run beside it.
+
+    Parameters
+    ----------
+    setups : dict of str to DeviationExperiment
+        Name → setup.
+    n_runs : int
+        Runs per setup.
+    rng : int or numpy.random.SeedSequence
+        The sweep's root seed.
+    key : str, default "setup"
+        The column naming the setup.
+    progress : bool, default False
+        Show the sweep's progress bar.
+    n_jobs : int, optional
+        Local processes of the sweep.
+    backend : {"serial", "loky", "dask"}, optional
+        The sweep's backend.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (setup, run).
     """
     from dataclasses import asdict
 
@@ -288,14 +386,35 @@ def deviation_runs(
 def run_deviation_experiment(
     setup: DeviationExperiment,
     n_runs: int,
-    rng,
+    rng: int | np.random.SeedSequence,
     *,
     progress: bool = False,
     n_jobs: int | None = None,
     backend: str | None = None,
 ) -> pd.DataFrame:
     """Run ``n_runs`` random instances of one setup; one row per run with :data:`DEVIATION_FIELDS` and
-    diagnostics (see :func:`deviation_runs`)."""
+    diagnostics (see :func:`deviation_runs`).
+
+    Parameters
+    ----------
+    setup : DeviationExperiment
+        The setup.
+    n_runs : int
+        Runs.
+    rng : int or numpy.random.SeedSequence
+        The sweep's root seed.
+    progress : bool, default False
+        Show the sweep's progress bar.
+    n_jobs : int, optional
+        Local processes of the sweep.
+    backend : {"serial", "loky", "dask"}, optional
+        The sweep's backend.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per run.
+    """
     return deviation_runs(
         {"_": setup}, n_runs, rng, key="_", progress=progress, n_jobs=n_jobs, backend=backend
     ).drop(columns="_")
@@ -318,7 +437,9 @@ def _profile_cell(
     edges,
     **_,
 ):
-    """One random single pool: per bin of dominant-share rate, how many users get fewer tasks from DRF than PDRF."""
+    """One run of :func:`over_allocation_profile`: DRF and PDRF on a random pool, and per rate bin of ds*/ds_i (and
+    for the all-ones users, the over-allocated users and all users) the users, the over-allocated ones among them
+    and the sum of their rates."""
     d, cap = random_single_pool(
         np.random.default_rng(seed), n_users, n_resources, reserve_range, demand_range
     )
@@ -372,12 +493,12 @@ def _profile_cell(
 
 
 def over_allocation_profile(
-    setups,
+    setups: Mapping[str, DeviationExperiment],
     n_runs: int,
-    rng,
+    rng: int | np.random.SeedSequence,
     *,
     key: str = "setup",
-    edges=RATE_EDGES,
+    edges: Iterable[float] = (1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0),
     progress: bool = False,
     n_jobs: int | None = None,
     backend: str | None = None,
@@ -389,6 +510,30 @@ def over_allocation_profile(
     One row per (setup, group) summed over the runs: groups are the rate bins ``[edges[j], edges[j+1])``, users
     whose demand is 1 on every resource, the over-allocated users and all users; columns ``users``, ``over``
     (over-allocated users among them), ``over_rate`` (their fraction) and ``mean_rate`` (mean ds*/ds_i).
+
+    Parameters
+    ----------
+    setups : dict of str to DeviationExperiment
+        Name → setup.
+    n_runs : int
+        Runs per setup.
+    rng : int or numpy.random.SeedSequence
+        The sweep's root seed.
+    key : str, default "setup"
+        The column naming the setup.
+    edges : iterable of float, default (1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0)
+        The rate bins' edges.
+    progress : bool, default False
+        Show the sweep's progress bar.
+    n_jobs : int, optional
+        Local processes of the sweep.
+    backend : {"serial", "loky", "dask"}, optional
+        The sweep's backend.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (setup, group).
     """
     edges = np.asarray(edges, dtype=np.float64)
     if edges.ndim != 1 or edges.size < 1 or edges[0] != 1.0 or (np.diff(edges) <= 0).any():
@@ -432,7 +577,9 @@ class DeviationBounds(NamedTuple):
     upper: np.ndarray
 
 
-def first_blocked_deviation_bound(demands, capacity) -> DeviationBounds:
+def first_blocked_deviation_bound(
+    demands: npt.ArrayLike, capacity: npt.ArrayLike
+) -> DeviationBounds:
     """Per-user bounds on ``edrf - drf(stop="first_blocked")`` for strictly positive demands.
 
     Derivation (any tie-break): the heap minimum never decreases, so when the loop halts on user i
@@ -442,9 +589,17 @@ def first_blocked_deviation_bound(demands, capacity) -> DeviationBounds:
     so ``edrf_j - drf_j < max_r (D_r + max_i d_ir) / (C_r ds_j)`` — roughly (mean ds)/ds_j: users
     with small per-task shares can fall far behind EDRF, which is where PDRF over-allocates.
 
+    Parameters
+    ----------
+    demands : array_like, shape (n_users, n_resources)
+        Per-task demands, strictly positive.
+    capacity : array_like, shape (n_resources,)
+        The pool's capacity.
+
     Returns
     -------
-    (lower, upper) : (n_users,) arrays with ``lower < edrf - drf < upper`` (lower = -1, inclusive).
+    DeviationBounds
+        ``(lower, upper)``, arrays of shape (n_users,) with ``lower < edrf - drf < upper`` (lower = -1, inclusive).
     """
     d = as_demands(demands)
     cap = as_capacities(capacity, n_resources=d.shape[1])
@@ -457,12 +612,28 @@ def first_blocked_deviation_bound(demands, capacity) -> DeviationBounds:
     return DeviationBounds(np.full(d.shape[0], -1.0), upper)
 
 
-def pdrf_edrf_identity(demands, capacity, *, variant: str = "ds_max") -> dict:
+def pdrf_edrf_identity(
+    demands: npt.ArrayLike, capacity: npt.ArrayLike, *, variant: str = "ds_max"
+) -> dict[str, int]:
     """Compare PDRF (``variant`` as in :func:`pdrf`) with ``floor(EDRF tasks)``; mismatches are allowed only at
     float boundaries.
 
     Returns counts: ``equal`` users, ``boundary`` users whose EDRF task count lies within 1e-9
     (relative) of an integer and differ by one, and ``other`` (a genuine violation; always 0).
+
+    Parameters
+    ----------
+    demands : array_like, shape (n_users, n_resources)
+        Per-task demands.
+    capacity : array_like, shape (n_resources,)
+        The pool's capacity.
+    variant : str, default "ds_max"
+        PDRF's form.
+
+    Returns
+    -------
+    dict of str to int
+        ``equal``, ``boundary`` and ``other``.
     """
     p = pdrf(demands, capacity, variant=variant).tasks
     e = edrf(demands, capacity).tasks
@@ -518,7 +689,7 @@ class IdentityRuns(NamedTuple):
 
 def identity_runs(
     runs: int,
-    rng,
+    rng: int | np.random.SeedSequence,
     *,
     n_users: int = 1000,
     keep_points: int = 20,
@@ -529,7 +700,28 @@ def identity_runs(
     (:func:`pdrf_edrf_identity`), whether PDRF with top-up equals DRF with blocked users skipped, whether
     PDRF over-allocates against the literal loop, and EDRF − literal DRF against
     :func:`first_blocked_deviation_bound`. Returns (one row per run, per-user points of the first
-    ``keep_points`` runs: ``ratio`` = ds*/ds_j, ``gap``, ``bound``)."""
+    ``keep_points`` runs: ``ratio`` = ds*/ds_j, ``gap``, ``bound``).
+
+    Parameters
+    ----------
+    runs : int
+        Random instances.
+    rng : int or numpy.random.SeedSequence
+        The sweep's root seed.
+    n_users : int, default 1000
+        Users per instance.
+    keep_points : int, default 20
+        Runs whose per-user points are kept.
+    n_jobs : int, optional
+        Local processes of the sweep.
+    backend : {"serial", "loky", "dask"}, optional
+        The sweep's backend.
+
+    Returns
+    -------
+    IdentityRuns
+        See above.
+    """
     out = sweep(
         _identity_cell,
         [{"run": i} for i in range(int(runs))],
@@ -546,7 +738,7 @@ def identity_runs(
     return IdentityRuns(out, points)
 
 
-def _speed_methods(baselines: dict):
+def _speed_methods(baselines: dict) -> dict[str, Callable]:
     from ...multires.baselines import drf_argmin_loop, drf_heapq
 
     methods = {
@@ -561,21 +753,32 @@ def _speed_methods(baselines: dict):
 
 
 def speed_sweep(
-    instances, *, max_size: dict | None = None, repeat: int = 3, progress: bool = False
+    instances: Sequence[tuple[dict, npt.ArrayLike, npt.ArrayLike]],
+    *,
+    max_size: dict[str, int] | None = None,
+    repeat: int = 3,
+    progress: bool = False,
 ) -> pd.DataFrame:
     """Time every method on every instance, side by side in one run.
 
     Parameters
     ----------
-    instances : list of (label: dict, demands, capacity)
-        ``label`` columns are copied into each result row (e.g. ``{"n": 1000}``).
-    max_size : dict method -> largest ``n_users * tasks-per-run`` work it is timed on
-        Slow baselines are skipped above their limit (``None``: time everything).
-    repeat : median of this many samples (slow baselines above 1 s use one sample).
+    instances : list of (dict, array_like, array_like)
+        ``(label, demands, capacity)``: ``label`` columns are copied into each result row (e.g. ``{"n": 1000}``).
+    max_size : dict of str to int, optional
+        Method → largest ``n_users * tasks-per-run`` work it is timed on: slow baselines are skipped above their
+        limit (``None``: time everything).
+    repeat : int, default 3
+        Median of this many samples (slow baselines above 1 s use one sample).
+    progress : bool, default False
+        Show a progress bar.
 
-    Returns a tidy frame: label columns, ``method``, ``seconds`` (median), ``tasks`` allocated, ``work``: the
-    element operations counted by ``drf`` and ``pdrf`` (:attr:`DRFResult.work`, :attr:`PDRFResult.work`; NaN
-    for the baselines) — deterministic, so complexity claims are tested on it, not on ``seconds``.
+    Returns
+    -------
+    pandas.DataFrame
+        Label columns, ``method``, ``seconds`` (median), ``tasks`` allocated, ``work``: the element operations
+        counted by ``drf`` and ``pdrf`` (:attr:`DRFResult.work`, :attr:`PDRFResult.work`; NaN for the baselines) —
+        deterministic, so complexity claims are tested on it, not on ``seconds``.
     """
     from tqdm import tqdm
 
@@ -605,7 +808,10 @@ def speed_sweep(
 
 
 def work_in_resources(
-    rng, resource_counts=(2, 5, 10, 20, 50), *, n_users: int = 1000
+    rng: int | np.random.Generator | np.random.SeedSequence | None,
+    resource_counts: Iterable[int] = (2, 5, 10, 20, 50),
+    *,
+    n_users: int = 1000,
 ) -> pd.DataFrame:
     """§5's O(nm) in m: the element operations PDRF and DRF count (:attr:`PDRFResult.work`, :attr:`DRFResult.work`)
     on one :func:`scaled_instances` instance per number of resource types, ``n_users`` users each. Counted work is
@@ -631,19 +837,39 @@ def work_in_resources(
 
 
 def scaled_instances(
-    rng,
+    rng: int | np.random.Generator | np.random.SeedSequence | None,
     *,
-    n_users,
+    n_users: int | Sequence[int],
     n_resources: int = 10,
-    reserve_scale=1.0,
-    demand_range=(1, 10),
-    reserve_range=(50_000, 100_000),
-):
+    reserve_scale: float | Sequence[float] = 1.0,
+    demand_range: tuple[int, int] = (1, 10),
+    reserve_range: tuple[int, int] = (50_000, 100_000),
+) -> list[tuple[dict, np.ndarray, np.ndarray]]:
     """Instances for the speed figures: reserves ``U(reserve_range) * reserve_scale``.
 
     ``n_users`` and ``reserve_scale`` may be sequences (one instance per pair, zipped after
     broadcasting); with ``reserve_scale = n_users / 1000`` every user gets about the same number of
     tasks whatever ``n_users`` is.
+
+    Parameters
+    ----------
+    rng : int, numpy.random.Generator, numpy.random.SeedSequence or None
+        Randomness.
+    n_users : int or sequence of int
+        Users per instance.
+    n_resources : int, default 10
+        Resources.
+    reserve_scale : float or sequence of float, default 1.0
+        Multiplies the reserves.
+    demand_range : (int, int), default (1, 10)
+        Inclusive range of the per-task demands.
+    reserve_range : (int, int), default (50000, 100000)
+        Inclusive range of the reserves before scaling.
+
+    Returns
+    -------
+    list of (dict, numpy.ndarray, numpy.ndarray)
+        ``(label, demands, capacity)`` per instance, as :func:`speed_sweep` takes them.
     """
     ns, scales = np.broadcast_arrays(np.atleast_1d(n_users), np.atleast_1d(reserve_scale))
     seeds = np.random.SeedSequence(np.random.default_rng(rng).integers(2**63)).spawn(len(ns))
@@ -662,18 +888,31 @@ def scaled_instances(
 MATCH_FIELDS = ("under_avg", "over_1", "over_2", "over_gt2", "over_avg")
 
 
-def row_distance(row: dict, paper_row) -> float:
-    """Mean relative distance of a measured table row from a paper row over :data:`MATCH_FIELDS`."""
+def row_distance(row: Mapping[str, float], paper_row: Mapping[str, float]) -> float:
+    """Mean relative distance of a measured table row from a paper row over :data:`MATCH_FIELDS`.
+
+    Parameters
+    ----------
+    row : dict of str to float
+        A measured row (:func:`table_row`).
+    paper_row : mapping of str to float
+        The published row.
+
+    Returns
+    -------
+    float
+        The mean relative distance.
+    """
     return float(
         np.mean([abs(row[f] - paper_row[f]) / max(1.0, abs(paper_row[f])) for f in MATCH_FIELDS])
     )
 
 
 def parameter_search(
-    paper_row,
-    grid,
+    paper_row: Mapping[str, float],
+    grid: Sequence[tuple[tuple[int, int], tuple[int, int]]],
     n_runs: int,
-    rng,
+    rng: int | np.random.SeedSequence,
     *,
     n_users: int = 1000,
     n_resources: int = 2,
@@ -685,6 +924,32 @@ def parameter_search(
 
     ``grid`` is a list of ``(reserve_range, demand_range)`` pairs; the result has the measured row, the
     settings and ``distance`` (:func:`row_distance`), sorted by distance. All cells x runs form one sweep.
+
+    Parameters
+    ----------
+    paper_row : mapping of str to float
+        The published row.
+    grid : list of ((int, int), (int, int))
+        ``(reserve_range, demand_range)`` pairs.
+    n_runs : int
+        Runs per cell.
+    rng : int or numpy.random.SeedSequence
+        The sweep's root seed.
+    n_users : int, default 1000
+        Users per instance.
+    n_resources : int, default 2
+        Resources per instance.
+    progress : bool, default False
+        Show the sweep's progress bar.
+    n_jobs : int, optional
+        Local processes of the sweep.
+    backend : {"serial", "loky", "dask"}, optional
+        The sweep's backend.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per cell, sorted by distance.
     """
     setups = {
         f"{tuple(r)}|{tuple(d)}": DeviationExperiment(
@@ -744,7 +1009,18 @@ def table_findings(table1: pd.DataFrame, table2: pd.DataFrame) -> dict[str, Meas
     ``demands``, e.g. "1-10") of :func:`table_row` statistics and ``runs``; each cell is measured with its number
     of runs (the claims' rule is four standard errors of a difference of run-means) and, for the columns of
     :data:`SUBCOUNT_SD`, with its standard deviation over our runs. Table 1's columns of :data:`TAIL_CLAIMS` are
-    left to :func:`table1_tail_findings`, which needs the runs themselves."""
+    left to :func:`table1_tail_findings`, which needs the runs themselves.
+
+    Parameters
+    ----------
+    table1, table2 : pandas.DataFrame
+        Our Tables 1 and 2: a row of :func:`table_row` statistics per demand range (column ``demands``).
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+    """
     out = {}
     for table_no, table in ((1, table1), (2, table2)):
         missing = [
@@ -779,7 +1055,20 @@ def over_allocation_search_findings(
 ) -> dict[str, Measurement]:
     """§4's "demands of at least 10 are never over-allocated": over-allocated users in the Table 1 runs with demands
     10-20 plus the extra runs searching for one, with the scripts' accumulated shares and with exact shares (the
-    same instances; tables of :func:`deviation_runs`)."""
+    same instances; tables of :func:`deviation_runs`).
+
+    Parameters
+    ----------
+    table_runs, extra_runs : pandas.DataFrame
+        :func:`deviation_runs`' tables of the Table 1 runs and the extra runs, accumulated shares.
+    exact_table_runs, exact_extra_runs : pandas.DataFrame
+        The same instances with exact shares.
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+    """
     out = {}
     for suffix, runs_1, runs_2 in (
         ("", table_runs, extra_runs),
@@ -797,11 +1086,26 @@ def over_allocation_search_findings(
 
 
 def parameter_search_findings(
-    searches: dict, grid_runs: int, *, ranked: bool = True
+    searches: Mapping[str, pd.DataFrame], grid_runs: int, *, ranked: bool = True
 ) -> dict[str, Measurement]:
     """Which settings reproduce Table 2's rows: ``searches`` maps each published row ("1-100", "1-1000") to
     :func:`parameter_search`'s table scored against it (sorted by distance). ``ranked``: whether ``grid_runs`` runs
-    per grid cell are enough to rank the settings (False in quick mode: the note says so)."""
+    per grid cell are enough to rank the settings (False in quick mode: the note says so).
+
+    Parameters
+    ----------
+    searches : dict of str to pandas.DataFrame
+        Published row → :func:`parameter_search`'s table.
+    grid_runs : int
+        Runs per grid cell.
+    ranked : bool, default True
+        See above.
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+    """
     s1000, best_100 = searches["1-1000"], searches["1-100"].iloc[0]
     ref_setting = s1000[(s1000.reserve_low == 1_000_000) & (s1000.demand_high == 100)].iloc[0]
     close = s1000[s1000.distance <= 0.1]
@@ -833,7 +1137,18 @@ def parameter_search_findings(
 
 def identity_findings(identity: pd.DataFrame) -> dict[str, Measurement]:
     """PDRF = ⌊EDRF⌋ (§3.4), the simplified k' form, the derived bound on the literal loop and the top-up round, on
-    :func:`identity_runs`' table."""
+    :func:`identity_runs`' table.
+
+    Parameters
+    ----------
+    identity : pandas.DataFrame
+        :func:`identity_runs`' per-run rows.
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+    """
     simplified, ds_max = (
         int(identity["simplified_off_floor_edrf"].sum()),
         int(identity["ds_max_off_floor_edrf"].sum()),
@@ -860,7 +1175,18 @@ def identity_findings(identity: pd.DataFrame) -> dict[str, Measurement]:
 
 def drf_work_per_task_findings(speed_n: pd.DataFrame) -> dict[str, Measurement]:
     """§5: DRF's counted work per allocated task against log2 n (the slope of a least-squares line), on
-    :func:`speed_sweep`'s table over n (rows of method "drf" with counted ``work``)."""
+    :func:`speed_sweep`'s table over n (rows of method "drf" with counted ``work``).
+
+    Parameters
+    ----------
+    speed_n : pandas.DataFrame
+        :func:`speed_sweep`'s table over the number of users.
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+    """
     drf_n = speed_n[speed_n.method == "drf"].dropna(subset=["work"])
     if len(drf_n) < 2:
         raise InvalidInputError(
@@ -879,7 +1205,13 @@ def drf_work_per_task_findings(speed_n: pd.DataFrame) -> dict[str, Measurement]:
 
 def repository_example_findings() -> dict[str, Measurement]:
     """The author's repository example (demands ⟨1, 4⟩ and ⟨3, 1⟩, reserves ⟨7583, 4649⟩): PDRF and the scripts'
-    literal DRF (first blocked user stops it, ties to the lowest index, accumulated shares)."""
+    literal DRF (first blocked user stops it, ties to the lowest index, accumulated shares).
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+    """
     demands, reserves = np.array([[1.0, 4.0], [3.0, 1.0]]), np.array([7583.0, 4649.0])
     return {
         "repository_example_pdrf_752_1637": Measurement(pdrf(demands, reserves).tasks.tolist()),
@@ -901,7 +1233,20 @@ def over_allocation_findings(
     """Who PDRF over-allocates (§4, after Table 1), from :func:`over_allocation_profile`'s table for Tables 1–2
     (column ``table``) and the over-allocations per run by number of resource types (``types_table``: columns
     ``resource_types`` and ``over_avg``, in increasing order of types). Bins of ds*/ds_i with fewer than 100 users
-    are left out of the rate comparisons."""
+    are left out of the rate comparisons.
+
+    Parameters
+    ----------
+    profile : pandas.DataFrame
+        :func:`over_allocation_profile`'s table for Tables 1–2 (column ``table``).
+    types_table : pandas.DataFrame
+        Over-allocations per run by number of resource types (``resource_types``, ``over_avg``).
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+    """
     summary_rows = profile[profile.group.isin(["over-allocated", "all"])].pivot_table(
         index=["table", "demands"], columns="group", values="mean_rate", sort=False
     )
@@ -944,7 +1289,7 @@ def over_allocation_findings(
 
 
 #: Metin §6.1's single-resource example: reserve 35, demands of A, B, C, and the cycle counts the text prints for them
-SECTION_6_1 = {"reserve": 35, "demands": (2, 4, 10), "printed_counts": (4, 2, 1)}
+SECTION_6_1: dict[str, Any] = {"reserve": 35, "demands": (2, 4, 10), "printed_counts": (4, 2, 1)}
 
 
 def subcycle_lower_counts(ds_high: int, ds_low: int, n_subcycles: int = 20) -> list[int]:
@@ -953,6 +1298,25 @@ def subcycle_lower_counts(ds_high: int, ds_low: int, n_subcycles: int = 20) -> l
     per-task share first), its allocation sequence split into subcycles each starting at an allocation of the ds*
     user; returns how many tasks the other user takes in each of the first ``n_subcycles`` subcycles.
 
+    Parameters
+    ----------
+    ds_high, ds_low : int
+        The two users' per-task dominant shares, ``ds_high > ds_low``.
+    n_subcycles : int, default 20
+        Subcycles counted.
+
+    Returns
+    -------
+    list of int
+        Tasks of the lower-share user per subcycle.
+
+    Raises
+    ------
+    InvalidInputError
+        When the filling does not complete the subcycles asked for.
+
+    Examples
+    --------
     >>> subcycle_lower_counts(5, 4, 6)   # ratio 1.25: an extra task in the first and every 4th subcycle
     [2, 1, 1, 1, 2, 1]
     """
@@ -985,7 +1349,13 @@ def subcycle_lower_counts(ds_high: int, ds_low: int, n_subcycles: int = 20) -> l
 def worked_example_findings() -> dict[str, Measurement]:
     """The paper's small examples that need no table: §3.3's subcycles for ratios 1.25 and 1.4, §6.1's cycle (its
     printed counts' units, and the reserve one cycle leaves with the counts of the paper's basic-subcycle formula
-    ⌊ds*/ds_i⌋) and §6.2's count of iterations before the literal loop halts."""
+    ⌊ds*/ds_i⌋) and §6.2's count of iterations before the literal loop halts.
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+    """
     reserve, dem, printed = (
         SECTION_6_1["reserve"],
         np.array(SECTION_6_1["demands"]),
@@ -1044,14 +1414,38 @@ def worked_example_findings() -> dict[str, Measurement]:
 
 
 def sd_bootstrap_interval(
-    per_run, *, n_paper: int = 1000, resamples: int = 2000, level: float = 0.99, seed: int = 0
+    per_run: npt.ArrayLike,
+    *,
+    n_paper: int = 1000,
+    resamples: int = 2000,
+    level: float = 0.99,
+    seed: int = 0,
 ) -> tuple[float, float]:
     """Where another sample of ``n_paper`` runs from the distribution of ``per_run`` puts its (population)
     standard deviation, given ours: the percentile interval [ours − q_hi, ours − q_lo] of D = sd(resample of
     len(per_run) runs) − sd(resample of n_paper runs), both resampled with replacement from ``per_run``
     (``resamples`` pairs, ``level`` central mass, a fixed ``seed``). A paper's printed standard deviation outside it
     is not what the runs' distribution gives; no normality is assumed (a rare, skewed count's sd has a much wider
-    spread than the normal approximation sd/√(2n))."""
+    spread than the normal approximation sd/√(2n)).
+
+    Parameters
+    ----------
+    per_run : array_like of float
+        Our runs' values.
+    n_paper : int, default 1000
+        The paper's number of runs.
+    resamples : int, default 2000
+        Resampled pairs.
+    level : float, default 0.99
+        Central mass of the interval.
+    seed : int, default 0
+        The resampling's seed.
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)``.
+    """
     x = np.asarray(per_run, dtype=np.float64)
     if x.ndim != 1 or x.size < 2:
         raise InvalidInputError(
@@ -1069,8 +1463,8 @@ def sd_bootstrap_interval(
 
 
 def max_plausibility(
-    per_run_max, paper_max: int, *, n_paper: int = 1000, alpha: float = 0.01
-) -> dict:
+    per_run_max: npt.ArrayLike, paper_max: int, *, n_paper: int = 1000, alpha: float = 0.01
+) -> dict[str, float]:
     """How likely ``n_paper`` runs end with largest value exactly ``paper_max``, given our runs' per-run maxima:
     P = (1 − p_gt)^n − (1 − p_ge)^n with p_ge, p_gt the per-run rates of a maximum >= and > ``paper_max``, each
     anywhere in its exact (Clopper–Pearson) 1 − ``alpha`` interval from our counts. Returns ``p_low``, ``p_high``
@@ -1078,7 +1472,24 @@ def max_plausibility(
     paper's maximum is a likely outcome at any plausible rate), ``p_high`` when below ``alpha`` (unlikely at every
     plausible rate), else ``alpha`` itself (our runs cannot decide). With no more runs than ``n_paper`` and none
     above ``paper_max``, ``p_low`` < ``alpha`` always (a rate of exceeding it that makes ``n_paper`` runs without one
-    unlikely cannot be excluded): a maximum is confirmed only by more runs than it was printed from."""
+    unlikely cannot be excluded): a maximum is confirmed only by more runs than it was printed from.
+
+    Parameters
+    ----------
+    per_run_max : array_like of int
+        Our runs' maxima.
+    paper_max : int
+        The paper's printed maximum.
+    n_paper : int, default 1000
+        The paper's number of runs.
+    alpha : float, default 0.01
+        One minus the intervals' confidence.
+
+    Returns
+    -------
+    dict of str to float
+        ``p_low``, ``p_high``, the counts and ``score``.
+    """
     from scipy.stats import beta
 
     x = np.asarray(per_run_max)
@@ -1112,7 +1523,24 @@ def table1_tail_findings(
     """Table 1's tail cells on the runs themselves (:func:`deviation_runs`' table: ``demands``, ``over_total``,
     ``over_max`` per run): ``over_sd`` — the paper's printed value against :func:`sd_bootstrap_interval` (99%,
     ``resamples`` pairs, ``seed``), measured as [paper − low, high − paper] (both >= 0: inside); ``over_max`` —
-    :func:`max_plausibility`'s score of the paper's printed maximum."""
+    :func:`max_plausibility`'s score of the paper's printed maximum.
+
+    Parameters
+    ----------
+    table1_runs : pandas.DataFrame
+        :func:`deviation_runs`' table of Table 1.
+    n_paper : int, default 1000
+        The paper's number of runs.
+    resamples : int, default 2000
+        Resampled pairs of :func:`sd_bootstrap_interval`.
+    seed : int, default 2025
+        Its seed.
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+    """
     missing = [c for c in ("demands", "over_total", "over_max") if c not in table1_runs]
     if missing:
         raise InvalidInputError(f"table1_runs: missing column(s) {missing}")
@@ -1153,11 +1581,27 @@ def table1_tail_findings(
     return out
 
 
-def median_interval(values, level: float = 0.95) -> tuple[float, float, float, float]:
+def median_interval(
+    values: npt.ArrayLike, level: float = 0.95
+) -> tuple[float, float, float, float]:
     """The median of ``values`` and a distribution-free confidence interval for it from order statistics: [x_(j),
     x_(R+1-j)] with the largest j such that P(Binomial(R, 1/2) < j) <= (1 - level)/2; returns (median, low, high,
     coverage). With too few values for ``level`` (R < 6 at 95%) the interval is the full range, with its coverage.
 
+    Parameters
+    ----------
+    values : array_like of float
+        The sample.
+    level : float, default 0.95
+        The interval's confidence.
+
+    Returns
+    -------
+    tuple of float
+        ``(median, low, high, coverage)``.
+
+    Examples
+    --------
     >>> median_interval(range(1, 16))   # R = 15: the 4th and 12th values, coverage 1 - 2 P(Bin(15, 1/2) <= 3)
     (8.0, 4.0, 12.0, 0.96484375)
     """
@@ -1175,12 +1619,29 @@ def median_interval(values, level: float = 0.95) -> tuple[float, float, float, f
 
 
 def variant_time_ratios(
-    demands, capacity, *, repetitions: int = 15, repeat: int = 5
+    demands: npt.ArrayLike, capacity: npt.ArrayLike, *, repetitions: int = 15, repeat: int = 5
 ) -> pd.DataFrame:
     """§3.4's two PDRF forms timed in alternation on one instance: ``repetitions`` rounds, each the
     :func:`fairlib.timing.median_time` (``repeat`` samples) of the simplified k' form and of the ds* form, in an
     order that alternates between rounds (so a load change on the machine hits both); one row per round with both
-    times and ``ratio`` = simplified / ds*."""
+    times and ``ratio`` = simplified / ds*.
+
+    Parameters
+    ----------
+    demands : array_like, shape (n_users, n_resources)
+        Per-task demands.
+    capacity : array_like, shape (n_resources,)
+        The pool's capacity.
+    repetitions : int, default 15
+        Rounds.
+    repeat : int, default 5
+        Samples per median.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per round.
+    """
     from functools import partial
 
     from ...timing import median_time
@@ -1207,7 +1668,18 @@ def variant_time_ratios(
 def variant_speed_findings(ratios: pd.DataFrame) -> dict[str, Measurement]:
     """§3.4 "poorer algorithm performance" of the simplified form, on :func:`variant_time_ratios`' table: the low end
     of the 95% distribution-free interval of the median ratio simplified / ds* (above 1: slower beyond the
-    rounds' spread)."""
+    rounds' spread).
+
+    Parameters
+    ----------
+    ratios : pandas.DataFrame
+        :func:`variant_time_ratios`' table.
+
+    Returns
+    -------
+    dict of str to Measurement
+        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+    """
     if "ratio" not in ratios or len(ratios) < 1:
         raise InvalidInputError("ratios: needs a column 'ratio' with one row per round")
     med, lo, hi, cover = median_interval(ratios.ratio)

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -66,7 +68,23 @@ RESOURCES = ("cpu", "memory")
 @dataclass(frozen=True, eq=False)
 class CellSnapshot:
     """Jobs present at one instant (``jobs``: one row per job) and the machines up then (``machines``: capacity
-    rows, normalised CPU and memory). ``skipped`` counts what was left out and why."""
+    rows, normalised CPU and memory). ``skipped`` counts what was left out and why.
+
+    Parameters
+    ----------
+    at_s : float
+        The instant, trace seconds.
+    jobs : pandas.DataFrame
+        One row per job: its tenant, priority, tasks present and running, per-task (CPU, memory) request.
+    machines : numpy.ndarray, shape (K, 2)
+        ``machines[machine, (cpu, memory)]``, normalised capacities of the machines up.
+    source : str
+        ``"real"`` or ``"synthetic"``.
+    mixed_requests : int
+        Jobs whose tasks request different amounts (their median request is used).
+    skipped : dict of str to int, optional
+        What was left out, by reason.
+    """
 
     at_s: float
     jobs: pd.DataFrame
@@ -103,9 +121,31 @@ class CellSnapshot:
         codes = pd.factorize(self.jobs.tenant)[0]
         return [f"tenant{k}/{j}" for k, j in zip(codes, self.jobs.job_id)]
 
-    def sample(self, fraction: float, rng=None) -> "CellSnapshot":
+    def sample(
+        self,
+        fraction: float,
+        rng: int | np.random.SeedSequence | np.random.Generator | None = None,
+    ) -> CellSnapshot:
         """A scaled-down cell: each job and each machine kept with probability ``fraction`` (contention is kept
-        on average). ``fraction = 1`` returns the snapshot itself."""
+        on average). ``fraction = 1`` returns the snapshot itself.
+
+        Parameters
+        ----------
+        fraction : float
+            The chance each job and each machine is kept, in (0, 1].
+        rng : int, numpy.random.SeedSequence, numpy.random.Generator or None, optional
+            Randomness of the draw.
+
+        Returns
+        -------
+        CellSnapshot
+            The scaled-down snapshot (``skipped`` counts the jobs sampled out).
+
+        Raises
+        ------
+        InvalidInputError
+            When ``fraction`` is not in (0, 1] or the sample keeps no job or no machine.
+        """
         fraction = as_number(fraction, "fraction")
         if fraction > 1:
             raise InvalidInputError(f"fraction = {fraction}: must be in (0, 1]")
@@ -128,7 +168,23 @@ class CellSnapshot:
         )
 
     def requested(self, which: str = "present") -> np.ndarray:
-        """Requested (CPU, memory) of the ``"present"`` or ``"running"`` tasks, over the pooled capacity."""
+        """Requested (CPU, memory) of the ``"present"`` or ``"running"`` tasks, over the pooled capacity.
+
+        Parameters
+        ----------
+        which : {"present", "running"}, default "present"
+            Whose tasks.
+
+        Returns
+        -------
+        numpy.ndarray, shape (2,)
+            (CPU, memory) requested over the pooled capacity.
+
+        Raises
+        ------
+        InvalidInputError
+            When ``which`` is neither ``"present"`` nor ``"running"``.
+        """
         check_choice(which, ("present", "running"), "which")
         count = self.jobs.tasks if which == "present" else self.jobs.running
         return (self.demand * count.to_numpy(float)[:, None]).sum(axis=0) / self.capacity
@@ -154,7 +210,30 @@ def cell_snapshot(
     """Jobs with tasks pending or running at trace time ``at_s`` seconds and the machines up then (module
     docstring). A task's request missing from an event is carried over from its previous event. Left out, and
     counted in ``skipped``: tasks with no known request, and jobs whose median request is zero in every resource
-    (no DRF share is defined for them)."""
+    (no DRF share is defined for them).
+
+    Parameters
+    ----------
+    task_events : pandas.DataFrame
+        Google task events (``time`` in µs, ``job_id``, ``task_index``, ``event_type``, ``user``, ``priority``,
+        ``scheduling_class``, ``cpu_request``, ``memory_request``).
+    machine_events : pandas.DataFrame
+        Google machine events.
+    at_s : float
+        The instant, trace seconds.
+    source : str, default "real"
+        Provenance label.
+
+    Returns
+    -------
+    CellSnapshot
+        The jobs present and the machines up at ``at_s``.
+
+    Raises
+    ------
+    InvalidInputError
+        When a column is missing, or no job or no machine is present at ``at_s``.
+    """
     need = {
         "time",
         "job_id",
@@ -210,14 +289,35 @@ def cell_snapshot(
 def cell_snapshots(
     task_events: pd.DataFrame,
     machine_events: pd.DataFrame,
-    instants,
+    instants: Sequence[float],
     *,
     fraction: float = 1.0,
-    rng=None,
+    rng: int | np.random.SeedSequence | None = None,
     source: str = "real",
-) -> dict:
+) -> dict[float, CellSnapshot]:
     """:func:`cell_snapshot` at each instant (seconds), each scaled down by :meth:`CellSnapshot.sample` with its own
-    child seed of ``rng`` (an int, a ``SeedSequence`` or ``None``): ``{at_s: CellSnapshot}``."""
+    child seed of ``rng`` (an int, a ``SeedSequence`` or ``None``): ``{at_s: CellSnapshot}``.
+
+    Parameters
+    ----------
+    task_events : pandas.DataFrame
+        Google task events.
+    machine_events : pandas.DataFrame
+        Google machine events.
+    instants : sequence of float
+        The instants, trace seconds.
+    fraction : float, default 1.0
+        Each snapshot's sampling fraction (:meth:`CellSnapshot.sample`).
+    rng : int, numpy.random.SeedSequence or None, optional
+        The parent seed of the instants' samples.
+    source : str, default "real"
+        Provenance label.
+
+    Returns
+    -------
+    dict of float to CellSnapshot
+        Instant → snapshot.
+    """
     parent = rng if isinstance(rng, np.random.SeedSequence) else np.random.SeedSequence(rng)
     seeds = parent.spawn(len(instants))
     return {
@@ -237,7 +337,7 @@ def _production_guarantee(snapshot: CellSnapshot, production_priority: int) -> n
     return guarantee / over if over > 1 else guarantee
 
 
-def _timed(runs: dict, desc: str, progress: bool):
+def _timed(runs: dict, desc: str, progress: bool) -> Iterator[tuple[str, Any, float]]:
     """Call each of ``runs`` (name -> callable) in turn, yielding ``(name, result, seconds)``; a progress bar
     named ``desc`` when ``progress``."""
     items = list(runs.items())
@@ -338,10 +438,21 @@ SUMMARY_DECIMALS = {
 }
 
 
-def summary_groups(summary: pd.DataFrame):
+def summary_groups(summary: pd.DataFrame) -> Iterator[tuple[str, pd.DataFrame, dict[str, int]]]:
     """One instant's :func:`semantics_summary` for a reader, in the narrow groups of :data:`SUMMARY_GROUPS`: per
     group ``(caption, frame with human column names, decimals per column)``, for
-    :func:`fairlib.repro.tables.show_table`."""
+    :func:`fairlib.repro.tables.show_table`.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        One instant's :func:`semantics_summary`.
+
+    Yields
+    ------
+    tuple of (str, pandas.DataFrame, dict of str to int)
+        Caption, frame and decimals per column of each group.
+    """
     for caption, columns in SUMMARY_GROUPS.items():
         frame = summary[["rule", *columns]].rename(columns=SUMMARY_NAMES)
         yield (
@@ -378,7 +489,22 @@ def semantics_allocations(
 
     Returns one row per (rule, job): ``rule``, ``job`` (row of ``snapshot.jobs``), ``tasks``, ``dominant_share``
     (tasks × the job's per-task dominant share of the pool) and ``seconds`` (the rule's run time, repeated on its
-    rows)."""
+    rows).
+
+    Parameters
+    ----------
+    snapshot : CellSnapshot
+        One instant's jobs and machines.
+    production_priority : int, default PRODUCTION_PRIORITY
+        Jobs of this priority or above are production jobs (their running tasks guaranteed by the quota rules).
+    progress : bool, default False
+        Show a progress bar over the rules.
+
+    Returns
+    -------
+    pandas.DataFrame
+        See above.
+    """
     d, cap, caps = snapshot.demand, snapshot.capacity, snapshot.tasks
     guarantee = _production_guarantee(snapshot, production_priority)
     runs = {
@@ -434,7 +560,29 @@ def semantics_summary(
     """Per rule, against ``baseline``: jobs whose tasks differ, tasks moved (half the L1 distance), the largest
     change of one job, tenants whose total changes; the pool's CPU and memory utilisation; jobs given all their
     tasks; among the jobs short of their tasks (the contended ones), the lowest dominant share and Jain's index of
-    dominant shares; production jobs' tasks as a share of what they run now."""
+    dominant shares; production jobs' tasks as a share of what they run now.
+
+    Parameters
+    ----------
+    snapshot : CellSnapshot
+        One instant's jobs and machines.
+    allocations : pandas.DataFrame
+        :func:`semantics_allocations` of the snapshot.
+    baseline : str, default "DRF, lowest index"
+        The rule the others are compared with.
+    production_priority : int, default PRODUCTION_PRIORITY
+        Jobs of this priority or above are production jobs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per rule.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``baseline`` is not a rule of the allocations.
+    """
     if baseline not in set(allocations.rule):
         raise InvalidInputError(
             f"baseline = {baseline!r}: not a rule of the allocations "
@@ -478,7 +626,20 @@ def semantics_summary(
 
 
 def tenant_totals(snapshot: CellSnapshot, allocations: pd.DataFrame) -> pd.DataFrame:
-    """Tasks and dominant share per (rule, tenant), with the tenant's job count."""
+    """Tasks and dominant share per (rule, tenant), with the tenant's job count.
+
+    Parameters
+    ----------
+    snapshot : CellSnapshot
+        One instant's jobs and machines.
+    allocations : pandas.DataFrame
+        :func:`semantics_allocations` of the snapshot.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (rule, tenant): ``tasks``, ``dominant_share``, ``jobs``.
+    """
     jobs = snapshot.jobs.tenant.rename("tenant")
     frame = allocations.assign(tenant=jobs.to_numpy()[allocations.job.to_numpy()])
     out = frame.groupby(["rule", "tenant"], sort=False).agg(
@@ -498,7 +659,20 @@ def machine_allocations(snapshot: CellSnapshot, *, progress: bool = False) -> pd
     (divisible, heterogeneity-aware; on merged identical machines).
 
     Returns one row per mechanism: tasks allocated, CPU and memory utilisation of the machines, jobs given all
-    their tasks, the lowest dominant share among jobs short of their tasks (pooled shares), and seconds."""
+    their tasks, the lowest dominant share among jobs short of their tasks (pooled shares), and seconds.
+
+    Parameters
+    ----------
+    snapshot : CellSnapshot
+        One instant's jobs and machines.
+    progress : bool, default False
+        Show a progress bar over the mechanisms.
+
+    Returns
+    -------
+    pandas.DataFrame
+        See above.
+    """
     d, caps = snapshot.demand, snapshot.tasks
     cluster = Cluster(snapshot.machines, d, max_tasks=caps)
     cap = snapshot.capacity
@@ -535,11 +709,11 @@ def machine_allocations(snapshot: CellSnapshot, *, progress: bool = False) -> pd
 def findings(
     summaries: pd.DataFrame,
     machines: pd.DataFrame,
-    snapshots: dict,
+    snapshots: Mapping[float, CellSnapshot],
     allocations: pd.DataFrame,
     *,
     production_priority: int = PRODUCTION_PRIORITY,
-) -> dict:
+) -> dict[str, float]:
     """The named numbers the notebook's claims and prose use, from :func:`semantics_summary` and
     :func:`machine_allocations` tables stacked over instants (column ``at_s``), the snapshots, and the per-job
     allocations of every instant (column ``at_s``).
@@ -558,6 +732,24 @@ def findings(
       utilisation DRFH has over the machine-offer loop;
     - ``running_cpu_over_capacity``: the smallest, over instants, of the running tasks' CPU requests over the
       machines' CPU.
+
+    Parameters
+    ----------
+    summaries : pandas.DataFrame
+        :func:`semantics_summary` tables stacked over instants (column ``at_s``).
+    machines : pandas.DataFrame
+        :func:`machine_allocations` tables stacked over instants.
+    snapshots : dict of float to CellSnapshot
+        The snapshots, by instant.
+    allocations : pandas.DataFrame
+        :func:`semantics_allocations` stacked over instants.
+    production_priority : int, default PRODUCTION_PRIORITY
+        Jobs of this priority or above are production jobs.
+
+    Returns
+    -------
+    dict of str to float
+        Name → number, for the names listed above.
     """
     ties = summaries[summaries.rule.isin(TIE_RULES)]
     base = summaries[summaries.rule == TIE_RULES[0]].set_index("at_s")

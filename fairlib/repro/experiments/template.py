@@ -21,8 +21,12 @@ and the scaffolded notebook runs unchanged; add a section per further figure or 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
 
 from ..._validate import InvalidInputError, as_count, check_choice
 from ..plotting import color, new_figure
@@ -35,26 +39,34 @@ __all__ = ["SIZES", "experiment", "sample_means", "findings", "figure", "summary
 SIZES = {"quick": (50, 5), "full": (1000, 100)}
 
 
-def experiment(mode: str, seed) -> pd.DataFrame:
+def experiment(mode: str, seed: int | np.random.Generator) -> pd.DataFrame:
     """The notebook's experiment at the size of ``mode`` (:data:`SIZES`): :func:`sample_means`.
 
     Parameters
     ----------
     mode : {"quick", "full"}
-    seed : int or numpy Generator
+        Quick mode runs in seconds (reduced sizes); full mode at the paper's sizes.
+    seed : int or numpy.random.Generator
         Randomness of the run.
 
     Returns
     -------
     pandas.DataFrame
         :func:`sample_means`' table.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``mode`` is neither ``"quick"`` nor ``"full"``.
     """
     check_choice(mode, tuple(SIZES), "mode")
     n_users, n_repeats = SIZES[mode]
     return sample_means(n_users, n_repeats, rng=seed)
 
 
-def sample_means(n_users: int, n_repeats: int, rng=None) -> pd.DataFrame:
+def sample_means(
+    n_users: int, n_repeats: int, rng: int | np.random.Generator | None = None
+) -> pd.DataFrame:
     """The mean of ``n_users`` uniform draws on [0, 1], repeated ``n_repeats`` times.
 
     Parameters
@@ -63,13 +75,18 @@ def sample_means(n_users: int, n_repeats: int, rng=None) -> pd.DataFrame:
         Draws per repeat (>= 1).
     n_repeats : int
         Repeats (>= 1).
-    rng : seed or numpy Generator
+    rng : int, numpy.random.Generator or None, optional
         Randomness (``np.random.default_rng(rng)``).
 
     Returns
     -------
     pandas.DataFrame
         One row per repeat: ``repeat``, ``mean``.
+
+    Raises
+    ------
+    InvalidInputError
+        When a count is below 1.
     """
     n_users = as_count(n_users, "n_users", minimum=1)
     n_repeats = as_count(n_repeats, "n_repeats", minimum=1)
@@ -81,10 +98,20 @@ def sample_means(n_users: int, n_repeats: int, rng=None) -> pd.DataFrame:
 def findings(table: pd.DataFrame) -> dict[str, Measurement]:
     """The claims of ``notebooks/claims/template.toml`` measured on :func:`sample_means`'s table.
 
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`sample_means`' table.
+
     Returns
     -------
-    dict
+    dict of str to Measurement
         ``{"mean_near_half": Measurement(mean of the repeats' means)}``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``table`` is not a non-empty DataFrame with a ``mean`` column.
     """
     table = _checked(table)
     return {
@@ -94,7 +121,7 @@ def findings(table: pd.DataFrame) -> dict[str, Measurement]:
     }
 
 
-def _checked(table) -> pd.DataFrame:
+def _checked(table: object) -> pd.DataFrame:
     if not isinstance(table, pd.DataFrame) or "mean" not in table.columns or table.empty:
         raise InvalidInputError(
             f"table: expected sample_means' table (a non-empty DataFrame with a 'mean' column), "
@@ -103,9 +130,26 @@ def _checked(table) -> pd.DataFrame:
     return table
 
 
-def figure(table: pd.DataFrame):
+def figure(table: pd.DataFrame) -> Figure:
     """Fig. 1 of the template: the histogram of the repeats' sample means (a matplotlib Figure).
 
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`sample_means`' table.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure, one panel.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``table`` is not a non-empty DataFrame with a ``mean`` column.
+
+    Examples
+    --------
     >>> figure(experiment("quick", seed=0)).axes[0].get_xlabel()
     'mean of N uniform draws'
     """
@@ -118,9 +162,28 @@ def figure(table: pd.DataFrame):
     return fig
 
 
-def summary(table: pd.DataFrame, measured: dict) -> str:
+def summary(table: pd.DataFrame, measured: Mapping[str, Any]) -> str:
     """The "What we found" sentence of the notebook's section, from the table and :func:`findings`' measurements.
 
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`sample_means`' table.
+    measured : dict of str to Measurement
+        :func:`findings` of the table.
+
+    Returns
+    -------
+    str
+        One sentence.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``table`` is not a non-empty DataFrame with a ``mean`` column.
+
+    Examples
+    --------
     >>> table = experiment("quick", seed=0)
     >>> summary(table, findings(table))[:38]
     'Over 5 runs the sample mean of the uni'
