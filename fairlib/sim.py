@@ -1115,8 +1115,9 @@ def open_loop(
     trace's departures in place of the replay's completions; a segment starting between two epochs waits for the
     next one. Events less than :data:`SIMULTANEOUS_S` apart are one. At most :data:`MAX_EPOCHS` epochs (ticks
     and segment ends, counted before any is built): a shorter ``interval`` is refused, naming it. An epoch whose
-    active set equals the previous one's reuses its allocations (mechanisms are deterministic). Each allocation is checked as in :func:`replay`, and
-    allocations whose solver did not converge are counted and reported in one ``RuntimeWarning`` at the end.
+    active set equals the previous one's reuses its allocations (mechanisms are deterministic). Each allocation is
+    checked as in :func:`replay`, and allocations whose solver did not converge are counted and reported in one
+    ``RuntimeWarning`` at the end.
 
     Parameters
     ----------
