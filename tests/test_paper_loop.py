@@ -32,6 +32,8 @@ NOT_PAPER_CHECKS = {
     "list of public names, so a paper cannot change what it checks",
     "tests/test_api_contract.py": "run by the loop on the callables of every module the paper adds or changes "
     "(--contract-modules); the callables it leaves alone are the same as on main",
+    "tests/test_docstrings.py": "run by the loop on the callables and kernels of every module the paper adds or "
+    "changes (--contract-modules), registered mechanisms and games included; the others are the same as on main",
     "tests/test_registry.py": "parametrised by mechanism name: the loop runs it with -m registry -k <the paper's "
     "mechanisms>",
     "tests/test_game_registry.py": "parametrised by game name: the loop runs it with -m games -k <the paper's "

@@ -81,6 +81,11 @@ def sample_means(n_users: int, n_repeats: int, rng=None) -> pd.DataFrame:
 def findings(table: pd.DataFrame) -> dict[str, Measurement]:
     """The claims of ``notebooks/claims/template.toml`` measured on :func:`sample_means`'s table.
 
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`sample_means`'s table (a ``mean`` column, one row per repeat).
+
     Returns
     -------
     dict
@@ -104,8 +109,20 @@ def _checked(table) -> pd.DataFrame:
 
 
 def figure(table: pd.DataFrame):
-    """Fig. 1 of the template: the histogram of the repeats' sample means (a matplotlib Figure).
+    """Fig. 1 of the template: the histogram of the repeats' sample means.
 
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`sample_means`'s table.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure, for ``report.save_figure``.
+
+    Examples
+    --------
     >>> figure(experiment("quick", seed=0)).axes[0].get_xlabel()
     'mean of N uniform draws'
     """
@@ -121,6 +138,20 @@ def figure(table: pd.DataFrame):
 def summary(table: pd.DataFrame, measured: dict) -> str:
     """The "What we found" sentence of the notebook's section, from the table and :func:`findings`' measurements.
 
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`sample_means`'s table.
+    measured : dict
+        :func:`findings`' measurements, by claim id.
+
+    Returns
+    -------
+    str
+        The sentence, its numbers from ``measured``.
+
+    Examples
+    --------
     >>> table = experiment("quick", seed=0)
     >>> summary(table, findings(table))[:38]
     'Over 5 runs the sample mean of the uni'
