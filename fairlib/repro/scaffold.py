@@ -205,7 +205,6 @@ class _Writer:
         for files in (self.new, self.edits):
             for path, text in files.items():
                 if path.suffix == ".py":
-                    text = _docstrings_wrapped(text) if files is self.new else text
                     files[path] = _formatted(text, str(path.relative_to(self.root)), self.root)
 
     def commit(self) -> list[str]:
@@ -220,15 +219,16 @@ class _Writer:
 
 def _docstrings_wrapped(text: str, width: int = 100) -> str:
     """``text`` (Python source) with every line of a triple-quoted string longer than ``width`` split after its last
-    space that fits, the rest on a line of its own (indented as the line, or under a list item's text): the names a
-    template is filled with can push a line past the house's 100 characters, and ruff format leaves docstrings as
-    they are. Doctest lines are left as they are.
+    space that fits, the rest carried into the next line of the same paragraph (or onto a line of its own, indented
+    as the line, or under a list item's text): the names a template is filled with can push a line past the house's
+    100 characters, and ruff format leaves docstrings as they are. Doctest lines are left as they are.
 
-    >>> source = "def f():\\n    '''A summary line.\\n\\n    - an item of a list\\n    '''\\n"
+    >>> source = "def f():\\n    '''A summary line\\n    that goes on.\\n\\n    - an item of a list\\n    '''\\n"
     >>> print(_docstrings_wrapped(source, 16))
     def f():
         '''A summary
-        line.
+        line that
+        goes on.
     <BLANKLINE>
         - an item of
           a list
@@ -238,28 +238,42 @@ def _docstrings_wrapped(text: str, width: int = 100) -> str:
     import io
     import tokenize
 
+    quotes = ('"""', "'''")
     inside = set()
     for token in tokenize.generate_tokens(io.StringIO(text).readline):
-        if token.type == tokenize.STRING and token.string.lstrip("rbuRBU").startswith(
-            ('"""', "'''")
-        ):
+        if token.type == tokenize.STRING and token.string.lstrip("rbuRBU").startswith(quotes):
             inside.update(range(token.start[0], token.end[0] + 1))
-    out = []
+    out, carry, hanging = [], "", ""
     for number, line in enumerate(text.split("\n"), start=1):
         body = line.lstrip()
-        if number not in inside or body.startswith((">>>", "...")):
+        prose = number in inside and not body.startswith((">>>", "..."))
+        if carry:
+            if (
+                prose
+                and body
+                and line[: len(line) - len(body)] == hanging
+                and not body.startswith(("- ", *quotes))
+            ):
+                line, body = hanging + carry + " " + body, carry + " " + body
+            else:
+                out.append(hanging + carry)
+            carry = ""
+        if not prose:
             out.append(line)
             continue
         indent = " " * (len(line) - len(body))
         hanging = indent + ("  " if body.startswith("- ") else "")
-        start = len(indent) + (3 if body.startswith(('"""', "'''")) else 0)
-        while len(line) > width:
-            cut = line.rfind(" ", start + 1, width + 1)
-            if cut < 0:
-                break
+        start = len(indent) + (3 if body.startswith(quotes) else 0)
+        split = False
+        while len(line) > width and (cut := line.rfind(" ", start + 1, width + 1)) > 0:
             out.append(line[:cut])
-            line, start = hanging + line[cut + 1 :], len(hanging)
-        out.append(line)
+            line, start, split = hanging + line[cut + 1 :], len(hanging), True
+        if split:  # the rest of a split line joins the next line of its paragraph
+            carry = line[len(hanging) :]
+        else:
+            out.append(line)
+    if carry:
+        out.append(hanging + carry)
     return "\n".join(out)
 
 
@@ -1321,7 +1335,9 @@ class {Model}:
     reserve: float = 0.0
 
     def __init__(self, weights, reserve: float = 0.0):
-        w = as_weight_matrix(weights).copy()  # a copy: the caller's array stays writeable
+        # a read-only copy: the instance cannot change under an outcome, the caller's array stays
+        # writeable
+        w = as_weight_matrix(weights).copy()
         w.flags.writeable = False
         object.__setattr__(self, "weights", w)
         object.__setattr__(self, "reserve", as_number(reserve, "reserve", inclusive=True))
@@ -1649,7 +1665,7 @@ def _scaffold_game(w: _Writer, name: str, label: str) -> None:
     from .. import games
 
     fmt = {"name": name, "label": label}
-    w.create(f"fairlib/market/{name}.py", _GAME.format(**fmt))
+    w.create(f"fairlib/market/{name}.py", _docstrings_wrapped(_GAME.format(**fmt)))
     exports = _insert_before(
         w.read("fairlib/market/__init__.py"),
         _MARKET_MARKER,
@@ -1677,9 +1693,11 @@ def _scaffold_game(w: _Writer, name: str, label: str) -> None:
     )
     w.edit(
         "tests/reference.py",
-        w.read("tests/reference.py").rstrip("\n") + "\n" + _GAME_REFERENCE.format(**fmt),
+        w.read("tests/reference.py").rstrip("\n")
+        + "\n"
+        + _docstrings_wrapped(_GAME_REFERENCE.format(**fmt)),
     )
-    w.create(f"tests/test_{name}.py", _GAME_TEST.format(**fmt))
+    w.create(f"tests/test_{name}.py", _docstrings_wrapped(_GAME_TEST.format(**fmt)))
 
 
 def _fill(template: str, **values: str) -> str:
@@ -1696,7 +1714,7 @@ def _scaffold_model(w: _Writer, name: str, label: str, model: str) -> None:
     from .. import games
 
     fmt = {"name": name, "label": label, "Model": model}
-    w.create(f"fairlib/market/{name}.py", _fill(_MODEL, **fmt))
+    w.create(f"fairlib/market/{name}.py", _docstrings_wrapped(_fill(_MODEL, **fmt)))
     public = [model, f"{model}Outcome", name]
     exports = _insert_before(
         w.read("fairlib/market/__init__.py"),
@@ -1717,9 +1735,11 @@ def _scaffold_model(w: _Writer, name: str, label: str, model: str) -> None:
     )
     w.edit(
         "tests/reference.py",
-        w.read("tests/reference.py").rstrip("\n") + "\n" + _fill(_MODEL_REFERENCE, **fmt),
+        w.read("tests/reference.py").rstrip("\n")
+        + "\n"
+        + _docstrings_wrapped(_fill(_MODEL_REFERENCE, **fmt)),
     )
-    w.create(f"tests/test_{name}.py", _fill(_MODEL_TEST, **fmt))
+    w.create(f"tests/test_{name}.py", _docstrings_wrapped(_fill(_MODEL_TEST, **fmt)))
 
 
 def _scaffold_cluster_mechanism(
@@ -1728,7 +1748,10 @@ def _scaffold_cluster_mechanism(
     """A pooled or multi-server mechanism's module, export, registration, reference and test."""
     pooled = kind == "pooled"
     fmt = {"name": name, "label": label}
-    w.create(f"fairlib/multires/{name}.py", (_POOLED if pooled else _MULTI).format(**fmt))
+    w.create(
+        f"fairlib/multires/{name}.py",
+        _docstrings_wrapped((_POOLED if pooled else _MULTI).format(**fmt)),
+    )
     exports = _insert_before(
         w.read("fairlib/multires/__init__.py"),
         _MULTIRES_MARKER,
@@ -1764,9 +1787,12 @@ def _scaffold_cluster_mechanism(
         "tests/reference.py",
         w.read("tests/reference.py").rstrip("\n")
         + "\n"
-        + (_POOLED_REFERENCE if pooled else _MULTI_REFERENCE).format(**fmt),
+        + _docstrings_wrapped((_POOLED_REFERENCE if pooled else _MULTI_REFERENCE).format(**fmt)),
     )
-    w.create(f"tests/test_{name}.py", (_POOLED_TEST if pooled else _MULTI_TEST).format(**fmt))
+    w.create(
+        f"tests/test_{name}.py",
+        _docstrings_wrapped((_POOLED_TEST if pooled else _MULTI_TEST).format(**fmt)),
+    )
 
 
 def main(argv=None) -> int:
