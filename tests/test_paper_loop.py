@@ -135,3 +135,19 @@ def test_contract_modules_keeps_the_contract_of_those_modules_only():
     assert any(
         "test_every_public_callable_has_a_valid_baseline" in i for i in ids
     )  # the walk itself stays
+
+
+def test_the_module_scoped_checks_run_on_the_papers_modules_only(monkeypatch):
+    """A changed registry brings in its importers, but never the API contract or the docstring checks whole: the
+    loop runs those on the paper's modules (--contract-modules), and the export lines a scaffold adds bring in
+    nothing."""
+    nb = catalog.get("feldman2005")
+    monkeypatch.setattr(
+        catalog,
+        "changed_modules",
+        lambda root=None: ["fairlib/games.py", "fairlib/market/__init__.py"],
+    )
+    files = catalog.paper_tests(nb)
+    assert "tests/test_game_registry.py" in files
+    assert not set(catalog.MODULE_SCOPED) & set(files)
+    assert "fairlib/market/__init__.py" in catalog.REGISTRATION_FILES

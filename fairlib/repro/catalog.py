@@ -410,19 +410,32 @@ def importing_tests(modules: list[str], root: Path | None = None) -> list[str]:
 
 
 #: files every new paper changes only by the lines the scaffold adds to them (its catalogue entry, its driver's
-#: import): what reads those lines is in :data:`PAPER_CHECKS`, and the tests that import them otherwise test their
-#: code, which a paper leaves alone (the catalogue's importers include the scaffold's own test, a whole nested
-#: ``make test-paper`` on a fresh scaffold: about 8 of a paper loop's 16 minutes, predicting nothing the loop
-#: itself does not run). Their doctests still run.
-REGISTRATION_FILES = ("fairlib/repro/catalog.py", "fairlib/repro/experiments/__init__.py")
+#: import, its mechanism's or game's export): what reads those lines is in :data:`PAPER_CHECKS`, and the tests that
+#: import them otherwise test their code, which a paper leaves alone (the catalogue's importers include the
+#: scaffold's own test, a whole nested ``make test-paper`` on a fresh scaffold: about 8 of a paper loop's 16
+#: minutes, predicting nothing the loop itself does not run; every test of the games imports ``fairlib.market``).
+#: Their doctests still run.
+REGISTRATION_FILES = (
+    "fairlib/repro/catalog.py",
+    "fairlib/repro/experiments/__init__.py",
+    "fairlib/market/__init__.py",
+    "fairlib/multires/__init__.py",
+)
+
+#: test files the loop runs kept to the paper's modules (``--contract-modules``), never whole as importers of a
+#: changed module: the API contract and the docstring checks of the callables the paper leaves alone are the same
+#: as on the branch it started from
+MODULE_SCOPED = ("tests/test_api_contract.py", "tests/test_docstrings.py")
 
 
 def paper_tests(nb: Notebook) -> list[str]:
     """Every test file ``make test-paper`` runs for notebook ``nb``, in order: its own tests (its findings test
     first), the repository-wide checks (:data:`PAPER_CHECKS`) and the tests of every module the paper adds or
-    changes (:func:`importing_tests` of :func:`library_modules`, but for :data:`REGISTRATION_FILES`)."""
+    changes (:func:`importing_tests` of :func:`library_modules`, but for :data:`REGISTRATION_FILES`; the
+    :data:`MODULE_SCOPED` checks run on those modules in a step of their own)."""
     changed = [m for m in library_modules(nb) if m not in REGISTRATION_FILES]
-    files = list(nb.tests) + list(PAPER_CHECKS) + importing_tests(changed)
+    importers = [t for t in importing_tests(changed) if t not in MODULE_SCOPED]
+    files = list(nb.tests) + list(PAPER_CHECKS) + importers
     return [f for f in dict.fromkeys(files) if (paths.ROOT / f).is_file()]
 
 
