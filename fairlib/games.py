@@ -77,7 +77,27 @@ DEFAULT_TOL = 1e-6
 @dataclass(frozen=True)
 class GameMechanism:
     """A registered game mechanism. Call it as ``game_mechanism(game, **options)``: the registered ``options``
-    (defaults) updated by the call's, after refusing what its capabilities do not cover."""
+    (defaults) updated by the call's, after refusing what its capabilities do not cover.
+
+    Parameters
+    ----------
+    name : str
+        Its registered name.
+    function : callable
+        ``function(game, **options) -> outcome``.
+    label : str
+        Its name in legends and tables.
+    color : str
+        Its colour in figures.
+    capabilities : frozenset of str
+        From :data:`CAPABILITIES`.
+    options : Mapping
+        Its default options.
+    tol : float or None
+        The largest residual an ``"equilibrium"`` game's default run may leave.
+    instance : type
+        The instance type it plays.
+    """
 
     name: str
     function: Callable
@@ -98,7 +118,22 @@ class GameMechanism:
     def example(self, weights, *, reserve: float = 0.0, **kwargs):
         """A small instance of the type this mechanism plays, built from a weight matrix: ``Game(weights,
         reserve=reserve, **kwargs)``, or the instance type's ``from_weights(weights, reserve=reserve)`` (which
-        states no budgets and no parallelism)."""
+        states no budgets and no parallelism).
+
+        Parameters
+        ----------
+        weights : (n_users, n_machines) array_like
+            The weight matrix.
+        reserve : float
+            The reserve bid.
+        **kwargs
+            ``Game``'s other arguments (budgets, parallelism).
+
+        Returns
+        -------
+        Game or instance type
+            The instance.
+        """
         if self.instance is Game:
             return Game(weights, reserve=reserve, **kwargs)
         return self.instance.from_weights(weights, reserve=reserve)
@@ -106,7 +141,13 @@ class GameMechanism:
     def refuse_unsupported(self, game) -> None:
         """Raise :class:`~fairlib.InvalidInputError` naming the first feature of ``game`` this mechanism's
         capabilities do not cover (budgets other than 1, finite parallelism, a reserve), or a game of another
-        type than the one it plays."""
+        type than the one it plays.
+
+        Parameters
+        ----------
+        game : Game or instance type
+            The instance a call plays.
+        """
         as_instance(game, self.instance, "game")
         if self.instance is not Game:
             if "reserve" not in self.capabilities and getattr(game, "reserve", 0.0) != 0.0:
@@ -241,14 +282,35 @@ def register_game(
 
 
 def unregister_game(name: str) -> None:
-    """Remove a registered game mechanism (an unknown name is an error)."""
+    """Remove a registered game mechanism (an unknown name is an error).
+
+    Parameters
+    ----------
+    name : str
+        Its registered name.
+    """
     get(name)
     del _REGISTRY[name.lower()]
 
 
 @contextlib.contextmanager
 def registered(name: str, function: Callable, **kwargs) -> Iterator[GameMechanism]:
-    """Register a game mechanism for the duration of a ``with`` block (tests, one-off comparisons)."""
+    """Register a game mechanism for the duration of a ``with`` block (tests, one-off comparisons).
+
+    Parameters
+    ----------
+    name : str
+        Its name.
+    function : callable
+        ``function(game, **options) -> outcome``.
+    **kwargs
+        :func:`register_game`'s other arguments.
+
+    Yields
+    ------
+    GameMechanism
+        The registered entry, removed when the block ends.
+    """
     game = register_game(name, function, **kwargs)
     try:
         yield game
@@ -259,6 +321,18 @@ def registered(name: str, function: Callable, **kwargs) -> Iterator[GameMechanis
 def get(name: str) -> GameMechanism:
     """The game mechanism registered as ``name`` (case-insensitive).
 
+    Parameters
+    ----------
+    name : str
+        Its registered name.
+
+    Returns
+    -------
+    GameMechanism
+        The entry.
+
+    Examples
+    --------
     >>> get("Weight_Proportional").name
     'weight_proportional'
     """
@@ -274,7 +348,20 @@ def get(name: str) -> GameMechanism:
 
 def select(*capabilities: str, instance: type | None = None) -> list[GameMechanism]:
     """Registered game mechanisms having every capability given (and playing ``instance``, when given), in
-    registration order."""
+    registration order.
+
+    Parameters
+    ----------
+    *capabilities : str
+        From :data:`CAPABILITIES`.
+    instance : type, optional
+        The instance type they play.
+
+    Returns
+    -------
+    list of GameMechanism
+        The entries.
+    """
     unknown = sorted(set(capabilities) - CAPABILITIES)
     if unknown:
         raise InvalidInputError(f"capabilities: {unknown} unknown; known: {sorted(CAPABILITIES)}")
@@ -291,7 +378,20 @@ def select(*capabilities: str, instance: type | None = None) -> list[GameMechani
 
 
 def names(*capabilities: str, instance: type | None = None) -> list[str]:
-    """Names of :func:`select`."""
+    """Names of :func:`select`.
+
+    Parameters
+    ----------
+    *capabilities : str
+        From :data:`CAPABILITIES`.
+    instance : type, optional
+        The instance type they play.
+
+    Returns
+    -------
+    list of str
+        The names.
+    """
     return [g.name for g in select(*capabilities, instance=instance)]
 
 
