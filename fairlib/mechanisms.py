@@ -106,16 +106,39 @@ _OKABE_ITO = {
 @dataclass(frozen=True)
 class ByServer:
     """An option value given per server by cycling ``values`` over the servers (e.g. α = 1, 2, 4, 1, ... for
-    PF-VDS with heterogeneous α): resolved when the mechanism is called on a cluster."""
+    PF-VDS with heterogeneous α): resolved when the mechanism is called on a cluster.
+
+    Parameters
+    ----------
+    values : tuple of float
+        The values, cycled over the servers.
+    """
 
     values: tuple
 
     def sweep_key(self) -> dict:
-        """A canonical description for :mod:`fairlib.sweep`'s cache keys."""
+        """A canonical description for :mod:`fairlib.sweep`'s cache keys.
+
+        Returns
+        -------
+        dict
+            ``{"by_server": values}``.
+        """
         return {"by_server": list(self.values)}
 
     def resolve(self, cluster) -> np.ndarray:
-        """The values cycled over ``cluster``'s servers."""
+        """The values cycled over ``cluster``'s servers.
+
+        Parameters
+        ----------
+        cluster : Cluster
+            The cluster a mechanism is called on.
+
+        Returns
+        -------
+        (n_servers,) ndarray
+            One value per server.
+        """
         return np.resize(np.asarray(self.values, dtype=np.float64), cluster.n_servers)
 
 
@@ -123,7 +146,25 @@ class ByServer:
 @dataclass(frozen=True)
 class Mechanism:
     """A registered mechanism. Call it as ``mechanism(cluster, **options)``; ``options`` (defaults) and each
-    variant's options are merged under the call's."""
+    variant's options are merged under the call's.
+
+    Parameters
+    ----------
+    name : str
+        Its registered name.
+    function : callable
+        ``function(cluster, **options) -> Allocation``.
+    label : str
+        Its name in legends and tables.
+    color : str
+        Its colour in figures.
+    capabilities : frozenset of str
+        From :data:`CAPABILITIES`.
+    options : Mapping
+        Its default options.
+    variants : Mapping
+        Named runs with fixed options; empty: the mechanism runs once as ``name``.
+    """
 
     name: str
     function: Callable
@@ -152,11 +193,23 @@ class Mechanism:
         return self.function(cluster, **merged)
 
     def sweep_key(self) -> dict:
-        """A description for :mod:`fairlib.sweep`'s seeds and cache keys (the function is keyed by its code)."""
+        """A description for :mod:`fairlib.sweep`'s seeds and cache keys (the function is keyed by its code).
+
+        Returns
+        -------
+        dict
+            The name, options and variants.
+        """
         return {"mechanism": self.name, "function": self.function, "options": dict(self.options)}
 
     def runs(self) -> dict[str, Callable]:
-        """name -> callable of a cluster: the variants, or the mechanism itself under its name."""
+        """name -> callable of a cluster: the variants, or the mechanism itself under its name.
+
+        Returns
+        -------
+        dict of str to callable
+            The runs.
+        """
         if not self.variants:
             return {self.name: self}
         return {name: functools.partial(self, **opts) for name, opts in self.variants.items()}
@@ -195,6 +248,28 @@ def register(
 
     ``capabilities`` from :data:`CAPABILITIES` (it needs ``"pooled"`` or ``"multi_server"``); ``variants`` maps
     run names to options (values may be :class:`ByServer`). Re-registering a name needs ``replace=True``.
+
+    Parameters
+    ----------
+    name : str
+        Its name (case-insensitive).
+    function : callable
+        ``function(cluster, **options) -> Allocation``.
+    label, color : str, optional
+        Its name in legends and tables, and its colour (default: the name, and a colour fixed by the name).
+    capabilities : iterable of str
+        From :data:`CAPABILITIES`.
+    options : Mapping, optional
+        Default options, merged under each call's.
+    variants : Mapping, optional
+        Run names to options.
+    replace : bool
+        Re-registering a name needs ``replace=True``.
+
+    Returns
+    -------
+    Mechanism
+        The registered entry.
     """
     if not isinstance(name, str) or not name or name != name.strip():
         raise InvalidInputError(f"name = {name!r}: must be a non-empty string")
@@ -234,14 +309,35 @@ def register(
 
 
 def unregister(name: str) -> None:
-    """Remove a registered mechanism (an unknown name is an error)."""
+    """Remove a registered mechanism (an unknown name is an error).
+
+    Parameters
+    ----------
+    name : str
+        Its registered name.
+    """
     get(name)
     del _REGISTRY[name.lower()]
 
 
 @contextlib.contextmanager
 def registered(name: str, function: Callable, **kwargs) -> Iterator[Mechanism]:
-    """Register a mechanism for the duration of a ``with`` block (tests, one-off comparisons)."""
+    """Register a mechanism for the duration of a ``with`` block (tests, one-off comparisons).
+
+    Parameters
+    ----------
+    name : str
+        Its name.
+    function : callable
+        ``function(cluster, **options) -> Allocation``.
+    **kwargs
+        :func:`register`'s other arguments.
+
+    Yields
+    ------
+    Mechanism
+        The registered entry, removed when the block ends.
+    """
     mech = register(name, function, **kwargs)
     try:
         yield mech
@@ -250,7 +346,18 @@ def registered(name: str, function: Callable, **kwargs) -> Iterator[Mechanism]:
 
 
 def get(name: str) -> Mechanism:
-    """The mechanism registered as ``name`` (case-insensitive) or as one of its variants."""
+    """The mechanism registered as ``name`` (case-insensitive) or as one of its variants.
+
+    Parameters
+    ----------
+    name : str
+        A registered name or a variant's.
+
+    Returns
+    -------
+    Mechanism
+        The entry.
+    """
     return _lookup(name, "name")
 
 
@@ -273,7 +380,18 @@ def _lookup(name, argument: str) -> Mechanism:
 
 
 def select(*capabilities: str) -> list[Mechanism]:
-    """Registered mechanisms having every capability given, in registration order."""
+    """Registered mechanisms having every capability given, in registration order.
+
+    Parameters
+    ----------
+    *capabilities : str
+        From :data:`CAPABILITIES`.
+
+    Returns
+    -------
+    list of Mechanism
+        The entries.
+    """
     unknown = sorted(set(capabilities) - CAPABILITIES)
     if unknown:
         raise InvalidInputError(f"capabilities: {unknown} unknown; known: {sorted(CAPABILITIES)}")
@@ -281,12 +399,34 @@ def select(*capabilities: str) -> list[Mechanism]:
 
 
 def names(*capabilities: str) -> list[str]:
-    """Names of :func:`select`."""
+    """Names of :func:`select`.
+
+    Parameters
+    ----------
+    *capabilities : str
+        From :data:`CAPABILITIES`.
+
+    Returns
+    -------
+    list of str
+        The names.
+    """
     return [m.name for m in select(*capabilities)]
 
 
 def runs(*capabilities: str) -> dict[str, Callable]:
-    """Every run (variants expanded) of the mechanisms having ``capabilities``: name -> callable of a cluster."""
+    """Every run (variants expanded) of the mechanisms having ``capabilities``: name -> callable of a cluster.
+
+    Parameters
+    ----------
+    *capabilities : str
+        From :data:`CAPABILITIES`.
+
+    Returns
+    -------
+    dict of str to callable
+        The runs.
+    """
     out: dict[str, Callable] = {}
     for mech in select(*capabilities):
         out.update(mech.runs())
@@ -295,7 +435,20 @@ def runs(*capabilities: str) -> dict[str, Callable]:
 
 def resolve(mechanism, name: str = "mechanism"):
     """A registered name resolved to its mechanism; a callable ``cluster -> Allocation`` (and None) passes
-    through; anything else is an error naming the argument."""
+    through; anything else is an error naming the argument.
+
+    Parameters
+    ----------
+    mechanism : str, callable or None
+        A registered name, a callable ``cluster -> Allocation`` or None.
+    name : str
+        The argument's name for messages.
+
+    Returns
+    -------
+    Mechanism, callable or None
+        The mechanism.
+    """
     if not isinstance(name, str):
         raise InvalidInputError(
             f"name = {_short(name)}: the argument's name for messages must be a str"
@@ -312,7 +465,20 @@ def resolve(mechanism, name: str = "mechanism"):
 
 def resolve_runs(mechanisms, *capabilities: str) -> dict[str, Callable]:
     """name -> callable of a cluster from a mapping (kept), an iterable of registered names, or None (every run of
-    the mechanisms having ``capabilities``, :func:`runs`)."""
+    the mechanisms having ``capabilities``, :func:`runs`).
+
+    Parameters
+    ----------
+    mechanisms : Mapping, iterable of str or None
+        What to run.
+    *capabilities : str
+        With None: the capabilities the runs need.
+
+    Returns
+    -------
+    dict of str to callable
+        The runs.
+    """
     if mechanisms is None:
         return runs(*capabilities)
     if isinstance(mechanisms, Mapping):
