@@ -347,11 +347,11 @@ def _tuple_added(line: str, field: str, value: str) -> str:
 
 
 def _wrapped(text: str) -> str:
-    """``text`` as lines of at most 116 characters (the house's 120 less a margin), ending in a newline."""
+    """``text`` as lines of at most 100 characters (the house's format), ending in a newline."""
     import textwrap
 
     return (
-        "\n".join(textwrap.wrap(text, 116, break_long_words=False, break_on_hyphens=False)) + "\n"
+        "\n".join(textwrap.wrap(text, 100, break_long_words=False, break_on_hyphens=False)) + "\n"
     )
 
 
