@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
+import numbers
 import operator
 import os
 import platform
@@ -23,6 +24,8 @@ import sys
 import textwrap
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+import numpy as np
 
 from fairlib.timing import cpu_model
 
@@ -61,6 +64,15 @@ class Row:
     note: str = ""
 
     def __post_init__(self):
+        # a results file is JSON written by hand as often as by a run: "false" or "1" would read as true, so every
+        # field has its type exactly (a bool is not a number here, nor a number a bool)
+        for name in ("row", "ours", "baseline", "unit", "target", "note"):
+            if not isinstance(getattr(self, name), str):
+                raise ValueError(f"{name} = {getattr(self, name)!r}: must be a string")
+        if not isinstance(self.gated, bool):
+            raise ValueError(f"gated = {self.gated!r}: must be true or false (a JSON boolean)")
+        if isinstance(self.value, (bool, np.bool_)) or not isinstance(self.value, numbers.Real):
+            raise ValueError(f"value = {self.value!r}: must be a number")
         if self.target:
             op, _, threshold = self.target.partition(" ")
             if op not in _OPS:
@@ -172,8 +184,23 @@ def load(results_dir: Path | None = None) -> list[dict]:
     """Every results file under ``results_dir``, by benchmark name; rows as :class:`Row`."""
     records = []
     for path in sorted(Path(results_dir or RESULTS_DIR).glob("*.json")):
-        record = json.loads(path.read_text())
-        record["rows"] = [Row(**r) for r in record["rows"]]
+        try:
+            record = json.loads(path.read_text())
+        except ValueError as exc:
+            raise ValueError(f"{path}: not a JSON results file ({exc})") from None
+        if not isinstance(record, dict) or not isinstance(record.get("rows"), list):
+            raise ValueError(f"{path}: key 'rows' must hold a list of rows")
+        rows = []
+        for i, r in enumerate(record["rows"]):
+            if not isinstance(r, dict):
+                raise ValueError(f"{path}: rows[{i}] = {r!r}: must be an object of Row fields")
+            try:
+                rows.append(Row(**r))
+            except TypeError as exc:  # a missing or unknown key
+                raise ValueError(f"{path}: rows[{i}] ({r.get('row', '?')!r}): {exc}") from None
+            except ValueError as exc:
+                raise ValueError(f"{path}: rows[{i}] ({r.get('row', '?')!r}), key {exc}") from None
+        record["rows"] = rows
         records.append(record)
     return records
 

@@ -96,10 +96,22 @@ def _closure(here: Path, path: Path, texts: dict[Path, bytes]) -> set[Path]:
 
 
 def kernel_keys(texts: dict[Path, bytes] | None = None) -> dict[str, str]:
-    """``{kernel module: key}``: for every module that defines a numba kernel (path relative to the package), a hash
-    of its source and of every fairlib module it imports at any depth — all a kernel of it can call or read. numba's
-    cache holds each module's kernels under ``<module>-<key>`` (:mod:`fairlib._kernel_cache`), so an edit recompiles
-    the kernels of the modules that depend on the edited file, and nothing else."""
+    """``{kernel module: key}``: for every module that defines a numba kernel, a hash of what its kernels can read.
+
+    The hash covers the module's source and every fairlib module it imports at any depth — all a kernel of it can call
+    or read. numba's cache holds each module's kernels under ``<module>-<key>`` (:mod:`fairlib._kernel_cache`), so an
+    edit recompiles the kernels of the modules that depend on the edited file, and nothing else.
+
+    Parameters
+    ----------
+    texts : dict of pathlib.Path to bytes or None, default None
+        Every fairlib source file's contents by absolute path; None: read from the package now.
+
+    Returns
+    -------
+    dict of str to str
+        Module path relative to the package (``"multires/psdsf.py"``) -> 16 hexadecimal digits.
+    """
     here = Path(__file__).parent
     texts = texts or _read_sources()
     keys = {}
@@ -119,9 +131,21 @@ del _SOURCES
 
 
 def kernel_sources(texts: dict[Path, bytes] | None = None) -> list[str]:
-    """The source files numba's cache depends on, relative to the package: every module that defines a kernel and
-    every fairlib module those import, at any depth (function-level imports included; the union of the files
-    :func:`kernel_keys` hashes)."""
+    """The source files numba's cache depends on, relative to the package.
+
+    Every module that defines a kernel and every fairlib module those import, at any depth (function-level imports
+    included; the union of the files :func:`kernel_keys` hashes).
+
+    Parameters
+    ----------
+    texts : dict of pathlib.Path to bytes or None, default None
+        Every fairlib source file's contents by absolute path; None: read from the package now.
+
+    Returns
+    -------
+    list of str
+        The paths, sorted.
+    """
     here = Path(__file__).parent
     texts = texts or _read_sources()
     seen = set().union(

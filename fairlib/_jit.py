@@ -27,6 +27,8 @@ import inspect
 import os
 import threading
 import types
+from collections.abc import Callable
+from typing import Any
 
 import numba
 import numpy as np
@@ -79,13 +81,26 @@ _DEPTH = 0  # interpreted calls running now, in any thread
 
 
 class Kernel(CPUDispatcher):
-    """The class of fairlib's kernels while some call runs interpreted: a call from Python runs the kernel's
-    Python source when this thread's (or task's) call is interpreted, numba's compiled dispatch otherwise.
+    """The class of fairlib's kernels while some call runs interpreted.
 
-    The rest of the time the kernels are plain numba dispatchers: a Python-level ``__call__`` costs ~2 µs per
-    call, which loops calling small kernels (a per-step timing, a best-response sweep) would pay. Calls from
-    compiled kernels never go through ``__call__`` (numba links them directly), so compiled code stays compiled
-    all the way down; an interpreted kernel calls the others through ``__call__``, so they run interpreted too.
+    A call from Python runs the kernel's Python source when this thread's (or task's) call is interpreted, numba's
+    compiled dispatch otherwise. The rest of the time the kernels are plain numba dispatchers: a Python-level
+    ``__call__`` costs ~2 µs per call, which loops calling small kernels (a per-step timing, a best-response sweep)
+    would pay. Calls from compiled kernels never go through ``__call__`` (numba links them directly), so compiled code
+    stays compiled all the way down; an interpreted kernel calls the others through ``__call__``, so they run
+    interpreted too. Instances are never built directly: :func:`njit` makes numba dispatchers and their class is
+    switched to this one (same layout).
+
+    Parameters
+    ----------
+    py_func : function
+        The kernel's Python source function (numba's ``Dispatcher`` argument).
+    locals : dict
+        numba's type declarations of local variables.
+    targetoptions : dict
+        numba's compilation options (``cache``, ``nogil``, ...).
+    pipeline_class : type, optional
+        numba's compiler pipeline class.
     """
 
     def __call__(self, *args, **kwargs):
@@ -95,8 +110,26 @@ class Kernel(CPUDispatcher):
         return super().__call__(*args, **kwargs)
 
 
-def njit(*args, **options):
-    """``numba.njit`` (same options, same cache files), the kernel registered in :data:`KERNELS`."""
+def njit(*args: Callable[..., Any], **options: Any) -> Any:
+    """``numba.njit`` (same options, same cache files), with the kernel registered in :data:`KERNELS`.
+
+    Parameters
+    ----------
+    *args : function
+        Either nothing (``@njit(cache=True)``) or the function to compile (``@njit``); signatures are refused.
+    **options
+        numba's ``njit`` options (``cache``, ``nogil``, ``inline``, ...).
+
+    Returns
+    -------
+    numba.core.registry.CPUDispatcher or callable
+        The kernel, or a decorator making one when called with options only.
+
+    Raises
+    ------
+    TypeError
+        When a positional argument other than the function (an explicit signature) is given.
+    """
 
     def make(function):
         kernel = numba.njit(**options)(function)
@@ -121,7 +154,18 @@ STEERED_CALLS: set = set()
 
 
 def referenced_names(code: types.CodeType) -> set[str]:
-    """Global names a function's bytecode reads, nested code objects included."""
+    """Global names a function's bytecode reads, nested code objects included.
+
+    Parameters
+    ----------
+    code : types.CodeType
+        The function's code object (``function.__code__``).
+
+    Returns
+    -------
+    set of str
+        The names in ``co_names`` of ``code`` and of every code object nested in it.
+    """
     names = set(code.co_names)
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
@@ -129,16 +173,33 @@ def referenced_names(code: types.CodeType) -> set[str]:
     return names
 
 
-def steered(kernel, *inner: str):
-    """``kernel``'s Python source as a plain Python function, in which the kernels its module names ``inner``
-    run as Python too; everything else it calls stays compiled.
+def steered(kernel: CPUDispatcher, *inner: str) -> types.FunctionType:
+    """``kernel``'s Python source as a plain Python function, in which the kernels named ``inner`` run as Python too.
 
-    numba compiles a kernel with a copy of every kernel it calls linked in and optimised again as part of it, so
-    a driver that only sequences a few heavy kernels (a Newton loop: evaluate, solve, line search) costs its
-    callees' optimisation a second time on its first compilation. Steered from Python, each callee compiles
-    once, for a few microseconds per call. Use it where the driver runs a few dozen iterations per call and
-    its own arithmetic is plain IEEE operations (no ``exp``/``log``, sums or ``solve``: NumPy's can round
-    differently from the compiled ones); the compiled kernel stays for compiled callers."""
+    Everything else it calls stays compiled. numba compiles a kernel with a copy of every kernel it calls linked in
+    and optimised again as part of it, so a driver that only sequences a few heavy kernels (a Newton loop: evaluate,
+    solve, line search) costs its callees' optimisation a second time on its first compilation. Steered from Python,
+    each callee compiles once, for a few microseconds per call. Use it where the driver runs a few dozen iterations
+    per call and its own arithmetic is plain IEEE operations (no ``exp``/``log``, sums or ``solve``: NumPy's can
+    round differently from the compiled ones); the compiled kernel stays for compiled callers.
+
+    Parameters
+    ----------
+    kernel : numba.core.registry.CPUDispatcher
+        The driver kernel.
+    *inner : str
+        Names, in the kernel's module, of kernels it calls that run as Python as well.
+
+    Returns
+    -------
+    function
+        A copy of ``kernel.py_func`` whose globals map each ``inner`` name to its Python function.
+
+    Raises
+    ------
+    ValueError
+        When a name in ``inner`` is not a kernel of the driver's module.
+    """
     scope = dict(kernel.py_func.__globals__)
     for name in inner:
         if not isinstance(scope.get(name), CPUDispatcher):
@@ -181,10 +242,21 @@ def _interpreting(name: str):
                     kernel.__class__ = CPUDispatcher
 
 
-def problem_cells(problem) -> int | None:
-    """Cells of a mechanism's first argument: users x servers x resources for a cluster, users x machines for a
-    game (:class:`fairlib.market.Game`), else the array's size (None when it is none of these: the mechanism's own
-    validation then reports the argument)."""
+def problem_cells(problem: object) -> int | None:
+    """Cells of a mechanism's first argument, the size :func:`interpreted_when_small` decides by.
+
+    Parameters
+    ----------
+    problem : object
+        A cluster (users x servers x resources), a game (:class:`fairlib.market.Game`, users x machines), or an
+        array-like (its size).
+
+    Returns
+    -------
+    int or None
+        The number of cells; None when ``problem`` is none of these (the mechanism's own validation then reports the
+        argument).
+    """
     if (
         type(problem) is np.ndarray
     ):  # the common case first: a microsecond matters for a small kernel's call
@@ -207,15 +279,29 @@ def problem_cells(problem) -> int | None:
         return None
 
 
-def interpreted_when_small(function=None, *, bounded=None):
-    """Decorate a public mechanism: its kernels run interpreted when its first argument has at most
-    :data:`INTERPRET_AT_MOST` cells (:func:`problem_cells`) and, if given, ``bounded(*args, **kwargs)`` is true,
-    compiled otherwise, unless :func:`compiled` or :func:`interpreted` forces one path. A mechanism called by
-    another decides by its own problem.
+def interpreted_when_small(
+    function: Callable[..., Any] | None = None, *, bounded: Callable[..., bool] | None = None
+) -> Callable[..., Any]:
+    """Decorate a public mechanism so that its kernels run interpreted on a small problem.
 
-    ``bounded`` says whether the call's work is bounded by the problem's size: an iterative method run for
-    thousands of iterations (PF-VDS's best-response sweeps) or progressive filling of a pool that holds
-    millions of tasks is slow in the interpreter however few users it has, so it stays compiled.
+    Its kernels run interpreted when its first argument has at most :data:`INTERPRET_AT_MOST` cells
+    (:func:`problem_cells`) and, if given, ``bounded(*args, **kwargs)`` is true, compiled otherwise, unless
+    :func:`compiled` or :func:`interpreted` forces one path. A mechanism called by another decides by its own problem.
+
+    Parameters
+    ----------
+    function : callable or None, default None
+        The mechanism; None when the decorator is called with ``bounded`` only.
+    bounded : callable or None, default None
+        Called with the mechanism's arguments, it says whether the call's work is bounded by the problem's size: an
+        iterative method run for thousands of iterations (PF-VDS's best-response sweeps) or progressive filling of a
+        pool that holds millions of tasks is slow in the interpreter however few users it has, so it stays compiled.
+        None: always bounded.
+
+    Returns
+    -------
+    callable
+        The wrapped mechanism, or a decorator when ``function`` is None.
     """
     if function is None:
         return functools.partial(interpreted_when_small, bounded=bounded)
@@ -272,17 +358,36 @@ def _forced(value: bool):
         _FORCED.reset(token)
 
 
-def compiled():
-    """Context: every kernel compiled, whatever the problem's size (the warm-up, speed measurements)."""
+def compiled() -> contextlib.AbstractContextManager[None]:
+    """Context: every kernel compiled, whatever the problem's size (the warm-up, speed measurements).
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        The context; on entering it, kernels called in this thread or task run compiled.
+    """
     return _forced(False)
 
 
 def interpreting() -> bool:
-    """Whether the kernels called now run as Python (an interpreted public call is running in this thread or task):
-    a driver with a compiled fast path and a vectorised Python one takes the Python one then."""
+    """Whether the kernels called now run as Python (an interpreted public call is running in this thread or task).
+
+    A driver with a compiled fast path and a vectorised Python one takes the Python one then.
+
+    Returns
+    -------
+    bool
+        True inside an interpreted call.
+    """
     return _INTERPRET.get()
 
 
-def interpreted():
-    """Context: every kernel run as Python, whatever the problem's size (tests comparing the two paths)."""
+def interpreted() -> contextlib.AbstractContextManager[None]:
+    """Context: every kernel run as Python, whatever the problem's size (tests comparing the two paths).
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        The context; on entering it, kernels called in this thread or task run as Python.
+    """
     return _forced(True)

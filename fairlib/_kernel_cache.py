@@ -11,6 +11,8 @@ outside fairlib fall through to numba's own locators.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import Any
 from pathlib import Path
 
 from numba.core import config
@@ -21,7 +23,19 @@ _PACKAGE = Path(__file__).resolve().parent
 
 def module_key(py_file: str) -> str | None:
     """``"<module>-<key>"`` for a fairlib source file (``multires.psdsf-3f4ded701c6b9130``), None for any other file.
-    A kernel module fairlib's import did not see (written since) is keyed from the sources as they are now."""
+
+    A kernel module fairlib's import did not see (written since) is keyed from the sources as they are now.
+
+    Parameters
+    ----------
+    py_file : str
+        Path of the source file that defines a kernel.
+
+    Returns
+    -------
+    str or None
+        The cache folder's name, or None for a file outside fairlib or one that defines no kernel.
+    """
     import fairlib
 
     path = Path(py_file).resolve()
@@ -35,25 +49,60 @@ def module_key(py_file: str) -> str | None:
 
 
 class KernelModuleLocator(UserProvidedCacheLocator):
-    """numba's locator for a directory of the user's choice, with each fairlib module's kernels in a folder keyed on
-    the module's sources (:func:`module_key`)."""
+    """numba's locator for a directory of the user's choice, each fairlib module's kernels in a folder of their own.
 
-    def __init__(self, py_func, py_file):
+    The folder is keyed on the module's sources (:func:`module_key`).
+
+    Parameters
+    ----------
+    py_func : function
+        The kernel's Python function.
+    py_file : str
+        Path of the source file that defines it.
+    """
+
+    def __init__(self, py_func: Callable[..., Any], py_file: str) -> None:
         super().__init__(py_func, py_file)
         self._cache_path = os.path.join(config.CACHE_DIR, module_key(py_file))
 
     @classmethod
-    def from_function(cls, py_func, py_file):
+    def from_function(cls, py_func: Callable[..., Any], py_file: str) -> KernelModuleLocator | None:
+        """The locator for a kernel of fairlib when a cache directory is set, else None (numba tries its next locator).
+
+        Parameters
+        ----------
+        py_func : function
+            The kernel's Python function.
+        py_file : str
+            Path of the source file that defines it.
+
+        Returns
+        -------
+        KernelModuleLocator or None
+            The locator, or None outside fairlib or without ``NUMBA_CACHE_DIR``.
+        """
         if not config.CACHE_DIR or module_key(py_file) is None:
             return None
         return super().from_function(py_func, py_file)
 
 
-def stale_folders(cache_dir: str | os.PathLike) -> list[Path]:
-    """The folders of ``cache_dir`` no current source can use: a kernel module's folder under another key than its
-    current one (left by an edit since), and the folders of the earlier cache layout (one folder per hash of every
-    kernel source, named by 16 hexadecimal digits). Folders of modules fairlib does not have are left alone (another
-    checkout or branch sharing the directory may use them)."""
+def stale_folders(cache_dir: str | os.PathLike[str]) -> list[Path]:
+    """The folders of ``cache_dir`` no current source can use.
+
+    A kernel module's folder under another key than its current one (left by an edit since), and the folders of the
+    earlier cache layout (one folder per hash of every kernel source, named by 16 hexadecimal digits). Folders of
+    modules fairlib does not have are left alone (another checkout or branch sharing the directory may use them).
+
+    Parameters
+    ----------
+    cache_dir : str or os.PathLike
+        The numba cache directory; a missing directory has no stale folders.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The stale folders, sorted.
+    """
     import re
 
     import fairlib

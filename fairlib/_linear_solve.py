@@ -14,6 +14,7 @@ Errors as ``np.linalg.solve``'s: :class:`numpy.linalg.LinAlgError` for a non-fin
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload
@@ -24,9 +25,28 @@ from ._jit import njit
 __all__ = ["solve", "solve_compiled"]
 
 
-def solve(a, b):
-    """x with a x = b, for a square float64 matrix ``a`` and a float64 vector ``b`` (compiled: module doc). As
-    Python, NumPy's solve after the compiled path's check for non-finite entries (NumPy's would return NaN)."""
+def solve(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """x with a x = b, for a square float64 matrix ``a`` and a float64 vector ``b`` (compiled: module doc).
+
+    As Python, NumPy's solve after the compiled path's check for non-finite entries (NumPy's would return NaN).
+
+    Parameters
+    ----------
+    a : numpy.ndarray
+        Square float64 matrix, shape (n, n).
+    b : numpy.ndarray
+        Float64 right-hand side, shape (n,).
+
+    Returns
+    -------
+    numpy.ndarray
+        The solution x, float64, shape (n,).
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        On a non-finite entry, a singular matrix, or (compiled) a non-square ``a`` or a ``b`` of the wrong length.
+    """
     if not (np.isfinite(a).all() and np.isfinite(b).all()):
         raise np.linalg.LinAlgError("Array must not contain infs or NaNs.")
     return np.linalg.solve(a, b)
@@ -81,6 +101,21 @@ def _solve_compiled(a, b):
     cache=True, inline="always", nogil=True
 )  # nogil: PF-VDS's certificate calls it from worker threads
 def solve_compiled(a, b):
-    """:func:`solve` as a kernel: from Python (a driver steered from Python, :func:`._jit.steered`) the compiled
-    LAPACK call that kernels make, not NumPy's; inside a kernel :func:`solve` itself (inlined)."""
+    """:func:`solve` as a kernel: from Python, the compiled LAPACK call that kernels make, not NumPy's.
+
+    A driver steered from Python (:func:`._jit.steered`) calls it; inside a kernel it is :func:`solve` itself
+    (inlined).
+
+    Parameters
+    ----------
+    a : float64[:, :]
+        Square matrix, shape (n, n).
+    b : float64[:]
+        Right-hand side, shape (n,).
+
+    Returns
+    -------
+    float64[:]
+        The solution x, shape (n,).
+    """
     return solve(a, b)

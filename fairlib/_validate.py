@@ -7,7 +7,20 @@ malformed.  Nothing is clipped or dropped silently.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, TypeVar, Union
+
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import ArrayLike
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+T = TypeVar("T")
+
+#: what :func:`as_rng` accepts as a seed
+RngLike = Union[None, int, np.random.SeedSequence, np.random.BitGenerator, np.random.Generator]
 
 __all__ = [
     "InvalidInputError",
@@ -48,10 +61,30 @@ def _first(mask: np.ndarray):
     return tuple(int(i) for i in np.argwhere(mask)[0])
 
 
-def as_array(x, name: str) -> np.ndarray:
-    """``np.asarray(x)`` for numeric input: ragged lists, objects (``None``, a Cluster) and text are errors naming
-    the argument; the dtype is left as it is (see :func:`as_values` for checked float arrays).
+def as_array(x: ArrayLike, name: str) -> np.ndarray:
+    """``np.asarray(x)`` for numeric input, refusing ragged lists, objects and text.
 
+    The dtype is left as it is (see :func:`as_values` for a checked float64 array).
+
+    Parameters
+    ----------
+    x : array_like
+        Numbers of any shape: booleans, integers, floats or complex numbers.
+    name : str
+        The argument's name, used in the error message.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``np.asarray(x)``, of the dtype NumPy infers.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``x`` is ragged, holds objects (``None``, a Cluster) or is text.
+
+    Examples
+    --------
     >>> as_array([[1, 2], [3]], "demands")
     Traceback (most recent call last):
     ...
@@ -70,11 +103,34 @@ def as_array(x, name: str) -> np.ndarray:
     return arr
 
 
-def as_real_array(x, name: str, *, copy: bool = True) -> np.ndarray:
-    """:func:`as_array` as float64, refusing booleans and complex numbers too (a boolean matrix passed as task counts,
-    or a complex one, is a mistake, not a number); shape, sign and finiteness are the caller's to check.
-    ``copy=False``: the input itself when it is already float64 (for a caller that keeps nothing of it).
+def as_real_array(x: ArrayLike, name: str, *, copy: bool = True) -> npt.NDArray[np.float64]:
+    """:func:`as_array` as float64, refusing booleans and complex numbers too.
 
+    A boolean matrix passed as task counts, or a complex one, is a mistake, not a number; shape, sign and
+    finiteness are the caller's to check.
+
+    Parameters
+    ----------
+    x : array_like
+        Real numbers of any shape (integers or floats).
+    name : str
+        The argument's name, used in the error message.
+    copy : bool, default True
+        When False, the input itself is returned if it already is a float64 array (for a caller that keeps nothing
+        of it).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``x`` as float64, same shape.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``x`` is ragged, non-numeric, boolean or complex.
+
+    Examples
+    --------
     >>> as_real_array([[1, 2]], "tasks").dtype
     dtype('float64')
     >>> as_real_array([1j], "tasks")
@@ -90,10 +146,30 @@ def as_real_array(x, name: str, *, copy: bool = True) -> np.ndarray:
     return arr.astype(np.float64, copy=copy)
 
 
-def as_identifiers(ids, name: str, *, allow_empty: bool = False) -> np.ndarray:
-    """A 1-D array of identifiers — integers (Google's job ids) or text (Bitbrains VMs are named by file stems) —
-    at least one unless ``allow_empty``; anything else is an error naming the argument.
+def as_identifiers(ids: ArrayLike, name: str, *, allow_empty: bool = False) -> np.ndarray:
+    """A 1-D array of identifiers: integers (Google's job ids) or text (Bitbrains VMs are named by file stems).
 
+    Parameters
+    ----------
+    ids : array_like
+        One identifier per entry, integers or strings.
+    name : str
+        The argument's name, used in the error message.
+    allow_empty : bool, default False
+        Whether an empty sequence is accepted.
+
+    Returns
+    -------
+    numpy.ndarray
+        The identifiers as a 1-D array (integer, string or object dtype).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``ids`` is not 1-D, is empty (unless ``allow_empty``), or holds anything but integers and text.
+
+    Examples
+    --------
     >>> as_identifiers([3, 7], "users").tolist()
     [3, 7]
     >>> as_identifiers([1.5], "users")
@@ -171,10 +247,37 @@ def _check_length(arr: np.ndarray, name: str, n: int | None, what: str) -> None:
 
 
 def as_demands(
-    demands, name: str = "demands", *, n_resources: int | None = None, allow_zero_rows: bool = False
-) -> np.ndarray:
-    """Per-task demand matrix ``demands[user, resource]`` >= 0, finite, no all-zero row.
+    demands: ArrayLike,
+    name: str = "demands",
+    *,
+    n_resources: int | None = None,
+    allow_zero_rows: bool = False,
+) -> npt.NDArray[np.float64]:
+    """Per-task demand matrix ``demands[user, resource]``: finite, >= 0, and no all-zero row.
 
+    Parameters
+    ----------
+    demands : array_like
+        Shape (n_users, n_resources): the amount of each resource one task of each user needs.
+    name : str, default "demands"
+        The argument's name, used in the error message.
+    n_resources : int or None, default None
+        The number of resource columns required; None accepts any.
+    allow_zero_rows : bool, default False
+        Whether a user may demand nothing at all.
+
+    Returns
+    -------
+    numpy.ndarray
+        Contiguous float64 copy, shape (n_users, n_resources).
+
+    Raises
+    ------
+    InvalidInputError
+        On a non-2-D, empty, non-finite or negative matrix, a wrong number of columns, or an all-zero row.
+
+    Examples
+    --------
     >>> as_demands([[1, 4], [3, 1]]).dtype
     dtype('float64')
     >>> as_demands([[1, 4], [0, 0]])
@@ -197,17 +300,43 @@ def as_demands(
 
 
 def as_capacities(
-    capacity,
+    capacity: ArrayLike,
     name: str = "capacity",
     *,
     ndim: int = 1,
     n_resources: int | None = None,
     allow_zero: bool = False,
-) -> np.ndarray:
-    """Capacity vector ``capacity[resource]`` (``ndim=1``) or matrix ``capacity[server, resource]``.
+) -> npt.NDArray[np.float64]:
+    """Capacity vector ``capacity[resource]`` (``ndim=1``) or matrix ``capacity[server, resource]`` (``ndim=2``).
 
-    Entries must be finite and > 0 (>= 0 with ``allow_zero``; a server may lack a resource).
+    Entries must be finite and > 0 (>= 0 with ``allow_zero``: a server may lack a resource, but not every one).
 
+    Parameters
+    ----------
+    capacity : array_like
+        Shape (n_resources,) or (n_servers, n_resources), in the units of the demands.
+    name : str, default "capacity"
+        The argument's name, used in the error message.
+    ndim : int, default 1
+        1 for one pool, 2 for a cluster of servers.
+    n_resources : int or None, default None
+        The number of resources (the demand columns) required; None accepts any.
+    allow_zero : bool, default False
+        Whether zero entries are accepted.
+
+    Returns
+    -------
+    numpy.ndarray
+        Contiguous float64 copy of the given shape.
+
+    Raises
+    ------
+    InvalidInputError
+        On a wrong number of dimensions or resources, a non-finite, negative or (without ``allow_zero``) zero entry,
+        or a server with no capacity at all.
+
+    Examples
+    --------
     >>> as_capacities([9, 18])
     array([ 9., 18.])
     >>> as_capacities([9, 0])
@@ -229,9 +358,34 @@ def as_capacities(
     return arr
 
 
-def as_weights(weights, n: int, name: str = "weights", *, allow_zero: bool = False) -> np.ndarray:
-    """Positive finite weight vector of length ``n`` (``>= 0`` with ``allow_zero``); ``None`` means all ones.
+def as_weights(
+    weights: ArrayLike | None, n: int, name: str = "weights", *, allow_zero: bool = False
+) -> npt.NDArray[np.float64]:
+    """Positive finite weight vector of length ``n``; ``None`` means all ones.
 
+    Parameters
+    ----------
+    weights : array_like or None
+        Shape (n,): one weight per user.
+    n : int
+        The number of users.
+    name : str, default "weights"
+        The argument's name, used in the error message.
+    allow_zero : bool, default False
+        Whether zero weights are accepted (``>= 0`` instead of ``> 0``).
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64 weights, shape (n,).
+
+    Raises
+    ------
+    InvalidInputError
+        On a wrong length, a non-finite entry, or a negative (or, without ``allow_zero``, zero) weight.
+
+    Examples
+    --------
     >>> as_weights(None, 3)
     array([1., 1., 1.])
     """
@@ -243,9 +397,32 @@ def as_weights(weights, n: int, name: str = "weights", *, allow_zero: bool = Fal
     return arr
 
 
-def as_task_caps(caps, n: int, name: str = "max_tasks") -> np.ndarray:
+def as_task_caps(
+    caps: ArrayLike | None, n: int, name: str = "max_tasks"
+) -> npt.NDArray[np.float64]:
     """Per-user caps on tasks, ``>= 0``, ``inf`` for none; ``None`` means no caps (all ``inf``).
 
+    Parameters
+    ----------
+    caps : array_like or None
+        Shape (n,): the most tasks each user may run; ``inf`` for no cap.
+    n : int
+        The number of users.
+    name : str, default "max_tasks"
+        The argument's name, used in the error message.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64 caps, shape (n,).
+
+    Raises
+    ------
+    InvalidInputError
+        On a non-numeric or non-1-D input, a wrong length, NaN or a negative cap.
+
+    Examples
+    --------
     >>> as_task_caps([2, float("inf")], 2).tolist()
     [2.0, inf]
     >>> as_task_caps([1.0, -1.0], 2)
@@ -270,27 +447,84 @@ def as_task_caps(caps, n: int, name: str = "max_tasks") -> np.ndarray:
     return arr
 
 
-def as_budgets(budgets, n: int, name: str = "budgets") -> np.ndarray:
-    """Positive finite budget vector of length ``n``; a scalar is broadcast; ``None`` means all ones.
+def as_budgets(budgets: ArrayLike | None, n: int, name: str = "budgets") -> npt.NDArray[np.float64]:
+    """Positive finite budget vector of length ``n``; a scalar is broadcast and ``None`` means all ones.
 
+    Parameters
+    ----------
+    budgets : float or array_like or None
+        One budget per user (shape (n,)), or one budget for all.
+    n : int
+        The number of users.
+    name : str, default "budgets"
+        The argument's name, used in the error message.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64 budgets, shape (n,).
+
+    Raises
+    ------
+    InvalidInputError
+        On a wrong length, a non-finite entry or a budget <= 0.
+
+    Examples
+    --------
     >>> as_budgets(2.0, 2)
     array([2., 2.])
     """
     if budgets is None:
         return np.ones(n)
-    if as_array(budgets, name).ndim == 0:  # a ragged list is named here, not by numpy's ndim
-        budgets = np.full(n, budgets)
+    scalar = as_array(budgets, name)  # a ragged list is named here, not by numpy's ndim
+    if (
+        scalar.ndim == 0
+    ):  # one budget for all: an error names the scalar given, not a vector made of it
+        if (
+            scalar.dtype == bool
+            or not np.issubdtype(scalar.dtype, np.number)
+            or np.iscomplexobj(scalar)
+        ):
+            raise InvalidInputError(f"{name} = {budgets!r}: must be a positive real number")
+        if not (np.isfinite(scalar) and scalar > 0):
+            raise InvalidInputError(f"{name} = {budgets!r}: must be a positive finite number")
+        budgets = np.full(n, float(scalar))
     arr = _as_float_array(budgets, name, 1)
     _check_length(arr, name, n, "one per user")
     _check_sign(arr, name, strict=True)
     return arr
 
 
-def as_eligibility(eligible, n_users: int, n_servers: int, name: str = "eligible") -> np.ndarray:
+def as_eligibility(
+    eligible: ArrayLike | None, n_users: int, n_servers: int, name: str = "eligible"
+) -> npt.NDArray[np.bool_]:
     """Boolean placement matrix ``eligible[user, server]``; ``None`` means every pair is allowed.
 
     Accepts booleans or 0/1 numbers; any other value is an error, as is a user eligible for no server.
 
+    Parameters
+    ----------
+    eligible : array_like or None
+        Shape (n_users, n_servers): True where the user's tasks may run on the server.
+    n_users : int
+        The number of users (rows).
+    n_servers : int
+        The number of servers (columns).
+    name : str, default "eligible"
+        The argument's name, used in the error message.
+
+    Returns
+    -------
+    numpy.ndarray
+        Contiguous bool matrix, shape (n_users, n_servers).
+
+    Raises
+    ------
+    InvalidInputError
+        On a wrong shape, an entry other than 0/1 or a boolean, or a user eligible for no server.
+
+    Examples
+    --------
     >>> as_eligibility([[1, 0], [1, 1]], 2, 2)
     array([[ True, False],
            [ True,  True]])
@@ -323,6 +557,20 @@ def as_eligibility(eligible, n_users: int, n_servers: int, name: str = "eligible
 def check_task_bound(bound: float, name: str = "task count") -> None:
     """Raise when a task count could overflow int64 (e.g. capacity / demand of 1e300 / 1e-300).
 
+    Parameters
+    ----------
+    bound : float
+        An upper bound on a task count; it must be finite and below a quarter of the int64 maximum.
+    name : str, default "task count"
+        What the bound is, used in the error message.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``bound`` is not finite or could overflow int64.
+
+    Examples
+    --------
     >>> check_task_bound(1e30, "capacity / demand")
     Traceback (most recent call last):
     ...
@@ -336,11 +584,40 @@ def check_task_bound(bound: float, name: str = "task count") -> None:
 
 
 def as_number(
-    value, name: str, *, minimum: float = 0.0, inclusive: bool = False, maximum: float = np.inf
+    value: float,
+    name: str,
+    *,
+    minimum: float = 0.0,
+    inclusive: bool = False,
+    maximum: float = np.inf,
 ) -> float:
-    """A finite real number above ``minimum`` (or equal to it when ``inclusive``) and at most ``maximum``;
-    booleans, strings and complex numbers are errors naming the argument.
+    """A finite real number above ``minimum`` (or equal to it when ``inclusive``) and at most ``maximum``.
 
+    Parameters
+    ----------
+    value : int or float
+        The number; booleans, strings and complex numbers are refused.
+    name : str
+        The argument's name, used in the error message.
+    minimum : float, default 0.0
+        The lower bound, exclusive unless ``inclusive``.
+    inclusive : bool, default False
+        Whether ``value == minimum`` is accepted.
+    maximum : float, default inf
+        The upper bound, inclusive.
+
+    Returns
+    -------
+    float
+        ``value`` as a Python float.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is not a real number, is not finite or is out of range.
+
+    Examples
+    --------
     >>> as_number(0.5, "step", maximum=1.0)
     0.5
     >>> as_number(float("nan"), "tol")
@@ -367,9 +644,32 @@ def as_number(
     return v
 
 
-def as_count(value, name: str, *, minimum: int = 1, maximum: int = INT64_MAX) -> int:
-    """An integer >= ``minimum`` and <= ``maximum`` (default the int64 range; not a bool, not a float such as 2.5).
+def as_count(value: int, name: str, *, minimum: int = 1, maximum: int = INT64_MAX) -> int:
+    """An integer >= ``minimum`` and <= ``maximum`` (not a bool, not a float such as 2.5).
 
+    Parameters
+    ----------
+    value : int
+        The count (a Python or NumPy integer).
+    name : str
+        The argument's name, used in the error message.
+    minimum : int, default 1
+        The smallest accepted value.
+    maximum : int, default int64 maximum
+        The largest accepted value.
+
+    Returns
+    -------
+    int
+        ``value`` as a Python int.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is not an integer or is out of range.
+
+    Examples
+    --------
     >>> as_count(3, "max_sweeps")
     3
     >>> as_count(10**20, "k")
@@ -387,10 +687,28 @@ def as_count(value, name: str, *, minimum: int = 1, maximum: int = INT64_MAX) ->
     return int(value)
 
 
-def as_finite(value, name: str) -> float:
-    """A finite real number of either sign (a time, an offset); booleans, strings, complex numbers, NaN and
-    infinities are errors naming the argument.
+def as_finite(value: float, name: str) -> float:
+    """A finite real number of either sign (a time, an offset).
 
+    Parameters
+    ----------
+    value : int or float
+        The number; booleans, strings, complex numbers, NaN and infinities are refused.
+    name : str
+        The argument's name, used in the error message.
+
+    Returns
+    -------
+    float
+        ``value`` as a Python float.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is not a finite real number.
+
+    Examples
+    --------
     >>> as_finite(-2, "start")
     -2.0
     >>> as_finite(float("nan"), "t")
@@ -414,17 +732,43 @@ def as_finite(value, name: str) -> float:
 
 
 def as_values(
-    x,
+    x: ArrayLike,
     name: str,
     *,
     ndim: int,
-    shape: tuple | None = None,
+    shape: tuple[int, ...] | None = None,
     sign: str | None = ">= 0",
     allow_nan: bool = False,
-) -> np.ndarray:
-    """A contiguous float64 array of ``ndim`` dimensions (and ``shape`` when given; ``-1`` matches any length),
-    finite (NaN allowed with ``allow_nan``, as an empty field), with ``sign`` ``">= 0"``, ``"> 0"`` or None.
+) -> npt.NDArray[np.float64]:
+    """A contiguous float64 array of ``ndim`` dimensions, finite, with a given sign.
 
+    Parameters
+    ----------
+    x : array_like
+        The values.
+    name : str
+        The argument's name, used in the error message.
+    ndim : int
+        The required number of dimensions.
+    shape : tuple of int or None, default None
+        The required shape; ``-1`` matches any length along that axis; None accepts any.
+    sign : {">= 0", "> 0", None}, default ">= 0"
+        The required sign of every entry; None accepts any.
+    allow_nan : bool, default False
+        Whether NaN is accepted (as an empty field); infinities never are.
+
+    Returns
+    -------
+    numpy.ndarray
+        Contiguous float64 array of ``x``'s shape.
+
+    Raises
+    ------
+    InvalidInputError
+        On complex or boolean input, a wrong dimension or shape, a non-finite entry or a wrong sign.
+
+    Examples
+    --------
     >>> as_values([[0.5, 0.5], [1.0, 0.0]], "shares", ndim=2).shape
     (2, 2)
     >>> as_values([[0.5, float("nan")]], "shares", ndim=2)
@@ -453,11 +797,32 @@ def as_values(
     return arr
 
 
-def check_columns(frame, name: str, columns, *, sign: str | None = ">= 0") -> None:
-    """Columns of a table (a DataFrame) that hold amounts: finite where present (an empty field, NaN, is allowed)
-    and with ``sign`` (``">= 0"``, ``"> 0"`` or None); else an error naming the table, the row (0-based position
-    and index label), the column and the value. Missing columns are the caller's to report.
+def check_columns(
+    frame: pd.DataFrame, name: str, columns: Iterable[str], *, sign: str | None = ">= 0"
+) -> None:
+    """Check the columns of a table that hold amounts: finite where present and with ``sign``.
 
+    An empty field (NaN) is allowed. Missing columns are the caller's to report.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table.
+    name : str
+        The table's name, used in the error message.
+    columns : iterable of str
+        The columns to check.
+    sign : {">= 0", "> 0", None}, default ">= 0"
+        The required sign of every present entry; None accepts any.
+
+    Raises
+    ------
+    InvalidInputError
+        Naming the table, the row (0-based position and index label), the column and the value, when a column is not
+        numeric or a value is infinite or of the wrong sign.
+
+    Examples
+    --------
     >>> import pandas as pd
     >>> check_columns(pd.DataFrame({"cpu": [0.5, -2.0]}), "jobs", ["cpu"])
     Traceback (most recent call last):
@@ -485,10 +850,29 @@ def check_columns(frame, name: str, columns, *, sign: str | None = ">= 0") -> No
             )
 
 
-def as_rng(rng, name: str = "rng") -> np.random.Generator:
-    """``np.random.default_rng(rng)`` for a seed (None, an integer >= 0, a SeedSequence, a BitGenerator or a
-    Generator, returned as it is); anything else is an error naming the argument.
+def as_rng(rng: RngLike, name: str = "rng") -> np.random.Generator:
+    """``np.random.default_rng(rng)`` for a seed; anything but a seed is an error naming the argument.
 
+    Parameters
+    ----------
+    rng : None, int, numpy.random.SeedSequence, numpy.random.BitGenerator or numpy.random.Generator
+        The seed: None (fresh entropy), an integer >= 0, a SeedSequence, a BitGenerator, or a Generator (returned as
+        it is).
+    name : str, default "rng"
+        The argument's name, used in the error message.
+
+    Returns
+    -------
+    numpy.random.Generator
+        The generator.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``rng`` is none of the accepted kinds (a negative integer, a float, text, ...).
+
+    Examples
+    --------
     >>> as_rng("abc")
     Traceback (most recent call last):
     ...
@@ -510,9 +894,30 @@ def as_rng(rng, name: str = "rng") -> np.random.Generator:
     return np.random.default_rng(rng)
 
 
-def as_instance(value, cls, name: str):
-    """``value`` when it is an instance of ``cls``; else an error naming the argument, what it got and what it needs.
+def as_instance(value: object, cls: type, name: str) -> Any:
+    """``value`` when it is an instance of ``cls``, else an error naming the argument, what it got and what it needs.
 
+    Parameters
+    ----------
+    value : object
+        The argument.
+    cls : type
+        The required type.
+    name : str
+        The argument's name, used in the error message.
+
+    Returns
+    -------
+    object
+        ``value`` itself.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is not an instance of ``cls``.
+
+    Examples
+    --------
     >>> as_instance([[1, 2]], dict, "grid")
     Traceback (most recent call last):
     ...
@@ -525,9 +930,30 @@ def as_instance(value, cls, name: str):
     return value
 
 
-def check_choice(value, choices, name: str):
+def check_choice(value: T, choices: Iterable[object], name: str) -> T:
     """``value`` if it is one of ``choices``, else an error naming the argument, its value and the choices.
 
+    Parameters
+    ----------
+    value : object
+        The argument (a list, dict, set or array is never a choice).
+    choices : iterable
+        The accepted values.
+    name : str
+        The argument's name, used in the error message.
+
+    Returns
+    -------
+    object
+        ``value`` itself.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is not one of ``choices``.
+
+    Examples
+    --------
     >>> check_choice("lp", ("linear", "lp"), "method")
     'lp'
     """
@@ -536,7 +962,7 @@ def check_choice(value, choices, name: str):
     return value
 
 
-def result_type(cls):
+def result_type(cls: type[T]) -> type[T]:
     """Mark ``cls`` as a result or record type: the library builds its instances and users read them.
 
     The API contract (``tests/test_api_contract.py``) feeds bad values to every public callable's arguments; a
@@ -544,6 +970,16 @@ def result_type(cls):
     public methods that take arguments instead. Mark a frozen dataclass or named tuple that a mechanism or game
     returns; an input type (a cluster, a game, a workload) validates its arguments and is not marked.
 
+    ``cls`` is the class to mark (numpydoc reads an argument named ``cls`` as a class method's own class, so it is
+    described here rather than under Parameters).
+
+    Returns
+    -------
+    type
+        ``cls`` itself, marked.
+
+    Examples
+    --------
     >>> from dataclasses import dataclass
     >>> @result_type
     ... @dataclass(frozen=True)
@@ -556,6 +992,14 @@ def result_type(cls):
     return cls
 
 
-def is_result_type(cls) -> bool:
-    """Whether ``cls`` itself (not only a base class) is marked by :func:`result_type`."""
+def is_result_type(cls: object) -> bool:
+    """Whether ``cls`` itself (not only a base class) is marked by :func:`result_type`.
+
+    ``cls`` is the class to test; anything but a class gives False.
+
+    Returns
+    -------
+    bool
+        True when ``cls`` is a class marked by :func:`result_type`.
+    """
     return isinstance(cls, type) and "__fairlib_result_type__" in vars(cls)

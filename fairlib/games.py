@@ -45,11 +45,13 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import market  # noqa: F401 - registrations added by fairlib.repro.scaffold name market.<name>
 from . import mechanisms
@@ -76,27 +78,30 @@ DEFAULT_TOL = 1e-6
 @result_type
 @dataclass(frozen=True)
 class GameMechanism:
-    """A registered game mechanism. Call it as ``game_mechanism(game, **options)``: the registered ``options``
-    (defaults) updated by the call's, after refusing what its capabilities do not cover.
+    """A registered game mechanism, called as ``game_mechanism(game, **options)``.
+
+    The registered ``options`` (defaults) are updated by the call's, after refusing what its capabilities do not
+    cover. Entries are made by :func:`register_game`.
 
     Parameters
     ----------
     name : str
-        Its registered name.
+        Its registry name (stored as given; looked up case-insensitively).
     function : callable
-        ``function(game, **options) -> outcome``.
+        ``function(game, **options) -> GameOutcome`` (or the outcome of its own instance type).
     label : str
         Its name in legends and tables.
     color : str
-        Its colour in figures.
+        Its plot colour (a hex string).
     capabilities : frozenset of str
         From :data:`CAPABILITIES`.
-    options : Mapping
-        Its default options.
-    tol : float or None
-        The largest residual an ``"equilibrium"`` game's default run may leave.
-    instance : type
-        The instance type it plays.
+    options : Mapping[str, object]
+        Default options, merged under each call's (read-only).
+    tol : float or None, default None
+        The largest residual an ``"equilibrium"`` game's default run may leave; None: it claims no equilibrium.
+    instance : type, default Game
+        The instance type it plays (a :class:`~fairlib.market.Game`, or another model's type with a
+        ``from_weights`` class method).
     """
 
     name: str
@@ -115,38 +120,44 @@ class GameMechanism:
         self.refuse_unsupported(game)
         return self.function(game, **{**self.options, **options})
 
-    def example(self, weights, *, reserve: float = 0.0, **kwargs):
-        """A small instance of the type this mechanism plays, built from a weight matrix: ``Game(weights,
-        reserve=reserve, **kwargs)``, or the instance type's ``from_weights(weights, reserve=reserve)`` (which
-        states no budgets and no parallelism).
+    def example(self, weights: ArrayLike, *, reserve: float = 0.0, **kwargs: Any) -> Any:
+        """A small instance of the type this mechanism plays, built from a weight matrix.
+
+        ``Game(weights, reserve=reserve, **kwargs)``, or the instance type's ``from_weights(weights, reserve=reserve)``
+        (which states no budgets and no parallelism).
 
         Parameters
         ----------
-        weights : (n_users, n_machines) array_like
-            The weight matrix.
-        reserve : float
-            The reserve bid.
+        weights : array_like
+            Shape (n_users, n_machines): each user's weight (value) for each machine, >= 0.
+        reserve : float, default 0.0
+            The reserve bid ε >= 0 on every machine.
         **kwargs
-            ``Game``'s other arguments (budgets, parallelism).
+            Further :class:`~fairlib.market.Game` arguments (``budgets``, ``parallelism``); ignored by another instance
+            type.
 
         Returns
         -------
-        Game or instance type
-            The instance.
+        object
+            The instance: a :class:`~fairlib.market.Game`, or one of the registered instance type.
         """
         if self.instance is Game:
             return Game(weights, reserve=reserve, **kwargs)
         return self.instance.from_weights(weights, reserve=reserve)
 
-    def refuse_unsupported(self, game) -> None:
-        """Raise :class:`~fairlib.InvalidInputError` naming the first feature of ``game`` this mechanism's
-        capabilities do not cover (budgets other than 1, finite parallelism, a reserve), or a game of another
-        type than the one it plays.
+    def refuse_unsupported(self, game: object) -> None:
+        """Raise naming the first feature of ``game`` this mechanism's capabilities do not cover.
 
         Parameters
         ----------
-        game : Game or instance type
-            The instance a call plays.
+        game : Game or object
+            The instance to play: a :class:`~fairlib.market.Game`, or one of the mechanism's own instance type.
+
+        Raises
+        ------
+        InvalidInputError
+            When ``game`` is of another type than the one it plays, or has budgets other than 1, finite parallelism or a
+            reserve without the matching capability.
         """
         as_instance(game, self.instance, "game")
         if self.instance is not Game:
@@ -184,8 +195,8 @@ def register_game(
     *,
     label: str | None = None,
     color: str | None = None,
-    capabilities=(),
-    options: Mapping | None = None,
+    capabilities: Iterable[str] = (),
+    options: Mapping[str, Any] | None = None,
     tol: float | None = None,
     replace: bool = False,
     instance: type = Game,
@@ -282,34 +293,39 @@ def register_game(
 
 
 def unregister_game(name: str) -> None:
-    """Remove a registered game mechanism (an unknown name is an error).
+    """Remove a registered game mechanism.
 
     Parameters
     ----------
     name : str
-        Its registered name.
+        Its registered name (case-insensitive).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``name`` is not registered as a game.
     """
     get(name)
     del _REGISTRY[name.lower()]
 
 
 @contextlib.contextmanager
-def registered(name: str, function: Callable, **kwargs) -> Iterator[GameMechanism]:
+def registered(name: str, function: Callable, **kwargs: Any) -> Iterator[GameMechanism]:
     """Register a game mechanism for the duration of a ``with`` block (tests, one-off comparisons).
 
     Parameters
     ----------
     name : str
-        Its name.
+        Its name, as for :func:`register_game`.
     function : callable
-        ``function(game, **options) -> outcome``.
+        ``function(game, **options) -> GameOutcome``.
     **kwargs
-        :func:`register_game`'s other arguments.
+        The other arguments of :func:`register_game` (``label``, ``capabilities``, ``tol``, ...).
 
     Yields
     ------
     GameMechanism
-        The registered entry, removed when the block ends.
+        The registered entry; it is removed when the block ends.
     """
     game = register_game(name, function, **kwargs)
     try:
@@ -324,12 +340,17 @@ def get(name: str) -> GameMechanism:
     Parameters
     ----------
     name : str
-        Its registered name.
+        A registered game's name, e.g. ``"proportional_share"``.
 
     Returns
     -------
     GameMechanism
-        The entry.
+        The registry entry.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``name`` is not a string or not registered as a game.
 
     Examples
     --------
@@ -347,20 +368,24 @@ def get(name: str) -> GameMechanism:
 
 
 def select(*capabilities: str, instance: type | None = None) -> list[GameMechanism]:
-    """Registered game mechanisms having every capability given (and playing ``instance``, when given), in
-    registration order.
+    """Registered game mechanisms having every capability given, in registration order.
 
     Parameters
     ----------
     *capabilities : str
-        From :data:`CAPABILITIES`.
-    instance : type, optional
-        The instance type they play.
+        Capabilities from :data:`CAPABILITIES`; none selects every game.
+    instance : type or None, default None
+        Only the games playing this instance type; None: any.
 
     Returns
     -------
     list of GameMechanism
-        The entries.
+        The matching entries.
+
+    Raises
+    ------
+    InvalidInputError
+        On an unknown capability, or an ``instance`` that is not a type.
     """
     unknown = sorted(set(capabilities) - CAPABILITIES)
     if unknown:
@@ -378,19 +403,19 @@ def select(*capabilities: str, instance: type | None = None) -> list[GameMechani
 
 
 def names(*capabilities: str, instance: type | None = None) -> list[str]:
-    """Names of :func:`select`.
+    """Names of the game mechanisms :func:`select` returns.
 
     Parameters
     ----------
     *capabilities : str
-        From :data:`CAPABILITIES`.
-    instance : type, optional
-        The instance type they play.
+        Capabilities from :data:`CAPABILITIES`; none selects every game.
+    instance : type or None, default None
+        Only the games playing this instance type; None: any.
 
     Returns
     -------
     list of str
-        The names.
+        Their registered names, in registration order.
     """
     return [g.name for g in select(*capabilities, instance=instance)]
 

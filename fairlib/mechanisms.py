@@ -42,8 +42,10 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from . import multires  # noqa: F401 - registrations added by fairlib.repro.scaffold name multires.<name>
 from ._validate import InvalidInputError, _short, result_type
@@ -60,6 +62,9 @@ from .multires import (
     psdsf,
     tsf,
 )
+
+if TYPE_CHECKING:
+    from .multires import Cluster
 
 __all__ = [
     "Mechanism",
@@ -105,13 +110,14 @@ _OKABE_ITO = {
 @result_type
 @dataclass(frozen=True)
 class ByServer:
-    """An option value given per server by cycling ``values`` over the servers (e.g. α = 1, 2, 4, 1, ... for
-    PF-VDS with heterogeneous α): resolved when the mechanism is called on a cluster.
+    """An option value given per server, by cycling ``values`` over the servers; resolved on the cluster at the call.
+
+    E.g. α = 1, 2, 4, 1, ... for PF-VDS with heterogeneous α.
 
     Parameters
     ----------
     values : tuple of float
-        The values, cycled over the servers.
+        The values, cycled over the servers in index order.
     """
 
     values: tuple
@@ -122,22 +128,22 @@ class ByServer:
         Returns
         -------
         dict
-            ``{"by_server": values}``.
+            ``{"by_server": [values...]}``.
         """
         return {"by_server": list(self.values)}
 
-    def resolve(self, cluster) -> np.ndarray:
+    def resolve(self, cluster: Cluster) -> npt.NDArray[np.float64]:
         """The values cycled over ``cluster``'s servers.
 
         Parameters
         ----------
         cluster : Cluster
-            The cluster a mechanism is called on.
+            The cluster the mechanism is called on.
 
         Returns
         -------
-        (n_servers,) ndarray
-            One value per server.
+        numpy.ndarray
+            Float64, shape (n_servers,): ``values[s % len(values)]`` for server s.
         """
         return np.resize(np.asarray(self.values, dtype=np.float64), cluster.n_servers)
 
@@ -145,25 +151,28 @@ class ByServer:
 @result_type
 @dataclass(frozen=True)
 class Mechanism:
-    """A registered mechanism. Call it as ``mechanism(cluster, **options)``; ``options`` (defaults) and each
-    variant's options are merged under the call's.
+    """A registered mechanism, called as ``mechanism(cluster, **options)``.
+
+    ``options`` (defaults) and each variant's options are merged under the call's. Entries are made by
+    :func:`register`.
 
     Parameters
     ----------
     name : str
-        Its registered name.
+        Its registry name (stored as given; looked up case-insensitively).
     function : callable
         ``function(cluster, **options) -> Allocation``.
     label : str
         Its name in legends and tables.
     color : str
-        Its colour in figures.
+        Its plot colour (a hex string).
     capabilities : frozenset of str
         From :data:`CAPABILITIES`.
-    options : Mapping
-        Its default options.
-    variants : Mapping
-        Named runs with fixed options; empty: the mechanism runs once as ``name``.
+    options : Mapping[str, object]
+        Default options, merged under each call's (read-only).
+    variants : Mapping[str, Mapping[str, object]]
+        Named runs with fixed options (e.g. PF-VDS at several α; values may be :class:`ByServer`); empty: the
+        mechanism runs once as ``name``.
     """
 
     name: str
@@ -198,17 +207,17 @@ class Mechanism:
         Returns
         -------
         dict
-            The name, options and variants.
+            The mechanism's name, function and default options.
         """
         return {"mechanism": self.name, "function": self.function, "options": dict(self.options)}
 
     def runs(self) -> dict[str, Callable]:
-        """name -> callable of a cluster: the variants, or the mechanism itself under its name.
+        """The mechanism's runs: its variants, or the mechanism itself under its name.
 
         Returns
         -------
         dict of str to callable
-            The runs.
+            Run name -> callable of a cluster (a variant's options bound by :func:`functools.partial`).
         """
         if not self.variants:
             return {self.name: self}
@@ -239,37 +248,43 @@ def register(
     *,
     label: str | None = None,
     color: str | None = None,
-    capabilities=(),
-    options: Mapping | None = None,
-    variants: Mapping | None = None,
+    capabilities: Iterable[str] = (),
+    options: Mapping[str, Any] | None = None,
+    variants: Mapping[str, Mapping[str, Any]] | None = None,
     replace: bool = False,
 ) -> Mechanism:
     """Add a mechanism ``function(cluster, **options) -> Allocation`` under ``name``.
 
-    ``capabilities`` from :data:`CAPABILITIES` (it needs ``"pooled"`` or ``"multi_server"``); ``variants`` maps
-    run names to options (values may be :class:`ByServer`). Re-registering a name needs ``replace=True``.
-
     Parameters
     ----------
     name : str
-        Its name (case-insensitive).
+        Its name (case-insensitive), a non-empty string without surrounding spaces.
     function : callable
         ``function(cluster, **options) -> Allocation``.
-    label, color : str, optional
-        Its name in legends and tables, and its colour (default: the name, and a colour fixed by the name).
-    capabilities : iterable of str
-        From :data:`CAPABILITIES`.
-    options : Mapping, optional
+    label : str or None, default None
+        Its name in legends and tables (default: ``name``).
+    color : str or None, default None
+        Its plot colour (default: an Okabe–Ito colour fixed by the name).
+    capabilities : iterable of str, default ()
+        From :data:`CAPABILITIES`; it needs ``"pooled"`` or ``"multi_server"``, and ``"start"`` needs a function
+        that takes ``start=``.
+    options : Mapping[str, object] or None, default None
         Default options, merged under each call's.
-    variants : Mapping, optional
-        Run names to options.
-    replace : bool
+    variants : Mapping[str, Mapping[str, object]] or None, default None
+        Run names -> options (values may be :class:`ByServer`); a run name may not be another mechanism's name.
+    replace : bool, default False
         Re-registering a name needs ``replace=True``.
 
     Returns
     -------
     Mechanism
         The registered entry.
+
+    Raises
+    ------
+    InvalidInputError
+        On an empty name, a non-callable function, unknown or inconsistent capabilities, a name already registered
+        (without ``replace``) or a variant named as another mechanism.
     """
     if not isinstance(name, str) or not name or name != name.strip():
         raise InvalidInputError(f"name = {name!r}: must be a non-empty string")
@@ -309,34 +324,39 @@ def register(
 
 
 def unregister(name: str) -> None:
-    """Remove a registered mechanism (an unknown name is an error).
+    """Remove a registered mechanism.
 
     Parameters
     ----------
     name : str
-        Its registered name.
+        Its registered name (case-insensitive).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``name`` is not registered.
     """
     get(name)
     del _REGISTRY[name.lower()]
 
 
 @contextlib.contextmanager
-def registered(name: str, function: Callable, **kwargs) -> Iterator[Mechanism]:
+def registered(name: str, function: Callable, **kwargs: Any) -> Iterator[Mechanism]:
     """Register a mechanism for the duration of a ``with`` block (tests, one-off comparisons).
 
     Parameters
     ----------
     name : str
-        Its name.
+        Its name, as for :func:`register`.
     function : callable
         ``function(cluster, **options) -> Allocation``.
     **kwargs
-        :func:`register`'s other arguments.
+        The other arguments of :func:`register` (``label``, ``capabilities``, ``options``, ...).
 
     Yields
     ------
     Mechanism
-        The registered entry, removed when the block ends.
+        The registered entry; it is removed when the block ends.
     """
     mech = register(name, function, **kwargs)
     try:
@@ -351,12 +371,17 @@ def get(name: str) -> Mechanism:
     Parameters
     ----------
     name : str
-        A registered name or a variant's.
+        A registered mechanism's name (``"drf"``) or a variant's (``"pfvds_2"``).
 
     Returns
     -------
     Mechanism
-        The entry.
+        The registry entry (for a variant, the mechanism it belongs to).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``name`` is not a string or not registered.
     """
     return _lookup(name, "name")
 
@@ -385,12 +410,17 @@ def select(*capabilities: str) -> list[Mechanism]:
     Parameters
     ----------
     *capabilities : str
-        From :data:`CAPABILITIES`.
+        Capabilities from :data:`CAPABILITIES`; none selects every mechanism.
 
     Returns
     -------
     list of Mechanism
-        The entries.
+        The matching entries.
+
+    Raises
+    ------
+    InvalidInputError
+        On an unknown capability.
     """
     unknown = sorted(set(capabilities) - CAPABILITIES)
     if unknown:
@@ -399,33 +429,33 @@ def select(*capabilities: str) -> list[Mechanism]:
 
 
 def names(*capabilities: str) -> list[str]:
-    """Names of :func:`select`.
+    """Names of the mechanisms :func:`select` returns.
 
     Parameters
     ----------
     *capabilities : str
-        From :data:`CAPABILITIES`.
+        Capabilities from :data:`CAPABILITIES`; none selects every mechanism.
 
     Returns
     -------
     list of str
-        The names.
+        Their registered names, in registration order.
     """
     return [m.name for m in select(*capabilities)]
 
 
 def runs(*capabilities: str) -> dict[str, Callable]:
-    """Every run (variants expanded) of the mechanisms having ``capabilities``: name -> callable of a cluster.
+    """Every run (variants expanded) of the mechanisms having ``capabilities``.
 
     Parameters
     ----------
     *capabilities : str
-        From :data:`CAPABILITIES`.
+        Capabilities from :data:`CAPABILITIES`; none selects every mechanism.
 
     Returns
     -------
     dict of str to callable
-        The runs.
+        Run name -> callable of a cluster, in registration order.
     """
     out: dict[str, Callable] = {}
     for mech in select(*capabilities):
@@ -433,21 +463,25 @@ def runs(*capabilities: str) -> dict[str, Callable]:
     return out
 
 
-def resolve(mechanism, name: str = "mechanism"):
-    """A registered name resolved to its mechanism; a callable ``cluster -> Allocation`` (and None) passes
-    through; anything else is an error naming the argument.
+def resolve(mechanism: str | Callable | None, name: str = "mechanism") -> Callable | None:
+    """A registered name resolved to its mechanism; a callable ``cluster -> Allocation`` (and None) passes through.
 
     Parameters
     ----------
     mechanism : str, callable or None
-        A registered name, a callable ``cluster -> Allocation`` or None.
-    name : str
-        The argument's name for messages.
+        A registered name, a callable of a cluster, or None.
+    name : str, default "mechanism"
+        The caller's argument name, used in the error message.
 
     Returns
     -------
     Mechanism, callable or None
-        The mechanism.
+        The registry entry for a name; ``mechanism`` itself otherwise.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``mechanism`` is an unknown name or neither a name, a callable nor None, or ``name`` is not a string.
     """
     if not isinstance(name, str):
         raise InvalidInputError(
@@ -463,21 +497,28 @@ def resolve(mechanism, name: str = "mechanism"):
     )
 
 
-def resolve_runs(mechanisms, *capabilities: str) -> dict[str, Callable]:
-    """name -> callable of a cluster from a mapping (kept), an iterable of registered names, or None (every run of
-    the mechanisms having ``capabilities``, :func:`runs`).
+def resolve_runs(
+    mechanisms: Mapping[str, Callable] | Iterable[str] | None, *capabilities: str
+) -> dict[str, Callable]:
+    """Runs by name from a mapping, a list of registered names, or None.
 
     Parameters
     ----------
-    mechanisms : Mapping, iterable of str or None
-        What to run.
+    mechanisms : Mapping[str, callable], iterable of str, str or None
+        A mapping name -> callable of a cluster (kept), registered names (one name: a str), or None (every run of
+        the mechanisms having ``capabilities``, :func:`runs`).
     *capabilities : str
-        With None: the capabilities the runs need.
+        With ``mechanisms=None``: the capabilities the runs' mechanisms need.
 
     Returns
     -------
     dict of str to callable
-        The runs.
+        Run name -> callable of a cluster.
+
+    Raises
+    ------
+    InvalidInputError
+        On a mapping value that is not callable, an unknown name, or an argument of another kind.
     """
     if mechanisms is None:
         return runs(*capabilities)

@@ -7,6 +7,8 @@ Allocations are shares ``r[user, machine]``; valuations ``w[user, machine]``. Wi
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import ArrayLike
 
 from ._validate import InvalidInputError, as_array, as_number, as_values
 
@@ -20,9 +22,39 @@ __all__ = [
 ]
 
 
-def bundle_values(weights, shares, parallelism=None) -> np.ndarray:
+def bundle_values(
+    weights: ArrayLike, shares: ArrayLike, parallelism: int | ArrayLike | None = None
+) -> npt.NDArray[np.float64]:
     """V[i, j] = U_i(r_j): user i's value for user j's bundle.
 
+    Parameters
+    ----------
+    weights : array_like
+        Shape (n_users, n_machines): w[i, j], user i's value per unit share of machine j, finite and >= 0.
+    shares : array_like
+        Shape (n_bundles, n_machines): r[j, machine], the share of each machine in bundle j, finite and >= 0.
+    parallelism : int or array_like or None, default None
+        The most machines each user can use, an integer >= 1 or one per user (shape (n_users,)); a user values a
+        bundle by the sum of its k largest w_ij r_ij. None: infinite parallelism (the plain sum).
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64, shape (n_users, n_bundles).
+
+    Raises
+    ------
+    InvalidInputError
+        On non-finite or negative entries, mismatched machine columns, or a parallelism that is not an integer >= 1
+        per user.
+
+    References
+    ----------
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
+       Shared Clusters", EC '05, 2005, §2.
+
+    Examples
+    --------
     >>> bundle_values([[1, 0], [0, 1]], [[1, 0], [0, 1]]).tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
@@ -77,9 +109,39 @@ def _parallelism(parallelism, m: int) -> np.ndarray:
     return k
 
 
-def utilities(weights, shares, parallelism=None) -> np.ndarray:
-    """U_i(r_i) for every user.
+def utilities(
+    weights: ArrayLike, shares: ArrayLike, parallelism: int | ArrayLike | None = None
+) -> npt.NDArray[np.float64]:
+    """U_i(r_i) for every user: each user's value for its own bundle.
 
+    Parameters
+    ----------
+    weights : array_like
+        Shape (n_users, n_machines): w[i, j], user i's value per unit share of machine j, finite and >= 0.
+    shares : array_like
+        Shape (n_users, n_machines): r[i, j], user i's share of machine j, finite and >= 0.
+    parallelism : int or array_like or None, default None
+        The most machines each user can use, an integer >= 1 or one per user (shape (n_users,)); a user values a
+        bundle by the sum of its k largest w_ij r_ij. None: infinite parallelism (the plain sum).
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64, shape (n_users,).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``weights`` and ``shares`` are not two matrices of one shape, hold non-finite or negative entries, or
+        ``parallelism`` is not an integer >= 1 per user.
+
+    References
+    ----------
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
+       Shared Clusters", EC '05, 2005, §2.
+
+    Examples
+    --------
     >>> utilities([[1, 0], [0.5, 0.5]], [[1, 0], [0, 1]]).tolist()
     [1.0, 0.5]
     """
@@ -90,8 +152,32 @@ def utilities(weights, shares, parallelism=None) -> np.ndarray:
 
 
 def efficiency(welfare: float, optimum: float) -> float:
-    """π = U / U* (price of anarchy of one outcome): ``welfare`` finite and >= 0, ``optimum`` finite and > 0.
+    """π = U / U*, the price of anarchy of one outcome.
 
+    Parameters
+    ----------
+    welfare : float
+        The outcome's social welfare U = sum_i U_i, finite and >= 0.
+    optimum : float
+        The optimal welfare U*, finite and > 0.
+
+    Returns
+    -------
+    float
+        U / U*.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``welfare`` is negative or either is not a finite number, or ``optimum`` is 0.
+
+    References
+    ----------
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
+       Shared Clusters", EC '05, 2005, §2.
+
+    Examples
+    --------
     >>> efficiency(1.5, 2.0)
     0.75
     """
@@ -100,9 +186,31 @@ def efficiency(welfare: float, optimum: float) -> float:
     return float(welfare / optimum)
 
 
-def utility_uniformity(utils) -> float:
-    """τ = min_i U_i / max_i U_i.
+def utility_uniformity(utils: ArrayLike) -> float:
+    """τ = min_i U_i / max_i U_i (0 when every utility is 0).
 
+    Parameters
+    ----------
+    utils : array_like
+        Shape (n_users,): the users' utilities, finite and >= 0.
+
+    Returns
+    -------
+    float
+        The ratio, in [0, 1].
+
+    Raises
+    ------
+    InvalidInputError
+        On an empty, non-1-D, non-finite or negative vector.
+
+    References
+    ----------
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
+       Shared Clusters", EC '05, 2005, §2.
+
+    Examples
+    --------
     >>> utility_uniformity([0.5, 0.25])
     0.5
     """
@@ -112,10 +220,41 @@ def utility_uniformity(utils) -> float:
     return float(u.min() / u.max()) if u.max() > 0 else 0.0
 
 
-def envy_freeness(weights, shares, parallelism=None) -> float:
-    """ρ = min_{i,j} U_i(r_i) / U_i(r_j) over every pair, j = i included (EC'05 §2's definition), so ρ <= 1 and
-    ρ = 1 means envy-free; pairs with U_i(r_j) = 0 are skipped (1.0 when every pair is).
+def envy_freeness(
+    weights: ArrayLike, shares: ArrayLike, parallelism: int | ArrayLike | None = None
+) -> float:
+    """ρ = min_{i,j} U_i(r_i) / U_i(r_j) over every pair, j = i included.
 
+    So ρ <= 1, and ρ = 1 means envy-free; pairs with U_i(r_j) = 0 are skipped (1.0 when every pair is).
+
+    Parameters
+    ----------
+    weights : array_like
+        Shape (n_users, n_machines): w[i, j], user i's value per unit share of machine j, finite and >= 0.
+    shares : array_like
+        Shape (n_users, n_machines): r[i, j], user i's share of machine j, finite and >= 0.
+    parallelism : int or array_like or None, default None
+        The most machines each user can use, an integer >= 1 or one per user (shape (n_users,)); a user values a
+        bundle by the sum of its k largest w_ij r_ij. None: infinite parallelism (the plain sum).
+
+    Returns
+    -------
+    float
+        ρ, in [0, 1].
+
+    Raises
+    ------
+    InvalidInputError
+        When ``weights`` and ``shares`` are not two matrices of one shape, hold non-finite or negative entries, or
+        ``parallelism`` is not an integer >= 1 per user.
+
+    References
+    ----------
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
+       Shared Clusters", EC '05, 2005, §2 (the definition of envy-freeness ρ).
+
+    Examples
+    --------
     >>> envy_freeness([[0.5, 0.5], [0.5, 0.5]], [[0.5, 0.5], [0.5, 0.5]])
     1.0
     >>> envy_freeness([[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]])   # nobody envies: 1, not infinity
@@ -130,10 +269,33 @@ def envy_freeness(weights, shares, parallelism=None) -> float:
     return out if np.isfinite(out) else 1.0
 
 
-def jain_index(values) -> float:
-    """Jain's fairness index (sum x)^2 / (n sum x^2), computed on ``values / max(values)`` so any finite
-    magnitude gives the right answer.
+def jain_index(values: ArrayLike) -> float:
+    """Jain's fairness index (sum x)^2 / (n sum x^2).
 
+    It is computed on ``values / max(values)``, so any finite magnitude gives the right answer.
+
+    Parameters
+    ----------
+    values : array_like
+        Shape (n,), n >= 1: finite and >= 0, not all zero (e.g. dominant shares or utilities).
+
+    Returns
+    -------
+    float
+        The index, in [1/n, 1]; 1 when every value is equal.
+
+    Raises
+    ------
+    InvalidInputError
+        On an empty or non-1-D input, a non-finite or negative value, or all zeros.
+
+    References
+    ----------
+    .. [1] R. Jain, D.-M. Chiu, W. Hawe, "A Quantitative Measure of Fairness and Discrimination for Resource
+       Allocation in Shared Computer Systems", DEC Research Report TR-301, 1984.
+
+    Examples
+    --------
     >>> jain_index([1e200, 1e200]), jain_index([1e-200, 1e-200]), jain_index([1.0, 0.0])
     (1.0, 1.0, 0.5)
     """

@@ -10,9 +10,11 @@ name such as ``"drfh"`` is resolved; nothing in :mod:`fairlib.multires` imports 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
-from ._validate import InvalidInputError, as_instance, as_rng
+from ._validate import InvalidInputError, RngLike, as_instance, as_rng
 from .mechanisms import resolve
 from .multires import Allocation, Cluster, leontief_tasks, misreports, property_violations
 
@@ -37,13 +39,41 @@ def _run(mechanism, cluster: Cluster) -> np.ndarray:
     return res.tasks
 
 
-def strategyproofness_violation(mechanism, cluster: Cluster, *, n_random: int = 8, rng=0) -> float:
-    """max over users n and :func:`misreports` d' of (true tasks with the misreported allocation - x_n) / x_n.
+def strategyproofness_violation(
+    mechanism: str | Callable[[Cluster], Allocation],
+    cluster: Cluster,
+    *,
+    n_random: int = 8,
+    rng: RngLike = 0,
+) -> float:
+    """The largest relative gain any user gets by misreporting its demand, found by search.
 
-    With demand d' reported, user n receives x'[n, i] tasks of d' on server i; with its true demand d it runs
-    min_{r: d_r > 0} d'_r / d_r of its own tasks per task of d' (:func:`fairlib.multires.leontief_tasks`), rounded down
-    per server when the mechanism allocates whole tasks. > 0 means some user gains by lying (found by search:
-    <= 0 is evidence, not proof). ``mechanism``: a registered name or a callable ``cluster -> Allocation``.
+    max over users n and :func:`~fairlib.multires.misreports` d' of (true tasks with the misreported allocation -
+    x_n) / x_n. With demand d' reported, user n receives x'[n, i] tasks of d' on server i; with its true demand d it
+    runs min_{r: d_r > 0} d'_r / d_r of its own tasks per task of d' (:func:`fairlib.multires.leontief_tasks`), rounded
+    down per server when the mechanism allocates whole tasks.
+
+    Parameters
+    ----------
+    mechanism : str or callable
+        A registered mechanism's name or a callable ``cluster -> Allocation``.
+    cluster : Cluster
+        The pool (one server) or cluster, with the users' true demands.
+    n_random : int, default 8
+        Random misreports tried per user on top of the structured ones (:func:`~fairlib.multires.misreports`).
+    rng : None, int or numpy.random.Generator, default 0
+        Seed of the random misreports.
+
+    Returns
+    -------
+    float
+        > 0 means some user gains by lying; <= 0 is evidence of strategy-proofness on this instance, not proof.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``cluster`` is not a Cluster, ``mechanism`` is neither a registered name nor a callable, or the
+        mechanism returns something other than an Allocation.
     """
     as_instance(cluster, Cluster, "cluster")
     mech = _resolve(mechanism)
@@ -71,11 +101,40 @@ def strategyproofness_violation(mechanism, cluster: Cluster, *, n_random: int = 
 
 
 def mechanism_properties(
-    mechanism, cluster: Cluster, *, strategyproofness: bool = True, n_random: int = 8, rng=0
-) -> dict:
-    """Run ``mechanism`` (a registered name or a callable ``cluster -> Allocation``) on ``cluster`` (a pool or
-    a cluster) and check SI, EF, PO, BF and, if asked, strategy-proofness by search ("SP"); <= 0 (or within a
-    tolerance) means the property holds, NaN that it says nothing here (BF without bottlenecks)."""
+    mechanism: str | Callable[[Cluster], Allocation],
+    cluster: Cluster,
+    *,
+    strategyproofness: bool = True,
+    n_random: int = 8,
+    rng: RngLike = 0,
+) -> dict[str, float]:
+    """Run ``mechanism`` on ``cluster`` and check SI, EF, PO, BF and, if asked, strategy-proofness by search ("SP").
+
+    Parameters
+    ----------
+    mechanism : str or callable
+        A registered mechanism's name or a callable ``cluster -> Allocation``.
+    cluster : Cluster
+        A pool (one server) or a cluster.
+    strategyproofness : bool, default True
+        Whether to search for profitable misreports (:func:`strategyproofness_violation`; the slow part).
+    n_random : int, default 8
+        Random misreports tried per user in that search.
+    rng : None, int or numpy.random.Generator, default 0
+        Seed of the random misreports.
+
+    Returns
+    -------
+    dict of str to float
+        Property -> violation (:func:`fairlib.multires.property_violations`, plus ``"SP"``): <= 0 (or within a
+        tolerance) means the property holds, NaN that it says nothing here (BF without bottlenecks).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``cluster`` is not a Cluster, ``mechanism`` is neither a registered name nor a callable, or the
+        mechanism returns something other than an Allocation.
+    """
     as_instance(cluster, Cluster, "cluster")
     mech = _resolve(mechanism)
     out = property_violations(cluster, _run(mech, cluster))

@@ -813,7 +813,8 @@ def open_loop(
     fairness compare epoch by epoch. Epochs start at ``start``, every ``interval`` seconds and whenever a segment
     ends (a job leaving, or its demand changing with the next 5-minute window) — the replay's rule, with the
     trace's departures in place of the replay's completions; a segment starting between two epochs waits for the
-    next one. Events less than :data:`SIMULTANEOUS_S` apart are one.
+    next one. Events less than :data:`SIMULTANEOUS_S` apart are one. At most :data:`MAX_EPOCHS` epochs (ticks and
+    segment ends, counted before any is built): a shorter ``interval`` is refused, naming it.
 
     ``mechanisms``: name -> callable, registered names, or None for every registered multi-server run. Columns:
     ``epoch``, ``start``, ``end``, ``active_jobs``, ``mechanism``, the utilisation columns of :func:`replay`
@@ -858,11 +859,14 @@ def open_loop(
     horizon = float(seg_end.max()) if horizon is None else as_finite(horizon, "horizon")
     if not horizon > start:
         raise InvalidInputError(f"horizon = {horizon}: must be after start = {start}")
-    ticks = start + interval * np.arange(int(np.ceil((horizon - start) / interval)))
-    if ticks.size + seg_end.size > MAX_EPOCHS:
+    # counted before the ticks are built: an interval far shorter than the span would allocate them all first
+    n_ticks = np.ceil((horizon - start) / interval)
+    if n_ticks + seg_end.size > MAX_EPOCHS:
         raise InvalidInputError(
-            f"up to {ticks.size + seg_end.size:,} epochs, more than {MAX_EPOCHS:,}"
+            f"horizon - start = {horizon - start:g} s at interval = {interval:g} s: up to "
+            f"{n_ticks + seg_end.size:,.0f} epochs, more than {MAX_EPOCHS:,}"
         )
+    ticks = start + interval * np.arange(int(n_ticks))
     events = np.unique(np.r_[ticks, seg_end[(seg_end > start) & (seg_end < horizon)], horizon])
     # events less than SIMULTANEOUS_S apart are one (the earlier one stands for both)
     events = events[np.r_[True, np.diff(events) > SIMULTANEOUS_S]]

@@ -168,6 +168,7 @@ def cell_seed(rng, params: Mapping, rep: int) -> np.random.SeedSequence:
 
 
 def _grid_points(grid) -> list[dict]:
+    """The sweep's points: the product of a dict of value lists, or a list of dicts, checked."""
     if isinstance(grid, Mapping):
         for name, values in grid.items():
             if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
@@ -189,6 +190,11 @@ def _grid_points(grid) -> list[dict]:
                 )
         points = [dict(p) for p in points]
     for i, p in enumerate(points):
+        for key in p:
+            if not isinstance(key, str):
+                raise InvalidInputError(
+                    f"grid point {i}: parameter name {key!r} is not a string (a keyword argument of fn)"
+                )
         for reserved in ("seed", "rep"):
             if reserved in p:
                 raise InvalidInputError(
@@ -455,11 +461,13 @@ def sweep(
 
     Parameters
     ----------
-    fn : callable returning a dict (one row), a list of dicts or a DataFrame.
+    fn : callable taking ``seed``, the grid's parameters and ``fixed`` as keyword arguments (checked against its
+        signature before any cell runs), returning a dict (one row), a list of dicts or a DataFrame.
     grid : dict of name -> list of values (the cartesian product), or a list of dicts (explicit points).
     seeds : repetitions per point (the ``rep`` column, 0-based).
     rng : root seed (non-negative int or ``np.random.SeedSequence``).
-    fixed : constant keyword arguments for ``fn``; part of the cache key, not of the seeds or columns.
+    fixed : constant keyword arguments for ``fn`` (names that are strings, neither ``seed`` nor a grid parameter);
+        part of the cache key, not of the seeds or columns.
     seed_by : the parameters a cell's seed depends on (default: all). Leaving a parameter out gives
         every value of it the same seeds — common random numbers, for paired comparisons (e.g. the
         same random instances under several update orders).
@@ -486,6 +494,15 @@ def sweep(
             f"fixed = {_short(fixed)}: expected a dict of keyword arguments for fn"
         )
     fixed = dict(fixed or {})
+    for key in fixed:
+        if not isinstance(key, str):
+            raise InvalidInputError(
+                f"fixed: key {key!r} is not a string (fixed holds keyword arguments for fn)"
+            )
+        if key == "seed":
+            raise InvalidInputError(
+                "fixed: 'seed' is reserved by the sweep (it passes each cell its own seed)"
+            )
     if seed_by is not None and (
         isinstance(seed_by, (str, bytes))
         or not isinstance(seed_by, Iterable)
@@ -510,6 +527,7 @@ def sweep(
     clash = set(fixed) & (set().union(*points) if points else set())
     if clash:
         raise InvalidInputError(f"fixed: {sorted(clash)} also vary in the grid")
+    _check_signature(fn, points, fixed)
     cells = _make_cells(points, seeds, root, seed_by)
     backend, jobs = _choose_backend(backend, scheduler, n_jobs, len(cells))
 
@@ -539,6 +557,33 @@ def sweep(
     if failures:
         _report_failures(fn, table, by_index, failures, len(cells), len(rows_of), errors)
     return table
+
+
+def _check_signature(fn, points, fixed) -> None:
+    """Here, before any worker starts: ``fn`` takes ``seed``, every grid point's parameters and ``fixed`` as keyword
+    arguments (a mismatch would fail every cell, in the workers). A callable whose signature Python cannot read is
+    not checked."""
+    import inspect
+
+    try:
+        signature = inspect.signature(fn, follow_wrapped=False)  # what the call itself accepts
+    except (TypeError, ValueError):
+        return
+    name = getattr(fn, "__qualname__", None) or type(fn).__name__
+    seen = set()
+    for i, point in enumerate(points):
+        names = tuple(point)
+        if names in seen:
+            continue
+        seen.add(names)
+        try:
+            signature.bind(seed=None, **point, **fixed)
+        except TypeError as exc:
+            where = f"grid point {i} ({', '.join(names)})" if names else "an empty grid point"
+            raise InvalidInputError(
+                f"fn = {name}{signature}: cannot be called as fn(seed=..., **point, **fixed) with "
+                f"{where}{' and fixed ' + str(sorted(fixed)) if fixed else ''}: {exc}"
+            ) from None
 
 
 def _make_cells(points, seeds: int, root, seed_by) -> list[_Cell]:

@@ -62,3 +62,74 @@ def test_real_excerpt():
     }  # SCHEMAS.md §5
     tasks = read_batch_task("2017", directory=REAL)
     assert len(tasks) == 80_553 and tasks.job_id.nunique() == 12_951
+
+
+@pytest.mark.parametrize(
+    "table, row, message",
+    [
+        (
+            "2017",
+            "6459,6400,3,4,15,Terminated,50,0.0079\n",
+            r"column 'end_time': 6400 is before create_time",
+        ),
+        (
+            "2017",
+            "6459,6524,3,4,1.5,Terminated,50,0.0079\n",
+            r"column 'instance_num': '1\.5' is not an integer",
+        ),
+        (
+            "2017",
+            "6459,6524,3,4,-2,Terminated,50,0.0079\n",
+            r"column 'instance_num': -2\.0 must be",
+        ),
+        (
+            "2017",
+            "6459,6524,12345678901234567890,4,15,Terminated,50,0.0079\n",
+            r"column 'job_id': '12345678901234567890' is beyond the int64 range",
+        ),
+        (
+            "2018",
+            "M1,10,j_1,1,Terminated,157297,157200,100,0.39\n",
+            r"column 'end_time': 157200 is before",
+        ),
+        (
+            "2018",
+            "M1,1.5,j_1,1,Terminated,157297,157325,100,0.39\n",
+            r"column 'instance_num': '1\.5' is not an",
+        ),
+        (
+            "2018",
+            "M1,-3,j_1,1,Terminated,157297,157325,100,0.39\n",
+            r"column 'instance_num': -3\.0 must be",
+        ),
+        ("meta", "m_2,-5,3,x,48,50,USING\n", r"column 'time': -5\.0 must be finite and >= 0"),
+    ],
+)
+def test_rows_the_documentation_rules_out_name_file_line_and_column(tmp_path, table, row, message):
+    """A task that ends before it starts (more than the 1 s the v2017 excerpt itself holds; an end of 0 is a task
+    not ended within the window), a fractional or negative instance count, an id beyond int64 (pandas' bare
+    OverflowError) and a negative v2018 time are refused."""
+    good = {
+        "2017": "6459,6524,3,4,15,Terminated,50,0.0079\n",
+        "2018": "M1,10,j_1,1,Terminated,157297,0,100,0.39\n",
+        "meta": "m_1,0,219,17,96,100,USING\n",
+    }[table]
+    path = {
+        "2017": tmp_path / "cluster-trace-v2017" / "batch_task.csv.gz",
+        "2018": tmp_path / "cluster-trace-v2018" / "batch_task.csv.gz",
+        "meta": tmp_path / "cluster-trace-v2018" / "machine_meta.csv.gz",
+    }[table]
+    read = read_machine_meta if table == "meta" else lambda **kw: read_batch_task(table, **kw)
+    _gz(path, good)
+    assert len(read(directory=tmp_path)) == 1  # an end of 0 (2018) is not checked
+    _gz(path, good + row)
+    with pytest.raises(TraceFormatError, match=r"\.csv\.gz, line 2, " + message):
+        read(directory=tmp_path)
+
+
+def test_an_end_one_second_before_the_start_is_read_as_the_v2017_excerpt_holds_one(tmp_path):
+    _gz(
+        tmp_path / "cluster-trace-v2017" / "batch_task.csv.gz",
+        "53176,53175,8561,1,1,Terminated,,\n",
+    )
+    assert read_batch_task("2017", directory=tmp_path).end_time.tolist() == [53175]

@@ -227,3 +227,34 @@ def test_the_committed_scale_rows_carry_the_targets_bench_scale_declares():
             f"{r['row']}: committed target {r['target']!r}, bench_scale declares {bench_scale.target(r['row'])!r}"
         )
     assert any(bench_scale.row_kind(r["row"])[1] == "regression" for r in record["rows"])
+
+
+def test_a_results_file_is_read_strictly_naming_the_file_and_the_key(tmp_path):
+    """A hand-edited ``"gated": "false"`` would count as gated (a non-empty string is true): every field of a row
+    has its JSON type exactly, and a wrong one is refused naming the file, the row and the key."""
+    import json
+
+    import pytest
+
+    from benchmarks import _results
+
+    good = {
+        "row": "speed",
+        "ours": "1 s",
+        "baseline": "2 s",
+        "value": 2.0,
+        "unit": "×",
+        "target": ">= 1",
+        "gated": False,
+        "note": "",
+    }
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps({"benchmark": "x", "rows": [good]}))
+    assert _results.load(tmp_path)[0]["rows"][0].gated is False
+    for key, bad in [("gated", "false"), ("gated", 0), ("value", "2.0"), ("value", True)]:
+        path.write_text(json.dumps({"benchmark": "x", "rows": [good | {key: bad}]}))
+        with pytest.raises(ValueError, match=rf"x\.json: rows\[0\] \('speed'\), key {key} = "):
+            _results.load(tmp_path)
+    path.write_text(json.dumps({"benchmark": "x", "rows": [good | {"gate": True}]}))
+    with pytest.raises(ValueError, match=r"x\.json: rows\[0\].*'gate'"):
+        _results.load(tmp_path)

@@ -192,3 +192,119 @@ def test_synthetic_bitbrains_refuses_each_bad_argument_by_name(tmp_path, kwargs,
     with pytest.raises(InvalidInputError, match=message):
         synthetic_bitbrains(tmp_path / "bb", **kwargs)
     assert not (tmp_path / "bb").exists()
+
+
+# --- the writer writes only what the reader reads back --------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from fairlib.traces.bitbrains import MAX_TIMESTAMP  # noqa: E402
+
+_AMOUNT = st.floats(min_value=0.0, max_value=1e300, allow_nan=False, allow_infinity=False)
+
+
+@st.composite
+def _vm_frames(draw):
+    """Any frame read_vm accepts: times whole seconds in [0, 2^53], whole core counts, finite amounts >= 0
+    (subnormals, zeros and powered-off rows included)."""
+    n = draw(st.integers(0, 6))
+    frame = {
+        "time": draw(st.lists(st.integers(0, MAX_TIMESTAMP), min_size=n, max_size=n)),
+        "cpu_cores": draw(st.lists(st.integers(0, 2**53).map(float), min_size=n, max_size=n)),
+    }
+    for name in BITBRAINS_COLUMNS[2:]:
+        frame[name] = draw(st.lists(_AMOUNT, min_size=n, max_size=n))
+    return pd.DataFrame(frame).astype({"time": np.int64, "cpu_cores": np.float64})
+
+
+@settings(max_examples=60, deadline=None)
+@given(frame=_vm_frames(), gz=st.booleans())
+def test_what_write_vm_writes_read_vm_reads_back_unchanged(tmp_path_factory, frame, gz):
+    path = write_vm(tmp_path_factory.mktemp("vm") / ("9.csv.gz" if gz else "9.csv"), frame)
+    back = read_vm(path)
+    assert len(back) == len(frame)
+    assert back.time.tolist() == frame.time.tolist()
+    for name in BITBRAINS_COLUMNS[1:]:
+        assert back[name].tolist() == frame[name].tolist(), name  # bit for bit, not approximately
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary file left
+
+
+@pytest.mark.parametrize(
+    "column, value, message",
+    [
+        (
+            "time",
+            1375308176.5,
+            r"frame\['time'\]\[2\] = 1375308176\.5: must be a whole number of seconds",
+        ),
+        (
+            "time",
+            2.0**63,
+            r"frame\['time'\]\[2\] = 9\.2\d+e\+18: must be a whole number of seconds in",
+        ),
+        ("time", -300.0, r"frame\['time'\]\[2\] = -300\.0: must be a whole number"),
+        ("cpu_cores", 2.5, r"frame\['cpu_cores'\]\[2\] = 2\.5: must be a whole number >= 0"),
+        (
+            "cpu_usage_mhz",
+            np.nan,
+            r"frame\['cpu_usage_mhz'\]\[2\] = nan: must be a finite number >= 0",
+        ),
+        ("net_tx_kbps", -1.0, r"frame\['net_tx_kbps'\]\[2\] = -1\.0: must be a finite number >= 0"),
+        ("disk_read_kbps", np.inf, r"frame\['disk_read_kbps'\]\[2\] = inf: must be a finite"),
+        ("cpu_usage_pct", "7", r"frame\['cpu_usage_pct'\]: dtype object is not numeric"),
+    ],
+)
+def test_write_vm_refuses_what_read_vm_refuses_and_writes_nothing(tmp_path, column, value, message):
+    """It truncated fractional times and cores (int()) and wrote NaN, negative and infinite values that read_vm then
+    refused; now it refuses them, naming the column, the row and the value, and leaves no file behind."""
+    frame = _frame()
+    frame[column] = frame[column].astype(object if isinstance(value, str) else float)
+    frame.loc[2, column] = value
+    for name in ("x.csv.gz", "x.csv"):
+        with pytest.raises(InvalidInputError, match=message):
+            write_vm(tmp_path / name, frame)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_that_fails_to_write_leaves_the_old_one_whole(tmp_path, monkeypatch):
+    """Written beside the target, then renamed: an error half-way leaves the previous file as it was."""
+    path = write_vm(tmp_path / "x.csv.gz", _frame())
+    before = path.read_bytes()
+
+    def broken(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr("gzip.GzipFile.write", broken)
+    with pytest.raises(OSError, match="disk full"):
+        write_vm(path, _frame(seed=3))
+    assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["x.csv.gz"]
+
+
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        (1, "2.5", r"x\.csv\.gz:3: CPU cores = '2\.5' is not a whole number"),
+        (
+            0,
+            "12345678901234567890",
+            r"x\.csv\.gz:3: Timestamp \[ms\] = '12345678901234567890' is beyond",
+        ),
+        (
+            0,
+            "1375308176.5",
+            r"x\.csv\.gz:3: Timestamp \[ms\] = '1375308176\.5' is not a whole number",
+        ),
+    ],
+)
+def test_read_vm_refuses_fractional_cores_and_timestamps_beyond_int64(
+    tmp_path, field, value, message
+):
+    """A 20-digit timestamp wrapped around int64 into a negative time; fractional cores were read as they came."""
+    good = gzip.open(write_vm(tmp_path / "good.csv.gz", _frame()), "rt").read().splitlines()
+    fields = good[2].split(";")
+    fields[field] = ("\t" if field else "") + value
+    good[2] = ";".join(fields)
+    path = _write_text(tmp_path / "x.csv.gz", "\n".join(good) + "\n")
+    with pytest.raises(TraceFormatError, match=message):
+        read_vm(path)

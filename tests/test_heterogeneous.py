@@ -510,3 +510,31 @@ def test_merging_groups_as_the_numeric_row_key_does(n_servers, n_users, seed):
     np.testing.assert_array_equal(counts, ref_counts)
     np.testing.assert_array_equal(merged.capacity, c.capacity[first] * ref_counts[:, None])
     np.testing.assert_array_equal(merged.eligible, c.eligible[:, first])
+
+
+@pytest.mark.parametrize("method", ["interior_point", "highs"])
+def test_floors_that_cannot_be_met_are_refused_naming_the_user(method):
+    """HiGHS reported the first round infeasible (a RuntimeError naming neither floors nor a user): floors above a
+    user's cap or what fits on its servers, or not placeable together, are refused before any round, naming the
+    first user whose floor breaks them. The DRF example (9 CPUs, 18 GB; ⟨1, 4⟩, ⟨3, 1⟩) and a third user ⟨1, 1⟩
+    capped at 2 tasks."""
+    from fairlib.multires import weighted_maxmin_totals
+
+    cluster = Cluster(
+        np.array([[9.0, 18.0]]),
+        np.array([[1.0, 4.0], [3.0, 1.0], [1.0, 1.0]]),
+        max_tasks=np.array([10.0, 10.0, 2.0]),
+    )
+    for floors, message in [
+        (
+            [0, 10, 0],
+            r"floors\[1\] = 10: user 1 can have at most 3 tasks \(what fits on its servers",
+        ),
+        ([0, 0, 3], r"floors\[2\] = 3: user 2 can have at most 2 tasks \(its cap\)"),
+        ([2, 2, 2], r"floors\[2\] = 2: .* together with the floors of users 0 to 1"),
+        ([4, 2, 0], r"floors\[1\] = 2: .* together with the floors of user 0 "),
+    ]:
+        with pytest.raises(InvalidInputError, match=message):
+            weighted_maxmin_totals(cluster, np.ones(3), floors=floors, method=method)
+    tasks, _ = weighted_maxmin_totals(cluster, np.ones(3), floors=[2, 2, 1], method=method)
+    assert (tasks.sum(axis=1) >= np.array([2, 2, 1]) * (1 - 1e-6)).all()

@@ -339,6 +339,16 @@ def test_google_workload_names_the_row_and_column_and_refuses_a_nan_horizon():
     with pytest.raises(InvalidInputError, match=r"horizon = nan: must be a finite number"):
         google_workload(_task_events_frame([0.1, 0.5, 0.2]), horizon=float("nan"))
     assert google_workload(_task_events_frame([0.1, 0.5, 0.2])).demand[:, 0].tolist() == [0.6, 0.2]
+    # a frame given directly meets the schema's codes as the readers check them
+    for column, value in (("scheduling_class", 4), ("event_type", 9), ("event_type", 1.5)):
+        frame = _task_events_frame([0.1, 0.5, 0.2])
+        frame[column] = frame[column].astype(float)
+        frame.loc[9, column] = value
+        with pytest.raises(
+            InvalidInputError,
+            match=rf"task_events row 2 \(index 9\), column '{column}' = {value}: must be a code",
+        ):
+            google_workload(frame)
 
 
 @pytest.mark.parametrize(
@@ -388,3 +398,20 @@ def test_fetch_dest_that_is_a_file_is_refused(tmp_path, capsys):
     assert f"fetch: dest = {str(target)!r}: {target} is a file, not a directory" in err
     assert fetch_main(["google", "--tables", "schema", "--dest", str(target / "sub")]) == 1
     assert "is a file, not a directory" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "sep, message",
+    [
+        ("[", r"sep = '\[': not a regular expression"),
+        ("x*", r"sep = 'x\*': matches the empty string"),
+        (b",", r"sep = b',': expected a regular expression \(str\)"),
+    ],
+)
+def test_compare_text_names_a_separator_that_is_no_regular_expression(sep, message):
+    """``re.error`` (or a TypeError) leaked from the separator; a pattern that matches the empty string split every
+    line into characters."""
+    from fairlib.repro.verify import compare_text
+
+    with pytest.raises(InvalidInputError, match=message):
+        compare_text("1,2\n", "1,2\n", sep=sep)

@@ -469,8 +469,18 @@ def test_what_would_not_parse_or_would_shadow_a_public_name_is_refused_and_nothi
         "arXiv preprint",
         "https://arxiv.org/abs/2401.00001",
     )
+    # a group reference in the title is text, never read as one by a regular expression (it raised IndexError)
+    escaped = scaffold.paper_from_options(
+        "Doe, Jane",
+        r"Queues \g<x> in M/G/1",
+        2024,
+        "article",
+        "arXiv preprint",
+        "https://arxiv.org/abs/2401.00001",
+    )
     for call, message in [
         (lambda: scaffold.scaffold_paper(KEY, quoted, DRIVER, root=checkout), "would not parse"),
+        (lambda: scaffold.scaffold_paper(KEY, escaped, DRIVER, root=checkout), "would not parse"),
         (
             lambda: scaffold.scaffold_mechanism(
                 MECH, "pooled", label="ends in a backslash\\", root=checkout

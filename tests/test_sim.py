@@ -777,3 +777,27 @@ def test_task_usage_windows_beyond_the_trace_clock_are_refused_by_name():
     for window in (9223372036855.0, 1e-9):
         with pytest.raises(InvalidInputError, match="window"):
             sim.jobs_from_demands(task_usage_demands(usage, scheduling_class={1: 2}, window=window))
+
+
+def test_windows_far_shorter_than_the_trace_are_refused_before_anything_is_allocated():
+    """A tiny interval or window over a long span made the epochs (open_loop's ticks) or the (task run, interval)
+    pairs (task_event_demands) explode: numpy was asked for terabytes before any cap was checked. Both are counted
+    first and refused naming the argument."""
+    from fairlib.traces import google
+
+    fleet = _one_server_fleet()
+    timed = _timed_jobs([[(0.0, 1e9, [1.0, 0.5])]])
+    with pytest.raises(
+        InvalidInputError,
+        match=r"interval = 0\.001 s: up to 1,000,000,000,001 epochs, more than 10,000,000",
+    ):
+        sim.open_loop(fleet, timed, {"drfh": drfh}, interval=1e-3)
+    s = 1_000_000
+    rows = [(600 * s, 1, 0, 1, 0.1, 0.2, 1), (30 * 86400 * s, 1, 0, 4, 0.1, 0.2, 1)]
+    events = pd.DataFrame(rows, columns=_EVENT_COLUMNS)
+    with pytest.raises(
+        InvalidInputError, match=r"window = 0\.01: .* more than MAX_TASK_INTERVALS = 50,000,000"
+    ):
+        task_event_demands(events, window=0.01)
+    assert task_event_demands(events, window=86400.0).demand.shape == (30, 2)
+    assert google.MAX_TASK_INTERVALS == 50_000_000

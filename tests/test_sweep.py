@@ -215,6 +215,11 @@ def test_default_backend(monkeypatch):
         (dict(grid={"x": [1]}, backend="threads"), r"backend = 'threads'"),
         (dict(grid={"x": [1]}, errors="ignore"), r"errors = 'ignore'"),
         (dict(grid={"x": [1]}, fixed={"x": 2}), r"fixed: \['x'\] also vary"),
+        (dict(grid={"x": [1]}, fixed=[("y", 2)]), r"fixed = \[\('y', 2\)\]: expected a dict"),
+        (dict(grid={"x": [1]}, fixed={"seed": 2}), r"fixed: 'seed' is reserved"),
+        (dict(grid={"x": [1]}, fixed={3: 2}), r"fixed: key 3 is not a string"),
+        (dict(grid=[{"x": 1}, {4: 1}]), r"grid point 1: parameter name 4 is not a string"),
+        (dict(grid={"x": [1]}, fixed={"y": 2}), r"fn = failing_cell\(seed, x\): cannot be called"),
         (dict(grid={"x": [1, 2]}, backend="loky", n_jobs=0), r"n_jobs = 0"),
     ],
 )
@@ -222,6 +227,25 @@ def test_bad_arguments(kwargs, message):
     grid = kwargs.pop("grid")
     with pytest.raises(InvalidInputError, match=message):
         sweep(failing_cell, grid, progress=False, **kwargs)
+
+
+def test_a_cell_function_that_cannot_take_its_arguments_is_refused_before_any_worker_starts():
+    """A cell without ``seed``, or without a grid parameter, failed in every worker; it is refused in the caller's
+    process, naming ``fn``, the grid point and the reason."""
+
+    def no_seed(x):
+        return {"y": x}
+
+    def two(seed, x):
+        return {"y": x}
+
+    for fn, grid, message in [
+        (no_seed, {"x": [1, 2]}, r"fn = .*no_seed\(x\): .*grid point 0 \(x\).*'seed'"),
+        (two, [{"x": 1}, {"z": 2}], r"fn = .*two\(seed, x\): .*grid point 1 \(z\).*'x'"),
+    ]:
+        with pytest.raises(InvalidInputError, match=message):
+            sweep(fn, grid, backend="loky", n_jobs=2, progress=False, cache=False)
+    assert sweep(lambda **kw: {"ok": 1}, {"x": [1]}, backend="serial", progress=False).ok[0] == 1
 
 
 def test_bad_return_type_is_a_cell_failure():

@@ -3,6 +3,7 @@
 import gzip
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from fairlib._validate import InvalidInputError
@@ -432,3 +433,169 @@ def test_real_or_synthetic_checks_the_seed_even_when_real_data_is_found(
     assert real_or_synthetic("google") == real.parent
     with pytest.raises(InvalidInputError, match=r"seed = .*: must be an integer >= 0"):
         real_or_synthetic("google", seed=seed)
+
+
+def _fields(row, **changes):
+    """ROW with the named task_events fields replaced."""
+    from fairlib.traces import TASK_EVENT_COLUMNS
+
+    fields = row.rstrip("\n").split(",")
+    for name, value in changes.items():
+        fields[TASK_EVENT_COLUMNS.index(name)] = value
+    return ",".join(fields) + "\n"
+
+
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        (
+            {"scheduling_class": "4"},
+            r"column 'scheduling_class': 4 is outside the documented range 0 to 3",
+        ),
+        ({"event_type": "9"}, r"column 'event_type': 9 is outside the documented range 0 to 8"),
+        ({"priority": "12"}, r"column 'priority': 12 is outside the documented range 0 to 11"),
+        ({"priority": "-1"}, r"column 'priority': -1 is outside the documented range 0 to 11"),
+        ({"different_machines": "2"}, r"column 'different_machines': 2 is outside .* 0 to 1"),
+        ({"missing_info": "3"}, r"column 'missing_info': 3 is outside the documented range 0 to 2"),
+        (
+            {"job_id": "12345678901234567890"},
+            r"column 'job_id': '12345678901234567890' is beyond the int64",
+        ),
+        ({"machine_id": "99999999999999999999"}, r"column 'machine_id': '9+' is beyond the int64"),
+        ({"machine_id": "1.5"}, r"column 'machine_id': '1\.5' is not an integer"),
+        # the trace writes a missing number as an empty field: the text NaN is not one
+        ({"cpu_request": "NaN"}, r"column 'cpu_request': 'NaN' is not a number"),
+    ],
+)
+def test_task_events_codes_and_ids_outside_the_schema_name_file_line_and_column(
+    tmp_path, changes, message
+):
+    """Codes outside the schema's ranges were read as they came; an id beyond int64 raised pandas' bare
+    OverflowError; a fractional machine id a message without a line."""
+    _write(tmp_path, ROW + _fields(ROW, **changes))
+    with pytest.raises(TraceFormatError, match=r"part-00000-of-00500\.csv\.gz, line 2, " + message):
+        read_task_events([0], directory=tmp_path)
+
+
+def test_job_and_machine_event_codes_outside_the_schema_are_refused(tmp_path):
+    from fairlib.traces import read_job_events, read_machine_events
+
+    folder = tmp_path / "job_events"
+    folder.mkdir()
+    with gzip.open(folder / "part-00000-of-00500.csv.gz", "wt") as f:
+        f.write("0,,6251812952,0,user=,1,name=,logical=\n0,,6251812953,0,user=,7,name=,logical=\n")
+    with pytest.raises(TraceFormatError, match=r"line 2, column 'scheduling_class': 7 is outside"):
+        read_job_events([0], directory=tmp_path)
+    folder = tmp_path / "machine_events"
+    folder.mkdir()
+    with gzip.open(folder / "part-00000-of-00001.csv.gz", "wt") as f:
+        f.write("0,5,0,platform=,0.5,0.5\n0,6,3,platform=,0.5,0.5\n")
+    with pytest.raises(
+        TraceFormatError, match=r"line 2, column 'event_type': 3 is outside .* 0 to 2"
+    ):
+        read_machine_events(directory=tmp_path)
+
+
+# --- the Google writer (the synthetic tables) writes only what the readers read back ---------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from fairlib.traces import google  # noqa: E402
+
+#: hashes and names as the trace writes them (salted SHA-256 in base64), words a CSV reader might take for missing
+_TEXT = st.one_of(
+    st.text(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=", min_size=1, max_size=44
+    ),
+    st.sampled_from(["NA", "nan", "null", "None", "N/A"]),
+)
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _column(table, name, dtype, n):
+    low, high = google._RANGES[table].get(name, _INT64)
+    if name in google._NONNEGATIVE[table]:
+        low = max(low, 0)
+    if dtype == "string":
+        values = st.one_of(st.none(), _TEXT)
+    elif dtype == "float64":
+        finite = st.floats(
+            min_value=0.0 if name in google._NONNEGATIVE[table] else None,
+            allow_nan=False,
+            allow_infinity=False,
+        )
+        values = st.one_of(st.none(), finite)
+    else:
+        values = st.integers(low, high)
+        if dtype == "Int64":
+            values = st.one_of(st.none(), values)
+    return st.lists(values, min_size=n, max_size=n)
+
+
+@st.composite
+def _google_tables(draw):
+    table = draw(st.sampled_from(sorted(google._TABLES)))
+    names, dtypes, _ = google._TABLES[table]
+    n = draw(st.integers(1, 5))
+    columns = {name: draw(_column(table, name, dtypes[name], n)) for name in names}
+    frame = pd.DataFrame(columns).astype(dtypes)
+    if table == "task_usage":  # a window ends no earlier than it starts
+        frame["end_time"] = np.maximum(frame.start_time, frame.end_time)
+    return table, frame
+
+
+@settings(max_examples=80, deadline=None)
+@given(drawn=_google_tables())
+def test_what_the_google_writer_writes_the_readers_read_back_unchanged(tmp_path_factory, drawn):
+    table, frame = drawn
+    folder = tmp_path_factory.mktemp("google")
+    total = google._TABLES[table][2]
+    path = folder / table / f"part-00000-of-{total:05d}.csv.gz"
+    google._write_part(path, frame, table)
+    back = google._read_parts(table, [0], folder, None)
+    back = pd.concat(list(back), ignore_index=True)
+    pd.testing.assert_frame_equal(back, frame, check_exact=True)
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # nothing else left beside it
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"user": "a,b"}, r"line 2: 14 field\(s\), expected 13"),
+        ({"scheduling_class": 5}, r"line 2, column 'scheduling_class': 5 is outside"),
+        ({"cpu_request": -0.5}, r"line 2, column 'cpu_request': -0\.5 must be finite and >= 0"),
+        ({"time": -1}, r"line 2, column 'time': -1\.0 must be finite and >= 0"),
+    ],
+)
+def test_the_google_writer_refuses_what_the_readers_refuse_and_writes_nothing(
+    tmp_path, change, message
+):
+    frame = google.read_task_events([0], directory=_fixture_copy(tmp_path)).head(3)
+    for name, value in change.items():
+        frame[name] = frame[name].astype(object)
+        frame.loc[1, name] = value
+    out = tmp_path / "out" / "task_events" / "part-00000-of-00500.csv.gz"
+    with pytest.raises(InvalidInputError, match=r"frame: the reader would refuse .*" + message):
+        google._write_part(out, frame, "task_events")
+    assert not out.parent.exists() or list(out.parent.iterdir()) == []
+    with pytest.raises(InvalidInputError, match=r"frame: no rows"):
+        google._write_part(out, frame.head(0), "task_events")
+
+
+def _fixture_copy(tmp_path):
+    _write(tmp_path, ROW * 3)
+    return tmp_path
+
+
+def test_synthetic_task_usage_refuses_parts_that_would_hold_no_row(tmp_path):
+    """A part whose time range ends before the first 300 s window (600 s) was written as an empty file, which
+    read_task_usage refuses; now the parts are named and nothing is written."""
+    from fairlib.traces import synthetic_google, synthetic_task_usage
+
+    src = synthetic_google(
+        tmp_path / "src", rng=3, hours=0.5, initial_jobs=30, jobs_per_hour=20.0, max_tasks=5
+    )
+    with pytest.raises(InvalidInputError, match=r"parts: \[0\] would hold no task_usage rows"):
+        synthetic_task_usage(tmp_path / "out", rng=4, source_directory=src, job_fraction=1.0)
+    assert not (tmp_path / "out").exists()

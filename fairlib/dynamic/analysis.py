@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import ArrayLike
 
-from .._validate import InvalidInputError, as_count, as_instance, as_number, as_rng
+from .._validate import InvalidInputError, RngLike, as_count, as_instance, as_number, as_rng
 from .drf import DynamicDRFResult, dynamic_drf, normalize_demands, static_drf_levels
 
 __all__ = [
@@ -16,12 +18,30 @@ __all__ = [
 ]
 
 
-def competitive_ratios(result: DynamicDRFResult) -> dict:
-    """Per-step objective ratios against the static DRF benchmark ẋ^k.
+def competitive_ratios(result: DynamicDRFResult) -> dict[str, object]:
+    """Per-step objective ratios of a dynamic DRF run against the static DRF benchmark ẋ^k.
 
-    Returns arrays over steps k = 1..K: ``maxsum`` (sum of shares), ``maxmin`` (min share = M^k by
-    Lemma 2), ``static`` (ẋ^k), ``cr1`` = maxsum / (k ẋ^k) and ``cr2`` = M^k / ẋ^k, plus their minima
-    ``CR1``, ``CR2`` over steps.
+    Parameters
+    ----------
+    result : DynamicDRFResult
+        The run (:func:`~fairlib.dynamic.dynamic_drf`).
+
+    Returns
+    -------
+    dict
+        Arrays of shape (K,) over steps k = 1..K: ``maxsum`` (sum of shares), ``maxmin`` (min share = M^k by
+        Lemma 2), ``static`` (ẋ^k), ``cr1`` = maxsum / (k ẋ^k) and ``cr2`` = M^k / ẋ^k; and floats ``CR1``,
+        ``CR2``, their minima over steps.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``result`` is not a DynamicDRFResult.
+
+    References
+    ----------
+    .. [1] W. Li, X. Liu, X. Zhang, X. Zhang, "A note on dynamic fair division of multiple resources", arXiv
+       preprint arXiv:1509.07935, 2019, §2, §4.
     """
     as_instance(result, DynamicDRFResult, "result")
     static = static_drf_levels(result.demands, result.n)
@@ -47,26 +67,70 @@ def _unit_types(m: int, eps: float) -> np.ndarray:
     return types
 
 
-def maxsum_counterexample(m: int, eps: float = 1e-9) -> np.ndarray:
-    """Li et al. §4: n = m + 1 agents, d_i = e_i (ε elsewhere) for i <= m, d_{m+1} = (1, ..., 1).
+def maxsum_counterexample(m: int, eps: float = 1e-9) -> npt.NDArray[np.float64]:
+    """The maxsum counterexample: n = m + 1 agents, d_i = e_i (ε elsewhere) for i <= m, d_{m+1} = (1, ..., 1).
 
     Dynamic DRF ends with sum of shares -> (m^2 + 1)/(m + 1), static DRF with (m + 1)/2.
+
+    Parameters
+    ----------
+    m : int
+        Number of resources, >= 1.
+    eps : float, default 1e-9
+        The small demand ε, in (0, 0.5].
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64 demands, shape (m + 1, m), in arrival order.
+
+    Raises
+    ------
+    InvalidInputError
+        On ``m`` below 1 or ``eps`` out of range.
+
+    References
+    ----------
+    .. [1] W. Li, X. Liu, X. Zhang, X. Zhang, "A note on dynamic fair division of multiple resources", arXiv
+       preprint arXiv:1509.07935, 2019, §4.
     """
     m = as_count(m, "m")
     return np.vstack([_unit_types(m, eps), np.ones((1, m))])
 
 
-def maxmin_tight_example(m: int, eps: float = 1e-9) -> np.ndarray:
-    """Li et al. Thm 2: n = m^2 + 1 agents cycling through the m unit-dominant types (ε elsewhere).
+def maxmin_tight_example(m: int, eps: float = 1e-9) -> npt.NDArray[np.float64]:
+    """The tight maxmin instance: n = m^2 + 1 agents cycling through the m unit-dominant types (ε elsewhere).
 
     Any DPO mechanism gives the last agent <= 1/(m^2 + 1); static DRF gives 1/(m + 1).
+
+    Parameters
+    ----------
+    m : int
+        Number of resources, in [1, 2^31].
+    eps : float, default 1e-9
+        The small demand ε, in (0, 0.5].
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64 demands, shape (m^2 + 1, m), in arrival order.
+
+    Raises
+    ------
+    InvalidInputError
+        On ``m`` out of range or ``eps`` out of range.
+
+    References
+    ----------
+    .. [1] W. Li, X. Liu, X. Zhang, X. Zhang, "A note on dynamic fair division of multiple resources", arXiv
+       preprint arXiv:1509.07935, 2019, Theorem 2.
     """
     m = as_count(m, "m", maximum=2**31)  # n = m^2 + 1 agents
     n = m * m + 1
     return _unit_types(m, eps)[np.arange(n) % m]
 
 
-def check_properties(result: DynamicDRFResult, *, tol: float = 1e-9) -> dict:
+def check_properties(result: DynamicDRFResult, *, tol: float = 1e-9) -> dict[str, object]:
     """Largest violation of SI, DEF and DPO over every step (0 means the property holds).
 
     - SI: x_i^k >= 1/n for every present agent.
@@ -75,6 +139,29 @@ def check_properties(result: DynamicDRFResult, *, tol: float = 1e-9) -> dict:
     - capacity: sum_i x_i^k d_ir <= k/n.
 
     Cost O(K^2 m + K^3) for the DEF check: meant for K up to a few hundred.
+
+    Parameters
+    ----------
+    result : DynamicDRFResult
+        The run, at most 2000 steps.
+    tol : float, default 1e-9
+        Violations up to ``tol`` count as holding, >= 0.
+
+    Returns
+    -------
+    dict
+        ``"SI"``, ``"DEF"``, ``"DPO"``, ``"capacity"``: the largest violation of each (float, >= 0), and
+        ``"holds"``: whether all are within ``tol``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``result`` is not a DynamicDRFResult, ``tol`` is invalid, or the run has more than 2000 steps.
+
+    References
+    ----------
+    .. [1] W. Li, X. Liu, X. Zhang, X. Zhang, "A note on dynamic fair division of multiple resources", arXiv
+       preprint arXiv:1509.07935, 2019, §2.
     """
     as_instance(result, DynamicDRFResult, "result")
     tol = as_number(tol, "tol", inclusive=True)
@@ -111,13 +198,40 @@ def check_properties(result: DynamicDRFResult, *, tol: float = 1e-9) -> dict:
 
 
 def strategyproofness_spot_check(
-    demands, n=None, *, rng=None, trials: int = 20, method: str = "waterfill"
+    demands: ArrayLike,
+    n: int | None = None,
+    *,
+    rng: RngLike = None,
+    trials: int = 20,
+    method: str = "waterfill",
 ) -> float:
     """Largest gain any agent gets by misreporting, over ``trials`` random (agent, lie) pairs.
 
-    An agent's utility under Leontief preferences is the number of its tasks it can run:
-    x'_i min_r (d'_ir / d_ir) with reported d' and true d (both normalised). Strategy-proofness means the
-    gain is <= 0 at every step. Returns the largest gain seen (<= ~1e-12 when SP holds).
+    An agent's utility under Leontief preferences is the number of its tasks it can run: x'_i min_r (d'_ir / d_ir)
+    with reported d' and true d (both normalised). Strategy-proofness means the gain is <= 0 at every step.
+
+    Parameters
+    ----------
+    demands : array_like
+        Shape (K, m): true demands in arrival order, >= 0 with no all-zero row.
+    n : int or None, default None
+        The number of agents planned for, >= K; None: K.
+    rng : None, int or numpy.random.Generator, default None
+        Seed of the random agents and lies.
+    trials : int, default 20
+        Number of (agent, lie) pairs tried, >= 1.
+    method : {"waterfill", "linear", "lp"}, default "waterfill"
+        The :func:`~fairlib.dynamic.dynamic_drf` method run.
+
+    Returns
+    -------
+    float
+        The largest gain seen (<= ~1e-12 when SP holds on these trials).
+
+    Raises
+    ------
+    InvalidInputError
+        On invalid demands, ``n``, seed, ``trials`` or method.
     """
     trials = as_count(trials, "trials")
     rng = as_rng(rng)

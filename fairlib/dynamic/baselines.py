@@ -7,15 +7,35 @@ level through the sorted breakpoints until a resource reaches k/n. O(k log k + k
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import ArrayLike
 
 __all__ = ["waterfill_step_sorted", "waterfill_step_fixed_increment"]
 
 
-def waterfill_step_sorted(demands, previous_shares, n: int) -> np.ndarray:
-    """Shares after agent k = len(previous_shares) + 1 arrives; ``demands`` rows already normalised.
+def waterfill_step_sorted(
+    demands: ArrayLike, previous_shares: ArrayLike, n: int
+) -> npt.NDArray[np.float64]:
+    """Shares after agent k = len(previous_shares) + 1 arrives, by sorting and raising level by level.
 
-    The newcomer rises alone to 0.5, then both rise together until resource 0 is full:
+    No input is checked (a test reference); ``demands`` rows are already normalised.
 
+    Parameters
+    ----------
+    demands : array_like
+        Shape (>= k, m): normalised demands, the first k rows read.
+    previous_shares : array_like
+        Shape (k - 1,): the previous step's shares.
+    n : int
+        The number of agents planned for (capacity k/n).
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64 shares, shape (k,).
+
+    Examples
+    --------
     >>> waterfill_step_sorted(np.array([[1.0, 0.0], [0.0, 1.0]]), [0.5], 2).tolist()
     [1.0, 1.0]
     """
@@ -45,21 +65,47 @@ def waterfill_step_sorted(demands, previous_shares, n: int) -> np.ndarray:
 
 
 def waterfill_step_fixed_increment(
-    demands, previous_shares, n: int, increment: float
-) -> tuple[np.ndarray, int, int]:
-    """One arrival step of Kash, Procaccia and Shah's water-filling run with a fixed increment (Li et al.'s [6],
-    whose running time Li et al. call pseudo-polynomial): repeatedly raise every agent at the minimum share by
-    ``increment`` together, while the raised agents' extra demand still fits the capacity k/n; stop at the first
-    raise that would not fit. ``demands`` rows already normalised, agent k = len(previous_shares) + 1 arriving.
+    demands: ArrayLike, previous_shares: ArrayLike, n: int, increment: float
+) -> tuple[npt.NDArray[np.float64], int, int]:
+    """One arrival step of Kash, Procaccia and Shah's water-filling run with a fixed increment.
 
-    The smallest share it ends with lies within ``increment`` below the exact level M of LP (1) (raising the
-    lowest agents by one more increment stays below the exact allocation max(x_i^{k-1}, M), which fits), and no
-    resource exceeds k/n. Its number of raises grows as 1/``increment``: with the increment one unit of an
-    integer grid of resolution S (increment 1/S) the work grows with S, not with its number of digits.
+    Repeatedly raise every agent at the minimum share by ``increment`` together, while the raised agents' extra
+    demand still fits the capacity k/n; stop at the first raise that would not fit (Li et al.'s [6], whose running
+    time Li et al. call pseudo-polynomial). The smallest share it ends with lies within ``increment`` below the
+    exact level M of LP (1) (raising the lowest agents by one more increment stays below the exact allocation
+    max(x_i^{k-1}, M), which fits), and no resource exceeds k/n. Its number of raises grows as 1/``increment``: with
+    the increment one unit of an integer grid of resolution S (increment 1/S) the work grows with S, not with its
+    number of digits.
 
-    Returns (shares, raises, work): ``work`` counts the element operations (per raise: k shares scanned, the m
-    demands of each raised agent summed, m capacities tested).
+    Parameters
+    ----------
+    demands : array_like
+        Shape (>= k, m): normalised demands, the first k rows read.
+    previous_shares : array_like
+        Shape (k - 1,): the previous step's shares.
+    n : int
+        The number of agents planned for (capacity k/n).
+    increment : float
+        The raise per round, > 0.
 
+    Returns
+    -------
+    tuple of (numpy.ndarray, int, int)
+        ``(shares, raises, work)``: float64 shares of shape (k,), the number of raises, and the element operations
+        counted (per raise: k shares scanned, the m demands of each raised agent summed, m capacities tested).
+
+    Raises
+    ------
+    ValueError
+        When ``demands`` has fewer than k rows or ``increment`` is not > 0.
+
+    References
+    ----------
+    .. [1] I. Kash, A. D. Procaccia, N. Shah, "No Agent Left Behind: Dynamic Fair Division of Multiple
+       Resources", Journal of Artificial Intelligence Research 51, 2014.
+
+    Examples
+    --------
     >>> shares, raises, work = waterfill_step_fixed_increment(np.array([[1.0, 0.5]]), [], 1, 0.25)
     >>> shares.tolist(), raises
     ([1.0], 4)

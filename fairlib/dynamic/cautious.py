@@ -17,6 +17,8 @@ M fixed, maximise the sum of shares. Nothing here is KPS's LP; every plot that s
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import ArrayLike
 from scipy.optimize import linprog
 
 from .drf import _planned_agents, normalize_demands
@@ -24,11 +26,28 @@ from .drf import _planned_agents, normalize_demands
 __all__ = ["cautious_lp"]
 
 
-def cautious_lp(demands, n: int | None = None) -> dict:
-    """Run the cautious-LP reconstruction [INF] over all arrivals.
+def cautious_lp(demands: ArrayLike, n: int | None = None) -> dict[str, npt.NDArray[np.float64]]:
+    """Run the cautious-LP reconstruction [INF] over all arrivals (module doc: the constraints and objective).
 
-    Returns ``{"levels": (K,) min share per step, "maxsum": (K,) sum per step, "final_shares": (K,),
-    "used_max": (K,) largest resource use per step}``.
+    Parameters
+    ----------
+    demands : array_like
+        Shape (K, m): demands in arrival order, >= 0 with no all-zero row (normalised here).
+    n : int or None, default None
+        The number of agents planned for, >= K; None: K.
+
+    Returns
+    -------
+    dict
+        ``"levels"``: (K,) min share per step; ``"maxsum"``: (K,) sum of shares per step; ``"final_shares"``: (K,);
+        ``"used_max"``: (K,) largest resource use per step.
+
+    Raises
+    ------
+    InvalidInputError
+        On invalid demands or ``n`` below K.
+    RuntimeError
+        When HiGHS fails on a step's LP.
     """
     d = normalize_demands(demands)
     K, m = d.shape

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import ArrayLike
 
 from .._jit import interpreted_when_small, njit
 from .._validate import (
@@ -39,9 +41,33 @@ METHODS = ("linear", "waterfill", "lp")
 _DENSE_LIMIT = 5000
 
 
-def normalize_demands(demands, name: str = "demands") -> np.ndarray:
-    """Validate and scale each row so its largest entry is 1 (Li et al. §2: d_ir = D_ir / max_r D_ir).
+def normalize_demands(demands: ArrayLike, name: str = "demands") -> npt.NDArray[np.float64]:
+    """Validate and scale each row so its largest entry is 1: d_ir = D_ir / max_r D_ir.
 
+    Parameters
+    ----------
+    demands : array_like
+        Shape (K, m): per-task demands, >= 0 with no all-zero row.
+    name : str, default "demands"
+        The argument's name, used in error messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64, shape (K, m), every row's largest entry 1.
+
+    Raises
+    ------
+    InvalidInputError
+        On invalid demands or a ``name`` that is not a str.
+
+    References
+    ----------
+    .. [1] W. Li, X. Liu, X. Zhang, X. Zhang, "A note on dynamic fair division of multiple resources", arXiv
+       preprint arXiv:1509.07935, 2019, §2.
+
+    Examples
+    --------
     >>> normalize_demands([[2, 1], [1, 4]]).tolist()
     [[1.0, 0.5], [0.25, 1.0]]
     """
@@ -55,7 +81,20 @@ def normalize_demands(demands, name: str = "demands") -> np.ndarray:
 
 @njit(cache=True)
 def suffix_max_shares(levels, k):
-    """Shares x_i^k = max(levels[i..k-1]) of the first k agents (0-based agents, step k >= 1)."""
+    """Shares x_i^k = max(levels[i..k-1]) of the first k agents (0-based agents, step k >= 1).
+
+    Parameters
+    ----------
+    levels : float64[:]
+        The levels M^1..M^K, shape (K,).
+    k : int
+        The step, 1 <= k <= K.
+
+    Returns
+    -------
+    float64[:]
+        The shares, shape (k,).
+    """
     out = np.empty(k)
     run = 0.0
     for i in range(k - 1, -1, -1):
@@ -70,21 +109,30 @@ def suffix_max_shares(levels, k):
 class DynamicDRFResult:
     """Dynamic DRF over all arrival steps.
 
-    Attributes
+    Parameters
     ----------
-    demands : (K, m) normalised demands (row max 1), in arrival order.
-    n : int — the number of agents the mechanism plans for (capacity at step k is k/n).
-    levels : (K,) M^k, the level of step k = 1..K (the newest agent's share, the minimum share).
-    split : (K,) int — τ^k as a 0-based agent index: agents ``i >= split[k-1]`` sit at M^k (on exact
-        ties, where an earlier agent already held M^k, methods may place τ differently).
-    maxsum : (K,) — sum of the present agents' dominant shares after each step.
-    final_shares : (K,) — x_i^K.
+    demands : numpy.ndarray
+        Shape (K, m): normalised demands (row max 1), in arrival order.
+    n : int
+        The number of agents the mechanism plans for (capacity at step k is k/n).
+    levels : numpy.ndarray
+        Shape (K,): M^k, the level of step k = 1..K (the newest agent's share, the minimum share).
+    split : numpy.ndarray
+        Shape (K,), int64: τ^k as a 0-based agent index: agents ``i >= split[k-1]`` sit at M^k (on exact ties, where
+        an earlier agent already held M^k, methods may place τ differently).
+    maxsum : numpy.ndarray
+        Shape (K,): the sum of the present agents' dominant shares after each step.
+    final_shares : numpy.ndarray
+        Shape (K,): x_i^K.
     method : str
-    step_shares : list of arrays or None — every step's shares as computed by the method itself
-        (``method="lp"`` only; the others rebuild them from ``levels``).
-    work : int or None — element operations Algorithm 1 did over all steps (one per demand entry, share or
-        prefix-sum row entry visited; ``method="linear"`` only): the counted work behind its complexity,
-        the same on every machine and under any load.
+        The method that computed it: ``"linear"``, ``"waterfill"`` or ``"lp"``.
+    step_shares : list of numpy.ndarray or None, default None
+        Every step's shares as computed by the method itself (``method="lp"`` only; the others rebuild them from
+        ``levels``).
+    work : int or None, default None
+        Element operations Algorithm 1 did over all steps (one per demand entry, share or prefix-sum row entry
+        visited; ``method="linear"`` only): the counted work behind its complexity, the same on every machine and
+        under any load.
     """
 
     demands: np.ndarray
@@ -108,23 +156,82 @@ class DynamicDRFResult:
             raise InvalidInputError(f"k = {k}: steps run from 1 to {self.n_steps}")
         return int(k)
 
-    def shares(self, k: int) -> np.ndarray:
-        """Dominant shares (x_1^k, ..., x_k^k) after step k (1-based)."""
+    def shares(self, k: int) -> npt.NDArray[np.float64]:
+        """Dominant shares (x_1^k, ..., x_k^k) after step k.
+
+        Parameters
+        ----------
+        k : int
+            The step, 1-based, from 1 to ``n_steps``.
+
+        Returns
+        -------
+        numpy.ndarray
+            Float64, shape (k,).
+
+        Raises
+        ------
+        InvalidInputError
+            When ``k`` is not an integer in [1, n_steps].
+        """
         k = self._check_step(k)
         if self.step_shares is not None:
             return self.step_shares[k - 1].copy()
         return suffix_max_shares(self.levels, k)
 
-    def allocation(self, k: int) -> np.ndarray:
-        """Allocation A^k[i, r] = x_i^k d_ir of the first k agents."""
+    def allocation(self, k: int) -> npt.NDArray[np.float64]:
+        """Allocation A^k[i, r] = x_i^k d_ir of the first k agents.
+
+        Parameters
+        ----------
+        k : int
+            The step, 1-based, from 1 to ``n_steps``.
+
+        Returns
+        -------
+        numpy.ndarray
+            Float64, shape (k, m): agents x resources, in units of the (unit) capacity.
+
+        Raises
+        ------
+        InvalidInputError
+            When ``k`` is not an integer in [1, n_steps].
+        """
         return self.shares(k)[:, None] * self.demands[:k]
 
-    def used(self, k: int) -> np.ndarray:
-        """Resources in use after step k (each must be <= k/n)."""
+    def used(self, k: int) -> npt.NDArray[np.float64]:
+        """Resources in use after step k (each must be <= k/n).
+
+        Parameters
+        ----------
+        k : int
+            The step, 1-based, from 1 to ``n_steps``.
+
+        Returns
+        -------
+        numpy.ndarray
+            Float64, shape (m,).
+
+        Raises
+        ------
+        InvalidInputError
+            When ``k`` is not an integer in [1, n_steps].
+        """
         return self.shares(k) @ self.demands[:k]
 
-    def dense_shares(self) -> np.ndarray:
-        """The lower-triangular matrix X[k-1, i] = x_i^k (small instances only: K^2 memory)."""
+    def dense_shares(self) -> npt.NDArray[np.float64]:
+        """The lower-triangular matrix X[k-1, i] = x_i^k (small instances only: K^2 memory).
+
+        Returns
+        -------
+        numpy.ndarray
+            Float64, shape (K, K).
+
+        Raises
+        ------
+        InvalidInputError
+            When there are more than 5000 steps.
+        """
         if self.n_steps > _DENSE_LIMIT:
             raise InvalidInputError(
                 f"dense_shares: {self.n_steps} steps need {self.n_steps}^2 floats; "
@@ -141,6 +248,19 @@ class DynamicDRFResult:
 
 @njit(cache=True)
 def _fits(alpha, beta, x, cap):
+    """Whether alpha[r] + beta[r] x <= cap for every resource r (the binary search's test of Algorithm 1).
+
+    Parameters
+    ----------
+    alpha : float64[:]
+        Shape (m,): usage of the agents kept at their shares.
+    beta : float64[:]
+        Shape (m,): demand of the agents raised to ``x``.
+    x : float
+        The share tested.
+    cap : float
+        The step's capacity k/n.
+    """
     for r in range(alpha.shape[0]):
         if alpha[r] + beta[r] * x > cap:
             return False
@@ -154,6 +274,25 @@ def _linear_step(d, x, k, n, corrected_line6, alpha, beta, work):
     ``work[0]`` is increased by the element operations done (one per d[i, r] or x[i] visited): the counted
     work behind the O(k m) per-step claim, independent of the machine and its load.
     Returns (level M, split τ as 0-based index, sum of shares).
+
+    Parameters
+    ----------
+    d : float64[:, :]
+        Normalised demands, shape (K, m), one row per agent in arrival order.
+    x : float64[:]
+        Shares, shape (K,) (the present agents' first); updated in place.
+    k : int
+        The 0-based index of the arriving agent (agents 0..k are present).
+    n : float
+        The number of agents planned for (capacity (k+1)/n at 0-based step k).
+    corrected_line6 : bool
+        Whether line 6 uses the corrected test (False: as printed).
+    alpha : float64[:]
+        Shape (m,): scratch for α_r.
+    beta : float64[:]
+        Shape (m,): scratch for β_r.
+    work : int64[:]
+        Shape (1,): ``work[0]`` accumulates the element operations done.
     """
     m = d.shape[1]
     cap = (k + 1) / n
@@ -233,6 +372,25 @@ def _linear_step_prefix(d, x, k, n, corrected_line6, demand_prefix, usage_prefix
     element operations done (as in ``_linear_step``).
 
     Returns (level M, split τ as 0-based index, change in the sum of shares).
+
+    Parameters
+    ----------
+    d : float64[:, :]
+        Normalised demands, shape (K, m), one row per agent in arrival order.
+    x : float64[:]
+        Shares, shape (K,) (the present agents' first); updated in place.
+    k : int
+        The 0-based index of the arriving agent (agents 0..k are present).
+    n : float
+        The number of agents planned for (capacity (k+1)/n at 0-based step k).
+    corrected_line6 : bool
+        Whether line 6 uses the corrected test (False: as printed).
+    demand_prefix : float64[:, :]
+        Shape (K+1, m): ``demand_prefix[t, r] = sum_{i<t} d_ir``; row k+1 written here.
+    usage_prefix : float64[:, :]
+        Shape (K+1, m): ``usage_prefix[t, r] = sum_{i<t} d_ir x_i``; the rows from τ+1 rebuilt here.
+    work : int64[:]
+        Shape (1,): ``work[0]`` accumulates the element operations done.
     """
     m = d.shape[1]
     cap = (k + 1) / n
@@ -288,7 +446,27 @@ def _linear_step_prefix(d, x, k, n, corrected_line6, demand_prefix, usage_prefix
 @njit(cache=True)
 def _linear_prefix_block(d, x, n, demand_prefix, usage_prefix, start, stop, work):
     """Steps ``start..stop-1`` (0-based arrivals) of the prefix-sum Algorithm 1 from a given state
-    (for timing a step at large k without rerunning the steps before it). Returns the last level."""
+    (for timing a step at large k without rerunning the steps before it). Returns the last level.
+
+    Parameters
+    ----------
+    d : float64[:, :]
+        Normalised demands, shape (K, m), one row per agent in arrival order.
+    x : float64[:]
+        Shares, shape (K,) (the present agents' first); updated in place.
+    n : float
+        The number of agents planned for (capacity (k+1)/n at 0-based step k).
+    demand_prefix : float64[:, :]
+        Shape (K+1, m): ``demand_prefix[t, r] = sum_{i<t} d_ir``; row k+1 written here.
+    usage_prefix : float64[:, :]
+        Shape (K+1, m): ``usage_prefix[t, r] = sum_{i<t} d_ir x_i``; the rows from τ+1 rebuilt here.
+    start : int
+        First 0-based arrival to run.
+    stop : int
+        One past the last.
+    work : int64[:]
+        Shape (1,): ``work[0]`` accumulates the element operations done.
+    """
     level = 0.0
     for k in range(start, stop):
         level, _, _ = _linear_step_prefix(d, x, k, n, True, demand_prefix, usage_prefix, work)
@@ -313,7 +491,21 @@ def _linear_prefix_state(d, k, n):
 def _linear_kernel(d, n, corrected_line6, rescan, work):
     """Algorithm 1 over all arrivals; ``corrected_line6=False`` runs the printed test; ``rescan=True``
     recomputes every sum by loops over the present agents (the printed O(k m) per step), otherwise
-    prefix sums are kept across steps (``_linear_step_prefix``). ``work[0]``: element operations, summed."""
+    prefix sums are kept across steps (``_linear_step_prefix``). ``work[0]``: element operations, summed.
+
+    Parameters
+    ----------
+    d : float64[:, :]
+        Normalised demands, shape (K, m), one row per agent in arrival order.
+    n : float
+        The number of agents planned for (capacity (k+1)/n at 0-based step k).
+    corrected_line6 : bool
+        Whether line 6 uses the corrected test (False: as printed).
+    rescan : bool
+        Whether every sum is recomputed by loops (else prefix sums).
+    work : int64[:]
+        Shape (1,): ``work[0]`` accumulates the element operations done.
+    """
     K, m = d.shape
     x = np.zeros(K)
     levels = np.zeros(K)
@@ -351,6 +543,13 @@ def _waterfill_kernel(d, n):
 
     Segments (runs of agents with equal share, shares falling with arrival order by Lemma 2) live on a
     stack; each is created once and merged once, so a step costs O(m) amortised.
+
+    Parameters
+    ----------
+    d : float64[:, :]
+        Normalised demands, shape (K, m), one row per agent in arrival order.
+    n : float
+        The number of agents planned for (capacity (k+1)/n at 0-based step k).
     """
     K, m = d.shape
     seg_start = np.zeros(K, dtype=np.int64)
@@ -450,7 +649,7 @@ def _lp_steps(d, n):
 
 @interpreted_when_small
 def dynamic_drf(
-    demands,
+    demands: ArrayLike,
     n: int | None = None,
     method: str = "linear",
     *,
@@ -461,20 +660,20 @@ def dynamic_drf(
 
     Parameters
     ----------
-    demands : (K, m) array_like
-        Per-task demands, one row per agent in arrival order, >= 0 with no all-zero row. Each row is
-        normalised here so its largest entry is 1 (already-normalised rows are unchanged).
-    n : int, optional
-        Number of agents the mechanism plans for (capacity k/n at step k); default K. Must be >= K.
-    method : {"linear", "waterfill", "lp"}
+    demands : array_like
+        Shape (K, m): per-task demands, one row per agent in arrival order, >= 0 with no all-zero row. Each row
+        is normalised here so its largest entry is 1 (already-normalised rows are unchanged).
+    n : int or None, default None
+        Number of agents the mechanism plans for (capacity k/n at step k); None: K. Must be >= K.
+    method : {"linear", "waterfill", "lp"}, default "linear"
         ``"linear"``: Li et al.'s Algorithm 1 (binary search for the split τ, O(k m) per step) with line 6
         corrected to test ``sum_{i<=k} d_ir x_1^{k-1} <= k/n`` (reconstructions §3.3 erratum: as printed the
         test is always true and capacity is violated). ``"waterfill"``: Kash et al.'s water-filling
         computed exactly by events (segments of equal shares merged bottom-up; O(m) amortised per
         step). ``"lp"``: HiGHS on LP (1) at every step (slow; keeps every step's shares).
-    line6 : {"corrected", "as_printed"}
+    line6 : {"corrected", "as_printed"}, default "corrected"
         ``"as_printed"`` (``method="linear"`` only) reproduces the erratum, to show its effect.
-    sums : {"prefix", "rescan"}
+    sums : {"prefix", "rescan"}, default "prefix"
         ``method="linear"`` only: how Algorithm 1's sums (line 6's total demand, the α_r, β_r of the
         binary search) are obtained. ``"prefix"``: prefix sums kept across steps, O(m) per probe, so a
         step costs O(m log k + m (k - τ)). ``"rescan"``: loops over the present agents as printed,
@@ -485,6 +684,20 @@ def dynamic_drf(
     Returns
     -------
     DynamicDRFResult
+        Levels, splits and final shares of every step (any step's shares rebuilt on demand).
+
+    Raises
+    ------
+    InvalidInputError
+        On invalid demands, ``n`` below K, an unknown method, line6 or sums, or ``line6="as_printed"`` with
+        another method than ``"linear"``.
+
+    References
+    ----------
+    .. [1] W. Li, X. Liu, X. Zhang, X. Zhang, "A note on dynamic fair division of multiple resources", arXiv
+       preprint arXiv:1509.07935, 2019, Algorithm 1, LP (1).
+    .. [2] I. Kash, A. D. Procaccia, N. Shah, "No Agent Left Behind: Dynamic Fair Division of Multiple
+       Resources", Journal of Artificial Intelligence Research 51, 2014.
 
     Examples
     --------
@@ -537,12 +750,39 @@ def _planned_agents(n, present: int) -> int:
     return as_count(n, "n", minimum=present)  # and within the int64 range the kernels count in
 
 
-def dynamic_drf_step(demands, previous_shares, n: int, method: str = "linear") -> np.ndarray:
+def dynamic_drf_step(
+    demands: ArrayLike, previous_shares: ArrayLike, n: int, method: str = "linear"
+) -> npt.NDArray[np.float64]:
     """One step alone: the shares after agent k = len(previous_shares) + 1 arrives.
 
     For timing single steps (Li et al.'s O(k) per-step claim) and for checking a step in isolation.
-    ``demands`` holds the first k rows (normalised here), ``previous_shares`` the k - 1 shares of the
-    previous step. ``method``: ``"linear"`` (Algorithm 1, corrected line 6) or ``"lp"`` (HiGHS, eq. 1).
+
+    Parameters
+    ----------
+    demands : array_like
+        Shape (k, m): the first k agents' demands (normalised here).
+    previous_shares : array_like
+        Shape (k - 1,): the previous step's shares, finite, >= 0, within its capacity (k - 1)/n.
+    n : int
+        The number of agents planned for, >= k.
+    method : {"linear", "lp"}, default "linear"
+        ``"linear"``: Algorithm 1 with line 6 corrected; ``"lp"``: HiGHS on LP (1).
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64 shares, shape (k,).
+
+    Raises
+    ------
+    InvalidInputError
+        On invalid demands, shares of the wrong length, negative, non-finite or over the previous capacity, ``n``
+        below k, or an unknown method.
+
+    References
+    ----------
+    .. [1] W. Li, X. Liu, X. Zhang, X. Zhang, "A note on dynamic fair division of multiple resources", arXiv
+       preprint arXiv:1509.07935, 2019, Algorithm 1, eq. (1).
     """
     d = normalize_demands(demands)
     k = d.shape[0]
@@ -579,11 +819,34 @@ def dynamic_drf_step(demands, previous_shares, n: int, method: str = "linear") -
     raise InvalidInputError(f"method = {method!r}: must be 'linear' or 'lp'")
 
 
-def static_drf_levels(demands, n: int | None = None) -> np.ndarray:
+def static_drf_levels(demands: ArrayLike, n: int | None = None) -> npt.NDArray[np.float64]:
     """Offline benchmark: static DRF of agents 1..k on capacity k/n, ẋ^k = min_r (k/n) / sum_{i<=k} d_ir.
 
-    Returns the (K,) common share of every step (Li et al. §4).
+    Parameters
+    ----------
+    demands : array_like
+        Shape (K, m): per-task demands, one row per agent in arrival order, >= 0 with no all-zero row; normalised
+        here so each row's largest entry is 1.
+    n : int or None, default None
+        The number of agents planned for, >= K; None: K.
 
+    Returns
+    -------
+    numpy.ndarray
+        Float64, shape (K,): every step's common share.
+
+    Raises
+    ------
+    InvalidInputError
+        On invalid demands or ``n`` below K.
+
+    References
+    ----------
+    .. [1] W. Li, X. Liu, X. Zhang, X. Zhang, "A note on dynamic fair division of multiple resources", arXiv
+       preprint arXiv:1509.07935, 2019, §4.
+
+    Examples
+    --------
     >>> static_drf_levels([[1, 1e-9], [1e-9, 1], [1, 1]]).round(6).tolist()
     [0.333333, 0.666667, 0.5]
     """

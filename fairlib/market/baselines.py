@@ -6,6 +6,8 @@ Slow and obviously correct: used by the tests (differential), the benchmark and 
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import ArrayLike
 from scipy.optimize import minimize
 
 from .best_response import _check_inputs  # the same named errors as the library's best response
@@ -13,9 +15,35 @@ from .best_response import _check_inputs  # the same named errors as the library
 __all__ = ["best_response_numpy", "best_response_slsqp"]
 
 
-def best_response_numpy(w, y, budget) -> np.ndarray:
-    """The EC'05 §4.1 closed form with NumPy: sort by w/y, prefix sums, largest feasible prefix.
+def best_response_numpy(w: ArrayLike, y: ArrayLike, budget: float) -> npt.NDArray[np.float64]:
+    """The closed-form best response with NumPy: sort by w/y, prefix sums, largest feasible prefix.
 
+    Parameters
+    ----------
+    w : array_like
+        Shape (n_machines,): the user's weights, finite and >= 0, not all 0.
+    y : array_like
+        Shape (n_machines,): the other users' bids summed per machine, finite and >= 0, and > 0 where w > 0.
+    budget : float
+        The user's budget X > 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64 bids, shape (n_machines,), summing to ``budget``.
+
+    Raises
+    ------
+    InvalidInputError
+        On invalid ``w``, ``y`` or ``budget`` (the errors of :func:`~fairlib.market.best_response`).
+
+    References
+    ----------
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
+       Shared Clusters", EC '05, 2005, §4.1.
+
+    Examples
+    --------
     >>> best_response_numpy([0.5, 0.5], [1.0, 1.0], 1.0).tolist()
     [0.5, 0.5]
     """
@@ -31,8 +59,30 @@ def best_response_numpy(w, y, budget) -> np.ndarray:
     return x
 
 
-def best_response_slsqp(w, y, budget) -> np.ndarray:
-    """Maximise sum_j w_j x_j / (x_j + y_j) s.t. sum x = budget, x >= 0 with SLSQP (generic baseline)."""
+def best_response_slsqp(w: ArrayLike, y: ArrayLike, budget: float) -> npt.NDArray[np.float64]:
+    """Maximise sum_j w_j x_j / (x_j + y_j) s.t. sum x = budget, x >= 0 with SLSQP (generic baseline).
+
+    SciPy's ``minimize(method="SLSQP")`` from the even split, with the analytic gradient; the bids are clipped at 0.
+
+    Parameters
+    ----------
+    w : array_like
+        Shape (n_machines,): the user's weights, finite and >= 0, not all 0.
+    y : array_like
+        Shape (n_machines,): the other users' bids summed per machine, finite and >= 0, and > 0 where w > 0.
+    budget : float
+        The user's budget X > 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64 bids, shape (n_machines,), summing to ``budget``.
+
+    Raises
+    ------
+    InvalidInputError
+        On invalid ``w``, ``y`` or ``budget`` (the errors of :func:`~fairlib.market.best_response`).
+    """
     w, y, budget = _check_inputs(w, y, budget)
     n = len(w)
 

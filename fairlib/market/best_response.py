@@ -17,6 +17,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import ArrayLike
 
 from .._jit import interpreted_when_small, njit
 from .._validate import InvalidInputError, _short, as_array, as_count, as_values
@@ -31,6 +33,23 @@ def _best_prefix(w, y, sq, budget, order, count, drop):
 
     Returns (end, S_y, S_s, S_w): the prefix is ``order[:end]`` (minus ``drop``) and the sums of y,
     sqrt(w y) and w over it. ``sq[j] = sqrt(w[j] y[j])``, precomputed once per user.
+
+    Parameters
+    ----------
+    w : float64[:]
+        The user's weights, shape (n_machines,), finite and >= 0.
+    y : float64[:]
+        The other users' bids summed per machine, shape (n_machines,), finite and >= 0.
+    sq : float64[:]
+        sqrt(w * y), shape (n_machines,).
+    budget : float
+        The user's budget X > 0.
+    order : int64[:]
+        Machine indices sorted by w/y decreasing; the first ``count`` are scanned.
+    count : int
+        How many entries of ``order`` to use.
+    drop : int
+        Position in ``order`` to skip; -1 skips none.
     """
     sum_y = 0.0
     sum_s = 0.0
@@ -57,7 +76,25 @@ def _best_prefix(w, y, sq, budget, order, count, drop):
 @njit(cache=True)
 def _br_sorted(w, y, sq, budget, order, count, out):
     """Best response over machines ``order[:count]``; writes the bids into ``out`` (zero elsewhere on
-    entry) and returns the utility."""
+    entry) and returns the utility.
+
+    Parameters
+    ----------
+    w : float64[:]
+        The user's weights, shape (n_machines,), finite and >= 0.
+    y : float64[:]
+        The other users' bids summed per machine, shape (n_machines,), finite and >= 0.
+    sq : float64[:]
+        sqrt(w * y), shape (n_machines,).
+    budget : float
+        The user's budget X > 0.
+    order : int64[:]
+        Machine indices sorted by w/y decreasing; the first ``count`` are scanned.
+    count : int
+        How many entries of ``order`` to use.
+    out : float64[:]
+        Bids, shape (n_machines,), zero on entry; written in place.
+    """
     end, sum_y, sum_s, _ = _best_prefix(w, y, sq, budget, order, count, -1)
     util = 0.0
     scale = (budget + sum_y) / sum_s if end > 0 else 0.0
@@ -77,6 +114,21 @@ def _br_value(w, y, sq, budget, order, count):
 
     With the optimal prefix, U = sum w_j - (sum sqrt(w_j y_j))^2 / (X + sum y_j) (substitute the
     closed-form bids into sum_j w_j x_j / (x_j + y_j)).
+
+    Parameters
+    ----------
+    w : float64[:]
+        The user's weights, shape (n_machines,), finite and >= 0.
+    y : float64[:]
+        The other users' bids summed per machine, shape (n_machines,), finite and >= 0.
+    sq : float64[:]
+        sqrt(w * y), shape (n_machines,).
+    budget : float
+        The user's budget X > 0.
+    order : int64[:]
+        Machine indices sorted by w/y decreasing; the first ``count`` are scanned.
+    count : int
+        How many entries of ``order`` to use.
     """
     end, sum_y, sum_s, sum_w = _best_prefix(w, y, sq, budget, order, count, -1)
     return sum_w - sum_s * sum_s / (budget + sum_y) if end > 0 else 0.0
@@ -84,7 +136,25 @@ def _br_value(w, y, sq, budget, order, count):
 
 @njit(cache=True)
 def _multiplier_without(w, y, sq, budget, sorted_sub, k, drop):
-    """λ = (sum sqrt(w y) / (X + sum y))^2 of the best response on ``sorted_sub[:k]`` minus position ``drop``."""
+    """λ = (sum sqrt(w y) / (X + sum y))^2 of the best response on ``sorted_sub[:k]`` minus position ``drop``.
+
+    Parameters
+    ----------
+    w : float64[:]
+        The user's weights, shape (n_machines,), finite and >= 0.
+    y : float64[:]
+        The other users' bids summed per machine, shape (n_machines,), finite and >= 0.
+    sq : float64[:]
+        sqrt(w * y), shape (n_machines,).
+    budget : float
+        The user's budget X > 0.
+    sorted_sub : int64[:]
+        Chosen machines sorted by w/y decreasing.
+    k : int
+        How many entries of ``sorted_sub`` are used.
+    drop : int
+        Position in ``sorted_sub`` left out.
+    """
     end, sum_y, sum_s, _ = _best_prefix(w, y, sq, budget, sorted_sub, k, drop)
     if end == 0:
         return 0.0
@@ -94,7 +164,20 @@ def _multiplier_without(w, y, sq, budget, sorted_sub, k, drop):
 
 @njit(cache=True)
 def _candidate_order(w, y):
-    """Machines with w > 0, sorted by w/y decreasing (ties by index)."""
+    """Machines with w > 0, sorted by w/y decreasing (ties by index).
+
+    Parameters
+    ----------
+    w : float64[:]
+        The user's weights, shape (n_machines,), finite and >= 0.
+    y : float64[:]
+        The other users' bids summed per machine, shape (n_machines,), finite and >= 0.
+
+    Returns
+    -------
+    int64[:]
+        The machine indices.
+    """
     n = w.shape[0]
     count = 0
     for j in range(n):
@@ -116,7 +199,15 @@ def _candidate_order(w, y):
 def _input_summary(w, y):
     """(negatives, not_finite, sum w) in one vectorised pass: ``not_finite`` counts the entries of w and y that are
     NaN or +inf, by comparisons (no floating-point flag raised: an interpreted run warns of nothing before the
-    error). Reassociation only: NaN and infinity keep their IEEE meaning."""
+    error). Reassociation only: NaN and infinity keep their IEEE meaning.
+
+    Parameters
+    ----------
+    w : float64[:]
+        The user's weights, shape (n_machines,), not yet validated.
+    y : float64[:]
+        The other users' bids summed per machine, shape (n_machines,), not yet validated.
+    """
     negatives = 0
     not_finite = 0
     total = 0.0
@@ -135,7 +226,13 @@ def _extent(v):
     largest pattern read as int64 (-0.0 is negative there) and the smallest positive one the smallest nonzero
     pattern read as uint64 (-0.0 lies above every finite pattern and is not taken as positive below). Integer minima
     and maxima vectorise; a floating-point running maximum is a chain of dependent comparisons that does not (3-5x
-    slower at a thousand entries)."""
+    slower at a thousand entries).
+
+    Parameters
+    ----------
+    v : float64[:]
+        Entries validated finite and >= 0, shape (n,).
+    """
     as_unsigned = v.view(np.uint64)
     as_signed = v.view(np.int64)
     top = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -155,7 +252,15 @@ def _extent(v):
 @njit(cache=True)
 def _locate_bad_input(w, y):
     """(code, index) of the first invalid entry: 0 none; 1 w[index] negative or not finite; 2 the same
-    for y; 3 all weights are 0 (index -1)."""
+    for y; 3 all weights are 0 (index -1).
+
+    Parameters
+    ----------
+    w : float64[:]
+        The user's weights, shape (n_machines,), not yet validated.
+    y : float64[:]
+        The other users' bids summed per machine, shape (n_machines,), not yet validated.
+    """
     any_positive = False
     for j in range(w.shape[0]):
         if not (w[j] >= 0.0 and w[j] < np.inf):
@@ -169,7 +274,27 @@ def _locate_bad_input(w, y):
 @njit(cache=True)
 def _shrink_to_prefix(y, budget, idx, sq, ratio2, count, sum_y, sum_s):
     """Drop every machine with w/y <= q^2, q = sum sqrt(w y) / (X + sum y) over the current set, until
-    none is dropped. Compacts ``idx``/``sq``/``ratio2`` in place; returns (count, sum y, sum sqrt(w y))."""
+    none is dropped. Compacts ``idx``/``sq``/``ratio2`` in place; returns (count, sum y, sum sqrt(w y)).
+
+    Parameters
+    ----------
+    y : float64[:]
+        The other users' bids summed per machine, shape (n_machines,).
+    budget : float
+        The user's budget X > 0.
+    idx : int64[:]
+        The current set's machine indices (first ``count`` entries); compacted in place.
+    sq : float64[:]
+        sqrt(w y) of the current set, aligned with ``idx``; compacted in place.
+    ratio2 : float64[:]
+        w/y of the current set, aligned with ``idx``; compacted in place.
+    count : int
+        Size of the current set.
+    sum_y : float
+        Sum of y over the current set.
+    sum_s : float
+        Sum of sqrt(w y) over the current set.
+    """
     while True:
         q = sum_s / (budget + sum_y)
         q2 = q * q
@@ -208,7 +333,25 @@ def _collect_above(w, y, c2, idx, sq, ratio2, stride):
     """Machines j = 0, stride, 2 stride, ... with w > 0 and w/y > c2 into ``idx``/``sq``/``ratio2`` (``stride`` always
     passed as an int64: an omitted argument or a literal 1 is another signature, compiled a second time);
     returns (count, sum y, sum sqrt(w y), first index with w > 0 and y = 0, or -1). Machines with
-    y = 0 are reported, not collected."""
+    y = 0 are reported, not collected.
+
+    Parameters
+    ----------
+    w : float64[:]
+        The user's weights, shape (n_machines,), finite and >= 0.
+    y : float64[:]
+        The other users' bids summed per machine, shape (n_machines,), finite and >= 0.
+    c2 : float
+        The cut-off on w/y (a squared multiplier q^2); machines at or below it are skipped.
+    idx : int64[:]
+        Output: the collected machine indices, shape (n_machines,).
+    sq : float64[:]
+        Output: sqrt(w y) of each collected machine.
+    ratio2 : float64[:]
+        Output: w/y of each collected machine.
+    stride : int64
+        Step between the machines scanned (1: all).
+    """
     count = 0
     sum_y = 0.0
     sum_s = 0.0
@@ -232,7 +375,15 @@ def _collect_above(w, y, c2, idx, sq, ratio2, stride):
 @njit(cache=True)
 def _input_status(w, y):
     """(0, -1) for valid (w, y), else the ``_locate_bad_input`` code and index (3, -1: every weight is 0), from
-    one vectorised pass when the inputs are valid."""
+    one vectorised pass when the inputs are valid.
+
+    Parameters
+    ----------
+    w : float64[:]
+        The user's weights, shape (n_machines,), not yet validated.
+    y : float64[:]
+        The other users' bids summed per machine, shape (n_machines,), not yet validated.
+    """
     negatives, not_finite, total = _input_summary(w, y)
     if negatives > 0 or not_finite > 0 or not total > 0.0:
         code, j = _locate_bad_input(w, y)
@@ -243,7 +394,19 @@ def _input_status(w, y):
 @njit(cache=True)
 def _best_response_into(w, y, budget, out):
     """:func:`_closed_form_into` after validating (w, y): returns (status, index), 0 ok, else the
-    ``_locate_bad_input`` codes or 4 (y[index] = 0 where w[index] > 0)."""
+    ``_locate_bad_input`` codes or 4 (y[index] = 0 where w[index] > 0).
+
+    Parameters
+    ----------
+    w : float64[:]
+        The user's weights, shape (n_machines,), not yet validated.
+    y : float64[:]
+        The other users' bids summed per machine, shape (n_machines,), not yet validated.
+    budget : float
+        The user's budget X > 0.
+    out : float64[:]
+        Bids, shape (n_machines,), zeros on entry; written in place.
+    """
     code, j = _input_status(w, y)
     if code != 0:
         return code, j
@@ -263,6 +426,17 @@ def _closed_form_into(w, y, budget, out):
     pass drops at least one machine, so it terminates, typically in a handful of passes
     (Dinkelbach-like). The start set comes from the same fixed point on a strided subsample (a guess:
     if it cuts into the optimum, q(A) falls below the cut-off and the set is rebuilt from q(A)).
+
+    Parameters
+    ----------
+    w : float64[:]
+        The user's weights, shape (n_machines,), finite and >= 0.
+    y : float64[:]
+        The other users' bids summed per machine, shape (n_machines,), finite and >= 0.
+    budget : float
+        The user's budget X > 0.
+    out : float64[:]
+        Bids, shape (n_machines,), zeros on entry; written in place.
     """
     n = w.shape[0]
     idx = np.empty(n, dtype=np.int64)
@@ -303,7 +477,13 @@ def _closed_form_into(w, y, budget, out):
 
 @njit(cache=True, fastmath={"reassoc", "contract", "nsz"})
 def _sum_reassociated(v):
-    """Σ v in any order (vectorised): for a check with a tolerance, never for a result."""
+    """Σ v in any order (vectorised): for a check with a tolerance, never for a result.
+
+    Parameters
+    ----------
+    v : float64[:]
+        The terms, shape (n,).
+    """
     total = 0.0
     for j in range(v.shape[0]):
         total += v[j]
@@ -327,6 +507,17 @@ def _checked_best_response_into(w, y, budget, out):
     positive entry and the budget lie within :data:`SAFE_MAGNITUDE` the closed form runs on the inputs themselves
     (the bids of the dynamics loop's kernel, bit for bit; 5 and 6 cannot occur); otherwise at ``_unit_scale``'s
     unit scale (w / max w, y and X / max(max y, X), the same divisions), scaled back.
+
+    Parameters
+    ----------
+    w : float64[:]
+        The user's weights, shape (n_machines,), not yet validated.
+    y : float64[:]
+        The other users' bids summed per machine, shape (n_machines,), not yet validated.
+    budget : float
+        The user's budget X > 0.
+    out : float64[:]
+        Bids, shape (n_machines,), zeros on entry; written in place.
     """
     n = w.shape[0]
     code, j = _input_status(w, y)
@@ -368,7 +559,22 @@ def _checked_best_response_into(w, y, budget, out):
 
 @njit(cache=True)
 def _best_response(w, y, budget):
-    """Best response for inputs already validated (the dynamics loop)."""
+    """Best response for inputs already validated (the dynamics loop).
+
+    Parameters
+    ----------
+    w : float64[:]
+        The user's weights, shape (n_machines,), finite and >= 0.
+    y : float64[:]
+        The other users' bids summed per machine, shape (n_machines,), finite and >= 0.
+    budget : float
+        The user's budget X > 0.
+
+    Returns
+    -------
+    float64[:]
+        The bids, shape (n_machines,).
+    """
     out = np.zeros(w.shape[0])
     _best_response_into(w, y, budget, out)
     return out
@@ -377,7 +583,25 @@ def _best_response(w, y, budget):
 @njit(cache=True)
 def _swap_order(w, y, sorted_sub, k, drop, add, cand):
     """``cand`` = ``sorted_sub[:k]`` without position ``drop``, with machine ``add`` inserted so the
-    order by w/y (decreasing) is kept. O(k)."""
+    order by w/y (decreasing) is kept. O(k).
+
+    Parameters
+    ----------
+    w : float64[:]
+        The user's weights, shape (n_machines,), finite and >= 0.
+    y : float64[:]
+        The other users' bids summed per machine, shape (n_machines,), finite and >= 0.
+    sorted_sub : int64[:]
+        The chosen machines sorted by w/y decreasing.
+    k : int
+        How many entries of ``sorted_sub`` are used.
+    drop : int
+        Position in ``sorted_sub`` to swap out.
+    add : int
+        Machine index to swap in.
+    cand : int64[:]
+        Output, shape (k,): the new chosen set, still sorted.
+    """
     c = 0
     placed = False
     for t in range(k):
@@ -403,6 +627,19 @@ def _local_search(w, y, budget, k, prune=True):
     with w_j / y_j <= λ(A - i) gets no bid in the best response on A - i + j (adding j only raises the
     multiplier), so that swap is worth U(A - i) <= U(A); candidates come sorted by w/y, so the scan over
     j stops there.
+
+    Parameters
+    ----------
+    w : float64[:]
+        The user's weights, shape (n_machines,), finite and >= 0.
+    y : float64[:]
+        The other users' bids summed per machine, shape (n_machines,), finite and >= 0.
+    budget : float
+        The user's budget X > 0.
+    k : int
+        The most machines the user may bid on (parallelism), >= 1.
+    prune : bool, default True
+        Whether to stop the scan of swap candidates at the multiplier bound (exact; False tries all).
     """
     n = w.shape[0]
     order = _candidate_order(w, y)
@@ -546,19 +783,36 @@ def _lost_at_unit_scale(what: str, scale: float) -> InvalidInputError:
 
 
 @interpreted_when_small
-def best_response(w, y, budget) -> np.ndarray:
+def best_response(w: ArrayLike, y: ArrayLike, budget: float) -> npt.NDArray[np.float64]:
     """Utility-maximising bids of one user against the others' bids (infinite parallelism).
+
+    The bids are the closed form on the optimal prefix of machines sorted by w/y, found without sorting (module doc).
 
     Parameters
     ----------
-    w : (n_machines,) array_like — the user's weights, >= 0.
-    y : (n_machines,) array_like — the sum of the other users' bids on each machine, >= 0; a machine with
-        y_j = 0 and w_j > 0 has no best response (raise; add a reserve bid).
-    budget : float — X > 0.
+    w : array_like
+        Shape (n_machines,): the user's weights, finite and >= 0, not all 0.
+    y : array_like
+        Shape (n_machines,): the sum of the other users' bids on each machine, finite and >= 0; a machine with
+        y_j = 0 and w_j > 0 has no best response (an error; add a reserve bid).
+    budget : float
+        The user's budget X > 0.
 
     Returns
     -------
-    (n_machines,) bids summing to ``budget``; zero on machines outside the optimal prefix.
+    numpy.ndarray
+        Float64 bids, shape (n_machines,), summing to ``budget``; zero on machines outside the optimal prefix.
+
+    Raises
+    ------
+    InvalidInputError
+        On vectors of different lengths, negative or non-finite entries, all-zero weights, y_j = 0 where w_j > 0, a
+        budget <= 0, or magnitudes too far apart for double precision.
+
+    References
+    ----------
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
+       Shared Clusters", EC '05, 2005, §4.1.
 
     Examples
     --------
@@ -584,21 +838,53 @@ def best_response(w, y, budget) -> np.ndarray:
 
 
 class FiniteBestResponse(NamedTuple):
-    """A best response under finite parallelism and the local-search swaps it took."""
+    """A best response under finite parallelism and the local-search swaps it took.
+
+    Parameters
+    ----------
+    bids : numpy.ndarray
+        Float64 bids, shape (n_machines,), nonzero on at most k machines.
+    swaps : int
+        The number of improving swaps made.
+    """
 
     bids: np.ndarray
     swaps: int
 
 
-def best_response_finite(w, y, budget, k: int) -> FiniteBestResponse:
-    """Local-search best response when the user can use at most ``k`` machines (EC §4.2).
+def best_response_finite(w: ArrayLike, y: ArrayLike, budget: float, k: int) -> FiniteBestResponse:
+    """Local-search best response when the user can use at most ``k`` machines.
 
-    Start from the k machines with the largest w/y, compute the best response restricted to them, and
-    swap one machine in and one out while that improves the utility. A heuristic (not proven optimal).
+    Start from the k machines with the largest w/y, compute the best response restricted to them, and swap one
+    machine in and one out while that improves the utility. A heuristic (not proven optimal).
+
+    Parameters
+    ----------
+    w : array_like
+        Shape (n_machines,): the user's weights, finite and >= 0, not all 0.
+    y : array_like
+        Shape (n_machines,): the sum of the other users' bids on each machine, finite and >= 0, and > 0 where
+        w > 0.
+    budget : float
+        The user's budget X > 0.
+    k : int
+        The most machines the user can use (parallelism), >= 1.
 
     Returns
     -------
-    (bids, swaps) : bids on at most k machines, and the number of improving swaps made.
+    FiniteBestResponse
+        ``(bids, swaps)``: float64 bids of shape (n_machines,) on at most k machines, and the number of improving
+        swaps made.
+
+    Raises
+    ------
+    InvalidInputError
+        On invalid ``w``, ``y`` or ``budget`` (as :func:`best_response`) or ``k`` not an integer >= 1.
+
+    References
+    ----------
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
+       Shared Clusters", EC '05, 2005, §4.2.
     """
     w, y, budget = _check_inputs(w, y, budget)
     k = as_count(k, "k")
@@ -615,16 +901,69 @@ def _machine_vectors(w, x, y):
     return w, as_values(x, "x", ndim=1, shape=w.shape), as_values(y, "y", ndim=1, shape=w.shape)
 
 
-def utility(w, x, y) -> float:
-    """Linear utility sum_j w_j x_j / (x_j + y_j) of bids ``x`` against others' bids ``y`` (0/0 counts 0)."""
+def utility(w: ArrayLike, x: ArrayLike, y: ArrayLike) -> float:
+    """Linear utility sum_j w_j x_j / (x_j + y_j) of bids ``x`` against others' bids ``y`` (0/0 counts 0).
+
+    Parameters
+    ----------
+    w : array_like
+        Shape (n_machines,): the user's weights, finite and >= 0.
+    x : array_like
+        Shape (n_machines,): the user's bids, finite and >= 0.
+    y : array_like
+        Shape (n_machines,): the other users' bids summed per machine, finite and >= 0.
+
+    Returns
+    -------
+    float
+        The utility.
+
+    Raises
+    ------
+    InvalidInputError
+        On an empty ``w``, vectors of different lengths, or negative or non-finite entries.
+
+    References
+    ----------
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
+       Shared Clusters", EC '05, 2005, §2.
+    """
     w, x, y = _machine_vectors(w, x, y)
     total = x + y
     with np.errstate(invalid="ignore", divide="ignore"):
         return float(np.sum(np.where(total > 0, w * x / total, 0.0)))
 
 
-def finite_utility(w, x, y, k: int) -> float:
-    """Finite-parallelism utility: the sum of the k largest w_j r_j."""
+def finite_utility(w: ArrayLike, x: ArrayLike, y: ArrayLike, k: int) -> float:
+    """Finite-parallelism utility: the sum of the k largest w_j r_j, with r_j = x_j / (x_j + y_j).
+
+    Parameters
+    ----------
+    w : array_like
+        Shape (n_machines,): the user's weights, finite and >= 0.
+    x : array_like
+        Shape (n_machines,): the user's bids, finite and >= 0.
+    y : array_like
+        Shape (n_machines,): the other users' bids summed per machine, finite and >= 0.
+    k : int
+        The most machines the user can use, >= 1.
+
+    Returns
+    -------
+    float
+        The utility.
+
+    Raises
+    ------
+    InvalidInputError
+        On an empty ``w``, vectors of different lengths, negative or non-finite entries, or ``k`` not an integer
+        >= 1.
+
+    References
+    ----------
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
+       Shared Clusters", EC '05, 2005, §4.2.
+    """
     w, x, y = _machine_vectors(w, x, y)
     k = as_count(k, "k")
     total = x + y

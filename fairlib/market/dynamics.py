@@ -12,10 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._jit import njit
 from .._validate import (
     InvalidInputError,
+    RngLike,
     as_count,
     as_instance,
     as_number,
@@ -36,6 +38,24 @@ _SEQ, _SIM, _RAND = 0, 1, 2
 
 @njit(cache=True)
 def _utilities(w, bids, reserve, k):
+    """Every user's utility under ``bids``: the sum of its k[i] largest w_ij x_ij / (Y_j + reserve).
+
+    Parameters
+    ----------
+    w : float64[:, :]
+        Weights, shape (n_users, n_machines).
+    bids : float64[:, :]
+        Current bids, shape (n_users, n_machines).
+    reserve : float
+        The reserve bid added to every machine's price.
+    k : int64[:]
+        Parallelism per user, shape (n_users,); k[i] >= n_machines sums every term.
+
+    Returns
+    -------
+    float64[:]
+        Utilities, shape (n_users,).
+    """
     m, n = w.shape
     Y = np.zeros(n)
     for i in range(m):
@@ -58,7 +78,21 @@ def _utilities(w, bids, reserve, k):
 
 @njit(cache=True)
 def _mu_gap(w, bids, Y, reserve, i):
-    """Relative gap between the highest marginal utility and the lowest one on machines user i bids on."""
+    """Relative gap between the highest marginal utility and the lowest one on machines user i bids on.
+
+    Parameters
+    ----------
+    w : float64[:, :]
+        Weights, shape (n_users, n_machines).
+    bids : float64[:, :]
+        Current bids, shape (n_users, n_machines).
+    Y : float64[:]
+        Bids summed per machine (without the reserve), shape (n_machines,).
+    reserve : float
+        The reserve bid added to every machine's price.
+    i : int
+        The user.
+    """
     n = w.shape[1]
     hi = 0.0
     lo = np.inf
@@ -80,7 +114,21 @@ def _mu_gap(w, bids, Y, reserve, i):
 @njit(cache=True)
 def _local_greedy_step(w_i, bids_i, y, budget, step):
     """Local greedy adjustment (EC'05 §4.2): move ``step`` × budget from the machine with the lowest marginal
-    utility μ_j = w_j y_j / (x_j + y_j)² among those the user bids on to the one with the highest."""
+    utility μ_j = w_j y_j / (x_j + y_j)² among those the user bids on to the one with the highest.
+
+    Parameters
+    ----------
+    w_i : float64[:]
+        The user's weights, shape (n_machines,).
+    bids_i : float64[:]
+        The user's current bids, shape (n_machines,).
+    y : float64[:]
+        The other users' bids plus the reserve, per machine, shape (n_machines,).
+    budget : float
+        The user's budget.
+    step : float
+        The amount moved, as a fraction of the budget, in (0, 1].
+    """
     nb = bids_i.copy()
     hi_j, lo_j = -1, -1
     hi, lo = -1.0, np.inf
@@ -103,7 +151,29 @@ def _local_greedy_step(w_i, bids_i, y, budget, step):
 @njit(cache=True)
 def _next_bids(w, budgets, bids, y, i, k, finite, method, step):
     """User i's next bids against the others' prices ``y``: its best response (§3.1's closed form, or local search
-    with finite parallelism ``k[i]``) or a local greedy step; with the swaps local search made (0 otherwise)."""
+    with finite parallelism ``k[i]``) or a local greedy step; with the swaps local search made (0 otherwise).
+
+    Parameters
+    ----------
+    w : float64[:, :]
+        Weights, shape (n_users, n_machines).
+    budgets : float64[:]
+        Budgets, shape (n_users,).
+    bids : float64[:, :]
+        Current bids, shape (n_users, n_machines).
+    y : float64[:]
+        The other users' bids plus the reserve, per machine, shape (n_machines,).
+    i : int
+        The user.
+    k : int64[:]
+        Parallelism per user, shape (n_users,).
+    finite : bool
+        Whether parallelism is finite (local search).
+    method : int
+        0 best response, 1 local greedy.
+    step : float
+        Local greedy's step, a fraction of the budget.
+    """
     if method == 0:
         if finite:
             return _local_search(w[i], y, budgets[i], k[i])
@@ -113,7 +183,19 @@ def _next_bids(w, budgets, bids, y, i, k, finite, method, step):
 
 @njit(cache=True)
 def _largest_mu_gap(w, bids, Y, reserve):
-    """max over users of the relative marginal-utility gap (:func:`_mu_gap`), 0 at an equilibrium."""
+    """max over users of the relative marginal-utility gap (:func:`_mu_gap`), 0 at an equilibrium.
+
+    Parameters
+    ----------
+    w : float64[:, :]
+        Weights, shape (n_users, n_machines).
+    bids : float64[:, :]
+        Current bids, shape (n_users, n_machines).
+    Y : float64[:]
+        Bids summed per machine (without the reserve), shape (n_machines,).
+    reserve : float
+        The reserve bid added to every machine's price.
+    """
     gap = 0.0
     for i in range(w.shape[0]):
         g = _mu_gap(w, bids, Y, reserve, i)
@@ -144,7 +226,41 @@ def _run(
     ``perms``' random order, or all simultaneously against the previous round's prices) replacing its bids by
     :func:`_next_bids`. Converged when no utility changes by ``eps`` or more (best response; the paper's test) or
     the largest marginal-utility gap is below ``gap_tol`` (local greedy). Returns the final bids and per-round
-    utilities, bids (if ``record_bids``), swaps, calls over two swaps, gaps, and the round it converged (-1)."""
+    utilities, bids (if ``record_bids``), swaps, calls over two swaps, gaps, and the round it converged (-1).
+
+    Parameters
+    ----------
+    w : float64[:, :]
+        Weights, shape (n_users, n_machines).
+    budgets : float64[:]
+        Budgets at unit scale, shape (n_users,).
+    bids0 : float64[:, :]
+        Initial bids at unit scale, shape (n_users, n_machines).
+    reserve : float
+        The reserve bid added to every machine's price.
+    k : int64[:]
+        Parallelism per user, shape (n_users,) (n_machines when infinite).
+    finite : bool
+        Whether parallelism is finite (best response by local search).
+    method : int
+        0 best response, 1 local greedy.
+    order_mode : int
+        0 sequential, 1 simultaneous, 2 random order.
+    perms : int64[:, :]
+        Random update orders, shape (max_iter, n_users) (read only with order_mode 2).
+    max_iter : int
+        The most rounds.
+    eps : float
+        Best response's convergence threshold on every utility's change.
+    step : float
+        Local greedy's step, a fraction of the budget.
+    gap_tol : float
+        Local greedy's convergence threshold on the largest marginal-utility gap.
+    stop_at_convergence : bool
+        Whether to stop at the first converged round.
+    record_bids : bool
+        Whether to keep every round's bids.
+    """
     m, n = w.shape
     bids = bids0.copy()
     Y = np.zeros(n)
@@ -219,21 +335,35 @@ def _run(
 @result_type
 @dataclass(frozen=True)
 class DynamicsResult:
-    """Trajectory of iterated bidding.
+    """Trajectory of iterated bidding; T is the number of iterations run.
 
-    Attributes
+    Parameters
     ----------
-    bids : (m, n) final bids.
-    utilities : (T+1, m) utilities after each iteration (row 0: the initial bids).
-    welfare : (T+1,) sum of utilities; efficiency : (T+1,) welfare / U*.
-    converged : bool; iterations : int — iteration at which the convergence test first held (the cap
-        when it never did, the paper's "200 means non-convergence").
-    stabilised : int — first iteration after which efficiency never changes by more than ``eps`` again.
-    swaps : (T+1,) local-search swaps made per iteration (finite parallelism).
-    swaps_over_two : (T+1,) local-search calls per iteration that needed more than two swaps.
-    mu_gap : (T+1,) largest relative marginal-utility gap over users.
-    history : (T+1, m, n) bids after every iteration, or None.
-    optimum : float — U*.
+    bids : numpy.ndarray
+        Final bids, shape (n_users, n_machines).
+    utilities : numpy.ndarray
+        Shape (T+1, n_users): utilities after each iteration (row 0: the initial bids).
+    welfare : numpy.ndarray
+        Shape (T+1,): the sum of utilities.
+    efficiency : numpy.ndarray
+        Shape (T+1,): welfare / U*.
+    converged : bool
+        Whether the convergence test held.
+    iterations : int
+        The iteration at which the convergence test first held (the cap when it never did: the paper's "200 means
+        non-convergence").
+    stabilised : int
+        The first iteration after which efficiency never changes by more than ``eps`` again.
+    swaps : numpy.ndarray
+        Shape (T+1,), int64: local-search swaps made per iteration (finite parallelism).
+    swaps_over_two : numpy.ndarray
+        Shape (T+1,), int64: local-search calls per iteration that needed more than two swaps.
+    mu_gap : numpy.ndarray
+        Shape (T+1,): the largest relative marginal-utility gap over users.
+    history : numpy.ndarray or None
+        Shape (T+1, n_users, n_machines): bids after every iteration, or None unless ``record_bids``.
+    optimum : float
+        U*, the optimal welfare.
     """
 
     bids: np.ndarray
@@ -259,8 +389,8 @@ def run_dynamics(
     eps: float = 1e-3,
     step: float = 0.01,
     gap_tol: float = 0.05,
-    initial_bids=None,
-    rng=None,
+    initial_bids: ArrayLike | None = None,
+    rng: RngLike = None,
     stop_at_convergence: bool = True,
     record_bids: bool = False,
 ) -> DynamicsResult:
@@ -269,23 +399,48 @@ def run_dynamics(
     Parameters
     ----------
     game : Game
-        With ``game.parallelism`` set, best response is the local-search heuristic (EC §4.2).
-    method : {"best_response", "local_greedy"}
-    order : {"sequential", "simultaneous", "random"}
-        Users update one after another on the latest bids (default), all at once on the previous
-        iteration's bids, or one after another in a fresh random order each iteration (``rng``).
-        The paper does not say which it used [NR].
-    max_iter : int, optional
-        Cap (default 200 for best response, 500 for local greedy — the paper's horizons).
-    eps : float
-        Utility-gap threshold for best response (paper: 0.001), also the efficiency-change threshold
-        of welfare stabilisation [INF].
-    step : float
-        Local greedy: the money moved per adjustment, as a fraction of the budget. Not given in the
-        paper [NR]; default 0.01 ("a fixed small amount").
-    gap_tol : float
-        Local greedy convergence: largest relative marginal-utility gap (not given in the paper [NR];
-        default 0.05).
+        The instance; it needs ``reserve > 0``. With ``game.parallelism`` set, best response is the local-search
+        heuristic (EC §4.2).
+    method : {"best_response", "local_greedy"}, default "best_response"
+        The update rule; local greedy needs infinite parallelism.
+    order : {"sequential", "simultaneous", "random"}, default "sequential"
+        Users update one after another on the latest bids, all at once on the previous iteration's bids, or one
+        after another in a fresh random order each iteration (``rng``). The paper does not say which it used [NR].
+    max_iter : int or None, default None
+        The cap on iterations, >= 1 (None: 200 for best response, 500 for local greedy, the paper's horizons).
+    eps : float, default 1e-3
+        Utility-change threshold of best response's convergence (paper: 0.001), also the efficiency-change
+        threshold of welfare stabilisation [INF]; >= 0.
+    step : float, default 0.01
+        Local greedy: the money moved per adjustment, as a fraction of the budget, in (0, 1]. Not given in the
+        paper [NR] ("a fixed small amount").
+    gap_tol : float, default 0.05
+        Local greedy's convergence: the largest relative marginal-utility gap, > 0 (not given in the paper [NR]).
+    initial_bids : array_like or None, default None
+        Shape (n_users, n_machines): starting bids, finite, >= 0, each row summing to the user's budget. None: the
+        weight-proportional bids.
+    rng : None, int or numpy.random.Generator, default None
+        Seed of the random update orders (``order="random"``).
+    stop_at_convergence : bool, default True
+        Whether to stop at the first iteration the convergence test holds (False: run ``max_iter`` iterations).
+    record_bids : bool, default False
+        Whether to keep every iteration's bids in ``history``.
+
+    Returns
+    -------
+    DynamicsResult
+        The trajectory.
+
+    Raises
+    ------
+    InvalidInputError
+        On an invalid argument, a game without a reserve, local greedy with finite parallelism, or initial bids of
+        the wrong shape or not spending the budgets.
+
+    References
+    ----------
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
+       Shared Clusters", EC '05, 2005, §4–5.
     """
     as_instance(game, Game, "game")
     check_choice(method, METHODS, "method")

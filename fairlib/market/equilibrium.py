@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import ArrayLike
 
 from .._validate import InvalidInputError, as_count, as_number, as_values, check_choice
 from ..metrics import efficiency, envy_freeness, utilities, utility_uniformity
@@ -20,8 +22,35 @@ __all__ = [
 ]
 
 
-def marginal_utilities(weights, bids, reserve: float = 0.0) -> np.ndarray:
-    """∂U_i/∂x_ij = w_ij (Y_j - x_ij) / Y_j^2 (with the reserve counted in Y_j)."""
+def marginal_utilities(
+    weights: ArrayLike, bids: ArrayLike, reserve: float = 0.0
+) -> npt.NDArray[np.float64]:
+    """Marginal utilities ∂U_i/∂x_ij = w_ij (Y_j - x_ij) / Y_j^2, with the reserve counted in Y_j.
+
+    Parameters
+    ----------
+    weights : array_like
+        Shape (n_users, n_machines): finite, >= 0, every user valuing some machine.
+    bids : array_like
+        Shape (n_users, n_machines): x[i, j], finite and >= 0.
+    reserve : float, default 0.0
+        The reserve bid ε >= 0 counted in every machine's price Y_j.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64, shape (n_users, n_machines): 0 where w_ij = 0, inf on a valued machine with price 0.
+
+    Raises
+    ------
+    InvalidInputError
+        On invalid weights, bids of another shape, negative or non-finite bids, or an invalid reserve.
+
+    References
+    ----------
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
+       Shared Clusters", EC '05, 2005, §3, condition (1).
+    """
     from .game import as_weight_matrix
 
     w = as_weight_matrix(weights)
@@ -35,11 +64,39 @@ def marginal_utilities(weights, bids, reserve: float = 0.0) -> np.ndarray:
     return np.where(w > 0, mu, 0.0)
 
 
-def equilibrium_violation(weights, bids, reserve: float = 0.0, *, tol: float = 1e-12) -> float:
-    """Largest relative violation of condition (1): equal marginal value λ_i on the machines a user bids on,
-    no larger marginal value elsewhere. 0 at a Nash equilibrium.
+def equilibrium_violation(
+    weights: ArrayLike, bids: ArrayLike, reserve: float = 0.0, *, tol: float = 1e-12
+) -> float:
+    """Largest relative violation of condition (1); 0 at a Nash equilibrium.
 
-    Per user: (max_j MU_ij - min_{j: x_ij > 0} MU_ij) / max_j MU_ij.
+    Condition (1): equal marginal value λ_i on the machines a user bids on, no larger marginal value elsewhere. Per
+    user: (max_j MU_ij - min_{j: x_ij > tol} MU_ij) / max_j MU_ij; the largest over users.
+
+    Parameters
+    ----------
+    weights : array_like
+        Shape (n_users, n_machines): finite, >= 0, every user valuing some machine.
+    bids : array_like
+        Shape (n_users, n_machines): x[i, j], finite and >= 0.
+    reserve : float, default 0.0
+        The reserve bid ε >= 0 counted in every machine's price Y_j.
+    tol : float, default 1e-12
+        Bids at or below it count as no bid, >= 0.
+
+    Returns
+    -------
+    float
+        The violation, >= 0; inf when a user values a machine whose price is 0.
+
+    Raises
+    ------
+    InvalidInputError
+        On invalid input (as :func:`marginal_utilities`), or a user who bids nothing.
+
+    References
+    ----------
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
+       Shared Clusters", EC '05, 2005, §3, condition (1).
     """
     tol = as_number(tol, "tol", inclusive=True)
     mu = marginal_utilities(weights, bids, reserve)
@@ -66,14 +123,36 @@ def _game_alpha(alpha, kind: str) -> float:
     return alpha
 
 
-def two_player_equilibria(alpha: float, kind: str = "opposite") -> list[dict]:
-    """All equilibria of the two-user, two-machine games of EC'05 Fig. 1 with budgets 1.
+def two_player_equilibria(alpha: float, kind: str = "opposite") -> list[dict[str, object]]:
+    """All equilibria of the two-user, two-machine games with budgets 1 (the games of [1]_, Fig. 1).
 
-    ``kind="equal"``: both users have weights (α, 1-α): unique equilibrium x = y = α.
-    ``kind="opposite"``: user 1 (α, 1-α), user 2 (1-α, α), α >= 1/2: equilibria are the non-negative roots
-    of f(δ) = δ³ - cδ² + cδ - 1, c = 1/(2α(1-α)) - 1, with δ = (2 - s)/s, s = x + y (reconstructions §4.3).
-    Each equilibrium: bids on machine 1 (x, y), δ, efficiency, uniformity, envy-freeness, and the
-    condition-(1) residual of the bids (a numerical cross-check).
+    ``kind="equal"``: both users have weights (α, 1-α): unique equilibrium x = y = α. ``kind="opposite"``: user 1
+    (α, 1-α), user 2 (1-α, α), α >= 1/2: equilibria are the non-negative roots of f(δ) = δ³ - cδ² + cδ - 1,
+    c = 1/(2α(1-α)) - 1, with δ = (2 - s)/s, s = x + y (reconstructions §4.3).
+
+    Parameters
+    ----------
+    alpha : float
+        α: in [1/2, 1 - 1e-9] for ``"opposite"``, in [1e-9, 1 - 1e-9] for ``"equal"``.
+    kind : {"opposite", "equal"}, default "opposite"
+        Which of the two games.
+
+    Returns
+    -------
+    list of dict
+        One dict per equilibrium: ``alpha``, ``kind``, ``delta``, the bids on machine 1 ``x`` and ``y``,
+        ``efficiency``, ``uniformity``, ``envy_freeness``, and ``residual``, the condition-(1) residual of the bids
+        (a numerical cross-check).
+
+    Raises
+    ------
+    InvalidInputError
+        On an unknown ``kind`` or ``alpha`` out of range.
+
+    References
+    ----------
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
+       Shared Clusters", EC '05, 2005, §3.3, Fig. 1.
     """
     check_choice(kind, ("equal", "opposite"), "kind")
     alpha = _game_alpha(alpha, kind)
@@ -115,12 +194,31 @@ def two_player_equilibria(alpha: float, kind: str = "opposite") -> list[dict]:
 
 def two_player_equilibria_numeric(
     alpha: float, kind: str = "opposite", grid: int = 25
-) -> np.ndarray:
+) -> npt.NDArray[np.float64]:
     """Equilibria of the two-player games found by solving condition (1) numerically (cross-check).
 
     Solves, for interior bids (x, y) on machine 1, the two first-order conditions
     w_11 y / s^2 = w_12 (1 - y) / (2 - s)^2 and w_21 x / s^2 = w_22 (1 - x) / (2 - s)^2 (s = x + y) with
-    ``scipy.optimize.fsolve`` from a grid of starting points, and returns the distinct solutions (rows x, y).
+    ``scipy.optimize.fsolve`` from a grid of starting points, and returns the distinct solutions.
+
+    Parameters
+    ----------
+    alpha : float
+        α, in the ranges of :func:`two_player_equilibria`.
+    kind : {"opposite", "equal"}, default "opposite"
+        Which of the two games.
+    grid : int, default 25
+        Starting points per axis (grid x grid in (0, 1)^2), >= 2.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64, shape (n_solutions, 2): rows (x, y), sorted by x.
+
+    Raises
+    ------
+    InvalidInputError
+        On an unknown ``kind``, ``alpha`` out of range, or ``grid`` below 2.
     """
     from scipy.optimize import fsolve
 
@@ -153,16 +251,45 @@ def two_player_equilibria_numeric(
 
 
 class GameInstance(NamedTuple):
-    """Users' weights (preferences) and their bids, ``[user, machine]``."""
+    """Users' weights (preferences) and their bids, ``[user, machine]``.
+
+    Parameters
+    ----------
+    weights : numpy.ndarray
+        Float64, shape (n_users, n_machines).
+    bids : numpy.ndarray
+        Float64, shape (n_users, n_machines).
+    """
 
     weights: np.ndarray
     bids: np.ndarray
 
 
 def sqrt_m_construction(n: int) -> GameInstance:
-    """EC'05 §3.2: m = n² + n users on n machines. n² users value every machine 1/n and spread their budget
-    evenly; n users each value one distinct machine (weight 1) and bid everything there. Returns
-    (weights, bids); it is an equilibrium with welfare 2n/(n+1) < 2 while U* = n, so π = O(1/√m).
+    """The construction with efficiency O(1/√m): m = n² + n users on n machines.
+
+    n² users value every machine 1/n and spread their budget evenly; n users each value one distinct machine (weight
+    1) and bid everything there. It is an equilibrium with welfare 2n/(n+1) < 2 while U* = n, so π = O(1/√m).
+
+    Parameters
+    ----------
+    n : int
+        Number of machines, >= 1.
+
+    Returns
+    -------
+    GameInstance
+        ``(weights, bids)``, each of shape (n² + n, n).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``n`` is not an integer >= 1.
+
+    References
+    ----------
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
+       Shared Clusters", EC '05, 2005, §3.2.
     """
     n = as_count(n, "n")
     spread_w = np.full((n * n, n), 1.0 / n)
@@ -172,9 +299,35 @@ def sqrt_m_construction(n: int) -> GameInstance:
     )
 
 
-def proportional_guarantee_bids(others_bids, budget: float = 1.0) -> np.ndarray:
-    """x_j = X S_j / sum_k S_k: bidding in proportion to the others' totals S guarantees r_j = X/(X + sum S)
-    on every machine — 1/m of everything with unit budgets (EC'05 §3.2)."""
+def proportional_guarantee_bids(
+    others_bids: ArrayLike, budget: float = 1.0
+) -> npt.NDArray[np.float64]:
+    """Bids x_j = X S_j / sum_k S_k, in proportion to the others' totals S.
+
+    They guarantee r_j = X/(X + sum S) on every machine: 1/m of everything with unit budgets.
+
+    Parameters
+    ----------
+    others_bids : array_like
+        Shape (n_machines,): S_j, the other users' bids summed per machine, finite, >= 0, with a positive sum.
+    budget : float, default 1.0
+        The user's budget X > 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64 bids, shape (n_machines,), summing to ``budget``.
+
+    Raises
+    ------
+    InvalidInputError
+        On an empty, negative, non-finite or all-zero ``others_bids``, or a budget <= 0.
+
+    References
+    ----------
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
+       Shared Clusters", EC '05, 2005, §3.2.
+    """
     S = as_values(others_bids, "others_bids", ndim=1)
     budget = as_number(budget, "budget")
     if S.size == 0 or not S.sum() > 0:

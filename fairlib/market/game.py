@@ -12,9 +12,19 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import ArrayLike
 from scipy.optimize import linear_sum_assignment
 
-from .._validate import InvalidInputError, as_array, as_budgets, as_count, as_number, as_rng
+from .._validate import (
+    InvalidInputError,
+    RngLike,
+    as_array,
+    as_budgets,
+    as_count,
+    as_number,
+    as_rng,
+)
 
 __all__ = [
     "Game",
@@ -29,17 +39,32 @@ __all__ = [
 
 @dataclass(frozen=True, init=False)
 class Game:
-    """A validated game instance.
+    """A validated instance of the proportional-share bidding game.
 
     Parameters
     ----------
-    weights : (m_users, n_machines) array_like, >= 0, every user values some machine.
-    budgets : (m_users,) array_like or scalar, > 0 (default 1).
-    parallelism : (m_users,) ints in [1, n] or scalar, optional — finite parallelism bounds k_i
-        (None: infinite parallelism).
-    reserve : float >= 0 — the dummy bid ε on every machine. With ``reserve = 0`` the game must be
-        strongly competitive (every machine valued by at least two users), else no equilibrium exists
-        (Theorem 1) and construction fails naming the machine.
+    weights : array_like
+        Shape (n_users, n_machines): w[i, j], user i's value for the whole of machine j; finite, >= 0, every user
+        valuing some machine.
+    budgets : float or array_like or None, default None
+        Shape (n_users,), or one budget for all: X_i > 0. None: all 1.
+    parallelism : int or array_like or None, default None
+        Shape (n_users,), or one bound for all: finite parallelism bounds k_i, integers in [1, n_machines]. None:
+        infinite parallelism.
+    reserve : float, default 0.0
+        The dummy bid ε >= 0 on every machine. With ``reserve = 0`` the game must be strongly competitive (every
+        machine valued by at least two users), else no equilibrium exists and construction fails naming the
+        machine.
+
+    Raises
+    ------
+    InvalidInputError
+        On an invalid argument, or ``reserve = 0`` with a machine valued by fewer than two users.
+
+    References
+    ----------
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
+       Shared Clusters", EC '05, 2005, §2 (the game), Theorem 1 (existence).
     """
 
     weights: np.ndarray
@@ -47,7 +72,13 @@ class Game:
     parallelism: np.ndarray | None = None
     reserve: float = 0.0
 
-    def __init__(self, weights, budgets=None, parallelism=None, reserve: float = 0.0):
+    def __init__(
+        self,
+        weights: ArrayLike,
+        budgets: ArrayLike | None = None,
+        parallelism: int | ArrayLike | None = None,
+        reserve: float = 0.0,
+    ) -> None:
         w = as_weight_matrix(weights)
         m, n = w.shape
         X = as_budgets(budgets, m)
@@ -78,7 +109,13 @@ class Game:
         return self.weights.shape[1]
 
     def optimum(self) -> float:
-        """Social optimum U*: sum_j max_i w_ij (infinite) or the maximum-weight matching (finite)."""
+        """Social optimum U*: sum_j max_i w_ij (infinite parallelism) or the maximum-weight matching (finite).
+
+        Returns
+        -------
+        float
+            U*, the largest social welfare any allocation reaches (:func:`welfare_optimum`).
+        """
         return welfare_optimum(self.weights, self.parallelism)
 
 
@@ -103,8 +140,10 @@ def as_weight_matrix(weights, name: str = "weights") -> np.ndarray:
 
 
 def as_parallelism(parallelism, m: int, n: int, *, at_most_machines: bool = True):
-    """``None`` (infinite parallelism) or one integer bound per user, >= 1 and (``at_most_machines``) at most
-    n_machines; the helpers that only use it as a cap accept larger bounds (they do not bind)."""
+    """``None`` (infinite parallelism) or one integer bound per user, checked.
+
+    Each bound is >= 1 and (``at_most_machines``) at most n_machines; the helpers that only use it as a cap accept
+    larger bounds (they do not bind)."""
     if parallelism is None:
         return None
     k = as_array(parallelism, "parallelism")
@@ -127,9 +166,33 @@ def as_parallelism(parallelism, m: int, n: int, *, at_most_machines: bool = True
     return np.ascontiguousarray(k, dtype=np.int64)
 
 
-def allocation(bids, reserve: float = 0.0) -> np.ndarray:
+def allocation(bids: ArrayLike, reserve: float = 0.0) -> npt.NDArray[np.float64]:
     """Shares r_ij = x_ij / (Y_j + reserve); a machine with no bid is allocated to nobody.
 
+    Parameters
+    ----------
+    bids : array_like
+        Shape (n_users, n_machines): x[i, j], finite and >= 0.
+    reserve : float, default 0.0
+        The reserve bid ε >= 0 added to every machine's price.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64 shares, shape (n_users, n_machines); each column sums to at most 1.
+
+    Raises
+    ------
+    InvalidInputError
+        On a non-2-D or non-numeric ``bids``, a negative or non-finite bid, or an invalid ``reserve``.
+
+    References
+    ----------
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
+       Shared Clusters", EC '05, 2005, §2.
+
+    Examples
+    --------
     >>> allocation([[1.0, 0.0], [1.0, 2.0]]).tolist()
     [[0.5, 0.0], [0.5, 1.0]]
     """
@@ -150,9 +213,34 @@ def allocation(bids, reserve: float = 0.0) -> np.ndarray:
         return np.where(Y > 0, x / np.where(Y > 0, Y, 1.0), 0.0)
 
 
-def welfare_optimum(weights, parallelism=None) -> float:
-    """U*: infinite parallelism — each machine to a user who values it most; finite — Lemma 1's maximum-weight
-    matching of k_i copies of user i to machines (Hungarian algorithm, scipy's linear_sum_assignment)."""
+def welfare_optimum(weights: ArrayLike, parallelism: int | ArrayLike | None = None) -> float:
+    """U*, the optimal social welfare.
+
+    Infinite parallelism: each machine to a user who values it most; finite: Lemma 1's maximum-weight matching of k_i
+    copies of user i to machines (Hungarian algorithm, SciPy's ``linear_sum_assignment``).
+
+    Parameters
+    ----------
+    weights : array_like
+        Shape (n_users, n_machines): finite, >= 0, every user valuing some machine.
+    parallelism : int or array_like or None, default None
+        The bounds k_i >= 1, one per user (shape (n_users,)) or one for all; None: infinite parallelism.
+
+    Returns
+    -------
+    float
+        U*.
+
+    Raises
+    ------
+    InvalidInputError
+        On invalid weights or parallelism.
+
+    References
+    ----------
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
+       Shared Clusters", EC '05, 2005, §2, Lemma 1.
+    """
     w = as_weight_matrix(weights)
     if parallelism is None:
         return float(w.max(axis=0).sum())
@@ -160,17 +248,48 @@ def welfare_optimum(weights, parallelism=None) -> float:
 
 
 class SocialOptimum(NamedTuple):
-    """The welfare-maximising allocation ``[user, machine]`` and its welfare."""
+    """The welfare-maximising allocation ``[user, machine]`` and its welfare.
+
+    Parameters
+    ----------
+    allocation : numpy.ndarray
+        Float64 shares, shape (n_users, n_machines): 1 where the machine goes wholly to the user, else 0.
+    welfare : float
+        Its social welfare U*.
+    """
 
     allocation: np.ndarray
     welfare: float
 
 
-def social_optimum(weights, parallelism=None) -> SocialOptimum:
+def social_optimum(weights: ArrayLike, parallelism: int | ArrayLike | None = None) -> SocialOptimum:
     """The socially optimal allocation r (one machine per user copy) and its welfare U*.
 
-    Infinite parallelism: machine j goes wholly to argmax_i w_ij (lowest index on ties). Finite: the
-    maximum-weight matching of user copies to machines.
+    Infinite parallelism: machine j goes wholly to argmax_i w_ij (lowest index on ties). Finite: the maximum-weight
+    matching of k_i copies of user i to machines.
+
+    Parameters
+    ----------
+    weights : array_like
+        Shape (n_users, n_machines): finite, >= 0, every user valuing some machine.
+    parallelism : int or array_like or None, default None
+        The bounds k_i >= 1, one per user (shape (n_users,)) or one for all (bounds above n_machines do not bind);
+        None: infinite parallelism.
+
+    Returns
+    -------
+    SocialOptimum
+        ``(allocation, welfare)``: shares of shape (n_users, n_machines) and U*.
+
+    Raises
+    ------
+    InvalidInputError
+        On invalid weights or parallelism.
+
+    References
+    ----------
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
+       Shared Clusters", EC '05, 2005, §2, Lemma 1.
     """
     w = as_weight_matrix(weights)
     m, n = w.shape
@@ -187,8 +306,32 @@ def social_optimum(weights, parallelism=None) -> SocialOptimum:
     return SocialOptimum(r, float(w[owner[rows], cols].sum()))
 
 
-def weight_proportional_bids(weights, budgets=None, parallelism=None) -> np.ndarray:
-    """Static baseline: x_ij = X_i w_ij / sum_j w_ij (on the k_i highest-weight machines when finite)."""
+def weight_proportional_bids(
+    weights: ArrayLike,
+    budgets: ArrayLike | None = None,
+    parallelism: int | ArrayLike | None = None,
+) -> npt.NDArray[np.float64]:
+    """Static baseline: x_ij = X_i w_ij / sum_j w_ij (on the k_i highest-weight machines when finite).
+
+    Parameters
+    ----------
+    weights : array_like
+        Shape (n_users, n_machines): finite, >= 0, every user valuing some machine.
+    budgets : float or array_like or None, default None
+        Shape (n_users,) or one for all, > 0; None: all 1.
+    parallelism : int or array_like or None, default None
+        The bounds k_i >= 1, one per user or one for all; None: infinite parallelism.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64 bids, shape (n_users, n_machines), each row summing to the user's budget.
+
+    Raises
+    ------
+    InvalidInputError
+        On invalid weights, budgets or parallelism.
+    """
     w = as_weight_matrix(weights).copy()
     m, n = w.shape
     X = as_budgets(budgets, m)
@@ -200,20 +343,73 @@ def weight_proportional_bids(weights, budgets=None, parallelism=None) -> np.ndar
     return X[:, None] * w / w.sum(axis=1, keepdims=True)
 
 
-def uniform_preferences(rng, n_users: int, n_machines: int) -> np.ndarray:
-    """w_ij ~ U(0, 1) i.i.d., each row normalised to sum 1 (EC §5)."""
+def uniform_preferences(rng: RngLike, n_users: int, n_machines: int) -> npt.NDArray[np.float64]:
+    """Random weights w_ij ~ U(0, 1) i.i.d., each row normalised to sum 1.
+
+    Parameters
+    ----------
+    rng : None, int or numpy.random.Generator
+        Seed or generator.
+    n_users : int
+        Number of users, >= 1.
+    n_machines : int
+        Number of machines, >= 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64 weights, shape (n_users, n_machines), rows summing to 1.
+
+    Raises
+    ------
+    InvalidInputError
+        On a count below 1 or an invalid seed.
+
+    References
+    ----------
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
+       Shared Clusters", EC '05, 2005, §5.
+    """
     n_users, n_machines = as_count(n_users, "n_users"), as_count(n_machines, "n_machines")
     w = as_rng(rng).random((n_users, n_machines))
     return w / w.sum(axis=1, keepdims=True)
 
 
 def correlated_preferences(
-    rng, n_users: int, n_machines: int, dim: int = 3, *, normalize: bool = True
-) -> np.ndarray:
-    """w_ij = p_i . q_j with user and machine profiles in U(0, 1)^dim (EC §5, dim = 3), rows normalised to 1.
+    rng: RngLike, n_users: int, n_machines: int, dim: int = 3, *, normalize: bool = True
+) -> npt.NDArray[np.float64]:
+    """Random weights w_ij = p_i . q_j with user and machine profiles in U(0, 1)^dim, rows normalised to 1.
 
-    The paper does not say whether these weights were normalised; the analysis assumes sum_j w_ij = 1, so we
-    normalise by default [INF]; ``normalize=False`` keeps the raw products.
+    The paper does not say whether these weights were normalised; the analysis assumes sum_j w_ij = 1, so they are
+    normalised by default [INF]; ``normalize=False`` keeps the raw products.
+
+    Parameters
+    ----------
+    rng : None, int or numpy.random.Generator
+        Seed or generator.
+    n_users : int
+        Number of users, >= 1.
+    n_machines : int
+        Number of machines, >= 1.
+    dim : int, default 3
+        Dimension of the profiles (the paper's 3), >= 1.
+    normalize : bool, default True
+        Whether each row is divided by its sum.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64 weights, shape (n_users, n_machines).
+
+    Raises
+    ------
+    InvalidInputError
+        On a count below 1 or an invalid seed.
+
+    References
+    ----------
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
+       Shared Clusters", EC '05, 2005, §5.
     """
     n_users, n_machines, dim = (
         as_count(n_users, "n_users"),

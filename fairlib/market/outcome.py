@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._jit import interpreted_when_small
 from .._validate import InvalidInputError, as_instance, as_values, result_type
@@ -57,7 +58,7 @@ def _game_bids(game, bids) -> tuple[Game, np.ndarray]:
 
 
 @interpreted_when_small
-def nash_gap(game: Game, bids) -> float:
+def nash_gap(game: Game, bids: ArrayLike) -> float:
     """The relative Nash residual of ``bids`` in ``game``: 0 at a Nash equilibrium, larger the further from one.
 
     With infinite parallelism it is condition (1) of EC'05 §3 (:func:`~fairlib.market.equilibrium_violation`): per
@@ -139,22 +140,26 @@ class GameOutcome:
     shares, prices, utilities and certificate are derived from them (the bids are checked first: the right shape,
     finite, >= 0, each user's summing to its budget, on at most its parallelism's machines).
 
-    Attributes
+    Parameters
     ----------
     game : Game
         The instance played.
-    bids : (n_users, n_machines) ndarray, read-only
-        ``bids[user, machine]``, each row summing to the user's budget.
+    bids : array_like
+        Shape (n_users, n_machines): ``bids[user, machine]``, each row summing to the user's budget; stored as a
+        read-only float64 array.
     method : str
         Which mechanism and method produced it (e.g. ``"proportional_share"``).
-    converged : bool
+    converged : bool, default True
         Whether the mechanism's own stopping test held (True for a rule with nothing to iterate).
-    iterations : int
+    iterations : int, default 0
         Rounds of the mechanism's iteration (0 for a closed form).
-    message : str
+    message : str, default ""
         Anything a user should know about this run; empty when nothing.
-    extras : Mapping
-        Method-specific values, immutable (arrays read-only), documented by each mechanism.
+    extras : Mapping[str, object], default empty
+        Method-specific values, stored immutable (arrays read-only), documented by each mechanism.
+
+    Attributes
+    ----------
     shares : (n_users, n_machines) ndarray, read-only
         r_ij = x_ij / (Y_j + ε): each column sums to at most 1 (less by the reserve's share).
     prices : (n_machines,) ndarray, read-only
@@ -163,6 +168,11 @@ class GameOutcome:
         U_i = Σ_j w_ij r_ij (finite parallelism: the sum of the k_i largest terms).
     residual : float
         The certificate :func:`nash_gap`: 0 at a Nash equilibrium.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``game`` is not a Game, the bids do not fit it, or ``method`` is not a str.
 
     Examples
     --------
@@ -206,5 +216,11 @@ class GameOutcome:
 
     @property
     def welfare(self) -> float:
-        """Σ_i U_i, the social welfare of the outcome (EC'05 §2; efficiency is welfare / ``game.optimum()``)."""
+        """Σ_i U_i, the social welfare of the outcome; efficiency is welfare / ``game.optimum()``.
+
+        Returns
+        -------
+        float
+            The welfare (EC'05 §2).
+        """
         return float(self.utilities.sum())

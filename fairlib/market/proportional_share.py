@@ -10,7 +10,7 @@ are registered in :mod:`fairlib.games`.
 from __future__ import annotations
 
 from .._jit import interpreted_when_small
-from .._validate import as_count, as_instance, as_number, check_choice
+from .._validate import RngLike, as_count, as_instance, as_number, check_choice
 from .dynamics import ORDERS, run_dynamics
 from .game import Game, weight_proportional_bids
 from .outcome import GameOutcome
@@ -29,9 +29,14 @@ INTERPRETED_ROUNDS = 5000
 
 @interpreted_when_small(bounded=lambda *args, max_iter=5000, **_: max_iter <= INTERPRETED_ROUNDS)
 def proportional_share(
-    game: Game, *, order: str = "sequential", eps: float = TIGHT_EPS, max_iter: int = 5000, rng=None
+    game: Game,
+    *,
+    order: str = "sequential",
+    eps: float = TIGHT_EPS,
+    max_iter: int = 5000,
+    rng: RngLike = None,
 ) -> GameOutcome:
-    """The equilibrium of the proportional-share bidding game, reached by best-response dynamics (EC'05 §4).
+    """The equilibrium of the proportional-share bidding game, reached by best-response dynamics.
 
     Users start from weight-proportional bids and, in turn, replace their bids by their best response to the
     others' (the closed form of §4.1; with finite parallelism the local search of §4.2, a heuristic) until no
@@ -45,20 +50,30 @@ def proportional_share(
     game : Game
         Weights, budgets, parallelism and reserve; the reserve must be > 0 (a user alone on a machine has no best
         response otherwise: pass e.g. ``reserve=1e-9``, the existence proof's perturbation).
-    order : {"sequential", "simultaneous", "random"}
+    order : {"sequential", "simultaneous", "random"}, default "sequential"
         Who updates when (:func:`~fairlib.market.run_dynamics`); ``"random"`` draws each round's order from ``rng``.
-    eps : float
+    eps : float, default TIGHT_EPS
         The stopping test: every utility changes by less than ``eps`` in a round (> 0).
-    max_iter : int
+    max_iter : int, default 5000
         At most this many rounds; ``converged`` is False if the test never held.
-    rng : seed or Generator, optional
-        Only for ``order="random"``.
+    rng : None, int or numpy.random.Generator, default None
+        Seed; only for ``order="random"``.
 
     Returns
     -------
     GameOutcome
         The bids after the last round; ``iterations`` the rounds run, ``extras["welfare"]`` the welfare after each
         round (row 0: the starting bids).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``game`` is not a Game or has no reserve, or an option is invalid.
+
+    References
+    ----------
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
+       Shared Clusters", EC '05, 2005, §3–4 (condition (1), best responses §4.1–4.2).
 
     Examples
     --------
@@ -93,8 +108,9 @@ def proportional_share(
 
 
 def weight_proportional(game: Game) -> GameOutcome:
-    """The static baseline of EC'05 §5: each user bids its budget in proportion to its weights (with finite
-    parallelism, over its k_i highest-weight machines).
+    """The static baseline: each user bids its budget in proportion to its weights.
+
+    With finite parallelism, over its k_i highest-weight machines.
 
     Nothing is iterated (``converged`` True, ``iterations`` 0); the ``residual`` says how far these bids are from an
     equilibrium.
@@ -108,6 +124,16 @@ def weight_proportional(game: Game) -> GameOutcome:
     -------
     GameOutcome
         x_ij = X_i w_ij / Σ_j w_ij.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``game`` is not a Game.
+
+    References
+    ----------
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
+       Shared Clusters", EC '05, 2005, §5.
 
     Examples
     --------

@@ -10,13 +10,38 @@ from __future__ import annotations
 import heapq
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import ArrayLike
 
 __all__ = ["drf_heapq", "drf_argmin_loop"]
 
 
-def drf_heapq(demands, capacity, *, stop: str = "first_blocked") -> np.ndarray:
-    """Progressive filling in pure Python with :mod:`heapq`; returns tasks per user.
+def drf_heapq(
+    demands: ArrayLike, capacity: ArrayLike, *, stop: str = "first_blocked"
+) -> npt.NDArray[np.int64]:
+    """Progressive filling in pure Python with :mod:`heapq`, ties to the lowest index.
 
+    Parameters
+    ----------
+    demands : array_like
+        Shape (n_users, n_resources): per-task demands, >= 0 (not validated).
+    capacity : array_like
+        Shape (n_resources,): capacities, > 0.
+    stop : {"first_blocked", "skip_blocked"}, default "first_blocked"
+        Stop at the first task that does not fit (the literal loop), or drop the blocked user and go on.
+
+    Returns
+    -------
+    numpy.ndarray
+        Int64 tasks per user, shape (n_users,).
+
+    References
+    ----------
+    .. [1] A. Ghodsi, M. Zaharia, B. Hindman, A. Konwinski, S. Shenker, I. Stoica, "Dominant Resource Fairness:
+       Fair Allocation of Multiple Resource Types", NSDI, 2011, Algorithm 1.
+
+    Examples
+    --------
     >>> drf_heapq([[1, 4], [3, 1]], [9, 18]).tolist()
     [3, 2]
     """
@@ -43,9 +68,32 @@ def drf_heapq(demands, capacity, *, stop: str = "first_blocked") -> np.ndarray:
     return np.array(tasks, dtype=np.int64)
 
 
-def drf_argmin_loop(demands, capacity, *, stop: str = "first_blocked") -> np.ndarray:
+def drf_argmin_loop(
+    demands: ArrayLike, capacity: ArrayLike, *, stop: str = "first_blocked"
+) -> npt.NDArray[np.int64]:
     """Progressive filling "as published": ``argmin`` over all shares at every step (O(n) per task).
 
+    Parameters
+    ----------
+    demands : array_like
+        Shape (n_users, n_resources): per-task demands, >= 0 (not validated).
+    capacity : array_like
+        Shape (n_resources,): capacities, > 0.
+    stop : {"first_blocked", "skip_blocked"}, default "first_blocked"
+        Stop at the first task that does not fit (the literal loop), or drop the blocked user and go on.
+
+    Returns
+    -------
+    numpy.ndarray
+        Int64 tasks per user, shape (n_users,).
+
+    References
+    ----------
+    .. [1] A. Ghodsi, M. Zaharia, B. Hindman, A. Konwinski, S. Shenker, I. Stoica, "Dominant Resource Fairness:
+       Fair Allocation of Multiple Resource Types", NSDI, 2011, Algorithm 1.
+
+    Examples
+    --------
     >>> drf_argmin_loop([[1, 4], [3, 1]], [59, 19]).tolist()
     [2, 8]
     """

@@ -45,7 +45,13 @@ FIT_SLACK = 1e-9
     cache=True, inline="always"
 )  # called on read-only demands and writable capacities: two compilations if not
 def _shape_scale(vector):
-    """The component the fitness normalises by: the first, or the largest when the first is zero."""
+    """The component the fitness normalises by: the first, or the largest when the first is zero.
+
+    Parameters
+    ----------
+    vector : float64[:]
+        A demand or availability vector, shape (n_resources,).
+    """
     if vector[0] > 0:
         return vector[0]
     return largest(vector)
@@ -53,7 +59,25 @@ def _shape_scale(vector):
 
 @njit(cache=True)
 def _best_fit_fill(capacity, demand, usable, share_per_task, caps, quantum, slack):
-    """Tasks per (user, server) and the number of placements (see the module docstring)."""
+    """Tasks per (user, server) and the number of placements (see the module docstring).
+
+    Parameters
+    ----------
+    capacity : float64[:, :]
+        Server capacities, shape (n_servers, n_resources).
+    demand : float64[:, :]
+        Per-task demands, shape (n_users, n_resources).
+    usable : bool[:, :]
+        Usable (user, server) pairs, shape (n_users, n_servers).
+    share_per_task : float64[:]
+        Weighted global dominant share of one task, shape (n_users,).
+    caps : float64[:]
+        Per-user caps on tasks, shape (n_users,) (``inf``: none).
+    quantum : float
+        Tasks placed per step, > 0.
+    slack : float
+        Relative slack of the fit test (:data:`FIT_SLACK`).
+    """
     n_users, n_resources = demand.shape
     n_servers = capacity.shape[0]
     available = capacity.copy()
@@ -107,8 +131,10 @@ MAX_PLACEMENTS = 100_000_000
 
 
 def placement_bound(cluster, quantum: float = 1.0) -> float:
-    """An upper bound on the placements a one-task-at-a-time filling makes: the tasks each user could run alone on
-    each usable server (γ, zero elsewhere), capped by its ``max_tasks``, over ``quantum`` tasks per placement."""
+    """An upper bound on the placements a one-task-at-a-time filling makes.
+
+    The tasks each user could run alone on each usable server (γ, zero elsewhere), capped by its ``max_tasks``, over
+    ``quantum`` tasks per placement."""
     return float(np.minimum(cluster.gamma.sum(axis=1), cluster.max_tasks).sum() / quantum)
 
 
@@ -137,13 +163,39 @@ def _bounded_steps(cluster, *, quantum: float = 1.0, **_) -> bool:
 def drfh_best_fit(
     cluster: Cluster, *, quantum: float = 1.0, max_placements: int = MAX_PLACEMENTS
 ) -> Allocation:
-    """Best-Fit DRFH (the DRFH paper's placement heuristic; module docstring): lowest global dominant share first,
-    each task on the usable server whose available resources best match its shape.
+    """Best-Fit DRFH: lowest global dominant share first, each task on the usable server that best matches its shape.
 
-    ``quantum``: tasks placed per step (> 0; 1 = whole tasks). ``extras["steps"]``: placements made.
-    ``max_placements``: an instance that could take more placements (:func:`placement_bound`) is refused before
-    any work, naming the bound. Honours weights, placement constraints and per-user caps (``Cluster.max_tasks``).
+    The DRFH paper's placement heuristic (module docstring). Honours weights, placement constraints and per-user caps
+    (``Cluster.max_tasks``).
 
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster; it is never merged (the allocation depends on individual servers).
+    quantum : float, default 1.0
+        Tasks placed per step, > 0 (1: whole tasks).
+    max_placements : int, default MAX_PLACEMENTS
+        An instance that could take more placements (:func:`placement_bound`) is refused before any work, naming
+        the bound; >= 1.
+
+    Returns
+    -------
+    Allocation
+        Tasks per (user, server). ``extras["steps"]``: placements made.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``cluster`` is not a Cluster, ``quantum`` is not > 0, or the instance could take more than
+        ``max_placements`` placements.
+
+    References
+    ----------
+    .. [1] W. Wang, B. Liang, B. Li, "Multi-resource fair allocation in heterogeneous cloud computing systems",
+       IEEE Transactions on Parallel and Distributed Systems, 2015 (its Best-Fit heuristic).
+
+    Examples
+    --------
     >>> c = Cluster([[4, 1], [1, 4]], [[1, 0.25], [0.25, 1]])   # CPU-heavy and RAM-heavy users, two servers
     >>> drfh_best_fit(c).tasks.tolist()                           # each on the server of its shape
     [[4.0, 0.0], [0.0, 4.0]]

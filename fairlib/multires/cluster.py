@@ -16,15 +16,18 @@ Derived quantities (reconstructions §5.1; the equations are reconstructions, [I
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import ArrayLike
 
 from .._validate import (
     InvalidInputError,
+    RngLike,
     _short,
     as_array,
     as_capacities,
@@ -65,8 +68,15 @@ GAMMA_RANGE = (1e-30, 1e30)
 
 
 class ServerConstraints(NamedTuple):
-    """Per-task use of each server constraint, ``per_task[user, server, k]``, and the constraints' capacities,
-    ``capacity[server, k]``."""
+    """Per-task use of each server constraint and the constraints' capacities.
+
+    Parameters
+    ----------
+    per_task : numpy.ndarray
+        Float64, shape (n_users, n_servers, n_constraints): ``per_task[user, server, k]``.
+    capacity : numpy.ndarray
+        Float64, shape (n_servers, n_constraints): ``capacity[server, k]``.
+    """
 
     per_task: np.ndarray
     capacity: np.ndarray
@@ -74,22 +84,41 @@ class ServerConstraints(NamedTuple):
 
 @dataclass(frozen=True, eq=False)
 class Cluster:
-    """A validated heterogeneous cluster.
+    """A validated heterogeneous cluster: servers' capacities, users' per-task demands, weights and placement.
+
+    A user-server pair is *usable* when the user is eligible and the server has every resource the user demands
+    (γ > 0). A user with no usable server is an error naming the user. Every array is stored read-only; the
+    derived ``gamma[user, server]`` (monopoly task counts, 0 where unusable), ``dominant[user, server]`` (per-server
+    dominant resource, -1 where unusable) and ``lacking[user, server]`` (eligible pairs dropped because the server
+    lacks a demanded resource) are computed here.
 
     Parameters
     ----------
-    capacity : (K, R) array_like — ``capacity[server, resource]`` >= 0 (a server may lack a resource).
-    demand : (N, R) array_like — per-task demand ``demand[user, resource]`` >= 0, no all-zero row.
-    weight : (N,) array_like, optional — φ > 0 (default 1).
-    eligible : (N, K) array_like of bool / 0-1, optional — placement constraints (default: all).
-    max_tasks : (N,) array_like, optional — the most tasks user n can use, >= 0 (``inf``, the default: no cap),
-        e.g. the tasks a job has: a mechanism never allocates a user more. Honoured by ``drf``, ``edrf``,
-        ``asset_fairness``, ``ceei``, ``drfh`` (and its Best-Fit), ``tsf``, ``psdsf`` (its fixed point) and
-        ``pfvds`` (its interior point: the variational equilibrium) and by the property checkers; the other
-        mechanisms refuse a capped cluster (:meth:`refuse_caps`).
+    capacity : array_like
+        Shape (n_servers, n_resources): ``capacity[server, resource]`` >= 0, finite (a server may lack a resource,
+        not every one).
+    demand : array_like
+        Shape (n_users, n_resources): per-task demand ``demand[user, resource]`` >= 0, finite, no all-zero row.
+    weight : array_like or None, default None
+        Shape (n_users,): weights φ > 0; None: all 1.
+    eligible : array_like or None, default None
+        Shape (n_users, n_servers), bool or 0/1: placement constraints; None: every pair.
+    max_tasks : array_like or None, default None
+        Shape (n_users,): the most tasks user n can use, >= 0 (``inf``: no cap; None: no caps), e.g. the tasks a
+        job has: a mechanism never allocates a user more. Honoured by ``drf``, ``edrf``, ``asset_fairness``,
+        ``ceei``, ``drfh`` (and its Best-Fit), ``tsf``, ``psdsf`` (its fixed point) and ``pfvds`` (its interior
+        point: the variational equilibrium) and by the property checkers; the other mechanisms refuse a capped
+        cluster (:meth:`refuse_caps`).
 
-    A user-server pair is *usable* when the user is eligible and the server has every resource the
-    user demands (γ > 0). A user with no usable server is an error naming the user.
+    Raises
+    ------
+    InvalidInputError
+        On an invalid array, a user with no usable server, or a monopoly task count γ outside [1e-30, 1e30].
+
+    References
+    ----------
+    .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and Fair
+       Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, §2, eqs. (7)–(9).
 
     Examples
     --------
@@ -168,7 +197,18 @@ class Cluster:
         return bool(np.isfinite(self.max_tasks).any())
 
     def refuse_caps(self, mechanism: str) -> None:
-        """Raise naming the first capped user when ``mechanism`` does not honour per-user caps."""
+        """Raise naming the first capped user when ``mechanism`` does not honour per-user caps.
+
+        Parameters
+        ----------
+        mechanism : str
+            The mechanism's name, for the message.
+
+        Raises
+        ------
+        InvalidInputError
+            When some user has a finite ``max_tasks``, or ``mechanism`` is not a str.
+        """
         if not isinstance(mechanism, str):
             raise InvalidInputError(
                 f"mechanism = {_short(mechanism)}: the mechanism's name for the message must be a "
@@ -197,10 +237,40 @@ class Cluster:
         return self.capacity.shape[1]
 
     @classmethod
-    def single_pool(cls, capacity, demand, weight=None, max_tasks=None) -> "Cluster":
-        """One pool of resources (``capacity[resource]``) as a one-server cluster: the instance of DRF, EDRF,
-        PDRF, asset fairness and CEEI, and of every checker that takes a cluster.
+    def single_pool(
+        cls,
+        capacity: ArrayLike,
+        demand: ArrayLike,
+        weight: ArrayLike | None = None,
+        max_tasks: ArrayLike | None = None,
+    ) -> Cluster:
+        """One pool of resources (``capacity[resource]``) as a one-server cluster.
 
+        The instance of DRF, EDRF, PDRF, asset fairness and CEEI, and of every checker that takes a cluster.
+
+        Parameters
+        ----------
+        capacity : array_like
+            Shape (n_resources,): the pool's capacities, finite and > 0.
+        demand : array_like
+            Shape (n_users, n_resources): per-task demands, >= 0, no all-zero row.
+        weight : array_like or None, default None
+            Shape (n_users,): weights > 0; None: all 1.
+        max_tasks : array_like or None, default None
+            Shape (n_users,): per-user caps on tasks, >= 0 (``inf``: none); None: no caps.
+
+        Returns
+        -------
+        Cluster
+            The one-server cluster.
+
+        Raises
+        ------
+        InvalidInputError
+            On an invalid argument.
+
+        Examples
+        --------
         >>> Cluster.single_pool([9, 18], [[1, 4], [3, 1]]).capacity.tolist()
         [[9.0, 18.0]]
         """
@@ -234,15 +304,41 @@ class Cluster:
         naming the argument, the entry and its value."""
         return as_values(tasks, name, ndim=2, shape=(self.n_users, self.n_servers), sign=sign)
 
-    def vds(self, totals) -> np.ndarray:
-        """Weighted VDS ŝ[n, i] = x_n / (φ_n γ[n, i]) for usable pairs, NaN elsewhere."""
+    def vds(self, totals: ArrayLike) -> npt.NDArray[np.float64]:
+        """Weighted VDS ŝ[n, i] = x_n / (φ_n γ[n, i]) for usable pairs, NaN elsewhere.
+
+        Parameters
+        ----------
+        totals : array_like
+            Shape (n_users,): each user's total tasks x_n, finite and >= 0.
+
+        Returns
+        -------
+        numpy.ndarray
+            Float64, shape (n_users, n_servers).
+
+        Raises
+        ------
+        InvalidInputError
+            On a wrong shape or a negative or non-finite entry.
+
+        References
+        ----------
+        .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and Fair
+           Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, §2, eq. (9).
+        """
         x = as_values(totals, "totals", ndim=1, shape=(self.n_users,))  # one per user
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(self.eligible, x[:, None] / (self.weight[:, None] * self.gamma), np.nan)
 
-    def bottlenecks(self) -> np.ndarray:
-        """Per server, a resource dominant for every usable user there (Definition 2), or -1 if none
-        (also for a server no user can use)."""
+    def bottlenecks(self) -> npt.NDArray[np.int_]:
+        """Per server, a resource dominant for every usable user there (Definition 2), or -1 if none.
+
+        Returns
+        -------
+        numpy.ndarray
+            Int, shape (n_servers,): the bottleneck resource, -1 also for a server no user can use.
+        """
         out = np.full(self.n_servers, -1)
         for i in range(self.n_servers):
             users = self.eligible[:, i]
@@ -260,9 +356,22 @@ class Cluster:
         return out
 
     def server_constraints(self, time_shared: bool = False) -> ServerConstraints:
-        """(d3[user, server, k], cap[server, k]): per-task use of each server constraint. Divisible servers:
-        the resources (d3 = demand on every server). Time-shared servers (Problem 2, eq. 17): one constraint
-        per server, Σ_n x[n, i] / γ[n, i] <= 1."""
+        """Per-task use of each server constraint, and the constraints' capacities.
+
+        Divisible servers: the resources (the demand on every server). Time-shared servers (Problem 2, eq. 17): one
+        constraint per server, Σ_n x[n, i] / γ[n, i] <= 1.
+
+        Parameters
+        ----------
+        time_shared : bool, default False
+            Whether the servers are time-shared (Problem 2) rather than divisible.
+
+        Returns
+        -------
+        ServerConstraints
+            ``(per_task, capacity)``: shapes (n_users, n_servers, k) and (n_servers, k), k = n_resources (divisible)
+            or 1 (time-shared).
+        """
         n, k, m = self.n_users, self.n_servers, self.n_resources
         if time_shared:
             d3 = np.where(self.eligible, 1.0 / np.where(self.eligible, self.gamma, 1.0), 0.0)[
@@ -274,19 +383,53 @@ class Cluster:
             np.ascontiguousarray(self.capacity),
         )
 
-    def load(self, tasks, time_shared: bool = False) -> np.ndarray:
-        """Fraction of every server constraint that ``tasks[user, server]`` uses: ``load[server, k]`` over the
-        resources (0 for a resource the server lacks) or, ``time_shared``, Problem 2's one constraint per
-        server, Σ_n x[n, i] / γ[n, i]."""
+    def load(self, tasks: ArrayLike, time_shared: bool = False) -> npt.NDArray[np.float64]:
+        """Fraction of every server constraint that ``tasks[user, server]`` uses.
+
+        Parameters
+        ----------
+        tasks : array_like
+            Shape (n_users, n_servers): tasks per (user, server), finite and >= 0.
+        time_shared : bool, default False
+            False: ``load[server, resource]`` over the resources (0 for a resource the server lacks); True: Problem 2's
+            one constraint per server, Σ_n x[n, i] / γ[n, i].
+
+        Returns
+        -------
+        numpy.ndarray
+            Float64, shape (n_servers, n_resources), or (n_servers, 1) when ``time_shared``.
+
+        Raises
+        ------
+        InvalidInputError
+            On a wrong shape or a negative or non-finite entry.
+        """
         x = self._tasks(tasks)
         if time_shared:
             return (x / np.where(self.eligible, self.gamma, np.inf)).sum(axis=0)[:, None]
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(self.capacity > 0, (x.T @ self.demand) / self.capacity, 0.0)
 
-    def feasible(self, tasks, tol: float = 1e-9) -> bool:
-        """Whether ``tasks[user, server]`` respects eligibility, non-negativity and every capacity (a negative entry
-        is an answer, False; a non-finite one or a wrong shape is an error)."""
+    def feasible(self, tasks: ArrayLike, tol: float = 1e-9) -> bool:
+        """Whether ``tasks[user, server]`` respects eligibility, non-negativity and every capacity.
+
+        Parameters
+        ----------
+        tasks : array_like
+            Shape (n_users, n_servers), finite: a negative entry is an answer (False), not an error.
+        tol : float, default 1e-9
+            Absolute and relative tolerance, >= 0.
+
+        Returns
+        -------
+        bool
+            True when the allocation is feasible within ``tol``.
+
+        Raises
+        ------
+        InvalidInputError
+            On a wrong shape, a non-finite entry or an invalid ``tol``.
+        """
         x = self._tasks(tasks, sign=None)
         tol = as_number(tol, "tol", inclusive=True)
         used = np.einsum("ni,nr->ir", x, self.demand)
@@ -315,26 +458,32 @@ def _frozen(value):
 class Allocation:
     """The result of every static mechanism: tasks per (user, server) on a :class:`Cluster`.
 
-    Attributes
+    Parameters
     ----------
     cluster : Cluster
         The instance solved (a single pool is a one-server cluster, :meth:`Cluster.single_pool`).
-    tasks : (n_users, n_servers) ndarray, read-only
-        ``tasks[user, server]``: real task counts (divisible mechanisms) or integers (``"integral"`` ones).
+    tasks : array_like
+        Shape (n_users, n_servers): ``tasks[user, server]``, real task counts (divisible mechanisms) or integers
+        (``"integral"`` ones); stored read-only.
     method : str
         Which mechanism and solver produced it (e.g. ``"drf"``, ``"psdsf"``, ``"pfvds_interior_point"``).
-    converged : bool
+    converged : bool, default True
         Whether the solver met its tolerance (always True for the finite, exact algorithms).
-    iterations : int
+    iterations : int, default 0
         Solver iterations (interior-point steps, sweeps, Newton steps; 0 for closed forms and heap filling).
-    residual : float
-        The solver's own optimality measure where it has one (the Nash residual of PF-VDS, the last change
-        of a fixed point), NaN otherwise.
-    message : str
+    residual : float, default nan
+        The solver's own optimality measure where it has one (the Nash residual of PF-VDS, the last change of a
+        fixed point), NaN otherwise.
+    message : str, default ""
         Anything a user should know about this run (a solver hand-over, a fallback); empty when nothing.
-    extras : Mapping
-        Method-specific values, immutable (arrays read-only), documented by each mechanism: e.g. CEEI's
+    extras : Mapping[str, object], default empty
+        Method-specific values, stored immutable (arrays read-only), documented by each mechanism: e.g. CEEI's
         ``prices``, DRF's ``order``, PF-VDS's ``alpha`` and ``stages``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``tasks`` does not have the cluster's (users x servers) shape.
     """
 
     cluster: Cluster
@@ -359,11 +508,29 @@ class Allocation:
 
     @classmethod
     def from_diagnostics(
-        cls, cluster: Cluster, tasks, method: str, diagnostics: Mapping
-    ) -> "Allocation":
-        """Build from a solver's diagnostics dict: ``converged``, ``iterations`` and ``message`` become the typed
-        fields, ``residual`` is its ``nash_residual`` (else ``variational_gap``, else ``last_change``), and the rest
-        goes to ``extras``."""
+        cls, cluster: Cluster, tasks: ArrayLike, method: str, diagnostics: Mapping[str, Any]
+    ) -> Allocation:
+        """Build from a solver's diagnostics dict.
+
+        ``converged``, ``iterations`` and ``message`` become the typed fields, ``residual`` is its ``nash_residual``
+        (else ``variational_gap``, else ``last_change``), and the rest goes to ``extras``.
+
+        Parameters
+        ----------
+        cluster : Cluster
+            The instance solved.
+        tasks : array_like
+            Shape (n_users, n_servers): tasks per (user, server).
+        method : str
+            The mechanism and solver.
+        diagnostics : Mapping[str, object]
+            The solver's diagnostics.
+
+        Returns
+        -------
+        Allocation
+            The result.
+        """
         extras = dict(diagnostics)
         converged = bool(extras.pop("converged", True))
         iterations = extras.pop(
@@ -420,8 +587,9 @@ class Allocation:
 
     @property
     def dominant_shares(self) -> np.ndarray:
-        """Each user's share of the pooled cluster in its dominant resource, max_r x_n d[n, r] / Σ_i c[i, r]
-        (DRF's and DRFH's measure; resources the cluster lacks are left out)."""
+        """Each user's share of the pooled cluster in its dominant resource, max_r x_n d[n, r] / Σ_i c[i, r].
+
+        DRF's and DRFH's measure; resources the cluster lacks are left out."""
         return self.totals * self.cluster.pooled_dominant_share
 
     @property
@@ -434,12 +602,31 @@ class Allocation:
 ServerAllocation = Allocation
 
 
-def leontief_tasks(bundle, demand) -> np.ndarray:
-    """How many tasks a user with per-task ``demand`` runs with ``bundle`` (Leontief utility):
-    min over the resources it demands of bundle[r] / demand[r].
+def leontief_tasks(bundle: ArrayLike, demand: ArrayLike) -> npt.NDArray[np.float64]:
+    """How many tasks a user with per-task ``demand`` runs with ``bundle`` (Leontief utility).
 
-    ``bundle`` is (..., R) and ``demand`` (R,) or broadcastable to it; resources with zero demand are ignored.
+    The minimum over the resources it demands of bundle[r] / demand[r]; resources with zero demand are ignored.
 
+    Parameters
+    ----------
+    bundle : array_like
+        Shape (..., n_resources): amounts of each resource, finite and >= 0.
+    demand : array_like
+        Shape (n_resources,) or broadcastable to ``bundle``: per-task demand, finite, >= 0, some entry > 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64, the broadcast shape of ``bundle`` and ``demand`` without its last axis (a 0-d array for one
+        bundle).
+
+    Raises
+    ------
+    InvalidInputError
+        On a negative or non-finite entry, shapes that do not match or broadcast, or a demand of all zeros.
+
+    Examples
+    --------
     >>> leontief_tasks([6.0, 4.0, 9.0], [2.0, 2.0, 0.0]).item()
     2.0
     """
@@ -468,10 +655,34 @@ def leontief_tasks(bundle, demand) -> np.ndarray:
         return np.where(needs, b / np.where(d > 0, d, 1.0), np.inf).min(axis=-1)
 
 
-def monopoly_tasks(capacity: np.ndarray, demand: np.ndarray) -> np.ndarray:
-    """γ[n, i] = min over the resources n demands of c[i, r] / d[n, r] on every server, placement ignored (0 where
-    server i lacks a resource n demands). ``capacity[server, resource]`` and ``demand[user, resource]`` finite, >= 0.
+def monopoly_tasks(capacity: ArrayLike, demand: ArrayLike) -> npt.NDArray[np.float64]:
+    """γ[n, i] = min over the resources n demands of c[i, r] / d[n, r], on every server, placement ignored.
 
+    Parameters
+    ----------
+    capacity : array_like
+        Shape (n_servers, n_resources): ``capacity[server, resource]``, finite and >= 0.
+    demand : array_like
+        Shape (n_users, n_resources): ``demand[user, resource]``, finite and >= 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64, shape (n_users, n_servers): 0 where server i lacks a resource n demands, inf for a user demanding
+        nothing.
+
+    Raises
+    ------
+    InvalidInputError
+        On a wrong shape or a negative or non-finite entry.
+
+    References
+    ----------
+    .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and Fair
+       Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, §2, eq. (8).
+
+    Examples
+    --------
     >>> monopoly_tasks([[4.0, 4.0]], [[1.0, 2.0], [2.0, 1.0]]).tolist()
     [[2.0], [2.0]]
     """
@@ -487,18 +698,46 @@ def monopoly_tasks(capacity: np.ndarray, demand: np.ndarray) -> np.ndarray:
 
 
 class PlacementRows(NamedTuple):
-    """The eligible pairs (``np.nonzero(eligible)`` order) and the capacity rows of a placement LP over them."""
+    """The eligible pairs (``np.nonzero(eligible)`` order) and the capacity rows of a placement LP over them.
+
+    Parameters
+    ----------
+    users : numpy.ndarray
+        Int, shape (n_pairs,): each pair's user.
+    servers : numpy.ndarray
+        Int, shape (n_pairs,): each pair's server.
+    a_cap : scipy.sparse.coo_matrix
+        Shape (n_servers · n_resources, n_columns): the capacity rows.
+    """
 
     users: np.ndarray
     servers: np.ndarray
     a_cap: object
 
 
-def placement_capacity_rows(cluster: "Cluster", n_columns: int | None = None) -> PlacementRows:
-    """Capacity rows of an LP with one variable per eligible (user, server) pair: row ``i · R + r`` reads
-    Σ_{pairs on server i} d[user, r] x_pair <= c[i, r] (its right-hand side is ``cluster.capacity.ravel()``),
-    zero demands left out. ``a_cap`` is a sparse COO matrix with ``n_columns`` columns (default: one per pair;
-    more leaves room for further variables after the pairs)."""
+def placement_capacity_rows(cluster: Cluster, n_columns: int | None = None) -> PlacementRows:
+    """Capacity rows of an LP with one variable per eligible (user, server) pair.
+
+    Row ``i · R + r`` reads Σ_{pairs on server i} d[user, r] x_pair <= c[i, r] (its right-hand side is
+    ``cluster.capacity.ravel()``), zero demands left out.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    n_columns : int or None, default None
+        Columns of the matrix; None: one per pair (more leaves room for further variables after the pairs).
+
+    Returns
+    -------
+    PlacementRows
+        ``(users, servers, a_cap)`` with ``a_cap`` a sparse COO matrix.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``cluster`` is not a Cluster.
+    """
     as_instance(cluster, Cluster, "cluster")
     from scipy.sparse import coo_matrix
 
@@ -515,23 +754,50 @@ def placement_capacity_rows(cluster: "Cluster", n_columns: int | None = None) ->
 
 
 def random_cluster(
-    rng,
+    rng: RngLike,
     n_users: int,
     n_servers: int,
     n_resources: int = 3,
     *,
     eligible_fraction: float = 0.7,
     server_types: int | None = None,
-    demand_range=(0.1, 1.0),
+    demand_range: tuple[float, float] = (0.1, 1.0),
     weights: bool = False,
 ) -> Cluster:
     """A random heterogeneous cluster with placement constraints (for experiments and benchmarks).
 
-    Server capacities are drawn per *type* (``server_types``, default min(n_servers, 4)) uniformly in
-    [0.5, 2] per resource, so servers are heterogeneous in their resource mix; demands are uniform in
-    ``demand_range`` per resource, scaled so one server holds tens of tasks; every (user, server) pair
-    is eligible with probability ``eligible_fraction`` (each user keeps at least one server). Weights
-    are 1, or uniform in {1, 2, 4} with ``weights=True``.
+    Server capacities are drawn per *type* uniformly in [0.5, 2] per resource (times 20), so servers are
+    heterogeneous in their resource mix; demands are uniform in ``demand_range`` per resource; every (user, server)
+    pair is eligible with probability ``eligible_fraction`` (each user keeps at least one server).
+
+    Parameters
+    ----------
+    rng : None, int or numpy.random.Generator
+        Seed or generator.
+    n_users : int
+        Number of users, >= 1.
+    n_servers : int
+        Number of servers, >= 1.
+    n_resources : int, default 3
+        Number of resources, >= 1.
+    eligible_fraction : float, default 0.7
+        Probability that a pair is eligible, in (0, 1].
+    server_types : int or None, default None
+        Number of distinct server types, >= 1; None: min(n_servers, 4).
+    demand_range : tuple of float, default (0.1, 1.0)
+        ``(low, high)``, 0 < low <= high: the range of per-task demands.
+    weights : bool, default False
+        False: every weight 1; True: weights uniform in {1, 2, 4}.
+
+    Returns
+    -------
+    Cluster
+        The cluster.
+
+    Raises
+    ------
+    InvalidInputError
+        On an invalid argument.
     """
     rng = as_rng(rng)
     n_users, n_servers = as_count(n_users, "n_users"), as_count(n_servers, "n_servers")
@@ -552,8 +818,32 @@ def random_cluster(
     return Cluster(capacity, demand, weight=weight, eligible=eligible)
 
 
-def random_pool(rng, n_users: int, n_resources: int = 3, *, weights: bool = False) -> Cluster:
-    """A random single pool (a one-server cluster) drawn as :func:`random_cluster` draws one server."""
+def random_pool(
+    rng: RngLike, n_users: int, n_resources: int = 3, *, weights: bool = False
+) -> Cluster:
+    """A random single pool (a one-server cluster) drawn as :func:`random_cluster` draws one server.
+
+    Parameters
+    ----------
+    rng : None, int or numpy.random.Generator
+        Seed or generator.
+    n_users : int
+        Number of users, >= 1.
+    n_resources : int, default 3
+        Number of resources, >= 1.
+    weights : bool, default False
+        False: every weight 1; True: weights uniform in {1, 2, 4}.
+
+    Returns
+    -------
+    Cluster
+        The one-server cluster.
+
+    Raises
+    ------
+    InvalidInputError
+        On an invalid argument.
+    """
     return random_cluster(rng, n_users, 1, n_resources, eligible_fraction=1.0, weights=weights)
 
 
@@ -562,8 +852,26 @@ def random_pool(rng, n_users: int, n_resources: int = 3, *, weights: bool = Fals
 MIN_ALPHA = 0.01
 
 
-def per_server_alpha(cluster: Cluster, alpha) -> np.ndarray:
-    """α as one value per server (a scalar is broadcast), validated: > 0, ``np.inf`` allowed (PS-DSF)."""
+def per_server_alpha(cluster: Cluster, alpha: float | ArrayLike) -> npt.NDArray[np.float64]:
+    """α as one value per server (a scalar is broadcast), validated: >= 0.01, ``np.inf`` allowed (PS-DSF).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    alpha : float or array_like
+        One α or one per server (shape (n_servers,)), >= :data:`MIN_ALPHA` or ``inf``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64, shape (n_servers,).
+
+    Raises
+    ------
+    InvalidInputError
+        On a non-number, a wrong shape, or an α that is NaN, <= 0 or below :data:`MIN_ALPHA`.
+    """
     as_instance(cluster, Cluster, "cluster")
     if isinstance(alpha, (bool, np.bool_, str, bytes)) or (
         isinstance(alpha, (list, tuple))
@@ -598,7 +906,17 @@ def per_server_alpha(cluster: Cluster, alpha) -> np.ndarray:
 
 
 class MergedServers(NamedTuple):
-    """The merged cluster, ``group[server]`` (its merged server) and ``counts[group]`` (servers merged into each)."""
+    """The merged cluster, each server's merged server, and how many servers each merged one holds.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The merged cluster.
+    group : numpy.ndarray
+        Int, shape (n_servers,): ``group[server]``, its merged server.
+    counts : numpy.ndarray
+        Int, shape (n_merged,): ``counts[group]``, the servers merged into each.
+    """
 
     cluster: Cluster
     group: np.ndarray
@@ -608,14 +926,27 @@ class MergedServers(NamedTuple):
 def merge_identical_servers(cluster: Cluster) -> MergedServers:
     """Merge servers with equal capacities and equal eligible users into one server of k times the capacity.
 
-    Exact for every mechanism here: the merged server's γ is k·γ, which scales its VDS (and, for α-fair
-    utilities, its whole objective) by a constant, so its best response — and its per-server max-min — is
-    the original servers' combined; splitting its column evenly gives each original server the same KKT
-    conditions with the same prices (an equilibrium of the original game, PS-DSF's per-server max-min).
-    DRFH and TSF only see the set of feasible totals, which merging leaves unchanged. Trace fleets are
-    made of a few server types, so this shrinks 250 servers to 9 (Bitbrains) and 120 to 4 (Google).
+    Exact for every mechanism here: the merged server's γ is k·γ, which scales its VDS (and, for α-fair utilities, its
+    whole objective) by a constant, so its best response — and its per-server max-min — is the original servers'
+    combined; splitting its column evenly gives each original server the same KKT conditions with the same prices (an
+    equilibrium of the original game, PS-DSF's per-server max-min). DRFH and TSF only see the set of feasible totals,
+    which merging leaves unchanged. Trace fleets are made of a few server types, so this shrinks 250 servers to 9
+    (Bitbrains) and 120 to 4 (Google).
 
-    Returns (merged cluster, ``group[server]`` = its merged server, ``counts[group]``).
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+
+    Returns
+    -------
+    MergedServers
+        ``(merged cluster, group[server], counts[group])``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``cluster`` is not a Cluster.
     """
     as_instance(cluster, Cluster, "cluster")
     if not isinstance(cluster, Cluster):
@@ -650,10 +981,26 @@ def merge_identical_servers(cluster: Cluster) -> MergedServers:
     return MergedServers(merged, group.ravel(), counts)
 
 
-def keeps_servers(mechanism) -> bool:
-    """Whether ``mechanism`` (a function, a registered :class:`~fairlib.mechanisms.Mechanism` or a
-    ``functools.partial`` of either) must see the servers as given: its function sets ``keeps_servers = True``
-    because its allocation depends on individual servers, so merging identical ones would change it."""
+def keeps_servers(mechanism: Callable[..., Any]) -> bool:
+    """Whether ``mechanism`` must see the servers as given (merging identical ones would change its allocation).
+
+    Its function says so by setting ``keeps_servers = True``, because its allocation depends on individual servers.
+
+    Parameters
+    ----------
+    mechanism : callable
+        A function, a registered :class:`~fairlib.mechanisms.Mechanism` or a ``functools.partial`` of either.
+
+    Returns
+    -------
+    bool
+        True when the function (through any partials) sets ``keeps_servers``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``mechanism`` is not callable and has no callable ``function``.
+    """
     if not callable(mechanism) and not callable(getattr(mechanism, "function", None)):
         raise InvalidInputError(
             f"mechanism = {_short(mechanism)}: expected a mechanism (a function, a registered "
@@ -668,10 +1015,29 @@ def keeps_servers(mechanism) -> bool:
     return True
 
 
-def on_merged_servers(mechanism, cluster: Cluster) -> ServerAllocation:
-    """Run ``mechanism`` (Cluster -> ServerAllocation) on :func:`merge_identical_servers` and split each merged
-    column evenly over its servers. Diagnostics gain ``merged_servers`` (how many distinct servers were solved).
-    A mechanism that :func:`keeps_servers` (a packing heuristic such as Best-Fit DRFH) runs on ``cluster`` as given."""
+def on_merged_servers(mechanism: Callable[[Cluster], Allocation], cluster: Cluster) -> Allocation:
+    """Run ``mechanism`` on :func:`merge_identical_servers` and split each merged column evenly over its servers.
+
+    Extras gain ``merged_servers`` (how many distinct servers were solved). A mechanism that :func:`keeps_servers` (a
+    packing heuristic such as Best-Fit DRFH) runs on ``cluster`` as given.
+
+    Parameters
+    ----------
+    mechanism : callable
+        A mechanism ``Cluster -> Allocation``.
+    cluster : Cluster
+        The cluster.
+
+    Returns
+    -------
+    Allocation
+        The allocation on ``cluster``'s servers.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``cluster`` is not a Cluster or ``mechanism`` is not callable.
+    """
     as_instance(cluster, Cluster, "cluster")
     if not callable(mechanism):
         raise InvalidInputError(
@@ -689,17 +1055,50 @@ def on_merged_servers(mechanism, cluster: Cluster) -> ServerAllocation:
 
 
 class Pool(NamedTuple):
-    """A single pool's arrays: ``capacity[resource]``, ``demand[user, resource]``, ``weight[user]``."""
+    """A single pool's arrays.
+
+    Parameters
+    ----------
+    capacity : numpy.ndarray
+        Float64, shape (n_resources,).
+    demand : numpy.ndarray
+        Float64, shape (n_users, n_resources).
+    weight : numpy.ndarray
+        Float64, shape (n_users,).
+    """
 
     capacity: np.ndarray
     demand: np.ndarray
     weight: np.ndarray
 
 
-def pool_arrays(cluster, mechanism: str, *, weighted: bool = True, caps: bool = False) -> Pool:
-    """(capacity[resource], demand[user, resource], weight[user]) of a single-pool cluster, or an error naming the
-    mechanism when ``cluster`` is not one (or, for an unweighted mechanism, has weights other than 1; or, for one
-    that does not honour caps, has ``max_tasks``)."""
+def pool_arrays(
+    cluster: Cluster, mechanism: str, *, weighted: bool = True, caps: bool = False
+) -> Pool:
+    """The arrays of a single-pool cluster, or an error naming the mechanism when ``cluster`` is not one.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        A one-server cluster.
+    mechanism : str
+        The calling mechanism's name, for the messages.
+    weighted : bool, default True
+        Whether the mechanism honours weights (False: weights other than 1 are an error).
+    caps : bool, default False
+        Whether the mechanism honours ``max_tasks`` (False: a capped cluster is an error).
+
+    Returns
+    -------
+    Pool
+        ``(capacity[resource], demand[user, resource], weight[user])``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``cluster`` is not a Cluster or has several servers, or has weights or caps the mechanism does not
+        honour.
+    """
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(
             f"cluster: {mechanism} expects a Cluster (Cluster.single_pool(capacity, demand)), "
@@ -720,6 +1119,17 @@ def pool_arrays(cluster, mechanism: str, *, weighted: bool = True, caps: bool = 
     return Pool(cluster.capacity[0], cluster.demand, cluster.weight)
 
 
-def pool_column(x) -> np.ndarray:
-    """A single pool's per-user tasks as the ``tasks[user, server]`` column of a one-server allocation."""
+def pool_column(x: ArrayLike) -> np.ndarray:
+    """A single pool's per-user tasks as the ``tasks[user, server]`` column of a one-server allocation.
+
+    Parameters
+    ----------
+    x : array_like
+        Shape (n_users,): tasks per user.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (n_users, 1), of ``x``'s dtype.
+    """
     return np.asarray(x)[:, None]

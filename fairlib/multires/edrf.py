@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._jit import interpreted_when_small, njit
 from .._validate import (
@@ -74,8 +76,9 @@ class _DominantOnAccess:
 
     @cached_property
     def dominant_resource(self) -> np.ndarray:
-        """(n_users,) int64 — each user's dominant resource, ``argmax_r demands[i, r] / capacity[r]`` (the first of
-        equals), as :attr:`DRFResult.dominant_resource`."""
+        """(n_users,) int64 — each user's dominant resource, ``argmax_r demands[i, r] / capacity[r]``.
+
+        The first of equals, as :attr:`DRFResult.dominant_resource`."""
         return dominant_resources(*self._inputs)
 
 
@@ -84,14 +87,25 @@ class _DominantOnAccess:
 class EDRFResult(_DominantOnAccess):
     """Divisible DRF allocation.
 
+    Parameters
+    ----------
+    tasks : numpy.ndarray
+        Float64, shape (n_users,): (fractional) tasks per user.
+    dominant_shares : numpy.ndarray
+        Float64, shape (n_users,): tasks * max_r demand / capacity.
+    consumed : numpy.ndarray
+        Float64, shape (n_resources,): resources used.
+    levels : numpy.ndarray
+        Float64, shape (n_users,): the weighted dominant share at which each user was frozen.
+    rounds : int
+        Progressive-filling rounds (1 when every user demands every resource).
+    _inputs : tuple, default ()
+        The validated ``(demands, capacity)`` the result keeps (references) for :attr:`dominant_resource`.
+
     Attributes
     ----------
-    tasks : (n_users,) float64 — (fractional) tasks per user.
-    dominant_shares : (n_users,) float64 — tasks * max_r demand / capacity.
-    consumed : (n_resources,) float64.
-    levels : (n_users,) float64 — weighted dominant share at which each user was frozen.
-    rounds : int — progressive-filling rounds (1 when every user demands every resource).
-    dominant_resource : (n_users,) int64 — each user's dominant resource (computed on first access).
+    dominant_resource : (n_users,) int64
+        Each user's dominant resource (computed on first access).
     """
 
     tasks: np.ndarray
@@ -110,6 +124,15 @@ def _scan_rows(demands, capacity, weights):
     row (the caller then re-validates to raise the precise error); ``rate[r] = sum_i w_i d_ir / ds_i``;
     ``any_zero`` says some user does not demand some resource (then several rounds may be needed). Empty
     ``weights``: no rate (zeros), for callers that need the shares alone.
+
+    Parameters
+    ----------
+    demands : float64[:, :]
+        Per-task demands, shape (n_users, n_resources).
+    capacity : float64[:]
+        Capacities, shape (n_resources,), > 0.
+    weights : float64[:]
+        User weights, shape (n_users,), or (0,) for no rate.
     """
     n, m = demands.shape
     ds = np.empty(n)
@@ -150,6 +173,19 @@ def _edrf_rounds(demands, capacity, rate_per_level, start, caps):
     user demanding it freezes, a waiting one at its start), the level reaches the next waiting user's start, or a
     rising user reaches its cap. Returns (levels, consumed, rounds), rounds -1 if the events ran out (magnitudes
     beyond double precision).
+
+    Parameters
+    ----------
+    demands : float64[:, :]
+        Per-task demands, shape (n_users, n_resources).
+    capacity : float64[:]
+        Capacities, shape (n_resources,), > 0.
+    rate_per_level : float64[:]
+        Tasks of each user per unit level, shape (n_users,).
+    start : float64[:]
+        Tasks each user holds at the start, shape (n_users,), or (0,) to start from zero.
+    caps : float64[:]
+        Per-user caps on tasks, shape (n_users,), or (0,) for none.
     """
     n, m = demands.shape
     has_caps = caps.shape[0] > 0
@@ -276,7 +312,14 @@ def _edrf_rounds(demands, capacity, rate_per_level, start, caps):
 
 
 @interpreted_when_small
-def edrf(demands, capacity=None, *, weights=None, start=None, max_tasks=None):
+def edrf(
+    demands: ArrayLike | Cluster,
+    capacity: ArrayLike | None = None,
+    *,
+    weights: ArrayLike | None = None,
+    start: ArrayLike | None = None,
+    max_tasks: ArrayLike | None = None,
+) -> EDRFResult | Allocation:
     """Dominant Resource Fairness for divisible tasks (EDRF).
 
     Raises every unfrozen user's weighted dominant share at the same rate until a resource saturates,
@@ -287,24 +330,40 @@ def edrf(demands, capacity=None, *, weights=None, start=None, max_tasks=None):
 
     Parameters
     ----------
-    demands : (n_users, n_resources) array_like, >= 0, no all-zero row.
-    capacity : (n_resources,) array_like, > 0.
-    weights : (n_users,) array_like, optional
+    demands : array_like or Cluster
+        Shape (n_users, n_resources): per-task demands, >= 0, no all-zero row; or a single-pool Cluster.
+    capacity : array_like or None, default None
+        Shape (n_resources,): capacities, > 0 (None with a Cluster, which carries its own).
+    weights : array_like or None, default None
+        Shape (n_users,), > 0; None: all 1 (a Cluster carries its own).
         Weighted DRF: max-min on dominant share / weight. With one scalar weight per user this equals
         the ρ-form of reconstructions §1.2 (tagged [INF] there) with ρ_i = ds_i / w_i; the max-min property
         is checked against an LP in the tests.
-    start : (n_users,) array_like, optional
-        Tasks (divisible) each user already holds: water-filling continues from this allocation — a user waits at
-        its start until the others' weighted shares reach it, then rises with them (the "who is served next"
-        question of a scheduler's sorter, for divisible tasks). Must be >= 0 and fit the capacity.
-    max_tasks : (n_users,) array_like, optional
-        The most tasks (divisible) each user may get, >= 0 (``inf``: no cap): a user freezes at its cap and the
-        others keep rising (weighted max-min with upper bounds; §5.8 of Khamse-Ashari et al. caps a job at what
-        its running tasks request). A ``start`` may not exceed it.
+    start : array_like or None, default None
+        Shape (n_users,): tasks (divisible) each user already holds: water-filling continues from this
+        allocation — a user waits at its start until the others' weighted shares reach it, then rises with them
+        (the "who is served next" question of a scheduler's sorter, for divisible tasks). Must be >= 0 and fit
+        the capacity.
+    max_tasks : array_like or None, default None
+        Shape (n_users,): the most tasks (divisible) each user may get, >= 0 (``inf``: no cap): a user freezes
+        at its cap and the others keep rising (weighted max-min with upper bounds; §5.8 of Khamse-Ashari et al.
+        caps a job at what its running tasks request). A ``start`` may not exceed it.
 
     Returns
     -------
-    EDRFResult
+    EDRFResult or Allocation
+        An :class:`EDRFResult` on arrays; an :class:`~.cluster.Allocation` on a Cluster.
+
+    Raises
+    ------
+    InvalidInputError
+        On invalid input, a ``start`` that does not fit the capacity or exceeds a cap, or magnitudes beyond
+        double precision.
+
+    References
+    ----------
+    .. [1] D. C. Parkes, A. D. Procaccia, N. Shah, "Beyond Dominant Resource Fairness: Extensions, Limitations,
+       and Indivisibilities", ACM Transactions on Economics and Computation 3(1), 2015.
 
     Examples
     --------
@@ -406,18 +465,33 @@ def _start_amounts(start, d, cap) -> np.ndarray | None:
 class PDRFResult(_DominantOnAccess):
     """Precomputed DRF allocation.
 
+    Parameters
+    ----------
+    tasks : numpy.ndarray
+        Int64, shape (n_users,): tasks per user.
+    consumed : numpy.ndarray
+        Float64, shape (n_resources,): resources used.
+    cycles : float
+        k, the (real) number of cycle iterations (k' = k * ds* for ``variant="simplified"``).
+    top_up_tasks : numpy.ndarray
+        Int64, shape (n_users,): tasks added by the top-up round (zeros without it).
+    stages : int
+        Cycle computations performed (1 unless ``higher_order``).
+    work : int, default 0
+        Element operations (demand entries read or written per pass): the row scan and every cycle computation
+        (their loops run a fixed n·m + n + m times, counted from their bounds), plus the top-up's counted work
+        (:attr:`DRFResult.work`): the machine-independent measure of PDRF's O(nm) cost.
+    _inputs : tuple, default ()
+        The validated ``(demands, capacity)`` the result keeps (references) for :attr:`dominant_resource`.
+    _per_task_shares : numpy.ndarray, default empty
+        Float64, shape (n_users,): the per-task dominant shares ds_i, for :attr:`rates`.
+
     Attributes
     ----------
-    tasks : (n_users,) int64.
-    consumed : (n_resources,) float64.
-    cycles : float — k, the (real) number of cycle iterations (k' = k * ds* for ``variant="simplified"``).
-    rates : (n_users,) float64 — tasks per cycle, ds* / ds_i (>= 1), computed on first access.
-    top_up_tasks : (n_users,) int64 — tasks added by the top-up round (zeros without it).
-    stages : int — cycle computations performed (1 unless ``higher_order``).
-    work : int — element operations (demand entries read or written per pass): the row scan and every cycle
-        computation (their loops run a fixed n·m + n + m times, counted from their bounds), plus the top-up's
-        counted work (:attr:`DRFResult.work`) — the machine-independent measure of PDRF's O(nm) cost.
-    dominant_resource : (n_users,) int64 — each user's dominant resource (computed on first access).
+    rates : (n_users,) float64
+        Tasks per cycle, ds* / ds_i (>= 1), computed on first access.
+    dominant_resource : (n_users,) int64
+        Each user's dominant resource (computed on first access).
     """
 
     tasks: np.ndarray
@@ -433,15 +507,29 @@ class PDRFResult(_DominantOnAccess):
 
     @cached_property
     def rates(self) -> np.ndarray:
-        """(n_users,) float64 — tasks per cycle, ds* / ds_i (>= 1), computed on first access from the per-task
-        dominant shares the result owns (a copy of nothing the caller holds)."""
+        """(n_users,) float64 — tasks per cycle, ds* / ds_i (>= 1).
+
+        Computed on first access from the per-task dominant shares the result owns (a copy of nothing the caller
+        holds)."""
         shares = self._per_task_shares
         return shares.max(initial=0.0) / shares
 
 
 @njit(cache=True)
 def _pdrf_cycle(demands, capacity, ds, simplified):
-    """One PDRF cycle computation (Metin Alg. 1): returns tasks and k."""
+    """One PDRF cycle computation (Metin Alg. 1): returns tasks and k.
+
+    Parameters
+    ----------
+    demands : float64[:, :]
+        Per-task demands, shape (n_users, n_resources).
+    capacity : float64[:]
+        Capacities, shape (n_resources,), > 0.
+    ds : float64[:]
+        Per-task dominant shares ds_i, shape (n_users,).
+    simplified : bool
+        Whether to use the simplified form k' = k ds*.
+    """
     n, m = demands.shape
     ds_max = largest(ds)
     cycle = np.zeros(m)
@@ -467,15 +555,15 @@ def _pdrf_cycle(demands, capacity, ds, simplified):
 
 @interpreted_when_small
 def pdrf(
-    demands,
-    capacity=None,
+    demands: ArrayLike | Cluster,
+    capacity: ArrayLike | None = None,
     *,
     variant: str = "ds_max",
     top_up: bool = False,
     higher_order: bool = False,
     share_arithmetic: str = "exact",
-    start=None,
-):
+    start: None = None,
+) -> PDRFResult | Allocation:
     """Precomputed Dominant Resource Fairness (Metin 2025, Algorithm 1); on a single-pool Cluster, an Allocation.
 
     With ds_i = max_r d_ir / R_r and ds* = max_i ds_i, one *cycle* gives ds*/ds_i tasks to user i;
@@ -489,30 +577,44 @@ def pdrf(
 
     Parameters
     ----------
-    demands : (n_users, n_resources) array_like of absolute per-task demands (>= 0).
-    capacity : (n_resources,) array_like of absolute reserves (> 0).
-    variant : {"ds_max", "simplified"}
+    demands : array_like or Cluster
+        Shape (n_users, n_resources): absolute per-task demands, >= 0, no all-zero row; or a single-pool
+        Cluster.
+    capacity : array_like or None, default None
+        Shape (n_resources,): absolute reserves, > 0 (None with a Cluster).
+    variant : {"ds_max", "simplified"}, default "ds_max"
         ``"ds_max"``: the paper's form (used for its tables). ``"simplified"``: k' = k ds*, tasks
         ``floor(k'/ds_i)`` — algebraically equal; the paper reports it as less accurate numerically.
-    top_up : bool
+    top_up : bool, default False
         After the cycles, continue progressive filling (lowest weighted share first, lowest index on
         ties, blocked users skipped) from the PDRF allocation until no task fits: the final DRF round
         the paper suggests (§5). The result is Pareto efficient (no further task fits).
-    share_arithmetic : {"exact", "accumulated"}
+    share_arithmetic : {"exact", "accumulated"}, default "exact"
         How the top-up compares shares (see :func:`fairlib.multires.drf`): exactly (integer inputs) or as the
         author's scripts' running float sums.
-    higher_order : bool
+    higher_order : bool, default False
         Experimental (§6.1, left out of the paper's final algorithm): after the primary cycle, drop
         the users with the largest ds while the remaining capacity admits less than one cycle, and
         allocate further cycles to the rest, until no user is left. It can over-allocate.
-    start : None
+    start : None, default None
         Refused with an error that says why: PDRF's cycles are precomputed from an empty pool (every user starts
         at 0 and rises at its rate), so there is no PDRF "from" an allocation; continuing DRF from one is
         ``drf(..., start=tasks)`` (integral) or ``edrf(..., start=x)``, and PDRF's own top-up is that filling.
 
     Returns
     -------
-    PDRFResult
+    PDRFResult or Allocation
+        A :class:`PDRFResult` on arrays; an :class:`~.cluster.Allocation` on a Cluster.
+
+    Raises
+    ------
+    InvalidInputError
+        On invalid input, task counts that could overflow int64, or a ``start``.
+
+    References
+    ----------
+    .. [1] S. Metin, "Precomputed Dominant Resource Fairness", arXiv preprint arXiv:2507.08846, 2025,
+       Algorithm 1.
 
     Examples
     --------
@@ -612,9 +714,26 @@ def pdrf(
     )
 
 
-def edrf_allocation(cluster: Cluster, start=None) -> Allocation:
-    """:func:`edrf` (divisible DRF) on a single-pool cluster, from ``start`` if given, each user at most its
-    cap (``cluster.max_tasks``). ``extras``: ``levels`` (each round's level), ``rounds``."""
+def edrf_allocation(cluster: Cluster, start: ArrayLike | None = None) -> Allocation:
+    """:func:`edrf` (divisible DRF) on a single-pool cluster, from ``start`` if given, each user at most its cap.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        A one-server cluster (weights and ``max_tasks`` from it).
+    start : array_like or None, default None
+        Shape (n_users,): tasks (divisible) each user already holds, >= 0, fitting the capacity and the caps.
+
+    Returns
+    -------
+    Allocation
+        Float tasks, shape (n_users, 1). ``extras``: ``levels`` (each user's level), ``rounds``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``cluster`` is not a single-pool Cluster, or ``start`` is invalid.
+    """
     as_instance(cluster, Cluster, "cluster")
     cap, dem, w = pool_arrays(cluster, "edrf", caps=True)
     res = edrf(
@@ -629,9 +748,26 @@ def edrf_allocation(cluster: Cluster, start=None) -> Allocation:
     )
 
 
-def pdrf_allocation(cluster: Cluster, **options) -> Allocation:
-    """:func:`pdrf` (Precomputed DRF, unweighted) on a single-pool cluster. ``extras``: ``cycles``,
-    ``rates``, ``top_up_tasks``."""
+def pdrf_allocation(cluster: Cluster, **options: Any) -> Allocation:
+    """:func:`pdrf` (Precomputed DRF, unweighted) on a single-pool cluster.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        A one-server cluster with every weight 1 and no caps.
+    **options
+        The options of :func:`pdrf` (``variant``, ``top_up``, ``higher_order``, ``share_arithmetic``).
+
+    Returns
+    -------
+    Allocation
+        Integer tasks, shape (n_users, 1). ``extras``: ``cycles``, ``rates``, ``top_up_tasks``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``cluster`` is not a single-pool Cluster, has weights other than 1 or caps.
+    """
     as_instance(cluster, Cluster, "cluster")
     cap, dem, _ = pool_arrays(cluster, "pdrf", weighted=False)
     res = pdrf(dem, cap, **options)

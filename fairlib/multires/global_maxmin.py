@@ -87,8 +87,9 @@ def weighted_maxmin_totals(
 
     ``method``: "interior_point" (default) or "highs" (the reference; see the module docstring). ``tol``:
     the interior point's stopping tolerance, or the dual above which HiGHS's duals freeze a user.
-    ``floors`` (n,): guaranteed total tasks per user (within its cap; they must be placeable together): a user
-    waits at its floor's level until the common level reaches it, then rises with the others.
+    ``floors`` (n,): guaranteed total tasks per user (within its cap; they must be placeable together, else the
+    first user whose floor breaks that is named): a user waits at its floor's level until the common level reaches
+    it, then rises with the others.
     Returns (tasks[n, i], diagnostics: rounds, levels per user, LP count, method).
     """
     as_instance(cluster, Cluster, "cluster")
@@ -108,9 +109,65 @@ def weighted_maxmin_totals(
             f"floors{where}: expected {n} finite numbers >= 0 (guaranteed tasks per user), "
             f"got shape {floors.shape}"
         )
+    if (floors > 0).any():
+        _check_floors(cluster, floors)
     if method == "interior_point":
         return _maxmin_interior(cluster, q / cluster.weight, tol, max_rounds, floors)
     return _maxmin_highs(cluster, q, tol, max_rounds, floors)
+
+
+def _floors_placeable(cluster: Cluster, floors) -> bool:
+    """Whether some placement gives every user its floor (within the rounds' slack): one HiGHS feasibility LP."""
+    users, servers, a_cap = placement_capacity_rows(cluster)
+    p = len(users)
+    need = np.flatnonzero(floors > 0)
+    a_floor = coo_matrix(
+        (-np.ones(p), (np.searchsorted(need, users), np.arange(p))), shape=(need.size + 1, p)
+    ).tocsr()[: need.size]  # users without a floor fall in the dropped last row
+    res = linprog(
+        np.zeros(p),
+        A_ub=vstack([a_cap.tocsr(), a_floor]).tocsr(),
+        b_ub=np.concatenate([cluster.capacity.ravel(), -floors[need] * (1 - _FREEZE_SLACK)]),
+        bounds=[(0, None)] * p,
+        method="highs",
+    )
+    return res.status == 0
+
+
+def _check_floors(cluster: Cluster, floors) -> None:
+    """Floors the rounds could not meet, refused before any round (HiGHS reported the first round infeasible),
+    naming the first user whose floor breaks them: above its cap, above what it could place alone, or not
+    placeable together with the floors of the users before it (found by bisection: one LP per halving)."""
+    alone = np.where(cluster.eligible, monopoly_tasks(cluster.capacity, cluster.demand), 0.0)
+    most = np.minimum(alone.sum(axis=1), cluster.max_tasks)
+    over = floors * (1 - _FREEZE_SLACK) > most
+    if over.any():
+        j = int(np.argmax(over))
+        what = (
+            "its cap"
+            if cluster.max_tasks[j] <= alone[j].sum()
+            else "what fits on its servers alone"
+        )
+        raise InvalidInputError(
+            f"floors[{j}] = {floors[j]:g}: user {j} can have at most {most[j]:g} tasks ({what})"
+        )
+    if _floors_placeable(cluster, floors):
+        return
+    lo, hi = (
+        0,
+        cluster.n_users - 1,
+    )  # the floors of users 0..hi cannot be placed together; 0..lo-1 can
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _floors_placeable(cluster, np.where(np.arange(cluster.n_users) <= mid, floors, 0.0)):
+            lo = mid + 1
+        else:
+            hi = mid
+    before = "user 0" if lo == 1 else f"users 0 to {lo - 1}"
+    raise InvalidInputError(
+        f"floors[{lo}] = {floors[lo]:g}: user {lo}'s floor cannot be placed together with the floors of "
+        f"{before} (the floors must be placeable together)"
+    )
 
 
 def _release_parked(level, parked, t) -> bool:
@@ -249,6 +306,7 @@ def _highs_round(lp, level, tol):
 
 
 def _maxmin_highs(cluster: Cluster, q, tol, max_rounds, floors):
+    """Weighted max-min totals by one HiGHS LP per round of progressive filling (the reference method)."""
     n = cluster.n_users
     lp = _highs_lp(cluster, q / cluster.weight)
     parked = floors > 0

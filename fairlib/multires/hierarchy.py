@@ -51,10 +51,12 @@ and Kueue's borrowed share over a tree of cohorts are not modelled.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import ArrayLike
 
 from .._jit import interpreted_when_small, njit
 from .._validate import (
@@ -97,17 +99,26 @@ _MARGIN = 1e-9
 @result_type
 @dataclass(frozen=True)
 class QueueTree:
-    """A weight tree with one leaf per user, nodes numbered breadth first (root 0, a node's children consecutive,
-    in the order they first appear in ``paths``).
+    """A weight tree with one leaf per user, nodes numbered breadth first.
 
-    Attributes
+    The root is 0, a node's children are consecutive, in the order they first appear in the paths.
+
+    Parameters
     ----------
-    nodes : tuple of str — each node's path; the root is ``""``.
-    parent : (N,) int64 — parent node (-1 for the root).
-    first_child, n_children : (N,) int64 — a node's children are ``first_child .. first_child + n_children - 1``.
-    weight : (N,) float64 — each node's weight among its siblings.
-    user : (N,) int64 — the user at a leaf, -1 at an internal node.
-    leaf : (n_users,) int64 — each user's node.
+    nodes : tuple of str
+        Each node's path; the root is ``""``.
+    parent : numpy.ndarray
+        Int64, shape (n_nodes,): parent node (-1 for the root).
+    first_child : numpy.ndarray
+        Int64, shape (n_nodes,): a node's children are ``first_child .. first_child + n_children - 1``.
+    n_children : numpy.ndarray
+        Int64, shape (n_nodes,): the number of children.
+    weight : numpy.ndarray
+        Float64, shape (n_nodes,): each node's weight among its siblings.
+    user : numpy.ndarray
+        Int64, shape (n_nodes,): the user at a leaf, -1 at an internal node.
+    leaf : numpy.ndarray
+        Int64, shape (n_users,): each user's node.
     """
 
     nodes: tuple
@@ -118,8 +129,14 @@ class QueueTree:
     user: np.ndarray
     leaf: np.ndarray
 
-    def depth(self) -> np.ndarray:
-        """(N,) int64: edges from the root to each node."""
+    def depth(self) -> npt.NDArray[np.int64]:
+        """Edges from the root to each node.
+
+        Returns
+        -------
+        numpy.ndarray
+            Int64, shape (n_nodes,).
+        """
         out = np.zeros(len(self.nodes), dtype=np.int64)
         while True:  # each pass settles one more level (a parent is numbered before its children)
             deeper = out.copy()
@@ -129,7 +146,7 @@ class QueueTree:
             out = deeper
 
 
-def queue_tree(paths, weights=None) -> QueueTree:
+def queue_tree(paths: Sequence[str], weights: Mapping[str, float] | None = None) -> QueueTree:
     """The tree of queues whose leaves are the users at ``paths``.
 
     Parameters
@@ -137,8 +154,19 @@ def queue_tree(paths, weights=None) -> QueueTree:
     paths : sequence of str
         User i's leaf, as ``/``-separated node names (``"eng/dev/job1"``); every prefix is a queue. Leaves are
         distinct and no user's path lies under another's (a user has no children).
-    weights : mapping of str to float, optional
+    weights : Mapping[str, float] or None, default None
         Weight of any node (queue or user) by its path; positive and finite. Unlisted nodes weigh 1.
+
+    Returns
+    -------
+    QueueTree
+        The tree, nodes numbered breadth first.
+
+    Raises
+    ------
+    InvalidInputError
+        On malformed or repeated paths, a user under another, no users, or a weight for no node or not positive and
+        finite.
     """
     if isinstance(paths, str) or not hasattr(paths, "__len__"):
         raise InvalidInputError(
@@ -217,22 +245,34 @@ def queue_tree(paths, weights=None) -> QueueTree:
 class HierarchicalDRFResult:
     """Outcome of hierarchical progressive filling.
 
-    Attributes
+    Parameters
     ----------
-    tasks : (n_users,) int64 — tasks each user holds (``start`` included).
-    consumed : (n_resources,) float64 — resources used by all tasks.
-    dominant_shares : (n_users,) float64 — each user's ``tasks * max_r demand[r] / capacity[r]``.
-    dominant_resource : (n_users,) int64 — the resource attaining it (first of equals).
-    n_allocations : int — tasks given by this run.
-    variant : str — ``"hdrf"`` or ``"naive"``.
-    tree : QueueTree — the nodes, in the order of the node arrays below.
-    node_consumed : (N, n_resources) float64 — resources held by each node's subtree.
-    node_dominant_shares : (N,) float64 — ``max_r node_consumed / capacity`` (unweighted).
-    node_dominant_resource : (N,) int64 — the resource attaining it.
-    decision_shares : (N,) float64 — the share each node was compared on at the end (unweighted): the naive
-        variant's is ``node_dominant_shares``, H-DRF's the rescaled share of the module docstring (a blocked node's
-        is its last). The root's is 0: it is never compared.
-    order : (n_allocations,) int64 or None — users in allocation order (``record_order=True``).
+    tasks : numpy.ndarray
+        Int64, shape (n_users,): tasks each user holds (``start`` included).
+    consumed : numpy.ndarray
+        Float64, shape (n_resources,): resources used by all tasks.
+    dominant_shares : numpy.ndarray
+        Float64, shape (n_users,): each user's ``tasks * max_r demand[r] / capacity[r]``.
+    dominant_resource : numpy.ndarray
+        Int64, shape (n_users,): the resource attaining it (first of equals).
+    n_allocations : int
+        Tasks given by this run.
+    variant : str
+        ``"hdrf"`` or ``"naive"``.
+    tree : QueueTree
+        The nodes, in the order of the node arrays below.
+    node_consumed : numpy.ndarray
+        Float64, shape (n_nodes, n_resources): resources held by each node's subtree.
+    node_dominant_shares : numpy.ndarray
+        Float64, shape (n_nodes,): ``max_r node_consumed / capacity`` (unweighted).
+    node_dominant_resource : numpy.ndarray
+        Int64, shape (n_nodes,): the resource attaining it.
+    decision_shares : numpy.ndarray
+        Float64, shape (n_nodes,): the share each node was compared on at the end (unweighted): the naive variant's
+        is ``node_dominant_shares``, H-DRF's the rescaled share of the module docstring (a blocked node's is its
+        last). The root's is 0: it is never compared.
+    order : numpy.ndarray or None, default None
+        Int64, shape (n_allocations,): users in allocation order (``record_order=True``), else None.
     """
 
     tasks: np.ndarray
@@ -249,7 +289,23 @@ class HierarchicalDRFResult:
     order: np.ndarray | None = None
 
     def node(self, path: str) -> int:
-        """Index of the node at ``path`` in the node arrays."""
+        """Index of the node at ``path`` in the node arrays.
+
+        Parameters
+        ----------
+        path : str
+            The node's path (``""``: the root).
+
+        Returns
+        -------
+        int
+            The node's index.
+
+        Raises
+        ------
+        InvalidInputError
+            When there is no such node.
+        """
         try:
             return self.tree.nodes.index(path)
         except ValueError:
@@ -262,13 +318,39 @@ class HierarchicalDRFResult:
 # child c's row. Node numbers are below 2⁵³, exact in a float.
 @njit(cache=True, inline="always")
 def _before(key_a, a, key_b, b):
-    """Heap order: lower weighted share first, then the node appearing first (lower number); without a branch."""
+    """Heap order: lower weighted share first, then the node appearing first (lower number); without a branch.
+
+    Parameters
+    ----------
+    key_a : float
+        Weighted share of node a.
+    a : float
+        Node number of a.
+    key_b : float
+        Weighted share of node b.
+    b : float
+        Node number of b.
+    """
     return (key_a < key_b) | ((key_a == key_b) & (a < b))
 
 
 @njit(cache=True)
 def _sift(slots, hpos, base, size, j):
-    """Restore the place of row ``base + j`` in the heap ``slots[base : base + size]`` (up, then down)."""
+    """Restore the place of row ``base + j`` in the heap ``slots[base : base + size]`` (up, then down).
+
+    Parameters
+    ----------
+    slots : float64[:, :]
+        The children's heaps, shape (n_nodes, 2): rows (key, node).
+    hpos : int64[:]
+        Each node's row in ``slots``, shape (n_nodes,) (-1: in no heap).
+    base : int
+        The heap's first row in ``slots``.
+    size : int
+        Entries in the heap.
+    j : int
+        The entry to restore, relative to ``base``.
+    """
     k, v = slots[base + j, 0], slots[base + j, 1]
     while j > 0:
         up = (j - 1) // 2
@@ -301,7 +383,23 @@ def _sift(slots, hpos, base, size, j):
 
 @njit(cache=True)
 def _heap_remove(slots, hpos, hsize, first_child, parent, v):
-    """Take node ``v`` out of its parent's heap."""
+    """Take node ``v`` out of its parent's heap.
+
+    Parameters
+    ----------
+    slots : float64[:, :]
+        The children's heaps, shape (n_nodes, 2): rows (key, node).
+    hpos : int64[:]
+        Each node's row in ``slots``, shape (n_nodes,) (-1: in no heap).
+    hsize : int64[:]
+        Each node's heap size, shape (n_nodes,).
+    first_child : int64[:]
+        Each node's first child, shape (n_nodes,).
+    parent : int64[:]
+        Each node's parent, shape (n_nodes,).
+    v : int
+        The node to remove.
+    """
     p = parent[v]
     base = first_child[p]
     size = hsize[p] - 1
@@ -315,7 +413,17 @@ def _heap_remove(slots, hpos, hsize, first_child, parent, v):
 
 @njit(cache=True, inline="always")
 def _held_share(held, v, capacity):
-    """Naive rule: the dominant share of what node ``v``'s subtree holds, ``max_r held[v, r] / capacity[r]``."""
+    """Naive rule: the dominant share of what node ``v``'s subtree holds, ``max_r held[v, r] / capacity[r]``.
+
+    Parameters
+    ----------
+    held : float64[:, :]
+        What each node's subtree holds, shape (n_nodes, n_resources).
+    v : int
+        The node.
+    capacity : float64[:]
+        Capacities, shape (n_resources,).
+    """
     top = 0.0
     for r in range(capacity.shape[0]):
         top = max(top, held[v, r] / capacity[r])
@@ -326,7 +434,31 @@ def _held_share(held, v, capacity):
 def _refresh_direction(
     v, first_child, n_children, blocked, weight, direction, umax, share, key, slots
 ):
-    """H-DRF: node ``v``'s direction ``Σ_c w_c dir_c`` over its unblocked children, from scratch, and its share."""
+    """H-DRF: node ``v``'s direction ``Σ_c w_c dir_c`` over its unblocked children, from scratch, and its share.
+
+    Parameters
+    ----------
+    v : int
+        The internal node.
+    first_child : int64[:]
+        Each node's first child, shape (n_nodes,).
+    n_children : int64[:]
+        Each node's number of children, shape (n_nodes,).
+    blocked : bool[:]
+        Whether each node is blocked, shape (n_nodes,).
+    weight : float64[:]
+        Each node's weight, shape (n_nodes,).
+    direction : float64[:, :]
+        Each node's direction, shape (n_nodes, n_resources); row v rewritten.
+    umax : float64[:]
+        Each node's normalising maximum, shape (n_nodes,); entry v rewritten.
+    share : float64[:]
+        Each node's share, shape (n_nodes,); entry v rewritten.
+    key : float64[:]
+        Each node's weighted share, shape (n_nodes,); entry v rewritten.
+    slots : float64[:, :]
+        The children's heaps, shape (n_nodes, 2): rows (key, node).
+    """
     m = direction.shape[1]
     for r in range(m):
         direction[v, r] = 0.0
@@ -348,7 +480,23 @@ def _refresh_direction(
 @njit(cache=True)
 def _candidate_sift_up(cand, ckey, cpos, r, j, key):
     """Put ``key`` (the grown key of the candidate at entry ``j``) into resource r's max-heap of candidates, moving
-    the candidate up to its place."""
+    the candidate up to its place.
+
+    Parameters
+    ----------
+    cand : int64[:, :]
+        Per resource, a max-heap of candidate users, shape (n_resources, n_users).
+    ckey : float64[:, :]
+        The candidates' keys (their growth), shape (n_resources, n_users).
+    cpos : int64[:, :]
+        Each user's entry in each resource's candidate heap, shape (n_users, n_resources) (-1: none).
+    r : int
+        The resource.
+    j : int
+        The candidate's entry.
+    key : float
+        Its new (larger) key.
+    """
     u = cand[r, j]
     while j > 0:
         up = (j - 1) // 2
@@ -365,7 +513,21 @@ def _candidate_sift_up(cand, ckey, cpos, r, j, key):
 
 @njit(cache=True)
 def _candidate_pop(cand, ckey, cpos, csize, r):
-    """Take the candidate of largest key off resource r's heap and return it."""
+    """Take the candidate of largest key off resource r's heap and return it.
+
+    Parameters
+    ----------
+    cand : int64[:, :]
+        Per resource, a max-heap of candidate users, shape (n_resources, n_users).
+    ckey : float64[:, :]
+        The candidates' keys (their growth), shape (n_resources, n_users).
+    cpos : int64[:, :]
+        Each user's entry in each resource's candidate heap, shape (n_users, n_resources) (-1: none).
+    csize : int64[:]
+        Each resource's candidate heap size, shape (n_resources,).
+    r : int
+        The resource.
+    """
     top = cand[r, 0]
     cpos[top, r] = -1
     size = csize[r] - 1
@@ -393,7 +555,19 @@ def _candidate_pop(cand, ckey, cpos, csize, r):
 
 @njit(cache=True)
 def _demand_sift_down(heaps, r, j, size):
-    """Move entry ``j`` of resource r's max-heap of users by demand (:func:`_demand_tops`) down to its place."""
+    """Move entry ``j`` of resource r's max-heap of users by demand (:func:`_demand_tops`) down to its place.
+
+    Parameters
+    ----------
+    heaps : float64[:, :, :]
+        Per resource, a max-heap of users by demand, shape (n_resources, n_users, 3): rows (demand, user, reservation).
+    r : int
+        The resource.
+    j : int
+        The entry to move down.
+    size : int
+        Entries in the heap.
+    """
     key, v, held_back = heaps[r, j, 0], heaps[r, j, 1], heaps[r, j, 2]
     while True:
         c = 2 * j + 1
@@ -419,7 +593,13 @@ def _demand_tops(demands):
     (:func:`_demand_heap` then builds it); at 10⁵ x 10 building every heap up front was a tenth of a run in which
     one resource ever filled. Entry j of r's heap is row ``heaps[r, j]``: (user u's demand on r, u, u's reservation
     of r): a sift and a pop read one row, not rows of ``demands`` and ``reserved`` all over memory (node numbers
-    and users are below 2⁵³, exact in a float)."""
+    and users are below 2⁵³, exact in a float).
+
+    Parameters
+    ----------
+    demands : float64[:, :]
+        Per-task demands, shape (n_users, n_resources).
+    """
     n, m = demands.shape
     heaps = np.empty((m, n, 3))
     for r in range(m):
@@ -433,7 +613,19 @@ def _demand_tops(demands):
 @njit(cache=True)
 def _demand_heap(heaps, demands, reserved, r):
     """Build resource r's max-heap of all users by demand, bottom-up in O(n): users whose task no longer fits come
-    off the top as the resource fills, without sorting all of them first."""
+    off the top as the resource fills, without sorting all of them first.
+
+    Parameters
+    ----------
+    heaps : float64[:, :, :]
+        Per resource, a max-heap of users by demand, shape (n_resources, n_users, 3): rows (demand, user, reservation).
+    demands : float64[:, :]
+        Per-task demands, shape (n_users, n_resources).
+    reserved : float64[:, :]
+        Reservations, shape (n_users, n_resources), or (0, m) for none.
+    r : int
+        The resource.
+    """
     n = demands.shape[0]
     reserving = reserved.shape[0] > 0
     for i in range(n):
@@ -469,7 +661,43 @@ def _newly_blocked(
     With them a task grows the committed amount by its demand less what falls inside its owner's reservation
     (:func:`~.progressive_filling._growth`), which only grows as its owner gets tasks: a scanned user that still
     fits (thanks to its reservation) waits in r's max-heap of candidates, keyed by that growth, until the headroom
-    falls below it. A user already blocked (``blocked[leaf[u]]``: for good, resources only fill up) is passed over."""
+    falls below it. A user already blocked (``blocked[leaf[u]]``: for good, resources only fill up) is passed over.
+
+    Parameters
+    ----------
+    r : int
+        The resource.
+    tasks : int64[:]
+        Tasks per user, shape (n_users,).
+    demands : float64[:, :]
+        Per-task demands, shape (n_users, n_resources).
+    committed : float64[:]
+        Committed amounts, shape (n_resources,).
+    limit : float64[:]
+        Capacities with the fit tolerance, shape (n_resources,).
+    heaps : float64[:, :, :]
+        Per resource, a max-heap of users by demand, shape (n_resources, n_users, 3): rows (demand, user, reservation).
+    heaped : bool[:]
+        Whether each resource's heap is built, shape (n_resources,).
+    unscanned : int64[:]
+        Users not yet taken off each resource's heap, shape (n_resources,).
+    reserved : float64[:, :]
+        Reservations, shape (n_users, n_resources), or (0, m) for none.
+    cand : int64[:, :]
+        Per resource, a max-heap of candidate users, shape (n_resources, n_users).
+    ckey : float64[:, :]
+        The candidates' keys (their growth), shape (n_resources, n_users).
+    cpos : int64[:, :]
+        Each user's entry in each resource's candidate heap, shape (n_users, n_resources) (-1: none).
+    csize : int64[:]
+        Each resource's candidate heap size, shape (n_resources,).
+    out : int64[:]
+        Output: the newly blocked users, shape (n_users,).
+    blocked : bool[:]
+        Whether each node is blocked, shape (n_nodes,).
+    leaf : int64[:]
+        Each user's node, shape (n_users,).
+    """
     reserving = reserved.shape[0] > 0
     if not heaped[r]:
         _demand_heap(heaps, demands, reserved, r)
@@ -532,6 +760,41 @@ def _hierarchical_filling(
     are numbered breadth first, so a node's descendants have larger numbers: processing marked nodes from the
     largest number down updates every child before its parent. Returns (tasks, consumed, allocations, decision
     shares).
+
+    Parameters
+    ----------
+    demands : float64[:, :]
+        Per-task demands, shape (n_users, n_resources).
+    capacity : float64[:]
+        Capacities, shape (n_resources,).
+    per_task : float64[:]
+        Each user's dominant share of one task, shape (n_users,).
+    step : float64[:]
+        ``per_task`` over the leaf's weight, shape (n_users,).
+    parent : int64[:]
+        Each node's parent, shape (n_nodes,).
+    first_child : int64[:]
+        Each node's first child, shape (n_nodes,).
+    n_children : int64[:]
+        Each node's number of children, shape (n_nodes,).
+    weight : float64[:]
+        Each node's weight, shape (n_nodes,).
+    user : int64[:]
+        The user at each leaf, -1 elsewhere, shape (n_nodes,).
+    leaf : int64[:]
+        Each user's node, shape (n_users,).
+    caps : int64[:]
+        Per-user task caps, shape (n_users,).
+    start : int64[:]
+        Tasks each user holds at the start, shape (n_users,).
+    naive : bool
+        The naive rule (True) or H-DRF (False).
+    record : bool
+        Whether to write the allocation order into ``order``.
+    order : int64[:]
+        Output buffer for the allocation order.
+    reserved : float64[:, :]
+        Reservations, shape (n_users, n_resources), or (0, m) for none.
     """
     n, m = demands.shape
     n_nodes = parent.shape[0]
@@ -730,7 +993,19 @@ def _hierarchical_filling(
 
 @njit(cache=True)
 def _mark(v, marked, pending, size):
-    """Add node ``v`` to the max-heap ``pending[:size]`` unless it is there; returns the new size."""
+    """Add node ``v`` to the max-heap ``pending[:size]`` unless it is there; returns the new size.
+
+    Parameters
+    ----------
+    v : int
+        The node.
+    marked : bool[:]
+        Whether each node is in the heap, shape (n_nodes,).
+    pending : int64[:]
+        The max-heap of node numbers, shape (n_nodes,).
+    size : int
+        Entries in the heap.
+    """
     if marked[v]:
         return size
     marked[v] = True
@@ -747,7 +1022,15 @@ def _mark(v, marked, pending, size):
 
 @njit(cache=True)
 def _pop_largest(pending, size):
-    """Remove the root of the max-heap ``pending[:size + 1]``, leaving ``size`` entries."""
+    """Remove the root of the max-heap ``pending[:size + 1]``, leaving ``size`` entries.
+
+    Parameters
+    ----------
+    pending : int64[:]
+        The max-heap of node numbers.
+    size : int
+        Entries left after the pop.
+    """
     v = pending[size]
     j = 0
     while True:
@@ -767,7 +1050,25 @@ def _pop_largest(pending, size):
 def _node_totals(tasks, demands, capacity, first_child, n_children, user, leaf):
     """What each node's subtree holds (children summed in order, deepest nodes first: a node's children have larger
     numbers), its dominant share and the resource attaining it (the first of equals). The leaves' rows are written
-    user by user, reading ``demands`` in order."""
+    user by user, reading ``demands`` in order.
+
+    Parameters
+    ----------
+    tasks : int64[:]
+        Tasks per user, shape (n_users,).
+    demands : float64[:, :]
+        Per-task demands, shape (n_users, n_resources).
+    capacity : float64[:]
+        Capacities, shape (n_resources,).
+    first_child : int64[:]
+        Each node's first child, shape (n_nodes,).
+    n_children : int64[:]
+        Each node's number of children, shape (n_nodes,).
+    user : int64[:]
+        The user at each leaf, -1 elsewhere, shape (n_nodes,).
+    leaf : int64[:]
+        Each user's node, shape (n_users,).
+    """
     n_nodes, m = first_child.shape[0], demands.shape[1]
     held = np.empty((n_nodes, m))
     shares = np.empty(n_nodes)
@@ -793,15 +1094,15 @@ def _node_totals(tasks, demands, capacity, first_child, n_children, user, leaf):
 
 @interpreted_when_small(bounded=_few_tasks)  # as drf: its extra arguments are ignored
 def hierarchical_drf(
-    demands,
-    capacity,
-    paths,
+    demands: ArrayLike,
+    capacity: ArrayLike,
+    paths: Sequence[str] | QueueTree,
     *,
-    weights=None,
+    weights: Mapping[str, float] | None = None,
     variant: str = "hdrf",
-    max_tasks=None,
-    start=None,
-    quotas=None,
+    max_tasks: ArrayLike | None = None,
+    start: ArrayLike | None = None,
+    quotas: Quotas | None = None,
     record_order: bool = False,
     max_allocations: int = MAX_ALLOCATIONS,
 ) -> HierarchicalDRFResult:
@@ -809,38 +1110,50 @@ def hierarchical_drf(
 
     Parameters
     ----------
-    demands : (n_users, n_resources) array_like
-        Per-task demand of each user, >= 0, no all-zero row.
-    capacity : (n_resources,) array_like
-        Total of each resource, > 0.
+    demands : array_like
+        Shape (n_users, n_resources): per-task demand of each user, >= 0, no all-zero row.
+    capacity : array_like
+        Shape (n_resources,): total of each resource, > 0.
     paths : sequence of str, or QueueTree
         Each user's leaf, ``"queue/subqueue/user"`` (:func:`queue_tree`); or the tree already built by
         :func:`queue_tree` (a scheduler's queues change rarely: building the tree of 10⁵ users costs about as
         much as filling it).
-    weights : mapping of str to float, optional
+    weights : Mapping[str, float] or None, default None
         Node weights by path (queues and users); unlisted nodes weigh 1. With a QueueTree, give them to
         :func:`queue_tree` instead.
-    variant : {"hdrf", "naive"}
+    variant : {"hdrf", "naive"}, default "hdrf"
         H-DRF (rescaled shares, blocked children ignored) or the naive rule (a subtree's own dominant share).
-    max_tasks : (n_users,) array_like of int, optional
-        Per-user task caps.
-    start : (n_users,) array_like of int, optional
-        Tasks each user already holds; filling continues from there (and the result counts them).
-    quotas : :class:`~.quotas.Quotas`, optional
+    max_tasks : array_like or None, default None
+        Shape (n_users,): per-user task caps (integers); None: none.
+    start : array_like or None, default None
+        Shape (n_users,): tasks each user already holds; filling continues from there (and the result counts them).
+    quotas : Quotas or None, default None
         Each user's (leaf's) guarantee, limit and lending limit as resource vectors, with the rules ``drf`` gives
         them (:mod:`.quotas`): the whole tasks within every guarantee first (in the tree's order), then the tree's
         filling; a limit caps the user's tasks; the unlent part of a guarantee is held back for its user. Mesos's
         nested roles with quota on their leaves, YARN's nested queues with min/max resources on leaf queues.
         Only ``share="dominant"``: Kueue's borrowed share over a tree of cohorts is another rule (refused), and
         quotas on inner queues are not modelled.
-    record_order : bool
+    record_order : bool, default False
         Also return the users in allocation order.
-    max_allocations : int
+    max_allocations : int, default MAX_ALLOCATIONS
         Refuse pools on which filling could take more steps than this (as :func:`drf`).
 
     Returns
     -------
     HierarchicalDRFResult
+        Tasks per user and what every node of the tree holds.
+
+    Raises
+    ------
+    InvalidInputError
+        On invalid input, weights given with a QueueTree, a tree of another number of users, quotas with
+        ``share="borrowed"``, or a pool on which filling could take more than ``max_allocations`` steps.
+
+    References
+    ----------
+    .. [1] A. A. Bhattacharya, D. Culler, E. Friedman, A. Ghodsi, S. Shenker, I. Stoica, "Hierarchical Scheduling
+       for Diverse Datacenter Workloads", SoCC, 2013.
 
     Examples
     --------

@@ -6,6 +6,8 @@ Slow and obviously correct: used by the tests and the notebooks to cross-check t
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import ArrayLike
 from scipy.optimize import linprog
 
 from .._validate import (
@@ -22,17 +24,45 @@ __all__ = ["maxmin_lp", "quota_maxmin_lp"]
 
 
 def maxmin_lp(
-    demands, capacity, *, weights=None, tol: float = 1e-9, per_task_share=None
-) -> np.ndarray:
+    demands: ArrayLike,
+    capacity: ArrayLike,
+    *,
+    weights: ArrayLike | None = None,
+    tol: float = 1e-9,
+    per_task_share: ArrayLike | None = None,
+) -> npt.NDArray[np.float64]:
     """Lexicographic weighted max-min on dominant shares for divisible tasks, by repeated LPs.
-
-    ``per_task_share`` (n_users,) replaces the dominant share of one task (e.g. the asset share Σ_r d_ir / C_r
-    for asset fairness, :func:`~.pooled.asset_fairness`).
 
     The rounds of :func:`quota_maxmin_lp` without quotas: maximise the common level M of the unfrozen users'
     weighted dominant shares (``tasks_i ds_i / w_i >= M``), then freeze every unfrozen user whose share cannot exceed
-    M (one LP per user), fixing it at M. Returns tasks per user (float).
+    M (one LP per user), fixing it at M.
 
+    Parameters
+    ----------
+    demands : array_like
+        Shape (n_users, n_resources): per-task demands, >= 0, no all-zero row.
+    capacity : array_like
+        Shape (n_resources,): capacities, > 0.
+    weights : array_like or None, default None
+        Shape (n_users,): weights > 0; None: all 1.
+    tol : float, default 1e-9
+        Tolerance of the freezing test, >= 0.
+    per_task_share : array_like or None, default None
+        Shape (n_users,): replaces the dominant share of one task (e.g. the asset share Σ_r d_ir / C_r for asset
+        fairness, :func:`~.pooled.asset_fairness`); None: the dominant share.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64 tasks per user, shape (n_users,).
+
+    Raises
+    ------
+    InvalidInputError
+        On invalid input.
+
+    Examples
+    --------
     >>> maxmin_lp([[1, 4], [3, 1]], [9, 18]).round(9).tolist()
     [3.0, 2.0]
     """
@@ -42,26 +72,55 @@ def maxmin_lp(
 
 
 def quota_maxmin_lp(
-    demands,
-    capacity,
-    quotas,
+    demands: ArrayLike,
+    capacity: ArrayLike,
+    quotas: Quotas,
     *,
-    weights=None,
-    max_tasks=None,
+    weights: ArrayLike | None = None,
+    max_tasks: ArrayLike | None = None,
     tol: float = 1e-9,
-    per_task_share=None,
-) -> np.ndarray:
-    """Lexicographic weighted max-min on dominant shares for divisible tasks with :class:`~.quotas.Quotas`
-    (``share="dominant"``), by repeated LPs: the continuous counterpart of ``drf(..., quotas=quotas)``.
+    per_task_share: ArrayLike | None = None,
+) -> npt.NDArray[np.float64]:
+    """Lexicographic weighted max-min on dominant shares for divisible tasks with quotas, by repeated LPs.
 
-    Each user's tasks lie between its guarantee (``min(min_r G_ir / d_ir, cap_i)``) and its cap
-    (``min(min_r L_ir / d_ir, max_tasks_i)``); the guarantees' unlent parts are held back, written with one variable
-    per user and resource, ``y_ir >= x_i d_ir``, ``y_ir >= reserved_ir``, ``Σ_i y_ir <= capacity_r`` (the convex
-    form of ``Σ_i max(x_i d_i, reserved_i) <= capacity``; without reservations, ``Σ_i x_i d_ir <= capacity_r``).
-    Round by round: maximise the common level M of the unfrozen users' weighted shares (``coef_i x_i >= M``), then
-    freeze every unfrozen user that cannot exceed M while the others keep it (one LP per user), fixing it at M.
-    ``per_task_share`` as :func:`maxmin_lp`. Returns tasks per user (float).
+    The continuous counterpart of ``drf(..., quotas=quotas)`` (``share="dominant"``). Each user's tasks lie between
+    its guarantee (``min(min_r G_ir / d_ir, cap_i)``) and its cap (``min(min_r L_ir / d_ir, max_tasks_i)``); the
+    guarantees' unlent parts are held back, written with one variable per user and resource, ``y_ir >= x_i d_ir``,
+    ``y_ir >= reserved_ir``, ``Σ_i y_ir <= capacity_r`` (the convex form of ``Σ_i max(x_i d_i, reserved_i) <=
+    capacity``; without reservations, ``Σ_i x_i d_ir <= capacity_r``). Round by round: maximise the common level M of
+    the unfrozen users' weighted shares (``coef_i x_i >= M``), then freeze every unfrozen user that cannot exceed M
+    while the others keep it (one LP per user), fixing it at M.
 
+    Parameters
+    ----------
+    demands : array_like
+        Shape (n_users, n_resources): per-task demands, >= 0, no all-zero row.
+    capacity : array_like
+        Shape (n_resources,): capacities, > 0.
+    quotas : Quotas
+        Guarantees, limits and lending limits, with ``share="dominant"``.
+    weights : array_like or None, default None
+        Shape (n_users,): weights > 0; None: all 1.
+    max_tasks : array_like or None, default None
+        Shape (n_users,): per-user caps on tasks (``inf``: none); None: no caps.
+    tol : float, default 1e-9
+        Tolerance of the freezing test, >= 0.
+    per_task_share : array_like or None, default None
+        Shape (n_users,): replaces the dominant share of one task (e.g. the asset share Σ_r d_ir / C_r for asset
+        fairness, :func:`~.pooled.asset_fairness`); None: the dominant share.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64 tasks per user, shape (n_users,).
+
+    Raises
+    ------
+    InvalidInputError
+        On invalid input or quotas that do not fit the instance.
+
+    Examples
+    --------
     >>> quota_maxmin_lp([[1, 4], [3, 1]], [9, 18], Quotas.yarn(min_share=[[4, 16], [0, 0]])).round(6).tolist()
     [4.0, 1.666667]
     """

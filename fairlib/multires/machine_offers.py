@@ -37,7 +37,23 @@ __all__ = ["drf_machine_offers"]
 
 @njit(cache=True)
 def _offer_fill(capacity, demand, usable, share_per_task, caps, slack):
-    """Whole tasks per (user, server) and the number of placements (module docstring)."""
+    """Whole tasks per (user, server) and the number of placements (module docstring).
+
+    Parameters
+    ----------
+    capacity : float64[:, :]
+        Machine capacities, shape (n_servers, n_resources).
+    demand : float64[:, :]
+        Per-task demands, shape (n_users, n_resources).
+    usable : bool[:, :]
+        Usable (user, machine) pairs, shape (n_users, n_servers).
+    share_per_task : float64[:]
+        Weighted pooled dominant share of one task, shape (n_users,).
+    caps : float64[:]
+        Per-user caps on tasks, shape (n_users,) (``inf``: none).
+    slack : float
+        Relative slack of the fit test (:data:`~.best_fit.FIT_SLACK`).
+    """
     n_users, n_resources = demand.shape
     n_servers = capacity.shape[0]
     available = capacity.copy()
@@ -72,16 +88,43 @@ def _offer_fill(capacity, demand, usable, share_per_task, caps, slack):
 
 @interpreted_when_small(bounded=_bounded_steps)
 def drf_machine_offers(cluster: Cluster, *, max_placements: int = MAX_PLACEMENTS) -> Allocation:
-    """Pooled DRF served machine by machine (module docstring): each machine in index order is offered, one whole
-    task at a time, to the user with the lowest weighted pooled dominant share whose task fits it.
+    """Pooled DRF served machine by machine, one whole task per offer, to the lowest weighted pooled dominant share.
 
-    Honours weights, placement constraints and per-user caps (``Cluster.max_tasks``, whole tasks).
-    ``extras["steps"]``: placements made. ``max_placements``: an instance that could take more placements
-    (:func:`fairlib.multires.best_fit.placement_bound`) is refused before any work, naming the bound.
+    Each machine in index order is offered to the user with the lowest weighted pooled dominant share whose task fits
+    it (module docstring). Honours weights, placement constraints and per-user caps (``Cluster.max_tasks``, whole
+    tasks).
 
-    A CPU-heavy and a memory-heavy user, the memory-rich machine offered first: DRF's order serves both users on
-    both machines and each ends with 5 tasks, where DRFH and Best-Fit DRFH give each 8 on the machine of its shape.
+    A CPU-heavy and a memory-heavy user, the memory-rich machine offered first: DRF's order serves both users on both
+    machines and each ends with 5 tasks, where DRFH and Best-Fit DRFH give each 8 on the machine of its shape.
 
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster; it is never merged (identical machines are not interchangeable once partly filled).
+    max_placements : int, default MAX_PLACEMENTS
+        An instance that could take more placements (:func:`fairlib.multires.best_fit.placement_bound`) is refused
+        before any work, naming the bound; >= 1.
+
+    Returns
+    -------
+    Allocation
+        Whole tasks per (user, machine). ``extras["steps"]``: placements made.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``cluster`` is not a Cluster or the instance could take more than ``max_placements`` placements.
+
+    References
+    ----------
+    .. [1] A. Ghodsi, M. Zaharia, B. Hindman, A. Konwinski, S. Shenker, I. Stoica, "Dominant Resource Fairness:
+       Fair Allocation of Multiple Resource Types", NSDI, 2011.
+    .. [2] B. Hindman, A. Konwinski, M. Zaharia, A. Ghodsi, A. D. Joseph, R. Katz, S. Shenker, I. Stoica, "Mesos: A
+       Platform for Fine-Grained Resource Sharing in the Data Center", NSDI, 2011.
+    .. [3] V. K. Vavilapalli et al., "Apache Hadoop YARN: Yet Another Resource Negotiator", SoCC, 2013.
+
+    Examples
+    --------
     >>> c = Cluster([[2, 8], [8, 2]], [[1, 0.25], [0.25, 1]])
     >>> drf_machine_offers(c).tasks.tolist()
     [[1.0, 4.0], [4.0, 1.0]]

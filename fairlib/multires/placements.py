@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
@@ -30,7 +31,19 @@ __all__ = ["utilisation_range", "UtilisationRange"]
 
 @result_type
 class UtilisationRange(NamedTuple):
-    """Lowest and highest utilisation of ``resource`` on the chosen servers, and a placement attaining each."""
+    """Lowest and highest utilisation of ``resource`` on the chosen servers, and a placement attaining each.
+
+    Parameters
+    ----------
+    low : float
+        The lowest utilisation, in [0, 1].
+    high : float
+        The highest utilisation, in [0, 1].
+    low_tasks : numpy.ndarray
+        Float64, shape (n_users, n_servers): a placement attaining ``low``.
+    high_tasks : numpy.ndarray
+        Float64, shape (n_users, n_servers): a placement attaining ``high``.
+    """
 
     low: float
     high: float
@@ -39,15 +52,36 @@ class UtilisationRange(NamedTuple):
 
 
 def utilisation_range(
-    cluster: Cluster, totals, servers, resource: int, *, slack: float = 1e-7
+    cluster: Cluster, totals: ArrayLike, servers: ArrayLike, resource: int, *, slack: float = 1e-7
 ) -> UtilisationRange:
-    """Min and max of Σ_{i in servers} Σ_n x[n, i] d[n, r] / Σ_{i in servers} c[i, r] over placements x >= 0 on
-    eligible pairs that respect every server's capacities and give user n between ``totals[n] (1 - slack)`` and
+    """Min and max utilisation of a resource on chosen servers over the placements of given per-user totals.
+
+    Min and max of Σ_{i in servers} Σ_n x[n, i] d[n, r] / Σ_{i in servers} c[i, r] over placements x >= 0 on eligible
+    pairs that respect every server's capacities and give user n between ``totals[n] (1 - slack)`` and
     ``totals[n] (1 + slack)`` tasks (a solver's totals are feasible only to its tolerance).
 
-    ``servers``: a boolean mask or indices of the servers measured; ``resource``: the resource's column.
-    Raises :class:`~fairlib.InvalidInputError` when no placement of ``totals`` exists or the servers hold none
-    of the resource.
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    totals : array_like
+        Shape (n_users,): each user's total tasks, finite and >= 0.
+    servers : array_like
+        A boolean mask of shape (n_servers,) or indices of the servers measured.
+    resource : int
+        The resource's column, in [0, n_resources).
+    slack : float, default 1e-7
+        Relative slack on the totals, in [0, 0.5].
+
+    Returns
+    -------
+    UtilisationRange
+        The range and a placement attaining each end.
+
+    Raises
+    ------
+    InvalidInputError
+        On invalid input, when no placement of ``totals`` exists, or when the servers hold none of the resource.
     """
     as_instance(cluster, Cluster, "cluster")
     if not isinstance(cluster, Cluster):

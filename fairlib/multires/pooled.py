@@ -15,6 +15,8 @@ a bundle by the tasks it runs with it (:func:`~.cluster.leontief_tasks`).
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import ArrayLike
 from scipy.optimize import nnls
 
 from .._jit import interpreted_when_small
@@ -37,17 +39,34 @@ __all__ = [
 PRICE_RESIDUAL_TOL = 1e-6
 
 
-def asset_share_per_task(cluster: Cluster) -> np.ndarray:
-    """a_n = Σ_r d[n, r] / C_r: the asset share of one of user n's tasks (single pool)."""
+def asset_share_per_task(cluster: Cluster) -> npt.NDArray[np.float64]:
+    """a_n = Σ_r d[n, r] / C_r: the asset share of one of user n's tasks (single pool).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        A one-server cluster.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64, shape (n_users,).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``cluster`` is not a single-pool Cluster.
+    """
     as_instance(cluster, Cluster, "cluster")
     cap, dem, _ = pool_arrays(cluster, "asset fairness", caps=True)
     return (dem / cap).sum(axis=1)
 
 
 @interpreted_when_small
-def asset_fairness(cluster: Cluster, *, start=None) -> Allocation:
-    """Asset fairness (Ghodsi et al. 2011, §6.1) for divisible tasks: progressive filling that raises every
-    unfrozen user's weighted asset share a_n x_n / w_n at one rate, freezing the users that demand a saturated
+def asset_fairness(cluster: Cluster, *, start: ArrayLike | None = None) -> Allocation:
+    """Asset fairness for divisible tasks: progressive filling that equalises weighted asset shares a_n x_n / w_n.
+
+    Every unfrozen user's weighted asset share rises at one rate, freezing the users that demand a saturated
     resource, until every user is frozen. ``start`` (tasks each user holds): continue from there, as
     :func:`~.edrf.edrf` does; a capped user (``cluster.max_tasks``) freezes at its cap.
 
@@ -55,11 +74,30 @@ def asset_fairness(cluster: Cluster, *, start=None) -> Allocation:
     EDRF equalises s_n x_n / w'_n with s_n the dominant share, and w'_n = w_n s_n / a_n makes that a_n x_n / w_n.
     Reference: :func:`~.lp.maxmin_lp` with ``per_task_share=a`` (HiGHS), differential test in the suite.
 
+    Parameters
+    ----------
+    cluster : Cluster
+        A one-server cluster (weights and ``max_tasks`` from it).
+    start : array_like or None, default None
+        Shape (n_users,): divisible tasks each user already holds, >= 0, fitting the capacity.
+
+    Returns
+    -------
+    Allocation
+        Float tasks, shape (n_users, 1).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``cluster`` is not a single-pool Cluster, or ``start`` is invalid.
+
+    References
+    ----------
+    .. [1] A. Ghodsi, M. Zaharia, B. Hindman, A. Konwinski, S. Shenker, I. Stoica, "Dominant Resource Fairness:
+       Fair Allocation of Multiple Resource Types", NSDI, 2011, §6.1.
+
     Examples
     --------
-    The DRF paper's example (9 CPUs, 18 GB; A needs <1 CPU, 4 GB>, B <3 CPU, 1 GB>): a_A = 1/3, a_B = 7/18, CPU
-    saturates with A at 2.52 tasks and B at 2.16.
-
     >>> asset_fairness(Cluster.single_pool([9, 18], [[1, 4], [3, 1]])).tasks.ravel().round(6).tolist()
     [2.52, 2.16]
     """
@@ -86,16 +124,16 @@ def asset_fairness(cluster: Cluster, *, start=None) -> Allocation:
 
 
 @interpreted_when_small
-def ceei(cluster: Cluster, *, start=None) -> Allocation:
-    """Competitive equilibrium from equal incomes for Leontief users (Ghodsi et al. 2011, §6.2): each user has a
-    budget (its weight), buys the bundle that runs the most tasks at prices p[r], and the market clears. For
-    Leontief users it is the Eisenberg–Gale optimum, max Σ_n w_n log x_n subject to Σ_n x_n d[n, r] <= C_r
-    (so also Nash bargaining and proportional fairness), and p are its resource multipliers.
+def ceei(cluster: Cluster, *, start: ArrayLike | None = None) -> Allocation:
+    """Competitive equilibrium from equal incomes (CEEI) for Leontief users, with the resource prices.
+
+    Each user has a budget (its weight), buys the bundle that runs the most tasks at prices p[r], and the market
+    clears. For Leontief users it is the Eisenberg–Gale optimum, max Σ_n w_n log x_n subject to
+    Σ_n x_n d[n, r] <= C_r (so also Nash bargaining and proportional fairness), and p are its resource multipliers.
 
     The tasks come from :func:`~.pfvds.pfvds` with α = 1 on the one server (where PF-VDS is exactly this program);
     the prices from the optimality conditions w_n / x_n = Σ_r d[n, r] p_r on the saturated resources (non-negative
-    least squares; zero on the others). ``extras``: ``prices[resource]``, ``spending[user]`` (= the budget at an
-    equilibrium), ``price_residual`` (relative). ``converged`` is False if that residual exceeds
+    least squares; zero on the others). ``converged`` is False if the price residual exceeds
     :data:`PRICE_RESIDUAL_TOL` or the solver did not converge.
 
     Per-user caps (``max_tasks``): the same program with x_n <= max_tasks[n]. A capped user at its cap spends at most
@@ -105,14 +143,37 @@ def ceei(cluster: Cluster, *, start=None) -> Allocation:
     user less (``extras["capped"]``, ``extras["rounds"]``). Reference: SLSQP on the program
     (``tests/test_task_caps.py``). Not with ``start``.
 
-    ``start`` (divisible tasks each user holds): nothing is taken back. A market is not a filling, so "continue
-    from here" means the same program over the allocations that keep what everyone holds: max Σ_n w_n log x_n
-    subject to the capacities and x_n >= start_n. A user whose budget would buy less than it holds keeps its
-    holding, worth more than its budget at the prices (``extras["held"]`` marks them; so does one that needs a
-    resource the holdings fill); the others trade what is left at prices that clear it, each spending its budget.
-    Solved by fixing the held users and running the market on what is left, moving users between the two sets
-    until no free user wants less than it holds and no held user wants more (``extras["rounds"]``). Reference: the
-    same program by a general convex solver (``tests/test_pooled_start.py``).
+    ``start``: nothing is taken back. A market is not a filling, so "continue from here" means the same program over
+    the allocations that keep what everyone holds: max Σ_n w_n log x_n subject to the capacities and
+    x_n >= start_n. A user whose budget would buy less than it holds keeps its holding, worth more than its budget at
+    the prices (``extras["held"]`` marks them; so does one that needs a resource the holdings fill); the others trade
+    what is left at prices that clear it, each spending its budget. Solved by fixing the held users and running the
+    market on what is left, moving users between the two sets until no free user wants less than it holds and no
+    held user wants more (``extras["rounds"]``). Reference: the same program by a general convex solver
+    (``tests/test_pooled_start.py``).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        A one-server cluster (weights as budgets, ``max_tasks`` from it).
+    start : array_like or None, default None
+        Shape (n_users,): divisible tasks each user already holds, >= 0, fitting the capacity.
+
+    Returns
+    -------
+    Allocation
+        Float tasks, shape (n_users, 1). ``extras``: ``prices[resource]``, ``spending[user]`` (= the budget at an
+        equilibrium), ``price_residual`` (relative).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``cluster`` is not a single-pool Cluster, ``start`` is invalid, or both caps and ``start`` are given.
+
+    References
+    ----------
+    .. [1] A. Ghodsi, M. Zaharia, B. Hindman, A. Konwinski, S. Shenker, I. Stoica, "Dominant Resource Fairness:
+       Fair Allocation of Multiple Resource Types", NSDI, 2011, §6.2.
 
     Examples
     --------

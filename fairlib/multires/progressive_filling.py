@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import ArrayLike
 
 from .._jit import interpreted_when_small, njit
 from .._validate import (
@@ -56,24 +58,34 @@ MAX_ALLOCATIONS = 2_000_000_000
 class DRFResult:
     """Outcome of progressive filling.
 
-    Attributes
+    Parameters
     ----------
-    tasks : (n_users,) int64 — tasks allocated to each user.
-    consumed : (n_resources,) float64 — resources used by all tasks.
-    dominant_shares : (n_users,) float64 — tasks * max_r demand[i, r] / capacity[r] (unweighted).
-    n_allocations : int — number of allocation steps of this run (= tasks.sum() - start.sum()).
-    blocked_user : int — first_blocked: the user whose task did not fit (-1 if the loop ended
-        because every user reached its cap); skip_blocked: -1.
-    order : (n_allocations,) int64 or None — users in allocation order (``record_order=True``).
-    work : int — element operations of the filling loop (demand entries read, heap entries compared), counted
-        by the kernel: the machine-independent measure of its O(T (m + log n)) cost.
-    share_arithmetic : str — how shares were compared: ``"rational"`` (exactly, as fractions of integers),
-        ``"float"`` (``tasks * step`` in floating point: non-integer inputs) or ``"accumulated"`` (``s += step``).
-    left_out : (k,) int64 — ``zeros="scheduler"`` only: users given no task because they demand nothing or need a
+    tasks : numpy.ndarray
+        Int64, shape (n_users,): tasks allocated to each user.
+    consumed : numpy.ndarray
+        Float64, shape (n_resources,): resources used by all tasks.
+    dominant_shares : numpy.ndarray
+        Float64, shape (n_users,): tasks * max_r demand[i, r] / capacity[r] (unweighted).
+    n_allocations : int
+        Number of allocation steps of this run (= tasks.sum() - start.sum()).
+    blocked_user : int
+        ``stop="first_blocked"``: the user whose task did not fit (-1 if the loop ended because every user reached
+        its cap); ``"skip_blocked"``: -1.
+    order : numpy.ndarray or None, default None
+        Int64, shape (n_allocations,): users in allocation order (``record_order=True``), else None.
+    work : int, default 0
+        Element operations of the filling loop (demand entries read, heap entries compared), counted by the kernel:
+        the machine-independent measure of its O(T (m + log n)) cost.
+    share_arithmetic : str, default "rational"
+        How shares were compared: ``"rational"`` (exactly, as fractions of integers), ``"float"`` (``tasks * step``
+        in floating point: non-integer inputs) or ``"accumulated"`` (``s += step``).
+    left_out : numpy.ndarray, default empty
+        Int64, shape (k,): ``zeros="scheduler"`` only: users given no task because they demand nothing or need a
         resource with zero capacity (empty otherwise).
-    dominant_resource : (n_users,) int64 — the resource of each user's largest ``demand / capacity`` (the first of
-        equals; -1 for a user in ``left_out``), as schedulers report it (Kueue's dominant resource, YARN's first
-        compared share).
+    dominant_resource : numpy.ndarray, default empty
+        Int64, shape (n_users,): the resource of each user's largest ``demand / capacity`` (the first of equals; -1
+        for a user in ``left_out``), as schedulers report it (Kueue's dominant resource, YARN's first compared
+        share).
     """
 
     tasks: np.ndarray
@@ -89,9 +101,10 @@ class DRFResult:
 
 
 def row_reduce(ufunc, a: np.ndarray) -> np.ndarray:
-    """``ufunc.reduce(a, axis=1)`` of a (users x resources) array, one resource column at a time: NumPy reduces a
-    short contiguous axis several times slower (0.32 against 0.05 ms at 10⁴ x 10). A maximum or minimum does not
-    round, so the result is the same; NaN propagates as there."""
+    """``ufunc.reduce(a, axis=1)`` of a (users x resources) array, one resource column at a time.
+
+    NumPy reduces a short contiguous axis several times slower (0.32 against 0.05 ms at 10⁴ x 10). A maximum or minimum
+    does not round, so the result is the same; NaN propagates as there."""
     out = a[:, 0].copy()
     for r in range(1, a.shape[1]):
         ufunc(out, a[:, r], out=out)
@@ -100,9 +113,19 @@ def row_reduce(ufunc, a: np.ndarray) -> np.ndarray:
 
 @njit(cache=True)
 def pool_summary(demands, capacity):
-    """(max_r d_ir / c_r, the most tasks user i could run alone min_{r: d_ir > 0} c_r / d_ir (inf if none), the
-    dominant resource as :func:`dominant_resources` gives it) per user, for positive capacities, in one pass: the
-    same divisions, maxima and minima as the NumPy expressions (which do not round), at a tenth of their cost."""
+    """Per-task dominant share, solo task count and dominant resource of every user, in one pass.
+
+    Per user, for positive capacities: (max_r d_ir / c_r, the most tasks user i could run alone
+    min_{r: d_ir > 0} c_r / d_ir (inf if none), the dominant resource as :func:`dominant_resources` gives it); the
+    same divisions, maxima and minima as the NumPy expressions (which do not round), at a tenth of their cost.
+
+    Parameters
+    ----------
+    demands : float64[:, :]
+        Per-task demands, shape (n_users, n_resources).
+    capacity : float64[:]
+        Capacities, shape (n_resources,), all > 0.
+    """
     n, m = demands.shape
     per_task = np.empty(n)
     alone = np.empty(n)
@@ -124,9 +147,21 @@ def pool_summary(demands, capacity):
     return per_task, alone, dominant
 
 
-def dominant_resources(demands, capacity) -> np.ndarray:
-    """Each user's dominant resource, ``argmax_r demands[i, r] / capacity[r]`` over resources with a positive capacity
-    (the first of equals), -1 for a user demanding none of them."""
+def dominant_resources(demands: ArrayLike, capacity: ArrayLike) -> npt.NDArray[np.int64]:
+    """Each user's dominant resource, ``argmax_r demands[i, r] / capacity[r]`` over resources with a positive capacity.
+
+    Parameters
+    ----------
+    demands : array_like
+        Shape (n_users, n_resources): per-task demands, >= 0 (not validated).
+    capacity : array_like
+        Shape (n_resources,): capacities, >= 0; resources with capacity 0 are left out.
+
+    Returns
+    -------
+    numpy.ndarray
+        Int64, shape (n_users,): the first of equals, -1 for a user demanding none of the resources.
+    """
     d, cap = np.asarray(demands, dtype=float), np.asarray(capacity, dtype=float)
     pos = cap > 0
     with np.errstate(
@@ -146,7 +181,29 @@ _NUM, _DEN, _SEC, _USER = 0, 1, 2, 3
 def _before(key_a, num_a, den_a, sec_a, key_b, num_b, den_b, sec_b, exact):
     """Heap order: (share, secondary) lexicographic, exact shares num/den compared by cross-products, floating-point
     ones by key. Bitwise operators, not ``and``/``or``: no branch, so a comparison whose outcome is a coin toss costs
-    no misprediction."""
+    no misprediction.
+
+    Parameters
+    ----------
+    key_a : float
+        Floating-point share of item a (read when not ``exact``).
+    num_a : int
+        Exact share numerator of a.
+    den_a : int
+        Exact share denominator of a.
+    sec_a : int
+        Secondary key of a.
+    key_b : float
+        Floating-point share of item b.
+    num_b : int
+        Exact share numerator of b.
+    den_b : int
+        Exact share denominator of b.
+    sec_b : int
+        Secondary key of b.
+    exact : bool
+        Whether shares are compared as fractions.
+    """
     if exact:
         lhs = num_a * den_b
         rhs = num_b * den_a
@@ -170,7 +227,23 @@ def _replace_top_exact(heap, size, num, den, sec, user):
     children, then sift the item up. The smallest of four children: a tournament of three comparisons without
     branches (pairs, then their winners; ties go to the earlier child, as a scan would), each child's values read
     once and the winners' values selected, not re-read, so the final comparison waits on no load; the indices are
-    computed before the last select (inside a conditional expression they compiled to a jump)."""
+    computed before the last select (inside a conditional expression they compiled to a jump).
+
+    Parameters
+    ----------
+    heap : int64[:, :]
+        The 4-ary heap, shape (n_users, 4): rows (share numerator, denominator, secondary key, user).
+    size : int
+        Entries in the heap.
+    num : int
+        The new root's share numerator.
+    den : int
+        Its share denominator.
+    sec : int
+        Its secondary key.
+    user : int
+        Its user.
+    """
     pos = 0
     first = 1
     compared = 0
@@ -239,7 +312,23 @@ def _replace_top_exact(heap, size, num, den, sec, user):
 
 @njit(cache=True)
 def _replace_top_float(heap, hkey, size, key, sec, user):
-    """:func:`_replace_top_exact` for floating-point shares ``hkey``, the smallest child found by a scan."""
+    """:func:`_replace_top_exact` for floating-point shares ``hkey``, the smallest child found by a scan.
+
+    Parameters
+    ----------
+    heap : int64[:, :]
+        The 4-ary heap, shape (n_users, 4): rows (share numerator, denominator, secondary key, user).
+    hkey : float64[:]
+        Shape (n_users,): the floating-point share of each heap entry.
+    size : int
+        Entries in the heap.
+    key : float
+        The new root's share.
+    sec : int
+        Its secondary key.
+    user : int
+        Its user.
+    """
     pos = 0
     first = 1
     compared = 0
@@ -272,7 +361,20 @@ def _replace_top_float(heap, hkey, size, key, sec, user):
 
 @njit(cache=True)
 def held_resources(tasks, demands):
-    """Resources used by ``tasks[i]`` tasks of each user, summed user by user (the order the fillers' checks assume)."""
+    """Resources used by ``tasks[i]`` tasks of each user, summed user by user (the order the fillers' checks assume).
+
+    Parameters
+    ----------
+    tasks : int64[:] or float64[:]
+        Tasks per user, shape (n_users,).
+    demands : float64[:, :]
+        Per-task demands, shape (n_users, n_resources).
+
+    Returns
+    -------
+    float64[:]
+        Shape (n_resources,).
+    """
     n, m = demands.shape
     consumed = np.zeros(m)
     for i in range(n):
@@ -284,7 +386,23 @@ def held_resources(tasks, demands):
 @njit(cache=True)
 def _growth(held, i, r, demands, reserved, reserving):
     """How much one more task of user i adds to the committed amount of resource r: its demand, less the part that
-    falls inside its own reservation (``Σ_j max(tasks_j demands_j, reserved_j)`` is what is committed)."""
+    falls inside its own reservation (``Σ_j max(tasks_j demands_j, reserved_j)`` is what is committed).
+
+    Parameters
+    ----------
+    held : int
+        Tasks user i holds now.
+    i : int
+        The user.
+    r : int
+        The resource.
+    demands : float64[:, :]
+        Per-task demands, shape (n_users, n_resources).
+    reserved : float64[:, :]
+        Shape (n_users, n_resources): reserved amounts (read when ``reserving``).
+    reserving : bool
+        Whether there are reservations.
+    """
     if not reserving:
         return demands[i, r]
     before = held * demands[i, r]
@@ -293,7 +411,17 @@ def _growth(held, i, r, demands, reserved, reserving):
 
 @njit(cache=True)
 def _committed(tasks, demands, reserved):
-    """``Σ_i max(tasks_i demands_i, reserved_i)`` per resource, summed user by user."""
+    """``Σ_i max(tasks_i demands_i, reserved_i)`` per resource, summed user by user.
+
+    Parameters
+    ----------
+    tasks : int64[:]
+        Tasks per user, shape (n_users,).
+    demands : float64[:, :]
+        Per-task demands, shape (n_users, n_resources).
+    reserved : float64[:, :]
+        Reserved amounts, shape (n_users, n_resources).
+    """
     n, m = demands.shape
     committed = np.zeros(m)
     for i in range(n):
@@ -303,8 +431,9 @@ def _committed(tasks, demands, reserved):
 
 
 def committed_amounts(held, d, reserved) -> np.ndarray:
-    """``np.maximum(held[:, None] * d, reserved).sum(axis=0)`` (``reserved`` (0, m): none), as NumPy sums it: with
-    two resources or more its temporary is row-major and NumPy adds it row by row, which :func:`_committed` does
+    """``np.maximum(held[:, None] * d, reserved).sum(axis=0)`` (``reserved`` (0, m): none), as NumPy sums it.
+
+    With two resources or more its temporary is row-major and NumPy adds it row by row, which :func:`_committed` does
     without the two temporaries (bit for bit, tested); with one NumPy adds pairwise, so NumPy does it. Tasks and
     demands are >= 0, so without reservations the maximum is the product itself (:func:`held_resources`)."""
     if d.shape[1] >= 2:
@@ -317,7 +446,23 @@ def committed_amounts(held, d, reserved) -> np.ndarray:
 @njit(cache=True)
 def _borrowed_share(t, i, demands, nominal, lendable, weights):
     """Kueue's share of user i holding t tasks: the most it borrows beyond its nominal quota on any resource, as a
-    fraction of what the pool can lend of it (resources with nothing to lend left out), over its weight."""
+    fraction of what the pool can lend of it (resources with nothing to lend left out), over its weight.
+
+    Parameters
+    ----------
+    t : int
+        Tasks the user holds.
+    i : int
+        The user.
+    demands : float64[:, :]
+        Per-task demands, shape (n_users, n_resources).
+    nominal : float64[:, :]
+        Nominal quotas, shape (n_users, n_resources).
+    lendable : float64[:]
+        What the pool can lend of each resource, shape (n_resources,).
+    weights : float64[:]
+        User weights, shape (n_users,).
+    """
     share = 0.0
     for r in range(demands.shape[1]):
         if lendable[r] > 0:
@@ -396,7 +541,31 @@ def _start_keys(
     demands, step, accumulate, secondary, zero_secondary, start, nominal, lendable, weights
 ):
     """Each user's share at the ``start`` allocation and its secondary key (``zero_secondary`` for a user with no
-    task yet): the heap's (share, secondary) items."""
+    task yet): the heap's (share, secondary) items.
+
+    Parameters
+    ----------
+    demands : float64[:, :]
+        Per-task demands, shape (n_users, n_resources).
+    step : float64[:]
+        Weighted dominant share of one task, shape (n_users,).
+    accumulate : bool
+        Whether shares are running float sums.
+    secondary : int64[:]
+        Secondary keys of users holding tasks, shape (n_users,).
+    zero_secondary : int64[:]
+        Secondary keys of users holding none, shape (n_users,).
+    start : int64[:]
+        Tasks each user holds at the start, shape (n_users,).
+    reserved : float64[:, :]
+        Shape (n_users, n_resources): each user's reserved amounts, or (0, m) for none.
+    nominal : float64[:, :]
+        Shape (n_users, n_resources): Kueue's nominal quotas, or (0, m) when shares are not borrowed shares.
+    lendable : float64[:]
+        Shape (n_resources,): what the pool can lend of each resource, or (0,).
+    weights : float64[:]
+        Shape (n_users,): weights of the borrowed shares, or (0,).
+    """
     n = demands.shape[0]
     borrowed = nominal.shape[0] > 0
     keys = np.empty(n)
@@ -439,7 +608,13 @@ def _start_order(keys, sec0):
 
 @njit(cache=True)
 def _argsort_repeated(values):
-    """``np.argsort(values)`` compiled (numba's quicksort); compiled only when some value repeats."""
+    """``np.argsort(values)`` compiled (numba's quicksort); compiled only when some value repeats.
+
+    Parameters
+    ----------
+    values : int64[:]
+        The keys, shape (n,).
+    """
     return np.argsort(values)
 
 
@@ -466,7 +641,49 @@ def _fill(
     perm,
 ):
     """The heap-based filling of :func:`_progressive_filling` from the users in starting order ``perm`` (shares
-    ``keys``, secondary keys ``sec0``)."""
+    ``keys``, secondary keys ``sec0``).
+
+    Parameters
+    ----------
+    demands : float64[:, :]
+        Per-task demands, shape (n_users, n_resources).
+    capacity : float64[:]
+        Capacities, shape (n_resources,).
+    step : float64[:]
+        Weighted dominant share of one task, shape (n_users,).
+    share_num : int64[:]
+        Exact share numerators per task, shape (n_users,), or (0,) for floating-point shares.
+    share_den : int64[:]
+        Exact share denominators, shape (n_users,), or (0,).
+    accumulate : bool
+        Whether floating-point shares are running sums ``s += step``.
+    secondary : int64[:]
+        Secondary keys (tie order), shape (n_users,).
+    caps : int64[:]
+        Per-user task caps, shape (n_users,).
+    skip_blocked : bool
+        True: drop a blocked user and go on; False: stop at the first blocked user.
+    record : bool
+        Whether to write the allocation order into ``order``.
+    order : int64[:]
+        Output buffer for the allocation order (read when ``record``).
+    start : int64[:]
+        Tasks each user holds at the start, shape (n_users,).
+    reserved : float64[:, :]
+        Shape (n_users, n_resources): each user's reserved amounts, or (0, m) for none.
+    nominal : float64[:, :]
+        Shape (n_users, n_resources): Kueue's nominal quotas, or (0, m) when shares are not borrowed shares.
+    lendable : float64[:]
+        Shape (n_resources,): what the pool can lend of each resource, or (0,).
+    weights : float64[:]
+        Shape (n_users,): weights of the borrowed shares, or (0,).
+    keys : float64[:]
+        Each user's starting share, shape (n_users,).
+    sec0 : int64[:]
+        Each user's starting secondary key, shape (n_users,).
+    perm : int64[:]
+        Users in starting heap order, shape (n_users,).
+    """
     n, m = demands.shape
     exact = share_den.shape[0] > 0
     reserving = reserved.shape[0] > 0
@@ -574,8 +791,7 @@ def _fill(
 
 
 def no_quotas(m: int) -> tuple:
-    """The quota arguments of :func:`_progressive_filling` when there are none (reserved, nominal, lendable,
-    weights)."""
+    """The quota arguments (reserved, nominal, lendable, weights) of :func:`_progressive_filling` without quotas."""
     return np.empty((0, m)), np.empty((0, m)), np.empty(0), np.empty(0)
 
 
@@ -604,7 +820,21 @@ def _is_cluster(first, capacity, weights) -> bool:
 
 
 class ShareSteps(NamedTuple):
-    """Per-task weighted dominant shares and how progressive filling compares them (see :func:`share_steps`)."""
+    """Per-task weighted dominant shares and how progressive filling compares them (see :func:`share_steps`).
+
+    Parameters
+    ----------
+    step : numpy.ndarray
+        Float64, shape (n_users,): max_r d[i, r] / c[r] / w[i].
+    share_num : numpy.ndarray
+        Int64, shape (n_users,) or (0,): exact numerators (rational arithmetic only).
+    share_den : numpy.ndarray
+        Int64, shape (n_users,) or (0,): exact denominators.
+    accumulate : bool
+        Whether shares are running float sums.
+    arithmetic : str
+        ``"rational"``, ``"float"`` or ``"accumulated"``.
+    """
 
     step: np.ndarray
     share_num: np.ndarray
@@ -614,16 +844,43 @@ class ShareSteps(NamedTuple):
 
 
 def share_steps(
-    demands, capacity, weights, share_arithmetic: str = "exact", *, per_task=None
+    demands: npt.NDArray[np.float64],
+    capacity: npt.NDArray[np.float64],
+    weights: npt.NDArray[np.float64],
+    share_arithmetic: str = "exact",
+    *,
+    per_task: npt.NDArray[np.float64] | None = None,
 ) -> ShareSteps:
     """Per-task weighted dominant shares for progressive filling, and how they are compared.
 
-    Returns ``(step, share_num, share_den, accumulate, arithmetic)``: ``step[i] = max_r d[i,r]/c[r] / w[i]`` in
-    floating point; for ``"exact"`` with integer demands, capacities and weights (and products below 2⁶²), the
-    same share as the reduced fraction ``share_num[i] / share_den[i]`` (``arithmetic = "rational"``), else empty
-    arrays and ``arithmetic = "float"`` (shares compared as ``tasks * step``). ``"accumulated"`` mirrors the
-    author's scripts: ``s += step`` per task, compared in floating point. ``per_task``: max_r d[i,r]/c[r] when the
-    caller has it (:func:`pool_summary`).
+    ``step[i] = max_r d[i,r]/c[r] / w[i]`` in floating point; for ``"exact"`` with integer demands, capacities and
+    weights (and products below 2⁶²), the same share as the reduced fraction ``share_num[i] / share_den[i]``
+    (``arithmetic = "rational"``), else empty arrays and ``arithmetic = "float"`` (shares compared as
+    ``tasks * step``). ``"accumulated"`` mirrors the author's scripts: ``s += step`` per task, compared in floating
+    point.
+
+    Parameters
+    ----------
+    demands : numpy.ndarray
+        Float64, shape (n_users, n_resources): validated per-task demands.
+    capacity : numpy.ndarray
+        Float64, shape (n_resources,): validated capacities, > 0.
+    weights : numpy.ndarray
+        Float64, shape (n_users,): validated weights, > 0.
+    share_arithmetic : {"exact", "accumulated"}, default "exact"
+        How shares are compared.
+    per_task : numpy.ndarray or None, default None
+        Float64, shape (n_users,): max_r d[i,r]/c[r] when the caller has it (:func:`pool_summary`).
+
+    Returns
+    -------
+    ShareSteps
+        ``(step, share_num, share_den, accumulate, arithmetic)``.
+
+    Raises
+    ------
+    InvalidInputError
+        On an unknown ``share_arithmetic``.
     """
     check_choice(share_arithmetic, SHARE_ARITHMETIC, "share_arithmetic")
     d, cap, w = demands, capacity, weights
@@ -645,7 +902,17 @@ def _exact_shares(demands, capacity, weights):
     """Each user's weighted dominant share max_r d_ir / c_r / w_i as a reduced fraction (num, den) of int64s: the best
     fraction kept by cross-multiplication (the first of equals), then divided by the greatest common divisor
     (0 / b reduces to 0 / 1, as np.gcd gives). One pass per user, where NumPy took ten (0.9 against 0.05 ms at
-    10⁴ users x 10 resources)."""
+    10⁴ users x 10 resources).
+
+    Parameters
+    ----------
+    demands : int64[:, :]
+        Integer per-task demands, shape (n_users, n_resources).
+    capacity : int64[:]
+        Integer capacities, shape (n_resources,), > 0.
+    weights : int64[:]
+        Integer weights, shape (n_users,), > 0.
+    """
     n, m = demands.shape
     num = np.empty(n, dtype=np.int64)
     den = np.empty(n, dtype=np.int64)
@@ -760,8 +1027,10 @@ def _whole_task_caps(max_tasks, n: int) -> np.ndarray | None:
 def filling_bounds(
     d, cap, per_task, max_tasks, max_allocations, *, alone=None
 ) -> tuple[np.ndarray, float]:
-    """Each user's task cap (``max_tasks`` checked, clipped to what the user could run alone) and a bound on the
-    steps of a filling run (one per task), refused above ``max_allocations``. ``alone``: the most tasks each user
+    """Each user's task cap and a bound on the steps of a filling run (one per task).
+
+    The caps are ``max_tasks`` checked and clipped to what the user could run alone; a bound above
+    ``max_allocations`` is refused. ``alone``: the most tasks each user
     could run alone, when the caller has it (:func:`pool_summary`)."""
     n, m = d.shape
     # most tasks any single user could get alone; also bounds every count below
@@ -794,8 +1063,9 @@ def filling_bounds(
 
 
 def order_buffer(record_order: bool, steps_bound: float) -> np.ndarray:
-    """Room for the users served, one per step of a filling run bounded by ``steps_bound`` (``record_order``), or an
-    empty array; more than :data:`_MAX_RECORDED` steps are refused."""
+    """Room for the users served, one per step of a filling run bounded by ``steps_bound``.
+
+    An empty array without ``record_order``; more than :data:`_MAX_RECORDED` steps are refused."""
     if not record_order:
         return np.empty(0, dtype=np.int64)
     if steps_bound > _MAX_RECORDED:
@@ -831,8 +1101,9 @@ def _start_tasks(start, d, cap, caps) -> np.ndarray:
 
 
 def check_start_fits(held, d, cap) -> None:
-    """Refuse a ``start`` allocation (tasks per user, whole or divisible) that uses more of a resource than there
-    is (beyond :data:`FIT_RTOL`), naming the resource."""
+    """Refuse a ``start`` allocation that uses more of a resource than there is, naming the resource.
+
+    ``held`` is tasks per user, whole or divisible; a use above ``capacity * (1 + FIT_RTOL)`` is refused."""
     used = held @ d
     over = used > cap * (1.0 + FIT_RTOL)
     if over.any():
@@ -859,28 +1130,27 @@ def _few_tasks(demands, capacity=None, *args, **kwargs) -> bool:
 
 @interpreted_when_small(bounded=_few_tasks)
 def drf(
-    demands,
-    capacity=None,
+    demands: ArrayLike | Cluster,
+    capacity: ArrayLike | None = None,
     *,
-    weights=None,
+    weights: ArrayLike | None = None,
     stop: str = "skip_blocked",
     tie_break: str = "lowest_index",
-    max_tasks=None,
+    max_tasks: ArrayLike | None = None,
     record_order: bool = False,
     share_arithmetic: str = "exact",
     max_allocations: int = MAX_ALLOCATIONS,
-    start=None,
+    start: ArrayLike | None = None,
     zeros: str = "error",
-    quotas=None,
-):
+    quotas: Quotas | None = None,
+) -> DRFResult | Allocation:
     """Dominant Resource Fairness for indivisible tasks by progressive filling.
 
     Called on a single-pool :class:`~.cluster.Cluster` (``drf(cluster, **options)``, the mechanism contract) it
     returns an :class:`~.cluster.Allocation` (:func:`drf_allocation`); on arrays, a :class:`DRFResult`.
 
     Repeatedly gives one task to the user with the lowest weighted dominant share
-    ``tasks_i * max_r(demands[i, r] / capacity[r]) / weights[i]`` (Ghodsi et al. 2011, Alg. 1;
-    Metin 2025 §3.1).
+    ``tasks_i * max_r(demands[i, r] / capacity[r]) / weights[i]`` ([1]_ Algorithm 1; [2]_ §3.1).
 
     Parameters
     ----------
@@ -939,13 +1209,27 @@ def drf(
 
     Returns
     -------
-    DRFResult
+    DRFResult or Allocation
+        A :class:`DRFResult` on arrays; an :class:`~.cluster.Allocation` on a Cluster.
+
+    Raises
+    ------
+    InvalidInputError
+        On invalid input, an instance that could take more than ``max_allocations`` steps, or a ``start`` that
+        does not fit the capacity and the caps.
 
     Notes
     -----
     Exact comparison uses int64 cross-products; it falls back to ``tasks * step`` in floating point when a
     product could exceed 2⁶² (capacities above about 2·10⁹). A task fits when
     ``consumed + demand <= capacity * (1 + FIT_RTOL)`` (FIT_RTOL = 1e-12).
+
+    References
+    ----------
+    .. [1] A. Ghodsi, M. Zaharia, B. Hindman, A. Konwinski, S. Shenker, I. Stoica, "Dominant Resource Fairness:
+       Fair Allocation of Multiple Resource Types", NSDI, 2011, Algorithm 1.
+    .. [2] S. Metin, "Precomputed Dominant Resource Fairness", arXiv preprint arXiv:2507.08846, 2025, §3.1,
+       §6.2.
 
     Examples
     --------
@@ -1203,9 +1487,29 @@ def _drf_with_zeros(
     )
 
 
-def drf_allocation(cluster: Cluster, **options) -> Allocation:
-    """:func:`~.progressive_filling.drf` on a single-pool cluster (weights from the cluster). ``extras``: ``order``
-    (when ``record_order=True``), ``blocked_user``, ``n_allocations``, ``work``, ``share_arithmetic``."""
+def drf_allocation(cluster: Cluster, **options: Any) -> Allocation:
+    """:func:`~.progressive_filling.drf` on a single-pool cluster (weights and caps from the cluster).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        A one-server cluster.
+    **options
+        The options of :func:`drf` (``stop``, ``tie_break``, ``record_order``, ``start``, ``quotas``, ...); not
+        ``weights``, nor ``max_tasks`` on a capped cluster.
+
+    Returns
+    -------
+    Allocation
+        Integer tasks, shape (n_users, 1). ``extras``: ``order`` (when ``record_order=True``), ``blocked_user``,
+        ``n_allocations``, ``work``, ``share_arithmetic``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``cluster`` is not a single-pool Cluster, or ``weights`` (or ``max_tasks`` on a capped cluster) is
+        given.
+    """
     as_instance(cluster, Cluster, "cluster")
     if "weights" in options:
         raise InvalidInputError(

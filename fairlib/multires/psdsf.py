@@ -456,6 +456,7 @@ def _free_pairs(cluster, tasks, time_shared):
 
 
 def _fixed_point(cluster, time_shared, max_sweeps, tol, start, diagnostics, accelerate=True):
+    """PS-DSF by the fixed-point sweeps of its per-server max-min, from ``start``; returns tasks per pair."""
     coef = np.ascontiguousarray(cluster.weight[:, None] * cluster.gamma)
     usable = np.ascontiguousarray(cluster.eligible)
     d3, cap = cluster.server_constraints(time_shared)

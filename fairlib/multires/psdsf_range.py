@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_matrix, csr_matrix
 
@@ -30,8 +31,18 @@ __all__ = ["psdsf_utilisation_bounds", "UtilisationBounds"]
 
 
 class UtilisationBounds(NamedTuple):
-    """A lower and an upper bound on a utilisation over every Definition-4 allocation; ``proven``: both are the
-    relaxation's optima (else HiGHS's dual bound at its time limit, a looser bound)."""
+    """A lower and an upper bound on a utilisation over every Definition-4 allocation.
+
+    Parameters
+    ----------
+    low : float
+        The lower bound.
+    high : float
+        The upper bound.
+    proven : bool
+        True when both are the relaxation's optima; False when HiGHS stopped at its time limit and a bound is its
+        dual bound (looser).
+    """
 
     low: float
     high: float
@@ -51,31 +62,57 @@ def _groups(cluster: Cluster, mask: np.ndarray):
 def psdsf_utilisation_bounds(
     cluster: Cluster,
     resource: int,
-    servers=None,
+    servers: ArrayLike | None = None,
     *,
     grouped: bool = True,
     ordered: bool = False,
     time_limit: float = 60.0,
 ) -> UtilisationBounds:
-    """Lower and upper bounds on Σ_{i in servers} Σ_n x[n, i] d[n, r] / Σ_{i in servers} c[i, r] over every
-    allocation meeting Definition 4 with the cluster's caps (``max_tasks``); see the module's doc for why they
-    hold.
+    """Lower and upper bounds on a resource's utilisation on chosen servers over every Definition-4 allocation.
 
-    ``servers``: a boolean mask or indices (default: every server); ``resource``: the resource's column.
-    ``grouped`` (default): identical servers (same capacities, same users, both measured or both not) are one
-    block of the program — its tasks per user, and how many of its servers have each resource saturated, k[g, r];
-    a user below its cap is blocked on all |g| of them only if Σ_{r it needs} k[g, r] >= |g|. That keeps every
-    Definition-4 allocation (so the bounds still hold), may admit more (so they may be wider than the per-server
-    program's) and is far smaller: a fleet of a few server classes is a few blocks. ``grouped=False``: one block
-    per server (the reference).
-    ``ordered``: also keep Definition 4's order on virtual dominant shares where it is linear — a user n below its
-    cap, usable on a block, has a weighted VDS there at least that of any user m holding tasks on it whose demand
-    covers every resource n needs (whatever resource blocks n, m uses it, so m's VDS is at most n's); one binary per
-    usable pair says whether m holds tasks there (big-M from m's most tasks). Tighter bounds, still bounds (on one
-    server it leaves DRF's allocation only), but far slower: on a Google paper-setup epoch (70 jobs, 120 servers in
-    8 blocks) each MILP ran into a 60-s limit where the unordered one takes under a second.
-    ``time_limit``: seconds per MILP; when HiGHS stops there, the bound is its proven
-    dual bound (still a bound, only looser) and ``proven`` says so.
+    The utilisation is Σ_{i in servers} Σ_n x[n, i] d[n, r] / Σ_{i in servers} c[i, r], over every allocation meeting
+    Definition 4 with the cluster's caps (``max_tasks``); see the module's doc for why the bounds hold.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    resource : int
+        The resource's column, in [0, n_resources).
+    servers : array_like or None, default None
+        A boolean mask or indices of the servers measured; None: every server.
+    grouped : bool, default True
+        Identical servers (same capacities, same users, both measured or both not) are one block of the program —
+        its tasks per user, and how many of its servers have each resource saturated, k[g, r]; a user below its cap
+        is blocked on all |g| of them only if Σ_{r it needs} k[g, r] >= |g|. That keeps every Definition-4
+        allocation (so the bounds still hold), may admit more (so they may be wider than the per-server program's)
+        and is far smaller: a fleet of a few server classes is a few blocks. False: one block per server (the
+        reference).
+    ordered : bool, default False
+        Also keep Definition 4's order on virtual dominant shares where it is linear — a user n below its cap, usable
+        on a block, has a weighted VDS there at least that of any user m holding tasks on it whose demand covers
+        every resource n needs; one binary per usable pair says whether m holds tasks there (big-M from m's most
+        tasks). Tighter bounds, still bounds (on one server it leaves DRF's allocation only), but far slower: on a
+        Google paper-setup epoch (70 jobs, 120 servers in 8 blocks) each MILP ran into a 60-s limit where the
+        unordered one takes under a second.
+    time_limit : float, default 60.0
+        Seconds per MILP, > 0; when HiGHS stops there, the bound is its proven dual bound (still a bound, only
+        looser) and ``proven`` says so.
+
+    Returns
+    -------
+    UtilisationBounds
+        ``(low, high, proven)``.
+
+    Raises
+    ------
+    InvalidInputError
+        On an invalid cluster, resource, server selection or time limit, or servers that hold none of the resource.
+
+    References
+    ----------
+    .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and Fair
+       Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, Definition 4.
     """
     as_instance(cluster, Cluster, "cluster")
     if not isinstance(cluster, Cluster):

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validate import InvalidInputError, as_count, as_instance, as_number, as_values
 from .cluster import Cluster, per_server_alpha
@@ -101,7 +102,17 @@ def _max_step(cluster, x, dx, lam, dlam, saturated):
 
 
 class PSMFAResult(NamedTuple):
-    """PS-MFA's final ``tasks[user, server]``, the merit per iteration, and the final prices ``[server, resource]``."""
+    """PS-MFA's final allocation, the merit per iteration, and the final prices.
+
+    Parameters
+    ----------
+    tasks : numpy.ndarray
+        Float64, shape (n_users, n_servers): the final ``tasks[user, server]``.
+    trajectory : numpy.ndarray
+        Float64, shape (n_iterations,): the merit Ψ at each iteration.
+    prices : numpy.ndarray
+        Float64, shape (n_servers, n_resources): the final prices λ[i, r].
+    """
 
     tasks: np.ndarray
     trajectory: np.ndarray
@@ -109,9 +120,43 @@ class PSMFAResult(NamedTuple):
 
 
 def psmfa(
-    cluster: Cluster, alphas, *, tol: float = 1e-10, iterations: int = 20000, x0=None
+    cluster: Cluster,
+    alphas: float | ArrayLike,
+    *,
+    tol: float = 1e-10,
+    iterations: int = 20000,
+    x0: ArrayLike | None = None,
 ) -> PSMFAResult:
-    """Returns (tasks, Ψ trajectory, prices λ[i, r])."""
+    """PS-MFA: projected descent on the Fischer–Burmeister merit function (module docstring; a reconstruction, [INF]).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    alphas : float or array_like
+        α, one value or one per server (shape (n_servers,)), >= 0.01.
+    tol : float, default 1e-10
+        Stop when Ψ < tol; > 0.
+    iterations : int, default 20000
+        The most iterations, >= 1.
+    x0 : array_like or None, default None
+        Shape (n_users, n_servers): the starting allocation, finite and >= 0; None: PS-DSF's allocation.
+
+    Returns
+    -------
+    PSMFAResult
+        ``(tasks, trajectory, prices)``.
+
+    Raises
+    ------
+    InvalidInputError
+        On an invalid cluster, α, tolerance, iteration count or start.
+
+    References
+    ----------
+    .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and Fair
+       Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, §5.1, eqs. (44)–(54).
+    """
     as_instance(cluster, Cluster, "cluster")
     try:
         alphas = per_server_alpha(cluster, alphas)
@@ -154,10 +199,38 @@ def psmfa(
     return PSMFAResult(x, np.array(trajectory), lam)
 
 
-def merit(cluster: Cluster, tasks, prices, alpha) -> float:
-    """Fischer–Burmeister merit Ψ(x, λ) = Σ ½ φ_FB(x[n, i]/γ[n, i], γ[n, i] F[n, i])² over usable pairs
-    (eqs. 35–37, [INF]; the scaling by γ is ours, see this module); ``prices[i, r]`` are the servers'
-    multipliers λ_{i,r}. Both iterative solvers report this Ψ, so their traces are comparable."""
+def merit(cluster: Cluster, tasks: ArrayLike, prices: ArrayLike, alpha: float | ArrayLike) -> float:
+    """Fischer–Burmeister merit Ψ(x, λ) = Σ ½ φ_FB(x[n, i]/γ[n, i], γ[n, i] F[n, i])² over usable pairs.
+
+    Eqs. (35)–(37), [INF]; the scaling by γ is ours (module docstring). Both iterative solvers report this Ψ, so their
+    traces are comparable.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    tasks : array_like
+        Shape (n_users, n_servers): the allocation x, finite and >= 0.
+    prices : array_like
+        Shape (n_servers, n_resources): the servers' multipliers λ_{i,r}, finite and >= 0.
+    alpha : float or array_like
+        α, one value or one per server, >= 0.01.
+
+    Returns
+    -------
+    float
+        Ψ, >= 0.
+
+    Raises
+    ------
+    InvalidInputError
+        On an invalid cluster, allocation, prices or α.
+
+    References
+    ----------
+    .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and Fair
+       Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, eqs. (35)–(37).
+    """
     as_instance(cluster, Cluster, "cluster")
     prices = as_values(prices, "prices", ndim=2, shape=(cluster.n_servers, cluster.n_resources))
     return _fb_parts(cluster, cluster._tasks(tasks), prices, per_server_alpha(cluster, alpha))[0]

@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import ArrayLike
 
 from .._jit import njit
 from .._validate import InvalidInputError, _short, as_array, as_real_array, check_choice
@@ -72,7 +74,22 @@ def _matrix(
 
 
 class ResolvedQuotas(NamedTuple):
-    """A :class:`Quotas` checked against an instance, in the terms progressive filling uses."""
+    """A :class:`Quotas` checked against an instance, in the terms progressive filling uses.
+
+    Parameters
+    ----------
+    guaranteed_tasks : numpy.ndarray
+        Int64, shape (n_users,): whole tasks within each user's guarantee and limit.
+    limit_tasks : numpy.ndarray
+        Int64, shape (n_users,): most tasks within each user's limit.
+    reserved : numpy.ndarray
+        Float64, shape (n_users, n_resources): guarantee minus lending limit, held back for its user; (0, m) when
+        nothing is held back.
+    nominal : numpy.ndarray
+        Float64, shape (n_users, n_resources) for ``share="borrowed"`` (the guarantees), else (0, m).
+    lendable : numpy.ndarray
+        Float64, shape (n_resources,) for ``share="borrowed"`` (capacity - Σ reserved), else (0,).
+    """
 
     guaranteed_tasks: np.ndarray  #: (n,) int64 — whole tasks within each user's guarantee and limit
     limit_tasks: np.ndarray  #: (n,) int64 — most tasks within each user's limit
@@ -88,9 +105,21 @@ def _tasks_within(bound, demands) -> np.ndarray:
         return np.where(pos, bound / np.where(pos, demands, 1.0), np.inf).min(axis=1)
 
 
-def whole_tasks_within(bound, demands) -> np.ndarray:
-    """Most whole tasks ``t`` with ``t * demands[i] <= bound[i] * (1 + 1e-12)`` on every resource, per user (int64;
-    the int64 maximum where nothing bounds it)."""
+def whole_tasks_within(bound: ArrayLike, demands: ArrayLike) -> npt.NDArray[np.int64]:
+    """Most whole tasks ``t`` with ``t * demands[i] <= bound[i] * (1 + 1e-12)`` on every resource, per user.
+
+    Parameters
+    ----------
+    bound : array_like
+        Shape (n_users, n_resources), or broadcastable to ``demands``: the quota, >= 0 (``inf``: none).
+    demands : array_like
+        Shape (n_users, n_resources): per-task demands, >= 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        Int64, shape (n_users,): the int64 maximum where nothing bounds it.
+    """
     bound = np.asarray(bound, dtype=np.float64)
     demands = np.asarray(demands, dtype=np.float64)
     return _whole_tasks_within(np.broadcast_to(bound, demands.shape), demands, _RTOL)
@@ -98,8 +127,20 @@ def whole_tasks_within(bound, demands) -> np.ndarray:
 
 @njit(cache=True)
 def _whole_tasks_within(bound, demands, rtol):
-    """:func:`whole_tasks_within`, one pass per user: the float quotient ``min_r bound / demand`` floored, then
-    settled by the rule drf's fit check uses (the quotient may be off by one either way)."""
+    """:func:`whole_tasks_within`, one pass per user.
+
+    The float quotient ``min_r bound / demand`` floored, then settled by the rule drf's fit check uses (the quotient
+    may be off by one either way).
+
+    Parameters
+    ----------
+    bound : float64[:, :]
+        Quotas, shape (n_users, n_resources).
+    demands : float64[:, :]
+        Per-task demands, shape (n_users, n_resources).
+    rtol : float
+        Relative tolerance of the fit rule.
+    """
     n, m = demands.shape
     big = np.iinfo(np.int64).max
     out = np.empty(n, dtype=np.int64)
@@ -130,13 +171,30 @@ def _whole_tasks_within(bound, demands, rtol):
 class Quotas:
     """Per-user guarantees, limits and lending limits as resource vectors, for ``drf(..., quotas=...)``.
 
-    Each of ``guarantee``, ``limit`` and ``lending_limit`` is an (n_users, n_resources) array or ``None``:
-    no guarantee (zeros), no limit (``inf``), everything lendable (``lending_limit = guarantee``). ``share`` is
-    ``"dominant"`` or ``"borrowed"`` (see the module docstring). The constructors :meth:`yarn`, :meth:`mesos` and
-    :meth:`kueue` spell each scheduler's settings in its own terms.
+    The constructors :meth:`yarn`, :meth:`mesos` and :meth:`kueue` spell each scheduler's settings in its own terms.
+    The DRF paper's example (9 CPUs, 18 GB; A = <1, 4>, B = <3, 1>) gives 3 and 2 tasks without quotas.
 
-    The DRF paper's example (9 CPUs, 18 GB; A = <1, 4>, B = <3, 1>) gives 3 and 2 tasks without quotas:
+    Parameters
+    ----------
+    guarantee : array_like or None, default None
+        Shape (n_users, n_resources): the guarantees G_i, finite and >= 0; None: none (zeros).
+    limit : array_like or None, default None
+        Shape (n_users, n_resources): the limits L_i, >= 0 (``inf``: none); None: no limit.
+    lending_limit : array_like or None, default None
+        Shape (n_users, n_resources): how much of each guarantee others may use while it is idle, finite,
+        >= 0 and <= the guarantee; None: everything lendable (``lending_limit = guarantee``).
+    share : {"dominant", "borrowed"}, default "dominant"
+        The share progressive filling equalises beyond the guarantees (module docstring).
+    names : tuple of str, default ("quotas.guarantee", "quotas.limit", "quotas.lending_limit")
+        How the three are named in error messages (the scheduler's own terms when built by a constructor).
 
+    Raises
+    ------
+    InvalidInputError
+        On an unknown ``share`` or a quota matrix that is not 2-D, non-empty and >= 0 (finite but for limits).
+
+    Examples
+    --------
     >>> from fairlib.multires import drf
     >>> drf([[1, 4], [3, 1]], [9, 18], quotas=Quotas.yarn(min_share=[[4, 16], [0, 0]])).tasks.tolist()
     [4, 1]
@@ -161,25 +219,89 @@ class Quotas:
                 _matrix(value, name, None, allow_inf=allow_inf)
 
     @classmethod
-    def yarn(cls, min_share=None, max_share=None) -> "Quotas":
-        """Hadoop YARN's fair scheduler: ``minResources`` (served first, lent to others while unused) and
-        ``maxResources``; DRF on the whole allocation beyond them."""
+    def yarn(cls, min_share: ArrayLike | None = None, max_share: ArrayLike | None = None) -> Quotas:
+        """Hadoop YARN's fair scheduler: ``minResources`` served first and lent while unused, ``maxResources``.
+
+        DRF on the whole allocation beyond them.
+
+        Parameters
+        ----------
+        min_share : array_like or None, default None
+            Shape (n_users, n_resources): each queue's ``minResources``; None: none.
+        max_share : array_like or None, default None
+            Shape (n_users, n_resources): each queue's ``maxResources``; None: no limit.
+
+        Returns
+        -------
+        Quotas
+            The quotas, with ``share="dominant"``.
+
+        Raises
+        ------
+        InvalidInputError
+            On an invalid matrix.
+        """
         return cls(
             min_share, max_share, None, "dominant", ("min_share", "max_share", "lending_limit")
         )
 
     @classmethod
-    def mesos(cls, guarantee=None, limit=None) -> "Quotas":
-        """Apache Mesos's quota: guarantees allocated first and held back while unused (the allocator's headroom),
-        limits never exceeded; the DRF sorter on the whole allocation beyond them."""
+    def mesos(cls, guarantee: ArrayLike | None = None, limit: ArrayLike | None = None) -> Quotas:
+        """Apache Mesos's quota: guarantees allocated first and held back while unused, limits never exceeded.
+
+        The allocator's headroom holds the guarantees back; the DRF sorter runs on the whole allocation beyond them.
+
+        Parameters
+        ----------
+        guarantee : array_like or None, default None
+            Shape (n_users, n_resources): each role's quota guarantee (nothing of it lent); None: none.
+        limit : array_like or None, default None
+            Shape (n_users, n_resources): each role's quota limit; None: no limit.
+
+        Returns
+        -------
+        Quotas
+            The quotas, with ``share="dominant"``.
+
+        Raises
+        ------
+        InvalidInputError
+            On an invalid matrix.
+        """
         lending = None if guarantee is None else np.zeros(as_array(guarantee, "guarantee").shape)
         return cls(guarantee, limit, lending, "dominant", ("guarantee", "limit", "lending_limit"))
 
     @classmethod
-    def kueue(cls, nominal, borrowing_limit=None, lending_limit=None) -> "Quotas":
-        """Kubernetes Kueue's ClusterQueues in one cohort with fair sharing: ``nominalQuota``, ``borrowingLimit``
-        (``None`` or ``inf``: unlimited; limit = nominal + borrowing limit), ``lendingLimit`` (``None``: all of the
-        nominal quota is lendable); beyond the nominal quota, the borrowed share decides."""
+    def kueue(
+        cls,
+        nominal: ArrayLike,
+        borrowing_limit: ArrayLike | None = None,
+        lending_limit: ArrayLike | None = None,
+    ) -> Quotas:
+        """Kubernetes Kueue's ClusterQueues in one cohort with fair sharing.
+
+        Beyond the nominal quota, the borrowed share decides.
+
+        Parameters
+        ----------
+        nominal : array_like
+            Shape (n_users, n_resources): each ClusterQueue's ``nominalQuota``, finite and >= 0.
+        borrowing_limit : array_like or None, default None
+            Shape (n_users, n_resources): ``borrowingLimit`` (None or ``inf``: unlimited; limit = nominal +
+            borrowing limit).
+        lending_limit : array_like or None, default None
+            Shape (n_users, n_resources): ``lendingLimit``; None: all of the nominal quota is lendable.
+
+        Returns
+        -------
+        Quotas
+            The quotas, with ``share="borrowed"``.
+
+        Raises
+        ------
+        InvalidInputError
+            On an invalid matrix.
+        """
         nominal_arr = _matrix(
             nominal, "nominal", as_array(nominal, "nominal").shape, allow_inf=False
         )
@@ -197,8 +319,28 @@ class Quotas:
         )
 
     def resolve(self, demands: np.ndarray, capacity: np.ndarray) -> ResolvedQuotas:
-        """Check the quotas against an instance (shapes, signs, ``lending_limit <= guarantee <= limit``, guarantees
-        within the capacity) and express them in tasks and reservations."""
+        """Check the quotas against an instance and express them in tasks and reservations.
+
+        Checks shapes, signs, ``lending_limit <= guarantee <= limit``, and guarantees within the capacity.
+
+        Parameters
+        ----------
+        demands : numpy.ndarray
+            Float64, shape (n_users, n_resources): validated per-task demands.
+        capacity : numpy.ndarray
+            Float64, shape (n_resources,): validated capacities.
+
+        Returns
+        -------
+        ResolvedQuotas
+            The quotas in tasks and reservations.
+
+        Raises
+        ------
+        InvalidInputError
+            On a wrong shape, a guarantee above its limit, a lending limit above its guarantee, or guarantees
+            that add up to more than the capacity.
+        """
         n, m = demands.shape
         g_name, l_name, lend_name = self.names
         # read in place (nothing below keeps them: what is returned is computed from them)
@@ -256,7 +398,17 @@ class Quotas:
 def _guarantee_summary(guarantee, limit, lending):
     """One pass over checked quota matrices: the first entry (row-major flat index; -1 if none) where a guarantee
     exceeds its limit, and where a lending limit exceeds its guarantee, and whether any guarantee exceeds its
-    lending limit (something is held back). The NumPy expressions took four passes and three temporaries."""
+    lending limit (something is held back). The NumPy expressions took four passes and three temporaries.
+
+    Parameters
+    ----------
+    guarantee : float64[:, :]
+        Guarantees, shape (n_users, n_resources).
+    limit : float64[:, :]
+        Limits, shape (n_users, n_resources).
+    lending : float64[:, :]
+        Lending limits, shape (n_users, n_resources).
+    """
     n, m = guarantee.shape
     over_limit = over_guarantee = -1
     reserving = False
@@ -272,11 +424,27 @@ def _guarantee_summary(guarantee, limit, lending):
 
 
 def divisible_bounds(
-    quotas: Quotas, demands: np.ndarray, max_tasks=None
+    quotas: Quotas, demands: np.ndarray, max_tasks: ArrayLike | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Divisible tasks per user between a checked :class:`Quotas`' guarantee and limit: ``lower_i = min(min_r
-    G_ir / d_ir, upper_i)``, ``upper_i = min(min_r L_ir / d_ir, max_tasks_i)`` over the resources the user demands
-    (``inf`` where nothing bounds it). Call :meth:`Quotas.resolve` first: this reads the raw vectors."""
+    """Divisible tasks per user between a checked :class:`Quotas`' guarantee and limit.
+
+    ``lower_i = min(min_r G_ir / d_ir, upper_i)``, ``upper_i = min(min_r L_ir / d_ir, max_tasks_i)`` over the resources
+    the user demands (``inf`` where nothing bounds it). Call :meth:`Quotas.resolve` first: this reads the raw vectors.
+
+    Parameters
+    ----------
+    quotas : Quotas
+        Quotas already resolved against the instance.
+    demands : numpy.ndarray
+        Float64, shape (n_users, n_resources): per-task demands.
+    max_tasks : array_like or None, default None
+        Shape (n_users,): per-user caps (``inf``: none); None: no caps.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(lower, upper)``, each float64 of shape (n_users,).
+    """
     n, m = demands.shape
     guarantee = (
         np.zeros((n, m)) if quotas.guarantee is None else np.asarray(quotas.guarantee, dtype=float)

@@ -19,11 +19,14 @@ experiments can report violation rates with a tolerance:
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import ArrayLike
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
 from .._validate import (
     InvalidInputError,
+    RngLike,
     _short,
     as_count,
     as_instance,
@@ -48,9 +51,10 @@ __all__ = [
 FEASIBILITY_RTOL = 1e-7
 
 
-def checked_allocation(cluster: Cluster, tasks, name: str = "tasks") -> np.ndarray:
-    """``tasks[user, server]`` as float64 after checking it is an allocation of ``cluster``: the right shape,
-    finite, >= 0, zero on pairs the user cannot use, and within every capacity (up to
+def checked_allocation(cluster: Cluster, tasks: ArrayLike, name: str = "tasks") -> np.ndarray:
+    """``tasks[user, server]`` as float64 after checking it is an allocation of ``cluster``.
+
+    The right shape, finite, >= 0, zero on pairs the user cannot use, and within every capacity (up to
     :data:`FEASIBILITY_RTOL`); otherwise an error naming the entry or the resource."""
     as_instance(cluster, Cluster, "cluster")
     if not isinstance(cluster, Cluster):
@@ -86,9 +90,35 @@ def checked_allocation(cluster: Cluster, tasks, name: str = "tasks") -> np.ndarr
     return x
 
 
-def sharing_incentive_violation(cluster: Cluster, tasks) -> float:
-    """max_n (bound_n - x_n) / bound_n with bound_n = φ_n / Σφ · Σ_i γ[n, i] (at most the user's cap: a capped
-    user wants no more; a user capped at 0 is left out)."""
+def sharing_incentive_violation(cluster: Cluster, tasks: ArrayLike) -> float:
+    """The largest relative shortfall of any user below its sharing-incentive bound.
+
+    max_n (bound_n - x_n) / bound_n with bound_n = φ_n / Σφ · Σ_i γ[n, i] (at most the user's cap: a capped user wants
+    no more; a user capped at 0 is left out).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    tasks : array_like
+        Shape (n_users, n_servers): an allocation of it (finite, >= 0, zero on unusable pairs, within every
+        capacity up to :data:`FEASIBILITY_RTOL`).
+
+    Returns
+    -------
+    float
+        <= 0 when the property holds.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``cluster`` is not a Cluster or ``tasks`` is not an allocation of it.
+
+    References
+    ----------
+    .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and Fair
+       Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, Theorem 3, eqs. (41), (73).
+    """
     as_instance(cluster, Cluster, "cluster")
     totals = checked_allocation(cluster, tasks).sum(axis=1)
     bound = np.minimum(
@@ -98,12 +128,35 @@ def sharing_incentive_violation(cluster: Cluster, tasks) -> float:
     return float(((bound[wants] - totals[wants]) / bound[wants]).max(initial=-np.inf))
 
 
-def envy_violation(cluster: Cluster, tasks) -> float:
-    """max over (n, m) of (φ_n/φ_m · tasks n gets from m's bundle - x_n) / x_n.
+def envy_violation(cluster: Cluster, tasks: ArrayLike) -> float:
+    """The largest relative gain any user gets from another's bundle: max over (n, m) of (φ_n/φ_m · y_nm - x_n) / x_n.
 
-    From m's bundle on server i (x[m, i] d_m of each resource) user n runs
-    x[m, i] min_{r: d[n, r] > 0} d[m, r] / d[n, r] tasks, counted only where n is usable, and at most its cap
-    (``max_tasks``: tasks beyond it are worth nothing to n).
+    From m's bundle on server i (x[m, i] d_m of each resource) user n runs y = x[m, i] min_{r: d[n, r] > 0}
+    d[m, r] / d[n, r] tasks, counted only where n is usable, and at most its cap (``max_tasks``: tasks beyond it are
+    worth nothing to n).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    tasks : array_like
+        Shape (n_users, n_servers): an allocation of it (finite, >= 0, zero on unusable pairs, within every
+        capacity up to :data:`FEASIBILITY_RTOL`).
+
+    Returns
+    -------
+    float
+        <= 0 when the allocation is (weighted) envy-free.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``cluster`` is not a Cluster or ``tasks`` is not an allocation of it.
+
+    References
+    ----------
+    .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and Fair
+       Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, §2.
     """
     as_instance(cluster, Cluster, "cluster")
     x = checked_allocation(cluster, tasks)
@@ -124,9 +177,30 @@ def envy_violation(cluster: Cluster, tasks) -> float:
     return float(rel.max())
 
 
-def pareto_violation(cluster: Cluster, tasks) -> float:
-    """(max Σ x'_n subject to x_n <= x'_n <= max_tasks_n and feasibility) / Σ x_n - 1, by HiGHS (0 when nobody
-    holds anything and nothing can be added, ``inf`` when something can)."""
+def pareto_violation(cluster: Cluster, tasks: ArrayLike) -> float:
+    """How much more every user together could get: (max Σ x'_n s.t. x_n <= x'_n <= max_tasks_n, feasible) / Σ x_n - 1.
+
+    Solved by HiGHS.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    tasks : array_like
+        Shape (n_users, n_servers): an allocation of it (finite, >= 0, zero on unusable pairs, within every
+        capacity up to :data:`FEASIBILITY_RTOL`).
+
+    Returns
+    -------
+    float
+        <= 0 (within solver tolerance) when Pareto optimal; 0 when nobody holds anything and nothing can be added,
+        ``inf`` when something can.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``cluster`` is not a Cluster or ``tasks`` is not an allocation of it.
+    """
     as_instance(cluster, Cluster, "cluster")
     x = checked_allocation(cluster, tasks)
     totals = x.sum(axis=1)
@@ -163,9 +237,35 @@ def pareto_violation(cluster: Cluster, tasks) -> float:
     return float(-res.fun / totals.sum() - 1.0)
 
 
-def bottleneck_fairness_violation(cluster: Cluster, tasks) -> float:
-    """Definition 4's VDS gap when every server has a bottleneck resource; NaN otherwise, and NaN on a cluster
-    with per-user caps (Definition 4 has none; not defined here)."""
+def bottleneck_fairness_violation(cluster: Cluster, tasks: ArrayLike) -> float:
+    """Definition 4's VDS gap when every server has a bottleneck resource; NaN otherwise.
+
+    NaN also on a cluster with per-user caps (Definition 4 has none; not defined here).
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    tasks : array_like
+        Shape (n_users, n_servers): an allocation of it (finite, >= 0, zero on unusable pairs, within every
+        capacity up to :data:`FEASIBILITY_RTOL`).
+
+    Returns
+    -------
+    float
+        <= 0 when the property holds; NaN where it says nothing.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``cluster`` is not a Cluster or ``tasks`` is not an allocation of it.
+
+    References
+    ----------
+    .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and Fair
+       Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, Definitions 2 and 4,
+       Corollary 1.
+    """
     as_instance(cluster, Cluster, "cluster")
     checked_allocation(cluster, tasks)
     if cluster.capped:
@@ -177,8 +277,28 @@ def bottleneck_fairness_violation(cluster: Cluster, tasks) -> float:
     return float(v["gap"]) if v["free_pairs"] == 0 else float("inf")
 
 
-def property_violations(cluster: Cluster, tasks) -> dict:
-    """All four: {"SI", "EF", "PO", "BF"} (<= 0, or within a tolerance, means the property holds)."""
+def property_violations(cluster: Cluster, tasks: ArrayLike) -> dict[str, float]:
+    """All four property checks: sharing incentive, envy-freeness, Pareto optimality and bottleneck fairness.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    tasks : array_like
+        Shape (n_users, n_servers): an allocation of it (finite, >= 0, zero on unusable pairs, within every
+        capacity up to :data:`FEASIBILITY_RTOL`).
+
+    Returns
+    -------
+    dict of str to float
+        ``{"SI", "EF", "PO", "BF"}`` -> violation (<= 0, or within a tolerance, means the property holds; NaN: it
+        says nothing here).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``cluster`` is not a Cluster or ``tasks`` is not an allocation of it.
+    """
     as_instance(cluster, Cluster, "cluster")
     tasks = checked_allocation(cluster, tasks)
     return {
@@ -189,10 +309,32 @@ def property_violations(cluster: Cluster, tasks) -> dict:
     }
 
 
-def misreports(demand, rng, n_random: int = 8) -> np.ndarray:
-    """Candidate misreports of one user's per-task ``demand`` (R,): each demanded resource scaled by 1/2, 2 and 4
-    alone, then ``n_random`` vectors with every demanded resource scaled by a log-uniform factor in [1/2, 4].
-    The support (which resources it demands) is kept, so the user keeps the same usable servers."""
+def misreports(demand: ArrayLike, rng: RngLike, n_random: int = 8) -> npt.NDArray[np.float64]:
+    """Candidate misreports of one user's per-task ``demand``.
+
+    Each demanded resource scaled by 1/2, 2 and 4 alone, then ``n_random`` vectors with every demanded resource scaled
+    by a log-uniform factor in [1/2, 4]. The support (which resources it demands) is kept, so the user keeps the same
+    usable servers.
+
+    Parameters
+    ----------
+    demand : array_like
+        Shape (n_resources,): the true per-task demand, finite, >= 0, some entry > 0.
+    rng : None, int or numpy.random.Generator
+        Seed of the random misreports.
+    n_random : int, default 8
+        Number of random misreports, in [0, 10**6].
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64, shape (3 · n_demanded + n_random, n_resources): one misreport per row.
+
+    Raises
+    ------
+    InvalidInputError
+        On an invalid demand, seed or ``n_random``.
+    """
     d = as_values(demand, "demand", ndim=1)
     if not (d > 0).any():
         raise InvalidInputError(

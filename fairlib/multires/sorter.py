@@ -60,9 +60,11 @@ the first client of :meth:`DRFSorter.order` whose task still fits.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validate import InvalidInputError, _short, as_capacities, as_number, check_choice
 
@@ -88,18 +90,21 @@ class DRFSorter:
 
     Parameters
     ----------
-    capacity : (n_resources,) array_like
-        The pool's totals, each ``>= 0`` (a zero total is left out of shares).
-    semantics : {"mesos", "yarn", "kueue", "volcano"}
+    capacity : array_like
+        Shape (n_resources,): the pool's totals, each ``>= 0`` (a zero total is left out of shares).
+    semantics : {"mesos", "yarn", "kueue", "volcano"}, default "mesos"
         Whose ordering rule (module docstring).
-    resources : sequence of str, optional
-        Resource names, for messages and :meth:`dominant_resource`. Default ``r0, r1, …``.
+    resources : sequence of str or None, default None
+        Resource names, for messages and :meth:`dominant_resource`; None: ``r0, r1, …``.
+
+    Raises
+    ------
+    InvalidInputError
+        On invalid capacities, an unknown ``semantics``, or resource names that are not one distinct name per
+        capacity entry.
 
     Examples
     --------
-    Two identical clients offered the same resources ten times, each declining (allocated, then unallocated):
-    Mesos's allocation count alternates the offers; a stateless lowest-index rule would offer all ten to ``a``.
-
     >>> s = DRFSorter([10, 10])
     >>> s.add("a"); s.add("b")
     >>> offers = []
@@ -112,7 +117,13 @@ class DRFSorter:
     (5, 5)
     """
 
-    def __init__(self, capacity, *, semantics: str = "mesos", resources=None):
+    def __init__(
+        self,
+        capacity: ArrayLike,
+        *,
+        semantics: str = "mesos",
+        resources: Sequence[str] | None = None,
+    ) -> None:
         check_choice(semantics, SORTER_SEMANTICS, "semantics")
         self.semantics = semantics
         total = as_capacities(capacity, allow_zero=True)
@@ -199,15 +210,38 @@ class DRFSorter:
         name: str,
         weight: float | None = None,
         *,
-        min_share=None,
-        nominal=None,
-        lending_limit=None,
+        min_share: ArrayLike | None = None,
+        nominal: ArrayLike | None = None,
+        lending_limit: ArrayLike | None = None,
         active: bool = True,
     ) -> None:
-        """Add a client (active unless ``active=False``) with ``weight`` (default 1). ``min_share`` (a resource
-        vector, YARN only) is its configured minimum share; default none. ``nominal`` and ``lending_limit`` (Kueue
-        only) are its quotas. Mesos: ``name`` may nest (``"eng/dev"``, module docstring); if it names a role whose
-        weight was set, the client takes that weight unless ``weight`` is given."""
+        """Add a client with a weight and, for YARN and Kueue, its quotas.
+
+        Mesos: ``name`` may nest (``"eng/dev"``, module docstring); if it names a role whose weight was set, the client
+        takes that weight unless ``weight`` is given.
+
+        Parameters
+        ----------
+        name : str
+            The client's name, not already in the sorter.
+        weight : float or None, default None
+            Its weight, >= 0 (Mesos: > 0; Volcano: 1 only), dividing its share; None: 1 (Mesos: the role's
+            weight if one was set).
+        min_share : array_like or None, default None
+            Shape (n_resources,): its configured minimum share (``semantics="yarn"`` only); None: none.
+        nominal : array_like or None, default None
+            Shape (n_resources,): its nominal quota (``semantics="kueue"``, where it is required).
+        lending_limit : array_like or None, default None
+            Shape (n_resources,): how much of its nominal quota it lends (Kueue only), <= ``nominal``; None: all of it.
+        active : bool, default True
+            Whether it is offered resources (:meth:`order`) from the start.
+
+        Raises
+        ------
+        InvalidInputError
+            On a name already in the sorter, an invalid weight or vector, a quota the semantics does not have, or a
+            Kueue client without its nominal quota.
+        """
         name = self._path(name)
         if weight is None:
             weight = self._role_weights.get(name, 1.0)
@@ -259,21 +293,69 @@ class DRFSorter:
         self._added += 1
 
     def remove(self, name: str) -> None:
-        """Remove a client and its allocation."""
+        """Remove a client and its allocation.
+
+        Parameters
+        ----------
+        name : str
+            The client's name (Mesos: a role path such as ``"eng/dev"``).
+
+        Raises
+        ------
+        InvalidInputError
+            When ``name`` is not a client.
+        """
         self._client(name)
         del self._clients[name]
 
     def activate(self, name: str) -> None:
-        """Put a client back into :meth:`order` (Mesos: a framework that wants offers again)."""
+        """Put a client back into :meth:`order` (Mesos: a framework that wants offers again).
+
+        Parameters
+        ----------
+        name : str
+            The client's name (Mesos: a role path such as ``"eng/dev"``).
+
+        Raises
+        ------
+        InvalidInputError
+            When ``name`` is not a client.
+        """
         self._client(name).active = True
 
     def deactivate(self, name: str) -> None:
-        """An inactive client keeps its allocation and allocation count but is left out of :meth:`order`."""
+        """Leave a client out of :meth:`order`; it keeps its allocation and allocation count.
+
+        Parameters
+        ----------
+        name : str
+            The client's name (Mesos: a role path such as ``"eng/dev"``).
+
+        Raises
+        ------
+        InvalidInputError
+            When ``name`` is not a client.
+        """
         self._client(name).active = False
 
     def update_weight(self, name: str, weight: float) -> None:
-        """Change a client's weight (its share is divided by it). Mesos: ``name`` may be any role path, a client or
-        not (``"eng"`` weighs the whole ``eng/...`` subtree against its siblings), as Mesos's ``updateWeight``."""
+        """Change a client's weight (its share is divided by it).
+
+        Mesos: ``name`` may be any role path, a client or not (``"eng"`` weighs the whole ``eng/...`` subtree
+        against its siblings), as Mesos's ``updateWeight``; a role's weight outlives its clients.
+
+        Parameters
+        ----------
+        name : str
+            The client (Mesos: any role path).
+        weight : float
+            The new weight, >= 0 (Mesos: > 0; Volcano: 1 only).
+
+        Raises
+        ------
+        InvalidInputError
+            On an invalid weight, or (except a Mesos role path) a name that is not a client.
+        """
         if self.semantics == "mesos":  # a role's weight outlives its clients, as in Mesos
             path = self._path(name)
             self._role_weights[path] = self._weight(weight, path)
@@ -282,7 +364,18 @@ class DRFSorter:
         self._client(name).weight = self._weight(weight, name)
 
     def contains(self, name: str) -> bool:
-        """Whether ``name`` is a client, active or not."""
+        """Whether ``name`` is a client, active or not.
+
+        Parameters
+        ----------
+        name : str
+            The client's name (Mesos: a role path such as ``"eng/dev"``).
+
+        Returns
+        -------
+        bool
+            True for a client.
+        """
         if not isinstance(name, str):
             raise InvalidInputError(
                 f"name = {_short(name)}: a client name is a string, got {type(name).__name__}"
@@ -298,26 +391,79 @@ class DRFSorter:
         """The pool's totals (a copy)."""
         return self._total.copy()
 
-    def set_capacity(self, capacity) -> None:
-        """Replace the pool's totals (agents added or removed); shares follow at the next :meth:`order`."""
+    def set_capacity(self, capacity: ArrayLike) -> None:
+        """Replace the pool's totals (agents added or removed); shares follow at the next :meth:`order`.
+
+        Parameters
+        ----------
+        capacity : array_like
+            Shape (n_resources,): the new totals, each >= 0.
+
+        Raises
+        ------
+        InvalidInputError
+            On invalid capacities or a different number of resources.
+        """
         self._total = self._vector(capacity, "capacity")  # same number of resources
 
-    def allocated(self, name: str, amounts) -> None:
-        """Record resources given to ``name`` (one allocation: Mesos counts it)."""
+    def allocated(self, name: str, amounts: ArrayLike) -> None:
+        """Record resources given to ``name`` (one allocation: Mesos counts it).
+
+        Parameters
+        ----------
+        name : str
+            The client's name (Mesos: a role path such as ``"eng/dev"``).
+        amounts : array_like
+            Shape (n_resources,): amounts per resource, finite and >= 0.
+
+        Raises
+        ------
+        InvalidInputError
+            When ``name`` is not a client or ``amounts`` is invalid.
+        """
         c = self._client(name)
         c.allocation = c.allocation + self._vector(amounts, f"allocated({name!r})")
         c.allocations += 1
 
-    def update(self, name: str, old, new) -> None:
-        """Replace ``old`` resources held by ``name`` with ``new`` ones (Mesos's ``update``, e.g. a volume created
-        from disk): not an allocation, so the count is unchanged."""
+    def update(self, name: str, old: ArrayLike, new: ArrayLike) -> None:
+        """Replace ``old`` resources held by ``name`` with ``new`` ones (Mesos's ``update``).
+
+        E.g. a volume created from disk: not an allocation, so the count is unchanged.
+
+        Parameters
+        ----------
+        name : str
+            The client.
+        old : array_like
+            Shape (n_resources,): the resources it gives back, at most what it holds.
+        new : array_like
+            Shape (n_resources,): the resources it gets instead.
+
+        Raises
+        ------
+        InvalidInputError
+            When ``name`` is not a client, a vector is invalid, or ``old`` exceeds what it holds.
+        """
         c = self._client(name)
         left = self._returned(c, f"update({name!r})", self._vector(old, f"update({name!r}).old"))
         added = self._vector(new, f"update({name!r}).new")  # both checked before anything changes
         c.allocation = left + added
 
-    def unallocated(self, name: str, amounts) -> None:
-        """Record resources returned by ``name``; more than it holds is an error naming the resource."""
+    def unallocated(self, name: str, amounts: ArrayLike) -> None:
+        """Record resources returned by ``name``.
+
+        Parameters
+        ----------
+        name : str
+            The client's name (Mesos: a role path such as ``"eng/dev"``).
+        amounts : array_like
+            Shape (n_resources,): amounts per resource, finite and >= 0, at most what it holds.
+
+        Raises
+        ------
+        InvalidInputError
+            When ``name`` is not a client, or returns more than it holds (naming the resource).
+        """
         c = self._client(name)
         c.allocation = self._returned(
             c, f"unallocated({name!r})", self._vector(amounts, f"unallocated({name!r})")
@@ -337,11 +483,43 @@ class DRFSorter:
         return np.maximum(left, 0.0)
 
     def allocation(self, name: str) -> np.ndarray:
-        """What ``name`` holds, per resource (a copy)."""
+        """What ``name`` holds, per resource (a copy).
+
+        Parameters
+        ----------
+        name : str
+            The client's name (Mesos: a role path such as ``"eng/dev"``).
+
+        Returns
+        -------
+        numpy.ndarray
+            Float64, shape (n_resources,).
+
+        Raises
+        ------
+        InvalidInputError
+            When ``name`` is not a client.
+        """
         return self._client(name).allocation.copy()
 
     def allocation_count(self, name: str) -> int:
-        """How many :meth:`allocated` calls ``name`` has received (Mesos's tie rule)."""
+        """How many :meth:`allocated` calls ``name`` has received (Mesos's tie rule).
+
+        Parameters
+        ----------
+        name : str
+            The client's name (Mesos: a role path such as ``"eng/dev"``).
+
+        Returns
+        -------
+        int
+            The count.
+
+        Raises
+        ------
+        InvalidInputError
+            When ``name`` is not a client.
+        """
         return self._client(name).allocations
 
     # ---- shares and order ---------------------------------------------------------------------------------------
@@ -372,9 +550,27 @@ class DRFSorter:
         return self._ratios(c.allocation)
 
     def share(self, name: str) -> float:
-        """The client's weighted dominant share (``inf`` for a zero-weight YARN client: it is served last). Kueue:
-        the share of what it borrows (module docstring); ``inf`` for a zero weight while it borrows. Volcano:
-        unweighted, a held resource with total 0 counting 1."""
+        """The client's weighted dominant share.
+
+        ``inf`` for a zero-weight YARN client (it is served last). Kueue: the share of what it borrows (module
+        docstring); ``inf`` for a zero weight while it borrows. Volcano: unweighted, a held resource with total 0
+        counting 1.
+
+        Parameters
+        ----------
+        name : str
+            The client.
+
+        Returns
+        -------
+        float
+            The share, >= 0 (possibly ``inf``).
+
+        Raises
+        ------
+        InvalidInputError
+            When ``name`` is not a client.
+        """
         c = self._client(name)
         ratios = self._usage_ratios(c)
         top = float(ratios.max()) if ratios.size else 0.0
@@ -384,8 +580,25 @@ class DRFSorter:
 
     def dominant_resource(self, name: str) -> str | None:
         """The resource of the client's largest usage share (the first such on ties; as YARN's comparator picks it).
-        Kueue: of its largest borrowed share, ``None`` when it borrows nothing or its weight is 0 (as Kueue reports
-        an empty name)."""
+
+        Kueue: of its largest borrowed share, ``None`` when it borrows nothing or its weight is 0 (as Kueue reports an
+        empty name).
+
+        Parameters
+        ----------
+        name : str
+            The client.
+
+        Returns
+        -------
+        str or None
+            The resource's name, or None.
+
+        Raises
+        ------
+        InvalidInputError
+            When ``name`` is not a client.
+        """
         c = self._client(name)
         if (
             self.semantics == "volcano"
@@ -429,7 +642,13 @@ class DRFSorter:
         return (0 if needy else 1, last, tuple(ratios[by_usage].tolist()), c.added, name)
 
     def order(self) -> list[str]:
-        """Active clients in the order the scheduler would offer resources to them."""
+        """Active clients in the order the scheduler would offer resources to them.
+
+        Returns
+        -------
+        list of str
+            Client names, first offered first.
+        """
         if self.semantics == "mesos":
             return self._role_order()
         active = [(name, c) for name, c in self._clients.items() if c.active]
@@ -482,6 +701,12 @@ class DRFSorter:
         return walk("")
 
     def next(self) -> str | None:
-        """The client offered resources next (``None`` if no client is active)."""
+        """The client offered resources next.
+
+        Returns
+        -------
+        str or None
+            The first of :meth:`order`, or ``None`` if no client is active.
+        """
         ranked = self.order()
         return ranked[0] if ranked else None

@@ -107,6 +107,7 @@ class Paper:
     short: str = ""
 
     def __post_init__(self):
+        """Refuse an entry whose fields could not render the README, the book or CITATION.cff."""
         if not isinstance(self.authors, tuple) or not self.authors:
             raise ValueError(
                 f"authors = {self.authors!r}: must be a non-empty tuple of (family names, given names) "

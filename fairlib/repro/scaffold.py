@@ -611,12 +611,15 @@ def scaffold_paper(
     toml = w.read("notebooks/claims/template.toml")
     toml = re.sub(
         r"\A(#[^\n]*\n)+",
-        f"# Claims of {title}, declared before any run; the experiment driver "
-        f"fairlib/repro/experiments/{driver}.py measures them.\n# Rules and kinds: "
-        "notebooks/claims/template.toml and CONTRIBUTING.md. Replace the example claim with the paper's.\n"
-        "# headline (optional): a Findings bullet's words, filled from the ledger ({ours}, {paper}, "
-        "{ours_min}, {ours_max}, {n};\n# format specs allowed), at most 35 words: plain words, units, the "
-        "comparison with the paper.\n",
+        # a function, not a template: a backslash in the title is text, not a group reference
+        lambda _: (
+            f"# Claims of {title}, declared before any run; the experiment driver "
+            f"fairlib/repro/experiments/{driver}.py measures them.\n# Rules and kinds: "
+            "notebooks/claims/template.toml and CONTRIBUTING.md. Replace the example claim with the paper's.\n"
+            "# headline (optional): a Findings bullet's words, filled from the ledger ({ours}, {paper}, "
+            "{ours_min}, {ours_max}, {n};\n# format specs allowed), at most 35 words: plain words, units, the "
+            "comparison with the paper.\n"
+        ),
         toml,
     )
     if not re.search(r"^headline\s*=", toml, flags=re.M):  # the example claim shows one

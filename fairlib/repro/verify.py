@@ -575,7 +575,8 @@ def compare_values(committed: str, fresh: str, *, rtol: float, atol: float = 0.0
 def compare_text(
     committed: str, fresh: str, *, rtol: float = 1e-9, sep: str = r";\t|[,;\t]"
 ) -> list[Difference]:
-    """Compare two delimited text files record by record (lines, then fields split on ``sep``).
+    """Compare two delimited text files record by record (lines, then fields split on ``sep``, a
+    regular expression that does not match the empty string).
 
     Returns every differing cell (empty when equal within ``rtol``); a different number of lines or fields is a
     difference too.
@@ -585,12 +586,20 @@ def compare_text(
     >>> [str(d) for d in compare_text("1,2.5\\n", "1,2.50001\\n")]
     ["row 0, column 1: committed '2.5', fresh '2.50001' (relative difference 4.00e-06)"]
     """
+    if not isinstance(sep, str):
+        raise InvalidInputError(f"sep = {sep!r}: expected a regular expression (str)")
+    try:
+        split = re.compile(sep).split
+    except re.error as exc:
+        raise InvalidInputError(f"sep = {sep!r}: not a regular expression ({exc})") from None
+    if split("") != [""]:
+        raise InvalidInputError(f"sep = {sep!r}: matches the empty string, so it splits nothing")
     a_lines, b_lines = committed.splitlines(), fresh.splitlines()
     diffs = []
     if len(a_lines) != len(b_lines):
         diffs.append(Difference(-1, "lines", str(len(a_lines)), str(len(b_lines))))
     for i, (la, lb) in enumerate(zip(a_lines, b_lines)):
-        fa, fb = re.split(sep, la), re.split(sep, lb)
+        fa, fb = split(la), split(lb)
         if len(fa) != len(fb):
             diffs.append(Difference(i, "fields", str(len(fa)), str(len(fb))))
             continue

@@ -107,6 +107,35 @@ def check_field_counts(
         pos = stop
 
 
+#: the int64 range, in which the integer columns (ids, times, counts) are read
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _beyond_int64(text):
+    """Whether each integer text lies outside int64 (a 20-digit id): exact, on Python ints, for the few values
+    whose float is near the bounds."""
+    import numpy as np
+
+    values = text.to_numpy()
+    near = np.abs(_to_float(text)) >= 2.0**62
+    out = np.zeros(len(values), dtype=bool)
+    for k in np.flatnonzero(near):
+        try:
+            number = int(values[k])
+        except ValueError:  # "1e19": a float's text, refused as not an integer elsewhere
+            number = int(float(values[k]))
+        out[k] = not _INT64[0] <= number <= _INT64[1]
+    return out
+
+
+def _to_float(text):
+    """Texts as float64 (NaN where empty or not a number)."""
+    import numpy as np
+    import pandas as pd
+
+    return pd.to_numeric(text.where(text != ""), errors="coerce").to_numpy(dtype=np.float64)
+
+
 def locate_bad_number(
     data: bytes,
     path: Path,
@@ -116,12 +145,14 @@ def locate_bad_number(
     skiprows: int = 0,
     *,
     first_line: int | None = None,
+    integer=(),
 ) -> None:
     """After a parse failure: raise a TraceFormatError naming the first line and column whose non-empty value
     is not a number (``numeric``: the columns that must be numbers), whose value is missing where one is
-    ``required`` (the integer columns), or is not an integer there (``1.5``, ``inf``). ``first_line``: the 1-based
-    line number of the first line of ``data`` in the file (default ``1 + skiprows``; a header cut off before
-    ``data`` counts)."""
+    ``required`` (the integer columns), or is not an integer within int64 there or, where present, in ``integer``
+    (the integer columns that may be empty): ``1.5``, ``inf``, a 20-digit id. ``first_line``: the 1-based line
+    number of the first line of ``data`` in the file (default ``1 + skiprows``; a header cut off before ``data``
+    counts)."""
     import io
 
     import numpy as np
@@ -152,14 +183,22 @@ def locate_bad_number(
             raise TraceFormatError(
                 f"{path}, line {k + first}, column {col!r}: {values.iloc[k]!r} is not a number"
             )
-    for col in required:
-        parsed = pd.to_numeric(text[col].str.strip(), errors="coerce").to_numpy(dtype=np.float64)
-        bad = ~np.isfinite(parsed) | (parsed != np.round(parsed))
+    for col in [*required, *(c for c in integer if c not in required)]:
+        values = text[col].str.strip()
+        parsed = _to_float(values)
+        present = values.to_numpy() != ""
+        bad = present & (~np.isfinite(parsed) | (parsed != np.round(parsed)))
         if bad.any():
             k = int(bad.argmax())
             raise TraceFormatError(
-                f"{path}, line {k + first}, column {col!r}: {text[col].iloc[k].strip()!r} is "
-                "not an integer"
+                f"{path}, line {k + first}, column {col!r}: {values.iloc[k]!r} is not an integer"
+            )
+        beyond = present & _beyond_int64(values.where(present, "0"))
+        if beyond.any():
+            k = int(beyond.argmax())
+            raise TraceFormatError(
+                f"{path}, line {k + first}, column {col!r}: {values.iloc[k]!r} is beyond the int64 "
+                f"range ({_INT64[0]} to {_INT64[1]})"
             )
 
 
@@ -176,3 +215,36 @@ def check_values(df, path: Path, nonnegative=(), first_line: int = 1) -> None:
             raise TraceFormatError(
                 f"{path}, line {k + first_line}, column {col!r}: {v[k]} must be finite and >= 0"
             )
+
+
+def check_ranges(df, path: Path, ranges, first_line: int = 1) -> None:
+    """Columns of ``ranges`` (column -> (lowest, highest), the documented codes) hold values within them where
+    present (NaN = an empty field, allowed): else a TraceFormatError naming file, line, column, value and range."""
+    import numpy as np
+
+    for col, (low, high) in ranges.items():
+        if col not in df:
+            continue
+        v = df[col].to_numpy(dtype=np.float64, na_value=np.nan)
+        bad = (v < low) | (v > high)
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise TraceFormatError(
+                f"{path}, line {k + first_line}, column {col!r}: {v[k]:g} is outside the documented "
+                f"range {low} to {high}"
+            )
+
+
+def check_order(df, path: Path, start: str, end: str, first_line: int = 1, slack: int = 0) -> None:
+    """Rows end no earlier than they start, less ``slack`` seconds; an end of 0 (not ended within the trace's
+    window) is not checked: else a TraceFormatError naming file, line and both columns."""
+    import numpy as np
+
+    s_, e_ = df[start].to_numpy(np.float64), df[end].to_numpy(np.float64)
+    bad = (e_ != 0) & (e_ < s_ - slack)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise TraceFormatError(
+            f"{path}, line {k + first_line}, column {end!r}: {e_[k]:g} is before {start} "
+            f"{s_[k]:g}" + (f" (by more than {slack} s)" if slack else "")
+        )

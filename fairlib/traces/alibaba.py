@@ -17,6 +17,7 @@ from .._validate import InvalidInputError
 from ._source import (
     TraceFormatError,
     check_field_counts,
+    check_order,
     check_values,
     locate_bad_number,
     missing_hint,
@@ -64,7 +65,7 @@ BATCH_TASK_2018_COLUMNS = [
 ]
 _BATCH_2018_DTYPES = {
     "task_name": "string",
-    "instance_num": "float64",
+    "instance_num": "Int64",
     "job_name": "string",
     "task_type": "string",
     "status": "string",
@@ -102,12 +103,19 @@ def alibaba_dir(directory=None) -> Path:
     return trace_folder("alibaba_clusterdata", directory)
 
 
-#: amounts and counts: finite and >= 0 where present (times are not checked: the v2017 excerpt itself has
-#: negative end times, e.g. -55, for tasks that ended before the window)
-_NONNEGATIVE = ["cpu_num", "mem_size", "instance_num", "plan_cpu", "plan_mem"]
+#: amounts, counts and v2018 machine_meta's times: finite and >= 0 where present (v2017's times are not checked:
+#: its excerpt has negative create and end times, e.g. -55, for tasks that ended before the window)
+_NONNEGATIVE = ["cpu_num", "mem_size", "instance_num", "plan_cpu", "plan_mem", "time"]
 
 
-def _read(path: Path, names, dtypes, what: str) -> pd.DataFrame:
+#: an end this many seconds before its start is accepted: the v2017 excerpt holds a task that ends 1 s before it
+#: was created (the trace's times are whole seconds); any earlier end is refused
+_END_SLACK_S = 1
+
+
+def _read(path: Path, names, dtypes, what: str, order=None) -> pd.DataFrame:
+    """One Alibaba table, strictly; ``order``: its (start, end) columns, an end no earlier than its start (less
+    :data:`_END_SLACK_S`; an end of 0 is not checked: the task had not ended within the window)."""
     import io
 
     data = read_bytes(path, f"Alibaba {what}", missing_hint("alibaba_clusterdata"))
@@ -126,7 +134,8 @@ def _read(path: Path, names, dtypes, what: str) -> pd.DataFrame:
             on_bad_lines="error",
             skipinitialspace=True,
         )
-    except (ValueError, pd.errors.ParserError) as exc:
+    # pandas: OverflowError for an id beyond int64, TypeError for 1.5 in a nullable integer column
+    except (ValueError, TypeError, OverflowError, pd.errors.ParserError) as exc:
         locate_bad_number(
             body,
             path,
@@ -134,9 +143,12 @@ def _read(path: Path, names, dtypes, what: str) -> pd.DataFrame:
             [c for c, t in dtypes.items() if t != "string"],
             [c for c, t in dtypes.items() if t == "int64"],
             first_line=1 + skip,
+            integer=[c for c, t in dtypes.items() if t == "Int64"],
         )
         raise TraceFormatError(f"{path}: {exc}") from None
     check_values(df, path, [c for c in _NONNEGATIVE if c in df], first_line=1 + skip)
+    if order is not None:
+        check_order(df, path, *order, first_line=1 + skip, slack=_END_SLACK_S)
     return df
 
 
@@ -162,6 +174,7 @@ def read_batch_task(version: str = "2017", *, directory=None) -> pd.DataFrame:
             BATCH_TASK_2017_COLUMNS,
             _BATCH_2017_DTYPES,
             "v2017 batch_task",
+            ("create_time", "end_time"),
         )
     if version == "2018":
         return _read(
@@ -169,5 +182,6 @@ def read_batch_task(version: str = "2017", *, directory=None) -> pd.DataFrame:
             BATCH_TASK_2018_COLUMNS,
             _BATCH_2018_DTYPES,
             "v2018 batch_task",
+            ("start_time", "end_time"),
         )
     raise InvalidInputError(f"version = {version!r}: must be '2017' or '2018'")

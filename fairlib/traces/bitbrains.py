@@ -53,6 +53,9 @@ BITBRAINS_HEADER = [
     "Network received throughput [KB/s]",
     "Network transmitted throughput [KB/s]",
 ]
+#: the latest timestamp the readers and :func:`write_vm` accept (Unix seconds; 2^53, exact in a float64)
+MAX_TIMESTAMP = 2**53
+
 #: the returned column names, in file order
 BITBRAINS_COLUMNS = [
     "time",
@@ -143,11 +146,26 @@ def read_vm(path) -> pd.DataFrame:
             )
         out[name] = arr
     frame = pd.DataFrame(out)
+    for j, name, what in (
+        (0, "time", "a whole number of seconds"),
+        (1, "cpu_cores", "a whole number"),
+    ):
+        whole = frame[name].to_numpy()
+        bad = whole != np.round(whole)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise TraceFormatError(
+                f"{path}:{i + 2}: {BITBRAINS_HEADER[j]} = {raw[i, j].strip()!r} is not {what}"
+            )
     seconds = frame["time"].to_numpy()
-    if (seconds != np.round(seconds)).any():
-        i = int(np.argmax(seconds != np.round(seconds)))
+    # read as float64, exact only up to 2^53: a larger timestamp (a 20-digit one would even wrap around int64)
+    # is no time the trace can hold
+    late = seconds > MAX_TIMESTAMP
+    if late.any():
+        i = int(np.argmax(late))
         raise TraceFormatError(
-            f"{path}:{i + 2}: Timestamp = {seconds[i]} is not a whole number of seconds"
+            f"{path}:{i + 2}: {BITBRAINS_HEADER[0]} = {raw[i, 0].strip()!r} is beyond "
+            f"{MAX_TIMESTAMP} s (2^53, the last whole second a float64 holds exactly)"
         )
     frame["time"] = seconds.astype(np.int64)
     frame["active"] = (frame["cpu_cores"] > 0) & (frame["memory_capacity_kb"] > 0)
@@ -240,7 +258,28 @@ def read_vms(
 def write_vm(path, frame: pd.DataFrame) -> Path:
     """Write ``frame`` (:data:`BITBRAINS_COLUMNS`) in exactly the GWA-T-12 format (header, ``";\\t"``
     separators, gzip when the name ends in ``.gz``): synthetic VMs and test fixtures are read back by
-    :func:`read_vm` like the real files."""
+    :func:`read_vm` like the real files, every value as it was.
+
+    What :func:`read_vm` would refuse is refused here, naming the column, the row and the value, and nothing is
+    written: a value that is not a finite number >= 0, a time that is not a whole number of seconds up to
+    :data:`MAX_TIMESTAMP`, a core count that is not a whole number. The file appears whole or not at all (written
+    beside it, then renamed).
+
+    Parameters
+    ----------
+    path : str or Path
+        The file to write (``.csv``, or ``.csv.gz`` for gzip); its folder is created.
+    frame : DataFrame
+        One row per observation with the columns :data:`BITBRAINS_COLUMNS` (others are ignored).
+
+    Returns
+    -------
+    Path
+        ``path``.
+    """
+    import os
+    import uuid
+
     if not isinstance(frame, pd.DataFrame):
         raise InvalidInputError(
             f"frame = {_short(frame)}: expected a DataFrame of {BITBRAINS_COLUMNS}, got "
@@ -249,21 +288,51 @@ def write_vm(path, frame: pd.DataFrame) -> Path:
     missing = [c for c in BITBRAINS_COLUMNS if c not in frame]
     if missing:
         raise InvalidInputError(f"frame: missing columns {missing}")
+    values = {}
+    for name in BITBRAINS_COLUMNS:
+        column = frame[name]
+        if pd.api.types.is_bool_dtype(column) or not pd.api.types.is_numeric_dtype(column):
+            raise InvalidInputError(
+                f"frame[{name!r}]: dtype {column.dtype} is not numeric (GWA-T-12 holds numbers)"
+            )
+        v = column.to_numpy(dtype=np.float64, na_value=np.nan)
+        bad = ~(np.isfinite(v) & (v >= 0))
+        if name == "time":
+            bad |= (v != np.round(v)) | (v > MAX_TIMESTAMP)
+        elif name == "cpu_cores":
+            bad |= v != np.round(v)
+        if bad.any():
+            i = int(np.argmax(bad))
+            need = {
+                "time": f"a whole number of seconds in [0, {MAX_TIMESTAMP}]",
+                "cpu_cores": "a whole number >= 0",
+            }.get(name, "a finite number >= 0")
+            raise InvalidInputError(
+                f"frame[{name!r}][{i}] = {float(v[i])!r}: must be {need} (read_vm refuses it)"
+            )
+        values[name] = v
     buf = io.StringIO()
     buf.write(";\t".join(BITBRAINS_HEADER) + "\n")
-    for row in frame[BITBRAINS_COLUMNS].itertuples(index=False):
-        # time and cores are integers in the real files; the rest are decimals
+    rows = zip(*(values[name] for name in BITBRAINS_COLUMNS))
+    for row in rows:
+        # time and cores are whole numbers, written as integers as in the real files; the rest as the shortest
+        # decimal that reads back to the same float
         fields = [str(int(row[0])), str(int(row[1]))] + [repr(float(v)) for v in row[2:]]
         buf.write(";\t".join(fields) + "\n")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = buf.getvalue().encode("utf-8")
-    if path.suffix == ".gz":
-        with (
-            open(path, "wb") as raw,
-            gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f,
-        ):  # mtime 0: reproducible
-            f.write(data)
-    else:
-        path.write_bytes(data)
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.part")
+    try:
+        with open(tmp, "xb") as raw:
+            if path.suffix == ".gz":
+                # mtime 0 and the final name in the header (not the temporary one): the same bytes on every run
+                with gzip.GzipFile(str(path), mode="wb", fileobj=raw, mtime=0) as f:
+                    f.write(data)
+            else:
+                raw.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     return path

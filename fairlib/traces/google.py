@@ -28,6 +28,7 @@ from .._validate import (
 from ._source import (
     TraceFormatError,
     check_field_counts,
+    check_ranges,
     check_values,
     locate_bad_number,
     missing_hint,
@@ -188,6 +189,25 @@ _NONNEGATIVE = {
 }
 
 
+#: codes the schema documents (Reiss, Wilkes, Hellerstein 2011; docs/data.md): each within its range where present
+_EVENT_TYPES = (
+    0,
+    8,
+)  # SUBMIT, SCHEDULE, EVICT, FAIL, FINISH, KILL, LOST, UPDATE_PENDING, UPDATE_RUNNING
+_RANGES = {
+    "task_events": {
+        "missing_info": (0, 2),
+        "event_type": _EVENT_TYPES,
+        "scheduling_class": (0, 3),
+        "priority": (0, 11),
+        "different_machines": (0, 1),
+    },
+    "job_events": {"missing_info": (0, 2), "event_type": _EVENT_TYPES, "scheduling_class": (0, 3)},
+    "machine_events": {"event_type": (0, 2)},
+    "task_usage": {"aggregation_type": (0, 1)},
+}
+
+
 def _part_numbers(parts, table: str = "task_events") -> list[int]:
     """``parts`` as a list of part numbers of ``table`` (0 to 499; 0 for machine_events): a non-empty iterable of
     integers in range, else an error naming ``parts`` and the value."""
@@ -214,8 +234,6 @@ def _part_numbers(parts, table: str = "task_events") -> list[int]:
 def _read_parts(table: str, parts, directory, columns, chunksize=None):
     """Read parts of a Google table strictly (field counts and values checked, errors name file and line); one
     DataFrame, or an iterator of chunks of ``chunksize`` rows."""
-    import io
-
     names, dtypes, total = _TABLES[table]
     if columns is not None:
         from collections.abc import Iterable
@@ -241,38 +259,107 @@ def _read_parts(table: str, parts, directory, columns, chunksize=None):
         data = read_bytes(
             path, f"Google {table} part {part}", missing_hint("google_clusterdata_2011_2")
         )
-        check_field_counts(data, path, len(names))
-        numeric = [c for c, t in dtypes.items() if t != "string"]
-        try:
-            reader = pd.read_csv(
-                io.BytesIO(data),
-                header=None,
-                names=names,
-                dtype=dtypes,
-                on_bad_lines="error",
-                chunksize=chunksize,
-            )
-            chunks = reader if chunksize else [reader]
-            first_line = 1
-            for df in chunks:
-                check_values(df, path, _NONNEGATIVE[table], first_line)
-                if table == "task_usage":
-                    backwards = (df.end_time < df.start_time).to_numpy()
-                    if backwards.any():
-                        k = int(backwards.argmax())
-                        raise TraceFormatError(
-                            f"{path}, line {first_line + k}: end_time {df.end_time.iloc[k]} is "
-                            f"before start_time {df.start_time.iloc[k]}"
-                        )
-                first_line += len(df)
-                yield df if columns is None else df[list(columns)]
-        except (ValueError, pd.errors.ParserError) as exc:
-            if isinstance(exc, TraceFormatError):
-                raise
-            locate_bad_number(
-                data, path, names, numeric, [c for c, t in dtypes.items() if t == "int64"]
-            )
-            raise TraceFormatError(f"{path}: {exc}") from None
+        for df in _parse_part(data, path, table, chunksize):
+            yield df if columns is None else df[list(columns)]
+
+
+def _parse_part(data: bytes, path: Path, table: str, chunksize=None):
+    """The rows of one part's bytes, strictly (what :func:`_read_parts` reads and :func:`_write_part` checks)."""
+    import io
+
+    names, dtypes, _ = _TABLES[table]
+    check_field_counts(data, path, len(names))
+    numeric = [c for c, t in dtypes.items() if t != "string"]
+    try:
+        reader = pd.read_csv(
+            io.BytesIO(data),
+            header=None,
+            names=names,
+            dtype=dtypes,
+            on_bad_lines="error",
+            chunksize=chunksize,
+            # an empty field is the trace's only missing value: a hash or name that reads "NA" or "null" is text
+            keep_default_na=False,
+            na_values=[""],
+        )
+        chunks = reader if chunksize else [reader]
+        first_line = 1
+        for df in chunks:
+            check_values(df, path, _NONNEGATIVE[table], first_line)
+            check_ranges(df, path, _RANGES[table], first_line)
+            if table == "task_usage":
+                backwards = (df.end_time < df.start_time).to_numpy()
+                if backwards.any():
+                    k = int(backwards.argmax())
+                    raise TraceFormatError(
+                        f"{path}, line {first_line + k}: end_time {df.end_time.iloc[k]} is "
+                        f"before start_time {df.start_time.iloc[k]}"
+                    )
+            first_line += len(df)
+            yield df
+    # pandas: OverflowError for an id beyond int64, TypeError for 1.5 in a nullable integer column
+    except (ValueError, TypeError, OverflowError, pd.errors.ParserError) as exc:
+        if isinstance(exc, TraceFormatError):
+            raise
+        locate_bad_number(
+            data,
+            path,
+            names,
+            numeric,
+            [c for c, t in dtypes.items() if t == "int64"],
+            integer=[c for c, t in dtypes.items() if t == "Int64"],
+        )
+        raise TraceFormatError(f"{path}: {exc}") from None
+
+
+def _write_part(path, frame: pd.DataFrame, table: str, *, float_format: str | None = None) -> Path:
+    """Write ``frame`` (the columns of ``table`` in file order, whatever their names; an empty string or NaN is an
+    empty field) as one part in the trace's format: headerless CSV, gzip with mtime 0. The text is parsed as the
+    readers parse it before anything is written, so what they would refuse (an empty part, a field holding the
+    separator, a code outside its range, a negative amount, a fractional id) is refused here, an
+    ``InvalidInputError`` naming ``frame``, its row and column; the file appears whole or not at all.
+    ``float_format``: as pandas' (default: the shortest text that reads back to the same float)."""
+    import uuid
+
+    names = _TABLES[table][0]
+    as_instance(frame, pd.DataFrame, "frame")
+    if frame.shape[1] != len(names):
+        raise InvalidInputError(
+            f"frame: {frame.shape[1]} columns, expected the {len(names)} of {table} ({names})"
+        )
+    if frame.empty:
+        raise InvalidInputError(f"frame: no rows (the readers refuse an empty {table} part)")
+    path = Path(path)
+    text = frame.to_csv(
+        None, header=False, index=False, lineterminator="\n", float_format=float_format
+    )
+    data = text.encode("utf-8")
+    try:
+        for _ in _parse_part(data, path, table):
+            pass
+    except TraceFormatError as exc:
+        raise InvalidInputError(
+            f"frame: the reader would refuse what it writes (line k is frame's row k - 1): {exc}"
+        ) from None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # written under its own name in a folder beside it, then moved: gzip's header holds the file's name, and a
+    # reader never sees half a file
+    staging = path.parent / f".{path.name}.{uuid.uuid4().hex}.part"
+    staging.mkdir()
+    try:
+        frame.to_csv(
+            staging / path.name,
+            header=False,
+            index=False,
+            compression={"method": "gzip", "mtime": 0},
+            lineterminator="\n",
+            float_format=float_format,
+        )
+        (staging / path.name).replace(path)
+    finally:
+        (staging / path.name).unlink(missing_ok=True)
+        staging.rmdir()
+    return path
 
 
 def read_task_events(parts=range(5), *, directory=None, columns=None) -> pd.DataFrame:
@@ -435,6 +522,9 @@ class JobDemands:
 
 #: task_events event types after which a task is running (SCHEDULE, UPDATE_RUNNING)
 _RUNNING_EVENTS = (1, 8)
+#: the most (task run, interval) pairs :func:`task_event_demands` expands (about 64 bytes each at its peak): the
+#: shared 7-hour excerpt at 5-minute windows has 11.4 million; a window far shorter than the trace multiplies them
+MAX_TASK_INTERVALS = 50_000_000
 
 
 def task_event_demands(
@@ -451,7 +541,8 @@ def task_event_demands(
     start* (their last event at or before it is SCHEDULE or UPDATE_RUNNING; a request missing from an event is
     carried over from the task's previous one), held for the interval (the last one cut at ``horizon``, default the
     last event). Intervals in which none of a job's tasks runs are not segments; a job runs from its first such
-    interval to its last. Each job's scheduling class is the largest its events give it.
+    interval to its last. Each job's scheduling class is the largest its events give it. At most
+    :data:`MAX_TASK_INTERVALS` (task run, interval) pairs: a shorter ``window`` is refused, naming it.
     :func:`fairlib.sim.jobs_from_demands` turns the demands into the replay's jobs.
 
     Examples
@@ -496,6 +587,12 @@ def task_event_demands(
     )  # first interval start covered
     last = np.ceil((stop - origin) / window).astype(np.int64) - 1  # last one before the task stops
     count = np.maximum(last - first + 1, 0)
+    total = int(count.sum())
+    if total > MAX_TASK_INTERVALS:
+        raise InvalidInputError(
+            f"window = {window:g}: the task runs cover {total:,} (task, interval) pairs, more than "
+            f"MAX_TASK_INTERVALS = {MAX_TASK_INTERVALS:,}; use a longer window or fewer events"
+        )
     rows = np.repeat(np.arange(count.size), count)
     k = first[rows] + (np.arange(rows.size) - np.repeat(np.cumsum(count) - count, count))
     held = (

@@ -176,12 +176,19 @@ def synthetic_task_usage(
     other columns small positive noise; sample portion 1, aggregation type 0. **The usage-to-request
     fractions are assumptions** (SCHEMAS.md §3.6), and results built on this table must say synthetic.
     Refused: ``job_fraction`` outside (0, 1], a ``cpu_fraction`` median <= 0 or log-sd < 0, Beta parameters
-    ``memory_fraction`` <= 0, ``parts`` that are not task_events part numbers.
+    ``memory_fraction`` <= 0, ``parts`` that are not task_events part numbers, or that would hold no row (the
+    readers refuse an empty part; nothing is written then).
 
     Rows go to ``<dest>/google_clusterdata_2011_2/task_usage/part-NNNNN-of-00500.csv.gz`` by window start,
     following the source parts' time ranges. Returns the task_usage folder.
     """
-    from .google import _part_numbers, google_dir, read_machine_events, read_task_events
+    from .google import (
+        _part_numbers,
+        _write_part,
+        google_dir,
+        read_machine_events,
+        read_task_events,
+    )
 
     rng = as_rng(rng)
     parts = _part_numbers(parts)
@@ -293,6 +300,15 @@ def synthetic_task_usage(
     # a run that ended before the trace window opens (600 s) has no window of its own: no row for it
     table = table[table.end_time > table.start_time]
     table = table.sort_values(["start_time", "job_id", "task_index"], kind="stable")
+    which = np.searchsorted(part_end, table.start_time.to_numpy(), side="left").clip(
+        0, len(parts) - 1
+    )
+    empty = [p for j, p in enumerate(parts) if not (which == j).any()]
+    if empty:  # checked before any file is written: the readers refuse an empty part
+        raise InvalidInputError(
+            f"parts: {empty} would hold no task_usage rows (no task run of the sampled jobs in their "
+            "time range after the window opens at 600 s)"
+        )
     root = google_dir(dest)
     folder = root / "task_usage"
     folder.mkdir(parents=True, exist_ok=True)
@@ -301,17 +317,8 @@ def synthetic_task_usage(
         "task_events runs; usage-to-request fractions are assumptions. Results derived from it must be labelled "
         "synthetic. (The other tables in this folder, if any, are whatever was placed here.)\n"
     )
-    which = np.searchsorted(part_end, table.start_time.to_numpy(), side="left").clip(
-        0, len(parts) - 1
-    )
     for j, p in enumerate(parts):
-        table[which == j].to_csv(
-            folder / f"part-{p:05d}-of-00500.csv.gz",
-            header=False,
-            index=False,
-            compression={"method": "gzip", "mtime": 0},
-            lineterminator="\n",
-        )
+        _write_part(folder / f"part-{p:05d}-of-00500.csv.gz", table[which == j], "task_usage")
     return folder
 
 
@@ -374,7 +381,7 @@ def synthetic_google(
     ...
     fairlib._validate.InvalidInputError: machine_scale = 10598.0: must be a finite number > 0.0 and <= 100.0
     """
-    from .google import google_dir, synthetic_task_requests
+    from .google import _write_part, google_dir, synthetic_task_requests
 
     # the values themselves are used below, not the checked copies: the marker text shows them as given
     rng = as_rng(rng)
@@ -398,7 +405,7 @@ def synthetic_google(
     memory = np.repeat([m for _, _, m in _MACHINE_CONFIGURATIONS], counts)
     machine_ids = 1_000_000 + np.arange(len(cpus))
     (folder / "machine_events").mkdir(parents=True, exist_ok=True)
-    pd.DataFrame(
+    machines = pd.DataFrame(
         {
             "time": 0,
             "machine_id": machine_ids,
@@ -407,12 +414,11 @@ def synthetic_google(
             "cpus": cpus,
             "memory": memory,
         }
-    ).to_csv(
+    )
+    _write_part(
         folder / "machine_events" / "part-00000-of-00001.csv.gz",
-        header=False,
-        index=False,
-        compression={"method": "gzip", "mtime": 0},
-        lineterminator="\n",
+        machines,
+        "machine_events",
         float_format="%.10g",
     )
     # jobs
@@ -480,12 +486,10 @@ def synthetic_google(
     )
     (folder / "task_events").mkdir(parents=True, exist_ok=True)
     for p in range(parts):
-        events[part_of == p].to_csv(
+        _write_part(
             folder / "task_events" / f"part-{p:05d}-of-00500.csv.gz",
-            header=False,
-            index=False,
-            compression={"method": "gzip", "mtime": 0},
-            lineterminator="\n",
+            events[part_of == p],
+            "task_events",
             float_format="%.10g",
         )
     (folder / SYNTHETIC_MARKER).write_text(

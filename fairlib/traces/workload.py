@@ -65,6 +65,23 @@ def _check_resources(resources) -> tuple:
     return tuple(resources)
 
 
+def _check_codes(frame: pd.DataFrame, name: str, columns) -> None:
+    """The schema's codes (event types, scheduling classes) within their documented ranges, as the readers check
+    them, in a frame given here directly: else an error naming the column, the row and the value."""
+    from .google import _RANGES
+
+    for col in columns:
+        low, high = _RANGES["task_events"][col]
+        v = pd.to_numeric(frame[col], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        bad = ~((v >= low) & (v <= high) & (v == np.round(v)))
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise InvalidInputError(
+                f"{name} row {i} (index {frame.index[i]}), column {col!r} = {v[i]:g}: "
+                f"must be a code from {low} to {high}"
+            )
+
+
 def _check_label(value, name: str) -> None:
     """Free text (a provenance label, a note): any str; anything else is a mistake."""
     if not isinstance(value, str):
@@ -315,6 +332,7 @@ def google_workload(
     if missing:
         raise InvalidInputError(f"task_events: missing columns {sorted(missing)}")
     check_columns(task_events, "task_events", ["time", "cpu_request", "memory_request"])
+    _check_codes(task_events, "task_events", ("event_type", "scheduling_class"))
     check_choice(source, ("real", "synthetic"), "source")
     ev = task_events
     if len(ev) == 0:

@@ -33,6 +33,7 @@ import warnings
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 import scipy.linalg
 from numba import prange
 
@@ -94,6 +95,51 @@ def _normal_matrix(
     processed in ``chunks`` (one per thread), each into its own matrix. ``weight`` (pairs), ``lows`` (chunks x rows x
     rows) and ``mt`` (rows x rows, zero above its diagonal) are the solve's workspace (:class:`_Workspace`),
     overwritten. Returns (matrix, D, 1/G, b).
+
+    Parameters
+    ----------
+    x : float64[:]
+        Tasks per eligible pair (the primal iterate), shape (n_pairs,).
+    z : float64[:]
+        The pairs' reduced costs (duals of x >= 0), shape (n_pairs,).
+    w : float64[:]
+        The user rows' surpluses, shape (n_users,).
+    u : float64[:]
+        The user rows' duals, shape (n_users,).
+    s : float64[:]
+        The capacity rows' slacks, shape (n_rows,).
+    y : float64[:]
+        The capacity rows' duals, shape (n_rows,).
+    a_act : float64[:]
+        a_n (tasks per unit level, in units of the median) for active users, 0 for frozen ones, shape (n_users,).
+    user_start : int64[:]
+        Shape (n_users + 1,): user n's pairs are ``user_start[n] .. user_start[n + 1] - 1``.
+    pair_server : int32[:]
+        Each pair's server, shape (n_pairs,).
+    dem : float64[:, :]
+        Per-task demands, shape (n_users, n_resources).
+    inv_cap : float64[:, :]
+        1 / capacity (0 where the capacity is 0), shape (n_servers, n_resources).
+    row_of : int64[:, :]
+        Shape (n_servers, n_resources): each (server, resource)'s capacity row, -1 if no pair loads it.
+    chunks : int64[:]
+        User chunk boundaries, shape (n_chunks + 1,) (:func:`.pair_kernels.user_chunks`).
+    n_rows : int
+        Number of capacity rows.
+    r_dense : float64[:, :]
+        The low-rank factor R, shape (n_users, n_rows) when ``dense`` (overwritten), else (0, n_rows).
+    dense : bool
+        Whether R is formed densely (its product left to BLAS) rather than subtracted user by user.
+    r_single : float32[:, :]
+        R rounded to single precision, shape (n_users, n_rows) when ``dense``, else (0, n_rows).
+    single : bool
+        Whether to fill ``r_single`` (a single-precision product).
+    weight : float64[:]
+        Workspace for D = x/z per pair, shape (n_pairs,); overwritten.
+    lows : float64[:, :, :]
+        Workspace for each chunk's cross terms L, shape (n_chunks, n_rows, n_rows).
+    mt : float64[:, :]
+        Workspace for the normal matrix (transposed), shape (n_rows, n_rows), zero above its diagonal.
     """
     kk = dem.shape[1]
     n_users = user_start.shape[0] - 1
@@ -159,7 +205,21 @@ def _normal_matrix(
 @njit(cache=True, inline="always")
 def _pair_weights(x, z, lo, hi, weight):
     """D_p = x_p/z_p for one user's pairs lo..hi-1 (into ``weight``); returns the dominant pair p* (largest D_p) and
-    δ = Σ_p D_p."""
+    δ = Σ_p D_p.
+
+    Parameters
+    ----------
+    x : float64[:]
+        Tasks per eligible pair (the primal iterate), shape (n_pairs,).
+    z : float64[:]
+        The pairs' reduced costs (duals of x >= 0), shape (n_pairs,).
+    lo : int
+        The user's first pair.
+    hi : int
+        One past the user's last pair.
+    weight : float64[:]
+        Output: D_p for the user's pairs, shape (n_pairs,).
+    """
     star = lo
     delta = 0.0
     for p in range(lo, hi):
@@ -197,7 +257,55 @@ def _user_terms(
 ):
     """User n's contributions: b += Σ_p D_p a_p (a_n/G); the compact per-server blocks get D_p a_p a_pᵀ (κ for p*);
     E[n] = D* a*/√G (sparse, into e_rows/e_vals) and R[n] = Σ_{p≠p*} D_p a_p/√G (into ``r_dense[n]`` when dense,
-    else sparse into r_rows/r_vals with ``r_mark`` as the row -> slot index). Returns (entries of E, of R)."""
+    else sparse into r_rows/r_vals with ``r_mark`` as the row -> slot index). Returns (entries of E, of R).
+
+    Parameters
+    ----------
+    n : int
+        The user.
+    lo : int
+        The user's first pair.
+    hi : int
+        One past the user's last pair.
+    star : int
+        The user's dominant pair p* (largest D_p).
+    delta : float
+        δ = Σ_p D_p over the user's pairs.
+    omega : float
+        ω = w_n / u_n.
+    g : float
+        G = δ + ω.
+    weight : float64[:]
+        D_p per pair, shape (n_pairs,).
+    share : float
+        a_n / G.
+    pair_server : int32[:]
+        Each pair's server, shape (n_pairs,).
+    dem : float64[:, :]
+        Per-task demands, shape (n_users, n_resources).
+    inv_cap : float64[:, :]
+        1 / capacity (0 where the capacity is 0), shape (n_servers, n_resources).
+    row_of : int64[:, :]
+        Shape (n_servers, n_resources): each (server, resource)'s capacity row, -1 if no pair loads it.
+    dense : bool
+        Whether R is formed densely (its product left to BLAS) rather than subtracted user by user.
+    r_dense : float64[:, :]
+        The low-rank factor R, shape (n_users, n_rows) when ``dense`` (overwritten), else (0, n_rows).
+    block : float64[:, :, :]
+        The chunk's compact per-server blocks, shape (n_servers, n_resources, n_resources).
+    b_vec : float64[:]
+        b = A D Eᵀ(a/G), shape (n_rows,).
+    e_rows : int64[:]
+        Rows of E[n]'s entries, shape (n_resources,).
+    e_vals : float64[:]
+        Values of E[n]'s entries, shape (n_resources,).
+    r_rows : int64[:]
+        Rows of R[n]'s entries when sparse, shape (n_rows,).
+    r_vals : float64[:]
+        Values of R[n]'s entries when sparse, shape (n_rows,).
+    r_mark : int64[:]
+        Row -> slot index of R[n]'s entries (-1: none), shape (n_rows,).
+    """
     kk = dem.shape[1]
     root = np.sqrt(g)
     n_e = 0
@@ -233,7 +341,33 @@ def _user_terms(
 
 @njit(cache=True, inline="always")
 def _subtract_cross_terms(low, n, n_e, n_r, e_rows, e_vals, r_rows, r_vals, r_mark, dense, r_dense):
-    """L -= EᵀR (+ ½RᵀR when sparse; dense R is left to one BLAS product by the caller); clears ``r_mark``."""
+    """L -= EᵀR (+ ½RᵀR when sparse; dense R is left to one BLAS product by the caller); clears ``r_mark``.
+
+    Parameters
+    ----------
+    low : float64[:, :]
+        The chunk's cross terms L, shape (n_rows, n_rows).
+    n : int
+        The user.
+    n_e : int
+        Number of entries of E[n].
+    n_r : int
+        Number of entries of R[n].
+    e_rows : int64[:]
+        Rows of E[n]'s entries, shape (n_resources,).
+    e_vals : float64[:]
+        Values of E[n]'s entries, shape (n_resources,).
+    r_rows : int64[:]
+        Rows of R[n]'s entries when sparse, shape (n_rows,).
+    r_vals : float64[:]
+        Values of R[n]'s entries when sparse, shape (n_rows,).
+    r_mark : int64[:]
+        Row -> slot index of R[n]'s entries (-1: none), shape (n_rows,).
+    dense : bool
+        Whether R is formed densely (its product left to BLAS) rather than subtracted user by user.
+    r_dense : float64[:, :]
+        The low-rank factor R, shape (n_users, n_rows) when ``dense`` (overwritten), else (0, n_rows).
+    """
     n_rows = low.shape[0]
     if dense:  # -EᵀR: rows of the dominant pair's server, contiguous updates
         for e in range(n_e):
@@ -254,7 +388,33 @@ def _subtract_cross_terms(low, n, n_e, n_r, e_rows, e_vals, r_rows, r_vals, r_ma
 @njit(cache=True, inline="always")
 def _assemble(lows, blocks, b_parts, row_of, a_act, inv_g, s, y, n_rows, weight, mt):
     """Sum the chunks and form the upper triangle of M = blocks + L + Lᵀ + S/Y + b bᵀ/c0, c0 = Σ_n a_n²/G_n, in
-    Fortran order; returns (M, D, 1/G, b, c0)."""
+    Fortran order; returns (M, D, 1/G, b, c0).
+
+    Parameters
+    ----------
+    lows : float64[:, :, :]
+        Workspace for each chunk's cross terms L, shape (n_chunks, n_rows, n_rows).
+    blocks : float64[:, :, :, :]
+        Each chunk's per-server blocks, shape (n_chunks, n_servers, n_resources, n_resources).
+    b_parts : float64[:, :]
+        Each chunk's part of b, shape (n_chunks, n_rows).
+    row_of : int64[:, :]
+        Shape (n_servers, n_resources): each (server, resource)'s capacity row, -1 if no pair loads it.
+    a_act : float64[:]
+        a_n (tasks per unit level, in units of the median) for active users, 0 for frozen ones, shape (n_users,).
+    inv_g : float64[:]
+        1/G per user, shape (n_users,).
+    s : float64[:]
+        The capacity rows' slacks, shape (n_rows,).
+    y : float64[:]
+        The capacity rows' duals, shape (n_rows,).
+    n_rows : int
+        Number of capacity rows.
+    weight : float64[:]
+        D = x/z per pair, shape (n_pairs,) (returned).
+    mt : float64[:, :]
+        Workspace for the normal matrix (transposed), shape (n_rows, n_rows), zero above its diagonal.
+    """
     n_chunks, n_servers, kk = blocks.shape[0], blocks.shape[1], blocks.shape[2]
     n_users = inv_g.shape[0]
     low = lows[0]
@@ -295,7 +455,35 @@ def _assemble(lows, blocks, b_parts, row_of, a_act, inv_g, s, y, n_rows, weight,
 @njit(cache=True, parallel=True)
 def _linear_parts(x, y, u, z, user_start, pair_server, dem, inv_cap, row_of, chunks, n_rows, dual):
     """(A x, E x, Aᵀy - Eᵀu - z per pair (into ``dual``), max Aᵀy, max |Aᵀy - Eᵀu - z|), coefficients d[n, k]/c[i, k]
-    formed on the fly. The last maximum is NaN if any entry is (as ``np.abs(dual).max()``)."""
+    formed on the fly. The last maximum is NaN if any entry is (as ``np.abs(dual).max()``).
+
+    Parameters
+    ----------
+    x : float64[:]
+        Tasks per eligible pair (the primal iterate), shape (n_pairs,).
+    y : float64[:]
+        The capacity rows' duals, shape (n_rows,).
+    u : float64[:]
+        The user rows' duals, shape (n_users,).
+    z : float64[:]
+        The pairs' reduced costs (duals of x >= 0), shape (n_pairs,).
+    user_start : int64[:]
+        Shape (n_users + 1,): user n's pairs are ``user_start[n] .. user_start[n + 1] - 1``.
+    pair_server : int32[:]
+        Each pair's server, shape (n_pairs,).
+    dem : float64[:, :]
+        Per-task demands, shape (n_users, n_resources).
+    inv_cap : float64[:, :]
+        1 / capacity (0 where the capacity is 0), shape (n_servers, n_resources).
+    row_of : int64[:, :]
+        Shape (n_servers, n_resources): each (server, resource)'s capacity row, -1 if no pair loads it.
+    chunks : int64[:]
+        User chunk boundaries, shape (n_chunks + 1,) (:func:`.pair_kernels.user_chunks`).
+    n_rows : int
+        Number of capacity rows.
+    dual : float64[:]
+        Output: Aᵀy - Eᵀu - z per pair, shape (n_pairs,).
+    """
     kk = dem.shape[1]
     n_users = user_start.shape[0] - 1
     n_chunks = chunks.shape[0] - 1
@@ -337,7 +525,15 @@ def _linear_parts(x, y, u, z, user_start, pair_server, dem, inv_cap, row_of, chu
 @njit(cache=True)
 def _cho_solve(upper, b):
     """Solve (UᵀU) v = b for the upper-triangular Cholesky factor U (LAPACK's, in Fortran order; the lower triangle
-    is ignored)."""
+    is ignored).
+
+    Parameters
+    ----------
+    upper : float64[:, :]
+        Upper-triangular Cholesky factor U of the normal matrix, shape (n_rows, n_rows), Fortran order.
+    b : float64[:]
+        Right-hand side, shape (n_rows,).
+    """
     n = b.shape[0]
     v = b.copy()
     for k in range(
@@ -391,7 +587,65 @@ def _newton_solve(
     pairs' steps are written into ``dx`` and ``dz``.
 
     Pairs are grouped by user: each user's pairs are visited twice while in cache, with per-user scratch,
-    coefficients formed on the fly, users processed in ``chunks`` (one per thread)."""
+    coefficients formed on the fly, users processed in ``chunks`` (one per thread).
+
+    Parameters
+    ----------
+    upper : float64[:, :]
+        Upper-triangular Cholesky factor U of the normal matrix, shape (n_rows, n_rows), Fortran order.
+    b_vec : float64[:]
+        b = A D Eᵀ(a/G), shape (n_rows,).
+    c0 : float
+        c0 = Σ_n a_n² / G_n.
+    rc : float64[:]
+        Capacity rows' primal residual, shape (n_rows,).
+    ru : float64[:]
+        User rows' primal residual, shape (n_users,).
+    rd : float64[:]
+        Pairs' dual residual, shape (n_pairs,).
+    rt : float
+        The level's dual residual aᵀu - 1.
+    rxz : float64[:]
+        Pairs' complementarity right-hand side, shape (n_pairs,).
+    rsy : float64[:]
+        Capacity rows' complementarity right-hand side, shape (n_rows,).
+    rwu : float64[:]
+        User rows' complementarity right-hand side, shape (n_users,).
+    dx : float64[:]
+        Step in x, shape (n_pairs,).
+    dz : float64[:]
+        Step in z, shape (n_pairs,).
+    x : float64[:]
+        Tasks per eligible pair (the primal iterate), shape (n_pairs,).
+    s : float64[:]
+        The capacity rows' slacks, shape (n_rows,).
+    w : float64[:]
+        The user rows' surpluses, shape (n_users,).
+    y : float64[:]
+        The capacity rows' duals, shape (n_rows,).
+    u : float64[:]
+        The user rows' duals, shape (n_users,).
+    z : float64[:]
+        The pairs' reduced costs (duals of x >= 0), shape (n_pairs,).
+    d : float64[:]
+        D = x/z per pair, shape (n_pairs,).
+    inv_g : float64[:]
+        1/G per user, shape (n_users,).
+    a_act : float64[:]
+        a_n (tasks per unit level, in units of the median) for active users, 0 for frozen ones, shape (n_users,).
+    user_start : int64[:]
+        Shape (n_users + 1,): user n's pairs are ``user_start[n] .. user_start[n + 1] - 1``.
+    pair_server : int32[:]
+        Each pair's server, shape (n_pairs,).
+    dem : float64[:, :]
+        Per-task demands, shape (n_users, n_resources).
+    inv_cap : float64[:, :]
+        1 / capacity (0 where the capacity is 0), shape (n_servers, n_resources).
+    row_of : int64[:, :]
+        Shape (n_servers, n_resources): each (server, resource)'s capacity row, -1 if no pair loads it.
+    chunks : int64[:]
+        User chunk boundaries, shape (n_chunks + 1,) (:func:`.pair_kernels.user_chunks`).
+    """
     kk = dem.shape[1]
     n_users = ru.shape[0]
     n_chunks = chunks.shape[0] - 1
@@ -557,13 +811,29 @@ def _direction(
 
 @njit(cache=True)
 def _dot(a, b):
-    """a · b, as a compiled kernel computes it (BLAS through numba)."""
+    """a · b, as a compiled kernel computes it (BLAS through numba).
+
+    Parameters
+    ----------
+    a : float64[:]
+        A vector.
+    b : float64[:]
+        A vector of the same length.
+    """
     return a @ b
 
 
 @njit(cache=True)
 def _step(v, dv):
-    """Largest step <= 1 keeping v + step dv >= 0 (one pass: a parallel region costs more than it saves)."""
+    """Largest step <= 1 keeping v + step dv >= 0 (one pass: a parallel region costs more than it saves).
+
+    Parameters
+    ----------
+    v : float64[:]
+        A non-negative vector.
+    dv : float64[:]
+        Its step, same shape.
+    """
     out = 1.0
     for j in range(v.shape[0]):
         if dv[j] < 0.0:
@@ -575,7 +845,43 @@ def _step(v, dv):
 
 @njit(cache=True)
 def _centring_target(x, s, w, y, u, z, dx, ds, dw, dy, du, dz, tp, td, n_comp, mu):
-    """Mehrotra's centring target (μ_aff/μ)³ μ, μ_aff the complementarity after the affine steps (tp, td)."""
+    """Mehrotra's centring target (μ_aff/μ)³ μ, μ_aff the complementarity after the affine steps (tp, td).
+
+    Parameters
+    ----------
+    x : float64[:]
+        Tasks per eligible pair (the primal iterate), shape (n_pairs,).
+    s : float64[:]
+        The capacity rows' slacks, shape (n_rows,).
+    w : float64[:]
+        The user rows' surpluses, shape (n_users,).
+    y : float64[:]
+        The capacity rows' duals, shape (n_rows,).
+    u : float64[:]
+        The user rows' duals, shape (n_users,).
+    z : float64[:]
+        The pairs' reduced costs (duals of x >= 0), shape (n_pairs,).
+    dx : float64[:]
+        Step in x, shape (n_pairs,).
+    ds : float64[:]
+        Step in s, shape (n_rows,).
+    dw : float64[:]
+        Step in w, shape (n_users,).
+    dy : float64[:]
+        Step in y, shape (n_rows,).
+    du : float64[:]
+        Step in u, shape (n_users,).
+    dz : float64[:]
+        Step in z, shape (n_pairs,).
+    tp : float
+        Primal step length, in [0, 1].
+    td : float
+        Dual step length, in [0, 1].
+    n_comp : int
+        Number of complementary pairs (pairs + rows + users).
+    mu : float
+        The current complementarity μ.
+    """
     mu_aff = 0.0
     for p in range(x.shape[0]):
         mu_aff += (x[p] + tp * dx[p]) * (z[p] + td * dz[p])
@@ -696,7 +1002,21 @@ def _predictor_corrector(
 
 @njit(cache=True, parallel=True)
 def _pair_products(x, z, user_start, chunks, out):
-    """x z per pair (the predictor's right-hand side), into ``out``."""
+    """x z per pair (the predictor's right-hand side), into ``out``.
+
+    Parameters
+    ----------
+    x : float64[:]
+        Tasks per eligible pair (the primal iterate), shape (n_pairs,).
+    z : float64[:]
+        The pairs' reduced costs (duals of x >= 0), shape (n_pairs,).
+    user_start : int64[:]
+        Shape (n_users + 1,): user n's pairs are ``user_start[n] .. user_start[n + 1] - 1``.
+    chunks : int64[:]
+        User chunk boundaries, shape (n_chunks + 1,) (:func:`.pair_kernels.user_chunks`).
+    out : float64[:]
+        Output, shape (n_pairs,).
+    """
     for c in prange(chunks.shape[0] - 1):
         for p in range(user_start[chunks[c]], user_start[chunks[c + 1]]):
             out[p] = x[p] * z[p]
@@ -705,7 +1025,27 @@ def _pair_products(x, z, user_start, chunks, out):
 
 @njit(cache=True, parallel=True)
 def _complementarity(x, z, dx, dz, target, user_start, chunks, out):
-    """x z + dx dz - target per pair (the corrector's right-hand side), into ``out``."""
+    """x z + dx dz - target per pair (the corrector's right-hand side), into ``out``.
+
+    Parameters
+    ----------
+    x : float64[:]
+        Tasks per eligible pair (the primal iterate), shape (n_pairs,).
+    z : float64[:]
+        The pairs' reduced costs (duals of x >= 0), shape (n_pairs,).
+    dx : float64[:]
+        Step in x, shape (n_pairs,).
+    dz : float64[:]
+        Step in z, shape (n_pairs,).
+    target : float
+        The centring target σμ.
+    user_start : int64[:]
+        Shape (n_users + 1,): user n's pairs are ``user_start[n] .. user_start[n + 1] - 1``.
+    chunks : int64[:]
+        User chunk boundaries, shape (n_chunks + 1,) (:func:`.pair_kernels.user_chunks`).
+    out : float64[:]
+        Output, shape (n_pairs,).
+    """
     for c in prange(chunks.shape[0] - 1):
         for p in range(user_start[chunks[c]], user_start[chunks[c + 1]]):
             out[p] = x[p] * z[p] + dx[p] * dz[p] - target
@@ -715,7 +1055,23 @@ def _complementarity(x, z, dx, dz, target, user_start, chunks, out):
 @njit(cache=True, parallel=True)
 def _pair_step_lengths(x, dx, z, dz, user_start, chunks):
     """(largest step <= 1 keeping x + step dx >= 0, the same for z + step dz, whether every dx and dz is finite)
-    in one pass (:func:`_step` on both pairs of vectors, and :func:`_all_finite` on the directions)."""
+    in one pass (:func:`_step` on both pairs of vectors, and :func:`_all_finite` on the directions).
+
+    Parameters
+    ----------
+    x : float64[:]
+        Tasks per eligible pair (the primal iterate), shape (n_pairs,).
+    dx : float64[:]
+        Step in x, shape (n_pairs,).
+    z : float64[:]
+        The pairs' reduced costs (duals of x >= 0), shape (n_pairs,).
+    dz : float64[:]
+        Step in z, shape (n_pairs,).
+    user_start : int64[:]
+        Shape (n_users + 1,): user n's pairs are ``user_start[n] .. user_start[n + 1] - 1``.
+    chunks : int64[:]
+        User chunk boundaries, shape (n_chunks + 1,) (:func:`.pair_kernels.user_chunks`).
+    """
     n_chunks = chunks.shape[0] - 1
     primal = np.ones(n_chunks)
     dual = np.ones(n_chunks)
@@ -751,7 +1107,27 @@ def _pair_step_lengths(x, dx, z, dz, user_start, chunks):
 
 @njit(cache=True, parallel=True)
 def _pair_advance(x, dx, tp, z, dz, td, user_start, chunks):
-    """x += tp dx and z += td dz in place."""
+    """x += tp dx and z += td dz in place.
+
+    Parameters
+    ----------
+    x : float64[:]
+        Tasks per pair, shape (n_pairs,); advanced in place.
+    dx : float64[:]
+        Step in x, shape (n_pairs,).
+    tp : float
+        Primal step length, in [0, 1].
+    z : float64[:]
+        Reduced costs per pair, shape (n_pairs,); advanced in place.
+    dz : float64[:]
+        Step in z, shape (n_pairs,).
+    td : float
+        Dual step length, in [0, 1].
+    user_start : int64[:]
+        Shape (n_users + 1,): user n's pairs are ``user_start[n] .. user_start[n + 1] - 1``.
+    chunks : int64[:]
+        User chunk boundaries, shape (n_chunks + 1,) (:func:`.pair_kernels.user_chunks`).
+    """
     for c in prange(chunks.shape[0] - 1):
         for p in range(user_start[chunks[c]], user_start[chunks[c + 1]]):
             x[p] += tp * dx[p]
@@ -760,7 +1136,29 @@ def _pair_advance(x, dx, tp, z, dz, td, user_start, chunks):
 
 @njit(cache=True, parallel=True)
 def _pair_refinement_residuals(e_d, r_dual, z, dx, x, dz, rxz, user_start, chunks):
-    """The refinement's pair residuals: e_d += r_dual in place, and returns z dx + x dz + rxz."""
+    """The refinement's pair residuals: e_d += r_dual in place, and returns z dx + x dz + rxz.
+
+    Parameters
+    ----------
+    e_d : float64[:]
+        The refinement's pair residual, shape (n_pairs,); r_dual added in place.
+    r_dual : float64[:]
+        The dual residual of the refined step, shape (n_pairs,).
+    z : float64[:]
+        The pairs' reduced costs (duals of x >= 0), shape (n_pairs,).
+    dx : float64[:]
+        Step in x, shape (n_pairs,).
+    x : float64[:]
+        Tasks per eligible pair (the primal iterate), shape (n_pairs,).
+    dz : float64[:]
+        Step in z, shape (n_pairs,).
+    rxz : float64[:]
+        Pairs' complementarity right-hand side, shape (n_pairs,).
+    user_start : int64[:]
+        Shape (n_users + 1,): user n's pairs are ``user_start[n] .. user_start[n + 1] - 1``.
+    chunks : int64[:]
+        User chunk boundaries, shape (n_chunks + 1,) (:func:`.pair_kernels.user_chunks`).
+    """
     e_xz = np.empty(x.shape[0])
     for c in prange(chunks.shape[0] - 1):
         for p in range(user_start[chunks[c]], user_start[chunks[c + 1]]):
@@ -771,17 +1169,35 @@ def _pair_refinement_residuals(e_d, r_dual, z, dx, x, dz, rxz, user_start, chunk
 
 @njit(cache=True, parallel=True)
 def _pair_add(dx, cx, dz, cz, user_start, chunks):
-    """dx += cx and dz += cz in place (the refined direction)."""
+    """dx += cx and dz += cz in place (the refined direction).
+
+    Parameters
+    ----------
+    dx : float64[:]
+        Step in x, shape (n_pairs,); cx added in place.
+    cx : float64[:]
+        Correction to dx, shape (n_pairs,).
+    dz : float64[:]
+        Step in z, shape (n_pairs,); cz added in place.
+    cz : float64[:]
+        Correction to dz, shape (n_pairs,).
+    user_start : int64[:]
+        Shape (n_users + 1,): user n's pairs are ``user_start[n] .. user_start[n + 1] - 1``.
+    chunks : int64[:]
+        User chunk boundaries, shape (n_chunks + 1,) (:func:`.pair_kernels.user_chunks`).
+    """
     for c in prange(chunks.shape[0] - 1):
         for p in range(user_start[chunks[c]], user_start[chunks[c + 1]]):
             dx[p] += cx[p]
             dz[p] += cz[p]
 
 
-def compile_refinement_kernels():
-    """Compile the refinement's parallel pair kernels on one pair (on one chunk they are NumPy: nothing to compile): a
-    solve reaches them only when its residual passes below ``_REFINE_BELOW`` before it converges, which the warm-up's
-    small instances may skip."""
+def compile_refinement_kernels() -> None:
+    """Compile the refinement's parallel pair kernels on one pair.
+
+    On one chunk they are NumPy (nothing to compile); a solve reaches them only when its residual passes below
+    ``_REFINE_BELOW`` before it converges, which the warm-up's small instances may skip.
+    """
     one, user_start, chunks = (
         np.ones(1),
         np.array([0, 1], dtype=np.int64),
@@ -793,7 +1209,13 @@ def compile_refinement_kernels():
 
 @njit(cache=True)
 def _all_finite(v):
-    """Whether every entry of v is finite (stops at the first that is not)."""
+    """Whether every entry of v is finite (stops at the first that is not).
+
+    Parameters
+    ----------
+    v : float64[:]
+        The vector.
+    """
     for p in range(v.shape[0]):
         if not np.isfinite(v[p]):
             return False
@@ -903,23 +1325,48 @@ class MaxminRound(NamedTuple):
 
 
 def maxmin_round_interior_point(
-    demand, capacity, pair_user, pair_server, coef, level, *, tol=1e-10, max_iterations=100
+    demand: ArrayLike,
+    capacity: ArrayLike,
+    pair_user: ArrayLike,
+    pair_server: ArrayLike,
+    coef: ArrayLike,
+    level: ArrayLike,
+    *,
+    tol: float = 1e-10,
+    max_iterations: int = 100,
 ) -> MaxminRound:
-    """Solve one progressive-filling round; returns (x per pair, t, blocked users, diagnostics).
+    """Solve one progressive-filling round of DRFH or TSF by a primal-dual interior-point method (module docstring).
+
+    ``blocked`` marks the active users whose level row is tight in every optimal solution: the
+    strict-complementarity indicator u_n a_n > w_n / (a_n t) of the interior solution (share of the level's dual
+    against relative surplus).
 
     Parameters
     ----------
-    demand : (N, R) per-task demands; capacity : (K, R) server capacities.
-    pair_user, pair_server : (P,) the eligible pairs, grouped by user (``pair_user`` non-decreasing); every
-        pair's server has every resource its user demands.
-    coef : (N,) level per task of each user; level : (N,) NaN for active users, else the frozen level.
-    tol : stopping tolerance on the primal and dual residuals (relative) and the duality gap (relative to
-        max(1, t) in units of the median task count per unit level).
+    demand : array_like
+        Shape (n_users, n_resources): per-task demands.
+    capacity : array_like
+        Shape (n_servers, n_resources): server capacities.
+    pair_user : array_like
+        Shape (n_pairs,): each eligible pair's user, non-decreasing (pairs grouped by user).
+    pair_server : array_like
+        Shape (n_pairs,): each pair's server; every pair's server has every resource its user demands.
+    coef : array_like
+        Shape (n_users,): level per task of each user.
+    level : array_like
+        Shape (n_users,): NaN for active users, else the level they were frozen at.
+    tol : float, default 1e-10
+        Stopping tolerance on the primal and dual residuals (relative) and the duality gap (relative to max(1, t)
+        in units of the median task count per unit level).
+    max_iterations : int, default 100
+        The most interior-point iterations.
 
-    ``blocked`` marks the active users whose level row is tight in every optimal solution: the
-    strict-complementarity indicator u_n a_n > w_n / (a_n t) of the interior solution (share of the level's
-    dual against relative surplus). Diagnostics: iterations, converged, merit (largest scaled residual of the
-    returned iterate), dual_share (u_n a_n).
+    Returns
+    -------
+    MaxminRound
+        ``(tasks, level, blocked, diagnostics)``: x per pair (shape (n_pairs,)), the level t reached, the blocked
+        users (bool, shape (n_users,)), and diagnostics ``iterations``, ``converged``, ``merit`` (largest scaled
+        residual of the returned iterate), ``dual_share`` (u_n a_n).
     """
     n_users, kk = demand.shape
     n_pairs = len(pair_user)

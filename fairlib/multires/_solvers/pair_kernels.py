@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import types
+from collections.abc import Iterator
 
 import numba
 import numpy as np
@@ -47,27 +48,59 @@ PARALLEL_PAIRS = 20_000  # problems with fewer eligible pairs run on one thread
 THREADED_BLAS_FLOPS = 1e10
 
 
-def blas_threads(n: int):
-    """Context setting BLAS to ``n`` threads (inside :func:`one_blas_thread`, for the products above
-    :data:`THREADED_BLAS_FLOPS`). The controller is built once: scanning the loaded libraries costs ~2 ms."""
+def blas_threads(n: int) -> contextlib.AbstractContextManager[object]:
+    """Context setting BLAS to ``n`` threads (inside :func:`one_blas_thread`, for products above the threshold).
+
+    The products above :data:`THREADED_BLAS_FLOPS` use it. The controller is built once: scanning the loaded libraries
+    costs ~2 ms.
+
+    Parameters
+    ----------
+    n : int
+        Number of BLAS threads, >= 1.
+
+    Returns
+    -------
+    threadpoolctl context manager
+        The limit, applied on entering it and undone on leaving.
+    """
     global _BLAS
     if _BLAS is None:
         _BLAS = ThreadpoolController()
     return _BLAS.limit(limits=int(n), user_api="blas")
 
 
-def one_blas_thread():
-    """Context limiting BLAS to one thread. The interior points' dense products and factorisations are small
-    (rows = servers x resources): one thread is faster than two contending with the numba loops between calls
-    (measured 2x on 2 cores)."""
+def one_blas_thread() -> contextlib.AbstractContextManager[object]:
+    """Context limiting BLAS to one thread.
+
+    The interior points' dense products and factorisations are small (rows = servers x resources): one thread is
+    faster than two contending with the numba loops between calls (measured 2x on 2 cores).
+
+    Returns
+    -------
+    threadpoolctl context manager
+        The limit, applied on entering it and undone on leaving.
+    """
     return blas_threads(1)
 
 
 @contextlib.contextmanager
-def numba_threads(n):
-    """numba's thread count set to ``n`` inside the block (restored after). Solvers run small problems with
-    one thread: numba's idle threads spin-wait, so a parallel region with spare threads beside a busy
-    process (sweep workers on the same cores) can be 1,000x slower than the serial loop."""
+def numba_threads(n: int) -> Iterator[None]:
+    """numba's thread count set to ``n`` inside the block (restored after).
+
+    Solvers run small problems with one thread: numba's idle threads spin-wait, so a parallel region with spare
+    threads beside a busy process (sweep workers on the same cores) can be 1,000x slower than the serial loop.
+
+    Parameters
+    ----------
+    n : int
+        Number of numba threads, >= 1 and at most numba's configured maximum.
+
+    Yields
+    ------
+    None
+        Control, with the thread count set.
+    """
     outer = numba.get_num_threads()
     numba.set_num_threads(n)
     try:
@@ -77,9 +110,21 @@ def numba_threads(n):
 
 
 @contextlib.contextmanager
-def parallel_from(n_pairs: int):
-    """:data:`PARALLEL_PAIRS` set to ``n_pairs`` inside the block (restored after): ``python -m fairlib.repro.warm``
-    compiles the parallel kernels on a tiny instance this way."""
+def parallel_from(n_pairs: int) -> Iterator[None]:
+    """:data:`PARALLEL_PAIRS` set to ``n_pairs`` inside the block (restored after).
+
+    ``python -m fairlib.repro.warm`` compiles the parallel kernels on a tiny instance this way.
+
+    Parameters
+    ----------
+    n_pairs : int
+        The pair count from which problems are split over numba threads.
+
+    Yields
+    ------
+    None
+        Control, with the threshold set.
+    """
     global PARALLEL_PAIRS
     outer = PARALLEL_PAIRS
     PARALLEL_PAIRS = n_pairs
@@ -90,10 +135,22 @@ def parallel_from(n_pairs: int):
 
 
 def user_chunks(user_start: np.ndarray) -> np.ndarray:
-    """Boundaries (users) of contiguous user chunks with about equal pair counts, one per numba thread from
-    :data:`PARALLEL_PAIRS` pairs on, else one chunk (a parallel region costs more than it saves on small
-    problems, and far more when other processes hold the cores). Run the kernels inside
-    ``numba_threads(len(chunks) - 1)``."""
+    """Boundaries (users) of contiguous user chunks with about equal pair counts, one per numba thread.
+
+    One chunk per thread from :data:`PARALLEL_PAIRS` pairs on, else one chunk (a parallel region costs more than it
+    saves on small problems, and far more when other processes hold the cores). Run the kernels inside
+    ``numba_threads(len(chunks) - 1)``.
+
+    Parameters
+    ----------
+    user_start : numpy.ndarray
+        Int64, shape (n_users + 1,): user n's pairs are ``user_start[n] .. user_start[n + 1] - 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Int64, shape (n_chunks + 1,): chunk c holds users ``chunks[c] .. chunks[c + 1] - 1``.
+    """
     n_users, n_pairs = len(user_start) - 1, int(user_start[-1])
     threads = numba.get_num_threads() if n_pairs >= PARALLEL_PAIRS else 1
     n_chunks = max(1, min(threads, n_users))
@@ -113,21 +170,34 @@ def serial_twins(
 ) -> tuple[types.SimpleNamespace, types.SimpleNamespace]:
     """Serial copies of a module's parallel kernels and of every kernel that calls one, directly or not.
 
-    numba compiles a kernel together with everything it calls, so one ``parallel=True`` kernel deep in a solver
-    makes the solver's first call compile parallel regions (parfors, thread dispatch) even for a problem that
-    runs on one thread — about half of DRFH's and TSF's cold-start time. The twins run the same source compiled
-    without ``parallel`` (``prange`` is ``range`` there) and call each other, so a problem below
-    :data:`PARALLEL_PAIRS` (one chunk, see :func:`user_chunks`) never compiles a parallel region, and a large one
-    compiles the parallel kernels on first use. Each twin is a copy of the Python function with its own name
-    (``<name>__serial``, hence its own cache file) and a copy of the module's globals in which the chain's names
-    point at the twins. Pass ``globals()`` after the kernels are defined; returns (serial, parallel): the twins
-    and the original kernels of the chain, by name.
-    With one chunk the serial and parallel kernels compute the same values (parallel regions run on one thread,
-    in order; ``tests/test_serial_twins.py`` compares them bit for bit).
+    numba compiles a kernel together with everything it calls, so one ``parallel=True`` kernel deep in a solver makes
+    the solver's first call compile parallel regions (parfors, thread dispatch) even for a problem that runs on one
+    thread — about half of DRFH's and TSF's cold-start time. The twins run the same source compiled without
+    ``parallel`` (``prange`` is ``range`` there) and call each other, so a problem below :data:`PARALLEL_PAIRS` (one
+    chunk, see :func:`user_chunks`) never compiles a parallel region, and a large one compiles the parallel kernels on
+    first use. Each twin is a copy of the Python function with its own name (``<name>__serial``, hence its own cache
+    file) and a copy of the module's globals in which the chain's names point at the twins. With one chunk the serial
+    and parallel kernels compute the same values (parallel regions run on one thread, in order;
+    ``tests/test_serial_twins.py`` compares them bit for bit).
 
-    ``in_numpy``: parallel kernels called only from Python whose one-chunk work NumPy does as well, by name, with
-    the function standing in for each twin (same arguments, same values bit for bit): an element-wise pass gains
-    nothing from compilation on a small problem, and its twin would cost the first call its compilation.
+    Parameters
+    ----------
+    namespace : dict
+        The module's ``globals()``, after its kernels are defined.
+    in_numpy : dict or None, default None
+        Parallel kernels called only from Python whose one-chunk work NumPy does as well, by name, with the function
+        standing in for each twin (same arguments, same values bit for bit): an element-wise pass gains nothing from
+        compilation on a small problem, and its twin would cost the first call its compilation.
+
+    Returns
+    -------
+    tuple of types.SimpleNamespace
+        ``(serial, parallel)``: the twins and the original kernels of the chain, by name.
+
+    Raises
+    ------
+    ValueError
+        When a name in ``in_numpy`` is not a parallel kernel of the module, or some kernel calls it.
     """
     module = namespace["__name__"]
     in_numpy = in_numpy or {}
@@ -188,8 +258,16 @@ def serial_twins(
 
 @njit(cache=True, inline="always")
 def largest(values):
-    """``values.max()`` of a non-empty vector by a loop, without compiling numba's general array reduction (about
-    0.5 s of a first compilation): the same maximum, and a NaN anywhere wins, as there."""
+    """``values.max()`` of a non-empty vector by a loop, without compiling numba's general array reduction.
+
+    That reduction is about 0.5 s of a first compilation; this is the same maximum, and a NaN anywhere wins, as
+    there.
+
+    Parameters
+    ----------
+    values : float64[:]
+        A non-empty vector.
+    """
     top = values[0]
     for i in range(1, values.shape[0]):
         if not (values[i] <= top or np.isnan(top)):
@@ -199,10 +277,17 @@ def largest(values):
 
 @njit(cache=True)
 def sum_chunks(parts):
-    """Σ over the rows of per-chunk partial sums ``parts`` (chunks x size, C-contiguous), added in chunk order from
-    zero: the same additions as ``parts.sum(axis=0)`` compiled, without compiling numba's general axis reduction
+    """Σ over the rows of per-chunk partial sums ``parts``, added in chunk order from zero.
+
+    The same additions as ``parts.sum(axis=0)`` compiled, without compiling numba's general axis reduction
     (its axis checks and error messages cost about a second of every solver's first compilation). Callers pass
-    their parts flattened to two dimensions (``parts.reshape((n_chunks, -1))``): one compilation serves them all."""
+    their parts flattened to two dimensions (``parts.reshape((n_chunks, -1))``): one compilation serves them all.
+
+    Parameters
+    ----------
+    parts : float64[:, :]
+        Per-chunk partial sums, shape (n_chunks, size), C-contiguous.
+    """
     out = np.zeros(parts.shape[1])
     for c in range(parts.shape[0]):
         for j in range(parts.shape[1]):
@@ -212,7 +297,24 @@ def sum_chunks(parts):
 
 @njit(cache=True)
 def row_products(x, pair_rows, coef, n_rows):
-    """A x."""
+    """A x.
+
+    Parameters
+    ----------
+    x : float64[:]
+        One value per pair, shape (n_pairs,).
+    pair_rows : int64[:, :]
+        Shape (n_pairs, K): the constraint rows each pair loads, -1 where the coefficient is zero.
+    coef : float64[:, :]
+        Shape (n_pairs, K): the coefficients.
+    n_rows : int
+        Number of constraint rows.
+
+    Returns
+    -------
+    float64[:]
+        Shape (n_rows,).
+    """
     out = np.zeros(n_rows)
     for p in range(x.shape[0]):
         for k in range(coef.shape[1]):
@@ -223,7 +325,22 @@ def row_products(x, pair_rows, coef, n_rows):
 
 @njit(cache=True)
 def column_products(y, pair_rows, coef):
-    """Aᵀ y per pair."""
+    """Aᵀ y per pair.
+
+    Parameters
+    ----------
+    y : float64[:]
+        One value per constraint row, shape (n_rows,).
+    pair_rows : int64[:, :]
+        Shape (n_pairs, K): the constraint rows each pair loads, -1 where the coefficient is zero.
+    coef : float64[:, :]
+        Shape (n_pairs, K): the coefficients.
+
+    Returns
+    -------
+    float64[:]
+        Shape (n_pairs,).
+    """
     out = np.empty(coef.shape[0])
     for p in range(coef.shape[0]):
         acc = 0.0
@@ -236,7 +353,22 @@ def column_products(y, pair_rows, coef):
 
 @njit(cache=True)
 def user_sums(v, pair_user, n_users):
-    """E v."""
+    """E v.
+
+    Parameters
+    ----------
+    v : float64[:]
+        One value per pair, shape (n_pairs,).
+    pair_user : int64[:]
+        Each pair's user, shape (n_pairs,).
+    n_users : int
+        Number of users.
+
+    Returns
+    -------
+    float64[:]
+        Shape (n_users,).
+    """
     out = np.zeros(n_users)
     for p in range(v.shape[0]):
         out[pair_user[p]] += v[p]

@@ -477,6 +477,7 @@ class _NewtonSystem:
     thread."""
 
     def __init__(self, system: _PairSystem, x, y, z, s, u, symmetric):
+        """Form and factorise the reduced Newton system at the iterate (x, y, z, s, u) of ``system``."""
         self.system, self.x, self.y, self.z, self.s, self.u = system, x, y, z, s, u
         if system.parallel:
             self.d_inv, self.beta, reduced, v1, vub = parallel.newton_parts(

@@ -70,6 +70,39 @@ def _shares_chunk(
     share,
     use,
 ):
+    """Logit shares, tasks and constraint use of users ``n_lo .. n_hi - 1`` (one chunk of :func:`_shares`).
+
+    Parameters
+    ----------
+    q : float64[:]
+        Log-prices q_i, shape (n_servers,).
+    inv_price : float64[:]
+        e^-q, shape (n_servers,).
+    mu : float
+        The logit temperature μ > 0.
+    n_lo : int
+        First user of the chunk.
+    n_hi : int
+        One past the chunk's last user.
+    user_start : int64[:]
+        Shape (n_users + 1,): user n's pairs are ``user_start[n] .. user_start[n + 1] - 1``.
+    pair_server : int64[:]
+        Each pair's server, shape (n_pairs,).
+    log_gamma : float64[:]
+        log γ of each pair, shape (n_pairs,).
+    gamma : float64[:]
+        γ of each pair (monopoly tasks), shape (n_pairs,).
+    weight : float64[:]
+        Each user's budget φ_n (its weight), shape (n_users,).
+    load : float64[:, :]
+        Shape (n_pairs, K): per-task use of each server constraint over its capacity.
+    x : float64[:]
+        Output: tasks per pair, shape (n_pairs,).
+    share : float64[:]
+        Output: each pair's share π of its user's budget, shape (n_pairs,).
+    use : float64[:, :]
+        Shape (n_servers, K): each server constraint's use, accumulated here.
+    """
     for n in range(n_lo, n_hi):
         lo, hi = user_start[n], user_start[n + 1]
         best = -np.inf
@@ -98,7 +131,35 @@ def _shares_chunk(
 def _shares_over_chunks(
     q, inv_price, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, x, share
 ):
-    """:func:`_shares_chunk` per user chunk, each into its own part; returns the summed use."""
+    """:func:`_shares_chunk` per user chunk, each into its own part; returns the summed use.
+
+    Parameters
+    ----------
+    q : float64[:]
+        Log-prices q_i, shape (n_servers,).
+    inv_price : float64[:]
+        e^-q, shape (n_servers,).
+    mu : float
+        The logit temperature μ > 0.
+    user_start : int64[:]
+        Shape (n_users + 1,): user n's pairs are ``user_start[n] .. user_start[n + 1] - 1``.
+    pair_server : int64[:]
+        Each pair's server, shape (n_pairs,).
+    log_gamma : float64[:]
+        log γ of each pair, shape (n_pairs,).
+    gamma : float64[:]
+        γ of each pair (monopoly tasks), shape (n_pairs,).
+    weight : float64[:]
+        Each user's budget φ_n (its weight), shape (n_users,).
+    load : float64[:, :]
+        Shape (n_pairs, K): per-task use of each server constraint over its capacity.
+    chunk_start : int64[:]
+        User chunk boundaries, shape (n_chunks + 1,) (:func:`.pair_kernels.user_chunks`).
+    x : float64[:]
+        Tasks per pair, shape (n_pairs,).
+    share : float64[:]
+        Each pair's share π of its user's budget, shape (n_pairs,).
+    """
     parts = np.zeros((chunk_start.shape[0] - 1, q.shape[0], load.shape[1]))
     for c in prange(chunk_start.shape[0] - 1):
         _shares_chunk(
@@ -125,7 +186,33 @@ def _shares(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chun
     """Logit shares of every user's budget and the tasks they buy, x[p] = φ_n π_p γ_p / p_i, and the servers'
     use[i, k] = Σ_n x[n, i] load[n, i, k] (load = per-task use / capacity), over user chunks (in parallel when
     there are several; one chunk runs the serial twins: see :func:`.pair_kernels.serial_twins`).
-    Shares below e^-40 (under the Jacobian's floor) are zero, which skips their exponentials."""
+    Shares below e^-40 (under the Jacobian's floor) are zero, which skips their exponentials.
+
+    Parameters
+    ----------
+    q : float64[:]
+        Log-prices q_i, shape (n_servers,).
+    mu : float
+        The logit temperature μ > 0.
+    user_start : int64[:]
+        Shape (n_users + 1,): user n's pairs are ``user_start[n] .. user_start[n + 1] - 1``.
+    pair_server : int64[:]
+        Each pair's server, shape (n_pairs,).
+    log_gamma : float64[:]
+        log γ of each pair, shape (n_pairs,).
+    gamma : float64[:]
+        γ of each pair (monopoly tasks), shape (n_pairs,).
+    weight : float64[:]
+        Each user's budget φ_n (its weight), shape (n_users,).
+    load : float64[:, :]
+        Shape (n_pairs, K): per-task use of each server constraint over its capacity.
+    chunk_start : int64[:]
+        User chunk boundaries, shape (n_chunks + 1,) (:func:`.pair_kernels.user_chunks`).
+    x : float64[:]
+        Tasks per pair, shape (n_pairs,).
+    share : float64[:]
+        Each pair's share π of its user's budget, shape (n_pairs,).
+    """
     return _shares_over_chunks(
         q,
         np.exp(-q),
@@ -144,7 +231,19 @@ def _shares(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chun
 
 @njit(cache=True)
 def _residual(use, has_pairs, binding, fullness):
-    """F_i = log(max_k use[i, k]); binding[i] = its argmax. Servers without pairs: F = 0."""
+    """F_i = log(max_k use[i, k]); binding[i] = its argmax. Servers without pairs: F = 0.
+
+    Parameters
+    ----------
+    use : float64[:, :]
+        Shape (n_servers, K): each server constraint's use.
+    has_pairs : bool[:]
+        Whether each server has a usable pair, shape (n_servers,).
+    binding : int64[:]
+        Output: each server's most used constraint, shape (n_servers,).
+    fullness : float64[:]
+        Output: each server's use of it, shape (n_servers,).
+    """
     n_servers = use.shape[0]
     res = np.zeros(n_servers)
     for i in range(n_servers):
@@ -165,7 +264,13 @@ def _residual(use, has_pairs, binding, fullness):
 @njit(cache=True)
 def _norms(res):
     """(max |F_i|, √Σ F_i²) in one pass: the additions of numba's ``np.sum`` (in order from 0) and the maximum of
-    ``np.abs(res).max()`` (a NaN wins), without compiling either."""
+    ``np.abs(res).max()`` (a NaN wins), without compiling either.
+
+    Parameters
+    ----------
+    res : float64[:]
+        The residuals F, shape (n_servers,).
+    """
     largest = 0.0
     squares = 0.0
     for i in range(res.shape[0]):
@@ -178,6 +283,29 @@ def _norms(res):
 
 @njit(cache=True, inline="always")
 def _coupling_chunk(n_lo, n_hi, x, share, user_start, pair_server, load, binding, out):
+    """The price coupling of users ``n_lo .. n_hi - 1`` by loops over each user's pairs above the share floor.
+
+    Parameters
+    ----------
+    n_lo : int
+        First user of the chunk.
+    n_hi : int
+        One past the chunk's last user.
+    x : float64[:]
+        Tasks per pair, shape (n_pairs,).
+    share : float64[:]
+        Each pair's share π of its user's budget, shape (n_pairs,).
+    user_start : int64[:]
+        Shape (n_users + 1,): user n's pairs are ``user_start[n] .. user_start[n + 1] - 1``.
+    pair_server : int64[:]
+        Each pair's server, shape (n_pairs,).
+    load : float64[:, :]
+        Shape (n_pairs, K): per-task use of each server constraint over its capacity.
+    binding : int64[:]
+        Each server's most used constraint, shape (n_servers,).
+    out : float64[:, :]
+        The chunk's coupling part, shape (n_servers, n_servers), accumulated here.
+    """
     picked = np.empty(user_start[n_hi] - user_start[n_lo], dtype=np.int64)
     for n in range(n_lo, n_hi):
         count = 0
@@ -197,6 +325,35 @@ def _coupling_chunk(n_lo, n_hi, x, share, user_start, pair_server, load, binding
 def _coupling_block(
     n_lo, n_hi, dense, x, share, user_start, pair_server, load, binding, dense_u, dense_s, out
 ):
+    """The price coupling of users ``n_lo .. n_hi - 1``: by the loops, or by one dense product when ``dense``.
+
+    Parameters
+    ----------
+    n_lo : int
+        First user of the chunk.
+    n_hi : int
+        One past the chunk's last user.
+    dense : bool
+        Whether to form the coupling by one dense product (else by per-user loops).
+    x : float64[:]
+        Tasks per pair, shape (n_pairs,).
+    share : float64[:]
+        Each pair's share π of its user's budget, shape (n_pairs,).
+    user_start : int64[:]
+        Shape (n_users + 1,): user n's pairs are ``user_start[n] .. user_start[n + 1] - 1``.
+    pair_server : int64[:]
+        Each pair's server, shape (n_pairs,).
+    load : float64[:, :]
+        Shape (n_pairs, K): per-task use of each server constraint over its capacity.
+    binding : int64[:]
+        Each server's most used constraint, shape (n_servers,).
+    dense_u : float64[:, :]
+        Scratch, shape (n_users, n_servers): x load on the binding constraint.
+    dense_s : float64[:, :]
+        Scratch, shape (n_users, n_servers): the shares.
+    out : float64[:, :]
+        The chunk's coupling part, shape (n_servers, n_servers), accumulated here.
+    """
     if not dense:
         _coupling_chunk(n_lo, n_hi, x, share, user_start, pair_server, load, binding, out)
         return
@@ -224,7 +381,33 @@ def _coupling_over_chunks(
     dense_u,
     dense_s,
 ):
-    """:func:`_coupling_block` per user chunk, each into its own part; returns the summed coupling."""
+    """:func:`_coupling_block` per user chunk, each into its own part; returns the summed coupling.
+
+    Parameters
+    ----------
+    dense : bool
+        Whether to form the coupling by one dense product (else by per-user loops).
+    x : float64[:]
+        Tasks per pair, shape (n_pairs,).
+    share : float64[:]
+        Each pair's share π of its user's budget, shape (n_pairs,).
+    user_start : int64[:]
+        Shape (n_users + 1,): user n's pairs are ``user_start[n] .. user_start[n + 1] - 1``.
+    pair_server : int64[:]
+        Each pair's server, shape (n_pairs,).
+    load : float64[:, :]
+        Shape (n_pairs, K): per-task use of each server constraint over its capacity.
+    binding : int64[:]
+        Each server's most used constraint, shape (n_servers,).
+    n_servers : int
+        Number of servers.
+    chunk_start : int64[:]
+        User chunk boundaries, shape (n_chunks + 1,) (:func:`.pair_kernels.user_chunks`).
+    dense_u : float64[:, :]
+        Scratch, shape (n_users, n_servers): x load on the binding constraint.
+    dense_s : float64[:, :]
+        Scratch, shape (n_users, n_servers): the shares.
+    """
     parts = np.zeros((chunk_start.shape[0] - 1, n_servers, n_servers))
     for c in prange(chunk_start.shape[0] - 1):
         _coupling_block(
@@ -251,7 +434,13 @@ def _scattered_update_cost(n_servers):
     floor: 15 at 100 servers, 22 at 300, 30 at 500 and 50 at 1,000, as the dense product gains on larger matrices
     and the scattered updates leave the caches (a coupling matrix of 1,000 servers is 8 MB). With 16 at every size,
     PS-DSF at 10⁴ x 10³ ran 25 of its 30 couplings by the loops, at twice the time of the product. Up to 256 servers
-    the choice, and so every allocation there, is what it was."""
+    the choice, and so every allocation there, is what it was.
+
+    Parameters
+    ----------
+    n_servers : int
+        Number of servers.
+    """
     return 16.0 * max(1.0, n_servers / 256.0) ** 0.8
 
 
@@ -262,7 +451,31 @@ def _price_coupling(
     """coupling[i, j] = Σ_n x[n, i] load[n, i, binding_i] π[n, j]. Pairs with a share below the floor
     contribute nothing; when few remain (small μ) loops over each user's remaining pairs are cheaper than one
     dense (users x servers) product (:func:`_scattered_update_cost`). User chunks in parallel when there are
-    several."""
+    several.
+
+    Parameters
+    ----------
+    x : float64[:]
+        Tasks per pair, shape (n_pairs,).
+    share : float64[:]
+        Each pair's share π of its user's budget, shape (n_pairs,).
+    user_start : int64[:]
+        Shape (n_users + 1,): user n's pairs are ``user_start[n] .. user_start[n + 1] - 1``.
+    pair_server : int64[:]
+        Each pair's server, shape (n_pairs,).
+    load : float64[:, :]
+        Shape (n_pairs, K): per-task use of each server constraint over its capacity.
+    binding : int64[:]
+        Each server's most used constraint, shape (n_servers,).
+    n_servers : int
+        Number of servers.
+    chunk_start : int64[:]
+        User chunk boundaries, shape (n_chunks + 1,) (:func:`.pair_kernels.user_chunks`).
+    dense_u : float64[:, :]
+        Scratch, shape (n_users, n_servers): x load on the binding constraint.
+    dense_s : float64[:, :]
+        Scratch, shape (n_users, n_servers): the shares.
+    """
     n_users = user_start.shape[0] - 1
     work = 0
     for n in range(n_users):
@@ -289,7 +502,21 @@ def _price_coupling(
 
 @njit(cache=True)
 def _newton_matrix(coupling, fullness, has_pairs, diagonal, scale):
-    """diag(diagonal) + scale · diag(1/fullness) · coupling on servers with pairs; -1 on the others."""
+    """diag(diagonal) + scale · diag(1/fullness) · coupling on servers with pairs; -1 on the others.
+
+    Parameters
+    ----------
+    coupling : float64[:, :]
+        The price coupling, shape (n_servers, n_servers).
+    fullness : float64[:]
+        Each server's use of its binding constraint, shape (n_servers,).
+    has_pairs : bool[:]
+        Whether each server has a usable pair, shape (n_servers,).
+    diagonal : float
+        Added to the matrix's diagonal.
+    scale : float
+        Factor of the coupling term.
+    """
     n = coupling.shape[0]
     mat = np.zeros((n, n))
     for i in range(n):
@@ -308,6 +535,35 @@ def _newton_matrix(coupling, fullness, has_pairs, diagonal, scale):
 def _derivative_chunk(
     q, mu, n_lo, n_hi, user_start, pair_server, log_gamma, load, x, share, binding, out
 ):
+    """∂F/∂μ's sum over users ``n_lo .. n_hi - 1`` (one chunk of :func:`_derivative_over_chunks`).
+
+    Parameters
+    ----------
+    q : float64[:]
+        Log-prices q_i, shape (n_servers,).
+    mu : float
+        The logit temperature μ > 0.
+    n_lo : int
+        First user of the chunk.
+    n_hi : int
+        One past the chunk's last user.
+    user_start : int64[:]
+        Shape (n_users + 1,): user n's pairs are ``user_start[n] .. user_start[n + 1] - 1``.
+    pair_server : int64[:]
+        Each pair's server, shape (n_pairs,).
+    log_gamma : float64[:]
+        log γ of each pair, shape (n_pairs,).
+    load : float64[:, :]
+        Shape (n_pairs, K): per-task use of each server constraint over its capacity.
+    x : float64[:]
+        Tasks per pair, shape (n_pairs,).
+    share : float64[:]
+        Each pair's share π of its user's budget, shape (n_pairs,).
+    binding : int64[:]
+        Each server's most used constraint, shape (n_servers,).
+    out : float64[:]
+        The chunk's derivative part, shape (n_servers,), accumulated here.
+    """
     for n in range(n_lo, n_hi):
         lo, hi = user_start[n], user_start[n + 1]
         best = -np.inf
@@ -328,7 +584,31 @@ def _derivative_chunk(
 def _derivative_over_chunks(
     q, mu, user_start, pair_server, log_gamma, load, x, share, binding, chunk_start
 ):
-    """:func:`_derivative_chunk` per user chunk, each into its own part; returns the summed derivative."""
+    """:func:`_derivative_chunk` per user chunk, each into its own part; returns the summed derivative.
+
+    Parameters
+    ----------
+    q : float64[:]
+        Log-prices q_i, shape (n_servers,).
+    mu : float
+        The logit temperature μ > 0.
+    user_start : int64[:]
+        Shape (n_users + 1,): user n's pairs are ``user_start[n] .. user_start[n + 1] - 1``.
+    pair_server : int64[:]
+        Each pair's server, shape (n_pairs,).
+    log_gamma : float64[:]
+        log γ of each pair, shape (n_pairs,).
+    load : float64[:, :]
+        Shape (n_pairs, K): per-task use of each server constraint over its capacity.
+    x : float64[:]
+        Tasks per pair, shape (n_pairs,).
+    share : float64[:]
+        Each pair's share π of its user's budget, shape (n_pairs,).
+    binding : int64[:]
+        Each server's most used constraint, shape (n_servers,).
+    chunk_start : int64[:]
+        User chunk boundaries, shape (n_chunks + 1,) (:func:`.pair_kernels.user_chunks`).
+    """
     parts = np.zeros((chunk_start.shape[0] - 1, q.shape[0]))
     for c in prange(chunk_start.shape[0] - 1):
         _derivative_chunk(
@@ -364,7 +644,35 @@ def _mu_derivative(
     chunk_start,
 ):
     """∂F/∂μ at fixed prices: log π[n, i] moves by -(z[n, i] - Σ_j π[n, j] z[n, j]) / μ with
-    z = (v - max v) / μ."""
+    z = (v - max v) / μ.
+
+    Parameters
+    ----------
+    q : float64[:]
+        Log-prices q_i, shape (n_servers,).
+    mu : float
+        The logit temperature μ > 0.
+    user_start : int64[:]
+        Shape (n_users + 1,): user n's pairs are ``user_start[n] .. user_start[n + 1] - 1``.
+    pair_server : int64[:]
+        Each pair's server, shape (n_pairs,).
+    log_gamma : float64[:]
+        log γ of each pair, shape (n_pairs,).
+    load : float64[:, :]
+        Shape (n_pairs, K): per-task use of each server constraint over its capacity.
+    x : float64[:]
+        Tasks per pair, shape (n_pairs,).
+    share : float64[:]
+        Each pair's share π of its user's budget, shape (n_pairs,).
+    binding : int64[:]
+        Each server's most used constraint, shape (n_servers,).
+    fullness : float64[:]
+        Each server's use of its binding constraint, shape (n_servers,).
+    has_pairs : bool[:]
+        Whether each server has a usable pair, shape (n_servers,).
+    chunk_start : int64[:]
+        User chunk boundaries, shape (n_chunks + 1,) (:func:`.pair_kernels.user_chunks`).
+    """
     out = _derivative_over_chunks(
         q, mu, user_start, pair_server, log_gamma, load, x, share, binding, chunk_start
     )
@@ -375,7 +683,23 @@ def _mu_derivative(
 
 @njit(cache=True)
 def _newton_solve(coupling, fullness, has_pairs, diagonal, scale, rhs):
-    """The Newton system :func:`_newton_matrix` (coupling, fullness, has_pairs, diagonal, scale) x = rhs."""
+    """The Newton system :func:`_newton_matrix` (coupling, fullness, has_pairs, diagonal, scale) x = rhs.
+
+    Parameters
+    ----------
+    coupling : float64[:, :]
+        The price coupling, shape (n_servers, n_servers).
+    fullness : float64[:]
+        Each server's use of its binding constraint, shape (n_servers,).
+    has_pairs : bool[:]
+        Whether each server has a usable pair, shape (n_servers,).
+    diagonal : float
+        Added to the matrix's diagonal.
+    scale : float
+        Factor of the coupling term.
+    rhs : float64[:]
+        Right-hand side, shape (n_servers,).
+    """
     return solve(_newton_matrix(coupling, fullness, has_pairs, diagonal, scale), rhs)
 
 
@@ -552,7 +876,25 @@ def _continuation(
 @njit(cache=True)
 def _polish_start(q, x_all, user_start, pair_server, gamma, load, drop):
     """The pairs the polish keeps (a share at least ``drop`` of its user's total), grouped by user: (kept pair
-    indices, kept_start per user, their x, server, load rows, 1/γ, and the server prices e^q)."""
+    indices, kept_start per user, their x, server, load rows, 1/γ, and the server prices e^q).
+
+    Parameters
+    ----------
+    q : float64[:]
+        Log-prices q_i, shape (n_servers,).
+    x_all : float64[:]
+        Tasks per pair at the last root, shape (n_pairs,).
+    user_start : int64[:]
+        Shape (n_users + 1,): user n's pairs are ``user_start[n] .. user_start[n + 1] - 1``.
+    pair_server : int64[:]
+        Each pair's server, shape (n_pairs,).
+    gamma : float64[:]
+        γ of each pair (monopoly tasks), shape (n_pairs,).
+    load : float64[:, :]
+        Shape (n_pairs, K): per-task use of each server constraint over its capacity.
+    drop : float
+        Pairs below this fraction of their user's total are dropped.
+    """
     n_users = user_start.shape[0] - 1
     n_pairs = pair_server.shape[0]
     kept = np.empty(n_pairs, dtype=np.int64)
@@ -604,7 +946,37 @@ def _polish_state(
 ):
     """The polish's residuals at x: each server's unfilled fraction of its binding constraint (``binding``,
     ``fullness`` updated in place) and each user's unspent budget (``budget_gap``, ``spent``; ``spend`` becomes
-    its spending shares). Returns (the largest of them, relative to the budget for budgets; the fill gaps)."""
+    its spending shares). Returns (the largest of them, relative to the budget for budgets; the fill gaps).
+
+    Parameters
+    ----------
+    x : float64[:]
+        Tasks per kept pair, shape (n_kept,).
+    server : int64[:]
+        Each kept pair's server, shape (n_kept,).
+    kept_load : float64[:, :]
+        Each kept pair's load rows, shape (n_kept, K).
+    kept_start : int64[:]
+        Shape (n_users + 1,): user n's kept pairs are ``kept_start[n] .. kept_start[n + 1] - 1``.
+    inv_gamma : float64[:]
+        1/γ of each kept pair, shape (n_kept,).
+    price : float64[:]
+        Server prices e^q, shape (n_servers,).
+    weight : float64[:]
+        Each user's budget φ_n (its weight), shape (n_users,).
+    has_pairs : bool[:]
+        Whether each server has a usable pair, shape (n_servers,).
+    binding : int64[:]
+        Each server's most used constraint, shape (n_servers,).
+    fullness : float64[:]
+        Each server's use of its binding constraint, shape (n_servers,).
+    spend : float64[:]
+        Each kept pair's spending share, shape (n_kept,).
+    budget_gap : float64[:]
+        Each user's unspent budget, shape (n_users,).
+    spent : float64[:]
+        Each user's spending, shape (n_users,).
+    """
     n_servers = has_pairs.shape[0]
     use = np.zeros((n_servers, kept_load.shape[1]))
     for a in range(x.shape[0]):
@@ -648,7 +1020,39 @@ def _polish_step(
     kappa,
     price,
 ):
-    """One Newton step of the polish: ``x`` and ``price`` updated in place (multiplicatively)."""
+    """One Newton step of the polish: ``x`` and ``price`` updated in place (multiplicatively).
+
+    Parameters
+    ----------
+    coupling : float64[:, :]
+        The price coupling, shape (n_servers, n_servers).
+    fill_gap : float64[:]
+        Each server's unfilled fraction of its binding constraint, shape (n_servers,).
+    budget_gap : float64[:]
+        Each user's unspent budget, shape (n_users,).
+    spent : float64[:]
+        Each user's spending, shape (n_users,).
+    spend : float64[:]
+        Each kept pair's spending share, shape (n_kept,).
+    x : float64[:]
+        Tasks per kept pair, shape (n_kept,); updated in place.
+    server : int64[:]
+        Each kept pair's server, shape (n_kept,).
+    kept_load : float64[:, :]
+        Each kept pair's load rows, shape (n_kept, K).
+    kept_start : int64[:]
+        Shape (n_users + 1,): user n's kept pairs are ``kept_start[n] .. kept_start[n + 1] - 1``.
+    binding : int64[:]
+        Each server's most used constraint, shape (n_servers,).
+    fullness : float64[:]
+        Each server's use of its binding constraint, shape (n_servers,).
+    has_pairs : bool[:]
+        Whether each server has a usable pair, shape (n_servers,).
+    kappa : float
+        κ = 1 + 1/μ, the polish Newton system's coefficient.
+    price : float64[:]
+        Server prices, shape (n_servers,); updated in place.
+    """
     n_servers = has_pairs.shape[0]
     # rhs: fill_gap - Σ_n x load (budget_gap / spent)
     rhs = fill_gap.copy()
@@ -783,18 +1187,45 @@ def psdsf_market(
     factor: float = 0.1,
     stage_tol: float = 10.0,
 ) -> MarketSolution:
-    """PS-DSF tasks[user, server] by the smoothed market (module docstring), one VDS level per server: the
-    caller checks that every usable user loads a full constraint (:func:`.psdsf.psdsf` does).
+    """PS-DSF tasks[user, server] by the smoothed market (module docstring), one VDS level per server.
 
-    Parameters: ``mu_final`` — last temperature (Definition 4 holds to ~3 mu_final); ``drop`` — shares below
-    this fraction of a user's total are zeroed before the polish; ``max_newton`` — cap on Newton steps;
-    ``factor`` — ratio between consecutive temperatures; ``stage_tol`` — a stage ends once |F|_inf <
-    stage_tol · μ (its root is only the next stage's start).
+    The caller checks that every usable user loads a full constraint (:func:`.psdsf.psdsf` does).
 
-    Returns (tasks, diagnostics): ``newton_iterations``, ``evaluations`` (of the price equations),
-    ``stages``, ``retries`` (stages re-run closer to the last root), ``mu``, ``stage_residual`` (|F|_inf at
-    the last stage), ``residual`` (largest unfilled fraction of a server or unspent fraction of a budget
-    after the polish) and ``converged`` (residual below 1e-9)."""
+    Parameters
+    ----------
+    cluster : Cluster
+        The cluster.
+    time_shared : bool, default False
+        Time-shared servers (one constraint per server, Σ_n x[n, i] / γ[n, i] <= 1) instead of divisible ones.
+    mu_final : float, default 1e-10
+        The last temperature, in (0, 1) (Definition 4 holds to ~3 mu_final).
+    drop : float, default 1e-7
+        Shares below this fraction of a user's total are zeroed before the polish, in (0, 1).
+    max_newton : int, default 500
+        Cap on Newton steps, >= 1.
+    factor : float, default 0.1
+        Ratio between consecutive temperatures, in (0, 1).
+    stage_tol : float, default 10.0
+        A stage ends once |F|_inf < stage_tol · μ (its root is only the next stage's start), > 0.
+
+    Returns
+    -------
+    MarketSolution
+        ``(tasks, diagnostics)``: tasks of shape (n_users, n_servers); diagnostics ``newton_iterations``,
+        ``evaluations`` (of the price equations), ``stages``, ``retries`` (stages re-run closer to the last root),
+        ``mu``, ``stage_residual`` (|F|_inf at the last stage), ``residual`` (largest unfilled fraction of a server or
+        unspent fraction of a budget after the polish) and ``converged`` (residual below 1e-9).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``cluster`` is not a Cluster or an option is out of range.
+
+    References
+    ----------
+    .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and Fair
+       Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, Definition 4.
+    """
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
     for name, value, low, high in (

@@ -435,6 +435,7 @@ EQUILIBRIUM_RESIDUAL = 1e-6
 
 
 def _equilibrium_cell(seed, instance, kind, alphas, n_users, n_servers, n_resources, weighted):
+    """One random cluster's PF-VDS equilibria at every α, with and without time sharing: one row each."""
     from ..._jit import compiled
 
     cluster = random_cluster(

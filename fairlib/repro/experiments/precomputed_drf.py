@@ -318,6 +318,7 @@ def _profile_cell(
     edges,
     **_,
 ):
+    """One random single pool: per bin of dominant-share rate, how many users get fewer tasks from DRF than PDRF."""
     d, cap = random_single_pool(
         np.random.default_rng(seed), n_users, n_resources, reserve_range, demand_range
     )
