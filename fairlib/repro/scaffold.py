@@ -487,6 +487,30 @@ def paper_from_options(
     """The :class:`~fairlib.repro.catalog.Paper` the command line describes: ``authors`` as ``"Family, Given; Family,
     Given"``; a ScaffoldError naming the option otherwise.
 
+    Parameters
+    ----------
+    authors : str
+        ``--authors``: ``"Family, Given"`` pairs separated by ``;``, in the paper's order.
+    title : str
+        ``--title``.
+    year : int or str
+        ``--year``.
+    venue_kind : str
+        ``--venue-kind``: ``"conference-paper"`` or ``"article"``.
+    venue : str
+        ``--venue``.
+    url : str
+        ``--url``.
+    notes : str
+        ``--notes``.
+
+    Returns
+    -------
+    Paper
+        The paper's metadata.
+
+    Examples
+    --------
     >>> paper_from_options("Johari, Ramesh; Tsitsiklis, John N.", "Efficiency loss in a network resource allocation "
     ...                    "game", "2004", "article", "Mathematics of Operations Research",
     ...                    "https://doi.org/10.1287/moor.1040.0091").authors
@@ -583,7 +607,26 @@ def scaffold_paper(
     """Create a new paper's notebook, claims registry, experiment driver and findings test, catalogue entries and docs
     sections, and render the README and CITATION.cff (see the module docstring); returns the paths written, relative
     to ``root``. ``paper`` is its metadata (:func:`paper_from_options` reads the command line's); ``citation``, the
-    notebook's citation line, defaults to :attr:`Paper.citation <fairlib.repro.catalog.Paper.citation>`."""
+    notebook's citation line, defaults to :attr:`Paper.citation <fairlib.repro.catalog.Paper.citation>`.
+
+    Parameters
+    ----------
+    key : str
+        The paper's key, a lower-case name (``smith2024``).
+    paper : Paper
+        Its metadata.
+    driver : str
+        The experiment driver's module name.
+    citation : str, optional
+        The notebook's citation line.
+    root : pathlib.Path, optional
+        The checkout to work on (default: this one).
+
+    Returns
+    -------
+    list of str
+        The paths written, relative to ``root``.
+    """
     root = Path(root) if root is not None else paths.ROOT
     key = _check_name(key, "KEY")
     driver = _check_name(driver, "--driver")
@@ -767,7 +810,20 @@ def _ledger_without(w: _Writer, key: str) -> None:
 
 def remove_paper(key: str, *, root: Path | None = None) -> list[str]:
     """Undo :func:`scaffold_paper` for ``key`` (and remove its outputs, its rows of the aggregated ledger included),
-    then render the README and CITATION.cff again; returns the paths removed or edited."""
+    then render the README and CITATION.cff again; returns the paths removed or edited.
+
+    Parameters
+    ----------
+    key : str
+        The paper's key.
+    root : pathlib.Path, optional
+        The checkout to work on (default: this one).
+
+    Returns
+    -------
+    list of str
+        The paths removed or edited, relative to ``root``.
+    """
     root = Path(root) if root is not None else paths.ROOT
     key = _check_name(key, "KEY")
     w = _Writer(root)
@@ -1599,7 +1655,28 @@ def scaffold_mechanism(
 ) -> list[str]:
     """Create mechanism ``name`` (``kind``: ``"pooled"``, ``"multi_server"``, ``"game"`` or ``"model"``, a game
     on a model of its own, whose instance type is the class ``model``): module, export, registration, reference
-    and test (see the module docstring); returns the paths written, relative to ``root``."""
+    and test (see the module docstring); returns the paths written, relative to ``root``.
+
+    Parameters
+    ----------
+    name : str
+        The function's name, a lower-case identifier.
+    kind : {"pooled", "multi_server", "game", "model"}
+        What it is.
+    label : str, optional
+        Its name in legends and tables (default ``name``), at most 40 characters.
+    paper : str, optional
+        The key of the paper whose loop runs its tests.
+    model : str, optional
+        With kind ``"model"``: the instance type's class name.
+    root : pathlib.Path, optional
+        The checkout to work on (default: this one).
+
+    Returns
+    -------
+    list of str
+        The paths written, relative to ``root``.
+    """
     root = Path(root) if root is not None else paths.ROOT
     name = _check_name(name, "NAME")
     if kind not in ("pooled", "multi_server", "game", "model"):
@@ -1799,7 +1876,18 @@ def _scaffold_cluster_mechanism(
 
 
 def main(argv=None) -> int:
-    """Command line (see the module docstring)."""
+    """Command line (see the module docstring).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default: the process's).
+
+    Returns
+    -------
+    int
+        The exit status: 0, or 2 for a refused call.
+    """
     ap = argparse.ArgumentParser(
         prog="python -m fairlib.repro.scaffold", description=__doc__.split("\n")[0]
     )
