@@ -10,9 +10,9 @@
 #   make test-paper KEY=<key>   one paper's loop, every test its files can affect (so green here is green in make
 #               test): ruff, mypy, its tests (fairlib/repro/catalog.py), the repository-wide checks (catalog.PAPER_CHECKS:
 #               notebook form and quick run, import graph, guide, docs and README blocks, book, citation, claims
-#               registries, warm-up), the doctests, API contract and own tests of every module it adds or changes,
-#               and the registry-wide tests of the mechanisms and games it introduces; every step runs, the exit
-#               status says whether all passed
+#               registries, warm-up), the doctests, API contract, numpydoc docstrings and own tests of every module
+#               it adds or changes, and the registry-wide tests of the mechanisms and games it introduces; every
+#               step runs, the exit status says whether all passed
 #   make site   build the book (build/site/index.html; Jupyter Book, book/) from the committed executed
 #               notebooks in executed/, the claims ledger and docs/; nothing is re-executed, so it installs
 #               the packages (.venv) and registers the 'fairlib' Jupyter kernel but compiles no numba kernel; it
@@ -95,7 +95,7 @@ test-paper: $(STAMP) $(CFFCONVERT)
 	  $$tests --paper $(KEY) || status=1; \
 	if [ -n "$$modules" ]; then $(BIN)/python -m pytest -p no:cacheprovider --doctest-modules $$modules || status=1; \
 	  $(BIN)/python -m pytest -p no:cacheprovider -o addopts="-ra --strict-markers" tests/test_api_contract.py \
-	  --contract-modules "$$(echo $$modules)" || status=1; fi; \
+	  tests/test_docstrings.py --contract-modules "$$(echo $$modules)" || status=1; fi; \
 	if [ -n "$$mechs" ]; then $(BIN)/python -m pytest -p no:cacheprovider -o addopts="-ra --strict-markers" \
 	  -m "registry or games" -k "$$mechs" tests || status=1; fi; \
 	set +x; if [ $$status -ne 0 ]; then echo "make test-paper: some step failed (every step ran; see above)"; fi; \

@@ -37,9 +37,10 @@ def pytest_addoption(parser):
         "--contract-modules",
         default="",
         metavar="FILES",
-        help="tests/test_api_contract.py probes only the public callables defined in these fairlib "
-        "source files (paths relative to the repository, separated by spaces, commas or newlines: "
-        "what `python -m fairlib.repro.catalog --modules KEY` prints; make test-paper passes them)",
+        help="tests/test_api_contract.py probes, and tests/test_docstrings.py checks, only the public "
+        "callables (and kernels) defined in these fairlib source files (paths relative to the "
+        "repository, separated by spaces, commas or newlines: what `python -m fairlib.repro.catalog "
+        "--modules KEY` prints; make test-paper passes them)",
     )
 
 
@@ -67,6 +68,24 @@ def _defined_in(item) -> str | None:
     if target is None:
         return None
     module = inspect.getmodule(target.owner if target.owner is not None else target.obj)
+    return getattr(module, "__file__", None)
+
+
+def _documented_in(item) -> str | None:
+    """The source file that defines the callable a docstring test checks (None for the file's other tests)."""
+    import inspect
+    import sys
+
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if "func" in params:  # a kernel's Python function, or a registered mechanism or game
+        module = inspect.getmodule(inspect.unwrap(params["func"]))
+    elif isinstance(params.get("name"), str):  # a dotted name: its longest prefix that is a module
+        dotted = params["name"]
+        while dotted and dotted not in sys.modules:
+            dotted = dotted.rpartition(".")[0]
+        module = sys.modules.get(dotted)
+    else:
+        return None
     return getattr(module, "__file__", None)
 
 
@@ -142,8 +161,9 @@ def pytest_collection_modifyitems(config, items):
     one (each has its own build folder). Units are handed out in the order of ``items``: the longest
     (:data:`LONGEST_FIRST`) first, then the others with the most tests first (pytest-xdist's own order).
 
-    With ``--contract-modules``, the per-callable tests of ``tests/test_api_contract.py`` are kept only for the
-    callables those files define (a callable whose module is not a file, or whose target is unknown, is kept)."""
+    With ``--contract-modules``, the per-callable tests of ``tests/test_api_contract.py`` and
+    ``tests/test_docstrings.py`` are kept only for the callables those files define (a callable whose module is not
+    a file, or whose target is unknown, is kept)."""
     chosen = contract_modules(config)
     if chosen is not None:
         from pathlib import Path
@@ -153,6 +173,8 @@ def pytest_collection_modifyitems(config, items):
             defined = (
                 _defined_in(item)
                 if item.nodeid.startswith("tests/test_api_contract.py::")
+                else _documented_in(item)
+                if item.nodeid.startswith("tests/test_docstrings.py::")
                 else None
             )
             (

@@ -35,6 +35,8 @@ NOT_PAPER_CHECKS = {
     "list of public names, so a paper cannot change what it checks",
     "tests/test_api_contract.py": "run by the loop on the callables of every module the paper adds or changes "
     "(--contract-modules); the callables it leaves alone are the same as on main",
+    "tests/test_docstrings.py": "run by the loop on the callables and kernels of every module the paper adds or "
+    "changes (--contract-modules), registered mechanisms and games included; the others are the same as on main",
     "tests/test_registry.py": "parametrised by mechanism name: the loop runs it with -m registry -k <the paper's "
     "mechanisms>",
     "tests/test_game_registry.py": "parametrised by game name: the loop runs it with -m games -k <the paper's "
@@ -136,3 +138,19 @@ def test_contract_modules_keeps_the_contract_of_those_modules_only():
     assert any(
         "test_every_public_callable_has_a_valid_baseline" in i for i in ids
     )  # the walk itself stays
+
+
+def test_the_module_scoped_checks_run_on_the_papers_modules_only(monkeypatch):
+    """A changed registry brings in its importers, but never the API contract or the docstring checks whole: the
+    loop runs those on the paper's modules (--contract-modules), and the export lines a scaffold adds bring in
+    nothing."""
+    nb = catalog.get("feldman2005")
+    monkeypatch.setattr(
+        catalog,
+        "changed_modules",
+        lambda root=None: ["fairlib/games.py", "fairlib/market/__init__.py"],
+    )
+    files = catalog.paper_tests(nb)
+    assert "tests/test_game_registry.py" in files
+    assert not set(catalog.MODULE_SCOPED) & set(files)
+    assert "fairlib/market/__init__.py" in catalog.REGISTRATION_FILES

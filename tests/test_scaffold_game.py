@@ -1,6 +1,8 @@
-"""python -m fairlib.repro.scaffold mechanism NAME --game in a copy of this checkout: the new game imports, registers,
-is clean (ruff, the import graph) and passes its differential test, its doctest, every registry-wide game test and the
-API contract, as ``make test-paper`` runs them for the paper it was added to."""
+"""python -m fairlib.repro.scaffold mechanism NAME --game (a game on the bidding game's model) and
+``--new-model MODEL`` (a game on a model of its own) in a copy of this checkout: the new game imports, registers, is
+clean (ruff format and check, the import graph) and passes its differential test, its doctests, its numpydoc
+docstrings, every registry-wide game test and the API contract, as ``make test-paper`` runs them for the paper it was
+added to."""
 
 from __future__ import annotations
 
@@ -19,6 +21,8 @@ from tests.test_import_graph import cycles, import_graph
 # names no contributor would choose; a name of the longest length allowed (24) also checks the generated files
 # against ruff's line length
 KEY, DRIVER, GAME = "scaffoldgame2024", "scaffold_game_driver", "scaffold_check_game_mech"
+# a game on a model of its own: its name of the longest length allowed, and its model's class
+MODEL_GAME, MODEL = "scaffold_check_model_gam", "ScaffoldCheckTradingPost"
 PAPER = scaffold.paper_from_options(
     "Doe, Jane; Roe, Richard",
     "A budgeted bidding game",
@@ -59,8 +63,11 @@ def test_a_scaffolded_game_imports_registers_and_passes_its_tests(checkout):
         f"tests/test_{GAME}.py",
         "fairlib/repro/catalog.py",
     }
-    lint = _run([sys.executable, "-m", "ruff", "check", "fairlib", "tests", "run_all.py"], checkout)
-    assert lint.returncode == 0, lint.stdout[-3000:]
+    for lint in (["format", "--check"], ["check"]):
+        run = _run(
+            [sys.executable, "-m", "ruff", *lint, "fairlib", "tests", "run_all.py"], checkout
+        )
+        assert run.returncode == 0, run.stdout[-3000:]
     assert not cycles(import_graph(checkout))
     registered = _run(
         [
@@ -159,6 +166,7 @@ def test_a_scaffolded_game_imports_registers_and_passes_its_tests(checkout):
             "addopts=-ra --strict-markers",
             "-q",
             "tests/test_api_contract.py",
+            "tests/test_docstrings.py",
             "--contract-modules",
             contract_modules,
         ],
@@ -264,19 +272,20 @@ def _collected(checkout: Path, *args: str) -> list[str]:
 
 @pytest.mark.parametrize(
     "kinds",
-    [(), ("pooled",), ("multi_server",), ("game",)],
-    ids=["reuse", "pooled", "multi_server", "game"],
+    [(), ("pooled",), ("multi_server",), ("game",), ("model",)],
+    ids=["reuse", "pooled", "multi_server", "game", "model"],
 )
 def test_the_paper_loop_covers_every_test_the_new_paper_adds_to_the_suite(checkout, kinds):
     """``make test-paper`` predicts ``make test``: a paper of each kind (one reusing existing mechanisms, one with a
-    pooled or multi-server mechanism, one with a game) is scaffolded in a copy, and every test of the whole suite
-    that names what the paper adds (its key, driver or mechanism, as test ids and doctests do) is one the loop runs:
-    in a file it runs whole, a registry-wide test it runs for the paper's mechanisms, or the API contract of the
-    modules it adds."""
+    pooled or multi-server mechanism, one with a game, one with a game on a model of its own) is scaffolded in a
+    copy, and every test of the whole suite that names what the paper adds (its key, driver or mechanism, as test ids
+    and doctests do) is one the loop runs: in a file it runs whole, a registry-wide test it runs for the paper's
+    mechanisms, or the API contract and the docstring checks of the modules it adds."""
     scaffold.scaffold_paper(KEY, PAPER, DRIVER, root=checkout)
     names = [f"{kind}_{KEY}"[:24].rstrip("_") for kind in kinds]
     for kind, name in zip(kinds, names):
-        scaffold.scaffold_mechanism(name, kind, paper=KEY, root=checkout)
+        model = "ScaffoldLoopModel" if kind == "model" else None
+        scaffold.scaffold_mechanism(name, kind, paper=KEY, model=model, root=checkout)
     catalog = {
         opt: _run(
             [sys.executable, "-m", "fairlib.repro.catalog", f"--{opt}", KEY], checkout
@@ -287,7 +296,7 @@ def test_the_paper_loop_covers_every_test_the_new_paper_adds_to_the_suite(checko
         [sys.executable, "-m", "fairlib.repro.catalog", "--mechanisms", KEY], checkout
     ).stdout.strip()
     assert mechanisms == " or ".join(names)
-    new = [KEY, DRIVER, *names]
+    new = [KEY, DRIVER, *names] + (["ScaffoldLoopModel"] if "model" in kinds else [])
     suite = _collected(checkout, "tests", "fairlib", "-k", " or ".join(new))
     assert suite, "the suite has no test of the new paper"
     in_files = set(catalog["tests"]) | set(catalog["modules"])
@@ -296,10 +305,11 @@ def test_the_paper_loop_covers_every_test_the_new_paper_adds_to_the_suite(checko
         if names
         else set()
     )
-    loop_contract = set(
+    loop_contract = set(  # the API contract and the docstrings of the modules it adds
         _collected(
             checkout,
             "tests/test_api_contract.py",
+            "tests/test_docstrings.py",
             "--contract-modules",
             " ".join(catalog["modules"]),
         )
@@ -312,3 +322,151 @@ def test_the_paper_loop_covers_every_test_the_new_paper_adds_to_the_suite(checko
     assert not missed, (
         f"tests of the new paper that make test runs and make test-paper does not: {missed[:10]}"
     )
+
+
+def _pytest(checkout, *args: str):
+    return _run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "-o",
+            "addopts=-ra --strict-markers",
+            "-q",
+            *args,
+        ],
+        checkout,
+    )
+
+
+def test_a_scaffolded_model_passes_what_make_test_paper_runs_on_it(checkout):
+    """A game on a model of its own (``--new-model``): every file written within the house's 100 characters without
+    ``noqa`` (the catalogue's entries too), and what ``make test-paper`` runs on it green: ruff format and check, the
+    import graph, its own tests, its doctests, the numpydoc docstrings and the API contract of its module (the
+    instance type, the outcome type, the game and its kernel), and every registry-wide game test, the warm-up's
+    among them."""
+    scaffold.scaffold_paper(KEY, PAPER, DRIVER, root=checkout)
+    written = scaffold.scaffold_mechanism(
+        MODEL_GAME, "model", model=MODEL, paper=KEY, label="trading post", root=checkout
+    )
+    module = f"fairlib/market/{MODEL_GAME}.py"
+    assert set(written) == {
+        module,
+        "fairlib/market/__init__.py",
+        "fairlib/games.py",
+        "tests/reference.py",
+        f"tests/test_{MODEL_GAME}.py",
+        "fairlib/repro/catalog.py",
+    }
+    for rel in (module, f"tests/test_{MODEL_GAME}.py"):
+        text = (checkout / rel).read_text(encoding="utf-8")
+        assert "noqa" not in text and max(map(len, text.splitlines())) <= 100, rel
+    catalog_text = (checkout / "fairlib/repro/catalog.py").read_text(encoding="utf-8")
+    notebooks, papers = scaffold._catalog_entries(catalog_text)
+    for first, last in (notebooks[KEY][:2], papers[KEY]):
+        entry = scaffold._lines(catalog_text, first, last)
+        assert "noqa" not in entry and max(map(len, entry.splitlines())) <= 100, entry
+    for lint in (["format", "--check"], ["check"]):
+        run = _run(
+            [sys.executable, "-m", "ruff", *lint, "fairlib", "tests", "benchmarks", "run_all.py"],
+            checkout,
+        )
+        assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    assert not cycles(import_graph(checkout))
+    registered = _run(
+        [
+            sys.executable,
+            "-c",
+            f"from fairlib import games, market; g = games.get({MODEL_GAME!r}); "
+            f"print(g.label, sorted(g.capabilities), g.instance is market.{MODEL}, "
+            f"g.function is market.{MODEL_GAME})",
+        ],
+        checkout,
+    )
+    assert registered.stdout.split("\n")[0] == "trading post ['reserve'] True True", (
+        registered.stderr[-2000:]
+    )
+    modules = _run(
+        [sys.executable, "-m", "fairlib.repro.catalog", "--modules", KEY], checkout
+    ).stdout.split()
+    assert modules == [f"fairlib/repro/experiments/{DRIVER}.py", module]
+    own = _pytest(
+        checkout,
+        "-rA",
+        f"tests/test_{MODEL_GAME}.py",
+        *modules,
+        "tests/test_docstrings.py",
+        "tests/test_api_contract.py",
+        "--contract-modules",
+        " ".join(modules),
+    )
+    assert own.returncode == 0, own.stdout[-5000:] + own.stderr[-2000:]
+    for probed in (
+        f"test_public_callable_docstring[fairlib.market.{MODEL_GAME}.{MODEL}]",
+        f"test_public_callable_docstring[fairlib.market.{MODEL_GAME}.{MODEL}Outcome]",
+        f"test_public_callable_docstring[fairlib.market.{MODEL_GAME}.{MODEL}.from_weights]",
+        f"test_kernel_documents_its_arguments[fairlib.market.{MODEL_GAME}._{MODEL_GAME}_kernel]",
+        f"test_registered_callable_cites_its_source[game {MODEL_GAME}]",
+        f"fairlib.market.{MODEL_GAME}.{MODEL}]",
+        f"fairlib.market.{MODEL_GAME}.{MODEL_GAME}]",
+    ):
+        assert probed in own.stdout, probed
+    registry = _pytest(checkout, "-m", "registry or games", "-k", MODEL_GAME, "tests")
+    assert registry.returncode == 0 and " passed" in registry.stdout, registry.stdout[-4000:]
+
+
+def test_the_command_line_scaffolds_a_model_and_refuses_a_bad_class_name(checkout):
+    before = {
+        str(p.relative_to(checkout)): p.read_bytes() for p in checkout.rglob("*") if p.is_file()
+    }
+    for model, message in (
+        ("tradingPost", "CamelCase"),
+        ("Trading_Post", "CamelCase"),
+        ("Game", "Game is already a public name"),
+    ):
+        with pytest.raises(scaffold.ScaffoldError, match=message):
+            scaffold.scaffold_mechanism(MODEL_GAME, "model", model=model, root=checkout)
+    with pytest.raises(scaffold.ScaffoldError, match="--new-model"):
+        scaffold.scaffold_mechanism(MODEL_GAME, "game", model=MODEL, root=checkout)
+    with pytest.raises(scaffold.ScaffoldError, match="--new-model"):
+        scaffold.scaffold_mechanism(MODEL_GAME, "model", root=checkout)
+    assert {
+        str(p.relative_to(checkout)): p.read_bytes() for p in checkout.rglob("*") if p.is_file()
+    } == before
+    run = _run(
+        [
+            sys.executable,
+            "-m",
+            "fairlib.repro.scaffold",
+            "--root",
+            str(checkout),
+            "mechanism",
+            MODEL_GAME,
+            "--new-model",
+            MODEL,
+        ],
+        checkout,
+    )
+    assert run.returncode == 0, run.stderr
+    assert f"fairlib/market/{MODEL_GAME}.py" in run.stdout
+    assert f"pytest -m games -k {MODEL_GAME}" in run.stdout
+    both = _run(
+        [
+            sys.executable,
+            "-m",
+            "fairlib.repro.scaffold",
+            "--root",
+            str(checkout),
+            "mechanism",
+            "other",
+            "--new-model",
+            "Other",
+            "--game",
+        ],
+        checkout,
+    )
+    assert both.returncode == 2 and "not allowed with argument" in both.stderr

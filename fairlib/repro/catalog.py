@@ -71,6 +71,27 @@ class Paper:
     what CFF's ``notes`` say (the arXiv id, a related paper). ``short`` is how the README's list of papers names
     its venue and year (``"EC'05"``, ``"IEEE TPDS 2018"``); the year alone when empty.
 
+    Parameters
+    ----------
+    authors : tuple of (str, str)
+        ``(family names, given names)`` pairs, in the paper's order.
+    title : str
+        The title, as printed.
+    venue_kind : {"conference-paper", "article"}
+        What ``venue`` names.
+    venue : str
+        The proceedings or the journal (or ``"arXiv preprint"``).
+    year : int
+        The year of the version reproduced.
+    url : str
+        Its arXiv abstract or DOI link.
+    notes : str
+        CFF's notes.
+    short : str
+        Its venue and year in the README's list of papers.
+
+    Examples
+    --------
     >>> Paper((("Doe", "Jane"),), "A title", "book", "Somewhere", 2024, "https://example.org")
     Traceback (most recent call last):
     ...
@@ -213,7 +234,31 @@ class Notebook:
 
     ``paper`` is the key in :data:`PAPERS` of the paper it reproduces (None for a study of our own), ``listed_as``
     how the README's results table names what it reproduces (with a link to the paper, if any) and ``headline``
-    its result in one sentence (at most 200 characters), the table's last column."""
+    its result in one sentence (at most 200 characters), the table's last column.
+
+    Parameters
+    ----------
+    key : str
+        The notebook's key.
+    path : str
+        Its source, relative to the repository root or absolute.
+    title : str
+        Its title.
+    cell_timeout_s : int
+        Papermill's timeout per cell, in seconds.
+    tests : tuple of str
+        The test files of its experiment driver, its findings test first.
+    mechanisms : tuple of str
+        The registered mechanisms and games the paper introduces.
+    driver : str
+        Its experiment driver's module name.
+    paper : str or None
+        The key in :data:`PAPERS` of the paper it reproduces.
+    listed_as : str
+        How the README's results table names it.
+    headline : str
+        Its result in one sentence.
+    """
 
     key: str
     path: str
@@ -335,6 +380,16 @@ _check_catalogue(PAPERS, NOTEBOOKS)
 def get(key: str) -> Notebook:
     """The catalogued notebook ``key``; a KeyError listing the known keys otherwise.
 
+    Parameters
+    ----------
+    key : str
+        A key of :data:`NOTEBOOKS`.
+
+    Returns
+    -------
+    Notebook
+        Its entry.
+
     Raises
     ------
     KeyError
@@ -354,13 +409,35 @@ def get(key: str) -> Notebook:
 
 
 def paper_of(nb: Notebook) -> Paper | None:
-    """The paper notebook ``nb`` reproduces, or None for a study of our own."""
+    """The paper notebook ``nb`` reproduces, or None for a study of our own.
+
+    Parameters
+    ----------
+    nb : Notebook
+        A catalogued notebook (:func:`get`).
+
+    Returns
+    -------
+    Paper or None
+        Its entry in :data:`PAPERS`.
+    """
     as_instance(nb, Notebook, "nb")
     return None if nb.paper is None else PAPERS[nb.paper]
 
 
 def source_path(nb: Notebook) -> Path:
-    """The notebook's source file (a relative path is taken from the repository root)."""
+    """The notebook's source file (a relative path is taken from the repository root).
+
+    Parameters
+    ----------
+    nb : Notebook
+        A catalogued notebook (:func:`get`).
+
+    Returns
+    -------
+    pathlib.Path
+        The source file.
+    """
     as_instance(nb, Notebook, "nb")
     p = Path(nb.path)
     return p if p.is_absolute() else paths.ROOT / p
@@ -398,6 +475,20 @@ def importing_tests(modules: list[str], root: Path | None = None) -> list[str]:
     """The test files (``tests/test_*.py``) that import any of ``modules`` (fairlib source files relative to the
     repository root), read from their import statements: a changed library module's own tests.
 
+    Parameters
+    ----------
+    modules : list of str
+        Source files, relative to the repository root.
+    root : pathlib.Path, optional
+        The checkout (default: this one).
+
+    Returns
+    -------
+    list of str
+        The test files, relative to the root.
+
+    Examples
+    --------
     >>> "tests/test_psdsf_range.py" in importing_tests(["fairlib/multires/psdsf.py"])
     True
     """
@@ -429,20 +520,44 @@ def importing_tests(modules: list[str], root: Path | None = None) -> list[str]:
 
 
 #: files every new paper changes only by the lines the scaffold adds to them (its catalogue entry, its driver's
-#: import): what reads those lines is in :data:`PAPER_CHECKS`, and the tests that import them otherwise test their
-#: code, which a paper leaves alone (the catalogue's importers include the scaffold's own test, a whole nested
-#: ``make test-paper`` on a fresh scaffold: about 8 of a paper loop's 16 minutes, predicting nothing the loop
-#: itself does not run). Their doctests still run.
-REGISTRATION_FILES = ("fairlib/repro/catalog.py", "fairlib/repro/experiments/__init__.py")
+#: import, its mechanism's or game's export): what reads those lines is in :data:`PAPER_CHECKS`, and the tests that
+#: import them otherwise test their code, which a paper leaves alone (the catalogue's importers include the
+#: scaffold's own test, a whole nested ``make test-paper`` on a fresh scaffold: about 8 of a paper loop's 16
+#: minutes, predicting nothing the loop itself does not run; every test of the games imports ``fairlib.market``).
+#: Their doctests still run.
+REGISTRATION_FILES = (
+    "fairlib/repro/catalog.py",
+    "fairlib/repro/experiments/__init__.py",
+    "fairlib/market/__init__.py",
+    "fairlib/multires/__init__.py",
+)
+
+#: test files the loop runs kept to the paper's modules (``--contract-modules``), never whole as importers of a
+#: changed module: the API contract and the docstring checks of the callables the paper leaves alone are the same
+#: as on the branch it started from
+MODULE_SCOPED = ("tests/test_api_contract.py", "tests/test_docstrings.py")
 
 
 def paper_tests(nb: Notebook) -> list[str]:
     """Every test file ``make test-paper`` runs for notebook ``nb``, in order: its own tests (its findings test
     first), the repository-wide checks (:data:`PAPER_CHECKS`) and the tests of every module the paper adds or
-    changes (:func:`importing_tests` of :func:`library_modules`, but for :data:`REGISTRATION_FILES`)."""
+    changes (:func:`importing_tests` of :func:`library_modules`, but for :data:`REGISTRATION_FILES`; the
+    :data:`MODULE_SCOPED` checks run on those modules in a step of their own).
+
+    Parameters
+    ----------
+    nb : Notebook
+        A catalogued notebook (:func:`get`).
+
+    Returns
+    -------
+    list of str
+        The test files, relative to the repository root.
+    """
     as_instance(nb, Notebook, "nb")
     changed = [m for m in library_modules(nb) if m not in REGISTRATION_FILES]
-    files = list(nb.tests) + list(PAPER_CHECKS) + importing_tests(changed)
+    importers = [t for t in importing_tests(changed) if t not in MODULE_SCOPED]
+    files = list(nb.tests) + list(PAPER_CHECKS) + importers
     return [f for f in dict.fromkeys(files) if (paths.ROOT / f).is_file()]
 
 
@@ -450,7 +565,18 @@ def changed_modules(root: Path | None = None) -> list[str]:
     """The fairlib source files new or changed on this branch (``git diff`` against where it left its upstream, or
     ``origin/main``, or ``main``; uncommitted edits and untracked files included), relative to the repository root;
     ``[]`` outside a git checkout. What a contributor wrote beside the paper's driver and mechanisms (a helper module,
-    a game under ``fairlib/market/``) is tested by ``make test-paper`` through this list."""
+    a game under ``fairlib/market/``) is tested by ``make test-paper`` through this list.
+
+    Parameters
+    ----------
+    root : pathlib.Path, optional
+        The checkout (default: this one).
+
+    Returns
+    -------
+    list of str
+        The source files, relative to the root.
+    """
     import subprocess
 
     root = paths.ROOT if root is None else as_path(root, "root", kind="directory", must_exist=True)
@@ -484,7 +610,18 @@ def library_modules(nb: Notebook) -> list[str]:
     """The library files behind notebook ``nb`` whose doctests and API contract ``make test-paper`` runs: the
     experiment drivers its source imports (``from fairlib.repro.experiments import ...``), the modules defining the
     mechanisms and games it introduces (found through their registries, wherever they live) and every fairlib module
-    new or changed on the branch (:func:`changed_modules`), as paths relative to the repository root."""
+    new or changed on the branch (:func:`changed_modules`), as paths relative to the repository root.
+
+    Parameters
+    ----------
+    nb : Notebook
+        A catalogued notebook (:func:`get`).
+
+    Returns
+    -------
+    list of str
+        The source files, relative to the repository root.
+    """
     import ast
     import importlib
     import json

@@ -40,6 +40,23 @@ catalogue (``python -m fairlib.repro.landing`` in the checkout), so the landing 
 - its slow reference in ``tests/reference.py`` and ``tests/test_<NAME>.py``, the differential test against it; with
   ``--paper KEY``, the game and its test added to that paper's catalogue entry (``mechanisms=`` lists games too).
 
+``python -m fairlib.repro.scaffold mechanism NAME --new-model MODEL [--paper KEY] [--label LABEL]`` creates, for a
+paper whose model a ``Game`` cannot state (another strategy space, allocation rule or utilities),
+
+- ``fairlib/market/<NAME>.py``: the model's instance type ``MODEL`` (a frozen dataclass validating its fields, with
+  ``n_users``, ``n_machines`` and ``from_weights``), its outcome type ``MODELOutcome`` (marked ``@result_type``) and
+  a kernel and its public wrapper ``NAME(game: MODEL) -> MODELOutcome`` with a placeholder model and rule that meet
+  every registry-wide game test (valuations and a reserve bid; each user splits one unit of bids in proportion to
+  its weights, shares by the proportional-share rule);
+- the three names exported in ``fairlib/market/__init__.py`` and its :func:`fairlib.games.register_game` call with
+  ``instance=MODEL`` (the registry's checks, the API contract, the docstring checks and the kernel warm-up then
+  take it up with no other edit);
+- its slow reference in ``tests/reference.py`` and ``tests/test_<NAME>.py``: the differential test against it and
+  the model's bad input named; ``--paper KEY`` as for a game.
+
+Every Python file written is formatted by ``ruff format`` (lines of at most 100 characters; a long title or headline
+is split into adjacent literals) and compiled before anything is written.
+
 ``python -m fairlib.repro.scaffold --remove KEY`` removes what ``paper KEY`` created (and the paper's outputs under
 ``figures/``, ``data/results/`` and ``executed/``, and its rows of the aggregated ledger), then renders the README and
 ``CITATION.cff`` again; it refuses a paper the scaffold did not create.
@@ -74,6 +91,7 @@ __all__ = [
 ]
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,23}$")
+_CLASS = re.compile(r"^[A-Z][A-Za-z0-9]{0,31}$")
 _CATALOG_MARKER = "# new paper notebooks go above this line"
 _PAPERS_MARKER = "# new papers go above this line"
 #: the headline a scaffolded notebook's row shows until the contributor writes the paper's
@@ -101,29 +119,24 @@ def _check_name(value: str, what: str) -> str:
 
 def _insert_before(text: str, marker: str, line: str, where: str) -> str:
     """``text`` with ``line`` (one line or several) inserted before the line holding ``marker``, indented as that
-    line (a line past the house's 120 columns, a long title or list of authors, carries ``# noqa: E501``)."""
+    line (a long value is split into adjacent literals by :func:`_literal`, and the file is formatted by ruff
+    before it is written)."""
     for i, current in enumerate(lines := text.splitlines(keepends=True)):
         if current.strip().startswith(marker):
             indent = current[: len(current) - len(current.lstrip())]
-            new = [indent + one for one in line.split("\n")]
-            lines.insert(
-                i,
-                "".join(
-                    one + ("  # noqa: E501" if len(one) > 120 and "noqa" not in one else "") + "\n"
-                    for one in new
-                ),
-            )
+            lines.insert(i, "".join(indent + one + "\n" for one in line.split("\n")))
             return "".join(lines)
     raise ScaffoldError(
         f"{where}: the marker line {marker!r} is missing; add it back where new entries go"
     )
 
 
-def _add_to_all(text: str, name: str, where: str) -> str:
-    """``text`` with ``__all__ += ["name"]`` as its last line."""
+def _add_to_all(text: str, name: str | list[str], where: str) -> str:
+    """``text`` with ``__all__ += ["name", ...]`` as its last line."""
+    names = [name] if isinstance(name, str) else list(name)
     if not re.search(r"^__all__ = \[", text, flags=re.M):
-        raise ScaffoldError(f"{where}: no `__all__ = [` line to add {name!r} to")
-    return text.rstrip("\n") + f'\n__all__ += ["{name}"]\n'
+        raise ScaffoldError(f"{where}: no `__all__ = [` line to add {names[0]!r} to")
+    return text.rstrip("\n") + "\n__all__ += [" + ", ".join(f'"{n}"' for n in names) + "]\n"
 
 
 class _Writer:
@@ -185,12 +198,107 @@ class _Writer:
                     "them; nothing was written"
                 ) from None
 
+    def format(self) -> None:
+        """Run every Python file about to be written through ``ruff format`` (the house format: the checkout's
+        ``pyproject.toml``), so that ``ruff format --check`` passes on what the scaffold writes; where ruff is not
+        installed the files are written as the templates spell them."""
+        for files in (self.new, self.edits):
+            for path, text in files.items():
+                if path.suffix == ".py":
+                    files[path] = _formatted(text, str(path.relative_to(self.root)), self.root)
+
     def commit(self) -> list[str]:
+        """Check, format, then write every file (nothing is written when a check fails)."""
         self.check()
+        self.format()
         for path, text in {**self.new, **self.edits}.items():
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
         return sorted(str(p.relative_to(self.root)) for p in {**self.new, **self.edits})
+
+
+def _docstrings_wrapped(text: str, width: int = 100) -> str:
+    """``text`` (Python source) with every line of a triple-quoted string longer than ``width`` split after its last
+    space that fits, the rest carried into the next line of the same paragraph (or onto a line of its own, indented
+    as the line, or under a list item's text): the names a template is filled with can push a line past the house's
+    100 characters, and ruff format leaves docstrings as they are. Doctest lines are left as they are.
+
+    >>> source = "def f():\\n    '''A summary line\\n    that goes on.\\n\\n    - an item of a list\\n    '''\\n"
+    >>> print(_docstrings_wrapped(source, 16))
+    def f():
+        '''A summary
+        line that
+        goes on.
+    <BLANKLINE>
+        - an item of
+          a list
+        '''
+    <BLANKLINE>
+    """
+    import io
+    import tokenize
+
+    quotes = ('"""', "'''")
+    inside = set()
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        if token.type == tokenize.STRING and token.string.lstrip("rbuRBU").startswith(quotes):
+            inside.update(range(token.start[0], token.end[0] + 1))
+    out, carry, hanging = [], "", ""
+    for number, line in enumerate(text.split("\n"), start=1):
+        body = line.lstrip()
+        prose = number in inside and not body.startswith((">>>", "..."))
+        if carry:
+            if (
+                prose
+                and body
+                and line[: len(line) - len(body)] == hanging
+                and not body.startswith(("- ", *quotes))
+            ):
+                line, body = hanging + carry + " " + body, carry + " " + body
+            else:
+                out.append(hanging + carry)
+            carry = ""
+        if not prose:
+            out.append(line)
+            continue
+        indent = " " * (len(line) - len(body))
+        hanging = indent + ("  " if body.startswith("- ") else "")
+        start = len(indent) + (3 if body.startswith(quotes) else 0)
+        split = False
+        while len(line) > width and (cut := line.rfind(" ", start + 1, width + 1)) > 0:
+            out.append(line[:cut])
+            line, start, split = hanging + line[cut + 1 :], len(hanging), True
+        if split:  # the rest of a split line joins the next line of its paragraph
+            carry = line[len(hanging) :]
+        else:
+            out.append(line)
+    if carry:
+        out.append(hanging + carry)
+    return "\n".join(out)
+
+
+def _formatted(text: str, rel: str, root: Path) -> str:
+    """``text``, the Python file ``rel`` of checkout ``root``, as ``ruff format`` writes it (``text`` itself where
+    ruff is not installed)."""
+    try:
+        run = subprocess.run(
+            [sys.executable, "-m", "ruff", "format", "--stdin-filename", rel, "-"],
+            input=text,
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return text
+    if run.returncode != 0:
+        if "No module named ruff" in run.stderr:
+            return text
+        raise ScaffoldError(
+            f"{rel}: ruff format refused the generated file ({run.stderr.strip()[-500:]}); nothing "
+            "was written"
+        )
+    return run.stdout
 
 
 def _public_names(root: Path) -> dict[str, str]:
@@ -223,8 +331,8 @@ def _public_names(root: Path) -> dict[str, str]:
 
 
 def _tuple_added(line: str, field: str, value: str) -> str:
-    """A catalogue entry with ``value`` added to its tuple ``field=(...)`` (a line it takes past the house's 120
-    columns carries ``# noqa: E501``)."""
+    """A catalogue entry with ``value`` added to its tuple ``field=(...)`` (on one line: ruff format, run on the
+    file before it is written, splits a long one)."""
 
     def rebuilt(match):
         items = re.findall(r'"([^"]*)"', match.group(1)) + [value]
@@ -235,19 +343,15 @@ def _tuple_added(line: str, field: str, value: str) -> str:
             + ")"
         )
 
-    added = re.sub(rf"\b{field}=\(([^)]*)\)", rebuilt, line, count=1)
-    return "\n".join(
-        one + "  # noqa: E501" if len(one) > 120 and "noqa" not in one else one
-        for one in added.split("\n")
-    )
+    return re.sub(rf"\b{field}=\(([^)]*)\)", rebuilt, line, count=1)
 
 
 def _wrapped(text: str) -> str:
-    """``text`` as lines of at most 116 characters (the house's 120 less a margin), ending in a newline."""
+    """``text`` as lines of at most 100 characters (the house's format), ending in a newline."""
     import textwrap
 
     return (
-        "\n".join(textwrap.wrap(text, 116, break_long_words=False, break_on_hyphens=False)) + "\n"
+        "\n".join(textwrap.wrap(text, 100, break_long_words=False, break_on_hyphens=False)) + "\n"
     )
 
 
@@ -300,15 +404,47 @@ def _without_lines(text: str, first: int, last: int) -> str:
 
 
 def _field_lines(indent: str, fields: list[str]) -> list[str]:
-    """``fields`` (``name=value``), one per line at ``indent``, comma-separated, the last closing the call."""
-    return [
-        indent + field + ("," if i < len(fields) - 1 else "),") for i, field in enumerate(fields)
-    ]
+    """``fields`` (``name=value``, a value perhaps on several lines: :func:`_literal`), one per line at ``indent``,
+    comma-separated, the last closing the call."""
+    out = []
+    for i, field in enumerate(fields):
+        *head, last = field.split("\n")
+        out += [indent + one for one in head]
+        out.append(indent + last + ("," if i < len(fields) - 1 else "),"))
+    return out
 
 
 def _py(value: str) -> str:
     """``value`` as a Python string literal."""
     return json.dumps(value, ensure_ascii=False)
+
+
+#: the longest string literal a generated line holds: with the catalogue's indentation, a line stays within the
+#: house's 100 characters
+_LITERAL_WIDTH = 76
+
+
+def _literal(field: str, value: str) -> str:
+    """``field=<value as a string literal>``; a long value as adjacent literals in parentheses, one per line, split
+    after spaces (Python joins them into ``value``), so that no line exceeds the house's 100 characters.
+
+    >>> print(_literal("headline", "short"))
+    headline="short"
+    >>> print(_literal("headline", "word " * 20))
+    headline=(
+        "word word word word word word word word word word word word word word "
+        "word word word word word word "
+    )
+    """
+    if len(_py(value)) <= _LITERAL_WIDTH:
+        return f"{field}={_py(value)}"
+    pieces = [""]
+    for word in re.split(r"(?<= )", value):  # each word keeps the spaces that follow it
+        if pieces[-1] and len(_py(pieces[-1] + word)) > _LITERAL_WIDTH:
+            pieces.append(word)
+        else:
+            pieces[-1] += word
+    return "\n".join([f"{field}=("] + [f"    {_py(p)}" for p in pieces] + [")"])
 
 
 def _paper_entry(key: str, paper: Paper) -> str:
@@ -320,25 +456,25 @@ def _paper_entry(key: str, paper: Paper) -> str:
     )
     fields = [
         f"authors={authors}",
-        f"title={_py(paper.title)}",
+        _literal("title", paper.title),
         f"venue_kind={_py(paper.venue_kind)}",
-        f"venue={_py(paper.venue)}",
+        _literal("venue", paper.venue),
         f"year={paper.year}",
-        f"url={_py(paper.url)}",
+        _literal("url", paper.url),
     ]
-    fields += [f"notes={_py(paper.notes)}"] if paper.notes else []
+    fields += [_literal("notes", paper.notes)] if paper.notes else []
     return "\n".join([f"{_py(key)}: Paper("] + _field_lines("    ", fields))
 
 
 def _notebook_entry(key: str, paper: Paper, driver: str) -> str:
     fields = [
-        f"title={_py(paper.heading)}",
+        _literal("title", paper.heading),
         f'tests=("tests/test_{driver}_findings.py",)',
         "mechanisms=()",
         f'driver="{driver}"',
         f'paper="{key}"',
-        f"listed_as={_py(paper.heading)}",
-        f"headline={_py(HEADLINE)}",
+        _literal("listed_as", paper.heading),
+        _literal("headline", HEADLINE),
     ]
     return "\n".join(
         [f'Notebook("{key}", "notebooks/{key}.ipynb",'] + _field_lines("         ", fields)
@@ -351,6 +487,30 @@ def paper_from_options(
     """The :class:`~fairlib.repro.catalog.Paper` the command line describes: ``authors`` as ``"Family, Given; Family,
     Given"``; a ScaffoldError naming the option otherwise.
 
+    Parameters
+    ----------
+    authors : str
+        ``--authors``: ``"Family, Given"`` pairs separated by ``;``, in the paper's order.
+    title : str
+        ``--title``.
+    year : int or str
+        ``--year``.
+    venue_kind : str
+        ``--venue-kind``: ``"conference-paper"`` or ``"article"``.
+    venue : str
+        ``--venue``.
+    url : str
+        ``--url``.
+    notes : str
+        ``--notes``.
+
+    Returns
+    -------
+    Paper
+        The paper's metadata.
+
+    Examples
+    --------
     >>> paper_from_options("Johari, Ramesh; Tsitsiklis, John N.", "Efficiency loss in a network resource allocation "
     ...                    "game", "2004", "article", "Mathematics of Operations Research",
     ...                    "https://doi.org/10.1287/moor.1040.0091").authors
@@ -447,7 +607,26 @@ def scaffold_paper(
     """Create a new paper's notebook, claims registry, experiment driver and findings test, catalogue entries and docs
     sections, and render the README and CITATION.cff (see the module docstring); returns the paths written, relative
     to ``root``. ``paper`` is its metadata (:func:`paper_from_options` reads the command line's); ``citation``, the
-    notebook's citation line, defaults to :attr:`Paper.citation <fairlib.repro.catalog.Paper.citation>`."""
+    notebook's citation line, defaults to :attr:`Paper.citation <fairlib.repro.catalog.Paper.citation>`.
+
+    Parameters
+    ----------
+    key : str
+        The paper's key, a lower-case name (``smith2024``).
+    paper : Paper
+        Its metadata.
+    driver : str
+        The experiment driver's module name.
+    citation : str, optional
+        The notebook's citation line.
+    root : pathlib.Path, optional
+        The checkout to work on (default: this one).
+
+    Returns
+    -------
+    list of str
+        The paths written, relative to ``root``.
+    """
     root = Path(root) if root is not None else paths.ROOT
     key = _check_name(key, "KEY")
     driver = _check_name(driver, "--driver")
@@ -631,7 +810,20 @@ def _ledger_without(w: _Writer, key: str) -> None:
 
 def remove_paper(key: str, *, root: Path | None = None) -> list[str]:
     """Undo :func:`scaffold_paper` for ``key`` (and remove its outputs, its rows of the aggregated ledger included),
-    then render the README and CITATION.cff again; returns the paths removed or edited."""
+    then render the README and CITATION.cff again; returns the paths removed or edited.
+
+    Parameters
+    ----------
+    key : str
+        The paper's key.
+    root : pathlib.Path, optional
+        The checkout to work on (default: this one).
+
+    Returns
+    -------
+    list of str
+        The paths removed or edited, relative to ``root``.
+    """
     root = Path(root) if root is not None else paths.ROOT
     key = _check_name(key, "KEY")
     w = _Writer(root)
@@ -711,6 +903,24 @@ __all__ = ["{name}"]
 
 @njit(cache=True)
 def _{name}_kernel(capacity, demand, weight, held):
+    """The placeholder rule's task counts.
+
+    Parameters
+    ----------
+    capacity : (n_resources,) float64 array
+        The pool's capacities.
+    demand : (n_users, n_resources) float64 array
+        One task's demands.
+    weight : (n_users,) float64 array
+        The users' weights.
+    held : (n_users,) float64 array
+        Tasks each user holds.
+
+    Returns
+    -------
+    (n_users,) float64 array
+        Task counts.
+    """
     n, m = demand.shape
     total_weight = 0.0
     for i in range(n):
@@ -753,11 +963,17 @@ def {name}(cluster: Cluster, *, start=None) -> Allocation:
     Allocation
         ``tasks[user, 0]``, real task counts.
 
+    References
+    ----------
+    .. [1] The paper whose rule this implements: replace with its authors, title, venue and
+       the section or equation (the placeholder rule is the scaffold's own).
+
     Examples
     --------
     The DRF paper's pool (9 CPUs, 18 GB; A needs <1, 4>, B <3, 1>):
 
-    >>> {name}(Cluster.single_pool([9, 18], [[1, 4], [3, 1]])).tasks.ravel().round(6).tolist()
+    >>> out = {name}(Cluster.single_pool([9, 18], [[1, 4], [3, 1]]))
+    >>> out.tasks.ravel().round(6).tolist()
     [3.0, 2.0]
     """
     cap, dem, w = pool_arrays(cluster, "{name}")
@@ -799,6 +1015,20 @@ __all__ = ["{name}"]
 
 @njit(cache=True)
 def _{name}_kernel(gamma, eligible):
+    """The placeholder rule's task counts.
+
+    Parameters
+    ----------
+    gamma : (n_users, n_servers) float64 array
+        Tasks of each user a server holds alone.
+    eligible : (n_users, n_servers) bool array
+        Placement constraints.
+
+    Returns
+    -------
+    (n_users, n_servers) float64 array
+        Task counts.
+    """
     n, s = gamma.shape
     tasks = np.zeros((n, s))
     for i in range(s):
@@ -826,11 +1056,17 @@ def {name}(cluster: Cluster) -> Allocation:
     Allocation
         ``tasks[user, server]``, real task counts.
 
+    References
+    ----------
+    .. [1] The paper whose rule this implements: replace with its authors, title, venue and
+       the section or equation (the placeholder rule is the scaffold's own).
+
     Examples
     --------
     The DRF paper's users on two servers of half its pool each (4.5 CPUs, 9 GB):
 
-    >>> {name}(Cluster([[4.5, 9], [4.5, 9]], [[1, 4], [3, 1]])).tasks.round(6).tolist()
+    >>> out = {name}(Cluster([[4.5, 9], [4.5, 9]], [[1, 4], [3, 1]]))
+    >>> out.tasks.round(6).tolist()
     [[1.125, 1.125], [0.75, 0.75]]
     """
     if not isinstance(cluster, Cluster):
@@ -971,6 +1207,22 @@ __all__ = ["{name}"]
 
 @njit(cache=True)
 def _{name}_kernel(weights, budgets, parallelism):
+    """The placeholder rule's bids.
+
+    Parameters
+    ----------
+    weights : (n_users, n_machines) float64 array
+        Valuations.
+    budgets : (n_users,) float64 array
+        Budgets.
+    parallelism : (n_users,) int64 array
+        Machines each user bids on at most.
+
+    Returns
+    -------
+    (n_users, n_machines) float64 array
+        Bids.
+    """
     m, n = weights.shape
     bids = np.zeros((m, n))
     for i in range(m):
@@ -1000,11 +1252,17 @@ def {name}(game: Game) -> GameOutcome:
         ``bids[user, machine]`` (each user's summing to its budget) and the shares, prices, utilities and
         certificate they imply.
 
+    References
+    ----------
+    .. [1] The paper whose rule this implements: replace with its authors, title, venue and
+       the section or equation (the placeholder rule is EC'05's weight-proportional baseline).
+
     Examples
     --------
     Two users on two machines, budgets 1 and 2:
 
-    >>> {name}(Game([[0.7, 0.3], [0.4, 0.6]], budgets=[1.0, 2.0])).bids.round(6).tolist()
+    >>> out = {name}(Game([[0.7, 0.3], [0.4, 0.6]], budgets=[1.0, 2.0]))
+    >>> out.bids.round(6).tolist()
     [[0.7, 0.3], [0.8, 1.2]]
     """
     as_instance(game, Game, "game")
@@ -1073,6 +1331,304 @@ def test_anything_but_a_game_is_named():
 '''
 
 
+# --- a game on a model of its own (--new-model) ----------------------------------------------------------------
+# These templates are filled by _fill (plain replacement of {name}, {Model} and {label}), so braces in them are
+# literal, and they are written as ruff formats them: every line at most 100 characters.
+
+_MODEL = '''"""{label}: a game on a model of its own, ``{Model}``.
+
+Contract: ``{name}(game: {Model}) -> {Model}Outcome``.
+
+Started by ``python -m fairlib.repro.scaffold mechanism ... --new-model {Model}`` with a
+placeholder model and rule that meet every registry-wide game test. The model, ``{Model}``,
+holds the valuations ``weights[user, machine]`` and a reserve bid ε; the rule has each user
+split one unit of bids in proportion to its weights, and machine j's shares are
+x_ij / (Σ_k x_kj + ε), the proportional-share rule.
+
+Replace, keeping the split between kernel and wrapper:
+
+- the model's fields and checks with the paper's (``{Model}.__init__``, with the helpers of
+  ``fairlib._validate``: errors name the argument, the index and the value), and
+  ``{Model}.from_weights``, which builds the small instances the registry's checks and the
+  kernel warm-up play from a users x machines weight matrix;
+- the kernel's rule with the paper's (the kernel computes on contiguous float64 arrays, the
+  wrapper validates, converts and wraps), and ``residual`` with the model's certificate (0 at
+  an equilibrium); when the rule reaches one, add the ``"equilibrium"`` capability and its
+  ``tol`` to the registration in ``fairlib/games.py``;
+- its slow reference in ``tests/reference.py`` (``{name}_reference``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+import numpy as np
+
+from .._jit import interpreted_when_small, njit
+from .._validate import as_instance, as_number, result_type
+from .game import as_weight_matrix
+
+__all__ = ["{Model}", "{Model}Outcome", "{name}"]
+
+
+@dataclass(frozen=True, init=False)
+class {Model}:
+    """An instance of the model: the users' valuations of the machines and a reserve bid.
+
+    Parameters
+    ----------
+    weights : (n_users, n_machines) array_like
+        ``weights[user, machine]``: finite, >= 0, every user valuing some machine.
+    reserve : float
+        The bid ε >= 0 a dummy bidder places on every machine (0: none).
+
+    Examples
+    --------
+    >>> {Model}([[0.7, 0.3], [0.4, 0.6]], reserve=0.1).n_machines
+    2
+    """
+
+    weights: np.ndarray
+    reserve: float = 0.0
+
+    def __init__(self, weights, reserve: float = 0.0):
+        # a read-only copy: the instance cannot change under an outcome, the caller's array stays
+        # writeable
+        w = as_weight_matrix(weights).copy()
+        w.flags.writeable = False
+        object.__setattr__(self, "weights", w)
+        object.__setattr__(self, "reserve", as_number(reserve, "reserve", inclusive=True))
+
+    @property
+    def n_users(self) -> int:
+        """Number of users (rows of ``weights``)."""
+        return int(self.weights.shape[0])
+
+    @property
+    def n_machines(self) -> int:
+        """Number of machines (columns of ``weights``)."""
+        return int(self.weights.shape[1])
+
+    @classmethod
+    def from_weights(cls, weights, reserve: float = 0.0) -> {Model}:
+        """A small instance built from a users x machines weight matrix.
+
+        The registry's checks (``fairlib.testing``) and the kernel warm-up build the instances
+        they play through it.
+
+        Parameters
+        ----------
+        weights : (n_users, n_machines) array_like
+            Finite, >= 0, every user valuing some machine.
+        reserve : float
+            The reserve bid ε >= 0.
+
+        Returns
+        -------
+        {Model}
+            The instance whose valuations are ``weights``.
+
+        Examples
+        --------
+        >>> {Model}.from_weights([[1.0, 0.0], [0.5, 0.5]]).n_users
+        2
+        """
+        return cls(weights, reserve=reserve)
+
+
+@result_type
+@dataclass(frozen=True)
+class {Model}Outcome:
+    """What ``{name}`` returns: the bids, the shares they buy and a certificate.
+
+    Parameters
+    ----------
+    game : {Model}
+        The instance played.
+    bids : (n_users, n_machines) ndarray
+        ``bids[user, machine]``, read-only float64.
+    shares : (n_users, n_machines) ndarray
+        ``shares[user, machine]``, the fraction of machine j user i receives; read-only float64.
+    method : str
+        The mechanism's name.
+    residual : float
+        The certificate: 0 at an equilibrium of the model (the placeholder rule claims none and
+        reports 0).
+    converged : bool
+        Whether the rule reached what it computes.
+    iterations : int
+        Iterations run (0 for a closed form).
+    message : str
+        Why it stopped, when it did not converge.
+    extras : Mapping
+        Method-specific values, read-only.
+    """
+
+    game: {Model}
+    bids: np.ndarray
+    shares: np.ndarray
+    method: str
+    residual: float = 0.0
+    converged: bool = True
+    iterations: int = 0
+    message: str = ""
+    extras: Mapping = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self):
+        for name in ("bids", "shares"):
+            array = np.array(getattr(self, name), dtype=np.float64)
+            array.flags.writeable = False
+            object.__setattr__(self, name, array)
+        object.__setattr__(self, "extras", MappingProxyType(dict(self.extras)))
+
+
+@njit(cache=True)
+def _{name}_kernel(weights, reserve):
+    """The placeholder rule's bids and shares.
+
+    Parameters
+    ----------
+    weights : (n_users, n_machines) float64 array
+        The valuations, every row with a positive entry.
+    reserve : float
+        The reserve bid ε on every machine.
+
+    Returns
+    -------
+    bids, shares : (n_users, n_machines) float64 arrays
+        Each user's unit split in proportion to its weights, and x_ij / (Σ_k x_kj + ε).
+    """
+    m, n = weights.shape
+    bids = np.zeros((m, n))
+    for i in range(m):
+        total = 0.0
+        for j in range(n):
+            total += weights[i, j]
+        for j in range(n):
+            bids[i, j] = weights[i, j] / total
+    shares = np.zeros((m, n))
+    for j in range(n):
+        price = reserve
+        for i in range(m):
+            price += bids[i, j]
+        if price > 0.0:
+            for i in range(m):
+                shares[i, j] = bids[i, j] / price
+    return bids, shares
+
+
+@interpreted_when_small
+def {name}(game: {Model}) -> {Model}Outcome:
+    """{label} on a ``{Model}`` (placeholder rule, see the module docstring).
+
+    Parameters
+    ----------
+    game : {Model}
+        The instance: valuations ``weights[user, machine]`` and the reserve bid.
+
+    Returns
+    -------
+    {Model}Outcome
+        ``bids[user, machine]`` (each user's summing to 1), the shares they buy and the
+        certificate ``residual``.
+
+    References
+    ----------
+    .. [1] The paper whose rule this implements: replace with its authors, title, venue and
+       the section or equation (the placeholder rule is the scaffold's own).
+
+    Examples
+    --------
+    Two users on two machines:
+
+    >>> out = {name}({Model}([[0.7, 0.3], [0.4, 0.6]]))
+    >>> out.bids.round(4).tolist()
+    [[0.7, 0.3], [0.4, 0.6]]
+    >>> out.shares.round(4).tolist()
+    [[0.6364, 0.3333], [0.3636, 0.6667]]
+    """
+    as_instance(game, {Model}, "game")
+    bids, shares = _{name}_kernel(
+        np.ascontiguousarray(game.weights, dtype=np.float64), float(game.reserve)
+    )
+    return {Model}Outcome(game, bids, shares, "{name}")
+'''
+
+_MODEL_REFERENCE = '''
+
+def {name}_reference(game):
+    """Slow reference of ``fairlib.market.{name}``: (bids, shares), user by user and machine by
+    machine in Python."""
+    weights = game.weights.tolist()
+    m, n = len(weights), len(weights[0])
+    bids = [[w / sum(row) for w in row] for row in weights]
+    shares = np.zeros((m, n))
+    for j in range(n):
+        price = game.reserve + sum(bids[i][j] for i in range(m))
+        for i in range(m):
+            shares[i, j] = bids[i][j] / price if price > 0 else 0.0
+    return np.array(bids), shares
+'''
+
+_MODEL_TEST = '''"""``fairlib.market.{name}`` and its model ``{Model}``: the differential test against the
+slow reference (tests/reference.py) and bad input named.
+
+Written by the scaffold so that it needs no edit: it builds its instances through
+``{Model}.from_weights`` and holds for any rule whose reference says the same. The API contract
+(tests/test_api_contract.py) feeds every argument of ``{Model}`` and ``{name}`` bad values. The
+paper's worked example (its known answer) is a claim of the paper, measured by the driver and
+asserted in the driver's findings test. The rules every game meets: ``pytest -m games -k {name}``.
+"""
+
+import numpy as np
+import pytest
+
+from fairlib import InvalidInputError
+from fairlib.market import {Model}, uniform_preferences, {name}
+from tests.reference import {name}_reference
+
+
+def _assert_matches_the_reference(game):
+    out = {name}(game)
+    bids, shares = {name}_reference(game)
+    np.testing.assert_allclose(out.bids, bids, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(out.shares, shares, rtol=1e-9, atol=1e-12)
+    assert out.game is game
+
+
+def test_matches_the_reference_on_two_users():
+    _assert_matches_the_reference({Model}.from_weights([[0.7, 0.3], [0.3, 0.7]]))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_matches_the_reference(seed):
+    rng = np.random.default_rng(seed)
+    users, machines = int(rng.integers(1, 8)), int(rng.integers(1, 6))
+    _assert_matches_the_reference({Model}.from_weights(uniform_preferences(rng, users, machines)))
+
+
+def test_anything_but_the_model_is_named():
+    with pytest.raises(InvalidInputError, match="game = .*must be a {Model}"):
+        {name}(np.ones((2, 2)))
+
+
+@pytest.mark.parametrize(
+    ("weights", "reserve", "named"),
+    [
+        ([[0.5, -1.0]], 0.0, r"\\[0, 1\\] = -1.0"),
+        ([[0.5, np.nan]], 0.0, r"\\[0, 1\\] = nan"),
+        ([[1.0, 0.0], [0.0, 0.0]], 0.0, r"\\[1\\]"),
+        ([[1.0]], -0.5, "reserve"),
+    ],
+)
+def test_bad_input_is_named(weights, reserve, named):
+    with pytest.raises(InvalidInputError, match=named):
+        {Model}.from_weights(weights, reserve=reserve)
+'''
+
+
 def _free_color(registry_text: str, registry=None) -> str | None:
     """A colour of the house palette (Okabe–Ito, yellow left out) that no entry of ``registry`` (default
     :mod:`fairlib.mechanisms`; :mod:`fairlib.games` for a game) uses (nor a colour written in ``registry_text``, the
@@ -1094,26 +1650,68 @@ def scaffold_mechanism(
     *,
     label: str | None = None,
     paper: str | None = None,
+    model: str | None = None,
     root: Path | None = None,
 ) -> list[str]:
-    """Create mechanism ``name`` (``kind``: ``"pooled"``, ``"multi_server"`` or ``"game"``): module, export,
-    registration, reference and test (see the module docstring); returns the paths written, relative to ``root``."""
+    """Create mechanism ``name`` (``kind``: ``"pooled"``, ``"multi_server"``, ``"game"`` or ``"model"``, a game
+    on a model of its own, whose instance type is the class ``model``): module, export, registration, reference
+    and test (see the module docstring); returns the paths written, relative to ``root``.
+
+    Parameters
+    ----------
+    name : str
+        The function's name, a lower-case identifier.
+    kind : {"pooled", "multi_server", "game", "model"}
+        What it is.
+    label : str, optional
+        Its name in legends and tables (default ``name``), at most 40 characters.
+    paper : str, optional
+        The key of the paper whose loop runs its tests.
+    model : str, optional
+        With kind ``"model"``: the instance type's class name.
+    root : pathlib.Path, optional
+        The checkout to work on (default: this one).
+
+    Returns
+    -------
+    list of str
+        The paths written, relative to ``root``.
+    """
     root = Path(root) if root is not None else paths.ROOT
     name = _check_name(name, "NAME")
-    if kind not in ("pooled", "multi_server", "game"):
+    if kind not in ("pooled", "multi_server", "game", "model"):
         raise ScaffoldError(
-            f"kind = {kind!r}: must be 'pooled' or 'multi_server' (a mechanism on a Cluster) or "
-            "'game' (a game-type mechanism on a Game)"
+            f"kind = {kind!r}: must be 'pooled' or 'multi_server' (a mechanism on a Cluster), "
+            "'game' (a game-type mechanism on a Game) or 'model' (a game on a model of its own)"
+        )
+    if (kind == "model") != (model is not None):
+        raise ScaffoldError(
+            f"--new-model = {model!r}: a class name goes with kind 'model', and only with it"
         )
     label = label or name
-    if "\n" in label or '"' in label or "{" in label or "'" in label:
-        raise ScaffoldError(f"--label = {label!r}: one line without quotes or braces")
+    if "\n" in label or '"' in label or "{" in label or "'" in label or len(label) > 40:
+        raise ScaffoldError(
+            f"--label = {label!r}: one line of at most 40 characters without quotes or braces (the "
+            "name legends and tables show)"
+        )
     taken = _public_names(root)
     if name in taken:
         raise ScaffoldError(
             f"NAME = {name!r}: already a public name of {taken[name]} (the new function would shadow "
             "it); choose another name"
         )
+    if model is not None:
+        if not isinstance(model, str) or not _CLASS.match(model):
+            raise ScaffoldError(
+                f"--new-model = {model!r}: must be a class name in CamelCase of at most 32 "
+                "characters (letters and digits, starting with a capital), e.g. TradingPost"
+            )
+        for public in (model, f"{model}Outcome"):
+            if public in taken:
+                raise ScaffoldError(
+                    f"--new-model = {model!r}: {public} is already a public name of {taken[public]}; "
+                    "choose another name"
+                )
     w = _Writer(root)
     registry = w.read("fairlib/mechanisms.py")
     if re.search(rf'^register\("{name}",', registry, flags=re.M):
@@ -1122,6 +1720,8 @@ def scaffold_mechanism(
         raise ScaffoldError(f"NAME = {name!r}: already registered in fairlib/games.py")
     if kind == "game":
         _scaffold_game(w, name, label)
+    elif kind == "model":
+        _scaffold_model(w, name, label, model)
     else:
         _scaffold_cluster_mechanism(w, name, label, kind, registry)
     if paper is not None:
@@ -1145,7 +1745,7 @@ def _scaffold_game(w: _Writer, name: str, label: str) -> None:
     from .. import games
 
     fmt = {"name": name, "label": label}
-    w.create(f"fairlib/market/{name}.py", _GAME.format(**fmt))
+    w.create(f"fairlib/market/{name}.py", _docstrings_wrapped(_GAME.format(**fmt)))
     exports = _insert_before(
         w.read("fairlib/market/__init__.py"),
         _MARKET_MARKER,
@@ -1173,9 +1773,53 @@ def _scaffold_game(w: _Writer, name: str, label: str) -> None:
     )
     w.edit(
         "tests/reference.py",
-        w.read("tests/reference.py").rstrip("\n") + "\n" + _GAME_REFERENCE.format(**fmt),
+        w.read("tests/reference.py").rstrip("\n")
+        + "\n"
+        + _docstrings_wrapped(_GAME_REFERENCE.format(**fmt)),
     )
-    w.create(f"tests/test_{name}.py", _GAME_TEST.format(**fmt))
+    w.create(f"tests/test_{name}.py", _docstrings_wrapped(_GAME_TEST.format(**fmt)))
+
+
+def _fill(template: str, **values: str) -> str:
+    """``template`` with each ``{key}`` replaced by its value (other braces kept as they are)."""
+    for key, value in values.items():
+        template = template.replace("{" + key + "}", value)
+    return template
+
+
+def _scaffold_model(w: _Writer, name: str, label: str, model: str) -> None:
+    """A game on a model of its own (:func:`scaffold_mechanism` with ``--new-model``): the module holding the model
+    ``model``, its outcome type and the game, its exports, its registration with ``instance=``, its reference and
+    its test."""
+    from .. import games
+
+    fmt = {"name": name, "label": label, "Model": model}
+    w.create(f"fairlib/market/{name}.py", _docstrings_wrapped(_fill(_MODEL, **fmt)))
+    public = [model, f"{model}Outcome", name]
+    exports = _insert_before(
+        w.read("fairlib/market/__init__.py"),
+        _MARKET_MARKER,
+        f"from .{name} import {', '.join(public)}",
+        "fairlib/market/__init__.py",
+    )
+    w.edit("fairlib/market/__init__.py", _add_to_all(exports, public, "fairlib/market/__init__.py"))
+    registry = w.read("fairlib/games.py")
+    free = _free_color(registry, games)
+    fields = [f'"{name}"', f"market.{name}", _literal("label", label)]
+    fields += [f'color="{free}"'] if free else []
+    fields += ['capabilities=("reserve",)', f"instance=market.{model}"]
+    call = "\n".join(["register_game("] + _field_lines("    ", fields))
+    w.edit(
+        "fairlib/games.py",
+        _insert_before(registry, _GAMES_MARKER, call.removesuffix(","), "fairlib/games.py"),
+    )
+    w.edit(
+        "tests/reference.py",
+        w.read("tests/reference.py").rstrip("\n")
+        + "\n"
+        + _docstrings_wrapped(_fill(_MODEL_REFERENCE, **fmt)),
+    )
+    w.create(f"tests/test_{name}.py", _docstrings_wrapped(_fill(_MODEL_TEST, **fmt)))
 
 
 def _scaffold_cluster_mechanism(
@@ -1184,7 +1828,10 @@ def _scaffold_cluster_mechanism(
     """A pooled or multi-server mechanism's module, export, registration, reference and test."""
     pooled = kind == "pooled"
     fmt = {"name": name, "label": label}
-    w.create(f"fairlib/multires/{name}.py", (_POOLED if pooled else _MULTI).format(**fmt))
+    w.create(
+        f"fairlib/multires/{name}.py",
+        _docstrings_wrapped((_POOLED if pooled else _MULTI).format(**fmt)),
+    )
     exports = _insert_before(
         w.read("fairlib/multires/__init__.py"),
         _MULTIRES_MARKER,
@@ -1220,13 +1867,27 @@ def _scaffold_cluster_mechanism(
         "tests/reference.py",
         w.read("tests/reference.py").rstrip("\n")
         + "\n"
-        + (_POOLED_REFERENCE if pooled else _MULTI_REFERENCE).format(**fmt),
+        + _docstrings_wrapped((_POOLED_REFERENCE if pooled else _MULTI_REFERENCE).format(**fmt)),
     )
-    w.create(f"tests/test_{name}.py", (_POOLED_TEST if pooled else _MULTI_TEST).format(**fmt))
+    w.create(
+        f"tests/test_{name}.py",
+        _docstrings_wrapped((_POOLED_TEST if pooled else _MULTI_TEST).format(**fmt)),
+    )
 
 
 def main(argv=None) -> int:
-    """Command line (see the module docstring)."""
+    """Command line (see the module docstring).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default: the process's).
+
+    Returns
+    -------
+    int
+        The exit status: 0, or 2 for a refused call.
+    """
     ap = argparse.ArgumentParser(
         prog="python -m fairlib.repro.scaffold", description=__doc__.split("\n")[0]
     )
@@ -1286,7 +1947,15 @@ def main(argv=None) -> int:
         action="store_const",
         const="game",
         dest="kind",
-        help="a game or market mechanism: NAME(game) -> GameOutcome (fairlib.games)",
+        help="a game or market mechanism on the bidding game's model: NAME(game: Game) -> "
+        "GameOutcome (fairlib.games)",
+    )
+    kind.add_argument(
+        "--new-model",
+        metavar="MODEL",
+        dest="model",
+        help="a game on a model of its own: the instance type MODEL (a class name, e.g. "
+        "TradingPost), its outcome type MODELOutcome and NAME(game: MODEL) -> MODELOutcome",
     )
     m.add_argument("--label", help="the name plots and tables show (default NAME)")
     m.add_argument(
@@ -1319,7 +1988,12 @@ def main(argv=None) -> int:
         elif args.what == "mechanism":
             done, verb = (
                 scaffold_mechanism(
-                    args.name, args.kind, label=args.label, paper=args.paper, root=args.root
+                    args.name,
+                    "model" if args.model is not None else args.kind,
+                    label=args.label,
+                    paper=args.paper,
+                    model=args.model,
+                    root=args.root,
                 ),
                 "written",
             )
@@ -1335,7 +2009,7 @@ def main(argv=None) -> int:
             f"next: make test-paper KEY={args.key}; python run_all.py --quick --only {args.key} (CONTRIBUTING.md)"
         )
     elif args.what == "mechanism":
-        marker = "games" if args.kind == "game" else "registry"
+        marker = "registry" if args.kind in ("pooled", "multi_server") else "games"
         print(
             f"next: pytest tests/test_{args.name}.py; pytest -m {marker} -k {args.name} (CONTRIBUTING.md)"
         )

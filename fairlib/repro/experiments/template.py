@@ -101,7 +101,7 @@ def findings(table: pd.DataFrame) -> dict[str, Measurement]:
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`sample_means`' table.
+        :func:`sample_means`'s table (a ``mean`` column, one row per repeat).
 
     Returns
     -------
