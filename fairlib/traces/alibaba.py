@@ -102,7 +102,17 @@ _V2017_HEADER_START = "task_create_time"
 
 def alibaba_dir(directory=None) -> Path:
     """The Alibaba folder: ``directory``, else the first ``alibaba_clusterdata`` over
-    :func:`fairlib.paths.trace_dirs`."""
+    :func:`fairlib.paths.trace_dirs`.
+
+    Parameters
+    ----------
+    directory : path-like, optional
+        The folder to use.
+
+    Returns
+    -------
+    pathlib.Path
+    """
     return trace_folder("alibaba_clusterdata", directory)
 
 
@@ -145,7 +155,18 @@ def _read(path: Path, names, dtypes, what: str) -> pd.DataFrame:
 
 
 def read_machine_meta(*, directory=None) -> pd.DataFrame:
-    """v2018 ``machine_meta`` (:data:`MACHINE_META_COLUMNS`; one row per machine event)."""
+    """v2018 ``machine_meta``: one row per machine event.
+
+    Parameters
+    ----------
+    directory : path-like, optional
+        The Alibaba folder (:func:`alibaba_dir`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`MACHINE_META_COLUMNS`.
+    """
     return _read(
         alibaba_dir(directory) / "cluster-trace-v2018" / "machine_meta.csv.gz",
         MACHINE_META_COLUMNS,
@@ -159,6 +180,18 @@ def read_batch_task(version: str = "2017", *, directory=None) -> pd.DataFrame:
 
     Only v2017's is in the shared excerpt; v2018's is read when placed at
     ``cluster-trace-v2018/batch_task.csv.gz`` (e.g. by the fetch command).
+
+    Parameters
+    ----------
+    version : {"2017", "2018"}
+        The trace release.
+    directory : path-like, optional
+        The Alibaba folder (:func:`alibaba_dir`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per task.
     """
     if version == "2017":
         return _read(
