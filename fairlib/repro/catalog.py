@@ -310,7 +310,8 @@ NOTEBOOKS: dict[str, Notebook] = {
             driver="mechanism_atlas",
             listed_as="not a paper: every registered mechanism on the same jobs of three real clusters "
             "(Google, Alibaba, Bitbrains)",
-            headline="Not written yet.",
+            headline="On Google's whole cell PS-DSF trails DRFH in utilisation and DRF served machine by machine "
+            "trails it more; DRFH and TSF stay Pareto optimal and EDRF envy-free on every cell.",
         ),
         # new paper notebooks go above this line (python -m fairlib.repro.scaffold paper KEY ...)
     ]
