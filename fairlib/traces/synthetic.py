@@ -509,7 +509,7 @@ MAX_ALIBABA_MACHINES, MAX_ALIBABA_TASKS = 100_000, 1_000_000
 def synthetic_alibaba(
     dest=None, rng=None, *, n_machines: int = 4034, n_tasks: int = 20_000
 ) -> Path:
-    """Write a synthetic Alibaba folder (``dest``, default :func:`fairlib.traces.alibaba_dir`) in the real formats:
+    """Write a synthetic Alibaba folder (``dest``, default ``data/traces/alibaba_clusterdata``) in the real formats:
     ``cluster-trace-v2018/machine_meta.csv.gz`` (``n_machines`` machines of 96 cores and memory 100, every one
     ``USING`` at time 0, as in the real table) and ``cluster-trace-v2017/batch_task.csv.gz`` (``n_tasks`` tasks over
     12 hours with the header line of the shared excerpt), and the marker. Returns the folder.
@@ -522,7 +522,7 @@ def synthetic_alibaba(
     Parameters
     ----------
     dest : path-like, optional
-        The Alibaba folder to write.
+        The folder to write (default: ``alibaba_clusterdata`` under :func:`fairlib.paths.trace_dir`).
     rng : seed or numpy Generator
         Randomness.
     n_machines : int
@@ -537,12 +537,17 @@ def synthetic_alibaba(
     """
     import gzip
 
-    from .alibaba import alibaba_dir
+    from .. import paths
 
     n_machines = as_count(n_machines, "n_machines", maximum=MAX_ALIBABA_MACHINES)
     n_tasks = as_count(n_tasks, "n_tasks", maximum=MAX_ALIBABA_TASKS)
     rng = as_rng(rng)
-    root = alibaba_dir(dest) if dest is None else Path(dest)
+    # never the folder a real excerpt was found in: the default is the fetch target, data/traces
+    root = (
+        trace_folder("alibaba_clusterdata", dest, "dest")
+        if dest is not None
+        else paths.trace_dir() / "alibaba_clusterdata"
+    )
     (root / "cluster-trace-v2018").mkdir(parents=True, exist_ok=True)
     (root / "cluster-trace-v2017").mkdir(parents=True, exist_ok=True)
     (root / SYNTHETIC_MARKER).write_text(
