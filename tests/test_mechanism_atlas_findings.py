@@ -121,3 +121,26 @@ def test_strategyproofness_spot_checks_run_uncapped():
     spot = atlas.strategyproofness_spot_checks(cells, runs, n_users=2, n_checks=1, rng=0)
     assert (spot.status == "ran").all()  # PDRF too: the sub-cells are uncapped
     assert (spot.SP <= 1e-9).all()  # DRF, PDRF and DRFH are strategy-proof on two users
+
+
+def test_a_total_within_rounding_of_its_cap_is_served_in_full():
+    """A divisible solver's total a hair below the cap (interior-point rounding) is served in full; a whole task
+    short is not (regression: a tolerance of 1e-9 counted DRFH's and TSF's rounded totals as short)."""
+    from fairlib.multires import Allocation
+
+    cell = atlas.Cell(
+        "google",
+        0.0,
+        np.array([[1.0, 1.0], [1.0, 1.0]]),
+        ("cpu", "memory"),
+        np.array([[0.1, 0.1], [0.1, 0.05]]),
+        np.array([4.0, 5.0]),
+        None,
+        "synthetic",
+    )
+    runs = {
+        "rounded": ("drfh", lambda c: Allocation(c, np.array([[4 * (1 - 1e-8)], [5.0]]), "x")),
+        "short": ("drfh", lambda c: Allocation(c, np.array([[3.0], [5.0]]), "x")),
+    }
+    rows = pd.DataFrame(atlas.cell_rows(cell, runs, checks=False)).set_index("mechanism")
+    assert rows.served_full["rounded"] == 1.0 and rows.served_full["short"] == 0.5

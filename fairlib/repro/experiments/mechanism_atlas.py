@@ -75,6 +75,7 @@ __all__ = [
     "summary",
     "check_mode",
     "SIZE_CAPS",
+    "SERVED_TOL",
     "PROPERTY_TOL",
 ]
 
@@ -108,6 +109,10 @@ SIZES = {
 #: that has a cap here; a larger cell is a row saying so. PF-VDS's interior point on a whole Google cell (about 4,000
 #: jobs × 10 classes, every registered α) does not finish within the notebook's time budget.
 SIZE_CAPS = {"pfvds": 10_000}
+
+#: a capped user is served in full when its tasks reach its cap within this share of it (at least of one task): the
+#: divisible solvers' totals carry rounding (as in :func:`.scheduler_semantics.machine_allocations`)
+SERVED_TOL = 1e-6
 
 #: a property holds when its checker's relative violation is at most this (the checkers' solvers round)
 PROPERTY_TOL = 1e-6
@@ -354,7 +359,8 @@ def cell_rows(cell: Cell, runs: dict | None = None, *, checks: bool = True) -> l
 
     Columns: ``trace``, ``at_s``, ``mechanism`` (run name), ``label``, ``model`` ("pool", "merged machines" or
     "machines"), ``status`` ("ran" or why not), ``users``, ``machines``, ``classes`` (distinct machines),
-    ``tasks``, ``served_full`` (share of capped users given all their tasks; NaN uncapped), ``served_any``
+    ``tasks``, ``served_full`` (share of capped users given all their tasks, within :data:`SERVED_TOL`; NaN
+    uncapped), ``served_any``
     (share given at least one task's worth), ``util_<resource>`` and ``util_mean`` (of the pooled capacity),
     ``jain``, ``min_share``, ``max_share`` (dominant shares of the pooled capacity), ``SI``, ``EF``, ``PO``,
     ``BF`` (relative violations, <= :data:`PROPERTY_TOL` holds; BF NaN where Definition 4 says nothing: caps or a
@@ -426,7 +432,9 @@ def cell_rows(cell: Cell, runs: dict | None = None, *, checks: bool = True) -> l
             status="ran",
             converged=bool(alloc.converged),
             tasks=float(totals.sum()),
-            served_full=float((totals >= cell.caps * (1 - 1e-9) - 1e-9).mean())
+            served_full=float(
+                (totals >= cell.caps - SERVED_TOL * np.maximum(cell.caps, 1.0)).mean()
+            )
             if cell.caps is not None
             else float("nan"),
             served_any=float((totals >= 1 - 1e-9).mean()),
