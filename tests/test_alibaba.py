@@ -133,3 +133,85 @@ def test_an_end_one_second_before_the_start_is_read_as_the_v2017_excerpt_holds_o
         "53176,53175,8561,1,1,Terminated,,\n",
     )
     assert read_batch_task("2017", directory=tmp_path).end_time.tolist() == [53175]
+
+
+def test_machines_up_and_tasks_present_on_the_fixture():
+    """One instant of the committed synthetic Alibaba fixture (tests/fixtures/make_fixtures.py)."""
+    from fairlib.traces import is_synthetic, machines_up, tasks_present
+    from tests.fixtures.make_fixtures import HERE
+
+    folder = HERE / "alibaba_clusterdata"
+    assert is_synthetic(folder)
+    machines = machines_up(read_machine_meta(directory=folder), 7000)
+    assert machines.tolist() == [[96.0, 1.0]] * 6  # 96 cores, memory 100 / 100
+    batch = read_batch_task("2017", directory=folder)
+    present = tasks_present(batch, 8000)
+    # created at or before 8,000 s and ending after it: tasks 2 (4 instances) and 3 (no plan: left out)
+    assert present.task.tolist() == [2] and present.instances.tolist() == [4]
+    assert present.cpu.tolist() == [1.0] and present.memory.tolist() == [pytest.approx(0.006013019)]
+    assert present.attrs["skipped"] == {"without a plan": 1, "with a zero plan or no instance": 0}
+
+
+def test_machines_up_follows_the_last_status():
+    import pandas as pd
+
+    from fairlib.traces import machines_up
+
+    meta = pd.DataFrame(
+        {
+            "machine_id": ["a", "a", "b"],
+            "time": [0, 100, 50],
+            "cpu_num": [96.0, 96.0, 48.0],
+            "mem_size": [100.0, 100.0, 50.0],
+            "status": ["USING", "IMPORT_INSTALLING", "USING"],
+        }
+    )
+    assert machines_up(meta, 10).tolist() == [[96.0, 1.0]]  # b not yet seen
+    assert machines_up(meta, 60).tolist() == [[96.0, 1.0], [48.0, 0.5]]
+    assert machines_up(meta, 100).tolist() == [[48.0, 0.5]]  # a installing
+    with pytest.raises(InvalidInputError, match="machine_meta: missing columns"):
+        machines_up(meta.drop(columns="status"), 10)
+    with pytest.raises(InvalidInputError, match="at_s"):
+        machines_up(meta, float("nan"))
+
+
+def test_tasks_present_reads_v2018_units_and_refuses_other_tables():
+    import pandas as pd
+
+    from fairlib.traces import tasks_present
+
+    v2018 = pd.DataFrame(
+        {
+            "task_name": ["M1", "R2_1"],
+            "instance_num": [10.0, 0.0],
+            "job_name": ["j_1", "j_1"],
+            "task_type": ["1", "1"],
+            "status": ["Terminated"] * 2,
+            "start_time": [100, 100],
+            "end_time": [200, 200],
+            "plan_cpu": [100.0, 50.0],
+            "plan_mem": [0.39, 0.2],
+        }
+    )
+    present = tasks_present(v2018, 150)
+    assert present.task.tolist() == ["M1"] and present.memory.tolist() == [pytest.approx(0.0039)]
+    assert present.attrs["skipped"]["with a zero plan or no instance"] == 1  # no instance
+    assert tasks_present(v2018, 200).empty  # ended
+    with pytest.raises(InvalidInputError, match="v2017 or v2018 columns"):
+        tasks_present(pd.DataFrame({"x": [1]}), 0)
+
+
+def test_synthetic_alibaba_is_deterministic_and_read_by_the_loaders(tmp_path):
+    from fairlib.traces import is_synthetic, synthetic_alibaba
+
+    a = synthetic_alibaba(tmp_path / "a", rng=5, n_machines=4, n_tasks=30)
+    b = synthetic_alibaba(tmp_path / "b", rng=5, n_machines=4, n_tasks=30)
+    for name in (
+        "cluster-trace-v2018/machine_meta.csv.gz",
+        "cluster-trace-v2017/batch_task.csv.gz",
+    ):
+        assert (a / name).read_bytes() == (b / name).read_bytes()
+    assert is_synthetic(a) and read_machine_meta(directory=a).machine_id.nunique() == 4
+    assert len(read_batch_task("2017", directory=a)) == 30
+    with pytest.raises(InvalidInputError, match="n_tasks"):
+        synthetic_alibaba(tmp_path / "c", n_tasks=0)

@@ -104,6 +104,26 @@ EXEMPT = {
 
 #: values that are valid for an argument: (callable pattern, argument pattern, probe label pattern) -> reason
 ACCEPTED = {
+    (
+        "fairlib.traces.machines_up",
+        "at_s",
+        "2.5 (float)",
+    ): "a time in seconds: any instant, between the trace's whole seconds too",
+    (
+        "fairlib.traces.machines_up",
+        "at_s",
+        "10**20 (huge)",
+    ): "an answer, not an error: after the window every machine keeps its last row's status",
+    (
+        "fairlib.traces.tasks_present",
+        "at_s",
+        "2.5 (float)",
+    ): "a time in seconds: any instant, between the trace's whole seconds too",
+    (
+        "fairlib.traces.tasks_present",
+        "at_s",
+        "10**20 (huge)",
+    ): "an answer, not an error: after the window no task is present",
     ("*", "*", "None"): "None is the documented default of this argument",
     (
         "*",

@@ -55,7 +55,7 @@ def fixture_differences(committed_root, fresh_root) -> dict:
 
 def test_fixtures_regenerate_with_the_same_content(tmp_path):
     make(tmp_path)
-    assert len(list(HERE.rglob("*.gz"))) == 6
+    assert len(list(HERE.rglob("*.gz"))) == 8
     found = fixture_differences(HERE, tmp_path)
     assert not found, {k: [str(d) for d in v[:3]] for k, v in found.items()}
 

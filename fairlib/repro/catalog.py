@@ -349,6 +349,17 @@ NOTEBOOKS: dict[str, Notebook] = {
             headline="Pooled DRF served machine by machine, as offer-based schedulers run it, trails DRFH, TSF and "
             "PS-DSF in utilisation at every instant.",
         ),
+        Notebook(
+            "atlas",
+            "notebooks/atlas.ipynb",
+            "The mechanism atlas: every registered mechanism on whole cells of three real clusters",
+            tests=("tests/test_mechanism_atlas_findings.py", "tests/test_alibaba.py"),
+            driver="mechanism_atlas",
+            listed_as="not a paper: every registered mechanism on the same jobs of three real clusters "
+            "(Google, Alibaba, Bitbrains)",
+            headline="On Google's whole cell PS-DSF trails DRFH in utilisation and DRF served machine by machine "
+            "trails it more; DRFH and TSF stay Pareto optimal and EDRF envy-free on every cell.",
+        ),
         # new paper notebooks go above this line (python -m fairlib.repro.scaffold paper KEY ...)
     ]
 }

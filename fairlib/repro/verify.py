@@ -262,6 +262,7 @@ TIMING_COLUMNS: dict[str, dict[str, list[str]]] = {
     "metin2025": {"speed_vs_reserve_ratio": ["seconds"], "speed_vs_users": ["seconds"]},
     "khamseashari2018_traces": {"replay_summary": ["seconds"], "open_loop_grid": ["seconds"]},
     "schedulers": {"machine_allocations": ["seconds"]},
+    "atlas": {"*": ["seconds", "cpu_seconds", "check_seconds"]},
 }
 
 _PLACEMENT = (

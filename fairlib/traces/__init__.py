@@ -7,7 +7,7 @@ trace-derived data says whether it is real or synthetic.
 """
 
 from ._source import TraceFormatError, is_synthetic
-from .alibaba import alibaba_dir, read_batch_task, read_machine_meta
+from .alibaba import alibaba_dir, machines_up, read_batch_task, read_machine_meta, tasks_present
 from .bitbrains import (
     BITBRAINS_COLUMNS,
     BITBRAINS_HEADER,
@@ -37,6 +37,7 @@ from .google import (
 )
 from .synthetic import (
     real_or_synthetic,
+    synthetic_alibaba,
     synthetic_bitbrains,
     synthetic_google,
     synthetic_task_usage,
@@ -81,11 +82,14 @@ __all__ = [
     "alibaba_dir",
     "read_batch_task",
     "read_machine_meta",
+    "machines_up",
+    "tasks_present",
     # synthetic stand-ins, provenance and errors
     "is_synthetic",
     "real_or_synthetic",
     "synthetic_bitbrains",
     "synthetic_google",
+    "synthetic_alibaba",
     "synthetic_task_usage",
     "TraceFormatError",
     # workloads and fleets for the replays

@@ -1,4 +1,5 @@
-"""Alibaba cluster traces: v2018 ``machine_meta`` and ``batch_task``, v2017 ``batch_task`` (SCHEMAS.md §5).
+"""Alibaba cluster traces: v2018 ``machine_meta`` and ``batch_task``, v2017 ``batch_task`` (SCHEMAS.md §5), and one
+instant of a cell (:func:`machines_up`, :func:`tasks_present`).
 
 Units as in the files: CPU counts in cores for machines and in hundredths of a core for tasks
 (``plan_cpu`` 100 = 1 core); memory normalised (v2018: 0-100; v2017: a fraction); times in seconds
@@ -12,9 +13,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError
+from .._validate import InvalidInputError, as_instance, as_number
 from ._source import (
     TraceFormatError,
     check_field_counts,
@@ -34,6 +36,8 @@ __all__ = [
     "alibaba_dir",
     "read_machine_meta",
     "read_batch_task",
+    "machines_up",
+    "tasks_present",
 ]
 
 MACHINE_META_COLUMNS = [
@@ -251,3 +255,104 @@ def read_batch_task(
             ("start_time", "end_time"),
         )
     raise InvalidInputError(f"version = {version!r}: must be '2017' or '2018'")
+
+
+def machines_up(machine_meta: pd.DataFrame, at_s: float) -> np.ndarray:
+    """Capacities ``[machine, (cores, memory)]`` of the machines up at trace time ``at_s`` seconds.
+
+    A machine is up when its last ``machine_meta`` row at or before ``at_s`` has status ``USING``; its
+    capacities are that row's: CPU in cores, memory as ``mem_size / 100`` (v2018 normalises memory to 0-100;
+    1.0 is the largest machine's memory). Machines in the order of their identifiers.
+
+    Parameters
+    ----------
+    machine_meta : pandas.DataFrame
+        Rows of :func:`read_machine_meta` (columns ``machine_id``, ``time``, ``cpu_num``, ``mem_size``,
+        ``status``).
+    at_s : float
+        Trace time in seconds (>= 0).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(machines, 2)`` float64 capacities.
+
+    Examples
+    --------
+    >>> meta = pd.DataFrame({"machine_id": ["m_1", "m_2", "m_1"], "time": [0, 0, 50],
+    ...                      "cpu_num": [96.0, 64.0, 96.0], "mem_size": [100.0, 50.0, 100.0],
+    ...                      "status": ["USING", "USING", "IMPORT_INSTALLING"]})
+    >>> machines_up(meta, 10).tolist(), machines_up(meta, 60).tolist()
+    ([[96.0, 1.0], [64.0, 0.5]], [[64.0, 0.5]])
+    """
+    meta = as_instance(machine_meta, pd.DataFrame, "machine_meta")
+    missing = {"machine_id", "time", "cpu_num", "mem_size", "status"} - set(meta.columns)
+    if missing:
+        raise InvalidInputError(f"machine_meta: missing columns {sorted(missing)}")
+    at_s = as_number(at_s, "at_s", inclusive=True)
+    seen = meta[meta.time <= at_s].sort_values(["machine_id", "time"], kind="stable")
+    last = seen.groupby("machine_id", sort=True).tail(1)
+    up = last[last.status == "USING"]
+    return np.column_stack(
+        [up.cpu_num.to_numpy(float), up.mem_size.to_numpy(float) / 100.0]
+    ).reshape(-1, 2)
+
+
+def tasks_present(batch_task: pd.DataFrame, at_s: float) -> pd.DataFrame:
+    """The batch tasks present at trace time ``at_s`` seconds: created (v2017) or started (v2018) at or before it
+    and ending after it. A task is a group of identical instances, so it is one user with a per-instance demand
+    and a cap of its instance count.
+
+    Parameters
+    ----------
+    batch_task : pandas.DataFrame
+        Rows of :func:`read_batch_task` (v2017 or v2018 columns).
+    at_s : float
+        Trace time in seconds (>= 0).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per task: ``job``, ``task``, ``instances``, ``cpu`` (cores per instance, ``plan_cpu / 100``),
+        ``memory`` (per instance, normalised as the machines' memory: v2017's fraction as it is, v2018's 0-100
+        divided by 100). ``attrs["skipped"]`` counts the present tasks left out: without a plan (empty
+        ``plan_cpu`` or ``plan_mem``), or with a zero plan or no instance.
+
+    Examples
+    --------
+    >>> batch = pd.DataFrame({"create_time": [0, 5, 20], "end_time": [30, 40, 50], "job_id": [1, 1, 2],
+    ...                       "task_id": [1, 2, 3], "instance_num": [4, 2, 1], "status": ["Terminated"] * 3,
+    ...                       "plan_cpu": [50.0, None, 100.0], "plan_mem": [0.01, None, 0.02]})
+    >>> present = tasks_present(batch, 10)
+    >>> present.instances.tolist(), present.cpu.tolist(), present.attrs["skipped"]
+    ([4], [0.5], {'without a plan': 1, 'with a zero plan or no instance': 0})
+    """
+    batch = as_instance(batch_task, pd.DataFrame, "batch_task")
+    at_s = as_number(at_s, "at_s", inclusive=True)
+    if set(BATCH_TASK_2017_COLUMNS) <= set(batch.columns):
+        begin, job, task, memory_scale = "create_time", "job_id", "task_id", 1.0
+    elif set(BATCH_TASK_2018_COLUMNS) <= set(batch.columns):
+        begin, job, task, memory_scale = "start_time", "job_name", "task_name", 100.0
+    else:
+        raise InvalidInputError(
+            f"batch_task: expected the v2017 or v2018 columns of read_batch_task, got "
+            f"{list(batch.columns)}"
+        )
+    present = batch[(batch[begin] <= at_s) & (batch.end_time > at_s)]
+    planned = present.plan_cpu.notna() & present.plan_mem.notna()
+    out = pd.DataFrame(
+        {
+            "job": present[job].to_numpy(),
+            "task": present[task].to_numpy(),
+            "instances": present.instance_num.fillna(0).to_numpy(np.int64),
+            "cpu": present.plan_cpu.to_numpy(float) / 100.0,
+            "memory": present.plan_mem.to_numpy(float) / memory_scale,
+        }
+    )[planned.to_numpy()]
+    usable = ((out.cpu > 0) | (out.memory > 0)) & (out.instances > 0)
+    out = out[usable.to_numpy()].reset_index(drop=True)
+    out.attrs["skipped"] = {
+        "without a plan": int((~planned).sum()),
+        "with a zero plan or no instance": int((~usable).sum()),
+    }
+    return out

@@ -12,6 +12,9 @@ Every folder written here carries a ``SYNTHETIC.md`` marker; the loaders report 
 - :func:`synthetic_task_usage` — Google ``task_usage`` from the real task runs (SCHEMAS.md §3.6).
 - :func:`synthetic_google` — Google ``task_events`` and ``machine_events`` calibrated to the excerpt
   (SCHEMAS.md §3.3-3.4), for a clone without the real excerpt.
+- :func:`synthetic_alibaba` — Alibaba v2018 ``machine_meta`` (96 cores, memory 100, as every real row) and v2017
+  ``batch_task`` (instances per task, CPU plans of 50 or 100 hundredths of a core, memory plans with the excerpt's
+  median), for a clone without the real excerpt.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ __all__ = [
     "synthetic_bitbrains",
     "synthetic_task_usage",
     "synthetic_google",
+    "synthetic_alibaba",
     "real_or_synthetic",
     "STAND_IN_SIZES",
 ]
@@ -598,10 +602,94 @@ def synthetic_google(
 
 
 #: sizes of the synthetic stand-ins written when a notebook finds no real excerpt, by mode
+#: the most machines and tasks :func:`synthetic_alibaba` writes (the v2018 cell has 4,034 machines; the v2017
+#: batch_task excerpt 80,553 tasks)
+MAX_ALIBABA_MACHINES, MAX_ALIBABA_TASKS = 100_000, 1_000_000
+
+
+def synthetic_alibaba(
+    dest=None, rng=None, *, n_machines: int = 4034, n_tasks: int = 20_000
+) -> Path:
+    """Write a synthetic Alibaba folder (``dest``, default ``data/traces/alibaba_clusterdata``) in the real formats:
+    ``cluster-trace-v2018/machine_meta.csv.gz`` (``n_machines`` machines of 96 cores and memory 100, every one
+    ``USING`` at time 0, as in the real table) and ``cluster-trace-v2017/batch_task.csv.gz`` (``n_tasks`` tasks over
+    12 hours with the header line of the shared excerpt), and the marker. Returns the folder.
+
+    Tasks: creation uniform over the 12 hours, durations lognormal (median 10 minutes), instances lognormal (median
+    20, at most 5,000), CPU plan 50 or 100 hundredths of a core, memory plan lognormal around the excerpt's median
+    0.0054 (SCHEMAS.md §5); about one in ten with no plan, as in the excerpt. Deterministic for a seed; label
+    results synthetic.
+
+    Parameters
+    ----------
+    dest : path-like, optional
+        The folder to write (default: ``alibaba_clusterdata`` under :func:`fairlib.paths.trace_dir`).
+    rng : seed or numpy Generator
+        Randomness.
+    n_machines : int
+        Machines (1 to :data:`MAX_ALIBABA_MACHINES`).
+    n_tasks : int
+        Batch tasks (1 to :data:`MAX_ALIBABA_TASKS`).
+
+    Returns
+    -------
+    pathlib.Path
+        The folder written.
+    """
+    import gzip
+
+    from .. import paths
+
+    n_machines = as_count(n_machines, "n_machines", maximum=MAX_ALIBABA_MACHINES)
+    n_tasks = as_count(n_tasks, "n_tasks", maximum=MAX_ALIBABA_TASKS)
+    rng = as_rng(rng)
+    # never the folder a real excerpt was found in: the default is the fetch target, data/traces
+    root = (
+        trace_folder("alibaba_clusterdata", dest, "dest")
+        if dest is not None
+        else paths.trace_dir() / "alibaba_clusterdata"
+    )
+    (root / "cluster-trace-v2018").mkdir(parents=True, exist_ok=True)
+    (root / "cluster-trace-v2017").mkdir(parents=True, exist_ok=True)
+    (root / SYNTHETIC_MARKER).write_text(
+        "# Synthetic Alibaba cluster-trace data\n\nWritten by `fairlib.traces.synthetic.synthetic_alibaba`; not "
+        "real records. Results derived from these files must be labelled synthetic.\n"
+    )
+    domains = rng.integers(0, 300, n_machines)
+    meta = "".join(f"m_{i + 1},0,{domains[i]},{i % 20},96,100,USING\n" for i in range(n_machines))
+    with gzip.open(
+        root / "cluster-trace-v2018" / "machine_meta.csv.gz", "wt", compresslevel=9
+    ) as f:
+        f.write(meta)
+    create = np.sort(rng.integers(0, 12 * 3600, n_tasks))
+    end = create + np.maximum(1, np.round(_lognormal(rng, 600.0, 3600.0, n_tasks))).astype(np.int64)
+    instances = np.clip(np.round(_lognormal(rng, 20.0, 400.0, n_tasks)), 1, 5000).astype(np.int64)
+    cpu = rng.choice([50, 100], n_tasks)
+    memory = np.clip(_lognormal(rng, 0.0054, 0.02, n_tasks), 1e-4, 0.12)
+    unplanned = rng.random(n_tasks) < 0.1
+    job = np.cumsum(rng.random(n_tasks) < 0.2) + 1
+    lines = [
+        "task_create_time, task_end_time, job_id, task_id,number_of_instances, status, "
+        "number_of_cpus_requested_per_instance_in_the_task,normalized_memory_requested_per_instance_in_the_task\n"
+    ]
+    for k in range(n_tasks):
+        plan = "," if unplanned[k] else f"{cpu[k]},{memory[k]:.9f}"
+        lines.append(f"{create[k]},{end[k]},{job[k]},{k + 1},{instances[k]},Terminated,{plan}\n")
+    (root / "cluster-trace-v2017" / "batch_task.csv.gz").write_bytes(
+        gzip.compress("".join(lines).encode(), compresslevel=9, mtime=0)
+    )
+    return root
+
+
 STAND_IN_SIZES: dict[str, dict[str, dict[str, Any]]] = {
-    "full": {"bitbrains": dict(n_vms=150, days=30.0), "google": dict(hours=7.1)},
+    "full": {
+        "bitbrains": dict(n_vms=150, days=30.0),
+        "google": dict(hours=7.1),
+        "alibaba": dict(n_machines=4034, n_tasks=20_000),
+    },
     "quick": {
         "bitbrains": dict(n_vms=150, days=2.0),
+        "alibaba": dict(n_machines=400, n_tasks=2_000),
         "google": dict(
             hours=2.5, initial_jobs=1_000, jobs_per_hour=837.0, max_tasks=200, machine_scale=0.1
         ),
@@ -616,7 +704,7 @@ def real_or_synthetic(name: str, *, mode: str = "full", seed: int = 0) -> Path:
 
     Parameters
     ----------
-    name : {"google", "bitbrains"}
+    name : {"google", "bitbrains", "alibaba"}
         The trace.
     mode : {"full", "quick"}, default "full"
         The stand-in's size (:data:`STAND_IN_SIZES`).
@@ -628,7 +716,8 @@ def real_or_synthetic(name: str, *, mode: str = "full", seed: int = 0) -> Path:
     pathlib.Path
         The real excerpt when :func:`fairlib.paths.find_traces` finds it (``$FAIRLIB_TRACE_DIR``, ``data/traces``,
         ``../shared/data/traces``, in that order); otherwise a synthetic stand-in in the real formats
-        (:func:`synthetic_google` / :func:`synthetic_bitbrains`), written once under
+        (:func:`synthetic_google` / :func:`synthetic_bitbrains` / :func:`synthetic_alibaba`, sizes
+        :data:`STAND_IN_SIZES`), written once under
         ``build/synthetic_traces/<mode>/seed<seed>/`` and marked, so everything read from it reports
         ``source = "synthetic"``.
 
@@ -639,7 +728,7 @@ def real_or_synthetic(name: str, *, mode: str = "full", seed: int = 0) -> Path:
     """
     from .. import paths
 
-    check_choice(name, ("google", "bitbrains"), "name")
+    check_choice(name, ("google", "bitbrains", "alibaba"), "name")
     check_choice(mode, STAND_IN_SIZES, "mode")
     # checked before the lookup so a bad seed fails whether or not the real excerpt is found
     seed = as_count(seed, "seed", minimum=0)
@@ -653,6 +742,8 @@ def real_or_synthetic(name: str, *, mode: str = "full", seed: int = 0) -> Path:
     if not done.is_file():
         if name == "google":
             synthetic_google(target, rng=seed, **sizes)
+        elif name == "alibaba":
+            synthetic_alibaba(target, rng=seed, **sizes)
         else:
             synthetic_bitbrains(target, rng=seed, **sizes)
         done.write_text(repr(sizes) + "\n")

@@ -6,6 +6,7 @@
 - :mod:`.heterogeneous_traces` — what the trace-driven experiments (§6) measured, claim by claim;
 - :mod:`.precomputed_drf` — PDRF against DRF, Tables 1–2 (metin2025);
 - :mod:`.dynamic_drf` — dynamic DRF, competitive ratios and properties (li2019);
+- :mod:`.mechanism_atlas` — every registered mechanism on whole cells of three real clusters (atlas, not a paper);
 - :mod:`.template` — the template notebook's example (copied by ``python -m fairlib.repro.scaffold paper``).
 
 Everything with seeds runs on :func:`fairlib.sweep.sweep`. Drivers also turn their tables into the ledger's
@@ -23,6 +24,7 @@ from . import (
     precomputed_drf,
     template,
 )
+from . import mechanism_atlas
 # new drivers are imported above this line (python -m fairlib.repro.scaffold paper KEY --driver TOPIC)
 
 __all__ = [
@@ -34,3 +36,4 @@ __all__ = [
     "dynamic_drf",
     "template",
 ]
+__all__ += ["mechanism_atlas"]

@@ -1,0 +1,846 @@
+"""The mechanism atlas: every registered mechanism on the same jobs of three real clusters, whole cells included.
+
+A *cell* (:class:`Cell`) is one instant of one cluster: the machines up then, with their capacities, and the users
+present then, with their per-task demands, their caps (the tasks they ask for, or none) and where they may run.
+
+- **Google clusterdata-2011-2** (:func:`google_cells`): every machine up at the instant (about 12,500) and every job
+  with tasks pending or running, as :func:`.scheduler_semantics.cell_snapshots` builds them: per-task demand the
+  median (CPU, memory) *request* of its present tasks (``task_usage`` is not in the excerpt), cap its present tasks.
+- **Alibaba** (:func:`alibaba_cells`): the machines of v2018 ``machine_meta`` up at the instant
+  (:func:`fairlib.traces.machines_up`) and the v2017 ``batch_task`` tasks present then
+  (:func:`fairlib.traces.tasks_present`): a task is a group of identical instances, one user with its
+  per-instance plan as demand and its instance count as cap. The two tables come from different trace releases (the
+  excerpt holds no v2018 ``batch_task``), so the jobs are v2017's on v2018's machines at the same trace time.
+- **Bitbrains GWA-T-12** (:func:`bitbrains_cells`): §6.1's 250-server fleet as the trace notebook builds it
+  (:func:`fairlib.traces.bitbrains_fleet` with storage and network sized from the VMs) and the VMs active at the
+  instant, each demanding its peak usage, at a random one of 3 locations and eligible for its own and adjacent ones
+  (:func:`fairlib.sim.location_eligibility`); uncapped, as the paper's users are.
+
+:func:`atlas_table` runs every mechanism of :func:`mechanism_runs` on each cell (:func:`cell_rows`): the pooled
+mechanisms on the cell's pooled capacity (what a scheduler that pools its machines promises), the multi-server ones
+on the merged identical machines (:func:`fairlib.multires.merge_identical_servers`, exact for them) and the whole-task
+placement heuristics (:func:`fairlib.multires.keeps_servers`) on every machine as it is. Every allocation is then
+measured the same way: utilisation per resource, tasks and users served, the spread of dominant shares (Jain's index,
+smallest and largest), and the library's property checkers (:func:`fairlib.multires.property_violations`: sharing
+incentive, envy-freeness, Pareto slack, bottleneck fairness) on the cluster it was computed for, a machine-level
+allocation summed over each class of identical machines first (exact for SI, EF and PO, which depend on the
+per-class totals only). :func:`strategyproofness_spot_checks` runs
+:func:`fairlib.properties.strategyproofness_violation` on small random sub-cells. A mechanism that refuses a cell (a
+cap it does not honour, an instance beyond its placement cap, a size above the atlas's :data:`SIZE_CAPS`) is a row
+with its ``status`` saying why, never a silent gap.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import matplotlib
+import numpy as np
+import pandas as pd
+
+from ... import mechanisms as registry
+from ..._validate import InvalidInputError, as_count, as_number, check_choice
+from ...metrics import jain_index
+from ...multires.cluster import Cluster, keeps_servers, merge_identical_servers
+from ...multires.server_properties import property_violations
+from ...properties import strategyproofness_violation
+from ...sim import location_eligibility, snapshot_cluster
+from ...sweep import sweep
+from ...traces.alibaba import machines_up, tasks_present
+from ...traces.workload import bitbrains_fleet, bitbrains_workload
+from ..plotting import new_figure
+from ..prose import number, percent
+from ..report import Measurement
+from .scheduler_semantics import cell_snapshots
+
+__all__ = [
+    "SIZES",
+    "TRACES",
+    "MEASURES",
+    "Cell",
+    "google_cells",
+    "alibaba_cells",
+    "bitbrains_cells",
+    "mechanism_runs",
+    "cell_rows",
+    "atlas_table",
+    "strategyproofness_spot_checks",
+    "per_mechanism",
+    "PER_MECHANISM_NAMES",
+    "normalised_measures",
+    "findings",
+    "figure",
+    "summary",
+    "check_mode",
+    "SIZE_CAPS",
+    "SERVED_TOL",
+    "PROPERTY_TOL",
+]
+
+#: the three clusters, in the order of the notebook's sections and the figure's panels
+TRACES = ("google", "alibaba", "bitbrains")
+
+#: instants per trace (seconds of trace time; Bitbrains: days into the excerpt) and the sub-cells of the
+#: strategy-proofness spot checks, per mode
+SIZES = {
+    "quick": {
+        "google": [3600.0],
+        "alibaba": [7200.0],
+        "bitbrains": [5.0],
+        "fraction": 0.05,
+        "alibaba_fraction": 0.25,
+        "spot_users": 2,
+        "spot_checks": 1,
+    },
+    "full": {
+        "google": [3600.0, 25200.0],
+        "alibaba": [7200.0, 21600.0, 36000.0, 50400.0],
+        "bitbrains": [3.0, 9.0, 15.0, 21.0, 27.0],
+        "fraction": 1.0,
+        "alibaba_fraction": 1.0,
+        "spot_users": 4,
+        "spot_checks": 1,
+    },
+}
+
+#: the largest problem (users × servers it solves: distinct machines, or 1 for a pool) the atlas gives each mechanism
+#: that has a cap here; a larger cell is a row saying so. PF-VDS's interior point on a whole Google cell (about 4,000
+#: jobs × 10 classes, every registered α) does not finish within the notebook's time budget.
+SIZE_CAPS = {"pfvds": 10_000}
+
+#: a capped user is served in full when its tasks reach its cap within this share of it (at least of one task): the
+#: divisible solvers' totals carry rounding (as in :func:`.scheduler_semantics.machine_allocations`)
+SERVED_TOL = 1e-6
+
+#: a property holds when its checker's relative violation is at most this (the checkers' solvers round)
+PROPERTY_TOL = 1e-6
+
+#: the measures of the summary figure: column -> (reader's name, higher is better)
+MEASURES = {
+    "util_mean": ("utilisation (mean)", True),
+    "served_full": ("users served in full", True),
+    "jain": ("Jain's index", True),
+    "min_share": ("smallest dominant share", True),
+    "SI": ("sharing-incentive violation", False),
+    "EF": ("envy violation", False),
+    "PO": ("Pareto slack", False),
+    "BF": ("bottleneck-fairness gap", False),
+    "seconds": ("run time", False),
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Cell:
+    """One instant of one cluster.
+
+    Parameters
+    ----------
+    trace : str
+        One of :data:`TRACES`.
+    at_s : float
+        The instant, in seconds of trace time.
+    capacity : numpy.ndarray
+        ``capacity[machine, resource]``.
+    resources : tuple of str
+        The names of the resource columns.
+    demand : numpy.ndarray
+        ``demand[user, resource]``, per task.
+    caps : numpy.ndarray or None
+        ``caps[user]``: the tasks each user asks for (None: uncapped).
+    eligible : numpy.ndarray or None
+        ``eligible[user, machine]`` (None: every user anywhere).
+    source : str
+        "real" or "synthetic".
+    """
+
+    trace: str
+    at_s: float
+    capacity: np.ndarray
+    resources: tuple
+    demand: np.ndarray
+    caps: np.ndarray | None
+    eligible: np.ndarray | None
+    source: str
+
+    @property
+    def cluster(self) -> Cluster:
+        """The cell on its machines."""
+        return Cluster(self.capacity, self.demand, max_tasks=self.caps, eligible=self.eligible)
+
+    @property
+    def pooled_capacity(self) -> np.ndarray:
+        """The machines' capacities summed per resource (``math.fsum``: the same last bit on every CPU)."""
+        return np.array([math.fsum(column) for column in self.capacity.T])
+
+    @property
+    def pool(self) -> Cluster:
+        """The cell on its pooled capacity (one server), as a pooling scheduler sees it."""
+        return Cluster.single_pool(self.pooled_capacity, self.demand, max_tasks=self.caps)
+
+
+def google_cells(
+    task_events, machine_events, instants, *, fraction: float = 1.0, rng=None, source: str = "real"
+) -> list[Cell]:
+    """One :class:`Cell` per instant (seconds of trace time) of Google's cell: every machine up and every job with
+    tasks pending or running (:func:`.scheduler_semantics.cell_snapshots`), capped at its present tasks.
+
+    Parameters
+    ----------
+    task_events, machine_events : pandas.DataFrame
+        Rows of :func:`fairlib.traces.read_task_events` and :func:`fairlib.traces.read_machine_events`.
+    instants : sequence of float
+        Trace times in seconds.
+    fraction : float
+        Share of the jobs and of the machines kept (1: the whole cell; less: a random sample, contention kept on
+        average, for quick runs).
+    rng : int or numpy SeedSequence, optional
+        The samples' randomness.
+    source : str
+        "real" or "synthetic".
+
+    Returns
+    -------
+    list of Cell
+    """
+    snaps = cell_snapshots(
+        task_events, machine_events, instants, fraction=fraction, rng=rng, source=source
+    )
+    return [
+        Cell(
+            "google",
+            at,
+            snap.machines,
+            ("cpu", "memory"),
+            snap.demand,
+            snap.tasks.astype(float),
+            None,
+            source,
+        )
+        for at, snap in snaps.items()
+    ]
+
+
+def alibaba_cells(
+    machine_meta, batch_task, instants, *, fraction: float = 1.0, rng=None, source: str = "real"
+) -> list[Cell]:
+    """One :class:`Cell` per instant of the Alibaba cluster: the machines up (:func:`fairlib.traces.machines_up`)
+    and the batch tasks present (:func:`fairlib.traces.tasks_present`), each capped at its instances.
+
+    Parameters
+    ----------
+    machine_meta, batch_task : pandas.DataFrame
+        Rows of :func:`fairlib.traces.read_machine_meta` and :func:`fairlib.traces.read_batch_task`.
+    instants : sequence of float
+        Trace times in seconds.
+    fraction : float
+        Share of the tasks and of the machines kept (1: all; less: a random sample, for quick runs).
+    rng : seed or numpy Generator, optional
+        The samples' randomness.
+    source : str
+        "real" or "synthetic".
+
+    Returns
+    -------
+    list of Cell
+    """
+    fraction = as_number(fraction, "fraction", maximum=1.0)
+    rng = np.random.default_rng(rng)
+    out = []
+    for at in instants:
+        machines = machines_up(machine_meta, float(at))
+        tasks = tasks_present(batch_task, float(at))
+        if fraction < 1:
+            machines = machines[rng.random(len(machines)) < fraction]
+            tasks = tasks[rng.random(len(tasks)) < fraction]
+        if len(machines) == 0 or tasks.empty:
+            raise InvalidInputError(
+                f"instants: at {at} s {len(machines)} machines are up and {len(tasks)} tasks present"
+            )
+        out.append(
+            Cell(
+                "alibaba",
+                float(at),
+                machines,
+                ("cpu", "memory"),
+                tasks[["cpu", "memory"]].to_numpy(float),
+                tasks.instances.to_numpy(float),
+                None,
+                source,
+            )
+        )
+    return out
+
+
+def bitbrains_cells(vms, days, rng=None, *, reach: int = 1) -> list[Cell]:
+    """One :class:`Cell` per instant (``days`` after the excerpt's first sample) of §6.1's Bitbrains set-up: the
+    250-server fleet over 3 locations, storage and network sized from ``vms``
+    (:func:`fairlib.traces.bitbrains_fleet`), the VMs active then demanding their peaks
+    (:func:`fairlib.traces.bitbrains_workload`), each at a random location (one draw of ``rng`` for the whole run)
+    and eligible within ``reach`` of it; uncapped.
+
+    Parameters
+    ----------
+    vms : pandas.DataFrame
+        Rows of :func:`fairlib.traces.read_vms`.
+    days : sequence of float
+        Instants, in days after the first sample.
+    rng : seed or numpy Generator
+        The VMs' locations.
+    reach : int
+        Adjacent locations a VM may use.
+
+    Returns
+    -------
+    list of Cell
+    """
+    fleet = bitbrains_fleet(locations=3, size_from=vms)
+    workload = bitbrains_workload(vms)
+    eligible = location_eligibility(fleet, workload.n_users, rng, reach=reach)
+    start = float(workload.arrival.min())
+    out = []
+    for day in days:
+        at = start + 86_400.0 * float(day)
+        snap = snapshot_cluster(fleet, workload, at, eligible)
+        if snap.cluster is None:
+            raise InvalidInputError(f"days: no VM is active {day} days into the excerpt")
+        out.append(
+            Cell(
+                "bitbrains",
+                at,
+                fleet.capacity,
+                tuple(fleet.resources),
+                snap.cluster.demand,
+                None,
+                snap.cluster.eligible,
+                workload.source,
+            )
+        )
+    return out
+
+
+def mechanism_runs() -> dict:
+    """Every registered mechanism with its registered variants (:func:`fairlib.mechanisms.runs`).
+
+    Returns
+    -------
+    dict
+        Run name -> ``(mechanism name, callable of a cluster)``, in registration order.
+    """
+    out = {}
+    for mech in registry.select():
+        for run_name, run in mech.runs().items():
+            out[run_name] = (mech.name, run)
+    return out
+
+
+def _label(run_name: str, mech) -> str:
+    """The reader's name of a run: the mechanism's label, with a variant's options (α per server as a list)."""
+    options = mech.variants.get(run_name)
+    if not options:
+        return mech.label
+    shown = [
+        f"{k} = " + ("/".join(f"{x:g}" for x in v.values) if hasattr(v, "values") else f"{v:g}")
+        for k, v in options.items()
+    ]
+    return f"{mech.label} ({', '.join(shown)})".replace("alpha", "α")
+
+
+def _per_class(tasks: np.ndarray, group: np.ndarray, n_classes: int) -> np.ndarray:
+    """``tasks[user, machine]`` summed over each class of identical machines."""
+    out = np.zeros((tasks.shape[0], n_classes))
+    np.add.at(out.T, group, tasks.T)
+    return out
+
+
+def cell_rows(cell: Cell, runs: dict | None = None, *, checks: bool = True) -> list[dict]:
+    """Every run of ``runs`` (:func:`mechanism_runs` when None) on ``cell``, one row each (module docstring).
+
+    Columns: ``trace``, ``at_s``, ``mechanism`` (run name), ``label``, ``model`` ("pool", "merged machines" or
+    "machines"), ``status`` ("ran" or why not), ``users``, ``machines``, ``classes`` (distinct machines),
+    ``tasks``, ``served_full`` (share of capped users given all their tasks, within :data:`SERVED_TOL`; NaN
+    uncapped), ``served_any``
+    (share given at least one task's worth), ``util_<resource>`` and ``util_mean`` (of the pooled capacity),
+    ``jain``, ``min_share``, ``max_share`` (dominant shares of the pooled capacity), ``SI``, ``EF``, ``PO``,
+    ``BF`` (relative violations, <= :data:`PROPERTY_TOL` holds; BF NaN where Definition 4 says nothing: caps or a
+    machine without a bottleneck), ``converged``, ``seconds`` (the mechanism's wall time) and ``cpu_seconds``
+    (its process time), ``check_seconds``.
+
+    Parameters
+    ----------
+    cell : Cell
+        The cell.
+    runs : dict, optional
+        Run name -> (mechanism name, callable), as :func:`mechanism_runs`.
+    checks : bool
+        Whether to run the property checkers.
+
+    Returns
+    -------
+    list of dict
+    """
+    runs = mechanism_runs() if runs is None else runs
+    cluster = cell.cluster
+    merged, group, counts = merge_identical_servers(cluster)
+    pool = cell.pool
+    capacity = cell.pooled_capacity
+    per_task = (cell.demand / capacity).max(axis=1)
+    base = {
+        "trace": cell.trace,
+        "at_s": cell.at_s,
+        "users": int(cluster.n_users),
+        "machines": int(cluster.n_servers),
+        "classes": int(merged.n_servers),
+    }
+    rows = []
+    for run_name, (mech_name, run) in runs.items():
+        mech = registry.get(mech_name)
+        if "pooled" in mech.capabilities:
+            model, target = "pool", pool
+        elif keeps_servers(run):
+            model, target = "machines", cluster
+        else:
+            model, target = "merged machines", merged
+        row = {**base, "mechanism": run_name, "label": _label(run_name, mech), "model": model}
+        size = target.n_users * target.n_servers
+        if size > SIZE_CAPS.get(mech_name, np.inf):
+            rows.append(
+                {
+                    **row,
+                    "status": f"not run: {target.n_users:,} users × {target.n_servers:,} servers = {size:,}, above "
+                    f"the atlas's cap of {SIZE_CAPS[mech_name]:,} for {mech.label} (its solver does not finish "
+                    "within the notebook's time budget at that size)",
+                }
+            )
+            continue
+        t0, c0 = time.perf_counter(), time.process_time()
+        try:
+            alloc = run(target)
+        except InvalidInputError as exc:
+            rows.append({**row, "status": f"refused: {exc}"})
+            continue
+        row["seconds"] = time.perf_counter() - t0
+        row["cpu_seconds"] = time.process_time() - c0
+        tasks = np.asarray(alloc.tasks, dtype=float)
+        checked = _per_class(tasks, group, merged.n_servers) if model == "machines" else tasks
+        checked_on = merged if model == "machines" else target
+        totals = tasks.sum(axis=1)
+        used = totals @ cell.demand / capacity
+        shares = totals * per_task
+        row.update(
+            status="ran",
+            converged=bool(alloc.converged),
+            tasks=float(totals.sum()),
+            served_full=float(
+                (totals >= cell.caps - SERVED_TOL * np.maximum(cell.caps, 1.0)).mean()
+            )
+            if cell.caps is not None
+            else float("nan"),
+            served_any=float((totals >= 1 - 1e-9).mean()),
+            **{f"util_{r}": float(u) for r, u in zip(cell.resources, used)},
+            util_mean=float(used.mean()),
+            jain=jain_index(shares) if (shares > 0).any() else float("nan"),
+            min_share=float(shares.min()),
+            max_share=float(shares.max()),
+        )
+        if checks:
+            c0 = time.process_time()
+            row.update(property_violations(checked_on, checked))
+            row["check_seconds"] = time.process_time() - c0
+        rows.append(row)
+    return rows
+
+
+def _cell_task(seed, index, cells, runs, checks):
+    return cell_rows(cells[index], runs, checks=checks)
+
+
+def atlas_table(
+    cells, runs: dict | None = None, *, checks: bool = True, progress: bool = False
+) -> pd.DataFrame:
+    """:func:`cell_rows` of every cell, the cells in parallel on :func:`fairlib.sweep.sweep`: the tidy table, one
+    row per (cell, run), with the data's ``source``.
+
+    Parameters
+    ----------
+    cells : list of Cell
+        The cells of one trace.
+    runs : dict, optional
+        As :func:`mechanism_runs` (the default).
+    checks : bool
+        Whether to run the property checkers.
+    progress : bool
+        A progress bar over cells.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    cells = list(cells)
+    if not cells or not all(isinstance(c, Cell) for c in cells):
+        raise InvalidInputError("cells: expected a non-empty list of Cell")
+    out = sweep(
+        _cell_task,
+        [{"index": i} for i in range(len(cells))],
+        rng=0,
+        fixed=dict(cells=cells, runs=mechanism_runs() if runs is None else runs, checks=checks),
+        progress=progress,
+        desc=f"{cells[0].trace} cells",
+        cache=False,
+    )
+    out = out.drop(columns=["rep", "index"], errors="ignore")
+    out["source"] = cells[0].source
+    return out.sort_values(["at_s"], kind="stable").reset_index(drop=True)
+
+
+def _sub_cell(cell: Cell, n_users: int, rng) -> Cell:
+    """``n_users`` random users of ``cell`` on a random share of its machines in the same proportion (at least two),
+    uncapped: strategy-proofness is defined for users who take all they are given (a capped user's gain beyond its
+    cap would count)."""
+    users = np.sort(
+        rng.choice(len(cell.demand), size=min(n_users, len(cell.demand)), replace=False)
+    )
+    n_machines = max(2, int(round(len(cell.capacity) * len(users) / len(cell.demand))))
+    machines = np.sort(
+        rng.choice(len(cell.capacity), size=min(n_machines, len(cell.capacity)), replace=False)
+    )
+    eligible = None if cell.eligible is None else cell.eligible[np.ix_(users, machines)]
+    if eligible is not None:
+        eligible[~eligible.any(axis=1), :] = (
+            True  # a user with no machine left may use the sampled ones
+        )
+    return Cell(
+        cell.trace,
+        cell.at_s,
+        cell.capacity[machines],
+        cell.resources,
+        cell.demand[users],
+        None,
+        eligible,
+        cell.source,
+    )
+
+
+def strategyproofness_spot_checks(
+    cells, runs: dict | None = None, *, n_users: int = 5, n_checks: int = 2, rng=None
+) -> pd.DataFrame:
+    """Strategy-proofness by search (:func:`fairlib.properties.strategyproofness_violation`, 2 random misreports per
+    user besides the scaled ones) of every run on ``n_checks`` small random sub-cells of the first cell: ``n_users``
+    users, uncapped, on machines drawn in the cell's proportion. One row per (check, run): ``SP`` (>
+    :data:`PROPERTY_TOL`: some user gains by lying), the sub-cell's ``users`` and ``machines``, or ``status`` when
+    the mechanism refuses it.
+
+    Parameters
+    ----------
+    cells : list of Cell
+        The cells of one trace (the first is sampled).
+    runs : dict, optional
+        As :func:`mechanism_runs` (the default).
+    n_users : int
+        Users per sub-cell.
+    n_checks : int
+        Sub-cells.
+    rng : seed or numpy Generator
+        The sub-cells' randomness.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    n_users = as_count(n_users, "n_users", minimum=2, maximum=50)
+    n_checks = as_count(n_checks, "n_checks", minimum=1, maximum=100)
+    runs = mechanism_runs() if runs is None else runs
+    rng = np.random.default_rng(rng)
+    cell = list(cells)[0]
+    rows = []
+    for k in range(n_checks):
+        sub = _sub_cell(cell, n_users, rng)
+        cluster = sub.cluster
+        for run_name, (mech_name, run) in runs.items():
+            mech = registry.get(mech_name)
+            target = sub.pool if "pooled" in mech.capabilities else cluster
+            row = {
+                "trace": cell.trace,
+                "at_s": cell.at_s,
+                "check": k,
+                "mechanism": run_name,
+                "users": int(cluster.n_users),
+                "machines": int(cluster.n_servers),
+            }
+            try:
+                row["SP"] = strategyproofness_violation(run, target, n_random=2, rng=k)
+                row["status"] = "ran"
+            except InvalidInputError as exc:
+                row["status"] = f"refused: {exc}"
+            rows.append(row)
+    out = pd.DataFrame(rows)
+    out["source"] = cell.source
+    return out
+
+
+#: reader's column names of :func:`per_mechanism`
+PER_MECHANISM_NAMES = {
+    "label": "mechanism",
+    "model": "allocates",
+    "instants": "instants run",
+    "util_mean": "utilisation (mean)",
+    "served_full": "served in full",
+    "jain": "Jain's index",
+    "min_share": "smallest share",
+    "SI_violated": "SI violated",
+    "EF_violated": "EF violated",
+    "PO_violated": "PO violated",
+    "BF_violated": "BF violated",
+    "worst": "largest violation",
+    "seconds": "seconds",
+}
+
+
+def per_mechanism(table: pd.DataFrame) -> pd.DataFrame:
+    """One trace's :func:`atlas_table` per mechanism: the instants it ran, the means over them of utilisation (mean
+    of the resources), users served in full, Jain's index and the smallest dominant share; per property (SI, EF, PO,
+    BF) the instants where it is violated (beyond :data:`PROPERTY_TOL`; "—" where the property says nothing at any
+    instant) and the largest violation over all four; the mean run time; and ``status``, why a mechanism did not run.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One trace's :func:`atlas_table`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per mechanism run, in the table's order.
+    """
+    rows = []
+    for name, g in table.groupby("mechanism", sort=False):
+        ran = g[g.status == "ran"]
+        row = {
+            "mechanism": name,
+            "label": g.label.iloc[0],
+            "model": g.model.iloc[0],
+            "instants": int(len(ran)),
+            "status": "ran" if len(ran) == len(g) else g.status[g.status != "ran"].iloc[0],
+        }
+        if len(ran):
+            row.update(
+                {c: float(ran[c].mean()) for c in ("util_mean", "served_full", "jain", "min_share")}
+            )
+            worst = -np.inf
+            for p in ("SI", "EF", "PO", "BF"):
+                v = ran[p].astype(float) if p in ran else pd.Series(dtype=float)
+                row[f"{p}_violated"] = (
+                    str(int((v > PROPERTY_TOL).sum())) if v.notna().any() else "—"
+                )
+                if v.notna().any():
+                    worst = max(worst, float(v.max()))
+            row["worst"] = worst if np.isfinite(worst) or worst == np.inf else float("nan")
+            row["seconds"] = float(ran.seconds.mean())
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def normalised_measures(table: pd.DataFrame) -> pd.DataFrame:
+    """Mechanisms (rows) × :data:`MEASURES` (columns) of one trace's :func:`atlas_table` on one scale, 1 the best:
+    each measure's mean over the instants a mechanism ran; utilisation, users served in full and Jain's index as they
+    are (shares); a property's violation as 1 − violation, a violation within :data:`PROPERTY_TOL` counting as 0 and
+    one above 1 (more than the user's own tasks, or envy of a user holding nothing) as 1; the smallest dominant share
+    relative to the largest among the mechanisms; run time log-scaled from the fastest (1) to the slowest (0). NaN
+    where the measure says nothing (BF with caps, service without caps) or the mechanism did not run.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One trace's :func:`atlas_table`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Mechanism runs (rows) × measures (columns), values in [0, 1] or NaN.
+    """
+    ran = table[table.status == "ran"].copy()
+    if ran.empty:
+        raise InvalidInputError("table: no mechanism ran")
+    for column in ("SI", "EF", "PO", "BF"):
+        ran[column] = ran[column].where(~(ran[column] <= PROPERTY_TOL), 0.0).clip(upper=1.0)
+    means = ran.groupby("mechanism", sort=False)[list(MEASURES)].mean()
+    out = means[["util_mean", "served_full", "jain"]].astype(float).clip(0.0, 1.0)
+    best_share = means.min_share.max()
+    out["min_share"] = means.min_share / best_share if best_share > 0 else np.nan
+    for column in ("SI", "EF", "PO", "BF"):
+        out[column] = 1.0 - means[column].astype(float)
+    t = np.log10(means.seconds.astype(float).clip(lower=1e-4))
+    out["seconds"] = 1.0 - (t - t.min()) / (t.max() - t.min()) if t.max() > t.min() else 1.0
+    return out[list(MEASURES)]
+
+
+def _mean_util(table: pd.DataFrame, mechanism: str) -> pd.Series:
+    rows = table[(table.mechanism == mechanism) & (table.status == "ran")]
+    if rows.empty:
+        raise InvalidInputError(f"table: no row of {mechanism!r} that ran")
+    return rows.set_index("at_s").util_mean
+
+
+def findings(tables: dict) -> dict:
+    """The atlas's claims (``notebooks/claims/atlas.toml``) from the per-trace :func:`atlas_table` tables.
+
+    - ``psdsf_lead_over_drfh_google``: the smallest, over the Google instants, of PS-DSF's utilisation (mean of CPU
+      and memory) minus DRFH's, on the whole cell;
+    - ``offers_gap_to_drfh_google``: the smallest, over the Google instants, of DRFH's utilisation minus that of pooled
+      DRF served machine by machine (:func:`fairlib.multires.drf_machine_offers`);
+    - ``alibaba_served_full``: the smallest share of tasks given all their instances, over every mechanism that ran
+      and every Alibaba instant;
+    - ``drfh_tsf_pareto_slack``: the largest Pareto slack of DRFH and TSF over every instant of every trace;
+    - ``edrf_envy``: the largest envy violation of EDRF over every instant of every trace.
+
+    Parameters
+    ----------
+    tables : dict
+        Trace -> its :func:`atlas_table`, for every trace of :data:`TRACES`.
+
+    Returns
+    -------
+    dict
+        Claim id -> :class:`fairlib.repro.report.Measurement`.
+    """
+    missing = [t for t in TRACES if t not in tables]
+    if missing:
+        raise InvalidInputError(f"tables: no table for {missing}")
+    google = tables["google"]
+    lead = _mean_util(google, "psdsf") - _mean_util(google, "drfh")
+    gap = _mean_util(google, "drfh") - _mean_util(google, "drf_machine_offers")
+    ali = tables["alibaba"]
+    ali_ran = ali[ali.status == "ran"]
+    served = ali_ran.groupby("mechanism").served_full.min()
+    every = pd.concat(list(tables.values()), ignore_index=True)
+    every = every[every.status == "ran"]
+    po = every[every.mechanism.isin(["drfh", "tsf"])]
+    ef = every[every.mechanism == "edrf"]
+    n = google.at_s.nunique()
+    return {
+        "psdsf_lead_over_drfh_google": Measurement(
+            float(lead.min()),
+            note=f"PS-DSF minus DRFH, mean of CPU and memory utilisation, over {n} instants: "
+            f"{lead.min():+.4f} to {lead.max():+.4f}",
+        ),
+        "offers_gap_to_drfh_google": Measurement(
+            float(gap.min()),
+            note=f"DRFH minus DRF served machine by machine, over {n} instants: {gap.min():+.4f} to "
+            f"{gap.max():+.4f}; machine offers leave {1 - _mean_util(google, 'drf_machine_offers').max():.4f} to "
+            f"{1 - _mean_util(google, 'drf_machine_offers').min():.4f} of the capacity unused (mean of CPU and "
+            "memory)",
+        ),
+        "alibaba_served_full": Measurement(
+            float(served.min()),
+            note=f"over {ali.at_s.nunique()} instants and {len(served)} mechanisms that ran; lowest: "
+            + ", ".join(f"{m} {v:.4f}" for m, v in served.nsmallest(3).items()),
+        ),
+        "drfh_tsf_pareto_slack": Measurement(
+            float(po.PO.max()),
+            note=f"{len(po)} allocations (DRFH and TSF, every instant of every trace); slack "
+            f"{po.PO.min():.2e} to {po.PO.max():.2e}",
+        ),
+        "edrf_envy": Measurement(
+            float(ef.EF.max()),
+            note=f"{len(ef)} allocations (every instant of every trace); envy violation "
+            f"{ef.EF.min():.2e} to {ef.EF.max():.2e}",
+        ),
+    }
+
+
+def figure(tables: dict, labels: dict | None = None):
+    """The atlas's summary figure: one heatmap panel per trace, mechanisms × :data:`MEASURES` on the common scale of
+    :func:`normalised_measures` (1 the best; grey where a measure says nothing or a mechanism did not run).
+
+    Parameters
+    ----------
+    tables : dict
+        Trace -> its :func:`atlas_table`, for every trace of :data:`TRACES`.
+    labels : dict, optional
+        Run name -> the reader's name.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    missing = [t for t in TRACES if t not in tables]
+    if missing:
+        raise InvalidInputError(f"tables: no table for {missing}")
+    order = list(dict.fromkeys(pd.concat([tables[t].mechanism for t in TRACES])))
+    labels = labels or {}
+    fig, axes = new_figure(
+        "The mechanism atlas: every registered mechanism on three real clusters (1 = best)",
+        nrows=3,
+        width=6.2,
+        height=3 * (0.2 * len(order) + 0.8) + 1.2,
+    )
+    cmap = matplotlib.colormaps["viridis"].copy()
+    cmap.set_bad("#dddddd")
+    image = None
+    for k, trace in enumerate(TRACES):
+        ax = axes[k, 0]
+        values = normalised_measures(tables[trace]).reindex(order)
+        image = ax.imshow(values.to_numpy(float), cmap=cmap, vmin=0, vmax=1, aspect="auto")
+        ax.grid(False)
+        ax.set_yticks(range(len(order)), [labels.get(m, m) for m in order], fontsize=7)
+        ax.set_xticks(range(len(MEASURES)))
+        ax.set_xticklabels(
+            [name for name, _ in MEASURES.values()] if k == len(TRACES) - 1 else [],
+            rotation=35,
+            ha="right",
+            fontsize=8,
+        )
+        ax.set_title(f"{trace.capitalize()} ({tables[trace].source.iloc[0]} data)", fontsize=9)
+    fig.colorbar(
+        image,
+        ax=axes[:, 0].tolist(),
+        orientation="horizontal",
+        location="bottom",
+        shrink=0.6,
+        label="measure on a common scale (1 = best)",
+    )
+    return fig
+
+
+def summary(tables: dict, measured: dict) -> str:
+    """The summary section's "What we found" paragraph.
+
+    Parameters
+    ----------
+    tables : dict
+        Trace -> its :func:`atlas_table`.
+    measured : dict
+        :func:`findings` of the same tables.
+
+    Returns
+    -------
+    str
+    """
+    google = tables["google"]
+    n = google.at_s.nunique()
+    offers = _mean_util(google, "drf_machine_offers")
+    return (
+        f"On Google's cell ({n} instant{'s' if n > 1 else ''}, {number(google.users.mean(), 0)} jobs and "
+        f"{number(google.machines.mean(), 0)} machines on average), PS-DSF's utilisation minus DRFH's is at least "
+        f"{number(measured['psdsf_lead_over_drfh_google'].value, 4, sign=True)}; DRF served machine by machine "
+        f"leaves {percent(1 - offers.max(), 1)} to {percent(1 - offers.min(), 1)} of the capacity unused (mean of CPU "
+        f"and memory). On Alibaba every mechanism that ran gives at least "
+        f"{percent(measured['alibaba_served_full'].value, 1)} of the tasks all their instances."
+    )
+
+
+def check_mode(mode: str) -> dict:
+    """The sizes of a run.
+
+    Parameters
+    ----------
+    mode : {"quick", "full"}
+
+    Returns
+    -------
+    dict
+        :data:`SIZES` of ``mode``.
+    """
+    check_choice(mode, tuple(SIZES), "mode")
+    return SIZES[mode]

@@ -1,0 +1,146 @@
+"""The atlas driver (fairlib.repro.experiments.mechanism_atlas): cells on the committed fixtures, every registered
+run measured on a small cell, the claims' arithmetic on hand-built tables, bad input named."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairlib import InvalidInputError
+from fairlib.repro.experiments import mechanism_atlas as atlas
+from fairlib.repro.report import ClaimLog, Measurement, load_registry, registry_path
+from fairlib.traces import read_batch_task, read_machine_meta, read_vms
+from tests.fixtures.make_fixtures import HERE
+
+KEY = "atlas"
+
+
+def _rows(trace, mechanism, util, *, at=(1.0, 2.0), served=1.0, po=0.0, ef=0.0):
+    return [
+        {
+            "trace": trace,
+            "at_s": t,
+            "mechanism": mechanism,
+            "label": mechanism,
+            "model": "pool",
+            "status": "ran",
+            "users": 10,
+            "machines": 5,
+            "classes": 2,
+            "util_mean": u,
+            "served_full": served,
+            "jain": 0.9,
+            "min_share": 0.1,
+            "SI": 0.0,
+            "EF": ef,
+            "PO": po,
+            "BF": np.nan,
+            "seconds": 0.1,
+        }
+        for t, u in zip(at, util)
+    ]
+
+
+def _tables():
+    google = pd.DataFrame(
+        _rows("google", "psdsf", [0.90, 0.95])
+        + _rows("google", "drfh", [0.92, 0.94])
+        + _rows("google", "drf_machine_offers", [0.80, 0.90])
+        + _rows("google", "tsf", [0.92, 0.94], po=2e-7)
+        + _rows("google", "edrf", [0.9, 0.9], ef=3e-9)
+    )
+    alibaba = pd.DataFrame(
+        _rows("alibaba", "drfh", [0.3, 0.3]) + _rows("alibaba", "pfvds_4", [0.3, 0.2], served=0.5)
+    )
+    bitbrains = pd.DataFrame(_rows("bitbrains", "edrf", [0.5, 0.6], ef=1e-3))
+    tables = {"google": google, "alibaba": alibaba, "bitbrains": bitbrains}
+    for t in tables.values():
+        t["source"] = "real"
+    return tables
+
+
+def test_findings_known_answer():
+    found = atlas.findings(_tables())
+    assert found["psdsf_lead_over_drfh_google"].value == pytest.approx(
+        -0.02
+    )  # 0.90 - 0.92 at the first
+    assert found["offers_gap_to_drfh_google"].value == pytest.approx(
+        0.04
+    )  # 0.94 - 0.90 at the second
+    assert found["alibaba_served_full"].value == pytest.approx(0.5)
+    assert found["drfh_tsf_pareto_slack"].value == pytest.approx(2e-7)
+    assert found["edrf_envy"].value == pytest.approx(1e-3)  # the largest over every trace
+
+
+def test_every_declared_claim_is_measured_once():
+    found = atlas.findings(_tables())
+    declared = load_registry(registry_path(KEY), KEY)
+    assert all(isinstance(m, Measurement) for m in found.values())
+    assert set(found) == set(declared)
+    log = ClaimLog(KEY, write=False)
+    log.measure_all(found)
+    assert not log._complete(), "declared claims no driver measures"
+
+
+def test_bad_tables_are_named():
+    with pytest.raises(InvalidInputError, match=r"no table for \['bitbrains'\]"):
+        atlas.findings({k: v for k, v in _tables().items() if k != "bitbrains"})
+    tables = _tables()
+    tables["google"] = tables["google"][tables["google"].mechanism != "psdsf"]
+    with pytest.raises(InvalidInputError, match="no row of 'psdsf'"):
+        atlas.findings(tables)
+    with pytest.raises(InvalidInputError, match="mode"):
+        atlas.check_mode("fast")
+
+
+def test_cells_on_the_fixtures_and_every_run_measured():
+    meta = read_machine_meta(directory=HERE / "alibaba_clusterdata")
+    batch = read_batch_task("2017", directory=HERE / "alibaba_clusterdata")
+    (cell,) = atlas.alibaba_cells(meta, batch, [8000.0], source="synthetic")
+    assert cell.capacity.shape == (6, 2) and cell.caps.tolist() == [4.0]
+    rows = pd.DataFrame(atlas.cell_rows(cell))
+    assert list(rows.mechanism) == list(atlas.mechanism_runs())
+    ran = rows[rows.status == "ran"]
+    # one task of 4 instances of one core on 6 idle machines: every mechanism that runs serves it in full
+    assert (ran.served_full == 1.0).all() and np.allclose(ran.tasks, 4.0)
+    assert rows.set_index("mechanism").status["pdrf"].startswith("refused: max_tasks[0] = 4.0")
+    assert set(rows.model) == {"pool", "merged machines", "machines"}
+    vms = read_vms(directory=HERE / "bitbrains_gwa_t12", progress=False)
+    (bb,) = atlas.bitbrains_cells(vms, [0.1], rng=0)
+    assert bb.caps is None and bb.capacity.shape == (250, 4) and bb.eligible.shape[1] == 250
+    per = atlas.per_mechanism(pd.DataFrame(atlas.cell_rows(bb)))
+    assert (per.status == "ran").all() and per.instants.eq(1).all()
+    values = atlas.normalised_measures(pd.DataFrame(atlas.cell_rows(bb)))
+    assert values.min().min() >= 0 and values.max().max() <= 1
+
+
+def test_strategyproofness_spot_checks_run_uncapped():
+    meta = read_machine_meta(directory=HERE / "alibaba_clusterdata")
+    batch = read_batch_task("2017", directory=HERE / "alibaba_clusterdata")
+    cells = atlas.alibaba_cells(meta, batch, [6700.0], source="synthetic")
+    runs = {k: v for k, v in atlas.mechanism_runs().items() if k in ("drf", "pdrf", "drfh")}
+    spot = atlas.strategyproofness_spot_checks(cells, runs, n_users=2, n_checks=1, rng=0)
+    assert (spot.status == "ran").all()  # PDRF too: the sub-cells are uncapped
+    assert (spot.SP <= 1e-9).all()  # DRF, PDRF and DRFH are strategy-proof on two users
+
+
+def test_a_total_within_rounding_of_its_cap_is_served_in_full():
+    """A divisible solver's total a hair below the cap (interior-point rounding) is served in full; a whole task
+    short is not (regression: a tolerance of 1e-9 counted DRFH's and TSF's rounded totals as short)."""
+    from fairlib.multires import Allocation
+
+    cell = atlas.Cell(
+        "google",
+        0.0,
+        np.array([[1.0, 1.0], [1.0, 1.0]]),
+        ("cpu", "memory"),
+        np.array([[0.1, 0.1], [0.1, 0.05]]),
+        np.array([4.0, 5.0]),
+        None,
+        "synthetic",
+    )
+    runs = {
+        "rounded": ("drfh", lambda c: Allocation(c, np.array([[4 * (1 - 1e-8)], [5.0]]), "x")),
+        "short": ("drfh", lambda c: Allocation(c, np.array([[3.0], [5.0]]), "x")),
+    }
+    rows = pd.DataFrame(atlas.cell_rows(cell, runs, checks=False)).set_index("mechanism")
+    assert rows.served_full["rounded"] == 1.0 and rows.served_full["short"] == 0.5
