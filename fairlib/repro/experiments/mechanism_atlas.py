@@ -44,7 +44,7 @@ from ... import mechanisms as registry
 from ..._validate import InvalidInputError, as_count, as_number, check_choice
 from ...metrics import jain_index
 from ...multires.cluster import Cluster, keeps_servers, merge_identical_servers
-from ...multires.server_properties import property_violations
+from ...multires.checks.server_properties import property_violations
 from ...properties import strategyproofness_violation
 from ...sim import location_eligibility, snapshot_cluster
 from ...sweep import sweep
