@@ -34,14 +34,16 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import matplotlib
 import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
 
 from ... import mechanisms as registry
-from ..._validate import InvalidInputError, as_count, as_number, check_choice
+from ..._validate import InvalidInputError, RngLike, as_count, as_number, check_choice
 from ...metrics import jain_index
 from ...multires.cluster import Cluster, keeps_servers, merge_identical_servers
 from ...multires.checks.server_properties import property_violations
@@ -181,7 +183,13 @@ class Cell:
 
 
 def google_cells(
-    task_events, machine_events, instants, *, fraction: float = 1.0, rng=None, source: str = "real"
+    task_events: pd.DataFrame,
+    machine_events: pd.DataFrame,
+    instants: Sequence[float],
+    *,
+    fraction: float = 1.0,
+    rng: RngLike = None,
+    source: str = "real",
 ) -> list[Cell]:
     """One :class:`Cell` per instant (seconds of trace time) of Google's cell: every machine up and every job with
     tasks pending or running (:func:`.scheduler_semantics.cell_snapshots`), capped at its present tasks.
@@ -223,7 +231,13 @@ def google_cells(
 
 
 def alibaba_cells(
-    machine_meta, batch_task, instants, *, fraction: float = 1.0, rng=None, source: str = "real"
+    machine_meta: pd.DataFrame,
+    batch_task: pd.DataFrame,
+    instants: Sequence[float],
+    *,
+    fraction: float = 1.0,
+    rng: RngLike = None,
+    source: str = "real",
 ) -> list[Cell]:
     """One :class:`Cell` per instant of the Alibaba cluster: the machines up (:func:`fairlib.traces.machines_up`)
     and the batch tasks present (:func:`fairlib.traces.tasks_present`), each capped at its instances.
@@ -273,7 +287,9 @@ def alibaba_cells(
     return out
 
 
-def bitbrains_cells(vms, days, rng=None, *, reach: int = 1) -> list[Cell]:
+def bitbrains_cells(
+    vms: pd.DataFrame, days: Sequence[float], rng: RngLike = None, *, reach: int = 1
+) -> list[Cell]:
     """One :class:`Cell` per instant (``days`` after the excerpt's first sample) of §6.1's Bitbrains set-up: the
     250-server fleet over 3 locations, storage and network sized from ``vms``
     (:func:`fairlib.traces.bitbrains_fleet`), the VMs active then demanding their peaks
@@ -457,7 +473,7 @@ def _cell_task(seed, index, cells, runs, checks):
 
 
 def atlas_table(
-    cells, runs: dict | None = None, *, checks: bool = True, progress: bool = False
+    cells: Sequence[Cell], runs: dict | None = None, *, checks: bool = True, progress: bool = False
 ) -> pd.DataFrame:
     """:func:`cell_rows` of every cell, the cells in parallel on :func:`fairlib.sweep.sweep`: the tidy table, one
     row per (cell, run), with the data's ``source``.
@@ -523,7 +539,12 @@ def _sub_cell(cell: Cell, n_users: int, rng) -> Cell:
 
 
 def strategyproofness_spot_checks(
-    cells, runs: dict | None = None, *, n_users: int = 5, n_checks: int = 2, rng=None
+    cells: Sequence[Cell],
+    runs: dict | None = None,
+    *,
+    n_users: int = 5,
+    n_checks: int = 2,
+    rng: RngLike = None,
 ) -> pd.DataFrame:
     """Strategy-proofness by search (:func:`fairlib.properties.strategyproofness_violation`, 2 random misreports per
     user besides the scaled ones) of every run on ``n_checks`` small random sub-cells of the first cell: ``n_users``
@@ -749,7 +770,7 @@ def findings(tables: dict) -> dict:
     }
 
 
-def figure(tables: dict, labels: dict | None = None):
+def figure(tables: dict, labels: dict | None = None) -> Figure:
     """The atlas's summary figure: one heatmap panel per trace, mechanisms × :data:`MEASURES` on the common scale of
     :func:`normalised_measures` (1 the best; grey where a measure says nothing or a mechanism did not run).
 
