@@ -212,7 +212,7 @@ _STATUS_WORD = {
 
 
 def _value_text(value) -> str:
-    from .report import display_value
+    from .ledger import display_value
 
     if isinstance(value, bool):
         return "yes" if value else "no"
@@ -362,7 +362,7 @@ def findings_markdown(claims: list[dict], chosen: list[str], headlines: dict | N
 
 def registry_headlines(key: str) -> dict:
     """Claim id → declared ``headline`` of notebook ``key``'s claims registry (``notebooks/claims/<key>.toml``)."""
-    from .report import load_registry, registry_path
+    from .ledger import load_registry, registry_path
 
     path = registry_path(key)
     if not path.is_file():

@@ -25,7 +25,7 @@ from ...market.game import (
     uniform_preferences,
     weight_proportional_bids,
 )
-from ..report import Measurement
+from ..ledger import Measurement
 from ...sweep import sweep
 
 __all__ = [
@@ -664,7 +664,7 @@ def infinite_parallelism_findings(
 
     Every number is a median over seeds per number of users, one claim per preference model, as Fig. 2 shows them.
     ``mid_users``: where "uniformity decreases, then flattens out" is split (it must be one of the users run).
-    Returns ``{claim_id: Measurement}`` for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+    Returns ``{claim_id: Measurement}`` for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
     """
     prefs = ("uniform", "correlated")
     missing = sorted(

@@ -17,7 +17,7 @@ from ...multires.pfvds import nash_residual, pfvds, proportional_fair_objective,
 from ...multires.pfvds_conditions import least_merit, random_feasible_start, variational_gap
 from ...multires.psdsf import psdsf, psdsf_violation
 from ...multires.server_properties import property_violations
-from ..report import Measurement
+from ..ledger import Measurement
 from ...sweep import sweep
 
 __all__ = [

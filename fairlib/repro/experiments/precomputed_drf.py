@@ -17,7 +17,7 @@ import pandas as pd
 from ..._validate import InvalidInputError, as_capacities, as_count, as_demands
 from ...multires.edrf import edrf, pdrf
 from ...multires.progressive_filling import drf
-from ..report import Measurement
+from ..ledger import Measurement
 from ...sweep import sweep
 
 __all__ = [
@@ -727,7 +727,7 @@ TABLE_COLUMNS = (
 )
 #: the count columns whose spread the paper does not print: their claims' standard-error rule pools the column's
 #: standard deviation over our runs with the paper's least (``se = {sd = "pooled"}``,
-#: :func:`fairlib.repro.report.pooled_count_sd`); :func:`table_row` measures ours as ``<column>_sd``
+#: :func:`fairlib.repro.ledger.pooled_count_sd`); :func:`table_row` measures ours as ``<column>_sd``
 SUBCOUNT_SD = ("over_1", "over_2", "over_gt2")
 _TABLE2_NOTE = (
     "; Table 2 does not follow from its stated parameters (see the parameter search: the 1-1000 row "
