@@ -40,7 +40,6 @@ __all__ = [
     "load_registry",
     "quotes_of",
     "registry_path",
-    "pooled_count_sd",
     "display_value",
     "cell_key",
     "measured_values",

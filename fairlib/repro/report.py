@@ -28,7 +28,7 @@ from .ledger import (
     display_value,
     load_registry,
     measured_values,
-    pooled_count_sd,
+    pooled_count_sd,  # noqa: F401 - public here too, though never in __all__
     quotes_of,
     registry_path,
 )
@@ -48,7 +48,6 @@ __all__ = [
     "load_registry",
     "quotes_of",
     "registry_path",
-    "pooled_count_sd",
     "reported",
     "display_value",
     "cell_key",
