@@ -401,7 +401,7 @@ def _declarations(key: str) -> dict[str, dict[str, str]]:
     """Each declared claim's provenance as the ledger prints it, read from its registry (declarations, not
     measurements: a changed quote shows without a rerun): the quotes in quotation marks (several joined by " … "),
     the scope, and the history as "date: change (why)" entries joined by "; "."""
-    from fairlib.repro.report import load_registry, quotes_of, registry_path
+    from fairlib.repro.ledger import load_registry, quotes_of, registry_path
 
     path = registry_path(key)
     if not path.is_file():
@@ -427,7 +427,7 @@ def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path
     import pandas as pd
 
     from fairlib import paths
-    from fairlib.repro.report import KINDS, STATUSES, claim_anchor, display_value
+    from fairlib.repro.ledger import KINDS, STATUSES, claim_anchor, display_value
 
     rows = []
     for key in registry:
@@ -614,7 +614,7 @@ def _other_claims(o: Outcome) -> str:
 
 
 #: how a quick-mode claim count or status is marked wherever run_all shows it: quick mode's sizes are too small to
-#: decide statistical claims; the full run's ledger is the one that counts (fairlib.repro.report.PROVISIONAL)
+#: decide statistical claims; the full run's ledger is the one that counts (fairlib.repro.ledger.PROVISIONAL)
 PROVISIONAL_MARK = " (quick: provisional)"
 
 

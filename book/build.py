@@ -353,7 +353,7 @@ def read_claims(path: Path) -> list[dict]:
 def measuring_cells(claims: list, doc) -> dict[str, int]:
     """Claim id → the ``In [n]`` of the cell of the executed notebook ``doc`` that measured it: ``claims`` as a
     notebook's ``claims.json`` lists them
-    (each names its cell by :func:`fairlib.repro.report.cell_key` of its source)."""
+    (each names its cell by :func:`fairlib.repro.ledger.cell_key` of its source)."""
     from fairlib.repro.executed import claim_cells
 
     cells = claim_cells(doc)
@@ -435,7 +435,7 @@ def ledger_page(rows: list[dict], cells: dict, titles: dict[str, str]) -> str:
     in its order (within a notebook: paper claims, then findings, then checks, as ``CLAIMS.md``).
 
     A block per claim instead of ``CLAIMS.md``'s ten-column table, which no page column holds."""
-    from fairlib.repro.report import KINDS, STATUSES
+    from fairlib.repro.ledger import KINDS, STATUSES
 
     seen = [r["claim"] for r in rows]
     twice = sorted({c for c in seen if seen.count(c) > 1})

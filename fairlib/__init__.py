@@ -5,7 +5,7 @@ The public API is :data:`__all__`: the subpackages (``market``, ``multires``, ``
 ``testing``), and
 the names most code needs, importable from ``fairlib`` directly (``from fairlib import Cluster, drf, psdsf``). They load
 on first use, so ``import fairlib`` stays light. The reproduction pipeline (ledger, figures, notebooks, the papers'
-drivers) is the package :mod:`fairlib.repro`, imported explicitly (``from fairlib.repro import report``); the library
+drivers) is the package :mod:`fairlib.repro`, imported explicitly (``from fairlib.repro import ledger``); the library
 never imports it.
 
 Importing fairlib points numba's on-disk cache at ``<repo>/build/numba-cache`` (or the ``NUMBA_CACHE_DIR`` you set),

@@ -467,7 +467,7 @@ def test_dynamic_drf_step_from_a_feasible_state_stays_feasible(rows, extra):
 
 # --- sweep, report and run_all faults ------------------------------------------------------------------------
 
-from fairlib.repro.report import ClaimLog  # noqa: E402
+from fairlib.repro.ledger import ClaimLog  # noqa: E402
 from fairlib.sweep import SweepError, sweep  # noqa: E402
 from tests.test_sweep import draw_cell  # noqa: E402
 
@@ -533,7 +533,7 @@ def test_outputs_are_written_whole_then_renamed(tmp_path, monkeypatch):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from fairlib.repro.report import save_figure, save_table
+    from fairlib.repro.outputs import save_figure, save_table
 
     monkeypatch.setenv("FAIRLIB_BUILD_DIR", str(tmp_path))
     path = save_table(pd.DataFrame({"a": [1.0]}), "atomic", "t", mode="quick")
@@ -546,7 +546,7 @@ def test_outputs_are_written_whole_then_renamed(tmp_path, monkeypatch):
 
 
 def test_a_failed_table_write_leaves_the_old_file(tmp_path, monkeypatch):
-    from fairlib.repro.report import save_table
+    from fairlib.repro.outputs import save_table
 
     monkeypatch.setenv("FAIRLIB_BUILD_DIR", str(tmp_path))
     path = save_table(pd.DataFrame({"a": [1]}), "atomic", "t", mode="quick")

@@ -69,7 +69,8 @@ from fairlib._validate import InvalidInputError, is_result_type
 #: modules walked besides fairlib itself (fairlib.__all__ names them), and the pipeline modules whose functions take
 #: user input (fairlib.repro); packages are walked through their __all__
 MODULES = [f"fairlib.{m}" for m in fairlib._SUBMODULES] + [
-    f"fairlib.repro.{m}" for m in ("experiments", "report", "plotting", "verify", "catalog")
+    f"fairlib.repro.{m}"
+    for m in ("experiments", "ledger", "outputs", "plotting", "verify", "catalog")
 ]
 
 #: ONE place for everything the contract leaves out: a qualified name or fnmatch pattern -> the reason
@@ -90,16 +91,18 @@ EXEMPT = {
     "fairlib.repro.catalog.Notebook": "the repository's own catalogue entries, checked with the papers when the "
     "module loads; tests/test_run_all.py builds registries of them",
     "fairlib.*Error": "an exception class",
-    "fairlib.repro.report.ClaimLog.*": "the claims ledger's recording methods: their rules and errors are tested in "
+    "fairlib.repro.ledger.ClaimLog.*": "the claims ledger's recording methods: their rules and errors are tested in "
     "tests/test_report.py against declared registries",
-    "fairlib.repro.report.load_registry": "parses claim registries (TOML); its errors are tested in "
+    "fairlib.repro.ledger.load_registry": "parses claim registries (TOML); its errors are tested in "
     "tests/test_report.py",
     "fairlib.repro.verify.*": "compares files on disk by path; tests/test_verify.py covers missing and malformed files",
     "fairlib.multires.Quotas.resolve": "called by drf(quotas=...) with validated arrays; tests/test_quotas.py",
     "fairlib.multires.HierarchicalDRFResult.node": "looks a queue up by its path; tests/test_hierarchy.py",
-    "fairlib.repro.report.Declared.rule_text": "formats a declared rule for display; tests/test_report.py",
+    "fairlib.repro.ledger.Declared.rule_text": "formats a declared rule for display; tests/test_report.py",
     "fairlib.mechanisms.ByServer.resolve": "called by the mechanisms with a validated Cluster",
-    "fairlib.repro.report.ClaimsFailed": "an exception class",
+    "fairlib.repro.ledger.ClaimsFailed": "an exception class",
+    "fairlib.repro.ledger.Rule*": "a claim's rule, built by load_registry from a checked registry; its methods take "
+    "the measurements of its claim, and tests/test_report.py decides every rule kind on good and bad ones",
 }
 
 #: values that are valid for an argument: (callable pattern, argument pattern, probe label pattern) -> reason
@@ -237,7 +240,14 @@ ACCEPTED = {
         "'no-such-choice'*",
     ): "a Dask scheduler's address: contacted only when a sweep runs on it",
     (
-        "fairlib.repro.report.*",
+        "fairlib.repro.ledger.*",
+        "key",
+        "'no-such-choice'*",
+    ): "a notebook key is any folder name (a new notebook's is "
+    "not catalogued yet); check_key refuses what could leave "
+    "the folder",
+    (
+        "fairlib.repro.outputs.*",
         "key",
         "'no-such-choice'*",
     ): "a notebook key is any folder name (a new notebook's is "
@@ -250,25 +260,25 @@ ACCEPTED = {
     ): "a notebook key is any folder name (a new notebook's is not "
     "catalogued yet); check_key refuses what could leave the folder",
     (
-        "fairlib.repro.report.save_*",
+        "fairlib.repro.outputs.save_*",
         "name",
         "'no-such-choice'*",
     ): "a file name: letters, digits, '_' and '-'",
     (
-        "fairlib.repro.report.reported",
+        "fairlib.repro.outputs.reported",
         "name",
         "'no-such-choice'*",
     ): "a table's file name: letters, digits, '_' and '-'",
     (
-        "fairlib.repro.report.claim_anchor",
+        "fairlib.repro.ledger.claim_anchor",
         "claim_id",
         "'no-such-choice'*",
     ): "a claim id is any registry id (a new "
     "claim's too); claim_anchor refuses what "
     "would break the HTML anchor",
-    ("fairlib.repro.report.cell_key", "source", "'no-such-choice'*"): "any text is a cell's source",
+    ("fairlib.repro.ledger.cell_key", "source", "'no-such-choice'*"): "any text is a cell's source",
     (
-        "fairlib.repro.report.display_value",
+        "fairlib.repro.ledger.display_value",
         "value",
         "*",
     ): "formats any value for a ledger (NaN, text and lists included)",
@@ -410,9 +420,9 @@ TYPED_GAPS: dict[tuple[str, str], str] = {
     ("fairlib.multires.tsf", "tol"): "1e±300",
     ("fairlib.multires.utilisation_range", "slack"): "1e±300",
     ("fairlib.multires.weighted_maxmin_totals", "tol"): "1e±300",
-    ("fairlib.repro.report.ClaimLog", "write"): "0/1/'false' for a bool",
+    ("fairlib.repro.ledger.ClaimLog", "write"): "0/1/'false' for a bool",
     (
-        "fairlib.repro.report.measured_values",
+        "fairlib.repro.ledger.measured_values",
         "measured",
     ): "a wrong or unknown key, or a bad value, in a mapping",
     ("fairlib.sim.ReplayResult.binned", "width"): "1e±300",
@@ -711,12 +721,12 @@ EXAMPLES = {
         (_cell, {"x": [1, 2]}),
         {"backend": "serial", "progress": False},
     ),
-    "fairlib.repro.report.ClaimLog": lambda: (("demo",), {"write": False, "registry": []}),
-    "fairlib.repro.report.save_table": lambda: (
+    "fairlib.repro.ledger.ClaimLog": lambda: (("demo",), {"write": False, "registry": []}),
+    "fairlib.repro.outputs.save_table": lambda: (
         (pd.DataFrame({"a": [1]}), "demo", "t"),
         {"mode": "quick"},
     ),
-    "fairlib.repro.report.save_figure": lambda: (
+    "fairlib.repro.outputs.save_figure": lambda: (
         (__import__("matplotlib.pyplot").pyplot.figure(), "demo", "f"),
         {"mode": "quick"},
     ),

@@ -7,7 +7,7 @@ import pytest
 
 from fairlib import InvalidInputError, market
 from fairlib.repro.experiments import bidding_game
-from fairlib.repro.report import (
+from fairlib.repro.ledger import (
     ClaimLog,
     Measurement,
     load_registry,
@@ -453,5 +453,5 @@ def test_efficiency_over_time_findings_compare_settling():
 
 def test_measure_all_refuses_bare_values():
     log = ClaimLog("feldman2005", write=False)
-    with pytest.raises(TypeError, match="expected a fairlib.repro.report.Measurement"):
+    with pytest.raises(TypeError, match="expected a fairlib.repro.ledger.Measurement"):
         log.measure_all({"fig3_same_welfare": 0.01})

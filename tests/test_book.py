@@ -231,7 +231,7 @@ def test_the_ledger_page_shows_one_block_per_claim_status_first():
 
 
 def test_the_measuring_cell_of_a_claim_is_found_by_its_source():
-    from fairlib.repro.report import cell_key
+    from fairlib.repro.ledger import cell_key
 
     nb = _executed_notebook()
     claims = [

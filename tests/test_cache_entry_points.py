@@ -243,7 +243,7 @@ def test_editing_a_driver_keeps_the_kernel_cache_and_editing_a_kernel_module_rec
         return json.loads(kernel_keys), source
 
     kernel, source = keys()
-    for driver in ("repro/experiments/template.py", "repro/report.py", "repro/prose.py", "sim.py"):
+    for driver in ("repro/experiments/template.py", "repro/ledger.py", "repro/prose.py", "sim.py"):
         with open(tree / "fairlib" / driver, "a", encoding="utf-8") as f:
             f.write("\n# an edit\n")
         now, now_source = keys()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from fairlib.repro.report import load_registry, quotes_of
+from fairlib.repro.ledger import load_registry, quotes_of
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPERS = ROOT.parent / "shared" / "papers"

@@ -7,7 +7,7 @@ import pytest
 
 from fairlib import InvalidInputError
 from fairlib.repro.experiments import dynamic_drf
-from fairlib.repro.report import ClaimLog, load_registry, measured_values, registry_path
+from fairlib.repro.ledger import ClaimLog, load_registry, measured_values, registry_path
 
 
 def test_instance_shares_reach_the_papers_limits():

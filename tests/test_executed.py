@@ -66,7 +66,7 @@ def test_claims_md_links_every_claim_to_its_cell_in_one_click():
     """Each row of data/results/CLAIMS.md links to the heading of the cell that measured it in executed/<key>.md
     (GitHub gives that heading the anchor; its notebook view has no cell anchors): the heading exists, and the cell
     under it is the one the claim recorded."""
-    from fairlib.repro.report import cell_key
+    from fairlib.repro.ledger import cell_key
 
     ledger = (paths.RESULTS / "CLAIMS.md").read_text(encoding="utf-8")
     for nb in filter(_ran, ALL):
@@ -209,7 +209,7 @@ def test_an_executed_notebook_with_an_error_or_in_quick_mode_is_reported(tmp_pat
 
 
 def test_claim_log_records_no_cell_outside_a_notebook():
-    from fairlib.repro.report import ClaimLog
+    from fairlib.repro.ledger import ClaimLog
 
     log = ClaimLog(
         "demo",
@@ -288,7 +288,7 @@ def test_every_caption_names_only_what_its_figure_draws(nb):
     draws and mechanisms its text names (:func:`fairlib.repro.plotting.caption_problems` against the last full run's
     ``figures/<key>/marks.json``)."""
     from fairlib.repro.plotting import caption_problems
-    from fairlib.repro.report import MARKS_FILE
+    from fairlib.repro.outputs import MARKS_FILE
 
     marks_file = paths.figures_dir(nb.key, "full") / MARKS_FILE
     assert marks_file.is_file(), f"{marks_file} is missing: the last full run predates it"

@@ -10,7 +10,7 @@ import pytest
 from fairlib import InvalidInputError
 from fairlib.repro.experiments import heterogeneous_servers as hs
 from fairlib.multires import pfvds, random_cluster
-from fairlib.repro.report import (
+from fairlib.repro.ledger import (
     ClaimLog,
     Measurement,
     load_registry,

@@ -9,7 +9,7 @@ import pytest
 
 from fairlib import InvalidInputError
 from fairlib.repro.experiments import heterogeneous_traces as ht
-from fairlib.repro.report import ClaimLog, load_registry, measured_values, registry_path
+from fairlib.repro.ledger import ClaimLog, load_registry, measured_values, registry_path
 
 VARIANTS = ["PF-VDS(1)", "PF-VDS(4)", "PS-DSF"]
 RESOURCES = ("cpu_ghz", "memory_gb", "storage_gb", "network_mbps")

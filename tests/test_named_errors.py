@@ -25,7 +25,7 @@ from fairlib._validate import (
 from fairlib.dynamic import dynamic_drf, maxmin_tight_example, maxsum_counterexample
 from fairlib.market import Game, best_response_finite, run_dynamics, sqrt_m_construction
 from fairlib.multires import Cluster, Quotas, drfh, edrf, pdrf, pfvds, tsf
-from fairlib.repro.report import ClaimLog
+from fairlib.repro.ledger import ClaimLog
 from fairlib.traces import (
     TraceFormatError,
     Workload,

@@ -84,6 +84,8 @@ PUBLIC_MODULES = {
     "fairlib.timing",
     "fairlib.repro",
     "fairlib.repro.experiments",
+    "fairlib.repro.ledger",
+    "fairlib.repro.outputs",
     "fairlib.repro.report",
     "fairlib.repro.plotting",
     "fairlib.repro.verify",

@@ -10,7 +10,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from fairlib import paths  # noqa: E402
 from fairlib._validate import InvalidInputError  # noqa: E402
-from fairlib.repro.report import ClaimLog, ClaimsFailed, load_registry, save_figure, save_table  # noqa: E402
+from fairlib.repro.ledger import ClaimLog, ClaimsFailed, load_registry  # noqa: E402
+from fairlib.repro.outputs import save_figure, save_table  # noqa: E402
 
 REGISTRY = """
 [[claim]]
@@ -223,7 +224,7 @@ def test_every_notebook_registry_loads_and_every_claim_is_measured_or_not_tested
     import ast
     import re
 
-    from fairlib.repro.report import load_registry, registry_path
+    from fairlib.repro.ledger import load_registry, registry_path
 
     import sys
 
@@ -357,7 +358,7 @@ def test_claims_on_synthetic_data_are_not_tested(tmp_build):
 def test_measure_all_links_each_claim_to_the_cell_that_measured_it():
     """A driver's measurement carries the cell it was made in (the section's), and the ledger keeps that cell; a
     measurement made outside a notebook leaves the choice to the ledger (the cell running when it is recorded)."""
-    from fairlib.repro.report import Measurement
+    from fairlib.repro.ledger import Measurement
 
     reg = (
         '[[claim]]\nid = "a"\nkind = "check"\nsource = "s"\nstatement = "t"\nat_least = 0\n'
@@ -572,7 +573,7 @@ def test_a_tolerance_on_a_vector_refuses_another_length_and_non_numbers():
 
 
 def test_a_headline_that_cannot_take_its_rules_value_is_refused_when_the_registry_loads():
-    from fairlib.repro.report import _declared
+    from fairlib.repro.ledger import _declared
 
     base = {
         "id": "gap",
@@ -602,7 +603,7 @@ def test_a_headline_that_cannot_take_its_rules_value_is_refused_when_the_registr
 def test_a_margin_makes_a_tie_at_the_papers_precision_inconclusive():
     """An at_least / at_most rule with an equivalence margin: within the margin of the bound (either side) the data
     cannot decide; beyond it by more than the margin, not reproduced; clear of it, held."""
-    from fairlib.repro.report import ClaimLog
+    from fairlib.repro.ledger import ClaimLog
 
     reg = [
         {
@@ -643,3 +644,52 @@ def test_a_margin_makes_a_tie_at_the_papers_precision_inconclusive():
                 }
             ],
         )
+
+
+def test_every_rule_kind_is_one_class_listed_under_the_fields_that_declare_it():
+    from fairlib.repro.ledger import RULES, Rule
+
+    for name, cls in RULES.items():
+        assert issubclass(cls, Rule) and name in cls.keys, name
+    # at_least and at_most pair: one kind, Bounds, which also reads the margin
+    assert RULES["at_least"] is RULES["at_most"] and "margin" in RULES["at_least"].keys
+    assert len(set(RULES.values())) == 7
+
+
+def test_a_new_rule_is_one_class_and_its_entry_in_rules(monkeypatch):
+    """A rule written as one Rule subclass and listed in RULES is read from a registry, decides measurements,
+    words itself in the ledger and is refused when malformed, with no other change."""
+    from dataclasses import dataclass
+    from typing import ClassVar
+
+    from fairlib.repro.ledger import RULES, Rule
+
+    @dataclass(frozen=True)
+    class WithinFactor(Rule):
+        factor: float = 1.0
+        paper: float = 0.0
+        keys: ClassVar[tuple[str, ...]] = ("within_factor",)
+
+        @classmethod
+        def parse(cls, entry, where):
+            if not isinstance(entry["within_factor"], (int, float)) or entry["within_factor"] < 1:
+                raise ValueError(f"{where}: within_factor must be a number >= 1")
+            return cls(entry["id"], entry["within_factor"], entry["paper_value"])
+
+        def holds(self, ours, runs=None, spread=None):
+            return self.paper / self.factor <= ours <= self.paper * self.factor
+
+        def text(self, runs=None, sd=None):
+            return f"ours within a factor {self.factor:g} of paper"
+
+    monkeypatch.setitem(RULES, "within_factor", WithinFactor)
+    log = ClaimLog("demo", write=False, registry=_claim("within_factor = 2", "10.0"))
+    assert log.measure("c", 15.0)
+    assert (
+        log.claims[0].rule == "ours within a factor 2 of paper" and log.claims[0].status == "held"
+    )
+    assert not _holds("within_factor = 2", 30.0, paper_value="10.0")
+    with pytest.raises(ValueError, match="within_factor must be a number >= 1"):
+        ClaimLog("demo", write=False, registry=_claim("within_factor = 0.5", "10.0"))
+    with pytest.raises(ValueError, match="given together"):
+        ClaimLog("demo", write=False, registry=_claim("within_factor = 2\ntol = 1", "10.0"))

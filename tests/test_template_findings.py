@@ -7,7 +7,7 @@ import pytest
 
 from fairlib import InvalidInputError
 from fairlib.repro.experiments import template
-from fairlib.repro.report import (
+from fairlib.repro.ledger import (
     ClaimLog,
     Measurement,
     load_registry,

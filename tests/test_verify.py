@@ -201,7 +201,7 @@ def test_tables_report_an_iterative_solvers_columns_at_their_declared_digits(tmp
     import pandas as pd
 
     from fairlib import paths
-    from fairlib.repro import report
+    from fairlib.repro import outputs
 
     monkeypatch.setenv("FAIRLIB_OUTPUT_DIR", str(tmp_path))
     monkeypatch.setitem(
@@ -221,19 +221,19 @@ def test_tables_report_an_iterative_solvers_columns_at_their_declared_digits(tmp
             "time": [1377798845.0, float("nan")],
         }
     )
-    shown = report.reported(df, "feldman2005", "solved")
+    shown = outputs.reported(df, "feldman2005", "solved")
     assert shown["x"].tolist() == [0.123457, -6.66667e-08]
     assert shown["time"][0] == 1377798845.0  # whole numbers (a time stamp): as they are
     assert shown["y"].tolist() == df["y"].tolist() and shown["n"].tolist() == [3, 4]
     assert df["x"][0] == 0.123456789012  # the caller's frame is left as it was
-    assert report.reported(df, "feldman2005", "other") is df  # closed form: the format's 10 digits
-    path = report.save_table(df, "feldman2005", "solved", mode="full")
+    assert outputs.reported(df, "feldman2005", "other") is df  # closed form: the format's 10 digits
+    path = outputs.save_table(df, "feldman2005", "solved", mode="full")
     assert path == paths.results_dir("feldman2005") / "solved.csv" and str(path).startswith(
         str(tmp_path)
     )
     assert path.read_text().splitlines()[1] == "DRF,0.123457,0.123456789,3,1377798845"
     assert pd.isna(
-        report.reported(pd.DataFrame({"x": [float("nan")]}), "feldman2005", "solved")["x"][0]
+        outputs.reported(pd.DataFrame({"x": [float("nan")]}), "feldman2005", "solved")["x"][0]
     )
 
 

@@ -260,7 +260,7 @@ def _markdown_output(text: str) -> NotebookNode:
 
 def _listing_output(key: str) -> NotebookNode:
     """The Claims list rendered from the committed full-mode ledger (every claim, the not-tested ones included)."""
-    from .report import ClaimListing
+    from .ledger import ClaimListing
 
     ledger = json.loads(
         (paths.results_dir(key, "full") / "claims.json").read_text(encoding="utf-8")
@@ -513,7 +513,7 @@ def executed_problems(nb: PublishedNotebook, executed_dir: Path | None = None) -
 
 
 def claim_cells(doc: NotebookNode) -> dict[str, NotebookNode]:
-    """:func:`fairlib.repro.report.cell_key` of each code cell's source → the cell: how a claim's recorded ``cell``
+    """:func:`fairlib.repro.ledger.cell_key` of each code cell's source → the cell: how a claim's recorded ``cell``
     finds the cell that measured it (its ``id`` is the anchor ``#cell-id=<id>`` of its page, its ``execution_count`` the
     ``In [n]`` a reader sees).
 
@@ -527,7 +527,7 @@ def claim_cells(doc: NotebookNode) -> dict[str, NotebookNode]:
     dict of str to nbformat.NotebookNode
         Cell key → code cell.
     """
-    from .report import cell_key
+    from .ledger import cell_key
 
     out: dict = {}
     for cell in _cells(doc):

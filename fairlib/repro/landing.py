@@ -37,7 +37,7 @@ from pathlib import Path
 
 from .. import paths
 from . import catalog
-from .report import KINDS, STATUSES
+from .ledger import KINDS, STATUSES
 
 README = paths.ROOT / "README.md"
 #: the files whose marked blocks this module renders

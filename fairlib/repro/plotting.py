@@ -69,7 +69,7 @@ LEGEND_FONTSIZE = 10
 #: 700 CSS pixels wide at a 1280-pixel window, so a figure drawn wider would be scaled down, and its text with it
 MAX_WIDTH = 7.0
 #: a figure's width on the page after ``bbox_inches="tight"`` (legends outside the axes widen it) may exceed
-#: :data:`MAX_WIDTH` by this much before :func:`fairlib.repro.report.save_figure` refuses it (still shown at >= 90 %)
+#: :data:`MAX_WIDTH` by this much before :func:`fairlib.repro.outputs.save_figure` refuses it (still shown at >= 90 %)
 MAX_SAVED_WIDTH = 7.6
 
 
@@ -528,7 +528,7 @@ def place_legends(fig: Figure, *, headroom_steps: int = 4) -> list[Axes]:
     edges; failing those, the y axis grows upwards by 15 % at a time (up to ``headroom_steps`` times, the lower
     limit kept, so an axis from 0 stays from 0) and the upper spots are tried again; failing that, the legend goes
     outside the axes, to its right. Legends that overlap each other are then redrawn in one column (else an error
-    names their axes). Returns the axes whose legend moved. :func:`fairlib.repro.report.save_figure` calls it, so no
+    names their axes). Returns the axes whose legend moved. :func:`fairlib.repro.outputs.save_figure` calls it, so no
     saved figure has a legend over its data or over another legend. The figure's layout is computed once and then
     kept.
 
@@ -750,7 +750,7 @@ def _linestyle_name(line: Line2D) -> str | None:
 def figure_marks(fig: Figure) -> dict[str, list[str]]:
     """What ``fig`` draws, as a caption may name it: its text (titles, axis labels, tick labels, legend entries,
     annotations), the markers and the line styles of its visible lines and scatter points. Sorted lists, so the
-    result is stable and can be stored (:func:`fairlib.repro.report.save_figure` writes it beside the figure).
+    result is stable and can be stored (:func:`fairlib.repro.outputs.save_figure` writes it beside the figure).
 
     Parameters
     ----------

@@ -363,7 +363,7 @@ _STATUS_WORD = {
 
 
 def _value_text(value: object) -> str:
-    from .report import display_value
+    from .ledger import display_value
 
     if isinstance(value, bool):
         return "yes" if value else "no"
@@ -592,7 +592,7 @@ def registry_headlines(key: str) -> dict[str, str]:
     dict of str to str
         The claims that declare a headline; empty when the notebook has no registry.
     """
-    from .report import load_registry, registry_path
+    from .ledger import load_registry, registry_path
 
     path = registry_path(key)
     if not path.is_file():

@@ -1,6 +1,6 @@
 """Tables for readers: the one place a notebook formats a table it shows.
 
-A table written for a reader differs from the tidy CSV a notebook saves (:func:`fairlib.repro.report.save_table`): its
+A table written for a reader differs from the tidy CSV a notebook saves (:func:`fairlib.repro.outputs.save_table`): its
 columns have human names, each numeric column has one fixed number of decimals (never ``4.950000e+01``), a missing
 value is a dash (never ``NaN``), and it fits the page: a table wider than the book's content column is transposed
 when it has few rows, else split into column groups that each repeat the first column.
@@ -252,7 +252,7 @@ def reader_value(value: object) -> str:
     Parameters
     ----------
     value : object
-        A bool, number, list of numbers, or anything else (shown as :func:`fairlib.repro.report.display_value` does).
+        A bool, number, list of numbers, or anything else (shown as :func:`fairlib.repro.ledger.display_value` does).
 
     Returns
     -------

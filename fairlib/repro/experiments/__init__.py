@@ -10,8 +10,8 @@
 - :mod:`.template` — the template notebook's example (copied by ``python -m fairlib.repro.scaffold paper``).
 
 Everything with seeds runs on :func:`fairlib.sweep.sweep`. Drivers also turn their tables into the ledger's
-measurements (``*_findings``: one :class:`fairlib.repro.report.Measurement` per declared claim), so a notebook's claims
-cell only hands them to :meth:`fairlib.repro.report.ClaimLog.measure_all`. The mechanisms themselves are in
+measurements (``*_findings``: one :class:`fairlib.repro.ledger.Measurement` per declared claim), so a notebook's claims
+cell only hands them to :meth:`fairlib.repro.ledger.ClaimLog.measure_all`. The mechanisms themselves are in
 :mod:`fairlib.multires`, :mod:`fairlib.market` and :mod:`fairlib.dynamic`; drivers only set up and tabulate.
 """
 

@@ -27,7 +27,7 @@ from ...market.game import (
     uniform_preferences,
     weight_proportional_bids,
 )
-from ..report import Measurement
+from ..ledger import Measurement
 from ...sweep import sweep
 
 __all__ = [
@@ -854,7 +854,7 @@ def local_search_conjecture_findings(exhaustive: pd.DataFrame) -> dict[str, Meas
     Returns
     -------
     dict of str to Measurement
-        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+        Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
 
     Raises
     ------
@@ -951,7 +951,7 @@ def infinite_parallelism_findings(
 
     Every number is a median over seeds per number of users, one claim per preference model, as Fig. 2 shows them.
     ``mid_users``: where "uniformity decreases, then flattens out" is split (it must be one of the users run).
-    Returns ``{claim_id: Measurement}`` for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+    Returns ``{claim_id: Measurement}`` for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
 
     Parameters
     ----------
@@ -963,7 +963,7 @@ def infinite_parallelism_findings(
     Returns
     -------
     dict of str to Measurement
-        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+        Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
     """
     prefs = ("uniform", "correlated")
     missing = sorted(
@@ -1179,7 +1179,7 @@ def efficiency_over_time_findings(trajectories: pd.DataFrame) -> dict[str, Measu
     Returns
     -------
     dict of str to Measurement
-        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+        Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
     """
     curve = trajectories.groupby(["mechanism", "iteration"]).efficiency.median()
     mechs = ("best_response", "local_greedy")
@@ -1227,7 +1227,7 @@ def finite_parallelism_findings(
     Returns
     -------
     dict of str to Measurement
-        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+        Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
     """
     deltas = set(finite.delta)
     if not {5, 20} <= deltas:
@@ -1432,7 +1432,7 @@ def two_player_findings(
     Returns
     -------
     dict of str to Measurement
-        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+        Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
     """
     if opposite.empty or equal.empty:
         raise InvalidInputError(
@@ -1520,7 +1520,7 @@ def theorem3_findings(
     Returns
     -------
     dict of str to Measurement
-        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+        Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
     """
     return {
         "sqrt_m_construction_is_equilibrium": Measurement(

@@ -29,7 +29,7 @@ from ...dynamic.drf import (
     static_drf_levels,
 )
 from ...sweep import sweep
-from ..report import Measurement
+from ..ledger import Measurement
 
 __all__ = [
     "random_order_experiment",

@@ -19,7 +19,7 @@ from ...multires.pfvds import nash_residual, pfvds, proportional_fair_objective,
 from ...multires.pfvds.conditions import least_merit, random_feasible_start, variational_gap
 from ...multires.psdsf import psdsf, psdsf_violation
 from ...multires.checks.server_properties import property_violations
-from ..report import Measurement
+from ..ledger import Measurement
 from ...sweep import sweep
 
 __all__ = [
@@ -788,7 +788,7 @@ def capped_solver_findings(capped: pd.DataFrame) -> dict[str, Measurement]:
     Returns
     -------
     dict of str to Measurement
-        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+        Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
     """
     shares = capped.groupby(["time_shared", "alpha"]).certified.mean()
     missed = capped[~capped.certified]
@@ -987,7 +987,7 @@ def fig1_findings(
     Returns
     -------
     dict of str to Measurement
-        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+        Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
     """
     mean_util = utilisation.mean()  # over the (server, resource) pairs with capacity
     return {
@@ -1050,7 +1050,7 @@ def property_findings(rates: pd.DataFrame) -> dict[str, Measurement]:
     Returns
     -------
     dict of str to Measurement
-        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+        Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
     """
     out = {
         f"{mech}_{col}_never_violated": Measurement(float(rates.loc[mech, col]))
@@ -1154,7 +1154,7 @@ def theorem_findings(theorem: pd.DataFrame, alpha_table: pd.DataFrame) -> dict[s
     Returns
     -------
     dict of str to Measurement
-        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+        Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
 
     Raises
     ------
@@ -1271,7 +1271,7 @@ def solver_findings(rates_table: pd.DataFrame) -> dict[str, Measurement]:
     Returns
     -------
     dict of str to Measurement
-        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+        Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
     """
     per_alpha = solver_rates(rates_table)
     out = {}
@@ -1313,7 +1313,7 @@ def route_findings(route: pd.DataFrame) -> dict[str, Measurement]:
     Returns
     -------
     dict of str to Measurement
-        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+        Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
     """
     top_alpha = route.alpha.max()
     medians = route.groupby(["several", "alpha"])[
@@ -1350,7 +1350,7 @@ def condition_findings(conditions: pd.DataFrame) -> dict[str, Measurement]:
     Returns
     -------
     dict of str to Measurement
-        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+        Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
     """
     non_eq = conditions[conditions.other_nash_residual > 1e-4]
     differ = conditions[conditions.placement_spread > 1e-6]
@@ -1418,7 +1418,7 @@ def convergence_findings(exact: Allocation, by_best_response: Allocation) -> dic
     Returns
     -------
     dict of str to Measurement
-        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+        Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
     """
     return {
         "interior_point_equals_best_responses": Measurement(
@@ -1453,7 +1453,7 @@ def one_server_reductions(
     Returns
     -------
     dict of str to Measurement
-        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+        Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
 
     Examples
     --------

@@ -2,9 +2,9 @@
 
 The khamseashari2018_traces notebook runs the experiments with :mod:`fairlib.sim` (Bitbrains snapshots, the Google
 closed-loop replay) and :mod:`.google_open_loop` (the request-based reconstruction of §6.2 and its sensitivity grid);
-the functions here turn their tables into one :class:`fairlib.repro.report.Measurement` per declared claim, so that the
+the functions here turn their tables into one :class:`fairlib.repro.ledger.Measurement` per declared claim, so that the
 arithmetic behind every claim is library code with tests and the notebook's claims cell only hands it over
-(:meth:`fairlib.repro.report.ClaimLog.measure_all`)."""
+(:meth:`fairlib.repro.ledger.ClaimLog.measure_all`)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..._validate import InvalidInputError
-from ..report import Measurement
+from ..ledger import Measurement
 
 if TYPE_CHECKING:
     from ...multires import Allocation

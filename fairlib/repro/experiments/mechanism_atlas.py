@@ -54,7 +54,7 @@ from ...traces.alibaba import machines_up, tasks_present
 from ...traces.workload import bitbrains_fleet, bitbrains_workload
 from ..plotting import new_figure
 from ..prose import number, percent
-from ..report import Measurement
+from ..ledger import Measurement
 from .scheduler_semantics import cell_snapshots
 
 __all__ = [
@@ -723,7 +723,7 @@ def findings(tables: dict) -> dict:
     Returns
     -------
     dict
-        Claim id -> :class:`fairlib.repro.report.Measurement`.
+        Claim id -> :class:`fairlib.repro.ledger.Measurement`.
     """
     missing = [t for t in TRACES if t not in tables]
     if missing:

@@ -19,7 +19,7 @@ import pandas as pd
 from ..._validate import InvalidInputError, as_capacities, as_count, as_demands
 from ...multires.edrf import edrf, pdrf
 from ...multires.progressive_filling import drf
-from ..report import Measurement
+from ..ledger import Measurement
 from ...sweep import sweep
 
 __all__ = [
@@ -993,7 +993,7 @@ TABLE_COLUMNS = (
 )
 #: the count columns whose spread the paper does not print: their claims' standard-error rule pools the column's
 #: standard deviation over our runs with the paper's least (``se = {sd = "pooled"}``,
-#: :func:`fairlib.repro.report.pooled_count_sd`); :func:`table_row` measures ours as ``<column>_sd``
+#: :func:`fairlib.repro.ledger.pooled_count_sd`); :func:`table_row` measures ours as ``<column>_sd``
 SUBCOUNT_SD = ("over_1", "over_2", "over_gt2")
 _TABLE2_NOTE = (
     "; Table 2 does not follow from its stated parameters (see the parameter search: the 1-1000 row "
@@ -1019,7 +1019,7 @@ def table_findings(table1: pd.DataFrame, table2: pd.DataFrame) -> dict[str, Meas
     Returns
     -------
     dict of str to Measurement
-        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+        Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
     """
     out = {}
     for table_no, table in ((1, table1), (2, table2)):
@@ -1067,7 +1067,7 @@ def over_allocation_search_findings(
     Returns
     -------
     dict of str to Measurement
-        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+        Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
     """
     out = {}
     for suffix, runs_1, runs_2 in (
@@ -1104,7 +1104,7 @@ def parameter_search_findings(
     Returns
     -------
     dict of str to Measurement
-        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+        Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
     """
     s1000, best_100 = searches["1-1000"], searches["1-100"].iloc[0]
     ref_setting = s1000[(s1000.reserve_low == 1_000_000) & (s1000.demand_high == 100)].iloc[0]
@@ -1147,7 +1147,7 @@ def identity_findings(identity: pd.DataFrame) -> dict[str, Measurement]:
     Returns
     -------
     dict of str to Measurement
-        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+        Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
     """
     simplified, ds_max = (
         int(identity["simplified_off_floor_edrf"].sum()),
@@ -1185,7 +1185,7 @@ def drf_work_per_task_findings(speed_n: pd.DataFrame) -> dict[str, Measurement]:
     Returns
     -------
     dict of str to Measurement
-        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+        Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
     """
     drf_n = speed_n[speed_n.method == "drf"].dropna(subset=["work"])
     if len(drf_n) < 2:
@@ -1210,7 +1210,7 @@ def repository_example_findings() -> dict[str, Measurement]:
     Returns
     -------
     dict of str to Measurement
-        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+        Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
     """
     demands, reserves = np.array([[1.0, 4.0], [3.0, 1.0]]), np.array([7583.0, 4649.0])
     return {
@@ -1245,7 +1245,7 @@ def over_allocation_findings(
     Returns
     -------
     dict of str to Measurement
-        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+        Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
     """
     summary_rows = profile[profile.group.isin(["over-allocated", "all"])].pivot_table(
         index=["table", "demands"], columns="group", values="mean_rate", sort=False
@@ -1354,7 +1354,7 @@ def worked_example_findings() -> dict[str, Measurement]:
     Returns
     -------
     dict of str to Measurement
-        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+        Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
     """
     reserve, dem, printed = (
         SECTION_6_1["reserve"],
@@ -1539,7 +1539,7 @@ def table1_tail_findings(
     Returns
     -------
     dict of str to Measurement
-        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+        Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
     """
     missing = [c for c in ("demands", "over_total", "over_max") if c not in table1_runs]
     if missing:
@@ -1678,7 +1678,7 @@ def variant_speed_findings(ratios: pd.DataFrame) -> dict[str, Measurement]:
     Returns
     -------
     dict of str to Measurement
-        Claim id → measurement, for :meth:`fairlib.repro.report.ClaimLog.measure_all`.
+        Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
     """
     if "ratio" not in ratios or len(ratios) < 1:
         raise InvalidInputError("ratios: needs a column 'ratio' with one row per round")

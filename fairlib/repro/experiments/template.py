@@ -4,8 +4,8 @@
 ``fairlib/repro/experiments/<TOPIC>.py`` (and ``tests/test_template_findings.py`` to ``tests/test_<TOPIC>_findings.py``)
 as the start of a new paper's driver. A driver holds everything the notebook computes: functions that run the
 experiments and return tidy tables, and ``*findings`` functions that turn those tables into the ledger's measurements,
-one :class:`fairlib.repro.report.Measurement` per declared claim (the notebook hands them to
-:meth:`fairlib.repro.report.ClaimLog.measure_all`), so the arithmetic behind every claim is library code with a test.
+one :class:`fairlib.repro.ledger.Measurement` per declared claim (the notebook hands them to
+:meth:`fairlib.repro.ledger.ClaimLog.measure_all`), so the arithmetic behind every claim is library code with a test.
 
 The notebook calls four functions, whatever the paper: :func:`experiment` (the experiment at quick or full size, a
 tidy table), :func:`findings` (the claims measured on it), :func:`figure` (its figure, drawn with
@@ -31,7 +31,7 @@ from matplotlib.figure import Figure
 from ..._validate import InvalidInputError, as_count, check_choice
 from ..plotting import color, new_figure
 from ..prose import number
-from ..report import Measurement
+from ..ledger import Measurement
 
 __all__ = ["SIZES", "experiment", "sample_means", "findings", "figure", "summary"]
 

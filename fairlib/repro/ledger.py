@@ -1,0 +1,1690 @@
+"""The claims ledger: every claim of a paper declared in its registry, measured by the notebook, given a status.
+
+A notebook's claims are declared before any run in ``notebooks/claims/<key>.toml`` (:func:`registry_path`,
+:func:`load_registry`): the paper's statement and value, and the rule that decides it. The notebook only measures
+(:class:`ClaimLog`), and the ledger (``data/results/<key>/claims.json``) records each claim's status.
+
+Each rule kind is one small class in :data:`RULES`, under each registry field it reads: the class checks its fields
+when the registry loads (:meth:`Rule.parse`), decides a measurement (:meth:`Rule.holds`, :meth:`Rule.undecided`) and
+words itself for the ledger (:meth:`Rule.text`). A new rule is one :class:`Rule` subclass and its entry in
+:data:`RULES`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import numbers
+import os
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+from .. import paths
+from .._validate import InvalidInputError, _short, as_instance, result_type
+
+__all__ = [
+    "ClaimLog",
+    "Claim",
+    "ClaimsFailed",
+    "Declared",
+    "Measurement",
+    "Rule",
+    "RULES",
+    "OUR_SD",
+    "load_registry",
+    "quotes_of",
+    "registry_path",
+    "display_value",
+    "cell_key",
+    "measured_values",
+    "KINDS",
+    "STATUSES",
+    "PROVISIONAL",
+    "ClaimListing",
+    "LEDGER_LINK",
+    "claim_anchor",
+]
+
+
+def _plain(value):
+    """Convert numpy scalars/arrays to JSON-friendly Python values."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if hasattr(value, "to_numpy") and not isinstance(
+        value, (str, bytes)
+    ):  # a pandas Series: its values in order
+        return _plain(value.to_numpy())
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, numbers.Real) and not isinstance(x, bool)
+
+
+KINDS = ("paper", "finding", "check")
+#: appended to every status shown from a quick-mode ledger (its claims.json keeps the plain status and mode "quick")
+PROVISIONAL = " (quick: provisional)"
+STATUSES = ("held", "not reproduced", "inconclusive", "not tested")
+#: ``se = {sd = "pooled"}``: the paper prints no standard deviation of the count; the common one is estimated from
+#: both samples together (:func:`pooled_count_sd`)
+OUR_SD = "pooled"
+
+
+def registry_path(key: str) -> Path:
+    """The claims registry of a notebook.
+
+    Parameters
+    ----------
+    key : str
+        The notebook's key (``"feldman2005"``).
+
+    Returns
+    -------
+    Path
+        ``notebooks/claims/<key>.toml``.
+    """
+    paths.check_key(key)
+    return paths.NOTEBOOKS / "claims" / f"{key}.toml"
+
+
+def _exact(bound) -> str:
+    """A rule's number exactly as declared (the shortest text that reads back as the same float): a bound of
+    1.000000001 must not print as 1, or a value of 1.0000000000000902 would look held against "<= 1"."""
+    text = repr(float(bound))
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _numbers(ours) -> list | None:
+    """``ours`` as a list of numbers (a scalar is a one-element list), or None if it is not numeric."""
+    values = ours if isinstance(ours, list) else [ours]
+    return values if values and all(_is_number(v) for v in values) else None
+
+
+# --- the rules ------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rule:
+    """How a declared claim is decided: one kind of rule, declared by its fields in a claims registry.
+
+    Each kind is a subclass registered in :data:`RULES` under every registry field it reads (:attr:`keys`). It
+    checks those fields when the registry loads (:meth:`parse`, errors naming the file and the claim), decides a
+    measurement (:meth:`holds`; :meth:`undecided` where the data cannot decide, status **inconclusive**) and words
+    itself as the ledger prints it (:meth:`text`). ``run_all.py --verify`` compares what a rule decides, the claim's
+    status, between the committed ledger and a fresh run: every rule alike, since ``claims.json`` records the
+    status and the rule's words, not its kind.
+
+    Parameters
+    ----------
+    claim : str
+        The id of the claim it decides (named in its errors).
+    """
+
+    claim: str
+
+    #: the registry fields the rule reads: :data:`RULES` lists the class under each that declares the rule (all but
+    #: a modifier such as :class:`Bounds`' ``margin``)
+    keys: ClassVar[tuple[str, ...]] = ()
+    #: values of the shape the rule measures: a declared headline must take one of them (checked when it loads)
+    shapes: ClassVar[tuple] = (1.0, [1.0, 0.5])
+    #: whether the rule measures a series (a headline then formats ``{ours_min}``, ``{ours_max}``, ``{n}``)
+    series: ClassVar[bool] = False
+    #: whether a measurement may give ``sd=``, our runs' standard deviation
+    takes_sd: ClassVar[bool] = False
+
+    @classmethod
+    def parse(cls, entry: dict, where: str) -> Rule:
+        """The rule of a registry entry, its fields checked one by one.
+
+        Parameters
+        ----------
+        entry : dict
+            The claim's table in the registry (its rule's fields and ``paper_value``, if any).
+        where : str
+            The registry and the claim, as errors name them.
+
+        Returns
+        -------
+        Rule
+            The rule, ready to decide measurements.
+        """
+        raise NotImplementedError
+
+    def holds(self, ours, runs: int | None = None, spread: float | None = None) -> bool:
+        """Whether a measurement meets the rule (a NaN never does).
+
+        Parameters
+        ----------
+        ours : object
+            The measurement, as plain Python values (a number, a list, or a mapping, by rule).
+        runs : int or None
+            The number of runs behind ``ours`` (a standard-error rule's).
+        spread : float or None
+            The pooled standard deviation :meth:`spread` computed (a pooled standard-error rule's).
+
+        Returns
+        -------
+        bool
+            True where the rule holds; a measurement of the wrong shape for the rule is a ValueError.
+        """
+        raise NotImplementedError
+
+    def undecided(self, ours) -> bool:
+        """Whether the data cannot decide the claim (status **inconclusive**): none, but for a declared margin.
+
+        Parameters
+        ----------
+        ours : object
+            The measurement, as plain Python values.
+
+        Returns
+        -------
+        bool
+            True where ``ours`` is too close to call.
+        """
+        return False
+
+    def spread(self, ours, runs: int | None, sd: float | None) -> float | None:
+        """The spread the rule judges ``ours`` with where it estimates one from the measurement (none by default).
+
+        Parameters
+        ----------
+        ours : object
+            The measurement, as plain Python values.
+        runs : int or None
+            The number of runs behind ``ours``.
+        sd : float or None
+            Our runs' standard deviation.
+
+        Returns
+        -------
+        float or None
+            The spread, shown in the rule's words and passed to :meth:`holds`.
+        """
+        return None
+
+    def text(self, runs: int | None = None, sd: float | None = None) -> str:
+        """The rule in words, as the ledger prints it.
+
+        Parameters
+        ----------
+        runs : int or None
+            The number of runs behind the measurement (a standard-error rule shows it).
+        sd : float or None
+            The pooled standard deviation (a pooled standard-error rule shows it).
+
+        Returns
+        -------
+        str
+            The rule's words.
+        """
+        raise NotImplementedError
+
+    def _values(self, ours) -> list:
+        """``ours`` as a list of numbers, or an error naming the claim and the rule."""
+        values = _numbers(ours)
+        if values is None:
+            raise ValueError(
+                f"claim {self.claim!r}: rule {self.text()!r} needs a number or a list of numbers, got "
+                f"{ours!r}"
+            )
+        return values
+
+    def _series(self, ours, minimum: int = 2) -> list:
+        """``ours`` as a series of at least ``minimum`` numbers, or an error naming the claim."""
+        values = ours if isinstance(ours, list) else None
+        if values is None or len(values) < minimum or _numbers(values) is None:
+            raise ValueError(
+                f"claim {self.claim!r}: rule {self.text()!r} needs a list of at least {minimum} numbers "
+                f"(the series in the order of its parameter), got {ours!r}"
+            )
+        return values
+
+
+def _paper_value_needed(entry: dict, where: str, name: str) -> None:
+    if "paper_value" not in entry:
+        raise ValueError(f"{where}: rule {name!r} compares with paper_value, which is missing")
+
+
+def _number_field(entry: dict, where: str, name: str) -> None:
+    if name in entry and not _is_number(entry[name]):
+        raise ValueError(f"{where}: {name} = {entry[name]!r} must be a number")
+
+
+def _table(entry: dict, where: str, name: str, required, optional, directions=()) -> dict:
+    """The table of a trend rule (``monotone``, ``converges``, ``ordered``), checked key by key."""
+    spec = entry[name]
+    if not isinstance(spec, dict):
+        raise ValueError(f"{where}: {name} must be a table, got {spec!r}")
+    unknown = set(spec) - set(required) - set(optional)
+    missing = set(required) - set(spec)
+    if unknown or missing:
+        raise ValueError(
+            f"{where}: {name} takes {sorted(required)} (required) and {sorted(optional)} (optional);"
+            f" got {sorted(spec)}"
+        )
+    for key in ("tol", "final_gap", "rate"):
+        if key in spec and not (_is_number(spec[key]) and spec[key] >= 0):
+            raise ValueError(f"{where}: {name}.{key} = {spec[key]!r} must be a number >= 0")
+    if "direction" in spec and spec["direction"] not in directions:
+        raise ValueError(
+            f"{where}: {name}.direction = {spec['direction']!r}, must be one of {directions}"
+        )
+    return spec
+
+
+@dataclass(frozen=True)
+class Equals(Rule):
+    """``equals = true``: ours equals the paper's value exactly ("the allocation is (3, 2)").
+
+    For a value computed through rounding, :class:`Tolerance` is the rule.
+
+    Parameters
+    ----------
+    claim : str
+        The id of the claim it decides.
+    paper : object
+        The paper's value.
+    """
+
+    paper: object = None
+    keys: ClassVar[tuple[str, ...]] = ("equals",)
+
+    @classmethod
+    def parse(cls, entry, where):  # noqa: D102
+        if entry["equals"] is not True:
+            raise ValueError(f"{where}: equals must be true")
+        _paper_value_needed(entry, where, "equals")
+        return cls(entry["id"], entry["paper_value"])
+
+    def holds(self, ours, runs=None, spread=None):  # noqa: D102
+        return bool(ours == self.paper)
+
+    def text(self, runs=None, sd=None):  # noqa: D102
+        return "ours == paper"
+
+
+@dataclass(frozen=True)
+class Tolerance(Rule):
+    """``tol = t``: ``|ours - paper_value| <= t`` ("the worst efficiency is 2√2 − 2"), for every element when ours is
+    a list; a list ``paper_value`` is compared element by element.
+
+    Parameters
+    ----------
+    claim : str
+        The id of the claim it decides.
+    tol : float
+        The tolerance.
+    paper : object
+        The paper's value: a number, or a list of numbers.
+    """
+
+    tol: float = 0.0
+    paper: object = None
+    keys: ClassVar[tuple[str, ...]] = ("tol",)
+
+    @classmethod
+    def parse(cls, entry, where):  # noqa: D102
+        _paper_value_needed(entry, where, "tol")
+        _number_field(entry, where, "tol")
+        paper = entry["paper_value"]
+        vector = isinstance(paper, list) and len(paper) > 0 and all(_is_number(v) for v in paper)
+        if not (_is_number(paper) or vector):
+            raise ValueError(
+                f"{where}: tol needs a numeric paper_value or a list of numbers (compared element by "
+                f"element), got {paper!r}"
+            )
+        return cls(entry["id"], entry["tol"], paper)
+
+    def holds(self, ours, runs=None, spread=None):  # noqa: D102
+        values = self._values(ours)
+        if any(math.isnan(v) for v in values):
+            return False
+        if isinstance(self.paper, list):  # a vector of the paper's values: element by element
+            if len(values) != len(self.paper):
+                raise ValueError(
+                    f"claim {self.claim!r}: paper_value has {len(self.paper)} numbers, ours "
+                    f"{len(values)}: {ours!r}"
+                )
+            return all(abs(v - p) <= self.tol for v, p in zip(values, self.paper))
+        return all(abs(v - self.paper) <= self.tol for v in values)
+
+    def text(self, runs=None, sd=None):  # noqa: D102
+        return f"|ours - paper| <= {_exact(self.tol)}"
+
+
+@dataclass(frozen=True)
+class Bounds(Rule):
+    """``at_least = a`` and/or ``at_most = b``: bounds on ours, every element when ours is a list ("at least 3/4 of
+    the optimum"); both given, ours lies between them.
+
+    An equivalence ``margin``, from the paper's printed precision, makes a value within it of a bound (on either
+    side) **inconclusive**; a value beyond a bound by more than it is not reproduced.
+
+    Parameters
+    ----------
+    claim : str
+        The id of the claim it decides.
+    at_least : float or None
+        The lower bound.
+    at_most : float or None
+        The upper bound.
+    margin : float or None
+        The equivalence margin.
+    """
+
+    at_least: float | None = None
+    at_most: float | None = None
+    margin: float | None = None
+    keys: ClassVar[tuple[str, ...]] = ("at_least", "at_most", "margin")
+
+    @classmethod
+    def parse(cls, entry, where):  # noqa: D102
+        _number_field(entry, where, "at_least")
+        _number_field(entry, where, "at_most")
+        if "margin" in entry and not (_is_number(entry["margin"]) and entry["margin"] >= 0):
+            raise ValueError(_margin_error(entry, where))
+        return cls(entry["id"], entry.get("at_least"), entry.get("at_most"), entry.get("margin"))
+
+    def holds(self, ours, runs=None, spread=None):  # noqa: D102
+        values = self._values(ours)
+        if any(math.isnan(v) for v in values):
+            return False
+        ok = True
+        if self.at_least is not None:
+            ok &= all(v >= self.at_least for v in values)
+        if self.at_most is not None:
+            ok &= all(v <= self.at_most for v in values)
+        return bool(ok)
+
+    def undecided(self, ours):
+        """Whether ``ours`` sits within the margin of a bound, none of its values beyond a bound by more than it.
+
+        Parameters
+        ----------
+        ours : object
+            The measurement: a number or a list of numbers.
+
+        Returns
+        -------
+        bool
+            True where the data cannot decide the claim (status **inconclusive**).
+
+        Examples
+        --------
+        >>> rule = Bounds("x", at_most=0.0, margin=0.001)
+        >>> rule.undecided([-0.2, 0.0009]), rule.undecided([-0.2, 0.002]), rule.undecided([-0.2, -0.1])
+        (True, False, False)
+        """
+        values = _numbers(ours)
+        if self.margin is None or values is None or any(math.isnan(v) for v in values):
+            return False
+        beyond = [self.at_least - v for v in values] if self.at_least is not None else []
+        beyond += [v - self.at_most for v in values] if self.at_most is not None else []
+        if any(b > self.margin for b in beyond):
+            return False
+        return any(abs(b) <= self.margin for b in beyond)
+
+    def text(self, runs=None, sd=None):  # noqa: D102
+        parts = []
+        if self.at_least is not None:
+            parts.append(f"ours >= {_exact(self.at_least)}")
+        if self.at_most is not None:
+            parts.append(f"ours <= {_exact(self.at_most)}")
+        margin = (
+            f"; inconclusive within {_exact(self.margin)} of the bound (the paper's precision)"
+            if self.margin is not None
+            else ""
+        )
+        return " and ".join(parts) + margin
+
+
+def _margin_error(entry: dict, where: str) -> str:
+    return (
+        f"{where}: margin = {entry['margin']!r}: an equivalence margin is a number >= 0 and goes with "
+        "an at_least or at_most rule"
+    )
+
+
+@dataclass(frozen=True)
+class StandardError(Rule):
+    """``se = {k, sd, n_paper}``: a mean the paper reports as paper_value ± sd over ``n_paper`` runs, ours a mean
+    over ``runs`` (given with the measurement): ``|ours - paper_value| <= k·sd·√(1/n_paper + 1/runs)``.
+
+    Where the paper prints no standard deviation of a count per run, ``sd = "pooled"``: under the claim both samples
+    draw from one distribution, whose spread is estimated from them together (:func:`pooled_count_sd`: ours in
+    full, given with the measurement as ``sd``; the paper's at the least spread a whole-number count with its mean
+    can have).
+
+    Parameters
+    ----------
+    claim : str
+        The id of the claim it decides.
+    k : float
+        How many standard errors ours may differ by.
+    sd : float or str
+        The paper's standard deviation, or ``"pooled"`` (:data:`OUR_SD`).
+    n_paper : int
+        The paper's number of runs.
+    paper : float
+        The paper's mean.
+    """
+
+    k: float = 0.0
+    sd: float | str = 0.0
+    n_paper: int = 1
+    paper: float = 0.0
+    keys: ClassVar[tuple[str, ...]] = ("se",)
+
+    @property
+    def pooled(self) -> bool:
+        """Whether the spread is pooled from ours and the paper's mean (``sd = "pooled"``)."""
+        return self.sd == OUR_SD
+
+    @property
+    def takes_sd(self) -> bool:  # noqa: D102 - only a pooled rule takes our spread
+        return self.pooled
+
+    @classmethod
+    def parse(cls, entry, where):  # noqa: D102
+        _paper_value_needed(entry, where, "se")
+        se = entry["se"]
+        if not (
+            isinstance(se, dict)
+            and set(se) == {"k", "sd", "n_paper"}
+            and _is_number(se["k"])
+            and _is_number(se["n_paper"])
+            and (_is_number(se["sd"]) or se["sd"] == OUR_SD)
+        ):
+            raise ValueError(
+                f"{where}: se must be a table with numbers k, n_paper and sd (a number, or {OUR_SD!r} "
+                f"where the paper prints no standard deviation); got {se!r}"
+            )
+        if not _is_number(entry["paper_value"]):
+            raise ValueError(
+                f"{where}: se/converges need a numeric paper_value, got {entry['paper_value']!r}"
+            )
+        return cls(entry["id"], se["k"], se["sd"], se["n_paper"], entry["paper_value"])
+
+    def _runs(self, runs) -> int:
+        if not (isinstance(runs, numbers.Integral) and runs > 0):
+            raise ValueError(
+                f"claim {self.claim!r}: an se rule needs runs = the number of runs behind ours, got "
+                f"{runs!r}"
+            )
+        return runs
+
+    def spread(self, ours, runs, sd):
+        """The pooled standard deviation an ``sd = "pooled"`` rule judges ``ours`` with (:func:`pooled_count_sd`).
+
+        Parameters
+        ----------
+        ours : object
+            Our mean.
+        runs : int or None
+            The number of our runs.
+        sd : float or None
+            The standard deviation over our runs.
+
+        Returns
+        -------
+        float or None
+            The pooled spread; None for a rule with the paper's spread, or where ours is not one finite number
+            (:meth:`holds` then refuses it or finds it not reproduced).
+        """
+        if not self.pooled:
+            return None
+        values = _numbers(ours)
+        if values is None or math.isnan(values[0]):
+            return None
+        if len(values) != 1:
+            raise ValueError(
+                f"claim {self.claim!r}: a pooled se rule judges one mean per run set, got {ours!r}"
+            )
+        runs = self._runs(runs)
+        return pooled_count_sd(self.paper, self.n_paper, values[0], runs, sd, claim=self.claim)
+
+    def holds(self, ours, runs=None, spread=None):  # noqa: D102
+        values = self._values(ours)
+        if any(math.isnan(v) for v in values):
+            return False
+        runs = self._runs(runs)
+        bound = (
+            self.k * (spread if self.pooled else self.sd) * math.sqrt(1 / self.n_paper + 1 / runs)
+        )
+        return all(abs(v - self.paper) <= bound for v in values)
+
+    def text(self, runs=None, sd=None):  # noqa: D102
+        if self.pooled:
+            spread = (
+                "sd = pooled"
+                + (f" = {_exact(sd)}" if sd is not None else "")
+                + " (the paper prints none: ours and the least its mean allows)"
+            )
+        else:
+            spread = f"sd = {_exact(self.sd)}"
+        return (
+            f"|ours - paper| <= {_exact(self.k)} sd sqrt(1/{self.n_paper} + 1/runs), "
+            + spread
+            + (f", runs = {runs}" if runs else "")
+        )
+
+
+@dataclass(frozen=True)
+class Monotone(Rule):
+    """``monotone = {direction, tol}``: a trend ("more efficient as λ grows"). Ours is the series of values in the
+    order of the parameter; ``"increasing"``: no step goes down by more than ``tol`` (``"decreasing"``: up), and the
+    series moves in that direction overall (last beyond first).
+
+    Parameters
+    ----------
+    claim : str
+        The id of the claim it decides.
+    direction : str
+        ``"increasing"`` or ``"decreasing"``.
+    tol : float
+        How far a step may go against the direction.
+    """
+
+    direction: str = "increasing"
+    tol: float = 0.0
+    keys: ClassVar[tuple[str, ...]] = ("monotone",)
+    shapes: ClassVar[tuple] = ([1.0, 0.5],)
+    series: ClassVar[bool] = True
+
+    @classmethod
+    def parse(cls, entry, where):  # noqa: D102
+        spec = _table(
+            entry, where, "monotone", ("direction",), ("tol",), ("increasing", "decreasing")
+        )
+        return cls(entry["id"], spec["direction"], spec.get("tol", 0.0))
+
+    def holds(self, ours, runs=None, spread=None):  # noqa: D102
+        values = self._series(ours)
+        if any(math.isnan(v) for v in values):
+            return False
+        sign = 1.0 if self.direction == "increasing" else -1.0
+        steps = [sign * (b - a) for a, b in zip(values, values[1:])]
+        return all(s >= -self.tol for s in steps) and sign * (values[-1] - values[0]) > 0
+
+    def text(self, runs=None, sd=None):  # noqa: D102
+        return (
+            f"ours {self.direction} along its parameter (steps against it at most "
+            f"{_exact(self.tol)})"
+        )
+
+
+@dataclass(frozen=True)
+class Converges(Rule):
+    """``converges = {final_gap}`` and/or ``{rate}``: a limit ("approaches DRF as β → ∞"). Ours is the series in the
+    order of the parameter and paper_value the limit; the gaps g_k = |ours_k − paper_value| end at most
+    ``final_gap`` below a first gap they shrank from, and/or shrink at least geometrically, g_{k+1} ≤ rate·g_k.
+
+    Parameters
+    ----------
+    claim : str
+        The id of the claim it decides.
+    final_gap : float or None
+        The largest last gap.
+    rate : float or None
+        The largest ratio of a gap to the one before.
+    paper : float
+        The limit.
+    """
+
+    final_gap: float | None = None
+    rate: float | None = None
+    paper: float = 0.0
+    keys: ClassVar[tuple[str, ...]] = ("converges",)
+    shapes: ClassVar[tuple] = ([1.0, 0.5],)
+    series: ClassVar[bool] = True
+
+    @classmethod
+    def parse(cls, entry, where):  # noqa: D102
+        if not _is_number(entry.get("paper_value")):
+            raise ValueError(
+                f"{where}: se/converges need a numeric paper_value, got {entry.get('paper_value')!r}"
+            )
+        spec = _table(entry, where, "converges", (), ("final_gap", "rate"))
+        if not spec:
+            raise ValueError(f"{where}: converges needs final_gap, rate or both")
+        if spec.get("rate", 0.0) >= 1:
+            raise ValueError(
+                f"{where}: converges.rate = {spec['rate']!r} must be below 1 (gaps that shrink)"
+            )
+        return cls(entry["id"], spec.get("final_gap"), spec.get("rate"), entry["paper_value"])
+
+    def holds(self, ours, runs=None, spread=None):  # noqa: D102
+        values = self._series(ours)
+        if any(math.isnan(v) for v in values):
+            return False
+        gaps = [abs(v - self.paper) for v in values]
+        ok = True
+        if self.final_gap is not None:
+            ok &= gaps[-1] <= self.final_gap and (gaps[-1] < gaps[0] or gaps[0] == 0.0)
+        if self.rate is not None:
+            ok &= all(b <= self.rate * a for a, b in zip(gaps, gaps[1:]) if a > 0) and all(
+                b == 0.0 for a, b in zip(gaps, gaps[1:]) if a == 0
+            )
+        return bool(ok)
+
+    def text(self, runs=None, sd=None):  # noqa: D102
+        parts = []
+        if self.final_gap is not None:
+            parts.append(f"final |ours - paper| <= {_exact(self.final_gap)}, below the first")
+        if self.rate is not None:
+            parts.append(f"each gap <= {_exact(self.rate)} x the one before")
+        return "ours converges to paper: " + " and ".join(parts)
+
+
+@dataclass(frozen=True)
+class Ordered(Rule):
+    """``ordered = {series, direction, tol}``: an ordering of several series ("DRFH above TSF above DRF"). Ours maps
+    each name of ``series`` to a number or a list (compared point by point); ``"descending"``: each series is at
+    least the next one minus ``tol`` (``"ascending"``: at most plus ``tol``).
+
+    Parameters
+    ----------
+    claim : str
+        The id of the claim it decides.
+    names : tuple of str
+        The series, in the declared order.
+    direction : str
+        ``"descending"`` or ``"ascending"``.
+    tol : float
+        How far a series may cross the next one.
+    """
+
+    names: tuple = ()
+    direction: str = "descending"
+    tol: float = 0.0
+    keys: ClassVar[tuple[str, ...]] = ("ordered",)
+    shapes: ClassVar[tuple] = ({"a": 1.0, "b": 0.5},)
+
+    @classmethod
+    def parse(cls, entry, where):  # noqa: D102
+        spec = _table(
+            entry, where, "ordered", ("series", "direction"), ("tol",), ("descending", "ascending")
+        )
+        series = spec["series"]
+        if not (
+            isinstance(series, list)
+            and len(series) >= 2
+            and all(isinstance(s, str) and s for s in series)
+            and len(set(series)) == len(series)
+        ):
+            raise ValueError(
+                f"{where}: ordered.series must list two or more distinct names, got {series!r}"
+            )
+        return cls(entry["id"], tuple(series), spec["direction"], spec.get("tol", 0.0))
+
+    def holds(self, ours, runs=None, spread=None):  # noqa: D102
+        names = list(self.names)
+        if not isinstance(ours, dict) or set(ours) != set(names):
+            raise ValueError(
+                f"claim {self.claim!r}: rule {self.text()!r} needs a mapping of exactly {names} to numbers "
+                f"or lists, got {ours!r}"
+            )
+        columns = [ours[name] if isinstance(ours[name], list) else [ours[name]] for name in names]
+        if len({len(c) for c in columns}) != 1 or any(_numbers(c) is None for c in columns):
+            raise ValueError(
+                f"claim {self.claim!r}: the series of {names} must be numbers or lists of one length, got "
+                f"{ours!r}"
+            )
+        if any(math.isnan(v) for c in columns for v in c):
+            return False
+        sign = 1.0 if self.direction == "descending" else -1.0
+        return all(
+            sign * (a - b) >= -self.tol
+            for upper, lower in zip(columns, columns[1:])
+            for a, b in zip(upper, lower)
+        )
+
+    def text(self, runs=None, sd=None):  # noqa: D102
+        sign = " >= " if self.direction == "descending" else " <= "
+        return sign.join(self.names) + (f" (within {_exact(self.tol)})" if self.tol else "")
+
+
+#: every rule kind, under each registry field that declares it (a claim declares one kind; ``at_least`` and
+#: ``at_most`` are one, :class:`Bounds`); a new rule is one :class:`Rule` subclass and its entry here
+RULES: dict[str, type[Rule]] = {
+    "equals": Equals,
+    "tol": Tolerance,
+    "at_least": Bounds,
+    "at_most": Bounds,
+    "se": StandardError,
+    "monotone": Monotone,
+    "converges": Converges,
+    "ordered": Ordered,
+}
+
+
+# --- the registry ---------------------------------------------------------------------------------------------------
+
+
+@result_type
+@dataclass(frozen=True)
+class Declared:
+    """One claim as declared in a registry, before any measurement: the paper's statement and our rule.
+
+    Parameters
+    ----------
+    id : str
+        The claim's id, unique in its registry.
+    kind : str
+        ``"paper"`` (the paper says it), ``"finding"`` (ours) or ``"check"`` (our solvers and speed).
+    source : str
+        Where the paper says it: section, figure, table, equation.
+    statement : str
+        The paper's statement.
+    paper_value : object
+        The paper's value (None where the statement has no number).
+    rule : Rule or None
+        The rule that decides it (:data:`RULES`; exactly one, unless the claim is declared ``not_tested``).
+    on_data : bool
+        About the paper's trace data: **not tested** when measured on a synthetic stand-in.
+    wall_clock : bool
+        Decided by wall-clock time: reported, never gates a run (machines differ).
+    not_tested : str
+        Why it cannot be measured with our data (then no measurement is expected).
+    headline : str
+        The claim as a notebook's Findings bullet says it, in plain words with units and the comparison (at most 35
+        words once filled); ``{ours}``, ``{paper}``, ``{ours_min}``, ``{ours_max}``, ``{n}`` take the ledger's values,
+        with format specs (``{ours:.2f}``). Presentation only: the rule and statement stay what decides the claim.
+    quote : str or list of str
+        A paper claim's words in the paper: the sentence, table cell or formula it tests, verbatim from the paper's
+        text (one string, or a list where the claim joins several places); ``tests/test_claim_quotes.py`` finds each
+        in our copy of the paper, whitespace and line-break hyphenation normalised.
+    scope : str
+        Which instances, metrics and parameters the measurement covers (what ``ours`` is computed over).
+    history : tuple of dict
+        Every change of the claim's rule, kind or status after its first full run, oldest first: tables with
+        ``date`` (YYYY-MM-DD), ``change`` ("status held -> not tested", "kind paper -> finding", "rule ...") and
+        ``why``.
+    """
+
+    id: str
+    kind: str
+    source: str
+    statement: str
+    paper_value: object = None
+    rule: Rule | None = None
+    on_data: bool = False
+    wall_clock: bool = False
+    not_tested: str = ""
+    headline: str = ""
+    quote: str | list[str] = ""
+    scope: str = ""
+    history: tuple = ()
+
+    def rule_text(self, runs: int | None = None, sd: float | None = None) -> str:
+        """The claim's rule in words, as CLAIMS.md prints it (:meth:`Rule.text`).
+
+        Parameters
+        ----------
+        runs : int or None
+            The number of runs behind the measurement (fills a standard-error rule).
+        sd : float or None
+            The pooled standard deviation (fills a standard-error rule declared ``sd = "pooled"``).
+
+        Returns
+        -------
+        str
+            The rule's words; ``"not measurable here"`` for a claim declared ``not_tested``.
+        """
+        if self.not_tested or self.rule is None:
+            return "not measurable here"
+        return self.rule.text(runs, sd)
+
+
+#: a claim's own fields in a registry; the rest name its rule (:data:`RULES`, :attr:`Rule.keys`)
+_OWN_FIELDS = tuple(f.name for f in fields(Declared) if f.name != "rule")
+
+
+def _rule_fields() -> tuple[str, ...]:
+    """Every registry field a rule of :data:`RULES` reads (read when a registry loads: a rule added since counts)."""
+    return tuple(dict.fromkeys(key for cls in RULES.values() for key in cls.keys))
+
+
+def _check_headline(entry: dict, cls: type[Rule] | None, where: str) -> None:
+    """Fill a declared headline with a value of the shape its rule measures (:attr:`Rule.shapes`: a series for
+    ``monotone`` and ``converges``, a mapping for ``ordered``; a number or a list of them for the other rules, which
+    take either), so a replacement field or format spec that cannot take it (``{ours:.1e}`` on a series) is refused
+    when the registry loads, not when a later run's Findings are rendered."""
+    paper = entry.get("paper_value")
+    shapes = (cls or Rule).shapes
+    errors = []
+    for ours in shapes:
+        values = {"ours": ours, "paper": paper}
+        if isinstance(ours, list):
+            values.update(ours_min=0.5, ours_max=1.0, n=2)
+        try:
+            entry["headline"].format(**values)
+            return
+        except (KeyError, IndexError, ValueError, TypeError) as exc:
+            errors.append(f"{type(exc).__name__}: {exc}")
+    hint = (
+        " (this rule measures a series: use {ours_min}, {ours_max} or {n} with a format spec)"
+        if cls is not None and cls.series
+        else ""
+    )
+    raise ValueError(
+        f"{where}: headline {entry['headline']!r} cannot be filled with a value of this rule's shape "
+        f"({'; '.join(errors)}){hint}"
+    )
+
+
+def _declared(entry: dict, where: str) -> Declared:
+    """A registry entry checked field by field (errors name the file and the claim) and turned into a Declared."""
+    cid = entry.get("id")
+    if not isinstance(cid, str) or not cid:
+        raise ValueError(f"{where}: every claim needs a string id, got {cid!r}")
+    where = f"{where}, claim {cid!r}"
+    rule_fields = _rule_fields()
+    allowed = set(_OWN_FIELDS) | set(rule_fields)
+    unknown = set(entry) - allowed
+    if unknown:
+        raise ValueError(f"{where}: unknown field(s) {sorted(unknown)}; allowed: {sorted(allowed)}")
+    named = [name for name in RULES if name in entry]
+    kinds = list(dict.fromkeys(RULES[name] for name in named))
+    if "headline" in entry and (
+        not isinstance(entry["headline"], str) or not entry["headline"].strip()
+    ):
+        raise ValueError(f"{where}: headline must be a non-empty sentence")
+    if "headline" in entry:
+        _check_headline(entry, kinds[0] if kinds else None, where)
+    if entry.get("kind") not in KINDS:
+        raise ValueError(f"{where}: kind = {entry.get('kind')!r}, must be one of {KINDS}")
+    for name in ("source", "statement"):
+        if not isinstance(entry.get(name), str) or not entry[name].strip():
+            raise ValueError(f"{where}: {name} must be a non-empty string")
+    if "not_tested" in entry:
+        if not isinstance(entry["not_tested"], str) or not entry["not_tested"].strip():
+            raise ValueError(f"{where}: not_tested must give the reason")
+    elif not named:
+        raise ValueError(f"{where}: no rule (one of {tuple(RULES)}) and not declared not_tested")
+    if len(kinds) > 1:
+        raise ValueError(
+            f"{where}: rules {named} given together; give one (at_least and at_most may pair)"
+        )
+    # a field that modifies a rule without declaring one (margin, of Bounds) needs its rule
+    modifiers = {key for key in rule_fields if key in entry and key not in RULES}
+    if modifiers and not (kinds and modifiers <= set(kinds[0].keys)):
+        raise ValueError(_margin_error(entry, where))
+    rule = kinds[0].parse(entry, where) if kinds else None
+    _check_provenance(entry, where)
+    own = {k: v for k, v in entry.items() if k in _OWN_FIELDS}
+    return Declared(**own, rule=rule)
+
+
+def _check_provenance(entry: dict, where: str) -> None:
+    """A claim's ``quote``, ``scope`` and ``history`` fields, checked (and ``history`` frozen into a tuple)."""
+    import datetime
+
+    quote = entry.get("quote", "")
+    quotes = quote if isinstance(quote, list) else [quote]
+    if not all(isinstance(q, str) for q in quotes) or (
+        isinstance(quote, list) and not all(q.strip() for q in quotes)
+    ):
+        raise ValueError(
+            f"{where}: quote must be the paper's words, a string or a list of non-empty strings; got "
+            f"{quote!r}"
+        )
+    if isinstance(quote, list):
+        entry["quote"] = tuple(quote)
+    if not isinstance(entry.get("scope", ""), str):
+        raise ValueError(f"{where}: scope must be a string, got {entry['scope']!r}")
+    history = entry.get("history", [])
+    if not isinstance(history, list):
+        raise ValueError(
+            f"{where}: history must be a list of tables {{date, change, why}}, got {history!r}"
+        )
+    for i, event in enumerate(history):
+        if not (
+            isinstance(event, dict)
+            and set(event) == {"date", "change", "why"}
+            and all(isinstance(event[k], str) and event[k].strip() for k in ("change", "why"))
+        ):
+            raise ValueError(
+                f"{where}: history[{i}] = {event!r}: must be a table with date, change and why (strings)"
+            )
+        date = event["date"]
+        try:
+            datetime.date.fromisoformat(date if isinstance(date, str) else date.isoformat())
+        except (TypeError, ValueError, AttributeError):
+            raise ValueError(
+                f"{where}: history[{i}].date = {date!r}: must be a date YYYY-MM-DD"
+            ) from None
+    entry["history"] = tuple(dict(e, date=str(e["date"])) for e in history)
+
+
+def quotes_of(declared: Declared) -> tuple[str, ...]:
+    """A claim's quotes as a tuple (none, one or several).
+
+    Parameters
+    ----------
+    declared : Declared
+        The claim.
+
+    Returns
+    -------
+    tuple of str
+        Its ``quote``: empty, one string, or the several places it joins.
+
+    Examples
+    --------
+    >>> quotes_of(Declared("a", "paper", "§1", "s", quote="the mean is about 1/2"))
+    ('the mean is about 1/2',)
+    """
+    q = as_instance(declared, Declared, "declared").quote
+    return tuple(q) if isinstance(q, (list, tuple)) else ((q,) if q else ())
+
+
+def load_registry(source, key: str = "") -> dict[str, Declared]:
+    """Read a claims registry, every claim checked field by field (errors name the file and the claim).
+
+    Parameters
+    ----------
+    source : Path, str or list of dict
+        A TOML file, TOML text, or a list of claim tables.
+    key : str
+        The notebook's key, named in errors when ``source`` is not a file.
+
+    Returns
+    -------
+    dict of str to Declared
+        ``{claim id: Declared}``, in the registry's order.
+    """
+    import tomllib
+
+    where = key or "registry"
+    if isinstance(source, Path):
+        if not source.is_file():
+            raise FileNotFoundError(
+                f"claims registry of {key!r} not found: {source} (declare the notebook's "
+                "claims there before measuring them)"
+            )
+        where = str(source)
+        source = source.read_text()
+    entries = tomllib.loads(source).get("claim", []) if isinstance(source, str) else source
+    out: dict[str, Declared] = {}
+    for entry in entries:
+        d = _declared(dict(entry), where)
+        if d.id in out:
+            raise ValueError(f"{where}: claim {d.id!r} declared twice")
+        out[d.id] = d
+    return out
+
+
+# --- the ledger -----------------------------------------------------------------------------------------------------
+
+
+@result_type
+@dataclass(frozen=True)
+class Claim:
+    """One claim of the ledger: as declared, with our measurement and its status.
+
+    Parameters
+    ----------
+    claim_id : str
+        The claim's id.
+    kind : str
+        ``"paper"``, ``"finding"`` or ``"check"``.
+    source : str
+        Where the paper says it.
+    statement : str
+        The paper's statement.
+    paper : object
+        The paper's value (None where the statement has no number).
+    ours : object
+        What we measured (None when not tested).
+    rule : str
+        How ``ours`` was compared, in words (:meth:`Declared.rule_text`).
+    status : str
+        ``"held"``, ``"not reproduced"``, ``"inconclusive"`` or ``"not tested"``.
+    note : str
+        What we measured and why, for a reader.
+    wall_clock : bool
+        Decided by wall-clock time.
+    cell : str or None
+        The notebook cell that measured it (:func:`cell_key` of its source); None outside one.
+    """
+
+    claim_id: str
+    kind: str
+    source: str
+    statement: str
+    paper: object
+    ours: object
+    rule: str
+    status: str
+    note: str = ""
+    wall_clock: bool = False
+    cell: str | None = None
+
+
+def cell_key(source: str) -> str:
+    """A short key of a notebook cell's source (its stripped text hashed): how a claim names the cell that measured
+    it, so the site can link each claim of the ledger to that cell of the executed notebook.
+
+    Parameters
+    ----------
+    source : str
+        The cell's source.
+
+    Returns
+    -------
+    str
+        Twelve hexadecimal digits.
+
+    Examples
+    --------
+    >>> cell_key("x = 1\\n") == cell_key("x = 1")
+    True
+    """
+    if not isinstance(source, str):
+        raise InvalidInputError(
+            f"source = {_short(source)}: expected a cell's source text (str), got "
+            f"{type(source).__name__}"
+        )
+    return hashlib.sha1(source.strip().encode()).hexdigest()[:12]
+
+
+def _current_cell() -> str | None:
+    """:func:`cell_key` of the notebook cell being executed (IPython keeps its source in ``_ih``); None outside
+    IPython."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with ipykernel
+        return None
+    shell = get_ipython()
+    history = shell.user_ns.get("_ih") if shell is not None else None
+    return cell_key(history[-1]) if history else None
+
+
+@result_type
+@dataclass(frozen=True)
+class Measurement:
+    """What an experiment driver measured for one declared claim: the value the claim's rule is applied to and,
+    where a reader needs it, a note saying what was measured (and why a mismatch happens, where known).
+
+    Drivers return ``{claim_id: Measurement}`` from the tables they made, so that the arithmetic behind a claim is
+    library code with tests, and a notebook's claims cell only hands it over (:meth:`ClaimLog.measure_all`).
+
+    Parameters
+    ----------
+    value : object
+        The value the claim's rule is applied to.
+    note : str
+        What was measured, for a reader.
+    runs : int or None
+        The number of runs behind ``value``, for ``se`` rules only.
+    cell : str or None
+        The notebook cell where it was measured (:func:`cell_key` of its source; by default the cell running when
+        the measurement is made, so a claim links to the section that computed it, not to the claims cell that
+        hands it over; None outside a notebook).
+    sd : float or None
+        The standard deviation over those runs, for ``se`` rules declared with ``sd = "pooled"`` only.
+    """
+
+    value: object
+    note: str = ""
+    runs: int | None = None
+    cell: str | None = field(default_factory=_current_cell, compare=False)
+    sd: float | None = None
+
+
+class ClaimsFailed(AssertionError):
+    """Raised by :meth:`ClaimLog.finish` when the ledger is incomplete (a declared claim was not measured)."""
+
+
+def pooled_count_sd(
+    paper_mean: float, n_paper: int, our_mean: float, runs: int, our_sd, *, claim: str = ""
+) -> float:
+    """The standard deviation of a count per run estimated from two samples together, as under the hypothesis that
+    they draw from one distribution: the combined sample's variance (within both samples and between their means),
+    with the paper's unprinted spread taken at its least — a whole-number count with a mean whose fractional part is
+    f has variance at least f(1 - f).
+
+    A count the paper saw once in 1,000 runs (mean 0.001) and we never saw keeps a spread, so the rule does not ask
+    for an exact match; the paper's spread at its least makes the bound no wider than the true pooled one. The
+    between-means term keeps the bound above k·|d|/√(n_paper + runs): with n_paper + runs <= k² no difference could
+    fail the rule, so it is meant for the paper's hundreds of runs, not a handful.
+
+    Parameters
+    ----------
+    paper_mean : float
+        The paper's mean count per run.
+    n_paper : int
+        The paper's number of runs.
+    our_mean : float
+        Our mean count per run.
+    runs : int
+        Our number of runs.
+    our_sd : float
+        The population standard deviation over our runs.
+    claim : str
+        The claim's id, named in errors.
+
+    Returns
+    -------
+    float
+        The pooled standard deviation.
+
+    Examples
+    --------
+    >>> round(pooled_count_sd(0.001, 1000, 0.0, 1000, 0.0), 4)
+    0.0224
+    """
+    if not (_is_number(our_sd) and our_sd >= 0 and math.isfinite(our_sd)):
+        raise ValueError(
+            f"claim {claim!r}: its se rule pools our runs' spread with the paper's (the paper prints "
+            f"none): give sd = the standard deviation over our runs, got {our_sd!r}"
+        )
+    frac = paper_mean - math.floor(paper_mean)
+    n = n_paper + runs
+    between = n_paper * runs / n * (our_mean - paper_mean) ** 2
+    return math.sqrt((runs * our_sd**2 + n_paper * frac * (1 - frac) + between) / n)
+
+
+@dataclass
+class ClaimLog:
+    """The claims ledger of one notebook: declared claims (the registry), measured by the notebook.
+
+    Every claim's statement, paper value and rule are declared beforehand in ``notebooks/claims/<key>.toml``
+    (:func:`registry_path`); the notebook can only :meth:`measure`. A claim is **held** (the rule holds),
+    **not reproduced** (it does not: the note says what we measured and, where known, why) or **not tested**
+    (declared ``not_tested`` with the reason, or ``on_data`` and measured on a synthetic stand-in), or **inconclusive**
+    (within the declared equivalence ``margin`` of a bound: the data cannot decide).
+    :meth:`finish` writes ``claims.json`` and raises :class:`ClaimsFailed` if a declared claim was not measured.
+    Whether a status changed since the committed ledger is checked by ``run_all.py`` (``--accept-claims``).
+
+    Parameters
+    ----------
+    key : str
+        The notebook's key.
+    mode : str
+        ``"full"`` or ``"quick"`` (a quick ledger's statuses are provisional).
+    write : bool
+        Whether :meth:`finish` writes ``claims.json``.
+    data : str or None
+        Where the notebook's trace data came from (``"real"``, ``"synthetic"``; None when it reads none).
+    registry : Path, str, list of dict or None
+        A path, TOML text or list of claim tables; by default :func:`registry_path` (``key``).
+    claims : list of Claim
+        The claims measured so far (empty to begin with).
+
+    Examples
+    --------
+    >>> reg = '''
+    ... [[claim]]
+    ... id = "two_player_min"
+    ... kind = "paper"
+    ... source = "§3.1"
+    ... statement = "the worst two-player efficiency is 2√2 − 2"
+    ... paper_value = 0.828
+    ... tol = 1e-3
+    ... '''
+    >>> log = ClaimLog("demo", write=False, registry=reg)
+    >>> log.measure("two_player_min", 2 * 2**0.5 - 2)
+    True
+    >>> log.claims[0].status
+    'held'
+    """
+
+    key: str
+    mode: str = "full"
+    write: bool = True
+    data: str | None = None
+    registry: object = None
+    claims: list[Claim] = field(default_factory=list)
+
+    def __post_init__(self):
+        paths.check_key(self.key)
+        paths._check_mode(self.mode)
+        if self.data not in (None, "real", "synthetic"):
+            raise InvalidInputError(f"data = {self.data!r}: must be 'real', 'synthetic' or None")
+        self.declared = load_registry(
+            registry_path(self.key) if self.registry is None else self.registry, self.key
+        )
+
+    def measure(
+        self,
+        claim_id: str,
+        ours,
+        *,
+        note: str = "",
+        runs: int | None = None,
+        cell: str | None = None,
+        sd: float | None = None,
+    ) -> bool:
+        """Record our measurement of a declared claim.
+
+        Parameters
+        ----------
+        claim_id : str
+            The claim, declared in the registry.
+        ours : object
+            What we measured: a number, a list, a mapping or a pandas Series, as its rule takes.
+        note : str
+            What we measured and why, for a reader (shown with every status).
+        runs : int or None
+            The number of runs behind ``ours`` (only for ``se`` rules).
+        cell : str or None
+            The notebook cell that measured it (default: the cell running now).
+        sd : float or None
+            Our runs' standard deviation, for an ``se`` rule declared with ``sd = "pooled"`` only.
+
+        Returns
+        -------
+        bool
+            Whether its declared rule holds.
+        """
+        d = self.declared.get(claim_id)
+        if d is None:
+            raise KeyError(
+                f"claim {claim_id!r} is not declared in the registry of {self.key!r}; declare its "
+                f"statement and rule in {registry_path(self.key)} first"
+            )
+        if d.not_tested:
+            raise ValueError(
+                f"claim {claim_id!r} is declared not_tested ({d.not_tested}); it cannot be measured"
+            )
+        if any(c.claim_id == claim_id for c in self.claims):
+            raise ValueError(f"claim {claim_id!r} measured twice")
+        rule = d.rule
+        if sd is not None and not rule.takes_sd:
+            raise ValueError(
+                f"claim {claim_id!r}: sd = {sd!r} given, but its rule ({d.rule_text()}) does not take our "
+                'runs\' standard deviation (only an se rule declared with sd = "pooled" does)'
+            )
+        ours = _plain(ours)
+        # a pooled rule's spread, computed once: judged with, and shown in the rule (none for a NaN: not reproduced)
+        pooled = rule.spread(ours, runs, sd)
+        satisfied = rule.holds(ours, runs, pooled)
+        if d.on_data and self.data == "synthetic":
+            status = "not tested"
+            note = (
+                "measured on synthetic stand-in data (the real excerpt was not found), which says nothing about "
+                "the paper's trace" + (f"; {note}" if note else "")
+            )
+        elif rule.undecided(ours):
+            status = "inconclusive"
+        else:
+            status = "held" if satisfied else "not reproduced"
+        self.claims.append(
+            Claim(
+                claim_id,
+                d.kind,
+                d.source,
+                d.statement,
+                _plain(d.paper_value),
+                ours,
+                d.rule_text(runs, pooled),
+                status,
+                note,
+                d.wall_clock,
+                cell or _current_cell(),
+            )
+        )
+        return satisfied
+
+    def measure_all(self, measured) -> dict[str, bool]:
+        """:meth:`measure` every claim of ``measured``, in its order, each linked to the cell where it was measured.
+
+        Parameters
+        ----------
+        measured : dict of str to Measurement
+            ``{claim_id: Measurement}``, as experiment drivers return them.
+
+        Returns
+        -------
+        dict of str to bool
+            Whether each claim's rule holds.
+
+        Examples
+        --------
+        >>> reg = '''
+        ... [[claim]]
+        ... id = "worst_efficiency"
+        ... kind = "paper"
+        ... source = "§3.1"
+        ... statement = "the worst efficiency is 3/4"
+        ... paper_value = 0.75
+        ... tol = 1e-3
+        ... '''
+        >>> log = ClaimLog("demo", write=False, registry=reg)
+        >>> log.measure_all({"worst_efficiency": Measurement(0.7502, note="over 100 games")})
+        {'worst_efficiency': True}
+        """
+        out = {}
+        for claim_id, m in measured.items():
+            if not isinstance(m, Measurement):
+                raise TypeError(
+                    f"measured[{claim_id!r}] = {m!r}: expected a fairlib.repro.ledger.Measurement"
+                )
+            out[claim_id] = self.measure(
+                claim_id, m.value, note=m.note, runs=m.runs, cell=m.cell, sd=m.sd
+            )
+        return out
+
+    def _complete(self) -> list[str]:
+        """Add the declared not-tested claims (their cell: the one that finishes the ledger, where they are listed);
+        returns the ids of declared claims never measured."""
+        measured = {c.claim_id for c in self.claims}
+        cell = _current_cell()
+        missing = []
+        for d in self.declared.values():
+            if d.id in measured:
+                continue
+            if d.not_tested:
+                self.claims.append(
+                    Claim(
+                        d.id,
+                        d.kind,
+                        d.source,
+                        d.statement,
+                        _plain(d.paper_value),
+                        None,
+                        d.rule_text(),
+                        "not tested",
+                        d.not_tested,
+                        d.wall_clock,
+                        cell,
+                    )
+                )
+            else:
+                missing.append(d.id)
+        rank = {cid: i for i, cid in enumerate(self.declared)}
+        self.claims.sort(key=lambda c: rank[c.claim_id])
+        return missing
+
+    def summary(self) -> dict:
+        """Claim counts: ``total``, one per status, and one per status of each kind.
+
+        Returns
+        -------
+        dict
+            ``{"total": n, "held": ..., ..., "paper": {"held": ..., ...}, ...}`` (statuses with underscores).
+        """
+        out = {"total": len(self.claims)}
+        for status in STATUSES:
+            out[status.replace(" ", "_")] = sum(c.status == status for c in self.claims)
+        for kind in KINDS:
+            out[kind] = {
+                status.replace(" ", "_"): sum(
+                    c.status == status and c.kind == kind for c in self.claims
+                )
+                for status in STATUSES
+            }
+        return out
+
+    def table(self) -> pd.DataFrame:
+        """The ledger as a DataFrame, for display in the notebook.
+
+        In quick mode every status is marked provisional (quick mode's sizes cannot decide the paper's claims; the
+        full run's ledger counts).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per claim: id, kind, source, paper, ours, rule, status, note.
+        """
+        cols = ["claim_id", "kind", "source", "paper", "ours", "rule", "status", "note"]
+        mark = PROVISIONAL if self.mode == "quick" else ""
+        return pd.DataFrame(
+            [
+                {k: display_value(getattr(c, k)) + (mark if k == "status" else "") for k in cols}
+                for c in self.claims
+            ],
+            columns=cols,
+        )
+
+    def listing(self) -> "ClaimListing":
+        """The notebook's **Claims** section: its claims as a short list per status, each id linking to its row of
+        the ledger (``data/results/CLAIMS.md#claim-<id>``; the book points it at its ledger page), the statement
+        shown when the pointer rests on it. Rules, values and notes are the ledger's; in quick mode every status is
+        marked provisional.
+
+        Returns
+        -------
+        ClaimListing
+            The claims, the declared not-tested ones included.
+        """
+        measured = {c.claim_id for c in self.claims}
+        rows = [(c.claim_id, c.kind, c.status, c.statement) for c in self.claims]
+        # the declared not-tested claims, listed by finish() (the ledger has them): the list shows them too
+        rows += [
+            (d.id, d.kind, "not tested", d.statement)
+            for d in self.declared.values()
+            if d.not_tested and d.id not in measured
+        ]
+        rank = {cid: i for i, cid in enumerate(self.declared)}
+        return ClaimListing(tuple(sorted(rows, key=lambda r: rank.get(r[0], len(rank)))), self.mode)
+
+    def finish(self) -> dict:
+        """Write ``claims.json``; raise :class:`ClaimsFailed` if a declared claim was not measured.
+
+        Returns
+        -------
+        dict
+            The ledger's counts (:meth:`summary`).
+        """
+        missing = self._complete()
+        summary = self.summary()
+        if self.write:
+            out = paths.results_dir(self.key, self.mode)
+            out.mkdir(parents=True, exist_ok=True)
+            doc = {
+                "key": self.key,
+                "mode": self.mode,
+                "data": self.data,
+                "summary": summary,
+                "claims": [asdict(c) for c in self.claims],
+            }
+            # atomic: a kernel killed mid-write must not leave a truncated claims.json for run_all to read
+            tmp = out / f".claims.json.{os.getpid()}.tmp"
+            tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False, default=str) + "\n")
+            os.replace(tmp, out / "claims.json")
+        if missing:
+            raise ClaimsFailed(
+                f"{len(missing)} declared claim(s) of {self.key} were not measured: "
+                + ", ".join(missing)
+            )
+        return summary
+
+
+#: where a notebook's Markdown links a claim (relative to ``executed/<key>.ipynb``): its row of the ledger
+LEDGER_LINK = "../data/results/CLAIMS.md#claim-{claim_id}"
+
+
+def claim_anchor(claim_id: str) -> str:
+    """The HTML anchor of a claim's row in the ledger (``CLAIMS.md`` and the book's ledger page).
+
+    Parameters
+    ----------
+    claim_id : str
+        The claim's id.
+
+    Returns
+    -------
+    str
+        ``claim-<id>``.
+
+    Examples
+    --------
+    >>> claim_anchor("table1_1-20_over_sd")
+    'claim-table1_1-20_over_sd'
+    """
+    if (
+        not isinstance(claim_id, str)
+        or not claim_id
+        or any(ch.isspace() or ch in "\"'<>#" for ch in claim_id)
+    ):
+        raise InvalidInputError(
+            f"claim_id = {_short(claim_id)}: expected a claim id (a string without spaces, "
+            f"quotes, angle brackets or #)"
+        )
+    return f"claim-{claim_id}"
+
+
+@dataclass(frozen=True)
+class ClaimListing:
+    """A notebook's claims as a short list per status (:meth:`ClaimLog.listing`); shown as Markdown.
+
+    Parameters
+    ----------
+    claims : tuple of tuple
+        ``(claim id, kind, status, statement)`` per claim.
+    mode : str
+        ``"full"`` or ``"quick"`` (every status then marked provisional).
+
+    Examples
+    --------
+    >>> print(ClaimListing((("a", "paper", "held", "x"), ("b", "finding", "not reproduced", "y")), "full").markdown())
+    **Held** (1): [`a`](../data/results/CLAIMS.md#claim-a "x")
+    <BLANKLINE>
+    **Not reproduced** (1): [`b`](../data/results/CLAIMS.md#claim-b "y") (finding)
+    <BLANKLINE>
+    Rules, the paper's values and ours, and notes: the [claims ledger](../data/results/CLAIMS.md).
+    """
+
+    claims: tuple
+    mode: str = "full"
+
+    def __post_init__(self):
+        paths._check_mode(self.mode)
+        if not isinstance(self.claims, tuple):
+            raise InvalidInputError(
+                f"claims = {_short(self.claims)}: expected a tuple of (claim id, kind, status, "
+                f"statement)"
+            )
+        for i, c in enumerate(self.claims):
+            if not (isinstance(c, tuple) and len(c) == 4 and c[2] in STATUSES and c[1] in KINDS):
+                raise InvalidInputError(
+                    f"claims[{i}] = {_short(c)}: expected (claim id, kind, status, statement) "
+                    f"with a kind of {KINDS} and a status of {STATUSES}"
+                )
+
+    def markdown(self) -> str:
+        """The list as Markdown.
+
+        Returns
+        -------
+        str
+            One paragraph per status that has claims, then the link to the ledger.
+        """
+        words = {
+            "held": "Held",
+            "not reproduced": "Not reproduced",
+            "inconclusive": "Inconclusive",
+            "not tested": "Not tested",
+        }
+        mark = PROVISIONAL if self.mode == "quick" else ""
+        parts = []
+        for status in STATUSES:
+            chosen = [c for c in self.claims if c[2] == status]
+            if not chosen:
+                continue
+            items = []
+            for claim_id, kind, _, statement in chosen:
+                title = " ".join(str(statement).split()).replace('"', "'")
+                link = LEDGER_LINK.format(claim_id=claim_id)
+                # the id as code: its underscores stay visible under a link's underline
+                items.append(
+                    f'[`{claim_id}`]({link} "{title}")' + ("" if kind == "paper" else f" ({kind})")
+                )
+            parts.append(f"**{words[status]}{mark}** ({len(chosen)}): " + ", ".join(items))
+        parts.append(
+            "Rules, the paper's values and ours, and notes: the [claims ledger](../data/results/CLAIMS.md)."
+        )
+        return "\n\n".join(parts)
+
+    @classmethod
+    def from_ledger(cls, claims: list, mode: str = "full") -> "ClaimListing":
+        """The list of a ledger as ``claims.json`` holds it.
+
+        Parameters
+        ----------
+        claims : list of dict
+            The ledger's claims (every claim, the not-tested ones included).
+        mode : str
+            The ledger's mode.
+
+        Returns
+        -------
+        ClaimListing
+            The list.
+        """
+        return cls(
+            tuple((c["claim_id"], c["kind"], c["status"], c["statement"]) for c in claims), mode
+        )
+
+    def _repr_markdown_(self) -> str:
+        return self.markdown()
+
+    def __repr__(self) -> str:
+        return self.markdown()
+
+
+def display_value(value) -> str:
+    """A measured or paper value as shown in ledgers.
+
+    Parameters
+    ----------
+    value : object
+        A number, a list, a mapping, text or None.
+
+    Returns
+    -------
+    str
+        6 significant digits, long numeric lists as their range, nothing for None.
+    """
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return str(value)  # exact, with no float in between (10**400 has none)
+    if _is_number(value) and not float(value).is_integer():
+        return f"{value:.6g}"
+    if isinstance(value, list) and len(value) > 4 and _numbers(value):
+        return f"{min(value):.4g} to {max(value):.4g} ({len(value)} values)"
+    if isinstance(value, list) and _numbers(value):
+        return "[" + ", ".join(display_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {display_value(v)}" for k, v in value.items())
+    return "" if value is None else str(value)
+
+
+def measured_values(measured) -> dict:
+    """The values of measurements: the numbers a notebook's "What we found" prose quotes.
+
+    Parameters
+    ----------
+    measured : dict of str to Measurement
+        ``{claim_id: Measurement}``.
+
+    Returns
+    -------
+    dict
+        ``{claim_id: value}``.
+
+    Examples
+    --------
+    >>> measured_values({"worst_efficiency": Measurement(0.75, note="over 100 games")})
+    {'worst_efficiency': 0.75}
+    """
+    if not isinstance(measured, Mapping):
+        raise InvalidInputError(
+            f"measured = {_short(measured)}: expected a dict of claim id -> Measurement"
+        )
+    return {claim_id: m.value for claim_id, m in measured.items()}
