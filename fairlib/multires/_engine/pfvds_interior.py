@@ -53,6 +53,7 @@ from .pair_kernels import (
     user_chunks,
     user_sums,
 )
+from .pfvds_interior_serial import StageLimits
 from .pfvds_interior_serial import iterate as _iterate_compiled
 from .pfvds_interior_serial import pair_marginals as _marginals
 from .pfvds_interior_serial import reduced_matrix_parts as _reduced_matrix_parts
@@ -819,10 +820,7 @@ def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start, sh
             z,
             s,
             symmetric,
-            float(tol),
-            int(max_iterations),
-            _STALL_ITERATIONS,
-            _BACKTRACKS,
+            StageLimits(float(tol), int(max_iterations), _STALL_ITERATIONS, _BACKTRACKS),
             system.pair_user,
             system.pair_rows,
             system.coef,

@@ -12,13 +12,37 @@ algorithms LAPACK applies to so small a matrix, so the two paths differ by round
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..._jit import njit
 from . import pfvds_parallel as parallel
 from .pair_kernels import column_products, row_products, user_sums
 
-__all__ = ["solve_m", "reduced_matrix_parts", "pair_marginals", "iterate"]
+__all__ = ["StageLimits", "solve_m", "reduced_matrix_parts", "pair_marginals", "iterate"]
+
+
+class StageLimits(NamedTuple):
+    """The stopping rule of one interior-point stage, passed to :func:`iterate` as one argument (numba compiles it
+    as a tuple of scalars; the wrapper builds it by name, so two limits cannot trade places at the call).
+
+    Parameters
+    ----------
+    tol : float
+        Stopping tolerance on the largest of the scaled primal and dual residuals and the gap.
+    max_iterations : int
+        Iteration cap.
+    stall_iterations : int
+        Iterations without a smaller residual before the stage gives up.
+    backtracks : int
+        Halvings of a step before its direction is abandoned.
+    """
+
+    tol: float
+    max_iterations: int
+    stall_iterations: int
+    backtracks: int
 
 
 @njit(cache=True)
@@ -547,10 +571,7 @@ def iterate(
     z,
     s,
     symmetric,
-    tol,
-    max_iterations,
-    stall_iterations,
-    backtracks,
+    limits,
     pair_user,
     pair_rows,
     coef,
@@ -576,14 +597,8 @@ def iterate(
         Starting slacks of the constraint rows (copied).
     symmetric : bool
         Start with a Cholesky factorisation (α = 1 everywhere); an indefinite matrix switches to LU for good.
-    tol : float
-        Stopping tolerance on the largest of the scaled primal and dual residuals and the gap.
-    max_iterations : int
-        Iteration cap.
-    stall_iterations : int
-        Iterations without a smaller residual before the stage gives up.
-    backtracks : int
-        Halvings of a step before its direction is abandoned.
+    limits : StageLimits
+        The stopping rule and the step's backtracking limit.
     pair_user : int64 (n_pairs,)
         Each pair's user (non-decreasing); with the seven below, the pair system
         (:class:`.pfvds_interior._PairSystem`, marginals already scaled by the servers' κ).
@@ -611,7 +626,7 @@ def iterate(
     best_primal = best_dual = best_gap = np.inf
     stalled = 0
     piv = np.arange(n_rows)
-    for it in range(1, max_iterations + 1):
+    for it in range(1, limits.max_iterations + 1):
         grad, u = pair_marginals(user_sums(x, pair_user, n_users), pair_user, log_coef, pair_alpha)
         if not _all_finite(grad, u):
             break  # marginals beyond floating point (very large α): keep the best iterate
@@ -627,9 +642,9 @@ def iterate(
             best_primal, best_dual, best_gap = primal_res, dual_res, gap
         else:
             stalled += 1
-        if stalled > stall_iterations:
+        if stalled > limits.stall_iterations:
             break
-        if merit <= tol:
+        if merit <= limits.tol:
             converged = True
             break
         # the Newton system, reduced to the rows and factorised once
@@ -720,7 +735,7 @@ def iterate(
             if not _all_finite(dx, dy, dz, ds):
                 continue
             t = 0.99 * min(_max_step(x, dx), _max_step(z, dz), _max_step(s, ds), _max_step(y, dy))
-            for _ in range(backtracks):
+            for _ in range(limits.backtracks):
                 trial = _centred_residual(
                     target,
                     x + t * dx,
