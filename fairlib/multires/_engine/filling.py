@@ -279,7 +279,22 @@ def committed_amounts(held, d, reserved) -> np.ndarray:
 
     With two resources or more its temporary is row-major and NumPy adds it row by row, which :func:`_committed` does
     without the two temporaries (bit for bit, tested); with one NumPy adds pairwise, so NumPy does it. Tasks and
-    demands are >= 0, so without reservations the maximum is the product itself (:func:`held_resources`)."""
+    demands are >= 0, so without reservations the maximum is the product itself (:func:`held_resources`).
+
+    Parameters
+    ----------
+    held : (n_users,) ndarray of float64
+        Tasks each user holds.
+    d : (n_users, n_resources) ndarray of float64
+        Per-task demands.
+    reserved : (n_users, n_resources) or (0, n_resources) ndarray of float64
+        Each user's reserved amounts (no rows: none).
+
+    Returns
+    -------
+    (n_resources,) ndarray of float64
+        What the users commit of each resource.
+    """
     if d.shape[1] >= 2:
         if not reserved.shape[0]:
             return held_resources(held, d)
@@ -678,7 +693,22 @@ def _start_tasks(start, d, cap, caps) -> np.ndarray:
 def check_start_fits(held, d, cap) -> None:
     """Refuse a ``start`` allocation that uses more of a resource than there is, naming the resource.
 
-    ``held`` is tasks per user, whole or divisible; a use above ``capacity * (1 + FIT_RTOL)`` is refused."""
+    A use above ``capacity * (1 + FIT_RTOL)`` is refused.
+
+    Parameters
+    ----------
+    held : (n_users,) ndarray of float64
+        Tasks each user holds in ``start``, whole or divisible.
+    d : (n_users, n_resources) ndarray of float64
+        Per-task demands.
+    cap : (n_resources,) ndarray of float64
+        The pool's capacities.
+
+    Raises
+    ------
+    InvalidInputError
+        ``start`` uses more of a resource than its capacity (the first such resource named).
+    """
     used = held @ d
     over = used > cap * (1.0 + FIT_RTOL)
     if over.any():

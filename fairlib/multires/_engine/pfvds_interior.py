@@ -53,6 +53,7 @@ from .pair_kernels import (
     user_chunks,
     user_sums,
 )
+from .pfvds_interior_serial import StageLimits
 from .pfvds_interior_serial import iterate as _iterate_compiled
 from .pfvds_interior_serial import pair_marginals as _marginals
 from .pfvds_interior_serial import reduced_matrix_parts as _reduced_matrix_parts
@@ -71,7 +72,13 @@ def shared_stages():
     """Within this block, a continuation stage already solved (same cluster, stage α, start and options) is reused
     instead of solved again: PF-VDS at α = 4, 8, 16 and 64 on one cluster pass through the same stages (α capped at
     2, 4, 8, 16, ...), and a driver that solves every α of a list on each instance does the shared ones once. A stage
-    is deterministic (one BLAS thread), so the answers are those of solving each α alone, bit for bit."""
+    is deterministic (one BLAS thread), so the answers are those of solving each α alone, bit for bit.
+
+    Yields
+    ------
+    None
+        The block runs with the stages shared; they are dropped when it ends.
+    """
     token = _SHARED.set({})
     try:
         yield
@@ -173,27 +180,36 @@ def pfvds_interior_point(
 
     Parameters
     ----------
-    cluster : :class:`~fairlib.multires.cluster.Cluster`.
-    alpha : finite α > 0, or one value per server (heterogeneous objectives).
-    time_shared : Problem 2's per-server constraint Σ_n x[n, i]/γ[n, i] <= 1 instead of the capacities.
-    tol : stopping tolerance on the scaled primal and dual residuals and on the complementarity gap
+    cluster : Cluster
+        The instance.
+    alpha : float or (n_servers,) array_like, default 1.0
+        Finite α > 0, or one value per server (heterogeneous objectives).
+    time_shared : bool, default False
+        Problem 2's per-server constraint Σ_n x[n, i]/γ[n, i] <= 1 instead of the capacities.
+    tol : float, default 1e-10
+        Stopping tolerance on the scaled primal and dual residuals and on the complementarity gap
         relative to Σ x·marginal (for α = 1: the duality gap in units of Σφ, an upper bound on the
         objective's distance to the optimum).
-    max_iterations : iteration cap; ``diagnostics["converged"]`` says whether ``tol`` was reached.
-    continuation : (first α, factor): the stages' α caps are first, first·factor, ... (finer steps, e.g.
+    max_iterations : int, default 200
+        Iteration cap; ``diagnostics["converged"]`` says whether ``tol`` was reached.
+    continuation : tuple of float, default (2.0, 2.0)
+        (first α, factor): the stages' α caps are first, first·factor, ... (finer steps, e.g.
         (1, 1.25), reach some equilibria the default misses at α = 2-4, at more stages' cost).
-    retries : a stage (at α <= 16) that stops short is retried this many times at most: at the square root of
-        the last factor above the last converged stage, or from α = 1 when the first stage fails (0: never).
-    shrink_to_caps : start each capped user at most a quarter of its cap (else every pair alike, half-loading the
+    shrink_to_caps : bool, default False
+        Start each capped user at most a quarter of its cap (else every pair alike, half-loading the
         busiest server row): caps spanning many orders of magnitude (trace jobs) need it, random ones less so.
+    retries : int, default RETRIES
+        A stage (at α <= 16) that stops short is retried this many times at most: at the square root of
+        the last factor above the last converged stage, or from α = 1 when the first stage fails (0: never).
 
     Returns
     -------
-    ServerAllocation (``mechanism="pfvds"``); diagnostics ``iterations``, ``converged``, ``gap``,
-    ``primal_residual``, ``dual_residual``, ``prices[server, k]`` (each server's multipliers, in units
-    of its unscaled utility per unit of constraint), ``cap_prices[user]`` (ν_n, the price of a capped user's
-    task that every server charges; 0 for uncapped users). Tasks are scaled to satisfy every constraint, caps
-    included, exactly.
+    Allocation
+        ``mechanism="pfvds"``; diagnostics ``iterations``, ``converged``, ``gap``,
+        ``primal_residual``, ``dual_residual``, ``prices[server, k]`` (each server's multipliers, in units
+        of its unscaled utility per unit of constraint), ``cap_prices[user]`` (ν_n, the price of a capped user's
+        task that every server charges; 0 for uncapped users). Tasks are scaled to satisfy every constraint, caps
+        included, exactly.
 
     Examples
     --------
@@ -804,10 +820,7 @@ def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start, sh
             z,
             s,
             symmetric,
-            float(tol),
-            int(max_iterations),
-            _STALL_ITERATIONS,
-            _BACKTRACKS,
+            StageLimits(float(tol), int(max_iterations), _STALL_ITERATIONS, _BACKTRACKS),
             system.pair_user,
             system.pair_rows,
             system.coef,

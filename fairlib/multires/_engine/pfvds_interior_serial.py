@@ -12,18 +12,56 @@ algorithms LAPACK applies to so small a matrix, so the two paths differ by round
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..._jit import njit
 from . import pfvds_parallel as parallel
 from .pair_kernels import column_products, row_products, user_sums
 
-__all__ = ["solve_m", "reduced_matrix_parts", "pair_marginals", "iterate"]
+__all__ = ["StageLimits", "solve_m", "reduced_matrix_parts", "pair_marginals", "iterate"]
+
+
+class StageLimits(NamedTuple):
+    """The stopping rule of one interior-point stage, passed to :func:`iterate` as one argument (numba compiles it
+    as a tuple of scalars; the wrapper builds it by name, so two limits cannot trade places at the call).
+
+    Parameters
+    ----------
+    tol : float
+        Stopping tolerance on the largest of the scaled primal and dual residuals and the gap.
+    max_iterations : int
+        Iteration cap.
+    stall_iterations : int
+        Iterations without a smaller residual before the stage gives up.
+    backtracks : int
+        Halvings of a step before its direction is abandoned.
+    """
+
+    tol: float
+    max_iterations: int
+    stall_iterations: int
+    backtracks: int
 
 
 @njit(cache=True)
 def solve_m(b, d_inv, pair_user, u, beta):
-    """M⁻¹ b with M = diag(1/d_inv) + blockdiag_n(u_n 1ᵀ) (Sherman-Morrison per user; β_n = 1/(1 + 1ᵀD⁻¹u_n))."""
+    """M⁻¹ b with M = diag(1/d_inv) + blockdiag_n(u_n 1ᵀ) (Sherman-Morrison per user; β_n = 1/(1 + 1ᵀD⁻¹u_n)).
+
+    Parameters
+    ----------
+    b : float64 (n_pairs,)
+        Right-hand side per pair.
+    d_inv : float64 (n_pairs,)
+        D⁻¹ = x / z per pair.
+    pair_user : int64 (n_pairs,)
+        Each pair's user (non-decreasing).
+    u : float64 (n_pairs,)
+        u_p = -∂g_p/∂x_n, the marginals' slope in the user's total.
+    beta : float64 (n_users,)
+        β_n = 1/(1 + Σ_p d_inv u) per user.
+    """
     n_users = beta.shape[0]
     sums = np.zeros(n_users)
     for p in range(b.shape[0]):
@@ -39,7 +77,27 @@ def solve_m(b, d_inv, pair_user, u, beta):
 def reduced_matrix_parts(d_inv, u, pair_user, pair_rows, coef, price_coef, n_users, n_rows):
     """A D⁻¹ Pᵀ (dense; nonzero only in per-server blocks and cap rows), V1[n, row] = Σ_{p of n} b_p / D_p and
     Vu[n, row] = Σ_{p of n} a_p u_p / D_p, for the load coefficients a (``coef``) and the price coefficients b
-    (``price_coef``: equal to ``coef`` except on cap rows, see :func:`.pfvds_interior._starting_point`)."""
+    (``price_coef``: equal to ``coef`` except on cap rows, see :func:`.pfvds_interior._starting_point`).
+
+    Parameters
+    ----------
+    d_inv : float64 (n_pairs,)
+        D⁻¹ = x / z per pair.
+    u : float64 (n_pairs,)
+        u_p = -∂g_p/∂x_n, the marginals' slope in the user's total.
+    pair_user : int64 (n_pairs,)
+        Each pair's user (non-decreasing).
+    pair_rows : int64 (n_pairs, k)
+        The constraint rows each pair loads, padded with -1.
+    coef : float64 (n_pairs, k)
+        Load coefficients a of those rows.
+    price_coef : float64 (n_pairs, k)
+        Price coefficients b of those rows (a except on cap rows).
+    n_users : int
+        Number of users.
+    n_rows : int
+        Number of constraint rows.
+    """
     diag_part = np.zeros((n_rows, n_rows))
     v1 = np.zeros((n_users, n_rows))
     vu = np.zeros((n_users, n_rows))
@@ -52,7 +110,19 @@ def reduced_matrix_parts(d_inv, u, pair_user, pair_rows, coef, price_coef, n_use
 
 @njit(cache=True)
 def pair_marginals(totals, pair_user, log_coef, pair_alpha):
-    """g_p = κ_i ŝ^-α/γ = exp(log_coef_p - α_p log x_n) and u_p = -∂g_p/∂x_n = α_p g_p / x_n."""
+    """g_p = κ_i ŝ^-α/γ = exp(log_coef_p - α_p log x_n) and u_p = -∂g_p/∂x_n = α_p g_p / x_n.
+
+    Parameters
+    ----------
+    totals : float64 (n_users,)
+        Each user's total tasks.
+    pair_user : int64 (n_pairs,)
+        Each pair's user (non-decreasing).
+    log_coef : float64 (n_pairs,)
+        log of each pair's marginal coefficient (server scale κ_i included).
+    pair_alpha : float64 (n_pairs,)
+        α of each pair's server.
+    """
     g = np.empty(pair_user.shape[0])
     u = np.empty(pair_user.shape[0])
     for p in range(pair_user.shape[0]):
@@ -70,7 +140,13 @@ def pair_marginals(totals, pair_user, log_coef, pair_alpha):
 
 @njit(cache=True, error_model="numpy")
 def _cholesky(a):
-    """Lower L with L Lᵀ = a (a symmetric; its lower triangle is read), and whether a is positive definite."""
+    """Lower L with L Lᵀ = a (a symmetric; its lower triangle is read), and whether a is positive definite.
+
+    Parameters
+    ----------
+    a : float64 (m, m)
+        Symmetric matrix (its lower triangle is read).
+    """
     n = a.shape[0]
     low = np.zeros((n, n))
     for j in range(n):
@@ -90,7 +166,15 @@ def _cholesky(a):
 
 @njit(cache=True, error_model="numpy")
 def _back_substitute(upper, w):
-    """``w`` overwritten by upper⁻¹ w (``upper`` upper triangular): the last step of both solves below."""
+    """``w`` overwritten by upper⁻¹ w (``upper`` upper triangular): the last step of both solves below.
+
+    Parameters
+    ----------
+    upper : float64 (m, m)
+        Upper triangular matrix (only its upper triangle is read).
+    w : float64 (m,)
+        Right-hand side, overwritten by the solution.
+    """
     n = w.shape[0]
     for i in range(n - 1, -1, -1):
         for k in range(i + 1, n):
@@ -100,6 +184,15 @@ def _back_substitute(upper, w):
 
 @njit(cache=True, error_model="numpy")
 def _cholesky_solve(low, b):
+    """a⁻¹ b from a's lower Cholesky factor.
+
+    Parameters
+    ----------
+    low : float64 (m, m)
+        Lower Cholesky factor.
+    b : float64 (m,)
+        Right-hand side.
+    """
     n = b.shape[0]
     w = b.copy()
     for i in range(n):
@@ -113,7 +206,13 @@ def _cholesky_solve(low, b):
 @njit(cache=True, error_model="numpy")
 def _lu(a):
     """a = P L U with partial pivoting (LAPACK's getrf unblocked): the factors in one matrix and the row swaps. A zero
-    pivot is kept (the solves then give non-finite directions, which the step rejects), as getrf's is."""
+    pivot is kept (the solves then give non-finite directions, which the step rejects), as getrf's is.
+
+    Parameters
+    ----------
+    a : float64 (m, m)
+        The matrix to factorise.
+    """
     n = a.shape[0]
     lu = a.copy()
     piv = np.arange(n)
@@ -138,6 +237,17 @@ def _lu(a):
 
 @njit(cache=True, error_model="numpy")
 def _lu_solve(lu, piv, b):
+    """a⁻¹ b from :func:`_lu`'s factors and row swaps.
+
+    Parameters
+    ----------
+    lu : float64 (m, m)
+        LU factors from :func:`_lu`.
+    piv : int64 (m,)
+        Row swaps from :func:`_lu`.
+    b : float64 (m,)
+        Right-hand side.
+    """
     n = b.shape[0]
     w = b.copy()
     for j in range(n):
@@ -153,7 +263,15 @@ def _lu_solve(lu, piv, b):
 
 @njit(cache=True, error_model="numpy")
 def _max_step(v, dv):
-    """Largest t <= 1 keeping v + t dv >= 0."""
+    """Largest t <= 1 keeping v + t dv >= 0.
+
+    Parameters
+    ----------
+    v : float64 (m,)
+        Nonnegative values.
+    dv : float64 (m,)
+        Their direction.
+    """
     t = 1.0
     for k in range(v.shape[0]):
         if dv[k] < 0.0:
@@ -163,6 +281,19 @@ def _max_step(v, dv):
 
 @njit(cache=True, error_model="numpy")
 def _reduced_solve(factor, piv, symmetric, rhs):
+    """The reduced system's solution from its Cholesky factor or its LU factors.
+
+    Parameters
+    ----------
+    factor : float64 (n_rows, n_rows)
+        The reduced matrix's Cholesky factor or LU factors.
+    piv : int64 (n_rows,)
+        LU row swaps (unused for Cholesky).
+    symmetric : bool
+        Whether ``factor`` is a Cholesky factor (else LU).
+    rhs : float64 (n_rows,)
+        Right-hand side.
+    """
     if symmetric:
         return _cholesky_solve(factor, rhs)
     return _lu_solve(factor, piv, rhs)
@@ -191,7 +322,49 @@ def _solve(
     n_rows,
 ):
     """(dx, dy, dz, ds) for the residuals of dual and primal feasibility and both complementarities
-    (:meth:`.pfvds_interior._NewtonSystem.solve`)."""
+    (:meth:`.pfvds_interior._NewtonSystem.solve`).
+
+    Parameters
+    ----------
+    rd : float64 (n_pairs,)
+        Dual-feasibility residual per pair.
+    rp : float64 (n_rows,)
+        Primal-feasibility residual per row.
+    r_xz : float64 (n_pairs,)
+        Complementarity residual per pair (x z, centred or corrected).
+    r_sy : float64 (n_rows,)
+        Complementarity residual per row (s y, centred or corrected).
+    x : float64 (n_pairs,)
+        Tasks per eligible pair.
+    y : float64 (n_rows,)
+        Prices of the constraint rows.
+    z : float64 (n_pairs,)
+        Slacks of the pairs' sign constraints.
+    s : float64 (n_rows,)
+        Slacks of the constraint rows.
+    u : float64 (n_pairs,)
+        u_p = -∂g_p/∂x_n, the marginals' slope in the user's total.
+    d_inv : float64 (n_pairs,)
+        D⁻¹ = x / z per pair.
+    beta : float64 (n_users,)
+        β_n = 1/(1 + Σ_p d_inv u) per user.
+    factor : float64 (n_rows, n_rows)
+        The reduced matrix's Cholesky factor or LU factors.
+    piv : int64 (n_rows,)
+        LU row swaps (unused for Cholesky).
+    symmetric : bool
+        Whether ``factor`` is a Cholesky factor (else LU).
+    pair_user : int64 (n_pairs,)
+        Each pair's user (non-decreasing).
+    pair_rows : int64 (n_pairs, k)
+        The constraint rows each pair loads, padded with -1.
+    coef : float64 (n_pairs, k)
+        Load coefficients a of those rows.
+    price_coef : float64 (n_pairs, k)
+        Price coefficients b of those rows (a except on cap rows).
+    n_rows : int
+        Number of constraint rows.
+    """
     b1 = rd - r_xz / x
     w = solve_m(b1, d_inv, pair_user, u, beta)
     dy = _reduced_solve(
@@ -225,7 +398,51 @@ def _direction(
     n_rows,
 ):
     """:func:`_solve` plus one round of iterative refinement on the unreduced equations
-    (:meth:`.pfvds_interior._NewtonSystem.direction`)."""
+    (:meth:`.pfvds_interior._NewtonSystem.direction`).
+
+    Parameters
+    ----------
+    rd : float64 (n_pairs,)
+        Dual-feasibility residual per pair.
+    rp : float64 (n_rows,)
+        Primal-feasibility residual per row.
+    r_xz : float64 (n_pairs,)
+        Complementarity residual per pair (x z, centred or corrected).
+    r_sy : float64 (n_rows,)
+        Complementarity residual per row (s y, centred or corrected).
+    x : float64 (n_pairs,)
+        Tasks per eligible pair.
+    y : float64 (n_rows,)
+        Prices of the constraint rows.
+    z : float64 (n_pairs,)
+        Slacks of the pairs' sign constraints.
+    s : float64 (n_rows,)
+        Slacks of the constraint rows.
+    u : float64 (n_pairs,)
+        u_p = -∂g_p/∂x_n, the marginals' slope in the user's total.
+    d_inv : float64 (n_pairs,)
+        D⁻¹ = x / z per pair.
+    beta : float64 (n_users,)
+        β_n = 1/(1 + Σ_p d_inv u) per user.
+    factor : float64 (n_rows, n_rows)
+        The reduced matrix's Cholesky factor or LU factors.
+    piv : int64 (n_rows,)
+        LU row swaps (unused for Cholesky).
+    symmetric : bool
+        Whether ``factor`` is a Cholesky factor (else LU).
+    pair_user : int64 (n_pairs,)
+        Each pair's user (non-decreasing).
+    pair_rows : int64 (n_pairs, k)
+        The constraint rows each pair loads, padded with -1.
+    coef : float64 (n_pairs, k)
+        Load coefficients a of those rows.
+    price_coef : float64 (n_pairs, k)
+        Price coefficients b of those rows (a except on cap rows).
+    n_users : int
+        Number of users.
+    n_rows : int
+        Number of constraint rows.
+    """
     dx, dy, dz, ds = _solve(
         rd,
         rp,
@@ -292,7 +509,37 @@ def _centred_residual(
     n_users,
     n_rows,
 ):
-    """2-norm of the residual of the centred KKT system at (x, y, z, s) (:func:`.pfvds_interior._centred_residual`)."""
+    """2-norm of the residual of the centred KKT system at (x, y, z, s) (:func:`.pfvds_interior._centred_residual`).
+
+    Parameters
+    ----------
+    target : float
+        The centring target μ of the complementarities.
+    x : float64 (n_pairs,)
+        Tasks per eligible pair.
+    y : float64 (n_rows,)
+        Prices of the constraint rows.
+    z : float64 (n_pairs,)
+        Slacks of the pairs' sign constraints.
+    s : float64 (n_rows,)
+        Slacks of the constraint rows.
+    pair_user : int64 (n_pairs,)
+        Each pair's user (non-decreasing).
+    pair_rows : int64 (n_pairs, k)
+        The constraint rows each pair loads, padded with -1.
+    coef : float64 (n_pairs, k)
+        Load coefficients a of those rows.
+    price_coef : float64 (n_pairs, k)
+        Price coefficients b of those rows (a except on cap rows).
+    log_coef : float64 (n_pairs,)
+        log of each pair's marginal coefficient (server scale κ_i included).
+    pair_alpha : float64 (n_pairs,)
+        α of each pair's server.
+    n_users : int
+        Number of users.
+    n_rows : int
+        Number of constraint rows.
+    """
     g, _ = pair_marginals(user_sums(x, pair_user, n_users), pair_user, log_coef, pair_alpha)
     return np.sqrt(
         np.sum((g - column_products(y, pair_rows, price_coef) + z) ** 2)
@@ -304,6 +551,13 @@ def _centred_residual(
 
 @njit(cache=True, error_model="numpy")
 def _all_finite(*arrays):
+    """Whether every entry of every array is finite.
+
+    Parameters
+    ----------
+    *arrays : float64 arrays
+        The arrays to check.
+    """
     for a in arrays:
         if not np.isfinite(a).all():
             return False
@@ -317,10 +571,7 @@ def iterate(
     z,
     s,
     symmetric,
-    tol,
-    max_iterations,
-    stall_iterations,
-    backtracks,
+    limits,
     pair_user,
     pair_rows,
     coef,
@@ -336,11 +587,35 @@ def iterate(
 
     Parameters
     ----------
-    x, y, z, s : the starting point: pairs' tasks, rows' prices, pairs' and rows' slacks (float64, copied).
-    symmetric : start with a Cholesky factorisation (α = 1 everywhere); an indefinite matrix switches to LU for good.
-    tol, max_iterations, stall_iterations, backtracks : the stopping rule and the step's backtracking limit.
-    pair_user, pair_rows, coef, price_coef, log_coef, pair_alpha, n_users, n_rows : the pair system
+    x : float64 (n_pairs,)
+        Starting tasks per eligible pair (copied).
+    y : float64 (n_rows,)
+        Starting prices of the constraint rows (copied).
+    z : float64 (n_pairs,)
+        Starting slacks of the pairs' sign constraints (copied).
+    s : float64 (n_rows,)
+        Starting slacks of the constraint rows (copied).
+    symmetric : bool
+        Start with a Cholesky factorisation (α = 1 everywhere); an indefinite matrix switches to LU for good.
+    limits : StageLimits
+        The stopping rule and the step's backtracking limit.
+    pair_user : int64 (n_pairs,)
+        Each pair's user (non-decreasing); with the seven below, the pair system
         (:class:`.pfvds_interior._PairSystem`, marginals already scaled by the servers' κ).
+    pair_rows : int64 (n_pairs, k)
+        The constraint rows each pair loads, padded with -1.
+    coef : float64 (n_pairs, k)
+        Load coefficients a of those rows.
+    price_coef : float64 (n_pairs, k)
+        Price coefficients b of those rows (a except on cap rows).
+    log_coef : float64 (n_pairs,)
+        log of each pair's marginal coefficient (server scale κ_i included).
+    pair_alpha : float64 (n_pairs,)
+        α of each pair's server.
+    n_users : int
+        Number of users.
+    n_rows : int
+        Number of constraint rows.
     """
     x, y, z, s = x.copy(), y.copy(), z.copy(), s.copy()
     n_comp = x.shape[0] + n_rows
@@ -351,7 +626,7 @@ def iterate(
     best_primal = best_dual = best_gap = np.inf
     stalled = 0
     piv = np.arange(n_rows)
-    for it in range(1, max_iterations + 1):
+    for it in range(1, limits.max_iterations + 1):
         grad, u = pair_marginals(user_sums(x, pair_user, n_users), pair_user, log_coef, pair_alpha)
         if not _all_finite(grad, u):
             break  # marginals beyond floating point (very large α): keep the best iterate
@@ -367,9 +642,9 @@ def iterate(
             best_primal, best_dual, best_gap = primal_res, dual_res, gap
         else:
             stalled += 1
-        if stalled > stall_iterations:
+        if stalled > limits.stall_iterations:
             break
-        if merit <= tol:
+        if merit <= limits.tol:
             converged = True
             break
         # the Newton system, reduced to the rows and factorised once
@@ -460,7 +735,7 @@ def iterate(
             if not _all_finite(dx, dy, dz, ds):
                 continue
             t = 0.99 * min(_max_step(x, dx), _max_step(z, dz), _max_step(s, ds), _max_step(y, dy))
-            for _ in range(backtracks):
+            for _ in range(limits.backtracks):
                 trial = _centred_residual(
                     target,
                     x + t * dx,

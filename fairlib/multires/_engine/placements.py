@@ -20,12 +20,42 @@ def placement_bound(cluster, quantum: float = 1.0) -> float:
     """An upper bound on the placements a one-task-at-a-time filling makes.
 
     The tasks each user could run alone on each usable server (γ, zero elsewhere), capped by its ``max_tasks``, over
-    ``quantum`` tasks per placement."""
+    ``quantum`` tasks per placement.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The instance.
+    quantum : float, default 1.0
+        Tasks per placement (> 0).
+
+    Returns
+    -------
+    float
+        The bound, in placements.
+    """
     return float(np.minimum(cluster.gamma.sum(axis=1), cluster.max_tasks).sum() / quantum)
 
 
 def check_placements(cluster, quantum: float, max_placements, what: str) -> None:
-    """Refuse, by name, an instance whose placements could exceed ``max_placements`` (an int >= 1)."""
+    """Refuse, by name, an instance whose placements could exceed ``max_placements``.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        The instance.
+    quantum : float
+        Tasks per placement (> 0).
+    max_placements : int
+        The most placements allowed (1 to :data:`MAX_PLACEMENTS`).
+    what : str
+        The mechanism's name, which the refusal starts with.
+
+    Raises
+    ------
+    InvalidInputError
+        ``max_placements`` is not a count >= 1, or :func:`placement_bound` exceeds it.
+    """
     max_placements = as_count(max_placements, "max_placements", maximum=MAX_PLACEMENTS)
     bound = placement_bound(cluster, quantum)
     if not bound <= max_placements:
