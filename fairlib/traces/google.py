@@ -22,6 +22,7 @@ from .._validate import (
     as_count,
     as_instance,
     as_number,
+    as_parts,
     as_rng,
     check_columns,
     result_type,
@@ -211,25 +212,8 @@ _RANGES = {
 
 def _part_numbers(parts, table: str = "task_events") -> list[int]:
     """``parts`` as a list of part numbers of ``table`` (0 to 499; 0 for machine_events): a non-empty iterable of
-    integers in range, else an error naming ``parts`` and the value."""
-    total = _TABLES[table][2]
-    if isinstance(parts, (str, bytes)) or not hasattr(parts, "__iter__"):
-        raise InvalidInputError(
-            f"parts = {_short(parts)}: must be an iterable of part numbers (0 to {total - 1})"
-        )
-    parts = list(parts)
-    if not parts:
-        raise InvalidInputError("parts: no part numbers given")
-    for part in parts:
-        if (
-            isinstance(part, (bool, np.bool_))
-            or not isinstance(part, (int, np.integer))
-            or not 0 <= part < total
-        ):
-            raise InvalidInputError(
-                f"parts: {_short(part)} is not a part of {table} (0 to {total - 1})"
-            )
-    return [int(part) for part in parts]
+    increasing integers in range, else an error naming ``parts`` and the part (:func:`fairlib._validate.as_parts`)."""
+    return as_parts(parts, count=_TABLES[table][2], where=table)
 
 
 def _read_parts(table: str, parts, directory, columns, chunksize=None):
