@@ -68,7 +68,7 @@ def competitive_ratios(result: DynamicDRFResult) -> dict[str, object]:
 
 
 def _unit_types(m: int, eps: float) -> np.ndarray:
-    as_count(m, "m")
+    # m is checked by both callers (maxmin_tight_example caps it); eps only here
     as_number(eps, "eps", maximum=0.5)
     types = np.full((m, m), eps)
     np.fill_diagonal(types, 1.0)
