@@ -175,6 +175,16 @@ ACCEPTED = {
         "a file of garbage",
     ): "an output file: the call writes over it",
     (
+        "fairlib.dynamic.maxmin_tight_example",
+        "eps",
+        "1e-300 (tiny)",
+    ): "the worked example's small demand, any eps in (0, 0.5] (the paper: eps -> 0); 1e-300 is a normal double",
+    (
+        "fairlib.dynamic.maxsum_counterexample",
+        "eps",
+        "1e-300 (tiny)",
+    ): "the worked example's small demand, any eps in (0, 0.5] (the paper: eps -> 0); 1e-300 is a normal double",
+    (
         "fairlib.multires.random_cluster",
         "eligible_fraction",
         "1e-300 (tiny)",
@@ -377,16 +387,12 @@ KNOWN_GAPS: set[str] = set()
 #: "not yet validated" — a float of 1e±300 where the argument's scale makes it nonsense, labels, mappings, ranges and
 #: paths the boundary does not check yet.
 TYPED_GAPS: dict[tuple[str, str], str] = {
-    ("fairlib.dynamic.maxmin_tight_example", "eps"): "1e±300",
-    ("fairlib.dynamic.maxsum_counterexample", "eps"): "1e±300",
     ("fairlib.games.GameMechanism.example", "reserve"): "1e±300",
     ("fairlib.market.Game", "reserve"): "1e±300",
     ("fairlib.market.allocation", "reserve"): "1e±300",
     ("fairlib.market.equilibrium_violation", "reserve"): "1e±300",
     ("fairlib.market.marginal_utilities", "reserve"): "1e±300",
     ("fairlib.market.proportional_guarantee_bids", "budget"): "1e±300",
-    ("fairlib.market.proportional_share", "eps"): "1e±300",
-    ("fairlib.market.run_dynamics", "eps"): "1e±300",
     ("fairlib.market.run_dynamics", "step"): "1e±300",
     ("fairlib.metrics.efficiency", "optimum"): "1e±300",
     ("fairlib.metrics.efficiency", "welfare"): "1e±300",
@@ -2218,3 +2224,12 @@ def test_a_tiny_slack_is_no_slack():
     exact = utilisation_range(cluster, totals, [0, 1, 2], 0, slack=0.0)
     tiny = utilisation_range(cluster, totals, [0, 1, 2], 0, slack=1e-300)
     assert all(np.array_equal(a, b) for a, b in zip(exact, tiny))
+
+
+def test_a_tiny_eps_is_the_worked_examples_small_demand():
+    from fairlib.dynamic import maxmin_tight_example, maxsum_counterexample
+
+    m, eps = 3, 1e-300
+    unit = np.full((m, m), eps) + np.diag(np.full(m, 1.0 - eps))
+    assert np.array_equal(maxsum_counterexample(m, eps), np.vstack([unit, np.ones((1, m))]))
+    assert (maxmin_tight_example(m, eps) > 0).all()
