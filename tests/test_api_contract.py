@@ -1385,6 +1385,31 @@ UNSEEN_SITES = {
         "random_pool",
         "as_flag",
     ): "weights is checked again by random_cluster, which random_pool calls with the same name",
+    (
+        "fairlib.properties",
+        "strategyproofness_violation",
+        "as_rng",
+    ): "rng is checked again by misreports, which the function calls with it before any draw, with the same name",
+    (
+        "fairlib.properties",
+        "strategyproofness_violation",
+        "as_instance",
+    ): "cluster is checked again by the mechanism, which the function runs on it first, with the same name",
+    (
+        "fairlib.properties",
+        "mechanism_properties",
+        "as_instance",
+    ): "cluster is checked again by the mechanism, which the function runs on it first, with the same name",
+    (
+        "fairlib.repro.catalog",
+        "paper_tests",
+        "as_instance",
+    ): "nb is checked again by library_modules, which the function calls with it first, with the same name",
+    (
+        "fairlib.repro.catalog",
+        "library_modules",
+        "as_instance",
+    ): "nb is checked again by source_path, which the function calls with it first, with the same name",
 }
 
 
