@@ -32,11 +32,15 @@ __all__ = [
     "check_task_bound",
     "MAX_ITERATIONS",
     "as_number",
+    "as_tolerance",
+    "TOL_MIN",
+    "TOL_MAX",
     "as_count",
     "as_finite",
     "as_flag",
     "as_path",
     "as_labels",
+    "as_parts",
     "as_array",
     "as_real_array",
     "as_identifiers",
@@ -54,6 +58,10 @@ INT64_MAX = np.iinfo(np.int64).max
 #: ``iterations``, ``max_sweeps``, ``max_rounds``): every default is at most 50,000, and a count past this one is a
 #: typo that would keep the loop running for hours, not a budget
 MAX_ITERATIONS = 1_000_000
+#: the range of every tolerance (``tol``, ``gap_tol``): below ``TOL_MIN`` a tolerance is lost in the rounding of
+#: values of order 1 (an unattainable stopping rule, or an exact comparison in disguise), above ``TOL_MAX`` it is no
+#: longer a tolerance but a different question
+TOL_MIN, TOL_MAX = 1e-15, 0.1
 
 
 class InvalidInputError(ValueError):
@@ -652,6 +660,44 @@ def as_number(
     return v
 
 
+def as_tolerance(value: float, name: str, *, zero: bool = False) -> float:
+    """A tolerance: a finite number from :data:`TOL_MIN` (1e-15) to :data:`TOL_MAX` (0.1), or exactly 0 when
+    ``zero`` (an exact comparison, where the function offers one); anything else is an error naming the argument.
+
+    Parameters
+    ----------
+    value : int or float
+        The tolerance.
+    name : str
+        The argument's name, used in the error message.
+    zero : bool, default False
+        Whether 0 (exact) is accepted.
+
+    Returns
+    -------
+    float
+        ``value`` as a Python float.
+
+    Examples
+    --------
+    >>> as_tolerance(1e-9, "tol")
+    1e-09
+    >>> as_tolerance(1e-300, "tol")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: tol = 1e-300: a tolerance is from 1e-15 to 0.1
+    """
+    tol = as_number(value, name, inclusive=zero)
+    if tol == 0.0 and zero:
+        return tol
+    if not TOL_MIN <= tol <= TOL_MAX:
+        exact = " (or 0, exact)" if zero else ""
+        raise InvalidInputError(
+            f"{name} = {tol!r}: a tolerance is from {TOL_MIN:g} to {TOL_MAX:g}{exact}"
+        )
+    return tol
+
+
 def as_count(value: int, name: str, *, minimum: int = 1, maximum: int = INT64_MAX) -> int:
     """An integer >= ``minimum`` and <= ``maximum`` (not a bool, not a float such as 2.5).
 
@@ -864,6 +910,63 @@ def as_labels(value, name: str, *, length: int | None = None, allow_empty: bool 
     if not value and not allow_empty:
         raise InvalidInputError(f"{name} = {_short(value)}: empty (at least one label)")
     return tuple(value)
+
+
+def as_parts(parts, name: str = "parts", *, first: int = 0, count: int, where: str) -> list[int]:
+    """``parts``, a non-empty iterable of part numbers of a sharded table, as a list of ints: each an integer from
+    ``first`` to ``first + count - 1``, in increasing order and each once (a file is read or fetched once, in the
+    table's order); anything else is an error naming the argument and the part.
+
+    Parameters
+    ----------
+    parts : iterable of int
+        The argument's value.
+    name : str
+        The argument's name, for the message.
+    first : int
+        The table's first part number.
+    count : int
+        How many parts the table has.
+    where : str
+        The table, for the message.
+
+    Returns
+    -------
+    list of int
+        The part numbers.
+
+    Examples
+    --------
+    >>> as_parts(range(3), count=500, where="task_events")
+    [0, 1, 2]
+    >>> as_parts(range(5, 0, -1), count=500, where="task_events")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: parts: 4 is not after 5 (part numbers are increasing, each once)
+    """
+    last = first + count - 1
+    if isinstance(parts, (str, bytes)) or not hasattr(parts, "__iter__"):
+        raise InvalidInputError(
+            f"{name} = {_short(parts)}: must be an iterable of part numbers ({first} to {last})"
+        )
+    parts = list(parts)
+    if not parts:
+        raise InvalidInputError(f"{name}: no part numbers given")
+    for i, part in enumerate(parts):
+        if (
+            isinstance(part, (bool, np.bool_))
+            or not isinstance(part, (int, np.integer))
+            or not first <= part <= last
+        ):
+            raise InvalidInputError(
+                f"{name}: {_short(part)} is not a part of {where} ({first} to {last})"
+            )
+        if i and part <= parts[i - 1]:
+            raise InvalidInputError(
+                f"{name}: {int(part)} is not after {int(parts[i - 1])} (part numbers are increasing, "
+                "each once)"
+            )
+    return [int(part) for part in parts]
 
 
 def as_values(

@@ -55,7 +55,7 @@ from numpy.typing import ArrayLike
 
 from . import market  # noqa: F401 - registrations added by fairlib.repro.scaffold name market.<name>
 from . import mechanisms
-from ._validate import InvalidInputError, _short, as_flag, as_instance, as_number, result_type
+from ._validate import InvalidInputError, _short, as_flag, as_instance, result_type, as_tolerance
 from .market import Game, proportional_share, weight_proportional
 
 __all__ = [
@@ -257,7 +257,7 @@ def register_game(
             f"tol = {tol!r}: {name!r} claims no equilibrium (no 'equilibrium' capability)"
         )
     if "equilibrium" in caps:
-        tol = as_number(DEFAULT_TOL if tol is None else tol, "tol")
+        tol = as_tolerance(DEFAULT_TOL if tol is None else tol, "tol")
     if not isinstance(instance, type) or (
         instance is not Game and not callable(getattr(instance, "from_weights", None))
     ):

@@ -197,6 +197,20 @@ def cell_seed(
         raise InvalidInputError(
             f"params = {_short(params)}: expected a dict of parameter name -> value"
         )
+    for key, value in params.items():
+        if not isinstance(key, str):
+            raise InvalidInputError(
+                f"params: key {key!r} is not a string (a cell's parameters are keyword arguments)"
+            )
+        try:
+            _plain(value)
+        except (
+            InvalidInputError
+        ):  # _plain's message speaks of the grid; here the cell is the argument
+            raise InvalidInputError(
+                f"params[{key!r}] = {_short(value)}: no canonical form for seeding (use numbers, "
+                "strings, tuples, lists, dicts or arrays)"
+            ) from None
     rep = as_count(rep, "rep", minimum=0)
     root = _root_sequence(rng)
     digest = hashlib.sha256(_canonical(params).encode()).digest()

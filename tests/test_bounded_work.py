@@ -56,15 +56,17 @@ def _game():
     return Game([[0.5, 0.5], [0.2, 0.8], [0.9, 0.1]], reserve=1e-6)
 
 
-def _iterations(function, argument, cluster=True, **fixed):
-    """A call of ``function`` with ``argument`` set to ``n`` (it converges long before)."""
+def _iterations(function, argument, cluster=True, option=False, **fixed):
+    """A call of ``function`` with ``argument`` (an entry of ``options=`` when ``option``) set to ``n`` (it
+    converges long before)."""
 
     def call(n):
         import fairlib
 
         fn = eval(function, {"fairlib": fairlib})  # noqa: S307 - a dotted name from this file
         first = _drf_example() if cluster else _game()
-        return fn(first, **fixed, **{argument: n})
+        given = {"options": {argument: n}} if option else {argument: n}
+        return fn(first, **fixed, **given)
 
     return call
 
@@ -149,14 +151,14 @@ CASES = {
     ),
     "pfvds max_sweeps": (
         ("fairlib._validate", "MAX_ITERATIONS"),
-        _iterations("fairlib.multires.pfvds", "max_sweeps", alpha=2.0),
+        _iterations("fairlib.multires.pfvds", "max_sweeps", option=True, alpha=2.0),
         "cap",
         "cap+1",
         "max_sweeps",
     ),
     "psdsf max_sweeps": (
         ("fairlib._validate", "MAX_ITERATIONS"),
-        _iterations("fairlib.multires.psdsf", "max_sweeps"),
+        _iterations("fairlib.multires.psdsf", "max_sweeps", option=True),
         "cap",
         "cap+1",
         "max_sweeps",

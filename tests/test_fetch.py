@@ -102,7 +102,7 @@ def test_missing_file_and_bad_arguments(mirror, tmp_path, capsys):
         )
         == 2
     )
-    assert "parts: 900 is out of range" in capsys.readouterr().err
+    assert "parts: 900 is not a part of google/task_events" in capsys.readouterr().err
     assert fetch_module.main(["nope"]) == 2
     assert (
         fetch_module.main(["--list"]) == 0 and "task_usage (500 parts)" in capsys.readouterr().out
@@ -137,7 +137,7 @@ def test_fetch_bitbrains_vms_then_read(tmp_path):
         assert len(vms) == 2 and vms.cpu_usage_mhz.tolist() == [1000.0, 1000.0]
         with pytest.raises(
             InvalidInputError,
-            match=r"parts: 0 is out of range for bitbrains/rnd_2013-8 \(1\.\.500\)",
+            match=r"parts: 0 is not a part of bitbrains/rnd_2013-8 \(1 to 500\)",
         ):
             fetch_module.files_for("bitbrains", ["rnd_2013-8"], [0])
     finally:

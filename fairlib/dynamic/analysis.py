@@ -6,7 +6,15 @@ import numpy as np
 import numpy.typing as npt
 from numpy.typing import ArrayLike
 
-from .._validate import InvalidInputError, RngLike, as_count, as_instance, as_number, as_rng
+from .._validate import (
+    InvalidInputError,
+    RngLike,
+    as_count,
+    as_instance,
+    as_number,
+    as_rng,
+    as_tolerance,
+)
 from .drf import DynamicDRFResult, dynamic_drf, normalize_demands, static_drf_levels
 
 __all__ = [
@@ -60,7 +68,7 @@ def competitive_ratios(result: DynamicDRFResult) -> dict[str, object]:
 
 
 def _unit_types(m: int, eps: float) -> np.ndarray:
-    as_count(m, "m")
+    # m is checked by both callers (maxmin_tight_example caps it); eps only here
     as_number(eps, "eps", maximum=0.5)
     types = np.full((m, m), eps)
     np.fill_diagonal(types, 1.0)
@@ -145,7 +153,7 @@ def check_properties(result: DynamicDRFResult, *, tol: float = 1e-9) -> dict[str
     result : DynamicDRFResult
         The run, at most 2000 steps.
     tol : float, default 1e-9
-        Violations up to ``tol`` count as holding, >= 0.
+        Violations up to ``tol`` count as holding: 0 (exact) or from 1e-15 to 0.1.
 
     Returns
     -------
@@ -164,7 +172,7 @@ def check_properties(result: DynamicDRFResult, *, tol: float = 1e-9) -> dict[str
        preprint arXiv:1509.07935, 2019, §2.
     """
     as_instance(result, DynamicDRFResult, "result")
-    tol = as_number(tol, "tol", inclusive=True)
+    tol = as_tolerance(tol, "tol", zero=True)
     K, n = result.n_steps, result.n
     if K > 2000:
         raise InvalidInputError(

@@ -27,6 +27,7 @@ from .._validate import (
     as_values,
     check_choice,
     result_type,
+    as_tolerance,
 )
 from .best_response import _best_response, _local_search
 from .game import Game, weight_proportional_bids
@@ -257,7 +258,7 @@ def _run(
     step : float
         Local greedy's step, a fraction of the budget.
     gap_tol : float
-        Local greedy's convergence threshold on the largest marginal-utility gap.
+        Local greedy's convergence threshold on the largest marginal-utility gap, from 1e-15 to 0.1.
     stop_at_convergence : bool
         Whether to stop at the first converged round.
     record_bids : bool
@@ -412,7 +413,7 @@ def run_dynamics(
         The cap on iterations, >= 1 (None: 200 for best response, 500 for local greedy, the paper's horizons).
     eps : float, default 1e-3
         Utility-change threshold of best response's convergence (paper: 0.001), also the efficiency-change
-        threshold of welfare stabilisation [INF]; >= 0.
+        threshold of welfare stabilisation [INF]; 0 (exact) or from 1e-15 to 0.1.
     step : float, default 0.01
         Local greedy: the money moved per adjustment, as a fraction of the budget, in (0, 1]. Not given in the
         paper [NR] ("a fixed small amount").
@@ -453,7 +454,7 @@ def run_dynamics(
         raise InvalidInputError("local_greedy is defined for infinite parallelism only (EC §4.3)")
     step = as_number(step, "step", maximum=1.0)
     as_rng(rng)  # checked before the run; drawn from below
-    eps, gap_tol = as_number(eps, "eps", inclusive=True), as_number(gap_tol, "gap_tol")
+    eps, gap_tol = as_tolerance(eps, "eps", zero=True), as_tolerance(gap_tol, "gap_tol")
     if max_iter is None:
         max_iter = 200 if method == "best_response" else 500
     max_iter = as_count(max_iter, "max_iter", maximum=MAX_ITERATIONS)

@@ -8,7 +8,14 @@ import numpy as np
 import numpy.typing as npt
 from numpy.typing import ArrayLike
 
-from .._validate import InvalidInputError, as_count, as_number, as_values, check_choice
+from .._validate import (
+    InvalidInputError,
+    as_count,
+    as_number,
+    as_values,
+    check_choice,
+    as_tolerance,
+)
 from ..metrics import efficiency, envy_freeness, utilities, utility_uniformity
 from .game import allocation
 
@@ -81,7 +88,7 @@ def equilibrium_violation(
     reserve : float, default 0.0
         The reserve bid ε >= 0 counted in every machine's price Y_j.
     tol : float, default 1e-12
-        Bids at or below it count as no bid, >= 0.
+        Bids at or below it count as no bid: 0 (exact) or from 1e-15 to 0.1.
 
     Returns
     -------
@@ -98,7 +105,7 @@ def equilibrium_violation(
     .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
        Shared Clusters", EC '05, 2005, §3, condition (1).
     """
-    tol = as_number(tol, "tol", inclusive=True)
+    tol = as_tolerance(tol, "tol", zero=True)
     mu = marginal_utilities(weights, bids, reserve)
     x = np.asarray(bids, dtype=np.float64)
     worst = 0.0

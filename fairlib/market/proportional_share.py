@@ -10,7 +10,7 @@ are registered in :mod:`fairlib.games`.
 from __future__ import annotations
 
 from .._jit import interpreted_when_small
-from .._validate import MAX_ITERATIONS, RngLike, as_count, as_instance, as_number, check_choice
+from .._validate import MAX_ITERATIONS, RngLike, as_count, as_instance, as_tolerance, check_choice
 from .dynamics import ORDERS, run_dynamics
 from .game import Game, weight_proportional_bids
 from .outcome import GameOutcome
@@ -53,7 +53,7 @@ def proportional_share(
     order : {"sequential", "simultaneous", "random"}, default "sequential"
         Who updates when (:func:`~fairlib.market.run_dynamics`); ``"random"`` draws each round's order from ``rng``.
     eps : float, default TIGHT_EPS
-        The stopping test: every utility changes by less than ``eps`` in a round (> 0).
+        The stopping test: every utility changes by less than ``eps`` in a round (from 1e-15 to 0.1).
     max_iter : int, default 5000
         At most this many rounds; ``converged`` is False if the test never held.
     rng : None, int or numpy.random.Generator, default None
@@ -85,7 +85,7 @@ def proportional_share(
     """
     as_instance(game, Game, "game")
     check_choice(order, ORDERS, "order")
-    eps = as_number(eps, "eps")
+    eps = as_tolerance(eps, "eps")
     max_iter = as_count(max_iter, "max_iter", maximum=MAX_ITERATIONS)
     result = run_dynamics(game, "best_response", order=order, eps=eps, max_iter=max_iter, rng=rng)
     message = (

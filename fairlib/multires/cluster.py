@@ -43,6 +43,7 @@ from .._validate import (
     as_values,
     as_weights,
     result_type,
+    as_tolerance,
 )
 
 __all__ = [
@@ -421,7 +422,7 @@ class Cluster:
         tasks : array_like
             Shape (n_users, n_servers), finite: a negative entry is an answer (False), not an error.
         tol : float, default 1e-9
-            Absolute and relative tolerance, >= 0.
+            Absolute and relative tolerance: 0 (exact) or from 1e-15 to 0.1.
 
         Returns
         -------
@@ -434,7 +435,7 @@ class Cluster:
             On a wrong shape, a non-finite entry or an invalid ``tol``.
         """
         x = self._tasks(tasks, sign=None)
-        tol = as_number(tol, "tol", inclusive=True)
+        tol = as_tolerance(tol, "tol", zero=True)
         used = np.einsum("ni,nr->ir", x, self.demand)
         return bool(
             (x >= -tol).all()

@@ -39,9 +39,9 @@ from .._validate import (
     _short,
     as_count,
     as_instance,
-    as_number,
     as_real_array,
     check_choice,
+    as_tolerance,
 )
 from ._engine.maxmin_interior import maxmin_round_interior_point
 from ._engine.options import MethodOptions
@@ -61,14 +61,14 @@ class InteriorPointOptions(MethodOptions):
 
     Parameters
     ----------
-    tol : float in (0, 0.1]
+    tol : float in [1e-15, 0.1]
         The interior point's stopping tolerance of each round.
     """
 
     tol: float = 1e-9
 
     def __post_init__(self):
-        self._number("tol", maximum=0.1)
+        self._tolerance("tol")
 
 
 @dataclass(frozen=True)
@@ -77,14 +77,14 @@ class HighsOptions(MethodOptions):
 
     Parameters
     ----------
-    tol : float in (0, 0.1]
+    tol : float in [1e-15, 0.1]
         The dual above which HiGHS's duals freeze a user at a round's level.
     """
 
     tol: float = 1e-9
 
     def __post_init__(self):
-        self._number("tol", maximum=0.1)
+        self._tolerance("tol")
 
 
 #: each method's option type
@@ -167,7 +167,8 @@ def weighted_maxmin_totals(
     q : (N,) array_like
         The coefficients q_n > 0.
     tol : float
-        The interior point's stopping tolerance, or the dual above which HiGHS's duals freeze a user.
+        The interior point's stopping tolerance, or the dual above which HiGHS's duals freeze a user; from 1e-15
+        to 0.1.
     max_rounds : int or None
         A cap on the rounds.
     method : str
@@ -188,7 +189,7 @@ def weighted_maxmin_totals(
     if q.shape != (n,) or not np.isfinite(q).all() or (q <= 0).any():
         raise InvalidInputError(f"q = {_short(q_in)}: expected {n} finite positive coefficients")
     check_choice(method, _METHODS, "method")
-    tol = as_number(tol, "tol")
+    tol = as_tolerance(tol, "tol")
     if max_rounds is not None:
         max_rounds = as_count(max_rounds, "max_rounds", maximum=MAX_ITERATIONS)
     floors = np.zeros(n) if floors is None else as_real_array(floors, "floors")

@@ -14,9 +14,9 @@ from .._validate import (
     InvalidInputError,
     as_capacities,
     as_demands,
-    as_number,
     as_real_array,
     as_weights,
+    as_tolerance,
 )
 from .schedulers.quotas import Quotas, divisible_bounds
 
@@ -46,7 +46,7 @@ def maxmin_lp(
     weights : array_like or None, default None
         Shape (n_users,): weights > 0; None: all 1.
     tol : float, default 1e-9
-        Tolerance of the freezing test, >= 0.
+        Tolerance of the freezing test: 0 (exact) or from 1e-15 to 0.1 (:data:`fairlib._validate.TOL_MIN`, ``TOL_MAX``).
     per_task_share : array_like or None, default None
         Shape (n_users,): replaces the dominant share of one task (e.g. the asset share Σ_r d_ir / C_r for asset
         fairness, :func:`~.pooled.asset_fairness`); None: the dominant share.
@@ -104,7 +104,7 @@ def quota_maxmin_lp(
     max_tasks : array_like or None, default None
         Shape (n_users,): per-user caps on tasks (``inf``: none); None: no caps.
     tol : float, default 1e-9
-        Tolerance of the freezing test, >= 0.
+        Tolerance of the freezing test: 0 (exact) or from 1e-15 to 0.1 (:data:`fairlib._validate.TOL_MIN`, ``TOL_MAX``).
     per_task_share : array_like or None, default None
         Shape (n_users,): replaces the dominant share of one task (e.g. the asset share Σ_r d_ir / C_r for asset
         fairness, :func:`~.pooled.asset_fairness`); None: the dominant share.
@@ -128,7 +128,7 @@ def quota_maxmin_lp(
     n, m = d.shape
     cap = as_capacities(capacity, n_resources=m)
     w = as_weights(weights, n)
-    tol = as_number(tol, "tol", inclusive=True)
+    tol = as_tolerance(tol, "tol", zero=True)
     if not isinstance(quotas, Quotas) or quotas.share != "dominant":
         raise InvalidInputError(
             "quotas: expected a Quotas with share='dominant' (the borrowed share is not an LP)"

@@ -494,7 +494,7 @@ class FixedPointOptions(MethodOptions):
     ----------
     max_sweeps : int >= 1
         Gauss-Seidel sweeps of per-server progressive filling.
-    tol : float > 0
+    tol : float in [1e-15, 0.1]
         The stopping rule: no x[n, i] moved by more than ``tol`` times the largest total in a sweep.
     """
 
@@ -503,7 +503,7 @@ class FixedPointOptions(MethodOptions):
 
     def __post_init__(self):
         self._count("max_sweeps")
-        self._number("tol")
+        self._tolerance("tol")
 
 
 @dataclass(frozen=True)
@@ -515,7 +515,7 @@ class MarketOptions(FixedPointOptions):
     ----------
     max_sweeps : int >= 1
         The fixed point's sweeps.
-    tol : float > 0
+    tol : float in [1e-15, 0.1]
         The fixed point's stopping rule.
     """
 

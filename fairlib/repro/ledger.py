@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .. import paths
-from .._validate import InvalidInputError, _short, as_instance, result_type
+from .._validate import InvalidInputError, _short, as_flag, as_instance, result_type
 
 __all__ = [
     "ClaimLog",
@@ -1254,6 +1254,7 @@ class ClaimLog:
     def __post_init__(self):
         paths.check_key(self.key)
         paths._check_mode(self.mode)
+        self.write = as_flag(self.write, "write")
         if self.data not in (None, "real", "synthetic"):
             raise InvalidInputError(f"data = {self.data!r}: must be 'real', 'synthetic' or None")
         self.declared = load_registry(
@@ -1687,4 +1688,10 @@ def measured_values(measured) -> dict:
         raise InvalidInputError(
             f"measured = {_short(measured)}: expected a dict of claim id -> Measurement"
         )
+    for claim_id, m in measured.items():
+        if not isinstance(claim_id, str):
+            raise InvalidInputError(
+                f"measured: key {_short(claim_id)} is not a claim id (text), got {type(claim_id).__name__}"
+            )
+        as_instance(m, Measurement, f"measured[{claim_id!r}]")
     return {claim_id: m.value for claim_id, m in measured.items()}

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import paths
-from .._validate import InvalidInputError, check_choice
+from .._validate import InvalidInputError, as_parts, check_choice
 
 __all__ = [
     "SOURCES",
@@ -205,18 +205,17 @@ def files_for(
         check_choice(table, source.tables, "table")
         pattern, count, *first = source.tables[table]
         first = first[0] if first else 0
-        if parts is not None and count == 1 and first not in [int(p) for p in parts]:
-            raise InvalidInputError(
-                f"parts: {list(parts)} — {name}/{table} has a single part ({first}); leave "
-                "--parts out for it"
-            )
-        wanted = range(first, first + count) if parts is None or count == 1 else parts
-        for part in wanted:
-            if not first <= int(part) < first + count:
+        if count == 1:
+            if parts is not None and first not in as_parts(parts, count=1_000_000, where=name):
                 raise InvalidInputError(
-                    f"parts: {part} is out of range for {name}/{table} "
-                    f"({first}..{first + count - 1})"
+                    f"parts: {list(parts)} — {name}/{table} has a single part ({first}); leave "
+                    "--parts out for it"
                 )
+            wanted = [first]
+        else:
+            wanted = range(first, first + count) if parts is None else parts
+            wanted = as_parts(wanted, first=first, count=count, where=f"{name}/{table}")
+        for part in wanted:
             out.append(pattern.format(part=int(part)))
     return out
 

@@ -23,6 +23,7 @@ from .._validate import (
     as_count,
     as_instance,
     as_number,
+    as_parts,
     as_rng,
     check_columns,
     result_type,
@@ -228,27 +229,8 @@ _RANGES = {
 
 def _part_numbers(parts: object, table: str = "task_events") -> list[int]:
     """``parts`` as a list of part numbers of ``table`` (0 to 499; 0 for machine_events): a non-empty iterable of
-    integers in range, else an error naming ``parts`` and the value."""
-    total = _TABLES[table][2]
-    if isinstance(parts, (str, bytes)) or not hasattr(parts, "__iter__"):
-        raise InvalidInputError(
-            f"parts = {_short(parts)}: must be an iterable of part numbers (0 to {total - 1})"
-        )
-    parts = list(parts)
-    if not parts:
-        raise InvalidInputError("parts: no part numbers given")
-    for part in parts:
-        if (
-            isinstance(part, (bool, np.bool_))
-            or not isinstance(part, (int, np.integer))
-            or not 0 <= part < total
-        ):
-            raise InvalidInputError(
-                f"parts: {_short(part)} is not a part of {table} (0 to {total - 1})"
-            )
-    parts = [int(part) for part in parts]
-    _refuse_repeats(parts, "parts", "its rows would be read twice")
-    return parts
+    increasing integers in range, else an error naming ``parts`` and the part (:func:`fairlib._validate.as_parts`)."""
+    return as_parts(parts, count=_TABLES[table][2], where=table)
 
 
 def _refuse_repeats(values, name: str, why: str) -> None:

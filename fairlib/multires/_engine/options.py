@@ -11,7 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
-from ..._validate import MAX_ITERATIONS, InvalidInputError, _short, as_count, as_number
+from ..._validate import (
+    MAX_ITERATIONS,
+    InvalidInputError,
+    _short,
+    as_count,
+    as_number,
+    as_tolerance,
+)
 
 
 def option_name(name: str) -> str:
@@ -85,6 +92,9 @@ class MethodOptions:
         # every count option is an iteration or sweep budget: capped as the library caps them all
         limits.setdefault("maximum", MAX_ITERATIONS)
         object.__setattr__(self, name, as_count(getattr(self, name), option_name(name), **limits))
+
+    def _tolerance(self, name: str) -> None:
+        object.__setattr__(self, name, as_tolerance(getattr(self, name), option_name(name)))
 
     def _number(self, name: str, **limits) -> None:
         object.__setattr__(self, name, as_number(getattr(self, name), option_name(name), **limits))

@@ -25,8 +25,8 @@ from ..._validate import (
     _short,
     as_count,
     as_instance,
-    as_number,
     as_real_array,
+    as_tolerance,
 )
 from .._engine import pair_kernels
 from .._engine.options import MethodOptions, option_name
@@ -1391,7 +1391,7 @@ def best_response_column(
     time_shared : bool
         Problem 2: each server's one constraint Σ_n x[n, i]/γ[n, i] <= 1.
     tol : float
-        The best response's relative KKT tolerance.
+        The best response's relative KKT tolerance, from 1e-15 to 0.1.
     max_iter : int
         Its iteration cap.
 
@@ -1405,7 +1405,7 @@ def best_response_column(
     x = cluster._tasks(tasks)
     server = as_count(server, "server", minimum=0, maximum=cluster.n_servers - 1)
     alpha = float(per_server_alpha(cluster, alpha)[server])
-    tol, max_iter = as_number(tol, "tol"), as_count(max_iter, "max_iter", maximum=MAX_ITERATIONS)
+    tol, max_iter = as_tolerance(tol, "tol"), as_count(max_iter, "max_iter", maximum=MAX_ITERATIONS)
     d3, cap = cluster.server_constraints(time_shared)
     return _best_response_column(cluster, x, x.sum(axis=1), server, alpha, d3, cap, tol, max_iter)
 
@@ -1535,7 +1535,7 @@ class BestResponseOptions(MethodOptions):
         constant step (~4e-4) for thousands of sweeps (about 6,000 on two of the property table's 1,000
         clusters); after 100 sweeps the solver extrapolates along such a straight run (``diagnostics["jumps"]``),
         which settled those two in about 200.
-    tol : float > 0
+    tol : float in [1e-15, 0.1]
         The stopping rule: the largest change of any x[n, i] relative to the largest total.
     start : (N, K) array_like or None
         Where best responses start (default: no tasks). Finite, >= 0, zero on unusable pairs; it need not be
@@ -1548,7 +1548,7 @@ class BestResponseOptions(MethodOptions):
 
     def __post_init__(self):
         self._count("max_sweeps")
-        self._number("tol")
+        self._tolerance("tol")
 
 
 OPTIONS = BestResponseOptions

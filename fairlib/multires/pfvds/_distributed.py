@@ -31,7 +31,7 @@ class DistributedOptions(MethodOptions):
         The step size of each server's move.
     iterations : int >= 1
         The iteration cap.
-    tol : float > 0
+    tol : float in [1e-15, 0.1]
         The merit Ψ below which it stops.
     """
 
@@ -44,7 +44,7 @@ class DistributedOptions(MethodOptions):
         self._number("kappa")
         self._number("step")
         self._count("iterations")
-        self._number("tol")
+        self._tolerance("tol")
 
 
 OPTIONS = DistributedOptions

@@ -28,7 +28,7 @@ class InteriorPointOptions(MethodOptions):
     max_sweeps : int >= 1
         Best-response sweeps that may polish the interior point's allocation (``method="best_response"``'s
         sweeps, from it), when it stopped short or its Nash residual exceeds 1e-6.
-    tol : float > 0
+    tol : float in [1e-15, 0.1]
         Those sweeps' stopping rule: the largest change of any x[n, i] relative to the largest total.
     """
 
@@ -37,7 +37,7 @@ class InteriorPointOptions(MethodOptions):
 
     def __post_init__(self):
         self._count("max_sweeps")
-        self._number("tol")
+        self._tolerance("tol")
 
 
 OPTIONS = InteriorPointOptions

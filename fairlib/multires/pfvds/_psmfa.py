@@ -28,8 +28,8 @@ from ..._validate import (
     InvalidInputError,
     as_count,
     as_instance,
-    as_number,
     as_values,
+    as_tolerance,
 )
 from .._engine.options import MethodOptions
 from ..cluster import Cluster, per_server_alpha
@@ -145,7 +145,7 @@ def psmfa(
     alphas : float or array_like
         α, one value or one per server (shape (n_servers,)), >= 0.01.
     tol : float, default 1e-10
-        Stop when Ψ < tol; > 0.
+        Stop when Ψ < tol; from 1e-15 to 0.1.
     iterations : int, default 20000
         The most iterations, >= 1.
     x0 : array_like or None, default None
@@ -172,7 +172,7 @@ def psmfa(
     except InvalidInputError as exc:
         raise InvalidInputError(f"alphas: {exc}") from None
     tol, iterations = (
-        as_number(tol, "tol"),
+        as_tolerance(tol, "tol"),
         as_count(iterations, "iterations", maximum=MAX_ITERATIONS),
     )
     x = (
@@ -261,7 +261,7 @@ class PSMFAOptions(MethodOptions):
     ----------
     iterations : int >= 1
         The iteration cap.
-    tol : float > 0
+    tol : float in [1e-15, 0.1]
         The merit Ψ below which it stops.
     """
 
@@ -270,7 +270,7 @@ class PSMFAOptions(MethodOptions):
 
     def __post_init__(self):
         self._count("iterations")
-        self._number("tol")
+        self._tolerance("tol")
 
 
 OPTIONS = PSMFAOptions
