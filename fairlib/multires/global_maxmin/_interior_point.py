@@ -1,6 +1,6 @@
 """``method="interior_point"`` of :func:`~fairlib.multires.drfh` and :func:`~fairlib.multires.tsf` (the
-default): each round of progressive filling by the structured interior point of :mod:`fairlib.multires._engine.maxmin_interior`,
-HiGHS taking over a round where it stalls."""
+default): each round of progressive filling by the structured interior point of
+:mod:`fairlib.multires._engine.maxmin_interior`, HiGHS taking over a round where it stalls."""
 
 from __future__ import annotations
 
