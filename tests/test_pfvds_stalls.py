@@ -6,6 +6,8 @@ still descends."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -68,3 +70,31 @@ def test_bad_input_is_named():
         descent_rate(cluster, 1.0, x, np.zeros((2, 2)), [1.0])
     with pytest.raises(InvalidInputError, match="tail"):
         descent_rate(cluster, 1.0, x, np.zeros((2, 2)), [1.0, 0.5], tail=0)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_diverging_distributed_iteration_is_a_result_not_bad_input(seed):
+    # the penalty prices do not hold the update on these clusters: it overflows within a few iterations
+    cluster = random_cluster(np.random.default_rng(seed), 8, 2, 2)
+    with np.errstate(all="raise"):
+        res = pfvds(cluster, 4.0, method="distributed", options={"iterations": 200})
+    assert not res.converged
+    assert f"diverged at iteration {res.iterations}" in res.message
+    assert 0 < res.iterations < 200 and len(res.diagnostics["psi"]) == res.iterations
+    assert np.isfinite(res.tasks).all() and np.isfinite(res.diagnostics["prices"]).all()
+
+
+def test_a_converging_distributed_run_has_no_message():
+    cluster = random_cluster(3, 8, 3, 3)
+    res = pfvds(cluster, 2.0, method="distributed", options={"iterations": 50})
+    assert res.converged and res.message == "" and res.iterations == 50
+
+
+@pytest.mark.parametrize("seed", [7, 11, 13])
+def test_psmfa_at_large_alpha_warns_of_no_overflow(seed):
+    # its line search tries steps that empty a user's servers (ŝ^-α overflows) and rejects them
+    cluster = random_cluster(np.random.default_rng(seed), 6, 3, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = pfvds(cluster, 16.0, method="psmfa", options={"iterations": 200})
+    assert np.isfinite(res.tasks).all() and np.isfinite(res.diagnostics["psi"]).all()

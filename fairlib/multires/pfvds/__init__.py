@@ -140,6 +140,10 @@ def pfvds(
     interior point's continuation can stop short at large α (α >= 8 on some random instances; the analytical
     notebook's check ``pfvds_capped_equilibrium_every_alpha`` gives the rates), and is then not ``converged``.
 
+    Nothing holds the distributed heuristic's step (:mod:`fairlib.multires.pfvds.stalls`): on some clusters its
+    update overflows within a few iterations. It then returns its last finite iterate, not ``converged``, with a
+    ``message`` naming the iteration at which it diverged.
+
     References
     ----------
     Khamse-Ashari, Lambadaris, Kesidis, Urgaonkar, Zhao, "An Efficient and Fair Multi-Resource

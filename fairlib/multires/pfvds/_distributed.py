@@ -72,7 +72,7 @@ def run(cluster: Cluster, alphas, time_shared: bool, options: DistributedOptions
         The method's diagnostics (see :func:`fairlib.multires.pfvds`).
     """
     x0 = psdsf(cluster).tasks * 0.5
-    x, psi, lam = _distributed(
+    x, psi, lam, diverged_at = _distributed(
         cluster,
         alphas,
         x0,
@@ -82,18 +82,26 @@ def run(cluster: Cluster, alphas, time_shared: bool, options: DistributedOptions
         tol=options.tol,
     )
     over = np.einsum("ni,nr->ir", x, cluster.demand) / np.maximum(cluster.capacity, 1e-300) - 1.0
-    return x, {
+    diag = {
         "iterations": len(psi),
         "psi": psi,
         "prices": lam,
         "overuse": float(max(over.max(), 0.0)),
     }
+    if diverged_at is not None:
+        diag["converged"] = False
+        diag["message"] = (
+            f"the distributed iteration diverged at iteration {diverged_at}: its update left the finite "
+            "numbers (tasks or penalty prices overflowed); the tasks are its last finite iterate"
+        )
+    return x, diag
 
 
 def _complementarity_f(cluster, x, lam, alphas):
     """F[n, i] = λ_i·d_n - ŝ^-α/γ (eq. 30) on usable pairs (0 elsewhere)."""
     vds = cluster.vds(x.sum(axis=1))
-    with np.errstate(divide="ignore", invalid="ignore"):
+    # an overflow makes the move infinite, which _distributed reports as a divergence
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         marginal = np.where(cluster.eligible, vds ** (-alphas[None, :]) / cluster.gamma, 0.0)
     return np.where(cluster.eligible, cluster.demand @ lam.T - marginal, 0.0)
 
@@ -131,18 +139,31 @@ def _update_direction(cluster, x, lam, alphas) -> np.ndarray:
 def _distributed(cluster, alphas, x, *, kappa, step, iterations, tol):
     """Eqs. 55–57 [INF]: every server moves its users along [-F[n, i]]^+_{x[n, i]} (scaled by γ[n, i], so
     the step is in units of "a server's worth of tasks") with penalty prices λ[i, r] = κ [used/c - 1]^+ / c
-    standing in for the multipliers. Returns (tasks, Ψ trajectory, final prices)."""
+    standing in for the multipliers. Returns (tasks, Ψ trajectory, final prices, the iteration at which it
+    diverged or None): nothing holds the update's step, so it can overflow; it then stops at its last finite
+    iterate."""
     trajectory = []
     lam = np.zeros_like(cluster.capacity)
-    for _ in range(iterations):
-        lam = penalty_prices(cluster, x, kappa)
-        psi = merit(cluster, x, lam, alphas)
+    last = x
+    for k in range(iterations):
+        # non-finite tasks or prices are the iteration's own overflow, handled here, not the caller's input
+        with np.errstate(over="ignore", invalid="ignore"):
+            prices = penalty_prices(cluster, x, kappa)
+        if not (np.isfinite(x).all() and np.isfinite(prices).all()):
+            return last, np.array(trajectory), lam, k
+        lam = prices
+        with np.errstate(over="ignore", invalid="ignore"):
+            psi = merit(cluster, x, lam, alphas)
         trajectory.append(psi)
         if psi < tol:
             break
         move = _update_direction(cluster, x, lam, alphas)
-        x = (
-            np.maximum(x + step * move * cluster.gamma**2 / cluster.gamma.max(), 0.0)
-            * cluster.eligible
-        )
-    return x, np.array(trajectory), lam
+        last = x
+        with np.errstate(over="ignore", invalid="ignore"):
+            x = (
+                np.maximum(x + step * move * cluster.gamma**2 / cluster.gamma.max(), 0.0)
+                * cluster.eligible
+            )
+    if not np.isfinite(x).all():
+        return last, np.array(trajectory), lam, iterations
+    return x, np.array(trajectory), lam, None

@@ -202,7 +202,11 @@ def psmfa(
         while t > 1e-16:
             x_try = np.maximum(x + t * dx, 0.0) * cluster.eligible
             lam_try = np.maximum(lam + t * dlam, 0.0)
-            if _fb_parts(cluster, x_try, lam_try, alphas)[0] < psi:
+            # a trial step that empties a user's servers overflows ŝ^-α (Ψ = inf or nan at large α):
+            # the comparison below rejects it and halves the step
+            with np.errstate(over="ignore", invalid="ignore"):
+                psi_try = _fb_parts(cluster, x_try, lam_try, alphas)[0]
+            if psi_try < psi:
                 break
             t *= 0.5
         else:

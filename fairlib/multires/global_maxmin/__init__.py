@@ -26,14 +26,14 @@ Two solvers for the rounds' LPs:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
-from .._jit import interpreted_when_small
-from .._validate import (
+from ..._jit import interpreted_when_small
+from ..._validate import (
     MAX_ITERATIONS,
     InvalidInputError,
     _short,
@@ -43,48 +43,17 @@ from .._validate import (
     check_choice,
     as_tolerance,
 )
-from ._engine.maxmin_interior import maxmin_round_interior_point
-from ._engine.options import MethodOptions
-from .cluster import Allocation, Cluster, monopoly_tasks, placement_capacity_rows
-from .schedulers.quotas import Quotas, divisible_bounds
+from .._engine.options import MethodOptions
+from ..cluster import Allocation, Cluster, monopoly_tasks, placement_capacity_rows
+from ..schedulers.quotas import Quotas, divisible_bounds
+from ._highs import HighsOptions, _maxmin_highs
+from ._interior_point import InteriorPointOptions, _maxmin_interior
+from ._rounds import _FREEZE_SLACK
 
 __all__ = ["drfh", "tsf", "weighted_maxmin_totals", "drfh_coefficients", "tsf_coefficients"]
 
 
-_FREEZE_SLACK = 1e-7
 _METHODS = ("interior_point", "highs")
-
-
-@dataclass(frozen=True)
-class InteriorPointOptions(MethodOptions):
-    """``drfh``'s and ``tsf``'s ``options`` with ``method="interior_point"``.
-
-    Parameters
-    ----------
-    tol : float in [1e-15, 0.1]
-        The interior point's stopping tolerance of each round.
-    """
-
-    tol: float = 1e-9
-
-    def __post_init__(self):
-        self._tolerance("tol")
-
-
-@dataclass(frozen=True)
-class HighsOptions(MethodOptions):
-    """``drfh``'s and ``tsf``'s ``options`` with ``method="highs"``.
-
-    Parameters
-    ----------
-    tol : float in [1e-15, 0.1]
-        The dual above which HiGHS's duals freeze a user at a round's level.
-    """
-
-    tol: float = 1e-9
-
-    def __post_init__(self):
-        self._tolerance("tol")
 
 
 #: each method's option type
@@ -94,10 +63,6 @@ METHOD_OPTIONS = {"interior_point": InteriorPointOptions, "highs": HighsOptions}
 def _method_options(method, options) -> MethodOptions:
     check_choice(method, _METHODS, "method")
     return METHOD_OPTIONS[method].of(options, method)
-
-
-_IPM_FREEZE_SLACK = 1e-12
-_IPM_ACCEPT = 1e-7  # a round whose interior point stalls above this residual is re-solved by HiGHS
 
 
 def drfh_coefficients(cluster: Cluster) -> np.ndarray:
@@ -135,11 +100,6 @@ def tsf_coefficients(cluster: Cluster) -> np.ndarray:
     """
     as_instance(cluster, Cluster, "cluster")
     return 1.0 / monopoly_tasks(cluster.capacity, cluster.demand).sum(axis=1)
-
-
-def _pair_index(cluster: Cluster):
-    users, servers = np.nonzero(cluster.eligible)
-    return users, servers
 
 
 def weighted_maxmin_totals(
@@ -259,229 +219,6 @@ def _check_floors(cluster: Cluster, floors) -> None:
         f"floors[{lo}] = {floors[lo]:g}: user {lo}'s floor cannot be placed together with the floors of "
         f"{before} (the floors must be placeable together)"
     )
-
-
-def _release_parked(level, parked, t) -> bool:
-    """Users waiting at their floors' levels (``parked``): when the common level ``t`` has reached the lowest of
-    them, the users at that floor rise with the others from now on (their level is unset again). One floor at a
-    time: the next round's level is at least this floor (everyone was at or above it), but may be below a higher
-    floor, whose users must keep waiting. Returns whether any rose: the round is then solved again before anyone is
-    frozen."""
-    if not parked.any():
-        return False
-    lowest = level[parked].min()
-    if lowest > t:
-        return False
-    rise = parked & (level == lowest)
-    level[rise] = np.nan
-    parked &= ~rise
-    return bool(rise.any())
-
-
-def _maxmin_interior(cluster: Cluster, coef, tol, max_rounds, floors):
-    """Lexicographic weighted max-min of ``coef``-scaled totals by rounds: each round's common level by the
-    structured interior point (HiGHS takes over a round where it stalls), the users its duals block frozen at the
-    level their exactly feasible tasks achieve; users with a floor wait at its level until the common level reaches
-    it (:func:`_release_parked`); returns tasks and diagnostics."""
-    n = cluster.n_users
-    users, servers = _pair_index(cluster)
-    demand, capacity = cluster.demand, cluster.capacity
-    parked = floors > 0
-    level = np.where(parked, coef * floors, np.nan)
-    rounds = iterations = fallbacks = 0
-    worst = 0.0
-    highs = None
-    limit = max_rounds or 2 * n + 1
-    lps = 0
-    while np.isnan(level).any() or parked.any():
-        rounds += 1
-        if rounds > limit:
-            raise RuntimeError(f"weighted_maxmin_totals: no convergence after {limit} rounds")
-        if not np.isnan(level).any():  # only floored users left: the lowest floors rise
-            _release_parked(level, parked, level[parked].min())
-        active = np.isnan(level)
-        x, t, blocked, diag = maxmin_round_interior_point(
-            demand, capacity, users, servers, coef, level, tol=min(tol, 1e-9)
-        )
-        iterations += diag["iterations"]
-        lps += 1
-        worst = max(worst, diag["merit"])
-        if (
-            diag["merit"] > _IPM_ACCEPT
-        ):  # stalled far from the optimum (degenerate, ill-conditioned): HiGHS
-            highs = highs or _highs_lp(cluster, coef)
-            x, t, blocked, used = _highs_round(highs, level, tol)
-            fallbacks += 1
-            lps += used
-        # exact feasibility (a change of the order of the primal residual), then the levels this x achieves
-        tasks = np.zeros((n, cluster.n_servers))
-        tasks[users, servers] = np.maximum(x, 0.0)
-        tasks /= max(1.0, float(cluster.load(tasks).max(initial=0.0)))
-        achieved = coef * tasks.sum(axis=1)
-        if _release_parked(level, parked, t):
-            continue
-        if not blocked.any():  # flat indicator (numerical): the largest dual share is blocked
-            blocked = active & (diag["dual_share"] == diag["dual_share"][active].max())
-        scale, t, blocked = _stop_at_caps(achieved, coef, cluster.max_tasks, active, t, blocked)
-        tasks, achieved = tasks * scale[:, None], achieved * scale
-        # Levels are kept at what this exactly feasible x achieves (at most the primal residual below the
-        # LP's), less 1e-12 relative against rounding, so the next round's LP stays feasible.
-        level[blocked] = t
-        frozen = ~np.isnan(level) & ~parked
-        level[frozen] = np.minimum(level[frozen], achieved[frozen]) * (1 - _IPM_FREEZE_SLACK)
-    tasks = _within_caps(tasks, cluster.max_tasks)
-    return tasks, {
-        "rounds": rounds,
-        "lps": lps,
-        "levels": level,
-        "iterations": iterations,
-        "largest_residual": worst,
-        "highs_fallbacks": fallbacks,
-        "method": "interior_point",
-    }
-
-
-def _highs_lp(cluster: Cluster, coef):
-    """The rounds' LP for HiGHS: variables x per eligible pair, then t."""
-    n = cluster.n_users
-    users, servers, a_cap = placement_capacity_rows(cluster, int(cluster.eligible.sum()) + 1)
-    p = len(users)
-    a_cap = a_cap.tocsr()  # capacity rows; the last column (t) is empty there
-    # level rows: t - coef_n Σ_i x[n, i] <= 0 (active) ; -coef_n Σ_i x[n, i] <= -level_n (frozen)
-    a_user = coo_matrix((-coef[users], (users, np.arange(p))), shape=(n, p + 1)).tocsr()
-    t_col = coo_matrix((np.ones(n), (np.arange(n), np.full(n, p))), shape=(n, p + 1)).tocsr()
-    return {
-        "cluster": cluster,
-        "users": users,
-        "servers": servers,
-        "coef": coef,
-        "a_cap": a_cap,
-        "b_cap": cluster.capacity.ravel(),
-        "a_user": a_user,
-        "t_col": t_col,
-    }
-
-
-def _highs_round(lp, level, tol):
-    """One round by HiGHS: (x per pair, t, users to freeze, LPs solved)."""
-    cluster, a_cap, b_cap = lp["cluster"], lp["a_cap"], lp["b_cap"]
-    p = len(lp["users"])
-    active = np.isnan(level)
-    a_lvl = lp["a_user"] + lp["t_col"].multiply(active[:, None])
-    # frozen levels are kept up to 1e-7 relative: HiGHS meets constraints to its feasibility tolerance
-    # (1e-7), so insisting on the exact level of an earlier round can make the next LP infeasible
-    b_lvl = np.where(active, 0.0, -np.nan_to_num(level) * (1 - _FREEZE_SLACK))
-    c = np.zeros(p + 1)
-    c[p] = -1.0
-    res = linprog(
-        c,
-        A_ub=vstack([a_cap, a_lvl]).tocsr(),
-        b_ub=np.concatenate([b_cap, b_lvl]),
-        bounds=[(0, None)] * (p + 1),
-        method="highs",
-    )
-    if res.status != 0:
-        raise RuntimeError(f"weighted_maxmin_totals: HiGHS failed ({res.message})")
-    lps = 1
-    t = res.x[p]
-    duals = -res.ineqlin.marginals[len(b_cap) :]
-    block = active & (duals > tol)
-    if not block.any():  # numerically flat duals: fall back to one LP per active user
-        block = active & _blocked_by_lp(
-            cluster, lp["users"], a_cap, b_cap, lp["coef"], level, active, t, tol
-        )
-        lps += int(active.sum())
-    if not block.any():
-        raise RuntimeError("weighted_maxmin_totals: no user could be frozen (numerical trouble)")
-    return res.x[:p], t, block, lps
-
-
-def _maxmin_highs(cluster: Cluster, q, tol, max_rounds, floors):
-    """Weighted max-min totals by one HiGHS LP per round of progressive filling (the reference method)."""
-    n = cluster.n_users
-    lp = _highs_lp(cluster, q / cluster.weight)
-    parked = floors > 0
-    level = np.where(parked, lp["coef"] * floors, np.nan)
-    rounds = lps = 0
-    x = np.zeros(len(lp["users"]))
-    limit = max_rounds or 2 * n + 1
-    while np.isnan(level).any() or parked.any():
-        rounds += 1
-        if rounds > limit:
-            raise RuntimeError(f"weighted_maxmin_totals: no convergence after {limit} rounds")
-        if not np.isnan(level).any():  # only floored users left: the lowest floors rise
-            _release_parked(level, parked, level[parked].min())
-        active = np.isnan(level)
-        x, t, block, used = _highs_round(lp, level, tol)
-        lps += used
-        x = np.maximum(x, 0.0)
-        if _release_parked(level, parked, t):
-            continue
-        achieved = lp["coef"] * np.bincount(lp["users"], x, minlength=n)
-        scale, t, block = _stop_at_caps(achieved, lp["coef"], cluster.max_tasks, active, t, block)
-        x = x * scale[lp["users"]]
-        level[block] = np.minimum(
-            t, lp["coef"][block] * cluster.max_tasks[block]
-        )  # a capped user at its cap
-    tasks = np.zeros((n, cluster.n_servers))
-    np.add.at(tasks, (lp["users"], lp["servers"]), x)
-    return _within_caps(tasks, cluster.max_tasks), {
-        "rounds": rounds,
-        "lps": lps,
-        "levels": level,
-        "method": "highs",
-    }
-
-
-def _stop_at_caps(achieved, coef, caps, active, t, blocked):
-    """Progressive filling with per-user caps. The round's LP lifted every active user to the common level t; a
-    user whose cap level (coef_n cap_n) is at most t reaches its cap on the way up, whatever the others do (they
-    could all reach t together, and freezing a user lower only frees resources). So every such user freezes at its
-    cap in this round; if one froze below t, the LP-blocked users stay active (they may rise above t now) and the
-    next round lifts the rest. A capped user is a user blocked by a resource of its own.
-    Returns (scale per user for its tasks, level, users to freeze)."""
-    scale = np.ones_like(achieved)
-    cap_level = np.where(active, coef * caps, np.inf)
-    at_cap = active & (cap_level <= t)
-    if not at_cap.any():
-        return scale, t, blocked
-    down = at_cap & (achieved > cap_level)
-    scale[down] = cap_level[down] / achieved[down]
-    if (cap_level[at_cap] < t).any():
-        return scale, t, at_cap
-    return scale, t, blocked | at_cap
-
-
-def _within_caps(tasks, caps):
-    """Users a later round gave more than their cap (a frozen user's level is only a lower bound there) scaled
-    down to it: still feasible, and the levels are unchanged."""
-    totals = tasks.sum(axis=1)
-    over = totals > caps
-    if over.any():
-        tasks = tasks.copy()
-        tasks[over] *= (caps[over] / totals[over])[:, None]
-    return tasks
-
-
-def _blocked_by_lp(cluster, users, a_cap, b_cap, coef, level, active, t, tol):
-    """Active users that cannot exceed t while the others keep theirs (one LP each)."""
-    n = cluster.n_users
-    p = len(users)
-    a_tot = coo_matrix((-coef[users], (users, np.arange(p))), shape=(n, p)).tocsr()
-    floor = np.where(active, t, np.nan_to_num(level)) * (1 - _FREEZE_SLACK)
-    out = np.zeros(n, dtype=bool)
-    for j in np.flatnonzero(active):
-        c = np.zeros(p)
-        c[users == j] = -coef[j]
-        res = linprog(
-            c,
-            A_ub=vstack([a_cap[:, :p], a_tot]).tocsr(),
-            b_ub=np.concatenate([b_cap, -floor]),
-            bounds=[(0, None)] * p,
-            method="highs",
-        )
-        out[j] = res.status == 0 and -res.fun <= t * (1 + 10 * tol) + tol
-    return out
 
 
 def _with_quotas(cluster: Cluster, quotas) -> tuple[Cluster, np.ndarray | None]:
