@@ -115,7 +115,7 @@ def test_a_part_a_column_or_a_vm_given_twice_is_refused(tmp_path):
     """parts=[0, 0] read the part's rows twice, columns=["time", "time"] gave a frame with one column twice and
     vms=[1, 1] a VM's rows twice."""
     folder = _task_events(tmp_path, f"{ROW}\n".encode())
-    with pytest.raises(InvalidInputError, match=r"parts: 0 is given more than once"):
+    with pytest.raises(InvalidInputError, match=r"parts: 0 is not after 0 \(part numbers are increasing, each once\)"):
         read_task_events([0, 0], directory=folder)
     with pytest.raises(InvalidInputError, match=r"columns: 'time' is given more than once"):
         read_task_events([0], directory=folder, columns=["time", "time"])
@@ -146,7 +146,7 @@ def test_write_vm_refuses_what_read_vm_would_and_names_a_bad_path(tmp_path):
     with pytest.raises(InvalidInputError, match=r"path = b'.*': expected a file path"):
         write_vm(bytes(tmp_path / "w.csv"), frame)
     (tmp_path / "d.csv").mkdir()
-    with pytest.raises(InvalidInputError, match=r"path = '.*d\.csv': is a directory"):
+    with pytest.raises(InvalidInputError, match=r"path = '.*d\.csv': a directory, expected a file"):
         write_vm(tmp_path / "d.csv", frame)
 
 

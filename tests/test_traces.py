@@ -208,8 +208,8 @@ def test_real_or_synthetic_prefers_real_data_then_writes_a_labelled_stand_in(tmp
     real.mkdir(parents=True)
     (real / "part-00000-of-00500.csv.gz").write_bytes(b"")
     assert real_or_synthetic("google") == real.parent  # real data found first
-    with pytest.raises(InvalidInputError, match="name = 'alibaba'"):
-        real_or_synthetic("alibaba")
+    with pytest.raises(InvalidInputError, match="name = 'azure'"):
+        real_or_synthetic("azure")
 
 
 def test_synthetic_task_usage_skips_runs_that_end_before_the_window(tmp_path):
