@@ -39,7 +39,7 @@ code, and that must fail one target, not end the test run.
 Mutation evidence: :func:`test_the_contract_fails_a_target_whose_validation_is_removed` makes one validator of each
 of three passing targets (:data:`MUTATIONS`) a pass-through and asserts that the contract then fails that target;
 :func:`test_the_contract_fails_a_callable_whose_validation_site_is_removed` does the same site by site, for a
-rotating subset of every call of a ``fairlib._validate`` helper in ``fairlib/`` (:func:`validation_sites`). The
+fixed window (FAIRLIB_MUTATION_WINDOW picks another) of every call of a ``fairlib._validate`` helper in ``fairlib/`` (:func:`validation_sites`). The
 callables in KNOWN_GAPS are strict expected failures, so a mutation there would show nothing.
 """
 
@@ -1393,10 +1393,9 @@ def test_the_contract_fails_a_target_whose_validation_is_removed(prober, name, m
 # the callable it guards — the public callable whose own body holds the call, or one in the same module that calls
 # the function holding it. All sites take about 15 minutes of probes, beyond make test's budget (2 minutes of CPU),
 # so each run takes one window of MUTATION_SITES_PER_RUN consecutive sites of the sorted list. The windows tile the
-# list from an offset keyed by the list itself (the SHA-256 of every site's module, function and helper), and the
-# run takes window (UTC day number) mod (number of windows), or FAIRLIB_MUTATION_WINDOW when set: the same sites all
-# day and on every machine, the next window the next day, so every site is probed within ceil(sites / size) days,
-# and a failure is rerun with the window its message names.
+# list from an offset keyed by the list itself (the SHA-256 of every site's module, function and helper); a run
+# takes window 0, or FAIRLIB_MUTATION_WINDOW when set: the same sites on every day and machine, so make test stays
+# put, and an audit runs every window in turn (a failure names the window to rerun).
 # Set MUTATION_SITES_PER_RUN = None to run them all.
 
 #: sites probed per run (None: every site)
@@ -1493,9 +1492,10 @@ def mutation_windows(sites: list, size: int) -> int:
 
 
 def mutation_window(sites: list, size: int | None) -> int:
-    """The window this run probes: ``FAIRLIB_MUTATION_WINDOW`` when set, else the UTC day number, modulo the number of
-    windows."""
-    import datetime
+    """The window this run probes: ``FAIRLIB_MUTATION_WINDOW`` when set, else window 0, modulo the number of
+    windows. The default depends on the code alone (the sites tile from an offset keyed by their list), so a run
+    gives the same answer on every day and machine; an audit of every site sets the variable to each window in
+    turn (``for w in $(seq 0 N); do FAIRLIB_MUTATION_WINDOW=$w pytest ... ; done``)."""
     import os
 
     if size is None:
@@ -1505,8 +1505,7 @@ def mutation_window(sites: list, size: int | None) -> int:
         raise ValueError(
             f"FAIRLIB_MUTATION_WINDOW = {chosen!r}: must be a window number (0, 1, ...)"
         )
-    day = datetime.datetime.now(datetime.timezone.utc).date().toordinal()
-    return (int(chosen) if chosen else day) % mutation_windows(sites, size)
+    return (int(chosen) if chosen else 0) % mutation_windows(sites, size)
 
 
 def mutation_subset(sites: list, size: int | None, window: int = 0) -> list:
