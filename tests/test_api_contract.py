@@ -40,7 +40,8 @@ Mutation evidence: :func:`test_the_contract_fails_a_target_whose_validation_is_r
 of three passing targets (:data:`MUTATIONS`) a pass-through and asserts that the contract then fails that target;
 :func:`test_the_contract_fails_a_callable_whose_validation_site_is_removed` does the same site by site, for a
 fixed window (FAIRLIB_MUTATION_WINDOW picks another) of every call of a ``fairlib._validate`` helper in
-``fairlib/`` (:func:`validation_sites`). The callables in KNOWN_GAPS are strict expected failures, so a mutation there would show nothing.
+``fairlib/`` (:func:`validation_sites`). The callables in KNOWN_GAPS are strict expected failures, so a
+mutation there would show nothing.
 """
 
 from __future__ import annotations
