@@ -239,7 +239,7 @@ def _docstrings_wrapped(text: str, width: int = 100) -> str:
     import tokenize
 
     quotes = ('"""', "'''")
-    inside = set()
+    inside: set[int] = set()
     for token in tokenize.generate_tokens(io.StringIO(text).readline):
         if token.type == tokenize.STRING and token.string.lstrip("rbuRBU").startswith(quotes):
             inside.update(range(token.start[0], token.end[0] + 1))
@@ -1720,7 +1720,9 @@ def scaffold_mechanism(
         raise ScaffoldError(f"NAME = {name!r}: already registered in fairlib/games.py")
     if kind == "game":
         _scaffold_game(w, name, label)
-    elif kind == "model":
+    elif (
+        model is not None
+    ):  # kind "model" (checked above: the class name goes with it and only with it)
         _scaffold_model(w, name, label, model)
     else:
         _scaffold_cluster_mechanism(w, name, label, kind, registry)
