@@ -190,7 +190,8 @@ class _Writer:
                             if cell["cell_type"] == "code":
                                 compile("".join(cell["source"]), f"{rel} (a code cell)", "exec")
             except (SyntaxError, ValueError, SyntaxWarning, DeprecationWarning) as exc:
-                where = f" line {exc.lineno}" if getattr(exc, "lineno", None) else ""
+                lineno = getattr(exc, "lineno", None)  # SyntaxError's, not ValueError's
+                where = f" line {lineno}" if lineno else ""
                 why = getattr(exc, "msg", None) or str(exc)
                 raise ScaffoldError(
                     f"{rel}{where}: the generated file would not parse ({why}); a title, citation or "
