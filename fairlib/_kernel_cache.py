@@ -21,6 +21,12 @@ from numba.core.caching import UserProvidedCacheLocator
 _PACKAGE = Path(__file__).resolve().parent
 
 
+def _numba_cache_dir() -> str:
+    """numba's ``config.CACHE_DIR`` ("" when unset): numba.config assigns its settings at run time, out of sight of
+    a type checker, so the attribute is read by name."""
+    return str(getattr(config, "CACHE_DIR", ""))
+
+
 def module_key(py_file: str) -> str | None:
     """``"<module>-<key>"`` for a fairlib source file (``multires.psdsf-3f4ded701c6b9130``), None for any other file.
 
@@ -63,7 +69,10 @@ class KernelModuleLocator(UserProvidedCacheLocator):
 
     def __init__(self, py_func: Callable[..., Any], py_file: str) -> None:
         super().__init__(py_func, py_file)
-        self._cache_path = os.path.join(config.CACHE_DIR, module_key(py_file))
+        key = module_key(py_file)
+        if key is None:  # from_function returns no locator for a file outside fairlib
+            raise ValueError(f"{py_file}: not a module of fairlib")
+        self._cache_path = os.path.join(_numba_cache_dir(), key)
 
     @classmethod
     def from_function(cls, py_func: Callable[..., Any], py_file: str) -> KernelModuleLocator | None:
@@ -81,7 +90,7 @@ class KernelModuleLocator(UserProvidedCacheLocator):
         KernelModuleLocator or None
             The locator, or None outside fairlib or without ``NUMBA_CACHE_DIR``.
         """
-        if not config.CACHE_DIR or module_key(py_file) is None:
+        if not _numba_cache_dir() or module_key(py_file) is None:
             return None
         return super().from_function(py_func, py_file)
 

@@ -49,7 +49,8 @@ def solve(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray
     """
     if not (np.isfinite(a).all() and np.isfinite(b).all()):
         raise np.linalg.LinAlgError("Array must not contain infs or NaNs.")
-    return np.linalg.solve(a, b)
+    # float64 in, float64 out (numpy's annotations widen it to floating); astype without a copy returns x itself
+    return np.linalg.solve(a, b).astype(np.float64, copy=False)
 
 
 @overload(solve)

@@ -1222,6 +1222,9 @@ def check_choice(value: T, choices: Iterable[object], name: str) -> T:
     return value
 
 
+_RESULT_MARK = "__fairlib_result_type__"
+
+
 def result_type(cls: type[T]) -> type[T]:
     """Mark ``cls`` as a result or record type: the library builds its instances and users read them.
 
@@ -1248,7 +1251,7 @@ def result_type(cls: type[T]) -> type[T]:
     >>> is_result_type(Outcome), is_result_type(dict)
     (True, False)
     """
-    cls.__fairlib_result_type__ = True
+    setattr(cls, _RESULT_MARK, True)  # by name: the mark is no attribute a type declares
     return cls
 
 
@@ -1262,4 +1265,4 @@ def is_result_type(cls: object) -> bool:
     bool
         True when ``cls`` is a class marked by :func:`result_type`.
     """
-    return isinstance(cls, type) and "__fairlib_result_type__" in vars(cls)
+    return isinstance(cls, type) and _RESULT_MARK in vars(cls)

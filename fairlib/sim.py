@@ -481,7 +481,8 @@ class Jobs:
         """Both or neither of segment_start/segment_end; one finite time per segment; no segment ends first."""
         if (self.segment_start is None) != (self.segment_end is None):
             raise InvalidInputError("jobs.segment_start and jobs.segment_end: give both or neither")
-        if self.segment_start is None:
+        # neither (both or neither, checked above)
+        if self.segment_start is None or self.segment_end is None:
             return
         seg_start = as_real_array(self.segment_start, "jobs.segment_start")
         seg_end = as_real_array(self.segment_end, "jobs.segment_end")
@@ -946,7 +947,7 @@ def replay(
 
     # names resolved to their callables
     mechanism = cast(Callable, resolve(mechanism, "mechanism"))
-    reference = cast("Callable | None", resolve(reference, "reference"))
+    reference = resolve(reference, "reference")
     if tuple(fleet.resources) != tuple(jobs.resources):
         raise InvalidInputError(
             f"fleet.resources {fleet.resources} != jobs.resources {jobs.resources}"

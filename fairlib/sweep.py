@@ -220,7 +220,7 @@ def cell_seed(
     )
 
 
-def _at_most(values, name: str) -> list:
+def _at_most(values: Iterable[Any], name: str) -> list[Any]:
     """``values`` as a list of at most :data:`MAX_CELLS` items (an endless generator is refused, not drained)."""
     out = list(itertools.islice(values, MAX_CELLS + 1))
     if len(out) > MAX_CELLS:
@@ -701,7 +701,9 @@ def sweep(
     return table
 
 
-def _check_signature(fn, points, fixed) -> None:
+def _check_signature(
+    fn: Callable[..., Any], points: list[dict[str, Any]], fixed: Mapping[str, Any]
+) -> None:
     """Here, before any worker starts: ``fn`` takes ``seed``, every grid point's parameters and ``fixed`` as keyword
     arguments (a mismatch would fail every cell, in the workers). A callable whose signature Python cannot read is
     not checked."""

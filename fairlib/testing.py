@@ -18,7 +18,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterable, Iterator
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -416,7 +416,11 @@ def check_game_finds_the_two_player_equilibria(entry: games.GameMechanism) -> No
         assert out.converged and out.residual <= entry.tol, (kind, alpha, out.residual, out.message)
         (known,) = two_player_equilibria(alpha, kind)
         np.testing.assert_allclose(
-            out.bids[:, 0], [known["x"], known["y"]], atol=1e-6, err_msg=f"{kind} {alpha}"
+            # the equilibrium's bids are floats (its dict also holds the kind's label)
+            out.bids[:, 0],
+            [cast(float, known["x"]), cast(float, known["y"])],
+            atol=1e-6,
+            err_msg=f"{kind} {alpha}",
         )
 
 

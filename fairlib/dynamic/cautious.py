@@ -60,18 +60,22 @@ def cautious_lp(demands: ArrayLike, n: int | None = None) -> dict[str, npt.NDArr
         # variables: x_1..x_k, z, M
         nv = k + 2
         iz, im = k, k + 1
-        rows, rhs = [], []
+        rows: list[npt.NDArray[np.float64]] = []
+        rhs: list[ArrayLike] = []
         a = np.zeros((m, nv))
         a[:, :k] = d[:k].T
         a[:, iz] = n - k
-        rows.append(a), rhs.append(np.ones(m))
+        rows.append(a)
+        rhs.append(np.ones(m))
         for i in range(k):
             e = np.zeros(nv)
             e[i], e[iz] = 1.0, -1.0  # x_i <= z
-            rows.append(e[None]), rhs.append([0.0])
+            rows.append(e[None])
+            rhs.append([0.0])
             e = np.zeros(nv)
             e[im], e[i] = 1.0, -1.0  # M <= x_i
-            rows.append(e[None]), rhs.append([0.0])
+            rows.append(e[None])
+            rhs.append([0.0])
         # EF: x_j * min_r d_jr/d_ir - x_i <= 0   (ratio[j, i] = min_r d_jr / d_ir)
         ef = np.zeros((k * k, nv))
         jj, ii = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
@@ -79,7 +83,8 @@ def cautious_lp(demands: ArrayLike, n: int | None = None) -> dict[str, npt.NDArr
         rr = np.arange(k * k)
         ef[rr, jj.ravel()] += ratio[:k, :k].ravel()
         ef[rr, ii.ravel()] -= 1.0
-        rows.append(ef[mask]), rhs.append(np.zeros(mask.sum()))
+        rows.append(ef[mask])
+        rhs.append(np.zeros(mask.sum()))
         A, b = np.vstack(rows), np.concatenate([np.atleast_1d(v) for v in rhs])
         bounds = [(p, None) for p in prev] + [(0, None), (1.0 / n, None), (0, None)]
         c = np.zeros(nv)

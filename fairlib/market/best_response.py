@@ -683,7 +683,9 @@ def _local_search(w, y, budget, k, prune=True):
 _FLOAT64 = np.dtype(np.float64)
 
 
-def _coerce_inputs(w, y, budget):
+def _coerce_inputs(
+    w: ArrayLike, y: ArrayLike, budget: float
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], float]:
     """(w, y, budget) as contiguous float64 vectors of one length and a finite float > 0, or the error naming the
     argument. Inputs already in that form pass through untouched (the common case, checked first: at a thousand
     machines the general path costs a fifth of the best response)."""
@@ -745,7 +747,9 @@ def _raise_for_status(code, j, w, y):
         )
 
 
-def _check_inputs(w, y, budget):
+def _check_inputs(
+    w: ArrayLike, y: ArrayLike, budget: float
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], float]:
     """Coerce and validate (w, y, budget) for the kernels that sort (local search)."""
     w, y, budget = _coerce_inputs(w, y, budget)
     code, j = _locate_bad_input(w, y)
@@ -893,7 +897,9 @@ def best_response_finite(w: ArrayLike, y: ArrayLike, budget: float, k: int) -> F
     return FiniteBestResponse(bids * scale, int(swaps))
 
 
-def _machine_vectors(w, x, y):
+def _machine_vectors(
+    w: ArrayLike, x: ArrayLike, y: ArrayLike
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """(w, x, y) as three float vectors of one length, one entry per machine, finite and >= 0, or a named error."""
     w = as_values(w, "w", ndim=1)
     if w.size == 0:

@@ -247,7 +247,7 @@ def two_player_equilibria_numeric(
             w[1, 0] * x / s**2 - w[1, 1] * (1 - x) / (2 - s) ** 2,
         ]
 
-    found = []
+    found: list[npt.NDArray[np.float64]] = []
     for x0 in np.linspace(0.02, 0.98, grid):
         for y0 in np.linspace(0.02, 0.98, grid):
             sol, info, ier, _ = fsolve(foc, [x0, y0], full_output=True, xtol=1e-13)

@@ -503,10 +503,10 @@ def importing_tests(modules: list[str], root: Path | None = None) -> list[str]:
     """
     import ast
 
-    modules = as_labels(modules, "modules")
+    files = as_labels(modules, "modules")
     root = paths.ROOT if root is None else as_path(root, "root", kind="directory", must_exist=True)
     dotted = set()
-    for f in modules:
+    for f in files:
         parts = Path(f).with_suffix("").parts
         dotted.add(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
     found = []

@@ -190,7 +190,8 @@ class _Writer:
                             if cell["cell_type"] == "code":
                                 compile("".join(cell["source"]), f"{rel} (a code cell)", "exec")
             except (SyntaxError, ValueError, SyntaxWarning, DeprecationWarning) as exc:
-                where = f" line {exc.lineno}" if getattr(exc, "lineno", None) else ""
+                lineno = getattr(exc, "lineno", None)  # SyntaxError's, not ValueError's
+                where = f" line {lineno}" if lineno else ""
                 why = getattr(exc, "msg", None) or str(exc)
                 raise ScaffoldError(
                     f"{rel}{where}: the generated file would not parse ({why}); a title, citation or "
@@ -239,7 +240,7 @@ def _docstrings_wrapped(text: str, width: int = 100) -> str:
     import tokenize
 
     quotes = ('"""', "'''")
-    inside = set()
+    inside: set[int] = set()
     for token in tokenize.generate_tokens(io.StringIO(text).readline):
         if token.type == tokenize.STRING and token.string.lstrip("rbuRBU").startswith(quotes):
             inside.update(range(token.start[0], token.end[0] + 1))
@@ -1720,7 +1721,9 @@ def scaffold_mechanism(
         raise ScaffoldError(f"NAME = {name!r}: already registered in fairlib/games.py")
     if kind == "game":
         _scaffold_game(w, name, label)
-    elif kind == "model":
+    elif (
+        model is not None
+    ):  # kind "model" (checked above: the class name goes with it and only with it)
         _scaffold_model(w, name, label, model)
     else:
         _scaffold_cluster_mechanism(w, name, label, kind, registry)

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import paths
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
     import pandas as pd
 
 SYNTHETIC_MARKER = "SYNTHETIC.md"
@@ -30,8 +32,8 @@ def is_synthetic(folder: str | os.PathLike[str]) -> bool:
     """
     from .._validate import as_path
 
-    folder = as_path(folder, "folder", kind="directory")
-    return any((p / SYNTHETIC_MARKER).is_file() for p in [folder, *folder.parents][:4])
+    where: Path = as_path(folder, "folder", kind="directory")
+    return any((p / SYNTHETIC_MARKER).is_file() for p in [where, *where.parents][:4])
 
 
 def source_of(folder: str | os.PathLike[str]) -> str:
@@ -211,7 +213,7 @@ def check_field_counts(
         pos = stop
 
 
-def _check_text(data: bytes, raw, path: Path, first_line: int) -> None:
+def _check_text(data: bytes, raw: npt.NDArray[np.uint8], path: Path, first_line: int) -> None:
     """The traces are UTF-8 text without NUL bytes: a byte that is neither (a file saved as Latin-1, a binary
     file) is refused naming the line, rather than read into a text field or failing in the decoder."""
     import numpy as np
@@ -233,7 +235,9 @@ def _check_text(data: bytes, raw, path: Path, first_line: int) -> None:
 _INTEGER_TEXT = r"\s*[+-]?[0-9]+\s*"
 
 
-def _check_integer_text(data: bytes, path: Path, names, integer, first_line: int = 1) -> None:
+def _check_integer_text(
+    data: bytes, path: Path, names: list[str], integer: Collection[str], first_line: int = 1
+) -> None:
     """The integer columns (ids, times, counts) hold integers written as integers: a number in a float's notation
     (``1e3``, ``5.0``), which the CSV parser would turn into an integer, is refused naming the file, line, column
     and value. Empty fields and texts that are not numbers at all are left to the callers' other checks."""
@@ -304,7 +308,7 @@ def locate_bad_number(
     skiprows: int = 0,
     *,
     first_line: int | None = None,
-    integer=(),
+    integer: Iterable[str] = (),
 ) -> None:
     """After a parse failure: raise a TraceFormatError naming the first bad line and column.
 
@@ -419,7 +423,9 @@ def check_values(
             )
 
 
-def check_ranges(df, path: Path, ranges, first_line: int = 1) -> None:
+def check_ranges(
+    df: pd.DataFrame, path: Path, ranges: Mapping[str, tuple[int, int]], first_line: int = 1
+) -> None:
     """Columns of ``ranges`` (column -> (lowest, highest), the documented codes) hold values within them where
     present (NaN = an empty field, allowed): else a TraceFormatError naming file, line, column, value and range."""
     import numpy as np
@@ -437,7 +443,9 @@ def check_ranges(df, path: Path, ranges, first_line: int = 1) -> None:
             )
 
 
-def check_order(df, path: Path, start: str, end: str, first_line: int = 1, slack: int = 0) -> None:
+def check_order(
+    df: pd.DataFrame, path: Path, start: str, end: str, first_line: int = 1, slack: int = 0
+) -> None:
     """Rows end no earlier than they start, less ``slack`` seconds; an end of 0 (not ended within the trace's
     window) is not checked: else a TraceFormatError naming file, line and both columns."""
     import numpy as np

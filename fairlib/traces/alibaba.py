@@ -134,7 +134,13 @@ _NONNEGATIVE = ["cpu_num", "mem_size", "instance_num", "plan_cpu", "plan_mem", "
 _END_SLACK_S = 1
 
 
-def _read(path: Path, names, dtypes, what: str, order=None) -> pd.DataFrame:
+def _read(
+    path: Path,
+    names: list[str],
+    dtypes: dict[str, str],
+    what: str,
+    order: tuple[str, str] | None = None,
+) -> pd.DataFrame:
     """One Alibaba table, strictly; ``order``: its (start, end) columns, an end no earlier than its start (less
     :data:`_END_SLACK_S`; an end of 0 is not checked: the task had not ended within the window)."""
     import io

@@ -94,7 +94,7 @@ def bitbrains_dir(directory: os.PathLike[str] | str | None = None) -> Path:
     return trace_folder("bitbrains_gwa_t12", directory)
 
 
-def _as_path(path, name: str) -> Path:
+def _as_path(path: object, name: str) -> Path:
     """``path`` as a Path: a str or os.PathLike of text, else an error naming ``name`` and the value."""
     import os
 
@@ -355,7 +355,7 @@ def read_vms(
     return out
 
 
-def write_vm(path, frame: pd.DataFrame) -> Path:
+def write_vm(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:
     """Write ``frame`` (:data:`BITBRAINS_COLUMNS`) in exactly the GWA-T-12 format (header, ``";\\t"``
     separators, gzip when the name ends in ``.gz``): synthetic VMs and test fixtures are read back by
     :func:`read_vm` like the real files, every value as it was.

@@ -233,7 +233,7 @@ def _part_numbers(parts: object, table: str = "task_events") -> list[int]:
     return as_parts(parts, count=_TABLES[table][2], where=table)
 
 
-def _refuse_repeats(values, name: str, why: str) -> None:
+def _refuse_repeats(values: Iterable[object], name: str, why: str) -> None:
     """An error naming ``name`` and the first value given more than once."""
     seen = set()
     for value in values:
@@ -281,7 +281,9 @@ def _read_parts(
             yield df if columns is None else df[list(columns)]
 
 
-def _parse_part(data: bytes, path: Path, table: str, chunksize=None):
+def _parse_part(
+    data: bytes, path: Path, table: str, chunksize: int | None = None
+) -> Iterator[pd.DataFrame]:
     """The rows of one part's bytes, strictly (what :func:`_read_parts` reads and :func:`_write_part` checks)."""
     import io
 
@@ -333,7 +335,13 @@ def _parse_part(data: bytes, path: Path, table: str, chunksize=None):
         raise TraceFormatError(f"{path}: {exc}") from None
 
 
-def _write_part(path, frame: pd.DataFrame, table: str, *, float_format: str | None = None) -> Path:
+def _write_part(
+    path: str | os.PathLike[str],
+    frame: pd.DataFrame,
+    table: str,
+    *,
+    float_format: str | None = None,
+) -> Path:
     """Write ``frame`` (the columns of ``table`` in file order, whatever their names; an empty string or NaN is an
     empty field) as one part in the trace's format: headerless CSV, gzip with mtime 0. The text is parsed as the
     readers parse it before anything is written, so what they would refuse (an empty part, a field holding the

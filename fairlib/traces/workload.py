@@ -20,6 +20,7 @@ Builders:
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -67,7 +68,7 @@ def _check_resources(resources: object) -> tuple:
     return tuple(resources)
 
 
-def _check_codes(frame: pd.DataFrame, name: str, columns) -> None:
+def _check_codes(frame: pd.DataFrame, name: str, columns: Iterable[str]) -> None:
     """The schema's codes (event types, scheduling classes) within their documented ranges, as the readers check
     them, in a frame given here directly: else an error naming the column, the row and the value."""
     from .google import _RANGES

@@ -33,6 +33,7 @@ import warnings
 from typing import NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 from numpy.typing import ArrayLike
 import scipy.linalg
 from numba import prange
@@ -1368,25 +1369,26 @@ def maxmin_round_interior_point(
         users (bool, shape (n_users,)), and diagnostics ``iterations``, ``converged``, ``merit`` (largest scaled
         residual of the returned iterate), ``dual_share`` (u_n a_n).
     """
-    n_users, kk = demand.shape
-    n_pairs = len(pair_user)
     dem = np.ascontiguousarray(demand, dtype=np.float64)
+    cap: npt.NDArray[np.float64] = np.asarray(capacity, dtype=np.float64)
+    users: npt.NDArray[np.intp] = np.asarray(pair_user)
+    n_users, kk = dem.shape
+    n_pairs = len(users)
     with np.errstate(divide="ignore"):
-        inv_cap = np.ascontiguousarray(np.where(capacity > 0, 1.0 / capacity, 0.0))
+        inv_cap = np.ascontiguousarray(np.where(cap > 0, 1.0 / cap, 0.0))
     pair_server = np.ascontiguousarray(pair_server, dtype=np.int32)
-    user_start = np.searchsorted(pair_user, np.arange(n_users + 1)).astype(np.int64)
+    user_start = np.searchsorted(users, np.arange(n_users + 1)).astype(np.int64)
     # capacity rows (server, resource) some pair loads; vacuous rows are left out (they would be singular)
     if (
         dem > 0
     ).all():  # every user demands every resource (the common case): a row is loaded if its server has a pair
         loaded = np.repeat(
-            (np.bincount(pair_server, minlength=capacity.shape[0]) > 0)[:, None], kk, axis=1
+            (np.bincount(pair_server, minlength=cap.shape[0]) > 0)[:, None], kk, axis=1
         )
     else:
         loaded = np.stack(
             [
-                np.bincount(pair_server, weights=dem[pair_user, k] > 0, minlength=capacity.shape[0])
-                > 0
+                np.bincount(pair_server, weights=dem[users, k] > 0, minlength=cap.shape[0]) > 0
                 for k in range(kk)
             ],
             axis=1,
@@ -1402,7 +1404,7 @@ def maxmin_round_interior_point(
     active = np.isnan(level)
     # Users' rows in tasks: Σ_i x[n, i] - w_n = a_n t (active) or a_n level_n (frozen), a_n = 1/coef_n. The
     # level is measured in units of the median a_n so t is of the order of tasks per user.
-    a = 1.0 / coef
+    a = 1.0 / np.asarray(coef, dtype=np.float64)
     unit = float(np.median(a))
     a = a / unit
     a_act = np.where(active, a, 0.0)
@@ -1425,13 +1427,13 @@ def maxmin_round_interior_point(
     )
     x = np.full(n_pairs, 0.9 / max(load1.max(initial=0.0), 1e-300))
     s = np.maximum(1.0 - load1 * x[0] if n_pairs else np.ones(n_rows), 0.1)
-    totals = np.bincount(pair_user, weights=x, minlength=n_users)
+    totals = np.bincount(users, weights=x, minlength=n_users)
     t = 0.1 * float(np.min(totals[active] / a[active]))
     w = np.maximum(totals - a_act * t - floor, 0.1 * totals)
     u = np.full(n_users, 1.0 / a_act.sum())
     theta = 1.2 * float(u.max()) / max(float(col_sum.min()), 1e-300)
     y = np.full(n_rows, theta)
-    z = np.maximum(col_sum * theta - u[pair_user], 0.5 * col_sum * theta)
+    z = np.maximum(col_sum * theta - u[users], 0.5 * col_sum * theta)
     n_comp = n_pairs + n_rows + n_users
     # the normal matrix's product (users x rows² operations) and factorisation (rows³ / 3) on the numba loops' threads
     # when large enough to gain from them (see THREADED_BLAS_FLOPS); one BLAS thread otherwise

@@ -157,7 +157,8 @@ def psdsf_utilisation_bounds(
     sat_col = np.full((n_blocks, n_res), -1)
     sat_col[present[:, 0], present[:, 1]] = n_pairs + n_cap + np.arange(n_sat)
 
-    rows, cols, vals, lower, upper = [], [], [], [], []
+    rows, cols, vals, upper = [], [], [], []
+    lower: list[float] = []
 
     def add(r_cols, r_vals, lo, hi):
         rows.extend([len(lower)] * len(r_cols))

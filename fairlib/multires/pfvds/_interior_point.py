@@ -11,7 +11,7 @@ import numpy as np
 
 from .._engine.options import MethodOptions
 from .._engine.pfvds_interior import pfvds_interior_point
-from ..cluster import Cluster
+from ..cluster import Allocation, Cluster
 from ._best_response import _sweeps, nash_residual
 
 #: Problem 2 (time-shared servers) and per-user caps: both solved by this method
@@ -62,7 +62,7 @@ def _capped_equilibrium(cluster: Cluster, alphas, time_shared: bool, solve_uncap
     Definition 6's variational inequality over the capped set (an LP, independent of the solver)."""
     from .conditions import variational_gap
 
-    tried = []
+    tried: list[tuple[float, int, Allocation]] = []
     # the default start, then capped users started within their caps, then finer continuation steps (α > 1)
     for continuation, shrink in (
         ((2.0, 2.0), False),

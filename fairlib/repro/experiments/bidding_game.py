@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from itertools import combinations
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -1466,8 +1467,13 @@ def two_player_findings(
             [len(two_player_equilibria(a)) for a in (alpha0 - 1e-4, alpha0 + 1e-4)]
         ),
         "asymmetric_equilibria_less_efficient": _asymmetric_minus_symmetric(opposite),
-        "two_player_efficiency_limit_3_4": Measurement(min(e["efficiency"] for e in near_one)),
-        "two_player_uniformity_limit_1_2": Measurement(min(e["uniformity"] for e in near_one)),
+        # the equilibria's measures are floats (their dicts also hold the kind's label)
+        "two_player_efficiency_limit_3_4": Measurement(
+            min(cast(float, e["efficiency"]) for e in near_one)
+        ),
+        "two_player_uniformity_limit_1_2": Measurement(
+            min(cast(float, e["uniformity"]) for e in near_one)
+        ),
         "two_player_efficiency_at_least_3_4": Measurement(
             [float(min(opposite.efficiency.min(), equal.efficiency.min())), random_eff[0]],
             note=f"2×2 families: smallest {min(opposite.efficiency.min(), equal.efficiency.min()):.4f}; "
