@@ -213,8 +213,8 @@ def files_for(
                 )
             wanted = [first]
         else:
-            wanted = range(first, first + count) if parts is None else parts
-            wanted = as_parts(wanted, first=first, count=count, where=f"{name}/{table}")
+            given = range(first, first + count) if parts is None else parts
+            wanted = as_parts(given, first=first, count=count, where=f"{name}/{table}")
         for part in wanted:
             out.append(pattern.format(part=int(part)))
     return out

@@ -29,6 +29,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from .._validate import (
+    RngLike,
     as_path,
     as_flag,
     InvalidInputError,
@@ -608,7 +609,11 @@ MAX_ALIBABA_MACHINES, MAX_ALIBABA_TASKS = 100_000, 1_000_000
 
 
 def synthetic_alibaba(
-    dest=None, rng=None, *, n_machines: int = 4034, n_tasks: int = 20_000
+    dest: str | os.PathLike[str] | None = None,
+    rng: RngLike = None,
+    *,
+    n_machines: int = 4034,
+    n_tasks: int = 20_000,
 ) -> Path:
     """Write a synthetic Alibaba folder (``dest``, default ``data/traces/alibaba_clusterdata``) in the real formats:
     ``cluster-trace-v2018/machine_meta.csv.gz`` (``n_machines`` machines of 96 cores and memory 100, every one

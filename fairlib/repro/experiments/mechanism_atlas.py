@@ -43,7 +43,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ... import mechanisms as registry
-from ..._validate import InvalidInputError, RngLike, as_count, as_number, check_choice
+from ..._validate import InvalidInputError, as_count, as_number, check_choice
 from ...metrics import jain_index
 from ...multires.cluster import Cluster, keeps_servers, merge_identical_servers
 from ...multires.checks.server_properties import property_violations
@@ -169,7 +169,8 @@ class Cell:
     @property
     def cluster(self) -> Cluster:
         """The cell on its machines."""
-        return Cluster(self.capacity, self.demand, max_tasks=self.caps, eligible=self.eligible)
+        # Cluster takes None for "no caps" and "every pair" (its fields are typed by what it stores)
+        return Cluster(self.capacity, self.demand, max_tasks=self.caps, eligible=self.eligible)  # type: ignore[arg-type]
 
     @property
     def pooled_capacity(self) -> np.ndarray:
@@ -188,7 +189,7 @@ def google_cells(
     instants: Sequence[float],
     *,
     fraction: float = 1.0,
-    rng: RngLike = None,
+    rng: int | np.random.SeedSequence | None = None,
     source: str = "real",
 ) -> list[Cell]:
     """One :class:`Cell` per instant (seconds of trace time) of Google's cell: every machine up and every job with
@@ -236,7 +237,7 @@ def alibaba_cells(
     instants: Sequence[float],
     *,
     fraction: float = 1.0,
-    rng: RngLike = None,
+    rng: int | np.random.SeedSequence | None = None,
     source: str = "real",
 ) -> list[Cell]:
     """One :class:`Cell` per instant of the Alibaba cluster: the machines up (:func:`fairlib.traces.machines_up`)
@@ -260,14 +261,14 @@ def alibaba_cells(
     list of Cell
     """
     fraction = as_number(fraction, "fraction", maximum=1.0)
-    rng = np.random.default_rng(rng)
+    gen = np.random.default_rng(rng)
     out = []
     for at in instants:
         machines = machines_up(machine_meta, float(at))
         tasks = tasks_present(batch_task, float(at))
         if fraction < 1:
-            machines = machines[rng.random(len(machines)) < fraction]
-            tasks = tasks[rng.random(len(tasks)) < fraction]
+            machines = machines[gen.random(len(machines)) < fraction]
+            tasks = tasks[gen.random(len(tasks)) < fraction]
         if len(machines) == 0 or tasks.empty:
             raise InvalidInputError(
                 f"instants: at {at} s {len(machines)} machines are up and {len(tasks)} tasks present"
@@ -288,7 +289,11 @@ def alibaba_cells(
 
 
 def bitbrains_cells(
-    vms: pd.DataFrame, days: Sequence[float], rng: RngLike = None, *, reach: int = 1
+    vms: pd.DataFrame,
+    days: Sequence[float],
+    rng: int | np.random.SeedSequence | None = None,
+    *,
+    reach: int = 1,
 ) -> list[Cell]:
     """One :class:`Cell` per instant (``days`` after the excerpt's first sample) of §6.1's Bitbrains set-up: the
     250-server fleet over 3 locations, storage and network sized from ``vms``
@@ -351,7 +356,7 @@ def mechanism_runs() -> dict:
     return out
 
 
-def _label(run_name: str, mech) -> str:
+def _label(run_name: str, mech: registry.Mechanism) -> str:
     """The reader's name of a run: the mechanism's label, with a variant's options (α per server as a list)."""
     options = mech.variants.get(run_name)
     if not options:
@@ -510,7 +515,7 @@ def atlas_table(
     return out.sort_values(["at_s"], kind="stable").reset_index(drop=True)
 
 
-def _sub_cell(cell: Cell, n_users: int, rng) -> Cell:
+def _sub_cell(cell: Cell, n_users: int, rng: np.random.Generator) -> Cell:
     """``n_users`` random users of ``cell`` on a random share of its machines in the same proportion (at least two),
     uncapped: strategy-proofness is defined for users who take all they are given (a capped user's gain beyond its
     cap would count)."""
@@ -544,7 +549,7 @@ def strategyproofness_spot_checks(
     *,
     n_users: int = 5,
     n_checks: int = 2,
-    rng: RngLike = None,
+    rng: int | np.random.SeedSequence | None = None,
 ) -> pd.DataFrame:
     """Strategy-proofness by search (:func:`fairlib.properties.strategyproofness_violation`, 2 random misreports per
     user besides the scaled ones) of every run on ``n_checks`` small random sub-cells of the first cell: ``n_users``
@@ -572,11 +577,11 @@ def strategyproofness_spot_checks(
     n_users = as_count(n_users, "n_users", minimum=2, maximum=50)
     n_checks = as_count(n_checks, "n_checks", minimum=1, maximum=100)
     runs = mechanism_runs() if runs is None else runs
-    rng = np.random.default_rng(rng)
+    gen = np.random.default_rng(rng)
     cell = list(cells)[0]
     rows = []
     for k in range(n_checks):
-        sub = _sub_cell(cell, n_users, rng)
+        sub = _sub_cell(cell, n_users, gen)
         cluster = sub.cluster
         for run_name, (mech_name, run) in runs.items():
             mech = registry.get(mech_name)
@@ -813,6 +818,7 @@ def figure(tables: dict, labels: dict | None = None) -> Figure:
             fontsize=8,
         )
         ax.set_title(f"{trace.capitalize()} ({tables[trace].source.iloc[0]} data)", fontsize=9)
+    assert image is not None  # TRACES is never empty: every panel drew one
     fig.colorbar(
         image,
         ax=axes[:, 0].tolist(),
