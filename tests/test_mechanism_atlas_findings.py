@@ -111,6 +111,21 @@ def test_cells_on_the_fixtures_and_every_run_measured():
     assert (per.status == "ran").all() and per.instants.eq(1).all()
     values = atlas.normalised_measures(pd.DataFrame(atlas.cell_rows(bb)))
     assert values.min().min() >= 0 and values.max().max() <= 1
+    # bottleneck fairness says nothing on the atlas's cells (caps, or a machine without a bottleneck): not a measure
+    assert list(values.columns) == list(atlas.MEASURES) and "BF" not in values
+
+
+def test_batches_split_the_instants_and_concat_restores_one_table():
+    tables = _tables()
+    parts = [tables["google"][tables["google"].at_s == t] for t in (2.0, 1.0)]
+    whole = atlas.concat_tables(parts)
+    assert whole.at_s.is_monotonic_increasing and len(whole) == len(tables["google"])
+    assert [len(b) for b in atlas.batches(list("abcdefg"), 2)] == [2, 2, 2, 1]
+    assert atlas.batches(list("a")) == [["a"]]
+    with pytest.raises(InvalidInputError, match="size"):
+        atlas.batches(list("ab"), 0)
+    with pytest.raises(InvalidInputError, match="parts"):
+        atlas.concat_tables([])
 
 
 def test_strategyproofness_spot_checks_run_uncapped():

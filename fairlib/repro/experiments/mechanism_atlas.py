@@ -59,6 +59,9 @@ from .scheduler_semantics import cell_snapshots
 
 __all__ = [
     "SIZES",
+    "BATCH",
+    "batches",
+    "concat_tables",
     "TRACES",
     "MEASURES",
     "Cell",
@@ -97,7 +100,7 @@ SIZES = {
         "spot_checks": 1,
     },
     "full": {
-        "google": [3600.0, 25200.0],
+        "google": [3600.0 * h for h in range(1, 8)],
         "alibaba": [7200.0, 21600.0, 36000.0, 50400.0],
         "bitbrains": [3.0, 9.0, 15.0, 21.0, 27.0],
         "fraction": 1.0,
@@ -106,6 +109,10 @@ SIZES = {
         "spot_checks": 1,
     },
 }
+
+#: the instants one notebook cell runs (:func:`batches`): two, one per core, so that a cell of Google's whole cell
+#: stays within a few minutes
+BATCH = 2
 
 #: the largest problem (users × servers it solves: distinct machines, or 1 for a pool) the atlas gives each mechanism
 #: that has a cap here; a larger cell is a row saying so. PF-VDS's interior point on a whole Google cell (about 4,000
@@ -119,7 +126,9 @@ SERVED_TOL = 1e-6
 #: a property holds when its checker's relative violation is at most this (the checkers' solvers round)
 PROPERTY_TOL = 1e-6
 
-#: the measures of the summary figure: column -> (reader's name, higher is better)
+#: the measures of the summary figure: column -> (reader's name, higher is better). Bottleneck fairness is not one:
+#: its checker (Definition 4) says nothing with per-user caps (Google, Alibaba) or when some machine has no bottleneck
+#: resource (Bitbrains' fleet), so it is NaN on every cell of the atlas; the tables keep its column.
 MEASURES = {
     "util_mean": ("utilisation (mean)", True),
     "served_full": ("users served in full", True),
@@ -128,7 +137,6 @@ MEASURES = {
     "SI": ("sharing-incentive violation", False),
     "EF": ("envy violation", False),
     "PO": ("Pareto slack", False),
-    "BF": ("bottleneck-fairness gap", False),
     "seconds": ("run time", False),
 }
 
@@ -515,6 +523,46 @@ def atlas_table(
     return out.sort_values(["at_s"], kind="stable").reset_index(drop=True)
 
 
+def batches(cells: Sequence[Cell], size: int = BATCH) -> list[list[Cell]]:
+    """``cells`` in consecutive groups of ``size`` (the last may be shorter), one :func:`atlas_table` each: a
+    notebook runs a long trace's instants over several cells.
+
+    Parameters
+    ----------
+    cells : list of Cell
+        The cells of one trace, in order.
+    size : int
+        Cells per group, at least 1.
+
+    Returns
+    -------
+    list of list of Cell
+    """
+    cells = list(cells)
+    size = as_count(size, "size", minimum=1)
+    return [cells[i : i + size] for i in range(0, len(cells), size)]
+
+
+def concat_tables(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """The :func:`atlas_table` tables of one trace's :func:`batches` as one table, ordered by instant as
+    :func:`atlas_table` orders it.
+
+    Parameters
+    ----------
+    parts : list of pandas.DataFrame
+        :func:`atlas_table` of each batch, at least one.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    parts = list(parts)
+    if not parts or not all(isinstance(p, pd.DataFrame) for p in parts):
+        raise InvalidInputError("parts: expected a non-empty list of atlas_table tables")
+    out = pd.concat(parts, ignore_index=True)
+    return out.sort_values(["at_s"], kind="stable").reset_index(drop=True)
+
+
 def _sub_cell(cell: Cell, n_users: int, rng: np.random.Generator) -> Cell:
     """``n_users`` random users of ``cell`` on a random share of its machines in the same proportion (at least two),
     uncapped: strategy-proofness is defined for users who take all they are given (a capped user's gain beyond its
@@ -673,7 +721,7 @@ def normalised_measures(table: pd.DataFrame) -> pd.DataFrame:
     are (shares); a property's violation as 1 − violation, a violation within :data:`PROPERTY_TOL` counting as 0 and
     one above 1 (more than the user's own tasks, or envy of a user holding nothing) as 1; the smallest dominant share
     relative to the largest among the mechanisms; run time log-scaled from the fastest (1) to the slowest (0). NaN
-    where the measure says nothing (BF with caps, service without caps) or the mechanism did not run.
+    where the measure says nothing (service without caps) or the mechanism did not run.
 
     Parameters
     ----------
@@ -688,13 +736,14 @@ def normalised_measures(table: pd.DataFrame) -> pd.DataFrame:
     ran = table[table.status == "ran"].copy()
     if ran.empty:
         raise InvalidInputError("table: no mechanism ran")
-    for column in ("SI", "EF", "PO", "BF"):
+    properties = [c for c in ("SI", "EF", "PO", "BF") if c in MEASURES]
+    for column in properties:
         ran[column] = ran[column].where(~(ran[column] <= PROPERTY_TOL), 0.0).clip(upper=1.0)
     means = ran.groupby("mechanism", sort=False)[list(MEASURES)].mean()
     out = means[["util_mean", "served_full", "jain"]].astype(float).clip(0.0, 1.0)
     best_share = means.min_share.max()
     out["min_share"] = means.min_share / best_share if best_share > 0 else np.nan
-    for column in ("SI", "EF", "PO", "BF"):
+    for column in properties:
         out[column] = 1.0 - means[column].astype(float)
     t = np.log10(means.seconds.astype(float).clip(lower=1e-4))
     out["seconds"] = 1.0 - (t - t.min()) / (t.max() - t.min()) if t.max() > t.min() else 1.0
