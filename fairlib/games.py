@@ -246,7 +246,15 @@ def register_game(
     replace = as_flag(replace, "replace")
     if options is not None:
         as_instance(options, Mapping, "options")
+    if isinstance(capabilities, (str, bytes)) or not isinstance(capabilities, Iterable):
+        raise InvalidInputError(
+            f"capabilities = {_short(capabilities)}: expected an iterable of capability names (text)"
+        )
     caps = frozenset(capabilities)
+    if not all(isinstance(c, str) for c in caps):
+        raise InvalidInputError(
+            f"capabilities = {_short(capabilities)}: every capability is a name (text)"
+        )
     unknown = sorted(caps - CAPABILITIES)
     if unknown:
         raise InvalidInputError(

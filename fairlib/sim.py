@@ -528,10 +528,10 @@ class Jobs:
         InvalidInputError
             When ``keep`` is not a boolean mask of one entry per job, or keeps none.
         """
-        keep = np.asarray(keep)
+        given, keep = keep, np.asarray(keep)
         if keep.dtype != bool or keep.shape != (self.n_jobs,):
             raise InvalidInputError(
-                f"keep: expected a boolean mask of shape ({self.n_jobs},), "
+                f"keep = {_short(given)}: expected a boolean mask of shape ({self.n_jobs},), "
                 f"got {keep.dtype} {keep.shape}"
             )
         if not keep.any():

@@ -199,6 +199,30 @@ ACCEPTED = {
         "a file of garbage",
     ): "an output file: the call writes over it",
     (
+        "fairlib.market.best_response",
+        "budget",
+        "1e*",
+    ): "the best response is scale-free: its kernels run at the unit scale of the largest of y and the budget, so "
+    "any positive finite budget is answered (tests/test_market.py checks both ends of the float range)",
+    (
+        "fairlib.market.best_response_numpy",
+        "budget",
+        "1e*",
+    ): "the closed form of the best response holds at any positive budget (tests/test_market.py checks both ends "
+    "of the float range against the unit-scale kernels)",
+    (
+        "fairlib.market.best_response_finite",
+        "budget",
+        "1e*",
+    ): "the best response is scale-free: its kernels run at the unit scale of the largest of y and the budget, so "
+    "any positive finite budget is answered (tests/test_market.py checks both ends of the float range)",
+    (
+        "fairlib.traces.*",
+        "at_s",
+        "1e*",
+    ): "a trace time in seconds: any finite time >= 0 is one (before a machine's or task's first row it is absent, "
+    "after its last row it keeps its last status)",
+    (
         "fairlib.dynamic.maxmin_tight_example",
         "eps",
         "1e-300 (tiny)",
@@ -229,7 +253,7 @@ ACCEPTED = {
         "a NaN value",
     ): "a parameter's value is the sweep function's to judge; NaN has a canonical form, so a seed",
     (
-        "fairlib.repro.report.measured_values",
+        "fairlib.repro.ledger.measured_values",
         "measured",
         "an unknown key",
     ): "any claim id: it only reads the values; ClaimLog.measure_all checks ids against the registry",

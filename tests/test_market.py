@@ -418,3 +418,24 @@ def test_best_response_names_bad_input_without_a_floating_point_warning(w, y, bu
         warnings.simplefilter("error")
         with pytest.raises(InvalidInputError, match=re.escape(message)):
             market.best_response(w, y, budget)
+
+
+def test_the_best_response_is_answered_at_both_ends_of_the_float_range():
+    """A huge budget is spread in proportion to sqrt(w y) (the interior solution with y negligible); a tiny one goes
+    whole to the machine of the largest w / y; so in the NumPy reference; SLSQP refuses such budgets by name."""
+    import pytest
+
+    from fairlib._validate import InvalidInputError
+    from fairlib.market import best_response, best_response_numpy, best_response_slsqp
+
+    w, y = np.array([1.0, 2.0, 3.0]), np.array([1.0, 1.0, 2.0])
+    root = np.sqrt(w * y)
+    np.testing.assert_allclose(best_response(w, y, 1e300) / 1e300, root / root.sum(), rtol=1e-12)
+    np.testing.assert_array_equal(best_response(w, y, 1e-300) / 1e-300, [0.0, 1.0, 0.0])
+    np.testing.assert_allclose(
+        best_response_numpy(w, y, 1e300) / 1e300, root / root.sum(), rtol=1e-12
+    )
+    np.testing.assert_array_equal(best_response_numpy(w, y, 1e-300) / 1e-300, [0.0, 1.0, 0.0])
+    for budget in (1e300, 1e-300):
+        with pytest.raises(InvalidInputError, match="budget = "):
+            best_response_slsqp(w, y, budget)

@@ -115,7 +115,10 @@ def test_a_part_a_column_or_a_vm_given_twice_is_refused(tmp_path):
     """parts=[0, 0] read the part's rows twice, columns=["time", "time"] gave a frame with one column twice and
     vms=[1, 1] a VM's rows twice."""
     folder = _task_events(tmp_path, f"{ROW}\n".encode())
-    with pytest.raises(InvalidInputError, match=r"parts: 0 is not after 0 \(part numbers are increasing, each once\)"):
+    with pytest.raises(
+        InvalidInputError,
+        match=r"parts: 0 is not after 0 \(part numbers are increasing, each once\)",
+    ):
         read_task_events([0, 0], directory=folder)
     with pytest.raises(InvalidInputError, match=r"columns: 'time' is given more than once"):
         read_task_events([0], directory=folder, columns=["time", "time"])

@@ -10,9 +10,25 @@ import numpy.typing as npt
 from numpy.typing import ArrayLike
 from scipy.optimize import minimize
 
+from .._validate import InvalidInputError
 from .best_response import _check_inputs  # the same named errors as the library's best response
 
 __all__ = ["best_response_numpy", "best_response_slsqp"]
+
+
+#: SLSQP solves budgets within this factor of the largest bid ``y`` either way: beyond it its steps stall at the
+#: even split (best_response itself works at a unit scale and answers any positive budget)
+REFERENCE_SCALE = 1e6
+
+
+def _check_reference_scale(y: npt.NDArray[np.float64], budget: float) -> None:
+    """Refuse, naming ``budget``, a budget more than :data:`REFERENCE_SCALE` from the largest ``y`` either way."""
+    top = float(np.max(y))
+    if top > 0 and not top / REFERENCE_SCALE <= budget <= top * REFERENCE_SCALE:
+        raise InvalidInputError(
+            f"budget = {budget!r}: SLSQP solves budgets within a factor {REFERENCE_SCALE:g} of the "
+            f"largest y ({top:g}); fairlib.market.best_response answers any positive budget"
+        )
 
 
 def best_response_numpy(w: ArrayLike, y: ArrayLike, budget: float) -> npt.NDArray[np.float64]:
@@ -53,8 +69,14 @@ def best_response_numpy(w: ArrayLike, y: ArrayLike, budget: float) -> npt.NDArra
     s = np.sqrt(w[order] * y[order])
     cy, cs = np.cumsum(y[order]), np.cumsum(s)
     ok = np.flatnonzero(s * (budget + cy) / cs - y[order] > 0)
-    k = ok[-1] + 1
+    # the best machine always bids (a positive budget); a budget below y's last bits rounds every test to 0
+    k = ok[-1] + 1 if ok.size else 1
     x = np.zeros_like(w)
+    if (
+        k == 1
+    ):  # the closed form is the whole budget; computed, it loses a budget far below y to rounding
+        x[order[0]] = budget
+        return x
     x[order[:k]] = np.maximum(s[:k] * (budget + cy[k - 1]) / cs[k - 1] - y[order[:k]], 0.0)
     return x
 
@@ -81,9 +103,11 @@ def best_response_slsqp(w: ArrayLike, y: ArrayLike, budget: float) -> npt.NDArra
     Raises
     ------
     InvalidInputError
-        On invalid ``w``, ``y`` or ``budget`` (the errors of :func:`~fairlib.market.best_response`).
+        On invalid ``w``, ``y`` or ``budget`` (the errors of :func:`~fairlib.market.best_response`), or a
+        budget beyond :data:`REFERENCE_SCALE` of the largest ``y`` either way.
     """
     w, y, budget = _check_inputs(w, y, budget)
+    _check_reference_scale(y, budget)
     n = len(w)
 
     def neg(x):

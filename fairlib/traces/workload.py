@@ -265,10 +265,10 @@ class Workload:
         InvalidInputError
             When ``keep`` is not a boolean mask of one entry per user.
         """
-        keep = np.asarray(keep)
+        given, keep = keep, np.asarray(keep)
         if keep.dtype != bool or keep.shape != (self.n_users,):
             raise InvalidInputError(
-                f"keep: expected a boolean mask of shape ({self.n_users},), "
+                f"keep = {_short(given)}: expected a boolean mask of shape ({self.n_users},), "
                 f"got {keep.dtype} {keep.shape}"
             )
         return Workload(
