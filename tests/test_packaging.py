@@ -155,7 +155,7 @@ def test_warm_names_a_bad_step_or_job_count():
 
     with pytest.raises(ValueError, match="no warm-up step named 'drfx'"):
         warm(progress=False, only=["drfx"])
-    with pytest.raises(ValueError, match=r"jobs = 0: must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"jobs = 0: must be an integer from 1 to 64"):
         warm(progress=False, jobs=0, only=[])
 
 

@@ -426,8 +426,24 @@ def check_values(
 def check_ranges(
     df: pd.DataFrame, path: Path, ranges: Mapping[str, tuple[int, int]], first_line: int = 1
 ) -> None:
-    """Columns of ``ranges`` (column -> (lowest, highest), the documented codes) hold values within them where
-    present (NaN = an empty field, allowed): else a TraceFormatError naming file, line, column, value and range."""
+    """Columns of ``ranges`` hold values within them where present (NaN, an empty field, is allowed).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table as read.
+    path : pathlib.Path
+        Its file, for the message.
+    ranges : mapping of str to (int, int)
+        Column -> (lowest, highest): the documented codes.
+    first_line : int, default 1
+        The file's line number of the table's first row.
+
+    Raises
+    ------
+    TraceFormatError
+        Naming file, line, column, value and range, at the first value out of its range.
+    """
     import numpy as np
 
     for col, (low, high) in ranges.items():
@@ -447,7 +463,26 @@ def check_order(
     df: pd.DataFrame, path: Path, start: str, end: str, first_line: int = 1, slack: int = 0
 ) -> None:
     """Rows end no earlier than they start, less ``slack`` seconds; an end of 0 (not ended within the trace's
-    window) is not checked: else a TraceFormatError naming file, line and both columns."""
+    window) is not checked.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table as read.
+    path : pathlib.Path
+        Its file, for the message.
+    start, end : str
+        The start and end time columns, seconds.
+    first_line : int, default 1
+        The file's line number of the table's first row.
+    slack : int, default 0
+        Seconds an end may fall before its start (the trace's own rounding).
+
+    Raises
+    ------
+    TraceFormatError
+        Naming file, line and both columns, at the first row that ends before it starts.
+    """
     import numpy as np
 
     s_, e_ = df[start].to_numpy(np.float64), df[end].to_numpy(np.float64)
