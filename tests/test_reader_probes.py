@@ -135,7 +135,7 @@ def test_a_part_a_column_or_a_vm_given_twice_is_refused(tmp_path):
 
 
 def test_read_vm_names_a_bad_path_and_a_directory(tmp_path):
-    with pytest.raises(InvalidInputError, match=r"path = b'.*': expected a file path"):
+    with pytest.raises(InvalidInputError, match=r"path = b'.*: expected a file path"):
         read_vm(b"/tmp/1.csv")
     with pytest.raises(InvalidInputError, match=r"path = 3: expected a file path"):
         read_vm(3)
@@ -146,7 +146,7 @@ def test_read_vm_names_a_bad_path_and_a_directory(tmp_path):
 
 def test_write_vm_refuses_what_read_vm_would_and_names_a_bad_path(tmp_path):
     frame = read_vm(_vm_file(tmp_path, ";\t".join(BITBRAINS_HEADER) + "\n" + VM_ROW + "\n"))
-    with pytest.raises(InvalidInputError, match=r"path = b'.*': expected a file path"):
+    with pytest.raises(InvalidInputError, match=r"path = b'.*: expected a file path"):
         write_vm(bytes(tmp_path / "w.csv"), frame)
     (tmp_path / "d.csv").mkdir()
     with pytest.raises(InvalidInputError, match=r"path = '.*d\.csv': a directory, expected a file"):

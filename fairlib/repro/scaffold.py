@@ -1368,7 +1368,7 @@ from types import MappingProxyType
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import as_instance, as_number, result_type
+from .._validate import InvalidInputError, as_instance, as_number, result_type
 from .game import as_weight_matrix
 
 __all__ = ["{Model}", "{Model}Outcome", "{name}"]
@@ -1383,7 +1383,7 @@ class {Model}:
     weights : (n_users, n_machines) array_like
         ``weights[user, machine]``: finite, >= 0, every user valuing some machine.
     reserve : float
-        The bid ε >= 0 a dummy bidder places on every machine (0: none).
+        The bid ε a dummy bidder places on every machine: 0 (none) or from 1e-9 to 1e6.
 
     Examples
     --------
@@ -1400,7 +1400,11 @@ class {Model}:
         w = as_weight_matrix(weights).copy()
         w.flags.writeable = False
         object.__setattr__(self, "weights", w)
-        object.__setattr__(self, "reserve", as_number(reserve, "reserve", inclusive=True))
+        # the range the rule answers: 0 (no reserve) or a bid from 1e-9 to 1e6 of the users' unit budgets
+        reserve = as_number(reserve, "reserve", inclusive=True, maximum=1e6)
+        if 0 < reserve < 1e-9:
+            raise InvalidInputError(f"reserve = {reserve!r}: must be 0 or from 1e-9 to 1e6")
+        object.__setattr__(self, "reserve", reserve)
 
     @property
     def n_users(self) -> int:

@@ -77,6 +77,10 @@ def _text(value: object, decimals: int) -> str:
     if isinstance(value, (float, np.floating)):
         if math.isinf(value):
             return "∞" if value > 0 else "−∞"
+        if abs(value) >= 1e15:  # beyond what fixed digits let a reader take in (and a page's width)
+            from .prose import scientific
+
+            return scientific(float(value), 2)
         text = f"{float(value):,.{decimals}f}"
         if text.lstrip("-").strip("0,.") == "":  # a rounded zero has no sign
             text = text.lstrip("-")
