@@ -49,7 +49,9 @@ def test_jobs_subset_keeps_whole_jobs_with_their_segments():
     np.testing.assert_array_equal(sub.segment_cap, [0.5, 0.25, 0.75])
     np.testing.assert_array_equal(sub.shape, [[1, 0.5], [0.5, 1], [1, 0.25]])
     np.testing.assert_array_equal(sub.total_work, [600, 300])
-    with pytest.raises(InvalidInputError, match="keep = .*: expected a boolean mask of shape \\(3,\\)"):
+    with pytest.raises(
+        InvalidInputError, match="keep = .*: expected a boolean mask of shape \\(3,\\)"
+    ):
         jobs.subset(np.array([1, 0, 1]))
     with pytest.raises(InvalidInputError, match="keep: selects no job"):
         jobs.subset(np.zeros(3, bool))
