@@ -77,7 +77,9 @@ def _text(value: object, decimals: int) -> str:
     if isinstance(value, (float, np.floating)):
         if math.isinf(value):
             return "∞" if value > 0 else "−∞"
-        if abs(float(value)) >= 1e15:  # beyond what fixed digits let a reader take in (and a page's width)
+        if (
+            abs(float(value)) >= 1e15
+        ):  # beyond what fixed digits let a reader take in (and a page's width)
             from .prose import scientific
 
             return scientific(float(value), 2)
