@@ -1400,7 +1400,7 @@ class {Model}:
         w = as_weight_matrix(weights).copy()
         w.flags.writeable = False
         object.__setattr__(self, "weights", w)
-        # the range the rule answers: 0 (no reserve) or a bid from 1e-9 to 1e6 of the users' unit budgets
+        # the range the rule answers: 0 (none) or a bid from 1e-9 to 1e6 (users bid one unit each)
         reserve = as_number(reserve, "reserve", inclusive=True, maximum=1e6)
         if 0 < reserve < 1e-9:
             raise InvalidInputError(f"reserve = {reserve!r}: must be 0 or from 1e-9 to 1e6")
