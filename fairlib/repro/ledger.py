@@ -13,6 +13,7 @@ words itself for the ledger (:meth:`Rule.text`). A new rule is one :class:`Rule`
 from __future__ import annotations
 
 import hashlib
+from abc import ABC, abstractmethod
 import json
 import math
 import numbers
@@ -116,7 +117,7 @@ def _numbers(ours) -> list | None:
 
 
 @dataclass(frozen=True)
-class Rule:
+class Rule(ABC):
     """How a declared claim is decided: one kind of rule, declared by its fields in a claims registry.
 
     Each kind is a subclass registered in :data:`RULES` under every registry field it reads (:attr:`keys`). It
@@ -145,6 +146,7 @@ class Rule:
     takes_sd: ClassVar[bool] = False
 
     @classmethod
+    @abstractmethod
     def parse(cls, entry: dict, where: str) -> Rule:
         """The rule of a registry entry, its fields checked one by one.
 
@@ -160,8 +162,8 @@ class Rule:
         Rule
             The rule, ready to decide measurements.
         """
-        raise NotImplementedError
 
+    @abstractmethod
     def holds(self, ours, runs: int | None = None, spread: float | None = None) -> bool:
         """Whether a measurement meets the rule (a NaN never does).
 
@@ -179,7 +181,6 @@ class Rule:
         bool
             True where the rule holds; a measurement of the wrong shape for the rule is a ValueError.
         """
-        raise NotImplementedError
 
     def undecided(self, ours) -> bool:
         """Whether the data cannot decide the claim (status **inconclusive**): none, but for a declared margin.
@@ -215,6 +216,7 @@ class Rule:
         """
         return None
 
+    @abstractmethod
     def text(self, runs: int | None = None, sd: float | None = None) -> str:
         """The rule in words, as the ledger prints it.
 
@@ -230,7 +232,6 @@ class Rule:
         str
             The rule's words.
         """
-        raise NotImplementedError
 
     def _values(self, ours) -> list:
         """``ours`` as a list of numbers, or an error naming the claim and the rule."""
