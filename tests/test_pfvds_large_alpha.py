@@ -20,6 +20,7 @@ from fairlib.multires.pfvds._best_response import (
     _coordinate_prices,
     _dual_newton_response,
     _log_price_response,
+    ResponseLimits,
 )
 
 
@@ -71,7 +72,9 @@ def test_log_price_newton_from_scratch_meets_the_conditions(problem):
     lam = np.zeros(len(cap))
     with compiled():
         _coordinate_prices(cap, d, x_o, a, gamma, alpha, lam, 20)
-        x, _, gap = _log_price_response(cap, d, x_o, a, gamma, alpha, lam, 1e-12, 200)
+        x, _, gap = _log_price_response(
+            cap, d, x_o, a, gamma, alpha, lam, ResponseLimits(1e-12, 200)
+        )
     assert gap <= 1e-10
     assert_best_response(x, lam, cap, d, x_o, a, gamma, alpha)
 
@@ -90,10 +93,26 @@ def test_best_response_does_not_depend_on_the_warm_start(problem, warm, unpriced
     start = np.where(np.array(unpriced[:m]), 0.0, 10.0 ** np.array(warm[:m]))
     with compiled():
         x0, _, gap0 = _best_response(
-            cap, d, x_o, a, gamma, weight, alpha, lam0 := np.zeros(m), 1e-13, 200
+            cap,
+            d,
+            x_o,
+            a,
+            gamma,
+            weight,
+            alpha,
+            lam0 := np.zeros(m),
+            ResponseLimits(1e-13, 200),
         )
         x1, _, gap1 = _best_response(
-            cap, d, x_o, a, gamma, weight, alpha, lam1 := start.copy(), 1e-13, 200
+            cap,
+            d,
+            x_o,
+            a,
+            gamma,
+            weight,
+            alpha,
+            lam1 := start.copy(),
+            ResponseLimits(1e-13, 200),
         )
     assert gap0 <= 1e-10 and gap1 <= 1e-10
     assert_best_response(x0, lam0, cap, d, x_o, a, gamma, alpha)
@@ -117,7 +136,9 @@ def test_log_price_newton_against_slsqp(alpha):
         lam = np.zeros(m)
         with compiled():
             _coordinate_prices(cap, d, x_o, a, gamma, alpha, lam, 20)
-            x, _, gap = _log_price_response(cap, d, x_o, a, gamma, alpha, lam, 1e-12, 200)
+            x, _, gap = _log_price_response(
+                cap, d, x_o, a, gamma, alpha, lam, ResponseLimits(1e-12, 200)
+            )
 
         def neg(v):
             s = (x_o + v) / a
@@ -179,8 +200,8 @@ def test_dual_newton_stalls_where_log_prices_do_not():
     )
     warm = np.array([5.07993305e41, 0.0, 8.08767132])
     with compiled():
-        _, _, stalled = _dual_newton_response(*args, warm.copy(), 1e-13, 200)
-        _, _, solved = _best_response(*args, warm.copy(), 1e-13, 200)
+        _, _, stalled = _dual_newton_response(*args, warm.copy(), ResponseLimits(1e-13, 200))
+        _, _, solved = _best_response(*args, warm.copy(), ResponseLimits(1e-13, 200))
     assert stalled > 1e-3 and solved <= 1e-10
 
 

@@ -40,15 +40,15 @@ def test_steered_best_response_is_the_compiled_one_bit_for_bit(alpha):
                 np.zeros(cap.size),
             )
             want = PFVDS._best_response(
-                cap, d, x_o, a, gamma, weight, alpha, lam_kernel, 1e-12, 200
+                cap, d, x_o, a, gamma, weight, alpha, lam_kernel, PFVDS.ResponseLimits(1e-12, 200)
             )
             got = PFVDS._BEST_RESPONSE_STEERED(
-                cap, d, x_o, a, gamma, weight, alpha, lam_steered, 1e-12, 200
+                cap, d, x_o, a, gamma, weight, alpha, lam_steered, PFVDS.ResponseLimits(1e-12, 200)
             )
             assert want[0].tobytes() == got[0].tobytes() and want[1:] == got[1:], seed
             assert lam_kernel.tobytes() == lam_steered.tobytes(), seed
             first = PFVDS._dual_newton_response(
-                cap, d, x_o, a, gamma, weight, alpha, lam_first, 1e-12, 200
+                cap, d, x_o, a, gamma, weight, alpha, lam_first, PFVDS.ResponseLimits(1e-12, 200)
             )
             fallbacks += first[2] > max(1e-12, PFVDS._STALLED)
     assert fallbacks > 0

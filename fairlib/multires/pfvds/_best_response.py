@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextvars
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -31,6 +32,43 @@ from ..._validate import (
 from .._engine import pair_kernels
 from .._engine.options import MethodOptions, option_name
 from ..cluster import Cluster, per_server_alpha
+
+
+class ResponseLimits(NamedTuple):
+    """When one server's best response (:func:`_best_response` and the solvers it tries) stops:
+    built by the Python wrapper, passed to the kernels as one argument (numba compiles it as a
+    tuple).
+
+    Parameters
+    ----------
+    tol : float
+        Relative KKT tolerance.
+    max_iter : int
+        Iteration cap of each solver tried.
+    """
+
+    tol: float
+    max_iter: int
+
+
+class SweepLimits(NamedTuple):
+    """When the Gauss-Seidel sweeps (:func:`_gauss_seidel`) stop, and their best responses' limits:
+    built by the Python wrapper from :class:`BestResponseOptions`, passed to the kernels as one
+    argument.
+
+    Parameters
+    ----------
+    max_sweeps : int
+        Sweep cap.
+    tol : float
+        The stopping rule: the largest change of an x[n, i] relative to the largest total.
+    inner : ResponseLimits
+        Each server's best response's limits.
+    """
+
+    max_sweeps: int
+    tol: float
+    inner: ResponseLimits
 
 
 @njit(cache=True, nogil=True)
@@ -625,7 +663,7 @@ def _log_price_finish(theta, active, lam):
 
 
 @njit(cache=True, nogil=True)
-def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, tol, max_iter):
+def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, limits):
     """Server best response by Newton on the log prices θ_r = log λ_r of an active set of resources, damped on the
     KKT violation. The marginal utilities are ŝ^-α: at α = 64 prices span hundreds of orders of magnitude and the
     dual value's changes fall below its rounding, so the dual-value line search of :func:`_best_response` stalls;
@@ -654,10 +692,8 @@ def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, tol, max_iter):
         The server's α (> 0, finite).
     lam : (R,) ndarray
         Prices of the server's resources (warm start, updated in place where said).
-    tol : float
-        Relative KKT tolerance.
-    max_iter : int
-        Iteration cap.
+    limits : ResponseLimits
+        When it stops.
 
     Returns
     -------
@@ -688,8 +724,8 @@ def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, tol, max_iter):
             return x, 0, np.inf  # a user demanding nothing here: not a problem this solver takes
     gap = _log_price_gap(cap, d, x, active)
     it = 0
-    for it in range(1, max_iter + 1):
-        if gap <= tol:
+    for it in range(1, limits.max_iter + 1):
+        if gap <= limits.tol:
             break
         used = _usage(d, x)
         top = -np.inf
@@ -899,7 +935,7 @@ def _coordinate_prices(cap, d, x_o, a, gamma, alpha, lam, rounds):
 
 
 @njit(cache=True, nogil=True)
-def _best_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_iter):
+def _best_response(cap, d, x_o, a, gamma, weight, alpha, lam, limits):
     """Server best response; ``lam`` (R,) is the warm start and is updated in place. Returns (x, iterations,
     relative KKT gap). Projected Newton on the dual (:func:`_dual_newton_response`) from the warm start; where it
     stalls (very large α), Newton in log prices (:func:`_log_price_response`) from where it stopped, then both from
@@ -924,10 +960,8 @@ def _best_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_iter):
         The server's α (> 0, finite).
     lam : (R,) ndarray
         Prices of the server's resources (warm start, updated in place where said).
-    tol : float
-        Relative KKT tolerance.
-    max_iter : int
-        Iteration cap.
+    limits : ResponseLimits
+        When it stops.
 
     Returns
     -------
@@ -942,21 +976,21 @@ def _best_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_iter):
     for r in range(m):  # a warm start left by an earlier failure
         if not (np.isfinite(lam[r]) and lam[r] >= 0.0):
             lam[r] = 0.0
-    x, it, gap = _dual_newton_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_iter)
+    x, it, gap = _dual_newton_response(cap, d, x_o, a, gamma, weight, alpha, lam, limits)
     stalled = lam.copy()
     for attempt in range(4):
-        if gap <= max(tol, _STALLED):
+        if gap <= max(limits.tol, _STALLED):
             break
         trial = stalled.copy() if attempt == 0 else np.zeros(m)
         if attempt == 1:
             x_try, it_try, gap_try = _dual_newton_response(
-                cap, d, x_o, a, gamma, weight, alpha, trial, tol, max_iter
+                cap, d, x_o, a, gamma, weight, alpha, trial, limits
             )
         else:
             if attempt == 3:  # the right priced resources first, globally, then Newton in logs
                 _coordinate_prices(cap, d, x_o, a, gamma, alpha, trial, 20)
             x_try, it_try, gap_try = _log_price_response(
-                cap, d, x_o, a, gamma, alpha, trial, tol, max_iter
+                cap, d, x_o, a, gamma, alpha, trial, limits
             )
         it += it_try
         if gap_try < gap:
@@ -966,7 +1000,7 @@ def _best_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_iter):
 
 
 @njit(cache=True, nogil=True)
-def _dual_newton_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_iter):
+def _dual_newton_response(cap, d, x_o, a, gamma, weight, alpha, lam, limits):
     """Server best response by projected Newton on the dual, backtracking on the dual value; ``lam`` (R,) is the
     warm start and is updated in place. Returns (x, iterations, relative KKT gap).
 
@@ -988,10 +1022,8 @@ def _dual_newton_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_it
         The server's α (> 0, finite).
     lam : (R,) ndarray
         Prices of the server's resources (warm start, updated in place where said).
-    tol : float
-        Relative KKT tolerance.
-    max_iter : int
-        Iteration cap.
+    limits : ResponseLimits
+        When it stops.
 
     Returns
     -------
@@ -1020,11 +1052,11 @@ def _dual_newton_response(cap, d, x_o, a, gamma, weight, alpha, lam, tol, max_it
         value = _dual_value(lam, cap, d, x_o, a, gamma, weight, alpha, x, p)
     gap = np.inf
     it = 0
-    for it in range(1, max_iter + 1):
+    for it in range(1, limits.max_iter + 1):
         used, hess = _usage_and_hessian(d, x, x_o, p, alpha)
         grad = cap - used
         gap = _kkt_gap(cap, grad, lam)
-        if gap <= tol:
+        if gap <= limits.tol:
             break
         step = _price_step(cap, grad, hess, lam)
         accepted, v = _line_search(
@@ -1060,7 +1092,7 @@ _BEST_RESPONSE_STEERED = steered(_best_response, "_dual_newton_response", "_log_
 
 
 @njit(cache=True, nogil=True)
-def _sweep_once(cap, d3, gamma, weight, usable, alphas, x, totals, lams, inner_tol, inner_iter):
+def _sweep_once(cap, d3, gamma, weight, usable, alphas, x, totals, lams, inner):
     """One Gauss-Seidel sweep over the servers (each server's users answer the others' totals, eq. (12) [INF]);
     updates ``x``, ``totals`` and the prices ``lams`` in place; returns (largest change of an x[n, i], largest
     total).
@@ -1085,10 +1117,8 @@ def _sweep_once(cap, d3, gamma, weight, usable, alphas, x, totals, lams, inner_t
         Each user's total tasks over the servers (updated in place).
     lams : (K, C) ndarray
         Prices per server and constraint (warm starts, updated in place).
-    inner_tol : float
-        The best responses' relative KKT tolerance.
-    inner_iter : int
-        The best responses' iteration cap.
+    inner : ResponseLimits
+        The best responses' limits.
 
     Returns
     -------
@@ -1117,9 +1147,7 @@ def _sweep_once(cap, d3, gamma, weight, usable, alphas, x, totals, lams, inner_t
             g[t] = gamma[n, i]
             w[t] = weight[n]
             a[t] = weight[n] * gamma[n, i]
-        col, _, _ = _best_response(
-            cap[i], d, x_o, a, g, w, alphas[i], lams[i], inner_tol, inner_iter
-        )
+        col, _, _ = _best_response(cap[i], d, x_o, a, g, w, alphas[i], lams[i], inner)
         for t in range(k):
             n = users[t]
             change = max(change, abs(col[t] - x[n, i]))
@@ -1175,9 +1203,7 @@ def _into_capacity(d3, cap, usable, y):
 
 
 @njit(cache=True, nogil=True)
-def _extrapolate(
-    cap, d3, gamma, weight, usable, alphas, x, move, change, lams, inner_tol, inner_iter
-):
+def _extrapolate(cap, d3, gamma, weight, usable, alphas, x, move, change, lams, inner):
     """Jump along the sweeps' common direction ``move``: the longest of x + 2^j move (j = 1, 2, ..., made
     feasible) from which one sweep moves no more than the last sweep did (``change``); ``x`` is replaced by it.
     Returns whether a jump was taken and the trial sweeps it cost.
@@ -1204,10 +1230,8 @@ def _extrapolate(
         The last sweep's largest relative change.
     lams : (K, C) ndarray
         Prices per server and constraint (warm starts, updated in place).
-    inner_tol : float
-        The best responses' relative KKT tolerance.
-    inner_iter : int
-        The best responses' iteration cap.
+    inner : ResponseLimits
+        The best responses' limits.
 
     Returns
     -------
@@ -1236,8 +1260,7 @@ def _extrapolate(
             trial,
             trial_totals,
             trial_lams,
-            inner_tol,
-            inner_iter,
+            inner,
         )
         trials += 1
         if trial_change > change:
@@ -1251,12 +1274,10 @@ def _extrapolate(
 
 
 @njit(cache=True, nogil=True)
-def _gauss_seidel(
-    cap, d3, gamma, weight, usable, alphas, x, lams, max_sweeps, tol, inner_tol, inner_iter
-):
-    """Gauss-Seidel best-response sweeps over the servers until no x[n, i] changes by more than ``tol`` relative
-    to the largest total; updates ``x`` and the prices ``lams`` in place and returns (sweeps, last relative
-    change, jumps, trial sweeps).
+def _gauss_seidel(cap, d3, gamma, weight, usable, alphas, x, lams, limits):
+    """Gauss-Seidel best-response sweeps over the servers until no x[n, i] changes by more than
+    ``limits.tol`` relative to the largest total; updates ``x`` and the prices ``lams`` in place and
+    returns (sweeps, last relative change, jumps, trial sweeps).
 
     At large α the sweeps can creep towards the equilibrium by an almost constant step for thousands of sweeps
     (α = 64: a change of ~4e-4 per sweep for ~6,000 sweeps). After :data:`_EXTRAPOLATE_AFTER` plain sweeps, once
@@ -1282,14 +1303,8 @@ def _gauss_seidel(
         Tasks per (user, server): the start, updated in place.
     lams : (K, C) ndarray
         Prices per server and constraint (warm starts, updated in place).
-    max_sweeps : int
-        Sweep cap.
-    tol : float
-        The stopping rule: the largest change of an x[n, i] relative to the largest total.
-    inner_tol : float
-        The best responses' relative KKT tolerance.
-    inner_iter : int
-        The best responses' iteration cap.
+    limits : SweepLimits
+        When the sweeps and their best responses stop.
 
     Returns
     -------
@@ -1310,12 +1325,12 @@ def _gauss_seidel(
     trials = 0
     change = np.inf
     sweeps = 0
-    for sweeps in range(1, max_sweeps + 1):
+    for sweeps in range(1, limits.max_sweeps + 1):
         previous[:] = x
         change, scale = _sweep_once(
-            cap, d3, gamma, weight, usable, alphas, x, totals, lams, inner_tol, inner_iter
+            cap, d3, gamma, weight, usable, alphas, x, totals, lams, limits.inner
         )
-        if change <= tol * scale:
+        if change <= limits.tol * scale:
             break
         move = x - previous
         if sweeps > _EXTRAPOLATE_AFTER:
@@ -1327,7 +1342,7 @@ def _gauss_seidel(
         if straight >= _STRAIGHT_SWEEPS:
             straight = 0
             jumped, cost = _extrapolate(
-                cap, d3, gamma, weight, usable, alphas, x, move, change, lams, inner_tol, inner_iter
+                cap, d3, gamma, weight, usable, alphas, x, move, change, lams, limits.inner
             )
             trials += cost
             if jumped:
@@ -1350,10 +1365,7 @@ def _sweeps(cluster: Cluster, alphas, start, time_shared: bool, max_sweeps: int,
         alphas,
         x,
         lams,
-        int(max_sweeps),
-        float(tol),
-        1e-13,
-        200,
+        SweepLimits(int(max_sweeps), float(tol), ResponseLimits(1e-13, 200)),
     )
     return x, {
         "sweeps": int(sweeps),
@@ -1424,8 +1436,7 @@ def _best_response_column(cluster, x, totals, server, alpha, d3, cap, tol=1e-12,
         cluster.weight[users],
         float(alpha),
         lam,
-        tol,
-        max_iter,
+        ResponseLimits(float(tol), int(max_iter)),
     )
     col[users] = got
     return col
