@@ -8,8 +8,9 @@ on 2 cores; reloading every kernel after editing a driver within 1.2x of reloadi
 2. **Edits**: in that clone, ``python -m fairlib.repro.warm --jobs 2`` again with nothing edited (every kernel loads
    from the cache), after appending a comment to an experiment driver (``fairlib/repro/experiments/dynamic_drf.py``: no
    kernel module's key changes, nothing recompiles) and after appending one to a kernel module
-   (``fairlib/multires/psdsf.py``: its kernels and those of the modules importing it recompile, no other). Each a
-   fresh process; the medians of ``--repeat`` runs (default 3) for the first two.
+   (``fairlib/multires/psdsf/_fixed_point.py``: its kernels and those of the modules importing it
+   recompile, no other). Each a fresh process; the medians of ``--repeat`` runs (default 3) for the
+   first two.
 """
 
 from __future__ import annotations
@@ -73,12 +74,12 @@ def main(argv: list[str]) -> list[Row]:
         unchanged = statistics.median(_timed(warm, clone) for _ in range(repeat))
         _append(clone / "fairlib" / "repro" / "experiments" / "dynamic_drf.py")
         driver = statistics.median(_timed(warm, clone) for _ in range(repeat))
-        _append(clone / "fairlib" / "multires" / "psdsf.py")
+        _append(clone / "fairlib" / "multires" / "psdsf" / "_fixed_point.py")
         kernel = _timed(warm, clone)
     ratio = driver / unchanged
     print(
         f"every kernel reloaded: {unchanged:.1f} s with nothing edited, {driver:.1f} s after editing a driver "
-        f"({ratio:.2f}x), {kernel:.1f} s after editing multires/psdsf.py",
+        f"({ratio:.2f}x), {kernel:.1f} s after editing multires/psdsf/_fixed_point.py",
         flush=True,
     )
     return [
@@ -99,7 +100,7 @@ def main(argv: list[str]) -> list[Row]:
             f"<= {EDIT_RATIO_TARGET}",
         ),
         Row(
-            "every kernel reloaded after editing a kernel module (multires/psdsf.py)",
+            "every kernel reloaded after editing a kernel module (multires/psdsf/_fixed_point.py)",
             fmt_seconds(kernel),
             "its kernels and its importers' recompile, the others load",
             kernel,

@@ -110,7 +110,7 @@ def kernel_keys(texts: dict[Path, bytes] | None = None) -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        Module path relative to the package (``"multires/psdsf.py"``) -> 16 hexadecimal digits.
+        Module path relative to the package (``"multires/edrf.py"``) -> 16 hexadecimal digits.
     """
     here = Path(__file__).parent
     texts = texts or _read_sources()

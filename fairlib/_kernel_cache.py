@@ -28,7 +28,7 @@ def _numba_cache_dir() -> str:
 
 
 def module_key(py_file: str) -> str | None:
-    """``"<module>-<key>"`` for a fairlib source file (``multires.psdsf-3f4ded701c6b9130``), None for any other file.
+    """``"<module>-<key>"`` for a fairlib source file (``multires.edrf-3f4ded701c6b9130``), None for any other file.
 
     A kernel module fairlib's import did not see (written since) is keyed from the sources as they are now.
 

@@ -851,7 +851,7 @@ EXAMPLES = {
     "fairlib.repro.catalog.source_path": lambda: ((fairlib.repro.catalog.get("li2019"),), {}),
     "fairlib.repro.catalog.paper_tests": lambda: ((fairlib.repro.catalog.get("li2019"),), {}),
     "fairlib.repro.catalog.library_modules": lambda: ((fairlib.repro.catalog.get("li2019"),), {}),
-    "fairlib.repro.catalog.importing_tests": lambda: ((["fairlib/multires/psdsf.py"],), {}),
+    "fairlib.repro.catalog.importing_tests": lambda: ((["fairlib/multires/edrf.py"],), {}),
     "fairlib.repro.catalog.changed_modules": lambda: ((), {}),
     "fairlib.mechanisms.register": lambda: (
         ("probe_mechanism", fairlib.multires.drfh),

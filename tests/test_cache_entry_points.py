@@ -257,8 +257,8 @@ def test_editing_a_driver_keeps_the_kernel_cache_and_editing_a_kernel_module_rec
     assert not (tree / "build").exists()  # importing fairlib writes nothing into the checkout
     for edited, moves, stays in [
         (
-            "multires/psdsf.py",
-            {"multires/psdsf.py"},
+            "multires/psdsf/_fixed_point.py",
+            {"multires/psdsf/_fixed_point.py"},
             {"market/best_response.py", "dynamic/drf.py", "multires/edrf.py", "_jit.py"},
         ),
         (
@@ -266,7 +266,7 @@ def test_editing_a_driver_keeps_the_kernel_cache_and_editing_a_kernel_module_rec
             {"multires/pfvds/_best_response.py", "multires/best_fit.py", "multires/edrf.py"},
             {"market/best_response.py", "dynamic/drf.py", "multires/_engine/filling.py", "_jit.py"},
         ),
-        ("_validate.py", {"multires/psdsf.py", "multires/edrf.py"}, {"_jit.py"}),
+        ("_validate.py", {"multires/psdsf/_fixed_point.py", "multires/edrf.py"}, {"_jit.py"}),
     ]:
         with open(tree / "fairlib" / edited, "a", encoding="utf-8") as f:
             f.write("\n# an edit\n")

@@ -40,7 +40,8 @@ def test_numba_cache_keyed_on_sources():
         "fairlib._kernel_cache.KernelModuleLocator,"
     )
     assert (
-        fairlib.KERNEL_KEYS == fairlib.kernel_keys() and "multires/psdsf.py" in fairlib.KERNEL_KEYS
+        fairlib.KERNEL_KEYS == fairlib.kernel_keys()
+        and "multires/psdsf/_fixed_point.py" in fairlib.KERNEL_KEYS
     )
 
 
@@ -270,18 +271,18 @@ def test_stale_cache_folders_are_those_no_current_source_can_use(tmp_path):
     import fairlib
     from fairlib._kernel_cache import stale_folders
 
-    current = f"multires.psdsf-{fairlib.KERNEL_KEYS['multires/psdsf.py']}"
+    current = f"multires.psdsf._fixed_point-{fairlib.KERNEL_KEYS['multires/psdsf/_fixed_point.py']}"
     names = [
         current,
-        "multires.psdsf-0123456789abcdef",
+        "multires.psdsf._fixed_point-0123456789abcdef",
         "0123456789abcdef",
         "other.module-0123456789abcdef",
-        "multires.psdsf-notakey",
+        "multires.psdsf._fixed_point-notakey",
     ]
     for name in names:
         (tmp_path / name).mkdir()
     assert [p.name for p in stale_folders(tmp_path)] == [
         "0123456789abcdef",
-        "multires.psdsf-0123456789abcdef",
+        "multires.psdsf._fixed_point-0123456789abcdef",
     ]
     assert stale_folders(tmp_path / "absent") == []

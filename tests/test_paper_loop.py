@@ -80,12 +80,14 @@ def test_every_test_that_reads_what_a_paper_adds_is_in_the_loop_or_says_why_not(
 
 def test_the_loop_runs_a_papers_tests_the_checks_and_the_tests_of_what_it_changes(monkeypatch):
     nb = catalog.get("li2019")
-    monkeypatch.setattr(catalog, "changed_modules", lambda root=None: ["fairlib/multires/psdsf.py"])
+    monkeypatch.setattr(
+        catalog, "changed_modules", lambda root=None: ["fairlib/multires/psdsf/__init__.py"]
+    )
     files = catalog.paper_tests(nb)
     assert files[: len(nb.tests)] == list(nb.tests)
     assert set(catalog.PAPER_CHECKS) <= set(files)
     assert "tests/test_psdsf_range.py" in files  # a changed module's own tests
-    assert "fairlib/multires/psdsf.py" in catalog.library_modules(nb)
+    assert "fairlib/multires/psdsf/__init__.py" in catalog.library_modules(nb)
     assert len(files) == len(set(files))
 
 

@@ -1,8 +1,6 @@
 """PS-DSF's fixed point with Aitken jumps against the plain Gauss-Seidel iteration (its slow reference): the same
 allocation, to well within the plain iteration's own stopping error, in fewer sweeps where it converges slowly."""
 
-import importlib
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -11,18 +9,17 @@ from hypothesis import strategies as st
 from fairlib.multires import Cluster
 from fairlib.repro.experiments.heterogeneous_servers import with_random_caps
 from fairlib.multires.cluster import random_cluster
-from fairlib.multires.psdsf import psdsf_violation
-
-psdsf_module = importlib.import_module("fairlib.multires.psdsf")
+from fairlib.multires import psdsf
+from fairlib.multires.psdsf import _fixed_point, psdsf_violation
 
 
 def _both(cluster, time_shared=False):
     start = np.zeros((cluster.n_users, cluster.n_servers))
-    plain = psdsf_module._fixed_point(
-        cluster, time_shared, 50_000, 1e-12, start, {}, accelerate=False
+    plain = _fixed_point.solve(
+        cluster, time_shared, _fixed_point.FixedPointLimits(50_000, 1e-12, False), start, {}
     )
-    fast = psdsf_module._fixed_point(
-        cluster, time_shared, 50_000, 1e-12, start, {}, accelerate=True
+    fast = _fixed_point.solve(
+        cluster, time_shared, _fixed_point.FixedPointLimits(50_000, 1e-12, True), start, {}
     )
     return plain, fast
 
@@ -74,5 +71,5 @@ def test_a_slowly_converging_instance_jumps_and_needs_fewer_sweeps():
 
 @pytest.mark.parametrize("time_shared", [False, True])
 def test_the_public_function_reports_its_jumps(time_shared):
-    out = psdsf_module.psdsf(_slow_cluster(), method="fixed_point", time_shared=time_shared)
+    out = psdsf(_slow_cluster(), method="fixed_point", time_shared=time_shared)
     assert out.diagnostics["converged"] and out.diagnostics["jumps"] >= 0

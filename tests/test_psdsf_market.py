@@ -2,8 +2,6 @@
 allocation is unique (one server, time-shared servers, a bottleneck everywhere) it is compared with the
 independent references (progressive-filling DRF, PF-VDS(1)'s interior point, the fixed point)."""
 
-import importlib
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -14,12 +12,8 @@ from fairlib.repro.experiments.heterogeneous_servers import random_bottleneck_cl
 from fairlib.multires import Cluster, edrf, pfvds, psdsf
 from fairlib.multires._engine.psdsf_market import psdsf_market
 from fairlib.multires.cluster import random_cluster
-from fairlib.multires.psdsf import psdsf_violation
+from fairlib.multires.psdsf import _market, psdsf_violation
 from tests.test_heterogeneous import clusters
-
-psdsf_module = importlib.import_module(
-    "fairlib.multires.psdsf"
-)  # the package re-exports the function
 
 
 def single_level(cluster):
@@ -156,7 +150,7 @@ def test_method_choice_and_validation(monkeypatch):
     c = random_cluster(3, 12, 3, 3)
     tasks, diag = psdsf_market(c, max_newton=1)
     assert not diag["converged"]
-    monkeypatch.setattr(psdsf_module, "psdsf_market", lambda cluster, time_shared: (tasks, diag))
+    monkeypatch.setattr(_market, "psdsf_market", lambda cluster, time_shared: (tasks, diag))
     res = psdsf(c)
     assert (
         res.diagnostics["method"] == "market+fixed_point"

@@ -498,7 +498,7 @@ def importing_tests(modules: list[str], root: Path | None = None) -> list[str]:
 
     Examples
     --------
-    >>> "tests/test_psdsf_range.py" in importing_tests(["fairlib/multires/psdsf.py"])
+    >>> "tests/test_psdsf_range.py" in importing_tests(["fairlib/multires/psdsf/__init__.py"])
     True
     """
     import ast

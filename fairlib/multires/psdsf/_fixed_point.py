@@ -1,43 +1,48 @@
-"""PS-DSF: per-server weighted max-min on virtual dominant shares (Khamse-Ashari et al. §2.3, Definition 4).
+"""PS-DSF by per-server progressive filling on the weighted VDS, iterated over servers to a fixed
+point (Gauss-Seidel): ``psdsf(..., method="fixed_point")``, and the market's hand-over where the
+market does not apply.
 
-An allocation is PS-DSF when it is feasible and no x[n, i] can be increased without decreasing some
-x[m, i] on the same server with ŝ[m, i] <= ŝ[n, i] (ŝ = weighted VDS, :mod:`.cluster`).
-
-The ICC'17 algorithm that computes it was not recovered (reconstructions §5.7, [NR]). Two constructions of ours
-([DRV]). **Default**: the limit of a smoothed market on per-server prices, solved by Newton's method
-(:mod:`.psdsf_market`; ~20 Newton steps, Definition 4 to ~1e-9). It describes servers with one VDS level
-(every usable user loads the constraint that fills the server: always so when all users of a server load the
-same constraints). **Where that fails, and as the cross-check: per-server progressive filling on the
-weighted VDS, iterated over servers to a fixed point (Gauss-Seidel)**. For server i, with the other servers'
-totals x_{n,-i} fixed, raise a level L; usable user n gets x[n, i](L) = max(0, φ_n γ[n, i] L - x_{n,-i}), so
-its weighted VDS is max(L, x_{n,-i}/(φ_n γ[n, i])). At the first L where a resource saturates, every
-still-active user demanding it is frozen; the rest continue. A fixed point satisfies Definition 4 at every
-server (checked by :func:`psdsf_violation`). Convergence of the outer loop is not proven: it is capped and
-the residual reported (it cycles on ~1% of small random instances).
-
-Definition 4 does not determine the allocation uniquely: on random clusters the two constructions return
-different Definition 4 allocations on ~10-15% of instances (totals up to a few percent apart, neither
-always dominating). The market's is one principled selection (the limit of a unique smoothed equilibrium);
-which one PF-VDS(α) tends to as α → ∞ is not established.
-
-Time-shared (non-divisible) servers, Problem 2 / Theorem 5: each server's only constraint is
-Σ_n x[n, i] / γ[n, i] <= 1; :func:`psdsf` with ``time_shared=True`` fills that constraint instead.
+For server i, with the other servers' totals x_{n,-i} fixed, raise a level L; usable user n gets
+x[n, i](L) = max(0, φ_n γ[n, i] L - x_{n,-i}), so its weighted VDS is
+max(L, x_{n,-i}/(φ_n γ[n, i])). At the first L where a resource saturates, every still-active user
+demanding it is frozen; the rest continue. A fixed point satisfies Definition 4 at every server (checked by
+:func:`.conditions.psdsf_violation`). Convergence of the outer loop is not proven: it is capped and
+the residual reported (it cycles on ~1% of small random instances). The front door is
+:func:`fairlib.multires.psdsf.psdsf`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
-from .._jit import interpreted_when_small, njit
-from .._validate import as_flag, InvalidInputError, as_instance, check_choice
-from ._engine.options import MethodOptions
-from ._engine.psdsf_market import psdsf_market
-from .cluster import Allocation, Cluster
+from ..._jit import njit
+from ..._validate import InvalidInputError
+from .._engine.options import MethodOptions
+from ..cluster import Allocation, Cluster
+from .conditions import psdsf_violation
 
-__all__ = ["psdsf", "psdsf_violation"]
+
+class FixedPointLimits(NamedTuple):
+    """When the fixed point's sweeps (:func:`_psdsf_kernel`) stop, and whether they extrapolate:
+    built by the Python wrapper from :class:`FixedPointOptions` (:func:`limits_of`), passed to the
+    kernel as one argument (numba compiles it as a tuple).
+
+    Parameters
+    ----------
+    max_sweeps : int
+        Sweep cap.
+    tol : float
+        The stopping rule: a sweep's largest change relative to the largest total.
+    accelerate : bool
+        Whether to extrapolate linear convergence and drift (:func:`_psdsf_kernel`).
+    """
+
+    max_sweeps: int
+    tol: float
+    accelerate: bool
 
 
 @njit(cache=True)
@@ -305,11 +310,11 @@ def _step_along(x, totals, step, factor):
 
 
 @njit(cache=True)
-def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start, max_tasks, accelerate):
+def _psdsf_kernel(d3, cap, coef, usable, start, max_tasks, limits):
     """Gauss-Seidel over servers from ``start``; returns (tasks[n, i], sweeps, last change, jumps).
 
-    The iteration has two slow regimes, and ``accelerate`` skips both where it sees them (three sweeps whose
-    changes point the same way and shrink by the same ratio ρ):
+    The iteration has two slow regimes, and ``limits.accelerate`` skips both where it sees them
+    (three sweeps whose changes point the same way and shrink by the same ratio ρ):
 
     - linear convergence (ρ < 0.995): the remaining geometric series is added in one step (Aitken's Δ²,
       x + Δ·ρ/(1 - ρ)), and the sweeps go on from there;
@@ -335,16 +340,12 @@ def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start, max_tasks, acce
         φ_n γ[n, i]: user n's rise per unit of weighted VDS on server i.
     usable : (N, K) bool ndarray
         Which (user, server) pairs may hold tasks.
-    max_sweeps : int
-        Sweep cap.
-    tol : float
-        The stopping rule: a sweep's largest change relative to the largest total.
     start : (N, K) ndarray
         The starting allocation.
     max_tasks : (N,) ndarray
         Each user's cap on its total tasks (inf: none).
-    accelerate : bool
-        Whether to extrapolate linear convergence and drift (above).
+    limits : FixedPointLimits
+        When the sweeps stop, and whether they extrapolate.
 
     Returns
     -------
@@ -357,6 +358,9 @@ def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start, max_tasks, acce
     jumps : int
         Extrapolations kept.
     """
+    max_sweeps = limits.max_sweeps
+    tol = limits.tol
+    accelerate = limits.accelerate
     n_users, n_servers, m = d3.shape
     x = start.copy()
     totals = x.sum(axis=1)
@@ -506,125 +510,79 @@ class FixedPointOptions(MethodOptions):
         self._tolerance("tol")
 
 
-@dataclass(frozen=True)
-class MarketOptions(FixedPointOptions):
-    """``psdsf``'s ``options`` with ``method="market"``: those of the fixed point it hands over to (where its
-    allocation leaves a usable user without a full constraint, it did not converge, or the cluster has caps).
+OPTIONS = FixedPointOptions
+
+
+def limits_of(options: FixedPointOptions, accelerate: bool = True) -> FixedPointLimits:
+    """The kernel's limits from the method's options (the market's hand-over uses those of the fixed
+    point).
 
     Parameters
     ----------
-    max_sweeps : int >= 1
-        The fixed point's sweeps.
-    tol : float in [1e-15, 0.1]
-        The fixed point's stopping rule.
+    options : FixedPointOptions
+        The options (``max_sweeps``, ``tol``).
+    accelerate : bool
+        Whether the sweeps extrapolate linear convergence and drift.
+
+    Returns
+    -------
+    FixedPointLimits
+        The bundle :func:`_psdsf_kernel` takes.
     """
+    return FixedPointLimits(int(options.max_sweeps), float(options.tol), bool(accelerate))
 
 
-#: each method's option type
-METHOD_OPTIONS = {"market": MarketOptions, "fixed_point": FixedPointOptions}
-
-
-@interpreted_when_small(bounded=lambda *args, method="market", **_: method == "market")
-def psdsf(
-    cluster: Cluster,
-    *,
-    time_shared: bool = False,
-    method: str = "market",
-    options: Mapping | None = None,
-) -> Allocation:
-    """PS-DSF allocation (Definition 4).
+def run(cluster: Cluster, time_shared: bool, options: FixedPointOptions) -> Allocation:
+    """``method="fixed_point"``: the sweeps from no tasks.
 
     Parameters
     ----------
     cluster : Cluster
-        The instance (weights, placement constraints and per-user caps honoured).
+        The instance.
     time_shared : bool
-        Problem 2 (non-divisible servers, Theorem 5): server i's only constraint is Σ_n x[n, i] / γ[n, i] <= 1
-        instead of its per-resource capacities.
-    method : {"market", "fixed_point"}
-        ``"market"`` (default): Newton on the smoothed per-server price equations
-        (:mod:`fairlib.multires._engine.psdsf_market`); where its allocation leaves a usable user without a full
-        constraint on some server (several VDS levels there, possible only when users of a server load different
-        constraints) or it did not converge, or the cluster has per-user caps (``max_tasks``), the fixed point computes
-        the allocation instead and ``diagnostics["handover"]`` says why. ``"fixed_point"``: per-server progressive
-        filling iterated to a fixed point (Gauss-Seidel).
-    options : mapping, optional
-        The method's own options, checked against ``METHOD_OPTIONS[method]`` (an option the method does not take is
-        refused); for both methods those of the fixed point (the market hands over to it): ``max_sweeps`` (default
-        50,000) and ``tol`` (default 1e-12). The Gauss-Seidel loop stops when no x[n, i] moved by more than ``tol``
-        times the largest total in a sweep, or after ``max_sweeps`` sweeps. The iteration does not cycle on the
-        instances we have seen, but it can drift for a long time before it settles (up to ~9,000 sweeps over 3,000
-        random 5-user clusters, divisible and time-shared), hence the large default; a sweep on a small cluster costs
-        microseconds.
+        Problem 2: each server's one constraint Σ_n x[n, i]/γ[n, i] <= 1.
+    options : FixedPointOptions
+        The method's options.
 
     Returns
     -------
     Allocation
-        Tasks per (user, server), with diagnostics ``method``, ``converged``, and ``sweeps``/``last_change`` (fixed
-        point) or ``newton_iterations``, ``evaluations``, ``stages``, ``retries``, ``mu``, ``residual`` (market).
-
-    References
-    ----------
-    Khamse-Ashari, Lambadaris, Kesidis, Urgaonkar, Zhao, "An Efficient and Fair Multi-Resource
-    Allocation Mechanism for Heterogeneous Servers", IEEE TPDS 2018, §2.3, Definition 4.
-
-    Examples
-    --------
-    One server reduces to DRF: demands (1, 4) and (3, 1) on (9, 18) give 3 and 2 tasks.
-
-    >>> psdsf(Cluster([[9, 18]], [[1, 4], [3, 1]])).tasks.round(9).ravel().tolist()
-    [3.0, 2.0]
+        The allocation (:func:`solve`).
     """
-    time_shared = as_flag(time_shared, "time_shared")
-    as_instance(cluster, Cluster, "cluster")
-    if not isinstance(cluster, Cluster):
-        raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
-    check_choice(method, tuple(METHOD_OPTIONS), "method")
-    opts = METHOD_OPTIONS[method].of(options, method)
-    max_sweeps, tol = opts.max_sweeps, opts.tol
-    name = "psdsf_time_shared" if time_shared else "psdsf"
-    if method != "fixed_point" and cluster.capped:  # the market has no caps: the fixed point has
-        return _fixed_point(
-            cluster,
-            time_shared,
-            int(max_sweeps),
-            float(tol),
-            np.zeros((cluster.n_users, cluster.n_servers)),
-            {"method": "market+fixed_point", "handover": "per-user caps"},
-        )
-    if method != "fixed_point":
-        tasks, diag = psdsf_market(cluster, time_shared=time_shared)
-        if diag["converged"] and not _free_pairs(cluster, tasks, time_shared):
-            return Allocation.from_diagnostics(cluster, tasks, name, {"method": "market", **diag})
-        reason = "not converged" if not diag["converged"] else "several VDS levels on a server"
-        return _fixed_point(
-            cluster,
-            time_shared,
-            int(max_sweeps),
-            float(tol),
-            np.zeros((cluster.n_users, cluster.n_servers)),
-            {"method": "market+fixed_point", "market": diag, "handover": reason},
-        )
-    return _fixed_point(
+    return solve(
         cluster,
         time_shared,
-        int(max_sweeps),
-        float(tol),
+        limits_of(options),
         np.zeros((cluster.n_users, cluster.n_servers)),
         {"method": "fixed_point"},
     )
 
 
-def _free_pairs(cluster, tasks, time_shared):
-    """Whether some usable user loads no full constraint of some server: the server has several VDS levels
-    (its users do not all load the constraint that fills it), which the market does not describe."""
-    full = (cluster.load(tasks, time_shared) >= 1 - 1e-9).astype(float)  # [server, k]
-    needs = np.ones((cluster.n_users, 1)) if time_shared else (cluster.demand > 0).astype(float)
-    return bool((cluster.eligible & (needs @ full.T == 0)).any())
+def solve(
+    cluster: Cluster, time_shared: bool, limits: FixedPointLimits, start, diagnostics: dict
+) -> Allocation:
+    """PS-DSF by the fixed-point sweeps of its per-server max-min, from ``start``.
 
+    Parameters
+    ----------
+    cluster : Cluster
+        The instance.
+    time_shared : bool
+        Problem 2: each server's one constraint Σ_n x[n, i]/γ[n, i] <= 1.
+    limits : FixedPointLimits
+        When the sweeps stop, and whether they extrapolate.
+    start : (N, K) array_like
+        The starting allocation.
+    diagnostics : dict
+        What the caller adds to the allocation's diagnostics (``method``, ``handover``).
 
-def _fixed_point(cluster, time_shared, max_sweeps, tol, start, diagnostics, accelerate=True):
-    """PS-DSF by the fixed-point sweeps of its per-server max-min, from ``start``; returns tasks per pair."""
+    Returns
+    -------
+    Allocation
+        Tasks per (user, server), with diagnostics ``sweeps``, ``jumps``, ``last_change``,
+        ``converged`` and ``message``.
+    """
+    max_sweeps, tol = limits.max_sweeps, limits.tol
     coef = np.ascontiguousarray(cluster.weight[:, None] * cluster.gamma)
     usable = np.ascontiguousarray(cluster.eligible)
     d3, cap = cluster.server_constraints(time_shared)
@@ -633,11 +591,9 @@ def _fixed_point(cluster, time_shared, max_sweeps, tol, start, diagnostics, acce
         cap,
         coef,
         usable,
-        max_sweeps,
-        tol,
         np.ascontiguousarray(start),
         np.ascontiguousarray(cluster.max_tasks),
-        bool(accelerate),
+        limits,
     )
     converged = bool(sweeps < max_sweeps or change <= tol * max(x.sum(1).max(), 1e-300))
     message = (
@@ -682,75 +638,3 @@ def _not_converged_reason(cluster, x, time_shared, sweeps, change, handover):
     if cluster.capped:
         return f"{why}; the market does not honour per-user caps, so no other method applies"
     return f"{why}; method='market' (the default) computes PS-DSF without this iteration"
-
-
-def psdsf_violation(
-    cluster: Cluster, tasks, *, time_shared: bool = False, tol: float = 1e-7
-) -> dict:
-    """How far ``tasks`` is from Definition 4.
-
-    For each server i and usable user n below its cap (``max_tasks``; a user at its cap wants no more): if no
-    resource n needs is saturated on i, x[n, i] could grow for free (``free_pairs``). Otherwise Definition 4
-    fails when, for every saturated resource r that n
-    needs, some other user m with x[m, i] > 0 and d[m, r] > 0 has a larger weighted VDS: n could grow
-    by taking r from users above it. ``gap`` is the largest such min_r max_m (ŝ_m / ŝ_n - 1).
-
-    Returns {"free_pairs", "violating_pairs", "gap", "holds"}.
-
-    Parameters
-    ----------
-    cluster : Cluster
-        The instance.
-    tasks : (N, K) array_like
-        Tasks per (user, server).
-    time_shared : bool
-        Problem 2: each server's one constraint Σ_n x[n, i]/γ[n, i] <= 1.
-    tol : float
-        The gap at or below which Definition 4 holds.
-
-    Returns
-    -------
-    dict
-        ``{"free_pairs", "violating_pairs", "gap", "holds"}``.
-    """
-    time_shared = as_flag(time_shared, "time_shared")
-    as_instance(cluster, Cluster, "cluster")
-    x = cluster._tasks(tasks)
-    if not cluster.feasible(x, tol=tol):
-        raise InvalidInputError(
-            "tasks: infeasible for this cluster (capacity, eligibility or sign)"
-        )
-    vds = cluster.vds(x.sum(axis=1))
-    d3, caps = cluster.server_constraints(time_shared)
-    scale = max(float(x.sum(axis=1).max()), 1e-300)
-    free = violating = 0
-    gap = 0.0
-    for i in range(cluster.n_servers):
-        users = np.flatnonzero(cluster.eligible[:, i])
-        demand, cap = d3[users, i], caps[i]
-        used = x[users, i] @ demand
-        sat = used >= cap * (1 - tol) - tol * 1e-3
-        holders = x[users, i] > tol * scale
-        for a, n in enumerate(users):
-            if x[n].sum() >= cluster.max_tasks[n] * (1 - tol):
-                continue
-            need = demand[a] > 0
-            if not (need & sat).any():
-                free += 1
-                continue
-            best = np.inf
-            for r in np.flatnonzero(need & sat):
-                above = holders & (demand[:, r] > 0) & (vds[users, i] > vds[n, i] * (1 + tol))
-                above[a] = False
-                best = min(
-                    best, (vds[users[above], i] / vds[n, i] - 1).max() if above.any() else -np.inf
-                )
-            if best > 0:
-                violating += 1
-                gap = max(gap, float(best))
-    return {
-        "free_pairs": free,
-        "violating_pairs": violating,
-        "gap": gap,
-        "holds": free == 0 and violating == 0,
-    }
