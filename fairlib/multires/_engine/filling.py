@@ -5,6 +5,8 @@ amounts under guarantees, and the checks of a ``start`` allocation they all take
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..._jit import njit
@@ -13,6 +15,26 @@ from ..cluster import Cluster, monopoly_tasks
 
 #: a task fits when consumed + demand <= capacity * (1 + FIT_RTOL): absorbs float round-off only
 FIT_RTOL = 1e-12
+
+
+class FillRule(NamedTuple):
+    """How :func:`_fill` compares shares, meets a blocked user and records its order: built by
+    :func:`_progressive_filling`, passed to the kernel as one argument (numba compiles it as a
+    tuple).
+
+    Parameters
+    ----------
+    accumulate : bool
+        Whether floating-point shares are running sums ``s += step``.
+    skip_blocked : bool
+        True: drop a blocked user and go on; False: stop at the first blocked user.
+    record : bool
+        Whether to write the allocation order into the kernel's ``order``.
+    """
+
+    accumulate: bool
+    skip_blocked: bool
+    record: bool
 
 
 # The heap of progressive filling: entry e is row e of ``heap`` (int64: exact share numerator, denominator, secondary
@@ -378,11 +400,8 @@ def _progressive_filling(
         step,
         share_num,
         share_den,
-        accumulate,
         secondary,
         caps,
-        skip_blocked,
-        record,
         order,
         start,
         reserved,
@@ -392,6 +411,7 @@ def _progressive_filling(
         keys,
         sec0,
         _start_order(keys, sec0),
+        FillRule(bool(accumulate), bool(skip_blocked), bool(record)),
     )
 
 
@@ -484,11 +504,8 @@ def _fill(
     step,
     share_num,
     share_den,
-    accumulate,
     secondary,
     caps,
-    skip_blocked,
-    record,
     order,
     start,
     reserved,
@@ -498,6 +515,7 @@ def _fill(
     keys,
     sec0,
     perm,
+    rule,
 ):
     """The heap-based filling of :func:`_progressive_filling` from the users in starting order ``perm`` (shares
     ``keys``, secondary keys ``sec0``).
@@ -514,18 +532,12 @@ def _fill(
         Exact share numerators per task, shape (n_users,), or (0,) for floating-point shares.
     share_den : int64[:]
         Exact share denominators, shape (n_users,), or (0,).
-    accumulate : bool
-        Whether floating-point shares are running sums ``s += step``.
     secondary : int64[:]
         Secondary keys (tie order), shape (n_users,).
     caps : int64[:]
         Per-user task caps, shape (n_users,).
-    skip_blocked : bool
-        True: drop a blocked user and go on; False: stop at the first blocked user.
-    record : bool
-        Whether to write the allocation order into ``order``.
     order : int64[:]
-        Output buffer for the allocation order (read when ``record``).
+        Output buffer for the allocation order (read when ``rule.record``).
     start : int64[:]
         Tasks each user holds at the start, shape (n_users,).
     reserved : float64[:, :]
@@ -542,7 +554,12 @@ def _fill(
         Each user's starting secondary key, shape (n_users,).
     perm : int64[:]
         Users in starting heap order, shape (n_users,).
+    rule : FillRule
+        How shares are compared, a blocked user is met and the order recorded.
     """
+    accumulate = rule.accumulate
+    skip_blocked = rule.skip_blocked
+    record = rule.record
     n, m = demands.shape
     exact = share_den.shape[0] > 0
     reserving = reserved.shape[0] > 0

@@ -53,6 +53,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -735,6 +736,23 @@ def _newly_blocked(
     return count
 
 
+class HierarchyRule(NamedTuple):
+    """Which share :func:`_hierarchical_filling` compares nodes on and whether it records the order:
+    built by :func:`hierarchical_drf`, passed to the kernel as one argument (numba compiles it as a
+    tuple).
+
+    Parameters
+    ----------
+    naive : bool
+        The naive rule (True) or H-DRF (False).
+    record : bool
+        Whether to write the allocation order into the kernel's ``order``.
+    """
+
+    naive: bool
+    record: bool
+
+
 @njit(cache=True)
 def _hierarchical_filling(
     demands,
@@ -749,8 +767,7 @@ def _hierarchical_filling(
     leaf,
     caps,
     start,
-    naive,
-    record,
+    rule,
     order,
     reserved,
 ):
@@ -790,15 +807,15 @@ def _hierarchical_filling(
         Per-user task caps, shape (n_users,).
     start : int64[:]
         Tasks each user holds at the start, shape (n_users,).
-    naive : bool
-        The naive rule (True) or H-DRF (False).
-    record : bool
-        Whether to write the allocation order into ``order``.
+    rule : HierarchyRule
+        The share nodes are compared on, and whether the order is recorded.
     order : int64[:]
         Output buffer for the allocation order.
     reserved : float64[:, :]
         Reservations, shape (n_users, n_resources), or (0, m) for none.
     """
+    naive = rule.naive
+    record = rule.record
     n, m = demands.shape
     n_nodes = parent.shape[0]
     tasks = start.copy()
@@ -1243,8 +1260,7 @@ def hierarchical_drf(
             tree.leaf,
             phase_caps,
             tasks,
-            variant == "naive",
-            record_order,
+            HierarchyRule(variant == "naive", bool(record_order)),
             order,
             reserved,
         )
