@@ -21,7 +21,7 @@ LONG = 10
 #: the most positional parameters any kernel of fairlib.multires takes (maxmin_interior._newton_solve's)
 MAX_POSITIONAL = 27
 #: how many kernels of fairlib.multires take LONG positional parameters or more
-MAX_LONG_KERNELS = 40
+MAX_LONG_KERNELS = 37
 
 
 def _kernels() -> list[tuple[int, str]]:
