@@ -276,6 +276,38 @@ def test_publish_renders_the_findings_from_the_ledger_the_run_wrote(tmp_path, mo
         executed.findings_choice("display(1)")
 
 
+def test_publish_renders_the_running_note_and_keeps_the_cells_other_outputs(tmp_path, monkeypatch):
+    """The running note is rendered again with the run's own time; what else the cell displayed (a notebook's
+    "Data." line after the note) stays, in its place."""
+    out = nbformat.v4.new_output
+    nb = _notebook(tmp_path, [])
+    src = nbformat.read(nb.source, as_version=4)
+    note = nbformat.v4.new_code_cell(
+        'show_running_note(KEY, MODE)\nshow_found("reads x", lead="Data.")'
+    )
+    src.cells.insert(1, note)
+    nbformat.write(src, nb.source)
+    done = nbformat.read(str(tmp_path / "done.ipynb"), as_version=4)
+    ran = note.copy()
+    ran.outputs = [
+        out(
+            "display_data",
+            data={"text/markdown": "**This run: quick mode** — stale", "text/plain": "x"},
+        ),
+        out("display_data", data={"text/markdown": "**Data.** reads x", "text/plain": "y"}),
+    ]
+    done.cells.insert(1, ran)
+    done.metadata["papermill"]["duration"] = 300.0
+    nbformat.write(done, str(tmp_path / "done.ipynb"))
+    monkeypatch.setenv("FAIRLIB_OUTPUT_DIR", str(tmp_path))
+    doc = nbformat.read(
+        str(executed.publish_executed(nb, tmp_path / "done.ipynb", tmp_path / "executed")), 4
+    )
+    shown = [o.data["text/markdown"] for o in doc.cells[1].outputs]
+    assert len(shown) == 2 and shown[1] == "**Data.** reads x"
+    assert shown[0].startswith("**This copy ran in full mode**") and "about 5 min" in shown[0]
+
+
 def _source_cells(nb):
     return [
         c for c in json.loads((ROOT / nb.source).read_text())["cells"] if c["cell_type"] == "code"
