@@ -373,3 +373,21 @@ def test_a_published_copy_lists_every_claim_and_reruns_in_quick_mode(nb):
     assert injected and all(
         line.startswith("#") or not line.strip() for c in injected for line in c.source.splitlines()
     )
+
+
+def test_findings_before_the_run_that_measures_a_newly_declared_claim(monkeypatch, capsys):
+    """A claim declared (or renamed) since the last ledger was written is not refused as a typo: the Findings wait
+    for the next run; an id the registry does not declare still is."""
+    from fairlib.repro import prose
+
+    ledger = [
+        {"claim_id": "a", "kind": "paper", "source": "§1", "statement": "claim a", "status": "held"}
+    ]
+    monkeypatch.setattr(prose, "_ledger", lambda key, mode: ledger)
+    monkeypatch.setattr(prose, "registry_headlines", lambda key: {"a": "A {ours}", "b": "B {ours}"})
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda obj: shown.append(obj.data))
+    prose.show_findings("demo", "full", ["a", "b"])
+    assert "predates `b`" in shown[-1] and "after the next run" in shown[-1]
+    with pytest.raises(Exception, match="not a claim of the ledger"):
+        prose.show_findings("demo", "full", ["a", "typo"])
