@@ -276,6 +276,38 @@ def test_publish_renders_the_findings_from_the_ledger_the_run_wrote(tmp_path, mo
         executed.findings_choice("display(1)")
 
 
+def test_publish_renders_the_running_note_and_keeps_the_cells_other_outputs(tmp_path, monkeypatch):
+    """The running note is rendered again with the run's own time; what else the cell displayed (a notebook's
+    "Data." line after the note) stays, in its place."""
+    out = nbformat.v4.new_output
+    nb = _notebook(tmp_path, [])
+    src = nbformat.read(nb.source, as_version=4)
+    note = nbformat.v4.new_code_cell(
+        'show_running_note(KEY, MODE)\nshow_found("reads x", lead="Data.")'
+    )
+    src.cells.insert(1, note)
+    nbformat.write(src, nb.source)
+    done = nbformat.read(str(tmp_path / "done.ipynb"), as_version=4)
+    ran = note.copy()
+    ran.outputs = [
+        out(
+            "display_data",
+            data={"text/markdown": "**This run: quick mode** — stale", "text/plain": "x"},
+        ),
+        out("display_data", data={"text/markdown": "**Data.** reads x", "text/plain": "y"}),
+    ]
+    done.cells.insert(1, ran)
+    done.metadata["papermill"]["duration"] = 300.0
+    nbformat.write(done, str(tmp_path / "done.ipynb"))
+    monkeypatch.setenv("FAIRLIB_OUTPUT_DIR", str(tmp_path))
+    doc = nbformat.read(
+        str(executed.publish_executed(nb, tmp_path / "done.ipynb", tmp_path / "executed")), 4
+    )
+    shown = [o.data["text/markdown"] for o in doc.cells[1].outputs]
+    assert len(shown) == 2 and shown[1] == "**Data.** reads x"
+    assert shown[0].startswith("**This copy ran in full mode**") and "about 5 min" in shown[0]
+
+
 def _source_cells(nb):
     return [
         c for c in json.loads((ROOT / nb.source).read_text())["cells"] if c["cell_type"] == "code"
@@ -341,3 +373,21 @@ def test_a_published_copy_lists_every_claim_and_reruns_in_quick_mode(nb):
     assert injected and all(
         line.startswith("#") or not line.strip() for c in injected for line in c.source.splitlines()
     )
+
+
+def test_findings_before_the_run_that_measures_a_newly_declared_claim(monkeypatch, capsys):
+    """A claim declared (or renamed) since the last ledger was written is not refused as a typo: the Findings wait
+    for the next run; an id the registry does not declare still is."""
+    from fairlib.repro import prose
+
+    ledger = [
+        {"claim_id": "a", "kind": "paper", "source": "§1", "statement": "claim a", "status": "held"}
+    ]
+    monkeypatch.setattr(prose, "_ledger", lambda key, mode: ledger)
+    monkeypatch.setattr(prose, "registry_headlines", lambda key: {"a": "A {ours}", "b": "B {ours}"})
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda obj: shown.append(obj.data))
+    prose.show_findings("demo", "full", ["a", "b"])
+    assert "predates `b`" in shown[-1] and "after the next run" in shown[-1]
+    with pytest.raises(Exception, match="not a claim of the ledger"):
+        prose.show_findings("demo", "full", ["a", "typo"])

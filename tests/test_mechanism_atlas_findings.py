@@ -45,6 +45,7 @@ def _tables():
         _rows("google", "psdsf", [0.90, 0.95])
         + _rows("google", "drfh", [0.92, 0.94])
         + _rows("google", "drf_machine_offers", [0.80, 0.90])
+        + _rows("google", "drfh_best_fit", [0.91, 0.93])
         + _rows("google", "tsf", [0.92, 0.94], po=2e-7)
         + _rows("google", "edrf", [0.9, 0.9], ef=3e-9)
     )
@@ -64,11 +65,41 @@ def test_findings_known_answer():
         -0.02
     )  # 0.90 - 0.92 at the first
     assert found["offers_gap_to_drfh_google"].value == pytest.approx(
-        0.04
-    )  # 0.94 - 0.90 at the second
+        4.0
+    )  # 0.94 - 0.90 at the second, in points
+    assert "whole tasks on both sides, Best-Fit DRFH minus the offer loop: 3.0 to 11.0 points" in (
+        found["offers_gap_to_drfh_google"].note
+    )
     assert found["alibaba_served_full"].value == pytest.approx(0.5)
     assert found["drfh_tsf_pareto_slack"].value == pytest.approx(2e-7)
-    assert found["edrf_envy"].value == pytest.approx(1e-3)  # the largest over every trace
+    assert found["edrf_pooled_envy"].value == pytest.approx(1e-3)  # the largest over every trace
+
+
+def test_a_solve_its_solver_does_not_certify_is_not_a_run():
+    """A row whose status says the solver did not certify its allocation is left out of the means and the claims,
+    and the claim's note names it."""
+    tables = _tables()
+    ali = tables["alibaba"]
+    ali.loc[ali.mechanism == "pfvds_4", "status"] = (
+        atlas.UNCERTIFIED + ": the interior point stopped short"
+    )
+    found = atlas.findings(tables)
+    assert found["alibaba_served_full"].value == pytest.approx(1.0)
+    assert "pfvds_4 at 2 of 2 instants" in found["alibaba_served_full"].note
+    per = atlas.per_mechanism(ali).set_index("mechanism")
+    assert per.instants["pfvds_4"] == 0 and per.status["pfvds_4"].startswith(
+        "2 of 2 instants: solver did not"
+    )
+
+
+def test_ties_are_named_as_ties():
+    assert atlas.leaders(pd.Series({"CEEI": 0.3804, "DRF": 0.3800, "TSF": 0.2})) == (
+        "a tie (within 0.001) of CEEI and DRF"
+    )
+    assert atlas.leaders(pd.Series({"CEEI": 0.9, "DRF": 0.8})) == "CEEI"
+    assert atlas.leaders(pd.Series({"CEEI": 0.9, "DRF": 0.8}), highest=False) == "DRF"
+    with pytest.raises(InvalidInputError, match="values"):
+        atlas.leaders(pd.Series(dtype=float))
 
 
 def test_every_declared_claim_is_measured_once():
@@ -106,6 +137,8 @@ def test_cells_on_the_fixtures_and_every_run_measured():
     assert set(rows.model) == {"pool", "merged machines", "machines"}
     vms = read_vms(directory=HERE / "bitbrains_gwa_t12", progress=False)
     (bb,) = atlas.bitbrains_cells(vms, [0.1], rng=0)
+    twice = atlas.bitbrains_cells(vms, [0.1, 0.1], rng=0)
+    assert atlas.distinct_instants(twice) == [[twice[0].at_s, twice[1].at_s]]
     assert bb.caps is None and bb.capacity.shape == (250, 4) and bb.eligible.shape[1] == 250
     per = atlas.per_mechanism(pd.DataFrame(atlas.cell_rows(bb)))
     assert (per.status == "ran").all() and per.instants.eq(1).all()

@@ -226,3 +226,17 @@ def test_compiled_factorisations_agree_with_lapack():
     indefinite = np.array([[1.0, 2.0], [2.0, 1.0]])
     assert not serial._cholesky(indefinite)[1]
     assert not serial._cholesky(np.array([[np.nan]]))[1]
+
+
+def test_capped_shortfall_sees_a_user_short_of_its_cap_on_a_server_with_room():
+    """The scale-free half of the capped certificate: a user below its cap where a server it may use has room left
+    is not at the equilibrium, whatever its marginal; on a full server, or at its cap, it is."""
+    from fairlib.multires.pfvds import CAPPED_SHORTFALL, capped_shortfall
+
+    idle = Cluster([[10.0, 10.0]], [[1.0, 1.0], [1.0, 2.0]], max_tasks=[3.0, 2.0])
+    assert capped_shortfall(idle, np.array([[3.0], [1.0]])) == pytest.approx(0.5)
+    assert capped_shortfall(idle, np.array([[3.0], [2.0]])) == 0.0
+    full = Cluster([[4.0, 10.0]], [[1.0, 1.0], [1.0, 2.0]], max_tasks=[3.0, 2.0])
+    assert capped_shortfall(full, np.array([[3.0], [1.0]])) == 0.0  # the CPU is full
+    res = pfvds(idle, 4.0)
+    assert res.converged and res.diagnostics["capped_shortfall"] <= CAPPED_SHORTFALL

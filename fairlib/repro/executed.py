@@ -281,6 +281,23 @@ def _running_note_output(source: str, key: str, seconds: float | None) -> Notebo
     return _markdown_output(running_note(key, "full", traces=traces, seconds=seconds))
 
 
+#: how a running note's Markdown opens, in either mode (:func:`fairlib.repro.prose.running_note`)
+_RUNNING_NOTE_OPENINGS = ("**This copy ran in full mode**", "**This run: quick mode**")
+
+
+def _with_running_note(outputs: list, note: NotebookNode) -> list:
+    """``outputs`` with the running note in place of the one the run displayed; the cell's other outputs (a
+    notebook's own "Data." line after the note, say) are kept as they are, in their order."""
+    kept = list(outputs)
+    for k, output in enumerate(kept):
+        text = output.get("data", {}).get("text/markdown", "")
+        text = "".join(text) if isinstance(text, list) else text
+        if text.startswith(_RUNNING_NOTE_OPENINGS):
+            kept[k] = note
+            return kept
+    return [note, *kept]
+
+
 def _render_presentation(doc: NotebookNode, key: str) -> None:
     """What a published notebook shows from its run's records rather than from its code: the Findings (from the
     ledger, :func:`fairlib.repro.prose.findings_markdown`), the Claims list (``claims.listing()``, from the ledger,
@@ -300,7 +317,9 @@ def _render_presentation(doc: NotebookNode, key: str) -> None:
             kept = [o for o in cell.outputs if "text/markdown" not in o.get("data", {})]
             cell.outputs = kept + [_listing_output(key)]
         elif "show_running_note(" in cell.source:
-            cell.outputs = [_running_note_output(cell.source, key, seconds)]
+            cell.outputs = _with_running_note(
+                cell.outputs, _running_note_output(cell.source, key, seconds)
+            )
 
 
 _STYLE = re.compile(r"<style[^>]*>.*?</style>\s*", re.DOTALL)

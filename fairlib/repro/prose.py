@@ -712,4 +712,15 @@ def show_findings(key: str, mode: str, chosen: list[str]) -> None:
             )
         )
         return
-    display(Markdown(findings_markdown(claims, chosen, registry_headlines(key))))
+    headlines = registry_headlines(key)
+    measured = {c["claim_id"] for c in claims}
+    newer = [c for c in chosen if c not in measured and c in headlines]
+    if newer:  # declared (or renamed) since that ledger was written: a typo is still refused below
+        display(
+            Markdown(
+                f"*The last {mode}-mode ledger of `{key}` predates {', '.join(f'`{c}`' for c in newer)}: the "
+                "Findings appear after the next run.*"
+            )
+        )
+        return
+    display(Markdown(findings_markdown(claims, chosen, headlines)))

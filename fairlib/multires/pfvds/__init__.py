@@ -66,7 +66,7 @@ from ._best_response import (
     proportional_fair_objective,
 )
 from ._distributed import penalty_prices
-from ._interior_point import _POLISH_ABOVE, CAPPED_GAP
+from ._interior_point import _POLISH_ABOVE, CAPPED_GAP, CAPPED_SHORTFALL, capped_shortfall
 from ._psmfa import merit, psmfa
 
 __all__ = [
@@ -79,6 +79,8 @@ __all__ = [
     "penalty_prices",
     "psmfa",
     "CAPPED_GAP",
+    "CAPPED_SHORTFALL",
+    "capped_shortfall",
 ]
 
 
@@ -136,9 +138,12 @@ def pfvds(
     Notes
     -----
     A cluster with per-user caps takes ``method="interior_point"`` (module doc): no best-response polish, its
-    equilibrium certified by eq. (16)'s gap over the capped set (``converged`` when it is <= :data:`CAPPED_GAP`); the
-    interior point's continuation can stop short at large α (α >= 8 on some random instances; the analytical
-    notebook's check ``pfvds_capped_equilibrium_every_alpha`` gives the rates), and is then not ``converged``.
+    equilibrium certified by eq. (16)'s gap over the capped set (``converged`` when it is <= :data:`CAPPED_GAP`)
+    and by no user falling short of its cap while a server it may use has room left (:func:`capped_shortfall` <=
+    :data:`CAPPED_SHORTFALL`, ``diagnostics["capped_shortfall"]``: the gap cannot see this once the marginals x^-α
+    span more orders of magnitude than a double holds); the interior point's continuation can stop short at large α
+    (α >= 8 on some random instances; the analytical notebook's check ``pfvds_capped_equilibrium_every_alpha`` gives
+    the rates, by the gap), and is then not ``converged``.
 
     Nothing holds the distributed heuristic's step (:mod:`fairlib.multires.pfvds.stalls`): on some clusters its
     update overflows within a few iterations. It then returns its last finite iterate, not ``converged``, with a

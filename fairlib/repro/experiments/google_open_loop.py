@@ -199,8 +199,9 @@ def route_mechanisms(
     """The paper's route to PS-DSF (PF-VDS(α) as α grows, Theorem 2) under the request-based reconstruction's per-job
     caps: ``({"PF-VDS(α)": callable, ..., "PS-DSF": psdsf}, certified)``. With caps PF-VDS is our variational
     equilibrium (:func:`fairlib.multires.pfvds`); ``certified[name]`` collects, call by call, whether the allocation was
-    certified (``converged``: eq. (16)'s gap over the capped set <= ``CAPPED_GAP``; PS-DSF: its fixed point's
-    ``converged``), so a table built from uncertified allocations says so. Run them on unmerged servers
+    certified (``converged``: eq. (16)'s gap over the capped set <= ``CAPPED_GAP`` and no job short of its cap with
+    room left on a server it may use, ``CAPPED_SHORTFALL``; PS-DSF: its fixed point's ``converged``), so a table
+    built from uncertified allocations says so. Run them on unmerged servers
     (``open_loop(..., merge=False)``): a cap price that every server charges makes the equilibrium depend on each
     server's utility scale, which merging identical servers changes for α != 1.
 

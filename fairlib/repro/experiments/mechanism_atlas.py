@@ -47,13 +47,14 @@ from ..._validate import InvalidInputError, as_count, as_number, check_choice
 from ...metrics import jain_index
 from ...multires.cluster import Cluster, keeps_servers, merge_identical_servers
 from ...multires.checks.server_properties import property_violations
+from ...multires.psdsf import psdsf_violation
 from ...properties import strategyproofness_violation
 from ...sim import location_eligibility, snapshot_cluster
 from ...sweep import sweep
 from ...traces.alibaba import machines_up, tasks_present
 from ...traces.workload import bitbrains_fleet, bitbrains_workload
 from ..plotting import new_figure
-from ..prose import number, percent
+from ..prose import number, percent, span
 from ..ledger import Measurement
 from .scheduler_semantics import cell_snapshots
 
@@ -74,6 +75,10 @@ __all__ = [
     "strategyproofness_spot_checks",
     "per_mechanism",
     "PER_MECHANISM_NAMES",
+    "run_labels",
+    "leaders",
+    "spread",
+    "distinct_instants",
     "normalised_measures",
     "findings",
     "figure",
@@ -82,6 +87,8 @@ __all__ = [
     "SIZE_CAPS",
     "SERVED_TOL",
     "PROPERTY_TOL",
+    "TIE_TOL",
+    "UNCERTIFIED",
 ]
 
 #: the three clusters, in the order of the notebook's sections and the figure's panels
@@ -125,6 +132,18 @@ SERVED_TOL = 1e-6
 
 #: a property holds when its checker's relative violation is at most this (the checkers' solvers round)
 PROPERTY_TOL = 1e-6
+
+#: two mechanisms' measures within this of each other are a tie when a sentence names the highest or lowest (the
+#: per-trace tables print three decimals)
+TIE_TOL = 1e-3
+
+#: how a row's ``status`` opens when the mechanism's solver returned an allocation it does not certify
+#: (``converged`` False): the allocation is in the row, but it is not the mechanism's, so no mean or claim reads it
+UNCERTIFIED = "solver did not certify"
+
+#: the envy checker divides a user's gain by its own tasks floored at 1e-300, so a user holding nothing who would
+#: gain from another's bundle comes out near 1e300: such envy is unbounded and the row says inf
+_UNBOUNDED_ENVY = 1e250
 
 #: the measures of the summary figure: column -> (reader's name, higher is better). Bottleneck fairness is not one:
 #: its checker (Definition 4) says nothing with per-user caps (Google, Alibaba) or when some machine has no bottleneck
@@ -389,12 +408,15 @@ def cell_rows(cell: Cell, runs: dict | None = None, *, checks: bool = True) -> l
     Columns: ``trace``, ``at_s``, ``mechanism`` (run name), ``label``, ``model`` ("pool", "merged machines" or
     "machines"), ``status`` ("ran" or why not), ``users``, ``machines``, ``classes`` (distinct machines),
     ``tasks``, ``served_full`` (share of capped users given all their tasks, within :data:`SERVED_TOL`; NaN
-    uncapped), ``served_any``
-    (share given at least one task's worth), ``util_<resource>`` and ``util_mean`` (of the pooled capacity),
-    ``jain``, ``min_share``, ``max_share`` (dominant shares of the pooled capacity), ``SI``, ``EF``, ``PO``,
-    ``BF`` (relative violations, <= :data:`PROPERTY_TOL` holds; BF NaN where Definition 4 says nothing: caps or a
-    machine without a bottleneck), ``converged``, ``seconds`` (the mechanism's wall time) and ``cpu_seconds``
-    (its process time), ``check_seconds``.
+    uncapped), ``served_any`` (share given at least one task's worth), ``util_<resource>`` and ``util_mean`` (of
+    the pooled capacity), ``jain``, ``min_share``, ``max_share`` (dominant shares of the pooled capacity), ``SI``,
+    ``EF``, ``PO``, ``BF`` (relative violations, <= :data:`PROPERTY_TOL` holds; EF inf where a user holding nothing
+    would gain from another's bundle; BF NaN where Definition 4 says nothing: caps or a machine without a
+    bottleneck), ``converged``, ``seconds`` (the mechanism's wall time) and ``cpu_seconds`` (its process time),
+    ``check_seconds``; for PS-DSF ``definition4``, whether its allocation meets Definition 4
+    (:func:`fairlib.multires.psdsf.psdsf_violation`). A run whose solver does not certify its allocation
+    (``converged`` False) keeps its measures but its ``status`` opens with :data:`UNCERTIFIED` and the solver's
+    message: it is not counted as a run of the mechanism.
 
     Parameters
     ----------
@@ -473,9 +495,18 @@ def cell_rows(cell: Cell, runs: dict | None = None, *, checks: bool = True) -> l
             min_share=float(shares.min()),
             max_share=float(shares.max()),
         )
+        if not alloc.converged:
+            row["status"] = f"{UNCERTIFIED}: " + (alloc.message or "converged is False")
         if checks:
             c0 = time.process_time()
-            row.update(property_violations(checked_on, checked))
+            if mech_name == "psdsf":
+                # PS-DSF is not Pareto optimal in general: whether its slack is the mechanism's or its solver's
+                # is whether the allocation meets the mechanism's own condition
+                row["definition4"] = bool(psdsf_violation(target, tasks)["holds"])
+            found = property_violations(checked_on, checked)
+            if found["EF"] > _UNBOUNDED_ENVY:
+                found["EF"] = float("inf")
+            row.update(found)
             row["check_seconds"] = time.process_time() - c0
         rows.append(row)
     return rows
@@ -661,7 +692,6 @@ PER_MECHANISM_NAMES = {
     "util_mean": "utilisation (mean)",
     "served_full": "served in full",
     "jain": "Jain's index",
-    "min_share": "smallest share",
     "SI_violated": "SI violated",
     "EF_violated": "EF violated",
     "PO_violated": "PO violated",
@@ -672,10 +702,13 @@ PER_MECHANISM_NAMES = {
 
 
 def per_mechanism(table: pd.DataFrame) -> pd.DataFrame:
-    """One trace's :func:`atlas_table` per mechanism: the instants it ran, the means over them of utilisation (mean
-    of the resources), users served in full, Jain's index and the smallest dominant share; per property (SI, EF, PO,
-    BF) the instants where it is violated (beyond :data:`PROPERTY_TOL`; "—" where the property says nothing at any
-    instant) and the largest violation over all four; the mean run time; and ``status``, why a mechanism did not run.
+    """One trace's :func:`atlas_table` per mechanism: the instants it ran (a solve its solver did not certify is not
+    a run), the means over them of utilisation (mean of the resources), users served in full and Jain's index; per
+    property (SI, EF, PO, BF) the instants where it is violated (beyond :data:`PROPERTY_TOL`; "—" where the property
+    says nothing at any instant) and the largest violation over all four (inf: a user holding nothing would gain from
+    another's bundle); the mean run time; and ``status``, why a mechanism did not run at some instant. The smallest
+    dominant share is left out: it stays in :func:`atlas_table` and the figure (relative to the best mechanism's), but
+    as a mean it prints 0.0000 on the capped cells, where a job of one small task holds about 1e-6 of the cell.
 
     Parameters
     ----------
@@ -695,12 +728,13 @@ def per_mechanism(table: pd.DataFrame) -> pd.DataFrame:
             "label": g.label.iloc[0],
             "model": g.model.iloc[0],
             "instants": int(len(ran)),
-            "status": "ran" if len(ran) == len(g) else g.status[g.status != "ran"].iloc[0],
+            "status": "ran"
+            if len(ran) == len(g)
+            else f"{int((g.status != 'ran').sum())} of {len(g)} instants: "
+            + g.status[g.status != "ran"].iloc[0],
         }
         if len(ran):
-            row.update(
-                {c: float(ran[c].mean()) for c in ("util_mean", "served_full", "jain", "min_share")}
-            )
+            row.update({c: float(ran[c].mean()) for c in ("util_mean", "served_full", "jain")})
             worst = -np.inf
             for p in ("SI", "EF", "PO", "BF"):
                 v = ran[p].astype(float) if p in ran else pd.Series(dtype=float)
@@ -713,6 +747,115 @@ def per_mechanism(table: pd.DataFrame) -> pd.DataFrame:
             row["seconds"] = float(ran.seconds.mean())
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def run_labels(runs: dict | None = None) -> dict:
+    """The reader's name of every run: the mechanism's label, with a variant's options (α per server as a list).
+
+    Parameters
+    ----------
+    runs : dict, optional
+        As :func:`mechanism_runs` (the default).
+
+    Returns
+    -------
+    dict
+        Run name -> label.
+    """
+    runs = mechanism_runs() if runs is None else runs
+    return {name: _label(name, registry.get(mech)) for name, (mech, _) in runs.items()}
+
+
+def leaders(values: pd.Series, *, highest: bool = True, tol: float = TIE_TOL) -> str:
+    """The name of the highest (or lowest) of ``values``, or, when others are within ``tol`` of it, "a tie of" all of
+    them: a sentence never names one winner among equals.
+
+    Parameters
+    ----------
+    values : pandas.Series
+        Name -> value, at least one finite.
+    highest : bool
+        The highest (else the lowest).
+    tol : float
+        Values within this of the best tie with it.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> leaders(pd.Series({"A": 0.5, "B": 0.4}))
+    'A'
+    >>> leaders(pd.Series({"A": 0.5, "B": 0.4995, "C": 0.3}))
+    'a tie (within 0.001) of A and B'
+    """
+    values = pd.Series(values, dtype=float).dropna()
+    if values.empty:
+        raise InvalidInputError("values: no finite value")
+    best = values.max() if highest else values.min()
+    tied = [str(name) for name in values.index[(values - best).abs() <= tol]]
+    if len(tied) == 1:
+        return tied[0]
+    return f"a tie (within {tol:g}) of " + ", ".join(tied[:-1]) + f" and {tied[-1]}"
+
+
+def spread(values: pd.Series, *, decimals: int = 3, tol: float = TIE_TOL) -> str:
+    """How ``values`` (one per mechanism) spread, for a sentence: "spans a–b across mechanisms, highest …, lowest …"
+    (:func:`leaders`), or, when every value is within ``tol`` of every other, "is x for every mechanism".
+
+    Parameters
+    ----------
+    values : pandas.Series
+        Mechanism -> value, at least one finite.
+    decimals : int
+        Decimals shown.
+    tol : float
+        Values within this of each other tie.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> spread(pd.Series({"A": 0.2594, "B": 0.2591}))
+    'is 0.259 for every mechanism (all within 0.001)'
+    """
+    values = pd.Series(values, dtype=float).dropna()
+    if values.empty:
+        raise InvalidInputError("values: no finite value")
+    if values.max() - values.min() <= tol:
+        return f"is {number(values.mean(), decimals)} for every mechanism (all within {tol:g})"
+    return (
+        f"spans {span(values.min(), values.max(), decimals)} across mechanisms, highest {leaders(values, tol=tol)}, "
+        f"lowest {leaders(values, highest=False, tol=tol)}"
+    )
+
+
+def distinct_instants(cells: Sequence[Cell]) -> list[list[float]]:
+    """The instants of ``cells`` grouped by identical cells (the same machines, users, demands, caps and
+    eligibility): a trace whose users and demands do not change between instants repeats one cell.
+
+    Parameters
+    ----------
+    cells : list of Cell
+        The cells of one trace.
+
+    Returns
+    -------
+    list of list of float
+        The instants of each distinct cell, in order of first appearance.
+    """
+    groups: dict[bytes, list[float]] = {}
+    for cell in cells:
+        digest = b"".join(
+            np.ascontiguousarray(a).tobytes() + str(np.shape(a)).encode()
+            for a in (cell.capacity, cell.demand, cell.caps, cell.eligible)
+            if a is not None
+        ) + bytes([cell.caps is None, cell.eligible is None])
+        groups.setdefault(digest, []).append(cell.at_s)
+    return list(groups.values())
 
 
 def normalised_measures(table: pd.DataFrame) -> pd.DataFrame:
@@ -757,17 +900,24 @@ def _mean_util(table: pd.DataFrame, mechanism: str) -> pd.Series:
     return rows.set_index("at_s").util_mean
 
 
+def _uncertified(table: pd.DataFrame) -> pd.DataFrame:
+    return table[table.status.str.startswith(UNCERTIFIED)]
+
+
 def findings(tables: dict) -> dict:
     """The atlas's claims (``notebooks/claims/atlas.toml``) from the per-trace :func:`atlas_table` tables.
 
     - ``psdsf_lead_over_drfh_google``: the smallest, over the Google instants, of PS-DSF's utilisation (mean of CPU
-      and memory) minus DRFH's, on the whole cell;
+      and memory) minus DRFH's, on the whole cell; the note gives PS-DSF's Pareto slack on the same cells;
     - ``offers_gap_to_drfh_google``: the smallest, over the Google instants, of DRFH's utilisation minus that of pooled
-      DRF served machine by machine (:func:`fairlib.multires.drf_machine_offers`);
+      DRF served machine by machine (:func:`fairlib.multires.drf_machine_offers`), in points (hundredths of the
+      capacity); the note gives the gap to Best-Fit DRFH too, whole tasks on both sides;
     - ``alibaba_served_full``: the smallest share of tasks given all their instances, over every mechanism that ran
-      and every Alibaba instant;
+      and every Alibaba instant (a solve its solver did not certify, :data:`UNCERTIFIED`, is not a run: the note
+      names them);
     - ``drfh_tsf_pareto_slack``: the largest Pareto slack of DRFH and TSF over every instant of every trace;
-    - ``edrf_envy``: the largest envy violation of EDRF over every instant of every trace.
+    - ``edrf_pooled_envy``: the largest envy violation of EDRF (on the pooled capacity) over every instant of every
+      trace.
 
     Parameters
     ----------
@@ -784,39 +934,54 @@ def findings(tables: dict) -> dict:
         raise InvalidInputError(f"tables: no table for {missing}")
     google = tables["google"]
     lead = _mean_util(google, "psdsf") - _mean_util(google, "drfh")
+    psdsf_po = google[(google.mechanism == "psdsf") & (google.status == "ran")].PO.astype(float)
     gap = _mean_util(google, "drfh") - _mean_util(google, "drf_machine_offers")
+    whole_gap = _mean_util(google, "drfh_best_fit") - _mean_util(google, "drf_machine_offers")
     ali = tables["alibaba"]
     ali_ran = ali[ali.status == "ran"]
     served = ali_ran.groupby("mechanism").served_full.min()
+    uncertified = _uncertified(ali).groupby("label", sort=False).at_s.nunique()
     every = pd.concat(list(tables.values()), ignore_index=True)
     every = every[every.status == "ran"]
     po = every[every.mechanism.isin(["drfh", "tsf"])]
     ef = every[every.mechanism == "edrf"]
     n = google.at_s.nunique()
+    offers = _mean_util(google, "drf_machine_offers")
     return {
         "psdsf_lead_over_drfh_google": Measurement(
             float(lead.min()),
             note=f"PS-DSF minus DRFH, mean of CPU and memory utilisation, over {n} instants: "
-            f"{lead.min():+.4f} to {lead.max():+.4f}",
+            f"{lead.min():+.4f} to {lead.max():+.4f}; PS-DSF's Pareto slack on the same cells "
+            f"{psdsf_po.min():.3f} to {psdsf_po.max():.3f} (relative tasks; PS-DSF is not Pareto optimal in general, "
+            "Khamse-Ashari et al., TPDS 2018, §2.3)",
         ),
         "offers_gap_to_drfh_google": Measurement(
-            float(gap.min()),
-            note=f"DRFH minus DRF served machine by machine, over {n} instants: {gap.min():+.4f} to "
-            f"{gap.max():+.4f}; machine offers leave {1 - _mean_util(google, 'drf_machine_offers').max():.4f} to "
-            f"{1 - _mean_util(google, 'drf_machine_offers').min():.4f} of the capacity unused (mean of CPU and "
-            "memory)",
+            float(100 * gap.min()),
+            note=f"DRFH (divisible tasks) minus DRF served machine by machine (whole tasks), over {n} instants: "
+            f"{100 * gap.min():.1f} to {100 * gap.max():.1f} points; whole tasks on both sides, Best-Fit DRFH "
+            f"minus the offer loop: {100 * whole_gap.min():.1f} to {100 * whole_gap.max():.1f} points; machine "
+            f"offers leave {1 - offers.max():.4f} to {1 - offers.min():.4f} of the capacity unused (mean of CPU "
+            "and memory)",
         ),
         "alibaba_served_full": Measurement(
             float(served.min()),
             note=f"over {ali.at_s.nunique()} instants and {len(served)} mechanisms that ran; lowest: "
-            + ", ".join(f"{m} {v:.4f}" for m, v in served.nsmallest(3).items()),
+            + ", ".join(f"{m} {v:.4f}" for m, v in served.nsmallest(3).items())
+            + (
+                "; not runs of the mechanism, their solver not certifying its allocation: "
+                + ", ".join(
+                    f"{m} at {k} of {ali.at_s.nunique()} instants" for m, k in uncertified.items()
+                )
+                if len(uncertified)
+                else ""
+            ),
         ),
         "drfh_tsf_pareto_slack": Measurement(
             float(po.PO.max()),
             note=f"{len(po)} allocations (DRFH and TSF, every instant of every trace); slack "
             f"{po.PO.min():.2e} to {po.PO.max():.2e}",
         ),
-        "edrf_envy": Measurement(
+        "edrf_pooled_envy": Measurement(
             float(ef.EF.max()),
             note=f"{len(ef)} allocations (every instant of every trace); envy violation "
             f"{ef.EF.min():.2e} to {ef.EF.max():.2e}",
