@@ -10,36 +10,40 @@
     python run_all.py --resume             # reuse sweep cells finished by an interrupted run
     python run_all.py --verify [--only KEY ...]   # re-run into build/verify and compare with the committed tables
 
-Each notebook runs into ``build/executed/<mode>/<key>.ipynb`` with ``MODE`` injected. Full mode writes the tracked
-``figures/<key>/`` and ``data/results/<key>/`` and publishes the executed notebook, outputs included, to the tracked
-``executed/<key>.ipynb`` (what a reader opens; ``make site`` builds the book from those); quick mode writes only
-under ``build/``. As each notebook finishes, one line: its key, status and wall time and, in full mode, about how
-long the rest takes, from the last full run's durations (``executed/<key>.ipynb``) of the notebooks not finished
-yet, divided by the jobs (:func:`progress_line`). At the end: a table (key, mode, status, wall time, claims
-held/expected, outputs), the aggregated claims table (``claims.csv`` and ``CLAIMS.md`` in the mode's results root)
-and ``build/run_manifest.json``. The exit code is non-zero if any notebook failed (the failing cell and error are
-named) or, in a full run, if a claim "held" in the committed ledger is not held any more (each one named;
-``--accept-claims`` accepts the new statuses, which then show in the diff of ``claims.json``). Every notebook runs
-even when one fails (``--stop-on-failure`` stops at the first).
+Each notebook runs into ``build/executed/<mode>/<key>.ipynb`` with ``MODE`` injected. Full mode
+writes the tracked ``figures/<key>/`` and ``data/results/<key>/`` and publishes the executed
+notebook, outputs included, to the tracked ``executed/<key>.ipynb`` (what a reader opens; ``make
+site`` builds the book from those); quick mode writes only under ``build/``. As each notebook
+finishes, one line: its key, status and wall time and, in full mode, about how long the rest takes,
+from the last full run's durations (``executed/<key>.ipynb``) of the notebooks not finished yet,
+divided by the jobs (:func:`progress_line`). At the end: a table (key, mode, status, wall time,
+claims held/expected, outputs), the aggregated claims table (``claims.csv`` and ``CLAIMS.md`` in the
+mode's results root) and ``build/run_manifest.json``. The exit code is non-zero if any notebook
+failed (the failing cell and error are named) or, in a full run, if a claim "held" in the committed
+ledger is not held any more (each one named; ``--accept-claims`` accepts the new statuses, which
+then show in the diff of ``claims.json``). Every notebook runs even when one fails
+(``--stop-on-failure`` stops at the first).
 
-``--verify`` checks the published numbers on this machine: it re-executes the notebooks in full mode with
-their outputs redirected to ``build/verify/`` (``FAIRLIB_OUTPUT_DIR``; the committed ``figures/`` and
-``data/results/`` are never touched) and compares every committed table of ``data/results/<key>/`` with the
-fresh one (:mod:`fairlib.repro.verify`: same columns and rows, numbers equal within ``--rtol``/``--atol``, the
-wall-clock columns of :data:`fairlib.repro.verify.TIMING_COLUMNS` excluded, :data:`fairlib.repro.verify.SENSITIVE`
-quantities reported but not failed) and every claim's status. It prints a report per table. A notebook whose
-committed results come from the real trace excerpts but which ran here on synthetic stand-ins (the excerpts were
-not found) is not compared as if it could differ: it is reported as "could not verify", naming the excerpts and the
-fetch command (``python -m fairlib.traces.fetch --notebooks``).
+``--verify`` checks the published numbers on this machine: it re-executes the notebooks in full mode
+with their outputs redirected to ``build/verify/`` (``FAIRLIB_OUTPUT_DIR``; the committed
+``figures/`` and ``data/results/`` are never touched) and compares every committed table of
+``data/results/<key>/`` with the fresh one (:mod:`fairlib.repro.verify`: same columns and rows,
+numbers equal within ``--rtol``/``--atol``, the wall-clock columns of
+:data:`fairlib.repro.verify.TIMING_COLUMNS` excluded, :data:`fairlib.repro.verify.SENSITIVE`
+quantities reported but not failed) and every claim's status. It prints a report per table. A
+notebook whose committed results come from the real trace excerpts but which ran here on synthetic
+stand-ins (the excerpts were not found) is not compared as if it could differ: it is reported as
+"could not verify", naming the excerpts and the fetch command (``python -m fairlib.traces.fetch
+--notebooks``).
 
 Exit status:
 
 - 0: every notebook ran (and, with ``--verify``, every committed table and claim status reproduced);
-- 1: a notebook failed, a claim held in the committed ledger is not held any more, or ``--verify`` found a
-  difference;
+- 1: a notebook failed, a claim held in the committed ledger is not held any more, or ``--verify``
+  found a difference;
 - 2: a usage error (an unknown or repeated ``--only`` key, a bad option value);
-- 3: ``--verify`` found no difference, but some notebooks could not be verified: they need the real trace
-  excerpts (fetch them and rerun).
+- 3: ``--verify`` found no difference, but some notebooks could not be verified: they need the real
+  trace excerpts (fetch them and rerun).
 """
 
 from __future__ import annotations
@@ -67,8 +71,8 @@ from fairlib.repro.catalog import NOTEBOOKS, Notebook  # noqa: E402
 KERNEL_NAME = "fairlib"
 
 
-#: the explicit registry: every paper notebook that run_all executes, in order (fairlib.repro.catalog, which the site
-#: builder reads too)
+#: the explicit registry: every paper notebook that run_all executes, in order
+#: (fairlib.repro.catalog, which the site builder reads too)
 REGISTRY: dict[str, Notebook] = NOTEBOOKS
 
 
@@ -167,10 +171,10 @@ def check_kernel() -> None:
 
 
 def same_interpreter(a: str, b: str) -> bool:
-    """Whether two interpreter paths run in one environment: their directories are the same once symbolic links are
-    resolved (a symlinked ``.venv``), and the programs are the same (``python`` vs ``python3.11`` there). The files
-    themselves are not resolved: a virtual environment's ``python`` links to the base interpreter, which every
-    environment made from it shares."""
+    """Whether two interpreter paths run in one environment: their directories are the same once
+    symbolic links are resolved (a symlinked ``.venv``), and the programs are the same (``python``
+    vs ``python3.11`` there). The files themselves are not resolved: a virtual environment's
+    ``python`` links to the base interpreter, which every environment made from it shares."""
     pa, pb = Path(a).expanduser().absolute(), Path(b).expanduser().absolute()
     if pa.parent.resolve() != pb.parent.resolve():
         return False
@@ -226,10 +230,10 @@ def ledger_claims(f: Path) -> list[dict]:
 
 
 def claim_regressions(key: str, baseline: list[dict], fresh: list[dict]) -> list[str]:
-    """Claims "held" in ``baseline`` that are not "held" in ``fresh`` (or are gone), as ``"id: held -> status"``;
-    claims decided by wall-clock time or declared ulp-sensitive are left out
-    (:func:`fairlib.repro.verify.claim_changes`, :data:`fairlib.repro.verify.SENSITIVE`), as ``--verify`` leaves them
-    out."""
+    """Claims "held" in ``baseline`` that are not "held" in ``fresh`` (or are gone), as ``"id: held
+    -> status"``; claims decided by wall-clock time or declared ulp-sensitive are left out
+    (:func:`fairlib.repro.verify.claim_changes`, :data:`fairlib.repro.verify.SENSITIVE`), as
+    ``--verify`` leaves them out."""
     from fairlib.repro.verify import SENSITIVE, claim_changes
 
     changes = claim_changes(baseline, fresh, sensitive=SENSITIVE.get(key, {}).get("claims"))
@@ -241,12 +245,12 @@ def claim_regressions(key: str, baseline: list[dict], fresh: list[dict]) -> list
 
 
 def _ipc_kernel_manager():
-    """A kernel manager whose kernels talk over Unix sockets instead of TCP ports. Over TCP each kernel picks free
-    ports by binding and releasing them, so kernels started at the same moment by other processes on the machine
-    (another run_all, a test suite) can take the same port: "Address already in use", a kernel that dies before
-    replying. Each kernel's socket files get their own random prefix (jupyter_client's default prefix,
-    ``kernel-ipc`` in the working directory, would be shared by kernels started together); the manager removes
-    them when the kernel shuts down."""
+    """A kernel manager whose kernels talk over Unix sockets instead of TCP ports. Over TCP each
+    kernel picks free ports by binding and releasing them, so kernels started at the same moment by
+    other processes on the machine (another run_all, a test suite) can take the same port: "Address
+    already in use", a kernel that dies before replying. Each kernel's socket files get their own
+    random prefix (jupyter_client's default prefix, ``kernel-ipc`` in the working directory, would
+    be shared by kernels started together); the manager removes them when the kernel shuts down."""
     import tempfile
     import uuid
 
@@ -287,8 +291,8 @@ def run_one(
     except Exception:  # a notebook without a literal SEED parameter
         out.seed = None
     claims_file = paths.results_dir(nb.key, mode) / "claims.json"
-    # the ledger a full run is about to replace (the committed one, data/results/<key>) is its baseline;
-    # --verify compares with the committed ledger itself, quick mode has no baseline
+    # the ledger a full run is about to replace (the committed one, data/results/<key>) is its
+    # baseline; --verify compares with the committed ledger itself, quick mode has no baseline
     baseline = ledger_claims(claims_file) if gate and mode == "full" else []
     before = _file_identity(claims_file)
     start_wall = time.time()  # outputs written since (counted for the run table)
@@ -355,15 +359,17 @@ STALE = "not re-measured"
 
 
 def _write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, then rename: a crash never leaves half a file."""
+    """Write ``text`` to a temporary file beside ``path``, then rename: a crash never leaves half a
+    file."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_text(text)
     os.replace(tmp, path)
 
 
 def _file_identity(path: Path):
-    """(inode, mtime in ns, size) of ``path``, None if missing: whether a run wrote a file, whatever the clock says
-    (``ClaimLog.finish`` replaces the ledger atomically, so a new one is a new inode)."""
+    """(inode, mtime in ns, size) of ``path``, None if missing: whether a run wrote a file, whatever
+    the clock says (``ClaimLog.finish`` replaces the ledger atomically, so a new one is a new
+    inode)."""
     try:
         st = path.stat()
     except FileNotFoundError:
@@ -372,10 +378,10 @@ def _file_identity(path: Path):
 
 
 def _measuring_cells(key: str, mode: str) -> dict[str, str]:
-    """A claim's recorded cell -> a markdown link to that cell, ``[In [n]](...#in-n)`` (full mode): the cell's heading
-    in ``executed/<key>.md``, the executed notebook's text view, where GitHub gives every cell an anchor (its notebook
-    view gives none; the site links to the cell of the notebook page itself); empty where there is no executed
-    notebook."""
+    """A claim's recorded cell -> a markdown link to that cell, ``[In [n]](...#in-n)`` (full mode):
+    the cell's heading in ``executed/<key>.md``, the executed notebook's text view, where GitHub
+    gives every cell an anchor (its notebook view gives none; the site links to the cell of the
+    notebook page itself); empty where there is no executed notebook."""
     from fairlib import paths
     from fairlib.repro.executed import cell_heading, claim_cells
 
@@ -393,14 +399,16 @@ def _measuring_cells(key: str, mode: str) -> dict[str, str]:
     }
 
 
-#: a claim the registry no longer declares (its notebook has not been rerun since): no quote, scope or history
+#: a claim the registry no longer declares (its notebook has not been rerun since): no quote, scope
+#: or history
 _NO_PROVENANCE = {"quote": "", "scope": "", "history": ""}
 
 
 def _declarations(key: str) -> dict[str, dict[str, str]]:
-    """Each declared claim's provenance as the ledger prints it, read from its registry (declarations, not
-    measurements: a changed quote shows without a rerun): the quotes in quotation marks (several joined by " … "),
-    the scope, and the history as "date: change (why)" entries joined by "; "."""
+    """Each declared claim's provenance as the ledger prints it, read from its registry
+    (declarations, not measurements: a changed quote shows without a rerun): the quotes in quotation
+    marks (several joined by " … "), the scope, and the history as "date: change (why)" entries
+    joined by "; "."""
     from fairlib.repro.ledger import load_registry, quotes_of, registry_path
 
     path = registry_path(key)
@@ -419,10 +427,10 @@ def _declarations(key: str) -> dict[str, dict[str, str]]:
 def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path | None:
     """Gather every notebook's claims.json for ``mode`` into claims.csv and CLAIMS.md.
 
-    CLAIMS.md reads on its own: counts per status and kind at the top, then one section per paper with the
-    paper's own claims first (kinds: paper, finding, check). The notebooks in ``stale`` failed in this run
-    before writing a ledger: their earlier claims are listed as ``not re-measured`` (with the earlier status in
-    the note), never counted as held.
+    CLAIMS.md reads on its own: counts per status and kind at the top, then one section per paper
+    with the paper's own claims first (kinds: paper, finding, check). The notebooks in ``stale``
+    failed in this run before writing a ledger: their earlier claims are listed as ``not
+    re-measured`` (with the earlier status in the note), never counted as held.
     """
     import pandas as pd
 
@@ -524,10 +532,11 @@ def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path
         )
         for r in part.itertuples():
             status = r.status + (PROVISIONAL_MARK if mode == "quick" else "")
-            # each claim's row carries its anchor: a notebook's Claims list and the coverage page link to it
+            # each claim's row carries its anchor: a notebook's Claims list and the coverage page
+            # link to it
             anchor = f'<a id="{claim_anchor(r.claim)}"></a>{cell(r.claim)}'
-            # the statement with the paper's words it tests and what our measurement covers; the note with the
-            # claim's history (rule, kind and status changes after its first full run)
+            # the statement with the paper's words it tests and what our measurement covers; the
+            # note with the claim's history (rule, kind and status changes after its first full run)
             statement = cell(r.statement) + "".join(
                 f"<br>{label} {cell(v)}"
                 for label, v in (("*Paper:*", r.quote), ("*Scope:*", r.scope))
@@ -613,15 +622,16 @@ def _other_claims(o: Outcome) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
-#: how a quick-mode claim count or status is marked wherever run_all shows it: quick mode's sizes are too small to
-#: decide statistical claims; the full run's ledger is the one that counts (fairlib.repro.ledger.PROVISIONAL)
+#: how a quick-mode claim count or status is marked wherever run_all shows it: quick mode's sizes
+#: are too small to decide statistical claims; the full run's ledger is the one that counts
+#: (fairlib.repro.ledger.PROVISIONAL)
 PROVISIONAL_MARK = " (quick: provisional)"
 
 
 def quick_differences(key: str, committed: list[dict], quick: list[dict]) -> list[str]:
     """Claims whose quick-mode status differs from the committed full-mode ledger's, as
-    ``"key/id: quick 'status', committed full 'status'"`` (claims absent on one side are left out: a new claim has
-    no committed status yet)."""
+    ``"key/id: quick 'status', committed full 'status'"`` (claims absent on one side are left out: a
+    new claim has no committed status yet)."""
     full = {c["claim_id"]: c["status"] for c in committed}
     return [
         f"{key}/{c['claim_id']}: quick {c['status']!r}, committed full {full[c['claim_id']]!r}"
@@ -631,8 +641,9 @@ def quick_differences(key: str, committed: list[dict], quick: list[dict]) -> lis
 
 
 def last_full_run() -> dict[str, float]:
-    """Each notebook's wall time in seconds in its last full-mode run: papermill's duration in the published
-    ``executed/<key>.ipynb`` (:func:`fairlib.repro.landing.notebook_durations`); empty where there is none."""
+    """Each notebook's wall time in seconds in its last full-mode run: papermill's duration in the
+    published ``executed/<key>.ipynb`` (:func:`fairlib.repro.landing.notebook_durations`); empty
+    where there is none."""
     from fairlib import paths
     from fairlib.repro.landing import notebook_durations
 
@@ -654,10 +665,10 @@ def _wall(seconds: float) -> str:
 def progress_line(
     done: int, total: int, outcome: Outcome, left: list[str], last: dict[str, float], jobs: int = 1
 ) -> str:
-    """The line printed as a notebook finishes: ``[3/6] li2019 ok in 4.9 min — about 62 min left (from the last full
-    run)``. The estimate adds the last full run's durations (``last``, seconds by key) of the notebooks ``left``
-    (not finished yet) and divides by the ``jobs`` running at once; a quick run, whose notebooks take seconds,
-    counts them instead."""
+    """The line printed as a notebook finishes: ``[3/6] li2019 ok in 4.9 min — about 62 min left
+    (from the last full run)``. The estimate adds the last full run's durations (``last``, seconds
+    by key) of the notebooks ``left`` (not finished yet) and divides by the ``jobs`` running at
+    once; a quick run, whose notebooks take seconds, counts them instead."""
     line = f"[{done}/{total}] {outcome.key} {outcome.status} in {_wall(outcome.wall_s)}"
     if not left:
         return line
@@ -697,8 +708,9 @@ def format_table(outcomes: list[Outcome]) -> str:
 
 
 def side_by_side_order(keys: list[str], last: dict[str, float]) -> list[str]:
-    """The notebooks longest first by their last full run's duration (``last``; a notebook without one counts as
-    longest, so a new paper is not left for the end); ties and quick runs keep the registry's order."""
+    """The notebooks longest first by their last full run's duration (``last``; a notebook without
+    one counts as longest, so a new paper is not left for the end); ties and quick runs keep the
+    registry's order."""
     return sorted(keys, key=lambda k: -last.get(k, float("inf")))
 
 
@@ -792,11 +804,11 @@ def parse_args(argv=None):
 
 
 def refresh_renderings() -> None:
-    """After a full run has published executed notebooks into the repository: the files rendered from them, the
-    ``full_run`` benchmark row (``python -m benchmarks full_run``, read from the executed notebooks' metadata) and the
-    README's and docs' rendered blocks (``python -m fairlib.repro.landing``), so the published numbers and the pages
-    that quote them are committed together. Nothing is rendered when the outputs went elsewhere
-    (``FAIRLIB_OUTPUT_DIR``)."""
+    """After a full run has published executed notebooks into the repository: the files rendered
+    from them, the ``full_run`` benchmark row (``python -m benchmarks full_run``, read from the
+    executed notebooks' metadata) and the README's and docs' rendered blocks (``python -m
+    fairlib.repro.landing``), so the published numbers and the pages that quote them are committed
+    together. Nothing is rendered when the outputs went elsewhere (``FAIRLIB_OUTPUT_DIR``)."""
     from fairlib import paths
 
     if paths.executed_dir().resolve() != (paths.ROOT / "executed").resolve():
@@ -814,9 +826,9 @@ def refresh_renderings() -> None:
 
 
 def check_environment() -> str | None:
-    """The ``FAIRLIB_*`` variables the notebooks' kernels inherit, parsed as the library parses them: the first one
-    it refuses (its message names the variable), or None. Checked before any notebook starts, so a typo there fails
-    the run at once, not every notebook in turn."""
+    """The ``FAIRLIB_*`` variables the notebooks' kernels inherit, parsed as the library parses
+    them: the first one it refuses (its message names the variable), or None. Checked before any
+    notebook starts, so a typo there fails the run at once, not every notebook in turn."""
     from fairlib import paths, sweep
     from fairlib._validate import InvalidInputError
 
@@ -832,7 +844,8 @@ def check_environment() -> str | None:
 
 
 def _check_path_options(args) -> str | None:
-    """--registry names a JSON file and --committed-results a directory: either the first problem or None."""
+    """--registry names a JSON file and --committed-results a directory: either the first problem or
+    None."""
     if args.registry is not None:
         registry = Path(args.registry)
         if not registry.is_file():
@@ -923,8 +936,8 @@ def main(argv=None) -> int:
         os.environ["FAIRLIB_OUTPUT_DIR"] = str(verify_root)
     default_jobs = os.cpu_count() or 1
     jobs = min(args.jobs if args.jobs is not None else default_jobs, len(keys)) or 1
-    # split the cores between concurrently running kernels (they inherit this environment); fewer threads asked
-    # for (NUMBA_NUM_THREADS=1: another CPU's code path, see docs/verify.md) are kept
+    # split the cores between concurrently running kernels (they inherit this environment); fewer
+    # threads asked for (NUMBA_NUM_THREADS=1: another CPU's code path, see docs/verify.md) are kept
     share = max(1, (os.cpu_count() or 1) // jobs)
     asked = os.environ.get("NUMBA_NUM_THREADS", "")
     os.environ["NUMBA_NUM_THREADS"] = str(
@@ -933,9 +946,10 @@ def main(argv=None) -> int:
     if args.sweep_jobs is not None:
         os.environ["FAIRLIB_SWEEP_JOBS"] = str(args.sweep_jobs)
     else:
-        # results never depend on it (per-cell seeds); only the wall time does. Every core for each notebook's
-        # sweeps, not a share: a notebook in a serial cell (reading a trace, a plot, one large solve) then leaves
-        # its core to the other's sweep, and two sweeps at once share the cores as well as split ones would
+        # results never depend on it (per-cell seeds); only the wall time does. Every core for each
+        # notebook's sweeps, not a share: a notebook in a serial cell (reading a trace, a plot, one
+        # large solve) then leaves its core to the other's sweep, and two sweeps at once share the
+        # cores as well as split ones would
         os.environ.setdefault("FAIRLIB_SWEEP_JOBS", str(max(1, os.cpu_count() or 1)))
     if args.dask:
         if not args.dask.startswith(("tcp://", "tls://", "ucx://", "inproc://")):
@@ -982,8 +996,9 @@ def main(argv=None) -> int:
             stop = threading.Event()  # --stop-on-failure: no notebook starts after a failure
 
             def worker(first: bool) -> None:
-                # one worker takes the longest notebook left, the others the shortest: two long notebooks (and
-                # their heavy sweeps) then rarely run at once, and the short ones fill the other cores
+                # one worker takes the longest notebook left, the others the shortest: two long
+                # notebooks (and their heavy sweeps) then rarely run at once, and the short ones
+                # fill the other cores
                 try:
                     while True:
                         with lock:
@@ -1100,8 +1115,9 @@ def repeated_keys(keys: list[str]) -> list[str]:
 
 
 def unverifiable_reason(key: str, committed_dir: Path, fresh_data: str) -> str:
-    """Why notebook ``key`` cannot be verified here, or "" when it can: its committed ledger says its results come
-    from real trace data while this run read synthetic stand-ins (the excerpts were not found)."""
+    """Why notebook ``key`` cannot be verified here, or "" when it can: its committed ledger says
+    its results come from real trace data while this run read synthetic stand-ins (the excerpts were
+    not found)."""
     try:
         committed_data = json.loads((committed_dir / "claims.json").read_text()).get("data")
     except (OSError, ValueError):
@@ -1128,9 +1144,10 @@ def unverifiable_reason(key: str, committed_dir: Path, fresh_data: str) -> str:
 def report_verification(
     outcomes: list[Outcome], rtol: float | None, atol: float | None, committed: str | None = None
 ) -> str:
-    """Compare the committed ``data/results/<key>/`` with this run's ``build/verify/results/<key>/``; print the
-    report; returns ``"ok"`` (everything matched), ``"differs"`` (a table or claim differs in a notebook that could
-    be verified) or ``"unverifiable"`` (no difference, but some notebooks need the real trace excerpts)."""
+    """Compare the committed ``data/results/<key>/`` with this run's
+    ``build/verify/results/<key>/``; print the report; returns ``"ok"`` (everything matched),
+    ``"differs"`` (a table or claim differs in a notebook that could be verified) or
+    ``"unverifiable"`` (no difference, but some notebooks need the real trace excerpts)."""
     from fairlib import paths
     from fairlib.repro import verify
 

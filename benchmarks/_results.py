@@ -1,12 +1,13 @@
 """Machine-readable benchmark results and the performance page rendered from them.
 
-Every benchmark's ``main(argv)`` returns a list of :class:`Row`: one speed row each (what is compared, our
-measurement, the baseline's, the number the target is about, the target). ``python -m benchmarks NAME`` writes
-them to ``benchmarks/results/NAME.json`` together with the machine (CPU model, cores), the date, the exact command,
-the commit and the load average around the run; ``python -m benchmarks --report`` renders ``docs/performance.md``
-from every committed results file (and the ``bench:NAME`` blocks of :data:`DOC_PAGES` from the benchmarks'
-``doc_block``), and a test checks that the committed pages equal that rendering. Whether a row is met is computed
-from its value and its target here, never typed by hand.
+Every benchmark's ``main(argv)`` returns a list of :class:`Row`: one speed row each (what is
+compared, our measurement, the baseline's, the number the target is about, the target). ``python -m
+benchmarks NAME`` writes them to ``benchmarks/results/NAME.json`` together with the machine (CPU
+model, cores), the date, the exact command, the commit and the load average around the run; ``python
+-m benchmarks --report`` renders ``docs/performance.md`` from every committed results file (and the
+``bench:NAME`` blocks of :data:`DOC_PAGES` from the benchmarks' ``doc_block``), and a test checks
+that the committed pages equal that rendering. Whether a row is met is computed from its value and
+its target here, never typed by hand.
 """
 
 from __future__ import annotations
@@ -32,8 +33,9 @@ from fairlib.timing import cpu_model
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = ROOT / "benchmarks" / "results"
 PAGE = ROOT / "docs" / "performance.md"
-#: reference pages with blocks rendered from the committed results: between ``<!-- BEGIN bench:NAME -->`` and
-#: ``<!-- END bench:NAME -->``, ``benchmarks.bench_NAME.doc_block(record)`` of ``benchmarks/results/NAME.json``
+#: reference pages with blocks rendered from the committed results: between ``<!-- BEGIN bench:NAME
+#: -->`` and ``<!-- END bench:NAME -->``, ``benchmarks.bench_NAME.doc_block(record)`` of
+#: ``benchmarks/results/NAME.json``
 DOC_PAGES = (ROOT / "docs" / "scale.md",)
 _DOC_BLOCK = re.compile(
     r"(<!-- BEGIN bench:(?P<name>[a-z_]+) -->\n)(?P<body>.*?\n)?(<!-- END bench:(?P=name) -->)",
@@ -48,10 +50,10 @@ _SHOWN_OP = {">=": "≥", ">": ">", "<=": "≤", "<": "<", "==": "="}
 class Row:
     """One speed row: ``value`` (in ``unit``) is what ``target`` is about.
 
-    ``target`` is an operator and a threshold (``">= 100"``), or empty for a row that is reported without a target.
-    ``ours`` and ``baseline`` are short human-readable measurements ("54 ms", "HiGHS max-min LP, 5.7 s").
-    ``gated`` is False for a row whose target is reported but not held to (e.g. a cold start that ``make install``
-    makes moot).
+    ``target`` is an operator and a threshold (``">= 100"``), or empty for a row that is reported
+    without a target. ``ours`` and ``baseline`` are short human-readable measurements ("54 ms",
+    "HiGHS max-min LP, 5.7 s"). ``gated`` is False for a row whose target is reported but not held
+    to (e.g. a cold start that ``make install`` makes moot).
     """
 
     row: str
@@ -64,8 +66,9 @@ class Row:
     note: str = ""
 
     def __post_init__(self):
-        # a results file is JSON written by hand as often as by a run: "false" or "1" would read as true, so every
-        # field has its type exactly (a bool is not a number here, nor a number a bool)
+        # a results file is JSON written by hand as often as by a run: "false" or "1" would read as
+        # true, so every field has its type exactly (a bool is not a number here, nor a number a
+        # bool)
         for name in ("row", "ours", "baseline", "unit", "target", "note"):
             if not isinstance(getattr(self, name), str):
                 raise ValueError(f"{name} = {getattr(self, name)!r}: must be a string")
@@ -91,9 +94,10 @@ class Row:
 
     @property
     def margin(self) -> float | None:
-        """How far ``value`` is on the right side of ``target``, as a factor: ``value / threshold`` for ``>=``,
-        ``threshold / value`` for ``<=`` (1.2: 20% to spare; below 1: missed). None for a reported row, ``==``, and
-        a row without a unit (an exponent, a difference of utilities), where a ratio to the threshold means nothing."""
+        """How far ``value`` is on the right side of ``target``, as a factor: ``value / threshold``
+        for ``>=``, ``threshold / value`` for ``<=`` (1.2: 20% to spare; below 1: missed). None for
+        a reported row, ``==``, and a row without a unit (an exponent, a difference of utilities),
+        where a ratio to the threshold means nothing."""
         if not self.target or not self.unit:
             return None
         op, _, threshold = self.target.partition(" ")
@@ -147,7 +151,8 @@ def _versions() -> dict[str, str]:
 
 
 def run_context() -> dict:
-    """What a results file says about its run: machine, versions, commit and the load when it started."""
+    """What a results file says about its run: machine, versions, commit and the load when it
+    started."""
     return {
         "cpu": cpu_model(),
         "cores": os.cpu_count(),
@@ -161,7 +166,8 @@ def run_context() -> dict:
 def save(
     name: str, rows: list[Row], context: dict, command: str, results_dir: Path | None = None
 ) -> Path:
-    """Write ``rows`` and their run's ``context`` to ``<results_dir>/<name>.json`` (written whole)."""
+    """Write ``rows`` and their run's ``context`` to ``<results_dir>/<name>.json`` (written
+    whole)."""
     if not all(isinstance(r, Row) for r in rows):
         raise TypeError(f"benchmark {name!r} must return a list of benchmarks._results.Row")
     out_dir = Path(results_dir or RESULTS_DIR)
@@ -244,7 +250,8 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-#: The margin every gated row should keep: met by this factor, so that a quieter or busier run does not flip it.
+#: The margin every gated row should keep: met by this factor, so that a quieter or busier run does
+#: not flip it.
 MARGIN = 1.2
 
 INTRO = f"""# Performance
@@ -266,8 +273,9 @@ To re-measure one benchmark: `python -m benchmarks NAME` (then `python -m benchm
 """
 
 
-#: why a full rerun takes the time it does: the profile behind the full_run rows, kept as design rationale (the
-#: timings themselves are the full_run rows above it, rendered from the executed notebooks)
+#: why a full rerun takes the time it does: the profile behind the full_run rows, kept as design
+#: rationale (the timings themselves are the full_run rows above it, rendered from the executed
+#: notebooks)
 RERUN_PROFILE = """## Where a full rerun's time goes
 
 The full_run rows above are read from the executed notebooks. Behind them, profiled with `cProfile` on the cells
@@ -410,7 +418,8 @@ def item(text: str) -> str:
 
 
 def render_doc(text: str, records: list[dict]) -> str:
-    """``text`` (a page of :data:`DOC_PAGES`) with every ``bench:NAME`` block rendered afresh from ``records``."""
+    """``text`` (a page of :data:`DOC_PAGES`) with every ``bench:NAME`` block rendered afresh from
+    ``records``."""
     import importlib
 
     by_name = {r["benchmark"]: r for r in records}
@@ -426,8 +435,8 @@ def render_doc(text: str, records: list[dict]) -> str:
 
 
 def report(results_dir: Path | None = None, page: Path | None = None, doc_pages=None) -> Path:
-    """Render the committed results into ``docs/performance.md`` (or ``page``) and the ``bench:NAME`` blocks of
-    ``doc_pages`` (default :data:`DOC_PAGES`)."""
+    """Render the committed results into ``docs/performance.md`` (or ``page``) and the
+    ``bench:NAME`` blocks of ``doc_pages`` (default :data:`DOC_PAGES`)."""
     records = load(results_dir)
     page = Path(page or PAGE)
     page.write_text(render(records))
@@ -442,10 +451,12 @@ def report(results_dir: Path | None = None, page: Path | None = None, doc_pages=
 def run_one(
     name: str, main, argv: list[str], results_dir: Path | None = None, context=None
 ) -> Path:
-    """Run one benchmark's ``main`` and save what it returns (the entry point of ``python -m benchmarks``).
+    """Run one benchmark's ``main`` and save what it returns (the entry point of ``python -m
+    benchmarks``).
 
-    ``context(argv)``, when the benchmark defines one, returns fields of the run's record that it knows better than
-    this process (the full-run benchmark's date is the span of the notebook runs it reads)."""
+    ``context(argv)``, when the benchmark defines one, returns fields of the run's record that it
+    knows better than this process (the full-run benchmark's date is the span of the notebook runs
+    it reads)."""
     run = run_context()
     rows = main(list(argv))
     if context is not None:
@@ -457,5 +468,6 @@ def run_one(
 
 
 def standalone(name: str, main, context=None) -> None:
-    """``python -m benchmarks.bench_NAME [ARGS]``: the same as ``python -m benchmarks NAME [ARGS]``."""
+    """``python -m benchmarks.bench_NAME [ARGS]``: the same as ``python -m benchmarks NAME
+    [ARGS]``."""
     run_one(name, main, sys.argv[1:], context=context)

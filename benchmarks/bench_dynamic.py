@@ -1,11 +1,12 @@
-"""Dynamic DRF: Algorithm 1 per step vs an LP solve and a sort-based water-filling step; all arrivals.
+"""Dynamic DRF: Algorithm 1 per step vs an LP solve and a sort-based water-filling step; all
+arrivals.
 
 Targets (issue: li2019):
 - ``linear`` >= 100x faster per step than ``lp`` at k = 1,000;
 - ``linear`` >= 5x faster per step than a sort-based water-filling at k = 10^4;
 - all 10^5 arrivals in under a minute on 2 cores with O(n m) memory.
-Kernels are timed directly (no input validation); medians, side by side in this run. ``linear`` keeps
-Algorithm 1's sums as prefix sums across steps (timed over a block of consecutive steps);
+Kernels are timed directly (no input validation); medians, side by side in this run. ``linear``
+keeps Algorithm 1's sums as prefix sums across steps (timed over a block of consecutive steps);
 ``linear_rescan`` is the printed O(k m) loops, reported alongside.
 """
 

@@ -1,16 +1,17 @@
 """Heterogeneous servers: PS-DSF, DRFH, TSF and PF-VDS(α=1) against generic solvers.
 
-Targets (issue: khamseashari2018 part 1), at 1,000 users x 100 servers x 3 resources, ~70% eligible pairs:
-- PS-DSF, DRFH and TSF >= 100x faster than a HiGHS max-min LP formulation;
+Targets (issue: khamseashari2018 part 1), at 1,000 users x 100 servers x 3 resources, ~70% eligible
+pairs: - PS-DSF, DRFH and TSF >= 100x faster than a HiGHS max-min LP formulation;
 - PF-VDS(α=1) >= 20x faster than Clarabel (through cvxpy) with objective within 1e-6 relative.
-Default size is the target size (``python -m benchmarks.bench_heterogeneous USERS SERVERS`` for another).
-PF-VDS(1) is timed through the public ``pfvds`` (interior point + its best-response polish) and the interior
-point alone. DRFH and TSF are timed as ``drfh``/``tsf`` (the structured interior point, default) against the
-same mechanisms with ``method="highs"`` (HiGHS on the full LP: the "HiGHS max-min LP formulation"), with the
-levels compared. PS-DSF has no LP formulation (Definition 4 is an equilibrium): ``psdsf`` (the smoothed
-market, default) is timed against DRFH's HiGHS LP, the issue's "HiGHS max-min LP" baseline, and against our
-fixed-point iteration, with Definition 4 checked on its allocation. Medians of ``REPEATS`` runs for our
-methods, one run of each generic solver and of the fixed point, side by side.
+Default size is the target size (``python -m benchmarks.bench_heterogeneous USERS SERVERS`` for
+another). PF-VDS(1) is timed through the public ``pfvds`` (interior point + its best-response
+polish) and the interior point alone. DRFH and TSF are timed as ``drfh``/``tsf`` (the structured
+interior point, default) against the same mechanisms with ``method="highs"`` (HiGHS on the full LP:
+the "HiGHS max-min LP formulation"), with the levels compared. PS-DSF has no LP formulation
+(Definition 4 is an equilibrium): ``psdsf`` (the smoothed market, default) is timed against DRFH's
+HiGHS LP, the issue's "HiGHS max-min LP" baseline, and against our fixed-point iteration, with
+Definition 4 checked on its allocation. Medians of ``REPEATS`` runs for our methods, one run of each
+generic solver and of the fixed point, side by side.
 """
 
 from __future__ import annotations

@@ -1,10 +1,12 @@
-"""Bidding game: closed-form best response vs a vectorised NumPy version and SLSQP; one dynamics iteration.
+"""Bidding game: closed-form best response vs a vectorised NumPy version and SLSQP; one dynamics
+iteration.
 
 Targets (issue: feldman2005):
 - ``best_response`` >= 1000x faster than SLSQP and >= 10x faster than vectorised NumPy at n = 1000
   machines, and no generic solver (SLSQP) better than its utility by more than 1e-9;
 - one best-response iteration for 150 users x 100 machines under 1 ms.
-SLSQP at n = 1000 takes minutes, so it is timed once; the rest are medians, side by side in this run.
+SLSQP at n = 1000 takes minutes, so it is timed once; the rest are medians, side by side in this
+run.
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ def main(argv=None) -> list[Row]:
     x_slsqp = best_response_slsqp(w, y, 1.0)
     t_slsqp = time.perf_counter() - t0
     x_ours = market.best_response(w, y, 1.0)
-    # SLSQP meets sum x = X only to its tolerance; overspending buys it λ·excess of utility, so both are compared on
-    # the budget (bids scaled to sum to X) and the raw gap and SLSQP's overspend are reported too
+    # SLSQP meets sum x = X only to its tolerance; overspending buys it λ·excess of utility, so both
+    # are compared on the budget (bids scaled to sum to X) and the raw gap and SLSQP's overspend are
+    # reported too
     ours = market.utility(w, x_ours / x_ours.sum(), y)
     slsqp_ahead = market.utility(w, x_slsqp / x_slsqp.sum(), y) - ours
     gap = -slsqp_ahead

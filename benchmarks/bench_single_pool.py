@@ -4,14 +4,14 @@ Targets (issue: metin2025):
 - progressive filling >= 20x faster than pure-Python heapq and >= 50x faster than the argmin loop
   at n = 10^4 users, m = 10 resources (literal stop rule for all three);
 - EDRF and PDRF at n = 10^6, m = 10 within 3x of ``demands.sum(axis=0)``;
-- (issue #20, reported without a target of its own) the production schedulers' tie rules at n = 10^5, m = 10
-  against ``lowest_index`` in the same run, and continuing from a start allocation (half of the run's tasks) against
-  filling from zero;
-- (issue #20) pooled DRF with quotas inside a two-level hierarchy (316 queues of about 316 users; every user
-  guaranteed half and limited to four times an equal split of every resource, as YARN lends an idle guarantee and
-  Mesos holds it back) at n = 10^5, m = 10 within 3x of flat ``drf`` in the same run, the tree built once by
-  ``queue_tree`` (its cost is reported beside); the hierarchy alone and pooled ``drf`` with the same quotas (YARN,
-  Mesos, Kueue) beside it.
+- (issue #20, reported without a target of its own) the production schedulers' tie rules at n =
+  10^5, m = 10 against ``lowest_index`` in the same run, and continuing from a start allocation
+  (half of the run's tasks) against filling from zero;
+- (issue #20) pooled DRF with quotas inside a two-level hierarchy (316 queues of about 316 users;
+  every user guaranteed half and limited to four times an equal split of every resource, as YARN
+  lends an idle guarantee and Mesos holds it back) at n = 10^5, m = 10 within 3x of flat ``drf`` in
+  the same run, the tree built once by ``queue_tree`` (its cost is reported beside); the hierarchy
+  alone and pooled ``drf`` with the same quotas (YARN, Mesos, Kueue) beside it.
 All times are medians measured side by side in this run; only the ratios are reported as results.
 """
 

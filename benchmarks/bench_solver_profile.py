@@ -1,20 +1,23 @@
-"""Where one DRFH solve at cluster scale spends its time on 2 threads: threaded BLAS, numba's parallel pair kernels,
-and the rest, which runs on one core.
+"""Where one DRFH solve at cluster scale spends its time on 2 threads: threaded BLAS, numba's
+parallel pair kernels, and the rest, which runs on one core.
 
-DRFH's and TSF's rounds are the same interior point (``fairlib.multires._engine.maxmin_interior``). Measured in a
-fresh interpreter with ``NUMBA_NUM_THREADS=2`` at the scale benchmark's largest size (10⁴ users × 10³ servers × 3
-resources), after one solve of the same cluster (which compiles the parallel kernels), by wrapping the solver's
-functions with wall-clock timers:
+DRFH's and TSF's rounds are the same interior point (``fairlib.multires._engine.maxmin_interior``).
+Measured in a fresh interpreter with ``NUMBA_NUM_THREADS=2`` at the scale benchmark's largest size
+(10⁴ users × 10³ servers × 3 resources), after one solve of the same cluster (which compiles the
+parallel kernels), by wrapping the solver's functions with wall-clock timers:
 
-- threaded BLAS: the normal matrix's low-rank product (``ssyrk``/``dsyrk``) and its Cholesky factorisation;
-- parallel pair kernels: the normal matrix's assembly (with the single-precision copy of its low-rank factor), the
-  Newton solves (with their triangular solves, which are serial inside the kernel), the residuals and the
-  element-wise passes (step lengths, right-hand sides, updates), split over numba's threads by user chunks;
-- the rest, on one core: the centring target's and the duality gap's sums over the pairs (kept in one order, so the
-  iterates do not depend on the thread count), the best iterate's copy, vectors of users and capacity rows, Python.
+- threaded BLAS: the normal matrix's low-rank product (``ssyrk``/``dsyrk``) and its Cholesky
+  factorisation;
+- parallel pair kernels: the normal matrix's assembly (with the single-precision copy of its
+  low-rank factor), the Newton solves (with their triangular solves, which are serial inside the
+  kernel), the residuals and the element-wise passes (step lengths, right-hand sides, updates),
+  split over numba's threads by user chunks;
+- the rest, on one core: the centring target's and the duality gap's sums over the pairs (kept in
+  one order, so the iterates do not depend on the thread count), the best iterate's copy, vectors of
+  users and capacity rows, Python.
 
-Reported rows, no targets: ``docs/performance.md`` shows them as what remains serial per iteration and its share.
-``python -m benchmarks.bench_solver_profile USERS SERVERS`` measures another size.
+Reported rows, no targets: ``docs/performance.md`` shows them as what remains serial per iteration
+and its share. ``python -m benchmarks.bench_solver_profile USERS SERVERS`` measures another size.
 """
 
 from __future__ import annotations
@@ -110,8 +113,8 @@ def main(argv=None) -> list[Row]:
 
 
 def doc_block(record: dict) -> str:
-    """The profile as docs/scale.md states it (``<!-- BEGIN bench:solver_profile -->``): the solve, its time and
-    each part's share, from the committed results."""
+    """The profile as docs/scale.md states it (``<!-- BEGIN bench:solver_profile -->``): the solve,
+    its time and each part's share, from the committed results."""
     rows = record["rows"]
     solve, _, _ = rows[0].row.partition(": share in ")
     parts = []

@@ -1,4 +1,5 @@
-"""fairlib.sweep: speed-up on local cores, per-cell overhead for cheap cells, Dask LocalCluster agreement.
+"""fairlib.sweep: speed-up on local cores, per-cell overhead for cheap cells, Dask LocalCluster
+agreement.
 
 Targets (issue: sweeps):
 - a sweep of >= 100 cells runs >= 1.7x faster with 2 local workers (loky) than serially;
@@ -20,7 +21,8 @@ from benchmarks._timing import write_results
 from fairlib.repro.experiments.bidding_game import _infinite_cell
 from fairlib.sweep import sweep
 
-# one cell of the feldman2005 Fig. 2 sweep: a random game, best response and local greedy to convergence
+# one cell of the feldman2005 Fig. 2 sweep: a random game, best response and local greedy to
+# convergence
 SETUP = dict(
     preference="uniform", order="random", step=0.01, n_machines=100, reserve=1e-6, gap_tol=0.05
 )

@@ -1,18 +1,19 @@
 """Traces: loading the Google task_events excerpt, and the §6.2 replay.
 
 Targets (issue: khamseashari2018 part 2):
-- all five task_events parts (~0.9 M rows) in under 10 s and under 1 GB of memory — measured in a fresh
-  interpreter (peak resident set size of that process alone — VmHWM, reset at exec — interpreter and imports
-  included);
+- all five task_events parts (~0.9 M rows) in under 10 s and under 1 GB of memory — measured in a
+  fresh interpreter (peak resident set size of that process alone — VmHWM, reset at exec —
+  interpreter and imports included);
 - a 7-hour Google replay at 120 servers with PS-DSF reallocation every 5 minutes in under 2 minutes;
 - the request-based reconstruction of §6.2: 7.1 h of Google at 120 servers with per-interval demands
-  capped at the running tasks' requests, open loop, every mechanism (PS-DSF, DRFH, TSF, Best-Fit DRFH, and PF-VDS
-  at α = 1, 2, 4 — the traces notebook's route — as the capped game's variational equilibrium on the 120 servers
-  unmerged), in under 2 minutes — each mechanism timed alone, and the four's total ratio to the same open loop on the
-  lifetime-sum model without caps (the earlier model), same jobs.
-The replay is also timed without merging identical servers (``merge=False``) over the first ``BASELINE_HOURS``
-hours, the ratio showing what merging buys. Needs the real excerpts (``../shared/data/traces`` or
-``FAIRLIB_TRACE_DIR``).
+  capped at the running tasks' requests, open loop, every mechanism (PS-DSF, DRFH, TSF, Best-Fit
+  DRFH, and PF-VDS at α = 1, 2, 4 — the traces notebook's route — as the capped game's variational
+  equilibrium on the 120 servers unmerged), in under 2 minutes — each mechanism timed alone, and the
+  four's total ratio to the same open loop on the lifetime-sum model without caps (the earlier
+  model), same jobs.
+The replay is also timed without merging identical servers (``merge=False``) over the first
+``BASELINE_HOURS`` hours, the ratio showing what merging buys. Needs the real excerpts
+(``../shared/data/traces`` or ``FAIRLIB_TRACE_DIR``).
 """
 
 from __future__ import annotations
@@ -93,7 +94,8 @@ def main(argv=None) -> list[Row]:
         f"splits identical servers evenly, as merging does) vs direct by the fixed point from zero "
         f"{avg['fixed']} (Definition 4 is not unique: another allocation)"
     )
-    # the request-based reconstruction of §6.2: every mechanism, each timed alone (PF-VDS below: unmerged servers)
+    # the request-based reconstruction of §6.2: every mechanism, each timed alone (PF-VDS below:
+    # unmerged servers)
     mechanisms = google_open_loop.paper_setup_mechanisms(google_open_loop.typical_task(events))
     small = Cluster(fleet.capacity[:4], jobs.shape[:6], max_tasks=np.ones(6))
     with compiled():  # compile outside the timings (small problems would otherwise run interpreted)
@@ -159,7 +161,8 @@ def main(argv=None) -> list[Row]:
     )
     ratio = totals["per-interval capped"] / totals["lifetime uncapped"]
     print(f"per-interval capped / lifetime uncapped: {ratio:.2f}x")
-    # certified bounds over every Definition-4 allocation (psdsf_range), per epoch, beside PS-DSF's own open loop
+    # certified bounds over every Definition-4 allocation (psdsf_range), per epoch, beside PS-DSF's
+    # own open loop
     eligible = sim.class_eligibility(paper_fleet, paper_jobs.scheduling_class)
     t0 = time.perf_counter()
     sim.open_loop(

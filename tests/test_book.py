@@ -1,6 +1,6 @@
-"""The book (``make site``): its staging from the committed executed notebooks, ledger and docs, every built page
-scanned for what a reader must not see, and every page opened in a real browser (headless Chromium: console,
-images, links, accessibility, the first screen of a paper page)."""
+"""The book (``make site``): its staging from the committed executed notebooks, ledger and docs,
+every built page scanned for what a reader must not see, and every page opened in a real browser
+(headless Chromium: console, images, links, accessibility, the first screen of a paper page)."""
 
 import html
 import importlib.util
@@ -28,7 +28,7 @@ book = _load_book()
 EXECUTED = sorted(p.stem for p in paths.executed_dir().glob("*.ipynb"))
 
 
-# ------------------------------------------------------------------------------------------ staging, no Sphinx
+# ------------------------------------------------------------------------------- staging, no Sphinx
 
 
 def _png(width: int, height: int) -> str:
@@ -87,9 +87,9 @@ def test_a_figure_without_its_caption_stops_the_build():
 
 
 def test_a_figure_has_its_caption_as_alternative_text_and_its_natural_width():
-    """The image's alternative text is its caption's first sentence as plain text (a reader hears what the figure
-    shows, not its file's name); its width is its natural width in pixels, which never enlarges it and has Sphinx
-    link it to its file."""
+    """The image's alternative text is its caption's first sentence as plain text (a reader hears
+    what the figure shows, not its file's name); its width is its natural width in pixels, which
+    never enlarges it and has Sphinx link it to its file."""
     nb = _executed_notebook()
     nb.cells[2].outputs[1]["data"]["image/png"] = _png(700, 300)
     nb.cells[2].metadata["fairlib"]["captions"] = [
@@ -109,9 +109,10 @@ def test_a_figure_has_its_caption_as_alternative_text_and_its_natural_width():
 
 
 def test_links_in_markdown_cells_and_markdown_outputs_point_at_the_book():
-    """A notebook's Claims list is a Markdown output whose links go to the ledger's rows: the staged page points
-    them at the ledger page's claim anchors, as it does for the links of its markdown cells. In an output every
-    link to a page is HTML (MyST-NB renders an output as CommonMark, which would keep ``claims.md`` as it is)."""
+    """A notebook's Claims list is a Markdown output whose links go to the ledger's rows: the staged
+    page points them at the ledger page's claim anchors, as it does for the links of its markdown
+    cells. In an output every link to a page is HTML (MyST-NB renders an output as CommonMark, which
+    would keep ``claims.md`` as it is)."""
     nb = _executed_notebook()
     claims = nbformat.v4.new_code_cell("log.listing()", execution_count=9)
     listing = (
@@ -271,8 +272,8 @@ def test_links_to_files_outside_the_book_go_to_the_repository_or_become_text():
 
 
 def test_the_landing_page_shows_the_readme_results_table(tmp_path):
-    """One results table, rendered once (fairlib.repro.landing): the book's landing page and the README show the
-    same."""
+    """One results table, rendered once (fairlib.repro.landing): the book's landing page and the
+    README show the same."""
     from fairlib.repro.landing import results_block
 
     staged = book.stage(tmp_path / "src")
@@ -282,8 +283,8 @@ def test_the_landing_page_shows_the_readme_results_table(tmp_path):
 
 
 def test_repository_url_for_the_launch_buttons(monkeypatch, tmp_path):
-    """The environment first (a fork's build points at the fork), then a GitHub origin remote, then the URL
-    pyproject.toml declares; nothing at all: no buttons."""
+    """The environment first (a fork's build points at the fork), then a GitHub origin remote, then
+    the URL pyproject.toml declares; nothing at all: no buttons."""
     import subprocess
     import tomllib
 
@@ -340,8 +341,8 @@ def test_every_executed_notebook_and_every_docs_page_is_in_the_toc(staged):
 
 
 def test_every_claim_links_to_an_anchor_of_its_page(staged):
-    """Every claim of claims.csv has one block on the ledger page, with its anchor claim-<id>, linked to the cell
-    of its notebook's page that measured it."""
+    """Every claim of claims.csv has one block on the ledger page, with its anchor claim-<id>,
+    linked to the cell of its notebook's page that measured it."""
     src, _ = staged
     ledger = (src / "claims.md").read_text(encoding="utf-8")
     blocks = re.findall(
@@ -362,8 +363,8 @@ def test_every_claim_links_to_an_anchor_of_its_page(staged):
 
 
 def test_the_coverage_page_links_every_claim_it_names_to_the_ledger(staged):
-    """The staged coverage page: every claim id its tables name (in backticks) links to the claim's block of the
-    ledger page (``claim-<id>``), and every such link names a claim of the ledger."""
+    """The staged coverage page: every claim id its tables name (in backticks) links to the claim's
+    block of the ledger page (``claim-<id>``), and every such link names a claim of the ledger."""
     src, _ = staged
     ids = {r["claim"] for r in book.read_claims(paths.results_root("full") / "claims.csv")}
     text = (src / "docs" / "claims-coverage.md").read_text(encoding="utf-8")
@@ -376,7 +377,7 @@ def test_the_coverage_page_links_every_claim_it_names_to_the_ledger(staged):
     assert not {anchor for _, anchor in links} - ids, "links to claims the ledger does not have"
 
 
-# ---------------------------------------------------------------------------------------------- the built book
+# ----------------------------------------------------------------------------------- the built book
 
 
 @pytest.fixture(scope="session")
@@ -394,8 +395,8 @@ def _pages(site: Path) -> list[Path]:
     )
 
 
-#: what a built page must never contain: a path of the machine that ran or built it, a Python repr of a path,
-#: pandas' elision of a table, an stderr output box
+#: what a built page must never contain: a path of the machine that ran or built it, a Python repr
+#: of a path, pandas' elision of a table, an stderr output box
 _FORBIDDEN = [
     ("a home folder path", re.compile(r"/root/|/home/\w")),
     ("a temporary folder path", re.compile(r"/tmp/")),
@@ -460,8 +461,8 @@ _ARGS = [
 
 @pytest.fixture(scope="session")
 def served_book(built_book):
-    """The built book over HTTP on a free local port, as GitHub Pages serves it (a page opened from file:// may not
-    fetch its own stylesheets)."""
+    """The built book over HTTP on a free local port, as GitHub Pages serves it (a page opened from
+    file:// may not fetch its own stylesheets)."""
     import functools
     import threading
     from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -579,13 +580,14 @@ def _screenshot_name(name: str) -> str:
 
 @pytest.fixture(scope="session")
 def browser_report(built_book, served_book, browser):
-    """Every page of the built book opened once in headless Chromium at 1280 × 800: what each check below needs,
-    as ``{check: [(page, problem), ...]}``. A full-page screenshot of every page goes to build/book-screenshots/."""
+    """Every page of the built book opened once in headless Chromium at 1280 × 800: what each check
+    below needs, as ``{check: [(page, problem), ...]}``. A full-page screenshot of every page goes
+    to build/book-screenshots/."""
     import yaml
     from axe_playwright_python.sync_playwright import Axe
 
-    # under pytest-xdist each worker that runs a browser check opens the book itself: one folder per worker, so one
-    # worker's clean-up never removes the other's screenshots
+    # under pytest-xdist each worker that runs a browser check opens the book itself: one folder per
+    # worker, so one worker's clean-up never removes the other's screenshots
     shots = paths.build_dir() / "book-screenshots" / os.environ.get("PYTEST_XDIST_WORKER", "")
     if shots.exists():
         shutil.rmtree(shots)
@@ -685,15 +687,17 @@ def browser_report(built_book, served_book, browser):
         # (c) no table cell cut short
         for text in facts["truncated"]:
             add["truncated cells"](f"a table cell ends in an ellipsis: ...{text!r}")
-        # (d) every image of the page at (nearly) its own size, linked to its file, described by its caption
+        # (d) every image of the page at (nearly) its own size, linked to its file, described by its
+        # caption
         for image in facts["images"]:
             if image["natural"] and image["shown"] < 0.9 * image["natural"]:
                 add["images"](
                     f"image {image['src']} shown at {image['shown']} of its {image['natural']} px "
                     f"({image['shown'] / image['natural']:.0%}; the column is {facts['column']} px)"
                 )
-            # linked to its own file or to the figure's full-size file (figures/<key>/<name>.png, copied beside the
-            # pages); every internal link resolving to a file is checked with the other links
+            # linked to its own file or to the figure's full-size file (figures/<key>/<name>.png,
+            # copied beside the pages); every internal link resolving to a file is checked with the
+            # other links
             linked = urlparse(image["link"] or "").path
             if not (
                 linked == urlparse(image["url"]).path
@@ -706,7 +710,8 @@ def browser_report(built_book, served_book, browser):
                 add["images"](
                     f"image {image['src']} has no alternative text of its own (alt={image['alt']!r})"
                 )
-        # (e) the page never scrolls sideways; no block leaves the column unless inside a box that scrolls
+        # (e) the page never scrolls sideways; no block leaves the column unless inside a box that
+        # scrolls
         if facts["scrollWidth"] > facts["viewport"]:
             add["overflow"](
                 f"the page scrolls sideways: {facts['scrollWidth']} px wide in a {facts['viewport']} px "
@@ -714,8 +719,8 @@ def browser_report(built_book, served_book, browser):
             )
         for wide in facts["wide"]:
             add["overflow"](wide)
-        # (f) accessibility; preload off: axe's own stylesheet fetch mis-resolves the theme's relative @import (a
-        # spurious 404)
+        # (f) accessibility; preload off: axe's own stylesheet fetch mis-resolves the theme's
+        # relative @import (a spurious 404)
         result = axe.run(page, options={"resultTypes": ["violations"], "preload": False})
         for v in result.response["violations"]:
             if v.get("impact") in ("serious", "critical"):
@@ -761,20 +766,22 @@ def _problems(report: dict, check: str, what: str) -> str:
 
 
 def test_the_book_in_a_real_browser(browser_report):
-    """Every page in headless Chromium: no console error or failed request, every image loads (non-zero natural
-    size), every internal link (sidebar, in-page contents, ledger) resolves to a page and anchor; each paper page's
-    first screen shows its title, citation and Findings and no code. Full-page screenshots of every page are saved
-    under build/book-screenshots/."""
+    """Every page in headless Chromium: no console error or failed request, every image loads
+    (non-zero natural size), every internal link (sidebar, in-page contents, ledger) resolves to a
+    page and anchor; each paper page's first screen shows its title, citation and Findings and no
+    code. Full-page screenshots of every page are saved under build/book-screenshots/."""
     assert not browser_report["browser"] + browser_report["first screen"], "\n".join(
         f"{page}: {problem}"
         for page, problem in (browser_report["browser"] + browser_report["first screen"])[:80]
     )
-    # each screenshot is checked as it is written (a "browser" problem above if it is missing or empty)
+    # each screenshot is checked as it is written (a "browser" problem above if it is missing or
+    # empty)
     assert "index.html" in browser_report["pages"] and len(browser_report["pages"]) > 10
 
 
 def test_no_caption_carries_a_figure_number_of_the_book(browser_report):
-    """A caption names the paper's figure; no "Fig. N" of the book's own (Sphinx's numfig) comes before it."""
+    """A caption names the paper's figure; no "Fig. N" of the book's own (Sphinx's numfig) comes
+    before it."""
     assert not browser_report["caption numbers"], _problems(
         browser_report, "caption numbers", "numbered captions"
     )
@@ -788,24 +795,25 @@ def test_every_notebook_page_has_its_launch_and_repository_buttons_and_every_pag
 
 
 def test_no_table_cell_is_cut_short(browser_report):
-    """No table cell ends in an ellipsis (pandas' display.max_colwidth cuts a long cell to "..."): a reader cannot
-    read what was cut."""
+    """No table cell ends in an ellipsis (pandas' display.max_colwidth cuts a long cell to "..."): a
+    reader cannot read what was cut."""
     assert not browser_report["truncated cells"], _problems(
         browser_report, "truncated cells", "cut cells"
     )
 
 
 def test_every_image_is_shown_at_its_size_linked_to_its_file_and_described(browser_report):
-    """Every image of a page's article is shown at 90% of its natural width or more (a figure is drawn at the size
-    it is read at, at most the column's width), is a link to its image file (to open it at full size), and has an
-    alternative text of its own (its caption's first sentence, not its file's name)."""
+    """Every image of a page's article is shown at 90% of its natural width or more (a figure is
+    drawn at the size it is read at, at most the column's width), is a link to its image file (to
+    open it at full size), and has an alternative text of its own (its caption's first sentence, not
+    its file's name)."""
     assert not browser_report["images"], _problems(browser_report, "images", "image problems")
 
 
 def test_no_page_scrolls_sideways_and_no_block_leaves_the_column(browser_report):
-    """At 1280 px the page is never wider than the window, no block of the article (an output table, code, a
-    printed block, a ledger entry) reaches past the article's column, and no box that scrolls sideways holds a block
-    wider than itself."""
+    """At 1280 px the page is never wider than the window, no block of the article (an output table,
+    code, a printed block, a ledger entry) reaches past the article's column, and no box that
+    scrolls sideways holds a block wider than itself."""
     assert not browser_report["overflow"], _problems(
         browser_report, "overflow", "blocks past the column"
     )

@@ -1,12 +1,13 @@
-"""One keyed numba cache for every way fairlib's kernels are reached, never a stale callee, and no kernel recompiled
-that an edit cannot reach.
+"""One keyed numba cache for every way fairlib's kernels are reached, never a stale callee, and no
+kernel recompiled that an edit cannot reach.
 
-A clean copy of the tracked tree gets two probe kernels in two files (a caller and its callee: numba does not
-invalidate a cached caller when the callee's file changes). Each entry point runs in a fresh process with
-nothing inherited (no ``NUMBA_CACHE_DIR``), importing numba before fairlib where it can — a script, pytest with
-hypothesis and doctests, a papermill kernel, loky and Dask sweep workers, a benchmark script. After each: no
-``.nbi``/``.nbc`` file under ``fairlib/``. Then the callee is edited — same file size, so numba's own
-timestamp-and-size check could miss it — and every entry point must see the new result.
+A clean copy of the tracked tree gets two probe kernels in two files (a caller and its callee: numba
+does not invalidate a cached caller when the callee's file changes). Each entry point runs in a
+fresh process with nothing inherited (no ``NUMBA_CACHE_DIR``), importing numba before fairlib where
+it can — a script, pytest with hypothesis and doctests, a papermill kernel, loky and Dask sweep
+workers, a benchmark script. After each: no ``.nbi``/``.nbc`` file under ``fairlib/``. Then the
+callee is edited — same file size, so numba's own timestamp-and-size check could miss it — and every
+entry point must see the new result.
 """
 
 import json
@@ -205,7 +206,8 @@ def test_every_entry_point_uses_the_keyed_cache_and_sees_an_edited_callee(tmp_pa
     _run_all(tree, 6.0)
     second = {p.name for p in cache.iterdir()}
     assert first <= second  # the old entries untouched
-    # new keys for the edited module and the one that imports it; every other module's kernels loaded as they were
+    # new keys for the edited module and the one that imports it; every other module's kernels
+    # loaded as they were
     assert {name.rsplit("-", 1)[0] for name in second - first} == {
         "_probe_callee",
         "_probe_caller",
@@ -215,9 +217,9 @@ def test_every_entry_point_uses_the_keyed_cache_and_sees_an_edited_callee(tmp_pa
 def test_editing_a_driver_keeps_the_kernel_cache_and_editing_a_kernel_module_recompiles_what_sees_it(
     tmp_path,
 ):
-    """Each kernel module's cache key covers its source and the fairlib modules it imports: a changed experiment
-    driver, report or notebook helper changes no key; a changed kernel module changes its own key and the keys of
-    the modules that import it, and no other."""
+    """Each kernel module's cache key covers its source and the fairlib modules it imports: a
+    changed experiment driver, report or notebook helper changes no key; a changed kernel module
+    changes its own key and the keys of the modules that import it, and no other."""
     tree = tmp_path / "clone"
     _clean_copy(tree)
     code = (

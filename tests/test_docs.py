@@ -1,10 +1,12 @@
-"""The front door: README and docs/ are short, current reference whose numbers are rendered, never typed.
+"""The front door: README and docs/ are short, current reference whose numbers are rendered, never
+typed.
 
-Checked here: the README is a landing page (at most 12 KB, no line over 400 characters), neither it nor any page of
-docs/ speaks of history, every rendered block equals its rendering from the committed results and the catalogue (the
-README's results table, count and list of papers, CITATION.cff's references), no page types a count of papers, the
-performance page equals the rendering of the committed benchmark results, the citation validates, every relative
-link resolves and the README's library example runs and prints what its comments say.
+Checked here: the README is a landing page (at most 12 KB, no line over 400 characters), neither it
+nor any page of docs/ speaks of history, every rendered block equals its rendering from the
+committed results and the catalogue (the README's results table, count and list of papers,
+CITATION.cff's references), no page types a count of papers, the performance page equals the
+rendering of the committed benchmark results, the citation validates, every relative link resolves
+and the README's library example runs and prints what its comments say.
 """
 
 import contextlib
@@ -69,8 +71,9 @@ def test_rendered_blocks_equal_their_rendering(path):
 
 
 def test_what_the_catalogue_declares_is_rendered_in_the_readme_and_the_citation():
-    """The README's results block counts the catalogue's notebooks and papers, its papers block and CITATION.cff's
-    references list every paper of the catalogue, and those blocks exist (so the test above covers them)."""
+    """The README's results block counts the catalogue's notebooks and papers, its papers block and
+    CITATION.cff's references list every paper of the catalogue, and those blocks exist (so the test
+    above covers them)."""
     import yaml
 
     from fairlib.repro import catalog
@@ -99,8 +102,8 @@ def test_what_the_catalogue_declares_is_rendered_in_the_readme_and_the_citation(
 
 
 def test_references_read_back_as_written():
-    """Names and titles YAML would misread plain (``No``, a colon, quotes) are quoted: the rendered references parse
-    back to the catalogue's values."""
+    """Names and titles YAML would misread plain (``No``, a colon, quotes) are quoted: the rendered
+    references parse back to the catalogue's values."""
     import yaml
 
     from fairlib.repro.catalog import Paper
@@ -143,7 +146,8 @@ def test_the_count_line_is_derived():
     )
 
 
-#: a count of papers typed into prose ("four papers", "4 papers", "two published papers"): the catalogue counts them
+#: a count of papers typed into prose ("four papers", "4 papers", "two published papers"): the
+#: catalogue counts them
 TYPED_COUNT = re.compile(
     r"\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d+)\s+(?:[\w'-]+\s+)?"
     r"papers?\b",
@@ -160,8 +164,9 @@ PROSE = [
 
 @pytest.mark.parametrize("page", PROSE, ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_page_types_a_count_of_papers(page):
-    """How many papers there are is rendered from the catalogue (the README's results block), never typed: a page
-    says "the papers" (or "every claim of the papers listed below"), and a rendered block is left out of the check."""
+    """How many papers there are is rendered from the catalogue (the README's results block), never
+    typed: a page says "the papers" (or "every claim of the papers listed below"), and a rendered
+    block is left out of the check."""
     text = page.read_text(encoding="utf-8")
     for block in landing._BLOCKS:
         text = block.sub("", text)
@@ -191,8 +196,8 @@ def test_the_typed_count_pattern():
 
 
 def test_the_make_line_states_the_full_run_against_its_targets(tmp_path):
-    """The README's ``make`` line is rendered from the full-run benchmark's rows: the time in all and per notebook,
-    the longest cell, each against its target and whether it is met."""
+    """The README's ``make`` line is rendered from the full-run benchmark's rows: the time in all
+    and per notebook, the longest cell, each against its target and whether it is met."""
     rows = [
         _results.Row(landing.FULL_RUN_TOTAL, "35 min", "2 notebooks", 35.0, "min", "<= 30"),
         _results.Row(landing.FULL_RUN_CELL, "3.5 min", "beta, In [2]", 3.5, "min", "<= 4"),

@@ -1,8 +1,10 @@
-"""A game registered from a module outside fairlib (``FAIRLIB_GAMES``) is tested by every registry-wide game test
-(``pytest -m games``) unchanged: each one has an instance for it, and they pass.
+"""A game registered from a module outside fairlib (``FAIRLIB_GAMES``) is tested by every
+registry-wide game test (``pytest -m games``) unchanged: each one has an instance for it, and they
+pass.
 
-The toy stands in for a contributor's: every user spreads its budget evenly over the machines it values (over its
-k_i highest-weight ones under finite parallelism), a static rule that claims no equilibrium."""
+The toy stands in for a contributor's: every user spreads its budget evenly over the machines it
+values (over its k_i highest-weight ones under finite parallelism), a static rule that claims no
+equilibrium."""
 
 from __future__ import annotations
 
@@ -76,8 +78,8 @@ def _pytest(args, tmp_path):
 
 
 def _rule(node: str) -> str:
-    """A test's node id without its game: ``test_game[g-check_x]`` -> ``test_game[check_x]`` (one rule per check of
-    fairlib.testing), ``test_y[g]`` -> ``test_y``."""
+    """A test's node id without its game: ``test_game[g-check_x]`` -> ``test_game[check_x]`` (one
+    rule per check of fairlib.testing), ``test_y[g]`` -> ``test_y``."""
     test, _, params = node.partition("[")
     check = params.rstrip("]").split("-", 1)[1] if "-" in params else ""
     return f"{test}[{check}]" if check else test
@@ -92,8 +94,8 @@ def test_a_game_from_another_module_meets_every_registry_wide_game_test_unchange
     for node in ids:
         by_test[_rule(node)].append(node)
     assert len(by_test) >= 8, sorted(by_test)
-    # every registry-wide game test is parametrised by game: each has an instance for the toy, except those for
-    # the "equilibrium" capability, which the toy does not claim
+    # every registry-wide game test is parametrised by game: each has an instance for the toy,
+    # except those for the "equilibrium" capability, which the toy does not claim
     needs_equilibrium = [
         c.__name__ for c in GAME_CHECKS if getattr(c, "requires", None) == "equilibrium"
     ]

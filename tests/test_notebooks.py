@@ -1,8 +1,8 @@
 """Committed notebooks are stripped, follow the house structure, and run in quick mode.
 
-``pytest tests/test_notebooks.py --paper KEY`` (or ``FAIRLIB_PAPER=KEY``) checks one catalogued paper's notebook
-only; every notebook runs in its own test (so pytest-xdist spreads them over the workers) with its own build
-folder."""
+``pytest tests/test_notebooks.py --paper KEY`` (or ``FAIRLIB_PAPER=KEY``) checks one catalogued
+paper's notebook only; every notebook runs in its own test (so pytest-xdist spreads them over the
+workers) with its own build folder."""
 
 import json
 import os
@@ -19,8 +19,8 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 
 def pytest_generate_tests(metafunc):
-    """Parametrise by notebook: the file tests by path (the template always, papers as selected), the quick run by
-    catalogued key."""
+    """Parametrise by notebook: the file tests by path (the template always, papers as selected),
+    the quick run by catalogued key."""
     from tests.conftest import selected_papers
 
     keys = selected_papers(metafunc.config)
@@ -52,7 +52,8 @@ def test_house_structure(path):
     params = [c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", [])]
     assert len(params) == 1, f"{path.name}: needs exactly one cell tagged 'parameters'"
     src = "".join(params[0]["source"])
-    # a notebook opened by hand (or launched on Binder) runs in quick mode; run_all.py injects the mode it runs
+    # a notebook opened by hand (or launched on Binder) runs in quick mode; run_all.py injects the
+    # mode it runs
     assert 'MODE = "quick"' in src and "SEED =" in src
     text = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
     assert "## Claims" in text and "## Deviations from the paper" in text
@@ -120,9 +121,10 @@ def test_notebooks_import_only_from_public_packages(path):
 
 
 def test_a_notebook_reads_as_a_lecture(path):
-    """Title and citation, then the Findings from the ledger; the parameters cell removed from the book and every
-    other code cell folded or its code hidden; "What we found" rendered through fairlib.repro.prose (no visible
-    f-string); every saved figure captioned (cell metadata ``fairlib.captions``, one per ``save_figure``, in order)."""
+    """Title and citation, then the Findings from the ledger; the parameters cell removed from the
+    book and every other code cell folded or its code hidden; "What we found" rendered through
+    fairlib.repro.prose (no visible f-string); every saved figure captioned (cell metadata
+    ``fairlib.captions``, one per ``save_figure``, in order)."""
     import re
 
     from fairlib.repro.executed import FINDINGS_TAG, findings_choice
@@ -179,8 +181,9 @@ def test_a_notebook_reads_as_a_lecture(path):
 
 
 def test_figures_named_in_the_prose_are_the_ones_saved(path):
-    """Every `fig...` name the markdown cites (the "What is reproduced" tables) is a figure the notebook saves —
-    literally, or by the literal start of an f-string name — so a reader finds it under figures/<key>/."""
+    """Every `fig...` name the markdown cites (the "What is reproduced" tables) is a figure the
+    notebook saves — literally, or by the literal start of an f-string name — so a reader finds it
+    under figures/<key>/."""
     import re
 
     nb = json.loads(path.read_text())
@@ -199,8 +202,8 @@ def test_figures_named_in_the_prose_are_the_ones_saved(path):
 
 @pytest.mark.notebook
 def test_paper_notebook_quick_mode(paper_key, tmp_path):
-    """The paper notebook runs end to end in quick mode, claims included (its own build folder: notebooks run side by
-    side under pytest-xdist)."""
+    """The paper notebook runs end to end in quick mode, claims included (its own build folder:
+    notebooks run side by side under pytest-xdist)."""
     env = dict(os.environ, FAIRLIB_BUILD_DIR=str(tmp_path))
     p = subprocess.run(
         [sys.executable, str(ROOT / "run_all.py"), "--quick", "--only", paper_key],
@@ -211,7 +214,8 @@ def test_paper_notebook_quick_mode(paper_key, tmp_path):
         timeout=1800,
     )
     assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-4000:]
-    # where the real excerpts are absent (a reader's clone), the trace notebooks run on labelled stand-ins
+    # where the real excerpts are absent (a reader's clone), the trace notebooks run on labelled
+    # stand-ins
     from fairlib import paths
 
     manifest = json.loads((tmp_path / "run_manifest.json").read_text())
@@ -227,9 +231,9 @@ def test_paper_notebook_quick_mode(paper_key, tmp_path):
         data
     ):  # a notebook that reads traces says which; synthetic exactly where the excerpts are missing
         assert (data == "synthetic") is not real, p.stdout[-2000:]
-    # "another CPU" on this one: the same quick run with numba's kernels compiled for a generic x86-64, OpenBLAS
-    # on an old core's code path and one thread everywhere gives the same tables and claims, within the declared
-    # tolerances (fairlib.repro.verify), as the native run above
+    # "another CPU" on this one: the same quick run with numba's kernels compiled for a generic
+    # x86-64, OpenBLAS on an old core's code path and one thread everywhere gives the same tables
+    # and claims, within the declared tolerances (fairlib.repro.verify), as the native run above
     from fairlib.repro.verify import ANOTHER_CPU, verify_results
 
     other = tmp_path / "another-cpu"
@@ -252,8 +256,8 @@ def test_paper_notebook_quick_mode(paper_key, tmp_path):
 
 
 def test_no_cell_shows_a_return_value_by_accident(path):
-    """A cell whose last line saves a figure or table ends in ``;``: else the notebook shows the list of written paths
-    (a ``PosixPath`` repr) to the reader."""
+    """A cell whose last line saves a figure or table ends in ``;``: else the notebook shows the
+    list of written paths (a ``PosixPath`` repr) to the reader."""
     import ast
 
     nb = json.loads(path.read_text())

@@ -1,4 +1,5 @@
-"""run_all.py end to end on tiny fixture notebooks (quick mode, outputs in a temporary build dir)."""
+"""run_all.py end to end on tiny fixture notebooks (quick mode, outputs in a temporary build
+dir)."""
 
 import json
 import os
@@ -15,9 +16,10 @@ from fairlib.paths import ROOT
 
 @pytest.fixture(autouse=True)
 def _keep_the_workers_environment(monkeypatch):
-    """run_all.main sets the variables its notebook kernels inherit (numba's threads, the sweeps' processes, where
-    outputs go) in os.environ; a test that calls it in this process gets them back afterwards, or a later test's
-    numba kernels would meet another thread count than the one they launched with."""
+    """run_all.main sets the variables its notebook kernels inherit (numba's threads, the sweeps'
+    processes, where outputs go) in os.environ; a test that calls it in this process gets them back
+    afterwards, or a later test's numba kernels would meet another thread count than the one they
+    launched with."""
     for name in (
         "NUMBA_NUM_THREADS",
         "FAIRLIB_SWEEP_JOBS",
@@ -26,7 +28,8 @@ def _keep_the_workers_environment(monkeypatch):
         "FAIRLIB_SWEEP_CACHE",
         "FAIRLIB_BUILD_DIR",
     ):
-        # setenv records the value to restore, absent included (delenv of an absent variable records nothing)
+        # setenv records the value to restore, absent included (delenv of an absent variable records
+        # nothing)
         absent = name not in os.environ
         monkeypatch.setenv(name, os.environ.get(name, ""))
         if absent:
@@ -140,7 +143,8 @@ def fixtures(tmp_path_factory):
         ],
     )
     registry = [
-        # first: beside the failing 'bad' (taken from the queue's other end), it is still running when 'bad' fails
+        # first: beside the failing 'bad' (taken from the queue's other end), it is still running
+        # when 'bad' fails
         {"key": "slow", "path": str(d / "slow.ipynb"), "title": "sleeps 20 s"},
         {"key": "ok_a", "path": str(d / "ok_a.ipynb"), "title": "fixture a"},
         {
@@ -333,7 +337,8 @@ def test_not_reproduced_claim_is_reported_and_unmeasured_claim_fails(fixtures, t
 
 
 def test_claim_that_stops_holding_fails_a_full_run_unless_accepted(fixtures, tmp_path):
-    """The ledger a full run replaces is its baseline: held -> not reproduced fails, naming the claim."""
+    """The ledger a full run replaces is its baseline: held -> not reproduced fails, naming the
+    claim."""
     out = dict(FAIRLIB_OUTPUT_DIR=str(tmp_path / "out"))
     first = run(
         ["--registry", str(fixtures), "--only", "bad_claim"], tmp_path, FIXTURE_VALUE="1", **out
@@ -424,7 +429,8 @@ def test_list_shows_registry(tmp_path):
 
 
 def test_verify_reports_identical_then_a_hand_edited_table_and_a_changed_claim(fixtures, tmp_path):
-    """--verify re-runs into build/verify (never over the committed outputs) and compares table by table."""
+    """--verify re-runs into build/verify (never over the committed outputs) and compares table by
+    table."""
     committed = tmp_path / "committed"
     env = dict(
         os.environ, FAIRLIB_BUILD_DIR=str(tmp_path / "b0"), FAIRLIB_OUTPUT_DIR=str(committed)
@@ -502,7 +508,8 @@ def test_a_notebook_failing_before_its_claims_shows_them_not_re_measured(fixture
 
 
 def test_a_key_given_twice_is_refused_by_name(fixtures, tmp_path):
-    """A repeated key is more likely a typo for another one than a wish to run it twice: refused, named."""
+    """A repeated key is more likely a typo for another one than a wish to run it twice: refused,
+    named."""
     p = run(
         ["--quick", "--registry", str(fixtures), "--only", "ok_a", "ok_b", "ok_a", "--jobs", "2"],
         tmp_path,
@@ -515,8 +522,8 @@ def test_a_key_given_twice_is_refused_by_name(fixtures, tmp_path):
 
 
 def test_verify_without_the_real_data_says_could_not_verify_not_differs(fixtures, tmp_path):
-    """Committed results from real data, a fresh run on synthetic stand-ins: "could not verify" with the fetch
-    command and exit status 3, never "DIFFERENCES FOUND" (exit 1)."""
+    """Committed results from real data, a fresh run on synthetic stand-ins: "could not verify" with
+    the fetch command and exit status 3, never "DIFFERENCES FOUND" (exit 1)."""
     committed = tmp_path / "committed"
     env = dict(
         os.environ, FAIRLIB_BUILD_DIR=str(tmp_path / "b0"), FAIRLIB_OUTPUT_DIR=str(committed)
@@ -548,7 +555,8 @@ def test_verify_without_the_real_data_says_could_not_verify_not_differs(fixtures
     assert "python -m fairlib.traces.fetch --notebooks" in stand_in.stdout
     assert "DIFFERENCES FOUND" not in stand_in.stdout
     assert "verify: could not verify traced: needs the real trace excerpts" in stand_in.stdout
-    # a difference elsewhere (verifiable has no committed tables here: "new") still wins: exit 1, both said
+    # a difference elsewhere (verifiable has no committed tables here: "new") still wins: exit 1,
+    # both said
     both = run(args[:4] + ["verifiable"] + args[4:], tmp_path / "b3", FIXTURE_DATA="synthetic")
     assert both.returncode == 1, both.stdout + both.stderr
     assert (
@@ -573,8 +581,8 @@ def test_a_truncated_ledger_fails_only_its_notebook(fixtures, tmp_path, jobs):
         ],
         tmp_path,
     )
-    # the unreadable ledger is reported in one line, never as a traceback (a kernel's own log may print one of
-    # its transport's under load: only a traceback about the ledger fails the test)
+    # the unreadable ledger is reported in one line, never as a traceback (a kernel's own log may
+    # print one of its transport's under load: only a traceback about the ledger fails the test)
     before = p.stderr.split("FAILED truncated")[0]
     about_ledger = [
         block for block in _tracebacks(before) if "claims" in block or "JSONDecodeError" in block
@@ -588,7 +596,8 @@ def test_a_truncated_ledger_fails_only_its_notebook(fixtures, tmp_path, jobs):
 
 
 def _tracebacks(text: str) -> list[str]:
-    """Each Python traceback in ``text``: its header, the indented frames and the exception line after them."""
+    """Each Python traceback in ``text``: its header, the indented frames and the exception line
+    after them."""
     blocks = []
     for start in (m.start() for m in re.finditer(r"Traceback \(most recent call last\):", text)):
         lines = text[start:].splitlines()
@@ -608,8 +617,9 @@ def test_tracebacks_are_found_with_their_exception_line():
 
 
 def test_kernels_talk_over_unix_sockets_each_with_its_own_files():
-    """Over TCP, kernels started together by different processes can race for one port (a kernel that dies with
-    "Address already in use"); run_all's kernels use IPC with a random socket prefix per kernel."""
+    """Over TCP, kernels started together by different processes can race for one port (a kernel
+    that dies with "Address already in use"); run_all's kernels use IPC with a random socket prefix
+    per kernel."""
     sys.path.insert(0, str(ROOT))
     import run_all
 
@@ -620,8 +630,9 @@ def test_kernels_talk_over_unix_sockets_each_with_its_own_files():
 
 
 def test_a_progress_line_names_the_notebook_its_status_time_and_what_is_left():
-    """One line per finished notebook; the estimate adds the last full run's durations of the notebooks not finished
-    yet and divides by the jobs; a quick run counts them; a notebook never timed before is named."""
+    """One line per finished notebook; the estimate adds the last full run's durations of the
+    notebooks not finished yet and divides by the jobs; a quick run counts them; a notebook never
+    timed before is named."""
     sys.path.insert(0, str(ROOT))
     import run_all
 
@@ -669,7 +680,8 @@ def _executed_with_duration(path, seconds):
 def test_a_full_run_prints_a_progress_line_per_notebook_from_the_last_runs_durations(
     tmp_path, monkeypatch, capsys
 ):
-    """main's wiring, without executing anything: run_one is replaced by a stand-in that returns outcomes."""
+    """main's wiring, without executing anything: run_one is replaced by a stand-in that returns
+    outcomes."""
     sys.path.insert(0, str(ROOT))
     import run_all
 
@@ -706,8 +718,9 @@ def test_a_full_run_prints_a_progress_line_per_notebook_from_the_last_runs_durat
 def test_a_full_run_renders_what_quotes_its_notebooks_and_only_into_the_repository(
     monkeypatch, tmp_path
 ):
-    """After a full run publishes into executed/, the full_run benchmark row and the README's and docs' rendered
-    blocks are rendered again (so they are committed with the notebooks); with the outputs redirected, nothing is."""
+    """After a full run publishes into executed/, the full_run benchmark row and the README's and
+    docs' rendered blocks are rendered again (so they are committed with the notebooks); with the
+    outputs redirected, nothing is."""
     import run_all
     from fairlib import paths
 
@@ -729,9 +742,9 @@ def test_a_full_run_renders_what_quotes_its_notebooks_and_only_into_the_reposito
 
 
 def test_notebooks_run_side_by_side_by_default_the_longest_first(monkeypatch, tmp_path, capsys):
-    """A full run starts one notebook per core: one worker takes the longest notebook left (by the last full run),
-    the other the shortest; each notebook's sweeps keep every core (oversubscribed on purpose) while numba's threads
-    are split."""
+    """A full run starts one notebook per core: one worker takes the longest notebook left (by the
+    last full run), the other the shortest; each notebook's sweeps keep every core (oversubscribed
+    on purpose) while numba's threads are split."""
     import os
 
     import run_all

@@ -1,5 +1,6 @@
-"""fairlib.testing from a plugin author's side: a mechanism registered from a module outside fairlib passes
-:func:`~fairlib.testing.check_mechanism`; a broken one fails it with the check and the mechanism named."""
+"""fairlib.testing from a plugin author's side: a mechanism registered from a module outside fairlib
+passes :func:`~fairlib.testing.check_mechanism`; a broken one fails it with the check and the
+mechanism named."""
 
 from __future__ import annotations
 
@@ -125,7 +126,8 @@ def test_fairlib_imports_without_pytest_and_without_fairlib_testing():
 
 
 class _Link:
-    """A model the bidding game's ``Game`` cannot state: one link, users who pay their bid (no budget)."""
+    """A model the bidding game's ``Game`` cannot state: one link, users who pay their bid (no
+    budget)."""
 
     def __init__(self, slopes, reserve=0.0):
         self.slopes = np.asarray(slopes, dtype=float)

@@ -1,24 +1,26 @@
-"""PS-DSF: per-server weighted max-min on virtual dominant shares (Khamse-Ashari et al. §2.3, Definition 4).
+"""PS-DSF: per-server weighted max-min on virtual dominant shares (Khamse-Ashari et al. §2.3,
+Definition 4).
 
 An allocation is PS-DSF when it is feasible and no x[n, i] can be increased without decreasing some
 x[m, i] on the same server with ŝ[m, i] <= ŝ[n, i] (ŝ = weighted VDS, :mod:`.cluster`).
 
-The ICC'17 algorithm that computes it was not recovered (reconstructions §5.7, [NR]). Two constructions of ours
-([DRV]). **Default**: the limit of a smoothed market on per-server prices, solved by Newton's method
-(:mod:`.psdsf_market`; ~20 Newton steps, Definition 4 to ~1e-9). It describes servers with one VDS level
-(every usable user loads the constraint that fills the server: always so when all users of a server load the
-same constraints). **Where that fails, and as the cross-check: per-server progressive filling on the
-weighted VDS, iterated over servers to a fixed point (Gauss-Seidel)**. For server i, with the other servers'
-totals x_{n,-i} fixed, raise a level L; usable user n gets x[n, i](L) = max(0, φ_n γ[n, i] L - x_{n,-i}), so
-its weighted VDS is max(L, x_{n,-i}/(φ_n γ[n, i])). At the first L where a resource saturates, every
-still-active user demanding it is frozen; the rest continue. A fixed point satisfies Definition 4 at every
-server (checked by :func:`psdsf_violation`). Convergence of the outer loop is not proven: it is capped and
+The ICC'17 algorithm that computes it was not recovered (reconstructions §5.7, [NR]). Two
+constructions of ours ([DRV]). **Default**: the limit of a smoothed market on per-server prices,
+solved by Newton's method (:mod:`.psdsf_market`; ~20 Newton steps, Definition 4 to ~1e-9). It
+describes servers with one VDS level (every usable user loads the constraint that fills the server:
+always so when all users of a server load the same constraints). **Where that fails, and as the
+cross-check: per-server progressive filling on the weighted VDS, iterated over servers to a fixed
+point (Gauss-Seidel)**. For server i, with the other servers' totals x_{n,-i} fixed, raise a level
+L; usable user n gets x[n, i](L) = max(0, φ_n γ[n, i] L - x_{n,-i}), so its weighted VDS is max(L,
+x_{n,-i}/(φ_n γ[n, i])). At the first L where a resource saturates, every still-active user
+demanding it is frozen; the rest continue. A fixed point satisfies Definition 4 at every server
+(checked by :func:`psdsf_violation`). Convergence of the outer loop is not proven: it is capped and
 the residual reported (it cycles on ~1% of small random instances).
 
-Definition 4 does not determine the allocation uniquely: on random clusters the two constructions return
-different Definition 4 allocations on ~10-15% of instances (totals up to a few percent apart, neither
-always dominating). The market's is one principled selection (the limit of a unique smoothed equilibrium);
-which one PF-VDS(α) tends to as α → ∞ is not established.
+Definition 4 does not determine the allocation uniquely: on random clusters the two constructions
+return different Definition 4 allocations on ~10-15% of instances (totals up to a few percent apart,
+neither always dominating). The market's is one principled selection (the limit of a unique smoothed
+equilibrium); which one PF-VDS(α) tends to as α → ∞ is not established.
 
 Time-shared (non-divisible) servers, Problem 2 / Theorem 5: each server's only constraint is
 Σ_n x[n, i] / γ[n, i] <= 1; :func:`psdsf` with ``time_shared=True`` fills that constraint instead.
@@ -46,11 +48,12 @@ def _fill_server(
 ):
     """Progressive filling of server i on the weighted VDS; writes out[:] = x[:, i].
 
-    d3[n, i, r]: per-task demand of n on server i; cap[r]: capacity; coef[n] = φ_n γ[n, i]; max_tasks[n]: the
-    user's cap on its total (inf: none). Event-driven: between events every rising user grows at coef[n] per unit
-    of level; events are a user's breakpoint x_other/coef (it starts rising), a resource saturating (its users
-    freeze) or a user's total reaching its cap at level max_tasks/coef (it freezes there). A user whose other
-    servers already give it its cap takes nothing here.
+    d3[n, i, r]: per-task demand of n on server i; cap[r]: capacity; coef[n] = φ_n γ[n, i];
+    max_tasks[n]: the user's cap on its total (inf: none). Event-driven: between events every rising
+    user grows at coef[n] per unit of level; events are a user's breakpoint x_other/coef (it starts
+    rising), a resource saturating (its users freeze) or a user's total reaching its cap at level
+    max_tasks/coef (it freezes there). A user whose other servers already give it its cap takes
+    nothing here.
 
     Parameters
     ----------
@@ -93,7 +96,8 @@ def _fill_server(
             count += 1
     if count == 0:
         return
-    # sort the usable users by breakpoint (insertion into a sorted prefix; counts are small per server)
+    # sort the usable users by breakpoint (insertion into a sorted prefix; counts are small per
+    # server)
     keys = np.empty(count)
     for t in range(count):
         keys[t] = x_other[order[t]] / coef[order[t]]
@@ -193,14 +197,17 @@ def _fill_server(
             out[n] = max(0.0, coef[n] * level - x_other[n])
 
 
-#: a jump needs this many consecutive sweeps whose changes point the same way and shrink by the same ratio
+#: a jump needs this many consecutive sweeps whose changes point the same way and shrink by the same
+#: ratio
 _STEADY_SWEEPS = 3
-#: ... to within this much; the ratio must be below _JUMP_RATIO for an Aitken jump (at most ratio / (1 - ratio) =
-#: 199 changes at once) or within _DRIFT_RATIO of 1 for a drift (the same change sweep after sweep)
+#: ... to within this much; the ratio must be below _JUMP_RATIO for an Aitken jump (at most ratio /
+#: (1 - ratio) = 199 changes at once) or within _DRIFT_RATIO of 1 for a drift (the same change sweep
+#: after sweep)
 _RATIO_STEADY = 1e-7
 _JUMP_RATIO = 0.995
 _DRIFT_RATIO = 1e-6
-#: a drift jump is kept when the sweep after it changes x by the drift's own change, to this much (relative)
+#: a drift jump is kept when the sweep after it changes x by the drift's own change, to this much
+#: (relative)
 _DRIFT_CHECK = 1e-6
 
 
@@ -208,7 +215,8 @@ _DRIFT_CHECK = 1e-6
 def _sweep(
     d3, cap, coef, usable, x, totals, col, x_other, order, rising, frozen, used, slope, max_tasks
 ):
-    """One Gauss-Seidel sweep over the servers, in place; returns (largest change of an x[n, i], largest total).
+    """One Gauss-Seidel sweep over the servers, in place; returns (largest change of an x[n, i],
+    largest total).
 
     Parameters
     ----------
@@ -282,7 +290,8 @@ def _sweep(
 
 @njit(cache=True)
 def _step_along(x, totals, step, factor):
-    """x += factor · step, in place, clamped at 0, with each user's total recomputed (a jump of the fixed point).
+    """x += factor · step, in place, clamped at 0, with each user's total recomputed (a jump of the
+    fixed point).
 
     Parameters
     ----------
@@ -308,22 +317,23 @@ def _step_along(x, totals, step, factor):
 def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start, max_tasks, accelerate):
     """Gauss-Seidel over servers from ``start``; returns (tasks[n, i], sweeps, last change, jumps).
 
-    The iteration has two slow regimes, and ``accelerate`` skips both where it sees them (three sweeps whose
-    changes point the same way and shrink by the same ratio ρ):
+    The iteration has two slow regimes, and ``accelerate`` skips both where it sees them (three
+    sweeps whose changes point the same way and shrink by the same ratio ρ):
 
-    - linear convergence (ρ < 0.995): the remaining geometric series is added in one step (Aitken's Δ²,
-      x + Δ·ρ/(1 - ρ)), and the sweeps go on from there;
-    - drift (ρ = 1: x moves by the same Δ sweep after sweep, along a face of the allocation's piecewise-linear
-      map, until some user's level crosses another's): x jumps k sweeps ahead, x + k·Δ, and the sweep from there
-      must move it by Δ again; if it does, the jump stood on the plain iteration's own path and the next jump is
-      twice as long, else x goes back and k is halved.
+    - linear convergence (ρ < 0.995): the remaining geometric series is added in one step (Aitken's
+      Δ², x + Δ·ρ/(1 - ρ)), and the sweeps go on from there;
+    - drift (ρ = 1: x moves by the same Δ sweep after sweep, along a face of the allocation's
+      piecewise-linear map, until some user's level crosses another's): x jumps k sweeps ahead, x +
+      k·Δ, and the sweep from there must move it by Δ again; if it does, the jump stood on the plain
+      iteration's own path and the next jump is twice as long, else x goes back and k is halved.
 
-    A jump is kept when the sweep after it moves x by Δ to within 1e-6 of Δ: a drift is rarely exact (its
-    direction turns by ~1e-9 per sweep), while a jump past the face's end changes some user's move by a share of Δ.
-    The stopping rule is still a sweep's own change. On the Google open-loop epochs this takes ~2,000 sweeps to
-    ~400, and on a whole Google cell's capped jobs (4,000 users on 10 machine kinds) ~800 to ~320, within 1e-10
-    (relative) of the plain iteration's limit, about where the plain iteration stops short of it
-    (tests/test_psdsf_acceleration.py; docs/performance.md).
+    A jump is kept when the sweep after it moves x by Δ to within 1e-6 of Δ: a drift is rarely exact
+    (its direction turns by ~1e-9 per sweep), while a jump past the face's end changes some user's
+    move by a share of Δ. The stopping rule is still a sweep's own change. On the Google open-loop
+    epochs this takes ~2,000 sweeps to ~400, and on a whole Google cell's capped jobs (4,000 users
+    on 10 machine kinds) ~800 to ~320, within 1e-10 (relative) of the plain iteration's limit, about
+    where the plain iteration stops short of it (tests/test_psdsf_acceleration.py;
+    docs/performance.md).
 
     Parameters
     ----------
@@ -432,7 +442,8 @@ def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start, max_tasks, acce
             last_ratio = -1.0
             last_norm = -1.0
         elif abs(ratio - 1.0) < _DRIFT_RATIO and drift_steps >= 2 and sweeps < max_sweeps:
-            # k sweeps ahead, no further than where a component would turn negative or a total pass its cap
+            # k sweeps ahead, no further than where a component would turn negative or a total pass
+            # its cap
             k = float(drift_steps)
             for n in range(n_users):
                 step_total = 0.0
@@ -508,8 +519,9 @@ class FixedPointOptions(MethodOptions):
 
 @dataclass(frozen=True)
 class MarketOptions(FixedPointOptions):
-    """``psdsf``'s ``options`` with ``method="market"``: those of the fixed point it hands over to (where its
-    allocation leaves a usable user without a full constraint, it did not converge, or the cluster has caps).
+    """``psdsf``'s ``options`` with ``method="market"``: those of the fixed point it hands over to
+    (where its allocation leaves a usable user without a full constraint, it did not converge, or
+    the cluster has caps).
 
     Parameters
     ----------
@@ -539,29 +551,32 @@ def psdsf(
     cluster : Cluster
         The instance (weights, placement constraints and per-user caps honoured).
     time_shared : bool
-        Problem 2 (non-divisible servers, Theorem 5): server i's only constraint is Σ_n x[n, i] / γ[n, i] <= 1
-        instead of its per-resource capacities.
+        Problem 2 (non-divisible servers, Theorem 5): server i's only constraint is Σ_n x[n, i] /
+        γ[n, i] <= 1 instead of its per-resource capacities.
     method : {"market", "fixed_point"}
         ``"market"`` (default): Newton on the smoothed per-server price equations
-        (:mod:`fairlib.multires._engine.psdsf_market`); where its allocation leaves a usable user without a full
-        constraint on some server (several VDS levels there, possible only when users of a server load different
-        constraints) or it did not converge, or the cluster has per-user caps (``max_tasks``), the fixed point computes
-        the allocation instead and ``diagnostics["handover"]`` says why. ``"fixed_point"``: per-server progressive
-        filling iterated to a fixed point (Gauss-Seidel).
+        (:mod:`fairlib.multires._engine.psdsf_market`); where its allocation leaves a usable user
+        without a full constraint on some server (several VDS levels there, possible only when users
+        of a server load different constraints) or it did not converge, or the cluster has per-user
+        caps (``max_tasks``), the fixed point computes the allocation instead and
+        ``diagnostics["handover"]`` says why. ``"fixed_point"``: per-server progressive filling
+        iterated to a fixed point (Gauss-Seidel).
     options : mapping, optional
-        The method's own options, checked against ``METHOD_OPTIONS[method]`` (an option the method does not take is
-        refused); for both methods those of the fixed point (the market hands over to it): ``max_sweeps`` (default
-        50,000) and ``tol`` (default 1e-12). The Gauss-Seidel loop stops when no x[n, i] moved by more than ``tol``
-        times the largest total in a sweep, or after ``max_sweeps`` sweeps. The iteration does not cycle on the
-        instances we have seen, but it can drift for a long time before it settles (up to ~9,000 sweeps over 3,000
-        random 5-user clusters, divisible and time-shared), hence the large default; a sweep on a small cluster costs
-        microseconds.
+        The method's own options, checked against ``METHOD_OPTIONS[method]`` (an option the method
+        does not take is refused); for both methods those of the fixed point (the market hands over
+        to it): ``max_sweeps`` (default 50,000) and ``tol`` (default 1e-12). The Gauss-Seidel loop
+        stops when no x[n, i] moved by more than ``tol`` times the largest total in a sweep, or
+        after ``max_sweeps`` sweeps. The iteration does not cycle on the instances we have seen, but
+        it can drift for a long time before it settles (up to ~9,000 sweeps over 3,000 random 5-user
+        clusters, divisible and time-shared), hence the large default; a sweep on a small cluster
+        costs microseconds.
 
     Returns
     -------
     Allocation
-        Tasks per (user, server), with diagnostics ``method``, ``converged``, and ``sweeps``/``last_change`` (fixed
-        point) or ``newton_iterations``, ``evaluations``, ``stages``, ``retries``, ``mu``, ``residual`` (market).
+        Tasks per (user, server), with diagnostics ``method``, ``converged``, and
+        ``sweeps``/``last_change`` (fixed point) or ``newton_iterations``, ``evaluations``,
+        ``stages``, ``retries``, ``mu``, ``residual`` (market).
 
     References
     ----------
@@ -616,15 +631,17 @@ def psdsf(
 
 
 def _free_pairs(cluster, tasks, time_shared):
-    """Whether some usable user loads no full constraint of some server: the server has several VDS levels
-    (its users do not all load the constraint that fills it), which the market does not describe."""
+    """Whether some usable user loads no full constraint of some server: the server has several VDS
+    levels (its users do not all load the constraint that fills it), which the market does not
+    describe."""
     full = (cluster.load(tasks, time_shared) >= 1 - 1e-9).astype(float)  # [server, k]
     needs = np.ones((cluster.n_users, 1)) if time_shared else (cluster.demand > 0).astype(float)
     return bool((cluster.eligible & (needs @ full.T == 0)).any())
 
 
 def _fixed_point(cluster, time_shared, max_sweeps, tol, start, diagnostics, accelerate=True):
-    """PS-DSF by the fixed-point sweeps of its per-server max-min, from ``start``; returns tasks per pair."""
+    """PS-DSF by the fixed-point sweeps of its per-server max-min, from ``start``; returns tasks per
+    pair."""
     coef = np.ascontiguousarray(cluster.weight[:, None] * cluster.gamma)
     usable = np.ascontiguousarray(cluster.eligible)
     d3, cap = cluster.server_constraints(time_shared)
@@ -663,9 +680,9 @@ def _fixed_point(cluster, time_shared, max_sweeps, tol, start, diagnostics, acce
 
 
 def _not_converged_reason(cluster, x, time_shared, sweeps, change, handover):
-    """Why a fixed point stopped short, and what the caller can do: the iteration can cycle between allocations
-    (Gauss-Seidel over servers has no contraction guarantee), so the result is the last sweep's, with its
-    Definition-4 gap."""
+    """Why a fixed point stopped short, and what the caller can do: the iteration can cycle between
+    allocations (Gauss-Seidel over servers has no contraction guarantee), so the result is the last
+    sweep's, with its Definition-4 gap."""
     try:
         gap = f"{psdsf_violation(cluster, x, time_shared=time_shared, tol=1e-7)['gap']:.2g}"
     except InvalidInputError:  # the last sweep is not even feasible to the checker's tolerance
@@ -689,11 +706,11 @@ def psdsf_violation(
 ) -> dict:
     """How far ``tasks`` is from Definition 4.
 
-    For each server i and usable user n below its cap (``max_tasks``; a user at its cap wants no more): if no
-    resource n needs is saturated on i, x[n, i] could grow for free (``free_pairs``). Otherwise Definition 4
-    fails when, for every saturated resource r that n
-    needs, some other user m with x[m, i] > 0 and d[m, r] > 0 has a larger weighted VDS: n could grow
-    by taking r from users above it. ``gap`` is the largest such min_r max_m (ŝ_m / ŝ_n - 1).
+    For each server i and usable user n below its cap (``max_tasks``; a user at its cap wants no
+    more): if no resource n needs is saturated on i, x[n, i] could grow for free (``free_pairs``).
+    Otherwise Definition 4 fails when, for every saturated resource r that n
+    needs, some other user m with x[m, i] > 0 and d[m, r] > 0 has a larger weighted VDS: n could
+    grow by taking r from users above it. ``gap`` is the largest such min_r max_m (ŝ_m / ŝ_n - 1).
 
     Returns {"free_pairs", "violating_pairs", "gap", "holds"}.
 

@@ -1,16 +1,17 @@
-"""The catalogue: which papers the repository reproduces and which notebooks ``run_all.py`` executes and the site
-publishes, in order.
+"""The catalogue: which papers the repository reproduces and which notebooks ``run_all.py`` executes
+and the site publishes, in order.
 
-Every paper is declared once, here: :data:`PAPERS` holds what ``CITATION.cff`` cites (authors, title, venue, year,
-link) and :data:`NOTEBOOKS` the notebooks, each naming the paper it reproduces (or none, for a study of our own), how
-the README's results table names it and its headline. ``python -m fairlib.repro.landing`` renders the README's results
-table, its count of notebooks and papers, its list of papers and ``CITATION.cff``'s ``references:`` from them;
-nothing else lists or counts the papers. One module, imported by ``run_all.py``, the site builder and
+Every paper is declared once, here: :data:`PAPERS` holds what ``CITATION.cff`` cites (authors,
+title, venue, year, link) and :data:`NOTEBOOKS` the notebooks, each naming the paper it reproduces
+(or none, for a study of our own), how the README's results table names it and its headline.
+``python -m fairlib.repro.landing`` renders the README's results table, its count of notebooks and
+papers, its list of papers and ``CITATION.cff``'s ``references:`` from them; nothing else lists or
+counts the papers. One module, imported by ``run_all.py``, the site builder and
 :mod:`fairlib.repro.landing`, so none imports another.
 
-``python -m fairlib.repro.scaffold paper KEY`` adds a paper above the marker line at the end of :data:`PAPERS` and its
-notebook above the one at the end of :data:`NOTEBOOKS`; ``python -m fairlib.repro.scaffold --remove KEY`` takes both
-out.
+``python -m fairlib.repro.scaffold paper KEY`` adds a paper above the marker line at the end of
+:data:`PAPERS` and its notebook above the one at the end of :data:`NOTEBOOKS`; ``python -m
+fairlib.repro.scaffold --remove KEY`` takes both out.
 
 >>> NOTEBOOKS["li2019"].path
 'notebooks/li2019_dynamic_drf.ipynb'
@@ -66,10 +67,11 @@ class Paper:
     """A paper the repository reproduces, as ``CITATION.cff`` cites it.
 
     ``authors`` are ``(family names, given names)`` pairs in the paper's order; ``venue_kind`` is
-    ``"conference-paper"`` (``venue``: the proceedings, CFF's ``collection-title``) or ``"article"`` (``venue``: the
-    journal, or ``"arXiv preprint"``); ``url`` is where a reader finds it (an arXiv abstract or a DOI), ``notes``
-    what CFF's ``notes`` say (the arXiv id, a related paper). ``short`` is how the README's list of papers names
-    its venue and year (``"EC'05"``, ``"IEEE TPDS 2018"``); the year alone when empty.
+    ``"conference-paper"`` (``venue``: the proceedings, CFF's ``collection-title``) or ``"article"``
+    (``venue``: the journal, or ``"arXiv preprint"``); ``url`` is where a reader finds it (an arXiv
+    abstract or a DOI), ``notes`` what CFF's ``notes`` say (the arXiv id, a related paper).
+    ``short`` is how the README's list of papers names its venue and year (``"EC'05"``, ``"IEEE TPDS
+    2018"``); the year alone when empty.
 
     Parameters
     ----------
@@ -150,13 +152,15 @@ class Paper:
 
     @property
     def names(self) -> str:
-        """The authors' family names as a heading gives them: all of them up to four, else the first et al."""
+        """The authors' family names as a heading gives them: all of them up to four, else the first
+        et al."""
         families = [family for family, _ in self.authors]
         return ", ".join(families) if len(families) <= 4 else f"{families[0]} et al."
 
     @property
     def link_text(self) -> str:
-        """``arXiv:<id>`` for an arXiv abstract, ``doi:<doi>`` for a DOI link, else the address without its scheme."""
+        """``arXiv:<id>`` for an arXiv abstract, ``doi:<doi>`` for a DOI link, else the address
+        without its scheme."""
         for prefix, name in (("https://arxiv.org/abs/", "arXiv:"), ("https://doi.org/", "doi:")):
             if self.url.startswith(prefix):
                 return name + self.url[len(prefix) :]
@@ -170,7 +174,8 @@ class Paper:
 
     @property
     def heading(self) -> str:
-        """``"Families — Title (year)"``: how a new notebook's title and the results table name the paper."""
+        """``"Families — Title (year)"``: how a new notebook's title and the results table name the
+        paper."""
         return f"{self.names} — {self.title} ({self.year})"
 
 
@@ -227,14 +232,15 @@ PAPERS: dict[str, Paper] = {
 
 @dataclass(frozen=True)
 class Notebook:
-    """One paper notebook: its key (``figures/<key>/``, ``data/results/<key>/``, ``notebooks/claims/<key>.toml``),
-    its source path relative to the repository root (or absolute), a title, papermill's per-cell timeout, and the
-    test files of its experiment driver (its findings test first), which ``make test-paper KEY=<key>`` runs with the
-    notebook in quick mode.
+    """One paper notebook: its key (``figures/<key>/``, ``data/results/<key>/``,
+    ``notebooks/claims/<key>.toml``), its source path relative to the repository root (or absolute),
+    a title, papermill's per-cell timeout, and the test files of its experiment driver (its findings
+    test first), which ``make test-paper KEY=<key>`` runs with the notebook in quick mode.
 
-    ``paper`` is the key in :data:`PAPERS` of the paper it reproduces (None for a study of our own), ``listed_as``
-    how the README's results table names what it reproduces (with a link to the paper, if any) and ``headline``
-    its result in one sentence (at most 200 characters), the table's last column.
+    ``paper`` is the key in :data:`PAPERS` of the paper it reproduces (None for a study of our own),
+    ``listed_as`` how the README's results table names what it reproduces (with a link to the paper,
+    if any) and ``headline`` its result in one sentence (at most 200 characters), the table's last
+    column.
 
     Parameters
     ----------
@@ -265,7 +271,8 @@ class Notebook:
     title: str
     cell_timeout_s: int = 1800  # per cell; full-mode sweeps are the long ones
     tests: tuple = ()
-    #: registered mechanisms and games the paper introduces: make test-paper runs the registry-wide tests on them too
+    #: registered mechanisms and games the paper introduces: make test-paper runs the registry-wide
+    #: tests on them too
     mechanisms: tuple = ()
     #: its experiment driver, ``fairlib/repro/experiments/<driver>.py`` (set by
     #: ``python -m fairlib.repro.scaffold paper``)
@@ -326,8 +333,8 @@ NOTEBOOKS: dict[str, Notebook] = {
             headline="PF-VDS and PS-DSF are solved to certified equilibria and the recoverable theorems hold; TSF "
             "fails placement-aware sharing incentive; PS-MFA and the heuristic stall.",
         ),
-        # an hour per cell: on the synthetic stand-ins (a clone without the excerpts) on a busy 2-core machine the
-        # 100 Bitbrains snapshots took ~27 s each
+        # an hour per cell: on the synthetic stand-ins (a clone without the excerpts) on a busy
+        # 2-core machine the 100 Bitbrains snapshots took ~27 s each
         Notebook(
             "khamseashari2018_traces",
             "notebooks/khamseashari2018_traces.ipynb",
@@ -366,7 +373,8 @@ NOTEBOOKS: dict[str, Notebook] = {
 
 
 def _check_catalogue(papers: dict[str, Paper], notebooks: dict[str, Notebook]) -> None:
-    """Every notebook's paper is declared and every declared paper has a notebook (a ValueError naming it)."""
+    """Every notebook's paper is declared and every declared paper has a notebook (a ValueError
+    naming it)."""
     for nb in notebooks.values():
         if nb.paper is not None and nb.paper not in papers:
             raise ValueError(
@@ -454,10 +462,11 @@ def source_path(nb: Notebook) -> Path:
     return p if p.is_absolute() else paths.ROOT / p
 
 
-#: the test files every paper's loop (``make test-paper``) runs besides the paper's own: the repository-wide checks a
-#: paper's files can break however little else they touch, each with what it holds the paper to. A test file that reads
-#: the catalogue, a registry, the public API or the docs is here or says in tests/test_paper_loop.py why a paper cannot
-#: break it, so that a paper green in ``make test-paper`` is green in ``make test``.
+#: the test files every paper's loop (``make test-paper``) runs besides the paper's own: the
+#: repository-wide checks a paper's files can break however little else they touch, each with what
+#: it holds the paper to. A test file that reads the catalogue, a registry, the public API or the
+#: docs is here or says in tests/test_paper_loop.py why a paper cannot break it, so that a paper
+#: green in ``make test-paper`` is green in ``make test``.
 PAPER_CHECKS: dict[str, str] = {
     "tests/test_notebooks.py": "the notebook's form, its claims all measured, its quick run (run with --paper KEY)",
     "tests/test_import_graph.py": "the import graph stays a DAG with the paper's modules in it",
@@ -481,8 +490,9 @@ PAPER_CHECKS: dict[str, str] = {
 
 
 def importing_tests(modules: list[str], root: Path | None = None) -> list[str]:
-    """The test files (``tests/test_*.py``) that import any of ``modules`` (fairlib source files relative to the
-    repository root), read from their import statements: a changed library module's own tests.
+    """The test files (``tests/test_*.py``) that import any of ``modules`` (fairlib source files
+    relative to the repository root), read from their import statements: a changed library module's
+    own tests.
 
     Parameters
     ----------
@@ -528,12 +538,13 @@ def importing_tests(modules: list[str], root: Path | None = None) -> list[str]:
     return [str(t.relative_to(root)) for t in found]
 
 
-#: files every new paper changes only by the lines the scaffold adds to them (its catalogue entry, its driver's
-#: import, its mechanism's or game's export): what reads those lines is in :data:`PAPER_CHECKS`, and the tests that
-#: import them otherwise test their code, which a paper leaves alone (the catalogue's importers include the
-#: scaffold's own test, a whole nested ``make test-paper`` on a fresh scaffold: about 8 of a paper loop's 16
-#: minutes, predicting nothing the loop itself does not run; every test of the games imports ``fairlib.market``).
-#: Their doctests still run.
+#: files every new paper changes only by the lines the scaffold adds to them (its catalogue entry,
+#: its driver's import, its mechanism's or game's export): what reads those lines is in
+#: :data:`PAPER_CHECKS`, and the tests that import them otherwise test their code, which a paper
+#: leaves alone (the catalogue's importers include the scaffold's own test, a whole nested ``make
+#: test-paper`` on a fresh scaffold: about 8 of a paper loop's 16 minutes, predicting nothing the
+#: loop itself does not run; every test of the games imports ``fairlib.market``). Their doctests
+#: still run.
 REGISTRATION_FILES = (
     "fairlib/repro/catalog.py",
     "fairlib/repro/experiments/__init__.py",
@@ -541,17 +552,18 @@ REGISTRATION_FILES = (
     "fairlib/multires/__init__.py",
 )
 
-#: test files the loop runs kept to the paper's modules (``--contract-modules``), never whole as importers of a
-#: changed module: the API contract and the docstring checks of the callables the paper leaves alone are the same
-#: as on the branch it started from
+#: test files the loop runs kept to the paper's modules (``--contract-modules``), never whole as
+#: importers of a changed module: the API contract and the docstring checks of the callables the
+#: paper leaves alone are the same as on the branch it started from
 MODULE_SCOPED = ("tests/test_api_contract.py", "tests/test_docstrings.py")
 
 
 def paper_tests(nb: Notebook) -> list[str]:
-    """Every test file ``make test-paper`` runs for notebook ``nb``, in order: its own tests (its findings test
-    first), the repository-wide checks (:data:`PAPER_CHECKS`) and the tests of every module the paper adds or
-    changes (:func:`importing_tests` of :func:`library_modules`, but for :data:`REGISTRATION_FILES`; the
-    :data:`MODULE_SCOPED` checks run on those modules in a step of their own).
+    """Every test file ``make test-paper`` runs for notebook ``nb``, in order: its own tests (its
+    findings test first), the repository-wide checks (:data:`PAPER_CHECKS`) and the tests of every
+    module the paper adds or changes (:func:`importing_tests` of :func:`library_modules`, but for
+    :data:`REGISTRATION_FILES`; the :data:`MODULE_SCOPED` checks run on those modules in a step of
+    their own).
 
     Parameters
     ----------
@@ -571,10 +583,11 @@ def paper_tests(nb: Notebook) -> list[str]:
 
 
 def changed_modules(root: Path | None = None) -> list[str]:
-    """The fairlib source files new or changed on this branch (``git diff`` against where it left its upstream, or
-    ``origin/main``, or ``main``; uncommitted edits and untracked files included), relative to the repository root;
-    ``[]`` outside a git checkout. What a contributor wrote beside the paper's driver and mechanisms (a helper module,
-    a game under ``fairlib/market/``) is tested by ``make test-paper`` through this list.
+    """The fairlib source files new or changed on this branch (``git diff`` against where it left
+    its upstream, or ``origin/main``, or ``main``; uncommitted edits and untracked files included),
+    relative to the repository root; ``[]`` outside a git checkout. What a contributor wrote beside
+    the paper's driver and mechanisms (a helper module, a game under ``fairlib/market/``) is tested
+    by ``make test-paper`` through this list.
 
     Parameters
     ----------
@@ -616,10 +629,11 @@ def changed_modules(root: Path | None = None) -> list[str]:
 
 
 def library_modules(nb: Notebook) -> list[str]:
-    """The library files behind notebook ``nb`` whose doctests and API contract ``make test-paper`` runs: the
-    experiment drivers its source imports (``from fairlib.repro.experiments import ...``), the modules defining the
-    mechanisms and games it introduces (found through their registries, wherever they live) and every fairlib module
-    new or changed on the branch (:func:`changed_modules`), as paths relative to the repository root.
+    """The library files behind notebook ``nb`` whose doctests and API contract ``make test-paper``
+    runs: the experiment drivers its source imports (``from fairlib.repro.experiments import ...``),
+    the modules defining the mechanisms and games it introduces (found through their registries,
+    wherever they live) and every fairlib module new or changed on the branch
+    (:func:`changed_modules`), as paths relative to the repository root.
 
     Parameters
     ----------
@@ -665,8 +679,8 @@ def library_modules(nb: Notebook) -> list[str]:
 
 
 def main(argv=None) -> int:
-    """``python -m fairlib.repro.catalog [--tests KEY | --mechanisms KEY | --modules KEY]``: the catalogue, or what
-    ``make test-paper`` runs for one paper."""
+    """``python -m fairlib.repro.catalog [--tests KEY | --mechanisms KEY | --modules KEY]``: the
+    catalogue, or what ``make test-paper`` runs for one paper."""
     import argparse
     import sys
 

@@ -1,65 +1,81 @@
-"""Start a new paper or a new mechanism from working templates: ``python -m fairlib.repro.scaffold``.
+"""Start a new paper or a new mechanism from working templates: ``python -m
+fairlib.repro.scaffold``.
 
-A fresh scaffold is green at once (``make test-paper KEY=<key>``, ``python run_all.py --quick --only <key>``); the
-contributor then replaces the examples it contains with the paper's own experiments, claims and mechanism.
+A fresh scaffold is green at once (``make test-paper KEY=<key>``, ``python run_all.py --quick --only
+<key>``); the contributor then replaces the examples it contains with the paper's own experiments,
+claims and mechanism.
 
-``python -m fairlib.repro.scaffold paper KEY --authors "Family, Given; ..." --title "..." --year YEAR --venue-kind
-conference-paper|article --venue "..." --url URL [--notes "..."] [--citation "..."] --driver TOPIC`` creates
+``python -m fairlib.repro.scaffold paper KEY --authors "Family, Given; ..." --title "..." --year
+YEAR --venue-kind conference-paper|article --venue "..." --url URL [--notes "..."] [--citation
+"..."] --driver TOPIC`` creates
 
-- ``notebooks/<KEY>.ipynb`` from ``notebooks/_template.ipynb`` (title, citation, key and driver filled in);
-- ``notebooks/claims/<KEY>.toml`` from ``notebooks/claims/template.toml`` (one example claim, with a ``headline``);
-- ``fairlib/repro/experiments/<TOPIC>.py`` from ``fairlib/repro/experiments/template.py`` (the experiment driver: the
-  tables and the ``findings`` that measure the claims) and ``tests/test_<TOPIC>_findings.py`` (its findings test), the
-  driver imported in ``fairlib/repro/experiments/__init__.py``;
-- the paper's entry in ``fairlib/repro/catalog.py``'s ``PAPERS`` (its metadata, as ``CITATION.cff`` cites it) and its
-  notebook's in ``NOTEBOOKS`` (what ``run_all.py`` runs and the site publishes; its tests and mechanisms are what
-  ``make test-paper`` runs; how the results table names it, and a headline for the contributor to write);
+- ``notebooks/<KEY>.ipynb`` from ``notebooks/_template.ipynb`` (title, citation, key and driver
+  filled in);
+- ``notebooks/claims/<KEY>.toml`` from ``notebooks/claims/template.toml`` (one example claim, with a
+  ``headline``);
+- ``fairlib/repro/experiments/<TOPIC>.py`` from ``fairlib/repro/experiments/template.py`` (the
+  experiment driver: the tables and the ``findings`` that measure the claims) and
+  ``tests/test_<TOPIC>_findings.py`` (its findings test), the driver imported in
+  ``fairlib/repro/experiments/__init__.py``;
+- the paper's entry in ``fairlib/repro/catalog.py``'s ``PAPERS`` (its metadata, as ``CITATION.cff``
+  cites it) and its notebook's in ``NOTEBOOKS`` (what ``run_all.py`` runs and the site publishes;
+  its tests and mechanisms are what ``make test-paper`` runs; how the results table names it, and a
+  headline for the contributor to write);
 - a section for the paper in ``docs/claims-coverage.md`` and in ``docs/reconstructions.md``;
 
-then renders the README's results table, count and list of papers and ``CITATION.cff``'s references from the
-catalogue (``python -m fairlib.repro.landing`` in the checkout), so the landing and citation tests pass at once.
+then renders the README's results table, count and list of papers and ``CITATION.cff``'s references
+from the catalogue (``python -m fairlib.repro.landing`` in the checkout), so the landing and
+citation tests pass at once.
 
-``python -m fairlib.repro.scaffold mechanism NAME --pooled|--multi-server [--paper KEY] [--label LABEL]`` creates
+``python -m fairlib.repro.scaffold mechanism NAME --pooled|--multi-server [--paper KEY] [--label
+LABEL]`` creates
 
-- ``fairlib/multires/<NAME>.py``: a kernel (``@njit(cache=True)``) and its public wrapper on the mechanism
-  contract ``NAME(cluster, **options) -> Allocation``, with a placeholder rule that meets every registry-wide test
-  (pooled: each user's weighted slice of its dominant resource, scaled until a resource is full, from held tasks;
-  multi-server: every server's time split equally among the users who can use it);
-- its export in ``fairlib/multires/__init__.py`` and its :func:`fairlib.mechanisms.register` call (with a colour
-  of the house palette no registered mechanism uses, while one is left);
-- its slow reference in ``tests/reference.py`` and ``tests/test_<NAME>.py``, the differential test against the
-  reference, which needs no edit (the paper's known answer is a claim, asserted in the driver's findings test);
-  with ``--paper KEY``, the mechanism and its test added to that paper's catalogue entry.
+- ``fairlib/multires/<NAME>.py``: a kernel (``@njit(cache=True)``) and its public wrapper on the
+  mechanism contract ``NAME(cluster, **options) -> Allocation``, with a placeholder rule that meets
+  every registry-wide test (pooled: each user's weighted slice of its dominant resource, scaled
+  until a resource is full, from held tasks; multi-server: every server's time split equally among
+  the users who can use it);
+- its export in ``fairlib/multires/__init__.py`` and its :func:`fairlib.mechanisms.register` call
+  (with a colour of the house palette no registered mechanism uses, while one is left);
+- its slow reference in ``tests/reference.py`` and ``tests/test_<NAME>.py``, the differential test
+  against the reference, which needs no edit (the paper's known answer is a claim, asserted in the
+  driver's findings test); with ``--paper KEY``, the mechanism and its test added to that paper's
+  catalogue entry.
 
 ``python -m fairlib.repro.scaffold mechanism NAME --game [--paper KEY] [--label LABEL]`` creates
 
-- ``fairlib/market/<NAME>.py``: a kernel (``@njit(cache=True)``) and its public wrapper on the game contract
-  ``NAME(game) -> GameOutcome``, with a placeholder rule that meets every registry-wide game test (each user bids its
-  budget in proportion to its weights, over its k_i highest-weight machines under finite parallelism);
+- ``fairlib/market/<NAME>.py``: a kernel (``@njit(cache=True)``) and its public wrapper on the game
+  contract ``NAME(game) -> GameOutcome``, with a placeholder rule that meets every registry-wide
+  game test (each user bids its budget in proportion to its weights, over its k_i highest-weight
+  machines under finite parallelism);
 - its export in ``fairlib/market/__init__.py`` and its :func:`fairlib.games.register_game` call;
-- its slow reference in ``tests/reference.py`` and ``tests/test_<NAME>.py``, the differential test against it; with
-  ``--paper KEY``, the game and its test added to that paper's catalogue entry (``mechanisms=`` lists games too).
+- its slow reference in ``tests/reference.py`` and ``tests/test_<NAME>.py``, the differential test
+  against it; with ``--paper KEY``, the game and its test added to that paper's catalogue entry
+  (``mechanisms=`` lists games too).
 
-``python -m fairlib.repro.scaffold mechanism NAME --new-model MODEL [--paper KEY] [--label LABEL]`` creates, for a
-paper whose model a ``Game`` cannot state (another strategy space, allocation rule or utilities),
+``python -m fairlib.repro.scaffold mechanism NAME --new-model MODEL [--paper KEY] [--label LABEL]``
+creates, for a paper whose model a ``Game`` cannot state (another strategy space, allocation rule or
+utilities),
 
-- ``fairlib/market/<NAME>.py``: the model's instance type ``MODEL`` (a frozen dataclass validating its fields, with
-  ``n_users``, ``n_machines`` and ``from_weights``), its outcome type ``MODELOutcome`` (marked ``@result_type``) and
-  a kernel and its public wrapper ``NAME(game: MODEL) -> MODELOutcome`` with a placeholder model and rule that meet
-  every registry-wide game test (valuations and a reserve bid; each user splits one unit of bids in proportion to
-  its weights, shares by the proportional-share rule);
-- the three names exported in ``fairlib/market/__init__.py`` and its :func:`fairlib.games.register_game` call with
-  ``instance=MODEL`` (the registry's checks, the API contract, the docstring checks and the kernel warm-up then
-  take it up with no other edit);
-- its slow reference in ``tests/reference.py`` and ``tests/test_<NAME>.py``: the differential test against it and
-  the model's bad input named; ``--paper KEY`` as for a game.
+- ``fairlib/market/<NAME>.py``: the model's instance type ``MODEL`` (a frozen dataclass validating
+  its fields, with ``n_users``, ``n_machines`` and ``from_weights``), its outcome type
+  ``MODELOutcome`` (marked ``@result_type``) and a kernel and its public wrapper ``NAME(game: MODEL)
+  -> MODELOutcome`` with a placeholder model and rule that meet every registry-wide game test
+  (valuations and a reserve bid; each user splits one unit of bids in proportion to its weights,
+  shares by the proportional-share rule);
+- the three names exported in ``fairlib/market/__init__.py`` and its
+  :func:`fairlib.games.register_game` call with ``instance=MODEL`` (the registry's checks, the API
+  contract, the docstring checks and the kernel warm-up then take it up with no other edit);
+- its slow reference in ``tests/reference.py`` and ``tests/test_<NAME>.py``: the differential test
+  against it and the model's bad input named; ``--paper KEY`` as for a game.
 
-Every Python file written is formatted by ``ruff format`` (lines of at most 100 characters; a long title or headline
-is split into adjacent literals) and compiled before anything is written.
+Every Python file written is formatted by ``ruff format`` (lines of at most 100 characters; a long
+title or headline is split into adjacent literals) and compiled before anything is written.
 
-``python -m fairlib.repro.scaffold --remove KEY`` removes what ``paper KEY`` created (and the paper's outputs under
-``figures/``, ``data/results/`` and ``executed/``, and its rows of the aggregated ledger), then renders the README and
-``CITATION.cff`` again; it refuses a paper the scaffold did not create.
+``python -m fairlib.repro.scaffold --remove KEY`` removes what ``paper KEY`` created (and the
+paper's outputs under ``figures/``, ``data/results/`` and ``executed/``, and its rows of the
+aggregated ledger), then renders the README and ``CITATION.cff`` again; it refuses a paper the
+scaffold did not create.
 
 ``--root DIR`` works on another checkout (the tests scaffold into a temporary copy).
 """
@@ -104,8 +120,9 @@ _GAMES_MARKER = "# new games are registered above this line"
 
 
 class ScaffoldError(ValueError):
-    """A scaffold that cannot be made as asked (a name taken or malformed, a file in the way); nothing was written
-    (unless the message says the files were written and only the rendering of the README failed)."""
+    """A scaffold that cannot be made as asked (a name taken or malformed, a file in the way);
+    nothing was written (unless the message says the files were written and only the rendering of
+    the README failed)."""
 
 
 def _check_name(value: str, what: str) -> str:
@@ -118,9 +135,9 @@ def _check_name(value: str, what: str) -> str:
 
 
 def _insert_before(text: str, marker: str, line: str, where: str) -> str:
-    """``text`` with ``line`` (one line or several) inserted before the line holding ``marker``, indented as that
-    line (a long value is split into adjacent literals by :func:`_literal`, and the file is formatted by ruff
-    before it is written)."""
+    """``text`` with ``line`` (one line or several) inserted before the line holding ``marker``,
+    indented as that line (a long value is split into adjacent literals by :func:`_literal`, and the
+    file is formatted by ruff before it is written)."""
     for i, current in enumerate(lines := text.splitlines(keepends=True)):
         if current.strip().startswith(marker):
             indent = current[: len(current) - len(current.lstrip())]
@@ -140,8 +157,8 @@ def _add_to_all(text: str, name: str | list[str], where: str) -> str:
 
 
 class _Writer:
-    """Collects the new files and edits, checks nothing is in the way, then writes them all (so a refused scaffold
-    leaves the checkout as it was)."""
+    """Collects the new files and edits, checks nothing is in the way, then writes them all (so a
+    refused scaffold leaves the checkout as it was)."""
 
     def __init__(self, root: Path):
         self.root = root
@@ -168,9 +185,9 @@ class _Writer:
         self.edits[self.root / rel] = text
 
     def check(self) -> None:
-        """Parse every file about to be written as what it is (Python compiled, TOML and notebook JSON read): a value
-        that would break one (a title with three quotes, a label ending in a backslash) is refused before anything
-        is written, naming the file and the line."""
+        """Parse every file about to be written as what it is (Python compiled, TOML and notebook
+        JSON read): a value that would break one (a title with three quotes, a label ending in a
+        backslash) is refused before anything is written, naming the file and the line."""
         import tomllib
         import warnings
 
@@ -200,9 +217,9 @@ class _Writer:
                 ) from None
 
     def format(self) -> None:
-        """Run every Python file about to be written through ``ruff format`` (the house format: the checkout's
-        ``pyproject.toml``), so that ``ruff format --check`` passes on what the scaffold writes; where ruff is not
-        installed the files are written as the templates spell them."""
+        """Run every Python file about to be written through ``ruff format`` (the house format: the
+        checkout's ``pyproject.toml``), so that ``ruff format --check`` passes on what the scaffold
+        writes; where ruff is not installed the files are written as the templates spell them."""
         for files in (self.new, self.edits):
             for path, text in files.items():
                 if path.suffix == ".py":
@@ -219,10 +236,11 @@ class _Writer:
 
 
 def _docstrings_wrapped(text: str, width: int = 100) -> str:
-    """``text`` (Python source) with every line of a triple-quoted string longer than ``width`` split after its last
-    space that fits, the rest carried into the next line of the same paragraph (or onto a line of its own, indented
-    as the line, or under a list item's text): the names a template is filled with can push a line past the house's
-    100 characters, and ruff format leaves docstrings as they are. Doctest lines are left as they are.
+    """``text`` (Python source) with every line of a triple-quoted string longer than ``width``
+    split after its last space that fits, the rest carried into the next line of the same paragraph
+    (or onto a line of its own, indented as the line, or under a list item's text): the names a
+    template is filled with can push a line past the house's 100 characters, and ruff format leaves
+    docstrings as they are. Doctest lines are left as they are.
 
     >>> source = "def f():\\n    '''A summary line\\n    that goes on.\\n\\n    - an item of a list\\n    '''\\n"
     >>> print(_docstrings_wrapped(source, 16))
@@ -279,8 +297,8 @@ def _docstrings_wrapped(text: str, width: int = 100) -> str:
 
 
 def _formatted(text: str, rel: str, root: Path) -> str:
-    """``text``, the Python file ``rel`` of checkout ``root``, as ``ruff format`` writes it (``text`` itself where
-    ruff is not installed)."""
+    """``text``, the Python file ``rel`` of checkout ``root``, as ``ruff format`` writes it
+    (``text`` itself where ruff is not installed)."""
     try:
         run = subprocess.run(
             [sys.executable, "-m", "ruff", "format", "--stdin-filename", rel, "-"],
@@ -303,8 +321,9 @@ def _formatted(text: str, rel: str, root: Path) -> str:
 
 
 def _public_names(root: Path) -> dict[str, str]:
-    """The names ``fairlib``, ``fairlib.multires`` and ``fairlib.market`` export in checkout ``root`` (read from their
-    ``__all__`` lists and ``__all__ += [...]`` lines, and fairlib's lazy exports), each with the module's name."""
+    """The names ``fairlib``, ``fairlib.multires`` and ``fairlib.market`` export in checkout
+    ``root`` (read from their ``__all__`` lists and ``__all__ += [...]`` lines, and fairlib's lazy
+    exports), each with the module's name."""
     import ast
 
     found: dict[str, str] = {}
@@ -332,8 +351,8 @@ def _public_names(root: Path) -> dict[str, str]:
 
 
 def _tuple_added(line: str, field: str, value: str) -> str:
-    """A catalogue entry with ``value`` added to its tuple ``field=(...)`` (on one line: ruff format, run on the
-    file before it is written, splits a long one)."""
+    """A catalogue entry with ``value`` added to its tuple ``field=(...)`` (on one line: ruff
+    format, run on the file before it is written, splits a long one)."""
 
     def rebuilt(match):
         items = re.findall(r'"([^"]*)"', match.group(1)) + [value]
@@ -358,7 +377,8 @@ def _wrapped(text: str) -> str:
 
 def _catalog_entries(text: str) -> tuple[dict, dict]:
     """``({notebook key: (first line, last line, call)}, {paper key: (first line, last line)})`` of
-    ``fairlib/repro/catalog.py``'s text, line numbers from 1, found by parsing it (an entry may span lines)."""
+    ``fairlib/repro/catalog.py``'s text, line numbers from 1, found by parsing it (an entry may span
+    lines)."""
     try:
         tree = ast.parse(text)
     except SyntaxError as exc:
@@ -390,7 +410,8 @@ def _catalog_entries(text: str) -> tuple[dict, dict]:
 
 
 def _keyword(call: ast.Call, name: str):
-    """The constant value of keyword argument ``name`` of ``call`` (None when absent or not a constant)."""
+    """The constant value of keyword argument ``name`` of ``call`` (None when absent or not a
+    constant)."""
     found = next((k.value for k in call.keywords if k.arg == name), None)
     return found.value if isinstance(found, ast.Constant) else None
 
@@ -405,8 +426,8 @@ def _without_lines(text: str, first: int, last: int) -> str:
 
 
 def _field_lines(indent: str, fields: list[str]) -> list[str]:
-    """``fields`` (``name=value``, a value perhaps on several lines: :func:`_literal`), one per line at ``indent``,
-    comma-separated, the last closing the call."""
+    """``fields`` (``name=value``, a value perhaps on several lines: :func:`_literal`), one per line
+    at ``indent``, comma-separated, the last closing the call."""
     out = []
     for i, field in enumerate(fields):
         *head, last = field.split("\n")
@@ -420,14 +441,15 @@ def _py(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-#: the longest string literal a generated line holds: with the catalogue's indentation, a line stays within the
-#: house's 100 characters
+#: the longest string literal a generated line holds: with the catalogue's indentation, a line stays
+#: within the house's 100 characters
 _LITERAL_WIDTH = 76
 
 
 def _literal(field: str, value: str) -> str:
-    """``field=<value as a string literal>``; a long value as adjacent literals in parentheses, one per line, split
-    after spaces (Python joins them into ``value``), so that no line exceeds the house's 100 characters.
+    """``field=<value as a string literal>``; a long value as adjacent literals in parentheses, one
+    per line, split after spaces (Python joins them into ``value``), so that no line exceeds the
+    house's 100 characters.
 
     >>> print(_literal("headline", "short"))
     headline="short"
@@ -485,8 +507,8 @@ def _notebook_entry(key: str, paper: Paper, driver: str) -> str:
 def paper_from_options(
     authors: str, title: str, year, venue_kind: str, venue: str, url: str, notes: str = ""
 ) -> Paper:
-    """The :class:`~fairlib.repro.catalog.Paper` the command line describes: ``authors`` as ``"Family, Given; Family,
-    Given"``; a ScaffoldError naming the option otherwise.
+    """The :class:`~fairlib.repro.catalog.Paper` the command line describes: ``authors`` as
+    ``"Family, Given; Family, Given"``; a ScaffoldError naming the option otherwise.
 
     Parameters
     ----------
@@ -542,8 +564,9 @@ def paper_from_options(
 
 
 def _render(root: Path) -> list[str]:
-    """Render the README's and CITATION.cff's blocks in checkout ``root`` from its catalogue (``python -m
-    fairlib.repro.landing`` there: the catalogue is that checkout's module); the files it rewrote."""
+    """Render the README's and CITATION.cff's blocks in checkout ``root`` from its catalogue
+    (``python -m fairlib.repro.landing`` there: the catalogue is that checkout's module); the files
+    it rewrote."""
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(root), *filter(None, [os.environ.get("PYTHONPATH")])]),
@@ -567,7 +590,7 @@ def _render(root: Path) -> list[str]:
     ]
 
 
-# --- a paper ------------------------------------------------------------------------------------------------------
+# --- a paper --------------------------------------------------------------------------------------
 
 
 def _notebook(template: str, key: str, title: str, citation: str, driver: str) -> str:
@@ -593,7 +616,8 @@ def _notebook(template: str, key: str, title: str, citation: str, driver: str) -
                 "from fairlib.repro.experiments import template",
                 f"from fairlib.repro.experiments import {driver}",
             )
-            # the registry's path first: "template.toml" would otherwise read as the driver's attribute "toml"
+            # the registry's path first: "template.toml" would otherwise read as the driver's
+            # attribute "toml"
             src = src.replace("notebooks/claims/template.toml", f"notebooks/claims/{key}.toml")
             src = re.sub(r"\btemplate\.(?=[A-Za-z_])", f"{driver}.", src)
         cell["source"] = src.splitlines(keepends=True)
@@ -605,10 +629,11 @@ def _notebook(template: str, key: str, title: str, citation: str, driver: str) -
 def scaffold_paper(
     key: str, paper: Paper, driver: str, *, citation: str | None = None, root: Path | None = None
 ) -> list[str]:
-    """Create a new paper's notebook, claims registry, experiment driver and findings test, catalogue entries and docs
-    sections, and render the README and CITATION.cff (see the module docstring); returns the paths written, relative
-    to ``root``. ``paper`` is its metadata (:func:`paper_from_options` reads the command line's); ``citation``, the
-    notebook's citation line, defaults to :attr:`Paper.citation <fairlib.repro.catalog.Paper.citation>`.
+    """Create a new paper's notebook, claims registry, experiment driver and findings test,
+    catalogue entries and docs sections, and render the README and CITATION.cff (see the module
+    docstring); returns the paths written, relative to ``root``. ``paper`` is its metadata
+    (:func:`paper_from_options` reads the command line's); ``citation``, the notebook's citation
+    line, defaults to :attr:`Paper.citation <fairlib.repro.catalog.Paper.citation>`.
 
     Parameters
     ----------
@@ -758,8 +783,9 @@ def _section_removed(text: str, key: str) -> str:
 
 
 def _ledger_without(w: _Writer, key: str) -> None:
-    """Take notebook ``key``'s rows out of the aggregated ledger (``data/results/claims.csv``, and its section and
-    counts in ``CLAIMS.md``) when a full run put them there, so the README renders without it."""
+    """Take notebook ``key``'s rows out of the aggregated ledger (``data/results/claims.csv``, and
+    its section and counts in ``CLAIMS.md``) when a full run put them there, so the README renders
+    without it."""
     import csv
     import io
 
@@ -810,8 +836,9 @@ def _ledger_without(w: _Writer, key: str) -> None:
 
 
 def remove_paper(key: str, *, root: Path | None = None) -> list[str]:
-    """Undo :func:`scaffold_paper` for ``key`` (and remove its outputs, its rows of the aggregated ledger included),
-    then render the README and CITATION.cff again; returns the paths removed or edited.
+    """Undo :func:`scaffold_paper` for ``key`` (and remove its outputs, its rows of the aggregated
+    ledger included), then render the README and CITATION.cff again; returns the paths removed or
+    edited.
 
     Parameters
     ----------
@@ -878,7 +905,7 @@ def remove_paper(key: str, *, root: Path | None = None) -> list[str]:
     return sorted(set(gone + edited + _render(root)))
 
 
-# --- a mechanism --------------------------------------------------------------------------------------------------
+# --- a mechanism ----------------------------------------------------------------------------------
 
 _POOLED = '''"""{label}: a pooled mechanism.
 
@@ -1332,9 +1359,9 @@ def test_anything_but_a_game_is_named():
 '''
 
 
-# --- a game on a model of its own (--new-model) ----------------------------------------------------------------
-# These templates are filled by _fill (plain replacement of {name}, {Model} and {label}), so braces in them are
-# literal, and they are written as ruff formats them: every line at most 100 characters.
+# --- a game on a model of its own (--new-model) ---------------------------------------------------
+# These templates are filled by _fill (plain replacement of {name}, {Model} and {label}), so braces
+# in them are literal, and they are written as ruff formats them: every line at most 100 characters.
 
 _MODEL = '''"""{label}: a game on a model of its own, ``{Model}``.
 
@@ -1635,10 +1662,10 @@ def test_bad_input_is_named(weights, reserve, named):
 
 
 def _free_color(registry_text: str, registry=None) -> str | None:
-    """A colour of the house palette (Okabe–Ito, yellow left out) that no entry of ``registry`` (default
-    :mod:`fairlib.mechanisms`; :mod:`fairlib.games` for a game) uses (nor a colour written in ``registry_text``, the
-    registry being scaffolded into), or None when all are taken (the mechanism then gets the colour its name fixes,
-    and its marker and line style tell it apart)."""
+    """A colour of the house palette (Okabe–Ito, yellow left out) that no entry of ``registry``
+    (default :mod:`fairlib.mechanisms`; :mod:`fairlib.games` for a game) uses (nor a colour written
+    in ``registry_text``, the registry being scaffolded into), or None when all are taken (the
+    mechanism then gets the colour its name fixes, and its marker and line style tell it apart)."""
     from .. import mechanisms
 
     used = {m.color.lower() for m in (registry or mechanisms).select()}
@@ -1658,9 +1685,10 @@ def scaffold_mechanism(
     model: str | None = None,
     root: Path | None = None,
 ) -> list[str]:
-    """Create mechanism ``name`` (``kind``: ``"pooled"``, ``"multi_server"``, ``"game"`` or ``"model"``, a game
-    on a model of its own, whose instance type is the class ``model``): module, export, registration, reference
-    and test (see the module docstring); returns the paths written, relative to ``root``.
+    """Create mechanism ``name`` (``kind``: ``"pooled"``, ``"multi_server"``, ``"game"`` or
+    ``"model"``, a game on a model of its own, whose instance type is the class ``model``): module,
+    export, registration, reference and test (see the module docstring); returns the paths written,
+    relative to ``root``.
 
     Parameters
     ----------
@@ -1748,7 +1776,8 @@ def scaffold_mechanism(
 
 
 def _scaffold_game(w: _Writer, name: str, label: str) -> None:
-    """A game's module, export, registration, reference and test (:func:`scaffold_mechanism` with ``--game``)."""
+    """A game's module, export, registration, reference and test (:func:`scaffold_mechanism` with
+    ``--game``)."""
     from .. import games
 
     fmt = {"name": name, "label": label}
@@ -1795,9 +1824,9 @@ def _fill(template: str, **values: str) -> str:
 
 
 def _scaffold_model(w: _Writer, name: str, label: str, model: str) -> None:
-    """A game on a model of its own (:func:`scaffold_mechanism` with ``--new-model``): the module holding the model
-    ``model``, its outcome type and the game, its exports, its registration with ``instance=``, its reference and
-    its test."""
+    """A game on a model of its own (:func:`scaffold_mechanism` with ``--new-model``): the module
+    holding the model ``model``, its outcome type and the game, its exports, its registration with
+    ``instance=``, its reference and its test."""
     from .. import games
 
     fmt = {"name": name, "label": label, "Model": model}
@@ -1896,7 +1925,8 @@ def main(argv=None) -> int:
         The exit status: 0, or 2 for a refused call.
     """
     ap = argparse.ArgumentParser(
-        prog="python -m fairlib.repro.scaffold", description=__doc__.split("\n")[0]
+        prog="python -m fairlib.repro.scaffold",
+        description=" ".join(__doc__.split("\n\n")[0].split()),
     )
     ap.add_argument("--root", type=Path, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--remove", metavar="KEY", help="remove what `paper KEY` created")

@@ -1,9 +1,10 @@
 """Tables for readers: the one place a notebook formats a table it shows.
 
-A table written for a reader differs from the tidy CSV a notebook saves (:func:`fairlib.repro.outputs.save_table`): its
-columns have human names, each numeric column has one fixed number of decimals (never ``4.950000e+01``), a missing
-value is a dash (never ``NaN``), and it fits the page: a table wider than the book's content column is transposed
-when it has few rows, else split into column groups that each repeat the first column.
+A table written for a reader differs from the tidy CSV a notebook saves
+(:func:`fairlib.repro.outputs.save_table`): its columns have human names, each numeric column has
+one fixed number of decimals (never ``4.950000e+01``), a missing value is a dash (never ``NaN``),
+and it fits the page: a table wider than the book's content column is transposed when it has few
+rows, else split into column groups that each repeat the first column.
 
 >>> import pandas as pd
 >>> t = table(pd.DataFrame({"users": [10, 20], "mean_efficiency": [0.91234, float("nan")]}))
@@ -29,18 +30,21 @@ from .._validate import InvalidInputError, _short
 
 __all__ = ["Table", "table", "show_table", "column_decimals", "reader_value", "CONTENT_WIDTH_PX"]
 
-#: the book's content column at a 1280-pixel window (CSS pixels); a table wider than this is reshaped
+#: the book's content column at a 1280-pixel window (CSS pixels); a table wider than this is
+#: reshaped
 CONTENT_WIDTH_PX = 680
-#: estimated width of one character of a table cell, and a cell's padding (CSS pixels at the book's table font)
+#: estimated width of one character of a table cell, and a cell's padding (CSS pixels at the book's
+#: table font)
 _CHAR_PX, _PAD_PX = 7.2, 14
-#: a table with at most this many rows is transposed when too wide; a longer one is split into column groups
+#: a table with at most this many rows is transposed when too wide; a longer one is split into
+#: column groups
 _TRANSPOSE_ROWS = 12
 MISSING = "—"
 
 
 def column_decimals(values: Iterable[object]) -> int:
-    """Decimals for a numeric column: none for whole numbers, else enough for about three significant digits of
-    its largest magnitude (at most 6).
+    """Decimals for a numeric column: none for whole numbers, else enough for about three
+    significant digits of its largest magnitude (at most 6).
 
     Parameters
     ----------
@@ -103,8 +107,8 @@ def _width_px(frame: pd.DataFrame) -> float:
 
 @dataclass(frozen=True)
 class Table:
-    """One table as a reader sees it: one or more frames of text (several when a wide table is split), shown as
-    HTML in a notebook (:func:`show_table`).
+    """One table as a reader sees it: one or more frames of text (several when a wide table is
+    split), shown as HTML in a notebook (:func:`show_table`).
 
     Parameters
     ----------
@@ -139,10 +143,10 @@ def table(
 ) -> Table:
     """``df`` formatted for a reader (see the module docstring).
 
-    ``names``: column → header (other columns: underscores become spaces). ``decimals``: one count for every
-    numeric column, or column → count (others: :func:`column_decimals`). A table wider than ``width_px`` is
-    transposed (its first column becomes the header row) when it has at most 12 rows, else split into column
-    groups that each repeat the first column.
+    ``names``: column → header (other columns: underscores become spaces). ``decimals``: one count
+    for every numeric column, or column → count (others: :func:`column_decimals`). A table wider
+    than ``width_px`` is transposed (its first column becomes the header row) when it has at most 12
+    rows, else split into column groups that each repeat the first column.
 
     Parameters
     ----------
@@ -165,7 +169,8 @@ def table(
     Raises
     ------
     InvalidInputError
-        When ``df`` is not a DataFrame, or ``names`` or ``decimals`` names a column it does not have.
+        When ``df`` is not a DataFrame, or ``names`` or ``decimals`` names a column it does not
+        have.
     """
     if not isinstance(df, pd.DataFrame):
         raise InvalidInputError(
@@ -183,7 +188,8 @@ def table(
             raise InvalidInputError(
                 f"decimals: {bad} are not columns of df; its columns: {list(df.columns)}"
             )
-    # an index that carries labels (named, or not 0..n-1) is a column for the reader; a plain row count is not
+    # an index that carries labels (named, or not 0..n-1) is a column for the reader; a plain row
+    # count is not
     plain = (
         isinstance(df.index, pd.RangeIndex)
         and df.index.start == 0
@@ -251,14 +257,15 @@ def show_table(df: pd.DataFrame, **kw: Any) -> None:
 
 
 def reader_value(value: object) -> str:
-    """One measured or paper value as a reader's page shows it: yes/no for a truth value, whole numbers with
-    thousands separated, four significant digits, a power of ten for a tiny or huge number (never ``6.7e-16``), a
-    long list of numbers as its range.
+    """One measured or paper value as a reader's page shows it: yes/no for a truth value, whole
+    numbers with thousands separated, four significant digits, a power of ten for a tiny or huge
+    number (never ``6.7e-16``), a long list of numbers as its range.
 
     Parameters
     ----------
     value : object
-        A bool, number, list of numbers, or anything else (shown as :func:`fairlib.repro.ledger.display_value` does).
+        A bool, number, list of numbers, or anything else (shown as
+        :func:`fairlib.repro.ledger.display_value` does).
 
     Returns
     -------

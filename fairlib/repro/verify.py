@@ -1,19 +1,24 @@
-"""Compare results by content, within stated tolerances: what "reproducible on another machine" means here.
+"""Compare results by content, within stated tolerances: what "reproducible on another machine"
+means here.
 
-Same seed, same mode, same machine gives byte-identical tables (``tests/test_report.py``). Another CPU gives
-results that differ in the last bits of a float (vectorised math and BLAS kernels differ by architecture), so
-across machines the promise is *equal within a tolerance*, and that is what this module checks:
+Same seed, same mode, same machine gives byte-identical tables (``tests/test_report.py``). Another
+CPU gives results that differ in the last bits of a float (vectorised math and BLAS kernels differ
+by architecture), so across machines the promise is *equal within a tolerance*, and that is what
+this module checks:
 
-- :func:`compare_text` — two delimited text files (CSV, the traces' ``;``-separated files) record by record:
-  integers and strings exactly, floats to a relative tolerance. Used for the regenerated trace fixtures.
-- :func:`compare_table` — a committed result table against a fresh one: same columns and rows, numbers equal
-  within ``rtol`` (relative) or ``atol`` (absolute, for values that are zero up to rounding), some columns
-  excluded by name (wall-clock timings, see :data:`TIMING_COLUMNS`).
+- :func:`compare_text` — two delimited text files (CSV, the traces' ``;``-separated files) record by
+  record: integers and strings exactly, floats to a relative tolerance. Used for the regenerated
+  trace fixtures.
+- :func:`compare_table` — a committed result table against a fresh one: same columns and rows,
+  numbers equal within ``rtol`` (relative) or ``atol`` (absolute, for values that are zero up to
+  rounding), some columns excluded by name (wall-clock timings, see :data:`TIMING_COLUMNS`).
 - :func:`compare_claims` — every claim's status unchanged.
-- :func:`verify_results` — all of a notebook's tables and claims; what ``python run_all.py --verify`` prints.
+- :func:`verify_results` — all of a notebook's tables and claims; what ``python run_all.py
+  --verify`` prints.
 
-Quantities that can legitimately change on an ulp (a chaotic iteration's trace, a discrete count decided by a
-near-tie) are declared in :data:`SENSITIVE` with the reason; they are reported, never silently skipped.
+Quantities that can legitimately change on an ulp (a chaotic iteration's trace, a discrete count
+decided by a near-tie) are declared in :data:`SENSITIVE` with the reason; they are reported, never
+silently skipped.
 """
 
 from __future__ import annotations
@@ -52,13 +57,14 @@ __all__ = [
     "verify_results",
 ]
 
-# default tolerances of ``run_all.py --verify`` (DEFAULT_RTOL, DEFAULT_ATOL, re-exported here): the library's
-# (:mod:`fairlib.tolerances`), which its own checks of interpreted against compiled kernels use too
+# default tolerances of ``run_all.py --verify`` (DEFAULT_RTOL, DEFAULT_ATOL, re-exported here): the
+# library's (:mod:`fairlib.tolerances`), which its own checks of interpreted against compiled
+# kernels use too
 
-#: "another CPU" on this machine: numba's kernels compiled for a generic x86-64 (no AVX, other vectorisation),
-#: OpenBLAS on an old core's kernels and one thread everywhere (sums in another order). ``run_all.py --verify`` under
-#: these variables, and the quick-mode test that runs every notebook natively and under them, check that the results
-#: belong to the method, not the machine.
+#: "another CPU" on this machine: numba's kernels compiled for a generic x86-64 (no AVX, other
+#: vectorisation), OpenBLAS on an old core's kernels and one thread everywhere (sums in another
+#: order). ``run_all.py --verify`` under these variables, and the quick-mode test that runs every
+#: notebook natively and under them, check that the results belong to the method, not the machine.
 ANOTHER_CPU = {
     "NUMBA_CPU_NAME": "generic",
     "OPENBLAS_CORETYPE": "Sandybridge",
@@ -70,13 +76,15 @@ ANOTHER_CPU = {
 
 
 class Tolerance(NamedTuple):
-    """How far a column's numbers may move between two runs on different CPUs: equal when |a - b| <= rtol·max(|a|,
+    """How far a column's numbers may move between two runs on different CPUs: equal when |a - b| <=
+    rtol·max(|a|,
     |b|) or <= atol; ``reason`` names the certificate that bounds the move (a solver's stopping rule, a duality
-    gap, a Nash residual) or why only rounding moves it. ``digits``: the significant digits the tables report the
-    column with (:func:`fairlib.repro.outputs.save_table`), the ones the certificate guarantees: 10 (the CSV format's)
-    for closed-form arithmetic, fewer for an iterative solver's output, never so few that a rounding step alone exceeds
-    ``rtol`` (a test). ``inputs``: columns under the declaration that echo the instance or the trace (a job's
-    arrival, its work) rather than a solver's output, reported with the format's digits; so is a column of whole
+    gap, a Nash residual) or why only rounding moves it. ``digits``: the significant digits the
+    tables report the column with (:func:`fairlib.repro.outputs.save_table`), the ones the
+    certificate guarantees: 10 (the CSV format's) for closed-form arithmetic, fewer for an iterative
+    solver's output, never so few that a rounding step alone exceeds ``rtol`` (a test). ``inputs``:
+    columns under the declaration that echo the instance or the trace (a job's arrival, its work)
+    rather than a solver's output, reported with the format's digits; so is a column of whole
     numbers (a time stamp, a count).
 
     Parameters
@@ -100,9 +108,10 @@ class Tolerance(NamedTuple):
     inputs: tuple[str, ...] = ()
 
 
-#: per-table tolerances of ``run_all.py --verify``, declared from what bounds each value's move between CPUs:
-#: ``{key: {table or "*": {column or "*": Tolerance}}}`` (table "*": every table of the notebook not declared
-#: itself). A column declared nowhere is compared with DEFAULT_RTOL and DEFAULT_ATOL (``--rtol``/``--atol``).
+#: per-table tolerances of ``run_all.py --verify``, declared from what bounds each value's move
+#: between CPUs: ``{key: {table or "*": {column or "*": Tolerance}}}`` (table "*": every table of
+#: the notebook not declared itself). A column declared nowhere is compared with DEFAULT_RTOL and
+#: DEFAULT_ATOL (``--rtol``/``--atol``).
 _ROUNDING = (
     "closed-form arithmetic only (progressive filling, water-filling, sorting, counting): the order of float "
     "sums moves the last bits (~1e-12), and the tables keep 10 significant digits, so a last-bit change "
@@ -281,11 +290,11 @@ _CAPPED_ABOVE_ONE = (
     "ANOTHER_CPU, both certified); α = 1 is a concave program, compared"
 )
 
-#: tables and claims whose values may change on an ulp of input, with the reason. ``run_all.py --verify``
-#: compares them, reports a difference as "sensitive", and does not fail on it.
+#: tables and claims whose values may change on an ulp of input, with the reason. ``run_all.py
+#: --verify`` compares them, reports a difference as "sensitive", and does not fail on it.
 #: ``{key: {"tables": {table: {column or "*": reason, "rows where <pandas query>": reason}},
-#: "claims": {claim_id: reason}}}``: a "rows where" entry makes every column of the rows matching the query in the
-#: committed or the fresh table sensitive.
+#: "claims": {claim_id: reason}}}``: a "rows where" entry makes every column of the rows matching
+#: the query in the committed or the fresh table sensitive.
 SENSITIVE: dict[str, dict[str, dict]] = {
     "feldman2005": {
         "tables": {
@@ -496,7 +505,8 @@ class TableReport:
 
     @property
     def ok(self) -> bool:
-        """Whether the table passed (identical, equal within tolerance, or differing only where declared sensitive)."""
+        """Whether the table passed (identical, equal within tolerance, or differing only where
+        declared sensitive)."""
         return self.status in ("identical", "equal", "sensitive")
 
     def line(self) -> str:
@@ -505,7 +515,8 @@ class TableReport:
         Returns
         -------
         str
-            ``"<name>: <status> ..."`` with the largest difference, the first differing cell or the detail.
+            ``"<name>: <status> ..."`` with the largest difference, the first differing cell or the
+            detail.
         """
         excl = f"; excluded {', '.join(self.excluded)}" if self.excluded else ""
         if self.status == "identical":
@@ -532,7 +543,8 @@ class ClaimChange:
     committed, fresh : str
         Its status in each ledger (``"absent"`` where it is not in one).
     sensitive : str, default ""
-        Why the change is expected (a wall-clock claim, a declared sensitive claim); empty when it is not.
+        Why the change is expected (a wall-clock claim, a declared sensitive claim); empty when it
+        is not.
     """
 
     claim_id: str
@@ -569,8 +581,8 @@ class VerifyReport:
 
     @property
     def ok(self) -> bool:
-        """Whether every table passed and every claim change is declared sensitive; a comparison of nothing (no
-        table and no claim on either side) is not a pass."""
+        """Whether every table passed and every claim change is declared sensitive; a comparison of
+        nothing (no table and no claim on either side) is not a pass."""
         compared = bool(self.tables) or self.claims_compared > 0
         return compared and all(t.ok for t in self.tables) and all(c.sensitive for c in self.claims)
 
@@ -597,8 +609,9 @@ _INT = re.compile(r"[+-]?\d+\Z")
 
 
 def declared_tolerance(key: str, table: str, column: str) -> Tolerance | None:
-    """The :data:`TOLERANCES` declaration that covers ``column`` of ``table`` in notebook ``key`` (the table's own,
-    then the notebook's ``"*"``; a column's own, then the table's ``"*"``), or None where nothing is declared.
+    """The :data:`TOLERANCES` declaration that covers ``column`` of ``table`` in notebook ``key``
+    (the table's own, then the notebook's ``"*"``; a column's own, then the table's ``"*"``), or
+    None where nothing is declared.
 
     Parameters
     ----------
@@ -639,8 +652,8 @@ class Comparison(NamedTuple):
 def compare_values(committed: str, fresh: str, *, rtol: float, atol: float = 0.0) -> Comparison:
     """Whether two cells are equal: integers and text exactly, floats within ``rtol`` / ``atol``.
 
-    Returns ``(equal, relative difference)``; the relative difference is 0 for identical cells and inf when
-    the cells are not both numbers (or are integers that differ).
+    Returns ``(equal, relative difference)``; the relative difference is 0 for identical cells and
+    inf when the cells are not both numbers (or are integers that differ).
 
     Parameters
     ----------
@@ -687,8 +700,8 @@ def compare_text(
     """Compare two delimited text files record by record (lines, then fields split on ``sep``, a
     regular expression that does not match the empty string).
 
-    Returns every differing cell (empty when equal within ``rtol``); a different number of lines or fields is a
-    difference too.
+    Returns every differing cell (empty when equal within ``rtol``); a different number of lines or
+    fields is a difference too.
 
     Parameters
     ----------
@@ -752,10 +765,10 @@ def compare_table(
 ) -> TableReport:
     """Compare two CSV tables cell by cell (see :func:`compare_values`).
 
-    ``exclude``: column names left out (wall-clock timings). ``sensitive``: ``{column or "*": reason,
-    "rows where <query>": reason}``; differences confined to those columns or rows make the status ``sensitive``
-    (reported, not failed). ``tolerances``: ``{column or "*": Tolerance}``, the declared tolerance of a column (or
-    of every column) in place of ``rtol``/``atol``.
+    ``exclude``: column names left out (wall-clock timings). ``sensitive``: ``{column or "*":
+    reason, "rows where <query>": reason}``; differences confined to those columns or rows make the
+    status ``sensitive`` (reported, not failed). ``tolerances``: ``{column or "*": Tolerance}``, the
+    declared tolerance of a column (or of every column) in place of ``rtol``/``atol``.
 
     Parameters
     ----------
@@ -768,8 +781,8 @@ def compare_table(
     exclude : iterable of str, default ()
         Columns left out (wall-clock timings).
     sensitive : dict of str to str, optional
-        ``{column or "*": reason, "rows where <query>": reason}``: differences confined to those columns or rows
-        make the status ``sensitive`` (reported, not failed).
+        ``{column or "*": reason, "rows where <query>": reason}``: differences confined to those
+        columns or rows make the status ``sensitive`` (reported, not failed).
     name : str, optional
         The table's name in the report (default: the committed file's stem).
     tolerances : dict of str to Tolerance, optional
@@ -787,8 +800,9 @@ def compare_table(
     sensitive_rows: dict[int, str] = {}
     for spec in [k for k in sensitive if k.startswith("rows where ")]:
         reason = sensitive.pop(spec)
-        # a row is sensitive when the committed or the fresh run's values meet the query: a solve that reached its
-        # equilibrium in one run and stopped short in the other is the case the query names, whichever run it was
+        # a row is sensitive when the committed or the fresh run's values meet the query: a solve
+        # that reached its equilibrium in one run and stopped short in the other is the case the
+        # query names, whichever run it was
         for table in (Path(committed), Path(fresh)):
             for i in pd.read_csv(table).query(spec[len("rows where ") :]).index:
                 sensitive_rows.setdefault(int(i), reason)
@@ -843,9 +857,10 @@ def compare_table(
 def claim_changes(
     committed: list[dict], fresh: list[dict], *, sensitive: dict[str, str] | None = None
 ) -> list[ClaimChange]:
-    """Claims whose status differs between two ledgers (lists of claims as in ``claims.json``); a claim present in
-    only one is a change (status ``"absent"`` on the other side). Claims decided by wall-clock time are marked
-    sensitive: machines and load differ, so their status is reported, never failed.
+    """Claims whose status differs between two ledgers (lists of claims as in ``claims.json``); a
+    claim present in only one is a change (status ``"absent"`` on the other side). Claims decided by
+    wall-clock time are marked sensitive: machines and load differ, so their status is reported,
+    never failed.
 
     Parameters
     ----------
@@ -882,7 +897,8 @@ class ClaimComparison(NamedTuple):
 def compare_claims(
     committed: Path, fresh: Path, *, sensitive: dict[str, str] | None = None
 ) -> ClaimComparison:
-    """Every claim's status in two ``claims.json`` files: ``(claims compared, changes)`` (:func:`claim_changes`).
+    """Every claim's status in two ``claims.json`` files: ``(claims compared, changes)``
+    (:func:`claim_changes`).
 
     Parameters
     ----------
@@ -910,9 +926,9 @@ def verify_results(
     atol: float = DEFAULT_ATOL,
     declared: bool = True,
 ) -> VerifyReport:
-    """Compare every table of ``committed_dir`` (the committed ``data/results/<key>/``) with ``fresh_dir``: with the
-    tolerances declared in :data:`TOLERANCES` and ``rtol``/``atol`` for columns declared nowhere, or, with
-    ``declared=False``, ``rtol``/``atol`` for every number.
+    """Compare every table of ``committed_dir`` (the committed ``data/results/<key>/``) with
+    ``fresh_dir``: with the tolerances declared in :data:`TOLERANCES` and ``rtol``/``atol`` for
+    columns declared nowhere, or, with ``declared=False``, ``rtol``/``atol`` for every number.
 
     Parameters
     ----------
@@ -923,7 +939,8 @@ def verify_results(
     fresh_dir : pathlib.Path
         The fresh run's results.
     rtol : float, default DEFAULT_RTOL
-        Relative tolerance of the columns declared nowhere (of every column with ``declared=False``).
+        Relative tolerance of the columns declared nowhere (of every column with
+        ``declared=False``).
     atol : float, default DEFAULT_ATOL
         Absolute tolerance, likewise.
     declared : bool, default True

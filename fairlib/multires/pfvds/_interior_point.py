@@ -1,6 +1,7 @@
-"""PF-VDS(α) by the primal-dual interior point (:func:`fairlib.multires._engine.pfvds_interior.pfvds_interior_point`),
-polished by best-response sweeps where its allocation is not yet an equilibrium, and its variational equilibrium
-under per-user caps.
+"""PF-VDS(α) by the primal-dual interior point
+(:func:`fairlib.multires._engine.pfvds_interior.pfvds_interior_point`), polished by best-response
+sweeps where its allocation is not yet an equilibrium, and its variational equilibrium under
+per-user caps.
 """
 
 from __future__ import annotations
@@ -26,10 +27,12 @@ class InteriorPointOptions(MethodOptions):
     Parameters
     ----------
     max_sweeps : int >= 1
-        Best-response sweeps that may polish the interior point's allocation (``method="best_response"``'s
-        sweeps, from it), when it stopped short or its Nash residual exceeds 1e-6.
+        Best-response sweeps that may polish the interior point's allocation
+        (``method="best_response"``'s sweeps, from it), when it stopped short or its Nash residual
+        exceeds 1e-6.
     tol : float in [1e-15, 0.1]
-        Those sweeps' stopping rule: the largest change of any x[n, i] relative to the largest total.
+        Those sweeps' stopping rule: the largest change of any x[n, i] relative to the largest
+        total.
     """
 
     max_sweeps: int = 2000
@@ -51,19 +54,22 @@ _POLISH_ABOVE = (
 )
 
 
-#: largest eq. (16) gap (relative) at which a capped interior point's allocation counts as the equilibrium
+#: largest eq. (16) gap (relative) at which a capped interior point's allocation counts as the
+#: equilibrium
 CAPPED_GAP = 1e-7
 
 
 def _capped_equilibrium(cluster: Cluster, alphas, time_shared: bool, solve_uncapped):
-    """PF-VDS with per-user caps: the variational equilibrium by the interior point (caps as rows priced alike
-    on every server). Best-response sweeps do not polish it: a server's best response under a cap that the
-    other servers' tasks also use would drift to another generalised equilibrium. Its certificate is
-    Definition 6's variational inequality over the capped set (an LP, independent of the solver)."""
+    """PF-VDS with per-user caps: the variational equilibrium by the interior point (caps as rows
+    priced alike on every server). Best-response sweeps do not polish it: a server's best response
+    under a cap that the other servers' tasks also use would drift to another generalised
+    equilibrium. Its certificate is Definition 6's variational inequality over the capped set (an
+    LP, independent of the solver)."""
     from .conditions import variational_gap
 
     tried: list[tuple[float, int, Allocation]] = []
-    # the default start, then capped users started within their caps, then finer continuation steps (α > 1)
+    # the default start, then capped users started within their caps, then finer continuation steps
+    # (α > 1)
     for continuation, shrink in (
         ((2.0, 2.0), False),
         ((2.0, 2.0), True),
@@ -96,8 +102,9 @@ def _capped_equilibrium(cluster: Cluster, alphas, time_shared: bool, solve_uncap
     )
     x = res.tasks
     if not diag["converged"]:
-        # where no cap binds, the capped equilibrium is the uncapped one (cap prices 0; its totals are unique,
-        # Theorem 7), which best responses can finish: used when it keeps within every cap
+        # where no cap binds, the capped equilibrium is the uncapped one (cap prices 0; its totals
+        # are unique, Theorem 7), which best responses can finish: used when it keeps within every
+        # cap
         uncapped = solve_uncapped(replace(cluster, max_tasks=None))
         if (uncapped.totals <= cluster.max_tasks).all():
             free_gap = variational_gap(cluster, uncapped.tasks, alphas, time_shared=time_shared)
@@ -119,10 +126,10 @@ def _capped_equilibrium(cluster: Cluster, alphas, time_shared: bool, solve_uncap
 
 
 def run(cluster: Cluster, alphas, time_shared: bool, options: InteriorPointOptions, uncapped):
-    """``method="interior_point"``: (tasks, diagnostics). With per-user caps, the variational equilibrium
-    (:func:`_capped_equilibrium`; ``uncapped(cluster)`` is PF-VDS of the cluster without caps, by the front door);
-    without, the interior point's allocation, polished by best-response sweeps where it is not yet an
-    equilibrium.
+    """``method="interior_point"``: (tasks, diagnostics). With per-user caps, the variational
+    equilibrium (:func:`_capped_equilibrium`; ``uncapped(cluster)`` is PF-VDS of the cluster without
+    caps, by the front door); without, the interior point's allocation, polished by best-response
+    sweeps where it is not yet an equilibrium.
 
     Parameters
     ----------
@@ -150,10 +157,10 @@ def run(cluster: Cluster, alphas, time_shared: bool, options: InteriorPointOptio
     res = pfvds_interior_point(cluster, alphas, time_shared=time_shared)
     x, diag = res.tasks, dict(res.diagnostics, method="interior_point", sweeps=0)
     residual = nash_residual(cluster, x, alphas, time_shared=time_shared)
-    # Best-response sweeps from the interior point's allocation when it stopped short (very large α), or
-    # when its Nash residual is large: an interior method leaves a pair whose user is exactly indifferent
-    # at O(sqrt(tol)) instead of 0 (degenerate equilibria), which one exact best response settles. The
-    # polished allocation is kept only if it is closer to an equilibrium.
+    # Best-response sweeps from the interior point's allocation when it stopped short (very large
+    # α), or when its Nash residual is large: an interior method leaves a pair whose user is exactly
+    # indifferent at O(sqrt(tol)) instead of 0 (degenerate equilibria), which one exact best
+    # response settles. The polished allocation is kept only if it is closer to an equilibrium.
     if not res.diagnostics["converged"] or residual > _POLISH_ABOVE:
         polished, sweeps_diag = _sweeps(
             cluster,
@@ -167,7 +174,8 @@ def run(cluster: Cluster, alphas, time_shared: bool, options: InteriorPointOptio
         )
         after = nash_residual(cluster, polished, alphas, time_shared=time_shared)
         if res.diagnostics["converged"] and after > _POLISH_ABOVE and max_sweeps > _POLISH_SWEEPS:
-            # a few sweeps were not enough (a slowly settling pair): go on until the sweeps' own rule stops them
+            # a few sweeps were not enough (a slowly settling pair): go on until the sweeps' own
+            # rule stops them
             more, more_diag = _sweeps(
                 cluster, alphas, polished, time_shared, max_sweeps - _POLISH_SWEEPS, tol
             )

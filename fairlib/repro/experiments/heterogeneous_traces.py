@@ -1,9 +1,11 @@
-"""What the trace-driven experiments of Khamse-Ashari et al. (§6) measured, as the ledger's claims read them.
+"""What the trace-driven experiments of Khamse-Ashari et al. (§6) measured, as the ledger's claims
+read them.
 
-The khamseashari2018_traces notebook runs the experiments with :mod:`fairlib.sim` (Bitbrains snapshots, the Google
-closed-loop replay) and :mod:`.google_open_loop` (the request-based reconstruction of §6.2 and its sensitivity grid);
-the functions here turn their tables into one :class:`fairlib.repro.ledger.Measurement` per declared claim, so that the
-arithmetic behind every claim is library code with tests and the notebook's claims cell only hands it over
+The khamseashari2018_traces notebook runs the experiments with :mod:`fairlib.sim` (Bitbrains
+snapshots, the Google closed-loop replay) and :mod:`.google_open_loop` (the request-based
+reconstruction of §6.2 and its sensitivity grid); the functions here turn their tables into one
+:class:`fairlib.repro.ledger.Measurement` per declared claim, so that the arithmetic behind every
+claim is library code with tests and the notebook's claims cell only hands it over
 (:meth:`fairlib.repro.ledger.ClaimLog.measure_all`)."""
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ __all__ = [
 
 #: the three mechanisms Figs. 12–14 compare
 TRIO = ("PS-DSF", "DRFH", "TSF")
-#: the share of the Google jobs the paper samples (§6.2–6.3: "2% of jobs in the Google traces are randomly chosen")
+#: the share of the Google jobs the paper samples (§6.2–6.3: "2% of jobs in the Google traces are
+#: randomly chosen")
 PAPER_JOB_FRACTION = 0.02
 #: §6.1's Bitbrains servers: (count, GHz of CPU, GB of RAM) per type, over 3 locations (Fig. 5)
 PAPER_BITBRAINS_TYPES = ((75, 4.0, 12.0), (100, 8.0, 8.0), (75, 16.0, 4.0))
@@ -54,10 +57,11 @@ def order_margins(
     bottom: str = "PS-DSF",
     resources: Iterable[str] = ("cpu", "ram"),
 ) -> list[float]:
-    """Fig. 9's ordering, per resource, as a margin: for each of ``resources`` (columns of ``per_resource``, one row
-    per variant), the smaller of ``top``'s lead over the highest other variant and the lowest other variant's lead
-    over ``bottom``. Positive: ``top`` highest and ``bottom`` lowest on that resource, by that much; negative: the
-    order is broken by that much; zero: a tie.
+    """Fig. 9's ordering, per resource, as a margin: for each of ``resources`` (columns of
+    ``per_resource``, one row per variant), the smaller of ``top``'s lead over the highest other
+    variant and the lowest other variant's lead over ``bottom``. Positive: ``top`` highest and
+    ``bottom`` lowest on that resource, by that much; negative: the order is broken by that much;
+    zero: a tie.
 
     Parameters
     ----------
@@ -109,10 +113,11 @@ def bitbrains_findings(
 ) -> dict[str, Measurement]:
     """Figs. 6, 7 and 12 (§6.1, Bitbrains random instants).
 
-    ``exact``: PF-VDS(2) on one snapshot by the interior point (Fig. 6's equilibrium; the distributed heuristic of
-    Fig. 6 is not judged: its equations were lost, claim fig6_distributed_converges is declared not tested);
-    ``utilisation``: mean utilisation per mechanism (rows) and resource (columns); ``variants``: the PF-VDS variants
-    in increasing α, PS-DSF last; ``resources``: the fleet's resources, CPU and RAM first. ``full_mode``: whether the
+    ``exact``: PF-VDS(2) on one snapshot by the interior point (Fig. 6's equilibrium; the
+    distributed heuristic of Fig. 6 is not judged: its equations were lost, claim
+    fig6_distributed_converges is declared not tested); ``utilisation``: mean utilisation per
+    mechanism (rows) and resource (columns); ``variants``: the PF-VDS variants in increasing α,
+    PS-DSF last; ``resources``: the fleet's resources, CPU and RAM first. ``full_mode``: whether the
     run had the paper's size (else the up-to-20% claim's note always says what was measured).
 
     Parameters
@@ -170,10 +175,10 @@ def replay_findings(
 ) -> dict[str, Measurement]:
     """Figs. 9–11, 13 and 14 on the Google closed-loop replay (lifetime-sum demands, no caps).
 
-    ``summary``: one row per mechanism with time-averaged ``cpu``, ``ram``, ``cpu_CD``, ``ram_CD`` and the PF-VDS
-    variants' ``deviation_mean``; ``variants``: the PF-VDS variants in increasing α, PS-DSF last (``alphas`` their
-    finite α); ``short_jobs``: the finished jobs of less than one quantum, one row per (job, ``mechanism``), with
-    their ``delay``.
+    ``summary``: one row per mechanism with time-averaged ``cpu``, ``ram``, ``cpu_CD``, ``ram_CD``
+    and the PF-VDS variants' ``deviation_mean``; ``variants``: the PF-VDS variants in increasing α,
+    PS-DSF last (``alphas`` their finite α); ``short_jobs``: the finished jobs of less than one
+    quantum, one row per (job, ``mechanism``), with their ``delay``.
 
     Parameters
     ----------
@@ -258,8 +263,9 @@ def replay_findings(
 
 
 def _definition4_bounds(summary: pd.DataFrame, where: str) -> dict[str, float]:
-    """PS-DSF's certified low and high utilisation (mean of CPU and RAM) over every Definition-4 allocation, overall
-    (``where=""``) or on classes C/D (``"_CD"``), from an open loop run with ``definition4=True``."""
+    """PS-DSF's certified low and high utilisation (mean of CPU and RAM) over every Definition-4
+    allocation, overall (``where=""``) or on classes C/D (``"_CD"``), from an open loop run with
+    ``definition4=True``."""
     try:
         return {
             e: float(
@@ -278,10 +284,11 @@ def _definition4_bounds(summary: pd.DataFrame, where: str) -> dict[str, float]:
 
 
 def definition4_finding(summary: pd.DataFrame) -> Measurement:
-    """Whether Definition 4 alone makes PS-DSF trail in the request-based reconstruction of §6.2: the better of DRFH's
-    and TSF's utilisation (mean of time-averaged CPU and RAM) minus the certified upper bound over every Definition-4
-    allocation (``summary``: :func:`.google_open_loop.time_averaged` of an open loop run with ``definition4=True``); the
-    note gives both bounds, overall and on classes C/D, beside our PS-DSF's value.
+    """Whether Definition 4 alone makes PS-DSF trail in the request-based reconstruction of §6.2:
+    the better of DRFH's and TSF's utilisation (mean of time-averaged CPU and RAM) minus the
+    certified upper bound over every Definition-4 allocation (``summary``:
+    :func:`.google_open_loop.time_averaged` of an open loop run with ``definition4=True``); the note
+    gives both bounds, overall and on classes C/D, beside our PS-DSF's value.
 
     Parameters
     ----------
@@ -321,12 +328,13 @@ def definition4_finding(summary: pd.DataFrame) -> Measurement:
 def route_finding(
     route: pd.DataFrame, certified: Mapping[str, list[bool]], paper_summary: pd.DataFrame
 ) -> Measurement:
-    """Fig. 9 in the request-based reconstruction of §6.2, along the paper's route to PS-DSF: by how much PF-VDS(1) has
-    the highest utilisation and PS-DSF the lowest (:func:`order_margins`, one margin per resource: positive where the
-    order holds), on time-averaged CPU and on RAM each (Fig. 9 is per resource), among the
-    capped PF-VDS(α) and PS-DSF on unmerged servers (``route``: :func:`.google_open_loop.time_averaged` of
-    :func:`.google_open_loop.route_mechanisms`' run, ``certified`` its record). The note gives each variant's value and
-    certified share, and where the route ends against the request-based reconstruction's PS-DSF (merged servers), the
+    """Fig. 9 in the request-based reconstruction of §6.2, along the paper's route to PS-DSF: by how
+    much PF-VDS(1) has the highest utilisation and PS-DSF the lowest (:func:`order_margins`, one
+    margin per resource: positive where the order holds), on time-averaged CPU and on RAM each (Fig.
+    9 is per resource), among the capped PF-VDS(α) and PS-DSF on unmerged servers (``route``:
+    :func:`.google_open_loop.time_averaged` of :func:`.google_open_loop.route_mechanisms`' run,
+    ``certified`` its record). The note gives each variant's value and certified share, and where
+    the route ends against the request-based reconstruction's PS-DSF (merged servers), the
     Definition-4 bounds and DRFH/TSF (``paper_summary``).
 
     Parameters
@@ -357,7 +365,8 @@ def route_finding(
     shares = {n: (sum(certified.get(n, [])), len(certified.get(n, []))) for n in names}
     uncertified = [f"{n} {k} of {m}" for n, (k, m) in shares.items() if k < m]
     finite = [n for n in names if n != "PS-DSF"]
-    # Fig. 9 is per resource: the order must hold on CPU and on RAM, each on its own (a margin per resource)
+    # Fig. 9 is per resource: the order must hold on CPU and on RAM, each on its own (a margin per
+    # resource)
     ordered = order_margins(per_resource, finite[0])
     p = paper_summary.astype(float)
     bounds = _definition4_bounds(p, "")
@@ -388,13 +397,14 @@ def route_finding(
 def paper_setup_findings(
     summary: pd.DataFrame, task: float, leads: pd.DataFrame
 ) -> dict[str, Measurement]:
-    """Figs. 13–14 on the request-based reconstruction of §6.2 (open loop, per-interval capped demands [INF], classes
-    by proportionality).
+    """Figs. 13–14 on the request-based reconstruction of §6.2 (open loop, per-interval capped
+    demands [INF], classes by proportionality).
 
-    ``summary``: :func:`.google_open_loop.time_averaged` of the request-based reconstruction's run (rows PS-DSF, DRFH,
-    TSF and "DRFH Best-Fit"; with the C/D placement ranges and the Definition-4 bounds); ``task``: Best-Fit DRFH's task
-    size; ``leads``: :func:`.google_open_loop.leads` of the sensitivity grid (its per-interval, proportionality rows are
-    the request-based reconstruction's samples).
+    ``summary``: :func:`.google_open_loop.time_averaged` of the request-based reconstruction's run
+    (rows PS-DSF, DRFH, TSF and "DRFH Best-Fit"; with the C/D placement ranges and the Definition-4
+    bounds); ``task``: Best-Fit DRFH's task size; ``leads``: :func:`.google_open_loop.leads` of the
+    sensitivity grid (its per-interval, proportionality rows are the request-based reconstruction's
+    samples).
 
     Parameters
     ----------
@@ -430,7 +440,8 @@ def paper_setup_findings(
     bf_lead = float(s.loc["PS-DSF", "utilisation"] - bf.utilisation)
     bf_lead_cd = float(s.loc["PS-DSF", "utilisation_CD"] - bf.utilisation_CD)
     paper_grid = leads[(leads.demand_model == "per-interval") & (leads.labels == "proportionality")]
-    # the paper ran one random 2% sample: each 2% sample of ours is judged on its own (a list, one lead per sample)
+    # the paper ran one random 2% sample: each 2% sample of ours is judged on its own (a list, one
+    # lead per sample)
     paper_samples = paper_grid[np.isclose(paper_grid.fraction, PAPER_JOB_FRACTION)]
     if paper_samples.empty:
         raise InvalidInputError(
@@ -500,19 +511,21 @@ def setup_findings(
     scheduling_class: np.ndarray,
     sampled_share: float,
 ) -> dict[str, Measurement]:
-    """§6's set-up (Figs. 4–5), as our fleets and samples build it, from the objects the notebook ran on.
+    """§6's set-up (Figs. 4–5), as our fleets and samples build it, from the objects the notebook
+    ran on.
 
-    ``bitbrains_fleet``: the §6.1 fleet (:class:`fairlib.traces.Fleet`, CPU in GHz and RAM in GB first, with
-    locations); ``snapshots``: :func:`fairlib.sim.snapshot_utilisation`'s table (its ``run`` column counts the random
-    instants); ``google_fleet`` and ``eligible[job, server]`` (:func:`fairlib.sim.class_eligibility`) with the jobs'
-    ``scheduling_class``: the §6.2 cluster and its placement; ``sampled_share``: the share of the Google jobs the
-    replay drew.
+    ``bitbrains_fleet``: the §6.1 fleet (:class:`fairlib.traces.Fleet`, CPU in GHz and RAM in GB
+    first, with locations); ``snapshots``: :func:`fairlib.sim.snapshot_utilisation`'s table (its
+    ``run`` column counts the random instants); ``google_fleet`` and ``eligible[job, server]``
+    (:func:`fairlib.sim.class_eligibility`) with the jobs' ``scheduling_class``: the §6.2 cluster
+    and its placement; ``sampled_share``: the share of the Google jobs the replay drew.
 
-    - ``fig5_bitbrains_fleet_as_paper``: the servers of each §6.1 type (4/12, 8/8, 16/4 GHz/GB), the servers of any
-      other (CPU, RAM) and the number of locations;
-    - ``fig4_google_fleet_as_paper``: the servers, the classes (labels A–D), and 1 if classes C/D serve exactly the
-      latency-sensitive jobs (scheduling classes 2–3) and A/B every job, else 0;
-    - ``google_job_sample_2_percent``: the share of jobs drawn; ``bitbrains_100_runs``: the random instants run.
+    - ``fig5_bitbrains_fleet_as_paper``: the servers of each §6.1 type (4/12, 8/8, 16/4 GHz/GB), the
+      servers of any other (CPU, RAM) and the number of locations;
+    - ``fig4_google_fleet_as_paper``: the servers, the classes (labels A–D), and 1 if classes C/D
+      serve exactly the latency-sensitive jobs (scheduling classes 2–3) and A/B every job, else 0;
+    - ``google_job_sample_2_percent``: the share of jobs drawn; ``bitbrains_100_runs``: the random
+      instants run.
 
     Parameters
     ----------
