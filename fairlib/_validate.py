@@ -905,7 +905,8 @@ def as_labels(value, name: str, *, length: int | None = None, allow_empty: bool 
     """
     if not isinstance(value, (tuple, list)):
         raise InvalidInputError(
-            f"{name} = {_short(value)}: expected a tuple or list of labels, got {type(value).__name__}"
+            f"{name} = {_short(value)}: expected a tuple or list of labels, got "
+            f"{type(value).__name__}"
         )
     for i, label in enumerate(value):
         if not isinstance(label, str):
@@ -975,7 +976,8 @@ def as_parts(parts, name: str = "parts", *, first: int = 0, count: int, where: s
             )
         if i and part <= parts[i - 1]:
             raise InvalidInputError(
-                f"{name}: {int(part)} is not after {int(parts[i - 1])} (part numbers are increasing, "
+                f"{name}: {int(part)} is not after {int(parts[i - 1])} (part numbers are "
+                "increasing, "
                 "each once)"
             )
     return [int(part) for part in parts]

@@ -261,7 +261,8 @@ def register_game(
         as_instance(options, Mapping, "options")
     if isinstance(capabilities, (str, bytes)) or not isinstance(capabilities, Iterable):
         raise InvalidInputError(
-            f"capabilities = {_short(capabilities)}: expected an iterable of capability names (text)"
+            f"capabilities = {_short(capabilities)}: expected an iterable of capability "
+            "names (text)"
         )
     caps = frozenset(capabilities)
     if not all(isinstance(c, str) for c in caps):

@@ -1114,8 +1114,9 @@ class _Unconverged:
 
         for name, count in self.count.items():
             warnings.warn(
-                f"{where}: {name}'s solver did not converge on {count} of {self.total[name]} allocations "
-                f"(largest residual {self.worst[name]:.3g}); they are used as returned",
+                f"{where}: {name}'s solver did not converge on {count} of {self.total[name]} "
+                f"allocations (largest residual {self.worst[name]:.3g}); they are used as "
+                "returned",
                 RuntimeWarning,
                 stacklevel=3,
             )

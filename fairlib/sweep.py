@@ -136,7 +136,8 @@ def _plain(value):
         value
     ):  # a function by name and code: two lambdas of one function share a name, not a key
         return {
-            "callable": f"{getattr(value, '__module__', '?')}.{getattr(value, '__qualname__', repr(value))}",
+            "callable": f"{getattr(value, '__module__', '?')}."
+            f"{getattr(value, '__qualname__', repr(value))}",
             "code": hashlib.sha256(_code_text(value).encode()).hexdigest(),
         }
     raise InvalidInputError(
@@ -252,8 +253,8 @@ def _grid_points(grid: object) -> list[dict]:
         size = math.prod(len(v) for v in lists.values())
         if size > MAX_CELLS:
             raise InvalidInputError(
-                f"grid: {size:,} points ({' x '.join(str(len(v)) for v in lists.values())}), more than "
-                f"MAX_CELLS = {MAX_CELLS:,}"
+                f"grid: {size:,} points ({' x '.join(str(len(v)) for v in lists.values())}), "
+                f"more than MAX_CELLS = {MAX_CELLS:,}"
             )
         names = list(lists)
         points = [dict(zip(names, combo)) for combo in itertools.product(*lists.values())]
@@ -275,7 +276,8 @@ def _grid_points(grid: object) -> list[dict]:
         for key in p:
             if not isinstance(key, str):
                 raise InvalidInputError(
-                    f"grid point {i}: parameter name {key!r} is not a string (a keyword argument of fn)"
+                    f"grid point {i}: parameter name {key!r} is not a string (a keyword "
+                    "argument of fn)"
                 )
         for reserved in ("seed", "rep"):
             if reserved in p:
@@ -404,7 +406,8 @@ def _as_rows(out: object) -> list[dict]:
     if isinstance(out, (list, tuple)) and all(isinstance(r, Mapping) for r in out):
         return [dict(r) for r in out]
     raise TypeError(
-        f"a sweep function must return a dict, a list of dicts or a DataFrame, got {type(out).__name__}"
+        "a sweep function must return a dict, a list of dicts or a DataFrame, got "
+        f"{type(out).__name__}"
     )
 
 

@@ -118,6 +118,6 @@ def cpu_model() -> str:
         else "?"
     )
     return (
-        f"{platform.machine()} {fields.get('vendor_id', '')} family {fields.get('cpu family', '?')} "
-        f"model {fields.get('model', '?')}, {vector}"
+        f"{platform.machine()} {fields.get('vendor_id', '')} family "
+        f"{fields.get('cpu family', '?')} model {fields.get('model', '?')}, {vector}"
     )

@@ -753,7 +753,8 @@ def _raise_for_status(code, j, w, y):
         raise InvalidInputError("w: the user values no machine (all weights are 0)")
     if code == 4:
         raise InvalidInputError(
-            f"y[{j}] = 0.0 with w[{j}] = {w[j]}: no best response exists (any positive bid wins the whole machine, "
+            f"y[{j}] = 0.0 with w[{j}] = {w[j]}: no best response exists (any positive bid "
+            "wins the whole machine, "
             "and there is no smallest one); add a reserve bid to y, as in the existence proof"
         )
 

@@ -91,7 +91,8 @@ class Game:
             if lonely.any():
                 j = int(np.argmax(lonely))
                 raise InvalidInputError(
-                    f"machine {j} is valued by {int(wanted[j])} user(s): the game is not strongly competitive and "
+                    f"machine {j} is valued by {int(wanted[j])} user(s): the game is not "
+                    "strongly competitive and "
                     "has no equilibrium (EC'05 Thm 1); pass reserve=eps > 0 for the perturbed game"
                 )
         object.__setattr__(self, "weights", w)

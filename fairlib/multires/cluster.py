@@ -166,8 +166,9 @@ class Cluster:
                 int(r) for r in np.flatnonzero(needs[u]) if not (cap[declared[u]][:, r] > 0).any()
             ]
             raise InvalidInputError(
-                f"demand[{u}] = {dem[u].tolist()}: user {u} has no usable server (its eligible servers "
-                f"{np.flatnonzero(declared[u]).tolist()} lack resource(s) {missing})"
+                f"demand[{u}] = {dem[u].tolist()}: user {u} has no usable server (its "
+                f"eligible servers {np.flatnonzero(declared[u]).tolist()} lack resource(s) "
+                f"{missing})"
             )
         with np.errstate(over="ignore", under="ignore"):
             gamma = np.where(usable, monopoly_tasks(cap, dem), 0.0)
@@ -225,8 +226,10 @@ class Cluster:
         if self.capped:
             n = int(np.argmax(np.isfinite(self.max_tasks)))
             raise InvalidInputError(
-                f"max_tasks[{n}] = {self.max_tasks[n]}: {mechanism} does not honour per-user caps; drf, edrf, "
-                "asset_fairness, ceei, drfh, tsf, psdsf and pfvds do (or build the cluster without max_tasks)"
+                f"max_tasks[{n}] = {self.max_tasks[n]}: {mechanism} does not honour per-user "
+                "caps; drf, edrf, "
+                "asset_fairness, ceei, drfh, tsf, psdsf and pfvds do (or build the cluster "
+                "without max_tasks)"
             )
 
     @property

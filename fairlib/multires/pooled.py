@@ -369,7 +369,8 @@ def _ceei_from(cluster: Cluster, held: np.ndarray) -> Allocation:
     if starved.size and not message:
         solved_ok = False
         message = (
-            f"user {int(starved[0])} holds nothing and needs a resource the others' holdings fill: log 0, "
+            f"user {int(starved[0])} holds nothing and needs a resource the others' holdings "
+            "fill: log 0, "
             "the program has no finite optimum (every feasible allocation leaves it at 0)"
         )
     return _fixed_set_result(cluster, x, prices, fixed, solved_ok, message, rounds, "held")

@@ -689,8 +689,9 @@ def _not_converged_reason(cluster, x, time_shared, sweeps, change, handover):
         gap = "not measured (infeasible to 1e-7)"
     scale = max(float(x.sum(axis=1).max()), 1e-300)
     why = (
-        f"the per-server fixed point did not converge in {sweeps} sweeps (last change {change / scale:.2g} of the "
-        f"largest total; Definition-4 gap of the last sweep {gap})"
+        f"the per-server fixed point did not converge in {sweeps} sweeps (last change "
+        f"{change / scale:.2g} of the largest total; Definition-4 gap of the last sweep "
+        f"{gap})"
     )
     if handover is not None:
         return (

@@ -113,7 +113,8 @@ class Paper:
         """Refuse an entry whose fields could not render the README, the book or CITATION.cff."""
         if not isinstance(self.authors, tuple) or not self.authors:
             raise ValueError(
-                f"authors = {self.authors!r}: must be a non-empty tuple of (family names, given names) "
+                f"authors = {self.authors!r}: must be a non-empty tuple of (family names, "
+                "given names) "
                 "pairs"
             )
         for i, author in enumerate(self.authors):
@@ -146,7 +147,8 @@ class Paper:
             raise ValueError(f"year = {self.year!r}: must be a year, e.g. 2024")
         if not re.match(r"https?://[^\s/]+\.[^\s]+$", self.url):
             raise ValueError(
-                f"url = {self.url!r}: must be a web address (https://...), e.g. the arXiv abstract or "
+                f"url = {self.url!r}: must be a web address (https://...), e.g. the arXiv "
+                "abstract or "
                 "the DOI link"
             )
 
@@ -170,7 +172,10 @@ class Paper:
     def citation(self) -> str:
         """The paper in one line, as a notebook's citation gives it (Markdown, linked)."""
         authors = ", ".join(f"{given} {family}" for family, given in self.authors)
-        return f'{authors}, "{self.title}", {self.venue}, {self.year} ([{self.link_text}]({self.url})).'
+        return (
+            f'{authors}, "{self.title}", {self.venue}, {self.year} '
+            f"([{self.link_text}]({self.url}))."
+        )
 
     @property
     def heading(self) -> str:
@@ -214,8 +219,8 @@ PAPERS: dict[str, Paper] = {
         "arXiv preprint",
         2019,
         "https://arxiv.org/abs/1509.07935",
-        notes="arXiv:1509.07935; it revisits Kash, Procaccia and Shah, No Agent Left Behind: Dynamic Fair Division "
-        "of Multiple Resources, JAIR 51 (2014)",
+        notes="arXiv:1509.07935; it revisits Kash, Procaccia and Shah, No Agent Left Behind: "
+        "Dynamic Fair Division of Multiple Resources, JAIR 51 (2014)",
     ),
     "metin2025": Paper(
         (("Metin", "Serdar"),),
@@ -297,10 +302,11 @@ NOTEBOOKS: dict[str, Notebook] = {
             ),
             mechanisms=("proportional_share", "weight_proportional"),
             paper="feldman2005",
-            listed_as="Feldman, Lai, Zhang — A Price-Anticipating Resource Allocation Mechanism for Distributed "
-            "Shared Clusters (EC'05)",
-            headline="The closed-form worst cases (2√2 − 2, 3/4, the m = n² + n construction) reproduce exactly; "
-            "the simulated efficiency and fairness mostly do; local-greedy convergence speed does not.",
+            listed_as="Feldman, Lai, Zhang — A Price-Anticipating Resource Allocation Mechanism "
+            "for Distributed Shared Clusters (EC'05)",
+            headline="The closed-form worst cases (2√2 − 2, 3/4, the m = n² + n construction) "
+            "reproduce exactly; the simulated efficiency and fairness mostly do; "
+            "local-greedy convergence speed does not.",
         ),
         Notebook(
             "li2019",
@@ -308,9 +314,10 @@ NOTEBOOKS: dict[str, Notebook] = {
             "Li, Liu, Zhang, Zhang — dynamic DRF",
             tests=("tests/test_dynamic.py",),
             paper="li2019",
-            listed_as="Li, Liu, Zhang, Zhang — A note on dynamic fair division of multiple resources",
-            headline="Algorithm 1, with its line-6 erratum corrected, equals water-filling and the LP; the "
-            "competitive-ratio bounds and their tight examples reproduce.",
+            listed_as="Li, Liu, Zhang, Zhang — A note on dynamic fair division of multiple "
+            "resources",
+            headline="Algorithm 1, with its line-6 erratum corrected, equals water-filling and "
+            "the LP; the competitive-ratio bounds and their tight examples reproduce.",
         ),
         Notebook(
             "metin2025",
@@ -319,8 +326,8 @@ NOTEBOOKS: dict[str, Notebook] = {
             tests=("tests/test_precomputed_drf_findings.py",),
             paper="metin2025",
             listed_as="Metin — Precomputed Dominant Resource Fairness",
-            headline="PDRF equals ⌊EDRF⌋ on the paper's instances; Table 1 reproduces; Table 2 does not follow from "
-            "its stated parameters.",
+            headline="PDRF equals ⌊EDRF⌋ on the paper's instances; Table 1 reproduces; Table 2 "
+            "does not follow from its stated parameters.",
         ),
         Notebook(
             "khamseashari2018",
@@ -328,10 +335,11 @@ NOTEBOOKS: dict[str, Notebook] = {
             "Khamse-Ashari et al. — PF-VDS on heterogeneous servers (analytical part)",
             tests=("tests/test_heterogeneous_findings.py",),
             paper="khamseashari2018",
-            listed_as="Khamse-Ashari et al. — An Efficient and Fair Multi-Resource Allocation Mechanism for "
-            "Heterogeneous Servers (TPDS 2018)",
-            headline="PF-VDS and PS-DSF are solved to certified equilibria and the recoverable theorems hold; TSF "
-            "fails placement-aware sharing incentive; PS-MFA and the heuristic stall.",
+            listed_as="Khamse-Ashari et al. — An Efficient and Fair Multi-Resource Allocation "
+            "Mechanism for Heterogeneous Servers (TPDS 2018)",
+            headline="PF-VDS and PS-DSF are solved to certified equilibria and the recoverable "
+            "theorems hold; TSF fails placement-aware sharing incentive; PS-MFA and the "
+            "heuristic stall.",
         ),
         # an hour per cell: on the synthetic stand-ins (a clone without the excerpts) on a busy
         # 2-core machine the 100 Bitbrains snapshots took ~27 s each
@@ -343,18 +351,21 @@ NOTEBOOKS: dict[str, Notebook] = {
             tests=("tests/test_heterogeneous_traces_findings.py", "tests/test_google_open_loop.py"),
             paper="khamseashari2018",
             listed_as="the same paper, §6: Bitbrains and Google trace experiments",
-            headline="On the real trace excerpts PS-DSF does not lead DRFH and TSF in utilisation as §6 reports; "
-            "certified bounds show Definition 4 alone does not force the gap.",
+            headline="On the real trace excerpts PS-DSF does not lead DRFH and TSF in "
+            "utilisation as §6 reports; certified bounds show Definition 4 alone does not "
+            "force the gap.",
         ),
         Notebook(
             "schedulers",
             "notebooks/schedulers_drf_semantics.ipynb",
-            "Production schedulers' DRF semantics (Mesos, YARN, Kueue, Volcano) on a real Google cell",
+            "Production schedulers' DRF semantics (Mesos, YARN, Kueue, Volcano) on a real "
+            "Google cell",
             cell_timeout_s=3600,
             tests=("tests/test_scheduler_semantics.py",),
-            listed_as="not a paper: the DRF rules of Mesos, YARN, Kueue and Volcano on a real Google cell",
-            headline="Pooled DRF served machine by machine, as offer-based schedulers run it, trails DRFH, TSF and "
-            "PS-DSF in utilisation at every instant.",
+            listed_as="not a paper: the DRF rules of Mesos, YARN, Kueue and Volcano on a real "
+            "Google cell",
+            headline="Pooled DRF served machine by machine, as offer-based schedulers run it, "
+            "trails DRFH, TSF and PS-DSF in utilisation at every instant.",
         ),
         Notebook(
             "atlas",
@@ -362,10 +373,11 @@ NOTEBOOKS: dict[str, Notebook] = {
             "The mechanism atlas: every registered mechanism on whole cells of three real clusters",
             tests=("tests/test_mechanism_atlas_findings.py", "tests/test_alibaba.py"),
             driver="mechanism_atlas",
-            listed_as="not a paper: every registered mechanism on the same jobs of three real clusters "
-            "(Google, Alibaba, Bitbrains)",
-            headline="On Google's whole cell PS-DSF trails DRFH in utilisation and DRF served machine by machine "
-            "trails it more; DRFH and TSF stay Pareto optimal and EDRF envy-free on every cell.",
+            listed_as="not a paper: every registered mechanism on the same jobs of three real "
+            "clusters (Google, Alibaba, Bitbrains)",
+            headline="On Google's whole cell PS-DSF trails DRFH in utilisation and DRF served "
+            "machine by machine trails it more; DRFH and TSF stay Pareto optimal and EDRF "
+            "envy-free on every cell.",
         ),
         # new paper notebooks go above this line (python -m fairlib.repro.scaffold paper KEY ...)
     ]
@@ -378,12 +390,13 @@ def _check_catalogue(papers: dict[str, Paper], notebooks: dict[str, Notebook]) -
     for nb in notebooks.values():
         if nb.paper is not None and nb.paper not in papers:
             raise ValueError(
-                f"fairlib/repro/catalog.py: notebook {nb.key!r} reproduces paper {nb.paper!r}, which "
-                f"PAPERS does not declare; declared: {', '.join(papers)}"
+                f"fairlib/repro/catalog.py: notebook {nb.key!r} reproduces paper "
+                f"{nb.paper!r}, which PAPERS does not declare; declared: {', '.join(papers)}"
             )
         if not nb.listed_as or not nb.headline:
             raise ValueError(
-                f"fairlib/repro/catalog.py: notebook {nb.key!r} needs listed_as (how the results table "
+                f"fairlib/repro/catalog.py: notebook {nb.key!r} needs listed_as (how the "
+                "results table "
                 "names it) and headline (its result in one sentence)"
             )
     orphans = [key for key in papers if not any(nb.paper == key for nb in notebooks.values())]
@@ -468,24 +481,33 @@ def source_path(nb: Notebook) -> Path:
 #: docs is here or says in tests/test_paper_loop.py why a paper cannot break it, so that a paper
 #: green in ``make test-paper`` is green in ``make test``.
 PAPER_CHECKS: dict[str, str] = {
-    "tests/test_notebooks.py": "the notebook's form, its claims all measured, its quick run (run with --paper KEY)",
+    "tests/test_notebooks.py": "the notebook's form, its claims all measured, its quick run (run "
+    "with --paper KEY)",
     "tests/test_import_graph.py": "the import graph stays a DAG with the paper's modules in it",
     "tests/test_contributing.py": "every path the guide names exists",
-    "tests/test_docs.py": "README and docs: rendered blocks current (the papers' list and counts among them), links",
-    "tests/test_claims_coverage.py": "docs/claims-coverage.md maps the paper's statements to claims that exist",
-    "tests/test_book.py": "the book lists every catalogued notebook and renders the landing table once",
-    "tests/test_executed.py": "an executed notebook, once committed, matches its source and links its claims",
-    "tests/test_report.py": "every claims registry loads, and its rules and headlines are well formed",
-    "tests/test_claim_quotes.py": "every paper claim of the paper's registry quotes the paper and states its scope",
-    "tests/test_packaging.py": "the kernel warm-up reaches every kernel, the paper's included; CITATION.cff is valid",
+    "tests/test_docs.py": "README and docs: rendered blocks current (the papers' list and counts "
+    "among them), links",
+    "tests/test_claims_coverage.py": "docs/claims-coverage.md maps the paper's statements to "
+    "claims that exist",
+    "tests/test_book.py": "the book lists every catalogued notebook and renders the landing "
+    "table once",
+    "tests/test_executed.py": "an executed notebook, once committed, matches its source and "
+    "links its claims",
+    "tests/test_report.py": "every claims registry loads, and its rules and headlines are well "
+    "formed",
+    "tests/test_claim_quotes.py": "every paper claim of the paper's registry quotes the paper "
+    "and states its scope",
+    "tests/test_packaging.py": "the kernel warm-up reaches every kernel, the paper's included; "
+    "CITATION.cff is valid",
     "tests/test_verify.py": "declared tolerances name catalogued notebooks and committed tables",
     "tests/test_suite_schedule.py": "the suite's schedule names notebooks and tests that exist",
-    "tests/test_interpreted_kernels.py": "every registered mechanism's small instances run interpreted, no kernel "
-    "compiled, and agree with the compiled kernels",
-    "tests/test_paper_loop.py": "this list itself: every test that reads what a paper adds is in the loop",
+    "tests/test_interpreted_kernels.py": "every registered mechanism's small instances run "
+    "interpreted, no kernel compiled, and agree with the compiled kernels",
+    "tests/test_paper_loop.py": "this list itself: every test that reads what a paper adds is in "
+    "the loop",
     "tests/test_games.py": "the game registry's own rules: no name both a game and a mechanism",
-    "tests/test_annotations.py": "the public callables of the annotated modules (the drivers among them) are "
-    "annotated",
+    "tests/test_annotations.py": "the public callables of the annotated modules (the drivers "
+    "among them) are annotated",
 }
 
 
@@ -696,15 +718,15 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--mechanisms",
         metavar="KEY",
-        help="print the mechanisms and games paper KEY introduces as a pytest -k expression (empty if "
-        "none)",
+        help="print the mechanisms and games paper KEY introduces as a pytest -k expression "
+        "(empty if none)",
     )
     ap.add_argument(
         "--modules",
         metavar="KEY",
-        help="print the library modules of paper KEY whose doctests and API contract make test-paper "
-        "runs: the drivers its notebook imports, the modules of the mechanisms it introduces and "
-        "every fairlib module new or changed on the branch",
+        help="print the library modules of paper KEY whose doctests and API contract make "
+        "test-paper runs: the drivers its notebook imports, the modules of the mechanisms it "
+        "introduces and every fairlib module new or changed on the branch",
     )
     args = ap.parse_args(argv)
     key = next((k for k in (args.tests, args.mechanisms, args.modules) if k is not None), None)

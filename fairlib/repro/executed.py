@@ -153,7 +153,8 @@ def publish_executed(nb: PublishedNotebook, executed: Path, dest_dir: Path | Non
     digest = source_digest(_read(_resolve(nb.source)))
     if source_digest(doc) != digest:
         raise ValueError(
-            f"{executed}: its cells differ from {nb.source}'s (edited during the run?); not published"
+            f"{executed}: its cells differ from {nb.source}'s (edited during the run?); not "
+            "published"
         )
     coalesce = CoalesceStreamsPreprocessor()
     for i, cell in enumerate(doc.cells):
@@ -225,7 +226,8 @@ def findings_choice(source: str) -> list[str]:
             if len(args) >= 3:
                 return list(ast.literal_eval(args[2]))
     raise ValueError(
-        f"a cell tagged {FINDINGS_TAG!r} must call show_findings(key, MODE, [claim ids]): {source!r}"
+        f"a cell tagged {FINDINGS_TAG!r} must call show_findings(key, MODE, [claim ids]): "
+        f"{source!r}"
     )
 
 
@@ -245,7 +247,10 @@ def _findings_output(source: str, key: str) -> NotebookNode:
 #: the first line of papermill's injected cell once published: the parameters stay on record as
 #: comments, so the copy a reader opens (on Binder, say) runs with the parameters cell's own mode,
 #: quick, unless they change it
-INJECTED_HEADER = "# run_all.py ran this copy with these parameters (papermill's injected cell), kept as a record:"
+INJECTED_HEADER = (
+    "# run_all.py ran this copy with these parameters (papermill's injected cell), "
+    "kept as a record:"
+)
 
 
 def _record_injected(cell: NotebookNode) -> None:
@@ -369,8 +374,8 @@ def executed_markdown(doc: NotebookNode, key: str) -> str:
     title = doc.metadata.get("fairlib", {}).get("title", key)
     parts = [
         f"<!-- generated from executed/{key}.ipynb by fairlib.repro.executed; do not edit -->",
-        f"*A text view of [`executed/{key}.ipynb`]({key}.ipynb) ({title}), so that every cell has an anchor: "
-        f"open the notebook for its figures.*",
+        f"*A text view of [`executed/{key}.ipynb`]({key}.ipynb) ({title}), so that every "
+        "cell has an anchor: open the notebook for its figures.*",
     ]
     for cell in _cells(doc):
         if cell.cell_type == "markdown":
@@ -512,9 +517,9 @@ def executed_problems(nb: PublishedNotebook, executed_dir: Path | None = None) -
         doc, nb.key
     ):
         problems.append(
-            f"{path}: its Findings, Claims list, running note or injected cell differ from their rendering "
-            f"from the committed ledger and the run's records: run "
-            f"`python -m fairlib.repro.executed --refresh-findings {nb.key}` and commit "
+            f"{path}: its Findings, Claims list, running note or injected cell differ from "
+            "their rendering from the committed ledger and the run's records: run `python "
+            f"-m fairlib.repro.executed --refresh-findings {nb.key}` and commit "
             f"executed/{nb.key}.*"
         )
     text_view = path.with_suffix(".md")
@@ -565,7 +570,8 @@ def main(argv: list[str] | None = None) -> int:
         nargs="*",
         metavar="KEY",
         required=True,
-        help="notebooks whose Findings to render again from their committed ledger (default: every one)",
+        help="notebooks whose Findings to render again from their committed ledger (default: "
+        "every one)",
     )
     args = ap.parse_args(argv)
     keys = args.refresh_findings or list(NOTEBOOKS)

@@ -156,7 +156,10 @@ def count_line(notebooks: Mapping[str, catalog.Notebook] | None = None) -> str:
         f"{_count(len({nb.paper for nb in reproducing}), 'paper', 'papers')}"
     )
     if ours:
-        line += f" and run {_count(len(ours), 'study', 'studies')} of our own ({', '.join(f'`{k}`' for k in ours)})"
+        line += (
+            f" and run {_count(len(ours), 'study', 'studies')} of our own "
+            f"({', '.join(f'`{k}`' for k in ours)})"
+        )
     return line + "."
 
 
@@ -503,7 +506,8 @@ def full_run_line(full_run: Path | None = None) -> str:
         if r["row"].startswith(FULL_RUN_NOTEBOOK)
     )
     return _item(
-        f"`make`: the notebooks' last full-mode runs took {total['ours']} of wall time in all (target "
+        f"`make`: the notebooks' last full-mode runs took {total['ours']} of wall time in "
+        "all (target "
         f"{_shown_target(total)}: {'met' if _met(total) else 'not met'}; {per}); the longest cell "
         f"{cell['ours']} ({cell['baseline']}; target {_shown_target(cell)}: "
         f"{'met' if _met(cell) else 'not met'}). Runs of {rec['date']}, from "
@@ -584,8 +588,10 @@ def tolerances_block() -> str:
 
     lines = [
         _item(
-            f"numbers: equal when |a − b| ≤ {verify.DEFAULT_RTOL:g} · max(|a|, |b|) (relative, `--rtol`) or "
-            f"|a − b| ≤ {verify.DEFAULT_ATOL:g} (absolute, for values that are zero up to rounding, `--atol`), "
+            f"numbers: equal when |a − b| ≤ {verify.DEFAULT_RTOL:g} · max(|a|, |b|) "
+            "(relative, `--rtol`) or "
+            f"|a − b| ≤ {verify.DEFAULT_ATOL:g} (absolute, for values that are zero up to "
+            "rounding, `--atol`), "
             "except where a tolerance is declared below;"
         ),
         "- integers, labels and every claim's status: exactly.",
@@ -606,8 +612,8 @@ def tolerances_block() -> str:
                 )
                 lines.append(
                     _item(
-                        f"`{key}`, {where}, {what}: rtol {tol.rtol:g}, atol {tol.atol:g}, reported at "
-                        f"{tol.digits} significant digits{inputs} — {tol.reason}"
+                        f"`{key}`, {where}, {what}: rtol {tol.rtol:g}, atol {tol.atol:g}, "
+                        f"reported at {tol.digits} significant digits{inputs} — {tol.reason}"
                     )
                 )
     return "\n".join(lines)

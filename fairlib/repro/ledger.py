@@ -250,8 +250,8 @@ class Rule(ABC):
         values = _numbers(ours)
         if values is None:
             raise ValueError(
-                f"claim {self.claim!r}: rule {self.text()!r} needs a number or a list of numbers, got "
-                f"{ours!r}"
+                f"claim {self.claim!r}: rule {self.text()!r} needs a number or a list of "
+                f"numbers, got {ours!r}"
             )
         return values
 
@@ -260,8 +260,8 @@ class Rule(ABC):
         values = ours if isinstance(ours, list) else None
         if values is None or len(values) < minimum or _numbers(values) is None:
             raise ValueError(
-                f"claim {self.claim!r}: rule {self.text()!r} needs a list of at least {minimum} numbers "
-                f"(the series in the order of its parameter), got {ours!r}"
+                f"claim {self.claim!r}: rule {self.text()!r} needs a list of at least "
+                f"{minimum} numbers (the series in the order of its parameter), got {ours!r}"
             )
         return values
 
@@ -285,8 +285,8 @@ def _table(entry: dict, where: str, name: str, required, optional, directions=()
     missing = set(required) - set(spec)
     if unknown or missing:
         raise ValueError(
-            f"{where}: {name} takes {sorted(required)} (required) and {sorted(optional)} (optional);"
-            f" got {sorted(spec)}"
+            f"{where}: {name} takes {sorted(required)} (required) and {sorted(optional)} "
+            f"(optional); got {sorted(spec)}"
         )
     for key in ("tol", "final_gap", "rate"):
         if key in spec and not (_is_number(spec[key]) and spec[key] >= 0):
@@ -356,8 +356,8 @@ class Tolerance(Rule):
         vector = isinstance(paper, list) and len(paper) > 0 and all(_is_number(v) for v in paper)
         if not (_is_number(paper) or vector):
             raise ValueError(
-                f"{where}: tol needs a numeric paper_value or a list of numbers (compared element by "
-                f"element), got {paper!r}"
+                f"{where}: tol needs a numeric paper_value or a list of numbers (compared "
+                f"element by element), got {paper!r}"
             )
         return cls(entry["id"], entry["tol"], paper)
 
@@ -468,7 +468,8 @@ class Bounds(Rule):
 
 def _margin_error(entry: dict, where: str) -> str:
     return (
-        f"{where}: margin = {entry['margin']!r}: an equivalence margin is a number >= 0 and goes with "
+        f"{where}: margin = {entry['margin']!r}: an equivalence margin is a number >= 0 and "
+        "goes with "
         "an at_least or at_most rule"
     )
 
@@ -525,8 +526,8 @@ class StandardError(Rule):
             and (_is_number(se["sd"]) or se["sd"] == OUR_SD)
         ):
             raise ValueError(
-                f"{where}: se must be a table with numbers k, n_paper and sd (a number, or {OUR_SD!r} "
-                f"where the paper prints no standard deviation); got {se!r}"
+                f"{where}: se must be a table with numbers k, n_paper and sd (a number, or "
+                f"{OUR_SD!r} where the paper prints no standard deviation); got {se!r}"
             )
         if not _is_number(entry["paper_value"]):
             raise ValueError(
@@ -537,8 +538,8 @@ class StandardError(Rule):
     def _runs(self, runs) -> int:
         if not (isinstance(runs, numbers.Integral) and runs > 0):
             raise ValueError(
-                f"claim {self.claim!r}: an se rule needs runs = the number of runs behind ours, got "
-                f"{runs!r}"
+                f"claim {self.claim!r}: an se rule needs runs = the number of runs behind "
+                f"ours, got {runs!r}"
             )
         return runs
 
@@ -673,7 +674,8 @@ class Converges(Rule):
     def parse(cls, entry, where):  # noqa: D102
         if not _is_number(entry.get("paper_value")):
             raise ValueError(
-                f"{where}: se/converges need a numeric paper_value, got {entry.get('paper_value')!r}"
+                f"{where}: se/converges need a numeric paper_value, got "
+                f"{entry.get('paper_value')!r}"
             )
         spec = _table(entry, where, "converges", (), ("final_gap", "rate"))
         if not spec:
@@ -753,14 +755,14 @@ class Ordered(Rule):
         names = list(self.names)
         if not isinstance(ours, dict) or set(ours) != set(names):
             raise ValueError(
-                f"claim {self.claim!r}: rule {self.text()!r} needs a mapping of exactly {names} to numbers "
-                f"or lists, got {ours!r}"
+                f"claim {self.claim!r}: rule {self.text()!r} needs a mapping of exactly "
+                f"{names} to numbers or lists, got {ours!r}"
             )
         columns = [ours[name] if isinstance(ours[name], list) else [ours[name]] for name in names]
         if len({len(c) for c in columns}) != 1 or any(_numbers(c) is None for c in columns):
             raise ValueError(
-                f"claim {self.claim!r}: the series of {names} must be numbers or lists of one length, got "
-                f"{ours!r}"
+                f"claim {self.claim!r}: the series of {names} must be numbers or lists of "
+                f"one length, got {ours!r}"
             )
         if any(math.isnan(v) for c in columns for v in c):
             return False
@@ -909,8 +911,8 @@ def _check_headline(entry: dict, cls: type[Rule] | None, where: str) -> None:
         else ""
     )
     raise ValueError(
-        f"{where}: headline {entry['headline']!r} cannot be filled with a value of this rule's shape "
-        f"({'; '.join(errors)}){hint}"
+        f"{where}: headline {entry['headline']!r} cannot be filled with a value of this "
+        f"rule's shape ({'; '.join(errors)}){hint}"
     )
 
 
@@ -969,8 +971,8 @@ def _check_provenance(entry: dict, where: str) -> None:
         isinstance(quote, list) and not all(q.strip() for q in quotes)
     ):
         raise ValueError(
-            f"{where}: quote must be the paper's words, a string or a list of non-empty strings; got "
-            f"{quote!r}"
+            f"{where}: quote must be the paper's words, a string or a list of non-empty "
+            f"strings; got {quote!r}"
         )
     if isinstance(quote, list):
         entry["quote"] = tuple(quote)
@@ -988,7 +990,8 @@ def _check_provenance(entry: dict, where: str) -> None:
             and all(isinstance(event[k], str) and event[k].strip() for k in ("change", "why"))
         ):
             raise ValueError(
-                f"{where}: history[{i}] = {event!r}: must be a table with date, change and why (strings)"
+                f"{where}: history[{i}] = {event!r}: must be a table with date, change and "
+                "why (strings)"
             )
         date = event["date"]
         try:
@@ -1227,8 +1230,9 @@ def pooled_count_sd(
     """
     if not (_is_number(our_sd) and our_sd >= 0 and math.isfinite(our_sd)):
         raise ValueError(
-            f"claim {claim!r}: its se rule pools our runs' spread with the paper's (the paper prints "
-            f"none): give sd = the standard deviation over our runs, got {our_sd!r}"
+            f"claim {claim!r}: its se rule pools our runs' spread with the paper's (the "
+            "paper prints none): give sd = the standard deviation over our runs, got "
+            f"{our_sd!r}"
         )
     frac = paper_mean - math.floor(paper_mean)
     n = n_paper + runs
@@ -1347,7 +1351,8 @@ class ClaimLog:
         rule = d.rule
         if sd is not None and not rule.takes_sd:
             raise ValueError(
-                f"claim {claim_id!r}: sd = {sd!r} given, but its rule ({d.rule_text()}) does not take our "
+                f"claim {claim_id!r}: sd = {sd!r} given, but its rule ({d.rule_text()}) does "
+                "not take our "
                 'runs\' standard deviation (only an se rule declared with sd = "pooled" does)'
             )
         ours = _plain(ours)
@@ -1358,8 +1363,8 @@ class ClaimLog:
         if d.on_data and self.data == "synthetic":
             status = "not tested"
             note = (
-                "measured on synthetic stand-in data (the real excerpt was not found), which says nothing about "
-                "the paper's trace" + (f"; {note}" if note else "")
+                "measured on synthetic stand-in data (the real excerpt was not found), which "
+                "says nothing about the paper's trace" + (f"; {note}" if note else "")
             )
         elif rule.undecided(ours):
             status = "inconclusive"
@@ -1654,7 +1659,8 @@ class ClaimListing:
                 )
             parts.append(f"**{words[status]}{mark}** ({len(chosen)}): " + ", ".join(items))
         parts.append(
-            "Rules, the paper's values and ours, and notes: the [claims ledger](../data/results/CLAIMS.md)."
+            "Rules, the paper's values and ours, and notes: the [claims "
+            "ledger](../data/results/CLAIMS.md)."
         )
         return "\n\n".join(parts)
 
@@ -1736,7 +1742,8 @@ def measured_values(measured) -> dict:
     for claim_id, m in measured.items():
         if not isinstance(claim_id, str):
             raise InvalidInputError(
-                f"measured: key {_short(claim_id)} is not a claim id (text), got {type(claim_id).__name__}"
+                f"measured: key {_short(claim_id)} is not a claim id (text), got "
+                f"{type(claim_id).__name__}"
             )
         as_instance(m, Measurement, f"measured[{claim_id!r}]")
     return {claim_id: m.value for claim_id, m in measured.items()}

@@ -668,7 +668,8 @@ def _unstack_legends(fig: Any, moved: list) -> None:
     if still:
         names = ", ".join(f"{a.get_title()!r} and {b.get_title()!r}" for a, b in still)
         raise ValueError(
-            f"the legends of the axes {names} overlap each other even in one column: give the figure "
+            f"the legends of the axes {names} overlap each other even in one column: give "
+            "the figure "
             "more width or put one legend for both"
         )
 
@@ -857,8 +858,8 @@ def caption_problems(caption: str, marks: Mapping[str, list[str]]) -> list[str]:
             if word == "circle" and "scatter" in drawn:  # a scatter's default marker is a circle
                 continue
             problems.append(
-                f"names {word}{'es' if word.endswith('s') else 's'}, but no line or point is drawn with "
-                f"{', '.join(shapes)}"
+                f"names {word}{'es' if word.endswith('s') else 's'}, but no line or point is "
+                f"drawn with {', '.join(shapes)}"
             )
     styles = set(marks.get("linestyles", []))
     for word, style_ in _LINE_WORDS.items():

@@ -570,9 +570,15 @@ def findings_markdown(
         if headlines.get(claim_id) and not (c["status"] == "not tested" or c.get("ours") is None):
             body = headline_text(headlines[claim_id], c).rstrip(".") + "."
         elif c["status"] == "not tested" or c.get("ours") is None:
-            body = f"{plain_statement(c['statement']).rstrip('.')} — {c.get('note') or 'not measured'}."
+            body = (
+                f"{plain_statement(c['statement']).rstrip('.')} — "
+                f"{c.get('note') or 'not measured'}."
+            )
         else:
-            body = f"{plain_statement(c['statement']).rstrip('.')} — we measure {_value_text(c['ours'])}."
+            body = (
+                f"{plain_statement(c['statement']).rstrip('.')} — we measure "
+                f"{_value_text(c['ours'])}."
+            )
         bullet = f"**{word}** ({short_source(c['source'])}): {body}"
         words = len(bullet.replace("**", "").split())
         if headlines.get(claim_id) and words > HEADLINE_WORDS:
@@ -583,8 +589,8 @@ def findings_markdown(
         lines.append(f"- {bullet}")
     counts = {s: sum(c["status"] == s for c in claims) for s in _STATUS_WORD}
     lines.append(
-        f"\nAll {len(claims)} claims of the ledger: {counts['held']} held, {counts['not reproduced']} not "
-        f"reproduced, "
+        f"\nAll {len(claims)} claims of the ledger: {counts['held']} held, "
+        f"{counts['not reproduced']} not reproduced, "
         + (f"{counts['inconclusive']} inconclusive, " if counts["inconclusive"] else "")
         + f"{counts['not tested']} not tested (see Claims below)."
     )
@@ -657,21 +663,25 @@ def running_note(key: str, mode: str, *, traces: bool = False, seconds: float | 
     minutes = f"about {max(1, round(seconds / 60))} min on 2 cores" if seconds else None
     if mode == "full":
         text = (
-            f"**This copy ran in full mode** (the paper's sizes){' in ' + minutes if minutes else ''}. Opened on "
-            f"Binder or on your machine, the notebook runs in quick mode (seconds; reduced sizes, provisional "
+            "**This copy ran in full mode** (the paper's "
+            f"sizes){' in ' + minutes if minutes else ''}. Opened on "
+            "Binder or on your machine, the notebook runs in quick mode (seconds; reduced "
+            "sizes, provisional "
             f'statuses) unless you set `MODE = "full"` in its parameters cell or run '
             f"`python run_all.py --only {key}`."
         )
     else:
         text = (
             "**This run: quick mode** — reduced sizes and repetitions, statuses provisional. Set "
-            f'`MODE = "full"` in the parameters cell (or run `python run_all.py --only {key}`) for the '
+            '`MODE = "full"` in the parameters cell (or run `python run_all.py --only '
+            f"{key}`) for the "
             f"paper's sizes: {minutes + ' (the last full run)' if minutes else 'longer'}."
         )
     if traces:
         text += (
-            " The trace excerpts come from `python -m fairlib.traces.fetch --notebooks` (into `data/traces/`, "
-            "or `$FAIRLIB_TRACE_DIR`); without them the notebook runs on labelled synthetic stand-ins."
+            " The trace excerpts come from `python -m fairlib.traces.fetch --notebooks` "
+            "(into `data/traces/`, or `$FAIRLIB_TRACE_DIR`); without them the notebook runs "
+            "on labelled synthetic stand-ins."
         )
     return text
 

@@ -111,7 +111,10 @@ _CLASS = re.compile(r"^[A-Z][A-Za-z0-9]{0,31}$")
 _CATALOG_MARKER = "# new paper notebooks go above this line"
 _PAPERS_MARKER = "# new papers go above this line"
 #: the headline a scaffolded notebook's row shows until the contributor writes the paper's
-HEADLINE = "Not written yet: the paper's main result, reproduced or not, in one sentence (fairlib/repro/catalog.py)."
+HEADLINE = (
+    "Not written yet: the paper's main result, reproduced or not, in one sentence "
+    "(fairlib/repro/catalog.py)."
+)
 _DRIVERS_MARKER = "# new drivers are imported above this line"
 _MULTIRES_MARKER = "# new mechanisms are imported above this line"
 _REGISTRY_MARKER = "# new mechanisms are registered above this line"
@@ -211,7 +214,8 @@ class _Writer:
                 where = f" line {lineno}" if lineno else ""
                 why = getattr(exc, "msg", None) or str(exc)
                 raise ScaffoldError(
-                    f"{rel}{where}: the generated file would not parse ({why}); a title, citation or "
+                    f"{rel}{where}: the generated file would not parse ({why}); a title, "
+                    "citation or "
                     "label holds characters that break it (quotes, a trailing backslash): change "
                     "them; nothing was written"
                 ) from None
@@ -662,7 +666,8 @@ def scaffold_paper(
         )
     if not isinstance(paper, Paper):
         raise ScaffoldError(
-            f"paper = {paper!r}: must be a fairlib.repro.catalog.Paper (paper_from_options builds one)"
+            f"paper = {paper!r}: must be a fairlib.repro.catalog.Paper (paper_from_options "
+            "builds one)"
         )
     citation = paper.citation if citation is None else citation
     if not isinstance(citation, str) or not citation.strip() or "\n" in citation:
@@ -684,10 +689,10 @@ def scaffold_paper(
         lambda _: (
             f"# Claims of {title}, declared before any run; the experiment driver "
             f"fairlib/repro/experiments/{driver}.py measures them.\n# Rules and kinds: "
-            "notebooks/claims/template.toml and CONTRIBUTING.md. Replace the example claim with the paper's.\n"
-            "# headline (optional): a Findings bullet's words, filled from the ledger ({ours}, {paper}, "
-            "{ours_min}, {ours_max}, {n};\n# format specs allowed), at most 35 words: plain words, units, the "
-            "comparison with the paper.\n"
+            "notebooks/claims/template.toml and CONTRIBUTING.md. Replace the example claim "
+            "with the paper's.\n# headline (optional): a Findings bullet's words, filled "
+            "from the ledger ({ours}, {paper}, {ours_min}, {ours_max}, {n};\n# format specs "
+            "allowed), at most 35 words: plain words, units, the comparison with the paper.\n"
         ),
         toml,
     )
@@ -754,15 +759,16 @@ def scaffold_paper(
         w.read("docs/claims-coverage.md").rstrip("\n")
         + (
             f"\n\n## {section}\n\n| paper | statement | claim(s) or reason |\n|---|---|---|\n"
-            "| template §1 | the example claim of the scaffold (replace with the paper's statements, in its order) | "
-            "`mean_near_half` |\n"
+            "| template §1 | the example claim of the scaffold (replace with the paper's "
+            "statements, in its order) | `mean_near_half` |\n"
         ),
     )
     w.edit(
         "docs/reconstructions.md",
         w.read("docs/reconstructions.md").rstrip("\n")
         + (
-            f"\n\n## {section}\n\nNothing is reconstructed yet: every equation and number used is read from the "
+            f"\n\n## {section}\n\nNothing is reconstructed yet: every equation and number "
+            "used is read from the "
             "paper's printed text. List here, with a provenance tag ([INF] inferred, [MEM] "
             "recalled), anything the code "
             "relies on that the paper does not print.\n"
@@ -863,7 +869,8 @@ def remove_paper(key: str, *, root: Path | None = None) -> list[str]:
     driver = _keyword(call, "driver")
     if not isinstance(driver, str) or not _NAME.match(driver):
         raise ScaffoldError(
-            f"KEY = {key!r}: its catalogue entry was not made by the scaffold (no driver=...); remove "
+            f"KEY = {key!r}: its catalogue entry was not made by the scaffold (no "
+            "driver=...); remove "
             "it by hand"
         )
     paper = _keyword(call, "paper")
@@ -1730,7 +1737,8 @@ def scaffold_mechanism(
     taken = _public_names(root)
     if name in taken:
         raise ScaffoldError(
-            f"NAME = {name!r}: already a public name of {taken[name]} (the new function would shadow "
+            f"NAME = {name!r}: already a public name of {taken[name]} (the new function "
+            "would shadow "
             "it); choose another name"
         )
     if model is not None:
@@ -1742,7 +1750,8 @@ def scaffold_mechanism(
         for public in (model, f"{model}Outcome"):
             if public in taken:
                 raise ScaffoldError(
-                    f"--new-model = {model!r}: {public} is already a public name of {taken[public]}; "
+                    f"--new-model = {model!r}: {public} is already a public name of "
+                    f"{taken[public]}; "
                     "choose another name"
                 )
     w = _Writer(root)
@@ -2043,12 +2052,14 @@ def main(argv=None) -> int:
     print(f"{verb}:\n  " + "\n  ".join(done))
     if args.what == "paper":
         print(
-            f"next: make test-paper KEY={args.key}; python run_all.py --quick --only {args.key} (CONTRIBUTING.md)"
+            f"next: make test-paper KEY={args.key}; python run_all.py --quick --only "
+            f"{args.key} (CONTRIBUTING.md)"
         )
     elif args.what == "mechanism":
         marker = "registry" if args.kind in ("pooled", "multi_server") else "games"
         print(
-            f"next: pytest tests/test_{args.name}.py; pytest -m {marker} -k {args.name} (CONTRIBUTING.md)"
+            f"next: pytest tests/test_{args.name}.py; pytest -m {marker} -k {args.name} "
+            "(CONTRIBUTING.md)"
         )
     return 0
 

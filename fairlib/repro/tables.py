@@ -299,7 +299,10 @@ def reader_value(value: object) -> str:
     if isinstance(value, (list, tuple)):
         numbers = [v for v in value if isinstance(v, (int, float)) and not isinstance(v, bool)]
         if len(value) > 4 and len(numbers) == len(value):
-            return f"{reader_value(min(numbers))} to {reader_value(max(numbers))} ({len(value)} values)"
+            return (
+                f"{reader_value(min(numbers))} to {reader_value(max(numbers))} ({len(value)} "
+                "values)"
+            )
         return ", ".join(reader_value(v) for v in value)
     if isinstance(value, dict):
         return "; ".join(f"{k}: {reader_value(v)}" for k, v in value.items())

@@ -380,10 +380,13 @@ def warm(progress: bool = True, jobs: int = 1, only: list[str] | None = None) ->
                     pool.shutdown(cancel_futures=True)
                     if isinstance(error, BrokenProcessPool):
                         raise RuntimeError(
-                            f"warm(jobs={jobs}): a worker process ended before finishing step {futures[future]!r} "
-                            "(its own error is printed above). A common cause: the workers are spawned and import "
-                            "the calling script again, so a script calling warm(jobs > 1) must keep its top level "
-                            "under 'if __name__ == \"__main__\":' (or run 'python -m fairlib.repro.warm --jobs N')"
+                            f"warm(jobs={jobs}): a worker process ended before finishing "
+                            f"step {futures[future]!r} "
+                            "(its own error is printed above). A common cause: the workers "
+                            "are spawned and import the calling script again, so a script "
+                            "calling warm(jobs > 1) must keep its top level under 'if "
+                            "__name__ == \"__main__\":' (or run 'python -m "
+                            "fairlib.repro.warm --jobs N')"
                         ) from error
                     raise
                 bar.set_postfix_str(futures[future])

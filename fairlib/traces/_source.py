@@ -463,8 +463,8 @@ def check_ranges(
         if bad.any():
             k = int(np.argmax(bad))
             raise TraceFormatError(
-                f"{path}, line {k + first_line}, column {col!r}: {v[k]:g} is outside the documented "
-                f"range {low} to {high}"
+                f"{path}, line {k + first_line}, column {col!r}: {v[k]:g} is outside the "
+                f"documented range {low} to {high}"
             )
 
 

@@ -103,7 +103,8 @@ def _as_path(path: object, name: str) -> Path:
 
     if not isinstance(path, (str, os.PathLike)) or isinstance(os.fspath(path), bytes):
         raise InvalidInputError(
-            f"{name} = {_short(path)}: expected a file path (str or Path), got {type(path).__name__}"
+            f"{name} = {_short(path)}: expected a file path (str or Path), got "
+            f"{type(path).__name__}"
         )
     return Path(path)
 

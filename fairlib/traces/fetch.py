@@ -484,8 +484,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--notebooks",
         action="store_true",
-        help="fetch what the notebooks read, where it is not found already; on a network failure say so "
-        "and exit 0 (the notebooks then run on labelled synthetic data)",
+        help="fetch what the notebooks read, where it is not found already; on a network failure "
+        "say so and exit 0 (the notebooks then run on labelled synthetic data)",
     )
     args = ap.parse_args(argv)
     if args.notebooks:
@@ -507,7 +507,8 @@ def main(argv: list[str] | None = None) -> int:
                 for t, spec in src.tables.items()
             )
             print(
-                f"{key:<12} {src.base_url}\n             tables: {tables}\n             licence: {src.licence}"
+                f"{key:<12} {src.base_url}\n             tables: {tables}\n             "
+                f"licence: {src.licence}"
             )
         return 0 if args.list else 2
     try:

@@ -778,7 +778,8 @@ def _check_event_times(frame: pd.DataFrame, name: str) -> None:
     if bad.any():
         i = int(np.argmax(bad))
         raise InvalidInputError(
-            f"{name} row {i} (index {frame.index[i]!r}), column 'time' = {t[i]}: must be a whole number "
+            f"{name} row {i} (index {frame.index[i]!r}), column 'time' = {t[i]}: must be a "
+            "whole number "
             "of µs from 0 to 2**63 - 1 (the trace's times)"
         )
 
@@ -887,8 +888,9 @@ def task_event_demands(
     total = float(np.maximum(last - first + 1, 0).sum())
     if total > MAX_TASK_INTERVALS:
         raise InvalidInputError(
-            f"window = {window:g}: the task runs cover {total:,.0f} (task, interval) pairs, more than "
-            f"MAX_TASK_INTERVALS = {MAX_TASK_INTERVALS:,}; use a longer window or fewer events"
+            f"window = {window:g}: the task runs cover {total:,.0f} (task, interval) pairs, "
+            f"more than MAX_TASK_INTERVALS = {MAX_TASK_INTERVALS:,}; use a longer window or "
+            "fewer events"
         )
     first, last = first.astype(np.int64), last.astype(np.int64)
     count = np.maximum(last - first + 1, 0)

@@ -153,8 +153,9 @@ def synthetic_bitbrains(
     folder = root / "rnd" / month
     folder.mkdir(parents=True, exist_ok=True)
     (root / SYNTHETIC_MARKER).write_text(
-        "# Synthetic Bitbrains GWA-T-12 data\n\nWritten by `fairlib.traces.synthetic.synthetic_bitbrains`; not real "
-        "measurements. Results derived from these files must be labelled synthetic.\n"
+        "# Synthetic Bitbrains GWA-T-12 data\n\nWritten by "
+        "`fairlib.traces.synthetic.synthetic_bitbrains`; not real measurements. Results "
+        "derived from these files must be labelled synthetic.\n"
     )
     steps = max(1, int(days * 288))
     t = start + 300 * np.arange(steps)
@@ -392,7 +393,8 @@ def synthetic_task_usage(
     empty = [p for j, p in enumerate(parts) if not (which == j).any()]
     if empty:  # checked before any file is written: the readers refuse an empty part
         raise InvalidInputError(
-            f"parts: {empty} would hold no task_usage rows (no task run of the sampled jobs in their "
+            f"parts: {empty} would hold no task_usage rows (no task run of the sampled jobs "
+            "in their "
             "time range after the window opens at 600 s)"
         )
     if dest is not None:
@@ -401,9 +403,11 @@ def synthetic_task_usage(
     folder = root / "task_usage"
     folder.mkdir(parents=True, exist_ok=True)
     (root / SYNTHETIC_MARKER).write_text(
-        "# Synthetic Google task_usage\n\nWritten by `fairlib.traces.synthetic.synthetic_task_usage` from the real "
-        "task_events runs; usage-to-request fractions are assumptions. Results derived from it must be labelled "
-        "synthetic. (The other tables in this folder, if any, are whatever was placed here.)\n"
+        "# Synthetic Google task_usage\n\nWritten by "
+        "`fairlib.traces.synthetic.synthetic_task_usage` from the real task_events runs; "
+        "usage-to-request fractions are assumptions. Results derived from it must be "
+        "labelled synthetic. (The other tables in this folder, if any, are whatever was "
+        "placed here.)\n"
     )
     for j, p in enumerate(parts):
         _write_part(folder / f"part-{p:05d}-of-00500.csv.gz", table[which == j], "task_usage")
@@ -511,8 +515,9 @@ def synthetic_google(
     expected = initial_jobs + checked_hours * rate
     if not expected <= MAX_JOBS:
         raise InvalidInputError(
-            f"jobs_per_hour = {rate!r} with hours = {checked_hours!r} and initial_jobs = {initial_jobs}: "
-            f"{initial_jobs} + {checked_hours!r} × {rate!r} = {expected:.6g} jobs expected, at most {MAX_JOBS}"
+            f"jobs_per_hour = {rate!r} with hours = {checked_hours!r} and initial_jobs = "
+            f"{initial_jobs}: {initial_jobs} + {checked_hours!r} × {rate!r} = {expected:.6g} "
+            f"jobs expected, at most {MAX_JOBS}"
         )
     as_count(max_tasks, "max_tasks")
     as_count(parts, "parts", maximum=500)
@@ -615,8 +620,10 @@ def synthetic_google(
             float_format="%.10g",
         )
     (folder / SYNTHETIC_MARKER).write_text(
-        "# Synthetic Google clusterdata-2011-2 data\n\nWritten by `fairlib.traces.synthetic.synthetic_google` "
-        f"(hours = {hours}, initial jobs = {initial_jobs}, {jobs_per_hour} jobs/h, {n_jobs} jobs, {len(job_of)} "
+        "# Synthetic Google clusterdata-2011-2 data\n\nWritten by "
+        "`fairlib.traces.synthetic.synthetic_google` "
+        f"(hours = {hours}, initial jobs = {initial_jobs}, {jobs_per_hour} jobs/h, {n_jobs} "
+        f"jobs, {len(job_of)} "
         "tasks); not real data. Results derived from these files must be labelled synthetic.\n"
     )
     return folder
@@ -679,8 +686,9 @@ def synthetic_alibaba(
     (root / "cluster-trace-v2018").mkdir(parents=True, exist_ok=True)
     (root / "cluster-trace-v2017").mkdir(parents=True, exist_ok=True)
     (root / SYNTHETIC_MARKER).write_text(
-        "# Synthetic Alibaba cluster-trace data\n\nWritten by `fairlib.traces.synthetic.synthetic_alibaba`; not "
-        "real records. Results derived from these files must be labelled synthetic.\n"
+        "# Synthetic Alibaba cluster-trace data\n\nWritten by "
+        "`fairlib.traces.synthetic.synthetic_alibaba`; not real records. Results derived "
+        "from these files must be labelled synthetic.\n"
     )
     domains = rng.integers(0, 300, n_machines)
     meta = "".join(f"m_{i + 1},0,{domains[i]},{i % 20},96,100,USING\n" for i in range(n_machines))
@@ -697,7 +705,8 @@ def synthetic_alibaba(
     job = np.cumsum(rng.random(n_tasks) < 0.2) + 1
     lines = [
         "task_create_time, task_end_time, job_id, task_id,number_of_instances, status, "
-        "number_of_cpus_requested_per_instance_in_the_task,normalized_memory_requested_per_instance_in_the_task\n"
+        "number_of_cpus_requested_per_instance_in_the_task,normalized_memory_requested_per_in"
+        "stance_in_the_task\n"
     ]
     for k in range(n_tasks):
         plan = "," if unplanned[k] else f"{cpu[k]},{memory[k]:.9f}"

@@ -607,15 +607,18 @@ def bitbrains_fleet(
         as_number(network_mbps, "network_mbps"),
     )
     n_servers = sum(count for count, _, _ in BITBRAINS_SERVER_TYPES)
-    note = f"storage {storage_mbps} MB/s and network {network_mbps} MB/s per server: not recovered, chosen"
+    note = (
+        f"storage {storage_mbps} MB/s and network {network_mbps} MB/s per server: not recovered, "
+        "chosen"
+    )
     if size_from is not None:
         as_instance(size_from, pd.DataFrame, "size_from")
         storage_total, network_total = peak_total_bandwidth(size_from)
         storage_mbps, network_mbps = storage_total / n_servers, network_total / n_servers
         note = (
-            f"storage {storage_mbps:.4g} MB/s and network {network_mbps:.4g} MB/s per server: the VMs' largest "
-            f"total usage at one instant ({storage_total:.4g} and {network_total:.4g} MB/s, §6.1's sizing rule) "
-            f"split over {n_servers} servers"
+            f"storage {storage_mbps:.4g} MB/s and network {network_mbps:.4g} MB/s per "
+            f"server: the VMs' largest total usage at one instant ({storage_total:.4g} and "
+            f"{network_total:.4g} MB/s, §6.1's sizing rule) split over {n_servers} servers"
         )
     rows, labels, where = [], [], []
     for t, (count, ghz, gb) in enumerate(BITBRAINS_SERVER_TYPES, start=1):

@@ -85,8 +85,8 @@ class MethodOptions:
         for key in options:
             if key not in accepted:
                 raise InvalidInputError(
-                    f"{option_name(key) if isinstance(key, str) else f'options[{key!r}]'}: not an option "
-                    f"of method={method!r}; its options are: {listed}"
+                    f"{option_name(key) if isinstance(key, str) else f'options[{key!r}]'}: "
+                    f"not an option of method={method!r}; its options are: {listed}"
                 )
         return cls(**options)
 

@@ -223,8 +223,8 @@ def serial_twins(
         ]
         if name not in kernels or not kernels[name].targetoptions.get("parallel") or callers:
             raise ValueError(
-                f"in_numpy[{name!r}]: only a parallel kernel of {module} that no kernel calls can run "
-                f"in NumPy (called by {callers})"
+                f"in_numpy[{name!r}]: only a parallel kernel of {module} that no kernel "
+                f"calls can run in NumPy (called by {callers})"
             )
     chain = {
         name for name, kernel in kernels.items() if kernel.targetoptions.get("parallel")

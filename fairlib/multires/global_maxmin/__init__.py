@@ -222,8 +222,8 @@ def _check_floors(cluster: Cluster, floors) -> None:
             hi = mid
     before = "user 0" if lo == 1 else f"users 0 to {lo - 1}"
     raise InvalidInputError(
-        f"floors[{lo}] = {floors[lo]:g}: user {lo}'s floor cannot be placed together with the floors of "
-        f"{before} (the floors must be placeable together)"
+        f"floors[{lo}] = {floors[lo]:g}: user {lo}'s floor cannot be placed together with "
+        f"the floors of {before} (the floors must be placeable together)"
     )
 
 

@@ -91,7 +91,8 @@ def run(cluster: Cluster, alphas, time_shared: bool, options: DistributedOptions
     if diverged_at is not None:
         diag["converged"] = False
         diag["message"] = (
-            f"the distributed iteration diverged at iteration {diverged_at}: its update left the finite "
+            f"the distributed iteration diverged at iteration {diverged_at}: its update left "
+            "the finite "
             "numbers (tasks or penalty prices overflowed); the tasks are its last finite iterate"
         )
     return x, diag

@@ -883,8 +883,10 @@ def local_search_conjecture_findings(exhaustive: pd.DataFrame) -> dict[str, Meas
     return {
         "local_search_local_max_is_global": Measurement(
             float(exhaustive.relative_gap.max()),
-            note=f"{len(exhaustive)} instances; the local search falls short of the best set of k machines on "
-            f"{len(short)} ({len(short) / len(exhaustive):.1%}), by at most {exhaustive.relative_gap.max():.2g} of "
+            note=f"{len(exhaustive)} instances; the local search falls short of the best set of k "
+            "machines on "
+            f"{len(short)} ({len(short) / len(exhaustive):.1%}), by at most "
+            f"{exhaustive.relative_gap.max():.2g} of "
             "the optimum"
             + (
                 ""
@@ -1049,14 +1051,16 @@ def infinite_parallelism_findings(
     stuck = tight[tight.residual > 1e-6]
     out["tight_equilibria_reached"] = Measurement(
         float(tight.residual.max()),
-        note=f"median Nash residual at the paper's test: {br.residual.median():.3f}; after continuing: "
-        f"{tight.residual.median():.1e}"
+        note=f"median Nash residual at the paper's test: {br.residual.median():.3f}; after "
+        f"continuing: {tight.residual.median():.1e}"
         + (
             ""
             if stuck.empty
-            else f"; best response, continued for up to {TIGHT_MAX_ITER:,} more rounds, did not reach 1e-6 on "
-            f"{len(stuck)} of {len(tight)} instances (users {sorted(set(stuck.users.astype(int)))}; largest "
-            f"residual {stuck.residual.max():.2g}): our dynamics cycle there, which says nothing against existence"
+            else f"; best response, continued for up to {TIGHT_MAX_ITER:,} more rounds, did not "
+            f"reach 1e-6 on {len(stuck)} of {len(tight)} instances (users "
+            f"{sorted(set(stuck.users.astype(int)))}; largest residual "
+            f"{stuck.residual.max():.2g}): our dynamics cycle there, which says nothing "
+            "against existence"
         ),
     )
     if "certified_residual" not in tight.columns:
@@ -1066,9 +1070,10 @@ def infinite_parallelism_findings(
     damped = tight[tight.residual > CERTIFIED_RESIDUAL]
     out["equilibrium_exists_strong_competition"] = Measurement(
         float(tight.certified_residual.max()),
-        note=f"{int((tight.certified_residual <= CERTIFIED_RESIDUAL).sum())} of {len(tight)} instances have a "
-        f"certified equilibrium (Nash residual <= {CERTIFIED_RESIDUAL:g}): {len(tight) - len(damped)} by best "
-        f"response continued, {int((damped.certified_residual <= CERTIFIED_RESIDUAL).sum())} of the other "
+        note=f"{int((tight.certified_residual <= CERTIFIED_RESIDUAL).sum())} of {len(tight)} "
+        f"instances have a certified equilibrium (Nash residual <= {CERTIFIED_RESIDUAL:g}): "
+        f"{len(tight) - len(damped)} by best response continued, "
+        f"{int((damped.certified_residual <= CERTIFIED_RESIDUAL).sum())} of the other "
         f"{len(damped)} by damped best response from where it stopped",
     )
     out["envy_freeness_at_least_2sqrt2_minus_2"] = Measurement(
@@ -1103,12 +1108,11 @@ def infinite_parallelism_findings(
         stab = med(runs, "stabilised")
         out[f"local_greedy_stabilises_in_25_to_90_{p}"] = Measurement(
             stab.tolist(),
-            note=f"medians over all {len(runs) // max(len(stab), 1)} runs per number of users, converged or not: "
-            f"{stab.min():.0f} to {stab.max():.0f} iterations ("
+            note=f"medians over all {len(runs) // max(len(stab), 1)} runs per number of users, "
+            f"converged or not: {stab.min():.0f} to {stab.max():.0f} iterations ("
             + ", ".join(f"{int(u)} users {v:.0f}" for u, v in stab.items())
-            + "). "
-            "The step is not given in the paper (ours: 1% of the budget); the sensitivity figure shows larger "
-            "steps stabilise sooner",
+            + "). The step is not given in the paper (ours: 1% of the budget); the sensitivity "
+            "figure shows larger steps stabilise sooner",
         )
     for p in prefs:
         # §5.1: a threshold at 60 users: the median run does not converge below it and does from it
@@ -1138,8 +1142,9 @@ def infinite_parallelism_findings(
     wp_uniform = med(wp[wp.preference == "uniform"], "efficiency")
     out["better_than_weight_proportional_uniform"] = Measurement(
         gain["uniform"],
-        note=f"median gain {gain['uniform']:.0%}: it grows with users (weight-proportional efficiency "
-        f"falls from {wp_uniform.max():.2f} to {wp_uniform.min():.2f}); ≈ 43% at 150 users",
+        note=f"median gain {gain['uniform']:.0%}: it grows with users (weight-proportional "
+        f"efficiency falls from {wp_uniform.max():.2f} to {wp_uniform.min():.2f}); ≈ 43% at "
+        "150 users",
     )
     out["better_than_weight_proportional_correlated"] = Measurement(
         gain["correlated"],
@@ -1175,13 +1180,13 @@ def infinite_parallelism_findings(
         )
         out[f"uniformity_decreases_with_users_{p}"] = Measurement(
             drop,
-            note=f"median uniformity {u.iloc[0]:.3f} at {int(u.index[0])} users, {u.loc[mid_users]:.3f} at "
-            f"{mid_users}, {u.loc[most_users]:.3f} at {most_users}",
+            note=f"median uniformity {u.iloc[0]:.3f} at {int(u.index[0])} users, "
+            f"{u.loc[mid_users]:.3f} at {mid_users}, {u.loc[most_users]:.3f} at {most_users}",
         )
         out[f"uniformity_flattens_{p}"] = Measurement(
             late / drop if drop > 0 else np.nan,
-            note=f"change {late:.3f} from {mid_users} to {most_users} users against a drop of {drop:.3f} from "
-            f"{int(u.index[0])} to {mid_users}",
+            note=f"change {late:.3f} from {mid_users} to {most_users} users against a drop of "
+            f"{drop:.3f} from {int(u.index[0])} to {mid_users}",
         )
     out["uniformity_uniform_above_correlated"] = Measurement(
         (uni["uniform"] - uni["correlated"]).tolist()
@@ -1215,13 +1220,15 @@ def efficiency_over_time_findings(trajectories: pd.DataFrame) -> dict[str, Measu
     return {
         "fig3_same_welfare": Measurement(
             abs(final["best_response"] - final["local_greedy"]),
-            note=f"median efficiency after {int(curve['best_response'].index[-1])} iterations: best response "
-            f"{final['best_response']:.4f}, local greedy {final['local_greedy']:.4f}",
+            note=f"median efficiency after {int(curve['best_response'].index[-1])} iterations: "
+            f"best response {final['best_response']:.4f}, local greedy "
+            f"{final['local_greedy']:.4f}",
         ),
         "fig3_best_response_faster": Measurement(
             settle["local_greedy"] - settle["best_response"],
-            note=f"settled (within 0.01 of the final median) at iteration {settle['best_response']} (best response) "
-            f"and {settle['local_greedy']} (local greedy)",
+            note="settled (within 0.01 of the final median) at iteration "
+            f"{settle['best_response']} (best response) and {settle['local_greedy']} (local "
+            "greedy)",
         ),
     }
 
@@ -1292,8 +1299,8 @@ def finite_parallelism_findings(
     ).abs()
     out["fig6_delta5_many_users_like_infinite_parallelism"] = Measurement(
         float(gap_many.values.max()) if many else np.nan,
-        note=f"shared numbers of users {many}; largest gap in efficiency {gap_many.efficiency.max():.3f}, in "
-        f"min(ρ, 1) {gap_many.ef1.max():.3f}"
+        note=f"shared numbers of users {many}; largest gap in efficiency "
+        f"{gap_many.efficiency.max():.3f}, in min(ρ, 1) {gap_many.ef1.max():.3f}"
         if many
         else "no shared numbers of users above 40",
     )
@@ -1307,8 +1314,9 @@ def finite_parallelism_findings(
     gap20 = (d20.loc[shared20, ["efficiency", "uniformity", "ef1"]] - inf_med.loc[shared20]).abs()
     out["fig6_delta20_close_to_infinite_parallelism"] = Measurement(
         float(gap20.values.max()) if shared20 else np.nan,
-        note=f"shared numbers of users {shared20}; largest gaps: efficiency {gap20.efficiency.max():.3f}, "
-        f"uniformity {gap20.uniformity.max():.3f}, min(ρ, 1) {gap20.ef1.max():.3f}"
+        note=f"shared numbers of users {shared20}; largest gaps: efficiency "
+        f"{gap20.efficiency.max():.3f}, uniformity {gap20.uniformity.max():.3f}, min(ρ, 1) "
+        f"{gap20.ef1.max():.3f}"
         if shared20
         else "no shared numbers of users",
     )
@@ -1358,8 +1366,9 @@ def finite_parallelism_findings(
         [float(share_two.loc[5]), float(share_two.loc[20])],
         note="every local-search call of every run, pooled per Δ: "
         + "; ".join(
-            f"Δ = {int(d)}: {int(calls.calls_within_two_iterations[d]):,} of {int(calls.local_search_calls[d]):,} "
-            f"calls ({share_two[d]:.1%}) with at most one swap"
+            f"Δ = {int(d)}: {int(calls.calls_within_two_iterations[d]):,} of "
+            f"{int(calls.local_search_calls[d]):,} calls ({share_two[d]:.1%}) with at most "
+            "one swap"
             for d in (5, 20)
         ),
     )
@@ -1421,8 +1430,8 @@ def _random_two_player(random_games: pd.DataFrame, metric: str) -> tuple[float, 
     games = random_games.groupby(["machines", "game"]).ngroups
     certified_games = random_games[ok].groupby(["machines", "game"]).ngroups
     note = (
-        f"random games: {int(ok.sum())} of {len(random_games)} stopping points certified (Nash residual <= "
-        f"{CERTIFIED_RESIDUAL:g}) in {certified_games} of {games} games ("
+        f"random games: {int(ok.sum())} of {len(random_games)} stopping points certified "
+        f"(Nash residual <= {CERTIFIED_RESIDUAL:g}) in {certified_games} of {games} games ("
         + ", ".join(
             f"{int(n)} machines: smallest {metric.replace('_', '-')} {g[metric].min():.4f}"
             for n, g in random_games[ok].groupby("machines")
@@ -1485,7 +1494,8 @@ def two_player_findings(
         # evaluated at the paper's α = 1/√2, which would take the paper's answer as given)
         "two_player_min_efficiency_2sqrt2_minus_2": Measurement(
             float(symmetric.efficiency.min()),
-            note=f"over {len(symmetric)} values of α in [{symmetric.alpha.min():.3f}, {symmetric.alpha.max():.3f}]",
+            note=f"over {len(symmetric)} values of α in [{symmetric.alpha.min():.3f}, "
+            f"{symmetric.alpha.max():.3f}]",
         ),
         "two_player_min_at_alpha_1_over_sqrt2": Measurement(
             float(symmetric.sort_values("efficiency").alpha.iloc[0])
@@ -1503,13 +1513,13 @@ def two_player_findings(
         ),
         "two_player_efficiency_at_least_3_4": Measurement(
             [float(min(opposite.efficiency.min(), equal.efficiency.min())), random_eff[0]],
-            note=f"2×2 families: smallest {min(opposite.efficiency.min(), equal.efficiency.min()):.4f}; "
-            + random_eff[1],
+            note="2×2 families: smallest "
+            f"{min(opposite.efficiency.min(), equal.efficiency.min()):.4f}; " + random_eff[1],
         ),
         "two_player_envy_free": Measurement(
             [float(min(opposite.envy_freeness.min(), equal.envy_freeness.min())), random_ef[0]],
-            note=f"2×2 families: smallest {min(opposite.envy_freeness.min(), equal.envy_freeness.min()):.4f}; "
-            + random_ef[1],
+            note="2×2 families: smallest "
+            f"{min(opposite.envy_freeness.min(), equal.envy_freeness.min()):.4f}; " + random_ef[1],
         ),
         "equal_weight_game_perfect": Measurement(
             [

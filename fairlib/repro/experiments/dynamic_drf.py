@@ -592,9 +592,9 @@ def instance_share_findings(cr1_ms: Iterable[int], cr2_ms: Iterable[int]) -> dic
     return {
         "cr1_individual_shares": Measurement(
             max(dyn_gap, static_gap),
-            note=f"m = {cr1_list}: largest distance of dynamic DRF's last-step shares from m/(m + 1) (agents 1..m) "
-            f"and 1/(m + 1) (agent n), and of x_n m from x_1: {dyn_gap:.2g}; of static DRF's share from 1/2: "
-            f"{static_gap:.2g}",
+            note=f"m = {cr1_list}: largest distance of dynamic DRF's last-step shares from m/(m + "
+            "1) (agents 1..m) and 1/(m + 1) (agent n), and of x_n m from x_1: "
+            f"{dyn_gap:.2g}; of static DRF's share from 1/2: {static_gap:.2g}",
         ),
         "cr2_step_m2_shares": Measurement(
             step_gap,
@@ -705,18 +705,21 @@ def waterfill_baseline_findings(
     return {
         "waterfill_pseudo_polynomial": Measurement(
             slope,
-            note=f"raises of one fixed-increment step at k = {int(fixed.k.iloc[0]):,} for S = {scales} units "
-            f"per fair share: {', '.join(str(int(r)) for r in fixed.raises)} (log-log slope {slope:.2f})",
+            note=f"raises of one fixed-increment step at k = {int(fixed.k.iloc[0]):,} for S = "
+            f"{scales} units per fair share: {', '.join(str(int(r)) for r in fixed.raises)} "
+            f"(log-log slope {slope:.2f})",
         ),
         "linear_improves_on_fixed_increment_waterfill": Measurement(
             ratio,
-            note=f"counted work of the fixed-increment step over Algorithm 1's (printed loops) for S = {scales}: "
+            note="counted work of the fixed-increment step over Algorithm 1's (printed loops) "
+            f"for S = {scales}: "
             + ", ".join(f"{r:.3g}" for r in ratio)
             + (f"; above 1 from S = {cross.iloc[0]:,.0f}" if len(cross) else "; never above 1"),
         ),
         "linear_vs_event_waterfill": Measurement(
             event,
-            note="wall time of one event-driven water-filling step (amortised) over one Algorithm 1 step "
-            "(prefix sums): " + ", ".join(f"{r:.2f} at k = {kk:,}" for r, kk in zip(event, ks)),
+            note="wall time of one event-driven water-filling step (amortised) over one Algorithm "
+            "1 step (prefix sums): "
+            + ", ".join(f"{r:.2f} at k = {kk:,}" for r, kk in zip(event, ks)),
         ),
     }

@@ -814,10 +814,13 @@ def capped_solver_findings(capped: pd.DataFrame) -> dict[str, Measurement]:
             + ", ".join(f"{a:g}: {r:.1%}" for a, r in shares.loc[False].items())
             + "; time-shared: "
             + ", ".join(f"{a:g}: {r:.1%}" for a, r in shares.loc[True].items())
-            + f"; the {len(missed)} uncertified allocations have eq. (16) gaps {missed.variational_gap.min():.1e}–"
-            f"{missed.variational_gap.max():.1e} ({int((missed.error != '').sum())} errors): the interior point's "
-            "continuation stops short at large α (marginals x^-α beyond its reach), and best responses, which finish "
-            "the uncapped equilibrium, would leave the variational one under caps"
+            + f"; the {len(missed)} uncertified allocations have eq. (16) gaps "
+            f"{missed.variational_gap.min():.1e}–"
+            f"{missed.variational_gap.max():.1e} ({int((missed.error != '').sum())} errors): "
+            "the interior point's "
+            "continuation stops short at large α (marginals x^-α beyond its reach), and best "
+            "responses, which finish the uncapped equilibrium, would leave the variational "
+            "one under caps"
         )
     )
     return {"pfvds_capped_equilibrium_every_alpha": Measurement(float(shares.min()), note)}
@@ -1021,7 +1024,8 @@ def fig1_findings(
         "fig1_psdsf_bottleneck_fair": Measurement(bottleneck_fairness["PS-DSF"]),
         "fig2_psdsf_more_efficient": Measurement(
             float(mean_util["PS-DSF"] - mean_util[["DRFH", "TSF"]].max()),
-            note="mean utilisation over servers and resources on our stand-in for the lost instance: "
+            note="mean utilisation over servers and resources on our stand-in for the lost "
+            "instance: "
             + ", ".join(f"{k} {v:.4f}" for k, v in mean_util.items())
             + f" (PS-DSF ahead by {mean_util['PS-DSF'] - mean_util[['DRFH', 'TSF']].max():.2g})",
         ),
@@ -1090,8 +1094,8 @@ def property_findings(rates: pd.DataFrame) -> dict[str, Measurement]:
             "tsf_SI_placement_aware": Measurement(
                 float(rates.loc["tsf", "SI"]),
                 note="TSF's SI is against γ_n over all servers, placement ignored; against the "
-                "placement-aware bound of "
-                "Theorem 3 it fails when a user's eligible servers are fewer than those counted in its γ_n",
+                "placement-aware bound of Theorem 3 it fails when a user's eligible servers "
+                "are fewer than those counted in its γ_n",
             ),
             "alpha_below_1_can_violate_EF": Measurement(float(rates.loc["pfvds_0.5", "EF"])),
         }
@@ -1204,7 +1208,8 @@ def theorem_findings(theorem: pd.DataFrame, alpha_table: pd.DataFrame) -> dict[s
         "theorem2_alpha_to_infinity_psdsf": Measurement(
             float(per_instance.final.max()),
             note=f"at α = {top_alpha:g}, {len(far)} of {len(per_instance)} clusters are more than "
-            f"{THEOREM2_DISTANCE:g} from our PS-DSF (median distance {per_instance.final.median():.2g})"
+            f"{THEOREM2_DISTANCE:g} from our PS-DSF (median distance "
+            f"{per_instance.final.median():.2g})"
             + "".join(
                 f"; cluster {i}: distance along α "
                 + ", ".join(f"{x:.3g}" for x in r.series)
@@ -1231,8 +1236,10 @@ def theorem_findings(theorem: pd.DataFrame, alpha_table: pd.DataFrame) -> dict[s
             float(converged),
             note=""
             if converged == 1
-            else f"the per-server progressive-filling iteration did not converge on {(1 - converged):.0%} of the small "
-            "random instances within psdsf's max_sweeps; the market, our default, converges on all of them",
+            else "the per-server progressive-filling iteration did not converge on "
+            f"{(1 - converged):.0%} of the small "
+            "random instances within psdsf's max_sweeps; the market, our default, converges "
+            "on all of them",
         ),
         "definition4_has_several_allocations": Measurement(
             float((both.psdsf_solutions_distance > 1e-6).mean())
@@ -1249,9 +1256,10 @@ def theorem_findings(theorem: pd.DataFrame, alpha_table: pd.DataFrame) -> dict[s
             note=""
             if reached == 1.0
             else f"at α = {large.alpha.max():g} the interior point's continuation stops short on "
-            f"{(large.solver != 'interior_point').sum()} of {len(large)} instances (marginals x^-α beyond its reach) "
-            f"and best responses finish; on {(large.nash_residual > 1e-5).sum()} they end after the sweeps' budget at "
-            f"Nash residual {large.nash_residual.max():.2g}",
+            f"{(large.solver != 'interior_point').sum()} of {len(large)} instances "
+            "(marginals x^-α beyond its reach) and best responses finish; on "
+            f"{(large.nash_residual > 1e-5).sum()} they end after the sweeps' budget at Nash "
+            f"residual {large.nash_residual.max():.2g}",
         ),
     }
 
@@ -1319,9 +1327,10 @@ def solver_findings(rates_table: pd.DataFrame) -> dict[str, Measurement]:
                 f"{int((unsolved.method == m).sum())} finished by {m}"
                 for m in sorted(set(unsolved.method))
             )
-            + f"; {int((unsolved.sweeps >= 2000).sum())} of them stopped at the best responses' budget of 2,000 "
-            "sweeps while still changing (at α = 64 the sweeps can oscillate for thousands of sweeps before they "
-            "settle), the others on the change rule",
+            + f"; {int((unsolved.sweeps >= 2000).sum())} of them stopped at the best "
+            "responses' budget of 2,000 "
+            "sweeps while still changing (at α = 64 the sweeps can oscillate for thousands "
+            "of sweeps before they settle), the others on the change rule",
         )
     return out
 
@@ -1355,11 +1364,11 @@ def route_findings(route: pd.DataFrame) -> dict[str, Measurement]:
     return {
         "pfvds_limit_selects_market_psdsf": Measurement(
             closer,
-            note=f"on {len(top)} clusters with several Definition-4 allocations, PF-VDS({top_alpha:g}) is closer "
-            f"to the market's totals on {closer:.0%}; median distance to the market's "
-            f"{top.to_market.median():.2g}, to the fixed point's {top.to_fixed_point.median():.2g} (where "
-            f"Definition 4 has one allocation: {one:.2g}); Definition-4 gap of PF-VDS "
-            f"{top.definition4_gap.median():.2g}",
+            note=f"on {len(top)} clusters with several Definition-4 allocations, "
+            f"PF-VDS({top_alpha:g}) is closer to the market's totals on {closer:.0%}; median "
+            f"distance to the market's {top.to_market.median():.2g}, to the fixed point's "
+            f"{top.to_fixed_point.median():.2g} (where Definition 4 has one allocation: "
+            f"{one:.2g}); Definition-4 gap of PF-VDS {top.definition4_gap.median():.2g}",
         )
     }
 
@@ -1384,13 +1393,15 @@ def condition_findings(conditions: pd.DataFrame) -> dict[str, Measurement]:
     return {
         "theorem1_equilibria_satisfy_eq16": Measurement(
             float(conditions.equilibrium_variational_gap.max()),
-            note=f"largest Nash residual among the equilibria: {conditions.equilibrium_nash_residual.max():.1e}; "
-            f"solver runs left out (still above Nash residual 1e-6 after continuing): "
-            f"{int(conditions.left_out.sum())} of {5 * len(conditions)}",
+            note="largest Nash residual among the equilibria: "
+            f"{conditions.equilibrium_nash_residual.max():.1e}; solver runs left out (still "
+            f"above Nash residual 1e-6 after continuing): {int(conditions.left_out.sum())} "
+            f"of {5 * len(conditions)}",
         ),
         "theorem1_non_equilibria_violate_eq16": Measurement(
             float(non_eq.other_variational_gap.min()) if len(non_eq) else np.nan,
-            note=f"{len(non_eq)} non-equilibria of {len(conditions)} (the others: α does not change the allocation)",
+            note=f"{len(non_eq)} non-equilibria of {len(conditions)} (the others: α does not "
+            "change the allocation)",
         ),
         "lemma1_merit_zero_at_equilibria": Measurement(
             float(conditions.equilibrium_least_merit.max())
@@ -1401,12 +1412,13 @@ def condition_findings(conditions: pd.DataFrame) -> dict[str, Measurement]:
         ),
         "lemma2_midpoints_are_equilibria": Measurement(
             float(differ.midpoint_nash_residual.max()) if len(differ) else np.nan,
-            note=f"placements differ between equilibria in {len(differ)} of {len(conditions)} (instance, α) pairs",
+            note=f"placements differ between equilibria in {len(differ)} of {len(conditions)} "
+            "(instance, α) pairs",
         ),
         "theorem7_totals_unique": Measurement(
             float(conditions.totals_spread.max()),
-            note=f"placements differ by up to {conditions.placement_spread.max():.2f} of the largest total in "
-            f"{len(differ)} of {len(conditions)} (instance, α) pairs",
+            note=f"placements differ by up to {conditions.placement_spread.max():.2f} of the "
+            f"largest total in {len(differ)} of {len(conditions)} (instance, α) pairs",
         ),
     }
 

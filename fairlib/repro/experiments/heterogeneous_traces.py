@@ -161,8 +161,10 @@ def bitbrains_findings(
             float(gain.max()),
             note=""
             if full_mode and 0.05 <= gain.max() <= 0.25
-            else f"largest gain of PS-DSF over the better of DRFH and TSF on CPU or RAM: {gain.max():.1%} on our fleet "
-            "(storage and network sized from our 150 VMs' peak total usage, 150 of the paper's 1,750 VMs)",
+            else "largest gain of PS-DSF over the better of DRFH and TSF on CPU or RAM: "
+            f"{gain.max():.1%} on our fleet "
+            "(storage and network sized from our 150 VMs' peak total usage, 150 of the "
+            "paper's 1,750 VMs)",
         ),
     }
 
@@ -223,7 +225,8 @@ def replay_findings(
     return {
         "fig9_alpha1_highest_psdsf_lowest": Measurement(  # Fig. 9 is per resource: CPU, then RAM
             fig9,
-            note=f"margin of the order (PF-VDS(1) highest, PS-DSF lowest) {fig9[0]:+.4f} on CPU, {fig9[1]:+.4f} "
+            note=f"margin of the order (PF-VDS(1) highest, PS-DSF lowest) {fig9[0]:+.4f} on CPU, "
+            f"{fig9[1]:+.4f} "
             "on RAM; time-averaged utilisation, CPU / RAM: "
             + ", ".join(
                 f"{v} {float(summary.loc[v, 'cpu']):.4f} / {float(summary.loc[v, 'ram']):.4f}"
@@ -235,29 +238,38 @@ def replay_findings(
             spread_ok,
             note=""
             if spread_ok
-            else f"std of the short jobs' delay: {spread[0]:.0f} s at α = {alphas[0]} vs {spread[-1]:.0f} s at "
-            f"α = {alphas[-1]} (means {delay['mean'].iloc[0]:.0f} s and {delay['mean'].loc[finite[-1]]:.0f} s, "
-            f"{len(short_jobs) // len(variants)} short jobs): a short job's delay is dominated by the wait for the "
-            "next reallocation (arrivals wait up to 5 minutes under our [INF] arrival rule), which α does not change",
+            else f"std of the short jobs' delay: {spread[0]:.0f} s at α = {alphas[0]} vs "
+            f"{spread[-1]:.0f} s at "
+            f"α = {alphas[-1]} (means {delay['mean'].iloc[0]:.0f} s and "
+            f"{delay['mean'].loc[finite[-1]]:.0f} s, "
+            f"{len(short_jobs) // len(variants)} short jobs): a short job's delay is "
+            "dominated by the wait for the "
+            "next reallocation (arrivals wait up to 5 minutes under our [INF] arrival rule), "
+            "which α does not change",
         ),
         "fig13_psdsf_highest": Measurement(
             psdsf_top,
             note=""
             if psdsf_top
-            else f"time-averaged utilisation (mean of CPU and RAM): PS-DSF {trio_util['PS-DSF']:.3f}, DRFH "
-            f"{trio_util['DRFH']:.3f}, TSF {trio_util['TSF']:.3f}. On our Google replay PS-DSF is behind: on "
+            else "time-averaged utilisation (mean of CPU and RAM): PS-DSF "
+            f"{trio_util['PS-DSF']:.3f}, DRFH "
+            f"{trio_util['DRFH']:.3f}, TSF {trio_util['TSF']:.3f}. On our Google replay "
+            "PS-DSF is behind: on "
             f"classes C/D it fills RAM ({trio.loc['PS-DSF', 'ram_CD']:.2f}) and leaves "
-            f"CPU idle ({trio.loc['PS-DSF', 'cpu_CD']:.2f}), where DRFH fills CPU. This is the lifetime-sum model "
-            "without caps; the request-based reconstruction and the sensitivity grid (fig13_psdsf_highest_paper_setup, "
-            "open_loop_sensitivity) show when and why PS-DSF trails",
+            f"CPU idle ({trio.loc['PS-DSF', 'cpu_CD']:.2f}), where DRFH fills CPU. This is "
+            "the lifetime-sum model "
+            "without caps; the request-based reconstruction and the sensitivity grid "
+            "(fig13_psdsf_highest_paper_setup, open_loop_sensitivity) show when and why "
+            "PS-DSF trails",
         ),
         "fig13_drfh_close_to_tsf": Measurement(float(abs(trio_util["DRFH"] - trio_util["TSF"]))),
         "fig14_gain_larger_on_classes_cd": Measurement(
             cd_ok,
             note=""
             if cd_ok
-            else f"PS-DSF minus the better of DRFH and TSF (mean of CPU and RAM utilisation): {gain_all:+.3f} overall, "
-            f"{gain_cd:+.3f} on classes C/D — PS-DSF trails on our replay (see fig13_psdsf_highest)",
+            else "PS-DSF minus the better of DRFH and TSF (mean of CPU and RAM utilisation): "
+            f"{gain_all:+.3f} overall, {gain_cd:+.3f} on classes C/D — PS-DSF trails on our "
+            "replay (see fig13_psdsf_highest)",
         ),
     }
 
@@ -312,15 +324,16 @@ def definition4_finding(summary: pd.DataFrame) -> Measurement:
     margin = better - whole["high"]
     return Measurement(
         margin,
-        note=f"every Definition-4 allocation's utilisation lies in [{whole['low']:.4f}, {whole['high']:.4f}] "
-        f"(certified bounds, time-averaged; ours {s.loc['PS-DSF', 'utilisation']:.4f}), on classes C/D in "
-        f"[{cd['low']:.4f}, {cd['high']:.4f}] (ours {s.loc['PS-DSF', ['cpu_CD', 'ram_CD']].mean():.4f}); the "
+        note=f"every Definition-4 allocation's utilisation lies in [{whole['low']:.4f}, "
+        f"{whole['high']:.4f}] (certified bounds, time-averaged; ours "
+        f"{s.loc['PS-DSF', 'utilisation']:.4f}), on classes C/D in [{cd['low']:.4f}, "
+        f"{cd['high']:.4f}] (ours {s.loc['PS-DSF', ['cpu_CD', 'ram_CD']].mean():.4f}); the "
         f"better of DRFH and TSF {better:.4f}: "
         + (
             "PS-DSF trails whichever allocation the paper's algorithm returns"
             if margin > 1e-6
-            else "Definition 4 alone does not make PS-DSF trail here — which PS-DSF allocation the paper's "
-            "algorithm returns decides it, and these bounds do not say which"
+            else "Definition 4 alone does not make PS-DSF trail here — which PS-DSF allocation "
+            "the paper's algorithm returns decides it, and these bounds do not say which"
         ),
     )
 
@@ -386,10 +399,11 @@ def route_finding(
                 if not uncertified
                 else "all but " + "; ".join(uncertified) + " (used as returned)"
             )
-            + f". The route's last step {finite[-1]} {util[finite[-1]]:.4f} (mean of CPU and RAM) against the "
-            f"request-based reconstruction's PS-DSF (merged servers) {p.loc['PS-DSF', 'utilisation']:.4f}, every "
-            f"Definition-4 allocation in [{bounds['low']:.4f}, "
-            f"{bounds['high']:.4f}], DRFH {p.loc['DRFH', 'utilisation']:.4f}, TSF {p.loc['TSF', 'utilisation']:.4f}"
+            + f". The route's last step {finite[-1]} {util[finite[-1]]:.4f} (mean of CPU and "
+            "RAM) against the request-based reconstruction's PS-DSF (merged servers) "
+            f"{p.loc['PS-DSF', 'utilisation']:.4f}, every Definition-4 allocation in "
+            f"[{bounds['low']:.4f}, {bounds['high']:.4f}], DRFH "
+            f"{p.loc['DRFH', 'utilisation']:.4f}, TSF {p.loc['TSF', 'utilisation']:.4f}"
         ),
     )
 
@@ -458,9 +472,11 @@ def paper_setup_findings(
             bool(top),
             note=""
             if top
-            else "time-averaged utilisation (mean of CPU and RAM) in the request-based reconstruction of §6.2: "
+            else "time-averaged utilisation (mean of CPU and RAM) in the request-based "
+            "reconstruction of §6.2: "
             + ", ".join(
-                f"{m} {s.loc[m, 'utilisation']:.4f} (CPU {s.loc[m, 'cpu']:.3f}, RAM {s.loc[m, 'ram']:.3f})"
+                f"{m} {s.loc[m, 'utilisation']:.4f} (CPU {s.loc[m, 'cpu']:.3f}, RAM "
+                f"{s.loc[m, 'ram']:.3f})"
                 for m in TRIO
             )
             + f"; PS-DSF's lead {lead:+.4f}",
@@ -469,33 +485,36 @@ def paper_setup_findings(
             bool(lead_cd > lead),
             note=""
             if lead_cd > lead
-            else f"PS-DSF minus the better of DRFH and TSF: {lead:+.4f} overall, {lead_cd:+.4f} on classes C/D",
+            else f"PS-DSF minus the better of DRFH and TSF: {lead:+.4f} overall, {lead_cd:+.4f} "
+            "on classes C/D",
         ),
         "fig14_cd_gain_beyond_any_placement_paper_setup": Measurement(
             float(psdsf_cd - best_cd_placement),
-            note=f"PS-DSF's C/D utilisation {psdsf_cd:.4f}; DRFH and TSF's totals can be placed to reach up to "
-            f"{best_cd_placement:.4f} there (their own placement: "
+            note=f"PS-DSF's C/D utilisation {psdsf_cd:.4f}; DRFH and TSF's totals can be placed "
+            f"to reach up to {best_cd_placement:.4f} there (their own placement: "
             f"{s.loc[['DRFH', 'TSF'], ['cpu_CD', 'ram_CD']].mean(axis=1).max():.4f})",
         ),
         "fig13_psdsf_above_best_fit_drfh_paper_setup": Measurement(
             bf_lead,
-            note=f"PS-DSF {s.loc['PS-DSF', 'utilisation']:.4f} vs Best-Fit DRFH {bf.utilisation:.4f} (CPU "
-            f"{s.loc[bf_name, 'cpu']:.3f}, RAM {s.loc[bf_name, 'ram']:.3f}; DRFH on the optimal face "
+            note=f"PS-DSF {s.loc['PS-DSF', 'utilisation']:.4f} vs Best-Fit DRFH "
+            f"{bf.utilisation:.4f} (CPU {s.loc[bf_name, 'cpu']:.3f}, RAM "
+            f"{s.loc[bf_name, 'ram']:.3f}; DRFH on the optimal face "
             f"{s.loc['DRFH', 'utilisation']:.4f}); tasks of {task:.4f}",
         ),
         "fig14_gain_over_best_fit_drfh_larger_on_classes_cd_paper_setup": Measurement(
             float(bf_lead_cd - bf_lead),
-            note=f"PS-DSF minus Best-Fit DRFH: {bf_lead:+.4f} overall, {bf_lead_cd:+.4f} on classes C/D",
+            note=f"PS-DSF minus Best-Fit DRFH: {bf_lead:+.4f} overall, {bf_lead_cd:+.4f} on "
+            "classes C/D",
         ),
         "fig13_psdsf_highest_every_sample_paper_setup": Measurement(
             sample_leads,
-            note=f"PS-DSF is ahead by more than 1e-6 in {ahead} of the {len(sample_leads)} samples of "
-            f"{PAPER_JOB_FRACTION:.0%} of the jobs (the paper's fraction; leads "
+            note=f"PS-DSF is ahead by more than 1e-6 in {ahead} of the {len(sample_leads)} "
+            f"samples of {PAPER_JOB_FRACTION:.0%} of the jobs (the paper's fraction; leads "
             + ", ".join(f"{x:+.4f}" for x in sample_leads)
             + ")"
             + "".join(
-                f"; not judged, {f:.0%} of jobs: ahead in {int((g.lead > 1e-6).sum())} of {len(g)}, leads "
-                f"{g.lead.min():+.4f} to {g.lead.max():+.4f}"
+                f"; not judged, {f:.0%} of jobs: ahead in {int((g.lead > 1e-6).sum())} of "
+                f"{len(g)}, leads {g.lead.min():+.4f} to {g.lead.max():+.4f}"
                 for f, g in paper_grid.groupby("fraction")
                 if not np.isclose(f, PAPER_JOB_FRACTION)
             ),
@@ -587,7 +606,8 @@ def setup_findings(
             [int(len(labels)), int(np.unique(labels).size), int(placement)],
             note=f"{len(labels)} servers in classes "
             + ", ".join(f"{c}: {int((labels == c).sum())}" for c in np.unique(labels))
-            + f"; {int(sensitive.sum())} of {len(sc)} jobs latency-sensitive (scheduling class 2–3)",
+            + f"; {int(sensitive.sum())} of {len(sc)} jobs latency-sensitive (scheduling class "
+            "2–3)",
         ),
         "google_job_sample_2_percent": Measurement(float(sampled_share)),
         "bitbrains_100_runs": Measurement(int(snapshots["run"].nunique())),

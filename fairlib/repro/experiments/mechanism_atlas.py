@@ -294,7 +294,8 @@ def alibaba_cells(
             tasks = tasks[gen.random(len(tasks)) < fraction]
         if len(machines) == 0 or tasks.empty:
             raise InvalidInputError(
-                f"instants: at {at} s {len(machines)} machines are up and {len(tasks)} tasks present"
+                f"instants: at {at} s {len(machines)} machines are up and {len(tasks)} tasks "
+                "present"
             )
         out.append(
             Cell(
@@ -454,8 +455,10 @@ def cell_rows(cell: Cell, runs: dict | None = None, *, checks: bool = True) -> l
             rows.append(
                 {
                     **row,
-                    "status": f"not run: {target.n_users:,} users × {target.n_servers:,} servers = {size:,}, above "
-                    f"the atlas's cap of {SIZE_CAPS[mech_name]:,} for {mech.label} (its solver does not finish "
+                    "status": f"not run: {target.n_users:,} users × {target.n_servers:,} servers "
+                    f"= {size:,}, above "
+                    f"the atlas's cap of {SIZE_CAPS[mech_name]:,} for {mech.label} (its "
+                    "solver does not finish "
                     "within the notebook's time budget at that size)",
                 }
             )
@@ -823,15 +826,18 @@ def findings(tables: dict) -> dict:
         ),
         "offers_gap_to_drfh_google": Measurement(
             float(gap.min()),
-            note=f"DRFH minus DRF served machine by machine, over {n} instants: {gap.min():+.4f} to "
-            f"{gap.max():+.4f}; machine offers leave {1 - _mean_util(google, 'drf_machine_offers').max():.4f} to "
-            f"{1 - _mean_util(google, 'drf_machine_offers').min():.4f} of the capacity unused (mean of CPU and "
+            note=f"DRFH minus DRF served machine by machine, over {n} instants: {gap.min():+.4f} "
+            "to "
+            f"{gap.max():+.4f}; machine offers leave "
+            f"{1 - _mean_util(google, 'drf_machine_offers').max():.4f} to "
+            f"{1 - _mean_util(google, 'drf_machine_offers').min():.4f} of the capacity "
+            "unused (mean of CPU and "
             "memory)",
         ),
         "alibaba_served_full": Measurement(
             float(served.min()),
-            note=f"over {ali.at_s.nunique()} instants and {len(served)} mechanisms that ran; lowest: "
-            + ", ".join(f"{m} {v:.4f}" for m, v in served.nsmallest(3).items()),
+            note=f"over {ali.at_s.nunique()} instants and {len(served)} mechanisms that ran; "
+            "lowest: " + ", ".join(f"{m} {v:.4f}" for m, v in served.nsmallest(3).items()),
         ),
         "drfh_tsf_pareto_slack": Measurement(
             float(po.PO.max()),
@@ -920,12 +926,15 @@ def summary(tables: dict, measured: dict) -> str:
     n = google.at_s.nunique()
     offers = _mean_util(google, "drf_machine_offers")
     return (
-        f"On Google's cell ({n} instant{'s' if n > 1 else ''}, {number(google.users.mean(), 0)} jobs and "
-        f"{number(google.machines.mean(), 0)} machines on average), PS-DSF's utilisation minus DRFH's is at least "
-        f"{number(measured['psdsf_lead_over_drfh_google'].value, 4, sign=True)}; DRF served machine by machine "
-        f"leaves {percent(1 - offers.max(), 1)} to {percent(1 - offers.min(), 1)} of the capacity unused (mean of CPU "
-        f"and memory). On Alibaba every mechanism that ran gives at least "
-        f"{percent(measured['alibaba_served_full'].value, 1)} of the tasks all their instances."
+        f"On Google's cell ({n} instant{'s' if n > 1 else ''}, "
+        f"{number(google.users.mean(), 0)} jobs and {number(google.machines.mean(), 0)} "
+        "machines on average), PS-DSF's utilisation minus DRFH's is at least "
+        f"{number(measured['psdsf_lead_over_drfh_google'].value, 4, sign=True)}; DRF served "
+        f"machine by machine leaves {percent(1 - offers.max(), 1)} to "
+        f"{percent(1 - offers.min(), 1)} of the capacity unused (mean of CPU and memory). On "
+        "Alibaba every mechanism that ran gives at least "
+        f"{percent(measured['alibaba_served_full'].value, 1)} of the tasks all their "
+        "instances."
     )
 
 

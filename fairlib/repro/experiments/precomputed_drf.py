@@ -1013,8 +1013,8 @@ TABLE_COLUMNS = (
 #: :func:`fairlib.repro.ledger.pooled_count_sd`); :func:`table_row` measures ours as ``<column>_sd``
 SUBCOUNT_SD = ("over_1", "over_2", "over_gt2")
 _TABLE2_NOTE = (
-    "; Table 2 does not follow from its stated parameters (see the parameter search: the 1-1000 row "
-    "matches reserves 10^6-10^7 with demands 1-100)"
+    "; Table 2 does not follow from its stated parameters (see the parameter search: the "
+    "1-1000 row matches reserves 10^6-10^7 with demands 1-100)"
 )
 #: Table 1's columns of a rare count whose claims are decided on the runs themselves
 #: (:func:`table1_tail_findings`): the standard deviation of the over-allocated users per run and
@@ -1055,8 +1055,8 @@ def table_findings(table1: pd.DataFrame, table2: pd.DataFrame) -> dict[str, Meas
                 if table_no == 1 and col in TAIL_CLAIMS:
                     continue  # measured on the runs themselves: table1_tail_findings
                 note = (
-                    f"{row[col]:.4g} over {int(row['runs'])} runs of the stated parameters (scripts' DRF)"
-                    + (_TABLE2_NOTE if table_no == 2 else "")
+                    f"{row[col]:.4g} over {int(row['runs'])} runs of the stated parameters "
+                    "(scripts' DRF)" + (_TABLE2_NOTE if table_no == 2 else "")
                 )
                 sd = float(row[f"{col}_sd"]) if col in SUBCOUNT_SD else None
                 if sd is not None:
@@ -1098,8 +1098,10 @@ def over_allocation_search_findings(
         arithmetic = "exact" if suffix else "accumulated (the scripts')"
         out[f"table1_10-20_never_over_allocates{suffix}"] = Measurement(
             n_over,
-            note=f"{n_over} over-allocated user(s) in {len(runs_1) + len(runs_2)} runs (the {len(runs_1)} "
-            f"Table 1 runs and {len(runs_2)} more) with {arithmetic} shares; the derived bound allows "
+            note=f"{n_over} over-allocated user(s) in {len(runs_1) + len(runs_2)} runs (the "
+            f"{len(runs_1)} "
+            f"Table 1 runs and {len(runs_2)} more) with {arithmetic} shares; the derived "
+            "bound allows "
             "over-allocation whenever ds*/ds_j > 1",
         )
     return out
@@ -1134,24 +1136,27 @@ def parameter_search_findings(
     return {
         "table2_1-1000_row_from_reserves_1e6_1e7_demands_1_100": Measurement(
             float(ref_setting.distance),
-            note=f"mean relative distance {ref_setting.distance:.3f} over {grid_runs} runs per grid cell",
+            note=f"mean relative distance {ref_setting.distance:.3f} over {grid_runs} runs per "
+            "grid cell",
         ),
         "table2_1-1000_row_needs_reserves_above_stated": Measurement(
             float(stated.distance.min()),
             note=(
-                f"no demand range with the stated reserves comes within 0.1 (closest: demands "
-                f"{int(stated.iloc[0].demand_low)}-{int(stated.iloc[0].demand_high)} at "
-                f"{stated.distance.min():.2f}); with reserves 10^6-10^7 the demand range barely matters "
-                f"({int((close.reserve_low == 1_000_000).sum())} of 5 demand ranges within 0.1)"
+                "no demand range with the stated reserves comes within 0.1 (closest: "
+                f"demands {int(stated.iloc[0].demand_low)}-{int(stated.iloc[0].demand_high)} "
+                f"at {stated.distance.min():.2f}); with reserves 10^6-10^7 the demand range "
+                f"barely matters ({int((close.reserve_low == 1_000_000).sum())} of 5 demand "
+                "ranges within 0.1)"
             )
             if ranked
             else "quick mode: too few runs per grid cell to rank the settings reliably",
         ),
         "table2_1-100_row_found_in_grid": Measurement(
             float(best_100.distance),
-            note=f"no setting of the grid reproduces the 1-100 row: the closest (reserves "
-            f"{int(best_100.reserve_low):,}-{int(best_100.reserve_high):,}, demands {int(best_100.demand_low)}-"
-            f"{int(best_100.demand_high)}) is at mean relative distance {best_100.distance:.2f}",
+            note="no setting of the grid reproduces the 1-100 row: the closest (reserves "
+            f"{int(best_100.reserve_low):,}-{int(best_100.reserve_high):,}, demands "
+            f"{int(best_100.demand_low)}-{int(best_100.demand_high)}) is at mean relative "
+            f"distance {best_100.distance:.2f}",
         ),
     }
 
@@ -1185,8 +1190,9 @@ def identity_findings(identity: pd.DataFrame) -> dict[str, Measurement]:
         "drf_never_exceeds_edrf_plus_one": Measurement(
             float(identity["drf_minus_edrf_max"].max()),
             note=f"largest literal-DRF minus EDRF tasks over {len(identity)} random instances: "
-            f"{identity['drf_minus_edrf_max'].max():.3g}; with blocked users skipped (corrected DRF, not the "
-            f"claim's loop): {identity['corrected_drf_minus_edrf_max'].max():.3g}",
+            f"{identity['drf_minus_edrf_max'].max():.3g}; with blocked users skipped "
+            "(corrected DRF, not the claim's loop): "
+            f"{identity['corrected_drf_minus_edrf_max'].max():.3g}",
         ),
         "topup_equals_corrected_drf_when_no_over_allocation": Measurement(
             bool(identity.loc[~identity.pdrf_over_allocates, "topup_equals_corrected_drf"].all())
@@ -1295,8 +1301,9 @@ def over_allocation_findings(
         ),
         "all_ones_demand_most_favoured": Measurement(
             bool(ones.over_rate > full_bins.over_rate.max()),
-            note=f"{int(ones.over)} of {int(ones.users)} all-ones users over-allocated ({ones.over_rate:.0%}); the "
-            f"highest bin rate is {full_bins.over_rate.max():.0%} (ds*/ds_i from "
+            note=f"{int(ones.over)} of {int(ones.users)} all-ones users over-allocated "
+            f"({ones.over_rate:.0%}); the highest bin rate is "
+            f"{full_bins.over_rate.max():.0%} (ds*/ds_i from "
             f"{full_bins.loc[full_bins.over_rate.idxmax(), 'rate_low']:g})",
         ),
         "over_allocation_grows_with_rate": Measurement(
@@ -1421,20 +1428,21 @@ def worked_example_findings() -> dict[str, Measurement]:
         ),
         "higher_order_cycle_uses_26_units": Measurement(
             printed_units,
-            note=f"the printed counts (A, B, C) = ({', '.join(str(c) for c in printed)}) use {printed_units} units; "
-            f"the paper's own basic-subcycle counts ⌊ds*/ds_i⌋ are {counts} (rates "
-            f"{', '.join(f'{r:g}' for r in ds.max() / ds)}), which use {basic_units}",
+            note=f"the printed counts (A, B, C) = ({', '.join(str(c) for c in printed)}) use "
+            f"{printed_units} units; the paper's own basic-subcycle counts ⌊ds*/ds_i⌋ are "
+            f"{counts} (rates {', '.join(f'{r:g}' for r in ds.max() / ds)}), which use "
+            f"{basic_units}",
         ),
         "higher_order_nine_units_left": Measurement(
             int(reserve - basic_units),
-            note=f"one cycle of the counts ⌊ds*/ds_i⌋ = {counts} uses {basic_units} of {reserve} units and leaves "
-            f"{reserve - basic_units} (PDRF leaves {pdrf_left:g}); the printed counts would leave "
-            f"{reserve - printed_units}",
+            note=f"one cycle of the counts ⌊ds*/ds_i⌋ = {counts} uses {basic_units} of {reserve} "
+            f"units and leaves {reserve - basic_units} (PDRF leaves {pdrf_left:g}); the "
+            f"printed counts would leave {reserve - printed_units}",
         ),
         "pareto_halts_after_10_iterations": Measurement(
             int(literal.n_allocations),
-            note=f"tasks the literal loop allocates before it halts: {literal.n_allocations} with ties to the lowest "
-            f"index, {higher.n_allocations} with ties to the higher share",
+            note=f"tasks the literal loop allocates before it halts: {literal.n_allocations} with "
+            f"ties to the lowest index, {higher.n_allocations} with ties to the higher share",
         ),
     }
 
@@ -1588,9 +1596,9 @@ def table1_tail_findings(
         sd_paper = float(row.over_sd)
         out[f"table1_{name}_over_sd"] = Measurement(
             [sd_paper - lo, hi - sd_paper],
-            note=f"our sd {runs.over_total.std(ddof=0):.4g} over {len(runs)} runs; a sample of {n_paper} runs from "
-            f"their distribution has sd in [{lo:.4g}, {hi:.4g}] (99% percentile bootstrap, {resamples} "
-            f"resamples); the paper prints {sd_paper:g}",
+            note=f"our sd {runs.over_total.std(ddof=0):.4g} over {len(runs)} runs; a sample of "
+            f"{n_paper} runs from their distribution has sd in [{lo:.4g}, {hi:.4g}] (99% "
+            f"percentile bootstrap, {resamples} resamples); the paper prints {sd_paper:g}",
         )
         m_paper = int(row.over_max)
         pl = max_plausibility(runs.over_max.to_numpy(), m_paper, n_paper=n_paper)
@@ -1603,10 +1611,11 @@ def table1_tail_findings(
         )
         out[f"table1_{name}_over_max"] = Measurement(
             pl["score"],
-            note=f"our largest over-allocation {int(runs.over_max.max())} over {len(runs)} runs; {pl['runs_at_least']} "
-            f"run(s) reach the paper's {m_paper}, {pl['runs_above']} exceed it; the chance that {n_paper} runs "
-            f"end with maximum exactly {m_paper} is {pl['p_low']:.2g} to {pl['p_high']:.2g} over 99% exact "
-            f"intervals of those rates: {verdict}",
+            note=f"our largest over-allocation {int(runs.over_max.max())} over {len(runs)} runs; "
+            f"{pl['runs_at_least']} run(s) reach the paper's {m_paper}, {pl['runs_above']} "
+            f"exceed it; the chance that {n_paper} runs end with maximum exactly {m_paper} "
+            f"is {pl['p_low']:.2g} to {pl['p_high']:.2g} over 99% exact intervals of those "
+            f"rates: {verdict}",
         )
     return out
 
@@ -1717,7 +1726,8 @@ def variant_speed_findings(ratios: pd.DataFrame) -> dict[str, Measurement]:
     return {
         "simplified_variant_slower": Measurement(
             lo,
-            note=f"time of the simplified form over the ds* form: median {med:.3f} over {len(ratios)} alternating "
-            f"rounds, {cover:.0%} interval [{lo:.3f}, {hi:.3f}] (one shared machine)",
+            note=f"time of the simplified form over the ds* form: median {med:.3f} over "
+            f"{len(ratios)} alternating rounds, {cover:.0%} interval [{lo:.3f}, {hi:.3f}] "
+            "(one shared machine)",
         )
     }
