@@ -30,17 +30,17 @@ def pytest_addoption(parser):
         action="append",
         default=[],
         metavar="KEY",
-        help="notebook tests (tests/test_notebooks.py) for these catalogued papers only (repeatable; "
-        "default: every paper, or $FAIRLIB_PAPER)",
+        help="notebook tests (tests/test_notebooks.py) for these catalogued papers only "
+        "(repeatable; default: every paper, or $FAIRLIB_PAPER)",
     )
     parser.addoption(
         "--contract-modules",
         default="",
         metavar="FILES",
-        help="tests/test_api_contract.py probes, and tests/test_docstrings.py checks, only the public "
-        "callables (and kernels) defined in these fairlib source files (paths relative to the "
-        "repository, separated by spaces, commas or newlines: what `python -m fairlib.repro.catalog "
-        "--modules KEY` prints; make test-paper passes them)",
+        help="tests/test_api_contract.py probes, and tests/test_docstrings.py checks, only the "
+        "public callables (and kernels) defined in these fairlib source files (paths "
+        "relative to the repository, separated by spaces, commas or newlines: what `python "
+        "-m fairlib.repro.catalog --modules KEY` prints; make test-paper passes them)",
     )
 
 
@@ -244,7 +244,7 @@ def pytest_sessionfinish(session, exitstatus):
     )
     if stray:
         print(
-            f"\nnumba cache files written under fairlib/ during this run (not in the keyed cache): {stray[:5]}"
-            f"{' ...' if len(stray) > 5 else ''}"
+            "\nnumba cache files written under fairlib/ during this run (not in the keyed "
+            f"cache): {stray[:5]}{' ...' if len(stray) > 5 else ''}"
         )
         session.exitstatus = 1

@@ -82,34 +82,41 @@ MODULES = [f"fairlib.{m}" for m in fairlib._SUBMODULES] + [
 #: ONE place for everything the contract leaves out: a qualified name or fnmatch pattern -> the
 #: reason
 EXEMPT = {
-    "fairlib.repro.experiments*": "the papers' drivers: each takes the tables of the previous step of its notebook; "
-    "they are run by the notebooks' smoke tests and tests/test_*_findings.py, and "
-    "validate through the library functions they call",
-    "fairlib.repro.plotting*": "figure helpers over matplotlib axes and tidy tables; matplotlib and seaborn validate "
-    "their own arguments, tests/test_site.py renders every figure",
-    "fairlib.testing*": "the registry's checks for plugin authors: they take registered mechanisms and games (or a "
-    "callable to register), not data; tests/test_testing.py and tests/test_registry.py run them",
-    "fairlib.games.GameMechanism.refuse_unsupported": "called by the registry with the game of each call; its refusals "
-    "are tested in tests/test_games.py and, per registered game, in "
+    "fairlib.repro.experiments*": "the papers' drivers: each takes the tables of the previous "
+    "step of its notebook; they are run by the notebooks' smoke tests and "
+    "tests/test_*_findings.py, and validate through the library functions they call",
+    "fairlib.repro.plotting*": "figure helpers over matplotlib axes and tidy tables; matplotlib "
+    "and seaborn validate their own arguments, tests/test_site.py renders every figure",
+    "fairlib.testing*": "the registry's checks for plugin authors: they take registered "
+    "mechanisms and games (or a callable to register), not data; tests/test_testing.py and "
+    "tests/test_registry.py run them",
+    "fairlib.games.GameMechanism.refuse_unsupported": "called by the registry with the game of "
+    "each call; its refusals are tested in tests/test_games.py and, per registered game, in "
     "tests/test_game_registry.py",
     "fairlib.repro.plotting.use_style": "no arguments",
-    "fairlib.repro.catalog.Paper": "the repository's own catalogue entries (fairlib/repro/catalog.py), checked "
-    "together by _check_catalogue when the module loads; tests/test_scaffold.py writes new ones",
-    "fairlib.repro.catalog.Notebook": "the repository's own catalogue entries, checked with the papers when the "
-    "module loads; tests/test_run_all.py builds registries of them",
+    "fairlib.repro.catalog.Paper": "the repository's own catalogue entries "
+    "(fairlib/repro/catalog.py), checked together by _check_catalogue when the module loads; "
+    "tests/test_scaffold.py writes new ones",
+    "fairlib.repro.catalog.Notebook": "the repository's own catalogue entries, checked with the "
+    "papers when the module loads; tests/test_run_all.py builds registries of them",
     "fairlib.*Error": "an exception class",
-    "fairlib.repro.ledger.ClaimLog.*": "the claims ledger's recording methods: their rules and errors are tested in "
-    "tests/test_report.py against declared registries",
-    "fairlib.repro.ledger.load_registry": "parses claim registries (TOML); its errors are tested in "
+    "fairlib.repro.ledger.ClaimLog.*": "the claims ledger's recording methods: their rules and "
+    "errors are tested in tests/test_report.py against declared registries",
+    "fairlib.repro.ledger.load_registry": "parses claim registries (TOML); its errors are tested "
+    "in tests/test_report.py",
+    "fairlib.repro.verify.*": "compares files on disk by path; tests/test_verify.py covers "
+    "missing and malformed files",
+    "fairlib.multires.Quotas.resolve": "called by drf(quotas=...) with validated arrays; "
+    "tests/test_quotas.py",
+    "fairlib.multires.HierarchicalDRFResult.node": "looks a queue up by its path; "
+    "tests/test_hierarchy.py",
+    "fairlib.repro.ledger.Declared.rule_text": "formats a declared rule for display; "
     "tests/test_report.py",
-    "fairlib.repro.verify.*": "compares files on disk by path; tests/test_verify.py covers missing and malformed files",
-    "fairlib.multires.Quotas.resolve": "called by drf(quotas=...) with validated arrays; tests/test_quotas.py",
-    "fairlib.multires.HierarchicalDRFResult.node": "looks a queue up by its path; tests/test_hierarchy.py",
-    "fairlib.repro.ledger.Declared.rule_text": "formats a declared rule for display; tests/test_report.py",
     "fairlib.mechanisms.ByServer.resolve": "called by the mechanisms with a validated Cluster",
     "fairlib.repro.ledger.ClaimsFailed": "an exception class",
-    "fairlib.repro.ledger.Rule*": "a claim's rule, built by load_registry from a checked registry; its methods take "
-    "the measurements of its claim, and tests/test_report.py decides every rule kind on good and bad ones",
+    "fairlib.repro.ledger.Rule*": "a claim's rule, built by load_registry from a checked "
+    "registry; its methods take the measurements of its claim, and tests/test_report.py "
+    "decides every rule kind on good and bad ones",
 }
 
 #: values that are valid for an argument: (callable pattern, argument pattern, probe label pattern)
@@ -184,7 +191,8 @@ ACCEPTED = {
         "fairlib.multires.DRFSorter.update_weight",
         "name",
         "'no-such-choice'*",
-    ): "a role's weight: under Mesos it may be set for a role no client has yet (its clients take it)",
+    ): "a role's weight: under Mesos it may be set for a role no client has yet (its clients "
+    "take it)",
     (
         "fairlib.multires.DRFSorter.contains",
         "name",
@@ -209,36 +217,40 @@ ACCEPTED = {
         "fairlib.market.best_response",
         "budget",
         "1e*",
-    ): "the best response is scale-free: its kernels run at the unit scale of the largest of y and the budget, so "
-    "any positive finite budget is answered (tests/test_market.py checks both ends of the float range)",
+    ): "the best response is scale-free: its kernels run at the unit scale of the largest of y "
+    "and the budget, so any positive finite budget is answered (tests/test_market.py checks "
+    "both ends of the float range)",
     (
         "fairlib.market.best_response_numpy",
         "budget",
         "1e*",
-    ): "the closed form of the best response holds at any positive budget (tests/test_market.py checks both ends "
-    "of the float range against the unit-scale kernels)",
+    ): "the closed form of the best response holds at any positive budget (tests/test_market.py "
+    "checks both ends of the float range against the unit-scale kernels)",
     (
         "fairlib.market.best_response_finite",
         "budget",
         "1e*",
-    ): "the best response is scale-free: its kernels run at the unit scale of the largest of y and the budget, so "
-    "any positive finite budget is answered (tests/test_market.py checks both ends of the float range)",
+    ): "the best response is scale-free: its kernels run at the unit scale of the largest of y "
+    "and the budget, so any positive finite budget is answered (tests/test_market.py checks "
+    "both ends of the float range)",
     (
         "fairlib.traces.*",
         "at_s",
         "1e*",
-    ): "a trace time in seconds: any finite time >= 0 is one (before a machine's or task's first row it is absent, "
-    "after its last row it keeps its last status)",
+    ): "a trace time in seconds: any finite time >= 0 is one (before a machine's or task's "
+    "first row it is absent, after its last row it keeps its last status)",
     (
         "fairlib.dynamic.maxmin_tight_example",
         "eps",
         "1e-300 (tiny)",
-    ): "the worked example's small demand, any eps in (0, 0.5] (the paper: eps -> 0); 1e-300 is a normal double",
+    ): "the worked example's small demand, any eps in (0, 0.5] (the paper: eps -> 0); 1e-300 is "
+    "a normal double",
     (
         "fairlib.dynamic.maxsum_counterexample",
         "eps",
         "1e-300 (tiny)",
-    ): "the worked example's small demand, any eps in (0, 0.5] (the paper: eps -> 0); 1e-300 is a normal double",
+    ): "the worked example's small demand, any eps in (0, 0.5] (the paper: eps -> 0); 1e-300 is "
+    "a normal double",
     (
         "fairlib.multires.random_cluster",
         "eligible_fraction",
@@ -263,7 +275,8 @@ ACCEPTED = {
         "fairlib.repro.ledger.measured_values",
         "measured",
         "an unknown key",
-    ): "any claim id: it only reads the values; ClaimLog.measure_all checks ids against the registry",
+    ): "any claim id: it only reads the values; ClaimLog.measure_all checks ids against the "
+    "registry",
     (
         "fairlib.traces.synthetic_*",
         "dest",
@@ -288,7 +301,8 @@ ACCEPTED = {
         "fairlib.timing.median_time",
         "slow",
         "1e*",
-    ): "a threshold in seconds: any finite value >= 0 is one (a call slower than it is sampled three times)",
+    ): "a threshold in seconds: any finite value >= 0 is one (a call slower than it is sampled "
+    "three times)",
     (
         "fairlib.timing.median_time",
         "min_time",
@@ -1347,7 +1361,8 @@ class _Prober:
                 code = self.proc.exitcode
                 self.close()
                 raise _ProbeLost(
-                    f"the probing process died {doing} (exit code {code}; a negative code is the signal "
+                    f"the probing process died {doing} (exit code {code}; a negative code is "
+                    "the signal "
                     "that ended it: -11 a segmentation fault, -9 killed)"
                 ) from None
         self.close()
@@ -1378,9 +1393,9 @@ def test_every_public_callable_has_a_valid_baseline(prober):
     assert not missing, (
         "no valid example call could be derived for: "
         + ", ".join(missing)
-        + ".\nAdd a doctest example that calls "
-        "it to its docstring, a valid value per required argument name to FACTORIES, or an entry to EXAMPLES in "
-        "tests/test_api_contract.py (or, with the reason, to EXEMPT)."
+        + ".\nAdd a doctest example that calls it to its docstring, a valid value per required "
+        "argument name to FACTORIES, or an entry to EXAMPLES in tests/test_api_contract.py "
+        "(or, with the reason, to EXEMPT)."
     )
 
 
@@ -1460,14 +1475,14 @@ UNSEEN_SITES = {
         "fairlib.multires.edrf",
         "_raise_scan_error",
         "as_demands",
-    ): "an error path: it runs only after the fast scan failed, to name the bad value precisely; made a "
-    "pass-through, the function still refuses, naming demands[i]",
+    ): "an error path: it runs only after the fast scan failed, to name the bad value "
+    "precisely; made a pass-through, the function still refuses, naming demands[i]",
     (
         "fairlib.market.dynamics",
         "run_dynamics",
         "as_rng",
-    ): "rng is checked twice, before the run and where the random order draws from it: either check alone "
-    "refuses a bad seed by name",
+    ): "rng is checked twice, before the run and where the random order draws from it: either "
+    "check alone refuses a bad seed by name",
     (
         "fairlib.market.equilibrium",
         "two_player_equilibria_numeric",
@@ -1482,27 +1497,32 @@ UNSEEN_SITES = {
         "fairlib.properties",
         "strategyproofness_violation",
         "as_rng",
-    ): "rng is checked again by misreports, which the function calls with it before any draw, with the same name",
+    ): "rng is checked again by misreports, which the function calls with it before any draw, "
+    "with the same name",
     (
         "fairlib.properties",
         "strategyproofness_violation",
         "as_instance",
-    ): "cluster is checked again by the mechanism, which the function runs on it first, with the same name",
+    ): "cluster is checked again by the mechanism, which the function runs on it first, with "
+    "the same name",
     (
         "fairlib.properties",
         "mechanism_properties",
         "as_instance",
-    ): "cluster is checked again by the mechanism, which the function runs on it first, with the same name",
+    ): "cluster is checked again by the mechanism, which the function runs on it first, with "
+    "the same name",
     (
         "fairlib.repro.catalog",
         "paper_tests",
         "as_instance",
-    ): "nb is checked again by library_modules, which the function calls with it first, with the same name",
+    ): "nb is checked again by library_modules, which the function calls with it first, with "
+    "the same name",
     (
         "fairlib.repro.catalog",
         "library_modules",
         "as_instance",
-    ): "nb is checked again by source_path, which the function calls with it first, with the same name",
+    ): "nb is checked again by source_path, which the function calls with it first, with the "
+    "same name",
 }
 
 
@@ -1719,9 +1739,9 @@ def test_the_contract_fails_a_callable_whose_validation_site_is_removed(prober, 
         assert outcome == "missed", f"{site} is caught now: remove it from UNSEEN_SITES"
         return
     assert outcome == "caught", (
-        f"{site[4]} at {site[0]}:{site[2]} ({site[1]}) made a pass-through, and the contract still passes "
-        f"{detail}: its probes do not reach what this call checks (rerun it with "
-        f"FAIRLIB_MUTATION_WINDOW={mutation_window(SITES, MUTATION_SITES_PER_RUN)})"
+        f"{site[4]} at {site[0]}:{site[2]} ({site[1]}) made a pass-through, and the contract "
+        f"still passes {detail}: its probes do not reach what this call checks (rerun it "
+        f"with FAIRLIB_MUTATION_WINDOW={mutation_window(SITES, MUTATION_SITES_PER_RUN)})"
     )
 
 
@@ -2061,13 +2081,13 @@ def probe(target: Target, base) -> list[str]:
                 )
                 if not names_it:
                     problems.append(
-                        f"{target.name}({p.name}={label}) raised {type(exc).__name__} without naming "
-                        f"{p.name!r}: {message[:160]}"
+                        f"{target.name}({p.name}={label}) raised {type(exc).__name__} "
+                        f"without naming {p.name!r}: {message[:160]}"
                     )
                 elif texts and not any(t in message for t in texts):
                     problems.append(
-                        f"{target.name}({p.name}={label}) raised {type(exc).__name__} without the value: "
-                        f"{message[:160]}"
+                        f"{target.name}({p.name}={label}) raised {type(exc).__name__} "
+                        f"without the value: {message[:160]}"
                     )
                 if label.endswith("(negative)") and ("> 0" in message or ">= 1" in message):
                     zero = 0 if isinstance(bad, int) else 0.0
@@ -2084,7 +2104,8 @@ def probe(target: Target, base) -> list[str]:
                 if not _accepted(target, p.name, label):
                     problems.append(
                         f"{target.name}({p.name}={label}) returned a result: validate {p.name} "
-                        "(fairlib._validate), or list the value in ACCEPTED with the reason it is valid"
+                        "(fairlib._validate), or list the value in ACCEPTED with the reason "
+                        "it is valid"
                     )
     del bound_names
     return problems
@@ -2108,12 +2129,14 @@ def test_contract(target, prober):
         pytest.fail(f"{target.name}: {exc}; run probe() on it in a debugger to see which bad value")
     if problems is None:
         pytest.fail(
-            f"{target.name}: no valid baseline (see test_every_public_callable_has_a_valid_baseline)"
+            f"{target.name}: no valid baseline (see "
+            "test_every_public_callable_has_a_valid_baseline)"
         )
     problems, known = split_typed_gaps(target.name, problems)
     fixed = sorted(p for f, p in TYPED_GAPS if f == target.name and p not in known)
     assert not fixed, (
-        f"{target.name}: the typed probes of {fixed} find nothing any more: remove them from TYPED_GAPS"
+        f"{target.name}: the typed probes of {fixed} find nothing any more: remove them from "
+        "TYPED_GAPS"
     )
     assert not problems, f"{len(problems)} bad value(s) not refused by name:\n  " + "\n  ".join(
         problems
@@ -2138,7 +2161,8 @@ def test_exemptions_name_public_callables():
     stale = sorted(KNOWN_GAPS - {t.name for t in TARGETS if not t.exempt})
     stale += sorted(f for f, _ in TYPED_GAPS if f not in {t.name for t in TARGETS if not t.exempt})
     assert not stale, (
-        f"KNOWN_GAPS names no probed callable (renamed, exempt or listed under another module): {stale}"
+        "KNOWN_GAPS names no probed callable (renamed, exempt or listed under another "
+        f"module): {stale}"
     )
     for pattern, why in EXEMPT.items():
         assert (

@@ -230,7 +230,8 @@ def test_the_committed_scale_rows_carry_the_targets_bench_scale_declares():
     record = json.loads((_results.RESULTS_DIR / "scale.json").read_text(encoding="utf-8"))
     for r in record["rows"]:
         assert r["target"] == bench_scale.target(r["row"]), (
-            f"{r['row']}: committed target {r['target']!r}, bench_scale declares {bench_scale.target(r['row'])!r}"
+            f"{r['row']}: committed target {r['target']!r}, bench_scale declares "
+            f"{bench_scale.target(r['row'])!r}"
         )
     assert any(bench_scale.row_kind(r["row"])[1] == "regression" for r in record["rows"])
 

@@ -93,7 +93,8 @@ def test_a_figure_has_its_caption_as_alternative_text_and_its_natural_width():
     nb = _executed_notebook()
     nb.cells[2].outputs[1]["data"]["image/png"] = _png(700, 300)
     nb.cells[2].metadata["fairlib"]["captions"] = [
-        "**Fig. 2** (arXiv Fig. 3): efficiency of `drf` against [n](../docs/x.md), per run. The band: p10-p90.",
+        "**Fig. 2** (arXiv Fig. 3): efficiency of `drf` against [n](../docs/x.md), per run. "
+        "The band: p10-p90.",
         "One sentence only, with ds*/ds_i",
     ]
     page, _ = book.stage_notebook(nb, "demo")
@@ -216,7 +217,8 @@ def test_the_ledger_page_shows_one_block_per_claim_status_first():
     )
     assert 'measured in <a href="executed/demo.html#in-7">In [7]</a>' in first
     assert (
-        '<details class="claim-more"><summary>rule and note</summary><p>rule: <code>|ours - paper| &lt;= 1e-9'
+        '<details class="claim-more"><summary>rule and note</summary><p>rule: <code>|ours - '
+        "paper| &lt;= 1e-9"
         "</code></p><p>we measure &lt;less&gt; than that</p></details>"
     ) in first
     assert "<summary>rule</summary>" in blocks[1][1]
@@ -261,7 +263,8 @@ def test_links_to_files_outside_the_book_go_to_the_repository_or_become_text():
         '[v](verify.md#tolerances) <a href="../executed/li2019.html#in-4">n</a> [l](../claims.md) '
         "[r](https://github.com/o/r/blob/main/README.md) [w](https://example.org) [s](#here) "
         "[d](https://github.com/o/r/tree/main/benchmarks/results) "
-        '<a href="../claims.html#claim-a_1">`a_1`</a> [t](verify.md "a title") [h](../claims.md#li2019)'
+        '<a href="../claims.html#claim-a_1">`a_1`</a> [t](verify.md "a title") '
+        "[h](../claims.md#li2019)"
     )
     assert (
         book.rewrite_links(
@@ -486,8 +489,9 @@ def browser():
     path = _chromium()
     if path is None:
         pytest.skip(
-            "no Chromium found (chromium, chromium-browser or google-chrome on PATH): install Debian's "
-            "package `chromium` (as root: apt-get install chromium); .ci/run does"
+            "no Chromium found (chromium, chromium-browser or google-chrome on PATH): "
+            "install Debian's package `chromium` (as root: apt-get install chromium); "
+            ".ci/run does"
         )
     sync_api = pytest.importorskip(
         "playwright.sync_api", reason="playwright is a test dependency: make install"
@@ -502,13 +506,15 @@ def browser():
 _PAGE_FACTS = """() => {
     const describe = el => {
         let s = el.tagName.toLowerCase() + (el.id ? '#' + el.id : '');
-        const cls = (typeof el.className === 'string' ? el.className : '').trim().split(/\\s+/).filter(Boolean);
+        const cls = (typeof el.className === 'string' ? el.className : \
+'').trim().split(/\\s+/).filter(Boolean);
         if (cls.length) s += '.' + cls.slice(0, 3).join('.');
         const text = (el.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 60);
         return text ? `${s} "${text}"` : s;
     };
     const facts = {
-        captionNumbers: Array.from(document.querySelectorAll('.caption-number')).map(e => e.textContent.trim()),
+        captionNumbers: Array.from(document.querySelectorAll('.caption-number')).map(e => \
+e.textContent.trim()),
         scrollWidth: document.scrollingElement.scrollWidth, viewport: window.innerWidth,
         launch: Array.from(document.querySelectorAll('a[href*="mybinder.org"]')).map(a => a.href),
         hrefs: Array.from(document.querySelectorAll('a[href]')).map(a => a.href),
@@ -521,10 +527,13 @@ _PAGE_FACTS = """() => {
     if (!article) return facts;
     for (const img of article.querySelectorAll('img')) {
         const a = img.closest('a[href]');
-        facts.images.push({src: (img.getAttribute('src') || '').slice(0, 90), url: img.src, natural: img.naturalWidth,
-                           shown: img.clientWidth, alt: img.getAttribute('alt') || '', link: a ? a.href : null});
+        facts.images.push({src: (img.getAttribute('src') || '').slice(0, 90), url: img.src, \
+natural: img.naturalWidth,
+                           shown: img.clientWidth, alt: img.getAttribute('alt') || '', link: a ? \
+a.href : null});
     }
-    // the column: the article's content box; a block may pass its right edge only inside a box that scrolls
+    // the column: the article's content box; a block may pass its right edge only inside a box \
+that scrolls
     const style = getComputedStyle(article), box = article.getBoundingClientRect();
     const right = box.right - parseFloat(style.paddingRight);
     facts.column = Math.round(right - box.left - parseFloat(style.paddingLeft));
@@ -541,15 +550,18 @@ _PAGE_FACTS = """() => {
         if (r.width === 0 || r.height === 0 || r.right <= right + 1) continue;
         if (reported.some(p => p.contains(el)) || scrolls(el)) continue;
         reported.push(el);
-        facts.wide.push(`${describe(el)}: its right edge is ${Math.round(r.right - right)} px past the column ` +
+        facts.wide.push(`${describe(el)}: its right edge is ${Math.round(r.right - right)} px past \
+the column ` +
                         `(${facts.column} px)`);
     }
-    // nor does a box that scrolls hold a block wider than itself: a reader would scroll sideways to read it
+    // nor does a box that scrolls hold a block wider than itself: a reader would scroll sideways \
+to read it
     for (const el of article.querySelectorAll('*')) {
         const o = getComputedStyle(el).overflowX;
         if ((o === 'auto' || o === 'scroll') && el.getBoundingClientRect().width > 0
             && el.scrollWidth > el.clientWidth + 1) {
-            facts.wide.push(`${describe(el)}: ${el.scrollWidth - el.clientWidth} px of it scroll sideways`);
+            facts.wide.push(`${describe(el)}: ${el.scrollWidth - el.clientWidth} px of it scroll \
+sideways`);
         }
     }
     return facts;
@@ -565,7 +577,8 @@ _FIRST_SCREEN = """() => {
                 // a paper cites; the schedulers notebook, not a paper, says what it is instead
                 s => /^(Citation|What this notebook is)/.test(s.textContent) && seen(s)),
             bullets: findings ? Array.from(findings.querySelectorAll('li')).filter(seen).length : 0,
-            code: Array.from(document.querySelectorAll('.cell_input, div.highlight pre')).filter(seen).length};
+            code: Array.from(document.querySelectorAll('.cell_input, div.highlight \
+pre')).filter(seen).length};
 }"""
 
 _FILE_PATH = re.compile(r"(^|/)[^\s/]+\.(png|jpe?g|gif|svg|webp)$|_images/", re.IGNORECASE)
@@ -708,14 +721,15 @@ def browser_report(built_book, served_book, browser):
                 )
             if not image["alt"].strip() or _FILE_PATH.search(image["alt"].strip()):
                 add["images"](
-                    f"image {image['src']} has no alternative text of its own (alt={image['alt']!r})"
+                    f"image {image['src']} has no alternative text of its own "
+                    f"(alt={image['alt']!r})"
                 )
         # (e) the page never scrolls sideways; no block leaves the column unless inside a box that
         # scrolls
         if facts["scrollWidth"] > facts["viewport"]:
             add["overflow"](
-                f"the page scrolls sideways: {facts['scrollWidth']} px wide in a {facts['viewport']} px "
-                f"window"
+                f"the page scrolls sideways: {facts['scrollWidth']} px wide in a "
+                f"{facts['viewport']} px window"
             )
         for wide in facts["wide"]:
             add["overflow"](wide)

@@ -70,7 +70,8 @@ SCRIPT = "import numba\nfrom fairlib._probe_caller import twice\nprint('RESULT',
 SWEEP = """import numba
 from fairlib.sweep import sweep
 from fairlib._probe_caller import cell
-table = sweep(cell, {{"x": [1.0]}}, seeds=4, backend={backend!r}, n_jobs=2, cache=False, progress=False)
+table = sweep(cell, {{"x": [1.0]}}, seeds=4, backend={backend!r}, n_jobs=2, cache=False, \
+progress=False)
 print("RESULT", *sorted(set(table.value)))
 """
 
@@ -81,12 +82,14 @@ from fairlib._probe_caller import cell
 if __name__ == "__main__":
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
                       dashboard_address=None) as cluster, Client(cluster) as client:
-        table = sweep(cell, {"x": [1.0]}, seeds=2, backend="dask", scheduler=client, cache=False, progress=False)
+        table = sweep(cell, {"x": [1.0]}, seeds=2, backend="dask", scheduler=client, cache=False, \
+progress=False)
     print("RESULT", *sorted(set(table.value)))
 """
 
 BENCHMARK = """import numba
-from benchmarks._timing import write_results  # the benchmarks' own harness, imported as they import it
+from benchmarks._timing import write_results  # the benchmarks' own harness, imported as they \
+import it
 from fairlib._probe_caller import twice
 print("RESULT", twice(1.0))
 """
@@ -141,9 +144,9 @@ def _entry_points(tree: Path) -> dict[str, list[str]]:
     (tree / "benchmarks" / "probe_bench.py").write_text(BENCHMARK)
     _notebook(tree / "probe.ipynb")
     papermill = (
-        "import papermill, sys\n"
-        "nb = papermill.execute_notebook('probe.ipynb', 'probe_out.ipynb', progress_bar=False, cwd='.')\n"
-        "print(''.join(o.get('text', '') for o in nb.cells[0].outputs))\n"
+        "import papermill, sys\nnb = papermill.execute_notebook('probe.ipynb', "
+        "'probe_out.ipynb', progress_bar=False, cwd='.')\nprint(''.join(o.get('text', '') "
+        "for o in nb.cells[0].outputs))\n"
     )
     return {
         "script": [py, "probe_script.py"],

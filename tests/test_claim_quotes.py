@@ -66,7 +66,8 @@ def _paper_claims():
 def test_every_paper_claim_quotes_its_paper(key, declared):
     quotes = quotes_of(declared)
     assert quotes, (
-        f"{key}: paper claim {declared.id!r} has no quote: give the paper's words it tests (quote = "
+        f"{key}: paper claim {declared.id!r} has no quote: give the paper's words it tests "
+        "(quote = "
         '"..." in its registry), or declare it a finding if the paper does not say it'
     )
     assert declared.scope.strip(), (

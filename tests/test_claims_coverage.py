@@ -16,9 +16,10 @@ from fairlib import paths
 COVERAGE = paths.ROOT / "docs" / "claims-coverage.md"
 #: how a table's third column is read, as every failure message states it
 RULE = (
-    "in a table's third column of docs/claims-coverage.md, a name in backticks made of letters, digits, _ and - "
-    "that starts with a lower-case letter and holds an underscore is read as a claim id, and one with a "
-    "<placeholder> as a family of claim ids (table1_<row>_<column>); notebook keys are not"
+    "in a table's third column of docs/claims-coverage.md, a name in backticks made of "
+    "letters, digits, _ and - that starts with a lower-case letter and holds an underscore "
+    "is read as a claim id, and one with a <placeholder> as a family of claim ids "
+    "(table1_<row>_<column>); notebook keys are not"
 )
 _ID = re.compile(r"[a-z][A-Za-z0-9_\-]*_[A-Za-z0-9_\-]+")
 REGISTRIES = sorted(p for p in (paths.NOTEBOOKS / "claims").glob("*.toml") if p.stem != "template")

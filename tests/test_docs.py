@@ -57,7 +57,8 @@ def test_reference_pages_speak_of_the_present(page):
     text = page.read_text(encoding="utf-8").lower()
     found = [w for w in HISTORY_WORDS if w.lower() in text]
     assert not found, (
-        f"{page.name} speaks of history ({found}): say what is true now; history goes to CHANGELOG.md"
+        f"{page.name} speaks of history ({found}): say what is true now; history goes to "
+        "CHANGELOG.md"
     )
 
 
@@ -173,8 +174,8 @@ def test_no_page_types_a_count_of_papers(page):
     typed = sorted({m.group(0) for m in TYPED_COUNT.finditer(" ".join(text.split()))})
     assert not typed, (
         f"{page.relative_to(ROOT)} types a count of papers ({typed}): the catalogue counts them "
-        "(fairlib/repro/catalog.py, rendered into the README's results block); reword without a number, "
-        "e.g. 'every claim of the papers listed below'"
+        "(fairlib/repro/catalog.py, rendered into the README's results block); reword "
+        "without a number, e.g. 'every claim of the papers listed below'"
     )
 
 
@@ -217,10 +218,10 @@ def test_the_make_line_states_the_full_run_against_its_targets(tmp_path):
     assert all(len(line) <= 118 for line in block.splitlines())
     line = block.split("\n- ")[0].replace("\n  ", " ")
     assert line == (
-        "- `make`: the notebooks' last full-mode runs took 35 min of wall time in all (target "
-        "≤ 30 min: not met; alpha 10 min, beta 25 min); the longest cell 3.5 min (beta, In [2]; target "
-        "≤ 4 min: met). Runs of 2026-01-01 to 2026-01-02, from `benchmarks/results/full_run.json`; plus "
-        "a few minutes of installation."
+        "- `make`: the notebooks' last full-mode runs took 35 min of wall time in all "
+        "(target ≤ 30 min: not met; alpha 10 min, beta 25 min); the longest cell 3.5 min "
+        "(beta, In [2]; target ≤ 4 min: met). Runs of 2026-01-01 to 2026-01-02, from "
+        "`benchmarks/results/full_run.json`; plus a few minutes of installation."
     )
     assert landing.full_run_line(tmp_path / "none.json") == (
         "- `make`: not measured yet (`python -m benchmarks full_run`)."

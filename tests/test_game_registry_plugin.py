@@ -26,7 +26,8 @@ PLUGIN = textwrap.dedent('''
 
 
     def toy_even_bids(game: Game) -> GameOutcome:
-        """Every user spreads its budget evenly over the machines it values (its k_i best under finite parallelism).
+        """Every user spreads its budget evenly over the machines it values (its k_i best under \
+finite parallelism).
 
         Returns
         -------
@@ -37,10 +38,12 @@ PLUGIN = textwrap.dedent('''
         rank = np.argsort(np.argsort(-w, axis=1, kind="stable"), axis=1)
         k = np.full(game.n_users, game.n_machines) if game.parallelism is None else game.parallelism
         used = (w > 0) & (rank < k[:, None])
-        return GameOutcome(game, game.budgets[:, None] * used / used.sum(axis=1, keepdims=True), "toy_even_bids")
+        return GameOutcome(game, game.budgets[:, None] * used / used.sum(axis=1, keepdims=True), \
+"toy_even_bids")
 
 
-    register_game("toy_even_bids", toy_even_bids, label="toy even bids", capabilities=("budgets", "parallelism"))
+    register_game("toy_even_bids", toy_even_bids, label="toy even bids", capabilities=("budgets", \
+"parallelism"))
 ''')
 
 

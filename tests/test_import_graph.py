@@ -147,9 +147,9 @@ def test_the_library_never_imports_the_pipeline():
     assert "fairlib" in graph and "fairlib.repro" in graph and "fairlib.testing" in graph
     arrows = library_to_pipeline(graph)
     assert not arrows, (
-        "the library imports the reproduction pipeline (every arrow counts, lazy imports included; "
-        "move what both need into the library, or the check that needs the pipeline into it or into "
-        "tests/):\n" + "\n".join(f"{m} -> {t}" for m, t in arrows)
+        "the library imports the reproduction pipeline (every arrow counts, lazy imports "
+        "included; move what both need into the library, or the check that needs the "
+        "pipeline into it or into tests/):\n" + "\n".join(f"{m} -> {t}" for m, t in arrows)
     )
 
 
@@ -287,8 +287,9 @@ def private_crossings(
 def test_private_names_cross_modules_only_from_private_modules():
     found = private_crossings()
     assert not found, (
-        "a private name imported from another module that is not a private module of the importer's package "
-        "(move the shared helper into the package's _engine/ or a private module, or make it public):\n"
+        "a private name imported from another module that is not a private module of the "
+        "importer's package (move the shared helper into the package's _engine/ or a private "
+        "module, or make it public):\n"
         + "\n".join(f"{m} imports {n} from {s}" for m, s, n in found)
     )
 

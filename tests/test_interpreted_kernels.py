@@ -211,7 +211,8 @@ _PROBE = textwrap.dedent("""
         entry = games.get(name)
         for parallelism in (None, 1) if entry.instance is Game else (None,):
             kwargs = {"parallelism": parallelism} if entry.instance is Game else {}
-            entry(entry.example([[0.7, 0.3], [0.4, 0.6]], reserve=1e-9 if "reserve" in entry.capabilities else 0.0,
+            entry(entry.example([[0.7, 0.3], [0.4, 0.6]], reserve=1e-9 if "reserve" in \
+entry.capabilities else 0.0,
                                 **kwargs))
     small = compiled_kernels()
     import numpy as np

@@ -145,7 +145,8 @@ def test_metrics_refuse_nan_negative_and_zero_optimum():
         metrics.utilities(W, [[0.5, np.nan], [0.2, 0.8], [0.3, 0.2]])
     with pytest.raises(
         InvalidInputError,
-        match=r"shares: expected shape \(3, 2\)|weights, shares: expected two .* got \(3, 2\) and \(1, 2\)",
+        match=r"shares: expected shape \(3, 2\)|weights, shares: expected two .* got \(3, 2\) and "
+        r"\(1, 2\)",
     ):  # noqa: E501
         metrics.utilities(W, [[0.5, 0.5]])
     with pytest.raises(InvalidInputError, match=r"parallelism\[0\] = 0: must be >= 1"):

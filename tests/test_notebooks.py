@@ -66,7 +66,8 @@ def test_house_structure(path):
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
     ]
     assert not helpers, (
-        f"{path.name}: thin notebooks only — move functions, lambdas, classes into fairlib ({helpers})"
+        f"{path.name}: thin notebooks only — move functions, lambdas, classes into fairlib "
+        f"({helpers})"
     )
 
 
@@ -154,13 +155,15 @@ def test_a_notebook_reads_as_a_lecture(path):
             None,
         )
         assert key is None or not (paths.results_dir(key, "full") / "claims.json").exists(), (
-            f"{path.name}: its full-mode ledger is committed; name the paper's 3-5 main claims in show_findings"
+            f"{path.name}: its full-mode ledger is committed; name the paper's 3-5 main "
+            "claims in show_findings"
         )
     for i, ((kind, source, meta), t) in enumerate(zip(cells, tags)):
         if kind != "code":
             continue
         assert t & {"remove-cell", "hide-cell", "hide-input", "remove-input"}, (
-            f"{path.name}: code cell {i} is shown to the reader; tag it hide-input (or remove-input)"
+            f"{path.name}: code cell {i} is shown to the reader; tag it hide-input (or "
+            "remove-input)"
         )
         if "parameters" in t:
             assert "remove-cell" in t

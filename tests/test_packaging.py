@@ -131,7 +131,8 @@ def test_warm_in_two_processes_leaves_every_kernel_for_the_next_process(tmp_path
 
     steps = ["drfh (best fit), drf (machine offers)", "dynamic DRF: per-step kernels"]
     first = (
-        f"from fairlib.repro.warm import warm\ntimes = warm(progress=False, jobs=2, only={steps!r})\n"
+        "from fairlib.repro.warm import warm\ntimes = warm(progress=False, jobs=2, "
+        f"only={steps!r})\n"
         "print(sorted(times))\n"
     )
     again = (

@@ -31,29 +31,34 @@ READS_WHAT_A_PAPER_ADDS = re.compile(
 #: test files that match :data:`READS_WHAT_A_PAPER_ADDS` but are not in PAPER_CHECKS: how the loop
 #: covers them, or why a paper's files cannot break them
 NOT_PAPER_CHECKS = {
-    "tests/test_entry_points.py": "the command lines' refusals of bad arguments and the FAIRLIB_* variables': it "
-    "names catalogued keys only to repeat one (li2019) and reads the variables from the source, so a new paper "
-    "changes no refusal it checks",
-    "tests/test_pdrf_floor.py": "PDRF against EDRF on fixed and generated pools: it reads no catalogue, registry or "
-    "list of public names, so a paper cannot change what it checks",
-    "tests/test_api_contract.py": "run by the loop on the callables of every module the paper adds or changes "
-    "(--contract-modules); the callables it leaves alone are the same as on main",
-    "tests/test_docstrings.py": "run by the loop on the callables and kernels of every module the paper adds or "
-    "changes (--contract-modules), registered mechanisms and games included; the others are the same as on main",
-    "tests/test_registry.py": "parametrised by mechanism name: the loop runs it with -m registry -k <the paper's "
-    "mechanisms>",
-    "tests/test_game_registry.py": "parametrised by game name: the loop runs it with -m games -k <the paper's "
-    "mechanisms>",
-    "tests/test_testing.py": "fairlib.testing on toy mechanisms of its own and on drf; the registry's checks, on "
-    "the paper's mechanisms, run in tests/test_registry.py and tests/test_game_registry.py",
-    "tests/test_mechanisms.py": "registers and removes a mechanism of its own inside one test; reads no other entry",
-    "tests/test_run_all.py": "run_all.py on made-up notebooks in temporary folders; it names the README only in a "
-    "docstring",
+    "tests/test_entry_points.py": "the command lines' refusals of bad arguments and the "
+    "FAIRLIB_* variables': it names catalogued keys only to repeat one (li2019) and reads "
+    "the variables from the source, so a new paper changes no refusal it checks",
+    "tests/test_pdrf_floor.py": "PDRF against EDRF on fixed and generated pools: it reads no "
+    "catalogue, registry or list of public names, so a paper cannot change what it checks",
+    "tests/test_api_contract.py": "run by the loop on the callables of every module the paper "
+    "adds or changes (--contract-modules); the callables it leaves alone are the same as on "
+    "main",
+    "tests/test_docstrings.py": "run by the loop on the callables and kernels of every module "
+    "the paper adds or changes (--contract-modules), registered mechanisms and games "
+    "included; the others are the same as on main",
+    "tests/test_registry.py": "parametrised by mechanism name: the loop runs it with -m registry "
+    "-k <the paper's mechanisms>",
+    "tests/test_game_registry.py": "parametrised by game name: the loop runs it with -m games -k "
+    "<the paper's mechanisms>",
+    "tests/test_testing.py": "fairlib.testing on toy mechanisms of its own and on drf; the "
+    "registry's checks, on the paper's mechanisms, run in tests/test_registry.py and "
+    "tests/test_game_registry.py",
+    "tests/test_mechanisms.py": "registers and removes a mechanism of its own inside one test; "
+    "reads no other entry",
+    "tests/test_run_all.py": "run_all.py on made-up notebooks in temporary folders; it names the "
+    "README only in a docstring",
     "tests/test_workflows.py": "the CI workflow file; it names the README only in a docstring",
-    "tests/test_scaffold.py": "scaffolds its own papers and mechanisms in a temporary copy of the checkout and runs "
-    "the loop there; a paper of the checkout is one more file copied",
-    "tests/test_scaffold_game.py": "scaffolds its own papers, mechanisms and games in a temporary copy and checks the "
-    "loop there; a paper of the checkout is one more file copied",
+    "tests/test_scaffold.py": "scaffolds its own papers and mechanisms in a temporary copy of "
+    "the checkout and runs the loop there; a paper of the checkout is one more file copied",
+    "tests/test_scaffold_game.py": "scaffolds its own papers, mechanisms and games in a "
+    "temporary copy and checks the loop there; a paper of the checkout is one more file "
+    "copied",
 }
 
 
@@ -70,9 +75,10 @@ def test_every_test_that_reads_what_a_paper_adds_is_in_the_loop_or_says_why_not(
         and f not in NOT_PAPER_CHECKS
     ]
     assert not unaccounted, (
-        f"{unaccounted}: these tests read the catalogue, a registry, the public API or the docs, so a new paper can "
-        "break them; add each to fairlib.repro.catalog.PAPER_CHECKS (make test-paper runs it) or to NOT_PAPER_CHECKS "
-        "in tests/test_paper_loop.py with how the loop covers it"
+        f"{unaccounted}: these tests read the catalogue, a registry, the public API or the "
+        "docs, so a new paper can "
+        "break them; add each to fairlib.repro.catalog.PAPER_CHECKS (make test-paper runs "
+        "it) or to NOT_PAPER_CHECKS in tests/test_paper_loop.py with how the loop covers it"
     )
     for f in list(catalog.PAPER_CHECKS) + list(NOT_PAPER_CHECKS):
         assert (ROOT / f).is_file(), (

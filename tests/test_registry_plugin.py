@@ -26,7 +26,8 @@ PLUGIN = textwrap.dedent('''
 
 
     def toy_slices(cluster, *, start=None):
-        """Each user's weighted slice of its dominant resource, scaled up until a resource is full, on top of
+        """Each user's weighted slice of its dominant resource, scaled up until a resource is \
+full, on top of
         ``start`` (held tasks, kept)."""
         if not isinstance(cluster, Cluster):
             raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
@@ -53,7 +54,8 @@ PLUGIN = textwrap.dedent('''
         return Allocation(cluster, share * cluster.gamma, "toy_equal_split")
 
 
-    register("toy_slices", toy_slices, label="toy slices", capabilities=("pooled", "divisible", "weights", "start"))
+    register("toy_slices", toy_slices, label="toy slices", capabilities=("pooled", "divisible", \
+"weights", "start"))
     register("toy_equal_split", toy_equal_split, label="toy equal split",
              capabilities=("multi_server", "divisible", "weights"))
 ''')

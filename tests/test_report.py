@@ -202,11 +202,13 @@ def test_notebook_cannot_set_rules_or_skip_claims(tmp_build):
             "compares with paper_value",
         ),
         (
-            'id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\nat_least = 1\nequals = true\npaper_value = 1',
+            'id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\nat_least = 1\nequals = '
+            "true\npaper_value = 1",
             "given together",
         ),
         (
-            'id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\nat_least = 1\nexpect = "hold"',
+            'id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\nat_least = 1\nexpect = '
+            '"hold"',
             "unknown field",
         ),
         (
@@ -540,7 +542,8 @@ def test_trend_rules_read_in_words():
     assert "increasing" in text('monotone = { direction = "increasing", tol = 0.01 }')
     assert "0.01" in text('monotone = { direction = "increasing", tol = 0.01 }')
     assert text("converges = { final_gap = 0.01, rate = 0.5 }", "0.0") == (
-        "ours converges to paper: final |ours - paper| <= 0.01, below the first and each gap <= 0.5 x the one before"
+        "ours converges to paper: final |ours - paper| <= 0.01, below the first and each gap "
+        "<= 0.5 x the one before"
     )
     assert text('ordered = { series = ["a", "b", "c"], direction = "descending" }') == "a >= b >= c"
 

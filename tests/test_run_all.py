@@ -54,9 +54,8 @@ def _notebook(path, cells):
 
 def _registry(claim_id, rule):
     return (
-        f"[[claim]]\nid = '{claim_id}'\nkind = 'paper'\nsource = 'fixture'\nstatement = 'fixture claim'\n"
-        + rule
-        + "\n"
+        f"[[claim]]\nid = '{claim_id}'\nkind = 'paper'\nsource = 'fixture'\nstatement = "
+        "'fixture claim'\n" + rule + "\n"
     )
 
 
@@ -81,18 +80,21 @@ def fixtures(tmp_path_factory):
     _notebook(
         d / "sweeping.ipynb",
         [
-            "import pandas as pd\nfrom fairlib.repro.report import save_table\nfrom fairlib.sweep import sweep\n"
-            "from fairlib.repro.experiments.dynamic_drf import _strategyproofness_cell",
-            "df = sweep(_strategyproofness_cell, [{}], seeds=4, rng=SEED, fixed=dict(agents=5, "
-            "resources=2, trials=2))\n"
-            "save_table(df.assign(backend=df.attrs['sweep']['backend']), 'sweeping', 'sweep', mode=MODE)",
+            "import pandas as pd\nfrom fairlib.repro.report import save_table\nfrom "
+            "fairlib.sweep import sweep\nfrom fairlib.repro.experiments.dynamic_drf import "
+            "_strategyproofness_cell",
+            "df = sweep(_strategyproofness_cell, [{}], seeds=4, rng=SEED, "
+            "fixed=dict(agents=5, resources=2, "
+            "trials=2))\nsave_table(df.assign(backend=df.attrs['sweep']['backend']), "
+            "'sweeping', 'sweep', mode=MODE)",
         ],
     )
     _notebook(
         d / "verifiable.ipynb",
         [
             "from fairlib.repro.report import ClaimLog, save_table\nimport pandas as pd\n"
-            f"log = ClaimLog('verifiable', mode=MODE, registry={_registry('third_sums_to_one', SUM_RULE)!r})\n"
+            "log = ClaimLog('verifiable', mode=MODE, "
+            f"registry={_registry('third_sums_to_one', SUM_RULE)!r})\n"
             "log.measure('third_sums_to_one', 3 * (0.1 + 0.2) / 0.9)\n"
             "save_table(pd.DataFrame({'n': [1, 2], 'x': [0.1 + 0.2, 1 / 3]}), 'verifiable', 't',"
             " mode=MODE)\nlog.finish()"
@@ -101,11 +103,14 @@ def fixtures(tmp_path_factory):
     _notebook(
         d / "traced.ipynb",
         [
-            "import os\nfrom fairlib.repro.report import ClaimLog, save_table\nimport pandas as pd\n"
+            "import os\nfrom fairlib.repro.report import ClaimLog, save_table\nimport pandas "
+            "as pd\n"
             "DATA = os.environ.get('FIXTURE_DATA', 'real')\n"
-            f"log = ClaimLog('traced', mode=MODE, data=DATA, registry={_registry('third_sums_to_one', SUM_RULE)!r})\n"
-            "log.measure('third_sums_to_one', 3 * (0.1 + 0.2) / 0.9)\n"
-            "save_table(pd.DataFrame({'x': [1.0 if DATA == 'real' else 2.0]}), 'traced', 't', mode=MODE)\nlog.finish()"
+            "log = ClaimLog('traced', mode=MODE, data=DATA, "
+            f"registry={_registry('third_sums_to_one', SUM_RULE)!r})\n"
+            "log.measure('third_sums_to_one', 3 * (0.1 + 0.2) / "
+            "0.9)\nsave_table(pd.DataFrame({'x': [1.0 if DATA == 'real' else 2.0]}), "
+            "'traced', 't', mode=MODE)\nlog.finish()"
         ],
     )
     _notebook(
@@ -120,7 +125,8 @@ def fixtures(tmp_path_factory):
         d / "unmeasured.ipynb",
         [
             "from fairlib.repro.report import ClaimLog\n"
-            f"log = ClaimLog('unmeasured', mode=MODE, registry={_registry('forgotten', 'at_least = 1')!r})"
+            "log = ClaimLog('unmeasured', mode=MODE, "
+            f"registry={_registry('forgotten', 'at_least = 1')!r})"
             "\nlog.finish()"
         ],
     )
@@ -129,7 +135,8 @@ def fixtures(tmp_path_factory):
         [
             "import os\nfrom fairlib.repro.report import ClaimLog\n"
             f"log = ClaimLog('flaky', mode=MODE, registry={_registry('one', SUM_RULE)!r})",
-            "if os.environ.get('FIXTURE_FAIL') == '1':\n    raise RuntimeError('fails before its claims')",
+            "if os.environ.get('FIXTURE_FAIL') == '1':\n    raise RuntimeError('fails before "
+            "its claims')",
             "log.measure('one', 1.0)\nlog.finish()",
         ],
     )
@@ -218,7 +225,8 @@ def test_success_writes_outputs_table_and_manifest(fixtures, tmp_path):
     ledger = (tmp_path / "quick" / "results" / "CLAIMS.md").read_text()
     assert "| paper | 2 | 0 | 0 | 0 | 2 |" in ledger and "## ok_a" in ledger
     assert (
-        '| paper | <a id="claim-mode_is_quick"></a>mode_is_quick | fixture | fixture claim | ours == paper | '
+        '| paper | <a id="claim-mode_is_quick"></a>mode_is_quick | fixture | fixture claim | '
+        "ours == paper | "
         "quick | quick | held (quick: provisional) |  |"
     ) in ledger
     assert (
@@ -609,7 +617,10 @@ def _tracebacks(text: str) -> list[str]:
 
 
 def test_tracebacks_are_found_with_their_exception_line():
-    text = 'x\nTraceback (most recent call last):\n  File "a.py", line 1\n    f()\nValueError: claims\nafter\n'
+    text = (
+        'x\nTraceback (most recent call last):\n  File "a.py", line 1\n    f()\nValueError: '
+        "claims\nafter\n"
+    )
     assert _tracebacks(text) == [
         'Traceback (most recent call last):\n  File "a.py", line 1\n    f()\nValueError: claims'
     ]
@@ -649,7 +660,8 @@ def test_a_progress_line_names_the_notebook_its_status_time_and_what_is_left():
     )
     assert (
         run_all.progress_line(3, 6, done, ["metin2025", "new"], last)
-        == "[3/6] li2019 ok in 4.9 min — about 2.1 min left (from the last full run; new not timed before)"
+        == "[3/6] li2019 ok in 4.9 min — about 2.1 min left (from the last full run; new not "
+        "timed before)"
     )
     assert (
         run_all.progress_line(1, 2, done, ["new"], last)

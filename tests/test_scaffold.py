@@ -112,8 +112,8 @@ def test_a_scaffolded_paper_and_mechanism_are_clean_and_their_tests_pass(checkou
         in readme
     )
     assert (
-        f"| {KEY} | [Doe, Roe — An α-fair family on dominant shares (2024)]({PAPER.url}) | not run yet | "
-        f"{scaffold.HEADLINE} |" in readme
+        f"| {KEY} | [Doe, Roe — An α-fair family on dominant shares (2024)]({PAPER.url}) | "
+        f"not run yet | {scaffold.HEADLINE} |" in readme
     )
     assert f"Doe, Roe, 2024 ([arXiv:2401.00001]({PAPER.url}))" in " ".join(
         readme.split()
@@ -129,8 +129,8 @@ def test_a_scaffolded_paper_and_mechanism_are_clean_and_their_tests_pass(checkou
     notebook = (checkout / "notebooks" / f"{KEY}.ipynb").read_text(encoding="utf-8")
     assert "# Doe, Roe — An α-fair family on dominant shares (2024)" in notebook
     assert (
-        '**Citation.** Jane Doe, Richard Roe, \\"An α-fair family on dominant shares\\", arXiv preprint'
-        in notebook
+        '**Citation.** Jane Doe, Richard Roe, \\"An α-fair family on dominant shares\\", '
+        "arXiv preprint" in notebook
     )
     scaffold.scaffold_mechanism(MECH, "pooled", paper=KEY, label="α-dominant", root=checkout)
     scaffold.scaffold_mechanism("equal_time", "multi_server", root=checkout)
