@@ -256,19 +256,29 @@ MARGIN = 1.2
 
 INTRO = f"""# Performance
 
-Every row below is rendered by `python -m benchmarks --report` from the machine-readable results committed under
-`benchmarks/results/`, which `make bench` (`python -m benchmarks`) writes; a test checks that this page equals that
-rendering, so no number here is typed by hand. Each benchmark times our method and its baseline side by side in one
-run (medians of repeated runs; generic solvers that take minutes once); read the **ratios**: absolute times on a
-shared machine move with its load, which each run records. Whether a row is met is computed from its value and its
-target, and so is its margin, the factor by which it is met (value over target for "≥", target over value for "≤";
-every gated row should be met by {MARGIN:g}×, so that a busier run does not flip it; a speed-up from one thread or
-worker to two is about 2× at most (a little more where two caches hold what one cannot), so against a 1.7× target
+Every row below is rendered by `python -m benchmarks --report` from the machine-readable results \
+committed under
+`benchmarks/results/`, which `make bench` (`python -m benchmarks`) writes; a test checks that this \
+page equals that
+rendering, so no number here is typed by hand. Each benchmark times our method and its baseline \
+side by side in one
+run (medians of repeated runs; generic solvers that take minutes once); read the **ratios**: \
+absolute times on a
+shared machine move with its load, which each run records. Whether a row is met is computed from \
+its value and its
+target, and so is its margin, the factor by which it is met (value over target for "≥", target \
+over value for "≤";
+every gated row should be met by {MARGIN:g}×, so that a busier run does not flip it; a speed-up \
+from one thread or
+worker to two is about 2× at most (a little more where two caches hold what one cannot), so \
+against a 1.7× target
 its margin is about 1.2× at most). A row marked "not gated" is
-reported against its target but does not decide anything (the cold start: `make install` compiles every kernel
+reported against its target but does not decide anything (the cold start: `make install` compiles \
+every kernel
 beforehand).
 
-To re-measure one benchmark: `python -m benchmarks NAME` (then `python -m benchmarks --report`); every benchmark:
+To re-measure one benchmark: `python -m benchmarks NAME` (then `python -m benchmarks --report`); \
+every benchmark:
 `make bench`.
 """
 
@@ -278,44 +288,76 @@ To re-measure one benchmark: `python -m benchmarks NAME` (then `python -m benchm
 #: notebooks)
 RERUN_PROFILE = """## Where a full rerun's time goes
 
-The full_run rows above are read from the executed notebooks. Behind them, profiled with `cProfile` on the cells
-that take longest, the design choices that keep a rerun within its budget without running less: every instant,
-seed, user and epoch of the notebooks is computed, at the solvers' own tolerances, and nothing is cached across
+The full_run rows above are read from the executed notebooks. Behind them, profiled with \
+`cProfile` on the cells
+that take longest, the design choices that keep a rerun within its budget without running less: \
+every instant,
+seed, user and epoch of the notebooks is computed, at the solvers' own tolerances, and nothing is \
+cached across
 runs.
 
-- **PS-DSF's per-server fixed point** (the Google open loop's sensitivity grid, paper setup and route; the schedulers
-  notebook's capped jobs) has two slow regimes, each worth hundreds to thousands of Gauss-Seidel sweeps per epoch: a
-  *drift*, where every sweep moves the allocation by the same step along a face of its piecewise-linear map, and a
-  *linear tail*, where the change shrinks by a constant ratio near 0.99. The kernel recognises both (three sweeps
-  with the same ratio and direction) and jumps: to the geometric series' limit (Aitken's Δ²) in a tail, k sweeps
-  ahead in a drift, kept only if the next sweep moves by the same step (else back, k halved). The stopping rule is
-  a sweep's own change; the allocation lands within 1e-10 (relative) of the plain iteration's on the traces' epochs
-  and random clusters (`tests/test_psdsf_acceleration.py`), except where Definition 4 has several allocations and
-  the path decides which one (a declared sensitive quantity, [verify.md](verify.md)). About 2.5× fewer sweeps.
-- **PF-VDS's interior point** follows a continuation in α (stages at α capped at 2, 4, 8, ...). A stage that stops
-  short is retried at a smaller step (the factor's square root) or from α = 1, up to three times and up to α = 16:
-  on Bitbrains snapshots at α = 2 a retry converges in tens of Newton steps where best responses from the stopped
-  stage need thousands of sweeps. Above α = 16 the marginals x^-α span more orders of magnitude than a smaller step
-  bridges, and retries cost more than they save. A driver that solves an α list on one cluster solves the shared
-  stages once (`fairlib.multires.pfvds.shared_stages`; bit-identical answers, `tests/test_shared_stages.py`).
-  On a small cluster (the property tables' 6 users on 3 servers) a Newton step is a few microseconds of arithmetic
-  inside some fifty numpy calls on arrays of a few dozen entries, and a capped PF-VDS solve takes about fifty stages
+- **PS-DSF's per-server fixed point** (the Google open loop's sensitivity grid, paper setup and \
+route; the schedulers
+  notebook's capped jobs) has two slow regimes, each worth hundreds to thousands of Gauss-Seidel \
+sweeps per epoch: a
+  *drift*, where every sweep moves the allocation by the same step along a face of its \
+piecewise-linear map, and a
+  *linear tail*, where the change shrinks by a constant ratio near 0.99. The kernel recognises \
+both (three sweeps
+  with the same ratio and direction) and jumps: to the geometric series' limit (Aitken's Δ²) in a \
+tail, k sweeps
+  ahead in a drift, kept only if the next sweep moves by the same step (else back, k halved). The \
+stopping rule is
+  a sweep's own change; the allocation lands within 1e-10 (relative) of the plain iteration's on \
+the traces' epochs
+  and random clusters (`tests/test_psdsf_acceleration.py`), except where Definition 4 has several \
+allocations and
+  the path decides which one (a declared sensitive quantity, [verify.md](verify.md)). About 2.5× \
+fewer sweeps.
+- **PF-VDS's interior point** follows a continuation in α (stages at α capped at 2, 4, 8, ...). A \
+stage that stops
+  short is retried at a smaller step (the factor's square root) or from α = 1, up to three times \
+and up to α = 16:
+  on Bitbrains snapshots at α = 2 a retry converges in tens of Newton steps where best responses \
+from the stopped
+  stage need thousands of sweeps. Above α = 16 the marginals x^-α span more orders of magnitude \
+than a smaller step
+  bridges, and retries cost more than they save. A driver that solves an α list on one cluster \
+solves the shared
+  stages once (`fairlib.multires.pfvds.shared_stages`; bit-identical answers, \
+`tests/test_shared_stages.py`).
+  On a small cluster (the property tables' 6 users on 3 servers) a Newton step is a few \
+microseconds of arithmetic
+  inside some fifty numpy calls on arrays of a few dozen entries, and a capped PF-VDS solve takes \
+about fifty stages
   of a dozen steps: the interpreter was most of the time. Such a stage runs as one compiled loop
-  (`fairlib/multires/_engine/pfvds_interior_serial.py`), the same equations in the same order with the reduced
-  matrix factorised in the kernel; the numpy loop stays the reference and the path of large systems, whose passes
-  over the pairs are threaded kernels (`tests/test_pfvds_interior.py` compares the two). About 4× less time per
-  capped instance, the rest being eq. (16)'s certificate (one HiGHS LP per solve, half of it scipy's set-up).
-- **Merging identical servers** keys each server on bytes (its capacities and its eligible users packed into bits):
-  a float row per user made the sort take seconds on a whole Google cell (12,000 machines, 4,000 jobs).
-- **Compilation**: numba's cache is keyed per kernel module on its source and what it imports, so a changed driver or
-  report recompiles nothing, a changed kernel module recompiles its own kernels and its importers', and `make
+  (`fairlib/multires/_engine/pfvds_interior_serial.py`), the same equations in the same order with \
+the reduced
+  matrix factorised in the kernel; the numpy loop stays the reference and the path of large \
+systems, whose passes
+  over the pairs are threaded kernels (`tests/test_pfvds_interior.py` compares the two). About 4× \
+less time per
+  capped instance, the rest being eq. (16)'s certificate (one HiGHS LP per solve, half of it \
+scipy's set-up).
+- **Merging identical servers** keys each server on bytes (its capacities and its eligible users \
+packed into bits):
+  a float row per user made the sort take seconds on a whole Google cell (12,000 machines, 4,000 \
+jobs).
+- **Compilation**: numba's cache is keyed per kernel module on its source and what it imports, so \
+a changed driver or
+  report recompiles nothing, a changed kernel module recompiles its own kernels and its \
+importers', and `make
   install` compiles every kernel once.
-- **Cores**: `run_all.py` runs one notebook per core; one worker takes the longest notebook left, the others the
-  shortest, so two long notebooks' heavy sweeps rarely overlap; and each notebook's sweeps use every core
+- **Cores**: `run_all.py` runs one notebook per core; one worker takes the longest notebook left, \
+the others the
+  shortest, so two long notebooks' heavy sweeps rarely overlap; and each notebook's sweeps use \
+every core
   (oversubscribed on purpose), so a notebook in a serial cell leaves its core to the other's sweep.
 
-What remains is solver work proper: Python-level interior-point iterations on many small instances (the property
-and equilibrium tables), whole-task placement over every machine (Best-Fit DRFH), and the timing benchmarks inside
+What remains is solver work proper: Python-level interior-point iterations on many small instances \
+(the property
+and equilibrium tables), whole-task placement over every machine (Best-Fit DRFH), and the timing \
+benchmarks inside
 the metin2025 notebook, which measure baselines that are slow by design.
 """
 
@@ -362,8 +404,8 @@ def render(records: list[dict]) -> str:
     ]
     lines += [
         "",
-        f"{len(gated) - len(missed)} of {len(gated)} gated rows met; {len(gated) - len(missed) - len(thin)}"
-        f" of them with the {MARGIN:g}× margin.",
+        f"{len(gated) - len(missed)} of {len(gated)} gated rows met; "
+        f"{len(gated) - len(missed) - len(thin)} of them with the {MARGIN:g}× margin.",
     ]
     if missed:
         lines += ["", "Not met:", ""] + [f"- {m}" for m in missed]

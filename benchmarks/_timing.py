@@ -31,7 +31,8 @@ def _fairlib_peak_gb():
                     return int(line.split()[1]) * 1024 / 1e9
     except OSError:
         pass
-    return _resource.getrusage(_resource.RUSAGE_SELF).ru_maxrss / 1e6  # kB on Linux; elsewhere approximate
+    return _resource.getrusage(_resource.RUSAGE_SELF).ru_maxrss / 1e6  # kB on Linux; elsewhere \
+approximate
 print(_json.dumps({"fairlib_peak_rss_gb": _fairlib_peak_gb()}))
 """
 

@@ -135,9 +135,9 @@ def main(argv: list[str]) -> list[Row]:
         total = sum(r["cold_first_call_s"] for r in block)
         together = measure_all(names, large)
         print(
-            f"  all {len(block)} cold first calls: {total:.2f} s, each in its own process and cache; "
-            f"{together['cold_first_call_s']:.2f} s one after another in one process (target: each <= 5 s, "
-            f"all <= 20 s)",
+            f"  all {len(block)} cold first calls: {total:.2f} s, each in its own process "
+            f"and cache; {together['cold_first_call_s']:.2f} s one after another in one "
+            "process (target: each <= 5 s, all <= 20 s)",
             flush=True,
         )
         rows += block + [together]
@@ -147,7 +147,8 @@ def main(argv: list[str]) -> list[Row]:
         # compiles every kernel
         speed += [
             Row(
-                f"cold start, slowest first call with an empty kernel cache, {problem} ({slowest['mechanism']})",
+                f"cold start, slowest first call with an empty kernel cache, {problem} "
+                f"({slowest['mechanism']})",
                 fmt_seconds(slowest["cold_first_call_s"]),
                 f"warm {fmt_seconds(slowest['warm_first_call_s'])}",
                 slowest["cold_first_call_s"],

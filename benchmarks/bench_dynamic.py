@@ -34,14 +34,14 @@ def main(argv=None) -> list[Row]:
     )
     piv = steps.pivot(index="k", columns="method", values="seconds")
     print(
-        f"k=1000: lp / linear = {piv.loc[1000, 'lp'] / piv.loc[1000, 'linear']:.0f}x (target >= 100); "
-        f"linear {piv.loc[1000, 'linear'] * 1e6:.1f} us/step"
+        f"k=1000: lp / linear = {piv.loc[1000, 'lp'] / piv.loc[1000, 'linear']:.0f}x (target "
+        f">= 100); linear {piv.loc[1000, 'linear'] * 1e6:.1f} us/step"
     )
     ratio = piv.loc[10_000, "sorted_waterfill"] / piv.loc[10_000, "linear"]
     rescan = piv.loc[10_000, "sorted_waterfill"] / piv.loc[10_000, "linear_rescan"]
     print(
-        f"k=10^4: sort-based water-filling / linear = {ratio:.0f}x (target >= 5); with the printed O(k) "
-        f"rescans {rescan:.2f}x; event-driven water-filling amortised "
+        f"k=10^4: sort-based water-filling / linear = {ratio:.0f}x (target >= 5); with the "
+        f"printed O(k) rescans {rescan:.2f}x; event-driven water-filling amortised "
         f"{piv.loc[10_000, 'waterfill'] * 1e9:.0f} ns/step"
     )
     lin1, lin4 = piv.loc[1000, "linear"], piv.loc[10_000, "linear"]

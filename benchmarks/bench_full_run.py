@@ -70,12 +70,15 @@ def rows(executed: Path | None = None) -> list[Row]:
         Row(
             landing.FULL_RUN_TOTAL,
             minutes(total),
-            f"{len(durations)} notebooks' papermill runs, from start to end, time side by side counted once",
+            f"{len(durations)} notebooks' papermill runs, from start to end, time side by "
+            "side counted once",
             total / 60,
             "min",
             f"<= {TOTAL_TARGET}",
-            note=f"read from the executed notebooks' metadata (nothing re-executed): {minutes(busy)} of notebook time "
-            f"in all, {minutes(total)} of wall time (run_all.py runs notebooks side by side); the target is the "
+            note="read from the executed notebooks' metadata (nothing re-executed): "
+            f"{minutes(busy)} of notebook time "
+            f"in all, {minutes(total)} of wall time (run_all.py runs notebooks side by "
+            "side); the target is the "
             "whole full-mode reproduction on 2 cores with no result cached across runs",
         ),
         Row(

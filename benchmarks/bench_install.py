@@ -80,8 +80,8 @@ def main(argv: list[str]) -> list[Row]:
         kernel = _timed(warm, clone)
     ratio = driver / unchanged
     print(
-        f"every kernel reloaded: {unchanged:.1f} s with nothing edited, {driver:.1f} s after editing a driver "
-        f"({ratio:.2f}x), {kernel:.1f} s after editing multires/psdsf.py",
+        f"every kernel reloaded: {unchanged:.1f} s with nothing edited, {driver:.1f} s after "
+        f"editing a driver ({ratio:.2f}x), {kernel:.1f} s after editing multires/psdsf.py",
         flush=True,
     )
     return [

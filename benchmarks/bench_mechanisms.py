@@ -67,7 +67,8 @@ def main(argv: list[str]) -> list[Row]:
     write_results("mechanisms", rows)
     return [
         Row(
-            f"`{r['mechanism']}` on a {r['users']:,}-user {'pool' if r['instance'] == 'pool' else 'cluster'}"
+            f"`{r['mechanism']}` on a {r['users']:,}-user "
+            f"{'pool' if r['instance'] == 'pool' else 'cluster'}"
             + ("" if r["instance"] == "pool" else f" × {r['servers']} servers"),
             fmt_seconds(r["median_s"]),
             BASELINES[r["instance"]],

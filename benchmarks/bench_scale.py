@@ -52,7 +52,8 @@ REGRESSION = (
 #: notes)
 WHY_REPORTED = (
     "time, 1 → 2 thread speed-up and exponent are reported, not gated: at this size the normal "
-    "equations' users × rows² product runs at the BLAS peak ([scale.md](scale.md)); gated: peak memory "
+    "equations' users × rows² product runs at the BLAS peak ([scale.md](scale.md)); gated: "
+    "peak memory "
     f"≤ {MEMORY_GB:g} GB and the 2-thread time within {REGRESSION:g}× of the committed result"
 )
 COMMITTED = "benchmarks/results/scale.json"
@@ -135,8 +136,9 @@ def main(argv=None) -> list[Row]:
                     {"mechanism": name, "users": users, "servers": servers, "threads": threads, **r}
                 )
                 print(
-                    f"{name:10s} {users:>6}x{servers:<5} {r['pairs']:>9,} pairs  {threads} thread(s): "
-                    f"{fmt_seconds(r['seconds'])}, {r['iterations']} iterations, peak {r['peak_rss_gb']:.2f} GB",
+                    f"{name:10s} {users:>6}x{servers:<5} {r['pairs']:>9,} pairs  {threads} "
+                    f"thread(s): {fmt_seconds(r['seconds'])}, {r['iterations']} iterations, "
+                    f"peak {r['peak_rss_gb']:.2f} GB",
                     flush=True,
                 )
     largest = sizes[-1]
@@ -318,16 +320,16 @@ def doc_block(record: dict) -> str:
     speedups = _listed([f"{r.value:.2f}×" for r in kinds["speedup"]])
     gated = [r for r in kinds["memory"] if r.target]
     text = (
-        f"At {size} on 2 threads (reported): {times}; from one thread to two {speedups}, in that order. Peak "
-        f"memory of {_listed([row_kind(r.row)[0] for r in gated])}: {_listed([r.ours for r in gated])} "
-        f"(target ≤ {MEMORY_GB:g} GB: {_verdict(gated)})"
+        f"At {size} on 2 threads (reported): {times}; from one thread to two {speedups}, in "
+        f"that order. Peak memory of {_listed([row_kind(r.row)[0] for r in gated])}: "
+        f"{_listed([r.ours for r in gated])} (target ≤ {MEMORY_GB:g} GB: {_verdict(gated)})"
     )
     regression = kinds.get("regression", [])
     if regression:
         ratios = _listed([f"{r.value:.2f}×" for r in regression])
         text += (
-            f"; their 2-thread time against the committed result {ratios} (target ≤ {REGRESSION:g}×: "
-            f"{_verdict(regression)})"
+            f"; their 2-thread time against the committed result {ratios} (target ≤ "
+            f"{REGRESSION:g}×: {_verdict(regression)})"
         )
     return item(text + f". From `{record['command']}`, {record['date']}.")
 

@@ -46,7 +46,8 @@ def main(argv=None) -> list[Row]:
         ],
     )
     print(
-        f"make site: {site:.1f} s median of 3 (target < 120 s); nbconvert export alone {export:.1f} s"
+        f"make site: {site:.1f} s median of 3 (target < 120 s); nbconvert export alone "
+        f"{export:.1f} s"
     )
     return [
         Row(

@@ -49,13 +49,15 @@ drfh(c)
 for name in ("ssyrk", "dsyrk"):
     setattr(blas, name, timed(getattr(blas, name), "blas"))
 mi._cholesky = timed(mi._cholesky, "blas")
-for name in ("_normal_matrix", "_newton_solve", "_linear_parts", "_pair_products", "_complementarity",
+for name in ("_normal_matrix", "_newton_solve", "_linear_parts", "_pair_products", \
+"_complementarity",
              "_pair_step_lengths", "_pair_advance", "_pair_refinement_residuals", "_pair_add"):
     setattr(mi._PARALLEL, name, timed(getattr(mi._PARALLEL, name), "parallel"))
 t0 = time.perf_counter()
 out = drfh(c)
 total = time.perf_counter() - t0
-print(json.dumps({{"total": total, **spent, "iterations": int(out.iterations), "pairs": int(c.eligible.sum())}}))
+print(json.dumps({{"total": total, **spent, "iterations": int(out.iterations), "pairs": \
+int(c.eligible.sum())}}))
 """
 
 
@@ -69,12 +71,13 @@ def main(argv=None) -> list[Row]:
     total = r["total"]
     serial = max(total - r["blas"] - r["parallel"], 0.0)
     size = (
-        f"{users:,} users × {servers:,} servers ({r['pairs']:,} pairs), {THREADS} threads, {r['iterations']} "
+        f"{users:,} users × {servers:,} servers ({r['pairs']:,} pairs), {THREADS} threads, "
+        f"{r['iterations']} "
         "iterations"
     )
     print(
-        f"DRFH at {size}: {fmt_seconds(total)}; threaded BLAS {fmt_seconds(r['blas'])}, parallel pair kernels "
-        f"{fmt_seconds(r['parallel'])}, one core {fmt_seconds(serial)}",
+        f"DRFH at {size}: {fmt_seconds(total)}; threaded BLAS {fmt_seconds(r['blas'])}, "
+        f"parallel pair kernels {fmt_seconds(r['parallel'])}, one core {fmt_seconds(serial)}",
         flush=True,
     )
     write_results(
@@ -96,7 +99,8 @@ def main(argv=None) -> list[Row]:
             r["parallel"],
         ),
         (
-            "one core: the centring target's and the gap's ordered sums, vectors of users and rows, Python",
+            "one core: the centring target's and the gap's ordered sums, vectors of users "
+            "and rows, Python",
             serial,
         ),
     ]
@@ -126,8 +130,8 @@ def doc_block(record: dict) -> str:
     shares = ", ".join(parts[:-1]) + f" and {parts[-1]}"
     mechanism, _, size = solve.partition(" at ")
     return item(
-        f"One {mechanism} solve at {size} takes {rows[0].baseline.removeprefix('of ')}: {shares}. From "
-        f"`{record['command']}`, {record['date']}."
+        f"One {mechanism} solve at {size} takes {rows[0].baseline.removeprefix('of ')}: "
+        f"{shares}. From `{record['command']}`, {record['date']}."
     )
 
 

@@ -88,11 +88,12 @@ def main(argv=None) -> list[Row]:
         for name, r in (("merged", merged), ("direct", unmerged), ("fixed", fixed_point))
     }
     print(
-        f"first {BASELINE_HOURS:g} h: 120 servers solved directly {t_unmerged:.1f} s vs merged into "
-        f"{len(np.unique(fleet.server_class))} distinct servers {t_merged:.2f} s: {t_unmerged / t_merged:.0f}x; "
-        f"time-averaged (CPU, RAM) utilisation merged {avg['merged']} vs direct {avg['direct']} (the market "
-        f"splits identical servers evenly, as merging does) vs direct by the fixed point from zero "
-        f"{avg['fixed']} (Definition 4 is not unique: another allocation)"
+        f"first {BASELINE_HOURS:g} h: 120 servers solved directly {t_unmerged:.1f} s vs "
+        f"merged into {len(np.unique(fleet.server_class))} distinct servers {t_merged:.2f} "
+        f"s: {t_unmerged / t_merged:.0f}x; time-averaged (CPU, RAM) utilisation merged "
+        f"{avg['merged']} vs direct {avg['direct']} (the market splits identical servers "
+        f"evenly, as merging does) vs direct by the fixed point from zero {avg['fixed']} "
+        "(Definition 4 is not unique: another allocation)"
     )
     # the request-based reconstruction of §6.2: every mechanism, each timed alone (PF-VDS below:
     # unmerged servers)
@@ -153,8 +154,9 @@ def main(argv=None) -> list[Row]:
     print(
         "open loop, per-interval capped, PF-VDS with caps (120 servers unmerged): "
         + ", ".join(
-            f"{name} {open_seconds['per-interval capped', name]:.1f} s ({sum(certified[name][1:])} of "
-            f"{len(certified[name]) - 1} allocations certified)"
+            f"{name} {open_seconds['per-interval capped', name]:.1f} s "
+            f"({sum(certified[name][1:])} of {len(certified[name]) - 1} allocations "
+            "certified)"
             for name in route
         )
         + f"; every mechanism {every:.1f} s (target < 120 s)"
@@ -216,9 +218,8 @@ def main(argv=None) -> list[Row]:
             "< 120",
         ),
         Row(
-            "Google, request-based reconstruction of §6.2 (open loop, per-interval capped demands): every "
-            "mechanism, PF-VDS(1, 2, 4) "
-            "included",
+            "Google, request-based reconstruction of §6.2 (open loop, per-interval capped "
+            "demands): every mechanism, PF-VDS(1, 2, 4) included",
             fmt_seconds(every),
             "",
             every,
@@ -226,8 +227,8 @@ def main(argv=None) -> list[Row]:
             "< 120",
         ),
         Row(
-            "Google, request-based reconstruction of §6.2: per-interval capped vs lifetime uncapped open loop "
-            "(four mechanisms)",
+            "Google, request-based reconstruction of §6.2: per-interval capped vs lifetime "
+            "uncapped open loop (four mechanisms)",
             fmt_seconds(totals["per-interval capped"]),
             f"lifetime {fmt_seconds(totals['lifetime uncapped'])}",
             ratio,

@@ -237,9 +237,10 @@ def stage_notebook(doc, key: str, captions_by_source: dict | None = None, links=
             continue
         if len(captions) != len(images):
             raise BookError(
-                f"executed/{key}.ipynb, cell {i}: {len(images)} figure(s) but {len(captions)} caption(s) "
-                f"in metadata.fairlib.captions; give every figure of the source notebook a caption (what "
-                f"it shows, what a band or bar means, which paper figure) and rerun the notebook"
+                f"executed/{key}.ipynb, cell {i}: {len(images)} figure(s) but "
+                f"{len(captions)} caption(s) in metadata.fairlib.captions; give every figure "
+                "of the source notebook a caption (what it shows, what a band or bar means, "
+                "which paper figure) and rerun the notebook"
             )
         saved = re.findall(r'save_figure\(\s*\w+\s*,\s*\w+\s*,\s*f?"([^"{]+)', cell.source)
         # the cell keeps its input and the outputs before its first figure; each figure becomes a
@@ -414,7 +415,8 @@ def _claim_block(row: dict, cell: int | None) -> str:
         # a claim not tested is listed by the cell that completes the ledger, not measured there
         where = "listed in" if status == "not tested" else "measured in"
         values.append(
-            f'<span class="claim-value">{where} <a href="executed/{text(row["paper"])}.html#in-{cell}">'
+            f'<span class="claim-value">{where} <a '
+            f'href="executed/{text(row["paper"])}.html#in-{cell}">'
             f"In [{cell}]</a></span>"
         )
     note = text(row["note"])
@@ -460,8 +462,9 @@ def ledger_page(rows: list[dict], cells: dict, titles: dict[str, str]) -> str:
     twice = sorted({c for c in seen if seen.count(c) > 1})
     if twice:
         raise BookError(
-            f"claims.csv: claim id(s) {twice} appear more than once; a claim's anchor on the ledger page "
-            f"(claim-<id>) must be unique: rename one in its notebooks/claims/<key>.toml"
+            f"claims.csv: claim id(s) {twice} appear more than once; a claim's anchor on the "
+            "ledger page (claim-<id>) must be unique: rename one in its "
+            "notebooks/claims/<key>.toml"
         )
     rank = {k: i for i, k in enumerate(KINDS)}
     counts = {
@@ -472,13 +475,14 @@ def ledger_page(rows: list[dict], cells: dict, titles: dict[str, str]) -> str:
     lines = [
         "# Claims ledger",
         "",
-        "Every claim the notebooks check, from the last full run's ledger (`data/results/claims.csv`). Each "
-        "claim's statement and rule are declared in `notebooks/claims/<key>.toml` before any run; the notebook "
-        "only measures. **held**: our measurement meets the rule; **not reproduced**: it does not (the note "
-        "says what we measured); **not tested**: our data cannot measure it (the note says why). Kinds: "
-        "**paper** (the paper says it), **finding** (ours, not in the paper), **check** (our solvers and speed "
-        "targets). Each claim links to the cell of its notebook that measured it; its rule and note unfold "
-        "below it.",
+        "Every claim the notebooks check, from the last full run's ledger "
+        "(`data/results/claims.csv`). Each claim's statement and rule are declared in "
+        "`notebooks/claims/<key>.toml` before any run; the notebook only measures. **held**: "
+        "our measurement meets the rule; **not reproduced**: it does not (the note says what "
+        "we measured); **not tested**: our data cannot measure it (the note says why). "
+        "Kinds: **paper** (the paper says it), **finding** (ours, not in the paper), "
+        "**check** (our solvers and speed targets). Each claim links to the cell of its "
+        "notebook that measured it; its rule and note unfold below it.",
         "",
         "| kind | " + " | ".join(STATUSES) + " | total |",
         "|---|" + "---:|" * (len(STATUSES) + 1),
@@ -568,7 +572,10 @@ def rewrite_links(
             return f"[{label}]({rel}{'#' + fragment if fragment else ''}{titled})"
         if repo_url and not resolved.startswith(".."):
             kind = "tree" if path.endswith("/") else "blob"
-            return f"[{label}]({repo_url}/{kind}/main/{resolved}{'#' + fragment if fragment else ''}{titled})"
+            return (
+                f"[{label}]({repo_url}/{kind}/main/{resolved}{'#' + fragment if fragment else ''}"
+                f"{titled})"
+            )
         return label
 
     return _MD_LINK.sub(repl, text)
@@ -588,7 +595,10 @@ def repository_url() -> str | None:
             )
         return url.rstrip("/")
     if os.environ.get("GITHUB_REPOSITORY"):
-        return f"{os.environ.get('GITHUB_SERVER_URL', 'https://github.com')}/{os.environ['GITHUB_REPOSITORY']}"
+        return (
+            f"{os.environ.get('GITHUB_SERVER_URL', 'https://github.com')}/"
+            f"{os.environ['GITHUB_REPOSITORY']}"
+        )
     try:
         url = subprocess.run(
             ["git", "remote", "get-url", "origin"],
@@ -657,8 +667,9 @@ def stage(src: Path, *, root: Path = ROOT, executed_dir: Path | None = None) -> 
         config.setdefault("repository", {})["url"] = url
     else:
         print(
-            "book: no repository URL ($FAIRLIB_REPOSITORY_URL, $GITHUB_REPOSITORY or a GitHub 'origin' remote): "
-            "building without the launch (Binder) and repository buttons",
+            "book: no repository URL ($FAIRLIB_REPOSITORY_URL, $GITHUB_REPOSITORY or a "
+            "GitHub 'origin' remote): building without the launch (Binder) and repository "
+            "buttons",
             file=sys.stderr,
         )
         config.pop("launch_buttons", None)
@@ -679,7 +690,8 @@ def stage(src: Path, *, root: Path = ROOT, executed_dir: Path | None = None) -> 
     # (book/index.md is written with the book's own paths: executed/<key>.ipynb, claims.md)
     if "<!-- the papers -->" not in index:
         raise BookError(
-            "book/index.md has no '<!-- the papers -->' line for the list of papers (from the catalogue)"
+            "book/index.md has no '<!-- the papers -->' line for the list of papers (from "
+            "the catalogue)"
         )
     markdown = {
         "index.md": (
@@ -811,7 +823,8 @@ def build(
             link_full_size(page.read_text(encoding="utf-8"), full_size, "../"), encoding="utf-8"
         )
     print(
-        f"book: {out / 'index.html'} in {time.perf_counter() - t0:.0f} s (sources: {src}; log: {log})"
+        f"book: {out / 'index.html'} in {time.perf_counter() - t0:.0f} s (sources: {src}; "
+        f"log: {log})"
     )
     return out / "index.html"
 
