@@ -246,7 +246,10 @@ def _docstrings_wrapped(text: str, width: int = 100) -> str:
     template is filled with can push a line past the house's 100 characters, and ruff format leaves
     docstrings as they are. Doctest lines are left as they are.
 
-    >>> source = "def f():\\n    '''A summary line\\n    that goes on.\\n\\n    - an item of a list\\n    '''\\n"
+    >>> source = (
+    ...     "def f():\\n    '''A summary line\\n    that goes on.\\n\\n"
+    ...     "    - an item of a list\\n    '''\\n"
+    ... )
     >>> print(_docstrings_wrapped(source, 16))
     def f():
         '''A summary
@@ -538,15 +541,21 @@ def paper_from_options(
 
     Examples
     --------
-    >>> paper_from_options("Johari, Ramesh; Tsitsiklis, John N.", "Efficiency loss in a network resource allocation "
-    ...                    "game", "2004", "article", "Mathematics of Operations Research",
-    ...                    "https://doi.org/10.1287/moor.1040.0091").authors
+    >>> paper_from_options(
+    ...     "Johari, Ramesh; Tsitsiklis, John N.",
+    ...     "Efficiency loss in a network resource allocation game",
+    ...     "2004",
+    ...     "article",
+    ...     "Mathematics of Operations Research",
+    ...     "https://doi.org/10.1287/moor.1040.0091",
+    ... ).authors
     (('Johari', 'Ramesh'), ('Tsitsiklis', 'John N.'))
     >>> paper_from_options("Johari Ramesh", "T", 2004, "article", "V", "https://x.org")
     Traceback (most recent call last):
     ...
-    fairlib.repro.scaffold.ScaffoldError: --authors: 'Johari Ramesh' is not 'Family, Given' (authors are separated by ';', e.g. "Johari, Ramesh; Tsitsiklis, John N.")
-    """  # noqa: E501
+    fairlib.repro.scaffold.ScaffoldError: --authors: 'Johari Ramesh' is not 'Family, Given' (authors
+    are separated by ';', e.g. "Johari, Ramesh; Tsitsiklis, John N.")
+    """
     pairs = []
     for one in (authors or "").split(";"):
         parts = [p.strip() for p in one.split(",")]
@@ -918,11 +927,12 @@ _POOLED = '''"""{label}: a pooled mechanism.
 
 Contract: ``{name}(cluster, *, start=None) -> Allocation``.
 
-Started by ``python -m fairlib.repro.scaffold mechanism ... --pooled`` with a placeholder rule — each user's weighted
-slice of its dominant resource, w_n / Σw / s_n tasks (s_n: one task's dominant share), all scaled by one factor
-until a resource is full, on top of the tasks it holds (``start``) — which meets every registry-wide test.
-Replace the kernel's rule with the paper's, keeping the split: the kernel computes on contiguous float64 arrays, the
-wrapper validates, converts and wraps. Its slow reference is in ``tests/reference.py``.
+Started by ``python -m fairlib.repro.scaffold mechanism ... --pooled`` with a placeholder rule —
+each user's weighted slice of its dominant resource, w_n / Σw / s_n tasks (s_n: one task's dominant
+share), all scaled by one factor until a resource is full, on top of the tasks it holds (``start``)
+— which meets every registry-wide test. Replace the kernel's rule with the paper's, keeping the
+split: the kernel computes on contiguous float64 arrays, the wrapper validates, converts and wraps.
+Its slow reference is in ``tests/reference.py``.
 """
 
 from __future__ import annotations
@@ -1019,7 +1029,10 @@ def {name}(cluster: Cluster, *, start=None) -> Allocation:
         used = held @ dem
         if (used > cap * (1 + 1e-12)).any():
             r = int(np.argmax(used - cap))
-            raise InvalidInputError(f"start: uses {{used[r]:g}} of resource {{r}}, more than its capacity {{cap[r]:g}}")
+            raise InvalidInputError(
+                f"start: uses {{used[r]:g}} of resource {{r}}, "
+                f"more than its capacity {{cap[r]:g}}"
+            )
     tasks = _{name}_kernel(
         np.ascontiguousarray(cap, dtype=np.float64), np.ascontiguousarray(dem, dtype=np.float64),
         np.ascontiguousarray(w, dtype=np.float64), held)
@@ -1030,11 +1043,11 @@ _MULTI = '''"""{label}: a multi-server mechanism.
 
 Contract: ``{name}(cluster) -> Allocation``.
 
-Started by ``python -m fairlib.repro.scaffold mechanism ... --multi-server`` with a placeholder rule — every server's
-time split equally among the users who can use it (user n gets γ[n, i] / k_i tasks on server i, k_i the users
-eligible there) — which meets every registry-wide test. Replace the kernel's rule with the paper's, keeping the
-split: the kernel computes on contiguous arrays, the wrapper validates, converts and wraps. Its slow reference is
-in ``tests/reference.py``.
+Started by ``python -m fairlib.repro.scaffold mechanism ... --multi-server`` with a placeholder rule
+— every server's time split equally among the users who can use it (user n gets γ[n, i] / k_i tasks
+on server i, k_i the users eligible there) — which meets every registry-wide test. Replace the
+kernel's rule with the paper's, keeping the split: the kernel computes on contiguous arrays, the
+wrapper validates, converts and wraps. Its slow reference is in ``tests/reference.py``.
 """
 
 from __future__ import annotations
@@ -1084,7 +1097,8 @@ def {name}(cluster: Cluster) -> Allocation:
     Parameters
     ----------
     cluster : Cluster
-        Servers ``capacity[server, resource]``, users ``demand[user, resource]``, placement ``eligible[user, server]``.
+        Servers ``capacity[server, resource]``, users ``demand[user, resource]``, placement
+        ``eligible[user, server]``.
 
     Returns
     -------
@@ -1108,7 +1122,9 @@ def {name}(cluster: Cluster) -> Allocation:
         raise InvalidInputError(f"cluster: expected a Cluster, got {{type(cluster).__name__}}")
     cluster.refuse_caps("{name}")
     tasks = _{name}_kernel(
-        np.ascontiguousarray(cluster.gamma, dtype=np.float64), np.ascontiguousarray(cluster.eligible, dtype=np.bool_))
+        np.ascontiguousarray(cluster.gamma, dtype=np.float64),
+        np.ascontiguousarray(cluster.eligible, dtype=np.bool_),
+    )
     return Allocation(cluster, tasks, "{name}")
 '''
 
@@ -1116,14 +1132,20 @@ _POOLED_REFERENCE = '''
 
 def {name}_reference(cluster, start=None):
     """Slow reference of ``fairlib.multires.{name}``:
-    the largest common scale of the weighted dominant slices that fits on top of ``start``, as a linear program
-    (HiGHS)."""
+    the largest common scale of the weighted dominant slices that fits on top of ``start``, as a
+    linear program (HiGHS)."""
     from scipy.optimize import linprog
 
     cap, dem, w = cluster.capacity[0], cluster.demand, cluster.weight
     held = np.zeros(len(w)) if start is None else np.asarray(start, dtype=float)
     slices = w / w.sum() / (dem / cap).max(axis=1)
-    res = linprog([-1.0], A_ub=(slices @ dem)[:, None], b_ub=cap - held @ dem, bounds=[(0, None)], method="highs")
+    res = linprog(
+        [-1.0],
+        A_ub=(slices @ dem)[:, None],
+        b_ub=cap - held @ dem,
+        bounds=[(0, None)],
+        method="highs",
+    )
     return held + res.x[0] * slices
 '''
 
@@ -1136,8 +1158,11 @@ def {name}_reference(cluster):
     for i in range(cluster.n_servers):
         users = [u for u in range(cluster.n_users) if cluster.eligible[u, i]]
         for u in users:
-            tasks[u, i] = min(cluster.capacity[i, r] / cluster.demand[u, r]
-                              for r in range(cluster.n_resources) if cluster.demand[u, r] > 0) / len(users)
+            tasks[u, i] = min(
+                cluster.capacity[i, r] / cluster.demand[u, r]
+                for r in range(cluster.n_resources)
+                if cluster.demand[u, r] > 0
+            ) / len(users)
     return tasks
 '''
 
@@ -1145,7 +1170,8 @@ def {name}_reference(cluster):
 _TEST_HEADER = '''"""The differential test of ``fairlib.multires.{name}``
 against its slow reference (tests/reference.py).
 
-Written by the scaffold so that it needs no edit: it holds for any rule whose reference says the same.
+Written by the scaffold so that it needs no edit: it holds for any rule whose reference says the
+same.
 The paper's worked example (its known answer) is a claim of the paper,
 measured by the driver and asserted in the driver's findings test.
 The rules every mechanism meets: ``pytest -m registry -k {name}``.
@@ -1164,7 +1190,8 @@ from tests.reference import {name}_reference
 
 
 def test_matches_the_reference_on_the_drf_example():
-    """The DRF paper's pool (9 CPUs, 18 GB; tasks ⟨1, 4⟩ and ⟨3, 1⟩), with nothing held and with a held task."""
+    """The DRF paper's pool (9 CPUs, 18 GB; tasks ⟨1, 4⟩ and ⟨3, 1⟩), with nothing held and with a
+    held task."""
     cluster = Cluster.single_pool([9, 18], [[1, 4], [3, 1]])
     for start in (None, np.array([1.0, 0.0])):
         ours = {name}(cluster, start=start).tasks.ravel()
@@ -1203,7 +1230,9 @@ def test_matches_the_reference_on_the_drf_example_split_over_two_servers():
 @pytest.mark.parametrize("seed", range(30))
 def test_matches_the_reference(seed):
     rng = np.random.default_rng(seed)
-    cluster = random_cluster(rng, int(rng.integers(1, 8)), int(rng.integers(1, 4)), int(rng.integers(1, 4)))
+    cluster = random_cluster(
+        rng, int(rng.integers(1, 8)), int(rng.integers(1, 4)), int(rng.integers(1, 4))
+    )
     ours = {name}(cluster).tasks
     np.testing.assert_allclose(ours, {name}_reference(cluster), rtol=1e-9, atol=1e-12)
 
@@ -1219,13 +1248,14 @@ _GAME = '''"""{label}: a game-type mechanism.
 
 Contract: ``{name}(game) -> GameOutcome``.
 
-Started by ``python -m fairlib.repro.scaffold mechanism ... --game`` with a placeholder rule — each user bids its budget
-in proportion to its weights, over its k_i highest-weight machines under finite parallelism (EC'05's static baseline) —
-which meets every registry-wide game test. Replace the kernel's rule with the paper's, keeping the split: the kernel
-computes the bids on contiguous arrays, the wrapper validates, converts and wraps them in a ``GameOutcome`` (which
-derives the shares, prices, utilities and the certificate ``residual``). When the rule reaches an equilibrium, add
-the ``"equilibrium"`` capability and its ``tol`` to its registration in ``fairlib/games.py``. Its slow reference is
-in ``tests/reference.py``.
+Started by ``python -m fairlib.repro.scaffold mechanism ... --game`` with a placeholder rule — each
+user bids its budget in proportion to its weights, over its k_i highest-weight machines under finite
+parallelism (EC'05's static baseline) — which meets every registry-wide game test. Replace the
+kernel's rule with the paper's, keeping the split: the kernel computes the bids on contiguous
+arrays, the wrapper validates, converts and wraps them in a ``GameOutcome`` (which derives the
+shares, prices, utilities and the certificate ``residual``). When the rule reaches an equilibrium,
+add the ``"equilibrium"`` capability and its ``tol`` to its registration in ``fairlib/games.py``.
+Its slow reference is in ``tests/reference.py``.
 """
 
 from __future__ import annotations
@@ -1261,7 +1291,8 @@ def _{name}_kernel(weights, budgets, parallelism):
     m, n = weights.shape
     bids = np.zeros((m, n))
     for i in range(m):
-        order = np.argsort(-weights[i], kind="mergesort")      # highest weight first, ties to the lower index
+        # highest weight first, ties to the lower index
+        order = np.argsort(-weights[i], kind="mergesort")
         k = min(parallelism[i], n)
         total = 0.0
         for t in range(k):
@@ -1284,8 +1315,8 @@ def {name}(game: Game) -> GameOutcome:
     Returns
     -------
     GameOutcome
-        ``bids[user, machine]`` (each user's summing to its budget) and the shares, prices, utilities and
-        certificate they imply.
+        ``bids[user, machine]`` (each user's summing to its budget) and the shares, prices,
+        utilities and certificate they imply.
 
     References
     ----------
@@ -1312,8 +1343,8 @@ _GAME_REFERENCE = '''
 
 def {name}_reference(game):
     """Slow reference of ``fairlib.market.{name}``:
-    user by user in Python, each budget in proportion to the weights of the user's k_i highest-weight machines (ties
-    to the lower index)."""
+    user by user in Python, each budget in proportion to the weights of the user's k_i
+    highest-weight machines (ties to the lower index)."""
     m, n = game.weights.shape
     bids = np.zeros((m, n))
     for i in range(m):
@@ -1328,7 +1359,8 @@ def {name}_reference(game):
 _GAME_TEST = '''"""The differential test of ``fairlib.market.{name}``
 against its slow reference (tests/reference.py).
 
-Written by the scaffold so that it needs no edit: it holds for any rule whose reference says the same.
+Written by the scaffold so that it needs no edit: it holds for any rule whose reference says the
+same.
 The paper's worked example (its known answer) is a claim of the paper,
 measured by the driver and asserted in the driver's findings test.
 The rules every game meets: ``pytest -m games -k {name}``.
@@ -1354,8 +1386,12 @@ def test_matches_the_reference(seed):
     rng = np.random.default_rng(seed)
     m, n = int(rng.integers(1, 8)), int(rng.integers(1, 6))
     parallelism = rng.integers(1, n + 1, m) if seed % 2 else None
-    game = Game(uniform_preferences(rng, m, n), budgets=rng.choice([1.0, 2.0, 4.0], m), parallelism=parallelism,
-                reserve=1e-6)
+    game = Game(
+        uniform_preferences(rng, m, n),
+        budgets=rng.choice([1.0, 2.0, 4.0], m),
+        parallelism=parallelism,
+        reserve=1e-6,
+    )
     ours = {name}(game).bids
     np.testing.assert_allclose(ours, {name}_reference(game), rtol=1e-9, atol=1e-12)
 
@@ -1611,7 +1647,8 @@ def {name}_reference(game):
     return np.array(bids), shares
 '''
 
-_MODEL_TEST = '''"""``fairlib.market.{name}`` and its model ``{Model}``: the differential test against the
+_MODEL_TEST = '''\
+"""``fairlib.market.{name}`` and its model ``{Model}``: the differential test against the
 slow reference (tests/reference.py) and bad input named.
 
 Written by the scaffold so that it needs no edit: it builds its instances through
