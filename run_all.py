@@ -2,13 +2,16 @@
 """Execute every paper notebook end to end with papermill and report what reproduced.
 
     python run_all.py                      # every notebook, full mode (paper parameters)
-    python run_all.py --quick              # every notebook, quick mode (seconds; outputs under build/)
+    python run_all.py --quick              # every notebook, quick mode (seconds; outputs under
+                                           # build/)
     python run_all.py --only metin2025     # a subset
-    python run_all.py --jobs 1             # one notebook at a time (default: one per core, side by side)
+    python run_all.py --jobs 1             # one notebook at a time (default: one per core, side by
+                                           # side)
     python run_all.py --list               # the registry
     python run_all.py --dask tcp://host:8786   # parameter sweeps on a Dask cluster (see README)
     python run_all.py --resume             # reuse sweep cells finished by an interrupted run
-    python run_all.py --verify [--only KEY ...]   # re-run into build/verify and compare with the committed tables
+    python run_all.py --verify [--only KEY ...]   # re-run into build/verify and compare with the
+                                                  # committed tables
 
 Each notebook runs into ``build/executed/<mode>/<key>.ipynb`` with ``MODE`` injected. Full mode
 writes the tracked ``figures/<key>/`` and ``data/results/<key>/`` and publishes the executed

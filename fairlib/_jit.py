@@ -352,7 +352,8 @@ def _bounded(bounded, args, kwargs) -> bool:
         return True
     try:
         return bool(bounded(*args, **kwargs))
-    except Exception:  # noqa: BLE001 - any failure here is the mechanism's to report, with its own message
+    except Exception:  # noqa: BLE001
+        # any failure here is the mechanism's to report, with its own message
         return False
 
 

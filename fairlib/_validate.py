@@ -104,7 +104,8 @@ def as_array(x: ArrayLike, name: str) -> np.ndarray:
     >>> as_array([[1, 2], [3]], "demands")
     Traceback (most recent call last):
     ...
-    fairlib._validate.InvalidInputError: demands = [[1, 2], [3]]: must be a numeric array, got ragged or object data
+    fairlib._validate.InvalidInputError: demands = [[1, 2], [3]]: must be a numeric array, got
+    ragged or object data
     """
     try:
         arr = np.asarray(x)
@@ -193,7 +194,8 @@ def as_identifiers(ids: ArrayLike, name: str, *, allow_empty: bool = False) -> n
     >>> as_identifiers([1.5], "users")
     Traceback (most recent call last):
     ...
-    fairlib._validate.InvalidInputError: users = [1.5]: identifiers must be integers or text, got dtype float64
+    fairlib._validate.InvalidInputError: users = [1.5]: identifiers must be integers or text, got
+    dtype float64
     """
     try:
         arr = np.asarray(ids)
@@ -739,7 +741,8 @@ def as_count(value: int, name: str, *, minimum: int = 1, maximum: int = INT64_MA
     >>> as_count(10**20, "k")
     Traceback (most recent call last):
     ...
-    fairlib._validate.InvalidInputError: k = 100000000000000000000: must be an integer >= 1 and <= 9223372036854775807
+    fairlib._validate.InvalidInputError: k = 100000000000000000000: must be an integer >= 1 and <=
+    9223372036854775807
     """
     integer = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
     if not integer or value < minimum:
@@ -955,7 +958,8 @@ def as_parts(parts, name: str = "parts", *, first: int = 0, count: int, where: s
     >>> as_parts(range(5, 0, -1), count=500, where="task_events")
     Traceback (most recent call last):
     ...
-    fairlib._validate.InvalidInputError: parts: 4 is not after 5 (part numbers are increasing, each once)
+    fairlib._validate.InvalidInputError: parts: 4 is not after 5 (part numbers are increasing, each
+    once)
     """
     last = first + count - 1
     if isinstance(parts, (str, bytes)) or not hasattr(parts, "__iter__"):
@@ -1080,7 +1084,8 @@ def check_columns(
     >>> check_columns(pd.DataFrame({"cpu": [0.5, -2.0]}), "jobs", ["cpu"])
     Traceback (most recent call last):
     ...
-    fairlib._validate.InvalidInputError: jobs row 1 (index 1), column 'cpu' = -2.0: must be finite and >= 0
+    fairlib._validate.InvalidInputError: jobs row 1 (index 1), column 'cpu' = -2.0: must be finite
+    and >= 0
     """
     import pandas as pd
 
@@ -1152,7 +1157,8 @@ def as_rng(rng: RngLike, name: str = "rng") -> np.random.Generator:
     >>> as_rng("abc")
     Traceback (most recent call last):
     ...
-    fairlib._validate.InvalidInputError: rng = 'abc': must be None, an integer >= 0, a SeedSequence or a Generator
+    fairlib._validate.InvalidInputError: rng = 'abc': must be None, an integer >= 0, a SeedSequence
+    or a Generator
     """
     ok = (
         rng is None

@@ -42,7 +42,8 @@ environment variable ``FAIRLIB_GAMES`` are imported, after the built-in ones: ea
 
 >>> get("proportional_share").label, "equilibrium" in get("proportional_share").capabilities
 ('proportional share (best-response equilibrium)', True)
->>> "proportional_share" in names("equilibrium", instance=Game)    # a paper's own games join these lists
+>>> # a paper's own games join these lists
+>>> "proportional_share" in names("equilibrium", instance=Game)
 True
 """
 
@@ -59,7 +60,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import market  # noqa: F401 - registrations added by fairlib.repro.scaffold name market.<name>
+# registrations added by fairlib.repro.scaffold name market.<name>
+from . import market  # noqa: F401
 from . import mechanisms
 from ._validate import InvalidInputError, _short, as_flag, as_instance, result_type, as_tolerance
 from .market import Game, proportional_share, weight_proportional
@@ -244,7 +246,9 @@ def register_game(
 
     Examples
     --------
-    >>> with registered("even_split", lambda game: weight_proportional(Game(np.ones(game.weights.shape)))):
+    >>> with registered(
+    ...     "even_split", lambda game: weight_proportional(Game(np.ones(game.weights.shape)))
+    ... ):
     ...     "even_split" in names()
     True
     """

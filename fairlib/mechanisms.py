@@ -51,7 +51,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from . import multires  # noqa: F401 - registrations added by fairlib.repro.scaffold name multires.<name>
+# registrations added by fairlib.repro.scaffold name multires.<name>
+from . import multires  # noqa: F401
 from ._validate import InvalidInputError, _short, as_flag, as_instance, result_type
 from .multires import (
     asset_fairness,

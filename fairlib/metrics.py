@@ -265,7 +265,8 @@ def envy_freeness(
     --------
     >>> envy_freeness([[0.5, 0.5], [0.5, 0.5]], [[0.5, 0.5], [0.5, 0.5]])
     1.0
-    >>> envy_freeness([[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]])   # nobody envies: 1, not infinity
+    >>> # nobody envies: 1, not infinity
+    >>> envy_freeness([[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]])
     1.0
     """
     w, r = _user_machine_matrices(weights, shares)

@@ -217,7 +217,12 @@ def snapshot_cluster(
     elig = None if eligible is None else eligible[idx]
     w = None if weight is None else weight[idx]
     # Cluster takes None for its defaults; its field annotations name the arrays it holds
-    cluster = Cluster(fleet.capacity, workload.demand[idx], weight=w, eligible=elig)  # type: ignore[arg-type]
+    cluster = Cluster(
+        fleet.capacity,
+        workload.demand[idx],
+        weight=w,  # type: ignore[arg-type]
+        eligible=elig,  # type: ignore[arg-type]
+    )
     return Snapshot(cluster, idx)
 
 
@@ -1036,7 +1041,9 @@ def replay(
                 fleet.capacity,
                 jobs.shape[seg],
                 eligible=elig[active],
-                max_tasks=None if segment_cap is None else segment_cap[seg],  # type: ignore[arg-type]
+                max_tasks=(
+                    None if segment_cap is None else segment_cap[seg]  # type: ignore[arg-type]
+                ),
             )
             alloc = on_merged_servers(mechanism, cluster) if merge else mechanism(cluster)
             unconverged.see(name, alloc)

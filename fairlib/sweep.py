@@ -377,7 +377,8 @@ def _run_cell_spooled(
     out = _run_cell(fn, fixed, cell)
     try:
         _write_atomic(Path(spool) / f"{cell.index}.pkl", out)
-    except Exception:  # noqa: BLE001 - the spool is a safety net; the result still goes back the normal way
+    except Exception:  # noqa: BLE001
+        # the spool is a safety net; the result still goes back the normal way
         pass
     return out
 
@@ -812,7 +813,8 @@ def _read_cache(cells: list[_Cell], paths: dict[int, Path]) -> dict[int, list[di
                         f"holds a {type(rows).__name__}, not a cell's rows (a list of dicts)"
                     )
                 rows_of[c.index] = rows
-            except Exception as exc:  # noqa: BLE001 - any unreadable or foreign file: recompute, never trust
+            except Exception as exc:  # noqa: BLE001
+                # any unreadable or foreign file: recompute, never trust
                 warnings.warn(
                     f"sweep cache: {paths[c.index]} is unreadable ({type(exc).__name__}: {exc}); "
                     "recomputing that cell",
@@ -883,7 +885,8 @@ def _run_cells(
             record(index, rows, failure)
     except (ValueError, TypeError):
         raise
-    except Exception as exc:  # noqa: BLE001 - a broken worker pool: keep what finished, name what did not
+    except Exception as exc:  # noqa: BLE001
+        # a broken worker pool: keep what finished, name what did not
         lost = f"{type(exc).__name__}: {exc} (the workers stopped; this cell did not finish)"
         for c in todo:
             if c.index not in rows_of and c.index not in failures:

@@ -107,7 +107,11 @@ def _drf_example(mech: mechanisms.Mechanism, weight: list[float] | None = None) 
     if "pooled" in mech.capabilities:
         return Cluster.single_pool(cap, dem, weight=weight)
     # Cluster takes None (its default) and lists; its field annotation names the array it holds
-    return Cluster(np.array([[c / 2 for c in cap]] * 2), np.asarray(dem), weight=weight)  # type: ignore[arg-type]
+    return Cluster(
+        np.array([[c / 2 for c in cap]] * 2),
+        np.asarray(dem),
+        weight=weight,  # type: ignore[arg-type]
+    )
 
 
 def check_converges_on_the_drf_example(mech: mechanisms.Mechanism) -> None:

@@ -709,8 +709,8 @@ def _write_vm():
     if not path.exists():
         path.write_text(
             ";\t".join(BITBRAINS_HEADER)
-            + "\n1375308120;\t4;\t10400.0;\t100.0;\t1.0;\t16000.0;\t1000.0;\t0.0;\t0.0;"  # noqa: E501
-            "\t1.0;\t0.0\n"
+            + "\n1375308120;\t4;\t10400.0;\t100.0;\t1.0;\t16000.0;\t1000.0;\t0.0;"
+            "\t0.0;\t1.0;\t0.0\n"
         )
     return path
 
@@ -1039,7 +1039,8 @@ def _doctest_call(target: Target):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 exec(compile(ex.source, "<doctest>", "exec"), namespace)
-        except BaseException:  # noqa: BLE001 - an example expected to raise, or one needing earlier state
+        except BaseException:  # noqa: BLE001
+            # an example expected to raise, or one needing earlier state
             pass
         if recorder.calls:
             return recorder.calls[0]

@@ -217,7 +217,7 @@ def test_every_entry_point_uses_the_keyed_cache_and_sees_an_edited_callee(tmp_pa
     }, second - first
 
 
-def test_editing_a_driver_keeps_the_kernel_cache_and_editing_a_kernel_module_recompiles_what_sees_it(
+def test_editing_a_driver_keeps_the_kernel_cache_and_editing_a_kernel_module_recompiles_its_users(
     tmp_path,
 ):
     """Each kernel module's cache key covers its source and the fairlib modules it imports: a

@@ -235,7 +235,9 @@ def test_pfvds_alpha_one_with_caps_is_the_capped_proportional_fair_optimum(
     checked_allocation(cluster, ours.tasks)
     ref = _made_feasible(cluster, proportional_fair_slsqp(cluster))
     playing = cluster.max_tasks > 0
-    objective = lambda x: float((cluster.weight[playing] * np.log(x.sum(axis=1)[playing])).sum())  # noqa: E731
+    objective = lambda x: float(  # noqa: E731
+        (cluster.weight[playing] * np.log(x.sum(axis=1)[playing])).sum()
+    )
     assert objective(ours.tasks) >= objective(ref) - 1e-8 * cluster.weight.sum()
     np.testing.assert_allclose(ours.totals, ref.sum(axis=1), rtol=1e-4, atol=1e-7)
 

@@ -145,7 +145,9 @@ def weight_proportional(game: Game) -> GameOutcome:
 
     Examples
     --------
-    >>> weight_proportional(Game([[0.7, 0.3], [0.4, 0.6]], budgets=[1.0, 2.0])).bids.round(6).tolist()
+    >>> weight_proportional(Game([[0.7, 0.3], [0.4, 0.6]], budgets=[1.0, 2.0])).bids.round(
+    ...     6
+    ... ).tolist()
     [[0.7, 0.3], [0.8, 1.2]]
     """
     as_instance(game, Game, "game")

@@ -174,7 +174,8 @@ def drfh_best_fit(
 
     Examples
     --------
-    >>> c = Cluster([[4, 1], [1, 4]], [[1, 0.25], [0.25, 1]])   # CPU-heavy and RAM-heavy users, two servers
+    >>> # CPU-heavy and RAM-heavy users, two servers
+    >>> c = Cluster([[4, 1], [1, 4]], [[1, 0.25], [0.25, 1]])
     >>> drfh_best_fit(c).tasks.tolist()                           # each on the server of its shape
     [[4.0, 0.0], [0.0, 4.0]]
     """

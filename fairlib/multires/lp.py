@@ -125,7 +125,9 @@ def quota_maxmin_lp(
 
     Examples
     --------
-    >>> quota_maxmin_lp([[1, 4], [3, 1]], [9, 18], Quotas.yarn(min_share=[[4, 16], [0, 0]])).round(6).tolist()
+    >>> quota_maxmin_lp([[1, 4], [3, 1]], [9, 18], Quotas.yarn(min_share=[[4, 16], [0, 0]])).round(
+    ...     6
+    ... ).tolist()
     [4.0, 1.666667]
     """
     d = as_demands(demands)

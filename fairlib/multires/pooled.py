@@ -101,7 +101,9 @@ def asset_fairness(cluster: Cluster, *, start: ArrayLike | None = None) -> Alloc
 
     Examples
     --------
-    >>> asset_fairness(Cluster.single_pool([9, 18], [[1, 4], [3, 1]])).tasks.ravel().round(6).tolist()
+    >>> asset_fairness(Cluster.single_pool([9, 18], [[1, 4], [3, 1]])).tasks.ravel().round(
+    ...     6
+    ... ).tolist()
     [2.52, 2.16]
     """
     as_instance(cluster, Cluster, "cluster")
@@ -194,7 +196,9 @@ def ceei(cluster: Cluster, *, start: ArrayLike | None = None) -> Allocation:
     Holding 2 tasks where the market gives 1.64, the second user keeps them; the first trades for
     what is left:
 
-    >>> ceei(Cluster.single_pool([9, 18], [[1, 4], [3, 1]]), start=[1, 2]).tasks.ravel().round(4).tolist()
+    >>> ceei(Cluster.single_pool([9, 18], [[1, 4], [3, 1]]), start=[1, 2]).tasks.ravel().round(
+    ...     4
+    ... ).tolist()
     [3.0, 2.0]
     """
     as_instance(cluster, Cluster, "cluster")

@@ -22,7 +22,8 @@ True
 >>> get("nope")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-KeyError: "notebook key 'nope' is not in the catalogue (fairlib/repro/catalog.py); known: feldman2005, ..."
+KeyError: "notebook key 'nope' is not in the catalogue (fairlib/repro/catalog.py); known:
+feldman2005, ..."
 """
 
 from __future__ import annotations
@@ -97,8 +98,9 @@ class Paper:
     >>> Paper((("Doe", "Jane"),), "A title", "book", "Somewhere", 2024, "https://example.org")
     Traceback (most recent call last):
     ...
-    ValueError: venue_kind = 'book': must be 'conference-paper' (venue: its collection-title) or 'article' (venue: its journal)
-    """  # noqa: E501
+    ValueError: venue_kind = 'book': must be 'conference-paper' (venue: its collection-title) or
+    'article' (venue: its journal)
+    """
 
     authors: tuple
     title: str

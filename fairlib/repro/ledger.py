@@ -440,7 +440,11 @@ class Bounds(Rule):
         Examples
         --------
         >>> rule = Bounds("x", at_most=0.0, margin=0.001)
-        >>> rule.undecided([-0.2, 0.0009]), rule.undecided([-0.2, 0.002]), rule.undecided([-0.2, -0.1])
+        >>> (
+        ...     rule.undecided([-0.2, 0.0009]),
+        ...     rule.undecided([-0.2, 0.002]),
+        ...     rule.undecided([-0.2, -0.1]),
+        ... )
         (True, False, False)
         """
         values = _numbers(ours)
@@ -1604,7 +1608,11 @@ class ClaimListing:
 
     Examples
     --------
-    >>> print(ClaimListing((("a", "paper", "held", "x"), ("b", "finding", "not reproduced", "y")), "full").markdown())
+    >>> print(
+    ...     ClaimListing(
+    ...         (("a", "paper", "held", "x"), ("b", "finding", "not reproduced", "y")), "full"
+    ...     ).markdown()
+    ... )
     **Held** (1): [`a`](../data/results/CLAIMS.md#claim-a "x")
     <BLANKLINE>
     **Not reproduced** (1): [`b`](../data/results/CLAIMS.md#claim-b "y") (finding)

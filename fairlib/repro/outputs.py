@@ -142,8 +142,11 @@ def reported(df: pd.DataFrame, key: str, name: str) -> pd.DataFrame:
 
     Examples
     --------
-    >>> reported(pd.DataFrame({"nash_residual": [1.234567891e-7], "users": [5.0]}), "khamseashari2018",
-    ...          "equilibrium_rates").to_dict("list")
+    >>> reported(
+    ...     pd.DataFrame({"nash_residual": [1.234567891e-7], "users": [5.0]}),
+    ...     "khamseashari2018",
+    ...     "equilibrium_rates",
+    ... ).to_dict("list")
     {'nash_residual': [1.23457e-07], 'users': [5.0]}
     """
     from .verify import declared_tolerance

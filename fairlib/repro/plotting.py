@@ -838,8 +838,10 @@ def caption_problems(caption: str, marks: Mapping[str, list[str]]) -> list[str]:
 
     Examples
     --------
-    >>> caption_problems("PS-DSF (circles) against DRFH", {"texts": ["PS-DSF", "DRFH"], "markers": ["o"],
-    ...                  "linestyles": ["-"]})
+    >>> caption_problems(
+    ...     "PS-DSF (circles) against DRFH",
+    ...     {"texts": ["PS-DSF", "DRFH"], "markers": ["o"], "linestyles": ["-"]},
+    ... )
     []
     >>> for problem in caption_problems("dotted lines with crosses; Best-Fit DRFH",
     ...                                 {"texts": ["DRFH"], "markers": ["o"], "linestyles": ["-"]}):

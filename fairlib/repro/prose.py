@@ -98,7 +98,13 @@ def number(value: float, digits: int = 2, *, sign: bool = False) -> str:
 
     Examples
     --------
-    >>> number(-0.004), number(12345.678, 1), number(3, 0), number(0.25, 2, sign=True), number(0.0, 2, sign=True)
+    >>> (
+    ...     number(-0.004),
+    ...     number(12345.678, 1),
+    ...     number(3, 0),
+    ...     number(0.25, 2, sign=True),
+    ...     number(0.0, 2, sign=True),
+    ... )
     ('-4.0 × 10⁻³', '12,345.7', '3', '+0.25', '0')
     """
     x = _real(value, "value")
@@ -405,7 +411,9 @@ def plain_statement(statement: str) -> str:
 
     Examples
     --------
-    >>> plain_statement("PS-DSF leads [setup: open loop, demands capped [INF], 2% of the jobs] on CPU")
+    >>> plain_statement(
+    ...     "PS-DSF leads [setup: open loop, demands capped [INF], 2% of the jobs] on CPU"
+    ... )
     'PS-DSF leads on CPU'
     """
     out, i = [], 0
@@ -455,9 +463,14 @@ def headline_text(template: str, claim: Mapping[str, Any]) -> str:
 
     Examples
     --------
-    >>> headline_text("PDRF is {ours:.0f}x faster than DRF; the paper says considerably", {"ours": 31.4})
+    >>> headline_text(
+    ...     "PDRF is {ours:.0f}x faster than DRF; the paper says considerably", {"ours": 31.4}
+    ... )
     'PDRF is 31x faster than DRF; the paper says considerably'
-    >>> headline_text("median efficiency {ours_min:.2f} to {ours_max:.2f} over {n} user counts", {"ours": [0.88, 0.91]})
+    >>> headline_text(
+    ...     "median efficiency {ours_min:.2f} to {ours_max:.2f} over {n} user counts",
+    ...     {"ours": [0.88, 0.91]},
+    ... )
     'median efficiency 0.88 to 0.91 over 2 user counts'
     """
     ours = claim.get("ours")
@@ -536,12 +549,23 @@ def findings_markdown(
 
     Examples
     --------
-    >>> ledger = [{"claim_id": "a", "statement": "the worst efficiency is 3/4", "status": "held", "ours": 0.7502,
-    ...            "kind": "paper", "source": "§3"}]
+    >>> ledger = [
+    ...     {
+    ...         "claim_id": "a",
+    ...         "statement": "the worst efficiency is 3/4",
+    ...         "status": "held",
+    ...         "ours": 0.7502,
+    ...         "kind": "paper",
+    ...         "source": "§3",
+    ...     }
+    ... ]
     >>> print(findings_markdown(ledger, ["a", "a", "a"]).splitlines()[0])
     - **Held** (§3): the worst efficiency is 3/4 — we measure 0.7502.
-    >>> print(findings_markdown(ledger, ["a", "a", "a"], {"a": "worst efficiency {ours:.3f}; the paper: 3/4"})
-    ...       .splitlines()[0])
+    >>> print(
+    ...     findings_markdown(
+    ...         ledger, ["a", "a", "a"], {"a": "worst efficiency {ours:.3f}; the paper: 3/4"}
+    ...     ).splitlines()[0]
+    ... )
     - **Held** (§3): worst efficiency 0.750; the paper: 3/4.
     """
     headlines = headlines or {}

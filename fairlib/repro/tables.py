@@ -10,8 +10,14 @@ rows, else split into column groups that each repeat the first column.
 >>> t = table(pd.DataFrame({"users": [10, 20], "mean_efficiency": [0.91234, float("nan")]}))
 >>> t.frames[0].to_dict("records")
 [{'users': '10', 'mean efficiency': '0.912'}, {'users': '20', 'mean efficiency': '—'}]
->>> wide = table(pd.DataFrame({"mechanism": ["PS-DSF", "DRFH"], **{f"a_long_measure_{i}": [0.5, 0.25]
-...                                                                 for i in range(12)}}))
+>>> wide = table(
+...     pd.DataFrame(
+...         {
+...             "mechanism": ["PS-DSF", "DRFH"],
+...             **{f"a_long_measure_{i}": [0.5, 0.25] for i in range(12)},
+...         }
+...     )
+... )
 >>> [f.shape for f in wide.frames]      # two rows, twelve measures: one row per measure
 [(12, 3)]
 """
@@ -58,7 +64,11 @@ def column_decimals(values: Iterable[object]) -> int:
 
     Examples
     --------
-    >>> column_decimals([1.0, 2.0]), column_decimals([49.5, 3.25]), column_decimals([0.00123, 0.0004])
+    >>> (
+    ...     column_decimals([1.0, 2.0]),
+    ...     column_decimals([49.5, 3.25]),
+    ...     column_decimals([0.00123, 0.0004]),
+    ... )
     (0, 1, 5)
     """
     x = np.asarray([v for v in values if v is not None], dtype=float)
@@ -274,7 +284,19 @@ def reader_value(value: object) -> str:
 
     Examples
     --------
-    >>> [reader_value(v) for v in (True, 12345, 1.0, 0.750075, 6.66134e-16, 7.19882e6, [1, 3], [0.5, 0.25, 1, 2, 3])]
+    >>> [
+    ...     reader_value(v)
+    ...     for v in (
+    ...         True,
+    ...         12345,
+    ...         1.0,
+    ...         0.750075,
+    ...         6.66134e-16,
+    ...         7.19882e6,
+    ...         [1, 3],
+    ...         [0.5, 0.25, 1, 2, 3],
+    ...     )
+    ... ]
     ['yes', '12,345', '1', '0.7501', '6.66 × 10⁻¹⁶', '7.2 × 10⁶', '1, 3', '0.25 to 3 (5 values)']
     """
     from .prose import scientific

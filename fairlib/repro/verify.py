@@ -77,15 +77,14 @@ ANOTHER_CPU = {
 
 class Tolerance(NamedTuple):
     """How far a column's numbers may move between two runs on different CPUs: equal when |a - b| <=
-    rtol·max(|a|,
-    |b|) or <= atol; ``reason`` names the certificate that bounds the move (a solver's stopping rule, a duality
-    gap, a Nash residual) or why only rounding moves it. ``digits``: the significant digits the
-    tables report the column with (:func:`fairlib.repro.outputs.save_table`), the ones the
-    certificate guarantees: 10 (the CSV format's) for closed-form arithmetic, fewer for an iterative
-    solver's output, never so few that a rounding step alone exceeds ``rtol`` (a test). ``inputs``:
-    columns under the declaration that echo the instance or the trace (a job's arrival, its work)
-    rather than a solver's output, reported with the format's digits; so is a column of whole
-    numbers (a time stamp, a count).
+    rtol·max(|a|, |b|) or <= atol; ``reason`` names the certificate that bounds the move (a solver's
+    stopping rule, a duality gap, a Nash residual) or why only rounding moves it. ``digits``: the
+    significant digits the tables report the column with (:func:`fairlib.repro.outputs.save_table`),
+    the ones the certificate guarantees: 10 (the CSV format's) for closed-form arithmetic, fewer for
+    an iterative solver's output, never so few that a rounding step alone exceeds ``rtol`` (a test).
+    ``inputs``: columns under the declaration that echo the instance or the trace (a job's arrival,
+    its work) rather than a solver's output, reported with the format's digits; so is a column of
+    whole numbers (a time stamp, a count).
 
     Parameters
     ----------

@@ -333,9 +333,18 @@ def tasks_present(batch_task: pd.DataFrame, at_s: float) -> pd.DataFrame:
 
     Examples
     --------
-    >>> batch = pd.DataFrame({"create_time": [0, 5, 20], "end_time": [30, 40, 50], "job_id": [1, 1, 2],
-    ...                       "task_id": [1, 2, 3], "instance_num": [4, 2, 1], "status": ["Terminated"] * 3,
-    ...                       "plan_cpu": [50.0, None, 100.0], "plan_mem": [0.01, None, 0.02]})
+    >>> batch = pd.DataFrame(
+    ...     {
+    ...         "create_time": [0, 5, 20],
+    ...         "end_time": [30, 40, 50],
+    ...         "job_id": [1, 1, 2],
+    ...         "task_id": [1, 2, 3],
+    ...         "instance_num": [4, 2, 1],
+    ...         "status": ["Terminated"] * 3,
+    ...         "plan_cpu": [50.0, None, 100.0],
+    ...         "plan_mem": [0.01, None, 0.02],
+    ...     }
+    ... )
     >>> present = tasks_present(batch, 10)
     >>> present.instances.tolist(), present.cpu.tolist(), present.attrs["skipped"]
     ([4], [0.5], {'without a plan': 1, 'with a zero plan or no instance': 0})

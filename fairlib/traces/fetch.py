@@ -1,10 +1,10 @@
 """Download public trace files into the trace directory, with checksums and a progress bar.
 
     python -m fairlib.traces.fetch google --tables machine_events task_events --parts 0 1 2
-    python -m fairlib.traces.fetch google --tables task_usage --parts 0        # 92 MB per part
-    python -m fairlib.traces.fetch bitbrains --tables rnd_2013-8 --parts 1 2 3   # VM ids
-    python -m fairlib.traces.fetch alibaba --tables machine_meta_v2018          # unpacked from the tar.gz
-    python -m fairlib.traces.fetch --notebooks     # what the notebooks read, where not found already
+    python -m fairlib.traces.fetch google --tables task_usage --parts 0  # 92 MB per part
+    python -m fairlib.traces.fetch bitbrains --tables rnd_2013-8 --parts 1 2 3  # VM ids
+    python -m fairlib.traces.fetch alibaba --tables machine_meta_v2018  # unpacked from the tar.gz
+    python -m fairlib.traces.fetch --notebooks  # what the notebooks read, where not found already
     python -m fairlib.traces.fetch --list
 
 Files land under ``FAIRLIB_TRACE_DIR`` (default ``data/traces/``) in the layout the loaders read. A

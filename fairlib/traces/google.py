@@ -840,8 +840,17 @@ def task_event_demands(
 
     Examples
     --------
-    >>> events = pd.DataFrame({"time": [600_000_000], "job_id": [7], "task_index": [0], "event_type": [1],
-    ...                        "cpu_request": [0.25], "memory_request": [0.5], "scheduling_class": [2]})
+    >>> events = pd.DataFrame(
+    ...     {
+    ...         "time": [600_000_000],
+    ...         "job_id": [7],
+    ...         "task_index": [0],
+    ...         "event_type": [1],
+    ...         "cpu_request": [0.25],
+    ...         "memory_request": [0.5],
+    ...         "scheduling_class": [2],
+    ...     }
+    ... )
     >>> demands = task_event_demands(events, horizon=900.0)
     >>> demands.demand.tolist(), demands.start.tolist(), demands.end.tolist()
     ([[0.25, 0.5]], [600.0], [900.0])

@@ -502,7 +502,8 @@ def synthetic_google(
     >>> synthetic_google(machine_scale=10598.0)
     Traceback (most recent call last):
     ...
-    fairlib._validate.InvalidInputError: machine_scale = 10598.0: must be a finite number > 0.0 and <= 100.0
+    fairlib._validate.InvalidInputError: machine_scale = 10598.0: must be a finite number > 0.0 and
+    <= 100.0
     """
     from .google import _write_part, google_dir, synthetic_task_requests
 

@@ -83,7 +83,10 @@ def variational_gap(cluster: Cluster, tasks, alpha, *, time_shared: bool = False
 
     >>> from fairlib.multires import pfvds
     >>> c = Cluster([[9, 18]], [[1, 4], [3, 1]])
-    >>> variational_gap(c, pfvds(c, 1.0).tasks, 1.0) < 1e-8, variational_gap(c, [[3.0], [2.0]], 1.0) > 1e-3
+    >>> (
+    ...     variational_gap(c, pfvds(c, 1.0).tasks, 1.0) < 1e-8,
+    ...     variational_gap(c, [[3.0], [2.0]], 1.0) > 1e-3,
+    ... )
     (True, True)
 
     Parameters

@@ -212,9 +212,13 @@ class Quotas:
     Examples
     --------
     >>> from fairlib.multires import drf
-    >>> drf([[1, 4], [3, 1]], [9, 18], quotas=Quotas.yarn(min_share=[[4, 16], [0, 0]])).tasks.tolist()
+    >>> drf(
+    ...     [[1, 4], [3, 1]], [9, 18], quotas=Quotas.yarn(min_share=[[4, 16], [0, 0]])
+    ... ).tasks.tolist()
     [4, 1]
-    >>> drf([[1, 4], [3, 1]], [9, 18], quotas=Quotas.mesos(guarantee=[[0, 0], [9, 3]])).tasks.tolist()
+    >>> drf(
+    ...     [[1, 4], [3, 1]], [9, 18], quotas=Quotas.mesos(guarantee=[[0, 0], [9, 3]])
+    ... ).tasks.tolist()
     [0, 3]
     """
 

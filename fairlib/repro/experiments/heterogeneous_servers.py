@@ -1569,9 +1569,11 @@ def fds_kkt_residual(
     Examples
     --------
     >>> d, c = np.array([[1.0, 4.0], [3.0, 1.0]]), np.array([9.0, 18.0])
-    >>> fds_kkt_residual(d, c, [4.090909090909, 1.636363636364], 1.0) < 1e-9     # pfvds's one-server example
+    >>> # pfvds's one-server example
+    >>> fds_kkt_residual(d, c, [4.090909090909, 1.636363636364], 1.0) < 1e-9
     True
-    >>> fds_kkt_residual(d, c, [3.0, 2.0], 1.0) > 0.1                               # DRF's allocation is not FDS
+    >>> # DRF's allocation is not FDS
+    >>> fds_kkt_residual(d, c, [3.0, 2.0], 1.0) > 0.1
     True
     """
     from scipy.optimize import nnls

@@ -189,7 +189,12 @@ class Cell:
     def cluster(self) -> Cluster:
         """The cell on its machines."""
         # Cluster takes None for "no caps" and "every pair" (its fields are typed by what it stores)
-        return Cluster(self.capacity, self.demand, max_tasks=self.caps, eligible=self.eligible)  # type: ignore[arg-type]
+        return Cluster(
+            self.capacity,
+            self.demand,
+            max_tasks=self.caps,  # type: ignore[arg-type]
+            eligible=self.eligible,  # type: ignore[arg-type]
+        )
 
     @property
     def pooled_capacity(self) -> np.ndarray:

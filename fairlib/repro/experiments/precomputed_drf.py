@@ -157,7 +157,10 @@ def deviation_counts(
 
     Examples
     --------
-    >>> deviation_counts([3, 5, 2, 7], [2, 5, 3, 7])["under_1"], deviation_counts([3, 5, 2, 7], [2, 5, 3, 7])["over_1"]
+    >>> (
+    ...     deviation_counts([3, 5, 2, 7], [2, 5, 3, 7])["under_1"],
+    ...     deviation_counts([3, 5, 2, 7], [2, 5, 3, 7])["over_1"],
+    ... )
     (1, 1)
     """
     diff = np.asarray(drf_tasks, dtype=np.int64) - np.asarray(pdrf_tasks, dtype=np.int64)
@@ -531,8 +534,9 @@ def over_allocation_profile(
         The sweep's root seed.
     key : str, default "setup"
         The column naming the setup.
-    edges : iterable of float, default (1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0)
-        The rate bins' edges.
+    edges : iterable of float, optional
+        The rate bins' edges; by default (1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0,
+        500.0).
     progress : bool, default False
         Show the sweep's progress bar.
     n_jobs : int, optional
@@ -1348,7 +1352,8 @@ def subcycle_lower_counts(ds_high: int, ds_low: int, n_subcycles: int = 20) -> l
 
     Examples
     --------
-    >>> subcycle_lower_counts(5, 4, 6)   # ratio 1.25: an extra task in the first and every 4th subcycle
+    >>> # ratio 1.25: an extra task in the first and every 4th subcycle
+    >>> subcycle_lower_counts(5, 4, 6)
     [2, 1, 1, 1, 2, 1]
     """
     ds_high, ds_low, n_subcycles = (
@@ -1642,7 +1647,8 @@ def median_interval(
 
     Examples
     --------
-    >>> median_interval(range(1, 16))   # R = 15: the 4th and 12th values, coverage 1 - 2 P(Bin(15, 1/2) <= 3)
+    >>> # R = 15: the 4th and 12th values, coverage 1 - 2 P(Bin(15, 1/2) <= 3)
+    >>> median_interval(range(1, 16))
     (8.0, 4.0, 12.0, 0.96484375)
     """
     from scipy.stats import binom
