@@ -122,7 +122,9 @@ def alt_text(caption: str) -> str:
     """An image's alternative text, from its caption: the caption's first sentence, as plain text (a
     link's label; no bold or code marks). The whole caption follows the image as its figure caption.
 
-    >>> alt_text("**EC Fig. 2** (arXiv Fig. 3): `ds*/ds_i` against [n](x.md). The band is `p10`-`p90`.")
+    >>> alt_text(
+    ...     "**EC Fig. 2** (arXiv Fig. 3): `ds*/ds_i` against [n](x.md). The band is `p10`-`p90`."
+    ... )
     'EC Fig. 2 (arXiv Fig. 3): ds*/ds_i against n.'
     """
     plain = " ".join(_MD_MARKUP.sub(lambda m: m[1] or "", caption).split())
@@ -322,8 +324,12 @@ def link_full_size(page: str, full_size: dict, prefix: str) -> str:
     (``full_size``: figure id → path under the site, ``prefix``: from the page to the site's root);
     a figure without one keeps its link.
 
-    >>> link_full_size('<figure class="a" id="k-fig1">\\n<a class="reference internal image-reference" '
-    ...                'href="../_images/h.png"><img', {"k-fig1": "_static/figures/k/fig1.png"}, "../")[-50:]
+    >>> link_full_size(
+    ...     '<figure class="a" id="k-fig1">\\n<a class="reference internal image-reference" '
+    ...     'href="../_images/h.png"><img',
+    ...     {"k-fig1": "_static/figures/k/fig1.png"},
+    ...     "../",
+    ... )[-50:]
     'ference" href="../_static/figures/k/fig1.png"><img'
     """
 
@@ -538,13 +544,26 @@ def rewrite_links(
     as CommonMark: it would keep a link to ``claims.md`` as it is, to a file the site does not
     have).
 
-    >>> pages = {"docs/verify.md": "docs/verify.md", "executed/li2019.ipynb": "executed/li2019.ipynb",
-    ...          "data/results/CLAIMS.md": "claims.md"}
-    >>> rewrite_links("[v](verify.md) [n](../executed/li2019.md#in-4) [r](../README.md)", "docs/library.md",
-    ...               "docs/library.md", pages, None)
+    >>> pages = {
+    ...     "docs/verify.md": "docs/verify.md",
+    ...     "executed/li2019.ipynb": "executed/li2019.ipynb",
+    ...     "data/results/CLAIMS.md": "claims.md",
+    ... }
+    >>> rewrite_links(
+    ...     "[v](verify.md) [n](../executed/li2019.md#in-4) [r](../README.md)",
+    ...     "docs/library.md",
+    ...     "docs/library.md",
+    ...     pages,
+    ...     None,
+    ... )
     '[v](verify.md) <a href="../executed/li2019.html#in-4">n</a> r'
-    >>> rewrite_links('[a_1](../data/results/CLAIMS.md#claim-a_1 "the claim")', "executed/li2019.ipynb",
-    ...               "executed/li2019.ipynb", pages, None)
+    >>> rewrite_links(
+    ...     '[a_1](../data/results/CLAIMS.md#claim-a_1 "the claim")',
+    ...     "executed/li2019.ipynb",
+    ...     "executed/li2019.ipynb",
+    ...     pages,
+    ...     None,
+    ... )
     '<a href="../claims.html#claim-a_1" title="the claim">a_1</a>'
     """
     import html
