@@ -729,7 +729,9 @@ def scaffold_paper(
     )
     w.create(
         f"fairlib/repro/experiments/{driver}.py",
-        module.replace("notebooks/claims/template.toml", f"notebooks/claims/{key}.toml"),
+        _docstrings_wrapped(
+            module.replace("notebooks/claims/template.toml", f"notebooks/claims/{key}.toml")
+        ),
     )
     test = w.read("tests/test_template_findings.py")
     test = test.replace(
@@ -750,7 +752,7 @@ def scaffold_paper(
         count=1,
         flags=re.S,
     )
-    w.create(f"tests/test_{driver}_findings.py", test)
+    w.create(f"tests/test_{driver}_findings.py", _docstrings_wrapped(test))
     drivers_file = "fairlib/repro/experiments/__init__.py"
     drivers = w.read(drivers_file)
     drivers = _insert_before(drivers, _DRIVERS_MARKER, f"from . import {driver}", drivers_file)
@@ -1043,11 +1045,12 @@ _MULTI = '''"""{label}: a multi-server mechanism.
 
 Contract: ``{name}(cluster) -> Allocation``.
 
-Started by ``python -m fairlib.repro.scaffold mechanism ... --multi-server`` with a placeholder rule
-— every server's time split equally among the users who can use it (user n gets γ[n, i] / k_i tasks
-on server i, k_i the users eligible there) — which meets every registry-wide test. Replace the
-kernel's rule with the paper's, keeping the split: the kernel computes on contiguous arrays, the
-wrapper validates, converts and wraps. Its slow reference is in ``tests/reference.py``.
+Started by ``python -m fairlib.repro.scaffold mechanism ... --multi-server`` with a placeholder
+rule — every server's time split equally among the users who can use it (user n gets γ[n, i] /
+k_i tasks on server i, k_i the users eligible there) — which meets every registry-wide test.
+Replace the kernel's rule with the paper's, keeping the split: the kernel computes on contiguous
+arrays, the wrapper validates, converts and wraps. Its slow reference is in
+``tests/reference.py``.
 """
 
 from __future__ import annotations
@@ -1190,8 +1193,8 @@ from tests.reference import {name}_reference
 
 
 def test_matches_the_reference_on_the_drf_example():
-    """The DRF paper's pool (9 CPUs, 18 GB; tasks ⟨1, 4⟩ and ⟨3, 1⟩), with nothing held and with a
-    held task."""
+    """The DRF paper's pool (9 CPUs, 18 GB; tasks ⟨1, 4⟩ and ⟨3, 1⟩), with nothing held and
+    with a held task."""
     cluster = Cluster.single_pool([9, 18], [[1, 4], [3, 1]])
     for start in (None, np.array([1.0, 0.0])):
         ours = {name}(cluster, start=start).tasks.ravel()
@@ -1248,10 +1251,10 @@ _GAME = '''"""{label}: a game-type mechanism.
 
 Contract: ``{name}(game) -> GameOutcome``.
 
-Started by ``python -m fairlib.repro.scaffold mechanism ... --game`` with a placeholder rule — each
-user bids its budget in proportion to its weights, over its k_i highest-weight machines under finite
-parallelism (EC'05's static baseline) — which meets every registry-wide game test. Replace the
-kernel's rule with the paper's, keeping the split: the kernel computes the bids on contiguous
+Started by ``python -m fairlib.repro.scaffold mechanism ... --game`` with a placeholder rule —
+each user bids its budget in proportion to its weights, over its k_i highest-weight machines under
+finite parallelism (EC'05's static baseline) — which meets every registry-wide game test. Replace
+the kernel's rule with the paper's, keeping the split: the kernel computes the bids on contiguous
 arrays, the wrapper validates, converts and wraps them in a ``GameOutcome`` (which derives the
 shares, prices, utilities and the certificate ``residual``). When the rule reaches an equilibrium,
 add the ``"equilibrium"`` capability and its ``tol`` to its registration in ``fairlib/games.py``.
