@@ -304,8 +304,8 @@ sweeps per epoch: a
 piecewise-linear map, and a
   *linear tail*, where the change shrinks by a constant ratio near 0.99. The kernel recognises \
 both (three sweeps
-  with the same ratio and direction) and jumps: to the geometric series' limit (Aitken's Δ²) in a \
-tail, k sweeps
+  with the same ratio and direction) and jumps: to the geometric series' limit (Aitken's Δ²) in \
+a tail, k sweeps
   ahead in a drift, kept only if the next sweep moves by the same step (else back, k halved). The \
 stopping rule is
   a sweep's own change; the allocation lands within 1e-10 (relative) of the plain iteration's on \
@@ -314,8 +314,8 @@ the traces' epochs
 allocations and
   the path decides which one (a declared sensitive quantity, [verify.md](verify.md)). About 2.5× \
 fewer sweeps.
-- **PF-VDS's interior point** follows a continuation in α (stages at α capped at 2, 4, 8, ...). A \
-stage that stops
+- **PF-VDS's interior point** follows a continuation in α (stages at α capped at 2, 4, 8, ...). \
+A stage that stops
   short is retried at a smaller step (the factor's square root) or from α = 1, up to three times \
 and up to α = 16:
   on Bitbrains snapshots at α = 2 a retry converges in tens of Newton steps where best responses \

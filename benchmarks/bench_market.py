@@ -31,9 +31,9 @@ def main(argv=None) -> list[Row]:
     x_slsqp = best_response_slsqp(w, y, 1.0)
     t_slsqp = time.perf_counter() - t0
     x_ours = market.best_response(w, y, 1.0)
-    # SLSQP meets sum x = X only to its tolerance; overspending buys it λ·excess of utility, so both
-    # are compared on the budget (bids scaled to sum to X) and the raw gap and SLSQP's overspend are
-    # reported too
+    # SLSQP meets sum x = X only to its tolerance; overspending buys it λ·excess of utility, so
+    # both are compared on the budget (bids scaled to sum to X) and the raw gap and SLSQP's
+    # overspend are reported too
     ours = market.utility(w, x_ours / x_ours.sum(), y)
     slsqp_ahead = market.utility(w, x_slsqp / x_slsqp.sum(), y) - ours
     gap = -slsqp_ahead

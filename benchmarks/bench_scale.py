@@ -1,5 +1,5 @@
-"""Cluster scale: DRFH, TSF, PS-DSF and PF-VDS(α=1) from ~10⁴ to ~10⁷ eligible (user, server) pairs,
-on 1 and 2 threads.
+"""Cluster scale: DRFH, TSF, PS-DSF and PF-VDS(α=1) from ~10⁴ to ~10⁷ eligible (user, server)
+pairs, on 1 and 2 threads.
 
 Each measurement runs in a fresh interpreter with ``NUMBA_NUM_THREADS`` set (numba reads it once, at
 import), the kernels already in the keyed cache (``make install`` warms them) and one call on a

@@ -3,8 +3,8 @@ parallel pair kernels, and the rest, which runs on one core.
 
 DRFH's and TSF's rounds are the same interior point (``fairlib.multires._engine.maxmin_interior``).
 Measured in a fresh interpreter with ``NUMBA_NUM_THREADS=2`` at the scale benchmark's largest size
-(10⁴ users × 10³ servers × 3 resources), after one solve of the same cluster (which compiles the
-parallel kernels), by wrapping the solver's functions with wall-clock timers:
+(10⁴ users × 10³ servers × 3 resources), after one solve of the same cluster (which compiles
+the parallel kernels), by wrapping the solver's functions with wall-clock timers:
 
 - threaded BLAS: the normal matrix's low-rank product (``ssyrk``/``dsyrk``) and its Cholesky
   factorisation;

@@ -5,12 +5,12 @@ Targets (issue: khamseashari2018 part 2):
   fresh interpreter (peak resident set size of that process alone — VmHWM, reset at exec —
   interpreter and imports included);
 - a 7-hour Google replay at 120 servers with PS-DSF reallocation every 5 minutes in under 2 minutes;
-- the request-based reconstruction of §6.2: 7.1 h of Google at 120 servers with per-interval demands
-  capped at the running tasks' requests, open loop, every mechanism (PS-DSF, DRFH, TSF, Best-Fit
-  DRFH, and PF-VDS at α = 1, 2, 4 — the traces notebook's route — as the capped game's variational
-  equilibrium on the 120 servers unmerged), in under 2 minutes — each mechanism timed alone, and the
-  four's total ratio to the same open loop on the lifetime-sum model without caps (the earlier
-  model), same jobs.
+- the request-based reconstruction of §6.2: 7.1 h of Google at 120 servers with per-interval
+  demands capped at the running tasks' requests, open loop, every mechanism (PS-DSF, DRFH, TSF,
+  Best-Fit DRFH, and PF-VDS at α = 1, 2, 4 — the traces notebook's route — as the capped game's
+  variational equilibrium on the 120 servers unmerged), in under 2 minutes — each mechanism timed
+  alone, and the four's total ratio to the same open loop on the lifetime-sum model without caps
+  (the earlier model), same jobs.
 The replay is also timed without merging identical servers (``merge=False``) over the first
 ``BASELINE_HOURS`` hours, the ratio showing what merging buys. Needs the real excerpts
 (``../shared/data/traces`` or ``FAIRLIB_TRACE_DIR``).

@@ -14,11 +14,11 @@ committed elsewhere, so no content is duplicated in the repository:
   given the anchor ``in-<n>`` its ``In [n]`` label names, papermill's injected cell removed, and
   every figure of a cell moved into a figure of its own with the caption the source notebook gives
   in ``metadata.fairlib.captions`` (one caption per saved figure, in order; read from
-  ``notebooks/``, so a caption is edited without a new run) — MyST-NB captions every image output of
-  a cell, so each image gets a cell of its own, with its caption's first sentence as its alternative
-  text and its natural width as its width (so Sphinx links it to its file); the links of its
-  markdown cells and Markdown outputs (a Claims list's links to the ledger) pointed at the book's
-  pages;
+  ``notebooks/``, so a caption is edited without a new run) — MyST-NB captions every image output
+  of a cell, so each image gets a cell of its own, with its caption's first sentence as its
+  alternative text and its natural width as its width (so Sphinx links it to its file); the links of
+  its markdown cells and Markdown outputs (a Claims list's links to the ledger) pointed at the
+  book's pages;
 - ``claims.md``, the ledger page, written from ``data/results/claims.csv``: per notebook, per claim
   one block (status badge, statement, our value and the paper's, the link to the cell that measured
   it — found from the notebook's ``claims.json`` — and, folded, the rule and note), anchored
@@ -201,8 +201,8 @@ def stage_notebook(doc, key: str, captions_by_source: dict | None = None, links=
     for the book (see the module docstring). Returns ``(notebook, figure names)``; raises
     :class:`BookError` when a cell shows more figures than it has captions.
 
-    ``captions_by_source``: a code cell's source → its captions, as the source notebook has them now
-    (captions are presentation: editing one needs no new run); a cell not found there keeps the
+    ``captions_by_source``: a code cell's source → its captions, as the source notebook has them
+    now (captions are presentation: editing one needs no new run); a cell not found there keeps the
     captions it was run with. ``links``: ``links(text, output)`` rewrites the Markdown links of a
     text written at the notebook's repository path (see :func:`rewrite_links`), applied to every
     markdown cell (``output`` False) and every Markdown output (``text/markdown``, such as a Claims
@@ -321,8 +321,8 @@ _FIGURE_LINK = re.compile(
 
 def link_full_size(page: str, full_size: dict, prefix: str) -> str:
     """The link around each figure of a built page pointed at the figure's full-size file
-    (``full_size``: figure id → path under the site, ``prefix``: from the page to the site's root);
-    a figure without one keeps its link.
+    (``full_size``: figure id → path under the site, ``prefix``: from the page to the site's
+    root); a figure without one keeps its link.
 
     >>> link_full_size(
     ...     '<figure class="a" id="k-fig1">\\n<a class="reference internal image-reference" '
@@ -457,8 +457,8 @@ def ledger_page(rows: list[dict], cells: dict, titles: dict[str, str]) -> str:
     """The book's claims ledger: per notebook (``titles``: key → title, in the book's order; a
     notebook of ``rows`` not there follows under its key), per claim one block: its status as a
     badge, its id (an anchor ``claim-<id>``), kind and source, the statement, our value and the
-    paper's, a link to the cell that measured it (``cells``: ``(key, claim id)`` → ``In [n]``), and,
-    folded, the rule and the note. ``rows``: ``claims.csv``'s, in its order (within a notebook:
+    paper's, a link to the cell that measured it (``cells``: ``(key, claim id)`` → ``In [n]``),
+    and, folded, the rule and the note. ``rows``: ``claims.csv``'s, in its order (within a notebook:
     paper claims, then findings, then checks, as ``CLAIMS.md``).
 
     A block per claim instead of ``CLAIMS.md``'s ten-column table, which no page column holds."""

@@ -7,12 +7,12 @@ same Python source run by the interpreter answers a problem of a few users and s
 milliseconds. So every public mechanism decides by the size of its own problem
 (:func:`interpreted_when_small`): at most :data:`INTERPRET_AT_MOST` cells (users x servers x
 resources for a cluster, the demand matrix's size for a pool, users x machines for a game, the
-machines for a best response) its kernels run interpreted — the same source, nothing compiled — and
-above it compiled; so do calls whose work the size does not bound (an iterative method's thousands
-of iterations, progressive filling of many tasks: ``bounded``). The rule depends only on the problem
-and the options, so a problem takes the same path on every machine and in every run, warm or cold;
-the two paths agree as two CPUs do (``tests/test_interpreted_kernels.py``: integral allocations
-identical, divisible ones within ``run_all.py --verify``'s tolerances).
+machines for a best response) its kernels run interpreted — the same source, nothing compiled —
+and above it compiled; so do calls whose work the size does not bound (an iterative method's
+thousands of iterations, progressive filling of many tasks: ``bounded``). The rule depends only on
+the problem and the options, so a problem takes the same path on every machine and in every run,
+warm or cold; the two paths agree as two CPUs do (``tests/test_interpreted_kernels.py``: integral
+allocations identical, divisible ones within ``run_all.py --verify``'s tolerances).
 
 Every kernel is made by :func:`njit` (numba's; a plain dispatcher except while an interpreted call
 runs, see :class:`Kernel`). Inside :func:`compiled` every kernel

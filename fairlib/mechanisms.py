@@ -646,8 +646,8 @@ register(
     color=_OKABE_ITO["blue"],
     capabilities=("multi_server", "placement_aware", "divisible", "weights"),
     options={"alpha": 1.0},
-    # the α of the paper's comparisons (§6); 1_2_4: α_i = 1, 2, 4, 1, ... by server index (Theorem
-    # 3, §3)
+    # the α of the paper's comparisons (§6); 1_2_4: α_i = 1, 2, 4, 1, ... by server index
+    # (Theorem 3, §3)
     variants={
         "pfvds_0.5": {"alpha": 0.5},
         "pfvds_1": {"alpha": 1.0},

@@ -1,4 +1,5 @@
-"""Welfare and fairness metrics of allocations (Feldman, Lai, Zhang EC'05 §2; reconstructions §4.2).
+"""Welfare and fairness metrics of allocations (Feldman, Lai, Zhang EC'05 §2; reconstructions
+§4.2).
 
 Allocations are shares ``r[user, machine]``; valuations ``w[user, machine]``. With finite
 parallelism ``k[user]``, a user values a bundle by the sum of its k largest w_ij r_ij.

@@ -335,7 +335,7 @@ def snapshot_utilisation(
     return out
 
 
-# --- time-stepped replay (§6.2) -------------------------------------------------------------------
+# --- time-stepped replay (§6.2) ------------------------------------------------------------------
 
 
 def _check_interval_times(
@@ -589,9 +589,9 @@ def _unit_dominant(demand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def jobs_from_workload(workload: Workload) -> Jobs:
     """Jobs of one segment each, from a workload's constant demands.
 
-    Job n holds its demand D_n from arrival to departure: (departure - arrival) · max_r D_n,r quanta
-    of shape D_n / max_r D_n,r. Jobs with zero duration are kept (zero work: they complete at their
-    first reallocation).
+    Job n holds its demand D_n from arrival to departure: (departure - arrival) · max_r D_n,r
+    quanta of shape D_n / max_r D_n,r. Jobs with zero duration are kept (zero work: they complete at
+    their first reallocation).
 
     Parameters
     ----------
@@ -926,8 +926,8 @@ def replay(
     otherwise); allocations whose solver did not converge are used and reported in one
     ``RuntimeWarning`` at the end. Jobs unfinished at ``horizon`` are counted, not dropped.
     Completions and reallocation times less than :data:`SIMULTANEOUS_S` apart are one event (the
-    trace's own resolution is 1 µs), so the number of reallocations does not depend on the last bits
-    of a float.
+    trace's own resolution is 1 µs), so the number of reallocations does not depend on the last
+    bits of a float.
 
     Parameters
     ----------
@@ -1156,13 +1156,13 @@ def open_loop(
     one of its segments holds (``jobs.segment_start <= t < jobs.segment_end``, its demand then that
     segment's shape), so utilisation and fairness compare epoch by epoch. Epochs start at ``start``,
     every ``interval`` seconds and whenever a segment ends (a job leaving, or its demand changing
-    with the next 5-minute window) — the replay's rule, with the trace's departures in place of the
-    replay's completions; a segment starting between two epochs waits for the next one. Events less
-    than :data:`SIMULTANEOUS_S` apart are one. At most :data:`MAX_EPOCHS` epochs (ticks and segment
-    ends, counted before any is built): a shorter ``interval`` is refused, naming it. An epoch whose
-    active set equals the previous one's reuses its allocations (mechanisms are deterministic). Each
-    allocation is checked as in :func:`replay`, and allocations whose solver did not converge are
-    counted and reported in one ``RuntimeWarning`` at the end.
+    with the next 5-minute window) — the replay's rule, with the trace's departures in place of
+    the replay's completions; a segment starting between two epochs waits for the next one. Events
+    less than :data:`SIMULTANEOUS_S` apart are one. At most :data:`MAX_EPOCHS` epochs (ticks and
+    segment ends, counted before any is built): a shorter ``interval`` is refused, naming it. An
+    epoch whose active set equals the previous one's reuses its allocations (mechanisms are
+    deterministic). Each allocation is checked as in :func:`replay`, and allocations whose solver
+    did not converge are counted and reported in one ``RuntimeWarning`` at the end.
 
     Parameters
     ----------

@@ -49,9 +49,9 @@ DRF_EXAMPLE: tuple[list[float], list[list[float]]] = ([9, 18], [[1, 4], [3, 1]])
 #: 0)
 RESERVE = 1e-9
 
-#: EC'05 §3.3 (Fig. 1): two users, two machines, budgets 1; weights (α, 1-α) for both ("equal") or
-#: (α, 1-α) and (1-α, α) ("opposite"). These have a unique equilibrium (the opposite game has three
-#: for α above about 0.854)
+#: EC'05 §3.3 (Fig. 1): two users, two machines, budgets 1; weights (α, 1-α) for both ("equal")
+#: or (α, 1-α) and (1-α, α) ("opposite"). These have a unique equilibrium (the opposite game has
+#: three for α above about 0.854)
 TWO_PLAYER = [("equal", 0.7), ("equal", 0.9), ("opposite", 0.6), ("opposite", 0.75)]
 
 

@@ -113,10 +113,10 @@ def selected_papers(config) -> list[str]:
 def pytest_configure(config):
     """Under pytest-xdist every worker is already one of the machine's cores: a sweep in a test (or
     in a notebook's quick run, which inherits the environment) runs its cells in the worker's own
-    process instead of starting a loky pool of one process per core on top of it — that doubled the
-    busy processes and paid each pool's start-up and kernel loading. Tests of the process backends
-    ask for them by name (``backend="loky", n_jobs=2``); results do not depend on the backend
-    (tests/test_sweep.py)."""
+    process instead of starting a loky pool of one process per core on top of it — that doubled
+    the busy processes and paid each pool's start-up and kernel loading. Tests of the process
+    backends ask for them by name (``backend="loky", n_jobs=2``); results do not depend on the
+    backend (tests/test_sweep.py)."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         os.environ.setdefault("FAIRLIB_SWEEP_JOBS", "1")
 

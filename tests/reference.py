@@ -219,11 +219,11 @@ def quota_filling_reference(
     definition, in exact rational arithmetic with an O(n) scan per task (ties: lowest index).
 
     Caps: the most whole tasks within the limit (and ``max_tasks``); guaranteed tasks: the most
-    within the guarantee too. A task fits when ``Σ_j max(tasks_j d_j, guarantee_j - lending_limit_j)
-    <= capacity`` after it. Phase 1 fills up to the guaranteed tasks, phase 2 up to the caps, each
-    by the lowest share: the weighted dominant share of all tasks held, or (``share="borrowed"``)
-    ``max(0, max_r (t d_ir - G_ir) / lendable_r) / w_i`` over the resources with ``lendable_r =
-    capacity_r - Σ_j reserved_jr > 0``. Returns ``(tasks, order)``.
+    within the guarantee too. A task fits when ``Σ_j max(tasks_j d_j, guarantee_j -
+    lending_limit_j) <= capacity`` after it. Phase 1 fills up to the guaranteed tasks, phase 2 up to
+    the caps, each by the lowest share: the weighted dominant share of all tasks held, or
+    (``share="borrowed"``) ``max(0, max_r (t d_ir - G_ir) / lendable_r) / w_i`` over the resources
+    with ``lendable_r = capacity_r - Σ_j reserved_jr > 0``. Returns ``(tasks, order)``.
     """
     from fractions import Fraction
 

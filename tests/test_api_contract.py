@@ -14,10 +14,10 @@ A public callable with no derivable baseline **fails**
 :func:`test_every_public_callable_has_a_valid_baseline` naming what to add (a doctest example, a
 factory, or an EXAMPLES entry). Then, on top of the baseline, each argument in turn gets a battery
 of bad values chosen by the kind of its valid value (:func:`battery`): None, a wrong type, a bool
-where a number is meant, text, complex, NaN, ±inf, a negative, zero where the function's own message
-says positive, a float where an integer is meant, a huge integer, empty and ragged arrays, wrong
-shapes and dimensions, and a wrong object in place of a Cluster/Game/Workload/DataFrame. On top of
-these, :func:`type_battery` derives bad values from the argument's annotation (from its valid
+where a number is meant, text, complex, NaN, ±inf, a negative, zero where the function's own
+message says positive, a float where an integer is meant, a huge integer, empty and ragged arrays,
+wrong shapes and dimensions, and a wrong object in place of a Cluster/Game/Workload/DataFrame. On
+top of these, :func:`type_battery` derives bad values from the argument's annotation (from its valid
 value's kind where it has none): 0, 1 and "false" for a bool, 2**63 for an int, 1e±300 for a float,
 missing, wrong-kind and garbage paths, wrong keys and values in mappings, empty, repeated and
 wrong-typed labels, empty and reversed ranges, and None where the annotation does not allow it; the
@@ -472,8 +472,9 @@ KNOWN_GAPS: set[str] = set()
 #: arguments whose typed probes (:func:`type_battery`) still find a bad value accepted or refused by
 #: a raw error: (callable, argument) -> what the probes found. Strict, like KNOWN_GAPS: an argument
 #: fixed here fails test_contract until it is removed from this list; the argument's other probes
-#: are judged as usual. Each entry is "not yet validated" — a float of 1e±300 where the argument's
-#: scale makes it nonsense, labels, mappings, ranges and paths the boundary does not check yet.
+#: are judged as usual. Each entry is "not yet validated" — a float of 1e±300 where the
+#: argument's scale makes it nonsense, labels, mappings, ranges and paths the boundary does not
+#: check yet.
 TYPED_GAPS: dict[tuple[str, str], str] = {
     ("fairlib.games.GameMechanism.example", "reserve"): "1e±300",
     ("fairlib.market.Game", "reserve"): "1e±300",
@@ -1457,8 +1458,8 @@ def test_the_contract_fails_a_target_whose_validation_is_removed(prober, name, m
 
 # Mutation evidence, site by site: every call of a fairlib._validate helper in fairlib/ (found with
 # ast), made a pass-through (the call replaced by its first argument, in that one function's code),
-# must make the contract fail the callable it guards — the public callable whose own body holds the
-# call, or one in the same module that calls the function holding it. All sites take about 15
+# must make the contract fail the callable it guards — the public callable whose own body holds
+# the call, or one in the same module that calls the function holding it. All sites take about 15
 # minutes of probes, beyond make test's budget (2 minutes of CPU), so each run takes one window of
 # MUTATION_SITES_PER_RUN consecutive sites of the sorted list. The windows tile the list from an
 # offset keyed by the list itself (the SHA-256 of every site's module, function and helper); a run
@@ -2298,11 +2299,11 @@ SCALAR_TARGETS = [t.name for t in TARGETS if not t.exempt and t.name not in KNOW
 
 @pytest.mark.parametrize("name", SCALAR_TARGETS)
 def test_scalars_from_hypothesis_never_raise_raw_errors(name, scalar_arguments, prober):
-    """Any scalar for a numeric argument: a result, or a named refusal — never a raw Python or NumPy
-    error, never a crash. Each call runs in the probing process (its memory capped), so a value that
-    makes a kernel abort fails this test alone; a call still running after :data:`SCALAR_SECONDS`
-    (compiled code: :data:`SCALAR_GUARD`) is discarded. One test per callable, its draws its own
-    (:func:`_scalar_test`)."""
+    """Any scalar for a numeric argument: a result, or a named refusal — never a raw Python or
+    NumPy error, never a crash. Each call runs in the probing process (its memory capped), so a
+    value that makes a kernel abort fails this test alone; a call still running after
+    :data:`SCALAR_SECONDS` (compiled code: :data:`SCALAR_GUARD`) is discarded. One test per
+    callable, its draws its own (:func:`_scalar_test`)."""
 
     def check(name, i, pname, value):
         try:

@@ -101,8 +101,8 @@ def test_the_ledger_accepts_the_measurements(small_study):
 
 def test_two_player_findings_are_the_closed_form_numbers(small_study):
     v = measured_values(small_study["two"])
-    # the symmetric equilibrium's lowest efficiency over the grid: never below the true minimum 2√2
-    # − 2, and close to it on a grid through α = 1/√2's neighbourhood
+    # the symmetric equilibrium's lowest efficiency over the grid: never below the true minimum
+    # 2√2 − 2, and close to it on a grid through α = 1/√2's neighbourhood
     assert (
         2 * np.sqrt(2) - 2 - 1e-12
         <= v["two_player_min_efficiency_2sqrt2_minus_2"]
@@ -117,8 +117,8 @@ def test_two_player_findings_are_the_closed_form_numbers(small_study):
 
 
 def test_two_player_fixed_points_are_certified_equilibria():
-    """The fixed-point solver finds the opposite-weight game's three equilibria above α₀ (the closed
-    form's), and each satisfies condition (1)."""
+    """The fixed-point solver finds the opposite-weight game's three equilibria above α₀ (the
+    closed form's), and each satisfies condition (1)."""
     alpha = 0.9
     w = np.array([[alpha, 1 - alpha], [1 - alpha, alpha]])
     found = bidding_game.two_player_fixed_points(market.Game(w, reserve=1e-9))
@@ -338,14 +338,14 @@ def test_finite_parallelism_findings_judge_convergence_per_band():
     assert v["non_convergence_at_competition_1_to_2"] == [1.0, 2.0]  # users >= 5, the paper's range
     found = bidding_game.finite_parallelism_findings(finite, fig5, infinite)
     assert "δ = 0.6 (Δ = 20, 3 users)" in found["non_convergence_at_competition_1_to_2"].note
-    # δ < 1: Δ = 5 at 10 users (δ = 0.5) converges, Δ = 20 at 3 users (δ = 0.6) does not: every user
-    # count counts
+    # δ < 1: Δ = 5 at 10 users (δ = 0.5) converges, Δ = 20 at 3 users (δ = 0.6) does not: every
+    # user count counts
     assert v["low_competition_converges"] == 0.0
-    # calls pooled per Δ, not a mean of per-run shares: Δ = 20 is (3 × 2 × 10 + 2 × 10) / (3 × 2 ×
-    # 100 + 2 × 10)
+    # calls pooled per Δ, not a mean of per-run shares: Δ = 20 is (3 × 2 × 10 + 2 × 10) / (3 ×
+    # 2 × 100 + 2 × 10)
     assert v["local_search_within_two_iterations"] == pytest.approx([0.9, 80 / 620])
-    # converged runs only ("if it does"), per (Δ, users): Δ = 5 at 10 and 60 users, Δ = 20 at 15 (3
-    # and 4 iterations)
+    # converged runs only ("if it does"), per (Δ, users): Δ = 5 at 10 and 60 users, Δ = 20 at 15
+    # (3 and 4 iterations)
     assert v["finite_converges_quickly_when_it_converges"] == [3.5] * 3
     assert v["fig5_efficiency_stays_high_delta5_40_users"] == pytest.approx(0.85)
     assert v["fig6_delta5_many_users_lower_uniformity"] == pytest.approx([-0.1])

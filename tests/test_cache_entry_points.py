@@ -6,8 +6,8 @@ does not invalidate a cached caller when the callee's file changes). Each entry 
 fresh process with nothing inherited (no ``NUMBA_CACHE_DIR``), importing numba before fairlib where
 it can — a script, pytest with hypothesis and doctests, a papermill kernel, loky and Dask sweep
 workers, a benchmark script. After each: no ``.nbi``/``.nbc`` file under ``fairlib/``. Then the
-callee is edited — same file size, so numba's own timestamp-and-size check could miss it — and every
-entry point must see the new result.
+callee is edited — same file size, so numba's own timestamp-and-size check could miss it — and
+every entry point must see the new result.
 """
 
 import json

@@ -1,6 +1,6 @@
-"""Envy-freeness is EC'05 §2's ρ = min over i, j of U_i(r_i) / U_i(r_j), the pair j = i included: at
-most 1, equal to 1 exactly when nobody envies anybody (REFERENCE.md §4.2; Theorem 2's "ρ(Q) = 1" for
-two players)."""
+"""Envy-freeness is EC'05 §2's ρ = min over i, j of U_i(r_i) / U_i(r_j), the pair j = i included:
+at most 1, equal to 1 exactly when nobody envies anybody (REFERENCE.md §4.2; Theorem 2's "ρ(Q) =
+1" for two players)."""
 
 import numpy as np
 import pytest

@@ -408,9 +408,9 @@ def test_merging_identical_servers_is_exact(mechanism):
         ):  # unique totals: lexicographic max-min / strictly concave
             np.testing.assert_allclose(ours.totals, fns[mechanism](c).totals, rtol=1e-6, atol=1e-9)
             compared += 1
-    # Definition 4 and the α != 1 equilibrium are not unique: with identical servers an uneven split
-    # can be self-consistent too (the per-server fixed point from zero finds one 0.1% from the even
-    # split here), so for those the defining property is what is checked.
+    # Definition 4 and the α != 1 equilibrium are not unique: with identical servers an uneven
+    # split can be self-consistent too (the per-server fixed point from zero finds one 0.1% from the
+    # even split here), so for those the defining property is what is checked.
     assert compared in (0, 6)
 
 

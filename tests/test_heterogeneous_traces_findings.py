@@ -298,8 +298,8 @@ def test_route_mechanisms_record_whether_each_allocation_was_certified():
 
 
 def _setup():
-    """The §6 set-up as the paper has it: the Bitbrains fleet, 100 instants, 120 Google servers A–D,
-    2.1% drawn."""
+    """The §6 set-up as the paper has it: the Bitbrains fleet, 100 instants, 120 Google servers
+    A–D, 2.1% drawn."""
     from fairlib import sim
     from fairlib.traces import Fleet
     from fairlib.traces.workload import bitbrains_fleet

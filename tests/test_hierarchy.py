@@ -5,10 +5,10 @@ Known answers: Volcano's ``TestHDRF`` (volcano-sh/volcano,
 ``pkg/scheduler/plugins/drf/hdrf_test.go``), whose two cases are the two fixes H-DRF makes to naive
 hierarchical DRF (Bhattacharya et al., SoCC 2013, §4); and hand-derived cases where the naive rule
 starves a queue and H-DRF does not. Mapping of Volcano's test to fairlib: a queue with ``hierarchy:
-"root/a/b"`` and ``weights: "100/x/y"`` → nodes ``a`` (weight x) and ``a/b`` (weight y); a pod group
-of ``taskNum`` pods with request (cpu, mem) in that queue → a user at path ``"a/b/<pg>"`` with
-demand (cpu, mem) and ``max_tasks = taskNum`` (a job is done when all its pods run); one node → the
-capacity; ``job.Allocated`` → ``tasks · demand``.
+"root/a/b"`` and ``weights: "100/x/y"`` → nodes ``a`` (weight x) and ``a/b`` (weight y); a pod
+group of ``taskNum`` pods with request (cpu, mem) in that queue → a user at path ``"a/b/<pg>"``
+with demand (cpu, mem) and ``max_tasks = taskNum`` (a job is done when all its pods run); one node
+→ the capacity; ``job.Allocated`` → ``tasks · demand``.
 """
 
 from __future__ import annotations

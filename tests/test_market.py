@@ -183,8 +183,8 @@ def test_two_player_closed_forms(alpha):
 
 
 def test_two_player_reference_values():
-    """reconstructions §4.3 [DRV]: α = 0.9 roots δ ∈ {0.308, 1, 3.248}, efficiencies {0.833, 0.911,
-    0.833}."""
+    """reconstructions §4.3 [DRV]: α = 0.9 roots δ ∈ {0.308, 1, 3.248}, efficiencies {0.833,
+    0.911, 0.833}."""
     eqs = market.two_player_equilibria(0.9)
     np.testing.assert_allclose([e["delta"] for e in eqs], [0.308, 1.0, 3.248], atol=1e-3)
     np.testing.assert_allclose([e["efficiency"] for e in eqs], [0.833, 0.911, 0.833], atol=1e-3)

@@ -44,8 +44,8 @@ def random_pool(seed, n_users=5, n_resources=3):
 def test_array_signatures_agree_with_the_contract():
     d, c = [[1, 4], [3, 1]], [9, 18]
     assert drf(DRF_EXAMPLE).tasks.ravel().tolist() == drf(d, c).tasks.tolist() == [3, 2]
-    # every result reports each user's dominant resource and share (DRF paper §4: RAM for A, CPU for
-    # B, 2/3 each)
+    # every result reports each user's dominant resource and share (DRF paper §4: RAM for A, CPU
+    # for B, 2/3 each)
     assert drf(DRF_EXAMPLE).dominant_resource.tolist() == [1, 0]
     assert np.allclose(drf(DRF_EXAMPLE).dominant_shares, [2 / 3, 2 / 3])
     assert np.allclose(edrf(DRF_EXAMPLE).tasks.ravel(), edrf(d, c).tasks)

@@ -1,7 +1,7 @@
 """One front door per multi-method mechanism (``pfvds``, ``psdsf``, ``drfh``, ``tsf``): the same
-checks, once per method (scipy's ``LinprogCommonTests`` pattern) — agreement with the slow reference
-of ``tests/reference.py``, the refusal of an option the method does not take, and the result's typed
-fields."""
+checks, once per method (scipy's ``LinprogCommonTests`` pattern) — agreement with the slow
+reference of ``tests/reference.py``, the refusal of an option the method does not take, and the
+result's typed fields."""
 
 import importlib
 

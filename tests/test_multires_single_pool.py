@@ -58,7 +58,8 @@ def test_pareto_counterexample():
 
 
 def test_repository_example_pdrf_752_1637():
-    """reconstructions §2.1: R=<7583, 4649>: PDRF A 752, B 1637 (752 cycles); discrete DRF A 753."""
+    """reconstructions §2.1: R=<7583, 4649>: PDRF A 752, B 1637 (752 cycles); discrete DRF A
+    753."""
     res = pdrf([[1, 4], [3, 1]], [7583, 4649])
     assert res.tasks.tolist() == [752, 1637] and int(res.cycles) == 752
     assert drf([[1, 4], [3, 1]], [7583, 4649]).tasks.tolist() == [753, 1637]
@@ -116,8 +117,8 @@ def test_drf_matches_heapq_and_argmin_references_on_non_integer_inputs(pool, sto
 
 def test_exact_ties_follow_the_tie_rule():
     """One resource, capacity 20, demands 1, 5, 6, 3: 3 × 1/20 = 3/20 exactly, so user 0 keeps
-    winning ties by index; floating point (3 × 0.05 = 0.15000000000000002 > 0.15) would hand them to
-    user 3."""
+    winning ties by index; floating point (3 × 0.05 = 0.15000000000000002 > 0.15) would hand them
+    to user 3."""
     exact = drf([[1], [5], [6], [3]], [20])
     assert exact.share_arithmetic == "rational" and exact.tasks.tolist() == [6, 1, 1, 1]
     assert progressive_filling_exact([[1], [5], [6], [3]], [20])[0].tolist() == [6, 1, 1, 1]

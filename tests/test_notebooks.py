@@ -185,8 +185,8 @@ def test_a_notebook_reads_as_a_lecture(path):
 
 def test_figures_named_in_the_prose_are_the_ones_saved(path):
     """Every `fig...` name the markdown cites (the "What is reproduced" tables) is a figure the
-    notebook saves — literally, or by the literal start of an f-string name — so a reader finds it
-    under figures/<key>/."""
+    notebook saves — literally, or by the literal start of an f-string name — so a reader finds
+    it under figures/<key>/."""
     import re
 
     nb = json.loads(path.read_text())

@@ -229,10 +229,10 @@ def test_a_cache_directory_set_by_the_user_is_keyed_too(tmp_path):
 
 def test_the_mechanisms_compile_each_kernel_for_one_set_of_argument_types():
     """numba compiles a kernel once per distinct argument types, and a first call pays for each
-    (0.2–0.6 s): every registered mechanism on the cold-start benchmark's compiled problems, in one
-    process, leaves one signature per kernel. A constant argument where other calls pass a variable,
-    an array read-only in one caller and not in another, an omitted optional argument, or partial
-    sums of another dimension would each add one."""
+    (0.2–0.6 s): every registered mechanism on the cold-start benchmark's compiled problems, in
+    one process, leaves one signature per kernel. A constant argument where other calls pass a
+    variable, an array read-only in one caller and not in another, an omitted optional argument, or
+    partial sums of another dimension would each add one."""
     import subprocess
     import sys
 

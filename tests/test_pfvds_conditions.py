@@ -123,9 +123,9 @@ def test_arguments():
 
 @pytest.mark.parametrize("alpha", [8.0, 73.0, 300.0])
 def test_variational_gap_at_large_alpha(alpha):
-    """x^-α spans dozens of orders of magnitude at large α (1e69 beside 1 at α = 73): eq. (16)'s LP
-    is solved in units of the largest marginal, so it answers (HiGHS failed on the raw objective) —
-    0 at the equilibrium, > 0 elsewhere."""
+    """x^-α spans dozens of orders of magnitude at large α (1e69 beside 1 at α = 73): eq. (16)'s
+    LP is solved in units of the largest marginal, so it answers (HiGHS failed on the raw objective)
+    — 0 at the equilibrium, > 0 elsewhere."""
     c = Cluster([[9, 18]], [[1, 4], [3, 1]])
     assert variational_gap(c, pfvds(c, alpha).tasks, alpha) < 1e-8
     assert variational_gap(c, [[2.0], [1.0]], alpha) > 0.1

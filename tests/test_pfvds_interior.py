@@ -124,8 +124,8 @@ def test_large_alpha_continuation_and_fallback():
 
 
 def test_prices_are_the_servers_multipliers():
-    """On one server with α = 1: φ_n / x_n = λ·d_n for every user with tasks (KKT in the caller's
-    units)."""
+    """On one server with α = 1: φ_n / x_n = λ·d_n for every user with tasks (KKT in the
+    caller's units)."""
     c = Cluster([[9, 18]], [[1, 4], [3, 1]], weight=[1.0, 2.0])
     res = pfvds_interior_point(c, 1.0)
     lam = res.diagnostics["prices"][0]

@@ -25,7 +25,8 @@ from fairlib.multires.pfvds._best_response import (
 
 def demands_at(lam, d, x_o, a, gamma, alpha):
     """A user's α-fair demand at prices λ, written independently of the kernels: x_n = max(0, a_n
-    (γ_n p_n)^(-1/α) - x_o,n) with p_n = Σ_r d_nr λ_r, in logs (p_n may exceed the float range)."""
+    (γ_n p_n)^(-1/α) - x_o,n) with p_n = Σ_r d_nr λ_r, in logs (p_n may exceed the float
+    range)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         log_terms = np.log(d) + np.log(lam)[None, :]
     top = log_terms.max(axis=1)
@@ -148,8 +149,8 @@ def test_log_price_newton_against_slsqp(alpha):
             **problem,
         )
         if not solved.success:
-            # SLSQP's line search can fail on rounding that differs between CPUs (seen at α = 0.5 on
-            # an AMD CPU: "Positive directional derivative for linesearch"): the other general
+            # SLSQP's line search can fail on rounding that differs between CPUs (seen at α = 0.5
+            # on an AMD CPU: "Positive directional derivative for linesearch"): the other general
             # solver is the reference then
             solved = minimize(
                 lambda v: neg(v) / scale,

@@ -32,8 +32,8 @@ def test_the_equilibrium_zeroes_the_merit_with_multipliers_not_with_penalty_pric
     m = equilibrium_merits(cluster, alpha, kappa=kappa)
     assert m["nash_residual"] <= 1e-6 and m["overuse"] <= 1e-9
     assert m["psi_multipliers"] <= 1e-10 and m["move_multipliers"] <= 1e-5
-    # nothing overused -> penalty prices 0 -> every usable pair's F = -ŝ^-α/γ < 0: the update moves,
-    # Ψ > 0
+    # nothing overused -> penalty prices 0 -> every usable pair's F = -ŝ^-α/γ < 0: the update
+    # moves, Ψ > 0
     assert m["psi_penalty"] > 1e-6 and m["move_penalty"] > 1e-6
 
 

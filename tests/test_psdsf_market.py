@@ -176,8 +176,8 @@ def test_method_choice_and_validation(monkeypatch):
 
 def test_fixed_point_settles_where_a_thousand_sweeps_cut_it_short():
     """Regression (#19): on this random cluster the Gauss-Seidel fixed point drifts for ~1,500
-    sweeps before it settles — 1,000 sweeps, the earlier default, reported it as not converged. With
-    the default it converges, to the market's PS-DSF allocation, and meets Definition 4."""
+    sweeps before it settles — 1,000 sweeps, the earlier default, reported it as not converged.
+    With the default it converges, to the market's PS-DSF allocation, and meets Definition 4."""
     import numpy as np
 
     from fairlib.multires import psdsf, psdsf_violation, random_cluster

@@ -342,8 +342,8 @@ def test_guarantee_summary_matches_numpy(seed, m, order):
 
 
 def test_guarantees_that_numpy_adds_up_to_the_capacity_are_accepted():
-    """10⁵ guarantees of 1/10⁵ of one resource: NumPy's pairwise sum is the capacity to the bit, a
-    running sum drifts above it (a resolution that added them one by one refused them)."""
+    """10⁵ guarantees of 1/10⁵ of one resource: NumPy's pairwise sum is the capacity to the bit,
+    a running sum drifts above it (a resolution that added them one by one refused them)."""
     n = 100_000
     guarantee, demands, capacity = (
         np.full((n, 1), 100 / n),
@@ -357,12 +357,12 @@ def test_guarantees_that_numpy_adds_up_to_the_capacity_are_accepted():
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_mesos_guarantees_of_whole_tasks_that_fill_the_pool_are_each_run(seed):
-    """10⁵ users, each guaranteed 1-3 whole tasks of its own random demands, and a capacity that is
-    their exactly rounded sum (``math.fsum``): every user runs its guaranteed tasks and nothing else
-    fits. The fill adds the guarantees one by one, and over 10⁵ terms that running sum ends above
-    the exact capacity on some resource (by ~1e-14 relative, checked here): only the fit tolerance
-    (FIT_RTOL, relative 1e-12) lets the guaranteed tasks in, so a fill without it, or with one that
-    does not cover such drift, runs no task at all."""
+    """10⁵ users, each guaranteed 1-3 whole tasks of its own random demands, and a capacity that
+    is their exactly rounded sum (``math.fsum``): every user runs its guaranteed tasks and nothing
+    else fits. The fill adds the guarantees one by one, and over 10⁵ terms that running sum ends
+    above the exact capacity on some resource (by ~1e-14 relative, checked here): only the fit
+    tolerance (FIT_RTOL, relative 1e-12) lets the guaranteed tasks in, so a fill without it, or with
+    one that does not cover such drift, runs no task at all."""
     import math
 
     from fairlib.multires._engine.filling import committed_amounts

@@ -142,8 +142,8 @@ paper_value = 5.588
 se = { k = 4, sd = "pooled", n_paper = 1000 }
 """
     )
-    # pooled variance (1000 × 2² + 1000 × 0.588 × 0.412 + 500 d²) / 2000: bound 0.261 at d = 0.212,
-    # 0.262 at 0.312
+    # pooled variance (1000 × 2² + 1000 × 0.588 × 0.412 + 500 d²) / 2000: bound 0.261 at d =
+    # 0.212, 0.262 at 0.312
     log = ClaimLog("d", write=False, registry=registry)
     assert log.measure("rare", 5.8, runs=1000, sd=2.0)
     assert not ClaimLog("d", write=False, registry=registry).measure("rare", 5.9, runs=1000, sd=2.0)

@@ -7,20 +7,20 @@ fairlib's:
 
 - Mesos ``DRFSorter`` → ``DRFSorter(capacity, semantics="mesos")``: ``sorter.add(agent, r)`` /
   ``remove(agent, r)`` change the pool's totals → :meth:`set_capacity` with the new totals (agents
-  pooled, as the sorter pools them); ``add(client)`` + ``activate`` → :meth:`add`; ``updateWeight``
-  → :meth:`update_weight`; ``allocated`` / ``unallocated`` → the same names with the resource
-  vector; ``sort()`` → :meth:`order`. Revocable cpus and shared disk are separate scalar resources
-  with their own totals (as Mesos accounts them); a shared volume held by several clients counts in
-  each client's allocation once. ``update(client, old, new)`` → :meth:`update` (no allocation
-  counted). Nested role names (``"b/e/f"``) are the same strings; ``updateWeight(role, w)`` on a
-  role that has no client → :meth:`update_weight` on its path.
+  pooled, as the sorter pools them); ``add(client)`` + ``activate`` → :meth:`add`;
+  ``updateWeight`` → :meth:`update_weight`; ``allocated`` / ``unallocated`` → the same names
+  with the resource vector; ``sort()`` → :meth:`order`. Revocable cpus and shared disk are
+  separate scalar resources with their own totals (as Mesos accounts them); a shared volume held by
+  several clients counts in each client's allocation once. ``update(client, old, new)`` →
+  :meth:`update` (no allocation counted). Nested role names (``"b/e/f"``) are the same strings;
+  ``updateWeight(role, w)`` on a role that has no client → :meth:`update_weight` on its path.
 - Kueue ``dominantResourceShare`` → ``DRFSorter(capacity, semantics="kueue")``: a ClusterQueue in
   the cohort → :meth:`add` with ``nominal`` (its ``NominalQuota`` per resource), ``lending_limit``
   (its ``LendingLimit``, the nominal quota where none is set) and its ``FairWeight``; the
-  ``lending-cq`` that gives the cohort lendable capacity → a second client; the admitted usage plus
-  the workload passed to ``DominantResourceShareWith`` → :meth:`allocated`; ``wantDRValue`` →
-  ``⌊1000 · share⌋`` (``math.MaxInt`` → ``inf``), ``wantDRName`` → :meth:`dominant_resource` (``""``
-  → ``None``). CPU in millicores, as Kueue counts it.
+  ``lending-cq`` that gives the cohort lendable capacity → a second client; the admitted usage
+  plus the workload passed to ``DominantResourceShareWith`` → :meth:`allocated`; ``wantDRValue``
+  → ``⌊1000 · share⌋`` (``math.MaxInt`` → ``inf``), ``wantDRName`` →
+  :meth:`dominant_resource` (``""`` → ``None``). CPU in millicores, as Kueue counts it.
 - YARN ``DominantResourceFairnessComparator`` → ``DRFSorter(cluster, semantics="yarn",
   resources=["memory", "vcores"])``: a ``Schedulable`` with usage, weight and min share →
   :meth:`add` (weight, ``min_share``) + :meth:`allocated` (usage); ``compare(s1, s2) < 0`` →

@@ -417,7 +417,7 @@ def test_jobs_builders_record_segment_times():
     )  # the partial window: 100 s
 
 
-# --- per-interval demands from task_events (§6.2 [INF]) -------------------------------------------
+# --- per-interval demands from task_events (§6.2 [INF]) ------------------------------------------
 
 _EVENT_COLUMNS = [
     "time",

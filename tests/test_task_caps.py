@@ -2,9 +2,9 @@
 sequential-LP reference of weighted max-min with upper bounds; EDRF and asset fairness in
 tests/test_multires_single_pool.py), CEEI too (against SLSQP on the Eisenberg–Gale program with
 upper bounds, and by its optimality conditions), the property checkers measure against them,
-PF-VDS's variational equilibrium (against SLSQP with caps at α = 1, CEEI on one server, and eq. (16)
-over the capped set by an LP at every α), and every other mechanism refuses a capped cluster by
-name."""
+PF-VDS's variational equilibrium (against SLSQP with caps at α = 1, CEEI on one server, and eq.
+(16) over the capped set by an LP at every α), and every other mechanism refuses a capped cluster
+by name."""
 
 import numpy as np
 import pytest
@@ -255,8 +255,8 @@ def test_pfvds_with_caps_solves_definition_6_over_the_capped_set(
     seed, users, servers, resources, alpha, time_shared
 ):
     """The defining property, checked by an LP independent of the solver: no feasible x' (caps
-    included) has a larger Σ g·x' than the allocation (eq. 16 over the capped set); a user charged a
-    cap price holds its cap."""
+    included) has a larger Σ g·x' than the allocation (eq. 16 over the capped set); a user charged
+    a cap price holds its cap."""
     cluster = _capped_cluster(np.random.default_rng(seed), users, servers, resources)
     with compiled():
         res = pfvds(cluster, alpha, time_shared=time_shared)
@@ -394,8 +394,8 @@ def test_checkers_reject_an_allocation_above_a_cap_and_merging_keeps_caps():
 
 def test_pareto_checker_when_every_user_is_capped_at_zero():
     """Regression: with every user capped at 0 the allocation holds nothing and nothing can be added
-    — Pareto efficient (the checker divided 0 by 0); with a user free to run, an empty allocation is
-    not."""
+    — Pareto efficient (the checker divided 0 by 0); with a user free to run, an empty allocation
+    is not."""
     capped = Cluster.single_pool([4.0, 4.0], [[1.0, 1.0], [1.0, 2.0]], max_tasks=[0.0, 0.0])
     assert pareto_violation(capped, np.zeros((2, 1))) == 0.0
     free = Cluster.single_pool([4.0, 4.0], [[1.0, 1.0], [1.0, 2.0]], max_tasks=[0.0, np.inf])

@@ -136,9 +136,9 @@ def test_real_google_fleet_and_workload():
 
 
 def test_bitbrains_storage_and_network_sized_to_the_peak_total_usage():
-    """§6.1: capacity sized so the maximum overall usage is met — the largest total over VMs at one
-    instant (not the sum of per-VM peaks, which would be 2 + 3 = 5 MB/s of storage here), split over
-    the 250 servers."""
+    """§6.1: capacity sized so the maximum overall usage is met — the largest total over VMs at
+    one instant (not the sum of per-VM peaks, which would be 2 + 3 = 5 MB/s of storage here), split
+    over the 250 servers."""
     kb = 1024.0
     vms = pd.DataFrame(
         {

@@ -39,8 +39,8 @@ def competitive_ratios(result: DynamicDRFResult) -> dict[str, object]:
     -------
     dict
         Arrays of shape (K,) over steps k = 1..K: ``maxsum`` (sum of shares), ``maxmin`` (min share
-        = M^k by Lemma 2), ``static`` (ẋ^k), ``cr1`` = maxsum / (k ẋ^k) and ``cr2`` = M^k / ẋ^k; and
-        floats ``CR1``, ``CR2``, their minima over steps.
+        = M^k by Lemma 2), ``static`` (ẋ^k), ``cr1`` = maxsum / (k ẋ^k) and ``cr2`` = M^k /
+        ẋ^k; and floats ``CR1``, ``CR2``, their minima over steps.
 
     Raises
     ------

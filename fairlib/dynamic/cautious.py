@@ -1,8 +1,8 @@
 """Cautious LP — a labelled RECONSTRUCTION [INF] of Kash, Procaccia & Shah's second mechanism.
 
-The exact program of KPS's "cautious LP" could not be recovered (reconstructions §3.4 [NR]). What is
-known: it violates DPO, allocates too much at the last steps, keeps SI and (static) EF among present
-agents, and reaches a near-optimal maxmin value at the last step. This module implements the
+The exact program of KPS's "cautious LP" could not be recovered (reconstructions §3.4 [NR]). What
+is known: it violates DPO, allocates too much at the last steps, keeps SI and (static) EF among
+present agents, and reaches a near-optimal maxmin value at the last step. This module implements the
 constraint set reconstructed in reconstructions §3.4 [INF]:
 
 - irrevocability: x_i^k >= x_i^{k-1};

@@ -368,11 +368,11 @@ def _linear_step_prefix(d, x, k, n, corrected_line6, demand_prefix, usage_prefix
 
     ``demand_prefix[t, r] = sum_{i<t} d_ir`` (fixed once agent t - 1 has arrived) and
     ``usage_prefix[t, r] = sum_{i<t} d_ir x_i`` (valid for t <= k on entry). Then line 6's
-    ``sum_{i<=k} d_ir`` and the α_r = sum_{i<τ} d_ir x_i, β_r = sum_{i>=τ} d_ir of lines 9-19 are
-    O(m) reads, and the binary search visits the same τ as the printed loops. Agents before τ keep
-    shares above the level (the test fails at τ - 1), so only the suffix i >= τ changes, and only
-    its prefix rows are rebuilt: O(m log k + m (k - τ)) per step instead of O(m k). ``work[0]`` is
-    increased by the element operations done (as in ``_linear_step``).
+    ``sum_{i<=k} d_ir`` and the α_r = sum_{i<τ} d_ir x_i, β_r = sum_{i>=τ} d_ir of lines 9-19
+    are O(m) reads, and the binary search visits the same τ as the printed loops. Agents before τ
+    keep shares above the level (the test fails at τ - 1), so only the suffix i >= τ changes, and
+    only its prefix rows are rebuilt: O(m log k + m (k - τ)) per step instead of O(m k).
+    ``work[0]`` is increased by the element operations done (as in ``_linear_step``).
 
     Returns (level M, split τ as 0-based index, change in the sum of shares).
 
@@ -391,7 +391,8 @@ def _linear_step_prefix(d, x, k, n, corrected_line6, demand_prefix, usage_prefix
     demand_prefix : float64[:, :]
         Shape (K+1, m): ``demand_prefix[t, r] = sum_{i<t} d_ir``; row k+1 written here.
     usage_prefix : float64[:, :]
-        Shape (K+1, m): ``usage_prefix[t, r] = sum_{i<t} d_ir x_i``; the rows from τ+1 rebuilt here.
+        Shape (K+1, m): ``usage_prefix[t, r] = sum_{i<t} d_ir x_i``; the rows from τ+1 rebuilt
+        here.
     work : int64[:]
         Shape (1,): ``work[0]`` accumulates the element operations done.
     """
@@ -462,7 +463,8 @@ def _linear_prefix_block(d, x, n, demand_prefix, usage_prefix, start, stop, work
     demand_prefix : float64[:, :]
         Shape (K+1, m): ``demand_prefix[t, r] = sum_{i<t} d_ir``; row k+1 written here.
     usage_prefix : float64[:, :]
-        Shape (K+1, m): ``usage_prefix[t, r] = sum_{i<t} d_ir x_i``; the rows from τ+1 rebuilt here.
+        Shape (K+1, m): ``usage_prefix[t, r] = sum_{i<t} d_ir x_i``; the rows from τ+1 rebuilt
+        here.
     start : int
         First 0-based arrival to run.
     stop : int
@@ -673,20 +675,20 @@ def dynamic_drf(
         Number of agents the mechanism plans for (capacity k/n at step k); None: K. Must be >= K.
     method : {"linear", "waterfill", "lp"}, default "linear"
         ``"linear"``: Li et al.'s Algorithm 1 (binary search for the split τ, O(k m) per step) with
-        line 6 corrected to test ``sum_{i<=k} d_ir x_1^{k-1} <= k/n`` (reconstructions §3.3 erratum:
-        as printed the test is always true and capacity is violated). ``"waterfill"``: Kash et al.'s
-        water-filling computed exactly by events (segments of equal shares merged bottom-up; O(m)
-        amortised per step). ``"lp"``: HiGHS on LP (1) at every step (slow; keeps every step's
-        shares).
+        line 6 corrected to test ``sum_{i<=k} d_ir x_1^{k-1} <= k/n`` (reconstructions §3.3
+        erratum: as printed the test is always true and capacity is violated). ``"waterfill"``: Kash
+        et al.'s water-filling computed exactly by events (segments of equal shares merged
+        bottom-up; O(m) amortised per step). ``"lp"``: HiGHS on LP (1) at every step (slow; keeps
+        every step's shares).
     line6 : {"corrected", "as_printed"}, default "corrected"
         ``"as_printed"`` (``method="linear"`` only) reproduces the erratum, to show its effect.
     sums : {"prefix", "rescan"}, default "prefix"
-        ``method="linear"`` only: how Algorithm 1's sums (line 6's total demand, the α_r, β_r of the
-        binary search) are obtained. ``"prefix"``: prefix sums kept across steps, O(m) per probe, so
-        a step costs O(m log k + m (k - τ)). ``"rescan"``: loops over the present agents as printed,
-        O(m k) per step (the paper's bound). Both visit the same τ; results agree to rounding.
-        ``line6="as_printed"`` always rescans: once the printed test has broken capacity, agents
-        before τ may sit below the level, which the prefix version assumes cannot happen.
+        ``method="linear"`` only: how Algorithm 1's sums (line 6's total demand, the α_r, β_r of
+        the binary search) are obtained. ``"prefix"``: prefix sums kept across steps, O(m) per
+        probe, so a step costs O(m log k + m (k - τ)). ``"rescan"``: loops over the present agents
+        as printed, O(m k) per step (the paper's bound). Both visit the same τ; results agree to
+        rounding. ``line6="as_printed"`` always rescans: once the printed test has broken capacity,
+        agents before τ may sit below the level, which the prefix version assumes cannot happen.
 
     Returns
     -------
@@ -708,8 +710,8 @@ def dynamic_drf(
 
     Examples
     --------
-    The maxsum counterexample of Li et al. §4 with m = 2 (ε = 1e-9): agents 1-2 end near 2/3, agent
-    3 near 1/3.
+    The maxsum counterexample of Li et al. §4 with m = 2 (ε = 1e-9): agents 1-2 end near 2/3,
+    agent 3 near 1/3.
 
     >>> res = dynamic_drf([[1, 1e-9], [1e-9, 1], [1, 1]])
     >>> res.final_shares.round(6).tolist(), res.levels.round(6).tolist()
@@ -828,8 +830,8 @@ def dynamic_drf_step(
 
 
 def static_drf_levels(demands: ArrayLike, n: int | None = None) -> npt.NDArray[np.float64]:
-    """Offline benchmark: static DRF of agents 1..k on capacity k/n, ẋ^k = min_r (k/n) / sum_{i<=k}
-    d_ir.
+    """Offline benchmark: static DRF of agents 1..k on capacity k/n, ẋ^k = min_r (k/n) /
+    sum_{i<=k} d_ir.
 
     Parameters
     ----------

@@ -136,8 +136,8 @@ def _br_value(w, y, sq, budget, order, count):
 
 @njit(cache=True)
 def _multiplier_without(w, y, sq, budget, sorted_sub, k, drop):
-    """λ = (sum sqrt(w y) / (X + sum y))^2 of the best response on ``sorted_sub[:k]`` minus position
-    ``drop``.
+    """λ = (sum sqrt(w y) / (X + sum y))^2 of the best response on ``sorted_sub[:k]`` minus
+    position ``drop``.
 
     Parameters
     ----------
@@ -633,9 +633,9 @@ def _local_search(w, y, budget, k, prune=True):
     the restricted best response improves (first improvement). Returns (bids, swaps).
 
     The chosen set is kept sorted by w/y, so evaluating a swap is O(k). Pruning is exact: a machine
-    j with w_j / y_j <= λ(A - i) gets no bid in the best response on A - i + j (adding j only raises
-    the multiplier), so that swap is worth U(A - i) <= U(A); candidates come sorted by w/y, so the
-    scan over j stops there.
+    j with w_j / y_j <= λ(A - i) gets no bid in the best response on A - i + j (adding j only
+    raises the multiplier), so that swap is worth U(A - i) <= U(A); candidates come sorted by w/y,
+    so the scan over j stops there.
 
     Parameters
     ----------

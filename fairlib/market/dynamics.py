@@ -3,9 +3,9 @@
 
 Every user starts from bids proportional to its weights and then updates, in the chosen order, once
 per iteration. Convergence is tested exactly as the paper states it: best response — every user's
-utility changes by less than ε = 0.001 between iterations; local greedy — the marginal-utility gap
-(highest marginal utility over the lowest one among machines the user bids on, relative) falls below
-a threshold for every user. Welfare *stabilisation* is tracked separately.
+utility changes by less than ε = 0.001 between iterations; local greedy — the marginal-utility
+gap (highest marginal utility over the lowest one among machines the user bids on, relative) falls
+below a threshold for every user. Welfare *stabilisation* is tracked separately.
 """
 
 from __future__ import annotations
@@ -118,9 +118,9 @@ def _mu_gap(w, bids, Y, reserve, i):
 
 @njit(cache=True)
 def _local_greedy_step(w_i, bids_i, y, budget, step):
-    """Local greedy adjustment (EC'05 §4.2): move ``step`` × budget from the machine with the lowest
-    marginal utility μ_j = w_j y_j / (x_j + y_j)² among those the user bids on to the one with the
-    highest.
+    """Local greedy adjustment (EC'05 §4.2): move ``step`` × budget from the machine with the
+    lowest marginal utility μ_j = w_j y_j / (x_j + y_j)² among those the user bids on to the one
+    with the highest.
 
     Parameters
     ----------

@@ -32,7 +32,8 @@ __all__ = [
 def marginal_utilities(
     weights: ArrayLike, bids: ArrayLike, reserve: float = 0.0
 ) -> npt.NDArray[np.float64]:
-    """Marginal utilities ∂U_i/∂x_ij = w_ij (Y_j - x_ij) / Y_j^2, with the reserve counted in Y_j.
+    """Marginal utilities ∂U_i/∂x_ij = w_ij (Y_j - x_ij) / Y_j^2, with the reserve counted in
+    Y_j.
 
     Parameters
     ----------
@@ -78,9 +79,9 @@ def equilibrium_violation(
 ) -> float:
     """Largest relative violation of condition (1); 0 at a Nash equilibrium.
 
-    Condition (1): equal marginal value λ_i on the machines a user bids on, no larger marginal value
-    elsewhere. Per user: (max_j MU_ij - min_{j: x_ij > tol} MU_ij) / max_j MU_ij; the largest over
-    users.
+    Condition (1): equal marginal value λ_i on the machines a user bids on, no larger marginal
+    value elsewhere. Per user: (max_j MU_ij - min_{j: x_ij > tol} MU_ij) / max_j MU_ij; the largest
+    over users.
 
     Parameters
     ----------
@@ -138,9 +139,9 @@ def two_player_equilibria(alpha: float, kind: str = "opposite") -> list[dict[str
     """All equilibria of the two-user, two-machine games with budgets 1 (the games of [1]_, Fig. 1).
 
     ``kind="equal"``: both users have weights (α, 1-α): unique equilibrium x = y = α.
-    ``kind="opposite"``: user 1 (α, 1-α), user 2 (1-α, α), α >= 1/2: equilibria are the non-negative
-    roots of f(δ) = δ³ - cδ² + cδ - 1, c = 1/(2α(1-α)) - 1, with δ = (2 - s)/s, s = x + y
-    (reconstructions §4.3).
+    ``kind="opposite"``: user 1 (α, 1-α), user 2 (1-α, α), α >= 1/2: equilibria are the
+    non-negative roots of f(δ) = δ³ - cδ² + cδ - 1, c = 1/(2α(1-α)) - 1, with δ = (2 -
+    s)/s, s = x + y (reconstructions §4.3).
 
     Parameters
     ----------
@@ -281,9 +282,9 @@ class GameInstance(NamedTuple):
 def sqrt_m_construction(n: int) -> GameInstance:
     """The construction with efficiency O(1/√m): m = n² + n users on n machines.
 
-    n² users value every machine 1/n and spread their budget evenly; n users each value one distinct
-    machine (weight 1) and bid everything there. It is an equilibrium with welfare 2n/(n+1) < 2
-    while U* = n, so π = O(1/√m).
+    n² users value every machine 1/n and spread their budget evenly; n users each value one
+    distinct machine (weight 1) and bid everything there. It is an equilibrium with welfare 2n/(n+1)
+    < 2 while U* = n, so π = O(1/√m).
 
     Parameters
     ----------

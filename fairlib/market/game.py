@@ -2,8 +2,8 @@
 
 m users (axis 0) bid on n machines (axis 1). User i's bids x_i sum to its budget X_i; machine j's
 price is Y_j = sum_i x_ij and user i receives r_ij = x_ij / Y_j (Feldman, Lai, Zhang, EC'05 §2).
-With a reserve ε > 0, a dummy bidder places ε on every machine (the existence proof's perturbation,
-reconstructions §4.1): prices become Y_j + ε and a best response always exists.
+With a reserve ε > 0, a dummy bidder places ε on every machine (the existence proof's
+perturbation, reconstructions §4.1): prices become Y_j + ε and a best response always exists.
 """
 
 from __future__ import annotations

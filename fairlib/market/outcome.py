@@ -4,9 +4,9 @@ A game-type mechanism takes a :class:`~fairlib.market.Game` (users' weights ``w[
 budgets, optional finite parallelism, the reserve bid) and returns the bids it settles on,
 ``bids[user, machine]``, each user's summing to its budget. :class:`GameOutcome` derives everything
 else from the bids and the game, so every mechanism reports them the same way: the shares r_ij =
-x_ij / (Y_j + ε), the prices Y_j + ε, each user's utility, and the certificate :func:`nash_gap` —
-how far the bids are from a Nash equilibrium, computed from the bids alone, whatever the mechanism
-believes about its own convergence (Feldman, Lai, Zhang, EC'05 §2–4).
+x_ij / (Y_j + ε), the prices Y_j + ε, each user's utility, and the certificate :func:`nash_gap`
+— how far the bids are from a Nash equilibrium, computed from the bids alone, whatever the
+mechanism believes about its own convergence (Feldman, Lai, Zhang, EC'05 §2–4).
 
 The registry of game mechanisms (:mod:`fairlib.games`) sits above this package; nothing here imports
 it.

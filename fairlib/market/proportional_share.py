@@ -80,7 +80,8 @@ def proportional_share(
     References
     ----------
     .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for
-       Distributed Shared Clusters", EC '05, 2005, §3–4 (condition (1), best responses §4.1–4.2).
+       Distributed Shared Clusters", EC '05, 2005, §3–4 (condition (1), best responses
+       §4.1–4.2).
 
     Examples
     --------

@@ -10,8 +10,8 @@ scheduler instead:
 1. among the users that can still run a task, pick the one with the lowest global dominant share
    s_n = x_n max_r d[n, r] / C_r / φ_n (pooled capacities C, weight φ; ties: the lowest index);
 2. among its usable servers with room for the task, pick the one minimising the fitness
-   H(n, i) = Σ_r | d[n, r] / d[n, 1] − a[i, r] / a[i, 1] |, a[i] the server's *available* resources
-   — the server whose leftover has the task's shape (ties: the lowest index);
+   H(n, i) = Σ_r | d[n, r] / d[n, 1] − a[i, r] / a[i, 1] |, a[i] the server's *available*
+   resources — the server whose leftover has the task's shape (ties: the lowest index);
 3. place the task; a user none of whose usable servers has room, or at its cap
    (``Cluster.max_tasks``), stops.
 
@@ -47,7 +47,8 @@ from .global_maxmin import drfh_coefficients
 
 __all__ = ["drfh_best_fit", "FIT_SLACK"]
 
-#: relative slack of the fit test (a task fits when d · quantum <= available + FIT_SLACK · capacity)
+#: relative slack of the fit test (a task fits when d · quantum <= available + FIT_SLACK ·
+#: capacity)
 FIT_SLACK = 1e-9
 
 

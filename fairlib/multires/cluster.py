@@ -338,8 +338,8 @@ class Cluster:
         References
         ----------
         .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and
-           Fair Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, §2,
-           eq. (9).
+           Fair Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018,
+           §2, eq. (9).
         """
         x = as_values(totals, "totals", ndim=1, shape=(self.n_users,))  # one per user
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -611,8 +611,8 @@ class Allocation:
 
     @property
     def dominant_shares(self) -> np.ndarray:
-        """Each user's share of the pooled cluster in its dominant resource, max_r x_n d[n, r] / Σ_i
-        c[i, r].
+        """Each user's share of the pooled cluster in its dominant resource, max_r x_n d[n, r] /
+        Σ_i c[i, r].
 
         DRF's and DRFH's measure; resources the cluster lacks are left out."""
         return self.totals * self.cluster.pooled_dominant_share
@@ -709,8 +709,8 @@ def monopoly_tasks(capacity: ArrayLike, demand: ArrayLike) -> npt.NDArray[np.flo
     References
     ----------
     .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and
-       Fair Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, §2, eq.
-       (8).
+       Fair Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, §2,
+       eq. (8).
 
     Examples
     --------
@@ -750,8 +750,8 @@ class PlacementRows(NamedTuple):
 def placement_capacity_rows(cluster: Cluster, n_columns: int | None = None) -> PlacementRows:
     """Capacity rows of an LP with one variable per eligible (user, server) pair.
 
-    Row ``i · R + r`` reads Σ_{pairs on server i} d[user, r] x_pair <= c[i, r] (its right-hand side
-    is ``cluster.capacity.ravel()``), zero demands left out.
+    Row ``i · R + r`` reads Σ_{pairs on server i} d[user, r] x_pair <= c[i, r] (its right-hand
+    side is ``cluster.capacity.ravel()``), zero demands left out.
 
     Parameters
     ----------
@@ -965,12 +965,12 @@ def merge_identical_servers(cluster: Cluster) -> MergedServers:
     capacity.
 
     Exact for every mechanism here: the merged server's γ is k·γ, which scales its VDS (and, for
-    α-fair utilities, its whole objective) by a constant, so its best response — and its per-server
-    max-min — is the original servers' combined; splitting its column evenly gives each original
-    server the same KKT conditions with the same prices (an equilibrium of the original game,
-    PS-DSF's per-server max-min). DRFH and TSF only see the set of feasible totals, which merging
-    leaves unchanged. Trace fleets are made of a few server types, so this shrinks 250 servers to 9
-    (Bitbrains) and 120 to 4 (Google).
+    α-fair utilities, its whole objective) by a constant, so its best response — and its
+    per-server max-min — is the original servers' combined; splitting its column evenly gives each
+    original server the same KKT conditions with the same prices (an equilibrium of the original
+    game, PS-DSF's per-server max-min). DRFH and TSF only see the set of feasible totals, which
+    merging leaves unchanged. Trace fleets are made of a few server types, so this shrinks 250
+    servers to 9 (Bitbrains) and 120 to 4 (Google).
 
     Parameters
     ----------

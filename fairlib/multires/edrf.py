@@ -351,14 +351,14 @@ def edrf(
         max-min property is checked against an LP in the tests.
     start : array_like or None, default None
         Shape (n_users,): tasks (divisible) each user already holds: water-filling continues from
-        this allocation — a user waits at its start until the others' weighted shares reach it, then
-        rises with them (the "who is served next" question of a scheduler's sorter, for divisible
-        tasks). Must be >= 0 and fit the capacity.
+        this allocation — a user waits at its start until the others' weighted shares reach it,
+        then rises with them (the "who is served next" question of a scheduler's sorter, for
+        divisible tasks). Must be >= 0 and fit the capacity.
     max_tasks : array_like or None, default None
         Shape (n_users,): the most tasks (divisible) each user may get, >= 0 (``inf``: no cap): a
-        user freezes at its cap and the others keep rising (weighted max-min with upper bounds; §5.8
-        of Khamse-Ashari et al. caps a job at what its running tasks request). A ``start`` may not
-        exceed it.
+        user freezes at its cap and the others keep rising (weighted max-min with upper bounds;
+        §5.8 of Khamse-Ashari et al. caps a job at what its running tasks request). A ``start`` may
+        not exceed it.
 
     Returns
     -------
@@ -472,9 +472,9 @@ class PDRFResult(_DominantOnAccess):
         Cycle computations performed (1 unless ``higher_order``).
     work : int, default 0
         Element operations (demand entries read or written per pass): the row scan and every cycle
-        computation (their loops run a fixed n·m + n + m times, counted from their bounds), plus the
-        top-up's counted work (:attr:`DRFResult.work`): the machine-independent measure of PDRF's
-        O(nm) cost.
+        computation (their loops run a fixed n·m + n + m times, counted from their bounds), plus
+        the top-up's counted work (:attr:`DRFResult.work`): the machine-independent measure of
+        PDRF's O(nm) cost.
     _inputs : tuple, default ()
         The validated ``(demands, capacity)`` the result keeps (references) for
         :attr:`dominant_resource`.
@@ -580,7 +580,8 @@ def pdrf(
         Shape (n_resources,): absolute reserves, > 0 (None with a Cluster).
     variant : {"ds_max", "simplified"}, default "ds_max"
         ``"ds_max"``: the paper's form (used for its tables). ``"simplified"``: k' = k ds*, tasks
-        ``floor(k'/ds_i)`` — algebraically equal; the paper reports it as less accurate numerically.
+        ``floor(k'/ds_i)`` — algebraically equal; the paper reports it as less accurate
+        numerically.
     top_up : bool, default False
         After the cycles, continue progressive filling (lowest weighted share first, lowest index on
         ties, blocked users skipped) from the PDRF allocation until no task fits: the final DRF

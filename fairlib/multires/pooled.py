@@ -9,8 +9,8 @@ has Leontief preferences: it values a bundle by the tasks it runs with it
 - **asset fairness** (Ghodsi et al., NSDI 2011, §6.1): weighted max-min on each user's *asset
   share*, the sum over resources of its shares, Σ_r x_n d[n, r] / C_r, for divisible tasks;
 - **CEEI** (competitive equilibrium from equal incomes, ibid. §6.2; for Leontief users the
-  Eisenberg–Gale program, i.e. Nash bargaining and proportional fairness): max Σ_n w_n log x_n over
-  the pool, with the market prices that support it (budgets = weights).
+  Eisenberg–Gale program, i.e. Nash bargaining and proportional fairness): max Σ_n w_n log x_n
+  over the pool, with the market prices that support it (budgets = weights).
 """
 
 from __future__ import annotations
@@ -134,9 +134,9 @@ def ceei(cluster: Cluster, *, start: ArrayLike | None = None) -> Allocation:
     prices.
 
     Each user has a budget (its weight), buys the bundle that runs the most tasks at prices p[r],
-    and the market clears. For Leontief users it is the Eisenberg–Gale optimum, max Σ_n w_n log x_n
-    subject to Σ_n x_n d[n, r] <= C_r (so also Nash bargaining and proportional fairness), and p are
-    its resource multipliers.
+    and the market clears. For Leontief users it is the Eisenberg–Gale optimum, max Σ_n w_n log
+    x_n subject to Σ_n x_n d[n, r] <= C_r (so also Nash bargaining and proportional fairness), and
+    p are its resource multipliers.
 
     The tasks come from :func:`~.pfvds.pfvds` with α = 1 on the one server (where PF-VDS is exactly
     this program); the prices from the optimality conditions w_n / x_n = Σ_r d[n, r] p_r on the

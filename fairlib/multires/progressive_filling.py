@@ -112,8 +112,8 @@ class DRFResult:
 def row_reduce(ufunc, a: np.ndarray) -> np.ndarray:
     """``ufunc.reduce(a, axis=1)`` of a (users x resources) array, one resource column at a time.
 
-    NumPy reduces a short contiguous axis several times slower (0.32 against 0.05 ms at 10⁴ x 10). A
-    maximum or minimum does not round, so the result is the same; NaN propagates as there."""
+    NumPy reduces a short contiguous axis several times slower (0.32 against 0.05 ms at 10⁴ x 10).
+    A maximum or minimum does not round, so the result is the same; NaN propagates as there."""
     out = a[:, 0].copy()
     for r in range(1, a.shape[1]):
         ufunc(out, a[:, r], out=out)
@@ -514,12 +514,12 @@ def drf(
         and the caps.
     zeros : {"error", "scheduler"}
         ``"error"`` (default): a zero capacity, an all-zero demand row or a zero weight is invalid
-        input — in a model of the papers each is a mistake, and silently serving it would hide one.
-        ``"scheduler"``: treated as Mesos, YARN and Kueue treat them (:mod:`.sorter`): a resource
-        with zero capacity is left out of every share, and a user whose task needs some of it can
-        run none; a user demanding nothing is given no task (it has none to place); a user with
-        weight 0 is served only after every positive-weight user is blocked or capped (then, among
-        such users, unweighted). Users given no task for either reason are listed in
+        input — in a model of the papers each is a mistake, and silently serving it would hide
+        one. ``"scheduler"``: treated as Mesos, YARN and Kueue treat them (:mod:`.sorter`): a
+        resource with zero capacity is left out of every share, and a user whose task needs some of
+        it can run none; a user demanding nothing is given no task (it has none to place); a user
+        with weight 0 is served only after every positive-weight user is blocked or capped (then,
+        among such users, unweighted). Users given no task for either reason are listed in
         ``DRFResult.left_out``.
     quotas : :class:`~.quotas.Quotas`, optional
         Guarantees, limits and lending limits as resource vectors (YARN's min/max shares, Mesos's

@@ -324,15 +324,16 @@ def _psdsf_kernel(d3, cap, coef, usable, max_sweeps, tol, start, max_tasks, acce
       Δ², x + Δ·ρ/(1 - ρ)), and the sweeps go on from there;
     - drift (ρ = 1: x moves by the same Δ sweep after sweep, along a face of the allocation's
       piecewise-linear map, until some user's level crosses another's): x jumps k sweeps ahead, x +
-      k·Δ, and the sweep from there must move it by Δ again; if it does, the jump stood on the plain
-      iteration's own path and the next jump is twice as long, else x goes back and k is halved.
+      k·Δ, and the sweep from there must move it by Δ again; if it does, the jump stood on the
+      plain iteration's own path and the next jump is twice as long, else x goes back and k is
+      halved.
 
-    A jump is kept when the sweep after it moves x by Δ to within 1e-6 of Δ: a drift is rarely exact
-    (its direction turns by ~1e-9 per sweep), while a jump past the face's end changes some user's
-    move by a share of Δ. The stopping rule is still a sweep's own change. On the Google open-loop
-    epochs this takes ~2,000 sweeps to ~400, and on a whole Google cell's capped jobs (4,000 users
-    on 10 machine kinds) ~800 to ~320, within 1e-10 (relative) of the plain iteration's limit, about
-    where the plain iteration stops short of it (tests/test_psdsf_acceleration.py;
+    A jump is kept when the sweep after it moves x by Δ to within 1e-6 of Δ: a drift is rarely
+    exact (its direction turns by ~1e-9 per sweep), while a jump past the face's end changes some
+    user's move by a share of Δ. The stopping rule is still a sweep's own change. On the Google
+    open-loop epochs this takes ~2,000 sweeps to ~400, and on a whole Google cell's capped jobs
+    (4,000 users on 10 machine kinds) ~800 to ~320, within 1e-10 (relative) of the plain iteration's
+    limit, about where the plain iteration stops short of it (tests/test_psdsf_acceleration.py;
     docs/performance.md).
 
     Parameters

@@ -181,8 +181,8 @@ class Paper:
 
     @property
     def heading(self) -> str:
-        """``"Families — Title (year)"``: how a new notebook's title and the results table name the
-        paper."""
+        """``"Families — Title (year)"``: how a new notebook's title and the results table name
+        the paper."""
         return f"{self.names} — {self.title} ({self.year})"
 
 

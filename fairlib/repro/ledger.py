@@ -606,9 +606,10 @@ class StandardError(Rule):
 
 @dataclass(frozen=True)
 class Monotone(Rule):
-    """``monotone = {direction, tol}``: a trend ("more efficient as λ grows"). Ours is the series of
-    values in the order of the parameter; ``"increasing"``: no step goes down by more than ``tol``
-    (``"decreasing"``: up), and the series moves in that direction overall (last beyond first).
+    """``monotone = {direction, tol}``: a trend ("more efficient as λ grows"). Ours is the series
+    of values in the order of the parameter; ``"increasing"``: no step goes down by more than
+    ``tol`` (``"decreasing"``: up), and the series moves in that direction overall (last beyond
+    first).
 
     Parameters
     ----------
@@ -650,9 +651,9 @@ class Monotone(Rule):
 
 @dataclass(frozen=True)
 class Converges(Rule):
-    """``converges = {final_gap}`` and/or ``{rate}``: a limit ("approaches DRF as β → ∞"). Ours is
-    the series in the order of the parameter and paper_value the limit; the gaps g_k = |ours_k −
-    paper_value| end at most ``final_gap`` below a first gap they shrank from, and/or shrink at
+    """``converges = {final_gap}`` and/or ``{rate}``: a limit ("approaches DRF as β → ∞"). Ours
+    is the series in the order of the parameter and paper_value the limit; the gaps g_k = |ours_k
+    − paper_value| end at most ``final_gap`` below a first gap they shrank from, and/or shrink at
     least geometrically, g_{k+1} ≤ rate·g_k.
 
     Parameters
@@ -1203,9 +1204,9 @@ def pooled_count_sd(
 
     A count the paper saw once in 1,000 runs (mean 0.001) and we never saw keeps a spread, so the
     rule does not ask for an exact match; the paper's spread at its least makes the bound no wider
-    than the true pooled one. The between-means term keeps the bound above k·|d|/√(n_paper + runs):
-    with n_paper + runs <= k² no difference could fail the rule, so it is meant for the paper's
-    hundreds of runs, not a handful.
+    than the true pooled one. The between-means term keeps the bound above k·|d|/√(n_paper +
+    runs): with n_paper + runs <= k² no difference could fail the rule, so it is meant for the
+    paper's hundreds of runs, not a handful.
 
     Parameters
     ----------

@@ -48,9 +48,9 @@ __all__ = [
     "place_legends",
 ]
 
-#: the Okabe–Ito palette (Okabe & Ito 2008, "Color Universal Design"): eight colours told apart with
-#: every common colour-vision deficiency; yellow is left out of the mechanism table (too light on
-#: white)
+#: the Okabe–Ito palette (Okabe & Ito 2008, "Color Universal Design"): eight colours told apart
+#: with every common colour-vision deficiency; yellow is left out of the mechanism table (too light
+#: on white)
 OKABE_ITO: dict[str, str] = {
     "black": "#000000",
     "orange": "#E69F00",

@@ -139,8 +139,8 @@ def scientific(value: float, digits: int = 2) -> str:
     Returns
     -------
     str
-        ``mantissa × 10ⁿ`` with a superscript exponent; ``"0"`` for zero, "n/a" for NaN, "∞" for
-        infinity.
+        ``mantissa × 10ⁿ`` with a superscript exponent; ``"0"`` for zero, "n/a" for NaN, "∞"
+        for infinity.
 
     Raises
     ------

@@ -6,8 +6,8 @@ CPU gives results that differ in the last bits of a float (vectorised math and B
 by architecture), so across machines the promise is *equal within a tolerance*, and that is what
 this module checks:
 
-- :func:`compare_text` — two delimited text files (CSV, the traces' ``;``-separated files) record by
-  record: integers and strings exactly, floats to a relative tolerance. Used for the regenerated
+- :func:`compare_text` — two delimited text files (CSV, the traces' ``;``-separated files) record
+  by record: integers and strings exactly, floats to a relative tolerance. Used for the regenerated
   trace fixtures.
 - :func:`compare_table` — a committed result table against a fresh one: same columns and rows,
   numbers equal within ``rtol`` (relative) or ``atol`` (absolute, for values that are zero up to
@@ -77,14 +77,14 @@ ANOTHER_CPU = {
 
 class Tolerance(NamedTuple):
     """How far a column's numbers may move between two runs on different CPUs: equal when |a - b| <=
-    rtol·max(|a|, |b|) or <= atol; ``reason`` names the certificate that bounds the move (a solver's
-    stopping rule, a duality gap, a Nash residual) or why only rounding moves it. ``digits``: the
-    significant digits the tables report the column with (:func:`fairlib.repro.outputs.save_table`),
-    the ones the certificate guarantees: 10 (the CSV format's) for closed-form arithmetic, fewer for
-    an iterative solver's output, never so few that a rounding step alone exceeds ``rtol`` (a test).
-    ``inputs``: columns under the declaration that echo the instance or the trace (a job's arrival,
-    its work) rather than a solver's output, reported with the format's digits; so is a column of
-    whole numbers (a time stamp, a count).
+    rtol·max(|a|, |b|) or <= atol; ``reason`` names the certificate that bounds the move (a
+    solver's stopping rule, a duality gap, a Nash residual) or why only rounding moves it.
+    ``digits``: the significant digits the tables report the column with
+    (:func:`fairlib.repro.outputs.save_table`), the ones the certificate guarantees: 10 (the CSV
+    format's) for closed-form arithmetic, fewer for an iterative solver's output, never so few that
+    a rounding step alone exceeds ``rtol`` (a test). ``inputs``: columns under the declaration that
+    echo the instance or the trace (a job's arrival, its work) rather than a solver's output,
+    reported with the format's digits; so is a column of whole numbers (a time stamp, a count).
 
     Parameters
     ----------

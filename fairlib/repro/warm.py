@@ -416,9 +416,9 @@ def _run_step(name: str) -> float:
 
 
 def uncompiled_kernels() -> list[str]:
-    """Every numba kernel of fairlib (module.function) with no entry in the on-disk cache — neither
-    compiled by this process nor found there (a kernel only called from other kernels is cached too:
-    its own index file).
+    """Every numba kernel of fairlib (module.function) with no entry in the on-disk cache —
+    neither compiled by this process nor found there (a kernel only called from other kernels is
+    cached too: its own index file).
 
     Returns
     -------

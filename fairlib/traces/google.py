@@ -633,8 +633,8 @@ def synthetic_task_requests(
     """Synthetic (CPU, memory) task requests with the marginal quantiles of the real SUBMIT rows.
 
     CPU and memory are drawn independently by inverse-CDF interpolation of the quantiles in
-    SCHEMAS.md §3.4, so the marginals match the excerpt but their dependence does not. Label results
-    SYNTHETIC.
+    SCHEMAS.md §3.4, so the marginals match the excerpt but their dependence does not. Label
+    results SYNTHETIC.
 
     Parameters
     ----------
@@ -769,7 +769,8 @@ class JobDemands:
 
 def _check_event_times(frame: pd.DataFrame, name: str) -> None:
     """A frame's ``time`` column holds trace times: at least one row, numbers (not text), each a
-    whole number of µs from 0 to 2⁶³ − 1; else an error naming ``name``, the row and the value."""
+    whole number of µs from 0 to 2⁶³ − 1; else an error naming ``name``, the row and the
+    value."""
     if len(frame) == 0:
         raise InvalidInputError(f"{name}: no rows")
     check_columns(frame, name, ["time"])
@@ -800,8 +801,8 @@ def task_event_demands(
     horizon: float | None = None,
     source: str = "real",
 ) -> JobDemands:
-    """Per-interval job demands from ``task_events``: the model of the paper's §6.2 as reconstructed
-    [INF].
+    """Per-interval job demands from ``task_events``: the model of the paper's §6.2 as
+    reconstructed [INF].
 
     For each ``window``-second interval starting at ``origin + k · window`` (the trace's first
     instant is 600 s), a job's demand D_n(k) is the sum of the CPU and memory requests of its tasks
@@ -816,8 +817,8 @@ def task_event_demands(
     Parameters
     ----------
     task_events : pandas.DataFrame
-        Task events with ``time`` (µs), ``job_id``, ``task_index``, ``event_type``, ``cpu_request``,
-        ``memory_request`` and ``scheduling_class``.
+        Task events with ``time`` (µs), ``job_id``, ``task_index``, ``event_type``,
+        ``cpu_request``, ``memory_request`` and ``scheduling_class``.
     window : float, default 300.0
         Interval length, seconds, > 0.
     origin : float, default 600.0
@@ -958,8 +959,8 @@ def task_usage_demands(
     source : str, default "synthetic"
         A provenance label ("real", "synthetic", ...).
     window : float, default 300.0
-        Seconds, in [10⁻⁶, 10⁹]: at least one of the trace's microsecond ticks, and short enough
-        that its length in ticks is an int64.
+        Seconds, in [10⁻⁶, 10⁹]: at least one of the trace's microsecond ticks, and short
+        enough that its length in ticks is an int64.
 
     Returns
     -------

@@ -3,15 +3,15 @@
 Every folder written here carries a ``SYNTHETIC.md`` marker; the loaders report ``source =
 "synthetic"`` for data read from such a folder, and results derived from it must say so.
 
-- :func:`synthetic_bitbrains` — GWA-T-12 VM files (SCHEMAS.md §4.2/§4.4): (cores, memory) from the
-  measured joint table of the Rnd trace, per-core MHz 2,600 or 2,926, per-VM mean CPU % lognormal
-  (log-mean 0.155, log-sd 2.30), an AR(1) series (φ = 0.6) with a weak daily sinusoid (20 % of the
-  mean), memory-usage fractions and I/O rates lognormal with the measured medians and 90th
+- :func:`synthetic_bitbrains` — GWA-T-12 VM files (SCHEMAS.md §4.2/§4.4): (cores, memory) from
+  the measured joint table of the Rnd trace, per-core MHz 2,600 or 2,926, per-VM mean CPU %
+  lognormal (log-mean 0.155, log-sd 2.30), an AR(1) series (φ = 0.6) with a weak daily sinusoid (20
+  % of the mean), memory-usage fractions and I/O rates lognormal with the measured medians and 90th
   percentiles. ``fast_storage=True`` emulates the missing fastStorage trace by keeping only VMs
   whose mean CPU exceeds 1 % (an assumption stated in SCHEMAS.md §4.4).
 - :func:`synthetic_task_usage` — Google ``task_usage`` from the real task runs (SCHEMAS.md §3.6).
-- :func:`synthetic_google` — Google ``task_events`` and ``machine_events`` calibrated to the excerpt
-  (SCHEMAS.md §3.3-3.4), for a clone without the real excerpt.
+- :func:`synthetic_google` — Google ``task_events`` and ``machine_events`` calibrated to the
+  excerpt (SCHEMAS.md §3.3-3.4), for a clone without the real excerpt.
 - :func:`synthetic_alibaba` — Alibaba v2018 ``machine_meta`` (96 cores, memory 100, as every real
   row) and v2017 ``batch_task`` (instances per task, CPU plans of 50 or 100 hundredths of a core,
   memory plans with the excerpt's median), for a clone without the real excerpt.
@@ -226,8 +226,8 @@ def synthetic_task_usage(
 
     The recipe of SCHEMAS.md §3.6: every task run of a random ``job_fraction`` of the jobs in the
     ``task_events`` parts (SCHEDULE on machine M until EVICT/FAIL/FINISH/KILL/LOST or the end of the
-    excerpt) gets one row per 300 s window aligned at k·300 s + 600 s. CPU rate = min(request · U_c,
-    capacity of M) with U_c lognormal per task times a per-window lognormal wobble (σ 0.1;
+    excerpt) gets one row per 300 s window aligned at k·300 s + 600 s. CPU rate = min(request ·
+    U_c, capacity of M) with U_c lognormal per task times a per-window lognormal wobble (σ 0.1;
     independent across windows — the recipe's AR(1) wobble is simplified); canonical memory =
     request · U_m with U_m ~ Beta(``memory_fraction``) per task; assigned memory = request; maximum
     CPU = CPU · (1 + |N(0, 0.3)|); sampled CPU = CPU · lognormal(0, 0.3); the other columns small
@@ -450,8 +450,8 @@ def synthetic_google(
     """Write a synthetic Google clusterdata-2011-2 folder (``task_events`` parts and
     ``machine_events``) in the real formats.
 
-    Calibrated to the excerpt's statistics (SCHEMAS.md §3.3–3.4). ``initial_jobs`` jobs are present
-    at t = 0 (the trace's initial snapshot), then jobs arrive as a Poisson process at
+    Calibrated to the excerpt's statistics (SCHEMAS.md §3.3–3.4). ``initial_jobs`` jobs are
+    present at t = 0 (the trace's initial snapshot), then jobs arrive as a Poisson process at
     ``jobs_per_hour`` from 600 s to ``hours``. Per job: tasks lognormal (median 1, 90th percentile
     25, at most ``max_tasks``), one (CPU, memory) request shared by its tasks
     (:func:`~fairlib.traces.google.synthetic_task_requests`), scheduling class and priority with the

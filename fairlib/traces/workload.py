@@ -318,11 +318,11 @@ def google_fleet(
         The Google folder, when ``configurations`` is omitted.
     labels : {"frequency", "proportionality"}, default "frequency"
         How the classes A, B, ... are named. ``"frequency"``: by how many machines have the
-        configuration (A the most common). ``"proportionality"``: as the paper's §6.2 describes them
-        — the first half of the labels (A, B for four classes) go to the configurations whose (CPU,
-        memory) direction is closest to the fleet's total capacity ("almost proportional to the
-        overall capacities"), the rest (C, D) to the more heterogeneous ones, each half in order of
-        frequency. The paper gives no per-class numbers; this reading of its text is a
+        configuration (A the most common). ``"proportionality"``: as the paper's §6.2 describes
+        them — the first half of the labels (A, B for four classes) go to the configurations whose
+        (CPU, memory) direction is closest to the fleet's total capacity ("almost proportional to
+        the overall capacities"), the rest (C, D) to the more heterogeneous ones, each half in order
+        of frequency. The paper gives no per-class numbers; this reading of its text is a
         reconstruction (the paper's Fig. 4 caption and §6.2), and with the 2011 trace's four
         commonest configurations it gives A/B = (0.5, 0.5)/(1, 1) and C/D = (0.5, 0.25)/(0.5, 0.75).
         The replay reserves C and D for latency-sensitive jobs
@@ -425,8 +425,8 @@ def google_workload(
         Rows with ``time``, ``job_id``, ``task_index``, ``event_type``, ``cpu_request``,
         ``memory_request`` and ``scheduling_class``.
     horizon : int, optional
-        The end for unfinished jobs, µs, a whole number not before the last event (default: the last
-        event time).
+        The end for unfinished jobs, µs, a whole number not before the last event (default: the
+        last event time).
     source : {"real", "synthetic"}, default "real"
         Provenance label.
 

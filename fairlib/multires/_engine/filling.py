@@ -373,11 +373,11 @@ def _progressive_filling(
     log n)) of the module docstring, measured.
 
     Quotas (:mod:`.quotas`; empty (0, m) arrays when unused): ``reserved[i]`` is the part of user
-    i's guarantee nobody else may use — a task fits when ``Σ_j max(tasks_j demands_j, reserved_j) <=
-    capacity`` after it, so user i's tasks within ``reserved[i]`` take nothing from the others. With
-    ``nominal`` non-empty, shares are Kueue's borrowed share ``max(0, max_r (tasks_i demands_ir -
-    nominal_ir) / lendable_r) / weights_i`` over the resources with ``lendable_r > 0`` (in floating
-    point; ``share_den`` must then be empty) instead of ``tasks * step``.
+    i's guarantee nobody else may use — a task fits when ``Σ_j max(tasks_j demands_j, reserved_j)
+    <= capacity`` after it, so user i's tasks within ``reserved[i]`` take nothing from the others.
+    With ``nominal`` non-empty, shares are Kueue's borrowed share ``max(0, max_r (tasks_i demands_ir
+    - nominal_ir) / lendable_r) / weights_i`` over the resources with ``lendable_r > 0`` (in
+    floating point; ``share_den`` must then be empty) instead of ``tasks * step``.
 
     The starting heap is sorted as Python (:func:`_start_order`) between two kernels
     (:func:`_start_keys`, :func:`_fill`): numba's sorts are ~2.5 s of a first compilation, and a

@@ -79,19 +79,20 @@ def _normal_matrix(
     lows,
     mt,
 ):
-    """The weights D = x/z, 1/G per user, b = A D Eᵀ(a/G), c0 = aᵀG⁻¹a and the reduced normal matrix
-    on the capacity rows, without cancellation: M = A D Aᵀ + S/Y - V G⁻¹ Vᵀ + b bᵀ/c0.
+    """The weights D = x/z, 1/G per user, b = A D Eᵀ(a/G), c0 = aᵀG⁻¹a and the reduced normal
+    matrix on the capacity rows, without cancellation: M = A D Aᵀ + S/Y - V G⁻¹ Vᵀ + b
+    bᵀ/c0.
 
-    t is free and couples every active user: eliminated first (Δt = (rhs - bᵀΔy)/c0), it adds the
-    positive rank-one b bᵀ/c0. The rest alone is singular at a fully degenerate optimum (every row
-    and every user tight); with the rank-one term M is not whenever the Newton system is not.
+    t is free and couples every active user: eliminated first (Δt = (rhs - bᵀΔy)/c0), it adds
+    the positive rank-one b bᵀ/c0. The rest alone is singular at a fully degenerate optimum (every
+    row and every user tight); with the rank-one term M is not whenever the Newton system is not.
 
     Per user n with pairs p (weights D_p, coefficient columns a_p) and ω_n = w_n/u_n the user
-    contributes Σ_p D_p a_p a_pᵀ - v vᵀ/G, v = Σ_p D_p a_p, G = δ + ω, δ = Σ_p D_p. Near the optimum
-    one pair p* dominates and that difference cancels catastrophically, so it is expanded around p*:
-    a* a*ᵀ gets the weight κ = D*(δ - D* + ω)/G (computed directly), the other pairs keep D_p a_p
-    a_pᵀ, and the remainder is -(EᵀR + RᵀE + RᵀR) with E[n] = D* a*/√G and R[n] = Σ_{p≠p*} D_p
-    a_p/√G.
+    contributes Σ_p D_p a_p a_pᵀ - v vᵀ/G, v = Σ_p D_p a_p, G = δ + ω, δ = Σ_p D_p. Near
+    the optimum one pair p* dominates and that difference cancels catastrophically, so it is
+    expanded around p*: a* a*ᵀ gets the weight κ = D*(δ - D* + ω)/G (computed directly), the
+    other pairs keep D_p a_p a_pᵀ, and the remainder is -(EᵀR + RᵀE + RᵀR) with E[n] = D*
+    a*/√G and R[n] = Σ_{p≠p*} D_p a_p/√G.
 
     With ``dense`` R is written to ``r_dense`` (users x rows, overwritten) and -RᵀR is left to one
     BLAS product (with ``single``, each row also rounded to single precision into ``r_single``, in
@@ -156,9 +157,9 @@ def _normal_matrix(
     n_servers = row_of.shape[0]
     inv_g = np.empty(n_users)
     b_parts = np.zeros((n_chunks, n_rows))
-    # per chunk: the per-server blocks Σ D a aᵀ (compact, servers x R x R) and L = -(EᵀR + ½RᵀR)
-    # (rows x rows); M = blocks + L + Lᵀ, of which only the upper triangle is formed (all the
-    # factorisation reads)
+    # per chunk: the per-server blocks Σ D a aᵀ (compact, servers x R x R) and L = -(EᵀR +
+    # ½RᵀR) (rows x rows); M = blocks + L + Lᵀ, of which only the upper triangle is formed (all
+    # the factorisation reads)
     blocks = np.zeros((n_chunks, n_servers, kk, kk))
     for c in prange(n_chunks):
         low = lows[c]
@@ -266,9 +267,9 @@ def _user_terms(
     r_mark,
 ):
     """User n's contributions: b += Σ_p D_p a_p (a_n/G); the compact per-server blocks get D_p a_p
-    a_pᵀ (κ for p*); E[n] = D* a*/√G (sparse, into e_rows/e_vals) and R[n] = Σ_{p≠p*} D_p a_p/√G
-    (into ``r_dense[n]`` when dense, else sparse into r_rows/r_vals with ``r_mark`` as the row ->
-    slot index). Returns (entries of E, of R).
+    a_pᵀ (κ for p*); E[n] = D* a*/√G (sparse, into e_rows/e_vals) and R[n] = Σ_{p≠p*} D_p
+    a_p/√G (into ``r_dense[n]`` when dense, else sparse into r_rows/r_vals with ``r_mark`` as the
+    row -> slot index). Returns (entries of E, of R).
 
     Parameters
     ----------
@@ -402,8 +403,8 @@ def _subtract_cross_terms(low, n, n_e, n_r, e_rows, e_vals, r_rows, r_vals, r_ma
 
 @njit(cache=True, inline="always")
 def _assemble(lows, blocks, b_parts, row_of, a_act, inv_g, s, y, n_rows, weight, mt):
-    """Sum the chunks and form the upper triangle of M = blocks + L + Lᵀ + S/Y + b bᵀ/c0, c0 = Σ_n
-    a_n²/G_n, in Fortran order; returns (M, D, 1/G, b, c0).
+    """Sum the chunks and form the upper triangle of M = blocks + L + Lᵀ + S/Y + b bᵀ/c0, c0 =
+    Σ_n a_n²/G_n, in Fortran order; returns (M, D, 1/G, b, c0).
 
     Parameters
     ----------
@@ -545,8 +546,8 @@ def _linear_parts(x, y, u, z, user_start, pair_server, dem, inv_cap, row_of, chu
 
 @njit(cache=True)
 def _cho_solve(upper, b):
-    """Solve (UᵀU) v = b for the upper-triangular Cholesky factor U (LAPACK's, in Fortran order; the
-    lower triangle is ignored).
+    """Solve (UᵀU) v = b for the upper-triangular Cholesky factor U (LAPACK's, in Fortran order;
+    the lower triangle is ignored).
 
     Parameters
     ----------
@@ -558,9 +559,9 @@ def _cho_solve(upper, b):
     """
     n = b.shape[0]
     v = b.copy()
-    for k in range(
-        n
-    ):  # Uᵀ v' = b, column by column: independent updates, which vectorise (a row-by-row sum is one
+    for k in range(n):
+        # Uᵀ v' = b, column by column: independent updates, which vectorise (a row-by-row sum is
+        # one
         v[k] /= upper[
             k, k
         ]  # chain of dependent subtractions, slower at the sizes the notebooks use)
@@ -871,8 +872,8 @@ def _step(v, dv):
 
 @njit(cache=True)
 def _centring_target(x, s, w, y, u, z, dx, ds, dw, dy, du, dz, tp, td, n_comp, mu):
-    """Mehrotra's centring target (μ_aff/μ)³ μ, μ_aff the complementarity after the affine steps
-    (tp, td).
+    """Mehrotra's centring target (μ_aff/μ)³ μ, μ_aff the complementarity after the affine
+    steps (tp, td).
 
     Parameters
     ----------
@@ -1450,8 +1451,8 @@ def maxmin_round_interior_point(
     a = a / unit
     a_act = np.where(active, a, 0.0)
     floor = np.where(active, 0.0, np.nan_to_num(level) * unit * a)
-    # RᵀR by one BLAS product, or user by user (Σ_n (pairs_n x R)² operations) when users have few
-    # pairs: BLAS does ~10x the operations per second of the scalar loop
+    # RᵀR by one BLAS product, or user by user (Σ_n (pairs_n x R)² operations) when users have
+    # few pairs: BLAS does ~10x the operations per second of the scalar loop
     per_user = np.diff(user_start) * kk
     dense = float(per_user @ per_user) > n_users * n_rows * n_rows / 10.0
     work = _Workspace(n_pairs, n_users, n_rows, n_chunks, dense)
@@ -1542,9 +1543,9 @@ def maxmin_round_interior_point(
                 work.mt,
             )
             with blas_threads(n_chunks) if big else contextlib.nullcontext():
-                if (
-                    dense
-                ):  # M -= RᵀR on the upper triangle, which is all the Cholesky factorisation reads
+                if dense:
+                    # M -= RᵀR on the upper triangle, which is all the Cholesky factorisation
+                    # reads
                     if single:
                         m_mat -= scipy.linalg.blas.ssyrk(
                             1.0,

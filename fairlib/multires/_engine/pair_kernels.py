@@ -179,14 +179,14 @@ def serial_twins(
 
     numba compiles a kernel together with everything it calls, so one ``parallel=True`` kernel deep
     in a solver makes the solver's first call compile parallel regions (parfors, thread dispatch)
-    even for a problem that runs on one thread — about half of DRFH's and TSF's cold-start time. The
-    twins run the same source compiled without ``parallel`` (``prange`` is ``range`` there) and call
-    each other, so a problem below :data:`PARALLEL_PAIRS` (one chunk, see :func:`user_chunks`) never
-    compiles a parallel region, and a large one compiles the parallel kernels on first use. Each
-    twin is a copy of the Python function with its own name (``<name>__serial``, hence its own cache
-    file) and a copy of the module's globals in which the chain's names point at the twins. With one
-    chunk the serial and parallel kernels compute the same values (parallel regions run on one
-    thread, in order; ``tests/test_serial_twins.py`` compares them bit for bit).
+    even for a problem that runs on one thread — about half of DRFH's and TSF's cold-start time.
+    The twins run the same source compiled without ``parallel`` (``prange`` is ``range`` there) and
+    call each other, so a problem below :data:`PARALLEL_PAIRS` (one chunk, see :func:`user_chunks`)
+    never compiles a parallel region, and a large one compiles the parallel kernels on first use.
+    Each twin is a copy of the Python function with its own name (``<name>__serial``, hence its own
+    cache file) and a copy of the module's globals in which the chain's names point at the twins.
+    With one chunk the serial and parallel kernels compute the same values (parallel regions run on
+    one thread, in order; ``tests/test_serial_twins.py`` compares them bit for bit).
 
     Parameters
     ----------

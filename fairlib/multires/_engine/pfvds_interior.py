@@ -1,34 +1,34 @@
 """PF-VDS(α) on heterogeneous servers by a primal-dual interior-point method.
 
 The equilibrium of Problem 1 (Khamse-Ashari et al.; the form is a reconstruction, reconstructions
-§5.3 [INF]): on every eligible pair, ŝ[n, i]^-α / γ[n, i] + z[n, i] = λ_i·d_n with z ⊥ x >= 0, and
-every server's prices λ_i ⊥ its slack. For α = 1 these are the optimality conditions of
+§5.3 [INF]): on every eligible pair, ŝ[n, i]^-α / γ[n, i] + z[n, i] = λ_i·d_n with z ⊥ x >=
+0, and every server's prices λ_i ⊥ its slack. For α = 1 these are the optimality conditions of
 
     maximise Σ_n φ_n log x_n,   x_n = Σ_i x[n, i],
     subject to Σ_n d[n, i, k] x[n, i] <= cap[i, k] for every server i and constraint k, x >= 0 on
     eligible pairs
 
-(Theorem 2). With ``time_shared=True`` the constraints are Problem 2's Σ_n x[n, i]/γ[n, i] <= 1 per
-server.
+(Theorem 2). With ``time_shared=True`` the constraints are Problem 2's Σ_n x[n, i]/γ[n, i] <= 1
+per server.
 
 Per-user caps (``Cluster.max_tasks``; outside the paper, our modelling choice): a user's total x_n
 <= cap_n constrains every server's player at once (a generalised game). We solve Definition 6's
-variational inequality over the capped feasible set — the *variational* equilibrium, in which every
-server charges user n the same cap price ν_n >= 0 (in the paper's utility units), ŝ^-α/γ + z =
-λ_i·d_n + ν_n, ν_n ⊥ (cap_n - x_n). Each cap is one more constraint row loaded by all of its user's
-pairs; a user capped at 0 holds nothing and leaves the game. For α = 1 this is max Σ_n φ_n log x_n
-with the caps as constraints.
+variational inequality over the capped feasible set — the *variational* equilibrium, in which
+every server charges user n the same cap price ν_n >= 0 (in the paper's utility units), ŝ^-α/γ +
+z = λ_i·d_n + ν_n, ν_n ⊥ (cap_n - x_n). Each cap is one more constraint row loaded by all of
+its user's pairs; a user capped at 0 holds nothing and leaves the game. For α = 1 this is max Σ_n
+φ_n log x_n with the caps as constraints.
 
 Method: Mehrotra predictor-corrector on the variables of the eligible pairs, reduced to the
 constraint rows (R per server). The marginals depend on x only through the totals x_n, so the
 Jacobian is block-diagonal per user with rank-one blocks (Sherman-Morrison) and the reduced matrix A
-M⁻¹ Aᵀ is a per-server block diagonal minus a rank-n_users correction: one dense product (n_rows x
-n_users x n_rows) and one factorisation of an n_rows x n_rows matrix per iteration, whatever the
-number of pairs (Cholesky for α = 1, where the system is symmetric; LU otherwise). Rows are scaled
-by their capacity. Safeguards: iterative refinement, backtracking on the residual of the centred
-system, continuation in α (see :func:`pfvds_interior_point`). Stopping: primal and dual residuals
-and the complementarity gap all below ``tol`` (for α = 1 the gap bounds the objective's distance to
-the optimum, in units of Σφ).
+M⁻¹ Aᵀ is a per-server block diagonal minus a rank-n_users correction: one dense product
+(n_rows x n_users x n_rows) and one factorisation of an n_rows x n_rows matrix per iteration,
+whatever the number of pairs (Cholesky for α = 1, where the system is symmetric; LU otherwise).
+Rows are scaled by their capacity. Safeguards: iterative refinement, backtracking on the residual of
+the centred system, continuation in α (see :func:`pfvds_interior_point`). Stopping: primal and dual
+residuals and the complementarity gap all below ``tol`` (for α = 1 the gap bounds the objective's
+distance to the optimum, in units of Σφ).
 """
 
 from __future__ import annotations
@@ -173,17 +173,17 @@ def pfvds_interior_point(
 ) -> Allocation:
     """PF-VDS(α) by a primal-dual interior-point method on the equilibrium conditions of Problem 1.
 
-    Every server's KKT conditions together — ŝ[n, i]^-α / γ[n, i] + z[n, i] = λ_i·d_n on eligible
-    pairs, z ⊥ x, λ_i ⊥ slack — form one complementarity problem; for α = 1 they are the optimality
-    conditions of max Σ_n φ_n log x_n (Theorem 2). Each Newton step is reduced to the constraint
-    rows: the marginals depend on x only through the totals x_n, so the Jacobian is block-diagonal
-    per user with rank-one blocks (Sherman-Morrison), and the reduced matrix is a per-server block
-    diagonal minus a rank-n_users correction (one dense product). Each server's utility is rescaled
-    by a constant (which leaves its best responses, hence the equilibrium, unchanged) so the
-    marginals start near 1. For α > 2 the marginals span many orders of magnitude at a neutral
-    start, so the method follows a continuation (α capped at 2, 4, 8, ...), each stage starting from
-    the previous stage's allocation; the diagnostics report the stages. Beyond α ≈ 16 stages may
-    stop short (``converged`` False): x^-α is then beyond the method's reach, and
+    Every server's KKT conditions together — ŝ[n, i]^-α / γ[n, i] + z[n, i] = λ_i·d_n on
+    eligible pairs, z ⊥ x, λ_i ⊥ slack — form one complementarity problem; for α = 1 they
+    are the optimality conditions of max Σ_n φ_n log x_n (Theorem 2). Each Newton step is reduced
+    to the constraint rows: the marginals depend on x only through the totals x_n, so the Jacobian
+    is block-diagonal per user with rank-one blocks (Sherman-Morrison), and the reduced matrix is a
+    per-server block diagonal minus a rank-n_users correction (one dense product). Each server's
+    utility is rescaled by a constant (which leaves its best responses, hence the equilibrium,
+    unchanged) so the marginals start near 1. For α > 2 the marginals span many orders of magnitude
+    at a neutral start, so the method follows a continuation (α capped at 2, 4, 8, ...), each stage
+    starting from the previous stage's allocation; the diagnostics report the stages. Beyond α ≈
+    16 stages may stop short (``converged`` False): x^-α is then beyond the method's reach, and
     :func:`.pfvds.pfvds` finishes with best responses.
 
     Parameters
@@ -196,8 +196,8 @@ def pfvds_interior_point(
         Problem 2's per-server constraint Σ_n x[n, i]/γ[n, i] <= 1 instead of the capacities.
     tol : float, default 1e-10
         Stopping tolerance on the scaled primal and dual residuals and on the complementarity gap
-        relative to Σ x·marginal (for α = 1: the duality gap in units of Σφ, an upper bound on the
-        objective's distance to the optimum).
+        relative to Σ x·marginal (for α = 1: the duality gap in units of Σφ, an upper bound on
+        the objective's distance to the optimum).
     max_iterations : int, default 200
         Iteration cap; ``diagnostics["converged"]`` says whether ``tol`` was reached.
     continuation : tuple of float, default (2.0, 2.0)
@@ -208,9 +208,9 @@ def pfvds_interior_point(
         busiest server row): caps spanning many orders of magnitude (trace jobs) need it, random
         ones less so.
     retries : int, default RETRIES
-        A stage (at α <= 16) that stops short is retried this many times at most: at the square root
-        of the last factor above the last converged stage, or from α = 1 when the first stage fails
-        (0: never).
+        A stage (at α <= 16) that stops short is retried this many times at most: at the square
+        root of the last factor above the last converged stage, or from α = 1 when the first stage
+        fails (0: never).
 
     Returns
     -------
@@ -453,14 +453,14 @@ def _pair_system(cluster, alphas, time_shared) -> _PairSystem:
 
 def _starting_point(system: _PairSystem, n_servers, symmetric, start, shrink_to_caps=False):
     """An interior point at half load (or pulled 10% from ``start`` towards it) and per-server
-    utility scales κ_i making its marginals ~1; returns (system with scaled utilities, log κ, x, y,
-    z, s). ``shrink_to_caps``: each capped user's pairs shrunk to a quarter of its cap (caps of
+    utility scales κ_i making its marginals ~1; returns (system with scaled utilities, log κ, x,
+    y, z, s). ``shrink_to_caps``: each capped user's pairs shrunk to a quarter of its cap (caps of
     0.003 tasks beside 240 stall the uniform start).
 
     Server i's equations are then in units of κ_i, its own rows' prices too; but a cap's price ν_n
     is one price in the paper's units that every server charges (the variational equilibrium), κ_i
-    ν_n in server i's units. So a cap row's price coefficient on a pair of server i is κ_i / κ_n /
-    cap_n (κ_n, the geometric mean of the user's servers' scales, is the unit of that row's dual)
+    ν_n in server i's units. So a cap row's price coefficient on a pair of server i is κ_i / κ_n
+    / cap_n (κ_n, the geometric mean of the user's servers' scales, is the unit of that row's dual)
     while its load coefficient stays 1 / cap_n: the Newton system is then unsymmetric (LU), as it
     already is for α != 1."""
     n_pairs = len(system.pair_user)
@@ -506,10 +506,10 @@ def _starting_point(system: _PairSystem, n_servers, symmetric, start, shrink_to_
 
 class _NewtonSystem:
     """The Newton equations at one iterate, reduced to the constraint rows and factorised once (eqs.
-    in the module docstring): M = D⁻¹ + per-user rank-one blocks (Sherman-Morrison, ``_solve_m``),
-    then the reduced matrix A M⁻¹ Aᵀ + S/Y (Cholesky when symmetric, LU otherwise). On many pairs
-    the passes over them are the fused kernels of :mod:`.pfvds_parallel`, and a large reduced matrix
-    is formed and factorised by BLAS on every thread."""
+    in the module docstring): M = D⁻¹ + per-user rank-one blocks (Sherman-Morrison,
+    ``_solve_m``), then the reduced matrix A M⁻¹ Aᵀ + S/Y (Cholesky when symmetric, LU
+    otherwise). On many pairs the passes over them are the fused kernels of :mod:`.pfvds_parallel`,
+    and a large reduced matrix is formed and factorised by BLAS on every thread."""
 
     def __init__(self, system: _PairSystem, x, y, z, s, u, symmetric):
         """Form and factorise the reduced Newton system at the iterate (x, y, z, s, u) of
@@ -716,10 +716,10 @@ def _all_finite(system: _PairSystem, dx, dy, dz, ds) -> bool:
 
 def _predictor_corrector(system: _PairSystem, newton: _NewtonSystem, r_d, r_p, n_comp):
     """Mehrotra's predictor-corrector, globalised. The affine-scaling predictor sets the centring σ
-    = (μ_aff/μ)³; the marginals' curvature (x_n^-α) can make full Newton steps overshoot, so steps
-    are backtracked until the residual of the centred system decreases, with plain Newton on the
-    centred system as the fallback direction when the corrector's does not. Returns (t, dx, dy, dz,
-    ds), or None when no direction reduces the residual."""
+    = (μ_aff/μ)³; the marginals' curvature (x_n^-α) can make full Newton steps overshoot, so
+    steps are backtracked until the residual of the centred system decreases, with plain Newton on
+    the centred system as the fallback direction when the corrector's does not. Returns (t, dx, dy,
+    dz, ds), or None when no direction reduces the residual."""
     x, y, z, s = newton.x, newton.y, newton.z, newton.s
     mu = float(x @ z + s @ y) / n_comp
     dx, dy, dz, ds = newton.direction(

@@ -50,8 +50,8 @@ class StageLimits(NamedTuple):
 
 @njit(cache=True)
 def solve_m(b, d_inv, pair_user, u, beta):
-    """M⁻¹ b with M = diag(1/d_inv) + blockdiag_n(u_n 1ᵀ) (Sherman-Morrison per user; β_n = 1/(1 +
-    1ᵀD⁻¹u_n)).
+    """M⁻¹ b with M = diag(1/d_inv) + blockdiag_n(u_n 1ᵀ) (Sherman-Morrison per user; β_n =
+    1/(1 + 1ᵀD⁻¹u_n)).
 
     Parameters
     ----------
@@ -79,9 +79,9 @@ def solve_m(b, d_inv, pair_user, u, beta):
 
 @njit(cache=True)
 def reduced_matrix_parts(d_inv, u, pair_user, pair_rows, coef, price_coef, n_users, n_rows):
-    """A D⁻¹ Pᵀ (dense; nonzero only in per-server blocks and cap rows), V1[n, row] = Σ_{p of n} b_p
-    / D_p and Vu[n, row] = Σ_{p of n} a_p u_p / D_p, for the load coefficients a (``coef``) and the
-    price coefficients b (``price_coef``: equal to ``coef`` except on cap rows, see
+    """A D⁻¹ Pᵀ (dense; nonzero only in per-server blocks and cap rows), V1[n, row] = Σ_{p of
+    n} b_p / D_p and Vu[n, row] = Σ_{p of n} a_p u_p / D_p, for the load coefficients a (``coef``)
+    and the price coefficients b (``price_coef``: equal to ``coef`` except on cap rows, see
     :func:`.pfvds_interior._starting_point`).
 
     Parameters
@@ -115,7 +115,8 @@ def reduced_matrix_parts(d_inv, u, pair_user, pair_rows, coef, price_coef, n_use
 
 @njit(cache=True)
 def pair_marginals(totals, pair_user, log_coef, pair_alpha):
-    """g_p = κ_i ŝ^-α/γ = exp(log_coef_p - α_p log x_n) and u_p = -∂g_p/∂x_n = α_p g_p / x_n.
+    """g_p = κ_i ŝ^-α/γ = exp(log_coef_p - α_p log x_n) and u_p = -∂g_p/∂x_n = α_p g_p /
+    x_n.
 
     Parameters
     ----------

@@ -184,8 +184,8 @@ def dual_residual(g, y, z, pair_rows, price_coef, user_start, chunks):
 
 @njit(cache=True, inline="always")
 def add_pair_terms(p, n, pair_rows, coef, price_coef, d_inv, u, diag_part, v1, vu):
-    """Pair p's (user n's) terms of the reduced matrix's parts: A D⁻¹ Pᵀ (into ``diag_part``, rows x
-    rows), V1[n] += b_p D⁻¹_p and Vu[n] += a_p u_p D⁻¹_p (the serial
+    """Pair p's (user n's) terms of the reduced matrix's parts: A D⁻¹ Pᵀ (into ``diag_part``,
+    rows x rows), V1[n] += b_p D⁻¹_p and Vu[n] += a_p u_p D⁻¹_p (the serial
     :func:`.pfvds_interior._reduced_matrix_parts` too).
 
     Parameters
@@ -226,10 +226,10 @@ def add_pair_terms(p, n, pair_rows, coef, price_coef, d_inv, u, diag_part, v1, v
 
 @njit(cache=True, parallel=True)
 def newton_parts(x, z, u, pair_rows, coef, price_coef, n_rows, user_start, chunks):
-    """The reduced Newton matrix's parts: d_inv = x/z per pair, β_n = 1/(1 + Σ_p d_inv u) per user,
-    the per-server part A D⁻¹ Pᵀ (dense rows x rows; each chunk's pairs into its own, added in chunk
-    order), V1[n] = Σ_p b_p D⁻¹_p and Vu[n] β_n = β_n Σ_p a_p u_p D⁻¹_p (users x rows) for the load
-    coefficients a and the price coefficients b.
+    """The reduced Newton matrix's parts: d_inv = x/z per pair, β_n = 1/(1 + Σ_p d_inv u) per
+    user, the per-server part A D⁻¹ Pᵀ (dense rows x rows; each chunk's pairs into its own,
+    added in chunk order), V1[n] = Σ_p b_p D⁻¹_p and Vu[n] β_n = β_n Σ_p a_p u_p D⁻¹_p
+    (users x rows) for the load coefficients a and the price coefficients b.
 
     Parameters
     ----------
@@ -413,8 +413,8 @@ def back_substitute(b1, dy, r_xz, x, z, d_inv, u, beta, pair_rows, price_coef, u
 def refinement_residuals(
     dx, dy, dz, u, x, z, r_d, r_xz, pair_rows, coef, price_coef, n_rows, user_start, chunks
 ):
-    """The unreduced equations' residuals at a direction, pair part: e_d = -u (E dx)_n - Aᵀdy + dz +
-    r_d and e_xz = z dx + x dz + r_xz per pair, and A dx.
+    """The unreduced equations' residuals at a direction, pair part: e_d = -u (E dx)_n - Aᵀdy + dz
+    + r_d and e_xz = z dx + x dz + r_xz per pair, and A dx.
 
     Parameters
     ----------
@@ -485,8 +485,8 @@ def centred_pair_residual(
     user_start,
     chunks,
 ):
-    """At the trial point x + t dx, z + t dz (prices ``y_t``): (Σ over pairs of (g - Aᵀy_t + z_t)² +
-    (x_t z_t - target)², A x_t), without forming the trial vectors.
+    """At the trial point x + t dx, z + t dz (prices ``y_t``): (Σ over pairs of (g - Aᵀy_t +
+    z_t)² + (x_t z_t - target)², A x_t), without forming the trial vectors.
 
     Parameters
     ----------

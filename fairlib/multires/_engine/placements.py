@@ -12,8 +12,8 @@ from .filling import INTERPRET_TASKS_AT_MOST
 
 
 #: the most placements Best-Fit DRFH and DRF's machine offers make before refusing an instance (each
-#: placement scans every user and server: 10⁸ placements of a 100-user, 100-server cluster are ~10¹²
-#: operations, hours)
+#: placement scans every user and server: 10⁸ placements of a 100-user, 100-server cluster are
+#: ~10¹² operations, hours)
 MAX_PLACEMENTS = 100_000_000
 
 

@@ -4,27 +4,28 @@ polish.
 Derivation ([DRV], ours). With one VDS level per server (every usable user loads the constraint that
 fills the server; always so when a server's users all load the same constraints;
 :func:`.psdsf.psdsf` checks it on the result), Definition 4 says:
-each server i has a level L_i; a user with x[n, i] > 0 has weighted VDS x_n / (φ_n γ[n, i]) = L_i, a
-usable user without has a larger one, and every server's most used constraint is saturated. Write
-p_i = 1/L_i. Then user n takes tasks only where its price per task p_i / γ[n, i] is lowest and x_n =
-φ_n / min_i (p_i / γ[n, i]): a market where user n spends a budget φ_n on the servers that sell it
-tasks cheapest, each server pricing all its users by their dominant share. The unknowns are the
+each server i has a level L_i; a user with x[n, i] > 0 has weighted VDS x_n / (φ_n γ[n, i]) = L_i,
+a usable user without has a larger one, and every server's most used constraint is saturated. Write
+p_i = 1/L_i. Then user n takes tasks only where its price per task p_i / γ[n, i] is lowest and x_n
+= φ_n / min_i (p_i / γ[n, i]): a market where user n spends a budget φ_n on the servers that sell
+it tasks cheapest, each server pricing all its users by their dominant share. The unknowns are the
 server prices alone (one per server); the equations are "every server's most used constraint is
 exactly full".
 
 Users indifferent between servers make that map set-valued, so we smooth it: user n spends its
-budget on server i in proportion π[n, i] ∝ exp((log γ[n, i] - q_i) / μ) (q = log p, a logit choice
-at temperature μ). For every μ > 0 the equations F_i(q) = log(max_k use[i, k]) = 0 have one root:
-with the maximising constraint k fixed, the Jacobian is -I - (I - R)/μ with R row-stochastic and
-non-negative, so -J is a non-singular M-matrix (a P-matrix) everywhere and the map is univalent
+budget on server i in proportion π[n, i] ∝ exp((log γ[n, i] - q_i) / μ) (q = log p, a logit
+choice at temperature μ). For every μ > 0 the equations F_i(q) = log(max_k use[i, k]) = 0 have one
+root: with the maximising constraint k fixed, the Jacobian is -I - (I - R)/μ with R row-stochastic
+and non-negative, so -J is a non-singular M-matrix (a P-matrix) everywhere and the map is univalent
 (Gale–Nikaido); across the pieces of the max over k we rely on this without a proof. Newton with a
 backtracking line search follows the root as μ falls 1 → ``mu_final`` in steps of 10, each stage
-started from the tangent predictor (dq/dμ = -J⁻¹ ∂F/∂μ at the last root: half the iterations of
-extrapolating the last two roots) and ended once |F| < 10 μ, only the last stage being solved to the
-rounding floor; a stage that stalls is retried from the last root, then with a smaller step in μ. As
-μ → 0 the root tends to a Definition 4 allocation: a user's servers then differ in weighted VDS by
-at most ~μ log(1/share). About 15-20 Newton steps at 1,000 users x 100 servers, each one dense 100 x
-100 solve and O(eligible pairs) work, the pair loops over user chunks on numba's threads.
+started from the tangent predictor (dq/dμ = -J⁻¹ ∂F/∂μ at the last root: half the
+iterations of extrapolating the last two roots) and ended once |F| < 10 μ, only the last stage
+being solved to the rounding floor; a stage that stalls is retried from the last root, then with a
+smaller step in μ. As μ → 0 the root tends to a Definition 4 allocation: a user's servers then
+differ in weighted VDS by at most ~μ log(1/share). About 15-20 Newton steps at 1,000 users x 100
+servers, each one dense 100 x 100 solve and O(eligible pairs) work, the pair loops over user chunks
+on numba's threads.
 
 Precision: evaluating the shares from q loses digits in proportion to 1/μ (a rounding of q by 1e-16
 moves a share by 1e-16/μ), so the last stages leave the servers full only to ~1e-7. The polish
@@ -189,8 +190,8 @@ def _shares_over_chunks(
 
 @njit(cache=True)
 def _shares(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, x, share):
-    """Logit shares of every user's budget and the tasks they buy, x[p] = φ_n π_p γ_p / p_i, and the
-    servers' use[i, k] = Σ_n x[n, i] load[n, i, k] (load = per-task use / capacity), over user
+    """Logit shares of every user's budget and the tasks they buy, x[p] = φ_n π_p γ_p / p_i, and
+    the servers' use[i, k] = Σ_n x[n, i] load[n, i, k] (load = per-task use / capacity), over user
     chunks (in parallel when there are several; one chunk runs the serial twins: see
     :func:`.pair_kernels.serial_twins`). Shares below e^-40 (under the Jacobian's floor) are zero,
     which skips their exponentials.
@@ -270,8 +271,8 @@ def _residual(use, has_pairs, binding, fullness):
 
 @njit(cache=True)
 def _norms(res):
-    """(max |F_i|, √Σ F_i²) in one pass: the additions of numba's ``np.sum`` (in order from 0) and
-    the maximum of ``np.abs(res).max()`` (a NaN wins), without compiling either.
+    """(max |F_i|, √Σ F_i²) in one pass: the additions of numba's ``np.sum`` (in order from 0)
+    and the maximum of ``np.abs(res).max()`` (a NaN wins), without compiling either.
 
     Parameters
     ----------
@@ -442,8 +443,8 @@ def _scattered_update_cost(n_servers):
     servers²): 16 up to 256 servers, growing as servers^0.8 beyond. Measured on 2 cores at 10⁴
     users, 40% of the shares above the floor: 15 at 100 servers, 22 at 300, 30 at 500 and 50 at
     1,000, as the dense product gains on larger matrices and the scattered updates leave the caches
-    (a coupling matrix of 1,000 servers is 8 MB). With 16 at every size, PS-DSF at 10⁴ x 10³ ran 25
-    of its 30 couplings by the loops, at twice the time of the product. Up to 256 servers the
+    (a coupling matrix of 1,000 servers is 8 MB). With 16 at every size, PS-DSF at 10⁴ x 10³ ran
+    25 of its 30 couplings by the loops, at twice the time of the product. Up to 256 servers the
     choice, and so every allocation there, is what it was.
 
     Parameters
@@ -512,7 +513,8 @@ def _price_coupling(
 
 @njit(cache=True)
 def _newton_matrix(coupling, fullness, has_pairs, diagonal, scale):
-    """diag(diagonal) + scale · diag(1/fullness) · coupling on servers with pairs; -1 on the others.
+    """diag(diagonal) + scale · diag(1/fullness) · coupling on servers with pairs; -1 on the
+    others.
 
     Parameters
     ----------
@@ -545,7 +547,8 @@ def _newton_matrix(coupling, fullness, has_pairs, diagonal, scale):
 def _derivative_chunk(
     q, mu, n_lo, n_hi, user_start, pair_server, log_gamma, load, x, share, binding, out
 ):
-    """∂F/∂μ's sum over users ``n_lo .. n_hi - 1`` (one chunk of :func:`_derivative_over_chunks`).
+    """∂F/∂μ's sum over users ``n_lo .. n_hi - 1`` (one chunk of
+    :func:`_derivative_over_chunks`).
 
     Parameters
     ----------
@@ -654,8 +657,8 @@ def _mu_derivative(
     has_pairs,
     chunk_start,
 ):
-    """∂F/∂μ at fixed prices: log π[n, i] moves by -(z[n, i] - Σ_j π[n, j] z[n, j]) / μ with
-    z = (v - max v) / μ.
+    """∂F/∂μ at fixed prices: log π[n, i] moves by -(z[n, i] - Σ_j π[n, j] z[n, j]) / μ
+    with z = (v - max v) / μ.
 
     Parameters
     ----------
@@ -732,9 +735,10 @@ def _continuation(
     factor,
 ):
     """Newton on F(q) = 0 for μ = 1, factor, factor², ..., mu_final; each stage starts from the
-    tangent predictor q + (dq/dμ) Δμ, dq/dμ = -J⁻¹ ∂F/∂μ. A stage whose line search stalls is
-    retried from the last root without the predictor, then with μ moved half as far (geometrically).
-    Returns (q, μ, converged, iterations, function evaluations, stages, retries, |F|_inf).
+    tangent predictor q + (dq/dμ) Δμ, dq/dμ = -J⁻¹ ∂F/∂μ. A stage whose line search
+    stalls is retried from the last root without the predictor, then with μ moved half as far
+    (geometrically). Returns (q, μ, converged, iterations, function evaluations, stages,
+    retries, |F|_inf).
 
     Python steering compiled kernels (``kernels``: the serial twins or the parallel chain): a few
     dozen kernel calls per Newton step, each O(pairs) or one dense solve: the steering costs ~2% at

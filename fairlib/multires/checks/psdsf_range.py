@@ -1,14 +1,14 @@
 """Certified bounds on a utilisation over *every* allocation that meets PS-DSF's Definition 4.
 
-Definition 4 (Khamse-Ashari et al. §2) does not pin down one allocation: on some clusters our market
-and the fixed point both meet it and differ, and the paper's own algorithm may land elsewhere. A
-utilisation measured on one of them is then one point of a range. The range itself is a non-convex
-set (Definition 4 compares virtual dominant shares), but it lies inside a set a mixed-integer
-program describes exactly:
+Definition 4 (Khamse-Ashari et al. §2) does not pin down one allocation: on some clusters our
+market and the fixed point both meet it and differ, and the paper's own algorithm may land
+elsewhere. A utilisation measured on one of them is then one point of a range. The range itself is a
+non-convex set (Definition 4 compares virtual dominant shares), but it lies inside a set a
+mixed-integer program describes exactly:
 
 In an allocation meeting Definition 4 with per-user caps, a user n below its cap that may run on
-server i is *blocked* there — some resource it needs is saturated on i — for otherwise x[n, i] could
-grow without taking anything from anyone (the same test as
+server i is *blocked* there — some resource it needs is saturated on i — for otherwise x[n, i]
+could grow without taking anything from anyone (the same test as
 :func:`~fairlib.multires.psdsf_violation`'s ``free_pairs``). So every such allocation is feasible,
 respects the caps, and for every usable pair (n, i) either n is at its cap or a resource n needs is
 saturated on i. Minimising and maximising the utilisation over that relaxation (binaries: "n at its
@@ -74,9 +74,9 @@ def psdsf_utilisation_bounds(
     """Lower and upper bounds on a resource's utilisation on chosen servers over every Definition-4
     allocation.
 
-    The utilisation is Σ_{i in servers} Σ_n x[n, i] d[n, r] / Σ_{i in servers} c[i, r], over every
-    allocation meeting Definition 4 with the cluster's caps (``max_tasks``); see the module's doc
-    for why the bounds hold.
+    The utilisation is Σ_{i in servers} Σ_n x[n, i] d[n, r] / Σ_{i in servers} c[i, r], over
+    every allocation meeting Definition 4 with the cluster's caps (``max_tasks``); see the module's
+    doc for why the bounds hold.
 
     Parameters
     ----------
@@ -88,11 +88,11 @@ def psdsf_utilisation_bounds(
         A boolean mask or indices of the servers measured; None: every server.
     grouped : bool, default True
         Identical servers (same capacities, same users, both measured or both not) are one block of
-        the program — its tasks per user, and how many of its servers have each resource saturated,
-        k[g, r]; a user below its cap is blocked on all |g| of them only if Σ_{r it needs} k[g,
-        r] >= |g|. That keeps every Definition-4 allocation (so the bounds still hold), may admit
-        more (so they may be wider than the per-server program's) and is far smaller: a fleet of a
-        few server classes is a few blocks. False: one block per server (the reference).
+        the program — its tasks per user, and how many of its servers have each resource
+        saturated, k[g, r]; a user below its cap is blocked on all |g| of them only if Σ_{r it
+        needs} k[g, r] >= |g|. That keeps every Definition-4 allocation (so the bounds still hold),
+        may admit more (so they may be wider than the per-server program's) and is far smaller: a
+        fleet of a few server classes is a few blocks. False: one block per server (the reference).
     ordered : bool, default False
         Also keep Definition 4's order on virtual dominant shares where it is linear — a user n
         below its cap, usable on a block, has a weighted VDS there at least that of any user m
@@ -202,7 +202,8 @@ def psdsf_utilisation_bounds(
             raise InvalidInputError(
                 f"cluster: user {n} may run on server {first[g]} but needs none of its resources"
             )
-        # Σ_{r n needs} k[g, r] + |g| a_n >= |g|: below its cap, n is blocked on every server of the
+        # Σ_{r n needs} k[g, r] + |g| a_n >= |g|: below its cap, n is blocked on every server of
+        # the
         # block
         add(
             blockers + ([int(cap_col[n])] if cap_col[n] >= 0 else []),

@@ -5,7 +5,8 @@ Each checker returns the largest *relative* violation (<= 0 means the property h
 experiments can report violation rates with a tolerance:
 
 - **sharing incentive** (generalised to placement constraints, Theorem 3 / eqs. 41, 73, [INF]): user
-  n gets at least its weighted slice of every server it can use, x_n >= φ_n / Σφ · Σ_i γ[n, i];
+  n gets at least its weighted slice of every server it can use, x_n >= φ_n / Σφ · Σ_i γ[n,
+  i];
 - **envy-freeness** (weighted, [INF] for placement): no user n could run more tasks, per unit of
   weight, with user m's bundle — only the parts of it on servers n may use;
 - **Pareto optimality** (LP test): no feasible allocation gives every user at least as many tasks
@@ -96,8 +97,8 @@ def checked_allocation(cluster: Cluster, tasks: ArrayLike, name: str = "tasks") 
 def sharing_incentive_violation(cluster: Cluster, tasks: ArrayLike) -> float:
     """The largest relative shortfall of any user below its sharing-incentive bound.
 
-    max_n (bound_n - x_n) / bound_n with bound_n = φ_n / Σφ · Σ_i γ[n, i] (at most the user's cap: a
-    capped user wants no more; a user capped at 0 is left out).
+    max_n (bound_n - x_n) / bound_n with bound_n = φ_n / Σφ · Σ_i γ[n, i] (at most the user's
+    cap: a capped user wants no more; a user capped at 0 is left out).
 
     Parameters
     ----------
@@ -133,8 +134,8 @@ def sharing_incentive_violation(cluster: Cluster, tasks: ArrayLike) -> float:
 
 
 def envy_violation(cluster: Cluster, tasks: ArrayLike) -> float:
-    """The largest relative gain any user gets from another's bundle: max over (n, m) of (φ_n/φ_m ·
-    y_nm - x_n) / x_n.
+    """The largest relative gain any user gets from another's bundle: max over (n, m) of (φ_n/φ_m
+    · y_nm - x_n) / x_n.
 
     From m's bundle on server i (x[m, i] d_m of each resource) user n runs y = x[m, i] min_{r: d[n,
     r] > 0} d[m, r] / d[n, r] tasks, counted only where n is usable, and at most its cap

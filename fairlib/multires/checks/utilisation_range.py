@@ -3,9 +3,9 @@
 DRFH and TSF fix each user's total tasks x_n = Σ_i x[n, i] (their max-min levels are unique), but
 not where the tasks run: the optimal face holds many placements, and the interior point returns the
 centre of it. A utilisation over *all* servers does not depend on the placement (Σ_i Σ_n x[n, i]
-d[n, r] = Σ_n x_n d[n, r]); one over a *subset* of servers — a server class, the reserved classes —
-does. :func:`utilisation_range` gives its minimum and maximum over every feasible placement of the
-given totals, by two linear programs (HiGHS).
+d[n, r] = Σ_n x_n d[n, r]); one over a *subset* of servers — a server class, the reserved classes
+— does. :func:`utilisation_range` gives its minimum and maximum over every feasible placement of
+the given totals, by two linear programs (HiGHS).
 """
 
 from __future__ import annotations
@@ -59,10 +59,10 @@ def utilisation_range(
     """Min and max utilisation of a resource on chosen servers over the placements of given per-user
     totals.
 
-    Min and max of Σ_{i in servers} Σ_n x[n, i] d[n, r] / Σ_{i in servers} c[i, r] over placements
-    x >= 0 on eligible pairs that respect every server's capacities and give user n between
-    ``totals[n] (1 - slack)`` and ``totals[n] (1 + slack)`` tasks (a solver's totals are feasible
-    only to its tolerance).
+    Min and max of Σ_{i in servers} Σ_n x[n, i] d[n, r] / Σ_{i in servers} c[i, r] over
+    placements x >= 0 on eligible pairs that respect every server's capacities and give user n
+    between ``totals[n] (1 - slack)`` and ``totals[n] (1 + slack)`` tasks (a solver's totals are
+    feasible only to its tolerance).
 
     Parameters
     ----------

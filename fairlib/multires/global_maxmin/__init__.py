@@ -335,7 +335,8 @@ def tsf(
     options: Mapping | None = None,
     quotas=None,
 ) -> Allocation:
-    """TSF: weighted max-min on x_n / γ_n (γ_n: monopoly tasks on every server, placement ignored).
+    """TSF: weighted max-min on x_n / γ_n (γ_n: monopoly tasks on every server, placement
+    ignored).
 
     Parameters
     ----------

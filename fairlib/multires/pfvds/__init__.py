@@ -1,13 +1,13 @@
-"""PF-VDS(α): the Nash equilibrium of the per-server α-fair game (Khamse-Ashari et al. §3–5, Problem
-1).
+"""PF-VDS(α): the Nash equilibrium of the per-server α-fair game (Khamse-Ashari et al. §3–5,
+Problem 1).
 
 Each server i is a player maximising U_i = Σ_{n usable on i} φ_n f(ŝ[n, i]) over its own column
 x[:, i] subject to its capacities, where ŝ[n, i] = x_n / (φ_n γ[n, i]) is the weighted VDS of n's
 *total* tasks and f is α-fair: f(s) = s^(1-α)/(1-α), log s for α = 1 (eq. 12; the form is a
 reconstruction, reconstructions §5.3 [INF]). ∂U_i/∂x[n, i] = ŝ^-α / γ[n, i].
 
-- α = 1: the equilibrium is the weighted proportional-fair optimum max Σ_n φ_n log x_n (Theorem 2);
-  the game is then a potential game and best responses are block coordinate ascent on a convex
+- α = 1: the equilibrium is the weighted proportional-fair optimum max Σ_n φ_n log x_n (Theorem
+  2); the game is then a potential game and best responses are block coordinate ascent on a convex
   program.
 - α → ∞: PS-DSF (Theorem 2); :func:`pfvds` with ``alpha=np.inf`` returns
   :func:`fairlib.multires.psdsf`.
@@ -16,16 +16,16 @@ reconstruction, reconstructions §5.3 [INF]). ∂U_i/∂x[n, i] = ŝ^-α / γ[n,
 Solvers (``method``):
 
 - ``"interior_point"`` (default; ours): a primal-dual interior-point method on all servers' KKT
-  conditions at once (:func:`fairlib.multires._engine.pfvds_interior.pfvds_interior_point`); for α =
-  1 it solves the convex program. Best-response sweeps (below) polish its allocation when its Nash
-  residual exceeds 1e-6 (an interior method leaves the pairs of exactly indifferent users at O(√tol)
-  instead of 0) and finish the job should it stop short of its tolerance (very large α);
+  conditions at once (:func:`fairlib.multires._engine.pfvds_interior.pfvds_interior_point`); for α
+  = 1 it solves the convex program. Best-response sweeps (below) polish its allocation when its Nash
+  residual exceeds 1e-6 (an interior method leaves the pairs of exactly indifferent users at
+  O(√tol) instead of 0) and finish the job should it stop short of its tolerance (very large α);
   ``diagnostics["method"]`` says whether they ran.
 - ``"best_response"``: Gauss-Seidel over servers, each server's exact best response
   given the others' totals. A best response solves an R-dimensional dual: with prices λ >= 0,
-  x[n, i](λ) = max(0, φ_n γ[n, i] (γ[n, i] λ·d_n)^(-1/α) - x_{n,-i}), and λ minimises the (smooth,
-  convex) dual by projected Newton steps with backtracking. Sweeps that creep along one direction
-  for long are extrapolated along it (:func:`._best_response._gauss_seidel`).
+  x[n, i](λ) = max(0, φ_n γ[n, i] (γ[n, i] λ·d_n)^(-1/α) - x_{n,-i}), and λ minimises the
+  (smooth, convex) dual by projected Newton steps with backtracking. Sweeps that creep along one
+  direction for long are extrapolated along it (:func:`._best_response._gauss_seidel`).
 - ``"distributed"``: the paper's distributed heuristic (eqs. 55–57, [INF]) — every server moves
   its users along -F[n, i] = ŝ^-α/γ - λ·d_n with penalty prices λ = κ [used - c]^+.
 - ``"psmfa"``: projected descent on the Fischer–Burmeister merit Ψ (eqs. 44–54, [INF]) — see
@@ -46,9 +46,9 @@ servers serve a capped user is then open). Our modelling choice is its *variatio
 Definition 6's variational inequality (eq. 16) taken over the capped feasible set, where every
 server charges a capped user the same price per task (in the paper's utility units) — computed by
 the interior point and certified by :func:`.conditions.variational_gap`
-(``diagnostics["variational_gap"]`` instead of ``nash_residual``). For α = 1 it is max Σ_n φ_n log
-x_n with the caps as constraints; α = ∞ is PS-DSF's capped fixed point. The other methods refuse
-caps.
+(``diagnostics["variational_gap"]`` instead of ``nash_residual``). For α = 1 it is max Σ_n φ_n
+log x_n with the caps as constraints; α = ∞ is PS-DSF's capped fixed point. The other methods
+refuse caps.
 """
 
 from __future__ import annotations
@@ -107,7 +107,8 @@ def pfvds(
     time_shared: bool = False,
     iterations: int | None = None,
 ) -> Allocation:
-    """PF-VDS(α) allocation: a Nash equilibrium of Problem 1 (α-fair utilities of the weighted VDS).
+    """PF-VDS(α) allocation: a Nash equilibrium of Problem 1 (α-fair utilities of the weighted
+    VDS).
 
     Parameters
     ----------
@@ -156,8 +157,8 @@ def pfvds(
 
     Examples
     --------
-    One server, α = 1: max log x_0 + log x_1 subject to x_0 + 3 x_1 <= 9 and 4 x_0 + x_1 <= 18 (both
-    bind), unlike DRF's (3, 2):
+    One server, α = 1: max log x_0 + log x_1 subject to x_0 + 3 x_1 <= 9 and 4 x_0 + x_1 <= 18
+    (both bind), unlike DRF's (3, 2):
 
     >>> pfvds(Cluster([[9, 18]], [[1, 4], [3, 1]]), 1.0).tasks.round(6).ravel().tolist()
     [4.090909, 1.636364]

@@ -2,10 +2,10 @@
 Gauss-Seidel sweeps over servers, and the Nash residual that certifies an equilibrium
 (:func:`nash_residual`).
 
-A best response solves an R-dimensional dual: with prices λ >= 0, x[n, i](λ) = max(0, φ_n γ[n, i]
-(γ[n, i] λ·d_n)^(-1/α) - x_{n,-i}), and λ minimises the (smooth, convex) dual by projected Newton
-steps with backtracking. Sweeps that creep along one direction for long are extrapolated along it
-(:func:`_gauss_seidel`). The front door is :func:`fairlib.multires.pfvds.pfvds`
+A best response solves an R-dimensional dual: with prices λ >= 0, x[n, i](λ) = max(0, φ_n γ[n,
+i] (γ[n, i] λ·d_n)^(-1/α) - x_{n,-i}), and λ minimises the (smooth, convex) dual by projected
+Newton steps with backtracking. Sweeps that creep along one direction for long are extrapolated
+along it (:func:`_gauss_seidel`). The front door is :func:`fairlib.multires.pfvds.pfvds`
 (``method="best_response"``).
 """
 
@@ -210,8 +210,8 @@ def _dual_value(lam, cap, d, x_o, a, gamma, weight, alpha, x, p):
 
 @njit(cache=True, nogil=True, inline="always")
 def _usage_and_hessian(d, x, x_o, p, alpha):
-    """Resources the users' demands x(λ) use, and the Hessian of the dual value: Σ_n w_n d_n d_nᵀ
-    over served users, w_n = -dx_n/dp_n = (x_n + x_o,n) / (α p_n).
+    """Resources the users' demands x(λ) use, and the Hessian of the dual value: Σ_n w_n d_n
+    d_nᵀ over served users, w_n = -dx_n/dp_n = (x_n + x_o,n) / (α p_n).
 
     Parameters
     ----------
@@ -344,9 +344,9 @@ def _price_step(cap, grad, hess, lam):
 def _line_search(
     step, grad, hess, lam, value, cap, d, x_o, a, gamma, weight, alpha, lam_try, x_try, p_try
 ):
-    """Backtracking on the dual value along the projected path λ + t·step (t halved up to 60 times);
-    if the Newton direction fails, a diagonally scaled gradient step. Fills ``lam_try``, ``x_try``,
-    ``p_try`` with the accepted point; returns (accepted, its dual value).
+    """Backtracking on the dual value along the projected path λ + t·step (t halved up to 60
+    times); if the Newton direction fails, a diagonally scaled gradient step. Fills ``lam_try``,
+    ``x_try``, ``p_try`` with the accepted point; returns (accepted, its dual value).
 
     Parameters
     ----------
@@ -459,8 +459,8 @@ def _scale_into_capacity(cap, d, x):
 @njit(cache=True, nogil=True)
 def _log_price_state(theta, active, d, x_o, a, gamma, alpha, x, share):
     """Users' demands at prices λ_r = e^θ_r on the ``active`` resources (0 elsewhere), computed in
-    logs: with p_n = Σ_r d_nr λ_r, x_n = max(0, a_n (γ_n p_n)^(-1/α) - x_o,n), and ``share[n, r] =
-    d_nr λ_r / p_n``. Returns False when some user has no priced resource (its demand would be
+    logs: with p_n = Σ_r d_nr λ_r, x_n = max(0, a_n (γ_n p_n)^(-1/α) - x_o,n), and ``share[n, r]
+    = d_nr λ_r / p_n``. Returns False when some user has no priced resource (its demand would be
     unbounded).
 
     Parameters
@@ -631,18 +631,18 @@ def _log_price_finish(theta, active, lam):
 
 @njit(cache=True, nogil=True)
 def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, tol, max_iter):
-    """Server best response by Newton on the log prices θ_r = log λ_r of an active set of resources,
-    damped on the KKT violation. The marginal utilities are ŝ^-α: at α = 64 prices span hundreds of
-    orders of magnitude and the dual value's changes fall below its rounding, so the dual-value line
-    search of :func:`_best_response` stalls; in logs the demands are smooth with a well-scaled
-    Jacobian ∂x_n/∂θ_r = -(x_n + x_o,n) d_nr λ_r / (α p_n). A resource joins the active set when
-    overused, leaves it when under-used and still within capacity at price 0. A local method: it is
-    started from the prices where the dual Newton stalled, or after :func:`_coordinate_prices` has
-    found the right priced resources (from arbitrary prices it can stall too). ``lam`` is the warm
-    start, updated in place (capped at 1e300). Returns (x, iterations, gap). Its loops over users,
-    logarithms, exponentials and solves are kernels of their own (inlined when compiled), so that it
-    runs steered from Python (:func:`.._jit.steered`) as the certificate's fallback with the same
-    rounding as compiled.
+    """Server best response by Newton on the log prices θ_r = log λ_r of an active set of
+    resources, damped on the KKT violation. The marginal utilities are ŝ^-α: at α = 64 prices
+    span hundreds of orders of magnitude and the dual value's changes fall below its rounding, so
+    the dual-value line search of :func:`_best_response` stalls; in logs the demands are smooth with
+    a well-scaled Jacobian ∂x_n/∂θ_r = -(x_n + x_o,n) d_nr λ_r / (α p_n). A resource joins
+    the active set when overused, leaves it when under-used and still within capacity at price 0. A
+    local method: it is started from the prices where the dual Newton stalled, or after
+    :func:`_coordinate_prices` has found the right priced resources (from arbitrary prices it can
+    stall too). ``lam`` is the warm start, updated in place (capped at 1e300). Returns (x,
+    iterations, gap). Its loops over users, logarithms, exponentials and solves are kernels of their
+    own (inlined when compiled), so that it runs steered from Python (:func:`.._jit.steered`) as the
+    certificate's fallback with the same rounding as compiled.
 
     Parameters
     ----------
@@ -845,8 +845,8 @@ def _use_of(r, lam, d, x_o, a, gamma, alpha, x, p):
 @njit(cache=True, nogil=True)
 def _coordinate_prices(cap, d, x_o, a, gamma, alpha, lam, rounds):
     """Coordinate descent on the (convex) dual with exact line minimisation, one price at a time:
-    each λ_r is set where its resource's use meets its capacity, by bisection on log λ_r (use falls
-    as λ_r rises), or to 0 if the resource is within capacity there. It needs only the dual's
+    each λ_r is set where its resource's use meets its capacity, by bisection on log λ_r (use
+    falls as λ_r rises), or to 0 if the resource is within capacity there. It needs only the dual's
     gradient (capacity - use), never its value, so it is immune to the rounding that stalls Newton
     at very large α; slow but global, it finds the right set of priced resources for
     :func:`_log_price_response` to finish. ``lam`` is updated in place.
@@ -1270,8 +1270,8 @@ def _gauss_seidel(
     ``tol`` relative to the largest total; updates ``x`` and the prices ``lams`` in place and
     returns (sweeps, last relative change, jumps, trial sweeps).
 
-    At large α the sweeps can creep towards the equilibrium by an almost constant step for thousands
-    of sweeps (α = 64: a change of ~4e-4 per sweep for ~6,000 sweeps). After
+    At large α the sweeps can creep towards the equilibrium by an almost constant step for
+    thousands of sweeps (α = 64: a change of ~4e-4 per sweep for ~6,000 sweeps). After
     :data:`_EXTRAPOLATE_AFTER` plain sweeps, once :data:`_STRAIGHT_SWEEPS` sweeps in a row moved in
     one direction, :func:`_extrapolate` jumps along it, keeping a jump only if the sweep from the
     new point moves no more than the last one (the sweeps' own measure of progress); the equilibrium

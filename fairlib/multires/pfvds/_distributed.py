@@ -1,5 +1,6 @@
 """PF-VDS(α) by the paper's distributed heuristic (Khamse-Ashari et al. eqs. 55–57, [INF]): every
-server moves its users along -F[n, i] = ŝ^-α/γ - λ·d_n with penalty prices λ = κ [used - c]^+.
+server moves its users along -F[n, i] = ŝ^-α/γ - λ·d_n with penalty prices λ = κ [used -
+c]^+.
 """
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ OPTIONS = DistributedOptions
 
 
 def run(cluster: Cluster, alphas, time_shared: bool, options: DistributedOptions):
-    """``method="distributed"``: eqs. 55–57 from half of PS-DSF's allocation; (tasks, diagnostics).
+    """``method="distributed"``: eqs. 55–57 from half of PS-DSF's allocation; (tasks,
+    diagnostics).
 
     Parameters
     ----------
@@ -108,8 +110,8 @@ def _complementarity_f(cluster, x, lam, alphas):
 
 
 def penalty_prices(cluster: Cluster, tasks, kappa: float) -> np.ndarray:
-    """The distributed heuristic's prices λ[i, r] = κ [used/c − 1]^+ / c (eq. 57 as reconstructed,
-    [INF]).
+    """The distributed heuristic's prices λ[i, r] = κ [used/c − 1]^+ / c (eq. 57 as
+    reconstructed, [INF]).
 
     Parameters
     ----------
@@ -140,10 +142,10 @@ def _update_direction(cluster, x, lam, alphas) -> np.ndarray:
 
 
 def _distributed(cluster, alphas, x, *, kappa, step, iterations, tol):
-    """Eqs. 55–57 [INF]: every server moves its users along [-F[n, i]]^+_{x[n, i]} (scaled by γ[n,
-    i], so the step is in units of "a server's worth of tasks") with penalty prices λ[i, r] = κ
-    [used/c - 1]^+ / c standing in for the multipliers. Returns (tasks, Ψ trajectory, final prices,
-    the iteration at which it diverged or None): nothing holds the update's step, so it can
+    """Eqs. 55–57 [INF]: every server moves its users along [-F[n, i]]^+_{x[n, i]} (scaled by
+    γ[n, i], so the step is in units of "a server's worth of tasks") with penalty prices λ[i, r] =
+    κ [used/c - 1]^+ / c standing in for the multipliers. Returns (tasks, Ψ trajectory, final
+    prices, the iteration at which it diverged or None): nothing holds the update's step, so it can
     overflow; it then stops at its last finite iterate."""
     trajectory = []
     lam = np.zeros_like(cluster.capacity)

@@ -158,8 +158,8 @@ def run(cluster: Cluster, alphas, time_shared: bool, options: InteriorPointOptio
     x, diag = res.tasks, dict(res.diagnostics, method="interior_point", sweeps=0)
     residual = nash_residual(cluster, x, alphas, time_shared=time_shared)
     # Best-response sweeps from the interior point's allocation when it stopped short (very large
-    # α), or when its Nash residual is large: an interior method leaves a pair whose user is exactly
-    # indifferent at O(sqrt(tol)) instead of 0 (degenerate equilibria), which one exact best
+    # α), or when its Nash residual is large: an interior method leaves a pair whose user is
+    # exactly indifferent at O(sqrt(tol)) instead of 0 (degenerate equilibria), which one exact best
     # response settles. The polished allocation is kept only if it is closer to an equilibrium.
     if not res.diagnostics["converged"] or residual > _POLISH_ABOVE:
         polished, sweeps_diag = _sweeps(

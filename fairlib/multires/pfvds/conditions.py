@@ -1,13 +1,14 @@
-"""Optimality conditions of Problem 1 checked directly (Khamse-Ashari et al. §3–4: Theorem 1, Lemma
-1, Lemma 2, Theorem 7), independently of the solvers that produce an equilibrium.
+"""Optimality conditions of Problem 1 checked directly (Khamse-Ashari et al. §3–4: Theorem 1,
+Lemma 1, Lemma 2, Theorem 7), independently of the solvers that produce an equilibrium.
 
 - :func:`variational_gap` — Definition 6 / eq. (16): x is PF-VDS iff, on every server i and for
-  every feasible x', Σ_n (x'[n, i] - x[n, i]) / (γ[n, i] ŝ[n, i]^α) <= 0. The largest left-hand side
-  over x' is a linear program per server (HiGHS); Theorem 1 says it is <= 0 exactly at the Nash
+  every feasible x', Σ_n (x'[n, i] - x[n, i]) / (γ[n, i] ŝ[n, i]^α) <= 0. The largest left-hand
+  side over x' is a linear program per server (HiGHS); Theorem 1 says it is <= 0 exactly at the Nash
   equilibria of Problem 1.
 - :func:`server_multipliers` and :func:`least_merit` — Lemma 1: x solves the NCP (28)–(31) iff
-  Ψ(x, λ) = 0 for some admissible λ (λ >= 0, zero on unsaturated resources, eq. 40). The multipliers
-  come from non-negative least squares on the pairs with x[n, i] > 0; Ψ is then minimised over λ.
+  Ψ(x, λ) = 0 for some admissible λ (λ >= 0, zero on unsaturated resources, eq. 40). The
+  multipliers come from non-negative least squares on the pairs with x[n, i] > 0; Ψ is then
+  minimised over λ.
 - :func:`random_feasible_start` — a random feasible placement, to start best responses elsewhere
   (Theorem 7: the totals x_n are unique although placements need not be).
 
@@ -38,8 +39,8 @@ SATURATED = 1e-7
 
 
 def marginal_utilities(cluster: Cluster, tasks, alpha) -> np.ndarray:
-    """∂U_i/∂x[n, i] = ŝ[n, i]^-α / γ[n, i] on usable pairs (eqs. 59–60), 0 elsewhere; +inf where a
-    usable user has no task at all (its marginal utility is unbounded).
+    """∂U_i/∂x[n, i] = ŝ[n, i]^-α / γ[n, i] on usable pairs (eqs. 59–60), 0 elsewhere; +inf
+    where a usable user has no task at all (its marginal utility is unbounded).
 
     Parameters
     ----------
@@ -75,11 +76,11 @@ def variational_gap(cluster: Cluster, tasks, alpha, *, time_shared: bool = False
     at all). ``time_shared``: x' ranges over Problem 2's constraints (Σ_n x'[n, i]/γ[n, i] <= 1)
     instead.
 
-    With per-user caps (``cluster.max_tasks``) the feasible set couples the servers (Σ_i x'[n, i] <=
-    cap_n), so eq. (16) is taken over all servers at once — one linear program, relative to Σ_{n, i}
-    x[n, i] g[n, i] — and 0 characterises the *variational* equilibrium of the capped game (every
-    server charges a capped user the same cap price; our modelling choice, see :mod:`.pfvds`); a
-    user capped at 0 holds nothing and is left out.
+    With per-user caps (``cluster.max_tasks``) the feasible set couples the servers (Σ_i x'[n, i]
+    <= cap_n), so eq. (16) is taken over all servers at once — one linear program, relative to
+    Σ_{n, i} x[n, i] g[n, i] — and 0 characterises the *variational* equilibrium of the capped
+    game (every server charges a capped user the same cap price; our modelling choice, see
+    :mod:`.pfvds`); a user capped at 0 holds nothing and is left out.
 
     >>> from fairlib.multires import pfvds
     >>> c = Cluster([[9, 18]], [[1, 4], [3, 1]])
@@ -146,8 +147,8 @@ def variational_gap(cluster: Cluster, tasks, alpha, *, time_shared: bool = False
 
 def _capped_variational_gap(cluster, x, g, d3, cap, playing, alpha) -> float:
     """eq. (16) over the capped feasible set of every server at once: max Σ g x' subject to each
-    server's constraints and each capped user's Σ_i x'[n, i] <= cap_n (one sparse LP), minus Σ g x,
-    relative to Σ g x."""
+    server's constraints and each capped user's Σ_i x'[n, i] <= cap_n (one sparse LP), minus Σ g
+    x, relative to Σ g x."""
     from scipy.sparse import coo_matrix
 
     users, servers = np.nonzero(playing)

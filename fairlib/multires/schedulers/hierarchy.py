@@ -7,12 +7,12 @@ time is given to the leaf reached by walking down from the root, at every node t
 among those that can still run a task, with the lowest weighted share ``share / weight`` (ties: the
 child that appears first in ``paths``). The two variants differ only in a node's share:
 
-``variant="naive"`` — the dominant share of everything the node's subtree holds, ``max_r consumed[r]
-/ capacity[r]``: Mesos's hierarchical sorter (a role's share is that of the sum of its subtree's
-allocations). A subtree that holds much of a resource nobody else wants keeps a high share for ever,
-so its siblings' demands on *other* resources can starve it (Bhattacharya et al., "Hierarchical
-Scheduling for Diverse Datacenter Workloads", SoCC 2013, §4: naive hierarchical DRF; the
-known-answer tests show such a case).
+``variant="naive"`` — the dominant share of everything the node's subtree holds, ``max_r
+consumed[r] / capacity[r]``: Mesos's hierarchical sorter (a role's share is that of the sum of its
+subtree's allocations). A subtree that holds much of a resource nobody else wants keeps a high share
+for ever, so its siblings' demands on *other* resources can starve it (Bhattacharya et al.,
+"Hierarchical Scheduling for Diverse Datacenter Workloads", SoCC 2013, §4: naive hierarchical DRF;
+the known-answer tests show such a case).
 
 ``variant="hdrf"`` — H-DRF (same paper, §4, dynamic H-DRF with its two fixes): an internal node's
 share is that of its children's allocations *rescaled to the minimum* and *ignoring blocked
@@ -613,11 +613,11 @@ def _demand_sift_down(heaps, r, j, size):
 def _demand_tops(demands):
     """Room for a max-heap of the users per resource, keyed by their demand on it, with only each
     top key written: the largest demand on r. That is all the filling reads of r's heap until a task
-    stops fitting r (:func:`_demand_heap` then builds it); at 10⁵ x 10 building every heap up front
-    was a tenth of a run in which one resource ever filled. Entry j of r's heap is row ``heaps[r,
-    j]``: (user u's demand on r, u, u's reservation of r): a sift and a pop read one row, not rows
-    of ``demands`` and ``reserved`` all over memory (node numbers and users are below 2⁵³, exact in
-    a float).
+    stops fitting r (:func:`_demand_heap` then builds it); at 10⁵ x 10 building every heap up
+    front was a tenth of a run in which one resource ever filled. Entry j of r's heap is row
+    ``heaps[r, j]``: (user u's demand on r, u, u's reservation of r): a sift and a pop read one row,
+    not rows of ``demands`` and ``reserved`` all over memory (node numbers and users are below
+    2⁵³, exact in a float).
 
     Parameters
     ----------

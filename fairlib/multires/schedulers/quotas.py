@@ -7,10 +7,10 @@ A :class:`Quotas` gives every user three vectors over the resources:
   ``max_tasks``) are allocated first, before anyone goes beyond a guarantee — Mesos's quota stage,
   YARN's "below its min share first", Kueue's "within nominal quota". The guarantees must fit the
   pool together (``Σ_i G_i <= capacity``);
-- a **limit** ``L_i``: the user never holds more (``tasks_i demands_i <= L_i``) — YARN's max share,
-  Mesos's quota limit, Kueue's nominal quota plus borrowing limit;
-- a **lending limit** ``Λ_i <= G_i``: how much of its guarantee others may use while the user leaves
-  it idle. The rest, ``reserved_i = G_i - Λ_i``, is held back for it: a task fits only while
+- a **limit** ``L_i``: the user never holds more (``tasks_i demands_i <= L_i``) — YARN's max
+  share, Mesos's quota limit, Kueue's nominal quota plus borrowing limit;
+- a **lending limit** ``Λ_i <= G_i``: how much of its guarantee others may use while the user
+  leaves it idle. The rest, ``reserved_i = G_i - Λ_i``, is held back for it: a task fits only while
   ``Σ_j max(tasks_j demands_j, reserved_j) <= capacity``. YARN lends everything (a min share is
   recovered by preemption, not held back); Mesos lends nothing (the allocator keeps unallocated at
   least the sum of unsatisfied guarantees, which is this inequality with ``reserved = G``); Kueue
@@ -18,8 +18,8 @@ A :class:`Quotas` gives every user three vectors over the resources:
 
 After the guarantees, progressive filling continues by one of two shares:
 
-- ``share="dominant"`` — the weighted dominant share of everything the user holds (DRF as Mesos and
-  YARN run it);
+- ``share="dominant"`` — the weighted dominant share of everything the user holds (DRF as Mesos
+  and YARN run it);
 - ``share="borrowed"`` — Kueue's fair-sharing share: ``max_r max(0, tasks_i d_ir - G_ir) /
   lendable_r / w_i``, what the user borrows beyond its guarantee as a fraction of what the pool can
   lend, ``lendable = capacity - Σ_j reserved_j`` (Kueue's cohort total of lendable quota when the
@@ -99,7 +99,8 @@ class ResolvedQuotas(NamedTuple):
         Float64, shape (n_resources,) for ``share="borrowed"`` (capacity - Σ reserved), else (0,).
     """
 
-    guaranteed_tasks: np.ndarray  #: (n,) int64 — whole tasks within each user's guarantee and limit
+    #: (n,) int64 — whole tasks within each user's guarantee and limit
+    guaranteed_tasks: np.ndarray
     limit_tasks: np.ndarray  #: (n,) int64 — most tasks within each user's limit
     reserved: np.ndarray  #: (n, m) — guarantee minus lending limit, held back for its user
     nominal: np.ndarray  #: (n, m) for share="borrowed" (the guarantees), else (0, m)

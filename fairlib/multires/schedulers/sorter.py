@@ -5,41 +5,41 @@ a scheduler's sorter answers before every offer: in what order are the active cl
 (:meth:`DRFSorter.order`, :meth:`DRFSorter.next`)? Two schedulers' rules are mirrored, each from its
 source:
 
-``semantics="mesos"`` — Apache Mesos ``DRFSorter`` (``src/master/allocator/sorter/drf/sorter.cpp``):
-a client's share is the largest ``allocated[r] / total[r]`` over the resources with a positive
-total, divided by its weight; equal shares are ordered by the number of allocations the client has
-received (one per :meth:`DRFSorter.allocated` call, never decremented, so a client that is offered
-resources and declines them moves behind its equals), then by name. Weights must be positive. Names
-with ``/`` are Mesos's nested roles: the clients form a tree (every prefix of a name is a role), a
-role's share is that of everything its subtree holds divided by the role's weight (set with
-:meth:`DRFSorter.update_weight` on the role's path, 1 by default), its allocation count the sum of
-its subtree's, and the order walks the tree, siblings sorted by (share, count, path). A client whose
-name is also a role (``a`` beside ``a/c``) competes inside that role as one more child, with its own
-allocation and weight 1 (the role's weight is the client's). This is the naive hierarchical rule of
-:func:`~.hierarchy.hierarchical_drf`.
+``semantics="mesos"`` — Apache Mesos ``DRFSorter``
+(``src/master/allocator/sorter/drf/sorter.cpp``): a client's share is the largest ``allocated[r] /
+total[r]`` over the resources with a positive total, divided by its weight; equal shares are ordered
+by the number of allocations the client has received (one per :meth:`DRFSorter.allocated` call,
+never decremented, so a client that is offered resources and declines them moves behind its equals),
+then by name. Weights must be positive. Names with ``/`` are Mesos's nested roles: the clients form
+a tree (every prefix of a name is a role), a role's share is that of everything its subtree holds
+divided by the role's weight (set with :meth:`DRFSorter.update_weight` on the role's path, 1 by
+default), its allocation count the sum of its subtree's, and the order walks the tree, siblings
+sorted by (share, count, path). A client whose name is also a role (``a`` beside ``a/c``) competes
+inside that role as one more child, with its own allocation and weight 1 (the role's weight is the
+client's). This is the naive hierarchical rule of :func:`~.hierarchy.hierarchical_drf`.
 
-``semantics="yarn"`` — Hadoop YARN FairScheduler ``DominantResourceFairnessPolicy`` (its comparator
-for any number of resource types): a client whose usage of its dominant resource is below its
-configured minimum share ("needy") comes before any client that is not; two needy clients compare
-``usage / min_share`` per resource, two others ``usage / (total · weight)`` per resource, in both
-cases with the resources sorted by the client's own usage share, largest first, and compared
+``semantics="yarn"`` — Hadoop YARN FairScheduler ``DominantResourceFairnessPolicy`` (its
+comparator for any number of resource types): a client whose usage of its dominant resource is below
+its configured minimum share ("needy") comes before any client that is not; two needy clients
+compare ``usage / min_share`` per resource, two others ``usage / (total · weight)`` per resource,
+in both cases with the resources sorted by the client's own usage share, largest first, and compared
 lexicographically (the largest, then the next, …); ties go to the client added first (YARN's start
 time), then to the name. A weight of 0 is allowed, as in YARN: such a client is served after every
 client with a positive weight (and, among zero-weight clients, by their unweighted shares).
 
-``semantics="kueue"`` — Kubernetes Kueue's fair sharing (``dominantResourceShare`` of a ClusterQueue
-in a cohort, ``pkg/cache``): each client (ClusterQueue) has a nominal quota and, optionally, a
-lending limit per resource; a client's share is ``max_r max(0, allocated[r] - nominal[r]) /
-lendable[r]`` divided by its weight, where ``lendable[r]`` is the cohort's lendable total: every
-client's lending limit, or its nominal quota where it has none. Only what a client borrows beyond
-its quota counts, so a client within its quota has share 0 and no dominant resource; a resource
-nobody can lend (lendable 0) is left out; a zero weight makes a borrowing client's share infinite
-(Kueue: the largest integer; earlier Kueue releases gave it to every zero-weight queue, borrowing or
-not) with no dominant resource; equal borrowed shares name the alphabetically first resource. Kueue
-reports the share as an integer, ``⌊1000 · share⌋``, and compares those (so it sees ties the float
-separates); we keep the float. Equal shares go to the client added first, then the name. One flavour
-per resource: Kueue sums a resource's borrowing and lendable totals over its flavours, which a
-vector with one entry per resource does not model.
+``semantics="kueue"`` — Kubernetes Kueue's fair sharing (``dominantResourceShare`` of a
+ClusterQueue in a cohort, ``pkg/cache``): each client (ClusterQueue) has a nominal quota and,
+optionally, a lending limit per resource; a client's share is ``max_r max(0, allocated[r] -
+nominal[r]) / lendable[r]`` divided by its weight, where ``lendable[r]`` is the cohort's lendable
+total: every client's lending limit, or its nominal quota where it has none. Only what a client
+borrows beyond its quota counts, so a client within its quota has share 0 and no dominant resource;
+a resource nobody can lend (lendable 0) is left out; a zero weight makes a borrowing client's share
+infinite (Kueue: the largest integer; earlier Kueue releases gave it to every zero-weight queue,
+borrowing or not) with no dominant resource; equal borrowed shares name the alphabetically first
+resource. Kueue reports the share as an integer, ``⌊1000 · share⌋``, and compares those (so it
+sees ties the float separates); we keep the float. Equal shares go to the client added first, then
+the name. One flavour per resource: Kueue sums a resource's borrowing and lendable totals over its
+flavours, which a vector with one entry per resource does not model.
 
 ``semantics="volcano"`` — Volcano's ``drf`` plugin (``pkg/scheduler/plugins/drf/drf.go``, its
 ``jobOrderFn``): a job's share is the largest ``allocated[r] / total[r]`` over the resources

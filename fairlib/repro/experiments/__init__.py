@@ -8,8 +8,8 @@
 - :mod:`.heterogeneous_traces` — what the trace-driven experiments (§6) measured, claim by claim;
 - :mod:`.precomputed_drf` — PDRF against DRF, Tables 1–2 (metin2025);
 - :mod:`.dynamic_drf` — dynamic DRF, competitive ratios and properties (li2019);
-- :mod:`.mechanism_atlas` — every registered mechanism on whole cells of three real clusters (atlas,
-  not a paper);
+- :mod:`.mechanism_atlas` — every registered mechanism on whole cells of three real clusters
+  (atlas, not a paper);
 - :mod:`.template` — the template notebook's example (copied by ``python -m fairlib.repro.scaffold
   paper``).
 

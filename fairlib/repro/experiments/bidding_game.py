@@ -582,10 +582,10 @@ def proportional_guarantee_runs(
     n_jobs: int | None = None,
     backend: str | None = None,
 ) -> pd.DataFrame:
-    """EC'05 §3.2 (1/m guarantee): random games (2-29 users, 2-19 machines, uniform preferences) run
-    to equilibrium by best response; per run, m times the smallest equilibrium utility and m times
-    user 0's guaranteed share from proportional bidding against the others' equilibrium bids. One
-    row per run.
+    """EC'05 §3.2 (1/m guarantee): random games (2-29 users, 2-19 machines, uniform preferences)
+    run to equilibrium by best response; per run, m times the smallest equilibrium utility and m
+    times user 0's guaranteed share from proportional bidding against the others' equilibrium bids.
+    One row per run.
 
     Parameters
     ----------
@@ -1383,8 +1383,8 @@ def finite_parallelism_findings(
 
 
 def finite_convergence(finite: pd.DataFrame) -> pd.DataFrame:
-    """Per (Δ, users) of :func:`finite_parallelism_sweep`'s table: the share of seeds that converged
-    (``conv``), the competition δ = mΔ/n (``comp``) and the median efficiency (``eff``).
+    """Per (Δ, users) of :func:`finite_parallelism_sweep`'s table: the share of seeds that
+    converged (``conv``), the competition δ = mΔ/n (``comp``) and the median efficiency (``eff``).
 
     Parameters
     ----------
@@ -1452,8 +1452,8 @@ def two_player_findings(
     :func:`fairlib.market.two_player_equilibria`, the symmetric one where ``delta`` is 1);
     ``check_alphas``: where the closed-form equilibria are counted against
     :func:`fairlib.market.two_player_equilibria_numeric`. The symmetric equilibrium's lowest
-    efficiency and where it falls are read from the grid; the count just below and above α₀ = (2 +
-    √2)/4 and the limits at α = 0.9999 come from the closed form itself. ``random_games``:
+    efficiency and where it falls are read from the grid; the count just below and above α₀ = (2
+    + √2)/4 and the limits at α = 0.9999 come from the closed form itself. ``random_games``:
     :func:`random_two_player_games`' table; Theorem 2's bounds are read on the families and on its
     certified equilibria, as [families, random games].
 

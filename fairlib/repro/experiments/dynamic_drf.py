@@ -82,9 +82,9 @@ def random_order_runs(
 
     For each n in ``ns`` and each of ``orders[n]`` (or ``orders``) samples, runs dynamic DRF (and
     the cautious-LP reconstruction [INF] on the first ``cautious_orders[n]`` samples, on the same
-    draws) and records, per step k, maxsum and maxmin divided by the static-DRF benchmark (k ẋ^k and
-    ẋ^k). Returns one row per (n, order, mechanism, objective, k) with that ``ratio``: the raw runs,
-    for plots that show their spread (seaborn's percentile interval); :func:`order_summary`
+    draws) and records, per step k, maxsum and maxmin divided by the static-DRF benchmark (k ẋ^k
+    and ẋ^k). Returns one row per (n, order, mechanism, objective, k) with that ``ratio``: the raw
+    runs, for plots that show their spread (seaborn's percentile interval); :func:`order_summary`
     aggregates them. Runs on :func:`fairlib.sweep.sweep` (one cell per sample).
 
     Parameters
@@ -397,10 +397,10 @@ def per_step_times(
 ) -> pd.DataFrame:
     """Median time of one arrival step at each k, kernels called directly (no input validation).
 
-    ``linear``: Algorithm 1 with prefix sums kept across steps — its state carries over from step to
-    step, so it is timed over ``block`` consecutive steps from k (state copied afresh each repeat,
-    the copy included) and divided by ``block`` (default max(64, k // 16), so the O(k) copy stays a
-    small share of the block); ``linear_rescan``: one step of Algorithm 1 with the printed
+    ``linear``: Algorithm 1 with prefix sums kept across steps — its state carries over from step
+    to step, so it is timed over ``block`` consecutive steps from k (state copied afresh each
+    repeat, the copy included) and divided by ``block`` (default max(64, k // 16), so the O(k) copy
+    stays a small share of the block); ``linear_rescan``: one step of Algorithm 1 with the printed
     O(k m) loops; ``sorted_waterfill``: the sort-based water-filling step; ``lp``: HiGHS on eq. (1)
     (only for k <= ``lp_max_k``); ``waterfill``: the event-driven water-filling, whose cost is
     amortised, reported as (time of K arrivals) / K. Uniform random demands; capacity k/n with n = k
@@ -553,10 +553,10 @@ def total_times(
 
 
 def instance_share_findings(cr1_ms: Iterable[int], cr2_ms: Iterable[int]) -> dict[str, Measurement]:
-    """§4's two instances agent by agent (ε = 1e-9): on the n = m + 1 instance (m in ``cr1_ms``) the
-    largest distance of the last step's shares from the paper's limits (x_1 = … = x_m → m/(m + 1),
-    x_n = x_1/m → 1/(m + 1); static DRF's common share → 1/2), and on the n = m² + 1 instance (m in
-    ``cr2_ms``) the largest distance of every share at step k = m² from m/(m² + 1).
+    """§4's two instances agent by agent (ε = 1e-9): on the n = m + 1 instance (m in ``cr1_ms``)
+    the largest distance of the last step's shares from the paper's limits (x_1 = … = x_m →
+    m/(m + 1), x_n = x_1/m → 1/(m + 1); static DRF's common share → 1/2), and on the n = m² + 1
+    instance (m in ``cr2_ms``) the largest distance of every share at step k = m² from m/(m² + 1).
 
     Parameters
     ----------

@@ -11,9 +11,9 @@ over the choices the paper leaves open or our copy lost:
   5-minute interval, a job never given more than that); ``"lifetime"``: the earlier model, one
   demand per job (the sum of all its tasks' requests, :func:`fairlib.traces.google_workload`) held
   from arrival to departure, no cap (a job may absorb any share);
-- **class labels** — ``"proportionality"`` (§6.2: A/B near the total's direction serve everyone, C/D
-  the heterogeneous ones reserved for latency-sensitive jobs) or ``"frequency"`` (A–D by count, the
-  earlier mapping);
+- **class labels** — ``"proportionality"`` (§6.2: A/B near the total's direction serve everyone,
+  C/D the heterogeneous ones reserved for latency-sensitive jobs) or ``"frequency"`` (A–D by
+  count, the earlier mapping);
 - **job sample** — the fraction of jobs and the seed.
 
 Jobs are sampled by job id, so both demand models see the same jobs (the per-interval model drops

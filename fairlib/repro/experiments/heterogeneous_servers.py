@@ -59,9 +59,9 @@ def fig1_instance() -> Cluster:
     """A *hypothetical* instance for the paper's Fig. 1 (the demand vectors were lost,
     reconstructions §5.2 [NR]).
 
-    Servers [12 cores, 4 GB, 75 Mb/s] and [8 cores, 16 GB, 0 Mb/s]; users 1–2 need bandwidth (server
-    1 only), users 3–4 need none (both servers); equal weights. Demands chosen to meet every
-    constraint that survives (checked by :func:`fig1_checks`).
+    Servers [12 cores, 4 GB, 75 Mb/s] and [8 cores, 16 GB, 0 Mb/s]; users 1–2 need bandwidth
+    (server 1 only), users 3–4 need none (both servers); equal weights. Demands chosen to meet
+    every constraint that survives (checked by :func:`fig1_checks`).
 
     Returns
     -------
@@ -353,9 +353,9 @@ def alpha_sweep(
 
 
 def proportional_fair_slsqp(cluster: Cluster) -> np.ndarray:
-    """Reference for α = 1: max Σ φ_n log x_n over feasible placements with SLSQP (small instances);
-    with per-user caps, x_n <= cap_n are constraints too (a user capped at 0 holds nothing and is
-    left out).
+    """Reference for α = 1: max Σ φ_n log x_n over feasible placements with SLSQP (small
+    instances); with per-user caps, x_n <= cap_n are constraints too (a user capped at 0 holds
+    nothing and is left out).
 
     Parameters
     ----------
@@ -422,8 +422,8 @@ def theorem_checks(
     """One random instance of each kind for Theorems 2, 4 and 5 (a :func:`fairlib.sweep.sweep`
     cell).
 
-    - ``pf_objective_shortfall``: Σ φ log x of the SLSQP optimum minus PF-VDS(1)'s (Theorem 2; <= 0
-      up to SLSQP's accuracy means ours is at least as good);
+    - ``pf_objective_shortfall``: Σ φ log x of the SLSQP optimum minus PF-VDS(1)'s (Theorem 2; <=
+      0 up to SLSQP's accuracy means ours is at least as good);
     - ``bottleneck_distance``: max over α of |x_n(α) - x_n(PS-DSF)| / max x_n on a bottleneck
       instance (Theorem 4);
     - ``time_shared_distance``: the same on time-shared servers (Theorem 5), general instance,
@@ -536,8 +536,8 @@ def definition4_route(
     fixed point, and PF-VDS(α) for growing α (Theorem 2: α → ∞ is PS-DSF; PF-VDS's totals are
     unique, Theorem 7). One row per (instance, α): whether each PS-DSF meets Definition 4, their
     distance (max |Δx_n| / max x_n of the market), PF-VDS(α)'s Nash residual, the distance of its
-    totals to each and its own Definition-4 gap (:func:`psdsf_violation`: how far PF-VDS(α) still is
-    from *some* PS-DSF allocation). ``several``: both PS-DSFs meet Definition 4 and are more than
+    totals to each and its own Definition-4 gap (:func:`psdsf_violation`: how far PF-VDS(α) still
+    is from *some* PS-DSF allocation). ``several``: both PS-DSFs meet Definition 4 and are more than
     1e-6 apart.
 
     Parameters
@@ -590,9 +590,9 @@ EQUILIBRIUM_RESIDUAL = 1e-6
 
 
 def _equilibrium_cell(seed, instance, kind, alphas, n_users, n_servers, n_resources, weighted):
-    """One random cluster of :func:`equilibrium_rates`: PF-VDS(α) by its default solver at every α,
-    divisible and time-shared; one row per (α, time_shared) with the Nash residual, the method, the
-    sweeps and any error."""
+    """One random cluster of :func:`equilibrium_rates`: PF-VDS(α) by its default solver at every
+    α, divisible and time-shared; one row per (α, time_shared) with the Nash residual, the method,
+    the sweeps and any error."""
     from ..._jit import compiled
 
     cluster = random_cluster(
@@ -674,8 +674,8 @@ def with_random_caps(
     high: float = 0.6,
 ) -> Cluster:
     """``cluster`` with about ``share`` of its users capped (at least one), each at a uniform
-    fraction in [0, ``high``) of the tasks it could run on all its servers alone (Σ_i γ[n, i]): caps
-    that bind for most.
+    fraction in [0, ``high``) of the tasks it could run on all its servers alone (Σ_i γ[n, i]):
+    caps that bind for most.
 
     Parameters
     ----------
@@ -742,10 +742,10 @@ def capped_equilibrium_rates(
     n_resources: int = 3,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """PF-VDS(α) with per-user caps (our variational equilibrium, :func:`fairlib.multires.pfvds`) on
-    random weighted clusters of the property table's size with :func:`with_random_caps`, divisible
-    and time-shared: one row per (instance, α, time_shared) with eq. (16)'s gap over the capped set;
-    ``certified`` when it is at most :data:`fairlib.multires.pfvds.CAPPED_GAP`.
+    """PF-VDS(α) with per-user caps (our variational equilibrium, :func:`fairlib.multires.pfvds`)
+    on random weighted clusters of the property table's size with :func:`with_random_caps`,
+    divisible and time-shared: one row per (instance, α, time_shared) with eq. (16)'s gap over the
+    capped set; ``certified`` when it is at most :data:`fairlib.multires.pfvds.CAPPED_GAP`.
 
     Parameters
     ----------
@@ -904,7 +904,8 @@ def equilibrium_conditions(
     n_resources: int = 3,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """Theorem 1, Lemmas 1–2 and Theorem 7 on random weighted clusters, one row per (instance, α).
+    """Theorem 1, Lemmas 1–2 and Theorem 7 on random weighted clusters, one row per (instance,
+    α).
 
     Equilibria of Problem 1 are found ``2 + n_starts`` ways (interior point; best responses from no
     tasks and from ``n_starts`` random feasible placements). Columns:
@@ -917,8 +918,8 @@ def equilibrium_conditions(
     - ``equilibrium_variational_gap`` / ``equilibrium_least_merit``: eq. (16)'s gap
       (:func:`~.pfvds_conditions.variational_gap`) and min_λ Ψ
       (:func:`~.pfvds_conditions.least_merit`) there;
-    - ``other_*``: the same at PF-VDS(2α), judged as an allocation for α (a non-equilibrium unless α
-      does not matter on that instance, as with a bottleneck at every server).
+    - ``other_*``: the same at PF-VDS(2α), judged as an allocation for α (a non-equilibrium unless
+      α does not matter on that instance, as with a bottleneck at every server).
 
     Parameters
     ----------
@@ -993,8 +994,8 @@ def fig1_findings(
     """The §2 claims (Figs. 1–3) on the hypothetical Fig. 1 instance: ``checks`` from
     :func:`fig1_checks`, ``bottleneck_fairness`` the BF violation of each mechanism's allocation
     ("PS-DSF", "DRFH", "TSF"), ``utilisation`` one column per mechanism over the (server, resource)
-    pairs (NaN where a server lacks the resource), ``fig3`` PF-VDS's tasks on server 2 per α for the
-    Fig. 1 instance (``instance`` starting "Fig") and the variant without a RAM bottleneck
+    pairs (NaN where a server lacks the resource), ``fig3`` PF-VDS's tasks on server 2 per α for
+    the Fig. 1 instance (``instance`` starting "Fig") and the variant without a RAM bottleneck
     ("variant").
 
     Parameters
@@ -1065,9 +1066,9 @@ def property_rates(
 
 
 def property_findings(rates: pd.DataFrame) -> dict[str, Measurement]:
-    """The property-table claims (§2–3, Theorem 3) on :func:`property_rates`: every ✓ cell of the
-    paper's table (:data:`NEVER_VIOLATED`) is a zero rate; the ✗ cells and α < 1 say a property
-    *can* fail.
+    """The property-table claims (§2–3, Theorem 3) on :func:`property_rates`: every ✓ cell of
+    the paper's table (:data:`NEVER_VIOLATED`) is a zero rate; the ✗ cells and α < 1 say a
+    property *can* fail.
 
     Parameters
     ----------
@@ -1110,10 +1111,10 @@ APPROACH_TOL = 1e-6
 
 def approach_per_instance(alpha_table: pd.DataFrame) -> pd.DataFrame:
     """Theorem 2's limit, instance by instance, from :func:`alpha_sweep`'s table: per instance, the
-    distance of PF-VDS(α)'s totals to PS-DSF at the largest finite α (``final``) and at the smallest
-    (``first``), whether it never rises by more than :data:`APPROACH_TOL` along α
-    (``non_increasing``), its distances in the order of α (``series``) and Definition 4's gap at the
-    largest finite α (``definition4_gap``, when the table has it).
+    distance of PF-VDS(α)'s totals to PS-DSF at the largest finite α (``final``) and at the
+    smallest (``first``), whether it never rises by more than :data:`APPROACH_TOL` along α
+    (``non_increasing``), its distances in the order of α (``series``) and Definition 4's gap at
+    the largest finite α (``definition4_gap``, when the table has it).
 
     Parameters
     ----------
@@ -1265,8 +1266,8 @@ def theorem_findings(theorem: pd.DataFrame, alpha_table: pd.DataFrame) -> dict[s
 
 
 def solver_rates(rates_table: pd.DataFrame) -> pd.DataFrame:
-    """Per (time_shared, α) of :func:`equilibrium_rates`' table: the share solved (Nash residual ≤
-    1e-6), the worst residual, the share that best responses finished, and the number of errors.
+    """Per (time_shared, α) of :func:`equilibrium_rates`' table: the share solved (Nash residual
+    ≤ 1e-6), the worst residual, the share that best responses finished, and the number of errors.
 
     Parameters
     ----------
@@ -1336,9 +1337,9 @@ def solver_findings(rates_table: pd.DataFrame) -> dict[str, Measurement]:
 
 
 def route_findings(route: pd.DataFrame) -> dict[str, Measurement]:
-    """Which PS-DSF PF-VDS(α → ∞) approaches, from :func:`definition4_route`'s table: at the largest
-    α, on the clusters with several Definition-4 allocations solved to Nash residual 1e-6, the share
-    closer to the market's totals than to the fixed point's.
+    """Which PS-DSF PF-VDS(α → ∞) approaches, from :func:`definition4_route`'s table: at the
+    largest α, on the clusters with several Definition-4 allocations solved to Nash residual 1e-6,
+    the share closer to the market's totals than to the fixed point's.
 
     Parameters
     ----------
@@ -1374,9 +1375,9 @@ def route_findings(route: pd.DataFrame) -> dict[str, Measurement]:
 
 
 def condition_findings(conditions: pd.DataFrame) -> dict[str, Measurement]:
-    """Theorem 1, Lemmas 1–2 and Theorem 7 on :func:`equilibrium_conditions`' table: non-equilibria
-    are the (instance, α) pairs whose PF-VDS(2α) has Nash residual above 1e-4 at α; placements
-    differ above 1e-6.
+    """Theorem 1, Lemmas 1–2 and Theorem 7 on :func:`equilibrium_conditions`' table:
+    non-equilibria are the (instance, α) pairs whose PF-VDS(2α) has Nash residual above 1e-4 at
+    α; placements differ above 1e-6.
 
     Parameters
     ----------
@@ -1443,11 +1444,11 @@ def relative_gap(totals: npt.ArrayLike, reference: npt.ArrayLike) -> float:
 
 
 def convergence_findings(exact: Allocation, by_best_response: Allocation) -> dict[str, Measurement]:
-    """§5's check on one cluster and α: ``exact`` (interior point) against ``by_best_response`` (the
-    exact best-response iteration). PS-MFA (§5.1) and the distributed heuristic (§5.2) are not
-    judged: their update equations were lost in our copy, so the claims psmfa_decreases_merit and
-    distributed_converges are declared not tested (the notebook still runs our [INF] reconstructions
-    and says, with :mod:`fairlib.multires.pfvds_stalls`, why they stall).
+    """§5's check on one cluster and α: ``exact`` (interior point) against ``by_best_response``
+    (the exact best-response iteration). PS-MFA (§5.1) and the distributed heuristic (§5.2) are
+    not judged: their update equations were lost in our copy, so the claims psmfa_decreases_merit
+    and distributed_converges are declared not tested (the notebook still runs our [INF]
+    reconstructions and says, with :mod:`fairlib.multires.pfvds_stalls`, why they stall).
 
     Parameters
     ----------
@@ -1539,13 +1540,13 @@ def fds_kkt_residual(
     tol: float = 1e-7,
 ) -> float:
     """How far ``tasks`` is from α-proportional fairness on dominant shares (FDS, Joe-Wong et al.)
-    on one server with ``capacity``: the optimum of max Σ_n f_α(x_n s_n) subject to Σ_n x_n d[n] <=
-    c, with s_n = max_r d[n, r] / c_r the dominant share of one task and f_α the α-fair utility (log
-    at α = 1). The problem is convex, so ``tasks`` is its optimum iff it is feasible and the KKT
-    conditions hold: every user's marginal utility g_n = s_n^(1-α) x_n^(-α) equals Σ_r λ_r d[n, r]
-    for some λ >= 0 on the saturated resources (every x_n > 0: the marginal is infinite at 0).
-    Returns the relative residual max_n |Σ_r λ_r d[n, r] − g_n| / max_n g_n of the best such λ
-    (non-negative least squares); infinite if ``tasks`` is infeasible or a user gets nothing.
+    on one server with ``capacity``: the optimum of max Σ_n f_α(x_n s_n) subject to Σ_n x_n d[n]
+    <= c, with s_n = max_r d[n, r] / c_r the dominant share of one task and f_α the α-fair utility
+    (log at α = 1). The problem is convex, so ``tasks`` is its optimum iff it is feasible and the
+    KKT conditions hold: every user's marginal utility g_n = s_n^(1-α) x_n^(-α) equals Σ_r λ_r
+    d[n, r] for some λ >= 0 on the saturated resources (every x_n > 0: the marginal is infinite at
+    0). Returns the relative residual max_n |Σ_r λ_r d[n, r] − g_n| / max_n g_n of the best such
+    λ (non-negative least squares); infinite if ``tasks`` is infeasible or a user gets nothing.
 
     Parameters
     ----------

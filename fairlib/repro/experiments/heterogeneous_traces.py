@@ -341,8 +341,8 @@ def definition4_finding(summary: pd.DataFrame) -> Measurement:
 def route_finding(
     route: pd.DataFrame, certified: Mapping[str, list[bool]], paper_summary: pd.DataFrame
 ) -> Measurement:
-    """Fig. 9 in the request-based reconstruction of §6.2, along the paper's route to PS-DSF: by how
-    much PF-VDS(1) has the highest utilisation and PS-DSF the lowest (:func:`order_margins`, one
+    """Fig. 9 in the request-based reconstruction of §6.2, along the paper's route to PS-DSF: by
+    how much PF-VDS(1) has the highest utilisation and PS-DSF the lowest (:func:`order_margins`, one
     margin per resource: positive where the order holds), on time-averaged CPU and on RAM each (Fig.
     9 is per resource), among the capped PF-VDS(α) and PS-DSF on unmerged servers (``route``:
     :func:`.google_open_loop.time_averaged` of :func:`.google_open_loop.route_mechanisms`' run,
@@ -539,8 +539,8 @@ def setup_findings(
     (:func:`fairlib.sim.class_eligibility`) with the jobs' ``scheduling_class``: the §6.2 cluster
     and its placement; ``sampled_share``: the share of the Google jobs the replay drew.
 
-    - ``fig5_bitbrains_fleet_as_paper``: the servers of each §6.1 type (4/12, 8/8, 16/4 GHz/GB), the
-      servers of any other (CPU, RAM) and the number of locations;
+    - ``fig5_bitbrains_fleet_as_paper``: the servers of each §6.1 type (4/12, 8/8, 16/4 GHz/GB),
+      the servers of any other (CPU, RAM) and the number of locations;
     - ``fig4_google_fleet_as_paper``: the servers, the classes (labels A–D), and 1 if classes C/D
       serve exactly the latency-sensitive jobs (scheduling classes 2–3) and A/B every job, else 0;
     - ``google_job_sample_2_percent``: the share of jobs drawn; ``bitbrains_100_runs``: the random

@@ -123,8 +123,8 @@ BATCH = 2
 
 #: the largest problem (users × servers it solves: distinct machines, or 1 for a pool) the atlas
 #: gives each mechanism that has a cap here; a larger cell is a row saying so. PF-VDS's interior
-#: point on a whole Google cell (about 4,000 jobs × 10 classes, every registered α) does not finish
-#: within the notebook's time budget.
+#: point on a whole Google cell (about 4,000 jobs × 10 classes, every registered α) does not
+#: finish within the notebook's time budget.
 SIZE_CAPS = {"pfvds": 10_000}
 
 #: a capped user is served in full when its tasks reach its cap within this share of it (at least of
@@ -324,8 +324,8 @@ def bitbrains_cells(
     *,
     reach: int = 1,
 ) -> list[Cell]:
-    """One :class:`Cell` per instant (``days`` after the excerpt's first sample) of §6.1's Bitbrains
-    set-up: the 250-server fleet over 3 locations, storage and network sized from ``vms``
+    """One :class:`Cell` per instant (``days`` after the excerpt's first sample) of §6.1's
+    Bitbrains set-up: the 250-server fleet over 3 locations, storage and network sized from ``vms``
     (:func:`fairlib.traces.bitbrains_fleet`), the VMs active then demanding their peaks
     (:func:`fairlib.traces.bitbrains_workload`), each at a random location (one draw of ``rng`` for
     the whole run) and eligible within ``reach`` of it; uncapped.
@@ -744,8 +744,8 @@ def per_mechanism(table: pd.DataFrame) -> pd.DataFrame:
 def normalised_measures(table: pd.DataFrame) -> pd.DataFrame:
     """Mechanisms (rows) × :data:`MEASURES` (columns) of one trace's :func:`atlas_table` on one
     scale, 1 the best: each measure's mean over the instants a mechanism ran; utilisation, users
-    served in full and Jain's index as they are (shares); a property's violation as 1 − violation, a
-    violation within :data:`PROPERTY_TOL` counting as 0 and one above 1 (more than the user's own
+    served in full and Jain's index as they are (shares); a property's violation as 1 − violation,
+    a violation within :data:`PROPERTY_TOL` counting as 0 and one above 1 (more than the user's own
     tasks, or envy of a user holding nothing) as 1; the smallest dominant share relative to the
     largest among the mechanisms; run time log-scaled from the fastest (1) to the slowest (0). NaN
     where the measure says nothing (service without caps) or the mechanism did not run.
@@ -858,9 +858,9 @@ def findings(tables: dict) -> dict:
 
 
 def figure(tables: dict, labels: dict | None = None) -> Figure:
-    """The atlas's summary figure: one heatmap panel per trace, mechanisms × :data:`MEASURES` on the
-    common scale of :func:`normalised_measures` (1 the best; grey where a measure says nothing or a
-    mechanism did not run).
+    """The atlas's summary figure: one heatmap panel per trace, mechanisms × :data:`MEASURES` on
+    the common scale of :func:`normalised_measures` (1 the best; grey where a measure says nothing
+    or a mechanism did not run).
 
     Parameters
     ----------

@@ -1,4 +1,5 @@
-"""PDRF against DRF: per-user task deviations counted as in Metin's Tables 1–2, and the experiment.
+"""PDRF against DRF: per-user task deviations counted as in Metin's Tables 1–2, and the
+experiment.
 
 The author's scripts (reconstructions §2.2) print ten integers per run; :func:`deviation_counts`
 returns the same fields, and :func:`table_row` aggregates runs exactly as the paper's tables do
@@ -75,9 +76,9 @@ DEVIATION_FIELDS = (
     "over_total",
 )
 
-#: Metin (2025) Tables 1–2 as printed (reconstructions §2.3); "Over >2" of the 1–100 row prints the
-#: std (0.48), the mean in the author's data is 0.13, and "Over 1" of the 1–1000 row is 56.451 in
-#: the data.
+#: Metin (2025) Tables 1–2 as printed (reconstructions §2.3); "Over >2" of the 1–100 row prints
+#: the std (0.48), the mean in the author's data is 0.13, and "Over 1" of the 1–1000 row is 56.451
+#: in the data.
 PAPER_TABLES = pd.DataFrame(
     [
         # table, resources, demand_low, demand_high, under_1, under_2, under_gt2, under_max,
@@ -674,8 +675,8 @@ def _identity_cell(seed, run, n_users, keep_points):
     lower, upper = first_blocked_deviation_bound(d, c)
     gap = e - literal_run.tasks
     identity = pdrf_edrf_identity(d, c)
-    # Metin §3.4: the algebraically equal k' = k ds* form is "less accurate": users off floor(EDRF),
-    # each form
+    # Metin §3.4: the algebraically equal k' = k ds* form is "less accurate": users off
+    # floor(EDRF), each form
     simplified = pdrf_edrf_identity(d, c, variant="simplified")
     row = {
         "resources": m,
@@ -784,8 +785,8 @@ def speed_sweep(
         ``(label, demands, capacity)``: ``label`` columns are copied into each result row (e.g.
         ``{"n": 1000}``).
     max_size : dict of str to int, optional
-        Method → largest ``n_users * tasks-per-run`` work it is timed on: slow baselines are skipped
-        above their limit (``None``: time everything).
+        Method → largest ``n_users * tasks-per-run`` work it is timed on: slow baselines are
+        skipped above their limit (``None``: time everything).
     repeat : int, default 3
         Median of this many samples (slow baselines above 1 s use one sample).
     progress : bool, default False
@@ -1027,9 +1028,9 @@ TAIL_CLAIMS = ("over_sd", "over_max")
 
 
 def table_findings(table1: pd.DataFrame, table2: pd.DataFrame) -> dict[str, Measurement]:
-    """One claim per cell of Tables 1–2 (§4): ``table1`` and ``table2`` have a row per demand range
-    (column ``demands``, e.g. "1-10") of :func:`table_row` statistics and ``runs``; each cell is
-    measured with its number of runs (the claims' rule is four standard errors of a difference of
+    """One claim per cell of Tables 1–2 (§4): ``table1`` and ``table2`` have a row per demand
+    range (column ``demands``, e.g. "1-10") of :func:`table_row` statistics and ``runs``; each cell
+    is measured with its number of runs (the claims' rule is four standard errors of a difference of
     run-means) and, for the columns of :data:`SUBCOUNT_SD`, with its standard deviation over our
     runs. Table 1's columns of :data:`TAIL_CLAIMS` are left to :func:`table1_tail_findings`, which
     needs the runs themselves.
@@ -1166,8 +1167,8 @@ def parameter_search_findings(
 
 
 def identity_findings(identity: pd.DataFrame) -> dict[str, Measurement]:
-    """PDRF = ⌊EDRF⌋ (§3.4), the simplified k' form, the derived bound on the literal loop and the
-    top-up round, on :func:`identity_runs`' table.
+    """PDRF = ⌊EDRF⌋ (§3.4), the simplified k' form, the derived bound on the literal loop and
+    the top-up round, on :func:`identity_runs`' table.
 
     Parameters
     ----------
@@ -1205,8 +1206,8 @@ def identity_findings(identity: pd.DataFrame) -> dict[str, Measurement]:
 
 
 def drf_work_per_task_findings(speed_n: pd.DataFrame) -> dict[str, Measurement]:
-    """§5: DRF's counted work per allocated task against log2 n (the slope of a least-squares line),
-    on :func:`speed_sweep`'s table over n (rows of method "drf" with counted ``work``).
+    """§5: DRF's counted work per allocated task against log2 n (the slope of a least-squares
+    line), on :func:`speed_sweep`'s table over n (rows of method "drf" with counted ``work``).
 
     Parameters
     ----------
@@ -1235,9 +1236,9 @@ def drf_work_per_task_findings(speed_n: pd.DataFrame) -> dict[str, Measurement]:
 
 
 def repository_example_findings() -> dict[str, Measurement]:
-    """The author's repository example (demands ⟨1, 4⟩ and ⟨3, 1⟩, reserves ⟨7583, 4649⟩): PDRF and
-    the scripts' literal DRF (first blocked user stops it, ties to the lowest index, accumulated
-    shares).
+    """The author's repository example (demands ⟨1, 4⟩ and ⟨3, 1⟩, reserves ⟨7583,
+    4649⟩): PDRF and the scripts' literal DRF (first blocked user stops it, ties to the lowest
+    index, accumulated shares).
 
     Returns
     -------
@@ -1262,8 +1263,8 @@ def repository_example_findings() -> dict[str, Measurement]:
 def over_allocation_findings(
     profile: pd.DataFrame, types_table: pd.DataFrame
 ) -> dict[str, Measurement]:
-    """Who PDRF over-allocates (§4, after Table 1), from :func:`over_allocation_profile`'s table for
-    Tables 1–2 (column ``table``) and the over-allocations per run by number of resource types
+    """Who PDRF over-allocates (§4, after Table 1), from :func:`over_allocation_profile`'s table
+    for Tables 1–2 (column ``table``) and the over-allocations per run by number of resource types
     (``types_table``: columns ``resource_types`` and ``over_avg``, in increasing order of types).
     Bins of ds*/ds_i with fewer than 100 users are left out of the rate comparisons.
 
@@ -1385,9 +1386,9 @@ def subcycle_lower_counts(ds_high: int, ds_low: int, n_subcycles: int = 20) -> l
 
 def worked_example_findings() -> dict[str, Measurement]:
     """The paper's small examples that need no table: §3.3's subcycles for ratios 1.25 and 1.4,
-    §6.1's cycle (its printed counts' units, and the reserve one cycle leaves with the counts of the
-    paper's basic-subcycle formula ⌊ds*/ds_i⌋) and §6.2's count of iterations before the literal
-    loop halts.
+    §6.1's cycle (its printed counts' units, and the reserve one cycle leaves with the counts of
+    the paper's basic-subcycle formula ⌊ds*/ds_i⌋) and §6.2's count of iterations before the
+    literal loop halts.
 
     Returns
     -------
@@ -1461,12 +1462,12 @@ def sd_bootstrap_interval(
     seed: int = 0,
 ) -> tuple[float, float]:
     """Where another sample of ``n_paper`` runs from the distribution of ``per_run`` puts its
-    (population) standard deviation, given ours: the percentile interval [ours − q_hi, ours − q_lo]
-    of D = sd(resample of len(per_run) runs) − sd(resample of n_paper runs), both resampled with
-    replacement from ``per_run`` (``resamples`` pairs, ``level`` central mass, a fixed ``seed``). A
-    paper's printed standard deviation outside it is not what the runs' distribution gives; no
-    normality is assumed (a rare, skewed count's sd has a much wider spread than the normal
-    approximation sd/√(2n)).
+    (population) standard deviation, given ours: the percentile interval [ours − q_hi, ours −
+    q_lo] of D = sd(resample of len(per_run) runs) − sd(resample of n_paper runs), both resampled
+    with replacement from ``per_run`` (``resamples`` pairs, ``level`` central mass, a fixed
+    ``seed``). A paper's printed standard deviation outside it is not what the runs' distribution
+    gives; no normality is assumed (a rare, skewed count's sd has a much wider spread than the
+    normal approximation sd/√(2n)).
 
     Parameters
     ----------

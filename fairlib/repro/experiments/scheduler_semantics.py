@@ -669,11 +669,11 @@ def tenant_totals(snapshot: CellSnapshot, allocations: pd.DataFrame) -> pd.DataF
 
 def machine_allocations(snapshot: CellSnapshot, *, progress: bool = False) -> pd.DataFrame:
     """The same jobs on the snapshot's real machines: pooled DRF (whole tasks on the pooled capacity
-    — what a scheduler that pools its machines promises, ignoring that a task must fit one machine);
-    pooled DRF as Mesos's and YARN's offer loops run it (machine by machine, users in DRF order:
-    :func:`drf_machine_offers`); Best-Fit DRFH (DRF's order, each whole task on the machine whose
-    leftover has its shape); and DRFH, TSF and PS-DSF (divisible, heterogeneity-aware; on merged
-    identical machines).
+    — what a scheduler that pools its machines promises, ignoring that a task must fit one
+    machine); pooled DRF as Mesos's and YARN's offer loops run it (machine by machine, users in DRF
+    order: :func:`drf_machine_offers`); Best-Fit DRFH (DRF's order, each whole task on the machine
+    whose leftover has its shape); and DRFH, TSF and PS-DSF (divisible, heterogeneity-aware; on
+    merged identical machines).
 
     Returns one row per mechanism: tasks allocated, CPU and memory utilisation of the machines, jobs
     given all their tasks, the lowest dominant share among jobs short of their tasks (pooled
