@@ -284,7 +284,14 @@ def share(value: float, digits: int = 0) -> str:
     return text
 
 
-def span(low: float, high: float, digits: int = 0, *, percent: bool = False, sep: str = "–") -> str:
+def span(
+    low: float,
+    high: float,
+    digits: int = 0,
+    *,
+    percent: bool = False,
+    sep: str = "–",
+) -> str:
     """A range ``low–high``, or one number when both ends read the same after rounding.
 
     Parameters
